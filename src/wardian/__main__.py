@@ -1,0 +1,5 @@
+"""`python -m wardian` runs the CLI."""
+
+from wardian.cli.main import main
+
+main()

@@ -1,0 +1,41 @@
+"""Small shared helpers: UTC timestamps and ids (DESIGN.md "Conventions": UTC ISO-8601 with Z)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+__all__ = ["new_id", "parse_utc", "short_id", "utc_now", "utc_now_iso"]
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def utc_now_iso() -> str:
+    """The current time as ISO-8601 UTC with microseconds and a ``Z`` suffix."""
+    return format_utc(utc_now())
+
+
+def format_utc(moment: datetime) -> str:
+    """Format an aware datetime as ISO-8601 UTC with a ``Z`` suffix (microsecond precision)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_utc(text: str) -> datetime:
+    """Parse a timestamp written by `utc_now_iso` (or any ISO-8601 string) into aware UTC."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def new_id() -> str:
+    """A fresh random UUID4 as a string."""
+    return str(uuid.uuid4())
+
+
+def short_id(full_id: str) -> str:
+    """The 8-character display form of an id."""
+    return full_id[:8]

@@ -1,0 +1,1 @@
+"""wardian.blueprints (see DESIGN.md)."""

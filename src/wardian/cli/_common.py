@@ -1,0 +1,121 @@
+"""Shared CLI plumbing: error translation, JSON and table output, managed-process guards.
+
+Exit codes (CLI.md): 0 ok · 1 operation failed · 2 usage or validation error ·
+3 not authorised (fail closed) · 4 conflict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+from wardian.errors import EXIT_FAILED, EXIT_USAGE, UsageError, WardianError
+
+__all__ = [
+    "JsonOption",
+    "WardianGroup",
+    "emit_json",
+    "parse_kv",
+    "print_table",
+    "stderr",
+    "stdout",
+]
+
+JsonOption = typer.Option(False, "--json", help="Print a JSON document instead of a table.")
+
+
+def _debug() -> bool:
+    return os.environ.get("WARDIAN_DEBUG", "") not in {"", "0"}
+
+
+class WardianGroup(TyperGroup):
+    """Root click group that turns errors into one ``Error: …`` line and an exit code.
+
+    `WardianError` → its `exit_code`. Anything else is a bug: with ``WARDIAN_DEBUG=1`` or under
+    pytest it is re-raised so the traceback is visible; otherwise a one-line report, exit 1.
+    """
+
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except WardianError as exc:
+            if _debug():
+                raise
+            typer.echo(f"Error: {exc.render()}", err=True)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            typer.echo("Error: interrupted", err=True)
+            raise typer.Exit(130) from None
+        except Exception as exc:
+            # Typer's own signals (exit, abort, usage errors) pass through untouched.
+            if type(exc).__module__.startswith(("typer", "click")):
+                raise
+            if _debug() or "PYTEST_CURRENT_TEST" in os.environ:
+                raise
+            typer.echo(
+                f"Error: internal error: {type(exc).__name__}: {exc} "
+                "(set WARDIAN_DEBUG=1 to see the traceback, and please report it)",
+                err=True,
+            )
+            raise typer.Exit(EXIT_FAILED) from None
+
+
+def stdout(text: str = "") -> None:
+    """Print a line to standard output."""
+    typer.echo(text)
+
+
+def stderr(text: str) -> None:
+    """Print a line to standard error."""
+    typer.echo(text, err=True)
+
+
+def emit_json(document: Any) -> None:
+    """Print `document` as indented JSON on stdout (keys in insertion order)."""
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def print_table(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], *, title: str | None = None
+) -> None:
+    """Render a Rich table on stdout; Rich is imported here only, when a table is printed."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, show_lines=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*("" if v is None else str(v) for v in row))
+    Console(soft_wrap=False, width=max(100, _width())).print(table)
+
+
+def _width() -> int:
+    try:
+        return os.get_terminal_size().columns
+    except OSError:
+        return 120
+
+
+def parse_kv(pairs: Sequence[str], flag: str) -> dict[str, str]:
+    """Parse repeated ``k=v`` flags into a dict.
+
+    Raises:
+        UsageError (exit 2): an item without ``=``.
+    """
+    out: dict[str, str] = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"{flag} expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value
+    return out
+
+
+USAGE_EXIT = EXIT_USAGE

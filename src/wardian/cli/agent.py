@@ -1,0 +1,99 @@
+"""`wardian agent …`: the agents registry, managed launches and the model catalog (CLI.md)."""
+
+from __future__ import annotations
+
+import typer
+
+from wardian.cli._common import JsonOption, emit_json, print_table, stdout
+
+app = typer.Typer(help="Agents: durable identities, their managed processes and models.",
+                  no_args_is_help=True)
+
+
+@app.command("add")
+def add(
+    name: str = typer.Argument(..., help="Unique agent name."),
+    provider: str = typer.Option(..., "--provider", help="Provider of its CLI, e.g. claude."),
+    model: str | None = typer.Option(None, "--model", help="Exact model id."),
+    effort: str | None = typer.Option(None, "--effort", help="Effort level."),
+    workspace: str | None = typer.Option(None, "--workspace", help="Default workspace path."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Create an agent (a UUID4 id is allocated) and print it."""
+    from wardian.runtime.agents import AgentRegistry
+
+    agent = AgentRegistry().add(name, provider, model=model, effort=effort, workspace=workspace)
+    if as_json:
+        emit_json(agent.to_json())
+    else:
+        stdout(f"Agent {agent.name} added · id {agent.id}")
+
+
+@app.command("list")
+def list_(as_json: bool = JsonOption) -> None:
+    """List agents with their ids."""
+    from wardian.runtime.agents import AgentRegistry
+
+    agents = AgentRegistry().list()
+    if as_json:
+        emit_json([a.to_json() for a in agents])
+        return
+    print_table(
+        ["name", "id", "provider", "model", "effort", "workspace"],
+        [(a.name, a.id, a.provider, a.model, a.effort, a.workspace) for a in agents],
+    )
+
+
+@app.command("show")
+def show(name_or_id: str, as_json: bool = JsonOption) -> None:
+    """Show one agent by name, id or unique id prefix."""
+    from wardian.config import SettingsStore
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    agent = AgentRegistry().get(name_or_id)
+    store = MemoryStore()
+    doc = agent.to_json() | {
+        "active_records": store.count(agent.id, include_removed=False),
+        "records": store.count(agent.id),
+        "settings": SettingsStore().agent_overrides(agent.id),
+    }
+    if as_json:
+        emit_json(doc)
+        return
+    for key, value in doc.items():
+        stdout(f"{key:>15}: {value if value is not None else '-'}")
+
+
+@app.command("remove")
+def remove(
+    name_or_id: str,
+    keep_records: bool = typer.Option(
+        False, "--keep-records", help="Remove the agent but keep its memory records stored."
+    ),
+    delete_records: bool = typer.Option(
+        False, "--delete-records", help="Remove the agent and permanently delete its records."
+    ),
+) -> None:
+    """Remove an agent; refuses while it has memory records unless told what to do with them."""
+    from wardian.errors import UsageError
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    if keep_records and delete_records:
+        raise UsageError("--keep-records and --delete-records exclude each other")
+    registry = AgentRegistry()
+    agent = registry.get(name_or_id)
+    store = MemoryStore()
+    count = store.count(agent.id)
+    if count and not (keep_records or delete_records):
+        raise UsageError(
+            f"agent {agent.name} ({agent.id}) has {count} memory record(s)",
+            hint="pass --keep-records to keep them or --delete-records to delete them",
+        )
+    if delete_records:
+        store.delete_agent_records(agent.id)
+    registry.remove(agent.id)
+    kept = f"; {count} record(s) kept" if keep_records and count else ""
+    deleted = f"; {count} record(s) deleted" if delete_records and count else ""
+    stdout(f"Agent {agent.name} removed{kept}{deleted}")

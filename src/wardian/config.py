@@ -1,0 +1,256 @@
+"""The data directory and typed settings.
+
+Every path Wardian touches derives from `data_dir()`: ``WARDIAN_HOME`` when set,
+else the platform's user data directory (platformdirs). Settings live in
+``state.db`` (component ``settings``); each key is declared once in `SETTINGS`
+with its type, default and description, and every value is validated on write.
+
+Spec: "Agent memory" (disabled by default; read at launch), CLI.md settings keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import platformdirs
+
+from wardian._db import atomic, connect, migrate_component
+from wardian._util import utc_now_iso
+from wardian.errors import UsageError
+
+__all__ = [
+    "SETTINGS",
+    "Setting",
+    "SettingsStore",
+    "archives_dir",
+    "data_dir",
+    "memory_db_path",
+    "state_db_path",
+    "user_library_dir",
+]
+
+ENV_HOME = "WARDIAN_HOME"
+
+
+def data_dir() -> Path:
+    """The data directory: ``$WARDIAN_HOME`` if set, else the platform user data dir.
+
+    The directory is created if missing. Every other path derives from this one.
+    """
+    override = os.environ.get(ENV_HOME)
+    base = Path(override).expanduser() if override else Path(
+        platformdirs.user_data_dir("wardian", appauthor=False)
+    )
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def memory_db_path() -> Path:
+    """``memory.db``: records, revisions, sources, receipts, capabilities."""
+    return data_dir() / "memory.db"
+
+
+def state_db_path() -> Path:
+    """``state.db``: settings, agents, invokers, events, runs, model catalog."""
+    return data_dir() / "state.db"
+
+
+def user_library_dir() -> Path:
+    """The user's editable blueprint library."""
+    return data_dir() / "library"
+
+
+def archives_dir() -> Path:
+    """Where imported conversation archives are kept."""
+    return data_dir() / "archives"
+
+
+# --- settings ---------------------------------------------------------------------------
+
+
+def _parse_bool(raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered in {"true", "1", "yes", "on"}:
+        return True
+    if lowered in {"false", "0", "no", "off"}:
+        return False
+    raise ValueError("expected true or false")
+
+
+def _parse_positive_int(raw: str) -> int:
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ValueError("expected a whole number") from None
+    if value < 1:
+        raise ValueError("expected a number of at least 1")
+    return value
+
+
+def _parse_url(raw: str) -> str:
+    parsed = urlparse(raw.strip())
+    if parsed.scheme not in {"http", "https"} or not parsed.netloc:
+        raise ValueError("expected an http:// or https:// URL such as http://127.0.0.1:11434/v1")
+    return raw.strip().rstrip("/")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One typed setting: its parser, default, help text, and whether agents may override it."""
+
+    key: str
+    parse: Callable[[str], Any]
+    default: Any
+    description: str
+    values: str
+    per_agent: bool = False
+
+
+SETTINGS: dict[str, Setting] = {
+    s.key: s
+    for s in (
+        Setting(
+            "agent_memory.enabled", _parse_bool, False,
+            "Direct memory, startup recall and capabilities for newly launched processes.",
+            "true|false",
+        ),
+        Setting(
+            "conversation_logging.enabled", _parse_bool, False,
+            "Import session transcripts into the agent's archive at session close.",
+            "true|false", per_agent=True,
+        ),
+        Setting(
+            "memory.startup_budget_chars", _parse_positive_int, 12_000,
+            "Size budget of the startup recall context, in characters.",
+            "integer >= 1",
+        ),
+        Setting(
+            "providers.openai.base_url", _parse_url, "https://api.openai.com/v1",
+            "Base URL of the OpenAI-compatible HTTP API (Ollama, vLLM, LM Studio, llama.cpp).",
+            "http(s) URL",
+        ),
+        Setting(
+            "providers.anthropic.base_url", _parse_url, "https://api.anthropic.com",
+            "Base URL of the Anthropic Messages API.",
+            "http(s) URL",
+        ),
+    )
+}
+
+_SETTINGS_MIGRATIONS = [
+    """
+    CREATE TABLE settings (
+        key TEXT NOT NULL,
+        agent_id TEXT NOT NULL DEFAULT '',
+        value_json TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (key, agent_id)
+    );
+    """,
+]
+
+
+def _unknown_key(key: str) -> UsageError:
+    return UsageError(
+        f"unknown setting {key!r}",
+        hint=f"valid keys: {', '.join(sorted(SETTINGS))}",
+    )
+
+
+class SettingsStore:
+    """Typed settings in ``state.db``; values are validated by their `Setting` on write.
+
+    Args:
+        path: the state database; defaults to `state_db_path()`.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.conn: sqlite3.Connection = connect(path or state_db_path())
+        migrate_component(self.conn, "settings", _SETTINGS_MIGRATIONS)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    @staticmethod
+    def definition(key: str) -> Setting:
+        """The declared setting for `key`.
+
+        Raises:
+            UsageError: the key is unknown (the message lists the valid keys).
+        """
+        try:
+            return SETTINGS[key]
+        except KeyError:
+            raise _unknown_key(key) from None
+
+    def get(self, key: str, *, agent_id: str | None = None) -> Any:
+        """The effective value of `key`: agent override, else global value, else default.
+
+        Read-only. Raises `UsageError` for an unknown key.
+        """
+        setting = self.definition(key)
+        scopes = [agent_id, ""] if agent_id and setting.per_agent else [""]
+        for scope in scopes:
+            row = self.conn.execute(
+                "SELECT value_json FROM settings WHERE key = ? AND agent_id = ?", (key, scope)
+            ).fetchone()
+            if row is not None:
+                return json.loads(row[0])
+        return setting.default
+
+    def set(self, key: str, raw_value: str, *, agent_id: str | None = None) -> Any:
+        """Validate `raw_value` for `key` and store it (atomic). Returns the parsed value.
+
+        Raises:
+            UsageError: unknown key, a bad value (the message names the valid values), or a
+                per-agent value for a key that has no per-agent override.
+        """
+        setting = self.definition(key)
+        if agent_id and not setting.per_agent:
+            per_agent = sorted(k for k, s in SETTINGS.items() if s.per_agent)
+            raise UsageError(
+                f"setting {key!r} has no per-agent override",
+                hint=f"per-agent keys: {', '.join(per_agent)}; drop --agent",
+            )
+        try:
+            value = setting.parse(raw_value)
+        except ValueError as exc:
+            raise UsageError(
+                f"bad value {raw_value!r} for {key}: {exc}", hint=f"valid values: {setting.values}"
+            ) from None
+        with atomic(self.conn):
+            self.conn.execute(
+                "INSERT INTO settings (key, agent_id, value_json, updated_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (key, agent_id) DO UPDATE SET value_json = excluded.value_json,"
+                " updated_at = excluded.updated_at",
+                (key, agent_id or "", json.dumps(value), utc_now_iso()),
+            )
+        return value
+
+    def items(self) -> list[tuple[Setting, Any, bool]]:
+        """Every setting with its effective global value and whether it was set. Read-only."""
+        rows = {
+            r[0]: json.loads(r[1])
+            for r in self.conn.execute("SELECT key, value_json FROM settings WHERE agent_id = ''")
+        }
+        return [
+            (s, rows.get(s.key, s.default), s.key in rows)
+            for s in sorted(SETTINGS.values(), key=lambda s: s.key)
+        ]
+
+    def agent_overrides(self, agent_id: str) -> dict[str, Any]:
+        """The per-agent overrides stored for `agent_id`. Read-only."""
+        return {
+            r[0]: json.loads(r[1])
+            for r in self.conn.execute(
+                "SELECT key, value_json FROM settings WHERE agent_id = ?", (agent_id,)
+            )
+        }

@@ -1,0 +1,1 @@
+"""wardian.engine (see DESIGN.md)."""

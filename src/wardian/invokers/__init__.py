@@ -1,0 +1,1 @@
+"""wardian.invokers (see DESIGN.md)."""

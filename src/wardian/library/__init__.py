@@ -1,0 +1,1 @@
+"""wardian.library (see DESIGN.md)."""

@@ -1,0 +1,94 @@
+"""The curator batch: what a curator (builtin or LLM) returns, and what `memory.commit` takes.
+
+Spec "Optional consolidation"; DESIGN.md "Blueprints, runs, providers" (`memory.commit`:
+``{agent_id, workspace, idempotency_key, cursor, operations: [save|update|remove]}``).
+
+`CuratorBatch` is the role output (the same schema for every provider); `CommitBatch` wraps
+it with the run's principal, workspace, idempotency key and archive cursor.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from wardian.memory.models import MAX_EVIDENCE_CHARS, MAX_TEXT_CHARS
+
+__all__ = [
+    "CommitBatch",
+    "CuratorBatch",
+    "CuratorOperation",
+    "RemoveOp",
+    "SaveOp",
+    "UpdateOp",
+    "curator_output_schema",
+]
+
+_Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
+_Evidence = Annotated[str, Field(min_length=1, max_length=MAX_EVIDENCE_CHARS)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SaveOp(_Strict):
+    """Save a new record. `evidence` is quoted exactly from the archive slice."""
+
+    op: Literal["save"]
+    text: _Text
+    kind: Literal["stable", "current"] = "stable"
+    scope: Literal["agent", "workspace"] = "workspace"
+    evidence: _Evidence
+
+
+class UpdateOp(_Strict):
+    """Correct or refine an active record (`memory_id` full or 8-char prefix)."""
+
+    op: Literal["update"]
+    memory_id: Annotated[str, Field(min_length=4)]
+    text: _Text
+    kind: Literal["stable", "current"] = "stable"
+    scope: Literal["agent", "workspace"] = "workspace"
+    evidence: _Evidence
+
+
+class RemoveOp(_Strict):
+    """Retire an active record (e.g. a `current` checkpoint the session shows finished)."""
+
+    op: Literal["remove"]
+    memory_id: Annotated[str, Field(min_length=4)]
+    evidence: _Evidence
+    reason: Annotated[str, Field(min_length=1, max_length=1_000)]
+
+
+CuratorOperation = Annotated[SaveOp | UpdateOp | RemoveOp, Field(discriminator="op")]
+
+
+class CuratorBatch(_Strict):
+    """A curator's answer: at most `max_changes` operations, best first (may be empty)."""
+
+    operations: list[CuratorOperation] = Field(default_factory=list, max_length=100)
+
+
+class CommitBatch(_Strict):
+    """The `memory.commit` input: the curator's operations bound to a principal and cursor.
+
+    Attributes:
+        agent_id: must equal the run's principal (the agent whose session closed).
+        workspace: absolute path; `workspace`-scoped saves use it.
+        idempotency_key: replay returns the first result; reuse with another batch is refused.
+        cursor: the archive sequence number consolidated up to (inclusive), or None.
+    """
+
+    agent_id: Annotated[str, Field(min_length=1)]
+    workspace: Annotated[str, Field(min_length=1)]
+    idempotency_key: Annotated[str, Field(min_length=1)]
+    cursor: int | None = None
+    operations: list[CuratorOperation] = Field(default_factory=list, max_length=100)
+
+
+def curator_output_schema() -> dict[str, Any]:
+    """The JSON Schema a curator's answer must match (sent to providers as output schema)."""
+    return CuratorBatch.model_json_schema()

@@ -1,0 +1,1 @@
+"""Reviewed maintenance: plan schema v1, preview + digest, atomic apply, receipts."""

@@ -1,0 +1,217 @@
+"""Memory records, scopes, sources and revisions, with the spec's caps.
+
+Spec: "Save and inspect memory" (kinds, scopes, evidence) and "Plan structure and
+constraints" (the caps below apply to direct saves too). Plain dataclasses keep the
+agent-facing CLI fast to start; documents from outside (plans, batches) are validated
+with pydantic in their own modules.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from wardian.errors import ValidationError
+
+__all__ = [
+    "KINDS",
+    "MAX_EVIDENCE_CHARS",
+    "MAX_LOCATOR_CHARS",
+    "MAX_SOURCES",
+    "MAX_TEXT_CHARS",
+    "Record",
+    "Revision",
+    "Scope",
+    "Source",
+    "check_caps",
+    "default_workspace",
+]
+
+MAX_TEXT_CHARS = 8_192
+MAX_EVIDENCE_CHARS = 8_192
+MAX_SOURCES = 64
+MAX_LOCATOR_CHARS = 4_096
+
+Kind = Literal["stable", "current"]
+KINDS: tuple[str, ...] = ("stable", "current")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """``{"kind": "agent"}`` or ``{"kind": "workspace", "path": ABS}``."""
+
+    kind: Literal["agent", "workspace"]
+    path: str | None = None
+
+    @staticmethod
+    def agent() -> Scope:
+        """The agent scope: follows the agent between projects."""
+        return Scope("agent")
+
+    @staticmethod
+    def workspace(path: str | os.PathLike[str]) -> Scope:
+        """A workspace scope for an absolute path (made absolute and normalised here)."""
+        return Scope("workspace", str(Path(path).expanduser().resolve()))
+
+    def to_json(self) -> dict[str, str]:
+        """The tagged-object form used in JSON documents."""
+        if self.kind == "agent":
+            return {"kind": "agent"}
+        return {"kind": "workspace", "path": self.path or ""}
+
+    def label(self) -> str:
+        """A short human label: ``agent`` or ``workspace:<path>``."""
+        return "agent" if self.kind == "agent" else f"workspace:{self.path}"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A link preserved for deeper inspection (``source_type``, ``locator``, ``primary``)."""
+
+    source_type: str
+    locator: str
+    primary: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form used in plans and `--json` output."""
+        return {"source_type": self.source_type, "locator": self.locator, "primary": self.primary}
+
+
+@dataclass(frozen=True)
+class Record:
+    """The current state of one memory record."""
+
+    id: str
+    agent_id: str
+    kind: Kind
+    scope: Scope
+    text: str
+    evidence: str
+    status: Literal["active", "removed"]
+    created_at: str
+    updated_at: str
+    current_revision_id: str
+    sources: tuple[Source, ...] = field(default_factory=tuple)
+    removed_reason: str | None = None
+
+    @property
+    def short_id(self) -> str:
+        """The 8-character id shown in startup context and tables."""
+        return self.id[:8]
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict (``--json`` output)."""
+        return {
+            "id": self.id,
+            "agent_id": self.agent_id,
+            "kind": self.kind,
+            "scope": self.scope.to_json(),
+            "text": self.text,
+            "evidence": self.evidence,
+            "sources": [s.to_json() for s in self.sources],
+            "status": self.status,
+            "removed_reason": self.removed_reason,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "current_revision_id": self.current_revision_id,
+        }
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One immutable revision: a full snapshot plus who changed it, why and when."""
+
+    revision_id: str
+    record_id: str
+    seq: int
+    snapshot: dict[str, Any]
+    actor: str
+    reason: str | None
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The revision as a JSON-ready dict."""
+        return {
+            "revision_id": self.revision_id,
+            "record_id": self.record_id,
+            "seq": self.seq,
+            "actor": self.actor,
+            "reason": self.reason,
+            "created_at": self.created_at,
+            "snapshot": self.snapshot,
+        }
+
+
+def check_caps(
+    *,
+    text: str | None = None,
+    evidence: str | None = None,
+    sources: tuple[Source, ...] | list[Source] | None = None,
+    where: str = "",
+) -> None:
+    """Enforce the spec's caps; over a cap is an error, never a silent cut.
+
+    Args:
+        text: memory text (1..8,192 characters) when given.
+        evidence: evidence excerpt (1..8,192 characters) when given.
+        sources: at most 64, each locator 1..4,096 characters, when given.
+        where: a prefix for the field path in messages (e.g. ``operations[2].``).
+
+    Raises:
+        ValidationError: naming the field, the limit and the actual length.
+    """
+    if text is not None:
+        if not text.strip():
+            raise ValidationError("memory text must not be empty", path=f"{where}text")
+        if len(text) > MAX_TEXT_CHARS:
+            raise ValidationError(
+                f"text is {len(text)} characters; the limit is {MAX_TEXT_CHARS}",
+                path=f"{where}text", hint="shorten it",
+            )
+    if evidence is not None:
+        if not evidence.strip():
+            raise ValidationError(
+                "an evidence excerpt is required and must not be empty",
+                path=f"{where}evidence", hint="pass --evidence with the words that justify it",
+            )
+        if len(evidence) > MAX_EVIDENCE_CHARS:
+            raise ValidationError(
+                f"evidence is {len(evidence)} characters; the limit is {MAX_EVIDENCE_CHARS}",
+                path=f"{where}evidence", hint="quote a shorter excerpt",
+            )
+    if sources is not None:
+        if len(sources) > MAX_SOURCES:
+            raise ValidationError(
+                f"{len(sources)} sources given; the limit is {MAX_SOURCES}",
+                path=f"{where}sources",
+            )
+        for index, source in enumerate(sources):
+            if not source.source_type.strip() or not source.locator.strip():
+                raise ValidationError(
+                    "a source needs a type and a locator (TYPE=LOCATOR)",
+                    path=f"{where}sources[{index}]",
+                )
+            if len(source.locator) > MAX_LOCATOR_CHARS:
+                raise ValidationError(
+                    f"locator is {len(source.locator)} characters; the limit is "
+                    f"{MAX_LOCATOR_CHARS}",
+                    path=f"{where}sources[{index}].locator",
+                )
+
+
+def default_workspace(cwd: str | os.PathLike[str] | None = None) -> str:
+    """The default workspace path: the git root of `cwd` (default: the current directory),
+    or the directory itself when it is not inside a git work tree.
+
+    Walks up looking for ``.git`` (a directory or a worktree file) rather than running git,
+    so it costs no subprocess.
+    """
+    start = Path(cwd or os.getcwd()).expanduser().resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return str(candidate)
+    return str(start)
+
+

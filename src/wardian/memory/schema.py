@@ -1,0 +1,129 @@
+"""The ``memory.db`` schema: forward-only migrations counted in ``PRAGMA user_version``.
+
+Tables (DESIGN.md "Storage"):
+
+* ``records`` — current state of each memory record (one row per record id).
+* ``record_sources`` — the record's current sources, de-duplicated on (type, locator).
+* ``revisions`` — immutable full snapshots, one per change, with actor, reason and time.
+* ``records_fts`` — FTS5 (BM25) index over text + evidence, kept in sync by triggers.
+* ``capabilities`` — launch-scoped capability hashes bound to agent and process identity.
+* ``loaded_events`` — each ``Memory loaded`` event with the exact context given.
+* ``maintenance_receipts`` — receipts of applied maintenance plans (idempotency).
+* ``consolidation_receipts`` / ``consolidation_cursors`` — `memory.commit` idempotency and
+  how far each agent's archive has been consolidated; committed with the changes.
+"""
+
+from __future__ import annotations
+
+from wardian._db import Migration
+
+__all__ = ["MIGRATIONS"]
+
+MIGRATIONS: list[Migration] = [
+    """
+    CREATE TABLE records (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('stable', 'current')),
+        scope_kind TEXT NOT NULL CHECK (scope_kind IN ('agent', 'workspace')),
+        scope_path TEXT NOT NULL DEFAULT '',
+        text TEXT NOT NULL,
+        evidence TEXT NOT NULL CHECK (length(evidence) > 0),
+        status TEXT NOT NULL CHECK (status IN ('active', 'removed')),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        current_revision_id TEXT NOT NULL,
+        removed_reason TEXT
+    );
+    CREATE INDEX records_agent_status ON records (agent_id, status, kind, scope_kind);
+    CREATE INDEX records_updated ON records (agent_id, updated_at);
+
+    CREATE TABLE record_sources (
+        record_id TEXT NOT NULL REFERENCES records (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        source_type TEXT NOT NULL,
+        locator TEXT NOT NULL,
+        is_primary INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (record_id, source_type, locator)
+    );
+
+    CREATE TABLE revisions (
+        revision_id TEXT PRIMARY KEY,
+        record_id TEXT NOT NULL REFERENCES records (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        snapshot_json TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        reason TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (record_id, seq)
+    );
+
+    CREATE VIRTUAL TABLE records_fts USING fts5(
+        text, evidence, content='records', content_rowid='rowid', tokenize='porter unicode61'
+    );
+    CREATE TRIGGER records_ai AFTER INSERT ON records BEGIN
+        INSERT INTO records_fts (rowid, text, evidence) VALUES (new.rowid, new.text, new.evidence);
+    END;
+    CREATE TRIGGER records_ad AFTER DELETE ON records BEGIN
+        INSERT INTO records_fts (records_fts, rowid, text, evidence)
+        VALUES ('delete', old.rowid, old.text, old.evidence);
+    END;
+    CREATE TRIGGER records_au AFTER UPDATE OF text, evidence ON records BEGIN
+        INSERT INTO records_fts (records_fts, rowid, text, evidence)
+        VALUES ('delete', old.rowid, old.text, old.evidence);
+        INSERT INTO records_fts (rowid, text, evidence) VALUES (new.rowid, new.text, new.evidence);
+    END;
+
+    CREATE TABLE capabilities (
+        token_hash TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        process_started_at REAL NOT NULL,
+        workspace TEXT,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT,
+        revoked_reason TEXT
+    );
+    CREATE INDEX capabilities_agent ON capabilities (agent_id);
+
+    CREATE TABLE loaded_events (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        pid INTEGER,
+        process_started_at REAL,
+        workspace TEXT,
+        created_at TEXT NOT NULL,
+        context TEXT NOT NULL,
+        record_ids_json TEXT NOT NULL,
+        omitted_count INTEGER NOT NULL DEFAULT 0,
+        source TEXT NOT NULL
+    );
+    CREATE INDEX loaded_events_agent ON loaded_events (agent_id, created_at);
+
+    CREATE TABLE maintenance_receipts (
+        owner_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        plan_id TEXT NOT NULL,
+        preview_digest TEXT NOT NULL,
+        applied_at TEXT NOT NULL,
+        receipt_json TEXT NOT NULL,
+        PRIMARY KEY (owner_id, idempotency_key)
+    );
+
+    CREATE TABLE consolidation_receipts (
+        agent_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        batch_digest TEXT NOT NULL,
+        committed_at TEXT NOT NULL,
+        result_json TEXT NOT NULL,
+        PRIMARY KEY (agent_id, idempotency_key)
+    );
+
+    CREATE TABLE consolidation_cursors (
+        agent_id TEXT PRIMARY KEY,
+        cursor_seq INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        updated_by TEXT NOT NULL
+    );
+    """,
+]

@@ -1,0 +1,489 @@
+"""`MemoryStore`: the SQL over ``memory.db`` — records, sources, revisions, recall.
+
+Every change writes an immutable revision (full snapshot, actor, reason, time) in the
+same transaction as the change. Writes go through `wardian._db.atomic` (``BEGIN
+IMMEDIATE``); methods ending in ``_in_transaction`` expect the caller's open
+transaction, so maintenance apply and `memory.commit` can compose them atomically.
+
+Spec: "Save and inspect memory"; DESIGN.md "Storage" (records, recall, ids).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from wardian._db import atomic, connect, migrate_user_version
+from wardian._util import new_id, utc_now_iso
+from wardian.config import memory_db_path
+from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
+from wardian.memory.models import (
+    KINDS,
+    Kind,
+    Record,
+    Revision,
+    Scope,
+    Source,
+    check_caps,
+)
+from wardian.memory.schema import MIGRATIONS
+
+__all__ = ["UNSET", "MemoryStore"]
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+"""Sentinel: "not given" (distinct from None) for `MemoryStore.update`."""
+
+_HEX_PREFIX = re.compile(r"^[0-9a-fA-F-]{1,36}$")
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def _row_scope(row: sqlite3.Row) -> Scope:
+    if row["scope_kind"] == "agent":
+        return Scope("agent")
+    return Scope("workspace", row["scope_path"])
+
+
+def _snapshot(record: Record) -> dict[str, Any]:
+    return {
+        "text": record.text,
+        "kind": record.kind,
+        "scope": record.scope.to_json(),
+        "evidence": record.evidence,
+        "sources": [s.to_json() for s in record.sources],
+        "status": record.status,
+        "removed_reason": record.removed_reason,
+    }
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise UsageError(f"unknown kind {kind!r}", hint="use stable or current")
+
+
+def normalise_sources(
+    existing: Sequence[Source], additions: Iterable[Source]
+) -> tuple[Source, ...]:
+    """Existing sources followed by additions, de-duplicated on (type, locator), trimmed.
+
+    An addition that repeats an existing (type, locator) only upgrades ``primary``.
+    Spec "Supported operations": existing sources are preserved and combined with
+    normalised additions.
+    """
+    out: dict[tuple[str, str], Source] = {}
+    for source in (*existing, *additions):
+        key = (source.source_type.strip(), source.locator.strip())
+        previous = out.get(key)
+        out[key] = Source(key[0], key[1], source.primary or bool(previous and previous.primary))
+    return tuple(out.values())
+
+
+class MemoryStore:
+    """SQL over ``memory.db``; migrates on open.
+
+    Args:
+        path: the database file; defaults to `wardian.config.memory_db_path()`.
+
+    Raises:
+        StoreError: the file cannot be opened or migrated.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or memory_db_path()
+        self.conn: sqlite3.Connection = connect(self.path)
+        migrate_user_version(self.conn, MIGRATIONS)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    # --- reading ---------------------------------------------------------------------
+
+    def _sources(self, record_id: str) -> tuple[Source, ...]:
+        return tuple(
+            Source(r["source_type"], r["locator"], bool(r["is_primary"]))
+            for r in self.conn.execute(
+                "SELECT source_type, locator, is_primary FROM record_sources"
+                " WHERE record_id = ? ORDER BY position",
+                (record_id,),
+            )
+        )
+
+    def _record(self, row: sqlite3.Row, *, with_sources: bool = True) -> Record:
+        return Record(
+            id=row["id"],
+            agent_id=row["agent_id"],
+            kind=row["kind"],
+            scope=_row_scope(row),
+            text=row["text"],
+            evidence=row["evidence"],
+            status=row["status"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            current_revision_id=row["current_revision_id"],
+            sources=self._sources(row["id"]) if with_sources else (),
+            removed_reason=row["removed_reason"],
+        )
+
+    def resolve(self, id_or_prefix: str, *, agent_id: str | None) -> str:
+        """Resolve a full id or unique prefix to a record id. Read-only.
+
+        Args:
+            id_or_prefix: a full UUID or any unique prefix (8 characters are shown).
+            agent_id: restrict to this agent's records (the managed-process view: another
+                agent's id is "not found", never revealed); None for the operator view.
+
+        Raises:
+            NotFoundError: nothing matches (for this agent).
+            AmbiguousIdError: several match; lists their 8-character ids.
+        """
+        prefix = id_or_prefix.strip().lower()
+        if not prefix or not _HEX_PREFIX.match(prefix):
+            raise NotFoundError(f"memory {id_or_prefix!r} not found", hint="see `memory list`")
+        sql = "SELECT id FROM records WHERE id >= ? AND id < ?"
+        params: list[Any] = [prefix, prefix + "\uffff"]
+        if agent_id is not None:
+            sql += " AND agent_id = ?"
+            params.append(agent_id)
+        rows = self.conn.execute(sql + " ORDER BY id LIMIT 20", params).fetchall()
+        if not rows:
+            raise NotFoundError(f"memory {id_or_prefix!r} not found", hint="see `memory list`")
+        if len(rows) > 1:
+            if any(r["id"] == prefix for r in rows):
+                return prefix
+            raise AmbiguousIdError("memory", id_or_prefix, [r["id"][:8] for r in rows])
+        return str(rows[0]["id"])
+
+    def get(self, record_id: str, *, agent_id: str | None = None) -> Record:
+        """The record with id (or unique prefix) `record_id`. Read-only.
+
+        Raises:
+            NotFoundError / AmbiguousIdError: see `resolve`.
+        """
+        full = self.resolve(record_id, agent_id=agent_id)
+        row = self.conn.execute("SELECT * FROM records WHERE id = ?", (full,)).fetchone()
+        return self._record(row)
+
+    def history(
+        self, record_id: str, *, agent_id: str | None = None
+    ) -> builtins.list[Revision]:
+        """Every revision of the record, oldest first. Read-only."""
+        full = self.resolve(record_id, agent_id=agent_id)
+        return [
+            Revision(
+                revision_id=r["revision_id"], record_id=r["record_id"], seq=r["seq"],
+                snapshot=json.loads(r["snapshot_json"]), actor=r["actor"], reason=r["reason"],
+                created_at=r["created_at"],
+            )
+            for r in self.conn.execute(
+                "SELECT * FROM revisions WHERE record_id = ? ORDER BY seq", (full,)
+            )
+        ]
+
+    def list(
+        self,
+        agent_id: str,
+        *,
+        kind: str | None = None,
+        scope_kind: str | None = None,
+        include_removed: bool = False,
+        workspace: str | None = None,
+    ) -> builtins.list[Record]:
+        """The agent's records, newest first. Read-only.
+
+        Args:
+            kind: ``stable``/``current`` filter.
+            scope_kind: ``agent``/``workspace`` filter.
+            include_removed: also removed records.
+            workspace: when given, workspace-scoped records only of this path.
+        """
+        sql = "SELECT * FROM records WHERE agent_id = ?"
+        params: list[Any] = [agent_id]
+        if not include_removed:
+            sql += " AND status = 'active'"
+        if kind:
+            _check_kind(kind)
+            sql += " AND kind = ?"
+            params.append(kind)
+        if scope_kind:
+            if scope_kind not in {"agent", "workspace"}:
+                raise UsageError(f"unknown scope {scope_kind!r}", hint="use agent or workspace")
+            sql += " AND scope_kind = ?"
+            params.append(scope_kind)
+        if workspace is not None:
+            sql += " AND (scope_kind = 'agent' OR scope_path = ?)"
+            params.append(workspace)
+        sql += " ORDER BY updated_at DESC, id"
+        return [self._record(r) for r in self.conn.execute(sql, params)]
+
+    def startup_set(self, agent_id: str, workspace: str | None) -> builtins.list[Record]:
+        """The startup recall set: active agent-scoped records and the active records of
+        `workspace`, ordered stable before current, agent scope before workspace scope,
+        then newest first. Read-only. (DESIGN.md "Storage" → Recall.)"""
+        rows = self.conn.execute(
+            "SELECT * FROM records WHERE agent_id = ? AND status = 'active'"
+            " AND (scope_kind = 'agent' OR scope_path = ?)"
+            " ORDER BY CASE kind WHEN 'stable' THEN 0 ELSE 1 END,"
+            " CASE scope_kind WHEN 'agent' THEN 0 ELSE 1 END, updated_at DESC, id",
+            (agent_id, workspace or ""),
+        )
+        return [self._record(r, with_sources=False) for r in rows]
+
+    def recall(
+        self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None
+    ) -> builtins.list[Record]:
+        """Active records matching `query`, ranked by FTS5 BM25 then recency. Read-only.
+
+        Args:
+            query: free text; each word is matched (OR), prefix-insensitive of FTS syntax.
+            limit: maximum number of records (>= 1).
+            workspace: when given, only agent-scoped records and records of this workspace.
+        """
+        tokens = [t for t in _TOKEN.findall(query.lower()) if t]
+        if not tokens:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(tokens))
+        sql = (
+            "SELECT r.* FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
+            " WHERE records_fts MATCH ? AND r.agent_id = ? AND r.status = 'active'"
+        )
+        params: list[Any] = [match, agent_id]
+        if workspace is not None:
+            sql += " AND (r.scope_kind = 'agent' OR r.scope_path = ?)"
+            params.append(workspace)
+        sql += " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?"
+        params.append(max(1, limit))
+        return [self._record(r, with_sources=False) for r in self.conn.execute(sql, params)]
+
+    def count(self, agent_id: str, *, include_removed: bool = True) -> int:
+        """How many records the agent has. Read-only."""
+        sql = "SELECT COUNT(*) FROM records WHERE agent_id = ?"
+        if not include_removed:
+            sql += " AND status = 'active'"
+        return int(self.conn.execute(sql, (agent_id,)).fetchone()[0])
+
+    # --- writing ---------------------------------------------------------------------
+
+    def write_revision_in_transaction(
+        self, record_id: str, *, actor: str, reason: str | None, now: str
+    ) -> str:
+        """Snapshot the record's current row into a new revision and point the record at it.
+
+        Must run inside an open transaction. Returns the new revision id.
+        """
+        row = self.conn.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
+        record = self._record(row)
+        revision_id = new_id()
+        seq = int(
+            self.conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE record_id = ?",
+                (record_id,),
+            ).fetchone()[0]
+        )
+        self.conn.execute(
+            "INSERT INTO revisions (revision_id, record_id, seq, snapshot_json, actor, reason,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (revision_id, record_id, seq, json.dumps(_snapshot(record), ensure_ascii=False),
+             actor, reason, now),
+        )
+        self.conn.execute(
+            "UPDATE records SET current_revision_id = ?, updated_at = ? WHERE id = ?",
+            (revision_id, now, record_id),
+        )
+        return revision_id
+
+    def _set_sources_in_transaction(self, record_id: str, sources: Sequence[Source]) -> None:
+        self.conn.execute("DELETE FROM record_sources WHERE record_id = ?", (record_id,))
+        self.conn.executemany(
+            "INSERT INTO record_sources (record_id, position, source_type, locator, is_primary)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [(record_id, i, s.source_type, s.locator, int(s.primary))
+             for i, s in enumerate(sources)],
+        )
+
+    def insert_in_transaction(
+        self,
+        agent_id: str,
+        *,
+        text: str,
+        evidence: str,
+        kind: Kind,
+        scope: Scope,
+        sources: Sequence[Source],
+        actor: str,
+        reason: str | None,
+        now: str,
+        record_id: str | None = None,
+    ) -> str:
+        """Insert a new active record and its first revision; caps are checked first.
+
+        Must run inside an open transaction. Returns the new record id.
+
+        Raises:
+            ValidationError: a cap is exceeded or evidence is empty.
+        """
+        _check_kind(kind)
+        normalised = normalise_sources((), sources)
+        check_caps(text=text, evidence=evidence, sources=normalised)
+        rid = record_id or new_id()
+        self.conn.execute(
+            "INSERT INTO records (id, agent_id, kind, scope_kind, scope_path, text, evidence,"
+            " status, created_at, updated_at, current_revision_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, '')",
+            (rid, agent_id, kind, scope.kind, scope.path or "", text, evidence, now, now),
+        )
+        self._set_sources_in_transaction(rid, normalised)
+        self.write_revision_in_transaction(rid, actor=actor, reason=reason, now=now)
+        return rid
+
+    def update_in_transaction(
+        self,
+        record_id: str,
+        *,
+        text: Any = UNSET,
+        evidence: Any = UNSET,
+        kind: Any = UNSET,
+        scope: Any = UNSET,
+        add_sources: Sequence[Source] = (),
+        status: Literal["active", "removed"] | None = None,
+        removed_reason: str | None = None,
+        actor: str,
+        reason: str | None,
+        now: str,
+    ) -> str:
+        """Change the given fields of a record, then write a revision.
+
+        Must run inside an open transaction; `record_id` must be a full id. Returns the
+        new revision id.
+
+        Raises:
+            ValidationError: a cap is exceeded.
+        """
+        row = self.conn.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
+        current = self._record(row)
+        new_text = current.text if text is UNSET else text
+        new_evidence = current.evidence if evidence is UNSET else evidence
+        new_kind = current.kind if kind is UNSET else kind
+        new_scope: Scope = current.scope if scope is UNSET else scope
+        _check_kind(new_kind)
+        sources = normalise_sources(current.sources, add_sources)
+        check_caps(text=new_text, evidence=new_evidence, sources=sources)
+        self.conn.execute(
+            "UPDATE records SET text = ?, evidence = ?, kind = ?, scope_kind = ?, scope_path = ?,"
+            " status = ?, removed_reason = ? WHERE id = ?",
+            (
+                new_text, new_evidence, new_kind, new_scope.kind, new_scope.path or "",
+                status or current.status,
+                removed_reason if status == "removed" else current.removed_reason,
+                record_id,
+            ),
+        )
+        if add_sources:
+            self._set_sources_in_transaction(record_id, sources)
+        return self.write_revision_in_transaction(record_id, actor=actor, reason=reason, now=now)
+
+    def save(
+        self,
+        agent_id: str,
+        text: str,
+        *,
+        evidence: str,
+        kind: Kind = "stable",
+        scope: Scope,
+        sources: Sequence[Source] = (),
+        actor: str,
+        reason: str | None = None,
+    ) -> Record:
+        """Create a record for `agent_id` with its first revision (atomic).
+
+        Raises:
+            ValidationError: empty evidence, or text/evidence/sources over the caps.
+        """
+        with atomic(self.conn):
+            rid = self.insert_in_transaction(
+                agent_id, text=text, evidence=evidence, kind=kind, scope=scope,
+                sources=sources, actor=actor, reason=reason, now=utc_now_iso(),
+            )
+        return self.get(rid)
+
+    def update(
+        self,
+        agent_id: str | None,
+        record_id: str,
+        *,
+        text: Any = UNSET,
+        evidence: Any = UNSET,
+        kind: Any = UNSET,
+        scope: Any = UNSET,
+        add_sources: Sequence[Source] = (),
+        actor: str,
+        reason: str | None = None,
+    ) -> Record:
+        """Update an active record of `agent_id` (None = any agent) and revision it (atomic).
+
+        Raises:
+            NotFoundError / AmbiguousIdError: see `resolve`.
+            UsageError: the record is removed, or nothing to change was given.
+            ValidationError: caps.
+        """
+        if all(v is UNSET for v in (text, evidence, kind, scope)) and not add_sources:
+            raise UsageError(
+                "nothing to update", hint="pass --text, --kind, --scope, --evidence or --source"
+            )
+        with atomic(self.conn):
+            full = self.resolve(record_id, agent_id=agent_id)
+            status = self.conn.execute(
+                "SELECT status FROM records WHERE id = ?", (full,)
+            ).fetchone()[0]
+            if status != "active":
+                raise UsageError(
+                    f"memory {full[:8]} is removed and cannot be updated",
+                    hint="save a new memory instead",
+                )
+            self.update_in_transaction(
+                full, text=text, evidence=evidence, kind=kind, scope=scope,
+                add_sources=add_sources, actor=actor, reason=reason, now=utc_now_iso(),
+            )
+        return self.get(full)
+
+    def remove(
+        self, agent_id: str | None, record_id: str, *, actor: str, reason: str | None = None
+    ) -> Record:
+        """Mark a record removed, keeping it and its history (atomic).
+
+        Raises:
+            NotFoundError / AmbiguousIdError: see `resolve`.
+            UsageError: it is already removed.
+        """
+        with atomic(self.conn):
+            full = self.resolve(record_id, agent_id=agent_id)
+            status = self.conn.execute(
+                "SELECT status FROM records WHERE id = ?", (full,)
+            ).fetchone()[0]
+            if status != "active":
+                raise UsageError(f"memory {full[:8]} is already removed")
+            self.update_in_transaction(
+                full, status="removed", removed_reason=reason, actor=actor, reason=reason,
+                now=utc_now_iso(),
+            )
+        return self.get(full)
+
+    def delete_agent_records(self, agent_id: str) -> int:
+        """Permanently delete every record (and revision) of an agent (atomic).
+
+        Only `wardian agent remove --delete-records` calls this. Returns the count deleted.
+        """
+        with atomic(self.conn):
+            count = self.count(agent_id)
+            self.conn.execute("DELETE FROM records WHERE agent_id = ?", (agent_id,))
+        return count

@@ -1,0 +1,1 @@
+"""wardian.providers (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""Agents, managed process launch, conversation archives, agent hooks, session events."""

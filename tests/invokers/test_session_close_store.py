@@ -1,0 +1,74 @@
+"""The invoker table: created disabled, prefix/name lookup, boundary matching, kinds."""
+
+from __future__ import annotations
+
+import pytest
+
+from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
+from wardian.invokers.store import InvokerStore
+
+
+def _add(store: InvokerStore, **over: object):
+    args: dict = dict(name="n", blueprint_id="bp", agent_id="agent-1",
+                      assignments={"curator": {"target_type": "temporary_provider",
+                                               "provider": "builtin"}},
+                      config={"boundaries": ["clear"], "require_archive": True})
+    args.update(over)
+    kind = args.pop("kind", "session-close")
+    return store.add(kind, **args)
+
+
+def test_add_creates_disabled_and_round_trips() -> None:
+    store = InvokerStore()
+    inv = _add(store)
+    assert inv.enabled is False
+    again = InvokerStore().get(inv.id[:8])
+    assert again == inv
+    assert again.config == {"boundaries": ["clear"], "require_archive": True}
+
+
+def test_matching_only_enabled_session_close_for_agent_and_boundary() -> None:
+    store = InvokerStore()
+    clear_only = _add(store)
+    any_boundary = _add(store, config={})
+    _add(store, agent_id="other")
+    _add(store, kind="schedule", config={"every": "1h"})
+    assert store.matching_session_close("agent-1", "clear") == []
+    store.set_enabled(clear_only.id, True)
+    store.set_enabled(any_boundary.id, True)
+    ids = {i.id for i in store.matching_session_close("agent-1", "clear")}
+    assert ids == {clear_only.id, any_boundary.id}
+    assert [i.id for i in store.matching_session_close("agent-1", "shutdown")] == [any_boundary.id]
+    store.set_enabled(clear_only.id, False)
+    assert [i.id for i in store.matching_session_close("agent-1", "clear")] == [any_boundary.id]
+
+
+def test_lookup_errors_and_kind_filter() -> None:
+    store = InvokerStore()
+    a = _add(store, name="first")
+    sched = _add(store, kind="schedule", name="sched")
+    with pytest.raises(NotFoundError):
+        store.get("zzzz")
+    with pytest.raises(NotFoundError):
+        store.get(sched.id, kind="session-close")
+    assert store.get("first").id == a.id
+    _add(store, name="first")
+    with pytest.raises(AmbiguousIdError):
+        store.get("first")
+    with pytest.raises(AmbiguousIdError):
+        store.get("")
+    with pytest.raises(UsageError):
+        store.add("cron", name="x", blueprint_id="b", agent_id="a", assignments={})
+
+
+def test_update_and_remove() -> None:
+    store = InvokerStore()
+    inv = _add(store)
+    upd = store.update(inv.id, config={"boundaries": []}, name="renamed")
+    assert upd.name == "renamed" and upd.config == {"boundaries": []}
+    assert upd.assignments == inv.assignments
+    store.remove(inv.id)
+    with pytest.raises(NotFoundError):
+        store.get(inv.id)
+    with pytest.raises(NotFoundError):
+        store.remove(inv.id)

@@ -1,0 +1,63 @@
+"""Agents registry and `wardian agent add|list|show|remove` through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from tests.conftest import invoke
+from wardian.memory.models import Scope
+from wardian.memory.store import MemoryStore
+
+
+def _add(cli, name: str = "ada"):  # type: ignore[no-untyped-def]
+    result = invoke(cli, "agent", "add", name, "--provider", "claude", "--model", "m1",
+                    "--effort", "low", "--workspace", ".", "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_add_gives_a_uuid4_and_list_show_expose_it(cli) -> None:  # type: ignore[no-untyped-def]
+    agent = _add(cli)
+    assert uuid.UUID(agent["id"]).version == 4
+    listed = json.loads(invoke(cli, "agent", "list", "--json").output)
+    assert [a["id"] for a in listed] == [agent["id"]]
+    for ref in ("ada", agent["id"], agent["id"][:8]):
+        shown = json.loads(invoke(cli, "agent", "show", ref, "--json").output)
+        assert shown["id"] == agent["id"] and shown["model"] == "m1"
+
+
+def test_names_are_unique(cli) -> None:  # type: ignore[no-untyped-def]
+    _add(cli)
+    again = invoke(cli, "agent", "add", "ada", "--provider", "codex")
+    assert again.exit_code == 4 and "already exists" in again.stderr
+
+
+def test_bad_name_and_unknown_agent(cli) -> None:  # type: ignore[no-untyped-def]
+    assert invoke(cli, "agent", "add", "bad name!", "--provider", "x").exit_code == 2
+    missing = invoke(cli, "agent", "show", "ghost")
+    assert missing.exit_code == 1 and "wardian agent list" in missing.stderr
+
+
+def test_remove_refuses_while_records_exist(cli) -> None:  # type: ignore[no-untyped-def]
+    agent = _add(cli)
+    MemoryStore().save(agent["id"], "Use pnpm", evidence="use pnpm", scope=Scope.agent(),
+                       actor="test")
+    refused = invoke(cli, "agent", "remove", "ada")
+    assert refused.exit_code == 2 and "--keep-records" in refused.stderr
+    assert json.loads(invoke(cli, "agent", "list", "--json").output)
+    kept = invoke(cli, "agent", "remove", "ada", "--keep-records")
+    assert kept.exit_code == 0 and "1 record(s) kept" in kept.output
+    assert MemoryStore().count(agent["id"]) == 1
+
+
+def test_remove_with_delete_records(cli) -> None:  # type: ignore[no-untyped-def]
+    agent = _add(cli)
+    MemoryStore().save(agent["id"], "Use pnpm", evidence="use pnpm", scope=Scope.agent(),
+                       actor="test")
+    both = invoke(cli, "agent", "remove", "ada", "--keep-records", "--delete-records")
+    assert both.exit_code == 2
+    gone = invoke(cli, "agent", "remove", "ada", "--delete-records")
+    assert gone.exit_code == 0, gone.output
+    assert MemoryStore().count(agent["id"]) == 0
+    assert json.loads(invoke(cli, "agent", "list", "--json").output) == []

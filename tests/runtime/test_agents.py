@@ -6,6 +6,7 @@ import json
 import uuid
 
 from tests.conftest import invoke
+
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 

@@ -1,0 +1,217 @@
+"""`commit_batch`: authority, evidence check, atomicity, idempotency, cursor (DESIGN.md
+"Blueprints, runs, providers" → `memory.commit`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wardian.errors import AuthorityError, ConflictError, ValidationError
+from wardian.memory.batch import CommitBatch
+from wardian.memory.consolidation import (
+    batch_digest,
+    commit_batch,
+    get_cursor,
+    get_receipt,
+    normalise_whitespace,
+)
+from wardian.memory.models import Scope, Source
+from wardian.memory.store import MemoryStore
+
+AGENT = "11111111-1111-4111-8111-111111111111"
+OTHER = "22222222-2222-4222-8222-222222222222"
+ARCHIVE = (
+    "user: please always run   the linters before committing.\n"
+    "assistant: ok\n"
+    "user: We decided to use uv instead of pip for this repo.\n"
+)
+
+
+@pytest.fixture
+def store(wardian_home: Path) -> MemoryStore:
+    s = MemoryStore()
+    yield s
+    s.close()
+
+
+def _batch(ops: list[dict[str, Any]], *, key: str = "run:1", cursor: int | None = 7,
+           agent: str = AGENT, workspace: str = "/repo") -> CommitBatch:
+    return CommitBatch.model_validate({
+        "agent_id": agent, "workspace": workspace, "idempotency_key": key, "cursor": cursor,
+        "operations": ops,
+    })
+
+
+def _save(text: str, evidence: str, **extra: Any) -> dict[str, Any]:
+    return {"op": "save", "text": text, "evidence": evidence, **extra}
+
+
+def _counts(store: MemoryStore) -> tuple[int, int, int, int]:
+    c = store.conn
+    return (
+        c.execute("SELECT COUNT(*) FROM records").fetchone()[0],
+        c.execute("SELECT COUNT(*) FROM revisions").fetchone()[0],
+        c.execute("SELECT COUNT(*) FROM consolidation_receipts").fetchone()[0],
+        c.execute("SELECT COUNT(*) FROM consolidation_cursors").fetchone()[0],
+    )
+
+
+def test_saves_with_evidence_revision_actor_and_cursor(store: MemoryStore) -> None:
+    batch = _batch([
+        _save("Run the linters before committing", "please always run the linters before",
+              scope="agent"),
+        _save("Use uv instead of pip", "We decided to use uv instead of pip", kind="stable"),
+    ])
+    result = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:abc",
+                          archive_text=ARCHIVE, sources=[Source("archive", "seq:0-7")])
+    assert [a.op for a in result.applied] == ["save", "save"]
+    assert result.dropped == ()
+    assert result.cursor == 7 and result.previous_cursor is None
+    assert get_cursor(store, AGENT) == 7
+    first, second = (store.get(a.memory_id) for a in result.applied)
+    assert first.scope == Scope.agent()
+    assert second.scope == Scope("workspace", "/repo")
+    assert second.evidence == "We decided to use uv instead of pip"
+    assert second.sources == (Source("archive", "seq:0-7"),)
+    history = store.history(second.id)
+    assert [h.actor for h in history] == ["run:abc"]
+    assert history[0].snapshot["evidence"] == "We decided to use uv instead of pip"
+    assert result.applied[1].revision_id == second.current_revision_id
+    assert result.summary().startswith("2 saved, 0 updated, 0 removed, 0 dropped; cursor 7")
+
+
+def test_evidence_not_in_archive_is_dropped_and_reported(store: MemoryStore) -> None:
+    batch = _batch([
+        _save("Invented preference", "the user loves tabs"),
+        _save("Use uv", "use uv instead\n   of pip"),  # whitespace differs: still found
+    ])
+    result = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:x",
+                          archive_text=ARCHIVE)
+    assert [(d.index, d.code) for d in result.dropped] == [(0, "evidence_not_found")]
+    assert [a.index for a in result.applied] == [1]
+    assert [r.text for r in store.list(AGENT)] == ["Use uv"]
+
+
+def test_empty_archive_drops_every_save(store: MemoryStore) -> None:
+    result = commit_batch(store, _batch([_save("x", "anything")]), principal_agent_id=AGENT,
+                          actor="run:x", archive_text="")
+    assert result.applied == () and result.dropped[0].code == "evidence_not_found"
+    assert store.count(AGENT) == 0
+
+
+def test_other_principal_is_refused_and_nothing_written(store: MemoryStore) -> None:
+    with pytest.raises(AuthorityError) as info:
+        commit_batch(store, _batch([_save("Use uv", "use uv")], agent=OTHER),
+                     principal_agent_id=AGENT, actor="run:x", archive_text=ARCHIVE)
+    assert info.value.exit_code == 3
+    assert _counts(store) == (0, 0, 0, 0)
+
+
+def test_update_and_remove_touch_only_own_records(store: MemoryStore) -> None:
+    theirs = store.save(OTHER, "Their record", evidence="e", scope=Scope.agent(), actor="t")
+    mine = store.save(AGENT, "Old checkpoint", evidence="e", kind="current",
+                      scope=Scope("workspace", "/elsewhere"), actor="t")
+    stale = store.save(AGENT, "Stale note", evidence="e", scope=Scope.agent(), actor="t")
+    batch = _batch([
+        {"op": "update", "memory_id": theirs.id, "text": "hijack", "evidence": "use uv"},
+        {"op": "remove", "memory_id": theirs.id[:8], "evidence": "x", "reason": "r"},
+        {"op": "update", "memory_id": mine.id[:8], "text": "New checkpoint", "kind": "current",
+         "evidence": "We decided to use uv"},
+        {"op": "remove", "memory_id": stale.id, "evidence": "done", "reason": "finished"},
+        {"op": "remove", "memory_id": stale.id, "evidence": "done", "reason": "again"},
+    ])
+    result = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:r",
+                          archive_text=ARCHIVE)
+    assert [(d.index, d.code) for d in result.dropped] == [
+        (0, "not_found"), (1, "not_found"), (4, "already_removed")]
+    assert [(a.index, a.op) for a in result.applied] == [(2, "update"), (3, "remove")]
+    assert store.get(theirs.id).text == "Their record"
+    updated = store.get(mine.id)
+    assert updated.text == "New checkpoint"
+    assert updated.scope == Scope("workspace", "/elsewhere")  # stays in its workspace
+    assert [h.actor for h in store.history(mine.id)] == ["t", "run:r"]
+    removed = store.get(stale.id)
+    assert removed.status == "removed" and removed.removed_reason == "finished"
+
+
+def test_duplicate_save_is_dropped(store: MemoryStore) -> None:
+    existing = store.save(AGENT, "Use uv  instead of pip", evidence="e",
+                          scope=Scope("workspace", "/repo"), actor="t")
+    result = commit_batch(
+        store, _batch([_save("use uv instead of pip", "use uv instead of pip")]),
+        principal_agent_id=AGENT, actor="run:d", archive_text=ARCHIVE)
+    assert result.dropped[0].code == "duplicate"
+    assert result.dropped[0].memory_id == existing.id
+
+
+def test_replay_returns_first_result_without_writes(store: MemoryStore) -> None:
+    batch = _batch([_save("Use uv", "use uv")])
+    first = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:1",
+                         archive_text=ARCHIVE)
+    before = _counts(store)
+    again = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:2",
+                         archive_text=ARCHIVE)
+    assert _counts(store) == before == (1, 1, 1, 1)
+    assert again.replayed and not first.replayed
+    assert again.applied == first.applied and again.actor == "run:1"
+    stored = get_receipt(store, AGENT, "run:1")
+    assert stored is not None and stored.batch_digest == batch_digest(batch)
+
+
+def test_same_key_different_batch_conflicts_naming_both_digests(store: MemoryStore) -> None:
+    first = _batch([_save("Use uv", "use uv")])
+    commit_batch(store, first, principal_agent_id=AGENT, actor="run:1", archive_text=ARCHIVE)
+    before = _counts(store)
+    other = _batch([_save("Run linters", "run the linters")])
+    with pytest.raises(ConflictError) as info:
+        commit_batch(store, other, principal_agent_id=AGENT, actor="run:1",
+                     archive_text=ARCHIVE)
+    assert info.value.exit_code == 4
+    assert batch_digest(first) in str(info.value) and batch_digest(other) in str(info.value)
+    assert _counts(store) == before
+
+
+def test_empty_batch_advances_cursor_and_cursor_never_moves_back(store: MemoryStore) -> None:
+    r1 = commit_batch(store, _batch([], key="k1", cursor=10), principal_agent_id=AGENT,
+                      actor="run:1", archive_text="")
+    assert r1.applied == () and r1.cursor == 10 and get_cursor(store, AGENT) == 10
+    r2 = commit_batch(store, _batch([], key="k2", cursor=4), principal_agent_id=AGENT,
+                      actor="run:2", archive_text="")
+    assert r2.previous_cursor == 10 and r2.cursor == 10
+    r3 = commit_batch(store, _batch([], key="k3", cursor=None), principal_agent_id=AGENT,
+                      actor="run:3", archive_text="")
+    assert r3.cursor == 10
+    assert get_cursor(store, OTHER) is None
+
+
+def test_failure_midway_rolls_back_everything(store: MemoryStore) -> None:
+    """One transaction: if the receipt insert fails, no record, revision or cursor stays."""
+    store.conn.execute(
+        "CREATE TRIGGER fail_receipt BEFORE INSERT ON consolidation_receipts"
+        " BEGIN SELECT RAISE(ABORT, 'boom'); END"
+    )
+    with pytest.raises(sqlite3.IntegrityError):
+        commit_batch(store, _batch([_save("Use uv", "use uv")]), principal_agent_id=AGENT,
+                     actor="run:1", archive_text=ARCHIVE)
+    assert _counts(store) == (0, 0, 0, 0)
+
+
+def test_max_changes_drops_the_rest(store: MemoryStore) -> None:
+    batch = _batch([_save("Use uv", "use uv"), _save("Run linters", "run the linters")])
+    result = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:1",
+                          archive_text=ARCHIVE, max_changes=1)
+    assert [d.code for d in result.dropped] == ["over_max_changes"]
+    assert store.count(AGENT) == 1
+
+
+def test_relative_workspace_is_rejected(store: MemoryStore) -> None:
+    with pytest.raises(ValidationError):
+        commit_batch(store, _batch([], workspace="repo"), principal_agent_id=AGENT,
+                     actor="run:1")
+
+
+def test_normalise_whitespace() -> None:
+    assert normalise_whitespace("  a\n\tb  c ") == "a b c"

@@ -1,0 +1,324 @@
+"""Per-agent conversation archives (``state.db`` component ``archives``).
+
+At session close, when ``conversation_logging.enabled`` is on for the agent, the session's
+transcript is normalised by `wardian.transcripts.load_transcript` and stored as one
+*conversation*: a manifest (agent, provider, session id, boundary, counts, source path and
+SHA-256, malformed line count) plus its messages. Every message gets the next number of the
+agent's **global** sequence, so a consolidation cursor ("consolidated up to seq N") reads
+exactly what came after it with `ArchiveStore.slice`, across conversations and providers.
+
+Importing is idempotent per session event (``event_id`` is unique), so a drain worker that
+crashes mid-import and is restarted imports the conversation once. Malformed transcript lines
+are counted, never fatal.
+
+Spec: issue 7 point 4; DESIGN.md "Invokers" (archive sequence range in the trigger input).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wardian._db import atomic, connect, migrate_component
+from wardian._util import new_id, utc_now_iso
+from wardian.config import state_db_path
+from wardian.errors import AmbiguousIdError, NotFoundError, WardianError
+
+if TYPE_CHECKING:
+    from wardian.transcripts import Message
+
+__all__ = ["ArchiveStore", "ConversationManifest", "TranscriptUnreadable", "transcript_format"]
+
+_MIGRATIONS = [
+    """
+    CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        event_id TEXT UNIQUE,
+        provider TEXT,
+        session_id TEXT,
+        boundary TEXT,
+        cwd TEXT,
+        source_path TEXT,
+        source_sha256 TEXT,
+        message_count INTEGER NOT NULL,
+        malformed_lines INTEGER NOT NULL,
+        counts_json TEXT NOT NULL,
+        first_seq INTEGER,
+        last_seq INTEGER,
+        imported_at TEXT NOT NULL
+    );
+    CREATE INDEX conversations_agent ON conversations (agent_id, imported_at);
+    CREATE TABLE archive_messages (
+        agent_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL,
+        timestamp TEXT,
+        meta_json TEXT NOT NULL,
+        PRIMARY KEY (agent_id, seq)
+    );
+    CREATE INDEX archive_messages_conversation ON archive_messages (conversation_id, idx);
+    """,
+]
+
+_FORMATS = {
+    "claude-code": "claude-code",
+    "claude": "claude-code",
+    "codex": "codex",
+    "gemini": "gemini",
+    "generic": "generic",
+}
+
+
+class TranscriptUnreadable(WardianError):
+    """A transcript could not be read or parsed at all (missing, permissions, not text)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"cannot read transcript {path}: {reason}",
+            hint="check the path the session reported, or pass --transcript PATH",
+        )
+
+
+def transcript_format(provider: str | None) -> str | None:
+    """The `load_transcript` format for a provider name, or None to auto-detect."""
+    return _FORMATS.get((provider or "").lower())
+
+
+@dataclass(frozen=True)
+class ConversationManifest:
+    """One imported conversation.
+
+    Attributes:
+        id: UUID4. agent_id: whose archive. event_id: the session event it came from.
+        provider, session_id, boundary, cwd: what the session reported / the transcript says.
+        source_path, source_sha256: the imported file and its SHA-256 (hex).
+        message_count, malformed_lines: counts; counts: messages per ``role:kind``.
+        first_seq, last_seq: the agent-global sequence range (None when empty).
+        imported_at: UTC ISO-8601 ``Z``.
+    """
+
+    id: str
+    agent_id: str
+    event_id: str | None
+    provider: str | None
+    session_id: str | None
+    boundary: str | None
+    cwd: str | None
+    source_path: str | None
+    source_sha256: str | None
+    message_count: int
+    malformed_lines: int
+    counts: dict[str, int]
+    first_seq: int | None
+    last_seq: int | None
+    imported_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest as a JSON-ready dict."""
+        return asdict(self)
+
+
+def _manifest(row: sqlite3.Row) -> ConversationManifest:
+    data = dict(row)
+    data["counts"] = json.loads(data.pop("counts_json"))
+    return ConversationManifest(**data)
+
+
+class ArchiveStore:
+    """Conversations and their messages; a per-agent global message sequence.
+
+    Args:
+        path: the state database; defaults to `state_db_path()`.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.conn: sqlite3.Connection = connect(path or state_db_path())
+        migrate_component(self.conn, "archives", _MIGRATIONS)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    # --- import -------------------------------------------------------------------------
+
+    def import_transcript(
+        self,
+        agent_id: str,
+        path: str | Path,
+        *,
+        event_id: str | None = None,
+        provider: str | None = None,
+        session_id: str | None = None,
+        boundary: str | None = None,
+    ) -> ConversationManifest:
+        """Normalise the transcript at `path` and append it to the agent's archive (atomic).
+
+        Idempotent per `event_id`: a second import for the same event returns the first
+        manifest and writes nothing.
+
+        Args:
+            agent_id: the archive's owner.
+            path: a Claude Code / Codex / Gemini / generic transcript.
+            event_id: the session event this import belongs to.
+            provider: picks the parser (None or unknown = auto-detect).
+            session_id, boundary: recorded in the manifest (session id falls back to the
+                transcript's own).
+
+        Raises:
+            TranscriptUnreadable: the file is missing, unreadable or not a transcript.
+        """
+        if event_id is not None:
+            existing = self._by_event(event_id)
+            if existing is not None:
+                return existing
+        conv = self._load(path, provider)
+        counts = Counter(f"{m.role}:{m.kind}" for m in conv.messages)
+        conversation_id = new_id()
+        with atomic(self.conn):
+            if event_id is not None:
+                existing = self._by_event(event_id)
+                if existing is not None:
+                    return existing
+            row = self.conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM archive_messages WHERE agent_id = ?",
+                (agent_id,),
+            ).fetchone()
+            first = int(row[0]) + 1
+            n = len(conv.messages)
+            self.conn.execute(
+                "INSERT INTO conversations (id, agent_id, event_id, provider, session_id,"
+                " boundary, cwd, source_path, source_sha256, message_count, malformed_lines,"
+                " counts_json, first_seq, last_seq, imported_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id, agent_id, event_id,
+                    getattr(conv, "provider", None) or provider,
+                    session_id or getattr(conv, "session_id", None), boundary,
+                    getattr(conv, "cwd", None),
+                    str(getattr(conv, "source_path", None) or Path(path).absolute()),
+                    getattr(conv, "source_sha256", None),
+                    n, int(getattr(conv, "malformed_lines", 0) or 0),
+                    json.dumps(dict(sorted(counts.items()))),
+                    first if n else None, first + n - 1 if n else None, utc_now_iso(),
+                ),
+            )
+            self.conn.executemany(
+                "INSERT INTO archive_messages (agent_id, seq, conversation_id, idx, role, kind,"
+                " text, timestamp, meta_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (agent_id, first + i, conversation_id, i, m.role, m.kind, m.text,
+                     m.timestamp, json.dumps(m.meta or {}, ensure_ascii=False, default=str))
+                    for i, m in enumerate(conv.messages)
+                ],
+            )
+        return self.get(conversation_id)
+
+    @staticmethod
+    def _load(path: str | Path, provider: str | None) -> Any:
+        from wardian.transcripts import load_transcript
+
+        source = Path(path).expanduser()
+        if not source.is_file():
+            raise TranscriptUnreadable(str(source), "no such file")
+        try:
+            return load_transcript(source, fmt=transcript_format(provider))
+        except WardianError as exc:
+            raise TranscriptUnreadable(str(source), exc.message) from exc
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise TranscriptUnreadable(str(source), f"{type(exc).__name__}: {exc}") from exc
+
+    def _by_event(self, event_id: str) -> ConversationManifest | None:
+        row = self.conn.execute(
+            "SELECT * FROM conversations WHERE event_id = ?", (event_id,)
+        ).fetchone()
+        return _manifest(row) if row else None
+
+    # --- reading ------------------------------------------------------------------------
+
+    def get(self, id_or_prefix: str) -> ConversationManifest:
+        """A conversation by full id or unique prefix. Read-only.
+
+        Raises:
+            NotFoundError: nothing matches. AmbiguousIdError: the prefix matches several.
+        """
+        pattern = id_or_prefix.replace("%", "").replace("_", "") + "%"
+        rows = self.conn.execute(
+            "SELECT * FROM conversations WHERE id LIKE ? ORDER BY id LIMIT 10", (pattern,)
+        ).fetchall()
+        exact = [r for r in rows if r["id"] == id_or_prefix]
+        if exact:
+            return _manifest(exact[0])
+        if not rows or not id_or_prefix:
+            raise NotFoundError(
+                f"no conversation {id_or_prefix!r}",
+                hint="list them with `wardian conversation list`",
+            )
+        if len(rows) > 1:
+            raise AmbiguousIdError("conversation", id_or_prefix, [r["id"][:8] for r in rows])
+        return _manifest(rows[0])
+
+    def by_event(self, event_id: str) -> ConversationManifest | None:
+        """The conversation imported for a session event, if any. Read-only."""
+        return self._by_event(event_id)
+
+    def list(self, *, agent_id: str | None = None, limit: int = 200) -> list[ConversationManifest]:
+        """Conversations, newest first. Read-only."""
+        where, params = ("", []) if agent_id is None else (" WHERE agent_id = ?", [agent_id])
+        rows = self.conn.execute(
+            f"SELECT * FROM conversations{where} ORDER BY imported_at DESC, id LIMIT ?",
+            [*params, limit],
+        ).fetchall()
+        return [_manifest(r) for r in rows]
+
+    def messages(self, conversation_id: str) -> list[Message]:
+        """One conversation's messages in order, with their agent-global seq. Read-only."""
+        rows = self.conn.execute(
+            "SELECT * FROM archive_messages WHERE conversation_id = ? ORDER BY idx",
+            (conversation_id,),
+        ).fetchall()
+        return [_message(r) for r in rows]
+
+    def slice(
+        self, agent_id: str, after_seq: int | None = None, *, limit: int | None = None
+    ) -> list[Message]:
+        """The agent's archived messages with seq > `after_seq` (all when None), in order.
+
+        Each `Message.seq` is the agent-global sequence number (what a consolidation cursor
+        stores); ``meta`` gains ``conversation_id`` and ``index`` (position in its
+        conversation). Read-only.
+        """
+        sql = "SELECT * FROM archive_messages WHERE agent_id = ? AND seq > ? ORDER BY seq"
+        params: list[Any] = [agent_id, after_seq if after_seq is not None else 0]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [_message(r) for r in self.conn.execute(sql, params).fetchall()]
+
+    def last_seq(self, agent_id: str) -> int:
+        """The highest seq in the agent's archive (0 when empty). Read-only."""
+        row = self.conn.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM archive_messages WHERE agent_id = ?", (agent_id,)
+        ).fetchone()
+        return int(row[0])
+
+
+def _message(row: sqlite3.Row) -> Message:
+    from wardian.transcripts import Message
+
+    meta = json.loads(row["meta_json"])
+    meta = {**meta, "conversation_id": row["conversation_id"], "index": row["idx"]}
+    return Message(
+        seq=row["seq"], role=row["role"], kind=row["kind"], text=row["text"],
+        timestamp=row["timestamp"], meta=meta,
+    )

@@ -1,0 +1,486 @@
+"""The durable queue of session lifecycle events (``state.db`` component ``session_events``).
+
+A session-close event is identified by ``(agent_id, session_id, boundary)``: re-delivering the
+same close (a hook that fires twice, `session close` retried) finds the same row and only
+counts the delivery. The row is committed **before anything else happens**; only then does the
+writer start a detached drain worker (``wardian session _drain``), unless a ``wardian serve``
+daemon holds the daemon lock, in which case the daemon drains. The runtime never imports
+``wardian.invokers`` (DESIGN.md "Layout"): the worker is a separate process.
+
+Locks are advisory file locks (``fcntl.flock`` / ``msvcrt.locking``) in ``<data dir>/locks``:
+the operating system drops them when the holder dies, also on ``kill -9``, so a crashed
+worker never blocks the next one.
+
+Spec: DESIGN.md "Invokers"; issue 7 point 2.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from wardian._db import atomic, connect, migrate_component
+from wardian._util import new_id, utc_now_iso
+from wardian.config import data_dir, state_db_path
+from wardian.errors import NotFoundError, UsageError
+
+__all__ = [
+    "BOUNDARIES",
+    "DAEMON_LOCK_FILE",
+    "DRAIN_LOCK_FILE",
+    "FileLock",
+    "SessionEvent",
+    "SessionEventQueue",
+    "daemon_lock",
+    "daemon_running",
+    "drain_lock",
+    "record_session_close",
+    "start_drain_worker",
+]
+
+BOUNDARIES = ("clear", "shutdown", "provider_source_changed", "worktree_switch")
+"""Session-close boundary reasons (DESIGN.md "Invokers")."""
+
+SOURCES = ("exec", "launch", "hook", "cli")
+"""Where an event came from."""
+
+DRAIN_LOCK_FILE = "drain.lock"
+"""Held by the one running drain worker (``<data dir>/locks/drain.lock``)."""
+
+DAEMON_LOCK_FILE = "serve.lock"
+"""Held by ``wardian serve`` for its lifetime; while held, writers start no drain worker."""
+
+_MIGRATIONS = [
+    """
+    CREATE TABLE session_events (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        boundary TEXT NOT NULL,
+        provider TEXT,
+        workspace TEXT,
+        transcript_path TEXT,
+        source TEXT NOT NULL,
+        logging_enabled INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        deliveries INTEGER NOT NULL DEFAULT 1,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'processed')),
+        processed_at TEXT,
+        archive_status TEXT,
+        archive_detail TEXT,
+        conversation_id TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        UNIQUE (agent_id, session_id, boundary)
+    );
+    CREATE INDEX session_events_pending ON session_events (status, created_at);
+    """,
+]
+
+
+@dataclass(frozen=True)
+class SessionEvent:
+    """One session lifecycle event.
+
+    Attributes:
+        id: UUID4; also the *boundary id* in idempotency keys.
+        agent_id, session_id, boundary: the identity of the event.
+        provider, workspace, transcript_path: what the closing session reported (or None).
+        source: ``exec`` | ``launch`` | ``hook`` | ``cli``.
+        logging_enabled: ``conversation_logging.enabled`` for the agent at close time.
+        created_at: first delivery, UTC ISO-8601 ``Z``; deliveries counts re-deliveries.
+        status: ``pending`` until every matching invoker has a run, then ``processed``.
+        archive_status: None (not decided yet), ``available`` or ``unavailable``;
+        archive_detail: the reason when unavailable; conversation_id when available.
+    """
+
+    id: str
+    agent_id: str
+    session_id: str
+    boundary: str
+    provider: str | None
+    workspace: str | None
+    transcript_path: str | None
+    source: str
+    logging_enabled: bool
+    created_at: str
+    deliveries: int
+    status: str
+    processed_at: str | None
+    archive_status: str | None
+    archive_detail: str | None
+    conversation_id: str | None
+    attempts: int
+    last_error: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as a JSON-ready dict."""
+        return asdict(self)
+
+
+def _row(row: sqlite3.Row) -> SessionEvent:
+    data = dict(row)
+    data["logging_enabled"] = bool(data["logging_enabled"])
+    return SessionEvent(**data)
+
+
+class SessionEventQueue:
+    """The ``session_events`` table: append (idempotently), read pending, mark processed.
+
+    Args:
+        path: the state database; defaults to `state_db_path()`.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or state_db_path()
+        self.conn: sqlite3.Connection = connect(self.path)
+        migrate_component(self.conn, "session_events", _MIGRATIONS)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def append(
+        self,
+        *,
+        agent_id: str,
+        boundary: str,
+        session_id: str,
+        source: str,
+        logging_enabled: bool,
+        provider: str | None = None,
+        workspace: str | None = None,
+        transcript_path: str | None = None,
+    ) -> tuple[SessionEvent, bool]:
+        """Store an event, or count a re-delivery of the same ``(agent, session, boundary)``.
+
+        A re-delivery fills in a transcript path/provider/workspace the first delivery lacked
+        while the event is still pending; it never changes anything else. Atomic.
+
+        Returns:
+            (event, created) — created is False for a re-delivery.
+        """
+        with atomic(self.conn):
+            row = self.conn.execute(
+                "SELECT id FROM session_events WHERE agent_id = ? AND session_id = ?"
+                " AND boundary = ?",
+                (agent_id, session_id, boundary),
+            ).fetchone()
+            if row is None:
+                event_id = new_id()
+                self.conn.execute(
+                    "INSERT INTO session_events (id, agent_id, session_id, boundary, provider,"
+                    " workspace, transcript_path, source, logging_enabled, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (event_id, agent_id, session_id, boundary, provider, workspace,
+                     transcript_path, source, 1 if logging_enabled else 0, utc_now_iso()),
+                )
+                created = True
+            else:
+                event_id = row["id"]
+                self.conn.execute(
+                    "UPDATE session_events SET deliveries = deliveries + 1,"
+                    " transcript_path = CASE WHEN status = 'pending'"
+                    "   THEN COALESCE(transcript_path, ?) ELSE transcript_path END,"
+                    " provider = COALESCE(provider, ?), workspace = COALESCE(workspace, ?)"
+                    " WHERE id = ?",
+                    (transcript_path, provider, workspace, event_id),
+                )
+                created = False
+        return self.get(event_id), created
+
+    def get(self, event_id: str) -> SessionEvent:
+        """One event by full id. Read-only.
+
+        Raises:
+            NotFoundError: no such event.
+        """
+        row = self.conn.execute(
+            "SELECT * FROM session_events WHERE id = ?", (event_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no session event {event_id!r}")
+        return _row(row)
+
+    def pending(self, limit: int | None = None) -> list[SessionEvent]:
+        """Pending events, oldest first (at most `limit`). Read-only."""
+        sql = "SELECT * FROM session_events WHERE status = 'pending' ORDER BY created_at, id"
+        params: tuple[Any, ...] = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (limit,)
+        return [_row(r) for r in self.conn.execute(sql, params).fetchall()]
+
+    def has_pending(self) -> bool:
+        """Whether any event is pending. Read-only."""
+        return self.conn.execute(
+            "SELECT 1 FROM session_events WHERE status = 'pending' LIMIT 1"
+        ).fetchone() is not None
+
+    def list(self, *, agent_id: str | None = None, limit: int = 100) -> list[SessionEvent]:
+        """Recent events, newest first. Read-only."""
+        where, params = ("", []) if agent_id is None else (" WHERE agent_id = ?", [agent_id])
+        rows = self.conn.execute(
+            f"SELECT * FROM session_events{where} ORDER BY created_at DESC, id LIMIT ?",
+            [*params, limit],
+        ).fetchall()
+        return [_row(r) for r in rows]
+
+    def set_archive(
+        self, event_id: str, status: str, detail: str | None, conversation_id: str | None
+    ) -> SessionEvent:
+        """Record the archive outcome once; a later call keeps the first outcome. Atomic.
+
+        Args:
+            status: ``available`` or ``unavailable``.
+            detail: the reason when unavailable.
+        """
+        with atomic(self.conn):
+            self.conn.execute(
+                "UPDATE session_events SET archive_status = ?, archive_detail = ?,"
+                " conversation_id = ? WHERE id = ? AND archive_status IS NULL",
+                (status, detail, conversation_id, event_id),
+            )
+        return self.get(event_id)
+
+    def mark_processed(self, event_id: str, *, error: str | None = None) -> None:
+        """Mark an event processed (idempotent; atomic)."""
+        with atomic(self.conn):
+            self.conn.execute(
+                "UPDATE session_events SET status = 'processed', processed_at = ?,"
+                " last_error = COALESCE(?, last_error) WHERE id = ? AND status = 'pending'",
+                (utc_now_iso(), error, event_id),
+            )
+
+    def record_failure(self, event_id: str, error: str) -> int:
+        """Count a failed processing attempt and keep its message; returns attempts. Atomic."""
+        with atomic(self.conn):
+            self.conn.execute(
+                "UPDATE session_events SET attempts = attempts + 1, last_error = ? WHERE id = ?",
+                (error[:2000], event_id),
+            )
+            row = self.conn.execute(
+                "SELECT attempts FROM session_events WHERE id = ?", (event_id,)
+            ).fetchone()
+        return int(row["attempts"]) if row else 0
+
+
+# --- locks ------------------------------------------------------------------------------
+
+
+class FileLock:
+    """A non-blocking advisory lock on one file; released by the OS when the holder dies.
+
+    Args:
+        path: the lock file (created; the holder's pid is written into it for diagnosis).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh: IO[str] | None = None
+
+    def acquire(self) -> bool:
+        """Take the lock if free; True when this object now holds it. Never blocks."""
+        if self._fh is not None:
+            return True
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release()
+        try:
+            if os.name == "nt":  # pragma: no cover - exercised on Windows only
+                import msvcrt
+
+                fh.seek(0)
+                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            return False
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        self._fh = fh
+        return True
+
+    def release(self) -> None:
+        """Release the lock if held (closing the file drops it)."""
+        fh, self._fh = self._fh, None
+        if fh is None:
+            return
+        if os.name == "nt":  # pragma: no cover
+            import msvcrt
+
+            try:
+                fh.seek(0)
+                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+            except OSError:
+                pass
+        fh.close()
+
+    @property
+    def held(self) -> bool:
+        """Whether this object holds the lock."""
+        return self._fh is not None
+
+    def held_elsewhere(self) -> bool:
+        """Whether another process (or object) holds the lock right now."""
+        if self._fh is not None:
+            return False
+        if not self.path.exists():
+            return False
+        if self.acquire():
+            self.release()
+            return False
+        return True
+
+    def __enter__(self) -> FileLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _locks_dir() -> Path:
+    return data_dir() / "locks"
+
+
+def drain_lock() -> FileLock:
+    """The lock one drain worker holds while it drains."""
+    return FileLock(_locks_dir() / DRAIN_LOCK_FILE)
+
+
+def daemon_lock() -> FileLock:
+    """The lock ``wardian serve`` holds for its lifetime (`acquire()` it at start-up)."""
+    return FileLock(_locks_dir() / DAEMON_LOCK_FILE)
+
+
+def daemon_running() -> bool:
+    """Whether a ``wardian serve`` daemon currently holds the daemon lock."""
+    return daemon_lock().held_elsewhere()
+
+
+# --- writing events ---------------------------------------------------------------------
+
+
+def drain_command() -> list[str]:
+    """The argv that runs one detached drain worker (``python -m wardian session _drain``)."""
+    return [sys.executable, "-m", "wardian", "session", "_drain"]
+
+
+def start_drain_worker() -> int | None:
+    """Start a detached drain worker unless a daemon drains; returns its pid or None.
+
+    The worker is its own session/process group with no terminal and stdio to
+    ``<data dir>/logs/drain.log``, so it outlives the hook that started it. Never raises
+    for a failed start: the event is already stored and the next writer or the daemon
+    picks it up.
+    """
+    if daemon_running():
+        return None
+    if drain_lock().held_elsewhere():
+        # A worker is draining; it re-checks the queue after releasing its lock.
+        return None
+    logs = data_dir() / "logs"
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        log = open(logs / "drain.log", "ab")  # noqa: SIM115 - handed to the child
+    except OSError:
+        log = None
+    kwargs: dict[str, Any] = {}
+    if os.name == "nt":  # pragma: no cover
+        kwargs["creationflags"] = (
+            subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+        )
+    else:
+        kwargs["start_new_session"] = True
+    try:
+        proc = subprocess.Popen(
+            drain_command(),
+            stdin=subprocess.DEVNULL,
+            stdout=log if log is not None else subprocess.DEVNULL,
+            stderr=log if log is not None else subprocess.DEVNULL,
+            close_fds=True,
+            env=os.environ.copy(),
+            **kwargs,
+        )
+    except OSError:
+        return None
+    finally:
+        if log is not None:
+            log.close()
+    return proc.pid
+
+
+def record_session_close(
+    agent_id: str,
+    boundary: str = "shutdown",
+    session_id: str | None = None,
+    transcript_path: str | None = None,
+    provider: str | None = None,
+    workspace: str | None = None,
+    source: str = "cli",
+    start_drain: bool = True,
+) -> str:
+    """Store a session-close event durably, then start a drain worker; returns the event id.
+
+    The event is committed before anything else. Re-delivering the same
+    ``(agent_id, session_id, boundary)`` returns the same event id. Without a session id,
+    every call is its own session (a fresh id is allocated). Whether conversation logging
+    is on for the agent is read now, at close time.
+
+    Args:
+        agent_id: the agent's full id.
+        boundary: one of `BOUNDARIES`.
+        session_id: the provider's session id, if known.
+        transcript_path: the session transcript (made absolute).
+        provider, workspace: what the session ran with.
+        source: one of `SOURCES`.
+        start_drain: start a detached drain worker (False in tests and from a daemon).
+
+    Raises:
+        UsageError: unknown boundary or source.
+    """
+    if boundary not in BOUNDARIES:
+        raise UsageError(
+            f"unknown boundary {boundary!r}", hint=f"use one of: {', '.join(BOUNDARIES)}"
+        )
+    if source not in SOURCES:
+        raise UsageError(f"unknown event source {source!r}", hint=f"use one of {SOURCES}")
+    from wardian.config import SettingsStore
+
+    queue = SessionEventQueue()
+    try:
+        settings = SettingsStore(queue.path)
+        try:
+            logging_enabled = bool(
+                settings.get("conversation_logging.enabled", agent_id=agent_id)
+            )
+        finally:
+            settings.close()
+        if transcript_path:
+            transcript_path = str(Path(transcript_path).expanduser().absolute())
+        if workspace:
+            workspace = str(Path(workspace).expanduser().absolute())
+        event, _created = queue.append(
+            agent_id=agent_id,
+            boundary=boundary,
+            session_id=session_id or new_id(),
+            source=source,
+            logging_enabled=logging_enabled,
+            provider=provider,
+            workspace=workspace,
+            transcript_path=transcript_path,
+        )
+    finally:
+        queue.close()
+    if start_drain:
+        start_drain_worker()
+    return event.id

@@ -1,0 +1,68 @@
+"""Conversation archives: import from real transcripts, global per-agent seq, idempotency."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wardian.runtime.archives import ArchiveStore, TranscriptUnreadable
+
+
+def _generic(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_import_generic_counts_malformed_and_numbers_globally(tmp_path: Path) -> None:
+    store = ArchiveStore()
+    t1 = _generic(tmp_path / "a.jsonl", [
+        json.dumps({"role": "user", "content": "we use ruff, not flake8"}),
+        "{not json",
+        json.dumps({"role": "assistant", "content": "noted"}),
+    ])
+    m1 = store.import_transcript("agent-1", t1, event_id="ev-1", provider="generic",
+                                 session_id="s1", boundary="clear")
+    assert (m1.message_count, m1.malformed_lines) == (2, 1)
+    assert (m1.first_seq, m1.last_seq) == (1, 2)
+    assert m1.source_sha256 and len(m1.source_sha256) == 64
+    assert m1.session_id == "s1" and m1.boundary == "clear"
+    t2 = _generic(tmp_path / "b.jsonl", [json.dumps({"role": "user", "content": "second"})])
+    m2 = store.import_transcript("agent-1", t2, event_id="ev-2")
+    assert (m2.first_seq, m2.last_seq) == (3, 3)
+    other = store.import_transcript("agent-2", t2, event_id="ev-3")
+    assert other.first_seq == 1
+    # idempotent per event
+    again = store.import_transcript("agent-1", t1, event_id="ev-1")
+    assert again.id == m1.id and store.last_seq("agent-1") == 3
+    sl = store.slice("agent-1", 1)
+    assert [m.seq for m in sl] == [2, 3]
+    assert sl[1].text == "second" and sl[1].meta["conversation_id"] == m2.id
+    assert [m.seq for m in store.slice("agent-1", None)] == [1, 2, 3]
+    assert store.get(m1.id[:8]).id == m1.id
+    assert [c.id for c in store.list(agent_id="agent-1")] == [m2.id, m1.id] or \
+        {c.id for c in store.list(agent_id="agent-1")} == {m1.id, m2.id}
+
+
+def test_unreadable_and_missing(tmp_path: Path) -> None:
+    store = ArchiveStore()
+    with pytest.raises(TranscriptUnreadable):
+        store.import_transcript("a", tmp_path / "nope.jsonl", event_id="e")
+    bad = tmp_path / "bin.jsonl"
+    bad.write_bytes(b"\x00\xff\xfe garbage")
+    with pytest.raises(TranscriptUnreadable):
+        store.import_transcript("a", bad, event_id="e")
+    assert store.list() == []
+
+
+def test_real_claude_code_transcript(corpus_dir: Path) -> None:
+    path = corpus_dir / "claude-code" / "spotter-phx-server-short.jsonl"
+    if not path.is_file():
+        pytest.skip(f"{path} absent")
+    store = ArchiveStore()
+    man = store.import_transcript("agent-1", path, event_id="ev", provider="claude-code")
+    assert man.provider == "claude-code" and man.message_count > 0
+    msgs = store.messages(man.id)
+    assert len(msgs) == man.message_count and msgs[0].seq == 1
+    assert sum(man.counts.values()) == man.message_count

@@ -1,0 +1,90 @@
+"""The durable session-event queue: identity, re-delivery, ordering, locks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from wardian.config import SettingsStore
+from wardian.errors import UsageError
+from wardian.runtime.session_events import (
+    SessionEventQueue,
+    daemon_lock,
+    daemon_running,
+    drain_lock,
+    record_session_close,
+)
+
+
+def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path) -> None:
+    first = record_session_close("agent-1", "clear", session_id="s1", start_drain=False)
+    again = record_session_close("agent-1", "clear", session_id="s1",
+                                 transcript_path=str(tmp_path / "t.jsonl"), start_drain=False)
+    assert again == first
+    ev = SessionEventQueue().get(first)
+    assert ev.deliveries == 2 and ev.status == "pending"
+    assert ev.transcript_path == str(tmp_path / "t.jsonl")
+    # another boundary or another session is another event
+    assert record_session_close("agent-1", "shutdown", session_id="s1", start_drain=False) != first
+    assert record_session_close("agent-1", "clear", session_id="s2", start_drain=False) != first
+    # no session id: every close is its own session
+    a = record_session_close("agent-1", "shutdown", start_drain=False)
+    b = record_session_close("agent-1", "shutdown", start_drain=False)
+    assert a != b
+    assert len(SessionEventQueue().pending()) == 5
+
+
+def test_unknown_boundary_refused() -> None:
+    with pytest.raises(UsageError, match="boundary"):
+        record_session_close("agent-1", "exit", start_drain=False)
+    assert SessionEventQueue().pending() == []
+
+
+def test_logging_setting_captured_at_close_time() -> None:
+    settings = SettingsStore()
+    off = record_session_close("a", "clear", session_id="1", start_drain=False)
+    settings.set("conversation_logging.enabled", "true", agent_id="a")
+    on = record_session_close("a", "clear", session_id="2", start_drain=False)
+    q = SessionEventQueue()
+    assert q.get(off).logging_enabled is False
+    assert q.get(on).logging_enabled is True
+
+
+def test_mark_processed_and_archive_outcome_are_write_once() -> None:
+    q = SessionEventQueue()
+    eid = record_session_close("a", "clear", start_drain=False)
+    q.set_archive(eid, "unavailable", "no transcript", None)
+    q.set_archive(eid, "available", None, "conv")
+    assert q.get(eid).archive_detail == "no transcript"
+    q.mark_processed(eid)
+    assert not q.has_pending() and q.get(eid).processed_at
+
+
+def test_locks_are_exclusive_across_processes_and_die_with_holder() -> None:
+    lock = drain_lock()
+    assert lock.acquire()
+    code = (
+        "from wardian.runtime.session_events import drain_lock;"
+        "import sys; sys.exit(0 if not drain_lock().acquire() else 1)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], timeout=30).returncode == 0
+    lock.release()
+    assert subprocess.run([sys.executable, "-c", code], timeout=30).returncode == 1
+    # the daemon lock: held by a child, seen from here; gone when the child is killed
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "from wardian.runtime.session_events import daemon_lock;import sys;"
+         "l=daemon_lock(); assert l.acquire(); print('held', flush=True);"
+         "sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert daemon_running()
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    assert not daemon_running()
+    assert daemon_lock().acquire()

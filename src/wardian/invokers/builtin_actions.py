@@ -1,0 +1,616 @@
+"""Built-in blueprint actions of memory consolidation: load, snapshot, commit, draft a plan.
+
+Registered with the engine's action registry (`wardian.engine.actions.register_action`) when
+this module is imported; every engine entry point imports it (see `ensure_registered`).
+It sits at the invokers level because it needs both the runtime (archives) and memory.
+
+* ``archive.load`` — the agent's archive slice after its consolidation cursor (or a
+  transcript file for a manual run with ``--archive PATH``): messages, seq range, joined text.
+* ``memory.snapshot`` — the agent's active records (id, revision id, kind, scope, text).
+* ``memory.commit`` — the curator's batch bound to the run's principal, workspace,
+  idempotency key and cursor, committed with `wardian.memory.consolidation.commit_batch`.
+* ``memory.draft_plan`` — review mode: the same batch as a schema-v1 maintenance plan file
+  for ``wardian garden maintain preview``.
+
+Spec "Optional consolidation"; DESIGN.md "Blueprints, runs, providers" (`memory.commit`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from wardian.errors import UsageError, ValidationError
+
+__all__ = [
+    "ACTION_NAMES",
+    "archive_load",
+    "build_plan",
+    "commit_curator_batch",
+    "draft_plan",
+    "ensure_registered",
+    "memory_snapshot",
+    "parse_curator_batch",
+]
+
+ACTION_NAMES = ("archive.load", "memory.snapshot", "memory.commit", "memory.draft_plan")
+"""The actions this module registers."""
+
+_TOOL_KINDS = frozenset({"tool_result"})
+
+
+def _is_tool_output(message: Mapping[str, Any]) -> bool:
+    return message.get("role") == "tool" or message.get("kind") in _TOOL_KINDS
+
+
+def join_messages(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The slice text the evidence check runs against: every message's text, one per line."""
+    return "\n".join(str(m.get("text") or "") for m in messages)
+
+
+# --- archive.load -------------------------------------------------------------------------
+
+
+def archive_load(
+    *,
+    agent_id: str,
+    agent_name: str | None,
+    workspace: str,
+    transcript_path: str | None = None,
+    upto_seq: int | None = None,
+    include_tool_output: bool = False,
+) -> dict[str, Any]:
+    """Load what the curator should read: the archive slice after the agent's cursor.
+
+    Args:
+        agent_id: the run's principal.
+        agent_name: its name (shown in the prompt).
+        workspace: the run's workspace (absolute).
+        transcript_path: a transcript file for a manual run (``--archive PATH``); its
+            messages are read with `wardian.transcripts.load_transcript` and the cursor
+            is not advanced (the file is not the agent's archive).
+        upto_seq: the last archive seq of the triggering session (session-close payload),
+            so a run consolidates exactly up to its own session; None = to the end.
+        include_tool_output: keep tool output messages (default: left out of the slice).
+
+    Returns:
+        ``{agent_id, agent_name, workspace, source ("archive"|"file"|"none"), path,
+        after_seq, first_seq, last_seq, count, skipped_tool_messages, cursor, messages,
+        text}`` where ``cursor`` is what `memory.commit` advances the cursor to (None =
+        unchanged) and ``text`` joins the messages for the evidence check.
+
+    Raises:
+        NotFoundError / ValidationError: the transcript file is missing or unreadable.
+    """
+    from wardian.memory.consolidation import get_cursor
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        after = get_cursor(store, agent_id)
+    finally:
+        store.close()
+    source = "archive"
+    path: str | None = None
+    raw: list[dict[str, Any]]
+    if transcript_path:
+        from wardian.transcripts import load_transcript
+
+        conversation = load_transcript(transcript_path)
+        raw = [m.to_json() for m in conversation.messages]
+        source, path = "file", str(conversation.source_path or transcript_path)
+    else:
+        try:
+            from wardian.runtime.archives import ArchiveStore
+        except ImportError:  # the archive store has not landed: nothing to read
+            raw, source = [], "none"
+        else:
+            raw = [m.to_json() for m in ArchiveStore().slice(agent_id, after)]
+        if upto_seq is not None:
+            raw = [m for m in raw if int(m["seq"]) <= upto_seq]
+    messages = raw if include_tool_output else [m for m in raw if not _is_tool_output(m)]
+    last_seq = int(raw[-1]["seq"]) if raw else None
+    return {
+        "agent_id": agent_id,
+        "agent_name": agent_name or agent_id[:8],
+        "workspace": workspace,
+        "source": source,
+        "path": path,
+        "after_seq": after if source != "file" else None,
+        "first_seq": int(raw[0]["seq"]) if raw else None,
+        "last_seq": last_seq,
+        "count": len(messages),
+        "skipped_tool_messages": len(raw) - len(messages),
+        "cursor": last_seq if source == "archive" else None,
+        "messages": messages,
+        "text": join_messages(messages),
+    }
+
+
+# --- memory.snapshot ----------------------------------------------------------------------
+
+
+def memory_snapshot(*, agent_id: str, workspace: str | None) -> dict[str, Any]:
+    """The agent's active records the curator may update or remove. Read-only.
+
+    Args:
+        agent_id: the run's principal.
+        workspace: when given, agent-scoped records plus this workspace's records (what the
+            agent recalls there); None = all of its active records.
+
+    Returns:
+        ``{"agent_id", "workspace", "count", "records": [{id, revision_id, kind, scope,
+        text}]}`` ordered like the startup set (stable first, agent scope first).
+    """
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        records = (
+            store.startup_set(agent_id, workspace) if workspace
+            else store.list(agent_id)
+        )
+        out = [
+            {
+                "id": r.id,
+                "revision_id": r.current_revision_id,
+                "kind": r.kind,
+                "scope": r.scope.to_json(),
+                "text": r.text,
+            }
+            for r in records
+        ]
+    finally:
+        store.close()
+    return {"agent_id": agent_id, "workspace": workspace, "count": len(out), "records": out}
+
+
+# --- memory.commit ------------------------------------------------------------------------
+
+
+def parse_curator_batch(value: Any) -> list[dict[str, Any]]:
+    """The operations of a curator answer (dict, JSON text, None = a skipped curator).
+
+    Raises:
+        ValidationError: the answer is not ``{"operations": [...]}`` of valid operations.
+    """
+    from pydantic import ValidationError as PydanticError
+
+    from wardian.memory.batch import CuratorBatch
+
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"the curator's answer is not JSON: {exc}",
+                                  path="batch") from exc
+    try:
+        batch = CuratorBatch.model_validate(value)
+    except PydanticError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValidationError(
+            f"the curator's answer does not match the curator schema: {first['msg']}",
+            path=f"batch.{where}" if where else "batch",
+        ) from exc
+    return [op.model_dump(mode="json") for op in batch.operations]
+
+
+def commit_curator_batch(
+    *,
+    run_id: str,
+    agent_id: str,
+    workspace: str,
+    operations: list[dict[str, Any]],
+    archive: Mapping[str, Any],
+    idempotency_key: str | None,
+    max_changes: int | None = None,
+) -> dict[str, Any]:
+    """Build the `CommitBatch` for the run's principal and commit it (atomic, idempotent).
+
+    Args:
+        run_id: the run; the actor is ``run:<run id>``; the key defaults to it.
+        agent_id: the run's principal (the batch's agent_id is always this).
+        workspace: absolute path for workspace-scoped saves.
+        operations: the curator's operations (`parse_curator_batch`).
+        archive: the ``archive.load`` output (its ``text`` is what evidence must occur in,
+            its ``cursor`` where the consolidation cursor moves).
+        idempotency_key: from the invocation (session-close); None → ``run:<run id>``.
+        max_changes: operations past this many are dropped.
+
+    Returns:
+        `CommitResult.to_json()` plus ``summary`` (one line).
+
+    Raises:
+        AuthorityError, ConflictError, ValidationError: see `commit_batch`.
+    """
+    from wardian.memory.batch import CommitBatch
+    from wardian.memory.consolidation import commit_batch
+    from wardian.memory.models import Source
+    from wardian.memory.store import MemoryStore
+
+    batch = CommitBatch.model_validate({
+        "agent_id": agent_id,
+        "workspace": workspace,
+        "idempotency_key": idempotency_key or f"run:{run_id}",
+        "cursor": archive.get("cursor"),
+        "operations": operations,
+    })
+    sources = [Source("run", f"run:{run_id}")]
+    if archive.get("first_seq") is not None and archive.get("source") == "archive":
+        sources.append(
+            Source("archive", f"archive:{agent_id}:{archive['first_seq']}-{archive['last_seq']}")
+        )
+    elif archive.get("path"):
+        sources.append(Source("transcript", str(archive["path"])))
+    store = MemoryStore()
+    try:
+        result = commit_batch(
+            store, batch, principal_agent_id=agent_id, actor=f"run:{run_id}",
+            archive_text=str(archive.get("text") or ""), sources=sources,
+            max_changes=max_changes,
+        )
+    finally:
+        store.close()
+    out = result.to_json()
+    out["summary"] = result.summary()
+    return out
+
+
+# --- memory.draft_plan --------------------------------------------------------------------
+
+
+def build_plan(
+    *,
+    run_id: str,
+    agent_id: str,
+    workspace: str,
+    operations: list[dict[str, Any]],
+    archive_text: str,
+    idempotency_key: str | None,
+    max_changes: int | None = None,
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """Turn curator operations into a schema-v1 maintenance plan (review mode). Read-only.
+
+    save → ``create`` (client_key ``save-<index>``), update → ``revise`` with the record's
+    current revision as ``expected_revision_id``, remove → ``retire``. The same checks as
+    `memory.commit` apply first: evidence must occur in the slice, ids must be the agent's
+    active records, at most `max_changes` operations.
+
+    Returns:
+        (the plan as a dict, or None when no operation survives; the dropped operations
+        ``[{index, op, code, reason}]``).
+    """
+    from wardian.errors import AmbiguousIdError, NotFoundError
+    from wardian.memory.consolidation import evidence_in_archive, normalise_whitespace
+    from wardian.memory.store import MemoryStore
+
+    archive = normalise_whitespace(archive_text)
+    plan_ops: list[dict[str, Any]] = []
+    dropped: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    store = MemoryStore()
+    try:
+        for index, op in enumerate(operations):
+            kind = op["op"]
+
+            def drop(code: str, reason: str, index: int = index, kind: str = kind) -> None:
+                dropped.append({"index": index, "op": kind, "code": code, "reason": reason})
+
+            if max_changes is not None and index >= max_changes:
+                drop("over_max_changes", "the batch has more than max_changes operations")
+                continue
+            if kind in {"save", "update"} and not evidence_in_archive(op["evidence"], archive):
+                drop("evidence_not_found",
+                     "its evidence excerpt does not occur in the archive slice")
+                continue
+            scope: dict[str, str] = (
+                {"kind": "agent"} if op.get("scope") == "agent"
+                else {"kind": "workspace", "path": workspace}
+            )
+            if kind == "save":
+                plan_ops.append({
+                    "op": "create", "client_key": f"save-{index}", "text": op["text"],
+                    "kind": op.get("kind", "stable"), "scope": scope,
+                    "evidence_excerpt": op["evidence"],
+                    "sources": [{"source_type": "run", "locator": f"run:{run_id}",
+                                 "primary": False}],
+                })
+                continue
+            try:
+                record = store.get(op["memory_id"], agent_id=agent_id)
+            except (NotFoundError, AmbiguousIdError):
+                drop("not_found", f"memory {op['memory_id'][:8]} is not one of this agent's "
+                     "records")
+                continue
+            if record.status != "active" or record.id in seen:
+                drop("already_removed" if record.status != "active" else "duplicate_target",
+                     f"memory {record.short_id} is already removed or already in this plan")
+                continue
+            seen.add(record.id)
+            if kind == "update":
+                if record.scope.kind == "workspace" and op.get("scope") != "agent":
+                    scope = record.scope.to_json()
+                plan_ops.append({
+                    "op": "revise", "memory_id": record.id,
+                    "expected_revision_id": record.current_revision_id, "text": op["text"],
+                    "kind": op.get("kind", "stable"), "scope": scope,
+                    "evidence_excerpt": op["evidence"],
+                    "add_sources": [{"source_type": "run", "locator": f"run:{run_id}",
+                                     "primary": False}],
+                })
+            else:
+                plan_ops.append({
+                    "op": "retire", "memory_id": record.id,
+                    "expected_revision_id": record.current_revision_id,
+                    "reason": op.get("reason") or "retired by memory consolidation",
+                })
+    finally:
+        store.close()
+    if not plan_ops:
+        return None, dropped
+    plan = {
+        "schema_version": 1,
+        "plan_id": f"consolidation-{run_id}",
+        "agent_id": agent_id,
+        "idempotency_key": idempotency_key or f"run:{run_id}",
+        "operations": plan_ops,
+    }
+    return plan, dropped
+
+
+def draft_plan(
+    *,
+    run_id: str,
+    agent_id: str,
+    workspace: str,
+    operations: list[dict[str, Any]],
+    archive_text: str,
+    idempotency_key: str | None,
+    max_changes: int | None = None,
+) -> dict[str, Any]:
+    """Write the review-mode plan to ``data_dir()/plans/<run id>.json`` (nothing committed).
+
+    Returns:
+        ``{"path" (or None when nothing to review), "operations", "dropped", "plan_id",
+        "agent_id", "next"}`` where ``next`` is the command an operator runs.
+
+    Raises:
+        ValidationError: the plan failed the maintenance plan model (a bug; reported).
+    """
+    from wardian.config import data_dir
+
+    plan, dropped = build_plan(
+        run_id=run_id, agent_id=agent_id, workspace=workspace, operations=operations,
+        archive_text=archive_text, idempotency_key=idempotency_key, max_changes=max_changes,
+    )
+    if plan is None:
+        return {"path": None, "operations": 0, "dropped": dropped, "plan_id": None,
+                "agent_id": agent_id, "next": None}
+    data = json.dumps(plan, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
+    _validate_plan(data)
+    folder = data_dir() / "plans"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{run_id}.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return {
+        "path": str(path), "operations": len(plan["operations"]), "dropped": dropped,
+        "plan_id": plan["plan_id"], "agent_id": agent_id,
+        "next": f"wardian garden maintain preview {path} --agent {agent_id}",
+    }
+
+
+def _validate_plan(data: bytes) -> None:
+    try:
+        from wardian.memory.maintenance.plan import load_plan_bytes
+    except ImportError:  # the maintenance plan model has not landed
+        return
+    load_plan_bytes(data, source="memory.draft_plan")
+
+
+# --- registration -------------------------------------------------------------------------
+
+
+def _get(ctx: Any, *names: str, default: Any = None) -> Any:
+    """The first attribute (or mapping key) of `ctx` among `names` that is set."""
+    for name in names:
+        value = ctx.get(name) if isinstance(ctx, Mapping) else getattr(ctx, name, None)
+        if value is not None:
+            return value
+    return default
+
+
+def _event(ctx: Any, kind: str, data: dict[str, Any]) -> None:
+    record = getattr(ctx, "event", None) or getattr(ctx, "record_event", None)
+    if callable(record):
+        record(kind, data)
+
+
+def _principal(ctx: Any) -> tuple[str, str | None, str]:
+    agent_id = _get(ctx, "agent_id")
+    if not agent_id:
+        raise UsageError("this action needs a run with an agent (the run's principal)",
+                         hint="start the run with --agent NAME")
+    name = _get(ctx, "agent_name")
+    workspace = _get(ctx, "workspace")
+    if not workspace:
+        from wardian.runtime.agents import AgentRegistry
+
+        agent = AgentRegistry().find(agent_id)
+        workspace = getattr(agent, "workspace", None) if agent else None
+        name = name or (getattr(agent, "name", None) if agent else None)
+    if not workspace:
+        from wardian.memory.models import default_workspace
+
+        workspace = default_workspace()
+    return str(agent_id), name, str(workspace)
+
+
+def _payload(ctx: Any) -> Mapping[str, Any]:
+    invocation = _get(ctx, "invocation", default={})
+    payload = _get(ctx, "payload", "invocation_payload", default=None)
+    if payload is None and isinstance(invocation, Mapping):
+        payload = invocation.get("payload")
+    return payload if isinstance(payload, Mapping) else {}
+
+
+def _steps(ctx: Any) -> Mapping[str, Any]:
+    steps = _get(ctx, "steps", default={})
+    return steps if isinstance(steps, Mapping) else {}
+
+
+def _step_output(ctx: Any, step_id: str) -> Any:
+    entry = _steps(ctx).get(step_id)
+    if isinstance(entry, Mapping) and "output" in entry:
+        return entry["output"]
+    return entry
+
+
+def _archive_from(ctx: Any, archive: Any, archive_step: str) -> Mapping[str, Any]:
+    if isinstance(archive, Mapping):
+        return archive
+    found = _step_output(ctx, archive_step)
+    if not isinstance(found, Mapping):
+        raise UsageError(
+            f"no archive.load output found in step {archive_step!r}",
+            hint="add an `archive.load` step before it, or pass with: {archive_step: ID}",
+        )
+    return found
+
+
+def _action_archive_load(
+    ctx: Any, include_tool_output: Any = False, archive_path: str | None = None,
+) -> dict[str, Any]:
+    agent_id, name, workspace = _principal(ctx)
+    payload = _payload(ctx)
+    path = archive_path or _get(ctx, "archive_path") or payload.get("archive_path")
+    invocation = _get(ctx, "invocation", default={})
+    if not path and isinstance(invocation, Mapping):
+        archive_info = invocation.get("archive")
+        if isinstance(archive_info, Mapping):
+            path = archive_info.get("path")
+        elif isinstance(archive_info, str):
+            path = archive_info
+    seq_range = payload.get("archive_seq_range") or payload.get("seq_range")
+    upto = None
+    if isinstance(seq_range, Sequence) and not isinstance(seq_range, str) and seq_range:
+        upto = seq_range[-1]
+    elif isinstance(seq_range, Mapping):
+        upto = seq_range.get("last") or seq_range.get("end")
+    result = archive_load(
+        agent_id=agent_id, agent_name=name, workspace=workspace,
+        transcript_path=str(path) if path else None,
+        upto_seq=int(upto) if upto is not None else None,
+        include_tool_output=_truthy(include_tool_output),
+    )
+    _event(ctx, "archive.loaded", {k: result[k] for k in (
+        "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages")})
+    return result
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in {"true", "1", "yes", "on"}
+    return bool(value)
+
+
+def _action_memory_snapshot(ctx: Any, all_workspaces: Any = False) -> dict[str, Any]:
+    agent_id, _name, workspace = _principal(ctx)
+    return memory_snapshot(agent_id=agent_id,
+                           workspace=None if _truthy(all_workspaces) else workspace)
+
+
+def _key(ctx: Any) -> str | None:
+    key = _get(ctx, "idempotency_key")
+    if key:
+        return str(key)
+    payload = _payload(ctx)
+    return str(payload["idempotency_key"]) if payload.get("idempotency_key") else None
+
+
+def _max_changes(ctx: Any, value: Any) -> int | None:
+    if value is None:
+        inputs = _get(ctx, "inputs", default={})
+        value = inputs.get("max_changes") if isinstance(inputs, Mapping) else None
+    return None if value is None else int(value)
+
+
+def _action_memory_commit(
+    ctx: Any, batch: Any = None, archive: Any = None, archive_step: str = "archive",
+    batch_step: str = "curate", max_changes: Any = None,
+) -> dict[str, Any]:
+    agent_id, _name, workspace = _principal(ctx)
+    operations = parse_curator_batch(batch if batch is not None
+                                     else _step_output(ctx, batch_step))
+    run_id = str(_get(ctx, "run_id"))
+    result = commit_curator_batch(
+        run_id=run_id, agent_id=agent_id, workspace=workspace, operations=operations,
+        archive=_archive_from(ctx, archive, archive_step), idempotency_key=_key(ctx),
+        max_changes=_max_changes(ctx, max_changes),
+    )
+    for dropped in result["dropped"]:
+        _event(ctx, "memory.op_dropped", dropped)
+    _event(ctx, "memory.committed", {"summary": result["summary"],
+                                     "counts": result["counts"],
+                                     "replayed": result["replayed"]})
+    return result
+
+
+def _action_memory_draft_plan(
+    ctx: Any, batch: Any = None, archive: Any = None, archive_step: str = "archive",
+    batch_step: str = "curate", max_changes: Any = None,
+) -> dict[str, Any]:
+    agent_id, _name, workspace = _principal(ctx)
+    operations = parse_curator_batch(batch if batch is not None
+                                     else _step_output(ctx, batch_step))
+    run_id = str(_get(ctx, "run_id"))
+    archive_out = _archive_from(ctx, archive, archive_step)
+    result = draft_plan(
+        run_id=run_id, agent_id=agent_id, workspace=workspace, operations=operations,
+        archive_text=str(archive_out.get("text") or ""), idempotency_key=_key(ctx),
+        max_changes=_max_changes(ctx, max_changes),
+    )
+    for dropped in result["dropped"]:
+        _event(ctx, "memory.op_dropped", dropped)
+    _event(ctx, "memory.plan_drafted", {"path": result["path"],
+                                        "operations": result["operations"]})
+    return result
+
+
+_ACTIONS: dict[str, Callable[..., dict[str, Any]]] = {
+    "archive.load": _action_archive_load,
+    "memory.snapshot": _action_memory_snapshot,
+    "memory.commit": _action_memory_commit,
+    "memory.draft_plan": _action_memory_draft_plan,
+}
+
+
+def ensure_registered() -> None:
+    """Register the built-in actions with the engine's registry (idempotent).
+
+    Every engine entry point (``automation run start``, the detached run child, the drain
+    worker, ``serve``) imports this module, which calls this once.
+    """
+    try:
+        from wardian.engine import actions
+    except ImportError:  # the engine has not landed
+        return
+    for name, func in _ACTIONS.items():
+        existing = None
+        getter = getattr(actions, "get_action", None)
+        if getter is not None:
+            try:
+                existing = getter(name)
+            except Exception:  # not registered yet
+                existing = None
+        if existing is None:
+            actions.register_action(name)(func)
+
+
+ensure_registered()

@@ -1,0 +1,150 @@
+"""The built-in consolidation actions as functions: archive.load from a transcript file,
+memory.snapshot, memory.commit (principal, evidence check, replay) and memory.draft_plan
+(a schema-v1 plan the maintenance loader accepts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wardian.errors import ValidationError
+from wardian.invokers.builtin_actions import (
+    archive_load,
+    build_plan,
+    commit_curator_batch,
+    draft_plan,
+    memory_snapshot,
+    parse_curator_batch,
+)
+from wardian.memory.consolidation import get_cursor
+from wardian.memory.models import Scope
+from wardian.memory.store import MemoryStore
+
+AGENT = "11111111-1111-4111-8111-111111111111"
+
+
+def _claude_line(kind: str, text: str, n: int) -> str:
+    message: dict[str, object]
+    if kind == "user":
+        message = {"role": "user", "content": text}
+    else:
+        message = {"role": "assistant", "model": "claude-x", "id": f"m{n}",
+                   "content": [{"type": "text", "text": text}]}
+    return json.dumps({
+        "type": kind, "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+        "sessionId": "s1", "timestamp": "2026-11-29T10:00:00Z", "cwd": "/repo",
+        "message": message,
+    })
+
+
+@pytest.fixture
+def transcript(tmp_path: Path) -> Path:
+    lines = [
+        _claude_line("user", "From now on, always use pnpm instead of npm in this repo.", 0),
+        _claude_line("assistant", "Understood, I'll use pnpm.", 1),
+        _claude_line("user", "Thanks, that's all for today.", 2),
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_archive_load_from_a_transcript_file(transcript: Path) -> None:
+    out = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
+                       transcript_path=str(transcript))
+    assert out["source"] == "file" and out["cursor"] is None
+    assert out["count"] == 3 and out["first_seq"] == 0 and out["last_seq"] == 2
+    assert "always use pnpm instead of npm" in out["text"]
+    assert [m["role"] for m in out["messages"]] == ["user", "assistant", "user"]
+
+
+def test_snapshot_lists_active_records_of_the_workspace() -> None:
+    store = MemoryStore()
+    kept = store.save(AGENT, "Use pnpm", evidence="e", scope=Scope("workspace", "/repo"),
+                      actor="t")
+    store.save(AGENT, "Elsewhere", evidence="e", scope=Scope("workspace", "/other"), actor="t")
+    gone = store.save(AGENT, "Gone", evidence="e", scope=Scope.agent(), actor="t")
+    store.remove(AGENT, gone.id, actor="t")
+    store.close()
+    snap = memory_snapshot(agent_id=AGENT, workspace="/repo")
+    assert snap["records"] == [{
+        "id": kept.id, "revision_id": kept.current_revision_id, "kind": "stable",
+        "scope": {"kind": "workspace", "path": "/repo"}, "text": "Use pnpm",
+    }]
+
+
+def test_commit_checks_evidence_and_replays(transcript: Path) -> None:
+    archive = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
+                           transcript_path=str(transcript))
+    ops = parse_curator_batch({"operations": [
+        {"op": "save", "text": "Use pnpm, not npm, in this repo",
+         "evidence": "always use pnpm instead of npm in this repo."},
+        {"op": "save", "text": "Made up", "evidence": "the user prefers yarn"},
+    ]})
+    first = commit_curator_batch(run_id="r1", agent_id=AGENT, workspace="/repo",
+                                 operations=ops, archive=archive, idempotency_key=None)
+    assert first["counts"] == {"save": 1, "update": 0, "remove": 0, "dropped": 1}
+    assert first["idempotency_key"] == "run:r1"
+    assert first["dropped"][0]["code"] == "evidence_not_found"
+    again = commit_curator_batch(run_id="r2", agent_id=AGENT, workspace="/repo",
+                                 operations=ops, archive=archive, idempotency_key="run:r1")
+    assert again["replayed"] is True
+    store = MemoryStore()
+    records = store.list(AGENT)
+    assert len(records) == 1
+    assert records[0].sources[0].locator == "run:r1"
+    assert get_cursor(store, AGENT) is None  # a transcript file never moves the cursor
+    store.close()
+
+
+def test_parse_curator_batch_rejects_bad_answers() -> None:
+    assert parse_curator_batch(None) == []
+    with pytest.raises(ValidationError):
+        parse_curator_batch('{"operations": [{"op": "save"}]}')
+    with pytest.raises(ValidationError):
+        parse_curator_batch("not json")
+
+
+def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: Path) -> None:
+    store = MemoryStore()
+    current = store.save(AGENT, "Migrating to pnpm", evidence="e", kind="current",
+                         scope=Scope("workspace", "/repo"), actor="t")
+    stale = store.save(AGENT, "Old", evidence="e", scope=Scope.agent(), actor="t")
+    store.close()
+    text = transcript.read_text()
+    archive = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
+                           transcript_path=str(transcript))
+    ops = parse_curator_batch({"operations": [
+        {"op": "save", "text": "Use pnpm", "evidence": "always use pnpm instead of npm"},
+        {"op": "update", "memory_id": current.id[:8], "text": "Use pnpm everywhere",
+         "kind": "stable", "evidence": "always use pnpm"},
+        {"op": "remove", "memory_id": stale.id, "evidence": "x", "reason": "stale"},
+        {"op": "save", "text": "Invented", "evidence": "nowhere in the text"},
+    ]})
+    out = draft_plan(run_id="r9", agent_id=AGENT, workspace="/repo", operations=ops,
+                     archive_text=archive["text"], idempotency_key="session-close:i:b")
+    assert out["operations"] == 3 and [d["code"] for d in out["dropped"]] == [
+        "evidence_not_found"]
+    path = Path(out["path"])
+    assert path == wardian_home / "plans" / "r9.json"
+    plan = json.loads(path.read_text())
+    assert [op["op"] for op in plan["operations"]] == ["create", "revise", "retire"]
+    assert plan["operations"][1]["expected_revision_id"] == current.current_revision_id
+    assert plan["operations"][1]["scope"] == {"kind": "workspace", "path": "/repo"}
+    assert plan["idempotency_key"] == "session-close:i:b"
+    from wardian.memory.maintenance.plan import load_plan_file
+
+    loaded = load_plan_file(path)
+    assert loaded.agent_id == AGENT
+    assert "always use pnpm" in text
+
+
+def test_draft_plan_with_nothing_to_review_writes_no_file(wardian_home: Path) -> None:
+    plan, dropped = build_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=[],
+                               archive_text="", idempotency_key=None)
+    assert plan is None and dropped == []
+    out = draft_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=[],
+                     archive_text="", idempotency_key=None)
+    assert out["path"] is None and not (wardian_home / "plans").exists()

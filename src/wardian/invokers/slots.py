@@ -1,0 +1,244 @@
+"""Slot outcomes of schedule invokers (``state.db`` component ``schedule_slots``).
+
+DESIGN.md "Invokers": every scheduled slot gets one row, keyed UNIQUE on
+``(invoker_id, scheduled_time)``, written **before** anything is dispatched. A slot ends in
+exactly one outcome:
+
+* ``ran`` — ``run_id`` is the run created for it (idempotency key
+  ``schedule:<invoker id>:<scheduled time>``);
+* ``skipped`` — ``reason`` says why (``disabled``, ``misfired by N s``, ``overlap: …``,
+  ``blocked assignment: …``); ``run_id`` names a skipped run record when one was written;
+* ``coalesced`` — ``into_slot`` names the slot whose run covers it, ``run_id`` that run.
+
+``pending`` is the only transient state: the decision "run this slot" is durable, the run
+not created yet. A daemon that dies there finishes the job at its next start (run creation
+is idempotent by key), so a slot is never lost and never run twice.
+
+``schedule_state`` keeps, per schedule invoker, ``active_since`` (the instant it was last
+enabled: slots before it are not owed) and ``disabled_at``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from wardian._db import atomic, connect, migrate_component
+from wardian._util import format_utc, parse_utc, utc_now_iso
+from wardian.config import state_db_path
+from wardian.invokers.schedule import SlotDecision, slot_key
+
+__all__ = ["OUTCOMES", "ScheduleState", "Slot", "SlotStore"]
+
+OUTCOMES = ("pending", "ran", "skipped", "coalesced")
+
+_MIGRATIONS = [
+    """
+    CREATE TABLE schedule_slots (
+        invoker_id TEXT NOT NULL,
+        scheduled_time TEXT NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('pending', 'ran', 'skipped', 'coalesced')),
+        run_id TEXT,
+        reason TEXT,
+        late_s REAL NOT NULL DEFAULT 0,
+        into_slot TEXT,
+        decided_at TEXT NOT NULL,
+        resolved_at TEXT,
+        PRIMARY KEY (invoker_id, scheduled_time)
+    );
+    CREATE INDEX schedule_slots_outcome ON schedule_slots (outcome);
+    CREATE TABLE schedule_state (
+        invoker_id TEXT PRIMARY KEY,
+        active_since TEXT NOT NULL,
+        disabled_at TEXT
+    );
+    """,
+]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One recorded slot (see the module docstring for the outcomes)."""
+
+    invoker_id: str
+    scheduled_time: str
+    outcome: str
+    run_id: str | None
+    reason: str | None
+    late_s: float
+    into_slot: str | None
+    decided_at: str
+    resolved_at: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The slot as a JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ScheduleState:
+    """Per-invoker bookkeeping: `active_since` (UTC ISO) and `disabled_at` (or None)."""
+
+    invoker_id: str
+    active_since: str
+    disabled_at: str | None
+
+
+def _slot(row: sqlite3.Row) -> Slot:
+    return Slot(**{k: row[k] for k in row.keys()})
+
+
+class SlotStore:
+    """The ``schedule_slots`` and ``schedule_state`` tables.
+
+    Args:
+        path: the state database (default `state_db_path()`), or
+        conn: an open connection to share (so a caller can wrap our writes and its own in
+            one `atomic` block, e.g. enabling an invoker and recording ``active_since``).
+    """
+
+    def __init__(self, path: Path | None = None, *, conn: sqlite3.Connection | None = None):
+        self._own = conn is None
+        self.conn = conn if conn is not None else connect(path or state_db_path())
+        migrate_component(self.conn, "schedule_slots", _MIGRATIONS)
+
+    def close(self) -> None:
+        """Close the connection if this store opened it."""
+        if self._own:
+            self.conn.close()
+
+    # --- state ---------------------------------------------------------------------------
+
+    def state(self, invoker_id: str) -> ScheduleState | None:
+        """The invoker's bookkeeping row, or None. Read-only."""
+        row = self.conn.execute(
+            "SELECT * FROM schedule_state WHERE invoker_id = ?", (invoker_id,)
+        ).fetchone()
+        return ScheduleState(row["invoker_id"], row["active_since"], row["disabled_at"]) \
+            if row else None
+
+    def states(self) -> dict[str, ScheduleState]:
+        """All bookkeeping rows by invoker id. Read-only."""
+        return {
+            r["invoker_id"]: ScheduleState(r["invoker_id"], r["active_since"], r["disabled_at"])
+            for r in self.conn.execute("SELECT * FROM schedule_state")
+        }
+
+    def mark_enabled(self, invoker_id: str, at: str) -> None:
+        """Record that the invoker became enabled at `at` (atomic; no-op if already active)."""
+        with atomic(self.conn):
+            current = self.state(invoker_id)
+            if current is not None and current.disabled_at is None:
+                return
+            self.conn.execute(
+                "INSERT INTO schedule_state (invoker_id, active_since, disabled_at)"
+                " VALUES (?, ?, NULL) ON CONFLICT (invoker_id) DO UPDATE SET"
+                " active_since = excluded.active_since, disabled_at = NULL",
+                (invoker_id, at),
+            )
+
+    def mark_disabled(self, invoker_id: str, at: str) -> None:
+        """Record that the invoker was disabled at `at` (atomic; no-op if not active)."""
+        with atomic(self.conn):
+            self.conn.execute(
+                "UPDATE schedule_state SET disabled_at = ? WHERE invoker_id = ?"
+                " AND disabled_at IS NULL",
+                (at, invoker_id),
+            )
+
+    def forget(self, invoker_id: str) -> None:
+        """Drop the bookkeeping of a removed invoker (its slot history stays). Atomic."""
+        with atomic(self.conn):
+            self.conn.execute("DELETE FROM schedule_state WHERE invoker_id = ?", (invoker_id,))
+
+    # --- slots ---------------------------------------------------------------------------
+
+    def last_slot(self, invoker_id: str) -> datetime | None:
+        """The newest recorded scheduled time of the invoker (the cursor), or None."""
+        row = self.conn.execute(
+            "SELECT MAX(scheduled_time) FROM schedule_slots WHERE invoker_id = ?", (invoker_id,)
+        ).fetchone()
+        return parse_utc(row[0]) if row and row[0] else None
+
+    def record(self, invoker_id: str, decisions: Sequence[SlotDecision], *,
+               decided_at: datetime) -> list[SlotDecision]:
+        """Insert one row per decision, before any dispatch (atomic).
+
+        ``run`` decisions are stored as ``pending``. A slot that already has a row keeps it
+        (UNIQUE key): that is how a slot fires at most once.
+
+        Returns:
+            The decisions that were newly recorded (the caller dispatches only those).
+        """
+        fresh: list[SlotDecision] = []
+        when = format_utc(decided_at)
+        with atomic(self.conn):
+            for d in decisions:
+                outcome = "pending" if d.outcome == "run" else d.outcome
+                cur = self.conn.execute(
+                    "INSERT INTO schedule_slots (invoker_id, scheduled_time, outcome, reason,"
+                    " late_s, into_slot, decided_at, resolved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (invoker_id, scheduled_time) DO NOTHING",
+                    (invoker_id, slot_key(d.scheduled), outcome, d.reason, round(d.late_s, 3),
+                     slot_key(d.into) if d.into else None, when,
+                     when if outcome == "skipped" else None),
+                )
+                if cur.rowcount:
+                    fresh.append(d)
+        return fresh
+
+    def resolve(self, invoker_id: str, scheduled_time: str, *, outcome: str,
+                run_id: str | None, reason: str | None = None) -> None:
+        """Finish a ``pending`` slot as ``ran`` (or ``skipped``) and point the slots
+        coalesced into it at the same run (atomic, idempotent)."""
+        now = utc_now_iso()
+        with atomic(self.conn):
+            self.conn.execute(
+                "UPDATE schedule_slots SET outcome = ?, run_id = ?,"
+                " reason = COALESCE(?, reason), resolved_at = ?"
+                " WHERE invoker_id = ? AND scheduled_time = ? AND outcome = 'pending'",
+                (outcome, run_id, reason, now, invoker_id, scheduled_time),
+            )
+            if outcome == "ran":
+                self.conn.execute(
+                    "UPDATE schedule_slots SET run_id = ?, resolved_at = ?"
+                    " WHERE invoker_id = ? AND into_slot = ? AND outcome = 'coalesced'"
+                    " AND run_id IS NULL",
+                    (run_id, now, invoker_id, scheduled_time),
+                )
+            else:
+                self.conn.execute(
+                    "UPDATE schedule_slots SET outcome = 'skipped',"
+                    " reason = reason || '; its target slot was skipped: ' || ?,"
+                    " resolved_at = ? WHERE invoker_id = ? AND into_slot = ?"
+                    " AND outcome = 'coalesced' AND run_id IS NULL",
+                    (reason or "", now, invoker_id, scheduled_time),
+                )
+
+    def pending(self, invoker_id: str | None = None) -> list[Slot]:
+        """Slots decided to run whose run is not yet recorded, oldest first. Read-only."""
+        where, params = ("", ()) if invoker_id is None else (" AND invoker_id = ?", (invoker_id,))
+        return [_slot(r) for r in self.conn.execute(
+            f"SELECT * FROM schedule_slots WHERE outcome = 'pending'{where}"
+            " ORDER BY scheduled_time", params)]
+
+    def history(self, invoker_id: str, *, limit: int = 50) -> list[Slot]:
+        """The invoker's slots, newest first. Read-only."""
+        return [_slot(r) for r in self.conn.execute(
+            "SELECT * FROM schedule_slots WHERE invoker_id = ?"
+            " ORDER BY scheduled_time DESC LIMIT ?", (invoker_id, limit))]
+
+    def all_slots(self, invoker_id: str | None = None) -> list[Slot]:
+        """Every slot (of one invoker), oldest first. Read-only; for tests and benches."""
+        where, params = ("", ()) if invoker_id is None else (" WHERE invoker_id = ?", (invoker_id,))
+        return [_slot(r) for r in self.conn.execute(
+            f"SELECT * FROM schedule_slots{where} ORDER BY invoker_id, scheduled_time", params)]
+
+    def last_outcome(self, invoker_id: str) -> Slot | None:
+        """The newest slot of the invoker, or None. Read-only."""
+        rows = self.history(invoker_id, limit=1)
+        return rows[0] if rows else None

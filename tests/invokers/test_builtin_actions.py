@@ -148,3 +148,22 @@ def test_draft_plan_with_nothing_to_review_writes_no_file(wardian_home: Path) ->
     out = draft_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=[],
                      archive_text="", idempotency_key=None)
     assert out["path"] is None and not (wardian_home / "plans").exists()
+
+
+def test_archive_load_reads_after_the_cursor_and_commit_advances_it(transcript: Path) -> None:
+    from wardian.runtime.archives import ArchiveStore
+
+    archives = ArchiveStore()
+    first = archives.import_transcript(AGENT, transcript, event_id="e1")
+    out = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
+    assert out["source"] == "archive" and out["after_seq"] is None
+    assert (out["first_seq"], out["last_seq"], out["cursor"]) == (1, 3, 3)
+    commit_curator_batch(run_id="r1", agent_id=AGENT, workspace="/repo", operations=[],
+                         archive=out, idempotency_key="k1")
+    archives.import_transcript(AGENT, transcript, event_id="e2")
+    archives.close()
+    later = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
+    assert later["after_seq"] == 3 and (later["first_seq"], later["last_seq"]) == (4, 6)
+    bounded = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo", upto_seq=4)
+    assert bounded["last_seq"] == 4 and bounded["count"] == 1
+    assert first.message_count == 3

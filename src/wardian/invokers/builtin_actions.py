@@ -76,7 +76,7 @@ def archive_load(
         include_tool_output: keep tool output messages (default: left out of the slice).
 
     Returns:
-        ``{agent_id, agent_name, workspace, source ("archive"|"file"|"none"), path,
+        ``{agent_id, agent_name, workspace, source ("archive"|"file"), path,
         after_seq, first_seq, last_seq, count, skipped_tool_messages, cursor, messages,
         text}`` where ``cursor`` is what `memory.commit` advances the cursor to (None =
         unchanged) and ``text`` joins the messages for the evidence check.
@@ -102,12 +102,13 @@ def archive_load(
         raw = [m.to_json() for m in conversation.messages]
         source, path = "file", str(conversation.source_path or transcript_path)
     else:
+        from wardian.runtime.archives import ArchiveStore
+
+        archives = ArchiveStore()
         try:
-            from wardian.runtime.archives import ArchiveStore
-        except ImportError:  # the archive store has not landed: nothing to read
-            raw, source = [], "none"
-        else:
-            raw = [m.to_json() for m in ArchiveStore().slice(agent_id, after)]
+            raw = [m.to_json() for m in archives.slice(agent_id, after)]
+        finally:
+            archives.close()
         if upto_seq is not None:
             raw = [m for m in raw if int(m["seq"]) <= upto_seq]
     messages = raw if include_tool_output else [m for m in raw if not _is_tool_output(m)]

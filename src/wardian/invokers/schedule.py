@@ -341,54 +341,64 @@ class FireTimes:
                 seconds=config.every_s, start_date=parse_utc(config.anchor), timezone=UTC
             )
 
+    def iter_after(self, after: datetime) -> Iterator[datetime]:
+        """Fire times strictly after `after` (aware), oldest first, as aware UTC (whole ms).
+
+        One pass, O(number yielded): wall times map monotonically to instants under our
+        DST policy, and equal instants (a collapsed gap) are yielded once.
+        """
+        after = after.astimezone(UTC)
+        last = after
+        if self._interval is not None:
+            raw = self._interval.get_next_fire_time(None, after)
+            while raw is not None:
+                moment = _to_ms(raw)
+                if moment > last:
+                    yield moment
+                    last = moment
+                raw = self._interval.get_next_fire_time(raw, raw)
+            return
+        zone = self.config.zone
+        wall_after = after.astimezone(zone).replace(tzinfo=None)
+        # Start a little earlier on the wall clock: around a fall-back, wall times before
+        # `wall_after` can map to instants after `after`; the filter drops earlier ones.
+        cursor = (wall_after - _MAX_DST_SHIFT).replace(tzinfo=UTC)
+        candidate = self._cron.get_next_fire_time(None, cursor)
+        while candidate is not None:
+            instant = _to_ms(_wall_to_instant(candidate.replace(tzinfo=None), zone))
+            if instant > last:
+                yield instant
+                last = instant
+            candidate = self._cron.get_next_fire_time(candidate, candidate)
+
     def next_after(self, after: datetime) -> datetime:
         """The first fire time strictly after `after` (aware), as aware UTC (whole ms).
 
         Raises:
             UsageError: the expression never fires again (e.g. ``0 0 30 2 *``).
         """
-        after = after.astimezone(UTC)
-        if self._interval is not None:
-            raw = self._interval.get_next_fire_time(None, after)
-            for _ in range(3):
-                moment = _to_ms(raw)
-                if moment > after:
-                    return moment
-                raw = self._interval.get_next_fire_time(raw, raw)
-            raise AssertionError("interval trigger did not advance")  # pragma: no cover
-        zone = self.config.zone
-        wall_after = after.astimezone(zone).replace(tzinfo=None)
-        # Start a little earlier on the wall clock: around a fall-back, wall times before
-        # `wall_after` can map to instants after `after`; the filter below drops earlier ones.
-        cursor = (wall_after - _MAX_DST_SHIFT).replace(tzinfo=UTC)
-        candidate = self._cron.get_next_fire_time(None, cursor)
-        for _ in range(100_000):
-            if candidate is None:
-                break
-            instant = _wall_to_instant(candidate.replace(tzinfo=None), zone)
-            if instant > after:
-                return _to_ms(instant)
-            candidate = self._cron.get_next_fire_time(candidate, candidate)
-        raise UsageError(f"cron '{self.config.cron}' never fires after {format_utc(after)}")
+        moment = next(self.iter_after(after), None)
+        if moment is None:
+            raise UsageError(f"cron '{self.config.cron}' never fires after {format_utc(after)}")
+        return moment
 
     def between(self, after: datetime, until: datetime, *, limit: int | None = None
-                ) -> Iterator[datetime]:
+                ) -> list[datetime]:
         """Fire times in (`after`, `until`], oldest first, at most `limit` of them."""
-        count, moment = 0, after
-        while limit is None or count < limit:
-            moment = self.next_after(moment)
-            if moment > until:
-                return
-            yield moment
-            count += 1
+        out: list[datetime] = []
+        for moment in self.iter_after(after):
+            if moment > until or (limit is not None and len(out) >= limit):
+                break
+            out.append(moment)
+        return out
 
     def upcoming(self, now: datetime, count: int = 5) -> list[datetime]:
         """The next `count` fire times after `now`."""
         out: list[datetime] = []
-        moment = now
-        for _ in range(count):
-            moment = self.next_after(moment)
+        for moment in self.iter_after(now):
             out.append(moment)
+            if len(out) >= count:
+                break
         return out
 
 

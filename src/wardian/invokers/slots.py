@@ -89,7 +89,7 @@ class ScheduleState:
 
 
 def _slot(row: sqlite3.Row) -> Slot:
-    return Slot(**{k: row[k] for k in row.keys()})
+    return Slot(**{k: row[k] for k in row.keys()})  # noqa: SIM118 (Row iterates values)
 
 
 class SlotStore:

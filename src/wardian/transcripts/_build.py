@@ -101,11 +101,19 @@ class Builder:
         self, name: str, args: Any, timestamp: str | None, meta: dict[str, Any] | None = None
     ) -> None:
         """Append a summarised tool call: ``Name(short args)``."""
-        self.add("assistant", "tool_call", f"{name}({short_args(args)})", timestamp,
-                 {"tool": name, **(meta or {})})
+        self.add(
+            "assistant",
+            "tool_call",
+            f"{name}({short_args(args)})",
+            timestamp,
+            {"tool": name, **(meta or {})},
+        )
 
     def tool_result(
-        self, text: str, timestamp: str | None, kind: str = "tool_result",
+        self,
+        text: str,
+        timestamp: str | None,
+        kind: str = "tool_result",
         meta: dict[str, Any] | None = None,
     ) -> None:
         """Append a tool result, cut to an excerpt when over 8 KiB."""

@@ -72,8 +72,13 @@ def _user(out: Builder, rec: dict[str, Any], ts: str | None, base: dict[str, Any
     is_meta = bool(rec.get("isMeta"))
     is_compact = bool(rec.get("isCompactSummary"))
     if isinstance(content, str):
-        out.add("user", classify_user_text(content, is_meta=is_meta, is_compact=is_compact),
-                content, ts, base)
+        out.add(
+            "user",
+            classify_user_text(content, is_meta=is_meta, is_compact=is_compact),
+            content,
+            ts,
+            base,
+        )
         return
     for block in content or []:
         if not isinstance(block, dict):
@@ -114,11 +119,20 @@ def _assistant(
             continue
         btype = block.get("type")
         if btype == "text":
-            out.add("assistant", "notice" if synthetic else "text",
-                    str(block.get("text") or ""), ts, meta)
+            out.add(
+                "assistant",
+                "notice" if synthetic else "text",
+                str(block.get("text") or ""),
+                ts,
+                meta,
+            )
         elif btype == "tool_use":
-            out.tool_call(str(block.get("name") or "tool"), block.get("input"), ts,
-                          {**meta, "call_id": block.get("id")})
+            out.tool_call(
+                str(block.get("name") or "tool"),
+                block.get("input"),
+                ts,
+                {**meta, "call_id": block.get("id")},
+            )
     return model
 
 

@@ -64,8 +64,11 @@ def parse_codex(lines: list[str]) -> Conversation:
 
 
 def _envelope(
-    conv: Conversation, out: Builder, rec: dict[str, Any],
-    recent: list[tuple[str, str, str]], models: list[str],
+    conv: Conversation,
+    out: Builder,
+    rec: dict[str, Any],
+    recent: list[tuple[str, str, str]],
+    models: list[str],
 ) -> None:
     payload = rec["payload"]
     rtype = rec.get("type")
@@ -95,7 +98,10 @@ def _envelope(
 
 
 def _item(
-    conv: Conversation, out: Builder, item: dict[str, Any], ts: str | None,
+    conv: Conversation,
+    out: Builder,
+    item: dict[str, Any],
+    ts: str | None,
     recent: list[tuple[str, str, str]],
 ) -> None:
     itype = item.get("type")

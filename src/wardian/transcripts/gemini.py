@@ -51,8 +51,11 @@ def parse_gemini(doc: Any) -> Conversation:
                 name = str(call.get("name") or "tool")
                 cts = call.get("timestamp") if isinstance(call.get("timestamp"), str) else ts
                 out.tool_call(name, call.get("args"), cts, {"call_id": call.get("id")})
-                out.tool_result(_result_text(call.get("result")), cts,
-                                meta={"call_id": call.get("id"), "tool": name})
+                out.tool_result(
+                    _result_text(call.get("result")),
+                    cts,
+                    meta={"call_id": call.get("id"), "tool": name},
+                )
         elif mtype in ("info", "error", "warning"):
             out.add("assistant", "notice", text, ts, meta)
     conv.messages = out.messages

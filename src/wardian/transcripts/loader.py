@@ -24,13 +24,30 @@ __all__ = ["FORMATS", "detect_format", "load_transcript", "parse_text"]
 FORMATS: tuple[str, ...] = ("claude-code", "codex", "gemini", "generic")
 _SNIFF_LINES = 50
 _CLAUDE_TYPES = frozenset(
-    {"user", "assistant", "system", "progress", "summary", "file-history-snapshot",
-     "queue-operation", "ai-title", "last-prompt", "attachment"}
+    {
+        "user",
+        "assistant",
+        "system",
+        "progress",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "ai-title",
+        "last-prompt",
+        "attachment",
+    }
 )
 _CODEX_ENVELOPE = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
 _CODEX_ITEMS = frozenset(
-    {"message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
-     "custom_tool_call_output", "web_search_call"}
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "web_search_call",
+    }
 )
 
 
@@ -42,8 +59,9 @@ def _sniff_record(rec: dict[str, Any], index: int) -> str | None:
         return "codex"
     if index == 0 and rtype is None and "id" in rec and ("instructions" in rec or "git" in rec):
         return "codex"
-    if rtype in _CLAUDE_TYPES and ("sessionId" in rec or "uuid" in rec or "leafUuid" in rec
-                                   or "messageId" in rec):
+    if rtype in _CLAUDE_TYPES and (
+        "sessionId" in rec or "uuid" in rec or "leafUuid" in rec or "messageId" in rec
+    ):
         return "claude-code"
     if rtype in _CODEX_ITEMS and "sessionId" not in rec:
         return "codex"
@@ -96,7 +114,8 @@ def detect_format(path: str | Path) -> str:
     found = detect_text_format(text)
     if found is None:
         raise TranscriptFormatError(
-            "unrecognised transcript format", source=str(path),
+            "unrecognised transcript format",
+            source=str(path),
             hint=f"pass fmt= one of {', '.join(FORMATS)}",
         )
     return found
@@ -148,7 +167,8 @@ def load_transcript(path: str | Path, fmt: str | None = None) -> Conversation:
         fmt = detect_text_format(text)
         if fmt is None:
             raise TranscriptFormatError(
-                "unrecognised transcript format", source=str(p),
+                "unrecognised transcript format",
+                source=str(p),
                 hint=f"pass fmt= one of {', '.join(FORMATS)}",
             )
     conv = parse_text(text, fmt)

@@ -428,9 +428,9 @@ def _get(ctx: Any, *names: str, default: Any = None) -> Any:
 
 
 def _event(ctx: Any, kind: str, data: dict[str, Any]) -> None:
-    record = getattr(ctx, "event", None) or getattr(ctx, "record_event", None)
-    if callable(record):
-        record(kind, data)
+    emit = getattr(ctx, "emit", None)
+    if callable(emit):
+        emit(kind, data)
 
 
 def _principal(ctx: Any) -> tuple[str, str | None, str]:
@@ -440,11 +440,11 @@ def _principal(ctx: Any) -> tuple[str, str | None, str]:
                          hint="start the run with --agent NAME")
     name = _get(ctx, "agent_name")
     workspace = _get(ctx, "workspace")
-    if not workspace:
+    if not workspace or not name:
         from wardian.runtime.agents import AgentRegistry
 
         agent = AgentRegistry().find(agent_id)
-        workspace = getattr(agent, "workspace", None) if agent else None
+        workspace = workspace or (getattr(agent, "workspace", None) if agent else None)
         name = name or (getattr(agent, "name", None) if agent else None)
     if not workspace:
         from wardian.memory.models import default_workspace
@@ -595,23 +595,14 @@ _ACTIONS: dict[str, Callable[..., dict[str, Any]]] = {
 def ensure_registered() -> None:
     """Register the built-in actions with the engine's registry (idempotent).
 
-    Every engine entry point (``automation run start``, the detached run child, the drain
-    worker, ``serve``) imports this module, which calls this once.
+    The engine imports this module (listed in
+    `wardian.engine.actions.BUILTIN_ACTION_MODULES`) before it looks an action up, and
+    importing it calls this once.
     """
-    try:
-        from wardian.engine import actions
-    except ImportError:  # the engine has not landed
-        return
+    from wardian.engine.actions import register_action
+
     for name, func in _ACTIONS.items():
-        existing = None
-        getter = getattr(actions, "get_action", None)
-        if getter is not None:
-            try:
-                existing = getter(name)
-            except Exception:  # not registered yet
-                existing = None
-        if existing is None:
-            actions.register_action(name)(func)
+        register_action(name, replace=True)(func)
 
 
 ensure_registered()

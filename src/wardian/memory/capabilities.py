@@ -1,0 +1,169 @@
+"""Launch-scoped capabilities: minted per managed launch, stored only as a hash.
+
+A capability is ``secrets.token_urlsafe(32)`` (256 random bits). Only its SHA-256 is kept
+in ``memory.db`` (table ``capabilities``), bound to the agent id and to the identity of
+the runtime that holds it — the pid and start time of the ``wardian agent exec``
+supervisor process (see `wardian.runtime.launch` for why the supervisor). A capability is
+valid while its row is not revoked *and* that process still runs; the liveness test is
+passed in by the caller (`wardian.runtime.process.is_alive`) because the memory package
+imports nothing above itself.
+
+Spec: "Save and inspect memory" (launch-scoped capability, expires when the runtime is
+terminated, replaced or reclaimed; concurrent processes get independent capabilities).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from wardian._db import atomic
+from wardian._util import utc_now_iso
+
+__all__ = ["START_TIME_TOLERANCE_S", "Capability", "CapabilityStore", "hash_token", "new_token"]
+
+TOKEN_BYTES = 32
+"""Random bytes in a capability token (before URL-safe base64)."""
+
+
+START_TIME_TOLERANCE_S = 1.0
+"""Start times within this many seconds name the same process; equal to
+`wardian.runtime.process.START_TIME_TOLERANCE_S` (a test pins the two together)."""
+
+
+def new_token() -> str:
+    """A fresh random capability token (URL-safe text, 43 characters)."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a token: lowercase hex SHA-256 of its UTF-8 bytes."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Capability:
+    """One stored capability row (never the token itself)."""
+
+    token_hash: str
+    agent_id: str
+    pid: int
+    process_started_at: float
+    workspace: str | None
+    created_at: str
+    revoked_at: str | None
+    revoked_reason: str | None
+
+    @staticmethod
+    def from_row(row: sqlite3.Row) -> Capability:
+        """Build from a ``capabilities`` row."""
+        return Capability(
+            token_hash=row["token_hash"], agent_id=row["agent_id"], pid=int(row["pid"]),
+            process_started_at=float(row["process_started_at"]), workspace=row["workspace"],
+            created_at=row["created_at"], revoked_at=row["revoked_at"],
+            revoked_reason=row["revoked_reason"],
+        )
+
+
+class CapabilityStore:
+    """SQL over the ``capabilities`` table of an open ``memory.db`` connection.
+
+    Args:
+        conn: a connection from `MemoryStore.conn` (already migrated).
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def mint_in_transaction(
+        self, agent_id: str, *, pid: int, started_at: float, workspace: str | None, now: str
+    ) -> str:
+        """Create a capability for `agent_id` bound to process (`pid`, `started_at` seconds).
+
+        Must run inside an open transaction. Returns the token (shown once, never stored).
+        """
+        token = new_token()
+        self.conn.execute(
+            "INSERT INTO capabilities (token_hash, agent_id, pid, process_started_at, workspace,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (hash_token(token), agent_id, pid, started_at, workspace, now),
+        )
+        return token
+
+    def mint(
+        self, agent_id: str, *, pid: int, started_at: float, workspace: str | None
+    ) -> str:
+        """Create a capability (atomic); see `mint_in_transaction`. Returns the token."""
+        with atomic(self.conn):
+            return self.mint_in_transaction(
+                agent_id, pid=pid, started_at=started_at, workspace=workspace, now=utc_now_iso()
+            )
+
+    def lookup(self, token: str) -> Capability | None:
+        """The row stored for `token` (by its hash), or None. Read-only."""
+        row = self.conn.execute(
+            "SELECT * FROM capabilities WHERE token_hash = ?", (hash_token(token),)
+        ).fetchone()
+        return Capability.from_row(row) if row is not None else None
+
+    def revoke(self, token: str, *, reason: str) -> bool:
+        """Revoke the capability of `token` (atomic). Returns whether a live row was revoked."""
+        with atomic(self.conn):
+            cur = self.conn.execute(
+                "UPDATE capabilities SET revoked_at = ?, revoked_reason = ?"
+                " WHERE token_hash = ? AND revoked_at IS NULL",
+                (utc_now_iso(), reason, hash_token(token)),
+            )
+        return cur.rowcount > 0
+
+    def revoke_for_process(self, pid: int, started_at: float, *, reason: str) -> int:
+        """Revoke every unrevoked capability bound to this process identity (atomic).
+
+        Args:
+            pid: the holder's pid.
+            started_at: its start time in seconds since the epoch (matched within 1 s).
+            reason: why, e.g. ``runtime exited (code 0)``.
+
+        Returns:
+            How many capabilities were revoked.
+        """
+        with atomic(self.conn):
+            cur = self.conn.execute(
+                "UPDATE capabilities SET revoked_at = ?, revoked_reason = ?"
+                " WHERE pid = ? AND abs(process_started_at - ?) <= ? AND revoked_at IS NULL",
+                (utc_now_iso(), reason, pid, started_at, START_TIME_TOLERANCE_S),
+            )
+        return cur.rowcount
+
+    def unrevoked_for_processes(
+        self, identities: Iterable[tuple[int, float]]
+    ) -> list[Capability]:
+        """Unrevoked capabilities bound to any of these (pid, start time) identities. Read-only.
+
+        Used to recognise a managed process by its ancestry even when its environment was
+        cleared (the operator-only guard).
+        """
+        found: list[Capability] = []
+        for pid, started_at in identities:
+            found.extend(
+                Capability.from_row(r)
+                for r in self.conn.execute(
+                    "SELECT * FROM capabilities WHERE pid = ? AND revoked_at IS NULL"
+                    " AND abs(process_started_at - ?) <= ?",
+                    (pid, started_at, START_TIME_TOLERANCE_S),
+                )
+            )
+        return found
+
+    def for_agent(self, agent_id: str) -> list[Capability]:
+        """Every capability ever minted for `agent_id`, newest first. Read-only."""
+        return [
+            Capability.from_row(r)
+            for r in self.conn.execute(
+                "SELECT * FROM capabilities WHERE agent_id = ? ORDER BY created_at DESC",
+                (agent_id,),
+            )
+        ]

@@ -1,0 +1,212 @@
+"""Who is calling: resolve a managed process's agent from its environment; fail closed.
+
+Environment of a managed process (the one place these names are documented; CLI.md
+"Environment of a managed process"), set by ``wardian agent exec``:
+
+``WARDIAN_AGENT_ID``
+    The agent's id (UUID4). Always set for a managed process, memory enabled or not.
+``WARDIAN_CAPABILITY``
+    The launch-scoped capability token — only when agent memory was enabled at launch.
+    Only its SHA-256 is stored (`wardian.memory.capabilities`).
+``WARDIAN_MEMORY_CONTEXT``
+    Path of the startup context file (direct-retention instructions + recalled records),
+    only when agent memory was enabled at launch.
+``WARDIAN_LAUNCH_ID``
+    A fresh id for this launch (the ``session_id`` the exit hook receives).
+
+A launch with memory disabled strips any inherited ``WARDIAN_CAPABILITY`` and
+``WARDIAN_MEMORY_CONTEXT`` so its child never holds a parent's authority.
+
+Resolution (`resolve_principal`) fails closed, exit 3, with a one-line reason and
+before anything is written:
+
+* no ``WARDIAN_CAPABILITY`` → `CapabilityMissing` (also a process launched while memory
+  was disabled);
+* a token whose hash is unknown (forged, or from another data dir) → `CapabilityInvalid`;
+* ``WARDIAN_AGENT_ID`` missing or naming another agent than the capability's →
+  `CapabilityInvalid`;
+* revoked, or its runtime process gone / replaced (pid + start time) → `CapabilityExpired`.
+
+Memory disabled *now* does not cut off a capability minted while it was enabled: the spec
+says the setting applies to newly launched or restarted processes.
+
+Spec: "Save and inspect memory" (managed terminals, fail closed), DESIGN.md "Identity and
+authority".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from wardian.errors import (
+    CapabilityExpired,
+    CapabilityInvalid,
+    CapabilityMissing,
+    OperatorOnly,
+)
+
+if TYPE_CHECKING:
+    from wardian.memory.store import MemoryStore
+
+__all__ = [
+    "ENV_AGENT_ID",
+    "ENV_CAPABILITY",
+    "ENV_LAUNCH_ID",
+    "ENV_MEMORY_CONTEXT",
+    "MANAGED_ENV",
+    "Principal",
+    "require_operator",
+    "resolve_principal",
+]
+
+ENV_AGENT_ID = "WARDIAN_AGENT_ID"
+ENV_CAPABILITY = "WARDIAN_CAPABILITY"
+ENV_MEMORY_CONTEXT = "WARDIAN_MEMORY_CONTEXT"
+ENV_LAUNCH_ID = "WARDIAN_LAUNCH_ID"
+MANAGED_ENV = (ENV_AGENT_ID, ENV_CAPABILITY, ENV_MEMORY_CONTEXT, ENV_LAUNCH_ID)
+"""Every variable `wardian agent exec` sets; a launch clears inherited ones first."""
+
+IsAlive = Callable[[int, float], bool]
+"""``is_alive(pid, started_at_seconds) -> bool`` (`wardian.runtime.process.is_alive`)."""
+
+_HOW = "memory commands work only inside a process started by `wardian agent exec`"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The authenticated caller of a memory command.
+
+    Attributes:
+        agent_id: the agent whose records the command may touch (and only those).
+        launch_workspace: the workspace the managed process was launched in.
+        token_hash: the capability's stored hash (for audit).
+    """
+
+    agent_id: str
+    launch_workspace: str | None
+    token_hash: str
+
+    @property
+    def actor(self) -> str:
+        """The actor written into revisions: ``agent:<id>``."""
+        return f"agent:{self.agent_id}"
+
+
+def resolve_principal(
+    *,
+    is_alive: IsAlive,
+    environ: Mapping[str, str] | None = None,
+    db_path: Path | None = None,
+    store: MemoryStore | None = None,
+) -> Principal:
+    """Authenticate the calling managed process from its environment. Read-only.
+
+    Args:
+        is_alive: the process-liveness test, ``(pid, started_at_s) -> bool``.
+        environ: the environment (default ``os.environ``).
+        db_path: ``memory.db`` (default `wardian.config.memory_db_path()`); it is not
+            created when missing — no database means no capability can be valid.
+        store: an open store to use instead of opening `db_path` (left open).
+
+    Raises:
+        CapabilityMissing: no capability in the environment.
+        CapabilityInvalid: unknown (forged) token, or the agent id does not match.
+        CapabilityExpired: revoked, or its runtime has ended.
+    """
+    env = os.environ if environ is None else environ
+    token = env.get(ENV_CAPABILITY, "").strip()
+    if not token:
+        raise CapabilityMissing(
+            "no memory capability in this process",
+            hint=f"{_HOW} while agent memory is enabled "
+            "(`wardian settings set agent_memory.enabled true`, then relaunch)",
+        )
+    from wardian.memory.capabilities import CapabilityStore
+
+    if store is not None:
+        row = CapabilityStore(store.conn).lookup(token)
+    else:
+        if db_path is None:
+            from wardian.config import memory_db_path
+
+            db_path = memory_db_path()
+        if not db_path.exists():
+            raise CapabilityInvalid("memory capability not recognised", hint=_HOW)
+        from wardian.memory.store import MemoryStore
+
+        opened = MemoryStore(db_path)
+        try:
+            row = CapabilityStore(opened.conn).lookup(token)
+        finally:
+            opened.close()
+    if row is None:
+        raise CapabilityInvalid("memory capability not recognised", hint=_HOW)
+    claimed = env.get(ENV_AGENT_ID, "").strip()
+    if claimed != row.agent_id:
+        raise CapabilityInvalid(
+            "memory capability does not belong to this agent "
+            f"({ENV_AGENT_ID}={claimed or '(unset)'})",
+            hint=_HOW,
+        )
+    if row.revoked_at is not None:
+        raise CapabilityExpired(
+            f"memory capability expired: {row.revoked_reason or 'revoked'}",
+            hint="relaunch the agent with `wardian agent exec`",
+        )
+    if not is_alive(row.pid, row.process_started_at):
+        raise CapabilityExpired(
+            f"memory capability expired: its runtime (pid {row.pid}) has ended",
+            hint="relaunch the agent with `wardian agent exec`",
+        )
+    return Principal(row.agent_id, row.workspace, row.token_hash)
+
+
+def require_operator(
+    *,
+    environ: Mapping[str, str] | None = None,
+    ancestors: Iterable[tuple[int, float]] = (),
+    db_path: Path | None = None,
+) -> None:
+    """Refuse operator-only commands inside a managed process (exit 3). Read-only.
+
+    A process is managed when any of `MANAGED_ENV` is set, or when one of its ancestors
+    (``(pid, started_at_s)`` pairs, nearest first) holds an unrevoked capability — so
+    clearing the environment does not turn an agent into the operator.
+
+    Raises:
+        OperatorOnly: called from inside a managed process.
+    """
+    env = os.environ if environ is None else environ
+    present = [name for name in MANAGED_ENV if env.get(name)]
+    if present:
+        raise OperatorOnly(
+            f"operator command refused inside a managed process ({present[0]} is set)",
+            hint="run `wardian garden …` from your own terminal, not from an agent",
+        )
+    ancestry = list(ancestors)
+    if not ancestry:
+        return
+    if db_path is None:
+        from wardian.config import memory_db_path
+
+        db_path = memory_db_path()
+    if not db_path.exists():
+        return
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore(db_path)
+    try:
+        holders = CapabilityStore(store.conn).unrevoked_for_processes(ancestry)
+    finally:
+        store.close()
+    if holders:
+        raise OperatorOnly(
+            f"operator command refused inside a managed process (ancestor pid "
+            f"{holders[0].pid} is an agent launch)",
+            hint="run `wardian garden …` from your own terminal, not from an agent",
+        )

@@ -1,0 +1,148 @@
+"""The startup context: direct-retention instructions plus recalled records, in a budget.
+
+What a newly launched managed process receives (in the file named by
+``WARDIAN_MEMORY_CONTEXT``) when agent memory is enabled, and what ``wardian memory
+recall`` without a query prints. Layout::
+
+    # Wardian memory · agent <name> (<id8>)
+    <direct-retention instructions>
+    ## Recalled memory · workspace <path>
+    - [1a2b3c4d] stable · agent: Prefer concise technical handoffs
+    - [5e6f7a8b] current · workspace: Release validation is awaiting a real-macOS run
+    (3 more records not loaded: …)
+
+Every record line carries the record's 8-character id and its kind. Records are ordered
+stable before current, agent scope before workspace scope, newest first within each
+(`MemoryStore.startup_set`). The whole context stays within ``budget_chars``
+(setting ``memory.startup_budget_chars``, default 12,000): the header and instructions are
+always included; records are taken in order while they fit (a record too large for the
+space left is skipped, and a later, smaller one may still fit); the number left out is
+said on the last line. A newline inside a record's text is shown as `` ⏎ `` so each
+record stays on one line.
+
+Spec: "Agent memory", "Save and inspect memory", "What appears in chat"; DESIGN.md
+"Storage" → Recall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wardian.memory.models import Record
+
+__all__ = [
+    "DEFAULT_BUDGET_CHARS",
+    "DIRECT_RETENTION_INSTRUCTIONS",
+    "StartupContext",
+    "build_startup_context",
+    "record_line",
+]
+
+DEFAULT_BUDGET_CHARS = 12_000
+"""Default of setting ``memory.startup_budget_chars``, in characters."""
+
+DIRECT_RETENTION_INSTRUCTIONS = """\
+You have durable memory managed by Wardian. It survives restarts and provider changes.
+
+Before your final answer to an ordinary task, check whether it produced something that
+materially helps resume work later: a clear user preference, a project convention, a
+decision, a correction, a lesson, or an active checkpoint. When the evidence is clear,
+save a small number of such records; you do not need to be told "remember this".
+Do not save routine progress reports or task journals, and do not save brief or
+explicitly one-response-only instructions merely because they appeared.
+
+  wardian memory save "TEXT" --evidence "EXCERPT THAT JUSTIFIES IT" [--kind current] [--scope agent]
+
+The default kind is stable; use --kind current for an active checkpoint worth carrying
+to the next session, update it when the state changes and remove it when the work
+resolves. Workspace scope is the default; use --scope agent only for a preference or
+working convention that should follow you between projects. Every save needs an
+evidence excerpt; --source TYPE=LOCATOR keeps a link for deeper inspection.
+Use the ids below (any unique prefix works) with:
+  wardian memory show ID | history ID | update ID [--text ...] | remove ID [--reason ...]
+  wardian memory recall [QUERY]   wardian memory list
+"""
+
+
+@dataclass(frozen=True)
+class StartupContext:
+    """A rendered startup context.
+
+    Attributes:
+        text: the exact context, as written to the file and the ``Memory loaded`` event.
+        loaded: the records included, in order.
+        omitted: how many records of the startup set were left out for the budget.
+        budget_chars: the budget applied, in characters.
+    """
+
+    text: str
+    loaded: tuple[Record, ...]
+    omitted: int
+    budget_chars: int
+
+    @property
+    def has_records(self) -> bool:
+        """Whether there was anything to load (some record loaded or left out)."""
+        return bool(self.loaded) or self.omitted > 0
+
+
+def record_line(record: Record) -> str:
+    """One record as a single context line: ``- [id8] kind · scope: text``."""
+    text = " ⏎ ".join(part.strip() for part in record.text.strip().splitlines())
+    return f"- [{record.short_id}] {record.kind} · {record.scope.kind}: {text}"
+
+
+def _footer(omitted: int, budget_chars: int) -> str:
+    noun = "record" if omitted == 1 else "records"
+    return (
+        f"({omitted} more {noun} not loaded: over the {budget_chars}-character startup "
+        "budget; run `wardian memory list` or `wardian memory recall QUERY` to see them)\n"
+    )
+
+
+def build_startup_context(
+    records: Sequence[Record],
+    *,
+    agent_name: str,
+    agent_id: str,
+    workspace: str | None,
+    budget_chars: int = DEFAULT_BUDGET_CHARS,
+) -> StartupContext:
+    """Render the startup context of `records` (already in startup order) within a budget.
+
+    Args:
+        records: the startup set, ordered stable→current, agent→workspace, newest first.
+        agent_name: shown in the header.
+        agent_id: shown (8 characters) in the header.
+        workspace: the launch workspace path, shown in the records heading.
+        budget_chars: the maximum length of the whole text, in characters (>= 1). The
+            header and instructions are always included, even when they alone exceed it.
+
+    Returns:
+        The context; `StartupContext.omitted` counts the records left out.
+    """
+    head = f"# Wardian memory · agent {agent_name} ({agent_id[:8]})\n\n"
+    head += DIRECT_RETENTION_INSTRUCTIONS
+    head += f"\n## Recalled memory · workspace {workspace or '(none)'}\n"
+    if not records:
+        text = head + "(no memory records yet for this agent and workspace)\n"
+        return StartupContext(text, (), 0, budget_chars)
+    all_lines = [record_line(record) + "\n" for record in records]
+    if len(head) + sum(map(len, all_lines)) <= budget_chars:
+        return StartupContext(head + "".join(all_lines), tuple(records), 0, budget_chars)
+    # Something must be left out, so keep room for the footer that says how much.
+    reserve = len(_footer(len(records), budget_chars))
+    used = len(head)
+    loaded: list[Record] = []
+    lines: list[str] = []
+    omitted = 0
+    for record, line in zip(records, all_lines, strict=True):
+        if used + len(line) + reserve <= budget_chars:
+            lines.append(line)
+            loaded.append(record)
+            used += len(line)
+        else:
+            omitted += 1
+    text = head + "".join(lines) + (_footer(omitted, budget_chars) if omitted else "")
+    return StartupContext(text, tuple(loaded), omitted, budget_chars)

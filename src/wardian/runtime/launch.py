@@ -1,0 +1,339 @@
+"""Managed launches: ``wardian agent exec NAME [--workspace PATH] -- CMD [ARGS]...``.
+
+`exec_managed` runs CMD as a managed process of an agent and waits for it:
+
+1. Reads ``agent_memory.enabled`` *now* (the setting applies to newly launched processes).
+2. Clears every inherited managed variable (`wardian.memory.principal.MANAGED_ENV`) from
+   the child's environment, then sets ``WARDIAN_AGENT_ID`` and ``WARDIAN_LAUNCH_ID``.
+3. Memory enabled: mints a fresh capability (only its hash is stored), writes the startup
+   context (instructions + recalled records within ``memory.startup_budget_chars``) to
+   ``<data dir>/run/<launch id>.md`` (mode 0600), sets ``WARDIAN_CAPABILITY`` and
+   ``WARDIAN_MEMORY_CONTEXT``, and, once the child has started, records a ``Memory
+   loaded`` event with the exact context and the child's pid/start time (no event when
+   the startup set was empty). Memory disabled: none of that.
+4. Waits for the child, forwarding SIGTERM/SIGHUP to it and letting it handle Ctrl-C.
+5. Calls `_on_runtime_exit` — the one place where work happens after the runtime ends —
+   and returns the child's exit code (128 + N when it died of signal N).
+
+Which process holds the capability: **this supervisor** (the ``agent exec`` process),
+not the child. The token must be in the child's environment before the child exists,
+so the child's pid is unknown when the capability is minted, and binding afterwards
+would leave a window in which a fast child is refused. The supervisor's identity is
+known up front and its lifetime covers the child's: it waits for the child and revokes
+in `_on_runtime_exit` as soon as the child exits (normally or by crash); if the
+supervisor itself dies (crash, ``kill -9``), its pid + start time no longer match a live
+process and every check sees the capability as expired. A grandchild left running after
+the child exits is refused too: the runtime has ended.
+
+Workspace rule: ``--workspace PATH``, else the agent's registered workspace, else the
+current directory; the child runs in that directory, and the launch workspace (the
+workspace of the startup set) is its git root, or the directory itself outside git —
+the same rule `wardian memory save` uses for its default scope
+(`wardian.memory.models.default_workspace`).
+
+Spec: "Agent memory", "Save and inspect memory", "What appears in chat"; DESIGN.md
+"Identity and authority"; issue 2 point 6.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+
+from wardian._util import new_id, utc_now_iso
+from wardian.errors import UsageError
+from wardian.memory.principal import (
+    ENV_AGENT_ID,
+    ENV_CAPABILITY,
+    ENV_LAUNCH_ID,
+    ENV_MEMORY_CONTEXT,
+    MANAGED_ENV,
+)
+from wardian.runtime.agents import Agent
+from wardian.runtime.process import ProcessIdentity, current, identity_of
+
+__all__ = ["Launch", "exec_managed", "prepare_launch", "resolve_workspace", "run_dir"]
+
+
+class CommandNotFound(UsageError):
+    """The command given after ``--`` cannot be started (exit 2)."""
+
+
+def run_dir() -> Path:
+    """``<data dir>/run``: startup context files of running launches (mode 0700)."""
+    from wardian.config import data_dir
+
+    path = data_dir() / "run"
+    path.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
+def resolve_workspace(agent: Agent, workspace: str | None) -> tuple[Path, str]:
+    """The child's working directory and the launch workspace path (see module docstring).
+
+    Raises:
+        UsageError: the chosen directory does not exist.
+    """
+    from wardian.memory.models import default_workspace
+
+    chosen = workspace or agent.workspace
+    if chosen is None:
+        cwd = Path.cwd()
+    else:
+        cwd = Path(chosen).expanduser().resolve()
+        if not cwd.is_dir():
+            flag = "--workspace" if workspace else f"agent {agent.name}'s workspace"
+            raise UsageError(
+                f"workspace {cwd} is not a directory ({flag})",
+                hint="pass --workspace with an existing directory",
+            )
+    return cwd, default_workspace(cwd)
+
+
+@dataclass
+class Launch:
+    """A prepared launch: environment, directory and (when enabled) memory material.
+
+    Attributes:
+        agent: the agent launched.
+        launch_id: fresh UUID4 of this launch (``WARDIAN_LAUNCH_ID``).
+        cwd: the child's working directory.
+        workspace: the launch workspace (git root of `cwd`, or `cwd`).
+        env: the child's complete environment.
+        memory_enabled: ``agent_memory.enabled`` as read at launch.
+        holder: the process identity the capability is bound to (this supervisor).
+        context_text / context_path / record_ids / omitted: the startup context, when any.
+    """
+
+    agent: Agent
+    launch_id: str
+    cwd: Path
+    workspace: str
+    env: dict[str, str]
+    memory_enabled: bool
+    holder: ProcessIdentity
+    token: str | None = None
+    context_text: str | None = None
+    context_path: Path | None = None
+    record_ids: tuple[str, ...] = field(default_factory=tuple)
+    omitted: int = 0
+    has_records: bool = False
+
+
+def _write_private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+
+
+def prepare_launch(
+    agent: Agent, *, workspace: str | None = None, base_env: dict[str, str] | None = None
+) -> Launch:
+    """Read the setting, build the child's environment, and mint memory material if enabled.
+
+    Atomic for the database part (capability row). The context file is written after.
+
+    Args:
+        agent: the agent to launch.
+        workspace: ``--workspace`` (a directory), or None.
+        base_env: the environment to start from (default: a copy of ``os.environ``).
+
+    Raises:
+        UsageError: the workspace is not a directory.
+    """
+    from wardian.config import SettingsStore
+
+    cwd, launch_workspace = resolve_workspace(agent, workspace)
+    settings = SettingsStore()
+    try:
+        enabled = bool(settings.get("agent_memory.enabled"))
+        budget = int(settings.get("memory.startup_budget_chars"))
+    finally:
+        settings.close()
+    env = dict(os.environ if base_env is None else base_env)
+    for name in MANAGED_ENV:
+        env.pop(name, None)
+    launch = Launch(
+        agent=agent, launch_id=new_id(), cwd=cwd, workspace=launch_workspace, env=env,
+        memory_enabled=enabled, holder=current(),
+    )
+    env[ENV_AGENT_ID] = agent.id
+    env[ENV_LAUNCH_ID] = launch.launch_id
+    if not enabled:
+        return launch
+
+    from wardian._db import atomic
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.recall import build_startup_context
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        with atomic(store.conn):
+            launch.token = CapabilityStore(store.conn).mint_in_transaction(
+                agent.id, pid=launch.holder.pid, started_at=launch.holder.started_at,
+                workspace=launch_workspace, now=utc_now_iso(),
+            )
+            records = store.startup_set(agent.id, launch_workspace)
+    finally:
+        store.close()
+    context = build_startup_context(
+        records, agent_name=agent.name, agent_id=agent.id, workspace=launch_workspace,
+        budget_chars=budget,
+    )
+    launch.context_text = context.text
+    launch.record_ids = tuple(r.id for r in context.loaded)
+    launch.omitted = context.omitted
+    launch.has_records = context.has_records
+    launch.context_path = run_dir() / f"{launch.launch_id}.md"
+    try:
+        _write_private(launch.context_path, context.text)
+    except OSError:
+        _revoke(launch.holder, "startup context could not be written")
+        raise
+    env[ENV_CAPABILITY] = launch.token
+    env[ENV_MEMORY_CONTEXT] = str(launch.context_path)
+    return launch
+
+
+def _record_loaded(launch: Launch, child_pid: int) -> None:
+    if not (launch.memory_enabled and launch.has_records and launch.context_text):
+        return
+    from wardian.memory.loaded import LoadedEvents
+    from wardian.memory.store import MemoryStore
+
+    child = identity_of(child_pid)
+    store = MemoryStore()
+    try:
+        LoadedEvents(store.conn).record(
+            launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
+            omitted_count=launch.omitted, pid=child_pid,
+            process_started_at=child.started_at if child else None,
+            workspace=launch.workspace, source="exec",
+        )
+    finally:
+        store.close()
+
+
+def _revoke(holder: ProcessIdentity, reason: str) -> None:
+    from wardian.config import memory_db_path
+
+    if not memory_db_path().exists():
+        return
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        CapabilityStore(store.conn).revoke_for_process(
+            holder.pid, holder.started_at, reason=reason
+        )
+    finally:
+        store.close()
+
+
+def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
+    """Everything that happens once the managed runtime has ended; called exactly once.
+
+    Today: revoke the capability held by this supervisor. The session-close event is
+    added here by the session work (`wardian.runtime.session_events`).
+
+    Args:
+        agent: the agent whose process ended.
+        session_id: this launch's id (``WARDIAN_LAUNCH_ID``).
+        workspace: the launch workspace.
+    """
+    holder = current()
+    _revoke(holder, f"runtime exited (launch {session_id})")
+
+
+def _exit_code(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def exec_managed(
+    agent: Agent, command: Sequence[str], *, workspace: str | None = None
+) -> int:
+    """Run `command` as a managed process of `agent`, wait, and return its exit code.
+
+    Args:
+        agent: the agent (see `AgentRegistry.get`).
+        command: the program and its arguments (non-empty).
+        workspace: ``--workspace`` directory, or None (see module docstring).
+
+    Returns:
+        The child's exit code; ``128 + N`` when it died of signal N.
+
+    Raises:
+        UsageError: empty command, bad workspace.
+        CommandNotFound: the program cannot be started.
+    """
+    if not command:
+        raise UsageError("no command given", hint="use `wardian agent exec NAME -- CMD [ARGS]...`")
+    launch = prepare_launch(agent, workspace=workspace)
+    try:
+        try:
+            child = subprocess.Popen(list(command), env=launch.env, cwd=launch.cwd)
+        except OSError as exc:
+            raise CommandNotFound(
+                f"cannot start {command[0]!r}: {exc.strerror or exc}",
+                hint="check the command after `--` and your PATH",
+            ) from exc
+        restore = _forward_signals(child)
+        try:
+            try:
+                _record_loaded(launch, child.pid)
+            except BaseException:
+                child.terminate()
+                child.wait()
+                raise
+            returncode = child.wait()
+        finally:
+            restore()
+    finally:
+        try:
+            _on_runtime_exit(launch.agent, launch.launch_id, launch.workspace)
+        finally:
+            if launch.context_path is not None:
+                launch.context_path.unlink(missing_ok=True)
+    return _exit_code(returncode)
+
+
+def _forward_signals(child: subprocess.Popen[bytes]) -> _Restore:
+    """Forward termination signals to the child; let it alone handle Ctrl-C."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return _Restore({})
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        with contextlib.suppress(OSError):  # already gone
+            child.send_signal(signum)
+
+    def ignore(_signum: int, _frame: FrameType | None) -> None:
+        # The terminal sends Ctrl-C to the whole foreground group: the child gets it too.
+        return None
+
+    previous: dict[int, object] = {}
+    wanted: list[tuple[int, object]] = [(signal.SIGINT, ignore), (signal.SIGTERM, forward)]
+    if sys.platform != "win32":
+        wanted.append((signal.SIGHUP, forward))
+    for signum, handler in wanted:
+        previous[signum] = signal.signal(signum, handler)  # type: ignore[arg-type]
+    return _Restore(previous)
+
+
+class _Restore:
+    def __init__(self, previous: dict[int, object]) -> None:
+        self.previous = previous
+
+    def __call__(self) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]

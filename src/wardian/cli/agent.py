@@ -97,3 +97,32 @@ def remove(
     kept = f"; {count} record(s) kept" if keep_records and count else ""
     deleted = f"; {count} record(s) deleted" if delete_records and count else ""
     stdout(f"Agent {agent.name} removed{kept}{deleted}")
+
+
+@app.command(
+    "exec",
+    context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
+)
+def exec_(
+    name_or_id: str = typer.Argument(..., metavar="NAME", help="Agent name, id or id prefix."),
+    command: list[str] = typer.Argument(..., metavar="-- CMD [ARGS]...", help="What to run."),
+    workspace: str | None = typer.Option(
+        None, "--workspace", help="Directory to run in; its git root is the launch workspace."
+    ),
+) -> None:
+    """Run CMD as a managed process of the agent and exit with its exit code.
+
+    With agent memory enabled the process gets its own capability, the agent id and a
+    startup context file in its environment (WARDIAN_CAPABILITY, WARDIAN_AGENT_ID,
+    WARDIAN_MEMORY_CONTEXT); disabled, it gets only WARDIAN_AGENT_ID and WARDIAN_LAUNCH_ID.
+    """
+    from wardian.cli.garden import require_operator
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.launch import exec_managed
+
+    require_operator()
+    if command and command[0] == "--":
+        command = command[1:]
+    agent = AgentRegistry().get(name_or_id)
+    code = exec_managed(agent, command, workspace=workspace)
+    raise typer.Exit(code)

@@ -1,10 +1,151 @@
-"""`wardian garden`: Operator inspection and reviewed maintenance of any agent's memory."""
+"""`wardian garden …`: the operator's view of every agent's memory (CLI.md "garden").
+
+Operator-only: every command refuses to run inside a managed process (exit 3; see
+`require_operator`). `garden memory …` is read-only inspection across agents; `garden
+maintain …` (module `wardian.cli.garden_maintain`) is reviewed maintenance.
+
+Spec: "Save and inspect memory" (cross-agent inspection is the operator's), "What appears
+in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7.
+"""
 
 from __future__ import annotations
 
 import typer
 
+from wardian.cli import garden_maintain
+from wardian.cli._common import JsonOption, emit_json, print_table, stdout
+
 app = typer.Typer(
     help="Operator inspection and reviewed maintenance of any agent's memory.",
     no_args_is_help=True,
 )
+
+memory_app = typer.Typer(
+    help="Inspect any agent's memory records and Memory loaded events (read-only).",
+    no_args_is_help=True,
+)
+app.add_typer(memory_app, name="memory")
+
+AgentOpt = typer.Option(..., "--agent", help="Agent name, id or unique id prefix.")
+
+
+def require_operator() -> None:
+    """Refuse when called from inside a managed process (exit 3, `OperatorOnly`).
+
+    Checks the managed environment variables and whether an ancestor process holds an
+    unrevoked capability (so clearing the environment is not enough). Read-only.
+    """
+    from wardian.memory.principal import require_operator as check
+    from wardian.runtime.process import ancestors
+
+    check(ancestors=[(p.pid, p.started_at) for p in ancestors()])
+
+
+@memory_app.command("list")
+def memory_list(
+    agent: str = AgentOpt,
+    include_removed: bool = typer.Option(False, "--all", help="Include removed records."),
+    as_json: bool = JsonOption,
+) -> None:
+    """List an agent's records with id and current revision id, newest first."""
+    require_operator()
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    found = AgentRegistry().get(agent)
+    records = MemoryStore().list(found.id, include_removed=include_removed)
+    if as_json:
+        emit_json({"agent": {"id": found.id, "name": found.name},
+                   "records": [r.to_json() for r in records]})
+        return
+    print_table(
+        ["id", "revision", "kind", "scope", "status", "updated", "text"],
+        [(r.id, r.current_revision_id, r.kind, r.scope.label(), r.status, r.updated_at,
+          r.text) for r in records],
+        title=f"{found.name} · owner {found.id} · {len(records)} record(s)",
+    )
+
+
+@memory_app.command("show")
+def memory_show(
+    record_id: str = typer.Argument(..., metavar="ID", help="Full id or unique prefix."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Show any agent's record (id, current revision id, owner, sources)."""
+    require_operator()
+    from wardian.memory.store import MemoryStore
+
+    record = MemoryStore().get(record_id, agent_id=None)
+    if as_json:
+        emit_json(record.to_json())
+        return
+    doc = record.to_json()
+    doc["scope"] = record.scope.label()
+    doc["sources"] = ", ".join(
+        f"{s.source_type}={s.locator}{' (primary)' if s.primary else ''}" for s in record.sources
+    ) or "-"
+    for key, value in doc.items():
+        stdout(f"{key:>20}: {value if value is not None else '-'}")
+
+
+@memory_app.command("history")
+def memory_history(
+    record_id: str = typer.Argument(..., metavar="ID", help="Full id or unique prefix."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Every revision of any agent's record, oldest first."""
+    require_operator()
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    record = store.get(record_id, agent_id=None)
+    revisions = store.history(record.id, agent_id=None)
+    if as_json:
+        emit_json({"record_id": record.id, "agent_id": record.agent_id,
+                   "current_revision_id": record.current_revision_id,
+                   "revisions": [r.to_json() for r in revisions]})
+        return
+    print_table(
+        ["#", "revision", "time", "actor", "reason", "status", "kind", "scope", "text"],
+        [(r.seq, r.revision_id, r.created_at, r.actor, r.reason, r.snapshot["status"],
+          r.snapshot["kind"], r.snapshot["scope"].get("path") or r.snapshot["scope"]["kind"],
+          r.snapshot["text"]) for r in revisions],
+        title=f"memory {record.id} · owner {record.agent_id}",
+    )
+
+
+@memory_app.command("loaded")
+def memory_loaded(
+    agent: str = AgentOpt,
+    limit: int = typer.Option(20, "--limit", min=1, help="Newest N events."),
+    as_json: bool = JsonOption,
+) -> None:
+    """List Memory loaded events: time, receiving process and the exact context given."""
+    require_operator()
+    from wardian.memory.loaded import LoadedEvents
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    found = AgentRegistry().get(agent)
+    events = LoadedEvents(MemoryStore().conn).list(found.id, limit=limit)
+    if as_json:
+        emit_json({"agent": {"id": found.id, "name": found.name},
+                   "events": [e.to_json() for e in events]})
+        return
+    if not events:
+        stdout(f"(no Memory loaded events for {found.name})")
+    for event in events:
+        omitted = f", {event.omitted_count} not loaded" if event.omitted_count else ""
+        stdout(
+            f"Memory loaded · {event.created_at} · pid {event.pid} · "
+            f"{len(event.record_ids)} record(s){omitted} · workspace {event.workspace}"
+        )
+        stdout("-" * 72)
+        stdout(event.context.rstrip("\n"))
+        stdout("-" * 72)
+
+
+# --- garden maintain ---------------------------------------------------------------------
+# Reviewed maintenance lives in its own module, owned by the maintenance work; it is only
+# registered here.
+app.add_typer(garden_maintain.app, name="maintain")

@@ -1,10 +1,301 @@
-"""`wardian memory`: Agent-facing memory commands (need the managed process's capability)."""
+"""`wardian memory …`: agent-facing memory commands (need the managed process's capability).
+
+Every command first authenticates the calling managed process
+(`wardian.memory.principal.resolve_principal`) and then acts on that agent's records only;
+without a valid capability it exits 3 with a one-line reason and writes nothing.
+
+The current workspace of a command is the git root of its current directory (or the
+directory itself outside git): the default scope of `save`, and the workspace whose
+records `recall` considers. `agent exec` starts the process in its launch workspace, so
+by default the two agree.
+
+Human output of `list` and `recall` uses the startup context's line format
+(``- [id8] kind · scope: text``) so the ids an agent sees are the same everywhere. Only
+typer and the light memory modules are imported on this path (no pydantic models, no
+Rich, no Jinja2) to keep a whole-process call fast.
+
+Spec: "Save and inspect memory", "What appears in chat"; issue 2 point 5.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import typer
+
+from wardian.cli._common import JsonOption, emit_json, stdout
+
+if TYPE_CHECKING:
+    from wardian.memory.models import Record, Scope, Source
+    from wardian.memory.principal import Principal
+    from wardian.memory.store import MemoryStore
 
 app = typer.Typer(
     help="Agent-facing memory commands (need the managed process's capability).",
     no_args_is_help=True,
 )
+
+ROW_SAVED = "Memory saved · This agent"
+ROW_UPDATED = "Memory updated · This agent"
+ROW_REMOVED = "Memory removed · This agent"
+
+KindOpt = typer.Option(None, "--kind", help="stable (default) or current.")
+SourceOpt = typer.Option(
+    [], "--source", help="TYPE=LOCATOR link kept for deeper inspection; repeatable."
+)
+
+
+def _open() -> tuple[Principal, MemoryStore]:
+    """Authenticate the caller and open the store (exit 3 before anything is written)."""
+    import os
+
+    from wardian.config import memory_db_path
+    from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.process import is_alive
+
+    path = memory_db_path()
+    if not os.environ.get(ENV_CAPABILITY, "").strip() or not path.exists():
+        resolve_principal(is_alive=is_alive, db_path=path)  # raises CapabilityMissing/Invalid
+    store = MemoryStore(path)
+    return resolve_principal(is_alive=is_alive, store=store), store
+
+
+def _scope(value: str | None) -> Scope | None:
+    from wardian.errors import UsageError
+    from wardian.memory.models import Scope, default_workspace
+
+    if value is None:
+        return None
+    if value == "agent":
+        return Scope.agent()
+    if value == "workspace":
+        return Scope("workspace", default_workspace())
+    raise UsageError(f"unknown scope {value!r}", hint="use --scope workspace or --scope agent")
+
+
+def _sources(values: list[str], *, first_primary: bool) -> list[Source]:
+    from wardian.errors import UsageError
+    from wardian.memory.models import Source
+
+    out: list[Source] = []
+    for index, item in enumerate(values):
+        kind, sep, locator = item.partition("=")
+        if not sep or not kind.strip() or not locator.strip():
+            raise UsageError(
+                f"--source expects TYPE=LOCATOR, got {item!r}",
+                hint="e.g. --source file=docs/release.md",
+            )
+        out.append(Source(kind.strip(), locator, primary=first_primary and index == 0))
+    return out
+
+
+def _line(record: Record) -> str:
+    from wardian.memory.recall import record_line
+
+    return record_line(record)
+
+
+def _show(record: Record) -> None:
+    scope = record.scope.label()
+    stdout(f"id:          {record.id}")
+    stdout(f"revision:    {record.current_revision_id}")
+    stdout(f"kind:        {record.kind}")
+    stdout(f"scope:       {scope}")
+    stdout(f"status:      {record.status}"
+           + (f" ({record.removed_reason})" if record.removed_reason else ""))
+    stdout(f"created:     {record.created_at}")
+    stdout(f"updated:     {record.updated_at}")
+    stdout(f"text:        {record.text}")
+    stdout(f"evidence:    {record.evidence}")
+    for source in record.sources:
+        mark = " (primary)" if source.primary else ""
+        stdout(f"source:      {source.source_type}={source.locator}{mark}")
+
+
+def _saved_line(record: Record) -> str:
+    return f"{record.short_id}  {record.kind} · {record.scope.label()}"
+
+
+@app.command("save")
+def save(
+    text: str = typer.Argument(..., help="What to remember (at most 8,192 characters)."),
+    evidence: str = typer.Option(
+        ..., "--evidence", help="Excerpt that justifies it (required, at most 8,192)."
+    ),
+    kind: str = typer.Option("stable", "--kind", help="stable (default) or current."),
+    scope: str = typer.Option(
+        "workspace", "--scope", help="workspace (default: git root of this directory) or agent."
+    ),
+    source: list[str] = SourceOpt,
+    as_json: bool = JsonOption,
+) -> None:
+    """Save a memory record for this agent (the first --source is marked primary)."""
+    principal, store = _open()
+    where = _scope(scope)
+    assert where is not None
+    record = store.save(
+        principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
+        scope=where, sources=_sources(source, first_primary=True), actor=principal.actor,
+    )
+    if as_json:
+        emit_json(record.to_json())
+        return
+    stdout(_saved_line(record))
+    stdout(ROW_SAVED)
+
+
+@app.command("list")
+def list_(
+    kind: str | None = KindOpt,
+    scope: str | None = typer.Option(None, "--scope", help="agent or workspace."),
+    include_removed: bool = typer.Option(False, "--all", help="Include removed records."),
+    as_json: bool = JsonOption,
+) -> None:
+    """List this agent's records (every workspace), newest first."""
+    principal, store = _open()
+    records = store.list(
+        principal.agent_id, kind=kind, scope_kind=scope, include_removed=include_removed
+    )
+    if as_json:
+        emit_json([r.to_json() for r in records])
+        return
+    if not records:
+        stdout("(no memory records)")
+    for record in records:
+        where = f" ({record.scope.path})" if record.scope.kind == "workspace" else ""
+        removed = " [removed]" if record.status == "removed" else ""
+        stdout(_line(record) + where + removed)
+
+
+@app.command("recall")
+def recall(
+    query: str | None = typer.Argument(None, help="Words to search for; omit for the startup set."),
+    limit: int = typer.Option(10, "--limit", min=1, help="Maximum records for a query."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Recall memory: the startup set (no query) or FTS5/BM25-ranked matches, then recency."""
+    from wardian.memory.models import default_workspace
+
+    principal, store = _open()
+    workspace = default_workspace()
+    if query is not None and query.strip():
+        records = store.recall(principal.agent_id, query, limit=limit, workspace=workspace)
+        if as_json:
+            emit_json({"query": query, "workspace": workspace,
+                       "records": [r.to_json() for r in records]})
+            return
+        if not records:
+            stdout(f"(no memory matches {query!r})")
+        for record in records:
+            stdout(_line(record))
+        return
+    context = _startup_context(principal, store, workspace)
+    if as_json:
+        emit_json({
+            "workspace": workspace, "budget_chars": context.budget_chars,
+            "omitted": context.omitted, "records": [r.to_json() for r in context.loaded],
+        })
+        return
+    marker = "\n## Recalled memory"
+    stdout(context.text[context.text.index(marker) + 1:].rstrip("\n"))
+
+
+def _startup_context(principal: Principal, store: MemoryStore, workspace: str) -> Any:
+    from wardian.config import SettingsStore
+    from wardian.memory.recall import build_startup_context
+    from wardian.runtime.agents import AgentRegistry
+
+    settings = SettingsStore()
+    try:
+        budget = int(settings.get("memory.startup_budget_chars"))
+    finally:
+        settings.close()
+    registry = AgentRegistry()
+    try:
+        agent = registry.find(principal.agent_id)
+    finally:
+        registry.close()
+    name = agent.name if agent else principal.agent_id[:8]
+    return build_startup_context(
+        store.startup_set(principal.agent_id, workspace), agent_name=name,
+        agent_id=principal.agent_id, workspace=workspace, budget_chars=budget,
+    )
+
+
+@app.command("show")
+def show(record_id: str = typer.Argument(..., metavar="ID"), as_json: bool = JsonOption) -> None:
+    """Show one of this agent's records (full id or unique prefix), also when removed."""
+    principal, store = _open()
+    record = store.get(record_id, agent_id=principal.agent_id)
+    if as_json:
+        emit_json(record.to_json())
+    else:
+        _show(record)
+
+
+@app.command("history")
+def history(
+    record_id: str = typer.Argument(..., metavar="ID"), as_json: bool = JsonOption
+) -> None:
+    """Show every revision of one of this agent's records, oldest first."""
+    principal, store = _open()
+    revisions = store.history(record_id, agent_id=principal.agent_id)
+    if as_json:
+        emit_json([r.to_json() for r in revisions])
+        return
+    for rev in revisions:
+        snap = rev.snapshot
+        reason = f" · reason: {rev.reason}" if rev.reason else ""
+        stdout(f"#{rev.seq} {rev.revision_id}  {rev.created_at}  {rev.actor}{reason}")
+        stdout(f"    {snap['status']} · {snap['kind']} · {snap['scope']['kind']}: {snap['text']}")
+
+
+@app.command("update")
+def update(
+    record_id: str = typer.Argument(..., metavar="ID"),
+    text: str | None = typer.Option(None, "--text", help="New text."),
+    kind: str | None = KindOpt,
+    scope: str | None = typer.Option(
+        None, "--scope", help="workspace (this directory's git root) or agent."
+    ),
+    evidence: str | None = typer.Option(None, "--evidence", help="New evidence excerpt."),
+    source: list[str] = SourceOpt,
+    reason: str | None = typer.Option(None, "--reason", help="Why (kept in history)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Update one of this agent's active records; the previous state stays in history."""
+    from wardian.memory.store import UNSET
+
+    principal, store = _open()
+    new_scope = _scope(scope)
+    record = store.update(
+        principal.agent_id, record_id,
+        text=UNSET if text is None else text,
+        evidence=UNSET if evidence is None else evidence,
+        kind=UNSET if kind is None else kind,
+        scope=UNSET if new_scope is None else new_scope,
+        add_sources=_sources(source, first_primary=False),
+        actor=principal.actor, reason=reason,
+    )
+    if as_json:
+        emit_json(record.to_json())
+        return
+    stdout(_saved_line(record))
+    stdout(ROW_UPDATED)
+
+
+@app.command("remove")
+def remove(
+    record_id: str = typer.Argument(..., metavar="ID"),
+    reason: str | None = typer.Option(None, "--reason", help="Why (kept in history)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Remove one of this agent's records; it and its history stay inspectable."""
+    principal, store = _open()
+    record = store.remove(principal.agent_id, record_id, actor=principal.actor, reason=reason)
+    if as_json:
+        emit_json(record.to_json())
+        return
+    stdout(f"{record.short_id}  removed")
+    stdout(ROW_REMOVED)

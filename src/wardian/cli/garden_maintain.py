@@ -1,15 +1,205 @@
 """`wardian garden maintain …`: reviewed memory maintenance (preview, apply, check-receipt).
 
-Owned by the maintenance work; registered by `wardian.cli.garden`. Operator-only: call
-`wardian.cli.garden.require_operator()` first in every command.
+Owned by the maintenance work; registered by `wardian.cli.garden`. Operator only: every
+command refuses inside a managed process (exit 3). Spec: "Operator maintenance in Garden" —
+the desktop dialog becomes these commands; the flow and the guarantees are the same
+(issue 3).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from wardian.cli._common import JsonOption, emit_json, stdout
 
 app = typer.Typer(
     help="Reviewed memory maintenance: preview a plan, apply it with confirmation, "
     "check a receipt.",
     no_args_is_help=True,
 )
+
+AgentOption = typer.Option(..., "--agent", help="The owner agent (name or id) the plan binds to.")
+PlanArgument = typer.Argument(..., help="The plan file (JSON, schema version 1, at most 1 MiB).")
+
+
+def _refuse_if_managed() -> None:
+    """Operator commands refuse inside a managed process (exit 3, `OperatorOnly`)."""
+    from wardian.cli.garden import require_operator
+
+    require_operator()
+
+
+def _owner(agent: str) -> tuple[str, str]:
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    try:
+        found = registry.get(agent)
+    finally:
+        registry.close()
+    return found.id, found.name
+
+
+def _short(text: str | None, width: int = 70) -> str:
+    if text is None:
+        return ""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _scope(scope: dict[str, Any]) -> str:
+    return "agent" if scope.get("kind") == "agent" else f"workspace:{scope.get('path')}"
+
+
+def _state(summary: dict[str, Any] | None) -> str:
+    if summary is None:
+        return "(none)"
+    status = "" if summary["status"] == "active" else f" · {summary['status'].upper()}"
+    return (
+        f"{summary['kind']} · {_scope(summary['scope'])} · {len(summary['sources'])} source(s)"
+        f"{status} · {_short(summary['text'])!r}"
+    )
+
+
+def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str) -> None:
+    counts = ", ".join(f"{k} {v}" for k, v in doc["counts"].items() if v)
+    stdout(f"Maintenance preview · {owner_name} · owner {doc['owner_id']}")
+    stdout(f"Plan {doc['plan_id']} · idempotency key {doc['idempotency_key']}")
+    stdout(f"Digest {doc['digest_prefix']}  ({doc['preview_digest']})")
+    stdout(f"Operations: {doc['operation_count']} ({counts})")
+    conflicts_by_op: dict[int, list[dict[str, Any]]] = {}
+    for conflict in doc["conflicts"]:
+        conflicts_by_op.setdefault(conflict["operation"], []).append(conflict)
+    for entry in doc["entries"]:
+        stdout()
+        name = entry.get("memory_id") or f"client_key {entry.get('client_key')}"
+        if entry["op"] == "retire":
+            stdout(f"[{entry['index']}] retire {name} (plain retirement)")
+        elif entry["op"] == "retire_into":
+            stdout(f"[{entry['index']}] retire_into {name} → absorbed into {entry['into']}")
+        else:
+            stdout(f"[{entry['index']}] {entry['op']} {name}")
+        stdout(f"    Before: {_state(entry['before'])}")
+        stdout(f"    After:  {_state(entry['after'])}")
+        if entry.get("reason"):
+            stdout(f"    Reason: {_short(entry['reason'])}")
+        for source in entry.get("source_additions", []):
+            stdout(f"    + source {source['source_type']}={_short(source['locator'], 60)}")
+        for conflict in conflicts_by_op.get(entry["index"], []):
+            detail = ""
+            if conflict["kind"] == "revision_changed":
+                detail = (f" (current {conflict['current_revision_id']}, expected "
+                          f"{conflict['expected_revision_id']})")
+            stdout(f"    CONFLICT {conflict['kind']}: {conflict['path']} "
+                   f"{conflict['memory_id']}{detail}")
+    stdout()
+    if doc["absorbed"]:
+        stdout("Absorbed (retire_into): " + ", ".join(
+            f"{a['memory_id'][:8]}→{a['into'][:20]}" for a in doc["absorbed"]))
+    if doc["retired"]:
+        stdout("Retired: " + ", ".join(m[:8] for m in doc["retired"]))
+    if doc["conflicts"]:
+        stdout(f"Conflicts: {len(doc['conflicts'])} — apply is disabled. Update the plan to "
+               "the current revisions (`wardian garden memory history ID`) and preview again.")
+    else:
+        stdout("Conflicts: none. To apply:")
+        stdout(f"  wardian garden maintain apply {plan} --agent {agent}")
+        stdout(f"  (or non-interactively: … --confirm {doc['digest_prefix']})")
+
+
+@app.command("preview")
+def preview(
+    plan: Path = PlanArgument,
+    agent: str = AgentOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Validate PLAN, show Before/After, source additions and conflicts; read-only.
+
+    The preview is remembered (for this owner and digest) so `apply` can require it.
+    """
+    _refuse_if_managed()
+    from wardian.memory.maintenance.service import preview_file
+
+    owner_id, owner_name = _owner(agent)
+    document = preview_file(plan, owner_id).to_json()
+    if as_json:
+        emit_json(document)
+        return
+    _render_preview(document, owner_name, plan, agent)
+
+
+def _print_receipt(receipt: dict[str, Any]) -> None:
+    for item in receipt["created"]:
+        stdout(f"  created {item['memory_id']} (client_key {item['client_key']})")
+    for item in receipt["revised"]:
+        stdout(f"  {'/'.join(item['roles'])} {item['memory_id']} → revision {item['revision_id']}")
+
+
+@app.command("apply")
+def apply(
+    plan: Path = PlanArgument,
+    agent: str = AgentOption,
+    confirm: str | None = typer.Option(
+        None, "--confirm",
+        help="Confirm without the terminal prompt: sha256:<12 hex> exactly as the preview shows.",
+    ),
+    as_json: bool = JsonOption,
+) -> None:
+    """Apply a previewed, conflict-free PLAN atomically after confirmation; print the receipt.
+
+    Asks on the controlling terminal (owner id, operation count, digest prefix) unless
+    --confirm is given. Re-applying the same plan (same idempotency key and contents) prints
+    the stored receipt without asking or writing.
+    """
+    _refuse_if_managed()
+    from wardian.memory.maintenance.service import apply_file
+    from wardian.memory.maintenance.terminal import confirm_on_terminal
+
+    owner_id, _ = _owner(agent)
+    result = apply_file(
+        plan, owner_id, confirm=lambda request: confirm_on_terminal(request.prompt()),
+        confirm_digest=confirm,
+    )
+    receipt = result.receipt.to_json()
+    if as_json:
+        emit_json({"replayed": result.replayed, "receipt": receipt})
+        return
+    verb = "Already applied (stored receipt)" if result.replayed else "Applied"
+    stdout(f"{verb}: plan {receipt['plan_id']} · owner {receipt['owner_id']} · "
+           f"{receipt['operation_count']} operation(s) · {receipt['preview_digest'][:19]}")
+    stdout(f"Applied at {receipt['applied_at']} · idempotency key {receipt['idempotency_key']}")
+    _print_receipt(receipt)
+
+
+@app.command("check-receipt")
+def check_receipt(
+    plan: Path | None = typer.Argument(None, help="The plan file whose key to look up."),
+    agent: str = AgentOption,
+    idempotency_key: str | None = typer.Option(
+        None, "--idempotency-key", help="Look up this key instead of reading a plan file."
+    ),
+    as_json: bool = JsonOption,
+) -> None:
+    """Report whether the batch (owner + idempotency key) committed, with its receipt."""
+    _refuse_if_managed()
+    from wardian.memory.maintenance.service import check_receipt as check
+
+    owner_id, _ = _owner(agent)
+    report = check(owner_id, path=plan, idempotency_key=idempotency_key)
+    if as_json:
+        emit_json(report)
+        return
+    key = report["idempotency_key"]
+    if not report["committed"]:
+        stdout(f"Not committed: no receipt for owner {owner_id} and idempotency key {key!r}.")
+        return
+    receipt = report["receipt"]
+    stdout(f"Committed: plan {receipt['plan_id']} at {receipt['applied_at']} · owner "
+           f"{owner_id} · key {key!r} · {receipt['preview_digest']}")
+    if report["matches_plan"] is False:
+        stdout(f"Warning: this key committed a different plan (this file's digest is "
+               f"{report['plan_digest']}).")
+    _print_receipt(receipt)

@@ -1,0 +1,107 @@
+"""Errors of reviewed maintenance; each says what failed, where, and how to fix it.
+
+Tree (under `wardian.errors`)::
+
+    UsageError
+    ├── ValidationError
+    │   └── PlanError              (wardian.memory.maintenance.plan) malformed plan, exit 2
+    ├── PreviewRequired            no cached conflict-free preview of this digest, exit 2
+    └── ConfirmationMismatch       --confirm does not equal the digest prefix, exit 2
+    WardianError
+    └── ApplyAborted               declined, or no controlling terminal: zero changes, exit 1
+    ConflictError
+    ├── RevisionConflict           conflicts found under BEGIN IMMEDIATE at apply, exit 4
+    └── IdempotencyKeyReused       same key, different plan contents (both digests), exit 4
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wardian.errors import ConflictError, UsageError, WardianError
+
+if TYPE_CHECKING:
+    from wardian.memory.maintenance.preview import Conflict
+
+__all__ = [
+    "ApplyAborted",
+    "ConfirmationMismatch",
+    "IdempotencyKeyReused",
+    "PreviewRequired",
+    "RevisionConflict",
+]
+
+
+class PreviewRequired(UsageError):
+    """Apply needs a cached, conflict-free preview of the same digest ("preview first")."""
+
+    def __init__(self, owner_id: str, digest: str, *, conflicts: int = 0) -> None:
+        self.owner_id = owner_id
+        self.digest = digest
+        if conflicts:
+            message = (
+                f"the preview of this plan ({digest[:19]}) for owner {owner_id} has "
+                f"{conflicts} conflict(s); apply is disabled"
+            )
+            hint = "fix the plan file, then run `wardian garden maintain preview` again"
+        else:
+            message = (
+                f"preview first: no cached preview of this plan ({digest[:19]}) "
+                f"for owner {owner_id}"
+            )
+            hint = (
+                "run `wardian garden maintain preview PLAN --agent AGENT`, review it, "
+                "then apply"
+            )
+        super().__init__(message, hint=hint)
+
+
+class ConfirmationMismatch(UsageError):
+    """``--confirm`` was given but does not equal ``sha256:`` + the digest's first 12 hex."""
+
+    def __init__(self, given: str, expected: str) -> None:
+        self.given = given
+        self.expected = expected
+        super().__init__(
+            f"--confirm {given!r} does not match this plan's digest {expected}",
+            hint="preview the plan again and pass the digest prefix it shows",
+        )
+
+
+class ApplyAborted(WardianError):
+    """The operator declined, or there was no controlling terminal; nothing was changed."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(
+            f"apply aborted: {reason}; nothing was changed",
+            hint="confirm on the terminal, or pass --confirm sha256:<12 hex> from the preview",
+        )
+
+
+class RevisionConflict(ConflictError):
+    """Re-verification under ``BEGIN IMMEDIATE`` found conflicts; everything rolled back."""
+
+    def __init__(self, conflicts: list[Conflict]) -> None:
+        self.conflicts = conflicts
+        first = conflicts[0].describe()
+        more = f" (+{len(conflicts) - 1} more conflict(s))" if len(conflicts) > 1 else ""
+        super().__init__(
+            f"apply rolled back, nothing was changed: {first}{more}",
+            hint="the cached preview was cleared; update the plan and preview again",
+        )
+
+
+class IdempotencyKeyReused(ConflictError):
+    """The idempotency key already committed a plan with a different digest."""
+
+    def __init__(self, key: str, stored_digest: str, new_digest: str) -> None:
+        self.key = key
+        self.stored_digest = stored_digest
+        self.new_digest = new_digest
+        super().__init__(
+            f"idempotency_key {key!r} already committed a plan with digest {stored_digest}; "
+            f"this plan's digest is {new_digest}",
+            hint="use a new idempotency_key for a different plan, or "
+            "`wardian garden maintain check-receipt` to see the committed one",
+        )

@@ -1,0 +1,152 @@
+"""One call per ``garden maintain`` command: open the stores, do the work, close them.
+
+The CLI resolves the ``--agent`` to an owner id (the agents registry lives above
+``memory``) and calls one of these; they return documents the CLI prints.
+
+Spec: "Operator maintenance in Garden" (import, preview, apply, check receipt).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from wardian.errors import UsageError
+from wardian.memory.maintenance.apply import (
+    ApplyResult,
+    ConfirmRequest,
+    apply_plan,
+    find_receipt,
+)
+from wardian.memory.maintenance.plan import Plan, check_owner, load_plan_file
+from wardian.memory.maintenance.preview import Preview, build_preview, compute_digest
+from wardian.memory.maintenance.previews import PreviewCache
+from wardian.memory.store import MemoryStore
+
+__all__ = ["apply_file", "check_receipt", "load_bound_plan", "preview_file"]
+
+
+def load_bound_plan(path: str | os.PathLike[str], owner_id: str) -> Plan:
+    """Load and validate the plan at `path` and bind it to `owner_id`. Touches no database.
+
+    Raises:
+        PlanError: malformed, a rule broken, or the plan's ``agent_id`` is another agent.
+    """
+    plan = load_plan_file(path)
+    check_owner(plan, owner_id, source=str(path))
+    return plan
+
+
+def preview_file(
+    path: str | os.PathLike[str],
+    owner_id: str,
+    *,
+    memory_db: Path | None = None,
+    state_db: Path | None = None,
+) -> Preview:
+    """Preview the plan at `path` for `owner_id` and cache it in ``state.db``.
+
+    Read-only on ``memory.db`` (byte-identical before and after); writes only the preview
+    cache row in ``state.db``.
+
+    Raises:
+        PlanError: see `load_bound_plan`; also a record over 64 sources after the plan.
+    """
+    plan = load_bound_plan(path, owner_id)
+    store = MemoryStore(memory_db)
+    try:
+        preview = build_preview(plan, store, owner_id)
+    finally:
+        store.close()
+    cache = PreviewCache(state_db)
+    try:
+        cache.put(
+            owner_id=owner_id, digest=preview.digest, plan_id=plan.plan_id,
+            idempotency_key=plan.idempotency_key, conflict_count=len(preview.conflicts),
+            document=preview.to_json(),
+        )
+    finally:
+        cache.close()
+    return preview
+
+
+def apply_file(
+    path: str | os.PathLike[str],
+    owner_id: str,
+    *,
+    confirm: Callable[[ConfirmRequest], bool],
+    confirm_digest: str | None = None,
+    memory_db: Path | None = None,
+    state_db: Path | None = None,
+) -> ApplyResult:
+    """Apply the reviewed plan at `path` for `owner_id` (`apply_plan`: atomic, receipted).
+
+    Raises:
+        PlanError, PreviewRequired, ConfirmationMismatch, ApplyAborted, RevisionConflict,
+        IdempotencyKeyReused, StoreError: see `apply_plan`.
+    """
+    plan = load_bound_plan(path, owner_id)
+    store = MemoryStore(memory_db)
+    cache = PreviewCache(state_db)
+    try:
+        return apply_plan(
+            plan, store, cache, owner_id=owner_id, confirm=confirm,
+            confirm_digest=confirm_digest,
+        )
+    finally:
+        cache.close()
+        store.close()
+
+
+def check_receipt(
+    owner_id: str,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    idempotency_key: str | None = None,
+    memory_db: Path | None = None,
+) -> dict[str, Any]:
+    """Whether the batch of (owner, idempotency key) committed, with its receipt. Read-only.
+
+    Args:
+        path: a plan file (its key is used, and its digest is compared with the receipt's).
+        idempotency_key: the key directly; exactly one of `path` / `idempotency_key`.
+
+    Returns:
+        ``{"owner_id", "idempotency_key", "committed", "receipt", "plan_digest",
+        "matches_plan"}`` (``plan_digest``/``matches_plan`` are None without a plan file).
+
+    Raises:
+        UsageError: neither or both of `path` and `idempotency_key`.
+        PlanError: the plan file is invalid or for another agent.
+    """
+    if (path is None) == (idempotency_key is None):
+        raise UsageError(
+            "give either a PLAN file or --idempotency-key, not both or neither",
+            hint="e.g. `wardian garden maintain check-receipt plan.json --agent A`",
+        )
+    digest: str | None = None
+    if path is not None:
+        plan = load_bound_plan(path, owner_id)
+        key = plan.idempotency_key
+        digest = compute_digest(plan, owner_id)
+    else:
+        key = str(idempotency_key)
+        if not key.strip():
+            raise UsageError("--idempotency-key must not be empty")
+    store = MemoryStore(memory_db)
+    try:
+        receipt = find_receipt(store, owner_id, key)
+    finally:
+        store.close()
+    return {
+        "owner_id": owner_id,
+        "idempotency_key": key,
+        "committed": receipt is not None,
+        "receipt": receipt.to_json() if receipt else None,
+        "plan_digest": digest,
+        "matches_plan": (
+            None if digest is None or receipt is None else receipt.preview_digest == digest
+        ),
+    }

@@ -4,7 +4,40 @@ from __future__ import annotations
 
 import typer
 
+from wardian.cli._common import JsonOption, emit_json, print_table, stdout
+
 app = typer.Typer(
     help="The shipped and user blueprint libraries.",
     no_args_is_help=True,
 )
+
+
+@app.command("list")
+def list_(as_json: bool = JsonOption) -> None:
+    """Show shipped and user blueprints; user copies shadow shipped ones (with a note)."""
+    from wardian.blueprints.library import list_library
+
+    entries = list_library()
+    if as_json:
+        emit_json(entries and [e.to_json() for e in entries])
+        return
+    if not entries:
+        stdout("no blueprints (run `wardian library init` to copy the shipped samples)")
+        return
+    print_table(
+        ["ID", "SOURCE", "STATUS", "NOTE", "PATH"],
+        [(e.id, e.source, "ok" if e.ok else "BROKEN", e.note or e.error or "", str(e.path))
+         for e in entries],
+    )
+
+
+@app.command("init")
+def init() -> None:
+    """Copy the shipped samples into the user library (edited files are never overwritten)."""
+    from wardian.blueprints.library import init_library
+    from wardian.config import user_library_dir
+
+    results = init_library()
+    for rel, action in results:
+        stdout(f"{action:15} {rel}")
+    stdout(f"user library: {user_library_dir()}")

@@ -1,0 +1,237 @@
+"""The blueprint libraries: shipped samples (package data) and the user's editable library.
+
+Layout of either library: ``<library>/<name>/<anything>.yaml`` (a folder per blueprint, with
+its prompt templates next to it) or ``<library>/<name>.yaml``. The blueprint's id is its
+``blueprint.id``; a user copy with the same id shadows the shipped one (both are listed, with
+a note). Broken files are listed with their first problem, never dropped.
+
+`init_library` copies the shipped samples into the user library without overwriting files
+the user edited: ``.wardian-manifest.json`` in the user library records the sha256 of each
+file as last copied, so an unedited copy can be refreshed and an edited one is kept.
+
+Spec: issue 4 "Library".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wardian.blueprints.errors import BlueprintInvalid, BlueprintSyntaxError, Problem, nearest
+from wardian.blueprints.validate import FileReport, LoadedBlueprint, validate_file
+from wardian.errors import NotFoundError
+
+__all__ = [
+    "MANIFEST_NAME",
+    "LibraryEntry",
+    "find_blueprint",
+    "init_library",
+    "list_library",
+    "shipped_library_dir",
+]
+
+MANIFEST_NAME = ".wardian-manifest.json"
+_SKIP = {"__init__.py", "__pycache__", MANIFEST_NAME}
+
+
+def shipped_library_dir() -> Path:
+    """The folder of shipped samples inside the installed package (``wardian/library``)."""
+    return Path(__file__).resolve().parents[1] / "library"
+
+
+def _user_dir(user_dir: Path | None) -> Path:
+    if user_dir is not None:
+        return user_dir
+    from wardian.config import user_library_dir
+
+    return user_library_dir()
+
+
+@dataclass
+class LibraryEntry:
+    """One blueprint file in a library.
+
+    Attributes:
+        id: ``blueprint.id`` (for a broken file: its folder or file stem).
+        source: ``"user"`` or ``"shipped"``.
+        path: the YAML file.
+        report: the validation outcome (`report.loaded` is set when valid).
+        active: False when another entry with the same id takes precedence.
+        note: e.g. ``"shadows the shipped copy"``, or None.
+    """
+
+    id: str
+    source: str
+    path: Path
+    report: FileReport
+    active: bool = True
+    note: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the file is a valid blueprint."""
+        return self.report.ok
+
+    @property
+    def error(self) -> str | None:
+        """The first problem's message, or None."""
+        return self.report.problems[0].render() if self.report.problems else None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able summary (id, source, path, ok, active, note, name, version, problems)."""
+        loaded = self.report.loaded
+        return {
+            "id": self.id,
+            "source": self.source,
+            "path": str(self.path),
+            "ok": self.ok,
+            "active": self.active,
+            "note": self.note,
+            "name": loaded.blueprint.blueprint.name if loaded else None,
+            "version": loaded.blueprint.blueprint.version if loaded else None,
+            "hash": loaded.source_hash if loaded else None,
+            "problems": [p.render() for p in self.report.problems],
+        }
+
+
+def _yaml_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    found = [p for p in folder.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml")]
+    for sub in folder.iterdir():
+        if sub.is_dir() and sub.name not in _SKIP and not sub.name.startswith("."):
+            found.extend(p for p in sub.iterdir()
+                         if p.is_file() and p.suffix in (".yaml", ".yml"))
+    return sorted(found)
+
+
+def _scan(folder: Path, source: str, check_actions: bool) -> list[LibraryEntry]:
+    entries: list[LibraryEntry] = []
+    seen: dict[str, Path] = {}
+    for path in _yaml_files(folder):
+        report = validate_file(path, check_actions=check_actions)
+        if report.loaded is not None:
+            ident = report.loaded.id
+        else:
+            ident = path.parent.name if path.parent != folder else path.stem
+        entry = LibraryEntry(ident, source, path, report)
+        if report.loaded is not None and ident in seen:
+            entry.active = False
+            entry.note = f"duplicate id {ident!r}: {seen[ident]} takes precedence"
+        elif report.loaded is not None:
+            seen[ident] = path
+        entries.append(entry)
+    return entries
+
+
+def list_library(*, shipped_dir: Path | None = None, user_dir: Path | None = None,
+                 check_actions: bool = True) -> list[LibraryEntry]:
+    """Every blueprint in the user and shipped libraries, broken ones included (read-only).
+
+    A valid user blueprint shadows a shipped one with the same id; both are returned, the
+    shipped one with ``active=False`` and a note. Sorted by id, user copies first.
+    """
+    user = _scan(_user_dir(user_dir), "user", check_actions)
+    shipped = _scan(shipped_dir or shipped_library_dir(), "shipped", check_actions)
+    user_ids = {e.id: e for e in user if e.ok and e.active}
+    for entry in shipped:
+        other = user_ids.get(entry.id)
+        if other is not None and entry.active:
+            entry.active = False
+            entry.note = f"shadowed by the user copy {other.path}"
+            other.note = other.note or "shadows the shipped copy"
+    order = {"user": 0, "shipped": 1}
+    return sorted(user + shipped, key=lambda e: (e.id, order[e.source], str(e.path)))
+
+
+def find_blueprint(ref: str, *, shipped_dir: Path | None = None, user_dir: Path | None = None,
+                   check_actions: bool = True) -> LoadedBlueprint:
+    """Load a blueprint by id (user library first, then shipped) or by file path.
+
+    Raises:
+        NotFoundError: no blueprint with that id (names the nearest id).
+        BlueprintError: the blueprint exists but is broken (all its problems attached).
+    """
+    path = Path(ref).expanduser()
+    if ref.endswith((".yaml", ".yml")) or path.is_file():
+        from wardian.blueprints.validate import load_blueprint
+
+        if not path.is_file():
+            raise NotFoundError(f"blueprint file not found: {ref}")
+        return load_blueprint(path, check_actions=check_actions)
+    entries = list_library(shipped_dir=shipped_dir, user_dir=user_dir,
+                           check_actions=check_actions)
+    for entry in entries:
+        if entry.id == ref and entry.active:
+            if entry.report.loaded is not None:
+                return entry.report.loaded
+            problems = entry.report.problems
+            if problems[0].kind == "syntax":
+                raise BlueprintSyntaxError(problems)
+            raise BlueprintInvalid(problems)
+    guess = nearest(ref, [e.id for e in entries])
+    raise NotFoundError(
+        f"no blueprint with id {ref!r}" + (f" (did you mean {guess!r}?)" if guess else ""),
+        hint="see `wardian blueprint list`, or pass a path to a .yaml file",
+    )
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def init_library(*, shipped_dir: Path | None = None, user_dir: Path | None = None
+                 ) -> list[tuple[str, str]]:
+    """Copy the shipped samples into the user library, never overwriting edited files.
+
+    For each shipped file: missing → ``copied``; identical → ``unchanged``; unedited since
+    the last init (hash equals the manifest's) but the shipped file changed → ``updated``;
+    otherwise the user edited it → ``kept (edited)``.
+
+    Returns:
+        ``(relative path, action)`` per shipped file, sorted by path.
+    """
+    source = shipped_dir or shipped_library_dir()
+    target = _user_dir(user_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    manifest_path = target / MANIFEST_NAME
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8")).get("files", {})
+    except (OSError, ValueError):
+        manifest = {}
+    results: list[tuple[str, str]] = []
+    for file in sorted(source.rglob("*")):
+        rel_parts = file.relative_to(source).parts
+        if not file.is_file() or any(p in _SKIP or p.endswith(".pyc") for p in rel_parts):
+            continue
+        rel = "/".join(rel_parts)
+        dest = target.joinpath(*rel_parts)
+        shipped_hash = _sha(file)
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, dest)
+            action = "copied"
+        else:
+            current = _sha(dest)
+            if current == shipped_hash:
+                action = "unchanged"
+            elif manifest.get(rel) == current:
+                shutil.copyfile(file, dest)
+                action = "updated"
+            else:
+                results.append((rel, "kept (edited)"))
+                continue
+        manifest[rel] = shipped_hash
+        results.append((rel, action))
+    manifest_path.write_text(json.dumps({"files": manifest}, indent=2, sort_keys=True) + "\n",
+                             encoding="utf-8")
+    return results
+
+
+def problems_of(entries: list[LibraryEntry]) -> list[Problem]:
+    """Every problem across `entries` (for `blueprint validate` of whole libraries)."""
+    return [p for e in entries for p in e.report.problems]

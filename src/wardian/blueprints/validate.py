@@ -1,0 +1,614 @@
+"""Load and validate blueprints: schema, cross references and templates, with positions.
+
+Stages, each reporting every problem it can find (never stopping at the first):
+
+1. YAML (`loader.parse_yaml`): syntax errors, duplicate keys.
+2. Schema (`schema.Blueprint`, pydantic): pydantic errors are translated here into
+   `Problem`s with the key's or value's mark, the field path, expected/found, and the
+   nearest valid key for unknown keys.
+3. Cross references: duplicate step ids, unknown roles, unknown actions, prompt template
+   files, output schemas (``{"$ref": "wardian:curator-batch"}`` is resolved).
+4. Templates: syntax; names outside ``inputs/invocation/steps/roles``; unknown inputs,
+   roles, invocation fields, steps, step fields; a step referring to itself or a later step.
+
+`load_blueprint` raises `BlueprintError`; `validate_file`/`validate_paths` return problems.
+
+Spec: issue 4 "Loading and errors".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wardian.blueprints.errors import (
+    BlueprintInvalid,
+    BlueprintSyntaxError,
+    Problem,
+    format_path,
+    nearest,
+)
+from wardian.blueprints.loader import Marks, parse_yaml
+
+__all__ = [
+    "OUTPUT_REFS",
+    "FileReport",
+    "LoadedBlueprint",
+    "load_blueprint",
+    "resolve_output_ref",
+    "validate_file",
+    "validate_paths",
+]
+
+OUTPUT_REFS = ("wardian:curator-batch",)
+"""Names usable as ``output: {"$ref": NAME}`` instead of an inline JSON Schema."""
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class LoadedBlueprint:
+    """A valid blueprint with everything the engine needs.
+
+    Attributes:
+        blueprint: the parsed model.
+        path: the YAML file.
+        source_hash: ``sha256:<hex>`` over the YAML and the prompt template files it uses.
+        prompts: step id -> prompt template source (inline text or the file's contents).
+        prompt_files: step id -> template file name, for file prompts.
+        outputs: step id -> the resolved JSON Schema of a role step's answer.
+    """
+
+    blueprint: Any
+    path: Path
+    source_hash: str
+    marks: Marks
+    prompts: dict[str, str] = field(default_factory=dict)
+    prompt_files: dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _engine: Any = None
+
+    @property
+    def id(self) -> str:
+        """The blueprint id."""
+        return str(self.blueprint.blueprint.id)
+
+    @property
+    def folder(self) -> Path:
+        """The folder templates are loaded from."""
+        return self.path.parent
+
+    @property
+    def engine(self) -> Any:
+        """The `TemplateEngine` for this blueprint's folder (created on first use)."""
+        if self._engine is None:
+            from wardian.blueprints.templates import TemplateEngine
+
+            self._engine = TemplateEngine(self.folder)
+        return self._engine
+
+
+@dataclass
+class FileReport:
+    """The outcome of validating one file: the blueprint (when valid) or its problems."""
+
+    path: Path
+    loaded: LoadedBlueprint | None
+    problems: list[Problem]
+
+    @property
+    def ok(self) -> bool:
+        """True when the file has no problems."""
+        return not self.problems
+
+
+def resolve_output_ref(ref: str) -> dict[str, Any]:
+    """The JSON Schema named by an ``output: {"$ref": ...}``.
+
+    Raises:
+        KeyError: an unknown name.
+    """
+    if ref == "wardian:curator-batch":
+        from wardian.memory.batch import curator_output_schema
+
+        return curator_output_schema()
+    raise KeyError(ref)
+
+
+def load_blueprint(path: Path | str, *, display: str | None = None,
+                   check_actions: bool = True) -> LoadedBlueprint:
+    """Load and fully validate one blueprint file.
+
+    Raises:
+        BlueprintSyntaxError: the YAML cannot be parsed (exit 2).
+        BlueprintInvalid: schema/reference/template problems; `.problems` lists them all.
+    """
+    report = validate_file(path, display=display, check_actions=check_actions)
+    if report.problems:
+        if report.problems[0].kind == "syntax":
+            raise BlueprintSyntaxError(report.problems)
+        raise BlueprintInvalid(report.problems)
+    assert report.loaded is not None
+    return report.loaded
+
+
+def validate_paths(paths: Iterable[Path | str], *, check_actions: bool = True
+                   ) -> list[FileReport]:
+    """Validate files and folders (folders: every ``*.yaml``/``*.yml`` below them, sorted).
+
+    One bad file never hides another: each gets its own `FileReport`. Read-only.
+    """
+    reports: list[FileReport] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.suffix in YAML_SUFFIXES)
+            for file in files:
+                reports.append(validate_file(file, check_actions=check_actions))
+        else:
+            reports.append(validate_file(path, check_actions=check_actions))
+    return reports
+
+
+def validate_file(path: Path | str, *, display: str | None = None,
+                  check_actions: bool = True) -> FileReport:
+    """Validate one blueprint file and report every problem (read-only; never raises for
+    a defect in the file).
+
+    Args:
+        path: the YAML file.
+        display: the file name used in messages (default: `path` as given).
+        check_actions: also check `action:` names against the action registry.
+    """
+    path = Path(path)
+    name = display if display is not None else str(path)
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return FileReport(path, None, [Problem(name, 1, 1, "(root)", f"cannot read file: {why}",
+                                               expected="a readable UTF-8 YAML file",
+                                               found=type(exc).__name__, kind="io")])
+    parsed = parse_yaml(text, name)
+    if parsed.data is None:
+        return FileReport(path, None, parsed.problems)
+    problems = list(parsed.problems)
+    data, marks = parsed.data, parsed.marks
+    if not isinstance(data, dict):
+        from wardian.blueprints.schema import describe
+
+        problems.append(Problem(name, *marks.value(()), "(root)", "not a blueprint",
+                                expected="a mapping with blueprint, roles, inputs, triggers and "
+                                "steps", found=describe(data)))
+        return FileReport(path, None, problems)
+    model = _schema_check(data, marks, name, problems)
+    if model is None or problems:
+        return FileReport(path, None, _sorted(problems, name))
+    loaded = LoadedBlueprint(model, path, "", marks)
+    _cross_check(loaded, name, problems, check_actions)
+    if problems:
+        return FileReport(path, None, _sorted(problems, name))
+    digest = hashlib.sha256(raw)
+    for step_id in sorted(loaded.prompt_files):
+        digest.update(b"\0" + loaded.prompt_files[step_id].encode() + b"\0")
+        digest.update(loaded.prompts[step_id].encode())
+    loaded.source_hash = "sha256:" + digest.hexdigest()
+    return FileReport(path, loaded, [])
+
+
+def _sorted(problems: list[Problem], name: str) -> list[Problem]:
+    return sorted(problems, key=lambda p: (p.file != name, p.file, p.line, p.column))
+
+
+# --- schema -----------------------------------------------------------------------------
+
+
+def _model_keys(loc: Sequence[str | int]) -> list[str] | None:
+    from wardian.blueprints import schema
+
+    model: Any = None
+    if len(loc) == 0:
+        model = schema.Blueprint
+    elif loc == ("blueprint",):
+        model = schema.Meta
+    elif len(loc) == 2 and loc[0] == "inputs":
+        model = schema.InputSpec
+    elif len(loc) == 2 and loc[0] == "steps" and isinstance(loc[1], int):
+        model = schema.Step
+    elif len(loc) == 3 and loc[0] == "steps" and loc[2] == "retry":
+        model = schema.Retry
+    elif len(loc) == 3 and loc[0] == "steps" and loc[2] == "prompt":
+        model = schema.PromptFile
+    if model is None:
+        return None
+    return [f.alias or n for n, f in model.model_fields.items()]
+
+
+def _clean_loc(data: Any, loc: Sequence[Any], error_type: str) -> tuple[tuple[Any, ...], bool]:
+    """Drop pydantic union tags from `loc`, keeping only keys that exist in `data`."""
+    out: list[Any] = []
+    tagged = False
+    current = data
+    for index, part in enumerate(loc):
+        last = index == len(loc) - 1
+        in_dict = isinstance(current, dict) and part in current
+        in_list = isinstance(current, list) and isinstance(part, int) and part < len(current)
+        if in_dict or in_list:
+            out.append(part)
+            current = current[part]
+        elif last and error_type in ("missing", "extra_forbidden") and isinstance(current, dict):
+            out.append(part)
+        else:
+            tagged = True
+    return tuple(out), tagged
+
+
+def _schema_check(data: dict[str, Any], marks: Marks, name: str,
+                  problems: list[Problem]) -> Any:
+    import pydantic
+
+    from wardian.blueprints.schema import Blueprint, describe
+
+    try:
+        return Blueprint.model_validate(data)
+    except pydantic.ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    cleaned = []
+    for err in errors:
+        loc, tagged = _clean_loc(data, err["loc"], err["type"])
+        cleaned.append((loc, tagged, err))
+    # Union branches: keep the deepest match; drop a branch's error when another branch
+    # got further into the same value.
+    tagged_locs = [loc for loc, tagged, _ in cleaned if tagged]
+    kept = []
+    for loc, tagged, err in cleaned:
+        if tagged and any(len(o) > len(loc) and o[: len(loc)] == loc for o in tagged_locs):
+            continue
+        kept.append((loc, tagged, err))
+    # A typo'd key reports as "unknown key" with a suggestion; drop its "missing" twin.
+    suggested: set[tuple[Any, ...]] = set()
+    for loc, _tagged, err in kept:
+        if err["type"] == "extra_forbidden":
+            keys = _model_keys(loc[:-1]) or []
+            guess = nearest(str(loc[-1]), keys)
+            if guess:
+                suggested.add((*loc[:-1], guess))
+    seen: dict[tuple[Any, ...], int] = {}
+    for loc, tagged, err in kept:
+        if err["type"] == "missing" and loc in suggested:
+            continue
+        problem = _translate(err, loc, data, marks, name, describe)
+        if tagged and loc in seen:  # several union branches rejected the same value
+            index = seen[loc]
+            old = problems[index]
+            if problem.expected and old.expected and problem.expected not in old.expected:
+                problems[index] = Problem(old.file, old.line, old.column, old.path,
+                                          old.message, f"{old.expected} or {problem.expected}",
+                                          old.found, old.suggestion, old.kind)
+            continue
+        seen[loc] = len(problems)
+        problems.append(problem)
+    return None
+
+
+def _translate(err: dict[str, Any], loc: tuple[Any, ...], data: Any, marks: Marks, name: str,
+               describe: Any) -> Problem:
+    kind = err["type"]
+    path = format_path(loc)
+    ctx = err.get("ctx") or {}
+    value = err.get("input")
+    if kind == "extra_forbidden":
+        keys = _model_keys(loc[:-1]) or []
+        return Problem(name, *marks.key(loc), path, f"unknown key {loc[-1]!r}",
+                       expected="one of " + ", ".join(keys), found=repr(loc[-1]),
+                       suggestion=nearest(str(loc[-1]), keys))
+    if kind == "missing":
+        return Problem(name, *marks.value(loc[:-1]), path, f"missing required key {loc[-1]!r}",
+                       expected=f"a {loc[-1]!r} key", found="none")
+    if kind == "wardian":
+        return Problem(name, *marks.value(loc), path, str(ctx.get("what", "invalid value")),
+                       expected=str(ctx["expected"]), found=str(ctx["found"]))
+    if kind == "literal_error":
+        choices = re.findall(r"'([^']*)'", str(ctx.get("expected")))
+        return Problem(name, *marks.value(loc), path, "invalid value",
+                       expected="one of " + str(ctx.get("expected")), found=describe(value),
+                       suggestion=nearest(str(value), choices) if isinstance(value, str)
+                       else None)
+    if kind == "too_short":
+        return Problem(name, *marks.value(loc), path, "too few items",
+                       expected=f"at least {ctx.get('min_length')} item(s)",
+                       found=f"{ctx.get('actual_length')}")
+    message = str(err["msg"])
+    expected = message
+    for prefix in ("Input should be ", "Value should be "):
+        if message.startswith(prefix):
+            expected = message[len(prefix):]
+    expected = expected.replace("valid dictionary", "mapping").replace("a valid list", "a list")
+    return Problem(name, *marks.value(loc), path, "invalid value", expected=expected,
+                   found=describe(value))
+
+
+# --- cross references and templates -------------------------------------------------------
+
+
+def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
+                 check_actions: bool) -> None:
+    bp = loaded.blueprint
+    marks = loaded.marks
+    step_index: dict[str, int] = {}
+    for index, step in enumerate(bp.steps):
+        if step.id in step_index:
+            first = step_index[step.id]
+            problems.append(Problem(
+                name, *marks.value(("steps", index, "id")), format_path(("steps", index, "id")),
+                f"duplicate step id {step.id!r}", expected="a unique step id",
+                found=f"{step.id!r} again (first used by steps[{first}])", kind="duplicate"))
+        else:
+            step_index[step.id] = index
+    actions: list[str] | None = None
+    if check_actions:
+        from wardian.engine.actions import known_actions
+
+        actions = known_actions()
+    analyser = _TemplateChecker(loaded, name, problems, step_index)
+    for index, step in enumerate(bp.steps):
+        base = ("steps", index)
+        if step.action is not None and actions is not None and step.action not in actions:
+            problems.append(Problem(
+                name, *marks.value((*base, "action")), format_path((*base, "action")),
+                f"unknown action {step.action!r}",
+                expected="a registered action (" + ", ".join(sorted(actions)[:12]) + ")",
+                found=repr(step.action), suggestion=nearest(step.action, actions),
+                kind="reference"))
+        if step.role is not None and step.role not in bp.roles:
+            declared = ", ".join(sorted(bp.roles)) or "none are declared"
+            problems.append(Problem(
+                name, *marks.value((*base, "role")), format_path((*base, "role")),
+                f"unknown role {step.role!r}",
+                expected=f"a role declared under 'roles' ({declared})", found=repr(step.role),
+                suggestion=nearest(step.role, bp.roles), kind="reference"))
+        if step.when is not None:
+            analyser.check((*base, "when"), step.when, index, expression=True)
+        if step.with_:
+            analyser.check_values((*base, "with"), step.with_, index)
+        if step.payload:
+            analyser.check_values((*base, "payload"), step.payload, index)
+        if step.prompt is not None:
+            analyser.check_prompt(base, step, index)
+        if step.output is not None:
+            _check_output(loaded, base, step, name, problems)
+
+
+def _check_output(loaded: LoadedBlueprint, base: tuple[Any, ...], step: Any, name: str,
+                  problems: list[Problem]) -> None:
+    marks = loaded.marks
+    output = step.output
+    if set(output) == {"$ref"}:
+        try:
+            loaded.outputs[step.id] = resolve_output_ref(str(output["$ref"]))
+        except KeyError:
+            loc = (*base, "output", "$ref")
+            problems.append(Problem(
+                name, *marks.value(loc), format_path(loc), "unknown output schema reference",
+                expected="one of " + ", ".join(OUTPUT_REFS), found=repr(output["$ref"]),
+                suggestion=nearest(str(output["$ref"]), OUTPUT_REFS), kind="reference"))
+        return
+    import jsonschema
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(output)
+    except jsonschema.SchemaError as exc:
+        loc = (*base, "output", *exc.path)
+        problems.append(Problem(
+            name, *marks.value(loc), format_path(loc), "invalid JSON Schema",
+            expected=(_TYPES if exc.path and exc.path[-1] == "type"
+                      else _first_line(exc.validator_value, exc.validator)),
+            found=_short(exc.instance)))
+        return
+    loaded.outputs[step.id] = output
+
+
+_TYPES = "a JSON Schema type (array, boolean, integer, null, number, object or string)"
+
+
+def _first_line(validator_value: Any, validator: Any) -> str:
+    if validator in ("anyOf", "$ref"):
+        return "a valid JSON Schema keyword value"
+    return f"{validator} {validator_value!r}"[:120]
+
+
+def _short(value: Any) -> str:
+    from wardian.blueprints.schema import describe
+
+    return describe(value)
+
+
+class _TemplateChecker:
+    """Checks template syntax and names for one blueprint."""
+
+    def __init__(self, loaded: LoadedBlueprint, name: str, problems: list[Problem],
+                 step_index: dict[str, int]) -> None:
+        self.loaded = loaded
+        self.name = name
+        self.problems = problems
+        self.step_index = step_index
+        self.env = loaded.engine.env
+
+    def check_values(self, loc: tuple[Any, ...], value: Any, index: int) -> None:
+        from wardian.blueprints.templates import is_whole_expression
+
+        if isinstance(value, str):
+            if "{" in value:
+                expr = is_whole_expression(value)
+                if expr is not None:
+                    self.check(loc, expr, index, expression=True)
+                else:
+                    self.check(loc, value, index, expression=False)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                self.check_values((*loc, key), item, index)
+        elif isinstance(value, list):
+            for pos, item in enumerate(value):
+                self.check_values((*loc, pos), item, index)
+
+    def check_prompt(self, base: tuple[Any, ...], step: Any, index: int) -> None:
+        from wardian.blueprints.schema import PromptFile
+
+        marks = self.loaded.marks
+        if isinstance(step.prompt, PromptFile):
+            loc = (*base, "prompt", "file")
+            file_name = step.prompt.file
+            folder = self.loaded.folder.resolve()
+            target = (folder / file_name).resolve()
+            if Path(file_name).is_absolute() or (folder not in target.parents):
+                self.problems.append(Problem(
+                    self.name, *marks.value(loc), format_path(loc),
+                    "prompt file outside the blueprint folder",
+                    expected="a file name inside the blueprint's folder",
+                    found=repr(file_name), kind="reference"))
+                return
+            if not target.is_file():
+                candidates = [p.name for p in folder.glob("*.j2")]
+                self.problems.append(Problem(
+                    self.name, *marks.value(loc), format_path(loc), "prompt file not found",
+                    expected="a template file next to the blueprint",
+                    found=f"no file {file_name!r}", suggestion=nearest(file_name, candidates),
+                    kind="reference"))
+                return
+            source = target.read_text(encoding="utf-8")
+            self.loaded.prompts[step.id] = source
+            self.loaded.prompt_files[step.id] = file_name
+            rel = str(Path(self.name).parent / file_name) if self.name else file_name
+            self.check(loc, source, index, expression=False, file_display=rel)
+        else:
+            self.loaded.prompts[step.id] = step.prompt
+            self.check((*base, "prompt"), step.prompt, index, expression=False)
+
+    def _report(self, loc: tuple[Any, ...], message: str, expected: str, found: str,
+                suggestion: str | None = None, *, line: int = 1,
+                file_display: str | None = None, kind: str = "template") -> None:
+        if file_display is not None:
+            position = (line, 1)
+            file = file_display
+        else:
+            position = self.loaded.marks.value(loc)
+            if line > 1:
+                message = f"{message} (template line {line})"
+            file = self.name
+        self.problems.append(Problem(file, *position, format_path(loc), message,
+                                     expected=expected, found=found, suggestion=suggestion,
+                                     kind=kind))
+
+    def check(self, loc: tuple[Any, ...], source: str, index: int, *, expression: bool,
+              file_display: str | None = None) -> None:
+        from jinja2 import TemplateSyntaxError, meta, nodes
+
+        try:
+            if expression:
+                self.env.compile_expression(source)
+                ast = self.env.parse("{{ (" + source + ") }}")
+            else:
+                ast = self.env.parse(source)
+        except TemplateSyntaxError as exc:
+            self._report(loc, f"template syntax error: {exc.message}",
+                         expected="a valid Jinja2 " + ("expression" if expression
+                                                       else "template"),
+                         found=repr(source if len(source) <= 60 else source[:57] + "..."),
+                         line=exc.lineno or 1, file_display=file_display)
+            return
+        from wardian.blueprints.templates import CONTEXT_NAMES
+
+        known = set(CONTEXT_NAMES) | set(self.env.globals)
+        for undeclared in sorted(meta.find_undeclared_variables(ast)):
+            if undeclared not in known:
+                line = _name_line(ast, undeclared)
+                self._report(loc, f"undefined variable {undeclared!r}",
+                             expected="one of " + ", ".join(CONTEXT_NAMES),
+                             found=repr(undeclared), suggestion=nearest(undeclared, known),
+                             line=line, file_display=file_display)
+        for ref in meta.find_referenced_templates(ast):
+            if ref is None:
+                continue
+            target = (self.loaded.folder / ref).resolve()
+            folder = self.loaded.folder.resolve()
+            if folder not in target.parents or not target.is_file():
+                self._report(loc, f"included template {ref!r} not found",
+                             expected="a template file inside the blueprint folder",
+                             found=repr(ref), file_display=file_display, kind="reference")
+        self._walk(ast, None, loc, index, file_display, nodes)
+
+    def _walk(self, node: Any, parent: Any, loc: tuple[Any, ...], index: int,
+              file_display: str | None, nodes: Any) -> None:
+        if isinstance(node, nodes.Getattr | nodes.Getitem) and isinstance(node.node, nodes.Name):
+            self._check_ref(node, parent, loc, index, file_display, nodes)
+        for child in node.iter_child_nodes():
+            self._walk(child, node, loc, index, file_display, nodes)
+
+    def _check_ref(self, node: Any, parent: Any, loc: tuple[Any, ...], index: int,
+                   file_display: str | None, nodes: Any) -> None:
+        from wardian.blueprints.templates import INVOCATION_KEYS, STEP_KEYS
+
+        root = node.node.name
+        attr = _attr(node, nodes)
+        if attr is None:
+            return
+        line = node.lineno or 1
+        bp = self.loaded.blueprint
+
+        def report(message: str, expected: str, candidates: Iterable[str]) -> None:
+            self._report(loc, message, expected=expected, found=repr(attr),
+                         suggestion=nearest(attr, candidates), line=line,
+                         file_display=file_display, kind="reference")
+
+        if root == "inputs" and attr not in bp.inputs:
+            report(f"undefined input {attr!r}",
+                   "an input declared under 'inputs' (" + (", ".join(sorted(bp.inputs))
+                                                          or "none are declared") + ")",
+                   bp.inputs)
+        elif root == "roles" and attr not in bp.roles:
+            report(f"undefined role {attr!r}", "a role declared under 'roles' ("
+                   + (", ".join(sorted(bp.roles)) or "none are declared") + ")", bp.roles)
+        elif root == "invocation" and attr not in INVOCATION_KEYS:
+            report(f"unknown invocation field {attr!r}", "one of " + ", ".join(INVOCATION_KEYS),
+                   INVOCATION_KEYS)
+        elif root == "steps":
+            current = bp.steps[index].id
+            if attr not in self.step_index:
+                report(f"unknown step {attr!r}", "the id of an earlier step",
+                       [s.id for s in bp.steps[:index]])
+            elif self.step_index[attr] >= index:
+                what = "itself" if attr == current else "a later step"
+                self._report(loc, f"step {current!r} refers to {what} {attr!r}",
+                             expected=f"a step that runs before {current!r}",
+                             found=f"steps[{self.step_index[attr]}] {attr!r}", line=line,
+                             file_display=file_display, kind="order")
+            elif isinstance(parent, nodes.Getattr | nodes.Getitem) and parent.node is node:
+                field_name = _attr(parent, nodes)
+                if field_name is not None and field_name not in STEP_KEYS:
+                    self._report(loc, f"unknown step field {field_name!r}",
+                                 expected="one of " + ", ".join(STEP_KEYS),
+                                 found=repr(field_name),
+                                 suggestion=nearest(field_name, STEP_KEYS), line=line,
+                                 file_display=file_display, kind="reference")
+
+
+def _attr(node: Any, nodes: Any) -> str | None:
+    if isinstance(node, nodes.Getattr):
+        return str(node.attr)
+    if isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+        return str(node.arg.value)
+    return None
+
+
+def _name_line(ast: Any, name: str) -> int:
+    from jinja2 import nodes
+
+    for node in ast.find_all(nodes.Name):
+        if node.name == name and node.ctx == "load":
+            return int(node.lineno or 1)
+    return 1

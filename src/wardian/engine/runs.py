@@ -1,0 +1,548 @@
+"""Durable runs in ``state.db`` (component ``runs``): runs, step attempts, run events.
+
+* ``runs`` — one row per run: blueprint id + content hash + path, invocation, assignments
+  snapshot, inputs (secret inputs stored as ``"***"``), status, times, error, the owner's
+  process identity (pid + psutil create time) while running, and a cancel flag.
+  ``idempotency_key`` is UNIQUE: `create_run` with a used key returns ``(existing, False)``.
+* ``step_attempts`` — one row per try of a step: rendered input, output, error, timing.
+* ``run_events`` — append-only log (``run.created``, ``step.started``, ``step.succeeded``,
+  ``step.failed``, ``step.retried``, ``step.skipped``, ``run.finished``, …).
+
+Every write goes through `atomic` (BEGIN IMMEDIATE). Opening a store marks runs whose owner
+process is dead as ``interrupted`` (`mark_interrupted_orphans`), so any engine entry recovers.
+
+Spec: issue 4 "Engine"; DESIGN.md "Blueprints, runs, providers".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wardian._db import atomic, connect, migrate_component
+from wardian._util import new_id, utc_now_iso
+from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, WardianError
+
+__all__ = [
+    "FINAL_STATUSES",
+    "REDACTED",
+    "RUN_STATUSES",
+    "Run",
+    "RunStore",
+    "StepAttempt",
+    "process_identity",
+]
+
+RUN_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled", "interrupted",
+                "skipped")
+FINAL_STATUSES = ("succeeded", "failed", "cancelled", "skipped")
+RESUMABLE_STATUSES = ("interrupted", "failed", "cancelled")
+REDACTED = "***"
+
+MIGRATIONS = [
+    """
+    CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        blueprint_id TEXT NOT NULL,
+        blueprint_hash TEXT,
+        blueprint_path TEXT,
+        agent_id TEXT,
+        workspace TEXT,
+        invocation TEXT NOT NULL,
+        assignments TEXT NOT NULL,
+        inputs TEXT NOT NULL,
+        secret_inputs TEXT NOT NULL DEFAULT '[]',
+        status TEXT NOT NULL CHECK (status IN ('queued','running','succeeded','failed',
+                                               'cancelled','interrupted','skipped')),
+        idempotency_key TEXT UNIQUE,
+        invoker_id TEXT,
+        skip_reason TEXT,
+        error TEXT,
+        created_at TEXT NOT NULL,
+        started_at TEXT,
+        finished_at TEXT,
+        owner_pid INTEGER,
+        owner_started REAL,
+        cancel_requested INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX runs_blueprint ON runs (blueprint_id, created_at);
+    CREATE INDEX runs_status ON runs (status);
+    CREATE INDEX runs_invoker ON runs (invoker_id, created_at);
+    CREATE TABLE step_attempts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        step_id TEXT NOT NULL,
+        step_index INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running','succeeded','failed','skipped',
+                                               'timed_out','cancelled','interrupted')),
+        input TEXT,
+        output TEXT,
+        error TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        duration_ms REAL,
+        UNIQUE (run_id, step_id, attempt)
+    );
+    CREATE INDEX step_attempts_run ON step_attempts (run_id, id);
+    CREATE TABLE run_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        at TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        step_id TEXT,
+        attempt INTEGER,
+        data TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX run_events_run ON run_events (run_id, id);
+    CREATE TRIGGER run_events_append_only_update BEFORE UPDATE ON run_events
+    BEGIN SELECT RAISE(ABORT, 'run_events is append-only'); END;
+    CREATE TRIGGER run_events_append_only_delete BEFORE DELETE ON run_events
+    WHEN (SELECT COUNT(*) FROM runs WHERE id = OLD.run_id) > 0
+    BEGIN SELECT RAISE(ABORT, 'run_events is append-only'); END;
+    """,
+]
+
+
+def process_identity(pid: int | None = None) -> tuple[int, float] | None:
+    """``(pid, create_time)`` of a live process (default: this one), or None if it is gone."""
+    import psutil
+
+    try:
+        proc = psutil.Process(pid if pid is not None else os.getpid())
+        return proc.pid, float(proc.create_time())
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return None
+
+
+def _alive(pid: int | None, started: float | None) -> bool:
+    if pid is None or started is None:
+        return False
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return False
+        return abs(float(proc.create_time()) - started) < 0.5
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return False
+
+
+@dataclass
+class StepAttempt:
+    """One try of one step (stored; secrets already redacted)."""
+
+    step_id: str
+    step_index: int
+    attempt: int
+    status: str
+    input: Any
+    output: Any
+    error: str | None
+    started_at: str
+    finished_at: str | None
+    duration_ms: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict of the attempt."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class Run:
+    """A run as stored. `inputs` has secret inputs as ``"***"``."""
+
+    id: str
+    blueprint_id: str
+    blueprint_hash: str | None
+    blueprint_path: str | None
+    agent_id: str | None
+    workspace: str | None
+    invocation: dict[str, Any]
+    assignments: dict[str, Any]
+    inputs: dict[str, Any]
+    secret_inputs: list[str]
+    status: str
+    idempotency_key: str | None
+    invoker_id: str | None
+    skip_reason: str | None
+    error: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    owner_pid: int | None
+    cancel_requested: bool
+    attempts: list[StepAttempt] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def trigger(self) -> str:
+        """The trigger kind (``manual``, ``session-close``, ``schedule``)."""
+        return str(self.invocation.get("trigger", ""))
+
+    def outputs(self) -> dict[str, Any]:
+        """Step id -> output of its succeeded attempt (requires attempts loaded)."""
+        return {a.step_id: a.output for a in self.attempts if a.status == "succeeded"}
+
+    def to_json(self, *, detail: bool = False) -> dict[str, Any]:
+        """A JSON-able dict; with `detail`, attempts, events and outputs too."""
+        doc = {k: v for k, v in self.__dict__.items() if k not in ("attempts", "events")}
+        if detail:
+            doc["attempts"] = [a.to_json() for a in self.attempts]
+            doc["events"] = self.events
+            doc["outputs"] = self.outputs()
+        return doc
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+class RunStore:
+    """The run store over ``state.db`` (component ``runs``).
+
+    Args:
+        path: the database file (default `config.state_db_path()`).
+        recover: mark runs owned by dead processes as ``interrupted`` on open.
+    """
+
+    def __init__(self, path: Path | None = None, *, recover: bool = True) -> None:
+        if path is None:
+            from wardian.config import state_db_path
+
+            path = state_db_path()
+        self.path = path
+        self.conn = connect(path)
+        migrate_component(self.conn, "runs", MIGRATIONS)
+        if recover:
+            self.mark_interrupted_orphans()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    # --- creation ------------------------------------------------------------------------
+
+    def create_run(
+        self,
+        *,
+        blueprint_id: str,
+        agent_id: str | None,
+        assignments: dict[str, Any],
+        inputs: dict[str, Any],
+        invocation: dict[str, Any],
+        idempotency_key: str | None = None,
+        invoker_id: str | None = None,
+        status: str = "queued",
+        skip_reason: str | None = None,
+        blueprint_hash: str | None = None,
+        blueprint_path: str | None = None,
+        secret_inputs: list[str] | tuple[str, ...] = (),
+        workspace: str | None = None,
+    ) -> tuple[Run, bool]:
+        """Record a new run (atomic), or return the run that already has `idempotency_key`.
+
+        Args:
+            blueprint_id: the blueprint's id.
+            agent_id: the run's principal, or None.
+            assignments: role -> assignment (snapshot; stored as given).
+            inputs: input values; names in `secret_inputs` are stored as ``"***"``.
+            invocation: ``{"trigger": "manual"|"session-close"|"schedule", "payload": {...}}``.
+            idempotency_key: UNIQUE across runs; a duplicate returns ``(existing, False)``.
+            status: ``queued`` or ``skipped`` (then give `skip_reason`).
+            blueprint_hash/blueprint_path: the exact blueprint version (filled from the
+                library by id when omitted and resolvable).
+            secret_inputs: input names never stored in clear (filled from the blueprint).
+            workspace: the absolute workspace (default: the invocation payload's).
+
+        Returns:
+            ``(run, created)``.
+
+        Raises:
+            UsageError: a bad status or trigger.
+        """
+        if status not in ("queued", "skipped"):
+            raise UsageError(f"a new run is queued or skipped, not {status!r}")
+        if invocation.get("trigger") not in ("manual", "session-close", "schedule"):
+            raise UsageError(f"unknown trigger {invocation.get('trigger')!r}",
+                             hint="use manual, session-close or schedule")
+        if blueprint_hash is None or not secret_inputs:
+            blueprint_hash, blueprint_path, secret_inputs = self._blueprint_facts(
+                blueprint_id, blueprint_hash, blueprint_path, secret_inputs)
+        payload = invocation.get("payload") or {}
+        workspace = workspace or payload.get("workspace")
+        stored_inputs = {k: (REDACTED if k in secret_inputs else v) for k, v in inputs.items()}
+        run_id = new_id()
+        now = utc_now_iso()
+        with atomic(self.conn):
+            if idempotency_key is not None:
+                row = self.conn.execute("SELECT id FROM runs WHERE idempotency_key = ?",
+                                        (idempotency_key,)).fetchone()
+                if row is not None:
+                    return self.get(row["id"]), False
+            self.conn.execute(
+                "INSERT INTO runs (id, blueprint_id, blueprint_hash, blueprint_path, agent_id,"
+                " workspace, invocation, assignments, inputs, secret_inputs, status,"
+                " idempotency_key, invoker_id, skip_reason, created_at, finished_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (run_id, blueprint_id, blueprint_hash, blueprint_path, agent_id, workspace,
+                 _dumps(invocation), _dumps(assignments), _dumps(stored_inputs),
+                 _dumps(sorted(secret_inputs)), status, idempotency_key, invoker_id,
+                 skip_reason, now, now if status == "skipped" else None),
+            )
+            self.add_event_in_transaction(run_id, "run.created",
+                                          {"status": status, "skip_reason": skip_reason,
+                                           "trigger": invocation.get("trigger")})
+        return self.get(run_id), True
+
+    @staticmethod
+    def _blueprint_facts(blueprint_id: str, bp_hash: str | None, bp_path: str | None,
+                         secrets: Any) -> tuple[str | None, str | None, list[str]]:
+        secrets = list(secrets)
+        try:
+            from wardian.blueprints.library import find_blueprint
+
+            loaded = find_blueprint(bp_path or blueprint_id)
+        except WardianError:  # a broken or missing blueprint fails the run when it executes
+            return bp_hash, bp_path, secrets
+        declared = [n for n, spec in loaded.blueprint.inputs.items() if spec.secret]
+        return (bp_hash or loaded.source_hash, bp_path or str(loaded.path),
+                sorted(set(secrets) | set(declared)))
+
+    # --- reads ---------------------------------------------------------------------------
+
+    def _row_to_run(self, row: sqlite3.Row) -> Run:
+        return Run(
+            id=row["id"], blueprint_id=row["blueprint_id"], blueprint_hash=row["blueprint_hash"],
+            blueprint_path=row["blueprint_path"], agent_id=row["agent_id"],
+            workspace=row["workspace"], invocation=_loads(row["invocation"]),
+            assignments=_loads(row["assignments"]), inputs=_loads(row["inputs"]),
+            secret_inputs=_loads(row["secret_inputs"]), status=row["status"],
+            idempotency_key=row["idempotency_key"], invoker_id=row["invoker_id"],
+            skip_reason=row["skip_reason"], error=row["error"], created_at=row["created_at"],
+            started_at=row["started_at"], finished_at=row["finished_at"],
+            owner_pid=row["owner_pid"], cancel_requested=bool(row["cancel_requested"]),
+        )
+
+    def get(self, run_id: str, *, detail: bool = False) -> Run:
+        """The run with id `run_id` (or a unique prefix of it); `detail` loads attempts and
+        events. Read-only.
+
+        Raises:
+            NotFoundError: no such run. AmbiguousIdError: the prefix matches several.
+        """
+        row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            rows = self.conn.execute("SELECT * FROM runs WHERE id LIKE ? LIMIT 11",
+                                     (run_id.replace("%", "").replace("_", "") + "%",)
+                                     ).fetchall() if len(run_id) >= 4 else []
+            if len(rows) > 1:
+                raise AmbiguousIdError("run", run_id, [r["id"][:8] for r in rows])
+            if not rows:
+                raise NotFoundError(f"no run with id {run_id!r}",
+                                    hint="see `wardian automation runs`")
+            row = rows[0]
+        run = self._row_to_run(row)
+        if detail:
+            run.attempts = self.attempts(run.id)
+            run.events = self.events(run.id)
+        return run
+
+    def list(self, *, blueprint_id: str | None = None, status: str | None = None,
+             invoker_id: str | None = None, limit: int = 100) -> list[Run]:
+        """Runs, newest first, filtered by blueprint, status and invoker. Read-only."""
+        if status is not None and status not in RUN_STATUSES:
+            raise UsageError(f"unknown status {status!r}",
+                             hint="one of " + ", ".join(RUN_STATUSES))
+        where, args = [], []
+        for column, value in (("blueprint_id", blueprint_id), ("status", status),
+                              ("invoker_id", invoker_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = "SELECT * FROM runs"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY created_at DESC, id LIMIT ?"
+        rows = self.conn.execute(sql, (*args, limit)).fetchall()
+        return [self._row_to_run(r) for r in rows]
+
+    def attempts(self, run_id: str) -> list[StepAttempt]:
+        """Every step attempt of a run, in order. Read-only."""
+        rows = self.conn.execute("SELECT * FROM step_attempts WHERE run_id = ? ORDER BY id",
+                                 (run_id,)).fetchall()
+        return [StepAttempt(r["step_id"], r["step_index"], r["attempt"], r["status"],
+                            _loads(r["input"]), _loads(r["output"]), r["error"],
+                            r["started_at"], r["finished_at"], r["duration_ms"]) for r in rows]
+
+    def events(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's event log, in order. Read-only."""
+        rows = self.conn.execute("SELECT * FROM run_events WHERE run_id = ? ORDER BY id",
+                                 (run_id,)).fetchall()
+        return [{"id": r["id"], "at": r["at"], "kind": r["kind"], "step_id": r["step_id"],
+                 "attempt": r["attempt"], "data": _loads(r["data"])} for r in rows]
+
+    def cancel_requested(self, run_id: str) -> bool:
+        """True once `request_cancel` was called for the run. Read-only."""
+        row = self.conn.execute("SELECT cancel_requested FROM runs WHERE id = ?",
+                                (run_id,)).fetchone()
+        return bool(row and row[0])
+
+    # --- writes --------------------------------------------------------------------------
+
+    def add_event_in_transaction(self, run_id: str, kind: str, data: dict[str, Any] | None = None,
+                                 *, step_id: str | None = None, attempt: int | None = None
+                                 ) -> None:
+        """Append an event; the caller holds the transaction."""
+        self.conn.execute(
+            "INSERT INTO run_events (run_id, at, kind, step_id, attempt, data)"
+            " VALUES (?,?,?,?,?,?)",
+            (run_id, utc_now_iso(), kind, step_id, attempt, _dumps(data or {})))
+
+    def add_event(self, run_id: str, kind: str, data: dict[str, Any] | None = None, *,
+                  step_id: str | None = None, attempt: int | None = None) -> None:
+        """Append an event (atomic)."""
+        with atomic(self.conn):
+            self.add_event_in_transaction(run_id, kind, data, step_id=step_id, attempt=attempt)
+
+    def claim(self, run_id: str) -> bool:
+        """Move a queued run to running, owned by this process (atomic; only one wins)."""
+        identity = process_identity()
+        assert identity is not None
+        with atomic(self.conn):
+            cursor = self.conn.execute(
+                "UPDATE runs SET status = 'running', owner_pid = ?, owner_started = ?,"
+                " started_at = COALESCE(started_at, ?), finished_at = NULL, error = NULL"
+                " WHERE id = ? AND status = 'queued'",
+                (identity[0], identity[1], utc_now_iso(), run_id))
+            if cursor.rowcount != 1:
+                return False
+            self.add_event_in_transaction(run_id, "run.started",
+                                          {"pid": identity[0]})
+        return True
+
+    def finish(self, run_id: str, status: str, error: str | None = None) -> None:
+        """Record the final status of a running run (atomic)."""
+        with atomic(self.conn):
+            self.conn.execute(
+                "UPDATE runs SET status = ?, error = ?, finished_at = ?, owner_pid = NULL,"
+                " owner_started = NULL WHERE id = ?",
+                (status, error, utc_now_iso(), run_id))
+            self.add_event_in_transaction(run_id, "run.finished",
+                                          {"status": status, "error": error})
+
+    def request_cancel(self, run_id: str) -> Run:
+        """Ask a run to stop at its next safe point (atomic). A queued or interrupted run is
+        cancelled at once; a finished run is refused.
+
+        Raises:
+            UsageError: the run already finished.
+        """
+        run = self.get(run_id)
+        if run.status in FINAL_STATUSES:
+            raise UsageError(f"run {run.id[:8]} already {run.status}; nothing to cancel")
+        with atomic(self.conn):
+            self.conn.execute("UPDATE runs SET cancel_requested = 1 WHERE id = ?", (run.id,))
+            self.add_event_in_transaction(run.id, "run.cancel_requested", {})
+            if run.status in ("queued", "interrupted"):
+                self.conn.execute(
+                    "UPDATE runs SET status = 'cancelled', finished_at = ?,"
+                    " error = 'cancelled before it ran' WHERE id = ? AND status IN"
+                    " ('queued','interrupted')", (utc_now_iso(), run.id))
+                self.add_event_in_transaction(run.id, "run.finished",
+                                              {"status": "cancelled"})
+        return self.get(run.id)
+
+    def requeue(self, run_id: str) -> Run:
+        """Put an interrupted, failed or cancelled run back in the queue for `resume` (atomic).
+
+        Raises:
+            UsageError: the run is queued, running, succeeded or skipped.
+        """
+        run = self.get(run_id)
+        with atomic(self.conn):
+            cursor = self.conn.execute(
+                "UPDATE runs SET status = 'queued', cancel_requested = 0, finished_at = NULL"
+                " WHERE id = ? AND status IN ('interrupted','failed','cancelled')", (run.id,))
+            if cursor.rowcount != 1:
+                raise UsageError(
+                    f"run {run.id[:8]} is {run.status}; only interrupted, failed or cancelled "
+                    "runs can be resumed")
+            self.add_event_in_transaction(run.id, "run.resumed", {"from": run.status})
+        return self.get(run.id)
+
+    def start_attempt(self, run_id: str, step_id: str, step_index: int, attempt: int,
+                      rendered_input: Any) -> None:
+        """Record a step attempt as running, with its (redacted) rendered input (atomic)."""
+        with atomic(self.conn):
+            self.conn.execute(
+                "INSERT INTO step_attempts (run_id, step_id, step_index, attempt, status,"
+                " input, started_at) VALUES (?,?,?,?, 'running', ?, ?)",
+                (run_id, step_id, step_index, attempt, _dumps(rendered_input), utc_now_iso()))
+            self.add_event_in_transaction(run_id, "step.started", {}, step_id=step_id,
+                                          attempt=attempt)
+
+    def finish_attempt(self, run_id: str, step_id: str, attempt: int, status: str, *,
+                       output: Any = None, error: str | None = None,
+                       duration_ms: float | None = None, event: str | None = None,
+                       event_data: dict[str, Any] | None = None) -> None:
+        """Record how an attempt ended, plus its event (atomic)."""
+        with atomic(self.conn):
+            self.conn.execute(
+                "UPDATE step_attempts SET status = ?, output = ?, error = ?, finished_at = ?,"
+                " duration_ms = ? WHERE run_id = ? AND step_id = ? AND attempt = ?",
+                (status, None if output is None else _dumps(output), error, utc_now_iso(),
+                 duration_ms, run_id, step_id, attempt))
+            self.add_event_in_transaction(run_id, event or f"step.{status}",
+                                          {"error": error, **(event_data or {})},
+                                          step_id=step_id, attempt=attempt)
+
+    def record_skipped_step(self, run_id: str, step_id: str, step_index: int, attempt: int,
+                            reason: str) -> None:
+        """Record a step whose `when` was false (atomic)."""
+        now = utc_now_iso()
+        with atomic(self.conn):
+            self.conn.execute(
+                "INSERT INTO step_attempts (run_id, step_id, step_index, attempt, status,"
+                " started_at, finished_at, duration_ms, error)"
+                " VALUES (?,?,?,?, 'skipped', ?, ?, 0, ?)",
+                (run_id, step_id, step_index, attempt, now, now, None))
+            self.add_event_in_transaction(run_id, "step.skipped", {"reason": reason},
+                                          step_id=step_id, attempt=attempt)
+
+    def mark_interrupted_orphans(self) -> list[str]:
+        """Mark runs left ``running`` by a dead owner process as ``interrupted`` (atomic), and
+        their running attempts too. Returns the ids marked."""
+        rows = self.conn.execute(
+            "SELECT id, owner_pid, owner_started FROM runs WHERE status = 'running'").fetchall()
+        dead = [r["id"] for r in rows if not _alive(r["owner_pid"], r["owner_started"])]
+        if not dead:
+            return []
+        now = utc_now_iso()
+        marked = []
+        with atomic(self.conn):
+            for run_id in dead:
+                cursor = self.conn.execute(
+                    "UPDATE runs SET status = 'interrupted', finished_at = ?, error = ?,"
+                    " owner_pid = NULL, owner_started = NULL WHERE id = ? AND status = 'running'",
+                    (now, "the process running it died; `wardian automation run resume` "
+                     "continues from the last completed step", run_id))
+                if cursor.rowcount != 1:
+                    continue
+                self.conn.execute(
+                    "UPDATE step_attempts SET status = 'interrupted', finished_at = ?,"
+                    " error = 'process died' WHERE run_id = ? AND status = 'running'",
+                    (now, run_id))
+                self.add_event_in_transaction(run_id, "run.interrupted",
+                                              {"reason": "owner process died"})
+                marked.append(run_id)
+        return marked

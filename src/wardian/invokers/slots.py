@@ -57,6 +57,12 @@ _MIGRATIONS = [
         disabled_at TEXT
     );
     """,
+    # settled_at: set once the slot's run was handed to the executor and returned (or was
+    # found not queued), so a restart re-executes only runs that never started.
+    """
+    ALTER TABLE schedule_slots ADD COLUMN settled_at TEXT;
+    CREATE INDEX schedule_slots_unsettled ON schedule_slots (outcome, settled_at);
+    """,
 ]
 
 
@@ -73,6 +79,7 @@ class Slot:
     into_slot: str | None
     decided_at: str
     resolved_at: str | None
+    settled_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The slot as a JSON-ready dict."""
@@ -218,6 +225,21 @@ class SlotStore:
                     " AND outcome = 'coalesced' AND run_id IS NULL",
                     (reason or "", now, invoker_id, scheduled_time),
                 )
+
+    def unsettled(self) -> list[Slot]:
+        """``ran`` slots whose run was not yet seen through the executor. Read-only."""
+        return [_slot(r) for r in self.conn.execute(
+            "SELECT * FROM schedule_slots WHERE outcome = 'ran' AND settled_at IS NULL"
+            " ORDER BY scheduled_time")]
+
+    def settle(self, invoker_id: str, scheduled_time: str) -> None:
+        """Note that the slot's run went through the executor (atomic, idempotent)."""
+        with atomic(self.conn):
+            self.conn.execute(
+                "UPDATE schedule_slots SET settled_at = ? WHERE invoker_id = ?"
+                " AND scheduled_time = ? AND settled_at IS NULL",
+                (utc_now_iso(), invoker_id, scheduled_time),
+            )
 
     def pending(self, invoker_id: str | None = None) -> list[Slot]:
         """Slots decided to run whose run is not yet recorded, oldest first. Read-only."""

@@ -1,0 +1,564 @@
+"""``wardian serve``: the one process that fires schedules and drains session-close events.
+
+DESIGN.md "Invokers". Start-up, in order:
+
+1. take the daemon lock (``<data dir>/locks/serve.lock``, the same OS file lock the event
+   writers check, `wardian.runtime.session_events.daemon_lock`); when another process holds
+   it, refuse with `DaemonAlreadyRunning` naming the holder (pid, since). The holder is
+   described in ``<data dir>/locks/serve.json``;
+2. mark runs left ``running`` by a dead process as interrupted (the engine's
+   ``mark_interrupted_orphans``);
+3. finish what a killed predecessor left: ``pending`` slots get their run (idempotent by
+   key ``schedule:<invoker id>:<scheduled time>``), ``ran`` slots whose run is still queued
+   are executed.
+
+Then the loop, every `poll_s` (default 0.1 s) or sooner when a slot is due: read the schedule
+invokers (so CLI changes apply within one poll, far under 2 s), compute each one's due slots
+from its last recorded slot, decide their outcomes (`plan_due_slots`), record them (UNIQUE
+``(invoker, scheduled time)``) and only then create and dispatch runs on worker threads. A
+separate thread calls `drain_once` whenever the session-event queue has work. SIGTERM/SIGINT
+stop the loop; in-flight runs get `shutdown_timeout_s` to finish, then the process exits and
+the next start marks what was still running as interrupted.
+
+The clock is injectable (`ScheduleDaemon(clock=...)`); under ``WARDIAN_TEST_CLOCK_FILE`` the
+daemon adds the number of seconds written in that file to the real time (tests jump hours
+ahead without sleeping).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from wardian._util import format_utc, parse_utc, utc_now
+from wardian.config import data_dir
+from wardian.errors import ConflictError, WardianError
+from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
+from wardian.invokers.slots import SlotStore
+from wardian.invokers.store import Invoker, InvokerStore
+
+__all__ = [
+    "CLOCK_FILE_ENV",
+    "DaemonAlreadyRunning",
+    "DaemonStatus",
+    "ScheduleDaemon",
+    "daemon_status",
+    "dispatch_slot",
+    "make_clock",
+    "schedule_key",
+]
+
+CLOCK_FILE_ENV = "WARDIAN_TEST_CLOCK_FILE"
+"""Test-only: a file holding a clock offset in seconds added to the real UTC time."""
+
+MAX_SLOTS_PER_TICK = 10_000
+"""Slots decided per invoker per loop pass; a longer backlog is worked off over passes."""
+
+
+def schedule_key(invoker_id: str, scheduled: datetime | str) -> str:
+    """The run idempotency key of one slot: ``schedule:<invoker id>:<scheduled time iso>``."""
+    text = scheduled if isinstance(scheduled, str) else slot_key(scheduled)
+    return f"schedule:{invoker_id}:{text}"
+
+
+def make_clock() -> Callable[[], datetime]:
+    """The daemon's clock: real UTC, plus the offset in `CLOCK_FILE_ENV`'s file when set."""
+    path = os.environ.get(CLOCK_FILE_ENV)
+    if not path:
+        return utc_now
+    cache: dict[str, Any] = {"mtime": None, "offset": 0.0}
+
+    def now() -> datetime:
+        try:
+            mtime = os.stat(path).st_mtime_ns
+            if mtime != cache["mtime"]:
+                cache["offset"] = float(Path(path).read_text().strip() or 0)
+                cache["mtime"] = mtime
+        except (OSError, ValueError):
+            pass
+        return utc_now() + timedelta(seconds=cache["offset"])
+
+    return now
+
+
+# --- lock and status --------------------------------------------------------------------
+
+
+def _holder_file() -> Path:
+    return data_dir() / "locks" / "serve.json"
+
+
+@dataclass(frozen=True)
+class DaemonStatus:
+    """Whether a daemon holds the lock, and who (pid, since UTC ISO) when known."""
+
+    running: bool
+    pid: int | None = None
+    since: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"running": self.running, "pid": self.pid, "since": self.since}
+
+
+class DaemonAlreadyRunning(ConflictError):
+    """Another ``wardian serve`` holds the daemon lock (exit 4)."""
+
+    def __init__(self, status: DaemonStatus) -> None:
+        self.status = status
+        who = f"pid {status.pid}" if status.pid else "another process"
+        since = f", running since {status.since}" if status.since else ""
+        super().__init__(
+            f"wardian serve is already running ({who}{since}); only one daemon may run",
+            hint="stop it first, or check it with `wardian serve --status`",
+        )
+
+
+def _read_holder(wait_s: float = 0.0) -> tuple[int | None, str | None]:
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            info = json.loads(_holder_file().read_text())
+            return int(info["pid"]), str(info["since"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.02)  # the holder writes this file right after taking the lock
+    try:
+        from wardian.runtime.session_events import daemon_lock
+
+        text = daemon_lock().path.read_text().strip()
+        return (int(text) if text.isdigit() else None), None
+    except OSError:
+        return None, None
+
+
+def daemon_status() -> DaemonStatus:
+    """Whether a ``wardian serve`` holds the daemon lock now (read-only; never blocks)."""
+    from wardian.runtime.session_events import daemon_lock
+
+    if not daemon_lock().held_elsewhere():
+        return DaemonStatus(running=False)
+    pid, since = _read_holder()
+    return DaemonStatus(running=True, pid=pid, since=since)
+
+
+# --- dispatching one slot ----------------------------------------------------------------
+
+
+def _blocked_reason(invoker: Invoker) -> str | None:
+    """Why the invoker's assignments cannot run now, or None (providers' validation)."""
+    try:
+        from wardian.providers.assignments import parse_assignments, resolve_assignment
+    except ImportError:
+        return None
+    try:
+        for assignment in parse_assignments(invoker.assignments).values():
+            resolve_assignment(assignment)
+    except WardianError as exc:
+        return f"blocked assignment: {exc.render()}"
+    return None
+
+
+def dispatch_slot(runs: Any, slots: SlotStore, invoker: Invoker, scheduled_time: str,
+                  *, late_s: float = 0.0) -> tuple[str, str]:
+    """Create (or find) the run of a ``pending`` slot and resolve the slot. Idempotent.
+
+    Args:
+        runs: an engine ``RunStore``.
+        scheduled_time: the slot key (UTC ISO with ``Z``).
+
+    Returns:
+        ``(run_id, run_status)``; status ``skipped`` when the assignment is blocked.
+    """
+    key = schedule_key(invoker.id, scheduled_time)
+    common: dict[str, Any] = {
+        "blueprint_id": invoker.blueprint_id,
+        "agent_id": invoker.agent_id,
+        "assignments": invoker.assignments,
+        "inputs": invoker.inputs,
+        "invocation": {"trigger": "schedule", "payload": {
+            "invoker_id": invoker.id, "invoker_name": invoker.name,
+            "scheduled_time": scheduled_time, "late_s": round(late_s, 3),
+            "idempotency_key": key}},
+        "idempotency_key": key,
+        "invoker_id": invoker.id,
+    }
+    reason = _blocked_reason(invoker)
+    if reason is None:
+        try:
+            run, _ = runs.create_run(**common, status="queued")
+        except WardianError as exc:
+            from wardian.errors import StoreError
+
+            if isinstance(exc, StoreError):
+                raise
+            reason = f"blocked assignment: could not create run: {exc.render()}"
+    if reason is not None:
+        run, _ = runs.create_run(**common, status="skipped", skip_reason=reason)
+    status = str(getattr(run, "status", "queued"))
+    if status == "skipped":
+        slots.resolve(invoker.id, scheduled_time, outcome="skipped", run_id=run.id,
+                      reason=getattr(run, "skip_reason", None) or reason)
+    else:
+        slots.resolve(invoker.id, scheduled_time, outcome="ran", run_id=run.id)
+    return run.id, status
+
+
+# --- the daemon -------------------------------------------------------------------------
+
+
+@dataclass
+class _Entry:
+    updated_at: str
+    config: ScheduleConfig | None
+    error: str | None = None
+    cursor: datetime | None = None
+
+
+@dataclass
+class _InFlight:
+    by_invoker: dict[str, set[str]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, invoker_id: str, run_id: str) -> None:
+        with self.lock:
+            self.by_invoker.setdefault(invoker_id, set()).add(run_id)
+
+    def done(self, invoker_id: str, run_id: str) -> None:
+        with self.lock:
+            self.by_invoker.get(invoker_id, set()).discard(run_id)
+
+    def any_for(self, invoker_id: str) -> str | None:
+        with self.lock:
+            ids = self.by_invoker.get(invoker_id)
+            return next(iter(ids)) if ids else None
+
+    def count(self) -> int:
+        with self.lock:
+            return sum(len(v) for v in self.by_invoker.values())
+
+
+class ScheduleDaemon:
+    """The ``wardian serve`` process body (see the module docstring).
+
+    Args:
+        clock: returns the current aware UTC time (default `make_clock()`).
+        poll_s: longest wait between loop passes, seconds.
+        workers: threads executing runs for ``skip``/``parallel`` invokers.
+        shutdown_timeout_s: how long a stop waits for in-flight runs, seconds.
+        drain: also drain session-close events (default True).
+        log: one-line logger (default: print to stdout, flushed).
+    """
+
+    def __init__(self, *, clock: Callable[[], datetime] | None = None, poll_s: float = 0.1,
+                 workers: int = 8, shutdown_timeout_s: float = 30.0, drain: bool = True,
+                 log: Callable[[str], None] | None = None) -> None:
+        self.clock = clock or make_clock()
+        self.poll_s = poll_s
+        self.shutdown_timeout_s = shutdown_timeout_s
+        self.drain_enabled = drain
+        self.log = log or (lambda line: print(line, flush=True))
+        self.stop_event = threading.Event()
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="run")
+        self._serial: dict[str, ThreadPoolExecutor] = {}
+        self._inflight = _InFlight()
+        self._entries: dict[str, _Entry] = {}
+        self._local = threading.local()
+        self._lock: Any = None
+        self._runs: Any = None
+        self.invokers: InvokerStore | None = None
+        self.slots: SlotStore | None = None
+
+    # lifecycle ---------------------------------------------------------------------------
+
+    def acquire(self) -> None:
+        """Take the daemon lock and describe the holder.
+
+        Raises:
+            DaemonAlreadyRunning: another process holds it (names its pid and since).
+        """
+        from wardian.runtime.session_events import daemon_lock
+
+        lock = daemon_lock()
+        if not lock.acquire():
+            pid, since = _read_holder(wait_s=1.0)
+            raise DaemonAlreadyRunning(DaemonStatus(True, pid, since))
+        self._lock = lock
+        holder = _holder_file()
+        tmp = holder.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"pid": os.getpid(), "since": format_utc(utc_now())}))
+        os.replace(tmp, holder)
+
+    def release(self) -> None:
+        """Release the lock (and remove the holder file if it is ours)."""
+        if self._lock is None:
+            return
+        try:
+            info = json.loads(_holder_file().read_text())
+            if info.get("pid") == os.getpid():
+                _holder_file().unlink()
+        except (OSError, ValueError):
+            pass
+        self._lock.release()
+        self._lock = None
+
+    def open(self) -> None:
+        """Open the stores, mark orphaned runs interrupted and finish a predecessor's work."""
+        from wardian.engine.runs import RunStore
+
+        self.invokers = InvokerStore()
+        self.slots = SlotStore()
+        self._runs = RunStore()
+        count = self._runs.mark_interrupted_orphans()
+        if count:
+            self.log(f"{self._stamp()} marked {count} orphaned run(s) interrupted")
+        self.recover()
+
+    def close(self) -> None:
+        """Stop the workers (waiting up to `shutdown_timeout_s`) and close the stores."""
+        deadline = time.monotonic() + self.shutdown_timeout_s
+        while self._inflight.count() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = self._inflight.count()
+        if left:
+            self.log(f"{self._stamp()} exiting with {left} run(s) still running; "
+                     "the next start marks them interrupted")
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for pool in self._serial.values():
+            pool.shutdown(wait=False, cancel_futures=True)
+        for store in (self.invokers, self.slots, self._runs):
+            closer = getattr(store, "close", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):  # closing must not mask the exit
+                    closer()
+
+    def serve(self) -> int:
+        """Run until SIGTERM/SIGINT (or `stop_event`); returns the exit code (0).
+
+        Raises:
+            DaemonAlreadyRunning: another daemon holds the lock.
+        """
+        self.acquire()
+        try:
+            self._install_signals()
+            self.log(f"{self._stamp()} wardian serve started (pid {os.getpid()})")
+            self.open()
+            drain_thread = None
+            if self.drain_enabled:
+                drain_thread = threading.Thread(target=self._drain_loop, name="drain",
+                                                daemon=True)
+                drain_thread.start()
+            while not self.stop_event.is_set():
+                wait = self.tick()
+                self.stop_event.wait(wait)
+            self.log(f"{self._stamp()} stopping: no new slots; waiting for running runs")
+            if drain_thread is not None:
+                drain_thread.join(self.shutdown_timeout_s)
+            self.close()
+            self.log(f"{self._stamp()} wardian serve stopped")
+            return 0
+        finally:
+            self.release()
+
+    def _install_signals(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def handler(signum: int, _frame: Any) -> None:
+            self.stop_event.set()
+
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)
+
+    def _stamp(self) -> str:
+        return format_utc(self.clock())
+
+    # recovery ----------------------------------------------------------------------------
+
+    def recover(self) -> None:
+        """Resolve ``pending`` slots and execute ``ran`` runs still queued (idempotent)."""
+        assert self.slots is not None and self.invokers is not None
+        by_id = {inv.id: inv for inv in self.invokers.list(kind="schedule")}
+        for slot in self.slots.pending():
+            invoker = by_id.get(slot.invoker_id)
+            if invoker is None:
+                self.slots.resolve(slot.invoker_id, slot.scheduled_time, outcome="skipped",
+                                   run_id=None, reason="invoker removed before its run existed")
+                continue
+            run_id, status = dispatch_slot(self._runs, self.slots, invoker, slot.scheduled_time,
+                                           late_s=slot.late_s)
+            self.log(f"{self._stamp()} recovered slot {slot.scheduled_time} of "
+                     f"{invoker.name}: run {run_id[:8]} ({status})")
+        for slot in self.slots.unsettled():
+            run = self._runs.get(slot.run_id)
+            if getattr(run, "status", None) == "queued" and slot.invoker_id in by_id:
+                self._execute(by_id[slot.invoker_id], slot.run_id, slot.scheduled_time)
+            else:
+                self.slots.settle(slot.invoker_id, slot.scheduled_time)
+
+    # the loop ----------------------------------------------------------------------------
+
+    def _entry(self, invoker: Invoker) -> _Entry:
+        entry = self._entries.get(invoker.id)
+        if entry is None or entry.updated_at != invoker.updated_at:
+            cursor = entry.cursor if entry else None
+            try:
+                entry = _Entry(invoker.updated_at, ScheduleConfig.from_config(invoker.config))
+            except WardianError as exc:
+                entry = _Entry(invoker.updated_at, None, error=exc.render())
+                self.log(f"{self._stamp()} schedule {invoker.name} ({invoker.id[:8]}) has an "
+                         f"invalid config and does not fire: {entry.error}")
+            entry.cursor = cursor
+            self._entries[invoker.id] = entry
+        return entry
+
+    def tick(self) -> float:
+        """One loop pass: decide, record and dispatch every due slot. Returns the wait, s."""
+        assert self.slots is not None and self.invokers is not None
+        now = self.clock()
+        wait = self.poll_s
+        states = self.slots.states()
+        invokers = self.invokers.list(kind="schedule")
+        live = {inv.id for inv in invokers}
+        for gone in set(self._entries) - live:
+            del self._entries[gone]
+        for invoker in invokers:
+            state = states.get(invoker.id)
+            if invoker.enabled and (state is None or state.disabled_at is not None):
+                # Enabled without our CLI's bookkeeping (or the daemon saw no transition).
+                self.slots.mark_enabled(invoker.id, invoker.updated_at)
+                state = self.slots.state(invoker.id)
+            elif not invoker.enabled and state is not None and state.disabled_at is None:
+                self.slots.mark_disabled(invoker.id, invoker.updated_at)
+                state = self.slots.state(invoker.id)
+            if state is None:
+                continue
+            entry = self._entry(invoker)
+            if entry.config is None:
+                continue
+            if entry.cursor is None:
+                entry.cursor = self.slots.last_slot(invoker.id)
+            since = parse_utc(state.active_since)
+            cursor = max(entry.cursor, since) if entry.cursor else since
+            end = now if state.disabled_at is None else min(now, parse_utc(state.disabled_at))
+            due = entry.config.fire_times.between(cursor, end, limit=MAX_SLOTS_PER_TICK)
+            if due:
+                self._fire(invoker, entry.config, due, now,
+                           disabled=state.disabled_at is not None)
+                entry.cursor = due[-1]
+                if len(due) >= MAX_SLOTS_PER_TICK:
+                    wait = 0.0
+            if state.disabled_at is None:
+                nxt = entry.config.fire_times.next_after(max(now, entry.cursor or cursor))
+                wait = min(wait, max(0.0, (nxt - self.clock()).total_seconds()))
+        return wait
+
+    def _fire(self, invoker: Invoker, config: ScheduleConfig, due: list[datetime],
+              now: datetime, *, disabled: bool) -> None:
+        assert self.slots is not None
+        busy = self._inflight.any_for(invoker.id) if config.overlap == "skip" else None
+        decisions = plan_due_slots(config, due, now, busy_run_id=busy, disabled=disabled)
+        fresh = self.slots.record(invoker.id, decisions, decided_at=now)
+        for d in fresh:
+            if d.outcome != "run":
+                self._log_outcome(invoker, d, None)
+                continue
+            key = slot_key(d.scheduled)
+            run_id, status = dispatch_slot(self._runs, self.slots, invoker, key, late_s=d.late_s)
+            self._log_outcome(invoker, d, (run_id, status))
+            if status == "queued":
+                self._execute(invoker, run_id, key, overlap=config.overlap)
+
+    def _log_outcome(self, invoker: Invoker, d: SlotDecision,
+                     run: tuple[str, str] | None) -> None:
+        what = f"schedule {invoker.name} ({invoker.id[:8]}) slot {slot_key(d.scheduled)}"
+        if run is not None:
+            run_id, status = run
+            outcome = "ran" if status != "skipped" else "skipped (blocked assignment)"
+            self.log(f"{self._stamp()} {what}: {outcome} run {run_id[:8]} late {d.late_s:.3f} s")
+        elif d.outcome == "coalesced":
+            self.log(f"{self._stamp()} {what}: coalesced into slot {slot_key(d.into)}"
+                     f" ({d.reason})" if d.into else f"{self._stamp()} {what}: coalesced")
+        else:
+            self.log(f"{self._stamp()} {what}: skipped ({d.reason})")
+
+    def _execute(self, invoker: Invoker, run_id: str, scheduled_time: str,
+                 *, overlap: str | None = None) -> None:
+        if overlap is None:
+            try:
+                overlap = ScheduleConfig.from_config(invoker.config).overlap
+            except WardianError:
+                overlap = "skip"
+        self._inflight.add(invoker.id, run_id)
+        pool = self._pool
+        if overlap == "queue":
+            pool = self._serial.setdefault(
+                invoker.id, ThreadPoolExecutor(max_workers=1, thread_name_prefix="queue"))
+        def work() -> None:
+            from wardian.engine.executor import execute_run
+
+            try:
+                run = execute_run(run_id)
+                self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} finished: "
+                         f"{getattr(run, 'status', '?')}")
+            except Exception as exc:  # a failed run must not kill the daemon
+                self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} failed to "
+                         f"execute: {type(exc).__name__}: {exc}")
+            finally:
+                try:
+                    self._thread_slots().settle(invoker.id, scheduled_time)
+                finally:
+                    self._inflight.done(invoker.id, run_id)
+
+        pool.submit(work)
+
+    def _thread_slots(self) -> SlotStore:
+        """A SlotStore on this worker thread's own connection (sqlite3 connections are not
+        shared across threads that write)."""
+        store = getattr(self._local, "slots", None)
+        if store is None:
+            store = SlotStore()
+            self._local.slots = store
+        return store
+
+    # session-close drain -----------------------------------------------------------------
+
+    def _drain_loop(self) -> None:
+        try:
+            from wardian.invokers.drain import FireLog, drain_once
+            from wardian.runtime.session_events import SessionEventQueue
+        except ImportError as exc:
+            self.log(f"{self._stamp()} session-close drain unavailable: {exc}")
+            return
+        queue = SessionEventQueue()
+        fires = FireLog()
+        try:
+            while not self.stop_event.is_set():
+                try:
+                    if queue.has_pending() or fires.undispatched(limit=1):
+                        report = drain_once()
+                        for line in report.errors:
+                            self.log(f"{self._stamp()} drain: {line}")
+                        if report.events or report.executed:
+                            self.log(f"{self._stamp()} drain: {report.events} event(s), "
+                                     f"{report.runs_created} run(s) created, "
+                                     f"{report.skipped} skipped, {report.executed} executed")
+                        continue
+                except Exception as exc:  # keep draining after a hiccup
+                    self.log(f"{self._stamp()} drain failed: {type(exc).__name__}: {exc}")
+                self.stop_event.wait(0.05)
+        finally:
+            queue.close()
+            fires.close()

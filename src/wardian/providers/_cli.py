@@ -1,0 +1,91 @@
+"""Common ground for the CLI adapters (codex, claude, gemini, opencode).
+
+Issue 5 "Processes": the executable is resolved on PATH (missing → ProviderNotInstalled),
+the prompt goes in argv when it fits and through stdin otherwise, and the child runs
+through `wardian.providers.process.run_process` (own session, timeout, tree kill).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import ClassVar
+
+from wardian.providers.base import ProviderAdapter, ProviderRequest
+from wardian.providers.process import ProcessResult, resolve_executable, run_process
+
+__all__ = ["CliAdapter"]
+
+
+class CliAdapter(ProviderAdapter):
+    """A provider driven through its command-line tool.
+
+    Class attributes:
+        executable: the command name looked up on PATH.
+        strip_env: environment variables removed from the child's environment because
+            they would override the assigned model/effort or enable a fallback.
+    """
+
+    executable: ClassVar[str]
+    strip_env: ClassVar[tuple[str, ...]] = ()
+
+    def child_env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        """Our environment minus `strip_env`, plus `extra`."""
+        env = {k: v for k, v in os.environ.items() if k not in self.strip_env}
+        env.update(extra or {})
+        return env
+
+    def resolve(self, env: dict[str, str]) -> str:
+        """The executable's full path (raises ProviderNotInstalled)."""
+        return resolve_executable(self.executable, self.name, env)
+
+    def execute(
+        self,
+        argv: list[str],
+        request: ProviderRequest,
+        *,
+        env: dict[str, str],
+        stdin_text: str | None = None,
+        timeout_s: float | None = None,
+    ) -> ProcessResult:
+        """Run `argv` for `request` (cwd = request.cwd or a scratch dir)."""
+        cwd = request.cwd
+        scratch = None
+        if cwd is None:
+            scratch = tempfile.TemporaryDirectory(prefix="wardian-provider-")
+            cwd = scratch.name
+        try:
+            return run_process(
+                argv,
+                provider=self.name,
+                stdin_text=stdin_text,
+                timeout_s=timeout_s if timeout_s is not None else request.timeout_s,
+                cwd=cwd,
+                env=env,
+            )
+        finally:
+            if scratch is not None:
+                scratch.cleanup()
+
+    @staticmethod
+    def last_lines(text: str, count: int = 5) -> str:
+        """The last `count` non-empty lines of `text` (for error details)."""
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        return "\n".join(lines[-count:])
+
+    @staticmethod
+    def write_temp(directory: Path, name: str, content: str) -> Path:
+        """Write `content` to `directory/name` and return the path."""
+        path = directory / name
+        path.write_text(content, encoding="utf-8")
+        return path
+
+    @staticmethod
+    def first(values: Iterable[str | None]) -> str | None:
+        """The first truthy value, or None."""
+        for value in values:
+            if value:
+                return value
+        return None

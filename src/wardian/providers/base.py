@@ -1,0 +1,164 @@
+"""The adapter interface: request, result, model info, options, and the adapter ABC.
+
+An adapter has ONE abstract method, `run(request) -> ProviderResult`; everything else is a
+capability attribute or an overridable default (model discovery). Options are pydantic
+models with ``extra="forbid"`` so a typo in an option is an error, not a silent default.
+
+Issue 5 "Adapter interface"; DESIGN.md "Blueprints, runs, providers".
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "ModelInfo",
+    "ProviderAdapter",
+    "ProviderOptions",
+    "ProviderRequest",
+    "ProviderResult",
+]
+
+
+class ProviderRequest(BaseModel):
+    """One role-step call.
+
+    Attributes:
+        provider: registered adapter name.
+        model: exact model id; None only when the assignment omits it.
+        effort: effort level; None only when the assignment omits it.
+        system: system text (instructions).
+        prompt: the rendered prompt.
+        output_schema: JSON Schema the final answer must satisfy, or None for free text.
+        timeout_s: wall-clock limit in seconds for the whole call.
+        cwd: absolute working directory for CLI providers, or None for a scratch dir.
+        payload: structured data for the builtin provider (LLM adapters ignore it).
+        options: adapter-specific options, validated by the adapter's `options_model`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str
+    model: str | None = None
+    effort: str | None = None
+    system: str = ""
+    prompt: str = ""
+    output_schema: dict[str, Any] | None = None
+    timeout_s: float = Field(default=600.0, gt=0)
+    cwd: str | None = None
+    payload: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class ProviderResult(BaseModel):
+    """What a provider answered.
+
+    Attributes:
+        text: the final answer text.
+        output: the parsed, schema-validated JSON (None when no schema was requested).
+        model: the model that answered, as the provider reported it.
+        effort: the effort the provider reported, when it reports one.
+        usage: token/cost usage as reported, when any.
+        transcript: the raw transcript path or an excerpt (size-capped).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    output: dict[str, Any] | None = None
+    model: str | None = None
+    effort: str | None = None
+    usage: dict[str, Any] | None = None
+    transcript: str | None = None
+
+
+class ModelInfo(BaseModel):
+    """One model in a provider's catalog.
+
+    Attributes:
+        id: the exact id to assign.
+        efforts: supported effort levels (empty = the model takes no effort).
+        default_effort: the provider's default level, when known.
+        source: ``discovered`` (from the provider's own listing) or ``fixed-alias``
+            (the tool has no listing; a fixed list shipped with Wardian).
+        display_name: a human name, when the provider gives one.
+        is_default: the provider's default model.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    efforts: list[str] = Field(default_factory=list)
+    default_effort: str | None = None
+    source: Literal["discovered", "fixed-alias"] = "discovered"
+    display_name: str | None = None
+    is_default: bool = False
+
+
+class ProviderOptions(BaseModel):
+    """Base of every adapter's options (``extra="forbid"``: unknown options are errors)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProviderAdapter(ABC):
+    """A provider adapter. Subclasses set the capability attributes and implement `run`.
+
+    Capability attributes:
+        name: the registry name.
+        supports_effort: the provider takes an effort level.
+        supports_output_schema: the provider enforces a JSON Schema itself (we always
+            validate the answer again).
+        effort_levels: every effort value the provider knows (a model may support fewer).
+        options_model: the pydantic options class.
+    """
+
+    name: ClassVar[str]
+    supports_effort: ClassVar[bool] = False
+    supports_output_schema: ClassVar[bool] = False
+    effort_levels: ClassVar[tuple[str, ...]] = ()
+    options_model: ClassVar[type[ProviderOptions]] = ProviderOptions
+
+    @abstractmethod
+    def run(self, request: ProviderRequest) -> ProviderResult:
+        """Run `request` with exactly its model and effort; verify who answered.
+
+        Raises:
+            ProviderError: a subclass naming the cause (see `wardian.providers.errors`).
+        """
+
+    def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:
+        """Ask the provider itself which models (and efforts) it offers.
+
+        Args:
+            timeout_s: wall-clock limit in seconds; discovery fails closed after it.
+
+        Raises:
+            DiscoveryFailed: the listing could not be obtained.
+        """
+        from wardian.providers.errors import DiscoveryFailed
+
+        raise DiscoveryFailed("this provider has no model listing", provider=self.name)
+
+    def parse_options(self, request: ProviderRequest) -> ProviderOptions:
+        """Validate `request.options` against `options_model`.
+
+        Raises:
+            ValidationError (exit 2): an unknown option or a bad value, with its path.
+        """
+        from pydantic import ValidationError as PydanticError
+
+        from wardian.errors import ValidationError
+
+        try:
+            return self.options_model.model_validate(request.options)
+        except PydanticError as exc:
+            first = exc.errors()[0]
+            path = "options." + ".".join(str(p) for p in first["loc"])
+            raise ValidationError(
+                f"{self.name}: {first['msg']}", path=path,
+                hint=f"valid options: {', '.join(self.options_model.model_fields) or 'none'}",
+            ) from exc

@@ -1,0 +1,70 @@
+"""The `builtin` adapter: runs the deterministic curator in-process, no network, no model.
+
+It answers `wardian.providers.builtin.curator.curate(payload)` when that module exists,
+and an empty batch (``{"operations": []}``, a valid curator answer) until it does. The
+answer is validated against the request's output schema like every other provider's.
+
+Issue 5 "`builtin` provider"; DESIGN.md "Blueprints, runs, providers".
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+from wardian.providers._common import parse_output
+from wardian.providers.base import ModelInfo, ProviderAdapter, ProviderRequest, ProviderResult
+from wardian.providers.builtin import BUILTIN_MODEL
+from wardian.providers.errors import ModelUnavailable, OutputInvalid, UnsupportedEffort
+
+__all__ = ["BuiltinAdapter"]
+
+
+def _curate(payload: dict[str, Any]) -> dict[str, Any]:
+    try:
+        module = importlib.import_module("wardian.providers.builtin.curator")
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("wardian.providers.builtin.curator"):
+            return {"operations": []}
+        raise
+    curate = getattr(module, "curate", None)
+    if curate is None:
+        return {"operations": []}
+    result = curate(payload)
+    if not isinstance(result, dict):
+        raise OutputInvalid("the builtin curator did not return an object", provider="builtin")
+    return result
+
+
+class BuiltinAdapter(ProviderAdapter):
+    """The embedded default provider (model ``curator-rules``, no effort)."""
+
+    name = "builtin"
+    supports_effort = False
+    supports_output_schema = True
+
+    def run(self, request: ProviderRequest) -> ProviderResult:
+        """Curate `request.payload` deterministically.
+
+        Raises:
+            ModelUnavailable: a model other than ``curator-rules`` was assigned.
+            UnsupportedEffort (exit 2): an effort was assigned.
+            OutputInvalid: the batch does not match `request.output_schema`.
+        """
+        if request.model not in (None, BUILTIN_MODEL):
+            raise ModelUnavailable(
+                f"the builtin provider has only the model {BUILTIN_MODEL!r}, "
+                f"not {request.model!r}", provider=self.name,
+            )
+        if request.effort:
+            raise UnsupportedEffort(self.name, BUILTIN_MODEL, request.effort, [])
+        document = _curate(dict(request.payload))
+        text = json.dumps(document, ensure_ascii=False, sort_keys=True)
+        output = parse_output(text, request.output_schema, provider=self.name)
+        return ProviderResult(text=text, output=output if output is not None else document,
+                              model=BUILTIN_MODEL, usage=None, transcript=None)
+
+    def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:
+        """The static catalog: one model, ``curator-rules``, no effort levels."""
+        return [ModelInfo(id=BUILTIN_MODEL, efforts=[], is_default=True)]

@@ -1,0 +1,232 @@
+"""The model catalog: what each provider offers, discovered from the provider itself.
+
+Stored in ``state.db`` (component ``model_catalog``), one row per provider: the last good
+model list with the time it was fetched, plus the last refresh error. A failed refresh
+keeps the last good list and records why; discovery has a timeout and fails closed (no
+list = nothing validates). The builtin provider's catalog is static and always
+"refreshed". No API keys are ever stored here.
+
+Issue 5 "Model catalog"; DESIGN.md "Blueprints, runs, providers".
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wardian._db import atomic, connect, migrate_component
+from wardian._util import utc_now_iso
+from wardian.config import state_db_path
+from wardian.providers.base import ModelInfo
+from wardian.providers.errors import (
+    CatalogNotRefreshed,
+    DiscoveryFailed,
+    ProviderError,
+    UnknownModel,
+    UnsupportedEffort,
+)
+from wardian.providers.registry import get_adapter
+
+__all__ = ["DISCOVERY_TIMEOUT_S", "CatalogEntry", "ModelCatalog"]
+
+DISCOVERY_TIMEOUT_S = 30.0
+"""Default limit, in seconds, for one provider's model discovery."""
+
+_MIGRATIONS = [
+    """
+    CREATE TABLE model_catalog (
+        provider TEXT PRIMARY KEY,
+        models_json TEXT,
+        fetched_at TEXT,
+        last_attempt_at TEXT NOT NULL,
+        last_error TEXT
+    );
+    """,
+]
+
+
+@dataclass
+class CatalogEntry:
+    """One provider's catalog.
+
+    Attributes:
+        provider: provider name.
+        models: the last good list (empty when never fetched).
+        fetched_at: UTC ISO time of the last good fetch, or None if never.
+        last_error: why the last refresh failed, or None when it succeeded.
+        last_attempt_at: UTC ISO time of the last refresh attempt.
+        static: the catalog is built in (the builtin provider), not discovered.
+    """
+
+    provider: str
+    models: list[ModelInfo] = field(default_factory=list)
+    fetched_at: str | None = None
+    last_error: str | None = None
+    last_attempt_at: str | None = None
+    static: bool = False
+
+    def find(self, model_id: str) -> ModelInfo | None:
+        """The model with exactly this id, or None."""
+        return next((m for m in self.models if m.id == model_id), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as a JSON-ready dict (the `--json` output of `agent models`)."""
+        return {
+            "provider": self.provider,
+            "fetched_at": self.fetched_at,
+            "last_attempt_at": self.last_attempt_at,
+            "last_error": self.last_error,
+            "static": self.static,
+            "models": [m.model_dump() for m in self.models],
+        }
+
+
+class ModelCatalog:
+    """Read, refresh and validate against provider model catalogs.
+
+    Args:
+        path: the state database; defaults to `state_db_path()`.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.conn: sqlite3.Connection = connect(path or state_db_path())
+        migrate_component(self.conn, "model_catalog", _MIGRATIONS)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def get(self, provider: str) -> CatalogEntry | None:
+        """The stored catalog of `provider`, None if never attempted. Read-only.
+
+        Raises:
+            UnknownProvider (exit 2): `provider` is not registered.
+        """
+        adapter = get_adapter(provider)
+        if adapter.name == "builtin":
+            return self._static(provider)
+        row = self.conn.execute(
+            "SELECT * FROM model_catalog WHERE provider = ?", (provider,)
+        ).fetchone()
+        if row is None:
+            return None
+        models = [ModelInfo.model_validate(m) for m in json.loads(row["models_json"] or "[]")]
+        return CatalogEntry(provider, models, row["fetched_at"], row["last_error"],
+                            row["last_attempt_at"])
+
+    def _static(self, provider: str) -> CatalogEntry:
+        models = get_adapter(provider).discover_models()
+        return CatalogEntry(provider, models, fetched_at=None, static=True)
+
+    def refresh(self, provider: str, *, timeout_s: float = DISCOVERY_TIMEOUT_S) -> CatalogEntry:
+        """Ask the provider for its models and store them (atomic).
+
+        On failure the last good list is kept and the error recorded; the returned entry
+        has `last_error` set. With no previous list the failure is raised (fail closed).
+
+        Args:
+            timeout_s: discovery limit in seconds.
+
+        Raises:
+            UnknownProvider (exit 2): `provider` is not registered.
+            DiscoveryFailed: discovery failed and there is no earlier list to keep.
+        """
+        adapter = get_adapter(provider)
+        if adapter.name == "builtin":
+            return self._static(provider)
+        now = utc_now_iso()
+        try:
+            models = adapter.discover_models(timeout_s)
+        except ProviderError as exc:
+            reason = exc.render()
+            with atomic(self.conn):
+                self.conn.execute(
+                    "INSERT INTO model_catalog (provider, models_json, fetched_at,"
+                    " last_attempt_at, last_error) VALUES (?, NULL, NULL, ?, ?)"
+                    " ON CONFLICT (provider) DO UPDATE SET last_attempt_at = excluded"
+                    ".last_attempt_at, last_error = excluded.last_error",
+                    (provider, now, reason),
+                )
+            entry = self.get(provider)
+            if entry is None or entry.fetched_at is None:
+                if isinstance(exc, DiscoveryFailed):
+                    raise
+                raise DiscoveryFailed(exc.message, provider=provider) from exc
+            return entry
+        if not models:
+            return self._failed_empty(provider, now)
+        payload = json.dumps([m.model_dump() for m in models])
+        with atomic(self.conn):
+            self.conn.execute(
+                "INSERT INTO model_catalog (provider, models_json, fetched_at, last_attempt_at,"
+                " last_error) VALUES (?, ?, ?, ?, NULL) ON CONFLICT (provider) DO UPDATE SET"
+                " models_json = excluded.models_json, fetched_at = excluded.fetched_at,"
+                " last_attempt_at = excluded.last_attempt_at, last_error = NULL",
+                (provider, payload, now, now),
+            )
+        entry = self.get(provider)
+        assert entry is not None
+        return entry
+
+    def _failed_empty(self, provider: str, now: str) -> CatalogEntry:
+        reason = f"{provider}: discovery returned no models"
+        with atomic(self.conn):
+            self.conn.execute(
+                "INSERT INTO model_catalog (provider, models_json, fetched_at, last_attempt_at,"
+                " last_error) VALUES (?, NULL, NULL, ?, ?) ON CONFLICT (provider) DO UPDATE"
+                " SET last_attempt_at = excluded.last_attempt_at,"
+                " last_error = excluded.last_error",
+                (provider, now, reason),
+            )
+        entry = self.get(provider)
+        if entry is None or entry.fetched_at is None:
+            raise DiscoveryFailed("discovery returned no models", provider=provider)
+        return entry
+
+    def validate_selection(
+        self,
+        provider: str,
+        model: str | None,
+        effort: str | None,
+        *,
+        path: str | None = None,
+    ) -> ModelInfo | None:
+        """Check a selection against the stored catalog. Read-only.
+
+        Args:
+            path: the field path of the assignment, for messages (e.g. ``curator``).
+
+        Returns:
+            The catalog's entry for `model`, or None when no model was given.
+
+        Raises:
+            UnknownProvider (exit 2): lists the known providers.
+            CatalogNotRefreshed (exit 2): says which command to run.
+            UnknownModel (exit 2): the model is not in the catalog.
+            UnsupportedEffort (exit 2): the provider/model has no such effort level.
+        """
+        adapter = get_adapter(provider)
+        entry = self.get(provider)
+        if entry is None or (entry.fetched_at is None and not entry.static):
+            raise CatalogNotRefreshed(provider)
+        info = None
+        if model is not None:
+            info = entry.find(model)
+            if info is None:
+                raise UnknownModel(provider, model, [m.id for m in entry.models],
+                                   path=f"{path}.model" if path else None)
+        if effort is None:
+            return info
+        effort_path = f"{path}.effort" if path else None
+        if not adapter.supports_effort:
+            raise UnsupportedEffort(provider, model, effort, [], path=effort_path)
+        if info is not None:
+            supported = list(info.efforts)
+        else:
+            supported = sorted({e for m in entry.models for e in m.efforts})
+        if effort not in supported:
+            raise UnsupportedEffort(provider, model, effort, supported, path=effort_path)
+        return info

@@ -126,3 +126,8 @@ def exec_(
     agent = AgentRegistry().get(name_or_id)
     code = exec_managed(agent, command, workspace=workspace)
     raise typer.Exit(code)
+
+
+from wardian.cli import agent_models  # noqa: E402
+
+agent_models.register(app)

@@ -167,3 +167,11 @@ def test_archive_load_reads_after_the_cursor_and_commit_advances_it(transcript: 
     bounded = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo", upto_seq=4)
     assert bounded["last_seq"] == 4 and bounded["count"] == 1
     assert first.message_count == 3
+
+
+def test_the_engine_registry_finds_the_consolidation_actions() -> None:
+    from wardian.engine.actions import get_action, known_actions
+
+    assert {"archive.load", "memory.snapshot", "memory.commit",
+            "memory.draft_plan"} <= set(known_actions())
+    assert callable(get_action("memory.commit"))

@@ -1,0 +1,316 @@
+"""`curator-rules`: the builtin provider's deterministic memory curator — a rules engine.
+
+`curate(payload) -> dict` reads the normalised conversation slice and the agent's active
+records and returns a `CuratorBatch` (save / update / remove, each with text, kind, scope
+and an evidence excerpt quoted verbatim from one message). Issue 6; spec "You do not need to
+say 'remember this'…"; DESIGN.md "The builtin provider". It is not a language model: it
+only knows the heuristics below, and it says so.
+
+Heuristics, in order:
+
+1. *Who speaks*: only ``role=user, kind=text`` messages are candidates (the normaliser marks
+   injected instruction files, skill/slash-command text, system reminders, compaction
+   prompts, interrupt markers and tool rejections with other kinds). Assistant text is
+   context only: it can show that a `current` record finished. Tool output is never saved
+   (`include_tool_output` is accepted and ignored).
+2. *Pastes*: messages that are mostly code/log/stack-trace lines are skipped whole
+   (`segments.message_is_paste`); segments with code fences, trace frames or a high symbol
+   ratio too.
+3. *Segments*: messages are split into sentences/lines (exact substrings: the evidence);
+   long rambles are cut at clause words.
+4. *Cues* (`rules.RULES`): a segment becomes a candidate only when a cue matches — explicit
+   requests to remember / write into CLAUDE.md or AGENTS.md, corrections ("I never said",
+   "no, I want", "like I asked", "I meant"), lessons ("doesn't work since", "you have to …
+   before"), conventions (imperative "do not", "always", "make sure", "should", "by
+   default", "use X not Y", "I'll commit"), decisions ("I choose", "we'll go with", roadmap
+   statements). Routine progress ("continue", "yes", "apply phase 1") matches none.
+5. *Rejections*: questions (unless an explicit remember request), one-off limits ("just
+   this once", "for now", "this time"), home-directory paths (the user's machine, not the
+   project), secret-shaped text (detect-secrets plugins, `secrets.looks_secret`).
+6. *Open issues*: "X still does not work" becomes a `current` checkpoint only in the last
+   `OPEN_ISSUE_WINDOW` human messages and only if no later human message reports success.
+7. *Remember requests* about "this"/"that" boost the message's other candidates (or promote
+   the sentence before them).
+8. *Text*: `rules.rewrite` — filler dropped, first/second person rewritten to third person
+   ("the user", "the agent"), a category label prefixed ("Correction: …"), capped length.
+9. *Scope*: agent when the statement is about the user across projects (`rules.AGENT_SCOPE`:
+   "in all my projects", "globally", "I prefer"), else workspace.
+10. *De-duplication* (`dedup`, rapidfuzz token_set_ratio over normalised content words):
+    >= `DUPLICATE_SCORE` to an active record → skipped; in [`UPDATE_SCORE`,
+    `DUPLICATE_SCORE`) → `update` of that record; candidates restating each other keep the
+    best one.
+11. *Finished checkpoints*: an active `current` record whose topic (>= `REMOVE_TOPIC_SCORE`)
+    appears in a message saying it is done/fixed/shipped/works → `remove` with that evidence.
+12. *Order and limits*: score (rule base score, adjusted), then message seq, then offset;
+    at most `max_changes` operations (at most `MAX_PER_MESSAGE` from one message).
+
+Deterministic: no clocks, no randomness, no set iteration in output order; the same payload
+gives byte-identical JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
+from wardian.providers.builtin.curator.dedup import (
+    DUPLICATE_SCORE,
+    REMOVE_TOPIC_SCORE,
+    UPDATE_SCORE,
+    normalise,
+    similarity,
+    topic_overlap,
+)
+from wardian.providers.builtin.curator.rules import AGENT_SCOPE, match_rules, rewrite
+from wardian.providers.builtin.curator.secrets import looks_secret, secret_scanning
+from wardian.providers.builtin.curator.segments import (
+    Segment,
+    is_code_or_log,
+    is_one_off,
+    is_question,
+    mentions_home_path,
+    message_is_paste,
+    split_segments,
+)
+from wardian.transcripts.classify import classify_user_text
+
+__all__ = [
+    "DEFAULT_MAX_CHANGES",
+    "DUPLICATE_SCORE",
+    "MAX_PER_MESSAGE",
+    "MODEL",
+    "OPEN_ISSUE_WINDOW",
+    "REMOVE_TOPIC_SCORE",
+    "UPDATE_SCORE",
+    "curate",
+]
+
+MODEL = "curator-rules"
+"""The builtin provider's model name for this curator."""
+DEFAULT_MAX_CHANGES = 10
+MAX_PER_MESSAGE = 4
+"""At most this many candidates are taken from one message."""
+OPEN_ISSUE_WINDOW = 2
+"""Open problems count as checkpoints only in the last N human messages."""
+MAX_EVIDENCE_CHARS = 1_000
+
+_REMEMBER = re.compile(
+    r"\b(?:so (?:that )?you remember|remember (?:this|that)|add (?:this|that|it) to "
+    r"(?:claude|agents)\.md|(?:claude|agents)\.md somehow|note (?:this|that) down)\b",
+    re.IGNORECASE,
+)
+_SUCCESS = re.compile(
+    r"\b(?:works now|now works|that works|it works|is fixed|fixed now|resolved|is done|"
+    r"(?:has |have )?shipped|completed|finished|merged|is deployed)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    score: float
+    seq: int
+    start: int
+    text: str
+    kind: str
+    scope: str
+    evidence: str
+    category: str
+
+
+def _human_messages(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    for position, msg in enumerate(messages):
+        if not isinstance(msg, dict) or msg.get("role") != "user":
+            continue
+        text = msg.get("text")
+        if not isinstance(text, str) or not text.strip():
+            continue
+        kind = msg.get("kind") or classify_user_text(text)
+        if kind != "text":
+            continue
+        seq = msg.get("seq")
+        out.append((seq if isinstance(seq, int) else position, text))
+    return out
+
+
+def _segment_ok(seg: Segment) -> bool:
+    text = seg.text
+    return not (is_code_or_log(text) or is_one_off(text) or mentions_home_path(text))
+
+
+def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
+    found: list[_Candidate] = []
+    last_seqs = [seq for seq, _ in human[-OPEN_ISSUE_WINDOW:]]
+    success_after: dict[int, bool] = {}
+    seen_success = False
+    for seq, text in reversed(human):
+        success_after[seq] = seen_success
+        seen_success = seen_success or bool(_SUCCESS.search(text))
+    for seq, text in human:
+        if message_is_paste(text):
+            continue
+        segments = split_segments(seq, text)
+        remember_idx = [s.index for s in segments if _REMEMBER.search(s.text)]
+        local: list[_Candidate] = []
+        for seg in segments:
+            if not _segment_ok(seg) or seg.index in remember_idx:
+                continue
+            rules = match_rules(seg.text)
+            if not rules:
+                continue
+            best = rules[0]
+            question = is_question(seg.text)
+            if best.category == "open_issue":
+                if seq not in last_seqs or success_after.get(seq):
+                    continue
+                kind = "current"
+            else:
+                if question and best.category != "explicit":
+                    continue
+                kind = "stable"
+            score = best.score + 0.02 * min(len(rules) - 1, 3)
+            if len(seg.text) > 250:
+                score -= 0.05
+            if remember_idx:
+                score += 0.1
+            local.append(_cand(seg, score, kind, best.category))
+        if remember_idx and not local:
+            before = [s for s in segments if s.index == remember_idx[0] - 1]
+            if before and _segment_ok(before[0]) and not is_question(before[0].text):
+                local.append(_cand(before[0], 0.95, "stable", "explicit"))
+        local.sort(key=lambda c: (-c.score, c.start))
+        found.extend(local[:MAX_PER_MESSAGE])
+    return found
+
+
+def _cand(seg: Segment, score: float, kind: str, category: str) -> _Candidate:
+    evidence = seg.text[:MAX_EVIDENCE_CHARS]
+    scope = "agent" if AGENT_SCOPE.search(seg.text) else "workspace"
+    return _Candidate(
+        round(score, 4),
+        seg.seq,
+        seg.start,
+        rewrite(seg.text, category),
+        kind,
+        scope,
+        evidence,
+        category,
+    )
+
+
+def _records(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for rec in payload.get("records") or []:
+        if (
+            isinstance(rec, dict)
+            and isinstance(rec.get("id"), str)
+            and isinstance(rec.get("text"), str)
+        ):
+            out.append(rec)
+    return sorted(out, key=lambda r: str(r["id"]))
+
+
+def _removals(
+    records: list[dict[str, Any]], messages: list[dict[str, Any]]
+) -> list[tuple[float, int, int, RemoveOp]]:
+    """`current` records that a later statement shows finished."""
+    texts = [
+        (m.get("seq", i), m.get("text"), m.get("role"))
+        for i, m in enumerate(messages)
+        if isinstance(m, dict)
+        and m.get("kind", "text") == "text"
+        and m.get("role") in ("user", "assistant")
+        and isinstance(m.get("text"), str)
+    ]
+    out = []
+    for rec in records:
+        if rec.get("kind") != "current":
+            continue
+        topic = normalise(rec["text"])
+        best: tuple[float, int, int, str] | None = None
+        for seq, text, role in texts:
+            for seg in split_segments(seq if isinstance(seq, int) else 0, text):
+                if not _SUCCESS.search(seg.text) or is_question(seg.text):
+                    continue
+                overlap = topic_overlap(topic, normalise(seg.text))
+                if overlap < REMOVE_TOPIC_SCORE:
+                    continue
+                score = 0.9 if role == "user" else 0.85
+                key = (score + overlap / 1000, -seg.seq, -seg.start, seg.text)
+                if best is None or key[:3] > best[:3]:
+                    best = key
+        if best is not None:
+            evidence = best[3][:MAX_EVIDENCE_CHARS]
+            op = RemoveOp(
+                op="remove",
+                memory_id=rec["id"],
+                evidence=evidence,
+                reason="The session shows this checkpoint finished.",
+            )
+            out.append((round(best[0], 4), -best[1], -best[2], op))
+    return out
+
+
+def curate(payload: dict[str, Any]) -> dict[str, Any]:
+    """Propose memory changes for one conversation slice (deterministic, read-only).
+
+    Args:
+        payload: the curator payload (contracts "Curator payload"): ``messages`` (normalised
+            `Message.to_json()` dicts), ``records`` (active: id, revision_id, kind, scope,
+            text), ``max_changes`` (int, default 10), ``include_tool_output`` (ignored:
+            tool output is never saved), ``workspace`` (absolute path, informational).
+
+    Returns:
+        a `CuratorBatch` as JSON: ``{"operations": [...]}``, best first, at most
+        ``max_changes`` long; every evidence is a verbatim substring of one message text.
+    """
+    messages = [m for m in payload.get("messages") or [] if isinstance(m, dict)]
+    max_changes = payload.get("max_changes", DEFAULT_MAX_CHANGES)
+    if not isinstance(max_changes, int) or isinstance(max_changes, bool):
+        max_changes = DEFAULT_MAX_CHANGES
+    max_changes = max(0, min(max_changes, 100))
+    records = _records(payload)
+    human = _human_messages(messages)
+    with secret_scanning():
+        candidates = [c for c in _candidates(human) if c.text and not looks_secret(c.evidence)]
+    candidates.sort(key=lambda c: (-c.score, c.seq, c.start, c.text))
+    ranked: list[tuple[float, int, int, SaveOp | UpdateOp | RemoveOp]] = []
+    kept_norms: list[str] = []
+    updated: list[str] = []
+    norm_records = [(rec, normalise(rec["text"])) for rec in records]
+    for cand in candidates:
+        norm = normalise(cand.text)
+        if any(similarity(norm, other) >= DUPLICATE_SCORE for other in kept_norms):
+            continue
+        best_rec, best_sim = None, 0.0
+        for rec, rnorm in norm_records:
+            sim = similarity(norm, rnorm)
+            if sim > best_sim:
+                best_rec, best_sim = rec, sim
+        kept_norms.append(norm)
+        if best_rec is not None and best_sim >= DUPLICATE_SCORE:
+            continue
+        if best_rec is not None and best_sim >= UPDATE_SCORE and best_rec["id"] not in updated:
+            updated.append(best_rec["id"])
+            op: SaveOp | UpdateOp | RemoveOp = UpdateOp(
+                op="update",
+                memory_id=best_rec["id"],
+                text=cand.text,
+                kind=cand.kind,
+                scope=cand.scope,
+                evidence=cand.evidence,
+            )
+        else:
+            op = SaveOp(
+                op="save", text=cand.text, kind=cand.kind, scope=cand.scope, evidence=cand.evidence
+            )
+        ranked.append((cand.score, cand.seq, cand.start, op))
+    for score, seq, start, rop in _removals(records, messages):
+        if rop.memory_id not in updated:
+            ranked.append((score, seq, start, rop))
+    ranked.sort(key=lambda item: (-item[0], item[1], item[2]))
+    batch = CuratorBatch(operations=[item[3] for item in ranked[:max_changes]])
+    return batch.model_dump(mode="json")

@@ -1,0 +1,113 @@
+"""Similarity between candidates and active records (rapidfuzz), with named thresholds.
+
+Texts are normalised first: the category label ("Convention: ") is dropped, text is
+lower-cased, punctuation removed, and common stop words and the rewriter's "the user" /
+"the agent" dropped, so the comparison is over content words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rapidfuzz import fuzz
+
+__all__ = [
+    "DUPLICATE_SCORE",
+    "REMOVE_TOPIC_SCORE",
+    "UPDATE_SCORE",
+    "normalise",
+    "similarity",
+    "topic_overlap",
+]
+
+DUPLICATE_SCORE = 90.0
+"""token_set_ratio >= this: the candidate restates the record → skipped."""
+UPDATE_SCORE = 70.0
+"""token_set_ratio in [UPDATE_SCORE, DUPLICATE_SCORE): same subject, new content → `update`."""
+REMOVE_TOPIC_SCORE = 60.0
+"""partial/token_set ratio >= this between a `current` record and a completion statement
+→ the checkpoint is shown finished → `remove`."""
+
+_LABEL = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?: ")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "so",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "by",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "we",
+        "our",
+        "us",
+        "user",
+        "agent",
+        "users",
+        "agents",
+        "should",
+        "must",
+        "will",
+        "would",
+        "can",
+        "could",
+        "do",
+        "does",
+        "did",
+        "not",
+        "no",
+        "yes",
+        "then",
+        "than",
+        "as",
+        "if",
+        "when",
+        "also",
+        "just",
+        "please",
+        "pls",
+    ]
+)
+_WORD = re.compile(r"[a-z0-9_./@#+-]+")
+
+
+def normalise(text: str) -> str:
+    """Lower-cased content words of `text`, label and stop words removed, original order."""
+    text = _LABEL.sub("", text.strip()).lower()
+    words = [w.strip(".-/") for w in _WORD.findall(text)]
+    return " ".join(w for w in words if w and w not in _STOP)
+
+
+def similarity(a: str, b: str) -> float:
+    """token_set_ratio (0..100) of two already-normalised texts (0 when either is empty)."""
+    if not a or not b:
+        return 0.0
+    return float(fuzz.token_set_ratio(a, b))
+
+
+def topic_overlap(a: str, b: str) -> float:
+    """max(token_set_ratio, partial_ratio) (0..100) of two normalised texts."""
+    if not a or not b:
+        return 0.0
+    return float(max(fuzz.token_set_ratio(a, b), fuzz.partial_ratio(a, b)))

@@ -1,0 +1,221 @@
+"""Cue patterns that make a human segment a memory candidate, and the text rewriter.
+
+Each rule names a category, a base score and a regular expression over the segment.
+Categories: ``explicit`` (the user asks to remember / write it into CLAUDE.md or AGENTS.md),
+``correction`` (the user corrects the agent: "no, I want…", "I never said…", "like I
+asked"), ``lesson`` (a cause or a must-order: "doesn't work since…", "the issue was…",
+"you have to X before Y"), ``convention`` (imperative prohibitions and musts: "do not…",
+"always…", "make sure…", "should…", "by default"), ``decision`` ("I choose…", "we'll go
+with…", roadmap statements), ``open_issue`` (a problem still unresolved — only kept as a
+`current` checkpoint near the end of the session).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["AGENT_SCOPE", "RULES", "Rule", "label_for", "match_rules", "rewrite"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One cue: `pattern` searched (case-insensitive) in a segment."""
+
+    name: str
+    category: str
+    score: float
+    pattern: re.Pattern[str]
+
+
+def _r(name: str, category: str, score: float, pattern: str) -> Rule:
+    return Rule(name, category, score, re.compile(pattern, re.IGNORECASE))
+
+
+_NOT_VERBS = r"(?!know\b|think\b|recall\b|remember\b|see\b|understand\b|mind\b|care\b|get\b|have\b)"
+_CLAUSE_START = r"(?:^|[,;:\-–(]\s*|\b(?:and|but|please|pls|so|then|also|just|yet)\s+)"
+
+RULES: tuple[Rule, ...] = (
+    _r(
+        "remember-request",
+        "explicit",
+        0.95,
+        r"\b(?:update|add (?:this |that |it )?to|write (?:this |it )?(?:in|into)|put (?:this |it )?"
+        r"in) (?:the )?(?:claude|agents)\.md\b.*\b(?:that|to)\b",
+    ),
+    _r("never-said", "correction", 0.92, r"\bi never (?:said|asked|told)\b"),
+    _r("no-i-want", "correction", 0.9, r"^(?:no|nope)\b[,. ]+(?:i|we|it|that|you|the)\b"),
+    _r("like-i-asked", "correction", 0.88, r"\b(?:like|as) i (?:asked|said|originally|told)\b"),
+    _r("i-meant", "correction", 0.85, r"\bi (?:mostly |actually |only )?meant\b"),
+    _r("not-correct", "correction", 0.8, r"\bwhich is not (?:correct|right)\b"),
+    _r(
+        "instead-of",
+        "correction",
+        0.82,
+        r"\binstead of\b.*,\s*\w+|\brather than\b.*\b(?:use|wrap|"
+        r"do)\b",
+    ),
+    _r("dont-skip", "correction", 0.86, _CLAUSE_START + r"(?:don'?t|do not|dont)\s+skip\b"),
+    _r(
+        "doesnt-work-since",
+        "lesson",
+        0.88,
+        r"\b(?:doesn'?t|does not|won'?t|will not|can'?t) work (?:since|because)\b",
+    ),
+    _r("that-is-why", "lesson", 0.8, r"\bthat'?s why we\b"),
+    _r("have-to-before", "lesson", 0.86, r"\byou (?:have|need) to\b.*\bbefore\b"),
+    _r(
+        "should-be-fine-since",
+        "convention",
+        0.78,
+        r"\bshould be (?:fine|ok|okay)\b.*\b(?:since|because)\b",
+    ),
+    _r(
+        "we-use-explicitly",
+        "convention",
+        0.8,
+        r"\bwe use \S+ (?:explicitly|on purpose|deliberately)",
+    ),
+    _r(
+        "prohibition",
+        "convention",
+        0.8,
+        _CLAUSE_START + r"(?:don'?t|do not|dont|never)\s+" + _NOT_VERBS + r"\w+",
+    ),
+    _r("without", "convention", 0.72, r"\bwithout (?:co-?author|asking|approval|tests?)\b"),
+    _r("always", "convention", 0.8, r"\b(?:always|every time)\b(?!.*\?$)"),
+    _r(
+        "make-sure",
+        "convention",
+        0.76,
+        r"^(?:also |and |but |please )?make sure (?:you |that |to )",
+    ),
+    _r("by-default", "convention", 0.78, r"\bby default\b"),
+    _r(
+        "should",
+        "convention",
+        0.7,
+        r"\b(?:should|must)(?:n'?t| not)?\s+(?:be|have|use|run|"
+        r"always|never|not|cast|stay|go|live|only)\b",
+    ),
+    _r("ask-before", "convention", 0.82, r"\bask (?:me|the user)\b.*\bbefore\b"),
+    _r(
+        "user-commits",
+        "convention",
+        0.84,
+        r"\b(?:i'?ll|i will|let me|i'?m going to) (?:do the )?commit\b|"
+        + _CLAUSE_START
+        + r"(?:do not|don'?t|dont) commit\b",
+    ),
+    _r("use-not", "convention", 0.82, r"\buse \S+(?: \S+)?,? (?:not|instead of|rather than) \S+"),
+    _r("prefer", "convention", 0.8, r"\bi (?:always |really )?prefer\b|\bplease always\b"),
+    _r("everything-like", "convention", 0.7, r"\b(?:have|keep|make) everything\b"),
+    _r(
+        "choose",
+        "decision",
+        0.84,
+        r"\b(?:i|we) (?:choose|chose|decided?|picked|pick|go with|'ll go with|will go with)\b|"
+        r"\blet'?s (?:use|go with|stick with)\b",
+    ),
+    _r(
+        "roadmap",
+        "decision",
+        0.72,
+        r"\broadmap\b|\bwe(?:'ll| will) (?:have|open|go|build|be (?:adding|partnering|using))\b",
+    ),
+    _r("explore-partners", "decision", 0.7, r"\b(?:explore|partner(?:ing)?)\b.*\bpartner"),
+    _r(
+        "open-issue",
+        "open_issue",
+        0.75,
+        r"\b(?:still )?(?:does not|doesn'?t|doesnt|do not|don'?t|is not|isn'?t|not) (?:seem to )?"
+        r"(?:work|start|load|show|function|run|build|compile)\w*\b"
+        r"|\bstill (?:broken|failing|fails)\b",
+    ),
+)
+"""Every cue, in priority order (the best-scoring match names the category)."""
+
+AGENT_SCOPE = re.compile(
+    r"\b(?:in (?:all|every|any) (?:of )?(?:my )?(?:projects?|repos?|repositories|codebases?)|"
+    r"across (?:all )?(?:my )?(?:projects|repos)|everywhere|globally|in general|"
+    r"(?:for|in) (?:all|every) (?:future )?(?:sessions|conversations))\b|"
+    r"\bi (?:always |generally |really )?prefer\b",
+    re.IGNORECASE,
+)
+"""A preference clearly about the user across projects → agent scope."""
+
+_LABELS = {
+    "explicit": "Convention",
+    "correction": "Correction",
+    "lesson": "Lesson",
+    "convention": "Convention",
+    "decision": "Decision",
+    "open_issue": "Open issue",
+    "habit": "Recurring request",
+}
+
+
+def label_for(category: str) -> str:
+    """The prefix used in memory text for a category."""
+    return _LABELS.get(category, "Note")
+
+
+def match_rules(text: str) -> list[Rule]:
+    """Every rule whose pattern matches `text`, best score first (stable by rule order)."""
+    hits = [rule for rule in RULES if rule.pattern.search(text)]
+    return sorted(hits, key=lambda r: -r.score)
+
+
+_LEAD = re.compile(
+    r"^(?:(?:ok(?:ay)?|great|yes|yeah|also|and|so|but|then|well|hmm|please|pls|one more "
+    r"feedback|stop for a second|just to be sure|in theory|maybe|no|nope)\b[!,.:;\-–]*\s*)+",
+    re.IGNORECASE,
+)
+_ASK_WRAPPER = re.compile(
+    r"^(?:can|could|would) you (?:please )?(?:update|add to|write (?:in|into)) (?:the )?"
+    r"(?:claude|agents)\.md (?:that |to say that |so that )?|^(?:can|could|would) you (?:please )?",
+    re.IGNORECASE,
+)
+_PRONOUNS = (
+    (re.compile(r"\bi'?ll\b", re.IGNORECASE), "the user will"),
+    (re.compile(r"\bi'?m\b", re.IGNORECASE), "the user is"),
+    (re.compile(r"\bi'?ve\b", re.IGNORECASE), "the user has"),
+    (re.compile(r"\bi\b"), "the user"),
+    (re.compile(r"\bme\b", re.IGNORECASE), "the user"),
+    (re.compile(r"\bmy\b", re.IGNORECASE), "the user's"),
+    (re.compile(r"\byou'?re\b", re.IGNORECASE), "the agent is"),
+    (re.compile(r"\byour\b", re.IGNORECASE), "the agent's"),
+    (re.compile(r"\byou\b", re.IGNORECASE), "the agent"),
+    (re.compile(r"\b(?:dont|don't)\b", re.IGNORECASE), "do not"),
+    (re.compile(r"\bdoesnt\b", re.IGNORECASE), "does not"),
+    (re.compile(r"\bwe should always\b", re.IGNORECASE), "always"),
+)
+_MD_LINK = re.compile(r"\[([^\]]+)\]\((?:https?://)[^)]+\)")
+MAX_MEMORY_TEXT_CHARS = 280
+"""Memory text longer than this is cut at a word boundary."""
+
+
+def rewrite(segment: str, category: str) -> str:
+    """Turn a user's sentence into a short third-person/imperative memory statement.
+
+    Drops filler and "can you update CLAUDE.md that", rewrites first/second person
+    ("I'll" → "the user will", "you" → "the agent"), joins wrapped lines and quote markers,
+    prefixes the category label and caps the length.
+    """
+    text = _MD_LINK.sub(r"\1", segment)
+    text = re.sub(r"\s*\n\s*>?\s*", " ", text)
+    text = " ".join(text.split())
+    text = _LEAD.sub("", text)
+    text = _ASK_WRAPPER.sub("", text)
+    text = _LEAD.sub("", text)
+    for pattern, repl in _PRONOUNS:
+        text = pattern.sub(repl, text)
+    text = text.strip(" ,;:-–")
+    if len(text) > MAX_MEMORY_TEXT_CHARS:
+        cut = text.rfind(" ", 0, MAX_MEMORY_TEXT_CHARS - 1)
+        text = text[: cut if cut > 0 else MAX_MEMORY_TEXT_CHARS - 1].rstrip(" ,;") + "…"
+    if text and text[-1] not in ".!?…":
+        text += "."
+    if not text:
+        return ""
+    return f"{label_for(category)}: {text[0].upper()}{text[1:]}"

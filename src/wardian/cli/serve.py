@@ -4,6 +4,40 @@ from __future__ import annotations
 
 import typer
 
+from wardian.cli._common import JsonOption, emit_json, stdout
+
 
 def register(root: typer.Typer) -> None:
     """Add the `serve` command to the root app."""
+
+    @root.command("serve")
+    def serve(
+        status: bool = typer.Option(
+            False, "--status", help="Only report whether a daemon holds the lock (pid, since); "
+            "exit 0 when one runs, 1 when none."),
+        poll: float = typer.Option(
+            0.1, "--poll", help="Longest wait between loop passes, seconds."),
+        shutdown_timeout: float = typer.Option(
+            30.0, "--shutdown-timeout", help="On SIGTERM/SIGINT, seconds to let running runs "
+            "finish before exiting (the next start marks leftovers interrupted)."),
+        json_: bool = JsonOption,
+    ) -> None:
+        """Run the daemon: fire schedule invokers and drain session-close events.
+
+        Only one daemon runs per data directory; a second `serve` exits with code 4 naming
+        the holder. Runs left running by a dead daemon are marked interrupted at start-up.
+        SIGTERM or SIGINT stops it cleanly. One log line per fire and outcome.
+        """
+        from wardian.invokers.daemon import ScheduleDaemon, daemon_status
+
+        if status:
+            state = daemon_status()
+            if json_:
+                emit_json(state.to_json())
+            elif state.running:
+                stdout(f"wardian serve is running: pid {state.pid}, since {state.since}")
+            else:
+                stdout("wardian serve is not running")
+            raise typer.Exit(0 if state.running else 1)
+        daemon = ScheduleDaemon(poll_s=poll, shutdown_timeout_s=shutdown_timeout)
+        raise typer.Exit(daemon.serve())

@@ -1,0 +1,251 @@
+"""Operations behind ``wardian automation schedule …`` (one call per CLI command).
+
+Validation happens here, at ``add`` and again at ``enable`` (blueprint exists, is valid and
+accepts the ``schedule`` trigger; the agent exists; every role has an assignment that
+resolves against the model catalog). Invokers are created **disabled**. Enabling records
+``active_since`` in the same transaction: slots before it are never owed (no catch-up of a
+time the invoker was off).
+
+Spec: CLI.md ``automation schedule``; DESIGN.md "Invokers"; issue 8.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from wardian._db import atomic
+from wardian._util import format_utc, new_id, parse_utc, utc_now
+from wardian.errors import UsageError, WardianError
+from wardian.invokers.schedule import ScheduleConfig, plan_due_slots
+from wardian.invokers.slots import Slot, SlotStore
+from wardian.invokers.store import Invoker, InvokerStore
+
+__all__ = [
+    "add_schedule",
+    "describe_schedule",
+    "get_schedule",
+    "list_schedules",
+    "remove_schedule",
+    "run_now",
+    "schedule_history",
+    "set_schedule_enabled",
+]
+
+KIND = "schedule"
+
+
+def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str
+              ) -> tuple[str, dict[str, Any]]:
+    """Check blueprint, agent and assignments; return (agent id, assignments dict)."""
+    from wardian.blueprints.library import find_blueprint
+    from wardian.providers.assignments import parse_assignments, validate_assignments
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    try:
+        agent_id = registry.get(agent).id
+    finally:
+        registry.close()
+    loaded = find_blueprint(blueprint_id)
+    triggers = list(getattr(loaded.blueprint, "triggers", []) or [])
+    if "schedule" not in triggers:
+        raise UsageError(
+            f"blueprint {blueprint_id!r} does not accept the schedule trigger "
+            f"(its triggers: {', '.join(triggers) or 'none'})",
+            hint="add `schedule` to the blueprint's `triggers:` list",
+        )
+    parsed = parse_assignments(assignments, origin="--assignments")
+    validate_assignments(parsed, roles=list(loaded.blueprint.roles))
+    raw = json.loads(assignments) if isinstance(assignments, str) else assignments
+    return agent_id, raw
+
+
+def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
+                 cron: str | None = None, every_s: float | None = None, timezone: str = "UTC",
+                 misfire_grace_s: float | None = None, catch_up: str = "latest",
+                 max_catch_up: int | None = None, overlap: str = "skip",
+                 inputs: dict[str, Any] | None = None) -> Invoker:
+    """Validate and store a new schedule invoker, **disabled** (atomic).
+
+    Args:
+        cron / every_s: exactly one (crontab text / interval seconds).
+        timezone: IANA zone for the cron expression and for displayed times.
+        misfire_grace_s, max_catch_up: None = the defaults (300 s, 10).
+        assignments: JSON text ``{role: assignment}``.
+
+    Raises:
+        UsageError / ValidationError (exit 2): a bad flag, blueprint, assignment or zone.
+        NotFoundError: unknown agent or blueprint.
+    """
+    config = ScheduleConfig(
+        cron=cron, every_s=every_s, timezone=timezone,
+        **({} if misfire_grace_s is None else {"misfire_grace_s": misfire_grace_s}),
+        catch_up=catch_up, overlap=overlap,
+        **({} if max_catch_up is None else {"max_catch_up": max_catch_up}),
+        anchor=format_utc(utc_now().replace(microsecond=0)),
+    )
+    agent_id, raw = _validate(blueprint_id, agent, assignments)
+    store = InvokerStore()
+    try:
+        return store.add(KIND, name=name, blueprint_id=blueprint_id, agent_id=agent_id,
+                         assignments=raw, inputs=inputs or {}, config=config.to_config())
+    finally:
+        store.close()
+
+
+def get_schedule(ref: str) -> Invoker:
+    """The schedule invoker with this id, id prefix or name. Read-only.
+
+    Raises:
+        NotFoundError / AmbiguousIdError.
+    """
+    store = InvokerStore()
+    try:
+        return store.get(ref, kind=KIND)
+    finally:
+        store.close()
+
+
+def _missed_now(invoker: Invoker, config: ScheduleConfig, slots: SlotStore,
+                now: datetime) -> tuple[int, int]:
+    """(slots owed since the last recorded one, how many of them would run now)."""
+    state = slots.state(invoker.id)
+    if not invoker.enabled or state is None or state.disabled_at is not None:
+        return 0, 0
+    last = slots.last_slot(invoker.id)
+    since = parse_utc(state.active_since)
+    cursor = max(last, since) if last else since
+    due = config.fire_times.between(cursor, now, limit=100_000)
+    decisions = plan_due_slots(config, due, now)
+    return len(due), sum(1 for d in decisions if d.outcome == "run")
+
+
+def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
+                      slots: SlotStore | None = None, upcoming: int = 5) -> dict[str, Any]:
+    """The invoker plus its next fire times (UTC and in its zone), owed and missed slots,
+    and last outcome, as a JSON-ready dict. Read-only."""
+    now = now or utc_now()
+    own = slots is None
+    slots = slots or SlotStore()
+    try:
+        doc = invoker.to_json()
+        try:
+            config = ScheduleConfig.from_config(invoker.config)
+        except WardianError as exc:
+            doc.update(schedule=None, config_error=exc.render(), next_fire_times=[])
+            return doc
+        nxt = config.fire_times.upcoming(now, upcoming)
+        owed, would_run = _missed_now(invoker, config, slots, now)
+        last = slots.last_outcome(invoker.id)
+        doc.update(
+            schedule=config.describe(),
+            timezone=config.timezone,
+            next_fire_times=[format_utc(t) for t in nxt],
+            next_fire_times_local=[t.astimezone(config.zone).strftime("%Y-%m-%d %H:%M:%S %Z")
+                                   for t in nxt],
+            slots_owed_now=owed,
+            missed_slots_would_run_now=would_run,
+            last_outcome=last.to_json() if last else None,
+        )
+        return doc
+    finally:
+        if own:
+            slots.close()
+
+
+def list_schedules(*, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Every schedule invoker described by `describe_schedule`, oldest first. Read-only."""
+    store = InvokerStore()
+    slots = SlotStore()
+    try:
+        return [describe_schedule(inv, now=now, slots=slots) for inv in store.list(kind=KIND)]
+    finally:
+        slots.close()
+        store.close()
+
+
+def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None) -> Invoker:
+    """Enable (re-validating first) or disable a schedule invoker (atomic with its
+    ``active_since`` / ``disabled_at`` bookkeeping).
+
+    Raises:
+        NotFoundError / AmbiguousIdError; UsageError / ValidationError when enabling an
+        invoker whose blueprint, agent or assignments no longer validate.
+    """
+    store = InvokerStore()
+    try:
+        invoker = store.get(ref, kind=KIND)
+        if enabled:
+            ScheduleConfig.from_config(invoker.config)
+            _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments)
+        at = format_utc(now or utc_now())
+        slots = SlotStore(conn=store.conn)
+        with atomic(store.conn):
+            if enabled:
+                slots.mark_enabled(invoker.id, at)
+            else:
+                slots.mark_disabled(invoker.id, at)
+            return store.set_enabled(invoker.id, enabled)
+    finally:
+        store.close()
+
+
+def remove_schedule(ref: str) -> Invoker:
+    """Delete a schedule invoker; its slot history and runs stay (atomic).
+
+    Raises:
+        NotFoundError / AmbiguousIdError.
+    """
+    store = InvokerStore()
+    try:
+        invoker = store.get(ref, kind=KIND)
+        slots = SlotStore(conn=store.conn)
+        with atomic(store.conn):
+            slots.forget(invoker.id)
+            return store.remove(invoker.id)
+    finally:
+        store.close()
+
+
+def schedule_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[Slot]]:
+    """The invoker and its recorded slots, newest first. Read-only."""
+    invoker = get_schedule(ref)
+    slots = SlotStore()
+    try:
+        return invoker, slots.history(invoker.id, limit=limit)
+    finally:
+        slots.close()
+
+
+def run_now(ref: str, *, wait: bool = True) -> Any:
+    """Start one manual run of the invoker's blueprint now, outside its slots.
+
+    The run's key is ``schedule:<invoker id>:manual:<uuid>``; it does not touch the slot
+    table. With `wait`, executes it in this process and returns the finished run.
+
+    Raises:
+        NotFoundError; ValidationError when the assignments no longer validate.
+    """
+    from wardian.engine.runs import RunStore
+
+    invoker = get_schedule(ref)
+    _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments)
+    key = f"schedule:{invoker.id}:manual:{new_id()}"
+    runs = RunStore()
+    try:
+        run, _ = runs.create_run(
+            blueprint_id=invoker.blueprint_id, agent_id=invoker.agent_id,
+            assignments=invoker.assignments, inputs=invoker.inputs,
+            invocation={"trigger": "schedule", "payload": {
+                "invoker_id": invoker.id, "invoker_name": invoker.name, "manual": True,
+                "scheduled_time": format_utc(utc_now()), "idempotency_key": key}},
+            idempotency_key=key, invoker_id=invoker.id)
+    finally:
+        runs.close()
+    if not wait:
+        return run
+    from wardian.engine.executor import execute_run
+
+    return execute_run(run.id)

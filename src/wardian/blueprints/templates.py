@@ -9,6 +9,8 @@
   evaluates to the expression's native value (list, dict, int, …) via
   `compile_expression`; any other string renders to a string. This applies to `with:`
   arguments and `payload:` values. Prompts always render to text.
+* ``a.b`` on a mapping looks up the key ``b`` first (so ``output.items`` is data, not
+  ``dict.items``).
 
 Spec: issue 4 "Templates".
 """
@@ -76,8 +78,16 @@ class TemplateEngine:
         from jinja2 import StrictUndefined
         from jinja2.sandbox import SandboxedEnvironment
 
+        class Env(SandboxedEnvironment):
+            """Mapping keys win over methods: ``output.items`` is the key, not dict.items."""
+
+            def getattr(self, obj: Any, attribute: str) -> Any:
+                if isinstance(obj, dict) and attribute in obj:
+                    return obj[attribute]
+                return super().getattr(obj, attribute)
+
         self.folder = folder
-        self.env = SandboxedEnvironment(
+        self.env = Env(
             undefined=StrictUndefined, loader=_folder_loader(folder),
             keep_trailing_newline=True, autoescape=False,
         )

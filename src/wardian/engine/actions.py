@@ -64,6 +64,8 @@ class ActionContext:
         steps: step id -> ``{"output": ..., "status": ...}`` for steps so far.
         idempotency_key: the run's key, or None.
         emit: ``emit(kind, data_dict)`` appends a run event (``action.<kind>``).
+        stop_event: set on timeout or cancel (see `should_stop`).
+        agent_name: the principal's name, when known.
     """
 
     run_id: str
@@ -77,6 +79,7 @@ class ActionContext:
     idempotency_key: str | None
     emit: Callable[[str, dict[str, Any]], None] = lambda kind, data: None
     stop_event: threading.Event = field(default_factory=threading.Event)
+    agent_name: str | None = None
 
     def should_stop(self) -> bool:
         """True once the step timed out or the run was cancelled; return early then."""

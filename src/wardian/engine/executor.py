@@ -1,0 +1,519 @@
+"""Execute a run: claim it, walk its steps in order, record every attempt and event.
+
+Semantics (issue 4 "Engine"; docs/blueprints.md):
+
+* **Claim.** `execute_run` moves the run ``queued -> running`` atomically, stamping the
+  owner's process identity (pid + psutil create time); a second process gets ``False`` from
+  the claim and just returns the stored run. Opening the store first marks runs owned by
+  dead processes ``interrupted``.
+* **Resume.** Steps that already have a succeeded or skipped attempt are not run again;
+  their stored outputs feed the templates. `resume_run` requeues an interrupted, failed or
+  cancelled run and executes it. Secret inputs are never stored: pass them again
+  (``secret_inputs``) or the run fails saying which ``--input`` is missing (defaults from
+  the blueprint are used when declared).
+* **when.** A false `when` records the step as ``skipped`` (output None).
+* **Retry.** Up to ``retry.attempts`` tries; before try *n+1* it waits
+  ``backoff * 2**(n-1)`` capped at ``max_backoff``. The wait goes through the injected
+  `sleep` (tests pass a fake clock) in slices, so a cancel request ends it early.
+* **Timeout.** Role steps pass the timeout to the provider adapter as ``timeout_s``; the
+  adapter kills the provider's whole process tree. Action steps with a timeout run in a
+  worker thread: when it expires the attempt is recorded ``timed_out`` at once and
+  ``ctx.should_stop()`` turns true; Python cannot kill a thread, so an action that never
+  checks it keeps running in the background until it returns (its result is discarded).
+* **Cancel.** ``request_cancel`` sets a flag checked before every step and attempt, during
+  retry waits, and while waiting for a step (which is then asked to stop: ``should_stop()``
+  for actions, a ``cancel`` event for adapters whose ``run`` accepts one). The run ends
+  ``cancelled`` at that safe point.
+* **Secrets.** Values of secret inputs are replaced by ``***`` in everything stored:
+  inputs, rendered step inputs, outputs, errors and events.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from wardian.engine.runs import REDACTED, Run, RunStore
+from wardian.errors import UsageError, ValidationError, WardianError
+
+__all__ = ["Redactor", "execute_run", "resolve_inputs", "resume_run"]
+
+DEFAULT_ROLE_TIMEOUT_S = 600.0
+POLL_S = 0.2
+
+
+class Redactor:
+    """Replaces secret values inside any JSON-able structure with ``***``."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        values = sorted({s for s in secrets if s}, key=len, reverse=True)
+        self._exact = set(values)
+        long = [v for v in values if len(v) >= 3]
+        self._pattern = re.compile("|".join(re.escape(v) for v in long)) if long else None
+
+    def scrub(self, value: Any) -> Any:
+        """A copy of `value` with every secret replaced by ``***``."""
+        if isinstance(value, str):
+            if value in self._exact:
+                return REDACTED
+            return self._pattern.sub(REDACTED, value) if self._pattern else value
+        if isinstance(value, dict):
+            return {k: self.scrub(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.scrub(v) for v in value]
+        return value
+
+
+def resolve_inputs(loaded: Any, given: dict[str, Any], *, from_text: bool) -> dict[str, Any]:
+    """Apply defaults and check/convert inputs against blueprint `loaded`.
+
+    Args:
+        given: name -> value (strings when `from_text`, e.g. from ``--input k=v``).
+
+    Raises:
+        ValidationError (exit 2): an unknown input (nearest named), a bad value, or a
+            required input (no default) missing.
+    """
+    from wardian.blueprints.errors import nearest
+    from wardian.blueprints.schema import coerce_input
+
+    specs = loaded.blueprint.inputs
+    out: dict[str, Any] = {}
+    for name, value in given.items():
+        if name not in specs:
+            guess = nearest(name, specs)
+            raise ValidationError(
+                f"unknown input {name!r}; the blueprint declares "
+                + (", ".join(sorted(specs)) or "no inputs")
+                + (f" (did you mean {guess!r}?)" if guess else ""), path=f"inputs.{name}")
+        try:
+            out[name] = coerce_input(specs[name], value, from_text=from_text)
+        except ValueError as exc:
+            shown = REDACTED if specs[name].secret else repr(value)
+            raise ValidationError(f"expected {exc}, found {shown}", path=f"inputs.{name}"
+                                  ) from None
+    for name, spec in specs.items():
+        if name not in out:
+            if spec.default is None:
+                raise ValidationError(f"input {name!r} is required (it has no default)",
+                                      path=f"inputs.{name}", hint=f"pass --input {name}=VALUE")
+            out[name] = spec.default
+    return out
+
+
+def execute_run(
+    run_id: str,
+    *,
+    store: RunStore | None = None,
+    secret_inputs: dict[str, Any] | None = None,
+    sleep: Callable[[float], None] | None = None,
+    get_adapter: Callable[[str], Any] | None = None,
+) -> Run:
+    """Execute a queued run to completion in this process (see the module docstring).
+
+    Args:
+        run_id: the run id (or unique prefix).
+        store: the run store (default: a new `RunStore()`).
+        secret_inputs: values of secret inputs (never stored).
+        sleep: ``sleep(seconds)`` used for retry backoff (tests inject a fake clock).
+        get_adapter: provider lookup (default `wardian.providers.registry.get_adapter`).
+
+    Returns:
+        The final run with attempts and events. Step failures never raise: see `status`.
+    """
+    store = store or RunStore()
+    run = store.get(run_id)
+    if not store.claim(run.id):
+        return store.get(run.id, detail=True)
+    try:
+        _Execution(store, run.id, secret_inputs or {}, sleep, get_adapter).run()
+    except (KeyboardInterrupt, SystemExit):
+        store.finish(run.id, "interrupted", "the process was interrupted")
+        raise
+    except Exception as exc:  # a bug must not leave the run 'running' for ever
+        store.finish(run.id, "failed", f"internal error: {type(exc).__name__}: {exc}")
+        raise
+    return store.get(run.id, detail=True)
+
+
+def resume_run(run_id: str, *, store: RunStore | None = None,
+               secret_inputs: dict[str, Any] | None = None,
+               sleep: Callable[[float], None] | None = None,
+               get_adapter: Callable[[str], Any] | None = None) -> Run:
+    """Requeue an interrupted/failed/cancelled run and execute it, skipping completed steps.
+
+    Raises:
+        UsageError: the run is not resumable (queued, running, succeeded, skipped).
+    """
+    store = store or RunStore()
+    run = store.requeue(run_id)
+    return execute_run(run.id, store=store, secret_inputs=secret_inputs, sleep=sleep,
+                       get_adapter=get_adapter)
+
+
+class _StepFailed(Exception):
+    def __init__(self, message: str, *, status: str = "failed", retry: bool = True) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry = retry
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class _Execution:
+    def __init__(self, store: RunStore, run_id: str, secrets: dict[str, Any],
+                 sleep: Callable[[float], None] | None,
+                 get_adapter: Callable[[str], Any] | None) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.secrets = secrets
+        self.sleep = sleep
+        self.get_adapter = get_adapter
+        self.lock = threading.Lock()
+        self.redactor = Redactor([])
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def cancelled(self) -> bool:
+        with self.lock:
+            return self.store.cancel_requested(self.run_id)
+
+    def emit(self, kind: str, data: dict[str, Any], step_id: str | None = None,
+             attempt: int | None = None) -> None:
+        with self.lock:
+            self.store.add_event(self.run_id, kind, self.redactor.scrub(data), step_id=step_id,
+                                 attempt=attempt)
+
+    def wait(self, seconds: float) -> None:
+        """Wait `seconds` for a retry, ending early (raising _Cancelled) on cancel."""
+        if self.sleep is not None:
+            self.sleep(seconds)
+        else:
+            deadline = time.monotonic() + seconds
+            while (left := deadline - time.monotonic()) > 0:
+                if self.cancelled():
+                    raise _Cancelled
+                time.sleep(min(left, POLL_S))
+        if self.cancelled():
+            raise _Cancelled
+
+    # -- the run -----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        run = self.store.get(self.run_id, detail=True)
+        try:
+            loaded = self._load(run)
+            inputs = self._inputs(run, loaded)
+        except WardianError as exc:
+            self.store.finish(run.id, "failed", exc.render())
+            return
+        self.redactor = Redactor([str(inputs[n]) for n in run.secret_inputs if n in inputs
+                                  and inputs[n] is not None])
+        payload = run.invocation.get("payload") or {}
+        context: dict[str, Any] = {
+            "inputs": inputs,
+            "invocation": {
+                "trigger": run.trigger, "payload": payload, "agent_id": run.agent_id,
+                "agent_name": payload.get("agent_name"), "workspace": run.workspace,
+                "archive": payload.get("archive"), "time": run.created_at, "run_id": run.id,
+                "idempotency_key": run.idempotency_key,
+            },
+            "steps": {},
+            "roles": dict(loaded.blueprint.roles),
+        }
+        next_attempt: dict[str, int] = {}
+        for attempt in run.attempts:
+            next_attempt[attempt.step_id] = max(next_attempt.get(attempt.step_id, 1),
+                                                attempt.attempt + 1)
+            if attempt.status in ("succeeded", "skipped"):
+                context["steps"][attempt.step_id] = {"output": attempt.output,
+                                                     "status": attempt.status}
+        for index, step in enumerate(loaded.blueprint.steps):
+            if step.id in context["steps"]:
+                continue
+            if self.cancelled():
+                self.store.finish(run.id, "cancelled", f"cancelled before step {step.id!r}")
+                return
+            try:
+                outcome = self._step(run, loaded, index, step, context,
+                                     next_attempt.get(step.id, 1))
+            except _Cancelled:
+                self.store.finish(run.id, "cancelled", f"cancelled during step {step.id!r}")
+                return
+            if outcome is not None:
+                self.store.finish(run.id, "failed", self.redactor.scrub(outcome))
+                return
+        if self.cancelled():
+            self.store.finish(run.id, "cancelled", "cancelled after the last step")
+            return
+        self.store.finish(run.id, "succeeded")
+
+    def _load(self, run: Run) -> Any:
+        from wardian.blueprints.library import find_blueprint
+
+        loaded = find_blueprint(run.blueprint_path or run.blueprint_id)
+        if run.blueprint_hash and loaded.source_hash != run.blueprint_hash:
+            raise UsageError(
+                f"blueprint {run.blueprint_id!r} changed since the run was created "
+                f"(was {run.blueprint_hash[:19]}, now {loaded.source_hash[:19]})",
+                hint="start a new run with `wardian automation run start`")
+        return loaded
+
+    def _inputs(self, run: Run, loaded: Any) -> dict[str, Any]:
+        given = dict(run.inputs)
+        for name in run.secret_inputs:
+            if given.get(name) == REDACTED:
+                if name in self.secrets:
+                    given[name] = self.secrets[name]
+                else:
+                    spec = loaded.blueprint.inputs.get(name)
+                    if spec is None or spec.default is None:
+                        raise UsageError(
+                            f"secret input {name!r} is never stored, and this process was not "
+                            "given it", hint=f"resume with --input {name}=VALUE")
+                    given.pop(name)
+        return resolve_inputs(loaded, given, from_text=False)
+
+    def _step(self, run: Run, loaded: Any, index: int, step: Any, context: dict[str, Any],
+              first_attempt: int) -> str | None:
+        """Run one step with retries; returns an error message when the step failed."""
+        engine = loaded.engine
+        if step.when is not None:
+            try:
+                go = bool(engine.evaluate(step.when, context))
+            except Exception as exc:
+                return f"step {step.id!r}: `when` failed: {type(exc).__name__}: {exc}"
+            if not go:
+                with self.lock:
+                    self.store.record_skipped_step(run.id, step.id, index, first_attempt,
+                                                   f"when: {step.when}")
+                context["steps"][step.id] = {"output": None, "status": "skipped"}
+                return None
+        retry = step.retry
+        total = retry.attempts if retry else 1
+        from wardian.blueprints.schema import parse_duration
+
+        backoff = parse_duration(retry.backoff) if retry else 0.0
+        cap = parse_duration(retry.max_backoff) if retry and retry.max_backoff else None
+        error = ""
+        for n in range(total):
+            attempt = first_attempt + n
+            if n and self.cancelled():
+                raise _Cancelled
+            started = time.perf_counter()
+            try:
+                rendered = self._render(loaded, step, context)
+            except Exception as exc:
+                rendered, render_error = None, f"{type(exc).__name__}: {exc}"
+            else:
+                render_error = None
+            with self.lock:
+                self.store.start_attempt(run.id, step.id, index, attempt,
+                                         self.redactor.scrub(rendered))
+            if render_error is not None:
+                error = f"could not render the step's input: {render_error}"
+                self._finish_attempt(run, step, attempt, "failed", None, error, started)
+                return f"step {step.id!r} failed: {self.redactor.scrub(error)}"
+            try:
+                output, extra = self._call(run, loaded, step, rendered, context, attempt)
+            except _StepFailed as exc:
+                error = str(exc)
+                self._finish_attempt(run, step, attempt, exc.status, None, error, started)
+                if exc.status == "cancelled":
+                    raise _Cancelled from None
+                if n + 1 < total and exc.retry:
+                    delay = backoff * (2 ** n)
+                    if cap is not None:
+                        delay = min(delay, cap)
+                    self.emit("step.retried", {"next_attempt": attempt + 1, "delay_s": delay},
+                              step.id, attempt)
+                    self.wait(delay)
+                    continue
+                break
+            self._finish_attempt(run, step, attempt, "succeeded", output, None, started, extra)
+            context["steps"][step.id] = {"output": output, "status": "succeeded"}
+            return None
+        tries = n + 1
+        return (f"step {step.id!r} failed after {tries} attempt(s): "
+                f"{self.redactor.scrub(error)}")
+
+    def _finish_attempt(self, run: Run, step: Any, attempt: int, status: str, output: Any,
+                        error: str | None, started: float,
+                        extra: dict[str, Any] | None = None) -> None:
+        with self.lock:
+            self.store.finish_attempt(
+                run.id, step.id, attempt, status, output=self.redactor.scrub(output),
+                error=self.redactor.scrub(error) if error else None,
+                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                event_data=self.redactor.scrub(extra) if extra else None)
+
+    def _render(self, loaded: Any, step: Any, context: dict[str, Any]) -> dict[str, Any]:
+        engine = loaded.engine
+        if step.action is not None:
+            return {"action": step.action,
+                    "with": engine.render_value(step.with_ or {}, context)}
+        if step.id in loaded.prompt_files:
+            prompt = engine.file_template(loaded.prompt_files[step.id]).render(context)
+        else:
+            prompt = engine.render_text(loaded.prompts[step.id], context)
+        return {"role": step.role, "prompt": prompt,
+                "payload": engine.render_value(step.payload or {}, context)}
+
+    # -- calling -----------------------------------------------------------------------------
+
+    def _call(self, run: Run, loaded: Any, step: Any, rendered: dict[str, Any],
+              context: dict[str, Any], attempt: int) -> tuple[Any, dict[str, Any] | None]:
+        if step.action is not None:
+            return self._call_action(run, step, rendered, context, attempt), None
+        return self._call_role(run, loaded, step, rendered)
+
+    def _call_action(self, run: Run, step: Any, rendered: dict[str, Any],
+                     context: dict[str, Any], attempt: int) -> Any:
+        from wardian.engine.actions import ActionContext, get_action
+
+        try:
+            fn = get_action(step.action)
+        except WardianError as exc:
+            raise _StepFailed(exc.render(), retry=False) from None
+        payload = context["invocation"]["payload"]
+        ctx = ActionContext(
+            run_id=run.id, step_id=step.id, attempt=attempt, agent_id=run.agent_id,
+            workspace=run.workspace, invocation={"trigger": run.trigger, "payload": payload},
+            inputs=context["inputs"], steps=dict(context["steps"]),
+            idempotency_key=run.idempotency_key,
+            emit=lambda kind, data: self.emit(f"action.{kind}", data, step.id, attempt),
+            agent_name=context["invocation"]["agent_name"],
+        )
+        args = rendered["with"]
+        timeout = step.timeout_s()
+        if timeout is None:
+            try:
+                return _jsonable(fn(ctx, **args))
+            except Exception as exc:
+                raise _StepFailed(_describe(exc)) from exc
+        return self._in_thread(lambda: _jsonable(fn(ctx, **args)), timeout, ctx.stop_event,
+                               f"action {step.action!r}")
+
+    def _in_thread(self, call: Callable[[], Any], timeout_s: float, stop: threading.Event,
+                   what: str) -> Any:
+        box: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["value"] = call()
+            except BaseException as exc:
+                box["error"] = exc
+
+        worker = threading.Thread(target=target, name=f"wardian-step-{self.run_id[:8]}",
+                                  daemon=True)
+        deadline = time.monotonic() + timeout_s
+        worker.start()
+        while True:
+            worker.join(min(POLL_S, max(0.0, deadline - time.monotonic())))
+            if not worker.is_alive():
+                break
+            if not stop.is_set() and self.cancelled():
+                stop.set()  # ask it to stop; the run ends cancelled once it returns
+            if time.monotonic() >= deadline:
+                stop.set()
+                raise _StepFailed(
+                    f"{what} timed out after {timeout_s:g}s (asked to stop; a Python action "
+                    "that ignores ctx.should_stop() keeps running in the background)",
+                    status="timed_out")
+        if "error" in box:
+            exc = box["error"]
+            if isinstance(exc, _StepFailed):
+                raise exc
+            if stop.is_set() and self.cancelled():
+                raise _StepFailed(f"cancelled: {_describe(exc)}", status="cancelled",
+                                  retry=False) from exc
+            status = "timed_out" if getattr(exc, "code", "") == "provider_timeout" else "failed"
+            raise _StepFailed(_describe(exc), status=status) from exc
+        return box.get("value")
+
+    def _call_role(self, run: Run, loaded: Any, step: Any, rendered: dict[str, Any]
+                   ) -> tuple[Any, dict[str, Any] | None]:
+        from wardian.engine.assignments import resolve_selection
+
+        assignment = run.assignments.get(step.role)
+        if assignment is None:
+            raise _StepFailed(f"role {step.role!r} has no assignment in this run", retry=False)
+        try:
+            provider, model, effort = resolve_selection(assignment)
+        except WardianError as exc:
+            raise _StepFailed(exc.render(), retry=False) from None
+        lookup = self.get_adapter
+        if lookup is None:
+            from wardian.providers.registry import get_adapter as lookup
+        try:
+            adapter = lookup(provider)
+        except WardianError as exc:
+            raise _StepFailed(exc.render(), retry=False) from None
+        schema = loaded.outputs.get(step.id)
+        timeout = step.timeout_s() or DEFAULT_ROLE_TIMEOUT_S
+        request = _make_request(
+            provider=provider, model=model, effort=effort,
+            system=loaded.blueprint.roles.get(step.role, ""), prompt=rendered["prompt"],
+            output_schema=schema, timeout_s=timeout, cwd=run.workspace,
+            payload=rendered["payload"])
+        stop = threading.Event()
+        accepts_cancel = "cancel" in inspect.signature(adapter.run).parameters
+
+        def call() -> Any:
+            if accepts_cancel:
+                return adapter.run(request, cancel=stop)
+            return adapter.run(request)
+
+        # The adapter enforces `timeout_s` (and kills the process tree); the grace covers
+        # an adapter that does not return.
+        result = self._in_thread(call, timeout + 30.0, stop, f"role {step.role!r} ({provider})")
+        output = getattr(result, "output", None)
+        text = getattr(result, "text", "")
+        if output is None and schema is not None:
+            try:
+                output = json.loads(text)
+            except (TypeError, ValueError):
+                raise _StepFailed(f"{provider} answered text that is not JSON: "
+                                  f"{str(text)[:200]!r}") from None
+        if schema is not None:
+            import jsonschema
+
+            try:
+                jsonschema.validate(output, schema)
+            except jsonschema.ValidationError as exc:
+                where = "$" + "".join(f"[{p!r}]" for p in exc.absolute_path)
+                raise _StepFailed(f"{provider} answer does not match the output schema at "
+                                  f"{where}: {exc.message}") from None
+        extra = {"provider": provider, "model": getattr(result, "model", None),
+                 "usage": getattr(result, "usage", None)}
+        return (output if schema is not None else text), extra
+
+
+def _make_request(**fields: Any) -> Any:
+    try:
+        from wardian.providers.base import ProviderRequest
+    except ImportError:  # pragma: no cover - providers not installed
+        from types import SimpleNamespace
+
+        return SimpleNamespace(**fields)
+    return ProviderRequest(**fields)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, WardianError):
+        return f"{type(exc).__name__}: {exc.render()}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    json.dumps(value, default=str)
+    return value

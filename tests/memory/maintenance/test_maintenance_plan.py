@@ -9,8 +9,8 @@ import os
 from typing import Any
 
 import pytest
-
 from tests.conftest import invoke
+
 from wardian.memory.maintenance.plan import (
     MAX_PLAN_BYTES,
     PlanError,

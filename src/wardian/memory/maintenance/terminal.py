@@ -10,7 +10,6 @@ cannot answer for the operator.
 from __future__ import annotations
 
 import os
-from typing import IO
 
 __all__ = ["NoTerminal", "confirm_on_terminal"]
 
@@ -19,38 +18,41 @@ class NoTerminal(Exception):
     """There is no controlling terminal to ask on (internal; apply turns it into an abort)."""
 
 
-def _open_terminal() -> tuple[IO[str], IO[str]]:
+def _ask_windows(prompt: str) -> str:  # pragma: no cover - exercised on Windows only
+    with open("CONOUT$", "w", encoding="utf-8") as writer:
+        writer.write(prompt)
+        writer.flush()
+    with open("CONIN$", encoding="utf-8") as reader:
+        return reader.readline()
+
+
+def _ask_posix(prompt: str) -> str:
+    fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     try:
-        if os.name == "nt":
-            reader = open("CONIN$", encoding="utf-8")  # noqa: SIM115 - closed by caller
-            writer = open("CONOUT$", "w", encoding="utf-8")  # noqa: SIM115
-            return reader, writer
-        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
-        handle = os.fdopen(fd, "r+", buffering=1, encoding="utf-8")
-        return handle, handle
-    except OSError as exc:
-        raise NoTerminal(str(exc)) from exc
+        os.write(fd, prompt.encode("utf-8"))
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = os.read(fd, 256)
+            if not chunk:
+                break
+            answer += chunk
+    finally:
+        os.close(fd)
+    return answer.decode("utf-8", errors="replace")
 
 
 def confirm_on_terminal(prompt: str) -> bool:
-    """Print `prompt` on the controlling terminal and read one line.
+    """Print `prompt` on the controlling terminal and read one line from it.
 
     Returns:
         True only when the answer is ``yes`` or ``y`` (any case); anything else, or
         end of input, is a refusal.
 
     Raises:
-        NoTerminal: the process has no controlling terminal.
+        NoTerminal: the process has no controlling terminal (or it cannot be used).
     """
-    reader, writer = _open_terminal()
     try:
-        writer.write(prompt)
-        writer.flush()
-        answer = reader.readline()
+        answer = _ask_windows(prompt) if os.name == "nt" else _ask_posix(prompt)
     except OSError as exc:
-        raise NoTerminal(str(exc)) from exc
-    finally:
-        reader.close()
-        if writer is not reader:
-            writer.close()
+        raise NoTerminal(exc.strerror or str(exc)) from exc
     return answer.strip().lower() in {"y", "yes"}

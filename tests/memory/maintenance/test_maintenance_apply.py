@@ -1,0 +1,263 @@
+"""Apply through the real CLI: preview first, confirmation, atomic writes with plan-named
+revisions, receipts, replay, key reuse, check-receipt, concurrency and managed-process
+refusal (spec "Native confirmation and atomic apply", "Idempotency and failure recovery")."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.conftest import invoke
+
+from wardian.memory.maintenance.previews import PreviewCache
+from wardian.memory.store import MemoryStore
+
+
+def maintain(cli: Any, command: str, *args: str) -> Any:
+    return invoke(cli, "garden", "maintain", command, *args, "--agent", "alice")
+
+
+def preview(cli: Any, path: Path) -> dict[str, Any]:
+    result = maintain(cli, "preview", str(path), "--json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def apply(cli: Any, path: Path, confirm: str | None, *extra: str) -> Any:
+    args = ["--confirm", confirm] if confirm else []
+    return maintain(cli, "apply", str(path), *args, *extra)
+
+
+def full_plan(kit: Any) -> tuple[Path, dict[str, Any]]:
+    keep, old, dup = kit.record("keep"), kit.record("old"), kit.record("dup", sources=2)
+    path = kit.write(kit.plan([
+        {"op": "revise", "memory_id": keep.id, "expected_revision_id": keep.current_revision_id,
+         "text": "keep v2", "scope": {"kind": "agent"},
+         "add_sources": [{"source_type": "artifact", "locator": "a.toml", "primary": True},
+                         {"source_type": "file", "locator": "keep-0.md"}]},
+        {"op": "create", "client_key": "new", "text": "fresh", "kind": "current",
+         "scope": {"kind": "workspace", "path": str(kit.home)}, "evidence_excerpt": "seen",
+         "sources": [{"source_type": "file", "locator": "n.md"}]},
+        {"op": "retire", "memory_id": old.id, "expected_revision_id": old.current_revision_id,
+         "reason": "superseded by nightly validation"},
+        {"op": "retire_into", "memory_id": dup.id,
+         "expected_revision_id": dup.current_revision_id, "target_memory_id": keep.id},
+    ]))
+    return path, {"keep": keep, "old": old, "dup": dup}
+
+
+def test_apply_requires_a_cached_preview(kit: Any, cli: Any) -> None:
+    path, _ = full_plan(kit)
+    before = kit.fingerprint()
+    result = apply(cli, path, "sha256:000000000000")
+    assert result.exit_code == 2 and "preview first" in result.stderr
+    assert kit.fingerprint() == before
+
+
+def test_apply_with_confirm_writes_everything_and_a_receipt(kit: Any, cli: Any) -> None:
+    path, recs = full_plan(kit)
+    doc = preview(cli, path)
+    result = apply(cli, path, doc["digest_prefix"], "--json")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    receipt = out["receipt"]
+    assert out["replayed"] is False
+    assert receipt["plan_id"] == "plan-test" and receipt["owner_id"] == kit.owner.id
+    assert receipt["idempotency_key"] == "key-1"
+    assert receipt["preview_digest"] == doc["preview_digest"] and receipt["applied_at"]
+    store = kit.store
+    keep = store.get(recs["keep"].id)
+    assert keep.text == "keep v2" and keep.scope.kind == "agent"
+    # Existing sources kept, new ones added once, absorbed locators moved in, de-duplicated.
+    assert [(s.locator, s.primary) for s in keep.sources] == [
+        ("keep-0.md", False), ("a.toml", True), ("dup-0.md", False), ("dup-1.md", False)]
+    old, dup = store.get(recs["old"].id), store.get(recs["dup"].id)
+    assert old.status == "removed" and old.removed_reason == "superseded by nightly validation"
+    assert dup.status == "removed" and dup.removed_reason.startswith("retired into")
+    created = receipt["created"]
+    assert [c["client_key"] for c in created] == ["new"]
+    new = store.get(created[0]["memory_id"])
+    assert new.text == "fresh" and new.kind == "current" and new.scope.path == str(kit.home)
+    assert new.current_revision_id == created[0]["revision_id"]
+    revised = {r["memory_id"]: r for r in receipt["revised"]}
+    assert set(revised) == {recs["keep"].id, recs["old"].id, recs["dup"].id}
+    assert revised[keep.id]["revision_id"] == keep.current_revision_id
+    for record_id in (keep.id, old.id, dup.id, new.id):
+        assert store.history(record_id)[-1].actor == "plan:plan-test"
+    # Preserved history: the old revision is still there.
+    assert len(store.history(old.id)) == 2
+    # The stored receipt is the one printed.
+    check = maintain(cli, "check-receipt", str(path), "--json")
+    report = json.loads(check.stdout)
+    assert report["committed"] and report["matches_plan"] and report["receipt"] == receipt
+    # A successful apply consumes the cached preview.
+    cache = PreviewCache()
+    assert cache.get(kit.owner.id, doc["preview_digest"]) is None
+    cache.close()
+
+
+def test_replay_returns_the_receipt_without_writes_or_prompt(kit: Any, cli: Any) -> None:
+    path, _ = full_plan(kit)
+    doc = preview(cli, path)
+    first = json.loads(apply(cli, path, doc["digest_prefix"], "--json").stdout)
+    before = kit.fingerprint()
+    # No --confirm and no terminal under the runner: a prompt would abort, replay does not.
+    again = apply(cli, path, None, "--json")
+    assert again.exit_code == 0, again.stderr
+    out = json.loads(again.stdout)
+    assert out["replayed"] is True and out["receipt"] == first["receipt"]
+    assert kit.fingerprint() == before
+    human = apply(cli, path, None)
+    assert "Already applied" in human.stdout
+
+
+def test_same_key_different_contents_is_refused_naming_both_digests(kit: Any, cli: Any) -> None:
+    path, _ = full_plan(kit)
+    doc = preview(cli, path)
+    assert apply(cli, path, doc["digest_prefix"]).exit_code == 0
+    other = kit.record("other")
+    changed = kit.write(kit.plan([{"op": "retire", "memory_id": other.id,
+                                   "expected_revision_id": other.current_revision_id,
+                                   "reason": "x"}]), "changed.json")
+    new_doc = preview(cli, changed)
+    before = kit.fingerprint()
+    result = apply(cli, changed, new_doc["digest_prefix"])
+    assert result.exit_code == 4
+    assert doc["preview_digest"] in result.stderr and new_doc["preview_digest"] in result.stderr
+    assert kit.fingerprint() == before
+    report = json.loads(maintain(cli, "check-receipt", str(changed), "--json").stdout)
+    assert report["committed"] and report["matches_plan"] is False
+
+
+def test_wrong_confirm_prefix_aborts_and_clears_the_preview(kit: Any, cli: Any) -> None:
+    path, _ = full_plan(kit)
+    preview(cli, path)
+    before = kit.fingerprint()
+    result = apply(cli, path, "sha256:0123456789ab")
+    assert result.exit_code == 2 and "does not match" in result.stderr
+    assert kit.fingerprint() == before
+    assert "preview first" in apply(cli, path, "sha256:0123456789ab").stderr
+
+
+def test_concurrent_revision_between_preview_and_apply(kit: Any, cli: Any) -> None:
+    path, recs = full_plan(kit)
+    doc = preview(cli, path)
+    writer = MemoryStore()  # another connection: a concurrent writer
+    writer.update(None, recs["old"].id, text="edited by someone else", actor="agent:x")
+    writer.close()
+    before = kit.fingerprint()
+    result = apply(cli, path, doc["digest_prefix"])
+    assert result.exit_code == 4
+    assert "revision_changed" in result.stderr and recs["old"].id in result.stderr
+    assert "rolled back" in result.stderr
+    assert kit.fingerprint() == before  # nothing of the plan was written
+    cache = PreviewCache()
+    assert cache.get(kit.owner.id, doc["preview_digest"]) is None  # preview cleared
+    cache.close()
+    again = apply(cli, path, doc["digest_prefix"])
+    assert again.exit_code == 2 and "preview first" in again.stderr
+    check = json.loads(maintain(cli, "check-receipt", "--idempotency-key", "key-1",
+                                "--json").stdout)
+    assert check["committed"] is False and check["receipt"] is None
+
+
+def test_check_receipt_needs_exactly_one_of_plan_or_key(kit: Any, cli: Any) -> None:
+    path, _ = full_plan(kit)
+    assert maintain(cli, "check-receipt").exit_code == 2
+    both = maintain(cli, "check-receipt", str(path), "--idempotency-key", "k")
+    assert both.exit_code == 2
+    human = maintain(cli, "check-receipt", "--idempotency-key", "key-1")
+    assert human.exit_code == 0 and "Not committed" in human.stdout
+
+
+@pytest.mark.parametrize("variable", ["WARDIAN_AGENT_ID", "WARDIAN_CAPABILITY"])
+def test_every_command_refuses_inside_a_managed_process(
+    kit: Any, cli: Any, variable: str
+) -> None:
+    path, _ = full_plan(kit)
+    doc = preview(cli, path)
+    before = kit.fingerprint()
+    env = {variable: "x"}
+    for args in (("preview", str(path)), ("apply", str(path), "--confirm", doc["digest_prefix"]),
+                 ("check-receipt", str(path))):
+        result = invoke(cli, "garden", "maintain", *args, "--agent", "alice", env=env)
+        assert result.exit_code == 3, (args, result.output)
+        assert "managed process" in result.stderr
+    assert kit.fingerprint() == before
+
+
+def _child_env(kit: Any) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    env["WARDIAN_HOME"] = str(kit.home)
+    return env
+
+
+def test_apply_without_a_terminal_aborts_with_zero_changes(kit: Any, cli: Any) -> None:
+    path, _ = full_plan(kit)
+    doc = preview(cli, path)
+    before = kit.fingerprint()
+    # A new session has no controlling terminal; stdin says "yes" but must not be trusted.
+    proc = subprocess.run(
+        [sys.executable, "-m", "wardian", "garden", "maintain", "apply", str(path),
+         "--agent", "alice"],
+        input="yes\n", capture_output=True, text=True, env=_child_env(kit),
+        start_new_session=True, timeout=60,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "no controlling terminal" in proc.stderr and "nothing was changed" in proc.stderr
+    assert kit.fingerprint() == before
+    # Nothing was attempted, so the reviewed preview is kept.
+    cache = PreviewCache()
+    assert cache.get(kit.owner.id, doc["preview_digest"]) is not None
+    cache.close()
+
+
+def _run_on_pty(kit: Any, path: Path, answer: bytes) -> tuple[int, str]:
+    pty = pytest.importorskip("pty")
+    import select
+
+    argv = [sys.executable, "-m", "wardian", "garden", "maintain", "apply", str(path),
+            "--agent", "alice"]
+    env = _child_env(kit)
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child execs at once
+        os.execve(sys.executable, argv, env)
+    seen = b""
+    answered = False
+    while True:
+        ready, _, _ = select.select([fd], [], [], 60)
+        assert ready, f"child produced no output: {seen!r}"
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not answered and b"Type yes" in seen:
+            os.write(fd, answer)
+            answered = True
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pseudo-terminal")
+def test_terminal_confirmation_shows_owner_count_and_digest(kit: Any, cli: Any) -> None:
+    path, recs = full_plan(kit)
+    doc = preview(cli, path)
+    before = kit.fingerprint()
+    code, screen = _run_on_pty(kit, path, b"no\n")
+    assert code == 1 and "the operator declined" in screen
+    assert kit.owner.id in screen and "4 operation(s)" in screen
+    assert doc["digest_prefix"] in screen
+    assert kit.fingerprint() == before
+    code, screen = _run_on_pty(kit, path, b"yes\n")
+    assert code == 0, screen
+    assert "Applied: plan plan-test" in screen
+    assert kit.store.get(recs["old"].id).status == "removed"

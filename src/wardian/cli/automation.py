@@ -2,10 +2,190 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from typing import Any
+
 import typer
 
 from wardian.cli import automation_schedule, automation_session_close
+from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, stderr, stdout
 
 app = typer.Typer(help="Runs, session-close invokers and schedule invokers.", no_args_is_help=True)
 app.add_typer(automation_session_close.app, name="session-close")
 app.add_typer(automation_schedule.app, name="schedule")
+
+run_app = typer.Typer(help="Start, inspect, cancel and resume runs.", no_args_is_help=True)
+app.add_typer(run_app, name="run")
+
+
+def _summary(run: Any) -> None:
+    stdout(f"run {run.id}  {run.blueprint_id}  {run.status}")
+    if run.error:
+        stdout(f"error: {run.error}")
+    for attempt in run.attempts:
+        line = f"  {attempt.step_id:20} #{attempt.attempt} {attempt.status}"
+        if attempt.duration_ms is not None:
+            line += f"  {attempt.duration_ms:.1f} ms"
+        if attempt.error:
+            line += f"  {attempt.error}"
+        stdout(line)
+
+
+def _exit_for(run: Any) -> None:
+    if run.status in ("failed", "cancelled", "interrupted"):
+        raise typer.Exit(1)
+
+
+@run_app.command("start")
+def start(
+    blueprint: str = typer.Argument(..., help="Blueprint id (user library first) or path."),
+    agent: str = typer.Option(..., "--agent", help="The agent the run acts for (name or id)."),
+    assignments: str = typer.Option("{}", "--assignments",
+                                    help='Role assignments as JSON, e.g. \'{"curator": '
+                                         '{"target_type": "temporary_provider", '
+                                         '"provider": "builtin"}}\'.'),
+    inputs: list[str] = typer.Option([], "--input", help="An input as KEY=VALUE (repeatable)."),
+    archive: str | None = typer.Option(None, "--archive",
+                                       help="A transcript file for the run to read."),
+    wait: bool = typer.Option(False, "--wait",
+                              help="Execute here and print the summary (default: detach)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Start a manual run; prints its id (detached) or its outcome (--wait)."""
+    from wardian.engine.manual import prepare_manual_run, run_log_path, spawn_detached
+
+    run, secrets = prepare_manual_run(blueprint, agent=agent, assignments=assignments,
+                                      inputs=parse_kv(inputs, "--input"), archive=archive)
+    if wait:
+        from wardian.engine.executor import execute_run
+
+        final = execute_run(run.id, secret_inputs=secrets)
+        if as_json:
+            emit_json(final.to_json(detail=True))
+        else:
+            _summary(final)
+        _exit_for(final)
+        return
+    pid = spawn_detached(run.id, secrets)
+    if as_json:
+        emit_json({"id": run.id, "status": run.status, "pid": pid,
+                   "log": str(run_log_path(run.id))})
+        return
+    stdout(run.id)
+    stderr(f"started in the background (pid {pid}); follow it with "
+           f"`wardian automation run show {run.id[:8]}`")
+
+
+@run_app.command("execute", hidden=True)
+def execute(
+    run_id: str = typer.Argument(..., help="The queued run to execute."),
+    secrets_stdin: bool = typer.Option(False, "--secrets-stdin",
+                                       help="Read secret inputs as JSON from stdin."),
+) -> None:
+    """Execute a queued run in this process (used by the detached run process)."""
+    from wardian.engine.executor import execute_run
+
+    secrets = json.loads(sys.stdin.read() or "{}") if secrets_stdin else {}
+    final = execute_run(run_id, secret_inputs=secrets)
+    _summary(final)
+    _exit_for(final)
+
+
+@run_app.command("show")
+def show(run_id: str = typer.Argument(..., help="Run id or unique prefix."),
+         as_json: bool = JsonOption) -> None:
+    """Show a run: status, inputs, steps and attempts, events and outputs."""
+    from wardian.engine.runs import RunStore
+
+    run = RunStore().get(run_id, detail=True)
+    if as_json:
+        emit_json(run.to_json(detail=True))
+        return
+    stdout(f"run:        {run.id}")
+    stdout(f"blueprint:  {run.blueprint_id} ({run.blueprint_hash or 'hash unknown'})")
+    stdout(f"status:     {run.status}" + (f" ({run.skip_reason})" if run.skip_reason else ""))
+    stdout(f"trigger:    {run.trigger}   agent: {run.agent_id or '-'}")
+    stdout(f"created:    {run.created_at}   finished: {run.finished_at or '-'}")
+    if run.error:
+        stdout(f"error:      {run.error}")
+    stdout(f"inputs:     {json.dumps(run.inputs, sort_keys=True)}")
+    print_table(["STEP", "ATTEMPT", "STATUS", "MS", "ERROR", "OUTPUT"],
+                [(a.step_id, a.attempt, a.status,
+                  "" if a.duration_ms is None else f"{a.duration_ms:.1f}", a.error or "",
+                  _short(a.output)) for a in run.attempts], title="Attempts")
+    print_table(["AT", "EVENT", "STEP", "DATA"],
+                [(e["at"], e["kind"], e["step_id"] or "", _short(e["data"]))
+                 for e in run.events], title="Events")
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    if value is None:
+        return ""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@run_app.command("cancel")
+def cancel(run_id: str = typer.Argument(..., help="Run id or unique prefix.")) -> None:
+    """Ask a run to stop at its next safe point (a queued run is cancelled at once)."""
+    from wardian.engine.runs import RunStore
+
+    run = RunStore().request_cancel(run_id)
+    if run.status == "cancelled":
+        stdout(f"run {run.id[:8]} cancelled")
+    else:
+        stdout(f"run {run.id[:8]} will stop at its next safe point (now {run.status})")
+
+
+@run_app.command("resume")
+def resume(
+    run_id: str = typer.Argument(..., help="Run id or unique prefix."),
+    inputs: list[str] = typer.Option([], "--input",
+                                     help="Secret inputs again as KEY=VALUE (never stored)."),
+    wait: bool = typer.Option(False, "--wait", help="Execute here (default: detach)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Continue an interrupted, failed or cancelled run from its last completed step."""
+    from wardian.engine.runs import RunStore
+
+    store = RunStore()
+    secrets = parse_kv(inputs, "--input")
+    if wait:
+        from wardian.engine.executor import resume_run
+
+        final = resume_run(run_id, store=store, secret_inputs=secrets)
+        if as_json:
+            emit_json(final.to_json(detail=True))
+        else:
+            _summary(final)
+        _exit_for(final)
+        return
+    from wardian.engine.manual import spawn_detached
+
+    run = store.requeue(run_id)
+    pid = spawn_detached(run.id, secrets)
+    if as_json:
+        emit_json({"id": run.id, "status": run.status, "pid": pid})
+        return
+    stdout(run.id)
+    stderr(f"resumed in the background (pid {pid})")
+
+
+@app.command("runs")
+def runs(
+    blueprint: str | None = typer.Option(None, "--blueprint", help="Only this blueprint id."),
+    status: str | None = typer.Option(None, "--status", help="Only runs in this status."),
+    limit: int = typer.Option(50, "--limit", help="At most this many (newest first)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """List runs, newest first."""
+    from wardian.engine.runs import RunStore
+
+    items = RunStore().list(blueprint_id=blueprint, status=status, limit=limit)
+    if as_json:
+        emit_json([r.to_json() for r in items])
+        return
+    print_table(["RUN", "BLUEPRINT", "TRIGGER", "STATUS", "CREATED", "ERROR / REASON"],
+                [(r.id[:8], r.blueprint_id, r.trigger, r.status, r.created_at,
+                  r.error or r.skip_reason or "") for r in items])

@@ -1,0 +1,123 @@
+"""Manual runs: prepare a run from CLI arguments, and execute it in a detached process.
+
+`prepare_manual_run` does every check before anything is stored (blueprint valid and
+accepting the ``manual`` trigger, agent exists, assignments match the roles, inputs typed),
+then records the queued run. `spawn_detached` starts ``python -m wardian automation run
+execute RUN --secrets-stdin`` in its own session (process group on Windows), hands it the
+secret inputs on stdin (never on the command line or in the environment), and returns at
+once; its output goes to ``<data dir>/logs/run-<id>.log``.
+
+Spec: issue 4 "Manual runs and history".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from wardian.engine.runs import Run, RunStore
+from wardian.errors import NotFoundError, UsageError
+
+__all__ = ["prepare_manual_run", "run_log_path", "spawn_detached"]
+
+
+def prepare_manual_run(
+    blueprint_ref: str,
+    *,
+    agent: str,
+    assignments: str | dict[str, Any] | None,
+    inputs: dict[str, str],
+    archive: str | None = None,
+    store: RunStore | None = None,
+    check_catalog: bool = True,
+) -> tuple[Run, dict[str, Any]]:
+    """Validate everything and record a queued manual run.
+
+    Args:
+        blueprint_ref: blueprint id or path to its YAML.
+        agent: the principal's name or id.
+        assignments: ``--assignments`` JSON text (or a dict).
+        inputs: ``--input k=v`` pairs (text, converted to the declared types).
+        archive: optional transcript file for the run (``invocation.archive``).
+
+    Returns:
+        ``(run, secret_inputs)`` — the secret values to hand to the executor (not stored).
+
+    Raises:
+        BlueprintError, NotFoundError, ValidationError, UsageError: nothing is stored then.
+    """
+    from wardian.blueprints.library import find_blueprint
+    from wardian.engine.assignments import check_assignments, parse_assignments_json
+    from wardian.engine.executor import resolve_inputs
+    from wardian.runtime.agents import AgentRegistry
+
+    loaded = find_blueprint(blueprint_ref)
+    if "manual" not in loaded.blueprint.triggers:
+        raise UsageError(f"blueprint {loaded.id!r} does not accept manual runs "
+                         f"(triggers: {', '.join(loaded.blueprint.triggers)})",
+                         hint="add 'manual' to its triggers")
+    principal = AgentRegistry().get(agent)
+    snapshot = check_assignments(loaded, parse_assignments_json(assignments),
+                                 check_catalog=check_catalog)
+    values = resolve_inputs(loaded, inputs, from_text=True)
+    secrets = {n: values[n] for n, spec in loaded.blueprint.inputs.items()
+               if spec.secret and n in values}
+    archive_path = None
+    if archive is not None:
+        path = Path(archive).expanduser().resolve()
+        if not path.is_file():
+            raise NotFoundError(f"archive file not found: {archive}")
+        archive_path = str(path)
+    payload = {
+        "agent_id": principal.id,
+        "agent_name": principal.name,
+        "workspace": principal.workspace,
+        "archive": archive_path,
+        "archive_available": archive_path is not None,
+    }
+    store = store or RunStore()
+    run, _created = store.create_run(
+        blueprint_id=loaded.id, agent_id=principal.id, assignments=snapshot, inputs=values,
+        invocation={"trigger": "manual", "payload": payload},
+        blueprint_hash=loaded.source_hash, blueprint_path=str(loaded.path),
+        secret_inputs=sorted(secrets) or [n for n, s in loaded.blueprint.inputs.items()
+                                          if s.secret],
+        workspace=principal.workspace,
+    )
+    return run, secrets
+
+
+def run_log_path(run_id: str) -> Path:
+    """Where a detached run process writes its output."""
+    from wardian.config import data_dir
+
+    folder = data_dir() / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"run-{run_id}.log"
+
+
+def spawn_detached(run_id: str, secrets: dict[str, Any]) -> int:
+    """Start a detached ``wardian`` process that executes queued run `run_id`.
+
+    Returns:
+        The child's pid. The child claims the run itself (only one process can).
+    """
+    argv = [sys.executable, "-m", "wardian", "automation", "run", "execute", run_id,
+            "--secrets-stdin"]
+    kwargs: dict[str, Any] = {}
+    if os.name == "nt":  # pragma: no cover - Windows
+        kwargs["creationflags"] = (subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+                                   | subprocess.DETACHED_PROCESS)  # type: ignore[attr-defined]
+    else:
+        kwargs["start_new_session"] = True
+    with open(run_log_path(run_id), "ab") as log:
+        child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log,
+                                 close_fds=True, **kwargs)
+    assert child.stdin is not None
+    child.stdin.write(json.dumps(secrets).encode())
+    child.stdin.close()
+    return child.pid

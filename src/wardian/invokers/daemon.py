@@ -510,7 +510,7 @@ class ScheduleDaemon:
             from wardian.engine.executor import execute_run
 
             try:
-                run = execute_run(run_id)
+                run = execute_run(run_id, store=self._thread_runs())
                 self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} finished: "
                          f"{getattr(run, 'status', '?')}")
             except Exception as exc:  # a failed run must not kill the daemon
@@ -523,6 +523,16 @@ class ScheduleDaemon:
                     self._inflight.done(invoker.id, run_id)
 
         pool.submit(work)
+
+    def _thread_runs(self) -> Any:
+        """This worker thread's own engine RunStore (one connection per thread)."""
+        from wardian.engine.runs import RunStore
+
+        store = getattr(self._local, "runs", None)
+        if store is None:
+            store = RunStore(recover=False)
+            self._local.runs = store
+        return store
 
     def _thread_slots(self) -> SlotStore:
         """A SlotStore on this worker thread's own connection (sqlite3 connections are not

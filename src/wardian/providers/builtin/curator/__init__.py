@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
@@ -90,17 +91,45 @@ __all__ = [
 MODEL = "curator-rules"
 """The builtin provider's model name for this curator."""
 DEFAULT_MAX_CHANGES = 10
-MAX_PER_MESSAGE = 4
+MAX_PER_MESSAGE = 6
 """At most this many candidates are taken from one message."""
 OPEN_ISSUE_WINDOW = 2
 """Open problems count as checkpoints only in the last N human messages."""
 MAX_EVIDENCE_CHARS = 1_000
+WHOLE_MESSAGE_EVIDENCE_CHARS = 200
+"""A message at most this long is quoted whole as evidence (its context stays with it)."""
+MIN_CONTENT_WORDS = 3
+"""A candidate needs this many content words ("Have it in the roadmap." has two)."""
+HABIT_MIN_MESSAGES = 3
+"""A verb phrase in at least this many human messages is a recurring request."""
+HABIT_MIN_HUMAN = 6
+"""…and only in sessions with at least this many human messages."""
+HABIT_VERBS = ("add", "note", "log", "record", "track", "document", "update", "write", "test")
+"""Recording/tracking verbs: "add task", "note memory" repeated is a workflow habit."""
+_HABIT_STOP = frozenset(
+    [
+        "continue",
+        "proceed",
+        "phase",
+        "step",
+        "next",
+        "move",
+        "start",
+        "ready",
+        "retry",
+        "go",
+        "apply",
+        "fix",
+        "implement",
+    ]
+)
 
 _REMEMBER = re.compile(
     r"\b(?:so (?:that )?you remember|remember (?:this|that)|add (?:this|that|it) to "
     r"(?:claude|agents)\.md|(?:claude|agents)\.md somehow|note (?:this|that) down)\b",
     re.IGNORECASE,
 )
+_HEADING = re.compile(r"^#{1,6} \S", re.MULTILINE)
 _SUCCESS = re.compile(
     r"\b(?:works now|now works|that works|it works|is fixed|fixed now|resolved|is done|"
     r"(?:has |have )?shipped|completed|finished|merged|is deployed)\b",
@@ -153,13 +182,16 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
         if message_is_paste(text):
             continue
         segments = split_segments(seq, text)
+        heading = _HEADING.search(text)
+        if heading:  # what follows a markdown heading is a pasted document
+            segments = [s for s in segments if s.start < heading.start()]
         remember_idx = [s.index for s in segments if _REMEMBER.search(s.text)]
         local: list[_Candidate] = []
         for seg in segments:
             if not _segment_ok(seg) or seg.index in remember_idx:
                 continue
             rules = match_rules(seg.text)
-            if not rules:
+            if not rules or len(normalise(seg.text).split()) < MIN_CONTENT_WORDS:
                 continue
             best = rules[0]
             question = is_question(seg.text)
@@ -176,18 +208,20 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
                 score -= 0.05
             if remember_idx:
                 score += 0.1
-            local.append(_cand(seg, score, kind, best.category))
+            local.append(_cand(seg, score, kind, best.category, text))
         if remember_idx and not local:
             before = [s for s in segments if s.index == remember_idx[0] - 1]
             if before and _segment_ok(before[0]) and not is_question(before[0].text):
-                local.append(_cand(before[0], 0.95, "stable", "explicit"))
+                local.append(_cand(before[0], 0.95, "stable", "explicit", text))
         local.sort(key=lambda c: (-c.score, c.start))
         found.extend(local[:MAX_PER_MESSAGE])
     return found
 
 
-def _cand(seg: Segment, score: float, kind: str, category: str) -> _Candidate:
-    evidence = seg.text[:MAX_EVIDENCE_CHARS]
+def _cand(seg: Segment, score: float, kind: str, category: str, message: str | None) -> _Candidate:
+    whole = (message or "").strip()
+    short = 0 < len(whole) <= WHOLE_MESSAGE_EVIDENCE_CHARS and not message_is_paste(whole)
+    evidence = whole if short else seg.text[:MAX_EVIDENCE_CHARS]
     scope = "agent" if AGENT_SCOPE.search(seg.text) else "workspace"
     return _Candidate(
         round(score, 4),
@@ -199,6 +233,57 @@ def _cand(seg: Segment, score: float, kind: str, category: str) -> _Candidate:
         evidence,
         category,
     )
+
+
+def _habits(human: list[tuple[int, str]]) -> list[_Candidate]:
+    """A recording/tracking request repeated across messages ("add … task", "note … in
+    memory") is a workflow habit: one candidate, quoting the shortest such sentence."""
+    if len(human) < HABIT_MIN_HUMAN:
+        return []
+    counts: dict[tuple[str, str], int] = {}
+    for _, text in human:
+        if message_is_paste(text):
+            continue
+        words = normalise(text).split()
+        for pair in sorted(set(pairwise(words))):
+            counts[pair] = counts.get(pair, 0) + 1
+    qualifying = sorted(
+        (
+            (-n, pair)
+            for pair, n in counts.items()
+            if n >= HABIT_MIN_MESSAGES
+            and pair[0] in HABIT_VERBS
+            and not _HABIT_STOP.intersection(pair)
+            and not any(w.isdigit() for w in pair)
+        ),
+    )
+    for neg_n, pair in qualifying[:1]:
+        best: Segment | None = None
+        for seq, text in human:
+            for seg in split_segments(seq, text):
+                words = normalise(seg.text).split()
+                if pair not in set(pairwise(words)):
+                    continue
+                if not _segment_ok(seg) or is_question(seg.text) or len(words) < 3:
+                    continue
+                if best is None or len(seg.text) < len(best.text):
+                    best = seg
+        if best is not None:
+            cand = _cand(best, 0.7, "stable", "habit", None)
+            text = cand.text.replace(": ", f" ({-neg_n} times): ", 1)
+            return [
+                _Candidate(
+                    cand.score,
+                    cand.seq,
+                    cand.start,
+                    text,
+                    cand.kind,
+                    cand.scope,
+                    cand.evidence,
+                    cand.category,
+                )
+            ]
+    return []
 
 
 def _records(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -275,7 +360,11 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     records = _records(payload)
     human = _human_messages(messages)
     with secret_scanning():
-        candidates = [c for c in _candidates(human) if c.text and not looks_secret(c.evidence)]
+        candidates = [
+            c
+            for c in _candidates(human) + _habits(human)
+            if c.text and not looks_secret(c.evidence)
+        ]
     candidates.sort(key=lambda c: (-c.score, c.seq, c.start, c.text))
     ranked: list[tuple[float, int, int, SaveOp | UpdateOp | RemoveOp]] = []
     kept_norms: list[str] = []

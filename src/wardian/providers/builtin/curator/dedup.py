@@ -87,6 +87,11 @@ _STOP = frozenset(
         "just",
         "please",
         "pls",
+        "i",
+        "you",
+        "me",
+        "my",
+        "your",
     ]
 )
 _WORD = re.compile(r"[a-z0-9_./@#+-]+")

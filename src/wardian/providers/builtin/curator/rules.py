@@ -47,7 +47,6 @@ RULES: tuple[Rule, ...] = (
     _r("no-i-want", "correction", 0.9, r"^(?:no|nope)\b[,. ]+(?:i|we|it|that|you|the)\b"),
     _r("like-i-asked", "correction", 0.88, r"\b(?:like|as) i (?:asked|said|originally|told)\b"),
     _r("i-meant", "correction", 0.85, r"\bi (?:mostly |actually |only )?meant\b"),
-    _r("not-correct", "correction", 0.8, r"\bwhich is not (?:correct|right)\b"),
     _r(
         "instead-of",
         "correction",
@@ -87,8 +86,8 @@ RULES: tuple[Rule, ...] = (
     _r(
         "make-sure",
         "convention",
-        0.76,
-        r"^(?:also |and |but |please )?make sure (?:you |that |to )",
+        0.78,
+        r"\bmake sure (?:that )?(?:you |to )?(?:do not|don'?t|dont|never|always|use|run|keep)\b",
     ),
     _r("by-default", "convention", 0.78, r"\bby default\b"),
     _r(
@@ -171,6 +170,7 @@ _LEAD = re.compile(
     r"feedback|stop for a second|just to be sure|in theory|maybe|no|nope)\b[!,.:;\-–]*\s*)+",
     re.IGNORECASE,
 )
+_MAKE_SURE = re.compile(r"\bmake sure (?:that )?(?:you )?", re.IGNORECASE)
 _ASK_WRAPPER = re.compile(
     r"^(?:can|could|would) you (?:please )?(?:update|add to|write (?:in|into)) (?:the )?"
     r"(?:claude|agents)\.md (?:that |to say that |so that )?|^(?:can|could|would) you (?:please )?",
@@ -207,6 +207,7 @@ def rewrite(segment: str, category: str) -> str:
     text = " ".join(text.split())
     text = _LEAD.sub("", text)
     text = _ASK_WRAPPER.sub("", text)
+    text = _MAKE_SURE.sub("", text)
     text = _LEAD.sub("", text)
     for pattern, repl in _PRONOUNS:
         text = pattern.sub(repl, text)

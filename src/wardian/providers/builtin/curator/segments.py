@@ -35,6 +35,9 @@ MIN_SEGMENT_CHARS = 12
 """Shorter segments ("yes", "proceed") carry nothing durable."""
 MAX_SEGMENT_CHARS = 320
 """Longer segments are cut at clause words so evidence stays a readable excerpt."""
+PASTE_DOCUMENT_CHARS = 1_200
+PASTE_DOCUMENT_LINES = 12
+"""A message this long with this many unindented lines is a pasted document."""
 PASTE_CODE_LINE_RATIO = 0.4
 """A message with at least 5 lines, this share of them code/log-like, is a paste."""
 
@@ -50,7 +53,7 @@ class Segment:
     index: int  # position of the segment within its message
 
 
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)|\n\s*\n|\n(?=[^\s])")
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^\s(])|\n\s*\n|\n(?=[^\s])")
 _CLAUSE = re.compile(
     r"\s(?=(?:so that's|so|then|and then|also|and also|in parallel|but)\s)", re.IGNORECASE
 )
@@ -79,8 +82,12 @@ _HOME_PATH = re.compile(r"(?:/Users/[^/\s]+/|/home/[^/\s]+/|~/|[A-Z]:\\Users\\)"
 
 
 def message_is_paste(text: str) -> bool:
-    """True when a message is mostly pasted code, logs or a stack trace."""
+    """True when a message is mostly pasted code, logs or a stack trace, or is a pasted
+    document (long, with many separate lines: an assignment, a spec, a README)."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
+    logical = [ln for ln in lines if not ln[:1].isspace()]
+    if len(text) >= PASTE_DOCUMENT_CHARS and len(logical) >= PASTE_DOCUMENT_LINES:
+        return True
     if len(lines) < 5:
         return bool(_TRACE.search(text)) and len(text) > 200
     code = sum(1 for ln in lines if _CODE_LINE.match(ln))
@@ -95,9 +102,21 @@ def is_code_or_log(text: str) -> bool:
     return len(text) > 0 and symbols / len(text) > 0.08
 
 
+_TAG_QUESTION = re.compile(
+    r",?\s*(?:right|correct|no|yes)\?(?:\s*\(.*\))?$", re.IGNORECASE | re.DOTALL
+)
+
+
 def is_question(text: str) -> bool:
-    """True when a segment asks rather than states."""
-    stripped = text.strip().rstrip(")\"' ")
+    """True when a segment asks rather than states.
+
+    A statement with a tag question ("…, right?") is a statement seeking confirmation,
+    not a question.
+    """
+    stripped = text.strip()
+    if _TAG_QUESTION.search(stripped) and not _QUESTION_START.match(stripped):
+        return False
+    stripped = stripped.rstrip(")\"' ")
     return stripped.endswith("?") or bool(_QUESTION_START.match(stripped))
 
 

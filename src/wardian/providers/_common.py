@@ -115,7 +115,8 @@ def model_matches(assigned: str, observed: str, aliases: dict[str, str] | None =
 
 _REROUTE = re.compile(
     r"model rerouted: *(?P<from>\S+) *-> *(?P<to>\S+)|"
-    r"(?:falling back|fell back|switch(?:ed|ing)) (?:from \S+ )?to (?:model )?(?P<to2>\S+)",
+    r"(?:falling back|fell back|switch(?:ed|ing)) (?:from \S+ )?to (?:the )?(?:fallback )?"
+    r"(?:model )?(?P<to2>\S+)",
     re.IGNORECASE,
 )
 
@@ -141,7 +142,7 @@ _AUTH = re.compile(
 _MODEL = re.compile(
     r"model_not_found|model .{0,80}(?:not found|does not exist|not supported|not available|"
     r"unavailable|is not a recognized)|unknown model|invalid model|no such model|"
-    r"ModelNotFound|not_found_error",
+    r"ModelNotFound|not_found_error|issue with the selected model|may not exist",
     re.IGNORECASE,
 )
 _EFFORT = re.compile(r"reasoning[._ ]effort|effort.{0,40}(?:not supported|invalid|unsupported)",

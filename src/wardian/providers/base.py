@@ -82,8 +82,8 @@ class ModelInfo(BaseModel):
         id: the exact id to assign.
         efforts: supported effort levels (empty = the model takes no effort).
         default_effort: the provider's default level, when known.
-        source: ``discovered`` (from the provider's own listing) or ``fixed-alias``
-            (the tool has no listing; a fixed list shipped with Wardian).
+        source: ``discovered`` (from the provider's own listing), ``builtin`` (static),
+            or ``fixed-alias`` (the tool has no listing; a fixed list shipped with Wardian).
         display_name: a human name, when the provider gives one.
         is_default: the provider's default model.
     """
@@ -93,7 +93,7 @@ class ModelInfo(BaseModel):
     id: str
     efforts: list[str] = Field(default_factory=list)
     default_effort: str | None = None
-    source: Literal["discovered", "fixed-alias"] = "discovered"
+    source: Literal["discovered", "fixed-alias", "builtin"] = "discovered"
     display_name: str | None = None
     is_default: bool = False
 

@@ -31,6 +31,7 @@ from wardian.providers._common import (
     json_lines,
     model_matches,
     parse_output,
+    reroute_notice,
     selection_text,
 )
 from wardian.providers.base import ModelInfo, ProviderOptions, ProviderRequest, ProviderResult
@@ -39,6 +40,7 @@ from wardian.providers.errors import (
     ModelMismatch,
     ModelRerouted,
     ModelUnverified,
+    ProviderError,
 )
 from wardian.providers.process import fits_argv
 
@@ -61,8 +63,11 @@ _FIXED: list[tuple[str, list[str]]] = [
     ("haiku", ["low", "medium", "high"]),
 ]
 
-_FALLBACK_SUBTYPES = {"model_fallback", "fallback", "model_switch", "model_switched",
-                      "model_rerouted", "reroute"}
+_FALLBACK_SUBTYPES = {"model_refusal_fallback", "model_fallback", "fallback", "model_switch",
+                      "model_switched", "model_rerouted", "reroute"}
+"""System event subtypes announcing that another model answers (``model_refusal_fallback``
+is what Claude Code 2.1.17x emits for a classifier reroute: ``originalModel``,
+``fallback_model``, ``content`` "... Switched to Opus 4.8.")."""
 
 
 class ClaudeOptions(ProviderOptions):
@@ -149,8 +154,15 @@ class ClaudeAdapter(CliAdapter):
             elif kind == "system" and subtype == "api_retry":
                 retry_error = str(event.get("error") or "") + " " + str(
                     event.get("error_message") or event.get("message") or "")
-            elif kind == "system" and (subtype in _FALLBACK_SUBTYPES or "fallback_model" in event):
-                target = event.get("fallback_model") or event.get("to") or event.get("model")
+            elif kind == "system" and subtype == "model_refusal_no_fallback":
+                raise ProviderError(
+                    f"the model refused the request ({selection}); no other model was tried",
+                    provider=self.name, detail=str(event.get("content") or ""),
+                )
+            elif kind == "system" and (subtype in _FALLBACK_SUBTYPES or "fallback_model" in event
+                                       or reroute_notice(str(event.get("content") or ""))):
+                target = event.get("fallback_model") or event.get("to") or reroute_notice(
+                    str(event.get("content") or "")) or event.get("model")
                 raise ModelRerouted(
                     "Claude switched to another model", provider=self.name, assigned=selection,
                     observed=f"model {target or '?'}",

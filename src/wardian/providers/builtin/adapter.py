@@ -67,4 +67,4 @@ class BuiltinAdapter(ProviderAdapter):
 
     def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:
         """The static catalog: one model, ``curator-rules``, no effort levels."""
-        return [ModelInfo(id=BUILTIN_MODEL, efforts=[], is_default=True)]
+        return [ModelInfo(id=BUILTIN_MODEL, efforts=[], is_default=True, source="builtin")]

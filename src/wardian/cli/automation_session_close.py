@@ -2,7 +2,193 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+
+from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, stdout
 
 app = typer.Typer(help="Session-close invokers: fire a blueprint when an agent's session closes.",
                   no_args_is_help=True)
+
+
+def _selection(assignments: dict[str, Any]) -> str:
+    parts = []
+    for role, a in sorted(assignments.items()):
+        if not isinstance(a, dict):
+            continue
+        if a.get("target_type") == "agent":
+            parts.append(f"{role}=agent:{a.get('agent')}")
+        else:
+            bits = [str(a.get("provider"))]
+            if a.get("model"):
+                bits.append(str(a["model"]))
+            if a.get("effort"):
+                bits.append(str(a["effort"]))
+            parts.append(f"{role}={'/'.join(bits)}")
+    return ", ".join(parts)
+
+
+def _docs(invokers: list[Any]) -> list[dict[str, Any]]:
+    from wardian.engine.runs import RunStore
+    from wardian.invokers.session_close import summarise
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    runs = RunStore(recover=False)
+    docs = []
+    for inv in invokers:
+        agent = registry.find(inv.agent_id)
+        last = runs.list(invoker_id=inv.id, limit=1)
+        docs.append(summarise(inv, agent_name=agent.name if agent else None,
+                              last_run=last[0] if last else None))
+    return docs
+
+
+def _outcome(doc: dict[str, Any]) -> str:
+    last = doc.get("last_outcome")
+    if not last:
+        return "-"
+    text = f"{last['status']} {last['run_id'][:8]}"
+    if last.get("skip_reason"):
+        text += f" ({last['skip_reason']})"
+    return text
+
+
+@app.command("add")
+def add(
+    blueprint: str = typer.Option(..., "--blueprint", help="Blueprint id (see `blueprint list`)."),
+    name: str = typer.Option(..., "--name", help="A label for this invoker."),
+    agent: str = typer.Option(..., "--agent", help="Agent name or id whose sessions fire it."),
+    boundary: list[str] = typer.Option(
+        [], "--boundary", help="Boundary reason to fire on (repeatable): clear, shutdown, "
+        "provider_source_changed, worktree_switch. None given = any.",
+    ),
+    require_archive: bool = typer.Option(
+        False, "--require-archive",
+        help="Record a skipped run when the session left no conversation archive.",
+    ),
+    assignments: str = typer.Option(
+        ..., "--assignments", help='Role assignments as JSON, e.g. \'{"curator":{"target_type":'
+        '"temporary_provider","provider":"codex","model":"ID","effort":"low"}}\'.',
+    ),
+    input_: list[str] = typer.Option([], "--input", help="Blueprint input KEY=VALUE (repeatable)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Create a session-close invoker, disabled; prints its id."""
+    from wardian.invokers.session_close import add_session_close
+
+    invoker = add_session_close(
+        blueprint=blueprint, name=name, agent=agent, boundaries=list(boundary),
+        require_archive=require_archive, assignments=assignments,
+        inputs=parse_kv(input_, "--input"),
+    )
+    if as_json:
+        emit_json(invoker.to_json())
+        return
+    stdout(invoker.id)
+    typer.echo(
+        f"Created disabled · enable it with `wardian automation session-close enable "
+        f"{invoker.id[:8]}`", err=True,
+    )
+
+
+@app.command("list")
+def list_(as_json: bool = JsonOption) -> None:
+    """List session-close invokers: status, blueprint, agent, boundaries, bindings, last outcome."""
+    from wardian.invokers.store import InvokerStore
+
+    docs = _docs(InvokerStore().list(kind="session-close"))
+    if as_json:
+        emit_json(docs)
+        return
+    print_table(
+        ["id", "name", "status", "blueprint", "agent", "boundaries", "archive", "assignments",
+         "last outcome"],
+        [(d["id"][:8], d["name"], d["status"], d["blueprint_id"],
+          d["agent_name"] or d["agent_id"][:8], ",".join(d["boundaries"]),
+          "required" if d["require_archive"] else "-", _selection(d["assignments"]), _outcome(d))
+         for d in docs],
+    )
+
+
+@app.command("show")
+def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
+         as_json: bool = JsonOption) -> None:
+    """Show one session-close invoker."""
+    from wardian.invokers.store import InvokerStore
+
+    doc = _docs([InvokerStore().get(invoker_id, kind="session-close")])[0]
+    if as_json:
+        emit_json(doc)
+        return
+    rows = [
+        ("id", doc["id"]), ("name", doc["name"]), ("status", doc["status"]),
+        ("blueprint", doc["blueprint_id"]),
+        ("agent", f"{doc['agent_name'] or '?'} ({doc['agent_id']})"),
+        ("boundaries", ", ".join(doc["boundaries"])),
+        ("require archive", "yes" if doc["require_archive"] else "no"),
+        ("assignments", _selection(doc["assignments"])),
+        ("inputs", ", ".join(f"{k}={v}" for k, v in doc["inputs"].items()) or "-"),
+        ("last outcome", _outcome(doc)), ("created", doc["created_at"]),
+        ("updated", doc["updated_at"]),
+    ]
+    for key, value in rows:
+        stdout(f"{key:>16}: {value}")
+
+
+@app.command("enable")
+def enable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
+    """Re-validate blueprint, assignments and catalog, then enable the invoker."""
+    from wardian.invokers.session_close import set_enabled
+
+    invoker = set_enabled(invoker_id, True)
+    stdout(f"Enabled {invoker.id[:8]} ({invoker.name})")
+
+
+@app.command("disable")
+def disable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
+    """Disable the invoker (it no longer fires; its history stays)."""
+    from wardian.invokers.session_close import set_enabled
+
+    invoker = set_enabled(invoker_id, False)
+    stdout(f"Disabled {invoker.id[:8]} ({invoker.name})")
+
+
+@app.command("remove")
+def remove(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
+    """Remove the invoker; its runs stay in the run history."""
+    from wardian.invokers.store import InvokerStore
+
+    store = InvokerStore()
+    invoker = store.remove(store.get(invoker_id, kind="session-close").id)
+    stdout(f"Removed {invoker.id[:8]} ({invoker.name})")
+
+
+@app.command("history")
+def history(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
+            limit: int = typer.Option(50, "--limit", help="At most this many runs."),
+            as_json: bool = JsonOption) -> None:
+    """The invoker's runs and recorded skips, newest first."""
+    from wardian.invokers.session_close import history as load
+
+    invoker, runs = load(invoker_id, limit=limit)
+    docs = [
+        {"run_id": r.id, "status": r.status, "skip_reason": getattr(r, "skip_reason", None),
+         "created_at": getattr(r, "created_at", None),
+         "finished_at": getattr(r, "finished_at", None),
+         "boundary": (getattr(r, "invocation", None) or {}).get("payload", {}).get("boundary"),
+         "boundary_id": (getattr(r, "invocation", None) or {}).get("payload", {})
+         .get("boundary_id"),
+         "error": getattr(r, "error", None)}
+        for r in runs
+    ]
+    if as_json:
+        emit_json({"invoker": invoker.to_json(), "runs": docs})
+        return
+    print_table(
+        ["run", "status", "boundary", "event", "created", "reason / error"],
+        [(d["run_id"][:8], d["status"], d["boundary"], (d["boundary_id"] or "")[:8],
+          d["created_at"], d["skip_reason"] or d["error"] or "") for d in docs],
+        title=f"{invoker.name} ({invoker.id[:8]})",
+    )

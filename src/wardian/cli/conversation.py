@@ -4,7 +4,57 @@ from __future__ import annotations
 
 import typer
 
+from wardian.cli._common import JsonOption, emit_json, print_table, stdout
+
 app = typer.Typer(
     help="Imported conversation archives.",
     no_args_is_help=True,
 )
+
+
+@app.command("list")
+def list_(
+    agent: str | None = typer.Option(None, "--agent", help="Only this agent's conversations."),
+    limit: int = typer.Option(200, "--limit", help="At most this many, newest first."),
+    as_json: bool = JsonOption,
+) -> None:
+    """List imported conversations with their manifests (newest first)."""
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.archives import ArchiveStore
+
+    registry = AgentRegistry()
+    agent_id = registry.get(agent).id if agent else None
+    manifests = ArchiveStore().list(agent_id=agent_id, limit=limit)
+    if as_json:
+        emit_json([m.to_json() for m in manifests])
+        return
+    names = {a.id: a.name for a in registry.list()}
+    print_table(
+        ["id", "agent", "provider", "session", "boundary", "messages", "malformed", "seq",
+         "imported"],
+        [(m.id[:8], names.get(m.agent_id, m.agent_id[:8]), m.provider, (m.session_id or "")[:12],
+          m.boundary, m.message_count, m.malformed_lines,
+          f"{m.first_seq}-{m.last_seq}" if m.first_seq is not None else "-", m.imported_at)
+         for m in manifests],
+    )
+
+
+@app.command("show")
+def show(
+    conversation_id: str = typer.Argument(..., help="Conversation id or unique prefix."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Show a conversation's manifest and its normalised messages."""
+    from wardian.runtime.archives import ArchiveStore
+
+    store = ArchiveStore()
+    manifest = store.get(conversation_id)
+    messages = store.messages(manifest.id)
+    if as_json:
+        emit_json({"manifest": manifest.to_json(), "messages": [m.to_json() for m in messages]})
+        return
+    for key, value in manifest.to_json().items():
+        stdout(f"{key:>16}: {value if value is not None else '-'}")
+    stdout()
+    for message in messages:
+        stdout(f"[{message.seq}] {message.role}/{message.kind}: {message.text}")

@@ -4,7 +4,54 @@ from __future__ import annotations
 
 import typer
 
+from wardian.cli._common import emit_json, stdout
+
 app = typer.Typer(
     help="Report session lifecycle events (session close) for any integration.",
     no_args_is_help=True,
 )
+
+
+@app.command("close")
+def close(
+    agent: str = typer.Option(..., "--agent", help="Agent name or id whose session closed."),
+    boundary: str = typer.Option(
+        ..., "--boundary",
+        help="Why it closed: clear, shutdown, provider_source_changed or worktree_switch.",
+    ),
+    session_id: str | None = typer.Option(
+        None, "--session-id", help="The provider's session id; the same id, agent and boundary "
+        "again is the same event (re-delivery).",
+    ),
+    transcript: str | None = typer.Option(
+        None, "--transcript", help="The session's transcript file, imported into the agent's "
+        "archive when conversation logging is on.",
+    ),
+    provider: str | None = typer.Option(None, "--provider", help="Provider of the session."),
+    workspace: str | None = typer.Option(None, "--workspace", help="The session's workspace."),
+    as_json: bool = typer.Option(False, "--json", help="Print the event id as JSON."),
+) -> None:
+    """Record a session-close event; matching enabled invokers fire once for it."""
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.session_events import record_session_close
+
+    resolved = AgentRegistry().get(agent)
+    event_id = record_session_close(
+        resolved.id, boundary, session_id=session_id, transcript_path=transcript,
+        provider=provider or resolved.provider, workspace=workspace, source="cli",
+    )
+    if as_json:
+        emit_json({"event_id": event_id, "agent_id": resolved.id, "boundary": boundary})
+    else:
+        stdout(f"Session close recorded · event {event_id}")
+
+
+@app.command("_drain", hidden=True)
+def drain() -> None:
+    """Drain pending session events (the detached worker a writer starts)."""
+    from wardian.invokers.drain import run_worker
+
+    report = run_worker()
+    if report.errors:
+        for message in report.errors:
+            typer.echo(f"drain: {message}", err=True)

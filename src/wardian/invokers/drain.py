@@ -1,0 +1,395 @@
+"""The drain: turn pending session-close events into exactly one run per (event, invoker).
+
+For each pending event, oldest first:
+
+1. decide the archive once: import the transcript into the agent's archive when conversation
+   logging was on at close time (idempotent per event), else record why there is none
+   (``conversation logging disabled`` · ``no transcript`` · ``unreadable transcript: …``);
+2. for each **enabled** session-close invoker of the event's agent whose boundaries match
+   (none configured = any), create its run with ``RunStore.create_run(idempotency_key=
+   "session-close:<invoker id>:<event id>")`` — the engine's UNIQUE key makes a second
+   attempt (a restarted worker, a racing worker, the daemon) return the same run — or a
+   ``skipped`` run with the reason when the invoker requires an archive and there is none;
+3. mark the event processed, only after every matching invoker has its run.
+
+Then queued runs are executed (`execute_run` claims each atomically, so two drains never
+run one twice). Automation failures are recorded on runs and events; they never block or
+undo the lifecycle event itself.
+
+``session_close_fires`` (component ``session_close_fires``) links each (event, invoker) to
+its run, for ``history`` and so that runs created by a crashed worker are executed later.
+
+Spec: DESIGN.md "Invokers"; issue 7 point 3.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wardian._db import atomic, connect, migrate_component
+from wardian._util import utc_now_iso
+from wardian.config import state_db_path
+from wardian.errors import StoreError, WardianError
+from wardian.invokers.store import Invoker, InvokerStore
+from wardian.runtime.archives import ArchiveStore, TranscriptUnreadable
+from wardian.runtime.session_events import SessionEvent, SessionEventQueue, drain_lock
+
+__all__ = [
+    "MAX_EVENT_ATTEMPTS",
+    "DrainReport",
+    "FireLog",
+    "drain_once",
+    "idempotency_key",
+    "run_worker",
+]
+
+MAX_EVENT_ATTEMPTS = 5
+"""After this many failed attempts an event is marked processed with its last error."""
+
+REASON_LOGGING_DISABLED = "conversation logging disabled"
+REASON_NO_TRANSCRIPT = "no transcript"
+REASON_UNREADABLE = "unreadable transcript"
+
+_MIGRATIONS = [
+    """
+    CREATE TABLE session_close_fires (
+        event_id TEXT NOT NULL,
+        invoker_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        skip_reason TEXT,
+        created_at TEXT NOT NULL,
+        dispatched_at TEXT,
+        PRIMARY KEY (event_id, invoker_id)
+    );
+    CREATE INDEX session_close_fires_invoker ON session_close_fires (invoker_id, created_at);
+    CREATE INDEX session_close_fires_undispatched ON session_close_fires (dispatched_at)
+        WHERE dispatched_at IS NULL;
+    """,
+]
+
+
+def idempotency_key(invoker_id: str, event_id: str) -> str:
+    """``session-close:<invoker id>:<boundary id>`` (the boundary id is the event id)."""
+    return f"session-close:{invoker_id}:{event_id}"
+
+
+@dataclass
+class DrainReport:
+    """What one drain pass did (counts), plus error messages that did not stop it."""
+
+    events: int = 0
+    runs_created: int = 0
+    skipped: int = 0
+    executed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, other: DrainReport) -> None:
+        """Accumulate another report into this one."""
+        self.events += other.events
+        self.runs_created += other.runs_created
+        self.skipped += other.skipped
+        self.executed += other.executed
+        self.errors.extend(other.errors)
+
+    @property
+    def idle(self) -> bool:
+        """True when the pass found nothing to do."""
+        return self.events == 0 and self.executed == 0
+
+
+@dataclass(frozen=True)
+class Fire:
+    """One (event, invoker) -> run link."""
+
+    event_id: str
+    invoker_id: str
+    run_id: str
+    outcome: str
+    skip_reason: str | None
+    created_at: str
+    dispatched_at: str | None
+
+
+class FireLog:
+    """The ``session_close_fires`` table.
+
+    Args:
+        path: the state database; defaults to `state_db_path()`.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.conn: sqlite3.Connection = connect(path or state_db_path())
+        migrate_component(self.conn, "session_close_fires", _MIGRATIONS)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def link(self, event_id: str, invoker_id: str, run_id: str, outcome: str,
+             skip_reason: str | None) -> None:
+        """Record the run of (event, invoker) unless already recorded (atomic)."""
+        dispatched = utc_now_iso() if outcome != "queued" else None
+        with atomic(self.conn):
+            self.conn.execute(
+                "INSERT OR IGNORE INTO session_close_fires (event_id, invoker_id, run_id,"
+                " outcome, skip_reason, created_at, dispatched_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (event_id, invoker_id, run_id, outcome, skip_reason, utc_now_iso(), dispatched),
+            )
+
+    def linked_invokers(self, event_id: str) -> set[str]:
+        """Invoker ids that already have a run for `event_id`. Read-only."""
+        rows = self.conn.execute(
+            "SELECT invoker_id FROM session_close_fires WHERE event_id = ?", (event_id,)
+        ).fetchall()
+        return {r["invoker_id"] for r in rows}
+
+    def undispatched(self, limit: int = 500) -> list[Fire]:
+        """Fires whose queued run has not been handed to the executor yet. Read-only."""
+        rows = self.conn.execute(
+            "SELECT * FROM session_close_fires WHERE dispatched_at IS NULL"
+            " ORDER BY created_at LIMIT ?", (limit,)
+        ).fetchall()
+        return [Fire(**dict(r)) for r in rows]
+
+    def mark_dispatched(self, event_id: str, invoker_id: str) -> None:
+        """Note that the run was handed to the executor (atomic, idempotent)."""
+        with atomic(self.conn):
+            self.conn.execute(
+                "UPDATE session_close_fires SET dispatched_at = ? WHERE event_id = ?"
+                " AND invoker_id = ? AND dispatched_at IS NULL",
+                (utc_now_iso(), event_id, invoker_id),
+            )
+
+    def for_invoker(self, invoker_id: str, limit: int = 100) -> list[Fire]:
+        """An invoker's fires, newest first. Read-only."""
+        rows = self.conn.execute(
+            "SELECT * FROM session_close_fires WHERE invoker_id = ?"
+            " ORDER BY created_at DESC LIMIT ?", (invoker_id, limit)
+        ).fetchall()
+        return [Fire(**dict(r)) for r in rows]
+
+    def count(self) -> int:
+        """How many fires are recorded. Read-only."""
+        return int(self.conn.execute("SELECT COUNT(*) FROM session_close_fires").fetchone()[0])
+
+
+class _Drain:
+    """One drain pass's open stores (opened once per pass, closed at the end)."""
+
+    def __init__(self) -> None:
+        from wardian.engine.runs import RunStore
+
+        self.queue = SessionEventQueue()
+        self.invokers = InvokerStore()
+        self.archives = ArchiveStore()
+        self.fires = FireLog()
+        self.runs = RunStore()
+        self._agent_names: dict[str, str | None] = {}
+
+    def close(self) -> None:
+        for store in (self.queue, self.invokers, self.archives, self.fires, self.runs):
+            closer = getattr(store, "close", None)
+            if closer is not None:
+                closer()
+
+    # --- archive ------------------------------------------------------------------------
+
+    def archive_for(self, event: SessionEvent) -> SessionEvent:
+        """Decide (once) whether the event has an archive, importing the transcript if so."""
+        if event.archive_status is not None:
+            return event
+        if not event.logging_enabled:
+            return self.queue.set_archive(event.id, "unavailable", REASON_LOGGING_DISABLED, None)
+        if not event.transcript_path:
+            return self.queue.set_archive(event.id, "unavailable", REASON_NO_TRANSCRIPT, None)
+        try:
+            manifest = self.archives.import_transcript(
+                event.agent_id, event.transcript_path, event_id=event.id,
+                provider=event.provider, session_id=event.session_id, boundary=event.boundary,
+            )
+        except TranscriptUnreadable as exc:
+            return self.queue.set_archive(
+                event.id, "unavailable", f"{REASON_UNREADABLE}: {exc.reason}", None
+            )
+        return self.queue.set_archive(event.id, "available", None, manifest.id)
+
+    # --- runs ---------------------------------------------------------------------------
+
+    def agent_name(self, agent_id: str) -> str | None:
+        if agent_id not in self._agent_names:
+            from wardian.runtime.agents import AgentRegistry
+
+            registry = AgentRegistry()
+            try:
+                agent = registry.find(agent_id)
+            finally:
+                registry.close()
+            self._agent_names[agent_id] = agent.name if agent else None
+        return self._agent_names[agent_id]
+
+    def trigger_payload(self, event: SessionEvent, invoker: Invoker) -> dict[str, Any]:
+        """The run's trigger input (DESIGN.md "Invokers")."""
+        manifest = (
+            self.archives.get(event.conversation_id) if event.conversation_id else None
+        )
+        return {
+            "agent_id": event.agent_id,
+            "agent_name": self.agent_name(event.agent_id),
+            "workspace": event.workspace,
+            "provider": event.provider,
+            "session_id": event.session_id,
+            "boundary": event.boundary,
+            "boundary_id": event.id,
+            "archive_available": event.archive_status == "available",
+            "archive_reason": event.archive_detail,
+            "conversation_id": event.conversation_id,
+            "archive_seq_range": (
+                [manifest.first_seq, manifest.last_seq]
+                if manifest and manifest.first_seq is not None else None
+            ),
+            "transcript_path": event.transcript_path,
+            "idempotency_key": idempotency_key(invoker.id, event.id),
+            "invoker_id": invoker.id,
+        }
+
+    def fire(self, event: SessionEvent, invoker: Invoker, report: DrainReport) -> None:
+        """Create (or find) the one run of (event, invoker) and link it."""
+        key = idempotency_key(invoker.id, event.id)
+        payload = self.trigger_payload(event, invoker)
+        common: dict[str, Any] = {
+            "blueprint_id": invoker.blueprint_id,
+            "agent_id": event.agent_id,
+            "assignments": invoker.assignments,
+            "inputs": invoker.inputs,
+            "invocation": {"trigger": "session-close", "payload": payload},
+            "idempotency_key": key,
+            "invoker_id": invoker.id,
+        }
+        skip_reason: str | None = None
+        if invoker.config.get("require_archive") and event.archive_status != "available":
+            skip_reason = event.archive_detail or REASON_NO_TRANSCRIPT
+        if skip_reason is None:
+            try:
+                run, created = self.runs.create_run(**common, status="queued")
+            except StoreError:
+                raise  # the database, not the automation: retry the event later
+            except WardianError as exc:
+                # The run cannot even be created (blueprint gone, assignments invalid):
+                # record that as this invoker's outcome instead of blocking the event.
+                skip_reason = f"could not create run: {exc.render()}"
+        if skip_reason is not None:
+            run, created = self.runs.create_run(
+                **common, status="skipped", skip_reason=skip_reason
+            )
+        status = str(getattr(run, "status", "queued"))
+        outcome = "queued" if status == "queued" else status
+        self.fires.link(event.id, invoker.id, run.id, outcome, getattr(run, "skip_reason", None))
+        if created:
+            if status == "skipped":
+                report.skipped += 1
+            else:
+                report.runs_created += 1
+
+    def process(self, event: SessionEvent, report: DrainReport) -> None:
+        """Archive, fire every matching invoker, then mark the event processed."""
+        try:
+            event = self.archive_for(event)
+            done = self.fires.linked_invokers(event.id)
+            for invoker in self.invokers.matching_session_close(event.agent_id, event.boundary):
+                if invoker.id not in done:
+                    self.fire(event, invoker, report)
+        except Exception as exc:  # an automation failure never blocks the lifecycle event
+            message = f"event {event.id[:8]}: {type(exc).__name__}: {exc}"
+            report.errors.append(message)
+            print(f"wardian drain: {message}\n{traceback.format_exc()}", file=sys.stderr)
+            attempts = self.queue.record_failure(event.id, message)
+            if attempts >= MAX_EVENT_ATTEMPTS:
+                self.queue.mark_processed(event.id, error=f"gave up: {message}")
+            return
+        self.queue.mark_processed(event.id)
+        report.events += 1
+
+    def execute_pending(self, report: DrainReport) -> None:
+        """Hand every undispatched queued run to the executor (one claims it)."""
+        from wardian.engine.executor import execute_run
+
+        for fire in self.fires.undispatched():
+            try:
+                run = self.runs.get(fire.run_id)
+                if getattr(run, "status", None) == "queued":
+                    execute_run(fire.run_id, store=self.runs)
+                    report.executed += 1
+            except Exception as exc:  # a failed automation must not stop the drain
+                message = f"run {fire.run_id[:8]}: {type(exc).__name__}: {exc}"
+                report.errors.append(message)
+                print(f"wardian drain: {message}", file=sys.stderr)
+            self.fires.mark_dispatched(fire.event_id, fire.invoker_id)
+
+
+def drain_once(*, limit: int = 100, execute: bool = True) -> DrainReport:
+    """Process up to `limit` pending session-close events, then execute their queued runs.
+
+    Safe to call from several processes at once and after a crash at any point: runs are
+    created under the engine's UNIQUE idempotency key and claimed atomically. Used by the
+    detached drain worker (`run_worker`) and by ``wardian serve``'s loop.
+
+    Args:
+        limit: at most this many events per call.
+        execute: also execute the queued runs (False: only create them).
+
+    Returns:
+        Counts of what was done; errors that were recorded but did not stop the pass.
+    """
+    report = DrainReport()
+    drain = _Drain()
+    try:
+        for event in drain.queue.pending(limit):
+            drain.process(event, report)
+        if execute:
+            drain.execute_pending(report)
+    finally:
+        drain.close()
+    return report
+
+
+def run_worker(*, batch: int = 100) -> DrainReport:
+    """The detached drain worker: hold the drain lock and drain until the queue is empty.
+
+    Exits at once when another worker holds the lock. After releasing the lock it looks at
+    the queue again, so an event committed while it was finishing is never left waiting
+    (its writer saw the lock held and started no worker).
+
+    Returns:
+        The accumulated report.
+    """
+    total = DrainReport()
+    lock = drain_lock()
+    while True:
+        if not lock.acquire():
+            return total
+        try:
+            while True:
+                report = drain_once(limit=batch)
+                total.add(report)
+                if report.idle:
+                    break
+        finally:
+            lock.release()
+        queue = SessionEventQueue()
+        try:
+            again = queue.has_pending()
+        finally:
+            queue.close()
+        fires = FireLog()
+        try:
+            again = again or bool(fires.undispatched(limit=1))
+        finally:
+            fires.close()
+        if not again:
+            return total

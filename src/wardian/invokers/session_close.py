@@ -1,0 +1,220 @@
+"""Session-close invokers: define, validate, enable, and read their history.
+
+An invoker names a blueprint, an agent, the boundary reasons it fires on (none = any),
+whether it requires an archive, the role assignments and blueprint inputs. It is created
+**disabled**; ``enable`` re-validates everything first, because the blueprint, the catalog
+or the agent may have changed since ``add``. Validation refuses, with the reason:
+
+* a blueprint that does not exist, is broken, or does not accept the ``session-close``
+  trigger;
+* assignments whose roles differ from the blueprint's roles (missing or unknown roles);
+* a provider/model/effort the model catalog does not list
+  (`ModelCatalog.validate_selection` names the command to refresh it);
+* unknown inputs or values of the wrong type.
+
+Firing is `wardian.invokers.drain`. Spec: "Optional consolidation" (spec/agent-memory.md);
+DESIGN.md "Invokers"; CLI.md ``automation session-close``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from wardian.errors import UsageError, ValidationError
+from wardian.invokers.store import Invoker, InvokerStore
+from wardian.runtime.session_events import BOUNDARIES
+
+__all__ = [
+    "ValidatedDefinition",
+    "add_session_close",
+    "history",
+    "set_enabled",
+    "summarise",
+    "validate_definition",
+]
+
+KIND = "session-close"
+
+
+@dataclass(frozen=True)
+class ValidatedDefinition:
+    """A definition that passed validation: blueprint id, assignments and typed inputs."""
+
+    blueprint_id: str
+    assignments: dict[str, Any]
+    inputs: dict[str, Any]
+    selections: dict[str, dict[str, Any]]
+
+
+def _assignments_dict(assignments: str | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(assignments, dict):
+        return assignments
+    try:
+        data = json.loads(assignments)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(
+            f"not valid JSON: {exc.msg} at column {exc.colno}", source="--assignments",
+            hint='e.g. \'{"curator":{"target_type":"temporary_provider","provider":"builtin"}}\'',
+        ) from exc
+    if not isinstance(data, dict):
+        raise ValidationError("expected a JSON object of role -> assignment",
+                              source="--assignments")
+    return data
+
+
+def validate_definition(
+    blueprint_ref: str,
+    assignments: str | dict[str, Any],
+    inputs: dict[str, Any],
+    *,
+    trigger: str = KIND,
+    inputs_from_text: bool = True,
+    check_catalog: bool = True,
+) -> ValidatedDefinition:
+    """Check a blueprint + assignments + inputs for an invoker. Read-only.
+
+    Args:
+        blueprint_ref: blueprint id (or a path to a blueprint file).
+        assignments: JSON text or dict, role -> assignment (contracts.md "Providers").
+        inputs: input name -> value (strings from ``--input k=v`` when `inputs_from_text`).
+        trigger: the trigger the blueprint must accept (``session-close`` or ``schedule``).
+        check_catalog: validate each role's provider/model/effort against the catalog.
+
+    Returns:
+        The blueprint's id, the assignments as given (parsed JSON), typed inputs, and
+        each role's resolved ``{provider, model, effort}``.
+
+    Raises:
+        NotFoundError: no such blueprint or agent (assignment to an agent).
+        BlueprintError: the blueprint is broken.
+        ValidationError / UsageError: roles, selection, trigger or inputs are wrong.
+    """
+    from wardian.blueprints.library import find_blueprint
+    from wardian.blueprints.schema import coerce_input
+    loaded = find_blueprint(blueprint_ref)
+    bp = loaded.blueprint
+    if trigger not in bp.triggers:
+        raise ValidationError(
+            f"blueprint {loaded.id!r} does not accept the {trigger!r} trigger "
+            f"(it accepts: {', '.join(bp.triggers)})",
+            path="triggers", source=str(loaded.path),
+            hint=f"add {trigger} to its `triggers:` list, or pick another blueprint",
+        )
+    from wardian.engine.assignments import check_assignments, resolve_selection
+
+    raw = _assignments_dict(assignments)
+    snapshot = check_assignments(loaded, raw, check_catalog=check_catalog)
+    selections: dict[str, dict[str, Any]] = {}
+    for role, item in snapshot.items():
+        provider, model, effort = resolve_selection(item)
+        selections[role] = {"provider": provider, "model": model, "effort": effort}
+    typed: dict[str, Any] = {}
+    for name, value in inputs.items():
+        spec = bp.inputs.get(name)
+        if spec is None:
+            raise ValidationError(
+                f"unknown input {name!r} for blueprint {loaded.id!r}", source="--input",
+                hint=f"its inputs are: {', '.join(sorted(bp.inputs)) or '(none)'}",
+            )
+        try:
+            typed[name] = coerce_input(spec, value, from_text=inputs_from_text)
+        except ValueError as exc:
+            raise ValidationError(
+                f"input {name!r}: expected {exc}, got {value!r}", source="--input"
+            ) from exc
+    return ValidatedDefinition(loaded.id, snapshot, typed, selections)
+
+
+def add_session_close(
+    *,
+    blueprint: str,
+    name: str,
+    agent: str,
+    boundaries: list[str],
+    require_archive: bool,
+    assignments: str | dict[str, Any],
+    inputs: dict[str, str] | None = None,
+) -> Invoker:
+    """Validate and create a session-close invoker, **disabled** (atomic insert).
+
+    Args:
+        blueprint: blueprint id or path. name: label. agent: agent name or id.
+        boundaries: subset of `BOUNDARIES` (empty = any).
+        require_archive: record a skipped run when the session left no archive.
+        assignments: JSON text or dict. inputs: ``--input`` pairs.
+
+    Raises:
+        UsageError: unknown boundary. See `validate_definition` for the rest.
+    """
+    from wardian.runtime.agents import AgentRegistry
+
+    for boundary in boundaries:
+        if boundary not in BOUNDARIES:
+            raise UsageError(
+                f"unknown boundary {boundary!r}", hint=f"use one of: {', '.join(BOUNDARIES)}"
+            )
+    resolved = AgentRegistry().get(agent)
+    definition = validate_definition(blueprint, assignments, dict(inputs or {}))
+    return InvokerStore().add(
+        KIND,
+        name=name,
+        blueprint_id=definition.blueprint_id,
+        agent_id=resolved.id,
+        assignments=definition.assignments,
+        inputs=definition.inputs,
+        config={"boundaries": sorted(set(boundaries), key=boundaries.index),
+                "require_archive": bool(require_archive)},
+    )
+
+
+def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
+    """Enable (after re-validating blueprint, assignments, catalog and agent) or disable.
+
+    Raises:
+        NotFoundError: no such invoker or its agent is gone. Validation errors as in
+            `validate_definition`; the invoker then stays disabled.
+    """
+    store = InvokerStore()
+    invoker = store.get(invoker_ref, kind=KIND)
+    if enabled:
+        from wardian.errors import NotFoundError
+        from wardian.runtime.agents import AgentRegistry
+
+        if AgentRegistry().find(invoker.agent_id) is None:
+            raise NotFoundError(
+                f"invoker {invoker.id[:8]}'s agent {invoker.agent_id[:8]} no longer exists",
+                hint="remove this invoker and add one for an existing agent",
+            )
+        validate_definition(invoker.blueprint_id, invoker.assignments, invoker.inputs,
+                            inputs_from_text=False)
+    return store.set_enabled(invoker.id, enabled)
+
+
+def history(invoker_ref: str, *, limit: int = 100) -> tuple[Invoker, list[Any]]:
+    """An invoker and its runs (including skipped ones), newest first. Read-only."""
+    from wardian.engine.runs import RunStore
+
+    invoker = InvokerStore().get(invoker_ref, kind=KIND)
+    runs = RunStore(recover=False).list(invoker_id=invoker.id, limit=limit)
+    return invoker, runs
+
+
+def summarise(invoker: Invoker, *, agent_name: str | None = None,
+              last_run: Any = None) -> dict[str, Any]:
+    """The JSON shape of ``list``/``show``: invoker + status + boundaries + last outcome."""
+    doc = invoker.to_json()
+    doc["status"] = "enabled" if invoker.enabled else "disabled"
+    doc["agent_name"] = agent_name
+    doc["boundaries"] = invoker.boundaries or ["any"]
+    doc["require_archive"] = bool(invoker.config.get("require_archive"))
+    doc["last_outcome"] = None
+    if last_run is not None:
+        doc["last_outcome"] = {
+            "run_id": last_run.id,
+            "status": last_run.status,
+            "skip_reason": getattr(last_run, "skip_reason", None),
+            "created_at": getattr(last_run, "created_at", None),
+        }
+    return doc

@@ -1,0 +1,219 @@
+"""Session-close firing: one run per (event, invoker), skips with reasons, archives, workers."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+from tests.conftest import invoke
+
+from wardian.config import SettingsStore, user_library_dir
+from wardian.engine.runs import RunStore
+from wardian.invokers.drain import FireLog, drain_once, idempotency_key
+from wardian.invokers.store import InvokerStore
+from wardian.runtime.agents import AgentRegistry
+from wardian.runtime.session_events import SessionEventQueue, record_session_close
+
+NOOP_BLUEPRINT = """\
+blueprint:
+  id: noop-test
+  name: No-op test
+  description: Does nothing; used to test invokers.
+  version: 1
+triggers: [session-close, schedule, manual]
+steps:
+  - id: nothing
+    action: noop
+"""
+
+
+def write_noop_blueprint() -> None:
+    """Put the no-op blueprint in the user library (how operators add blueprints)."""
+    folder = user_library_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "noop-test.yaml").write_text(NOOP_BLUEPRINT, encoding="utf-8")
+
+
+def add_invoker(cli, *extra: str, enable: bool = True, agent: str = "coder") -> str:
+    res = invoke(cli, "automation", "session-close", "add", "--blueprint", "noop-test",
+                 "--name", "test", "--agent", agent, "--assignments", "{}", *extra)
+    assert res.exit_code == 0, res.output
+    invoker_id = res.stdout.strip()
+    if enable:
+        res = invoke(cli, "automation", "session-close", "enable", invoker_id)
+        assert res.exit_code == 0, res.output
+    return invoker_id
+
+
+@pytest.fixture
+def agent() -> str:
+    write_noop_blueprint()
+    return AgentRegistry().add("coder", "claude").id
+
+
+def _runs(invoker_id: str) -> list:
+    return RunStore(recover=False).list(invoker_id=invoker_id)
+
+
+def test_fires_once_per_event_and_redelivery_is_not_a_new_run(cli, agent) -> None:
+    inv = add_invoker(cli)
+    disabled = add_invoker(cli, enable=False)
+    ev = record_session_close(agent, "shutdown", session_id="s1", start_drain=False)
+    report = drain_once()
+    assert (report.events, report.runs_created, report.executed) == (1, 1, 1)
+    (run,) = _runs(inv)
+    assert run.status == "succeeded" and run.idempotency_key == idempotency_key(inv, ev)
+    payload = run.invocation["payload"]
+    assert run.invocation["trigger"] == "session-close"
+    assert payload["boundary"] == "shutdown" and payload["boundary_id"] == ev
+    assert payload["agent_name"] == "coder" and payload["archive_available"] is False
+    assert _runs(disabled) == []
+    assert record_session_close(agent, "shutdown", session_id="s1", start_drain=False) == ev
+    assert drain_once().idle
+    assert len(_runs(inv)) == 1
+    assert SessionEventQueue().get(ev).status == "processed"
+
+
+def test_boundaries_filter(cli, agent) -> None:
+    clear_only = add_invoker(cli, "--boundary", "clear")
+    record_session_close(agent, "shutdown", start_drain=False)
+    drain_once()
+    assert _runs(clear_only) == []
+    record_session_close(agent, "clear", start_drain=False)
+    drain_once()
+    assert [r.status for r in _runs(clear_only)] == ["succeeded"]
+
+
+def test_require_archive_records_skip_with_each_reason(cli, agent, tmp_path) -> None:
+    inv = add_invoker(cli, "--require-archive")
+    # 1. logging disabled (the default)
+    record_session_close(agent, "clear", session_id="a", transcript_path=str(tmp_path / "x"),
+                         start_drain=False)
+    drain_once()
+    SettingsStore().set("conversation_logging.enabled", "true", agent_id=agent)
+    # 2. no transcript
+    record_session_close(agent, "clear", session_id="b", start_drain=False)
+    # 3. unreadable transcript
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\x00\x01\x02 not a transcript")
+    record_session_close(agent, "clear", session_id="c", transcript_path=str(bad),
+                         start_drain=False)
+    record_session_close(agent, "clear", session_id="d",
+                         transcript_path=str(tmp_path / "missing.jsonl"), start_drain=False)
+    drain_once()
+    runs = sorted(_runs(inv), key=lambda r: r.invocation["payload"]["session_id"])
+    assert [r.status for r in runs] == ["skipped"] * 4
+    reasons = [r.skip_reason for r in runs]
+    assert reasons[0] == "conversation logging disabled"
+    assert reasons[1] == "no transcript"
+    assert reasons[2].startswith("unreadable transcript")
+    assert reasons[3].startswith("unreadable transcript") and "no such file" in reasons[3]
+    res = invoke(cli, "automation", "session-close", "history", inv, "--json")
+    assert res.exit_code == 0
+    assert sorted(d["skip_reason"][:13] for d in json.loads(res.stdout)["runs"]) == sorted(
+        r[:13] for r in reasons)
+
+
+def test_archive_imported_and_described_in_trigger_input(cli, agent, tmp_path) -> None:
+    inv = add_invoker(cli, "--require-archive")
+    SettingsStore().set("conversation_logging.enabled", "true")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        json.dumps({"role": "user", "content": "always use uv"}) + "\n"
+        + json.dumps({"role": "assistant", "content": "ok"}) + "\n", encoding="utf-8")
+    ev = record_session_close(agent, "clear", transcript_path=str(transcript),
+                              provider="generic", start_drain=False)
+    drain_once()
+    (run,) = _runs(inv)
+    payload = run.invocation["payload"]
+    assert run.status == "succeeded"
+    assert payload["archive_available"] is True and payload["archive_seq_range"] == [1, 2]
+    res = invoke(cli, "conversation", "list", "--agent", "coder", "--json")
+    (conv,) = json.loads(res.stdout)
+    assert conv["id"] == payload["conversation_id"] and conv["event_id"] == ev
+    res = invoke(cli, "conversation", "show", conv["id"][:8])
+    assert "always use uv" in res.stdout
+
+
+def test_automation_failure_never_blocks_the_event(cli, agent) -> None:
+    inv = add_invoker(cli)
+    # the blueprint disappears after the invoker was enabled
+    (user_library_dir() / "noop-test.yaml").unlink()
+    ev = record_session_close(agent, "clear", start_drain=False)
+    drain_once()
+    assert SessionEventQueue().get(ev).status == "processed"
+    (run,) = _runs(inv)
+    assert run.status in {"failed", "skipped"}
+
+
+def test_racing_drains_create_one_run_each(cli, agent) -> None:
+    invs = [add_invoker(cli) for _ in range(3)]
+    events = [record_session_close(agent, "clear", start_drain=False) for _ in range(20)]
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            drain_once(limit=100)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors
+    runs = [r for inv in invs for r in _runs(inv)]
+    assert len(runs) == len(invs) * len(events)
+    assert len({r.idempotency_key for r in runs}) == len(runs)
+    assert all(r.status == "succeeded" for r in runs)
+    assert FireLog().count() == len(runs)
+
+
+def test_detached_worker_runs_the_invoker(cli, agent) -> None:
+    inv = add_invoker(cli)
+    res = invoke(cli, "session", "close", "--agent", "coder", "--boundary", "clear",
+                 "--session-id", "sess-1", "--json")
+    assert res.exit_code == 0, res.output
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        runs = _runs(inv)
+        if runs and runs[0].status not in ("queued", "running"):
+            break
+        time.sleep(0.05)  # polling for the worker's result, not synchronising with it
+    (run,) = _runs(inv)
+    assert run.status == "succeeded"
+
+
+def test_add_validation_refusals(cli, agent) -> None:
+    res = invoke(cli, "automation", "session-close", "add", "--blueprint", "nope",
+                 "--name", "x", "--agent", "coder", "--assignments", "{}")
+    assert res.exit_code == 1 and "no blueprint" in res.stderr
+    res = invoke(cli, "automation", "session-close", "add", "--blueprint", "noop-test",
+                 "--name", "x", "--agent", "coder",
+                 "--assignments", '{"curator":{"target_type":"temporary_provider",'
+                 '"provider":"builtin"}}')
+    assert res.exit_code == 2 and "curator" in res.stderr
+    res = invoke(cli, "automation", "session-close", "add", "--blueprint", "noop-test",
+                 "--name", "x", "--agent", "coder", "--assignments", "{}", "--boundary", "exit")
+    assert res.exit_code == 2 and "boundary" in res.stderr
+    res = invoke(cli, "automation", "session-close", "add", "--blueprint", "noop-test",
+                 "--name", "x", "--agent", "ghost", "--assignments", "{}")
+    assert res.exit_code == 1
+    assert InvokerStore().list() == []
+
+
+def test_list_show_enable_disable_remove(cli, agent) -> None:
+    inv = add_invoker(cli, "--boundary", "clear", "--require-archive", enable=False)
+    (doc,) = json.loads(invoke(cli, "automation", "session-close", "list", "--json").stdout)
+    assert doc["status"] == "disabled" and doc["boundaries"] == ["clear"]
+    assert doc["require_archive"] is True and doc["agent_name"] == "coder"
+    assert invoke(cli, "automation", "session-close", "enable", inv[:8]).exit_code == 0
+    shown = json.loads(invoke(cli, "automation", "session-close", "show", inv, "--json").stdout)
+    assert shown["status"] == "enabled"
+    assert invoke(cli, "automation", "session-close", "list").exit_code == 0
+    assert invoke(cli, "automation", "session-close", "disable", inv).exit_code == 0
+    assert invoke(cli, "automation", "session-close", "remove", inv).exit_code == 0
+    assert invoke(cli, "automation", "session-close", "show", inv).exit_code == 1

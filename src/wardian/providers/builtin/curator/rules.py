@@ -128,7 +128,7 @@ RULES: tuple[Rule, ...] = (
         "open_issue",
         0.75,
         r"\b(?:still )?(?:does not|doesn'?t|doesnt|do not|don'?t|is not|isn'?t|not) (?:seem to )?"
-        r"(?:work|start|load|show|function|run|build|compile)\w*\b"
+        r"(?:work|start|load|show|function|run|build|compile|pass)\w*\b"
         r"|\bstill (?:broken|failing|fails)\b",
     ),
 )
@@ -180,7 +180,7 @@ _PRONOUNS = (
     (re.compile(r"\bi'?ll\b", re.IGNORECASE), "the user will"),
     (re.compile(r"\bi'?m\b", re.IGNORECASE), "the user is"),
     (re.compile(r"\bi'?ve\b", re.IGNORECASE), "the user has"),
-    (re.compile(r"\bi\b"), "the user"),
+    (re.compile(r"(?<![\w/.-])[iI](?![\w/.'-])"), "the user"),
     (re.compile(r"\bme\b", re.IGNORECASE), "the user"),
     (re.compile(r"\bmy\b", re.IGNORECASE), "the user's"),
     (re.compile(r"\byou'?re\b", re.IGNORECASE), "the agent is"),
@@ -189,6 +189,12 @@ _PRONOUNS = (
     (re.compile(r"\b(?:dont|don't)\b", re.IGNORECASE), "do not"),
     (re.compile(r"\bdoesnt\b", re.IGNORECASE), "does not"),
     (re.compile(r"\bwe should always\b", re.IGNORECASE), "always"),
+    (
+        re.compile(r"\b(the (?:user|agent)) (prefer|want|like|need|use|think|know|expect)\b"),
+        r"\1 \2s",
+    ),
+    (re.compile(r"\b(the (?:user|agent)) have\b"), r"\1 has"),
+    (re.compile(r"^(?:like|so)\s+", re.IGNORECASE), ""),
 )
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((?:https?://)[^)]+\)")
 MAX_MEMORY_TEXT_CHARS = 280
@@ -219,4 +225,7 @@ def rewrite(segment: str, category: str) -> str:
         text += "."
     if not text:
         return ""
-    return f"{label_for(category)}: {text[0].upper()}{text[1:]}"
+    first = text.split(" ", 1)[0]
+    if first.isalpha():  # keep identifiers (goal_amount, .codex/sessions) as written
+        text = text[0].upper() + text[1:]
+    return f"{label_for(category)}: {text}"

@@ -503,7 +503,7 @@ class ScheduleDaemon:
                 overlap = "skip"
         self._inflight.add(invoker.id, run_id)
         pool = self._pool
-        if overlap == "queue":
+        if overlap != "parallel":  # skip and queue: one run of the invoker at a time
             pool = self._serial.setdefault(
                 invoker.id, ThreadPoolExecutor(max_workers=1, thread_name_prefix="queue"))
         def work() -> None:

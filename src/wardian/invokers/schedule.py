@@ -33,7 +33,8 @@ Missed slots follow ``catch_up``: ``none`` skips them (``misfired by N s``); ``l
 (default) runs one — the newest missed slot, or, when an on-time slot is also due,
 coalesces the missed ones into its run; ``all`` runs the newest ``max_catch_up``
 missed slots and skips older ones. ``overlap`` (skip|queue|parallel, default skip) decides
-what a slot does while the invoker's previous run is still queued or running.
+what a slot does while the invoker's previous run is still queued or running; the runs of
+one catch-up batch never overlap-skip each other (they run one after another).
 """
 
 from __future__ import annotations
@@ -478,6 +479,8 @@ def plan_due_slots(
             runs = sorted(set(runs) | set(keep))
     busy = f"run {busy_run_id[:8]}" if busy_run_id else None
     for i in sorted(runs):
+        # Overlap is judged against a run already in flight before this batch; the runs of
+        # one batch (a catch-up) execute one after another unless overlap is parallel.
         if busy is not None and config.overlap == "skip":
             decisions[i] = SlotDecision(due[i], "skipped", f"overlap: {busy} still running",
                                         late[i])
@@ -490,6 +493,4 @@ def plan_due_slots(
                     )
             continue
         decisions[i] = SlotDecision(due[i], "run", None, late[i])
-        if config.overlap == "skip":
-            busy = f"run of slot {slot_key(due[i])}"
     return [decisions[i] for i in range(len(due))]

@@ -16,6 +16,7 @@ reference/providers.md and the public docs/issues cited there.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -234,10 +235,8 @@ def claude() -> int:
         "usage": {"input_tokens": 12, "output_tokens": 40}},
         "parent_tool_use_id": None, "session_id": session})
     if schema:
-        try:
+        with contextlib.suppress(json.JSONDecodeError):
             result["structured_output"] = json.loads(ANSWER)
-        except json.JSONDecodeError:
-            pass
     out(result)
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -71,10 +72,8 @@ def fake_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeCl
     yield fake
     # Nothing a test started may outlive it.
     if fake.grandchild_pid_file.exists():
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess, ValueError):
             psutil.Process(fake.grandchild_pid()).kill()
-        except (psutil.NoSuchProcess, ValueError):
-            pass
 
 
 def gone(pid: int) -> bool:

@@ -106,7 +106,7 @@ def test_missing_cli(fake_cli: FakeCli, monkeypatch, tmp_path) -> None:
 def test_unknown_option_is_a_validation_error(fake_cli: FakeCli) -> None:
     from wardian.errors import ValidationError
 
-    with pytest.raises(ValidationError, match="options.fallback"):
+    with pytest.raises(ValidationError, match=r"options\.fallback"):
         get_adapter("codex").run(request(options={"fallback": "gpt-5"}))
     assert fake_cli.calls() == []
 

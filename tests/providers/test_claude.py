@@ -1,0 +1,93 @@
+"""claude adapter against a fake `claude` on PATH (issue 5 acceptance)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.providers.conftest import FakeCli, gone
+from wardian.providers.base import ProviderRequest
+from wardian.providers.errors import (
+    EffortLowered,
+    MissingCredentials,
+    ModelMismatch,
+    ModelRerouted,
+    ModelUnavailable,
+    ProviderTimeout,
+    QuotaExhausted,
+)
+from wardian.providers.registry import get_adapter
+
+SCHEMA = {"type": "object", "required": ["operations"],
+          "properties": {"operations": {"type": "array"}}}
+
+
+def request(**kw: object) -> ProviderRequest:
+    base: dict[str, object] = {"provider": "claude", "model": "claude-fable-5", "effort": "max",
+                               "system": "You curate.", "prompt": "Curate this.",
+                               "output_schema": SCHEMA, "timeout_s": 30}
+    return ProviderRequest(**(base | kw))
+
+
+def test_passes_exact_flags_never_a_fallback(fake_cli: FakeCli, monkeypatch) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_EFFORT_LEVEL", "low")  # would override --effort
+    monkeypatch.setenv("ANTHROPIC_MODEL", "claude-haiku-4-5")
+    result = get_adapter("claude").run(request())
+    assert result.output == {"operations": []}
+    assert (result.model, result.effort) == ("claude-fable-5", "max")
+    assert result.usage and result.usage["total_cost_usd"] == 0.0123
+    calls = fake_cli.calls()
+    assert len(calls) == 1
+    assert calls[0]["argv"] == [
+        "-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence",
+        "--settings", '{"switchModelsOnFlag": false}', "--model", "claude-fable-5",
+        "--effort", "max", "--json-schema", json.dumps(SCHEMA, separators=(",", ":")),
+        "--append-system-prompt", "You curate.", "Curate this.",
+    ]
+    assert calls[0]["env"] == {}, "effort/model overrides are removed from the child env"
+
+
+def test_alias_matches_the_resolved_model_and_haiku_background_is_fine(fake_cli) -> None:
+    result = get_adapter("claude").run(request(model="opus", effort="high"))
+    assert result.model == "claude-opus-5"
+
+
+@pytest.mark.parametrize(("scenario", "error", "words"), [
+    ("reroute", ModelRerouted, "observed model claude-opus-4-8"),
+    ("mismatch", ModelMismatch, "observed model claude-sonnet-4-6"),
+    ("lowered_effort", EffortLowered, "effort high"),
+    ("unknown_model", ModelUnavailable, "may not exist"),
+    ("quota", QuotaExhausted, "usage limit"),
+    ("no_auth", MissingCredentials, "Not logged in"),
+])
+def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario, error, words) -> None:
+    fake_cli.scenario(scenario)
+    with pytest.raises(error) as info:
+        get_adapter("claude").run(request())
+    assert words in str(info.value)
+    if scenario in ("reroute", "mismatch", "lowered_effort"):
+        assert "assigned model claude-fable-5 effort max" in str(info.value)
+    assert len(fake_cli.calls()) == 1
+
+
+def test_timeout_kills_the_whole_tree(fake_cli: FakeCli) -> None:
+    fake_cli.scenario("hang")
+    with pytest.raises(ProviderTimeout):
+        get_adapter("claude").run(request(timeout_s=3))
+    assert gone(fake_cli.grandchild_pid())
+
+
+def test_one_megabyte_prompt_goes_through_stdin(fake_cli: FakeCli) -> None:
+    prompt = "y" * (1024 * 1024)
+    get_adapter("claude").run(request(prompt=prompt))
+    call = fake_cli.calls()[0]
+    assert call["stdin"] == prompt
+    assert call["argv"][-2:] == ["--append-system-prompt", "You curate."]
+
+
+def test_discovery_without_api_key_is_fixed_aliases(fake_cli: FakeCli) -> None:
+    models = get_adapter("claude").discover_models()
+    assert {m.id for m in models} >= {"opus", "sonnet", "haiku"}
+    assert all(m.source == "fixed-alias" for m in models)
+    assert fake_cli.calls() == []

@@ -1,0 +1,266 @@
+"""The daemon's loop with an injected clock: every slot ends in one recorded outcome.
+
+The daemon body runs in this process (so a test can register a blocking action and move the
+clock without sleeping); the lock, signals and crash behaviour are tested with real
+subprocesses in test_daemon_process.py and test_daemon_killharness.py.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from wardian.config import user_library_dir
+from wardian.engine.actions import register_action, unregister_action
+from wardian.engine.runs import RunStore
+from wardian.invokers.daemon import ScheduleDaemon, schedule_key
+from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
+from wardian.invokers.slots import SlotStore
+from wardian.runtime.agents import AgentRegistry
+
+T0 = datetime(2030, 1, 1, tzinfo=UTC)
+
+BLUEPRINT = """\
+blueprint:
+  id: {id}
+  name: Schedule test
+  description: Used to test schedule invokers.
+  version: 1
+triggers: [schedule, manual]
+steps:
+  - id: work
+    action: {action}
+"""
+
+GATE = threading.Event()
+
+
+def _wait_gate(ctx: Any, **_: Any) -> str:
+    GATE.wait(20)
+    return "released"
+
+
+@pytest.fixture(autouse=True)
+def library() -> Iterator[None]:
+    register_action("test.wait_gate", replace=True)(_wait_gate)
+    folder = user_library_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "quick.yaml").write_text(BLUEPRINT.format(id="quick", action="noop"))
+    (folder / "slow.yaml").write_text(BLUEPRINT.format(id="slow", action="test.wait_gate"))
+    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    GATE.clear()
+    yield
+    GATE.set()
+    unregister_action("test.wait_gate")
+
+
+class Clock:
+    """A controllable clock for the daemon."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def at(self, moment: datetime) -> None:
+        self.now = moment
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(T0)
+
+
+@pytest.fixture
+def daemon(clock: Clock) -> Iterator[ScheduleDaemon]:
+    lines: list[str] = []
+    d = ScheduleDaemon(clock=clock, drain=False, shutdown_timeout_s=5, log=lines.append)
+    d.lines = lines  # type: ignore[attr-defined]
+    d.open()
+    yield d
+    GATE.set()
+    d.close()
+
+
+def _add(name: str, *, blueprint: str = "quick", **kwargs: Any) -> str:
+    invoker = add_schedule(blueprint_id=blueprint, name=name, agent="coder",
+                           assignments="{}", cron=kwargs.pop("cron", "*/5 * * * *"), **kwargs)
+    set_schedule_enabled(invoker.id, True, now=T0)
+    return invoker.id
+
+
+def _settle(daemon: ScheduleDaemon, deadline_s: float = 20) -> None:
+    end = time.monotonic() + deadline_s
+    while daemon._inflight.count():
+        assert time.monotonic() < end, "runs did not finish"
+        time.sleep(0.01)
+
+
+def _slots(invoker_id: str) -> list[tuple[str, str, str | None]]:
+    return [(s.scheduled_time[11:16], s.outcome, s.reason)
+            for s in SlotStore().all_slots(invoker_id)]
+
+
+def _run(run_id: str) -> Any:
+    return RunStore(recover=False).get(run_id)
+
+
+def test_on_time_slot_runs_with_its_key(daemon: ScheduleDaemon, clock: Clock) -> None:
+    inv = _add("on-time")
+    clock.at(T0 + timedelta(minutes=5, seconds=1))
+    daemon.tick()
+    _settle(daemon)
+    [slot] = SlotStore().all_slots(inv)
+    assert (slot.outcome, slot.late_s) == ("ran", 1.0)
+    run = _run(slot.run_id)
+    assert run.status == "succeeded"
+    assert run.idempotency_key == schedule_key(inv, slot.scheduled_time)
+    assert run.invocation["payload"]["scheduled_time"] == slot.scheduled_time
+    assert any("ran run" in line for line in daemon.lines)  # type: ignore[attr-defined]
+
+
+def test_catch_up_none_skips_missed_slots(daemon: ScheduleDaemon, clock: Clock) -> None:
+    inv = _add("none", catch_up="none")
+    clock.at(T0 + timedelta(hours=1, seconds=1))
+    daemon.tick()
+    _settle(daemon)
+    slots = _slots(inv)
+    assert len(slots) == 12
+    assert [s[1] for s in slots] == ["skipped"] * 11 + ["ran"]
+    assert slots[0][2] == "misfired by 3301 s"
+
+
+def test_catch_up_latest_coalesces(daemon: ScheduleDaemon, clock: Clock) -> None:
+    inv = _add("latest", misfire_grace_s=60)
+    clock.at(T0 + timedelta(hours=1, minutes=2))
+    daemon.tick()
+    _settle(daemon)
+    rows = SlotStore().all_slots(inv)
+    assert [r.outcome for r in rows] == ["coalesced"] * 11 + ["ran"]
+    assert {r.run_id for r in rows} == {rows[-1].run_id}
+    assert {r.into_slot for r in rows[:-1]} == {rows[-1].scheduled_time}
+
+
+def test_catch_up_all_is_capped(daemon: ScheduleDaemon, clock: Clock) -> None:
+    inv = _add("all", misfire_grace_s=60, catch_up="all", max_catch_up=3)
+    clock.at(T0 + timedelta(hours=1, minutes=2))
+    daemon.tick()
+    _settle(daemon)
+    rows = SlotStore().all_slots(inv)
+    assert [r.outcome for r in rows] == ["skipped"] * 9 + ["ran"] * 3
+    assert all(_run(r.run_id).status == "succeeded" for r in rows[-3:])
+
+
+def test_overlap_skip(daemon: ScheduleDaemon, clock: Clock) -> None:
+    inv = _add("skip", blueprint="slow")
+    clock.at(T0 + timedelta(minutes=5))
+    daemon.tick()
+    clock.at(T0 + timedelta(minutes=10))
+    daemon.tick()
+    GATE.set()
+    _settle(daemon)
+    first, second = SlotStore().all_slots(inv)
+    assert first.outcome == "ran"
+    assert (second.outcome, second.reason) == ("skipped",
+                                               f"overlap: run {first.run_id[:8]} still running")
+
+
+def test_overlap_queue_runs_after(daemon: ScheduleDaemon, clock: Clock) -> None:
+    inv = _add("queue", blueprint="slow", overlap="queue")
+    clock.at(T0 + timedelta(minutes=5))
+    daemon.tick()
+    clock.at(T0 + timedelta(minutes=10))
+    daemon.tick()
+    first, second = SlotStore().all_slots(inv)
+    assert (first.outcome, second.outcome) == ("ran", "ran")
+    assert _run(second.run_id).status == "queued"
+    GATE.set()
+    _settle(daemon)
+    a, b = _run(first.run_id), _run(second.run_id)
+    assert (a.status, b.status) == ("succeeded", "succeeded")
+    assert b.started_at >= a.finished_at
+
+
+def test_overlap_parallel_runs_alongside(daemon: ScheduleDaemon, clock: Clock) -> None:
+    inv = _add("parallel", blueprint="slow", overlap="parallel")
+    clock.at(T0 + timedelta(minutes=5))
+    daemon.tick()
+    clock.at(T0 + timedelta(minutes=10))
+    daemon.tick()
+    first, second = SlotStore().all_slots(inv)
+    end = time.monotonic() + 20
+    while not all(_run(s.run_id).status == "running" for s in (first, second)):
+        assert time.monotonic() < end, "both runs should be running at once"
+        time.sleep(0.01)
+    GATE.set()
+    _settle(daemon)
+
+
+def test_disabled_before_firing_is_recorded(daemon: ScheduleDaemon, clock: Clock) -> None:
+    inv = _add("off")
+    set_schedule_enabled(inv, False, now=T0 + timedelta(minutes=7))
+    clock.at(T0 + timedelta(minutes=30))
+    daemon.tick()
+    assert _slots(inv) == [("00:05", "skipped", "disabled")]
+    # Re-enabled later: slots count from the new enable time only.
+    set_schedule_enabled(inv, True, now=T0 + timedelta(minutes=40))
+    clock.at(T0 + timedelta(minutes=45))
+    daemon.tick()
+    _settle(daemon)
+    assert [s[:2] for s in _slots(inv)] == [("00:05", "skipped"), ("00:45", "ran")]
+
+
+def test_blocked_assignment_is_a_skip(daemon: ScheduleDaemon, clock: Clock) -> None:
+    registry = AgentRegistry()
+    registry.add("helper", "builtin", model="curator-rules")
+    folder = user_library_dir()
+    (folder / "roled.yaml").write_text(BLUEPRINT.format(id="roled", action="noop").replace(
+        "triggers:", "roles:\n  helper: Helps.\ntriggers:"))
+    invoker = add_schedule(blueprint_id="roled", name="roled", agent="coder", cron="*/5 * * * *",
+                           assignments='{"helper": {"target_type": "agent", "agent": "helper"}}')
+    set_schedule_enabled(invoker.id, True, now=T0)
+    registry.remove(registry.get("helper").id)
+    clock.at(T0 + timedelta(minutes=5))
+    daemon.tick()
+    [slot] = SlotStore().all_slots(invoker.id)
+    assert slot.outcome == "skipped"
+    assert slot.reason.startswith("blocked assignment:")
+    assert _run(slot.run_id).status == "skipped"
+
+
+def test_changes_apply_on_the_next_pass(daemon: ScheduleDaemon, clock: Clock) -> None:
+    clock.at(T0 + timedelta(minutes=1))
+    assert daemon.tick() <= daemon.poll_s
+    inv = _add("late-added", cron="*/2 * * * *")
+    clock.at(T0 + timedelta(minutes=2))
+    daemon.tick()
+    _settle(daemon)
+    assert [s[:2] for s in _slots(inv)] == [("00:02", "ran")]
+
+
+def test_pending_slot_is_finished_by_the_next_daemon(clock: Clock) -> None:
+    """A daemon killed between recording a slot and creating its run: the next one creates
+    exactly one run for it and executes it."""
+    from wardian.invokers.schedule import SlotDecision
+
+    inv = _add("crash")
+    slot_time = T0 + timedelta(minutes=5)
+    SlotStore().record(inv, [SlotDecision(slot_time, "run", None, 0.0)], decided_at=slot_time)
+    clock.at(slot_time + timedelta(seconds=1))
+    d = ScheduleDaemon(clock=clock, drain=False, log=lambda line: None)
+    d.open()
+    try:
+        d.tick()
+        _settle(d)
+    finally:
+        d.close()
+    [slot] = SlotStore().all_slots(inv)
+    assert slot.outcome == "ran" and slot.settled_at
+    assert _run(slot.run_id).status == "succeeded"
+    assert len(RunStore(recover=False).list(invoker_id=inv)) == 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import typer
 
 from wardian.cli import garden_maintain
-from wardian.cli._common import JsonOption, emit_json, print_table, stdout
+from wardian.cli._common import JsonOption, emit_json, stdout
 
 app = typer.Typer(
     help="Operator inspection and reviewed maintenance of any agent's memory.",
@@ -27,6 +27,10 @@ memory_app = typer.Typer(
 app.add_typer(memory_app, name="memory")
 
 AgentOpt = typer.Option(..., "--agent", help="Agent name, id or unique id prefix.")
+
+
+def _one_line(text: str) -> str:
+    return " ⏎ ".join(part.strip() for part in text.strip().splitlines())
 
 
 def require_operator() -> None:
@@ -58,12 +62,12 @@ def memory_list(
         emit_json({"agent": {"id": found.id, "name": found.name},
                    "records": [r.to_json() for r in records]})
         return
-    print_table(
-        ["id", "revision", "kind", "scope", "status", "updated", "text"],
-        [(r.id, r.current_revision_id, r.kind, r.scope.label(), r.status, r.updated_at,
-          r.text) for r in records],
-        title=f"{found.name} · owner {found.id} · {len(records)} record(s)",
-    )
+    # One block per record rather than a table: full ids must never be folded.
+    stdout(f"{found.name} · owner {found.id} · {len(records)} record(s)")
+    for r in records:
+        stdout(f"{r.id}  revision {r.current_revision_id}")
+        stdout(f"    {r.kind} · {r.scope.label()} · {r.status} · updated {r.updated_at}")
+        stdout(f"    {_one_line(r.text)}")
 
 
 @memory_app.command("show")
@@ -105,13 +109,13 @@ def memory_history(
                    "current_revision_id": record.current_revision_id,
                    "revisions": [r.to_json() for r in revisions]})
         return
-    print_table(
-        ["#", "revision", "time", "actor", "reason", "status", "kind", "scope", "text"],
-        [(r.seq, r.revision_id, r.created_at, r.actor, r.reason, r.snapshot["status"],
-          r.snapshot["kind"], r.snapshot["scope"].get("path") or r.snapshot["scope"]["kind"],
-          r.snapshot["text"]) for r in revisions],
-        title=f"memory {record.id} · owner {record.agent_id}",
-    )
+    stdout(f"memory {record.id} · owner {record.agent_id} · {len(revisions)} revision(s)")
+    for r in revisions:
+        snap = r.snapshot
+        scope = snap["scope"].get("path") or snap["scope"]["kind"]
+        reason = f" · reason: {r.reason}" if r.reason else ""
+        stdout(f"#{r.seq} {r.revision_id}  {r.created_at}  {r.actor}{reason}")
+        stdout(f"    {snap['status']} · {snap['kind']} · {scope}: {_one_line(snap['text'])}")
 
 
 @memory_app.command("loaded")

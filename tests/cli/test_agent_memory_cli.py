@@ -1,0 +1,91 @@
+"""Agents and settings around memory (issue 2 points 2-3): disabled by default, settings
+errors exit 2, `agent remove` refuses while records exist unless told what to do."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from tests.conftest import invoke
+from typer.testing import CliRunner
+
+
+def _agent_with_records(cli: CliRunner, name: str, count: int) -> str:
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+
+    agent_id = str(json.loads(
+        invoke(cli, "agent", "add", name, "--provider", "claude", "--json").stdout)["id"])
+    store = MemoryStore()
+    try:
+        for i in range(count):
+            store.save(agent_id, f"{name} {i}", evidence="e", scope=Scope.agent(),
+                       actor=f"agent:{agent_id}")
+    finally:
+        store.close()
+    return agent_id
+
+
+def _count(home: Path, agent_id: str) -> int:
+    conn = sqlite3.connect(home / "memory.db")
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM records WHERE agent_id = ?",
+                                (agent_id,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_memory_is_disabled_by_default(cli: CliRunner) -> None:
+    result = invoke(cli, "settings", "get", "agent_memory.enabled")
+    assert result.exit_code == 0 and result.stdout.strip() == "false"
+    assert invoke(cli, "settings", "get", "memory.startup_budget_chars").stdout.strip() == "12000"
+
+
+def test_settings_errors_exit_2_naming_valid_keys_and_values(cli: CliRunner) -> None:
+    unknown = invoke(cli, "settings", "set", "agent_memory.enable", "true")
+    assert unknown.exit_code == 2 and "agent_memory.enabled" in unknown.stderr
+    bad = invoke(cli, "settings", "set", "agent_memory.enabled", "maybe")
+    assert bad.exit_code == 2 and "true|false" in bad.stderr
+    budget = invoke(cli, "settings", "set", "memory.startup_budget_chars", "0")
+    assert budget.exit_code == 2
+    assert invoke(cli, "settings", "get", "nope").exit_code == 2
+
+
+def test_agent_remove_refuses_while_records_exist(cli: CliRunner, wardian_home: Path) -> None:
+    _agent_with_records(cli, "ada", 3)
+    refused = invoke(cli, "agent", "remove", "ada")
+    assert refused.exit_code == 2
+    assert "3 memory record(s)" in refused.stderr and "--keep-records" in refused.stderr
+    assert invoke(cli, "agent", "show", "ada").exit_code == 0
+    both = invoke(cli, "agent", "remove", "ada", "--keep-records", "--delete-records")
+    assert both.exit_code == 2
+
+
+def test_agent_remove_keep_records(cli: CliRunner, wardian_home: Path) -> None:
+    agent_id = _agent_with_records(cli, "ada", 2)
+    result = invoke(cli, "agent", "remove", "ada", "--keep-records")
+    assert result.exit_code == 0 and "2 record(s) kept" in result.stdout
+    assert invoke(cli, "agent", "show", "ada").exit_code == 1
+    assert _count(wardian_home, agent_id) == 2
+
+
+def test_agent_remove_delete_records(cli: CliRunner, wardian_home: Path) -> None:
+    agent_id = _agent_with_records(cli, "ada", 2)
+    other = _agent_with_records(cli, "bo", 1)
+    result = invoke(cli, "agent", "remove", "ada", "--delete-records")
+    assert result.exit_code == 0 and "2 record(s) deleted" in result.stdout
+    assert _count(wardian_home, agent_id) == 0
+    assert _count(wardian_home, other) == 1
+    conn = sqlite3.connect(wardian_home / "memory.db")
+    try:
+        orphans = conn.execute("SELECT COUNT(*) FROM revisions WHERE record_id NOT IN"
+                               " (SELECT id FROM records)").fetchone()[0]
+    finally:
+        conn.close()
+    assert orphans == 0
+
+
+def test_agent_without_records_is_removed_plainly(cli: CliRunner) -> None:
+    invoke(cli, "agent", "add", "ada", "--provider", "claude")
+    assert invoke(cli, "agent", "remove", "ada").exit_code == 0

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from wardian._db import atomic
 from wardian._util import utc_now_iso
-from wardian.errors import ConflictError
+from wardian.errors import ConflictError, StoreError
 from wardian.memory.maintenance.errors import (
     ApplyAborted,
     ConfirmationMismatch,
@@ -276,6 +277,12 @@ def apply_plan(
     try:
         with atomic(store.conn):
             result = _apply_in_transaction(store, plan, owner_id, digest)
+    except sqlite3.Error as exc:
+        cache.clear(owner_id, digest)
+        raise StoreError(
+            f"apply rolled back, nothing was changed: {exc}",
+            hint="the cached preview was cleared; preview the plan again and retry",
+        ) from exc
     except BaseException:
         cache.clear(owner_id, digest)
         raise

@@ -28,7 +28,8 @@ def blueprint_json_schema() -> dict[str, Any]:
         "title": "Wardian blueprint",
         "description": (
             "A Wardian automation blueprint: metadata, roles, typed inputs, accepted "
-            "triggers and ordered steps (action steps or role steps). See docs/blueprint-guide.md."
+            "triggers and ordered steps (action steps or role steps). "
+            "See docs/blueprint-guide.md."
         ),
         **{k: v for k, v in generated.items() if k not in ("title", "description")},
     }

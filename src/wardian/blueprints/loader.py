@@ -146,4 +146,13 @@ def _build(
             _build(loader, item, (*path, index), marks, problems, filename)
             for index, item in enumerate(node.value)
         ]
-    return loader.construct_object(node, deep=True)
+    try:
+        return loader.construct_object(node, deep=True)
+    except yaml.constructor.ConstructorError:
+        line, col = node.start_mark.line + 1, node.start_mark.column + 1
+        problems.append(Problem(
+            filename, line, col, format_path(path), f"unsupported YAML tag {node.tag!r}",
+            expected="a plain value (use templates such as {{ inputs.NAME }}, not YAML tags)",
+            found=repr(f"{node.tag} {node.value}") if isinstance(node.value, str)
+            else repr(node.tag), kind="syntax"))
+        return None

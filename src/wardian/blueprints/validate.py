@@ -309,7 +309,7 @@ def _translate(err: dict[str, Any], loc: tuple[Any, ...], data: Any, marks: Mark
                        suggestion=nearest(str(loc[-1]), keys))
     if kind == "missing":
         return Problem(name, *marks.value(loc[:-1]), path, f"missing required key {loc[-1]!r}",
-                       expected=f"a {loc[-1]!r} key", found="none")
+                       expected=f"a value for {loc[-1]!r}", found="none")
     if kind == "wardian":
         return Problem(name, *marks.value(loc), path, str(ctx.get("what", "invalid value")),
                        expected=str(ctx["expected"]), found=str(ctx["found"]))
@@ -323,12 +323,18 @@ def _translate(err: dict[str, Any], loc: tuple[Any, ...], data: Any, marks: Mark
         return Problem(name, *marks.value(loc), path, "too few items",
                        expected=f"at least {ctx.get('min_length')} item(s)",
                        found=f"{ctx.get('actual_length')}")
-    message = str(err["msg"])
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        ops = {"greater_than_equal": ">=", "less_than_equal": "<=", "greater_than": ">",
+               "less_than": "<"}
+        bound = next(iter(ctx.values()), "?")
+        return Problem(name, *marks.value(loc), path, "invalid value",
+                       expected=f"a value {ops[kind]} {bound}", found=describe(value))
+    message = str(err["msg"]).split(", unable to")[0]
     expected = message
     for prefix in ("Input should be ", "Value should be "):
         if message.startswith(prefix):
             expected = message[len(prefix):]
-    expected = expected.replace("valid dictionary", "mapping").replace("a valid list", "a list")
+    expected = expected.replace("valid dictionary", "mapping").replace("a valid ", "a ")
     return Problem(name, *marks.value(loc), path, "invalid value", expected=expected,
                    found=describe(value))
 
@@ -361,8 +367,7 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
         if step.action is not None and actions is not None and step.action not in actions:
             problems.append(Problem(
                 name, *marks.value((*base, "action")), format_path((*base, "action")),
-                f"unknown action {step.action!r}",
-                expected="a registered action (" + ", ".join(sorted(actions)[:12]) + ")",
+                f"unknown action {step.action!r}", expected="the name of a registered action",
                 found=repr(step.action), suggestion=nearest(step.action, actions),
                 kind="reference"))
         if step.role is not None and step.role not in bp.roles:
@@ -515,10 +520,14 @@ class _TemplateChecker:
             else:
                 ast = self.env.parse(source)
         except TemplateSyntaxError as exc:
+            shown = source
+            if file_display is not None or "\n" in source:
+                lines = source.splitlines() or [""]
+                shown = lines[min(max((exc.lineno or 1) - 1, 0), len(lines) - 1)]
             self._report(loc, f"template syntax error: {exc.message}",
                          expected="a valid Jinja2 " + ("expression" if expression
                                                        else "template"),
-                         found=repr(source if len(source) <= 60 else source[:57] + "..."),
+                         found=repr(shown if len(shown) <= 60 else shown[:57] + "..."),
                          line=exc.lineno or 1, file_display=file_display)
             return
         from wardian.blueprints.templates import CONTEXT_NAMES
@@ -529,7 +538,8 @@ class _TemplateChecker:
                 line = _name_line(ast, undeclared)
                 self._report(loc, f"undefined variable {undeclared!r}",
                              expected="one of " + ", ".join(CONTEXT_NAMES),
-                             found=repr(undeclared), suggestion=nearest(undeclared, known),
+                             found=repr(undeclared),
+                             suggestion=nearest(undeclared, CONTEXT_NAMES),
                              line=line, file_display=file_display)
         for ref in meta.find_referenced_templates(ast):
             if ref is None:

@@ -1,0 +1,106 @@
+"""Capabilities and principal resolution (`wardian.memory.capabilities`,
+`wardian.memory.principal`): hash-only storage, binding, fail-closed reasons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wardian.errors import (
+    CapabilityExpired,
+    CapabilityInvalid,
+    CapabilityMissing,
+    OperatorOnly,
+)
+from wardian.memory import capabilities
+from wardian.memory.capabilities import CapabilityStore, hash_token, new_token
+from wardian.memory.principal import require_operator, resolve_principal
+from wardian.memory.store import MemoryStore
+from wardian.runtime import process
+
+AGENT = "aaaaaaaa-0000-4000-8000-000000000001"
+OTHER = "bbbbbbbb-0000-4000-8000-000000000002"
+
+
+def alive(_pid: int, _started: float) -> bool:
+    return True
+
+
+def dead(_pid: int, _started: float) -> bool:
+    return False
+
+
+@pytest.fixture
+def store(wardian_home: Path) -> MemoryStore:
+    return MemoryStore()
+
+
+def test_tokens_are_random_and_only_hashes_are_stored(store: MemoryStore) -> None:
+    tokens = {new_token() for _ in range(100)}
+    assert len(tokens) == 100 and all(len(t) >= 43 for t in tokens)
+    token = CapabilityStore(store.conn).mint(AGENT, pid=1, started_at=2.0, workspace="/w")
+    rows = store.conn.execute("SELECT * FROM capabilities").fetchall()
+    assert [r["token_hash"] for r in rows] == [hash_token(token)]
+    assert all(token not in str(tuple(r)) for r in rows)
+
+
+def test_tolerance_matches_the_runtime_module() -> None:
+    assert capabilities.START_TIME_TOLERANCE_S == process.START_TIME_TOLERANCE_S
+
+
+def test_resolve_principal_reasons(store: MemoryStore) -> None:
+    caps = CapabilityStore(store.conn)
+    token = caps.mint(AGENT, pid=123, started_at=4.5, workspace="/w")
+    env = {"WARDIAN_AGENT_ID": AGENT, "WARDIAN_CAPABILITY": token}
+    principal = resolve_principal(is_alive=alive, environ=env, store=store)
+    assert principal.agent_id == AGENT and principal.launch_workspace == "/w"
+    assert principal.actor == f"agent:{AGENT}"
+    with pytest.raises(CapabilityMissing):
+        resolve_principal(is_alive=alive, environ={"WARDIAN_AGENT_ID": AGENT}, store=store)
+    with pytest.raises(CapabilityInvalid):
+        resolve_principal(is_alive=alive, environ={**env, "WARDIAN_CAPABILITY": new_token()},
+                          store=store)
+    with pytest.raises(CapabilityInvalid):
+        resolve_principal(is_alive=alive, environ={**env, "WARDIAN_AGENT_ID": OTHER},
+                          store=store)
+    with pytest.raises(CapabilityExpired, match="has ended"):
+        resolve_principal(is_alive=dead, environ=env, store=store)
+    assert caps.revoke(token, reason="test") is True
+    assert caps.revoke(token, reason="again") is False
+    with pytest.raises(CapabilityExpired, match="test"):
+        resolve_principal(is_alive=alive, environ=env, store=store)
+
+
+def test_missing_database_is_not_created(tmp_path: Path) -> None:
+    db = tmp_path / "none" / "memory.db"
+    with pytest.raises(CapabilityInvalid):
+        resolve_principal(is_alive=alive, db_path=db,
+                          environ={"WARDIAN_AGENT_ID": AGENT, "WARDIAN_CAPABILITY": "t"})
+    assert not db.exists()
+
+
+def test_revoke_for_process_touches_only_that_identity(store: MemoryStore) -> None:
+    caps = CapabilityStore(store.conn)
+    mine = caps.mint(AGENT, pid=10, started_at=100.0, workspace=None)
+    reused_pid = caps.mint(AGENT, pid=10, started_at=500.0, workspace=None)
+    other = caps.mint(OTHER, pid=11, started_at=100.0, workspace=None)
+    assert caps.revoke_for_process(10, 100.4, reason="exit") == 1
+    assert caps.lookup(mine).revoked_at is not None  # type: ignore[union-attr]
+    assert caps.lookup(reused_pid).revoked_at is None  # type: ignore[union-attr]
+    assert caps.lookup(other).revoked_at is None  # type: ignore[union-attr]
+    assert [c.pid for c in caps.unrevoked_for_processes([(10, 500.2), (99, 1.0)])] == [10]
+    assert len(caps.for_agent(AGENT)) == 2
+
+
+def test_require_operator(store: MemoryStore) -> None:
+    require_operator(environ={})
+    for var in ("WARDIAN_AGENT_ID", "WARDIAN_CAPABILITY", "WARDIAN_MEMORY_CONTEXT",
+                "WARDIAN_LAUNCH_ID"):
+        with pytest.raises(OperatorOnly):
+            require_operator(environ={var: "x"})
+    token = CapabilityStore(store.conn).mint(AGENT, pid=42, started_at=7.0, workspace=None)
+    with pytest.raises(OperatorOnly, match="ancestor pid 42"):
+        require_operator(environ={}, ancestors=[(1, 1.0), (42, 7.0)])
+    CapabilityStore(store.conn).revoke(token, reason="exit")
+    require_operator(environ={}, ancestors=[(42, 7.0)])

@@ -1,0 +1,113 @@
+"""The startup context: instructions, one line per record with id and kind, order, budget
+(`wardian.memory.recall`; issue 2 point 6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wardian.memory.models import Scope
+from wardian.memory.recall import (
+    DEFAULT_BUDGET_CHARS,
+    DIRECT_RETENTION_INSTRUCTIONS,
+    build_startup_context,
+    record_line,
+)
+from wardian.memory.store import MemoryStore
+
+AGENT = "11111111-2222-4333-8444-555555555555"
+
+
+@pytest.fixture
+def store(wardian_home: Path) -> MemoryStore:
+    return MemoryStore()
+
+
+def _save(store: MemoryStore, text: str, kind: str = "stable", scope: Scope | None = None,
+          agent: str = AGENT) -> str:
+    record = store.save(agent, text, evidence="e", kind=kind,  # type: ignore[arg-type]
+                        scope=scope or Scope.workspace("/ws"), actor="t")
+    return record.id
+
+
+def _context(store: MemoryStore, budget: int = DEFAULT_BUDGET_CHARS, workspace: str = "/ws"):  # type: ignore[no-untyped-def]
+    return build_startup_context(
+        store.startup_set(AGENT, workspace), agent_name="ada", agent_id=AGENT,
+        workspace=workspace, budget_chars=budget,
+    )
+
+
+def test_order_stable_before_current_agent_before_workspace(store: MemoryStore) -> None:
+    ws_current = _save(store, "ws current", "current")
+    ag_current = _save(store, "agent current", "current", Scope.agent())
+    ws_stable = _save(store, "ws stable")
+    ag_stable = _save(store, "agent stable", scope=Scope.agent())
+    _save(store, "other workspace", scope=Scope.workspace("/elsewhere"))
+    _save(store, "other agent", scope=Scope.agent(), agent="another")
+    removed = _save(store, "removed one", scope=Scope.agent())
+    store.remove(AGENT, removed, actor="t")
+    context = _context(store)
+    assert [r.id for r in context.loaded] == [ag_stable, ws_stable, ag_current, ws_current]
+    assert context.omitted == 0
+    lines = [ln for ln in context.text.splitlines() if ln.startswith("- [")]
+    assert lines == [
+        f"- [{ag_stable[:8]}] stable · agent: agent stable",
+        f"- [{ws_stable[:8]}] stable · workspace: ws stable",
+        f"- [{ag_current[:8]}] current · agent: agent current",
+        f"- [{ws_current[:8]}] current · workspace: ws current",
+    ]
+    assert DIRECT_RETENTION_INSTRUCTIONS in context.text
+    assert context.text.startswith(f"# Wardian memory · agent ada ({AGENT[:8]})")
+    assert "not loaded" not in context.text
+
+
+def test_multiline_text_stays_on_one_line(store: MemoryStore) -> None:
+    rid = _save(store, "first line\nsecond line\n")
+    [line] = [ln for ln in _context(store).text.splitlines() if ln.startswith("- [")]
+    assert line == f"- [{rid[:8]}] stable · workspace: first line ⏎ second line"
+
+
+def test_empty_set_has_instructions_and_nothing_to_load(store: MemoryStore) -> None:
+    context = _context(store)
+    assert not context.has_records
+    assert DIRECT_RETENTION_INSTRUCTIONS in context.text
+    assert context.loaded == () and context.omitted == 0
+
+
+def test_budget_is_respected_and_the_left_out_count_said(store: MemoryStore) -> None:
+    for i in range(30):
+        _save(store, f"record {i:02d} " + "x" * 300)
+    full = _context(store, budget=10**6)
+    assert len(full.loaded) == 30 and full.omitted == 0
+    for budget in (len(full.text), len(full.text) - 1, 5000, 3000, 1):
+        context = _context(store, budget=budget)
+        assert len(context.loaded) + context.omitted == 30
+        if budget >= len(DIRECT_RETENTION_INSTRUCTIONS) + 200:
+            assert len(context.text) <= budget
+        if context.omitted:
+            noun = "record" if context.omitted == 1 else "records"
+            assert f"({context.omitted} more {noun} not loaded" in context.text.splitlines()[-1]
+        else:
+            assert context.text == full.text
+    # Exactly the full length: everything fits; one less: something is left out.
+    assert _context(store, budget=len(full.text)).omitted == 0
+    assert _context(store, budget=len(full.text) - 1).omitted >= 1
+    assert _context(store, budget=1).loaded == ()
+
+
+def test_a_large_record_is_skipped_and_smaller_later_ones_still_fit(store: MemoryStore) -> None:
+    big = _save(store, "big " + "y" * 3000, scope=Scope.agent())  # first in order
+    small = _save(store, "small")
+    head_only = _context(store, budget=10**6).text
+    budget = len(head_only) - 1500  # room for the small line and the footer, not the big one
+    context = _context(store, budget=budget)
+    assert [r.id for r in context.loaded] == [small]
+    assert context.omitted == 1
+    assert big[:8] not in context.text
+    assert len(context.text) <= budget
+
+
+def test_record_line_shape(store: MemoryStore) -> None:
+    rid = _save(store, "  padded  ", "current", Scope.agent())
+    assert record_line(store.get(rid)) == f"- [{rid[:8]}] current · agent: padded"

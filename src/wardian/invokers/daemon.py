@@ -320,10 +320,11 @@ class ScheduleDaemon:
 
         self.invokers = InvokerStore()
         self.slots = SlotStore()
-        self._runs = RunStore()
-        count = self._runs.mark_interrupted_orphans()
-        if count:
-            self.log(f"{self._stamp()} marked {count} orphaned run(s) interrupted")
+        self._runs = RunStore(recover=False)
+        marked = self._runs.mark_interrupted_orphans() or []
+        for run_id in marked:
+            self.log(f"{self._stamp()} run {run_id[:8]} was left running by a dead process: "
+                     "marked interrupted")
         self.recover()
 
     def close(self) -> None:

@@ -1,0 +1,191 @@
+"""`wardian serve` as a real process: the lock, --status, SIGTERM, start-up recovery, CLI
+changes picked up while running, and a clock jump (test clock file) causing a catch-up.
+
+No sleeps as synchronisation: every wait polls a condition with a deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.conftest import invoke
+
+from wardian.config import user_library_dir
+from wardian.engine.runs import RunStore
+from wardian.invokers.daemon import CLOCK_FILE_ENV
+from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
+from wardian.invokers.slots import SlotStore
+from wardian.runtime.agents import AgentRegistry
+
+pytestmark = pytest.mark.timeout(120)
+
+BLUEPRINT = """\
+blueprint:
+  id: quick
+  name: Quick
+  description: Does nothing; used to test the daemon.
+  version: 1
+triggers: [schedule, manual]
+steps:
+  - id: nothing
+    action: noop
+"""
+
+
+def wait_for(condition: Callable[[], Any], *, deadline_s: float = 20.0, what: str = "") -> Any:
+    """Poll `condition` until it returns something truthy; fail after `deadline_s`."""
+    end = time.monotonic() + deadline_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        time.sleep(0.02)
+
+
+class Serve:
+    """One `wardian serve` subprocess with its output in files."""
+
+    def __init__(self, tmp: Path, name: str, env: dict[str, str] | None = None) -> None:
+        self.out = tmp / f"{name}.out"
+        self.err = tmp / f"{name}.err"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "wardian", "serve", "--shutdown-timeout", "10"],
+            stdout=self.out.open("w"), stderr=self.err.open("w"),
+            env={**os.environ, **(env or {})},
+        )
+
+    def log(self) -> str:
+        return self.out.read_text()
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(30)
+
+
+@pytest.fixture
+def serves(tmp_path: Path) -> Iterator[Callable[..., Serve]]:
+    started: list[Serve] = []
+
+    def start(name: str = "serve", env: dict[str, str] | None = None) -> Serve:
+        serve = Serve(tmp_path, name, env)
+        started.append(serve)
+        return serve
+
+    yield start
+    for serve in started:
+        if serve.proc.poll() is None:
+            serve.proc.kill()
+            serve.proc.wait(10)
+
+
+@pytest.fixture
+def ready() -> None:
+    folder = user_library_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "quick.yaml").write_text(BLUEPRINT)
+    AgentRegistry().add("coder", "builtin", model="curator-rules")
+
+
+def _status(cli) -> dict[str, Any]:
+    res = invoke(cli, "serve", "--status", "--json")
+    return json.loads(res.stdout)
+
+
+def test_two_serves_started_at_once_exactly_one_runs(cli, serves, ready) -> None:
+    a, b = serves("a"), serves("b")
+    loser = wait_for(lambda: next((s for s in (a, b) if s.proc.poll() is not None), None),
+                     what="one serve to refuse")
+    winner = b if loser is a else a
+    assert loser.proc.returncode == 4
+    message = loser.err.read_text()
+    assert "already running" in message
+    assert f"pid {winner.proc.pid}" in message, message
+    assert winner.proc.poll() is None
+    status = wait_for(lambda: (s := _status(cli))["since"] and s, what="status")
+    assert status["running"] is True and status["pid"] == winner.proc.pid
+    assert winner.stop() == 0
+    assert "wardian serve stopped" in winner.log()
+    assert _status(cli) == {"running": False, "pid": None, "since": None}
+    res = invoke(cli, "serve", "--status")
+    assert res.exit_code == 1 and "not running" in res.stdout
+
+
+def test_startup_marks_orphaned_runs_interrupted(serves, ready) -> None:
+    runs = RunStore(recover=False)
+    run, _ = runs.create_run(blueprint_id="quick", agent_id=None, assignments={}, inputs={},
+                             invocation={"trigger": "manual", "payload": {}})
+    code = ("from wardian.engine.runs import RunStore; import sys; "
+            f"sys.exit(0 if RunStore(recover=False).claim({run.id!r}) else 1)")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    assert runs.get(run.id).status == "running"
+    serve = serves()
+    wait_for(lambda: runs.get(run.id).status == "interrupted", what="run interrupted")
+    wait_for(lambda: "marked interrupted" in serve.log(), what="log line")
+    assert serve.stop() == 0
+
+
+def test_cli_changes_take_effect_within_two_seconds(cli, serves, ready) -> None:
+    serve = serves()
+    wait_for(lambda: "started" in serve.log(), what="serve start")
+    res = invoke(cli, "automation", "schedule", "add", "--blueprint", "quick", "--name", "fast",
+                 "--agent", "coder", "--every", "200ms", "--assignments", "{}", "--json")
+    invoker_id = json.loads(res.stdout)["id"]
+    slots = SlotStore()
+    assert invoke(cli, "automation", "schedule", "enable", invoker_id).exit_code == 0
+    enabled_at = time.monotonic()
+    wait_for(lambda: slots.history(invoker_id, limit=1), deadline_s=5, what="first slot")
+    assert time.monotonic() - enabled_at <= 2.0
+    first = wait_for(lambda: [s for s in slots.history(invoker_id) if s.outcome == "ran"],
+                     what="a ran slot")
+    run = RunStore(recover=False).get(first[0].run_id)
+    wait_for(lambda: RunStore(recover=False).get(run.id).status == "succeeded", what="run done")
+    assert invoke(cli, "automation", "schedule", "disable", invoker_id).exit_code == 0
+    disabled_at = time.monotonic()
+
+    def quiet() -> bool:
+        # No slot newer than ~2 s after the disable may appear.
+        newest = slots.history(invoker_id, limit=1)[0].decided_at
+        return time.monotonic() - disabled_at > 2.5 and newest
+    wait_for(quiet, what="settle after disable")
+    count = len(slots.all_slots(invoker_id))
+    later = wait_for(lambda: time.monotonic() - disabled_at > 3.0 and
+                     len(slots.all_slots(invoker_id)), what="later count")
+    assert later == count
+    assert "ran run" in serve.log()
+    assert serve.stop() == 0
+
+
+def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
+        tmp_path: Path, serves, ready) -> None:
+    clock_file = tmp_path / "clock"
+    clock_file.write_text("0")
+    invoker = add_schedule(blueprint_id="quick", name="five", agent="coder",
+                           assignments="{}", cron="*/5 * * * *", misfire_grace_s=60)
+    set_schedule_enabled(invoker.id, True)
+    serve = serves(env={CLOCK_FILE_ENV: str(clock_file)})
+    wait_for(lambda: "started" in serve.log(), what="serve start")
+    clock_file.write_text("3600")  # one hour later: twelve five-minute slots are owed
+    slots = SlotStore()
+    rows = wait_for(lambda: (r := slots.all_slots(invoker.id)) and len(r) >= 12
+                    and all(x.run_id for x in r) and r, what="twelve resolved slots")
+    assert len(rows) == 12
+    outcomes = [r.outcome for r in rows]
+    assert outcomes.count("ran") == 1 and outcomes.count("coalesced") == 11
+    ran = next(r for r in rows if r.outcome == "ran")
+    assert {r.run_id for r in rows} == {ran.run_id}
+    wait_for(lambda: RunStore(recover=False).get(ran.run_id).status == "succeeded",
+             what="catch-up run")
+    assert "coalesced into slot" in serve.log()
+    assert serve.stop() == 0

@@ -191,6 +191,7 @@ class _Drain:
         self.fires = FireLog()
         self.runs = RunStore()
         self._agent_names: dict[str, str | None] = {}
+        self._blueprints: dict[str, dict[str, Any]] = {}
 
     def close(self) -> None:
         for store in (self.queue, self.invokers, self.archives, self.fires, self.runs):
@@ -233,6 +234,24 @@ class _Drain:
             self._agent_names[agent_id] = agent.name if agent else None
         return self._agent_names[agent_id]
 
+    def blueprint_facts(self, blueprint_id: str) -> dict[str, Any]:
+        """The blueprint's file and hash, looked up once per pass (the library scan is the
+        expensive part of creating a run). A missing/broken blueprint gives no facts: the
+        run is still created and fails when it executes, saying why."""
+        if blueprint_id not in self._blueprints:
+            from wardian.blueprints.library import find_blueprint
+
+            try:
+                loaded = find_blueprint(blueprint_id)
+            except WardianError:
+                self._blueprints[blueprint_id] = {}
+            else:
+                self._blueprints[blueprint_id] = {
+                    "blueprint_hash": loaded.source_hash,
+                    "blueprint_path": str(loaded.path),
+                }
+        return self._blueprints[blueprint_id]
+
     def trigger_payload(self, event: SessionEvent, invoker: Invoker) -> dict[str, Any]:
         """The run's trigger input (DESIGN.md "Invokers")."""
         manifest = (
@@ -270,6 +289,7 @@ class _Drain:
             "invocation": {"trigger": "session-close", "payload": payload},
             "idempotency_key": key,
             "invoker_id": invoker.id,
+            **self.blueprint_facts(invoker.blueprint_id),
         }
         skip_reason: str | None = None
         if invoker.config.get("require_archive") and event.archive_status != "available":

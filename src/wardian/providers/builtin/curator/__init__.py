@@ -36,9 +36,10 @@ Heuristics, in order:
 9. *Scope*: agent when the statement is about the user across projects (`rules.AGENT_SCOPE`:
    "in all my projects", "globally", "I prefer"), else workspace.
 10. *De-duplication* (`dedup`, rapidfuzz token_set_ratio over normalised content words):
-    >= `DUPLICATE_SCORE` to an active record → skipped; in [`UPDATE_SCORE`,
-    `DUPLICATE_SCORE`) → `update` of that record; candidates restating each other keep the
-    best one.
+    >= `DUPLICATE_SCORE` to an active record while adding at most
+    `DUPLICATE_MAX_NEW_WORDS` content words → skipped; otherwise >= `UPDATE_SCORE` →
+    `update` of that record (a correction or refinement); candidates restating each other
+    keep the best one.
 11. *Finished checkpoints*: an active `current` record whose topic (>= `REMOVE_TOPIC_SCORE`)
     appears in a message saying it is done/fixed/shipped/works → `remove` with that evidence.
 12. *Order and limits*: score (rule base score, adjusted), then message seq, then offset;
@@ -57,9 +58,11 @@ from typing import Any
 
 from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
 from wardian.providers.builtin.curator.dedup import (
+    DUPLICATE_MAX_NEW_WORDS,
     DUPLICATE_SCORE,
     REMOVE_TOPIC_SCORE,
     UPDATE_SCORE,
+    is_duplicate,
     normalise,
     similarity,
     topic_overlap,
@@ -79,6 +82,7 @@ from wardian.transcripts.classify import classify_user_text
 
 __all__ = [
     "DEFAULT_MAX_CHANGES",
+    "DUPLICATE_MAX_NEW_WORDS",
     "DUPLICATE_SCORE",
     "MAX_PER_MESSAGE",
     "MODEL",
@@ -372,7 +376,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     norm_records = [(rec, normalise(rec["text"])) for rec in records]
     for cand in candidates:
         norm = normalise(cand.text)
-        if any(similarity(norm, other) >= DUPLICATE_SCORE for other in kept_norms):
+        if any(is_duplicate(norm, other) for other in kept_norms):
             continue
         best_rec, best_sim = None, 0.0
         for rec, rnorm in norm_records:
@@ -380,7 +384,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
             if sim > best_sim:
                 best_rec, best_sim = rec, sim
         kept_norms.append(norm)
-        if best_rec is not None and best_sim >= DUPLICATE_SCORE:
+        if best_rec is not None and is_duplicate(norm, normalise(best_rec["text"])):
             continue
         if best_rec is not None and best_sim >= UPDATE_SCORE and best_rec["id"] not in updated:
             updated.append(best_rec["id"])

@@ -12,16 +12,22 @@ import re
 from rapidfuzz import fuzz
 
 __all__ = [
+    "DUPLICATE_MAX_NEW_WORDS",
     "DUPLICATE_SCORE",
     "REMOVE_TOPIC_SCORE",
     "UPDATE_SCORE",
+    "is_duplicate",
+    "new_words",
     "normalise",
     "similarity",
     "topic_overlap",
 ]
 
 DUPLICATE_SCORE = 90.0
-"""token_set_ratio >= this: the candidate restates the record → skipped."""
+"""token_set_ratio >= this, and at most `DUPLICATE_MAX_NEW_WORDS` content words the record
+lacks: the candidate restates the record → skipped."""
+DUPLICATE_MAX_NEW_WORDS = 1
+"""A near-identical candidate adding more new content words than this refines the record."""
 UPDATE_SCORE = 70.0
 """token_set_ratio in [UPDATE_SCORE, DUPLICATE_SCORE): same subject, new content → `update`."""
 REMOVE_TOPIC_SCORE = 60.0
@@ -109,6 +115,20 @@ def similarity(a: str, b: str) -> float:
     if not a or not b:
         return 0.0
     return float(fuzz.token_set_ratio(a, b))
+
+
+def new_words(candidate: str, record: str) -> int:
+    """How many content words of normalised `candidate` the normalised `record` lacks."""
+    have = set(record.split())
+    return sum(1 for w in dict.fromkeys(candidate.split()) if w not in have)
+
+
+def is_duplicate(candidate: str, record: str) -> bool:
+    """The candidate restates the record (both normalised): similar and adds nothing."""
+    return (
+        similarity(candidate, record) >= DUPLICATE_SCORE
+        and new_words(candidate, record) <= DUPLICATE_MAX_NEW_WORDS
+    )
 
 
 def topic_overlap(a: str, b: str) -> float:

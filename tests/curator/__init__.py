@@ -1,0 +1,1 @@
+"""Tests for the builtin curator (curator-rules)."""

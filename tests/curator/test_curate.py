@@ -1,0 +1,230 @@
+"""The builtin curator on payloads written here: what it saves, rejects, merges and removes."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from wardian.memory.batch import CuratorBatch
+from wardian.providers.builtin.curator import (
+    DUPLICATE_SCORE,
+    UPDATE_SCORE,
+    curate,
+)
+from wardian.providers.builtin.curator.dedup import is_duplicate, new_words, normalise, similarity
+from wardian.providers.builtin.curator.secrets import looks_secret, secret_scanning
+
+
+def _msgs(*items: tuple[str, str] | tuple[str, str, str]) -> list[dict[str, Any]]:
+    out = []
+    for seq, item in enumerate(items):
+        role, text = item[0], item[1]
+        kind = item[2] if len(item) == 3 else "text"
+        out.append({"seq": seq, "role": role, "kind": kind, "text": text, "meta": {}})
+    return out
+
+
+def _run(
+    messages: list[dict[str, Any]],
+    records: list[dict[str, Any]] | None = None,
+    max_changes: int = 10,
+) -> list[dict[str, Any]]:
+    payload = {
+        "messages": messages,
+        "records": records or [],
+        "max_changes": max_changes,
+        "include_tool_output": False,
+        "workspace": "/repo",
+    }
+    result = curate(payload)
+    CuratorBatch.model_validate(result)
+    return list(result["operations"])
+
+
+def test_saves_a_convention_as_a_rewritten_statement_with_verbatim_evidence() -> None:
+    ops = _run(_msgs(("user", "No, we use pnpm in this repo, not npm.")))
+    assert len(ops) == 1
+    op = ops[0]
+    assert op["op"] == "save" and op["kind"] == "stable" and op["scope"] == "workspace"
+    assert "pnpm" in op["text"] and op["text"] != op["evidence"]
+    assert op["evidence"] == "No, we use pnpm in this repo, not npm."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can you take a look at the failing build?",  # question
+        "Just for now, don't run the e2e tests.",  # one-off
+        "continue with phase 3",  # routine progress
+        "yes",
+        'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n'
+        "    raise ValueError('x')\nValueError: x\n  and do not retry",  # pasted trace
+        "Never commit /Users/alice/.netrc to the repo",  # personal home path
+        "Never put the key AKIAIOSFODNN7EXAMPLE in code",  # secret-shaped
+    ],
+)
+def test_rejects(text: str) -> None:
+    assert _run(_msgs(("user", text))) == []
+
+
+@pytest.mark.parametrize(
+    "kind", ["injected", "command", "interrupt", "compaction", "tool_rejection", "queued"]
+)
+def test_ignores_non_human_user_kinds(kind: str) -> None:
+    assert _run(_msgs(("user", "Always run the linter before committing.", kind))) == []
+
+
+def test_assistant_text_is_context_only() -> None:
+    assert _run(_msgs(("assistant", "We should always use pnpm, never npm."))) == []
+
+
+def test_cross_project_preference_is_agent_scoped() -> None:
+    ops = _run(_msgs(("user", "In all my projects I prefer short imperative commit messages.")))
+    assert [op["scope"] for op in ops] == ["agent"]
+    assert "the user prefers" in ops[0]["text"]
+
+
+def test_open_issue_at_the_end_is_a_current_checkpoint() -> None:
+    msgs = _msgs(
+        ("user", "The Safari checkout test still does not pass; we'll pick it up tomorrow."),
+    )
+    ops = _run(msgs)
+    assert [(op["op"], op["kind"]) for op in ops] == [("save", "current")]
+
+
+def test_open_issue_mid_session_or_resolved_is_not_a_checkpoint() -> None:
+    early = _msgs(
+        ("user", "The login page still does not load."),
+        ("user", "ok"),
+        ("user", "continue"),
+        ("user", "next"),
+    )
+    assert _run(early) == []
+    resolved = _msgs(("user", "The login page still does not load."), ("user", "that works now"))
+    assert _run(resolved) == []
+
+
+def test_restating_an_active_record_is_skipped() -> None:
+    records = [
+        {
+            "id": "rec-1",
+            "revision_id": "rev-1",
+            "kind": "stable",
+            "scope": {"kind": "workspace", "path": "/repo"},
+            "text": "Use pnpm, not npm, in this repo.",
+        }
+    ]
+    assert _run(_msgs(("user", "we use pnpm in this repo, not npm")), records) == []
+
+
+def test_refining_an_active_record_becomes_an_update() -> None:
+    records = [
+        {
+            "id": "rec-1",
+            "revision_id": "rev-1",
+            "kind": "stable",
+            "scope": {"kind": "workspace", "path": "/repo"},
+            "text": "Run mise run lint before committing.",
+        }
+    ]
+    ops = _run(
+        _msgs(("user", "always run mise run fmt together with mise run lint before committing")),
+        records,
+    )
+    assert [(op["op"], op.get("memory_id")) for op in ops] == [("update", "rec-1")]
+
+
+def test_finished_checkpoint_is_removed_with_evidence() -> None:
+    records = [
+        {
+            "id": "cur-1",
+            "revision_id": "rev-9",
+            "kind": "current",
+            "scope": {"kind": "workspace", "path": "/repo"},
+            "text": "Open issue: the Safari checkout e2e test does not pass.",
+        }
+    ]
+    msgs = _msgs(("user", "the Safari checkout e2e test is fixed now, it passes"))
+    ops = _run(msgs, records)
+    assert [(op["op"], op["memory_id"]) for op in ops] == [("remove", "cur-1")]
+    assert ops[0]["evidence"] in msgs[0]["text"]
+
+
+def test_max_changes_keeps_the_best_first() -> None:
+    msgs = _msgs(
+        ("user", "Always use pnpm in this repo."),
+        ("user", "i never said to rewrite the instructions file, follow it."),
+        ("user", "Never push to main directly."),
+    )
+    ops = _run(msgs, max_changes=1)
+    assert len(ops) == 1 and ops[0]["text"].startswith("Correction:")
+    assert _run(msgs, max_changes=0) == []
+
+
+def test_output_is_byte_identical_for_the_same_input() -> None:
+    msgs = _msgs(
+        ("user", "Always use pnpm in this repo. Never push to main directly."),
+        ("assistant", "Noted."),
+        ("user", "I choose Postgres over SQLite for production."),
+    )
+    first = json.dumps(curate({"messages": msgs, "records": []}), sort_keys=False)
+    second = json.dumps(curate({"messages": list(msgs), "records": []}), sort_keys=False)
+    assert first == second
+
+
+def test_thresholds_are_ordered_and_measured_on_content_words() -> None:
+    assert UPDATE_SCORE < DUPLICATE_SCORE
+    same = similarity(
+        normalise("Convention: Use pnpm, not npm, in this repo."),
+        normalise("we use pnpm in this repo, not npm"),
+    )
+    assert same >= DUPLICATE_SCORE
+    related = similarity(
+        normalise("Run mise run lint before committing."),
+        normalise("Always run mise run fmt with mise run lint before commit"),
+    )
+    assert UPDATE_SCORE <= related < DUPLICATE_SCORE
+    unrelated = similarity(normalise("Use pnpm, not npm."), normalise("Deploy on Render."))
+    assert unrelated < UPDATE_SCORE
+    # a superset of the record's words is similar (token_set_ratio 100) but adds content
+    record = normalise("Run mise run lint before committing.")
+    refined = normalise("Always run mise run fmt together with mise run lint before committing")
+    assert similarity(refined, record) == 100.0
+    assert new_words(refined, record) == 3 and not is_duplicate(refined, record)
+    assert is_duplicate(
+        normalise("we use pnpm in this repo, not npm"),
+        normalise("Use pnpm, not npm, in this repo."),
+    )
+
+
+def test_secret_detector_uses_detect_secrets_plugins() -> None:
+    with secret_scanning():
+        assert looks_secret("token ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+        assert looks_secret('password = "hunter2hunter2"')
+        assert looks_secret("export API_KEY=sk-abcdef1234567890abcdef1234567890")
+        assert not looks_secret("Use pnpm, not npm, in this repo.")
+        assert not looks_secret("see src/wardian/providers/builtin/curator/secrets.py")
+
+
+def test_two_megabyte_transcript_in_under_a_second() -> None:
+    filler = "Here is what I changed in the module and why it matters for the tests. " * 20
+    msgs: list[dict[str, Any]] = []
+    for i in range(900):
+        msgs.append(
+            {
+                "seq": len(msgs),
+                "role": "user",
+                "kind": "text",
+                "text": f"please continue with step {i}, and do not skip the checks",
+            }
+        )
+        msgs.append({"seq": len(msgs), "role": "assistant", "kind": "text", "text": filler})
+    assert len(json.dumps(msgs)) > 2_000_000 // 2
+    msgs.append({"seq": len(msgs), "role": "tool", "kind": "tool_result", "text": "x" * 1_000_000})
+    assert len(json.dumps(msgs)) > 2_000_000
+    started = time.perf_counter()
+    curate({"messages": msgs, "records": []})
+    assert time.perf_counter() - started < 1.0

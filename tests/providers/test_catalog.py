@@ -1,0 +1,121 @@
+"""The model catalog in state.db and `wardian agent models` (issue 5 "Model catalog")."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from tests.conftest import invoke
+from tests.providers.conftest import FakeCli
+from wardian.config import state_db_path
+from wardian.errors import UsageError, ValidationError
+from wardian.providers.catalog import ModelCatalog
+from wardian.providers.errors import (
+    CatalogNotRefreshed,
+    DiscoveryFailed,
+    UnknownModel,
+    UnknownProvider,
+    UnsupportedEffort,
+)
+
+
+def test_refresh_stores_the_list_with_its_fetch_time(fake_cli: FakeCli) -> None:
+    entry = ModelCatalog().refresh("codex", timeout_s=20)
+    assert [m.id for m in entry.models] == ["gpt-5.2-codex", "gpt-5.1-codex-mini"]
+    assert entry.fetched_at and entry.fetched_at.endswith("Z") and entry.last_error is None
+    row = sqlite3.connect(state_db_path()).execute(
+        "SELECT provider, fetched_at FROM model_catalog").fetchall()
+    assert row == [("codex", entry.fetched_at)]
+
+
+def test_failed_refresh_keeps_the_last_good_list(fake_cli: FakeCli) -> None:
+    catalog = ModelCatalog()
+    good = catalog.refresh("codex", timeout_s=20)
+    fake_cli.scenario("discovery_fail")
+    entry = catalog.refresh("codex", timeout_s=20)
+    assert [m.id for m in entry.models] == [m.id for m in good.models]
+    assert entry.fetched_at == good.fetched_at
+    assert entry.last_error and "app-server exited" in entry.last_error
+    # the kept list still validates
+    catalog.validate_selection("codex", "gpt-5.2-codex", "xhigh")
+
+
+def test_first_refresh_failure_fails_closed(fake_cli: FakeCli) -> None:
+    fake_cli.scenario("discovery_hang")
+    with pytest.raises(DiscoveryFailed, match="within 1 s"):
+        ModelCatalog().refresh("codex", timeout_s=1)
+    with pytest.raises(CatalogNotRefreshed):
+        ModelCatalog().validate_selection("codex", "gpt-5.2-codex", None)
+
+
+def test_validation_errors_say_what_to_run(fake_cli: FakeCli) -> None:
+    catalog = ModelCatalog()
+    with pytest.raises(CatalogNotRefreshed) as never:
+        catalog.validate_selection("codex", "gpt-5.2-codex", "high")
+    assert "run `wardian agent models --provider codex --refresh`" in str(never.value)
+    assert never.value.exit_code == 2
+    catalog.refresh("codex", timeout_s=20)
+    with pytest.raises(UnknownModel, match="'gpt-9' is not in the codex catalog") as unknown:
+        catalog.validate_selection("codex", "gpt-9", None, path="$.curator")
+    assert unknown.value.path == "$.curator.model" and isinstance(unknown.value, ValidationError)
+    with pytest.raises(UnsupportedEffort, match=r"supported: medium, high"):
+        catalog.validate_selection("codex", "gpt-5.1-codex-mini", "xhigh")
+    with pytest.raises(UnknownProvider) as bad:
+        catalog.validate_selection("codx", "gpt-5.2-codex", None)
+    assert bad.value.exit_code == 2 and "known providers: anthropic, builtin" in str(bad.value)
+    assert catalog.validate_selection("codex", "gpt-5.2-codex", "xhigh").id == "gpt-5.2-codex"
+
+
+def test_gemini_effort_is_rejected_by_the_catalog(fake_cli: FakeCli) -> None:
+    catalog = ModelCatalog()
+    catalog.refresh("gemini")
+    with pytest.raises(UnsupportedEffort, match="no effort levels"):
+        catalog.validate_selection("gemini", "gemini-2.5-pro", "high")
+    catalog.validate_selection("gemini", "gemini-2.5-pro", None)
+
+
+def test_builtin_is_static_and_always_refreshed() -> None:
+    catalog = ModelCatalog()
+    info = catalog.validate_selection("builtin", "curator-rules", None)
+    assert info is not None and info.efforts == []
+    with pytest.raises(UnsupportedEffort):
+        catalog.validate_selection("builtin", "curator-rules", "high")
+    with pytest.raises(UnknownModel):
+        catalog.validate_selection("builtin", "gpt-5", None)
+
+
+def test_cli_lists_refreshes_and_reports_a_failed_refresh(cli, fake_cli: FakeCli) -> None:
+    never = invoke(cli, "agent", "models", "--provider", "codex")
+    assert never.exit_code == 2
+    assert "--refresh" in never.stderr
+    ok = invoke(cli, "agent", "models", "--provider", "codex", "--refresh", "--json")
+    assert ok.exit_code == 0, ok.stderr
+    doc = json.loads(ok.stdout)
+    assert doc["models"][0]["id"] == "gpt-5.2-codex" and doc["last_error"] is None
+    table = invoke(cli, "agent", "models", "--provider", "codex")
+    assert table.exit_code == 0 and "gpt-5.1-codex-mini" in table.stdout
+    assert "medium, high" in table.stdout
+    fake_cli.scenario("discovery_fail")
+    failed = invoke(cli, "agent", "models", "--provider", "codex", "--refresh", "--json")
+    assert failed.exit_code == 1
+    assert json.loads(failed.stdout)["models"] == doc["models"]
+    assert "the last refresh failed" in failed.stderr
+    assert f"fetched at {doc['fetched_at']}" in failed.stderr
+
+
+def test_cli_unknown_provider_exit_2(cli) -> None:
+    result = invoke(cli, "agent", "models", "--provider", "nope")
+    assert result.exit_code == 2
+    assert "known providers:" in result.stderr
+
+
+def test_cli_builtin(cli) -> None:
+    result = invoke(cli, "agent", "models", "--provider", "builtin", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["models"][0]["id"] == "curator-rules"
+
+
+def test_unknown_provider_is_a_usage_error() -> None:
+    assert issubclass(UnknownProvider, UsageError)

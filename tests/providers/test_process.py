@@ -1,0 +1,92 @@
+"""The child-process runner: own session, timeout, whole-tree kill, capped output, stdin."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.providers.conftest import gone
+from wardian.providers.errors import ProviderCancelled, ProviderNotInstalled, ProviderTimeout
+from wardian.providers.process import fits_argv, kill_tree, run_process
+
+PY = sys.executable
+
+
+def spawn_tree_script(pid_file: Path) -> list[str]:
+    code = (
+        "import subprocess, sys, time, pathlib\n"
+        "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"pathlib.Path({str(pid_file)!r}).write_text(str(g.pid))\n"
+        "print('started', flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    return [PY, "-c", code]
+
+
+def test_timeout_kills_child_and_grandchild(tmp_path: Path) -> None:
+    pid_file = tmp_path / "gc.pid"
+    with pytest.raises(ProviderTimeout, match="within 2 s"):
+        run_process(spawn_tree_script(pid_file), provider="test", timeout_s=2)
+    assert gone(int(pid_file.read_text()))
+
+
+def test_cancel_kills_the_tree(tmp_path: Path) -> None:
+    pid_file = tmp_path / "gc.pid"
+    cancel = threading.Event()
+    watcher = threading.Thread(target=lambda: (_wait_for(pid_file), cancel.set()), daemon=True)
+    watcher.start()
+    with pytest.raises(ProviderCancelled):
+        run_process(spawn_tree_script(pid_file), provider="test", timeout_s=60, cancel=cancel)
+    assert gone(int(pid_file.read_text()))
+
+
+def _wait_for(path: Path) -> None:
+    import time
+
+    deadline = time.monotonic() + 30
+    while not path.exists() or not path.read_text():
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.02)
+
+
+def test_stdin_and_output_are_captured_with_a_cap() -> None:
+    data = "é" * 300_000
+    code = "import sys; d = sys.stdin.read(); sys.stdout.write(d); sys.stderr.write('err')"
+    result = run_process([PY, "-c", code], provider="test", stdin_text=data, timeout_s=30,
+                         max_output_bytes=1000)
+    assert result.returncode == 0
+    assert result.stdout_truncated and len(result.stdout.encode()) <= 1000
+    assert result.stderr == "err" and not result.stderr_truncated
+
+
+def test_child_runs_in_its_own_session() -> None:
+    code = "import os; print(os.getsid(0))"
+    if sys.platform == "win32":
+        pytest.skip("sessions are POSIX")
+    result = run_process([PY, "-c", code], provider="test", timeout_s=30)
+    assert int(result.stdout) != psutil.Process().pid
+    import os
+
+    assert int(result.stdout) != os.getsid(0)
+
+
+def test_missing_executable(tmp_path: Path) -> None:
+    with pytest.raises(ProviderNotInstalled):
+        run_process([str(tmp_path / "nope")], provider="test", timeout_s=5)
+
+
+def test_kill_tree_on_a_finished_pid_is_harmless() -> None:
+    proc = psutil.Popen([PY, "-c", "pass"])
+    proc.wait()
+    assert kill_tree(proc.pid, grace_s=0.1) == []
+
+
+def test_argument_limit() -> None:
+    assert fits_argv("short")
+    assert not fits_argv("x" * 1024 * 1024)
+    assert not fits_argv("nul\x00byte")

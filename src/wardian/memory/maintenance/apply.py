@@ -17,9 +17,11 @@ Spec: "Native confirmation and atomic apply" and "Idempotency and failure recove
    change with a revision whose actor is ``plan:<plan_id>``, write the receipt, commit — or
    roll back everything.
 
-Any failure after step 2 (wrong ``--confirm``, conflicts, validation, database errors)
-clears the cached preview, so a fresh preview is required before another apply. A
-successful apply also clears it (the receipt now answers replays).
+Any failed apply (key reuse, a missing or conflicted preview, a wrong ``--confirm``,
+conflicts found under the lock, validation or database errors) clears the cached preview of
+this plan, so a fresh preview is required before another apply. Declining, or having no
+terminal, is not a failed apply — nothing was attempted — and keeps the reviewed preview.
+A successful apply also clears it (the receipt now answers replays).
 """
 
 from __future__ import annotations
@@ -255,28 +257,10 @@ def apply_plan(
         PlanError / StoreError: validation or database failure (rolled back).
     """
     digest = compute_digest(plan, owner_id)
-    replay = _replay_or_refuse(store, owner_id, plan, digest)
-    if replay is not None:
-        return replay
-    cached = cache.get(owner_id, digest)
-    if cached is None or cached.conflict_count:
-        raise PreviewRequired(owner_id, digest, conflicts=cached.conflict_count if cached else 0)
-    expected = digest_prefix(digest)
-    if confirm_digest is not None:
-        if confirm_digest.strip().lower() != expected:
-            cache.clear(owner_id, digest)
-            raise ConfirmationMismatch(confirm_digest, expected)
-    else:
-        request = ConfirmRequest(owner_id, plan.plan_id, len(plan.operations), expected)
-        try:
-            accepted = confirm(request)
-        except NoTerminal as exc:
-            raise ApplyAborted(f"no controlling terminal to confirm on ({exc})") from exc
-        if not accepted:
-            raise ApplyAborted("the operator declined")
     try:
-        with atomic(store.conn):
-            result = _apply_in_transaction(store, plan, owner_id, digest)
+        return _checked_apply(plan, store, cache, owner_id, digest, confirm, confirm_digest)
+    except ApplyAborted:
+        raise  # declined or no terminal: nothing was attempted, the reviewed preview stays
     except sqlite3.Error as exc:
         cache.clear(owner_id, digest)
         raise StoreError(
@@ -286,5 +270,36 @@ def apply_plan(
     except BaseException:
         cache.clear(owner_id, digest)
         raise
+
+
+def _checked_apply(
+    plan: Plan,
+    store: MemoryStore,
+    cache: PreviewCache,
+    owner_id: str,
+    digest: str,
+    confirm: Callable[[ConfirmRequest], bool],
+    confirm_digest: str | None,
+) -> ApplyResult:
+    replay = _replay_or_refuse(store, owner_id, plan, digest)
+    if replay is not None:
+        return replay
+    cached = cache.get(owner_id, digest)
+    if cached is None or cached.conflict_count:
+        raise PreviewRequired(owner_id, digest, conflicts=cached.conflict_count if cached else 0)
+    expected = digest_prefix(digest)
+    if confirm_digest is not None:
+        if confirm_digest.strip().lower() != expected:
+            raise ConfirmationMismatch(confirm_digest, expected)
+    else:
+        request = ConfirmRequest(owner_id, plan.plan_id, len(plan.operations), expected)
+        try:
+            accepted = confirm(request)
+        except NoTerminal as exc:
+            raise ApplyAborted(f"no controlling terminal to confirm on ({exc})") from exc
+        if not accepted:
+            raise ApplyAborted("the operator declined")
+    with atomic(store.conn):
+        result = _apply_in_transaction(store, plan, owner_id, digest)
     cache.clear(owner_id, digest)
     return result

@@ -54,7 +54,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, Literal
 
 from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
 from wardian.providers.builtin.curator.dedup import (
@@ -147,8 +147,8 @@ class _Candidate:
     seq: int
     start: int
     text: str
-    kind: str
-    scope: str
+    kind: Literal["stable", "current"]
+    scope: Literal["agent", "workspace"]
     evidence: str
     category: str
 
@@ -202,7 +202,7 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
             if best.category == "open_issue":
                 if seq not in last_seqs or success_after.get(seq):
                     continue
-                kind = "current"
+                kind: Literal["stable", "current"] = "current"
             else:
                 if question and best.category != "explicit":
                     continue
@@ -222,11 +222,17 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
     return found
 
 
-def _cand(seg: Segment, score: float, kind: str, category: str, message: str | None) -> _Candidate:
+def _cand(
+    seg: Segment,
+    score: float,
+    kind: Literal["stable", "current"],
+    category: str,
+    message: str | None,
+) -> _Candidate:
     whole = (message or "").strip()
     short = 0 < len(whole) <= WHOLE_MESSAGE_EVIDENCE_CHARS and not message_is_paste(whole)
     evidence = whole if short else seg.text[:MAX_EVIDENCE_CHARS]
-    scope = "agent" if AGENT_SCOPE.search(seg.text) else "workspace"
+    scope: Literal["agent", "workspace"] = "agent" if AGENT_SCOPE.search(seg.text) else "workspace"
     return _Candidate(
         round(score, 4),
         seg.seq,
@@ -321,6 +327,8 @@ def _removals(
         topic = normalise(rec["text"])
         best: tuple[float, int, int, str] | None = None
         for seq, text, role in texts:
+            if not isinstance(text, str):
+                continue
             for seg in split_segments(seq if isinstance(seq, int) else 0, text):
                 if not _SUCCESS.search(seg.text) or is_question(seg.text):
                     continue

@@ -27,7 +27,8 @@ _ENTROPY_PLUGINS = ("Base64HighEntropyString", "HexHighEntropyString")
 def _plugin_names() -> tuple[str, ...]:
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-    names = {cls.__name__ for cls in get_mapping_from_secret_type_to_class().values()}
+    classes: list[type] = list(get_mapping_from_secret_type_to_class().values())
+    names = {cls.__name__ for cls in classes}
     return tuple(sorted(n for n in names if n not in _ENTROPY_PLUGINS))
 
 

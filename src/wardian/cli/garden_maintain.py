@@ -96,6 +96,12 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str
             stdout(f"    CONFLICT {conflict['kind']}: {conflict['path']} "
                    f"{conflict['memory_id']}{detail}")
     stdout()
+    existing = doc.get("existing_receipt")
+    if existing and existing["preview_digest"] == doc["preview_digest"]:
+        stdout(f"Already applied at {existing['applied_at']}: apply prints the stored receipt.")
+    elif existing:
+        stdout(f"Idempotency key already committed another plan ({existing['preview_digest']}); "
+               "apply will refuse — choose a new idempotency_key.")
     if doc["absorbed"]:
         stdout("Absorbed (retire_into): " + ", ".join(
             f"{a['memory_id'][:8]}→{a['into'][:20]}" for a in doc["absorbed"]))

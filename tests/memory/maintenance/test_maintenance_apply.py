@@ -114,6 +114,7 @@ def test_replay_returns_the_receipt_without_writes_or_prompt(kit: Any, cli: Any)
     assert kit.fingerprint() == before
     human = apply(cli, path, None)
     assert "Already applied" in human.stdout
+    assert "Already applied at" in maintain(cli, "preview", str(path)).stdout
 
 
 def test_same_key_different_contents_is_refused_naming_both_digests(kit: Any, cli: Any) -> None:
@@ -132,6 +133,13 @@ def test_same_key_different_contents_is_refused_naming_both_digests(kit: Any, cl
     assert kit.fingerprint() == before
     report = json.loads(maintain(cli, "check-receipt", str(changed), "--json").stdout)
     assert report["committed"] and report["matches_plan"] is False
+    cache = PreviewCache()  # a failed apply clears the cached preview
+    assert cache.get(kit.owner.id, new_doc["preview_digest"]) is None
+    cache.close()
+    # The preview warns before anyone tries.
+    assert preview(cli, changed)["existing_receipt"]["preview_digest"] == doc["preview_digest"]
+    human = maintain(cli, "preview", str(changed))
+    assert "already committed another plan" in human.stdout
 
 
 def test_wrong_confirm_prefix_aborts_and_clears_the_preview(kit: Any, cli: Any) -> None:

@@ -227,6 +227,7 @@ class Preview:
     entries: list[dict[str, Any]]
     conflicts: list[Conflict]
     changes: list[RecordChange]
+    existing_receipt: dict[str, Any] | None = None
 
     @property
     def conflict_free(self) -> bool:
@@ -259,6 +260,7 @@ class Preview:
             "counts": self.counts,
             "conflict_free": self.conflict_free,
             "conflicts": [c.to_json() for c in self.conflicts],
+            "existing_receipt": self.existing_receipt,
             "entries": self.entries,
             "retired": retired,
             "absorbed": absorbed,

@@ -58,8 +58,12 @@ def preview_file(
     store = MemoryStore(memory_db)
     try:
         preview = build_preview(plan, store, owner_id)
+        receipt = find_receipt(store, owner_id, plan.idempotency_key)
     finally:
         store.close()
+    if receipt is not None:
+        # The key already committed: apply will replay it (same digest) or refuse it.
+        preview.existing_receipt = receipt.to_json()
     cache = PreviewCache(state_db)
     try:
         cache.put(

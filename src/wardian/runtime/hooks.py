@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -206,12 +205,14 @@ def claude_settings_path() -> Path:
     return (Path(base) if base else Path.home() / ".claude") / "settings.json"
 
 
-def _wardian_argv() -> list[str]:
-    script = Path(sys.executable).parent / ("wardian.exe" if os.name == "nt" else "wardian")
-    if script.is_file():
-        return [str(script)]
-    found = shutil.which("wardian")
-    return [found] if found else [sys.executable, "-m", "wardian"]
+def _hook_argv() -> list[str]:
+    """How an installed hook starts: this interpreter running this module directly.
+
+    ``wardian hooks claude-code …`` works too, but the full CLI imports Typer and Rich
+    (~250 ms); this entry imports only what a hook needs, so SessionEnd returns well
+    within its budget.
+    """
+    return [sys.executable, "-m", "wardian.runtime.hooks"]
 
 
 def _join(argv: list[str]) -> str:
@@ -220,7 +221,7 @@ def _join(argv: list[str]) -> str:
 
 def hook_command(event: str, agent: str | None = None) -> str:
     """The shell command for one Claude Code hook (``SessionStart`` or ``SessionEnd``)."""
-    argv = [*_wardian_argv(), "hooks", "claude-code", _EVENTS[event]]
+    argv = [*_hook_argv(), "claude-code", _EVENTS[event]]
     if agent:
         argv += ["--agent", agent]
     return _join(argv)
@@ -230,7 +231,10 @@ def _is_ours(hook: Any, event: str) -> bool:
     if not isinstance(hook, dict) or hook.get("type") != "command":
         return False
     command = str(hook.get("command", ""))
-    return "wardian" in command and f" hooks claude-code {_EVENTS[event]}" in command
+    return "wardian" in command and (
+        f"wardian.runtime.hooks claude-code {_EVENTS[event]}" in command
+        or f" hooks claude-code {_EVENTS[event]}" in command
+    )
 
 
 @dataclass
@@ -354,3 +358,46 @@ def install_claude_code(
         tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         os.replace(tmp, path)
     return result
+
+
+# --- fast entry point for installed hooks ----------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m wardian.runtime.hooks (claude-code|gemini) (session-start|session-end)
+    [--agent NAME]``: the same as ``wardian hooks …`` without loading the whole CLI.
+
+    Returns:
+        The exit code (0 ok; a WardianError's exit code after printing ``Error: …``).
+    """
+    import argparse
+
+    from wardian.errors import WardianError
+
+    parser = argparse.ArgumentParser(prog="wardian-hook")
+    parser.add_argument("provider", choices=["claude-code", "gemini"])
+    parser.add_argument("event", choices=["session-start", "session-end"])
+    parser.add_argument("--agent", default=None)
+    args = parser.parse_args(argv)
+    try:
+        payload = parse_hook_payload(sys.stdin.read())
+        if args.event == "session-end":
+            session_end(payload, agent=args.agent, provider=args.provider)
+            if args.provider == "gemini":
+                sys.stdout.write("{}\n")
+            return 0
+        if args.provider != "claude-code":
+            raise UsageError("session-start is provided for claude-code only")
+        answer = session_start(payload, agent=args.agent)
+        if answer.output is not None:
+            sys.stdout.write(json.dumps(answer.output, ensure_ascii=False) + "\n")
+        return 0
+    except WardianError as exc:
+        if os.environ.get("WARDIAN_DEBUG", "") not in {"", "0"}:
+            raise
+        sys.stderr.write(f"Error: {exc.render()}\n")
+        return exc.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

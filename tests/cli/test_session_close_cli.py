@@ -1,0 +1,78 @@
+"""The spec's "Optional consolidation" commands, as written, against the shipped sample and a
+refreshed model catalog (fake codex CLI on PATH); catalog and role refusals."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.conftest import invoke
+from tests.providers.conftest import fake_cli  # noqa: F401  (fixture)
+
+from wardian.invokers.store import InvokerStore
+
+
+@pytest.fixture
+def refreshed(cli, fake_cli):  # noqa: F811
+    assert invoke(cli, "agent", "add", "coder", "--provider", "codex").exit_code == 0
+    res = invoke(cli, "agent", "models", "--provider", "codex", "--refresh")
+    assert res.exit_code == 0, res.output
+    return fake_cli
+
+
+def _add(cli, assignments: str):
+    return invoke(
+        cli, "automation", "session-close", "add",
+        "--blueprint", "memory-consolidation",
+        "--name", "Consolidate this agent",
+        "--agent", "coder",
+        "--boundary", "clear",
+        "--require-archive",
+        "--assignments", assignments,
+    )
+
+
+def test_spec_example_works_as_written(cli, refreshed) -> None:
+    res = _add(cli, '{"curator":{"target_type":"temporary_provider","provider":"codex",'
+                    '"model":"gpt-5.2-codex","effort":"low"}}')
+    assert res.exit_code == 0, res.output
+    invoker_id = res.stdout.strip()
+    assert InvokerStore().get(invoker_id).enabled is False
+    res = invoke(cli, "automation", "session-close", "list")
+    assert res.exit_code == 0 and invoker_id[:8] in res.stdout
+    assert "disabled" in res.stdout
+    res = invoke(cli, "automation", "session-close", "enable", invoker_id)
+    assert res.exit_code == 0, res.output
+    (doc,) = json.loads(invoke(cli, "automation", "session-close", "list", "--json").stdout)
+    assert doc["status"] == "enabled" and doc["boundaries"] == ["clear"]
+    assert doc["assignments"]["curator"]["model"] == "gpt-5.2-codex"
+    assert doc["assignments"]["curator"]["effort"] == "low"
+
+
+@pytest.mark.parametrize(("assignments", "needle"), [
+    ('{"curator":{"target_type":"temporary_provider","provider":"codex","model":"gpt-9",'
+     '"effort":"low"}}', "gpt-9"),
+    ('{"curator":{"target_type":"temporary_provider","provider":"codex",'
+     '"model":"gpt-5.1-codex-mini","effort":"low"}}', "low"),
+    ('{"reviewer":{"target_type":"temporary_provider","provider":"builtin"}}', "reviewer"),
+    ('{"curator":{"target_type":"temporary_provider","provider":"nope"}}', "nope"),
+    ('{"curator":', "JSON"),
+])
+def test_refused_with_reason(cli, refreshed, assignments: str, needle: str) -> None:
+    res = _add(cli, assignments)
+    assert res.exit_code == 2, res.output
+    assert needle in res.stderr
+    assert InvokerStore().list() == []
+
+
+def test_enable_revalidates(cli, refreshed) -> None:
+    res = _add(cli, '{"curator":{"target_type":"agent","agent":"coder"}}')
+    assert res.exit_code == 0, res.output
+    invoker_id = res.stdout.strip()
+    # the agent target's model is unset -> fine; now break it: remove the blueprint role
+    store = InvokerStore()
+    store.update(invoker_id, assignments={"other": {"target_type": "temporary_provider",
+                                                    "provider": "builtin"}})
+    res = invoke(cli, "automation", "session-close", "enable", invoker_id)
+    assert res.exit_code == 2 and "other" in res.stderr
+    assert store.get(invoker_id).enabled is False

@@ -9,6 +9,7 @@ one record in the middle of the transaction. No mocks of our storage.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import tempfile
 from dataclasses import dataclass, field
@@ -36,7 +37,8 @@ sources = st.lists(st.builds(lambda t, loc, p: {"source_type": t, "locator": loc
                                                 "primary": p},
                              st.sampled_from(["file", "url"]), locators, st.booleans()),
                    max_size=3)
-scopes = st.sampled_from([{"kind": "agent"}, {"kind": "workspace", "path": "/w2"}])
+scopes = st.sampled_from([{"kind": "agent"},
+                          {"kind": "workspace", "path": os.path.abspath("/w2")}])
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any
 
 from wardian._util import new_id, utc_now
 from wardian.errors import UsageError
-from wardian.memory.maintenance.plan import MAX_OPERATIONS
+from wardian.memory.maintenance.limits import MAX_OPERATIONS
 from wardian.memory.store import MemoryStore
 
 __all__ = ["draft_plan"]

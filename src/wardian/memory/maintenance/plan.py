@@ -34,6 +34,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from wardian.errors import ValidationError
+from wardian.memory.maintenance.limits import MAX_OPERATIONS, MAX_PLAN_BYTES
 from wardian.memory.models import (
     MAX_EVIDENCE_CHARS,
     MAX_LOCATOR_CHARS,
@@ -59,11 +60,6 @@ __all__ = [
     "load_plan_bytes",
     "load_plan_file",
 ]
-
-MAX_PLAN_BYTES = 1024 * 1024
-"""The largest accepted plan file, in bytes (1 MiB)."""
-MAX_OPERATIONS = 100
-"""The most operations one plan may hold (at least 1)."""
 
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 

@@ -6,9 +6,9 @@ appends ``{"tool", "argv", "stdin", "cwd", "env"}`` to ``$FAKE_PROVIDER_RECORD``
 prints the tool's real output shapes for the scenario in ``$FAKE_PROVIDER_SCENARIO``:
 
 ``ok`` · ``reroute`` · ``mismatch`` · ``lowered_effort`` · ``unknown_model`` · ``quota`` ·
-``no_auth`` · ``hang`` (spawns a grandchild, writes its pid to
-``$FAKE_PROVIDER_GRANDCHILD_PID``, sleeps) · ``no_rollout`` (codex) · ``discovery_fail`` ·
-``discovery_hang``.
+``no_auth`` · ``no_effort_report`` (claude: hooks not run) · ``hang`` (spawns a
+grandchild, writes its pid to ``$FAKE_PROVIDER_GRANDCHILD_PID``, sleeps) · ``no_rollout``
+(codex) · ``discovery_fail`` · ``discovery_hang``.
 
 The answer text is ``$FAKE_PROVIDER_ANSWER`` (default ``{"operations": []}``). Shapes follow
 reference/providers.md and the public docs/issues cited there.
@@ -194,8 +194,22 @@ def claude() -> int:
             "tools": ["Bash", "Read"], "mcp_servers": [], "model": resolved,
             "permissionMode": "default", "slash_commands": [], "apiKeySource": "none",
             "output_style": "default", "uuid": str(uuid.uuid4())}
-    if effort:
-        init["effort"] = {"level": "high" if SCENARIO == "lowered_effort" else effort}
+    # Claude lowers an unsupported effort silently; hooks see the level actually used.
+    used_effort = "high" if SCENARIO == "lowered_effort" or not effort else effort
+    hooks = json.loads(opt("--settings") or "{}").get("hooks", {})
+
+    def run_hooks(event: str, **fields: object) -> None:
+        if SCENARIO == "no_effort_report" or "--bare" in ARGS:
+            return
+        payload = {"session_id": session, "transcript_path": "/tmp/t.jsonl",
+                   "cwd": os.getcwd(), "permission_mode": "default",
+                   "hook_event_name": event, "effort": {"level": used_effort}, **fields}
+        for group in hooks.get(event, []):
+            for hook in group.get("hooks", []):
+                subprocess.run(hook["command"], shell=True, input=json.dumps(payload),
+                               text=True, check=True)
+
+    run_hooks("SessionStart", source="startup", model=resolved)
     result = {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 2100,
               "duration_api_ms": 1900, "num_turns": 1, "result": ANSWER, "session_id": session,
               "total_cost_usd": 0.0123, "usage": {"input_tokens": 12, "output_tokens": 40},
@@ -237,6 +251,7 @@ def claude() -> int:
     if schema:
         with contextlib.suppress(json.JSONDecodeError):
             result["structured_output"] = json.loads(ANSWER)
+    run_hooks("Stop", stop_hook_active=False, last_assistant_message=ANSWER)
     out(result)
     return 0
 

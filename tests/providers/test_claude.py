@@ -14,6 +14,7 @@ from wardian.providers.errors import (
     ModelMismatch,
     ModelRerouted,
     ModelUnavailable,
+    ModelUnverified,
     ProviderTimeout,
     QuotaExhausted,
 )
@@ -39,13 +40,33 @@ def test_passes_exact_flags_never_a_fallback(fake_cli: FakeCli, monkeypatch) -> 
     assert result.usage and result.usage["total_cost_usd"] == 0.0123
     calls = fake_cli.calls()
     assert len(calls) == 1
-    assert calls[0]["argv"] == [
+    argv = calls[0]["argv"]
+    settings = json.loads(argv[argv.index("--settings") + 1])
+    assert argv == [
         "-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence",
-        "--settings", '{"switchModelsOnFlag": false}', "--model", "claude-fable-5",
+        "--settings", json.dumps(settings), "--model", "claude-fable-5",
         "--effort", "max", "--json-schema", json.dumps(SCHEMA, separators=(",", ":")),
         "--append-system-prompt", "You curate.", "Curate this.",
     ]
+    assert settings["switchModelsOnFlag"] is False
+    assert set(settings["hooks"]) == {"SessionStart", "Stop"}
+    assert not any("fallback" in arg for arg in argv)
     assert calls[0]["env"] == {}, "effort/model overrides are removed from the child env"
+
+
+def test_no_effort_report_fails_closed(fake_cli: FakeCli) -> None:
+    fake_cli.scenario("no_effort_report")
+    with pytest.raises(ModelUnverified, match="no effort level"):
+        get_adapter("claude").run(request())
+    result = get_adapter("claude").run(request(options={"require_effort_report": False}))
+    assert result.model == "claude-fable-5"
+
+
+def test_bare_mode_installs_no_hooks(fake_cli: FakeCli) -> None:
+    get_adapter("claude").run(request(effort=None, options={"bare": True}))
+    argv = fake_cli.calls()[0]["argv"]
+    assert json.loads(argv[argv.index("--settings") + 1]) == {"switchModelsOnFlag": False}
+    assert "--bare" in argv
 
 
 def test_alias_matches_the_resolved_model_and_haiku_background_is_fine(fake_cli) -> None:
@@ -56,7 +77,7 @@ def test_alias_matches_the_resolved_model_and_haiku_background_is_fine(fake_cli)
 @pytest.mark.parametrize(("scenario", "error", "words"), [
     ("reroute", ModelRerouted, "observed model claude-opus-4-8"),
     ("mismatch", ModelMismatch, "observed model claude-sonnet-4-6"),
-    ("lowered_effort", EffortLowered, "effort high"),
+    ("lowered_effort", EffortLowered, "effort high (from SessionStart hook effort.level)"),
     ("unknown_model", ModelUnavailable, "may not exist"),
     ("quota", QuotaExhausted, "usage limit"),
     ("no_auth", MissingCredentials, "Not logged in"),

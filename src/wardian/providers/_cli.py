@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
@@ -49,6 +50,7 @@ class CliAdapter(ProviderAdapter):
         env: dict[str, str],
         stdin_text: str | None = None,
         timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
     ) -> ProcessResult:
         """Run `argv` for `request` (cwd = request.cwd or a scratch dir)."""
         cwd = request.cwd
@@ -64,6 +66,7 @@ class CliAdapter(ProviderAdapter):
                 timeout_s=timeout_s if timeout_s is not None else request.timeout_s,
                 cwd=cwd,
                 env=env,
+                cancel=cancel,
             )
         finally:
             if scratch is not None:

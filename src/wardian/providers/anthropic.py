@@ -14,6 +14,7 @@ Issue 5 "Adapters"; reference/providers.md §7.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from wardian.errors import UsageError
@@ -36,6 +37,7 @@ from wardian.providers.errors import (
     DiscoveryFailed,
     ModelMismatch,
     ModelUnverified,
+    ProviderCancelled,
     ProviderError,
 )
 
@@ -91,7 +93,9 @@ class AnthropicAdapter(ProviderAdapter):
         assert key is not None
         return {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
 
-    def run(self, request: ProviderRequest) -> ProviderResult:
+    def run(
+        self, request: ProviderRequest, *, cancel: threading.Event | None = None
+    ) -> ProviderResult:
         """Call Messages with exactly the assigned model and effort, then verify the model.
 
         Raises:
@@ -100,6 +104,8 @@ class AnthropicAdapter(ProviderAdapter):
             ModelMismatch, ProviderTimeout, OutputInvalid, ProviderError.
         """
         options = self.parse_options(request)
+        if cancel is not None and cancel.is_set():
+            raise ProviderCancelled("cancelled before the request was sent", provider=self.name)
         assert isinstance(options, AnthropicOptions)
         if not request.model:
             raise UsageError("the anthropic provider needs a model in the assignment",

@@ -9,6 +9,7 @@ Issue 5 "Adapter interface"; DESIGN.md "Blueprints, runs, providers".
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal
 
@@ -123,8 +124,15 @@ class ProviderAdapter(ABC):
     options_model: ClassVar[type[ProviderOptions]] = ProviderOptions
 
     @abstractmethod
-    def run(self, request: ProviderRequest) -> ProviderResult:
+    def run(
+        self, request: ProviderRequest, *, cancel: threading.Event | None = None
+    ) -> ProviderResult:
         """Run `request` with exactly its model and effort; verify who answered.
+
+        Args:
+            request: the call.
+            cancel: set it from another thread to stop the call; a CLI child is killed
+                with its whole tree and ProviderCancelled raised.
 
         Raises:
             ProviderError: a subclass naming the cause (see `wardian.providers.errors`).

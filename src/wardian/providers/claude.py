@@ -6,11 +6,13 @@ content-classifier model switch); never ``--fallback-model``. ``CLAUDE_CODE_EFFO
 and ``ANTHROPIC_MODEL`` are removed from the child's environment (the first overrides
 ``--effort``). The prompt is the last argument, or stdin when too long.
 
-Verification: ``system/init.model``, every main-thread assistant ``message.model`` and
-the result's ``modelUsage`` keys must be the assigned model (Haiku background usage is
-allowed unless Haiku was assigned); a fallback/reroute system event, or an effort the
-stream reports that differs from the assigned one (Claude lowers an unsupported level
-silently), fails the step.
+Verification: ``system/init.model``, every main-thread assistant ``message.model``, the
+SessionStart hook's ``model`` and the result's ``modelUsage`` keys must be the assigned
+model (Haiku background usage is allowed unless Haiku was assigned); a fallback/reroute
+system event (``model_refusal_fallback``) fails the step. Claude lowers an unsupported
+effort *silently*, so ``--settings`` also installs SessionStart/Stop hooks that log their
+input, whose ``effort.level`` is the level actually used; a different level fails the
+step, and no report at all fails closed (option ``require_effort_report``).
 
 Discovery: no CLI listing exists. With an Anthropic API key the Anthropic ``/v1/models``
 listing is used; otherwise a fixed alias list, marked ``fixed-alias``.
@@ -21,6 +23,12 @@ Issue 5 "Adapters"; reference/providers.md §2.
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
 from typing import Any
 
 from wardian.providers._cli import CliAdapter
@@ -70,16 +78,47 @@ is what Claude Code 2.1.17x emits for a classifier reroute: ``originalModel``,
 ``fallback_model``, ``content`` "... Switched to Opus 4.8.")."""
 
 
+_HOOK_CODE = (
+    "import sys; open(sys.argv[1], 'a', encoding='utf-8')"
+    ".write(sys.stdin.read().replace(chr(10), ' ') + chr(10))"
+)
+"""The verification hook: append the hook's JSON input (one line) to the file in argv[1]."""
+
+
+def hook_command(log: Path) -> str:
+    """The shell command of the verification hook writing to `log`."""
+    argv = [sys.executable, "-c", _HOOK_CODE, str(log)]
+    return subprocess.list2cmdline(argv) if sys.platform == "win32" else shlex.join(argv)
+
+
+def verification_settings(log: Path | None) -> dict[str, Any]:
+    """The ``--settings`` document: no classifier model switch, plus the effort hooks.
+
+    Claude Code gives every hook ``effort.level`` (the level it actually runs with, after
+    any silent lowering) and SessionStart the ``model``; SessionStart and Stop hooks log
+    that input to `log`.
+    """
+    settings: dict[str, Any] = {"switchModelsOnFlag": False}
+    if log is not None:
+        hook = [{"hooks": [{"type": "command", "command": hook_command(log), "timeout": 30}]}]
+        settings["hooks"] = {"SessionStart": hook, "Stop": hook}
+    return settings
+
+
 class ClaudeOptions(ProviderOptions):
     """Options of the claude adapter.
 
     Attributes:
         bare: pass ``--bare`` (no hooks, skills, MCP, CLAUDE.md; needs an API key).
         max_turns: ``--max-turns`` when set.
+        require_effort_report: when an effort is assigned, refuse the answer unless
+            Claude reported the effort it ran with to the verification hook (not
+            possible with ``bare``, which skips hooks).
     """
 
     bare: bool = False
     max_turns: int | None = None
+    require_effort_report: bool = True
 
 
 def _effort_of(value: Any) -> str | None:
@@ -99,12 +138,12 @@ class ClaudeAdapter(CliAdapter):
     options_model = ClaudeOptions
     strip_env = ("CLAUDE_CODE_EFFORT_LEVEL", "ANTHROPIC_MODEL")
 
-    def build_argv(self, exe: str, request: ProviderRequest,
-                   options: ClaudeOptions) -> tuple[list[str], str | None]:
+    def build_argv(self, exe: str, request: ProviderRequest, options: ClaudeOptions,
+                   hook_log: Path | None = None) -> tuple[list[str], str | None]:
         """The exact argv and the stdin text for `request`."""
+        settings = verification_settings(None if options.bare else hook_log)
         argv = [exe, "-p", "--output-format", "stream-json", "--verbose",
-                "--no-session-persistence",
-                "--settings", json.dumps({"switchModelsOnFlag": False})]
+                "--no-session-persistence", "--settings", json.dumps(settings)]
         if options.bare:
             argv.append("--bare")
         if options.max_turns is not None:
@@ -125,7 +164,9 @@ class ClaudeAdapter(CliAdapter):
             return [*argv, prompt], None
         return argv, prompt
 
-    def run(self, request: ProviderRequest) -> ProviderResult:
+    def run(
+        self, request: ProviderRequest, *, cancel: threading.Event | None = None
+    ) -> ProviderResult:
         """Run claude -p; see the module docstring for what is verified.
 
         Raises:
@@ -137,8 +178,12 @@ class ClaudeAdapter(CliAdapter):
         assert isinstance(options, ClaudeOptions)
         env = self.child_env()
         exe = self.resolve(env)
-        argv, stdin_text = self.build_argv(exe, request, options)
-        proc = self.execute(argv, request, env=env, stdin_text=stdin_text)
+        with tempfile.TemporaryDirectory(prefix="wardian-claude-") as tmp:
+            hook_log = Path(tmp) / "hooks.jsonl"
+            argv, stdin_text = self.build_argv(exe, request, options, hook_log)
+            proc = self.execute(argv, request, env=env, stdin_text=stdin_text, cancel=cancel)
+            log_text = hook_log.read_text(encoding="utf-8") if hook_log.exists() else ""
+        hooks = list(json_lines(log_text))
         selection = selection_text(request.model, request.effort)
         init_model = None
         observed_effort = None
@@ -183,8 +228,27 @@ class ClaudeAdapter(CliAdapter):
                                  result.get("result"), retry_error) if x
             )
             raise classify_error(detail, provider=self.name, selection=selection)
-        observed_effort = _effort_of(result.get("effort")) or observed_effort
-        observed = self._verify(request, init_model, main_models, result, observed_effort)
+        efforts: list[tuple[str | None, str]] = (
+            [(observed_effort, "stream effort field")] if observed_effort else [])
+        if result.get("effort"):
+            efforts.append((_effort_of(result.get("effort")), "result effort field"))
+        for hook in hooks:
+            hook_name = hook.get("hook_event_name") or "hook"
+            if hook.get("effort"):
+                efforts.append((_effort_of(hook["effort"]), f"{hook_name} hook effort.level"))
+            if hook.get("model"):
+                main_models.append(str(hook["model"]))
+        if request.effort and options.require_effort_report and not options.bare \
+                and not efforts:
+            raise ModelUnverified(
+                f"Claude reported no effort level (assigned {request.effort}); the effort "
+                "cannot be verified",
+                provider=self.name,
+                hint="check that hooks are not disabled (disableAllHooks), or set the option "
+                "require_effort_report=false to accept an unverified effort",
+            )
+        observed_effort = efforts[-1][0] if efforts else None
+        observed = self._verify(request, init_model, main_models, result, efforts)
         text = str(result.get("result") or "")
         output = parse_output(text, request.output_schema, provider=self.name,
                               structured=result.get("structured_output"))
@@ -199,7 +263,7 @@ class ClaudeAdapter(CliAdapter):
         )
 
     def _verify(self, request: ProviderRequest, init_model: str | None, main_models: list[str],
-                result: dict[str, Any], observed_effort: str | None) -> str:
+                result: dict[str, Any], efforts: list[tuple[str | None, str]]) -> str:
         assigned = selection_text(request.model, request.effort)
         if init_model is None:
             raise ModelUnverified("the stream had no system/init event naming the model",
@@ -217,11 +281,12 @@ class ClaudeAdapter(CliAdapter):
                     raise ModelMismatch("another model answered", provider=self.name,
                                         assigned=assigned, observed=f"model {model}",
                                         evidence=evidence)
-        if request.effort and observed_effort and observed_effort != request.effort:
-            raise EffortLowered("Claude ran with another effort", provider=self.name,
-                                assigned=assigned,
-                                observed=selection_text(init_model, observed_effort),
-                                evidence="stream effort field")
+        for effort, evidence in efforts:
+            if request.effort and effort and effort != request.effort:
+                raise EffortLowered("Claude ran with another effort", provider=self.name,
+                                    assigned=assigned,
+                                    observed=selection_text(init_model, effort),
+                                    evidence=evidence)
         return init_model
 
     def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:

@@ -96,7 +96,9 @@ class CodexAdapter(CliAdapter):
             return [*argv, prompt], None
         return [*argv, "-"], prompt
 
-    def run(self, request: ProviderRequest) -> ProviderResult:
+    def run(
+        self, request: ProviderRequest, *, cancel: threading.Event | None = None
+    ) -> ProviderResult:
         """Run codex exec; see the module docstring for what is verified.
 
         Raises:
@@ -116,7 +118,7 @@ class CodexAdapter(CliAdapter):
                     Path(tmp), "output-schema.json", json.dumps(request.output_schema)
                 )
             argv, stdin_text = self.build_argv(exe, request, options, schema_file)
-            proc = self.execute(argv, request, env=env, stdin_text=stdin_text)
+            proc = self.execute(argv, request, env=env, stdin_text=stdin_text, cancel=cancel)
         thread_id = None
         text = None
         usage = None

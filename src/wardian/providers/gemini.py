@@ -18,6 +18,7 @@ Issue 5 "Adapters"; reference/providers.md §3.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from wardian.providers._cli import CliAdapter
@@ -92,7 +93,9 @@ class GeminiAdapter(CliAdapter):
             return [*argv, "-p", prompt], None
         return argv, prompt
 
-    def run(self, request: ProviderRequest) -> ProviderResult:
+    def run(
+        self, request: ProviderRequest, *, cancel: threading.Event | None = None
+    ) -> ProviderResult:
         """Run gemini headless; see the module docstring for what is verified.
 
         Raises:
@@ -108,7 +111,7 @@ class GeminiAdapter(CliAdapter):
         env = self.child_env()
         exe = self.resolve(env)
         argv, stdin_text = self.build_argv(exe, request, options)
-        proc = self.execute(argv, request, env=env, stdin_text=stdin_text)
+        proc = self.execute(argv, request, env=env, stdin_text=stdin_text, cancel=cancel)
         selection = selection_text(request.model, None)
         init_model = None
         parts: list[str] = []

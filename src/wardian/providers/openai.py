@@ -19,6 +19,7 @@ Issue 5 "Adapters"; reference/providers.md §5, §6, §8.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any, Literal
 from urllib.parse import urlparse
 
@@ -43,6 +44,7 @@ from wardian.providers.errors import (
     ModelMismatch,
     ModelUnavailable,
     ModelUnverified,
+    ProviderCancelled,
     ProviderError,
 )
 
@@ -115,7 +117,9 @@ class OpenAIAdapter(ProviderAdapter):
             raise ProviderError(f"{base}/models did not return a list", provider=self.name)
         return [str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id")]
 
-    def run(self, request: ProviderRequest) -> ProviderResult:
+    def run(
+        self, request: ProviderRequest, *, cancel: threading.Event | None = None
+    ) -> ProviderResult:
         """Call the API with exactly the assigned model and effort, then verify the model.
 
         Raises:
@@ -124,6 +128,8 @@ class OpenAIAdapter(ProviderAdapter):
             ModelMismatch, ProviderTimeout, OutputInvalid, ProviderError.
         """
         options = self.parse_options(request)
+        if cancel is not None and cancel.is_set():
+            raise ProviderCancelled("cancelled before the request was sent", provider=self.name)
         assert isinstance(options, OpenAIOptions)
         if not request.model:
             raise UsageError("the openai provider needs a model in the assignment",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from typing import Any
 
 from wardian.providers._cli import CliAdapter
@@ -84,7 +85,9 @@ class OpencodeAdapter(CliAdapter):
             return [*argv, prompt], None
         return argv, prompt
 
-    def run(self, request: ProviderRequest) -> ProviderResult:
+    def run(
+        self, request: ProviderRequest, *, cancel: threading.Event | None = None
+    ) -> ProviderResult:
         """Run opencode; see the module docstring for what is verified.
 
         Raises:
@@ -97,7 +100,7 @@ class OpencodeAdapter(CliAdapter):
         env = self.child_env()
         exe = self.resolve(env)
         argv, stdin_text = self.build_argv(exe, request, options)
-        proc = self.execute(argv, request, env=env, stdin_text=stdin_text)
+        proc = self.execute(argv, request, env=env, stdin_text=stdin_text, cancel=cancel)
         selection = selection_text(request.model, request.effort)
         session_id = None
         step_text: list[str] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import threading
 from typing import Any
 
 from wardian.providers._common import parse_output
@@ -44,7 +45,9 @@ class BuiltinAdapter(ProviderAdapter):
     supports_effort = False
     supports_output_schema = True
 
-    def run(self, request: ProviderRequest) -> ProviderResult:
+    def run(
+        self, request: ProviderRequest, *, cancel: threading.Event | None = None
+    ) -> ProviderResult:
         """Curate `request.payload` deterministically.
 
         Raises:

@@ -146,11 +146,15 @@ class _Candidate:
     score: float
     seq: int
     start: int
-    text: str
+    source: str  # the segment the memory text is rewritten from
     kind: Literal["stable", "current"]
     scope: Literal["agent", "workspace"]
     evidence: str
     category: str
+    text: str = ""  # set for habits; otherwise rewritten lazily (only for the ones used)
+
+    def memory_text(self) -> str:
+        return self.text or rewrite(self.source, self.category)
 
 
 def _human_messages(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
@@ -192,10 +196,12 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
         remember_idx = [s.index for s in segments if _REMEMBER.search(s.text)]
         local: list[_Candidate] = []
         for seg in segments:
-            if not _segment_ok(seg) or seg.index in remember_idx:
+            if seg.index in remember_idx:
                 continue
             rules = match_rules(seg.text)
-            if not rules or len(normalise(seg.text).split()) < MIN_CONTENT_WORDS:
+            if not rules or not _segment_ok(seg):
+                continue
+            if len(normalise(seg.text).split()) < MIN_CONTENT_WORDS:
                 continue
             best = rules[0]
             question = is_question(seg.text)
@@ -237,7 +243,7 @@ def _cand(
         round(score, 4),
         seg.seq,
         seg.start,
-        rewrite(seg.text, category),
+        seg.text,
         kind,
         scope,
         evidence,
@@ -280,17 +286,18 @@ def _habits(human: list[tuple[int, str]]) -> list[_Candidate]:
                     best = seg
         if best is not None:
             cand = _cand(best, 0.7, "stable", "habit", None)
-            text = cand.text.replace(": ", f" ({-neg_n} times): ", 1)
+            text = cand.memory_text().replace(": ", f" ({-neg_n} times): ", 1)
             return [
                 _Candidate(
                     cand.score,
                     cand.seq,
                     cand.start,
-                    text,
+                    cand.source,
                     cand.kind,
                     cand.scope,
                     cand.evidence,
                     cand.category,
+                    text,
                 )
             ]
     return []
@@ -351,6 +358,34 @@ def _removals(
     return out
 
 
+def _save_or_update(
+    cand: _Candidate,
+    text: str,
+    norm: str,
+    norm_records: list[tuple[dict[str, Any], str]],
+    updated: list[str],
+) -> SaveOp | UpdateOp | None:
+    """None when the candidate restates an active record; `update` when it refines one."""
+    best_rec, best_norm, best_sim = None, "", 0.0
+    for rec, rnorm in norm_records:
+        sim = similarity(norm, rnorm)
+        if sim > best_sim:
+            best_rec, best_norm, best_sim = rec, rnorm, sim
+    if best_rec is not None and is_duplicate(norm, best_norm):
+        return None
+    if best_rec is not None and best_sim >= UPDATE_SCORE and best_rec["id"] not in updated:
+        updated.append(best_rec["id"])
+        return UpdateOp(
+            op="update",
+            memory_id=best_rec["id"],
+            text=text,
+            kind=cand.kind,
+            scope=cand.scope,
+            evidence=cand.evidence,
+        )
+    return SaveOp(op="save", text=text, kind=cand.kind, scope=cand.scope, evidence=cand.evidence)
+
+
 def curate(payload: dict[str, Any]) -> dict[str, Any]:
     """Propose memory changes for one conversation slice (deterministic, read-only).
 
@@ -371,44 +406,26 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     max_changes = max(0, min(max_changes, 100))
     records = _records(payload)
     human = _human_messages(messages)
-    with secret_scanning():
-        candidates = [
-            c
-            for c in _candidates(human) + _habits(human)
-            if c.text and not looks_secret(c.evidence)
-        ]
-    candidates.sort(key=lambda c: (-c.score, c.seq, c.start, c.text))
+    candidates = _candidates(human) + _habits(human)
+    candidates.sort(key=lambda c: (-c.score, c.seq, c.start, c.evidence))
     ranked: list[tuple[float, int, int, SaveOp | UpdateOp | RemoveOp]] = []
     kept_norms: list[str] = []
     updated: list[str] = []
     norm_records = [(rec, normalise(rec["text"])) for rec in records]
-    for cand in candidates:
-        norm = normalise(cand.text)
-        if any(is_duplicate(norm, other) for other in kept_norms):
-            continue
-        best_rec, best_sim = None, 0.0
-        for rec, rnorm in norm_records:
-            sim = similarity(norm, rnorm)
-            if sim > best_sim:
-                best_rec, best_sim = rec, sim
-        kept_norms.append(norm)
-        if best_rec is not None and is_duplicate(norm, normalise(best_rec["text"])):
-            continue
-        if best_rec is not None and best_sim >= UPDATE_SCORE and best_rec["id"] not in updated:
-            updated.append(best_rec["id"])
-            op: SaveOp | UpdateOp | RemoveOp = UpdateOp(
-                op="update",
-                memory_id=best_rec["id"],
-                text=cand.text,
-                kind=cand.kind,
-                scope=cand.scope,
-                evidence=cand.evidence,
-            )
-        else:
-            op = SaveOp(
-                op="save", text=cand.text, kind=cand.kind, scope=cand.scope, evidence=cand.evidence
-            )
-        ranked.append((cand.score, cand.seq, cand.start, op))
+    with secret_scanning():
+        for cand in candidates:
+            if len(ranked) >= max_changes:
+                break  # later candidates score lower: they could never make the cut
+            text = cand.memory_text()
+            norm = normalise(text)
+            if not text or any(is_duplicate(norm, other) for other in kept_norms):
+                continue
+            if looks_secret(cand.evidence) or looks_secret(text):
+                continue
+            kept_norms.append(norm)
+            op = _save_or_update(cand, text, norm, norm_records, updated)
+            if op is not None:
+                ranked.append((cand.score, cand.seq, cand.start, op))
     for score, seq, start, rop in _removals(records, messages):
         if rop.memory_id not in updated:
             ranked.append((score, seq, start, rop))

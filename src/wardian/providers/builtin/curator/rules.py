@@ -159,8 +159,14 @@ def label_for(category: str) -> str:
     return _LABELS.get(category, "Note")
 
 
+_ANY_RULE = re.compile("|".join(f"(?:{rule.pattern.pattern})" for rule in RULES), re.IGNORECASE)
+"""All cues in one pattern: a fast "no cue at all" test before trying each rule."""
+
+
 def match_rules(text: str) -> list[Rule]:
     """Every rule whose pattern matches `text`, best score first (stable by rule order)."""
+    if not _ANY_RULE.search(text):
+        return []
     hits = [rule for rule in RULES if rule.pattern.search(text)]
     return sorted(hits, key=lambda r: -r.score)
 

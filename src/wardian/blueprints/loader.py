@@ -70,9 +70,22 @@ def parse_yaml(text: str, filename: str) -> ParsedYaml:
     """
     import yaml
 
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        parsed = _parse(text, filename, fast)
+        if not any(p.kind == "syntax" for p in parsed.problems):
+            return parsed
+        # libyaml words its errors differently; report the pure-Python parser's message so
+        # messages are the same on every platform.
+    return _parse(text, filename, yaml.SafeLoader)
+
+
+def _parse(text: str, filename: str, loader_cls: Any) -> ParsedYaml:
+    import yaml
+
     marks = Marks()
     problems: list[Problem] = []
-    loader = yaml.SafeLoader(text)
+    loader = loader_cls(text)
     try:
         node = loader.get_single_node()
         if node is None:

@@ -18,7 +18,9 @@ Spec: issue 4 "Loading and errors".
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -112,10 +114,15 @@ def resolve_output_ref(ref: str) -> dict[str, Any]:
     Raises:
         KeyError: an unknown name.
     """
+    return json.loads(_output_ref_text(ref))  # a fresh copy for each caller
+
+
+@functools.cache
+def _output_ref_text(ref: str) -> str:
     if ref == "wardian:curator-batch":
         from wardian.memory.batch import curator_output_schema
 
-        return curator_output_schema()
+        return json.dumps(curator_output_schema())
     raise KeyError(ref)
 
 
@@ -514,9 +521,15 @@ class _TemplateChecker:
         from jinja2 import TemplateSyntaxError, meta, nodes
 
         try:
-            if expression:
-                self.env.compile_expression(source)
-                ast = self.env.parse("{{ (" + source + ") }}")
+            if expression:  # what compile_expression parses, without compiling it
+                from jinja2.parser import Parser
+
+                parser = Parser(self.env, source, state="variable")
+                expr = parser.parse_expression()
+                if not parser.stream.eos:
+                    raise TemplateSyntaxError("chunk after expression",
+                                              parser.stream.current.lineno, None, None)
+                ast = nodes.Template([nodes.Output([expr], lineno=1)], lineno=1)
             else:
                 ast = self.env.parse(source)
         except TemplateSyntaxError as exc:
@@ -533,7 +546,7 @@ class _TemplateChecker:
         from wardian.blueprints.templates import CONTEXT_NAMES
 
         known = set(CONTEXT_NAMES) | set(self.env.globals)
-        for undeclared in sorted(meta.find_undeclared_variables(ast)):
+        for undeclared in sorted(_undeclared(ast, nodes)):
             if undeclared not in known:
                 line = _name_line(ast, undeclared)
                 self._report(loc, f"undefined variable {undeclared!r}",
@@ -605,6 +618,19 @@ class _TemplateChecker:
                                  found=repr(field_name),
                                  suggestion=nearest(field_name, STEP_KEYS), line=line,
                                  file_display=file_display, kind="reference")
+
+
+def _undeclared(ast: Any, nodes: Any) -> set[str]:
+    """Names read but never assigned in the template (a fast, scope-blind version of
+    jinja2.meta.find_undeclared_variables, which compiles the template)."""
+    loaded, stored = set(), set()
+    for node in ast.find_all(nodes.Name):
+        (loaded if node.ctx == "load" else stored).add(node.name)
+    for node in ast.find_all((nodes.Macro, nodes.CallBlock)):
+        stored.update(arg.name for arg in node.args)
+        stored.update(("caller", "varargs", "kwargs"))
+    stored.add("loop")
+    return loaded - stored
 
 
 def _attr(node: Any, nodes: Any) -> str | None:

@@ -55,3 +55,29 @@ def test_curator_extracts_the_example_memories() -> None:
     assert not any("model" in t or "interrupted" in t for t in texts)
     all_text = [m.text for m in conv.messages]
     assert all(any(op["evidence"] in t for t in all_text) for op in ops)
+
+
+def test_byte_identical_across_processes_and_hash_seeds() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import json,sys\n"
+        "from wardian.transcripts import load_transcript\n"
+        "from wardian.providers.builtin.curator import curate\n"
+        "c = load_transcript(sys.argv[1])\n"
+        "p = {'messages': [m.to_json() for m in c.messages], 'records': [], 'max_changes': 10}\n"
+        "sys.stdout.write(json.dumps(curate(p)))\n"
+    )
+    outputs = set()
+    for seed in ("1", "2"):
+        env = {**__import__("os").environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", code, _example()],
+            capture_output=True,
+            env=env,
+            timeout=120,
+            check=True,
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1 and b'"operations"' in next(iter(outputs))

@@ -9,7 +9,7 @@ import wardian.transcripts as transcripts
 
 
 def test_public_surface() -> None:
-    assert sorted(transcripts.__all__) == [
+    assert set(transcripts.__all__) == {
         "FORMATS",
         "KINDS",
         "MAX_TOOL_OUTPUT_BYTES",
@@ -21,7 +21,7 @@ def test_public_surface() -> None:
         "detect_format",
         "load_transcript",
         "parse_text",
-    ]
+    }
     assert transcripts.FORMATS == ("claude-code", "codex", "gemini", "generic")
 
 

@@ -22,7 +22,9 @@ app = typer.Typer(
 )
 
 AgentOption = typer.Option(..., "--agent", help="The owner agent (name or id) the plan binds to.")
-PlanArgument = typer.Argument(..., help="The plan file (JSON, schema version 1, at most 1 MiB).")
+PlanArgument = typer.Argument(
+    ..., metavar="PLAN", help="The plan file (JSON, schema version 1, at most 1 MiB)."
+)
 
 
 def _refuse_if_managed() -> None:
@@ -182,7 +184,9 @@ def apply(
 
 @app.command("check-receipt")
 def check_receipt(
-    plan: Path | None = typer.Argument(None, help="The plan file whose key to look up."),
+    plan: Path | None = typer.Argument(
+        None, metavar="[PLAN]", help="The plan file whose key to look up."
+    ),
     agent: str = AgentOption,
     idempotency_key: str | None = typer.Option(
         None, "--idempotency-key", help="Look up this key instead of reading a plan file."

@@ -168,6 +168,8 @@ def codex_exec() -> int:
                          "sandbox_policy": {"type": "read-only"}, "model": observed_model,
                          "effort": observed_effort, "summary": "auto"}},
         ]
+        if SCENARIO == "no_effort_report":  # TurnContextItem.effort is skipped when None
+            del lines[1]["payload"]["effort"]
         (day / f"rollout-2026-11-29T20-00-00-{thread_id}.jsonl").write_text(
             "".join(json.dumps(x) + "\n" for x in lines))
     del prompt_arg

@@ -59,6 +59,7 @@ def test_passes_exact_flags_and_verifies_the_rollout(fake_cli: FakeCli, tmp_path
     ("quota", QuotaExhausted, "usage limit"),
     ("no_auth", MissingCredentials, "401"),
     ("no_rollout", ModelUnverified, "rollout"),
+    ("no_effort_report", ModelUnverified, "records no reasoning effort"),
 ])
 def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario, error, words) -> None:
     fake_cli.scenario(scenario)

@@ -213,6 +213,11 @@ class CodexAdapter(CliAdapter):
                     observed=selection_text(model, efforts[-1] if efforts else None),
                     evidence=f"rollout turn_context in {rollout.name}",
                 )
+        if request.effort and not efforts:
+            raise ModelUnverified(
+                f"the rollout {rollout} records no reasoning effort (assigned "
+                f"{request.effort}); the effort cannot be verified", provider=self.name,
+            )
         for effort in efforts:
             if request.effort and effort != request.effort:
                 raise EffortLowered(

@@ -279,7 +279,8 @@ class _Execution:
                             f"secret input {name!r} is never stored, and this process was not "
                             "given it", hint=f"resume with --input {name}=VALUE")
                     given.pop(name)
-        return resolve_inputs(loaded, given, from_text=False)
+        # Invokers store --input values as text; accept both text and native forms.
+        return resolve_inputs(loaded, given, from_text=True)
 
     def _step(self, run: Run, loaded: Any, index: int, step: Any, context: dict[str, Any],
               first_attempt: int) -> str | None:

@@ -131,3 +131,28 @@ def exec_(
 from wardian.cli import agent_models  # noqa: E402
 
 agent_models.register(app)
+
+
+@app.command(
+    "launch",
+    context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
+)
+def launch(
+    name_or_id: str = typer.Argument(..., metavar="NAME", help="Agent name, id or id prefix."),
+    args: list[str] | None = typer.Argument(
+        None, metavar="[-- ARGS]...", help="Extra arguments for the provider CLI."
+    ),
+    workspace: str | None = typer.Option(
+        None, "--workspace", help="Directory to run in; its git root is the launch workspace."
+    ),
+) -> None:
+    """Start the agent's provider CLI (claude, codex, gemini) interactively as a managed
+    process, with its model, effort, capability and startup recall; exits with its code."""
+    from wardian.cli.garden import require_operator
+    from wardian.runtime.provider_launch import launch_agent
+
+    require_operator()
+    extra = list(args or [])
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    raise typer.Exit(launch_agent(name_or_id, extra, workspace=workspace))

@@ -242,8 +242,10 @@ def _revoke(holder: ProcessIdentity, reason: str) -> None:
 def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
     """Everything that happens once the managed runtime has ended; called exactly once.
 
-    Today: revoke the capability held by this supervisor. The session-close event is
-    added here by the session work (`wardian.runtime.session_events`).
+    Revokes the capability held by this supervisor, then records the session-close event
+    (boundary ``shutdown``, session id = the launch id; the Claude Code transcript of the
+    same session id is attached when one exists, see `wardian.runtime.provider_launch`)
+    and starts a drain worker. Recording never raises: the runtime has ended either way.
 
     Args:
         agent: the agent whose process ended.
@@ -251,7 +253,20 @@ def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
         workspace: the launch workspace.
     """
     holder = current()
-    _revoke(holder, f"runtime exited (launch {session_id})")
+    try:
+        _revoke(holder, f"runtime exited (launch {session_id})")
+    finally:
+        try:
+            from wardian.runtime.provider_launch import find_transcript
+            from wardian.runtime.session_events import record_session_close
+
+            transcript, provider = find_transcript(session_id)
+            record_session_close(
+                agent.id, "shutdown", session_id=session_id, transcript_path=transcript,
+                provider=provider or agent.provider, workspace=workspace, source="exec",
+            )
+        except Exception as exc:  # the session still ended; say so, never mask the exit
+            print(f"wardian: session-close event not recorded: {exc}", file=sys.stderr)
 
 
 def _exit_code(returncode: int) -> int:

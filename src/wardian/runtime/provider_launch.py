@@ -1,0 +1,215 @@
+"""``wardian agent launch NAME [-- ARGS]``: the agent's provider CLI, interactive and managed.
+
+The launch reuses the managed-launch machinery of `wardian.runtime.launch` unchanged:
+`exec_managed` mints the capability, writes the startup context, records ``Memory loaded``,
+forwards signals, waits, and runs `_on_runtime_exit` (which records the session-close
+event). The managed command is a tiny shim, ``python -m wardian.runtime.provider_launch``,
+that reads the startup context from ``$WARDIAN_MEMORY_CONTEXT`` and **replaces itself**
+(``exec``) with the provider CLI, passing model, effort and the context the way that
+provider accepts instructions (providers.md):
+
+* ``claude``: ``--model M --effort E --append-system-prompt TEXT``; plus ``--session-id
+  <launch id>`` (a UUID4) unless the operator resumes or names a session, so the
+  transcript is ``~/.claude/projects/<cwd>/<launch id>.jsonl`` and the SessionEnd hook
+  reports the same session as the launch (one event, not two).
+* ``codex``: ``-m M -c model_reasoning_effort=E -c developer_instructions=TEXT``.
+* ``gemini``: ``-m M``; Gemini has no append-instructions flag (``GEMINI_SYSTEM_MD``
+  would replace the whole system prompt), so the context is the interactive session's
+  first prompt (``-i TEXT``) unless the operator passes ``-i``/``-p`` themselves. Gemini has
+  no effort flag: a configured effort is refused rather than silently dropped.
+
+Because the shim ``exec``s, the provider keeps the shim's pid: the ``Memory loaded`` event
+names the provider process. Spec: issue 7 point 5; CLI.md ``agent launch``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from wardian.errors import UsageError
+
+__all__ = ["LAUNCHABLE", "find_transcript", "launch_agent", "provider_argv"]
+
+LAUNCHABLE = {"claude": "claude", "codex": "codex", "gemini": "gemini"}
+"""Provider name -> the interactive CLI command."""
+
+_CLAUDE_SESSION_FLAGS = {"--resume", "-r", "--continue", "-c", "--session-id", "--fork-session"}
+_GEMINI_PROMPT_FLAGS = {"-i", "--prompt-interactive", "-p", "--prompt"}
+
+
+def _has_flag(args: Sequence[str], flags: set[str]) -> bool:
+    return any(a in flags or a.split("=", 1)[0] in flags for a in args)
+
+
+def provider_argv(
+    provider: str,
+    *,
+    model: str | None,
+    effort: str | None,
+    context: str | None,
+    launch_id: str | None,
+    args: Sequence[str] = (),
+) -> list[str]:
+    """The provider CLI's argv for an interactive managed launch (without the executable's
+    path resolved: ``argv[0]`` is the command name).
+
+    Args:
+        provider: ``claude``, ``codex`` or ``gemini``.
+        model, effort: the agent's selection (None = the CLI's default).
+        context: the startup context text, or None (memory disabled).
+        launch_id: ``$WARDIAN_LAUNCH_ID`` (claude uses it as the session id).
+        args: the operator's extra arguments (after ``--``), appended last.
+
+    Raises:
+        UsageError: a provider that cannot be launched interactively, or an effort the
+            provider's CLI has no flag for.
+    """
+    if provider not in LAUNCHABLE:
+        raise UsageError(
+            f"`agent launch` cannot start provider {provider!r} interactively",
+            hint=f"launchable providers: {', '.join(LAUNCHABLE)}; for others use "
+            "`wardian agent exec NAME -- CMD`",
+        )
+    argv = [LAUNCHABLE[provider]]
+    if provider == "claude":
+        if model:
+            argv += ["--model", model]
+        if effort:
+            argv += ["--effort", effort]
+        if context:
+            argv += ["--append-system-prompt", context]
+        if launch_id and not _has_flag(args, _CLAUDE_SESSION_FLAGS):
+            argv += ["--session-id", launch_id]
+    elif provider == "codex":
+        if model:
+            argv += ["-m", model]
+        if effort:
+            argv += ["-c", f"model_reasoning_effort={json.dumps(effort)}"]
+        if context:
+            # A TOML basic string: JSON string escapes are valid TOML escapes.
+            argv += ["-c", f"developer_instructions={json.dumps(context, ensure_ascii=False)}"]
+    else:  # gemini
+        if effort:
+            raise UsageError(
+                f"the gemini CLI has no effort flag; this agent's effort {effort!r} cannot be "
+                "passed",
+                hint="clear the agent's effort, or use a provider that takes one",
+            )
+        if model:
+            argv += ["-m", model]
+        if context and not _has_flag(args, _GEMINI_PROMPT_FLAGS):
+            argv += ["-i", context]
+    return [*argv, *args]
+
+
+def claude_projects_dir() -> Path:
+    """Where Claude Code keeps transcripts (``$CLAUDE_CONFIG_DIR/projects`` or
+    ``~/.claude/projects``)."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(base) if base else Path.home() / ".claude") / "projects"
+
+
+def find_transcript(session_id: str) -> tuple[str | None, str | None]:
+    """The transcript a managed launch left, found by its session id. Read-only.
+
+    Claude Code names its transcript after the session id, which `agent launch` sets to
+    the launch id: ``<projects>/<encoded cwd>/<session id>.jsonl``.
+
+    Returns:
+        (path, provider) — ``(None, None)`` when there is none.
+    """
+    if not session_id or "/" in session_id or "\\" in session_id:
+        return None, None
+    projects = claude_projects_dir()
+    try:
+        for candidate in projects.glob(f"*/{session_id}.jsonl"):
+            if candidate.is_file():
+                return str(candidate), "claude-code"
+    except OSError:
+        pass
+    return None, None
+
+
+def launch_agent(agent_ref: str, args: Sequence[str], *, workspace: str | None = None) -> int:
+    """Start the agent's provider CLI as a managed process and wait for it.
+
+    Args:
+        agent_ref: agent name, id or unique id prefix.
+        args: extra provider arguments (after ``--``).
+        workspace: ``--workspace`` directory, or None (see `wardian.runtime.launch`).
+
+    Returns:
+        The provider's exit code (128 + N when it died of signal N).
+
+    Raises:
+        NotFoundError: unknown agent. UsageError: the provider cannot be launched.
+        ProviderNotInstalled: the provider CLI is not on PATH.
+    """
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.launch import exec_managed
+
+    registry = AgentRegistry()
+    try:
+        agent = registry.get(agent_ref)
+    finally:
+        registry.close()
+    # Check everything we can before starting anything (provider, flags, executable).
+    provider_argv(agent.provider, model=agent.model, effort=agent.effort, context=None,
+                  launch_id=None, args=args)
+    from wardian.providers.process import resolve_executable
+
+    resolve_executable(LAUNCHABLE[agent.provider], agent.provider)
+    shim = [sys.executable, "-m", "wardian.runtime.provider_launch", agent.provider]
+    if agent.model:
+        shim += ["--model", agent.model]
+    if agent.effort:
+        shim += ["--effort", agent.effort]
+    return exec_managed(agent, [*shim, "--", *args], workspace=workspace)
+
+
+def _shim(argv: list[str]) -> int:
+    """The managed child: build the provider argv from the environment and exec it."""
+    from wardian.memory.principal import ENV_LAUNCH_ID, ENV_MEMORY_CONTEXT
+
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
+    provider, model, effort = argv[0], None, None
+    rest = argv[1:]
+    while rest:
+        flag, value, rest = rest[0], rest[1], rest[2:]
+        if flag == "--model":
+            model = value
+        elif flag == "--effort":
+            effort = value
+    context = None
+    context_path = os.environ.get(ENV_MEMORY_CONTEXT)
+    if context_path:
+        context = Path(context_path).read_text(encoding="utf-8")
+    command = provider_argv(provider, model=model, effort=effort, context=context,
+                            launch_id=os.environ.get(ENV_LAUNCH_ID), args=extra)
+    from wardian.providers.process import resolve_executable
+
+    executable = resolve_executable(command[0], provider)
+    sys.stdout.flush()
+    if os.name == "nt":  # pragma: no cover - no exec on Windows: run and pass the code on
+        import subprocess
+
+        return subprocess.call([executable, *command[1:]])
+    os.execv(executable, [command[0], *command[1:]])
+    return 127  # pragma: no cover - execv does not return
+
+
+if __name__ == "__main__":
+    from wardian.errors import WardianError
+
+    try:
+        sys.exit(_shim(sys.argv[1:]))
+    except WardianError as exc:
+        sys.stderr.write(f"Error: {exc.render()}\n")
+        sys.exit(exc.exit_code)

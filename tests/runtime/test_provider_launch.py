@@ -1,0 +1,121 @@
+"""`wardian agent launch`: the provider CLI gets model, effort, capability and startup recall the
+way it accepts instructions; its exit records a session-close event with its transcript."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wardian.config import SettingsStore
+from wardian.errors import UsageError
+from wardian.memory.loaded import LoadedEvents
+from wardian.memory.models import Scope
+from wardian.memory.store import MemoryStore
+from wardian.runtime.agents import AgentRegistry
+from wardian.runtime.provider_launch import provider_argv
+from wardian.runtime.session_events import SessionEventQueue
+
+FAKE_CLAUDE = """#!{python}
+import json, os, sys
+from pathlib import Path
+args = sys.argv[1:]
+env = {{k: v for k, v in os.environ.items() if k.startswith("WARDIAN_")}}
+Path(os.environ["FAKE_OUT"]).write_text(json.dumps({{"argv": args, "env": env,
+                                                     "pid": os.getpid()}}))
+session = args[args.index("--session-id") + 1] if "--session-id" in args else "none"
+project = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-work-demo"
+project.mkdir(parents=True, exist_ok=True)
+(project / (session + ".jsonl")).write_text(json.dumps({{
+    "type": "user", "sessionId": session, "uuid": "u1", "parentUuid": None,
+    "timestamp": "2026-11-29T20:00:00.000Z", "cwd": "/work/demo",
+    "message": {{"role": "user", "content": "from now on use pnpm, not npm"}}}}) + "\\n")
+sys.exit(int(os.environ.get("FAKE_EXIT", "0")))
+"""
+
+
+@pytest.fixture
+def fake_claude(tmp_path: Path) -> dict[str, str]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    exe = bin_dir / "claude"
+    exe.write_text(FAKE_CLAUDE.format(python=sys.executable))
+    exe.chmod(0o755)
+    env = dict(os.environ)
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
+               FAKE_OUT=str(tmp_path / "out.json"),
+               CLAUDE_CONFIG_DIR=str(tmp_path / "claude-config"))
+    return env
+
+
+def _launch(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "wardian", "agent", "launch", *args],
+                          env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_claude_launch_passes_selection_context_and_records_close(fake_claude, tmp_path) -> None:
+    agent = AgentRegistry().add("coder", "claude", model="claude-sonnet-5", effort="high")
+    SettingsStore().set("agent_memory.enabled", "true")
+    MemoryStore().save(agent.id, "Prefer small commits", evidence="user: small commits please",
+                       kind="stable", scope=Scope.agent(), actor="test")
+    res = _launch(fake_claude, "coder", "--", "--verbose", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    seen = json.loads((tmp_path / "out.json").read_text())
+    argv = seen["argv"]
+    assert argv[:4] == ["--model", "claude-sonnet-5", "--effort", "high"]
+    context = argv[argv.index("--append-system-prompt") + 1]
+    assert "Prefer small commits" in context
+    launch_id = argv[argv.index("--session-id") + 1]
+    assert argv[-1] == "--verbose"
+    assert seen["env"]["WARDIAN_AGENT_ID"] == agent.id
+    assert seen["env"]["WARDIAN_LAUNCH_ID"] == launch_id and seen["env"]["WARDIAN_CAPABILITY"]
+    (loaded,) = LoadedEvents(MemoryStore().conn).list(agent.id)
+    assert loaded.pid == seen["pid"] and loaded.context == context  # exec kept the pid
+    (event,) = SessionEventQueue().list()
+    assert (event.agent_id, event.boundary, event.session_id, event.source) == (
+        agent.id, "shutdown", launch_id, "exec")
+    assert event.provider == "claude-code"
+    assert event.transcript_path and event.transcript_path.endswith(f"{launch_id}.jsonl")
+
+
+def test_exit_code_passes_through_and_resume_keeps_its_session(fake_claude, tmp_path) -> None:
+    AgentRegistry().add("coder", "claude")
+    env = dict(fake_claude, FAKE_EXIT="3")
+    res = _launch(env, "coder", "--", "--resume", "abc", cwd=tmp_path)
+    assert res.returncode == 3, res.stderr
+    argv = json.loads((tmp_path / "out.json").read_text())["argv"]
+    assert "--session-id" not in argv and "--append-system-prompt" not in argv
+    (event,) = SessionEventQueue().list()
+    assert event.transcript_path is None  # nothing named after the launch id
+
+
+def test_missing_cli_and_unlaunchable_provider(tmp_path) -> None:
+    AgentRegistry().add("coder", "claude")
+    AgentRegistry().add("bot", "builtin")
+    env = dict(os.environ, PATH=str(tmp_path))
+    res = _launch(env, "coder", cwd=tmp_path)
+    assert res.returncode != 0 and "claude" in res.stderr
+    res = _launch(env, "bot", cwd=tmp_path)
+    assert res.returncode == 2 and "cannot start provider" in res.stderr
+    assert SessionEventQueue().list() == []
+
+
+def test_provider_argv_shapes() -> None:
+    codex = provider_argv("codex", model="gpt-5.2-codex", effort="low", context='say "hi"\n',
+                          launch_id="L", args=["--full-auto"])
+    assert codex == ["codex", "-m", "gpt-5.2-codex", "-c", 'model_reasoning_effort="low"',
+                     "-c", 'developer_instructions="say \\"hi\\"\\n"', "--full-auto"]
+    gemini = provider_argv("gemini", model="gemini-2.5-pro", effort=None, context="ctx",
+                           launch_id="L", args=[])
+    assert gemini == ["gemini", "-m", "gemini-2.5-pro", "-i", "ctx"]
+    assert "-i" not in provider_argv("gemini", model=None, effort=None, context="ctx",
+                                     launch_id=None, args=["-p", "x"])[:-2]
+    with pytest.raises(UsageError, match="effort"):
+        provider_argv("gemini", model=None, effort="high", context=None, launch_id=None)
+    with pytest.raises(UsageError):
+        provider_argv("opencode", model=None, effort=None, context=None, launch_id=None)

@@ -269,3 +269,23 @@ def test_terminal_confirmation_shows_owner_count_and_digest(kit: Any, cli: Any) 
     assert code == 0, screen
     assert "Applied: plan plan-test" in screen
     assert kit.store.get(recs["old"].id).status == "removed"
+
+
+def test_a_plan_edited_after_its_preview_needs_a_new_preview(kit: Any, cli: Any) -> None:
+    path, _ = full_plan(kit)
+    doc = preview(cli, path)
+    edited = json.loads(path.read_text())
+    edited["operations"][2]["reason"] = "a different reason"
+    path.write_text(json.dumps(edited))
+    before = kit.fingerprint()
+    result = apply(cli, path, doc["digest_prefix"])
+    assert result.exit_code == 2 and "preview first" in result.stderr
+    assert kit.fingerprint() == before
+
+
+def test_missing_plan_file_and_unknown_agent(kit: Any, cli: Any) -> None:
+    result = maintain(cli, "preview", str(kit.home / "nope.json"))
+    assert result.exit_code == 2 and "cannot read the plan file" in result.stderr
+    path, _ = full_plan(kit)
+    unknown = invoke(cli, "garden", "maintain", "preview", str(path), "--agent", "zed")
+    assert unknown.exit_code == 1

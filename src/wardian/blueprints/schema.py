@@ -24,6 +24,7 @@ from pydantic_core import PydanticCustomError
 
 __all__ = [
     "DURATION_RE",
+    "NAME_RE",
     "SLUG_RE",
     "Blueprint",
     "InputSpec",
@@ -36,6 +37,8 @@ __all__ = [
 ]
 
 SLUG_RE = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+"""Role and input names: usable as ``roles.NAME`` / ``inputs.NAME`` in templates."""
 DURATION_RE = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 TRIGGERS = ("session-close", "schedule", "manual")
@@ -308,21 +311,14 @@ class Blueprint(_Model):
     """A whole blueprint file (the definition; a run is an instance of it)."""
 
     blueprint: Meta
-    roles: dict[str, str] = Field(default_factory=dict)
-    inputs: dict[str, InputSpec] = Field(default_factory=dict)
+    roles: dict[str, str] = Field(
+        default_factory=dict, json_schema_extra={"propertyNames": {"pattern": NAME_RE.pattern}})
+    inputs: dict[str, InputSpec] = Field(
+        default_factory=dict, json_schema_extra={"propertyNames": {"pattern": NAME_RE.pattern}})
     triggers: list[Literal["session-close", "schedule", "manual"]] = Field(
         default_factory=lambda: ["manual"]
     )
     steps: list[Step] = Field(min_length=1)
-
-    @field_validator("roles", "inputs", mode="after")
-    @classmethod
-    def _names(cls, value: dict[str, Any]) -> dict[str, Any]:
-        for name in value:
-            if not SLUG_RE.match(name):
-                raise _custom("names of lowercase letters, digits, '-' or '_'", repr(name),
-                              what="invalid name")
-        return value
 
     @property
     def id(self) -> str:

@@ -351,8 +351,17 @@ def _translate(err: dict[str, Any], loc: tuple[Any, ...], data: Any, marks: Mark
 
 def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
                  check_actions: bool) -> None:
+    from wardian.blueprints.schema import NAME_RE
+
     bp = loaded.blueprint
     marks = loaded.marks
+    for section, what in (("roles", "role"), ("inputs", "input")):
+        for key in getattr(bp, section):
+            if not NAME_RE.match(key):
+                problems.append(Problem(
+                    name, *marks.key((section, key)), format_path((section, key)),
+                    f"invalid {what} name", expected="a name of lowercase letters, digits and "
+                    "'_' starting with a letter (usable in templates)", found=repr(key)))
     step_index: dict[str, int] = {}
     for index, step in enumerate(bp.steps):
         if step.id in step_index:

@@ -308,6 +308,9 @@ def _describe(error: Any, loc: tuple[int | str, ...]) -> str:
             f"unknown tag {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
         )
     if kind == "union_tag_not_found":
+        if loc and loc[-1] == "scope":
+            return ('a scope needs "kind": "agent" or "workspace" '
+                    '(e.g. {"kind": "workspace", "path": ABS})')
         return f"the tagged object needs a {ctx.get('discriminator')} field"
     if kind == "literal_error":
         return f"expected {ctx.get('expected')}, got {found!r}"
@@ -317,8 +320,23 @@ def _describe(error: Any, loc: tuple[int | str, ...]) -> str:
                 "dict_type", "model_attributes_type"}:
         wanted = {"string_type": "a string", "bool_type": "true or false",
                   "int_type": "an integer", "list_type": "a list"}.get(kind, "an object")
-        return f"expected {wanted}, got {type(found).__name__} {found!r}"[:300]
+        if loc and loc[-1] == "scope":
+            wanted = 'a tagged object {"kind": "agent"} or {"kind": "workspace", "path": ABS}'
+        shown = "" if found is None else " " + json.dumps(found)[:200]
+        return f"expected {wanted}, got {_json_type(found)}{shown}"
     return str(error["msg"])
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _allowed_fields(loc: tuple[int | str, ...]) -> list[str]:

@@ -307,6 +307,13 @@ class Step(_Model):
         return parse_duration(self.timeout) if self.timeout else None
 
 
+Trigger = Literal["session-close", "schedule", "manual"]
+
+
+def _default_triggers() -> list[Trigger]:
+    return ["manual"]
+
+
 class Blueprint(_Model):
     """A whole blueprint file (the definition; a run is an instance of it)."""
 
@@ -315,9 +322,7 @@ class Blueprint(_Model):
         default_factory=dict, json_schema_extra={"propertyNames": {"pattern": NAME_RE.pattern}})
     inputs: dict[str, InputSpec] = Field(
         default_factory=dict, json_schema_extra={"propertyNames": {"pattern": NAME_RE.pattern}})
-    triggers: list[Literal["session-close", "schedule", "manual"]] = Field(
-        default_factory=lambda: ["manual"]
-    )
+    triggers: list[Trigger] = Field(default_factory=_default_triggers)
     steps: list[Step] = Field(min_length=1)
 
     @property

@@ -114,7 +114,8 @@ def resolve_output_ref(ref: str) -> dict[str, Any]:
     Raises:
         KeyError: an unknown name.
     """
-    return json.loads(_output_ref_text(ref))  # a fresh copy for each caller
+    schema: dict[str, Any] = json.loads(_output_ref_text(ref))  # a fresh copy per caller
+    return schema
 
 
 @functools.cache
@@ -303,7 +304,7 @@ def _schema_check(data: dict[str, Any], marks: Marks, name: str,
     return None
 
 
-def _translate(err: dict[str, Any], loc: tuple[Any, ...], data: Any, marks: Marks, name: str,
+def _translate(err: Any, loc: tuple[Any, ...], data: Any, marks: Marks, name: str,
                describe: Any) -> Problem:
     kind = err["type"]
     path = format_path(loc)
@@ -632,7 +633,8 @@ class _TemplateChecker:
 def _undeclared(ast: Any, nodes: Any) -> set[str]:
     """Names read but never assigned in the template (a fast, scope-blind version of
     jinja2.meta.find_undeclared_variables, which compiles the template)."""
-    loaded, stored = set(), set()
+    loaded: set[str] = set()
+    stored: set[str] = set()
     for node in ast.find_all(nodes.Name):
         (loaded if node.ctx == "load" else stored).add(node.name)
     for node in ast.find_all((nodes.Macro, nodes.CallBlock)):

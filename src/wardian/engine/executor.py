@@ -309,16 +309,16 @@ class _Execution:
             if n and self.cancelled():
                 raise _Cancelled
             started = time.perf_counter()
+            rendered: dict[str, Any] | None = None
+            render_error: str | None = None
             try:
                 rendered = self._render(loaded, step, context)
             except Exception as exc:
-                rendered, render_error = None, f"{type(exc).__name__}: {exc}"
-            else:
-                render_error = None
+                render_error = f"{type(exc).__name__}: {exc}"
             with self.lock:
                 self.store.start_attempt(run.id, step.id, index, attempt,
                                          self.redactor.scrub(rendered))
-            if render_error is not None:
+            if render_error is not None or rendered is None:
                 error = f"could not render the step's input: {render_error}"
                 self._finish_attempt(run, step, attempt, "failed", None, error, started)
                 return f"step {step.id!r} failed: {self.redactor.scrub(error)}"
@@ -452,7 +452,9 @@ class _Execution:
             raise _StepFailed(exc.render(), retry=False) from None
         lookup = self.get_adapter
         if lookup is None:
-            from wardian.providers.registry import get_adapter as lookup
+            from wardian.providers import registry
+
+            lookup = registry.get_adapter
         try:
             adapter = lookup(provider)
         except WardianError as exc:

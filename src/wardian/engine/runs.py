@@ -16,6 +16,7 @@ Spec: issue 4 "Engine"; DESIGN.md "Blueprints, runs, providers".
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import sqlite3
@@ -376,7 +377,7 @@ class RunStore:
         rows = self.conn.execute(sql, (*args, limit)).fetchall()
         return [self._row_to_run(r) for r in rows]
 
-    def attempts(self, run_id: str) -> list[StepAttempt]:
+    def attempts(self, run_id: str) -> builtins.list[StepAttempt]:
         """Every step attempt of a run, in order. Read-only."""
         rows = self.conn.execute("SELECT * FROM step_attempts WHERE run_id = ? ORDER BY id",
                                  (run_id,)).fetchall()
@@ -384,7 +385,7 @@ class RunStore:
                             _loads(r["input"]), _loads(r["output"]), r["error"],
                             r["started_at"], r["finished_at"], r["duration_ms"]) for r in rows]
 
-    def events(self, run_id: str) -> list[dict[str, Any]]:
+    def events(self, run_id: str) -> builtins.list[dict[str, Any]]:
         """The run's event log, in order. Read-only."""
         rows = self.conn.execute("SELECT * FROM run_events WHERE run_id = ? ORDER BY id",
                                  (run_id,)).fetchall()
@@ -519,7 +520,7 @@ class RunStore:
             self.add_event_in_transaction(run_id, "step.skipped", {"reason": reason},
                                           step_id=step_id, attempt=attempt)
 
-    def mark_interrupted_orphans(self) -> list[str]:
+    def mark_interrupted_orphans(self) -> builtins.list[str]:
         """Mark runs left ``running`` by a dead owner process as ``interrupted`` (atomic), and
         their running attempts too. Returns the ids marked."""
         rows = self.conn.execute(

@@ -52,7 +52,7 @@ gives byte-identical JSON.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any, Literal
 
@@ -133,6 +133,13 @@ _REMEMBER = re.compile(
     r"(?:claude|agents)\.md|(?:claude|agents)\.md somehow|note (?:this|that) down)\b",
     re.IGNORECASE,
 )
+FOCUS_MIN_CHARS = 120
+"""Segments longer than this are rewritten from the clause holding the cue."""
+COMPACTION_CHECKPOINT_CHARS = 600
+"""At most this much of a compaction summary's "Current Work" section is quoted."""
+_CLAUSE_BOUNDARY = re.compile(r"(?:,\s+|;\s+|\s+(?:so|that|and then|then)\s+)", re.IGNORECASE)
+_CURRENT_WORK = re.compile(r"^\s*(?:\d+\.\s*)?(?:#+\s*)?Current Work:?[ \t]*$", re.MULTILINE)
+_SUMMARY_HEADING = re.compile(r"^\s*(?:\d+\.\s+|#+\s+)[A-Z][^\n]{2,60}:?\s*$", re.MULTILINE)
 _HEADING = re.compile(r"^#{1,6} \S", re.MULTILINE)
 _SUCCESS = re.compile(
     r"\b(?:works now|now works|that works|it works|is fixed|fixed now|resolved|is done|"
@@ -218,13 +225,67 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
                 score -= 0.05
             if remember_idx:
                 score += 0.1
-            local.append(_cand(seg, score, kind, best.category, text))
+            cand = _cand(seg, score, kind, best.category, text)
+            focus = _focus(seg.text, best.pattern)
+            if focus != seg.text:
+                cand = replace(cand, source=focus)
+            local.append(cand)
         if remember_idx and not local:
             before = [s for s in segments if s.index == remember_idx[0] - 1]
             if before and _segment_ok(before[0]) and not is_question(before[0].text):
                 local.append(_cand(before[0], 0.95, "stable", "explicit", text))
         local.sort(key=lambda c: (-c.score, c.start))
         found.extend(local[:MAX_PER_MESSAGE])
+    return found
+
+
+def _focus(text: str, pattern: re.Pattern[str]) -> str:
+    """For a long ramble, the clause where the cue is: from the clause boundary before the
+    cue's match to the end (the memory text is rewritten from it; evidence stays whole)."""
+    if len(text) <= FOCUS_MIN_CHARS:
+        return text
+    match = pattern.search(text)
+    if match is None:
+        return text
+    starts = [m.end() for m in _CLAUSE_BOUNDARY.finditer(text, 0, match.start())]
+    return text[starts[-1] :] if starts and len(text) - starts[-1] >= 30 else text
+
+
+def _compaction_checkpoints(
+    messages: list[dict[str, Any]], human: list[tuple[int, str]]
+) -> list[_Candidate]:
+    """The "Current Work" section of a compaction summary that ends the slice (no human
+    message after it) is the agent's own handoff of open work: a `current` checkpoint."""
+    last_human = human[-1][0] if human else -1
+    found: list[_Candidate] = []
+    for position, msg in enumerate(messages):
+        seq = msg.get("seq", position)
+        text = msg.get("text")
+        if not isinstance(seq, int) or seq <= last_human or not isinstance(text, str):
+            continue
+        if msg.get("role") not in ("assistant", "user") or msg.get("kind") not in (
+            "text",
+            "compaction",
+        ):
+            continue
+        head = _CURRENT_WORK.search(text)
+        if head is None:
+            continue
+        start = head.end()
+        while start < len(text) and text[start].isspace():
+            start += 1
+        nxt = _SUMMARY_HEADING.search(text, start)
+        end = nxt.start() if nxt else len(text)
+        fence = text.find("```", start, end)
+        end = fence if fence != -1 else end
+        end = min(end, start + COMPACTION_CHECKPOINT_CHARS)
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end - start < MIN_CONTENT_WORDS * 4:
+            continue
+        seg = Segment(seq, start, end, text[start:end], 0)
+        cand = _cand(seg, 0.8, "current", "checkpoint", None)
+        found = [cand]  # the latest summary wins
     return found
 
 
@@ -406,7 +467,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     max_changes = max(0, min(max_changes, 100))
     records = _records(payload)
     human = _human_messages(messages)
-    candidates = _candidates(human) + _habits(human)
+    candidates = _candidates(human) + _habits(human) + _compaction_checkpoints(messages, human)
     candidates.sort(key=lambda c: (-c.score, c.seq, c.start, c.evidence))
     ranked: list[tuple[float, int, int, SaveOp | UpdateOp | RemoveOp]] = []
     kept_norms: list[str] = []

@@ -151,6 +151,7 @@ _LABELS = {
     "decision": "Decision",
     "open_issue": "Open issue",
     "habit": "Recurring request",
+    "checkpoint": "Checkpoint",
 }
 
 
@@ -214,7 +215,7 @@ def rewrite(segment: str, category: str) -> str:
     ("I'll" → "the user will", "you" → "the agent"), joins wrapped lines and quote markers,
     prefixes the category label and caps the length.
     """
-    text = _MD_LINK.sub(r"\1", segment)
+    text = _MD_LINK.sub(r"\1", segment).replace("**", "")
     text = re.sub(r"\s*\n\s*>?\s*", " ", text)
     text = " ".join(text.split())
     text = _LEAD.sub("", text)

@@ -31,8 +31,9 @@ Heuristics, in order:
    `OPEN_ISSUE_WINDOW` human messages and only if no later human message reports success.
 7. *Remember requests* about "this"/"that" boost the message's other candidates (or promote
    the sentence before them).
-8. *Text*: `rules.rewrite` — filler dropped, first/second person rewritten to third person
-   ("the user", "the agent"), a category label prefixed ("Correction: …"), capped length.
+8. *Text*: `rules.rewrite` — filler and markdown emphasis dropped, first/second person
+   rewritten to third person ("the user", "the agent"), a category label prefixed
+   ("Correction: …"), capped length.
 9. *Scope*: agent when the statement is about the user across projects (`rules.AGENT_SCOPE`:
    "in all my projects", "globally", "I prefer"), else workspace.
 10. *De-duplication* (`dedup`, rapidfuzz token_set_ratio over normalised content words):
@@ -42,7 +43,12 @@ Heuristics, in order:
     keep the best one.
 11. *Finished checkpoints*: an active `current` record whose topic (>= `REMOVE_TOPIC_SCORE`)
     appears in a message saying it is done/fixed/shipped/works → `remove` with that evidence.
-12. *Order and limits*: score (rule base score, adjusted), then message seq, then offset;
+12. *Compaction handoff*: the "Current Work" section of a compaction summary (Claude Code's
+    generated summary, assistant reply or continuation message) that ends the slice with no
+    human message after it is quoted (up to a code fence) as a `current` checkpoint.
+13. *Focus*: a long ramble's memory text is rewritten from the clause holding the cue
+    (`FOCUS_MIN_CHARS`); its evidence stays the whole segment.
+14. *Order and limits*: score (rule base score, adjusted), then message seq, then offset;
     at most `max_changes` operations (at most `MAX_PER_MESSAGE` from one message).
 
 Deterministic: no clocks, no randomness, no set iteration in output order; the same payload

@@ -38,7 +38,10 @@ def run(corpus: Path, verbose: bool) -> int:
     rows = []
     tot_saved = tot_correct = tot_req = tot_hit = tot_forb = tot_nv = 0
     control_over = []
-    print(f"{'file':48} {'saved':>5} {'prec':>5} {'recall':>7} {'forb':>4} {'nonvb':>5} {'ms':>6}")
+    print(
+        f"{'file':48} {'saved':>5} {'prec':>5} {'recall':>7} {'forb':>4} {'nonvb':>5} "
+        f"{'load+curate ms':>14} {'curate ms':>9} {'KiB':>6}"
+    )
     for exp in load_expectations():
         path = corpus / exp.file
         if not path.exists():

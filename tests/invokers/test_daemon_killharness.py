@@ -1,0 +1,172 @@
+"""kill -9 harness (issue 8 acceptance): >= 1,000 fast slots, random daemon kills and restarts,
+several daemons started at once each round. Afterwards: 0 duplicate runs, 0 slots without a
+recorded outcome, 0 gaps in any invoker's slot sequence, no run executed twice.
+
+Random kill timing is the point of the harness (not synchronisation); every wait for a state
+polls a condition with a deadline.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from wardian._util import parse_utc
+from wardian.config import state_db_path, user_library_dir
+from wardian.engine.runs import RunStore
+from wardian.invokers.daemon import schedule_key
+from wardian.invokers.schedule import ScheduleConfig
+from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
+from wardian.invokers.slots import SlotStore
+from wardian.invokers.store import InvokerStore
+from wardian.runtime.agents import AgentRegistry
+
+BLUEPRINT = """\
+blueprint:
+  id: quick
+  name: Quick
+  description: Does nothing; used by the kill harness.
+  version: 1
+triggers: [schedule, manual]
+steps:
+  - id: nothing
+    action: noop
+"""
+
+MIN_SLOTS = 1000
+BUDGET_S = 150.0
+
+
+def _serve(log: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "wardian", "serve", "--poll", "0.02"],
+                            stdout=log.open("ab"), stderr=subprocess.STDOUT,
+                            env=dict(os.environ))
+
+
+def _slot_count() -> int:
+    conn = sqlite3.connect(state_db_path(), timeout=30)
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM schedule_slots").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        conn.close()
+
+
+@pytest.mark.timeout(240)
+def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None:
+    folder = user_library_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "quick.yaml").write_text(BLUEPRINT)
+    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    specs = [
+        {"name": "latest", "every_s": 0.02, "misfire_grace_s": 1.0},
+        {"name": "all", "every_s": 0.03, "misfire_grace_s": 0.5, "catch_up": "all",
+         "max_catch_up": 5, "overlap": "parallel"},
+        {"name": "none", "every_s": 0.1, "misfire_grace_s": 2.0, "catch_up": "none",
+         "overlap": "queue"},
+    ]
+    invokers = []
+    for spec in specs:
+        inv = add_schedule(blueprint_id="quick", agent="coder", assignments="{}", **spec)
+        set_schedule_enabled(inv.id, True)
+        invokers.append(inv.id)
+
+    rng = random.Random(8)
+    log = tmp_path / "serve.log"
+    kills = refusals = 0
+    started = time.monotonic()
+    while _slot_count() < MIN_SLOTS or kills < 5:
+        assert time.monotonic() - started < BUDGET_S, "harness too slow"
+        procs = [_serve(log) for _ in range(rng.choice([1, 2, 3]))]
+        pids = {f"started (pid {p.pid})" for p in procs}
+        up_by = time.monotonic() + 30
+        while not any(pid in log.read_text() for pid in pids):
+            assert time.monotonic() < up_by, "no daemon started"
+            time.sleep(0.01)
+        deadline = time.monotonic() + rng.uniform(0.3, 1.5)
+        while time.monotonic() < deadline:  # random kill time: not a synchronisation point
+            time.sleep(0.01)
+        # Kill every process still alive (the lock holder, and any starter that had not
+        # reached the lock yet); the others refused because the lock was held.
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGKILL)
+                kills += 1
+        codes = [p.wait(30) for p in procs]
+        assert set(codes) <= {4, -signal.SIGKILL}, codes
+        refusals += codes.count(4)
+
+    # A final daemon catches up and finishes everything, then stops cleanly. The invokers
+    # are disabled first so that it reaches a moment with nothing in flight.
+    rounds_s = time.monotonic() - started
+    for inv in invokers:
+        set_schedule_enabled(inv, False)
+    final = _serve(log)
+    slots = SlotStore()
+    runs = RunStore(recover=False)
+    end = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < end, "final daemon did not settle"
+        pending = slots.pending()
+        unsettled = slots.unsettled()
+        queued = [r for inv in invokers for r in runs.list(invoker_id=inv, status="queued",
+                                                              limit=1)]
+        if (not pending and not unsettled and not queued
+                and f"started (pid {final.pid})" in log.read_text()):
+            break
+        time.sleep(0.05)
+    final.send_signal(signal.SIGTERM)
+    assert final.wait(60) == 0
+
+    # --- verification ---------------------------------------------------------------------
+    all_slots = slots.all_slots()
+    assert len(all_slots) >= MIN_SLOTS
+    assert not [s for s in all_slots if s.outcome == "pending"], "slot without an outcome"
+    store = InvokerStore()
+    for inv_id in invokers:
+        mine = [s for s in all_slots if s.invoker_id == inv_id]
+        config = ScheduleConfig.from_config(store.get(inv_id).config)
+        state = slots.state(inv_id)
+        assert state is not None
+        expected = config.fire_times.between(parse_utc(state.active_since),
+                                             parse_utc(mine[-1].scheduled_time))
+        assert [parse_utc(s.scheduled_time) for s in mine] == expected, "gap or extra slot"
+        for s in mine:
+            if s.outcome == "ran":
+                run = runs.get(s.run_id)
+                assert run.idempotency_key == schedule_key(inv_id, s.scheduled_time)
+            elif s.outcome == "coalesced":
+                assert s.run_id and s.into_slot
+            else:
+                assert s.reason
+        if config.catch_up == "none":
+            assert not [s for s in mine if s.outcome == "coalesced"]
+    ran_ids = [s.run_id for s in all_slots if s.outcome == "ran"]
+    assert len(ran_ids) == len(set(ran_ids)), "two slots share one run"
+    conn = runs.conn
+    per_slot = Counter(
+        r[0] for r in conn.execute(
+            "SELECT idempotency_key FROM runs WHERE invoker_id IN (?, ?, ?)", invokers))
+    assert max(per_slot.values()) == 1, "duplicate run for one slot"
+    assert len(per_slot) == len(ran_ids) + sum(
+        1 for s in all_slots if s.outcome == "skipped" and s.run_id)
+    starts = Counter(r[0] for r in conn.execute(
+        "SELECT run_id FROM run_events WHERE kind = 'run.started'"))
+    assert not starts or max(starts.values()) == 1, "a run executed twice"
+    statuses = Counter(r[0] for r in conn.execute(
+        "SELECT status FROM runs WHERE invoker_id IN (?, ?, ?)", invokers))
+    assert set(statuses) <= {"succeeded", "interrupted", "skipped"}, statuses
+    outcomes = Counter(s.outcome for s in all_slots)
+    print(f"\nkill harness: {len(all_slots)} slots {dict(outcomes)}, runs {dict(statuses)}, "
+          f"{kills} kill -9, {refusals} refused starts, kill rounds {rounds_s:.1f} s, "
+          f"total {time.monotonic() - started:.1f} s")

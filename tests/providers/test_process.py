@@ -90,3 +90,33 @@ def test_argument_limit() -> None:
     assert fits_argv("short")
     assert not fits_argv("x" * 1024 * 1024)
     assert not fits_argv("nul\x00byte")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sessions are POSIX")
+def test_timeout_kills_a_grandchild_that_left_the_process_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "gc.pid"
+    code = (
+        "import subprocess, sys, time, pathlib, os\n"
+        "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'],"
+        " start_new_session=True)\n"
+        f"pathlib.Path({str(pid_file)!r}).write_text(str(g.pid))\n"
+        "time.sleep(600)\n"
+    )
+    with pytest.raises(ProviderTimeout):
+        run_process([PY, "-c", code], provider="test", timeout_s=2)
+    assert gone(int(pid_file.read_text()))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sessions are POSIX")
+def test_a_grandchild_holding_the_pipes_after_exit_does_not_hang_us(tmp_path: Path) -> None:
+    pid_file = tmp_path / "gc.pid"
+    code = (
+        "import subprocess, sys, pathlib\n"
+        "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"pathlib.Path({str(pid_file)!r}).write_text(str(g.pid))\n"
+        "print('done', flush=True)\n"
+    )
+    result = run_process([PY, "-c", code], provider="test", timeout_s=20)
+    assert result.returncode == 0 and result.stdout.strip() == "done"
+    assert result.duration_s < 15
+    assert gone(int(pid_file.read_text()))

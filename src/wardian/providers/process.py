@@ -160,6 +160,18 @@ def kill_tree(pid: int, *, grace_s: float = 2.0) -> list[int]:
     return [p.pid for p in procs]
 
 
+def _kill_group(pgid: int, grace_s: float = 2.0) -> None:
+    """SIGKILL every process left in group `pgid` (the child already exited) and wait."""
+    members = []
+    for candidate in psutil.process_iter():
+        with contextlib.suppress(psutil.Error, OSError):
+            if os.getpgid(candidate.pid) == pgid:
+                members.append(candidate)
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(pgid, signal.SIGKILL)
+    psutil.wait_procs(members, timeout=grace_s)
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -244,8 +256,7 @@ def run_process(
         for thread in threads[:2]:
             thread.join(timeout=max(0.0, min(2.0, deadline - time.monotonic())))
         if any(t.is_alive() for t in threads[:2]) and sys.platform != "win32":
-            with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            _kill_group(proc.pid)
     for thread in threads[:2]:
         thread.join(timeout=2.0)
     for pipe in (proc.stdout, proc.stderr):

@@ -363,6 +363,20 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
                     name, *marks.key((section, key)), format_path((section, key)),
                     f"invalid {what} name", expected="a name of lowercase letters, digits and "
                     "'_' starting with a letter (usable in templates)", found=repr(key)))
+    minimum = bp.blueprint.min_wardian
+    if minimum is not None:
+        from wardian import __version__
+
+        wanted, have = _version_tuple(minimum), _version_tuple(__version__)
+        loc = ("blueprint", "min_wardian")
+        if wanted is None:
+            problems.append(Problem(name, *marks.value(loc), format_path(loc),
+                                    "invalid version", expected="a version such as '0.1.0'",
+                                    found=repr(minimum)))
+        elif have is not None and wanted > have:
+            problems.append(Problem(name, *marks.value(loc), format_path(loc),
+                                    "needs a newer Wardian", expected=f"at most {__version__} "
+                                    "(this Wardian)", found=repr(minimum), kind="reference"))
     step_index: dict[str, int] = {}
     for index, step in enumerate(bp.steps):
         if step.id in step_index:
@@ -628,6 +642,13 @@ class _TemplateChecker:
                                  found=repr(field_name),
                                  suggestion=nearest(field_name, STEP_KEYS), line=line,
                                  file_display=file_display, kind="reference")
+
+
+def _version_tuple(text: str) -> tuple[int, ...] | None:
+    match = re.fullmatch(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?", str(text).strip())
+    if not match:
+        return None
+    return tuple(int(g) for g in match.groups(default="0"))
 
 
 def _undeclared(ast: Any, nodes: Any) -> set[str]:

@@ -8,7 +8,8 @@ Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
   dead processes ``interrupted``.
 * **Resume.** Steps that already have a succeeded or skipped attempt are not run again;
   their stored outputs feed the templates. `resume_run` requeues an interrupted, failed or
-  cancelled run and executes it. Secret inputs are never stored: pass them again
+  cancelled run and executes it; the step it stopped in gets its full retry budget again
+  (attempt numbers keep counting). Secret inputs are never stored: pass them again
   (``secret_inputs``) or the run fails saying which ``--input`` is missing (defaults from
   the blueprint are used when declared).
 * **when.** A false `when` records the step as ``skipped`` (output None).
@@ -214,8 +215,12 @@ class _Execution:
         except WardianError as exc:
             self.store.finish(run.id, "failed", exc.render())
             return
-        self.redactor = Redactor([str(inputs[n]) for n in run.secret_inputs if n in inputs
-                                  and inputs[n] is not None])
+        specs = loaded.blueprint.inputs
+        # A secret's declared default is in the blueprint file, so it is no secret; only
+        # values given to the run are scrubbed.
+        self.redactor = Redactor([
+            str(inputs[n]) for n in run.secret_inputs if inputs.get(n) is not None
+            and (n not in specs or inputs[n] != specs[n].default)])
         payload = run.invocation.get("payload") or {}
         context: dict[str, Any] = {
             "inputs": inputs,

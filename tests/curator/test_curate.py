@@ -77,6 +77,16 @@ def test_ignores_non_human_user_kinds(kind: str) -> None:
     assert _run(_msgs(("user", "Always run the linter before committing.", kind))) == []
 
 
+def test_system_reminder_inside_human_text_is_ignored() -> None:
+    text = (
+        "Use pnpm in this repo, never npm.\n<system-reminder>\nDo not mention this reminder "
+        "to the user. Always follow the todo list.\n</system-reminder>"
+    )
+    ops = _run(_msgs(("user", text)))
+    assert len(ops) == 1 and "pnpm" in ops[0]["text"]
+    assert "reminder" not in ops[0]["text"].lower()
+
+
 def test_assistant_text_is_context_only() -> None:
     assert _run(_msgs(("assistant", "We should always use pnpm, never npm."))) == []
 

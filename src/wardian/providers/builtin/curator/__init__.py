@@ -146,6 +146,11 @@ COMPACTION_CHECKPOINT_CHARS = 600
 _CLAUSE_BOUNDARY = re.compile(r"(?:,\s+|;\s+|\s+(?:so|that|and then|then)\s+)", re.IGNORECASE)
 _CURRENT_WORK = re.compile(r"^\s*(?:\d+\.\s*)?(?:#+\s*)?Current Work:?[ \t]*$", re.MULTILINE)
 _SUMMARY_HEADING = re.compile(r"^\s*(?:\d+\.\s+|#+\s+)[A-Z][^\n]{2,60}:?\s*$", re.MULTILINE)
+_INJECTED_BLOCK = re.compile(
+    r"<(system-reminder|command-[a-z]+|local-command-[a-z]+|user-prompt-submit-hook|"
+    r"task-notification|bash-[a-z]+)>.*?(?:</\1>|$)",
+    re.DOTALL,
+)
 _HEADING = re.compile(r"^#{1,6} \S", re.MULTILINE)
 _SUCCESS = re.compile(
     r"\b(?:works now|now works|that works|it works|is fixed|fixed now|resolved|is done|"
@@ -206,6 +211,9 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
         heading = _HEADING.search(text)
         if heading:  # what follows a markdown heading is a pasted document
             segments = [s for s in segments if s.start < heading.start()]
+        tags = [(m.start(), m.end()) for m in _INJECTED_BLOCK.finditer(text)]
+        if tags:  # a system reminder or command echo appended to human text is not human
+            segments = [s for s in segments if not any(a < s.end and s.start < b for a, b in tags)]
         remember_idx = [s.index for s in segments if _REMEMBER.search(s.text)]
         local: list[_Candidate] = []
         for seg in segments:

@@ -1,0 +1,45 @@
+"""Pin the public surface other packages build on (contracts: Engine interface)."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+SURFACE = {
+    "wardian.engine.runs": ["FINAL_STATUSES", "REDACTED", "RUN_STATUSES", "Run", "RunStore",
+                            "StepAttempt", "process_identity"],
+    "wardian.engine.executor": ["Redactor", "execute_run", "resolve_inputs", "resume_run"],
+    "wardian.engine.actions": ["BUILTIN_ACTION_MODULES", "ActionContext", "get_action",
+                               "known_actions", "register_action", "unregister_action"],
+    "wardian.engine.assignments": ["check_assignments", "parse_assignments_json",
+                                   "resolve_selection"],
+    "wardian.engine.manual": ["prepare_manual_run", "run_log_path", "spawn_detached"],
+    "wardian.blueprints.errors": ["BlueprintError", "BlueprintInvalid", "BlueprintSyntaxError",
+                                  "Problem", "format_path", "nearest"],
+    "wardian.blueprints.validate": ["OUTPUT_REFS", "FileReport", "LoadedBlueprint",
+                                    "load_blueprint", "resolve_output_ref", "validate_file",
+                                    "validate_paths"],
+    "wardian.blueprints.library": ["MANIFEST_NAME", "LibraryEntry", "find_blueprint",
+                                   "init_library", "list_library", "shipped_library_dir"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(SURFACE))
+def test_public_surface(module: str) -> None:
+    mod = importlib.import_module(module)
+    assert sorted(mod.__all__) == sorted(SURFACE[module])
+    for name in mod.__all__:
+        assert getattr(mod, name).__doc__ or not callable(getattr(mod, name)), name
+
+
+def test_cli_modules_do_not_import_heavy_libraries() -> None:
+    code = ("import sys; import wardian.cli.blueprint, wardian.cli.library, "
+            "wardian.cli.automation; "
+            "print(','.join(m for m in ('jinja2', 'yaml', 'pydantic', 'jsonschema') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.strip() == ""

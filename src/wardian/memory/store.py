@@ -44,6 +44,11 @@ class _Unset:
 UNSET: Any = _Unset()
 """Sentinel: "not given" (distinct from None) for `MemoryStore.update`."""
 
+RECALL_COMMON_DOCS = 500
+"""A query word in more records than this is too common to rank by (see `recall`)."""
+RECALL_WINDOW = 500
+"""When every query word is common, how many newest matches are ranked by BM25."""
+
 _HEX_PREFIX = re.compile(r"^[0-9a-fA-F-]{1,36}$")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -244,26 +249,57 @@ class MemoryStore:
     ) -> builtins.list[Record]:
         """Active records matching `query`, ranked by FTS5 BM25 then recency. Read-only.
 
+        Latency stays bounded at any store size (DESIGN.md "Recall"; issue 2 target: p95
+        <= 10 ms at 100k records). A word found in more than `RECALL_COMMON_DOCS` records
+        is too common to rank by: when the query also has rarer words, only those are
+        matched and ranked (exactly, over all their matches); when every word is that
+        common, the newest `RECALL_WINDOW` matching records are ranked.
+
         Args:
             query: free text; each word is matched (OR), prefix-insensitive of FTS syntax.
             limit: maximum number of records (>= 1).
             workspace: when given, only agent-scoped records and records of this workspace.
         """
-        tokens = [t for t in _TOKEN.findall(query.lower()) if t]
+        tokens = list(dict.fromkeys(t for t in _TOKEN.findall(query.lower()) if t))
         if not tokens:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(tokens))
-        sql = (
-            "SELECT r.* FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
+
+        def phrase(token: str) -> str:
+            return '"' + token.replace('"', '""') + '"'
+
+        rare = [t for t in tokens if not self._more_matches_than(phrase(t), RECALL_COMMON_DOCS)]
+        match = " OR ".join(phrase(t) for t in (rare or tokens))
+        where = (
             " WHERE records_fts MATCH ? AND r.agent_id = ? AND r.status = 'active'"
         )
         params: list[Any] = [match, agent_id]
         if workspace is not None:
-            sql += " AND (r.scope_kind = 'agent' OR r.scope_path = ?)"
+            where += " AND (r.scope_kind = 'agent' OR r.scope_path = ?)"
             params.append(workspace)
-        sql += " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?"
-        params.append(max(1, limit))
+        if rare:
+            sql = (
+                "SELECT r.* FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
+                + where + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?"
+            )
+            params.append(max(1, limit))
+        else:
+            # FTS5 walks its doclist newest rowid first and stops after the window.
+            sql = (
+                "SELECT r.* FROM (SELECT records_fts.rowid AS rid, bm25(records_fts) AS score"
+                " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid" + where
+                + " ORDER BY records_fts.rowid DESC LIMIT ?) w"
+                " JOIN records r ON r.rowid = w.rid ORDER BY w.score, r.updated_at DESC LIMIT ?"
+            )
+            params += [RECALL_WINDOW, max(1, limit)]
         return [self._record(r, with_sources=False) for r in self.conn.execute(sql, params)]
+
+    def _more_matches_than(self, match: str, count: int) -> bool:
+        """Whether FTS `match` has more than `count` rows (reads at most count + 1)."""
+        row = self.conn.execute(
+            "SELECT 1 FROM records_fts WHERE records_fts MATCH ? LIMIT 1 OFFSET ?",
+            (match, count),
+        ).fetchone()
+        return row is not None
 
     def count(self, agent_id: str, *, include_removed: bool = True) -> int:
         """How many records the agent has. Read-only."""

@@ -143,9 +143,9 @@ def test_install_uninstall_idempotent_and_preserves_other_keys(cli, agent, tmp_p
     start_cmds = [h["command"] for g in once["hooks"]["SessionStart"] for h in g["hooks"]]
     end_cmds = [h["command"] for g in once["hooks"]["SessionEnd"] for h in g["hooks"]]
     assert len(start_cmds) == 2 and start_cmds[1].endswith(
-        "hooks claude-code session-start --agent coder")
+        " claude-code session-start --agent coder")
     assert len(end_cmds) == 1
-    assert end_cmds[0].endswith("hooks claude-code session-end --agent coder")
+    assert end_cmds[0].endswith(" claude-code session-end --agent coder")
     mtime = settings.stat().st_mtime_ns
     res = invoke(cli, "hooks", "install", "claude-code", "--agent", "coder",
                  "--settings", str(settings), "--json")

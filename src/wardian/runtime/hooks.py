@@ -46,6 +46,7 @@ HOOK_TIMEOUT_S = 10
 """The per-hook ``timeout`` written into Claude Code settings, in seconds."""
 
 _EVENTS = {"SessionStart": "session-start", "SessionEnd": "session-end"}
+_HOOK_MAIN = "import sys; from wardian.runtime.hooks import main; sys.exit(main())"
 
 
 def boundary_for_reason(reason: str | None) -> str:
@@ -212,7 +213,9 @@ def _hook_argv() -> list[str]:
     (~250 ms); this entry imports only what a hook needs, so SessionEnd returns well
     within its budget.
     """
-    return [sys.executable, "-m", "wardian.runtime.hooks"]
+    # ``-c`` imports this module (its compiled bytecode is cached) where ``-m`` would
+    # compile it afresh as ``__main__`` on every call.
+    return [sys.executable, "-c", _HOOK_MAIN]
 
 
 def _join(argv: list[str]) -> str:
@@ -232,7 +235,7 @@ def _is_ours(hook: Any, event: str) -> bool:
         return False
     command = str(hook.get("command", ""))
     return "wardian" in command and (
-        f"wardian.runtime.hooks claude-code {_EVENTS[event]}" in command
+        ("wardian.runtime.hooks" in command and f"claude-code {_EVENTS[event]}" in command)
         or f" hooks claude-code {_EVENTS[event]}" in command
     )
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from wardian.blueprints.validate import validate_file
+from wardian.engine.actions import known_actions
 
 CORPUS = Path(__file__).parent / "corpus"
 EXPECTED: dict[str, list[str]] = json.loads((CORPUS / "expected.json").read_text("utf-8"))
@@ -25,9 +26,11 @@ def test_corpus_is_large_and_complete() -> None:
 def test_broken_blueprint_message(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(CORPUS)
     report = validate_file(Path("broken") / name, display=f"broken/{name}")
-    assert [p.render() for p in report.problems] == EXPECTED[name]
+    # {ACTIONS} stands for the registered action names, which grow as packages add actions
+    expected = [m.replace("{ACTIONS}", ", ".join(known_actions())) for m in EXPECTED[name]]
+    assert [p.render() for p in report.problems] == expected
     assert len(report.problems) == 1, "one defect per file"
-    for message in EXPECTED[name]:
+    for message in expected:
         assert MESSAGE.match(message), message
     assert report.loaded is None
 

@@ -398,7 +398,8 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
         if step.action is not None and actions is not None and step.action not in actions:
             problems.append(Problem(
                 name, *marks.value((*base, "action")), format_path((*base, "action")),
-                f"unknown action {step.action!r}", expected="the name of a registered action",
+                f"unknown action {step.action!r}",
+                expected="a registered action (" + ", ".join(actions) + ")",
                 found=repr(step.action), suggestion=nearest(step.action, actions),
                 kind="reference"))
         if step.role is not None and step.role not in bp.roles:

@@ -98,10 +98,12 @@ def model_matches(assigned: str, observed: str, aliases: dict[str, str] | None =
     """Whether `observed` is the assigned model (exactly, or a dated snapshot of it).
 
     ``gpt-5`` matches ``gpt-5-2025-08-07`` (APIs report the resolved snapshot) but not
-    ``gpt-5-mini``; an alias (``opus``) matches ids containing its family (``-opus-``)
-    when `aliases` maps it.
+    ``gpt-5-mini``; ``claude-fable-5[1m]`` matches ``claude-fable-5``; an alias (``opus``)
+    matches ids containing its family (``-opus-``) when `aliases` maps it.
     """
-    a, o = assigned.strip().lower(), observed.strip().lower()
+    # ``[1m]``-style suffixes select a context window, not another model.
+    a = re.sub(r"\[\w+\]$", "", assigned.strip().lower())
+    o = re.sub(r"\[\w+\]$", "", observed.strip().lower())
     if "/" in a and "/" not in o:
         a = a.split("/", 1)[1]
     if a == o:

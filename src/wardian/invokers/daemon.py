@@ -569,7 +569,7 @@ class ScheduleDaemon:
                         continue
                 except Exception as exc:  # keep draining after a hiccup
                     self.log(f"{self._stamp()} drain failed: {type(exc).__name__}: {exc}")
-                self.stop_event.wait(0.05)
+                self.stop_event.wait(0.02)  # has_pending is a ~0.1 ms indexed read
         finally:
             queue.close()
             fires.close()

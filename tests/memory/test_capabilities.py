@@ -91,6 +91,9 @@ def test_revoke_for_process_touches_only_that_identity(store: MemoryStore) -> No
     assert caps.lookup(other).revoked_at is None  # type: ignore[union-attr]
     assert [c.pid for c in caps.unrevoked_for_processes([(10, 500.2), (99, 1.0)])] == [10]
     assert len(caps.for_agent(AGENT)) == 2
+    assert caps.revoke_for_agent(AGENT, reason="agent removed") == 1
+    assert caps.lookup(reused_pid).revoked_reason == "agent removed"  # type: ignore[union-attr]
+    assert caps.lookup(other).revoked_at is None  # type: ignore[union-attr]
 
 
 def test_require_operator(store: MemoryStore) -> None:

@@ -112,9 +112,8 @@ def exec_(
 ) -> None:
     """Run CMD as a managed process of the agent and exit with its exit code.
 
-    With agent memory enabled the process gets its own capability, the agent id and a
-    startup context file in its environment (WARDIAN_CAPABILITY, WARDIAN_AGENT_ID,
-    WARDIAN_MEMORY_CONTEXT); disabled, it gets only WARDIAN_AGENT_ID and WARDIAN_LAUNCH_ID.
+    Memory enabled: CMD gets its own capability and a startup context file
+    (WARDIAN_CAPABILITY, WARDIAN_MEMORY_CONTEXT). Always: WARDIAN_AGENT_ID, WARDIAN_LAUNCH_ID.
     """
     from wardian.cli.garden import require_operator
     from wardian.runtime.agents import AgentRegistry

@@ -138,6 +138,17 @@ class CapabilityStore:
             )
         return cur.rowcount
 
+    def revoke_for_agent(self, agent_id: str, *, reason: str) -> int:
+        """Revoke every unrevoked capability of `agent_id` (atomic), e.g. when the agent is
+        removed while one of its processes still runs. Returns how many were revoked."""
+        with atomic(self.conn):
+            cur = self.conn.execute(
+                "UPDATE capabilities SET revoked_at = ?, revoked_reason = ?"
+                " WHERE agent_id = ? AND revoked_at IS NULL",
+                (utc_now_iso(), reason, agent_id),
+            )
+        return cur.rowcount
+
     def unrevoked_for_processes(
         self, identities: Iterable[tuple[int, float]]
     ) -> list[Capability]:

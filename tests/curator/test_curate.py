@@ -64,6 +64,9 @@ def test_saves_a_convention_as_a_rewritten_statement_with_verbatim_evidence() ->
         "    raise ValueError('x')\nValueError: x\n  and do not retry",  # pasted trace
         "Never commit /Users/alice/.netrc to the repo",  # personal home path
         "Never put the key AKIAIOSFODNN7EXAMPLE in code",  # secret-shaped
+        "don't worry about the flaky linter output",  # not a prohibition
+        "ok the login page should work now after the restart",  # status
+        "No, that's wrong.",  # too little content to stand alone
     ],
 )
 def test_rejects(text: str) -> None:
@@ -145,6 +148,23 @@ def test_refining_an_active_record_becomes_an_update() -> None:
         records,
     )
     assert [(op["op"], op.get("memory_id")) for op in ops] == [("update", "rec-1")]
+
+
+def test_update_keeps_an_agent_scoped_record_agent_scoped() -> None:
+    records = [
+        {
+            "id": "rec-a",
+            "revision_id": "rev-1",
+            "kind": "stable",
+            "scope": {"kind": "agent"},
+            "text": "Prefer concise technical handoffs.",
+        }
+    ]
+    msgs = _msgs(("user", "always keep technical handoffs concise and list open risks first"))
+    ops = _run(msgs, records)
+    assert [(op["op"], op["memory_id"], op["scope"]) for op in ops] == [
+        ("update", "rec-a", "agent")
+    ]
 
 
 def test_finished_checkpoint_is_removed_with_evidence() -> None:

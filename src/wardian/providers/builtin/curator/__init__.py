@@ -152,6 +152,11 @@ _INJECTED_BLOCK = re.compile(
     re.DOTALL,
 )
 _HEADING = re.compile(r"^#{1,6} \S", re.MULTILINE)
+_STATUS = re.compile(
+    r"\bshould (?:now |already )?(?:be )?(?:work(?:ing)?|fixed|done|good|resolved|ready)\b"
+    r"(?: now)?",
+    re.IGNORECASE,
+)
 _SUCCESS = re.compile(
     r"\b(?:works now|now works|that works|it works|is fixed|fixed now|resolved|is done|"
     r"(?:has |have )?shipped|completed|finished|merged|is deployed)\b",
@@ -224,6 +229,8 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
                 continue
             if len(normalise(seg.text).split()) < MIN_CONTENT_WORDS:
                 continue
+            if _STATUS.search(seg.text):
+                continue  # "it should work now", "should be fixed": status, not a rule
             best = rules[0]
             question = is_question(seg.text)
             if best.category == "open_issue":
@@ -433,6 +440,13 @@ def _removals(
     return out
 
 
+def _scope_of(record: dict[str, Any]) -> Literal["agent", "workspace"]:
+    """An active record's scope kind (an update keeps an agent-scoped record agent-scoped)."""
+    scope = record.get("scope")
+    kind = scope.get("kind") if isinstance(scope, dict) else scope
+    return "agent" if kind == "agent" else "workspace"
+
+
 def _save_or_update(
     cand: _Candidate,
     text: str,
@@ -455,7 +469,7 @@ def _save_or_update(
             memory_id=best_rec["id"],
             text=text,
             kind=cand.kind,
-            scope=cand.scope,
+            scope=_scope_of(best_rec) if cand.scope == "workspace" else cand.scope,
             evidence=cand.evidence,
         )
     return SaveOp(op="save", text=text, kind=cand.kind, scope=cand.scope, evidence=cand.evidence)

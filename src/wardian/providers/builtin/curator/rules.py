@@ -32,7 +32,10 @@ def _r(name: str, category: str, score: float, pattern: str) -> Rule:
     return Rule(name, category, score, re.compile(pattern, re.IGNORECASE))
 
 
-_NOT_VERBS = r"(?!know\b|think\b|recall\b|remember\b|see\b|understand\b|mind\b|care\b|get\b|have\b)"
+_NOT_VERBS = (
+    r"(?!know\b|think\b|recall\b|remember\b|see\b|understand\b|mind\b|care\b|get\b|have\b|"
+    r"worry\b|bother\b|mean\b|like\b|really\b|quite\b)"
+)
 _CLAUSE_START = r"(?:^|[,;:\-–(]\s*|\b(?:and|but|please|pls|so|then|also|just|yet)\s+)"
 
 RULES: tuple[Rule, ...] = (

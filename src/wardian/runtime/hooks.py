@@ -33,10 +33,12 @@ from wardian.errors import UsageError, ValidationError
 __all__ = [
     "HOOK_TIMEOUT_S",
     "InstallResult",
+    "StartupAnswer",
     "boundary_for_reason",
     "claude_settings_path",
     "hook_command",
     "install_claude_code",
+    "main",
     "parse_hook_payload",
     "session_end",
     "session_start",

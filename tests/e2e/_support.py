@@ -1,0 +1,231 @@
+"""End-to-end helpers: the real ``wardian`` CLI as subprocesses in the test's WARDIAN_HOME.
+
+`W` runs ``python -m wardian …`` (the same interpreter, the autouse temp ``WARDIAN_HOME``
+inherited through the environment) and waits for the detached drain worker by polling the
+durable state with a deadline — never by sleeping a fixed time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
+BUILTIN = {"curator": {"target_type": "temporary_provider", "provider": "builtin",
+                       "model": "curator-rules"}}
+DEADLINE_S = 90.0
+FINAL = {"succeeded", "failed", "cancelled", "interrupted", "skipped"}
+
+
+def corpus_transcripts() -> list[Path]:
+    """Every transcript file in the shared corpus (empty when the corpus is absent)."""
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.rglob("*") if p.suffix in {".jsonl", ".json"}
+                  and p.is_file())
+
+
+def corpus_params() -> list[Any]:
+    """pytest params over the corpus, or one skipped param saying why."""
+    files = corpus_transcripts()
+    if not files:
+        return [pytest.param(None, marks=pytest.mark.skip(
+            reason=f"transcript corpus not found at {CORPUS} (it lives in ../shared/corpus)"))]
+    return [pytest.param(p, id=f"{p.parent.name}/{p.stem}") for p in files]
+
+
+class W:
+    """The real CLI in subprocesses, plus read-only looks at the durable state."""
+
+    def __init__(self, home: Path, env: dict[str, str] | None = None) -> None:
+        self.home = home
+        self.env = dict(os.environ)
+        self.env["WARDIAN_HOME"] = str(home)
+        if env:
+            self.env.update(env)
+
+    def run(self, *args: str, check: bool = True, input: str | None = None,
+            ) -> subprocess.CompletedProcess[str]:
+        """``wardian ARGS``; fails the test (showing stderr) when `check` and it fails."""
+        proc = subprocess.run(
+            [sys.executable, "-m", "wardian", *args], env=self.env, text=True,
+            capture_output=True, timeout=120, input=input, check=False,
+        )
+        if check and proc.returncode != 0:
+            pytest.fail(f"`wardian {' '.join(args)}` exited {proc.returncode}:\n"
+                        f"{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def json(self, *args: str) -> Any:
+        """``wardian ARGS --json`` parsed."""
+        return json.loads(self.run(*args, "--json").stdout)
+
+    # --- setup ----------------------------------------------------------------------------
+
+    def setup_agent(self, name: str, *, assignments: dict[str, Any] | None = None,
+                    inputs: tuple[str, ...] = (), provider: str = "claude",
+                    refresh: tuple[str, ...] = ("builtin",)) -> tuple[str, str]:
+        """Enable memory + logging, add agent `name` and an enabled session-close invoker
+        bound to memory-consolidation; returns (agent id, invoker id)."""
+        self.run("settings", "set", "agent_memory.enabled", "true")
+        self.run("settings", "set", "conversation_logging.enabled", "true")
+        workspace = self.home / f"ws-{name}"
+        workspace.mkdir(exist_ok=True)
+        agent = self.json("agent", "add", name, "--provider", provider,
+                          "--workspace", str(workspace))
+        for provider_name in refresh:
+            self.run("agent", "models", "--provider", provider_name, "--refresh")
+        args = ["automation", "session-close", "add", "--blueprint", "memory-consolidation",
+                "--name", f"consolidate {name}", "--agent", name, "--require-archive",
+                "--assignments", json.dumps(assignments or BUILTIN)]
+        for item in inputs:
+            args += ["--input", item]
+        invoker = self.json(*args)
+        self.run("automation", "session-close", "enable", invoker["id"])
+        return agent["id"], invoker["id"]
+
+    def close(self, agent: str, session_id: str, transcript: Path,
+              boundary: str = "shutdown", provider: str | None = None) -> str:
+        """``wardian session close`` with a transcript; returns the event id."""
+        extra = ["--provider", provider] if provider else []
+        out = self.json("session", "close", "--agent", agent, "--boundary", boundary,
+                        "--session-id", session_id, "--transcript", str(transcript), *extra)
+        return str(out["event_id"])
+
+    # --- waiting and looking ----------------------------------------------------------------
+
+    def history(self, invoker_id: str) -> list[dict[str, Any]]:
+        """The invoker's runs (newest first) from ``session-close history --json``."""
+        return list(self.json("automation", "session-close", "history", invoker_id)["runs"])
+
+    def wait_runs(self, invoker_id: str, count: int) -> list[dict[str, Any]]:
+        """Poll the run store until the invoker has `count` runs, all final, and the drain
+        is quiet; then return ``session-close history --json`` (the CLI's view)."""
+        from wardian.engine.runs import RunStore
+
+        end = time.monotonic() + DEADLINE_S
+        delay = 0.05
+        while True:
+            store = RunStore()
+            try:
+                runs = store.list(invoker_id=invoker_id)
+            finally:
+                store.conn.close()
+            if len(runs) >= count and all(r.status in FINAL for r in runs) and self.quiet():
+                return self.history(invoker_id)
+            if time.monotonic() > end:
+                pytest.fail(f"no {count} finished run(s) after {DEADLINE_S}s: "
+                            f"{[(r.id, r.status) for r in runs]}; drain log: {self.drain_log()}")
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.25)
+
+    def quiet(self) -> bool:
+        """No pending session event, no drain worker running, no queued/running run."""
+        from wardian.engine.runs import RunStore
+        from wardian.runtime.session_events import SessionEventQueue, drain_lock
+
+        queue = SessionEventQueue()
+        try:
+            if queue.has_pending():
+                return False
+        finally:
+            queue.close()
+        if drain_lock().held_elsewhere():
+            return False
+        runs = RunStore()
+        try:
+            return not runs.list(status="queued", limit=1) and \
+                not runs.list(status="running", limit=1)
+        finally:
+            runs.conn.close()
+
+    def wait_quiet(self) -> None:
+        """Poll until `quiet` (a re-delivered event has nothing to do, but a drain worker
+        was started for it)."""
+        end = time.monotonic() + DEADLINE_S
+        while not self.quiet():
+            if time.monotonic() > end:
+                pytest.fail(f"the drain did not go quiet in {DEADLINE_S}s")
+            time.sleep(0.05)
+
+    def drain_log(self) -> str:
+        log = self.home / "logs" / "drain.log"
+        return log.read_text(errors="replace")[-4000:] if log.exists() else "(no drain log)"
+
+    def steps(self, run_id: str) -> dict[str, Any]:
+        """step id -> the last attempt's output, read from the run store."""
+        from wardian.engine.runs import RunStore
+
+        store = RunStore()
+        try:
+            attempts = store.attempts(run_id)
+        finally:
+            store.conn.close()
+        out: dict[str, Any] = {}
+        for attempt in attempts:
+            out[attempt.step_id] = {"status": attempt.status, "output": attempt.output,
+                                    "error": attempt.error, "input": attempt.input}
+        return out
+
+    def records(self, agent: str, *, include_removed: bool = False) -> list[dict[str, Any]]:
+        """The agent's records via ``garden memory list --json``."""
+        args = ["garden", "memory", "list", "--agent", agent]
+        if include_removed:
+            args.append("--all")
+        doc = self.json(*args)
+        return list(doc["records"] if isinstance(doc, dict) else doc)
+
+
+@pytest.fixture
+def w(wardian_home: Path) -> Iterator[W]:
+    """The CLI driver for this test's WARDIAN_HOME; waits for the drain to finish at the end
+    so no worker outlives the temp dir."""
+    driver = W(wardian_home)
+    yield driver
+    end = time.monotonic() + 30
+    while not driver.quiet() and time.monotonic() < end:
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def later_transcript(tmp_path: Path) -> Path:
+    """A short Claude Code session written for these tests (not from the corpus)."""
+    return write_claude_session(tmp_path / "later.jsonl", "later-session", [
+        ("user", "From now on, always run make lint before you commit in this repository."),
+        ("assistant", "Understood: I will run make lint before every commit."),
+        ("user", "We decided to keep the changelog in docs/CHANGES.md, not in the README."),
+        ("assistant", "Noted, the changelog lives in docs/CHANGES.md."),
+    ])
+
+
+def write_claude_session(path: Path, session_id: str, turns: list[tuple[str, str]],
+                         cwd: str = "/home/user/project") -> Path:
+    """Write `turns` as a Claude Code JSONL session (the real record shapes)."""
+    lines = []
+    parent: str | None = None
+    for index, (role, text) in enumerate(turns):
+        uuid = f"{session_id}-{index:04d}"
+        message: dict[str, Any]
+        if role == "user":
+            message = {"role": "user", "content": text}
+        else:
+            message = {"id": f"msg_{index}", "type": "message", "role": "assistant",
+                       "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": text}],
+                       "stop_reason": "end_turn"}
+        lines.append(json.dumps({
+            "parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd,
+            "sessionId": session_id, "version": "2.0.76", "gitBranch": "main", "type": role,
+            "message": message, "uuid": uuid,
+            "timestamp": f"2026-11-29T10:{index // 60:02d}:{index % 60:02d}.000Z",
+        }))
+        parent = uuid
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

@@ -96,3 +96,26 @@ def test_cli_validate_json_and_ok(cli) -> None:
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc[0]["ok"] is True and doc[0]["id"] == "corpus-base"
+
+
+def test_schema_and_template_problems_are_reported_together(tmp_path: Path) -> None:
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "blueprint: {id: two, name: Two, version: one}\n"
+        "inputs:\n"
+        "  n: {type: integer, default: 3}\n"
+        "steps:\n"
+        "  - id: a\n"
+        "    action: noop\n"
+        '    with: {x: "{{ inputz.n }}", y: "{{ steps.b.output }}"}\n'
+        "  - id: b\n"
+        "    action: noop\n")
+    report = validate_file(path, display="two.yaml")
+    assert [p.render() for p in report.problems] == [
+        "two.yaml:1:42: blueprint.version: invalid value; expected an integer version such as "
+        "1, found 'one' (string)",
+        "two.yaml:7:15: steps[0].with.x: undefined variable 'inputz'; expected one of inputs, "
+        "invocation, steps, roles, found 'inputz' (did you mean 'inputs'?)",
+        "two.yaml:7:36: steps[0].with.y: step 'a' refers to a later step 'b'; expected a step "
+        "that runs before 'a', found steps[1] 'b'",
+    ]

@@ -195,7 +195,13 @@ def validate_file(path: Path | str, *, display: str | None = None,
                                 "steps", found=describe(data)))
         return FileReport(path, None, problems)
     model = _schema_check(data, marks, name, problems)
-    if model is None or problems:
+    if model is None:
+        # The schema failed elsewhere; when the steps, roles and inputs are sound, still
+        # check references and templates so one run of `validate` shows everything.
+        partial = _partial_model(data)
+        if partial is not None:
+            _cross_check(LoadedBlueprint(partial, path, "", marks), name, problems,
+                         check_actions)
         return FileReport(path, None, _sorted(problems, name))
     loaded = LoadedBlueprint(model, path, "", marks)
     _cross_check(loaded, name, problems, check_actions)
@@ -214,6 +220,29 @@ def _sorted(problems: list[Problem], name: str) -> list[Problem]:
 
 
 # --- schema -----------------------------------------------------------------------------
+
+
+def _partial_model(data: dict[str, Any]) -> Any:
+    """A Blueprint built without validation from the parts that do validate (all steps,
+    roles, input names), or None when those parts are themselves broken."""
+    import pydantic
+
+    from wardian.blueprints.schema import Blueprint, Meta, Step
+
+    raw_steps, roles, inputs = data.get("steps"), data.get("roles", {}), data.get("inputs", {})
+    if not isinstance(raw_steps, list) or not raw_steps or not isinstance(inputs, dict):
+        return None
+    if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
+        return None
+    try:
+        steps = [Step.model_validate(item) for item in raw_steps]
+    except pydantic.ValidationError:
+        return None
+    meta = Meta.model_construct(id="partial", name="", description="", version=1,
+                                min_wardian=None)
+    return Blueprint.model_construct(blueprint=meta, roles=roles,
+                                     inputs={str(k): None for k in inputs}, triggers=[],
+                                     steps=steps)
 
 
 def _model_keys(loc: Sequence[str | int]) -> list[str] | None:

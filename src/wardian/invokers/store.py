@@ -12,6 +12,7 @@ Spec: "Optional consolidation" in spec/agent-memory.md; CLI.md ``automation sess
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 from dataclasses import dataclass, field
@@ -246,7 +247,7 @@ class InvokerStore:
         ).fetchall()
         return [_row_to_invoker(r) for r in rows]
 
-    def matching_session_close(self, agent_id: str, boundary: str) -> list[Invoker]:
+    def matching_session_close(self, agent_id: str, boundary: str) -> builtins.list[Invoker]:
         """Enabled session-close invokers of `agent_id` that fire for `boundary`. Read-only."""
         return [
             inv

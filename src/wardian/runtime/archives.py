@@ -16,6 +16,7 @@ Spec: issue 7 point 4; DESIGN.md "Invokers" (archive sequence range in the trigg
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 from collections import Counter
@@ -281,7 +282,7 @@ class ArchiveStore:
         ).fetchall()
         return [_manifest(r) for r in rows]
 
-    def messages(self, conversation_id: str) -> list[Message]:
+    def messages(self, conversation_id: str) -> builtins.list[Message]:
         """One conversation's messages in order, with their agent-global seq. Read-only."""
         rows = self.conn.execute(
             "SELECT * FROM archive_messages WHERE conversation_id = ? ORDER BY idx",
@@ -291,7 +292,7 @@ class ArchiveStore:
 
     def slice(
         self, agent_id: str, after_seq: int | None = None, *, limit: int | None = None
-    ) -> list[Message]:
+    ) -> builtins.list[Message]:
         """The agent's archived messages with seq > `after_seq` (all when None), in order.
 
         Each `Message.seq` is the agent-global sequence number (what a consolidation cursor

@@ -293,7 +293,7 @@ class FileLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release()
         try:
-            if os.name == "nt":  # pragma: no cover - exercised on Windows only
+            if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
                 import msvcrt
 
                 fh.seek(0)
@@ -317,7 +317,7 @@ class FileLock:
         fh, self._fh = self._fh, None
         if fh is None:
             return
-        if os.name == "nt":  # pragma: no cover
+        if sys.platform == "win32":  # pragma: no cover
             import msvcrt
 
             try:
@@ -397,7 +397,7 @@ def start_drain_worker() -> int | None:
     except OSError:
         log = None
     kwargs: dict[str, Any] = {}
-    if os.name == "nt":  # pragma: no cover
+    if sys.platform == "win32":  # pragma: no cover
         kwargs["creationflags"] = (
             subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         )

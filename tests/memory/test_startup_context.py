@@ -111,3 +111,21 @@ def test_a_large_record_is_skipped_and_smaller_later_ones_still_fit(store: Memor
 def test_record_line_shape(store: MemoryStore) -> None:
     rid = _save(store, "  padded  ", "current", Scope.agent())
     assert record_line(store.get(rid)) == f"- [{rid[:8]}] current · agent: padded"
+
+
+def test_load_reads_only_what_the_budget_can_hold(store: MemoryStore) -> None:
+    from wardian.memory.recall import MIN_LINE_CHARS, load_startup_context
+
+    for i in range(300):
+        _save(store, f"r{i}")
+    budget = len(DIRECT_RETENTION_INSTRUCTIONS) + 2000
+    head = load_startup_context(store, agent_id=AGENT, agent_name="ada", workspace="/ws",
+                                budget_chars=budget)
+    full = build_startup_context(store.startup_set(AGENT, "/ws"), agent_name="ada",
+                                 agent_id=AGENT, workspace="/ws", budget_chars=budget)
+    assert head == full  # the same text, loaded records and left-out count
+    assert head.omitted > 0 and len(head.loaded) + head.omitted == 300
+    assert budget // MIN_LINE_CHARS + 1 < 300  # so only a head of the set was read
+    roomy = load_startup_context(store, agent_id=AGENT, agent_name="ada", workspace="/ws",
+                                 budget_chars=10**6)
+    assert len(roomy.loaded) == 300 and roomy.omitted == 0

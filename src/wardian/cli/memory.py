@@ -203,7 +203,7 @@ def recall(
 
 def _startup_context(principal: Principal, store: MemoryStore, workspace: str) -> Any:
     from wardian.config import SettingsStore
-    from wardian.memory.recall import build_startup_context
+    from wardian.memory.recall import load_startup_context
     from wardian.runtime.agents import AgentRegistry
 
     settings = SettingsStore()
@@ -217,9 +217,9 @@ def _startup_context(principal: Principal, store: MemoryStore, workspace: str) -
     finally:
         registry.close()
     name = agent.name if agent else principal.agent_id[:8]
-    return build_startup_context(
-        store.startup_set(principal.agent_id, workspace), agent_name=name,
-        agent_id=principal.agent_id, workspace=workspace, budget_chars=budget,
+    return load_startup_context(
+        store, agent_id=principal.agent_id, agent_name=name, workspace=workspace,
+        budget_chars=budget,
     )
 
 

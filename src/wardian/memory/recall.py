@@ -28,16 +28,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from wardian.memory.models import Record
+
+if TYPE_CHECKING:
+    from wardian.memory.store import MemoryStore
 
 __all__ = [
     "DEFAULT_BUDGET_CHARS",
     "DIRECT_RETENTION_INSTRUCTIONS",
     "StartupContext",
     "build_startup_context",
+    "load_startup_context",
     "record_line",
 ]
+
+MIN_LINE_CHARS = len("- [12345678] stable · agent: x\n")
+"""The shortest possible record line; bounds how many records a budget can hold."""
 
 DEFAULT_BUDGET_CHARS = 12_000
 """Default of setting ``memory.startup_budget_chars``, in characters."""
@@ -108,6 +116,7 @@ def build_startup_context(
     agent_id: str,
     workspace: str | None,
     budget_chars: int = DEFAULT_BUDGET_CHARS,
+    total: int | None = None,
 ) -> StartupContext:
     """Render the startup context of `records` (already in startup order) within a budget.
 
@@ -118,6 +127,8 @@ def build_startup_context(
         workspace: the launch workspace path, shown in the records heading.
         budget_chars: the maximum length of the whole text, in characters (>= 1). The
             header and instructions are always included, even when they alone exceed it.
+        total: the size of the whole startup set when `records` is only its head (see
+            `load_startup_context`); the rest counts as left out. Default: len(records).
 
     Returns:
         The context; `StartupContext.omitted` counts the records left out.
@@ -125,18 +136,19 @@ def build_startup_context(
     head = f"# Wardian memory · agent {agent_name} ({agent_id[:8]})\n\n"
     head += DIRECT_RETENTION_INSTRUCTIONS
     head += f"\n## Recalled memory · workspace {workspace or '(none)'}\n"
-    if not records:
+    total = len(records) if total is None else max(total, len(records))
+    if not total:
         text = head + "(no memory records yet for this agent and workspace)\n"
         return StartupContext(text, (), 0, budget_chars)
     all_lines = [record_line(record) + "\n" for record in records]
-    if len(head) + sum(map(len, all_lines)) <= budget_chars:
+    if total == len(records) and len(head) + sum(map(len, all_lines)) <= budget_chars:
         return StartupContext(head + "".join(all_lines), tuple(records), 0, budget_chars)
     # Something must be left out, so keep room for the footer that says how much.
-    reserve = len(_footer(len(records), budget_chars))
+    reserve = len(_footer(total, budget_chars))
     used = len(head)
     loaded: list[Record] = []
     lines: list[str] = []
-    omitted = 0
+    omitted = total - len(records)
     for record, line in zip(records, all_lines, strict=True):
         if used + len(line) + reserve <= budget_chars:
             lines.append(line)
@@ -146,3 +158,25 @@ def build_startup_context(
             omitted += 1
     text = head + "".join(lines) + (_footer(omitted, budget_chars) if omitted else "")
     return StartupContext(text, tuple(loaded), omitted, budget_chars)
+
+
+def load_startup_context(
+    store: MemoryStore,
+    *,
+    agent_id: str,
+    agent_name: str,
+    workspace: str,
+    budget_chars: int = DEFAULT_BUDGET_CHARS,
+) -> StartupContext:
+    """Read the startup set of (`agent_id`, `workspace`) and render it. Read-only.
+
+    Reads only as many records as the budget could possibly hold (every line is at least
+    `MIN_LINE_CHARS`) plus the set's size, so a launch stays fast with 100k records.
+    """
+    most = budget_chars // MIN_LINE_CHARS + 1
+    records = store.startup_set(agent_id, workspace, limit=most)
+    total = store.startup_count(agent_id, workspace) if len(records) >= most else len(records)
+    return build_startup_context(
+        records, agent_name=agent_name, agent_id=agent_id, workspace=workspace,
+        budget_chars=budget_chars, total=total,
+    )

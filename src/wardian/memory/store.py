@@ -231,18 +231,38 @@ class MemoryStore:
         sql += " ORDER BY updated_at DESC, id"
         return [self._record(r) for r in self.conn.execute(sql, params)]
 
-    def startup_set(self, agent_id: str, workspace: str | None) -> builtins.list[Record]:
+    def startup_set(
+        self, agent_id: str, workspace: str | None, *, limit: int | None = None
+    ) -> builtins.list[Record]:
         """The startup recall set: active agent-scoped records and the active records of
         `workspace`, ordered stable before current, agent scope before workspace scope,
-        then newest first. Read-only. (DESIGN.md "Storage" → Recall.)"""
-        rows = self.conn.execute(
+        then newest first. Read-only. (DESIGN.md "Storage" → Recall.)
+
+        Args:
+            limit: at most this many (the first in that order); None for all. The startup
+                context never needs more than its budget can hold, so launches pass one
+                and stay fast with 100k records.
+        """
+        sql = (
             "SELECT * FROM records WHERE agent_id = ? AND status = 'active'"
             " AND (scope_kind = 'agent' OR scope_path = ?)"
             " ORDER BY CASE kind WHEN 'stable' THEN 0 ELSE 1 END,"
-            " CASE scope_kind WHEN 'agent' THEN 0 ELSE 1 END, updated_at DESC, id",
-            (agent_id, workspace or ""),
+            " CASE scope_kind WHEN 'agent' THEN 0 ELSE 1 END, updated_at DESC, id"
         )
-        return [self._record(r, with_sources=False) for r in rows]
+        params: builtins.list[Any] = [agent_id, workspace or ""]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(max(0, limit))
+        return [self._record(r, with_sources=False) for r in self.conn.execute(sql, params)]
+
+    def startup_count(self, agent_id: str, workspace: str | None) -> int:
+        """How many records the startup set of (`agent_id`, `workspace`) has. Read-only."""
+        row = self.conn.execute(
+            "SELECT COUNT(*) FROM records WHERE agent_id = ? AND status = 'active'"
+            " AND (scope_kind = 'agent' OR scope_path = ?)",
+            (agent_id, workspace or ""),
+        ).fetchone()
+        return int(row[0])
 
     def recall(
         self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None

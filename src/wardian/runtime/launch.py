@@ -171,7 +171,7 @@ def prepare_launch(
 
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.recall import build_startup_context
+    from wardian.memory.recall import load_startup_context
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
@@ -181,13 +181,12 @@ def prepare_launch(
                 agent.id, pid=launch.holder.pid, started_at=launch.holder.started_at,
                 workspace=launch_workspace, now=utc_now_iso(),
             )
-            records = store.startup_set(agent.id, launch_workspace)
+            context = load_startup_context(
+                store, agent_id=agent.id, agent_name=agent.name, workspace=launch_workspace,
+                budget_chars=budget,
+            )
     finally:
         store.close()
-    context = build_startup_context(
-        records, agent_name=agent.name, agent_id=agent.id, workspace=launch_workspace,
-        budget_chars=budget,
-    )
     launch.context_text = context.text
     launch.record_ids = tuple(r.id for r in context.loaded)
     launch.omitted = context.omitted

@@ -371,3 +371,32 @@ def test_role_step_provider_timeout_is_recorded(store: RunStore, tmp_path: Path,
     final = execute_run(run.id, store=store, sleep=lambda s: None)
     assert final.status == "failed"
     assert [a.status for a in final.attempts[1:]] == ["timed_out", "timed_out"]
+
+
+def test_cancel_reaches_an_adapter_that_accepts_it(store: RunStore, tmp_path: Path) -> None:
+    registry = pytest.importorskip("wardian.providers.registry")
+    from wardian.providers.base import ProviderAdapter, ProviderRequest, ProviderResult
+    from wardian.providers.errors import ProviderCancelled
+
+    class Cancellable(ProviderAdapter):
+        name = "fake-cancel"
+
+        def run(self, request: ProviderRequest, cancel: threading.Event | None = None
+                ) -> ProviderResult:
+            assert cancel is not None
+            RunStore().request_cancel(run.id)  # `automation run cancel` from elsewhere
+            if cancel.wait(30):
+                raise ProviderCancelled("killed the process tree", provider=self.name)
+            return ProviderResult(text="{}", output={"keep": []})
+
+    registry.register_adapter(Cancellable(), replace=True)
+    try:
+        path = write_blueprint(tmp_path / "bp", ROLE, {"ask.md.j2": "hi"})
+        run = create_run(store, path, assignments={"curator": {
+            "target_type": "temporary_provider", "provider": "fake-cancel"}})
+        final = execute_run(run.id, store=store)
+    finally:
+        registry.unregister_adapter("fake-cancel")
+    assert final.status == "cancelled"
+    assert statuses(final)[1:] == [("ask", 1, "cancelled")]
+    assert final.error == "cancelled during step 'ask'"

@@ -286,8 +286,24 @@ class FileLock:
         self.path = path
         self._fh: IO[str] | None = None
 
-    def acquire(self) -> bool:
-        """Take the lock if free; True when this object now holds it. Never blocks."""
+    def acquire(self, wait_s: float = 0.0) -> bool:
+        """Take the lock if free; True when this object now holds it.
+
+        Args:
+            wait_s: keep trying this long, in seconds (default: one try, never blocks).
+                `held_elsewhere` probes take the lock for a few microseconds, so a
+                long-lived holder starting up (``wardian serve``) should pass ~0.2 s.
+        """
+        import time
+
+        deadline = time.monotonic() + wait_s
+        while not self._try_acquire():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)
+        return True
+
+    def _try_acquire(self) -> bool:
         if self._fh is not None:
             return True
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -338,7 +354,7 @@ class FileLock:
             return False
         if not self.path.exists():
             return False
-        if self.acquire():
+        if self._try_acquire():
             self.release()
             return False
         return True

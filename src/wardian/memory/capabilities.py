@@ -15,7 +15,6 @@ terminated, replaced or reclaimed; concurrent processes get independent capabili
 from __future__ import annotations
 
 import hashlib
-import secrets
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -36,6 +35,8 @@ START_TIME_TOLERANCE_S = 1.0
 
 def new_token() -> str:
     """A fresh random capability token (URL-safe text, 43 characters)."""
+    import secrets  # only launches mint; keep it off the memory command path
+
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 

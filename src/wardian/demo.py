@@ -84,24 +84,6 @@ class Demo:
         return json.loads(proc.stdout)
 
 
-def _first(document: Any, *keys: str) -> Any:
-    """The first of `keys` present in a JSON document (a dict), else None."""
-    if isinstance(document, dict):
-        for key in keys:
-            if document.get(key) is not None:
-                return document[key]
-    return None
-
-
-def _runs_of(history: Any) -> list[dict[str, Any]]:
-    if isinstance(history, dict):
-        for key in ("runs", "history", "items"):
-            if isinstance(history.get(key), list):
-                return list(history[key])
-        return []
-    return list(history) if isinstance(history, list) else []
-
-
 def wait_for_run(demo: Demo, invoker_id: str, deadline_s: float) -> dict[str, Any]:
     """Poll the invoker's history until its run reaches a final state (or the deadline).
 
@@ -114,10 +96,9 @@ def wait_for_run(demo: Demo, invoker_id: str, deadline_s: float) -> dict[str, An
     delay = 0.2
     while True:
         history = demo.json("automation", "session-close", "history", invoker_id, show=False)
-        for entry in _runs_of(history):
-            status = _first(entry, "status", "outcome", "run_status")
-            if status in TERMINAL:
-                return entry
+        for entry in history["runs"]:
+            if entry["status"] in TERMINAL:
+                return dict(entry)
         if time.monotonic() > end:
             raise SystemExit(
                 f"demo stopped: no finished run after {deadline_s:.0f} s; inspect it with "
@@ -127,10 +108,52 @@ def wait_for_run(demo: Demo, invoker_id: str, deadline_s: float) -> dict[str, An
         delay = min(delay * 1.5, 2.0)
 
 
-_SHOW_CONTEXT = (
-    "import os, pathlib; p = os.environ.get('WARDIAN_MEMORY_CONTEXT');"
-    " print(pathlib.Path(p).read_text() if p else '(no memory context: memory disabled)')"
-)
+def print_summary(run: dict[str, Any]) -> None:
+    """Print what the consolidation did, from ``automation run show --json``."""
+    outputs = {a["step_id"]: a for a in run.get("attempts", [])}
+    commit = (outputs.get("commit") or {}).get("output") or {}
+    archive = (outputs.get("archive") or {}).get("output") or {}
+    print(f"\nRun {run['id'][:8]} {run['status']}"
+          + (f": {run['error']}" if run.get("error") else ""))
+    if archive:
+        print(f"  read {archive.get('count')} messages (archive seq {archive.get('first_seq')}"
+              f"..{archive.get('last_seq')}, {archive.get('skipped_tool_messages')} tool "
+              "outputs left out)")
+    if commit:
+        print(f"  committed: {commit.get('summary')}")
+        for dropped in commit.get("dropped", []):
+            print(f"  dropped operation {dropped['index']} ({dropped['op']}): "
+                  f"{dropped['reason']}")
+
+
+def show_context() -> int:
+    """Print the startup context file of this managed process (``--show-context``)."""
+    path = os.environ.get("WARDIAN_MEMORY_CONTEXT")
+    if not path:
+        print("(no memory context: agent memory was disabled at launch)")
+        return 0
+    print(Path(path).read_text(encoding="utf-8"), end="")
+    return 0
+
+
+PROVIDER_OF_FORMAT = {"claude-code": "claude", "codex": "codex", "gemini": "gemini",
+                      "generic": "generic"}
+"""The session's provider for each transcript format (it picks the archive's parser)."""
+
+
+def session_provider(transcript: Path) -> str:
+    """The provider whose transcript format `transcript` is in (auto-detected).
+
+    Raises:
+        SystemExit: the file is not a transcript Wardian can read.
+    """
+    from wardian.errors import WardianError
+    from wardian.transcripts import detect_format
+
+    try:
+        return PROVIDER_OF_FORMAT.get(detect_format(transcript), "generic")
+    except WardianError as exc:
+        raise SystemExit(f"Error: {exc.render()}") from None
 
 
 def run(transcript: Path, home: Path) -> int:
@@ -138,12 +161,13 @@ def run(transcript: Path, home: Path) -> int:
     workspace = home / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
     demo = Demo(home, workspace)
+    provider = session_provider(transcript)
     print(f"Wardian demo — throwaway data directory: {home}")
-    print(f"Transcript: {transcript}")
+    print(f"Transcript: {transcript} ({provider} format)")
 
     demo.wardian("settings", "set", "agent_memory.enabled", "true")
     demo.wardian("settings", "set", "conversation_logging.enabled", "true")
-    demo.wardian("agent", "add", AGENT, "--provider", "claude", "--workspace", str(workspace))
+    demo.wardian("agent", "add", AGENT, "--provider", provider, "--workspace", str(workspace))
     demo.wardian("agent", "models", "--provider", "builtin", "--refresh")
 
     added = demo.wardian(
@@ -157,26 +181,26 @@ def run(transcript: Path, home: Path) -> int:
         capture=True,
     )
     sys.stdout.write(added.stdout)
-    invokers = demo.json("automation", "session-close", "list")
-    items = invokers if isinstance(invokers, list) else _first(invokers, "invokers", "items")
-    invoker_id = str(_first((items or [{}])[0], "id", "invoker_id"))
-    demo.wardian("automation", "session-close", "show", invoker_id)
+    invoker_id = added.stdout.split()[0]
+    demo.wardian("automation", "session-close", "list")
     demo.wardian("automation", "session-close", "enable", invoker_id)
 
     demo.wardian(
         "session", "close", "--agent", AGENT, "--boundary", "clear",
         "--session-id", "demo-session-1", "--transcript", str(transcript),
+        "--provider", provider,
     )
     entry = wait_for_run(demo, invoker_id, RUN_DEADLINE_S)
-    run_id = str(_first(entry, "run_id", "id"))
+    run_id = str(entry["run_id"])
+    status = str(entry["status"])
     demo.wardian("automation", "run", "show", run_id)
-    demo.wardian("garden", "memory", "list", "--agent", AGENT)
+    print_summary(demo.json("automation", "run", "show", run_id))
 
     print("\nThe agent's memory as it sees it at its next start "
-          "(the startup context of a managed process):")
-    demo.wardian("agent", "exec", AGENT, "--", sys.executable, "-c", _SHOW_CONTEXT)
+          "(the startup context a managed process receives):")
+    demo.wardian("agent", "exec", AGENT, "--", sys.executable, "-m", "wardian.demo",
+                 "--show-context")
 
-    status = _first(entry, "status", "outcome", "run_status")
     print(f"\nDone: the run {status}. Look around with "
           f"`WARDIAN_HOME={home} wardian automation runs`; delete {home} when finished.")
     return 0 if status == "succeeded" else 1
@@ -192,7 +216,12 @@ def main(argv: list[str] | None = None) -> int:
         "--transcript", type=Path, default=None,
         help="a Claude Code, Codex or Gemini CLI session file (default: the shipped example)",
     )
+    parser.add_argument("--show-context", action="store_true",
+                        help="(used inside the demo's managed process) print its startup "
+                        "context")
     args = parser.parse_args(argv)
+    if args.show_context:
+        return show_context()
     transcript = (args.transcript or example_transcript()).expanduser().resolve()
     if not transcript.is_file():
         print(f"Error: transcript not found: {transcript}", file=sys.stderr)

@@ -41,7 +41,10 @@ GATE = threading.Event()
 
 
 def _wait_gate(ctx: Any, **_: Any) -> str:
-    GATE.wait(20)
+    end = time.monotonic() + 20
+    while not GATE.wait(0.01) and time.monotonic() < end:
+        if ctx.should_stop():
+            return "stopped"
     return "released"
 
 
@@ -264,3 +267,20 @@ def test_pending_slot_is_finished_by_the_next_daemon(clock: Clock) -> None:
     assert slot.outcome == "ran" and slot.settled_at
     assert _run(slot.run_id).status == "succeeded"
     assert len(RunStore(recover=False).list(invoker_id=inv)) == 1
+
+
+def test_stop_cancels_a_run_still_running_after_the_timeout(clock: Clock) -> None:
+    inv = _add("stuck", blueprint="slow")
+    lines: list[str] = []
+    d = ScheduleDaemon(clock=clock, drain=False, shutdown_timeout_s=0.2, log=lines.append)
+    d.open()
+    clock.at(T0 + timedelta(minutes=5))
+    d.tick()
+    [slot] = SlotStore().all_slots(inv)
+    end = time.monotonic() + 20
+    while _run(slot.run_id).status != "running":
+        assert time.monotonic() < end
+        time.sleep(0.01)
+    d.close()  # GATE never opens: the run must be cancelled cleanly, not left running
+    assert _run(slot.run_id).status == "cancelled"
+    assert any("cancelling 1 run(s)" in line for line in lines)

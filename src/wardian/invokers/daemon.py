@@ -245,6 +245,10 @@ class _InFlight:
             ids = self.by_invoker.get(invoker_id)
             return next(iter(ids)) if ids else None
 
+    def ids(self) -> list[str]:
+        with self.lock:
+            return [run_id for ids in self.by_invoker.values() for run_id in ids]
+
     def count(self) -> int:
         with self.lock:
             return sum(len(v) for v in self.by_invoker.values())
@@ -328,13 +332,21 @@ class ScheduleDaemon:
         self.recover()
 
     def close(self) -> None:
-        """Stop the workers (waiting up to `shutdown_timeout_s`) and close the stores."""
-        deadline = time.monotonic() + self.shutdown_timeout_s
-        while self._inflight.count() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        left = self._inflight.count()
+        """Stop: let in-flight runs finish for up to `shutdown_timeout_s`, then ask the ones
+        still running to cancel at their next safe point (the engine stops the step and
+        records the run ``cancelled``), wait up to 10 s more, and close the stores."""
+        self._wait_inflight(self.shutdown_timeout_s)
+        left = self._inflight.ids()
+        if left and self._runs is not None:
+            self.log(f"{self._stamp()} cancelling {len(left)} run(s) still running after "
+                     f"{self.shutdown_timeout_s:g} s")
+            for run_id in left:
+                with contextlib.suppress(WardianError):  # it may have finished meanwhile
+                    self._runs.request_cancel(run_id)
+            self._wait_inflight(10.0)
+        left = self._inflight.ids()
         if left:
-            self.log(f"{self._stamp()} exiting with {left} run(s) still running; "
+            self.log(f"{self._stamp()} exiting with {len(left)} run(s) still running; "
                      "the next start marks them interrupted")
         self._pool.shutdown(wait=False, cancel_futures=True)
         for pool in self._serial.values():
@@ -344,6 +356,11 @@ class ScheduleDaemon:
             if closer is not None:
                 with contextlib.suppress(Exception):  # closing must not mask the exit
                     closer()
+
+    def _wait_inflight(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while self._inflight.count() and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def serve(self) -> int:
         """Run until SIGTERM/SIGINT (or `stop_event`); returns the exit code (0).

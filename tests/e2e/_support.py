@@ -229,3 +229,43 @@ def write_claude_session(path: Path, session_id: str, turns: list[tuple[str, str
         parent = uuid
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+FAKE_PROVIDER = Path(__file__).resolve().parents[1] / "fakes" / "fake_provider.py"
+"""The providers helper's fake provider CLI (records argv, prints the tool's real shapes)."""
+
+
+def install_fake_codex(w: W, tmp_path: Path, *, scenario: str, answer: str) -> Path:
+    """Put the fake ``codex`` (and only it) on the PATH of every command `w` runs — and of
+    the drain worker they start; returns the file where each call's argv is recorded."""
+    bin_dir = tmp_path / "fake-bin"
+    bin_dir.mkdir(exist_ok=True)
+    launcher = bin_dir / "codex"
+    launcher.write_text(
+        f"#!{sys.executable}\n"
+        "import runpy\n"
+        f"runpy.run_path({str(FAKE_PROVIDER)!r}, init_globals={{'FAKE_TOOL': 'codex'}}, "
+        "run_name='__main__')\n"
+    )
+    launcher.chmod(0o755)
+    state = tmp_path / "fake-state"
+    state.mkdir(exist_ok=True)
+    record = tmp_path / "codex-calls.jsonl"
+    w.env.update({
+        "PATH": str(bin_dir),
+        "FAKE_PROVIDER_SCENARIO": scenario,
+        "FAKE_PROVIDER_ANSWER": answer,
+        "FAKE_PROVIDER_RECORD": str(record),
+        "FAKE_PROVIDER_STATE": str(state),
+        "CODEX_HOME": str(tmp_path / "codex-home"),
+    })
+    for key in ("OPENAI_API_KEY", "CODEX_API_KEY"):
+        w.env.pop(key, None)
+    return record
+
+
+def recorded_calls(record: Path) -> list[dict[str, Any]]:
+    """The fake provider's recorded calls (argv, stdin, cwd, …)."""
+    if not record.exists():
+        return []
+    return [json.loads(line) for line in record.read_text().splitlines() if line.strip()]

@@ -72,9 +72,11 @@ class W:
 
     def setup_agent(self, name: str, *, assignments: dict[str, Any] | None = None,
                     inputs: tuple[str, ...] = (), provider: str = "claude",
-                    refresh: tuple[str, ...] = ("builtin",)) -> tuple[str, str]:
-        """Enable memory + logging, add agent `name` and an enabled session-close invoker
-        bound to memory-consolidation; returns (agent id, invoker id)."""
+                    refresh: tuple[str, ...] = ("builtin",), invoker: bool = True,
+                    ) -> tuple[str, str]:
+        """Enable memory + logging, add agent `name` and (unless `invoker` is false) an
+        enabled session-close invoker bound to memory-consolidation; returns (agent id,
+        invoker id or "")."""
         self.run("settings", "set", "agent_memory.enabled", "true")
         self.run("settings", "set", "conversation_logging.enabled", "true")
         workspace = self.home / f"ws-{name}"
@@ -83,6 +85,8 @@ class W:
                           "--workspace", str(workspace))
         for provider_name in refresh:
             self.run("agent", "models", "--provider", provider_name, "--refresh")
+        if not invoker:
+            return agent["id"], ""
         args = ["automation", "session-close", "add", "--blueprint", "memory-consolidation",
                 "--name", f"consolidate {name}", "--agent", name, "--require-archive",
                 "--assignments", json.dumps(assignments or BUILTIN)]

@@ -10,12 +10,13 @@ tests skip with a reason where that folder is absent.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e._support import W, corpus_params, write_claude_session
+from tests.e2e._support import BUILTIN, W, corpus_params, write_claude_session
 from wardian.memory.consolidation import normalise_whitespace
 from wardian.transcripts import load_transcript
 
@@ -128,4 +129,25 @@ def test_review_mode_drafts_a_plan_garden_accepts(w: W, tmp_path: Path) -> None:
     assert len(records) == review["operations"]
     text = _text_of(transcript)
     for record in records:
+        assert normalise_whitespace(record["evidence"]) in text
+
+
+def test_manual_run_with_an_archive_file_leaves_the_cursor(w: W, tmp_path: Path) -> None:
+    transcript = write_claude_session(tmp_path / "manual.jsonl", "manual", [
+        ("user", "From now on, always write commit messages in English in this project."),
+        ("assistant", "Understood."),
+    ])
+    w.setup_agent("manual", invoker=False)
+    run = w.json("automation", "run", "start", "memory-consolidation", "--agent", "manual",
+                 "--assignments", json.dumps(BUILTIN), "--archive", str(transcript),
+                 "--wait")
+    assert run["status"] == "succeeded", run
+    steps = w.steps(run["id"])
+    archive = steps["archive"]["output"]
+    assert archive["source"] == "file" and archive["cursor"] is None
+    assert archive["path"] == str(transcript)
+    commit = steps["commit"]["output"]
+    assert commit["cursor"] is None and commit["idempotency_key"] == f"run:{run['id']}"
+    text = _text_of(transcript)
+    for record in w.records("manual"):
         assert normalise_whitespace(record["evidence"]) in text

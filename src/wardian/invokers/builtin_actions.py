@@ -490,10 +490,10 @@ def _action_archive_load(
 ) -> dict[str, Any]:
     agent_id, name, workspace = _principal(ctx)
     payload = _payload(ctx)
-    path = archive_path or _get(ctx, "archive_path") or payload.get("archive_path")
-    invocation = _get(ctx, "invocation", default={})
-    if not path and isinstance(invocation, Mapping):
-        archive_info = invocation.get("archive")
+    # A manual run's ``--archive PATH`` arrives as the invocation payload's ``archive``.
+    path = archive_path or payload.get("archive_path")
+    if not path:
+        archive_info = payload.get("archive")
         if isinstance(archive_info, Mapping):
             path = archive_info.get("path")
         elif isinstance(archive_info, str):

@@ -46,7 +46,7 @@ def test_public_surfaces_are_pinned() -> None:
 
     assert set(store.__all__) == {"INVOKER_KINDS", "Invoker", "InvokerStore"}
     assert set(drain.__all__) == {"MAX_EVENT_ATTEMPTS", "DrainReport", "FireLog", "drain_once",
-                                  "idempotency_key", "run_worker"}
+                                  "idempotency_key", "run_worker", "worker_main"}
     assert set(session_close.__all__) == {"ValidatedDefinition", "add_session_close",
                                           "history", "set_enabled", "summarise",
                                           "validate_definition"}

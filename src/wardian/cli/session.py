@@ -49,9 +49,6 @@ def close(
 @app.command("_drain", hidden=True)
 def drain() -> None:
     """Drain pending session events (the detached worker a writer starts)."""
-    from wardian.invokers.drain import run_worker
+    from wardian.invokers.drain import worker_main
 
-    report = run_worker()
-    if report.errors:
-        for message in report.errors:
-            typer.echo(f"drain: {message}", err=True)
+    raise typer.Exit(worker_main())

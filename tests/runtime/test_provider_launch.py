@@ -119,3 +119,18 @@ def test_provider_argv_shapes() -> None:
         provider_argv("gemini", model=None, effort="high", context=None, launch_id=None)
     with pytest.raises(UsageError):
         provider_argv("opencode", model=None, effort=None, context=None, launch_id=None)
+
+
+def test_agent_exec_exit_records_shutdown_event(tmp_path) -> None:
+    agent = AgentRegistry().add("coder", "codex")
+    out = tmp_path / "launch-id"
+    res = subprocess.run(
+        [sys.executable, "-m", "wardian", "agent", "exec", "coder", "--", sys.executable, "-c",
+         f"import os; open({str(out)!r}, 'w').write(os.environ['WARDIAN_LAUNCH_ID'])"],
+        env=dict(os.environ), cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    (event,) = SessionEventQueue().list()
+    assert (event.agent_id, event.boundary, event.session_id, event.source, event.provider) == (
+        agent.id, "shutdown", out.read_text(), "exec", "codex")
+    assert event.workspace == str(tmp_path)

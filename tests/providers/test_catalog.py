@@ -119,3 +119,23 @@ def test_cli_builtin(cli) -> None:
 
 def test_unknown_provider_is_a_usage_error() -> None:
     assert issubclass(UnknownProvider, UsageError)
+
+
+@pytest.mark.parametrize(("provider", "how_to_fix"), [
+    ("codex", "install the codex CLI"),
+    ("opencode", "install the opencode CLI"),
+    ("openai", "set OPENAI_API_KEY"),
+    ("anthropic", "set ANTHROPIC_API_KEY"),
+])
+def test_cli_refresh_failure_says_how_to_fix_it(cli, monkeypatch, tmp_path, provider,
+                                                how_to_fix) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    result = invoke(cli, "agent", "models", "--provider", provider, "--refresh")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {provider}: "), result.stderr
+    assert f"{provider}: {provider}:" not in result.stderr, "the provider is named once"
+    assert how_to_fix in result.stderr
+    assert "Traceback" not in result.stderr

@@ -170,5 +170,5 @@ class AnthropicAdapter(ProviderAdapter):
                     break
                 params["after_id"] = body["last_id"]
         except ProviderError as exc:
-            raise DiscoveryFailed(exc.message, provider=self.name) from exc
+            raise DiscoveryFailed.wrap(exc, self.name) from exc
         return models

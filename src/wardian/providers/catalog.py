@@ -140,24 +140,10 @@ class ModelCatalog:
         now = utc_now_iso()
         try:
             models = adapter.discover_models(timeout_s)
+            if not models:
+                raise DiscoveryFailed("discovery returned no models", provider=provider)
         except ProviderError as exc:
-            reason = exc.render()
-            with atomic(self.conn):
-                self.conn.execute(
-                    "INSERT INTO model_catalog (provider, models_json, fetched_at,"
-                    " last_attempt_at, last_error) VALUES (?, NULL, NULL, ?, ?)"
-                    " ON CONFLICT (provider) DO UPDATE SET last_attempt_at = excluded"
-                    ".last_attempt_at, last_error = excluded.last_error",
-                    (provider, now, reason),
-                )
-            entry = self.get(provider)
-            if entry is None or entry.fetched_at is None:
-                if isinstance(exc, DiscoveryFailed):
-                    raise
-                raise DiscoveryFailed(exc.message, provider=provider) from exc
-            return entry
-        if not models:
-            return self._failed_empty(provider, now)
+            return self._keep_last_good(provider, now, DiscoveryFailed.wrap(exc, provider))
         payload = json.dumps([m.model_dump() for m in models])
         with atomic(self.conn):
             self.conn.execute(
@@ -171,19 +157,19 @@ class ModelCatalog:
         assert entry is not None
         return entry
 
-    def _failed_empty(self, provider: str, now: str) -> CatalogEntry:
-        reason = f"{provider}: discovery returned no models"
+    def _keep_last_good(self, provider: str, now: str, error: DiscoveryFailed) -> CatalogEntry:
+        """Record a failed refresh; return the last good list, or raise `error` if none."""
         with atomic(self.conn):
             self.conn.execute(
                 "INSERT INTO model_catalog (provider, models_json, fetched_at, last_attempt_at,"
                 " last_error) VALUES (?, NULL, NULL, ?, ?) ON CONFLICT (provider) DO UPDATE"
                 " SET last_attempt_at = excluded.last_attempt_at,"
                 " last_error = excluded.last_error",
-                (provider, now, reason),
+                (provider, now, error.render()),
             )
         entry = self.get(provider)
         if entry is None or entry.fetched_at is None:
-            raise DiscoveryFailed("discovery returned no models", provider=provider)
+            raise error
         return entry
 
     def validate_selection(

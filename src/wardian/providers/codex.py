@@ -237,7 +237,7 @@ class CodexAdapter(CliAdapter):
         try:
             exe = self.resolve(env)
         except ProviderError as exc:
-            raise DiscoveryFailed(exc.message, provider=self.name) from exc
+            raise DiscoveryFailed.wrap(exc, self.name) from exc
         rpc = _JsonRpc([exe, "app-server"], env, timeout_s, self.name)
         try:
             rpc.call("initialize", {"clientInfo": {"name": "wardian", "title": "Wardian",

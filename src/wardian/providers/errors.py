@@ -69,7 +69,8 @@ class ProviderError(WardianError):
     """A provider run failed (exit 1). `code` is stable and goes into run records.
 
     Args:
-        message: what failed, naming the provider and the selection.
+        message: what failed, naming the selection (kept as `reason`; the provider name
+            is prefixed to the rendered text).
         provider: the provider name (``codex``, ``openai``, …).
         detail: the provider's own words (error message, stderr excerpt), when any.
         hint: how to fix it.
@@ -86,6 +87,7 @@ class ProviderError(WardianError):
         hint: str | None = None,
     ) -> None:
         self.provider = provider
+        self.reason = message
         self.detail = detail
         text = f"{provider}: {message}" if provider else message
         if detail:
@@ -214,6 +216,18 @@ class DiscoveryFailed(ProviderError):
     """Model discovery failed (timeout, missing CLI, bad answer); fails closed."""
 
     code = "discovery_failed"
+
+    @classmethod
+    def wrap(cls, exc: ProviderError, provider: str | None = None) -> DiscoveryFailed:
+        """`exc` (met while discovering models) as a DiscoveryFailed with the same words.
+
+        Keeps the reason, the provider's own detail and the hint (how to fix it), without
+        naming the provider twice.
+        """
+        if isinstance(exc, DiscoveryFailed):
+            return exc
+        return cls(exc.reason, provider=provider or exc.provider, detail=exc.detail,
+                   hint=exc.hint)
 
 
 class UnknownProvider(UsageError):

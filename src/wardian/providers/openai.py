@@ -214,7 +214,7 @@ class OpenAIAdapter(ProviderAdapter):
         try:
             ids = self.listed_models(timeout_s)
         except ProviderError as exc:
-            raise DiscoveryFailed(exc.message, provider=self.name) from exc
+            raise DiscoveryFailed.wrap(exc, self.name) from exc
         models = []
         for model_id in sorted(set(ids)):
             efforts = openai_efforts(model_id)

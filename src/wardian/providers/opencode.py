@@ -149,8 +149,8 @@ class OpencodeAdapter(CliAdapter):
             proc = run_process([exe, "export", session_id], provider=self.name,
                                timeout_s=options.export_timeout_s, cwd=request.cwd, env=env)
         except ProviderError as exc:
-            raise ModelUnverified(f"`opencode export {session_id}` failed: {exc.message}",
-                                  provider=self.name) from exc
+            raise ModelUnverified(f"`opencode export {session_id}` failed: {exc.reason}",
+                                  provider=self.name, detail=exc.detail) from exc
         text = proc.stdout
         start = text.find("{")
         try:
@@ -200,7 +200,7 @@ class OpencodeAdapter(CliAdapter):
             proc = run_process([exe, "models", "--verbose"], provider=self.name,
                                timeout_s=timeout_s, env=env)
         except ProviderError as exc:
-            raise DiscoveryFailed(exc.message, provider=self.name) from exc
+            raise DiscoveryFailed.wrap(exc, self.name) from exc
         if proc.returncode != 0:
             raise DiscoveryFailed("`opencode models --verbose` failed", provider=self.name,
                                   detail=self.last_lines(proc.stderr))

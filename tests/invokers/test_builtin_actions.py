@@ -175,3 +175,66 @@ def test_the_engine_registry_finds_the_consolidation_actions() -> None:
     assert {"archive.load", "memory.snapshot", "memory.commit",
             "memory.draft_plan"} <= set(known_actions())
     assert callable(get_action("memory.commit"))
+
+
+def _builtin_run(agent_id: str, payload: dict[str, object], key: str | None,
+                 inputs: dict[str, object] | None = None) -> str:
+    from wardian.engine.executor import execute_run
+    from wardian.engine.runs import RunStore
+
+    runs = RunStore()
+    run, _ = runs.create_run(
+        blueprint_id="memory-consolidation", agent_id=agent_id,
+        assignments={"curator": {"target_type": "temporary_provider", "provider": "builtin",
+                                 "model": "curator-rules"}},
+        inputs=inputs or {}, invocation={"trigger": "session-close", "payload": payload},
+        idempotency_key=key, workspace="/repo",
+    )
+    final = execute_run(run.id)
+    assert final.status == "succeeded", final.error
+    return run.id
+
+
+def _outputs(run_id: str) -> dict[str, object]:
+    from wardian.engine.runs import RunStore
+
+    return {a.step_id: (a.status, a.output) for a in RunStore().attempts(run_id)}
+
+
+def test_an_empty_slice_skips_the_curator_and_commits_an_empty_batch() -> None:
+    from wardian.runtime.agents import AgentRegistry
+
+    agent = AgentRegistry().add("quiet", provider="claude", workspace="/repo")
+    run_id = _builtin_run(agent.id, {"agent_name": "quiet"}, "session-close:i:e")
+    steps = _outputs(run_id)
+    assert steps["curate"][0] == "skipped"
+    status, commit = steps["commit"]
+    assert status == "succeeded" and isinstance(commit, dict)
+    assert commit["applied"] == [] and commit["idempotency_key"] == "session-close:i:e"
+    store = MemoryStore()
+    assert store.conn.execute("SELECT COUNT(*) FROM consolidation_receipts").fetchone()[0] == 1
+    store.close()
+
+
+def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> None:
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.archives import ArchiveStore
+
+    agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
+    archives = ArchiveStore()
+    one = archives.import_transcript(agent.id, transcript, event_id="e1")
+    two = archives.import_transcript(agent.id, transcript, event_id="e2")
+    archives.close()
+    first = _builtin_run(agent.id, {"archive_seq_range": [one.first_seq, one.last_seq]},
+                         "session-close:i:e1")
+    archive = _outputs(first)["archive"][1]
+    assert isinstance(archive, dict)
+    assert (archive["first_seq"], archive["last_seq"]) == (1, 3)
+    second = _builtin_run(agent.id, {"archive_seq_range": [two.first_seq, two.last_seq]},
+                          "session-close:i:e2")
+    archive = _outputs(second)["archive"][1]
+    assert isinstance(archive, dict)
+    assert (archive["after_seq"], archive["first_seq"], archive["last_seq"]) == (3, 4, 6)
+    store = MemoryStore()
+    assert get_cursor(store, agent.id) == 6
+    store.close()

@@ -17,10 +17,11 @@ Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
   ``backoff * 2**(n-1)`` capped at ``max_backoff``. The wait goes through the injected
   `sleep` (tests pass a fake clock) in slices, so a cancel request ends it early.
 * **Timeout.** Role steps pass the timeout to the provider adapter as ``timeout_s``; the
-  adapter kills the provider's whole process tree. Action steps with a timeout run in a
-  worker thread: when it expires the attempt is recorded ``timed_out`` at once and
-  ``ctx.should_stop()`` turns true; Python cannot kill a thread, so an action that never
-  checks it keeps running in the background until it returns (its result is discarded).
+  adapter kills the provider's whole process tree. Action steps run in a worker thread
+  (so a cancel can reach them too): when a timeout expires the attempt is recorded
+  ``timed_out`` at once and ``ctx.should_stop()`` turns true; Python cannot kill a thread,
+  so an action that never checks it keeps running in the background until it returns (its
+  result is discarded).
 * **Cancel.** ``request_cancel`` sets a flag checked before every step and attempt, during
   retry waits, and while waiting for a step (which is then asked to stop: ``should_stop()``
   for actions, a ``cancel`` event for adapters whose ``run`` accepts one). The run ends
@@ -398,17 +399,12 @@ class _Execution:
             agent_name=context["invocation"]["agent_name"],
         )
         args = rendered["with"]
-        timeout = step.timeout_s()
-        if timeout is None:
-            try:
-                return _jsonable(fn(ctx, **args))
-            except Exception as exc:
-                raise _StepFailed(_describe(exc)) from exc
-        return self._in_thread(lambda: _jsonable(fn(ctx, **args)), timeout, ctx.stop_event,
-                               f"action {step.action!r}")
+        # Always in a worker thread, so a cancel (or the timeout) can reach should_stop().
+        return self._in_thread(lambda: _jsonable(fn(ctx, **args)), step.timeout_s(),
+                               ctx.stop_event, f"action {step.action!r}")
 
-    def _in_thread(self, call: Callable[[], Any], timeout_s: float, stop: threading.Event,
-                   what: str) -> Any:
+    def _in_thread(self, call: Callable[[], Any], timeout_s: float | None,
+                   stop: threading.Event, what: str) -> Any:
         box: dict[str, Any] = {}
 
         def target() -> None:
@@ -419,15 +415,16 @@ class _Execution:
 
         worker = threading.Thread(target=target, name=f"wardian-step-{self.run_id[:8]}",
                                   daemon=True)
-        deadline = time.monotonic() + timeout_s
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
         worker.start()
         while True:
-            worker.join(min(POLL_S, max(0.0, deadline - time.monotonic())))
+            wait = POLL_S if deadline is None else min(POLL_S, deadline - time.monotonic())
+            worker.join(max(0.0, wait))
             if not worker.is_alive():
                 break
             if not stop.is_set() and self.cancelled():
                 stop.set()  # ask it to stop; the run ends cancelled once it returns
-            if time.monotonic() >= deadline:
+            if deadline is not None and time.monotonic() >= deadline:
                 stop.set()
                 raise _StepFailed(
                     f"{what} timed out after {timeout_s:g}s (asked to stop; a Python action "

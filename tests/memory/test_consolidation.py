@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from wardian.errors import AuthorityError, ConflictError, ValidationError
 from wardian.memory.batch import CommitBatch
@@ -215,3 +217,80 @@ def test_relative_workspace_is_rejected(store: MemoryStore) -> None:
 
 def test_normalise_whitespace() -> None:
     assert normalise_whitespace("  a\n\tb  c ") == "a b c"
+
+
+def test_concurrent_commits_of_one_key_write_once(wardian_home: Path) -> None:
+    import threading
+
+    MemoryStore().close()  # migrate once before the race
+    batch = _batch([_save("Use uv", "use uv")])
+    results: list[Any] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4)
+
+    def worker(n: int) -> None:
+        store = MemoryStore()
+        try:
+            barrier.wait()
+            results.append(commit_batch(store, batch, principal_agent_id=AGENT,
+                                        actor=f"run:{n}", archive_text=ARCHIVE))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert sorted(r.replayed for r in results) == [False, True, True, True]
+    check = MemoryStore()
+    assert _counts(check) == (1, 1, 1, 1)
+    check.close()
+
+
+_WORDS = ["use", "uv", "pnpm", "always", "never", "lint", "tabs", "repo", "the", "we"]
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    archive_words=st.lists(st.sampled_from(_WORDS), min_size=0, max_size=30),
+    picks=st.lists(st.tuples(st.booleans(), st.integers(0, 29), st.integers(1, 5),
+                             st.sampled_from(["agent", "workspace"])), max_size=8),
+)
+def test_property_only_evidence_from_the_archive_is_committed(
+    tmp_path: Path, archive_words: list[str], picks: list[tuple[bool, int, int, str]]
+) -> None:
+    import uuid
+
+    store = MemoryStore(tmp_path / f"{uuid.uuid4()}.db")
+    try:
+        archive = "\n".join(" ".join(archive_words[i:i + 5])
+                            for i in range(0, len(archive_words), 5))
+        ops = []
+        for index, (quote, start, length, scope) in enumerate(picks):
+            if quote and archive_words:
+                s = start % len(archive_words)
+                evidence = " ".join(archive_words[s:s + length])
+            else:
+                evidence = f"zz-not-in-archive-{index}"
+            ops.append(_save(f"record {index}", evidence, scope=scope))
+        batch = _batch(ops)
+        result = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:p",
+                              archive_text=archive)
+        assert len(result.applied) + len(result.dropped) == len(ops)
+        normalised = normalise_whitespace(archive)
+        for applied in result.applied:
+            record = store.get(applied.memory_id)
+            assert normalise_whitespace(record.evidence) in normalised
+        for dropped in result.dropped:
+            assert dropped.code in {"evidence_not_found", "duplicate"}
+        before = _counts(store)
+        again = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:q",
+                             archive_text=archive)
+        assert again.replayed and _counts(store) == before
+    finally:
+        store.close()

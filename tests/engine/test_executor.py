@@ -400,3 +400,15 @@ def test_cancel_reaches_an_adapter_that_accepts_it(store: RunStore, tmp_path: Pa
     assert final.status == "cancelled"
     assert statuses(final)[1:] == [("ask", 1, "cancelled")]
     assert final.error == "cancelled during step 'ask'"
+
+
+def test_cancel_reaches_an_action_without_timeout(store: RunStore, tmp_path: Path) -> None:
+    def one(ctx: Any) -> str:
+        RunStore().request_cancel(ctx.run_id)
+        return "stopped" if ctx.stop_event.wait(30) else "never asked"
+
+    with actions(**{"test.one": one, "test.two": lambda ctx: None}):
+        run = create_run(store, write_blueprint(tmp_path / "bp", CANCEL))
+        final = execute_run(run.id, store=store)
+    assert final.status == "cancelled"
+    assert final.outputs() == {"one": "stopped"}

@@ -19,6 +19,7 @@ from wardian.runtime.session_events import (
 
 
 def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path) -> None:
+    SettingsStore().set("conversation_logging.enabled", "true")
     first = record_session_close("agent-1", "clear", session_id="s1", start_drain=False)
     again = record_session_close("agent-1", "clear", session_id="s1",
                                  transcript_path=str(tmp_path / "t.jsonl"), start_drain=False)
@@ -34,6 +35,25 @@ def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path) -> 
     b = record_session_close("agent-1", "shutdown", start_drain=False)
     assert a != b
     assert len(SessionEventQueue().pending()) == 5
+
+
+def test_nothing_to_do_is_settled_at_close_time() -> None:
+    from wardian.invokers.store import InvokerStore
+
+    idle = record_session_close("a", "clear", start_drain=False)
+    ev = SessionEventQueue().get(idle)
+    assert ev.status == "processed" and ev.archive_detail == "conversation logging disabled"
+    store = InvokerStore()
+    inv = store.add("session-close", name="n", blueprint_id="bp", agent_id="a", assignments={})
+    assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
+        .status == "processed"  # a disabled invoker fires nothing either
+    store.set_enabled(inv.id, True)
+    busy = record_session_close("a", "clear", start_drain=False)
+    assert SessionEventQueue().get(busy).status == "pending"
+    assert SessionEventQueue().pending()[0].id == busy
+    # another agent's invoker does not count
+    assert SessionEventQueue().get(record_session_close("b", "clear", start_drain=False)) \
+        .status == "processed"
 
 
 def test_unknown_boundary_refused() -> None:
@@ -53,6 +73,7 @@ def test_logging_setting_captured_at_close_time() -> None:
 
 
 def test_mark_processed_and_archive_outcome_are_write_once() -> None:
+    SettingsStore().set("conversation_logging.enabled", "true")
     q = SessionEventQueue()
     eid = record_session_close("a", "clear", start_drain=False)
     q.set_archive(eid, "unavailable", "no transcript", None)

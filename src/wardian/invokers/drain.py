@@ -37,7 +37,12 @@ from wardian.config import state_db_path
 from wardian.errors import StoreError, WardianError
 from wardian.invokers.store import Invoker, InvokerStore
 from wardian.runtime.archives import ArchiveStore, TranscriptUnreadable
-from wardian.runtime.session_events import SessionEvent, SessionEventQueue, drain_lock
+from wardian.runtime.session_events import (
+    LOGGING_DISABLED,
+    SessionEvent,
+    SessionEventQueue,
+    drain_lock,
+)
 
 __all__ = [
     "MAX_EVENT_ATTEMPTS",
@@ -52,7 +57,7 @@ __all__ = [
 MAX_EVENT_ATTEMPTS = 5
 """After this many failed attempts an event is marked processed with its last error."""
 
-REASON_LOGGING_DISABLED = "conversation logging disabled"
+REASON_LOGGING_DISABLED = LOGGING_DISABLED
 REASON_NO_TRANSCRIPT = "no transcript"
 REASON_UNREADABLE = "unreadable transcript"
 

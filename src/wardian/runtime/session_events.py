@@ -51,6 +51,9 @@ BOUNDARIES = ("clear", "shutdown", "provider_source_changed", "worktree_switch")
 SOURCES = ("exec", "launch", "hook", "cli")
 """Where an event came from."""
 
+LOGGING_DISABLED = "conversation logging disabled"
+"""The archive reason when ``conversation_logging.enabled`` was off at close time."""
+
 DRAIN_LOCK_FILE = "drain.lock"
 """Held by the one running drain worker (``<data dir>/locks/drain.lock``)."""
 
@@ -182,6 +185,16 @@ class SessionEventQueue:
                     (event_id, agent_id, session_id, boundary, provider, workspace,
                      transcript_path, source, 1 if logging_enabled else 0, utc_now_iso()),
                 )
+                if not logging_enabled and not self._has_enabled_invoker(agent_id):
+                    # Nothing can come of this close: no archive to import and no invoker
+                    # to fire (checked in this same write transaction, so an invoker
+                    # enabled concurrently is ordered after the event). Settle it now and
+                    # spare a drain worker's start-up.
+                    self.conn.execute(
+                        "UPDATE session_events SET status = 'processed', processed_at = ?,"
+                        " archive_status = 'unavailable', archive_detail = ? WHERE id = ?",
+                        (utc_now_iso(), LOGGING_DISABLED, event_id),
+                    )
                 created = True
             else:
                 event_id = row["id"]
@@ -195,6 +208,18 @@ class SessionEventQueue:
                 )
                 created = False
         return self.get(event_id), created
+
+    def _has_enabled_invoker(self, agent_id: str) -> bool:
+        """Whether an enabled session-close invoker exists for the agent (the ``invokers``
+        table of ``state.db``; absent table = none). Read inside the caller's transaction."""
+        try:
+            row = self.conn.execute(
+                "SELECT 1 FROM invokers WHERE kind = 'session-close' AND agent_id = ?"
+                " AND enabled = 1 LIMIT 1", (agent_id,)
+            ).fetchone()
+        except sqlite3.OperationalError:  # no invokers table yet: nothing was ever added
+            return False
+        return row is not None
 
     def get(self, event_id: str) -> SessionEvent:
         """One event by full id. Read-only.
@@ -507,6 +532,6 @@ def record_session_close(
         )
     finally:
         queue.close()
-    if start_drain:
+    if start_drain and event.status == "pending":
         start_drain_worker()
     return event.id

@@ -22,6 +22,7 @@ SURFACE = {
     "wardian.blueprints.validate": ["OUTPUT_REFS", "FileReport", "LoadedBlueprint",
                                     "load_blueprint", "resolve_output_ref", "validate_file",
                                     "validate_paths"],
+    "wardian.blueprints.template_checks": ["TemplateChecker"],
     "wardian.blueprints.library": ["MANIFEST_NAME", "LibraryEntry", "find_blueprint",
                                    "init_library", "list_library", "shipped_library_dir"],
 }

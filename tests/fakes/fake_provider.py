@@ -6,9 +6,9 @@ appends ``{"tool", "argv", "stdin", "cwd", "env"}`` to ``$FAKE_PROVIDER_RECORD``
 prints the tool's real output shapes for the scenario in ``$FAKE_PROVIDER_SCENARIO``:
 
 ``ok`` · ``reroute`` · ``mismatch`` · ``lowered_effort`` · ``unknown_model`` · ``quota`` ·
-``no_auth`` · ``no_effort_report`` (claude: hooks not run) · ``hang`` (spawns a
-grandchild, writes its pid to ``$FAKE_PROVIDER_GRANDCHILD_PID``, sleeps) · ``no_rollout``
-(codex) · ``discovery_fail`` · ``discovery_hang``.
+``no_auth`` · ``silent_switch`` (claude) · ``no_effort_report`` (claude: hooks not run) ·
+``hang`` (spawns a grandchild, writes its pid to ``$FAKE_PROVIDER_GRANDCHILD_PID``, sleeps) ·
+``no_rollout`` (codex) · ``discovery_fail`` · ``discovery_hang``.
 
 The answer text is ``$FAKE_PROVIDER_ANSWER`` (default ``{"operations": []}``). Shapes follow
 reference/providers.md and the public docs/issues cited there.
@@ -245,6 +245,9 @@ def claude() -> int:
         result["modelUsage"][answer_model] = {"inputTokens": 5, "outputTokens": 5}
     if SCENARIO == "mismatch":
         answer_model = "claude-sonnet-4-6"
+    if SCENARIO == "silent_switch":  # same family, another model, and no system event
+        answer_model = "claude-opus-4-8"
+        result["modelUsage"][answer_model] = {"inputTokens": 5, "outputTokens": 5}
     out({"type": "assistant", "message": {
         "id": "msg_2", "type": "message", "role": "assistant", "model": answer_model,
         "content": [{"type": "text", "text": ANSWER}], "stop_reason": None,

@@ -74,6 +74,17 @@ def test_alias_matches_the_resolved_model_and_haiku_background_is_fine(fake_cli)
     assert result.model == "claude-opus-5"
 
 
+@pytest.mark.parametrize("model", ["opus", None])
+def test_a_silent_switch_within_the_family_is_caught(fake_cli: FakeCli, model) -> None:
+    """``opus`` resolved to claude-opus-5 at init; an answer from claude-opus-4-8 is a switch,
+    even though both match the alias, and even when no model was assigned."""
+    fake_cli.scenario("silent_switch")
+    with pytest.raises(ModelMismatch) as info:
+        get_adapter("claude").run(request(model=model, effort="high"))
+    assert "started as claude-" in str(info.value)
+    assert "observed model claude-opus-4-8" in str(info.value)
+
+
 @pytest.mark.parametrize(("scenario", "error", "words"), [
     ("reroute", ModelRerouted, "observed model claude-opus-4-8"),
     ("mismatch", ModelMismatch, "observed model claude-sonnet-4-6"),

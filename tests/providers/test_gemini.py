@@ -81,3 +81,11 @@ def test_discovery_without_key_is_fixed_concrete_ids(fake_cli: FakeCli) -> None:
     ids = [m.id for m in models]
     assert "gemini-2.5-pro" in ids and "auto" not in ids
     assert all(m.source == "fixed-alias" and m.efforts == [] for m in models)
+
+
+def test_with_no_model_assigned_a_switch_after_init_still_fails(fake_cli: FakeCli) -> None:
+    """No assigned model is no licence to switch: the answer must come from init.model."""
+    fake_cli.scenario("mismatch")
+    with pytest.raises(ModelMismatch, match=r"observed model gemini-2\.5-flash"):
+        get_adapter("gemini").run(request(model=None))
+    assert "-m" not in fake_cli.calls()[0]["argv"], "no model is assumed either"

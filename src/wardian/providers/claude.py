@@ -121,6 +121,13 @@ class ClaudeOptions(ProviderOptions):
     require_effort_report: bool = True
 
 
+def _same_model(resolved: str, reported: str, assigned: str | None) -> bool:
+    """Whether `reported` names the model the session resolved to (or echoes the alias)."""
+    if model_matches(resolved, reported) or model_matches(reported, resolved):
+        return True
+    return reported == assigned
+
+
 def _effort_of(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("level")
@@ -258,7 +265,7 @@ class ClaudeAdapter(CliAdapter):
         if result.get("total_cost_usd") is not None:
             usage["total_cost_usd"] = result["total_cost_usd"]
         return ProviderResult(
-            text=text, output=output, model=observed, effort=observed_effort or request.effort,
+            text=text, output=output, model=observed, effort=observed_effort,
             usage=usage or None, transcript=excerpt(proc.stdout),
         )
 
@@ -268,19 +275,24 @@ class ClaudeAdapter(CliAdapter):
         if init_model is None:
             raise ModelUnverified("the stream had no system/init event naming the model",
                                   provider=self.name)
-        checks = [(init_model, "system/init.model")]
-        checks += [(m, "assistant message.model") for m in main_models]
+        if request.model and not model_matches(request.model, init_model, CLAUDE_ALIASES):
+            raise ModelMismatch("another model answered", provider=self.name,
+                                assigned=assigned, observed=f"model {init_model}",
+                                evidence="system/init.model")
+        # Every later report must be the model the session started with: an alias such as
+        # ``opus`` would also match a switch to an older Opus, so compare with the
+        # resolved id from system/init, not with the alias.
+        checks = [(m, "assistant message.model") for m in main_models]
         assigned_haiku = bool(request.model and "haiku" in request.model.lower())
         for model in (result.get("modelUsage") or {}):
             if "haiku" in model.lower() and not assigned_haiku:
                 continue  # background utility calls (titles, summaries) use Haiku
             checks.append((model, "result.modelUsage"))
-        if request.model:
-            for model, evidence in checks:
-                if not model_matches(request.model, model, CLAUDE_ALIASES):
-                    raise ModelMismatch("another model answered", provider=self.name,
-                                        assigned=assigned, observed=f"model {model}",
-                                        evidence=evidence)
+        for model, evidence in checks:
+            if not _same_model(init_model, model, request.model):
+                raise ModelMismatch("another model answered", provider=self.name,
+                                    assigned=f"{assigned} (started as {init_model})",
+                                    observed=f"model {model}", evidence=evidence)
         for effort, evidence in efforts:
             if request.effort and effort and effort != request.effort:
                 raise EffortLowered("Claude ran with another effort", provider=self.name,

@@ -207,7 +207,7 @@ class CodexAdapter(CliAdapter):
                 f"the rollout {rollout} names no model", provider=self.name
             )
         for model in models:
-            if request.model and not model_matches(request.model, model):
+            if not model_matches(request.model or models[0], model):
                 raise ModelMismatch(
                     "another model answered", provider=self.name, assigned=assigned,
                     observed=selection_text(model, efforts[-1] if efforts else None),

@@ -171,12 +171,13 @@ class GeminiAdapter(CliAdapter):
             if roles is not None and not (roles.get("main") if isinstance(roles, dict) else 0):
                 continue  # utility/router calls (flash-lite) are not the answer
             checks.append((model, "result.stats.models"))
-        if request.model:
-            for model, evidence in checks:
-                if not model_matches(request.model, model):
-                    raise ModelMismatch("another model answered", provider=self.name,
-                                        assigned=selection_text(request.model, None),
-                                        observed=f"model {model}", evidence=evidence)
+        # With no model assigned, the session must still end on the model it started with.
+        expected = request.model or init_model
+        for model, evidence in checks:
+            if not model_matches(expected, model):
+                raise ModelMismatch("another model answered", provider=self.name,
+                                    assigned=selection_text(request.model, None),
+                                    observed=f"model {model}", evidence=evidence)
         return init_model
 
     def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:

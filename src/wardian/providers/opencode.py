@@ -177,7 +177,7 @@ class OpencodeAdapter(CliAdapter):
             raise ModelUnverified(f"the export of session {session_id} names no assistant model",
                                   provider=self.name)
         for model, variant in observed:
-            if request.model and not model_matches(request.model, model):
+            if not model_matches(request.model or observed[0][0], model):
                 raise ModelMismatch("another model answered", provider=self.name,
                                     assigned=selection, observed=f"model {model}",
                                     evidence=f"opencode export {session_id}")

@@ -104,27 +104,32 @@ def bench_in_process(base: Path) -> dict[int, dict[str, float]]:
         queries = [_words(random.choice((1, 2, 3))) for _ in range(QUERIES)]
         for query in queries[:10]:  # warm the page cache
             store.recall(AGENT, query, limit=10, workspace=WORKSPACE)
-        recall_ms = []
+        recall_ms, recall_cpu = [], []
         for query in queries:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             store.recall(AGENT, query, limit=10, workspace=WORKSPACE)
             recall_ms.append((time.perf_counter() - t0) * 1000)
-        save_ms = []
-        for i in range(SAVES):
-            t0 = time.perf_counter()
-            store.save(AGENT, f"bench save {i} " + _words(12), evidence=_words(8),
-                       scope=Scope("workspace", WORKSPACE), actor="bench")
+            recall_cpu.append((time.thread_time() - c0) * 1000)
+        save_ms, save_cpu = [], []
+        texts = [(f"bench save {i} " + _words(12), _words(8)) for i in range(SAVES)]
+        for text, evidence in texts:
+            t0, c0 = time.perf_counter(), time.thread_time()
+            store.save(AGENT, text, evidence=evidence, scope=Scope("workspace", WORKSPACE),
+                       actor="bench")
             save_ms.append((time.perf_counter() - t0) * 1000)
+            save_cpu.append((time.thread_time() - c0) * 1000)
         store.close()
         results[size] = {
             "build_s": build_s,
             "save_p50": _pct(save_ms, 0.5), "save_p95": _pct(save_ms, 0.95),
             "recall_p50": _pct(recall_ms, 0.5), "recall_p95": _pct(recall_ms, 0.95),
+            "save_cpu_p95": _pct(save_cpu, 0.95), "recall_cpu_p95": _pct(recall_cpu, 0.95),
         }
         r = results[size]
         print(f"  {size:>7,} records  save p50 {r['save_p50']:6.2f} ms  p95 {r['save_p95']:6.2f}"
-              f" ms   query recall p50 {r['recall_p50']:6.2f} ms  p95 {r['recall_p95']:6.2f} ms"
-              f"   (built in {build_s:.1f} s)", flush=True)
+              f" ms (CPU p95 {r['save_cpu_p95']:5.2f})   query recall p50 {r['recall_p50']:6.2f}"
+              f" ms  p95 {r['recall_p95']:6.2f} ms (CPU p95 {r['recall_cpu_p95']:5.2f})"
+              f"   [built in {build_s:.1f} s]", flush=True)
     return results
 
 
@@ -236,28 +241,32 @@ def main() -> int:
               f"(median of {PROCESS_RUNS}; 50 records in the workspace):", flush=True)
         procs = bench_whole_process(base)
         imports = import_profile(base)
-    print("\nTargets:")
-    worst_recall = inproc[SIZES[-1]]["recall_p95"]
-    worst_save = max(r["save_p95"] for r in inproc.values())
+    print("\nTargets (wall time; CPU time in brackets, steadier on a shared machine):")
+    big = inproc[SIZES[-1]]
+    worst = max(inproc.values(), key=lambda r: r["save_p95"])
     checks = [
-        (f"query recall p95 at {SIZES[-1]:,}", worst_recall, TARGET_RECALL_P95_MS),
-        ("save p95 (worst size)", worst_save, TARGET_SAVE_P95_MS),
+        (f"query recall p95 at {SIZES[-1]:,}", big["recall_p95"], big["recall_cpu_p95"],
+         TARGET_RECALL_P95_MS),
+        ("save p95 (worst size)", worst["save_p95"], worst["save_cpu_p95"],
+         TARGET_SAVE_P95_MS),
     ]
-    checks += [(f"whole-process {label} median", r["wall"], TARGET_PROCESS_MEDIAN_MS)
+    checks += [(f"whole-process {label} median", r["wall"], r["cpu"], TARGET_PROCESS_MEDIAN_MS)
                for label, r in procs.items() if label.startswith("memory")]
     missed = False
-    for label, value, target in checks:
-        ok = value <= target
-        missed |= not ok
-        print(f"  {'ok  ' if ok else 'MISS'} {label}: {value:.2f} ms (target <= {target:g} ms)")
+    for label, wall, cpu, target in checks:
+        verdict = "ok  " if wall <= target else ("ok* " if cpu <= target else "MISS")
+        missed |= verdict != "ok  "
+        print(f"  {verdict} {label}: {wall:.2f} ms [{cpu:.2f} ms CPU] (target <= {target:g} ms)")
+    if missed:
+        print("  ok* = the wall time missed but the CPU time meets the target: the process was"
+              " waiting for a CPU (check the load average), not working.")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"  load average (1 min) at the end: {load:.2f} on {os.cpu_count()} CPUs")
     print("\nWhere a `wardian memory save` process spends its imports (cumulative ms):")
     for name, ms in imports:
         print(f"  {name:<28} {ms:6.1f}")
     print("  note: typer 0.29 itself imports its vendored click and builds every command of "
           "every group at start; that, not the memory code, dominates a whole-process call.")
-    if missed:
-        print("\nSome targets were missed; wall times depend on machine load (CPU medians "
-              "above are steadier).")
     print(f"\nbench finished in {time.perf_counter() - started:.0f} s")
     return 0
 

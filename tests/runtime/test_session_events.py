@@ -109,3 +109,26 @@ def test_locks_are_exclusive_across_processes_and_die_with_holder() -> None:
         holder.wait(timeout=30)
     assert not daemon_running()
     assert daemon_lock().acquire()
+
+
+def test_no_worker_started_while_a_daemon_or_worker_holds_its_lock() -> None:
+    import psutil
+
+    from wardian.runtime.session_events import start_drain_worker
+
+    daemon = daemon_lock()
+    assert daemon.acquire()
+    try:
+        assert start_drain_worker() is None
+    finally:
+        daemon.release()
+    worker = drain_lock()
+    assert worker.acquire()
+    try:
+        assert start_drain_worker() is None
+    finally:
+        worker.release()
+    pid = start_drain_worker()
+    assert pid is not None
+    proc = psutil.Process(pid)
+    assert proc.wait(timeout=60) == 0  # finds nothing to do and exits cleanly

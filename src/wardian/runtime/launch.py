@@ -239,7 +239,8 @@ def _revoke(holder: ProcessIdentity, reason: str) -> None:
 
 
 def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
-    """Everything that happens once the managed runtime has ended; called exactly once.
+    """Everything that happens once the managed runtime has ended; called exactly once
+    per started runtime (normal exit, crash or signal), never when it failed to start.
 
     Revokes the capability held by this supervisor, then records the session-close event
     (boundary ``shutdown``, session id = the launch id; the Claude Code transcript of the
@@ -293,13 +294,19 @@ def exec_managed(
         raise UsageError("no command given", hint="use `wardian agent exec NAME -- CMD [ARGS]...`")
     launch = prepare_launch(agent, workspace=workspace)
     try:
+        child = subprocess.Popen(list(command), env=launch.env, cwd=launch.cwd)
+    except OSError as exc:
+        # No runtime ever ran: revoke and clean up, but there is no runtime exit to report.
         try:
-            child = subprocess.Popen(list(command), env=launch.env, cwd=launch.cwd)
-        except OSError as exc:
-            raise CommandNotFound(
-                f"cannot start {command[0]!r}: {exc.strerror or exc}",
-                hint="check the command after `--` and your PATH",
-            ) from exc
+            _revoke(launch.holder, f"runtime could not start (launch {launch.launch_id})")
+        finally:
+            if launch.context_path is not None:
+                launch.context_path.unlink(missing_ok=True)
+        raise CommandNotFound(
+            f"cannot start {command[0]!r}: {exc.strerror or exc}",
+            hint="check the command after `--` and your PATH",
+        ) from exc
+    try:
         restore = _forward_signals(child)
         try:
             try:

@@ -1,15 +1,14 @@
 """The `builtin` adapter: runs the deterministic curator in-process, no network, no model.
 
-It answers `wardian.providers.builtin.curator.curate(payload)` when that module exists,
-and an empty batch (``{"operations": []}``, a valid curator answer) until it does. The
-answer is validated against the request's output schema like every other provider's.
+It answers `wardian.providers.builtin.curator.curate(payload)`; a curator that cannot be
+imported or fails is an error, never an empty batch. The answer is validated against the
+request's output schema like every other provider's.
 
 Issue 5 "`builtin` provider"; DESIGN.md "Blueprints, runs, providers".
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import threading
 from typing import Any
@@ -23,15 +22,10 @@ __all__ = ["BuiltinAdapter"]
 
 
 def _curate(payload: dict[str, Any]) -> dict[str, Any]:
-    try:
-        module = importlib.import_module("wardian.providers.builtin.curator")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("wardian.providers.builtin.curator"):
-            return {"operations": []}
-        raise
-    curate = getattr(module, "curate", None)
-    if curate is None:
-        return {"operations": []}
+    # Imported here: the curator pulls in rapidfuzz and detect-secrets. A broken curator
+    # must fail the step, never answer an empty batch as if nothing were worth keeping.
+    from wardian.providers.builtin.curator import curate
+
     result = curate(payload)
     if not isinstance(result, dict):
         raise OutputInvalid("the builtin curator did not return an object", provider="builtin")

@@ -311,10 +311,10 @@ def exec_managed(
         try:
             try:
                 _record_loaded(launch, child.pid)
-            except BaseException:
-                child.terminate()
-                child.wait()
-                raise
+            except Exception as exc:
+                # Bookkeeping must not end a live runtime (spec: a reader or broker error
+                # alone does not revoke a still-live runtime's capability).
+                print(f"wardian: Memory loaded event not recorded: {exc}", file=sys.stderr)
             returncode = child.wait()
         finally:
             restore()

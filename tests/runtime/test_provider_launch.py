@@ -134,3 +134,39 @@ def test_agent_exec_exit_records_shutdown_event(tmp_path) -> None:
     assert (event.agent_id, event.boundary, event.session_id, event.source, event.provider) == (
         agent.id, "shutdown", out.read_text(), "exec", "codex")
     assert event.workspace == str(tmp_path)
+
+
+WRITE_ROLLOUT = """
+import json, os, sys
+from datetime import UTC, datetime
+from pathlib import Path
+now = datetime.now(UTC)
+day = Path(os.environ["CODEX_HOME"]) / "sessions" / f"{now:%Y}" / f"{now:%m}" / f"{now:%d}"
+day.mkdir(parents=True, exist_ok=True)
+for name, cwd in (("rollout-mine.jsonl", os.getcwd()), ("rollout-other.jsonl", "/elsewhere")):
+    meta = {"timestamp": now.isoformat(), "type": "session_meta",
+            "payload": {"id": name, "cwd": cwd, "originator": "codex-tui"}}
+    msg = {"timestamp": now.isoformat(), "type": "response_item",
+           "payload": {"type": "message", "role": "user",
+                       "content": [{"type": "input_text", "text": "use tabs"}]}}
+    (day / name).write_text(json.dumps(meta) + "\\n" + json.dumps(msg) + "\\n")
+"""
+
+
+def test_codex_exec_attaches_its_rollout(tmp_path) -> None:
+    AgentRegistry().add("coder", "codex")
+    codex_home = tmp_path / "codex-home"
+    old = codex_home / "sessions" / "2020" / "01" / "01"
+    old.mkdir(parents=True)
+    (old / "rollout-old.jsonl").write_text("{}\n")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    res = subprocess.run(
+        [sys.executable, "-m", "wardian", "agent", "exec", "coder", "--", sys.executable, "-c",
+         WRITE_ROLLOUT],
+        env=dict(os.environ, CODEX_HOME=str(codex_home)), cwd=workspace,
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    (event,) = SessionEventQueue().list()
+    assert event.provider == "codex"
+    assert event.transcript_path and event.transcript_path.endswith("rollout-mine.jsonl")

@@ -243,8 +243,8 @@ def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
     per started runtime (normal exit, crash or signal), never when it failed to start.
 
     Revokes the capability held by this supervisor, then records the session-close event
-    (boundary ``shutdown``, session id = the launch id; the Claude Code transcript of the
-    same session id is attached when one exists, see `wardian.runtime.provider_launch`)
+    (boundary ``shutdown``, session id = the launch id; the session's Claude Code or Codex
+    transcript is attached when one is found, see `provider_launch.find_transcript`)
     and starts a drain worker. Recording never raises: the runtime has ended either way.
 
     Args:
@@ -260,7 +260,10 @@ def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
             from wardian.runtime.provider_launch import find_transcript
             from wardian.runtime.session_events import record_session_close
 
-            transcript, provider = find_transcript(session_id)
+            transcript, provider = find_transcript(
+                session_id, provider=agent.provider, started_at=holder.started_at,
+                workspace=workspace,
+            )
             record_session_close(
                 agent.id, "shutdown", session_id=session_id, transcript_path=transcript,
                 provider=provider or agent.provider, workspace=workspace, source="exec",

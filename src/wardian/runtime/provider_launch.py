@@ -113,24 +113,77 @@ def claude_projects_dir() -> Path:
     return (Path(base) if base else Path.home() / ".claude") / "projects"
 
 
-def find_transcript(session_id: str) -> tuple[str | None, str | None]:
-    """The transcript a managed launch left, found by its session id. Read-only.
+def codex_sessions_dir() -> Path:
+    """Where Codex keeps rollouts (``$CODEX_HOME/sessions`` or ``~/.codex/sessions``)."""
+    base = os.environ.get("CODEX_HOME")
+    return (Path(base) if base else Path.home() / ".codex") / "sessions"
 
-    Claude Code names its transcript after the session id, which `agent launch` sets to
-    the launch id: ``<projects>/<encoded cwd>/<session id>.jsonl``.
+
+def _codex_rollout(started_at: float, workspace: str | None) -> str | None:
+    """The newest Codex rollout written since `started_at` whose ``session_meta.cwd`` lies in
+    `workspace` (rollouts are named by Codex's own thread id, so the launch cannot name it)."""
+    sessions = codex_sessions_dir()
+    if not sessions.is_dir():
+        return None
+    from datetime import UTC, datetime, timedelta
+
+    first = datetime.fromtimestamp(started_at, UTC).date() - timedelta(days=1)
+    last = datetime.now(UTC).date() + timedelta(days=1)
+    best: tuple[float, str] | None = None
+    day = first
+    while day <= last:
+        folder = sessions / f"{day:%Y}" / f"{day:%m}" / f"{day:%d}"
+        day += timedelta(days=1)
+        try:
+            files = list(folder.glob("rollout-*.jsonl"))
+        except OSError:
+            continue
+        for path in files:
+            try:
+                mtime = path.stat().st_mtime
+                if mtime < started_at - 1.0:
+                    continue
+                with path.open(encoding="utf-8") as handle:
+                    meta = json.loads(handle.readline() or "{}")
+            except (OSError, ValueError):
+                continue
+            cwd = str((meta.get("payload") or {}).get("cwd") or "")
+            if workspace and not (cwd == workspace or cwd.startswith(workspace + os.sep)):
+                continue
+            if best is None or mtime > best[0]:
+                best = (mtime, str(path))
+    return best[1] if best else None
+
+
+def find_transcript(
+    session_id: str,
+    *,
+    provider: str | None = None,
+    started_at: float | None = None,
+    workspace: str | None = None,
+) -> tuple[str | None, str | None]:
+    """The transcript a managed launch left. Read-only; never raises.
+
+    * Claude Code names its transcript after the session id, which `agent launch` sets to
+      the launch id: ``<projects>/<encoded cwd>/<session id>.jsonl``.
+    * Codex (no session-end hook exists): for an agent whose provider is ``codex``, the
+      newest rollout written since the runtime started (`started_at`, seconds since the
+      epoch) for a directory inside `workspace`.
 
     Returns:
         (path, provider) — ``(None, None)`` when there is none.
     """
-    if not session_id or "/" in session_id or "\\" in session_id:
-        return None, None
-    projects = claude_projects_dir()
-    try:
-        for candidate in projects.glob(f"*/{session_id}.jsonl"):
-            if candidate.is_file():
-                return str(candidate), "claude-code"
-    except OSError:
-        pass
+    if session_id and "/" not in session_id and "\\" not in session_id:
+        try:
+            for candidate in claude_projects_dir().glob(f"*/{session_id}.jsonl"):
+                if candidate.is_file():
+                    return str(candidate), "claude-code"
+        except OSError:
+            pass
+    if provider == "codex" and started_at is not None:
+        found = _codex_rollout(started_at, workspace)
+        if found:
+            return found, "codex"
     return None, None
 
 

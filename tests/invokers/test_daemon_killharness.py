@@ -165,7 +165,9 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     assert not starts or max(starts.values()) == 1, "a run executed twice"
     statuses = Counter(r[0] for r in conn.execute(
         "SELECT status FROM runs WHERE invoker_id IN (?, ?, ?)", invokers))
-    assert set(statuses) <= {"succeeded", "interrupted", "skipped"}, statuses
+    failed = [r[0] for r in conn.execute(
+        "SELECT error FROM runs WHERE status = 'failed' AND invoker_id IN (?, ?, ?)", invokers)]
+    assert set(statuses) <= {"succeeded", "interrupted", "skipped"}, (statuses, failed[:3])
     outcomes = Counter(s.outcome for s in all_slots)
     print(f"\nkill harness: {len(all_slots)} slots {dict(outcomes)}, runs {dict(statuses)}, "
           f"{kills} kill -9, {refusals} refused starts, kill rounds {rounds_s:.1f} s, "

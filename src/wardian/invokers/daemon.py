@@ -320,8 +320,12 @@ class ScheduleDaemon:
 
     def open(self) -> None:
         """Open the stores, mark orphaned runs interrupted and finish a predecessor's work."""
+        from wardian.engine.actions import known_actions
         from wardian.engine.runs import RunStore
 
+        # Load the action registry once, here: the engine's lazy loader sets its "loaded"
+        # flag before importing, so worker threads racing it could see an empty registry.
+        known_actions()
         self.invokers = InvokerStore()
         self.slots = SlotStore()
         self._runs = RunStore(recover=False)

@@ -294,3 +294,22 @@ def test_property_only_evidence_from_the_archive_is_committed(
         assert again.replayed and _counts(store) == before
     finally:
         store.close()
+
+
+def test_evidence_in_a_part_another_run_consolidated_meanwhile_is_dropped(
+    store: MemoryStore,
+) -> None:
+    messages = [(1, "we decided to use uv instead of pip"), (2, "always run the linters"),
+                (3, "prefer tabs over spaces")]
+    # Another run consolidated seq 1..2 after this run loaded its slice (seq 1..3).
+    commit_batch(store, _batch([], key="other", cursor=2), principal_agent_id=AGENT,
+                 actor="run:other", archive_text="")
+    batch = _batch([_save("Use uv", "use uv instead of pip"),
+                    _save("Prefer tabs", "prefer tabs over spaces"),
+                    _save("Invented", "nowhere at all")], key="late", cursor=3)
+    result = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:late",
+                          archive_messages=messages)
+    assert [(d.index, d.code) for d in result.dropped] == [
+        (0, "already_consolidated"), (2, "evidence_not_found")]
+    assert [a.text for a in result.applied] == ["Prefer tabs"]
+    assert result.previous_cursor == 2 and result.cursor == 3

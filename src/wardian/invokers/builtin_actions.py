@@ -248,12 +248,17 @@ def commit_curator_batch(
         )
     elif archive.get("path"):
         sources.append(Source("transcript", str(archive["path"])))
+    messages = archive.get("messages")
+    by_seq = (
+        [(int(m["seq"]), str(m.get("text") or "")) for m in messages]
+        if archive.get("source") == "archive" and isinstance(messages, list) else None
+    )
     store = MemoryStore()
     try:
         result = commit_batch(
             store, batch, principal_agent_id=agent_id, actor=f"run:{run_id}",
-            archive_text=str(archive.get("text") or ""), sources=sources,
-            max_changes=max_changes,
+            archive_text=None if by_seq is not None else str(archive.get("text") or ""),
+            archive_messages=by_seq, sources=sources, max_changes=max_changes,
         )
     finally:
         store.close()

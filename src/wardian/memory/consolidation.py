@@ -266,6 +266,8 @@ _DROP_MESSAGES = {
     "already_removed": "memory {id} is already removed",
     "duplicate": "the same text is already remembered as {id}",
     "over_max_changes": "the batch has more than max_changes operations",
+    "already_consolidated": "its evidence is in a part of the archive another run "
+                            "consolidated meanwhile",
 }
 
 
@@ -276,6 +278,7 @@ def commit_batch(
     principal_agent_id: str,
     actor: str,
     archive_text: str | None = None,
+    archive_messages: Sequence[tuple[int, str]] | None = None,
     sources: Sequence[Source] = (),
     max_changes: int | None = None,
 ) -> CommitResult:
@@ -290,6 +293,11 @@ def commit_batch(
             must occur in it after whitespace normalisation. ``None`` skips the evidence
             check (only for callers that have no archive by design; `memory.commit` always
             passes the slice, possibly empty).
+        archive_messages: instead of `archive_text`, the slice as ``(seq, text)`` pairs of
+            the agent's archive. Evidence is then checked, inside the transaction, against
+            the messages after the cursor *as it is at commit time*: when another run
+            consolidated part of this slice meanwhile, evidence found only in that part is
+            dropped (``already_consolidated``), so nothing is consolidated twice.
         sources: links added to every saved/updated record (e.g. the archive seq range).
         max_changes: operations beyond this many are dropped (``over_max_changes``).
 
@@ -324,6 +332,13 @@ def commit_batch(
         replay = _check_replay(store, agent_id, batch.idempotency_key, digest)
         if replay is not None:
             return replay
+        previous = get_cursor(store, agent_id)
+        whole: str | None = None
+        if archive_messages is not None:
+            whole = normalise_whitespace("\n".join(text for _, text in archive_messages))
+            archive = normalise_whitespace("\n".join(
+                text for seq, text in archive_messages if previous is None or seq > previous
+            ))
         now = utc_now_iso()
         reason = f"consolidation {batch.idempotency_key}"
         applied: list[AppliedOp] = []
@@ -345,7 +360,8 @@ def commit_batch(
                 and isinstance(op, SaveOp | UpdateOp)
                 and not evidence_in_archive(op.evidence, archive)
             ):
-                drop(index, op, "evidence_not_found")
+                stale = whole is not None and evidence_in_archive(op.evidence, whole)
+                drop(index, op, "already_consolidated" if stale else "evidence_not_found")
                 continue
             if isinstance(op, SaveOp):
                 scope = _target_scope(op, batch.workspace)
@@ -379,7 +395,6 @@ def commit_batch(
                 )
                 applied.append(AppliedOp(index, "remove", full, revision))
 
-        previous = get_cursor(store, agent_id)
         cursor = previous
         if batch.cursor is not None:
             cursor = batch.cursor if previous is None else max(previous, batch.cursor)

@@ -286,3 +286,25 @@ def test_two_megabyte_transcript_in_under_a_second() -> None:
         curate(payload)
         best = min(best, time.process_time() - started)
     assert best < 1.0
+
+
+def test_a_focused_clause_after_a_tag_question_reads_as_a_statement() -> None:
+    """The cue sits in a parenthesis after "…, right?": the memory text starts at the
+    parenthesis, not at "right? (", and drops the unbalanced closing bracket."""
+    text = (
+        "the shell tool is fine for this since it always runs in the current checkout, "
+        "right? (we use libgit explicitly elsewhere to not depend on the checked-out tree)"
+    )
+    ops = _run(_msgs(("user", text)))
+    assert len(ops) == 1
+    assert ops[0]["text"] == (
+        "Convention: We use libgit explicitly elsewhere to not depend on the checked-out tree."
+    )
+    assert ops[0]["evidence"] == text
+
+
+def test_a_choice_is_written_in_the_third_person_past() -> None:
+    ops = _run(_msgs(("user", "I choose Fly.io with Postgres and one small machine.")))
+    assert [op["text"] for op in ops] == [
+        "Decision: The user chose Fly.io with Postgres and one small machine."
+    ]

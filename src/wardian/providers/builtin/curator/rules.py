@@ -204,6 +204,7 @@ _PRONOUNS = (
         r"\1 \2s",
     ),
     (re.compile(r"\b(the (?:user|agent)) have\b"), r"\1 has"),
+    (re.compile(r"\b(the user) (?:choose|chose)\b"), r"\1 chose"),
     (re.compile(r"^(?:like|so)\s+", re.IGNORECASE), ""),
 )
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((?:https?://)[^)]+\)")
@@ -228,6 +229,8 @@ def rewrite(segment: str, category: str) -> str:
     for pattern, repl in _PRONOUNS:
         text = pattern.sub(repl, text)
     text = text.strip(" ,;:-–")
+    if text.endswith(")") and text.count(")") > text.count("("):
+        text = text[:-1].rstrip()  # the focused clause began inside a parenthesis
     if len(text) > MAX_MEMORY_TEXT_CHARS:
         cut = text.rfind(" ", 0, MAX_MEMORY_TEXT_CHARS - 1)
         text = text[: cut if cut > 0 else MAX_MEMORY_TEXT_CHARS - 1].rstrip(" ,;") + "…"

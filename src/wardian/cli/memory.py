@@ -19,7 +19,7 @@ Spec: "Save and inspect memory", "What appears in chat"; issue 2 point 5.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -28,6 +28,7 @@ from wardian.cli._common import JsonOption, emit_json, stdout
 if TYPE_CHECKING:
     from wardian.memory.models import Record, Scope, Source
     from wardian.memory.principal import Principal
+    from wardian.memory.recall import StartupContext
     from wardian.memory.store import MemoryStore
 
 app = typer.Typer(
@@ -201,7 +202,9 @@ def recall(
     stdout(context.text[context.text.index(marker) + 1:].rstrip("\n"))
 
 
-def _startup_context(principal: Principal, store: MemoryStore, workspace: str) -> Any:
+def _startup_context(
+    principal: Principal, store: MemoryStore, workspace: str
+) -> StartupContext:
     from wardian.config import SettingsStore
     from wardian.memory.recall import load_startup_context
     from wardian.runtime.agents import AgentRegistry

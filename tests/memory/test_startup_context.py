@@ -129,3 +129,43 @@ def test_load_reads_only_what_the_budget_can_hold(store: MemoryStore) -> None:
     roomy = load_startup_context(store, agent_id=AGENT, agent_name="ada", workspace="/ws",
                                  budget_chars=10**6)
     assert len(roomy.loaded) == 300 and roomy.omitted == 0
+
+
+def test_budget_properties_hold_for_any_records_and_budget() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from wardian.memory.models import Record
+
+    def rec(i: int, text: str, kind: str) -> Record:
+        return Record(
+            id=f"{i:08x}-0000-4000-8000-000000000000", agent_id=AGENT, kind=kind,  # type: ignore[arg-type]
+            scope=Scope.agent(), text=text, evidence="e", status="active",
+            created_at="t", updated_at="t", current_revision_id="r",
+        )
+
+    head_len = len(build_startup_context([], agent_name="ada", agent_id=AGENT,
+                                         workspace="/ws").text)
+
+    @settings(max_examples=150, deadline=None)
+    @given(
+        texts=st.lists(st.tuples(st.text(min_size=1, max_size=400).filter(str.strip),
+                                 st.sampled_from(["stable", "current"])), max_size=40),
+        budget=st.integers(min_value=1, max_value=30_000),
+    )
+    def check(texts: list[tuple[str, str]], budget: int) -> None:
+        records = [rec(i, t, k) for i, (t, k) in enumerate(texts)]
+        ctx = build_startup_context(records, agent_name="ada", agent_id=AGENT,
+                                    workspace="/ws", budget_chars=budget)
+        assert len(ctx.loaded) + ctx.omitted == len(records)
+        order = [r.id for r in records]
+        positions = [order.index(r.id) for r in ctx.loaded]
+        assert positions == sorted(positions)  # startup order kept
+        if budget >= head_len + 300:
+            assert len(ctx.text) <= budget
+        last = ctx.text.splitlines()[-1]
+        assert (last.startswith("(") and "not loaded" in last) == (ctx.omitted > 0)
+        for r in ctx.loaded:
+            assert f"- [{r.id[:8]}] {r.kind} · agent: " in ctx.text
+
+    check()

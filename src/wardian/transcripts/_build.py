@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
-from wardian.transcripts.models import Message, excerpt
+from wardian.transcripts.models import Conversation, Message, excerpt
 
 _ARG_KEYS = (
     "command",
@@ -22,6 +23,23 @@ _ARG_KEYS = (
 )
 MAX_ARGS_CHARS = 200
 """Tool-call arguments are summarised to at most this many characters."""
+
+
+def json_objects(lines: list[str], conv: Conversation) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each JSON object line as (line index, object); blank lines are skipped, and lines
+    that are not JSON objects are counted in `conv.malformed_lines` (never fatal)."""
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            conv.malformed_lines += 1
+            continue
+        if not isinstance(rec, dict):
+            conv.malformed_lines += 1
+            continue
+        yield index, rec
 
 
 def short_args(args: Any) -> str:

@@ -12,10 +12,9 @@ sessions in the corpus are linear and slices start mid-chain).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from wardian.transcripts._build import Builder, block_text
+from wardian.transcripts._build import Builder, block_text, json_objects
 from wardian.transcripts.classify import classify_user_text, is_tool_rejection
 from wardian.transcripts.models import Conversation
 
@@ -27,17 +26,7 @@ def parse_claude_code(lines: list[str]) -> Conversation:
     conv = Conversation(provider="claude-code")
     out = Builder()
     models: list[str] = []
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            conv.malformed_lines += 1
-            continue
-        if not isinstance(rec, dict):
-            conv.malformed_lines += 1
-            continue
+    for _, rec in json_objects(lines, conv):
         conv.session_id = conv.session_id or _str(rec.get("sessionId"))
         conv.cwd = conv.cwd or _str(rec.get("cwd"))
         kind = rec.get("type")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from wardian.transcripts._build import Builder, block_text
+from wardian.transcripts._build import Builder, block_text, json_objects
 from wardian.transcripts.classify import classify_user_text
 from wardian.transcripts.models import Conversation
 
@@ -31,17 +31,7 @@ def parse_codex(lines: list[str]) -> Conversation:
     recent: list[tuple[str, str, str]] = []  # (source, role, normalised text)
     models: list[str] = []
     legacy = False
-    for index, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            conv.malformed_lines += 1
-            continue
-        if not isinstance(rec, dict):
-            conv.malformed_lines += 1
-            continue
+    for index, rec in json_objects(lines, conv):
         try:
             if "payload" in rec and isinstance(rec.get("payload"), dict):
                 _envelope(conv, out, rec, recent, models)

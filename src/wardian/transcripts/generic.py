@@ -7,9 +7,7 @@ blocks); optional `timestamp`. User text is classified like every other format's
 
 from __future__ import annotations
 
-import json
-
-from wardian.transcripts._build import Builder, block_text
+from wardian.transcripts._build import Builder, block_text, json_objects
 from wardian.transcripts.classify import classify_user_text
 from wardian.transcripts.models import Conversation
 
@@ -20,15 +18,8 @@ def parse_generic(lines: list[str]) -> Conversation:
     """Normalise generic JSONL lines; lines without a known role are counted as malformed."""
     conv = Conversation(provider="generic")
     out = Builder()
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            conv.malformed_lines += 1
-            continue
-        if not isinstance(rec, dict) or not isinstance(rec.get("role"), str):
+    for _, rec in json_objects(lines, conv):
+        if not isinstance(rec.get("role"), str):
             conv.malformed_lines += 1
             continue
         role = rec["role"]

@@ -111,6 +111,10 @@ def detect_format(path: str | Path) -> str:
         TranscriptFormatError: no known format was recognised.
     """
     text, _ = _read(Path(path))
+    return _detect_or_raise(text, Path(path))
+
+
+def _detect_or_raise(text: str, path: Path) -> str:
     found = detect_text_format(text)
     if found is None:
         raise TranscriptFormatError(
@@ -163,15 +167,7 @@ def load_transcript(path: str | Path, fmt: str | None = None) -> Conversation:
     """
     p = Path(path)
     text, digest = _read(p)
-    if fmt is None:
-        fmt = detect_text_format(text)
-        if fmt is None:
-            raise TranscriptFormatError(
-                "unrecognised transcript format",
-                source=str(p),
-                hint=f"pass fmt= one of {', '.join(FORMATS)}",
-            )
-    conv = parse_text(text, fmt)
+    conv = parse_text(text, fmt or _detect_or_raise(text, p))
     conv.source_path = str(p.resolve())
     conv.source_sha256 = digest
     return conv

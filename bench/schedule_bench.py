@@ -34,7 +34,7 @@ def _start_serve(bench: BenchEnv) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, "-m", "wardian", "serve"], stdout=log,
                             stderr=subprocess.STDOUT, env=bench.env)
     deadline = time.monotonic() + 60
-    while f"started (pid {proc.pid})" not in (bench.home / "serve.log").read_text():
+    while f"ready (pid {proc.pid})" not in (bench.home / "serve.log").read_text():
         if proc.poll() is not None or time.monotonic() > deadline:
             text = (bench.home / "serve.log").read_text()
             raise RuntimeError(f"wardian serve did not start: {text}")

@@ -45,6 +45,15 @@ def _docs(invokers: list[Any]) -> list[dict[str, Any]]:
     return docs
 
 
+def _local(stamp: str | None) -> str:
+    """A stored UTC timestamp in local time for human output (DESIGN.md "Conventions")."""
+    if not stamp:
+        return "-"
+    from wardian._util import parse_utc
+
+    return parse_utc(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
 def _outcome(doc: dict[str, Any]) -> str:
     last = doc.get("last_outcome")
     if not last:
@@ -130,8 +139,8 @@ def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
         ("require archive", "yes" if doc["require_archive"] else "no"),
         ("assignments", _selection(doc["assignments"])),
         ("inputs", ", ".join(f"{k}={v}" for k, v in doc["inputs"].items()) or "-"),
-        ("last outcome", _outcome(doc)), ("created", doc["created_at"]),
-        ("updated", doc["updated_at"]),
+        ("last outcome", _outcome(doc)), ("created", _local(doc["created_at"])),
+        ("updated", _local(doc["updated_at"])),
     ]
     for key, value in rows:
         stdout(f"{key:>16}: {value}")
@@ -189,6 +198,6 @@ def history(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
     print_table(
         ["run", "status", "boundary", "event", "created", "reason / error"],
         [(d["run_id"][:8], d["status"], d["boundary"], (d["boundary_id"] or "")[:8],
-          d["created_at"], d["skip_reason"] or d["error"] or "") for d in docs],
+          _local(d["created_at"]), d["skip_reason"] or d["error"] or "") for d in docs],
         title=f"{invoker.name} ({invoker.id[:8]})",
     )

@@ -19,6 +19,7 @@ def list_(
     as_json: bool = JsonOption,
 ) -> None:
     """List imported conversations with their manifests (newest first)."""
+    from wardian._util import parse_utc
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
 
@@ -34,7 +35,8 @@ def list_(
          "imported"],
         [(m.id[:8], names.get(m.agent_id, m.agent_id[:8]), m.provider, (m.session_id or "")[:12],
           m.boundary, m.message_count, m.malformed_lines,
-          f"{m.first_seq}-{m.last_seq}" if m.first_seq is not None else "-", m.imported_at)
+          f"{m.first_seq}-{m.last_seq}" if m.first_seq is not None else "-",
+          parse_utc(m.imported_at).astimezone().strftime("%Y-%m-%d %H:%M:%S"))
          for m in manifests],
     )
 

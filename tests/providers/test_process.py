@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -10,6 +11,7 @@ import psutil
 import pytest
 
 from tests.providers.conftest import gone
+from wardian.providers._cli import CliAdapter
 from wardian.providers.errors import ProviderCancelled, ProviderNotInstalled, ProviderTimeout
 from wardian.providers.process import fits_argv, kill_tree, run_process
 
@@ -120,3 +122,18 @@ def test_a_grandchild_holding_the_pipes_after_exit_does_not_hang_us(tmp_path: Pa
     assert result.returncode == 0 and result.stdout.strip() == "done"
     assert result.duration_s < 15
     assert gone(int(pid_file.read_text()))
+
+
+def test_a_cli_adapter_refuses_output_cut_at_the_cap() -> None:
+    """Past the cap the answer (which comes last) is gone: a clear error, not a parse error."""
+    from wardian.providers.base import ProviderRequest
+    from wardian.providers.errors import ProviderError
+    from wardian.providers.registry import get_adapter
+
+    adapter = get_adapter("codex")
+    assert isinstance(adapter, CliAdapter)
+    argv = [sys.executable, "-c", "print('x' * 5000); print('{\"type\": \"turn.completed\"}')"]
+    request = ProviderRequest(provider="codex", timeout_s=30)
+    with pytest.raises(ProviderError, match=r"more than 1,000 bytes to stdout"):
+        adapter.execute(argv, request, env=dict(os.environ), max_output_bytes=1000)
+    assert adapter.execute(argv, request, env=dict(os.environ)).returncode == 0

@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import ClassVar
 
 from wardian.providers.base import ProviderAdapter, ProviderRequest
-from wardian.providers.process import ProcessResult, resolve_executable, run_process
+from wardian.providers.errors import ProviderError
+from wardian.providers.process import (
+    MAX_OUTPUT_BYTES,
+    ProcessResult,
+    resolve_executable,
+    run_process,
+)
 
 __all__ = ["CliAdapter"]
 
@@ -51,15 +57,24 @@ class CliAdapter(ProviderAdapter):
         stdin_text: str | None = None,
         timeout_s: float | None = None,
         cancel: threading.Event | None = None,
+        max_output_bytes: int = MAX_OUTPUT_BYTES,
     ) -> ProcessResult:
-        """Run `argv` for `request` (cwd = request.cwd or a scratch dir)."""
+        """Run `argv` for `request` (cwd = request.cwd or a scratch dir).
+
+        Args:
+            max_output_bytes: cap, in bytes, on the stdout kept; past it the call fails.
+
+        Raises:
+            ProviderError: stdout went past `max_output_bytes` (the final answer, which
+                comes last, was cut off), besides what `run_process` raises.
+        """
         cwd = request.cwd
         scratch = None
         if cwd is None:
             scratch = tempfile.TemporaryDirectory(prefix="wardian-provider-")
             cwd = scratch.name
         try:
-            return run_process(
+            result = run_process(
                 argv,
                 provider=self.name,
                 stdin_text=stdin_text,
@@ -67,10 +82,20 @@ class CliAdapter(ProviderAdapter):
                 cwd=cwd,
                 env=env,
                 cancel=cancel,
+                max_output_bytes=max_output_bytes,
             )
         finally:
             if scratch is not None:
                 scratch.cleanup()
+        if result.stdout_truncated:
+            raise ProviderError(
+                f"`{self.executable}` wrote more than {max_output_bytes:,} bytes to stdout; "
+                "the output was cut there, so the final answer was lost",
+                provider=self.name,
+                hint="ask for a shorter answer, or check what the CLI prints (tool output, "
+                "verbose logs)",
+            )
+        return result
 
     @staticmethod
     def last_lines(text: str, count: int = 5) -> str:

@@ -120,7 +120,8 @@ def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: 
         {"op": "save", "text": "Use pnpm", "evidence": "always use pnpm instead of npm"},
         {"op": "update", "memory_id": current.id[:8], "text": "Use pnpm everywhere",
          "kind": "stable", "evidence": "always use pnpm"},
-        {"op": "remove", "memory_id": stale.id, "evidence": "x", "reason": "stale"},
+        {"op": "remove", "memory_id": stale.id, "evidence": "that's all for today",
+         "reason": "stale"},
         {"op": "save", "text": "Invented", "evidence": "nowhere in the text"},
     ]})
     out = draft_plan(run_id="r9", agent_id=AGENT, workspace="/repo", operations=ops,

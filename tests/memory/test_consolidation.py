@@ -119,16 +119,21 @@ def test_update_and_remove_touch_only_own_records(store: MemoryStore) -> None:
     stale = store.save(AGENT, "Stale note", evidence="e", scope=Scope.agent(), actor="t")
     batch = _batch([
         {"op": "update", "memory_id": theirs.id, "text": "hijack", "evidence": "use uv"},
-        {"op": "remove", "memory_id": theirs.id[:8], "evidence": "x", "reason": "r"},
+        {"op": "remove", "memory_id": theirs.id[:8], "evidence": "assistant: ok",
+         "reason": "r"},
         {"op": "update", "memory_id": mine.id[:8], "text": "New checkpoint", "kind": "current",
          "evidence": "We decided to use uv"},
-        {"op": "remove", "memory_id": stale.id, "evidence": "done", "reason": "finished"},
-        {"op": "remove", "memory_id": stale.id, "evidence": "done", "reason": "again"},
+        {"op": "remove", "memory_id": stale.id, "evidence": "assistant: ok",
+         "reason": "finished"},
+        {"op": "remove", "memory_id": stale.id, "evidence": "assistant: ok",
+         "reason": "again"},
+        {"op": "remove", "memory_id": mine.id, "evidence": "not in the archive",
+         "reason": "hallucinated"},
     ])
     result = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:r",
                           archive_text=ARCHIVE)
     assert [(d.index, d.code) for d in result.dropped] == [
-        (0, "not_found"), (1, "not_found"), (4, "already_removed")]
+        (0, "not_found"), (1, "not_found"), (4, "already_removed"), (5, "evidence_not_found")]
     assert [(a.index, a.op) for a in result.applied] == [(2, "update"), (3, "remove")]
     assert store.get(theirs.id).text == "Their record"
     updated = store.get(mine.id)

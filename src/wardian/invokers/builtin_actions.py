@@ -310,7 +310,7 @@ def build_plan(
             if max_changes is not None and index >= max_changes:
                 drop("over_max_changes", "the batch has more than max_changes operations")
                 continue
-            if kind in {"save", "update"} and not evidence_in_archive(op["evidence"], archive):
+            if not evidence_in_archive(op["evidence"], archive):
                 drop("evidence_not_found",
                      "its evidence excerpt does not occur in the archive slice")
                 continue

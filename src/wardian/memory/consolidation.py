@@ -4,9 +4,11 @@ DESIGN.md "Blueprints, runs, providers" (`memory.commit`) and spec "Optional con
 
 * the batch's ``agent_id`` must be the run's principal (else `AuthorityError`, exit 3);
 * operations touch only that agent's records (another agent's id is "not found");
-* evidence check: a save/update whose evidence excerpt does not occur in the archive slice
+* evidence check: an operation whose evidence excerpt does not occur in the archive slice
   the curator was given (after whitespace normalisation) is dropped and reported, never
-  committed; so are operations on missing/removed records and exact duplicates;
+  committed — saves and updates (the spec's rule) and removes too (issue 9: every
+  operation quotes the archive, so a hallucinated retirement cannot slip through); so
+  are operations on missing/removed records and exact duplicates;
 * every change is revisioned with the run as actor and the evidence excerpt;
 * the changes, the consolidation cursor and a receipt (with the digest of the canonical
   batch) commit in ONE transaction;
@@ -289,7 +291,7 @@ def commit_batch(
         batch: the strict batch; ``batch.workspace`` must be absolute.
         principal_agent_id: the run's principal (the agent whose session closed).
         actor: recorded on every revision and the cursor, e.g. ``run:<run id>``.
-        archive_text: the archive slice the curator was given; each save/update evidence
+        archive_text: the archive slice the curator was given; each operation's evidence
             must occur in it after whitespace normalisation. ``None`` skips the evidence
             check (only for callers that have no archive by design; `memory.commit` always
             passes the slice, possibly empty).
@@ -355,11 +357,7 @@ def commit_batch(
             if max_changes is not None and index >= max_changes:
                 drop(index, op, "over_max_changes")
                 continue
-            if (
-                archive is not None
-                and isinstance(op, SaveOp | UpdateOp)
-                and not evidence_in_archive(op.evidence, archive)
-            ):
+            if archive is not None and not evidence_in_archive(op.evidence, archive):
                 stale = whole is not None and evidence_in_archive(op.evidence, whole)
                 drop(index, op, "already_consolidated" if stale else "evidence_not_found")
                 continue

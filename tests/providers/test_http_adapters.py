@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from tests.conftest import invoke
 from tests.providers.conftest import FakeHttp, HttpRecord
 from wardian.config import SettingsStore
 from wardian.providers.base import ProviderRequest
@@ -249,3 +250,12 @@ def test_anthropic_discovery_pages_and_effort_capabilities(anthropic_server: Fak
         ("claude-opus-5", ["low", "medium", "high", "xhigh", "max"]),
         ("claude-haiku-4-5", []),
     ]
+
+
+def test_a_wrong_base_url_is_not_reported_as_a_missing_model(cli, fake_http: FakeHttp) -> None:
+    SettingsStore().set("providers.openai.base_url", fake_http.url)  # no /v1: every path 404s
+    result = invoke(cli, "agent", "models", "--provider", "openai", "--refresh")
+    assert result.exit_code == 1
+    assert "/models does not exist (HTTP 404)" in result.stderr
+    assert "providers.openai.base_url" in result.stderr
+    assert "model is not available" not in result.stderr

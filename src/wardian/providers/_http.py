@@ -46,7 +46,8 @@ def http_call(
     Raises:
         ProviderTimeout: no answer within `timeout_s` seconds.
         MissingCredentials: 401/403.
-        ModelUnavailable: 404 (model not found).
+        ModelUnavailable: 404 on a request naming a model (model not found).
+        ProviderError: 404 on a request naming no model (a listing): the URL is wrong.
         QuotaExhausted: 402, or 429 naming quota/billing.
         RateLimited: other 429, 529.
         ProviderError: unreachable server, non-JSON body, other statuses (classified).
@@ -79,6 +80,12 @@ def http_call(
                                  hint="check the API key in the environment or keyring")
     if status == 402:
         raise QuotaExhausted(f"payment required ({selection})", provider=provider, detail=text)
+    if status == 404 and not (json_body and json_body.get("model")):
+        raise ProviderError(
+            f"{url} does not exist (HTTP 404)", provider=provider, detail=text,
+            hint=f"check the providers.{provider}.base_url setting (`wardian settings get "
+            f"providers.{provider}.base_url`); OpenAI-compatible servers usually end in /v1",
+        )
     if status == 404:
         raise ModelUnavailable(f"the assigned model is not available ({selection})",
                                provider=provider, detail=text,

@@ -308,3 +308,12 @@ def test_a_choice_is_written_in_the_third_person_past() -> None:
     assert [op["text"] for op in ops] == [
         "Decision: The user chose Fly.io with Postgres and one small machine."
     ]
+
+
+def test_i_will_commit_becomes_the_rule_not_the_sentence() -> None:
+    """"…then I'll commit" carries a standing rule; the rest of the sentence is a task step."""
+    ops = _run(_msgs(("user", "finish the lint cleanup than i'll commit")))
+    assert [(op["text"], op["evidence"]) for op in ops] == [
+        ("Convention: The user makes the commits; do not commit.",
+         "finish the lint cleanup than i'll commit")
+    ]

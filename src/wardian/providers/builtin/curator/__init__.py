@@ -73,7 +73,7 @@ from wardian.providers.builtin.curator.dedup import (
     similarity,
     topic_overlap,
 )
-from wardian.providers.builtin.curator.rules import AGENT_SCOPE, match_rules, rewrite
+from wardian.providers.builtin.curator.rules import AGENT_SCOPE, label_for, match_rules, rewrite
 from wardian.providers.builtin.curator.secrets import looks_secret, secret_scanning
 from wardian.providers.builtin.curator.segments import (
     Segment,
@@ -178,7 +178,7 @@ class _Candidate:
     scope: Literal["agent", "workspace"]
     evidence: str
     category: str
-    text: str = ""  # set for habits; otherwise rewritten lazily (only for the ones used)
+    text: str = ""  # set for habits and fixed-text rules; else rewritten lazily when used
 
     def memory_text(self) -> str:
         return self.text or rewrite(self.source, self.category)
@@ -252,7 +252,9 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
                 score += 0.1
             cand = _cand(seg, score, kind, best.category, text)
             focus = _focus(seg.text, best.pattern)
-            if focus != seg.text:
+            if best.text:
+                cand = replace(cand, text=f"{label_for(best.category)}: {best.text}")
+            elif focus != seg.text:
                 cand = replace(cand, source=focus)
             local.append(cand)
         if remember_idx and not local:

@@ -26,10 +26,13 @@ class Rule:
     category: str
     score: float
     pattern: re.Pattern[str]
+    text: str | None = None
+    """The memory text when the cue's meaning does not depend on the rest of the sentence
+    ("…then I'll commit" means the user makes the commits); None = rewrite the segment."""
 
 
-def _r(name: str, category: str, score: float, pattern: str) -> Rule:
-    return Rule(name, category, score, re.compile(pattern, re.IGNORECASE))
+def _r(name: str, category: str, score: float, pattern: str, text: str | None = None) -> Rule:
+    return Rule(name, category, score, re.compile(pattern, re.IGNORECASE), text)
 
 
 _NOT_VERBS = (
@@ -105,10 +108,10 @@ RULES: tuple[Rule, ...] = (
         "user-commits",
         "convention",
         0.84,
-        r"\b(?:i'?ll|i will|let me|i'?m going to) (?:do the )?commit\b|"
-        + _CLAUSE_START
-        + r"(?:do not|don'?t|dont) commit\b",
+        r"\b(?:i'?ll|i will|let me|i'?m going to) (?:do the )?commit\b",
+        "The user makes the commits; do not commit.",
     ),
+    _r("dont-commit", "convention", 0.84, _CLAUSE_START + r"(?:do not|don'?t|dont) commit\b"),
     _r("use-not", "convention", 0.82, r"\buse \S+(?: \S+)?,? (?:not|instead of|rather than) \S+"),
     _r("prefer", "convention", 0.8, r"\bi (?:always |really )?prefer\b|\bplease always\b"),
     _r("everything-like", "convention", 0.7, r"\b(?:have|keep|make) everything\b"),

@@ -72,7 +72,7 @@ class W:
 
     def setup_agent(self, name: str, *, assignments: dict[str, Any] | None = None,
                     inputs: tuple[str, ...] = (), provider: str = "claude",
-                    refresh: tuple[str, ...] = ("builtin",), invoker: bool = True,
+                    refresh: tuple[str, ...] = (), invoker: bool = True,
                     ) -> tuple[str, str]:
         """Enable memory + logging, add agent `name` and (unless `invoker` is false) an
         enabled session-close invoker bound to memory-consolidation; returns (agent id,

@@ -259,3 +259,21 @@ def test_a_wrong_base_url_is_not_reported_as_a_missing_model(cli, fake_http: Fak
     assert "/models does not exist (HTTP 404)" in result.stderr
     assert "providers.openai.base_url" in result.stderr
     assert "model is not available" not in result.stderr
+
+
+def test_openai_timeout_covers_listing_and_answer_together(openai_server: FakeHttp) -> None:
+    """timeout_s is the limit for the whole call, not for each HTTP request in it."""
+    latency = threading.Event()  # never set: each route answers after its wait
+
+    def slow_models(rec: HttpRecord) -> tuple[int, dict]:
+        latency.wait(0.5)
+        return 200, MODELS
+
+    def slow_answer(rec: HttpRecord) -> tuple[int, dict]:
+        latency.wait(0.5)
+        return 200, chat_answer("qwen3:8b")
+
+    openai_server.routes["GET /v1/models"] = slow_models
+    openai_server.routes["POST /v1/chat/completions"] = slow_answer
+    with pytest.raises(ProviderTimeout):
+        get_adapter("openai").run(oreq(timeout_s=0.8))

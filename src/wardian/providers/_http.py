@@ -62,7 +62,8 @@ def http_call(
                               provider=provider) from exc
     except httpx.HTTPError as exc:
         raise ProviderError(f"cannot reach {url}", provider=provider, detail=str(exc),
-                            hint="check the base_url setting and that the server runs") from exc
+                            hint=f"check the providers.{provider}.base_url setting and that the "
+                            "server runs") from exc
     try:
         body = resp.json()
     except ValueError:

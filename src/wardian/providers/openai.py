@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from typing import Any, Literal
 from urllib.parse import urlparse
 
@@ -46,6 +47,7 @@ from wardian.providers.errors import (
     ModelUnverified,
     ProviderCancelled,
     ProviderError,
+    ProviderTimeout,
 )
 
 __all__ = ["OpenAIAdapter", "OpenAIOptions", "openai_efforts"]
@@ -137,6 +139,7 @@ class OpenAIAdapter(ProviderAdapter):
         base = self.base_url()
         headers = self._headers(base)
         selection = selection_text(request.model, request.effort)
+        deadline = time.monotonic() + request.timeout_s  # one limit for listing + answer
         if options.check_listed:
             listed = self.listed_models(request.timeout_s, selection)
             if request.model not in listed:
@@ -152,13 +155,13 @@ class OpenAIAdapter(ProviderAdapter):
             body = self._responses_body(request, options)
             answer = http_call("POST", f"{base}/responses", provider=self.name,
                                selection=selection, headers=headers,
-                               timeout_s=request.timeout_s, json_body=body)
+                               timeout_s=_remaining(deadline, request.timeout_s), json_body=body)
             text = _responses_text(answer)
         else:
             body = self._chat_body(request, options)
             answer = http_call("POST", f"{base}/chat/completions", provider=self.name,
                                selection=selection, headers=headers,
-                               timeout_s=request.timeout_s, json_body=body)
+                               timeout_s=_remaining(deadline, request.timeout_s), json_body=body)
             choices = answer.get("choices") or [{}]
             text = str(((choices[0] or {}).get("message") or {}).get("content") or "")
         observed = answer.get("model")
@@ -221,6 +224,15 @@ class OpenAIAdapter(ProviderAdapter):
             models.append(ModelInfo(id=model_id, efforts=efforts,
                                     default_effort="medium" if efforts else None))
         return models
+
+
+def _remaining(deadline: float, timeout_s: float) -> float:
+    """Seconds left before `deadline` (monotonic), or raise ProviderTimeout."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ProviderTimeout(f"the model listing used the whole {timeout_s:g} s",
+                              provider=OpenAIAdapter.name)
+    return left
 
 
 def _responses_text(answer: dict[str, Any]) -> str:

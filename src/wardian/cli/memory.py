@@ -302,3 +302,32 @@ def remove(
         return
     stdout(f"{record.short_id}  removed")
     stdout(ROW_REMOVED)
+
+
+@app.command("draft-plan")
+def draft_plan(
+    memory_ids: list[str] = typer.Argument(..., metavar="ID...", help="This agent's records."),
+    output: str | None = typer.Option(
+        None, "--output", help="Write the plan to this file instead of printing it."
+    ),
+) -> None:
+    """Draft a maintenance plan (schema v1) for some of this agent's records.
+
+    Writes nothing to memory: the plan is a proposal that only the operator can preview and
+    apply (`wardian garden maintain preview|apply PLAN --agent A`).
+    """
+    import json
+
+    from wardian.memory.maintenance.draft import draft_plan as draft
+
+    principal, store = _open()
+    doc = draft(principal.agent_id, memory_ids, store)
+    if output is None:
+        emit_json(doc)
+        return
+    from pathlib import Path
+
+    Path(output).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+    stdout(f"Draft plan written to {output} · {len(doc['operations'])} operation(s) · "
+           "the operator previews it with `wardian garden maintain preview`")

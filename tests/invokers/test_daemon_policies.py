@@ -284,3 +284,49 @@ def test_stop_cancels_a_run_still_running_after_the_timeout(clock: Clock) -> Non
     d.close()  # GATE never opens: the run must be cancelled cleanly, not left running
     assert _run(slot.run_id).status == "cancelled"
     assert any("cancelling 1 run(s)" in line for line in lines)
+
+
+def test_a_huge_backlog_never_floods(daemon: ScheduleDaemon, clock: Clock,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import wardian.invokers.daemon as daemon_module
+
+    monkeypatch.setattr(daemon_module, "MAX_SLOTS_PER_TICK", 5)
+    inv = _add("backlog", cron="* * * * *", misfire_grace_s=30, catch_up="all",
+               max_catch_up=3)
+    clock.at(T0 + timedelta(hours=1, seconds=45))
+    for _ in range(20):
+        if daemon.tick() > 0:
+            break
+    _settle(daemon)
+    rows = SlotStore().all_slots(inv)
+    assert len(rows) == 60
+    outcomes = [(r.outcome, "backlog" in (r.reason or ""), "cap" in (r.reason or ""))
+                for r in rows]
+    assert outcomes.count(("skipped", True, False)) == 55
+    assert outcomes.count(("skipped", False, True)) == 2
+    assert outcomes.count(("ran", False, False)) == 3
+
+
+def test_a_failed_pass_is_retried_and_its_pending_slot_finished(
+        daemon: ScheduleDaemon, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    import wardian.invokers.daemon as daemon_module
+
+    real = daemon_module.dispatch_slot
+    calls = {"n": 0}
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("database hiccup")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(daemon_module, "dispatch_slot", flaky)
+    inv = _add("flaky")
+    clock.at(T0 + timedelta(minutes=5))
+    daemon.tick()
+    assert [s.outcome for s in SlotStore().all_slots(inv)] == ["pending"]
+    assert any("loop pass failed" in line for line in daemon.lines)  # type: ignore[attr-defined]
+    daemon.tick()
+    _settle(daemon)
+    [slot] = SlotStore().all_slots(inv)
+    assert slot.outcome == "ran" and _run(slot.run_id).status == "succeeded"

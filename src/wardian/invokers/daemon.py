@@ -280,6 +280,7 @@ class ScheduleDaemon:
         self._inflight = _InFlight()
         self._entries: dict[str, _Entry] = {}
         self._local = threading.local()
+        self._failed = False
         self._lock: Any = None
         self._runs: Any = None
         self.invokers: InvokerStore | None = None
@@ -426,6 +427,18 @@ class ScheduleDaemon:
     def recover(self) -> None:
         """Resolve ``pending`` slots and execute ``ran`` runs still queued (idempotent)."""
         assert self.slots is not None and self.invokers is not None
+        by_id = self._finish_pending()
+        for slot in self.slots.unsettled():
+            run = self._runs.get(slot.run_id)
+            if getattr(run, "status", None) == "queued" and slot.invoker_id in by_id:
+                self._execute(by_id[slot.invoker_id], slot.run_id, slot.scheduled_time)
+            else:
+                self.slots.settle(slot.invoker_id, slot.scheduled_time)
+
+    def _finish_pending(self) -> dict[str, Invoker]:
+        """Create the runs of ``pending`` slots (a predecessor or a failed pass decided them)
+        and dispatch the queued ones. Returns the schedule invokers by id."""
+        assert self.slots is not None and self.invokers is not None
         by_id = {inv.id: inv for inv in self.invokers.list(kind="schedule")}
         for slot in self.slots.pending():
             invoker = by_id.get(slot.invoker_id)
@@ -435,14 +448,11 @@ class ScheduleDaemon:
                 continue
             run_id, status = dispatch_slot(self._runs, self.slots, invoker, slot.scheduled_time,
                                            late_s=slot.late_s)
-            self.log(f"{self._stamp()} recovered slot {slot.scheduled_time} of "
+            self.log(f"{self._stamp()} finished pending slot {slot.scheduled_time} of "
                      f"{invoker.name}: run {run_id[:8]} ({status})")
-        for slot in self.slots.unsettled():
-            run = self._runs.get(slot.run_id)
-            if getattr(run, "status", None) == "queued" and slot.invoker_id in by_id:
-                self._execute(by_id[slot.invoker_id], slot.run_id, slot.scheduled_time)
-            else:
-                self.slots.settle(slot.invoker_id, slot.scheduled_time)
+            if status == "queued":
+                self._execute(invoker, run_id, slot.scheduled_time)
+        return by_id
 
     # the loop ----------------------------------------------------------------------------
 
@@ -461,8 +471,24 @@ class ScheduleDaemon:
         return entry
 
     def tick(self) -> float:
-        """One loop pass: decide, record and dispatch every due slot. Returns the wait, s."""
+        """One loop pass: decide, record and dispatch every due slot. Returns the wait, s.
+
+        Never raises: a failed pass (a locked database, a bug) is logged and retried on the
+        next pass; what it decided but did not dispatch is ``pending`` and finished then.
+        """
+        try:
+            return self._tick()
+        except Exception as exc:  # the daemon must not die on a hiccup (anchors #11)
+            self.log(f"{self._stamp()} loop pass failed: {type(exc).__name__}: {exc}; "
+                     "retrying")
+            self._failed = True
+            return max(self.poll_s, 0.5)
+
+    def _tick(self) -> float:
         assert self.slots is not None and self.invokers is not None
+        if self._failed or self.slots.pending():
+            self._failed = False
+            self._finish_pending()
         now = self.clock()
         wait = self.poll_s
         states = self.slots.states()
@@ -471,41 +497,70 @@ class ScheduleDaemon:
         for gone in set(self._entries) - live:
             del self._entries[gone]
         for invoker in invokers:
-            state = states.get(invoker.id)
-            if invoker.enabled and (state is None or state.disabled_at is not None):
-                # Enabled without our CLI's bookkeeping (or the daemon saw no transition).
-                self.slots.mark_enabled(invoker.id, invoker.updated_at)
-                state = self.slots.state(invoker.id)
-            elif not invoker.enabled and state is not None and state.disabled_at is None:
-                self.slots.mark_disabled(invoker.id, invoker.updated_at)
-                state = self.slots.state(invoker.id)
-            if state is None:
-                continue
-            entry = self._entry(invoker)
-            if entry.config is None:
-                continue
-            if entry.cursor is None:
-                entry.cursor = self.slots.last_slot(invoker.id)
-            since = parse_utc(state.active_since)
-            cursor = max(entry.cursor, since) if entry.cursor else since
-            end = now if state.disabled_at is None else min(now, parse_utc(state.disabled_at))
-            due = entry.config.fire_times.between(cursor, end, limit=MAX_SLOTS_PER_TICK)
-            if due:
-                self._fire(invoker, entry.config, due, now,
-                           disabled=state.disabled_at is not None)
-                entry.cursor = due[-1]
-                if len(due) >= MAX_SLOTS_PER_TICK:
-                    wait = 0.0
-            if state.disabled_at is None:
-                nxt = entry.config.fire_times.next_after(max(now, entry.cursor or cursor))
-                wait = min(wait, max(0.0, (nxt - self.clock()).total_seconds()))
+            try:
+                wait = min(wait, self._tick_invoker(invoker, states.get(invoker.id), now))
+            except WardianError as exc:
+                self.log(f"{self._stamp()} schedule {invoker.name} ({invoker.id[:8]}): "
+                         f"{exc.render()}")
         return wait
 
-    def _fire(self, invoker: Invoker, config: ScheduleConfig, due: list[datetime],
-              now: datetime, *, disabled: bool) -> None:
+    def _tick_invoker(self, invoker: Invoker, state: Any, now: datetime) -> float:
         assert self.slots is not None
-        busy = self._inflight.any_for(invoker.id) if config.overlap == "skip" else None
-        decisions = plan_due_slots(config, due, now, busy_run_id=busy, disabled=disabled)
+        wait = self.poll_s
+        if invoker.enabled and (state is None or state.disabled_at is not None):
+            # Enabled without our CLI's bookkeeping (or the daemon saw no transition).
+            self.slots.mark_enabled(invoker.id, invoker.updated_at)
+            state = self.slots.state(invoker.id)
+        elif not invoker.enabled and state is not None and state.disabled_at is None:
+            self.slots.mark_disabled(invoker.id, invoker.updated_at)
+            state = self.slots.state(invoker.id)
+        if state is None:
+            return wait
+        entry = self._entry(invoker)
+        if entry.config is None:
+            return wait
+        if entry.cursor is None:
+            entry.cursor = self.slots.last_slot(invoker.id)
+        since = parse_utc(state.active_since)
+        cursor = max(entry.cursor, since) if entry.cursor else since
+        end = now if state.disabled_at is None else min(now, parse_utc(state.disabled_at))
+        due = entry.config.fire_times.between(cursor, end, limit=MAX_SLOTS_PER_TICK)
+        if due:
+            backlog = len(due) >= MAX_SLOTS_PER_TICK and \
+                entry.config.fire_times.next_after(due[-1]) <= end
+            self._fire(invoker, entry.config, due, now,
+                       disabled=state.disabled_at is not None, backlog=backlog)
+            entry.cursor = due[-1]
+            if backlog:
+                return 0.0
+        if state.disabled_at is None:
+            nxt = entry.config.fire_times.next_after(max(now, entry.cursor or cursor))
+            wait = min(wait, max(0.0, (nxt - self.clock()).total_seconds()))
+        return wait
+
+    def _busy_run(self, invoker_id: str) -> str | None:
+        """A run of the invoker in flight here, or running in another process (``run-now``).
+
+        Queued runs elsewhere do not count: one nobody executes would block the schedule."""
+        busy = self._inflight.any_for(invoker_id)
+        if busy is None and self._runs is not None:
+            found = self._runs.list(invoker_id=invoker_id, status="running", limit=1)
+            if found:
+                return str(found[0].id)
+        return busy
+
+    def _fire(self, invoker: Invoker, config: ScheduleConfig, due: list[datetime],
+              now: datetime, *, disabled: bool, backlog: bool = False) -> None:
+        assert self.slots is not None
+        if backlog:
+            # More than MAX_SLOTS_PER_TICK slots are owed and newer ones follow: this oldest
+            # chunk never runs (no flood); the policy applies to the newest chunk.
+            decisions = [SlotDecision(s, "skipped", f"misfired by {(now - s).total_seconds():.0f}"
+                                      f" s; backlog of more than {MAX_SLOTS_PER_TICK} slots",
+                                      (now - s).total_seconds()) for s in due]
+        else:
+            busy = self._busy_run(invoker.id) if config.overlap == "skip" else None
+            decisions = plan_due_slots(config, due, now, busy_run_id=busy, disabled=disabled)
         fresh = self.slots.record(invoker.id, decisions, decided_at=now)
         for d in fresh:
             if d.outcome != "run":

@@ -31,7 +31,7 @@ def request(**kw: object) -> ProviderRequest:
 def test_passes_exact_flags_and_verifies_via_export(fake_cli: FakeCli) -> None:
     result = get_adapter("opencode").run(request())
     assert result.output == {"operations": []}
-    assert result.model == "anthropic/claude-sonnet-5-5"
+    assert (result.model, result.effort) == ("anthropic/claude-sonnet-5-5", "high")
     calls = fake_cli.calls()
     assert [c["argv"][:1] for c in calls] == [["run"], ["export"]]
     assert calls[0]["argv"] == ["run", "--format", "json", "-m", "anthropic/claude-sonnet-5-5",

@@ -133,14 +133,15 @@ class OpencodeAdapter(CliAdapter):
         if proc.returncode != 0 or final_text is None:
             detail = self.last_lines(proc.stderr) or f"exit code {proc.returncode}"
             raise classify_error(detail, provider=self.name, selection=selection)
-        observed = self._verify(exe, env, request, options, session_id)
+        observed, variant = self._verify(exe, env, request, options, session_id)
         output = parse_output(final_text, request.output_schema, provider=self.name)
         return ProviderResult(text=final_text, output=output, model=observed,
-                              effort=request.effort, usage=usage or None,
+                              effort=variant, usage=usage or None,
                               transcript=excerpt(proc.stdout))
 
     def _verify(self, exe: str, env: dict[str, str], request: ProviderRequest,
-                options: OpencodeOptions, session_id: str | None) -> str:
+                options: OpencodeOptions, session_id: str | None) -> tuple[str, str | None]:
+        """The (model, variant) the export records; the variant is None when not recorded."""
         selection = selection_text(request.model, request.effort)
         if not session_id:
             raise ModelUnverified("the event stream carried no sessionID to verify the model",
@@ -186,7 +187,7 @@ class OpencodeAdapter(CliAdapter):
                                     assigned=selection,
                                     observed=selection_text(model, variant),
                                     evidence=f"opencode export {session_id}")
-        return observed[-1][0]
+        return observed[-1]
 
     def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:
         """Parse ``opencode models --verbose``.

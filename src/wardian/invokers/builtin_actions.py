@@ -20,9 +20,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian.errors import UsageError, ValidationError
+
+if TYPE_CHECKING:
+    from wardian.engine.actions import ActionContext
 
 __all__ = [
     "ACTION_NAMES",
@@ -413,72 +416,52 @@ def draft_plan(
 
 
 def _validate_plan(data: bytes) -> None:
-    try:
-        from wardian.memory.maintenance.plan import load_plan_bytes
-    except ImportError:  # the maintenance plan model has not landed
-        return
+    """Check the drafted plan with the maintenance loader (what `garden maintain` reads)."""
+    from wardian.memory.maintenance.plan import load_plan_bytes
+
     load_plan_bytes(data, source="memory.draft_plan")
 
 
-# --- registration -------------------------------------------------------------------------
+# --- registration (engine wrappers) --------------------------------------------------------
 
 
-def _get(ctx: Any, *names: str, default: Any = None) -> Any:
-    """The first attribute (or mapping key) of `ctx` among `names` that is set."""
-    for name in names:
-        value = ctx.get(name) if isinstance(ctx, Mapping) else getattr(ctx, name, None)
-        if value is not None:
-            return value
-    return default
-
-
-def _event(ctx: Any, kind: str, data: dict[str, Any]) -> None:
-    emit = getattr(ctx, "emit", None)
-    if callable(emit):
-        emit(kind, data)
-
-
-def _principal(ctx: Any) -> tuple[str, str | None, str]:
-    agent_id = _get(ctx, "agent_id")
-    if not agent_id:
+def _principal(ctx: ActionContext) -> tuple[str, str | None, str]:
+    """(agent id, name, workspace) of the run: the workspace is the run's, else the
+    agent's registered one, else the current directory's (git root)."""
+    if not ctx.agent_id:
         raise UsageError("this action needs a run with an agent (the run's principal)",
                          hint="start the run with --agent NAME")
-    name = _get(ctx, "agent_name")
-    workspace = _get(ctx, "workspace")
+    name, workspace = ctx.agent_name, ctx.workspace
     if not workspace or not name:
         from wardian.runtime.agents import AgentRegistry
 
-        agent = AgentRegistry().find(agent_id)
-        workspace = workspace or (getattr(agent, "workspace", None) if agent else None)
-        name = name or (getattr(agent, "name", None) if agent else None)
+        registry = AgentRegistry()
+        try:
+            agent = registry.find(ctx.agent_id)
+        finally:
+            registry.close()
+        workspace = workspace or (agent.workspace if agent else None)
+        name = name or (agent.name if agent else None)
     if not workspace:
         from wardian.memory.models import default_workspace
 
         workspace = default_workspace()
-    return str(agent_id), name, str(workspace)
+    return ctx.agent_id, name, str(workspace)
 
 
-def _payload(ctx: Any) -> Mapping[str, Any]:
-    invocation = _get(ctx, "invocation", default={})
-    payload = _get(ctx, "payload", "invocation_payload", default=None)
-    if payload is None and isinstance(invocation, Mapping):
-        payload = invocation.get("payload")
+def _payload(ctx: ActionContext) -> Mapping[str, Any]:
+    payload = ctx.invocation.get("payload")
     return payload if isinstance(payload, Mapping) else {}
 
 
-def _steps(ctx: Any) -> Mapping[str, Any]:
-    steps = _get(ctx, "steps", default={})
-    return steps if isinstance(steps, Mapping) else {}
-
-
-def _step_output(ctx: Any, step_id: str) -> Any:
-    entry = _steps(ctx).get(step_id)
+def _step_output(ctx: ActionContext, step_id: str) -> Any:
+    entry = ctx.steps.get(step_id)
     if isinstance(entry, Mapping) and "output" in entry:
         return entry["output"]
     return entry
 
 
-def _archive_from(ctx: Any, archive: Any, archive_step: str) -> Mapping[str, Any]:
+def _archive_from(ctx: ActionContext, archive: Any, archive_step: str) -> Mapping[str, Any]:
     if isinstance(archive, Mapping):
         return archive
     found = _step_output(ctx, archive_step)
@@ -490,102 +473,97 @@ def _archive_from(ctx: Any, archive: Any, archive_step: str) -> Mapping[str, Any
     return found
 
 
-def _action_archive_load(
-    ctx: Any, include_tool_output: Any = False, archive_path: str | None = None,
-) -> dict[str, Any]:
-    agent_id, name, workspace = _principal(ctx)
-    payload = _payload(ctx)
-    # A manual run's ``--archive PATH`` arrives as the invocation payload's ``archive``.
-    path = archive_path or payload.get("archive_path")
-    if not path:
-        archive_info = payload.get("archive")
-        if isinstance(archive_info, Mapping):
-            path = archive_info.get("path")
-        elif isinstance(archive_info, str):
-            path = archive_info
-    seq_range = payload.get("archive_seq_range") or payload.get("seq_range")
-    upto = None
-    if isinstance(seq_range, Sequence) and not isinstance(seq_range, str) and seq_range:
-        upto = seq_range[-1]
-    elif isinstance(seq_range, Mapping):
-        upto = seq_range.get("last") or seq_range.get("end")
-    result = archive_load(
-        agent_id=agent_id, agent_name=name, workspace=workspace,
-        transcript_path=str(path) if path else None,
-        upto_seq=int(upto) if upto is not None else None,
-        include_tool_output=_truthy(include_tool_output),
-    )
-    _event(ctx, "archive.loaded", {k: result[k] for k in (
-        "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages")})
-    return result
-
-
 def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in {"true", "1", "yes", "on"}
     return bool(value)
 
 
-def _action_memory_snapshot(ctx: Any, all_workspaces: Any = False) -> dict[str, Any]:
+def _action_archive_load(
+    ctx: ActionContext, include_tool_output: Any = False, archive_path: str | None = None,
+) -> dict[str, Any]:
+    """``archive.load``: see `archive_load`. The slice ends at the triggering session's last
+    seq (session-close payload ``archive_seq_range``); a manual run's ``--archive PATH``
+    arrives as the payload's ``archive``."""
+    agent_id, name, workspace = _principal(ctx)
+    payload = _payload(ctx)
+    path = archive_path or payload.get("archive_path")
+    if not path and isinstance(payload.get("archive"), str):
+        path = payload["archive"]
+    seq_range = payload.get("archive_seq_range")
+    upto = None
+    if isinstance(seq_range, Sequence) and not isinstance(seq_range, str) and seq_range:
+        upto = seq_range[-1]
+    result = archive_load(
+        agent_id=agent_id, agent_name=name, workspace=workspace,
+        transcript_path=str(path) if path else None,
+        upto_seq=int(upto) if upto is not None else None,
+        include_tool_output=_truthy(include_tool_output),
+    )
+    ctx.emit("archive.loaded", {k: result[k] for k in (
+        "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages")})
+    return result
+
+
+def _action_memory_snapshot(ctx: ActionContext, all_workspaces: Any = False) -> dict[str, Any]:
+    """``memory.snapshot``: see `memory_snapshot`."""
     agent_id, _name, workspace = _principal(ctx)
     return memory_snapshot(agent_id=agent_id,
                            workspace=None if _truthy(all_workspaces) else workspace)
 
 
-def _key(ctx: Any) -> str | None:
-    key = _get(ctx, "idempotency_key")
-    if key:
-        return str(key)
-    payload = _payload(ctx)
-    return str(payload["idempotency_key"]) if payload.get("idempotency_key") else None
+def _key(ctx: ActionContext) -> str | None:
+    """The invocation's idempotency key (session-close), else None (→ ``run:<run id>``)."""
+    if ctx.idempotency_key:
+        return ctx.idempotency_key
+    key = _payload(ctx).get("idempotency_key")
+    return str(key) if key else None
 
 
-def _max_changes(ctx: Any, value: Any) -> int | None:
+def _max_changes(ctx: ActionContext, value: Any) -> int | None:
     if value is None:
-        inputs = _get(ctx, "inputs", default={})
-        value = inputs.get("max_changes") if isinstance(inputs, Mapping) else None
+        value = ctx.inputs.get("max_changes")
     return None if value is None else int(value)
 
 
 def _action_memory_commit(
-    ctx: Any, batch: Any = None, archive: Any = None, archive_step: str = "archive",
+    ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
     batch_step: str = "curate", max_changes: Any = None,
 ) -> dict[str, Any]:
+    """``memory.commit``: see `commit_curator_batch`; dropped ops become run events."""
     agent_id, _name, workspace = _principal(ctx)
     operations = parse_curator_batch(batch if batch is not None
                                      else _step_output(ctx, batch_step))
-    run_id = str(_get(ctx, "run_id"))
     result = commit_curator_batch(
-        run_id=run_id, agent_id=agent_id, workspace=workspace, operations=operations,
+        run_id=ctx.run_id, agent_id=agent_id, workspace=workspace, operations=operations,
         archive=_archive_from(ctx, archive, archive_step), idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
     )
     for dropped in result["dropped"]:
-        _event(ctx, "memory.op_dropped", dropped)
-    _event(ctx, "memory.committed", {"summary": result["summary"],
-                                     "counts": result["counts"],
-                                     "replayed": result["replayed"]})
+        ctx.emit("memory.op_dropped", dropped)
+    ctx.emit("memory.committed", {"summary": result["summary"], "counts": result["counts"],
+                                  "replayed": result["replayed"]})
     return result
 
 
 def _action_memory_draft_plan(
-    ctx: Any, batch: Any = None, archive: Any = None, archive_step: str = "archive",
+    ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
     batch_step: str = "curate", max_changes: Any = None,
 ) -> dict[str, Any]:
+    """``memory.draft_plan``: see `draft_plan`; dropped ops become run events."""
     agent_id, _name, workspace = _principal(ctx)
     operations = parse_curator_batch(batch if batch is not None
                                      else _step_output(ctx, batch_step))
-    run_id = str(_get(ctx, "run_id"))
     archive_out = _archive_from(ctx, archive, archive_step)
     result = draft_plan(
-        run_id=run_id, agent_id=agent_id, workspace=workspace, operations=operations,
+        run_id=ctx.run_id, agent_id=agent_id, workspace=workspace, operations=operations,
         archive_text=str(archive_out.get("text") or ""), idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
     )
     for dropped in result["dropped"]:
-        _event(ctx, "memory.op_dropped", dropped)
-    _event(ctx, "memory.plan_drafted", {"path": result["path"],
-                                        "operations": result["operations"]})
+        ctx.emit("memory.op_dropped", dropped)
+    ctx.emit("memory.plan_drafted", {"path": result["path"],
+                                     "operations": result["operations"]})
     return result
 
 

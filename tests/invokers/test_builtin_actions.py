@@ -239,3 +239,11 @@ def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> Non
     store = MemoryStore()
     assert get_cursor(store, agent.id) == 6
     store.close()
+
+
+def test_public_surface() -> None:
+    import wardian.invokers.builtin_actions as module
+
+    assert sorted(module.__all__) == [
+        "ACTION_NAMES", "archive_load", "build_plan", "commit_curator_batch", "draft_plan",
+        "ensure_registered", "memory_snapshot", "parse_curator_batch"]

@@ -318,3 +318,11 @@ def test_evidence_in_a_part_another_run_consolidated_meanwhile_is_dropped(
         (0, "already_consolidated"), (2, "evidence_not_found")]
     assert [a.text for a in result.applied] == ["Prefer tabs"]
     assert result.previous_cursor == 2 and result.cursor == 3
+
+
+def test_public_surface() -> None:
+    import wardian.memory.consolidation as module
+
+    assert sorted(module.__all__) == [
+        "AppliedOp", "CommitResult", "DroppedOp", "batch_digest", "commit_batch",
+        "evidence_in_archive", "get_cursor", "get_receipt", "normalise_whitespace"]

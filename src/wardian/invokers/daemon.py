@@ -36,13 +36,20 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from pathlib import Path
+from datetime import datetime
 from typing import Any
 
 from wardian._util import format_utc, parse_utc, utc_now
-from wardian.config import data_dir
-from wardian.errors import ConflictError, WardianError
+from wardian.errors import WardianError
+from wardian.invokers.daemon_lock import (
+    CLOCK_FILE_ENV,
+    DaemonAlreadyRunning,
+    DaemonStatus,
+    _holder_file,
+    _read_holder,
+    daemon_status,
+    make_clock,
+)
 from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
 from wardian.invokers.slots import SlotStore
 from wardian.invokers.store import Invoker, InvokerStore
@@ -58,9 +65,6 @@ __all__ = [
     "schedule_key",
 ]
 
-CLOCK_FILE_ENV = "WARDIAN_TEST_CLOCK_FILE"
-"""Test-only: a file holding a clock offset in seconds added to the real UTC time."""
-
 MAX_SLOTS_PER_TICK = 10_000
 """Slots decided per invoker per loop pass; a longer backlog is worked off over passes."""
 
@@ -69,89 +73,6 @@ def schedule_key(invoker_id: str, scheduled: datetime | str) -> str:
     """The run idempotency key of one slot: ``schedule:<invoker id>:<scheduled time iso>``."""
     text = scheduled if isinstance(scheduled, str) else slot_key(scheduled)
     return f"schedule:{invoker_id}:{text}"
-
-
-def make_clock() -> Callable[[], datetime]:
-    """The daemon's clock: real UTC, plus the offset in `CLOCK_FILE_ENV`'s file when set."""
-    path = os.environ.get(CLOCK_FILE_ENV)
-    if not path:
-        return utc_now
-    cache: dict[str, Any] = {"mtime": None, "offset": 0.0}
-
-    def now() -> datetime:
-        try:
-            mtime = os.stat(path).st_mtime_ns
-            if mtime != cache["mtime"]:
-                cache["offset"] = float(Path(path).read_text().strip() or 0)
-                cache["mtime"] = mtime
-        except (OSError, ValueError):
-            pass
-        return utc_now() + timedelta(seconds=cache["offset"])
-
-    return now
-
-
-# --- lock and status --------------------------------------------------------------------
-
-
-def _holder_file() -> Path:
-    return data_dir() / "locks" / "serve.json"
-
-
-@dataclass(frozen=True)
-class DaemonStatus:
-    """Whether a daemon holds the lock, and who (pid, since UTC ISO) when known."""
-
-    running: bool
-    pid: int | None = None
-    since: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return {"running": self.running, "pid": self.pid, "since": self.since}
-
-
-class DaemonAlreadyRunning(ConflictError):
-    """Another ``wardian serve`` holds the daemon lock (exit 4)."""
-
-    def __init__(self, status: DaemonStatus) -> None:
-        self.status = status
-        who = f"pid {status.pid}" if status.pid else "another process"
-        since = f", running since {status.since}" if status.since else ""
-        super().__init__(
-            f"wardian serve is already running ({who}{since}); only one daemon may run",
-            hint="stop it first, or check it with `wardian serve --status`",
-        )
-
-
-def _read_holder(wait_s: float = 0.0) -> tuple[int | None, str | None]:
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            info = json.loads(_holder_file().read_text())
-            return int(info["pid"]), str(info["since"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-        if time.monotonic() >= deadline:
-            break
-        time.sleep(0.02)  # the holder writes this file right after taking the lock
-    try:
-        from wardian.runtime.session_events import daemon_lock
-
-        text = daemon_lock().path.read_text().strip()
-        return (int(text) if text.isdigit() else None), None
-    except OSError:
-        return None, None
-
-
-def daemon_status() -> DaemonStatus:
-    """Whether a ``wardian serve`` holds the daemon lock now (read-only; never blocks)."""
-    from wardian.runtime.session_events import daemon_lock
-
-    if not daemon_lock().held_elsewhere():
-        return DaemonStatus(running=False)
-    pid, since = _read_holder()
-    return DaemonStatus(running=True, pid=pid, since=since)
 
 
 # --- dispatching one slot ----------------------------------------------------------------

@@ -350,6 +350,8 @@ class ScheduleDaemon:
         assert self.slots is not None and self.invokers is not None
         by_id = self._finish_pending()
         for slot in self.slots.unsettled():
+            if slot.run_id is None:  # pragma: no cover - 'ran' rows always carry a run id
+                continue
             run = self._runs.get(slot.run_id)
             if getattr(run, "status", None) == "queued" and slot.invoker_id in by_id:
                 self._execute(by_id[slot.invoker_id], slot.run_id, slot.scheduled_time)

@@ -167,7 +167,7 @@ def _dow_value(text: str) -> int:
 
 def _cron_trigger(expr: str) -> Any:
     """An APScheduler CronTrigger over naive wall-clock time (UTC stands in for 'no DST')."""
-    from apscheduler.triggers.cron import CronTrigger
+    from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
 
     fields = expr.split()
     if len(fields) != 5:
@@ -335,7 +335,9 @@ class FireTimes:
             self._cron = _cron_trigger(config.cron)
             self._interval = None
         else:
-            from apscheduler.triggers.interval import IntervalTrigger
+            from apscheduler.triggers.interval import (  # type: ignore[import-untyped]
+                IntervalTrigger,
+            )
 
             self._cron = None
             self._interval = IntervalTrigger(

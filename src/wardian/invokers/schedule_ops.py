@@ -18,7 +18,12 @@ from typing import Any
 from wardian._db import atomic
 from wardian._util import format_utc, new_id, parse_utc, utc_now
 from wardian.errors import UsageError, WardianError
-from wardian.invokers.schedule import ScheduleConfig, plan_due_slots
+from wardian.invokers.schedule import (
+    DEFAULT_MAX_CATCH_UP,
+    DEFAULT_MISFIRE_GRACE_S,
+    ScheduleConfig,
+    plan_due_slots,
+)
 from wardian.invokers.slots import Slot, SlotStore
 from wardian.invokers.store import Invoker, InvokerStore
 
@@ -81,9 +86,9 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
     """
     config = ScheduleConfig(
         cron=cron, every_s=every_s, timezone=timezone,
-        **({} if misfire_grace_s is None else {"misfire_grace_s": misfire_grace_s}),
+        misfire_grace_s=DEFAULT_MISFIRE_GRACE_S if misfire_grace_s is None else misfire_grace_s,
         catch_up=catch_up, overlap=overlap,
-        **({} if max_catch_up is None else {"max_catch_up": max_catch_up}),
+        max_catch_up=DEFAULT_MAX_CATCH_UP if max_catch_up is None else max_catch_up,
         anchor=format_utc(utc_now().replace(microsecond=0)),
     )
     agent_id, raw = _validate(blueprint_id, agent, assignments)

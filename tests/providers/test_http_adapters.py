@@ -11,6 +11,7 @@ from tests.providers.conftest import FakeHttp, HttpRecord
 from wardian.config import SettingsStore
 from wardian.providers.base import ProviderRequest
 from wardian.providers.errors import (
+    EffortLowered,
     EffortRejected,
     MissingCredentials,
     ModelMismatch,
@@ -41,6 +42,7 @@ def chat_answer(model: str) -> dict:
 def responses_answer(model: str) -> dict:
     return {"id": "resp_1", "object": "response", "created_at": 1765000000,
             "status": "completed", "model": model,
+            "reasoning": {"effort": "high", "summary": None},
             "output": [{"type": "reasoning", "id": "rs_1", "summary": []},
                        {"type": "message", "id": "msg_1", "status": "completed",
                         "role": "assistant",
@@ -87,11 +89,21 @@ def test_openai_responses_api_with_key_and_dated_snapshot(openai_server: FakeHtt
     openai_server.routes["POST /v1/responses"] = (200, responses_answer("gpt-5.2-2025-12-11"))
     result = get_adapter("openai").run(oreq(model="gpt-5.2", options={"api": "responses"}))
     assert result.model == "gpt-5.2-2025-12-11" and result.output == {"operations": []}
+    assert result.effort == "high", "as response.reasoning.effort reported it"
     call = openai_server.requests[-1]
     assert call.headers["authorization"] == "Bearer sk-test"
     assert call.body["reasoning"] == {"effort": "high"}
     assert call.body["instructions"] == "You curate."
     assert call.body["text"]["format"]["schema"] == SCHEMA
+
+
+def test_openai_responses_effort_other_than_assigned_fails(openai_server: FakeHttp) -> None:
+    answer = responses_answer("gpt-5.2") | {"reasoning": {"effort": "medium", "summary": None}}
+    openai_server.routes["POST /v1/responses"] = (200, answer)
+    with pytest.raises(EffortLowered) as info:
+        get_adapter("openai").run(oreq(model="gpt-5.2", options={"api": "responses"}))
+    assert "assigned model gpt-5.2 effort high" in str(info.value)
+    assert "observed model gpt-5.2 effort medium" in str(info.value)
 
 
 def test_openai_response_naming_another_model_fails(openai_server: FakeHttp) -> None:

@@ -142,7 +142,7 @@ class AnthropicAdapter(ProviderAdapter):
                                 evidence="response.model")
         output = parse_output(text, request.output_schema, provider=self.name)
         return ProviderResult(text=text, output=output, model=str(observed),
-                              effort=request.effort, usage=answer.get("usage"),
+                              effort=None, usage=answer.get("usage"),  # not reported
                               transcript=excerpt(text))
 
     def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:

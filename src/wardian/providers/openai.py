@@ -7,7 +7,8 @@ The key comes from ``OPENAI_API_KEY`` or the OS keyring (service ``wardian``, us
 
 Before the call ``GET /models`` must list the exact model id (llama.cpp and others answer
 with whatever they loaded, so the response's ``model`` alone cannot be trusted); after it,
-the response ``model`` must be the assigned id or a dated snapshot of it.
+the response ``model`` must be the assigned id or a dated snapshot of it, and a Responses
+answer's ``reasoning.effort`` (the only place the API reports it) the assigned effort.
 
 Effort: Responses ``reasoning.effort`` / Chat ``reasoning_effort``. ``/models`` carries no
 effort data, so the catalog's effort levels come from `openai_efforts` (a capability
@@ -42,6 +43,7 @@ from wardian.providers.base import (
 )
 from wardian.providers.errors import (
     DiscoveryFailed,
+    EffortLowered,
     ModelMismatch,
     ModelUnavailable,
     ModelUnverified,
@@ -171,9 +173,16 @@ class OpenAIAdapter(ProviderAdapter):
             raise ModelMismatch("another model answered", provider=self.name,
                                 assigned=selection, observed=f"model {observed}",
                                 evidence="response.model")
+        reasoning = answer.get("reasoning")
+        effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
+        if request.effort and effort and effort != request.effort:
+            raise EffortLowered("the API ran with another reasoning effort",
+                                provider=self.name, assigned=selection,
+                                observed=selection_text(str(observed), str(effort)),
+                                evidence="response.reasoning.effort")
         output = parse_output(text, request.output_schema, provider=self.name)
         return ProviderResult(text=text, output=output, model=str(observed),
-                              effort=request.effort, usage=answer.get("usage"),
+                              effort=str(effort) if effort else None, usage=answer.get("usage"),
                               transcript=excerpt(text))
 
     def _responses_body(self, request: ProviderRequest,

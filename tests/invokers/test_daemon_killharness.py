@@ -17,6 +17,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,18 +69,18 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "quick.yaml").write_text(BLUEPRINT)
     AgentRegistry().add("coder", "builtin", model="curator-rules")
-    specs = [
+    specs: list[dict[str, Any]] = [
         {"name": "latest", "every_s": 0.02, "misfire_grace_s": 1.0},
         {"name": "all", "every_s": 0.03, "misfire_grace_s": 0.5, "catch_up": "all",
          "max_catch_up": 5, "overlap": "parallel"},
         {"name": "none", "every_s": 0.1, "misfire_grace_s": 2.0, "catch_up": "none",
          "overlap": "queue"},
     ]
-    invokers = []
+    invokers: list[str] = []
     for spec in specs:
-        inv = add_schedule(blueprint_id="quick", agent="coder", assignments="{}", **spec)
-        set_schedule_enabled(inv.id, True)
-        invokers.append(inv.id)
+        added = add_schedule(blueprint_id="quick", agent="coder", assignments="{}", **spec)
+        set_schedule_enabled(added.id, True)
+        invokers.append(added.id)
 
     rng = random.Random(8)
     log = tmp_path / "serve.log"
@@ -109,8 +110,8 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     # A final daemon catches up and finishes everything, then stops cleanly. The invokers
     # are disabled first so that it reaches a moment with nothing in flight.
     rounds_s = time.monotonic() - started
-    for inv in invokers:
-        set_schedule_enabled(inv, False)
+    for inv_id in invokers:
+        set_schedule_enabled(inv_id, False)
     final = _serve(log)
     slots = SlotStore()
     runs = RunStore(recover=False)
@@ -119,8 +120,8 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
         assert time.monotonic() < end, "final daemon did not settle"
         pending = slots.pending()
         unsettled = slots.unsettled()
-        queued = [r for inv in invokers for r in runs.list(invoker_id=inv, status="queued",
-                                                              limit=1)]
+        queued = [r for inv_id in invokers
+                  for r in runs.list(invoker_id=inv_id, status="queued", limit=1)]
         if (not pending and not unsettled and not queued
                 and f"started (pid {final.pid})" in log.read_text()):
             break
@@ -143,6 +144,7 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
         assert [parse_utc(s.scheduled_time) for s in mine] == expected, "gap or extra slot"
         for s in mine:
             if s.outcome == "ran":
+                assert s.run_id is not None
                 run = runs.get(s.run_id)
                 assert run.idempotency_key == schedule_key(inv_id, s.scheduled_time)
             elif s.outcome == "coalesced":

@@ -110,7 +110,8 @@ def _slots(invoker_id: str) -> list[tuple[str, str, str | None]]:
             for s in SlotStore().all_slots(invoker_id)]
 
 
-def _run(run_id: str) -> Any:
+def _run(run_id: str | None) -> Any:
+    assert run_id is not None
     return RunStore(recover=False).get(run_id)
 
 
@@ -170,8 +171,8 @@ def test_overlap_skip(daemon: ScheduleDaemon, clock: Clock) -> None:
     _settle(daemon)
     first, second = SlotStore().all_slots(inv)
     assert first.outcome == "ran"
-    assert (second.outcome, second.reason) == ("skipped",
-                                               f"overlap: run {first.run_id[:8]} still running")
+    busy = (first.run_id or "")[:8]
+    assert (second.outcome, second.reason) == ("skipped", f"overlap: run {busy} still running")
 
 
 def test_overlap_queue_runs_after(daemon: ScheduleDaemon, clock: Clock) -> None:
@@ -233,7 +234,7 @@ def test_blocked_assignment_is_a_skip(daemon: ScheduleDaemon, clock: Clock) -> N
     daemon.tick()
     [slot] = SlotStore().all_slots(invoker.id)
     assert slot.outcome == "skipped"
-    assert slot.reason.startswith("blocked assignment:")
+    assert (slot.reason or "").startswith("blocked assignment:")
     assert _run(slot.run_id).status == "skipped"
 
 

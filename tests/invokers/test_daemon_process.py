@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import invoke
+from typer.testing import CliRunner
 
 from wardian.config import user_library_dir
 from wardian.engine.runs import RunStore
@@ -98,12 +99,14 @@ def ready() -> None:
     AgentRegistry().add("coder", "builtin", model="curator-rules")
 
 
-def _status(cli) -> dict[str, Any]:
+def _status(cli: CliRunner) -> dict[str, Any]:
     res = invoke(cli, "serve", "--status", "--json")
-    return json.loads(res.stdout)
+    doc: dict[str, Any] = json.loads(res.stdout)
+    return doc
 
 
-def test_two_serves_started_at_once_exactly_one_runs(cli, serves, ready) -> None:
+def test_two_serves_started_at_once_exactly_one_runs(
+        cli: CliRunner, serves: Callable[..., Serve], ready: None) -> None:
     a, b = serves("a"), serves("b")
     loser = wait_for(lambda: next((s for s in (a, b) if s.proc.poll() is not None), None),
                      what="one serve to refuse")
@@ -122,7 +125,7 @@ def test_two_serves_started_at_once_exactly_one_runs(cli, serves, ready) -> None
     assert res.exit_code == 1 and "not running" in res.stdout
 
 
-def test_startup_marks_orphaned_runs_interrupted(serves, ready) -> None:
+def test_startup_marks_orphaned_runs_interrupted(serves: Callable[..., Serve], ready: None) -> None:
     runs = RunStore(recover=False)
     run, _ = runs.create_run(blueprint_id="quick", agent_id=None, assignments={}, inputs={},
                              invocation={"trigger": "manual", "payload": {}})
@@ -136,7 +139,8 @@ def test_startup_marks_orphaned_runs_interrupted(serves, ready) -> None:
     assert serve.stop() == 0
 
 
-def test_cli_changes_take_effect_within_two_seconds(cli, serves, ready) -> None:
+def test_cli_changes_take_effect_within_two_seconds(
+        cli: CliRunner, serves: Callable[..., Serve], ready: None) -> None:
     serve = serves()
     wait_for(lambda: "started" in serve.log(), what="serve start")
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "quick", "--name", "fast",
@@ -154,7 +158,7 @@ def test_cli_changes_take_effect_within_two_seconds(cli, serves, ready) -> None:
     assert invoke(cli, "automation", "schedule", "disable", invoker_id).exit_code == 0
     disabled_at = time.monotonic()
 
-    def quiet() -> bool:
+    def quiet() -> bool | str:
         # No slot newer than ~2 s after the disable may appear.
         newest = slots.history(invoker_id, limit=1)[0].decided_at
         return time.monotonic() - disabled_at > 2.5 and newest
@@ -168,7 +172,7 @@ def test_cli_changes_take_effect_within_two_seconds(cli, serves, ready) -> None:
 
 
 def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
-        tmp_path: Path, serves, ready) -> None:
+        tmp_path: Path, serves: Callable[..., Serve], ready: None) -> None:
     clock_file = tmp_path / "clock"
     clock_file.write_text("0")
     invoker = add_schedule(blueprint_id="quick", name="five", agent="coder",

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from tests.conftest import invoke
+from typer.testing import CliRunner
 
 from wardian.config import user_library_dir
 from wardian.errors import UsageError
 from wardian.invokers.schedule import (
     ScheduleConfig,
+    SlotDecision,
     format_duration,
     parse_duration,
     plan_due_slots,
@@ -78,7 +81,7 @@ def test_cron_day_of_week_uses_crontab_numbering() -> None:
     ({"cron": "* * * * *", "overlap": "kill"}, "--overlap"),
     ({"cron": "* * * * *", "max_catch_up": 101}, "--max-catch-up"),
 ])
-def test_config_errors_name_the_flag(kwargs: dict, fragment: str) -> None:
+def test_config_errors_name_the_flag(kwargs: dict[str, Any], fragment: str) -> None:
     with pytest.raises(UsageError, match=fragment):
         ScheduleConfig(**kwargs)
 
@@ -109,7 +112,7 @@ def _slots(n: int, step_s: float = 300) -> list[datetime]:
     return [T0 + timedelta(seconds=step_s * (i + 1)) for i in range(n)]
 
 
-def _outcomes(decisions) -> list[str]:
+def _outcomes(decisions: list[SlotDecision]) -> list[str]:
     return [d.outcome for d in decisions]
 
 
@@ -185,7 +188,7 @@ def ready() -> str:
     return AgentRegistry().add("coder", "builtin", model="curator-rules").id
 
 
-def test_cli_add_is_disabled_and_list_shows_local_times(cli, ready: str) -> None:
+def test_cli_add_is_disabled_and_list_shows_local_times(cli: CliRunner, ready: str) -> None:
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "sched-test", "--name",
                  "nightly", "--agent", "coder", "--cron", "30 2 * * *", "--timezone",
                  "Europe/Berlin", "--assignments", "{}", "--json")
@@ -209,7 +212,7 @@ def test_cli_add_is_disabled_and_list_shows_local_times(cli, ready: str) -> None
     assert json.loads(invoke(cli, "automation", "schedule", "list", "--json").stdout) == []
 
 
-def test_cli_add_refuses_bad_input(cli, ready: str) -> None:
+def test_cli_add_refuses_bad_input(cli: CliRunner, ready: str) -> None:
     base = ["automation", "schedule", "add", "--blueprint", "sched-test", "--name", "x",
             "--agent", "coder", "--assignments", "{}"]
     res = invoke(cli, *base, "--cron", "1 2 3")
@@ -225,7 +228,7 @@ def test_cli_add_refuses_bad_input(cli, ready: str) -> None:
     assert res.exit_code == 1 and "no blueprint" in res.stderr
 
 
-def test_cli_run_now_runs_outside_the_slots(cli, ready: str) -> None:
+def test_cli_run_now_runs_outside_the_slots(cli: CliRunner, ready: str) -> None:
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "sched-test", "--name",
                  "adhoc", "--agent", "coder", "--every", "1h", "--assignments", "{}")
     assert res.exit_code == 0, res.output
@@ -238,7 +241,7 @@ def test_cli_run_now_runs_outside_the_slots(cli, ready: str) -> None:
     assert history["slots"] == []
 
 
-def test_help_states_the_defaults(cli) -> None:
+def test_help_states_the_defaults(cli: CliRunner) -> None:
     res = invoke(cli, "automation", "schedule", "add", "--help")
     text = " ".join(res.stdout.replace("│", " ").split())
     for fragment in ("default 5m", "latest (default)", "skip (default", "default 10",

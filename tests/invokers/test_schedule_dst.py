@@ -122,7 +122,7 @@ def test_next_fire_times_resume_correctly_from_inside_the_repeated_hour() -> Non
 def test_apscheduler_alone_fires_a_repeated_wall_time_twice() -> None:
     """Why we do not hand APScheduler the zone: on its own it runs a daily 02:30 job twice on
     Berlin's fall-back day. If this starts failing, APScheduler changed; re-check the policy."""
-    from apscheduler.triggers.cron import CronTrigger
+    from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
 
     zone = ZoneInfo("Europe/Berlin")
     trigger = CronTrigger.from_crontab("30 2 * * *", timezone=zone)

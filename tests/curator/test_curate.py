@@ -317,3 +317,15 @@ def test_i_will_commit_becomes_the_rule_not_the_sentence() -> None:
         ("Convention: The user makes the commits; do not commit.",
          "finish the lint cleanup than i'll commit")
     ]
+
+
+def test_rewrite_drops_spoken_hedges_and_capitalises_contractions() -> None:
+    from wardian.providers.builtin.curator.rules import rewrite
+
+    assert rewrite("i think you know that we deploy from main only", "convention") == (
+        "Convention: We deploy from main only."
+    )
+    assert rewrite("that's why we pin node 22", "lesson") == "Lesson: That's why we pin node 22."
+    assert rewrite("goal_amount should be cast", "convention") == (
+        "Convention: goal_amount should be cast."
+    )

@@ -183,6 +183,11 @@ _LEAD = re.compile(
     r"feedback|stop for a second|just to be sure|in theory|maybe|no|nope)\b[!,.:;\-–]*\s*)+",
     re.IGNORECASE,
 )
+_HEDGE = re.compile(
+    r"\b(?:i think|i guess|i believe|you know|i mean|basically|actually)\b,?\s*(?:that\s+)?",
+    re.IGNORECASE,
+)
+"""Spoken hedges and fillers: they carry no content into a memory statement."""
 _MAKE_SURE = re.compile(r"\bmake sure (?:that )?(?:you )?", re.IGNORECASE)
 _ASK_WRAPPER = re.compile(
     r"^(?:can|could|would) you (?:please )?(?:update|add to|write (?:in|into)) (?:the )?"
@@ -218,8 +223,9 @@ MAX_MEMORY_TEXT_CHARS = 280
 def rewrite(segment: str, category: str) -> str:
     """Turn a user's sentence into a short third-person/imperative memory statement.
 
-    Drops filler and "can you update CLAUDE.md that", rewrites first/second person
-    ("I'll" → "the user will", "you" → "the agent"), joins wrapped lines and quote markers,
+    Drops filler, hedges ("I think", "you know") and "can you update CLAUDE.md that",
+    rewrites first/second person ("I'll" → "the user will", "you" → "the agent"), joins
+    wrapped lines and quote markers,
     prefixes the category label and caps the length.
     """
     text = _MD_LINK.sub(r"\1", segment).replace("**", "")
@@ -228,6 +234,7 @@ def rewrite(segment: str, category: str) -> str:
     text = _LEAD.sub("", text)
     text = _ASK_WRAPPER.sub("", text)
     text = _MAKE_SURE.sub("", text)
+    text = _HEDGE.sub("", text)
     text = _LEAD.sub("", text)
     for pattern, repl in _PRONOUNS:
         text = pattern.sub(repl, text)
@@ -242,6 +249,6 @@ def rewrite(segment: str, category: str) -> str:
     if not text:
         return ""
     first = text.split(" ", 1)[0]
-    if first.isalpha():  # keep identifiers (goal_amount, .codex/sessions) as written
+    if first.replace("'", "").isalpha():  # keep identifiers (goal_amount, .codex/sessions)
         text = text[0].upper() + text[1:]
     return f"{label_for(category)}: {text}"

@@ -193,3 +193,56 @@ def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
              what="catch-up run")
     assert "coalesced into slot" in serve.log()
     assert serve.stop() == 0
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait(30)
+    return proc.pid
+
+
+def test_a_writer_probing_the_lock_does_not_stop_serve_from_starting() -> None:
+    """Event writers probe the daemon lock (acquire + release); a serve starting at that
+    moment retries instead of refusing, and ignores a stale serve.json of a killed daemon."""
+    import threading
+
+    from wardian.config import data_dir
+    from wardian.invokers.daemon import ScheduleDaemon
+    from wardian.runtime.session_events import daemon_lock
+
+    holder = data_dir() / "locks" / "serve.json"
+    holder.parent.mkdir(parents=True, exist_ok=True)
+    holder.write_text(json.dumps({"pid": _dead_pid(), "since": "2030-01-01T00:00:00Z"}))
+    probe = daemon_lock()
+    assert probe.acquire()
+    timer = threading.Timer(0.3, probe.release)
+    timer.start()
+    daemon = ScheduleDaemon(log=lambda line: None)
+    try:
+        daemon.acquire()
+        assert json.loads(holder.read_text())["pid"] == os.getpid()
+    finally:
+        timer.join()
+        daemon.release()
+
+
+def test_a_live_holder_is_named() -> None:
+    from wardian.config import data_dir
+    from wardian.invokers.daemon import DaemonAlreadyRunning, ScheduleDaemon
+    from wardian.runtime.session_events import daemon_lock
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        holder = data_dir() / "locks" / "serve.json"
+        holder.parent.mkdir(parents=True, exist_ok=True)
+        holder.write_text(json.dumps({"pid": other.pid, "since": "2030-01-01T00:00:00Z"}))
+        lock = daemon_lock()
+        assert lock.acquire()
+        try:
+            with pytest.raises(DaemonAlreadyRunning, match=f"pid {other.pid}, running since"):
+                ScheduleDaemon(log=lambda line: None).acquire()
+        finally:
+            lock.release()
+    finally:
+        other.kill()
+        other.wait(10)

@@ -18,7 +18,8 @@ SURFACE = {
         "CLOCK_FILE_ENV", "DaemonAlreadyRunning", "DaemonStatus", "ScheduleDaemon",
         "daemon_status", "dispatch_slot", "make_clock", "schedule_key"],
     "wardian.invokers.daemon_lock": [
-        "CLOCK_FILE_ENV", "DaemonAlreadyRunning", "DaemonStatus", "daemon_status", "make_clock"],
+        "CLOCK_FILE_ENV", "DaemonAlreadyRunning", "DaemonStatus", "acquire_daemon_lock",
+        "daemon_status", "make_clock"],
     "wardian.invokers.schedule_ops": [
         "add_schedule", "describe_schedule", "get_schedule", "list_schedules",
         "remove_schedule", "run_now", "schedule_history", "set_schedule_enabled"],

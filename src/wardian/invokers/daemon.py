@@ -46,7 +46,7 @@ from wardian.invokers.daemon_lock import (
     DaemonAlreadyRunning,
     DaemonStatus,
     _holder_file,
-    _read_holder,
+    acquire_daemon_lock,
     daemon_status,
     make_clock,
 )
@@ -215,13 +215,7 @@ class ScheduleDaemon:
         Raises:
             DaemonAlreadyRunning: another process holds it (names its pid and since).
         """
-        from wardian.runtime.session_events import daemon_lock
-
-        lock = daemon_lock()
-        if not lock.acquire():
-            pid, since = _read_holder(wait_s=1.0)
-            raise DaemonAlreadyRunning(DaemonStatus(True, pid, since))
-        self._lock = lock
+        self._lock = acquire_daemon_lock()
         holder = _holder_file()
         tmp = holder.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"pid": os.getpid(), "since": format_utc(utc_now())}))

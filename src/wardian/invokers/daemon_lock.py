@@ -28,6 +28,7 @@ __all__ = [
     "CLOCK_FILE_ENV",
     "DaemonAlreadyRunning",
     "DaemonStatus",
+    "acquire_daemon_lock",
     "daemon_status",
     "make_clock",
 ]
@@ -88,33 +89,72 @@ class DaemonAlreadyRunning(ConflictError):
         )
 
 
+def _alive(pid: int) -> bool:
+    import psutil
+
+    return pid != os.getpid() and psutil.pid_exists(pid)
+
+
 def _read_holder(wait_s: float = 0.0) -> tuple[int | None, str | None]:
+    """The live holder's (pid, since) from ``serve.json``; waits up to `wait_s` for it to
+    appear (the holder writes it right after taking the lock). A stale file left by a
+    killed daemon names a dead pid and is ignored."""
     deadline = time.monotonic() + wait_s
     while True:
         try:
             info = json.loads(_holder_file().read_text())
-            return int(info["pid"]), str(info["since"])
+            pid = int(info["pid"])
+            if _alive(pid):
+                return pid, str(info["since"])
         except (OSError, ValueError, KeyError, TypeError):
             pass
         if time.monotonic() >= deadline:
-            break
-        time.sleep(0.02)  # the holder writes this file right after taking the lock
-    try:
-        from wardian.runtime.session_events import daemon_lock
+            return None, None
+        time.sleep(0.02)
 
+
+def _lock_file_pid() -> int | None:
+    from wardian.runtime.session_events import daemon_lock
+
+    try:
         text = daemon_lock().path.read_text().strip()
-        return (int(text) if text.isdigit() else None), None
     except OSError:
-        return None, None
+        return None
+    return int(text) if text.isdigit() and _alive(int(text)) else None
+
+
+def acquire_daemon_lock(wait_s: float = 1.0) -> Any:
+    """Take the daemon lock for this process's lifetime; returns the held `FileLock`.
+
+    Processes that only probe the lock (event writers asking whether a daemon runs) hold it
+    for microseconds, so a failed attempt is retried until a live ``wardian serve`` has
+    described itself in ``serve.json`` or `wait_s` has passed.
+
+    Raises:
+        DaemonAlreadyRunning: another ``wardian serve`` holds it (names its pid and since).
+    """
+    from wardian.runtime.session_events import daemon_lock
+
+    lock = daemon_lock()
+    deadline = time.monotonic() + wait_s
+    while True:
+        if lock.acquire():
+            return lock
+        pid, since = _read_holder()
+        if pid is not None:
+            raise DaemonAlreadyRunning(DaemonStatus(True, pid, since))
+        if time.monotonic() >= deadline:
+            raise DaemonAlreadyRunning(DaemonStatus(True, _lock_file_pid(), None))
+        time.sleep(0.02)
 
 
 def daemon_status() -> DaemonStatus:
-    """Whether a ``wardian serve`` holds the daemon lock now (read-only; never blocks)."""
+    """Whether a ``wardian serve`` holds the daemon lock now (read-only; never blocks long)."""
     from wardian.runtime.session_events import daemon_lock
 
     if not daemon_lock().held_elsewhere():
         return DaemonStatus(running=False)
-    pid, since = _read_holder()
-    return DaemonStatus(running=True, pid=pid, since=since)
-
-
+    pid, since = _read_holder(wait_s=1.0)
+    if pid is None and not daemon_lock().held_elsewhere():
+        return DaemonStatus(running=False)  # it was a writer probing the lock
+    return DaemonStatus(running=True, pid=pid or _lock_file_pid(), since=since)

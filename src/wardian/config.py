@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-import platformdirs
-
 from wardian._db import atomic, connect, migrate_component
 from wardian._util import utc_now_iso
 from wardian.errors import UsageError
@@ -45,9 +43,12 @@ def data_dir() -> Path:
     The directory is created if missing. Every other path derives from this one.
     """
     override = os.environ.get(ENV_HOME)
-    base = Path(override).expanduser() if override else Path(
-        platformdirs.user_data_dir("wardian", appauthor=False)
-    )
+    if override:
+        base = Path(override).expanduser()
+    else:
+        import platformdirs  # only when needed: it costs several ms of start-up
+
+        base = Path(platformdirs.user_data_dir("wardian", appauthor=False))
     base.mkdir(parents=True, exist_ok=True)
     return base
 

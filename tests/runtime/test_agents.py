@@ -62,3 +62,26 @@ def test_remove_with_delete_records(cli) -> None:  # type: ignore[no-untyped-def
     assert gone.exit_code == 0, gone.output
     assert MemoryStore().count(agent["id"]) == 0
     assert json.loads(invoke(cli, "agent", "list", "--json").output) == []
+
+
+def test_remove_revokes_the_agents_live_capabilities(cli) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    import psutil
+
+    from wardian._db import atomic
+    from wardian._util import utc_now_iso
+    from wardian.memory.capabilities import CapabilityStore
+
+    agent = _add(cli)
+    store = MemoryStore()
+    caps = CapabilityStore(store.conn)
+    me = psutil.Process(os.getpid())
+    with atomic(store.conn):
+        caps.mint_in_transaction(agent["id"], pid=me.pid, started_at=me.create_time(),
+                                 workspace=None, now=utc_now_iso())
+    assert invoke(cli, "agent", "remove", "ada").exit_code == 0
+    rows = store.conn.execute(
+        "SELECT revoked_at, revoked_reason FROM capabilities WHERE agent_id = ?", (agent["id"],)
+    ).fetchall()
+    assert rows and all(r["revoked_at"] and r["revoked_reason"] == "agent removed" for r in rows)

@@ -77,6 +77,7 @@ def remove(
 ) -> None:
     """Remove an agent; refuses while it has memory records unless told what to do with them."""
     from wardian.errors import UsageError
+    from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
@@ -91,6 +92,8 @@ def remove(
             f"agent {agent.name} ({agent.id}) has {count} memory record(s)",
             hint="pass --keep-records to keep them or --delete-records to delete them",
         )
+    # A still-running process of the removed agent must not keep writing its memory.
+    CapabilityStore(store.conn).revoke_for_agent(agent.id, reason="agent removed")
     if delete_records:
         store.delete_agent_records(agent.id)
     registry.remove(agent.id)

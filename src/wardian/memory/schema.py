@@ -126,4 +126,10 @@ MIGRATIONS: list[Migration] = [
         updated_by TEXT NOT NULL
     );
     """,
+    # 2: the startup set (agent scope + one workspace, stable before current, newest first)
+    # reads only this index, so building a launch's context stays cheap at 100k records.
+    """
+    CREATE INDEX records_startup
+        ON records (agent_id, status, kind, scope_kind, scope_path, updated_at);
+    """,
 ]

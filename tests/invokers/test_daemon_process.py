@@ -69,9 +69,9 @@ class Serve:
     def log(self) -> str:
         return self.out.read_text()
 
-    def stop(self) -> int:
+    def stop(self, signum: int = signal.SIGTERM) -> int:
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(signum)
         return self.proc.wait(30)
 
 
@@ -136,7 +136,8 @@ def test_startup_marks_orphaned_runs_interrupted(serves: Callable[..., Serve], r
     serve = serves()
     wait_for(lambda: runs.get(run.id).status == "interrupted", what="run interrupted")
     wait_for(lambda: "marked interrupted" in serve.log(), what="log line")
-    assert serve.stop() == 0
+    assert serve.stop(signal.SIGINT) == 0  # Ctrl-C stops it as cleanly as SIGTERM
+    assert "wardian serve stopped" in serve.log()
 
 
 def test_cli_changes_take_effect_within_two_seconds(

@@ -98,6 +98,12 @@ def test_one_megabyte_prompt_goes_through_stdin(fake_cli: FakeCli) -> None:
     assert all(len(arg) < 10_000 for arg in call["argv"])
 
 
+def test_a_prompt_starting_with_a_dash_goes_through_stdin(fake_cli: FakeCli) -> None:
+    get_adapter("codex").run(request(prompt="- keep it short", system=""))
+    call = fake_cli.calls()[0]
+    assert call["argv"][-1] == "-" and call["stdin"] == "- keep it short"
+
+
 def test_missing_cli(fake_cli: FakeCli, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(ProviderNotInstalled, match="`codex` command was not found"):

@@ -92,6 +92,7 @@ def test_argument_limit() -> None:
     assert fits_argv("short")
     assert not fits_argv("x" * 1024 * 1024)
     assert not fits_argv("nul\x00byte")
+    assert not fits_argv("- a markdown list is not an option"), "would be parsed as a flag"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="sessions are POSIX")

@@ -50,8 +50,16 @@ at 32 767 characters; both limits stay well clear.
 
 
 def fits_argv(text: str) -> bool:
-    """Whether `text` may be passed as one command-line argument on this OS."""
-    return len(text.encode("utf-8")) <= MAX_ARG_PROMPT_BYTES and "\x00" not in text
+    """Whether `text` may be passed as one command-line argument on this OS.
+
+    Not when too long, when it holds a NUL, or when it starts with ``-`` (a prompt such as
+    "- keep it short" would be parsed as an option by the CLI).
+    """
+    return (
+        len(text.encode("utf-8")) <= MAX_ARG_PROMPT_BYTES
+        and "\x00" not in text
+        and not text.startswith("-")
+    )
 
 
 @dataclass

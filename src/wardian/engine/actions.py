@@ -1,21 +1,36 @@
 """The action registry: named Python functions that action steps call.
 
-Built-in actions register themselves with the same `register_action` decorator as anyone
-else. `known_actions()` first imports the modules listed in `BUILTIN_ACTION_MODULES`
-(missing ones are skipped, so packages can land independently), then lists the registry.
-
 An action is called as ``fn(ctx, **with_args)`` where `ctx` is an `ActionContext`; its
 return value must be JSON-serialisable and becomes ``steps.<id>.output``. An action that
 may run long should poll ``ctx.should_stop()`` (set on timeout or cancel) and return early:
 Python threads cannot be killed, so an action that ignores it keeps running in the
 background after its step has been marked timed out (see executor.py).
 
+**Adding actions (plugins).** Everyone, built-in or third party, registers with the same
+`register_action` decorator, in a module named by an entry point of the ``wardian.actions``
+group in its distribution's metadata::
+
+    # pyproject.toml of the package that provides the actions
+    [project.entry-points."wardian.actions"]
+    mytool = "mytool.wardian_actions"            # a module: importing it registers
+    other = "other.plugin:register_actions"      # or a callable, called with no arguments
+
+Wardian's own memory-consolidation actions (``archive.load``, ``memory.*``) are declared
+the same way (``builtin = "wardian.invokers.builtin_actions"``), so the engine never names
+a package above it (DESIGN.md: dependencies point one way). The engine's generic actions
+(``noop``, ``log``, `wardian.engine.builtin_actions`) are its own and always present.
+
+Discovery is lazy and happens once per process: the first `get_action`/`known_actions`
+reads the group with `importlib.metadata` and loads every entry point, under a lock, so
+threads racing the first lookup all see the full registry. A plugin that fails to load does
+not break the others; its error is named when one of its actions is looked up. Tests that
+register their own actions unregister them (`unregister_action`).
+
 Spec: issue 4 "Engine" (action steps through a registry that built-in actions also use).
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,28 +40,25 @@ from wardian.blueprints.errors import nearest
 from wardian.errors import NotFoundError, UsageError
 
 __all__ = [
-    "BUILTIN_ACTION_MODULES",
+    "ENTRY_POINT_GROUP",
     "ActionContext",
     "get_action",
     "known_actions",
+    "plugin_errors",
     "register_action",
     "unregister_action",
 ]
 
 ActionFn = Callable[..., Any]
 
-BUILTIN_ACTION_MODULES = (
-    "wardian.engine.builtin_actions",
-    "wardian.memory.actions",
-    "wardian.runtime.actions",
-    "wardian.invokers.builtin_actions",
-    "wardian.transcripts.actions",
-)
-"""Modules imported (when present) before the registry is listed or looked up."""
+ENTRY_POINT_GROUP = "wardian.actions"
+"""The entry-point group whose members register actions (see the module docstring)."""
 
 _REGISTRY: dict[str, ActionFn] = {}
+_PLUGIN_ERRORS: dict[str, str] = {}
 _loaded = False
-_lock = threading.Lock()
+_lock = threading.Lock()  # guards _REGISTRY
+_load_lock = threading.Lock()  # serialises plugin discovery (never held by register_action)
 
 
 @dataclass
@@ -109,37 +121,63 @@ def unregister_action(name: str) -> None:
         _REGISTRY.pop(name, None)
 
 
-def _load_builtins() -> None:
+def _load_plugins() -> None:
+    """Import the engine's own actions and load every ``wardian.actions`` entry point, once."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for module in BUILTIN_ACTION_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:  # the module exists but one of its imports is missing
-                raise
+    with _load_lock:
+        if _loaded:
+            return
+        from importlib.metadata import entry_points
+
+        import wardian.engine.builtin_actions  # noqa: F401  (noop, log)
+
+        for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            try:
+                loaded = entry.load()
+                if callable(loaded):
+                    loaded()
+            except Exception as exc:  # one broken plugin must not hide the others
+                _PLUGIN_ERRORS[entry.name] = f"{entry.value}: {type(exc).__name__}: {exc}"
+        _loaded = True
+
+
+def plugin_errors() -> dict[str, str]:
+    """Entry point name -> why it failed to load (empty when every plugin loaded)."""
+    _load_plugins()
+    return dict(_PLUGIN_ERRORS)
 
 
 def known_actions() -> list[str]:
-    """Every registered action name, sorted (imports the built-in action modules first)."""
-    _load_builtins()
-    return sorted(_REGISTRY)
+    """Every registered action name, sorted (discovers the plugins first)."""
+    _load_plugins()
+    with _lock:
+        return sorted(_REGISTRY)
 
 
 def get_action(name: str) -> ActionFn:
-    """The function registered as `name`.
+    """The function registered as `name` (discovers the plugins first).
 
     Raises:
-        NotFoundError: no such action (the message names the nearest one).
+        NotFoundError: no such action; the message names the nearest one, and the hint
+            lists the registered actions and any plugin that failed to load.
     """
-    _load_builtins()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        guess = nearest(name, _REGISTRY)
-        raise NotFoundError(
-            f"unknown action {name!r}" + (f" (did you mean {guess!r}?)" if guess else ""),
-            hint="registered actions: " + ", ".join(sorted(_REGISTRY)),
-        ) from None
+    _load_plugins()
+    with _lock:
+        fn = _REGISTRY.get(name)
+        names = sorted(_REGISTRY)
+    if fn is not None:
+        return fn
+    guess = nearest(name, names)
+    hint = "registered actions: " + ", ".join(names)
+    if _PLUGIN_ERRORS:
+        hint += "; plugins that failed to load: " + "; ".join(
+            f"{k} ({v})" for k, v in sorted(_PLUGIN_ERRORS.items()))
+    else:
+        hint += (f"; packages add actions through the {ENTRY_POINT_GROUP!r} entry-point "
+                 "group")
+    raise NotFoundError(
+        f"unknown action {name!r}" + (f" (did you mean {guess!r}?)" if guess else ""),
+        hint=hint,
+    )

@@ -66,6 +66,7 @@ def test_saves_a_convention_as_a_rewritten_statement_with_verbatim_evidence() ->
         "Never put the key AKIAIOSFODNN7EXAMPLE in code",  # secret-shaped
         "don't worry about the flaky linter output",  # not a prohibition
         "ok the login page should work now after the restart",  # status
+        "ok the login page should be working now after the restart",  # status, has a cue
         "No, that's wrong.",  # too little content to stand alone
     ],
 )
@@ -202,6 +203,10 @@ def test_compaction_summary_current_work_ending_the_slice_is_a_checkpoint() -> N
     assert [(op["op"], op["kind"]) for op in ops] == [("save", "current")]
     assert ops[0]["evidence"].startswith("Working on **exp-4**")
     assert "def f" not in ops[0]["evidence"] and "**" not in ops[0]["text"]
+    # two summaries: only the later one is the handoff
+    older = summary.replace("exp-4", "exp-3").replace("headers twice", "footers twice")
+    two = _run([*msgs[:1], {**msgs[1], "text": older}, {**msgs[1], "seq": 2}])
+    assert [op["evidence"][:20] for op in two] == ["Working on **exp-4**"]
     # a human message after the summary: the checkpoint may be stale, so nothing is saved
     later = [*msgs, {"seq": 2, "role": "user", "kind": "text", "text": "thanks", "meta": {}}]
     assert _run(later) == []

@@ -8,21 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from tests.conftest import invoke
 
 from wardian.memory.maintenance.plan import load_plan_file
-
-
-def _has_draft_plan() -> bool:
-    from wardian.cli import memory
-
-    return any(c.name == "draft-plan" for c in memory.app.registered_commands)
-
-
-pytestmark = pytest.mark.skipif(
-    not _has_draft_plan(), reason="`memory draft-plan` is not wired into cli/memory.py yet"
-)
 
 
 def _managed_env(agent_id: str) -> dict[str, str]:

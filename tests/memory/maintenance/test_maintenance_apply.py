@@ -289,3 +289,32 @@ def test_missing_plan_file_and_unknown_agent(kit: Any, cli: Any) -> None:
     path, _ = full_plan(kit)
     unknown = invoke(cli, "garden", "maintain", "preview", str(path), "--agent", "zed")
     assert unknown.exit_code == 1
+
+
+def test_agent_process_revising_between_preview_and_apply(kit: Any, cli: Any) -> None:
+    """The concurrent writer is a real agent process (`wardian memory update` with its
+    capability); apply then fails with revision_changed, rolls back and clears the preview."""
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.runtime.process import current
+
+    path, recs = full_plan(kit)
+    doc = preview(cli, path)
+    me = current()
+    token = CapabilityStore(kit.store.conn).mint(
+        kit.owner.id, pid=me.pid, started_at=me.started_at, workspace=None
+    )
+    env = _child_env(kit) | {"WARDIAN_AGENT_ID": kit.owner.id, "WARDIAN_CAPABILITY": token}
+    proc = subprocess.run(
+        [sys.executable, "-m", "wardian", "memory", "update", recs["keep"].id[:8],
+         "--text", "changed by the agent"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    before = kit.fingerprint()
+    result = apply(cli, path, doc["digest_prefix"])
+    assert result.exit_code == 4
+    assert "revision_changed" in result.stderr and recs["keep"].id in result.stderr
+    assert kit.fingerprint() == before
+    assert "preview first" in apply(cli, path, doc["digest_prefix"]).stderr
+    fresh = preview(cli, path)
+    assert [c["kind"] for c in fresh["conflicts"]] == ["revision_changed"]

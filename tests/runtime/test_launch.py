@@ -315,15 +315,23 @@ def test_crashed_child_exit_code_and_revocation(
     assert list((wardian_home / "run").iterdir()) == []
 
 
-def test_command_not_found_exits_2_and_revokes(
-    cli: CliRunner, agent_id: str, wardian_home: Path
+def test_command_not_found_exits_127_not_executable_126_and_revokes(
+    cli: CliRunner, agent_id: str, wardian_home: Path, tmp_path: Path
 ) -> None:
     enable(cli)
     result = wardian("agent", "exec", "ada", "--", "definitely-not-a-command-xyz")
-    assert result.returncode == 2
-    assert "cannot start" in result.stderr
-    [cap] = db_rows(wardian_home, "SELECT * FROM capabilities")
-    assert cap["revoked_at"] is not None
+    assert result.returncode == 127, result.stderr
+    assert result.stderr.startswith("Error: cannot start 'definitely-not-a-command-xyz'")
+    assert result.stderr.count("\n") == 1 and "PATH" in result.stderr
+    plain = tmp_path / "notes.txt"
+    plain.write_text("not a program\n", encoding="utf-8")
+    plain.chmod(0o644)
+    denied = wardian("agent", "exec", "ada", "--", str(plain))
+    assert denied.returncode == 126, denied.stderr
+    assert "cannot start" in denied.stderr and "Traceback" not in denied.stderr
+    caps = db_rows(wardian_home, "SELECT * FROM capabilities")
+    assert len(caps) == 2 and all(cap["revoked_at"] is not None for cap in caps)
+    assert list(wardian_home.glob("run/*.md")) == []  # no context file left behind
 
 
 def test_exec_unknown_agent_and_bad_workspace(cli: CliRunner, agent_id: str) -> None:
@@ -364,8 +372,24 @@ def test_memory_commands_fail_closed_without_a_valid_capability(
     assert managed.finish() == 0
 
 
+CLEARED = ("WARDIAN_AGENT_ID", "WARDIAN_CAPABILITY", "WARDIAN_MEMORY_CONTEXT",
+           "WARDIAN_LAUNCH_ID")
+
+
+def save_for(agent: str) -> None:
+    """Give `agent` one record directly in the store."""
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        store.save(agent, "kept", evidence="e", scope=Scope.agent(), actor="test")
+    finally:
+        store.close()
+
+
 def test_operator_commands_refused_inside_a_managed_process(
-    cli: CliRunner, agent_id: str, child: Path, launches: list[Managed]
+    cli: CliRunner, agent_id: str, child: Path, launches: list[Managed], wardian_home: Path
 ) -> None:
     enable(cli)
     managed = launch(launches, child)
@@ -379,5 +403,38 @@ def test_operator_commands_refused_inside_a_managed_process(
     assert cleared["rc"] == 3, cleared
     nested = managed.run("agent", "exec", "ada", "--", sys.executable, "-c", "pass")
     assert nested["rc"] == 3
+    # Nor can it reach another agent through the operator's registry and settings.
+    other = json.loads(invoke(cli, "agent", "add", "bo", "--provider", "codex",
+                              "--json").stdout)["id"]
+    save_for(other)
+    for argv in (("agent", "remove", "bo", "--delete-records"), ("agent", "list"),
+                 ("agent", "show", "bo"), ("agent", "add", "eve", "--provider", "x"),
+                 ("settings", "set", "agent_memory.enabled", "false"),
+                 ("settings", "get", "agent_memory.enabled"), ("settings", "list")):
+        for unset in ((), CLEARED):
+            refused = managed.run(*argv, unset=unset)
+            assert refused["rc"] == 3, (argv, unset, refused)
+            assert refused["err"].startswith("Error: operator command refused")
+            assert refused["err"].count("\n") == 1
     assert managed.finish() == 0
     assert invoke(cli, "garden", "memory", "list", "--agent", "ada").exit_code == 0
+    assert invoke(cli, "settings", "get", "agent_memory.enabled").stdout.strip() == "true"
+    assert [a["name"] for a in json.loads(invoke(cli, "agent", "list", "--json").stdout)] \
+        == ["ada", "bo"]
+    assert len(db_rows(wardian_home, f"SELECT * FROM records WHERE agent_id = '{other}'")) == 1
+
+
+def test_operator_commands_refused_in_a_launch_with_memory_disabled(
+    cli: CliRunner, agent_id: str, child: Path, launches: list[Managed]
+) -> None:
+    # No capability is minted, yet clearing the environment still does not make the agent
+    # an operator: the launch itself is recorded.
+    managed = launch(launches, child)
+    assert managed.hello["WARDIAN_CAPABILITY"] is None
+    for argv in (("garden", "memory", "list", "--agent", "ada"),
+                 ("settings", "set", "agent_memory.enabled", "true")):
+        refused = managed.run(*argv, unset=CLEARED)
+        assert refused["rc"] == 3, (argv, refused)
+        assert "is an agent launch" in refused["err"]
+    assert managed.finish() == 0
+    assert invoke(cli, "settings", "get", "agent_memory.enabled").stdout.strip() == "false"

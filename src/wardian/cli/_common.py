@@ -23,6 +23,7 @@ __all__ = [
     "emit_json",
     "parse_kv",
     "print_table",
+    "require_operator",
     "stderr",
     "stdout",
 ]
@@ -64,6 +65,19 @@ class WardianGroup(TyperGroup):
                 err=True,
             )
             raise typer.Exit(EXIT_FAILED) from None
+
+
+def require_operator() -> None:
+    """Refuse an operator (O) command inside a managed process: exit 3, `OperatorOnly`.
+
+    Checks the managed environment variables and whether an ancestor process is a managed
+    launch (so clearing the environment is not enough). Read-only. CLI.md marks which
+    commands are the operator's: settings, agent add/list/show/remove/exec/launch, garden.
+    """
+    from wardian.memory.principal import require_operator as check
+    from wardian.runtime.process import ancestors
+
+    check(ancestors=[(p.pid, p.started_at) for p in ancestors()])
 
 
 def stdout(text: str = "") -> None:

@@ -1,10 +1,15 @@
-"""`wardian agent …`: the agents registry, managed launches and the model catalog (CLI.md)."""
+"""`wardian agent …`: the agents registry, managed launches and the model catalog (CLI.md).
+
+add/list/show/remove/exec/launch are the operator's: inside a managed process they exit 3
+(`require_operator`), so an agent can neither see other agents' ids nor remove another
+agent with its records, nor launch itself as another agent. `agent models` is anyone's.
+"""
 
 from __future__ import annotations
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, print_table, stdout
+from wardian.cli._common import JsonOption, emit_json, print_table, require_operator, stdout
 
 app = typer.Typer(help="Agents: durable identities, their managed processes and models.",
                   no_args_is_help=True)
@@ -22,6 +27,7 @@ def add(
     """Create an agent (a UUID4 id is allocated) and print it."""
     from wardian.runtime.agents import AgentRegistry
 
+    require_operator()
     agent = AgentRegistry().add(name, provider, model=model, effort=effort, workspace=workspace)
     if as_json:
         emit_json(agent.to_json())
@@ -34,6 +40,7 @@ def list_(as_json: bool = JsonOption) -> None:
     """List agents with their ids."""
     from wardian.runtime.agents import AgentRegistry
 
+    require_operator()
     agents = AgentRegistry().list()
     if as_json:
         emit_json([a.to_json() for a in agents])
@@ -51,6 +58,7 @@ def show(name_or_id: str, as_json: bool = JsonOption) -> None:
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
+    require_operator()
     agent = AgentRegistry().get(name_or_id)
     store = MemoryStore()
     doc = agent.to_json() | {
@@ -81,6 +89,7 @@ def remove(
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
+    require_operator()
     if keep_records and delete_records:
         raise UsageError("--keep-records and --delete-records exclude each other")
     registry = AgentRegistry()
@@ -118,7 +127,6 @@ def exec_(
     Memory enabled: CMD gets its own capability and a startup context file
     (WARDIAN_CAPABILITY, WARDIAN_MEMORY_CONTEXT). Always: WARDIAN_AGENT_ID, WARDIAN_LAUNCH_ID.
     """
-    from wardian.cli.garden import require_operator
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.launch import exec_managed
 

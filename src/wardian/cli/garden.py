@@ -1,8 +1,8 @@
 """`wardian garden …`: the operator's view of every agent's memory (CLI.md "garden").
 
 Operator-only: every command refuses to run inside a managed process (exit 3; see
-`require_operator`). `garden memory …` is read-only inspection across agents; `garden
-maintain …` (module `wardian.cli.garden_maintain`) is reviewed maintenance.
+`wardian.cli._common.require_operator`). `garden memory …` is read-only inspection across
+agents; `garden maintain …` (module `wardian.cli.garden_maintain`) is reviewed maintenance.
 
 Spec: "Save and inspect memory" (cross-agent inspection is the operator's), "What appears
 in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7.
@@ -13,7 +13,9 @@ from __future__ import annotations
 import typer
 
 from wardian.cli import garden_maintain
-from wardian.cli._common import JsonOption, emit_json, stdout
+from wardian.cli._common import JsonOption, emit_json, require_operator, stdout
+
+__all__ = ["app", "require_operator"]  # require_operator: re-exported for older imports
 
 app = typer.Typer(
     help="Operator inspection and reviewed maintenance of any agent's memory.",
@@ -31,18 +33,6 @@ AgentOpt = typer.Option(..., "--agent", help="Agent name, id or unique id prefix
 
 def _one_line(text: str) -> str:
     return " ⏎ ".join(part.strip() for part in text.strip().splitlines())
-
-
-def require_operator() -> None:
-    """Refuse when called from inside a managed process (exit 3, `OperatorOnly`).
-
-    Checks the managed environment variables and whether an ancestor process holds an
-    unrevoked capability (so clearing the environment is not enough). Read-only.
-    """
-    from wardian.memory.principal import require_operator as check
-    from wardian.runtime.process import ancestors
-
-    check(ancestors=[(p.pid, p.started_at) for p in ancestors()])
 
 
 @memory_app.command("list")

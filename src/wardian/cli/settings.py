@@ -1,4 +1,8 @@
-"""`wardian settings list|get|set`: typed, validated settings (CLI.md)."""
+"""`wardian settings list|get|set`: typed, validated settings (CLI.md).
+
+Operator-only: inside a managed process every command exits 3 (`require_operator`), so an
+agent cannot switch agent memory or conversation logging for itself or others.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import json
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, print_table, stdout
+from wardian.cli._common import JsonOption, emit_json, print_table, require_operator, stdout
 
 app = typer.Typer(help="Typed settings (agent memory, conversation logging, providers).",
                   no_args_is_help=True)
@@ -27,6 +31,7 @@ def _agent_id(agent: str | None) -> str | None:
 @app.command("list")
 def list_(as_json: bool = JsonOption) -> None:
     """List every setting with its value, default and description."""
+    require_operator()
     from wardian.config import SettingsStore
 
     items = SettingsStore().items()
@@ -46,6 +51,7 @@ def list_(as_json: bool = JsonOption) -> None:
 @app.command("get")
 def get(key: str, agent: str | None = AgentOpt) -> None:
     """Print the effective value of KEY (JSON)."""
+    require_operator()
     from wardian.config import SettingsStore
 
     stdout(json.dumps(SettingsStore().get(key, agent_id=_agent_id(agent))))
@@ -54,6 +60,7 @@ def get(key: str, agent: str | None = AgentOpt) -> None:
 @app.command("set")
 def set_(key: str, value: str, agent: str | None = AgentOpt) -> None:
     """Set KEY to VALUE after validating it; applies to newly launched processes."""
+    require_operator()
     from wardian.config import SettingsStore
 
     parsed = SettingsStore().set(key, value, agent_id=_agent_id(agent))

@@ -170,6 +170,39 @@ class CapabilityStore:
             )
         return found
 
+    def record_launch_in_transaction(
+        self, launch_id: str, agent_id: str, *, pid: int, started_at: float,
+        workspace: str | None, memory_enabled: bool, now: str,
+    ) -> None:
+        """Note a managed launch's supervisor identity (memory enabled or not).
+
+        Must run inside an open transaction. No token is involved: the row only lets
+        `managed_pids` recognise the launch's processes by their ancestry.
+        """
+        self.conn.execute(
+            "INSERT INTO launches (launch_id, agent_id, pid, process_started_at, workspace,"
+            " memory_enabled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (launch_id, agent_id, pid, started_at, workspace, int(memory_enabled), now),
+        )
+
+    def managed_pids(self, identities: Iterable[tuple[int, float]]) -> list[int]:
+        """The pids among these (pid, start time) identities that are managed launches:
+        they hold an unrevoked capability or were recorded by `record_launch_in_transaction`.
+        Read-only. The identities are live ancestors of the caller, so a recorded launch
+        needs no revocation to stop matching: once it has ended its identity is gone.
+        """
+        found: list[int] = []
+        for pid, started_at in identities:
+            row = self.conn.execute(
+                "SELECT 1 FROM launches WHERE pid = ? AND abs(process_started_at - ?) <= ?"
+                " UNION ALL SELECT 1 FROM capabilities WHERE pid = ? AND revoked_at IS NULL"
+                " AND abs(process_started_at - ?) <= ? LIMIT 1",
+                (pid, started_at, START_TIME_TOLERANCE_S) * 2,
+            ).fetchone()
+            if row is not None:
+                found.append(pid)
+        return found
+
     def for_agent(self, agent_id: str) -> list[Capability]:
         """Every capability ever minted for `agent_id`, newest first. Read-only."""
         return [

@@ -174,8 +174,9 @@ def require_operator(
     """Refuse operator-only commands inside a managed process (exit 3). Read-only.
 
     A process is managed when any of `MANAGED_ENV` is set, or when one of its ancestors
-    (``(pid, started_at_s)`` pairs, nearest first) holds an unrevoked capability — so
-    clearing the environment does not turn an agent into the operator.
+    (``(pid, started_at_s)`` pairs, nearest first) is a managed launch — recorded at launch
+    whether memory was enabled or not — so clearing the environment does not turn an agent
+    into the operator.
 
     Raises:
         OperatorOnly: called from inside a managed process.
@@ -185,7 +186,7 @@ def require_operator(
     if present:
         raise OperatorOnly(
             f"operator command refused inside a managed process ({present[0]} is set)",
-            hint="run `wardian garden …` from your own terminal, not from an agent",
+            hint="run it from your own terminal, not from an agent",
         )
     ancestry = list(ancestors)
     if not ancestry:
@@ -201,12 +202,12 @@ def require_operator(
 
     store = MemoryStore(db_path)
     try:
-        holders = CapabilityStore(store.conn).unrevoked_for_processes(ancestry)
+        holders = CapabilityStore(store.conn).managed_pids(ancestry)
     finally:
         store.close()
     if holders:
         raise OperatorOnly(
             f"operator command refused inside a managed process (ancestor pid "
-            f"{holders[0].pid} is an agent launch)",
-            hint="run `wardian garden …` from your own terminal, not from an agent",
+            f"{holders[0]} is an agent launch)",
+            hint="run it from your own terminal, not from an agent",
         )

@@ -7,6 +7,8 @@ Tables (DESIGN.md "Storage"):
 * ``revisions`` — immutable full snapshots, one per change, with actor, reason and time.
 * ``records_fts`` — FTS5 (BM25) index over text + evidence, kept in sync by triggers.
 * ``capabilities`` — launch-scoped capability hashes bound to agent and process identity.
+* ``launches`` — every managed launch's supervisor identity, memory enabled or not, so
+  operator commands recognise a managed process by its ancestry (migration 3).
 * ``loaded_events`` — each ``Memory loaded`` event with the exact context given.
 * ``maintenance_receipts`` — receipts of applied maintenance plans (idempotency).
 * ``consolidation_receipts`` / ``consolidation_cursors`` — `memory.commit` idempotency and
@@ -131,5 +133,20 @@ MIGRATIONS: list[Migration] = [
     """
     CREATE INDEX records_startup
         ON records (agent_id, status, kind, scope_kind, scope_path, updated_at);
+    """,
+    # 3: every managed launch, memory enabled or not: a launch with memory disabled mints no
+    # capability, yet its processes must still be refused operator commands after clearing
+    # their environment (`require_operator` matches their ancestors against this table).
+    """
+    CREATE TABLE launches (
+        launch_id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        process_started_at REAL NOT NULL,
+        workspace TEXT,
+        memory_enabled INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX launches_process ON launches (pid, process_started_at);
     """,
 ]

@@ -4,7 +4,9 @@
 
 1. Reads ``agent_memory.enabled`` *now* (the setting applies to newly launched processes).
 2. Clears every inherited managed variable (`wardian.memory.principal.MANAGED_ENV`) from
-   the child's environment, then sets ``WARDIAN_AGENT_ID`` and ``WARDIAN_LAUNCH_ID``.
+   the child's environment, then sets ``WARDIAN_AGENT_ID`` and ``WARDIAN_LAUNCH_ID``, and
+   records the launch (table ``launches``: agent, supervisor pid + start time) so operator
+   commands refuse its processes even after they clear their environment.
 3. Memory enabled: mints a fresh capability (only its hash is stored), writes the startup
    context (instructions + recalled records within ``memory.startup_budget_chars``) to
    ``<data dir>/run/<launch id>.md`` (mode 0600), sets ``WARDIAN_CAPABILITY`` and
@@ -59,11 +61,35 @@ from wardian.memory.principal import (
 from wardian.runtime.agents import Agent
 from wardian.runtime.process import ProcessIdentity, current, identity_of
 
-__all__ = ["Launch", "exec_managed", "prepare_launch", "resolve_workspace", "run_dir"]
+__all__ = [
+    "EXIT_NOT_EXECUTABLE",
+    "EXIT_NOT_FOUND",
+    "CommandNotFound",
+    "Launch",
+    "exec_managed",
+    "prepare_launch",
+    "resolve_workspace",
+    "run_dir",
+]
+
+
+EXIT_NOT_FOUND = 127
+"""`agent exec` exit code when CMD does not exist (the shell's and ``env``'s convention)."""
+EXIT_NOT_EXECUTABLE = 126
+"""`agent exec` exit code when CMD exists but cannot be run (no permission, not a program)."""
 
 
 class CommandNotFound(UsageError):
-    """The command given after ``--`` cannot be started (exit 2)."""
+    """The command given after ``--`` cannot be started.
+
+    Exits 127 when it does not exist and 126 when it cannot be executed, as ``sh``,
+    ``env`` and ``timeout`` do, so a caller of `agent exec` sees the same codes as when it
+    runs CMD itself (a wrapped program's own exit code 2 stays distinguishable).
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None, exit_code: int) -> None:
+        super().__init__(message, hint=hint)
+        self.exit_code = exit_code
 
 
 def run_dir() -> Path:
@@ -166,27 +192,38 @@ def prepare_launch(
     )
     env[ENV_AGENT_ID] = agent.id
     env[ENV_LAUNCH_ID] = launch.launch_id
-    if not enabled:
-        return launch
 
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.recall import load_startup_context
+    from wardian.memory.recall import StartupContext, load_startup_context
     from wardian.memory.store import MemoryStore
 
+    context: StartupContext | None = None
     store = MemoryStore()
     try:
         with atomic(store.conn):
-            launch.token = CapabilityStore(store.conn).mint_in_transaction(
-                agent.id, pid=launch.holder.pid, started_at=launch.holder.started_at,
-                workspace=launch_workspace, now=utc_now_iso(),
+            capabilities = CapabilityStore(store.conn)
+            now = utc_now_iso()
+            # Recorded even with memory disabled: operator commands recognise the launch's
+            # processes by this ancestor, whatever they do to their environment.
+            capabilities.record_launch_in_transaction(
+                launch.launch_id, agent.id, pid=launch.holder.pid,
+                started_at=launch.holder.started_at, workspace=launch_workspace,
+                memory_enabled=enabled, now=now,
             )
-            context = load_startup_context(
-                store, agent_id=agent.id, agent_name=agent.name, workspace=launch_workspace,
-                budget_chars=budget,
-            )
+            if enabled:
+                launch.token = capabilities.mint_in_transaction(
+                    agent.id, pid=launch.holder.pid, started_at=launch.holder.started_at,
+                    workspace=launch_workspace, now=now,
+                )
+                context = load_startup_context(
+                    store, agent_id=agent.id, agent_name=agent.name,
+                    workspace=launch_workspace, budget_chars=budget,
+                )
     finally:
         store.close()
+    if context is None or launch.token is None:
+        return launch
     launch.context_text = context.text
     launch.record_ids = tuple(r.id for r in context.loaded)
     launch.omitted = context.omitted
@@ -291,7 +328,8 @@ def exec_managed(
 
     Raises:
         UsageError: empty command, bad workspace.
-        CommandNotFound: the program cannot be started.
+        CommandNotFound: the program cannot be started (exit 127 not found, 126 not
+            executable).
     """
     if not command:
         raise UsageError("no command given", hint="use `wardian agent exec NAME -- CMD [ARGS]...`")
@@ -305,9 +343,12 @@ def exec_managed(
         finally:
             if launch.context_path is not None:
                 launch.context_path.unlink(missing_ok=True)
+        missing = isinstance(exc, FileNotFoundError)
         raise CommandNotFound(
             f"cannot start {command[0]!r}: {exc.strerror or exc}",
-            hint="check the command after `--` and your PATH",
+            hint="check the command after `--` and your PATH" if missing
+            else "check that it is an executable program",
+            exit_code=EXIT_NOT_FOUND if missing else EXIT_NOT_EXECUTABLE,
         ) from exc
     try:
         restore = _forward_signals(child)

@@ -4,6 +4,10 @@ and `hooks install claude-code` idempotency."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,12 +66,25 @@ def test_claude_session_end_records_one_event_per_close(cli, agent) -> None:
     assert {e.boundary for e in SessionEventQueue().list()} == {"clear", "shutdown"}
 
 
-def test_session_end_without_agent_or_bad_json_fails_cleanly(cli, agent) -> None:
+def test_session_end_without_agent_fails_cleanly_and_bad_json_still_records(cli, agent) -> None:
     res = invoke(cli, "hooks", "claude-code", "session-end", input=_end_payload("clear"))
     assert res.exit_code == 2 and "no agent" in res.stderr
-    res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder", input="{nope")
-    assert res.exit_code == 2 and "not JSON" in res.stderr
     assert SessionEventQueue().list() == []
+    # the session did end: unusable input is a warning, the close is still recorded
+    res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder", input="{nope")
+    assert res.exit_code == 0 and "not JSON" in res.stderr and "Warning" in res.stderr
+    (ev,) = SessionEventQueue().list()
+    assert (ev.boundary, ev.transcript_path, ev.source) == ("shutdown", None, "hook")
+
+
+def test_session_end_ignores_fields_of_the_wrong_type(cli, agent) -> None:
+    payload = {"session_id": 42, "reason": ["clear"], "transcript_path": {"a": 1}, "cwd": 3}
+    res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder",
+                 input=json.dumps(payload))
+    assert res.exit_code == 0, res.output
+    (ev,) = SessionEventQueue().list()
+    assert (ev.session_id, ev.boundary, ev.transcript_path, ev.workspace) == (
+        "42", "shutdown", None, None)
 
 
 def test_gemini_session_end_prints_json(cli, agent) -> None:
@@ -176,7 +193,101 @@ def test_install_into_missing_file_and_refuses_broken_json(tmp_path) -> None:
     assert broken.read_text() == "{ not json"
 
 
+def test_install_refuses_hooks_that_are_not_a_list(tmp_path) -> None:
+    from wardian.errors import ValidationError
+
+    target = tmp_path / "settings.json"
+    target.write_text('{"hooks": {"SessionEnd": "echo bye"}}')
+    with pytest.raises(ValidationError, match=r"hooks\.SessionEnd"):
+        install_claude_code(target)
+    assert target.read_text() == '{"hooks": {"SessionEnd": "echo bye"}}'
+
+
 def test_install_unknown_agent_refused(cli, tmp_path: Path) -> None:
     res = invoke(cli, "hooks", "install", "claude-code", "--agent", "ghost",
                  "--settings", str(tmp_path / "s.json"))
     assert res.exit_code == 1 and not (tmp_path / "s.json").exists()
+
+
+# --- the installed entry point, run the way Claude Code runs it ---------------------------
+
+
+def _installed(tmp_path: Path, agent: str | None = "coder") -> dict[str, str]:
+    settings = tmp_path / "claude" / "settings.json"
+    install_claude_code(settings, agent=agent)
+    data = json.loads(settings.read_text())
+    return {event: data["hooks"][event][0]["hooks"][0]["command"]
+            for event in ("SessionStart", "SessionEnd")}
+
+
+def _shell(command: str, stdin: str, cwd: Path, home: Path,
+           extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    # Outside the venv: a bare PATH, no VIRTUAL_ENV, the project's folder as cwd.
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home.parent), "WARDIAN_HOME": str(home),
+           **(extra_env or {})}
+    return subprocess.run(command, shell=True, input=stdin, text=True, capture_output=True,
+                          cwd=cwd, env=env, timeout=60)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
+def test_installed_hook_runs_outside_the_venv_unshadowed_by_the_project(
+        agent, tmp_path, wardian_home) -> None:
+    command = _installed(tmp_path)["SessionEnd"]
+    assert command.startswith(shlex.quote(os.path.abspath(sys.executable)) + " -P -c ")
+    project = tmp_path / "project"
+    (project / "wardian").mkdir(parents=True)
+    (project / "wardian" / "__init__.py").write_text("raise SystemExit('shadowed wardian')\n")
+    (project / "json.py").write_text("raise SystemExit('shadowed json')\n")
+    proc = _shell(command, _end_payload("clear"), project, wardian_home)
+    assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == ""
+    (ev,) = SessionEventQueue().list()
+    assert (ev.agent_id, ev.boundary, ev.source) == (agent, "clear", "hook")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
+def test_installed_hook_never_fails_the_session(agent, tmp_path, wardian_home) -> None:
+    commands = _installed(tmp_path, agent=None)
+    # no agent anywhere: exit 0, the reason on stderr
+    proc = _shell(commands["SessionEnd"], _end_payload("clear"), tmp_path, wardian_home)
+    assert proc.returncode == 0 and "Error: no agent for this session" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    # an unknown agent
+    proc = _shell(commands["SessionEnd"] + " --agent ghost", "{}", tmp_path, wardian_home)
+    assert proc.returncode == 0 and "no agent named or with id 'ghost'" in proc.stderr
+    assert SessionEventQueue().list() == []
+    # garbage input: warned about, and the close is still recorded
+    proc = _shell(commands["SessionEnd"], "\x00garbage{", tmp_path, wardian_home,
+                  {"WARDIAN_AGENT_ID": agent})
+    assert proc.returncode == 0 and "warning" in proc.stderr and "not JSON" in proc.stderr
+    (ev,) = SessionEventQueue().list()
+    assert ev.boundary == "shutdown" and ev.agent_id == agent
+    # the data dir is unusable (a file): not a WardianError, still no traceback, exit 0
+    blocked = tmp_path / "not-a-dir"
+    blocked.write_text("")
+    proc = _shell(commands["SessionStart"], "{}", tmp_path, blocked / "home",
+                  {"WARDIAN_AGENT_ID": agent})
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "Error:" in proc.stderr and "Traceback" not in proc.stderr
+    # bad arguments
+    proc = _shell(commands["SessionEnd"].replace("session-end", "session-middle"), "{}",
+                  tmp_path, wardian_home)
+    assert proc.returncode == 0 and "bad hook arguments" in proc.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
+def test_installed_session_start_writes_utf8_under_a_c_locale(agent, tmp_path, wardian_home,
+                                                              cli) -> None:
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+
+    assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
+    MemoryStore().save(agent, "Écrire les messages en français — toujours", evidence="user",
+                       kind="stable", scope=Scope.agent(), actor="test")
+    command = _installed(tmp_path)["SessionStart"]
+    proc = subprocess.run(command, shell=True, input=_start_payload(str(tmp_path)).encode(),
+                          capture_output=True, cwd=tmp_path, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "WARDIAN_HOME": str(wardian_home),
+                               "LC_ALL": "C", "PYTHONIOENCODING": "ascii"})
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    context = json.loads(proc.stdout.decode("utf-8"))["hookSpecificOutput"]["additionalContext"]
+    assert "Écrire les messages en français" in context

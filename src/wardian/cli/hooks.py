@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from wardian.cli._common import emit_json, stdout
+from wardian.cli._common import emit_json, stderr, stdout
 
 app = typer.Typer(
     help="Provider hooks (Claude Code, Gemini) and their installation.",
@@ -26,16 +26,23 @@ app.add_typer(install_app, name="install")
 _AGENT_HELP = "Agent name or id (default: $WARDIAN_AGENT_ID of the managed session)."
 
 
+def _run(provider: str, event: str, agent: str | None) -> None:
+    """One hook call through `wardian.runtime.hooks.run_hook`; unusable input is a warning
+    (the close is still recorded), a missing or unknown agent an error."""
+    from wardian.runtime.hooks import run_hook
+
+    out = run_hook(provider, event, sys.stdin.read(), agent=agent,
+                   warn=lambda msg: stderr(f"Warning: {msg}"))
+    if out is not None:
+        stdout(out)
+
+
 @claude_app.command("session-start")
 def claude_session_start(
     agent: str | None = typer.Option(None, "--agent", help=_AGENT_HELP),
 ) -> None:
     """Print the SessionStart additionalContext JSON with the agent's startup recall."""
-    from wardian.runtime.hooks import parse_hook_payload, session_start
-
-    answer = session_start(parse_hook_payload(sys.stdin.read()), agent=agent)
-    if answer.output is not None:
-        emit_json(answer.output)
+    _run("claude-code", "session-start", agent)
 
 
 @claude_app.command("session-end")
@@ -43,21 +50,15 @@ def claude_session_end(
     agent: str | None = typer.Option(None, "--agent", help=_AGENT_HELP),
 ) -> None:
     """Record a session-close event from Claude Code's SessionEnd hook JSON."""
-    from wardian.runtime.hooks import parse_hook_payload, session_end
-
-    session_end(parse_hook_payload(sys.stdin.read()), agent=agent, provider="claude-code")
+    _run("claude-code", "session-end", agent)
 
 
 @gemini_app.command("session-end")
 def gemini_session_end(
     agent: str | None = typer.Option(None, "--agent", help=_AGENT_HELP),
 ) -> None:
-    """Record a session-close event from Gemini CLI's SessionEnd hook JSON."""
-    from wardian.runtime.hooks import parse_hook_payload, session_end
-
-    session_end(parse_hook_payload(sys.stdin.read()), agent=agent, provider="gemini")
-    # Gemini parses a hook's stdout as JSON: answer with an empty object.
-    stdout("{}")
+    """Record a session-close event from Gemini CLI's SessionEnd hook JSON (prints ``{}``)."""
+    _run("gemini", "session-end", agent)
 
 
 @install_app.command("claude-code")

@@ -14,21 +14,23 @@
   disturbing other keys, idempotently; ``uninstall`` removes exactly what install added.
 
 The agent is the one named by ``--agent``, else ``WARDIAN_AGENT_ID`` (set in every managed
-process). Spec: issue 7 points 2 and 5; providers.md "Claude Code" and "Gemini CLI" hooks.
+process). A hook never gets in the provider's way: input that is not a JSON object is
+reported on stderr and the close is still recorded (as ``shutdown``, without transcript),
+and the installed entry point (`main`) always exits 0, reporting any failure on stderr.
+Spec: issue 7 points 2 and 5; providers.md "Claude Code" and "Gemini CLI" hooks.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
-import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian.errors import UsageError, ValidationError
+from wardian.errors import UsageError, ValidationError, WardianError
 
 __all__ = [
     "HOOK_TIMEOUT_S",
@@ -40,6 +42,8 @@ __all__ = [
     "install_claude_code",
     "main",
     "parse_hook_payload",
+    "read_hook_payload",
+    "run_hook",
     "session_end",
     "session_start",
 ]
@@ -76,6 +80,31 @@ def parse_hook_payload(text: str) -> dict[str, Any]:
     return payload
 
 
+def read_hook_payload(text: str) -> tuple[dict[str, Any], str | None]:
+    """Like `parse_hook_payload`, but never fails: bad input gives ``{}`` and a warning.
+
+    A session that ended is recorded even when its hook input is unusable (the warning
+    says why the transcript and session id are missing).
+
+    Returns:
+        (payload, warning) — warning is None when the input was a JSON object (or empty).
+    """
+    try:
+        return parse_hook_payload(text), None
+    except ValidationError as exc:
+        return {}, f"{exc.render()}; recording the close without its details"
+
+
+def _text(payload: dict[str, Any], key: str, *, number_ok: bool = False) -> str | None:
+    """A non-empty string field of the hook input (or an integer, for ids); else None."""
+    value = payload.get(key)
+    if isinstance(value, str):
+        return value or None
+    if number_ok and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
 def _resolve_agent(agent: str | None) -> Any:
     from wardian.memory.principal import ENV_AGENT_ID
     from wardian.runtime.agents import AgentRegistry
@@ -105,7 +134,8 @@ def session_end(
 
     Args:
         payload: the hook's stdin JSON (``session_id``, ``transcript_path``, ``cwd``,
-            ``reason``; Gemini may say ``trigger`` instead of ``reason``).
+            ``reason``; Gemini may say ``trigger`` instead of ``reason``); fields that are
+            missing or not strings are left out.
         agent: ``--agent`` name or id; default ``WARDIAN_AGENT_ID``.
         provider: ``claude-code`` or ``gemini`` (picks the transcript parser).
 
@@ -115,17 +145,13 @@ def session_end(
     from wardian.runtime.session_events import record_session_close
 
     resolved = _resolve_agent(agent)
-    reason = payload.get("reason") or payload.get("trigger")
-    session_id = payload.get("session_id")
-    transcript = payload.get("transcript_path")
-    cwd = payload.get("cwd")
     return record_session_close(
         resolved.id,
-        boundary_for_reason(str(reason) if reason is not None else None),
-        session_id=str(session_id) if session_id else None,
-        transcript_path=str(transcript) if transcript else None,
+        boundary_for_reason(_text(payload, "reason") or _text(payload, "trigger")),
+        session_id=_text(payload, "session_id", number_ok=True),
+        transcript_path=_text(payload, "transcript_path"),
         provider=provider,
-        workspace=str(cwd) if cwd else None,
+        workspace=_text(payload, "cwd"),
         source="hook",
         start_drain=start_drain,
     )
@@ -169,7 +195,7 @@ def session_start(payload: dict[str, Any], *, agent: str | None = None) -> Start
     from wardian.memory.store import MemoryStore
     from wardian.runtime.process import identity_of
 
-    cwd = payload.get("cwd") or os.getcwd()
+    cwd = _text(payload, "cwd") or os.getcwd()
     workspace = default_workspace(str(cwd))
     store = MemoryStore()
     try:
@@ -209,19 +235,37 @@ def claude_settings_path() -> Path:
 
 
 def _hook_argv() -> list[str]:
-    """How an installed hook starts: this interpreter running this module directly.
+    """How an installed hook starts: this interpreter, by absolute path, importing `main`.
 
     ``wardian hooks claude-code …`` works too, but the full CLI imports Typer and Rich
     (~250 ms); this entry imports only what a hook needs, so SessionEnd returns well
-    within its budget.
+    within its budget. The interpreter is the one of the installing environment (a venv's
+    ``bin/python``, not resolved through its symlink, so the venv's packages load), so the
+    hook works from a shell where that environment is not active. ``-P`` keeps the
+    session's working directory off ``sys.path``: a project's own ``json.py`` or
+    ``wardian/`` must not shadow the modules the hook imports.
+
+    Raises:
+        UsageError: Python cannot tell which interpreter runs it.
     """
+    if not sys.executable:
+        raise UsageError(
+            "cannot tell which Python interpreter runs Wardian (sys.executable is empty)",
+            hint="run `wardian hooks install` from the wardian command of a normal install",
+        )
     # ``-c`` imports this module (its compiled bytecode is cached) where ``-m`` would
     # compile it afresh as ``__main__`` on every call.
-    return [sys.executable, "-c", _HOOK_MAIN]
+    return [os.path.abspath(sys.executable), "-P", "-c", _HOOK_MAIN]
 
 
 def _join(argv: list[str]) -> str:
-    return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
+    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+        import subprocess
+
+        return subprocess.list2cmdline(argv)
+    import shlex
+
+    return shlex.join(argv)
 
 
 def hook_command(event: str, agent: str | None = None) -> str:
@@ -282,6 +326,12 @@ def _load_settings(path: Path) -> dict[str, Any]:
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise ValidationError("expected an object", path="hooks", source=str(path))
+    for event in _EVENTS:
+        if isinstance(hooks, dict) and not isinstance(hooks.get(event, []), list):
+            raise ValidationError(
+                "expected a list of matcher groups", path=f"hooks.{event}", source=str(path),
+                hint="fix the file by hand; Wardian will not overwrite it",
+            )
     return data
 
 
@@ -368,40 +418,91 @@ def install_claude_code(
 # --- fast entry point for installed hooks ----------------------------------------------
 
 
+_USAGE = "(claude-code|gemini) (session-start|session-end) [--agent NAME]"
+
+
+def _parse_argv(argv: list[str]) -> tuple[str, str, str | None]:
+    """``PROVIDER EVENT [--agent NAME]`` -> (provider, event, agent). No argparse: it costs
+    a hook ~4 ms of start-up (with the ``shutil`` its help formatter loads).
+
+    Raises:
+        UsageError: anything else.
+    """
+    args, agent = list(argv), None
+    for i, arg in enumerate(args):
+        if arg == "--agent" and i + 1 < len(args):
+            agent = args[i + 1]
+            del args[i:i + 2]
+            break
+        if arg.startswith("--agent="):
+            agent = arg.split("=", 1)[1]
+            del args[i]
+            break
+    if (len(args) != 2 or args[0] not in ("claude-code", "gemini")
+            or args[1] not in ("session-start", "session-end")):
+        raise UsageError(f"bad hook arguments {' '.join(argv)!r}; expected {_USAGE}",
+                         hint="reinstall the hooks with `wardian hooks install claude-code`")
+    if args[0] == "gemini" and args[1] == "session-start":
+        raise UsageError("session-start is provided for claude-code only")
+    return args[0], args[1], agent
+
+
+def run_hook(provider: str, event: str, stdin_text: str, *, agent: str | None = None,
+             warn: Callable[[str], object] | None = None) -> str | None:
+    """Handle one hook call; returns what to print on stdout (None = nothing).
+
+    ``session-end`` records the close even when the input is not a JSON object (`warn`
+    receives the reason). Shared by `main` and ``wardian hooks …``.
+
+    Args:
+        provider: ``claude-code`` or ``gemini``. event: ``session-start`` or ``session-end``.
+        stdin_text: the hook's input. warn: ``callable(str)`` for warnings (default: ignore).
+
+    Raises:
+        UsageError: no agent; NotFoundError: unknown agent; StoreError: the database.
+    """
+    payload, warning = read_hook_payload(stdin_text)
+    if warning and warn is not None:
+        warn(warning)
+    if event == "session-end":
+        session_end(payload, agent=agent, provider=provider)
+        # Gemini parses a hook's stdout as JSON: answer with an empty object.
+        return "{}" if provider == "gemini" else None
+    answer = session_start(payload, agent=agent)
+    if answer.output is None:
+        return None
+    return json.dumps(answer.output, ensure_ascii=False)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m wardian.runtime.hooks (claude-code|gemini) (session-start|session-end)
-    [--agent NAME]``: the same as ``wardian hooks …`` without loading the whole CLI.
+    """The installed hook: ``python -P -c "…main()" PROVIDER EVENT [--agent NAME]``.
+
+    Does what ``wardian hooks PROVIDER EVENT`` does without loading the whole CLI. It never
+    gets in the provider's way: every failure (an unknown agent, a locked or broken
+    database, bad arguments) is printed on stderr as ``wardian hook: Error: …`` and the
+    exit code is still 0; with ``WARDIAN_DEBUG=1`` the exception propagates instead.
+    Input and output are UTF-8 whatever the locale.
 
     Returns:
-        The exit code (0 ok; a WardianError's exit code after printing ``Error: …``).
+        0.
     """
-    import argparse
-
-    from wardian.errors import WardianError
-
-    parser = argparse.ArgumentParser(prog="wardian-hook")
-    parser.add_argument("provider", choices=["claude-code", "gemini"])
-    parser.add_argument("event", choices=["session-start", "session-end"])
-    parser.add_argument("--agent", default=None)
-    args = parser.parse_args(argv)
+    label = "wardian hook"
     try:
-        payload = parse_hook_payload(sys.stdin.read())
-        if args.event == "session-end":
-            session_end(payload, agent=args.agent, provider=args.provider)
-            if args.provider == "gemini":
-                sys.stdout.write("{}\n")
-            return 0
-        if args.provider != "claude-code":
-            raise UsageError("session-start is provided for claude-code only")
-        answer = session_start(payload, agent=args.agent)
-        if answer.output is not None:
-            sys.stdout.write(json.dumps(answer.output, ensure_ascii=False) + "\n")
-        return 0
-    except WardianError as exc:
+        provider, event, agent = _parse_argv(sys.argv[1:] if argv is None else argv)
+        label = f"wardian hook {provider} {event}"
+        text = sys.stdin.buffer.read().decode("utf-8", "replace") if sys.stdin else ""
+        out = run_hook(provider, event, text, agent=agent,
+                       warn=lambda msg: sys.stderr.write(f"{label}: warning: {msg}\n"))
+        if out is not None:
+            sys.stdout.buffer.write(out.encode("utf-8") + b"\n")
+            sys.stdout.flush()
+    except Exception as exc:
         if os.environ.get("WARDIAN_DEBUG", "") not in {"", "0"}:
             raise
-        sys.stderr.write(f"Error: {exc.render()}\n")
-        return exc.exit_code
+        message = exc.render() if isinstance(exc, WardianError) else (
+            f"{type(exc).__name__}: {exc} (set WARDIAN_DEBUG=1 to see the traceback)")
+        sys.stderr.write(f"{label}: Error: {message}\n")
+    return 0
 
 
 if __name__ == "__main__":

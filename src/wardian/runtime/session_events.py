@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -421,9 +420,10 @@ def drain_command() -> list[str]:
 
     ``wardian session _drain`` does the same, but loading the whole CLI first costs a cold
     worker ~0.1 s of CPU; this imports the drain directly (as a string: the runtime never
-    imports ``wardian.invokers``).
+    imports ``wardian.invokers``). ``-P`` keeps the writer's working directory (a hook's
+    project) off ``sys.path``, so no project file can shadow a module the worker imports.
     """
-    return [sys.executable, "-c", _WORKER_MAIN]
+    return [os.path.abspath(sys.executable), "-P", "-c", _WORKER_MAIN]
 
 
 def start_drain_worker() -> int | None:
@@ -434,6 +434,8 @@ def start_drain_worker() -> int | None:
     for a failed start: the event is already stored and the next writer or the daemon
     picks it up.
     """
+    import subprocess  # here, not at the top: most writers never start a worker
+
     if daemon_running():
         return None
     if drain_lock().held_elsewhere():

@@ -57,7 +57,7 @@ def claude_session_end(
 def gemini_session_end(
     agent: str | None = typer.Option(None, "--agent", help=_AGENT_HELP),
 ) -> None:
-    """Record a session-close event from Gemini CLI's SessionEnd hook JSON (prints ``{}``)."""
+    """Record a session-close event from Gemini CLI's SessionEnd hook JSON."""
     _run("gemini", "session-end", agent)
 
 

@@ -48,7 +48,9 @@ def test_set_get_list_through_the_cli(cli) -> None:  # type: ignore[no-untyped-d
         (("set", "nope.key", "1"), "unknown setting 'nope.key' (valid keys: agent_memory.enabled"),
         (("get", "nope.key"), "unknown setting 'nope.key'"),
         (("set", "agent_memory.enabled", "maybe"), "valid values: true|false"),
-        (("set", "memory.startup_budget_chars", "0"), "expected a number of at least 1"),
+        (("set", "memory.startup_budget_chars", "0"), "expected at least 2000 characters"),
+        (("set", "memory.startup_budget_chars", "1999"), "valid values: integer >= 2000"),
+        (("set", "memory.startup_budget_chars", "12k"), "expected a whole number"),
         (("set", "providers.openai.base_url", "ftp://x"), "expected an http:// or https:// URL"),
     ],
 )

@@ -37,10 +37,14 @@ __all__ = [
 ENV_HOME = "WARDIAN_HOME"
 
 
-def data_dir() -> Path:
+def data_dir(*, create: bool = True) -> Path:
     """The data directory: ``$WARDIAN_HOME`` if set, else the platform user data dir.
 
-    The directory is created if missing. Every other path derives from this one.
+    Every other path derives from this one.
+
+    Args:
+        create: create the directory when missing (default); False for callers that must
+            write nothing, such as a memory command that is about to fail closed.
     """
     override = os.environ.get(ENV_HOME)
     if override:
@@ -49,13 +53,18 @@ def data_dir() -> Path:
         import platformdirs  # only when needed: it costs several ms of start-up
 
         base = Path(platformdirs.user_data_dir("wardian", appauthor=False))
-    base.mkdir(parents=True, exist_ok=True)
+    if create:
+        base.mkdir(parents=True, exist_ok=True)
     return base
 
 
-def memory_db_path() -> Path:
-    """``memory.db``: records, revisions, sources, receipts, capabilities."""
-    return data_dir() / "memory.db"
+def memory_db_path(*, create_dir: bool = True) -> Path:
+    """``memory.db``: records, revisions, sources, receipts, capabilities.
+
+    Args:
+        create_dir: create the data directory when missing (see `data_dir`).
+    """
+    return data_dir(create=create_dir) / "memory.db"
 
 
 def state_db_path() -> Path:
@@ -85,13 +94,22 @@ def _parse_bool(raw: str) -> bool:
     raise ValueError("expected true or false")
 
 
-def _parse_positive_int(raw: str) -> int:
+MIN_STARTUP_BUDGET_CHARS = 2_000
+"""Smallest ``memory.startup_budget_chars``: the direct-retention instructions and headings
+alone take about 1,450 characters and are always given, so a smaller budget could not be
+kept (`wardian.memory.recall.build_startup_context`)."""
+
+
+def _parse_budget(raw: str) -> int:
     try:
         value = int(raw.strip())
     except ValueError:
-        raise ValueError("expected a whole number") from None
-    if value < 1:
-        raise ValueError("expected a number of at least 1")
+        raise ValueError("expected a whole number of characters") from None
+    if value < MIN_STARTUP_BUDGET_CHARS:
+        raise ValueError(
+            f"expected at least {MIN_STARTUP_BUDGET_CHARS} characters (the direct-retention "
+            "instructions alone take about 1,450)"
+        )
     return value
 
 
@@ -128,9 +146,9 @@ SETTINGS: dict[str, Setting] = {
             "true|false", per_agent=True,
         ),
         Setting(
-            "memory.startup_budget_chars", _parse_positive_int, 12_000,
+            "memory.startup_budget_chars", _parse_budget, 12_000,
             "Size budget of the startup recall context, in characters.",
-            "integer >= 1",
+            f"integer >= {MIN_STARTUP_BUDGET_CHARS}",
         ),
         Setting(
             "providers.openai.base_url", _parse_url, "https://api.openai.com/v1",

@@ -47,8 +47,9 @@ def test_settings_errors_exit_2_naming_valid_keys_and_values(cli: CliRunner) -> 
     assert unknown.exit_code == 2 and "agent_memory.enabled" in unknown.stderr
     bad = invoke(cli, "settings", "set", "agent_memory.enabled", "maybe")
     assert bad.exit_code == 2 and "true|false" in bad.stderr
-    budget = invoke(cli, "settings", "set", "memory.startup_budget_chars", "0")
-    assert budget.exit_code == 2
+    budget = invoke(cli, "settings", "set", "memory.startup_budget_chars", "1999")
+    assert budget.exit_code == 2 and "at least 2000" in budget.stderr
+    assert invoke(cli, "settings", "set", "memory.startup_budget_chars", "2000").exit_code == 0
     assert invoke(cli, "settings", "get", "nope").exit_code == 2
 
 

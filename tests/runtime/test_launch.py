@@ -344,7 +344,8 @@ def test_exec_unknown_agent_and_bad_workspace(cli: CliRunner, agent_id: str) -> 
 
 
 def test_memory_commands_fail_closed_without_a_valid_capability(
-    cli: CliRunner, agent_id: str, child: Path, launches: list[Managed], wardian_home: Path
+    cli: CliRunner, agent_id: str, child: Path, launches: list[Managed], wardian_home: Path,
+    tmp_path: Path,
 ) -> None:
     # No capability at all: exit 3, and not even memory.db is created.
     for argv in (["save", "x", "--evidence", "y"], ["list"], ["recall"], ["show", "abc"]):
@@ -361,14 +362,17 @@ def test_memory_commands_fail_closed_without_a_valid_capability(
         "forged": {**good, "WARDIAN_CAPABILITY": "forged-" + "x" * 40},
         "other agent": {**good, "WARDIAN_AGENT_ID": other},
         "no agent id": {"WARDIAN_CAPABILITY": good["WARDIAN_CAPABILITY"]},
+        "multi-line agent id": {**good, "WARDIAN_AGENT_ID": other + "\nError: spoofed line"},
+        "another data dir": {**good, "WARDIAN_HOME": str(tmp_path / "elsewhere")},
     }
     for label, env in cases.items():
         base = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
         result = wardian("memory", "save", "x", "--evidence", "y",
                          env={**base, "WARDIAN_HOME": str(wardian_home), **env})
         assert result.returncode == 3, (label, result.stderr)
-        assert len(result.stderr.strip().splitlines()) == 1
+        assert len(result.stderr.strip().splitlines()) == 1, (label, result.stderr)
     assert db_rows(wardian_home, "SELECT * FROM records") == []
+    assert not (tmp_path / "elsewhere").exists()  # nothing written, not even a directory
     assert managed.finish() == 0
 
 

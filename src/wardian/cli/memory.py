@@ -55,7 +55,9 @@ def _open() -> tuple[Principal, MemoryStore]:
     from wardian.memory.store import MemoryStore
     from wardian.runtime.process import is_alive
 
-    path = memory_db_path()
+    # No capability, or no memory.db to check it against: fail closed before anything,
+    # not even the data directory, is created.
+    path = memory_db_path(create_dir=False)
     if not os.environ.get(ENV_CAPABILITY, "").strip() or not path.exists():
         resolve_principal(is_alive=is_alive, db_path=path)  # raises CapabilityMissing/Invalid
     store = MemoryStore(path)

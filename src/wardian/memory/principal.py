@@ -147,9 +147,10 @@ def resolve_principal(
         raise CapabilityInvalid("memory capability not recognised", hint=_HOW)
     claimed = env.get(ENV_AGENT_ID, "").strip()
     if claimed != row.agent_id:
+        # The claim is attacker-controlled: quoted and cut so the reason stays one line.
+        shown = repr(claimed[:40]) + ("…" if len(claimed) > 40 else "") if claimed else "unset"
         raise CapabilityInvalid(
-            "memory capability does not belong to this agent "
-            f"({ENV_AGENT_ID}={claimed or '(unset)'})",
+            f"memory capability does not belong to this agent ({ENV_AGENT_ID} is {shown})",
             hint=_HOW,
         )
     if row.revoked_at is not None:

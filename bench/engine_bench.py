@@ -3,6 +3,9 @@
 * Per-step overhead: a 50-step blueprint of ``noop`` actions executed end to end (claim,
   render, attempt rows, events, finish) against a real ``state.db`` in a temp WARDIAN_HOME;
   reported as (execute time) / 50. Target <= 5 ms per step.
+* Run creation: `RunStore.create_run` given the blueprint's hash and path (what invokers
+  pass), and `find_blueprint(id)` in a user library of 10 extra blueprints (it reads only
+  each file's ``blueprint.id`` and validates the one found). Reported, no target.
 * Library: `list_library()` — find, parse, schema-validate and cross-check (templates,
   references, actions) every shipped and user blueprint. Target <= 50 ms. The first call in
   a process also pays the one-off imports (pydantic models, Jinja2, PyYAML); reported apart.
@@ -58,6 +61,39 @@ def bench_steps(runs: int) -> dict[str, float]:
     return {"ms_per_step_median": statistics.median(per_step), "ms_per_step_max": max(per_step)}
 
 
+def bench_lookup(runs: int) -> dict[str, float]:
+    import shutil
+
+    from wardian.blueprints.library import find_blueprint, shipped_library_dir
+    from wardian.config import user_library_dir
+    from wardian.engine.runs import RunStore
+
+    library = user_library_dir()
+    source = shipped_library_dir() / "memory-consolidation"
+    for i in range(10):
+        copy = library / f"copy{i}"
+        shutil.copytree(source, copy)
+        text = (copy / "blueprint.yaml").read_text()
+        (copy / "blueprint.yaml").write_text(text.replace("id: memory-consolidation",
+                                                          f"id: copy{i}"))
+    find_ms: list[float] = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        loaded = find_blueprint("copy7")
+        find_ms.append((time.perf_counter() - started) * 1000)
+    store = RunStore()
+    create_ms: list[float] = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        store.create_run(blueprint_id=loaded.id, agent_id=None, assignments={}, inputs={},
+                         invocation={"trigger": "manual", "payload": {}},
+                         blueprint_hash=loaded.source_hash, blueprint_path=str(loaded.path))
+        create_ms.append((time.perf_counter() - started) * 1000)
+    shutil.rmtree(library)
+    return {"find_by_id_ms_median": statistics.median(find_ms),
+            "create_run_ms_median": statistics.median(create_ms)}
+
+
 def bench_library(runs: int) -> dict[str, float]:
     started = time.perf_counter()
     from wardian.blueprints.library import list_library
@@ -83,7 +119,8 @@ def main() -> int:
         os.environ["WARDIAN_HOME"] = home
         library = bench_library(args.runs)
         steps = bench_steps(args.runs)
-    result = {**steps, **library}
+        lookup = bench_lookup(args.runs)
+    result = {**steps, **library, **lookup}
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -93,6 +130,8 @@ def main() -> int:
               f"{library['library_blueprints']} blueprint(s) "
               f"({library['library_broken']} broken); first call with imports "
               f"{library['library_ms_cold_with_imports']:.1f} ms; target <= 50")
+        print(f"find_blueprint(id) among 11: {lookup['find_by_id_ms_median']:.1f} ms median; "
+              f"create_run given hash+path: {lookup['create_run_ms_median']:.2f} ms median")
     ok = steps["ms_per_step_median"] <= 5 and library["library_ms_median"] <= 50
     return 0 if ok else 1
 

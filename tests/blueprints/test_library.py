@@ -126,3 +126,59 @@ def test_cli_library_init(cli, wardian_home: Path) -> None:
     assert result.exit_code == 0, result.output
     assert f"user library: {wardian_home / 'library'}" in result.stdout
     assert (wardian_home / "library" / MANIFEST_NAME).is_file()
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    ("blueprint: {id: flow, name: F, version: 1}\nsteps: []\n", "flow"),
+    ("# c\nsteps:\n  - {id: a, action: noop}\nblueprint:\n  name: B\n  id: 'later'\n", "later"),
+    ("meta: &m {id: anchored, name: A, version: 1}\nblueprint: *m\n", "anchored"),
+    ("blueprint: {id: early}\nsteps: [unclosed\n", "early"),
+    ("blueprint: [not, a, mapping]\n", "folder"),
+    ("steps: {\n", "folder"),
+    ("- a list\n", "folder"),
+    ("", "folder"),
+])
+def test_claimed_id_reads_only_blueprint_id(tmp_path: Path, text: str, claimed: str) -> None:
+    from wardian.blueprints.library import _claimed_id
+
+    (tmp_path / "folder").mkdir()
+    path = tmp_path / "folder" / "blueprint.yaml"
+    path.write_text(text)
+    assert _claimed_id(path, tmp_path) == claimed
+
+
+def test_find_by_id_validates_only_the_file_that_claims_it(
+        shipped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wardian.blueprints import library
+
+    user = tmp_path / "user"
+    for name in ("a", "b", "c"):
+        (user / name).mkdir(parents=True)
+        (user / name / "blueprint.yaml").write_text(
+            HELLO.format(name=name).replace("id: hello", f"id: {name}"))
+    loaded_paths: list[Path] = []
+    real = library.load_blueprint
+
+    def spy(path: Path, **kwargs: object) -> object:
+        loaded_paths.append(Path(path))
+        return real(path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(library, "load_blueprint", spy)
+    monkeypatch.setattr(library, "validate_file", None)  # a full scan would fail loudly
+    assert find_blueprint("b", shipped_dir=shipped, user_dir=user).id == "b"
+    assert find_blueprint("hello", shipped_dir=shipped, user_dir=user).id == "hello"
+    assert loaded_paths == [user / "b" / "blueprint.yaml", shipped / "hello" / "blueprint.yaml"]
+
+
+def test_a_broken_user_copy_shadows_the_shipped_one(shipped: Path, tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    (user / "mine").mkdir(parents=True)
+    (user / "mine" / "blueprint.yaml").write_text(
+        HELLO.format(name="Mine").replace("action: noop", "action: nope"))
+    entries = list_library(shipped_dir=shipped, user_dir=user)
+    assert [(e.id, e.source, e.ok, e.active) for e in entries] == [
+        ("hello", "user", False, True), ("hello", "shipped", True, False)]
+    assert entries[1].note is not None and entries[1].note.endswith(
+        "(broken: fix it or remove it)")
+    with pytest.raises(BlueprintInvalid, match="unknown action 'nope'"):
+        find_blueprint("hello", shipped_dir=shipped, user_dir=user)

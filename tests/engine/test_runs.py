@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from tests.engine.helpers import create_run, write_blueprint
 
+from wardian.blueprints.validate import load_blueprint
 from wardian.engine.runs import RunStore
 from wardian.errors import NotFoundError, UsageError
 
@@ -77,3 +78,22 @@ def test_events_are_append_only(tmp_path: Path, wardian_home: Path) -> None:
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         conn.execute("UPDATE run_events SET kind = 'x'")
     conn.close()
+
+
+def test_secret_inputs_come_from_the_validated_blueprint_without_reading_it(tmp_path: Path
+                                                                          ) -> None:
+    path = write_blueprint(tmp_path / "bp", BP)
+    loaded = load_blueprint(path)
+    path.unlink()  # a run created from a hash this process validated needs no file access
+    store = RunStore()
+    run, created = store.create_run(
+        blueprint_id=loaded.id, agent_id=None, assignments={}, inputs={"key": "s3cret"},
+        invocation={"trigger": "manual", "payload": {}},
+        blueprint_hash=loaded.source_hash, blueprint_path=str(path))
+    assert created and run.inputs == {"key": "***"} and run.secret_inputs == ["key"]
+    # given explicitly (even empty), the caller's list is used as is: no lookup at all
+    run, _ = store.create_run(
+        blueprint_id="elsewhere", agent_id=None, assignments={}, inputs={"key": "plain"},
+        invocation={"trigger": "manual", "payload": {}},
+        blueprint_hash="sha256:0", blueprint_path="/nowhere.yaml", secret_inputs=[])
+    assert run.inputs == {"key": "plain"} and run.blueprint_path == "/nowhere.yaml"

@@ -21,8 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wardian.blueprints.errors import BlueprintInvalid, BlueprintSyntaxError, Problem, nearest
-from wardian.blueprints.validate import FileReport, LoadedBlueprint, validate_file
+from wardian.blueprints.errors import nearest
+from wardian.blueprints.validate import (
+    FileReport,
+    LoadedBlueprint,
+    load_blueprint,
+    validate_file,
+)
 from wardian.errors import NotFoundError
 
 __all__ = [
@@ -109,20 +114,88 @@ def _yaml_files(folder: Path) -> list[Path]:
     return sorted(found)
 
 
+def _claimed_id(path: Path, folder: Path) -> str:
+    """The id a library file claims: its ``blueprint.id`` when that can be read, else its
+    folder name (``<library>/<name>/x.yaml``) or file stem (``<library>/<name>.yaml``).
+
+    Cheap: reads YAML events only up to ``blueprint.id`` (no validation), so finding one
+    blueprint does not validate the whole library. Read-only.
+    """
+    fallback = path.parent.name if path.parent != folder else path.stem
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return fallback
+    import yaml
+
+    try:
+        ident = _meta_id(text)
+        if ident is None:  # unusual YAML (anchors, merge keys, …): read it all
+            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            meta = data.get("blueprint") if isinstance(data, dict) else None
+            ident = meta.get("id") if isinstance(meta, dict) else None
+    except (yaml.YAMLError, StopIteration):
+        return fallback
+    return ident if isinstance(ident, str) and ident else fallback
+
+
+def _meta_id(text: str) -> str | None:
+    """``blueprint.id`` from the YAML event stream, stopping as soon as it is seen; None
+    when the document is not shaped plainly (the caller then loads it whole).
+
+    Raises:
+        yaml.YAMLError: the YAML breaks before the id.
+    """
+    import yaml
+
+    events = iter(yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    opening = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+    closing = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+    def skip(first: Any) -> None:  # consume the rest of the node that starts with `first`
+        depth = 1 if isinstance(first, opening) else 0
+        while depth:
+            event = next(events)
+            depth += 1 if isinstance(event, opening) else -1 if isinstance(event, closing) else 0
+
+    def items() -> Any:  # (scalar key or None, first event of the value); caller consumes it
+        while not isinstance(key := next(events), yaml.MappingEndEvent):
+            if not isinstance(key, yaml.ScalarEvent):
+                skip(key)
+                return
+            yield key.value, next(events)
+
+    for event in events:
+        if isinstance(event, yaml.MappingStartEvent):
+            break
+        if not isinstance(event, yaml.StreamStartEvent | yaml.DocumentStartEvent):
+            return None
+    else:
+        return None
+    for key, value in items():
+        if key == "blueprint" and isinstance(value, yaml.MappingStartEvent):
+            for inner, first in items():
+                if inner == "id" and isinstance(first, yaml.ScalarEvent):
+                    return str(first.value)
+                skip(first)
+            return None
+        skip(value)
+    return None
+
+
 def _scan(folder: Path, source: str, check_actions: bool) -> list[LibraryEntry]:
+    """Validate every file of one library; the first file (path order) claiming an id is
+    active, later ones get a note."""
     entries: list[LibraryEntry] = []
     seen: dict[str, Path] = {}
     for path in _yaml_files(folder):
         report = validate_file(path, check_actions=check_actions)
-        if report.loaded is not None:
-            ident = report.loaded.id
-        else:
-            ident = path.parent.name if path.parent != folder else path.stem
+        ident = report.loaded.id if report.loaded is not None else _claimed_id(path, folder)
         entry = LibraryEntry(ident, source, path, report)
-        if report.loaded is not None and ident in seen:
+        if ident in seen:
             entry.active = False
             entry.note = f"duplicate id {ident!r}: {seen[ident]} takes precedence"
-        elif report.loaded is not None:
+        else:
             seen[ident] = path
         entries.append(entry)
     return entries
@@ -132,17 +205,20 @@ def list_library(*, shipped_dir: Path | None = None, user_dir: Path | None = Non
                  check_actions: bool = True) -> list[LibraryEntry]:
     """Every blueprint in the user and shipped libraries, broken ones included (read-only).
 
-    A valid user blueprint shadows a shipped one with the same id; both are returned, the
-    shipped one with ``active=False`` and a note. Sorted by id, user copies first.
+    A user file claiming a shipped blueprint's id shadows it, even when the user copy is
+    broken (runs then fail with the user copy's problems rather than silently using the
+    shipped one); both are returned, the shipped one with ``active=False`` and a note.
+    Sorted by id, user copies first.
     """
     user = _scan(_user_dir(user_dir), "user", check_actions)
     shipped = _scan(shipped_dir or shipped_library_dir(), "shipped", check_actions)
-    user_ids = {e.id: e for e in user if e.ok and e.active}
+    user_ids = {e.id: e for e in user if e.active}
     for entry in shipped:
         other = user_ids.get(entry.id)
         if other is not None and entry.active:
             entry.active = False
-            entry.note = f"shadowed by the user copy {other.path}"
+            entry.note = f"shadowed by the user copy {other.path}" + (
+                "" if other.ok else " (broken: fix it or remove it)")
             other.note = other.note or "shadows the shipped copy"
     order = {"user": 0, "shipped": 1}
     return sorted(user + shipped, key=lambda e: (e.id, order[e.source], str(e.path)))
@@ -152,28 +228,27 @@ def find_blueprint(ref: str, *, shipped_dir: Path | None = None, user_dir: Path 
                    check_actions: bool = True) -> LoadedBlueprint:
     """Load a blueprint by id (user library first, then shipped) or by file path.
 
+    By id, only the ``blueprint.id`` of each library file is read (`_claimed_id`); just
+    the first file claiming `ref` (the one `list_library` marks active) is validated.
+
     Raises:
         NotFoundError: no blueprint with that id (names the nearest id).
         BlueprintError: the blueprint exists but is broken (all its problems attached).
     """
     path = Path(ref).expanduser()
     if ref.endswith((".yaml", ".yml")) or path.is_file():
-        from wardian.blueprints.validate import load_blueprint
-
         if not path.is_file():
-            raise NotFoundError(f"blueprint file not found: {ref}")
+            raise NotFoundError(f"blueprint file not found: {ref}",
+                                hint="pass an existing .yaml file, or a blueprint id")
         return load_blueprint(path, check_actions=check_actions)
-    entries = list_library(shipped_dir=shipped_dir, user_dir=user_dir,
-                           check_actions=check_actions)
-    for entry in entries:
-        if entry.id == ref and entry.active:
-            if entry.report.loaded is not None:
-                return entry.report.loaded
-            problems = entry.report.problems
-            if problems[0].kind == "syntax":
-                raise BlueprintSyntaxError(problems)
-            raise BlueprintInvalid(problems)
-    guess = nearest(ref, [e.id for e in entries])
+    claimed: list[str] = []
+    for folder in (_user_dir(user_dir), shipped_dir or shipped_library_dir()):
+        for file in _yaml_files(folder):
+            ident = _claimed_id(file, folder)
+            if ident == ref:
+                return load_blueprint(file, check_actions=check_actions)
+            claimed.append(ident)
+    guess = nearest(ref, claimed)
     raise NotFoundError(
         f"no blueprint with id {ref!r}" + (f" (did you mean {guess!r}?)" if guess else ""),
         hint="see `wardian blueprint list`, or pass a path to a .yaml file",
@@ -231,7 +306,3 @@ def init_library(*, shipped_dir: Path | None = None, user_dir: Path | None = Non
                              encoding="utf-8")
     return results
 
-
-def problems_of(entries: list[LibraryEntry]) -> list[Problem]:
-    """Every problem across `entries` (for `blueprint validate` of whole libraries)."""
-    return [p for e in entries for p in e.report.problems]

@@ -42,6 +42,7 @@ __all__ = [
     "FileReport",
     "LoadedBlueprint",
     "load_blueprint",
+    "loaded_by_hash",
     "resolve_output_ref",
     "validate_file",
     "validate_paths",
@@ -51,6 +52,10 @@ OUTPUT_REFS = ("wardian:curator-batch",)
 """Names usable as ``output: {"$ref": NAME}`` instead of an inline JSON Schema."""
 
 YAML_SUFFIXES = (".yaml", ".yml")
+
+_RECENT: dict[str, LoadedBlueprint] = {}
+"""Source hash -> the blueprint this process last validated with that hash (bounded)."""
+_RECENT_MAX = 64
 
 
 @dataclass
@@ -126,6 +131,14 @@ def _output_ref_text(ref: str) -> str:
 
         return json.dumps(curator_output_schema())
     raise KeyError(ref)
+
+
+def loaded_by_hash(source_hash: str) -> LoadedBlueprint | None:
+    """The blueprint this process last validated whose `source_hash` is `source_hash`, or
+    None. No I/O: callers that were handed a hash (e.g. `RunStore.create_run`) learn the
+    blueprint's declared inputs without validating it again. Read-only.
+    """
+    return _RECENT.get(source_hash)
 
 
 def load_blueprint(path: Path | str, *, display: str | None = None,
@@ -213,6 +226,10 @@ def validate_file(path: Path | str, *, display: str | None = None,
         digest.update(b"\0" + loaded.prompt_files[step_id].encode() + b"\0")
         digest.update(loaded.prompts[step_id].encode())
     loaded.source_hash = "sha256:" + digest.hexdigest()
+    _RECENT.pop(loaded.source_hash, None)
+    _RECENT[loaded.source_hash] = loaded
+    while len(_RECENT) > _RECENT_MAX:
+        del _RECENT[next(iter(_RECENT))]
     return FileReport(path, loaded, [])
 
 

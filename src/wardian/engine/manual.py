@@ -84,8 +84,7 @@ def prepare_manual_run(
         blueprint_id=loaded.id, agent_id=principal.id, assignments=snapshot, inputs=values,
         invocation={"trigger": "manual", "payload": payload},
         blueprint_hash=loaded.source_hash, blueprint_path=str(loaded.path),
-        secret_inputs=sorted(secrets) or [n for n, s in loaded.blueprint.inputs.items()
-                                          if s.secret],
+        secret_inputs=sorted(n for n, s in loaded.blueprint.inputs.items() if s.secret),
         workspace=principal.workspace,
     )
     return run, secrets

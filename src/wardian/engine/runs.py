@@ -20,6 +20,7 @@ import builtins
 import json
 import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,7 +248,7 @@ class RunStore:
         skip_reason: str | None = None,
         blueprint_hash: str | None = None,
         blueprint_path: str | None = None,
-        secret_inputs: list[str] | tuple[str, ...] = (),
+        secret_inputs: Sequence[str] | None = None,
         workspace: str | None = None,
     ) -> tuple[Run, bool]:
         """Record a new run (atomic), or return the run that already has `idempotency_key`.
@@ -262,7 +263,10 @@ class RunStore:
             status: ``queued`` or ``skipped`` (then give `skip_reason`).
             blueprint_hash/blueprint_path: the exact blueprint version (filled from the
                 library by id when omitted and resolvable).
-            secret_inputs: input names never stored in clear (filled from the blueprint).
+            secret_inputs: input names never stored in clear; None (not given) = the
+                blueprint's declared secret inputs. With hash, path and secret_inputs all
+                given, the blueprint is not looked up at all; with a hash the process has
+                validated before, it is not read again either.
             workspace: the absolute workspace (default: the invocation payload's).
 
         Returns:
@@ -276,7 +280,7 @@ class RunStore:
         if invocation.get("trigger") not in ("manual", "session-close", "schedule"):
             raise UsageError(f"unknown trigger {invocation.get('trigger')!r}",
                              hint="use manual, session-close or schedule")
-        if blueprint_hash is None or not secret_inputs:
+        if blueprint_hash is None or blueprint_path is None or secret_inputs is None:
             blueprint_hash, blueprint_path, secret_inputs = self._blueprint_facts(
                 blueprint_id, blueprint_hash, blueprint_path, secret_inputs)
         payload = invocation.get("payload") or {}
@@ -307,17 +311,22 @@ class RunStore:
 
     @staticmethod
     def _blueprint_facts(blueprint_id: str, bp_hash: str | None, bp_path: str | None,
-                         secrets: Any) -> tuple[str | None, str | None, list[str]]:
-        secrets = list(secrets)
-        try:
-            from wardian.blueprints.library import find_blueprint
+                         secrets: Sequence[str] | None
+                         ) -> tuple[str | None, str | None, builtins.list[str]]:
+        """Fill in the blueprint's hash, path and declared secret inputs (read-only)."""
+        from wardian.blueprints.library import find_blueprint
+        from wardian.blueprints.validate import loaded_by_hash
 
-            loaded = find_blueprint(bp_path or blueprint_id)
-        except WardianError:  # a broken or missing blueprint fails the run when it executes
-            return bp_hash, bp_path, secrets
-        declared = [n for n, spec in loaded.blueprint.inputs.items() if spec.secret]
+        given = set(secrets or ())
+        loaded = loaded_by_hash(bp_hash) if bp_hash is not None else None
+        if loaded is None:
+            try:
+                loaded = find_blueprint(bp_path or blueprint_id)
+            except WardianError:  # a broken or missing blueprint fails the run when it runs
+                return bp_hash, bp_path, sorted(given)
+        declared = {n for n, spec in loaded.blueprint.inputs.items() if spec.secret}
         return (bp_hash or loaded.source_hash, bp_path or str(loaded.path),
-                sorted(set(secrets) | set(declared)))
+                sorted(given | declared))
 
     # --- reads ---------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 """`wardian serve` as a real process: the lock, --status, SIGTERM, start-up recovery, CLI
-changes picked up while running, and a clock jump (test clock file) causing a catch-up.
+changes picked up while running, and a clock jump causing a catch-up (the daemon body in a
+subprocess with a clock injected by this test; production code has no clock override).
 
 No sleeps as synchronisation: every wait polls a condition with a deadline.
 """
@@ -22,7 +23,6 @@ from typer.testing import CliRunner
 
 from wardian.config import user_library_dir
 from wardian.engine.runs import RunStore
-from wardian.invokers.daemon import CLOCK_FILE_ENV
 from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
 from wardian.invokers.slots import SlotStore
 from wardian.runtime.agents import AgentRegistry
@@ -57,13 +57,12 @@ def wait_for(condition: Callable[[], Any], *, deadline_s: float = 20.0, what: st
 class Serve:
     """One `wardian serve` subprocess with its output in files."""
 
-    def __init__(self, tmp: Path, name: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, tmp: Path, name: str, argv: list[str] | None = None) -> None:
         self.out = tmp / f"{name}.out"
         self.err = tmp / f"{name}.err"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "wardian", "serve", "--shutdown-timeout", "10"],
-            stdout=self.out.open("w"), stderr=self.err.open("w"),
-            env={**os.environ, **(env or {})},
+            argv or [sys.executable, "-m", "wardian", "serve", "--shutdown-timeout", "10"],
+            stdout=self.out.open("w"), stderr=self.err.open("w"), env=dict(os.environ),
         )
 
     def log(self) -> str:
@@ -79,8 +78,8 @@ class Serve:
 def serves(tmp_path: Path) -> Iterator[Callable[..., Serve]]:
     started: list[Serve] = []
 
-    def start(name: str = "serve", env: dict[str, str] | None = None) -> Serve:
-        serve = Serve(tmp_path, name, env)
+    def start(name: str = "serve", argv: list[str] | None = None) -> Serve:
+        serve = Serve(tmp_path, name, argv)
         started.append(serve)
         return serve
 
@@ -172,6 +171,23 @@ def test_cli_changes_take_effect_within_two_seconds(
     assert serve.stop() == 0
 
 
+# The daemon body with a clock that adds the seconds written in a file (argv[1]) to real time.
+CLOCK_SERVE = """
+import sys
+from datetime import timedelta
+from pathlib import Path
+from wardian._util import utc_now
+from wardian.invokers.daemon import ScheduleDaemon
+path = Path(sys.argv[1])
+def clock():
+    try:
+        return utc_now() + timedelta(seconds=float(path.read_text().strip() or 0))
+    except (OSError, ValueError):
+        return utc_now()
+sys.exit(ScheduleDaemon(clock=clock, shutdown_timeout_s=10).serve())
+"""
+
+
 def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
         tmp_path: Path, serves: Callable[..., Serve], ready: None) -> None:
     clock_file = tmp_path / "clock"
@@ -179,7 +195,7 @@ def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
     invoker = add_schedule(blueprint_id="quick", name="five", agent="coder",
                            assignments="{}", cron="*/5 * * * *", misfire_grace_s=60)
     set_schedule_enabled(invoker.id, True)
-    serve = serves(env={CLOCK_FILE_ENV: str(clock_file)})
+    serve = serves(argv=[sys.executable, "-c", CLOCK_SERVE, str(clock_file)])
     wait_for(lambda: "started" in serve.log(), what="serve start")
     clock_file.write_text("3600")  # one hour later: twelve five-minute slots are owed
     slots = SlotStore()

@@ -15,11 +15,10 @@ SURFACE = {
         "format_duration", "parse_duration", "plan_due_slots", "slot_key"],
     "wardian.invokers.slots": ["OUTCOMES", "ScheduleState", "Slot", "SlotStore"],
     "wardian.invokers.daemon": [
-        "CLOCK_FILE_ENV", "DaemonAlreadyRunning", "DaemonStatus", "ScheduleDaemon",
-        "daemon_status", "dispatch_slot", "make_clock", "schedule_key"],
+        "DaemonAlreadyRunning", "DaemonStatus", "ScheduleDaemon", "daemon_status",
+        "dispatch_slot", "schedule_key"],
     "wardian.invokers.daemon_lock": [
-        "CLOCK_FILE_ENV", "DaemonAlreadyRunning", "DaemonStatus", "acquire_daemon_lock",
-        "daemon_status", "make_clock"],
+        "DaemonAlreadyRunning", "DaemonStatus", "acquire_daemon_lock", "daemon_status"],
     "wardian.invokers.schedule_ops": [
         "add_schedule", "describe_schedule", "get_schedule", "list_schedules",
         "remove_schedule", "run_now", "schedule_history", "set_schedule_enabled"],

@@ -20,9 +20,9 @@ separate thread calls `drain_once` whenever the session-event queue has work. SI
 stop the loop; in-flight runs get `shutdown_timeout_s` to finish, then the process exits and
 the next start marks what was still running as interrupted.
 
-The clock is injectable (`ScheduleDaemon(clock=...)`); under ``WARDIAN_TEST_CLOCK_FILE`` the
-daemon adds the number of seconds written in that file to the real time (tests jump hours
-ahead without sleeping).
+The clock is injectable (`ScheduleDaemon(clock=...)`) and nothing else: ``wardian serve`` always
+uses the real UTC time, and no environment variable or file can move it (tests that jump hours
+ahead run the daemon body in a subprocess with their own clock).
 """
 
 from __future__ import annotations
@@ -42,26 +42,22 @@ from typing import Any
 from wardian._util import format_utc, parse_utc, utc_now
 from wardian.errors import WardianError
 from wardian.invokers.daemon_lock import (
-    CLOCK_FILE_ENV,
     DaemonAlreadyRunning,
     DaemonStatus,
     _holder_file,
     acquire_daemon_lock,
     daemon_status,
-    make_clock,
 )
 from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
 from wardian.invokers.slots import SlotStore
 from wardian.invokers.store import Invoker, InvokerStore
 
 __all__ = [
-    "CLOCK_FILE_ENV",
     "DaemonAlreadyRunning",
     "DaemonStatus",
     "ScheduleDaemon",
     "daemon_status",
     "dispatch_slot",
-    "make_clock",
     "schedule_key",
 ]
 
@@ -179,7 +175,7 @@ class ScheduleDaemon:
     """The ``wardian serve`` process body (see the module docstring).
 
     Args:
-        clock: returns the current aware UTC time (default `make_clock()`).
+        clock: returns the current aware UTC time (default: the real clock, `utc_now`).
         poll_s: longest wait between loop passes, seconds.
         workers: threads executing runs for ``skip``/``parallel`` invokers.
         shutdown_timeout_s: how long a stop waits for in-flight runs, seconds.
@@ -190,7 +186,7 @@ class ScheduleDaemon:
     def __init__(self, *, clock: Callable[[], datetime] | None = None, poll_s: float = 0.1,
                  workers: int = 8, shutdown_timeout_s: float = 30.0, drain: bool = True,
                  log: Callable[[str], None] | None = None) -> None:
-        self.clock = clock or make_clock()
+        self.clock = clock or utc_now
         self.poll_s = poll_s
         self.shutdown_timeout_s = shutdown_timeout_s
         self.drain_enabled = drain

@@ -1,4 +1,4 @@
-"""The ``wardian serve`` lock holder description, ``serve --status``, and the daemon's clock.
+"""The ``wardian serve`` lock holder description and ``serve --status``.
 
 The lock itself is `wardian.runtime.session_events.daemon_lock` (an OS file lock on
 ``<data dir>/locks/serve.lock``, dropped by the OS when the holder dies, also on kill -9): the
@@ -14,47 +14,19 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from wardian._util import utc_now
 from wardian.config import data_dir
 from wardian.errors import ConflictError
 
 __all__ = [
-    "CLOCK_FILE_ENV",
     "DaemonAlreadyRunning",
     "DaemonStatus",
     "acquire_daemon_lock",
     "daemon_status",
-    "make_clock",
 ]
-
-CLOCK_FILE_ENV = "WARDIAN_TEST_CLOCK_FILE"
-"""Test-only: a file holding a clock offset in seconds added to the real UTC time."""
-
-def make_clock() -> Callable[[], datetime]:
-    """The daemon's clock: real UTC, plus the offset in `CLOCK_FILE_ENV`'s file when set."""
-    path = os.environ.get(CLOCK_FILE_ENV)
-    if not path:
-        return utc_now
-    cache: dict[str, Any] = {"mtime": None, "offset": 0.0}
-
-    def now() -> datetime:
-        try:
-            mtime = os.stat(path).st_mtime_ns
-            if mtime != cache["mtime"]:
-                cache["offset"] = float(Path(path).read_text().strip() or 0)
-                cache["mtime"] = mtime
-        except (OSError, ValueError):
-            pass
-        return utc_now() + timedelta(seconds=cache["offset"])
-
-    return now
-
 
 # --- lock and status --------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """Crash safety: SIGKILL the applying process in the middle of a 100-operation apply; the
 database holds either the whole plan and its receipt or none of it (issue 3 acceptance).
 
-Deterministic, no sleeps: the child runs the real CLI with the test-only hook
-`TEST_PAUSE_ENV`; inside the ``BEGIN IMMEDIATE`` transaction, after N records were written,
-it writes one byte to a pipe and blocks on another. The parent waits for that byte, then
-either SIGKILLs the child or lets it continue.
+Deterministic, no sleeps and no hook in production code: the child is `crash_child.py`, a
+test-only wrapper that runs the real CLI with a SQLite trace callback on its ``memory.db``
+connections. Inside the ``BEGIN IMMEDIATE`` transaction, as the revision of change N starts
+(or as COMMIT starts), it writes one byte to a pipe and blocks on another. The parent waits
+for that byte, then either SIGKILLs the child or lets it continue.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 from tests.conftest import invoke
 
-from wardian.memory.maintenance.apply import TEST_PAUSE_ENV
+CHILD = Path(__file__).with_name("crash_child.py")
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and fd passing")]
@@ -54,10 +55,9 @@ def start_paused(kit: Any, path: Path, confirm: str, step: int) -> tuple[Any, in
     wait_r, wait_w = os.pipe()
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
     env["WARDIAN_HOME"] = str(kit.home)
-    env[TEST_PAUSE_ENV] = f"{step}:{notify_w}:{wait_r}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "wardian", "garden", "maintain", "apply", str(path),
-         "--agent", "alice", "--confirm", confirm],
+        [sys.executable, str(CHILD), str(step), str(notify_w), str(wait_r), "--",
+         "garden", "maintain", "apply", str(path), "--agent", "alice", "--confirm", confirm],
         env=env, pass_fds=(notify_w, wait_r), stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
@@ -94,7 +94,7 @@ def test_sigkill_inside_the_apply_transaction_leaves_nothing(
     proc, notify_r, wait_w = start_paused(kit, path, doc["digest_prefix"], step)
     try:
         signalled = os.read(notify_r, 1)
-        assert signalled == b"!", proc.communicate(timeout=60)
+        assert signalled == b"!", (signalled, proc.communicate(timeout=60))  # in the txn
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=60)
     finally:
@@ -113,7 +113,7 @@ def test_sigkill_inside_the_apply_transaction_leaves_nothing(
     assert_whole_plan(kit, before)
 
 
-def test_the_hook_lets_an_unkilled_apply_commit_the_whole_plan(kit: Any, cli: Any) -> None:
+def test_a_paused_apply_that_is_not_killed_commits_the_whole_plan(kit: Any, cli: Any) -> None:
     path = big_plan(kit)
     doc = json.loads(invoke(cli, "garden", "maintain", "preview", str(path), "--agent",
                             "alice", "--json").stdout)

@@ -27,7 +27,6 @@ A successful apply also clears it (the receipt now answers replays).
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,18 +54,12 @@ from wardian.memory.maintenance.terminal import NoTerminal
 from wardian.memory.store import UNSET, MemoryStore
 
 __all__ = [
-    "TEST_PAUSE_ENV",
     "ApplyResult",
     "ConfirmRequest",
     "Receipt",
     "apply_plan",
     "find_receipt",
 ]
-
-TEST_PAUSE_ENV = "WARDIAN_TEST_APPLY_PAUSE"
-"""Test-only hook ``"<step>:<notify fd>:<wait fd>"``: inside the transaction, after `step`
-records were written (``-1`` = after the receipt, just before COMMIT), write one byte to
-`notify fd` and block reading `wait fd`. The crash-safety test SIGKILLs the process there."""
 
 
 @dataclass(frozen=True)
@@ -137,16 +130,6 @@ def _replay_or_refuse(
     return ApplyResult(receipt, replayed=True)
 
 
-def _test_pause(step: int) -> None:
-    hook = os.environ.get(TEST_PAUSE_ENV)
-    if not hook:
-        return
-    at, notify, wait = (int(part) for part in hook.split(":"))
-    if at == step:
-        os.write(notify, b"!")
-        os.read(wait, 1)
-
-
 def _write_change(
     store: MemoryStore, owner_id: str, change: RecordChange, *, actor: str, now: str
 ) -> tuple[str, str]:
@@ -193,8 +176,7 @@ def _apply_in_transaction(
     actor = f"plan:{plan.plan_id}"
     created: list[dict[str, Any]] = []
     revised: list[dict[str, Any]] = []
-    for step, change in enumerate(preview.changes):
-        _test_pause(step)
+    for change in preview.changes:
         record_id, revision_id = _write_change(store, owner_id, change, actor=actor, now=now)
         if change.memory_id is None:
             created.append({"client_key": change.client_key, "memory_id": record_id,
@@ -220,7 +202,6 @@ def _apply_in_transaction(
         (owner_id, plan.idempotency_key, plan.plan_id, digest, now,
          json.dumps(document, ensure_ascii=False)),
     )
-    _test_pause(-1)
     receipt = Receipt(owner_id, plan.idempotency_key, plan.plan_id, digest, now, document)
     return ApplyResult(receipt, replayed=False)
 

@@ -220,6 +220,23 @@ def test_disabled_before_firing_is_recorded(daemon: ScheduleDaemon, clock: Clock
     assert [s[:2] for s in _slots(inv)] == [("00:05", "skipped"), ("00:45", "ran")]
 
 
+def test_disabled_and_re_enabled_while_no_daemon_ran(daemon: ScheduleDaemon,
+                                                     clock: Clock) -> None:
+    """Slots that fell due before a disable that no daemon saw still get an outcome: the
+    re-enable records them (skipped: disabled) before it moves ``active_since``."""
+    inv = _add("off-line", cron="*/5 * * * *")
+    set_schedule_enabled(inv, False, now=T0 + timedelta(minutes=12))
+    set_schedule_enabled(inv, True, now=T0 + timedelta(minutes=40))
+    assert _slots(inv) == [("00:05", "skipped", "disabled"), ("00:10", "skipped", "disabled")]
+    set_schedule_enabled(inv, False, now=T0 + timedelta(minutes=41))  # a second, empty period
+    set_schedule_enabled(inv, True, now=T0 + timedelta(minutes=42))
+    clock.at(T0 + timedelta(minutes=45))
+    daemon.tick()
+    _settle(daemon)
+    assert [s[:2] for s in _slots(inv)] == [("00:05", "skipped"), ("00:10", "skipped"),
+                                            ("00:45", "ran")]
+
+
 def test_blocked_assignment_is_a_skip(daemon: ScheduleDaemon, clock: Clock) -> None:
     registry = AgentRegistry()
     registry.add("helper", "builtin", model="curator-rules")

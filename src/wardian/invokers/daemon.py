@@ -422,6 +422,9 @@ class ScheduleDaemon:
         wait = self.poll_s
         if invoker.enabled and (state is None or state.disabled_at is not None):
             # Enabled without our CLI's bookkeeping (or the daemon saw no transition).
+            config = self._entry(invoker).config
+            if config is not None:
+                self.slots.record_disabled_period(invoker.id, config, now=now)
             self.slots.mark_enabled(invoker.id, invoker.updated_at)
             state = self.slots.state(invoker.id)
         elif not invoker.enabled and state is not None and state.disabled_at is None:

@@ -4,7 +4,8 @@ Validation happens here, at ``add`` and again at ``enable`` (blueprint exists, i
 accepts the ``schedule`` trigger; the agent exists; every role has an assignment that
 resolves against the model catalog). Invokers are created **disabled**. Enabling records
 ``active_since`` in the same transaction: slots before it are never owed (no catch-up of a
-time the invoker was off).
+time the invoker was off); slots of the previous enabled period that no daemon recorded are
+recorded first as ``skipped: disabled``.
 
 Spec: CLI.md ``automation schedule``; DESIGN.md "Invokers"; issue 8.
 """
@@ -182,11 +183,15 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
     store = InvokerStore()
     try:
         invoker = store.get(ref, kind=KIND)
-        if enabled:
-            ScheduleConfig.from_config(invoker.config)
-            _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments)
-        at = format_utc(now or utc_now())
+        moment = now or utc_now()
+        at = format_utc(moment)
         slots = SlotStore(conn=store.conn)
+        if enabled:
+            config = ScheduleConfig.from_config(invoker.config)
+            _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments)
+            # Slots that fell due before an earlier disable, with no daemon running to record
+            # them, are recorded now (skipped: disabled); enabling forgets that period.
+            slots.record_disabled_period(invoker.id, config, now=moment)
         with atomic(store.conn):
             if enabled:
                 slots.mark_enabled(invoker.id, at)

@@ -15,7 +15,10 @@ not created yet. A daemon that dies there finishes the job at its next start (ru
 is idempotent by key), so a slot is never lost and never run twice.
 
 ``schedule_state`` keeps, per schedule invoker, ``active_since`` (the instant it was last
-enabled: slots before it are not owed) and ``disabled_at``.
+enabled: slots before it are not owed) and ``disabled_at``. Before a disabled invoker is
+enabled again, `SlotStore.record_disabled_period` records the slots that fell due between its
+last recorded slot and ``disabled_at`` (no daemon ran to record them) as ``skipped:
+disabled``, so re-enabling never leaves a slot without an outcome.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 from wardian._db import atomic, connect, migrate_component
 from wardian._util import format_utc, parse_utc, utc_now_iso
 from wardian.config import state_db_path
-from wardian.invokers.schedule import SlotDecision, slot_key
+from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
 
 __all__ = ["OUTCOMES", "ScheduleState", "Slot", "SlotStore"]
 
@@ -156,6 +159,37 @@ class SlotStore:
                 " AND disabled_at IS NULL",
                 (at, invoker_id),
             )
+
+    def record_disabled_period(self, invoker_id: str, config: ScheduleConfig, *,
+                               now: datetime, chunk: int = 10_000) -> int:
+        """Record as ``skipped: disabled`` every slot of the invoker's last enabled period
+        that has no row yet: those in (its last recorded slot or ``active_since``,
+        ``disabled_at``]. Call it before marking the invoker enabled again (that moves
+        ``active_since`` and forgets ``disabled_at``). Idempotent; a no-op unless disabled.
+
+        Args:
+            config: the invoker's schedule (computes the fire times).
+            now: decision time (aware); ``late_s`` is measured from it.
+            chunk: slots recorded per transaction (bounds the write lock on a long backlog).
+
+        Returns:
+            How many slots were recorded.
+        """
+        state = self.state(invoker_id)
+        if state is None or state.disabled_at is None:
+            return 0
+        last = self.last_slot(invoker_id)
+        since = parse_utc(state.active_since)
+        cursor = max(last, since) if last else since
+        end = parse_utc(state.disabled_at)
+        total = 0
+        while True:
+            due = config.fire_times.between(cursor, end, limit=chunk)
+            if not due:
+                return total
+            total += len(self.record(invoker_id, plan_due_slots(config, due, now, disabled=True),
+                                     decided_at=now))
+            cursor = due[-1]
 
     def forget(self, invoker_id: str) -> None:
         """Drop the bookkeeping of a removed invoker (its slot history stays). Atomic."""

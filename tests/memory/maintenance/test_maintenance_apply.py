@@ -219,10 +219,12 @@ def test_apply_without_a_terminal_aborts_with_zero_changes(kit: Any, cli: Any) -
     assert proc.returncode == 1, proc.stderr
     assert "no controlling terminal" in proc.stderr and "nothing was changed" in proc.stderr
     assert kit.fingerprint() == before
-    # Nothing was attempted, so the reviewed preview is kept.
+    # An aborted apply is a failed apply: the cached preview is cleared (spec "Any failed
+    # apply clears the cached preview").
     cache = PreviewCache()
-    assert cache.get(kit.owner.id, doc["preview_digest"]) is not None
+    assert cache.get(kit.owner.id, doc["preview_digest"]) is None
     cache.close()
+    assert "preview first" in apply(cli, path, doc["digest_prefix"]).stderr
 
 
 def _run_on_pty(kit: Any, path: Path, answer: bytes) -> tuple[int, str]:
@@ -265,6 +267,11 @@ def test_terminal_confirmation_shows_owner_count_and_digest(kit: Any, cli: Any) 
     assert kit.owner.id in screen and "4 operation(s)" in screen
     assert doc["digest_prefix"] in screen
     assert kit.fingerprint() == before
+    # Declining is a failed apply: it cleared the preview, so the operator reviews again.
+    code, screen = _run_on_pty(kit, path, b"yes\n")
+    assert code == 2 and "preview first" in screen, screen
+    assert kit.fingerprint() == before
+    preview(cli, path)
     code, screen = _run_on_pty(kit, path, b"yes\n")
     assert code == 0, screen
     assert "Applied: plan plan-test" in screen

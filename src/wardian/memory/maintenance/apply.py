@@ -10,18 +10,20 @@ Spec: "Native confirmation and atomic apply" and "Idempotency and failure recove
    ``state.db`` (`PreviewCache`).
 3. Confirmation: ``--confirm sha256:<12 hex>`` must equal the digest prefix; otherwise the
    operator is asked on the controlling terminal (owner id, operation count, digest prefix).
-   Declining or having no terminal aborts with zero changes (the cached preview is kept:
-   nothing was attempted).
+   Declining or having no terminal aborts with zero changes.
 4. One ``BEGIN IMMEDIATE`` transaction on the `MemoryStore` connection: re-check the receipt,
    rebuild the preview (re-verifying the digest and every expected revision), write every
    change with a revision whose actor is ``plan:<plan_id>``, write the receipt, commit — or
    roll back everything.
 
-Any failed apply (key reuse, a missing or conflicted preview, a wrong ``--confirm``,
-conflicts found under the lock, validation or database errors) clears the cached preview of
-this plan, so a fresh preview is required before another apply. Declining, or having no
-terminal, is not a failed apply — nothing was attempted — and keeps the reviewed preview.
-A successful apply also clears it (the receipt now answers replays).
+Any failed apply clears the cached preview of this plan, so a fresh preview is required
+before another apply (spec "Recovery after conflict": *any* failed apply). That includes key
+reuse, a missing or conflicted preview, a wrong ``--confirm``, conflicts found under the
+lock, validation or database errors, and also a declined confirmation or a missing terminal:
+those end the apply unsuccessfully (exit 1), and the operator reviews afresh before trying
+again. A successful apply also clears it (the receipt now answers replays). Only a process
+killed outright cannot clear it; its transaction never committed, and the receipt check
+(``check-receipt``) tells the operator so.
 """
 
 from __future__ import annotations
@@ -240,8 +242,6 @@ def apply_plan(
     digest = compute_digest(plan, owner_id)
     try:
         return _checked_apply(plan, store, cache, owner_id, digest, confirm, confirm_digest)
-    except ApplyAborted:
-        raise  # declined or no terminal: nothing was attempted, the reviewed preview stays
     except sqlite3.Error as exc:
         cache.clear(owner_id, digest)
         raise StoreError(

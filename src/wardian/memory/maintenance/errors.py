@@ -69,13 +69,18 @@ class ConfirmationMismatch(UsageError):
 
 
 class ApplyAborted(WardianError):
-    """The operator declined, or there was no controlling terminal; nothing was changed."""
+    """The operator declined, or there was no controlling terminal; nothing was changed.
+
+    A failed apply like any other: the cached preview is cleared (spec "Recovery after
+    conflict").
+    """
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(
             f"apply aborted: {reason}; nothing was changed",
-            hint="confirm on the terminal, or pass --confirm sha256:<12 hex> from the preview",
+            hint="the cached preview was cleared: preview the plan again, then confirm on "
+            "the terminal or pass --confirm sha256:<12 hex> from that preview",
         )
 
 

@@ -45,6 +45,33 @@ def test_import_generic_counts_malformed_and_numbers_globally(tmp_path: Path) ->
         {c.id for c in store.list(agent_id="agent-1")} == {m1.id, m2.id}
 
 
+def test_a_transcript_closed_twice_is_archived_once(tmp_path: Path) -> None:
+    """The same file for two events (a /clear seen by the hook, then the launch's exit; a
+    resumed session): the second import adds only what the transcript gained."""
+    store = ArchiveStore()
+    lines = [json.dumps({"role": "user", "content": "use ruff"}),
+             json.dumps({"role": "assistant", "content": "ok"})]
+    path = _generic(tmp_path / "t.jsonl", lines)
+    first = store.import_transcript("a", path, event_id="e1", provider="generic")
+    same = store.import_transcript("a", path, event_id="e2", provider="generic")
+    assert (same.message_count, same.first_seq, same.source_offset) == (0, None, 2)
+    _generic(path, [*lines, json.dumps({"role": "user", "content": "and mypy"})])
+    grown = store.import_transcript("a", path, event_id="e3", provider="generic")
+    assert (grown.message_count, grown.first_seq, grown.source_offset) == (1, 3, 2)
+    assert [m.text for m in store.slice("a")] == ["use ruff", "ok", "and mypy"]
+    assert [m.meta["index"] for m in store.messages(grown.id)] == [2]
+    # another agent's archive is its own
+    assert store.import_transcript("b", path, event_id="e4").message_count == 3
+    # a different file at the same path is imported whole
+    _generic(path, [json.dumps({"role": "user", "content": "another session"}),
+                    json.dumps({"role": "assistant", "content": "hi"}),
+                    json.dumps({"role": "user", "content": "x"}),
+                    json.dumps({"role": "user", "content": "y"})])
+    other = store.import_transcript("a", path, event_id="e5", provider="generic")
+    assert (other.message_count, other.source_offset, other.first_seq) == (4, 0, 4)
+    assert first.message_count == 2 and store.last_seq("a") == 7
+
+
 def test_unreadable_and_missing(tmp_path: Path) -> None:
     store = ArchiveStore()
     with pytest.raises(TranscriptUnreadable):

@@ -8,8 +8,11 @@ agent's **global** sequence, so a consolidation cursor ("consolidated up to seq 
 exactly what came after it with `ArchiveStore.slice`, across conversations and providers.
 
 Importing is idempotent per session event (``event_id`` is unique), so a drain worker that
-crashes mid-import and is restarted imports the conversation once. Malformed transcript lines
-are counted, never fatal.
+crashes mid-import and is restarted imports the conversation once. A transcript already
+archived for an earlier event of the agent (the same file closed twice: a ``/clear`` inside
+``wardian agent launch`` reported by the hook and again at the launch's exit, a resumed
+session) adds only the messages it gained since, so no message is archived — and
+consolidated — twice. Malformed transcript lines are counted, never fatal.
 
 Spec: issue 7 point 4; DESIGN.md "Invokers" (archive sequence range in the trigger input).
 """
@@ -68,6 +71,12 @@ _MIGRATIONS = [
     );
     CREATE INDEX archive_messages_conversation ON archive_messages (conversation_id, idx);
     """,
+    # A transcript already archived for an earlier event contributes only what it gained
+    # since: source_offset = how many of its messages earlier imports hold.
+    """
+    ALTER TABLE conversations ADD COLUMN source_offset INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX conversations_source ON conversations (agent_id, source_path);
+    """,
 ]
 
 _FORMATS = {
@@ -107,6 +116,8 @@ class ConversationManifest:
         message_count, malformed_lines: counts; counts: messages per ``role:kind``.
         first_seq, last_seq: the agent-global sequence range (None when empty).
         imported_at: UTC ISO-8601 ``Z``.
+        source_offset: messages of this transcript that earlier imports already hold
+            (this conversation is the transcript's messages from there on).
     """
 
     id: str
@@ -124,6 +135,7 @@ class ConversationManifest:
     first_seq: int | None
     last_seq: int | None
     imported_at: str
+    source_offset: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The manifest as a JSON-ready dict."""
@@ -166,7 +178,8 @@ class ArchiveStore:
         """Normalise the transcript at `path` and append it to the agent's archive (atomic).
 
         Idempotent per `event_id`: a second import for the same event returns the first
-        manifest and writes nothing.
+        manifest and writes nothing. A file this agent's archive already holds (an earlier
+        event imported it) adds only its messages beyond those (possibly none).
 
         Args:
             agent_id: the archive's owner.
@@ -184,43 +197,46 @@ class ArchiveStore:
             if existing is not None:
                 return existing
         conv = self._load(path, provider)
-        counts = Counter(f"{m.role}:{m.kind}" for m in conv.messages)
+        source_path = str(getattr(conv, "source_path", None) or Path(path).absolute())
         conversation_id = new_id()
         with atomic(self.conn):
             if event_id is not None:
                 existing = self._by_event(event_id)
                 if existing is not None:
                     return existing
+            offset = self._archived_prefix_in_transaction(agent_id, source_path, conv.messages)
+            messages = conv.messages[offset:]
+            counts = Counter(f"{m.role}:{m.kind}" for m in messages)
             row = self.conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) FROM archive_messages WHERE agent_id = ?",
                 (agent_id,),
             ).fetchone()
             first = int(row[0]) + 1
-            n = len(conv.messages)
+            n = len(messages)
             self.conn.execute(
                 "INSERT INTO conversations (id, agent_id, event_id, provider, session_id,"
                 " boundary, cwd, source_path, source_sha256, message_count, malformed_lines,"
-                " counts_json, first_seq, last_seq, imported_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " counts_json, first_seq, last_seq, imported_at, source_offset)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id, agent_id, event_id,
                     getattr(conv, "provider", None) or provider,
                     session_id or getattr(conv, "session_id", None), boundary,
-                    getattr(conv, "cwd", None),
-                    str(getattr(conv, "source_path", None) or Path(path).absolute()),
+                    getattr(conv, "cwd", None), source_path,
                     getattr(conv, "source_sha256", None),
                     n, int(getattr(conv, "malformed_lines", 0) or 0),
                     json.dumps(dict(sorted(counts.items()))),
                     first if n else None, first + n - 1 if n else None, utc_now_iso(),
+                    offset,
                 ),
             )
             self.conn.executemany(
                 "INSERT INTO archive_messages (agent_id, seq, conversation_id, idx, role, kind,"
                 " text, timestamp, meta_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (agent_id, first + i, conversation_id, i, m.role, m.kind, m.text,
+                    (agent_id, first + i, conversation_id, offset + i, m.role, m.kind, m.text,
                      m.timestamp, json.dumps(m.meta or {}, ensure_ascii=False, default=str))
-                    for i, m in enumerate(conv.messages)
+                    for i, m in enumerate(messages)
                 ],
             )
         return self.get(conversation_id)
@@ -238,6 +254,35 @@ class ArchiveStore:
             raise TranscriptUnreadable(str(source), exc.message) from exc
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise TranscriptUnreadable(str(source), f"{type(exc).__name__}: {exc}") from exc
+
+    def _archived_prefix_in_transaction(
+        self, agent_id: str, source_path: str, messages: builtins.list[Message]
+    ) -> int:
+        """How many leading `messages` the agent's archive already holds from this file.
+
+        The latest import of `source_path` left the archive holding its first N messages
+        (N = that import's ``source_offset + message_count``). They count as this
+        transcript's first N only when it still has at least N messages and its message
+        N-1 is the one archived at that position (same role and text); otherwise the file
+        was replaced and is imported whole (0).
+        """
+        row = self.conn.execute(
+            "SELECT source_offset + message_count FROM conversations"
+            " WHERE agent_id = ? AND source_path = ? ORDER BY rowid DESC LIMIT 1",
+            (agent_id, source_path),
+        ).fetchone()
+        held = int(row[0]) if row else 0
+        if held == 0 or held > len(messages):
+            return 0
+        last = self.conn.execute(
+            "SELECT m.role, m.text FROM archive_messages m JOIN conversations c"
+            " ON c.id = m.conversation_id WHERE c.agent_id = ? AND c.source_path = ?"
+            " AND m.idx = ? ORDER BY m.seq DESC LIMIT 1", (agent_id, source_path, held - 1),
+        ).fetchone()
+        boundary = messages[held - 1]
+        if last is None or (last["role"], last["text"]) != (boundary.role, boundary.text):
+            return 0
+        return held
 
     def _by_event(self, event_id: str) -> ConversationManifest | None:
         row = self.conn.execute(
@@ -297,7 +342,7 @@ class ArchiveStore:
 
         Each `Message.seq` is the agent-global sequence number (what a consolidation cursor
         stores); ``meta`` gains ``conversation_id`` and ``index`` (position in its
-        conversation). Read-only.
+        transcript). Read-only.
         """
         sql = "SELECT * FROM archive_messages WHERE agent_id = ? AND seq > ? ORDER BY seq"
         params: list[Any] = [agent_id, after_seq if after_seq is not None else 0]

@@ -73,6 +73,7 @@ def test_cron_day_of_week_uses_crontab_numbering() -> None:
     ({"cron": "* * *"}, "five"),
     ({"cron": "61 * * * *"}, "not a valid cron"),
     ({"cron": "0 0 1 * 1"}, "both day-of-month and day-of-week"),
+    ({"cron": "0 0 30 2 *"}, "never fires"),
     ({}, "exactly one"),
     ({"cron": "* * * * *", "every_s": 5}, "exactly one"),
     ({"every_s": 0.001}, "at least"),
@@ -84,6 +85,11 @@ def test_cron_day_of_week_uses_crontab_numbering() -> None:
 def test_config_errors_name_the_flag(kwargs: dict[str, Any], fragment: str) -> None:
     with pytest.raises(UsageError, match=fragment):
         ScheduleConfig(**kwargs)
+
+
+def test_a_rare_cron_is_accepted() -> None:
+    leap = ScheduleConfig(cron="0 0 29 2 *", anchor="2030-01-01T00:00:00Z")
+    assert [t.year for t in leap.fire_times.upcoming(T0, 2)] == [2032, 2036]
 
 
 def test_config_round_trips_and_defaults() -> None:

@@ -442,16 +442,18 @@ class ScheduleDaemon:
         end = now if state.disabled_at is None else min(now, parse_utc(state.disabled_at))
         due = entry.config.fire_times.between(cursor, end, limit=MAX_SLOTS_PER_TICK)
         if due:
-            backlog = len(due) >= MAX_SLOTS_PER_TICK and \
-                entry.config.fire_times.next_after(due[-1]) <= end
+            after = next(entry.config.fire_times.iter_after(due[-1]), None)
+            backlog = len(due) >= MAX_SLOTS_PER_TICK and after is not None and after <= end
             self._fire(invoker, entry.config, due, now,
                        disabled=state.disabled_at is not None, backlog=backlog)
             entry.cursor = due[-1]
             if backlog:
                 return 0.0
         if state.disabled_at is None:
-            nxt = entry.config.fire_times.next_after(max(now, entry.cursor or cursor))
-            wait = min(wait, max(0.0, (nxt - self.clock()).total_seconds()))
+            nxt = next(entry.config.fire_times.iter_after(max(now, entry.cursor or cursor)),
+                       None)
+            if nxt is not None:
+                wait = min(wait, max(0.0, (nxt - self.clock()).total_seconds()))
         return wait
 
     def _busy_run(self, invoker_id: str) -> str | None:

@@ -296,6 +296,12 @@ class ScheduleConfig:
         except ValueError as exc:
             raise UsageError(f"schedule anchor {self.anchor!r} is not an ISO time") from exc
         self.fire_times = FireTimes(self)
+        if self.cron is not None and next(self.fire_times.iter_after(parse_utc(self.anchor)),
+                                          None) is None:
+            raise UsageError(
+                f"--cron {self.cron!r} never fires (no date matches it, e.g. February 30)",
+                hint="check the day-of-month and month fields",
+            )
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> ScheduleConfig:

@@ -175,6 +175,30 @@ def test_overlap_skip(daemon: ScheduleDaemon, clock: Clock) -> None:
     assert (second.outcome, second.reason) == ("skipped", f"overlap: run {busy} still running")
 
 
+def test_a_run_orphaned_by_a_dead_process_does_not_block_overlap_skip(
+        daemon: ScheduleDaemon, clock: Clock) -> None:
+    """A `run-now` process killed mid-run leaves its run 'running'; the daemon must not
+    overlap-skip every later slot because of it."""
+    import subprocess
+    import sys
+
+    inv = _add("orphaned")
+    runs = RunStore(recover=False)
+    orphan, _ = runs.create_run(blueprint_id="quick", agent_id=None, assignments={},
+                                inputs={}, invocation={"trigger": "schedule", "payload": {}},
+                                invoker_id=inv)
+    code = ("from wardian.engine.runs import RunStore; import sys; "
+            f"sys.exit(0 if RunStore(recover=False).claim({orphan.id!r}) else 1)")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    assert runs.get(orphan.id).status == "running"
+    clock.at(T0 + timedelta(minutes=5))
+    daemon.tick()
+    _settle(daemon)
+    [slot] = SlotStore().all_slots(inv)
+    assert slot.outcome == "ran", slot.reason
+    assert runs.get(orphan.id).status == "interrupted"
+
+
 def test_overlap_queue_runs_after(daemon: ScheduleDaemon, clock: Clock) -> None:
     inv = _add("queue", blueprint="slow", overlap="queue")
     clock.at(T0 + timedelta(minutes=5))

@@ -457,12 +457,20 @@ class ScheduleDaemon:
         return wait
 
     def _busy_run(self, invoker_id: str) -> str | None:
-        """A run of the invoker in flight here, or running in another process (``run-now``).
+        """A run of the invoker in flight here, or running in another live process
+        (``run-now``).
 
-        Queued runs elsewhere do not count: one nobody executes would block the schedule."""
+        Queued runs elsewhere do not count: one nobody executes would block the schedule.
+        Neither does a run left ``running`` by a process that died after this daemon started
+        (it is marked interrupted here), or overlap ``skip`` would skip every slot forever."""
         busy = self._inflight.any_for(invoker_id)
         if busy is None and self._runs is not None:
             found = self._runs.list(invoker_id=invoker_id, status="running", limit=1)
+            if found:
+                for run_id in self._runs.mark_interrupted_orphans() or []:
+                    self.log(f"{self._stamp()} run {run_id[:8]} was left running by a dead "
+                             "process: marked interrupted")
+                found = self._runs.list(invoker_id=invoker_id, status="running", limit=1)
             if found:
                 return str(found[0].id)
         return busy

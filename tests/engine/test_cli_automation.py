@@ -56,6 +56,11 @@ def test_start_wait_runs_in_process(cli: Any, setup: Path) -> None:
     assert "hunter22" not in result.stdout
     human = invoke(cli, "automation", "run", "show", doc["id"][:8])
     assert human.exit_code == 0 and "succeeded" in human.stdout
+    # human output shows local time; JSON keeps UTC (DESIGN.md "Conventions")
+    from wardian._util import parse_utc
+
+    local = parse_utc(doc["created_at"]).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    assert f"created:    {local}" in human.stdout and doc["created_at"] not in human.stdout
     listed = invoke(cli, "automation", "runs", "--status", "succeeded", "--json")
     assert [r["id"] for r in json.loads(listed.stdout)] == [doc["id"]]
     table = invoke(cli, "automation", "runs", "--blueprint", "cli-demo")

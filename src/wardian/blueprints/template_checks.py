@@ -36,6 +36,13 @@ class TemplateChecker:
         self.env = loaded.engine.env
 
     def check_values(self, loc: tuple[Any, ...], value: Any, index: int) -> None:
+        """Check every template string inside a `with:`/`payload:` value (recursively).
+
+        Args:
+            loc: the field path of `value` (``("steps", 2, "with")``).
+            value: a string, list or mapping from the YAML.
+            index: the position of the step the value belongs to (for step-order checks).
+        """
         from wardian.blueprints.templates import is_whole_expression
 
         if isinstance(value, str):
@@ -53,6 +60,8 @@ class TemplateChecker:
                 self.check_values((*loc, pos), item, index)
 
     def check_prompt(self, base: tuple[Any, ...], step: Any, index: int) -> None:
+        """Check a role step's prompt (inline, or a file inside the blueprint's folder) and
+        record its source in `loaded.prompts` / `loaded.prompt_files`."""
         from wardian.blueprints.schema import PromptFile
 
         marks = self.loaded.marks
@@ -102,6 +111,16 @@ class TemplateChecker:
 
     def check(self, loc: tuple[Any, ...], source: str, index: int, *, expression: bool,
               file_display: str | None = None) -> None:
+        """Parse one template (never render it) and report its problems.
+
+        Args:
+            loc: the field path the template sits at.
+            source: the template text (an expression when `expression`).
+            index: the position of the step it belongs to.
+            expression: parse as a bare Jinja2 expression (`when`, whole ``{{ }}`` values).
+            file_display: for a prompt file, the file name used in messages (positions are
+                then template lines, not YAML marks).
+        """
         from jinja2 import TemplateSyntaxError, meta, nodes
 
         try:

@@ -37,6 +37,24 @@ def _exit_for(run: Any) -> None:
         raise typer.Exit(1)
 
 
+def _report_final(final: Any, as_json: bool) -> None:
+    """Print a run executed in this process (--wait) and exit 1 unless it succeeded."""
+    if as_json:
+        emit_json(final.to_json(detail=True))
+    else:
+        _summary(final)
+    _exit_for(final)
+
+
+def _local(stamp: str | None) -> str:
+    """A stored UTC timestamp in local time for human output (DESIGN.md "Conventions")."""
+    if not stamp:
+        return "-"
+    from wardian._util import parse_utc
+
+    return parse_utc(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
 @run_app.command("start")
 def start(
     blueprint: str = typer.Argument(..., help="Blueprint id (user library first) or path."),
@@ -60,12 +78,7 @@ def start(
     if wait:
         from wardian.engine.executor import execute_run
 
-        final = execute_run(run.id, secret_inputs=secrets)
-        if as_json:
-            emit_json(final.to_json(detail=True))
-        else:
-            _summary(final)
-        _exit_for(final)
+        _report_final(execute_run(run.id, secret_inputs=secrets), as_json)
         return
     pid = spawn_detached(run.id, secrets)
     if as_json:
@@ -106,7 +119,7 @@ def show(run_id: str = typer.Argument(..., help="Run id or unique prefix."),
     stdout(f"blueprint:  {run.blueprint_id} ({run.blueprint_hash or 'hash unknown'})")
     stdout(f"status:     {run.status}" + (f" ({run.skip_reason})" if run.skip_reason else ""))
     stdout(f"trigger:    {run.trigger}   agent: {run.agent_id or '-'}")
-    stdout(f"created:    {run.created_at}   finished: {run.finished_at or '-'}")
+    stdout(f"created:    {_local(run.created_at)}   finished: {_local(run.finished_at)}")
     if run.error:
         stdout(f"error:      {run.error}")
     stdout(f"inputs:     {json.dumps(run.inputs, sort_keys=True)}")
@@ -115,7 +128,7 @@ def show(run_id: str = typer.Argument(..., help="Run id or unique prefix."),
                   "" if a.duration_ms is None else f"{a.duration_ms:.1f}", a.error or "",
                   _short(a.output)) for a in run.attempts], title="Attempts")
     print_table(["AT", "EVENT", "STEP", "DATA"],
-                [(e["at"], e["kind"], e["step_id"] or "", _short(e["data"]))
+                [(_local(e["at"]), e["kind"], e["step_id"] or "", _short(e["data"]))
                  for e in run.events], title="Events")
 
 
@@ -154,12 +167,7 @@ def resume(
     if wait:
         from wardian.engine.executor import resume_run
 
-        final = resume_run(run_id, store=store, secret_inputs=secrets)
-        if as_json:
-            emit_json(final.to_json(detail=True))
-        else:
-            _summary(final)
-        _exit_for(final)
+        _report_final(resume_run(run_id, store=store, secret_inputs=secrets), as_json)
         return
     from wardian.engine.manual import spawn_detached
 
@@ -187,5 +195,5 @@ def runs(
         emit_json([r.to_json() for r in items])
         return
     print_table(["RUN", "BLUEPRINT", "TRIGGER", "STATUS", "CREATED", "ERROR / REASON"],
-                [(r.id[:8], r.blueprint_id, r.trigger, r.status, r.created_at,
+                [(r.id[:8], r.blueprint_id, r.trigger, r.status, _local(r.created_at),
                   r.error or r.skip_reason or "") for r in items])

@@ -19,7 +19,7 @@ def list_(as_json: bool = JsonOption) -> None:
 
     entries = list_library()
     if as_json:
-        emit_json(entries and [e.to_json() for e in entries])
+        emit_json([e.to_json() for e in entries])
         return
     if not entries:
         stdout("no blueprints (run `wardian library init` to copy the shipped samples)")

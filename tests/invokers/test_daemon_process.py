@@ -263,3 +263,14 @@ def test_a_live_holder_is_named() -> None:
     finally:
         other.kill()
         other.wait(10)
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--poll", "0"], "--poll 0 is outside 0.01 to 2 seconds"),
+    (["--poll", "5"], "--poll 5 is outside"),
+    (["--shutdown-timeout", "-1"], "--shutdown-timeout must not be negative"),
+])
+def test_serve_refuses_bad_timing_flags(cli: CliRunner, args: list[str], fragment: str) -> None:
+    """A zero poll would spin a core; a poll over 2 s breaks the 2-second pickup promise."""
+    res = invoke(cli, "serve", *args)
+    assert res.exit_code == 2 and fragment in res.stderr, res.output

@@ -16,18 +16,19 @@ def register(root: typer.Typer) -> None:
             False, "--status", help="Only report whether a daemon holds the lock (pid, since); "
             "exit 0 when one runs, 1 when none."),
         poll: float = typer.Option(
-            0.1, "--poll", help="Longest wait between loop passes, seconds."),
+            0.1, "--poll", help="Longest wait between loop passes, seconds (0.01 to 2; CLI "
+            "changes to invokers take effect within one pass)."),
         shutdown_timeout: float = typer.Option(
             30.0, "--shutdown-timeout", help="On SIGTERM/SIGINT, seconds to let running runs "
-            "finish before exiting (the next start marks leftovers interrupted)."),
+            "finish; runs still running then are cancelled at their next safe point "
+            "(recorded cancelled), and any left after 10 s more are marked interrupted by the "
+            "next start."),
         json_: bool = JsonOption,
     ) -> None:
         """Run the daemon: fire schedule invokers and drain session-close events.
 
-        Only one daemon runs per data directory; a second `serve` exits with code 4 naming
-        the holder. Runs left running by a dead daemon are marked interrupted at start-up.
-        SIGTERM or SIGINT stops it cleanly. One log line per fire and outcome.
-        """
+        Only one daemon runs per data directory; a second `serve` exits with code 4 naming the holder (pid, since). Runs left running by a dead process are marked interrupted at start-up. SIGTERM or SIGINT stops it cleanly (exit 0). It logs one line per slot decided (ran, skipped with its reason, coalesced into which slot) and one per finished run, to stdout.
+        """  # noqa: E501 (one paragraph: Rich re-wraps it, hard breaks would show)
         from wardian.invokers.daemon import ScheduleDaemon, daemon_status
 
         if status:

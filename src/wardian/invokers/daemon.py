@@ -40,7 +40,7 @@ from datetime import datetime
 from typing import Any
 
 from wardian._util import format_utc, parse_utc, utc_now
-from wardian.errors import WardianError
+from wardian.errors import UsageError, WardianError
 from wardian.invokers.daemon_lock import (
     DaemonAlreadyRunning,
     DaemonStatus,
@@ -176,16 +176,25 @@ class ScheduleDaemon:
 
     Args:
         clock: returns the current aware UTC time (default: the real clock, `utc_now`).
-        poll_s: longest wait between loop passes, seconds.
-        workers: threads executing runs for ``skip``/``parallel`` invokers.
+        poll_s: longest wait between loop passes, seconds (0.01 to 2).
+        workers: threads executing runs of ``parallel`` invokers (``skip`` and ``queue``
+            invokers run one at a time, each on its own thread).
         shutdown_timeout_s: how long a stop waits for in-flight runs, seconds.
         drain: also drain session-close events (default True).
         log: one-line logger (default: print to stdout, flushed).
+
+    Raises:
+        UsageError: `poll_s` or `shutdown_timeout_s` out of range.
     """
 
     def __init__(self, *, clock: Callable[[], datetime] | None = None, poll_s: float = 0.1,
                  workers: int = 8, shutdown_timeout_s: float = 30.0, drain: bool = True,
                  log: Callable[[str], None] | None = None) -> None:
+        if not 0.01 <= poll_s <= 2.0:
+            raise UsageError(f"--poll {poll_s:g} is outside 0.01 to 2 seconds",
+                             hint="the default 0.1 picks up CLI changes within 0.1 s")
+        if shutdown_timeout_s < 0:
+            raise UsageError("--shutdown-timeout must not be negative")
         self.clock = clock or utc_now
         self.poll_s = poll_s
         self.shutdown_timeout_s = shutdown_timeout_s

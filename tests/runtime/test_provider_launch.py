@@ -170,3 +170,45 @@ def test_codex_exec_attaches_its_rollout(tmp_path) -> None:
     (event,) = SessionEventQueue().list()
     assert event.provider == "codex"
     assert event.transcript_path and event.transcript_path.endswith("rollout-mine.jsonl")
+
+
+def test_find_transcript_skips_odd_rollouts_instead_of_failing(tmp_path, monkeypatch) -> None:
+    import json
+    import time
+    from datetime import UTC, datetime
+
+    from wardian.runtime.provider_launch import find_transcript
+
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    now = datetime.now(UTC)
+    day = tmp_path / "codex" / "sessions" / f"{now:%Y}" / f"{now:%m}" / f"{now:%d}"
+    day.mkdir(parents=True)
+    workspace = str(tmp_path / "ws")
+    (day / "rollout-a.jsonl").write_text("[1, 2]\n")
+    (day / "rollout-b.jsonl").write_text(json.dumps({"payload": "text"}) + "\n")
+    (day / "rollout-c.jsonl").write_text(json.dumps({"payload": {"cwd": 7}}) + "\n")
+    assert find_transcript("launch", provider="codex", started_at=time.time() - 60,
+                           workspace=workspace) == (None, None)
+    good = day / "rollout-d.jsonl"
+    good.write_text(json.dumps({"payload": {"cwd": workspace}}) + "\n")
+    assert find_transcript("launch", provider="codex", started_at=time.time() - 60,
+                           workspace=workspace) == (str(good), "codex")
+
+
+def test_a_failed_revocation_does_not_mask_the_runtime_exit(tmp_path, wardian_home) -> None:
+    """The child breaks memory.db before exiting: revoking fails, yet `agent exec` still
+    returns the child's exit code and the session close is recorded."""
+    agent = AgentRegistry().add("coder", "claude")
+    db = wardian_home / "memory.db"
+    breaker = (f"import os; p = {str(db)!r}\n"
+               "for s in ('', '-wal', '-shm'):\n"
+               "    os.path.exists(p + s) and os.remove(p + s)\n"
+               "os.mkdir(p); raise SystemExit(3)")
+    res = subprocess.run(
+        [sys.executable, "-m", "wardian", "agent", "exec", "coder", "--", sys.executable, "-c",
+         breaker], env=dict(os.environ), cwd=tmp_path, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=120)
+    assert res.returncode == 3, res.stderr
+    assert "capability not revoked" in res.stderr and "Traceback" not in res.stderr
+    (event,) = SessionEventQueue().list()
+    assert (event.agent_id, event.boundary) == (agent.id, "shutdown")

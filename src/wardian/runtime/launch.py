@@ -282,7 +282,10 @@ def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
     Revokes the capability held by this supervisor, then records the session-close event
     (boundary ``shutdown``, session id = the launch id; the session's Claude Code or Codex
     transcript is attached when one is found, see `provider_launch.find_transcript`)
-    and starts a drain worker. Recording never raises: the runtime has ended either way.
+    and starts a drain worker. Neither raises: the runtime has ended either way, and the
+    child's exit code must reach the caller. A failed revocation is reported on stderr;
+    the capability is bound to this supervisor's pid and start time, so it expires when
+    this process exits moments later.
 
     Args:
         agent: the agent whose process ended.
@@ -292,6 +295,9 @@ def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
     holder = current()
     try:
         _revoke(holder, f"runtime exited (launch {session_id})")
+    except Exception as exc:  # never mask the runtime's exit; see the docstring
+        print(f"wardian: capability not revoked ({exc}); it expires when this process exits",
+              file=sys.stderr)
     finally:
         try:
             from wardian.runtime.provider_launch import find_transcript

@@ -147,7 +147,10 @@ def _codex_rollout(started_at: float, workspace: str | None) -> str | None:
                     meta = json.loads(handle.readline() or "{}")
             except (OSError, ValueError):
                 continue
-            cwd = str((meta.get("payload") or {}).get("cwd") or "")
+            payload = meta.get("payload") if isinstance(meta, dict) else None
+            cwd = payload.get("cwd") if isinstance(payload, dict) else None
+            if not isinstance(cwd, str):
+                continue  # not a rollout we can place: never fail the session close
             if workspace and not (cwd == workspace or cwd.startswith(workspace + os.sep)):
                 continue
             if best is None or mtime > best[0]:

@@ -161,7 +161,9 @@ def test_archive_load_reads_after_the_cursor_and_commit_advances_it(transcript: 
     assert (out["first_seq"], out["last_seq"], out["cursor"]) == (1, 3, 3)
     commit_curator_batch(run_id="r1", agent_id=AGENT, workspace="/repo", operations=[],
                          archive=out, idempotency_key="k1")
-    archives.import_transcript(AGENT, transcript, event_id="e2")
+    second_session = transcript.with_name("second-session.jsonl")
+    second_session.write_bytes(transcript.read_bytes())
+    archives.import_transcript(AGENT, second_session, event_id="e2")
     archives.close()
     later = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert later["after_seq"] == 3 and (later["first_seq"], later["last_seq"]) == (4, 6)
@@ -224,7 +226,9 @@ def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> Non
     agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
     archives = ArchiveStore()
     one = archives.import_transcript(agent.id, transcript, event_id="e1")
-    two = archives.import_transcript(agent.id, transcript, event_id="e2")
+    second_session = transcript.with_name("second-session.jsonl")
+    second_session.write_bytes(transcript.read_bytes())
+    two = archives.import_transcript(agent.id, second_session, event_id="e2")
     archives.close()
     first = _builtin_run(agent.id, {"archive_seq_range": [one.first_seq, one.last_seq]},
                          "session-close:i:e1")

@@ -15,6 +15,7 @@ from wardian.memory.maintenance.plan import (
     MAX_PLAN_BYTES,
     PlanError,
     check_owner,
+    is_host_absolute,
     load_plan_bytes,
     load_plan_file,
 )
@@ -175,7 +176,8 @@ def test_scopes_are_tagged_objects_with_host_absolute_paths() -> None:
           "operations[0].scope.path", "absolute")
     fails(plan([create(scope={"kind": "workspace"})]), "operations[0].scope.path", "missing")
     fails(plan([create(scope="agent")]), "operations[0].scope")
-    fails(plan([create(scope={"kind": "global"})]), "operations[0].scope", "'global'")
+    fails(plan([create(scope={"kind": "global"})]), "operations[0].scope.kind", "'global'")
+    fails(plan([create(scope={"path": ABSOLUTE})]), "operations[0].scope.kind", "missing")
     fails(plan([create(scope={"kind": "agent", "path": ABSOLUTE})]),
           "operations[0].scope.path", "unknown field")
 
@@ -184,6 +186,25 @@ def test_scopes_are_tagged_objects_with_host_absolute_paths() -> None:
 def test_windows_drive_paths_are_not_absolute_on_posix() -> None:
     fails(plan([create(scope={"kind": "workspace", "path": "C:\\repo"})]),
           "operations[0].scope.path", "absolute")
+    fails(plan([create(scope={"kind": "workspace", "path": "\\\\server\\share"})]),
+          "operations[0].scope.path", "absolute")
+
+
+@pytest.mark.parametrize(("path", "posix", "nt"), [
+    ("/work/repo", True, False),          # rooted but no drive: drive-relative on Windows
+    ("work/repo", False, False),
+    ("./repo", False, False),
+    ("", False, False),
+    ("C:\\work\\repo", False, True),
+    ("C:/work/repo", False, True),
+    ("C:work\\repo", False, False),     # relative to drive C:'s current directory
+    ("\\work\\repo", False, False),
+    ("\\\\server\\share\\repo", False, True),
+    ("/work/\0repo", False, False),
+])
+def test_absolute_paths_follow_each_platforms_rules(path: str, posix: bool, nt: bool) -> None:
+    assert is_host_absolute(path, "posix") is posix
+    assert is_host_absolute(path, "nt") is nt
 
 
 # --- duplicate keys and unknown fields -------------------------------------------------------
@@ -222,12 +243,16 @@ def test_unknown_fields_are_rejected_everywhere() -> None:
     fails(plan(comment="x"), "comment", "unknown field", "allowed fields")
     fails(plan([{**retire(MID), "force": True}]), "operations[0].force", "unknown field",
           "reason")
-    fails(plan([{"op": "merge", "memory_id": MID}]), "operations[0]", "'merge'")
-    fails(plan([{"memory_id": MID}]), "operations[0]", "op")
+    fails(plan([{"op": "merge", "memory_id": MID}]), "operations[0].op", "'merge'",
+          "'retire_into'")
+    fails(plan([{"memory_id": MID}]), "operations[0].op", "missing", "'revise'")
 
 
 def test_not_json_and_non_finite_numbers_are_malformed() -> None:
     fails("{not json", "$", "not valid JSON", "line 1")
+    fails('{"plan_id": ' + "[" * 100_000 + "]" * 100_000 + "}", "$", "nested too deeply")
+    deep = "[" * 40 + "]" * 40
+    fails(json.dumps(plan()).replace('"p"', deep, 1), "plan_id" + "[0]" * 32, "too deeply")
     fails('{"schema_version": NaN}', "$", "NaN")
     fails("[]", "$", "JSON object")
 

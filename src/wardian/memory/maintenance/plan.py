@@ -12,7 +12,7 @@ operations". Every rule there is enforced here, before any preview touches a dat
 * text and evidence excerpts are at most 8,192 characters; at most 64 sources per operation;
   each locator at most 4,096 characters;
 * scopes are tagged objects ``{"kind":"agent"}`` or ``{"kind":"workspace","path":ABS}``
-  where ABS is absolute by the host platform's rules (`os.path.isabs`);
+  where ABS is absolute by the host platform's rules (`is_host_absolute`);
 * an existing memory id is the subject (``memory_id``) of at most one operation; a
   ``revise`` target may additionally receive ``retire_into`` operations; ``client_key``s are
   unique; a ``retire_into`` targets a surviving memory id or a ``create``'s ``client_key``,
@@ -25,7 +25,9 @@ expected and what was found, as a `PlanError` (a `ValidationError`, exit 2).
 from __future__ import annotations
 
 import json
+import ntpath
 import os
+import posixpath
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -57,6 +59,7 @@ __all__ = [
     "RetireOp",
     "ReviseOp",
     "check_owner",
+    "is_host_absolute",
     "load_plan_bytes",
     "load_plan_file",
 ]
@@ -127,6 +130,23 @@ class AgentScope(BaseModel):
         return Scope("agent")
 
 
+def is_host_absolute(path: str, flavour: str = os.name) -> bool:
+    """Whether `path` is absolute by the rules of the host platform (`flavour`: `os.name`).
+
+    POSIX: it starts with ``/``. Windows (``"nt"``): it has a drive or UNC share *and* a
+    root (``C:\\repo``, ``\\\\server\\share\\repo``); ``\\repo`` (drive-relative) and ``C:repo``
+    (relative to the drive's cwd) are relative, whatever `os.path.isabs` says on older
+    Pythons. Pure. Spec "Key constraints": relative paths are rejected by platform-aware
+    validation.
+    """
+    if "\0" in path:
+        return False
+    if flavour == "nt":
+        drive, rest = ntpath.splitdrive(path)
+        return bool(drive) and rest[:1] in ("\\", "/")
+    return posixpath.isabs(path)
+
+
 class WorkspaceScope(BaseModel):
     """``{"kind": "workspace", "path": ABS}``; ABS absolute by the host platform's rules."""
 
@@ -139,9 +159,11 @@ class WorkspaceScope(BaseModel):
     def _absolute(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("workspace path must be a non-empty absolute path")
-        if not os.path.isabs(value):
+        if not is_host_absolute(value):
+            example = "C:\\work\\repo" if os.name == "nt" else "/work/repo"
             raise ValueError(
-                f"workspace path must be absolute on this host ({os.name}), got {value!r}"
+                f"workspace path must be absolute on this host ({os.name}, e.g. "
+                f"{example!r}), got {value!r}"
             )
         return value
 
@@ -251,7 +273,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _walk_duplicates(value: Any, path: str) -> Iterator[tuple[str, str]]:
+_MAX_DEPTH = 32
+"""Deepest JSON nesting looked into; a valid plan is five levels deep."""
+_TOO_DEEP = ("JSON nested too deeply; a plan is at most a few levels deep "
+             "(plan → operations → operation → scope/sources)")
+
+
+def _walk_duplicates(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
+    if depth > _MAX_DEPTH and isinstance(value, dict | list):
+        yield (path, _TOO_DEEP)
+        return
     if isinstance(value, _Object):
         for key in value.duplicates:
             yield (
@@ -259,10 +290,10 @@ def _walk_duplicates(value: Any, path: str) -> Iterator[tuple[str, str]]:
                 f"duplicate key {key!r}; a JSON object may name each key once",
             )
         for key, child in value.items():
-            yield from _walk_duplicates(child, _join(path, key))
+            yield from _walk_duplicates(child, _join(path, key), depth + 1)
     elif isinstance(value, list):
         for index, child in enumerate(value):
-            yield from _walk_duplicates(child, f"{path}[{index}]")
+            yield from _walk_duplicates(child, f"{path}[{index}]", depth + 1)
 
 
 def _join(path: str, key: str | int) -> str:
@@ -309,9 +340,10 @@ def _describe(error: Any, loc: tuple[int | str, ...]) -> str:
         )
     if kind == "union_tag_not_found":
         if loc and loc[-1] == "scope":
-            return ('a scope needs "kind": "agent" or "workspace" '
+            return ('required field is missing: a scope needs "kind": "agent" or "workspace" '
                     '(e.g. {"kind": "workspace", "path": ABS})')
-        return f"the tagged object needs a {ctx.get('discriminator')} field"
+        return ("required field is missing: an operation needs \"op\": one of "
+                "'revise', 'create', 'retire', 'retire_into'")
     if kind == "literal_error":
         return f"expected {ctx.get('expected')}, got {found!r}"
     if kind == "value_error":
@@ -384,6 +416,9 @@ def load_plan_bytes(data: bytes, *, source: str | None = None) -> Plan:
         ) from exc
     try:
         raw = json.loads(text, object_pairs_hook=_pairs_hook, parse_constant=_reject_constant)
+        duplicates = list(_walk_duplicates(raw, ""))
+    except RecursionError as exc:
+        raise PlanError([("", _TOO_DEEP)], source=source) from exc
     except json.JSONDecodeError as exc:
         raise PlanError(
             [("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")],
@@ -391,7 +426,6 @@ def load_plan_bytes(data: bytes, *, source: str | None = None) -> Plan:
         ) from exc
     except ValueError as exc:
         raise PlanError([("", f"not valid JSON: {exc}")], source=source) from exc
-    duplicates = list(_walk_duplicates(raw, ""))
     if duplicates:
         raise PlanError(duplicates, source=source)
     if not isinstance(raw, dict):
@@ -402,7 +436,12 @@ def load_plan_bytes(data: bytes, *, source: str | None = None) -> Plan:
         problems = []
         for error in exc.errors():
             loc = tuple(error["loc"])
-            problems.append((_loc_to_path(loc), _describe(error, loc)))
+            path = _loc_to_path(loc)
+            if error["type"] in {"union_tag_invalid", "union_tag_not_found"}:
+                # The problem is the tag field itself: operations[3].op, …scope.kind.
+                tag = str((error.get("ctx") or {}).get("discriminator", "")).strip("'")
+                path = _join(path, tag) if tag else path
+            problems.append((path, _describe(error, loc)))
         raise PlanError(problems, source=source) from exc
     problems = list(_rule_problems(plan))
     if problems:

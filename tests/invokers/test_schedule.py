@@ -227,6 +227,8 @@ def test_cli_add_refuses_bad_input(cli: CliRunner, ready: str) -> None:
     assert res.exit_code == 2 and "--every" in res.stderr
     res = invoke(cli, *base, "--cron", "* * * * *", "--timezone", "Nowhere/City")
     assert res.exit_code == 2 and "IANA" in res.stderr
+    res = invoke(cli, *base, "--every", "5m", "--max-catch-up", "3")
+    assert res.exit_code == 2 and "--max-catch-up caps --catch-up all" in res.stderr
     res = invoke(cli, *base, "--cron", "* * * * *", "--assignments", '{"ghost": {}}')
     assert res.exit_code == 2
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "nope", "--name", "x",

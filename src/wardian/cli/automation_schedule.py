@@ -51,9 +51,9 @@ def add(
         "latest", "--catch-up", help="Missed slots: none = skip them all; latest (default) = run "
         "once for the newest, the rest coalesced into it; all = run each missed slot, keeping "
         "the newest --max-catch-up; older ones are skipped."),
-    max_catch_up: int = typer.Option(
-        10, "--max-catch-up", help="Hard cap on runs one catch-up starts with --catch-up all "
-        "(default 10, at most 100)."),
+    max_catch_up: int | None = typer.Option(
+        None, "--max-catch-up", help="Hard cap on runs one catch-up starts with --catch-up all "
+        "(default 10, at most 100); refused with the other modes (latest runs one)."),
     overlap: str = typer.Option(
         "skip", "--overlap", help="When the previous run is still running: skip (default; the slot "
         "is recorded skipped), queue (run after it), parallel (run now alongside)."),
@@ -119,12 +119,18 @@ def show(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."),
         emit_json(doc)
         return
     config = doc.get("config") or {}
+    from wardian.invokers.schedule import format_duration
+
+    grace = config.get("misfire_grace_s")
+    catch_up = config.get("catch_up")
+    if catch_up == "all":
+        catch_up = f"all (at most {config.get('max_catch_up')} runs)"
     lines = [
         ("id", doc["id"]), ("name", doc["name"]), ("enabled", doc["enabled"]),
         ("blueprint", doc["blueprint_id"]), ("agent", doc["agent_id"]),
         ("schedule", doc.get("schedule") or doc.get("config_error")),
-        ("misfire grace", f"{config.get('misfire_grace_s')} s"),
-        ("catch-up", f"{config.get('catch_up')} (cap {config.get('max_catch_up')})"),
+        ("misfire grace", format_duration(grace) if isinstance(grace, int | float) else grace),
+        ("catch-up", catch_up),
         ("overlap", config.get("overlap")),
         ("next fire times", ", ".join(doc.get("next_fire_times_local") or [])),
         ("missed slots that would run now", doc.get("missed_slots_would_run_now")),

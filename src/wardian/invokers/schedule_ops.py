@@ -78,13 +78,18 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
     Args:
         cron / every_s: exactly one (crontab text / interval seconds).
         timezone: IANA zone for the cron expression and for displayed times.
-        misfire_grace_s, max_catch_up: None = the defaults (300 s, 10).
+        misfire_grace_s, max_catch_up: None = the defaults (300 s, 10); `max_catch_up`
+            only with ``catch_up="all"``.
         assignments: JSON text ``{role: assignment}``.
 
     Raises:
         UsageError / ValidationError (exit 2): a bad flag, blueprint, assignment or zone.
         NotFoundError: unknown agent or blueprint.
     """
+    if max_catch_up is not None and catch_up != "all":
+        raise UsageError(
+            f"--max-catch-up caps --catch-up all; with --catch-up {catch_up} it would be "
+            "ignored", hint="drop --max-catch-up, or add --catch-up all")
     config = ScheduleConfig(
         cron=cron, every_s=every_s, timezone=timezone,
         misfire_grace_s=DEFAULT_MISFIRE_GRACE_S if misfire_grace_s is None else misfire_grace_s,

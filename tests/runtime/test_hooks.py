@@ -72,7 +72,7 @@ def test_session_end_without_agent_fails_cleanly_and_bad_json_still_records(cli,
     assert SessionEventQueue().list() == []
     # the session did end: unusable input is a warning, the close is still recorded
     res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder", input="{nope")
-    assert res.exit_code == 0 and "not JSON" in res.stderr and "Warning" in res.stderr
+    assert res.exit_code == 0 and "not valid JSON" in res.stderr and "Warning" in res.stderr
     (ev,) = SessionEventQueue().list()
     assert (ev.boundary, ev.transcript_path, ev.source) == ("shutdown", None, "hook")
 
@@ -193,6 +193,16 @@ def test_install_into_missing_file_and_refuses_broken_json(tmp_path) -> None:
     assert broken.read_text() == "{ not json"
 
 
+def test_install_cli_refuses_a_settings_file_with_comments(cli, tmp_path) -> None:
+    target = tmp_path / "settings.json"
+    text = '// mine\n{"model": "opus",}\n'
+    target.write_text(text)
+    res = invoke(cli, "hooks", "install", "claude-code", "--settings", str(target))
+    assert res.exit_code == 2
+    assert f"{target}: the settings file is not valid JSON" in res.stderr
+    assert "Wardian will not overwrite it" in res.stderr and target.read_text() == text
+
+
 def test_install_refuses_hooks_that_are_not_a_list(tmp_path) -> None:
     from wardian.errors import ValidationError
 
@@ -258,7 +268,7 @@ def test_installed_hook_never_fails_the_session(agent, tmp_path, wardian_home) -
     # garbage input: warned about, and the close is still recorded
     proc = _shell(commands["SessionEnd"], "\x00garbage{", tmp_path, wardian_home,
                   {"WARDIAN_AGENT_ID": agent})
-    assert proc.returncode == 0 and "warning" in proc.stderr and "not JSON" in proc.stderr
+    assert proc.returncode == 0 and "warning" in proc.stderr and "not valid JSON" in proc.stderr
     (ev,) = SessionEventQueue().list()
     assert ev.boundary == "shutdown" and ev.agent_id == agent
     # the data dir is unusable (a file): not a WardianError, still no traceback, exit 0

@@ -60,24 +60,33 @@ def boundary_for_reason(reason: str | None) -> str:
     return "clear" if (reason or "").strip().lower() == "clear" else "shutdown"
 
 
+def _json_object(text: str, source: str, what: str, hint: str | None = None) -> dict[str, Any]:
+    """Parse `text` as one JSON object (blank text = ``{}``); `what` names it in errors.
+
+    Raises:
+        ValidationError: not JSON, or JSON that is not an object.
+    """
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(
+            f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            source=source, hint=hint,
+        ) from exc
+    if not isinstance(data, dict):
+        raise ValidationError(f"{what} must be a JSON object", source=source, hint=hint)
+    return data
+
+
 def parse_hook_payload(text: str) -> dict[str, Any]:
     """Parse the JSON object a hook receives on stdin (empty input = empty object).
 
     Raises:
         ValidationError: not a JSON object.
     """
-    if not text.strip():
-        return {}
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValidationError(
-            f"hook input is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-            source="stdin",
-        ) from exc
-    if not isinstance(payload, dict):
-        raise ValidationError("hook input must be a JSON object", source="stdin")
-    return payload
+    return _json_object(text, "stdin", "hook input")
 
 
 def read_hook_payload(text: str) -> tuple[dict[str, Any], str | None]:
@@ -312,17 +321,8 @@ def _load_settings(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValidationError(
-            f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-            source=str(path), hint="fix the file by hand; Wardian will not overwrite it",
-        ) from exc
-    if not isinstance(data, dict):
-        raise ValidationError("the settings file must hold a JSON object", source=str(path))
+    data = _json_object(text, str(path), "the settings file",
+                        hint="fix the file by hand; Wardian will not overwrite it")
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise ValidationError("expected an object", path="hooks", source=str(path))

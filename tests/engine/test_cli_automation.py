@@ -30,6 +30,8 @@ steps:
       messages: "{{ [] }}"
       records: "{{ [] }}"
       max_changes: "{{ inputs.n }}"
+  - id: snap
+    action: memory.snapshot
 """
 ASSIGN = json.dumps({"curator": {"target_type": "temporary_provider", "provider": "builtin"}})
 
@@ -86,7 +88,13 @@ def test_start_checks_everything_before_storing(cli: Any, setup: Path, args: lis
     assert json.loads(invoke(cli, "automation", "runs", "--json").stdout) == []
 
 
-def test_start_detached_returns_the_run_id(cli: Any, setup: Path) -> None:
+def test_start_detached_returns_the_run_id(cli: Any, setup: Path, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # the child must import the installed package, not a `wardian/` in the current folder
+    shadow = tmp_path / "project"
+    (shadow / "wardian").mkdir(parents=True)
+    (shadow / "wardian" / "__init__.py").write_text("raise SystemExit('shadowed')\n")
+    monkeypatch.chdir(shadow)
     result = invoke(cli, "automation", "run", "start", str(setup), "--agent", "bob",
                     "--assignments", ASSIGN, "--input", "token=zz-secret-zz", "--json")
     assert result.exit_code == 0, result.output
@@ -97,6 +105,7 @@ def test_start_detached_returns_the_run_id(cli: Any, setup: Path) -> None:
     run = json.loads(shown.stdout)
     assert run["status"] == "succeeded", Path(doc["log"]).read_text()
     assert run["outputs"]["greet"]["text"] == "n=1 t=***"  # the child got the secret via stdin
+    assert run["outputs"]["snap"]["count"] == 0  # built-in actions found through the entry point
     assert "zz-secret-zz" not in shown.stdout
 
 

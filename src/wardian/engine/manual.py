@@ -105,8 +105,10 @@ def spawn_detached(run_id: str, secrets: dict[str, Any]) -> int:
     Returns:
         The child's pid. The child claims the run itself (only one process can).
     """
-    argv = [sys.executable, "-m", "wardian", "automation", "run", "execute", run_id,
-            "--secrets-stdin"]
+    # -P: the current directory must not shadow the installed package (a project folder
+    # holding a `wardian/` or `wardian.py` would otherwise be imported instead).
+    argv = [os.path.abspath(sys.executable), "-P", "-m", "wardian", "automation", "run",
+            "execute", run_id, "--secrets-stdin"]
     kwargs: dict[str, Any] = {}
     if os.name == "nt":  # pragma: no cover - Windows
         kwargs["creationflags"] = (subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]

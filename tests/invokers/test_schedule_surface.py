@@ -13,7 +13,8 @@ SURFACE = {
         "CATCH_UP_MODES", "DEFAULT_MAX_CATCH_UP", "DEFAULT_MISFIRE_GRACE_S", "MAX_CATCH_UP_LIMIT",
         "MIN_INTERVAL_S", "OVERLAP_MODES", "FireTimes", "ScheduleConfig", "SlotDecision",
         "format_duration", "parse_duration", "plan_due_slots", "slot_key"],
-    "wardian.invokers.slots": ["OUTCOMES", "ScheduleState", "Slot", "SlotStore"],
+    "wardian.invokers.slots": ["OUTCOMES", "ScheduleState", "Slot", "SlotStore", "dispatch_slot",
+                               "schedule_key"],
     "wardian.invokers.daemon": [
         "DaemonAlreadyRunning", "DaemonStatus", "ScheduleDaemon", "daemon_status",
         "dispatch_slot", "schedule_key"],

@@ -49,7 +49,7 @@ from wardian.invokers.daemon_lock import (
     daemon_status,
 )
 from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
-from wardian.invokers.slots import SlotStore
+from wardian.invokers.slots import SlotStore, dispatch_slot, schedule_key
 from wardian.invokers.store import Invoker, InvokerStore
 
 __all__ = [
@@ -63,74 +63,6 @@ __all__ = [
 
 MAX_SLOTS_PER_TICK = 10_000
 """Slots decided per invoker per loop pass; a longer backlog is worked off over passes."""
-
-
-def schedule_key(invoker_id: str, scheduled: datetime | str) -> str:
-    """The run idempotency key of one slot: ``schedule:<invoker id>:<scheduled time iso>``."""
-    text = scheduled if isinstance(scheduled, str) else slot_key(scheduled)
-    return f"schedule:{invoker_id}:{text}"
-
-
-# --- dispatching one slot ----------------------------------------------------------------
-
-
-def _blocked_reason(invoker: Invoker) -> str | None:
-    """Why the invoker's assignments cannot run now, or None (providers' validation)."""
-    try:
-        from wardian.providers.assignments import parse_assignments, resolve_assignment
-    except ImportError:
-        return None
-    try:
-        for assignment in parse_assignments(invoker.assignments).values():
-            resolve_assignment(assignment)
-    except WardianError as exc:
-        return f"blocked assignment: {exc.render()}"
-    return None
-
-
-def dispatch_slot(runs: Any, slots: SlotStore, invoker: Invoker, scheduled_time: str,
-                  *, late_s: float = 0.0) -> tuple[str, str]:
-    """Create (or find) the run of a ``pending`` slot and resolve the slot. Idempotent.
-
-    Args:
-        runs: an engine ``RunStore``.
-        scheduled_time: the slot key (UTC ISO with ``Z``).
-
-    Returns:
-        ``(run_id, run_status)``; status ``skipped`` when the assignment is blocked.
-    """
-    key = schedule_key(invoker.id, scheduled_time)
-    common: dict[str, Any] = {
-        "blueprint_id": invoker.blueprint_id,
-        "agent_id": invoker.agent_id,
-        "assignments": invoker.assignments,
-        "inputs": invoker.inputs,
-        "invocation": {"trigger": "schedule", "payload": {
-            "invoker_id": invoker.id, "invoker_name": invoker.name,
-            "scheduled_time": scheduled_time, "late_s": round(late_s, 3),
-            "idempotency_key": key}},
-        "idempotency_key": key,
-        "invoker_id": invoker.id,
-    }
-    reason = _blocked_reason(invoker)
-    if reason is None:
-        try:
-            run, _ = runs.create_run(**common, status="queued")
-        except WardianError as exc:
-            from wardian.errors import StoreError
-
-            if isinstance(exc, StoreError):
-                raise
-            reason = f"blocked assignment: could not create run: {exc.render()}"
-    if reason is not None:
-        run, _ = runs.create_run(**common, status="skipped", skip_reason=reason)
-    status = str(getattr(run, "status", "queued"))
-    if status == "skipped":
-        slots.resolve(invoker.id, scheduled_time, outcome="skipped", run_id=run.id,
-                      reason=getattr(run, "skip_reason", None) or reason)
-    else:
-        slots.resolve(invoker.id, scheduled_time, outcome="ran", run_id=run.id)
-    return run.id, status
 
 
 # --- the daemon -------------------------------------------------------------------------
@@ -244,8 +176,8 @@ class ScheduleDaemon:
         from wardian.engine.actions import known_actions
         from wardian.engine.runs import RunStore
 
-        # Load the action registry once, here: the engine's lazy loader sets its "loaded"
-        # flag before importing, so worker threads racing it could see an empty registry.
+        # Discover the actions (the 'wardian.actions' entry points) once, before any worker
+        # thread runs: a broken plugin is then reported at start-up, not on the first fire.
         known_actions()
         self._warm_up()
         self.invokers = InvokerStore()

@@ -11,8 +11,9 @@ exactly one outcome:
 * ``coalesced`` — ``into_slot`` names the slot whose run covers it, ``run_id`` that run.
 
 ``pending`` is the only transient state: the decision "run this slot" is durable, the run
-not created yet. A daemon that dies there finishes the job at its next start (run creation
-is idempotent by key), so a slot is never lost and never run twice.
+not created yet. `dispatch_slot` creates the run (idempotency key `schedule_key`) and
+resolves the slot; a daemon that dies in between finishes the job at its next start (run
+creation is idempotent by key), so a slot is never lost and never run twice.
 
 ``schedule_state`` keeps, per schedule invoker, ``active_since`` (the instant it was last
 enabled: slots before it are not owed) and ``disabled_at``. Before a disabled invoker is
@@ -33,9 +34,11 @@ from typing import Any
 from wardian._db import atomic, connect, migrate_component
 from wardian._util import format_utc, parse_utc, utc_now_iso
 from wardian.config import state_db_path
+from wardian.errors import StoreError, WardianError
 from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
+from wardian.invokers.store import Invoker
 
-__all__ = ["OUTCOMES", "ScheduleState", "Slot", "SlotStore"]
+__all__ = ["OUTCOMES", "ScheduleState", "Slot", "SlotStore", "dispatch_slot", "schedule_key"]
 
 OUTCOMES = ("pending", "ran", "skipped", "coalesced")
 
@@ -298,3 +301,69 @@ class SlotStore:
         """The newest slot of the invoker, or None. Read-only."""
         rows = self.history(invoker_id, limit=1)
         return rows[0] if rows else None
+
+
+# --- creating the run of a decided slot --------------------------------------------------
+
+
+def schedule_key(invoker_id: str, scheduled: datetime | str) -> str:
+    """The run idempotency key of one slot: ``schedule:<invoker id>:<scheduled time iso>``."""
+    text = scheduled if isinstance(scheduled, str) else slot_key(scheduled)
+    return f"schedule:{invoker_id}:{text}"
+
+
+def _blocked_reason(invoker: Invoker) -> str | None:
+    """Why the invoker's assignments cannot run now, or None (providers' validation)."""
+    try:
+        from wardian.providers.assignments import parse_assignments, resolve_assignment
+    except ImportError:
+        return None
+    try:
+        for assignment in parse_assignments(invoker.assignments).values():
+            resolve_assignment(assignment)
+    except WardianError as exc:
+        return f"blocked assignment: {exc.render()}"
+    return None
+
+
+def dispatch_slot(runs: Any, slots: SlotStore, invoker: Invoker, scheduled_time: str,
+                  *, late_s: float = 0.0) -> tuple[str, str]:
+    """Create (or find) the run of a ``pending`` slot and resolve the slot. Idempotent.
+
+    Args:
+        runs: an engine ``RunStore``.
+        scheduled_time: the slot key (UTC ISO with ``Z``).
+
+    Returns:
+        ``(run_id, run_status)``; status ``skipped`` when the assignment is blocked.
+    """
+    key = schedule_key(invoker.id, scheduled_time)
+    common: dict[str, Any] = {
+        "blueprint_id": invoker.blueprint_id,
+        "agent_id": invoker.agent_id,
+        "assignments": invoker.assignments,
+        "inputs": invoker.inputs,
+        "invocation": {"trigger": "schedule", "payload": {
+            "invoker_id": invoker.id, "invoker_name": invoker.name,
+            "scheduled_time": scheduled_time, "late_s": round(late_s, 3),
+            "idempotency_key": key}},
+        "idempotency_key": key,
+        "invoker_id": invoker.id,
+    }
+    reason = _blocked_reason(invoker)
+    if reason is None:
+        try:
+            run, _ = runs.create_run(**common, status="queued")
+        except WardianError as exc:
+            if isinstance(exc, StoreError):
+                raise
+            reason = f"blocked assignment: could not create run: {exc.render()}"
+    if reason is not None:
+        run, _ = runs.create_run(**common, status="skipped", skip_reason=reason)
+    status = str(getattr(run, "status", "queued"))
+    if status == "skipped":
+        slots.resolve(invoker.id, scheduled_time, outcome="skipped", run_id=run.id,
+                      reason=getattr(run, "skip_reason", None) or reason)
+    else:
+        slots.resolve(invoker.id, scheduled_time, outcome="ran", run_id=run.id)
+    return run.id, status

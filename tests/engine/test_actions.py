@@ -40,7 +40,9 @@ def test_builtin_actions_come_from_the_entry_point_group() -> None:
 
 def test_a_third_party_distribution_adds_actions(tmp_path: Path) -> None:
     (tmp_path / "fakeplugin.py").write_text(textwrap.dedent("""
-        from wardian.engine.actions import register_action
+        from wardian.engine.actions import known_actions, register_action
+
+        known_actions()  # a plugin looking actions up while it loads must not deadlock
 
         @register_action("fake.hello")
         def hello(ctx, name="world"):

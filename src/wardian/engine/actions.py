@@ -58,7 +58,9 @@ _REGISTRY: dict[str, ActionFn] = {}
 _PLUGIN_ERRORS: dict[str, str] = {}
 _loaded = False
 _lock = threading.Lock()  # guards _REGISTRY
-_load_lock = threading.Lock()  # serialises plugin discovery (never held by register_action)
+_load_lock = threading.RLock()
+# serialises plugin discovery; re-entrant, so a plugin that looks actions up while it is
+# being imported does not deadlock (register_action takes only `_lock`)
 
 
 @dataclass

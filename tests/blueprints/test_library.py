@@ -182,3 +182,12 @@ def test_a_broken_user_copy_shadows_the_shipped_one(shipped: Path, tmp_path: Pat
         "(broken: fix it or remove it)")
     with pytest.raises(BlueprintInvalid, match="unknown action 'nope'"):
         find_blueprint("hello", shipped_dir=shipped, user_dir=user)
+
+
+def test_init_into_an_unwritable_place_is_a_clear_error(shipped: Path, tmp_path: Path) -> None:
+    from wardian.errors import StoreError
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the library should be")
+    with pytest.raises(StoreError, match=r"cannot write the user library at .*not-a-folder"):
+        init_library(shipped_dir=shipped, user_dir=blocker)

@@ -269,9 +269,26 @@ def init_library(*, shipped_dir: Path | None = None, user_dir: Path | None = Non
 
     Returns:
         ``(relative path, action)`` per shipped file, sorted by path.
+
+    Raises:
+        StoreError: the user library cannot be written (names the file and the reason).
     """
     source = shipped_dir or shipped_library_dir()
     target = _user_dir(user_dir)
+    try:
+        return _copy_samples(source, target)
+    except OSError as exc:
+        from wardian.errors import StoreError
+
+        where = exc.filename or target
+        raise StoreError(f"cannot write the user library at {where}: "
+                         f"{exc.strerror or exc}",
+                         hint="check the folder's permissions, or point WARDIAN_HOME "
+                              "at a writable data dir") from exc
+
+
+def _copy_samples(source: Path, target: Path) -> list[tuple[str, str]]:
+    """`init_library`'s copy loop; raises OSError."""
     target.mkdir(parents=True, exist_ok=True)
     manifest_path = target / MANIFEST_NAME
     try:

@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -42,8 +44,31 @@ sys.exit(1 if errors else 0)
 """
 
 
+SAVE_TIMEOUT_S = 60
+"""One `wardian memory save` process; the loop counts a timeout as an error."""
+RUN_TIMEOUT_S = 600
+"""All four launches together; past it every process is killed and the test fails."""
+
+
+def _kill_tree(proc: subprocess.Popen[str]) -> None:
+    """Kill `proc` and its descendants if still running (psutil: portable)."""
+    import psutil
+
+    if proc.poll() is not None:
+        return
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        children = []
+    for child in [*children]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+    proc.kill()
+    proc.communicate(timeout=30)
+
+
 @pytest.mark.slow
-@pytest.mark.timeout(900)  # ~30 s on an idle 2-core box; 400 processes crawl when it is shared
+@pytest.mark.timeout(RUN_TIMEOUT_S + 120)
 def test_four_managed_launches_saving_100_each_through_the_cli(
     cli: CliRunner, tmp_path: Path, wardian_home: Path
 ) -> None:
@@ -52,9 +77,16 @@ def test_four_managed_launches_saving_100_each_through_the_cli(
     )["id"]
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
     loop = tmp_path / "loop.py"
-    loop.write_text(LOOP, encoding="utf-8")
+    loop.write_text(LOOP.replace("timeout=120", f"timeout={SAVE_TIMEOUT_S}"), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pycache")
+    # Compile the save path's bytecode once, up front, instead of in four processes racing
+    # to do it: a save without a capability imports the whole path, then fails closed.
+    warm = subprocess.run(
+        [sys.executable, "-m", "wardian", "memory", "save", "warm", "--evidence", "up"],
+        capture_output=True, text=True, env=env, timeout=SAVE_TIMEOUT_S,
+    )
+    assert warm.returncode == 3, warm.stderr
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "wardian", "agent", "exec", "ada", "--",
@@ -63,7 +95,16 @@ def test_four_managed_launches_saving_100_each_through_the_cli(
         )
         for n in range(4)
     ]
-    outcomes = [p.communicate(timeout=240) for p in procs]
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    try:
+        outcomes = [
+            p.communicate(timeout=max(1.0, deadline - time.monotonic())) for p in procs
+        ]
+    finally:
+        # On a timeout (or any failure) nothing is left running: kill the launches and,
+        # through their process groups' children, the loops and saves under them.
+        for proc in procs:
+            _kill_tree(proc)
     for proc, (out, err) in zip(procs, outcomes, strict=True):
         assert proc.returncode == 0, err
         assert out.strip() == "errors=0"

@@ -255,3 +255,20 @@ def test_help_states_the_defaults(cli: CliRunner) -> None:
     for fragment in ("default 5m", "latest (default)", "skip (default", "default 10",
                      "does not exist fires once", "created DISABLED"):
         assert fragment in text
+
+
+@pytest.mark.parametrize(("catch_up", "extra", "would_run"), [
+    ("latest", {}, 1), ("all", {"max_catch_up": 3}, 3), ("none", {}, 0)])
+def test_list_says_how_many_missed_slots_would_run_now(
+        ready: str, catch_up: str, extra: dict[str, Any], would_run: int) -> None:
+    """No daemon for an hour: twelve five-minute slots are owed; the policy decides how many
+    would run if a daemon started now (and no slot is recorded by asking)."""
+    from wardian.invokers.schedule_ops import add_schedule, list_schedules, set_schedule_enabled
+    from wardian.invokers.slots import SlotStore
+
+    invoker = add_schedule(blueprint_id="sched-test", name="n", agent="coder", assignments="{}",
+                           cron="*/5 * * * *", misfire_grace_s=60, catch_up=catch_up, **extra)
+    set_schedule_enabled(invoker.id, True, now=T0)
+    [doc] = list_schedules(now=T0 + timedelta(hours=1, minutes=2))
+    assert (doc["slots_owed_now"], doc["missed_slots_would_run_now"]) == (12, would_run)
+    assert SlotStore().all_slots(invoker.id) == []

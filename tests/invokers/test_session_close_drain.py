@@ -11,7 +11,7 @@ from tests.conftest import invoke
 
 from wardian.config import SettingsStore, user_library_dir
 from wardian.engine.runs import RunStore
-from wardian.invokers.drain import FireLog, drain_once, idempotency_key
+from wardian.invokers.drain import FireLog, drain_once
 from wardian.invokers.store import InvokerStore
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.session_events import SessionEventQueue, record_session_close
@@ -64,7 +64,7 @@ def test_fires_once_per_event_and_redelivery_is_not_a_new_run(cli, agent) -> Non
     report = drain_once()
     assert (report.events, report.runs_created, report.executed) == (1, 1, 1)
     (run,) = _runs(inv)
-    assert run.status == "succeeded" and run.idempotency_key == idempotency_key(inv, ev)
+    assert run.status == "succeeded" and run.idempotency_key == f"session-close:{inv}:{ev}"
     payload = run.invocation["payload"]
     assert run.invocation["trigger"] == "session-close"
     assert payload["boundary"] == "shutdown" and payload["boundary_id"] == ev
@@ -146,6 +146,30 @@ def test_automation_failure_never_blocks_the_event(cli, agent) -> None:
     assert SessionEventQueue().get(ev).status == "processed"
     (run,) = _runs(inv)
     assert run.status in {"failed", "skipped"}
+
+
+def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli, agent) -> None:
+    from wardian.invokers.drain import MAX_EVENT_ATTEMPTS
+
+    broken, healthy = add_invoker(cli), add_invoker(cli)
+    # a row no current code writes (an older version's, or edited by hand)
+    InvokerStore().conn.execute("UPDATE invokers SET inputs_json = '\"x\"' WHERE id = ?",
+                                (broken,))
+    ev = record_session_close(agent, "clear", start_drain=False)
+    report = drain_once()
+    assert report.errors and broken[:8] in report.errors[0]
+    (run,) = _runs(healthy)
+    assert run.status == "succeeded" and _runs(broken) == []
+    assert SessionEventQueue().get(ev).status == "pending"
+    for _ in range(MAX_EVENT_ATTEMPTS - 1):
+        drain_once()
+    event = SessionEventQueue().get(ev)
+    assert event.status == "processed" and event.attempts == MAX_EVENT_ATTEMPTS
+    (skip,) = _runs(broken)
+    assert skip.status == "skipped" and skip.idempotency_key == f"session-close:{broken}:{ev}"
+    assert skip.skip_reason.startswith(f"gave up after {MAX_EVENT_ATTEMPTS} attempts")
+    assert [r.id for r in _runs(healthy)] == [run.id]
+    assert FireLog().count() == 2
 
 
 def test_racing_drains_create_one_run_each(cli, agent) -> None:

@@ -323,23 +323,74 @@ class _Drain:
                 report.runs_created += 1
 
     def process(self, event: SessionEvent, report: DrainReport) -> None:
-        """Archive, fire every matching invoker, then mark the event processed."""
+        """Archive, fire every matching invoker, then mark the event processed.
+
+        One invoker's failure does not keep the others from firing: each is tried, and the
+        event is retried later for those left without a run (a database error stops the
+        pass at once). After `MAX_EVENT_ATTEMPTS` failed attempts each of them gets a
+        ``skipped`` run saying why, so every (event, invoker) ends with a recorded outcome,
+        and the event is marked processed with its last error.
+        """
         try:
             event = self.archive_for(event)
             done = self.fires.linked_invokers(event.id)
-            for invoker in self.invokers.matching_session_close(event.agent_id, event.boundary):
-                if invoker.id not in done:
-                    self.fire(event, invoker, report)
+            pending = [inv for inv in self.invokers.matching_session_close(
+                event.agent_id, event.boundary) if inv.id not in done]
         except Exception as exc:  # an automation failure never blocks the lifecycle event
-            message = f"event {event.id[:8]}: {type(exc).__name__}: {exc}"
-            report.errors.append(message)
-            print(f"wardian drain: {message}\n{traceback.format_exc()}", file=sys.stderr)
-            attempts = self.queue.record_failure(event.id, message)
-            if attempts >= MAX_EVENT_ATTEMPTS:
-                self.queue.mark_processed(event.id, error=f"gave up: {message}")
+            self._failed(event, exc, report, [])
+            return
+        failures: list[tuple[Invoker, BaseException]] = []
+        for invoker in pending:
+            try:
+                self.fire(event, invoker, report)
+            except StoreError as exc:  # the database, not the automation: retry it all later
+                failures.append((invoker, exc))
+                break
+            except Exception as exc:
+                failures.append((invoker, exc))
+        if failures:
+            self._failed(event, failures[0][1], report, pending, invoker=failures[0][0])
             return
         self.queue.mark_processed(event.id)
         report.events += 1
+
+    def _failed(self, event: SessionEvent, exc: BaseException, report: DrainReport,
+                pending: list[Invoker], invoker: Invoker | None = None) -> None:
+        """Count a failed attempt at `event`; on the last one, record a skip for each of
+        `pending` still without a run and mark the event processed."""
+        where = f" invoker {invoker.id[:8]}" if invoker is not None else ""
+        message = f"event {event.id[:8]}{where}: {type(exc).__name__}: {exc}"
+        report.errors.append(message)
+        print(f"wardian drain: {message}\n{traceback.format_exc()}", file=sys.stderr)
+        attempts = self.queue.record_failure(event.id, message)
+        if attempts < MAX_EVENT_ATTEMPTS:
+            return
+        reason = f"gave up after {attempts} attempts: {message}"
+        try:
+            done = self.fires.linked_invokers(event.id)
+            for inv in pending:
+                if inv.id not in done:
+                    self._give_up(event, inv, reason, report)
+        except Exception as give_up_exc:  # the event is settled regardless
+            report.errors.append(f"event {event.id[:8]}: recording skips: {give_up_exc}")
+        self.queue.mark_processed(event.id, error=f"gave up: {message}")
+
+    def _give_up(self, event: SessionEvent, invoker: Invoker, reason: str,
+                 report: DrainReport) -> None:
+        """Record a ``skipped`` run for (event, invoker) with only what is sure to be valid."""
+        key = idempotency_key(invoker.id, event.id)
+        run, created = self.runs.create_run(
+            blueprint_id=invoker.blueprint_id, agent_id=event.agent_id, assignments={},
+            inputs={}, invocation={"trigger": "session-close", "payload": {
+                "agent_id": event.agent_id, "boundary": event.boundary,
+                "boundary_id": event.id, "idempotency_key": key, "invoker_id": invoker.id}},
+            idempotency_key=key, invoker_id=invoker.id, status="skipped", skip_reason=reason,
+            **self.blueprint_facts(invoker.blueprint_id),
+        )
+        self.fires.link(event.id, invoker.id, run.id, str(run.status),
+                        getattr(run, "skip_reason", None))
+        if created:
+            report.skipped += 1
 
     def execute_pending(self, report: DrainReport) -> None:
         """Hand every undispatched queued run to the executor (one claims it)."""

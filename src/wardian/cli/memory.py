@@ -116,8 +116,15 @@ def _show(record: Record) -> None:
         stdout(f"source:      {source.source_type}={source.locator}{mark}")
 
 
-def _saved_line(record: Record) -> str:
-    return f"{record.short_id}  {record.kind} · {record.scope.label()}"
+def _report(record: Record, row: str, *, as_json: bool) -> None:
+    """Print the changed record: its JSON, or its id8, kind, scope and status, then the
+    spec's chat row (``Memory saved · This agent`` …) as the last line."""
+    if as_json:
+        emit_json(record.to_json())
+        return
+    removed = " · removed" if record.status == "removed" else ""
+    stdout(f"{record.short_id}  {record.kind} · {record.scope.label()}{removed}")
+    stdout(row)
 
 
 @app.command("save")
@@ -141,11 +148,7 @@ def save(
         principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
         scope=where, sources=_sources(source, first_primary=True), actor=principal.actor,
     )
-    if as_json:
-        emit_json(record.to_json())
-        return
-    stdout(_saved_line(record))
-    stdout(ROW_SAVED)
+    _report(record, ROW_SAVED, as_json=as_json)
 
 
 @app.command("list")
@@ -283,11 +286,7 @@ def update(
         add_sources=_sources(source, first_primary=False),
         actor=principal.actor, reason=reason,
     )
-    if as_json:
-        emit_json(record.to_json())
-        return
-    stdout(_saved_line(record))
-    stdout(ROW_UPDATED)
+    _report(record, ROW_UPDATED, as_json=as_json)
 
 
 @app.command("remove")
@@ -299,11 +298,7 @@ def remove(
     """Remove one of this agent's records; it and its history stay inspectable."""
     principal, store = _open()
     record = store.remove(principal.agent_id, record_id, actor=principal.actor, reason=reason)
-    if as_json:
-        emit_json(record.to_json())
-        return
-    stdout(f"{record.short_id}  removed")
-    stdout(ROW_REMOVED)
+    _report(record, ROW_REMOVED, as_json=as_json)
 
 
 @app.command("draft-plan")

@@ -448,6 +448,21 @@ class MemoryStore:
             self._set_sources_in_transaction(record_id, sources)
         return self.write_revision_in_transaction(record_id, actor=actor, reason=reason, now=now)
 
+    def _active_in_transaction(
+        self, record_id: str, agent_id: str | None, *, removed: str, hint: str
+    ) -> str:
+        """Resolve `record_id` for `agent_id` and require it active; returns the full id.
+
+        Raises:
+            NotFoundError / AmbiguousIdError: see `resolve`.
+            UsageError: the record is removed (message: ``memory <id8> <removed>``).
+        """
+        full = self.resolve(record_id, agent_id=agent_id)
+        status = self.conn.execute("SELECT status FROM records WHERE id = ?", (full,)).fetchone()
+        if status[0] != "active":
+            raise UsageError(f"memory {full[:8]} {removed}", hint=hint)
+        return full
+
     def save(
         self,
         agent_id: str,
@@ -497,15 +512,10 @@ class MemoryStore:
                 "nothing to update", hint="pass --text, --kind, --scope, --evidence or --source"
             )
         with atomic(self.conn):
-            full = self.resolve(record_id, agent_id=agent_id)
-            status = self.conn.execute(
-                "SELECT status FROM records WHERE id = ?", (full,)
-            ).fetchone()[0]
-            if status != "active":
-                raise UsageError(
-                    f"memory {full[:8]} is removed and cannot be updated",
-                    hint="save a new memory instead",
-                )
+            full = self._active_in_transaction(
+                record_id, agent_id, removed="is removed and cannot be updated",
+                hint="save a new memory instead",
+            )
             self.update_in_transaction(
                 full, text=text, evidence=evidence, kind=kind, scope=scope,
                 add_sources=add_sources, actor=actor, reason=reason, now=utc_now_iso(),
@@ -522,12 +532,10 @@ class MemoryStore:
             UsageError: it is already removed.
         """
         with atomic(self.conn):
-            full = self.resolve(record_id, agent_id=agent_id)
-            status = self.conn.execute(
-                "SELECT status FROM records WHERE id = ?", (full,)
-            ).fetchone()[0]
-            if status != "active":
-                raise UsageError(f"memory {full[:8]} is already removed")
+            full = self._active_in_transaction(
+                record_id, agent_id, removed="is already removed",
+                hint="`memory show` and `memory history` still show it",
+            )
             self.update_in_transaction(
                 full, status="removed", removed_reason=reason, actor=actor, reason=reason,
                 now=utc_now_iso(),

@@ -124,10 +124,17 @@ def test_conflict_kinds(kit: Any, cli: Any) -> None:
     assert first["current_revision_id"] == kit.store.get(changed.id).current_revision_id
     human = invoke(cli, "garden", "maintain", "preview", str(path), "--agent", "alice")
     assert "CONFLICT revision_changed" in human.stdout and "apply is disabled" in human.stdout
-    # The conflicted preview is cached, but apply refuses it.
+    # The conflicted preview is cached, but apply refuses it as a conflict (exit 4), and
+    # that failed apply clears it.
+    before = kit.fingerprint()
     result = invoke(cli, "garden", "maintain", "apply", str(path), "--agent", "alice",
                     "--confirm", doc["digest_prefix"])
-    assert result.exit_code == 2 and "conflict" in result.stderr
+    assert result.exit_code == 4, result.stderr
+    assert "5 conflict(s); apply is disabled" in result.stderr
+    assert kit.fingerprint() == before
+    again = invoke(cli, "garden", "maintain", "apply", str(path), "--agent", "alice",
+                   "--confirm", doc["digest_prefix"])
+    assert again.exit_code == 2 and "preview first" in again.stderr
 
 
 def test_digest_is_canonical_and_documented(kit: Any) -> None:

@@ -41,6 +41,7 @@ from wardian.memory.maintenance.errors import (
     ApplyAborted,
     ConfirmationMismatch,
     IdempotencyKeyReused,
+    PreviewConflicted,
     PreviewRequired,
     RevisionConflict,
 )
@@ -233,7 +234,8 @@ def apply_plan(
 
     Raises:
         IdempotencyKeyReused: the key committed another digest (exit 4).
-        PreviewRequired: no cached, conflict-free preview of this digest (exit 2).
+        PreviewRequired: no cached preview of this digest (exit 2).
+        PreviewConflicted: the cached preview has conflicts; apply is disabled (exit 4).
         ConfirmationMismatch: `confirm_digest` is not this digest's prefix (exit 2).
         ApplyAborted: declined, or no controlling terminal (exit 1; zero changes).
         RevisionConflict: a record changed since the preview (exit 4; rolled back).
@@ -266,8 +268,10 @@ def _checked_apply(
     if replay is not None:
         return replay
     cached = cache.get(owner_id, digest)
-    if cached is None or cached.conflict_count:
-        raise PreviewRequired(owner_id, digest, conflicts=cached.conflict_count if cached else 0)
+    if cached is None:
+        raise PreviewRequired(owner_id, digest)
+    if cached.conflict_count:
+        raise PreviewConflicted(owner_id, digest, cached.conflict_count)
     expected = digest_prefix(digest)
     if confirm_digest is not None:
         if confirm_digest.strip().lower() != expected:

@@ -5,11 +5,12 @@ Tree (under `wardian.errors`)::
     UsageError
     ├── ValidationError
     │   └── PlanError              (wardian.memory.maintenance.plan) malformed plan, exit 2
-    ├── PreviewRequired            no cached conflict-free preview of this digest, exit 2
+    ├── PreviewRequired            no cached preview of this digest ("preview first"), exit 2
     └── ConfirmationMismatch       --confirm does not equal the digest prefix, exit 2
     WardianError
     └── ApplyAborted               declined, or no controlling terminal: zero changes, exit 1
     ConflictError
+    ├── PreviewConflicted          the cached preview has conflicts: apply disabled, exit 4
     ├── RevisionConflict           conflicts found under BEGIN IMMEDIATE at apply, exit 4
     └── IdempotencyKeyReused       same key, different plan contents (both digests), exit 4
 """
@@ -27,33 +28,39 @@ __all__ = [
     "ApplyAborted",
     "ConfirmationMismatch",
     "IdempotencyKeyReused",
+    "PreviewConflicted",
     "PreviewRequired",
     "RevisionConflict",
 ]
 
 
 class PreviewRequired(UsageError):
-    """Apply needs a cached, conflict-free preview of the same digest ("preview first")."""
+    """Apply needs a cached preview of the same digest ("preview first")."""
 
-    def __init__(self, owner_id: str, digest: str, *, conflicts: int = 0) -> None:
+    def __init__(self, owner_id: str, digest: str) -> None:
         self.owner_id = owner_id
         self.digest = digest
-        if conflicts:
-            message = (
-                f"the preview of this plan ({digest[:19]}) for owner {owner_id} has "
-                f"{conflicts} conflict(s); apply is disabled"
-            )
-            hint = "fix the plan file, then run `wardian garden maintain preview` again"
-        else:
-            message = (
-                f"preview first: no cached preview of this plan ({digest[:19]}) "
-                f"for owner {owner_id}"
-            )
-            hint = (
-                "run `wardian garden maintain preview PLAN --agent AGENT`, review it, "
-                "then apply"
-            )
-        super().__init__(message, hint=hint)
+        super().__init__(
+            f"preview first: no cached preview of this plan ({digest[:19]}) "
+            f"for owner {owner_id}",
+            hint="run `wardian garden maintain preview PLAN --agent AGENT`, review it, "
+            "then apply",
+        )
+
+
+class PreviewConflicted(ConflictError):
+    """The cached preview of this digest has conflicts, so apply is disabled (exit 4)."""
+
+    def __init__(self, owner_id: str, digest: str, conflicts: int) -> None:
+        self.owner_id = owner_id
+        self.digest = digest
+        self.conflicts = conflicts
+        super().__init__(
+            f"the preview of this plan ({digest[:19]}) for owner {owner_id} has "
+            f"{conflicts} conflict(s); apply is disabled and nothing was changed",
+            hint="update the plan to the current revisions (`wardian garden memory history "
+            "ID`), then run `wardian garden maintain preview` again",
+        )
 
 
 class ConfirmationMismatch(UsageError):

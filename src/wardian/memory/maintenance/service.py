@@ -88,8 +88,8 @@ def apply_file(
     """Apply the reviewed plan at `path` for `owner_id` (`apply_plan`: atomic, receipted).
 
     Raises:
-        PlanError, PreviewRequired, ConfirmationMismatch, ApplyAborted, RevisionConflict,
-        IdempotencyKeyReused, StoreError: see `apply_plan`.
+        PlanError, PreviewRequired, PreviewConflicted, ConfirmationMismatch, ApplyAborted,
+        RevisionConflict, IdempotencyKeyReused, StoreError: see `apply_plan`.
     """
     plan = load_bound_plan(path, owner_id)
     store = MemoryStore(memory_db)

@@ -231,6 +231,13 @@ def test_cli_add_refuses_bad_input(cli: CliRunner, ready: str) -> None:
     assert res.exit_code == 2 and "--max-catch-up caps --catch-up all" in res.stderr
     res = invoke(cli, *base, "--cron", "* * * * *", "--assignments", '{"ghost": {}}')
     assert res.exit_code == 2
+    (roled := user_library_dir() / "roled.yaml").write_text(
+        BLUEPRINT.replace("sched-test", "roled").replace("triggers:",
+                                                         "roles:\n  helper: Helps.\ntriggers:"))
+    res = invoke(cli, *[a if a != "sched-test" else "roled" for a in base], "--every", "5m")
+    assert res.exit_code == 2
+    assert "--assignments: $: no assignment for role(s) helper" in res.stderr, res.stderr
+    roled.unlink()
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "nope", "--name", "x",
                  "--agent", "coder", "--assignments", "{}", "--every", "5m")
     assert res.exit_code == 1 and "no blueprint" in res.stderr

@@ -18,7 +18,7 @@ from typing import Any
 
 from wardian._db import atomic
 from wardian._util import format_utc, new_id, parse_utc, utc_now
-from wardian.errors import UsageError, WardianError
+from wardian.errors import UsageError, ValidationError, WardianError
 from wardian.invokers.schedule import (
     DEFAULT_MAX_CATCH_UP,
     DEFAULT_MISFIRE_GRACE_S,
@@ -63,7 +63,13 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str
             hint="add `schedule` to the blueprint's `triggers:` list",
         )
     parsed = parse_assignments(assignments, origin="--assignments")
-    validate_assignments(parsed, roles=list(loaded.blueprint.roles))
+    try:
+        validate_assignments(parsed, roles=list(loaded.blueprint.roles))
+    except ValidationError as exc:
+        if exc.source is not None:
+            raise
+        # Say where the JSON path points: the --assignments document.
+        raise ValidationError(exc.message, source="--assignments", hint=exc.hint) from exc
     raw = json.loads(assignments) if isinstance(assignments, str) else assignments
     return agent_id, raw
 

@@ -39,7 +39,7 @@ def add(
         "(day-of-week 0 or 7 = Sunday)."),
     every: str | None = typer.Option(
         None, "--every", help="Fixed interval instead of --cron: 30s, 5m, 2h, 1d, 1h30m (elapsed "
-        "time; DST does not move it)."),
+        "time counted from when the invoker was added; DST does not move it)."),
     timezone: str = typer.Option(
         "UTC", "--timezone", help="IANA zone for the cron expression and shown times. DST: a local "
         "time that does not exist fires once at the first valid time after the gap; a repeated "

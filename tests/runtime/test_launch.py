@@ -334,6 +334,28 @@ def test_command_not_found_exits_127_not_executable_126_and_revokes(
     assert list(wardian_home.glob("run/*.md")) == []  # no context file left behind
 
 
+def test_workspace_after_name_as_cli_md_writes_it(
+    cli: CliRunner, agent_id: str, tmp_path: Path
+) -> None:
+    where = tmp_path / "proj"
+    where.mkdir()
+    pwd = [sys.executable, "-c", "import os; print(os.getcwd())"]
+    for form in (["--workspace", str(where), "--"], [f"--workspace={where}", "--"],
+                 ["--workspace", str(where)]):
+        result = wardian("agent", "exec", "ada", *form, *pwd)
+        assert result.returncode == 0, (form, result.stderr)
+        assert result.stdout.strip() == str(where.resolve())
+    # CMD's own options stay CMD's.
+    echoed = wardian("agent", "exec", "ada", "--", sys.executable, "-c",
+                     "import sys; print(sys.argv[1:])", "--workspace", "x")
+    assert echoed.stdout.strip() == "['--workspace', 'x']"
+    twice = wardian("agent", "exec", "--workspace", str(where), "ada", "--workspace",
+                    str(where), "--", *pwd)
+    assert twice.returncode == 2 and "given twice" in twice.stderr
+    empty = wardian("agent", "exec", "ada", "--workspace", "--", *pwd)
+    assert empty.returncode == 2 and "needs a directory" in empty.stderr
+
+
 def test_exec_unknown_agent_and_bad_workspace(cli: CliRunner, agent_id: str) -> None:
     assert wardian("agent", "exec", "nobody", "--", "true").returncode == 1
     bad = wardian("agent", "exec", "--workspace", "/definitely/missing", "ada", "--", "true")

@@ -72,6 +72,19 @@ def test_a_transcript_closed_twice_is_archived_once(tmp_path: Path) -> None:
     assert first.message_count == 2 and store.last_seq("a") == 7
 
 
+def test_conversation_show_explains_an_import_with_nothing_new(cli, tmp_path: Path) -> None:
+    from tests.conftest import invoke
+
+    store = ArchiveStore()
+    path = _generic(tmp_path / "t.jsonl", [json.dumps({"role": "user", "content": "hi"})])
+    store.import_transcript("a", path, event_id="e1", provider="generic")
+    same = store.import_transcript("a", path, event_id="e2", provider="generic")
+    res = invoke(cli, "conversation", "show", same.id)
+    assert res.exit_code == 0, res.output
+    assert "earlier imports hold the transcript's first 1" in res.stdout
+    assert same.imported_at not in res.stdout  # human output is local time
+
+
 def test_unreadable_and_missing(tmp_path: Path) -> None:
     store = ArchiveStore()
     with pytest.raises(TranscriptUnreadable):

@@ -55,8 +55,16 @@ def show(
     if as_json:
         emit_json({"manifest": manifest.to_json(), "messages": [m.to_json() for m in messages]})
         return
-    for key, value in manifest.to_json().items():
+    from wardian._util import parse_utc
+
+    doc = manifest.to_json()
+    doc["imported_at"] = parse_utc(manifest.imported_at).astimezone().strftime(
+        "%Y-%m-%d %H:%M:%S")
+    for key, value in doc.items():
         stdout(f"{key:>16}: {value if value is not None else '-'}")
     stdout()
+    if not messages and manifest.source_offset:
+        stdout(f"(no new messages: earlier imports hold the transcript's first "
+               f"{manifest.source_offset})")
     for message in messages:
         stdout(f"[{message.seq}] {message.role}/{message.kind}: {message.text}")

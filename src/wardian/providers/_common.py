@@ -16,6 +16,7 @@ from wardian.providers.base import ProviderRequest
 from wardian.providers.errors import (
     EffortRejected,
     MissingCredentials,
+    ModelRerouted,
     ModelUnavailable,
     OutputInvalid,
     ProviderError,
@@ -30,6 +31,7 @@ __all__ = [
     "json_lines",
     "model_matches",
     "parse_output",
+    "raise_if_rerouted",
     "reroute_notice",
 ]
 
@@ -129,6 +131,25 @@ def reroute_notice(message: str) -> str | None:
     if not match:
         return None
     return (match.group("to") or match.group("to2") or "another model").strip("`'\".,()")
+
+
+def raise_if_rerouted(message: str, *, provider: str, selection: str, what: str,
+                      evidence: str) -> None:
+    """Fail the step when `message` announces a reroute or fallback to another model.
+
+    Args:
+        message: an error/warning text from the provider's stream.
+        selection: the assigned selection (``model M effort E``).
+        what: the summary, e.g. ``Gemini fell back to another model``.
+        evidence: where `message` came from (``codex error item``), for the message.
+
+    Raises:
+        ModelRerouted: naming the assigned selection and the model the notice names.
+    """
+    target = reroute_notice(message)
+    if target is not None:
+        raise ModelRerouted(what, provider=provider, assigned=selection,
+                            observed=f"model {target}", evidence=f"{evidence} {message!r}")
 
 
 _QUOTA = re.compile(

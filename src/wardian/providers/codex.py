@@ -35,7 +35,7 @@ from wardian.providers._common import (
     json_lines,
     model_matches,
     parse_output,
-    reroute_notice,
+    raise_if_rerouted,
     selection_text,
 )
 from wardian.providers.base import ModelInfo, ProviderOptions, ProviderRequest, ProviderResult
@@ -43,7 +43,6 @@ from wardian.providers.errors import (
     DiscoveryFailed,
     EffortLowered,
     ModelMismatch,
-    ModelRerouted,
     ModelUnverified,
     ProviderError,
 )
@@ -161,15 +160,9 @@ class CodexAdapter(CliAdapter):
         )
 
     def _check_reroute(self, message: str, request: ProviderRequest) -> None:
-        target = reroute_notice(message)
-        if target is not None:
-            raise ModelRerouted(
-                "the provider rerouted the request",
-                provider=self.name,
-                assigned=selection_text(request.model, request.effort),
-                observed=f"model {target}",
-                evidence=f"codex error item {message!r}",
-            )
+        raise_if_rerouted(message, provider=self.name,
+                          selection=selection_text(request.model, request.effort),
+                          what="the provider rerouted the request", evidence="codex error item")
 
     def _verify_rollout(
         self, thread_id: str | None, request: ProviderRequest, options: CodexOptions,

@@ -30,7 +30,7 @@ from wardian.providers._common import (
     json_lines,
     model_matches,
     parse_output,
-    reroute_notice,
+    raise_if_rerouted,
     selection_text,
 )
 from wardian.providers.base import ModelInfo, ProviderOptions, ProviderRequest, ProviderResult
@@ -38,7 +38,6 @@ from wardian.providers.errors import (
     DiscoveryFailed,
     MissingCredentials,
     ModelMismatch,
-    ModelRerouted,
     ModelUnverified,
     UnsupportedEffort,
 )
@@ -154,11 +153,9 @@ class GeminiAdapter(CliAdapter):
                               transcript=excerpt(proc.stdout))
 
     def _check_reroute(self, message: str, request: ProviderRequest) -> None:
-        target = reroute_notice(message)
-        if target is not None:
-            raise ModelRerouted("Gemini fell back to another model", provider=self.name,
-                                assigned=selection_text(request.model, None),
-                                observed=f"model {target}", evidence=f"event {message!r}")
+        raise_if_rerouted(message, provider=self.name,
+                          selection=selection_text(request.model, None),
+                          what="Gemini fell back to another model", evidence="event")
 
     def _verify(self, request: ProviderRequest, init_model: str | None,
                 stats: dict[str, Any]) -> str:

@@ -29,7 +29,7 @@ from wardian.providers._common import (
     json_lines,
     model_matches,
     parse_output,
-    reroute_notice,
+    raise_if_rerouted,
     selection_text,
 )
 from wardian.providers.base import ModelInfo, ProviderOptions, ProviderRequest, ProviderResult
@@ -37,7 +37,6 @@ from wardian.providers.errors import (
     DiscoveryFailed,
     EffortLowered,
     ModelMismatch,
-    ModelRerouted,
     ModelUnverified,
     ProviderError,
 )
@@ -122,11 +121,8 @@ class OpencodeAdapter(CliAdapter):
             elif kind == "error":
                 err = event.get("error") or {}
                 message = f"{err.get('name') or ''} {(err.get('data') or {}).get('message') or ''}"
-                target = reroute_notice(message)
-                if target:
-                    raise ModelRerouted("opencode switched models", provider=self.name,
-                                        assigned=selection, observed=f"model {target}",
-                                        evidence=f"error event {message.strip()!r}")
+                raise_if_rerouted(message.strip(), provider=self.name, selection=selection,
+                                  what="opencode switched models", evidence="error event")
                 failure = message.strip() or "error event"
         if failure is not None:
             raise classify_error(failure, provider=self.name, selection=selection)

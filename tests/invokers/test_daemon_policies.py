@@ -328,6 +328,28 @@ def test_stop_cancels_a_run_still_running_after_the_timeout(clock: Clock) -> Non
     assert any("cancelling 1 run(s)" in line for line in lines)
 
 
+def test_a_second_stop_cancels_at_once(clock: Clock) -> None:
+    """An impatient second Ctrl-C does not wait out --shutdown-timeout."""
+    inv = _add("impatient", blueprint="slow")
+    lines: list[str] = []
+    d = ScheduleDaemon(clock=clock, drain=False, shutdown_timeout_s=60, log=lines.append)
+    d.open()
+    clock.at(T0 + timedelta(minutes=5))
+    d.tick()
+    [slot] = SlotStore().all_slots(inv)
+    end = time.monotonic() + 20
+    while _run(slot.run_id).status != "running":
+        assert time.monotonic() < end
+        time.sleep(0.01)
+    d.request_stop()
+    d.request_stop()
+    began = time.monotonic()
+    d.close()
+    assert time.monotonic() - began < 15
+    assert _run(slot.run_id).status == "cancelled"
+    assert any("on a second stop signal" in line for line in lines)
+
+
 def test_a_huge_backlog_never_floods(daemon: ScheduleDaemon, clock: Clock,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     import wardian.invokers.daemon as daemon_module

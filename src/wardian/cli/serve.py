@@ -20,7 +20,8 @@ def register(root: typer.Typer) -> None:
             "changes to invokers take effect within one pass)."),
         shutdown_timeout: float = typer.Option(
             30.0, "--shutdown-timeout", help="On SIGTERM/SIGINT, seconds to let running runs "
-            "finish; runs still running then are cancelled at their next safe point "
+            "finish (a second signal skips the wait); runs still running then are cancelled at "
+            "their next safe point "
             "(recorded cancelled), and any left after 10 s more are marked interrupted by the "
             "next start."),
         json_: bool = JsonOption,

@@ -17,8 +17,9 @@ invokers (so CLI changes apply within one poll, far under 2 s), compute each one
 from its last recorded slot, decide their outcomes (`plan_due_slots`), record them (UNIQUE
 ``(invoker, scheduled time)``) and only then create and dispatch runs on worker threads. A
 separate thread calls `drain_once` whenever the session-event queue has work. SIGTERM/SIGINT
-stop the loop; in-flight runs get `shutdown_timeout_s` to finish, then the process exits and
-the next start marks what was still running as interrupted.
+stop the loop; in-flight runs get `shutdown_timeout_s` to finish (a second signal cuts that
+short), then are asked to cancel at their next safe point; what still runs 10 s later is left
+for the next start to mark interrupted.
 
 The clock is injectable (`ScheduleDaemon(clock=...)`) and nothing else: ``wardian serve`` always
 uses the real UTC time, and no environment variable or file can move it (tests that jump hours
@@ -133,6 +134,7 @@ class ScheduleDaemon:
         self.drain_enabled = drain
         self.log = log or (lambda line: print(line, flush=True))
         self.stop_event = threading.Event()
+        self.hurry_event = threading.Event()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="run")
         self._serial: dict[str, ThreadPoolExecutor] = {}
         self._inflight = _InFlight()
@@ -202,14 +204,16 @@ class ScheduleDaemon:
             self.log(f"{self._stamp()} warm-up: {type(exc).__name__}: {exc}")
 
     def close(self) -> None:
-        """Stop: let in-flight runs finish for up to `shutdown_timeout_s`, then ask the ones
-        still running to cancel at their next safe point (the engine stops the step and
-        records the run ``cancelled``), wait up to 10 s more, and close the stores."""
-        self._wait_inflight(self.shutdown_timeout_s)
+        """Stop: let in-flight runs finish for up to `shutdown_timeout_s` (cut short by a
+        second `request_stop`), then ask the ones still running to cancel at their next safe
+        point (the engine stops the step and records the run ``cancelled``), wait up to 10 s
+        more, and close the stores."""
+        self._wait_inflight(self.shutdown_timeout_s, hurry=True)
         left = self._inflight.ids()
         if left and self._runs is not None:
-            self.log(f"{self._stamp()} cancelling {len(left)} run(s) still running after "
-                     f"{self.shutdown_timeout_s:g} s")
+            why = ("on a second stop signal" if self.hurry_event.is_set()
+                   else f"after {self.shutdown_timeout_s:g} s")
+            self.log(f"{self._stamp()} cancelling {len(left)} run(s) still running {why}")
             for run_id in left:
                 with contextlib.suppress(WardianError):  # it may have finished meanwhile
                     self._runs.request_cancel(run_id)
@@ -227,10 +231,19 @@ class ScheduleDaemon:
                 with contextlib.suppress(Exception):  # closing must not mask the exit
                     closer()
 
-    def _wait_inflight(self, seconds: float) -> None:
+    def _wait_inflight(self, seconds: float, *, hurry: bool = False) -> None:
         deadline = time.monotonic() + seconds
         while self._inflight.count() and time.monotonic() < deadline:
+            if hurry and self.hurry_event.is_set():
+                return
             time.sleep(0.02)
+
+    def request_stop(self) -> None:
+        """Stop the loop (what SIGTERM/SIGINT do). A second call stops waiting for running
+        runs and cancels them at once (an impatient second Ctrl-C)."""
+        if self.stop_event.is_set():
+            self.hurry_event.set()
+        self.stop_event.set()
 
     def serve(self) -> int:
         """Run until SIGTERM/SIGINT (or `stop_event`); returns the exit code (0).
@@ -266,7 +279,7 @@ class ScheduleDaemon:
             return
 
         def handler(signum: int, _frame: Any) -> None:
-            self.stop_event.set()
+            self.request_stop()
 
         signal.signal(signal.SIGTERM, handler)
         signal.signal(signal.SIGINT, handler)

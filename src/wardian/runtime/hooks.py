@@ -202,7 +202,6 @@ def session_start(payload: dict[str, Any], *, agent: str | None = None) -> Start
     from wardian.memory.models import default_workspace
     from wardian.memory.recall import build_startup_context
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import identity_of
 
     cwd = _text(payload, "cwd") or os.getcwd()
     workspace = default_workspace(str(cwd))
@@ -215,6 +214,8 @@ def session_start(payload: dict[str, Any], *, agent: str | None = None) -> Start
         )
         event_id = None
         if context.has_records:
+            from wardian.runtime.process import identity_of  # psutil: ~20 ms, only if needed
+
             parent = identity_of(os.getppid())
             event_id = LoadedEvents(store.conn).record(
                 resolved.id, context=context.text,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from wardian._db import atomic
 from wardian.errors import (
     CapabilityExpired,
     CapabilityInvalid,
@@ -15,7 +16,7 @@ from wardian.errors import (
 )
 from wardian.memory import capabilities
 from wardian.memory.capabilities import CapabilityStore, hash_token, new_token
-from wardian.memory.principal import require_operator, resolve_principal
+from wardian.memory.principal import managed_agent, require_operator, resolve_principal
 from wardian.memory.store import MemoryStore
 from wardian.runtime import process
 
@@ -107,3 +108,21 @@ def test_require_operator(store: MemoryStore) -> None:
         require_operator(environ={}, ancestors=[(1, 1.0), (42, 7.0)])
     CapabilityStore(store.conn).revoke(token, reason="exit")
     require_operator(environ={}, ancestors=[(42, 7.0)])
+
+
+def test_launches_are_recognised_by_ancestry_and_name_their_agent(store: MemoryStore) -> None:
+    caps = CapabilityStore(store.conn)
+    with atomic(store.conn):
+        caps.record_launch_in_transaction(
+            "launch-1", OTHER, pid=77, started_at=5.0, workspace=None, memory_enabled=False,
+            now="2026-01-01T00:00:00Z",
+        )
+    assert managed_agent(environ={}) is None  # an operator's process
+    assert managed_agent(environ={"WARDIAN_AGENT_ID": AGENT}) == AGENT
+    # The ancestry decides over an edited environment; a reused pid does not match.
+    assert managed_agent(environ={"WARDIAN_AGENT_ID": AGENT},
+                         ancestors=[(1, 1.0), (77, 5.4)]) == OTHER
+    assert managed_agent(environ={}, ancestors=[(77, 9.0)]) is None
+    with pytest.raises(OperatorOnly, match="ancestor pid 77"):
+        require_operator(environ={}, ancestors=[(77, 5.0)])
+    require_operator(environ={}, ancestors=[(77, 9.0)])

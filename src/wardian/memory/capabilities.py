@@ -177,7 +177,7 @@ class CapabilityStore:
         """Note a managed launch's supervisor identity (memory enabled or not).
 
         Must run inside an open transaction. No token is involved: the row only lets
-        `managed_pids` recognise the launch's processes by their ancestry.
+        `managed_ancestors` recognise the launch's processes by their ancestry.
         """
         self.conn.execute(
             "INSERT INTO launches (launch_id, agent_id, pid, process_started_at, workspace,"
@@ -185,22 +185,26 @@ class CapabilityStore:
             (launch_id, agent_id, pid, started_at, workspace, int(memory_enabled), now),
         )
 
-    def managed_pids(self, identities: Iterable[tuple[int, float]]) -> list[int]:
-        """The pids among these (pid, start time) identities that are managed launches:
-        they hold an unrevoked capability or were recorded by `record_launch_in_transaction`.
-        Read-only. The identities are live ancestors of the caller, so a recorded launch
-        needs no revocation to stop matching: once it has ended its identity is gone.
+    def managed_ancestors(
+        self, identities: Iterable[tuple[int, float]]
+    ) -> list[tuple[int, str]]:
+        """``(pid, agent_id)`` of each of these (pid, start time) identities that is a managed
+        launch: it holds an unrevoked capability or was recorded by
+        `record_launch_in_transaction`. Read-only; in the order given (nearest first).
+
+        The identities are live ancestors of the caller, so a recorded launch needs no
+        revocation to stop matching: once it has ended its identity is gone.
         """
-        found: list[int] = []
+        found: list[tuple[int, str]] = []
         for pid, started_at in identities:
             row = self.conn.execute(
-                "SELECT 1 FROM launches WHERE pid = ? AND abs(process_started_at - ?) <= ?"
-                " UNION ALL SELECT 1 FROM capabilities WHERE pid = ? AND revoked_at IS NULL"
-                " AND abs(process_started_at - ?) <= ? LIMIT 1",
+                "SELECT agent_id FROM launches WHERE pid = ? AND abs(process_started_at - ?)"
+                " <= ? UNION ALL SELECT agent_id FROM capabilities WHERE pid = ? AND"
+                " revoked_at IS NULL AND abs(process_started_at - ?) <= ? LIMIT 1",
                 (pid, started_at, START_TIME_TOLERANCE_S) * 2,
             ).fetchone()
             if row is not None:
-                found.append(pid)
+                found.append((pid, str(row[0])))
         return found
 
     def for_agent(self, agent_id: str) -> list[Capability]:

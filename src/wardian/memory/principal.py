@@ -59,6 +59,7 @@ __all__ = [
     "ENV_MEMORY_CONTEXT",
     "MANAGED_ENV",
     "Principal",
+    "managed_agent",
     "require_operator",
     "resolve_principal",
 ]
@@ -189,26 +190,58 @@ def require_operator(
             f"operator command refused inside a managed process ({present[0]} is set)",
             hint="run it from your own terminal, not from an agent",
         )
+    holders = _managed_ancestors(ancestors, db_path)
+    if holders:
+        raise OperatorOnly(
+            f"operator command refused inside a managed process (ancestor pid "
+            f"{holders[0][0]} is an agent launch)",
+            hint="run it from your own terminal, not from an agent",
+        )
+
+
+def managed_agent(
+    *,
+    environ: Mapping[str, str] | None = None,
+    ancestors: Iterable[tuple[int, float]] = (),
+    db_path: Path | None = None,
+) -> str | None:
+    """The agent a managed process acts for, or None for an operator's process. Read-only.
+
+    For commands anyone may run that name an agent (e.g. provider hooks): inside a managed
+    process they must act only for its own agent. The nearest ancestor that is a managed
+    launch decides (the environment can be edited, the ancestry cannot); failing that,
+    ``WARDIAN_AGENT_ID`` when set (a process whose launch has ended stays restricted).
+
+    Args:
+        environ: the environment (default ``os.environ``).
+        ancestors: ``(pid, started_at_s)`` of the caller's ancestors, nearest first.
+        db_path: ``memory.db`` (default `wardian.config.memory_db_path()`).
+    """
+    env = os.environ if environ is None else environ
+    holders = _managed_ancestors(ancestors, db_path)
+    if holders:
+        return holders[0][1]
+    return env.get(ENV_AGENT_ID, "").strip() or None
+
+
+def _managed_ancestors(
+    ancestors: Iterable[tuple[int, float]], db_path: Path | None
+) -> list[tuple[int, str]]:
+    """``(pid, agent_id)`` of the ancestors that are managed launches (nearest first)."""
     ancestry = list(ancestors)
     if not ancestry:
-        return
+        return []
     if db_path is None:
         from wardian.config import memory_db_path
 
-        db_path = memory_db_path()
+        db_path = memory_db_path(create_dir=False)
     if not db_path.exists():
-        return
+        return []
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore(db_path)
     try:
-        holders = CapabilityStore(store.conn).managed_pids(ancestry)
+        return CapabilityStore(store.conn).managed_ancestors(ancestry)
     finally:
         store.close()
-    if holders:
-        raise OperatorOnly(
-            f"operator command refused inside a managed process (ancestor pid "
-            f"{holders[0]} is an agent launch)",
-            hint="run it from your own terminal, not from an agent",
-        )

@@ -123,3 +123,16 @@ def test_discovery_without_api_key_is_fixed_aliases(fake_cli: FakeCli) -> None:
     assert {m.id for m in models} >= {"opus", "sonnet", "haiku"}
     assert all(m.source == "fixed-alias" for m in models)
     assert fake_cli.calls() == []
+
+
+def test_an_init_event_that_echoes_the_alias_is_resolved_by_the_answer() -> None:
+    from wardian.providers.claude import ClaudeAdapter
+
+    adapter = ClaudeAdapter()
+    usage = {"modelUsage": {"claude-opus-5-20260301": {}, "claude-haiku-4-5": {}}}
+    ok = adapter._verify(request(model="opus", effort=None), "opus",
+                         ["claude-opus-5", "claude-opus-5"], usage, [])
+    assert ok == "claude-opus-5"
+    with pytest.raises(ModelMismatch, match="observed model claude-opus-4-8"):
+        adapter._verify(request(model="opus", effort=None), "opus",
+                        ["claude-opus-5", "claude-opus-4-8"], usage, [])

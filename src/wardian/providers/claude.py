@@ -275,9 +275,12 @@ class ClaudeAdapter(CliAdapter):
         if init_model is None:
             raise ModelUnverified("the stream had no system/init event naming the model",
                                   provider=self.name)
-        if request.model and not model_matches(request.model, init_model, CLAUDE_ALIASES):
+        resolved = init_model
+        if init_model.lower() in CLAUDE_ALIASES and main_models:
+            resolved = main_models[0]  # init echoed the alias; the first answer resolves it
+        if request.model and not model_matches(request.model, resolved, CLAUDE_ALIASES):
             raise ModelMismatch("another model answered", provider=self.name,
-                                assigned=assigned, observed=f"model {init_model}",
+                                assigned=assigned, observed=f"model {resolved}",
                                 evidence="system/init.model")
         # Every later report must be the model the session started with: an alias such as
         # ``opus`` would also match a switch to an older Opus, so compare with the
@@ -289,9 +292,9 @@ class ClaudeAdapter(CliAdapter):
                 continue  # background utility calls (titles, summaries) use Haiku
             checks.append((model, "result.modelUsage"))
         for model, evidence in checks:
-            if not _same_model(init_model, model, request.model):
+            if not _same_model(resolved, model, request.model):
                 raise ModelMismatch("another model answered", provider=self.name,
-                                    assigned=f"{assigned} (started as {init_model})",
+                                    assigned=f"{assigned} (started as {resolved})",
                                     observed=f"model {model}", evidence=evidence)
         for effort, evidence in efforts:
             if request.effort and effort and effort != request.effort:
@@ -299,7 +302,7 @@ class ClaudeAdapter(CliAdapter):
                                     assigned=assigned,
                                     observed=selection_text(init_model, effort),
                                     evidence=evidence)
-        return init_model
+        return resolved
 
     def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:
         """Anthropic ``/v1/models`` when an API key is available, else the fixed aliases.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -108,7 +109,15 @@ def test_locks_are_exclusive_across_processes_and_die_with_holder() -> None:
         holder.kill()
         holder.wait(timeout=30)
     assert not daemon_running()
-    assert daemon_lock().acquire()
+    held = daemon_lock()
+    assert held.acquire()
+    assert held.path.read_text().strip() == str(os.getpid())
+    # another process probing the free lock leaves the pid recorded there for diagnosis
+    held.release()
+    probe = ("from wardian.runtime.session_events import daemon_running;"
+             "import sys; sys.exit(1 if daemon_running() else 0)")
+    assert subprocess.run([sys.executable, "-c", probe], timeout=30).returncode == 0
+    assert held.path.read_text().strip() == str(os.getpid())
 
 
 def test_no_worker_started_while_a_daemon_or_worker_holds_its_lock() -> None:

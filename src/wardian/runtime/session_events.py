@@ -327,7 +327,7 @@ class FileLock:
             time.sleep(0.005)
         return True
 
-    def _try_acquire(self) -> bool:
+    def _try_acquire(self, *, record_pid: bool = True) -> bool:
         if self._fh is not None:
             return True
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -345,10 +345,11 @@ class FileLock:
         except OSError:
             fh.close()
             return False
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"{os.getpid()}\n")
-        fh.flush()
+        if record_pid:
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"{os.getpid()}\n")
+            fh.flush()
         self._fh = fh
         return True
 
@@ -378,7 +379,7 @@ class FileLock:
             return False
         if not self.path.exists():
             return False
-        if self._try_acquire():
+        if self._try_acquire(record_pid=False):  # a probe leaves the holder's pid alone
             self.release()
             return False
         return True

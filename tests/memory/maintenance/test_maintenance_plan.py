@@ -108,6 +108,11 @@ def test_file_of_exactly_one_mib_is_accepted_and_one_byte_more_is_not(tmp_path: 
     over.write_bytes(_padded(MAX_PLAN_BYTES + 1))
     with pytest.raises(PlanError, match=r"1048577 bytes; the limit is 1048576"):
         load_plan_file(over)
+    # A 2 MiB file is refused by its size on disk (reported exactly), not read in full.
+    huge = tmp_path / "huge.json"
+    huge.write_bytes(_padded(2 * MAX_PLAN_BYTES))
+    with pytest.raises(PlanError, match=r"is 2097152 bytes; the limit is 1048576 \(1 MiB\)"):
+        load_plan_file(huge)
 
 
 def test_size_is_checked_before_parsing() -> None:

@@ -175,15 +175,23 @@ class WorkspaceScope(BaseModel):
 PlanScope = Annotated[AgentScope | WorkspaceScope, Field(discriminator="kind")]
 
 
-class ReviseOp(BaseModel):
-    """``revise``: change text/kind/scope/evidence and add sources of `memory_id`."""
+Kind = Literal["stable", "current"]
+
+
+class _SubjectOp(BaseModel):
+    """An operation on an existing record: `memory_id` as of `expected_revision_id`."""
 
     model_config = _STRICT
-    op: Literal["revise"]
     memory_id: NonEmpty
     expected_revision_id: NonEmpty
+
+
+class ReviseOp(_SubjectOp):
+    """``revise``: change text/kind/scope/evidence and add sources of `memory_id`."""
+
+    op: Literal["revise"]
     text: Text | None = None
-    kind: Literal["stable", "current"] | None = None
+    kind: Kind | None = None
     scope: PlanScope | None = None
     evidence_excerpt: Evidence | None = None
     add_sources: Sources = Field(default_factory=list)
@@ -196,29 +204,23 @@ class CreateOp(BaseModel):
     op: Literal["create"]
     client_key: NonEmpty
     text: Text
-    kind: Literal["stable", "current"]
+    kind: Kind
     scope: PlanScope
     evidence_excerpt: Evidence
     sources: Sources = Field(default_factory=list)
 
 
-class RetireOp(BaseModel):
+class RetireOp(_SubjectOp):
     """``retire``: mark `memory_id` removed with an explicit reason."""
 
-    model_config = _STRICT
     op: Literal["retire"]
-    memory_id: NonEmpty
-    expected_revision_id: NonEmpty
     reason: NonEmpty
 
 
-class RetireIntoOp(BaseModel):
+class RetireIntoOp(_SubjectOp):
     """``retire_into``: retire `memory_id`, moving its sources into the recipient."""
 
-    model_config = _STRICT
     op: Literal["retire_into"]
-    memory_id: NonEmpty
-    expected_revision_id: NonEmpty
     target_memory_id: NonEmpty | None = None
     target_client_key: NonEmpty | None = None
     reason: NonEmpty | None = None

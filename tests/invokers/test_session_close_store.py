@@ -46,6 +46,8 @@ def test_matching_only_enabled_session_close_for_agent_and_boundary() -> None:
 def test_lookup_errors_and_kind_filter() -> None:
     store = InvokerStore()
     a = _add(store, name="first")
+    with pytest.raises(NotFoundError):  # not "the only invoker there is"
+        store.get("", kind="session-close")
     sched = _add(store, kind="schedule", name="sched")
     with pytest.raises(NotFoundError):
         store.get("zzzz")
@@ -55,8 +57,8 @@ def test_lookup_errors_and_kind_filter() -> None:
     _add(store, name="first")
     with pytest.raises(AmbiguousIdError):
         store.get("first")
-    with pytest.raises(AmbiguousIdError):
-        store.get("")
+    with pytest.raises(NotFoundError):
+        store.get(" ")
     with pytest.raises(UsageError):
         store.add("cron", name="x", blueprint_id="b", agent_id="a", assignments={})
 

@@ -197,6 +197,11 @@ class InvokerStore:
             AmbiguousIdError: the prefix or name matches several invokers.
         """
         where, params = ("", []) if kind is None else (" AND kind = ?", [kind])
+        if not id_or_prefix.strip():  # an empty prefix would match every invoker
+            raise NotFoundError(
+                "no invoker id given",
+                hint=f"list them with `wardian automation {kind or 'session-close'} list`",
+            )
         rows = self.conn.execute(
             f"SELECT * FROM invokers WHERE id LIKE ? ESCAPE '\\'{where} ORDER BY id LIMIT 10",
             [id_or_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",

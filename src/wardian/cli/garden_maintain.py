@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, stdout
+from wardian.cli._common import JsonOption, emit_json, require_operator, stdout
 
 app = typer.Typer(
     help="Reviewed memory maintenance: preview a plan, apply it with confirmation, "
@@ -29,8 +29,6 @@ PlanArgument = typer.Argument(
 
 def _refuse_if_managed() -> None:
     """Operator commands refuse inside a managed process (exit 3, `OperatorOnly`)."""
-    from wardian.cli.garden import require_operator
-
     require_operator()
 
 

@@ -337,8 +337,10 @@ def _describe(error: Any, loc: tuple[int | str, ...]) -> str:
     if kind == "too_short":
         return f"has {len(found)} items; at least {ctx.get('min_length')} required"
     if kind == "union_tag_invalid":
+        field_name = str(ctx.get("discriminator", "tag")).strip("'")
         return (
-            f"unknown tag {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+            f"unknown {field_name} {ctx.get('tag')!r}; expected one of "
+            f"{ctx.get('expected_tags')}"
         )
     if kind == "union_tag_not_found":
         if loc and loc[-1] == "scope":

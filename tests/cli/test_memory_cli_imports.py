@@ -15,6 +15,10 @@ from typer.testing import CliRunner
 
 HEAVY = {"pydantic", "rich", "jinja2", "httpx", "apscheduler", "yaml", "jsonschema",
          "rapidfuzz", "detect_secrets", "keyring"}
+ABOVE_MEMORY = ("wardian.engine", "wardian.providers", "wardian.invokers",
+                "wardian.blueprints", "wardian.transcripts", "wardian.memory.maintenance",
+                "wardian.memory.consolidation", "wardian.memory.batch")
+"""Packages the memory commands never need (and that would pull heavy imports later)."""
 
 PROBE = r"""
 import json, runpy, sys
@@ -24,7 +28,8 @@ try:
     runpy.run_module("wardian", run_name="__main__")
 except SystemExit as exc:
     code = exc.code or 0
-print(json.dumps({"code": code, "modules": sorted({m.split(".")[0] for m in sys.modules})}),
+print(json.dumps({"code": code, "modules": sorted({m.split(".")[0] for m in sys.modules}),
+                  "wardian": sorted(m for m in sys.modules if m.startswith("wardian."))}),
       file=sys.stderr)
 """
 
@@ -53,3 +58,5 @@ def test_memory_commands_import_nothing_heavy(cli: CliRunner, argv: list[str]) -
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report["code"] == 0, done.stderr
     assert HEAVY.isdisjoint(report["modules"]), sorted(HEAVY & set(report["modules"]))
+    above = [m for m in report["wardian"] if m.startswith(ABOVE_MEMORY)]
+    assert above == [], above

@@ -37,6 +37,7 @@ def test_passes_exact_flags_and_verifies_via_export(fake_cli: FakeCli) -> None:
     assert calls[0]["argv"] == ["run", "--format", "json", "-m", "anthropic/claude-sonnet-5-5",
                                 "--variant", "high", "You curate.\n\nCurate this."]
     assert calls[1]["argv"][1].startswith("ses_")
+    assert calls[0]["cwd"] == calls[1]["cwd"], "export runs where the session ran"
 
 
 @pytest.mark.parametrize(("scenario", "error", "words", "ncalls"), [

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 import threading
 from typing import Any
 
@@ -96,6 +97,11 @@ class OpencodeAdapter(CliAdapter):
         """
         options = self.parse_options(request)
         assert isinstance(options, OpencodeOptions)
+        if request.cwd is None:
+            # `opencode export` of a session started in another directory may hang, so
+            # the run and its verification share one scratch directory.
+            with tempfile.TemporaryDirectory(prefix="wardian-opencode-") as scratch:
+                return self.run(request.model_copy(update={"cwd": scratch}), cancel=cancel)
         env = self.child_env()
         exe = self.resolve(env)
         argv, stdin_text = self.build_argv(exe, request, options)

@@ -79,6 +79,8 @@ def test_apply_with_confirm_writes_everything_and_a_receipt(kit: Any, cli: Any) 
     old, dup = store.get(recs["old"].id), store.get(recs["dup"].id)
     assert old.status == "removed" and old.removed_reason == "superseded by nightly validation"
     assert dup.status == "removed" and dup.removed_reason.startswith("retired into")
+    # The retired donor keeps its own sources (its evidence stays auditable in place).
+    assert [s.locator for s in dup.sources] == ["dup-0.md", "dup-1.md"]
     created = receipt["created"]
     assert [c["client_key"] for c in created] == ["new"]
     new = store.get(created[0]["memory_id"])
@@ -325,3 +327,25 @@ def test_agent_process_revising_between_preview_and_apply(kit: Any, cli: Any) ->
     assert "preview first" in apply(cli, path, doc["digest_prefix"]).stderr
     fresh = preview(cli, path)
     assert [c["kind"] for c in fresh["conflicts"]] == ["revision_changed"]
+
+
+def test_a_plan_cannot_reach_another_agents_records(kit: Any, cli: Any) -> None:
+    """Owner binding holds below the plan's agent_id too: a record of another agent, as a
+    subject or as a retire_into recipient, is target_missing, and apply changes nothing."""
+    mine = kit.record("mine", sources=2)
+    theirs = kit.record("theirs", agent=kit.other)
+    path = kit.write(kit.plan([
+        {"op": "retire_into", "memory_id": mine.id,
+         "expected_revision_id": mine.current_revision_id, "target_memory_id": theirs.id},
+        {"op": "revise", "memory_id": theirs.id,
+         "expected_revision_id": theirs.current_revision_id, "text": "hijacked"},
+    ]))
+    doc = preview(cli, path)
+    assert [(c["kind"], c["path"]) for c in doc["conflicts"]] == [
+        ("target_missing", "operations[0].target_memory_id"),
+        ("target_missing", "operations[1].memory_id"),
+    ]
+    before = kit.fingerprint()
+    result = apply(cli, path, doc["digest_prefix"])
+    assert result.exit_code == 4 and "apply is disabled" in result.stderr
+    assert kit.fingerprint() == before

@@ -72,8 +72,21 @@ def test_agent_remove_keep_records(cli: CliRunner, wardian_home: Path) -> None:
 
 
 def test_agent_remove_delete_records(cli: CliRunner, wardian_home: Path) -> None:
+    from wardian.memory.loaded import LoadedEvents
+    from wardian.memory.store import MemoryStore
+
     agent_id = _agent_with_records(cli, "ada", 2)
     other = _agent_with_records(cli, "bo", 1)
+    store = MemoryStore()
+    try:
+        for owner in (agent_id, other):  # a Memory loaded context repeats the records' text
+            LoadedEvents(store.conn).record(
+                owner, context=f"- [12345678] stable · agent: text of {owner}", record_ids=[],
+                omitted_count=0, pid=None, process_started_at=None, workspace=None,
+                source="exec",
+            )
+    finally:
+        store.close()
     result = invoke(cli, "agent", "remove", "ada", "--delete-records")
     assert result.exit_code == 0 and "2 record(s) deleted" in result.stdout
     assert _count(wardian_home, agent_id) == 0
@@ -82,9 +95,14 @@ def test_agent_remove_delete_records(cli: CliRunner, wardian_home: Path) -> None
     try:
         orphans = conn.execute("SELECT COUNT(*) FROM revisions WHERE record_id NOT IN"
                                " (SELECT id FROM records)").fetchone()[0]
+        loaded = [r[0] for r in conn.execute("SELECT agent_id FROM loaded_events")]
+        texts = conn.execute("SELECT COUNT(*) FROM records_fts WHERE records_fts MATCH 'ada'"
+                             ).fetchone()[0]
     finally:
         conn.close()
     assert orphans == 0
+    assert loaded == [other]
+    assert texts == 0  # the search index forgot them too
 
 
 def test_agent_without_records_is_removed_plainly(cli: CliRunner) -> None:

@@ -543,11 +543,20 @@ class MemoryStore:
         return self.get(full)
 
     def delete_agent_records(self, agent_id: str) -> int:
-        """Permanently delete every record (and revision) of an agent (atomic).
+        """Permanently delete every record of an agent with everything that repeats their
+        text (atomic): revisions and sources, ``Memory loaded`` contexts, and the agent's
+        maintenance and consolidation receipts and cursor.
 
-        Only `wardian agent remove --delete-records` calls this. Returns the count deleted.
+        Only `wardian agent remove --delete-records` calls this; the agent id (UUID4) is
+        never reused. Capabilities and launches stay for audit (they hold no memory text).
+        Returns how many records were deleted.
         """
         with atomic(self.conn):
             count = self.count(agent_id)
             self.conn.execute("DELETE FROM records WHERE agent_id = ?", (agent_id,))
+            for table, owner in (("loaded_events", "agent_id"),
+                                 ("maintenance_receipts", "owner_id"),
+                                 ("consolidation_receipts", "agent_id"),
+                                 ("consolidation_cursors", "agent_id")):
+                self.conn.execute(f"DELETE FROM {table} WHERE {owner} = ?", (agent_id,))
         return count

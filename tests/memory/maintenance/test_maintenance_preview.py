@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from typing import Any
 
+import pytest
 from tests.conftest import invoke
 
 from wardian.memory.maintenance.plan import load_plan_file
@@ -200,3 +202,40 @@ def test_sources_over_limit_after_absorbing_is_a_validation_error(kit: Any, cli:
     assert result.exit_code == 2
     assert "65 sources" in result.stderr and "limit is 64" in result.stderr
     assert "operations[0]" in result.stderr
+
+
+GOLDEN_PLAN = {
+    "schema_version": 1, "plan_id": "plan-golden",
+    "agent_id": "11111111-1111-4111-8111-111111111111", "idempotency_key": "golden-1",
+    "operations": [
+        {"op": "revise", "memory_id": "22222222-2222-4222-8222-222222222222",
+         "expected_revision_id": "33333333-3333-4333-8333-333333333333",
+         "text": "Production build requires Rust 1.80+ and Node 22.", "kind": "stable",
+         "scope": {"kind": "workspace", "path": "/work/repo/./sub/.."},
+         "evidence_excerpt": "Verified in manifest.",
+         "add_sources": [{"source_type": " artifact ", "locator": "rust-toolchain.toml"},
+                         {"source_type": "artifact", "locator": "rust-toolchain.toml",
+                          "primary": True}]},
+        {"op": "create", "client_key": "new-rule", "text": "Run E2E tests — «fast»",
+         "kind": "current", "scope": {"kind": "agent"}, "evidence_excerpt": "Updated.",
+         "sources": []},
+        {"op": "retire", "memory_id": "44444444-4444-4444-8444-444444444444",
+         "expected_revision_id": "55555555-5555-4555-8555-555555555555",
+         "reason": "Superseded."},
+        {"op": "retire_into", "memory_id": "66666666-6666-4666-8666-666666666666",
+         "expected_revision_id": "77777777-7777-4777-8777-777777777777",
+         "target_client_key": "new-rule"},
+    ],
+}
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the golden plan's workspace path is POSIX")
+def test_digest_of_a_fixed_plan_never_changes() -> None:
+    """The canonical form is a stored contract (receipts hold digests, operators compare
+    prefixes): a change to normalisation or encoding must fail here, not pass silently."""
+    from wardian.memory.maintenance.plan import load_plan_bytes
+
+    plan = load_plan_bytes(json.dumps(GOLDEN_PLAN).encode("utf-8"))
+    assert compute_digest(plan, GOLDEN_PLAN["agent_id"]) == (
+        "sha256:fb3edfc5c30c3b9762db422ec1d5d0ae1227632d455227812b8d5ba1e129bb6d"
+    )

@@ -8,7 +8,7 @@ prints the tool's real output shapes for the scenario in ``$FAKE_PROVIDER_SCENAR
 ``ok`` · ``reroute`` · ``mismatch`` · ``lowered_effort`` · ``unknown_model`` · ``quota`` ·
 ``no_auth`` · ``silent_switch`` (claude) · ``no_effort_report`` (claude: hooks not run) ·
 ``hang`` (spawns a grandchild, writes its pid to ``$FAKE_PROVIDER_GRANDCHILD_PID``, sleeps) ·
-``no_rollout`` (codex) · ``discovery_fail`` · ``discovery_hang``.
+``no_rollout`` (codex) · ``discovery_fail`` · ``discovery_hang`` · ``discovery_flood``.
 
 The answer text is ``$FAKE_PROVIDER_ANSWER`` (default ``{"operations": []}``). Shapes follow
 reference/providers.md and the public docs/issues cited there.
@@ -82,6 +82,10 @@ def codex_app_server() -> int:
         return 1
     if SCENARIO == "discovery_hang":
         hang()
+    if SCENARIO == "discovery_flood":  # log noise on stdout, never an answer
+        with contextlib.suppress(BrokenPipeError, OSError):
+            while True:
+                sys.stdout.write("WARN starting up " + "." * 200 + "\n")
     for line in sys.stdin:
         message = json.loads(line)
         method, mid = message.get("method"), message.get("id")

@@ -124,3 +124,13 @@ def test_discovery_through_app_server(fake_cli: FakeCli) -> None:
     assert models[0].efforts == ["low", "medium", "high", "xhigh"]
     assert models[0].default_effort == "medium" and models[0].is_default
     assert [c["argv"] for c in fake_cli.calls()] == [["app-server"]]
+
+
+def test_discovery_output_is_capped(fake_cli: FakeCli, monkeypatch) -> None:
+    import wardian.providers.codex as codex_module
+    from wardian.providers.errors import DiscoveryFailed
+
+    monkeypatch.setattr(codex_module, "MAX_OUTPUT_BYTES", 100_000)
+    fake_cli.scenario("discovery_flood")
+    with pytest.raises(DiscoveryFailed, match="more than 100,000 characters"):
+        get_adapter("codex").discover_models(timeout_s=20)

@@ -46,7 +46,7 @@ from wardian.providers.errors import (
     ModelUnverified,
     ProviderError,
 )
-from wardian.providers.process import fits_argv, kill_tree
+from wardian.providers.process import MAX_OUTPUT_BYTES, fits_argv, kill_tree
 
 __all__ = ["CodexAdapter", "CodexOptions"]
 
@@ -265,6 +265,10 @@ class CodexAdapter(CliAdapter):
             rpc.close()
 
 
+_OVERFLOW = "\x00overflow"
+"""Queued instead of a line once the app-server's output passes the cap."""
+
+
 class _JsonRpc:
     """A minimal JSONL JSON-RPC client over a child's stdio (``jsonrpc`` field omitted)."""
 
@@ -286,7 +290,12 @@ class _JsonRpc:
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
+        read = 0
         for line in self.proc.stdout:
+            read += len(line)
+            if read > MAX_OUTPUT_BYTES:  # a flood must not exhaust memory before the timeout
+                self.lines.put(_OVERFLOW)
+                return
             self.lines.put(line)
         self.lines.put(None)
 
@@ -318,6 +327,10 @@ class _JsonRpc:
             if line is None:
                 raise DiscoveryFailed(f"app-server exited before answering {method}",
                                       provider=self.provider)
+            if line is _OVERFLOW:
+                raise DiscoveryFailed(
+                    f"app-server wrote more than {MAX_OUTPUT_BYTES:,} characters without "
+                    f"answering {method}", provider=self.provider)
             try:
                 message = json.loads(line)
             except json.JSONDecodeError:

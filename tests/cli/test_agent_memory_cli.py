@@ -69,6 +69,19 @@ def test_agent_remove_keep_records(cli: CliRunner, wardian_home: Path) -> None:
     assert result.exit_code == 0 and "2 record(s) kept" in result.stdout
     assert invoke(cli, "agent", "show", "ada").exit_code == 1
     assert _count(wardian_home, agent_id) == 2
+    # Kept records stay inspectable by the operator, by the old agent id or its prefix.
+    for ref in (agent_id, agent_id[:8]):
+        listed = invoke(cli, "garden", "memory", "list", "--agent", ref, "--json")
+        assert listed.exit_code == 0, listed.output
+        doc = json.loads(listed.stdout)
+        assert doc["agent"] == {"id": agent_id, "name": "(removed agent)"}
+        assert sorted(r["text"] for r in doc["records"]) == ["ada 0", "ada 1"]
+    loaded = invoke(cli, "garden", "memory", "loaded", "--agent", agent_id[:8])
+    assert loaded.exit_code == 0 and "(removed agent)" in loaded.stdout
+    ghost = invoke(cli, "garden", "memory", "list", "--agent", "ghost")
+    assert ghost.exit_code == 1 and "no agent named or with id 'ghost'" in ghost.stderr
+    nobody = "eeee" if agent_id.startswith("ffff") else "ffff"
+    assert invoke(cli, "garden", "memory", "list", "--agent", nobody).exit_code == 1
 
 
 def test_agent_remove_delete_records(cli: CliRunner, wardian_home: Path) -> None:

@@ -31,6 +31,25 @@ app.add_typer(memory_app, name="memory")
 AgentOpt = typer.Option(..., "--agent", help="Agent name, id or unique id prefix.")
 
 
+def _owner(agent: str) -> tuple[str, str]:
+    """(agent id, display name) for ``--agent``: a registered agent by name, id or prefix,
+    else the owner id (or prefix) of records kept by ``agent remove --keep-records``."""
+    from wardian.errors import NotFoundError
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    try:
+        found = AgentRegistry().get(agent)
+    except NotFoundError:
+        store = MemoryStore()
+        try:
+            owner = store.owner(agent)
+        finally:
+            store.close()
+        return owner, "(removed agent)"
+    return found.id, found.name
+
+
 def _one_line(text: str) -> str:
     return " ⏎ ".join(part.strip() for part in text.strip().splitlines())
 
@@ -44,16 +63,15 @@ def memory_list(
     """List an agent's records with id and current revision id, newest first."""
     require_operator()
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.agents import AgentRegistry
 
-    found = AgentRegistry().get(agent)
-    records = MemoryStore().list(found.id, include_removed=include_removed)
+    owner, name = _owner(agent)
+    records = MemoryStore().list(owner, include_removed=include_removed)
     if as_json:
-        emit_json({"agent": {"id": found.id, "name": found.name},
+        emit_json({"agent": {"id": owner, "name": name},
                    "records": [r.to_json() for r in records]})
         return
     # One block per record rather than a table: full ids must never be folded.
-    stdout(f"{found.name} · owner {found.id} · {len(records)} record(s)")
+    stdout(f"{name} · owner {owner} · {len(records)} record(s)")
     for r in records:
         stdout(f"{r.id}  revision {r.current_revision_id}")
         stdout(f"    {r.kind} · {r.scope.label()} · {r.status} · updated {r.updated_at}")
@@ -118,16 +136,15 @@ def memory_loaded(
     require_operator()
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.agents import AgentRegistry
 
-    found = AgentRegistry().get(agent)
-    events = LoadedEvents(MemoryStore().conn).list(found.id, limit=limit)
+    owner, name = _owner(agent)
+    events = LoadedEvents(MemoryStore().conn).list(owner, limit=limit)
     if as_json:
-        emit_json({"agent": {"id": found.id, "name": found.name},
+        emit_json({"agent": {"id": owner, "name": name},
                    "events": [e.to_json() for e in events]})
         return
     if not events:
-        stdout(f"(no Memory loaded events for {found.name})")
+        stdout(f"(no Memory loaded events for {name})")
     for event in events:
         omitted = f", {event.omitted_count} not loaded" if event.omitted_count else ""
         stdout(

@@ -321,6 +321,32 @@ class MemoryStore:
         ).fetchone()
         return row is not None
 
+    def owner(self, id_or_prefix: str) -> str:
+        """The full agent id of the records' owner matching `id_or_prefix` (4+ hex
+        characters or a full id). Read-only. For the operator's view of records kept after
+        `wardian agent remove --keep-records`, whose agent is no longer registered.
+
+        Raises:
+            NotFoundError: no records have such an owner.
+            AmbiguousIdError: several owners match; lists their 8-character ids.
+        """
+        prefix = id_or_prefix.strip().lower()
+        rows = []
+        if len(prefix) >= 4 and _HEX_PREFIX.match(prefix):
+            rows = self.conn.execute(
+                "SELECT DISTINCT agent_id FROM records WHERE agent_id >= ? AND agent_id < ?"
+                " ORDER BY agent_id LIMIT 20",
+                (prefix, prefix + "\uffff"),
+            ).fetchall()
+        if not rows:
+            raise NotFoundError(
+                f"no agent named or with id {id_or_prefix!r}, and no kept records of such an id",
+                hint="see `wardian agent list`",
+            )
+        if len(rows) > 1:
+            raise AmbiguousIdError("agent", id_or_prefix, [r[0][:8] for r in rows])
+        return str(rows[0][0])
+
     def count(self, agent_id: str, *, include_removed: bool = True) -> int:
         """How many records the agent has. Read-only."""
         sql = "SELECT COUNT(*) FROM records WHERE agent_id = ?"

@@ -58,6 +58,7 @@ def test_saves_a_convention_as_a_rewritten_statement_with_verbatim_evidence() ->
     [
         "Can you take a look at the failing build?",  # question
         "Just for now, don't run the e2e tests.",  # one-off
+        "Update the changelog and do not push it yet.",  # "not … yet": a hold, not a rule
         "continue with phase 3",  # routine progress
         "yes",
         'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n'

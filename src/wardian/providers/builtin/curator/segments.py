@@ -8,7 +8,8 @@ Heuristics (named, so the module docstring of the package can list them):
   followed by indentation (wrapped lines stay together); a segment over `MAX_SEGMENT_CHARS`
   is cut again at clause words ("so", "then", "and then", "also") and short pieces merged.
 - *question*: a segment ending in ``?`` (or starting with a question word and no directive).
-- *one-off*: "just this once", "for now", "this time", "temporarily", "for this task".
+- *one-off*: "just this once", "for now", "this time", "temporarily", "for this task",
+  "do not X yet" (a hold until later, not a standing rule).
 - *personal path*: a home-directory path (``/Users/…``, ``/home/…``, ``~/``) is about the
   user's machine, not the project.
 """
@@ -75,7 +76,7 @@ _QUESTION_START = re.compile(
 _ONE_OFF = re.compile(
     r"\b(?:just this once|only this once|for now|this time|just for this|for this (?:task|"
     r"response|answer|one|run|session)|temporar(?:y|ily)|right now|for the moment|in this "
-    r"response)\b",
+    r"response)\b|\b(?:do not|don'?t|dont|not) (?:\w+ ){1,3}yet\b",
     re.IGNORECASE,
 )
 _HOME_PATH = re.compile(r"(?:/Users/[^/\s]+/|/home/[^/\s]+/|~/|[A-Z]:\\Users\\)")

@@ -64,6 +64,14 @@ def test_claude_session_end_records_one_event_per_close(cli, agent) -> None:
                  input=_end_payload("logout", session="s2"), env={"WARDIAN_AGENT_ID": agent})
     assert res.exit_code == 0, res.output
     assert {e.boundary for e in SessionEventQueue().list()} == {"clear", "shutdown"}
+    # hooks installed with --agent coder, inside another agent's managed launch: the
+    # managed environment names the session's agent
+    other = AgentRegistry().add("reviewer", "claude").id
+    res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder",
+                 input=_end_payload("logout", session="s3"), env={"WARDIAN_AGENT_ID": other})
+    assert res.exit_code == 0, res.output
+    (ev3,) = [e for e in SessionEventQueue().list() if e.session_id == "s3"]
+    assert ev3.agent_id == other
 
 
 def test_session_end_without_agent_fails_cleanly_and_bad_json_still_records(cli, agent) -> None:

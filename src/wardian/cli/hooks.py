@@ -23,7 +23,8 @@ app.add_typer(claude_app, name="claude-code")
 app.add_typer(gemini_app, name="gemini")
 app.add_typer(install_app, name="install")
 
-_AGENT_HELP = "Agent name or id (default: $WARDIAN_AGENT_ID of the managed session)."
+_AGENT_HELP = ("Agent name or id, outside a managed session (inside one, $WARDIAN_AGENT_ID "
+               "names the agent).")
 
 
 def _run(provider: str, event: str, agent: str | None) -> None:

@@ -13,10 +13,11 @@
 * ``install_claude_code``: adds both hooks to a Claude Code ``settings.json`` without
   disturbing other keys, idempotently; ``uninstall`` removes exactly what install added.
 
-The agent is the one named by ``--agent``, else ``WARDIAN_AGENT_ID`` (set in every managed
-process). A hook never gets in the provider's way: input that is not a JSON object is
-reported on stderr and the close is still recorded (as ``shutdown``, without transcript),
-and the installed entry point (`main`) always exits 0, reporting any failure on stderr.
+The agent is ``WARDIAN_AGENT_ID`` inside a managed process (``wardian agent launch/exec``),
+else the one named by ``--agent``. A hook never gets in the provider's way: input that is
+not a JSON object is reported on stderr and the close is still recorded (as ``shutdown``,
+without transcript), and the installed entry point (`main`) always exits 0, reporting any
+failure on stderr.
 Spec: issue 7 points 2 and 5; providers.md "Claude Code" and "Gemini CLI" hooks.
 """
 
@@ -115,10 +116,14 @@ def _text(payload: dict[str, Any], key: str, *, number_ok: bool = False) -> str 
 
 
 def _resolve_agent(agent: str | None) -> Any:
+    """The session's agent: the managed process's ``WARDIAN_AGENT_ID`` when set, else
+    `agent` (``--agent``). Inside ``wardian agent launch/exec`` the environment is the fact:
+    hooks installed globally with ``--agent A`` must not file agent B's managed session (and
+    its transcript) under A."""
     from wardian.memory.principal import ENV_AGENT_ID
     from wardian.runtime.agents import AgentRegistry
 
-    name_or_id = agent or os.environ.get(ENV_AGENT_ID)
+    name_or_id = os.environ.get(ENV_AGENT_ID) or agent
     if not name_or_id:
         raise UsageError(
             "no agent for this session",
@@ -145,7 +150,8 @@ def session_end(
         payload: the hook's stdin JSON (``session_id``, ``transcript_path``, ``cwd``,
             ``reason``; Gemini may say ``trigger`` instead of ``reason``); fields that are
             missing or not strings are left out.
-        agent: ``--agent`` name or id; default ``WARDIAN_AGENT_ID``.
+        agent: ``--agent`` name or id, used outside managed processes (inside one,
+            ``WARDIAN_AGENT_ID`` names the agent).
         provider: ``claude-code`` or ``gemini`` (picks the transcript parser).
 
     Raises:

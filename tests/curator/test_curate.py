@@ -332,6 +332,9 @@ def test_rewrite_drops_spoken_hedges_and_capitalises_contractions() -> None:
         "Convention: We deploy from main only."
     )
     assert rewrite("that's why we pin node 22", "lesson") == "Lesson: That's why we pin node 22."
+    assert rewrite("continue to step 3: do not touch the schema", "convention") == (
+        "Convention: Do not touch the schema."
+    )
     assert rewrite("goal_amount should be cast", "convention") == (
         "Convention: goal_amount should be cast."
     )

@@ -183,6 +183,11 @@ _LEAD = re.compile(
     r"feedback|stop for a second|just to be sure|in theory|maybe|no|nope)\b[!,.:;\-–]*\s*)+",
     re.IGNORECASE,
 )
+_PROGRESS_LEAD = re.compile(
+    r"^(?:continue|proceed|go ahead|move on|next)(?: (?:to|with) [^:.]{1,40})?:\s*",
+    re.IGNORECASE,
+)
+"""A progress lead-in ("continue to phase 2: …"): routine, not part of the statement."""
 _HEDGE = re.compile(
     r"\b(?:i think|i guess|i believe|you know|i mean|basically|actually)\b,?\s*(?:that\s+)?",
     re.IGNORECASE,
@@ -235,6 +240,7 @@ def rewrite(segment: str, category: str) -> str:
     text = _ASK_WRAPPER.sub("", text)
     text = _MAKE_SURE.sub("", text)
     text = _HEDGE.sub("", text)
+    text = _PROGRESS_LEAD.sub("", text)
     text = _LEAD.sub("", text)
     for pattern, repl in _PRONOUNS:
         text = pattern.sub(repl, text)

@@ -281,6 +281,22 @@ def test_a_changed_blueprint_fails_the_run(store: RunStore, tmp_path: Path) -> N
     assert "changed since the run was created" in (final.error or "")
 
 
+
+def test_an_edited_prompt_file_fails_the_run_even_when_validated_in_this_process(
+        store: RunStore, tmp_path: Path) -> None:
+    from wardian.blueprints.validate import load_blueprint, loaded_by_hash
+
+    path = write_blueprint(tmp_path / "bp", ROLE, {"ask.md.j2": "Keep {{ inputs.limit }}\n"})
+    run = create_run(store, path)
+    loaded = load_blueprint(path)
+    assert loaded_by_hash(loaded.source_hash, check_disk=True) is loaded  # reused as is
+    (tmp_path / "bp" / "ask.md.j2").write_text("Keep nothing\n")
+    assert loaded_by_hash(loaded.source_hash, check_disk=True) is None
+    final = execute_run(run.id, store=store)
+    assert final.status == "failed"
+    assert "changed since the run was created" in (final.error or "")
+
+
 ROLE = """\
 blueprint: {id: role-demo, name: Role, version: 1}
 roles: {curator: You decide what to remember.}

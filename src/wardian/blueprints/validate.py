@@ -133,12 +133,35 @@ def _output_ref_text(ref: str) -> str:
     raise KeyError(ref)
 
 
-def loaded_by_hash(source_hash: str) -> LoadedBlueprint | None:
+def loaded_by_hash(source_hash: str, *, check_disk: bool = False) -> LoadedBlueprint | None:
     """The blueprint this process last validated whose `source_hash` is `source_hash`, or
-    None. No I/O: callers that were handed a hash (e.g. `RunStore.create_run`) learn the
-    blueprint's declared inputs without validating it again. Read-only.
+    None. Read-only.
+
+    Without `check_disk` there is no I/O: callers handed a hash (e.g.
+    `RunStore.create_run`) learn the blueprint's declared inputs without validating it
+    again. With `check_disk`, the YAML and its prompt files are read and hashed again, and
+    None is returned when they changed (or cannot be read): the executor then reuses a
+    validated copy only while it is exactly what is on disk.
     """
-    return _RECENT.get(source_hash)
+    loaded = _RECENT.get(source_hash)
+    if loaded is None or not check_disk:
+        return loaded
+    try:
+        raw = loaded.path.read_bytes()
+        prompts = {step_id: (loaded.folder / name).read_text(encoding="utf-8")
+                   for step_id, name in loaded.prompt_files.items()}
+    except (OSError, UnicodeDecodeError):
+        return None
+    return loaded if _source_hash(raw, loaded.prompt_files, prompts) == source_hash else None
+
+
+def _source_hash(raw: bytes, prompt_files: dict[str, str], prompts: dict[str, str]) -> str:
+    """``sha256:<hex>`` over the YAML bytes and each prompt file's name and text."""
+    digest = hashlib.sha256(raw)
+    for step_id in sorted(prompt_files):
+        digest.update(b"\0" + prompt_files[step_id].encode() + b"\0")
+        digest.update(prompts[step_id].encode())
+    return "sha256:" + digest.hexdigest()
 
 
 def load_blueprint(path: Path | str, *, display: str | None = None,
@@ -221,11 +244,7 @@ def validate_file(path: Path | str, *, display: str | None = None,
     _cross_check(loaded, name, problems, check_actions)
     if problems:
         return FileReport(path, None, _sorted(problems, name))
-    digest = hashlib.sha256(raw)
-    for step_id in sorted(loaded.prompt_files):
-        digest.update(b"\0" + loaded.prompt_files[step_id].encode() + b"\0")
-        digest.update(loaded.prompts[step_id].encode())
-    loaded.source_hash = "sha256:" + digest.hexdigest()
+    loaded.source_hash = _source_hash(raw, loaded.prompt_files, loaded.prompts)
     _RECENT.pop(loaded.source_hash, None)
     _RECENT[loaded.source_hash] = loaded
     while len(_RECENT) > _RECENT_MAX:

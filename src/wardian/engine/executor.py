@@ -263,7 +263,12 @@ class _Execution:
 
     def _load(self, run: Run) -> Any:
         from wardian.blueprints.library import find_blueprint
+        from wardian.blueprints.validate import loaded_by_hash
 
+        if run.blueprint_hash:  # validated earlier in this process and unchanged on disk
+            cached = loaded_by_hash(run.blueprint_hash, check_disk=True)
+            if cached is not None and str(cached.path) == run.blueprint_path:
+                return cached
         loaded = find_blueprint(run.blueprint_path or run.blueprint_id)
         if run.blueprint_hash and loaded.source_hash != run.blueprint_hash:
             raise UsageError(

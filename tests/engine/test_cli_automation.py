@@ -137,3 +137,14 @@ def test_failed_run_exits_1(cli: Any, tmp_path: Path, setup: Path) -> None:
                         "--assignments", ASSIGN, "--wait")
     assert result.exit_code == 1
     assert "step 'greet' failed after 1 attempt(s): RuntimeError: boom" in result.stdout
+
+
+def test_bad_arguments_are_usage_errors_not_tracebacks(cli: Any) -> None:
+    bad_stdin = invoke(cli, "automation", "run", "execute", "abcd", "--secrets-stdin",
+                       input="{not json")
+    assert bad_stdin.exit_code == 2
+    assert "--secrets-stdin expects a JSON object on stdin" in bad_stdin.stderr
+    assert invoke(cli, "automation", "runs", "--limit", "0").exit_code == 2
+    unknown = invoke(cli, "automation", "run", "show", "deadbeef")
+    assert unknown.exit_code == 1
+    assert "no run with id 'deadbeef' (see `wardian automation runs`)" in unknown.stderr

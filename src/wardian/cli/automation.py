@@ -99,7 +99,14 @@ def execute(
     """Execute a queued run in this process (used by the detached run process)."""
     from wardian.engine.executor import execute_run
 
-    secrets = json.loads(sys.stdin.read() or "{}") if secrets_stdin else {}
+    secrets: dict[str, Any] = {}
+    if secrets_stdin:
+        try:
+            secrets = json.loads(sys.stdin.read() or "{}")
+        except ValueError as exc:
+            from wardian.errors import UsageError
+
+            raise UsageError(f"--secrets-stdin expects a JSON object on stdin: {exc}") from exc
     final = execute_run(run_id, secret_inputs=secrets)
     _summary(final)
     _exit_for(final)
@@ -184,7 +191,7 @@ def resume(
 def runs(
     blueprint: str | None = typer.Option(None, "--blueprint", help="Only this blueprint id."),
     status: str | None = typer.Option(None, "--status", help="Only runs in this status."),
-    limit: int = typer.Option(50, "--limit", help="At most this many (newest first)."),
+    limit: int = typer.Option(50, "--limit", min=1, help="At most this many (newest first)."),
     as_json: bool = JsonOption,
 ) -> None:
     """List runs, newest first."""

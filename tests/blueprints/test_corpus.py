@@ -36,7 +36,7 @@ def test_broken_blueprint_message(name: str, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_every_error_kind_is_covered() -> None:
-    kinds = set()
+    kinds: set[str] = set()
     for name in EXPECTED:
         report = validate_file(CORPUS / "broken" / name)
         kinds.update(p.kind for p in report.problems)

@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 from tests.conftest import invoke
+from typer.testing import CliRunner
 
 from wardian.blueprints.jsonschema_export import blueprint_json_schema, blueprint_json_schema_text
 
@@ -30,7 +31,7 @@ def test_schema_is_valid_and_checks_blueprints() -> None:
     assert errors
 
 
-def test_cli_schema_prints_it(cli) -> None:
+def test_cli_schema_prints_it(cli: CliRunner) -> None:
     result = invoke(cli, "blueprint", "schema")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["title"] == "Wardian blueprint"

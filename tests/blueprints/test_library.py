@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import invoke
+from typer.testing import CliRunner
 
 from wardian.blueprints.errors import BlueprintInvalid
 from wardian.blueprints.library import (
@@ -91,7 +92,7 @@ def test_shipped_library_is_package_data() -> None:
     assert (shipped_library_dir() / "__init__.py").is_file()
 
 
-def test_cli_library_and_blueprint_list_show_broken_user_files(cli, wardian_home: Path
+def test_cli_library_and_blueprint_list_show_broken_user_files(cli: CliRunner, wardian_home: Path
                                                                ) -> None:
     user = wardian_home / "library"
     user.mkdir()
@@ -121,7 +122,7 @@ def test_cli_library_and_blueprint_list_show_broken_user_files(cli, wardian_home
     assert invoke(cli, "blueprint", "show", "broken").exit_code == 2
 
 
-def test_cli_library_init(cli, wardian_home: Path) -> None:
+def test_cli_library_init(cli: CliRunner, wardian_home: Path) -> None:
     result = invoke(cli, "library", "init")
     assert result.exit_code == 0, result.output
     assert f"user library: {wardian_home / 'library'}" in result.stdout
@@ -157,7 +158,7 @@ def test_find_by_id_validates_only_the_file_that_claims_it(
         (user / name / "blueprint.yaml").write_text(
             HELLO.format(name=name).replace("id: hello", f"id: {name}"))
     loaded_paths: list[Path] = []
-    real = library.load_blueprint
+    real = library.load_blueprint  # type: ignore[attr-defined]
 
     def spy(path: Path, **kwargs: object) -> object:
         loaded_paths.append(Path(path))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import invoke
+from typer.testing import CliRunner
 
 from wardian.blueprints.errors import BlueprintInvalid, BlueprintSyntaxError
 from wardian.blueprints.validate import load_blueprint, validate_file
@@ -77,7 +78,8 @@ def test_hash_covers_prompt_files(tmp_path: Path) -> None:
     assert first.startswith("sha256:") and first != second
 
 
-def test_cli_validate_reports_every_file_and_exits_2(cli, monkeypatch) -> None:
+def test_cli_validate_reports_every_file_and_exits_2(cli: CliRunner,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(CORPUS)
     result = invoke(cli, "blueprint", "validate", "valid", "broken")
     assert result.exit_code == 2
@@ -91,7 +93,7 @@ def test_cli_validate_reports_every_file_and_exits_2(cli, monkeypatch) -> None:
     assert f"{len(expected) + 1} file(s) checked, {len(expected)} with problems" in result.stderr
 
 
-def test_cli_validate_json_and_ok(cli) -> None:
+def test_cli_validate_json_and_ok(cli: CliRunner) -> None:
     result = invoke(cli, "blueprint", "validate", str(CORPUS / "valid" / "base.yaml"), "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)

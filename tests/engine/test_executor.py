@@ -124,8 +124,8 @@ def test_timeout_stops_a_cooperative_action(store: RunStore, tmp_path: Path) -> 
         final = execute_run(run.id, store=store)
     assert final.status == "failed"
     assert statuses(final) == [("slow", 1, "timed_out")]
-    assert final.attempts[0].error.startswith("action 'test.slow' timed out after 0.2s")
-    assert final.attempts[0].duration_ms < 5000
+    assert (final.attempts[0].error or "").startswith("action 'test.slow' timed out after 0.2s")
+    assert (final.attempts[0].duration_ms or 0) < 5000
 
 
 def test_timeout_abandons_an_action_that_ignores_it(store: RunStore, tmp_path: Path) -> None:
@@ -190,8 +190,11 @@ def test_cancel_reaches_a_running_action_and_a_retry_wait(store: RunStore, tmp_p
     text = RETRY.replace("action: test.flaky", "action: test.fail")
     with actions(**{"test.fail": failing}):
         run = create_run(store, write_blueprint(tmp_path / "bp2", text))
-        final = execute_run(run.id, store=store,
-                            sleep=lambda s: RunStore().request_cancel(run.id))
+
+        def cancel_instead_of_waiting(seconds: float) -> None:
+            RunStore().request_cancel(run.id)
+
+        final = execute_run(run.id, store=store, sleep=cancel_instead_of_waiting)
     assert final.status == "cancelled"
     assert statuses(final) == [("flaky", 1, "failed")]
 
@@ -344,7 +347,7 @@ def fake_adapter() -> Any:
     registry = pytest.importorskip("wardian.providers.registry")
     from wardian.providers.base import ProviderAdapter
 
-    adapter_cls = type("Fake", (FakeAdapter, ProviderAdapter), {})
+    adapter_cls: type[FakeAdapter] = type("Fake", (FakeAdapter, ProviderAdapter), {})
     adapter_cls.answers = []
     adapter_cls.requests = []
     registry.register_adapter(adapter_cls(), replace=True)
@@ -372,7 +375,7 @@ def test_role_step_goes_through_the_adapter(store: RunStore, tmp_path: Path,
     assert second.cwd == str(tmp_path)
     assert second.output_schema["required"] == ["keep"]
     assert statuses(final)[1:] == [("ask", 1, "failed"), ("ask", 2, "succeeded")]
-    assert "does not match the output schema at $['keep']" in final.attempts[1].error
+    assert "does not match the output schema at $['keep']" in (final.attempts[1].error or "")
     assert final.outputs()["ask"] == {"keep": ["a"]}
 
 

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ steps:
 
 
 @pytest.fixture
-def registered():
+def registered() -> Iterator[None]:
     crash_actions.register()
     yield
     for name in crash_actions.NAMES:

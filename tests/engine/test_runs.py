@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.engine.helpers import create_run, write_blueprint
@@ -25,7 +26,7 @@ steps:
 def test_idempotency_key_returns_the_existing_run(tmp_path: Path) -> None:
     store = RunStore()
     path = write_blueprint(tmp_path / "bp", BP)
-    kwargs = dict(blueprint_id="store-demo", agent_id="agent-1", assignments={},
+    kwargs: dict[str, Any] = dict(blueprint_id="store-demo", agent_id="agent-1", assignments={},
                   inputs={"key": "clear"}, blueprint_path=str(path),
                   invocation={"trigger": "session-close", "payload": {"boundary": "clear"}},
                   idempotency_key="session-close:inv:b1", invoker_id="inv")

@@ -255,6 +255,7 @@ def test_unknown_fields_are_rejected_everywhere() -> None:
 
 def test_not_json_and_non_finite_numbers_are_malformed() -> None:
     fails("{not json", "$", "not valid JSON", "line 1")
+    fails(" \n", "$", "plan file is empty")
     fails('{"plan_id": ' + "[" * 100_000 + "]" * 100_000 + "}", "$", "nested too deeply")
     deep = "[" * 40 + "]" * 40
     fails(json.dumps(plan()).replace('"p"', deep, 1), "plan_id" + "[0]" * 32, "too deeply")

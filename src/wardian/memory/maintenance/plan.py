@@ -418,6 +418,8 @@ def load_plan_bytes(data: bytes, *, source: str | None = None) -> Plan:
             [("", f"plan file is not UTF-8 (byte {exc.start}); save it as UTF-8")],
             source=source,
         ) from exc
+    if not text.strip():
+        raise PlanError([("", "plan file is empty; expected a JSON object")], source=source)
     try:
         raw = json.loads(text, object_pairs_hook=_pairs_hook, parse_constant=_reject_constant)
         duplicates = list(_walk_duplicates(raw, ""))

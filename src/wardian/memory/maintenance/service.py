@@ -138,7 +138,10 @@ def check_receipt(
     else:
         key = str(idempotency_key)
         if not key.strip():
-            raise UsageError("--idempotency-key must not be empty")
+            raise UsageError(
+                "--idempotency-key must not be empty",
+                hint="pass the plan's idempotency_key, or the PLAN file instead",
+            )
     store = MemoryStore(memory_db)
     try:
         receipt = find_receipt(store, owner_id, key)

@@ -168,6 +168,10 @@ def yes(_: ConfirmRequest) -> bool:
     return True
 
 
+def never(request: ConfirmRequest) -> bool:
+    raise AssertionError(f"a replay must not prompt: {request}")
+
+
 def check_applied(db: Path, plan: dict[str, Any], receipt: dict[str, Any]) -> None:
     store = MemoryStore(db)
     created = {c["client_key"]: c["memory_id"] for c in receipt["created"]}
@@ -246,6 +250,6 @@ def test_apply_is_all_or_nothing_and_preview_and_replay_never_write(world: World
         check_applied(db, plan, receipt)
 
         replay_bytes, replay_rows = file_hash(db), logical_state(db)
-        again = apply_file(path, OWNER, confirm=yes, memory_db=db, state_db=state)
+        again = apply_file(path, OWNER, confirm=never, memory_db=db, state_db=state)
         assert again.replayed and again.receipt.to_json() == receipt
         assert (file_hash(db), logical_state(db)) == (replay_bytes, replay_rows)

@@ -311,3 +311,26 @@ def test_show_human_output(cli: CliRunner, agent: tuple[str, dict[str, str]]) ->
     assert f"id:          {rec['id']}" in out.stdout
     assert f"revision:    {rec['current_revision_id']}" in out.stdout
     assert "source:      file=a.md (primary)" in out.stdout
+
+
+def test_a_reader_that_goes_away_is_not_an_internal_error(
+    cli: CliRunner, agent: tuple[str, dict[str, str]]
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    _, env = agent
+    _save(cli, env, "something to print")
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before anything is written, like `| head -0`
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "wardian", "memory", "list", "--json"],
+            env={**os.environ, **env}, stdout=write_end, stderr=subprocess.PIPE, text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == ""

@@ -28,6 +28,9 @@ __all__ = [
     "stdout",
 ]
 
+EXIT_BROKEN_PIPE = 141
+"""Exit code when stdout's reader has gone (128 + SIGPIPE, as a shell reports it)."""
+
 JsonOption = typer.Option(False, "--json", help="Print a JSON document instead of a table.")
 
 
@@ -53,6 +56,12 @@ class WardianGroup(TyperGroup):
         except KeyboardInterrupt:
             typer.echo("Error: interrupted", err=True)
             raise typer.Exit(130) from None
+        except BrokenPipeError:
+            # The reader went away (`wardian … | head`): not an error of ours. Exit quietly
+            # as a shell reports SIGPIPE, and keep Python's own flush at exit from failing.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(EXIT_BROKEN_PIPE) from None
         except Exception as exc:
             # Typer's own signals (exit, abort, usage errors) pass through untouched.
             if type(exc).__module__.startswith(("typer", "click")):

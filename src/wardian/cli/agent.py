@@ -124,6 +124,8 @@ def exec_(
 ) -> None:
     """Run CMD as a managed process of the agent and exit with its exit code.
 
+    Exits 127 when CMD is not found, 126 when it cannot be run, 128+N on signal N.
+
     Memory enabled: CMD gets its own capability and a startup context file
     (WARDIAN_CAPABILITY, WARDIAN_MEMORY_CONTEXT). Always: WARDIAN_AGENT_ID, WARDIAN_LAUNCH_ID.
     """

@@ -256,7 +256,8 @@ def history(
         snap = rev.snapshot
         reason = f" · reason: {rev.reason}" if rev.reason else ""
         stdout(f"#{rev.seq} {rev.revision_id}  {rev.created_at}  {rev.actor}{reason}")
-        stdout(f"    {snap['status']} · {snap['kind']} · {snap['scope']['kind']}: {snap['text']}")
+        text = " ⏎ ".join(part.strip() for part in str(snap["text"]).strip().splitlines())
+        stdout(f"    {snap['status']} · {snap['kind']} · {snap['scope']['kind']}: {text}")
 
 
 @app.command("update")

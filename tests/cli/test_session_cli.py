@@ -60,3 +60,55 @@ def test_public_surfaces_are_pinned() -> None:
                    provider_launch):
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.{name}"
+
+
+INSIDE = """
+import json, os, subprocess, sys
+# the agent clears its managed environment: the launch ancestry still names it
+env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_") or k == "WARDIAN_HOME"}
+def run(*args, stdin=""):
+    p = subprocess.run([sys.executable, "-m", "wardian", *args], input=stdin, env=env,
+                       capture_output=True, text=True, timeout=120)
+    return {"rc": p.returncode, "out": p.stdout, "err": p.stderr}
+print(json.dumps({
+    "close_other": run("session", "close", "--agent", "coder", "--boundary", "clear"),
+    "close_own": run("session", "close", "--agent", "reviewer", "--boundary", "clear",
+                     "--session-id", "own"),
+    "hook_end": run("hooks", "claude-code", "session-end", "--agent", "coder",
+                    stdin=json.dumps({"session_id": "h1", "reason": "clear"})),
+    "hook_start": run("hooks", "claude-code", "session-start", "--agent", "coder",
+                      stdin=json.dumps({"cwd": os.getcwd()})),
+}))
+"""
+
+
+def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli, tmp_path) -> None:
+    """Inside `agent exec reviewer`, environment cleared: `session close --agent coder` is
+    refused (exit 3) and the hooks act for reviewer, whatever --agent says — no transcript
+    of reviewer's reaches coder's archive, and coder's memory is not shown to reviewer."""
+    import os
+    import subprocess
+    import sys
+
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+
+    coder = AgentRegistry().add("coder", "claude").id
+    reviewer = AgentRegistry().add("reviewer", "claude").id
+    assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
+    MemoryStore().save(coder, "coder's secret convention", evidence="user: x", kind="stable",
+                       scope=Scope.agent(), actor="test")
+    proc = subprocess.run(
+        [sys.executable, "-m", "wardian", "agent", "exec", "reviewer", "--", sys.executable,
+         "-c", INSIDE], env=dict(os.environ), cwd=tmp_path, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["close_other"]["rc"] == 3 and "session close" in out["close_other"]["err"]
+    assert out["close_own"]["rc"] == 0, out["close_own"]["err"]
+    assert out["hook_end"]["rc"] == 0, out["hook_end"]["err"]
+    assert "coder's secret convention" not in out["hook_start"]["out"]
+    events = SessionEventQueue().list()
+    assert {e.agent_id for e in events} == {reviewer}
+    assert {e.session_id for e in events} >= {"own", "h1"}
+    assert not any(e.agent_id == coder for e in events)

@@ -31,11 +31,24 @@ def close(
     workspace: str | None = typer.Option(None, "--workspace", help="The session's workspace."),
     as_json: bool = typer.Option(False, "--json", help="Print the event id as JSON."),
 ) -> None:
-    """Record a session-close event; matching enabled invokers fire once for it."""
+    """Record a session-close event; matching enabled invokers fire once for it.
+
+    Inside a managed process only its own agent's sessions may be reported (exit 3).
+    """
+    from wardian.errors import AuthorityError
     from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.hooks import managed_agent_id
     from wardian.runtime.session_events import record_session_close
 
     resolved = AgentRegistry().get(agent)
+    own = managed_agent_id()
+    if own is not None and own != resolved.id:
+        # its transcript would go into another agent's archive, and from there its memory
+        raise AuthorityError(
+            f"inside a managed process of agent {own[:8]}, `session close` reports only that "
+            f"agent's sessions, not {agent!r}'s",
+            hint="run it from your own terminal, or pass this agent's own name",
+        )
     event_id = record_session_close(
         resolved.id, boundary, session_id=session_id, transcript_path=transcript,
         provider=provider or resolved.provider, workspace=workspace, source="cli",

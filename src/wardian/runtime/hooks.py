@@ -13,11 +13,11 @@
 * ``install_claude_code``: adds both hooks to a Claude Code ``settings.json`` without
   disturbing other keys, idempotently; ``uninstall`` removes exactly what install added.
 
-The agent is ``WARDIAN_AGENT_ID`` inside a managed process (``wardian agent launch/exec``),
-else the one named by ``--agent``. A hook never gets in the provider's way: input that is
-not a JSON object is reported on stderr and the close is still recorded (as ``shutdown``,
-without transcript), and the installed entry point (`main`) always exits 0, reporting any
-failure on stderr.
+Inside a managed process (``wardian agent launch/exec``) the agent is that launch's (by
+ancestry, see `managed_agent_id`), else the one named by ``--agent``. A hook never gets in
+the provider's way: input that is not a JSON object is reported on stderr and the close is
+still recorded (as ``shutdown``, without transcript), and the installed entry point
+(`main`) always exits 0, reporting any failure on stderr.
 Spec: issue 7 points 2 and 5; providers.md "Claude Code" and "Gemini CLI" hooks.
 """
 
@@ -42,6 +42,7 @@ __all__ = [
     "hook_command",
     "install_claude_code",
     "main",
+    "managed_agent_id",
     "parse_hook_payload",
     "read_hook_payload",
     "run_hook",
@@ -115,15 +116,31 @@ def _text(payload: dict[str, Any], key: str, *, number_ok: bool = False) -> str 
     return None
 
 
+def managed_agent_id() -> str | None:
+    """The agent this process acts for when it runs inside a managed launch, else None.
+
+    Decided by `wardian.memory.principal.managed_agent`: the nearest ancestor that is a
+    recorded launch (clearing or editing the environment does not change it), else
+    ``WARDIAN_AGENT_ID``. Launches are recorded in ``memory.db``, so without that file only
+    the environment is consulted (and the ancestry walk, ~25 ms, is skipped). Read-only.
+    """
+    from wardian.config import memory_db_path
+    from wardian.memory.principal import ENV_AGENT_ID, managed_agent
+
+    if not memory_db_path(create_dir=False).exists():
+        return os.environ.get(ENV_AGENT_ID, "").strip() or None
+    from wardian.runtime.process import ancestors
+
+    return managed_agent(ancestors=[(p.pid, p.started_at) for p in ancestors()])
+
+
 def _resolve_agent(agent: str | None) -> Any:
-    """The session's agent: the managed process's ``WARDIAN_AGENT_ID`` when set, else
-    `agent` (``--agent``). Inside ``wardian agent launch/exec`` the environment is the fact:
-    hooks installed globally with ``--agent A`` must not file agent B's managed session (and
-    its transcript) under A."""
-    from wardian.memory.principal import ENV_AGENT_ID
+    """The session's agent: inside a managed launch its own agent (`managed_agent_id`),
+    else `agent` (``--agent``). Hooks installed globally with ``--agent A`` must not file
+    agent B's launched session (and its transcript) under A, nor show B A's memory."""
     from wardian.runtime.agents import AgentRegistry
 
-    name_or_id = os.environ.get(ENV_AGENT_ID) or agent
+    name_or_id = managed_agent_id() or agent
     if not name_or_id:
         raise UsageError(
             "no agent for this session",
@@ -150,8 +167,8 @@ def session_end(
         payload: the hook's stdin JSON (``session_id``, ``transcript_path``, ``cwd``,
             ``reason``; Gemini may say ``trigger`` instead of ``reason``); fields that are
             missing or not strings are left out.
-        agent: ``--agent`` name or id, used outside managed processes (inside one,
-            ``WARDIAN_AGENT_ID`` names the agent).
+        agent: ``--agent`` name or id, used outside managed processes (inside one, the
+            launch's own agent).
         provider: ``claude-code`` or ``gemini`` (picks the transcript parser).
 
     Raises:

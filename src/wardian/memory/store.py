@@ -33,7 +33,7 @@ from wardian.memory.models import (
 )
 from wardian.memory.schema import MIGRATIONS
 
-__all__ = ["UNSET", "MemoryStore"]
+__all__ = ["UNSET", "MemoryStore", "normalise_sources"]
 
 
 class _Unset:

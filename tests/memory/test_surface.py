@@ -1,0 +1,51 @@
+"""Pin the memory core's public surface: maintenance, consolidation, the runtime, hooks and
+the CLI build on these names (contracts: "What already exists"; STYLE habit 11)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+SURFACE = {
+    "wardian.memory.models": ["KINDS", "MAX_EVIDENCE_CHARS", "MAX_LOCATOR_CHARS", "MAX_SOURCES",
+                              "MAX_TEXT_CHARS", "Record", "Revision", "Scope", "Source",
+                              "check_caps", "default_workspace"],
+    "wardian.memory.store": ["MemoryStore", "UNSET", "normalise_sources"],
+    "wardian.memory.schema": ["MIGRATIONS"],
+    "wardian.memory.capabilities": ["Capability", "CapabilityStore", "START_TIME_TOLERANCE_S",
+                                    "hash_token", "new_token"],
+    "wardian.memory.recall": ["DEFAULT_BUDGET_CHARS", "DIRECT_RETENTION_INSTRUCTIONS",
+                              "StartupContext", "build_startup_context",
+                              "load_startup_context", "record_line"],
+    "wardian.memory.loaded": ["LoadedEvent", "LoadedEvents"],
+    "wardian.memory.principal": ["ENV_AGENT_ID", "ENV_CAPABILITY", "ENV_LAUNCH_ID",
+                                 "ENV_MEMORY_CONTEXT", "MANAGED_ENV", "Principal",
+                                 "managed_agent", "require_operator", "resolve_principal"],
+    "wardian.runtime.process": ["START_TIME_TOLERANCE_S", "ProcessIdentity", "ancestors",
+                                "current", "identity_of", "is_alive"],
+    "wardian.runtime.launch": ["EXIT_NOT_EXECUTABLE", "EXIT_NOT_FOUND", "CommandNotFound",
+                               "Launch", "exec_managed", "prepare_launch",
+                               "resolve_workspace", "run_dir"],
+}
+
+STORE_METHODS = ["resolve", "get", "history", "list", "startup_set", "startup_count", "recall",
+                 "count", "owner", "save", "update", "remove", "delete_agent_records",
+                 "insert_in_transaction", "update_in_transaction",
+                 "write_revision_in_transaction"]
+
+
+@pytest.mark.parametrize("module", sorted(SURFACE))
+def test_public_surface(module: str) -> None:
+    mod = importlib.import_module(module)
+    assert sorted(mod.__all__) == sorted(SURFACE[module])
+    for name in mod.__all__:
+        value = getattr(mod, name)
+        assert value.__doc__ or not callable(value), f"{module}.{name} has no docstring"
+
+
+def test_store_methods_are_documented() -> None:
+    from wardian.memory.store import MemoryStore
+
+    for name in STORE_METHODS:
+        assert getattr(MemoryStore, name).__doc__, name

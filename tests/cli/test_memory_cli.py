@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -334,3 +335,23 @@ def test_a_reader_that_goes_away_is_not_an_internal_error(
         os.close(write_end)
     assert done.returncode == 141, done.stderr
     assert done.stderr == ""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows cannot delete a process's cwd")
+def test_a_deleted_current_directory_is_a_usage_error(
+    cli: CliRunner, agent: tuple[str, dict[str, str]], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, wardian_home: Path,
+) -> None:
+    _, env = agent
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    for argv in (["save", "x", "--evidence", "y"], ["recall"]):
+        result = invoke(cli, "memory", *argv, env=env)
+        assert result.exit_code == 2, result.output
+        assert "current directory no longer exists" in result.stderr
+    assert _records(wardian_home) == []
+    agent_scoped = invoke(cli, "memory", "save", "x", "--evidence", "y", "--scope", "agent",
+                          env=env)
+    assert agent_scoped.exit_code == 0, agent_scoped.output

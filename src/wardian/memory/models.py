@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from wardian.errors import ValidationError
+from wardian.errors import UsageError, ValidationError
 
 __all__ = [
     "KINDS",
@@ -207,8 +207,19 @@ def default_workspace(cwd: str | os.PathLike[str] | None = None) -> str:
 
     Walks up looking for ``.git`` (a directory or a worktree file) rather than running git,
     so it costs no subprocess.
+
+    Raises:
+        UsageError: the current directory no longer exists (deleted under the process).
     """
-    start = Path(cwd or os.getcwd()).expanduser().resolve()
+    if cwd is None:
+        try:
+            cwd = os.getcwd()
+        except FileNotFoundError:
+            raise UsageError(
+                "the current directory no longer exists, so it names no workspace",
+                hint="cd into your project, or use --scope agent",
+            ) from None
+    start = Path(cwd).expanduser().resolve()
     for candidate in (start, *start.parents):
         if (candidate / ".git").exists():
             return str(candidate)

@@ -105,13 +105,19 @@ def resolve_workspace(agent: Agent, workspace: str | None) -> tuple[Path, str]:
     """The child's working directory and the launch workspace path (see module docstring).
 
     Raises:
-        UsageError: the chosen directory does not exist.
+        UsageError: the chosen directory, or the current one, does not exist.
     """
     from wardian.memory.models import default_workspace
 
     chosen = workspace or agent.workspace
     if chosen is None:
-        cwd = Path.cwd()
+        try:
+            cwd = Path.cwd()
+        except FileNotFoundError:
+            raise UsageError(
+                "the current directory no longer exists",
+                hint="cd into the project, or pass --workspace PATH",
+            ) from None
     else:
         cwd = Path(chosen).expanduser().resolve()
         if not cwd.is_dir():

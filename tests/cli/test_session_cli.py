@@ -112,3 +112,25 @@ def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli, tmp_path) 
     assert {e.agent_id for e in events} == {reviewer}
     assert {e.session_id for e in events} >= {"own", "h1"}
     assert not any(e.agent_id == coder for e in events)
+
+
+@pytest.mark.parametrize("args", [
+    ("automation", "session-close", "list"),
+    ("automation", "session-close", "show", "x"),
+    ("automation", "session-close", "add", "--blueprint", "b", "--name", "n", "--agent", "a",
+     "--assignments", "{}"),
+    ("automation", "session-close", "enable", "x"),
+    ("automation", "session-close", "disable", "x"),
+    ("automation", "session-close", "remove", "x"),
+    ("automation", "session-close", "history", "x"),
+    ("conversation", "list"),
+    ("conversation", "show", "x"),
+    ("hooks", "install", "claude-code", "--settings", "s.json"),
+])
+def test_operator_commands_refused_inside_a_managed_process(cli, tmp_path, args) -> None:
+    """CLI.md marks these O: an agent may not read other agents' conversations or invokers,
+    create automations that spend the user's quota, or install hooks."""
+    res = invoke(cli, *args, env={"WARDIAN_AGENT_ID": "0" * 36})
+    assert res.exit_code == 3, res.output
+    assert "managed process" in res.stderr
+    assert not (tmp_path / "s.json").exists()

@@ -1,4 +1,8 @@
-"""`wardian automation session-close …`: session-close invokers (CLI.md)."""
+"""`wardian automation session-close …`: session-close invokers (CLI.md).
+
+Operator-only: inside a managed process every command exits 3 (`require_operator`), so an
+agent can neither read other agents' invokers nor make automations spend the user's quota.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,14 @@ from typing import Any
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, stdout
+from wardian.cli._common import (
+    JsonOption,
+    emit_json,
+    parse_kv,
+    print_table,
+    require_operator,
+    stdout,
+)
 
 app = typer.Typer(help="Session-close invokers: fire a blueprint when an agent's session closes.",
                   no_args_is_help=True)
@@ -85,6 +96,7 @@ def add(
     as_json: bool = JsonOption,
 ) -> None:
     """Create a session-close invoker, disabled; prints its id."""
+    require_operator()
     from wardian.invokers.session_close import add_session_close
 
     invoker = add_session_close(
@@ -105,6 +117,7 @@ def add(
 @app.command("list")
 def list_(as_json: bool = JsonOption) -> None:
     """List session-close invokers: status, blueprint, agent, boundaries, bindings, last outcome."""
+    require_operator()
     from wardian.invokers.store import InvokerStore
 
     docs = _docs(InvokerStore().list(kind="session-close"))
@@ -125,6 +138,7 @@ def list_(as_json: bool = JsonOption) -> None:
 def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
          as_json: bool = JsonOption) -> None:
     """Show one session-close invoker."""
+    require_operator()
     from wardian.invokers.store import InvokerStore
 
     doc = _docs([InvokerStore().get(invoker_id, kind="session-close")])[0]
@@ -149,6 +163,7 @@ def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
 @app.command("enable")
 def enable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
     """Re-validate blueprint, assignments and catalog, then enable the invoker."""
+    require_operator()
     from wardian.invokers.session_close import set_enabled
 
     invoker = set_enabled(invoker_id, True)
@@ -158,6 +173,7 @@ def enable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) 
 @app.command("disable")
 def disable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
     """Disable the invoker (it no longer fires; its history stays)."""
+    require_operator()
     from wardian.invokers.session_close import set_enabled
 
     invoker = set_enabled(invoker_id, False)
@@ -167,6 +183,7 @@ def disable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."))
 @app.command("remove")
 def remove(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
     """Remove the invoker; its runs stay in the run history."""
+    require_operator()
     from wardian.invokers.store import InvokerStore
 
     store = InvokerStore()
@@ -179,6 +196,7 @@ def history(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
             limit: int = typer.Option(50, "--limit", help="At most this many runs."),
             as_json: bool = JsonOption) -> None:
     """The invoker's runs and recorded skips, newest first."""
+    require_operator()
     from wardian.invokers.session_close import history as load
 
     invoker, runs = load(invoker_id, limit=limit)

@@ -1,10 +1,14 @@
-"""`wardian conversation`: Imported conversation archives."""
+"""`wardian conversation`: Imported conversation archives.
+
+Operator-only: inside a managed process every command exits 3 (`require_operator`), so an
+agent cannot read another agent's conversations.
+"""
 
 from __future__ import annotations
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, print_table, stdout
+from wardian.cli._common import JsonOption, emit_json, print_table, require_operator, stdout
 
 app = typer.Typer(
     help="Imported conversation archives.",
@@ -19,6 +23,7 @@ def list_(
     as_json: bool = JsonOption,
 ) -> None:
     """List imported conversations with their manifests (newest first)."""
+    require_operator()
     from wardian._util import parse_utc
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
@@ -47,6 +52,7 @@ def show(
     as_json: bool = JsonOption,
 ) -> None:
     """Show a conversation's manifest and its normalised messages."""
+    require_operator()
     from wardian.runtime.archives import ArchiveStore
 
     store = ArchiveStore()

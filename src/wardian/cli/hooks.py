@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from wardian.cli._common import emit_json, stderr, stdout
+from wardian.cli._common import emit_json, require_operator, stderr, stdout
 
 app = typer.Typer(
     help="Provider hooks (Claude Code, Gemini) and their installation.",
@@ -76,6 +76,7 @@ def install_claude_code(
     as_json: bool = typer.Option(False, "--json", help="Print what changed as JSON."),
 ) -> None:
     """Add Wardian's SessionStart and SessionEnd hooks to a Claude Code settings file."""
+    require_operator()
     from pathlib import Path
 
     from wardian.runtime.hooks import install_claude_code as install

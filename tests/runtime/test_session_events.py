@@ -141,3 +141,14 @@ def test_no_worker_started_while_a_daemon_or_worker_holds_its_lock() -> None:
     assert pid is not None
     proc = psutil.Process(pid)
     assert proc.wait(timeout=60) == 0  # finds nothing to do and exits cleanly
+
+
+def test_the_worker_does_not_inherit_a_managed_session(monkeypatch) -> None:
+    from wardian.memory.principal import MANAGED_ENV
+    from wardian.runtime.session_events import worker_env
+
+    for name in MANAGED_ENV:
+        monkeypatch.setenv(name, "from-the-session")
+    env = worker_env()
+    assert not set(MANAGED_ENV) & set(env)
+    assert env["WARDIAN_HOME"] == os.environ["WARDIAN_HOME"]

@@ -42,6 +42,7 @@ __all__ = [
     "drain_lock",
     "record_session_close",
     "start_drain_worker",
+    "worker_env",
 ]
 
 BOUNDARIES = ("clear", "shutdown", "provider_source_changed", "worktree_switch")
@@ -427,11 +428,24 @@ def drain_command() -> list[str]:
     return [os.path.abspath(sys.executable), "-P", "-c", _WORKER_MAIN]
 
 
+def worker_env() -> dict[str, str]:
+    """The drain worker's environment: this one without a managed agent's variables.
+
+    The worker runs every agent's automations for the operator; it must not carry the
+    capability, agent id or context of the managed session whose hook started it (a
+    curator provider it runs for another agent would inherit them).
+    """
+    from wardian.memory.principal import MANAGED_ENV
+
+    return {k: v for k, v in os.environ.items() if k not in MANAGED_ENV}
+
+
 def start_drain_worker() -> int | None:
     """Start a detached drain worker unless a daemon drains; returns its pid or None.
 
     The worker is its own session/process group with no terminal and stdio to
-    ``<data dir>/logs/drain.log``, so it outlives the hook that started it. Never raises
+    ``<data dir>/logs/drain.log``, so it outlives the hook that started it; its environment
+    is `worker_env`. Never raises
     for a failed start: the event is already stored and the next writer or the daemon
     picks it up.
     """
@@ -462,7 +476,7 @@ def start_drain_worker() -> int | None:
             stdout=log if log is not None else subprocess.DEVNULL,
             stderr=log if log is not None else subprocess.DEVNULL,
             close_fds=True,
-            env=os.environ.copy(),
+            env=worker_env(),
             **kwargs,
         )
     except OSError:

@@ -6,9 +6,9 @@ Assignments (DESIGN.md "Blueprints, runs, providers")::
     {"<role>": {"target_type": "agent", "agent": NAME_OR_ID}}
 
 Roles must match the blueprint exactly: every role used by a role step must be assigned and
-no unknown role may be assigned. The providers package does the shape and catalog checks
-(`wardian.providers.assignments` / `ModelCatalog.validate_selection`) when it is installed;
-otherwise a local shape check runs. Nothing ever substitutes another provider/model/effort.
+no unknown role may be assigned (checked here, naming the nearest role). The providers
+package does the shape and catalog checks (`wardian.providers.assignments.parse_assignments`
+and `validate_assignments`). Nothing ever substitutes another provider/model/effort.
 """
 
 from __future__ import annotations
@@ -45,25 +45,6 @@ def parse_assignments_json(text: str | dict[str, Any] | None) -> dict[str, Any]:
     return data
 
 
-def _local_shape(role: str, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ValidationError("expected an object", path=f"assignments.{role}")
-    kind = value.get("target_type")
-    allowed = {"temporary_provider": {"target_type", "provider", "model", "effort"},
-               "agent": {"target_type", "agent"}}
-    if kind not in allowed:
-        raise ValidationError(f"target_type must be temporary_provider or agent, not {kind!r}",
-                              path=f"assignments.{role}.target_type")
-    for key in value:
-        if key not in allowed[kind]:
-            raise ValidationError(f"unknown key {key!r}", path=f"assignments.{role}.{key}",
-                                  hint=f"allowed: {', '.join(sorted(allowed[kind]))}")
-    need = "provider" if kind == "temporary_provider" else "agent"
-    if not isinstance(value.get(need), str) or not value[need]:
-        raise ValidationError(f"missing {need!r}", path=f"assignments.{role}.{need}")
-    return dict(value)
-
-
 def check_assignments(loaded: Any, assignments: dict[str, Any], *, check_catalog: bool = True
                       ) -> dict[str, Any]:
     """Validate `assignments` for blueprint `loaded`; returns the normalised snapshot.
@@ -94,46 +75,31 @@ def check_assignments(loaded: Any, assignments: dict[str, Any], *, check_catalog
             "assignment", path="assignments",
             hint='pass --assignments \'{"' + missing[0] + '": {"target_type": '
                  '"temporary_provider", "provider": "builtin"}}\'')
-    snapshot: dict[str, Any] = {}
-    try:
-        from wardian.providers import assignments as provider_assignments
-    except ImportError:
-        provider_assignments = None  # type: ignore[assignment]
-    if provider_assignments is not None and hasattr(provider_assignments, "parse_assignments"):
-        parsed = provider_assignments.parse_assignments(assignments)
-        for role, item in parsed.items():
-            snapshot[role] = (item.model_dump(exclude_none=True) if hasattr(item, "model_dump")
-                              else dict(item))
+    from wardian.providers.assignments import parse_assignments, validate_assignments
+
+    parsed = parse_assignments(assignments)
+    if check_catalog:
+        validate_assignments(parsed)  # resolves agent targets and checks the catalog
     else:
-        snapshot = {role: _local_shape(role, value) for role, value in assignments.items()}
-    for role, item in snapshot.items():
-        provider, model, effort = resolve_selection(item)
-        if check_catalog:
-            try:
-                from wardian.providers.catalog import ModelCatalog
-            except ImportError:
-                continue
-            ModelCatalog().validate_selection(provider, model, effort, path=role)
-    return snapshot
+        for item in parsed.values():
+            _resolve(item)  # an agent target must still exist
+    return {role: item.model_dump(exclude_none=True) for role, item in parsed.items()}
 
 
 def resolve_selection(item: dict[str, Any]) -> tuple[str, str | None, str | None]:
-    """``(provider, model, effort)`` of one assignment; an agent target uses that agent's.
+    """``(provider, model, effort)`` of one stored assignment; an agent target uses that
+    agent's current selection.
 
     Raises:
-        NotFoundError: the agent does not exist.
+        ValidationError: a malformed assignment. NotFoundError: the agent does not exist.
     """
-    try:
-        from wardian.providers import assignments as provider_assignments
-    except ImportError:
-        provider_assignments = None  # type: ignore[assignment]
-    if provider_assignments is not None and hasattr(provider_assignments, "resolve_assignment"):
-        parsed = provider_assignments.parse_assignments({"role": item})["role"]
-        provider, model, effort = provider_assignments.resolve_assignment(parsed)
-        return str(provider), model, effort
-    if item.get("target_type") == "agent":
-        from wardian.runtime.agents import AgentRegistry
+    from wardian.providers.assignments import parse_assignments
 
-        agent = AgentRegistry().get(str(item["agent"]))
-        return agent.provider, agent.model, agent.effort
-    return str(item["provider"]), item.get("model"), item.get("effort")
+    return _resolve(parse_assignments({"role": item})["role"])
+
+
+def _resolve(item: Any) -> tuple[str, str | None, str | None]:
+    from wardian.providers.assignments import resolve_assignment
+
+    provider, model, effort = resolve_assignment(item)
+    return str(provider), model, effort

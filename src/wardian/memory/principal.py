@@ -30,6 +30,14 @@ before anything is written:
 Memory disabled *now* does not cut off a capability minted while it was enabled: the spec
 says the setting applies to newly launched or restarted processes.
 
+The other direction: operator commands (`require_operator`) refuse a managed process, and
+commands anyone may run that name an agent act only for its own (`managed_agent`). Both
+recognise it by its environment or, since that can be edited, by an ancestor that is a
+recorded launch (table ``launches``, written for every launch, memory enabled or not).
+A process that detaches from its launch (double fork, ``setsid``) and clears its
+environment is no longer recognised: same-user processes can always reach ``memory.db``
+directly, and only separate OS users would stop that.
+
 Spec: "Save and inspect memory" (managed terminals, fail closed), DESIGN.md "Identity and
 authority".
 """

@@ -507,12 +507,8 @@ class _Execution:
 
 
 def _make_request(**fields: Any) -> Any:
-    try:
-        from wardian.providers.base import ProviderRequest
-    except ImportError:  # pragma: no cover - providers not installed
-        from types import SimpleNamespace
+    from wardian.providers.base import ProviderRequest
 
-        return SimpleNamespace(**fields)
     return ProviderRequest(**fields)
 
 

@@ -12,6 +12,18 @@ from wardian.cli import automation_schedule, automation_session_close
 from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, stderr, stdout
 
 app = typer.Typer(help="Runs, session-close invokers and schedule invokers.", no_args_is_help=True)
+
+
+@app.callback()
+def _operator_only() -> None:
+    """Runs, session-close invokers and schedule invokers."""
+    # Every automation command is the operator's (CLI.md): a managed agent could otherwise
+    # start a consolidation run that writes another agent's memory.
+    from wardian.cli._common import require_operator
+
+    require_operator()
+
+
 app.add_typer(automation_session_close.app, name="session-close")
 app.add_typer(automation_schedule.app, name="schedule")
 

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, print_table, stdout
+from wardian.cli._common import JsonOption, emit_json, print_table, require_operator, stdout
 
 app = typer.Typer(
     help="The shipped and user blueprint libraries.",
     no_args_is_help=True,
 )
+
+
+@app.callback()
+def _operator_only() -> None:
+    """The shipped and user blueprint libraries."""
+    require_operator()  # the user library is the operator's (CLI.md)
 
 
 @app.command("list")

@@ -30,7 +30,10 @@ def register(root: typer.Typer) -> None:
 
         Only one daemon runs per data directory; a second `serve` exits with code 4 naming the holder (pid, since). Runs left running by a dead process are marked interrupted at start-up. SIGTERM or SIGINT stops it cleanly (exit 0). It logs one line per slot decided (ran, skipped with its reason, coalesced into which slot) and one per finished run, to stdout.
         """  # noqa: E501 (one paragraph: Rich re-wraps it, hard breaks would show)
+        from wardian.cli._common import require_operator
         from wardian.invokers.daemon import ScheduleDaemon, daemon_status
+
+        require_operator()
 
         if status:
             state = daemon_status()

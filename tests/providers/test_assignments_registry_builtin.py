@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.providers.conftest import FakeCli
@@ -23,6 +25,7 @@ from wardian.providers.errors import (
     CatalogNotRefreshed,
     ModelUnavailable,
     OutputInvalid,
+    UnknownModel,
     UnknownProvider,
     UnsupportedEffort,
 )
@@ -47,23 +50,57 @@ def test_parse_both_target_types() -> None:
     assert parsed["reviewer"] == AgentAssignment(target_type="agent", agent="alice")
 
 
-@pytest.mark.parametrize(("text", "path", "words"), [
-    ('{"curator": {"target_type": "temporary_provider"}}', "$.curator.provider", "Field required"),
-    ('{"curator": {"target_type": "robot", "provider": "x"}}', "$.curator", "tag"),
-    ('{"curator": {"target_type": "agent", "agent": "a", "model": "m"}}', "$.curator.model",
-     "Extra inputs"),
-    ('["x"]', "$", "JSON object"),
+KNOWN = "anthropic, builtin, claude, codex, gemini, openai, opencode"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"curator": {"target_type": "person"}}',
+     "--assignments: curator.target_type: expected 'temporary_provider' or 'agent', "
+     "found 'person'"),
+    ('{"curator": {"target_type": 5, "provider": "x"}}',
+     "--assignments: curator.target_type: expected 'temporary_provider' or 'agent', found 5"),
+    ('{"curator": {"provider": "builtin"}}',
+     "--assignments: curator.target_type: missing; expected 'temporary_provider' or 'agent' "
+     '(e.g. {"curator": {"target_type": "temporary_provider", "provider": "<provider>"}})'),
+    ('{"curator": {"target_type": "temporary_provider"}}',
+     "--assignments: curator.provider: missing; a temporary_provider assignment needs "
+     f"provider (known providers: {KNOWN})"),
+    ('{"curator": {"target_type": "agent"}}',
+     "--assignments: curator.agent: missing; an agent assignment needs agent "
+     "(an agent name or id; see `wardian agent list`)"),
+    ('{"curator": {"target_type": "temporary_provider", "provider": "x", "modle": "m"}}',
+     "--assignments: curator.modle: unknown field; a temporary_provider assignment takes "
+     "target_type, provider, model, effort (did you mean 'model'?)"),
+    ('{"curator": {"target_type": "agent", "agent": "a", "model": "m"}}',
+     "--assignments: curator.model: unknown field; an agent assignment takes target_type, "
+     "agent"),
+    ('{"curator": {"target_type": "temporary_provider", "provider": 7}}',
+     "--assignments: curator.provider: expected a string, found 7"),
+    ('{"curator": {"target_type": "temporary_provider", "provider": ""}}',
+     "--assignments: curator.provider: must not be empty"),
+    ('{"curator": "builtin"}',
+     "--assignments: curator: expected an object with a target_type, found 'builtin' "
+     '(e.g. {"curator": {"target_type": "temporary_provider", "provider": "<provider>"}})'),
+    ('["x"]',
+     '--assignments: expected a JSON object of role -> assignment, found ["x"] '
+     '(e.g. {"<role>": {"target_type": "temporary_provider", "provider": "<provider>"}})'),
+    ('{\n  "curator": }',
+     "--assignments: not valid JSON: Expecting value at line 2, column 14 "
+     '(expected {"<role>": {"target_type": "temporary_provider", "provider": "<provider>"}})'),
 ])
-def test_parse_errors_name_the_json_path(text, path, words) -> None:
+def test_parse_errors_start_with_the_role_and_use_our_words(text: str, message: str) -> None:
     with pytest.raises(ValidationError) as info:
-        parse_assignments(text)
-    assert info.value.path == path
-    assert words in str(info.value)
+        parse_assignments(text, origin="--assignments")
+    assert str(info.value) == message
+    assert info.value.exit_code == 2
+    assert "Input" not in message and "pydantic" not in str(info.value)
 
 
-def test_parse_bad_json() -> None:
-    with pytest.raises(ValidationError, match="not valid JSON"):
-        parse_assignments("{nope", origin="--assignments")
+def test_parse_errors_carry_the_field_path() -> None:
+    with pytest.raises(ValidationError) as info:
+        parse_assignments({"curator": {"target_type": "temporary_provider"}})
+    assert info.value.path == "curator.provider" and info.value.source is None
+    assert str(info.value).startswith("curator.provider: missing")
 
 
 def test_resolve_agent_target_uses_the_agents_selection(fake_cli: FakeCli) -> None:
@@ -74,28 +111,62 @@ def test_resolve_agent_target_uses_the_agents_selection(fake_cli: FakeCli) -> No
         resolve_assignment(AgentAssignment(target_type="agent", agent="bob"))
 
 
+def _one(provider: str, **fields: str) -> dict[str, Any]:
+    return parse_assignments({"curator": {"target_type": "temporary_provider",
+                                          "provider": provider, **fields}})
+
+
 def test_validate_assignments_against_catalog_and_roles(fake_cli: FakeCli) -> None:
     from wardian.providers.catalog import ModelCatalog
 
-    parsed = parse_assignments({"curator": {"target_type": "temporary_provider",
-                                            "provider": "codex", "model": "gpt-5.2-codex",
-                                            "effort": "low"}})
-    with pytest.raises(CatalogNotRefreshed):
-        validate_assignments(parsed, roles=["curator"])
+    parsed = _one("codex", model="gpt-5.2-codex", effort="low")
+    with pytest.raises(ValidationError) as never:
+        validate_assignments(parsed, roles=["curator"], origin="--assignments")
+    assert str(never.value) == (
+        "--assignments: curator: the model catalog of codex was never refreshed "
+        "(run `wardian agent models --provider codex --refresh`)")
+    assert isinstance(never.value.__cause__, CatalogNotRefreshed)
     ModelCatalog().refresh("codex", timeout_s=20)
     assert validate_assignments(parsed, roles=["curator"]) == {
         "curator": ("codex", "gpt-5.2-codex", "low")}
     with pytest.raises(ValidationError, match="no assignment for role"):
         validate_assignments(parsed, roles=["curator", "judge"])
-    bad = parse_assignments({"curator": {"target_type": "temporary_provider",
-                                         "provider": "codex", "model": "gpt-5.2-codex",
-                                         "effort": "minimal"}})
-    with pytest.raises(UnsupportedEffort) as info:
-        validate_assignments(bad)
-    assert info.value.path == "$.curator.effort"
-    with pytest.raises(UnknownProvider):
+    with pytest.raises(ValidationError) as effort:
+        validate_assignments(_one("codex", model="gpt-5.2-codex", effort="minimal"))
+    assert effort.value.path == "curator" and isinstance(effort.value.__cause__,
+                                                         UnsupportedEffort)
+    assert str(effort.value).startswith(
+        "curator: effort 'minimal' is not supported by codex model gpt-5.2-codex (supported: ")
+    with pytest.raises(ValidationError) as model:
+        validate_assignments(_one("codex", model="gpt-9"), origin="--assignments")
+    assert str(model.value) == (
+        "--assignments: curator: model 'gpt-9' is not in the codex catalog (known: "
+        "gpt-5.2-codex, gpt-5.1-codex-mini) (pick one listed by "
+        "`wardian agent models --provider codex --refresh`)")
+    assert isinstance(model.value.__cause__, UnknownModel)
+
+
+def test_unknown_provider_names_the_role_and_the_known_ones() -> None:
+    with pytest.raises(ValidationError) as info:
+        validate_assignments(_one("codx"), origin="--assignments")
+    assert str(info.value) == ("--assignments: curator: provider 'codx' is unknown "
+                               f"(known: {KNOWN}; did you mean 'codex'?)")
+    assert info.value.exit_code == 2 and isinstance(info.value.__cause__, UnknownProvider)
+
+
+def test_agent_target_errors_name_the_role_and_the_agent() -> None:
+    AgentRegistry().add("alice", "codex", model="gpt-5.2-codex")
+    with pytest.raises(ValidationError) as never:
         validate_assignments(parse_assignments(
-            {"curator": {"target_type": "temporary_provider", "provider": "nope"}}))
+            {"judge": {"target_type": "agent", "agent": "alice"}}), origin="--assignments")
+    assert str(never.value).startswith(
+        "--assignments: judge: agent 'alice': the model catalog of codex was never refreshed")
+    ghost = parse_assignments({"judge": {"target_type": "agent", "agent": "ghost"}})
+    with pytest.raises(NotFoundError) as missing:
+        validate_assignments(ghost, origin="--assignments", check_catalog=False)
+    assert str(missing.value) == ("--assignments: judge: no agent named or with id 'ghost' "
+                                  "(see `wardian agent list`)")
+    assert missing.value.exit_code == 1
 
 
 class _Echo(ProviderAdapter):

@@ -5,101 +5,98 @@ Assignments (DESIGN.md "Blueprints, runs, providers")::
     {"<role>": {"target_type": "temporary_provider", "provider": P, "model"?: M, "effort"?: E}}
     {"<role>": {"target_type": "agent", "agent": NAME_OR_ID}}
 
-Roles must match the blueprint exactly: every role used by a role step must be assigned and
-no unknown role may be assigned (checked here, naming the nearest role). The providers
-package does the shape and catalog checks (`wardian.providers.assignments.parse_assignments`
-and `validate_assignments`). Nothing ever substitutes another provider/model/effort.
+The providers package owns the document: JSON and shape
+(`wardian.providers.assignments.parse_assignments`), agent targets and the catalog
+(`validate_assignments`). This module adds only what needs the blueprint: every role used by
+a role step must be assigned and no undeclared role may be assigned (naming the nearest
+role). Every message starts with ``--assignments`` (or the given origin). Nothing ever
+substitutes another provider/model/effort.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from wardian.blueprints.errors import nearest
 from wardian.errors import ValidationError
 
 __all__ = ["check_assignments", "parse_assignments_json", "resolve_selection"]
 
+ORIGIN = "--assignments"
+"""Where assignments come from, as messages name it."""
 
-def parse_assignments_json(text: str | dict[str, Any] | None) -> dict[str, Any]:
-    """Parse ``--assignments`` JSON text (or pass a dict through).
+
+def parse_assignments_json(text: str | dict[str, Any] | None, *, origin: str = ORIGIN
+                           ) -> dict[str, Any]:
+    """Parse ``--assignments`` JSON text (or a dict) into role -> normalised assignment.
+
+    Returns:
+        ``{role: {"target_type": …, …}}`` without unset fields; ``{}`` for None or "".
 
     Raises:
-        ValidationError: not JSON, or not an object.
+        ValidationError (exit 2): not JSON (line, column), not an object, or a bad field,
+            each message starting with `origin` and the role.
     """
     if text is None or text == "":
         return {}
-    if isinstance(text, dict):
-        return text
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValidationError(f"not valid JSON: {exc.msg} at column {exc.colno}",
-                              path="assignments",
-                              hint='e.g. {"curator": {"target_type": "temporary_provider", '
-                                   '"provider": "builtin"}}') from exc
-    if not isinstance(data, dict):
-        raise ValidationError("expected a JSON object of role -> assignment",
-                              path="assignments")
-    return data
+    from wardian.providers.assignments import parse_assignments
+
+    parsed = parse_assignments(text, origin=origin)
+    return {role: item.model_dump(exclude_none=True) for role, item in parsed.items()}
 
 
-def check_assignments(loaded: Any, assignments: dict[str, Any], *, check_catalog: bool = True
-                      ) -> dict[str, Any]:
-    """Validate `assignments` for blueprint `loaded`; returns the normalised snapshot.
+def check_assignments(loaded: Any, assignments: str | dict[str, Any] | None, *,
+                      check_catalog: bool = True, origin: str = ORIGIN) -> dict[str, Any]:
+    """Validate `assignments` for blueprint `loaded`; returns the normalised snapshot. Read-only.
 
     Args:
         loaded: a `LoadedBlueprint`.
-        assignments: role -> assignment dict.
+        assignments: JSON text or a role -> assignment dict.
         check_catalog: also check provider/model/effort against the model catalog.
+        origin: where the assignments came from, for messages.
 
     Raises:
-        ValidationError (exit 2): an unassigned role, an unknown role (nearest named), a
-            bad shape, or a selection the catalog does not know (with the command to run).
+        ValidationError (exit 2): a bad document or field, an unknown role (nearest named),
+            a used role without an assignment, an unknown provider, a catalog never
+            refreshed, an unknown model or an unsupported effort (with how to fix it).
+        NotFoundError (exit 1): an agent target does not exist.
     """
+    from wardian.blueprints.errors import nearest
+    from wardian.providers.assignments import parse_assignments, validate_assignments
+
     bp = loaded.blueprint
-    used = sorted({s.role for s in bp.steps if s.role is not None})
-    for role in assignments:
+    parsed = parse_assignments(assignments or {}, origin=origin)
+    for role in parsed:
         if role not in bp.roles:
             guess = nearest(role, bp.roles)
             raise ValidationError(
                 f"unknown role {role!r}; blueprint {bp.blueprint.id!r} declares "
-                + (", ".join(sorted(bp.roles)) or "no roles")
-                + (f" (did you mean {guess!r}?)" if guess else ""),
-                path=f"assignments.{role}")
-    missing = [r for r in used if r not in assignments]
+                + (", ".join(sorted(bp.roles)) or "no roles"),
+                source=origin,
+                hint=f"did you mean {guess!r}?" if guess else "remove it from " + origin)
+    used = sorted({s.role for s in bp.steps if s.role is not None})
+    missing = [r for r in used if r not in parsed]
     if missing:
         raise ValidationError(
             f"role(s) {', '.join(missing)} used by blueprint {bp.blueprint.id!r} have no "
-            "assignment", path="assignments",
-            hint='pass --assignments \'{"' + missing[0] + '": {"target_type": '
+            "assignment", source=origin,
+            hint=f'pass {origin} \'{{"{missing[0]}": {{"target_type": '
                  '"temporary_provider", "provider": "builtin"}}\'')
-    from wardian.providers.assignments import parse_assignments, validate_assignments
-
-    parsed = parse_assignments(assignments)
-    if check_catalog:
-        validate_assignments(parsed)  # resolves agent targets and checks the catalog
-    else:
-        for item in parsed.values():
-            _resolve(item)  # an agent target must still exist
+    validate_assignments(parsed, origin=origin, check_catalog=check_catalog)
     return {role: item.model_dump(exclude_none=True) for role, item in parsed.items()}
 
 
-def resolve_selection(item: dict[str, Any]) -> tuple[str, str | None, str | None]:
+def resolve_selection(item: dict[str, Any], *, role: str = "assignment"
+                      ) -> tuple[str, str | None, str | None]:
     """``(provider, model, effort)`` of one stored assignment; an agent target uses that
     agent's current selection.
+
+    Args:
+        item: one role's assignment dict (as `check_assignments` returned it).
+        role: the role's name, for messages.
 
     Raises:
         ValidationError: a malformed assignment. NotFoundError: the agent does not exist.
     """
-    from wardian.providers.assignments import parse_assignments
+    from wardian.providers.assignments import parse_assignments, resolve_assignment
 
-    return _resolve(parse_assignments({"role": item})["role"])
-
-
-def _resolve(item: Any) -> tuple[str, str | None, str | None]:
-    from wardian.providers.assignments import resolve_assignment
-
-    provider, model, effort = resolve_assignment(item)
-    return str(provider), model, effort
+    return resolve_assignment(parse_assignments({role: item})[role])

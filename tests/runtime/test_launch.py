@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -467,3 +468,21 @@ def test_operator_commands_refused_in_a_launch_with_memory_disabled(
         assert "is an agent launch" in refused["err"]
     assert managed.finish() == 0
     assert invoke(cli, "settings", "get", "agent_memory.enabled").stdout.strip() == "false"
+
+
+def test_managed_child_finds_this_installations_wardian_on_path(
+    cli: CliRunner, agent_id: str
+) -> None:
+    """The startup context says `wardian memory …`: that must resolve inside the child even
+    when the virtual environment is not activated (the new-user trial hit `not found`)."""
+    import sysconfig
+
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.launch import prepare_launch
+
+    scripts = sysconfig.get_path("scripts")
+    if not (Path(scripts) / "wardian").exists():
+        pytest.skip("wardian is not installed as a console script in this interpreter")
+    launch = prepare_launch(AgentRegistry().get("ada"), base_env={"PATH": "/usr/bin:/bin"})
+    assert launch.env["PATH"].split(os.pathsep)[0] == scripts
+    assert shutil.which("wardian", path=launch.env["PATH"]) == str(Path(scripts) / "wardian")

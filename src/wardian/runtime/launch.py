@@ -92,6 +92,24 @@ class CommandNotFound(UsageError):
         self.exit_code = exit_code
 
 
+
+def _put_wardian_on_path(env: dict[str, str]) -> None:
+    """Prepend the folder of this installation's `wardian` script to the child's PATH.
+
+    The startup context tells the agent to run `wardian memory …`; with Wardian installed in
+    a virtual environment that is not activated, that command would not be found (or would
+    be another installation's) inside the managed process.
+    """
+    import sysconfig
+
+    scripts = sysconfig.get_path("scripts")
+    names = ("wardian.exe", "wardian") if os.name == "nt" else ("wardian",)
+    if not scripts or not any(os.path.isfile(os.path.join(scripts, n)) for n in names):
+        return
+    parts = [p for p in env.get("PATH", "").split(os.pathsep) if p]
+    if not parts or os.path.normcase(parts[0]) != os.path.normcase(scripts):
+        env["PATH"] = os.pathsep.join([scripts, *parts])
+
 def run_dir() -> Path:
     """``<data dir>/run``: startup context files of running launches (mode 0700)."""
     from wardian.config import data_dir
@@ -198,6 +216,7 @@ def prepare_launch(
     )
     env[ENV_AGENT_ID] = agent.id
     env[ENV_LAUNCH_ID] = launch.launch_id
+    _put_wardian_on_path(env)
 
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore

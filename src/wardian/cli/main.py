@@ -50,7 +50,7 @@ class LazyWardianGroup(WardianGroup):
         if hasattr(module, "app"):
             command = get_command(module.app)
         else:
-            holder = typer.Typer()
+            holder = typer.Typer(add_completion=False)
             module.register(holder)
             command = get_command(holder)
         command.name = cmd_name

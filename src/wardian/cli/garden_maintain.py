@@ -43,11 +43,22 @@ def _owner(agent: str) -> tuple[str, str]:
     return found.id, found.name
 
 
-def _short(text: str | None, width: int = 70) -> str:
-    if text is None:
-        return ""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+def _wrapped(text: str, indent: str) -> list[str]:
+    """`text` whole, wrapped to the terminal width: each paragraph kept, no word cut.
+
+    The operator approves what they read, so nothing is ever truncated.
+    """
+    import shutil
+    import textwrap
+
+    width = max(40, min(shutil.get_terminal_size((100, 24)).columns, 100))
+    lines: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        lines.extend(textwrap.wrap(
+            paragraph, width, initial_indent=indent, subsequent_indent=indent,
+            break_long_words=False, break_on_hyphens=False,
+        ) or [indent.rstrip()])
+    return lines
 
 
 def _scope(scope: dict[str, Any]) -> str:
@@ -60,8 +71,24 @@ def _state(summary: dict[str, Any] | None) -> str:
     status = "" if summary["status"] == "active" else f" · {summary['status'].upper()}"
     return (
         f"{summary['kind']} · {_scope(summary['scope'])} · {len(summary['sources'])} source(s)"
-        f"{status} · {_short(summary['text'])!r}"
+        f"{status}"
     )
+
+
+def _show_state(label: str, summary: dict[str, Any] | None,
+                before: dict[str, Any] | None = None) -> None:
+    """One Before/After block: the state line, then the whole text (and changed evidence)."""
+    stdout(f"    {label} {_state(summary)}")
+    if summary is None:
+        return
+    if before is not None and summary["text"] == before["text"]:
+        stdout("        (text unchanged)")
+    else:
+        for line in _wrapped(summary["text"], "        "):
+            stdout(line)
+    if before is None or summary["evidence"] != before["evidence"]:
+        for line in _wrapped(f"Evidence: {summary['evidence']}", "        "):
+            stdout(line)
 
 
 def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str) -> None:
@@ -82,12 +109,16 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str
             stdout(f"[{entry['index']}] retire_into {name} → absorbed into {entry['into']}")
         else:
             stdout(f"[{entry['index']}] {entry['op']} {name}")
-        stdout(f"    Before: {_state(entry['before'])}")
-        stdout(f"    After:  {_state(entry['after'])}")
+        if entry["before"] is not None:
+            _show_state("Before:", entry["before"])
+        else:
+            stdout("    Before: (none)")
+        _show_state("After: ", entry["after"], entry["before"])
         if entry.get("reason"):
-            stdout(f"    Reason: {_short(entry['reason'])}")
+            for line in _wrapped(f"Reason: {entry['reason']}", "    "):
+                stdout(line)
         for source in entry.get("source_additions", []):
-            stdout(f"    + source {source['source_type']}={_short(source['locator'], 60)}")
+            stdout(f"    + source {source['source_type']}={source['locator']}")
         for conflict in conflicts_by_op.get(entry["index"], []):
             detail = ""
             if conflict["kind"] == "revision_changed":

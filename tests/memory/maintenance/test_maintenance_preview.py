@@ -239,3 +239,22 @@ def test_digest_of_a_fixed_plan_never_changes() -> None:
     assert compute_digest(plan, GOLDEN_PLAN["agent_id"]) == (
         "sha256:fb3edfc5c30c3b9762db422ec1d5d0ae1227632d455227812b8d5ba1e129bb6d"
     )
+
+
+def test_human_preview_shows_before_and_after_text_whole(kit: Any, cli: Any) -> None:
+    """The operator approves what they read: no record text is cut (wrapped, not truncated)."""
+    before = ("Lesson: Option 1 doesn't work since the commit hash can change, that's why we "
+              "pin the tag and verify the signature before every release build runs.")
+    after = before + " Also check the checksum file that ships next to the tarball, always."
+    record = kit.record(before)
+    path = kit.write(kit.plan([
+        {"op": "revise", "memory_id": record.id,
+         "expected_revision_id": record.current_revision_id, "text": after,
+         "evidence_excerpt": "the release notes say so"},
+    ]))
+    result = invoke(cli, "garden", "maintain", "preview", str(path), "--agent", "alice")
+    assert result.exit_code == 0, result.stderr
+    assert "…" not in result.stdout.replace("… --confirm", "")
+    flat = " ".join(result.stdout.split())
+    assert before in flat and after in flat
+    assert not any(after in line for line in result.stdout.splitlines()), "wrapped"

@@ -139,3 +139,36 @@ def test_cli_refresh_failure_says_how_to_fix_it(cli, monkeypatch, tmp_path, prov
     assert f"{provider}: {provider}:" not in result.stderr, "the provider is named once"
     assert how_to_fix in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def _fail_a_refresh(cli, monkeypatch, tmp_path) -> str:
+    """Refresh codex with nothing on PATH (it fails); return the failed attempt's time."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert invoke(cli, "agent", "models", "--provider", "codex", "--refresh").exit_code == 1
+    entry = ModelCatalog().get("codex")
+    assert entry is not None and entry.fetched_at is None and entry.last_attempt_at
+    return entry.last_attempt_at
+
+
+NOT_INSTALLED = ("the `codex` command was not found on PATH (install the codex CLI and make "
+                 "sure `codex` runs in this shell, then run "
+                 "`wardian agent models --provider codex --refresh`)")
+
+
+def test_cli_assignment_after_a_failed_refresh_says_it_failed_and_why(
+        cli, monkeypatch, tmp_path) -> None:
+    assert invoke(cli, "agent", "add", "coder", "--provider", "codex").exit_code == 0
+    when = _fail_a_refresh(cli, monkeypatch, tmp_path)
+    result = invoke(
+        cli, "automation", "session-close", "add", "--blueprint", "memory-consolidation",
+        "--name", "Consolidate", "--agent", "coder", "--boundary", "clear",
+        "--assignments", '{"curator": {"target_type": "temporary_provider", '
+        '"provider": "codex", "model": "gpt-5.2-codex"}}')
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        "Error: --assignments: curator: the model catalog of codex was never fetched: its "
+        f"last refresh failed at {when}: {NOT_INSTALLED}\n")
+    with pytest.raises(CatalogNotRefreshed) as caught:
+        ModelCatalog().validate_selection("codex", "gpt-5.2-codex", None)
+    assert caught.value.exit_code == 2
+

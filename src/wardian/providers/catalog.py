@@ -20,6 +20,7 @@ from typing import Any
 from wardian._db import atomic, connect, migrate_component
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
+from wardian.errors import UsageError
 from wardian.providers.base import ModelInfo
 from wardian.providers.errors import (
     CatalogNotRefreshed,
@@ -27,10 +28,11 @@ from wardian.providers.errors import (
     ProviderError,
     UnknownModel,
     UnsupportedEffort,
+    refresh_command,
 )
 from wardian.providers.registry import get_adapter
 
-__all__ = ["DISCOVERY_TIMEOUT_S", "CatalogEntry", "ModelCatalog"]
+__all__ = ["DISCOVERY_TIMEOUT_S", "CatalogEntry", "CatalogRefreshFailed", "ModelCatalog"]
 
 DISCOVERY_TIMEOUT_S = 30.0
 """Default limit, in seconds, for one provider's model discovery."""
@@ -45,7 +47,45 @@ _MIGRATIONS = [
         last_error TEXT
     );
     """,
+    # The hint of the last refresh error on its own, so a later message can say how to fix
+    # it and then how to retry in one sentence (last_error keeps the whole rendered text).
+    "ALTER TABLE model_catalog ADD COLUMN last_error_hint TEXT;",
 ]
+
+
+class CatalogRefreshFailed(CatalogNotRefreshed):
+    """No model list was ever fetched because the refresh failed (exit 2); says why and when.
+
+    A `CatalogNotRefreshed`, so callers that catch that keep working; the message names the
+    time and cause of the last failed attempt, and the hint says how to fix it, then retry:
+    ``the model catalog of codex was never fetched: its last refresh failed at T: the `codex`
+    command was not found on PATH (install the codex CLI …, then run `wardian agent models
+    --provider codex --refresh`)``.
+
+    Args:
+        provider: the provider name.
+        attempted_at: UTC ISO time of the failed refresh.
+        error: the failure as stored (`CatalogEntry.last_error`).
+        error_hint: how to fix the failure, when the stored error had a hint.
+    """
+
+    def __init__(
+        self, provider: str, attempted_at: str, error: str, error_hint: str | None = None
+    ) -> None:
+        self.provider = provider
+        self.attempted_at = attempted_at
+        self.error = error
+        reason = error
+        if error_hint and reason.endswith(f" ({error_hint})"):
+            reason = reason[: -len(f" ({error_hint})")]
+        reason = reason.removeprefix(f"{provider}: ")
+        retry = f"run {refresh_command(provider)}"
+        UsageError.__init__(
+            self,
+            f"the model catalog of {provider} was never fetched: its last refresh failed "
+            f"at {attempted_at}: {reason}",
+            hint=f"{error_hint}, then {retry}" if error_hint else retry,
+        )
 
 
 @dataclass
@@ -58,6 +98,7 @@ class CatalogEntry:
         fetched_at: UTC ISO time of the last good fetch, or None if never.
         last_error: why the last refresh failed, or None when it succeeded.
         last_attempt_at: UTC ISO time of the last refresh attempt.
+        last_error_hint: how to fix the last refresh error (its hint), when it had one.
         static: the catalog is built in (the builtin provider), not discovered.
     """
 
@@ -67,10 +108,26 @@ class CatalogEntry:
     last_error: str | None = None
     last_attempt_at: str | None = None
     static: bool = False
+    last_error_hint: str | None = None
 
     def find(self, model_id: str) -> ModelInfo | None:
         """The model with exactly this id, or None."""
         return next((m for m in self.models if m.id == model_id), None)
+
+    def require_list(self) -> None:
+        """Raise unless a model list is available (built in, or fetched at least once).
+
+        Raises:
+            CatalogRefreshFailed (exit 2): never fetched, and the last refresh failed
+                (when and why, how to fix it, the command to retry).
+            CatalogNotRefreshed (exit 2): never fetched (the command to run).
+        """
+        if self.static or self.fetched_at is not None:
+            return
+        if self.last_error is not None and self.last_attempt_at is not None:
+            raise CatalogRefreshFailed(self.provider, self.last_attempt_at, self.last_error,
+                                       self.last_error_hint)
+        raise CatalogNotRefreshed(self.provider)
 
     def to_json(self) -> dict[str, Any]:
         """The entry as a JSON-ready dict (the `--json` output of `agent models`)."""
@@ -115,7 +172,7 @@ class ModelCatalog:
             return None
         models = [ModelInfo.model_validate(m) for m in json.loads(row["models_json"] or "[]")]
         return CatalogEntry(provider, models, row["fetched_at"], row["last_error"],
-                            row["last_attempt_at"])
+                            row["last_attempt_at"], last_error_hint=row["last_error_hint"])
 
     def _static(self, provider: str) -> CatalogEntry:
         models = get_adapter(provider).discover_models()
@@ -148,9 +205,11 @@ class ModelCatalog:
         with atomic(self.conn):
             self.conn.execute(
                 "INSERT INTO model_catalog (provider, models_json, fetched_at, last_attempt_at,"
-                " last_error) VALUES (?, ?, ?, ?, NULL) ON CONFLICT (provider) DO UPDATE SET"
+                " last_error, last_error_hint) VALUES (?, ?, ?, ?, NULL, NULL)"
+                " ON CONFLICT (provider) DO UPDATE SET"
                 " models_json = excluded.models_json, fetched_at = excluded.fetched_at,"
-                " last_attempt_at = excluded.last_attempt_at, last_error = NULL",
+                " last_attempt_at = excluded.last_attempt_at, last_error = NULL,"
+                " last_error_hint = NULL",
                 (provider, payload, now, now),
             )
         entry = self.get(provider)
@@ -162,10 +221,11 @@ class ModelCatalog:
         with atomic(self.conn):
             self.conn.execute(
                 "INSERT INTO model_catalog (provider, models_json, fetched_at, last_attempt_at,"
-                " last_error) VALUES (?, NULL, NULL, ?, ?) ON CONFLICT (provider) DO UPDATE"
+                " last_error, last_error_hint) VALUES (?, NULL, NULL, ?, ?, ?)"
+                " ON CONFLICT (provider) DO UPDATE"
                 " SET last_attempt_at = excluded.last_attempt_at,"
-                " last_error = excluded.last_error",
-                (provider, now, error.render()),
+                " last_error = excluded.last_error, last_error_hint = excluded.last_error_hint",
+                (provider, now, error.render(), error.hint),
             )
         entry = self.get(provider)
         if entry is None or entry.fetched_at is None:
@@ -190,14 +250,17 @@ class ModelCatalog:
 
         Raises:
             UnknownProvider (exit 2): lists the known providers.
-            CatalogNotRefreshed (exit 2): says which command to run.
+            CatalogNotRefreshed (exit 2): says which command to run; a
+                `CatalogRefreshFailed` when a refresh was attempted and failed (when, why,
+                how to fix it, then the command to retry).
             UnknownModel (exit 2): the model is not in the catalog.
             UnsupportedEffort (exit 2): the provider/model has no such effort level.
         """
         adapter = get_adapter(provider)
         entry = self.get(provider)
-        if entry is None or (entry.fetched_at is None and not entry.static):
+        if entry is None:
             raise CatalogNotRefreshed(provider)
+        entry.require_list()
         info = None
         if model is not None:
             info = entry.find(model)

@@ -155,6 +155,18 @@ NOT_INSTALLED = ("the `codex` command was not found on PATH (install the codex C
                  "`wardian agent models --provider codex --refresh`)")
 
 
+def test_cli_list_after_only_a_failed_refresh_says_never_fetched_and_why(
+        cli, monkeypatch, tmp_path) -> None:
+    when = _fail_a_refresh(cli, monkeypatch, tmp_path)
+    for args in ((), ("--json",)):
+        result = invoke(cli, "agent", "models", "--provider", "codex", *args)
+        assert result.exit_code == 2, result.output
+        assert "None" not in result.output
+        assert result.stderr == (
+            f"Error: the model catalog of codex was never fetched: its last refresh failed "
+            f"at {when}: {NOT_INSTALLED}\n")
+
+
 def test_cli_assignment_after_a_failed_refresh_says_it_failed_and_why(
         cli, monkeypatch, tmp_path) -> None:
     assert invoke(cli, "agent", "add", "coder", "--provider", "codex").exit_code == 0
@@ -172,3 +184,15 @@ def test_cli_assignment_after_a_failed_refresh_says_it_failed_and_why(
         ModelCatalog().validate_selection("codex", "gpt-5.2-codex", None)
     assert caught.value.exit_code == 2
 
+
+def test_cli_list_after_a_later_failed_refresh_says_when_and_how_to_retry(
+        cli, fake_cli: FakeCli) -> None:
+    good = ModelCatalog().refresh("codex", timeout_s=20)
+    fake_cli.scenario("discovery_fail")
+    failed = ModelCatalog().refresh("codex", timeout_s=20)
+    result = invoke(cli, "agent", "models", "--provider", "codex")
+    assert result.exit_code == 0
+    assert f"fetched {good.fetched_at}" in result.stdout
+    assert f"the last refresh failed at {failed.last_attempt_at}: " in result.stderr
+    assert f"showing the list fetched at {good.fetched_at}" in result.stderr
+    assert "retry with `wardian agent models --provider codex --refresh`" in result.stderr

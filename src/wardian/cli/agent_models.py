@@ -30,10 +30,11 @@ def register(agent_app: typer.Typer) -> None:
         """List a provider's model ids, supported effort levels and default effort.
 
         Lists are discovered from the provider itself and cached with their fetch time; a
-        failed refresh keeps the last good list, says why, and exits 1.
+        failed refresh keeps the last good list, says when and why, and exits 1. With no
+        list ever fetched it exits 2, naming the last failed refresh if there was one.
         """
         from wardian.providers.catalog import ModelCatalog
-        from wardian.providers.errors import CatalogNotRefreshed
+        from wardian.providers.errors import CatalogNotRefreshed, refresh_command
 
         catalog = ModelCatalog()
         try:
@@ -43,6 +44,8 @@ def register(agent_app: typer.Typer) -> None:
             catalog.close()
         if entry is None:
             raise CatalogNotRefreshed(provider)
+        # No list at all (only failed refreshes): say so, when and why, and how to retry.
+        entry.require_list()
         failed = refresh and entry.last_error is not None
         if as_json:
             emit_json(entry.to_json())
@@ -56,8 +59,9 @@ def register(agent_app: typer.Typer) -> None:
             )
         if entry.last_error:
             stderr(
-                f"Warning: the last refresh failed ({entry.last_error}); showing the list "
-                f"fetched at {entry.fetched_at}"
+                f"Warning: the last refresh failed at {entry.last_attempt_at}: "
+                f"{entry.last_error}; showing the list fetched at {entry.fetched_at} "
+                f"(retry with {refresh_command(provider)})"
             )
         if failed:
             raise typer.Exit(1)

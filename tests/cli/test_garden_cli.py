@@ -126,3 +126,16 @@ def test_maintain_group_is_registered(cli: CliRunner) -> None:
     result = invoke(cli, "garden", "--help")
     assert result.exit_code == 0
     assert "maintain" in result.stdout and "memory" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["show", "history"])
+@pytest.mark.parametrize("record_id", ["", "0123abcd", "not-an-id"])
+def test_not_found_names_the_operators_list_command(
+    cli: CliRunner, command: str, record_id: str
+) -> None:
+    """The hint is the operator's command (`garden memory list --agent`), not the agent's."""
+    result = invoke(cli, "garden", "memory", command, record_id)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: memory {record_id!r} not found (list an agent's records with "
+        "`wardian garden memory list --agent NAME`)\n")

@@ -10,10 +10,16 @@ in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from wardian.cli import garden_maintain
 from wardian.cli._common import JsonOption, emit_json, require_operator, stdout
+
+if TYPE_CHECKING:
+    from wardian.memory.models import Record
+    from wardian.memory.store import MemoryStore
 
 __all__ = ["app", "require_operator"]  # require_operator: re-exported for older imports
 
@@ -48,6 +54,29 @@ def _owner(agent: str) -> tuple[str, str]:
             store.close()
         return owner, "(removed agent)"
     return found.id, found.name
+
+
+def _record(store: MemoryStore, record_id: str) -> Record:
+    """Any agent's record by id or prefix; not found names the operator's list command.
+
+    The store's hint is the agent's (`memory list`, its own records); here the operator
+    looks across agents, so the hint is re-worded for this surface.
+
+    Raises:
+        NotFoundError (exit 1): no record has this id or prefix.
+        AmbiguousIdError (exit 2): several do (their ids are listed).
+    """
+    from wardian.errors import AmbiguousIdError, NotFoundError
+
+    try:
+        return store.get(record_id, agent_id=None)
+    except AmbiguousIdError:
+        raise
+    except NotFoundError as exc:
+        raise NotFoundError(
+            exc.message, hint="list an agent's records with "
+            "`wardian garden memory list --agent NAME`",
+        ) from exc
 
 
 def _one_line(text: str) -> str:
@@ -87,7 +116,7 @@ def memory_show(
     require_operator()
     from wardian.memory.store import MemoryStore
 
-    record = MemoryStore().get(record_id, agent_id=None)
+    record = _record(MemoryStore(), record_id)
     if as_json:
         emit_json(record.to_json())
         return
@@ -110,7 +139,7 @@ def memory_history(
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    record = store.get(record_id, agent_id=None)
+    record = _record(store, record_id)
     revisions = store.history(record.id, agent_id=None)
     if as_json:
         emit_json({"record_id": record.id, "agent_id": record.agent_id,

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from tests.conftest import invoke
 from wardian.transcripts import (
     MAX_TOOL_OUTPUT_BYTES,
     Message,
@@ -316,3 +318,39 @@ def test_message_json_round_trip() -> None:
     msg = Message(3, "user", "text", "hello", "2026-01-01T00:00:00Z", {"uuid": "u"})
     assert Message.from_json(msg.to_json()) == msg
     assert Message.from_json({"seq": 0, "role": "tool", "text": "x"}).kind == "text"
+
+
+def test_unrecognised_file_says_what_was_expected(tmp_path: Path) -> None:
+    """Not a transcript: name the accepted formats and show the first line; no `fmt=`, which
+    only a Python caller can pass."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Release notes\n\n- pinned the tag\n", encoding="utf-8")
+    with pytest.raises(TranscriptFormatError) as caught:
+        load_transcript(notes)
+    assert str(caught.value) == (
+        f"{notes}: not a Claude Code, Codex, Gemini CLI or generic {{role, content}} JSONL "
+        "transcript (first line: '# Release notes')")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(TranscriptFormatError, match=r"JSONL transcript \(the file is empty\)"):
+        detect_format(empty)
+    long = tmp_path / "long.txt"
+    long.write_text("x" * 500, encoding="utf-8")
+    with pytest.raises(TranscriptFormatError, match=r"\(first line: 'x{80}…'\)$"):
+        detect_format(long)
+
+
+def test_cli_archive_that_is_not_a_transcript(tmp_path: Path) -> None:
+    """Through the real CLI: a run started on a markdown file fails saying what was expected."""
+    cli = CliRunner()
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Release notes\n", encoding="utf-8")
+    assert invoke(cli, "agent", "add", "a", "--provider", "codex").exit_code == 0
+    result = invoke(
+        cli, "automation", "run", "start", "memory-consolidation", "--agent", "a",
+        "--assignments", '{"curator": {"target_type": "temporary_provider", '
+        '"provider": "builtin"}}', "--archive", str(notes), "--wait")
+    assert result.exit_code == 1
+    assert (f"{notes}: not a Claude Code, Codex, Gemini CLI or generic {{role, content}} "
+            "JSONL transcript (first line: '# Release notes')") in result.output
+    assert "fmt=" not in result.output

@@ -108,20 +108,33 @@ def detect_format(path: str | Path) -> str:
 
     Raises:
         TranscriptNotFound: the file cannot be read.
-        TranscriptFormatError: no known format was recognised.
+        TranscriptFormatError: no known format was recognised (the message names the
+            accepted formats and shows the first line); `load_transcript` takes ``fmt=``
+            to skip detection.
     """
     text, _ = _read(Path(path))
     return _detect_or_raise(text, Path(path))
 
 
+_EXPECTED = "not a Claude Code, Codex, Gemini CLI or generic {role, content} JSONL transcript"
+_SHOWN_CHARS = 80
+"""How much of the first line an unrecognised-format error shows, in characters."""
+
+
 def _detect_or_raise(text: str, path: Path) -> str:
+    """The detected format of `text`; else say what was expected and show the first line.
+
+    The message is for whoever gave the file (a CLI user cannot pass ``fmt=``).
+    """
     found = detect_text_format(text)
     if found is None:
-        raise TranscriptFormatError(
-            "unrecognised transcript format",
-            source=str(path),
-            hint=f"pass fmt= one of {', '.join(FORMATS)}",
-        )
+        first = next((line.strip() for line in text.splitlines() if line.strip()), None)
+        if first is None:
+            seen = "the file is empty"
+        else:
+            cut = first[:_SHOWN_CHARS] + ("…" if len(first) > _SHOWN_CHARS else "")
+            seen = f"first line: {cut!r}"
+        raise TranscriptFormatError(f"{_EXPECTED} ({seen})", source=str(path))
     return found
 
 
@@ -163,7 +176,8 @@ def load_transcript(path: str | Path, fmt: str | None = None) -> Conversation:
 
     Raises:
         TranscriptNotFound: the file cannot be read.
-        TranscriptFormatError: the format is unknown or cannot be detected.
+        TranscriptFormatError: `fmt` is not one of `FORMATS`, or (with ``fmt=None``) no
+            known format was detected; pass ``fmt=`` one of `FORMATS` to skip detection.
     """
     p = Path(path)
     text, digest = _read(p)

@@ -124,6 +124,22 @@ def test_two_serves_started_at_once_exactly_one_runs(
     assert res.exit_code == 1 and "not running" in res.stdout
 
 
+def test_second_serve_says_how_to_stop_the_first(
+        cli: CliRunner, serves: Callable[..., Serve], ready: None) -> None:
+    """There is no `serve --stop`: the refusal says how to stop the running one."""
+    first = serves()
+    status = wait_for(lambda: (s := _status(cli))["since"] and s, what="first serve up")
+    second = invoke(cli, "serve")
+    assert second.exit_code == 4
+    pid = first.proc.pid
+    assert second.stderr == (
+        f"Error: wardian serve is already running (pid {pid}, running since "
+        f"{status['since']}); only one daemon may run (stop it with Ctrl-C in its terminal "
+        f"or `kill {pid}`: SIGTERM stops it cleanly)\n")
+    os.kill(pid, signal.SIGTERM)  # exactly what the message says to do
+    assert first.proc.wait(30) == 0 and "wardian serve stopped" in first.log()
+
+
 def test_startup_marks_orphaned_runs_interrupted(serves: Callable[..., Serve], ready: None) -> None:
     runs = RunStore(recover=False)
     run, _ = runs.create_run(blueprint_id="quick", agent_id=None, assignments={}, inputs={},

@@ -55,9 +55,17 @@ class DaemonAlreadyRunning(ConflictError):
         self.status = status
         who = f"pid {status.pid}" if status.pid else "another process"
         since = f", running since {status.since}" if status.since else ""
+        # There is no stop command: say how a daemon is stopped (daemon.py handles both
+        # signals, letting in-flight runs finish).
+        if status.pid:
+            how = (f"stop it with Ctrl-C in its terminal or `kill {status.pid}`: "
+                   "SIGTERM stops it cleanly")
+        else:
+            how = ("stop it with Ctrl-C in its terminal, or find its pid with "
+                   "`wardian serve --status` and `kill` it: SIGTERM stops it cleanly")
         super().__init__(
             f"wardian serve is already running ({who}{since}); only one daemon may run",
-            hint="stop it first, or check it with `wardian serve --status`",
+            hint=how,
         )
 
 

@@ -30,8 +30,7 @@ def register(agent_app: typer.Typer) -> None:
         """List a provider's model ids, supported effort levels and default effort.
 
         Lists are discovered from the provider itself and cached with their fetch time; a
-        failed refresh keeps the last good list, says when and why, and exits 1. With no
-        list ever fetched it exits 2, naming the last failed refresh if there was one.
+        failed refresh keeps the last good list, says why, and exits 1.
         """
         from wardian.providers.catalog import ModelCatalog
         from wardian.providers.errors import CatalogNotRefreshed, refresh_command

@@ -1,7 +1,7 @@
 """`wardian automation session-close …`: session-close invokers (CLI.md).
 
-Operator-only: inside a managed process every command exits 3 (`require_operator`), so an
-agent can neither read other agents' invokers nor make automations spend the user's quota.
+Operator-only: inside a managed process every command exits 3 — the ``automation`` group's
+callback (`wardian.cli.automation`) checks it once for all of them.
 """
 
 from __future__ import annotations
@@ -10,14 +10,7 @@ from typing import Any
 
 import typer
 
-from wardian.cli._common import (
-    JsonOption,
-    emit_json,
-    parse_kv,
-    print_table,
-    require_operator,
-    stdout,
-)
+from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, stdout
 
 app = typer.Typer(help="Session-close invokers: fire a blueprint when an agent's session closes.",
                   no_args_is_help=True)
@@ -96,7 +89,6 @@ def add(
     as_json: bool = JsonOption,
 ) -> None:
     """Create a session-close invoker, disabled; prints its id."""
-    require_operator()
     from wardian.invokers.session_close import add_session_close
 
     invoker = add_session_close(
@@ -117,7 +109,6 @@ def add(
 @app.command("list")
 def list_(as_json: bool = JsonOption) -> None:
     """List session-close invokers: status, blueprint, agent, boundaries, bindings, last outcome."""
-    require_operator()
     from wardian.invokers.store import InvokerStore
 
     docs = _docs(InvokerStore().list(kind="session-close"))
@@ -138,7 +129,6 @@ def list_(as_json: bool = JsonOption) -> None:
 def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
          as_json: bool = JsonOption) -> None:
     """Show one session-close invoker."""
-    require_operator()
     from wardian.invokers.store import InvokerStore
 
     doc = _docs([InvokerStore().get(invoker_id, kind="session-close")])[0]
@@ -163,7 +153,6 @@ def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
 @app.command("enable")
 def enable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
     """Re-validate blueprint, assignments and catalog, then enable the invoker."""
-    require_operator()
     from wardian.invokers.session_close import set_enabled
 
     invoker = set_enabled(invoker_id, True)
@@ -173,7 +162,6 @@ def enable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) 
 @app.command("disable")
 def disable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
     """Disable the invoker (it no longer fires; its history stays)."""
-    require_operator()
     from wardian.invokers.session_close import set_enabled
 
     invoker = set_enabled(invoker_id, False)
@@ -183,7 +171,6 @@ def disable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."))
 @app.command("remove")
 def remove(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
     """Remove the invoker; its runs stay in the run history."""
-    require_operator()
     from wardian.invokers.store import InvokerStore
 
     store = InvokerStore()
@@ -196,7 +183,6 @@ def history(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
             limit: int = typer.Option(50, "--limit", help="At most this many runs."),
             as_json: bool = JsonOption) -> None:
     """The invoker's runs and recorded skips, newest first."""
-    require_operator()
     from wardian.invokers.session_close import history as load
 
     invoker, runs = load(invoker_id, limit=limit)

@@ -309,3 +309,25 @@ def test_installed_session_start_writes_utf8_under_a_c_locale(agent, tmp_path, w
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
     context = json.loads(proc.stdout.decode("utf-8"))["hookSpecificOutput"]["additionalContext"]
     assert "Écrire les messages en français" in context
+
+
+def test_session_start_outside_a_launch_says_memory_is_read_only(cli, agent, tmp_path) -> None:
+    # A Claude Code session the user started (hooks installed, no `agent launch`): no
+    # capability, so the context must not tell the agent to run `memory save`, which fails.
+    assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
+    res = invoke(cli, "hooks", "claude-code", "session-start", "--agent", "coder",
+                 input=_start_payload(str(tmp_path)))
+    ctx = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "wardian memory save" not in ctx
+    assert "read-only" in ctx and "`wardian agent launch NAME`" in ctx
+    assert "consolidated into memory at session end" in ctx
+    # ... and what it would have said is indeed refused here, pointing at `agent launch`
+    res = invoke(cli, "memory", "save", "x", "--evidence", "y")
+    assert res.exit_code == 3
+    assert "wardian agent launch" in res.stderr and "wardian agent exec" in res.stderr
+    # with a capability in the environment (a managed launch) the full instructions stay
+    res = invoke(cli, "hooks", "claude-code", "session-start", "--agent", "coder",
+                 input=_start_payload(str(tmp_path)), env={"WARDIAN_CAPABILITY": "tok"})
+    ctx = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "wardian memory save" in ctx and "read-only" not in ctx
+

@@ -82,7 +82,9 @@ MANAGED_ENV = (ENV_AGENT_ID, ENV_CAPABILITY, ENV_MEMORY_CONTEXT, ENV_LAUNCH_ID)
 IsAlive = Callable[[int, float], bool]
 """``is_alive(pid, started_at_seconds) -> bool`` (`wardian.runtime.process.is_alive`)."""
 
-_HOW = "memory commands work only inside a process started by `wardian agent exec`"
+_HOW = ("memory commands work only inside a session started by `wardian agent launch NAME` "
+        "(or `wardian agent exec NAME -- CMD`)")
+_RELAUNCH = "relaunch the agent with `wardian agent launch NAME` (or `wardian agent exec`)"
 
 
 @dataclass(frozen=True)
@@ -165,12 +167,12 @@ def resolve_principal(
     if row.revoked_at is not None:
         raise CapabilityExpired(
             f"memory capability expired: {row.revoked_reason or 'revoked'}",
-            hint="relaunch the agent with `wardian agent exec`",
+            hint=_RELAUNCH,
         )
     if not is_alive(row.pid, row.process_started_at):
         raise CapabilityExpired(
             f"memory capability expired: its runtime (pid {row.pid}) has ended",
-            hint="relaunch the agent with `wardian agent exec`",
+            hint=_RELAUNCH,
         )
     return Principal(row.agent_id, row.workspace, row.token_hash)
 

@@ -72,6 +72,20 @@ Use the ids below (any unique prefix works) with:
   wardian memory recall [QUERY]   wardian memory list
 """
 
+_RECALL_ONLY_INSTRUCTIONS = """\
+You have durable memory managed by Wardian. It survives restarts and provider changes.
+
+In this session memory is recalled read-only: the session was not started by Wardian, so
+it holds no memory capability, and `wardian memory` commands (save, update, remove, list,
+recall) refuse here. Do not try to save memory in this session. Direct saving works only
+in sessions started with `wardian agent launch NAME` (or `wardian agent exec NAME -- CMD`).
+This session's conversation is consolidated into memory at session end when the operator
+has set up a session-close invoker (`wardian automation session-close`).
+"""
+"""The instructions of a context built for a process without a memory capability (e.g. a
+Claude Code session the user started, whose SessionStart hook recalls memory): they say
+what works there instead of telling the agent to run commands that fail closed."""
+
 
 @dataclass(frozen=True)
 class StartupContext:
@@ -117,6 +131,7 @@ def build_startup_context(
     workspace: str | None,
     budget_chars: int = DEFAULT_BUDGET_CHARS,
     total: int | None = None,
+    direct_save: bool = True,
 ) -> StartupContext:
     """Render the startup context of `records` (already in startup order) within a budget.
 
@@ -129,12 +144,15 @@ def build_startup_context(
             header and instructions are always included, even when they alone exceed it.
         total: the size of the whole startup set when `records` is only its head (see
             `load_startup_context`); the rest counts as left out. Default: len(records).
+        direct_save: whether the process receiving the context holds a memory capability
+            (a managed launch): True gives `DIRECT_RETENTION_INSTRUCTIONS`, False (e.g. a
+            provider hook outside a managed launch) `_RECALL_ONLY_INSTRUCTIONS`.
 
     Returns:
         The context; `StartupContext.omitted` counts the records left out.
     """
     head = f"# Wardian memory · agent {agent_name} ({agent_id[:8]})\n\n"
-    head += DIRECT_RETENTION_INSTRUCTIONS
+    head += DIRECT_RETENTION_INSTRUCTIONS if direct_save else _RECALL_ONLY_INSTRUCTIONS
     head += f"\n## Recalled memory · workspace {workspace or '(none)'}\n"
     total = len(records) if total is None else max(total, len(records))
     if not total:
@@ -167,16 +185,18 @@ def load_startup_context(
     agent_name: str,
     workspace: str,
     budget_chars: int = DEFAULT_BUDGET_CHARS,
+    direct_save: bool = True,
 ) -> StartupContext:
     """Read the startup set of (`agent_id`, `workspace`) and render it. Read-only.
 
     Reads only as many records as the budget could possibly hold (every line is at least
     `MIN_LINE_CHARS`) plus the set's size, so a launch stays fast with 100k records.
+    `direct_save` as in `build_startup_context`.
     """
     most = budget_chars // MIN_LINE_CHARS + 1
     records = store.startup_set(agent_id, workspace, limit=most)
     total = store.startup_count(agent_id, workspace) if len(records) >= most else len(records)
     return build_startup_context(
         records, agent_name=agent_name, agent_id=agent_id, workspace=workspace,
-        budget_chars=budget_chars, total=total,
+        budget_chars=budget_chars, total=total, direct_save=direct_save,
     )

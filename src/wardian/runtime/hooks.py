@@ -202,7 +202,10 @@ def session_start(payload: dict[str, Any], *, agent: str | None = None) -> Start
 
     Reads ``agent_memory.enabled`` and ``memory.startup_budget_chars`` now. The workspace is
     the git root of the hook's ``cwd`` (else the current directory). The ``Memory loaded``
-    event names the provider process (this hook's parent) when it has records.
+    event names the provider process (this hook's parent) when it has records. Without a
+    memory capability in the environment (a session the user started, not ``wardian agent
+    launch``) the context's instructions say that memory is read-only there
+    (`wardian.memory.recall._RECALL_ONLY_INSTRUCTIONS`); no capability is minted.
 
     Raises:
         UsageError: no agent; NotFoundError: unknown agent.
@@ -223,17 +226,19 @@ def session_start(payload: dict[str, Any], *, agent: str | None = None) -> Start
         settings.close()
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.models import default_workspace
-    from wardian.memory.recall import build_startup_context
+    from wardian.memory.principal import ENV_CAPABILITY
+    from wardian.memory.recall import load_startup_context
     from wardian.memory.store import MemoryStore
 
     cwd = _text(payload, "cwd") or os.getcwd()
     workspace = default_workspace(str(cwd))
     store = MemoryStore()
     try:
-        records = store.startup_set(resolved.id, workspace)
-        context = build_startup_context(
-            records, agent_name=resolved.name, agent_id=resolved.id, workspace=workspace,
-            budget_chars=budget,
+        # Capabilities are launch-scoped and never minted here: a session the user started
+        # itself can only read its recall, and its instructions must say so.
+        context = load_startup_context(
+            store, agent_id=resolved.id, agent_name=resolved.name, workspace=workspace,
+            budget_chars=budget, direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
         )
         event_id = None
         if context.has_records:

@@ -145,7 +145,8 @@ def test_session_start_prints_additional_context_and_records_loaded(cli, agent, 
     assert res.stdout == ""
 
 
-def test_install_uninstall_idempotent_and_preserves_other_keys(cli, agent, tmp_path) -> None:
+def test_install_uninstall_idempotent_and_preserves_other_keys(cli, agent, tmp_path,
+                                                               wardian_home) -> None:
     settings = tmp_path / "settings.json"
     original = {
         "model": "opus",
@@ -167,10 +168,11 @@ def test_install_uninstall_idempotent_and_preserves_other_keys(cli, agent, tmp_p
     assert once["hooks"]["SessionStart"][0] == original["hooks"]["SessionStart"][0]
     start_cmds = [h["command"] for g in once["hooks"]["SessionStart"] for h in g["hooks"]]
     end_cmds = [h["command"] for g in once["hooks"]["SessionEnd"] for h in g["hooks"]]
+    home = shlex.quote(str(wardian_home))
     assert len(start_cmds) == 2 and start_cmds[1].endswith(
-        " claude-code session-start --agent coder")
+        f" claude-code session-start --agent coder --home {home}")
     assert len(end_cmds) == 1
-    assert end_cmds[0].endswith(" claude-code session-end --agent coder")
+    assert end_cmds[0].endswith(f" claude-code session-end --agent coder --home {home}")
     mtime = settings.stat().st_mtime_ns
     res = invoke(cli, "hooks", "install", "claude-code", "--agent", "coder",
                  "--settings", str(settings), "--json")
@@ -282,8 +284,9 @@ def test_installed_hook_never_fails_the_session(agent, tmp_path, wardian_home) -
     # the data dir is unusable (a file): not a WardianError, still no traceback, exit 0
     blocked = tmp_path / "not-a-dir"
     blocked.write_text("")
-    proc = _shell(commands["SessionStart"], "{}", tmp_path, blocked / "home",
-                  {"WARDIAN_AGENT_ID": agent})
+    start = commands["SessionStart"].replace(shlex.quote(str(wardian_home)),
+                                             shlex.quote(str(blocked / "home")))
+    proc = _shell(start, "{}", tmp_path, blocked / "home", {"WARDIAN_AGENT_ID": agent})
     assert proc.returncode == 0 and proc.stdout == ""
     assert "Error:" in proc.stderr and "Traceback" not in proc.stderr
     # bad arguments
@@ -331,3 +334,31 @@ def test_session_start_outside_a_launch_says_memory_is_read_only(cli, agent, tmp
     ctx = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "wardian memory save" in ctx and "read-only" not in ctx
 
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
+def test_install_embeds_wardian_home_so_the_hook_uses_that_data_dir(
+        cli, agent, tmp_path, wardian_home) -> None:
+    # Claude Code runs hooks with its own environment, which need not have WARDIAN_HOME.
+    settings = tmp_path / "claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"model": "opus"}\n')
+    res = invoke(cli, "hooks", "install", "claude-code", "--agent", "coder",
+                 "--settings", str(settings))
+    assert res.exit_code == 0, res.output
+    assert f"WARDIAN_HOME={wardian_home}" in res.stdout and "--home" in res.stdout
+    data = json.loads(settings.read_text())
+    command = data["hooks"]["SessionEnd"][0]["hooks"][0]["command"]
+    assert shlex.split(command)[-2:] == ["--home", str(wardian_home)]
+    fake_home = tmp_path / "user"
+    fake_home.mkdir()
+    proc = subprocess.run(command, shell=True, input=_end_payload("clear"), text=True,
+                          capture_output=True, cwd=tmp_path, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(fake_home)})
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    (ev,) = SessionEventQueue().list()
+    assert (ev.agent_id, ev.boundary) == (agent, "clear")
+    assert list(fake_home.rglob("*.db")) == []  # nothing written to the default data dir
+    # uninstall removes exactly what install added
+    res = invoke(cli, "hooks", "install", "claude-code", "--settings", str(settings),
+                 "--uninstall")
+    assert res.exit_code == 0 and json.loads(settings.read_text()) == {"model": "opus"}

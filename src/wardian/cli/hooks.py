@@ -95,3 +95,6 @@ def install_claude_code(
         stdout(f"Hooks {', '.join(events)} {verb} {result.settings_path}")
     else:
         stdout(f"Nothing to change in {result.settings_path}")
+    if result.home and not uninstall:
+        stdout(f"The hooks use the data dir WARDIAN_HOME={result.home} (embedded as --home; "
+               "reinstall to change it)")

@@ -306,11 +306,21 @@ def _join(argv: list[str]) -> str:
     return shlex.join(argv)
 
 
-def hook_command(event: str, agent: str | None = None) -> str:
-    """The shell command for one Claude Code hook (``SessionStart`` or ``SessionEnd``)."""
+def hook_command(event: str, agent: str | None = None, home: str | None = None) -> str:
+    """The shell command for one Claude Code hook (``SessionStart`` or ``SessionEnd``).
+
+    Args:
+        event: ``SessionStart`` or ``SessionEnd``.
+        agent: embedded as ``--agent NAME`` when given.
+        home: a data dir embedded as ``--home PATH`` (Claude Code runs hooks with its own
+            environment, which need not carry ``WARDIAN_HOME``). Quoted for the shell that
+            runs the command, so spaces and quotes in the path are safe.
+    """
     argv = [*_hook_argv(), "claude-code", _EVENTS[event]]
     if agent:
         argv += ["--agent", agent]
+    if home:
+        argv += ["--home", home]
     return _join(argv)
 
 
@@ -326,12 +336,14 @@ def _is_ours(hook: Any, event: str) -> bool:
 
 @dataclass
 class InstallResult:
-    """What `install_claude_code` did: the file, whether it changed, and which hooks."""
+    """What `install_claude_code` did: the file, whether it changed, which hooks, and the
+    data dir embedded in the hook commands (`home`, None = the hook's environment decides)."""
 
     settings_path: str
     changed: bool
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    home: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -340,6 +352,7 @@ class InstallResult:
             "changed": self.changed,
             "added": self.added,
             "removed": self.removed,
+            "home": self.home,
         }
 
 
@@ -395,8 +408,11 @@ def install_claude_code(
     """Add (or remove) Wardian's SessionStart and SessionEnd hooks in a Claude Code settings file.
 
     Install adds one matcher group per event, ``{"matcher": "", "hooks": [{"type":
-    "command", "command": "wardian hooks claude-code session-… [--agent NAME]", "timeout":
-    10}]}``; run again it changes nothing (a Wardian hook with other arguments is replaced).
+    "command", "command": "PYTHON -P -c … claude-code session-… [--agent NAME] [--home
+    PATH]", "timeout": 10}]}``; run again it changes nothing (a Wardian hook with other
+    arguments is replaced). When ``WARDIAN_HOME`` is set now, its absolute path is embedded
+    as ``--home PATH``: Claude Code runs the hook without the installer's environment, and
+    without it the hook would read (and create) the default data dir.
     Uninstall removes those hooks and only the containers left empty by that. Other keys,
     other hooks and their order are kept. The file is rewritten atomically, and only when
     something changed.
@@ -409,12 +425,16 @@ def install_claude_code(
     Raises:
         ValidationError: the file is not a JSON object (it is left untouched).
     """
+    from wardian.config import ENV_HOME
+
     path = Path(settings_path).expanduser() if settings_path else claude_settings_path()
     data = _load_settings(path)
     before = json.dumps(data, sort_keys=False)
-    result = InstallResult(settings_path=str(path), changed=False)
+    env_home = os.environ.get(ENV_HOME, "").strip()
+    home = os.path.abspath(os.path.expanduser(env_home)) if env_home and not uninstall else None
+    result = InstallResult(settings_path=str(path), changed=False, home=home)
     for event in _EVENTS:
-        command = hook_command(event, agent)
+        command = hook_command(event, agent, home)
         if uninstall:
             if _remove_ours(data, event):
                 result.removed.append(event)
@@ -447,33 +467,40 @@ def install_claude_code(
 # --- fast entry point for installed hooks ----------------------------------------------
 
 
-_USAGE = "(claude-code|gemini) (session-start|session-end) [--agent NAME]"
+_USAGE = "(claude-code|gemini) (session-start|session-end) [--agent NAME] [--home PATH]"
 
 
-def _parse_argv(argv: list[str]) -> tuple[str, str, str | None]:
-    """``PROVIDER EVENT [--agent NAME]`` -> (provider, event, agent). No argparse: it costs
-    a hook ~4 ms of start-up (with the ``shutil`` its help formatter loads).
+def _take_option(args: list[str], name: str) -> str | None:
+    """Remove ``NAME VALUE`` or ``NAME=VALUE`` from `args`; return VALUE (None if absent)."""
+    for i, arg in enumerate(args):
+        if arg == name and i + 1 < len(args):
+            value = args[i + 1]
+            del args[i:i + 2]
+            return value
+        if arg.startswith(name + "="):
+            del args[i]
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _parse_argv(argv: list[str]) -> tuple[str, str, str | None, str | None]:
+    """``PROVIDER EVENT [--agent NAME] [--home PATH]`` -> (provider, event, agent, home).
+    No argparse: it costs a hook ~4 ms of start-up (with the ``shutil`` its help
+    formatter loads).
 
     Raises:
         UsageError: anything else.
     """
-    args, agent = list(argv), None
-    for i, arg in enumerate(args):
-        if arg == "--agent" and i + 1 < len(args):
-            agent = args[i + 1]
-            del args[i:i + 2]
-            break
-        if arg.startswith("--agent="):
-            agent = arg.split("=", 1)[1]
-            del args[i]
-            break
+    args = list(argv)
+    agent = _take_option(args, "--agent")
+    home = _take_option(args, "--home")
     if (len(args) != 2 or args[0] not in ("claude-code", "gemini")
             or args[1] not in ("session-start", "session-end")):
         raise UsageError(f"bad hook arguments {' '.join(argv)!r}; expected {_USAGE}",
                          hint="reinstall the hooks with `wardian hooks install claude-code`")
     if args[0] == "gemini" and args[1] == "session-start":
         raise UsageError("session-start is provided for claude-code only")
-    return args[0], args[1], agent
+    return args[0], args[1], agent, home
 
 
 def run_hook(provider: str, event: str, stdin_text: str, *, agent: str | None = None,
@@ -504,9 +531,10 @@ def run_hook(provider: str, event: str, stdin_text: str, *, agent: str | None = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The installed hook: ``python -P -c "…main()" PROVIDER EVENT [--agent NAME]``.
+    """The installed hook: ``python -P -c "…main()" PROVIDER EVENT [--agent NAME] [--home PATH]``.
 
-    Does what ``wardian hooks PROVIDER EVENT`` does without loading the whole CLI. It never
+    Does what ``wardian hooks PROVIDER EVENT`` does without loading the whole CLI;
+    ``--home PATH`` sets ``WARDIAN_HOME`` for it (and the drain worker it starts). It never
     gets in the provider's way: every failure (an unknown agent, a locked or broken
     database, bad arguments) is printed on stderr as ``wardian hook: Error: …`` and the
     exit code is still 0; with ``WARDIAN_DEBUG=1`` the exception propagates instead.
@@ -517,7 +545,11 @@ def main(argv: list[str] | None = None) -> int:
     """
     label = "wardian hook"
     try:
-        provider, event, agent = _parse_argv(sys.argv[1:] if argv is None else argv)
+        provider, event, agent, home = _parse_argv(sys.argv[1:] if argv is None else argv)
+        if home:
+            from wardian.config import ENV_HOME
+
+            os.environ[ENV_HOME] = home  # the drain worker started detached inherits it
         label = f"wardian hook {provider} {event}"
         text = sys.stdin.buffer.read().decode("utf-8", "replace") if sys.stdin else ""
         out = run_hook(provider, event, text, agent=agent,

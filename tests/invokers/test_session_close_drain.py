@@ -241,3 +241,27 @@ def test_list_show_enable_disable_remove(cli, agent) -> None:
     assert invoke(cli, "automation", "session-close", "disable", inv).exit_code == 0
     assert invoke(cli, "automation", "session-close", "remove", inv).exit_code == 0
     assert invoke(cli, "automation", "session-close", "show", inv).exit_code == 1
+
+
+def test_a_file_that_is_not_a_transcript_is_an_unreadable_transcript(cli, agent,
+                                                                       tmp_path) -> None:
+    # The agent's provider (claude) makes it parse as Claude Code JSONL, where every line of
+    # a markdown file is malformed: that is no transcript, not an empty conversation.
+    inv = add_invoker(cli, "--require-archive")
+    SettingsStore().set("conversation_logging.enabled", "true")
+    notes = tmp_path / "NOTES.md"
+    notes.write_text("# Notes\n\nUse *uv*, never pip.\n- item\n", encoding="utf-8")
+    res = invoke(cli, "session", "close", "--agent", "coder", "--boundary", "clear",
+                 "--session-id", "md-1", "--transcript", str(notes), "--json")
+    assert res.exit_code == 0, res.output
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(
+            r.status not in ("queued", "running") for r in _runs(inv)):
+        time.sleep(0.05)  # polling for the detached worker's result, not synchronising
+    (run,) = _runs(inv)
+    assert run.status == "skipped", run.status
+    assert run.skip_reason.startswith("unreadable transcript: ")
+    assert "3 malformed lines" in run.skip_reason
+    assert "not a Claude Code, Codex, Gemini CLI or generic" in run.skip_reason
+    res = invoke(cli, "conversation", "list", "--agent", "coder", "--json")
+    assert json.loads(res.stdout) == []  # nothing imported

@@ -190,7 +190,9 @@ class ArchiveStore:
                 transcript's own).
 
         Raises:
-            TranscriptUnreadable: the file is missing, unreadable or not a transcript.
+            TranscriptUnreadable: the file is missing, unreadable or not a transcript
+                (the loader rejects it, or it yields no message and has malformed lines);
+                nothing is imported.
         """
         if event_id is not None:
             existing = self._by_event(event_id)
@@ -248,12 +250,30 @@ class ArchiveStore:
         source = Path(path).expanduser()
         if not source.is_file():
             raise TranscriptUnreadable(str(source), "no such file")
+        fmt = transcript_format(provider)
         try:
-            return load_transcript(source, fmt=transcript_format(provider))
+            conv = load_transcript(source, fmt=fmt)
         except WardianError as exc:
             raise TranscriptUnreadable(str(source), exc.message) from exc
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise TranscriptUnreadable(str(source), f"{type(exc).__name__}: {exc}") from exc
+        malformed = int(getattr(conv, "malformed_lines", 0) or 0)
+        if not conv.messages and malformed:
+            # Parsed as the provider's format, every line was malformed (e.g. a markdown
+            # file): not an empty conversation but no transcript at all. Auto-detection
+            # says what was expected and what the file starts with.
+            reason = (f"no messages and {malformed} malformed "
+                      f"line{'' if malformed == 1 else 's'} as a {fmt or 'detected'} transcript")
+            from wardian.transcripts import detect_format
+
+            try:
+                detect_format(source)
+            except WardianError as exc:
+                reason += f"; {exc.message}"
+            except (OSError, UnicodeDecodeError, ValueError):
+                pass
+            raise TranscriptUnreadable(str(source), reason)
+        return conv
 
     def _archived_prefix_in_transaction(
         self, agent_id: str, source_path: str, messages: builtins.list[Message]

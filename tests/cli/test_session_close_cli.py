@@ -75,4 +75,14 @@ def test_enable_revalidates(cli, refreshed) -> None:
                                                     "provider": "builtin"}})
     res = invoke(cli, "automation", "session-close", "enable", invoker_id)
     assert res.exit_code == 2 and "other" in res.stderr
+    # the stored assignments are this invoker's, not a --assignments flag the user passed
+    assert f"invoker {invoker_id[:8]}: unknown role 'other'" in res.stderr, res.stderr
+    assert "--assignments" not in res.stderr.split("\n")[0]
     assert store.get(invoker_id).enabled is False
+
+
+def test_bad_assignments_json_says_line_and_column(cli, refreshed) -> None:
+    # one parser (the providers'), which says where in a multi-line document it broke
+    res = _add(cli, '{\n  "curator": {"target_type": "temporary_provider",\n  "provider": }\n}')
+    assert res.exit_code == 2
+    assert "--assignments" in res.stderr and "line 3, column 15" in res.stderr, res.stderr

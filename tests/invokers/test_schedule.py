@@ -231,12 +231,22 @@ def test_cli_add_refuses_bad_input(cli: CliRunner, ready: str) -> None:
     assert res.exit_code == 2 and "--max-catch-up caps --catch-up all" in res.stderr
     res = invoke(cli, *base, "--cron", "* * * * *", "--assignments", '{"ghost": {}}')
     assert res.exit_code == 2
+    # The engine's rule: every role a step uses needs an assignment (a declared role no
+    # step uses does not), and the message is the engine's, the same as `run start`'s.
     (roled := user_library_dir() / "roled.yaml").write_text(
         BLUEPRINT.replace("sched-test", "roled").replace("triggers:",
                                                          "roles:\n  helper: Helps.\ntriggers:"))
-    res = invoke(cli, *[a if a != "sched-test" else "roled" for a in base], "--every", "5m")
+    roled_args = [a if a != "sched-test" else "roled" for a in base]
+    res = invoke(cli, *roled_args[:6], "unused-role", *roled_args[7:], "--every", "5m")
+    assert res.exit_code == 0, res.output
+    roled.write_text(roled.read_text() + "  - id: ask\n    role: helper\n    prompt: hi\n"
+                     "    output: {$ref: \"wardian:curator-batch\"}\n")
+    res = invoke(cli, *roled_args, "--every", "5m")
     assert res.exit_code == 2
-    assert "--assignments: $: no assignment for role(s) helper" in res.stderr, res.stderr
+    assert ("--assignments: role(s) helper used by blueprint 'roled' have no assignment"
+            in res.stderr), res.stderr
+    res = invoke(cli, *roled_args[:-1], '{\n  "helper": \n}', "--every", "5m")
+    assert res.exit_code == 2 and "line 3, column 1" in res.stderr, res.stderr
     roled.unlink()
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "nope", "--name", "x",
                  "--agent", "coder", "--assignments", "{}", "--every", "5m")

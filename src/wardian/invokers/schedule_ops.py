@@ -12,13 +12,12 @@ Spec: CLI.md ``automation schedule``; DESIGN.md "Invokers"; issue 8.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
 from wardian._db import atomic
 from wardian._util import format_utc, new_id, parse_utc, utc_now
-from wardian.errors import UsageError, ValidationError, WardianError
+from wardian.errors import UsageError, WardianError
 from wardian.invokers.schedule import (
     DEFAULT_MAX_CATCH_UP,
     DEFAULT_MISFIRE_GRACE_S,
@@ -42,11 +41,17 @@ __all__ = [
 KIND = "schedule"
 
 
-def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str
-              ) -> tuple[str, dict[str, Any]]:
-    """Check blueprint, agent and assignments; return (agent id, assignments dict)."""
+def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
+              *, origin: str = "--assignments") -> tuple[str, dict[str, Any]]:
+    """Check blueprint, agent and assignments; return (agent id, assignments snapshot).
+
+    Assignments are checked by the engine's own rule
+    (`wardian.engine.assignments.check_assignments`): every role a step uses is assigned,
+    no undeclared role is, and each selection is in the model catalog; every message starts
+    with `origin` (``--assignments``, or ``invoker <id8>`` for stored assignments).
+    """
     from wardian.blueprints.library import find_blueprint
-    from wardian.providers.assignments import parse_assignments, validate_assignments
+    from wardian.engine.assignments import check_assignments
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
@@ -62,16 +67,7 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str
             f"(its triggers: {', '.join(triggers) or 'none'})",
             hint="add `schedule` to the blueprint's `triggers:` list",
         )
-    parsed = parse_assignments(assignments, origin="--assignments")
-    try:
-        validate_assignments(parsed, roles=list(loaded.blueprint.roles))
-    except ValidationError as exc:
-        if exc.source is not None:
-            raise
-        # Say where the JSON path points: the --assignments document.
-        raise ValidationError(exc.message, source="--assignments", hint=exc.hint) from exc
-    raw = json.loads(assignments) if isinstance(assignments, str) else assignments
-    return agent_id, raw
+    return agent_id, check_assignments(loaded, assignments, origin=origin)
 
 
 def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
@@ -199,7 +195,8 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
         slots = SlotStore(conn=store.conn)
         if enabled:
             config = ScheduleConfig.from_config(invoker.config)
-            _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments)
+            _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
+                      origin=f"invoker {invoker.id[:8]}")
             # Slots that fell due before an earlier disable, with no daemon running to record
             # them, are recorded now (skipped: disabled); enabling forgets that period.
             slots.record_disabled_period(invoker.id, config, now=moment)
@@ -252,7 +249,8 @@ def run_now(ref: str, *, wait: bool = True) -> Any:
     from wardian.engine.runs import RunStore
 
     invoker = get_schedule(ref)
-    _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments)
+    _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
+              origin=f"invoker {invoker.id[:8]}")
     key = f"schedule:{invoker.id}:manual:{new_id()}"
     runs = RunStore()
     try:

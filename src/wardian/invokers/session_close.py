@@ -7,7 +7,8 @@ or the agent may have changed since ``add``. Validation refuses, with the reason
 
 * a blueprint that does not exist, is broken, or does not accept the ``session-close``
   trigger;
-* assignments whose roles differ from the blueprint's roles (missing or unknown roles);
+* assignments that name a role the blueprint does not declare, or leave a role its steps
+  use unassigned (`wardian.engine.assignments.check_assignments`, the engine's own rule);
 * a provider/model/effort the model catalog does not list
   (`ModelCatalog.validate_selection` names the command to refresh it);
 * unknown inputs or values of the wrong type.
@@ -18,7 +19,6 @@ DESIGN.md "Invokers"; CLI.md ``automation session-close``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,22 +48,6 @@ class ValidatedDefinition:
     selections: dict[str, dict[str, Any]]
 
 
-def _assignments_dict(assignments: str | dict[str, Any]) -> dict[str, Any]:
-    if isinstance(assignments, dict):
-        return assignments
-    try:
-        data = json.loads(assignments)
-    except json.JSONDecodeError as exc:
-        raise ValidationError(
-            f"not valid JSON: {exc.msg} at column {exc.colno}", source="--assignments",
-            hint='e.g. \'{"curator":{"target_type":"temporary_provider","provider":"builtin"}}\'',
-        ) from exc
-    if not isinstance(data, dict):
-        raise ValidationError("expected a JSON object of role -> assignment",
-                              source="--assignments")
-    return data
-
-
 def validate_definition(
     blueprint_ref: str,
     assignments: str | dict[str, Any],
@@ -72,6 +56,7 @@ def validate_definition(
     trigger: str = KIND,
     inputs_from_text: bool = True,
     check_catalog: bool = True,
+    origin: str = "--assignments",
 ) -> ValidatedDefinition:
     """Check a blueprint + assignments + inputs for an invoker. Read-only.
 
@@ -81,6 +66,8 @@ def validate_definition(
         inputs: input name -> value (strings from ``--input k=v`` when `inputs_from_text`).
         trigger: the trigger the blueprint must accept (``session-close`` or ``schedule``).
         check_catalog: validate each role's provider/model/effort against the catalog.
+        origin: where the assignments came from, starting every assignments message
+            (``--assignments`` at ``add``; ``invoker <id8>`` when re-checking stored ones).
 
     Returns:
         The blueprint's id, the assignments as given (parsed JSON), typed inputs, and
@@ -104,8 +91,9 @@ def validate_definition(
         )
     from wardian.engine.assignments import check_assignments, resolve_selection
 
-    raw = _assignments_dict(assignments)
-    snapshot = check_assignments(loaded, raw, check_catalog=check_catalog)
+    # The one assignments parser (the providers'): bad JSON says line and column.
+    snapshot = check_assignments(loaded, assignments, check_catalog=check_catalog,
+                                 origin=origin)
     selections: dict[str, dict[str, Any]] = {}
     for role, item in snapshot.items():
         provider, model, effort = resolve_selection(item)
@@ -188,7 +176,7 @@ def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
                 hint="remove this invoker and add one for an existing agent",
             )
         validate_definition(invoker.blueprint_id, invoker.assignments, invoker.inputs,
-                            inputs_from_text=False)
+                            inputs_from_text=False, origin=f"invoker {invoker.id[:8]}")
     return store.set_enabled(invoker.id, enabled)
 
 

@@ -185,7 +185,7 @@ def test_prepare_launch_strips_inherited_capability_and_context(
     finally:
         from wardian.runtime.launch import _on_runtime_exit
 
-        _on_runtime_exit(agent, enabled.launch_id, enabled.workspace)
+        _on_runtime_exit(agent, enabled.launch_id, enabled.workspace, "exec")
         assert enabled.context_path is not None
         enabled.context_path.unlink()
 

@@ -76,9 +76,10 @@ def test_claude_launch_passes_selection_context_and_records_close(fake_claude, t
     assert seen["env"]["WARDIAN_LAUNCH_ID"] == launch_id and seen["env"]["WARDIAN_CAPABILITY"]
     (loaded,) = LoadedEvents(MemoryStore().conn).list(agent.id)
     assert loaded.pid == seen["pid"] and loaded.context == context  # exec kept the pid
+    assert loaded.source == "launch"  # `garden memory loaded` tells launch from exec
     (event,) = SessionEventQueue().list()
     assert (event.agent_id, event.boundary, event.session_id, event.source) == (
-        agent.id, "shutdown", launch_id, "exec")
+        agent.id, "shutdown", launch_id, "launch")
     assert event.provider == "claude-code"
     assert event.transcript_path and event.transcript_path.endswith(f"{launch_id}.jsonl")
 

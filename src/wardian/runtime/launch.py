@@ -264,7 +264,7 @@ def prepare_launch(
     return launch
 
 
-def _record_loaded(launch: Launch, child_pid: int) -> None:
+def _record_loaded(launch: Launch, child_pid: int, source: str) -> None:
     if not (launch.memory_enabled and launch.has_records and launch.context_text):
         return
     from wardian.memory.loaded import LoadedEvents
@@ -277,7 +277,7 @@ def _record_loaded(launch: Launch, child_pid: int) -> None:
             launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
             omitted_count=launch.omitted, pid=child_pid,
             process_started_at=child.started_at if child else None,
-            workspace=launch.workspace, source="exec",
+            workspace=launch.workspace, source=source,
         )
     finally:
         store.close()
@@ -300,7 +300,7 @@ def _revoke(holder: ProcessIdentity, reason: str) -> None:
         store.close()
 
 
-def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
+def _on_runtime_exit(agent: Agent, session_id: str, workspace: str, source: str) -> None:
     """Everything that happens once the managed runtime has ended; called exactly once
     per started runtime (normal exit, crash or signal), never when it failed to start.
 
@@ -316,6 +316,7 @@ def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
         agent: the agent whose process ended.
         session_id: this launch's id (``WARDIAN_LAUNCH_ID``).
         workspace: the launch workspace.
+        source: the event source, ``exec`` or ``launch``.
     """
     holder = current()
     try:
@@ -334,7 +335,7 @@ def _on_runtime_exit(agent: Agent, session_id: str, workspace: str) -> None:
             )
             record_session_close(
                 agent.id, "shutdown", session_id=session_id, transcript_path=transcript,
-                provider=provider or agent.provider, workspace=workspace, source="exec",
+                provider=provider or agent.provider, workspace=workspace, source=source,
             )
         except Exception as exc:  # the session still ended; say so, never mask the exit
             print(f"wardian: session-close event not recorded: {exc}", file=sys.stderr)
@@ -345,7 +346,8 @@ def _exit_code(returncode: int) -> int:
 
 
 def exec_managed(
-    agent: Agent, command: Sequence[str], *, workspace: str | None = None
+    agent: Agent, command: Sequence[str], *, workspace: str | None = None,
+    source: str = "exec",
 ) -> int:
     """Run `command` as a managed process of `agent`, wait, and return its exit code.
 
@@ -353,6 +355,8 @@ def exec_managed(
         agent: the agent (see `AgentRegistry.get`).
         command: the program and its arguments (non-empty).
         workspace: ``--workspace`` directory, or None (see module docstring).
+        source: which command started it, ``exec`` (``agent exec``) or ``launch``
+            (``agent launch``); recorded on its ``Memory loaded`` and session-close events.
 
     Returns:
         The child's exit code; ``128 + N`` when it died of signal N.
@@ -385,7 +389,7 @@ def exec_managed(
         restore = _forward_signals(child)
         try:
             try:
-                _record_loaded(launch, child.pid)
+                _record_loaded(launch, child.pid, source)
             except Exception as exc:
                 # Bookkeeping must not end a live runtime (spec: a reader or broker error
                 # alone does not revoke a still-live runtime's capability).
@@ -395,7 +399,7 @@ def exec_managed(
             restore()
     finally:
         try:
-            _on_runtime_exit(launch.agent, launch.launch_id, launch.workspace)
+            _on_runtime_exit(launch.agent, launch.launch_id, launch.workspace, source)
         finally:
             if launch.context_path is not None:
                 launch.context_path.unlink(missing_ok=True)

@@ -224,7 +224,7 @@ def launch_agent(agent_ref: str, args: Sequence[str], *, workspace: str | None =
         shim += ["--model", agent.model]
     if agent.effort:
         shim += ["--effort", agent.effort]
-    return exec_managed(agent, [*shim, "--", *args], workspace=workspace)
+    return exec_managed(agent, [*shim, "--", *args], workspace=workspace, source="launch")
 
 
 def _shim(argv: list[str]) -> int:

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from wardian.runtime.process import ProcessIdentity, ancestors, current, identity_of, is_alive
 
 
@@ -37,3 +39,38 @@ def test_ended_process_is_not_alive() -> None:
 def test_ancestors_include_the_parent() -> None:
     parents = [p.pid for p in ancestors()]
     assert parents and parents[0] == os.getppid()
+
+
+def test_ancestors_read_from_proc_match_psutil() -> None:
+    # On Linux the walk reads /proc itself; the identities must be psutil's exactly, or a
+    # recorded launch (stored with psutil's start time) would stop being recognised.
+    import psutil
+
+    expected = [(p.pid, p.create_time()) for p in psutil.Process().parents()]
+    found = [(p.pid, p.started_at) for p in ancestors()]
+    assert [pid for pid, _ in found] == [pid for pid, _ in expected]
+    assert all(abs(a - b) < 0.01 for (_, a), (_, b) in zip(found, expected, strict=True))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_hook_ancestry_check_needs_neither_psutil_nor_a_migration(wardian_home) -> None:
+    # The check runs in every provider hook (and operator command): importing psutil and
+    # opening memory.db through MemoryStore (which migrates) cost it ~24 ms of ~60.
+    from wardian.config import memory_db_path
+    from wardian.memory.store import MemoryStore
+
+    MemoryStore().close()
+    db = memory_db_path()
+    os.chmod(db, 0o444)  # read-only opening must be enough
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-P", "-c",
+             "import sys; from wardian.runtime.hooks import managed_agent_id; "
+             "print(managed_agent_id(), 'psutil' in sys.modules, "
+             "'wardian.memory.store' in sys.modules)"],
+            env={**os.environ, "WARDIAN_HOME": str(wardian_home)}, capture_output=True,
+            text=True, timeout=60)
+    finally:
+        os.chmod(db, 0o644)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["None", "False", "False"]

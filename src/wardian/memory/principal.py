@@ -247,7 +247,23 @@ def _managed_ancestors(
         db_path = memory_db_path(create_dir=False)
     if not db_path.exists():
         return []
+    import sqlite3
+
     from wardian.memory.capabilities import CapabilityStore
+
+    # Read-only, without MemoryStore's migration check: this runs in every provider hook
+    # and operator command. A database this cannot read as is (an older schema without
+    # the launches table, or no permission to open its WAL index) goes through
+    # MemoryStore, which migrates it, as before.
+    try:
+        conn = sqlite3.connect(f"{db_path.absolute().as_uri()}?mode=ro", uri=True,
+                               timeout=5.0)
+        try:
+            return CapabilityStore(conn).managed_ancestors(ancestry)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        pass
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore(db_path)

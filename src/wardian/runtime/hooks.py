@@ -122,7 +122,7 @@ def managed_agent_id() -> str | None:
     Decided by `wardian.memory.principal.managed_agent`: the nearest ancestor that is a
     recorded launch (clearing or editing the environment does not change it), else
     ``WARDIAN_AGENT_ID``. Launches are recorded in ``memory.db``, so without that file only
-    the environment is consulted (and the ancestry walk, ~25 ms, is skipped). Read-only.
+    the environment is consulted (and the ancestry walk is skipped). Read-only.
     """
     from wardian.config import memory_db_path
     from wardian.memory.principal import ENV_AGENT_ID, managed_agent

@@ -7,16 +7,17 @@ dies with that process, also after a crash (DESIGN.md "Identity and authority";
 issue 2 point 6).
 
 This is the one module that knows how to read process identities; everything else
-asks here.
+asks here. psutil is imported only when needed: on Linux `ancestors` reads
+``/proc/<pid>/stat`` itself (the same numbers psutil reads), so a provider hook's ancestry
+check does not pay psutil's import.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import psutil
 
 __all__ = [
     "START_TIME_TOLERANCE_S",
@@ -56,6 +57,8 @@ def identity_of(pid: int) -> ProcessIdentity | None:
 
     A zombie (exited, not yet reaped) counts as gone.
     """
+    import psutil
+
     try:
         proc = psutil.Process(pid)
         if proc.status() == psutil.STATUS_ZOMBIE:
@@ -87,7 +90,19 @@ def is_alive(pid: int, started_at: float) -> bool:
 
 
 def ancestors(pid: int | None = None) -> Iterator[ProcessIdentity]:
-    """The identities of the parent, grandparent, … of `pid` (default: this process)."""
+    """The identities of the parent, grandparent, … of `pid` (default: this process).
+
+    On Linux read from ``/proc`` directly (`_proc_ancestors`); elsewhere, or when ``/proc``
+    cannot be read, with psutil. Both give the same start times (psutil computes them from
+    ``/proc`` the same way).
+    """
+    if sys.platform.startswith("linux"):
+        found = _proc_ancestors(pid if pid is not None else os.getpid())
+        if found is not None:
+            yield from found
+            return
+    import psutil
+
     try:
         proc = psutil.Process(pid if pid is not None else os.getpid())
         parents = proc.parents()
@@ -98,3 +113,60 @@ def ancestors(pid: int | None = None) -> Iterator[ProcessIdentity]:
             yield ProcessIdentity(parent.pid, parent.create_time())
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
+
+
+def _proc_stat(pid: int) -> tuple[int, int] | None:
+    """``(ppid, starttime in clock ticks since boot)`` of `pid` from ``/proc/<pid>/stat``,
+    or None when it is gone or unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+    fields = data[data.rfind(b")") + 2:].split()
+    try:
+        return int(fields[1]), int(fields[19])  # fields 4 (ppid) and 22 (starttime)
+    except (IndexError, ValueError):
+        return None
+
+
+def _boot_time_s() -> float | None:
+    """The boot time (``btime`` of ``/proc/stat``, seconds since the epoch), or None."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            for line in f:
+                if line.startswith(b"btime"):
+                    return float(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _proc_ancestors(pid: int) -> list[ProcessIdentity] | None:
+    """The ancestors of `pid` as psutil's ``Process.parents()`` gives them, read from
+    ``/proc`` (``create_time = btime + starttime / CLK_TCK``, as psutil computes it); None
+    when ``/proc`` cannot be used, so the caller falls back to psutil.
+
+    Like psutil, the walk stops at pid 0 and at a "parent" started after its child (its
+    pid was reused after the real parent ended).
+    """
+    boot = _boot_time_s()
+    own = _proc_stat(pid)
+    if boot is None or own is None:
+        return None
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+    except (ValueError, OSError):
+        return None
+    found: list[ProcessIdentity] = []
+    ppid, started = own
+    seen = {pid}
+    while ppid > 0 and ppid not in seen:
+        parent = _proc_stat(ppid)
+        if parent is None or parent[1] > started:
+            break
+        seen.add(ppid)
+        found.append(ProcessIdentity(ppid, boot + parent[1] / ticks))
+        ppid, started = parent
+    return found

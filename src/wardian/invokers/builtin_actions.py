@@ -1,7 +1,8 @@
 """Built-in blueprint actions of memory consolidation: load, snapshot, commit, draft a plan.
 
 Registered with the engine's action registry (`wardian.engine.actions.register_action`) when
-this module is imported; every engine entry point imports it (see `ensure_registered`).
+this module is imported; the engine finds it through the ``wardian.actions`` entry point, so
+every path that executes runs (CLI, detached run, drain worker, daemon) has these actions.
 It sits at the invokers level because it needs both the runtime (archives) and memory.
 
 * ``archive.load`` — the agent's archive slice after its consolidation cursor (or a
@@ -578,9 +579,8 @@ _ACTIONS: dict[str, Callable[..., dict[str, Any]]] = {
 def ensure_registered() -> None:
     """Register the built-in actions with the engine's registry (idempotent).
 
-    The engine imports this module (listed in
-    `wardian.engine.actions.BUILTIN_ACTION_MODULES`) before it looks an action up, and
-    importing it calls this once.
+    The engine loads this module through the ``wardian.actions`` entry point (declared in
+    pyproject.toml) the first time it looks an action up; importing it calls this once.
     """
     from wardian.engine.actions import register_action
 

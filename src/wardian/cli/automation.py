@@ -42,6 +42,17 @@ def _summary(run: Any) -> None:
         if attempt.error:
             line += f"  {attempt.error}"
         stdout(line)
+        _step_notes(attempt.output)
+
+
+def _step_notes(output: Any) -> None:
+    """Print a step output's own `summary` and `next` (the command to run) in full: review
+    mode's plan path and preview command must not hide in a truncated table cell."""
+    if not isinstance(output, dict):
+        return
+    for key in ("summary", "next"):
+        if isinstance(output.get(key), str) and output[key]:
+            stdout(f"      {key}: {output[key]}")
 
 
 def _exit_for(run: Any) -> None:
@@ -149,6 +160,11 @@ def show(run_id: str = typer.Argument(..., help="Run id or unique prefix."),
     print_table(["AT", "EVENT", "STEP", "DATA"],
                 [(_local(e["at"]), e["kind"], e["step_id"] or "", _short(e["data"]))
                  for e in run.events], title="Events")
+    for attempt in run.attempts:
+        if isinstance(attempt.output, dict) and ("summary" in attempt.output
+                                                 or "next" in attempt.output):
+            stdout(f"{attempt.step_id}:")
+            _step_notes(attempt.output)
 
 
 def _short(value: Any, limit: int = 120) -> str:

@@ -202,8 +202,22 @@ def run(transcript: Path, home: Path) -> int:
                  "--show-context")
 
     print(f"\nDone: the run {status}. Look around with "
-          f"`WARDIAN_HOME={home} wardian automation runs`; delete {home} when finished.")
+          f"`WARDIAN_HOME={home} {_wardian_command()} automation runs`; "
+          f"delete {home} when finished.")
     return 0 if status == "succeeded" else 1
+
+
+def _wardian_command() -> str:
+    """How the user can type `wardian` from their shell: plain when it is on PATH and is this
+    installation, else the absolute path of this installation's console script."""
+    import shutil
+    import sysconfig
+
+    script = os.path.join(sysconfig.get_path("scripts"), "wardian")
+    found = shutil.which("wardian")
+    if found and os.path.realpath(found) == os.path.realpath(script):
+        return "wardian"
+    return script if os.path.exists(script) else f"{sys.executable} -m wardian"
 
 
 def main(argv: list[str] | None = None) -> int:

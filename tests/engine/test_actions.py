@@ -1,9 +1,8 @@
 """The action registry: plugin discovery through the ``wardian.actions`` entry-point group,
-thread-safe first lookup, and the engine's one-way dependencies."""
+thread-safe first lookup (the layering check is tests/test_architecture.py)."""
 
 from __future__ import annotations
 
-import ast
 import os
 import subprocess
 import sys
@@ -14,8 +13,6 @@ import pytest
 
 from wardian.engine.actions import ENTRY_POINT_GROUP, get_action, known_actions, plugin_errors
 from wardian.errors import NotFoundError
-
-SRC = Path(__file__).resolve().parents[2] / "src" / "wardian"
 
 
 def _python(code: str, extra_path: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -99,30 +96,3 @@ def test_unknown_action_names_the_nearest_and_the_group() -> None:
     text = info.value.render()
     assert "unknown action 'nop' (did you mean 'noop'?)" in text
     assert ENTRY_POINT_GROUP in text
-
-
-def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-        elif (isinstance(node, ast.Call) and node.args
-              and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str)):
-            found.add(node.args[0].value)  # import_module("...") and the like
-    return found
-
-
-@pytest.mark.parametrize("package", ["engine", "blueprints"])
-def test_engine_and_blueprints_never_import_upwards(package: str) -> None:
-    upward = ("wardian.invokers", "wardian.cli")
-    offenders = {
-        f"{path.relative_to(SRC)}: {module}"
-        for path in sorted((SRC / package).rglob("*.py"))
-        for module in _imported_modules(path)
-        if module.startswith(upward)
-    }
-    assert not offenders, "DESIGN.md: dependencies point one way"

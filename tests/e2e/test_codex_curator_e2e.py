@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.e2e._support import W, install_fake_codex, recorded_calls, write_claude_session
 from wardian.memory.consolidation import get_cursor
@@ -34,6 +35,17 @@ def _codex_exec_calls(record: Path) -> list[dict[str, object]]:
             and "exec" in c["argv"]]
 
 
+def _events(run_id: str) -> list[dict[str, Any]]:
+    """The run's event log, read from state.db."""
+    from wardian.engine.runs import RunStore
+
+    store = RunStore()
+    try:
+        return store.events(run_id)
+    finally:
+        store.close()
+
+
 def _cursor(agent_id: str) -> int | None:
     store = MemoryStore()
     try:
@@ -59,6 +71,9 @@ def test_codex_curator_gets_the_exact_model_and_effort(w: W, tmp_path: Path) -> 
 
     commit = w.steps(run["run_id"])["commit"]["output"]
     assert [d["code"] for d in commit["dropped"]] == ["evidence_not_found"]
+    dropped_events = [e["data"] for e in _events(run["run_id"])
+                      if e["kind"] == "action.memory.op_dropped"]  # reported in the run
+    assert [(e["code"], e["index"]) for e in dropped_events] == [("evidence_not_found", 1)]
     (record_doc,) = w.records("coder")
     assert record_doc["text"] == "Use pnpm, not npm, in this repository"
     assert _cursor(agent_id) == commit["cursor"] is not None

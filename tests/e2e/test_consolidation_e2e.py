@@ -95,9 +95,10 @@ def test_session_close_consolidates_once_then_only_the_new_part(
     new_text = _text_of(later_transcript)
     assert later["count"] == len(load_transcript(later_transcript).messages)
     after = w.records("dev", include_removed=True)
-    for record in after:
-        if record["id"] not in applied:  # saved by the later run: evidence from session 2
-            assert normalise_whitespace(record["evidence"]) in new_text, record
+    later_saved = [r for r in after if r["id"] not in applied]
+    assert later_saved, w.steps(second["run_id"])["commit"]["output"]  # session 2 has rules
+    for record in later_saved:  # saved by the later run: evidence from session 2 only
+        assert normalise_whitespace(record["evidence"]) in new_text, record
 
 
 def test_review_mode_drafts_a_plan_garden_accepts(w: W, tmp_path: Path) -> None:
@@ -115,8 +116,7 @@ def test_review_mode_drafts_a_plan_garden_accepts(w: W, tmp_path: Path) -> None:
     assert steps["commit"]["status"] == "skipped"
     review = steps["review"]["output"]
     assert w.records("reviewer") == []  # review mode writes nothing to memory
-    if review["path"] is None:
-        pytest.skip("the builtin curator proposed nothing for this session")
+    assert review["path"] is not None, review  # the session states a preference: a plan
     plan = Path(review["path"])
     assert plan.parent == w.home / "plans"
     preview = w.json("garden", "maintain", "preview", str(plan), "--agent", "reviewer")

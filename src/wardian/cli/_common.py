@@ -46,6 +46,14 @@ class WardianGroup(TyperGroup):
     """
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        """Run the command; errors become ``Error: …`` on stderr and the documented exit code
+        (DESIGN.md "Conventions": 1 failed, 2 usage, 3 not authorised, 4 conflict; 130
+        interrupted).
+
+        Raises:
+            typer.Exit: with that code. Under pytest or ``WARDIAN_DEBUG=1`` the original
+                error is re-raised instead.
+        """
         try:
             return super().invoke(ctx)
         except WardianError as exc:

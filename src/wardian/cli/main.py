@@ -40,9 +40,11 @@ class LazyWardianGroup(WardianGroup):
     """The root group: sub-groups are imported on first use (see module docstring)."""
 
     def list_commands(self, ctx: Any) -> list[str]:
+        """The command names in `GROUPS` order, without importing any of them."""
         return list(GROUPS)
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The click command for `cmd_name`, importing its module now; None if unknown."""
         module_name = GROUPS.get(cmd_name)
         if module_name is None:
             return None

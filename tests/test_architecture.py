@@ -39,10 +39,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "KNOWN VIOLATION, not yet fixed: validate checks `action:` names against the "
         "engine's action registry (lazy import under check_actions). Fix: let the caller "
         "pass the known action names in.",
-    ("wardian.providers.assignments", "wardian.runtime.agents"):
-        "KNOWN VIOLATION, not yet fixed: resolve_assignment looks an agent target up in "
-        "the runtime's AgentRegistry (lazy import). Fix: inject an agent lookup from "
-        "engine/invokers.",
 }
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.providers.conftest import FakeCli
+from wardian.engine.assignments import agent_selection
 from wardian.errors import NotFoundError, ValidationError
 from wardian.providers.assignments import (
     AgentAssignment,
@@ -105,10 +106,14 @@ def test_parse_errors_carry_the_field_path() -> None:
 
 def test_resolve_agent_target_uses_the_agents_selection(fake_cli: FakeCli) -> None:
     AgentRegistry().add("alice", "codex", model="gpt-5.2-codex", effort="xhigh")
-    assert resolve_assignment(AgentAssignment(target_type="agent", agent="alice")) == (
+    assert resolve_assignment(AgentAssignment(target_type="agent", agent="alice"),
+                              agents=agent_selection) == (
         "codex", "gpt-5.2-codex", "xhigh")
     with pytest.raises(NotFoundError):
-        resolve_assignment(AgentAssignment(target_type="agent", agent="bob"))
+        resolve_assignment(AgentAssignment(target_type="agent", agent="bob"),
+                           agents=agent_selection)
+    with pytest.raises(ValueError, match="agents="):  # providers never reach the runtime
+        resolve_assignment(AgentAssignment(target_type="agent", agent="alice"))
 
 
 def _one(provider: str, **fields: str) -> dict[str, Any]:
@@ -158,12 +163,14 @@ def test_agent_target_errors_name_the_role_and_the_agent() -> None:
     AgentRegistry().add("alice", "codex", model="gpt-5.2-codex")
     with pytest.raises(ValidationError) as never:
         validate_assignments(parse_assignments(
-            {"judge": {"target_type": "agent", "agent": "alice"}}), origin="--assignments")
+            {"judge": {"target_type": "agent", "agent": "alice"}}), origin="--assignments",
+            agents=agent_selection)
     assert str(never.value).startswith(
         "--assignments: judge: agent 'alice': the model catalog of codex was never refreshed")
     ghost = parse_assignments({"judge": {"target_type": "agent", "agent": "ghost"}})
     with pytest.raises(NotFoundError) as missing:
-        validate_assignments(ghost, origin="--assignments", check_catalog=False)
+        validate_assignments(ghost, origin="--assignments", check_catalog=False,
+                             agents=agent_selection)
     assert str(missing.value) == ("--assignments: judge: no agent named or with id 'ghost' "
                                   "(see `wardian agent list`)")
     assert missing.value.exit_code == 1

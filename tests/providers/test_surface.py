@@ -15,7 +15,7 @@ SURFACE = {
                                    "register_adapter", "unregister_adapter"],
     "wardian.providers.catalog": ["DISCOVERY_TIMEOUT_S", "CatalogEntry", "CatalogRefreshFailed",
                                   "ModelCatalog"],
-    "wardian.providers.assignments": ["AgentAssignment", "Assignment",
+    "wardian.providers.assignments": ["AgentAssignment", "AgentLookup", "Assignment",
                                       "TemporaryProviderAssignment", "parse_assignments",
                                       "resolve_assignment", "validate_assignments"],
     "wardian.providers.process": ["MAX_ARG_PROMPT_BYTES", "MAX_OUTPUT_BYTES", "ProcessResult",

@@ -19,7 +19,7 @@ from typing import Any
 
 from wardian.errors import ValidationError
 
-__all__ = ["check_assignments", "parse_assignments_json", "resolve_selection"]
+__all__ = ["agent_selection", "check_assignments", "parse_assignments_json", "resolve_selection"]
 
 ORIGIN = "--assignments"
 """Where assignments come from, as messages name it."""
@@ -81,7 +81,8 @@ def check_assignments(loaded: Any, assignments: str | dict[str, Any] | None, *,
             "assignment", source=origin,
             hint=f'pass {origin} \'{{"{missing[0]}": {{"target_type": '
                  '"temporary_provider", "provider": "builtin"}}\'')
-    validate_assignments(parsed, origin=origin, check_catalog=check_catalog)
+    validate_assignments(parsed, origin=origin, check_catalog=check_catalog,
+                         agents=agent_selection)
     return {role: item.model_dump(exclude_none=True) for role, item in parsed.items()}
 
 
@@ -99,4 +100,22 @@ def resolve_selection(item: dict[str, Any], *, role: str = "assignment"
     """
     from wardian.providers.assignments import parse_assignments, resolve_assignment
 
-    return resolve_assignment(parse_assignments({role: item})[role])
+    return resolve_assignment(parse_assignments({role: item})[role], agents=agent_selection)
+
+
+def agent_selection(name_or_id: str) -> tuple[str, str | None, str | None]:
+    """``(provider, model, effort)`` of a registered agent (name, id or unique prefix).
+    Read-only. The `AgentLookup` that providers' assignment checks are given: the agent
+    registry is the runtime's, which the providers package must not import.
+
+    Raises:
+        NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
+    """
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    try:
+        agent = registry.get(name_or_id)
+    finally:
+        registry.close()
+    return agent.provider, agent.model, agent.effort

@@ -315,12 +315,13 @@ def schedule_key(invoker_id: str, scheduled: datetime | str) -> str:
 def _blocked_reason(invoker: Invoker) -> str | None:
     """Why the invoker's assignments cannot run now, or None (providers' validation)."""
     try:
+        from wardian.engine.assignments import agent_selection
         from wardian.providers.assignments import parse_assignments, resolve_assignment
     except ImportError:
         return None
     try:
         for assignment in parse_assignments(invoker.assignments).values():
-            resolve_assignment(assignment)
+            resolve_assignment(assignment, agents=agent_selection)
     except WardianError as exc:
         return f"blocked assignment: {exc.render()}"
     return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic import ValidationError as PydanticError
@@ -26,6 +26,7 @@ from wardian.errors import NotFoundError, UsageError, ValidationError, WardianEr
 
 __all__ = [
     "AgentAssignment",
+    "AgentLookup",
     "Assignment",
     "TemporaryProviderAssignment",
     "parse_assignments",
@@ -159,26 +160,38 @@ def parse_assignments(
         raise _translate(exc.errors()[0], origin) from exc
 
 
+class AgentLookup(Protocol):
+    """``agents(name_or_id) -> (provider, model, effort)`` of a registered agent.
+
+    The agent registry lives in the runtime, above this package (DESIGN.md "Layout"), so
+    callers pass one in (`wardian.engine.assignments.agent_selection`).
+
+    Raises:
+        NotFoundError / AmbiguousIdError: no such agent / the id prefix is ambiguous.
+    """
+
+    def __call__(self, name_or_id: str, /) -> tuple[str, str | None, str | None]: ...
+
+
 def resolve_assignment(
     assignment: TemporaryProviderAssignment | AgentAssignment,
+    *,
+    agents: AgentLookup | None = None,
 ) -> tuple[str, str | None, str | None]:
     """The (provider, model, effort) an assignment stands for.
 
-    An agent target resolves to that agent's provider, model and effort.
+    An agent target resolves to that agent's provider, model and effort through `agents`.
 
     Raises:
         NotFoundError / AmbiguousIdError: the agent does not exist / prefix is ambiguous.
+        ValueError: an agent target without `agents` (a caller's bug).
     """
     if isinstance(assignment, TemporaryProviderAssignment):
         return assignment.provider, assignment.model, assignment.effort
-    from wardian.runtime.agents import AgentRegistry
-
-    registry = AgentRegistry()
-    try:
-        agent = registry.get(assignment.agent)
-    finally:
-        registry.close()
-    return agent.provider, agent.model, agent.effort
+    if agents is None:
+        raise ValueError(f"agent target {assignment.agent!r}: resolve_assignment needs "
+                         "agents=… (wardian.engine.assignments.agent_selection)")
+    return agents(assignment.agent)
 
 
 def _for_role(exc: WardianError, role: str, origin: str | None,
@@ -209,6 +222,7 @@ def validate_assignments(
     *,
     origin: str | None = None,
     check_catalog: bool = True,
+    agents: AgentLookup | None = None,
 ) -> dict[str, tuple[str, str | None, str | None]]:
     """Resolve every assignment and check it against the model catalog. Read-only.
 
@@ -217,6 +231,7 @@ def validate_assignments(
         origin: where the assignments came from (``--assignments``); messages start with it,
             then the role: ``--assignments: curator: provider 'codx' is unknown (known: …)``.
         check_catalog: False = only resolve (an agent target must still exist).
+        agents: resolves agent targets (see `AgentLookup`); needed when there are any.
 
     Returns:
         role -> (provider, model, effort).
@@ -245,7 +260,7 @@ def validate_assignments(
     try:
         for role, assignment in assignments.items():
             try:
-                provider, model, effort = resolve_assignment(assignment)
+                provider, model, effort = resolve_assignment(assignment, agents=agents)
                 if catalog is not None:
                     catalog.validate_selection(provider, model, effort)
             except (NotFoundError, UsageError) as exc:

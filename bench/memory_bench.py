@@ -265,7 +265,7 @@ def main() -> int:
     print("\nWhere a `wardian memory save` process spends its imports (cumulative ms):")
     for name, ms in imports:
         print(f"  {name:<28} {ms:6.1f}")
-    print("  note: the interpreter's start and importing typer 0.29 (with its vendored click)"
+    print("  note: the interpreter's start and importing typer and click"
           " dominate a whole-process call, not the memory code; the root group loads only"
           " the `memory` group (wardian.cli.main), and psutil is the process-identity check.")
     print(f"\nbench finished in {time.perf_counter() - started:.0f} s")

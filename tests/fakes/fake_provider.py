@@ -24,6 +24,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 TOOL = globals().get("FAKE_TOOL") or Path(sys.argv[0]).name
 ARGS = sys.argv[1:]
@@ -163,7 +164,7 @@ def codex_exec() -> int:
         home = Path(os.environ.get("CODEX_HOME", Path.home() / ".codex"))
         day = home / "sessions" / "2026" / "11" / "29"
         day.mkdir(parents=True, exist_ok=True)
-        lines = [
+        lines: list[dict[str, Any]] = [
             {"timestamp": TS, "type": "session_meta",
              "payload": {"id": thread_id, "cwd": os.getcwd(), "originator": "codex_exec",
                          "cli_version": "0.130.0"}},
@@ -216,7 +217,8 @@ def claude() -> int:
                                text=True, check=True)
 
     run_hooks("SessionStart", source="startup", model=resolved)
-    result = {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 2100,
+    result: dict[str, Any] = {"type": "result", "subtype": "success", "is_error": False,
+              "duration_ms": 2100,
               "duration_api_ms": 1900, "num_turns": 1, "result": ANSWER, "session_id": session,
               "total_cost_usd": 0.0123, "usage": {"input_tokens": 12, "output_tokens": 40},
               "modelUsage": {resolved: {"inputTokens": 12, "outputTokens": 40},

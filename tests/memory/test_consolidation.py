@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ ARCHIVE = (
 
 
 @pytest.fixture
-def store(wardian_home: Path) -> MemoryStore:
+def store(wardian_home: Path) -> Iterator[MemoryStore]:
     s = MemoryStore()
     yield s
     s.close()

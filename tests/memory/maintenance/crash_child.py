@@ -33,7 +33,7 @@ def main() -> None:
     counts = {"revisions": 0, "receipt": 0}
 
     def traced(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
-        conn = real_connect(database, *args, **kwargs)
+        conn: sqlite3.Connection = real_connect(database, *args, **kwargs)
         if os.fspath(database).endswith("memory.db"):
             conn.set_trace_callback(lambda sql: on_statement(conn, sql))
         return conn

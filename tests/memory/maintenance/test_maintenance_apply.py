@@ -25,7 +25,8 @@ def maintain(cli: Any, command: str, *args: str) -> Any:
 def preview(cli: Any, path: Path) -> dict[str, Any]:
     result = maintain(cli, "preview", str(path), "--json")
     assert result.exit_code == 0, result.stderr
-    return json.loads(result.stdout)
+    doc: dict[str, Any] = json.loads(result.stdout)
+    return doc
 
 
 def apply(cli: Any, path: Path, confirm: str | None, *extra: str) -> Any:

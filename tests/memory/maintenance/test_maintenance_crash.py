@@ -47,7 +47,8 @@ def big_plan(kit: Any) -> Path:
                     "expected_revision_id": rec.current_revision_id,
                     "target_memory_id": recs[i].id})
     assert len(ops) == 100
-    return kit.write(kit.plan(ops, plan_id="big", idempotency_key="big-1"))
+    path: Path = kit.write(kit.plan(ops, plan_id="big", idempotency_key="big-1"))
+    return path
 
 
 def start_paused(kit: Any, path: Path, confirm: str, step: int) -> tuple[Any, int, int]:
@@ -66,8 +67,9 @@ def start_paused(kit: Any, path: Path, confirm: str, step: int) -> tuple[Any, in
     return proc, notify_r, wait_w
 
 
-def receipts(kit: Any) -> list[Any]:
-    return kit.state()["maintenance_receipts"]
+def receipts(kit: Any) -> list[tuple[Any, ...]]:
+    rows: list[tuple[Any, ...]] = kit.state()["maintenance_receipts"]
+    return rows
 
 
 def assert_whole_plan(kit: Any, before: dict[str, Any]) -> None:

@@ -24,7 +24,7 @@ MID = "0b6f3c59-9d6a-4c8e-9a35-3f5b1e0e7a11"
 REV = "7c1d0f9e-2f34-4b7a-8a0a-5d3a2c1b0e99"
 
 
-def plan(ops: list[dict[str, Any]] | None = None, **top: Any) -> dict[str, Any]:
+def plan(ops: list[dict[str, Any]] | None = None, /, **top: Any) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "schema_version": 1, "plan_id": "p", "agent_id": "agent-1", "idempotency_key": "k",
         "operations": ops if ops is not None else [retire(MID)],

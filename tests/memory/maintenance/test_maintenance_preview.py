@@ -22,7 +22,8 @@ def preview_json(cli: Any, path: Any, *extra: str) -> dict[str, Any]:
     result = invoke(cli, "garden", "maintain", "preview", str(path), "--agent", "alice",
                     "--json", *extra)
     assert result.exit_code == 0, result.stderr
-    return json.loads(result.stdout)
+    doc: dict[str, Any] = json.loads(result.stdout)
+    return doc
 
 
 def test_preview_shows_counts_before_after_sources_and_absorbed(kit: Any, cli: Any) -> None:
@@ -204,7 +205,7 @@ def test_sources_over_limit_after_absorbing_is_a_validation_error(kit: Any, cli:
     assert "operations[0]" in result.stderr
 
 
-GOLDEN_PLAN = {
+GOLDEN_PLAN: dict[str, Any] = {
     "schema_version": 1, "plan_id": "plan-golden",
     "agent_id": "11111111-1111-4111-8111-111111111111", "idempotency_key": "golden-1",
     "operations": [

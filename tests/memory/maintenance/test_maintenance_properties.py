@@ -30,7 +30,7 @@ OWNER = "0a0a0a0a-0000-4000-8000-000000000001"
 OTHER = "0b0b0b0b-0000-4000-8000-000000000002"
 MISSING = "0c0c0c0c-0000-4000-8000-00000000dead"
 
-texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1,
+texts = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1,
                 max_size=20).filter(lambda s: s.strip() != "")
 locators = st.sampled_from(["a.md", "b.md", "c.md", "d.md"])
 sources = st.lists(st.builds(lambda t, loc, p: {"source_type": t, "locator": loc,
@@ -158,7 +158,7 @@ def build_plan(world: World, db: Path, stale: dict[str, str]) -> dict[str, Any]:
 
 
 def touched(plan: dict[str, Any], fields: tuple[str, ...]) -> set[str]:
-    ids = set()
+    ids: set[str] = set()
     for op in plan["operations"]:
         ids.update(v for k, v in op.items() if k in fields)
     return ids

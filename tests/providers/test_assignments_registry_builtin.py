@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -185,7 +186,9 @@ class _Echo(ProviderAdapter):
 
     options_model = Options
 
-    def run(self, request: ProviderRequest) -> ProviderResult:
+    def run(
+        self, request: ProviderRequest, *, cancel: threading.Event | None = None
+    ) -> ProviderResult:
         options = self.parse_options(request)
         text = request.prompt.upper() if getattr(options, "loud", False) else request.prompt
         return ProviderResult(text=text, model=request.model)

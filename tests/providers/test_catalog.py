@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from tests.conftest import invoke
 from tests.providers.conftest import FakeCli
@@ -65,7 +67,8 @@ def test_validation_errors_say_what_to_run(fake_cli: FakeCli) -> None:
     with pytest.raises(UnknownProvider) as bad:
         catalog.validate_selection("codx", "gpt-5.2-codex", None)
     assert bad.value.exit_code == 2 and "known providers: anthropic, builtin" in str(bad.value)
-    assert catalog.validate_selection("codex", "gpt-5.2-codex", "xhigh").id == "gpt-5.2-codex"
+    selected = catalog.validate_selection("codex", "gpt-5.2-codex", "xhigh")
+    assert selected is not None and selected.id == "gpt-5.2-codex"
 
 
 def test_gemini_effort_is_rejected_by_the_catalog(fake_cli: FakeCli) -> None:
@@ -86,7 +89,8 @@ def test_builtin_is_static_and_always_refreshed() -> None:
         catalog.validate_selection("builtin", "gpt-5", None)
 
 
-def test_cli_lists_refreshes_and_reports_a_failed_refresh(cli, fake_cli: FakeCli) -> None:
+def test_cli_lists_refreshes_and_reports_a_failed_refresh(cli: CliRunner,
+                                                          fake_cli: FakeCli) -> None:
     never = invoke(cli, "agent", "models", "--provider", "codex")
     assert never.exit_code == 2
     assert "--refresh" in never.stderr
@@ -105,13 +109,13 @@ def test_cli_lists_refreshes_and_reports_a_failed_refresh(cli, fake_cli: FakeCli
     assert f"fetched at {doc['fetched_at']}" in failed.stderr
 
 
-def test_cli_unknown_provider_exit_2(cli) -> None:
+def test_cli_unknown_provider_exit_2(cli: CliRunner) -> None:
     result = invoke(cli, "agent", "models", "--provider", "nope")
     assert result.exit_code == 2
     assert "known providers:" in result.stderr
 
 
-def test_cli_builtin(cli) -> None:
+def test_cli_builtin(cli: CliRunner) -> None:
     result = invoke(cli, "agent", "models", "--provider", "builtin", "--json")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["models"][0]["id"] == "curator-rules"
@@ -127,8 +131,9 @@ def test_unknown_provider_is_a_usage_error() -> None:
     ("openai", "set OPENAI_API_KEY"),
     ("anthropic", "set ANTHROPIC_API_KEY"),
 ])
-def test_cli_refresh_failure_says_how_to_fix_it(cli, monkeypatch, tmp_path, provider,
-                                                how_to_fix) -> None:
+def test_cli_refresh_failure_says_how_to_fix_it(cli: CliRunner, monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path, provider: str,
+                                                how_to_fix: str) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
@@ -141,7 +146,7 @@ def test_cli_refresh_failure_says_how_to_fix_it(cli, monkeypatch, tmp_path, prov
     assert "Traceback" not in result.stderr
 
 
-def _fail_a_refresh(cli, monkeypatch, tmp_path) -> str:
+def _fail_a_refresh(cli: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
     """Refresh codex with nothing on PATH (it fails); return the failed attempt's time."""
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert invoke(cli, "agent", "models", "--provider", "codex", "--refresh").exit_code == 1
@@ -156,7 +161,7 @@ NOT_INSTALLED = ("the `codex` command was not found on PATH (install the codex C
 
 
 def test_cli_list_after_only_a_failed_refresh_says_never_fetched_and_why(
-        cli, monkeypatch, tmp_path) -> None:
+        cli: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     when = _fail_a_refresh(cli, monkeypatch, tmp_path)
     for args in ((), ("--json",)):
         result = invoke(cli, "agent", "models", "--provider", "codex", *args)
@@ -168,7 +173,7 @@ def test_cli_list_after_only_a_failed_refresh_says_never_fetched_and_why(
 
 
 def test_cli_assignment_after_a_failed_refresh_says_it_failed_and_why(
-        cli, monkeypatch, tmp_path) -> None:
+        cli: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert invoke(cli, "agent", "add", "coder", "--provider", "codex").exit_code == 0
     when = _fail_a_refresh(cli, monkeypatch, tmp_path)
     result = invoke(
@@ -186,7 +191,7 @@ def test_cli_assignment_after_a_failed_refresh_says_it_failed_and_why(
 
 
 def test_cli_list_after_a_later_failed_refresh_says_when_and_how_to_retry(
-        cli, fake_cli: FakeCli) -> None:
+        cli: CliRunner, fake_cli: FakeCli) -> None:
     good = ModelCatalog().refresh("codex", timeout_s=20)
     fake_cli.scenario("discovery_fail")
     failed = ModelCatalog().refresh("codex", timeout_s=20)

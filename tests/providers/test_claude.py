@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from wardian.providers.errors import (
     ModelRerouted,
     ModelUnavailable,
     ModelUnverified,
+    ProviderError,
     ProviderTimeout,
     QuotaExhausted,
 )
@@ -24,14 +26,15 @@ SCHEMA = {"type": "object", "required": ["operations"],
           "properties": {"operations": {"type": "array"}}}
 
 
-def request(**kw: object) -> ProviderRequest:
-    base: dict[str, object] = {"provider": "claude", "model": "claude-fable-5", "effort": "max",
+def request(**kw: Any) -> ProviderRequest:
+    base: dict[str, Any] = {"provider": "claude", "model": "claude-fable-5", "effort": "max",
                                "system": "You curate.", "prompt": "Curate this.",
                                "output_schema": SCHEMA, "timeout_s": 30}
     return ProviderRequest(**(base | kw))
 
 
-def test_passes_exact_flags_never_a_fallback(fake_cli: FakeCli, monkeypatch) -> None:
+def test_passes_exact_flags_never_a_fallback(fake_cli: FakeCli,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUDE_CODE_EFFORT_LEVEL", "low")  # would override --effort
     monkeypatch.setenv("ANTHROPIC_MODEL", "claude-haiku-4-5")
     result = get_adapter("claude").run(request())
@@ -69,13 +72,13 @@ def test_bare_mode_installs_no_hooks(fake_cli: FakeCli) -> None:
     assert "--bare" in argv
 
 
-def test_alias_matches_the_resolved_model_and_haiku_background_is_fine(fake_cli) -> None:
+def test_alias_matches_the_resolved_model_and_haiku_background_is_fine(fake_cli: FakeCli) -> None:
     result = get_adapter("claude").run(request(model="opus", effort="high"))
     assert result.model == "claude-opus-5"
 
 
 @pytest.mark.parametrize("model", ["opus", None])
-def test_a_silent_switch_within_the_family_is_caught(fake_cli: FakeCli, model) -> None:
+def test_a_silent_switch_within_the_family_is_caught(fake_cli: FakeCli, model: str | None) -> None:
     """``opus`` resolved to claude-opus-5 at init; an answer from claude-opus-4-8 is a switch,
     even though both match the alias, and even when no model was assigned."""
     fake_cli.scenario("silent_switch")
@@ -93,7 +96,8 @@ def test_a_silent_switch_within_the_family_is_caught(fake_cli: FakeCli, model) -
     ("quota", QuotaExhausted, "usage limit"),
     ("no_auth", MissingCredentials, "Not logged in"),
 ])
-def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario, error, words) -> None:
+def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario: str,
+                                        error: type[ProviderError], words: str) -> None:
     fake_cli.scenario(scenario)
     with pytest.raises(error) as info:
         get_adapter("claude").run(request())
@@ -129,7 +133,7 @@ def test_an_init_event_that_echoes_the_alias_is_resolved_by_the_answer() -> None
     from wardian.providers.claude import ClaudeAdapter
 
     adapter = ClaudeAdapter()
-    usage = {"modelUsage": {"claude-opus-5-20260301": {}, "claude-haiku-4-5": {}}}
+    usage: dict[str, Any] = {"modelUsage": {"claude-opus-5-20260301": {}, "claude-haiku-4-5": {}}}
     ok = adapter._verify(request(model="opus", effort=None), "opus",
                          ["claude-opus-5", "claude-opus-5"], usage, [])
     assert ok == "claude-opus-5"

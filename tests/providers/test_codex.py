@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,7 @@ from wardian.providers.errors import (
     ModelUnavailable,
     ModelUnverified,
     OutputInvalid,
+    ProviderError,
     ProviderNotInstalled,
     ProviderTimeout,
     QuotaExhausted,
@@ -26,14 +29,14 @@ SCHEMA = {"type": "object", "required": ["operations"],
           "properties": {"operations": {"type": "array"}}}
 
 
-def request(**kw: object) -> ProviderRequest:
-    base: dict[str, object] = {"provider": "codex", "model": "gpt-5.2-codex", "effort": "high",
+def request(**kw: Any) -> ProviderRequest:
+    base: dict[str, Any] = {"provider": "codex", "model": "gpt-5.2-codex", "effort": "high",
                                "system": "You curate.", "prompt": "Curate this.",
                                "output_schema": SCHEMA, "timeout_s": 30}
     return ProviderRequest(**(base | kw))
 
 
-def test_passes_exact_flags_and_verifies_the_rollout(fake_cli: FakeCli, tmp_path) -> None:
+def test_passes_exact_flags_and_verifies_the_rollout(fake_cli: FakeCli, tmp_path: Path) -> None:
     result = get_adapter("codex").run(request(cwd=str(tmp_path)))
     assert result.output == {"operations": []}
     assert (result.model, result.effort) == ("gpt-5.2-codex", "high")
@@ -61,7 +64,8 @@ def test_passes_exact_flags_and_verifies_the_rollout(fake_cli: FakeCli, tmp_path
     ("no_rollout", ModelUnverified, "rollout"),
     ("no_effort_report", ModelUnverified, "records no reasoning effort"),
 ])
-def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario, error, words) -> None:
+def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario: str,
+                                        error: type[ProviderError], words: str) -> None:
     fake_cli.scenario(scenario)
     with pytest.raises(error) as info:
         get_adapter("codex").run(request())
@@ -104,7 +108,7 @@ def test_a_prompt_starting_with_a_dash_goes_through_stdin(fake_cli: FakeCli) -> 
     assert call["argv"][-1] == "-" and call["stdin"] == "- keep it short"
 
 
-def test_missing_cli(fake_cli: FakeCli, monkeypatch, tmp_path) -> None:
+def test_missing_cli(fake_cli: FakeCli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(ProviderNotInstalled, match="`codex` command was not found"):
         get_adapter("codex").run(request())
@@ -126,7 +130,7 @@ def test_discovery_through_app_server(fake_cli: FakeCli) -> None:
     assert [c["argv"] for c in fake_cli.calls()] == [["app-server"]]
 
 
-def test_discovery_output_is_capped(fake_cli: FakeCli, monkeypatch) -> None:
+def test_discovery_output_is_capped(fake_cli: FakeCli, monkeypatch: pytest.MonkeyPatch) -> None:
     import wardian.providers.codex as codex_module
     from wardian.providers.errors import DiscoveryFailed
 

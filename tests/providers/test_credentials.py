@@ -16,10 +16,10 @@ from wardian.providers.registry import get_adapter
 
 
 class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's __init__ is unannotated
         self.secrets: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:
@@ -43,8 +43,9 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
         keyring.set_keyring(previous)
 
 
-def test_key_from_keyring_is_used_and_never_stored(fake_http: FakeHttp, memory_keyring,
-                                                   monkeypatch) -> None:
+def test_key_from_keyring_is_used_and_never_stored(fake_http: FakeHttp,
+                                                   memory_keyring: MemoryKeyring,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     secret = "sk-ant-keyring-" + "q" * 24
     memory_keyring.set_password("wardian", "anthropic", secret)
@@ -62,8 +63,8 @@ def test_key_from_keyring_is_used_and_never_stored(fake_http: FakeHttp, memory_k
             assert secret.encode() not in path.read_bytes(), path
 
 
-def test_environment_wins_over_keyring(fake_http: FakeHttp, memory_keyring,
-                                       monkeypatch) -> None:
+def test_environment_wins_over_keyring(fake_http: FakeHttp, memory_keyring: MemoryKeyring,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
     memory_keyring.set_password("wardian", "anthropic", "from-keyring")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "from-env")
     SettingsStore().set("providers.anthropic.base_url", fake_http.url)

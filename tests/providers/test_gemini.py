@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.providers.conftest import FakeCli, gone
@@ -11,6 +13,7 @@ from wardian.providers.errors import (
     ModelMismatch,
     ModelRerouted,
     ModelUnavailable,
+    ProviderError,
     ProviderTimeout,
     QuotaExhausted,
     UnsupportedEffort,
@@ -21,8 +24,8 @@ SCHEMA = {"type": "object", "required": ["operations"],
           "properties": {"operations": {"type": "array"}}}
 
 
-def request(**kw: object) -> ProviderRequest:
-    base: dict[str, object] = {"provider": "gemini", "model": "gemini-2.5-pro",
+def request(**kw: Any) -> ProviderRequest:
+    base: dict[str, Any] = {"provider": "gemini", "model": "gemini-2.5-pro",
                                "system": "You curate.", "prompt": "Curate this.",
                                "output_schema": SCHEMA, "timeout_s": 30}
     return ProviderRequest(**(base | kw))
@@ -53,7 +56,8 @@ def test_effort_is_a_validation_error_before_anything_runs(fake_cli: FakeCli) ->
     ("quota", QuotaExhausted, "exhausted your daily quota"),
     ("no_auth", MissingCredentials, "GEMINI_API_KEY"),
 ])
-def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario, error, words) -> None:
+def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario: str,
+                                        error: type[ProviderError], words: str) -> None:
     fake_cli.scenario(scenario)
     with pytest.raises(error) as info:
         get_adapter("gemini").run(request())

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from tests.conftest import invoke
 from tests.providers.conftest import FakeHttp, HttpRecord
@@ -16,6 +18,7 @@ from wardian.providers.errors import (
     MissingCredentials,
     ModelMismatch,
     ModelUnavailable,
+    ProviderError,
     ProviderTimeout,
     QuotaExhausted,
     RateLimited,
@@ -32,14 +35,14 @@ MODELS = {"object": "list", "data": [
 ]}
 
 
-def chat_answer(model: str) -> dict:
+def chat_answer(model: str) -> dict[str, Any]:
     return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1765000000,
             "model": model, "choices": [{"index": 0, "finish_reason": "stop",
                                          "message": {"role": "assistant", "content": ANSWER}}],
             "usage": {"prompt_tokens": 30, "completion_tokens": 7, "total_tokens": 37}}
 
 
-def responses_answer(model: str) -> dict:
+def responses_answer(model: str) -> dict[str, Any]:
     return {"id": "resp_1", "object": "response", "created_at": 1765000000,
             "status": "completed", "model": model,
             "reasoning": {"effort": "high", "summary": None},
@@ -52,15 +55,15 @@ def responses_answer(model: str) -> dict:
 
 
 @pytest.fixture
-def openai_server(fake_http: FakeHttp, monkeypatch) -> FakeHttp:
+def openai_server(fake_http: FakeHttp, monkeypatch: pytest.MonkeyPatch) -> FakeHttp:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     SettingsStore().set("providers.openai.base_url", fake_http.url + "/v1")
     fake_http.routes["GET /v1/models"] = (200, MODELS)
     return fake_http
 
 
-def oreq(**kw: object) -> ProviderRequest:
-    base: dict[str, object] = {"provider": "openai", "model": "qwen3:8b", "effort": "high",
+def oreq(**kw: Any) -> ProviderRequest:
+    base: dict[str, Any] = {"provider": "openai", "model": "qwen3:8b", "effort": "high",
                                "system": "You curate.", "prompt": "Curate this.",
                                "output_schema": SCHEMA, "timeout_s": 10}
     return ProviderRequest(**(base | kw))
@@ -84,7 +87,7 @@ def test_openai_chat_completions_on_a_local_server(openai_server: FakeHttp) -> N
 
 
 def test_openai_responses_api_with_key_and_dated_snapshot(openai_server: FakeHttp,
-                                                          monkeypatch) -> None:
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     openai_server.routes["POST /v1/responses"] = (200, responses_answer("gpt-5.2-2025-12-11"))
     result = get_adapter("openai").run(oreq(model="gpt-5.2", options={"api": "responses"}))
@@ -133,15 +136,16 @@ def test_openai_unlisted_model_fails_before_the_call(openai_server: FakeHttp) ->
            "type": "invalid_request_error", "param": "reasoning.effort",
            "code": "unsupported_value"}, EffortRejected),
 ])
-def test_openai_errors_map_to_their_own_class(openai_server: FakeHttp, status, error,
-                                              exc) -> None:
+def test_openai_errors_map_to_their_own_class(openai_server: FakeHttp, status: int,
+                                              error: dict[str, str],
+                                              exc: type[ProviderError]) -> None:
     openai_server.routes["POST /v1/chat/completions"] = (status, {"error": error})
     with pytest.raises(exc):
         get_adapter("openai").run(oreq())
     assert len(openai_server.requests) == 2, "nothing is retried"
 
 
-def test_openai_official_endpoint_needs_a_key(monkeypatch) -> None:
+def test_openai_official_endpoint_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(MissingCredentials, match="OPENAI_API_KEY"):
         get_adapter("openai").run(oreq(model="gpt-5.2"))
@@ -150,7 +154,7 @@ def test_openai_official_endpoint_needs_a_key(monkeypatch) -> None:
 def test_openai_timeout(openai_server: FakeHttp) -> None:
     release = threading.Event()
 
-    def slow(rec: HttpRecord) -> tuple[int, dict]:
+    def slow(rec: HttpRecord) -> tuple[int, dict[str, Any]]:
         release.wait(10)
         return 200, chat_answer("qwen3:8b")
 
@@ -172,21 +176,21 @@ def test_openai_discovery_lists_models_with_effort_table(openai_server: FakeHttp
 # --- anthropic ---------------------------------------------------------------------------
 
 
-def message_answer(model: str) -> dict:
+def message_answer(model: str) -> dict[str, Any]:
     return {"id": "msg_01", "type": "message", "role": "assistant", "model": model,
             "content": [{"type": "text", "text": ANSWER}], "stop_reason": "end_turn",
             "stop_sequence": None, "usage": {"input_tokens": 40, "output_tokens": 9}}
 
 
 @pytest.fixture
-def anthropic_server(fake_http: FakeHttp, monkeypatch) -> FakeHttp:
+def anthropic_server(fake_http: FakeHttp, monkeypatch: pytest.MonkeyPatch) -> FakeHttp:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     SettingsStore().set("providers.anthropic.base_url", fake_http.url)
     return fake_http
 
 
-def areq(**kw: object) -> ProviderRequest:
-    base: dict[str, object] = {"provider": "anthropic", "model": "claude-opus-5",
+def areq(**kw: Any) -> ProviderRequest:
+    base: dict[str, Any] = {"provider": "anthropic", "model": "claude-opus-5",
                                "effort": "xhigh", "system": "You curate.",
                                "prompt": "Curate this.", "output_schema": SCHEMA,
                                "timeout_s": 10}
@@ -224,22 +228,23 @@ def test_anthropic_response_naming_another_model_fails(anthropic_server: FakeHtt
      QuotaExhausted),
     (529, {"type": "overloaded_error", "message": "Overloaded"}, RateLimited),
 ])
-def test_anthropic_errors_map_to_their_own_class(anthropic_server: FakeHttp, status, error,
-                                                 exc) -> None:
+def test_anthropic_errors_map_to_their_own_class(anthropic_server: FakeHttp, status: int,
+                                                 error: dict[str, str],
+                                                 exc: type[ProviderError]) -> None:
     anthropic_server.routes["POST /v1/messages"] = (status, {"type": "error", "error": error})
     with pytest.raises(exc):
         get_adapter("anthropic").run(areq())
     assert len(anthropic_server.requests) == 1
 
 
-def test_anthropic_missing_key(monkeypatch) -> None:
+def test_anthropic_missing_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(MissingCredentials, match="ANTHROPIC_API_KEY"):
         get_adapter("anthropic").run(areq())
 
 
 def test_anthropic_discovery_pages_and_effort_capabilities(anthropic_server: FakeHttp) -> None:
-    def models(rec: HttpRecord) -> tuple[int, dict]:
+    def models(rec: HttpRecord) -> tuple[int, dict[str, Any]]:
         if "after_id" not in rec.path:
             return 200, {"data": [{"type": "model", "id": "claude-opus-5",
                                    "display_name": "Claude Opus 5",
@@ -264,7 +269,8 @@ def test_anthropic_discovery_pages_and_effort_capabilities(anthropic_server: Fak
     ]
 
 
-def test_a_wrong_base_url_is_not_reported_as_a_missing_model(cli, fake_http: FakeHttp) -> None:
+def test_a_wrong_base_url_is_not_reported_as_a_missing_model(cli: CliRunner,
+                                                             fake_http: FakeHttp) -> None:
     SettingsStore().set("providers.openai.base_url", fake_http.url)  # no /v1: every path 404s
     result = invoke(cli, "agent", "models", "--provider", "openai", "--refresh")
     assert result.exit_code == 1
@@ -277,11 +283,11 @@ def test_openai_timeout_covers_listing_and_answer_together(openai_server: FakeHt
     """timeout_s is the limit for the whole call, not for each HTTP request in it."""
     latency = threading.Event()  # never set: each route answers after its wait
 
-    def slow_models(rec: HttpRecord) -> tuple[int, dict]:
+    def slow_models(rec: HttpRecord) -> tuple[int, dict[str, Any]]:
         latency.wait(0.5)
         return 200, MODELS
 
-    def slow_answer(rec: HttpRecord) -> tuple[int, dict]:
+    def slow_answer(rec: HttpRecord) -> tuple[int, dict[str, Any]]:
         latency.wait(0.5)
         return 200, chat_answer("qwen3:8b")
 

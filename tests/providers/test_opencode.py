@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.providers.conftest import FakeCli, gone
@@ -11,6 +13,7 @@ from wardian.providers.errors import (
     MissingCredentials,
     ModelMismatch,
     ModelUnavailable,
+    ProviderError,
     ProviderTimeout,
     QuotaExhausted,
 )
@@ -20,8 +23,8 @@ SCHEMA = {"type": "object", "required": ["operations"],
           "properties": {"operations": {"type": "array"}}}
 
 
-def request(**kw: object) -> ProviderRequest:
-    base: dict[str, object] = {"provider": "opencode", "model": "anthropic/claude-sonnet-5-5",
+def request(**kw: Any) -> ProviderRequest:
+    base: dict[str, Any] = {"provider": "opencode", "model": "anthropic/claude-sonnet-5-5",
                                "effort": "high", "system": "You curate.",
                                "prompt": "Curate this.", "output_schema": SCHEMA,
                                "timeout_s": 30}
@@ -47,8 +50,9 @@ def test_passes_exact_flags_and_verifies_via_export(fake_cli: FakeCli) -> None:
     ("quota", QuotaExhausted, "exceeded your current quota", 1),
     ("no_auth", MissingCredentials, "API key is missing", 1),
 ])
-def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario, error, words,
-                                        ncalls) -> None:
+def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario: str,
+                                        error: type[ProviderError], words: str,
+                                        ncalls: int) -> None:
     fake_cli.scenario(scenario)
     with pytest.raises(error) as info:
         get_adapter("opencode").run(request())

@@ -39,7 +39,12 @@ def test_timeout_kills_child_and_grandchild(tmp_path: Path) -> None:
 def test_cancel_kills_the_tree(tmp_path: Path) -> None:
     pid_file = tmp_path / "gc.pid"
     cancel = threading.Event()
-    watcher = threading.Thread(target=lambda: (_wait_for(pid_file), cancel.set()), daemon=True)
+
+    def watch() -> None:
+        _wait_for(pid_file)
+        cancel.set()
+
+    watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     with pytest.raises(ProviderCancelled):
         run_process(spawn_tree_script(pid_file), provider="test", timeout_s=60, cancel=cancel)

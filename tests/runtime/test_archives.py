@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from wardian.runtime.archives import ArchiveStore, TranscriptUnreadable
 
@@ -72,7 +73,8 @@ def test_a_transcript_closed_twice_is_archived_once(tmp_path: Path) -> None:
     assert first.message_count == 2 and store.last_seq("a") == 7
 
 
-def test_conversation_show_explains_an_import_with_nothing_new(cli, tmp_path: Path) -> None:
+def test_conversation_show_explains_an_import_with_nothing_new(cli: CliRunner,
+                                                               tmp_path: Path) -> None:
     from tests.conftest import invoke
 
     store = ArchiveStore()

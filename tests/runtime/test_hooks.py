@@ -9,9 +9,11 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import invoke
+from typer.testing import CliRunner
 
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.hooks import boundary_for_reason, install_claude_code
@@ -44,7 +46,7 @@ def test_reason_mapping(reason: str, boundary: str) -> None:
     assert boundary_for_reason(reason) == boundary
 
 
-def test_claude_session_end_records_one_event_per_close(cli, agent) -> None:
+def test_claude_session_end_records_one_event_per_close(cli: CliRunner, agent: str) -> None:
     res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder",
                  input=_end_payload("clear"))
     assert res.exit_code == 0, res.output
@@ -74,7 +76,8 @@ def test_claude_session_end_records_one_event_per_close(cli, agent) -> None:
     assert ev3.agent_id == other
 
 
-def test_session_end_without_agent_fails_cleanly_and_bad_json_still_records(cli, agent) -> None:
+def test_session_end_without_agent_fails_cleanly_and_bad_json_still_records(cli: CliRunner,
+                                                                            agent: str) -> None:
     res = invoke(cli, "hooks", "claude-code", "session-end", input=_end_payload("clear"))
     assert res.exit_code == 2 and "no agent" in res.stderr
     assert SessionEventQueue().list() == []
@@ -85,7 +88,7 @@ def test_session_end_without_agent_fails_cleanly_and_bad_json_still_records(cli,
     assert (ev.boundary, ev.transcript_path, ev.source) == ("shutdown", None, "hook")
 
 
-def test_session_end_ignores_fields_of_the_wrong_type(cli, agent) -> None:
+def test_session_end_ignores_fields_of_the_wrong_type(cli: CliRunner, agent: str) -> None:
     payload = {"session_id": 42, "reason": ["clear"], "transcript_path": {"a": 1}, "cwd": 3}
     res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder",
                  input=json.dumps(payload))
@@ -95,7 +98,7 @@ def test_session_end_ignores_fields_of_the_wrong_type(cli, agent) -> None:
         "42", "shutdown", None, None)
 
 
-def test_gemini_session_end_prints_json(cli, agent) -> None:
+def test_gemini_session_end_prints_json(cli: CliRunner, agent: str) -> None:
     payload = {"session_id": "g1", "transcript_path": None, "cwd": "/w",
                "hook_event_name": "SessionEnd", "timestamp": "2026-11-29T20:00:00Z",
                "reason": "exit"}
@@ -113,7 +116,8 @@ def _start_payload(cwd: str) -> str:
                        "model": "claude-sonnet-4-6"})
 
 
-def test_session_start_prints_additional_context_and_records_loaded(cli, agent, tmp_path) -> None:
+def test_session_start_prints_additional_context_and_records_loaded(cli: CliRunner, agent: str,
+                                                                    tmp_path: Path) -> None:
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
@@ -145,10 +149,11 @@ def test_session_start_prints_additional_context_and_records_loaded(cli, agent, 
     assert res.stdout == ""
 
 
-def test_install_uninstall_idempotent_and_preserves_other_keys(cli, agent, tmp_path,
-                                                               wardian_home) -> None:
+def test_install_uninstall_idempotent_and_preserves_other_keys(cli: CliRunner, agent: str,
+                                                               tmp_path: Path,
+                                                               wardian_home: Path) -> None:
     settings = tmp_path / "settings.json"
-    original = {
+    original: dict[str, Any] = {
         "model": "opus",
         "permissions": {"allow": ["Bash(ls:*)"]},
         "hooks": {
@@ -187,7 +192,7 @@ def test_install_uninstall_idempotent_and_preserves_other_keys(cli, agent, tmp_p
     assert json.loads(res.stdout)["changed"] is False
 
 
-def test_install_into_missing_file_and_refuses_broken_json(tmp_path) -> None:
+def test_install_into_missing_file_and_refuses_broken_json(tmp_path: Path) -> None:
     target = tmp_path / "sub" / "settings.json"
     result = install_claude_code(target)
     assert result.changed and set(json.loads(target.read_text())["hooks"]) == {
@@ -203,7 +208,7 @@ def test_install_into_missing_file_and_refuses_broken_json(tmp_path) -> None:
     assert broken.read_text() == "{ not json"
 
 
-def test_install_cli_refuses_a_settings_file_with_comments(cli, tmp_path) -> None:
+def test_install_cli_refuses_a_settings_file_with_comments(cli: CliRunner, tmp_path: Path) -> None:
     target = tmp_path / "settings.json"
     text = '// mine\n{"model": "opus",}\n'
     target.write_text(text)
@@ -213,7 +218,7 @@ def test_install_cli_refuses_a_settings_file_with_comments(cli, tmp_path) -> Non
     assert "Wardian will not overwrite it" in res.stderr and target.read_text() == text
 
 
-def test_install_refuses_hooks_that_are_not_a_list(tmp_path) -> None:
+def test_install_refuses_hooks_that_are_not_a_list(tmp_path: Path) -> None:
     from wardian.errors import ValidationError
 
     target = tmp_path / "settings.json"
@@ -223,7 +228,7 @@ def test_install_refuses_hooks_that_are_not_a_list(tmp_path) -> None:
     assert target.read_text() == '{"hooks": {"SessionEnd": "echo bye"}}'
 
 
-def test_install_unknown_agent_refused(cli, tmp_path: Path) -> None:
+def test_install_unknown_agent_refused(cli: CliRunner, tmp_path: Path) -> None:
     res = invoke(cli, "hooks", "install", "claude-code", "--agent", "ghost",
                  "--settings", str(tmp_path / "s.json"))
     assert res.exit_code == 1 and not (tmp_path / "s.json").exists()
@@ -251,7 +256,7 @@ def _shell(command: str, stdin: str, cwd: Path, home: Path,
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
 def test_installed_hook_runs_outside_the_venv_unshadowed_by_the_project(
-        agent, tmp_path, wardian_home) -> None:
+        agent: str, tmp_path: Path, wardian_home: Path) -> None:
     command = _installed(tmp_path)["SessionEnd"]
     assert command.startswith(shlex.quote(os.path.abspath(sys.executable)) + " -P -c ")
     project = tmp_path / "project"
@@ -265,7 +270,8 @@ def test_installed_hook_runs_outside_the_venv_unshadowed_by_the_project(
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
-def test_installed_hook_never_fails_the_session(agent, tmp_path, wardian_home) -> None:
+def test_installed_hook_never_fails_the_session(agent: str, tmp_path: Path,
+                                                wardian_home: Path) -> None:
     commands = _installed(tmp_path, agent=None)
     # no agent anywhere: exit 0, the reason on stderr
     proc = _shell(commands["SessionEnd"], _end_payload("clear"), tmp_path, wardian_home)
@@ -296,8 +302,9 @@ def test_installed_hook_never_fails_the_session(agent, tmp_path, wardian_home) -
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
-def test_installed_session_start_writes_utf8_under_a_c_locale(agent, tmp_path, wardian_home,
-                                                              cli) -> None:
+def test_installed_session_start_writes_utf8_under_a_c_locale(agent: str, tmp_path: Path,
+                                                              wardian_home: Path,
+                                                              cli: CliRunner) -> None:
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
@@ -314,7 +321,8 @@ def test_installed_session_start_writes_utf8_under_a_c_locale(agent, tmp_path, w
     assert "Écrire les messages en français" in context
 
 
-def test_session_start_outside_a_launch_says_memory_is_read_only(cli, agent, tmp_path) -> None:
+def test_session_start_outside_a_launch_says_memory_is_read_only(cli: CliRunner, agent: str,
+                                                                 tmp_path: Path) -> None:
     # A Claude Code session the user started (hooks installed, no `agent launch`): no
     # capability, so the context must not tell the agent to run `memory save`, which fails.
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
@@ -337,7 +345,7 @@ def test_session_start_outside_a_launch_says_memory_is_read_only(cli, agent, tmp
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
 def test_install_embeds_wardian_home_so_the_hook_uses_that_data_dir(
-        cli, agent, tmp_path, wardian_home) -> None:
+        cli: CliRunner, agent: str, tmp_path: Path, wardian_home: Path) -> None:
     # Claude Code runs hooks with its own environment, which need not have WARDIAN_HOME.
     settings = tmp_path / "claude" / "settings.json"
     settings.parent.mkdir()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -53,7 +54,7 @@ def test_ancestors_read_from_proc_match_psutil() -> None:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_hook_ancestry_check_needs_neither_psutil_nor_a_migration(wardian_home) -> None:
+def test_hook_ancestry_check_needs_neither_psutil_nor_a_migration(wardian_home: Path) -> None:
     # The check runs in every provider hook (and operator command): importing psutil and
     # opening memory.db through MemoryStore (which migrates) cost it ~24 ms of ~60.
     from wardian.config import memory_db_path

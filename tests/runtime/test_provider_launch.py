@@ -58,7 +58,9 @@ def _launch(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedP
                           text=True, timeout=120)
 
 
-def test_claude_launch_passes_selection_context_and_records_close(fake_claude, tmp_path) -> None:
+def test_claude_launch_passes_selection_context_and_records_close(
+    fake_claude: dict[str, str], tmp_path: Path
+) -> None:
     agent = AgentRegistry().add("coder", "claude", model="claude-sonnet-5", effort="high")
     SettingsStore().set("agent_memory.enabled", "true")
     MemoryStore().save(agent.id, "Prefer small commits", evidence="user: small commits please",
@@ -84,7 +86,9 @@ def test_claude_launch_passes_selection_context_and_records_close(fake_claude, t
     assert event.transcript_path and event.transcript_path.endswith(f"{launch_id}.jsonl")
 
 
-def test_exit_code_passes_through_and_resume_keeps_its_session(fake_claude, tmp_path) -> None:
+def test_exit_code_passes_through_and_resume_keeps_its_session(
+    fake_claude: dict[str, str], tmp_path: Path
+) -> None:
     AgentRegistry().add("coder", "claude")
     env = dict(fake_claude, FAKE_EXIT="3")
     res = _launch(env, "coder", "--", "--resume", "abc", cwd=tmp_path)
@@ -95,7 +99,7 @@ def test_exit_code_passes_through_and_resume_keeps_its_session(fake_claude, tmp_
     assert event.transcript_path is None  # nothing named after the launch id
 
 
-def test_missing_cli_and_unlaunchable_provider(tmp_path) -> None:
+def test_missing_cli_and_unlaunchable_provider(tmp_path: Path) -> None:
     AgentRegistry().add("coder", "claude")
     AgentRegistry().add("bot", "builtin")
     env = dict(os.environ, PATH=str(tmp_path))
@@ -122,7 +126,7 @@ def test_provider_argv_shapes() -> None:
         provider_argv("opencode", model=None, effort=None, context=None, launch_id=None)
 
 
-def test_agent_exec_exit_records_shutdown_event(tmp_path) -> None:
+def test_agent_exec_exit_records_shutdown_event(tmp_path: Path) -> None:
     agent = AgentRegistry().add("coder", "codex")
     out = tmp_path / "launch-id"
     res = subprocess.run(
@@ -154,7 +158,7 @@ for name, cwd in (("rollout-mine.jsonl", os.getcwd()), ("rollout-other.jsonl", "
 """
 
 
-def test_codex_exec_attaches_its_rollout(tmp_path) -> None:
+def test_codex_exec_attaches_its_rollout(tmp_path: Path) -> None:
     AgentRegistry().add("coder", "codex")
     codex_home = tmp_path / "codex-home"
     old = codex_home / "sessions" / "2020" / "01" / "01"
@@ -173,7 +177,9 @@ def test_codex_exec_attaches_its_rollout(tmp_path) -> None:
     assert event.transcript_path and event.transcript_path.endswith("rollout-mine.jsonl")
 
 
-def test_find_transcript_skips_odd_rollouts_instead_of_failing(tmp_path, monkeypatch) -> None:
+def test_find_transcript_skips_odd_rollouts_instead_of_failing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import json
     import time
     from datetime import UTC, datetime
@@ -196,7 +202,9 @@ def test_find_transcript_skips_odd_rollouts_instead_of_failing(tmp_path, monkeyp
                            workspace=workspace) == (str(good), "codex")
 
 
-def test_a_failed_revocation_does_not_mask_the_runtime_exit(tmp_path, wardian_home) -> None:
+def test_a_failed_revocation_does_not_mask_the_runtime_exit(
+    tmp_path: Path, wardian_home: Path
+) -> None:
     """The child breaks memory.db before exiting: revoking fails, yet `agent exec` still
     returns the child's exit code and the session close is recorded."""
     agent = AgentRegistry().add("coder", "claude")

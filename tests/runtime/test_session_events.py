@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +20,7 @@ from wardian.runtime.session_events import (
 )
 
 
-def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path) -> None:
+def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path: Path) -> None:
     SettingsStore().set("conversation_logging.enabled", "true")
     first = record_session_close("agent-1", "clear", session_id="s1", start_drain=False)
     again = record_session_close("agent-1", "clear", session_id="s1",
@@ -143,7 +144,7 @@ def test_no_worker_started_while_a_daemon_or_worker_holds_its_lock() -> None:
     assert proc.wait(timeout=60) == 0  # finds nothing to do and exits cleanly
 
 
-def test_the_worker_does_not_inherit_a_managed_session(monkeypatch) -> None:
+def test_the_worker_does_not_inherit_a_managed_session(monkeypatch: pytest.MonkeyPatch) -> None:
     from wardian.memory.principal import MANAGED_ENV
     from wardian.runtime.session_events import worker_env
 

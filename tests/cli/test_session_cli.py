@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from tests.conftest import invoke
+from typer.testing import CliRunner
 
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.session_events import SessionEventQueue
 
 
-def test_session_close_records_and_redelivery_is_same_event(cli, tmp_path) -> None:
+def test_session_close_records_and_redelivery_is_same_event(cli: CliRunner, tmp_path: Path) -> None:
     agent = AgentRegistry().add("coder", "codex")
     args = ("session", "close", "--agent", "coder", "--boundary", "worktree_switch",
             "--session-id", "abc", "--transcript", str(tmp_path / "t.jsonl"), "--json")
@@ -27,14 +29,15 @@ def test_session_close_records_and_redelivery_is_same_event(cli, tmp_path) -> No
     (("--agent", "coder", "--boundary", "exit"), 2, "boundary"),
     (("--agent", "ghost", "--boundary", "clear"), 1, "ghost"),
 ])
-def test_session_close_refusals(cli, args, code, needle) -> None:
+def test_session_close_refusals(cli: CliRunner, args: tuple[str, ...], code: int,
+                                needle: str) -> None:
     AgentRegistry().add("coder", "codex")
     res = invoke(cli, "session", "close", *args)
     assert res.exit_code == code and needle in res.stderr
     assert SessionEventQueue().list() == []
 
 
-def test_conversation_show_unknown(cli) -> None:
+def test_conversation_show_unknown(cli: CliRunner) -> None:
     res = invoke(cli, "conversation", "show", "deadbeef")
     assert res.exit_code == 1 and "conversation" in res.stderr
     assert json.loads(invoke(cli, "conversation", "list", "--json").stdout) == []
@@ -82,7 +85,8 @@ print(json.dumps({
 """
 
 
-def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli, tmp_path) -> None:
+def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli: CliRunner,
+                                                                 tmp_path: Path) -> None:
     """Inside `agent exec reviewer`, environment cleared: `session close --agent coder` is
     refused (exit 3) and the hooks act for reviewer, whatever --agent says — no transcript
     of reviewer's reaches coder's archive, and coder's memory is not shown to reviewer."""
@@ -127,7 +131,8 @@ def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli, tmp_path) 
     ("conversation", "show", "x"),
     ("hooks", "install", "claude-code", "--settings", "s.json"),
 ])
-def test_operator_commands_refused_inside_a_managed_process(cli, tmp_path, args) -> None:
+def test_operator_commands_refused_inside_a_managed_process(cli: CliRunner, tmp_path: Path,
+                                                            args: tuple[str, ...]) -> None:
     """CLI.md marks these O: an agent may not read other agents' conversations or invokers,
     create automations that spend the user's quota, or install hooks."""
     res = invoke(cli, *args, env={"WARDIAN_AGENT_ID": "0" * 36})

@@ -7,20 +7,21 @@ import json
 
 import pytest
 from tests.conftest import invoke
-from tests.providers.conftest import fake_cli  # noqa: F401  (fixture)
+from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401  (fixture)
+from typer.testing import CliRunner, Result
 
 from wardian.invokers.store import InvokerStore
 
 
 @pytest.fixture
-def refreshed(cli, fake_cli):  # noqa: F811
+def refreshed(cli: CliRunner, fake_cli: FakeCli) -> FakeCli:  # noqa: F811
     assert invoke(cli, "agent", "add", "coder", "--provider", "codex").exit_code == 0
     res = invoke(cli, "agent", "models", "--provider", "codex", "--refresh")
     assert res.exit_code == 0, res.output
     return fake_cli
 
 
-def _add(cli, assignments: str):
+def _add(cli: CliRunner, assignments: str) -> Result:
     return invoke(
         cli, "automation", "session-close", "add",
         "--blueprint", "memory-consolidation",
@@ -32,7 +33,7 @@ def _add(cli, assignments: str):
     )
 
 
-def test_spec_example_works_as_written(cli, refreshed) -> None:
+def test_spec_example_works_as_written(cli: CliRunner, refreshed: FakeCli) -> None:
     res = _add(cli, '{"curator":{"target_type":"temporary_provider","provider":"codex",'
                     '"model":"gpt-5.2-codex","effort":"low"}}')
     assert res.exit_code == 0, res.output
@@ -58,14 +59,15 @@ def test_spec_example_works_as_written(cli, refreshed) -> None:
     ('{"curator":{"target_type":"temporary_provider","provider":"nope"}}', "nope"),
     ('{"curator":', "JSON"),
 ])
-def test_refused_with_reason(cli, refreshed, assignments: str, needle: str) -> None:
+def test_refused_with_reason(cli: CliRunner, refreshed: FakeCli, assignments: str,
+                             needle: str) -> None:
     res = _add(cli, assignments)
     assert res.exit_code == 2, res.output
     assert needle in res.stderr
     assert InvokerStore().list() == []
 
 
-def test_enable_revalidates(cli, refreshed) -> None:
+def test_enable_revalidates(cli: CliRunner, refreshed: FakeCli) -> None:
     res = _add(cli, '{"curator":{"target_type":"agent","agent":"coder"}}')
     assert res.exit_code == 0, res.output
     invoker_id = res.stdout.strip()
@@ -81,7 +83,7 @@ def test_enable_revalidates(cli, refreshed) -> None:
     assert store.get(invoker_id).enabled is False
 
 
-def test_bad_assignments_json_says_line_and_column(cli, refreshed) -> None:
+def test_bad_assignments_json_says_line_and_column(cli: CliRunner, refreshed: FakeCli) -> None:
     # one parser (the providers'), which says where in a multi-line document it broke
     res = _add(cli, '{\n  "curator": {"target_type": "temporary_provider",\n  "provider": }\n}')
     assert res.exit_code == 2

@@ -92,9 +92,9 @@ class W:
                 "--assignments", json.dumps(assignments or BUILTIN)]
         for item in inputs:
             args += ["--input", item]
-        invoker = self.json(*args)
-        self.run("automation", "session-close", "enable", invoker["id"])
-        return agent["id"], invoker["id"]
+        created = self.json(*args)
+        self.run("automation", "session-close", "enable", created["id"])
+        return agent["id"], created["id"]
 
     def close(self, agent: str, session_id: str, transcript: Path,
               boundary: str = "shutdown", provider: str | None = None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -198,7 +199,7 @@ def _builtin_run(agent_id: str, payload: dict[str, object], key: str | None,
     return run.id
 
 
-def _outputs(run_id: str) -> dict[str, object]:
+def _outputs(run_id: str) -> dict[str, tuple[str, Any]]:
     from wardian.engine.runs import RunStore
 
     return {a.step_id: (a.status, a.output) for a in RunStore().attempts(run_id)}

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from tests.conftest import invoke
+from typer.testing import CliRunner
 
 from wardian.config import SettingsStore, user_library_dir
-from wardian.engine.runs import RunStore
+from wardian.engine.runs import Run, RunStore
 from wardian.invokers.drain import FireLog, drain_once
 from wardian.invokers.store import InvokerStore
 from wardian.runtime.agents import AgentRegistry
@@ -36,7 +38,7 @@ def write_noop_blueprint() -> None:
     (folder / "noop-test.yaml").write_text(NOOP_BLUEPRINT, encoding="utf-8")
 
 
-def add_invoker(cli, *extra: str, enable: bool = True, agent: str = "coder") -> str:
+def add_invoker(cli: CliRunner, *extra: str, enable: bool = True, agent: str = "coder") -> str:
     res = invoke(cli, "automation", "session-close", "add", "--blueprint", "noop-test",
                  "--name", "test", "--agent", agent, "--assignments", "{}", *extra)
     assert res.exit_code == 0, res.output
@@ -53,11 +55,17 @@ def agent() -> str:
     return AgentRegistry().add("coder", "claude").id
 
 
-def _runs(invoker_id: str) -> list:
+def _runs(invoker_id: str) -> list[Run]:
     return RunStore(recover=False).list(invoker_id=invoker_id)
 
 
-def test_fires_once_per_event_and_redelivery_is_not_a_new_run(cli, agent) -> None:
+def _skip_reason(run: Run) -> str:
+    """The run's skip reason, which a skipped run must have."""
+    assert run.skip_reason is not None, f"run {run.id} has no skip reason"
+    return run.skip_reason
+
+
+def test_fires_once_per_event_and_redelivery_is_not_a_new_run(cli: CliRunner, agent: str) -> None:
     inv = add_invoker(cli)
     disabled = add_invoker(cli, enable=False)
     ev = record_session_close(agent, "shutdown", session_id="s1", start_drain=False)
@@ -76,7 +84,7 @@ def test_fires_once_per_event_and_redelivery_is_not_a_new_run(cli, agent) -> Non
     assert SessionEventQueue().get(ev).status == "processed"
 
 
-def test_boundaries_filter(cli, agent) -> None:
+def test_boundaries_filter(cli: CliRunner, agent: str) -> None:
     clear_only = add_invoker(cli, "--boundary", "clear")
     record_session_close(agent, "shutdown", start_drain=False)
     drain_once()
@@ -86,7 +94,8 @@ def test_boundaries_filter(cli, agent) -> None:
     assert [r.status for r in _runs(clear_only)] == ["succeeded"]
 
 
-def test_require_archive_records_skip_with_each_reason(cli, agent, tmp_path) -> None:
+def test_require_archive_records_skip_with_each_reason(cli: CliRunner, agent: str,
+                                                       tmp_path: Path) -> None:
     inv = add_invoker(cli, "--require-archive")
     # 1. logging disabled (the default)
     record_session_close(agent, "clear", session_id="a", transcript_path=str(tmp_path / "x"),
@@ -105,7 +114,7 @@ def test_require_archive_records_skip_with_each_reason(cli, agent, tmp_path) -> 
     drain_once()
     runs = sorted(_runs(inv), key=lambda r: r.invocation["payload"]["session_id"])
     assert [r.status for r in runs] == ["skipped"] * 4
-    reasons = [r.skip_reason for r in runs]
+    reasons = [_skip_reason(r) for r in runs]
     assert reasons[0] == "conversation logging disabled"
     assert reasons[1] == "no transcript"
     assert reasons[2].startswith("unreadable transcript")
@@ -116,7 +125,8 @@ def test_require_archive_records_skip_with_each_reason(cli, agent, tmp_path) -> 
         r[:13] for r in reasons)
 
 
-def test_archive_imported_and_described_in_trigger_input(cli, agent, tmp_path) -> None:
+def test_archive_imported_and_described_in_trigger_input(cli: CliRunner, agent: str,
+                                                         tmp_path: Path) -> None:
     inv = add_invoker(cli, "--require-archive")
     SettingsStore().set("conversation_logging.enabled", "true")
     transcript = tmp_path / "t.jsonl"
@@ -137,7 +147,7 @@ def test_archive_imported_and_described_in_trigger_input(cli, agent, tmp_path) -
     assert "always use uv" in res.stdout
 
 
-def test_automation_failure_never_blocks_the_event(cli, agent) -> None:
+def test_automation_failure_never_blocks_the_event(cli: CliRunner, agent: str) -> None:
     inv = add_invoker(cli)
     # the blueprint disappears after the invoker was enabled
     (user_library_dir() / "noop-test.yaml").unlink()
@@ -148,7 +158,8 @@ def test_automation_failure_never_blocks_the_event(cli, agent) -> None:
     assert run.status in {"failed", "skipped"}
 
 
-def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli, agent) -> None:
+def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli: CliRunner,
+                                                                          agent: str) -> None:
     from wardian.invokers.drain import MAX_EVENT_ATTEMPTS
 
     broken, healthy = add_invoker(cli), add_invoker(cli)
@@ -167,12 +178,12 @@ def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli, a
     assert event.status == "processed" and event.attempts == MAX_EVENT_ATTEMPTS
     (skip,) = _runs(broken)
     assert skip.status == "skipped" and skip.idempotency_key == f"session-close:{broken}:{ev}"
-    assert skip.skip_reason.startswith(f"gave up after {MAX_EVENT_ATTEMPTS} attempts")
+    assert _skip_reason(skip).startswith(f"gave up after {MAX_EVENT_ATTEMPTS} attempts")
     assert [r.id for r in _runs(healthy)] == [run.id]
     assert FireLog().count() == 2
 
 
-def test_racing_drains_create_one_run_each(cli, agent) -> None:
+def test_racing_drains_create_one_run_each(cli: CliRunner, agent: str) -> None:
     invs = [add_invoker(cli) for _ in range(3)]
     events = [record_session_close(agent, "clear", start_drain=False) for _ in range(20)]
     errors: list[BaseException] = []
@@ -196,7 +207,7 @@ def test_racing_drains_create_one_run_each(cli, agent) -> None:
     assert FireLog().count() == len(runs)
 
 
-def test_detached_worker_runs_the_invoker(cli, agent) -> None:
+def test_detached_worker_runs_the_invoker(cli: CliRunner, agent: str) -> None:
     inv = add_invoker(cli)
     res = invoke(cli, "session", "close", "--agent", "coder", "--boundary", "clear",
                  "--session-id", "sess-1", "--json")
@@ -211,7 +222,7 @@ def test_detached_worker_runs_the_invoker(cli, agent) -> None:
     assert run.status == "succeeded"
 
 
-def test_add_validation_refusals(cli, agent) -> None:
+def test_add_validation_refusals(cli: CliRunner, agent: str) -> None:
     res = invoke(cli, "automation", "session-close", "add", "--blueprint", "nope",
                  "--name", "x", "--agent", "coder", "--assignments", "{}")
     assert res.exit_code == 1 and "no blueprint" in res.stderr
@@ -229,7 +240,7 @@ def test_add_validation_refusals(cli, agent) -> None:
     assert InvokerStore().list() == []
 
 
-def test_list_show_enable_disable_remove(cli, agent) -> None:
+def test_list_show_enable_disable_remove(cli: CliRunner, agent: str) -> None:
     inv = add_invoker(cli, "--boundary", "clear", "--require-archive", enable=False)
     (doc,) = json.loads(invoke(cli, "automation", "session-close", "list", "--json").stdout)
     assert doc["status"] == "disabled" and doc["boundaries"] == ["clear"]
@@ -243,8 +254,8 @@ def test_list_show_enable_disable_remove(cli, agent) -> None:
     assert invoke(cli, "automation", "session-close", "show", inv).exit_code == 1
 
 
-def test_a_file_that_is_not_a_transcript_is_an_unreadable_transcript(cli, agent,
-                                                                       tmp_path) -> None:
+def test_a_file_that_is_not_a_transcript_is_an_unreadable_transcript(cli: CliRunner, agent: str,
+                                                                       tmp_path: Path) -> None:
     # The agent's provider (claude) makes it parse as Claude Code JSONL, where every line of
     # a markdown file is malformed: that is no transcript, not an empty conversation.
     inv = add_invoker(cli, "--require-archive")
@@ -260,8 +271,9 @@ def test_a_file_that_is_not_a_transcript_is_an_unreadable_transcript(cli, agent,
         time.sleep(0.05)  # polling for the detached worker's result, not synchronising
     (run,) = _runs(inv)
     assert run.status == "skipped", run.status
-    assert run.skip_reason.startswith("unreadable transcript: ")
-    assert "3 malformed lines" in run.skip_reason
-    assert "not a Claude Code, Codex, Gemini CLI or generic" in run.skip_reason
+    reason = _skip_reason(run)
+    assert reason.startswith("unreadable transcript: ")
+    assert "3 malformed lines" in reason
+    assert "not a Claude Code, Codex, Gemini CLI or generic" in reason
     res = invoke(cli, "conversation", "list", "--agent", "coder", "--json")
     assert json.loads(res.stdout) == []  # nothing imported

@@ -10,11 +10,13 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import invoke
+from typer.testing import CliRunner
 
-from wardian.engine.runs import RunStore
+from wardian.engine.runs import Run, RunStore
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.archives import ArchiveStore
@@ -29,13 +31,14 @@ def _hook_commands(settings: Path) -> dict[str, str]:
             for event in ("SessionStart", "SessionEnd")}
 
 
-def _run_hook(command: str, payload: dict, env: dict[str, str]) -> subprocess.CompletedProcess:
+def _run_hook(command: str, payload: dict[str, Any],
+              env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     # Claude Code runs the command through a shell with the JSON on stdin.
     return subprocess.run(command, shell=True, input=json.dumps(payload), text=True,
                           capture_output=True, env=env, timeout=60)
 
 
-def _wait_final(invoker_id: str, timeout_s: float = 120.0):
+def _wait_final(invoker_id: str, timeout_s: float = 120.0) -> list[Run]:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         runs = RunStore(recover=False).list(invoker_id=invoker_id)
@@ -45,7 +48,7 @@ def _wait_final(invoker_id: str, timeout_s: float = 120.0):
     raise AssertionError("the drain worker did not finish the run in time")
 
 
-def test_claude_code_hooks_end_to_end(cli, corpus_dir, tmp_path) -> None:
+def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path: Path) -> None:
     source = corpus_dir / TRANSCRIPT
     if not source.is_file():
         pytest.skip(f"{source} absent from the corpus")

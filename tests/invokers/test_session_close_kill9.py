@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from tests.invokers.test_session_close_drain import write_noop_blueprint
@@ -56,7 +57,7 @@ def _setup() -> tuple[str, list[str]]:
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
-def test_kill9_workers_fire_exactly_once(wardian_home) -> None:
+def test_kill9_workers_fire_exactly_once(wardian_home: Path) -> None:
     seed = int(os.environ.get("WARDIAN_KILL9_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
     _agent, invokers = _setup()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
-from wardian.invokers.store import InvokerStore
+from wardian.invokers.store import Invoker, InvokerStore
 
 
-def _add(store: InvokerStore, **over: object):
-    args: dict = dict(name="n", blueprint_id="bp", agent_id="agent-1",
+def _add(store: InvokerStore, **over: object) -> Invoker:
+    args: dict[str, Any] = dict(name="n", blueprint_id="bp", agent_id="agent-1",
                       assignments={"curator": {"target_type": "temporary_provider",
                                                "provider": "builtin"}},
                       config={"boundaries": ["clear"], "require_archive": True})

@@ -18,6 +18,7 @@ from wardian.blueprints.library import (
     list_library,
     shipped_library_dir,
 )
+from wardian.engine.actions import known_actions
 from wardian.errors import NotFoundError
 
 HELLO = """\
@@ -176,13 +177,14 @@ def test_a_broken_user_copy_shadows_the_shipped_one(shipped: Path, tmp_path: Pat
     (user / "mine").mkdir(parents=True)
     (user / "mine" / "blueprint.yaml").write_text(
         HELLO.format(name="Mine").replace("action: noop", "action: nope"))
-    entries = list_library(shipped_dir=shipped, user_dir=user)
+    entries = list_library(shipped_dir=shipped, user_dir=user, known_actions=known_actions())
     assert [(e.id, e.source, e.ok, e.active) for e in entries] == [
         ("hello", "user", False, True), ("hello", "shipped", True, False)]
     assert entries[1].note is not None and entries[1].note.endswith(
         "(broken: fix it or remove it)")
     with pytest.raises(BlueprintInvalid, match="unknown action 'nope'"):
-        find_blueprint("hello", shipped_dir=shipped, user_dir=user)
+        find_blueprint("hello", shipped_dir=shipped, user_dir=user,
+                       known_actions=known_actions())
 
 
 def test_init_into_an_unwritable_place_is_a_clear_error(shipped: Path, tmp_path: Path) -> None:

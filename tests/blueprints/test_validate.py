@@ -37,7 +37,7 @@ steps:
 def test_one_file_reports_all_its_reference_problems(tmp_path: Path) -> None:
     path = tmp_path / "many.yaml"
     path.write_text(MANY)
-    report = validate_file(path, display="many.yaml")
+    report = validate_file(path, display="many.yaml", known_actions=known_actions())
     assert [p.render() for p in report.problems] == [
         "many.yaml:8:15: steps[0].with.x: undefined variable 'inputz'; expected one of inputs, "
         "invocation, steps, roles, found 'inputz' (did you mean 'inputs'?)",
@@ -51,7 +51,7 @@ def test_one_file_reports_all_its_reference_problems(tmp_path: Path) -> None:
         f"({', '.join(known_actions())}), found 'nop' (did you mean 'noop'?)",
     ]
     with pytest.raises(BlueprintInvalid) as caught:
-        load_blueprint(path, display="many.yaml")
+        load_blueprint(path, display="many.yaml", known_actions=known_actions())
     assert caught.value.exit_code == 2
     assert len(caught.value.problems) == 5
     assert "(and 4 more problem(s))" in str(caught.value)
@@ -121,3 +121,37 @@ def test_schema_and_template_problems_are_reported_together(tmp_path: Path) -> N
         "two.yaml:7:36: steps[0].with.y: step 'a' refers to a later step 'b'; expected a step "
         "that runs before 'a', found steps[1] 'b'",
     ]
+
+
+def test_action_names_come_from_the_caller(tmp_path: Path) -> None:
+    # The validator sits below the engine: it checks `action:` names against the set its
+    # caller passes (the engine's registry in production), and only when one is passed.
+    path = tmp_path / "one.yaml"
+    path.write_text("blueprint: {id: one, name: One, version: 1}\n"
+                    "steps:\n  - id: a\n    action: mine.sync\n")
+    assert validate_file(path, known_actions=known_actions()).problems[0].render() == (
+        f"{path}:4:13: steps[0].action: unknown action 'mine.sync'; expected a registered "
+        f"action ({', '.join(known_actions())}), found 'mine.sync'")
+    listed = validate_file(path, display="one.yaml", known_actions={"mine.sink", "log"})
+    assert [p.render() for p in listed.problems] == [
+        "one.yaml:4:13: steps[0].action: unknown action 'mine.sync'; expected a registered "
+        "action (log, mine.sink), found 'mine.sync' (did you mean 'mine.sink'?)"]
+    assert validate_file(path, known_actions=["mine.sync"]).ok
+    assert validate_file(path, known_actions=None).ok  # None: action names not checked
+    assert load_blueprint(path).id == "one"
+
+
+def test_cli_list_and_show_check_action_names(cli: CliRunner, wardian_home: Path) -> None:
+    user = wardian_home / "library"
+    user.mkdir()
+    (user / "typo.yaml").write_text("blueprint: {id: typo, name: T, version: 1}\n"
+                                    "steps:\n  - id: a\n    action: nop\n")
+    for group in ("blueprint", "library"):
+        listed = invoke(cli, group, "list", "--json")
+        assert listed.exit_code == 0, listed.output
+        entry = next(e for e in json.loads(listed.stdout) if e["id"] == "typo")
+        assert entry["ok"] is False
+        assert "unknown action 'nop'" in entry["problems"][0]
+    shown = invoke(cli, "blueprint", "show", "typo")
+    assert shown.exit_code == 2
+    assert "unknown action 'nop'" in shown.output

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian.blueprints.validate import load_blueprint
-from wardian.engine.actions import register_action, unregister_action
+from wardian.engine.actions import known_actions, register_action, unregister_action
 from wardian.engine.executor import resolve_inputs
 from wardian.engine.runs import Run, RunStore
 
@@ -27,7 +27,7 @@ def create_run(store: RunStore, path: Path, *, inputs: dict[str, Any] | None = N
                assignments: dict[str, Any] | None = None, agent_id: str | None = None,
                workspace: str | None = None, idempotency_key: str | None = None) -> Run:
     """Create a queued manual run of the blueprint at `path`."""
-    loaded = load_blueprint(path)
+    loaded = load_blueprint(path, known_actions=known_actions())
     values = resolve_inputs(loaded, inputs or {}, from_text=False)
     run, created = store.create_run(
         blueprint_id=loaded.id, agent_id=agent_id, assignments=assignments or {},

@@ -9,6 +9,10 @@ a note). Broken files are listed with their first problem, never dropped.
 the user edited: ``.wardian-manifest.json`` in the user library records the sha256 of each
 file as last copied, so an unedited copy can be refreshed and an edited one is kept.
 
+`list_library` and `find_blueprint` check ``action:`` names against the ``known_actions``
+their caller passes (``wardian.engine.actions.known_actions()``); None = not checked (see
+`wardian.blueprints.validate`).
+
 Spec: issue 4 "Library".
 """
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,13 +188,14 @@ def _meta_id(text: str) -> str | None:
     return None
 
 
-def _scan(folder: Path, source: str, check_actions: bool) -> list[LibraryEntry]:
+def _scan(folder: Path, source: str, known_actions: Collection[str] | None
+          ) -> list[LibraryEntry]:
     """Validate every file of one library; the first file (path order) claiming an id is
     active, later ones get a note."""
     entries: list[LibraryEntry] = []
     seen: dict[str, Path] = {}
     for path in _yaml_files(folder):
-        report = validate_file(path, check_actions=check_actions)
+        report = validate_file(path, known_actions=known_actions)
         ident = report.loaded.id if report.loaded is not None else _claimed_id(path, folder)
         entry = LibraryEntry(ident, source, path, report)
         if ident in seen:
@@ -202,16 +208,22 @@ def _scan(folder: Path, source: str, check_actions: bool) -> list[LibraryEntry]:
 
 
 def list_library(*, shipped_dir: Path | None = None, user_dir: Path | None = None,
-                 check_actions: bool = True) -> list[LibraryEntry]:
+                 known_actions: Collection[str] | None = None) -> list[LibraryEntry]:
     """Every blueprint in the user and shipped libraries, broken ones included (read-only).
+
+    Args:
+        shipped_dir / user_dir: the libraries (default: the package's samples and
+            ``config.user_library_dir()``).
+        known_actions: the registered action names (the engine's ``known_actions()``);
+            None = action names are not checked.
 
     A user file claiming a shipped blueprint's id shadows it, even when the user copy is
     broken (runs then fail with the user copy's problems rather than silently using the
     shipped one); both are returned, the shipped one with ``active=False`` and a note.
     Sorted by id, user copies first.
     """
-    user = _scan(_user_dir(user_dir), "user", check_actions)
-    shipped = _scan(shipped_dir or shipped_library_dir(), "shipped", check_actions)
+    user = _scan(_user_dir(user_dir), "user", known_actions)
+    shipped = _scan(shipped_dir or shipped_library_dir(), "shipped", known_actions)
     user_ids = {e.id: e for e in user if e.active}
     for entry in shipped:
         other = user_ids.get(entry.id)
@@ -225,11 +237,13 @@ def list_library(*, shipped_dir: Path | None = None, user_dir: Path | None = Non
 
 
 def find_blueprint(ref: str, *, shipped_dir: Path | None = None, user_dir: Path | None = None,
-                   check_actions: bool = True) -> LoadedBlueprint:
+                   known_actions: Collection[str] | None = None) -> LoadedBlueprint:
     """Load a blueprint by id (user library first, then shipped) or by file path.
 
     By id, only the ``blueprint.id`` of each library file is read (`_claimed_id`); just
     the first file claiming `ref` (the one `list_library` marks active) is validated.
+    `known_actions`: the registered action names (the engine's ``known_actions()``);
+    None = action names are not checked.
 
     Raises:
         NotFoundError: no blueprint with that id (names the nearest id).
@@ -240,13 +254,13 @@ def find_blueprint(ref: str, *, shipped_dir: Path | None = None, user_dir: Path 
         if not path.is_file():
             raise NotFoundError(f"blueprint file not found: {ref}",
                                 hint="pass an existing .yaml file, or a blueprint id")
-        return load_blueprint(path, check_actions=check_actions)
+        return load_blueprint(path, known_actions=known_actions)
     claimed: list[str] = []
     for folder in (_user_dir(user_dir), shipped_dir or shipped_library_dir()):
         for file in _yaml_files(folder):
             ident = _claimed_id(file, folder)
             if ident == ref:
-                return load_blueprint(file, check_actions=check_actions)
+                return load_blueprint(file, known_actions=known_actions)
             claimed.append(ident)
     guess = nearest(ref, claimed)
     raise NotFoundError(

@@ -13,6 +13,14 @@ Stages, each reporting every problem it can find (never stopping at the first):
 
 `load_blueprint` raises `BlueprintError`; `validate_file`/`validate_paths` return problems.
 
+**Action names come from the caller.** The action registry lives in the engine, a layer
+above this package (DESIGN.md: dependencies point one way), so the validator never looks
+it up: every function here takes ``known_actions`` — the registered action names, i.e.
+``wardian.engine.actions.known_actions()`` — and reports a step whose ``action:`` is not
+among them. ``known_actions=None`` (the default) means *action names are not checked*;
+everything else still is. The engine (executor, run creation, manual runs) and the CLI
+(``blueprint validate/list/show``, ``library list``) always pass the registry's names.
+
 Spec: issue 4 "Loading and errors".
 """
 
@@ -22,7 +30,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,7 +141,8 @@ def _output_ref_text(ref: str) -> str:
     raise KeyError(ref)
 
 
-def loaded_by_hash(source_hash: str, *, check_disk: bool = False) -> LoadedBlueprint | None:
+def loaded_by_hash(source_hash: str, *, check_disk: bool = False,
+                   known_actions: Collection[str] | None = None) -> LoadedBlueprint | None:
     """The blueprint this process last validated whose `source_hash` is `source_hash`, or
     None. Read-only.
 
@@ -142,8 +151,18 @@ def loaded_by_hash(source_hash: str, *, check_disk: bool = False) -> LoadedBluep
     again. With `check_disk`, the YAML and its prompt files are read and hashed again, and
     None is returned when they changed (or cannot be read): the executor then reuses a
     validated copy only while it is exactly what is on disk.
+
+    Args:
+        known_actions: the registered action names; when given, None is returned unless
+            every action step names one of them (the copy may have been validated by a
+            caller that did not check action names), so the caller validates again and
+            reports the unknown action. None: action names are not looked at.
     """
     loaded = _RECENT.get(source_hash)
+    if loaded is not None and known_actions is not None and any(
+            step.action is not None and step.action not in known_actions
+            for step in loaded.blueprint.steps):
+        return None
     if loaded is None or not check_disk:
         return loaded
     try:
@@ -165,14 +184,20 @@ def _source_hash(raw: bytes, prompt_files: dict[str, str], prompts: dict[str, st
 
 
 def load_blueprint(path: Path | str, *, display: str | None = None,
-                   check_actions: bool = True) -> LoadedBlueprint:
+                   known_actions: Collection[str] | None = None) -> LoadedBlueprint:
     """Load and fully validate one blueprint file.
+
+    Args:
+        path: the YAML file.
+        display: the file name used in messages (default: `path` as given).
+        known_actions: the registered action names (the engine's ``known_actions()``);
+            None = action names are not checked (see the module docstring).
 
     Raises:
         BlueprintSyntaxError: the YAML cannot be parsed (exit 2).
         BlueprintInvalid: schema/reference/template problems; `.problems` lists them all.
     """
-    report = validate_file(path, display=display, check_actions=check_actions)
+    report = validate_file(path, display=display, known_actions=known_actions)
     if report.problems:
         if report.problems[0].kind == "syntax":
             raise BlueprintSyntaxError(report.problems)
@@ -181,11 +206,12 @@ def load_blueprint(path: Path | str, *, display: str | None = None,
     return report.loaded
 
 
-def validate_paths(paths: Iterable[Path | str], *, check_actions: bool = True
-                   ) -> list[FileReport]:
+def validate_paths(paths: Iterable[Path | str], *,
+                   known_actions: Collection[str] | None = None) -> list[FileReport]:
     """Validate files and folders (folders: every ``*.yaml``/``*.yml`` below them, sorted).
 
     One bad file never hides another: each gets its own `FileReport`. Read-only.
+    `known_actions` as in `validate_file`.
     """
     reports: list[FileReport] = []
     for raw in paths:
@@ -193,21 +219,23 @@ def validate_paths(paths: Iterable[Path | str], *, check_actions: bool = True
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.suffix in YAML_SUFFIXES)
             for file in files:
-                reports.append(validate_file(file, check_actions=check_actions))
+                reports.append(validate_file(file, known_actions=known_actions))
         else:
-            reports.append(validate_file(path, check_actions=check_actions))
+            reports.append(validate_file(path, known_actions=known_actions))
     return reports
 
 
 def validate_file(path: Path | str, *, display: str | None = None,
-                  check_actions: bool = True) -> FileReport:
+                  known_actions: Collection[str] | None = None) -> FileReport:
     """Validate one blueprint file and report every problem (read-only; never raises for
     a defect in the file).
 
     Args:
         path: the YAML file.
         display: the file name used in messages (default: `path` as given).
-        check_actions: also check `action:` names against the action registry.
+        known_actions: the registered action names (the engine's ``known_actions()``); a
+            step whose ``action:`` is not among them is a problem that lists them. None =
+            action names are not checked (see the module docstring).
     """
     path = Path(path)
     name = display if display is not None else str(path)
@@ -238,10 +266,10 @@ def validate_file(path: Path | str, *, display: str | None = None,
         partial = _partial_model(data)
         if partial is not None:
             _cross_check(LoadedBlueprint(partial, path, "", marks), name, problems,
-                         check_actions)
+                         known_actions)
         return FileReport(path, None, _sorted(problems, name))
     loaded = LoadedBlueprint(model, path, "", marks)
-    _cross_check(loaded, name, problems, check_actions)
+    _cross_check(loaded, name, problems, known_actions)
     if problems:
         return FileReport(path, None, _sorted(problems, name))
     loaded.source_hash = _source_hash(raw, loaded.prompt_files, loaded.prompts)
@@ -417,7 +445,7 @@ def _translate(err: Any, loc: tuple[Any, ...], data: Any, marks: Marks, name: st
 
 
 def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
-                 check_actions: bool) -> None:
+                 known_actions: Collection[str] | None) -> None:
     from wardian.blueprints.schema import NAME_RE
 
     bp = loaded.blueprint
@@ -453,15 +481,12 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
                 found=f"{step.id!r} again (first used by steps[{first}])", kind="duplicate"))
         else:
             step_index[step.id] = index
-    actions: list[str] | None = None
-    if check_actions:
-        from wardian.engine.actions import known_actions
-
-        actions = known_actions()
     analyser = TemplateChecker(loaded, name, problems, step_index)
     for index, step in enumerate(bp.steps):
         base = ("steps", index)
-        if step.action is not None and actions is not None and step.action not in actions:
+        if (step.action is not None and known_actions is not None
+                and step.action not in known_actions):
+            actions = sorted(known_actions)
             problems.append(Problem(
                 name, *marks.value((*base, "action")), format_path((*base, "action")),
                 f"unknown action {step.action!r}",

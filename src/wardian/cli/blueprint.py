@@ -19,8 +19,9 @@ def validate(
 ) -> None:
     """Check blueprint files and report every problem in every file (exit 2 if any)."""
     from wardian.blueprints.validate import validate_paths
+    from wardian.engine.actions import known_actions
 
-    reports = validate_paths(paths)
+    reports = validate_paths(paths, known_actions=known_actions())
     bad = [r for r in reports if r.problems]
     if as_json:
         emit_json([{"path": str(r.path), "ok": r.ok,
@@ -44,8 +45,9 @@ def validate(
 def list_(as_json: bool = JsonOption) -> None:
     """List the blueprints of the user and shipped libraries, broken ones with their error."""
     from wardian.blueprints.library import list_library
+    from wardian.engine.actions import known_actions
 
-    entries = list_library()
+    entries = list_library(known_actions=known_actions())
     if as_json:
         emit_json([e.to_json() for e in entries])
         return
@@ -69,8 +71,9 @@ def show(
 ) -> None:
     """Print the resolved blueprint (defaults filled in) with its source path."""
     from wardian.blueprints.library import find_blueprint
+    from wardian.engine.actions import known_actions
 
-    loaded = find_blueprint(ref)
+    loaded = find_blueprint(ref, known_actions=known_actions())
     document = {
         "id": loaded.id,
         "path": str(loaded.path),

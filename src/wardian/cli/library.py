@@ -22,8 +22,9 @@ def _operator_only() -> None:
 def list_(as_json: bool = JsonOption) -> None:
     """Show shipped and user blueprints; user copies shadow shipped ones (with a note)."""
     from wardian.blueprints.library import list_library
+    from wardian.engine.actions import known_actions
 
-    entries = list_library()
+    entries = list_library(known_actions=known_actions())
     if as_json:
         emit_json([e.to_json() for e in entries])
         return

@@ -264,12 +264,14 @@ class _Execution:
     def _load(self, run: Run) -> Any:
         from wardian.blueprints.library import find_blueprint
         from wardian.blueprints.validate import loaded_by_hash
+        from wardian.engine.actions import known_actions
 
+        actions = known_actions()
         if run.blueprint_hash:  # validated earlier in this process and unchanged on disk
-            cached = loaded_by_hash(run.blueprint_hash, check_disk=True)
+            cached = loaded_by_hash(run.blueprint_hash, check_disk=True, known_actions=actions)
             if cached is not None and str(cached.path) == run.blueprint_path:
                 return cached
-        loaded = find_blueprint(run.blueprint_path or run.blueprint_id)
+        loaded = find_blueprint(run.blueprint_path or run.blueprint_id, known_actions=actions)
         if run.blueprint_hash and loaded.source_hash != run.blueprint_hash:
             raise UsageError(
                 f"blueprint {run.blueprint_id!r} changed since the run was created "

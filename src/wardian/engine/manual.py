@@ -51,11 +51,12 @@ def prepare_manual_run(
         BlueprintError, NotFoundError, ValidationError, UsageError: nothing is stored then.
     """
     from wardian.blueprints.library import find_blueprint
+    from wardian.engine.actions import known_actions
     from wardian.engine.assignments import check_assignments, parse_assignments_json
     from wardian.engine.executor import resolve_inputs
     from wardian.runtime.agents import AgentRegistry
 
-    loaded = find_blueprint(blueprint_ref)
+    loaded = find_blueprint(blueprint_ref, known_actions=known_actions())
     if "manual" not in loaded.blueprint.triggers:
         raise UsageError(f"blueprint {loaded.id!r} does not accept manual runs "
                          f"(triggers: {', '.join(loaded.blueprint.triggers)})",

@@ -316,12 +316,13 @@ class RunStore:
         """Fill in the blueprint's hash, path and declared secret inputs (read-only)."""
         from wardian.blueprints.library import find_blueprint
         from wardian.blueprints.validate import loaded_by_hash
+        from wardian.engine.actions import known_actions
 
         given = set(secrets or ())
         loaded = loaded_by_hash(bp_hash) if bp_hash is not None else None
         if loaded is None:
             try:
-                loaded = find_blueprint(bp_path or blueprint_id)
+                loaded = find_blueprint(bp_path or blueprint_id, known_actions=known_actions())
             except WardianError:  # a broken or missing blueprint fails the run when it runs
                 return bp_hash, bp_path, sorted(given)
         declared = {n for n, spec in loaded.blueprint.inputs.items() if spec.secret}

@@ -198,8 +198,9 @@ class ScheduleDaemon:
             import wardian.engine.executor
             import wardian.invokers.drain  # noqa: F401
             from wardian.blueprints.library import list_library
+            from wardian.engine.actions import known_actions
 
-            list_library()
+            list_library(known_actions=known_actions())
         except Exception as exc:  # a broken library must not stop the daemon
             self.log(f"{self._stamp()} warm-up: {type(exc).__name__}: {exc}")
 

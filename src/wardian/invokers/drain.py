@@ -246,9 +246,10 @@ class _Drain:
         run is still created and fails when it executes, saying why."""
         if blueprint_id not in self._blueprints:
             from wardian.blueprints.library import find_blueprint
+            from wardian.engine.actions import known_actions
 
             try:
-                loaded = find_blueprint(blueprint_id)
+                loaded = find_blueprint(blueprint_id, known_actions=known_actions())
             except WardianError:
                 self._blueprints[blueprint_id] = {}
             else:

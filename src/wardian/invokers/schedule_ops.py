@@ -51,6 +51,7 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
     with `origin` (``--assignments``, or ``invoker <id8>`` for stored assignments).
     """
     from wardian.blueprints.library import find_blueprint
+    from wardian.engine.actions import known_actions
     from wardian.engine.assignments import check_assignments
     from wardian.runtime.agents import AgentRegistry
 
@@ -59,7 +60,7 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
         agent_id = registry.get(agent).id
     finally:
         registry.close()
-    loaded = find_blueprint(blueprint_id)
+    loaded = find_blueprint(blueprint_id, known_actions=known_actions())
     triggers = list(getattr(loaded.blueprint, "triggers", []) or [])
     if "schedule" not in triggers:
         raise UsageError(

@@ -80,7 +80,9 @@ def validate_definition(
     """
     from wardian.blueprints.library import find_blueprint
     from wardian.blueprints.schema import coerce_input
-    loaded = find_blueprint(blueprint_ref)
+    from wardian.engine.actions import known_actions
+
+    loaded = find_blueprint(blueprint_ref, known_actions=known_actions())
     bp = loaded.blueprint
     if trigger not in bp.triggers:
         raise ValidationError(

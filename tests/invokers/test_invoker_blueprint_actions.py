@@ -3,9 +3,9 @@ used to be accepted at add and only fail the first run)."""
 
 from __future__ import annotations
 
+from tests.conftest import invoke
 from typer.testing import CliRunner
 
-from tests.conftest import invoke
 from wardian.config import user_library_dir
 
 BLUEPRINT = """\

@@ -108,3 +108,27 @@ def test_real_claude_code_transcript(corpus_dir: Path) -> None:
     msgs = store.messages(man.id)
     assert len(msgs) == man.message_count and msgs[0].seq == 1
     assert sum(man.counts.values()) == man.message_count
+
+
+def test_the_file_decides_its_format_not_the_agents_provider(tmp_path: Path) -> None:
+    """A Codex rollout (or a generic JSONL) closed for a `claude` agent was parsed as Claude
+    Code and archived as 0 messages without any error; the content's format wins."""
+    def line(kind: str, payload: dict[str, object]) -> str:
+        return json.dumps({"timestamp": "2026-11-29T10:00:00.000Z", "type": kind,
+                           "payload": payload})
+
+    def msg(role: str, text: str) -> dict[str, object]:
+        kind = "input_text" if role == "user" else "output_text"
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+    rollout = _generic(tmp_path / "rollout.jsonl", [
+        line("session_meta", {"id": "c-1", "cwd": "/w", "cli_version": "0.128.0"}),
+        line("response_item", msg("user", "we use ruff, not flake8")),
+        line("response_item", msg("assistant", "Noted.")),
+    ])
+    store = ArchiveStore()
+    codex = store.import_transcript("a", rollout, event_id="e1", provider="claude")
+    assert codex.message_count == 2, codex
+    generic = _generic(tmp_path / "g.jsonl", [json.dumps({"role": "user", "content": "hi"})])
+    assert store.import_transcript("a", generic, event_id="e2",
+                                   provider="claude").message_count == 1

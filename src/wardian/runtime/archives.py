@@ -250,7 +250,15 @@ class ArchiveStore:
         source = Path(path).expanduser()
         if not source.is_file():
             raise TranscriptUnreadable(str(source), "no such file")
-        fmt = transcript_format(provider)
+        from wardian.transcripts import detect_format
+
+        # The file's own content decides its format: a Codex rollout or a generic JSONL
+        # closed for a `claude` agent was parsed as Claude Code and archived as 0 messages.
+        # The provider is only the fallback for content detection cannot place.
+        try:
+            fmt: str | None = detect_format(source)
+        except (WardianError, OSError, UnicodeDecodeError, ValueError):
+            fmt = transcript_format(provider)
         try:
             conv = load_transcript(source, fmt=fmt)
         except WardianError as exc:
@@ -264,8 +272,6 @@ class ArchiveStore:
             # says what was expected and what the file starts with.
             reason = (f"no messages and {malformed} malformed "
                       f"line{'' if malformed == 1 else 's'} as a {fmt or 'detected'} transcript")
-            from wardian.transcripts import detect_format
-
             try:
                 detect_format(source)
             except WardianError as exc:

@@ -449,7 +449,7 @@ def run_worker(*, batch: int = 100) -> DrainReport:
     total = DrainReport()
     lock = drain_lock()
     while True:
-        if not lock.acquire():
+        if not lock.acquire(wait_s=0.2):
             return total
         try:
             while True:

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.e2e._support import write_claude_session
 
 
@@ -23,8 +21,7 @@ def _demo(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_demo_consolidates_the_shipped_example(tmp_path: Path) -> None:
     example = Path(__file__).resolve().parents[2] / "src" / "wardian" / "library" / \
         "examples" / "claude-code-session.jsonl"
-    if not example.is_file():
-        pytest.skip("the shipped example transcript is not there yet")
+    assert example.is_file(), "the shipped example transcript is missing"
     proc = _demo(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout

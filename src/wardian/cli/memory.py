@@ -37,6 +37,8 @@ app = typer.Typer(
 )
 
 ROW_SAVED = "Memory saved · This agent"
+ROW_UNCHANGED = "Memory unchanged · already saved"
+ROW_EVIDENCE_ADDED = "Memory updated · already saved, new evidence added"
 ROW_UPDATED = "Memory updated · This agent"
 ROW_REMOVED = "Memory removed · This agent"
 
@@ -129,7 +131,9 @@ def _report(record: Record, row: str, *, as_json: bool) -> None:
 
 @app.command("save")
 def save(
-    text: str = typer.Argument(..., help="What to remember (at most 8,192 characters)."),
+    text: str = typer.Argument(
+        ..., help="What to remember (at most 8,192 characters). Text that starts with '-' "
+        "goes after `--`: memory save --evidence E -- \"-text\"."),
     evidence: str = typer.Option(
         ..., "--evidence", help="Excerpt that justifies it (required, at most 8,192)."
     ),
@@ -140,15 +144,27 @@ def save(
     source: list[str] = SourceOpt,
     as_json: bool = JsonOption,
 ) -> None:
-    """Save a memory record for this agent (the first --source is marked primary)."""
+    """Save a memory record for this agent (the first --source is marked primary).
+
+    Saving the same text, kind and scope again returns the existing record ("Memory
+    unchanged · already saved"); different evidence or new sources are added to it as a
+    revision. Text, evidence and sources that hold a secret are refused (exit 2): save a
+    reference to where the secret lives instead.
+    """
     principal, store = _open()
     where = _scope(scope)
     assert where is not None
-    record = store.save(
+    outcome = store.save_once(
         principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
         scope=where, sources=_sources(source, first_primary=True), actor=principal.actor,
     )
-    _report(record, ROW_SAVED, as_json=as_json)
+    if as_json:
+        emit_json({**outcome.record.to_json(), "unchanged": outcome.unchanged,
+                   "already_saved": outcome.already_saved})
+        return
+    row = {"saved": ROW_SAVED, "unchanged": ROW_UNCHANGED,
+           "evidence_added": ROW_EVIDENCE_ADDED}[outcome.outcome]
+    _report(outcome.record, row, as_json=False)
 
 
 @app.command("list")
@@ -160,8 +176,10 @@ def list_(
 ) -> None:
     """List this agent's records (every workspace), newest first."""
     principal, store = _open()
+    # Records set aside as holding a secret stay out of the agent's view, as in recall.
     records = store.list(
-        principal.agent_id, kind=kind, scope_kind=scope, include_removed=include_removed
+        principal.agent_id, kind=kind, scope_kind=scope, include_removed=include_removed,
+        flagged=False,
     )
     if as_json:
         emit_json([r.to_json() for r in records])

@@ -568,13 +568,19 @@ def _raw_spans(text: str) -> list[tuple[str, int, int]]:
     return spans
 
 
+_GENERIC = {"High Entropy Token": 2, "Secret Assignment": 1, "Password Assignment": 1,
+            "Secret Keyword": 1}
+
+
 def _merge(spans: Iterable[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
-    """Overlapping spans become one (the earliest-starting, longest detector wins the name)."""
+    """Overlapping spans become one, named by the most specific detector among them (a
+    known token format before an assignment rule before the entropy rule)."""
     out: list[tuple[str, int, int]] = []
     for name, start, end in sorted(spans, key=lambda s: (s[1], -(s[2] - s[1]))):
         if out and start < out[-1][2]:
             prev = out[-1]
-            out[-1] = (prev[0], prev[1], max(prev[2], end))
+            better = _GENERIC.get(name, 0) < _GENERIC.get(prev[0], 0)
+            out[-1] = (name if better else prev[0], prev[1], max(prev[2], end))
             continue
         out.append((name, start, end))
     return out

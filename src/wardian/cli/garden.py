@@ -10,7 +10,7 @@ in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -87,6 +87,11 @@ def _one_line(text: str) -> str:
 def memory_list(
     agent: str = AgentOpt,
     include_removed: bool = typer.Option(False, "--all", help="Include removed records."),
+    flagged: bool = typer.Option(
+        False, "--flagged",
+        help="Only records set aside for review (they hold what looks like a secret); their "
+        "text and evidence are shown with the secret replaced by a placeholder.",
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """List an agent's records with id and current revision id, newest first."""
@@ -94,17 +99,43 @@ def memory_list(
     from wardian.memory.store import MemoryStore
 
     owner, name = _owner(agent)
-    records = MemoryStore().list(owner, include_removed=include_removed)
+    store = MemoryStore()
+    records = store.list(owner, include_removed=include_removed,
+                         flagged=True if flagged else None)
+    docs = [_redacted(r) if flagged else r.to_json() for r in records]
     if as_json:
-        emit_json({"agent": {"id": owner, "name": name},
-                   "records": [r.to_json() for r in records]})
+        emit_json({"agent": {"id": owner, "name": name}, "records": docs})
         return
     # One block per record rather than a table: full ids must never be folded.
-    stdout(f"{name} · owner {owner} · {len(records)} record(s)")
-    for r in records:
+    what = "flagged record(s)" if flagged else "record(s)"
+    stdout(f"{name} · owner {owner} · {len(records)} {what}")
+    for r, doc in zip(records, docs, strict=True):
         stdout(f"{r.id}  revision {r.current_revision_id}")
         stdout(f"    {r.kind} · {r.scope.label()} · {r.status} · updated {r.updated_at}")
-        stdout(f"    {_one_line(r.text)}")
+        stdout(f"    {_one_line(doc['text'])}")
+        if r.flagged:
+            stdout(f"    SET ASIDE: {r.flagged} (not recalled, not in the startup context)")
+    if flagged and records:
+        stdout("Retire each with `wardian garden memory retire ID --agent "
+               f"{agent} --reason R`, or replace its text with `wardian garden memory "
+               f"revise ID --agent {agent} --text ...`.")
+    elif not flagged:
+        held = sum(1 for r in records if r.flagged)
+        if held:
+            stdout(f"{held} record(s) set aside as holding a secret: review them with "
+                   f"`wardian garden memory list --agent {agent} --flagged`.")
+
+
+def _redacted(record: Record) -> dict[str, Any]:
+    """The record's JSON with secrets in text, evidence and locators replaced."""
+    from wardian.memory.secret_scan import redact
+
+    doc = record.to_json()
+    doc["text"] = redact(record.text)[0]
+    doc["evidence"] = redact(record.evidence)[0]
+    for source in doc["sources"]:
+        source["locator"] = redact(source["locator"])[0]
+    return doc
 
 
 @memory_app.command("show")

@@ -53,3 +53,58 @@ def test_consolidation_drops_a_secret_op_with_a_run_event() -> None:
     store = MemoryStore()
     assert [r.text for r in store.list(AGENT)] == ["Run the linters before committing"]
     store.close()
+
+
+def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
+    tmp_path: Path, wardian_home: Path
+) -> None:
+    from tests.conftest import invoke
+    from typer.testing import CliRunner
+
+    from wardian.memory.models import Scope
+    from wardian.runtime.agents import AgentRegistry
+
+    cli = CliRunner()
+    owner = AgentRegistry().add("ada", provider="claude", workspace=str(tmp_path))
+    store = MemoryStore()
+    record = store.save(owner.id, "Deploy from CI", evidence="e", scope=Scope.agent(),
+                        actor="test")
+    store.close()
+    token = _token()
+    plan = {
+        "schema_version": 1, "plan_id": "p-secret", "agent_id": owner.id,
+        "idempotency_key": "k-secret", "operations": [
+            {"op": "create", "client_key": "c1", "text": f"Deploy with {token}",
+             "kind": "stable", "scope": {"kind": "agent"}, "evidence_excerpt": "chat"},
+            {"op": "revise", "memory_id": record.id,
+             "expected_revision_id": record.current_revision_id,
+             "evidence_excerpt": "The admin password is " + "hunter" + "22"},
+        ],
+    }
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    shown = invoke(cli, "garden", "maintain", "preview", str(path), "--agent", "ada", "--json")
+    assert shown.exit_code == 0, shown.output
+    doc = json.loads(shown.stdout)
+    assert doc["conflict_free"] is False
+    assert [(c["kind"], c["path"], c["detector"]) for c in doc["conflicts"]] == [
+        ("secret_detected", "operations[0].text", "GitHub Token"),
+        ("secret_detected", "operations[1].evidence_excerpt", "Password Assignment"),
+    ]
+    assert token not in shown.stdout and "hunter22" not in shown.stdout
+    human = invoke(cli, "garden", "maintain", "preview", str(path), "--agent", "ada")
+    assert "CONFLICT secret_detected" in human.stdout and token not in human.stdout
+    assert "apply is disabled" in human.stdout
+    applied = invoke(cli, "garden", "maintain", "apply", str(path), "--agent", "ada",
+                     "--confirm", doc["digest_prefix"])
+    assert applied.exit_code == 4, applied.output
+    store = MemoryStore()
+    assert [r.text for r in store.list(owner.id)] == ["Deploy from CI"]
+    assert store.get(record.id).evidence == "e"
+    store.close()
+    from wardian.memory.maintenance.previews import PreviewCache
+
+    cache = PreviewCache()
+    rows = cache.conn.execute("SELECT preview_json FROM maintenance_previews").fetchall()
+    cache.close()
+    assert all(token not in row[0] for row in rows)

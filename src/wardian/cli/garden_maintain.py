@@ -124,6 +124,9 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str
             if conflict["kind"] == "revision_changed":
                 detail = (f" (current {conflict['current_revision_id']}, expected "
                           f"{conflict['expected_revision_id']})")
+            elif conflict["kind"] == "secret_detected":
+                detail = (f" ({conflict['detector']}; the value is not shown: write where "
+                          "the secret lives instead)")
             stdout(f"    CONFLICT {conflict['kind']}: {conflict['path']} "
                    f"{conflict['memory_id']}{detail}")
     stdout()
@@ -139,8 +142,11 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str
     if doc["retired"]:
         stdout("Retired: " + ", ".join(m[:8] for m in doc["retired"]))
     if doc["conflicts"]:
-        stdout(f"Conflicts: {len(doc['conflicts'])} — apply is disabled. Update the plan to "
-               "the current revisions (`wardian garden memory history ID`) and preview again.")
+        secret = any(c["kind"] == "secret_detected" for c in doc["conflicts"])
+        fix = ("Replace the secrets with where they live" if secret else
+               "Update the plan to the current revisions (`wardian garden memory history ID`)")
+        stdout(f"Conflicts: {len(doc['conflicts'])} — apply is disabled. {fix} and preview "
+               "again.")
     else:
         stdout("Conflicts: none. To apply:")
         stdout(f"  wardian garden maintain apply {plan} --agent {agent}")

@@ -108,3 +108,94 @@ def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     rows = cache.conn.execute("SELECT preview_json FROM maintenance_previews").fetchall()
     cache.close()
     assert all(token not in row[0] for row in rows)
+
+
+def _claude_line(role: str, text: str, n: int) -> str:
+    message: dict[str, object] = (
+        {"role": "user", "content": text} if role == "user" else
+        {"role": "assistant", "model": "claude-x", "id": f"m{n}",
+         "content": [{"type": "text", "text": text}]})
+    return json.dumps({
+        "type": role, "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+        "sessionId": "s1", "timestamp": "2026-11-29T10:00:00Z", "cwd": "/repo",
+        "message": message,
+    })
+
+
+def test_archive_import_stores_placeholders_and_counts_them(tmp_path: Path) -> None:
+    from wardian.invokers.builtin_actions import archive_load
+    from wardian.runtime.archives import ArchiveStore
+
+    token = _token()
+    key = "AKIA" + "".join(_RNG.choice(string.ascii_uppercase) for _ in range(16))
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join([
+        _claude_line("user", f"use {token} and {key} for the deploy", 0),
+        _claude_line("assistant", "Done; the deploy ran.", 1),
+        _claude_line("user", "Always run the linters first.", 2),
+    ]) + "\n", encoding="utf-8")
+    archives = ArchiveStore()
+    manifest = archives.import_transcript(AGENT, path, event_id="e1")
+    assert manifest.secrets_redacted == 2
+    stored = archives.conn.execute("SELECT text, meta_json FROM archive_messages").fetchall()
+    assert token not in json.dumps([tuple(r) for r in stored]) and key not in str(stored[0][0])
+    assert stored[0][0] == ("use [REDACTED:github-token] and [REDACTED:aws-access-key] "
+                            "for the deploy")
+    # The same file closed again adds nothing (the archived prefix compares redacted).
+    again = archives.import_transcript(AGENT, path, event_id="e2")
+    assert again.message_count == 0
+    archives.close()
+    loaded = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
+    assert loaded["secrets_redacted"] == 2 and token not in loaded["text"]
+    from_file = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
+                             transcript_path=str(path))
+    assert from_file["secrets_redacted"] == 2 and token not in json.dumps(from_file)
+
+
+LEAKY = """\
+blueprint: {id: leaky, name: Leaky, version: 1}
+inputs:
+  note: {type: string, default: "nothing here"}
+steps:
+  - id: fetch
+    action: test.fetch
+    with: {hint: "{{ inputs.note }}"}
+  - id: tell
+    action: log
+    with: {message: "fetched {{ steps.fetch.output.key }}"}
+"""
+
+
+def test_run_step_inputs_outputs_and_events_are_stored_redacted(
+    tmp_path: Path, wardian_home: Path
+) -> None:
+    import sqlite3
+
+    from tests.engine.helpers import actions, create_run, write_blueprint
+
+    from wardian.engine.executor import execute_run
+    from wardian.engine.runs import RunStore
+
+    token = _token()
+    password = "Tr0ub" + "4dor&3"
+
+    def fetch(ctx: Any, hint: str) -> dict[str, str]:
+        ctx.emit("fetched", {"detail": f"the password is {password}"})
+        return {"key": token, "hint": hint}
+
+    store = RunStore()
+    with actions(**{"test.fetch": fetch}):
+        run = create_run(store, write_blueprint(tmp_path / "bp", LEAKY))
+        final = execute_run(run.id, store=store)
+    assert final.status == "succeeded", final.error
+    attempts = {a.step_id: a for a in final.attempts}
+    assert attempts["fetch"].output == {"key": "[REDACTED:github-token]",
+                                        "hint": "nothing here"}
+    assert attempts["tell"].input["with"]["message"] == "fetched [REDACTED:github-token]"
+    store.close()
+    conn = sqlite3.connect(wardian_home / "state.db")
+    for table in ("runs", "step_attempts", "run_events"):
+        for row in conn.execute(f"SELECT * FROM {table}"):
+            stored = " ".join(str(v) for v in row)
+            assert token not in stored and password not in stored, table
+    conn.close()

@@ -81,9 +81,11 @@ def archive_load(
 
     Returns:
         ``{agent_id, agent_name, workspace, source ("archive"|"file"), path,
-        after_seq, first_seq, last_seq, count, skipped_tool_messages, cursor, messages,
-        text}`` where ``cursor`` is what `memory.commit` advances the cursor to (None =
-        unchanged) and ``text`` joins the messages for the evidence check.
+        after_seq, first_seq, last_seq, count, skipped_tool_messages, cursor,
+        secrets_redacted, messages, text}`` where ``cursor`` is what `memory.commit`
+        advances the cursor to (None = unchanged), ``secrets_redacted`` counts the secret
+        placeholders in the slice (an archive stores none in clear; a transcript file is
+        redacted here) and ``text`` joins the messages for the evidence check.
 
     Raises:
         NotFoundError / ValidationError: the transcript file is missing or unreadable.
@@ -102,8 +104,11 @@ def archive_load(
     if transcript_path:
         from wardian.transcripts import load_transcript
 
+        from wardian.runtime.archives import redact_messages
+
         conversation = load_transcript(transcript_path)
-        raw = [m.to_json() for m in conversation.messages]
+        clean, _counts = redact_messages(conversation.messages)
+        raw = [m.to_json() for m in clean]
         source, path = "file", str(conversation.source_path or transcript_path)
     else:
         from wardian.runtime.archives import ArchiveStore
@@ -129,6 +134,7 @@ def archive_load(
         "count": len(messages),
         "skipped_tool_messages": len(raw) - len(messages),
         "cursor": last_seq if source == "archive" else None,
+        "secrets_redacted": sum(str(m.get("text") or "").count("[REDACTED:") for m in messages),
         "messages": messages,
         "text": join_messages(messages),
     }
@@ -502,7 +508,8 @@ def _action_archive_load(
         include_tool_output=_truthy(include_tool_output),
     )
     ctx.emit("archive.loaded", {k: result[k] for k in (
-        "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages")})
+        "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages",
+        "secrets_redacted")})
     return result
 
 

@@ -8,9 +8,9 @@ import string
 from pathlib import Path
 
 import pytest
-from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from tests.conftest import invoke
 from wardian._db import connect, migrate_user_version
 from wardian.memory.recall import load_startup_context
 from wardian.memory.schema import FLAG_MIGRATION, MIGRATIONS

@@ -12,9 +12,10 @@ import string
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from tests.cli.test_memory_cli import _capability, _records
 from tests.conftest import invoke
-from typer.testing import CliRunner
 
 _RNG = random.Random(1414)
 

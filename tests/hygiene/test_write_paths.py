@@ -58,9 +58,9 @@ def test_consolidation_drops_a_secret_op_with_a_run_event() -> None:
 def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     tmp_path: Path, wardian_home: Path
 ) -> None:
-    from tests.conftest import invoke
     from typer.testing import CliRunner
 
+    from tests.conftest import invoke
     from wardian.memory.models import Scope
     from wardian.runtime.agents import AgentRegistry
 
@@ -172,7 +172,6 @@ def test_run_step_inputs_outputs_and_events_are_stored_redacted(
     import sqlite3
 
     from tests.engine.helpers import actions, create_run, write_blueprint
-
     from wardian.engine.executor import execute_run
     from wardian.engine.runs import RunStore
 

@@ -91,7 +91,10 @@ def _show_state(label: str, summary: dict[str, Any] | None,
             stdout(line)
 
 
-def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str) -> None:
+def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, agent: str,
+                    *, apply_lines: list[str] | None = None) -> None:
+    """Print a preview document; `apply_lines` replace the "To apply" lines (a one-record
+    command that asks for confirmation itself)."""
     counts = ", ".join(f"{k} {v}" for k, v in doc["counts"].items() if v)
     stdout(f"Maintenance preview · {owner_name} · owner {doc['owner_id']}")
     stdout(f"Plan {doc['plan_id']} · idempotency key {doc['idempotency_key']}")
@@ -147,6 +150,9 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str
                "Update the plan to the current revisions (`wardian garden memory history ID`)")
         stdout(f"Conflicts: {len(doc['conflicts'])} — apply is disabled. {fix} and preview "
                "again.")
+    elif apply_lines is not None:
+        for line in apply_lines:
+            stdout(line)
     else:
         stdout("Conflicts: none. To apply:")
         stdout(f"  wardian garden maintain apply {plan} --agent {agent}")
@@ -172,6 +178,19 @@ def preview(
         emit_json(document)
         return
     _render_preview(document, owner_name, plan, agent)
+
+
+def print_applied(result: Any, *, as_json: bool) -> None:
+    """Print an `ApplyResult`: the receipt (JSON or lines)."""
+    receipt = result.receipt.to_json()
+    if as_json:
+        emit_json({"replayed": result.replayed, "receipt": receipt})
+        return
+    verb = "Already applied (stored receipt)" if result.replayed else "Applied"
+    stdout(f"{verb}: plan {receipt['plan_id']} · owner {receipt['owner_id']} · "
+           f"{receipt['operation_count']} operation(s) · {receipt['preview_digest'][:19]}")
+    stdout(f"Applied at {receipt['applied_at']} · idempotency key {receipt['idempotency_key']}")
+    _print_receipt(receipt)
 
 
 def _print_receipt(receipt: dict[str, Any]) -> None:
@@ -206,15 +225,7 @@ def apply(
         plan, owner_id, confirm=lambda request: confirm_on_terminal(request.prompt()),
         confirm_digest=confirm,
     )
-    receipt = result.receipt.to_json()
-    if as_json:
-        emit_json({"replayed": result.replayed, "receipt": receipt})
-        return
-    verb = "Already applied (stored receipt)" if result.replayed else "Applied"
-    stdout(f"{verb}: plan {receipt['plan_id']} · owner {receipt['owner_id']} · "
-           f"{receipt['operation_count']} operation(s) · {receipt['preview_digest'][:19]}")
-    stdout(f"Applied at {receipt['applied_at']} · idempotency key {receipt['idempotency_key']}")
-    _print_receipt(receipt)
+    print_applied(result, as_json=as_json)
 
 
 @app.command("check-receipt")

@@ -235,6 +235,7 @@ def _startup_context(
     settings = SettingsStore()
     try:
         budget = int(settings.get("memory.startup_budget_chars"))
+        review_days = int(settings.get("memory.current_review_days"))
     finally:
         settings.close()
     registry = AgentRegistry()
@@ -245,7 +246,7 @@ def _startup_context(
     name = agent.name if agent else principal.agent_id[:8]
     return load_startup_context(
         store, agent_id=principal.agent_id, agent_name=name, workspace=workspace,
-        budget_chars=budget,
+        budget_chars=budget, current_review_days=review_days,
     )
 
 

@@ -102,9 +102,8 @@ def archive_load(
     path: str | None = None
     raw: list[dict[str, Any]]
     if transcript_path:
-        from wardian.transcripts import load_transcript
-
         from wardian.runtime.archives import redact_messages
+        from wardian.transcripts import load_transcript
 
         conversation = load_transcript(transcript_path)
         clean, _counts = redact_messages(conversation.messages)

@@ -10,11 +10,11 @@ exactly what came after it with `ArchiveStore.slice`, across conversations and p
 Importing is idempotent per session event (``event_id`` is unique), so a drain worker that
 crashes mid-import and is restarted imports the conversation once. Secret values in the
 messages are replaced by typed placeholders (``[REDACTED:aws-access-key]``, the shared
-scanner `wardian.memory.secret_scan`) before anything is stored; the manifest counts them. A transcript already
-archived for an earlier event of the agent (the same file closed twice: a ``/clear`` inside
-``wardian agent launch`` reported by the hook and again at the launch's exit, a resumed
-session) adds only the messages it gained since, so no message is archived — and
-consolidated — twice. Malformed transcript lines are counted, never fatal.
+scanner `wardian.memory.secret_scan`) before anything is stored; the manifest counts them.
+A transcript already archived for an earlier event of the agent (the same file closed
+twice: a ``/clear`` inside ``wardian agent launch`` reported by the hook and again at the
+launch's exit, a resumed session) adds only the messages it gained since, so no message
+is archived — and consolidated — twice. Malformed transcript lines are counted, never fatal.
 
 Spec: issue 7 point 4; DESIGN.md "Invokers" (archive sequence range in the trigger input).
 """

@@ -222,6 +222,7 @@ def session_start(payload: dict[str, Any], *, agent: str | None = None) -> Start
         if not settings.get("agent_memory.enabled"):
             return StartupAnswer(None)
         budget = int(settings.get("memory.startup_budget_chars"))
+        review_days = int(settings.get("memory.current_review_days"))
     finally:
         settings.close()
     from wardian.memory.loaded import LoadedEvents
@@ -238,7 +239,8 @@ def session_start(payload: dict[str, Any], *, agent: str | None = None) -> Start
         # itself can only read its recall, and its instructions must say so.
         context = load_startup_context(
             store, agent_id=resolved.id, agent_name=resolved.name, workspace=workspace,
-            budget_chars=budget, direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
+            budget_chars=budget, current_review_days=review_days,
+            direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
         )
         event_id = None
         if context.has_records:

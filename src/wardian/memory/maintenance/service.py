@@ -25,7 +25,14 @@ from wardian.memory.maintenance.preview import Preview, build_preview, compute_d
 from wardian.memory.maintenance.previews import PreviewCache
 from wardian.memory.store import MemoryStore
 
-__all__ = ["apply_file", "check_receipt", "load_bound_plan", "preview_file"]
+__all__ = [
+    "apply_bound_plan",
+    "apply_file",
+    "check_receipt",
+    "load_bound_plan",
+    "preview_file",
+    "preview_plan",
+]
 
 
 def load_bound_plan(path: str | os.PathLike[str], owner_id: str) -> Plan:
@@ -54,7 +61,23 @@ def preview_file(
     Raises:
         PlanError: see `load_bound_plan`; also a record over 64 sources after the plan.
     """
-    plan = load_bound_plan(path, owner_id)
+    return preview_plan(load_bound_plan(path, owner_id), owner_id, memory_db=memory_db,
+                        state_db=state_db)
+
+
+def preview_plan(
+    plan: Plan,
+    owner_id: str,
+    *,
+    memory_db: Path | None = None,
+    state_db: Path | None = None,
+) -> Preview:
+    """Preview a validated plan bound to `owner_id` (from a file or built by a command,
+    e.g. `single.retire_one`) and cache it in ``state.db`` so apply can require it.
+
+    Raises:
+        PlanError: a record would hold more than 64 sources after the plan.
+    """
     store = MemoryStore(memory_db)
     try:
         preview = build_preview(plan, store, owner_id)
@@ -91,7 +114,26 @@ def apply_file(
         PlanError, PreviewRequired, PreviewConflicted, ConfirmationMismatch, ApplyAborted,
         RevisionConflict, IdempotencyKeyReused, StoreError: see `apply_plan`.
     """
-    plan = load_bound_plan(path, owner_id)
+    return apply_bound_plan(load_bound_plan(path, owner_id), owner_id, confirm=confirm,
+                            confirm_digest=confirm_digest, memory_db=memory_db,
+                            state_db=state_db)
+
+
+def apply_bound_plan(
+    plan: Plan,
+    owner_id: str,
+    *,
+    confirm: Callable[[ConfirmRequest], bool],
+    confirm_digest: str | None = None,
+    memory_db: Path | None = None,
+    state_db: Path | None = None,
+) -> ApplyResult:
+    """Apply a validated plan bound to `owner_id` (`apply_plan`: previewed first,
+    confirmed, atomic, receipted) — the one apply behind plan files and one-record commands.
+
+    Raises:
+        see `apply_file`.
+    """
     store = MemoryStore(memory_db)
     cache = PreviewCache(state_db)
     try:

@@ -31,6 +31,7 @@ from tests.curator.gold import (  # noqa: E402
     score,
     transcript_strings,
 )
+
 from wardian.providers.builtin.curator import curate  # noqa: E402
 from wardian.transcripts import load_transcript  # noqa: E402
 

@@ -9,9 +9,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from tests.conftest import invoke
 from wardian._util import format_utc, utc_now
 from wardian.memory.models import Scope
 from wardian.memory.recall import load_startup_context

@@ -1,8 +1,11 @@
 """`wardian garden …`: the operator's view of every agent's memory (CLI.md "garden").
 
 Operator-only: every command refuses to run inside a managed process (exit 3; see
-`wardian.cli._common.require_operator`). `garden memory …` is read-only inspection across
-agents; `garden maintain …` (module `wardian.cli.garden_maintain`) is reviewed maintenance.
+`wardian.cli._common.require_operator`). `garden memory list|show|history|loaded|stale` is
+read-only inspection across agents (``stale --draft-plan`` writes only a plan file);
+`garden memory retire|revise` correct one record through a one-operation plan, and
+`garden maintain …` (module `wardian.cli.garden_maintain`) is reviewed maintenance — both
+through the same preview, confirmation and apply (`wardian.memory.maintenance.service`).
 
 Spec: "Save and inspect memory" (cross-agent inspection is the operator's), "What appears
 in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7.
@@ -381,19 +384,13 @@ def memory_revise(
 
 
 def _scope_option(value: str | None) -> Scope | None:
-    from wardian.errors import UsageError
-    from wardian.memory.models import Scope, default_workspace
+    """``--scope`` of `revise`: as `memory update` takes it, or an absolute workspace path."""
+    from wardian.cli.memory import _scope
+    from wardian.memory.models import Scope
 
-    if value is None:
-        return None
-    if value == "agent":
-        return Scope.agent()
-    if value == "workspace":
-        return Scope("workspace", default_workspace())
-    if Path(value).is_absolute():
+    if value is not None and value not in ("agent", "workspace") and Path(value).is_absolute():
         return Scope.workspace(value)
-    raise UsageError(f"unknown scope {value!r}",
-                     hint="use agent, workspace, or an absolute workspace path")
+    return _scope(value)
 
 
 # --- garden maintain ---------------------------------------------------------------------

@@ -33,6 +33,11 @@ def _old_store(path: Path, agent_id: str, texts: list[tuple[str, str]]) -> None:
             (rid, agent_id, WS, text, evidence, "2026-11-01T00:00:00.000000Z",
              f"2026-11-0{index + 1}T00:00:00.000000Z", f"rev-{index}"),
         )
+    conn.execute(
+        "INSERT INTO loaded_events (id, agent_id, created_at, context, record_ids_json, source)"
+        " VALUES ('ev1', ?, '2026-11-02T00:00:00.000000Z', ?, '[]', 'launch')",
+        (agent_id, "\n".join(f"- {text}" for text, _ in texts)),
+    )
     conn.close()
 
 
@@ -63,6 +68,8 @@ def test_upgrade_flags_secret_records_once_and_hides_them(
     assert key not in context.text
     recalled = store.recall(agent, "deploy staging VPN key")
     assert [r.text for r in recalled] == ["Deploy staging with the release script"]
+    logged = store.conn.execute("SELECT context FROM loaded_events").fetchone()[0]
+    assert key not in logged and "[REDACTED:aws-access-key]" in logged
     store.close()
     # Checked once: opening again says nothing.
     MemoryStore().close()

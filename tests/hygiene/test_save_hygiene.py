@@ -86,6 +86,11 @@ def test_a_private_key_block_after_double_dash_is_refused_not_misparsed(
     assert "Private Key in text" in result.stderr
     assert body.splitlines()[0] not in result.stderr
     assert _records(wardian_home) == []
+    # Without `--` the block is still the text (not an unknown option), and refused.
+    bare = invoke(cli, "memory", "save", block, "--evidence", "pasted", env=env)
+    assert bare.exit_code == 2 and "Private Key in text" in bare.stderr, bare.output
+    typo = invoke(cli, "memory", "save", "text", "--evidnce", "x", env=env)
+    assert typo.exit_code == 2
     # Text that merely starts with a dash is saved the same way.
     ok = invoke(cli, "memory", "save", "--evidence", "e", "--", "-v makes the tests chatty",
                 env=env)

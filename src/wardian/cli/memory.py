@@ -129,11 +129,12 @@ def _report(record: Record, row: str, *, as_json: bool) -> None:
     stdout(row)
 
 
-@app.command("save")
+@app.command("save", context_settings={"ignore_unknown_options": True})
 def save(
     text: str = typer.Argument(
         ..., help="What to remember (at most 8,192 characters). Text that starts with '-' "
-        "goes after `--`: memory save --evidence E -- \"-text\"."),
+        "(a pasted key block) is taken as the text too; `--` before it always works: "
+        "memory save --evidence E -- \"-text\"."),
     evidence: str = typer.Option(
         ..., "--evidence", help="Excerpt that justifies it (required, at most 8,192)."
     ),

@@ -158,9 +158,11 @@ def memory_snapshot(*, agent_id: str, workspace: str | None) -> dict[str, Any]:
 
     store = MemoryStore()
     try:
+        # Records set aside as holding a secret never go to a curator (startup_set skips
+        # them too).
         records = (
             store.startup_set(agent_id, workspace) if workspace
-            else store.list(agent_id)
+            else store.list(agent_id, flagged=False)
         )
         out = [
             {

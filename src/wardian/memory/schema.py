@@ -34,10 +34,13 @@ def flag_secret_records(conn: sqlite3.Connection) -> int:
     value). ``status`` stays; recall and the startup context skip flagged records, and the
     operator reviews them with ``wardian garden memory list --agent A --flagged``.
 
+    The stored ``Memory loaded`` contexts (copies of what earlier startups were given) get
+    their secret values replaced by ``[REDACTED:<kind>]`` placeholders.
+
     Returns:
         How many records were flagged.
     """
-    from wardian.memory.secret_scan import scan_fields
+    from wardian.memory.secret_scan import redact, scan_fields
 
     conn.execute("ALTER TABLE records ADD COLUMN flagged TEXT")
     flagged = 0
@@ -55,6 +58,11 @@ def flag_secret_records(conn: sqlite3.Connection) -> int:
                 sorted({f"{f.detector} in {f.field}" for f in findings}))
             conn.execute("UPDATE records SET flagged = ? WHERE id = ?", (reason, row["id"]))
             flagged += 1
+    for event in conn.execute("SELECT id, context FROM loaded_events").fetchall():
+        clean, found = redact(event["context"])
+        if found:
+            conn.execute("UPDATE loaded_events SET context = ? WHERE id = ?",
+                         (clean, event["id"]))
     return flagged
 
 

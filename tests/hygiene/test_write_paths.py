@@ -27,7 +27,7 @@ def test_consolidation_drops_a_secret_op_with_a_run_event() -> None:
     archive_text = (f"user: deploy with {token} please\n"
                     f"user: The DB password should always be {password} in staging.\n"
                     "user: always run the linters before committing\n")
-    archive = {"text": archive_text, "messages": [], "cursor": None}
+    archive: dict[str, Any] = {"text": archive_text, "messages": [], "cursor": None}
     batch = {"operations": [
         {"op": "save", "text": f"Deploy with {token}", "evidence": f"deploy with {token}"},
         {"op": "save", "text": "The DB password is set for staging",

@@ -135,7 +135,10 @@ def record_line(
     line = f"- [{record.short_id}] {record.kind} · {record.scope.kind}: {text}"
     if now is None or record.kind != "current":
         return line
-    days = age_days(record.updated_at, now)
+    try:
+        days = age_days(record.updated_at, now)
+    except ValueError:
+        return line  # no readable time, no age to show
     line += f" ({saved_ago(days)}"
     if is_stale(days, current_review_days):
         line += "; stale: update it if still active, else remove it"

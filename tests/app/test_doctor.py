@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
@@ -27,14 +29,14 @@ steps:
 """
 
 
-def _doctor(cli: CliRunner) -> tuple[int, dict]:
+def _doctor(cli: CliRunner) -> tuple[int, dict[str, Any]]:
     res = invoke(cli, "doctor", "--json")
     return res.exit_code, json.loads(res.stdout)
 
 
-def _findings(doc: dict, check: str) -> list[dict]:
+def _findings(doc: dict[str, Any], check: str) -> list[dict[str, Any]]:
     (entry,) = [c for c in doc["checks"] if c["name"] == check]
-    return entry["findings"]
+    return list(entry["findings"])
 
 
 def write_tick(text: str = TICK) -> Path:
@@ -46,8 +48,8 @@ def write_tick(text: str = TICK) -> Path:
     return path
 
 
-def test_fresh_install_is_healthy_and_nothing_is_created(cli: CliRunner, wardian_home: Path,
-                                                         monkeypatch) -> None:  # noqa: ANN001
+def test_fresh_install_is_healthy_and_nothing_is_created(
+        cli: CliRunner, wardian_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     missing = wardian_home / "not-yet"
     monkeypatch.setenv("WARDIAN_HOME", str(missing))
     code, doc = _doctor(cli)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
 from wardian.cli._common import JsonOption, emit_json, stdout
@@ -11,7 +9,7 @@ from wardian.cli._common import JsonOption, emit_json, stdout
 _MARK = {"ok": "ok", "warning": "warn", "problem": "FAIL"}
 
 
-def register(root: Any) -> None:
+def register(root: typer.Typer) -> None:
     """Add ``doctor`` to the root group."""
 
     @root.command("doctor")

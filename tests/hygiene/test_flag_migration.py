@@ -82,3 +82,20 @@ def test_upgrade_flags_secret_records_once_and_hides_them(
     assert "SET ASIDE: secret_detected: AWS Access Key in text" in shown.stdout
     everything = invoke(cli, "garden", "memory", "list", "--agent", "ada")
     assert "2 record(s) set aside as holding a secret" in everything.stdout
+
+
+def test_doctor_warns_about_records_set_aside(cli: CliRunner, wardian_home: Path) -> None:
+    from wardian.app.doctor import run_doctor
+
+    agent = json.loads(invoke(cli, "agent", "add", "ada", "--provider", "claude",
+                              "--json").stdout)["id"]
+    clean = run_doctor(["memory-hygiene"]).findings
+    assert [f.status for f in clean] == ["ok"]
+    token = "ghp" + "_" + "".join(_RNG.choice(string.ascii_letters + string.digits)
+                                  for _ in range(36))
+    _old_store(wardian_home / "memory.db", agent, [(f"deploy with {token}", "e")])
+    MemoryStore().close()
+    [finding] = run_doctor(["memory-hygiene"]).findings
+    assert finding.status == "warning" and "1 record(s)" in finding.message
+    assert f"--agent {agent[:8]} --flagged" in (finding.fix or "")
+    assert token not in finding.message

@@ -46,10 +46,11 @@ __all__ = [
     "worker_env",
 ]
 
-BOUNDARIES = ("clear", "shutdown", "provider_source_changed", "worktree_switch")
-"""Session-close boundary reasons (DESIGN.md "Invokers")."""
+BOUNDARIES = ("clear", "shutdown", "provider_source_changed", "worktree_switch", "recovered")
+"""Session-close boundary reasons (DESIGN.md "Invokers"); ``recovered`` = a session no hook
+reported, found by `wardian.runtime.recovery`."""
 
-SOURCES = ("exec", "launch", "hook", "cli")
+SOURCES = ("exec", "launch", "hook", "cli", "recovery")
 """Where an event came from."""
 
 LOGGING_DISABLED = "conversation logging disabled"

@@ -18,10 +18,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from wardian._db import atomic, connect, migrate_user_version
+from wardian._db import atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import memory_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
+from wardian.memory.db import MemoryDB
 from wardian.memory.models import (
     KINDS,
     Kind,
@@ -31,7 +32,6 @@ from wardian.memory.models import (
     Source,
     check_caps,
 )
-from wardian.memory.schema import MIGRATIONS
 
 __all__ = ["UNSET", "MemoryStore", "normalise_sources"]
 
@@ -103,14 +103,13 @@ class MemoryStore:
         StoreError: the file cannot be opened or migrated.
     """
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or memory_db_path()
-        self.conn: sqlite3.Connection = connect(self.path)
-        migrate_user_version(self.conn, MIGRATIONS)
+    def __init__(self, path: Path | None = None, *, db: MemoryDB | None = None) -> None:
+        self.db = db if db is not None else MemoryDB.open(path or memory_db_path())
+        self.path = path or self.db.path
+        self.conn: sqlite3.Connection = self.db.conn
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Let go of the store; the connection belongs to the file's `MemoryDB` (shared)."""
 
     # --- reading ---------------------------------------------------------------------
 

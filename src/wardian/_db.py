@@ -317,6 +317,14 @@ _recent: deque[Database] = deque(maxlen=8)
 _cache_lock = threading.Lock()
 
 
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 class Database:
     """One SQLite file: one connection per process and thread, migrated once, `atomic()`.
 
@@ -333,6 +341,7 @@ class Database:
         self.path = path
         self.conn = conn
         self._migrated: set[str] = set()
+        self._identity = _file_identity(path)
         _write_locks[id(conn)] = threading.RLock()
         weakref.finalize(self, _write_locks.pop, id(conn), None)
 
@@ -346,7 +355,7 @@ class Database:
         key = (os.getpid(), _scope.get() or threading.get_ident(), Path(os.path.abspath(path)))
         with _cache_lock:
             found = _cache.get(key)
-        if isinstance(found, cls) and found.conn is not None:
+        if isinstance(found, cls) and found._same_file():
             cls._touch(found)
             return found
         db = cls(key[2], connect(key[2]))
@@ -355,6 +364,11 @@ class Database:
             _cache[key] = db
         cls._touch(db)
         return db
+
+    def _same_file(self) -> bool:
+        """Whether the path still names the file this connection has open (a file removed or
+        replaced under us, e.g. a restored backup, gets a new connection, as before)."""
+        return self._identity is not None and _file_identity(self.path) == self._identity
 
     @classmethod
     def _touch(cls, db: Database) -> None:

@@ -121,6 +121,22 @@ def test_rejection_reason_is_read_with_the_refused_action(fmt: str, tmp_path: Pa
     _clean(ops)
 
 
+@pytest.mark.parametrize("fmt", _sessions("rejection-proposal", ("claude",)))
+def test_rejection_that_proposes_another_way_reads_as_the_proposal(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "store the session ids"),
+        ("tool", "Edit", {"file_path": "/work/app/store.go"}),
+        ("reject", "can't we make those functions take a SessionID type instead?"),
+        ("assistant", "Done, changed the signatures to take SessionID."),
+    ], tmp_path)
+    saved = _saved(ops)
+    assert len(saved) == 1
+    assert "proposed" in saved[0]["text"] and "SessionID type instead" in saved[0]["text"]
+    assert not saved[0]["text"].rstrip(".").endswith("?")
+
+
 @pytest.mark.parametrize("fmt", _sessions("rejection-short-reason", ("claude",)))
 def test_short_rejection_reason_keeps_its_context(fmt: str, tmp_path: Path) -> None:
     ops = curate_session(fmt, [
@@ -320,6 +336,41 @@ def test_final_question_left_unanswered_is_a_checkpoint(fmt: str, tmp_path: Path
     ], tmp_path)
     current = [op for op in _saved(ops) if op["kind"] == "current"]
     assert len(current) == 1 and "commit the resizer fix" in current[0]["text"].lower()
+    _clean(ops)
+
+
+@pytest.mark.parametrize("fmt", _sessions("numbered-summary-then-ship-question"))
+def test_numbered_summary_is_not_a_choice(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "make the exporter retry on timeouts"),
+        ("assistant", "The exporter fix is ready:\n\n1. Retries: up to three with backoff\n"
+                      "2. Timeouts: raised to 30 seconds\n\nShould I push the branch?"),
+    ], tmp_path)
+    current = [op for op in _saved(ops) if op["kind"] == "current"]
+    assert len(current) == 1
+    assert "push the branch" in current[0]["text"] and "choice" not in current[0]["text"]
+
+
+@pytest.mark.parametrize("fmt", _sessions("offer-to-start-more-work"))
+def test_offer_to_start_more_work_is_not_waiting_state(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "write the design note for the cache"),
+        ("assistant", "Done: wrote docs/cache.md.\n\nWant me to start on the eviction code "
+                      "next?"),
+    ], tmp_path)
+    assert _saved(ops) == []
+
+
+@pytest.mark.parametrize("fmt", _sessions("concern-left-open"))
+def test_concern_raised_for_confirmation_and_left_open(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "but while the migration runs the old API keeps serving stale rows, right?"),
+        ("tool", "Read", {"file_path": "/work/app/db/migrate.py"}),
+        ("assistant", "Let me check how the migration locks the table."),
+    ], tmp_path)
+    current = [op for op in _saved(ops) if op["kind"] == "current"]
+    assert len(current) == 1 and "stale rows" in current[0]["text"]
+    assert not current[0]["text"].endswith("?.")
     _clean(ops)
 
 

@@ -299,17 +299,24 @@ def build_plan(
     save → ``create`` (client_key ``save-<index>``), update → ``revise`` with the record's
     current revision as ``expected_revision_id``, remove → ``retire``. The same checks as
     `memory.commit` apply first: evidence must occur in the slice, ids must be the agent's
-    active records, at most `max_changes` operations.
+    active records, a save must not repeat an active record (or an earlier create of the
+    plan), at most `max_changes` operations.
 
     Returns:
         (the plan as a dict, or None when no operation survives; the dropped operations
         ``[{index, op, code, reason}]``).
     """
     from wardian.errors import AmbiguousIdError, NotFoundError
-    from wardian.memory.consolidation import evidence_in_archive, normalise_whitespace
+    from wardian.memory.consolidation import (
+        evidence_in_archive,
+        find_duplicate,
+        normalise_whitespace,
+    )
+    from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     archive = normalise_whitespace(archive_text)
+    planned: set[tuple[str, str]] = set()  # (scope, text) of the creates so far
     plan_ops: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -333,6 +340,15 @@ def build_plan(
                 else {"kind": "workspace", "path": workspace}
             )
             if kind == "save":
+                # what a commit would drop as a duplicate, the plan drops too
+                target = Scope.agent() if scope["kind"] == "agent" else Scope.workspace(workspace)
+                same = find_duplicate(store, agent_id, op["text"], target)
+                key = (scope["kind"], normalise_whitespace(op["text"]).casefold())
+                if same is not None or key in planned:
+                    drop("duplicate", "the same text is already remembered as "
+                         + (same[:8] if same else "an earlier create of this plan"))
+                    continue
+                planned.add(key)
                 plan_ops.append({
                     "op": "create", "client_key": f"save-{index}", "text": op["text"],
                     "kind": op.get("kind", "stable"), "scope": scope,

@@ -255,7 +255,9 @@ def _candidates(
                 continue
             if _STATUS.search(seg.text):
                 continue  # "it should work now", "should be fixed": status, not a rule
-            question = is_question(seg.text)
+            question = is_question(seg.text) and (
+                not rules or is_question(_clause(seg.text, rules[0].pattern))
+            )
             if not rules:
                 # a correction: a statement, or a question proposing another way
                 if (question and not signals.proposes_alternative(seg.text)) or (
@@ -290,6 +292,8 @@ def _candidates(
                 score += 0.1
             cand = _cand(seg, score, kind, best.category, text)
             focus = _focus(seg.text, best.pattern)
+            if is_question(seg.text) and not question:
+                focus = _clause(seg.text, best.pattern)  # the rule, not the question
             if best.text:
                 cand = replace(cand, text=best.text)
             elif focus != seg.text:
@@ -302,6 +306,17 @@ def _candidates(
         local.sort(key=lambda c: (-c.score, c.start))
         found.extend(local[:MAX_PER_MESSAGE])
     return found
+
+
+def _clause(text: str, pattern: re.Pattern[str]) -> str:
+    """The clause holding the cue: from the clause boundary before the cue's match to the
+    end. "can you look at X, let me know before doing anything" asks a question and states a
+    rule; the rule's own clause decides whether it is a question."""
+    match = pattern.search(text)
+    if match is None:
+        return text
+    starts = [m.end() for m in _CLAUSE_BOUNDARY.finditer(text, 0, match.start())]
+    return text[starts[-1] :] if starts else text
 
 
 def _focus(text: str, pattern: re.Pattern[str]) -> str:
@@ -540,9 +555,12 @@ def _from_signal(sig: signals.Signal) -> _Candidate | None:
         return None
     text = sig.text
     if not text and sig.kind == "rejection":
-        body = rewrite(source, "correction")
-        if match_rules(source) or not sig.context:
+        proposal = signals.proposes_alternative(source)
+        body = rewrite(signals.strip_proposal(source) if proposal else source, "correction")
+        if (match_rules(source) and not proposal) or not sig.context:
             text = body
+        elif proposal:
+            text = f"The user rejected the agent's {sig.context} and proposed: {body}"
         else:
             text = f"The user rejected the agent's {sig.context}: {body}"
     elif not text:

@@ -103,7 +103,13 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:should|must)(?:n'?t| not)?\s+(?:be|have|use|run|"
         r"always|never|not|cast|stay|go|live|only)\b",
     ),
-    _r("ask-before", "convention", 0.82, r"\bask (?:me|the user)\b.*\bbefore\b"),
+    _r(
+        "ask-before",
+        "convention",
+        0.82,
+        r"\b(?:ask|tell|check with|show|let) (?:me|the user)\b.*\bbefore (?:doing|making|"
+        r"changing|editing|touching|you|we|any|anything|starting|implementing|committing)\b",
+    ),
     _r(
         "user-commits",
         "convention",
@@ -198,7 +204,10 @@ _PRONOUNS = (
     (re.compile(r"\bdoesnt\b", re.IGNORECASE), "does not"),
     (re.compile(r"\bwe should always\b", re.IGNORECASE), "always"),
     (
-        re.compile(r"\b(the (?:user|agent)) (prefer|want|like|need|use|think|know|expect)\b"),
+        re.compile(
+            r"(?<!\blet )(?<!\bhelp )(?<!\bmake )\b(the (?:user|agent)) "
+            r"(prefer|want|like|need|use|think|know|expect)\b"
+        ),
         r"\1 \2s",
     ),
     (re.compile(r"\b(the (?:user|agent)) have\b"), r"\1 has"),

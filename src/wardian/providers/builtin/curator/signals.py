@@ -173,7 +173,8 @@ _CHECK_TOOL_WORDS = ("tool_call",)
 
 
 _PROPOSAL_LEAD = re.compile(
-    r"^\W*(?:but\s+)?(?:(?:could|can|should|would)\s+(?:we|you)|how about|what about)\s+"
+    r"^\W*(?:but\s+)?(?:(?:could|can|should|would)(?:n'?t)?\s+(?:we|you)|how about|"
+    r"what about|why not)\s+"
     r"(?:(?:also|just|maybe|please|instead)\s+)*",
     re.IGNORECASE,
 )
@@ -374,7 +375,8 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                     seq,
                     0,
                     text.strip(),
-                    text=f"The user chose option {label} of those the agent offered: {line}",
+                    text=f"Of the options the agent offered, the user chose option {label}: "
+                    f"{line}",
                     score=0.86,
                 )
             )
@@ -497,10 +499,10 @@ def unfinished(
         if started and not finished and not is_routine(request) and not _CONFIRM.search(request):
             piece = _request_piece(request)
             if piece is not None:
-                start, words = piece
+                start, evidence, words = piece
                 files = _touched_files(after, workspace)
                 where = f" ({', '.join(files)})" if files else ""
-                sentence = rewrite(words).rstrip(".")
+                sentence = rewrite(words).rstrip(".?")
                 if sentence:
                     sentence = sentence[0].lower() + sentence[1:]
                     out.append(
@@ -508,7 +510,7 @@ def unfinished(
                             "unfinished",
                             seq,
                             start,
-                            words,
+                            evidence,
                             text=f"Unfinished when the session ended: {sentence}{where}.",
                             record_kind="current",
                             score=0.78,
@@ -552,7 +554,10 @@ def _final_question(text: str) -> tuple[int, str, str] | None:
     ]
     options = [(k, re.sub(r"[*`_]+", "", v).strip()) for k, v in options if k and v]
     start, question = next(((s, q) for s, q in questions if _CHOICE.search(q)), questions[-1])
-    if len(options) >= 2 or _CHOICE.search(question):
+    labelled = [k for k, _ in options if not k.isdigit()]
+    # a numbered list of what was done is not a set of options: only lettered options, or a
+    # question that itself asks to choose, make a choice
+    if _CHOICE.search(question) or (len(labelled) >= 2 and not _SHIP.search(question)):
         offered = "; ".join(f"{k}: {v}".rstrip(".") for k, v in options[:MAX_ITEM_LIST])
         body = f"Awaiting the user's choice: {question}"
         return start, question, body + (f" (options offered: {offered})." if offered else "")
@@ -563,9 +568,24 @@ def _final_question(text: str) -> tuple[int, str, str] | None:
     return None
 
 
-def _request_piece(text: str) -> tuple[int, str] | None:
-    """The request part of a human message: its first paragraph without pasted references
-    (``@path`` mentions, URLs, code), at most 300 characters."""
+_ASK_FORM = re.compile(
+    r"^(?:let'?s|let us|please|pls|(?:can|could|would) you(?: please)?|go ahead and)\s+",
+    re.IGNORECASE,
+)
+_TAG = re.compile(r",?\s*(?:right|correct|no|isn'?t it|don'?t you think)\?\s*$", re.IGNORECASE)
+"""A tag question: the sentence states something and asks for confirmation."""
+_REQUEST_WORD = re.compile(
+    r"\b(?:let'?s|let us|please|pls|can you|could you|would you|need to|want|add|create|"
+    r"write|fix|make|implement|update|move|rename|remove|delete|build|run|set up|help)\b",
+    re.IGNORECASE,
+)
+
+
+def _request_piece(text: str) -> tuple[int, str, str] | None:
+    """(start, evidence, request words) of a human message's request: its first paragraph
+    without pasted references (``@path`` mentions, URLs, code), at most 300 characters; the
+    words start at the first sentence that asks for something, without the asking form
+    ("let's", "can you"). None for a question that asks for no work ("…, right?")."""
     para_end = text.find("\n")
     para = text[: para_end if para_end != -1 else len(text)]
     para = para.rstrip()
@@ -576,7 +596,17 @@ def _request_piece(text: str) -> tuple[int, str] | None:
     if len(para) > 300:
         cut = max(para.rfind(". ", 0, 300), para.rfind("? ", 0, 300))
         para = para[: cut + 1] if cut > 40 else para[:300].rsplit(" ", 1)[0]
-    return lead, para
+    pieces = _sentences(para)
+    first = next((i for i, (_, p) in enumerate(pieces) if _REQUEST_WORD.search(p)), None)
+    if first is None and pieces and _TAG.search(para):
+        first = 0  # a concern raised for confirmation ("…, right?") and left open
+    if first is None:
+        return None
+    words = para[pieces[first][0] :]
+    if words.rstrip().endswith("?") and not _ASK_FORM.match(words) and not _TAG.search(words):
+        return None
+    words = _TAG.sub("", _ASK_FORM.sub("", words)).rstrip(" ?")
+    return lead, para, words
 
 
 _PATH_IN_CALL = re.compile(r"^(?:Read|Edit|Write|MultiEdit|NotebookEdit|write_file|replace|"

@@ -58,6 +58,18 @@ def test_user_convention_is_saved_as_one_clean_sentence(fmt: str, tmp_path: Path
     _clean(ops)
 
 
+@pytest.mark.parametrize("fmt", _sessions("project-imperative"))
+def test_plain_imperative_scoped_to_the_project_is_a_convention(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "Use the Makefile targets for every build in this repo."),
+        ("assistant", "Understood."),
+    ], tmp_path)
+    saved = _saved(ops)
+    assert [op["kind"] for op in saved] == ["stable"] and "makefile" in _texts(ops)
+
+
 @pytest.mark.parametrize("fmt", _sessions("do-not-statement"))
 def test_do_not_sentences_are_rules_not_questions(fmt: str, tmp_path: Path) -> None:
     ops = curate_session(fmt, [

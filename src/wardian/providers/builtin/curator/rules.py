@@ -119,6 +119,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _r("dont-commit", "convention", 0.84, _CLAUSE_START + r"(?:do not|don'?t|dont) commit\b"),
     _r("use-not", "convention", 0.82, r"\buse \S+(?: \S+)?,? (?:not|instead of|rather than) \S+"),
+    _r(
+        "project-imperative",
+        "convention",
+        0.76,
+        r"^(?:please\s+|pls\s+)?(?:use|run|keep|put|write|call|name|store|place|format|"
+        r"build|test|install)\b[^?]*\b(?:in|for|across|throughout) (?:this|the|our) "
+        r"(?:repo|repository|project|codebase|monorepo|workspace|app)\b",
+    ),
     _r("prefer", "convention", 0.8, r"\bi (?:always |really )?prefer\b|\bplease always\b"),
     _r("everything-like", "convention", 0.7, r"\b(?:have|keep|make) everything\b"),
     _r(

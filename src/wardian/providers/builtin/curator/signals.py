@@ -173,7 +173,7 @@ _CHECK_TOOL_WORDS = ("tool_call",)
 
 
 _PROPOSAL_LEAD = re.compile(
-    r"^\W*(?:but\s+)?(?:(?:could|can|should|would)(?:n'?t)?\s+(?:we|you)|how about|"
+    r"^\W*(?:but\s+)?(?:(?:could|can|should|would)(?:n'?t|'t)?\s+(?:we|you)|how about|"
     r"what about|why not)\s+"
     r"(?:(?:also|just|maybe|please|instead)\s+)*",
     re.IGNORECASE,

@@ -5,7 +5,7 @@ every module under ``src/wardian`` is parsed with `ast` and each import — at m
 inside a function or under ``TYPE_CHECKING``, absolute or relative, or an
 ``importlib.import_module("wardian....")`` with a literal name — must point at its own
 layer or below. ``transcripts`` sits beside ``memory`` but imports only the base modules.
-Only ``wardian.cli`` imports Typer or Rich.
+Only ``wardian.cli`` imports Typer or Rich; only ``wardian.web`` imports Starlette or uvicorn.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ LAYERS: dict[str, int] = {
     "blueprints": 2, "providers": 2,
     "engine": 3, "runtime": 3,
     "invokers": 4,
-    "cli": 5,
+    "app": 4,  # service functions the CLI, MCP and web call (over invokers and below)
+    "cli": 5, "web": 5,  # operator surfaces; web is Garden in the browser
     "demo": 6, "__main__": 6,
 }
 BASE = {"", "config", "_db", "_util", "errors"}

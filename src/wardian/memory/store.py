@@ -354,6 +354,69 @@ class MemoryStore:
             sql += " AND status = 'active'"
         return int(self.conn.execute(sql, (agent_id,)).fetchone()[0])
 
+    def page(
+        self,
+        agent_id: str,
+        *,
+        kind: str | None = None,
+        scope_kind: str | None = None,
+        status: str | None = "active",
+        text: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> tuple[builtins.list[Record], int]:
+        """One page of the agent's records, newest first, and how many match in all.
+
+        For the operator's paged views (Garden in the browser): the filters are applied in
+        SQL and only the page's records (with their sources) are built, so a page costs the
+        same at 10k records as at 10.
+
+        Args:
+            kind: ``stable``/``current``; scope_kind: ``agent``/``workspace``.
+            status: ``active``/``removed``, or None for both.
+            text: case-insensitive substring of the text, the evidence or the id.
+            limit: page size (1 to 500); offset: records to skip.
+
+        Returns:
+            (records of this page, total matching records).
+
+        Raises:
+            UsageError: an unknown kind, scope or status, or a limit out of range.
+        """
+        where = ["agent_id = ?"]
+        params: list[Any] = [agent_id]
+        if status is not None:
+            if status not in {"active", "removed"}:
+                raise UsageError(f"unknown status {status!r}", hint="use active or removed")
+            where.append("status = ?")
+            params.append(status)
+        if kind:
+            _check_kind(kind)
+            where.append("kind = ?")
+            params.append(kind)
+        if scope_kind:
+            if scope_kind not in {"agent", "workspace"}:
+                raise UsageError(f"unknown scope {scope_kind!r}", hint="use agent or workspace")
+            where.append("scope_kind = ?")
+            params.append(scope_kind)
+        if text and text.strip():
+            needle = "%" + text.strip().lower().replace("\\", "\\\\").replace(
+                "%", "\\%").replace("_", "\\_") + "%"
+            where.append("(lower(text) LIKE ? ESCAPE '\\' OR lower(evidence) LIKE ? ESCAPE '\\'"
+                         " OR id LIKE ? ESCAPE '\\')")
+            params.extend([needle, needle, needle])
+        if not 1 <= limit <= 500:
+            raise UsageError(f"page size {limit} is out of range", hint="use 1 to 500")
+        clause = " AND ".join(where)
+        total = int(self.conn.execute(
+            f"SELECT COUNT(*) FROM records WHERE {clause}", params
+        ).fetchone()[0])
+        rows = self.conn.execute(
+            f"SELECT * FROM records WHERE {clause} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
+            [*params, limit, max(0, offset)],
+        ).fetchall()
+        return [self._record(r) for r in rows], total
+
     # --- writing ---------------------------------------------------------------------
 
     def write_revision_in_transaction(

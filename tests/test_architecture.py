@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
 }
 BASE = {"", "config", "_db", "_util", "errors"}
 UI_PACKAGES = ("typer", "rich")
+WEB_PACKAGES = ("starlette", "uvicorn", "multipart", "python_multipart")
 
 # (importing module, imported module) -> why it is allowed. Keep this short and explain
 # each entry; an entry that no longer matches fails `test_allowed_list_is_current`.
@@ -110,6 +111,15 @@ def test_only_cli_imports_typer_or_rich() -> None:
         if target.split(".")[0] in UI_PACKAGES and _part(source) != "cli"
     ]
     assert not offenders, "only wardian.cli imports Typer/Rich\n" + "\n".join(offenders)
+
+
+def test_only_web_imports_the_web_stack() -> None:
+    offenders = [
+        f"{where}: {source} imports {target}"
+        for source, target, where in _all_imports()
+        if target.split(".")[0] in WEB_PACKAGES and _part(source) != "web"
+    ]
+    assert not offenders, "only wardian.web imports Starlette/uvicorn\n" + "\n".join(offenders)
 
 
 def test_allowed_list_is_current() -> None:

@@ -8,6 +8,7 @@ access token per start, ``--open`` to open the operator's browser. The caller
 from __future__ import annotations
 
 import errno
+import signal
 import socket
 from collections.abc import Callable
 
@@ -73,5 +74,23 @@ def serve(port: int = 0, *, open_browser: bool = False,
         import webbrowser
 
         webbrowser.open(url)
-    server.run(sockets=[sock])
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal to the
+    # handler that was there before; stopping is this command's normal end, so exit 0.
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        server.run(sockets=[sock])
+    except (KeyboardInterrupt, _Stopped):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        sock.close()
+    announce("Garden stopped.")
     return 0
+
+
+class _Stopped(Exception):
+    """SIGTERM arrived (re-raised by uvicorn after its graceful shutdown)."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stopped

@@ -82,24 +82,23 @@ def _plan(seeded: dict[str, Any], expected_keep: str) -> str:
     }, indent=2)
 
 
-def _receipts() -> int:
+def _rows(table: str) -> int:
+    """How many rows `table` of memory.db holds now."""
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
     try:
-        return int(store.conn.execute("SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0])
+        return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
     finally:
         store.close()
+
+
+def _receipts() -> int:
+    return _rows("maintenance_receipts")
 
 
 def _revisions() -> int:
-    from wardian.memory.store import MemoryStore
-
-    store = MemoryStore()
-    try:
-        return int(store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0])
-    finally:
-        store.close()
+    return _rows("revisions")
 
 
 def test_operator_walks_memory_and_applies_a_reviewed_plan(

@@ -1,1 +1,4 @@
-"""The application layer: service functions that the CLI, the MCP server and the web call."""
+"""The application layer: service functions the CLI, MCP server and web app call.
+
+One module per job; this file stays a docstring only.
+"""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from wardian.errors import NotFoundError, WardianError
+from wardian.errors import NotFoundError
 
 __all__ = [
     "PAGE_SIZE",
@@ -98,31 +98,12 @@ class AgentSummary:
     invokers: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _invoker_problem(invoker: Any, agents: set[str]) -> str | None:
-    """Why an invoker cannot run as stored (its agent gone, blueprint or assignments no
-    longer valid, a broken schedule), or None. Read-only: the same checks enabling runs."""
-    from wardian.invokers.session_close import validate_definition
-
-    if invoker.agent_id not in agents:
-        return f"its agent {invoker.agent_id[:8]} no longer exists"
-    try:
-        if invoker.kind == "schedule":
-            from wardian.invokers.schedule import ScheduleConfig
-
-            ScheduleConfig.from_config(invoker.config)
-        validate_definition(
-            invoker.blueprint_id, invoker.assignments, invoker.inputs, trigger=invoker.kind,
-            inputs_from_text=False, origin=f"invoker {invoker.id[:8]}",
-        )
-    except WardianError as exc:
-        return exc.render()
-    return None
-
-
 def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
     """Every invoker (or one agent's): its JSON, agent name, ``state`` (enabled, disabled
-    or broken), ``problem`` (why it is broken, or None) and last run. Read-only."""
+    or broken), ``problem`` (why it is broken and the fix, or None; the same answer as
+    `automation … list` and firing, `wardian.invokers.health`) and last run. Read-only."""
     from wardian.engine.runs import RunStore
+    from wardian.invokers.health import invoker_problem
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.agents import AgentRegistry
 
@@ -134,9 +115,10 @@ def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
         docs = []
         for invoker in store.list(agent_id=agent_id):
             doc = invoker.to_json()
-            problem = _invoker_problem(invoker, set(names))
+            problem = invoker_problem(invoker)
             doc["agent_name"] = names.get(invoker.agent_id)
-            doc["problem"] = problem
+            doc["problem"] = (
+                {"reason": problem.reason, "fix": problem.fix} if problem else None)
             doc["state"] = ("broken" if problem else
                             "enabled" if invoker.enabled else "disabled")
             last = runs.list(invoker_id=invoker.id, limit=1)

@@ -20,6 +20,8 @@ import pytest
 
 from tests.web._support import garden_server, get, save, seed_agent, update
 
+pytestmark = pytest.mark.slow  # a browser per test; `make test-all` (CI) runs them
+
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]

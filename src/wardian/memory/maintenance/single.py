@@ -4,7 +4,7 @@
 revise ID --agent A [--text|--kind|--scope|--evidence]`` build a schema-v1 plan with one
 ``retire`` or ``revise`` operation bound to the record's current revision; it then goes
 through exactly what a plan file goes through (`service.preview_plan`, the operator's
-confirmation, `service.apply_bound_plan`: atomic apply and a receipt). The plan id and
+confirmation, `service.apply_loaded`: atomic apply and a receipt). The plan id and
 idempotency key are derived from the record, its revision and the change, so running the
 same command again replays the stored receipt instead of applying twice, and a
 ``--confirm`` digest shown by one run matches the next.

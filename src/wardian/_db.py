@@ -19,7 +19,9 @@ failed migration leaves nothing behind and stays pending.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -51,7 +53,8 @@ def connect(path: Path) -> sqlite3.Connection:
     """Open (creating if needed) the SQLite file at `path` with Wardian's pragmas.
 
     Args:
-        path: the database file; its parent directory is created.
+        path: the database file; it and its parent directory are created private
+            (0600 / 0700, `wardian._fs`), and an existing wider file is tightened.
 
     Returns:
         A connection in autocommit mode with rows as `sqlite3.Row`.
@@ -59,8 +62,17 @@ def connect(path: Path) -> sqlite3.Connection:
     Raises:
         StoreError: the file cannot be opened (permissions, not a database).
     """
+    from wardian._fs import FILE_MODE, make_private, private_dir
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        if not path.exists():
+            # Created here, 0600, before SQLite creates it with the umask's mode; SQLite
+            # gives its -wal and -shm files the database file's mode.
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+        for suffix in ("", "-wal", "-shm"):  # tighten files an older Wardian left wider
+            make_private(Path(f"{path}{suffix}"))
         conn = sqlite3.connect(
             str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
             check_same_thread=False,

@@ -303,7 +303,9 @@ def init_library(*, shipped_dir: Path | None = None, user_dir: Path | None = Non
 
 def _copy_samples(source: Path, target: Path) -> list[tuple[str, str]]:
     """`init_library`'s copy loop; raises OSError."""
-    target.mkdir(parents=True, exist_ok=True)
+    from wardian._fs import make_private, private_dir, write_private
+
+    private_dir(target)
     manifest_path = target / MANIFEST_NAME
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")).get("files", {})
@@ -318,8 +320,9 @@ def _copy_samples(source: Path, target: Path) -> list[tuple[str, str]]:
         dest = target.joinpath(*rel_parts)
         shipped_hash = _sha(file)
         if not dest.exists():
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(dest.parent)
             shutil.copyfile(file, dest)
+            make_private(dest)
             action = "copied"
         else:
             current = _sha(dest)
@@ -327,13 +330,14 @@ def _copy_samples(source: Path, target: Path) -> list[tuple[str, str]]:
                 action = "unchanged"
             elif manifest.get(rel) == current:
                 shutil.copyfile(file, dest)
+                make_private(dest)
                 action = "updated"
             else:
                 results.append((rel, "kept (edited)"))
                 continue
         manifest[rel] = shipped_hash
         results.append((rel, action))
-    manifest_path.write_text(json.dumps({"files": manifest}, indent=2, sort_keys=True) + "\n",
-                             encoding="utf-8")
+    write_private(manifest_path, json.dumps({"files": manifest}, indent=2, sort_keys=True)
+                  + "\n")
     return results
 

@@ -331,7 +331,10 @@ def draft_plan(
         return
     from pathlib import Path
 
-    Path(output).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
-                            encoding="utf-8")
+    from wardian._fs import open_private
+
+    # The draft quotes the agent's records: private like the database it came from.
+    with open_private(Path(output), "w", encoding="utf-8", newline="") as handle:
+        handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     stdout(f"Draft plan written to {output} · {len(doc['operations'])} operation(s) · "
            "the operator previews it with `wardian garden maintain preview`")

@@ -125,11 +125,10 @@ def _put_wardian_on_path(env: dict[str, str]) -> None:
 
 def run_dir() -> Path:
     """``<data dir>/run``: startup context files of running launches (mode 0700)."""
+    from wardian._fs import private_dir
     from wardian.config import data_dir
 
-    path = data_dir() / "run"
-    path.mkdir(mode=0o700, exist_ok=True)
-    return path
+    return private_dir(data_dir() / "run")
 
 
 def resolve_workspace(agent: Agent, workspace: str | None) -> tuple[Path, str]:
@@ -192,6 +191,8 @@ class Launch:
 
 def _write_private(path: Path, text: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    if os.name != "nt":
+        os.fchmod(fd, 0o600)  # whatever the umask
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
         handle.write(text)
 

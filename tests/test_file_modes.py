@@ -21,7 +21,7 @@ def wardian(home: Path, *args: str, umask: int = 0o022) -> subprocess.CompletedP
     env["WARDIAN_HOME"] = str(home)
     return subprocess.run(
         [sys.executable, "-m", "wardian", *args], capture_output=True, text=True, env=env,
-        timeout=120, preexec_fn=lambda: os.umask(umask),  # noqa: PLW1509 - single-threaded
+        timeout=120, preexec_fn=lambda: os.umask(umask),
     )
 
 

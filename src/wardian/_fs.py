@@ -19,9 +19,12 @@ from typing import IO, Any
 __all__ = [
     "DIR_MODE",
     "FILE_MODE",
+    "FileTooLarge",
+    "NotRegularFile",
     "make_private",
     "open_private",
     "private_dir",
+    "read_regular_file",
     "tighten_dir",
     "write_private",
 ]
@@ -122,6 +125,71 @@ def write_private(path: Path, data: str | bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+class NotRegularFile(ValueError):
+    """An input path that is not a regular file (`kind`: ``a FIFO``, ``a directory``, …)."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path} is {kind}, not a regular file")
+        self.path = path
+        self.kind = kind
+
+
+class FileTooLarge(ValueError):
+    """An input file larger than its cap (`limit` bytes)."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        super().__init__(f"{path} is larger than {limit:,} bytes")
+        self.path = path
+        self.limit = limit
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_regular_file(path: Path, max_bytes: int) -> bytes:
+    """Read an input file that must be a regular file of at most `max_bytes` bytes.
+
+    Opened without blocking, so a FIFO or a device is refused at once instead of waiting
+    for a writer; the size is checked before and while reading.
+
+    Raises:
+        NotRegularFile: a directory, FIFO, device or socket.
+        FileTooLarge: more than `max_bytes` bytes.
+        OSError: it cannot be opened (missing, permission).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise NotRegularFile(path, "a directory") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(path, _kind(info.st_mode))
+        if info.st_size > max_bytes:
+            raise FileTooLarge(path, max_bytes)
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                raise FileTooLarge(path, max_bytes)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _chmod(path: Path, mode: int) -> None:

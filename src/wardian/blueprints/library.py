@@ -127,14 +127,19 @@ def _claimed_id(path: Path, folder: Path) -> str:
     blueprint does not validate the whole library. Read-only.
     """
     fallback = path.parent.name if path.parent != folder else path.stem
+    from wardian._fs import read_regular_file
+    from wardian.blueprints.loader import MAX_BLUEPRINT_BYTES, check_yaml_bounds
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_regular_file(path, MAX_BLUEPRINT_BYTES).decode("utf-8")
+    except (OSError, ValueError):  # too large, not a file, not UTF-8: validation says why
         return fallback
     import yaml
 
     try:
         ident = _meta_id(text)
+        if ident is None and check_yaml_bounds(text, str(path)) is not None:
+            return fallback
         if ident is None:  # unusual YAML (anchors, merge keys, …): read it all
             data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
             meta = data.get("blueprint") if isinstance(data, dict) else None

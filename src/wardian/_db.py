@@ -84,10 +84,28 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA foreign_keys = ON")
     except (sqlite3.Error, OSError) as exc:
         raise StoreError(
-            f"cannot open database {path}: {exc}",
+            f"cannot open database {path}: {_why_not_writable(path) or exc}",
             hint="check the file's permissions, or move WARDIAN_HOME to a writable folder",
         ) from exc
     return conn
+
+
+def _why_not_writable(path: Path) -> str | None:
+    """A plain reason why `path` (a database file) cannot be opened for writing, if one is
+    visible: a read-only file system, folder or file. SQLite only says "unable to open"."""
+    folder = path.parent
+    try:
+        if os.name != "nt" and os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return f"the file system holding {folder} is mounted read-only"
+    except OSError:
+        return None
+    if not os.access(folder, os.W_OK):
+        return f"the folder {folder} is read-only for you (SQLite needs to create files there)"
+    for suffix in ("", "-wal", "-shm"):
+        candidate = Path(f"{path}{suffix}")
+        if candidate.exists() and not os.access(candidate, os.W_OK):
+            return f"{candidate} is read-only for you"
+    return None
 
 
 @contextmanager
@@ -114,6 +132,8 @@ def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise  # read-only, disk I/O, …: `wardian.oserrors` words those
         raise StoreError(
             f"database is busy: {exc}", hint="another Wardian process holds the write lock; retry"
         ) from exc

@@ -175,8 +175,9 @@ def _parse(text: str, filename: str, loader_cls: Any) -> ParsedYaml:
 
     marks = Marks()
     problems: list[Problem] = []
-    loader = loader_cls(text)
+    loader = None
     try:
+        loader = loader_cls(text)  # PyYAML's reader refuses control characters right here
         node = loader.get_single_node()
         if node is None:
             problems.append(
@@ -205,7 +206,8 @@ def _parse(text: str, filename: str, loader_cls: Any) -> ParsedYaml:
         problems.append(Problem(filename, 1, 1, "(root)", f"YAML error: {exc}", kind="syntax"))
         return ParsedYaml(None, marks, problems)
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return ParsedYaml(data, marks, problems)
 
 

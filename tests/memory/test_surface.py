@@ -8,9 +8,11 @@ import importlib
 import pytest
 
 SURFACE = {
-    "wardian.memory.models": ["KINDS", "MAX_EVIDENCE_CHARS", "MAX_LOCATOR_CHARS", "MAX_SOURCES",
-                              "MAX_TEXT_CHARS", "Record", "Revision", "Scope", "Source",
-                              "check_caps", "default_workspace"],
+    "wardian.memory.models": ["KINDS", "MAX_EVIDENCE_CHARS", "MAX_ID_CHARS",
+                              "MAX_LOCATOR_CHARS", "MAX_PATH_CHARS", "MAX_SOURCES",
+                              "MAX_SOURCE_TYPE_CHARS", "MAX_TEXT_CHARS", "Record", "Revision",
+                              "Scope", "Source", "check_caps", "control_character",
+                              "default_workspace"],
     "wardian.memory.store": ["MemoryStore", "UNSET", "normalise_sources"],
     "wardian.memory.schema": ["MIGRATIONS"],
     "wardian.memory.capabilities": ["Capability", "CapabilityStore", "Refusal",

@@ -114,6 +114,9 @@ class Launch:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(timeout=60)
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None and not pipe.closed:
+                pipe.close()
 
 
 @pytest.fixture
@@ -184,6 +187,13 @@ def test_token_read_from_a_sibling_launchs_proc_environ_is_refused(
     ada_launch = ada.hello["env"]["WARDIAN_LAUNCH_ID"]
     assert bob_launch[:8] in stolen["err"] and ada_launch[:8] in stolen["err"]
     assert refusals(wardian_home) == [(agents["bob"], bob_launch, agents["ada"], ada_launch)]
+    # The operator sees the attempt from either side.
+    for name in ("ada", "bob"):
+        shown = invoke(CliRunner(), "garden", "memory", "refusals", "--agent", name, "--json")
+        assert shown.exit_code == 0, shown.output
+        [event] = json.loads(shown.stdout)["refusals"]
+        assert (event["holder_launch_id"], event["caller_launch_id"]) == (bob_launch,
+                                                                           ada_launch)
     assert records_of(wardian_home, agents["bob"]) == []
     # Each launch's own capability still works inside its own tree, also after detaching.
     assert bob.send(argv=["memory", "save", "mine", "--evidence", "x"])["rc"] == 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 __all__ = [
@@ -165,10 +165,17 @@ def become_subreaper() -> bool:
         return False
 
 
-def end_descendants(started_after: float, grace_s: float = 2.0) -> int:
+def end_descendants(
+    started_after: float, *, spare: Collection[int] = (), grace_s: float = 2.0
+) -> int:
     """End every process still below this one that started at or after `started_after`
     (seconds since the epoch): SIGTERM, then SIGKILL after `grace_s` seconds for those
     still running; reap the ones that are our children.
+
+    Args:
+        started_after: processes older than this were not the runtime's.
+        spare: pids of children this process started itself (a detached drain worker);
+            they and their descendants are left running.
 
     Called by a launch supervisor once its runtime has ended, so no agent process outlives
     the capability (with `become_subreaper`, detached descendants are below it too).
@@ -183,11 +190,19 @@ def end_descendants(started_after: float, grace_s: float = 2.0) -> int:
         below = me.children(recursive=True)
     except psutil.Error:
         return 0
+    spared: set[int] = set()
+    for pid in spare:
+        try:
+            spared.add(pid)
+            spared.update(p.pid for p in psutil.Process(pid).children(recursive=True))
+        except psutil.Error:
+            continue
     left = []
     for proc in below:
-        # Only the runtime's processes: not a process this one had started before it.
+        # Only the runtime's processes: not one this process started itself or before it.
         try:
-            if proc.create_time() >= started_after - START_TIME_TOLERANCE_S:
+            if (proc.pid not in spared
+                    and proc.create_time() >= started_after - START_TIME_TOLERANCE_S):
                 left.append(proc)
         except psutil.Error:
             continue

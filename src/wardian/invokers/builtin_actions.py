@@ -19,6 +19,7 @@ Spec "Optional consolidation"; DESIGN.md "Blueprints, runs, providers" (`memory.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 

@@ -13,6 +13,7 @@ OPERATOR_COMMANDS = [
     ["garden", "memory", "list", "--agent", "x"],
     ["garden", "memory", "refusals", "--agent", "x"],
     ["garden", "maintain", "check-receipt", "--idempotency-key", "k", "--agent", "x"],
+    ["garden", "serve", "--port", "0"],
     ["library", "list"],
     ["library", "init"],
     ["automation", "runs"],

@@ -149,7 +149,12 @@ MIGRATIONS: list[Migration] = [
     );
     CREATE INDEX launches_process ON launches (pid, process_started_at);
     """,
-    # 4: a valid capability presented from outside its launch's process tree (read from
+    # 4: Garden's paged record lists (one owner and status, newest first) step through this
+    # index alone, so page 200 of 10k records costs what page 1 does.
+    """
+    CREATE INDEX records_page ON records (agent_id, status, updated_at, id);
+    """,
+    # 5: a valid capability presented from outside its launch's process tree (read from
     # /proc, or a copied environment replayed): refused, and kept here naming both launches.
     """
     CREATE TABLE capability_refusals (

@@ -16,7 +16,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from wardian._db import atomic, connect, migrate_user_version
 from wardian._util import new_id, utc_now_iso
@@ -33,6 +33,9 @@ from wardian.memory.models import (
 )
 from wardian.memory.schema import MIGRATIONS
 
+if TYPE_CHECKING:
+    from wardian.memory.ranking import Candidate
+
 __all__ = ["UNSET", "MemoryStore", "normalise_sources"]
 
 
@@ -44,13 +47,18 @@ class _Unset:
 UNSET: Any = _Unset()
 """Sentinel: "not given" (distinct from None) for `MemoryStore.update`."""
 
-RECALL_COMMON_DOCS = 500
-"""A query word in more records than this is too common to rank by (see `recall`)."""
-RECALL_WINDOW = 500
+RECALL_EXACT_POSTINGS = 20_000
+"""How many matches of the query's rarest words `recall` ranks exactly; commoner words
+count only where they meet (see `recall`)."""
+RECALL_WINDOW = 2_000
 """When every query word is common, how many newest matches are ranked by BM25."""
 
 _HEX_PREFIX = re.compile(r"^[0-9a-fA-F-]{1,36}$")
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def _phrase(token: str) -> str:
+    """`token` as an FTS5 string (a phrase), so FTS syntax in a query is inert."""
+    return '"' + token.replace('"', '""') + '"'
 
 
 def _row_scope(row: sqlite3.Row) -> Scope:
@@ -267,59 +275,120 @@ class MemoryStore:
     def recall(
         self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None
     ) -> builtins.list[Record]:
-        """Active records matching `query`, ranked by FTS5 BM25 then recency. Read-only.
+        """Active records that fit `query`, best first; [] when nothing fits. Read-only.
 
-        Latency stays bounded at any store size (DESIGN.md "Recall"; issue 2 target: p95
-        <= 10 ms at 100k records). A word found in more than `RECALL_COMMON_DOCS` records
-        is too common to rank by: when the query also has rarer words, only those are
-        matched and ranked (exactly, over all their matches); when every word is that
-        common, the newest `RECALL_WINDOW` matching records are ranked.
+        Lexical ranking is FTS5 BM25 over the query's informative words
+        (`wardian.memory.ranking.query_terms`: stop words dropped), normalised to the
+        idf-weighted share of the query a record covers, with a relevance floor
+        (`wardian.memory.ranking`). Latency stays bounded at any store size (issue 19:
+        p95 <= 10 ms at 100k records): the rarest words, up to `RECALL_EXACT_POSTINGS`
+        matches in all, are matched exactly; words commoner than that only count for
+        records that contain all of them (or, when every word is that common, the newest
+        `RECALL_WINDOW` matches are ranked).
 
         Args:
-            query: free text; each word is matched (OR), prefix-insensitive of FTS syntax.
+            query: free text; words are matched case-insensitively (FTS syntax is inert).
             limit: maximum number of records (>= 1).
             workspace: when given, only agent-scoped records and records of this workspace.
         """
-        tokens = list(dict.fromkeys(t for t in _TOKEN.findall(query.lower()) if t))
-        if not tokens:
+        from wardian.memory.ranking import fuse, query_terms
+
+        terms = query_terms(query)
+        if not terms:
             return []
+        candidates = self._lexical_candidates(
+            agent_id, terms, workspace=workspace, depth=max(30, 3 * limit))
+        ranked = fuse(candidates.values(), semantic=False, limit=limit)
+        return self._records_by_rowid([c.rowid for c in ranked])
 
-        def phrase(token: str) -> str:
-            return '"' + token.replace('"', '""') + '"'
-
-        rare = [t for t in tokens if not self._more_matches_than(phrase(t), RECALL_COMMON_DOCS)]
-        match = " OR ".join(phrase(t) for t in (rare or tokens))
-        where = (
-            " WHERE records_fts MATCH ? AND r.agent_id = ? AND r.status = 'active'"
-        )
-        params: list[Any] = [match, agent_id]
+    def _scope_sql(self, agent_id: str, workspace: str | None) -> tuple[str, builtins.list[Any]]:
+        where = " AND r.agent_id = ? AND r.status = 'active'"
+        params: list[Any] = [agent_id]
         if workspace is not None:
             where += " AND (r.scope_kind = 'agent' OR r.scope_path = ?)"
             params.append(workspace)
-        if rare:
-            sql = (
-                "SELECT r.* FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
-                + where + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?"
-            )
-            params.append(max(1, limit))
-        else:
-            # FTS5 walks its doclist newest rowid first and stops after the window.
-            sql = (
-                "SELECT r.* FROM (SELECT records_fts.rowid AS rid, bm25(records_fts) AS score"
-                " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid" + where
-                + " ORDER BY records_fts.rowid DESC LIMIT ?) w"
-                " JOIN records r ON r.rowid = w.rid ORDER BY w.score, r.updated_at DESC LIMIT ?"
-            )
-            params += [RECALL_WINDOW, max(1, limit)]
-        return [self._record(r, with_sources=False) for r in self.conn.execute(sql, params)]
+        return where, params
 
-    def _more_matches_than(self, match: str, count: int) -> bool:
-        """Whether FTS `match` has more than `count` rows (reads at most count + 1)."""
+    def _lexical_candidates(
+        self, agent_id: str, terms: Sequence[str], *, workspace: str | None, depth: int
+    ) -> dict[int, Candidate]:
+        """Up to `depth` best BM25 matches of `terms`, by rowid, with their coverage."""
+        from wardian.memory.ranking import Candidate, idf
+
+        total = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records")
+                    .fetchone()[0])
+        freq = {t: self._doc_freq(_phrase(t)) for t in terms}
+        known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
+        if not known:
+            return {}
+        # A word no record contains weighs as much as the average known word: the
+        # question asks more than any record holds, yet one stray word cannot sink it.
+        weights = [idf(freq[t], total) for t in known]
+        weight = sum(weights) * len(terms) / len(known)
+        rare: builtins.list[str] = []
+        used = 0
+        for term in known:
+            if used + freq[term] > RECALL_EXACT_POSTINGS:
+                break
+            rare.append(term)
+            used += freq[term]
+        common = known[len(rare):]
+        parts = [_phrase(t) for t in rare]
+        # One common word beside rarer ones would widen the match to all its records;
+        # it only adds to the score of the records the rarer words found (below).
+        grouped = common if (len(common) >= 2 or not rare) else []
+        if grouped:
+            parts.append("(" + " AND ".join(_phrase(t) for t in grouped) + ")")
+        match = " OR ".join(parts)
+        where, params = self._scope_sql(agent_id, workspace)
+        exact = used + (min(freq[t] for t in grouped) if grouped else 0)
+        if exact <= RECALL_EXACT_POSTINGS or len(grouped) >= 2:
+            sql = ("SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
+                   " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
+                   " WHERE records_fts MATCH ?" + where
+                   + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?")
+            rows = self.conn.execute(sql, [match, *params, depth]).fetchall()
+        else:
+            # Every word is common: FTS5 walks its doclist newest rowid first and stops
+            # after the window, which is then ranked.
+            sql = ("SELECT w.rid, w.score, r.updated_at FROM (SELECT records_fts.rowid AS rid,"
+                   " -bm25(records_fts) AS score FROM records_fts"
+                   " JOIN records r ON r.rowid = records_fts.rowid WHERE records_fts MATCH ?"
+                   + where + " ORDER BY records_fts.rowid DESC LIMIT ?) w"
+                   " JOIN records r ON r.rowid = w.rid ORDER BY w.score DESC,"
+                   " r.updated_at DESC LIMIT ?")
+            rows = self.conn.execute(sql, [match, *params, RECALL_WINDOW, depth]).fetchall()
+        found = {int(r["rid"]): Candidate(int(r["rid"]), float(r["score"]),
+                                          updated_at=r["updated_at"]) for r in rows}
+        for term in common:
+            if term in grouped or not found:
+                continue
+            ids = builtins.list(found)
+            marks = ",".join("?" * len(ids))
+            for row in self.conn.execute(
+                "SELECT rowid, -bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?"
+                f" AND rowid IN ({marks})", [_phrase(term), *ids],
+            ):
+                found[int(row[0])].coverage += float(row[1])
+        for candidate in found.values():
+            candidate.coverage /= weight
+        return found
+
+    def _records_by_rowid(self, rowids: Sequence[int]) -> builtins.list[Record]:
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        rows = {int(r["rowid"]): r for r in self.conn.execute(
+            f"SELECT rowid, * FROM records WHERE rowid IN ({marks})", builtins.list(rowids))}
+        return [self._record(rows[i], with_sources=False) for i in rowids if i in rows]
+
+    def _doc_freq(self, match: str) -> int:
+        """How many rows FTS `match` has, counting at most `RECALL_EXACT_POSTINGS` + 1."""
         row = self.conn.execute(
-            "SELECT 1 FROM records_fts WHERE records_fts MATCH ? LIMIT 1 OFFSET ?",
-            (match, count),
+            "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
+            " LIMIT ?)", (match, RECALL_EXACT_POSTINGS + 1),
         ).fetchone()
-        return row is not None
+        return int(row[0])
 
     def owner(self, id_or_prefix: str) -> str:
         """The full agent id of the records' owner matching `id_or_prefix` (4+ hex

@@ -14,9 +14,10 @@ them into one ranked list that may be empty.
   commoner words). A term that is in *no* record weighs as much as the query's average
   known term: a word nothing contains makes every record cover less of the question.
 * **Floor.** A record is returned only when it covers enough of the query
-  (`LEXICAL_FLOOR`) or is semantically close enough (`SEMANTIC_FLOOR`) or both
-  moderately (`FUSED_FLOOR`); that is how "nothing fits" comes back empty. The floors
-  were tuned on the recall suite in ``bench/recall_suite.py``.
+  (`LEXICAL_FLOOR`), or is semantically close and stands out from the other records in
+  scope (`SEMANTIC_FLOOR`, `SEMANTIC_Z`), or has some of both (``FUSED_*``); that is how
+  "nothing fits" comes back empty. The floors were tuned, coarsely, on the recall suite
+  in ``bench/recall_suite.py`` (written before tuning).
 
 Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall; issue 19.
 """
@@ -29,9 +30,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
-    "FUSED_FLOOR",
+    "FUSED_COSINE",
+    "FUSED_COVERAGE",
+    "FUSED_Z",
     "LEXICAL_FLOOR",
     "SEMANTIC_FLOOR",
+    "SEMANTIC_WEIGHT",
+    "SEMANTIC_Z",
     "STOP_WORDS",
     "Candidate",
     "fuse",
@@ -60,12 +65,17 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 """Words that carry no topic: English function words, question words and the words a
 question about memory itself uses ("what did we say about …"). Never matched."""
 
-LEXICAL_FLOOR = 0.42
+LEXICAL_FLOOR = 0.6
 """Minimum idf-weighted share of the query's terms a record must contain (see module)."""
-SEMANTIC_FLOOR = 0.62
-"""Minimum cosine similarity for a record found by meaning alone."""
-FUSED_FLOOR = 0.50
-"""Minimum of ``0.5 * coverage + 0.5 * cosine`` for a record with some of both."""
+SEMANTIC_FLOOR = 0.35
+"""Minimum cosine similarity for a record found by meaning alone; it must also stand out
+from the records in scope by `SEMANTIC_Z` standard deviations (static embeddings give
+every record of a project some similarity to any question about it)."""
+SEMANTIC_Z = 3.0
+"""How far above the scope's mean cosine (in standard deviations) a record found by
+meaning alone must be."""
+FUSED_COVERAGE, FUSED_COSINE, FUSED_Z = 0.3, 0.3, 2.5
+"""A record with some of both — this coverage, cosine and standing-out — also passes."""
 SEMANTIC_WEIGHT = 0.5
 """Weight of the cosine similarity in the fused score (the rest is lexical coverage)."""
 
@@ -92,6 +102,7 @@ class Candidate:
         rowid: the record's SQLite rowid.
         coverage: idf-weighted share of the query it contains lexically (0..~1.5).
         cosine: cosine similarity to the query (0 when unknown).
+        z: how many standard deviations `cosine` is above the mean of the scope's records.
         updated_at: ISO time, newer first among equals.
     """
 
@@ -99,6 +110,7 @@ class Candidate:
     coverage: float = 0.0
     cosine: float = 0.0
     updated_at: str = ""
+    z: float = 0.0
 
     @property
     def score(self) -> float:
@@ -112,7 +124,10 @@ class Candidate:
             return True
         if not semantic:
             return False
-        return self.cosine >= SEMANTIC_FLOOR or self.score >= FUSED_FLOOR
+        if self.cosine >= SEMANTIC_FLOOR and self.z >= SEMANTIC_Z:
+            return True
+        return (self.coverage >= FUSED_COVERAGE and self.cosine >= FUSED_COSINE
+                and self.z >= FUSED_Z)
 
 
 def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int) -> list[Candidate]:

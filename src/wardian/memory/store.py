@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import math
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -34,6 +35,7 @@ from wardian.memory.models import (
 from wardian.memory.schema import MIGRATIONS
 
 if TYPE_CHECKING:
+    from wardian.memory.embedding import Embedder
     from wardian.memory.ranking import Candidate
 
 __all__ = ["UNSET", "MemoryStore", "normalise_sources"]
@@ -51,6 +53,9 @@ RECALL_EXACT_POSTINGS = 20_000
 """How many matches of the query's rarest words `recall` ranks exactly; commoner words
 count only where they meet (see `recall`)."""
 RECALL_WINDOW = 2_000
+_NUMPY_FROM = 1_500
+"""From this many vectors on, semantic recall uses NumPy (its import costs more than a
+pure-Python scan of fewer rows)."""
 """When every query word is common, how many newest matches are ranked by BM25."""
 
 _HEX_PREFIX = re.compile(r"^[0-9a-fA-F-]{1,36}$")
@@ -115,6 +120,9 @@ class MemoryStore:
         self.path = path or memory_db_path()
         self.conn: sqlite3.Connection = connect(self.path)
         migrate_user_version(self.conn, MIGRATIONS)
+        self._embedder: Embedder | _Unset | None = UNSET
+        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, Any, Any]]] = {}
+        self._writes = 0
 
     def close(self) -> None:
         """Close the connection."""
@@ -296,10 +304,117 @@ class MemoryStore:
         terms = query_terms(query)
         if not terms:
             return []
-        candidates = self._lexical_candidates(
-            agent_id, terms, workspace=workspace, depth=max(30, 3 * limit))
-        ranked = fuse(candidates.values(), semantic=False, limit=limit)
+        depth = max(30, 3 * limit)
+        candidates = self._lexical_candidates(agent_id, terms, workspace=workspace, depth=depth)
+        embedder = self.embedder()
+        vector = embedder.embed(query) if embedder is not None else None
+        if vector is not None:
+            self._semantic_candidates(agent_id, workspace, vector, depth, candidates)
+        ranked = fuse(candidates.values(), semantic=vector is not None, limit=limit)
         return self._records_by_rowid([c.rowid for c in ranked])
+
+    # --- semantic recall ----------------------------------------------------------------
+
+    def embedder(self) -> Embedder | None:
+        """The optional embedding model (`wardian.memory.embedding`), loaded on first use;
+        None when it is not installed (recall is then lexical only)."""
+        if isinstance(self._embedder, _Unset):
+            from wardian.memory.embedding import Embedder
+
+            self._embedder = Embedder.load(cache_dir=self.path.parent / "cache")
+        return self._embedder
+
+    def semantic_enabled(self) -> bool:
+        """Whether recall fuses a semantic score (the embedding model is installed)."""
+        return self.embedder() is not None
+
+    def _store_vector_in_transaction(self, record_id: str, text: str, revision_id: str) -> None:
+        embedder = self.embedder()
+        vector = embedder.embed(text) if embedder is not None else None
+        self._writes += 1
+        if vector is None:
+            self.conn.execute("DELETE FROM record_vectors WHERE record_id = ?", (record_id,))
+            return
+        from wardian.memory.embedding import MODEL, Embedder
+
+        self.conn.execute(
+            "INSERT INTO record_vectors (record_id, revision_id, model, vector)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT (record_id) DO UPDATE SET"
+            " revision_id = excluded.revision_id, model = excluded.model,"
+            " vector = excluded.vector",
+            (record_id, revision_id, MODEL, Embedder.pack(vector)),
+        )
+
+    def _vector_set(self, agent_id: str, workspace: str | None) -> tuple[Any, Any, Any]:
+        """(rowids, vectors, updated_at) of the agent's active records in scope, cached
+        until any connection writes (``PRAGMA data_version``) or this one does."""
+        from wardian.memory.embedding import MODEL, Embedder
+
+        version = (int(self.conn.execute("PRAGMA data_version").fetchone()[0]), self._writes)
+        key = (agent_id, workspace)
+        cached = self._vectors.get(key)
+        if cached is not None and cached[0] == version:
+            hit: tuple[Any, Any, Any] = cached[1]
+            return hit
+        where, params = self._scope_sql(agent_id, workspace)
+        rows = self.conn.execute(
+            "SELECT r.rowid, v.vector, r.updated_at FROM records r"
+            " JOIN record_vectors v ON v.record_id = r.id WHERE v.model = ?" + where,
+            [MODEL, *params],
+        ).fetchall()
+        rowids = [int(r[0]) for r in rows]
+        stamps = [r[2] for r in rows]
+        if len(rows) > _NUMPY_FROM:
+            import numpy as np  # only for big sets: importing it costs ~100 ms
+
+            matrix: Any = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
+                len(rows), -1).astype(np.float32)
+        else:
+            matrix = [Embedder.unpack(r[1]) for r in rows]
+        entry = (rowids, matrix, stamps)
+        self._vectors[key] = (version, entry)
+        return entry
+
+    def _semantic_candidates(
+        self, agent_id: str, workspace: str | None, vector: builtins.list[float], depth: int,
+        found: dict[int, Candidate],
+    ) -> None:
+        """Add the `depth` records nearest to `vector` (cosine) to `found`, and set the
+        cosine of every candidate already there."""
+        from wardian.memory.ranking import Candidate
+
+        rowids, matrix, stamps = self._vector_set(agent_id, workspace)
+        if not rowids:
+            return
+        if isinstance(matrix, builtins.list):
+            import operator
+
+            scores: Any = [sum(map(operator.mul, row, vector)) for row in matrix]
+            mean = sum(scores) / len(scores)
+            spread = math.sqrt(sum((x - mean) ** 2 for x in scores) / len(scores))
+            best: Any = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:depth]
+        else:
+            import numpy as np
+
+            scores = matrix @ np.asarray(vector, dtype=np.float32)
+            mean, spread = float(scores.mean()), float(scores.std())
+            take = min(depth, len(rowids))
+            best = np.argpartition(-scores, take - 1)[:take].tolist()
+        # n scores lie within sqrt(n - 1) deviations of their mean, so in a small scope
+        # "standing out" is judged against what is possible there.
+        from wardian.memory.ranking import SEMANTIC_Z
+
+        reach = min(1.0, 0.75 * math.sqrt(max(len(rowids) - 1, 0)) / SEMANTIC_Z)
+        spread *= reach
+        position = {rid: i for i, rid in enumerate(rowids)} if found else {}
+        wanted = set(best) | {position[rid] for rid in found if rid in position}
+        for i in wanted:
+            rid = rowids[i]
+            candidate = found.get(rid)
+            if candidate is None:
+                found[rid] = candidate = Candidate(rid, updated_at=stamps[i])
+            candidate.cosine = float(scores[i])
+            candidate.z = (candidate.cosine - mean) / spread if spread > 0 else 0.0
 
     def _scope_sql(self, agent_id: str, workspace: str | None) -> tuple[str, builtins.list[Any]]:
         where = " AND r.agent_id = ? AND r.status = 'active'"
@@ -494,7 +609,8 @@ class MemoryStore:
             (rid, agent_id, kind, scope.kind, scope.path or "", text, evidence, now, now),
         )
         self._set_sources_in_transaction(rid, normalised)
-        self.write_revision_in_transaction(rid, actor=actor, reason=reason, now=now)
+        revision = self.write_revision_in_transaction(rid, actor=actor, reason=reason, now=now)
+        self._store_vector_in_transaction(rid, text, revision)
         return rid
 
     def update_in_transaction(
@@ -541,7 +657,16 @@ class MemoryStore:
         )
         if add_sources:
             self._set_sources_in_transaction(record_id, sources)
-        return self.write_revision_in_transaction(record_id, actor=actor, reason=reason, now=now)
+        revision = self.write_revision_in_transaction(
+            record_id, actor=actor, reason=reason, now=now)
+        if new_text != current.text or not self.conn.execute(
+            "SELECT 1 FROM record_vectors WHERE record_id = ?", (record_id,)
+        ).fetchone():
+            self._store_vector_in_transaction(record_id, new_text, revision)
+        else:
+            self.conn.execute("UPDATE record_vectors SET revision_id = ? WHERE record_id = ?",
+                              (revision, record_id))
+        return revision
 
     def _active_in_transaction(
         self, record_id: str, agent_id: str | None, *, removed: str, hint: str

@@ -15,7 +15,8 @@ import json
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -49,16 +50,28 @@ class _Unset:
 UNSET: Any = _Unset()
 """Sentinel: "not given" (distinct from None) for `MemoryStore.update`."""
 
-RECALL_EXACT_POSTINGS = 20_000
+RECALL_EXACT_POSTINGS = 5_000
 """How many matches of the query's rarest words `recall` ranks exactly; commoner words
 count only where they meet (see `recall`)."""
 RECALL_WINDOW = 2_000
+_PREFILTER_DIMS = 64
 _NUMPY_FROM = 1_500
 """From this many vectors on, semantic recall uses NumPy (its import costs more than a
 pure-Python scan of fewer rows)."""
 """When every query word is common, how many newest matches are ranked by BM25."""
 
 _HEX_PREFIX = re.compile(r"^[0-9a-fA-F-]{1,36}$")
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    """A scope's vectors for NumPy search: all (n x 256), their first dimensions, and
+    the column means and covariance (exact mean/spread of any query's scores)."""
+
+    full: Any
+    head: Any
+    means: Any
+    cov: Any
 
 
 def _phrase(token: str) -> str:
@@ -121,7 +134,7 @@ class MemoryStore:
         self.conn: sqlite3.Connection = connect(self.path)
         migrate_user_version(self.conn, MIGRATIONS)
         self._embedder: Embedder | _Unset | None = UNSET
-        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, Any, Any]]] = {}
+        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, Any, Any, Any]]] = {}
         self._writes = 0
 
     def close(self) -> None:
@@ -250,35 +263,65 @@ class MemoryStore:
     def startup_set(
         self, agent_id: str, workspace: str | None, *, limit: int | None = None
     ) -> builtins.list[Record]:
-        """The startup recall set: active agent-scoped records and the active records of
-        `workspace`, ordered stable before current, agent scope before workspace scope,
-        then newest first. Read-only. (DESIGN.md "Storage" → Recall.)
+        """The startup recall set in order of value (`iter_startup`), as a list. Read-only.
 
         Args:
-            limit: at most this many (the first in that order); None for all. The startup
-                context never needs more than its budget can hold, so launches pass one
-                and stay fast with 100k records.
+            limit: at most this many (the first in that order); None for all.
         """
-        sql = (
-            "SELECT * FROM records WHERE agent_id = ? AND status = 'active'"
-            " AND (scope_kind = 'agent' OR scope_path = ?)"
-            " ORDER BY CASE kind WHEN 'stable' THEN 0 ELSE 1 END,"
-            " CASE scope_kind WHEN 'agent' THEN 0 ELSE 1 END, updated_at DESC, id"
-        )
-        params: builtins.list[Any] = [agent_id, workspace or ""]
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(max(0, limit))
-        return [self._record(r, with_sources=False) for r in self.conn.execute(sql, params)]
+        import itertools
 
-    def startup_count(self, agent_id: str, workspace: str | None) -> int:
-        """How many records the startup set of (`agent_id`, `workspace`) has. Read-only."""
-        row = self.conn.execute(
-            "SELECT COUNT(*) FROM records WHERE agent_id = ? AND status = 'active'"
-            " AND (scope_kind = 'agent' OR scope_path = ?)",
-            (agent_id, workspace or ""),
-        ).fetchone()
-        return int(row[0])
+        rows = self.iter_startup(agent_id, workspace)
+        if limit is not None:
+            rows = itertools.islice(rows, max(0, limit))
+        return builtins.list(rows)
+
+    def iter_startup(self, agent_id: str, workspace: str | None) -> Iterator[Record]:
+        """The startup recall set in order of value, read lazily: active current
+        checkpoints first, then active stable records; within each, the most recently
+        saved or confirmed (updated) first, agent scope and `workspace` together.
+        Read-only. (DESIGN.md "Storage" → Recall; issue 19: budget filled by value.)
+
+        Taking n records reads O(n) rows, not O(records): each (kind, scope) is one range
+        of the ``records_startup`` index, already in time order, and the ranges are
+        merged as they are stepped.
+        """
+        import heapq
+
+        for kind in ("current", "stable"):
+            ranges = [self._startup_range(agent_id, kind, "agent", "")]
+            if workspace:
+                ranges.append(self._startup_range(agent_id, kind, "workspace", workspace))
+            for row in heapq.merge(*ranges, key=lambda r: str(r["updated_at"]), reverse=True):
+                yield self._record(row, with_sources=False)
+
+    def _startup_range(
+        self, agent_id: str, kind: str, scope_kind: str, path: str
+    ) -> Iterator[sqlite3.Row]:
+        # A lazy cursor: rows are stepped only as the merge in `startup_set` asks.
+        return iter(self.conn.execute(
+            "SELECT * FROM records INDEXED BY records_startup WHERE agent_id = ?"
+            " AND status = 'active' AND kind = ? AND scope_kind = ? AND scope_path = ?"
+            " ORDER BY updated_at DESC", (agent_id, kind, scope_kind, path)))
+
+    def startup_count(
+        self, agent_id: str, workspace: str | None, *, at_most: int | None = None
+    ) -> int:
+        """How many records the startup set of (`agent_id`, `workspace`) has, counting no
+        further than `at_most` (then the answer is `at_most`: "at least"). Read-only;
+        reads ``records_startup`` index ranges only."""
+        scopes = [("agent", "")] + ([("workspace", workspace)] if workspace else [])
+        total = 0
+        for kind in ("current", "stable"):
+            for scope_kind, path in scopes:
+                room = -1 if at_most is None else at_most - total
+                if room == 0:
+                    return total
+                total += int(self.conn.execute(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM records INDEXED BY records_startup"
+                    " WHERE agent_id = ? AND status = 'active' AND kind = ?"
+                    " AND scope_kind = ? AND scope_path = ? LIMIT ?)",
+                    (agent_id, kind, scope_kind, path, room)).fetchone()[0])
+        return total
 
     def recall(
         self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None
@@ -345,8 +388,9 @@ class MemoryStore:
             (record_id, revision_id, MODEL, Embedder.pack(vector)),
         )
 
-    def _vector_set(self, agent_id: str, workspace: str | None) -> tuple[Any, Any, Any]:
-        """(rowids, vectors, updated_at) of the agent's active records in scope, cached
+    def _vector_set(self, agent_id: str, workspace: str | None) -> tuple[Any, Any, Any, Any]:
+        """(rowids, {rowid: index}, vectors, updated_at) of the agent's active records in
+        scope, by index, cached
         until any connection writes (``PRAGMA data_version``) or this one does."""
         from wardian.memory.embedding import MODEL, Embedder
 
@@ -354,7 +398,7 @@ class MemoryStore:
         key = (agent_id, workspace)
         cached = self._vectors.get(key)
         if cached is not None and cached[0] == version:
-            hit: tuple[Any, Any, Any] = cached[1]
+            hit: tuple[Any, Any, Any, Any] = cached[1]
             return hit
         where, params = self._scope_sql(agent_id, workspace)
         rows = self.conn.execute(
@@ -367,11 +411,18 @@ class MemoryStore:
         if len(rows) > _NUMPY_FROM:
             import numpy as np  # only for big sets: importing it costs ~100 ms
 
-            matrix: Any = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
+            full = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
                 len(rows), -1).astype(np.float32)
+            # wordllama's vectors are Matryoshka-trained: their first dimensions alone
+            # rank well, so a search scans a 64-d copy (a quarter of the memory traffic)
+            # and rescores the best few with all 256. Mean and spread of the full scores
+            # come exactly from the column means and covariance.
+            matrix: Any = _Matrix(
+                full, np.ascontiguousarray(full[:, :_PREFILTER_DIMS]), full.mean(axis=0),
+                np.cov(full, rowvar=False, bias=True).astype(np.float32))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
-        entry = (rowids, matrix, stamps)
+        entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps)
         self._vectors[key] = (version, entry)
         return entry
 
@@ -383,7 +434,7 @@ class MemoryStore:
         cosine of every candidate already there."""
         from wardian.memory.ranking import Candidate
 
-        rowids, matrix, stamps = self._vector_set(agent_id, workspace)
+        rowids, position, matrix, stamps = self._vector_set(agent_id, workspace)
         if not rowids:
             return
         if isinstance(matrix, builtins.list):
@@ -396,20 +447,31 @@ class MemoryStore:
         else:
             import numpy as np
 
-            scores = matrix @ np.asarray(vector, dtype=np.float32)
-            mean, spread = float(scores.mean()), float(scores.std())
-            take = min(depth, len(rowids))
-            best = np.argpartition(-scores, take - 1)[:take].tolist()
+            query = np.asarray(vector, dtype=np.float32)
+            mean = float(matrix.means @ query)
+            spread = math.sqrt(max(float(query @ matrix.cov @ query), 0.0))
+            rough = matrix.head @ query[:_PREFILTER_DIMS]
+            take = min(max(depth * 10, 300), len(rowids))
+            pool = np.argpartition(-rough, take - 1)[:take]
+            pool_scores = matrix.full[pool] @ query
+            order = np.argsort(-pool_scores)[:depth]
+            best = pool[order].tolist()
+            lookup = dict(zip(pool.tolist(), pool_scores.tolist(), strict=True))
+            for rid in found:
+                i = position.get(rid)
+                if i is not None and i not in lookup:
+                    lookup[i] = float(matrix.full[i] @ query)
+            scores = lookup
         # n scores lie within sqrt(n - 1) deviations of their mean, so in a small scope
         # "standing out" is judged against what is possible there.
         from wardian.memory.ranking import SEMANTIC_Z
 
-        reach = min(1.0, 0.75 * math.sqrt(max(len(rowids) - 1, 0)) / SEMANTIC_Z)
+        reach = min(1.0, 0.75 * math.sqrt(max(len(position) - 1, 0)) / SEMANTIC_Z)
         spread *= reach
-        position = {rid: i for i, rid in enumerate(rowids)} if found else {}
-        wanted = set(best) | {position[rid] for rid in found if rid in position}
-        for i in wanted:
-            rid = rowids[i]
+        wanted = {position[rid]: rid for rid in found if rid in position}
+        for i in best:
+            wanted[i] = rowids[i]
+        for i, rid in wanted.items():
             candidate = found.get(rid)
             if candidate is None:
                 found[rid] = candidate = Candidate(rid, updated_at=stamps[i])

@@ -57,30 +57,28 @@ def model_files() -> tuple[Path, Path] | None:
     return (weights, vocab) if weights.is_file() and vocab.is_file() else None
 
 
-def _load_vocab(path: Path, cache_dir: Path | None) -> list[str]:
+def _load_vocab(path: Path, cache_dir: Path | None) -> dict[str, int]:
+    """The tokenizer's {piece: id}, from the marshal cache when it is there."""
     stat = path.stat()
     cache = None
     if cache_dir is not None:
         cache = cache_dir / f"wordllama-vocab-{stat.st_size}-{int(stat.st_mtime)}.marshal"
         try:
-            pieces = marshal.loads(cache.read_bytes())
-            if isinstance(pieces, list):
-                return pieces
+            cached = marshal.loads(cache.read_bytes())
+            if isinstance(cached, dict):
+                return cached
         except (OSError, ValueError, EOFError, TypeError):
             pass
     vocab: dict[str, int] = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
-    pieces = [""] * (max(vocab.values()) + 1)
-    for piece, index in vocab.items():
-        pieces[index] = piece
     if cache is not None:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
             partial = cache.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_bytes(marshal.dumps(pieces))
+            partial.write_bytes(marshal.dumps(vocab))
             os.replace(partial, cache)
         except OSError:
             pass  # a cache we cannot write only costs the next process 30 ms
-    return pieces
+    return vocab
 
 
 class Embedder:
@@ -90,8 +88,7 @@ class Embedder:
     """
 
     def __init__(self, weights: Path, vocab: Path, *, cache_dir: Path | None) -> None:
-        pieces = _load_vocab(vocab, cache_dir)
-        self._ids = {piece: index for index, piece in enumerate(pieces) if piece}
+        self._ids = _load_vocab(vocab, cache_dir)
         with weights.open("rb") as handle:
             header_len = struct.unpack("<Q", handle.read(8))[0]
             header = json.loads(handle.read(header_len))

@@ -16,8 +16,10 @@ them into one ranked list that may be empty.
 * **Floor.** A record is returned only when it covers enough of the query
   (`LEXICAL_FLOOR`), or is semantically close and stands out from the other records in
   scope (`SEMANTIC_FLOOR`, `SEMANTIC_Z`), or has some of both (``FUSED_*``); that is how
-  "nothing fits" comes back empty. The floors were tuned, coarsely, on the recall suite
-  in ``bench/recall_suite.py`` (written before tuning).
+  "nothing fits" comes back empty. Once one record has cleared it, others that clear a
+  lower floor (``RELAXED_*``) follow it, for questions with several answers. The floors
+  were tuned, coarsely, on the recall suite in ``bench/recall_suite.py`` (written before
+  tuning).
 
 Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall; issue 19.
 """
@@ -34,6 +36,9 @@ __all__ = [
     "FUSED_COVERAGE",
     "FUSED_Z",
     "LEXICAL_FLOOR",
+    "RELAXED_COSINE",
+    "RELAXED_COVERAGE",
+    "RELAXED_Z",
     "SEMANTIC_FLOOR",
     "SEMANTIC_WEIGHT",
     "SEMANTIC_Z",
@@ -76,6 +81,10 @@ SEMANTIC_Z = 3.0
 meaning alone must be."""
 FUSED_COVERAGE, FUSED_COSINE, FUSED_Z = 0.3, 0.3, 2.5
 """A record with some of both — this coverage, cosine and standing-out — also passes."""
+RELAXED_COVERAGE, RELAXED_COSINE, RELAXED_Z = 0.4, 0.25, 1.5
+"""Once the best record has cleared the floor (something fits), further records need only
+this coverage, or this cosine and standing-out: a question with several answers gets
+them, while "does anything fit" is decided by the strict floor alone."""
 SEMANTIC_WEIGHT = 0.5
 """Weight of the cosine similarity in the fused score (the rest is lexical coverage)."""
 
@@ -117,6 +126,12 @@ class Candidate:
         """The fused score the final order uses."""
         return (1 - SEMANTIC_WEIGHT) * min(self.coverage, 1.0) + SEMANTIC_WEIGHT * self.cosine
 
+    def passes_relaxed(self, *, semantic: bool) -> bool:
+        """Whether the record may follow one that passed (`RELAXED_COVERAGE` …)."""
+        if self.coverage >= RELAXED_COVERAGE:
+            return True
+        return semantic and self.cosine >= RELAXED_COSINE and self.z >= RELAXED_Z
+
     def passes(self, *, semantic: bool) -> bool:
         """Whether the record clears the relevance floor (module: Floor). Without
         semantic scores only the lexical floor applies."""
@@ -132,8 +147,13 @@ class Candidate:
 
 def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int) -> list[Candidate]:
     """The candidates above the floor, best first (fused score, then coverage, then newest),
-    at most `limit` (>= 1)."""
-    kept = [c for c in candidates if c.passes(semantic=semantic)]
+    at most `limit` (>= 1): none unless one clears the strict floor, then also those that
+    clear the relaxed one (module: Floor)."""
+    pool = list(candidates)
+    if not any(c.passes(semantic=semantic) for c in pool):
+        return []
+    kept = [c for c in pool
+            if c.passes(semantic=semantic) or c.passes_relaxed(semantic=semantic)]
     kept.sort(key=lambda c: c.updated_at, reverse=True)
     kept.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage), reverse=True)
     return kept[: max(1, limit)]

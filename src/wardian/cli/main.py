@@ -48,6 +48,8 @@ GROUP_HELP: dict[str, str] = {
     "conversation": "Imported conversation archives.",
     "hooks": "Provider hooks (Claude Code, Gemini) and their installation.",
     "serve": "Run the daemon: fire schedule invokers and drain session-close events.",
+    "doctor": "Check the data directory, settings, hooks, invokers and runs; each problem"
+              " names\nthe command that fixes it. Exits 1 when something is wrong.",
 }
 """Each command's one-line help, as its module says it (a test keeps them equal): the root
 ``--help`` lists these without importing every group (issue 19: ``--help`` <= 150 ms)."""

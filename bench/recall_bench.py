@@ -111,7 +111,7 @@ def main(argv: list[str]) -> int:
     for label, target in TARGETS.items():
         met = figures[label] >= target
         ok &= met
-        print(f"  {'ok  ' if met else 'MISS'} {label}: {figures[label]:.2f} (target >= {target})")
+        print(f"  {'ok  ' if met else 'MISS'} {label}: {figures[label]:.3f} (target >= {target})")
     print(f"  {'ok  ' if leaks == 0 else 'MISS'} leaks: {leaks} (target 0)")
     if show_misses:
         print("\n".join(misses))

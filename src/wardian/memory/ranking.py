@@ -70,16 +70,16 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 """Words that carry no topic: English function words, question words and the words a
 question about memory itself uses ("what did we say about …"). Never matched."""
 
-LEXICAL_FLOOR = 0.6
+LEXICAL_FLOOR = 0.5
 """Minimum idf-weighted share of the query's terms a record must contain (see module)."""
-SEMANTIC_FLOOR = 0.35
+SEMANTIC_FLOOR = 0.4
 """Minimum cosine similarity for a record found by meaning alone; it must also stand out
 from the records in scope by `SEMANTIC_Z` standard deviations (static embeddings give
 every record of a project some similarity to any question about it)."""
 SEMANTIC_Z = 3.0
 """How far above the scope's mean cosine (in standard deviations) a record found by
 meaning alone must be."""
-FUSED_COVERAGE, FUSED_COSINE, FUSED_Z = 0.3, 0.3, 2.5
+FUSED_COVERAGE, FUSED_COSINE, FUSED_Z = 0.4, 0.3, 2.5
 """A record with some of both — this coverage, cosine and standing-out — also passes."""
 RELAXED_COVERAGE, RELAXED_COSINE, RELAXED_Z = 0.4, 0.25, 1.5
 """Once the best record has cleared the floor (something fits), further records need only

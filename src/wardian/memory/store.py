@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import json
 import math
+import os
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -409,6 +410,10 @@ class MemoryStore:
         rowids = [int(r[0]) for r in rows]
         stamps = [r[2] for r in rows]
         if len(rows) > _NUMPY_FROM:
+            # One BLAS thread: a matrix-vector product gains nothing from more, and idle
+            # OpenBLAS threads spin (4x the CPU here). Only if NumPy is not loaded yet.
+            for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                os.environ.setdefault(name, "1")
             import numpy as np  # only for big sets: importing it costs ~100 ms
 
             full = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(

@@ -46,7 +46,7 @@ GROUP_HELP: dict[str, str] = {
     "automation": "Runs, session-close invokers and schedule invokers.",
     "session": "Report session lifecycle events (session close) for any integration.",
     "conversation": "Imported conversation archives.",
-    "hooks": "Provider hooks (Claude Code, Gemini) and their installation.",
+    "hooks": "Host hooks (Claude Code, Codex, Gemini CLI) and their installation.",
     "serve": "Run the daemon: fire schedule invokers and drain session-close events.",
     "doctor": "Check the data directory, settings, hooks, invokers and runs; each problem"
               " names\nthe command that fixes it. Exits 1 when something is wrong.",

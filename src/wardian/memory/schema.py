@@ -7,7 +7,7 @@ Tables (DESIGN.md "Storage"):
 * ``revisions`` — immutable full snapshots, one per change, with actor, reason and time.
 * ``records_fts`` — FTS5 (BM25) index over text + evidence, kept in sync by triggers.
 * ``capabilities`` — launch-scoped capability hashes bound to agent and process identity.
-* ``record_vectors`` — each record's sentence vector for semantic recall (migration 4).
+* ``record_vectors`` — each record's sentence vector for semantic recall (migration 5).
 * ``launches`` — every managed launch's supervisor identity, memory enabled or not, so
   operator commands recognise a managed process by its ancestry (migration 3).
 * ``loaded_events`` — each ``Memory loaded`` event with the exact context given.
@@ -150,7 +150,12 @@ MIGRATIONS: list[Migration] = [
     );
     CREATE INDEX launches_process ON launches (pid, process_started_at);
     """,
-    # 4: a record's sentence vector for semantic recall (issue 19), computed from the text
+    # 4: Garden's paged record lists (one owner and status, newest first) step through this
+    # index alone, so page 200 of 10k records costs what page 1 does.
+    """
+    CREATE INDEX records_page ON records (agent_id, status, updated_at, id);
+    """,
+    # 5: a record's sentence vector for semantic recall (issue 19), computed from the text
     # of the revision it names by the optional embedding model (`wardian.memory.embedding`)
     # at save/update time. Records saved without the model have none (lexical recall only).
     """

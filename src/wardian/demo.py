@@ -217,8 +217,8 @@ def run(transcript: Path, home: Path) -> int:
     workspace.mkdir(parents=True, exist_ok=True)
     demo = Demo(home, workspace)
     provider = session_provider(transcript)
-    print(f"Wardian demo — throwaway data directory: {home}")
-    print(f"Transcript: {transcript} ({provider} format)")
+    print(f"Wardian demo — throwaway data directory:\n  {home}")
+    print(f"Transcript ({provider} format):\n  {transcript}")
 
     demo.wardian("settings", "set", "agent_memory.enabled", "true")
     demo.wardian("settings", "set", "conversation_logging.enabled", "true")

@@ -130,10 +130,15 @@ def test_session_start_hook_only_queues_the_sweep(setup: dict[str, Path], corpus
     assert not has_requests()
 
 
+def _first_line(path: Path) -> str:
+    with path.open(encoding="utf-8") as handle:
+        return handle.readline()
+
+
 def test_codex_and_gemini_layouts(setup: dict[str, Path], corpus_dir: Path) -> None:
     work, tmp = setup["work"], setup["tmp"]
     codex_src = next(p for p in sorted((corpus_dir / "codex").glob("*.jsonl"))
-                     if json.loads(p.open().readline()).get("type") == "session_meta")
+                     if json.loads(_first_line(p)).get("type") == "session_meta")
     lines = codex_src.read_text(encoding="utf-8").splitlines()
     meta = json.loads(lines[0])
     assert meta["type"] == "session_meta"

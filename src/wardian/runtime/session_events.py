@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from wardian._db import atomic, connect, migrate_component
+from wardian._process import keep
 from wardian._util import new_id, utc_now_iso
 from wardian.config import data_dir, state_db_path
 from wardian.errors import NotFoundError, UsageError
@@ -485,7 +486,7 @@ def start_drain_worker() -> int | None:
     finally:
         if log is not None:
             log.close()
-    return proc.pid
+    return keep(proc)
 
 
 def record_session_close(

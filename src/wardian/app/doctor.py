@@ -129,6 +129,7 @@ CHECK_MODULES: list[str] = [
     "wardian.app.doctor",
     "wardian.app.doctor_hooks",
     "wardian.app.recall",
+    "wardian.app.doctor_memory",
 ]
 """Modules whose import registers checks; `run_doctor` imports them all first."""
 

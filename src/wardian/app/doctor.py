@@ -128,8 +128,8 @@ CHECKS: dict[str, _Check] = {}
 CHECK_MODULES: list[str] = [
     "wardian.app.doctor",
     "wardian.app.doctor_hooks",
-    "wardian.app.recall",
     "wardian.app.doctor_memory",
+    "wardian.app.recall",
 ]
 """Modules whose import registers checks; `run_doctor` imports them all first."""
 

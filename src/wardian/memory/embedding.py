@@ -72,9 +72,13 @@ def _load_vocab(path: Path, cache_dir: Path | None) -> dict[str, int]:
     vocab: dict[str, int] = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
     if cache is not None:
         try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
+            from wardian._fs import open_private, private_dir
+
+            # Private like everything else in the data directory (issue 15).
+            private_dir(cache.parent)
             partial = cache.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_bytes(marshal.dumps(vocab))
+            with open_private(partial, "wb") as handle:
+                handle.write(marshal.dumps(vocab))
             os.replace(partial, cache)
         except OSError:
             pass  # a cache we cannot write only costs the next process 30 ms

@@ -49,10 +49,6 @@ def test_text_starting_with_dashes_is_accepted_after_double_dash(
 ) -> None:
     env = _capability(_agent(cli, "ada"))
     text = "-----BEGIN OPENSSH PRIVATE KEY----- made-up"
-    # With or without `--`, the text reaches the command (issue 14 reads a private-key
-    # block as the text, so the secret scanner can refuse it), never mistaken for an option.
-    without = invoke(cli, "memory", "save", "--evidence", "e", text, env=env)
-    assert "No such option" not in without.stderr
     after = invoke(cli, "memory", "save", "--evidence", "e", "--json", "--", text, env=env)
     # The text reaches the command: saved, or refused by the secret scanner (issue 14),
     # never mistaken for an option.

@@ -26,7 +26,8 @@ LAYERS: dict[str, int] = {
     "blueprints": 2, "providers": 2,
     "engine": 3, "runtime": 3,
     "invokers": 4,
-    "cli": 5,
+    "app": 4,  # the application layer the surfaces share (memory, runtime below it)
+    "cli": 5, "mcp_server": 5,  # surfaces: CLI and MCP server
     "demo": 6, "__main__": 6,
 }
 BASE = {"", "config", "_db", "_util", "errors"}

@@ -26,19 +26,13 @@ import typer
 from wardian.cli._common import JsonOption, emit_json, stdout
 
 if TYPE_CHECKING:
-    from wardian.memory.models import Record, Scope, Source
-    from wardian.memory.principal import Principal
-    from wardian.memory.recall import StartupContext
-    from wardian.memory.store import MemoryStore
+    from wardian.app.agent_memory import AgentMemory
+    from wardian.memory.models import Record
 
 app = typer.Typer(
     help="Agent-facing memory commands (need the managed process's capability).",
     no_args_is_help=True,
 )
-
-ROW_SAVED = "Memory saved · This agent"
-ROW_UPDATED = "Memory updated · This agent"
-ROW_REMOVED = "Memory removed · This agent"
 
 KindOpt = typer.Option(None, "--kind", help="stable (default) or current.")
 SourceOpt = typer.Option(
@@ -46,51 +40,11 @@ SourceOpt = typer.Option(
 )
 
 
-def _open() -> tuple[Principal, MemoryStore]:
-    """Authenticate the caller and open the store (exit 3 before anything is written)."""
-    import os
+def _open() -> AgentMemory:
+    """Authenticate the caller and open its records (exit 3 before anything is written)."""
+    from wardian.app.agent_memory import open_agent_memory
 
-    from wardian.config import memory_db_path
-    from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
-    from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import is_alive
-
-    # No capability, or no memory.db to check it against: fail closed before anything,
-    # not even the data directory, is created.
-    path = memory_db_path(create_dir=False)
-    if not os.environ.get(ENV_CAPABILITY, "").strip() or not path.exists():
-        resolve_principal(is_alive=is_alive, db_path=path)  # raises CapabilityMissing/Invalid
-    store = MemoryStore(path)
-    return resolve_principal(is_alive=is_alive, store=store), store
-
-
-def _scope(value: str | None) -> Scope | None:
-    from wardian.errors import UsageError
-    from wardian.memory.models import Scope, default_workspace
-
-    if value is None:
-        return None
-    if value == "agent":
-        return Scope.agent()
-    if value == "workspace":
-        return Scope("workspace", default_workspace())
-    raise UsageError(f"unknown scope {value!r}", hint="use --scope workspace or --scope agent")
-
-
-def _sources(values: list[str], *, first_primary: bool) -> list[Source]:
-    from wardian.errors import UsageError
-    from wardian.memory.models import Source
-
-    out: list[Source] = []
-    for index, item in enumerate(values):
-        kind, sep, locator = item.partition("=")
-        if not sep or not kind.strip() or not locator.strip():
-            raise UsageError(
-                f"--source expects TYPE=LOCATOR, got {item!r}",
-                hint="e.g. --source file=docs/release.md",
-            )
-        out.append(Source(kind.strip(), locator, primary=first_primary and index == 0))
-    return out
+    return open_agent_memory()
 
 
 def _line(record: Record) -> str:
@@ -141,13 +95,9 @@ def save(
     as_json: bool = JsonOption,
 ) -> None:
     """Save a memory record for this agent (the first --source is marked primary)."""
-    principal, store = _open()
-    where = _scope(scope)
-    assert where is not None
-    record = store.save(
-        principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
-        scope=where, sources=_sources(source, first_primary=True), actor=principal.actor,
-    )
+    from wardian.app.agent_memory import ROW_SAVED
+
+    record = _open().save(text, evidence=evidence, kind=kind, scope=scope, sources=source)
     _report(record, ROW_SAVED, as_json=as_json)
 
 
@@ -159,10 +109,7 @@ def list_(
     as_json: bool = JsonOption,
 ) -> None:
     """List this agent's records (every workspace), newest first."""
-    principal, store = _open()
-    records = store.list(
-        principal.agent_id, kind=kind, scope_kind=scope, include_removed=include_removed
-    )
+    records = _open().list(kind=kind, scope=scope, include_removed=include_removed)
     if as_json:
         emit_json([r.to_json() for r in records])
         return
@@ -181,61 +128,29 @@ def recall(
     as_json: bool = JsonOption,
 ) -> None:
     """Recall memory: the startup set (no query) or FTS5/BM25-ranked matches, then recency."""
-    from wardian.memory.models import default_workspace
-
-    principal, store = _open()
-    workspace = default_workspace()
-    if query is not None and query.strip():
-        records = store.recall(principal.agent_id, query, limit=limit, workspace=workspace)
-        if as_json:
-            emit_json({"query": query, "workspace": workspace,
-                       "records": [r.to_json() for r in records]})
-            return
-        if not records:
+    found = _open().recall(query, limit=limit)
+    if as_json:
+        doc = found.to_json()
+        del doc["read_only"]  # always False here: a memory command needs the capability
+        if found.query is None:
+            del doc["query"]
+        emit_json(doc)
+        return
+    if found.context is None:
+        if not found.records:
             stdout(f"(no memory matches {query!r})")
-        for record in records:
+        for record in found.records:
             stdout(_line(record))
         return
-    context = _startup_context(principal, store, workspace)
-    if as_json:
-        emit_json({
-            "workspace": workspace, "budget_chars": context.budget_chars,
-            "omitted": context.omitted, "records": [r.to_json() for r in context.loaded],
-        })
-        return
+    text = found.context.text
     marker = "\n## Recalled memory"
-    stdout(context.text[context.text.index(marker) + 1:].rstrip("\n"))
-
-
-def _startup_context(
-    principal: Principal, store: MemoryStore, workspace: str
-) -> StartupContext:
-    from wardian.config import SettingsStore
-    from wardian.memory.recall import load_startup_context
-    from wardian.runtime.agents import AgentRegistry
-
-    settings = SettingsStore()
-    try:
-        budget = int(settings.get("memory.startup_budget_chars"))
-    finally:
-        settings.close()
-    registry = AgentRegistry()
-    try:
-        agent = registry.find(principal.agent_id)
-    finally:
-        registry.close()
-    name = agent.name if agent else principal.agent_id[:8]
-    return load_startup_context(
-        store, agent_id=principal.agent_id, agent_name=name, workspace=workspace,
-        budget_chars=budget,
-    )
+    stdout(text[text.index(marker) + 1:].rstrip("\n"))
 
 
 @app.command("show")
 def show(record_id: str = typer.Argument(..., metavar="ID"), as_json: bool = JsonOption) -> None:
     """Show one of this agent's records (full id or unique prefix), also when removed."""
-    principal, store = _open()
-    record = store.get(record_id, agent_id=principal.agent_id)
+    record = _open().show(record_id)
     if as_json:
         emit_json(record.to_json())
     else:
@@ -247,8 +162,7 @@ def history(
     record_id: str = typer.Argument(..., metavar="ID"), as_json: bool = JsonOption
 ) -> None:
     """Show every revision of one of this agent's records, oldest first."""
-    principal, store = _open()
-    revisions = store.history(record_id, agent_id=principal.agent_id)
+    revisions = _open().history(record_id)
     if as_json:
         emit_json([r.to_json() for r in revisions])
         return
@@ -274,19 +188,10 @@ def update(
     as_json: bool = JsonOption,
 ) -> None:
     """Update one of this agent's active records; the previous state stays in history."""
-    from wardian.memory.store import UNSET
+    from wardian.app.agent_memory import ROW_UPDATED
 
-    principal, store = _open()
-    new_scope = _scope(scope)
-    record = store.update(
-        principal.agent_id, record_id,
-        text=UNSET if text is None else text,
-        evidence=UNSET if evidence is None else evidence,
-        kind=UNSET if kind is None else kind,
-        scope=UNSET if new_scope is None else new_scope,
-        add_sources=_sources(source, first_primary=False),
-        actor=principal.actor, reason=reason,
-    )
+    record = _open().update(record_id, text=text, kind=kind, scope=scope, evidence=evidence,
+                            sources=source, reason=reason)
     _report(record, ROW_UPDATED, as_json=as_json)
 
 
@@ -297,8 +202,9 @@ def remove(
     as_json: bool = JsonOption,
 ) -> None:
     """Remove one of this agent's records; it and its history stay inspectable."""
-    principal, store = _open()
-    record = store.remove(principal.agent_id, record_id, actor=principal.actor, reason=reason)
+    from wardian.app.agent_memory import ROW_REMOVED
+
+    record = _open().remove(record_id, reason=reason)
     _report(record, ROW_REMOVED, as_json=as_json)
 
 
@@ -316,10 +222,7 @@ def draft_plan(
     """
     import json
 
-    from wardian.memory.maintenance.draft import draft_plan as draft
-
-    principal, store = _open()
-    doc = draft(principal.agent_id, memory_ids, store)
+    doc = _open().draft_plan(memory_ids)
     if output is None:
         emit_json(doc)
         return

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+
 from tests.cli.test_memory_cli_imports import PROBE
 
 

@@ -1,0 +1,161 @@
+"""Curation targets from ``../shared/corpus/gold.json``, scored the way the release scorer does.
+
+The single source of targets for the corpus tests and ``bench/curator_bench.py``: one entry per
+transcript (key: its path under ``transcripts/``) with ``expected`` and ``acceptable`` items,
+``forbidden`` regexes and ``max_records``. The matching rules are those of
+``../shared/tools/curation-score`` (read it before changing anything here):
+
+- a record's text and evidence are joined by a space, whitespace-collapsed and lowercased;
+- an item (a list of groups, each a list of lowercase alternatives) matches when every group
+  has one alternative as a substring of that string;
+- a forbidden entry is a regex searched in the same string;
+- evidence counts as found when, normalised the same way, it is a substring of every string
+  value of the transcript's JSON record(s) joined by spaces.
+
+precision = good records / saved records; recall = expected items hit / expected items.
+The corpus is never copied into the project; callers skip when ``gold.json`` is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+"""``../shared/corpus`` relative to the checkout (``/work/shared/corpus`` for a worktree)."""
+GOLD = CORPUS_DIR / "gold.json"
+TRANSCRIPTS = CORPUS_DIR / "transcripts"
+
+Item = list[list[str]]
+
+
+@dataclass(frozen=True)
+class Gold:
+    """One transcript's targets (gold.json entry)."""
+
+    file: str
+    expected: list[Item]
+    acceptable: list[Item]
+    forbidden: list[str]
+    max_records: int
+
+    @property
+    def stem(self) -> str:
+        """The file name without folder and extension (a readable test id)."""
+        return Path(self.file).name.split(".")[0]
+
+
+@dataclass
+class Score:
+    """How one transcript's saved records scored."""
+
+    file: str
+    saved: int = 0
+    good: int = 0
+    expected: int = 0
+    hit: list[int] = field(default_factory=list)
+    missed: list[int] = field(default_factory=list)
+    forbidden: list[str] = field(default_factory=list)
+    not_matched: list[str] = field(default_factory=list)
+    evidence_not_found: list[str] = field(default_factory=list)
+    max_records: int = 0
+
+    @property
+    def over_cap(self) -> int:
+        """Records beyond the file's ``max_records``."""
+        return max(0, self.saved - self.max_records)
+
+
+def load_gold(path: Path = GOLD) -> list[Gold]:
+    """Every transcript entry of gold.json (keys starting with ``_`` are documentation).
+
+    Raises:
+        FileNotFoundError: when gold.json is absent (callers skip or report it).
+    """
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    for key in sorted(data):
+        if key.startswith("_"):
+            continue
+        entry = data[key]
+        out.append(
+            Gold(
+                file=key,
+                expected=entry.get("expected") or [],
+                acceptable=entry.get("acceptable") or [],
+                forbidden=entry.get("forbidden") or [],
+                max_records=int(entry.get("max_records", 0)),
+            )
+        )
+    return out
+
+
+def norm(text: str) -> str:
+    """Whitespace collapsed, stripped, lowercased (the scorer's ``norm``)."""
+    return re.sub(r"\s+", " ", text or "").strip().lower()
+
+
+def matches(item: Item, text: str) -> bool:
+    """Every group of `item` has one alternative as a substring of the normalised `text`."""
+    return all(any(alt in text for alt in group) for group in item)
+
+
+def transcript_strings(path: Path) -> str:
+    """Every string value of the transcript (JSON document or JSON lines), normalised."""
+    acc: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            acc.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        walk(json.loads(raw))
+    except ValueError:
+        for line in raw.splitlines():
+            try:
+                walk(json.loads(line))
+            except ValueError:
+                acc.append(line)
+    return norm(" ".join(acc))
+
+
+def score(gold: Gold, records: list[dict[str, Any]], transcript: str) -> Score:
+    """Score saved `records` (dicts with ``text`` and ``evidence``) against `gold`.
+
+    Args:
+        gold: the transcript's entry.
+        records: what was saved (curator ``save``/``update`` operations or listed records).
+        transcript: `transcript_strings` of the transcript file.
+    """
+    result = Score(file=gold.file, expected=len(gold.expected), max_records=gold.max_records)
+    joined_all = []
+    for rec in records:
+        text, evidence = str(rec.get("text", "")), str(rec.get("evidence", ""))
+        joined = norm(f"{text} {evidence}")
+        joined_all.append(joined)
+        result.saved += 1
+        if any(matches(item, joined) for item in gold.expected + gold.acceptable):
+            result.good += 1
+        else:
+            result.not_matched.append(text)
+        result.forbidden += [f"/{p}/: {text}" for p in gold.forbidden if re.search(p, joined)]
+        if norm(evidence) not in transcript:
+            result.evidence_not_found.append(text)
+    for k, item in enumerate(gold.expected):
+        (result.hit if any(matches(item, j) for j in joined_all) else result.missed).append(k)
+    return result
+
+
+def saved_records(operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The operations that leave a record active (``save`` and ``update``)."""
+    return [op for op in operations if op.get("op") in ("save", "update")]

@@ -1,6 +1,6 @@
 """Dependencies point one way (DESIGN.md "Layout"; STYLE.md habit 1).
 
-``cli -> invokers -> (runtime, engine) -> (blueprints, providers) -> memory -> config``:
+``cli -> app -> invokers -> (runtime, engine) -> (blueprints, providers) -> memory -> config``:
 every module under ``src/wardian`` is parsed with `ast` and each import — at module level,
 inside a function or under ``TYPE_CHECKING``, absolute or relative, or an
 ``importlib.import_module("wardian....")`` with a literal name — must point at its own
@@ -26,9 +26,9 @@ LAYERS: dict[str, int] = {
     "blueprints": 2, "providers": 2,
     "engine": 3, "runtime": 3,
     "invokers": 4,
-    "app": 4,  # the application layer the surfaces share (memory, runtime below it)
-    "cli": 5, "mcp_server": 5,  # surfaces: CLI and MCP server
-    "demo": 6, "__main__": 6,
+    "app": 5,  # the application layer the CLI, MCP server and web app share
+    "cli": 6, "mcp_server": 6,  # surfaces: the CLI and the MCP server
+    "demo": 7, "__main__": 7,
 }
 BASE = {"", "config", "_db", "_util", "errors"}
 UI_PACKAGES = ("typer", "rich")

@@ -15,6 +15,7 @@ from wardian.runtime.session_events import SessionEventQueue
 
 def test_session_close_records_and_redelivery_is_same_event(cli: CliRunner, tmp_path: Path) -> None:
     agent = AgentRegistry().add("coder", "codex")
+    (tmp_path / "t.jsonl").write_text("{}\n", encoding="utf-8")
     args = ("session", "close", "--agent", "coder", "--boundary", "worktree_switch",
             "--session-id", "abc", "--transcript", str(tmp_path / "t.jsonl"), "--json")
     first = json.loads(invoke(cli, *args).stdout)
@@ -50,7 +51,8 @@ def test_public_surfaces_are_pinned() -> None:
     assert set(store.__all__) == {"INVOKER_KINDS", "Invoker", "InvokerStore"}
     assert set(drain.__all__) == {"MAX_EVENT_ATTEMPTS", "DrainReport", "FireLog", "drain_once",
                                   "idempotency_key", "run_worker", "worker_main"}
-    assert set(session_close.__all__) == {"ValidatedDefinition", "add_session_close",
+    assert set(session_close.__all__) == {"MissingInputs", "ValidatedDefinition",
+                                          "add_session_close", "update_session_close",
                                           "history", "set_enabled", "summarise",
                                           "validate_definition"}
     assert {"record_session_close", "SessionEventQueue", "daemon_lock", "drain_lock",

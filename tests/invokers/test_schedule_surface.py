@@ -22,7 +22,8 @@ SURFACE = {
         "DaemonAlreadyRunning", "DaemonStatus", "acquire_daemon_lock", "daemon_status"],
     "wardian.invokers.schedule_ops": [
         "add_schedule", "describe_schedule", "get_schedule", "list_schedules",
-        "remove_schedule", "run_now", "schedule_history", "set_schedule_enabled"],
+        "remove_schedule", "run_now", "schedule_history", "set_schedule_enabled",
+        "update_schedule"],
 }
 
 

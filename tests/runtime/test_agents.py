@@ -35,7 +35,7 @@ def test_names_are_unique(cli) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_bad_name_and_unknown_agent(cli) -> None:  # type: ignore[no-untyped-def]
-    assert invoke(cli, "agent", "add", "bad name!", "--provider", "x").exit_code == 2
+    assert invoke(cli, "agent", "add", "bad name!", "--provider", "claude").exit_code == 2
     nowhere = invoke(cli, "agent", "add", "bo", "--provider", "claude", "--workspace",
                      "/definitely/missing/dir")
     assert nowhere.exit_code == 2 and "is not a directory" in nowhere.stderr

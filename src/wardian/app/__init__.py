@@ -1,2 +1,4 @@
-"""The application layer: one module per job, the calls that the CLI, the MCP server and
-the web app share (HELPERS conventions; DESIGN.md "Layout": surfaces stay thin over it)."""
+"""The application layer: service functions the CLI, MCP server and web app call.
+
+One module per job; this file stays a docstring only.
+"""

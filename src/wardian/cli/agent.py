@@ -25,16 +25,13 @@ def add(
     as_json: bool = JsonOption,
 ) -> None:
     """Create an agent (a UUID4 id is allocated) and print it."""
-    from pathlib import Path
-
-    from wardian.errors import UsageError
+    from wardian.app.agents import check_provider, check_workspace
     from wardian.runtime.agents import AgentRegistry
 
     require_operator()
-    if workspace is not None and not Path(workspace).expanduser().is_dir():
-        # Caught here rather than at every later `agent exec` of the agent.
-        raise UsageError(f"--workspace {workspace} is not a directory",
-                         hint="create it first, or pass an existing project directory")
+    check_provider(provider)
+    if workspace is not None:
+        check_workspace(workspace)
     agent = AgentRegistry().add(name, provider, model=model, effort=effort, workspace=workspace)
     if as_json:
         emit_json(agent.to_json())

@@ -84,7 +84,9 @@ def _row(doc: dict[str, Any]) -> list[Any]:
     last = doc.get("last_outcome")
     last_text = f"{last['outcome']} {last['scheduled_time']}" if last else ""
     return [
-        doc["id"][:8], doc["name"], "yes" if doc["enabled"] else "no",
+        doc["id"][:8], doc["name"],
+        f"broken: {doc['broken_reason']}" if doc.get("status") == "broken"
+        else "yes" if doc["enabled"] else "no",
         doc.get("schedule") or f"invalid: {doc.get('config_error')}",
         "\n".join(doc.get("next_fire_times_local") or []),
         doc.get("missed_slots_would_run_now", 0), last_text,
@@ -127,6 +129,8 @@ def show(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."),
         catch_up = f"all (at most {config.get('max_catch_up')} runs)"
     lines = [
         ("id", doc["id"]), ("name", doc["name"]), ("enabled", doc["enabled"]),
+        *([("status", f"broken: {doc['broken_reason']}"), ("fix", doc["fix"])]
+          if doc.get("status") == "broken" else []),
         ("blueprint", doc["blueprint_id"]), ("agent", doc["agent_id"]),
         ("schedule", doc.get("schedule") or doc.get("config_error")),
         ("misfire grace", format_duration(grace) if isinstance(grace, int | float) else grace),
@@ -138,6 +142,28 @@ def show(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."),
     ]
     for key, value in lines:
         stdout(f"{key + ':':<34}{value}")
+
+
+@app.command("set")
+def set_(
+    ref: str = typer.Argument(..., help="Invoker id, id prefix or name."),
+    input_: list[str] = typer.Option(
+        [], "--input", help="Blueprint input KEY=VALUE (repeatable); other inputs stay."),
+    assignments: str | None = typer.Option(
+        None, "--assignments", help="Role assignments as JSON (replaces the stored ones)."),
+    name: str | None = typer.Option(None, "--name", help="A new label."),
+    json_: bool = JsonOption,
+) -> None:
+    """Edit an invoker's inputs, assignments or name, validated exactly as `add`; its
+    schedule, enabled state and slot history stay."""
+    from wardian.invokers.schedule_ops import update_schedule
+
+    invoker = update_schedule(ref, inputs=parse_kv(input_, "--input") if input_ else None,
+                              assignments=assignments, name=name)
+    if json_:
+        emit_json(invoker.to_json())
+        return
+    stdout(f"Updated {invoker.id[:8]} ({invoker.name})")
 
 
 @app.command("enable")

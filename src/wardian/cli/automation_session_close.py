@@ -63,9 +63,17 @@ def _outcome(doc: dict[str, Any]) -> str:
     if not last:
         return "-"
     text = f"{last['status']} {last['run_id'][:8]}"
-    if last.get("skip_reason"):
-        text += f" ({last['skip_reason']})"
+    reason = last.get("skip_reason") or (last.get("error") if last["status"] != "succeeded"
+                                         else None)
+    if reason:
+        text += f" ({reason})"
     return text
+
+
+def _status(doc: dict[str, Any]) -> str:
+    if doc["status"] == "broken":
+        return f"broken: {doc['broken_reason']}"
+    return str(doc["status"])
 
 
 @app.command("add")
@@ -118,7 +126,7 @@ def list_(as_json: bool = JsonOption) -> None:
     print_table(
         ["id", "name", "status", "blueprint", "agent", "boundaries", "archive", "assignments",
          "last outcome"],
-        [(d["id"][:8], d["name"], d["status"], d["blueprint_id"],
+        [(d["id"][:8], d["name"], _status(d), d["blueprint_id"],
           d["agent_name"] or d["agent_id"][:8], ",".join(d["boundaries"]),
           "required" if d["require_archive"] else "-", _selection(d["assignments"]), _outcome(d))
          for d in docs],
@@ -136,7 +144,8 @@ def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
         emit_json(doc)
         return
     rows = [
-        ("id", doc["id"]), ("name", doc["name"]), ("status", doc["status"]),
+        ("id", doc["id"]), ("name", doc["name"]), ("status", _status(doc)),
+        *([("fix", doc["fix"])] if doc["fix"] else []),
         ("blueprint", doc["blueprint_id"]),
         ("agent", f"{doc['agent_name'] or '?'} ({doc['agent_id']})"),
         ("boundaries", ", ".join(doc["boundaries"])),
@@ -148,6 +157,41 @@ def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
     ]
     for key, value in rows:
         stdout(f"{key:>16}: {value}")
+
+
+@app.command("set")
+def set_(
+    invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
+    input_: list[str] = typer.Option(
+        [], "--input", help="Blueprint input KEY=VALUE (repeatable); other inputs stay."),
+    assignments: str | None = typer.Option(
+        None, "--assignments", help="Role assignments as JSON (replaces the stored ones)."),
+    boundary: list[str] = typer.Option(
+        [], "--boundary", help="Boundary reason to fire on (repeatable; replaces the stored "
+        "list): clear, shutdown, provider_source_changed, worktree_switch."),
+    any_boundary: bool = typer.Option(
+        False, "--any-boundary", help="Fire on every boundary (clears the stored list)."),
+    require_archive: bool | None = typer.Option(
+        None, "--require-archive/--no-require-archive",
+        help="Record a skipped run when the session left no conversation archive."),
+    name: str | None = typer.Option(None, "--name", help="A new label."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Edit an invoker, validated exactly as `add`; its enabled state and history stay."""
+    from wardian.errors import UsageError
+    from wardian.invokers.session_close import update_session_close
+
+    if boundary and any_boundary:
+        raise UsageError("--boundary and --any-boundary exclude each other")
+    invoker = update_session_close(
+        invoker_id, inputs=parse_kv(input_, "--input") if input_ else None,
+        assignments=assignments,
+        boundaries=[] if any_boundary else (list(boundary) if boundary else None),
+        require_archive=require_archive, name=name)
+    if as_json:
+        emit_json(invoker.to_json())
+        return
+    stdout(f"Updated {invoker.id[:8]} ({invoker.name})")
 
 
 @app.command("enable")

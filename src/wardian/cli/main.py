@@ -33,6 +33,7 @@ GROUPS: dict[str, str] = {
     "hooks": "wardian.cli.hooks",
     "mcp": "wardian.cli.mcp",
     "serve": "wardian.cli.serve",
+    "doctor": "wardian.cli.doctor",
 }
 """Command name -> module. A module exposes `app` (a group) or `register(root)` (commands)."""
 
@@ -57,7 +58,20 @@ class LazyWardianGroup(WardianGroup):
             module.register(holder)
             command = get_command(holder)
         command.name = cmd_name
+        _drop_completion_options(command)
         return command
+
+
+_COMPLETION_PARAMS = {"install_completion", "show_completion"}
+
+
+def _drop_completion_options(command: Any) -> None:
+    """Shell completion is offered once, on the root (``wardian --install-completion``):
+    a sub-group's copy of the options would install a script for ``wardian agent``, which
+    is not a program."""
+    command.params = [p for p in command.params if p.name not in _COMPLETION_PARAMS]
+    for sub in getattr(command, "commands", {}).values():
+        _drop_completion_options(sub)
 
 
 app = typer.Typer(
@@ -65,7 +79,7 @@ app = typer.Typer(
     cls=LazyWardianGroup,
     help="Durable agent memory and declarative automations for CLI coding agents.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # bash, zsh, fish and PowerShell (Typer's completion classes)
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

@@ -25,7 +25,7 @@ def close(
     ),
     transcript: str | None = typer.Option(
         None, "--transcript", help="The session's transcript file, imported into the agent's "
-        "archive when conversation logging is on.",
+        "archive when conversation logging is on; must be a readable file (else exit 2).",
     ),
     provider: str | None = typer.Option(None, "--provider", help="Provider of the session."),
     workspace: str | None = typer.Option(None, "--workspace", help="The session's workspace."),
@@ -40,6 +40,10 @@ def close(
     from wardian.runtime.hooks import managed_agent_id
     from wardian.runtime.session_events import record_session_close
 
+    if transcript is not None:
+        from wardian.app.sessions import check_transcript
+
+        transcript = check_transcript(transcript)
     resolved = AgentRegistry().get(agent)
     own = managed_agent_id()
     if own is not None and own != resolved.id:

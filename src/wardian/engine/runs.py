@@ -36,6 +36,7 @@ __all__ = [
     "Run",
     "RunStore",
     "StepAttempt",
+    "owner_alive",
     "process_identity",
 ]
 
@@ -121,7 +122,9 @@ def process_identity(pid: int | None = None) -> tuple[int, float] | None:
         return None
 
 
-def _alive(pid: int | None, started: float | None) -> bool:
+def owner_alive(pid: int | None, started: float | None) -> bool:
+    """True when the process ``pid`` that started at `started` (psutil create time, s) still
+    runs and is not a zombie; a reused pid (another start time) is not alive. Read-only."""
     if pid is None or started is None:
         return False
     import psutil
@@ -535,7 +538,7 @@ class RunStore:
         their running attempts too. Returns the ids marked."""
         rows = self.conn.execute(
             "SELECT id, owner_pid, owner_started FROM runs WHERE status = 'running'").fetchall()
-        dead = [r["id"] for r in rows if not _alive(r["owner_pid"], r["owner_started"])]
+        dead = [r["id"] for r in rows if not owner_alive(r["owner_pid"], r["owner_started"])]
         if not dead:
             return []
         now = utc_now_iso()

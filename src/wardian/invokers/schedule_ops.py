@@ -36,23 +36,28 @@ __all__ = [
     "run_now",
     "schedule_history",
     "set_schedule_enabled",
+    "update_schedule",
 ]
 
 KIND = "schedule"
 
 
 def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
-              *, origin: str = "--assignments") -> tuple[str, dict[str, Any]]:
-    """Check blueprint, agent and assignments; return (agent id, assignments snapshot).
+              inputs: dict[str, Any] | None = None, *, origin: str = "--assignments",
+              inputs_from_text: bool = True, command: str = "add",
+              stored_inputs: dict[str, Any] | None = None,
+              ) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """Check blueprint, agent, assignments and inputs; return (agent id, assignments
+    snapshot, typed inputs).
 
-    Assignments are checked by the engine's own rule
-    (`wardian.engine.assignments.check_assignments`): every role a step uses is assigned,
-    no undeclared role is, and each selection is in the model catalog; every message starts
-    with `origin` (``--assignments``, or ``invoker <id8>`` for stored assignments).
+    The same rule as session-close invokers
+    (`wardian.invokers.session_close.validate_definition`, with the ``schedule`` trigger):
+    every role a step uses is assigned, no undeclared role is, each selection is in the
+    model catalog, every input is declared and well typed and every required input is set;
+    every assignments message starts with `origin` (``--assignments``, or ``invoker
+    <id8>`` for stored assignments).
     """
-    from wardian.blueprints.library import find_blueprint
-    from wardian.engine.actions import known_actions
-    from wardian.engine.assignments import check_assignments
+    from wardian.invokers.session_close import validate_definition
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
@@ -60,15 +65,11 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
         agent_id = registry.get(agent).id
     finally:
         registry.close()
-    loaded = find_blueprint(blueprint_id, known_actions=known_actions())
-    triggers = list(getattr(loaded.blueprint, "triggers", []) or [])
-    if "schedule" not in triggers:
-        raise UsageError(
-            f"blueprint {blueprint_id!r} does not accept the schedule trigger "
-            f"(its triggers: {', '.join(triggers) or 'none'})",
-            hint="add `schedule` to the blueprint's `triggers:` list",
-        )
-    return agent_id, check_assignments(loaded, assignments, origin=origin)
+    definition = validate_definition(
+        blueprint_id, assignments, dict(inputs or {}), trigger="schedule",
+        inputs_from_text=inputs_from_text, origin=origin,
+        command=f"wardian automation schedule {command}", stored_inputs=stored_inputs)
+    return agent_id, definition.assignments, definition.inputs
 
 
 def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
@@ -100,11 +101,11 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
         max_catch_up=DEFAULT_MAX_CATCH_UP if max_catch_up is None else max_catch_up,
         anchor=format_utc(utc_now().replace(microsecond=0)),
     )
-    agent_id, raw = _validate(blueprint_id, agent, assignments)
+    agent_id, raw, typed = _validate(blueprint_id, agent, assignments, inputs)
     store = InvokerStore()
     try:
         return store.add(KIND, name=name, blueprint_id=blueprint_id, agent_id=agent_id,
-                         assignments=raw, inputs=inputs or {}, config=config.to_config())
+                         assignments=raw, inputs=typed, config=config.to_config())
     finally:
         store.close()
 
@@ -138,13 +139,20 @@ def _missed_now(invoker: Invoker, config: ScheduleConfig, slots: SlotStore,
 
 def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
                       slots: SlotStore | None = None, upcoming: int = 5) -> dict[str, Any]:
-    """The invoker plus its next fire times (UTC and in its zone), owed and missed slots,
-    and last outcome, as a JSON-ready dict. Read-only."""
+    """The invoker plus its status (``enabled``/``disabled``/``broken`` with
+    ``broken_reason`` and ``fix``), next fire times (UTC and in its zone), owed and missed
+    slots, and last outcome, as a JSON-ready dict. Read-only."""
     now = now or utc_now()
     own = slots is None
     slots = slots or SlotStore()
     try:
+        from wardian.invokers.health import invoker_problem
+
         doc = invoker.to_json()
+        problem = invoker_problem(invoker)
+        doc.update(status="broken" if problem else "enabled" if invoker.enabled else "disabled",
+                   broken_reason=problem.reason if problem else None,
+                   fix=problem.fix if problem else None)
         try:
             config = ScheduleConfig.from_config(invoker.config)
         except WardianError as exc:
@@ -197,7 +205,8 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
         if enabled:
             config = ScheduleConfig.from_config(invoker.config)
             _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
-                      origin=f"invoker {invoker.id[:8]}")
+                      origin=f"invoker {invoker.id[:8]}", inputs_from_text=False,
+                      stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}")
             # Slots that fell due before an earlier disable, with no daemon running to record
             # them, are recorded now (skipped: disabled); enabling forgets that period.
             slots.record_disabled_period(invoker.id, config, now=moment)
@@ -207,6 +216,32 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
             else:
                 slots.mark_disabled(invoker.id, at)
             return store.set_enabled(invoker.id, enabled)
+    finally:
+        store.close()
+
+
+def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
+                    assignments: str | None = None, name: str | None = None) -> Invoker:
+    """Edit a schedule invoker's inputs (merged: given keys replace, others stay),
+    assignments (replaced) or name, validated exactly as `add_schedule` validates (atomic).
+    Its enabled state, schedule and slot history are kept.
+
+    Raises:
+        NotFoundError / AmbiguousIdError; UsageError / ValidationError as `add_schedule`
+        (nothing is changed then).
+    """
+    store = InvokerStore()
+    try:
+        invoker = store.get(ref, kind=KIND)
+        if inputs is None and assignments is None and name is None:
+            raise UsageError("nothing to change",
+                             hint="pass --input KEY=VALUE, --assignments JSON or --name")
+        _, raw, typed = _validate(
+            invoker.blueprint_id, invoker.agent_id,
+            invoker.assignments if assignments is None else assignments,
+            dict(inputs or {}), stored_inputs=invoker.inputs,
+            command=f"set {invoker.id[:8]}")
+        return store.update(invoker.id, name=name, assignments=raw, inputs=typed)
     finally:
         store.close()
 
@@ -251,7 +286,8 @@ def run_now(ref: str, *, wait: bool = True) -> Any:
 
     invoker = get_schedule(ref)
     _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
-              origin=f"invoker {invoker.id[:8]}")
+              origin=f"invoker {invoker.id[:8]}", inputs_from_text=False,
+              stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}")
     key = f"schedule:{invoker.id}:manual:{new_id()}"
     runs = RunStore()
     try:

@@ -27,15 +27,32 @@ from wardian.invokers.store import Invoker, InvokerStore
 from wardian.runtime.session_events import BOUNDARIES
 
 __all__ = [
+    "MissingInputs",
     "ValidatedDefinition",
     "add_session_close",
     "history",
     "set_enabled",
     "summarise",
+    "update_session_close",
     "validate_definition",
 ]
 
 KIND = "session-close"
+
+
+class MissingInputs(ValidationError):
+    """The blueprint requires inputs (declared without a default) that are not given.
+
+    Attributes:
+        names: the missing input names, sorted.
+    """
+
+    def __init__(self, blueprint_id: str, names: list[str], *, command: str) -> None:
+        self.names = names
+        super().__init__(
+            f"blueprint {blueprint_id!r} requires input(s) {', '.join(names)} "
+            "(declared without a default)", source="--input",
+            hint=f"pass {' '.join(f'--input {n}=VALUE' for n in names)} to `{command}`")
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,8 @@ def validate_definition(
     inputs_from_text: bool = True,
     check_catalog: bool = True,
     origin: str = "--assignments",
+    command: str = "add",
+    stored_inputs: dict[str, Any] | None = None,
 ) -> ValidatedDefinition:
     """Check a blueprint + assignments + inputs for an invoker. Read-only.
 
@@ -68,6 +87,9 @@ def validate_definition(
         check_catalog: validate each role's provider/model/effort against the catalog.
         origin: where the assignments came from, starting every assignments message
             (``--assignments`` at ``add``; ``invoker <id8>`` when re-checking stored ones).
+        command: the command a missing-input hint tells the operator to re-run.
+        stored_inputs: already typed values (an invoker's, at ``set``) that `inputs`
+            extend or override; checked as stored values, not as text.
 
     Returns:
         The blueprint's id, the assignments as given (parsed JSON), typed inputs, and
@@ -76,6 +98,7 @@ def validate_definition(
     Raises:
         NotFoundError: no such blueprint or agent (assignment to an agent).
         BlueprintError: the blueprint is broken.
+        MissingInputs: a required input (no default) is not given.
         ValidationError / UsageError: roles, selection, trigger or inputs are wrong.
     """
     from wardian.blueprints.library import find_blueprint
@@ -101,7 +124,10 @@ def validate_definition(
         provider, model, effort = resolve_selection(item)
         selections[role] = {"provider": provider, "model": model, "effort": effort}
     typed: dict[str, Any] = {}
-    for name, value in inputs.items():
+    given = [(name, value, False) for name, value in (stored_inputs or {}).items()
+             if name not in inputs]
+    given += [(name, value, inputs_from_text) for name, value in inputs.items()]
+    for name, value, from_text in given:
         spec = bp.inputs.get(name)
         if spec is None:
             raise ValidationError(
@@ -109,11 +135,15 @@ def validate_definition(
                 hint=f"its inputs are: {', '.join(sorted(bp.inputs)) or '(none)'}",
             )
         try:
-            typed[name] = coerce_input(spec, value, from_text=inputs_from_text)
+            typed[name] = coerce_input(spec, value, from_text=from_text)
         except ValueError as exc:
             raise ValidationError(
                 f"input {name!r}: expected {exc}, got {value!r}", source="--input"
             ) from exc
+    missing = sorted(n for n, spec in bp.inputs.items() if spec.default is None
+                     and n not in typed)
+    if missing:
+        raise MissingInputs(loaded.id, missing, command=command)
     return ValidatedDefinition(loaded.id, snapshot, typed, selections)
 
 
@@ -146,7 +176,8 @@ def add_session_close(
                 f"unknown boundary {boundary!r}", hint=f"use one of: {', '.join(BOUNDARIES)}"
             )
     resolved = AgentRegistry().get(agent)
-    definition = validate_definition(blueprint, assignments, dict(inputs or {}))
+    definition = validate_definition(blueprint, assignments, dict(inputs or {}),
+                                     command="wardian automation session-close add")
     return InvokerStore().add(
         KIND,
         name=name,
@@ -157,6 +188,48 @@ def add_session_close(
         config={"boundaries": sorted(set(boundaries), key=boundaries.index),
                 "require_archive": bool(require_archive)},
     )
+
+
+def update_session_close(
+    invoker_ref: str,
+    *,
+    inputs: dict[str, str] | None = None,
+    assignments: str | None = None,
+    boundaries: list[str] | None = None,
+    require_archive: bool | None = None,
+    name: str | None = None,
+) -> Invoker:
+    """Edit a session-close invoker, validated exactly as `add_session_close` (atomic).
+
+    `inputs` are merged (given keys replace stored ones, others stay); `assignments` and
+    `boundaries` replace the stored ones; None leaves a field as it is. The enabled state
+    and the run history are kept.
+
+    Raises:
+        UsageError: nothing to change, or an unknown boundary. Otherwise as
+            `validate_definition`; nothing is changed then.
+    """
+    store = InvokerStore()
+    invoker = store.get(invoker_ref, kind=KIND)
+    if all(v is None for v in (inputs, assignments, boundaries, require_archive, name)):
+        raise UsageError("nothing to change", hint="pass --input KEY=VALUE, --assignments "
+                         "JSON, --boundary B, --require-archive/--no-require-archive or --name")
+    for boundary in boundaries or []:
+        if boundary not in BOUNDARIES:
+            raise UsageError(
+                f"unknown boundary {boundary!r}", hint=f"use one of: {', '.join(BOUNDARIES)}"
+            )
+    definition = validate_definition(
+        invoker.blueprint_id, invoker.assignments if assignments is None else assignments,
+        dict(inputs or {}), stored_inputs=invoker.inputs,
+        command=f"wardian automation session-close set {invoker.id[:8]}")
+    config = dict(invoker.config)
+    if boundaries is not None:
+        config["boundaries"] = sorted(set(boundaries), key=boundaries.index)
+    if require_archive is not None:
+        config["require_archive"] = bool(require_archive)
+    return store.update(invoker.id, name=name, assignments=definition.assignments,
+                        inputs=definition.inputs, config=config)
 
 
 def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
@@ -177,8 +250,9 @@ def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
                 f"invoker {invoker.id[:8]}'s agent {invoker.agent_id[:8]} no longer exists",
                 hint="remove this invoker and add one for an existing agent",
             )
-        validate_definition(invoker.blueprint_id, invoker.assignments, invoker.inputs,
-                            inputs_from_text=False, origin=f"invoker {invoker.id[:8]}")
+        validate_definition(invoker.blueprint_id, invoker.assignments, {},
+                            stored_inputs=invoker.inputs, origin=f"invoker {invoker.id[:8]}",
+                            command=f"wardian automation session-close set {invoker.id[:8]}")
     return store.set_enabled(invoker.id, enabled)
 
 
@@ -193,9 +267,16 @@ def history(invoker_ref: str, *, limit: int = 100) -> tuple[Invoker, list[Any]]:
 
 def summarise(invoker: Invoker, *, agent_name: str | None = None,
               last_run: Any = None) -> dict[str, Any]:
-    """The JSON shape of ``list``/``show``: invoker + status + boundaries + last outcome."""
+    """The JSON shape of ``list``/``show``: invoker + status (``enabled``, ``disabled`` or
+    ``broken``, with ``broken_reason`` and ``fix``) + boundaries + last outcome (with the
+    failed run's ``error``)."""
+    from wardian.invokers.health import invoker_problem
+
     doc = invoker.to_json()
-    doc["status"] = "enabled" if invoker.enabled else "disabled"
+    problem = invoker_problem(invoker)
+    doc["status"] = "broken" if problem else "enabled" if invoker.enabled else "disabled"
+    doc["broken_reason"] = problem.reason if problem else None
+    doc["fix"] = problem.fix if problem else None
     doc["agent_name"] = agent_name
     doc["boundaries"] = invoker.boundaries or ["any"]
     doc["require_archive"] = bool(invoker.config.get("require_archive"))
@@ -205,6 +286,7 @@ def summarise(invoker: Invoker, *, agent_name: str | None = None,
             "run_id": last_run.id,
             "status": last_run.status,
             "skip_reason": getattr(last_run, "skip_reason", None),
+            "error": getattr(last_run, "error", None),
             "created_at": getattr(last_run, "created_at", None),
         }
     return doc

@@ -1,0 +1,368 @@
+"""``wardian doctor``: checks that say what is wrong with an installation and how to fix it.
+
+A check is a function ``(DoctorContext) -> Iterable[Finding]`` registered under a name with
+`register_check`; `run_doctor` runs every registered check (or the named ones) and never
+lets one check's crash hide the others (a crashing check is itself a problem finding).
+Another component adds its check by decorating a function in its own module and listing
+that module in `CHECK_MODULES`::
+
+    @register_check("catalog", "Model catalogs")
+    def _catalog(ctx: DoctorContext) -> Iterator[Finding]:
+        yield Finding.problem("catalog", "...", fix="wardian agent models codex --refresh")
+
+Every problem carries the command that fixes it. The doctor writes nothing: databases are
+opened read-only (``mode=ro``), a missing data directory is reported, not created, and
+runs left ``running`` by a dead process are reported, not marked. Spec: issue 20
+"wardian doctor".
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "CHECKS",
+    "CHECK_MODULES",
+    "DoctorContext",
+    "DoctorReport",
+    "Finding",
+    "register_check",
+    "run_doctor",
+]
+
+Status = Literal["ok", "warning", "problem"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result of a check.
+
+    Attributes:
+        check: the registered check name. status: ``ok``, ``warning`` (worth knowing, not
+            wrong) or ``problem`` (doctor exits 1). message: what was found, naming the
+            file, id or key. fix: the command (or action) that fixes it; set on every
+            problem. subject: the id/path/key the finding is about, for ``--json`` readers.
+    """
+
+    check: str
+    status: Status
+    message: str
+    fix: str | None = None
+    subject: str | None = None
+
+    @classmethod
+    def ok(cls, check: str, message: str, *, subject: str | None = None) -> Finding:
+        """A passed check."""
+        return cls(check, "ok", message, None, subject)
+
+    @classmethod
+    def warning(cls, check: str, message: str, *, fix: str | None = None,
+                subject: str | None = None) -> Finding:
+        """Worth knowing; does not fail the doctor."""
+        return cls(check, "warning", message, fix, subject)
+
+    @classmethod
+    def problem(cls, check: str, message: str, *, fix: str,
+                subject: str | None = None) -> Finding:
+        """Something is wrong; `fix` is the command that fixes it."""
+        return cls(check, "problem", message, fix, subject)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DoctorContext:
+    """What every check gets: the data directory and whether it can be read.
+
+    Attributes:
+        data_dir: the resolved data directory (``$WARDIAN_HOME`` or the platform default).
+        exists: it exists and is a directory (checks that read databases skip when not).
+    """
+
+    data_dir: Path
+    exists: bool
+
+    def db(self, name: str) -> sqlite3.Connection | None:
+        """A read-only connection to ``<data dir>/<name>``, or None when the file is absent.
+
+        Raises:
+            sqlite3.Error: the file is not a readable database (the caller reports it).
+        """
+        path = self.data_dir / name
+        if not self.exists or not path.is_file():
+            return None
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    def has_table(self, conn: sqlite3.Connection, table: str) -> bool:
+        """True when `table` exists in `conn`'s database."""
+        row = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        return row is not None
+
+
+CheckFn = Callable[[DoctorContext], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class _Check:
+    name: str
+    title: str
+    run: CheckFn
+
+
+CHECKS: dict[str, _Check] = {}
+"""Registered checks by name, in registration order."""
+
+CHECK_MODULES: list[str] = [
+    "wardian.app.doctor",
+]
+"""Modules whose import registers checks; `run_doctor` imports them all first."""
+
+
+def register_check(name: str, title: str) -> Callable[[CheckFn], CheckFn]:
+    """Decorator: register `fn` as the check `name` (``title`` is its heading).
+
+    Raises:
+        ValueError: `name` is already registered by another function.
+    """
+    def decorate(fn: CheckFn) -> CheckFn:
+        existing = CHECKS.get(name)
+        if existing is not None and existing.run is not fn and (
+                existing.run.__qualname__ != fn.__qualname__):
+            raise ValueError(f"doctor check {name!r} is already registered")
+        CHECKS[name] = _Check(name, title, fn)
+        return fn
+    return decorate
+
+
+@dataclass
+class DoctorReport:
+    """Every finding of a doctor run, grouped by check in registration order."""
+
+    data_dir: str
+    findings: list[Finding] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def problems(self) -> list[Finding]:
+        """The findings with status ``problem``."""
+        return [f for f in self.findings if f.status == "problem"]
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is a problem (warnings allowed)."""
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"ok", "data_dir", "problems", "warnings", "checks": [{name, title, findings}]}``."""
+        return {
+            "ok": self.ok,
+            "data_dir": self.data_dir,
+            "problems": len(self.problems),
+            "warnings": sum(1 for f in self.findings if f.status == "warning"),
+            "checks": [
+                {"name": name, "title": title,
+                 "findings": [f.to_json() for f in self.findings if f.check == name]}
+                for name, title in self.titles.items()
+            ],
+        }
+
+
+def run_doctor(only: Iterable[str] | None = None) -> DoctorReport:
+    """Run the registered checks (all, or those named in `only`). Writes nothing.
+
+    Raises:
+        UsageError: `only` names a check that is not registered.
+    """
+    from wardian.config import data_dir
+    from wardian.errors import UsageError
+
+    for module in CHECK_MODULES:
+        importlib.import_module(module)
+    names = list(CHECKS) if only is None else list(only)
+    unknown = [n for n in names if n not in CHECKS]
+    if unknown:
+        raise UsageError(f"unknown doctor check(s): {', '.join(unknown)}",
+                         hint=f"checks: {', '.join(CHECKS)}")
+    base = data_dir(create=False)
+    ctx = DoctorContext(base, base.is_dir())
+    report = DoctorReport(str(base))
+    for name in names:
+        check = CHECKS[name]
+        report.titles[name] = check.title
+        try:
+            report.findings.extend(check.run(ctx))
+        except Exception as exc:  # one broken check must not hide the others
+            report.findings.append(Finding.problem(
+                name, f"the check itself failed: {type(exc).__name__}: {exc}",
+                fix="report this with the output of `WARDIAN_DEBUG=1 wardian doctor`"))
+    return report
+
+
+# --- the core checks ----------------------------------------------------------------------
+
+
+def _set_home_fix(path: Path) -> str:
+    return f"fix the permissions of {path} (`chmod u+rwx {path}`), or export WARDIAN_HOME=DIR"
+
+
+@register_check("data-dir", "Data directory")
+def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
+    name = "data-dir"
+    path = ctx.data_dir
+    if not path.exists():
+        yield Finding.warning(
+            name, f"{path} does not exist yet (nothing has been set up here)",
+            fix="`wardian agent add NAME --provider builtin` creates it", subject=str(path))
+        return
+    if not path.is_dir():
+        yield Finding.problem(name, f"{path} is not a directory", subject=str(path),
+                              fix=f"move {path} aside, or export WARDIAN_HOME=DIR")
+        return
+    if not os.access(path, os.R_OK | os.W_OK | os.X_OK):
+        yield Finding.problem(name, f"{path} is not readable and writable by you",
+                              fix=_set_home_fix(path), subject=str(path))
+        return
+    yield Finding.ok(name, f"{path} is a writable directory", subject=str(path))
+    for db in ("state.db", "memory.db"):
+        file = path / db
+        if not file.exists():
+            continue
+        if not os.access(file, os.R_OK | os.W_OK):
+            yield Finding.problem(name, f"{file} is not readable and writable by you",
+                                  fix=f"`chmod u+rw {file}`", subject=str(file))
+            continue
+        try:
+            with closing(sqlite3.connect(f"file:{file}?mode=ro", uri=True, timeout=5)) as conn:
+                verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.Error as exc:
+            verdict = str(exc)
+        if verdict != "ok":
+            yield Finding.problem(
+                name, f"{file} is damaged: {verdict}", subject=str(file),
+                fix=f"stop Wardian, move {file} aside and restore it from a backup "
+                    f"(`sqlite3 {file} .recover` salvages what it can)")
+        else:
+            yield Finding.ok(name, f"{file} passes SQLite's quick_check", subject=str(file))
+
+
+@register_check("settings", "Settings")
+def _settings(ctx: DoctorContext) -> Iterator[Finding]:
+    import json
+
+    from wardian.config import SETTINGS
+
+    name = "settings"
+    conn = ctx.db("state.db")
+    if conn is None:
+        yield Finding.ok(name, "no settings stored (defaults apply)")
+        return
+    with closing(conn):
+        if not ctx.has_table(conn, "settings"):
+            yield Finding.ok(name, "no settings stored (defaults apply)")
+            return
+        agents = ({r[0] for r in conn.execute("SELECT id FROM agents")}
+                  if ctx.has_table(conn, "agents") else set())
+        rows = conn.execute("SELECT key, agent_id, value_json FROM settings").fetchall()
+    bad = 0
+    for row in rows:
+        key, agent_id = row["key"], row["agent_id"]
+        where = f" for agent {agent_id[:8]}" if agent_id else ""
+        agent_opt = f" --agent {agent_id}" if agent_id else ""
+        setting = SETTINGS.get(key)
+        if setting is None:
+            bad += 1
+            yield Finding.warning(name, f"unknown setting {key!r}{where} is stored and ignored",
+                                  subject=key)
+            continue
+        try:
+            value = json.loads(row["value_json"])
+            setting.parse(value if isinstance(value, str) else json.dumps(value))
+        except (ValueError, TypeError) as exc:
+            bad += 1
+            yield Finding.problem(
+                name, f"setting {key}{where} holds an invalid value {row['value_json']}: {exc}",
+                fix=f"`wardian settings set {key} VALUE{agent_opt}` (valid: {setting.values})",
+                subject=key)
+            continue
+        if agent_id and agent_id not in agents:
+            bad += 1
+            yield Finding.warning(name, f"setting {key} is overridden for agent "
+                                  f"{agent_id[:8]}, which no longer exists", subject=key)
+    if not bad:
+        yield Finding.ok(name, f"{len(rows)} stored setting(s), all valid")
+
+
+@register_check("invokers", "Invokers")
+def _invokers(ctx: DoctorContext) -> Iterator[Finding]:
+    name = "invokers"
+    conn = ctx.db("state.db")
+    if conn is None:
+        yield Finding.ok(name, "no invokers")
+        return
+    with closing(conn):
+        present = ctx.has_table(conn, "invokers")
+    if not present:
+        yield Finding.ok(name, "no invokers")
+        return
+    from wardian.invokers.health import invoker_problem
+    from wardian.invokers.store import InvokerStore
+
+    store = InvokerStore(ctx.data_dir / "state.db")
+    try:
+        invokers = store.list()
+    finally:
+        store.close()
+    broken = 0
+    for inv in invokers:
+        problem = invoker_problem(inv)
+        if problem is None:
+            continue
+        broken += 1
+        yield Finding.problem(
+            name, f"{inv.kind} invoker {inv.id[:8]} ({inv.name}) is broken: {problem.reason}",
+            fix=problem.fix, subject=inv.id)
+    if not broken:
+        yield Finding.ok(name, f"{len(invokers)} invoker(s), none broken")
+
+
+@register_check("runs", "Runs")
+def _runs(ctx: DoctorContext) -> Iterator[Finding]:
+    name = "runs"
+    conn = ctx.db("state.db")
+    if conn is None:
+        yield Finding.ok(name, "no runs")
+        return
+    with closing(conn):
+        if not ctx.has_table(conn, "runs"):
+            yield Finding.ok(name, "no runs")
+            return
+        rows = conn.execute(
+            "SELECT id, blueprint_id, owner_pid, owner_started FROM runs"
+            " WHERE status = 'running' ORDER BY created_at").fetchall()
+    from wardian.engine.runs import owner_alive
+
+    stuck = 0
+    for row in rows:
+        if owner_alive(row["owner_pid"], row["owner_started"]):
+            continue
+        stuck += 1
+        yield Finding.problem(
+            name, f"run {row['id'][:8]} ({row['blueprint_id']}) is recorded running, but "
+            f"its process {row['owner_pid'] or '?'} is gone",
+            fix=f"`wardian automation run resume {row['id'][:8]}` (continues from its last "
+                "completed step)", subject=row["id"])
+    if not stuck:
+        yield Finding.ok(name, f"{len(rows)} run(s) running, none stuck")

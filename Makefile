@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TRANSCRIPT ?=
 
-.PHONY: test demo lint typecheck bench clean
+.PHONY: test test-all demo lint typecheck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,14 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# `make test`: the fast loop (tests marked `slow` deselected); `make test-all`: everything
+# (what CI runs). `pytest -m slow` runs only the slow ones.
 test: $(STAMP)
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n auto -q -m "not slow"
+
+test-all: $(STAMP)
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto -q

@@ -162,9 +162,10 @@ def bench_detached(bench: BenchEnv, events: int) -> Result:
     result = Result("detached", target_p99_ms=2000.0)
     import shlex
 
-    from wardian.runtime.hooks import hook_command
+    from wardian.runtime.hook_install import hook_command
 
-    hook = shlex.split(hook_command("SessionEnd", "bench"))  # exactly what `hooks install` writes
+    # exactly what `hooks install` writes
+    hook = shlex.split(hook_command("claude-code", "session-end", ["bench"]))
     for n in range(events):
         _wait_worker_gone()
         payload = {"session_id": f"bench-{n}", "transcript_path": None, "cwd": str(bench.home),

@@ -15,26 +15,44 @@ Two migration styles exist because two kinds of files exist:
 
 Each migration is applied with its bookkeeping inside one transaction, so a
 failed migration leaves nothing behind and stays pending.
+
+`Database` is the unit of work over one file (like sqlite-utils' ``Database``): one
+connection per file per process (and per thread: a sqlite3 connection is not shared by
+threads that write), its migrations run once when it is opened, `Database.atomic` as a
+method, usable as a context manager. Stores are thin views over one: `StateDB` for
+``state.db`` (components register their migrations with `register_state_component`) and
+``MemoryDB`` (in `wardian.memory.db`) for ``memory.db``. Nothing else calls
+`sqlite3.connect`. SQL dialect specifics (pragmas, ``BEGIN IMMEDIATE``, savepoints, the
+migration bookkeeping) stay in this module, so another backend replaces one class.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import sqlite3
 import threading
+import weakref
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from types import TracebackType
+from typing import TypeVar
 
 from wardian.errors import StoreError
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
+    "Database",
     "Migration",
+    "StateDB",
     "atomic",
     "connect",
+    "connections_opened",
     "migrate_component",
     "migrate_user_version",
+    "register_state_component",
 ]
 
 BUSY_TIMEOUT_MS = 30_000
@@ -45,6 +63,19 @@ Migration = str | Callable[[sqlite3.Connection], None]
 
 _savepoints = itertools.count()
 _local = threading.local()
+_opened: dict[Path, int] = {}
+_opened_lock = threading.Lock()
+
+
+def connections_opened(path: Path | None = None) -> int:
+    """How many SQLite connections this process has opened (to `path`, or in all).
+
+    A count for tests and benchmarks of the one-connection-per-file rule.
+    """
+    with _opened_lock:
+        if path is None:
+            return sum(_opened.values())
+        return _opened.get(Path(os.path.abspath(path)), 0)
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -75,6 +106,9 @@ def connect(path: Path) -> sqlite3.Connection:
             f"cannot open database {path}: {exc}",
             hint="check the file's permissions, or move WARDIAN_HOME to a writable folder",
         ) from exc
+    with _opened_lock:
+        key = Path(os.path.abspath(path))
+        _opened[key] = _opened.get(key, 0) + 1
     return conn
 
 
@@ -219,3 +253,120 @@ def migrate_component(
         except sqlite3.Error as exc:
             raise StoreError(f"{component} migration {version} failed: {exc}") from exc
     return len(migrations)
+
+
+_D = TypeVar("_D", bound="Database")
+
+_STATE_COMPONENTS: dict[str, Sequence[Migration]] = {}
+"""Every ``state.db`` component this process has imported: name -> ordered migrations."""
+
+
+def register_state_component(component: str, migrations: Sequence[Migration]) -> None:
+    """Declare the migrations of one ``state.db`` component (at import of its store module).
+
+    Every `StateDB` opened afterwards applies them on open; one already open applies them
+    the first time a store of that component attaches (`StateDB.require`).
+    """
+    _STATE_COMPONENTS[component] = migrations
+
+
+_cache: weakref.WeakValueDictionary[tuple[int, int, Path], Database] = (
+    weakref.WeakValueDictionary())
+"""(pid, thread, absolute path) -> the open database object; held by its stores."""
+_recent: deque[Database] = deque(maxlen=8)
+"""The last few used, held open after their stores let go (one connection per command)."""
+_cache_lock = threading.Lock()
+
+
+class Database:
+    """One SQLite file: one connection per process and thread, migrated once, `atomic()`.
+
+    Get one with `open` (never the constructor): a second `open` of the same file in the same
+    process and thread returns the same object, so stores that are views over it share one
+    connection and one transaction. The object stays open while anything holds it, and the
+    last few used stay open after that (a short CLI command or hook opens each file once);
+    `close` ends it for everyone.
+
+    Use as a context manager to close it at the end of a block.
+    """
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self.conn = conn
+        self._migrated: set[str] = set()
+
+    @classmethod
+    def open(cls: type[_D], path: Path) -> _D:
+        """The database object for `path` in this process and thread (opened, migrated).
+
+        Raises:
+            StoreError: the file cannot be opened or migrated.
+        """
+        key = (os.getpid(), threading.get_ident(), Path(os.path.abspath(path)))
+        with _cache_lock:
+            found = _cache.get(key)
+        if isinstance(found, cls) and found.conn is not None:
+            cls._touch(found)
+            return found
+        db = cls(key[2], connect(key[2]))
+        db._migrate_on_open()
+        with _cache_lock:
+            _cache[key] = db
+        cls._touch(db)
+        return db
+
+    @classmethod
+    def _touch(cls, db: Database) -> None:
+        with _cache_lock:
+            if db in _recent:
+                _recent.remove(db)
+            _recent.append(db)
+
+    def _migrate_on_open(self) -> None:
+        """Apply this file's migrations (subclasses say which)."""
+
+    def atomic(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``), or a savepoint when nested; see `atomic`."""
+        return atomic(self.conn)
+
+    def close(self) -> None:
+        """Close the connection for every holder and forget the object (idempotent)."""
+        with _cache_lock:
+            for key, db in list(_cache.items()):
+                if db is self:
+                    del _cache[key]
+            if self in _recent:
+                _recent.remove(self)
+        self.conn.close()
+
+    def __enter__(self: _D) -> _D:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+class StateDB(Database):
+    """``state.db``: the shared state file where each component owns its tables.
+
+    On open, every registered component's migrations run (`register_state_component`);
+    `require` covers a component whose module was imported after the file was opened.
+    """
+
+    def _migrate_on_open(self) -> None:
+        for component, migrations in list(_STATE_COMPONENTS.items()):
+            self.require(component, migrations)
+
+    def require(self, component: str, migrations: Sequence[Migration] | None = None) -> None:
+        """Make sure `component`'s migrations have run on this file (once per process).
+
+        Raises:
+            StoreError: a migration failed, or the file is newer than this Wardian.
+        """
+        if component in self._migrated:
+            return
+        if migrations is None:
+            migrations = _STATE_COMPONENTS[component]
+        migrate_component(self.conn, component, migrations)
+        self._migrated.add(component)

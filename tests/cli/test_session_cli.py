@@ -59,7 +59,7 @@ def test_public_surfaces_are_pinned() -> None:
             "BOUNDARIES"} <= set(session_events.__all__)
     assert {"ArchiveStore", "ConversationManifest", "TranscriptUnreadable"} <= set(
         archives.__all__)
-    assert {"install_claude_code", "session_end", "session_start"} <= set(hooks.__all__)
+    assert {"session_end", "session_start", "resolve_agent"} <= set(hooks.__all__)
     assert {"launch_agent", "provider_argv", "find_transcript"} <= set(provider_launch.__all__)
     for module in (store, drain, session_close, session_events, archives, hooks,
                    provider_launch):

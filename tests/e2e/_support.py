@@ -34,12 +34,23 @@ def corpus_transcripts() -> list[Path]:
 
 
 def corpus_params() -> list[Any]:
-    """pytest params over the corpus, or one skipped param saying why."""
+    """pytest params over the corpus, or one skipped param saying why.
+
+    The first transcript of each format folder runs in the fast suite; the rest of the sweep
+    is marked ``slow`` (``make test-all`` runs it).
+    """
     files = corpus_transcripts()
     if not files:
         return [pytest.param(None, marks=pytest.mark.skip(
             reason=f"transcript corpus not found at {CORPUS} (it lives in ../shared/corpus)"))]
-    return [pytest.param(p, id=f"{p.parent.name}/{p.stem}") for p in files]
+    seen: set[str] = set()
+    params = []
+    for p in files:
+        fast = p.parent.name not in seen
+        seen.add(p.parent.name)
+        params.append(pytest.param(p, id=f"{p.parent.name}/{p.stem}",
+                                   marks=() if fast else pytest.mark.slow))
+    return params
 
 
 class W:

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from tests.e2e._support import write_claude_session
+
+
+@pytest.fixture(autouse=True)
+def _remove_demo_homes(tmp_path: Path) -> Iterator[None]:
+    """Delete every throwaway data directory the demo made (it leaves them for the user)."""
+    yield
+    for home in tmp_path.glob("wardian-demo-*"):
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def _demo(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -44,7 +44,9 @@ steps:
 """
 
 MIN_SLOTS = 1000
-BUDGET_S = 150.0
+MIN_KILLS = 5
+MAX_ROUNDS = 400
+"""A bound on kill rounds (a count, not a clock: under load a round just takes longer)."""
 
 
 def _serve(log: Path) -> subprocess.Popen[bytes]:
@@ -63,7 +65,8 @@ def _slot_count() -> int:
         conn.close()
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.slow
+@pytest.mark.timeout(900)  # a safety net for a hung daemon, not a budget
 def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None:
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -84,10 +87,11 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
 
     rng = random.Random(8)
     log = tmp_path / "serve.log"
-    kills = refusals = 0
+    kills = refusals = rounds = 0
     started = time.monotonic()
-    while _slot_count() < MIN_SLOTS or kills < 5:
-        assert time.monotonic() - started < BUDGET_S, "harness too slow"
+    while _slot_count() < MIN_SLOTS or kills < MIN_KILLS:
+        rounds += 1
+        assert rounds <= MAX_ROUNDS, f"{_slot_count()} slots after {MAX_ROUNDS} kill rounds"
         procs = [_serve(log) for _ in range(rng.choice([1, 2, 3]))]
         pids = {f"started (pid {p.pid})" for p in procs}
         up_by = time.monotonic() + 30
@@ -170,7 +174,9 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     failed = [r[0] for r in conn.execute(
         "SELECT error FROM runs WHERE status = 'failed' AND invoker_id IN (?, ?, ?)", invokers)]
     assert set(statuses) <= {"succeeded", "interrupted", "skipped"}, (statuses, failed[:3])
+    assert kills >= MIN_KILLS
     outcomes = Counter(s.outcome for s in all_slots)
     print(f"\nkill harness: {len(all_slots)} slots {dict(outcomes)}, runs {dict(statuses)}, "
-          f"{kills} kill -9, {refusals} refused starts, kill rounds {rounds_s:.1f} s, "
+          f"{kills} kill -9 in {rounds} rounds, {refusals} refused starts, kill rounds "
+          f"{rounds_s:.1f} s, "
           f"total {time.monotonic() - started:.1f} s")

@@ -27,7 +27,7 @@ from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
 from wardian.invokers.slots import SlotStore
 from wardian.runtime.agents import AgentRegistry
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 BLUEPRINT = """\
 blueprint:

@@ -28,7 +28,7 @@ def test_the_sample_has_the_issue_shape() -> None:
     assert bp.inputs["mode"].default == "commit"
     assert bp.inputs["max_changes"].default == 10
     assert bp.inputs["include_tool_output"].default is False
-    assert set(bp.triggers) == {"session-close", "manual"}
+    assert set(bp.triggers) == {"session-close", "schedule", "manual"}
     steps = {s.id: s for s in bp.steps}
     assert [s.action or f"role:{s.role}" for s in bp.steps] == [
         "archive.load", "memory.snapshot", "role:curator", "memory.commit",

@@ -109,8 +109,9 @@ def launches() -> Iterator[list[Managed]]:
     yield started
     for managed in started:
         managed.kill()
-        if managed.proc.stdin and not managed.proc.stdin.closed:
-            managed.proc.stdin.close()
+        for pipe in (managed.proc.stdin, managed.proc.stdout, managed.proc.stderr):
+            if pipe is not None and not pipe.closed:
+                pipe.close()
 
 
 @pytest.fixture

@@ -109,6 +109,9 @@ def test_locks_are_exclusive_across_processes_and_die_with_holder() -> None:
     finally:
         holder.kill()
         holder.wait(timeout=30)
+        for pipe in (holder.stdin, holder.stdout):
+            if pipe is not None:
+                pipe.close()
     assert not daemon_running()
     held = daemon_lock()
     assert held.acquire()

@@ -7,10 +7,11 @@ Spec: CLI.md ``agent add``; issue 20 (``--provider`` is checked against the know
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from wardian.errors import UsageError
 
-__all__ = ["check_provider", "check_workspace"]
+__all__ = ["check_provider", "check_workspace", "set_agent"]
 
 
 def check_provider(provider: str) -> str:
@@ -44,3 +45,34 @@ def check_workspace(workspace: str) -> str:
         raise UsageError(f"--workspace {workspace} is not a directory",
                          hint="create it first, or pass an existing project directory")
     return workspace
+
+
+def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None = None,
+              effort: str | None = None, workspace: str | None = None) -> Any:
+    """Change an agent's provider, model, effort or workspace, validated as ``agent add``
+    validates them; its id, name and memory stay (memory follows the agent across provider
+    changes). Effective for newly launched processes.
+
+    Returns:
+        The updated `wardian.runtime.agents.Agent`.
+
+    Raises:
+        UsageError: nothing to change, an unknown provider, or a workspace that is not a
+            directory. NotFoundError: no such agent.
+    """
+    from wardian.runtime.agents import AgentRegistry
+
+    if all(v is None for v in (provider, model, effort, workspace)):
+        raise UsageError("nothing to change",
+                         hint="pass --provider, --model, --effort or --workspace")
+    if provider is not None:
+        check_provider(provider)
+    if workspace is not None:
+        check_workspace(workspace)
+    registry = AgentRegistry()
+    try:
+        agent = registry.get(name_or_id)
+        return registry.update(agent.id, provider=provider, model=model, effort=effort,
+                               workspace=workspace)
+    finally:
+        registry.close()

@@ -39,6 +39,30 @@ def add(
         stdout(f"Agent {agent.name} added · id {agent.id}")
 
 
+@app.command("set")
+def set_(
+    name_or_id: str = typer.Argument(..., help="Agent name, id or unique id prefix."),
+    provider: str | None = typer.Option(None, "--provider", help="Provider of its CLI."),
+    model: str | None = typer.Option(None, "--model", help="Exact model id."),
+    effort: str | None = typer.Option(None, "--effort", help="Effort level."),
+    workspace: str | None = typer.Option(None, "--workspace", help="Default workspace path."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Change an agent's provider, model, effort or workspace (validated like `add`); its
+    memory stays. Newly launched processes use the new values."""
+    from wardian.app.agents import set_agent
+
+    require_operator()
+    agent = set_agent(name_or_id, provider=provider, model=model, effort=effort,
+                      workspace=workspace)
+    if as_json:
+        emit_json(agent.to_json())
+    else:
+        stdout(f"Agent {agent.name} updated · provider {agent.provider} · model "
+               f"{agent.model or '-'} · effort {agent.effort or '-'} · workspace "
+               f"{agent.workspace or '-'}")
+
+
 @app.command("list")
 def list_(as_json: bool = JsonOption) -> None:
     """List agents with their ids."""

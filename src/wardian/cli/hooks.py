@@ -1,100 +1,114 @@
-"""`wardian hooks`: Provider hooks (Claude Code, Gemini) and their installation."""
+"""`wardian hooks`: host hooks (Claude Code, Codex, Gemini CLI) and their installation.
+
+The hook commands read the host's JSON on stdin; `install` writes them into the host's
+settings file (docs/hosts.md says what each host documents and what is installed).
+"""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import typer
 
 from wardian.cli._common import emit_json, require_operator, stderr, stdout
 
 app = typer.Typer(
-    help="Provider hooks (Claude Code, Gemini) and their installation.",
+    help="Host hooks (Claude Code, Codex, Gemini CLI) and their installation.",
     no_args_is_help=True,
 )
-claude_app = typer.Typer(
-    help="Claude Code hooks (read the hook's JSON on stdin).", no_args_is_help=True
-)
-gemini_app = typer.Typer(help="Gemini CLI hooks (read the hook's JSON on stdin).",
-                         no_args_is_help=True)
-install_app = typer.Typer(help="Install provider hooks into their settings files.",
+install_app = typer.Typer(help="Install host hooks into their settings files.",
                           no_args_is_help=True)
-app.add_typer(claude_app, name="claude-code")
-app.add_typer(gemini_app, name="gemini")
-app.add_typer(install_app, name="install")
 
-_AGENT_HELP = ("Agent name or id, outside a managed session (inside one, $WARDIAN_AGENT_ID "
-               "names the agent).")
+_AGENT_HELP = ("Agent name or id (repeatable; the one whose workspace holds the session's "
+               "cwd is used). Inside a managed session its own agent is used.")
+_HOSTS = {
+    "claude-code": ("Claude Code", ("session-start", "session-end"),
+                    "~/.claude/settings.json"),
+    "codex": ("Codex CLI", ("session-start",), "~/.codex/hooks.json"),
+    "gemini": ("Gemini CLI", ("session-start", "session-end"), "~/.gemini/settings.json"),
+}
+_EVENT_HELP = {
+    "session-start": "Print the SessionStart JSON with the agent's startup recall and the "
+                     "Memory loaded line; queue a recovery sweep.",
+    "session-end": "Record a session-close event from the SessionEnd hook JSON.",
+}
 
 
-def _run(provider: str, event: str, agent: str | None) -> None:
+def _run(host: str, event: str, agents: list[str]) -> None:
     """One hook call through `wardian.runtime.hooks.run_hook`; unusable input is a warning
     (the close is still recorded), a missing or unknown agent an error."""
     from wardian.runtime.hooks import run_hook
 
-    out = run_hook(provider, event, sys.stdin.read(), agent=agent,
+    out = run_hook(host, event, sys.stdin.read(), agents=agents,
                    warn=lambda msg: stderr(f"Warning: {msg}"))
     if out is not None:
         stdout(out)
 
 
-@claude_app.command("session-start")
-def claude_session_start(
-    agent: str | None = typer.Option(None, "--agent", help=_AGENT_HELP),
-) -> None:
-    """Print the SessionStart additionalContext JSON with the agent's startup recall."""
-    _run("claude-code", "session-start", agent)
+def _hook_command(host: str, event: str) -> Callable[..., None]:
+    def command(agent: list[str] = typer.Option([], "--agent", help=_AGENT_HELP)) -> None:
+        _run(host, event, list(agent))
+
+    command.__doc__ = _EVENT_HELP[event]
+    return command
 
 
-@claude_app.command("session-end")
-def claude_session_end(
-    agent: str | None = typer.Option(None, "--agent", help=_AGENT_HELP),
-) -> None:
-    """Record a session-close event from Claude Code's SessionEnd hook JSON."""
-    _run("claude-code", "session-end", agent)
+def _install_command(host: str) -> Callable[..., None]:
+    label, events, default = _HOSTS[host]
+
+    def command(
+        agent: list[str] = typer.Option(
+            [], "--agent", help="Agent the hooks report for (repeatable; adds to the agents "
+            "already installed, never replaces them)."),
+        settings: str | None = typer.Option(
+            None, "--settings", help=f"The {label} settings file (default {default})."),
+        uninstall: bool = typer.Option(
+            False, "--uninstall", help="Remove the hooks (with --agent: only those agents)."),
+        as_json: bool = typer.Option(False, "--json", help="Print what changed as JSON."),
+    ) -> None:
+        require_operator()
+        from pathlib import Path
+
+        from wardian.runtime.hook_install import install_hooks
+
+        if agent and not uninstall:
+            from wardian.runtime.agents import AgentRegistry
+
+            registry = AgentRegistry()
+            for name in agent:
+                registry.get(name)  # refuse an unknown agent now, not at the next session
+        result = install_hooks(host, Path(settings) if settings else None, agents=agent,
+                               uninstall=uninstall)
+        if as_json:
+            emit_json(result.to_json())
+            return
+        verb = "removed from" if uninstall else "installed in"
+        events_changed = result.removed if uninstall else result.added
+        if result.changed:
+            stdout(f"{label} hooks {', '.join(events_changed) or 'updated'} {verb} "
+                   f"{result.settings_path}")
+        else:
+            stdout(f"Nothing to change in {result.settings_path}")
+        if result.agents:
+            stdout(f"Agents: {', '.join(result.agents)}")
+        if result.home and not uninstall:
+            stdout(f"The hooks use the data dir WARDIAN_HOME={result.home} (embedded as --home;"
+                   " reinstall to change it)")
+        if host == "codex" and not uninstall:
+            stdout("Codex has no session-end hook: its sessions are recorded by recovery "
+                   "(next session start, `agent launch`, or `wardian session recover`).")
+
+    command.__doc__ = (f"Add Wardian's {label} hooks ({', '.join(events)}) to {default}; "
+                       "--uninstall removes them and nothing else.")
+    return command
 
 
-@gemini_app.command("session-end")
-def gemini_session_end(
-    agent: str | None = typer.Option(None, "--agent", help=_AGENT_HELP),
-) -> None:
-    """Record a session-close event from Gemini CLI's SessionEnd hook JSON."""
-    _run("gemini", "session-end", agent)
-
-
-@install_app.command("claude-code")
-def install_claude_code(
-    agent: str | None = typer.Option(
-        None, "--agent", help="Agent the hooks report for (else $WARDIAN_AGENT_ID)."
-    ),
-    settings: str | None = typer.Option(
-        None, "--settings", help="Claude Code settings.json (default ~/.claude/settings.json)."
-    ),
-    uninstall: bool = typer.Option(
-        False, "--uninstall", help="Remove exactly the hooks an install added."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print what changed as JSON."),
-) -> None:
-    """Add Wardian's SessionStart and SessionEnd hooks to a Claude Code settings file."""
-    require_operator()
-    from pathlib import Path
-
-    from wardian.runtime.hooks import install_claude_code as install
-
-    if agent:
-        from wardian.runtime.agents import AgentRegistry
-
-        AgentRegistry().get(agent)  # refuse an unknown agent now, not at the next session
-    result = install(Path(settings) if settings else None, agent=agent, uninstall=uninstall)
-    if as_json:
-        emit_json(result.to_json())
-        return
-    verb = "removed from" if uninstall else "installed in"
-    events = result.removed if uninstall else result.added
-    if result.changed:
-        stdout(f"Hooks {', '.join(events)} {verb} {result.settings_path}")
-    else:
-        stdout(f"Nothing to change in {result.settings_path}")
-    if result.home and not uninstall:
-        stdout(f"The hooks use the data dir WARDIAN_HOME={result.home} (embedded as --home; "
-               "reinstall to change it)")
+for _host, (_label, _events, _default) in _HOSTS.items():
+    _group = typer.Typer(help=f"{_label} hooks (read the hook's JSON on stdin).",
+                         no_args_is_help=True)
+    for _event in _events:
+        _group.command(_event)(_hook_command(_host, _event))
+    app.add_typer(_group, name=_host)
+    install_app.command(_host)(_install_command(_host))
+app.add_typer(install_app, name="install")

@@ -63,6 +63,35 @@ def close(
         stdout(f"Session close recorded · event {event_id}")
 
 
+@app.command("recover")
+def recover(
+    agent: str | None = typer.Option(None, "--agent", help="Only this agent (default: all)."),
+    workspace: str | None = typer.Option(
+        None, "--workspace", help="Only this workspace (default: each agent's workspace and "
+        "the ones its sessions reported)."),
+    as_json: bool = typer.Option(False, "--json", help="Print what was recorded as JSON."),
+) -> None:
+    """Record the sessions no hook reported (transcripts with messages past the archive) as
+    session-close events with boundary `recovered`; exactly once per new content."""
+    from wardian.cli._common import require_operator
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.recovery import sweep
+
+    require_operator()
+    agent_id = AgentRegistry().get(agent).id if agent else None
+    report = sweep(agent_id=agent_id, workspace=workspace, start_drain=True)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    for item in report.recorded:
+        stdout(f"Recovered {item['host']} session {item['transcript_path']} · "
+               f"{item['messages'] - item['already_archived']} new message(s) · event "
+               f"{item['event_id'][:8]}")
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(report.skipped.items()))
+    stdout(f"{len(report.recorded)} session(s) recovered, {report.checked} transcript(s) "
+           f"checked" + (f" ({skipped})" if skipped else ""))
+
+
 @app.command("_drain", hidden=True)
 def drain() -> None:
     """Drain pending session events (the detached worker a writer starts)."""

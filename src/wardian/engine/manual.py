@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from wardian._process import keep
 from wardian.engine.runs import Run, RunStore
 from wardian.errors import NotFoundError, UsageError
 
@@ -122,4 +123,4 @@ def spawn_detached(run_id: str, secrets: dict[str, Any]) -> int:
     assert child.stdin is not None
     child.stdin.write(json.dumps(secrets).encode())
     child.stdin.close()
-    return child.pid
+    return keep(child)

@@ -410,6 +410,22 @@ class _Drain:
             self.fires.mark_dispatched(fire.event_id, fire.invoker_id)
 
 
+def _recover_requested(report: DrainReport) -> None:
+    """Sweep what queued recovery requests ask for (`wardian.runtime.recovery`), before
+    the queue is read, so the ``recovered`` events it records are drained in this pass.
+    A failing sweep is reported, never fatal (its requests are consumed; the next hook or
+    ``wardian session recover`` asks again)."""
+    from wardian.runtime.recovery import has_requests, sweep
+
+    try:
+        if has_requests():
+            sweep(requests_only=True)
+    except WardianError as exc:
+        report.errors.append(f"recovery sweep: {exc.render()}")
+    except (OSError, sqlite3.Error) as exc:
+        report.errors.append(f"recovery sweep: {type(exc).__name__}: {exc}")
+
+
 def drain_once(*, limit: int = 100, execute: bool = True) -> DrainReport:
     """Process up to `limit` pending session-close events, then execute their queued runs.
 
@@ -425,6 +441,7 @@ def drain_once(*, limit: int = 100, execute: bool = True) -> DrainReport:
         Counts of what was done; errors that were recorded but did not stop the pass.
     """
     report = DrainReport()
+    _recover_requested(report)
     drain = _Drain()
     try:
         for event in drain.queue.pending(limit):
@@ -464,6 +481,9 @@ def run_worker(*, batch: int = 100) -> DrainReport:
             again = queue.has_pending()
         finally:
             queue.close()
+        from wardian.runtime.recovery import has_requests
+
+        again = again or has_requests()
         fires = FireLog()
         try:
             again = again or bool(fires.undispatched(limit=1))

@@ -17,6 +17,7 @@ Issue 5 "Adapters"; reference/providers.md §1.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -286,7 +287,8 @@ class _JsonRpc:
         except OSError as exc:
             raise DiscoveryFailed(f"cannot start {argv[0]}: {exc}", provider=provider) from exc
         self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -354,3 +356,8 @@ class _JsonRpc:
         if self.proc.poll() is None:
             kill_tree(self.proc.pid, grace_s=1.0)
         self.proc.wait()
+        # The reader ends at EOF (the tree is gone); then its pipe can be closed.
+        self.reader.join(timeout=2.0)
+        if self.proc.stdout is not None and not self.reader.is_alive():
+            with contextlib.suppress(OSError):
+                self.proc.stdout.close()

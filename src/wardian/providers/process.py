@@ -265,9 +265,9 @@ def run_process(
             thread.join(timeout=max(0.0, min(2.0, deadline - time.monotonic())))
         if any(t.is_alive() for t in threads[:2]) and sys.platform != "win32":
             _kill_group(proc.pid)
-    for thread in threads[:2]:
+    for thread in threads:
         thread.join(timeout=2.0)
-    for pipe in (proc.stdout, proc.stderr):
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
         try:
             if pipe is not None:
                 pipe.close()

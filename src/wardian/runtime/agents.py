@@ -134,6 +134,35 @@ class AgentRegistry:
             f"no agent named or with id {name_or_id!r}", hint="see `wardian agent list`"
         )
 
+    def update(self, agent_id: str, *, provider: str | None = None, model: str | None = None,
+               effort: str | None = None, workspace: str | None = None) -> Agent:
+        """Change the given fields of the agent with this full id (atomic); None leaves a
+        field as it is. Its id, name and memory stay. Newly launched processes use it.
+
+        Raises:
+            NotFoundError: no such agent.
+        """
+        sets: list[str] = []
+        params: list[str] = []
+        if workspace is not None:
+            workspace = str(Path(workspace).expanduser().resolve())
+        for column, value in (("provider", provider), ("model", model), ("effort", effort),
+                              ("workspace", workspace)):
+            if value is not None:
+                sets.append(f"{column} = ?")
+                params.append(value)
+        if sets:
+            with atomic(self.conn):
+                cur = self.conn.execute(
+                    f"UPDATE agents SET {', '.join(sets)} WHERE id = ?", [*params, agent_id])
+                if cur.rowcount == 0:
+                    raise NotFoundError(f"no agent with id {agent_id!r}",
+                                        hint="see `wardian agent list`")
+        agent = self.find(agent_id)
+        if agent is None:
+            raise NotFoundError(f"no agent with id {agent_id!r}", hint="see `wardian agent list`")
+        return agent
+
     def find(self, agent_id: str) -> Agent | None:
         """The agent with exactly this id, or None. Read-only."""
         row = self.conn.execute("SELECT * FROM agents WHERE id = ?", (agent_id,)).fetchone()

@@ -310,6 +310,19 @@ class ArchiveStore:
             return 0
         return held
 
+    def held_count(self, agent_id: str, source_path: str) -> int:
+        """How many messages of the transcript at `source_path` the agent's archive holds
+        (its latest import's offset + count; 0 = never imported). Read-only.
+
+        Recovery (`wardian.runtime.recovery`) compares it with the transcript's message
+        count: more messages in the file than held = messages past the archive."""
+        row = self.conn.execute(
+            "SELECT source_offset + message_count FROM conversations"
+            " WHERE agent_id = ? AND source_path = ? ORDER BY rowid DESC LIMIT 1",
+            (agent_id, source_path),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def _by_event(self, event_id: str) -> ConversationManifest | None:
         row = self.conn.execute(
             "SELECT * FROM conversations WHERE event_id = ?", (event_id,)

@@ -283,6 +283,37 @@ def _record_loaded(launch: Launch, child_pid: int, source: str) -> None:
         store.close()
 
 
+def _announce(launch: Launch) -> None:
+    """Before the runtime starts: print the collapsed "Memory loaded · N records · …" line
+    on stderr (nothing when nothing was loaded; stdout stays the runtime's), and queue a
+    recovery sweep of the agent's earlier sessions for the detached drain worker
+    (`wardian.runtime.recovery`). Neither may stop the launch: failures are one stderr line.
+    """
+    from wardian.runtime.hooks import loaded_line
+
+    if launch.memory_enabled and launch.has_records:
+        line = loaded_line(len(launch.record_ids), launch.agent.name)
+        if line:
+            print(line, file=sys.stderr, flush=True)
+    try:
+        from wardian.config import SettingsStore
+
+        settings = SettingsStore()
+        try:
+            logging_on = bool(settings.get("conversation_logging.enabled",
+                                           agent_id=launch.agent.id))
+        finally:
+            settings.close()
+        if logging_on:
+            from wardian.runtime.recovery import request_recovery
+            from wardian.runtime.session_events import start_drain_worker
+
+            request_recovery(launch.agent.id, launch.workspace)
+            start_drain_worker()
+    except Exception as exc:  # recovery is best effort; the launch goes on
+        print(f"wardian: recovery not requested: {exc}", file=sys.stderr)
+
+
 def _revoke(holder: ProcessIdentity, reason: str) -> None:
     from wardian.config import memory_db_path
 
@@ -369,6 +400,7 @@ def exec_managed(
     if not command:
         raise UsageError("no command given", hint="use `wardian agent exec NAME -- CMD [ARGS]...`")
     launch = prepare_launch(agent, workspace=workspace)
+    _announce(launch)
     try:
         child = subprocess.Popen(list(command), env=launch.env, cwd=launch.cwd)
     except OSError as exc:

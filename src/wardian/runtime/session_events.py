@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from wardian._db import atomic, connect, migrate_component
+from wardian._process import keep
 from wardian._util import new_id, utc_now_iso
 from wardian.config import data_dir, state_db_path
 from wardian.errors import NotFoundError, UsageError
@@ -45,10 +46,11 @@ __all__ = [
     "worker_env",
 ]
 
-BOUNDARIES = ("clear", "shutdown", "provider_source_changed", "worktree_switch")
-"""Session-close boundary reasons (DESIGN.md "Invokers")."""
+BOUNDARIES = ("clear", "shutdown", "provider_source_changed", "worktree_switch", "recovered")
+"""Session-close boundary reasons (DESIGN.md "Invokers"); ``recovered`` = a session no hook
+reported, found by `wardian.runtime.recovery`."""
 
-SOURCES = ("exec", "launch", "hook", "cli")
+SOURCES = ("exec", "launch", "hook", "cli", "recovery")
 """Where an event came from."""
 
 LOGGING_DISABLED = "conversation logging disabled"
@@ -484,7 +486,7 @@ def start_drain_worker() -> int | None:
     finally:
         if log is not None:
             log.close()
-    return proc.pid
+    return keep(proc)
 
 
 def record_session_close(

@@ -1,0 +1,190 @@
+"""Doctor checks for the host side: installed hooks and provider CLIs (`wardian doctor`).
+
+* ``hooks``: every Wardian hook installed for Claude Code, Codex or Gemini — its command
+  still splits, its interpreter still exists (a moved or deleted venv breaks the hook
+  silently: hosts swallow a hook's failure), its agents exist, and a dry-run payload of the
+  host's documented shape round-trips through the exact command (``WARDIAN_HOOK_DRY_RUN=1``:
+  nothing is written) and comes back as the JSON the host expects.
+* ``provider-clis``: which provider CLIs are on PATH and their versions; one the agents or
+  invokers need but cannot find is a problem.
+
+Spec: issue 20 "wardian doctor"; docs/hosts.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+
+from wardian.app.doctor import DoctorContext, Finding, register_check
+
+__all__: list[str] = []
+
+_PAYLOADS = {
+    "session-start": {"session_id": "wardian-doctor", "transcript_path": None,
+                      "hook_event_name": "SessionStart", "source": "startup"},
+    "session-end": {"session_id": "wardian-doctor", "transcript_path": None,
+                    "hook_event_name": "SessionEnd", "reason": "other"},
+}
+
+
+def _reinstall(host: str, agents: tuple[str, ...]) -> str:
+    named = "".join(f" --agent {a}" for a in agents)
+    return f"`wardian hooks install {host}{named}` (run from the wardian you use now)"
+
+
+def _round_trip(argv: list[str], host: str, event: str, cwd: str) -> str | None:
+    """Run the hook in dry-run mode; None when it answered as the host expects."""
+    from wardian.runtime.hooks import DRY_RUN_ENV
+
+    payload = dict(_PAYLOADS[event], cwd=cwd)
+    try:
+        proc = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True,
+                              timeout=20, env={**os.environ, DRY_RUN_ENV: "1"}, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"could not run: {exc}"
+    if proc.returncode != 0 or proc.stderr.strip():
+        return (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+    out = proc.stdout.strip()
+    if event == "session-start" or host == "gemini":
+        try:
+            answer = json.loads(out)
+        except ValueError:
+            return f"answered {out[:80]!r}, not JSON"
+        if event == "session-start" and not isinstance(answer.get("hookSpecificOutput"), dict):
+            return "answered JSON without hookSpecificOutput"
+    elif out:
+        return f"printed {out[:80]!r} where the host expects nothing"
+    return None
+
+
+@register_check("hooks", "Installed hooks")
+def _hooks(ctx: DoctorContext) -> Iterator[Finding]:
+    from wardian.errors import WardianError
+    from wardian.runtime.hook_install import HOSTS, installed_hooks
+
+    name = "hooks"
+    total = 0
+    known: dict[str, str | None] | None = None  # name or id -> workspace
+    conn = ctx.db("state.db")
+    if conn is not None:
+        with conn:
+            if ctx.has_table(conn, "agents"):
+                known = {}
+                for row in conn.execute("SELECT id, name, workspace FROM agents"):
+                    known[row["id"]] = known[row["name"]] = row["workspace"]
+        conn.close()
+    for host, spec in HOSTS.items():
+        path = spec.settings()
+        try:
+            hooks = installed_hooks(host)
+        except WardianError as exc:
+            yield Finding.warning(name, f"{spec.label}: cannot read {path}: {exc.message}",
+                                  subject=str(path))
+            continue
+        for hook in hooks:
+            total += 1
+            what = f"{spec.label} {hook.host_event} hook in {path}"
+            if not hook.argv:
+                yield Finding.problem(name, f"{what}: its command cannot be parsed",
+                                      fix=_reinstall(host, hook.agents), subject=str(path))
+                continue
+            program = hook.argv[0]
+            resolved = program if os.path.isabs(program) else shutil.which(program)
+            if not resolved or not os.access(resolved, os.X_OK):
+                yield Finding.problem(
+                    name, f"{what}: its interpreter {program} no longer exists (the "
+                    "environment was moved or removed; the host ignores the failing hook)",
+                    fix=_reinstall(host, hook.agents), subject=str(path))
+                continue
+            missing = [a for a in hook.agents if known is not None and a not in known]
+            if missing:
+                yield Finding.problem(
+                    name, f"{what}: agent(s) {', '.join(missing)} no longer exist",
+                    fix=f"`wardian hooks install {host} --uninstall "
+                        + " ".join(f"--agent {a}" for a in missing) + "`", subject=str(path))
+                continue
+            unbound = [a for a in hook.agents if known is not None and not known.get(a)]
+            if len(unbound) > 1:
+                yield Finding.problem(
+                    name, f"{what}: agents {', '.join(unbound)} have no workspace, so a "
+                    "session started outside `wardian agent launch` maps to none of them",
+                    fix=f"`wardian agent set {unbound[-1]} --workspace PATH` (the project "
+                        "it works in)", subject=str(path))
+                continue
+            spaces = [known.get(a) for a in hook.agents] if known is not None else []
+            cwd = next((w for w in spaces if w), str(ctx.data_dir.parent))
+            failure = _round_trip(hook.argv, host, hook.event, cwd)
+            if failure:
+                yield Finding.problem(name, f"{what}: a test payload failed: {failure}",
+                                      fix=_reinstall(host, hook.agents), subject=str(path))
+                continue
+            agents = ", ".join(hook.agents) or "the managed session's agent"
+            yield Finding.ok(name, f"{what} runs and answers (agents: {agents})",
+                             subject=str(path))
+    if not total:
+        yield Finding.ok(name, "no Wardian hooks installed (`wardian hooks install HOST "
+                         "--agent NAME` adds them)")
+
+
+_CLIS = {"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
+
+
+def _version(executable: str) -> str:
+    try:
+        proc = subprocess.run([executable, "--version"], capture_output=True, text=True,
+                              timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"version unknown ({type(exc).__name__})"
+    text = (proc.stdout or proc.stderr).strip().splitlines()
+    return text[0][:80] if text else "version unknown"
+
+
+def _needed_providers(ctx: DoctorContext) -> dict[str, list[str]]:
+    """Provider CLI -> who needs it (agents by provider, invokers by assignment)."""
+    needed: dict[str, list[str]] = {}
+    conn = ctx.db("state.db")
+    if conn is None:
+        return needed
+    with conn:
+        if ctx.has_table(conn, "agents"):
+            for row in conn.execute("SELECT name, provider FROM agents"):
+                needed.setdefault(row["provider"], []).append(f"agent {row['name']}")
+        if ctx.has_table(conn, "invokers"):
+            for row in conn.execute("SELECT id, assignments_json FROM invokers"):
+                try:
+                    assignments = json.loads(row["assignments_json"])
+                except ValueError:
+                    continue
+                for role, item in assignments.items():
+                    provider = item.get("provider") if isinstance(item, dict) else None
+                    if isinstance(provider, str):
+                        needed.setdefault(provider, []).append(
+                            f"invoker {row['id'][:8]} role {role}")
+    conn.close()
+    return needed
+
+
+@register_check("provider-clis", "Provider CLIs")
+def _provider_clis(ctx: DoctorContext) -> Iterator[Finding]:
+    name = "provider-clis"
+    needed = _needed_providers(ctx)
+    for provider, executable in _CLIS.items():
+        path = shutil.which(executable)
+        users = needed.get(provider, [])
+        if path:
+            yield Finding.ok(name, f"{executable}: {path} · {_version(path)}",
+                             subject=provider)
+        elif users:
+            yield Finding.problem(
+                name, f"{executable} is not on PATH, but {', '.join(users[:3])} "
+                f"{'needs' if len(users) == 1 else 'need'} it",
+                fix=f"install the {executable} CLI, or `wardian agent set NAME --provider "
+                    "builtin` / re-assign the invoker's role to the builtin curator",
+                subject=provider)
+        else:
+            yield Finding.ok(name, f"{executable}: not installed (nothing needs it)",
+                             subject=provider)

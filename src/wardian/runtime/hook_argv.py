@@ -1,0 +1,81 @@
+"""The argument line of an installed hook: ``HOST EVENT [--agent NAME]… [--home PATH]``.
+
+Parsed by hand, not with argparse: argparse (with the ``shutil`` its help formatter loads)
+costs a hook ~4 ms of start-up, and a hook runs at every session start and end.
+Spec: issue 20 (hooks for Claude Code, Codex and Gemini; several agents per host).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wardian.errors import UsageError
+
+__all__ = ["EVENTS_BY_HOST", "HOSTS", "HookArgs", "parse_hook_argv"]
+
+EVENTS_BY_HOST: dict[str, tuple[str, ...]] = {
+    "claude-code": ("session-start", "session-end"),
+    "gemini": ("session-start", "session-end"),
+    "codex": ("session-start",),  # Codex has no session-end event (docs/hosts.md)
+}
+"""The hook events Wardian handles per host."""
+
+HOSTS = tuple(EVENTS_BY_HOST)
+"""Hosts with installable hooks."""
+
+_USAGE = "HOST EVENT [--agent NAME]... [--home PATH] (HOST: claude-code, codex, gemini)"
+
+
+@dataclass(frozen=True)
+class HookArgs:
+    """A parsed hook argument line.
+
+    Attributes:
+        host: ``claude-code``, ``codex`` or ``gemini``. event: ``session-start`` or
+            ``session-end``. agents: the agents the hook may report for, in order (the
+            runtime picks one by workspace, docs/hosts.md). home: a data dir (``--home``).
+    """
+
+    host: str
+    event: str
+    agents: tuple[str, ...] = ()
+    home: str | None = None
+
+
+def parse_hook_argv(argv: list[str]) -> HookArgs:
+    """Parse ``HOST EVENT [--agent NAME]... [--home PATH]`` (``--opt=value`` works too).
+
+    Raises:
+        UsageError: an unknown host or event, a missing option value, or extra words.
+    """
+    positional: list[str] = []
+    agents: list[str] = []
+    home: str | None = None
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, inline = arg.partition("=")
+        if name in ("--agent", "--home"):
+            if eq:
+                value = inline
+            elif i + 1 < len(argv):
+                i += 1
+                value = argv[i]
+            else:
+                raise UsageError(f"{name} needs a value", hint=f"expected {_USAGE}")
+            if name == "--agent":
+                agents.append(value)
+            else:
+                home = value
+        else:
+            positional.append(arg)
+        i += 1
+    if len(positional) != 2 or positional[0] not in EVENTS_BY_HOST:
+        raise UsageError(f"bad hook arguments {' '.join(argv)!r}; expected {_USAGE}",
+                         hint="reinstall the hooks with `wardian hooks install HOST`")
+    host, event = positional
+    if event not in EVENTS_BY_HOST[host]:
+        raise UsageError(f"{host} has no {event} hook (it has: "
+                         f"{', '.join(EVENTS_BY_HOST[host])})",
+                         hint=f"reinstall the hooks with `wardian hooks install {host}`")
+    return HookArgs(host, event, tuple(dict.fromkeys(agents)), home)

@@ -1,0 +1,337 @@
+"""Recovery: record the agent's earlier sessions that no hook reported.
+
+Hosts fire no session-end hook when the terminal is closed or the process is killed;
+Codex has none at all and Gemini does not wait for its own (docs/hosts.md). So at every
+SessionStart hook, at every ``wardian agent launch``/``agent exec`` start (a *request* is
+queued and the detached drain worker sweeps) and in ``wardian session recover``, Wardian
+looks at the transcripts of the agent's workspaces:
+
+* Claude Code: ``$CLAUDE_CONFIG_DIR|~/.claude/projects/<cwd, non-alphanumerics as ->/*.jsonl``
+* Codex: ``$CODEX_HOME|~/.codex/sessions/**/rollout-*.jsonl`` whose ``session_meta`` cwd is
+  in the workspace;
+* Gemini CLI: ``$GEMINI_CLI_HOME|~/.gemini/tmp/<sha256 of the workspace>/chats/*.json*``.
+
+A transcript is *unreported* when it holds messages past what the agent's archive holds
+from it (`ArchiveStore.held_count`) and no pending event names it; each becomes one
+session-close event with boundary ``recovered`` and session id ``<session>@<messages>``:
+a session closed by its hook (and archived) is never recovered again, and a session that
+grew afterwards is recovered once for its new part. A transcript another agent's archive
+or events already claim is left to that agent. Unchanged files are skipped cheaply (size
+and mtime marks). Needs ``conversation_logging.enabled`` for the agent: without an archive
+there is nothing to compare with. Never runs inside a hook (hooks only queue a request).
+
+Spec: issue 20 "Recovery"; docs/hosts.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wardian._db import atomic, connect, migrate_component
+from wardian._util import utc_now_iso
+from wardian.config import state_db_path
+
+__all__ = [
+    "RECOVERED",
+    "RecoveryReport",
+    "candidate_transcripts",
+    "claude_project_dir",
+    "request_recovery",
+    "sweep",
+]
+
+RECOVERED = "recovered"
+"""The boundary of a session-close event recorded by recovery."""
+
+_MIGRATIONS = [
+    """
+    CREATE TABLE recovery_requests (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent_id TEXT NOT NULL,
+        workspace TEXT,
+        exclude_path TEXT,
+        requested_at TEXT NOT NULL
+    );
+    CREATE TABLE transcript_marks (
+        agent_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        checked_at TEXT NOT NULL,
+        PRIMARY KEY (agent_id, path)
+    );
+    """,
+]
+
+
+def _conn(path: Path | None = None) -> sqlite3.Connection:
+    conn = connect(path or state_db_path())
+    migrate_component(conn, "recovery", _MIGRATIONS)
+    return conn
+
+
+def request_recovery(agent_id: str, workspace: str | None = None, *,
+                     exclude_path: str | None = None) -> None:
+    """Queue a sweep of `agent_id`'s sessions in `workspace` for the next drain worker
+    (one INSERT; the caller starts the worker). `exclude_path` is the live session's own
+    transcript, which is not a past session."""
+    conn = _conn()
+    try:
+        with atomic(conn):
+            conn.execute(
+                "INSERT INTO recovery_requests (agent_id, workspace, exclude_path,"
+                " requested_at) VALUES (?, ?, ?, ?)",
+                (agent_id, workspace, exclude_path, utc_now_iso()))
+    finally:
+        conn.close()
+
+
+def has_requests(conn: sqlite3.Connection | None = None) -> bool:
+    """Whether a recovery request is queued. Read-only."""
+    own = conn is None
+    conn = conn or _conn()
+    try:
+        return conn.execute("SELECT 1 FROM recovery_requests LIMIT 1").fetchone() is not None
+    finally:
+        if own:
+            conn.close()
+
+
+def claude_project_dir(workspace: str) -> Path:
+    """Where Claude Code keeps the transcripts of sessions started in `workspace`."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    root = Path(base) if base else Path.home() / ".claude"
+    return root / "projects" / re.sub(r"[^A-Za-z0-9]", "-", workspace)
+
+
+def _codex_sessions() -> Path:
+    base = os.environ.get("CODEX_HOME")
+    return (Path(base) if base else Path.home() / ".codex") / "sessions"
+
+
+def _gemini_chats(workspace: str) -> Path:
+    base = os.environ.get("GEMINI_CLI_HOME")
+    root = (Path(base) if base else Path.home()) / ".gemini" / "tmp"
+    return root / hashlib.sha256(workspace.encode("utf-8")).hexdigest() / "chats"
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _codex_cwd(path: Path) -> str | None:
+    """The cwd a rollout's first line (``session_meta``) names, reading one line only."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(1 << 20)
+        record = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    payload = record.get("payload") if isinstance(record, dict) else None
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    return cwd if isinstance(cwd, str) else None
+
+
+def candidate_transcripts(workspace: str) -> Iterator[tuple[str, Path]]:
+    """``(host, path)`` of every transcript of sessions started in `workspace` (absolute).
+    Read-only; missing folders yield nothing."""
+    project = claude_project_dir(workspace)
+    if project.is_dir():
+        for path in sorted(project.glob("*.jsonl")):
+            yield "claude-code", path
+    sessions = _codex_sessions()
+    if sessions.is_dir():
+        for path in sorted(sessions.glob("**/rollout-*.jsonl")):
+            cwd = _codex_cwd(path)
+            if cwd and _within(os.path.realpath(cwd), workspace):
+                yield "codex", path
+    chats = _gemini_chats(workspace)
+    if chats.is_dir():
+        for path in sorted(chats.glob("*.json*")):
+            yield "gemini", path
+
+
+@dataclass
+class RecoveryReport:
+    """What one sweep did: events recorded (with their transcripts) and files looked at."""
+
+    recorded: list[dict[str, Any]] = field(default_factory=list)
+    checked: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        """Count a transcript left alone, by reason."""
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"recorded": self.recorded, "checked": self.checked, "skipped": self.skipped}
+
+
+def _workspaces(conn: sqlite3.Connection, agent: Any) -> list[str]:
+    """The agent's workspace and every workspace its sessions reported."""
+    found = [agent.workspace] if agent.workspace else []
+    try:
+        rows = conn.execute("SELECT DISTINCT workspace FROM session_events WHERE agent_id = ?"
+                            " AND workspace IS NOT NULL", (agent.id,)).fetchall()
+    except sqlite3.OperationalError:
+        rows = []
+    found += [r[0] for r in rows]
+    return list(dict.fromkeys(os.path.realpath(w) for w in found))
+
+
+def _claimed_elsewhere(conn: sqlite3.Connection, agent_id: str, path: str) -> bool:
+    """Another agent's events or archive already name this transcript."""
+    for sql in ("SELECT 1 FROM session_events WHERE transcript_path = ? AND agent_id != ?"
+                " LIMIT 1",
+                "SELECT 1 FROM conversations WHERE source_path = ? AND agent_id != ? LIMIT 1"):
+        try:
+            if conn.execute(sql, (path, agent_id)).fetchone():
+                return True
+        except sqlite3.OperationalError:
+            continue
+    return False
+
+
+def _pending_for(conn: sqlite3.Connection, agent_id: str, path: str) -> bool:
+    try:
+        return conn.execute(
+            "SELECT 1 FROM session_events WHERE agent_id = ? AND transcript_path = ?"
+            " AND status = 'pending' LIMIT 1", (agent_id, path)).fetchone() is not None
+    except sqlite3.OperationalError:
+        return False
+
+
+def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
+                 exclude: set[str], report: RecoveryReport, *, start_drain: bool) -> None:
+    from wardian.config import SettingsStore
+    from wardian.runtime.archives import ArchiveStore
+    from wardian.runtime.session_events import record_session_close
+    from wardian.transcripts import detect_format, load_transcript
+
+    settings = SettingsStore()
+    try:
+        if not settings.get("conversation_logging.enabled", agent_id=agent.id):
+            report.skip("conversation logging disabled")
+            return
+    finally:
+        settings.close()
+    archives = ArchiveStore()
+    try:
+        for workspace in workspaces:
+            for host, path in candidate_transcripts(workspace):
+                source = str(path.absolute())
+                report.checked += 1
+                if source in exclude:
+                    report.skip("the live session")
+                    continue
+                try:
+                    stat = path.stat()
+                except OSError:
+                    report.skip("unreadable")
+                    continue
+                mark = conn.execute(
+                    "SELECT size, mtime_ns FROM transcript_marks WHERE agent_id = ? AND"
+                    " path = ?", (agent.id, source)).fetchone()
+                if mark is not None and (mark[0], mark[1]) == (stat.st_size, stat.st_mtime_ns):
+                    report.skip("unchanged since the last sweep")
+                    continue
+                if _pending_for(conn, agent.id, source):
+                    report.skip("a pending event will archive it")
+                    continue
+                if _claimed_elsewhere(conn, agent.id, source):
+                    report.skip("another agent's session")
+                    continue
+                try:
+                    conv = load_transcript(path, fmt=detect_format(path))
+                except Exception:  # a transcript we cannot read is not a session to recover
+                    report.skip("unreadable")
+                    continue
+                total = len(conv.messages)
+                held = archives.held_count(agent.id, source)
+                if total == 0 or held >= total:
+                    report.skip("already archived" if total else "no messages")
+                else:
+                    # Claude Code names the file after the session (what its hooks report)
+                    session = (path.stem if host == "claude-code" else None) or \
+                        conv.session_id or path.stem
+                    event_id = record_session_close(
+                        agent.id, RECOVERED, session_id=f"{session}@{total}",
+                        transcript_path=source, provider=host, workspace=workspace,
+                        source="recovery", start_drain=start_drain)
+                    report.recorded.append({"event_id": event_id, "agent_id": agent.id,
+                                            "host": host, "transcript_path": source,
+                                            "messages": total, "already_archived": held})
+                with atomic(conn):
+                    conn.execute(
+                        "INSERT INTO transcript_marks (agent_id, path, size, mtime_ns,"
+                        " checked_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, path)"
+                        " DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,"
+                        " checked_at = excluded.checked_at",
+                        (agent.id, source, stat.st_size, stat.st_mtime_ns, utc_now_iso()))
+    finally:
+        archives.close()
+
+
+def sweep(*, agent_id: str | None = None, workspace: str | None = None,
+          requests_only: bool = False, start_drain: bool = False) -> RecoveryReport:
+    """Record every unreported session (module docstring) as a ``recovered`` event.
+
+    Args:
+        agent_id: only this agent (default: every agent).
+        workspace: only this workspace (default: each agent's workspace and the ones its
+            sessions reported).
+        requests_only: sweep what queued requests ask for (and consume them) — the drain
+            worker's mode; otherwise a full sweep (requests are consumed too).
+        start_drain: start a drain worker for the recorded events (False inside one).
+    """
+    from wardian.runtime.agents import AgentRegistry
+
+    conn = _conn()
+    report = RecoveryReport()
+    try:
+        with atomic(conn):
+            requests = conn.execute(
+                "SELECT id, agent_id, workspace, exclude_path FROM recovery_requests"
+                " ORDER BY id").fetchall()
+            if requests:
+                conn.execute("DELETE FROM recovery_requests WHERE id <= ?",
+                             (requests[-1]["id"],))
+        registry = AgentRegistry()
+        try:
+            agents = {a.id: a for a in registry.list()}
+        finally:
+            registry.close()
+        plan: dict[str, tuple[list[str], set[str]]] = {}
+        if requests_only:
+            for req in requests:
+                agent = agents.get(req["agent_id"])
+                if agent is None or (agent_id and agent.id != agent_id):
+                    continue
+                spaces, exclude = plan.setdefault(agent.id, ([], set()))
+                for space in ([req["workspace"]] if req["workspace"] else []) + \
+                        _workspaces(conn, agent):
+                    real = os.path.realpath(space)
+                    if real not in spaces:
+                        spaces.append(real)
+                if req["exclude_path"]:
+                    exclude.add(req["exclude_path"])
+        else:
+            for agent in agents.values():
+                if agent_id and agent.id != agent_id:
+                    continue
+                spaces = [os.path.realpath(workspace)] if workspace else _workspaces(conn, agent)
+                plan[agent.id] = (spaces, set())
+        for aid, (spaces, exclude) in plan.items():
+            _sweep_agent(conn, agents[aid], spaces, exclude, report, start_drain=start_drain)
+    finally:
+        conn.close()
+    return report

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from wardian.app.instruction_import import ImportPlan
     from wardian.memory.models import Record, Revision, Scope, Source
     from wardian.memory.principal import Principal
     from wardian.memory.recall import StartupContext
@@ -54,8 +55,9 @@ READ_ONLY_NOTE = (
 """What a read-only answer says (the hooks' startup context says the same)."""
 
 
-def parse_scope(value: str | None) -> Scope | None:
-    """``workspace`` (the git root of the current directory) or ``agent``; None passes.
+def parse_scope(value: str | None, workspace: str | None = None) -> Scope | None:
+    """``workspace`` (`workspace`, default the git root of the current directory) or
+    ``agent``; None passes.
 
     Raises:
         UsageError (exit 2): any other value.
@@ -68,7 +70,7 @@ def parse_scope(value: str | None) -> Scope | None:
     if value == "agent":
         return Scope.agent()
     if value == "workspace":
-        return Scope("workspace", default_workspace())
+        return Scope("workspace", workspace or default_workspace())
     raise UsageError(f"unknown scope {value!r}", hint="use --scope workspace or --scope agent")
 
 
@@ -139,6 +141,15 @@ class AgentMemory:
     store: MemoryStore
     principal: Principal | None = None
     _name: str | None = field(default=None, repr=False)
+    workspace: str | None = None
+    """The current workspace when the caller knows it (a server whose directory does not
+    change); None = the git root of the current directory, looked up per call."""
+
+    def current_workspace(self) -> str:
+        """`workspace`, else the git root of the current directory."""
+        from wardian.memory.models import default_workspace
+
+        return self.workspace or default_workspace()
 
     @property
     def read_only(self) -> bool:
@@ -178,7 +189,7 @@ class AgentMemory:
             scope or source; empty evidence; text, evidence or sources over the caps.
         """
         principal = self._writer()
-        where = parse_scope(scope)
+        where = parse_scope(scope, self.workspace)
         assert where is not None
         return self.store.save(
             principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
@@ -200,7 +211,7 @@ class AgentMemory:
         from wardian.memory.store import UNSET
 
         principal = self._writer()
-        new_scope = parse_scope(scope)
+        new_scope = parse_scope(scope, self.workspace)
         return self.store.update(
             principal.agent_id, record_id,
             text=UNSET if text is None else text,
@@ -260,11 +271,10 @@ class AgentMemory:
             UsageError: `limit` below 1.
         """
         from wardian.errors import UsageError
-        from wardian.memory.models import default_workspace
 
         if limit < 1:
             raise UsageError(f"limit must be at least 1, got {limit}", hint="e.g. --limit 10")
-        workspace = default_workspace()
+        workspace = self.current_workspace()
         if query is not None and query.strip():
             found = self.store.recall(self.agent_id, query, limit=limit, workspace=workspace)
             return RecallResult(query, workspace, tuple(found), read_only=self.read_only)
@@ -276,7 +286,6 @@ class AgentMemory:
         the budget from ``memory.startup_budget_chars``; its instructions say read-only when
         this view is. Read-only."""
         from wardian.config import SettingsStore
-        from wardian.memory.models import default_workspace
         from wardian.memory.recall import load_startup_context
 
         settings = SettingsStore()
@@ -286,7 +295,7 @@ class AgentMemory:
             settings.close()
         return load_startup_context(
             self.store, agent_id=self.agent_id, agent_name=self.agent_name(),
-            workspace=workspace or default_workspace(), budget_chars=budget,
+            workspace=workspace or self.current_workspace(), budget_chars=budget,
             direct_save=not self.read_only,
         )
 
@@ -314,6 +323,17 @@ class AgentMemory:
         from wardian.memory.maintenance.draft import draft_plan
 
         return draft_plan(self._reader(), list(memory_ids), self.store)
+
+    def draft_import(self, files: Sequence[str], *, scope: str | None = None) -> ImportPlan:
+        """A maintenance plan importing instruction files (one ``create`` per durable
+        bullet, `wardian.app.instruction_import`); writes nothing.
+
+        Raises:
+            CapabilityMissing; UsageError (unreadable file, bad scope).
+        """
+        from wardian.app.instruction_import import build_import_plan
+
+        return build_import_plan(self._reader(), files, self.store, scope=scope)
 
 
 def open_agent_memory(
@@ -362,7 +382,9 @@ def open_reader(
 
     Raises:
         CapabilityInvalid / CapabilityExpired: a capability that does not hold (never a
-            fallback). UsageError: no capability and no agent. NotFoundError: unknown agent.
+            fallback). MemoryDisabled: no capability while ``agent_memory.enabled`` is
+            false (the hooks give no recall then either). UsageError: no capability and no
+            agent. NotFoundError: unknown agent.
     """
     from wardian.memory.principal import ENV_CAPABILITY
 
@@ -380,6 +402,21 @@ def open_reader(
             "no memory capability and no agent for this process",
             hint="start the provider with `wardian agent launch NAME`, or name the agent "
             "(`wardian mcp --agent NAME`) for read-only recall",
+        )
+    from wardian.config import SettingsStore
+
+    settings = SettingsStore()
+    try:
+        enabled = bool(settings.get("agent_memory.enabled"))
+    finally:
+        settings.close()
+    if not enabled:
+        # The hooks give no recall at all then; neither does this.
+        from wardian.errors import MemoryDisabled
+
+        raise MemoryDisabled(
+            "agent memory is disabled, so there is no recall outside a managed launch",
+            hint="`wardian settings set agent_memory.enabled true`",
         )
     registry = AgentRegistry()
     try:

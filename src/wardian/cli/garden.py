@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from wardian.cli import garden_maintain
+from wardian.cli import garden_maintain, garden_transfer
 from wardian.cli._common import JsonOption, emit_json, require_operator, stdout
 
 if TYPE_CHECKING:
@@ -159,13 +159,10 @@ def memory_history(
 def memory_loaded(
     agent: str = AgentOpt,
     limit: int = typer.Option(20, "--limit", min=1, help="Newest N events."),
-    last: bool = typer.Option(False, "--last", help="Only the newest event (= --limit 1)."),
     as_json: bool = JsonOption,
 ) -> None:
     """List Memory loaded events: time, receiving process and the exact context given."""
     require_operator()
-    if last:
-        limit = 1
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
@@ -187,6 +184,9 @@ def memory_loaded(
         stdout(event.context.rstrip("\n"))
         stdout("-" * 72)
 
+
+# --- garden memory import / export ------------------------------------------------------
+garden_transfer.register(memory_app)
 
 # --- garden maintain ---------------------------------------------------------------------
 # Reviewed maintenance lives in its own module, owned by the maintenance work; it is only

@@ -232,3 +232,36 @@ def draft_plan(
                             encoding="utf-8")
     stdout(f"Draft plan written to {output} · {len(doc['operations'])} operation(s) · "
            "the operator previews it with `wardian garden maintain preview`")
+
+
+@app.command("import")
+def import_(
+    files: list[str] = typer.Argument(..., metavar="FILE...",
+                                      help="CLAUDE.md / AGENTS.md / GEMINI.md-style Markdown."),
+    scope: str | None = typer.Option(
+        None, "--scope", help="workspace or agent for every bullet (default: workspace of "
+        "the file's git root, agent outside git)."),
+    output: str | None = typer.Option(
+        None, "--output", help="Write the plan to this file instead of printing it."
+    ),
+) -> None:
+    """Draft a maintenance plan from instruction files: one create per durable bullet.
+
+    Writes nothing to memory: the operator previews and applies the plan
+    (`wardian garden maintain preview|apply PLAN --agent A`). Bullets this agent already
+    remembers are left out.
+    """
+    drafted = _open().draft_import(files, scope=scope)
+    if drafted.plan is None:
+        stdout(f"Nothing to import · {drafted.summary()}")
+        return
+    if output is None:
+        emit_json(drafted.plan)
+        return
+    import json
+    from pathlib import Path
+
+    Path(output).write_text(json.dumps(drafted.plan, indent=2, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+    stdout(f"Import plan written to {output} · {drafted.summary()} · the operator previews "
+           "it with `wardian garden maintain preview`")

@@ -4,7 +4,6 @@ descendant), a git work tree to run in, and the SDK's own stdio client."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -17,30 +16,17 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from typer.testing import CliRunner
 
 from mcp import ClientSession
-from tests.conftest import invoke
+from tests.cli.test_memory_cli import _agent, _capability
 
 
 def add_agent(name: str) -> str:
     """Register an agent through the real CLI; its id."""
-    result = invoke(CliRunner(), "agent", "add", name, "--provider", "claude", "--json")
-    assert result.exit_code == 0, result.output
-    return str(json.loads(result.stdout)["id"])
+    return _agent(CliRunner(), name)
 
 
 def capability_env(agent_id: str) -> dict[str, str]:
     """The launch variables of a capability minted for this (live) process."""
-    from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import current
-
-    me = current()
-    store = MemoryStore()
-    try:
-        token = CapabilityStore(store.conn).mint(agent_id, pid=me.pid,
-                                                 started_at=me.started_at, workspace=None)
-    finally:
-        store.close()
-    return {"WARDIAN_AGENT_ID": agent_id, "WARDIAN_CAPABILITY": token}
+    return _capability(agent_id)
 
 
 @pytest.fixture
@@ -53,8 +39,12 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def base_env() -> dict[str, str]:
-    """What every spawned server gets beside the SDK's safe defaults: the data dir."""
-    return {"WARDIAN_HOME": os.environ["WARDIAN_HOME"]}
+    """What every spawned server gets beside the SDK's safe defaults: the data dir (and
+    PYTHONPATH when the tests run against a source tree that is not the installed one)."""
+    env = {"WARDIAN_HOME": os.environ["WARDIAN_HOME"]}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
 
 
 @asynccontextmanager

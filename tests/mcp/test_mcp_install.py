@@ -157,6 +157,8 @@ def test_server_starts_exactly_as_the_installed_config_says(
     else:
         entry = json.loads(path.read_text())["mcpServers"]["wardian"]
         env = {k: _expand_claude(v, launch) for k, v in entry["env"].items()}
+    if os.environ.get("PYTHONPATH"):  # only when testing a source tree that is not installed
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
 
     async def main() -> None:
         async with session(env, project, command=entry["command"],

@@ -11,7 +11,9 @@ import sqlite3
 from pathlib import Path
 
 import anyio
+from typer.testing import CliRunner
 
+from tests.conftest import invoke
 from tests.mcp.conftest import add_agent, base_env, capability_env, session, structured, text_of
 from wardian.mcp_server.server import TOOL_NAMES
 from wardian.memory.models import MAX_TEXT_CHARS
@@ -101,13 +103,24 @@ def test_without_capability_writes_are_refused_and_recall_is_read_only(
 ) -> None:
     agent_id = add_agent("ada")
     writer = {**base_env(), **capability_env(agent_id)}
+    reader_args = ["-P", "-m", "wardian", "mcp", "--agent", "ada"]
+
+    async def disabled() -> None:
+        # Memory disabled (the default): the hooks give no recall, and neither does this.
+        async with session(base_env(), workdir, args=reader_args) as client:
+            result = await client.call_tool("memory_recall", {"query": "makefiles"})
+            assert result.is_error and "agent memory is disabled" in text_of(result)
+            assert structured(result)["error"]["exit_code"] == 3
+
+    anyio.run(disabled)
+    assert invoke(CliRunner(), "settings", "set", "agent_memory.enabled", "true").exit_code == 0
 
     async def main() -> None:
         async with session(writer, workdir) as client:
             await client.call_tool("memory_save", {"text": "Use tabs in Makefiles",
                                                    "evidence": "the user said so"})
         async with session(base_env(), workdir,
-                           args=["-P", "-m", "wardian", "mcp", "--agent", "ada"]) as client:
+                           args=reader_args) as client:
             refused = await client.call_tool("memory_save", {"text": "x", "evidence": "y"})
             assert refused.is_error
             assert "no memory capability" in text_of(refused)

@@ -29,12 +29,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from wardian import __version__
 from wardian.app.agent_memory import (
@@ -57,9 +57,6 @@ MAX_PLAN_IDS = 100
 """A plan holds at most 100 operations (spec "Plan structure and constraints")."""
 
 _UNEXPANDED = re.compile(r"^\$(\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)$")
-
-_Model = TypeVar("_Model", bound=BaseModel)
-
 
 def clean_launch_environ(environ: dict[str, str] | os._Environ[str]) -> list[str]:
     """Drop ``WARDIAN_*`` values that are a host's unexpanded reference (``$NAME``,
@@ -84,22 +81,20 @@ def _error(exc: WardianError) -> CallToolResult:
     )
 
 
-def _ok(result: BaseModel, text: str) -> CallToolResult:
+def _ok(structured: dict[str, Any], text: str) -> CallToolResult:
+    """A result: `structured` is the JSON-ready document of the tool's output schema (the
+    SDK validates it against that schema before it is sent), `text` what a model reads."""
     return CallToolResult(content=[TextContent(type="text", text=text)],
-                          structured_content=result.model_dump(mode="json"))
-
-
-def _record(record: Any) -> schemas.RecordOut:
-    return schemas.RecordOut.model_validate(record.to_json())
+                          structured_content=structured)
 
 
 def _change(record: Any, row: str) -> CallToolResult:
     from wardian.memory.recall import record_line
 
     removed = " · removed" if record.status == "removed" else ""
-    result = schemas.ChangeResult(row=row, id=record.id, revision_id=record.current_revision_id,
-                                  record=_record(record))
-    return _ok(result, f"{record_line(record)}{removed}\n{row}")
+    doc = {"row": row, "id": record.id, "revision_id": record.current_revision_id,
+           "record": record.to_json()}
+    return _ok(doc, f"{record_line(record)}{removed}\n{row}")
 
 
 # Input schemas: the CLI's options and the spec's limits, advertised to the host. They are
@@ -132,10 +127,15 @@ class _Memory:
     def __init__(self, agent: str | None) -> None:
         self.agent = agent
         self._store: Any = None
+        self._workspace: str | None = None
 
     def view(self) -> AgentMemory:
+        from wardian.memory.models import default_workspace
+
         view = open_reader(self.agent, store=self._store)
         self._store = view.store
+        # The server's directory does not change: its workspace is looked up once.
+        self._workspace = view.workspace = self._workspace or default_workspace()
         return view
 
     def close(self) -> None:
@@ -196,14 +196,13 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
             found = memory.view().recall(query, limit=limit)
             doc = found.to_json()
             doc["lines"] = [record_line(r) for r in found.records]
-            result = schemas.RecallResult.model_validate(doc)
             if found.context is not None:
                 text = found.context.text
             else:
                 text = "\n".join(doc["lines"]) or f"(no memory matches {query!r})"
                 if found.read_only:
                     text += f"\n({doc['note']})"
-            return _ok(result, text)
+            return _ok(doc, text)
 
         return _call(run)
 
@@ -221,8 +220,7 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
 
             records = memory.view().list(kind=kind, scope=scope,
                                          include_removed=include_removed)
-            result = schemas.ListResult(count=len(records),
-                                        records=[_record(r) for r in records])
+            result = {"count": len(records), "records": [r.to_json() for r in records]}
             lines = [record_line(r) + (" [removed]" if r.status == "removed" else "")
                      for r in records]
             return _ok(result, "\n".join(lines) or "(no memory records)")
@@ -235,8 +233,8 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
         def run() -> CallToolResult:
             import json
 
-            record = memory.view().show(id)
-            return _ok(_record(record), json.dumps(record.to_json(), ensure_ascii=False))
+            doc = memory.view().show(id).to_json()
+            return _ok(doc, json.dumps(doc, ensure_ascii=False))
 
         return _call(run)
 
@@ -247,9 +245,8 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
             view = memory.view()
             revisions = view.history(id)
             record = view.show(revisions[0].record_id)
-            result = schemas.HistoryResult(
-                record_id=record.id, current_revision_id=record.current_revision_id,
-                revisions=[schemas.RevisionOut.model_validate(r.to_json()) for r in revisions])
+            result = {"record_id": record.id, "current_revision_id": record.current_revision_id,
+                      "revisions": [r.to_json() for r in revisions]}
             lines = [f"#{r.seq} {r.revision_id} {r.created_at} {r.actor}"
                      + (f" · reason: {r.reason}" if r.reason else "") for r in revisions]
             return _ok(result, "\n".join(lines))
@@ -300,8 +297,7 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
             plan = memory.view().draft_plan(ids)
             note = ("a proposal only: the operator previews it with `wardian garden maintain "
                     "preview PLAN --agent A` and applies it with confirmation")
-            result = schemas.DraftPlanResult(operation_count=len(plan["operations"]),
-                                             note=note, plan=plan)
+            result = {"operation_count": len(plan["operations"]), "note": note, "plan": plan}
             return _ok(result, json.dumps(plan, indent=2, ensure_ascii=False))
 
         return _call(run)

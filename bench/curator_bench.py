@@ -45,6 +45,9 @@ def run(verbose: bool) -> int:
     if not GOLD.is_file():
         print(f"curation targets not found at {GOLD}; nothing to bench", file=sys.stderr)
         return 0
+    # warm up once (imports, detect-secrets plugins), so the per-MB figure is the curator's
+    curate({"messages": [{"seq": 0, "role": "user", "kind": "text", "meta": {},
+                          "text": "Always run the linter before committing."}]})
     tot = {"saved": 0, "good": 0, "expected": 0, "hit": 0, "forb": 0, "enf": 0, "over": 0}
     seconds = 0.0
     size = 0

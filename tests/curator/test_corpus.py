@@ -17,7 +17,7 @@ from wardian.providers.builtin.curator import curate
 from wardian.transcripts import load_transcript
 
 MIN_PRECISION = 0.9
-MIN_RECALL = 0.55  # ratchet: 33/59 today; issue 12 target 0.75
+MIN_RECALL = 0.75
 MAX_FORBIDDEN = 0
 MAX_EVIDENCE_NOT_FOUND = 0
 MAX_OVER_CAP_FILES = 0

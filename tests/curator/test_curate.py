@@ -220,7 +220,7 @@ def test_max_changes_keeps_the_best_first() -> None:
         ("user", "Never push to main directly."),
     )
     ops = _run(msgs, max_changes=1)
-    assert len(ops) == 1 and ops[0]["text"].startswith("Correction:")
+    assert len(ops) == 1 and "never said" in ops[0]["text"]
     assert _run(msgs, max_changes=0) == []
 
 
@@ -238,7 +238,7 @@ def test_output_is_byte_identical_for_the_same_input() -> None:
 def test_thresholds_are_ordered_and_measured_on_content_words() -> None:
     assert UPDATE_SCORE < DUPLICATE_SCORE
     same = similarity(
-        normalise("Convention: Use pnpm, not npm, in this repo."),
+        normalise("Use pnpm, not npm, in this repo."),
         normalise("we use pnpm in this repo, not npm"),
     )
     assert same >= DUPLICATE_SCORE
@@ -304,7 +304,7 @@ def test_a_focused_clause_after_a_tag_question_reads_as_a_statement() -> None:
     ops = _run(_msgs(("user", text)))
     assert len(ops) == 1
     assert ops[0]["text"] == (
-        "Convention: We use libgit explicitly elsewhere to not depend on the checked-out tree."
+        "We use libgit explicitly elsewhere to not depend on the checked-out tree."
     )
     assert ops[0]["evidence"] == text
 
@@ -312,7 +312,7 @@ def test_a_focused_clause_after_a_tag_question_reads_as_a_statement() -> None:
 def test_a_choice_is_written_in_the_third_person_past() -> None:
     ops = _run(_msgs(("user", "I choose Fly.io with Postgres and one small machine.")))
     assert [op["text"] for op in ops] == [
-        "Decision: The user chose Fly.io with Postgres and one small machine."
+        "The user chose Fly.io with Postgres and one small machine."
     ]
 
 
@@ -320,7 +320,7 @@ def test_i_will_commit_becomes_the_rule_not_the_sentence() -> None:
     """"…then I'll commit" carries a standing rule; the rest of the sentence is a task step."""
     ops = _run(_msgs(("user", "finish the lint cleanup than i'll commit")))
     assert [(op["text"], op["evidence"]) for op in ops] == [
-        ("Convention: The user makes the commits; do not commit.",
+        ("The user makes the commits; the agent does not commit.",
          "finish the lint cleanup than i'll commit")
     ]
 
@@ -329,12 +329,12 @@ def test_rewrite_drops_spoken_hedges_and_capitalises_contractions() -> None:
     from wardian.providers.builtin.curator.rules import rewrite
 
     assert rewrite("i think you know that we deploy from main only", "convention") == (
-        "Convention: We deploy from main only."
+        "We deploy from main only."
     )
-    assert rewrite("that's why we pin node 22", "lesson") == "Lesson: That's why we pin node 22."
+    assert rewrite("that's why we pin node 22", "lesson") == "That's why we pin node 22."
     assert rewrite("continue to step 3: do not touch the schema", "convention") == (
-        "Convention: Do not touch the schema."
+        "Do not touch the schema."
     )
     assert rewrite("goal_amount should be cast", "convention") == (
-        "Convention: goal_amount should be cast."
+        "goal_amount should be cast."
     )

@@ -252,3 +252,21 @@ def test_public_surface() -> None:
     assert sorted(module.__all__) == [
         "ACTION_NAMES", "archive_load", "build_plan", "commit_curator_batch", "draft_plan",
         "ensure_registered", "memory_snapshot", "parse_curator_batch"]
+
+
+def test_review_plan_drops_what_a_commit_would_drop_as_duplicate(wardian_home: Path) -> None:
+    store = MemoryStore()
+    kept = store.save(AGENT, "Use pnpm in this repo.", evidence="e",
+                      scope=Scope("workspace", "/repo"), actor="t")
+    store.close()
+    ops = parse_curator_batch({"operations": [
+        {"op": "save", "text": "use pnpm  in this repo.", "evidence": "use pnpm"},
+        {"op": "save", "text": "Run make lint before commits.", "evidence": "make lint"},
+        {"op": "save", "text": "Run make lint before commits.", "evidence": "make lint"},
+    ]})
+    plan, dropped = build_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=ops,
+                               archive_text="use pnpm, and make lint", idempotency_key=None)
+    assert plan is not None
+    assert [op["text"] for op in plan["operations"]] == ["Run make lint before commits."]
+    assert [(d["index"], d["code"]) for d in dropped] == [(0, "duplicate"), (2, "duplicate")]
+    assert kept.short_id in dropped[0]["reason"]

@@ -78,3 +78,15 @@ def test_the_curator_prompt_has_the_rules_the_records_and_the_slice() -> None:
     assert "[5] user: Always use pnpm here." in prompt
     assert "TOOL OUTPUT 42" not in prompt
     assert "TOOL OUTPUT 42" in _render(include_tool_output=True)
+
+
+def test_the_curator_prompt_says_the_role_once_and_shows_the_users_tool_replies() -> None:
+    loaded = find_blueprint("memory-consolidation")
+    role = loaded.blueprint.roles["curator"]
+    prompt = _render(include_tool_output=False)
+    # the role text is the system prompt (executor); the user prompt must not repeat it
+    assert role not in prompt
+    for phrase in ("rejecting a tool call", "the question gives it meaning", "at most one or two",
+                   "Never use npm", "Use spaces, not tabs", "no label prefix", "subagents"):
+        assert phrase in prompt, phrase
+    assert prompt.count("## Never save") == 1 and prompt.count("## Each operation") == 1

@@ -43,9 +43,14 @@ ACTION_NAMES = ("archive.load", "memory.snapshot", "memory.commit", "memory.draf
 """The actions this module registers."""
 
 _TOOL_KINDS = frozenset({"tool_result"})
+_USER_SIGNAL_KINDS = frozenset({"tool_rejection", "answer"})
+"""Tool-role messages that carry the user's own words (a refusal and its reason, the answer
+to the agent's question): the curator reads them even when tool output is left out."""
 
 
 def _is_tool_output(message: Mapping[str, Any]) -> bool:
+    if message.get("kind") in _USER_SIGNAL_KINDS:
+        return False
     return message.get("role") == "tool" or message.get("kind") in _TOOL_KINDS
 
 
@@ -71,7 +76,7 @@ def archive_load(
     Args:
         agent_id: the run's principal.
         agent_name: its name (shown in the prompt).
-        workspace: the run's workspace (absolute).
+        workspace: the run's workspace (absolute); a transcript file's own ``cwd`` wins.
         transcript_path: a transcript file for a manual run (``--archive PATH``); its
             messages are read with `wardian.transcripts.load_transcript` and the cursor
             is not advanced (the file is not the agent's archive).
@@ -105,6 +110,11 @@ def archive_load(
         conversation = load_transcript(transcript_path)
         raw = [m.to_json() for m in conversation.messages]
         source, path = "file", str(conversation.source_path or transcript_path)
+        # the session's own working directory is the workspace its records belong to, not
+        # the directory the command ran in
+        # (a cwd from another OS, e.g. a Windows path, cannot name a workspace here)
+        if conversation.cwd and os.path.isabs(conversation.cwd):
+            workspace = conversation.cwd
     else:
         from wardian.runtime.archives import ArchiveStore
 
@@ -289,17 +299,24 @@ def build_plan(
     save → ``create`` (client_key ``save-<index>``), update → ``revise`` with the record's
     current revision as ``expected_revision_id``, remove → ``retire``. The same checks as
     `memory.commit` apply first: evidence must occur in the slice, ids must be the agent's
-    active records, at most `max_changes` operations.
+    active records, a save must not repeat an active record (or an earlier create of the
+    plan), at most `max_changes` operations.
 
     Returns:
         (the plan as a dict, or None when no operation survives; the dropped operations
         ``[{index, op, code, reason}]``).
     """
     from wardian.errors import AmbiguousIdError, NotFoundError
-    from wardian.memory.consolidation import evidence_in_archive, normalise_whitespace
+    from wardian.memory.consolidation import (
+        evidence_in_archive,
+        find_duplicate,
+        normalise_whitespace,
+    )
+    from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     archive = normalise_whitespace(archive_text)
+    planned: set[tuple[str, str]] = set()  # (scope, text) of the creates so far
     plan_ops: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -323,6 +340,15 @@ def build_plan(
                 else {"kind": "workspace", "path": workspace}
             )
             if kind == "save":
+                # what a commit would drop as a duplicate, the plan drops too
+                target = Scope.agent() if scope["kind"] == "agent" else Scope.workspace(workspace)
+                same = find_duplicate(store, agent_id, op["text"], target)
+                key = (scope["kind"], normalise_whitespace(op["text"]).casefold())
+                if same is not None or key in planned:
+                    drop("duplicate", "the same text is already remembered as "
+                         + (same[:8] if same else "an earlier create of this plan"))
+                    continue
+                planned.add(key)
                 plan_ops.append({
                     "op": "create", "client_key": f"save-{index}", "text": op["text"],
                     "kind": op.get("kind", "stable"), "scope": scope,
@@ -462,6 +488,13 @@ def _step_output(ctx: ActionContext, step_id: str) -> Any:
     return entry
 
 
+def _archive_workspace(ctx: ActionContext, archive: Any, default: str) -> str:
+    """The workspace `archive.load` resolved (a transcript's cwd), else `default`."""
+    found = archive if isinstance(archive, Mapping) else _step_output(ctx, "archive")
+    value = found.get("workspace") if isinstance(found, Mapping) else None
+    return value if isinstance(value, str) and value else default
+
+
 def _archive_from(ctx: ActionContext, archive: Any, archive_step: str) -> Mapping[str, Any]:
     if isinstance(archive, Mapping):
         return archive
@@ -509,6 +542,7 @@ def _action_archive_load(
 def _action_memory_snapshot(ctx: ActionContext, all_workspaces: Any = False) -> dict[str, Any]:
     """``memory.snapshot``: see `memory_snapshot`."""
     agent_id, _name, workspace = _principal(ctx)
+    workspace = _archive_workspace(ctx, None, workspace)
     return memory_snapshot(agent_id=agent_id,
                            workspace=None if _truthy(all_workspaces) else workspace)
 
@@ -535,9 +569,11 @@ def _action_memory_commit(
     agent_id, _name, workspace = _principal(ctx)
     operations = parse_curator_batch(batch if batch is not None
                                      else _step_output(ctx, batch_step))
+    archive_out = _archive_from(ctx, archive, archive_step)
     result = commit_curator_batch(
-        run_id=ctx.run_id, agent_id=agent_id, workspace=workspace, operations=operations,
-        archive=_archive_from(ctx, archive, archive_step), idempotency_key=_key(ctx),
+        run_id=ctx.run_id, agent_id=agent_id,
+        workspace=_archive_workspace(ctx, archive_out, workspace), operations=operations,
+        archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
     )
     for dropped in result["dropped"]:
@@ -557,7 +593,8 @@ def _action_memory_draft_plan(
                                      else _step_output(ctx, batch_step))
     archive_out = _archive_from(ctx, archive, archive_step)
     result = draft_plan(
-        run_id=ctx.run_id, agent_id=agent_id, workspace=workspace, operations=operations,
+        run_id=ctx.run_id, agent_id=agent_id,
+        workspace=_archive_workspace(ctx, archive_out, workspace), operations=operations,
         archive_text=str(archive_out.get("text") or ""), idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
     )

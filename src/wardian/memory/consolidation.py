@@ -363,7 +363,7 @@ def commit_batch(
                 continue
             if isinstance(op, SaveOp):
                 scope = _target_scope(op, batch.workspace)
-                duplicate = _find_duplicate(store, agent_id, op.text, scope)
+                duplicate = find_duplicate(store, agent_id, op.text, scope)
                 if duplicate is not None:
                     drop(index, op, "duplicate", duplicate)
                     continue
@@ -424,9 +424,10 @@ def _current_revision(store: MemoryStore, record_id: str) -> str:
     return str(row["current_revision_id"])
 
 
-def _find_duplicate(store: MemoryStore, agent_id: str, text: str, scope: Scope) -> str | None:
+def find_duplicate(store: MemoryStore, agent_id: str, text: str, scope: Scope) -> str | None:
     """The id of an active record of the agent in `scope` with the same text (case and
-    whitespace ignored), or None."""
+    whitespace ignored), or None: a save of it would be a duplicate (dropped by
+    `commit_batch`, and by the review-mode plan so the two agree)."""
     wanted = normalise_whitespace(text).casefold()
     rows = store.conn.execute(
         "SELECT id, text FROM records WHERE agent_id = ? AND status = 'active'"

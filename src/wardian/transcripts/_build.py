@@ -23,6 +23,11 @@ _ARG_KEYS = (
 )
 MAX_ARGS_CHARS = 200
 """Tool-call arguments are summarised to at most this many characters."""
+MAX_STATE_CHARS = 4_000
+"""A task-list or question tool call is kept whole up to this many characters."""
+STATE_TOOLS = ("TodoWrite", "update_plan", "AskUserQuestion", "ask_user")
+"""Tools whose arguments are session state a curator reads (the agent's task list, its plan
+steps, the question it asked the user): rendered one item per line, not summarised."""
 
 
 def json_objects(lines: list[str], conv: Conversation) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -63,6 +68,47 @@ def short_args(args: Any) -> str:
     return _clip("" if args is None else str(args))
 
 
+def state_text(name: str, args: Any) -> str | None:
+    """The whole task list / plan / question of a `STATE_TOOLS` call, one item per line.
+
+    ``TodoWrite {todos: [{content, status}]}`` and Codex ``update_plan {plan: [{step,
+    status}], explanation}`` become ``Name:\n- [status] item``; ``AskUserQuestion
+    {questions: [{question, options: [{label, description}]}]}`` becomes
+    ``AskUserQuestion:\n- question\n  - label: description``. Item texts are kept verbatim
+    (a curator quotes them as evidence). None when the arguments have another shape.
+    """
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return None
+    if not isinstance(args, dict):
+        return None
+    lines: list[str] = []
+    items = args.get("todos") if name == "TodoWrite" else args.get("plan")
+    if isinstance(items, list):
+        for item in items:
+            if isinstance(item, dict):
+                text = item.get("content") or item.get("step")
+                if isinstance(text, str) and text.strip():
+                    lines.append(f"- [{item.get('status') or 'pending'}] {text.strip()}")
+        if isinstance(args.get("explanation"), str) and args["explanation"].strip():
+            lines.insert(0, args["explanation"].strip())
+        return f"{name}:\n" + "\n".join(lines) if lines or items == [] else None
+    questions = args.get("questions")
+    if isinstance(questions, list):
+        for q in questions:
+            if not isinstance(q, dict) or not isinstance(q.get("question"), str):
+                continue
+            lines.append(f"- {q['question'].strip()}")
+            for opt in q.get("options") or []:
+                if isinstance(opt, dict) and isinstance(opt.get("label"), str):
+                    desc = opt.get("description")
+                    lines.append(f"  - {opt['label']}" + (f": {desc}" if desc else ""))
+        return f"{name}:\n" + "\n".join(lines) if lines else None
+    return None
+
+
 def _clip(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= MAX_ARGS_CHARS else text[: MAX_ARGS_CHARS - 1] + "…"
@@ -99,6 +145,8 @@ class Builder:
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
+        self.call_names: dict[str, str] = {}
+        """Tool name by call id, so a result can be read as what its call was."""
 
     def add(
         self,
@@ -118,11 +166,17 @@ class Builder:
     def tool_call(
         self, name: str, args: Any, timestamp: str | None, meta: dict[str, Any] | None = None
     ) -> None:
-        """Append a summarised tool call: ``Name(short args)``."""
+        """Append a tool call: ``Name(short args)``, or `state_text` for `STATE_TOOLS`."""
+        call_id = (meta or {}).get("call_id")
+        if isinstance(call_id, str):
+            self.call_names[call_id] = name
+        state = state_text(name, args) if name in STATE_TOOLS else None
+        if state is not None and len(state) > MAX_STATE_CHARS:
+            state = state[: MAX_STATE_CHARS - 1] + "…"
         self.add(
             "assistant",
             "tool_call",
-            f"{name}({short_args(args)})",
+            state or f"{name}({short_args(args)})",
             timestamp,
             {"tool": name, **(meta or {})},
         )

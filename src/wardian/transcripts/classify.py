@@ -48,12 +48,20 @@ TOOL_REJECTION_MARKERS = (
     "The user doesn't want to take this action",
     "User rejected tool use",
 )
+_REFUSED_OUTPUT = re.compile(
+    r"^\W*(?:exec command|command|patch|tool call|apply_patch)?\s*(?:was )?"
+    r"(?:rejected|denied|declined|aborted) by (?:the )?user\b",
+    re.IGNORECASE,
+)
+"""A short tool output saying the user refused the call (Codex approval denial)."""
 """Texts Claude Code writes into an error tool_result when the user refuses a tool call."""
 
 
 def is_tool_rejection(text: str) -> bool:
     """True when a tool result is the CLI's "user refused this tool call" boilerplate."""
-    return any(marker in text for marker in TOOL_REJECTION_MARKERS)
+    if any(marker in text for marker in TOOL_REJECTION_MARKERS):
+        return True
+    return len(text) < 200 and bool(_REFUSED_OUTPUT.match(text))
 
 
 def classify_user_text(text: str, *, is_meta: bool = False, is_compact: bool = False) -> str:

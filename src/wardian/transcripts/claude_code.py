@@ -2,7 +2,8 @@
 
 FORMATS.md "Claude Code": one record per line discriminated by `type`. Kept: `user`
 (human text, tool results, injected/command/interrupt lines with their kind), `assistant`
-(text blocks and summarised tool_use; `thinking` dropped), `system/local_command` (as a
+(text blocks and summarised tool_use; `thinking` dropped; `AskUserQuestion` results are the
+user's `answer`), `system/local_command` (as a
 command), and `attachment/queued_command` (text typed while the agent was busy). Dropped:
 `progress` (subagent chatter, hook progress), `summary`, `file-history-snapshot`,
 `queue-operation` (dequeued text reappears as a user record), `ai-title`, `last-prompt`.
@@ -82,8 +83,12 @@ def _user(out: Builder, rec: dict[str, Any], ts: str | None, base: dict[str, Any
             meta = {**base, "tool_use_id": block.get("tool_use_id")}
             if block.get("is_error"):
                 meta["is_error"] = True
-            kind = "tool_rejection" if is_tool_rejection(text) else "tool_result"
-            out.tool_result(text, ts, kind, meta)
+            if is_tool_rejection(text):
+                out.tool_result(text, ts, "tool_rejection", meta)
+            elif _is_answer(out, block):
+                out.add("user", "answer", text, ts, meta)
+            else:
+                out.tool_result(text, ts, "tool_result", meta)
         elif btype == "image":
             out.add("user", "injected" if is_meta else "text", "[image]", ts, base)
 
@@ -123,6 +128,15 @@ def _assistant(
                 {**meta, "call_id": block.get("id")},
             )
     return model
+
+
+_QUESTION_TOOLS = frozenset({"AskUserQuestion"})
+
+
+def _is_answer(out: Builder, block: dict[str, Any]) -> bool:
+    """A successful result of the agent's question tool: the user's own answer."""
+    name = out.call_names.get(str(block.get("tool_use_id")))
+    return name in _QUESTION_TOOLS and not block.get("is_error")
 
 
 def _str(value: Any) -> str | None:

@@ -4,7 +4,8 @@ legacy (~Sept 2025) bare format.
 FORMATS.md "OpenAI Codex CLI". Kept: `response_item` messages (user/developer text classified;
 AGENTS.md, `<environment_context>`, `<user_instructions>` and developer messages are
 `injected`), `function_call`/`custom_tool_call`/`web_search_call` (summarised) and their
-outputs (0.58 JSON `{output, metadata}` unwrapped; cut over 8 KiB). `event_msg`
+outputs (0.58 JSON `{output, metadata}` unwrapped; cut over 8 KiB; an approval the user
+denied, "rejected by user", is a `tool_rejection`). `event_msg`
 `user_message`/`agent_message` mirror the response items: they are used only when the same
 text was not already taken from a response item (and vice versa). Dropped: `reasoning`,
 `ghost_snapshot`, `token_count`, `turn_context` (its cwd/model go to the conversation).
@@ -16,7 +17,7 @@ import json
 from typing import Any
 
 from wardian.transcripts._build import Builder, block_text, json_objects
-from wardian.transcripts.classify import classify_user_text
+from wardian.transcripts.classify import classify_user_text, is_tool_rejection
 from wardian.transcripts.models import Conversation
 
 __all__ = ["parse_codex"]
@@ -117,7 +118,9 @@ def _item(
         args = item.get("arguments") if itype == "function_call" else item.get("input")
         out.tool_call(str(item.get("name") or "tool"), args, ts, {"call_id": item.get("call_id")})
     elif itype in ("function_call_output", "custom_tool_call_output"):
-        out.tool_result(_output_text(item.get("output")), ts, meta={"call_id": item.get("call_id")})
+        text = _output_text(item.get("output"))
+        kind = "tool_rejection" if is_tool_rejection(text) else "tool_result"
+        out.tool_result(text, ts, kind, meta={"call_id": item.get("call_id")})
     elif itype == "web_search_call":
         out.tool_call("web_search", item.get("action"), ts)
 

@@ -3,7 +3,8 @@
 FORMATS.md "Gemini CLI": one JSON object with `messages[]` of type `user`, `gemini` or
 `info`. User text is classified like other user-role text; gemini `content` is assistant
 text; inline `toolCalls[]` become a summarised tool call plus its `functionResponse` output
-(cut over 8 KiB); `info` entries are `notice`s; `thoughts` and `tokens` are dropped.
+(cut over 8 KiB; a call the user cancelled is a `tool_rejection`); `info` entries are
+`notice`s; `thoughts` and `tokens` are dropped.
 A malformed entry (not an object) is counted and skipped.
 """
 
@@ -51,6 +52,14 @@ def parse_gemini(doc: Any) -> Conversation:
                 name = str(call.get("name") or "tool")
                 cts = call.get("timestamp") if isinstance(call.get("timestamp"), str) else ts
                 out.tool_call(name, call.get("args"), cts, {"call_id": call.get("id")})
+                if call.get("status") == "cancelled":
+                    out.tool_result(
+                        "Tool call cancelled by the user.",
+                        cts,
+                        "tool_rejection",
+                        meta={"call_id": call.get("id"), "tool": name},
+                    )
+                    continue
                 out.tool_result(
                     _result_text(call.get("result")),
                     cts,

@@ -28,7 +28,9 @@ KINDS: tuple[str, ...] = (
     "text",  # human prose (role user) or assistant prose
     "tool_call",  # assistant asked for a tool: "Name(short args)"
     "tool_result",  # the tool's output (role tool), cut to an excerpt over 8 KiB
-    "tool_rejection",  # the user refused a tool call (Claude Code boilerplate)
+    "tool_rejection",  # the user refused a tool call (Claude Code boilerplate + reason,
+    # Codex "rejected by user" output, Gemini cancelled call)
+    "answer",  # the user's answer to the agent's question tool (Claude AskUserQuestion)
     "injected",  # isMeta / skill prompts / system reminders / AGENTS.md / environment
     "command",  # slash-command echo and local command output
     "interrupt",  # "[Request interrupted by user…]"

@@ -6,50 +6,60 @@ and an evidence excerpt quoted verbatim from one message). Issue 6; spec "You do
 say 'remember this'…"; DESIGN.md "The builtin provider". It is not a language model: it
 only knows the heuristics below, and it says so.
 
-Heuristics, in order:
+Signals read (each rule is named by the kind of signal it reads; `signals` has the readers):
 
-1. *Who speaks*: only ``role=user, kind=text`` messages are candidates (the normaliser marks
+1. *Who speaks*: ``role=user, kind=text`` messages are the human typing (the normaliser marks
    injected instruction files, skill/slash-command text, system reminders, compaction
-   prompts, interrupt markers and tool rejections with other kinds). Assistant text is
-   context only: it can show that a `current` record finished. Tool output is never saved
-   (`include_tool_output` is accepted and ignored).
+   prompts and interrupt markers with other kinds). Two tool-role kinds carry the user's own
+   words and are read too: ``tool_rejection`` (a refused tool call and the user's reason)
+   and ``answer`` (the user's answer to the agent's question tool). Other tool output is
+   never saved (`include_tool_output` is accepted and ignored); prompts the agent writes
+   for its subagents are tool calls, not user text.
 2. *Pastes*: messages that are mostly code/log/stack-trace lines are skipped whole
    (`segments.message_is_paste`); segments with code fences, trace frames or a high symbol
    ratio too.
 3. *Segments*: messages are split into sentences/lines (exact substrings: the evidence);
    long rambles are cut at clause words.
-4. *Cues* (`rules.RULES`): a segment becomes a candidate only when a cue matches — explicit
-   requests to remember / write into CLAUDE.md or AGENTS.md, corrections ("I never said",
-   "no, I want", "like I asked", "I meant"), lessons ("doesn't work since", "you have to …
-   before"), conventions (imperative "do not", "always", "make sure", "should", "by
-   default", "use X not Y", "I'll commit"), decisions ("I choose", "we'll go with", roadmap
-   statements). Routine progress ("continue", "yes", "apply phase 1") matches none.
-5. *Rejections*: questions (unless an explicit remember request), one-off limits ("just
-   this once", "for now", "this time"), home-directory paths (the user's machine, not the
-   project), secret-shaped text (detect-secrets plugins, `secrets.looks_secret`).
-6. *Open issues*: "X still does not work" becomes a `current` checkpoint only in the last
-   `OPEN_ISSUE_WINDOW` human messages and only if no later human message reports success.
-7. *Remember requests* about "this"/"that" boost the message's other candidates (or promote
-   the sentence before them).
-8. *Text*: `rules.rewrite` — filler and markdown emphasis dropped, first/second person
-   rewritten to third person ("the user", "the agent"), a category label prefixed
-   ("Correction: …"), capped length.
-9. *Scope*: agent when the statement is about the user across projects (`rules.AGENT_SCOPE`:
-   "in all my projects", "globally", "I prefer"), else workspace.
-10. *De-duplication* (`dedup`, rapidfuzz token_set_ratio over normalised content words):
-    >= `DUPLICATE_SCORE` to an active record while adding at most
-    `DUPLICATE_MAX_NEW_WORDS` content words → skipped; otherwise >= `UPDATE_SCORE` →
-    `update` of that record (a correction or refinement); candidates restating each other
-    keep the best one.
-11. *Finished checkpoints*: an active `current` record whose topic (>= `REMOVE_TOPIC_SCORE`)
+4. *Statements* (`rules.RULES`): a segment is a candidate when a cue of its kind matches —
+   explicit requests to remember, corrections ("I never said", "no, I want", "I meant"),
+   lessons ("doesn't work since", "you have to … before"), conventions ("do not", "always",
+   "make sure", "use X not Y", "by default"), decisions ("I choose", "we'll go with").
+   Routine progress ("continue", "yes", "apply phase 1") matches none. "Do not …" is a rule,
+   not a question.
+5. *Rejection reasons* (`signals.rejection_reasons`): the user's reason for refusing a tool
+   call, read with the refused action ("The user rejected the agent's Write of LICENSE: …").
+6. *Answers* (`signals.answers`): an ``AskUserQuestion`` answer with its question; a short
+   reply naming one of the options the agent offered, with that option's line. Answers
+   that decide nothing ("yes", "you decide") are skipped.
+7. *Corrections* (`signals.corrections`): in the first human message after an interrupt or
+   a refusal, statements that say what to do differently count without a cue word.
+8. *Verified findings* (`signals.findings`): the agent's explanation of a cause, kept as a
+   lesson only when the user's next message confirms the result works.
+9. *Unfinished state* (`signals.unfinished`, plus a compaction summary's "Current Work"
+   that ends the slice): at most `MAX_CURRENT` ``current`` checkpoints — the task list
+   (``TodoWrite`` / ``update_plan``) of the turn in progress with undone items, a final
+   question that leaves the user a choice or a go-ahead to ship, the last request the
+   agent neither finished nor was confirmed on; none when the work finished. An "X still
+   does not work" near the end is an open issue checkpoint too.
+10. *Not saved*: questions, one-off limits ("just this once", "for now"), home-directory
+    paths, text quoting the agent ("you said …"), secret-shaped text (detect-secrets
+    plugins plus plain "password is …"/"passwd=…", `secrets.looks_secret`).
+11. *Text*: `rules.rewrite` — one sentence, filler and hedges dropped, first/second person
+    rewritten to third person, no category label (the record's ``kind`` says
+    stable/current), capped length; the evidence keeps the verbatim quote.
+12. *Scope*: agent when the statement is about the user across projects (`rules.AGENT_SCOPE`),
+    else workspace (the transcript's cwd, resolved by ``archive.load``).
+13. *Updates, not duplicates* (`dedup`, `contradiction`): a candidate that contradicts an
+    active record (negation and word order aware: "Never use npm" vs "Use npm for
+    installs", "Use spaces, not tabs" vs "Use tabs, not spaces") becomes an ``update`` of
+    it; a restatement (rapidfuzz token_set_ratio >= `DUPLICATE_SCORE`, at most
+    `DUPLICATE_MAX_NEW_WORDS` new content words) is skipped; a refinement
+    (>= `UPDATE_SCORE`) is an ``update``. Within one session, when two statements
+    contradict, the later one wins.
+14. *Finished checkpoints*: an active `current` record whose topic (>= `REMOVE_TOPIC_SCORE`)
     appears in a message saying it is done/fixed/shipped/works → `remove` with that evidence.
-12. *Compaction handoff*: the "Current Work" section of a compaction summary (Claude Code's
-    generated summary, assistant reply or continuation message) that ends the slice with no
-    human message after it is quoted (up to a code fence) as a `current` checkpoint.
-13. *Focus*: a long ramble's memory text is rewritten from the clause holding the cue
-    (`FOCUS_MIN_CHARS`); its evidence stays the whole segment.
-14. *Order and limits*: score (rule base score, adjusted), then message seq, then offset;
-    at most `max_changes` operations (at most `MAX_PER_MESSAGE` from one message).
+15. *Order and limits*: score, then message seq, then offset; at most `max_changes`
+    operations (at most `MAX_PER_MESSAGE` from one message).
 
 Deterministic: no clocks, no randomness, no set iteration in output order; the same payload
 gives byte-identical JSON.
@@ -63,6 +73,8 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
+from wardian.providers.builtin.curator import signals
+from wardian.providers.builtin.curator.contradiction import contradicts
 from wardian.providers.builtin.curator.dedup import (
     DUPLICATE_MAX_NEW_WORDS,
     DUPLICATE_SCORE,
@@ -73,7 +85,7 @@ from wardian.providers.builtin.curator.dedup import (
     similarity,
     topic_overlap,
 )
-from wardian.providers.builtin.curator.rules import AGENT_SCOPE, label_for, match_rules, rewrite
+from wardian.providers.builtin.curator.rules import AGENT_SCOPE, match_rules, rewrite
 from wardian.providers.builtin.curator.secrets import looks_secret, secret_scanning
 from wardian.providers.builtin.curator.segments import (
     Segment,
@@ -205,7 +217,12 @@ def _segment_ok(seg: Segment) -> bool:
     return not (is_code_or_log(text) or is_one_off(text) or mentions_home_path(text))
 
 
-def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
+def _candidates(
+    human: list[tuple[int, str]], corrections: dict[int, str] | None = None
+) -> list[_Candidate]:
+    """Cue-matched statements in human messages; in a message that corrects an interrupted
+    or refused action (`corrections`: seq → the action), plain statements too."""
+    corrections = corrections or {}
     found: list[_Candidate] = []
     last_seqs = [seq for seq, _ in human[-OPEN_ISSUE_WINDOW:]]
     success_after: dict[int, bool] = {}
@@ -228,21 +245,44 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
         for seg in segments:
             if seg.index in remember_idx:
                 continue
+            if signals.quotes_agent(seg.text):
+                continue
             rules = match_rules(seg.text)
-            if not rules or not _segment_ok(seg):
+            correcting = seq in corrections
+            if (not rules and not correcting) or not _segment_ok(seg):
                 continue
             if len(normalise(seg.text).split()) < MIN_CONTENT_WORDS:
                 continue
             if _STATUS.search(seg.text):
                 continue  # "it should work now", "should be fixed": status, not a rule
+            question = is_question(seg.text) and (
+                not rules or is_question(_clause(seg.text, rules[0].pattern))
+            )
+            if not rules:
+                # a correction: a statement, or a question proposing another way
+                if (question and not signals.proposes_alternative(seg.text)) or (
+                    signals.is_routine(seg.text) or not signals.redirects(seg.text)
+                ):
+                    continue
+                cand = _cand(seg, 0.8, "stable", "correction", text)
+                action = corrections[seq]
+                source = signals.strip_proposal(seg.text)
+                body = rewrite(source, "correction").rstrip(".")
+                if action and body:
+                    cand = replace(cand, text=f"{body} (correcting the agent's {action}).")
+                elif body:
+                    cand = replace(cand, source=source)
+                local.append(cand)
+                continue
             best = rules[0]
-            question = is_question(seg.text)
             if best.category == "open_issue":
                 if seq not in last_seqs or success_after.get(seq):
                     continue
                 kind: Literal["stable", "current"] = "current"
             else:
-                if question and best.category != "explicit":
+                if question and best.category != "explicit" and not (
+                    correcting and signals.proposes_alternative(seg.text)
+                ):
                     continue
                 kind = "stable"
             score = best.score + 0.02 * min(len(rules) - 1, 3)
@@ -252,8 +292,10 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
                 score += 0.1
             cand = _cand(seg, score, kind, best.category, text)
             focus = _focus(seg.text, best.pattern)
+            if is_question(seg.text) and not question:
+                focus = _clause(seg.text, best.pattern)  # the rule, not the question
             if best.text:
-                cand = replace(cand, text=f"{label_for(best.category)}: {best.text}")
+                cand = replace(cand, text=best.text)
             elif focus != seg.text:
                 cand = replace(cand, source=focus)
             local.append(cand)
@@ -264,6 +306,17 @@ def _candidates(human: list[tuple[int, str]]) -> list[_Candidate]:
         local.sort(key=lambda c: (-c.score, c.start))
         found.extend(local[:MAX_PER_MESSAGE])
     return found
+
+
+def _clause(text: str, pattern: re.Pattern[str]) -> str:
+    """The clause holding the cue: from the clause boundary before the cue's match to the
+    end. "can you look at X, let me know before doing anything" asks a question and states a
+    rule; the rule's own clause decides whether it is a question."""
+    match = pattern.search(text)
+    if match is None:
+        return text
+    starts = [m.end() for m in _CLAUSE_BOUNDARY.finditer(text, 0, match.start())]
+    return text[starts[-1] :] if starts else text
 
 
 def _focus(text: str, pattern: re.Pattern[str]) -> str:
@@ -374,7 +427,7 @@ def _habits(human: list[tuple[int, str]]) -> list[_Candidate]:
                     best = seg
         if best is not None:
             cand = _cand(best, 0.7, "stable", "habit", None)
-            text = cand.memory_text().replace(": ", f" ({-neg_n} times): ", 1)
+            text = cand.memory_text().rstrip(".") + f" (asked in {-neg_n} messages)."
             return [
                 _Candidate(
                     cand.score,
@@ -460,15 +513,27 @@ def _save_or_update(
     norm_records: list[tuple[dict[str, Any], str]],
     updated: list[str],
 ) -> SaveOp | UpdateOp | None:
-    """None when the candidate restates an active record; `update` when it refines one."""
+    """None when the candidate restates an active record; `update` when it refines or
+    contradicts one (`contradiction.contradicts`: negation and word order count, so "Use
+    spaces, not tabs" updates "Use tabs, not spaces" instead of passing as a repeat)."""
     best_rec, best_norm, best_sim = None, "", 0.0
+    against: dict[str, Any] | None = None
     for rec, rnorm in norm_records:
+        if rec["id"] in updated:
+            continue
+        if contradicts(text, str(rec["text"])):
+            sim = similarity(norm, rnorm)
+            if against is None or sim > similarity(norm, normalise(str(against["text"]))):
+                against = rec
+            continue
         sim = similarity(norm, rnorm)
         if sim > best_sim:
             best_rec, best_norm, best_sim = rec, rnorm, sim
-    if best_rec is not None and is_duplicate(norm, best_norm):
+    if against is not None:
+        best_rec, best_sim = against, 100.0
+    elif best_rec is not None and is_duplicate(norm, best_norm):
         return None
-    if best_rec is not None and best_sim >= UPDATE_SCORE and best_rec["id"] not in updated:
+    if best_rec is not None and best_sim >= UPDATE_SCORE:
         updated.append(best_rec["id"])
         return UpdateOp(
             op="update",
@@ -479,6 +544,49 @@ def _save_or_update(
             evidence=cand.evidence,
         )
     return SaveOp(op="save", text=text, kind=cand.kind, scope=cand.scope, evidence=cand.evidence)
+
+
+def _from_signal(sig: signals.Signal) -> _Candidate | None:
+    """A candidate from a signal reader's finding (see `signals`), or None when unusable."""
+    source = sig.source or sig.evidence
+    if sig.kind in ("rejection", "finding") and (
+        is_code_or_log(source) or is_one_off(source) or mentions_home_path(source)
+    ):
+        return None
+    text = sig.text
+    if not text and sig.kind == "rejection":
+        proposal = signals.proposes_alternative(source)
+        body = rewrite(signals.strip_proposal(source) if proposal else source, "correction")
+        if (match_rules(source) and not proposal) or not sig.context:
+            text = body
+        elif proposal:
+            text = f"The user rejected the agent's {sig.context} and proposed: {body}"
+        else:
+            text = f"The user rejected the agent's {sig.context}: {body}"
+    elif not text:
+        text = rewrite(source, sig.kind)
+    if not text:
+        return None
+    scope: Literal["agent", "workspace"] = "agent" if AGENT_SCOPE.search(source) else "workspace"
+    return _Candidate(
+        round(sig.score, 4),
+        sig.seq,
+        sig.start,
+        source,
+        sig.record_kind,
+        scope,
+        sig.evidence[:MAX_EVIDENCE_CHARS],
+        sig.kind,
+        text,
+    )
+
+
+def _checkpoint_text(words: str) -> str:
+    return rewrite(words, "checkpoint")
+
+
+MAX_CURRENT = signals.MAX_CHECKPOINTS
+"""At most this many `current` checkpoints come from one session (all sources together)."""
 
 
 def curate(payload: dict[str, Any]) -> dict[str, Any]:
@@ -500,27 +608,62 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
         max_changes = DEFAULT_MAX_CHANGES
     max_changes = max(0, min(max_changes, 100))
     records = _records(payload)
+    workspace = payload.get("workspace") if isinstance(payload.get("workspace"), str) else None
     human = _human_messages(messages)
-    candidates = _candidates(human) + _habits(human) + _compaction_checkpoints(messages, human)
+    corrections = signals.corrections(messages, workspace)
+    candidates = (
+        _candidates(human, corrections)
+        + _habits(human)
+        + [
+            c
+            for sig in signals.rejection_reasons(messages, workspace)
+            + signals.answers(messages)
+            + signals.findings(messages)
+            if (c := _from_signal(sig)) is not None
+        ]
+    )
+    checkpoints = _compaction_checkpoints(messages, human)
+    checkpoints += [
+        c
+        for sig in signals.unfinished(messages, workspace, _checkpoint_text)
+        if (c := _from_signal(sig)) is not None
+    ]
+    stated = {c.seq for c in candidates if c.kind == "stable"}
+    # a last request that is itself a rule was saved as one: no "unfinished" copy of it
+    checkpoints = [c for c in checkpoints if c.category != "unfinished" or c.seq not in stated
+                   or c.text.startswith(("Awaiting", "Unfinished tasks"))]
+    candidates += checkpoints[:MAX_CURRENT]
     candidates.sort(key=lambda c: (-c.score, c.seq, c.start, c.evidence))
     ranked: list[tuple[float, int, int, SaveOp | UpdateOp | RemoveOp]] = []
-    kept_norms: list[str] = []
+    kept: list[tuple[str, str, int]] = []  # (normalised text, text, seq) of kept candidates
     updated: list[str] = []
     norm_records = [(rec, normalise(rec["text"])) for rec in records]
+    current = 0
     with secret_scanning():
         for cand in candidates:
             if len(ranked) >= max_changes:
                 break  # later candidates score lower: they could never make the cut
             text = cand.memory_text()
             norm = normalise(text)
-            if not text or any(is_duplicate(norm, other) for other in kept_norms):
+            if not text or (cand.kind == "current" and current >= MAX_CURRENT):
+                continue
+            clash = [k for k, (_, other, _) in enumerate(kept) if contradicts(text, other)]
+            if clash:
+                # the session changed its mind: the later statement wins
+                if any(kept[k][2] > cand.seq for k in clash):
+                    continue
+                for k in sorted(clash, reverse=True):
+                    del kept[k]
+                    del ranked[k]
+            elif any(is_duplicate(norm, other) for other, _, _ in kept):
                 continue
             if looks_secret(cand.evidence) or looks_secret(text):
                 continue
-            kept_norms.append(norm)
             op = _save_or_update(cand, text, norm, norm_records, updated)
             if op is not None:
+                kept.append((norm, text, cand.seq))
                 ranked.append((cand.score, cand.seq, cand.start, op))
+                current += cand.kind == "current"
     for score, seq, start, rop in _removals(records, messages):
         if rop.memory_id not in updated:
             ranked.append((score, seq, start, rop))

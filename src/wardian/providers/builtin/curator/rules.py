@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["AGENT_SCOPE", "RULES", "Rule", "label_for", "match_rules", "rewrite"]
+__all__ = ["AGENT_SCOPE", "RULES", "Rule", "match_rules", "rewrite"]
 
 
 @dataclass(frozen=True)
@@ -103,16 +103,30 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:should|must)(?:n'?t| not)?\s+(?:be|have|use|run|"
         r"always|never|not|cast|stay|go|live|only)\b",
     ),
-    _r("ask-before", "convention", 0.82, r"\bask (?:me|the user)\b.*\bbefore\b"),
+    _r(
+        "ask-before",
+        "convention",
+        0.82,
+        r"\b(?:ask|tell|check with|show|let) (?:me|the user)\b.*\bbefore (?:doing|making|"
+        r"changing|editing|touching|you|we|any|anything|starting|implementing|committing)\b",
+    ),
     _r(
         "user-commits",
         "convention",
         0.84,
         r"\b(?:i'?ll|i will|let me|i'?m going to) (?:do the )?commit\b",
-        "The user makes the commits; do not commit.",
+        "The user makes the commits; the agent does not commit.",
     ),
     _r("dont-commit", "convention", 0.84, _CLAUSE_START + r"(?:do not|don'?t|dont) commit\b"),
     _r("use-not", "convention", 0.82, r"\buse \S+(?: \S+)?,? (?:not|instead of|rather than) \S+"),
+    _r(
+        "project-imperative",
+        "convention",
+        0.76,
+        r"^(?:please\s+|pls\s+)?(?:use|run|keep|put|write|call|name|store|place|format|"
+        r"build|test|install)\b[^?]*\b(?:in|for|across|throughout) (?:this|the|our) "
+        r"(?:repo|repository|project|codebase|monorepo|workspace|app)\b",
+    ),
     _r("prefer", "convention", 0.8, r"\bi (?:always |really )?prefer\b|\bplease always\b"),
     _r("everything-like", "convention", 0.7, r"\b(?:have|keep|make) everything\b"),
     _r(
@@ -148,23 +162,6 @@ AGENT_SCOPE = re.compile(
     re.IGNORECASE,
 )
 """A preference clearly about the user across projects → agent scope."""
-
-_LABELS = {
-    "explicit": "Convention",
-    "correction": "Correction",
-    "lesson": "Lesson",
-    "convention": "Convention",
-    "decision": "Decision",
-    "open_issue": "Open issue",
-    "habit": "Recurring request",
-    "checkpoint": "Checkpoint",
-}
-
-
-def label_for(category: str) -> str:
-    """The prefix used in memory text for a category."""
-    return _LABELS.get(category, "Note")
-
 
 _ANY_RULE = re.compile("|".join(f"(?:{rule.pattern.pattern})" for rule in RULES), re.IGNORECASE)
 """All cues in one pattern: a fast "no cue at all" test before trying each rule."""
@@ -206,14 +203,19 @@ _PRONOUNS = (
     (re.compile(r"(?<![\w/.-])[iI](?![\w/.'-])"), "the user"),
     (re.compile(r"\bme\b", re.IGNORECASE), "the user"),
     (re.compile(r"\bmy\b", re.IGNORECASE), "the user's"),
+    # a capitalised "Your"/"You" after a lower-case word starts a quoted name or title
+    # ("… is now Acme Your Data, unified"): left as written
     (re.compile(r"\byou'?re\b", re.IGNORECASE), "the agent is"),
-    (re.compile(r"\byour\b", re.IGNORECASE), "the agent's"),
-    (re.compile(r"\byou\b", re.IGNORECASE), "the agent"),
+    (re.compile(r"(?<![a-z,] )\b[Yy]our\b|(?<=[a-z,] )your\b"), "the agent's"),
+    (re.compile(r"(?<![a-z,] )\b[Yy]ou\b|(?<=[a-z,] )you\b"), "the agent"),
     (re.compile(r"\b(?:dont|don't)\b", re.IGNORECASE), "do not"),
     (re.compile(r"\bdoesnt\b", re.IGNORECASE), "does not"),
     (re.compile(r"\bwe should always\b", re.IGNORECASE), "always"),
     (
-        re.compile(r"\b(the (?:user|agent)) (prefer|want|like|need|use|think|know|expect)\b"),
+        re.compile(
+            r"(?<!\blet )(?<!\bhelp )(?<!\bmake )\b(the (?:user|agent)) "
+            r"(prefer|want|like|need|use|think|know|expect)\b"
+        ),
         r"\1 \2s",
     ),
     (re.compile(r"\b(the (?:user|agent)) have\b"), r"\1 has"),
@@ -231,7 +233,7 @@ def rewrite(segment: str, category: str) -> str:
     Drops filler, hedges ("I think", "you know") and "can you update CLAUDE.md that",
     rewrites first/second person ("I'll" → "the user will", "you" → "the agent"), joins
     wrapped lines and quote markers,
-    prefixes the category label and caps the length.
+    and caps the length. No category label: the record's ``kind`` says stable/current.
     """
     text = _MD_LINK.sub(r"\1", segment).replace("**", "")
     text = re.sub(r"\s*\n\s*>?\s*", " ", text)
@@ -257,4 +259,4 @@ def rewrite(segment: str, category: str) -> str:
     first = text.split(" ", 1)[0]
     if first.replace("'", "").isalpha():  # keep identifiers (goal_amount, .codex/sessions)
         text = text[0].upper() + text[1:]
-    return f"{label_for(category)}: {text}"
+    return text

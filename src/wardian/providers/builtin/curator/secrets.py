@@ -21,6 +21,16 @@ ENTROPY_LIMIT = 4.0
 
 _TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{" + str(MIN_TOKEN_CHARS) + ",}")
 _ENTROPY_PLUGINS = ("Base64HighEntropyString", "HexHighEntropyString")
+_PLAIN_SECRET = re.compile(
+    r"\b(?:password|passwd|pwd|passphrase|passcode|api[_ -]?key|secret(?:[_ -]?key)?|"
+    r"access[_ -]?token|auth[_ -]?token)\b\s*(?:is|was|=|:|to)\s*[\"'`]?"
+    r"(?!(?:in|on|at|the|a|an|set|stored|kept|saved|managed|required|not|now|still|"
+    r"configured|available|missing|empty|wrong|correct|rotated|changed|here|there)\b)"
+    r"([^\s\"'`]{4,})",
+    re.IGNORECASE,
+)
+"""A plain password or key given in prose ("the password is X", "passwd=X"): detect-secrets'
+keyword plugin looks for code-like assignments and misses these."""
 
 
 @lru_cache(maxsize=1)
@@ -50,6 +60,8 @@ def looks_secret(text: str) -> bool:
     from detect_secrets.core.scan import scan_line
     from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
 
+    if _PLAIN_SECRET.search(text):
+        return True
     for line in text.splitlines() or [text]:
         if any(True for _ in scan_line(line)):
             return True

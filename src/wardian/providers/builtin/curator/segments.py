@@ -69,7 +69,8 @@ _TRACE = re.compile(
     re.MULTILINE,
 )
 _QUESTION_START = re.compile(
-    r"^(?:what|why|how|where|when|which|who|is|are|was|were|do|does|did|can|could|would|"
+    r"^(?:what|why|how|where|when|which|who|is|are|was|were|(?:do|does|did)(?! not\b)|can|"
+    r"could|would|"
     r"will|shall|should we|should i|any idea|isn't|aren't|wdyt)\b",
     re.IGNORECASE,
 )

@@ -1,0 +1,663 @@
+"""Signal readers: where in a session the user (or a verified result) says something durable.
+
+Each reader is named by the kind of signal it reads, not by any sentence it was tried on.
+They work on normalised messages (`Message.to_json()` dicts) and return `Signal`s whose
+``evidence`` is an exact substring of one message's text (``seq``).
+
+- *rejection reason* (`rejection_reasons`): the text a user types when refusing a tool call
+  (Claude Code error ``tool_result`` "…the user said:\\n<reason>"); the rejected call is its
+  context. A Codex approval denial has no reason of its own: the next human message is read
+  as the correction (`corrections`).
+- *answer* (`answers`): the user's answer to the agent's question; the question gives it its
+  meaning. Claude Code ``AskUserQuestion`` results (``"question"="answer"``) and a short human
+  reply that picks one of the options the agent's last message offered ("option B").
+- *correction* (`corrections`): the first human message after the user interrupted or
+  rejected the agent's action; it says what the agent should have done.
+- *unfinished state* (`unfinished`): at most `MAX_CHECKPOINTS` ``current`` checkpoints: the
+  task list (``TodoWrite``/``update_plan``) left with undone items, the agent's final
+  question the user never answered, or the last request the agent did not finish. None when
+  the session shows the work finished.
+- *verified finding* (`findings`): the agent's own explanation of a cause, kept as a lesson
+  only when the user then confirmed that the result works.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "MAX_CHECKPOINTS",
+    "Signal",
+    "action_summary",
+    "answers",
+    "corrections",
+    "findings",
+    "is_routine",
+    "proposes_alternative",
+    "quotes_agent",
+    "redirects",
+    "rejection_reasons",
+    "strip_proposal",
+    "unfinished",
+]
+
+MAX_CHECKPOINTS = 2
+"""At most this many `current` checkpoints come from one session's unfinished state."""
+MAX_ITEM_LIST = 4
+"""A checkpoint lists at most this many undone task-list items."""
+MAX_REASON_CHARS = 400
+"""A rejection reason longer than this is a paste, not a reason."""
+MAX_ANSWER_WORDS = 14
+"""A human reply this short, right after the agent offered options, is an answer."""
+
+SignalKind = Literal["rejection", "answer", "correction", "unfinished", "finding"]
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One candidate read from a non-plain-text signal.
+
+    Attributes:
+        kind: which reader found it.
+        seq: the message holding the evidence.
+        start: offset of the evidence in that message's text.
+        evidence: verbatim excerpt (the quote kept with the record).
+        text: the record text (one self-contained sentence), or "" to rewrite ``source``.
+        source: the user's words the record text is rewritten from (when ``text`` is "").
+        context: what the words refer to (the rejected action, the question), appended.
+        record_kind: ``stable`` or ``current``.
+        score: ranking weight (0..1).
+    """
+
+    kind: SignalKind
+    seq: int
+    start: int
+    evidence: str
+    text: str = ""
+    source: str = ""
+    context: str = ""
+    record_kind: Literal["stable", "current"] = "stable"
+    score: float = 0.8
+
+
+_SAID = re.compile(r"\bthe user said:\s*\n?", re.IGNORECASE)
+_ROUTINE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|yes|yeah|yep|sure|no|nope|sorry|thanks?(?: you)?|great|cool|nice|"
+    r"perfect|good|fine|go(?: ahead| on)?|continue|proceed|carry on|stop|wait|hold on|do it|"
+    r"please|pls|lgtm|sounds good|looks good|that works|works|done|next|retry|try again|"
+    r"go for it|ship it|exactly|right|correct|agreed|makes sense)\b[\s,.!:;-]*)+\W*$",
+    re.IGNORECASE,
+)
+_CONFIRM = re.compile(
+    r"\b(?:(?:it |that |this )?works(?: now)?|worked|fixed|perfect|exactly|that did it|"
+    r"looks good|lgtm|great)\b",
+    re.IGNORECASE,
+)
+_COUNTER = re.compile(
+    r"^\W*(?:but\s+)?(?:can'?t|couldn'?t|shouldn'?t|why not|how about|what about|could|can|"
+    r"should|would)\s+(?:we|you|it|this|that)\b",
+    re.IGNORECASE,
+)
+"""A question that proposes another way ("can't we change those funcs to take X instead?")."""
+_QUESTION_START = re.compile(
+    r"^\W*(?:what|why|how|where|when|which|who|whose|is|are|was|were|do|does|did|have|has|"
+    r"any|isn'?t|aren'?t|wdyt)\b",
+    re.IGNORECASE,
+)
+_DEFERS = re.compile(
+    r"\b(?:you decide|up to you|not sure|no preference|don'?t care|whatever you|your call|"
+    r"skip(?: for now)?|later)\b",
+    re.IGNORECASE,
+)
+"""An answer that leaves the choice to the agent decides nothing."""
+_ANSWER_PAIR = re.compile(r'"((?:[^"\\]|\\.){3,300})"="((?:[^"\\]|\\.){1,300})"')
+_OPTION_REF = re.compile(
+    r"\b(?:option|approach|choice|variant|alternative|plan|number|#)\s*([A-Za-z]|\d{1,2})\b|"
+    r"^\W*(?:the )?([A-Za-z]|\d{1,2})\W*$|\b(first|second|third|fourth|last) (?:one|option)\b",
+    re.IGNORECASE,
+)
+_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
+_OPTION_HEAD = re.compile(
+    r"^[ \t>*#-]*(?:\*\*)?(?:option|approach|choice|variant|alternative|plan)?\s*"
+    r"\(?([A-Za-z]|\d{1,2})[).:]\s*(?:\*\*)?(.*)$|"
+    r"^[ \t>*#-]*(?:\*\*)?(?:option|approach|choice|variant|alternative|plan)\s+"
+    r"([A-Za-z]|\d{1,2})\b[^\w\n]*(.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ASKS_USER = re.compile(
+    r"\?\s*$|\b(?:want me to|should i|shall i|would you like|do you want|which (?:one|option)|"
+    r"let me know (?:which|whether|if you(?:'d)? (?:want|prefer)))\b",
+    re.IGNORECASE,
+)
+_GENERIC_OFFER = re.compile(
+    r"\b(?:anything else|what would you like (?:to do )?next|any (?:other )?questions|"
+    r"let me know if (?:you (?:have|need)|there'?s anything)|happy to help|need anything)\b",
+    re.IGNORECASE,
+)
+_INTENT = re.compile(
+    r"(?:\b(?:let me|i'?ll|i will|i'?m going to|i am going to|now i|next,? i|next i'?m|"
+    r"i'?m (?:now )?(?:exporting|checking|adding|writing|running|taking|collecting|reading)|"
+    r"going to)\b[^.!?\n]*[.:]?\s*$|:\s*$)",
+    re.IGNORECASE,
+)
+_DONE_VERBS = (
+    r"(?:created|updated|deleted|removed|fixed|added|implemented|committed|pushed|merged|"
+    r"renamed|moved|wrote|written|changed|staged|reverted|applied)"
+)
+_DONE = re.compile(
+    r"^#+ [^\n]*\b(?:created|done|complete[d]?|finished|summary|fixed|added|updated)\b|"
+    r"(?:^|[.!]\s+)(?:i(?:'ve| have) )?" + _DONE_VERBS + r"\b|"
+    r"\b(?:i'?ve|i have|has been|have been|was|were|is now|are now) " + _DONE_VERBS + r"\b|"
+    r"\b(?:done|completed|(?:is|now|task|all|work) complete|finished|all (?:tests|checks) "
+    r"pass(?:ed)?|(?:both|tests?|checks?) "
+    r"pass(?:es|ed)?|is ready|here'?s (?:a |the )?summary|summary of (?:the )?changes)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""The agent reporting its work finished (a past-tense report, a summary, passing checks)."""
+_CAUSE = re.compile(
+    r"\b(?:because|since|root cause|the (?:real )?(?:issue|problem|bug|cause|culprit) "
+    r"(?:is|was)|caused by|requires?|needs? (?:a|an|the|to)|must (?:be|have|use)|"
+    r"only works (?:when|if)|crash(?:es|ed)? (?:when|if|because))\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_ACTION = re.compile(
+    r"^\W*(?:let me|i'?ll|i will|i'?m|i am|i've|i have|now|next|great|perfect|done|sure)\b",
+    re.IGNORECASE,
+)
+_PATH_ARG = re.compile(r"^(\w[\w.:-]*)\((.*)\)$", re.DOTALL)
+_UNDONE = re.compile(r"^- \[(pending|in_progress|in progress|todo)\] (.+)$", re.MULTILINE)
+_STATE_HEAD = re.compile(r"^(TodoWrite|update_plan):\n", re.MULTILINE)
+_CHECK_TOOL_WORDS = ("tool_call",)
+
+
+_PROPOSAL_LEAD = re.compile(
+    r"^\W*(?:but\s+)?(?:(?:could|can|should|would)(?:n'?t|'t)?\s+(?:we|you)|how about|"
+    r"what about|why not)\s+"
+    r"(?:(?:also|just|maybe|please|instead)\s+)*",
+    re.IGNORECASE,
+)
+
+
+_REDIRECT = re.compile(
+    r"\b(?:not|instead|rather|but|only|just|explicitly|directly|wrong|should|shouldn'?t|"
+    r"never|always|don'?t|do not|without|keep|leave)\b",
+    re.IGNORECASE,
+)
+
+
+def redirects(text: str) -> bool:
+    """True when a correction says what to do differently (a contrast or limit word), not
+    just the next one-off request ("search the docs for X")."""
+    return bool(_REDIRECT.search(text))
+
+
+def proposes_alternative(text: str) -> bool:
+    """True for a question that proposes another way ("could we just X", "can't we X")."""
+    return bool(_COUNTER.match(text)) and not bool(_QUESTION_START.match(text))
+
+
+def strip_proposal(text: str) -> str:
+    """"could we also just remove X?" → "remove X" (the proposal as an instruction)."""
+    out = _PROPOSAL_LEAD.sub("", text.strip()).rstrip(" ?")
+    return out if len(out) >= 8 else text
+
+
+_QUOTES_AGENT = re.compile(
+    r"\byou (?:said|wrote|suggested|claimed|proposed|mentioned)\b\s*:?\s*[\"'“`]",
+    re.IGNORECASE,
+)
+
+
+def quotes_agent(text: str) -> bool:
+    """True when the user quotes the agent's words ("you said \"X\""): the quote is the
+    agent's, not a rule the user states (often the user is rejecting it)."""
+    return bool(_QUOTES_AGENT.search(text))
+
+
+def is_routine(text: str) -> bool:
+    """True for an acknowledgement or a go-ahead that carries no content ("yes", "ok, go")."""
+    return bool(_ROUTINE.match(text.strip()))
+
+
+def _texts(messages: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any], str]]:
+    out = []
+    for position, msg in enumerate(messages):
+        text = msg.get("text")
+        seq = msg.get("seq")
+        if isinstance(text, str) and text.strip():
+            out.append((seq if isinstance(seq, int) else position, msg, text))
+    return out
+
+
+def _is_human(msg: dict[str, Any]) -> bool:
+    return msg.get("role") == "user" and msg.get("kind", "text") == "text"
+
+
+def _relative(path: str, workspace: str | None) -> str:
+    if workspace and path.startswith(workspace.rstrip("/") + "/"):
+        return path[len(workspace.rstrip("/")) + 1 :]
+    return path
+
+
+def action_summary(tool_call_text: str, workspace: str | None) -> str:
+    """A short phrase for a summarised tool call: ``Edit(/ws/a/b.go)`` → "Edit of a/b.go"."""
+    match = _PATH_ARG.match(tool_call_text.strip())
+    if not match:
+        return tool_call_text.split("\n", 1)[0][:80]
+    name, arg = match.group(1), match.group(2).strip()
+    if arg.startswith("/") or arg.startswith("~"):
+        arg = _relative(arg, workspace)
+        if arg.startswith(("/", "~")):
+            arg = arg.rsplit("/", 1)[-1]
+        return f"{name} of {arg}"
+    if name in ("Bash", "shell", "exec_command", "shell_command", "run_shell_command"):
+        words = []
+        for word in arg.split()[:3]:
+            if "/" in word or "\\" in word or word in ("&&", "|", ";", "2>&1"):
+                break
+            words.append(word)
+        return f"`{' '.join(words)}` command" if words else "shell command"
+    return f"{name} call"
+
+
+def _previous(
+    texts: list[tuple[int, dict[str, Any], str]], index: int, kind: str
+) -> tuple[int, dict[str, Any], str] | None:
+    for j in range(index - 1, -1, -1):
+        if texts[j][1].get("kind") == kind and texts[j][1].get("role") == "assistant":
+            return texts[j]
+        if _is_human(texts[j][1]):
+            return None
+    return None
+
+
+def _sentences(text: str, offset: int = 0) -> list[tuple[int, str]]:
+    """(start, sentence) pieces of `text` split at sentence ends and line breaks."""
+    out = []
+    for match in re.finditer(r"[^\n.!?]+(?:[.!?]+|$)", text):
+        piece = match.group(0)
+        stripped = piece.strip()
+        if stripped:
+            out.append((offset + match.start() + piece.index(stripped[0]), stripped))
+    return out
+
+
+def rejection_reasons(
+    messages: list[dict[str, Any]], workspace: str | None
+) -> list[Signal]:
+    """The user's reason for refusing a tool call, with the refused call as its context.
+
+    Statements in the reason are kept; a question is kept only when it proposes another
+    way (`_COUNTER`). A rejection the agent then resolved by asking the user (an `answer`
+    follows before the next human message) is left to `answers`.
+    """
+    texts = _texts(messages)
+    out: list[Signal] = []
+    for i, (seq, msg, text) in enumerate(texts):
+        if msg.get("kind") != "tool_rejection":
+            continue
+        said = _SAID.search(text)
+        if said is None:
+            continue
+        reason = text[said.end() :].strip()
+        if not reason or len(reason) > MAX_REASON_CHARS or is_routine(reason):
+            continue
+        if _answered_later(texts, i):
+            continue
+        call = _previous(texts, i, "tool_call")
+        context = action_summary(call[2], workspace) if call else ""
+        base = text.index(reason, said.end())
+        for start, sentence in _sentences(reason, base):
+            question = sentence.endswith("?") or bool(_QUESTION_START.match(sentence))
+            if question and not _COUNTER.match(sentence):
+                continue
+            if is_routine(sentence) or len(sentence) < 4:
+                continue
+            out.append(
+                Signal("rejection", seq, start, sentence, source=sentence, context=context,
+                       score=0.83)
+            )
+    return out
+
+
+def _answered_later(texts: list[tuple[int, dict[str, Any], str]], index: int) -> bool:
+    for _, msg, _ in texts[index + 1 :]:
+        if msg.get("kind") == "answer":
+            return True
+        if _is_human(msg):
+            return False
+    return False
+
+
+def _unescape(value: str) -> str:
+    return value.replace('\\"', '"').replace("\\\\", "\\").strip()
+
+
+def answers(messages: list[dict[str, Any]]) -> list[Signal]:
+    """The user's answers to the agent's questions, each read with its question.
+
+    ``AskUserQuestion`` results give ``"question"="answer"`` pairs; a content-free answer to
+    a yes/no question ("Yes") is routine and skipped. A short human reply naming one of the
+    options the agent's previous prose offered ("I like option B") is recorded with that
+    option's own line.
+    """
+    texts = _texts(messages)
+    out: list[Signal] = []
+    for i, (seq, msg, text) in enumerate(texts):
+        if msg.get("kind") == "answer":
+            for match in _ANSWER_PAIR.finditer(text):
+                question, answer = _unescape(match.group(1)), _unescape(match.group(2))
+                if is_routine(answer) or _DEFERS.search(answer):
+                    continue
+                out.append(
+                    Signal(
+                        "answer",
+                        seq,
+                        match.start(),
+                        match.group(0),
+                        text=f'The user chose "{answer}" when asked: {question}',
+                        score=0.86,
+                    )
+                )
+        elif _is_human(msg) and len(text.split()) <= MAX_ANSWER_WORDS:
+            prior = _previous(texts, i, "text")
+            if prior is None:
+                continue
+            option = _chosen_option(text, prior[2])
+            if option is None:
+                continue
+            label, line = option
+            out.append(
+                Signal(
+                    "answer",
+                    seq,
+                    0,
+                    text.strip(),
+                    text=f"Of the options the agent offered, the user chose option {label}: "
+                    f"{line}",
+                    score=0.86,
+                )
+            )
+    return out
+
+
+def _chosen_option(reply: str, offer: str) -> tuple[str, str] | None:
+    """(label, option line) when `reply` names one of the options listed in `offer`."""
+    ref = _OPTION_REF.search(reply.strip())
+    if ref is None:
+        return None
+    label = (ref.group(1) or ref.group(2) or _ORDINALS.get((ref.group(3) or "").lower(), ""))
+    if not label:
+        return None
+    options: dict[str, str] = {}
+    for match in _OPTION_HEAD.finditer(offer):
+        key = (match.group(1) or match.group(3) or "").upper()
+        body = (match.group(2) or match.group(4) or "").strip(" *:-—–")
+        if key and body and key not in options:
+            options[key] = body
+    if len(options) < 2 or label.upper() not in options:
+        return None
+    line = re.sub(r"[*`_]+", "", options[label.upper()]).strip()
+    if len(line) < 8:
+        return None
+    return label.upper(), line.rstrip(".") + "."
+
+
+def corrections(messages: list[dict[str, Any]], workspace: str | None) -> dict[int, str]:
+    """seq → the corrected action, for each human message right after an interrupt or a
+    refused tool call (a refusal that carried its own reason is read by
+    `rejection_reasons` instead).
+
+    The message says what the agent should have done instead, so statements in it count
+    as corrections even without a cue word. Routine replies ("sorry, continue") are skipped.
+    """
+    texts = _texts(messages)
+    out: dict[int, str] = {}
+    pending: str | None = None
+    for i, (seq, msg, text) in enumerate(texts):
+        kind = msg.get("kind")
+        if kind in ("interrupt", "tool_rejection"):
+            if kind == "tool_rejection" and _SAID.search(text):
+                pending = None
+                continue
+            call = _previous(texts, i, "tool_call")
+            pending = action_summary(call[2], workspace) if call else ""
+            continue
+        if _is_human(msg):
+            if pending is not None and not is_routine(text):
+                out[seq] = pending
+            pending = None
+    return out
+
+
+def _last_state(texts: list[tuple[int, dict[str, Any], str]]) -> tuple[int, str] | None:
+    for seq, msg, text in reversed(texts):
+        if msg.get("kind") == "tool_call" and _STATE_HEAD.match(text):
+            return seq, text
+    return None
+
+
+def unfinished(
+    messages: list[dict[str, Any]], workspace: str | None, rewrite: Any
+) -> list[Signal]:
+    """The session's unfinished state as at most `MAX_CHECKPOINTS` ``current`` checkpoints.
+
+    Args:
+        messages: the slice.
+        workspace: the transcript's working directory (paths are shown relative to it).
+        rewrite: ``str -> str`` turning the user's words into a record sentence.
+
+    Sources, best first: the last task list with undone items; the agent's last message
+    asking the user something that no human message answers; the last human request when
+    the agent neither reported it done nor was confirmed by the user.
+    """
+    texts = _texts(messages)
+    if not texts:
+        return []
+    out: list[Signal] = []
+    human_idx = [i for i, (_, msg, _) in enumerate(texts) if _is_human(msg)]
+    last_human = human_idx[-1] if human_idx else -1
+    state = _last_state(texts)
+    last_human_seq = texts[last_human][0] if last_human >= 0 else -1
+    if state is not None and state[0] > last_human_seq:  # the list of the turn in progress
+        seq, text = state
+        undone = [(m.start(2), m.group(2).strip()) for m in _UNDONE.finditer(text)]
+        if undone:
+            items = "; ".join(item for _, item in undone[:MAX_ITEM_LIST])
+            extra = len(undone) - MAX_ITEM_LIST
+            more = f" (and {extra} more)" if extra > 0 else ""
+            out.append(
+                Signal(
+                    "unfinished",
+                    seq,
+                    undone[0][0],
+                    undone[0][1],
+                    text=f"Unfinished tasks when the session ended: {items}{more}.",
+                    record_kind="current",
+                    score=0.84,
+                )
+            )
+    after = texts[last_human + 1 :]
+    prose = [
+        (s, m, t) for s, m, t in after if m.get("role") == "assistant" and m.get("kind") == "text"
+    ]
+    if prose and last_human >= 0:
+        seq, _, final = prose[-1]
+        question = _final_question(final)
+        if question is not None:
+            start, sentence, body = question
+            out.append(
+                Signal("unfinished", seq, start, sentence, text=body, record_kind="current",
+                       score=0.8)
+            )
+    if last_human >= 0 and not out:
+        seq, _, request = texts[last_human]
+        finished = any(_DONE.search(t) for _, _, t in prose)
+        started = any(m.get("role") == "assistant" for _, m, _ in after)
+        if started and not finished and not is_routine(request) and not _CONFIRM.search(request):
+            piece = _request_piece(request)
+            if piece is not None:
+                start, evidence, words = piece
+                files = _touched_files(after, workspace)
+                where = f" ({', '.join(files)})" if files else ""
+                sentence = rewrite(words).rstrip(".?")
+                if sentence:
+                    sentence = sentence[0].lower() + sentence[1:]
+                    out.append(
+                        Signal(
+                            "unfinished",
+                            seq,
+                            start,
+                            evidence,
+                            text=f"Unfinished when the session ended: {sentence}{where}.",
+                            record_kind="current",
+                            score=0.78,
+                        )
+                    )
+    return out[:MAX_CHECKPOINTS]
+
+
+_CHOICE = re.compile(
+    r"\b(?:which|prefer|choose|pick|option|approach|or\b|what do you want)", re.IGNORECASE
+)
+_SHIP = re.compile(
+    r"\b(?:commit|push|merge|deploy|release|publish|pull request|PR|open (?:a|the) PR)\b",
+    re.IGNORECASE,
+)
+
+
+def _final_question(text: str) -> tuple[int, str, str] | None:
+    """(start, question, record text) for a question that ends the agent's message and
+    leaves the session waiting: a choice the user has to make (options offered) or a
+    go-ahead to ship finished work (commit, push, merge, deploy). An offer to start more
+    work ("want me to start on X?") or a generic closing offer is not waiting state."""
+    stripped = text.rstrip()
+    if _GENERIC_OFFER.search(stripped[-300:]):
+        return None
+    paragraphs = [m for m in re.finditer(r"(?:[^\n]|\n(?!\s*\n))+", stripped)]
+    if not paragraphs or not _ASKS_USER.search(paragraphs[-1].group(0)):
+        return None
+    closing = paragraphs[-3:]
+    questions: list[tuple[int, str]] = []
+    for para in closing:
+        for start, sentence in _sentences(para.group(0), para.start()):
+            clean = sentence.strip(" *_`#>-")
+            if clean.endswith("?") and len(clean.split()) >= 4:
+                questions.append((start + sentence.index(clean[0]) if clean else start, clean))
+    if not questions:
+        return None
+    options = [
+        (m.group(1) or m.group(3) or "", (m.group(2) or m.group(4) or "").strip(" *:-—–"))
+        for m in _OPTION_HEAD.finditer(stripped)
+    ]
+    options = [(k, re.sub(r"[*`_]+", "", v).strip()) for k, v in options if k and v]
+    start, question = next(((s, q) for s, q in questions if _CHOICE.search(q)), questions[-1])
+    labelled = [k for k, _ in options if not k.isdigit()]
+    # a numbered list of what was done is not a set of options: only lettered options, or a
+    # question that itself asks to choose, make a choice
+    if _CHOICE.search(question) or (len(labelled) >= 2 and not _SHIP.search(question)):
+        offered = "; ".join(f"{k}: {v}".rstrip(".") for k, v in options[:MAX_ITEM_LIST])
+        body = f"Awaiting the user's choice: {question}"
+        return start, question, body + (f" (options offered: {offered})." if offered else "")
+    if _SHIP.search(question):
+        first = _sentences(stripped)[0][1] if _sentences(stripped) else ""
+        status = f" ({first[0].lower() + first[1:].rstrip('.:')})" if 0 < len(first) < 120 else ""
+        return start, question, f'Awaiting the user\'s answer to "{question}"{status}.'
+    return None
+
+
+_ASK_FORM = re.compile(
+    r"^(?:let'?s|let us|please|pls|(?:can|could|would) you(?: please)?|go ahead and)\s+",
+    re.IGNORECASE,
+)
+_TAG = re.compile(r",?\s*(?:right|correct|no|isn'?t it|don'?t you think)\?\s*$", re.IGNORECASE)
+"""A tag question: the sentence states something and asks for confirmation."""
+_REQUEST_WORD = re.compile(
+    r"\b(?:let'?s|let us|please|pls|can you|could you|would you|need to|want|add|create|"
+    r"write|fix|make|implement|update|move|rename|remove|delete|build|run|set up|help)\b",
+    re.IGNORECASE,
+)
+
+
+def _request_piece(text: str) -> tuple[int, str, str] | None:
+    """(start, evidence, request words) of a human message's request: its first paragraph
+    without pasted references (``@path`` mentions, URLs, code), at most 300 characters; the
+    words start at the first sentence that asks for something, without the asking form
+    ("let's", "can you"). None for a question that asks for no work ("…, right?")."""
+    para_end = text.find("\n")
+    para = text[: para_end if para_end != -1 else len(text)]
+    para = para.rstrip()
+    lead = len(para) - len(para.lstrip())
+    para = para.strip()
+    if len(para) < 8 or "```" in para or para.startswith("@"):
+        return None
+    if len(para) > 300:
+        cut = max(para.rfind(". ", 0, 300), para.rfind("? ", 0, 300))
+        para = para[: cut + 1] if cut > 40 else para[:300].rsplit(" ", 1)[0]
+    pieces = _sentences(para)
+    first = next((i for i, (_, p) in enumerate(pieces) if _REQUEST_WORD.search(p)), None)
+    if first is None and pieces and _TAG.search(para):
+        first = 0  # a concern raised for confirmation ("…, right?") and left open
+    if first is None:
+        return None
+    words = para[pieces[first][0] :]
+    if words.rstrip().endswith("?") and not _ASK_FORM.match(words) and not _TAG.search(words):
+        return None
+    words = _TAG.sub("", _ASK_FORM.sub("", words)).rstrip(" ?")
+    return lead, para, words
+
+
+_PATH_IN_CALL = re.compile(r"^(?:Read|Edit|Write|MultiEdit|NotebookEdit|write_file|replace|"
+                           r"read_file|apply_patch)\((/[^)\s]+|[\w./-]+\.\w+)\)$")
+
+
+def _touched_files(
+    after: list[tuple[int, dict[str, Any], str]], workspace: str | None
+) -> list[str]:
+    """Files the agent read or changed after the last request (relative to the workspace),
+    most recent first, at most two; files outside the workspace are left out."""
+    files: list[str] = []
+    for _, msg, text in reversed(after):
+        if msg.get("kind") != "tool_call":
+            continue
+        match = _PATH_IN_CALL.match(text.strip())
+        if not match:
+            continue
+        path = match.group(1)
+        rel = _relative(path, workspace)
+        if rel.startswith("/") or rel.startswith("~") or rel in files:
+            continue
+        files.append(rel)
+        if len(files) == 2:
+            break
+    return files
+
+
+def findings(messages: list[dict[str, Any]]) -> list[Signal]:
+    """The agent's explanation of a cause, kept when the user's next message confirms the
+    result works ("ok, works"): the one best sentence per session, as a lesson."""
+    texts = _texts(messages)
+    out: list[Signal] = []
+    for i, (_, msg, text) in enumerate(texts):
+        if not _is_human(msg) or not _CONFIRM.search(text) or len(text.split()) > 12:
+            continue
+        best: tuple[int, int, str] | None = None
+        for j in range(i - 1, -1, -1):
+            seq, prev, ptext = texts[j]
+            if _is_human(prev):
+                break
+            if prev.get("role") != "assistant" or prev.get("kind") != "text":
+                continue
+            for start, sentence in _sentences(ptext):
+                if not (40 <= len(sentence) <= 260) or _FIRST_PERSON_ACTION.match(sentence):
+                    continue
+                if not _CAUSE.search(sentence) or sentence.endswith("?") or "`" * 3 in sentence:
+                    continue
+                if best is None or len(sentence) < len(best[2]):
+                    best = (seq, start, sentence)
+        if best is not None:
+            seq, start, sentence = best
+            out.append(Signal("finding", seq, start, sentence, source=sentence, score=0.76))
+    return out[-1:]

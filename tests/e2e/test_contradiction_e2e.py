@@ -1,0 +1,82 @@
+"""Contradictions become updates, end to end through `wardian session close` (issue 12).
+
+Two made-up Claude Code sessions of one agent, consolidated by the builtin curator: the
+second contradicts what the first saved. The result must be one active record holding the
+new statement, with the old text kept as a revision, never a second active record; a
+plain repeat changes nothing; a "Do not …" rule is saved, not dropped as a question.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e._support import W, write_claude_session
+
+
+def _history_texts(record_id: str) -> list[str]:
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return [str(revision.snapshot["text"]) for revision in store.history(record_id)]
+    finally:
+        store.close()
+
+
+def _two_sessions(w: W, tmp_path: Path, first: str, second: str) -> list[dict[str, object]]:
+    _, invoker = w.setup_agent("dev")
+    one = write_claude_session(tmp_path / "one.jsonl", "session-one", [
+        ("user", first), ("assistant", "Understood."),
+    ])
+    w.close("dev", "session-one", one)
+    w.wait_runs(invoker, 1)
+    assert len(w.records("dev")) == 1, w.records("dev")
+    two = write_claude_session(tmp_path / "two.jsonl", "session-two", [
+        ("user", second), ("assistant", "Understood."),
+    ])
+    w.close("dev", "session-two", two)
+    w.wait_runs(invoker, 2)
+    return w.records("dev")
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "new_word", "old_text"),
+    [
+        ("Use npm for installs in this repo.", "no, use pnpm, never npm", "pnpm", "npm"),
+        ("Use tabs, not spaces, in the Go files.", "Use spaces, not tabs, in the Go files.",
+         "spaces, not tabs", "tabs, not spaces"),
+        ("Always squash commits before merging.", "Never squash commits before merging.",
+         "never", "always"),
+    ],
+    ids=["npm-then-pnpm", "tabs-then-spaces", "always-then-never"],
+)
+def test_contradiction_updates_the_record(
+    w: W, tmp_path: Path, first: str, second: str, new_word: str, old_text: str
+) -> None:
+    records = _two_sessions(w, tmp_path, first, second)
+    assert len(records) == 1, records  # an update, not a second active record
+    record = records[0]
+    assert new_word in str(record["text"]).lower(), record
+    history = [t.lower() for t in _history_texts(str(record["id"]))]
+    assert len(history) == 2 and old_text in history[0], history
+
+
+def test_repeat_changes_nothing(w: W, tmp_path: Path) -> None:
+    records = _two_sessions(w, tmp_path, "Use tabs, not spaces, in the Go files.",
+                            "use tabs, not spaces, in the go files")
+    assert len(records) == 1
+    assert len(_history_texts(str(records[0]["id"]))) == 1
+
+
+def test_do_not_rule_is_saved_with_the_transcripts_cwd(w: W, tmp_path: Path) -> None:
+    _, invoker = w.setup_agent("dev")
+    one = write_claude_session(tmp_path / "one.jsonl", "session-one", [
+        ("user", "Do not edit the generated client under api/gen by hand."),
+        ("assistant", "Understood."),
+    ], cwd="/srv/checkout/app")
+    w.close("dev", "session-one", one)
+    w.wait_runs(invoker, 1)
+    records = w.records("dev")
+    assert len(records) == 1 and "api/gen" in str(records[0]["text"]), records

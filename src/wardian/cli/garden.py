@@ -174,10 +174,10 @@ def memory_loaded(
         stdout("-" * 72)
 
 
-<<<<<<< HEAD
 # --- garden memory import / export ------------------------------------------------------
 garden_transfer.register(memory_app)
-=======
+
+
 # --- garden serve ------------------------------------------------------------------------
 
 
@@ -197,7 +197,6 @@ def serve(
 
     raise typer.Exit(run_server(port, open_browser=open_browser, announce=stdout))
 
->>>>>>> main
 
 # --- garden maintain ---------------------------------------------------------------------
 # Reviewed maintenance lives in its own module, owned by the maintenance work; it is only

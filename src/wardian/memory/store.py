@@ -435,6 +435,63 @@ class MemoryStore:
         ).fetchall()
         return [self._record(r) for r in rows], total
 
+    # --- checking --------------------------------------------------------------------
+
+    def verify(self) -> builtins.list[str]:
+        """Check the stored history against the current state. Read-only.
+
+        Every record must equal its latest revision (the one ``current_revision_id`` names,
+        with the highest ``seq``): text, kind, scope, evidence, sources, status and removal
+        reason; and the FTS5 index must hold exactly the records' rows, each findable by its
+        own text and evidence. Spec "Storage" (every change writes a revision).
+
+        Returns:
+            One line per inconsistency, naming the record id (empty: all consistent).
+        """
+        problems: list[str] = []
+        latest = {
+            r["record_id"]: r for r in self.conn.execute(
+                "SELECT r.record_id, r.revision_id, r.snapshot_json FROM revisions r"
+                " JOIN (SELECT record_id, MAX(seq) AS seq FROM revisions GROUP BY record_id) m"
+                " ON m.record_id = r.record_id AND m.seq = r.seq")
+        }
+        rows = self.conn.execute("SELECT rowid AS rid, * FROM records ORDER BY id").fetchall()
+        for row in rows:
+            record = self._record(row)
+            head = latest.get(record.id)
+            if head is None:
+                problems.append(f"record {record.id}: has no revision")
+                continue
+            if head["revision_id"] != record.current_revision_id:
+                problems.append(f"record {record.id}: current revision "
+                                f"{record.current_revision_id} is not its latest "
+                                f"({head['revision_id']})")
+            elif json.loads(head["snapshot_json"]) != json.loads(
+                    json.dumps(_snapshot(record), ensure_ascii=False)):
+                problems.append(f"record {record.id}: differs from its latest revision "
+                                f"{head['revision_id']}")
+        indexed = {int(r[0]) for r in self.conn.execute("SELECT id FROM records_fts_docsize")}
+        present = {int(r["rid"]) for r in rows}
+        by_rowid = {int(r["rid"]): r["id"] for r in rows}
+        for rid in sorted(present - indexed):
+            problems.append(f"record {by_rowid[rid]}: missing from the full-text index")
+        for rid in sorted(indexed - present):
+            problems.append(f"full-text index row {rid} has no record")
+        for row in rows:
+            if int(row["rid"]) not in indexed:
+                continue
+            for column in ("text", "evidence"):
+                phrase = '"' + str(row[column]).replace('"', '""') + '"'
+                if not _TOKEN.search(str(row[column])):
+                    continue  # nothing the tokenizer indexes (punctuation only)
+                hit = self.conn.execute(
+                    "SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?",
+                    (f"{column}: {phrase}", row["rid"])).fetchone()
+                if hit is None:
+                    problems.append(f"record {row['id']}: its {column} is not in the "
+                                    "full-text index as stored")
+        return problems
+
     # --- writing ---------------------------------------------------------------------
 
     def write_revision_in_transaction(

@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 ROW_SAVED = "Memory saved · This agent"
+ROW_UNCHANGED = "Memory unchanged · already saved"
+ROW_EVIDENCE_ADDED = "Memory updated · already saved, new evidence added"
 ROW_UPDATED = "Memory updated · This agent"
 ROW_REMOVED = "Memory removed · This agent"
 """The spec's chat rows ("What appears in chat"), printed or returned after each change."""
@@ -53,6 +55,12 @@ READ_ONLY_NOTE = (
     "but not save, update or remove (start the provider with `wardian agent launch NAME`)"
 )
 """What a read-only answer says (the hooks' startup context says the same)."""
+
+
+def save_row(outcome: Any) -> str:
+    """The chat row for a `MemoryStore.save_once` outcome (saved, unchanged, evidence added)."""
+    return {"saved": ROW_SAVED, "unchanged": ROW_UNCHANGED,
+            "evidence_added": ROW_EVIDENCE_ADDED}[outcome.outcome]
 
 
 def parse_scope(value: str | None, workspace: str | None = None) -> Scope | None:
@@ -181,7 +189,7 @@ class AgentMemory:
     def save(
         self, text: str, *, evidence: str, kind: str = "stable", scope: str = "workspace",
         sources: Sequence[str] = (),
-    ) -> Record:
+    ) -> Any:
         """Save a record (first source primary). Spec "Save and inspect memory".
 
         Raises:
@@ -191,7 +199,9 @@ class AgentMemory:
         principal = self._writer()
         where = parse_scope(scope, self.workspace)
         assert where is not None
-        return self.store.save(
+        # Idempotent and secret-scanned (`MemoryStore.save_once`): the same text, kind and
+        # scope returns the existing record; see `save_row` for the chat row.
+        return self.store.save_once(
             principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
             scope=where, sources=parse_sources(sources, first_primary=True),
             actor=principal.actor,
@@ -243,8 +253,9 @@ class AgentMemory:
         Raises:
             CapabilityMissing: read-only view. UsageError: bad kind or scope.
         """
+        # Records set aside as holding a secret stay out of the agent's view, as in recall.
         return self.store.list(self._reader(), kind=kind, scope_kind=scope,
-                               include_removed=include_removed)
+                               include_removed=include_removed, flagged=False)
 
     def show(self, record_id: str) -> Record:
         """One of the agent's records (full id or unique prefix), also when removed.
@@ -291,12 +302,13 @@ class AgentMemory:
         settings = SettingsStore()
         try:
             budget = int(settings.get("memory.startup_budget_chars"))
+            review_days = int(settings.get("memory.current_review_days"))
         finally:
             settings.close()
         return load_startup_context(
             self.store, agent_id=self.agent_id, agent_name=self.agent_name(),
             workspace=workspace or self.current_workspace(), budget_chars=budget,
-            direct_save=not self.read_only,
+            direct_save=not self.read_only, current_review_days=review_days,
         )
 
     def agent_name(self) -> str:

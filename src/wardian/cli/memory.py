@@ -81,9 +81,12 @@ def _report(record: Record, row: str, *, as_json: bool) -> None:
     stdout(row)
 
 
-@app.command("save")
+@app.command("save", context_settings={"ignore_unknown_options": True})
 def save(
-    text: str = typer.Argument(..., help="What to remember (at most 8,192 characters)."),
+    text: str = typer.Argument(
+        ..., help="What to remember (at most 8,192 characters). Text that starts with '-' "
+        "(a pasted key block) is taken as the text too; `--` before it always works: "
+        "memory save --evidence E -- \"-text\"."),
     evidence: str = typer.Option(
         ..., "--evidence", help="Excerpt that justifies it (required, at most 8,192)."
     ),
@@ -94,11 +97,21 @@ def save(
     source: list[str] = SourceOpt,
     as_json: bool = JsonOption,
 ) -> None:
-    """Save a memory record for this agent (the first --source is marked primary)."""
-    from wardian.app.agent_memory import ROW_SAVED
+    """Save a memory record for this agent (the first --source is marked primary).
 
-    record = _open().save(text, evidence=evidence, kind=kind, scope=scope, sources=source)
-    _report(record, ROW_SAVED, as_json=as_json)
+    Saving the same text, kind and scope again returns the existing record ("Memory
+    unchanged · already saved"); different evidence or new sources are added to it as a
+    revision. Text, evidence and sources that hold a secret are refused (exit 2): save a
+    reference to where the secret lives instead.
+    """
+    from wardian.app.agent_memory import save_row
+
+    outcome = _open().save(text, evidence=evidence, kind=kind, scope=scope, sources=source)
+    if as_json:
+        emit_json({**outcome.record.to_json(), "unchanged": outcome.unchanged,
+                   "already_saved": outcome.already_saved})
+        return
+    _report(outcome.record, save_row(outcome), as_json=False)
 
 
 @app.command("list")

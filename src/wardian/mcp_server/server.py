@@ -39,10 +39,10 @@ from pydantic import Field
 from wardian import __version__
 from wardian.app.agent_memory import (
     ROW_REMOVED,
-    ROW_SAVED,
     ROW_UPDATED,
     AgentMemory,
     open_reader,
+    save_row,
 )
 from wardian.errors import WardianError
 from wardian.mcp_server import schemas
@@ -178,8 +178,12 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
         text: Text, evidence: Evidence, kind: KindIn = "stable", scope: ScopeIn = "workspace",
         sources: SourcesIn | None = None,
     ) -> Annotated[CallToolResult, schemas.ChangeResult]:
-        return _call(lambda: _change(memory.view().save(
-            text, evidence=evidence, kind=kind, scope=scope, sources=sources or ()), ROW_SAVED))
+        def run() -> CallToolResult:
+            outcome = memory.view().save(text, evidence=evidence, kind=kind, scope=scope,
+                                         sources=sources or ())
+            return _change(outcome.record, save_row(outcome))
+
+        return _call(run)
 
     @server.tool(annotations=read, description=(
         "Recall memory: with a query, FTS5/BM25-ranked matches then recency; without one, "

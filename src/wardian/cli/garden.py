@@ -184,10 +184,13 @@ def memory_history(
 def memory_loaded(
     agent: str = AgentOpt,
     limit: int = typer.Option(20, "--limit", min=1, help="Newest N events."),
+    last: bool = typer.Option(False, "--last", help="Only the newest event (= --limit 1)."),
     as_json: bool = JsonOption,
 ) -> None:
     """List Memory loaded events: time, receiving process and the exact context given."""
     require_operator()
+    if last:
+        limit = 1
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 

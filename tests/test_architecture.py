@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "invokers": 4,
     "app": 5,  # the application layer the CLI, MCP server and web app share
     "cli": 6, "web": 6,  # operator surfaces; web is Garden in the browser
+    "mcp_server": 6,  # the agent-facing MCP surface beside the CLI
     "demo": 7, "__main__": 7,
 }
 BASE = {"", "config", "_db", "_process", "_util", "errors", "_fs", "oserrors"}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from wardian.cli import garden_maintain
+from wardian.cli import garden_maintain, garden_transfer
 from wardian.cli._common import JsonOption, emit_json, require_operator, stdout
 
 if TYPE_CHECKING:
@@ -242,6 +242,10 @@ def memory_loaded(
         stdout("-" * 72)
 
 
+# --- garden memory import / export ------------------------------------------------------
+garden_transfer.register(memory_app)
+
+
 # --- hygiene: stale checkpoints, one-record corrections ---------------------------------
 
 
@@ -406,7 +410,7 @@ def memory_revise(
 
 def _scope_option(value: str | None) -> Scope | None:
     """``--scope`` of `revise`: as `memory update` takes it, or an absolute workspace path."""
-    from wardian.cli.memory import _scope
+    from wardian.app.agent_memory import parse_scope as _scope
     from wardian.memory.models import Scope
 
     if value is not None and value not in ("agent", "workspace") and Path(value).is_absolute():

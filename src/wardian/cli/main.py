@@ -31,6 +31,7 @@ GROUPS: dict[str, str] = {
     "session": "wardian.cli.session",
     "conversation": "wardian.cli.conversation",
     "hooks": "wardian.cli.hooks",
+    "mcp": "wardian.cli.mcp",
     "serve": "wardian.cli.serve",
     "doctor": "wardian.cli.doctor",
 }

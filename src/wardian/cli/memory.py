@@ -26,21 +26,13 @@ import typer
 from wardian.cli._common import JsonOption, emit_json, stdout
 
 if TYPE_CHECKING:
-    from wardian.memory.models import Record, Scope, Source
-    from wardian.memory.principal import Principal
-    from wardian.memory.recall import StartupContext
-    from wardian.memory.store import MemoryStore
+    from wardian.app.agent_memory import AgentMemory
+    from wardian.memory.models import Record
 
 app = typer.Typer(
     help="Agent-facing memory commands (need the managed process's capability).",
     no_args_is_help=True,
 )
-
-ROW_SAVED = "Memory saved · This agent"
-ROW_UNCHANGED = "Memory unchanged · already saved"
-ROW_EVIDENCE_ADDED = "Memory updated · already saved, new evidence added"
-ROW_UPDATED = "Memory updated · This agent"
-ROW_REMOVED = "Memory removed · This agent"
 
 KindOpt = typer.Option(None, "--kind", help="stable (default) or current.")
 SourceOpt = typer.Option(
@@ -48,57 +40,11 @@ SourceOpt = typer.Option(
 )
 
 
-def _open() -> tuple[Principal, MemoryStore]:
-    """Authenticate the caller and open the store (exit 3 before anything is written)."""
-    import os
+def _open() -> AgentMemory:
+    """Authenticate the caller and open its records (exit 3 before anything is written)."""
+    from wardian.app.agent_memory import open_agent_memory
 
-    from wardian.config import memory_db_path
-    from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
-    from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import is_alive, lineage
-
-    # No capability, or no memory.db to check it against: fail closed before anything,
-    # not even the data directory, is created.
-    path = memory_db_path(create_dir=False)
-    if not os.environ.get(ENV_CAPABILITY, "").strip() or not path.exists():
-        # raises CapabilityMissing/Invalid
-        resolve_principal(is_alive=is_alive, caller=(), db_path=path)
-    caller = [(p.pid, p.started_at) for p in lineage()]
-    store = MemoryStore(path)
-    try:
-        return resolve_principal(is_alive=is_alive, caller=caller, store=store), store
-    except BaseException:
-        store.close()
-        raise
-
-
-def _scope(value: str | None) -> Scope | None:
-    from wardian.errors import UsageError
-    from wardian.memory.models import Scope, default_workspace
-
-    if value is None:
-        return None
-    if value == "agent":
-        return Scope.agent()
-    if value == "workspace":
-        return Scope("workspace", default_workspace())
-    raise UsageError(f"unknown scope {value!r}", hint="use --scope workspace or --scope agent")
-
-
-def _sources(values: list[str], *, first_primary: bool) -> list[Source]:
-    from wardian.errors import UsageError
-    from wardian.memory.models import Source
-
-    out: list[Source] = []
-    for index, item in enumerate(values):
-        kind, sep, locator = item.partition("=")
-        if not sep or not kind.strip() or not locator.strip():
-            raise UsageError(
-                f"--source expects TYPE=LOCATOR, got {item!r}",
-                hint="e.g. --source file=docs/release.md",
-            )
-        out.append(Source(kind.strip(), locator, primary=first_primary and index == 0))
-    return out
+    return open_agent_memory()
 
 
 def _line(record: Record) -> str:
@@ -158,20 +104,14 @@ def save(
     revision. Text, evidence and sources that hold a secret are refused (exit 2): save a
     reference to where the secret lives instead.
     """
-    principal, store = _open()
-    where = _scope(scope)
-    assert where is not None
-    outcome = store.save_once(
-        principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
-        scope=where, sources=_sources(source, first_primary=True), actor=principal.actor,
-    )
+    from wardian.app.agent_memory import save_row
+
+    outcome = _open().save(text, evidence=evidence, kind=kind, scope=scope, sources=source)
     if as_json:
         emit_json({**outcome.record.to_json(), "unchanged": outcome.unchanged,
                    "already_saved": outcome.already_saved})
         return
-    row = {"saved": ROW_SAVED, "unchanged": ROW_UNCHANGED,
-           "evidence_added": ROW_EVIDENCE_ADDED}[outcome.outcome]
-    _report(outcome.record, row, as_json=False)
+    _report(outcome.record, save_row(outcome), as_json=False)
 
 
 @app.command("list")
@@ -182,12 +122,7 @@ def list_(
     as_json: bool = JsonOption,
 ) -> None:
     """List this agent's records (every workspace), newest first."""
-    principal, store = _open()
-    # Records set aside as holding a secret stay out of the agent's view, as in recall.
-    records = store.list(
-        principal.agent_id, kind=kind, scope_kind=scope, include_removed=include_removed,
-        flagged=False,
-    )
+    records = _open().list(kind=kind, scope=scope, include_removed=include_removed)
     if as_json:
         emit_json([r.to_json() for r in records])
         return
@@ -206,62 +141,29 @@ def recall(
     as_json: bool = JsonOption,
 ) -> None:
     """Recall memory: the startup set (no query) or FTS5/BM25-ranked matches, then recency."""
-    from wardian.memory.models import default_workspace
-
-    principal, store = _open()
-    workspace = default_workspace()
-    if query is not None and query.strip():
-        records = store.recall(principal.agent_id, query, limit=limit, workspace=workspace)
-        if as_json:
-            emit_json({"query": query, "workspace": workspace,
-                       "records": [r.to_json() for r in records]})
-            return
-        if not records:
+    found = _open().recall(query, limit=limit)
+    if as_json:
+        doc = found.to_json()
+        del doc["read_only"]  # always False here: a memory command needs the capability
+        if found.query is None:
+            del doc["query"]
+        emit_json(doc)
+        return
+    if found.context is None:
+        if not found.records:
             stdout(f"(no memory matches {query!r})")
-        for record in records:
+        for record in found.records:
             stdout(_line(record))
         return
-    context = _startup_context(principal, store, workspace)
-    if as_json:
-        emit_json({
-            "workspace": workspace, "budget_chars": context.budget_chars,
-            "omitted": context.omitted, "records": [r.to_json() for r in context.loaded],
-        })
-        return
+    text = found.context.text
     marker = "\n## Recalled memory"
-    stdout(context.text[context.text.index(marker) + 1:].rstrip("\n"))
-
-
-def _startup_context(
-    principal: Principal, store: MemoryStore, workspace: str
-) -> StartupContext:
-    from wardian.config import SettingsStore
-    from wardian.memory.recall import load_startup_context
-    from wardian.runtime.agents import AgentRegistry
-
-    settings = SettingsStore()
-    try:
-        budget = int(settings.get("memory.startup_budget_chars"))
-        review_days = int(settings.get("memory.current_review_days"))
-    finally:
-        settings.close()
-    registry = AgentRegistry()
-    try:
-        agent = registry.find(principal.agent_id)
-    finally:
-        registry.close()
-    name = agent.name if agent else principal.agent_id[:8]
-    return load_startup_context(
-        store, agent_id=principal.agent_id, agent_name=name, workspace=workspace,
-        budget_chars=budget, current_review_days=review_days,
-    )
+    stdout(text[text.index(marker) + 1:].rstrip("\n"))
 
 
 @app.command("show")
 def show(record_id: str = typer.Argument(..., metavar="ID"), as_json: bool = JsonOption) -> None:
     """Show one of this agent's records (full id or unique prefix), also when removed."""
-    principal, store = _open()
-    record = store.get(record_id, agent_id=principal.agent_id)
+    record = _open().show(record_id)
     if as_json:
         emit_json(record.to_json())
     else:
@@ -273,8 +175,7 @@ def history(
     record_id: str = typer.Argument(..., metavar="ID"), as_json: bool = JsonOption
 ) -> None:
     """Show every revision of one of this agent's records, oldest first."""
-    principal, store = _open()
-    revisions = store.history(record_id, agent_id=principal.agent_id)
+    revisions = _open().history(record_id)
     if as_json:
         emit_json([r.to_json() for r in revisions])
         return
@@ -300,19 +201,10 @@ def update(
     as_json: bool = JsonOption,
 ) -> None:
     """Update one of this agent's active records; the previous state stays in history."""
-    from wardian.memory.store import UNSET
+    from wardian.app.agent_memory import ROW_UPDATED
 
-    principal, store = _open()
-    new_scope = _scope(scope)
-    record = store.update(
-        principal.agent_id, record_id,
-        text=UNSET if text is None else text,
-        evidence=UNSET if evidence is None else evidence,
-        kind=UNSET if kind is None else kind,
-        scope=UNSET if new_scope is None else new_scope,
-        add_sources=_sources(source, first_primary=False),
-        actor=principal.actor, reason=reason,
-    )
+    record = _open().update(record_id, text=text, kind=kind, scope=scope, evidence=evidence,
+                            sources=source, reason=reason)
     _report(record, ROW_UPDATED, as_json=as_json)
 
 
@@ -323,8 +215,9 @@ def remove(
     as_json: bool = JsonOption,
 ) -> None:
     """Remove one of this agent's records; it and its history stay inspectable."""
-    principal, store = _open()
-    record = store.remove(principal.agent_id, record_id, actor=principal.actor, reason=reason)
+    from wardian.app.agent_memory import ROW_REMOVED
+
+    record = _open().remove(record_id, reason=reason)
     _report(record, ROW_REMOVED, as_json=as_json)
 
 
@@ -342,10 +235,7 @@ def draft_plan(
     """
     import json
 
-    from wardian.memory.maintenance.draft import draft_plan as draft
-
-    principal, store = _open()
-    doc = draft(principal.agent_id, memory_ids, store)
+    doc = _open().draft_plan(memory_ids)
     if output is None:
         emit_json(doc)
         return
@@ -358,3 +248,38 @@ def draft_plan(
         handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     stdout(f"Draft plan written to {output} · {len(doc['operations'])} operation(s) · "
            "the operator previews it with `wardian garden maintain preview`")
+
+
+@app.command("import")
+def import_(
+    files: list[str] = typer.Argument(..., metavar="FILE...",
+                                      help="CLAUDE.md / AGENTS.md / GEMINI.md-style Markdown."),
+    scope: str | None = typer.Option(
+        None, "--scope", help="workspace or agent for every bullet (default: workspace of "
+        "the file's git root, agent outside git)."),
+    output: str | None = typer.Option(
+        None, "--output", help="Write the plan to this file instead of printing it."
+    ),
+) -> None:
+    """Draft a maintenance plan from instruction files: one create per durable bullet.
+
+    Writes nothing to memory: the operator previews and applies the plan
+    (`wardian garden maintain preview|apply PLAN --agent A`). Bullets this agent already
+    remembers are left out.
+    """
+    drafted = _open().draft_import(files, scope=scope)
+    if drafted.plan is None:
+        stdout(f"Nothing to import · {drafted.summary()}")
+        return
+    if output is None:
+        emit_json(drafted.plan)
+        return
+    import json
+    from pathlib import Path
+
+    from wardian._fs import open_private
+
+    with open_private(Path(output), "w", encoding="utf-8", newline="") as handle:
+        handle.write(json.dumps(drafted.plan, indent=2, ensure_ascii=False) + "\n")
+    stdout(f"Import plan written to {output} · {drafted.summary()} · the operator previews "
+           "it with `wardian garden maintain preview`")

@@ -1,0 +1,445 @@
+"""Agent-facing memory calls, shared by ``wardian memory …`` and the MCP server.
+
+One `AgentMemory` is an authenticated view of one agent's records: `open_agent_memory`
+authenticates the calling managed process exactly as every memory command does
+(`wardian.memory.principal.resolve_principal`, fail closed, exit 3, before anything is
+written), and `open_reader` adds the one fallback the provider hooks have always had: with
+no capability at all, the agent named by the launch ancestry (or ``--agent``) can *recall*,
+read-only, and the answer says so. A forged or expired capability never falls back.
+
+Surfaces pass the raw option strings (``--scope workspace``, ``--source TYPE=LOCATOR``);
+parsing them lives here so the CLI and the MCP tools accept exactly the same things.
+Only light modules are imported at module level: the memory commands run many times per
+session inside managed processes and are CPU-budgeted.
+
+Spec: "Save and inspect memory", "What appears in chat"; DESIGN.md "Identity and authority".
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wardian.app.instruction_import import ImportPlan
+    from wardian.memory.models import Record, Revision, Scope, Source
+    from wardian.memory.principal import Principal
+    from wardian.memory.recall import StartupContext
+    from wardian.memory.store import MemoryStore
+
+__all__ = [
+    "READ_ONLY_NOTE",
+    "ROW_REMOVED",
+    "ROW_SAVED",
+    "ROW_UPDATED",
+    "AgentMemory",
+    "RecallResult",
+    "open_agent_memory",
+    "open_reader",
+    "parse_scope",
+    "parse_sources",
+]
+
+ROW_SAVED = "Memory saved · This agent"
+ROW_UNCHANGED = "Memory unchanged · already saved"
+ROW_EVIDENCE_ADDED = "Memory updated · already saved, new evidence added"
+ROW_UPDATED = "Memory updated · This agent"
+ROW_REMOVED = "Memory removed · This agent"
+"""The spec's chat rows ("What appears in chat"), printed or returned after each change."""
+
+READ_ONLY_NOTE = (
+    "memory is read-only here: this process holds no memory capability, so it can recall "
+    "but not save, update or remove (start the provider with `wardian agent launch NAME`)"
+)
+"""What a read-only answer says (the hooks' startup context says the same)."""
+
+
+def save_row(outcome: Any) -> str:
+    """The chat row for a `MemoryStore.save_once` outcome (saved, unchanged, evidence added)."""
+    return {"saved": ROW_SAVED, "unchanged": ROW_UNCHANGED,
+            "evidence_added": ROW_EVIDENCE_ADDED}[outcome.outcome]
+
+
+def parse_scope(value: str | None, workspace: str | None = None) -> Scope | None:
+    """``workspace`` (`workspace`, default the git root of the current directory) or
+    ``agent``; None passes.
+
+    Raises:
+        UsageError (exit 2): any other value.
+    """
+    from wardian.errors import UsageError
+    from wardian.memory.models import Scope, default_workspace
+
+    if value is None:
+        return None
+    if value == "agent":
+        return Scope.agent()
+    if value == "workspace":
+        return Scope("workspace", workspace or default_workspace())
+    raise UsageError(f"unknown scope {value!r}", hint="use --scope workspace or --scope agent")
+
+
+def parse_sources(values: Sequence[str], *, first_primary: bool) -> list[Source]:
+    """``TYPE=LOCATOR`` strings as `Source`s; the first is primary when `first_primary`.
+
+    Raises:
+        UsageError (exit 2): an item without ``=`` or with an empty side.
+    """
+    from wardian.errors import UsageError
+    from wardian.memory.models import Source
+
+    out: list[Source] = []
+    for index, item in enumerate(values):
+        kind, sep, locator = item.partition("=")
+        if not sep or not kind.strip() or not locator.strip():
+            raise UsageError(
+                f"--source expects TYPE=LOCATOR, got {item!r}",
+                hint="e.g. --source file=docs/release.md",
+            )
+        out.append(Source(kind.strip(), locator, primary=first_primary and index == 0))
+    return out
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """What `AgentMemory.recall` found.
+
+    Attributes:
+        query: the query, or None for the startup set.
+        workspace: the workspace considered (git root of the current directory).
+        records: the records, best first (query) or in startup order.
+        context: the rendered startup context (startup set only).
+        read_only: True when the caller holds no capability (recall only, said so).
+    """
+
+    query: str | None
+    workspace: str
+    records: tuple[Record, ...]
+    context: StartupContext | None = None
+    read_only: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` document (and the MCP tool's structured result)."""
+        doc: dict[str, Any] = {"query": self.query, "workspace": self.workspace}
+        if self.context is not None:
+            doc["budget_chars"] = self.context.budget_chars
+            doc["omitted"] = self.context.omitted
+        doc["records"] = [r.to_json() for r in self.records]
+        doc["read_only"] = self.read_only
+        if self.read_only:
+            doc["note"] = READ_ONLY_NOTE
+        return doc
+
+
+@dataclass
+class AgentMemory:
+    """One agent's records as its managed process may see and change them.
+
+    Attributes:
+        agent_id: the agent acted for (only its records resolve; another agent's id is
+            "not found", never revealed).
+        store: the open memory store (`close` closes it).
+        principal: the authenticated caller, or None for a read-only reader.
+    """
+
+    agent_id: str
+    store: MemoryStore
+    principal: Principal | None = None
+    _name: str | None = field(default=None, repr=False)
+    workspace: str | None = None
+    """The current workspace when the caller knows it (a server whose directory does not
+    change); None = the git root of the current directory, looked up per call."""
+
+    def current_workspace(self) -> str:
+        """`workspace`, else the git root of the current directory."""
+        from wardian.memory.models import default_workspace
+
+        return self.workspace or default_workspace()
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this view may only recall (no capability)."""
+        return self.principal is None
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+    def _writer(self) -> Principal:
+        if self.principal is None:
+            from wardian.errors import CapabilityMissing
+
+            raise CapabilityMissing(
+                "no memory capability in this process: memory is read-only here",
+                hint="memory changes work only inside a session started by `wardian agent "
+                "launch NAME` (or `wardian agent exec NAME -- CMD`) while agent memory is "
+                "enabled",
+            )
+        return self.principal
+
+    def _reader(self) -> str:
+        """The agent id for reads other than recall, which need the capability too."""
+        return self._writer().agent_id
+
+    # --- changes -------------------------------------------------------------------------
+
+    def save(
+        self, text: str, *, evidence: str, kind: str = "stable", scope: str = "workspace",
+        sources: Sequence[str] = (),
+    ) -> Any:
+        """Save a record (first source primary). Spec "Save and inspect memory".
+
+        Raises:
+            CapabilityMissing: read-only view. UsageError / ValidationError: bad kind,
+            scope or source; empty evidence; text, evidence or sources over the caps.
+        """
+        principal = self._writer()
+        where = parse_scope(scope, self.workspace)
+        assert where is not None
+        # Idempotent and secret-scanned (`MemoryStore.save_once`): the same text, kind and
+        # scope returns the existing record; see `save_row` for the chat row.
+        return self.store.save_once(
+            principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
+            scope=where, sources=parse_sources(sources, first_primary=True),
+            actor=principal.actor,
+        )
+
+    def update(
+        self, record_id: str, *, text: str | None = None, kind: str | None = None,
+        scope: str | None = None, evidence: str | None = None, sources: Sequence[str] = (),
+        reason: str | None = None,
+    ) -> Record:
+        """Update an active record; the previous state stays in history.
+
+        Raises:
+            CapabilityMissing; NotFoundError / AmbiguousIdError (not this agent's, or
+            several match); UsageError (removed, nothing to change); ValidationError (caps).
+        """
+        from wardian.memory.store import UNSET
+
+        principal = self._writer()
+        new_scope = parse_scope(scope, self.workspace)
+        return self.store.update(
+            principal.agent_id, record_id,
+            text=UNSET if text is None else text,
+            evidence=UNSET if evidence is None else evidence,
+            kind=UNSET if kind is None else kind,
+            scope=UNSET if new_scope is None else new_scope,
+            add_sources=parse_sources(sources, first_primary=False),
+            actor=principal.actor, reason=reason,
+        )
+
+    def remove(self, record_id: str, *, reason: str | None = None) -> Record:
+        """Remove a record; it and its history stay inspectable.
+
+        Raises:
+            CapabilityMissing; NotFoundError / AmbiguousIdError; UsageError (already removed).
+        """
+        principal = self._writer()
+        return self.store.remove(principal.agent_id, record_id, actor=principal.actor,
+                                 reason=reason)
+
+    # --- reads ---------------------------------------------------------------------------
+
+    def list(
+        self, *, kind: str | None = None, scope: str | None = None,
+        include_removed: bool = False,
+    ) -> list[Record]:
+        """The agent's records (every workspace), newest first.
+
+        Raises:
+            CapabilityMissing: read-only view. UsageError: bad kind or scope.
+        """
+        # Records set aside as holding a secret stay out of the agent's view, as in recall.
+        return self.store.list(self._reader(), kind=kind, scope_kind=scope,
+                               include_removed=include_removed, flagged=False)
+
+    def show(self, record_id: str) -> Record:
+        """One of the agent's records (full id or unique prefix), also when removed.
+
+        Raises:
+            CapabilityMissing; NotFoundError / AmbiguousIdError.
+        """
+        return self.store.get(record_id, agent_id=self._reader())
+
+    def history(self, record_id: str) -> builtins.list[Revision]:
+        """Every revision of one of the agent's records, oldest first.
+
+        Raises:
+            CapabilityMissing; NotFoundError / AmbiguousIdError.
+        """
+        return self.store.history(record_id, agent_id=self._reader())
+
+    def recall(self, query: str | None = None, *, limit: int = 10) -> RecallResult:
+        """The startup set (no query) or FTS5/BM25-ranked matches, then recency.
+
+        Allowed read-only (the hooks' rule); the result says so.
+
+        Raises:
+            UsageError: `limit` below 1.
+        """
+        from wardian.errors import UsageError
+
+        if limit < 1:
+            raise UsageError(f"limit must be at least 1, got {limit}", hint="e.g. --limit 10")
+        workspace = self.current_workspace()
+        if query is not None and query.strip():
+            found = self.store.recall(self.agent_id, query, limit=limit, workspace=workspace)
+            return RecallResult(query, workspace, tuple(found), read_only=self.read_only)
+        context = self.startup_context(workspace)
+        return RecallResult(None, workspace, context.loaded, context, read_only=self.read_only)
+
+    def startup_context(self, workspace: str | None = None) -> StartupContext:
+        """The agent's startup context for `workspace` (default: this directory's), with
+        the budget from ``memory.startup_budget_chars``; its instructions say read-only when
+        this view is. Read-only."""
+        from wardian.config import SettingsStore
+        from wardian.memory.recall import load_startup_context
+
+        settings = SettingsStore()
+        try:
+            budget = int(settings.get("memory.startup_budget_chars"))
+            review_days = int(settings.get("memory.current_review_days"))
+        finally:
+            settings.close()
+        return load_startup_context(
+            self.store, agent_id=self.agent_id, agent_name=self.agent_name(),
+            workspace=workspace or self.current_workspace(), budget_chars=budget,
+            direct_save=not self.read_only, current_review_days=review_days,
+        )
+
+    def agent_name(self) -> str:
+        """The agent's registered name (its id8 when it is no longer registered)."""
+        if self._name is None:
+            from wardian.runtime.agents import AgentRegistry
+
+            registry = AgentRegistry()
+            try:
+                agent = registry.find(self.agent_id)
+            finally:
+                registry.close()
+            self._name = agent.name if agent else self.agent_id[:8]
+        return self._name
+
+    def draft_plan(self, memory_ids: Sequence[str]) -> dict[str, Any]:
+        """A schema-v1 maintenance plan skeleton for some of the agent's records; writes
+        nothing (only the operator previews and applies plans).
+
+        Raises:
+            CapabilityMissing; NotFoundError / AmbiguousIdError; UsageError (over 100 ids,
+            a record twice, a removed record).
+        """
+        from wardian.memory.maintenance.draft import draft_plan
+
+        return draft_plan(self._reader(), list(memory_ids), self.store)
+
+    def draft_import(self, files: Sequence[str], *, scope: str | None = None) -> ImportPlan:
+        """A maintenance plan importing instruction files (one ``create`` per durable
+        bullet, `wardian.app.instruction_import`); writes nothing.
+
+        Raises:
+            CapabilityMissing; UsageError (unreadable file, bad scope).
+        """
+        from wardian.app.instruction_import import build_import_plan
+
+        return build_import_plan(self._reader(), files, self.store, scope=scope)
+
+
+def open_agent_memory(
+    environ: Mapping[str, str] | None = None, *, store: MemoryStore | None = None
+) -> AgentMemory:
+    """Authenticate the calling managed process and open its agent's records.
+
+    Fails closed before anything — not even the data directory — is created.
+
+    Args:
+        environ: the environment (default ``os.environ``).
+        store: an open store to use (a long-running server keeps one and authenticates
+            every call); by default one is opened, and closed again on failure.
+
+    Raises:
+        CapabilityMissing / CapabilityInvalid / CapabilityExpired (exit 3).
+    """
+    from wardian.config import memory_db_path
+    from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.process import is_alive, lineage
+
+    env = os.environ if environ is None else environ
+    if store is not None:
+        # The caller's real ancestry, read on every call (issue 15): a long-running server
+        # is honoured only while it sits inside the capability holder's process tree.
+        caller = [(p.pid, p.started_at) for p in lineage()]
+        principal = resolve_principal(is_alive=is_alive, caller=caller, store=store,
+                                      environ=env)
+        return AgentMemory(principal.agent_id, store, principal)
+    path = memory_db_path(create_dir=False)
+    if not env.get(ENV_CAPABILITY, "").strip() or not path.exists():
+        # raises CapabilityMissing/Invalid
+        resolve_principal(is_alive=is_alive, caller=(), db_path=path, environ=env)
+    caller = [(p.pid, p.started_at) for p in lineage()]
+    opened = MemoryStore(path)
+    try:
+        principal = resolve_principal(is_alive=is_alive, caller=caller, store=opened,
+                                      environ=env)
+    except BaseException:
+        opened.close()
+        raise
+    return AgentMemory(principal.agent_id, opened, principal)
+
+
+def open_reader(
+    agent: str | None = None, environ: Mapping[str, str] | None = None, *,
+    store: MemoryStore | None = None,
+) -> AgentMemory:
+    """`open_agent_memory`, or — only when there is no capability at all — a read-only
+    view of the agent the hooks would answer for: the launch ancestry's agent, else
+    ``WARDIAN_AGENT_ID``, else `agent` (name or id).
+
+    Raises:
+        CapabilityInvalid / CapabilityExpired: a capability that does not hold (never a
+            fallback). MemoryDisabled: no capability while ``agent_memory.enabled`` is
+            false (the hooks give no recall then either). UsageError: no capability and no
+            agent. NotFoundError: unknown agent.
+    """
+    from wardian.memory.principal import ENV_CAPABILITY
+
+    env = os.environ if environ is None else environ
+    if env.get(ENV_CAPABILITY, "").strip():
+        return open_agent_memory(env, store=store)
+    from wardian.errors import UsageError
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.hooks import managed_agent_id
+
+    name_or_id = managed_agent_id() or agent
+    if not name_or_id:
+        raise UsageError(
+            "no memory capability and no agent for this process",
+            hint="start the provider with `wardian agent launch NAME`, or name the agent "
+            "(`wardian mcp --agent NAME`) for read-only recall",
+        )
+    from wardian.config import SettingsStore
+
+    settings = SettingsStore()
+    try:
+        enabled = bool(settings.get("agent_memory.enabled"))
+    finally:
+        settings.close()
+    if not enabled:
+        # The hooks give no recall at all then; neither does this.
+        from wardian.errors import MemoryDisabled
+
+        raise MemoryDisabled(
+            "agent memory is disabled, so there is no recall outside a managed launch",
+            hint="`wardian settings set agent_memory.enabled true`",
+        )
+    registry = AgentRegistry()
+    try:
+        found = registry.get(name_or_id)
+    finally:
+        registry.close()
+    return AgentMemory(found.id, store or MemoryStore(), None, found.name)

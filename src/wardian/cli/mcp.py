@@ -1,0 +1,77 @@
+"""`wardian mcp`: the stdio MCP server for agent memory, and `wardian mcp install HOST`.
+
+`wardian mcp` itself runs the server (`wardian.mcp_server.server`); the ``mcp`` SDK is
+imported only then, never on another command's start-up path. `wardian mcp install`
+registers it in a host's MCP configuration (`wardian.app.mcp_config`), reversibly.
+
+Spec: "Save and inspect memory"; issue 16.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from wardian.cli._common import JsonOption, emit_json, stdout
+
+app = typer.Typer(
+    help="Agent memory as an MCP server over stdio (tools memory_save, memory_recall, …).",
+    invoke_without_command=True,
+)
+
+
+@app.callback()
+def serve(
+    ctx: typer.Context,
+    agent: str | None = typer.Option(
+        None, "--agent",
+        help="Agent for read-only recall when this process holds no memory capability "
+        "(inside `agent launch` the launch's own agent is used).",
+    ),
+) -> None:
+    """Run the MCP server on stdin/stdout (hosts start it; see `wardian mcp install`).
+
+    Changes need the memory capability of the managed launch the host runs under; without
+    one, recall answers read-only and every change is refused.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from wardian.mcp_server.server import serve as run
+
+    run(agent=agent)
+
+
+@app.command("install")
+def install(
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex or gemini."),
+    agent: str | None = typer.Option(
+        None, "--agent", help="Embed --agent A (read-only recall outside a launch)."
+    ),
+    uninstall: bool = typer.Option(False, "--uninstall", help="Remove the entry instead."),
+    scope: str | None = typer.Option(
+        None, "--scope",
+        help="project or user (default: project for claude-code, user for codex and gemini).",
+    ),
+    as_json: bool = JsonOption,
+) -> None:
+    """Register `wardian mcp` in HOST's MCP config, touching no other server.
+
+    claude-code: .mcp.json (project) or ~/.claude.json (user); codex: [mcp_servers.wardian]
+    in ~/.codex/config.toml (user) or .codex/config.toml (project); gemini: mcpServers in
+    ~/.gemini/settings.json (user) or .gemini/settings.json (project).
+    """
+    from wardian.app.mcp_config import install as run
+
+    result = run(host, agent=agent, uninstall=uninstall, scope=scope)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    words = {
+        "installed": "Installed the wardian MCP server in",
+        "updated": "Updated the wardian MCP server in",
+        "unchanged": "The wardian MCP server is already installed in",
+        "removed": "Removed the wardian MCP server from",
+        "absent": "No wardian MCP server to remove in",
+    }
+    stdout(f"{words[result.action]} {result.path} ({result.host})")
+    if result.entry is not None:
+        stdout("  " + " ".join([result.entry["command"], *result.entry["args"]]))

@@ -1,0 +1,341 @@
+"""The stdio MCP server: memory tools and resources over the shared application layer.
+
+Tools (inputs are JSON-Schema'd with the CLI's options and limits; results are structured,
+`wardian.mcp_server.schemas`):
+
+``memory_save`` · ``memory_recall`` · ``memory_list`` · ``memory_show`` ·
+``memory_history`` · ``memory_update`` · ``memory_remove`` · ``memory_draft_plan``
+
+Resources: ``wardian://startup-context`` (the agent's startup context for the server's
+workspace, exactly as a launch renders it) and ``wardian://memory/{id}`` (one record).
+
+Authority is the managed launch's, checked on every call with the same function the CLI
+uses (`wardian.app.agent_memory.open_reader`): a host started inside ``wardian agent
+launch``/``exec`` hands its environment (capability included) to the server it spawns, so
+the server acts for that agent only. Without any capability the server answers recall
+read-only, as the hooks do, and refuses every change (exit-3 class error); a forged or
+expired capability refuses everything. A refused call is an MCP *tool error*
+(``isError: true``) whose text is our one-line message with its hint, and whose structured
+content carries ``{"error": {"type", "message", "hint", "exit_code"}}``.
+
+Tools are ``async`` on purpose: their work is a few milliseconds of SQLite, and running
+them on the event loop keeps the one store connection on one thread and calls serialised.
+
+Spec: "Save and inspect memory", "What appears in chat"; issue 16.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from wardian import __version__
+from wardian.app.agent_memory import (
+    ROW_REMOVED,
+    ROW_UPDATED,
+    AgentMemory,
+    open_reader,
+    save_row,
+)
+from wardian.errors import WardianError
+from wardian.mcp_server import schemas
+from wardian.memory.models import MAX_EVIDENCE_CHARS, MAX_LOCATOR_CHARS, MAX_SOURCES, MAX_TEXT_CHARS
+
+__all__ = ["SERVER_NAME", "TOOL_NAMES", "build_server", "clean_launch_environ", "serve"]
+
+SERVER_NAME = "wardian"
+TOOL_NAMES = ("memory_save", "memory_recall", "memory_list", "memory_show", "memory_history",
+              "memory_update", "memory_remove", "memory_draft_plan")
+MAX_PLAN_IDS = 100
+"""A plan holds at most 100 operations (spec "Plan structure and constraints")."""
+
+_UNEXPANDED = re.compile(r"^\$(\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)$")
+
+def clean_launch_environ(environ: dict[str, str] | os._Environ[str]) -> list[str]:
+    """Drop ``WARDIAN_*`` values that are a host's unexpanded reference (``$NAME``,
+    ``${NAME}``): a host config that forwards the launch variables by reference leaves the
+    literal text when the host itself was not started by a launch. Returns the names
+    dropped. Such a value is "no capability", not a forged one."""
+    dropped = [k for k, v in environ.items() if k.startswith("WARDIAN_") and _UNEXPANDED.match(v)]
+    for key in dropped:
+        del environ[key]
+    return dropped
+
+
+def _error(exc: WardianError) -> CallToolResult:
+    """A refused call as an MCP tool error carrying our message and hint."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"Error: {exc.render()}")],
+        structured_content={"error": {
+            "type": type(exc).__name__, "message": exc.message, "hint": exc.hint,
+            "exit_code": exc.exit_code,
+        }},
+        is_error=True,
+    )
+
+
+def _ok(structured: dict[str, Any], text: str) -> CallToolResult:
+    """A result: `structured` is the JSON-ready document of the tool's output schema (the
+    SDK validates it against that schema before it is sent), `text` what a model reads."""
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=structured)
+
+
+def _change(record: Any, row: str) -> CallToolResult:
+    from wardian.memory.recall import record_line
+
+    removed = " · removed" if record.status == "removed" else ""
+    doc = {"row": row, "id": record.id, "revision_id": record.current_revision_id,
+           "record": record.to_json()}
+    return _ok(doc, f"{record_line(record)}{removed}\n{row}")
+
+
+# Input schemas: the CLI's options and the spec's limits, advertised to the host. They are
+# enforced by the shared service (one place, our messages and hints), so a host that sends
+# an over-limit text gets the same error the CLI prints, not a schema library's.
+Text = Annotated[str, Field(description=f"What to remember (at most {MAX_TEXT_CHARS:,} "
+                            "characters).", json_schema_extra={"maxLength": MAX_TEXT_CHARS})]
+Evidence = Annotated[str, Field(
+    description=f"Excerpt that justifies it (required, at most {MAX_EVIDENCE_CHARS:,}).",
+    json_schema_extra={"maxLength": MAX_EVIDENCE_CHARS, "minLength": 1})]
+KindIn = Annotated[str, Field(description="stable (default) or current.",
+                              json_schema_extra={"enum": ["stable", "current"]})]
+ScopeIn = Annotated[str, Field(
+    description="workspace (the git root of the server's directory) or agent.",
+    json_schema_extra={"enum": ["workspace", "agent"]})]
+SourcesIn = Annotated[list[str], Field(
+    description="TYPE=LOCATOR links kept for deeper inspection (the first is primary on "
+    f"save); at most {MAX_SOURCES}, each locator at most {MAX_LOCATOR_CHARS:,} characters.",
+    json_schema_extra={"maxItems": MAX_SOURCES,
+                       "items": {"type": "string", "pattern": "^[^=]+=.+"}})]
+RecordId = Annotated[str, Field(description="A record id: the full UUID or a unique prefix "
+                                "(8 characters are shown).", json_schema_extra={"minLength": 1})]
+Reason = Annotated[str | None, Field(description="Why (kept in history).")]
+
+
+class _Memory:
+    """The server's one store connection; every call authenticates afresh (a capability
+    dies with its launch, and the server must notice)."""
+
+    def __init__(self, agent: str | None) -> None:
+        self.agent = agent
+        self._store: Any = None
+        self._workspace: str | None = None
+
+    def view(self) -> AgentMemory:
+        from wardian.memory.models import default_workspace
+
+        view = open_reader(self.agent, store=self._store)
+        self._store = view.store
+        # The server's directory does not change: its workspace is looked up once.
+        self._workspace = view.workspace = self._workspace or default_workspace()
+        return view
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+def _call(fn: Callable[[], CallToolResult]) -> CallToolResult:
+    try:
+        return fn()
+    except WardianError as exc:
+        return _error(exc)
+
+
+def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[[], None]]:
+    """The configured `MCPServer` and a function that closes its store.
+
+    Args:
+        agent: agent name or id for read-only recall when the process holds no capability
+            and no launch ancestry names one (``wardian mcp --agent A``); never a way to
+            act for an agent.
+    """
+    memory = _Memory(agent)
+    server: MCPServer[Any] = MCPServer(
+        SERVER_NAME, version=__version__, log_level="WARNING",
+        instructions=(
+            "Wardian agent memory. Save durable, evidence-backed facts with memory_save; "
+            "recall before asking the user again; update or remove what turned out wrong. "
+            "Changes need the memory capability of a `wardian agent launch` session."
+        ),
+    )
+    read = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+    write = ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                            open_world_hint=False)
+
+    @server.tool(annotations=write, description=(
+        "Save a memory record for this agent. Returns the chat row "
+        '"Memory saved · This agent", the record id and its revision id.'))
+    async def memory_save(
+        text: Text, evidence: Evidence, kind: KindIn = "stable", scope: ScopeIn = "workspace",
+        sources: SourcesIn | None = None,
+    ) -> Annotated[CallToolResult, schemas.ChangeResult]:
+        def run() -> CallToolResult:
+            outcome = memory.view().save(text, evidence=evidence, kind=kind, scope=scope,
+                                         sources=sources or ())
+            return _change(outcome.record, save_row(outcome))
+
+        return _call(run)
+
+    @server.tool(annotations=read, description=(
+        "Recall memory: with a query, FTS5/BM25-ranked matches then recency; without one, "
+        "the startup set. Works read-only outside a managed launch (the result says so)."))
+    async def memory_recall(
+        query: Annotated[str | None, Field(description="Words to search for; omit for the "
+                                           "startup set.")] = None,
+        limit: Annotated[int, Field(description="Maximum records for a query.",
+                                    json_schema_extra={"minimum": 1})] = 10,
+    ) -> Annotated[CallToolResult, schemas.RecallResult]:
+        def run() -> CallToolResult:
+            from wardian.memory.recall import record_line
+
+            found = memory.view().recall(query, limit=limit)
+            doc = found.to_json()
+            doc["lines"] = [record_line(r) for r in found.records]
+            if found.context is not None:
+                text = found.context.text
+            else:
+                text = "\n".join(doc["lines"]) or f"(no memory matches {query!r})"
+                if found.read_only:
+                    text += f"\n({doc['note']})"
+            return _ok(doc, text)
+
+        return _call(run)
+
+    @server.tool(annotations=read, description="List this agent's records (every "
+                 "workspace), newest first.")
+    async def memory_list(
+        kind: KindIn | None = None,
+        scope: Annotated[str | None, Field(description="agent or workspace.",
+                                           json_schema_extra={"enum": ["agent", "workspace"]})
+                         ] = None,
+        include_removed: Annotated[bool, Field(description="Include removed records.")] = False,
+    ) -> Annotated[CallToolResult, schemas.ListResult]:
+        def run() -> CallToolResult:
+            from wardian.memory.recall import record_line
+
+            records = memory.view().list(kind=kind, scope=scope,
+                                         include_removed=include_removed)
+            result = {"count": len(records), "records": [r.to_json() for r in records]}
+            lines = [record_line(r) + (" [removed]" if r.status == "removed" else "")
+                     for r in records]
+            return _ok(result, "\n".join(lines) or "(no memory records)")
+
+        return _call(run)
+
+    @server.tool(annotations=read, description="Show one of this agent's records (full id "
+                 "or unique prefix), also when removed.")
+    async def memory_show(id: RecordId) -> Annotated[CallToolResult, schemas.RecordOut]:
+        def run() -> CallToolResult:
+            import json
+
+            doc = memory.view().show(id).to_json()
+            return _ok(doc, json.dumps(doc, ensure_ascii=False))
+
+        return _call(run)
+
+    @server.tool(annotations=read, description="Every revision of one of this agent's "
+                 "records, oldest first.")
+    async def memory_history(id: RecordId) -> Annotated[CallToolResult, schemas.HistoryResult]:
+        def run() -> CallToolResult:
+            view = memory.view()
+            revisions = view.history(id)
+            record = view.show(revisions[0].record_id)
+            result = {"record_id": record.id, "current_revision_id": record.current_revision_id,
+                      "revisions": [r.to_json() for r in revisions]}
+            lines = [f"#{r.seq} {r.revision_id} {r.created_at} {r.actor}"
+                     + (f" · reason: {r.reason}" if r.reason else "") for r in revisions]
+            return _ok(result, "\n".join(lines))
+
+        return _call(run)
+
+    @server.tool(annotations=write, description=(
+        "Update one of this agent's active records; the previous state stays in history. "
+        'Returns "Memory updated · This agent" and the new revision id.'))
+    async def memory_update(
+        id: RecordId,
+        text: Annotated[str | None, Field(description="New text.",
+                                          json_schema_extra={"maxLength": MAX_TEXT_CHARS})
+                        ] = None,
+        kind: KindIn | None = None,
+        scope: ScopeIn | None = None,
+        evidence: Annotated[str | None, Field(
+            description="New evidence excerpt.",
+            json_schema_extra={"maxLength": MAX_EVIDENCE_CHARS})] = None,
+        sources: SourcesIn | None = None,
+        reason: Reason = None,
+    ) -> Annotated[CallToolResult, schemas.ChangeResult]:
+        return _call(lambda: _change(memory.view().update(
+            id, text=text, kind=kind, scope=scope, evidence=evidence, sources=sources or (),
+            reason=reason), ROW_UPDATED))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                             idempotent_hint=False, open_world_hint=False),
+                 description='Remove one of this agent\'s records ("Memory removed · This '
+                 'agent"); it and its history stay inspectable.')
+    async def memory_remove(
+        id: RecordId, reason: Reason = None
+    ) -> Annotated[CallToolResult, schemas.ChangeResult]:
+        return _call(lambda: _change(memory.view().remove(id, reason=reason), ROW_REMOVED))
+
+    @server.tool(annotations=read, description=(
+        "Draft a maintenance plan (schema v1) for some of this agent's records. Writes "
+        "nothing: only the operator previews and applies plans "
+        "(`wardian garden maintain preview|apply PLAN --agent A`)."))
+    async def memory_draft_plan(
+        ids: Annotated[list[str], Field(
+            description=f"This agent's record ids (1 to {MAX_PLAN_IDS}).",
+            json_schema_extra={"minItems": 1, "maxItems": MAX_PLAN_IDS})],
+    ) -> Annotated[CallToolResult, schemas.DraftPlanResult]:
+        def run() -> CallToolResult:
+            import json
+
+            plan = memory.view().draft_plan(ids)
+            note = ("a proposal only: the operator previews it with `wardian garden maintain "
+                    "preview PLAN --agent A` and applies it with confirmation")
+            result = {"operation_count": len(plan["operations"]), "note": note, "plan": plan}
+            return _ok(result, json.dumps(plan, indent=2, ensure_ascii=False))
+
+        return _call(run)
+
+    @server.resource("wardian://startup-context", name="startup-context",
+                     title="Wardian startup context", mime_type="text/markdown",
+                     description="This agent's startup context for the server's workspace: "
+                     "the direct-retention instructions and the recalled records.")
+    async def startup_context() -> str:
+        try:
+            return memory.view().startup_context().text
+        except WardianError as exc:
+            raise ResourceError(f"Error: {exc.render()}") from None
+
+    @server.resource("wardian://memory/{record_id}", name="memory-record",
+                     title="Wardian memory record", mime_type="application/json",
+                     description="One of this agent's memory records (id or unique prefix).")
+    async def memory_record(record_id: str) -> str:
+        import json
+
+        try:
+            record = memory.view().show(record_id)
+        except WardianError as exc:
+            raise ResourceError(f"Error: {exc.render()}") from None
+        return json.dumps(record.to_json(), indent=2, ensure_ascii=False)
+
+    return server, memory.close
+
+
+def serve(*, agent: str | None = None) -> None:
+    """Run the server on stdin/stdout until the host closes it (``wardian mcp``)."""
+    clean_launch_environ(os.environ)
+    server, close = build_server(agent=agent)
+    try:
+        server.run("stdio")
+    finally:
+        close()

@@ -48,6 +48,7 @@ GROUP_HELP: dict[str, str] = {
     "session": "Report session lifecycle events (session close) for any integration.",
     "conversation": "Imported conversation archives.",
     "hooks": "Host hooks (Claude Code, Codex, Gemini CLI) and their installation.",
+    "mcp": "Agent memory as an MCP server over stdio (tools memory_save, memory_recall, …).",
     "serve": "Run the daemon: fire schedule invokers and drain session-close events.",
     "doctor": "Check the data directory, settings, hooks, invokers and runs; each problem"
               " names\nthe command that fixes it. Exits 1 when something is wrong.",

@@ -5,7 +5,7 @@ every module under ``src/wardian`` is parsed with `ast` and each import — at m
 inside a function or under ``TYPE_CHECKING``, absolute or relative, or an
 ``importlib.import_module("wardian....")`` with a literal name — must point at its own
 layer or below. ``transcripts`` sits beside ``memory`` but imports only the base modules.
-Only ``wardian.cli`` imports Typer or Rich.
+Only ``wardian.cli`` imports Typer or Rich; only ``wardian.web`` imports Starlette or uvicorn.
 """
 
 from __future__ import annotations
@@ -27,11 +27,12 @@ LAYERS: dict[str, int] = {
     "engine": 3, "runtime": 3,
     "invokers": 4,
     "app": 5,  # the application layer the CLI, MCP server and web app share
-    "cli": 6,
+    "cli": 6, "web": 6,  # operator surfaces; web is Garden in the browser
     "demo": 7, "__main__": 7,
 }
 BASE = {"", "config", "_db", "_process", "_util", "errors"}
 UI_PACKAGES = ("typer", "rich")
+WEB_PACKAGES = ("starlette", "uvicorn", "multipart", "python_multipart")
 
 # (importing module, imported module) -> why it is allowed. Keep this short and explain
 # each entry; an entry that no longer matches fails `test_allowed_list_is_current`.
@@ -110,6 +111,15 @@ def test_only_cli_imports_typer_or_rich() -> None:
         if target.split(".")[0] in UI_PACKAGES and _part(source) != "cli"
     ]
     assert not offenders, "only wardian.cli imports Typer/Rich\n" + "\n".join(offenders)
+
+
+def test_only_web_imports_the_web_stack() -> None:
+    offenders = [
+        f"{where}: {source} imports {target}"
+        for source, target, where in _all_imports()
+        if target.split(".")[0] in WEB_PACKAGES and _part(source) != "web"
+    ]
+    assert not offenders, "only wardian.web imports Starlette/uvicorn\n" + "\n".join(offenders)
 
 
 def test_allowed_list_is_current() -> None:

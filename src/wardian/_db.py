@@ -36,6 +36,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
@@ -50,6 +51,7 @@ __all__ = [
     "atomic",
     "connect",
     "connections_opened",
+    "in_this_scope",
     "migrate_component",
     "migrate_user_version",
     "register_state_component",
@@ -62,6 +64,8 @@ Migration = str | Callable[[sqlite3.Connection], None]
 """A migration is a SQL script or a function that runs inside the open transaction."""
 
 _savepoints = itertools.count()
+_write_locks: dict[int, threading.RLock] = {}
+"""id(connection) -> the lock its `Database` serialises transactions with."""
 _local = threading.local()
 _opened: dict[Path, int] = {}
 _opened_lock = threading.Lock()
@@ -122,6 +126,17 @@ def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     Raises:
         StoreError: the write lock could not be taken within `BUSY_TIMEOUT_MS`.
     """
+    lock = _write_locks.get(id(conn))
+    if lock is not None:
+        # A shared connection (see `Database`): one thread's transaction at a time, as two
+        # connections would have had it from SQLite's write lock.
+        with lock:
+            yield from _atomic(conn)
+        return
+    yield from _atomic(conn)
+
+
+def _atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     if conn.in_transaction:
         name = f"sp_{next(_savepoints)}"
         conn.execute(f"SAVEPOINT {name}")
@@ -256,6 +271,7 @@ def migrate_component(
 
 
 _D = TypeVar("_D", bound="Database")
+_T = TypeVar("_T")
 
 _STATE_COMPONENTS: dict[str, Sequence[Migration]] = {}
 """Every ``state.db`` component this process has imported: name -> ordered migrations."""
@@ -270,12 +286,43 @@ def register_state_component(component: str, migrations: Sequence[Migration]) ->
     _STATE_COMPONENTS[component] = migrations
 
 
+_scope: ContextVar[int | None] = ContextVar("wardian_db_scope", default=None)
+"""Which thread's connections this thread uses (None: its own); see `in_this_scope`."""
+
+
+def in_this_scope(call: Callable[[], _T]) -> Callable[[], _T]:
+    """`call`, to run in another thread that uses this thread's connections.
+
+    For a helper thread the caller waits on (a step run in a worker thread so a timeout or
+    cancel can reach it): it is part of the caller's unit of work, so it shares the caller's
+    one connection per file instead of opening its own.
+    """
+    scope = _scope.get() or threading.get_ident()
+
+    def run() -> _T:
+        token = _scope.set(scope)
+        try:
+            return call()
+        finally:
+            _scope.reset(token)
+
+    return run
+
+
 _cache: weakref.WeakValueDictionary[tuple[int, int, Path], Database] = (
     weakref.WeakValueDictionary())
 """(pid, thread, absolute path) -> the open database object; held by its stores."""
 _recent: deque[Database] = deque(maxlen=8)
 """The last few used, held open after their stores let go (one connection per command)."""
 _cache_lock = threading.Lock()
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 class Database:
@@ -294,6 +341,9 @@ class Database:
         self.path = path
         self.conn = conn
         self._migrated: set[str] = set()
+        self._identity = _file_identity(path)
+        _write_locks[id(conn)] = threading.RLock()
+        weakref.finalize(self, _write_locks.pop, id(conn), None)
 
     @classmethod
     def open(cls: type[_D], path: Path) -> _D:
@@ -302,10 +352,10 @@ class Database:
         Raises:
             StoreError: the file cannot be opened or migrated.
         """
-        key = (os.getpid(), threading.get_ident(), Path(os.path.abspath(path)))
+        key = (os.getpid(), _scope.get() or threading.get_ident(), Path(os.path.abspath(path)))
         with _cache_lock:
             found = _cache.get(key)
-        if isinstance(found, cls) and found.conn is not None:
+        if isinstance(found, cls) and found._same_file():
             cls._touch(found)
             return found
         db = cls(key[2], connect(key[2]))
@@ -314,6 +364,11 @@ class Database:
             _cache[key] = db
         cls._touch(db)
         return db
+
+    def _same_file(self) -> bool:
+        """Whether the path still names the file this connection has open (a file removed or
+        replaced under us, e.g. a restored backup, gets a new connection, as before)."""
+        return self._identity is not None and _file_identity(self.path) == self._identity
 
     @classmethod
     def _touch(cls, db: Database) -> None:
@@ -337,6 +392,7 @@ class Database:
                     del _cache[key]
             if self in _recent:
                 _recent.remove(self)
+        _write_locks.pop(id(self.conn), None)
         self.conn.close()
 
     def __enter__(self: _D) -> _D:

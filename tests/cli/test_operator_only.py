@@ -12,6 +12,7 @@ OPERATOR_COMMANDS = [
     ["agent", "list"],
     ["garden", "memory", "list", "--agent", "x"],
     ["garden", "maintain", "check-receipt", "--idempotency-key", "k", "--agent", "x"],
+    ["garden", "serve", "--port", "0"],
     ["library", "list"],
     ["library", "init"],
     ["automation", "runs"],

@@ -133,7 +133,7 @@ class W:
             try:
                 runs = store.list(invoker_id=invoker_id)
             finally:
-                store.conn.close()
+                store.close()
             if len(runs) >= count and all(r.status in FINAL for r in runs) and self.quiet():
                 return self.history(invoker_id)
             if time.monotonic() > end:
@@ -161,7 +161,7 @@ class W:
             return not runs.list(status="queued", limit=1) and \
                 not runs.list(status="running", limit=1)
         finally:
-            runs.conn.close()
+            runs.close()
 
     def wait_quiet(self) -> None:
         """Poll until `quiet` (a re-delivered event has nothing to do, but a drain worker
@@ -184,7 +184,7 @@ class W:
         try:
             attempts = store.attempts(run_id)
         finally:
-            store.conn.close()
+            store.close()
         out: dict[str, Any] = {}
         for attempt in attempts:
             out[attempt.step_id] = {"status": attempt.status, "output": attempt.output,

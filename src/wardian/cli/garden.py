@@ -40,20 +40,9 @@ AgentOpt = typer.Option(..., "--agent", help="Agent name, id or unique id prefix
 def _owner(agent: str) -> tuple[str, str]:
     """(agent id, display name) for ``--agent``: a registered agent by name, id or prefix,
     else the owner id (or prefix) of records kept by ``agent remove --keep-records``."""
-    from wardian.errors import NotFoundError
-    from wardian.memory.store import MemoryStore
-    from wardian.runtime.agents import AgentRegistry
+    from wardian.app.garden import resolve_owner
 
-    try:
-        found = AgentRegistry().get(agent)
-    except NotFoundError:
-        store = MemoryStore()
-        try:
-            owner = store.owner(agent)
-        finally:
-            store.close()
-        return owner, "(removed agent)"
-    return found.id, found.name
+    return resolve_owner(agent)
 
 
 def _record(store: MemoryStore, record_id: str) -> Record:
@@ -186,6 +175,26 @@ def memory_loaded(
         stdout("-" * 72)
         stdout(event.context.rstrip("\n"))
         stdout("-" * 72)
+
+
+# --- garden serve ------------------------------------------------------------------------
+
+
+@app.command("serve")
+def serve(
+    port: int = typer.Option(
+        0, "--port", help="TCP port on 127.0.0.1 (0, the default: any free port)."),
+    open_browser: bool = typer.Option(
+        False, "--open", help="Open the printed URL in the default browser."),
+) -> None:
+    """Serve Garden in the browser on 127.0.0.1 until Ctrl-C: agents, memory, history, Memory loaded, runs, invokers and Maintain memory….
+
+    Prints a URL with a random access token made for this start; requests without it, with another Host header, or cross-site POSTs are refused.
+    """  # noqa: E501 (one paragraph each: Rich re-wraps help text)
+    require_operator()
+    from wardian.web.server import serve as run_server
+
+    raise typer.Exit(run_server(port, open_browser=open_browser, announce=stdout))
 
 
 # --- garden maintain ---------------------------------------------------------------------

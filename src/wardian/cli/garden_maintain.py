@@ -33,14 +33,9 @@ def _refuse_if_managed() -> None:
 
 
 def _owner(agent: str) -> tuple[str, str]:
-    from wardian.runtime.agents import AgentRegistry
+    from wardian.app.garden import resolve_owner
 
-    registry = AgentRegistry()
-    try:
-        found = registry.get(agent)
-    finally:
-        registry.close()
-    return found.id, found.name
+    return resolve_owner(agent, allow_removed=False)
 
 
 def _wrapped(text: str, indent: str) -> list[str]:

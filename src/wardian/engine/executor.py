@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from wardian._db import in_this_scope
 from wardian.engine.runs import REDACTED, Run, RunStore
 from wardian.errors import UsageError, ValidationError, WardianError
 
@@ -420,8 +421,9 @@ class _Execution:
             except BaseException as exc:
                 box["error"] = exc
 
-        worker = threading.Thread(target=target, name=f"wardian-step-{self.run_id[:8]}",
-                                  daemon=True)
+        # The step is part of this run's unit of work: it uses this thread's connections.
+        worker = threading.Thread(target=in_this_scope(target),
+                                  name=f"wardian-step-{self.run_id[:8]}", daemon=True)
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         worker.start()
         while True:

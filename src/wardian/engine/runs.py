@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian._db import atomic, connect, migrate_component
+from wardian._db import StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, WardianError
 
@@ -220,20 +220,23 @@ class RunStore:
         recover: mark runs owned by dead processes as ``interrupted`` on open.
     """
 
-    def __init__(self, path: Path | None = None, *, recover: bool = True) -> None:
-        if path is None:
-            from wardian.config import state_db_path
+    def __init__(self, path: Path | None = None, *, recover: bool = True,
+                 db: StateDB | None = None) -> None:
+        if db is None:
+            if path is None:
+                from wardian.config import state_db_path
 
-            path = state_db_path()
-        self.path = path
-        self.conn = connect(path)
-        migrate_component(self.conn, "runs", MIGRATIONS)
+                path = state_db_path()
+            db = StateDB.open(path)
+        self.db = db
+        self.path = db.path
+        db.require("runs", MIGRATIONS)
+        self.conn = db.conn
         if recover:
             self.mark_interrupted_orphans()
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     # --- creation ------------------------------------------------------------------------
 

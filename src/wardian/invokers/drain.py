@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian._db import atomic, connect, migrate_component
+from wardian._db import StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import StoreError, WardianError
@@ -129,13 +129,13 @@ class FireLog:
         path: the state database; defaults to `state_db_path()`.
     """
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.conn: sqlite3.Connection = connect(path or state_db_path())
-        migrate_component(self.conn, "session_close_fires", _MIGRATIONS)
+    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
+        self.db = db if db is not None else StateDB.open(path or state_db_path())
+        self.db.require("session_close_fires", _MIGRATIONS)
+        self.conn: sqlite3.Connection = self.db.conn
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def link(self, event_id: str, invoker_id: str, run_id: str, outcome: str,
              skip_reason: str | None) -> None:
@@ -195,7 +195,7 @@ class _Drain:
         self.invokers = InvokerStore()
         self.archives = ArchiveStore()
         self.fires = FireLog()
-        self.runs = RunStore()
+        self.runs = RunStore(db=self.fires.db)
         self._agent_names: dict[str, str | None] = {}
         self._blueprints: dict[str, dict[str, Any]] = {}
 
@@ -301,22 +301,25 @@ class _Drain:
         skip_reason: str | None = None
         if invoker.config.get("require_archive") and event.archive_status != "available":
             skip_reason = event.archive_detail or REASON_NO_TRANSCRIPT
-        if skip_reason is None:
-            try:
-                run, created = self.runs.create_run(**common, status="queued")
-            except StoreError:
-                raise  # the database, not the automation: retry the event later
-            except WardianError as exc:
-                # The run cannot even be created (blueprint gone, assignments invalid):
-                # record that as this invoker's outcome instead of blocking the event.
-                skip_reason = f"could not create run: {exc.render()}"
-        if skip_reason is not None:
-            run, created = self.runs.create_run(
-                **common, status="skipped", skip_reason=skip_reason
-            )
-        status = str(getattr(run, "status", "queued"))
-        outcome = "queued" if status == "queued" else status
-        self.fires.link(event.id, invoker.id, run.id, outcome, getattr(run, "skip_reason", None))
+        # The run and its fire link commit together: a crash between them can no longer
+        # leave a run that no fire points at (the stores share the file's one connection).
+        with self.fires.db.atomic():
+            if skip_reason is None:
+                try:
+                    run, created = self.runs.create_run(**common, status="queued")
+                except StoreError:
+                    raise  # the database, not the automation: retry the event later
+                except WardianError as exc:
+                    # The run cannot even be created (blueprint gone, assignments invalid):
+                    # record that as this invoker's outcome instead of blocking the event.
+                    skip_reason = f"could not create run: {exc.render()}"
+            if skip_reason is not None:
+                run, created = self.runs.create_run(
+                    **common, status="skipped", skip_reason=skip_reason
+                )
+            status = str(run.status)
+            outcome = "queued" if status == "queued" else status
+            self.fires.link(event.id, invoker.id, run.id, outcome, run.skip_reason)
         if created:
             if status == "skipped":
                 report.skipped += 1
@@ -380,16 +383,17 @@ class _Drain:
                  report: DrainReport) -> None:
         """Record a ``skipped`` run for (event, invoker) with only what is sure to be valid."""
         key = idempotency_key(invoker.id, event.id)
-        run, created = self.runs.create_run(
-            blueprint_id=invoker.blueprint_id, agent_id=event.agent_id, assignments={},
-            inputs={}, invocation={"trigger": "session-close", "payload": {
-                "agent_id": event.agent_id, "boundary": event.boundary,
-                "boundary_id": event.id, "idempotency_key": key, "invoker_id": invoker.id}},
-            idempotency_key=key, invoker_id=invoker.id, status="skipped", skip_reason=reason,
-            **self.blueprint_facts(invoker.blueprint_id),
-        )
-        self.fires.link(event.id, invoker.id, run.id, str(run.status),
-                        getattr(run, "skip_reason", None))
+        facts = self.blueprint_facts(invoker.blueprint_id)
+        with self.fires.db.atomic():  # the run and its fire link together, as in `fire`
+            run, created = self.runs.create_run(
+                blueprint_id=invoker.blueprint_id, agent_id=event.agent_id, assignments={},
+                inputs={}, invocation={"trigger": "session-close", "payload": {
+                    "agent_id": event.agent_id, "boundary": event.boundary,
+                    "boundary_id": event.id, "idempotency_key": key, "invoker_id": invoker.id}},
+                idempotency_key=key, invoker_id=invoker.id, status="skipped", skip_reason=reason,
+                **facts,
+            )
+            self.fires.link(event.id, invoker.id, run.id, str(run.status), run.skip_reason)
         if created:
             report.skipped += 1
 

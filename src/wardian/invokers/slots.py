@@ -31,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from wardian._db import atomic, connect, migrate_component
+from wardian._db import StateDB, atomic, migrate_component
 from wardian._util import format_utc, parse_utc, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import StoreError, WardianError
@@ -114,15 +114,18 @@ class SlotStore:
             one `atomic` block, e.g. enabling an invoker and recording ``active_since``).
     """
 
-    def __init__(self, path: Path | None = None, *, conn: sqlite3.Connection | None = None):
-        self._own = conn is None
-        self.conn = conn if conn is not None else connect(path or state_db_path())
-        migrate_component(self.conn, "schedule_slots", _MIGRATIONS)
+    def __init__(self, path: Path | None = None, *, conn: sqlite3.Connection | None = None,
+                 db: StateDB | None = None):
+        if conn is None:
+            self.db = db if db is not None else StateDB.open(path or state_db_path())
+            self.db.require("schedule_slots", _MIGRATIONS)
+            conn = self.db.conn
+        else:
+            migrate_component(conn, "schedule_slots", _MIGRATIONS)
+        self.conn = conn
 
     def close(self) -> None:
-        """Close the connection if this store opened it."""
-        if self._own:
-            self.conn.close()
+        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     # --- state ---------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian._db import atomic, connect, migrate_component
+from wardian._db import StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
@@ -136,13 +136,13 @@ class InvokerStore:
         path: the state database; defaults to `state_db_path()`.
     """
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.conn: sqlite3.Connection = connect(path or state_db_path())
-        migrate_component(self.conn, "invokers", _MIGRATIONS)
+    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
+        self.db = db if db is not None else StateDB.open(path or state_db_path())
+        self.db.require("invokers", _MIGRATIONS)
+        self.conn: sqlite3.Connection = self.db.conn
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def add(
         self,

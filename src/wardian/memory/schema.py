@@ -149,4 +149,9 @@ MIGRATIONS: list[Migration] = [
     );
     CREATE INDEX launches_process ON launches (pid, process_started_at);
     """,
+    # 4: Garden's paged record lists (one owner and status, newest first) step through this
+    # index alone, so page 200 of 10k records costs what page 1 does.
+    """
+    CREATE INDEX records_page ON records (agent_id, status, updated_at, id);
+    """,
 ]

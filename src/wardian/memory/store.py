@@ -18,10 +18,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from wardian._db import atomic, connect, migrate_user_version
+from wardian._db import atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import memory_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
+from wardian.memory.db import MemoryDB
 from wardian.memory.models import (
     KINDS,
     Kind,
@@ -31,7 +32,6 @@ from wardian.memory.models import (
     Source,
     check_caps,
 )
-from wardian.memory.schema import MIGRATIONS
 
 __all__ = ["UNSET", "MemoryStore", "normalise_sources"]
 
@@ -93,6 +93,23 @@ def normalise_sources(
     return tuple(out.values())
 
 
+def _text_filter(text: str) -> tuple[str, list[Any]]:
+    """SQL condition and parameters for `MemoryStore.page`'s text filter."""
+    words = _TOKEN.findall(text)
+    if not words:
+        escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        needle = f"%{escaped}%"
+        return ("(text LIKE ? ESCAPE '\\' OR evidence LIKE ? ESCAPE '\\')", [needle, needle])
+    # Each word quoted (FTS5 operators in the input are plain words), as a prefix.
+    match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
+    clause = "rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)"
+    params: list[Any] = [match]
+    if _HEX_PREFIX.match(text.lower()) and len(text) >= 4:
+        clause = f"({clause} OR id >= ? AND id < ?)"
+        params += [text.lower(), text.lower() + "\uffff"]
+    return clause, params
+
+
 class MemoryStore:
     """SQL over ``memory.db``; migrates on open.
 
@@ -103,14 +120,13 @@ class MemoryStore:
         StoreError: the file cannot be opened or migrated.
     """
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or memory_db_path()
-        self.conn: sqlite3.Connection = connect(self.path)
-        migrate_user_version(self.conn, MIGRATIONS)
+    def __init__(self, path: Path | None = None, *, db: MemoryDB | None = None) -> None:
+        self.db = db if db is not None else MemoryDB.open(path or memory_db_path())
+        self.path = path or self.db.path
+        self.conn: sqlite3.Connection = self.db.conn
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Let go of the store; the connection belongs to the file's `MemoryDB` (shared)."""
 
     # --- reading ---------------------------------------------------------------------
 
@@ -353,6 +369,71 @@ class MemoryStore:
         if not include_removed:
             sql += " AND status = 'active'"
         return int(self.conn.execute(sql, (agent_id,)).fetchone()[0])
+
+    def page(
+        self,
+        agent_id: str,
+        *,
+        kind: str | None = None,
+        scope_kind: str | None = None,
+        status: str | None = "active",
+        text: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> tuple[builtins.list[Record], int]:
+        """One page of the agent's records, newest first, and how many match in all.
+
+        For the operator's paged views (Garden in the browser): filters run in SQL, the
+        page is found in the ``records_page`` index, and only its records (with their
+        sources) are built, so page 200 of 10k records costs what page 1 does.
+
+        Args:
+            kind: ``stable``/``current``; scope_kind: ``agent``/``workspace``.
+            status: ``active``/``removed``, or None for both.
+            text: words that must all start a word of the text or evidence (full-text
+                index, case-insensitive, stemmed), or an id prefix; without any word
+                characters, a plain substring of the text or evidence.
+            limit: page size (1 to 500); offset: records to skip.
+
+        Returns:
+            (records of this page, total matching records).
+
+        Raises:
+            UsageError: an unknown kind, scope or status, or a limit out of range.
+        """
+        where = ["agent_id = ?"]
+        params: list[Any] = [agent_id]
+        if status is not None:
+            if status not in {"active", "removed"}:
+                raise UsageError(f"unknown status {status!r}", hint="use active or removed")
+            where.append("status = ?")
+            params.append(status)
+        if kind:
+            _check_kind(kind)
+            where.append("kind = ?")
+            params.append(kind)
+        if scope_kind:
+            if scope_kind not in {"agent", "workspace"}:
+                raise UsageError(f"unknown scope {scope_kind!r}", hint="use agent or workspace")
+            where.append("scope_kind = ?")
+            params.append(scope_kind)
+        if text and text.strip():
+            clause, values = _text_filter(text.strip())
+            where.append(clause)
+            params.extend(values)
+        if not 1 <= limit <= 500:
+            raise UsageError(f"page size {limit} is out of range", hint="use 1 to 500")
+        clause = " AND ".join(where)
+        total = int(self.conn.execute(
+            f"SELECT COUNT(*) FROM records WHERE {clause}", params
+        ).fetchone()[0])
+        order = "ORDER BY updated_at DESC, id DESC"
+        rows = self.conn.execute(
+            f"SELECT * FROM records WHERE rowid IN (SELECT rowid FROM records WHERE {clause}"
+            f" {order} LIMIT ? OFFSET ?) {order}",
+            [*params, limit, max(0, offset)],
+        ).fetchall()
+        return [self._record(r) for r in rows], total
 
     # --- writing ---------------------------------------------------------------------
 

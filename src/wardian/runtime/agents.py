@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from wardian._db import atomic, connect, migrate_component
+from wardian._db import StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import AmbiguousIdError, ConflictError, NotFoundError, UsageError
@@ -60,13 +60,13 @@ class AgentRegistry:
         path: the state database; defaults to `state_db_path()`.
     """
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.conn: sqlite3.Connection = connect(path or state_db_path())
-        migrate_component(self.conn, "agents", _MIGRATIONS)
+    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
+        self.db = db if db is not None else StateDB.open(path or state_db_path())
+        self.db.require("agents", _MIGRATIONS)
+        self.conn: sqlite3.Connection = self.db.conn
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def add(
         self,

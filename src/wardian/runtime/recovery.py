@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian._db import atomic, connect, migrate_component
+from wardian._db import StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
 
@@ -73,9 +73,10 @@ _MIGRATIONS = [
 
 
 def _conn(path: Path | None = None) -> sqlite3.Connection:
-    conn = connect(path or state_db_path())
-    migrate_component(conn, "recovery", _MIGRATIONS)
-    return conn
+    """The state file's one connection (its `StateDB`'s; never closed here)."""
+    db = StateDB.open(path or state_db_path())
+    db.require("recovery", _MIGRATIONS)
+    return db.conn
 
 
 def request_recovery(agent_id: str, workspace: str | None = None, *,
@@ -84,25 +85,17 @@ def request_recovery(agent_id: str, workspace: str | None = None, *,
     (one INSERT; the caller starts the worker). `exclude_path` is the live session's own
     transcript, which is not a past session."""
     conn = _conn()
-    try:
-        with atomic(conn):
-            conn.execute(
-                "INSERT INTO recovery_requests (agent_id, workspace, exclude_path,"
-                " requested_at) VALUES (?, ?, ?, ?)",
-                (agent_id, workspace, exclude_path, utc_now_iso()))
-    finally:
-        conn.close()
+    with atomic(conn):
+        conn.execute(
+            "INSERT INTO recovery_requests (agent_id, workspace, exclude_path,"
+            " requested_at) VALUES (?, ?, ?, ?)",
+            (agent_id, workspace, exclude_path, utc_now_iso()))
 
 
 def has_requests(conn: sqlite3.Connection | None = None) -> bool:
     """Whether a recovery request is queued. Read-only."""
-    own = conn is None
     conn = conn or _conn()
-    try:
-        return conn.execute("SELECT 1 FROM recovery_requests LIMIT 1").fetchone() is not None
-    finally:
-        if own:
-            conn.close()
+    return conn.execute("SELECT 1 FROM recovery_requests LIMIT 1").fetchone() is not None
 
 
 def claude_project_dir(workspace: str) -> Path:
@@ -333,5 +326,5 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
         for aid, (spaces, exclude) in plan.items():
             _sweep_agent(conn, agents[aid], spaces, exclude, report, start_drain=start_drain)
     finally:
-        conn.close()
+        del conn  # the connection belongs to the state file's StateDB
     return report

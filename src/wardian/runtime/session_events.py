@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from wardian._db import atomic, connect, migrate_component
+from wardian._db import StateDB, atomic
 from wardian._process import keep
 from wardian._util import new_id, utc_now_iso
 from wardian.config import data_dir, state_db_path
@@ -143,14 +143,14 @@ class SessionEventQueue:
         path: the state database; defaults to `state_db_path()`.
     """
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
         self.path = path or state_db_path()
-        self.conn: sqlite3.Connection = connect(self.path)
-        migrate_component(self.conn, "session_events", _MIGRATIONS)
+        self.db = db if db is not None else StateDB.open(self.path)
+        self.db.require("session_events", _MIGRATIONS)
+        self.conn: sqlite3.Connection = self.db.conn
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def append(
         self,

@@ -91,7 +91,7 @@ class Kit:
     def fingerprint(self) -> tuple[str, dict[str, list[tuple[Any, ...]]]]:
         """(file hash, logical rows) of memory.db; closes the kit's own connection first so
         no open handle of the test holds un-checkpointed pages."""
-        self.store.close()
+        self.store.db.close()  # the file's one connection in this process, not just a view
         result = (file_hash(self.db), logical_state(self.db))
         self.store = MemoryStore()
         return result

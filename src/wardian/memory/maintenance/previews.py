@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wardian._db import atomic, connect, migrate_component
+from wardian._db import StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
 
@@ -63,13 +63,13 @@ class PreviewCache:
         StoreError: the database cannot be opened or migrated.
     """
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.conn: sqlite3.Connection = connect(path or state_db_path())
-        migrate_component(self.conn, COMPONENT, _MIGRATIONS)
+    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
+        self.db = db if db is not None else StateDB.open(path or state_db_path())
+        self.db.require(COMPONENT, _MIGRATIONS)
+        self.conn: sqlite3.Connection = self.db.conn
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def put(
         self,

@@ -1,7 +1,10 @@
-"""One call per ``garden maintain`` command: open the stores, do the work, close them.
+"""One call per ``garden maintain`` step: open the stores, do the work, close them.
 
-The CLI resolves the ``--agent`` to an owner id (the agents registry lives above
-``memory``) and calls one of these; they return documents the CLI prints.
+The CLI and the Garden web app resolve the agent to an owner id (the agents registry lives
+above ``memory``) and call these; they return documents each surface renders. The CLI reads
+a plan file (`preview_file`, `apply_file`); the web app has the uploaded or pasted bytes
+(`load_bound_bytes`, then `preview_plan`, `apply_loaded`, `check_receipt(plan=...)`). Both
+go through the same preview, cache, confirmation and apply code.
 
 Spec: "Operator maintenance in Garden" (import, preview, apply, check receipt).
 """
@@ -20,12 +23,25 @@ from wardian.memory.maintenance.apply import (
     apply_plan,
     find_receipt,
 )
-from wardian.memory.maintenance.plan import Plan, check_owner, load_plan_file
+from wardian.memory.maintenance.plan import (
+    Plan,
+    check_owner,
+    load_plan_bytes,
+    load_plan_file,
+)
 from wardian.memory.maintenance.preview import Preview, build_preview, compute_digest
 from wardian.memory.maintenance.previews import PreviewCache
 from wardian.memory.store import MemoryStore
 
-__all__ = ["apply_file", "check_receipt", "load_bound_plan", "preview_file"]
+__all__ = [
+    "apply_file",
+    "apply_loaded",
+    "check_receipt",
+    "load_bound_bytes",
+    "load_bound_plan",
+    "preview_file",
+    "preview_plan",
+]
 
 
 def load_bound_plan(path: str | os.PathLike[str], owner_id: str) -> Plan:
@@ -36,6 +52,21 @@ def load_bound_plan(path: str | os.PathLike[str], owner_id: str) -> Plan:
     """
     plan = load_plan_file(path)
     check_owner(plan, owner_id, source=str(path))
+    return plan
+
+
+def load_bound_bytes(data: bytes, owner_id: str, *, source: str) -> Plan:
+    """Validate a plan from its bytes (an upload or a paste) and bind it to `owner_id`.
+
+    Args:
+        data: the plan document (UTF-8 JSON, at most 1 MiB).
+        source: what to call it in messages (the uploaded file's name, or "pasted plan").
+
+    Raises:
+        PlanError: as `load_bound_plan`.
+    """
+    plan = load_plan_bytes(data, source=source)
+    check_owner(plan, owner_id, source=source)
     return plan
 
 
@@ -54,7 +85,23 @@ def preview_file(
     Raises:
         PlanError: see `load_bound_plan`; also a record over 64 sources after the plan.
     """
-    plan = load_bound_plan(path, owner_id)
+    return preview_plan(
+        load_bound_plan(path, owner_id), owner_id, memory_db=memory_db, state_db=state_db
+    )
+
+
+def preview_plan(
+    plan: Plan,
+    owner_id: str,
+    *,
+    memory_db: Path | None = None,
+    state_db: Path | None = None,
+) -> Preview:
+    """Preview a loaded, owner-bound `plan` and cache it in ``state.db`` (see `preview_file`).
+
+    Raises:
+        PlanError: a record over 64 sources after the plan.
+    """
     store = MemoryStore(memory_db)
     try:
         preview = build_preview(plan, store, owner_id)
@@ -91,7 +138,22 @@ def apply_file(
         PlanError, PreviewRequired, PreviewConflicted, ConfirmationMismatch, ApplyAborted,
         RevisionConflict, IdempotencyKeyReused, StoreError: see `apply_plan`.
     """
-    plan = load_bound_plan(path, owner_id)
+    return apply_loaded(
+        load_bound_plan(path, owner_id), owner_id, confirm=confirm,
+        confirm_digest=confirm_digest, memory_db=memory_db, state_db=state_db,
+    )
+
+
+def apply_loaded(
+    plan: Plan,
+    owner_id: str,
+    *,
+    confirm: Callable[[ConfirmRequest], bool],
+    confirm_digest: str | None = None,
+    memory_db: Path | None = None,
+    state_db: Path | None = None,
+) -> ApplyResult:
+    """Apply a loaded, owner-bound `plan` (see `apply_file`; same errors)."""
     store = MemoryStore(memory_db)
     cache = PreviewCache(state_db)
     try:
@@ -109,23 +171,26 @@ def check_receipt(
     *,
     path: str | os.PathLike[str] | None = None,
     idempotency_key: str | None = None,
+    plan: Plan | None = None,
     memory_db: Path | None = None,
 ) -> dict[str, Any]:
     """Whether the batch of (owner, idempotency key) committed, with its receipt. Read-only.
 
     Args:
         path: a plan file (its key is used, and its digest is compared with the receipt's).
-        idempotency_key: the key directly; exactly one of `path` / `idempotency_key`.
+        idempotency_key: the key directly.
+        plan: an already loaded, owner-bound plan (the web app's upload or paste).
+            Exactly one of `path` / `idempotency_key` / `plan`.
 
     Returns:
         ``{"owner_id", "idempotency_key", "committed", "receipt", "plan_digest",
         "matches_plan"}`` (``plan_digest``/``matches_plan`` are None without a plan file).
 
     Raises:
-        UsageError: neither or both of `path` and `idempotency_key`.
+        UsageError: not exactly one of `path`, `idempotency_key` and `plan`.
         PlanError: the plan file is invalid or for another agent.
     """
-    if (path is None) == (idempotency_key is None):
+    if sum(x is not None for x in (path, idempotency_key, plan)) != 1:
         raise UsageError(
             "give either a PLAN file or --idempotency-key, not both or neither",
             hint="e.g. `wardian garden maintain check-receipt plan.json --agent A`",
@@ -133,6 +198,7 @@ def check_receipt(
     digest: str | None = None
     if path is not None:
         plan = load_bound_plan(path, owner_id)
+    if plan is not None:
         key = plan.idempotency_key
         digest = compute_digest(plan, owner_id)
     else:

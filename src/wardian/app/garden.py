@@ -1,0 +1,300 @@
+"""The operator's Garden read models and invoker switches, for every operator surface.
+
+Garden in the browser (`wardian garden serve`) and the `wardian garden …` commands show the
+same things: agents with their memory state, one agent's records (paged and filtered), a
+record's history, ``Memory loaded`` events, runs, and invokers. Each function here opens
+the stores it needs, reads, closes them, and returns plain documents (dicts and
+dataclasses), so a surface only renders.
+
+Operator only: callers check `require_operator` before serving any of this (the data spans
+every agent). Spec: "Save and inspect memory" (cross-agent inspection is the operator's),
+"What appears in chat" (Memory loaded), "Operator maintenance in Garden", "Optional
+consolidation" (invokers); issue 17.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from wardian.errors import NotFoundError
+
+__all__ = [
+    "PAGE_SIZE",
+    "AgentSummary",
+    "MemoryPage",
+    "agents_overview",
+    "invokers_overview",
+    "loaded_events",
+    "memory_page",
+    "record_detail",
+    "record_marks",
+    "resolve_owner",
+    "run_detail",
+    "runs_overview",
+    "set_invoker_enabled",
+]
+
+PAGE_SIZE = 50
+"""Records per page of an agent's memory list."""
+
+
+def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
+    """(agent id, display name) for an agent name, id or unique id prefix.
+
+    With `allow_removed`, the owner id (or prefix) of records kept by
+    ``agent remove --keep-records`` also resolves, named ``(removed agent)``.
+
+    Raises:
+        NotFoundError: no agent (and no kept records) match.
+        AmbiguousIdError: several do.
+    """
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    try:
+        found = registry.get(ref)
+    except NotFoundError:
+        if not allow_removed:
+            raise
+        store = MemoryStore()
+        try:
+            return store.owner(ref), "(removed agent)"
+        finally:
+            store.close()
+    finally:
+        registry.close()
+    return found.id, found.name
+
+
+def record_marks(record: Any) -> list[str]:
+    """Hygiene marks to show beside a record, e.g. ``flagged`` or ``stale``.
+
+    Records carry no such marks yet; the hygiene work (issue 14) adds them as attributes
+    of `Record` (``flagged``/``flag_reason``, ``stale``). This is the one place a surface
+    asks, so showing them needs no change to the pages.
+    """
+    marks: list[str] = []
+    for name in ("flagged", "stale"):
+        value = getattr(record, name, None)
+        if value:
+            marks.append(name if value is True else f"{name}: {value}")
+    return marks
+
+
+@dataclass(frozen=True)
+class AgentSummary:
+    """One row of the agents page."""
+
+    id: str
+    name: str
+    provider: str
+    workspace: str | None
+    memory_enabled: bool
+    active_records: int
+    records: int
+    last_loaded: dict[str, Any] | None
+    invokers: list[dict[str, Any]] = field(default_factory=list)
+
+
+def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
+    """Every invoker (or one agent's): its JSON, agent name, ``state`` (enabled, disabled
+    or broken), ``problem`` (why it is broken and the fix, or None; the same answer as
+    `automation … list` and firing, `wardian.invokers.health`) and last run. Read-only."""
+    from wardian.engine.runs import RunStore
+    from wardian.invokers.health import invoker_problem
+    from wardian.invokers.store import InvokerStore
+    from wardian.runtime.agents import AgentRegistry
+
+    store = InvokerStore()
+    registry = AgentRegistry()
+    runs = RunStore(recover=False)
+    try:
+        names = {a.id: a.name for a in registry.list()}
+        docs = []
+        for invoker in store.list(agent_id=agent_id):
+            doc = invoker.to_json()
+            problem = invoker_problem(invoker)
+            doc["agent_name"] = names.get(invoker.agent_id)
+            doc["problem"] = (
+                {"reason": problem.reason, "fix": problem.fix} if problem else None)
+            doc["state"] = ("broken" if problem else
+                            "enabled" if invoker.enabled else "disabled")
+            last = runs.list(invoker_id=invoker.id, limit=1)
+            doc["last_run"] = (
+                {"id": last[0].id, "status": last[0].status, "created_at": last[0].created_at}
+                if last else None
+            )
+            docs.append(doc)
+        return docs
+    finally:
+        runs.close()
+        registry.close()
+        store.close()
+
+
+def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
+    """Enable (re-validating first, as the CLI does) or disable an invoker by full id.
+
+    Returns:
+        The invoker's JSON after the change.
+
+    Raises:
+        NotFoundError: no such invoker. Validation errors when enabling a broken one (it
+            stays disabled).
+    """
+    from wardian.invokers.store import InvokerStore
+
+    store = InvokerStore()
+    try:
+        kind = store.get(invoker_id).kind
+    finally:
+        store.close()
+    if kind == "schedule":
+        from wardian.invokers.schedule_ops import set_schedule_enabled
+
+        return set_schedule_enabled(invoker_id, enabled).to_json()
+    from wardian.invokers.session_close import set_enabled
+
+    return set_enabled(invoker_id, enabled).to_json()
+
+
+def agents_overview() -> list[AgentSummary]:
+    """Every registered agent with memory on/off, record counts, the last ``Memory
+    loaded`` event (without its context) and its invokers. Read-only."""
+    from wardian.config import SettingsStore
+    from wardian.memory.loaded import LoadedEvents
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    settings = SettingsStore()
+    store = MemoryStore()
+    try:
+        agents = registry.list()
+        invokers: dict[str, list[dict[str, Any]]] = {}
+        for doc in invokers_overview():
+            invokers.setdefault(doc["agent_id"], []).append(doc)
+        out = []
+        for agent in agents:
+            events = LoadedEvents(store.conn).list(agent.id, limit=1)
+            last = None
+            if events:
+                last = events[0].to_json()
+                last.pop("context")
+            out.append(AgentSummary(
+                id=agent.id, name=agent.name, provider=agent.provider,
+                workspace=agent.workspace,
+                memory_enabled=bool(settings.get("agent_memory.enabled", agent_id=agent.id)),
+                active_records=store.count(agent.id, include_removed=False),
+                records=store.count(agent.id), last_loaded=last,
+                invokers=invokers.get(agent.id, []),
+            ))
+        return out
+    finally:
+        store.close()
+        settings.close()
+        registry.close()
+
+
+@dataclass(frozen=True)
+class MemoryPage:
+    """One page of an agent's records with the filters that chose it."""
+
+    records: list[Any]
+    total: int
+    page: int
+    pages: int
+    filters: dict[str, str]
+
+
+def memory_page(
+    owner_id: str,
+    *,
+    kind: str = "",
+    scope: str = "",
+    status: str = "active",
+    text: str = "",
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
+) -> MemoryPage:
+    """One page (1-based) of the owner's records, filtered by kind, scope kind, status
+    (``active``, ``removed`` or ``all``) and a text substring. Read-only.
+
+    Raises:
+        UsageError: an unknown kind, scope or status.
+    """
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        page = max(1, page)
+        records, total = store.page(
+            owner_id, kind=kind or None, scope_kind=scope or None,
+            status=None if status == "all" else (status or "active"), text=text or None,
+            limit=page_size, offset=(page - 1) * page_size,
+        )
+    finally:
+        store.close()
+    pages = max(1, -(-total // page_size))
+    return MemoryPage(records, total, page, pages,
+                      {"kind": kind, "scope": scope, "status": status or "active", "q": text})
+
+
+def record_detail(record_id: str) -> tuple[Any, list[Any]]:
+    """Any agent's record (by id or unique prefix) and every revision, oldest first.
+
+    Raises:
+        NotFoundError / AmbiguousIdError.
+    """
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        record = store.get(record_id, agent_id=None)
+        return record, store.history(record.id, agent_id=None)
+    finally:
+        store.close()
+
+
+def loaded_events(owner_id: str, *, limit: int = 50) -> list[Any]:
+    """The owner's newest ``Memory loaded`` events with the exact context. Read-only."""
+    from wardian.memory.loaded import LoadedEvents
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return LoadedEvents(store.conn).list(owner_id, limit=limit)
+    finally:
+        store.close()
+
+
+def runs_overview(*, status: str | None = None, limit: int = 100) -> list[Any]:
+    """The newest runs, optionally of one status. Read-only (no orphan recovery).
+
+    Raises:
+        UsageError: an unknown status.
+    """
+    from wardian.engine.runs import RunStore
+
+    store = RunStore(recover=False)
+    try:
+        return store.list(status=status or None, limit=limit)
+    finally:
+        store.close()
+
+
+def run_detail(run_id: str) -> Any:
+    """One run with its step attempts and events. Read-only.
+
+    Raises:
+        NotFoundError / AmbiguousIdError.
+    """
+    from wardian.engine.runs import RunStore
+
+    store = RunStore(recover=False)
+    try:
+        return store.get(run_id, detail=True)
+    finally:
+        store.close()

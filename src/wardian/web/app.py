@@ -1,0 +1,336 @@
+"""The Garden web app's routes: thin handlers over the application layer.
+
+Every page reads through `wardian.app.garden`; "Maintain memory…" calls
+`wardian.memory.maintenance.service` — the same preview, cache, confirmation and apply
+functions as ``wardian garden maintain`` — so the browser is one more surface, not a second
+implementation. POST handlers read their form with `_form`, which checks the CSRF token.
+
+Maintenance flow (spec "Operator maintenance in Garden"):
+
+1. ``GET /agents/{id}/maintain``: paste or upload a plan.
+2. ``POST …/maintain/preview``: validate, preview (cached in ``state.db``), render digest,
+   counts, Before/After with full text, sources, absorbed ids and conflicts. "Apply
+   reviewed plan…" is disabled while there are conflicts.
+3. The button opens a dialog (``POST …/maintain/confirm`` renders the same dialog as a page
+   without script) showing owner, operation count and ``sha256:`` + 12 hex.
+4. ``POST …/maintain/apply`` with ``decision=apply`` and the three confirmed values: the
+   service asks its ``confirm`` callback, which accepts only when the values the operator
+   saw are exactly the ones being applied. ``decision=decline`` answers no: zero changes.
+5. Success redirects to ``GET …/maintain/receipt?key=…``, the stored receipt (reloadable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData, UploadFile
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from wardian.errors import (
+    EXIT_AUTH,
+    EXIT_CONFLICT,
+    EXIT_USAGE,
+    NotFoundError,
+    UsageError,
+    WardianError,
+)
+from wardian.web.guard import Guard, GuardMiddleware
+from wardian.web.render import render
+
+__all__ = ["MAX_FORM_BYTES", "create_app"]
+
+MAX_FORM_BYTES = 3 * 1024 * 1024
+"""Largest form accepted: a 1 MiB plan as file or paste, with room for the encoding."""
+
+STATIC = Path(__file__).parent / "static"
+_STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+
+
+class CsrfRefused(WardianError):
+    """A POST without this start's CSRF token (a cross-site form, or a stale page)."""
+
+    exit_code = EXIT_AUTH
+
+
+def _status(exc: WardianError) -> int:
+    if isinstance(exc, NotFoundError):
+        return 404
+    return {EXIT_USAGE: 422, EXIT_AUTH: 403, EXIT_CONFLICT: 409}.get(exc.exit_code, 500)
+
+
+def create_app(guard: Guard) -> Any:
+    """The Garden ASGI app behind `GuardMiddleware` for this start's `guard`."""
+
+    def page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
+        html = render(template, {"csrf": guard.csrf, "path": request.url.path, **context})
+        return HTMLResponse(html, status_code=status)
+
+    def failure(request: Request, exc: WardianError, **context: Any) -> Response:
+        return page(request, "error.html.j2", _status(exc), error=exc.render(),
+                    title="Error", **context)
+
+    async def form(request: Request) -> FormData:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > MAX_FORM_BYTES:
+            raise UsageError(f"request body of {length} bytes is over the "
+                               f"{MAX_FORM_BYTES}-byte limit (a plan is at most 1 MiB)")
+        data = await request.form(max_part_size=MAX_FORM_BYTES, max_files=2, max_fields=50)
+        token = data.get("csrf")
+        if not guard.csrf_ok(token if isinstance(token, str) else None):
+            raise CsrfRefused(
+                "refused: the form carries no valid CSRF token",
+                hint="reload the page from Garden and submit it again",
+            )
+        return data
+
+    def handler(fn: Callable[[Request], Any]) -> Callable[[Request], Any]:
+        async def wrapped(request: Request) -> Response:
+            try:
+                result: Response = await fn(request)
+                return result
+            except WardianError as exc:
+                return failure(request, exc)
+        return wrapped
+
+    # --- pages -------------------------------------------------------------------------
+
+    async def agents(request: Request) -> Response:
+        from wardian.app.garden import agents_overview
+
+        rows = await run_in_threadpool(agents_overview)
+        return page(request, "agents.html.j2", title="Agents", agents=rows)
+
+    async def memory(request: Request) -> Response:
+        from wardian.app.garden import memory_page, record_marks, resolve_owner
+
+        q = request.query_params
+        owner, name = await run_in_threadpool(resolve_owner, request.path_params["agent"])
+        try:
+            number = int(q.get("page", "1"))
+        except ValueError:
+            number = 1
+        found = await run_in_threadpool(
+            lambda: memory_page(owner, kind=q.get("kind", ""), scope=q.get("scope", ""),
+                                status=q.get("status", "active"), text=q.get("q", ""),
+                                page=number))
+        filters = {k: v for k, v in found.filters.items() if v}
+
+        def link(number: int) -> str:
+            return "?" + urlencode({**filters, "page": number})
+
+        return page(request, "memory.html.j2", title=f"{name} · memory", owner=owner,
+                    name=name, found=found, marks={r.id: record_marks(r) for r in found.records},
+                    prev_link=link(found.page - 1) if found.page > 1 else None,
+                    next_link=link(found.page + 1) if found.page < found.pages else None)
+
+    async def record(request: Request) -> Response:
+        from wardian.app.garden import record_detail, record_marks
+
+        rec, revisions = await run_in_threadpool(record_detail, request.path_params["record"])
+        return page(request, "record.html.j2", title=f"memory {rec.short_id}", record=rec,
+                    revisions=revisions, marks=record_marks(rec))
+
+    async def loaded(request: Request) -> Response:
+        from wardian.app.garden import loaded_events, resolve_owner
+
+        owner, name = await run_in_threadpool(resolve_owner, request.path_params["agent"])
+        events = await run_in_threadpool(loaded_events, owner)
+        return page(request, "loaded.html.j2", title=f"{name} · Memory loaded", owner=owner,
+                    name=name, events=events)
+
+    async def runs(request: Request) -> Response:
+        from wardian.app.garden import runs_overview
+
+        status = request.query_params.get("status", "")
+        rows = await run_in_threadpool(lambda: runs_overview(status=status or None))
+        return page(request, "runs.html.j2", title="Runs", runs=rows, run_status=status)
+
+    async def run(request: Request) -> Response:
+        from wardian.app.garden import run_detail
+
+        found = await run_in_threadpool(run_detail, request.path_params["run"])
+        return page(request, "run.html.j2", title=f"run {found.id[:8]}", run=found)
+
+    async def invokers(request: Request) -> Response:
+        from wardian.app.garden import invokers_overview
+
+        rows = await run_in_threadpool(invokers_overview)
+        return page(request, "invokers.html.j2", title="Invokers", invokers=rows,
+                    notice=request.query_params.get("notice"))
+
+    async def invoker_switch(request: Request) -> Response:
+        from wardian.app.garden import set_invoker_enabled
+
+        data = await form(request)
+        enabled = data.get("enabled") == "true"
+        doc = await run_in_threadpool(
+            set_invoker_enabled, request.path_params["invoker"], enabled)
+        notice = f"{'Enabled' if enabled else 'Disabled'} invoker {doc['name']}."
+        return RedirectResponse("/invokers?" + urlencode({"notice": notice}), status_code=303)
+
+    # --- maintain memory… --------------------------------------------------------------
+
+    async def _owner(request: Request) -> tuple[str, str]:
+        from wardian.app.garden import resolve_owner
+
+        return await run_in_threadpool(
+            lambda: resolve_owner(request.path_params["agent"], allow_removed=False))
+
+    async def _plan_bytes(data: FormData) -> tuple[bytes, str, str]:
+        """(plan bytes, source name for messages, text to carry on) from upload or paste."""
+        upload = data.get("plan_file")
+        if isinstance(upload, UploadFile) and upload.filename:
+            raw = await upload.read()
+            text = raw.decode("utf-8", errors="replace")
+            return raw, upload.filename, text
+        text = str(data.get("plan_text") or "")
+        return text.encode("utf-8"), "pasted plan", text
+
+    def maintain_page(request: Request, owner: str, name: str, *, status: int = 200,
+                      plan_text: str = "", **context: Any) -> Response:
+        context.setdefault("error", None)
+        context.setdefault("notice", None)
+        context.setdefault("report", None)
+        return page(request, "maintain.html.j2", status, title=f"{name} · Maintain memory",
+                    owner=owner, name=name, plan_text=plan_text, **context)
+
+    async def maintain(request: Request) -> Response:
+        owner, name = await _owner(request)
+        return maintain_page(request, owner, name)
+
+    async def preview(request: Request) -> Response:
+        from wardian.memory.maintenance.service import load_bound_bytes, preview_plan
+
+        owner, name = await _owner(request)
+        data = await form(request)
+        raw, source, text = await _plan_bytes(data)
+        try:
+            plan = await run_in_threadpool(load_bound_bytes, raw, owner, source=source)
+            doc = (await run_in_threadpool(preview_plan, plan, owner)).to_json()
+        except WardianError as exc:
+            return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
+                                 error=exc.render())
+        by_op: dict[int, list[dict[str, Any]]] = {}
+        for conflict in doc["conflicts"]:
+            by_op.setdefault(conflict["operation"], []).append(conflict)
+        existing = doc.get("existing_receipt")
+        return page(request, "preview.html.j2", title=f"{name} · Maintenance preview",
+                    owner=owner, name=name, doc=doc, conflicts_by_op=by_op, plan_text=text,
+                    replay=bool(existing and existing["preview_digest"] == doc["preview_digest"]),
+                    key_reused=bool(existing
+                                    and existing["preview_digest"] != doc["preview_digest"]))
+
+    async def confirm(request: Request) -> Response:
+        from wardian.memory.maintenance.preview import compute_digest, digest_prefix
+        from wardian.memory.maintenance.service import load_bound_bytes
+
+        owner, name = await _owner(request)
+        data = await form(request)
+        raw, source, text = await _plan_bytes(data)
+        plan = await run_in_threadpool(load_bound_bytes, raw, owner, source=source)
+        return page(request, "confirm.html.j2", title="Confirm apply", owner=owner, name=name,
+                    plan_id=plan.plan_id, operation_count=len(plan.operations),
+                    digest_prefix=digest_prefix(compute_digest(plan, owner)), plan_text=text)
+
+    async def apply(request: Request) -> Response:
+        from wardian.memory.maintenance.apply import ConfirmRequest
+        from wardian.memory.maintenance.errors import ApplyAborted
+        from wardian.memory.maintenance.service import apply_loaded, load_bound_bytes
+
+        owner, name = await _owner(request)
+        data = await form(request)
+        raw, source, text = await _plan_bytes(data)
+        decision = data.get("decision")
+        shown = (data.get("confirm_owner"), data.get("confirm_count"),
+                 data.get("confirm_digest"))
+
+        def confirmed(asked: ConfirmRequest) -> bool:
+            # The backend's own check: only what the dialog showed may be applied.
+            if decision != "apply":
+                return False
+            if shown != (asked.owner_id, str(asked.operation_count), asked.digest_prefix):
+                raise ApplyAborted(
+                    "the confirmed owner, operation count or digest is not this plan's "
+                    f"(owner {asked.owner_id}, {asked.operation_count} operation(s), "
+                    f"{asked.digest_prefix})")
+            return True
+
+        try:
+            plan = await run_in_threadpool(load_bound_bytes, raw, owner, source=source)
+            result = await run_in_threadpool(
+                lambda: apply_loaded(plan, owner, confirm=confirmed))
+        except ApplyAborted as exc:
+            declined = decision == "decline"
+            return maintain_page(
+                request, owner, name, plan_text=text, status=200 if declined else 409,
+                notice=("Declined: nothing was changed. Preview the plan again to apply it."
+                        if declined else None),
+                error=None if declined else exc.render())
+        except WardianError as exc:
+            return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
+                                 error=exc.render())
+        query = {"key": result.receipt.idempotency_key,
+                 "outcome": "replayed" if result.replayed else "applied"}
+        return RedirectResponse(
+            f"/agents/{owner}/maintain/receipt?{urlencode(query)}", status_code=303)
+
+    async def receipt(request: Request) -> Response:
+        from wardian.memory.maintenance.service import check_receipt
+
+        owner, name = await _owner(request)
+        key = request.query_params.get("key", "")
+        report = await run_in_threadpool(lambda: check_receipt(owner, idempotency_key=key))
+        return page(request, "receipt.html.j2", title=f"{name} · Receipt", owner=owner,
+                    name=name, report=report, outcome=request.query_params.get("outcome"))
+
+    async def check(request: Request) -> Response:
+        from wardian.memory.maintenance.service import check_receipt, load_bound_bytes
+
+        owner, name = await _owner(request)
+        data = await form(request)
+        key = str(data.get("idempotency_key") or "").strip()
+        raw, source, text = await _plan_bytes(data)
+        try:
+            if key:
+                report = await run_in_threadpool(
+                    lambda: check_receipt(owner, idempotency_key=key))
+            else:
+                plan = await run_in_threadpool(load_bound_bytes, raw, owner, source=source)
+                report = await run_in_threadpool(lambda: check_receipt(owner, plan=plan))
+        except WardianError as exc:
+            return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
+                                 error=exc.render())
+        return maintain_page(request, owner, name, plan_text=text, report=report)
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        path = STATIC / name
+        if "/" in name or path.suffix not in _STATIC_TYPES or not path.is_file():
+            return Response("not found", status_code=404, media_type="text/plain")
+        return Response(path.read_bytes(), media_type=_STATIC_TYPES[path.suffix])
+
+    routes = [
+        Route("/", handler(agents)),
+        Route("/agents/{agent}", handler(memory)),
+        Route("/agents/{agent}/loaded", handler(loaded)),
+        Route("/agents/{agent}/maintain", handler(maintain)),
+        Route("/agents/{agent}/maintain/preview", handler(preview), methods=["POST"]),
+        Route("/agents/{agent}/maintain/confirm", handler(confirm), methods=["POST"]),
+        Route("/agents/{agent}/maintain/apply", handler(apply), methods=["POST"]),
+        Route("/agents/{agent}/maintain/check-receipt", handler(check), methods=["POST"]),
+        Route("/agents/{agent}/maintain/receipt", handler(receipt)),
+        Route("/records/{record}", handler(record)),
+        Route("/runs", handler(runs)),
+        Route("/runs/{run}", handler(run)),
+        Route("/invokers", handler(invokers)),
+        Route("/invokers/{invoker}/enabled", handler(invoker_switch), methods=["POST"]),
+        Route("/static/{name}", static),
+    ]
+    return GuardMiddleware(Starlette(routes=routes), guard)

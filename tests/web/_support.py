@@ -1,0 +1,132 @@
+"""Garden test support: seed a data directory with the real stores, run the real server.
+
+`garden_server` starts ``python -m wardian garden serve --port 0`` as a child process (the
+real CLI, a real uvicorn on 127.0.0.1) and reads the URL it prints.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass(frozen=True)
+class Garden:
+    """A running Garden: the printed URL (with token), its base, port and token."""
+
+    url: str
+    base: str
+    port: int
+    token: str
+    output: list[str]
+
+
+@contextmanager
+def garden_server(home: Path, *extra: str) -> Iterator[Garden]:
+    """Run `wardian garden serve` on a free port for data directory `home`; stop it after."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    env["WARDIAN_HOME"] = str(home)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wardian", "garden", "serve", "--port", "0", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        output: list[str] = []
+        url = ""
+        while not url:
+            line = proc.stdout.readline()
+            if not line:
+                err = proc.stderr.read() if proc.stderr else ""
+                raise AssertionError(f"garden serve exited early: {output} {err}")
+            output.append(line.rstrip("\n"))
+            if line.startswith("Open: "):
+                url = line.split()[1]
+        parts = urlsplit(url)
+        assert parts.hostname == "127.0.0.1" and parts.port
+        token = parse_qs(parts.query)["token"][0]
+        yield Garden(url, f"http://127.0.0.1:{parts.port}", parts.port, token, output)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def seed_agent(name: str = "ada", *, records: int = 0) -> str:
+    """Register agent `name` with `records` plain records; returns its id."""
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    try:
+        agent_id = registry.add(name, "claude").id
+    finally:
+        registry.close()
+    if records:
+        from wardian._db import atomic
+        from wardian._util import utc_now_iso
+
+        store = MemoryStore()
+        try:
+            with atomic(store.conn):
+                for i in range(records):
+                    store.insert_in_transaction(
+                        agent_id, text=f"seeded note {i:05d} about topic {i % 97}",
+                        evidence=f"evidence {i}", kind="stable" if i % 3 else "current",
+                        scope=Scope.agent() if i % 2 else Scope.workspace("/srv/project"),
+                        sources=[], actor="test", reason=None, now=utc_now_iso(),
+                    )
+        finally:
+            store.close()
+    return agent_id
+
+
+def save(agent_id: str, text: str, **fields: Any) -> Any:
+    """Save one record for `agent_id` with the real store (workspace scope by default)."""
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        fields.setdefault("evidence", f"evidence for {text}")
+        fields.setdefault("scope", Scope.workspace("/srv/project"))
+        return store.save(agent_id, text, actor="test", **fields)
+    finally:
+        store.close()
+
+
+def update(record_id: str, **fields: Any) -> Any:
+    """Update one record with the real store (a new revision)."""
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return store.update(None, record_id, actor="test", **fields)
+    finally:
+        store.close()
+
+
+def get(record_id: str) -> Any:
+    """The record as stored now."""
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return store.get(record_id, agent_id=None)
+    finally:
+        store.close()

@@ -1,0 +1,139 @@
+"""Garden's refusals over real HTTP (httpx against the real server on 127.0.0.1).
+
+Issue 17: requests without the access token, with another Host header, or cross-site POSTs
+without the CSRF token are refused; the server listens on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.web._support import Garden, garden_server, save, seed_agent
+
+
+@pytest.fixture
+def garden(wardian_home: Path) -> Iterator[Garden]:
+    agent = seed_agent("ada")
+    save(agent, "Deploys need <script>alert(1)</script> the staging key rotated first")
+    from wardian.invokers.store import InvokerStore
+
+    store = InvokerStore()
+    try:
+        invoker = store.add("session-close", name="nightly tidy",
+                            blueprint_id="no-such-blueprint", agent_id=agent, assignments={})
+        store.set_enabled(invoker.id, True)
+    finally:
+        store.close()
+    with garden_server(wardian_home) as running:
+        yield running
+
+
+@contextmanager
+def _client(garden: Garden) -> Iterator[httpx.Client]:
+    """A client holding Garden's cookie, as a browser does after opening the URL."""
+    with httpx.Client(base_url=garden.base, follow_redirects=False) as client:
+        first = client.get(garden.url)
+        assert first.status_code == 303 and first.headers["location"] == "/"
+        cookie = first.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        yield client
+
+
+def _csrf(page: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+    assert found, "the page embeds no CSRF token"
+    return found.group(1)
+
+
+def _invoker_enabled() -> bool:
+    from wardian.invokers.store import InvokerStore
+
+    store = InvokerStore()
+    try:
+        return store.list()[0].enabled
+    finally:
+        store.close()
+
+
+def test_prints_a_tokenised_url_on_127_0_0_1(garden: Garden) -> None:
+    assert garden.url.startswith(f"http://127.0.0.1:{garden.port}/?token=")
+    assert len(garden.token) >= 40
+    assert any("this machine only" in line for line in garden.output)
+
+
+def test_requests_without_the_token_are_refused(garden: Garden) -> None:
+    for url in ("/", "/runs", "/invokers", "/static/garden.js", "/?token=wrong" + "x" * 40):
+        refused = httpx.get(garden.base + url)
+        assert refused.status_code == 403, url
+        assert "access token" in refused.text
+        assert "ada" not in refused.text
+    forged = httpx.get(garden.base + "/", cookies={f"wardian_garden_{garden.port}": "guess"})
+    assert forged.status_code == 403
+
+
+def test_the_token_opens_the_pages_and_text_is_escaped(garden: Garden) -> None:
+    with _client(garden) as client:
+        agents = client.get("/")
+        assert agents.status_code == 200 and "ada" in agents.text
+        assert "default-src 'none'" in agents.headers["content-security-policy"]
+        assert agents.headers["x-frame-options"] == "DENY"
+        agent_id = re.search(r'data-agent="([0-9a-f-]{36})"', agents.text)
+        assert agent_id
+        memory = client.get(f"/agents/{agent_id.group(1)}")
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in memory.text
+        assert "<script>alert(1)" not in memory.text
+
+
+def test_another_host_header_is_refused(garden: Garden) -> None:
+    with _client(garden) as client:
+        for host in ("evil.example", f"evil.example:{garden.port}", f"127.0.0.1:{garden.port + 1}"):
+            refused = client.get("/", headers={"Host": host})
+            assert refused.status_code == 421, host
+            assert "ada" not in refused.text
+        assert client.get("/", headers={"Host": f"localhost:{garden.port}"}).status_code == 200
+
+
+def test_posts_need_the_csrf_token_and_a_same_site_origin(garden: Garden) -> None:
+    with _client(garden) as client:
+        page = client.get("/invokers")
+        assert "broken" in page.text and "no-such-blueprint" in page.text
+        invoker = re.search(r'data-invoker="([0-9a-f-]{36})"', page.text)
+        assert invoker
+        action = f"/invokers/{invoker.group(1)}/enabled"
+        token = _csrf(page.text)
+        missing = client.post(action, data={"enabled": "false"})
+        assert missing.status_code == 403 and "CSRF" in missing.text
+        wrong = client.post(action, data={"enabled": "false", "csrf": "0" * 64})
+        assert wrong.status_code == 403
+        cross = client.post(action, data={"enabled": "false", "csrf": token},
+                            headers={"Origin": "https://evil.example"})
+        assert cross.status_code == 403 and "cross-site" in cross.text
+        assert _invoker_enabled(), "a refused POST changed nothing"
+        same = client.post(action, data={"enabled": "false", "csrf": token},
+                           headers={"Origin": garden.base})
+        assert same.status_code == 303
+        assert not _invoker_enabled()
+
+
+def test_listens_on_127_0_0_1_only(garden: Garden) -> None:
+    # The whole of 127/8 is loopback on Linux: another address there reaches any server
+    # bound to all interfaces, but not one bound to 127.0.0.1.
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.2", garden.port), 2):
+        pass
+
+
+def test_an_oversized_form_is_refused_before_reading(garden: Garden) -> None:
+    with _client(garden) as client:
+        agent = re.search(r'data-agent="([0-9a-f-]{36})"', client.get("/").text)
+        assert agent
+        page = client.get(f"/agents/{agent.group(1)}/maintain")
+        huge = client.post(f"/agents/{agent.group(1)}/maintain/preview",
+                           data={"csrf": _csrf(page.text), "plan_text": "x" * (4 << 20)})
+        assert huge.status_code == 422 and "limit" in huge.text

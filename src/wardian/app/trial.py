@@ -20,7 +20,7 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -49,11 +49,24 @@ def _scratch_home() -> Iterator[Path]:
     try:
         yield folder
     finally:
+        _close_databases(folder)
         if previous is None:
             os.environ.pop(ENV_HOME, None)
         else:
             os.environ[ENV_HOME] = previous
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _close_databases(folder: Path) -> None:
+    """Close this process's shared connections to the scratch databases (they would stay
+    open in the connection cache, on files about to be deleted)."""
+    from wardian._db import StateDB
+    from wardian.memory.db import MemoryDB
+
+    for name, kind in (("state.db", StateDB), ("memory.db", MemoryDB)):
+        if (folder / name).is_file():
+            with suppress(StoreError):  # the folder is removed next either way
+                kind.open(folder / name).close()
 
 
 def _backup(source: Path, target: Path) -> None:

@@ -113,6 +113,16 @@ def _parse_budget(raw: str) -> int:
     return value
 
 
+def _parse_days(raw: str) -> int:
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ValueError("expected a whole number of days") from None
+    if value < 1:
+        raise ValueError("expected at least 1 day")
+    return value
+
+
 def _parse_url(raw: str) -> str:
     parsed = urlparse(raw.strip())
     if parsed.scheme not in {"http", "https"} or not parsed.netloc:
@@ -149,6 +159,12 @@ SETTINGS: dict[str, Setting] = {
             "memory.startup_budget_chars", _parse_budget, 12_000,
             "Size budget of the startup recall context, in characters.",
             f"integer >= {MIN_STARTUP_BUDGET_CHARS}",
+        ),
+        Setting(
+            "memory.current_review_days", _parse_days, 14,
+            "Age in days after which a `current` checkpoint is marked stale at startup and "
+            "listed by `wardian garden memory stale`.",
+            "integer >= 1",
         ),
         Setting(
             "providers.openai.base_url", _parse_url, "https://api.openai.com/v1",

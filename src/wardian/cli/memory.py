@@ -37,6 +37,8 @@ app = typer.Typer(
 )
 
 ROW_SAVED = "Memory saved · This agent"
+ROW_UNCHANGED = "Memory unchanged · already saved"
+ROW_EVIDENCE_ADDED = "Memory updated · already saved, new evidence added"
 ROW_UPDATED = "Memory updated · This agent"
 ROW_REMOVED = "Memory removed · This agent"
 
@@ -127,9 +129,12 @@ def _report(record: Record, row: str, *, as_json: bool) -> None:
     stdout(row)
 
 
-@app.command("save")
+@app.command("save", context_settings={"ignore_unknown_options": True})
 def save(
-    text: str = typer.Argument(..., help="What to remember (at most 8,192 characters)."),
+    text: str = typer.Argument(
+        ..., help="What to remember (at most 8,192 characters). Text that starts with '-' "
+        "(a pasted key block) is taken as the text too; `--` before it always works: "
+        "memory save --evidence E -- \"-text\"."),
     evidence: str = typer.Option(
         ..., "--evidence", help="Excerpt that justifies it (required, at most 8,192)."
     ),
@@ -140,15 +145,27 @@ def save(
     source: list[str] = SourceOpt,
     as_json: bool = JsonOption,
 ) -> None:
-    """Save a memory record for this agent (the first --source is marked primary)."""
+    """Save a memory record for this agent (the first --source is marked primary).
+
+    Saving the same text, kind and scope again returns the existing record ("Memory
+    unchanged · already saved"); different evidence or new sources are added to it as a
+    revision. Text, evidence and sources that hold a secret are refused (exit 2): save a
+    reference to where the secret lives instead.
+    """
     principal, store = _open()
     where = _scope(scope)
     assert where is not None
-    record = store.save(
+    outcome = store.save_once(
         principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
         scope=where, sources=_sources(source, first_primary=True), actor=principal.actor,
     )
-    _report(record, ROW_SAVED, as_json=as_json)
+    if as_json:
+        emit_json({**outcome.record.to_json(), "unchanged": outcome.unchanged,
+                   "already_saved": outcome.already_saved})
+        return
+    row = {"saved": ROW_SAVED, "unchanged": ROW_UNCHANGED,
+           "evidence_added": ROW_EVIDENCE_ADDED}[outcome.outcome]
+    _report(outcome.record, row, as_json=False)
 
 
 @app.command("list")
@@ -160,8 +177,10 @@ def list_(
 ) -> None:
     """List this agent's records (every workspace), newest first."""
     principal, store = _open()
+    # Records set aside as holding a secret stay out of the agent's view, as in recall.
     records = store.list(
-        principal.agent_id, kind=kind, scope_kind=scope, include_removed=include_removed
+        principal.agent_id, kind=kind, scope_kind=scope, include_removed=include_removed,
+        flagged=False,
     )
     if as_json:
         emit_json([r.to_json() for r in records])
@@ -217,6 +236,7 @@ def _startup_context(
     settings = SettingsStore()
     try:
         budget = int(settings.get("memory.startup_budget_chars"))
+        review_days = int(settings.get("memory.current_review_days"))
     finally:
         settings.close()
     registry = AgentRegistry()
@@ -227,7 +247,7 @@ def _startup_context(
     name = agent.name if agent else principal.agent_id[:8]
     return load_startup_context(
         store, agent_id=principal.agent_id, agent_name=name, workspace=workspace,
-        budget_chars=budget,
+        budget_chars=budget, current_review_days=review_days,
     )
 
 

@@ -458,6 +458,10 @@ class ScheduleDaemon:
         what = f"schedule {invoker.name} ({invoker.id[:8]}) slot {slot_key(d.scheduled)}"
         if run is not None:
             run_id, status = run
+            if status == "blocked":
+                self.log(f"{self._stamp()} {what}: blocked (the invoker is broken; see "
+                         f"`wardian automation schedule show {invoker.id[:8]}`)")
+                return
             outcome = "ran" if status != "skipped" else "skipped (blocked assignment)"
             self.log(f"{self._stamp()} {what}: {outcome} run {run_id[:8]} late {d.late_s:.3f} s")
         elif d.outcome == "coalesced":

@@ -95,6 +95,10 @@ class Record:
     current_revision_id: str
     sources: tuple[Source, ...] = field(default_factory=tuple)
     removed_reason: str | None = None
+    flagged: str | None = None
+    """Why the record is set aside (e.g. ``secret_detected: AWS Access Key in text``), or
+    None. A flagged record keeps its status but is left out of recall and the startup
+    context until the operator retires or revises it (issue 14)."""
 
     @property
     def short_id(self) -> str:
@@ -113,6 +117,7 @@ class Record:
             "sources": [s.to_json() for s in self.sources],
             "status": self.status,
             "removed_reason": self.removed_reason,
+            "flagged": self.flagged,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "current_revision_id": self.current_revision_id,

@@ -205,6 +205,7 @@ def prepare_launch(
     try:
         enabled = bool(settings.get("agent_memory.enabled"))
         budget = int(settings.get("memory.startup_budget_chars"))
+        review_days = int(settings.get("memory.current_review_days"))
     finally:
         settings.close()
     env = dict(os.environ if base_env is None else base_env)
@@ -244,6 +245,7 @@ def prepare_launch(
                 context = load_startup_context(
                     store, agent_id=agent.id, agent_name=agent.name,
                     workspace=launch_workspace, budget_chars=budget,
+                    current_review_days=review_days,
                 )
     finally:
         store.close()

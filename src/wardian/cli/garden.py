@@ -180,6 +180,35 @@ def memory_history(
         stdout(f"    {snap['status']} · {snap['kind']} · {scope}: {_one_line(snap['text'])}")
 
 
+@memory_app.command("refusals")
+def memory_refusals(
+    agent: str = AgentOpt,
+    as_json: bool = JsonOption,
+) -> None:
+    """List refused uses of a capability outside its own launch's process tree (a token
+    read from another process or replayed), where AGENT held it or made the attempt."""
+    require_operator()
+    from dataclasses import asdict
+
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.store import MemoryStore
+
+    owner, name = _owner(agent)
+    store = MemoryStore()
+    try:
+        found = CapabilityStore(store.conn).refusals(owner)
+    finally:
+        store.close()
+    if as_json:
+        emit_json({"agent": {"id": owner, "name": name},
+                   "refusals": [asdict(r) for r in found]})
+        return
+    if not found:
+        stdout(f"(no refused capability uses for {name})")
+    for refusal in found:
+        stdout(f"{refusal.at} · pid {refusal.caller_pid} · {refusal.reason}")
+
+
 @memory_app.command("loaded")
 def memory_loaded(
     agent: str = AgentOpt,

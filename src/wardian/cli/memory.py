@@ -55,15 +55,21 @@ def _open() -> tuple[Principal, MemoryStore]:
     from wardian.config import memory_db_path
     from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import is_alive
+    from wardian.runtime.process import is_alive, lineage
 
     # No capability, or no memory.db to check it against: fail closed before anything,
     # not even the data directory, is created.
     path = memory_db_path(create_dir=False)
     if not os.environ.get(ENV_CAPABILITY, "").strip() or not path.exists():
-        resolve_principal(is_alive=is_alive, db_path=path)  # raises CapabilityMissing/Invalid
+        # raises CapabilityMissing/Invalid
+        resolve_principal(is_alive=is_alive, caller=(), db_path=path)
+    caller = [(p.pid, p.started_at) for p in lineage()]
     store = MemoryStore(path)
-    return resolve_principal(is_alive=is_alive, store=store), store
+    try:
+        return resolve_principal(is_alive=is_alive, caller=caller, store=store), store
+    except BaseException:
+        store.close()
+        raise
 
 
 def _scope(value: str | None) -> Scope | None:
@@ -345,7 +351,10 @@ def draft_plan(
         return
     from pathlib import Path
 
-    Path(output).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
-                            encoding="utf-8")
+    from wardian._fs import open_private
+
+    # The draft quotes the agent's records: private like the database it came from.
+    with open_private(Path(output), "w", encoding="utf-8", newline="") as handle:
+        handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     stdout(f"Draft plan written to {output} · {len(doc['operations'])} operation(s) · "
            "the operator previews it with `wardian garden maintain preview`")

@@ -386,7 +386,7 @@ class _Execution:
             return {"action": step.action,
                     "with": engine.render_value(step.with_ or {}, context)}
         if step.id in loaded.prompt_files:
-            prompt = engine.file_template(loaded.prompt_files[step.id]).render(context)
+            prompt = engine.render_file(loaded.prompt_files[step.id], context)
         else:
             prompt = engine.render_text(loaded.prompts[step.id], context)
         return {"role": step.role, "prompt": prompt,

@@ -436,12 +436,10 @@ def draft_plan(
                 "agent_id": agent_id, "next": None}
     data = json.dumps(plan, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
     _validate_plan(data)
-    folder = data_dir() / "plans"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{run_id}.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    from wardian._fs import private_dir, write_private
+
+    path = private_dir(data_dir() / "plans") / f"{run_id}.json"
+    write_private(path, data)
     return {
         "path": str(path), "operations": len(plan["operations"]), "dropped": dropped,
         "plan_id": plan["plan_id"], "agent_id": agent_id,

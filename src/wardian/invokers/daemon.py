@@ -156,9 +156,9 @@ class ScheduleDaemon:
         """
         self._lock = acquire_daemon_lock()
         holder = _holder_file()
-        tmp = holder.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"pid": os.getpid(), "since": format_utc(utc_now())}))
-        os.replace(tmp, holder)
+        from wardian._fs import write_private
+
+        write_private(holder, json.dumps({"pid": os.getpid(), "since": format_utc(utc_now())}))
 
     def release(self) -> None:
         """Release the lock (and remove the holder file if it is ours)."""

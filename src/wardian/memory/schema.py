@@ -208,4 +208,18 @@ MIGRATIONS: list[Migration] = [
     """,
     # 5: existing stores are checked once for secrets; holders are set aside (issue 14).
     lambda conn: _discard(flag_secret_records(conn)),
+    # 6: a valid capability presented from outside its launch's process tree (read from
+    # /proc, or a copied environment replayed): refused, and kept here naming both launches.
+    """
+    CREATE TABLE capability_refusals (
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        holder_agent_id TEXT NOT NULL,
+        holder_launch_id TEXT,
+        caller_agent_id TEXT,
+        caller_launch_id TEXT,
+        caller_pid INTEGER NOT NULL,
+        reason TEXT NOT NULL
+    );
+    """,
 ]

@@ -20,7 +20,7 @@ def wardian_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
         if key.startswith("WARDIAN_"):
             monkeypatch.delenv(key, raising=False)
     home = tmp_path / "wardian-home"
-    home.mkdir()
+    home.mkdir(mode=0o700)  # as Wardian creates it (a wider one is tightened, with a notice)
     monkeypatch.setenv("WARDIAN_HOME", str(home))
     yield home
 

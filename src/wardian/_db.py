@@ -28,6 +28,7 @@ migration bookkeeping) stay in this module, so another backend replaces one clas
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import sqlite3
@@ -86,7 +87,8 @@ def connect(path: Path) -> sqlite3.Connection:
     """Open (creating if needed) the SQLite file at `path` with Wardian's pragmas.
 
     Args:
-        path: the database file; its parent directory is created.
+        path: the database file; it and its parent directory are created private
+            (0600 / 0700, `wardian._fs`), and an existing wider file is tightened.
 
     Returns:
         A connection in autocommit mode with rows as `sqlite3.Row`.
@@ -94,8 +96,17 @@ def connect(path: Path) -> sqlite3.Connection:
     Raises:
         StoreError: the file cannot be opened (permissions, not a database).
     """
+    from wardian._fs import FILE_MODE, make_private, private_dir
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        if not path.exists():
+            # Created here, 0600, before SQLite creates it with the umask's mode; SQLite
+            # gives its -wal and -shm files the database file's mode.
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+        for suffix in ("", "-wal", "-shm"):  # tighten files an older Wardian left wider
+            make_private(Path(f"{path}{suffix}"))
         conn = sqlite3.connect(
             str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
             check_same_thread=False,
@@ -107,13 +118,31 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA foreign_keys = ON")
     except (sqlite3.Error, OSError) as exc:
         raise StoreError(
-            f"cannot open database {path}: {exc}",
+            f"cannot open database {path}: {_why_not_writable(path) or exc}",
             hint="check the file's permissions, or move WARDIAN_HOME to a writable folder",
         ) from exc
     with _opened_lock:
         key = Path(os.path.abspath(path))
         _opened[key] = _opened.get(key, 0) + 1
     return conn
+
+
+def _why_not_writable(path: Path) -> str | None:
+    """A plain reason why `path` (a database file) cannot be opened for writing, if one is
+    visible: a read-only file system, folder or file. SQLite only says "unable to open"."""
+    folder = path.parent
+    try:
+        if os.name != "nt" and os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return f"the file system holding {folder} is mounted read-only"
+    except OSError:
+        return None
+    if not os.access(folder, os.W_OK):
+        return f"the folder {folder} is read-only for you (SQLite needs to create files there)"
+    for suffix in ("", "-wal", "-shm"):
+        candidate = Path(f"{path}{suffix}")
+        if candidate.exists() and not os.access(candidate, os.W_OK):
+            return f"{candidate} is read-only for you"
+    return None
 
 
 @contextmanager
@@ -151,6 +180,8 @@ def _atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise  # read-only, disk I/O, …: `wardian.oserrors` words those
         raise StoreError(
             f"database is busy: {exc}", hint="another Wardian process holds the write lock; retry"
         ) from exc

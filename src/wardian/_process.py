@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 import threading
 
-__all__ = ["keep"]
+__all__ = ["keep", "kept_pids"]
 
 _kept: list[subprocess.Popen[bytes]] = []
 _lock = threading.Lock()
@@ -24,3 +24,11 @@ def keep(proc: subprocess.Popen[bytes]) -> int:
         _kept[:] = [p for p in _kept if p.poll() is None]
         _kept.append(proc)
     return proc.pid
+
+
+def kept_pids() -> set[int]:
+    """Pids of the detached workers this process started that still run (a launch
+    supervisor spares them when it ends what its runtime left behind)."""
+    with _lock:
+        _kept[:] = [p for p in _kept if p.poll() is None]
+        return {p.pid for p in _kept}

@@ -53,9 +53,49 @@ def data_dir(*, create: bool = True) -> Path:
         import platformdirs  # only when needed: it costs several ms of start-up
 
         base = Path(platformdirs.user_data_dir("wardian", appauthor=False))
+    if base.exists() and not base.is_dir():
+        raise UsageError(
+            f"the data directory {base} is not a directory"
+            + (f" ({ENV_HOME}={override})" if override else ""),
+            hint=f"point {ENV_HOME} at a directory (or remove the file that is in its place)",
+        )
     if create:
-        base.mkdir(parents=True, exist_ok=True)
+        _open_data_dir(base)
     return base
+
+
+_checked: set[Path] = set()
+
+
+def _open_data_dir(base: Path) -> None:
+    """Create the data directory as 0700, or tighten an existing wider one (once per
+    process, with a one-line notice on stderr): its databases hold every agent's memory."""
+    if base in _checked:
+        return
+    from wardian._fs import private_dir, tighten_dir
+
+    try:
+        if base.is_dir():
+            wider = tighten_dir(base)
+            if wider is not None:
+                import sys
+
+                sys.stderr.write(
+                    f"wardian: made the data directory {base} private (mode {wider:04o} -> "
+                    "0700): other local users could read every agent's memory\n")
+        else:
+            private_dir(base)
+    except FileExistsError as exc:
+        raise UsageError(
+            f"cannot create the data directory {base}: {exc.filename or base} is a file",
+            hint=f"point {ENV_HOME} at a directory (or remove the file that is in its place)",
+        ) from exc
+    except PermissionError as exc:
+        raise UsageError(
+            f"cannot create or use the data directory {base}: permission denied",
+            hint=f"make it yours and writable, or point {ENV_HOME} at a folder you own",
+        ) from exc
+    _checked.add(base)
 
 
 def memory_db_path(*, create_dir: bool = True) -> Path:
@@ -113,6 +153,16 @@ def _parse_budget(raw: str) -> int:
     return value
 
 
+def _parse_days(raw: str) -> int:
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ValueError("expected a whole number of days") from None
+    if value < 1:
+        raise ValueError("expected at least 1 day")
+    return value
+
+
 def _parse_url(raw: str) -> str:
     parsed = urlparse(raw.strip())
     if parsed.scheme not in {"http", "https"} or not parsed.netloc:
@@ -149,6 +199,12 @@ SETTINGS: dict[str, Setting] = {
             "memory.startup_budget_chars", _parse_budget, 12_000,
             "Size budget of the startup recall context, in characters.",
             f"integer >= {MIN_STARTUP_BUDGET_CHARS}",
+        ),
+        Setting(
+            "memory.current_review_days", _parse_days, 14,
+            "Age in days after which a `current` checkpoint is marked stale at startup and "
+            "listed by `wardian garden memory stale`.",
+            "integer >= 1",
         ),
         Setting(
             "providers.openai.base_url", _parse_url, "https://api.openai.com/v1",

@@ -38,6 +38,8 @@ ASSIGNMENTS = {
                 "model": "curator-rules"}
 }
 RUN_DEADLINE_S = 120.0
+WIDTH = 100
+"""The demo's output fits a terminal this wide (no line is longer, no JSON is cut)."""
 TERMINAL = {"succeeded", "failed", "cancelled", "interrupted", "skipped"}
 
 
@@ -54,6 +56,7 @@ class Demo:
         self.workspace = workspace
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
         self.env["WARDIAN_HOME"] = str(home)
+        self.env["COLUMNS"] = str(WIDTH)  # tables fit the demo's terminal width
 
     def wardian(self, *args: str, capture: bool = False, show: bool = True,
                 check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -65,7 +68,7 @@ class Demo:
             check: exit the demo when the command fails.
         """
         if show:
-            print(f"\n$ wardian {shlex.join(args)}", flush=True)
+            print("\n" + echo_command(args), flush=True)
         proc = subprocess.run(
             [sys.executable, "-m", "wardian", *args], env=self.env, cwd=self.workspace,
             text=True, capture_output=capture, timeout=300, check=False,
@@ -90,8 +93,8 @@ def wait_for_run(demo: Demo, invoker_id: str, deadline_s: float) -> dict[str, An
     Raises:
         SystemExit: no finished run before the deadline.
     """
-    print(f"\n$ wardian automation session-close history {invoker_id} --json   "
-          "# polled until the run finishes", flush=True)
+    print(f"\n(waiting for the run; `wardian automation session-close history "
+          f"{invoker_id[:8]}` shows it)", flush=True)
     end = time.monotonic() + deadline_s
     delay = 0.2
     while True:
@@ -108,22 +111,67 @@ def wait_for_run(demo: Demo, invoker_id: str, deadline_s: float) -> dict[str, An
         delay = min(delay * 1.5, 2.0)
 
 
-def print_summary(run: dict[str, Any]) -> None:
-    """Print what the consolidation did, from ``automation run show --json``."""
+def echo_command(args: tuple[str, ...] | list[str]) -> str:
+    """``$ wardian ARGS`` as a user would type it, continued with `` \\`` lines so no line
+    is wider than `WIDTH`."""
+    words = ["$", "wardian", *(shlex.quote(a) for a in args)]
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        candidate = f"{line} {word}" if line else word
+        if line and len(candidate) > WIDTH - 2:
+            lines.append(line + " \\")
+            line = "    " + word
+        else:
+            line = candidate
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def _wrap(text: str, indent: str, hang: int = 2) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(" ".join(text.split()), width=WIDTH, initial_indent=indent,
+                         subsequent_indent=" " * (len(indent) + hang),
+                         break_on_hyphens=False) or [indent.rstrip()]
+
+
+def summary_lines(run: dict[str, Any]) -> list[str]:
+    """What the consolidation read, saved, updated, removed and dropped (and why), from
+    ``automation run show --json``, in lines of at most `WIDTH` characters."""
     outputs = {a["step_id"]: a for a in run.get("attempts", [])}
-    commit = (outputs.get("commit") or {}).get("output") or {}
     archive = (outputs.get("archive") or {}).get("output") or {}
-    print(f"\nRun {run['id'][:8]} {run['status']}"
-          + (f": {run['error']}" if run.get("error") else ""))
+    curate = outputs.get("curate") or {}
+    commit = (outputs.get("commit") or {}).get("output") or {}
+    lines = [f"Run {run['id'][:8]} {run['status']}" + (f": {run['error']}" if run.get("error")
+                                                        else "")]
     if archive:
-        print(f"  read {archive.get('count')} messages (archive seq {archive.get('first_seq')}"
-              f"..{archive.get('last_seq')}, {archive.get('skipped_tool_messages')} tool "
-              "outputs left out)")
+        lines += _wrap(f"read: {archive.get('count')} messages of the archive (seq "
+                       f"{archive.get('first_seq')}..{archive.get('last_seq')}; "
+                       f"{archive.get('skipped_tool_messages')} tool outputs left out)", "  ")
+    proposed = ((curate.get("output") or {}).get("operations") or []) if curate else []
+    if curate:
+        who = "/".join(str(x) for x in (run.get("assignments", {}).get("curator", {})
+                                        .get("provider"), run.get("assignments", {})
+                                        .get("curator", {}).get("model")) if x)
+        lines += _wrap(f"curator ({who or 'assigned provider'}): proposed "
+                       f"{len(proposed)} operation(s)", "  ")
     if commit:
-        print(f"  committed: {commit.get('summary')}")
+        lines += _wrap(f"result: {commit.get('summary')}", "  ")
+        for item in commit.get("applied", []):
+            op = proposed[item["index"]] if item.get("index", -1) < len(proposed) else {}
+            where = " · ".join(str(x) for x in (op.get("kind"), op.get("scope")) if x)
+            verb = {"save": "saved", "update": "updated", "remove": "removed"}.get(
+                item.get("op"), item.get("op"))
+            lines += _wrap(f"{verb} [{str(item.get('memory_id', ''))[:8]}] "
+                           f"{where + ': ' if where else ''}{item.get('text') or ''}", "    ")
         for dropped in commit.get("dropped", []):
-            print(f"  dropped operation {dropped['index']} ({dropped['op']}): "
-                  f"{dropped['reason']}")
+            lines += _wrap(f"dropped operation {dropped['index']} ({dropped['op']}): "
+                           f"{dropped['reason']}", "    ")
+        if commit.get("replayed"):
+            lines += _wrap("skipped: this batch was already committed (idempotent replay)",
+                           "    ")
+    return lines
 
 
 def show_context() -> int:
@@ -132,7 +180,14 @@ def show_context() -> int:
     if not path:
         print("(no memory context: agent memory was disabled at launch)")
         return 0
-    print(Path(path).read_text(encoding="utf-8"), end="")
+    # The context as the agent receives it; lines wider than the demo's terminal are
+    # wrapped for display only (a recalled record continues under its text).
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if len(line) <= WIDTH:
+            print(line)
+            continue
+        hang = 4 if line.startswith("- [") else 2
+        print("\n".join(_wrap(line, "", hang)).replace("\n", "\n" + " " * 0))
     return 0
 
 
@@ -162,8 +217,8 @@ def run(transcript: Path, home: Path) -> int:
     workspace.mkdir(parents=True, exist_ok=True)
     demo = Demo(home, workspace)
     provider = session_provider(transcript)
-    print(f"Wardian demo — throwaway data directory: {home}")
-    print(f"Transcript: {transcript} ({provider} format)")
+    print(f"Wardian demo — throwaway data directory:\n  {home}")
+    print(f"Transcript ({provider} format):\n  {transcript}")
 
     demo.wardian("settings", "set", "agent_memory.enabled", "true")
     demo.wardian("settings", "set", "conversation_logging.enabled", "true")
@@ -182,8 +237,8 @@ def run(transcript: Path, home: Path) -> int:
     )
     sys.stdout.write(added.stdout)
     invoker_id = added.stdout.split()[0]
-    demo.wardian("automation", "session-close", "list")
-    demo.wardian("automation", "session-close", "enable", invoker_id)
+    demo.wardian("automation", "session-close", "show", invoker_id[:8])
+    demo.wardian("automation", "session-close", "enable", invoker_id[:8])
 
     demo.wardian(
         "session", "close", "--agent", AGENT, "--boundary", "clear",
@@ -193,17 +248,19 @@ def run(transcript: Path, home: Path) -> int:
     entry = wait_for_run(demo, invoker_id, RUN_DEADLINE_S)
     run_id = str(entry["run_id"])
     status = str(entry["status"])
-    demo.wardian("automation", "run", "show", run_id)
-    print_summary(demo.json("automation", "run", "show", run_id))
+    print()
+    print("\n".join(summary_lines(demo.json("automation", "run", "show", run_id, show=False))))
+    print(f"  full run: `wardian automation run show {run_id[:8]}`")
 
     print("\nThe agent's memory as it sees it at its next start "
           "(the startup context a managed process receives):")
     demo.wardian("agent", "exec", AGENT, "--", sys.executable, "-m", "wardian.demo",
                  "--show-context")
 
-    print(f"\nDone: the run {status}. Look around with "
-          f"`WARDIAN_HOME={home} {_wardian_command()} automation runs`; "
-          f"delete {home} when finished.")
+    print()
+    print("\n".join(_wrap(f"Done: the run {status}. Look around with `WARDIAN_HOME={home} "
+                          f"{_wardian_command()} automation runs`; delete {home} when "
+                          "finished.", "")))
     return 0 if status == "succeeded" else 1
 
 

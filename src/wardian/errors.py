@@ -16,6 +16,7 @@ Tree::
     ├── AuthorityError                exit 3: fail closed (no/forged/expired capability,
     │   ├── CapabilityMissing                  memory disabled, operator-only command)
     │   ├── CapabilityInvalid
+    │   │   └── CapabilityNotHeld          used outside its launch's process tree
     │   ├── CapabilityExpired
     │   ├── MemoryDisabled
     │   └── OperatorOnly
@@ -42,6 +43,7 @@ __all__ = [
     "CapabilityExpired",
     "CapabilityInvalid",
     "CapabilityMissing",
+    "CapabilityNotHeld",
     "ConflictError",
     "MemoryDisabled",
     "NotFoundError",
@@ -133,6 +135,11 @@ class CapabilityMissing(AuthorityError):
 
 class CapabilityInvalid(AuthorityError):
     """The capability in the environment is forged, malformed or for another agent."""
+
+
+class CapabilityNotHeld(CapabilityInvalid):
+    """A valid capability used from outside the process tree of the launch it belongs to
+    (read from another process's environment, or replayed from a copied one)."""
 
 
 class CapabilityExpired(AuthorityError):

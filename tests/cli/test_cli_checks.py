@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -67,3 +68,61 @@ def test_completion_is_offered_once_on_the_root(cli: CliRunner) -> None:
     assert "--show-completion" in invoke(cli, "--help").stdout
     for group in ("agent", "automation", "hooks", "memory"):
         assert "completion" not in invoke(cli, group, "--help").stdout, group
+
+
+def test_agent_set_changes_what_add_set_and_keeps_memory(cli: CliRunner, tmp_path: Path) -> None:
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    assert invoke(cli, "agent", "add", "ada", "--provider", "claude", "--effort", "high"
+                  ).exit_code == 0
+    agent = AgentRegistry().get("ada")
+    MemoryStore().save(agent.id, "Keep answers short", evidence="user", kind="stable",
+                       scope=Scope.agent(), actor="test")
+    res = invoke(cli, "agent", "set", "ada", "--provider", "codex", "--model", "gpt-5.2-codex",
+                 "--workspace", str(tmp_path), "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert (doc["id"], doc["provider"], doc["model"], doc["effort"], doc["workspace"]) == (
+        agent.id, "codex", "gpt-5.2-codex", "high", str(tmp_path.resolve()))
+    assert MemoryStore().count(agent.id) == 1  # memory follows the agent
+    assert invoke(cli, "agent", "set", "ada", "--effort", "").exit_code == 0
+    assert AgentRegistry().get("ada").effort is None
+    for args, needle in [(("--provider", "nosuch"), "unknown provider 'nosuch'"),
+                         (("--workspace", str(tmp_path / "missing")), "not a directory"),
+                         ((), "nothing to change")]:
+        res = invoke(cli, "agent", "set", "ada", *args)
+        assert res.exit_code == 2 and needle in res.stderr, (args, res.stderr)
+    assert AgentRegistry().get("ada").provider == "codex"
+
+
+def test_agent_exec_prints_the_collapsed_memory_loaded_line_first(cli: CliRunner,
+                                                                  tmp_path: Path) -> None:
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    agent = AgentRegistry().add("ada", "claude")
+    assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
+    wardian = str(Path(sys.executable).with_name("wardian"))
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([wardian, "agent", "exec", "ada", "--", sys.executable, "-c",
+                               "import sys; sys.stderr.write('provider started\\n')"],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                              env=dict(os.environ), stdin=subprocess.DEVNULL, check=False)
+
+    first = run()
+    assert first.returncode == 0 and "Memory loaded" not in first.stderr  # nothing loaded
+    for text in ("Keep answers short", "Use ruff"):
+        MemoryStore().save(agent.id, text, evidence="user", kind="stable",
+                           scope=Scope.agent(), actor="test")
+    second = run()
+    assert second.returncode == 0, second.stderr
+    lines = second.stderr.splitlines()
+    assert lines[0] == ("Memory loaded · 2 records · `wardian garden memory loaded --agent ada "
+                        "--last` to expand")
+    assert lines.index("provider started") > 0
+    res = invoke(cli, "garden", "memory", "loaded", "--agent", "ada", "--last")
+    assert res.exit_code == 0 and res.stdout.count("Memory loaded ·") == 1

@@ -90,7 +90,7 @@ def test_garden_is_read_only(
         try:
             return [tuple(r) for r in conn.execute(
                 "SELECT * FROM records UNION ALL SELECT revision_id, record_id, seq,"
-                " snapshot_json, actor, reason, created_at, '', '', '', '', '' FROM revisions"
+                " snapshot_json, actor, reason, created_at, '', '', '', '', '', '' FROM revisions"
                 " ORDER BY 1")]
         finally:
             conn.close()

@@ -92,3 +92,58 @@ def test_schedule_set_and_broken(cli: CliRunner) -> None:
     doc = json.loads(invoke(cli, *SCHED, "show", invoker, "--json").stdout)
     assert doc["status"] == "broken" and "tick" in doc["broken_reason"]
     assert "broken" in invoke(cli, *SCHED, "list").stdout
+
+
+def test_broken_session_close_invoker_records_blocked_and_creates_no_run(
+        cli: CliRunner) -> None:
+    from wardian.config import user_library_dir
+    from wardian.engine.runs import RunStore
+    from wardian.invokers.drain import drain_once
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.session_events import record_session_close
+
+    invoker = _setup(cli)
+    assert invoke(cli, *SC, "enable", invoker).exit_code == 0
+    (user_library_dir() / "tick.yaml").unlink()
+    agent = AgentRegistry().get("ada")
+    record_session_close(agent.id, "clear", session_id="s1", start_drain=False)
+    drain_once()
+    assert RunStore(recover=False).list(invoker_id=invoker) == []
+    res = invoke(cli, *SC, "history", invoker, "--json")
+    (entry,) = json.loads(res.stdout)["runs"]
+    assert entry["status"] == "blocked" and "no blueprint with id 'tick'" in entry["skip_reason"]
+    assert "blocked" in invoke(cli, *SC, "history", invoker).stdout
+    # fixed, the next close runs again; the blocked record stays
+    write_tick()
+    record_session_close(agent.id, "clear", session_id="s2", start_drain=False)
+    drain_once()
+    statuses = [r["status"] for r in json.loads(
+        invoke(cli, *SC, "history", invoker, "--json").stdout)["runs"]]
+    assert "blocked" in statuses and len(statuses) == 2
+
+
+def test_broken_schedule_slot_is_blocked_without_a_run(cli: CliRunner) -> None:
+    from datetime import UTC, datetime
+
+    from wardian.config import user_library_dir
+    from wardian.engine.runs import RunStore
+    from wardian.invokers.schedule import SlotDecision
+    from wardian.invokers.slots import SlotStore, dispatch_slot
+    from wardian.invokers.store import InvokerStore
+
+    assert invoke(cli, "agent", "add", "ada", "--provider", "builtin").exit_code == 0
+    write_tick()
+    res = invoke(cli, *SCHED, "add", "--blueprint", "tick", "--name", "s", "--agent", "ada",
+                 "--assignments", "{}", "--every", "1h", "--json")
+    invoker = InvokerStore().get(json.loads(res.stdout)["id"])
+    (user_library_dir() / "tick.yaml").unlink()
+    slots = SlotStore()
+    when = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    slots.record(invoker.id, [SlotDecision(when, "run", None, 0.0)], decided_at=when)
+    (slot,) = slots.pending(invoker.id)
+    runs = RunStore(recover=False)
+    assert dispatch_slot(runs, slots, invoker, slot.scheduled_time) == ("", "blocked")
+    (recorded,) = slots.history(invoker.id)
+    assert recorded.outcome == "blocked" and recorded.run_id is None
+    assert "no blueprint with id 'tick'" in (recorded.reason or "")
+    assert runs.list(invoker_id=invoker.id) == []

@@ -164,10 +164,10 @@ def test_source_caps_at_the_limit_and_one_over(
     assert bad.exit_code == 2
     assert f"{MAX_SOURCES + 1} sources given" in bad.stderr
     long_ok = "x" * MAX_LOCATOR_CHARS
-    ok2 = invoke(cli, "memory", "save", "t", "--evidence", "e", "--source", f"url={long_ok}",
+    ok2 = invoke(cli, "memory", "save", "t2", "--evidence", "e", "--source", f"url={long_ok}",
                  "--json", env=env)
     assert ok2.exit_code == 0, ok2.output
-    bad2 = invoke(cli, "memory", "save", "t", "--evidence", "e", "--source",
+    bad2 = invoke(cli, "memory", "save", "t3", "--evidence", "e", "--source",
                   f"url={long_ok}y", env=env)
     assert bad2.exit_code == 2
     assert "locator" in bad2.stderr

@@ -11,6 +11,7 @@ OPERATOR_COMMANDS = [
     ["agent", "add", "x", "--provider", "builtin"],
     ["agent", "list"],
     ["garden", "memory", "list", "--agent", "x"],
+    ["garden", "memory", "refusals", "--agent", "x"],
     ["garden", "maintain", "check-receipt", "--idempotency-key", "k", "--agent", "x"],
     ["garden", "serve", "--port", "0"],
     ["library", "list"],

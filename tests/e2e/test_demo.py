@@ -37,14 +37,22 @@ def test_demo_consolidates_the_shipped_example(tmp_path: Path) -> None:
     proc = _demo(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
-    home = re.search(r"throwaway data directory: (\S+)", out)
+    home = re.search(r"throwaway data directory:\s+(\S+)", out)
     assert home and Path(home.group(1)).parent == tmp_path
     for command in ("$ wardian settings set agent_memory.enabled true",
                     "$ wardian automation session-close add --blueprint memory-consolidation",
                     "$ wardian session close --agent demo-agent --boundary clear",
                     "$ wardian agent exec demo-agent --"):
         assert command in out
-    assert re.search(r"committed: [1-9]\d* saved", out), out
+    assert re.search(r"result: [1-9]\d* saved", out), out
+    assert re.search(r"^    saved \[[0-9a-f]{8}\] (stable|current)", out, re.M), out
+    assert "full run: `wardian automation run show " in out
+    assert "Memory loaded · " in proc.stderr  # the collapsed row before the provider starts
+    # (a line holding the throwaway dir's path may be wider: the test's temp path is long)
+    wide = [line for line in out.splitlines() if len(line) > 100 and home.group(1) not in line]
+    assert not wide, wide  # fits a terminal 100 columns wide; no JSON cut with "..."
+    assert not re.search(r'\w\.\.\.["}\]]', out)  # no JSON cut off with "..."
+    assert "--json" not in out  # no echoed command whose output is never shown
     recalled = out.split("## Recalled memory", 1)[1]
     assert re.search(r"^- \[[0-9a-f]{8}\] (stable|current)", recalled, re.M), recalled
 
@@ -56,7 +64,7 @@ def test_demo_runs_on_a_users_own_transcript(tmp_path: Path) -> None:
     ])
     proc = _demo(tmp_path, "--transcript", str(transcript))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"Transcript: {transcript} (claude format)" in proc.stdout
+    assert f"Transcript (claude format):\n  {transcript}" in proc.stdout
     assert "Run " in proc.stdout and " succeeded" in proc.stdout
 
 

@@ -154,8 +154,10 @@ def test_automation_failure_never_blocks_the_event(cli: CliRunner, agent: str) -
     ev = record_session_close(agent, "clear", start_drain=False)
     drain_once()
     assert SessionEventQueue().get(ev).status == "processed"
-    (run,) = _runs(inv)
-    assert run.status in {"failed", "skipped"}
+    # a broken invoker gets no run: the fire is recorded blocked, with the reason
+    assert _runs(inv) == []
+    (fire,) = FireLog().for_invoker(inv)
+    assert fire.outcome == "blocked" and "no blueprint with id" in (fire.skip_reason or "")
 
 
 def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli: CliRunner,

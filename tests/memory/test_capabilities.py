@@ -12,6 +12,7 @@ from wardian.errors import (
     CapabilityExpired,
     CapabilityInvalid,
     CapabilityMissing,
+    CapabilityNotHeld,
     OperatorOnly,
 )
 from wardian.memory import capabilities
@@ -54,29 +55,39 @@ def test_resolve_principal_reasons(store: MemoryStore) -> None:
     caps = CapabilityStore(store.conn)
     token = caps.mint(AGENT, pid=123, started_at=4.5, workspace="/w")
     env = {"WARDIAN_AGENT_ID": AGENT, "WARDIAN_CAPABILITY": token}
-    principal = resolve_principal(is_alive=alive, environ=env, store=store)
+    inside = [(999, 9.0), (123, 4.6)]  # the caller, then its parent: the holder
+    principal = resolve_principal(is_alive=alive, caller=inside, environ=env, store=store)
     assert principal.agent_id == AGENT and principal.launch_workspace == "/w"
     assert principal.actor == f"agent:{AGENT}"
     with pytest.raises(CapabilityMissing):
-        resolve_principal(is_alive=alive, environ={"WARDIAN_AGENT_ID": AGENT}, store=store)
-    with pytest.raises(CapabilityInvalid):
-        resolve_principal(is_alive=alive, environ={**env, "WARDIAN_CAPABILITY": new_token()},
+        resolve_principal(is_alive=alive, caller=inside, environ={"WARDIAN_AGENT_ID": AGENT},
                           store=store)
     with pytest.raises(CapabilityInvalid):
-        resolve_principal(is_alive=alive, environ={**env, "WARDIAN_AGENT_ID": OTHER},
-                          store=store)
+        resolve_principal(is_alive=alive, caller=inside,
+                          environ={**env, "WARDIAN_CAPABILITY": new_token()}, store=store)
+    with pytest.raises(CapabilityInvalid):
+        resolve_principal(is_alive=alive, caller=inside,
+                          environ={**env, "WARDIAN_AGENT_ID": OTHER}, store=store)
+    # An orphan left behind by an ended runtime: its holder is gone.
     with pytest.raises(CapabilityExpired, match="has ended"):
-        resolve_principal(is_alive=dead, environ=env, store=store)
+        resolve_principal(is_alive=dead, caller=[(999, 9.0), (1, 0.0)], environ=env,
+                          store=store)
+    # A live holder that is not among the caller's ancestors: a stolen or replayed token.
+    # The same pid with another start time (a reused pid) is not the holder either.
+    for outside in ([(999, 9.0), (1, 0.0)], [(999, 9.0), (123, 99.0)]):
+        with pytest.raises(CapabilityNotHeld, match="runs outside any launch"):
+            resolve_principal(is_alive=alive, caller=outside, environ=env, store=store)
+    assert len(caps.refusals(AGENT)) == 2
     assert caps.revoke(token, reason="test") is True
     assert caps.revoke(token, reason="again") is False
     with pytest.raises(CapabilityExpired, match="test"):
-        resolve_principal(is_alive=alive, environ=env, store=store)
+        resolve_principal(is_alive=alive, caller=inside, environ=env, store=store)
 
 
 def test_missing_database_is_not_created(tmp_path: Path) -> None:
     db = tmp_path / "none" / "memory.db"
     with pytest.raises(CapabilityInvalid):
-        resolve_principal(is_alive=alive, db_path=db,
+        resolve_principal(is_alive=alive, caller=(), db_path=db,
                           environ={"WARDIAN_AGENT_ID": AGENT, "WARDIAN_CAPABILITY": "t"})
     assert not db.exists()
 

@@ -54,8 +54,8 @@ def test_order_stable_before_current_agent_before_workspace(store: MemoryStore) 
     assert lines == [
         f"- [{ag_stable[:8]}] stable · agent: agent stable",
         f"- [{ws_stable[:8]}] stable · workspace: ws stable",
-        f"- [{ag_current[:8]}] current · agent: agent current",
-        f"- [{ws_current[:8]}] current · workspace: ws current",
+        f"- [{ag_current[:8]}] current · agent: agent current (saved today)",
+        f"- [{ws_current[:8]}] current · workspace: ws current (saved today)",
     ]
     assert DIRECT_RETENTION_INSTRUCTIONS in context.text
     assert context.text.startswith(f"# Wardian memory · agent ada ({AGENT[:8]})")

@@ -237,7 +237,7 @@ def test_enabled_launch_capability_context_loaded_event_and_revocation(
     lines = [ln for ln in context.splitlines() if ln.startswith("- [")]
     assert len(lines) == 2
     assert lines[0].endswith("stable · agent: Prefer concise handoffs")
-    assert lines[1].endswith("current · workspace: Checkpoint: parser half done")
+    assert lines[1].endswith("current · workspace: Checkpoint: parser half done (saved today)")
     assert second.finish(0) == 0
     [event] = db_rows(wardian_home, "SELECT * FROM loaded_events")
     assert event["context"] == context  # the exact context

@@ -122,8 +122,15 @@ def test_provider_argv_shapes() -> None:
                                      launch_id=None, args=["-p", "x"])[:-2]
     with pytest.raises(UsageError, match="effort"):
         provider_argv("gemini", model=None, effort="high", context=None, launch_id=None)
+    opencode = provider_argv("opencode", model="anthropic/claude-sonnet-4-6", effort=None,
+                             context="ctx", launch_id="L", args=[])
+    assert opencode == ["opencode", "-m", "anthropic/claude-sonnet-4-6", "--prompt", "ctx"]
+    assert "--prompt" not in provider_argv("opencode", model=None, effort=None, context="ctx",
+                                           launch_id=None, args=["--prompt", "x"])[:-2]
+    with pytest.raises(UsageError, match="effort"):
+        provider_argv("opencode", model=None, effort="high", context=None, launch_id=None)
     with pytest.raises(UsageError):
-        provider_argv("opencode", model=None, effort=None, context=None, launch_id=None)
+        provider_argv("builtin", model=None, effort=None, context=None, launch_id=None)
 
 
 def test_agent_exec_exit_records_shutdown_event(tmp_path: Path) -> None:

@@ -51,7 +51,8 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
               effort: str | None = None, workspace: str | None = None) -> Any:
     """Change an agent's provider, model, effort or workspace, validated as ``agent add``
     validates them; its id, name and memory stay (memory follows the agent across provider
-    changes). Effective for newly launched processes.
+    changes). Effective for newly launched processes. ``""`` clears model, effort or
+    workspace.
 
     Returns:
         The updated `wardian.runtime.agents.Agent`.
@@ -67,7 +68,7 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
                          hint="pass --provider, --model, --effort or --workspace")
     if provider is not None:
         check_provider(provider)
-    if workspace is not None:
+    if workspace:  # "" clears it
         check_workspace(workspace)
     registry = AgentRegistry()
     try:

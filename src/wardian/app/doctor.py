@@ -128,6 +128,7 @@ CHECKS: dict[str, _Check] = {}
 CHECK_MODULES: list[str] = [
     "wardian.app.doctor",
     "wardian.app.doctor_hooks",
+    "wardian.app.doctor_memory",
 ]
 """Modules whose import registers checks; `run_doctor` imports them all first."""
 
@@ -367,3 +368,30 @@ def _runs(ctx: DoctorContext) -> Iterator[Finding]:
                 "completed step)", subject=row["id"])
     if not stuck:
         yield Finding.ok(name, f"{len(rows)} run(s) running, none stuck")
+
+
+@register_check("memory-hygiene", "Memory hygiene")
+def _memory_hygiene(ctx: DoctorContext) -> Iterator[Finding]:
+    """Records set aside by the upgrade secret check, per agent (issue 14)."""
+    name = "memory-hygiene"
+    conn = ctx.db("memory.db")
+    if conn is None:
+        yield Finding.ok(name, "no memory records")
+        return
+    with closing(conn):
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
+        if "flagged" not in columns:
+            yield Finding.ok(name, "not checked for secrets yet (any memory command checks it)")
+            return
+        rows = conn.execute(
+            "SELECT agent_id, COUNT(*) AS n FROM records WHERE flagged IS NOT NULL"
+            " AND status = 'active' GROUP BY agent_id ORDER BY agent_id").fetchall()
+    for row in rows:
+        agent = row["agent_id"][:8]
+        yield Finding.warning(
+            name, f"{row['n']} record(s) of agent {agent} hold what looks like a secret and "
+            "are set aside (not recalled, not in the startup context)",
+            fix=f"`wardian garden memory list --agent {agent} --flagged`, then retire or "
+                "revise each one", subject=row["agent_id"])
+    if not rows:
+        yield Finding.ok(name, "no records set aside as holding a secret")

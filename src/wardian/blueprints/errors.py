@@ -70,7 +70,7 @@ class Problem:
         found: what was found (a phrase), or None.
         suggestion: the nearest valid key/name for an unknown one, or None.
         kind: ``syntax``, ``schema``, ``reference``, ``template``, ``duplicate``, ``order``,
-            ``io``.
+            ``io``, ``limit`` (a size/depth bound, `wardian.blueprints.loader`).
     """
 
     file: str

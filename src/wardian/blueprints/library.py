@@ -127,14 +127,19 @@ def _claimed_id(path: Path, folder: Path) -> str:
     blueprint does not validate the whole library. Read-only.
     """
     fallback = path.parent.name if path.parent != folder else path.stem
+    from wardian._fs import read_regular_file
+    from wardian.blueprints.loader import MAX_BLUEPRINT_BYTES, check_yaml_bounds
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_regular_file(path, MAX_BLUEPRINT_BYTES).decode("utf-8")
+    except (OSError, ValueError):  # too large, not a file, not UTF-8: validation says why
         return fallback
     import yaml
 
     try:
         ident = _meta_id(text)
+        if ident is None and check_yaml_bounds(text, str(path)) is not None:
+            return fallback
         if ident is None:  # unusual YAML (anchors, merge keys, …): read it all
             data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
             meta = data.get("blueprint") if isinstance(data, dict) else None
@@ -303,7 +308,9 @@ def init_library(*, shipped_dir: Path | None = None, user_dir: Path | None = Non
 
 def _copy_samples(source: Path, target: Path) -> list[tuple[str, str]]:
     """`init_library`'s copy loop; raises OSError."""
-    target.mkdir(parents=True, exist_ok=True)
+    from wardian._fs import make_private, private_dir, write_private
+
+    private_dir(target)
     manifest_path = target / MANIFEST_NAME
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")).get("files", {})
@@ -318,8 +325,9 @@ def _copy_samples(source: Path, target: Path) -> list[tuple[str, str]]:
         dest = target.joinpath(*rel_parts)
         shipped_hash = _sha(file)
         if not dest.exists():
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(dest.parent)
             shutil.copyfile(file, dest)
+            make_private(dest)
             action = "copied"
         else:
             current = _sha(dest)
@@ -327,13 +335,14 @@ def _copy_samples(source: Path, target: Path) -> list[tuple[str, str]]:
                 action = "unchanged"
             elif manifest.get(rel) == current:
                 shutil.copyfile(file, dest)
+                make_private(dest)
                 action = "updated"
             else:
                 results.append((rel, "kept (edited)"))
                 continue
         manifest[rel] = shipped_hash
         results.append((rel, action))
-    manifest_path.write_text(json.dumps({"files": manifest}, indent=2, sort_keys=True) + "\n",
-                             encoding="utf-8")
+    write_private(manifest_path, json.dumps({"files": manifest}, indent=2, sort_keys=True)
+                  + "\n")
     return results
 

@@ -16,9 +16,26 @@ from typing import Any
 
 from wardian.blueprints.errors import Problem, format_path
 
-__all__ = ["Marks", "ParsedYaml", "parse_yaml"]
+__all__ = [
+    "MAX_BLUEPRINT_BYTES",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
+    "Marks",
+    "ParsedYaml",
+    "check_yaml_bounds",
+    "parse_yaml",
+]
 
 Path = tuple[str | int, ...]
+
+MAX_BLUEPRINT_BYTES = 1024 * 1024
+"""Largest blueprint (or prompt template) file read, in bytes: 1 MiB. Real blueprints are
+a few KiB; the cap keeps `blueprint validate`/`list` bounded on any file."""
+MAX_YAML_DEPTH = 64
+"""Deepest nesting of mappings/sequences accepted in blueprint YAML."""
+MAX_YAML_NODES = 100_000
+"""Most YAML nodes a blueprint may hold *after* expanding aliases: a "billion laughs" file
+of a few hundred bytes that expands to 10^9 nodes is refused before anything is built."""
 
 
 @dataclass
@@ -70,6 +87,9 @@ def parse_yaml(text: str, filename: str) -> ParsedYaml:
     """
     import yaml
 
+    bound = check_yaml_bounds(text, filename)
+    if bound is not None:
+        return ParsedYaml(None, Marks(), [bound])
     fast = getattr(yaml, "CSafeLoader", None)
     if fast is not None:
         parsed = _parse(text, filename, fast)
@@ -80,13 +100,84 @@ def parse_yaml(text: str, filename: str) -> ParsedYaml:
     return _parse(text, filename, yaml.SafeLoader)
 
 
+def check_yaml_bounds(text: str, filename: str) -> Problem | None:
+    """One pass over the YAML *events* (no nodes built, no recursion): a problem when the
+    text nests deeper than `MAX_YAML_DEPTH` or expands to more than `MAX_YAML_NODES` nodes
+    (aliases count as the size of what they name), else None. Syntax errors are left to
+    the parser (None).
+    """
+    import yaml
+
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            return _scan_bounds(text, filename, fast)
+        except yaml.YAMLError:
+            pass  # libyaml stops at its own nesting limit (1,000): scan with PyYAML's parser
+    try:
+        return _scan_bounds(text, filename, yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None  # a syntax error: the parser reports it with its position
+
+
+def _scan_bounds(text: str, filename: str, loader_cls: Any) -> Problem | None:
+    import yaml
+
+    sizes: dict[str, int] = {}
+    stack: list[tuple[int, str | None]] = []  # (nodes so far, anchor) per open collection
+    total = 0
+    for event in yaml.parse(text, Loader=loader_cls):  # raises yaml.YAMLError
+        if isinstance(event, yaml.CollectionStartEvent):
+            stack.append((1, event.anchor))
+            if len(stack) > MAX_YAML_DEPTH:
+                return _bound_problem(
+                    filename, event, f"YAML nested more than {MAX_YAML_DEPTH} levels deep",
+                    expected=f"at most {MAX_YAML_DEPTH} levels of mappings and lists",
+                    found=f"level {len(stack)}")
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            count, anchor = stack.pop()
+        elif isinstance(event, yaml.ScalarEvent):
+            count, anchor = 1, event.anchor
+        elif isinstance(event, yaml.AliasEvent):
+            count, anchor = sizes.get(event.anchor or "", 1), None
+        else:
+            continue
+        if anchor is not None:
+            sizes[anchor] = count
+        if stack:
+            top, top_anchor = stack[-1]
+            stack[-1] = (top + count, top_anchor)
+            size = top + count
+        else:
+            total += count
+            size = total
+        if size > MAX_YAML_NODES:
+            return _bound_problem(
+                filename, event,
+                f"YAML expands to more than {MAX_YAML_NODES:,} values"
+                + (" (through aliases)" if sizes else ""),
+                expected=f"at most {MAX_YAML_NODES:,} values after expanding aliases "
+                "(*name)", found=f"over {MAX_YAML_NODES:,}")
+    return None
+
+
+def _bound_problem(filename: str, event: Any, message: str, *, expected: str,
+                   found: str) -> Problem:
+    mark = event.start_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    return Problem(filename, line, col, "(root)", message, expected=expected, found=found,
+                   kind="limit")
+
+
 def _parse(text: str, filename: str, loader_cls: Any) -> ParsedYaml:
     import yaml
 
     marks = Marks()
     problems: list[Problem] = []
-    loader = loader_cls(text)
+    loader = None
     try:
+        loader = loader_cls(text)  # PyYAML's reader refuses control characters right here
         node = loader.get_single_node()
         if node is None:
             problems.append(
@@ -107,11 +198,16 @@ def _parse(text: str, filename: str, loader_cls: Any) -> ParsedYaml:
                     expected="valid YAML", found=_char_at(text, line, col), kind="syntax")
         )
         return ParsedYaml(None, marks, problems)
+    except RecursionError:  # `check_yaml_bounds` stops deep files first; never a traceback
+        problems.append(Problem(filename, 1, 1, "(root)", "YAML nested too deeply",
+                                expected=f"at most {MAX_YAML_DEPTH} levels", kind="limit"))
+        return ParsedYaml(None, marks, problems)
     except yaml.YAMLError as exc:  # reader errors (bad bytes) carry no mark
         problems.append(Problem(filename, 1, 1, "(root)", f"YAML error: {exc}", kind="syntax"))
         return ParsedYaml(None, marks, problems)
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return ParsedYaml(data, marks, problems)
 
 

@@ -85,7 +85,18 @@ class TemplateChecker:
                     found=f"no file {file_name!r}", suggestion=nearest(file_name, candidates),
                     kind="reference"))
                 return
-            source = target.read_text(encoding="utf-8")
+            from wardian._fs import read_regular_file
+            from wardian.blueprints.loader import MAX_BLUEPRINT_BYTES
+
+            try:
+                source = read_regular_file(target, MAX_BLUEPRINT_BYTES).decode("utf-8")
+            except (OSError, ValueError) as exc:  # too large, not a file, not UTF-8
+                self.problems.append(Problem(
+                    self.name, *marks.value(loc), format_path(loc),
+                    f"prompt file cannot be used: {exc}",
+                    expected=f"a UTF-8 template file of at most {MAX_BLUEPRINT_BYTES:,} bytes",
+                    found=file_name, kind="limit"))
+                return
             self.loaded.prompts[step.id] = source
             self.loaded.prompt_files[step.id] = file_name
             rel = str(Path(self.name).parent / file_name) if self.name else file_name

@@ -11,6 +11,11 @@
   arguments and `payload:` values. Prompts always render to text.
 * ``a.b`` on a mapping looks up the key ``b`` first (so ``output.items`` is data, not
   ``dict.items``).
+* Bounded per render (issue 15 point 4): at most `MAX_RENDER_CHARS` characters of output
+  and `MAX_RENDER_SECONDS` of time per template render or expression evaluation; ``*``
+  and ``**`` refuse results beyond the output cap before computing them (``'a' * 10**9``),
+  and ``range`` stays capped by the sandbox (100,000 items). Past a bound the render
+  raises `TemplateLimitError` (a failed step, with this message).
 
 Spec: issue 4 "Templates".
 """
@@ -26,10 +31,25 @@ from typing import Any
 __all__ = [
     "CONTEXT_NAMES",
     "INVOCATION_KEYS",
+    "MAX_RENDER_CHARS",
+    "MAX_RENDER_SECONDS",
     "STEP_KEYS",
     "TemplateEngine",
+    "TemplateLimitError",
     "is_whole_expression",
 ]
+
+MAX_RENDER_CHARS = 1_000_000
+"""Most characters one render may produce (and the largest string or list ``*`` may build)."""
+MAX_RENDER_SECONDS = 2.0
+"""Longest one render or expression evaluation may run, in seconds of wall time."""
+_MAX_POWER_BITS = 64_000
+"""``a ** b`` is refused when its result would need more bits than this (~19,000 digits)."""
+
+
+class TemplateLimitError(RuntimeError):
+    """A template render went past `MAX_RENDER_CHARS` or `MAX_RENDER_SECONDS`."""
+
 
 CONTEXT_NAMES = ("inputs", "invocation", "steps", "roles")
 INVOCATION_KEYS = (
@@ -81,10 +101,16 @@ class TemplateEngine:
         class Env(SandboxedEnvironment):
             """Mapping keys win over methods: ``output.items`` is the key, not dict.items."""
 
+            intercepted_binops = frozenset(["*", "**"])
+
             def getattr(self, obj: Any, attribute: str) -> Any:
                 if isinstance(obj, dict) and attribute in obj:
                     return obj[attribute]
                 return super().getattr(obj, attribute)
+
+            def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+                _check_binop(operator, left, right)
+                return super().call_binop(context, operator, left, right)
 
         self.folder = folder
         self.env = Env(
@@ -116,12 +142,26 @@ class TemplateEngine:
         return compiled
 
     def render_text(self, source: str, context: dict[str, Any]) -> str:
-        """Render a template string to text."""
-        return str(self.template(source).render(context))
+        """Render a template string to text (bounded, see the module docstring).
+
+        Raises:
+            TemplateLimitError: past `MAX_RENDER_CHARS` or `MAX_RENDER_SECONDS`.
+        """
+        return _bounded_render(self.template(source), context)
+
+    def render_file(self, name: str, context: dict[str, Any]) -> str:
+        """Render a template file of the blueprint folder (bounded like `render_text`)."""
+        return _bounded_render(self.file_template(name), context)
 
     def evaluate(self, source: str, context: dict[str, Any]) -> Any:
-        """Evaluate an expression (e.g. a `when`) to its native value."""
-        value = self.expression(source)(**context)
+        """Evaluate an expression (e.g. a `when`) to its native value (time-bounded).
+
+        Raises:
+            TemplateLimitError: past `MAX_RENDER_SECONDS`, or a ``*``/``**`` too large.
+        """
+        compiled = self.expression(source)
+        with _deadline():
+            value = compiled(**context)
         return _unwrap(value)
 
     def render_value(self, value: Any, context: dict[str, Any]) -> Any:
@@ -139,6 +179,74 @@ class TemplateEngine:
         if isinstance(value, list):
             return [self.render_value(v, context) for v in value]
         return value
+
+
+def _check_binop(operator: str, left: Any, right: Any) -> None:
+    """Refuse ``*`` and ``**`` whose result would be too large, before computing it."""
+    if operator == "*":
+        for seq, times in ((left, right), (right, left)):
+            if (isinstance(seq, str | list | tuple) and isinstance(times, int)
+                    and len(seq) * max(times, 0) > MAX_RENDER_CHARS):
+                raise TemplateLimitError(
+                    f"template result too large: {len(seq):,} × {times:,} is over "
+                    f"{MAX_RENDER_CHARS:,} items")
+        return
+    if (isinstance(left, int) and isinstance(right, int) and right > 0
+            and abs(left) > 1 and abs(left).bit_length() * right > _MAX_POWER_BITS):
+        raise TemplateLimitError(
+            f"template result too large: {left} ** {right} needs over {_MAX_POWER_BITS:,} bits")
+
+
+def _bounded_render(template: Any, context: dict[str, Any]) -> str:
+    """Render `template` streaming, stopping past the output size or the time budget."""
+    parts: list[str] = []
+    size = 0
+    with _deadline():
+        for chunk in template.generate(context):
+            size += len(chunk)
+            if size > MAX_RENDER_CHARS:
+                raise TemplateLimitError(
+                    f"template output is over {MAX_RENDER_CHARS:,} characters")
+            parts.append(chunk)
+    return "".join(parts)
+
+
+class _deadline:
+    """Raise `TemplateLimitError` inside template code once `MAX_RENDER_SECONDS` pass.
+
+    A trace function (this thread only) checks the clock on each line of compiled template
+    code — a loop body with no output runs no other hook — and on each call made from it;
+    other frames are not traced line by line. The previous trace function (a debugger,
+    coverage) is restored afterwards.
+    """
+
+    def __enter__(self) -> None:
+        import sys
+        import time
+
+        limit = time.monotonic() + MAX_RENDER_SECONDS
+        clock = time.monotonic
+
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if clock() > limit:
+                raise TemplateLimitError(
+                    f"template render took over {MAX_RENDER_SECONDS:g} s (loops too large?)")
+            return local
+
+        def trace(frame: Any, event: str, arg: Any) -> Any:
+            if clock() > limit:
+                raise TemplateLimitError(
+                    f"template render took over {MAX_RENDER_SECONDS:g} s (loops too large?)")
+            return local if "environment" in frame.f_globals and \
+                "__jinja_template__" in frame.f_globals else None
+
+        self._previous = sys.gettrace()
+        sys.settrace(trace)
+
+    def __exit__(self, *exc: object) -> None:
+        import sys
+
+        sys.settrace(self._previous)
 
 
 def _unwrap(value: Any) -> Any:

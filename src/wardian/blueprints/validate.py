@@ -239,9 +239,21 @@ def validate_file(path: Path | str, *, display: str | None = None,
     """
     path = Path(path)
     name = display if display is not None else str(path)
+    from wardian._fs import FileTooLarge, NotRegularFile, read_regular_file
+    from wardian.blueprints.loader import MAX_BLUEPRINT_BYTES
+
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, MAX_BLUEPRINT_BYTES)
         text = raw.decode("utf-8")
+    except (NotRegularFile, FileTooLarge) as exc:
+        limit = isinstance(exc, FileTooLarge)
+        return FileReport(path, None, [Problem(
+            name, 1, 1, "(root)",
+            f"blueprint file is larger than {MAX_BLUEPRINT_BYTES:,} bytes (1 MiB)" if limit
+            else f"cannot read file: it is {getattr(exc, 'kind', 'not a regular file')}",
+            expected="a YAML file of at most 1 MiB" if limit else "a regular YAML file",
+            found="a larger file" if limit else getattr(exc, "kind", "something else"),
+            kind="limit" if limit else "io")])
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return FileReport(path, None, [Problem(name, 1, 1, "(root)", f"cannot read file: {why}",

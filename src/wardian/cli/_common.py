@@ -45,6 +45,23 @@ class WardianGroup(TyperGroup):
     pytest it is re-raised so the traceback is visible; otherwise a one-line report, exit 1.
     """
 
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
+        """Refuse arguments that are not valid UTF-8 (exit 2) before any command sees them:
+        Python hands them over as lone surrogates, which no file or database can store."""
+        for index, arg in enumerate(args, start=1):
+            try:
+                arg.encode("utf-8")
+            except UnicodeEncodeError:
+                raw = arg.encode("utf-8", "surrogateescape")
+                shown = raw[:40].decode("utf-8", "backslashreplace")
+                typer.echo(
+                    f"Error: argument {index} is not valid UTF-8 ({shown!r}) "
+                    "(pass text as UTF-8: check the terminal's or the script's encoding)",
+                    err=True,
+                )
+                raise typer.Exit(EXIT_USAGE) from None
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         """Run the command; errors become ``Error: …`` on stderr and the documented exit code
         (DESIGN.md "Conventions": 1 failed, 2 usage, 3 not authorised, 4 conflict; 130
@@ -74,6 +91,12 @@ class WardianGroup(TyperGroup):
             # Typer's own signals (exit, abort, usage errors) pass through untouched.
             if type(exc).__module__.startswith(("typer", "click")):
                 raise
+            from wardian.oserrors import translate
+
+            ours = translate(exc)  # a full disk, a read-only file, …: the user's to fix
+            if ours is not None and not _debug():
+                typer.echo(f"Error: {ours.render()}", err=True)
+                raise typer.Exit(ours.exit_code) from None
             if _debug() or "PYTEST_CURRENT_TEST" in os.environ:
                 raise
             typer.echo(

@@ -48,8 +48,8 @@ def set_(
     workspace: str | None = typer.Option(None, "--workspace", help="Default workspace path."),
     as_json: bool = JsonOption,
 ) -> None:
-    """Change an agent's provider, model, effort or workspace (validated like `add`); its
-    memory stays. Newly launched processes use the new values."""
+    """Change an agent's provider, model, effort or workspace (validated like `add`; '' clears
+    model, effort or workspace); its memory stays. Newly launched processes use them."""
     from wardian.app.agents import set_agent
 
     require_operator()
@@ -217,7 +217,7 @@ def launch(
         None, "--workspace", help="Directory to run in; its git root is the launch workspace."
     ),
 ) -> None:
-    """Start the agent's provider CLI (claude, codex, gemini) interactively as a managed
+    """Start the agent's provider CLI (claude, codex, gemini, opencode) interactively as a managed
     process, with its model, effort, capability and startup recall; exits with its code."""
     from wardian.cli.garden import require_operator
     from wardian.runtime.provider_launch import launch_agent

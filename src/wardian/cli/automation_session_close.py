@@ -245,7 +245,7 @@ def history(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
         return
     print_table(
         ["run", "status", "boundary", "event", "created", "reason / error"],
-        [(d["run_id"][:8], d["status"], d["boundary"], (d["boundary_id"] or "")[:8],
+        [(d["run_id"][:8] or "-", d["status"], d["boundary"], (d["boundary_id"] or "")[:8],
           _local(d["created_at"]), d["skip_reason"] or d["error"] or "") for d in docs],
         title=f"{invoker.name} ({invoker.id[:8]})",
     )

@@ -1,8 +1,11 @@
 """`wardian garden …`: the operator's view of every agent's memory (CLI.md "garden").
 
 Operator-only: every command refuses to run inside a managed process (exit 3; see
-`wardian.cli._common.require_operator`). `garden memory …` is read-only inspection across
-agents; `garden maintain …` (module `wardian.cli.garden_maintain`) is reviewed maintenance.
+`wardian.cli._common.require_operator`). `garden memory list|show|history|loaded|stale` is
+read-only inspection across agents (``stale --draft-plan`` writes only a plan file);
+`garden memory retire|revise` correct one record through a one-operation plan, and
+`garden maintain …` (module `wardian.cli.garden_maintain`) is reviewed maintenance — both
+through the same preview, confirmation and apply (`wardian.memory.maintenance.service`).
 
 Spec: "Save and inspect memory" (cross-agent inspection is the operator's), "What appears
 in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7.
@@ -10,7 +13,8 @@ in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -18,7 +22,7 @@ from wardian.cli import garden_maintain
 from wardian.cli._common import JsonOption, emit_json, require_operator, stdout
 
 if TYPE_CHECKING:
-    from wardian.memory.models import Record
+    from wardian.memory.models import Record, Scope
     from wardian.memory.store import MemoryStore
 
 __all__ = ["app", "require_operator"]  # require_operator: re-exported for older imports
@@ -29,7 +33,8 @@ app = typer.Typer(
 )
 
 memory_app = typer.Typer(
-    help="Inspect any agent's memory records and Memory loaded events (read-only).",
+    help="Inspect any agent's memory records and Memory loaded events; list stale "
+    "checkpoints; retire or revise one record through a reviewed one-operation plan.",
     no_args_is_help=True,
 )
 app.add_typer(memory_app, name="memory")
@@ -76,6 +81,11 @@ def _one_line(text: str) -> str:
 def memory_list(
     agent: str = AgentOpt,
     include_removed: bool = typer.Option(False, "--all", help="Include removed records."),
+    flagged: bool = typer.Option(
+        False, "--flagged",
+        help="Only records set aside for review (they hold what looks like a secret); their "
+        "text and evidence are shown with the secret replaced by a placeholder.",
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """List an agent's records with id and current revision id, newest first."""
@@ -83,17 +93,43 @@ def memory_list(
     from wardian.memory.store import MemoryStore
 
     owner, name = _owner(agent)
-    records = MemoryStore().list(owner, include_removed=include_removed)
+    store = MemoryStore()
+    records = store.list(owner, include_removed=include_removed,
+                         flagged=True if flagged else None)
+    docs = [_redacted(r) if flagged else r.to_json() for r in records]
     if as_json:
-        emit_json({"agent": {"id": owner, "name": name},
-                   "records": [r.to_json() for r in records]})
+        emit_json({"agent": {"id": owner, "name": name}, "records": docs})
         return
     # One block per record rather than a table: full ids must never be folded.
-    stdout(f"{name} · owner {owner} · {len(records)} record(s)")
-    for r in records:
+    what = "flagged record(s)" if flagged else "record(s)"
+    stdout(f"{name} · owner {owner} · {len(records)} {what}")
+    for r, doc in zip(records, docs, strict=True):
         stdout(f"{r.id}  revision {r.current_revision_id}")
         stdout(f"    {r.kind} · {r.scope.label()} · {r.status} · updated {r.updated_at}")
-        stdout(f"    {_one_line(r.text)}")
+        stdout(f"    {_one_line(doc['text'])}")
+        if r.flagged:
+            stdout(f"    SET ASIDE: {r.flagged} (not recalled, not in the startup context)")
+    if flagged and records:
+        stdout("Retire each with `wardian garden memory retire ID --agent "
+               f"{agent} --reason R`, or replace its text with `wardian garden memory "
+               f"revise ID --agent {agent} --text ...`.")
+    elif not flagged:
+        held = sum(1 for r in records if r.flagged)
+        if held:
+            stdout(f"{held} record(s) set aside as holding a secret: review them with "
+                   f"`wardian garden memory list --agent {agent} --flagged`.")
+
+
+def _redacted(record: Record) -> dict[str, Any]:
+    """The record's JSON with secrets in text, evidence and locators replaced."""
+    from wardian.memory.secret_scan import redact
+
+    doc = record.to_json()
+    doc["text"] = redact(record.text)[0]
+    doc["evidence"] = redact(record.evidence)[0]
+    for source in doc["sources"]:
+        source["locator"] = redact(source["locator"])[0]
+    return doc
 
 
 @memory_app.command("show")
@@ -144,6 +180,35 @@ def memory_history(
         stdout(f"    {snap['status']} · {snap['kind']} · {scope}: {_one_line(snap['text'])}")
 
 
+@memory_app.command("refusals")
+def memory_refusals(
+    agent: str = AgentOpt,
+    as_json: bool = JsonOption,
+) -> None:
+    """List refused uses of a capability outside its own launch's process tree (a token
+    read from another process or replayed), where AGENT held it or made the attempt."""
+    require_operator()
+    from dataclasses import asdict
+
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.store import MemoryStore
+
+    owner, name = _owner(agent)
+    store = MemoryStore()
+    try:
+        found = CapabilityStore(store.conn).refusals(owner)
+    finally:
+        store.close()
+    if as_json:
+        emit_json({"agent": {"id": owner, "name": name},
+                   "refusals": [asdict(r) for r in found]})
+        return
+    if not found:
+        stdout(f"(no refused capability uses for {name})")
+    for refusal in found:
+        stdout(f"{refusal.at} · pid {refusal.caller_pid} · {refusal.reason}")
+
+
 @memory_app.command("loaded")
 def memory_loaded(
     agent: str = AgentOpt,
@@ -175,6 +240,178 @@ def memory_loaded(
         stdout("-" * 72)
         stdout(event.context.rstrip("\n"))
         stdout("-" * 72)
+
+
+# --- hygiene: stale checkpoints, one-record corrections ---------------------------------
+
+
+@memory_app.command("stale")
+def memory_stale(
+    agent: str = AgentOpt,
+    draft_plan: Path | None = typer.Option(
+        None, "--draft-plan", metavar="PLAN",
+        help="Write a maintenance plan retiring the stale records to this file (review it "
+        "with `wardian garden maintain preview PLAN --agent A`).",
+    ),
+    as_json: bool = JsonOption,
+) -> None:
+    """List an agent's stale `current` checkpoints: not updated for
+    memory.current_review_days (default 14) days, oldest first."""
+    require_operator()
+    import json as _json
+
+    from wardian.config import SettingsStore
+    from wardian.memory.freshness import retire_plan, stale_records
+    from wardian.memory.recall import saved_ago
+    from wardian.memory.store import MemoryStore
+
+    owner, name = _owner(agent)
+    settings = SettingsStore()
+    try:
+        days = int(settings.get("memory.current_review_days"))
+    finally:
+        settings.close()
+    store = MemoryStore()
+    try:
+        stale = stale_records(store, owner, review_days=days)
+    finally:
+        store.close()
+    written = None
+    if draft_plan is not None and stale:
+        document = retire_plan(owner, stale, review_days=days)
+        draft_plan.write_text(_json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+                              encoding="utf-8")
+        written = str(draft_plan)
+    if as_json:
+        emit_json({"agent": {"id": owner, "name": name}, "current_review_days": days,
+                   "records": [item.to_json() for item in stale], "draft_plan": written})
+        return
+    stdout(f"{name} · owner {owner} · {len(stale)} stale current record(s) "
+           f"(not updated for {days}+ days; setting memory.current_review_days)")
+    for item in stale:
+        r = item.record
+        stdout(f"{r.id}  revision {r.current_revision_id}")
+        stdout(f"    current · {r.scope.label()} · {saved_ago(item.age_days)}")
+        stdout(f"    {_one_line(r.text)}")
+    if written:
+        stdout(f"Retire plan written to {written} · {min(len(stale), 100)} operation(s) · "
+               f"review it: wardian garden maintain preview {written} --agent {agent}")
+    elif draft_plan is not None:
+        stdout("Nothing stale: no plan written.")
+
+
+ConfirmOpt = typer.Option(
+    None, "--confirm",
+    help="Confirm without the terminal prompt: sha256:<12 hex> exactly as the preview shows.",
+)
+OutputOpt = typer.Option(
+    None, "--output", metavar="PLAN",
+    help="Only write the one-operation plan to this file (preview/apply it later with "
+    "`wardian garden maintain`); nothing is previewed or applied.",
+)
+
+
+def _one_record_plan(
+    agent: str, build: Any, *, confirm: str | None, output: Path | None, as_json: bool
+) -> None:
+    """Preview, confirm and apply a one-operation plan exactly like a plan file."""
+    import json as _json
+
+    from wardian.memory.maintenance.errors import PreviewConflicted
+    from wardian.memory.maintenance.service import apply_loaded, preview_plan
+    from wardian.memory.maintenance.terminal import confirm_on_terminal
+    from wardian.memory.store import MemoryStore
+
+    owner, name = _owner(agent)
+    store = MemoryStore()
+    try:
+        plan, document = build(store, owner)
+    finally:
+        store.close()
+    if output is not None:
+        output.write_text(_json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
+        stdout(f"Plan written to {output} · 1 operation · preview it with "
+               f"`wardian garden maintain preview {output} --agent {agent}`")
+        return
+    preview = preview_plan(plan, owner)
+    doc = preview.to_json()
+    if not as_json:
+        garden_maintain._render_preview(doc, name, None, agent, apply_lines=[
+            "Conflicts: none. Confirm below (or pass --confirm "
+            f"{doc['digest_prefix']}).",
+        ])
+    if preview.conflicts:
+        if as_json:
+            emit_json({"preview": doc, "applied": None})
+        raise PreviewConflicted(owner, preview.digest, len(preview.conflicts))
+    result = apply_loaded(
+        plan, owner, confirm=lambda request: confirm_on_terminal(request.prompt()),
+        confirm_digest=confirm,
+    )
+    if as_json:
+        emit_json({"preview": doc, "applied": {"replayed": result.replayed,
+                                                "receipt": result.receipt.to_json()}})
+        return
+    garden_maintain.print_applied(result, as_json=False)
+
+
+@memory_app.command("retire")
+def memory_retire(
+    record_id: str = typer.Argument(..., metavar="ID", help="Full id or unique prefix."),
+    agent: str = AgentOpt,
+    reason: str = typer.Option(..., "--reason", help="Why it is retired (kept in history)."),
+    confirm: str | None = ConfirmOpt,
+    output: Path | None = OutputOpt,
+    as_json: bool = JsonOption,
+) -> None:
+    """Retire one record through a one-operation plan: the same preview, confirmation and
+    receipt as `garden maintain apply`."""
+    require_operator()
+    from wardian.memory.maintenance.single import retire_one
+
+    _one_record_plan(
+        agent, lambda store, owner: retire_one(store, owner, record_id, reason=reason),
+        confirm=confirm, output=output, as_json=as_json,
+    )
+
+
+@memory_app.command("revise")
+def memory_revise(
+    record_id: str = typer.Argument(..., metavar="ID", help="Full id or unique prefix."),
+    agent: str = AgentOpt,
+    text: str | None = typer.Option(None, "--text", help="New text."),
+    kind: str | None = typer.Option(None, "--kind", help="stable or current."),
+    scope: str | None = typer.Option(
+        None, "--scope",
+        help="agent, workspace (this directory's git root) or an absolute workspace path.",
+    ),
+    evidence: str | None = typer.Option(None, "--evidence", help="New evidence excerpt."),
+    confirm: str | None = ConfirmOpt,
+    output: Path | None = OutputOpt,
+    as_json: bool = JsonOption,
+) -> None:
+    """Revise one record through a one-operation plan: the same preview, confirmation and
+    receipt as `garden maintain apply`. Only the fields given change."""
+    require_operator()
+    from wardian.memory.maintenance.single import revise_one
+
+    where = _scope_option(scope)
+    _one_record_plan(
+        agent, lambda store, owner: revise_one(store, owner, record_id, text=text, kind=kind,
+                                               scope=where, evidence=evidence),
+        confirm=confirm, output=output, as_json=as_json,
+    )
+
+
+def _scope_option(value: str | None) -> Scope | None:
+    """``--scope`` of `revise`: as `memory update` takes it, or an absolute workspace path."""
+    from wardian.cli.memory import _scope
+    from wardian.memory.models import Scope
+
+    if value is not None and value not in ("agent", "workspace") and Path(value).is_absolute():
+        return Scope.workspace(value)
+    return _scope(value)
 
 
 # --- garden serve ------------------------------------------------------------------------

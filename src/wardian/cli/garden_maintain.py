@@ -86,7 +86,10 @@ def _show_state(label: str, summary: dict[str, Any] | None,
             stdout(line)
 
 
-def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str) -> None:
+def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, agent: str,
+                    *, apply_lines: list[str] | None = None) -> None:
+    """Print a preview document; `apply_lines` replace the "To apply" lines (a one-record
+    command that asks for confirmation itself)."""
     counts = ", ".join(f"{k} {v}" for k, v in doc["counts"].items() if v)
     stdout(f"Maintenance preview · {owner_name} · owner {doc['owner_id']}")
     stdout(f"Plan {doc['plan_id']} · idempotency key {doc['idempotency_key']}")
@@ -119,6 +122,9 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str
             if conflict["kind"] == "revision_changed":
                 detail = (f" (current {conflict['current_revision_id']}, expected "
                           f"{conflict['expected_revision_id']})")
+            elif conflict["kind"] == "secret_detected":
+                detail = (f" ({conflict['detector']}; the value is not shown: write where "
+                          "the secret lives instead)")
             stdout(f"    CONFLICT {conflict['kind']}: {conflict['path']} "
                    f"{conflict['memory_id']}{detail}")
     stdout()
@@ -134,8 +140,14 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path, agent: str
     if doc["retired"]:
         stdout("Retired: " + ", ".join(m[:8] for m in doc["retired"]))
     if doc["conflicts"]:
-        stdout(f"Conflicts: {len(doc['conflicts'])} — apply is disabled. Update the plan to "
-               "the current revisions (`wardian garden memory history ID`) and preview again.")
+        secret = any(c["kind"] == "secret_detected" for c in doc["conflicts"])
+        fix = ("Replace the secrets with where they live" if secret else
+               "Update the plan to the current revisions (`wardian garden memory history ID`)")
+        stdout(f"Conflicts: {len(doc['conflicts'])} — apply is disabled. {fix} and preview "
+               "again.")
+    elif apply_lines is not None:
+        for line in apply_lines:
+            stdout(line)
     else:
         stdout("Conflicts: none. To apply:")
         stdout(f"  wardian garden maintain apply {plan} --agent {agent}")
@@ -161,6 +173,19 @@ def preview(
         emit_json(document)
         return
     _render_preview(document, owner_name, plan, agent)
+
+
+def print_applied(result: Any, *, as_json: bool) -> None:
+    """Print an `ApplyResult`: the receipt (JSON or lines)."""
+    receipt = result.receipt.to_json()
+    if as_json:
+        emit_json({"replayed": result.replayed, "receipt": receipt})
+        return
+    verb = "Already applied (stored receipt)" if result.replayed else "Applied"
+    stdout(f"{verb}: plan {receipt['plan_id']} · owner {receipt['owner_id']} · "
+           f"{receipt['operation_count']} operation(s) · {receipt['preview_digest'][:19]}")
+    stdout(f"Applied at {receipt['applied_at']} · idempotency key {receipt['idempotency_key']}")
+    _print_receipt(receipt)
 
 
 def _print_receipt(receipt: dict[str, Any]) -> None:
@@ -195,15 +220,7 @@ def apply(
         plan, owner_id, confirm=lambda request: confirm_on_terminal(request.prompt()),
         confirm_digest=confirm,
     )
-    receipt = result.receipt.to_json()
-    if as_json:
-        emit_json({"replayed": result.replayed, "receipt": receipt})
-        return
-    verb = "Already applied (stored receipt)" if result.replayed else "Applied"
-    stdout(f"{verb}: plan {receipt['plan_id']} · owner {receipt['owner_id']} · "
-           f"{receipt['operation_count']} operation(s) · {receipt['preview_digest'][:19]}")
-    stdout(f"Applied at {receipt['applied_at']} · idempotency key {receipt['idempotency_key']}")
-    _print_receipt(receipt)
+    print_applied(result, as_json=as_json)
 
 
 @app.command("check-receipt")

@@ -37,6 +37,8 @@ app = typer.Typer(
 )
 
 ROW_SAVED = "Memory saved · This agent"
+ROW_UNCHANGED = "Memory unchanged · already saved"
+ROW_EVIDENCE_ADDED = "Memory updated · already saved, new evidence added"
 ROW_UPDATED = "Memory updated · This agent"
 ROW_REMOVED = "Memory removed · This agent"
 
@@ -53,15 +55,21 @@ def _open() -> tuple[Principal, MemoryStore]:
     from wardian.config import memory_db_path
     from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import is_alive
+    from wardian.runtime.process import is_alive, lineage
 
     # No capability, or no memory.db to check it against: fail closed before anything,
     # not even the data directory, is created.
     path = memory_db_path(create_dir=False)
     if not os.environ.get(ENV_CAPABILITY, "").strip() or not path.exists():
-        resolve_principal(is_alive=is_alive, db_path=path)  # raises CapabilityMissing/Invalid
+        # raises CapabilityMissing/Invalid
+        resolve_principal(is_alive=is_alive, caller=(), db_path=path)
+    caller = [(p.pid, p.started_at) for p in lineage()]
     store = MemoryStore(path)
-    return resolve_principal(is_alive=is_alive, store=store), store
+    try:
+        return resolve_principal(is_alive=is_alive, caller=caller, store=store), store
+    except BaseException:
+        store.close()
+        raise
 
 
 def _scope(value: str | None) -> Scope | None:
@@ -127,9 +135,12 @@ def _report(record: Record, row: str, *, as_json: bool) -> None:
     stdout(row)
 
 
-@app.command("save")
+@app.command("save", context_settings={"ignore_unknown_options": True})
 def save(
-    text: str = typer.Argument(..., help="What to remember (at most 8,192 characters)."),
+    text: str = typer.Argument(
+        ..., help="What to remember (at most 8,192 characters). Text that starts with '-' "
+        "(a pasted key block) is taken as the text too; `--` before it always works: "
+        "memory save --evidence E -- \"-text\"."),
     evidence: str = typer.Option(
         ..., "--evidence", help="Excerpt that justifies it (required, at most 8,192)."
     ),
@@ -140,15 +151,27 @@ def save(
     source: list[str] = SourceOpt,
     as_json: bool = JsonOption,
 ) -> None:
-    """Save a memory record for this agent (the first --source is marked primary)."""
+    """Save a memory record for this agent (the first --source is marked primary).
+
+    Saving the same text, kind and scope again returns the existing record ("Memory
+    unchanged · already saved"); different evidence or new sources are added to it as a
+    revision. Text, evidence and sources that hold a secret are refused (exit 2): save a
+    reference to where the secret lives instead.
+    """
     principal, store = _open()
     where = _scope(scope)
     assert where is not None
-    record = store.save(
+    outcome = store.save_once(
         principal.agent_id, text, evidence=evidence, kind=kind,  # type: ignore[arg-type]
         scope=where, sources=_sources(source, first_primary=True), actor=principal.actor,
     )
-    _report(record, ROW_SAVED, as_json=as_json)
+    if as_json:
+        emit_json({**outcome.record.to_json(), "unchanged": outcome.unchanged,
+                   "already_saved": outcome.already_saved})
+        return
+    row = {"saved": ROW_SAVED, "unchanged": ROW_UNCHANGED,
+           "evidence_added": ROW_EVIDENCE_ADDED}[outcome.outcome]
+    _report(outcome.record, row, as_json=False)
 
 
 @app.command("list")
@@ -160,8 +183,10 @@ def list_(
 ) -> None:
     """List this agent's records (every workspace), newest first."""
     principal, store = _open()
+    # Records set aside as holding a secret stay out of the agent's view, as in recall.
     records = store.list(
-        principal.agent_id, kind=kind, scope_kind=scope, include_removed=include_removed
+        principal.agent_id, kind=kind, scope_kind=scope, include_removed=include_removed,
+        flagged=False,
     )
     if as_json:
         emit_json([r.to_json() for r in records])
@@ -217,6 +242,7 @@ def _startup_context(
     settings = SettingsStore()
     try:
         budget = int(settings.get("memory.startup_budget_chars"))
+        review_days = int(settings.get("memory.current_review_days"))
     finally:
         settings.close()
     registry = AgentRegistry()
@@ -227,7 +253,7 @@ def _startup_context(
     name = agent.name if agent else principal.agent_id[:8]
     return load_startup_context(
         store, agent_id=principal.agent_id, agent_name=name, workspace=workspace,
-        budget_chars=budget,
+        budget_chars=budget, current_review_days=review_days,
     )
 
 
@@ -325,7 +351,10 @@ def draft_plan(
         return
     from pathlib import Path
 
-    Path(output).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
-                            encoding="utf-8")
+    from wardian._fs import open_private
+
+    # The draft quotes the agent's records: private like the database it came from.
+    with open_private(Path(output), "w", encoding="utf-8", newline="") as handle:
+        handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     stdout(f"Draft plan written to {output} · {len(doc['operations'])} operation(s) · "
            "the operator previews it with `wardian garden maintain preview`")

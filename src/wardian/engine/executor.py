@@ -27,7 +27,9 @@ Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
   for actions, a ``cancel`` event for adapters whose ``run`` accepts one). The run ends
   ``cancelled`` at that safe point.
 * **Secrets.** Values of secret inputs are replaced by ``***`` in everything stored:
-  inputs, rendered step inputs, outputs, errors and events.
+  inputs, rendered step inputs, outputs, errors and events; in the rendered step inputs,
+  outputs, errors and events anything else the shared secret scanner finds is replaced by
+  a typed ``[REDACTED:<kind>]`` placeholder.
 """
 
 from __future__ import annotations
@@ -51,7 +53,12 @@ POLL_S = 0.2
 
 
 class Redactor:
-    """Replaces secret values inside any JSON-able structure with ``***``."""
+    """Replaces secret values inside any JSON-able structure before it is stored.
+
+    The run's secret inputs become ``***``; anything else the shared secret scanner
+    (`wardian.memory.secret_scan`) finds — a key in a step's output, a password in an
+    event — becomes a typed ``[REDACTED:<kind>]`` placeholder.
+    """
 
     def __init__(self, secrets: list[str]) -> None:
         values = sorted({s for s in secrets if s}, key=len, reverse=True)
@@ -60,11 +67,15 @@ class Redactor:
         self._pattern = re.compile("|".join(re.escape(v) for v in long)) if long else None
 
     def scrub(self, value: Any) -> Any:
-        """A copy of `value` with every secret replaced by ``***``."""
+        """A copy of `value` with every secret replaced (see the class docstring)."""
         if isinstance(value, str):
             if value in self._exact:
                 return REDACTED
-            return self._pattern.sub(REDACTED, value) if self._pattern else value
+            if self._pattern:
+                value = self._pattern.sub(REDACTED, value)
+            from wardian.memory.secret_scan import redact
+
+            return redact(value)[0]
         if isinstance(value, dict):
             return {k: self.scrub(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
@@ -375,7 +386,7 @@ class _Execution:
             return {"action": step.action,
                     "with": engine.render_value(step.with_ or {}, context)}
         if step.id in loaded.prompt_files:
-            prompt = engine.file_template(loaded.prompt_files[step.id]).render(context)
+            prompt = engine.render_file(loaded.prompt_files[step.id], context)
         else:
             prompt = engine.render_text(loaded.prompts[step.id], context)
         return {"role": step.role, "prompt": prompt,

@@ -94,11 +94,10 @@ def prepare_manual_run(
 
 def run_log_path(run_id: str) -> Path:
     """Where a detached run process writes its output."""
+    from wardian._fs import private_dir
     from wardian.config import data_dir
 
-    folder = data_dir() / "logs"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"run-{run_id}.log"
+    return private_dir(data_dir() / "logs") / f"run-{run_id}.log"
 
 
 def spawn_detached(run_id: str, secrets: dict[str, Any]) -> int:
@@ -117,7 +116,9 @@ def spawn_detached(run_id: str, secrets: dict[str, Any]) -> int:
                                    | subprocess.DETACHED_PROCESS)  # type: ignore[attr-defined]
     else:
         kwargs["start_new_session"] = True
-    with open(run_log_path(run_id), "ab") as log:
+    from wardian._fs import open_private
+
+    with open_private(run_log_path(run_id), "ab") as log:
         child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log,
                                  close_fds=True, **kwargs)
     assert child.stdin is not None

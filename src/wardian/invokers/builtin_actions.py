@@ -86,9 +86,11 @@ def archive_load(
 
     Returns:
         ``{agent_id, agent_name, workspace, source ("archive"|"file"), path,
-        after_seq, first_seq, last_seq, count, skipped_tool_messages, cursor, messages,
-        text}`` where ``cursor`` is what `memory.commit` advances the cursor to (None =
-        unchanged) and ``text`` joins the messages for the evidence check.
+        after_seq, first_seq, last_seq, count, skipped_tool_messages, cursor,
+        secrets_redacted, messages, text}`` where ``cursor`` is what `memory.commit`
+        advances the cursor to (None = unchanged), ``secrets_redacted`` counts the secret
+        placeholders in the slice (an archive stores none in clear; a transcript file is
+        redacted here) and ``text`` joins the messages for the evidence check.
 
     Raises:
         NotFoundError / ValidationError: the transcript file is missing or unreadable.
@@ -105,10 +107,12 @@ def archive_load(
     path: str | None = None
     raw: list[dict[str, Any]]
     if transcript_path:
+        from wardian.runtime.archives import redact_messages
         from wardian.transcripts import load_transcript
 
         conversation = load_transcript(transcript_path)
-        raw = [m.to_json() for m in conversation.messages]
+        clean, _counts = redact_messages(conversation.messages)
+        raw = [m.to_json() for m in clean]
         source, path = "file", str(conversation.source_path or transcript_path)
         # the session's own working directory is the workspace its records belong to, not
         # the directory the command ran in
@@ -139,6 +143,7 @@ def archive_load(
         "count": len(messages),
         "skipped_tool_messages": len(raw) - len(messages),
         "cursor": last_seq if source == "archive" else None,
+        "secrets_redacted": sum(str(m.get("text") or "").count("[REDACTED:") for m in messages),
         "messages": messages,
         "text": join_messages(messages),
     }
@@ -163,9 +168,11 @@ def memory_snapshot(*, agent_id: str, workspace: str | None) -> dict[str, Any]:
 
     store = MemoryStore()
     try:
+        # Records set aside as holding a secret never go to a curator (startup_set skips
+        # them too).
         records = (
             store.startup_set(agent_id, workspace) if workspace
-            else store.list(agent_id)
+            else store.list(agent_id, flagged=False)
         )
         out = [
             {
@@ -429,12 +436,10 @@ def draft_plan(
                 "agent_id": agent_id, "next": None}
     data = json.dumps(plan, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
     _validate_plan(data)
-    folder = data_dir() / "plans"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{run_id}.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    from wardian._fs import private_dir, write_private
+
+    path = private_dir(data_dir() / "plans") / f"{run_id}.json"
+    write_private(path, data)
     return {
         "path": str(path), "operations": len(plan["operations"]), "dropped": dropped,
         "plan_id": plan["plan_id"], "agent_id": agent_id,
@@ -535,7 +540,8 @@ def _action_archive_load(
         include_tool_output=_truthy(include_tool_output),
     )
     ctx.emit("archive.loaded", {k: result[k] for k in (
-        "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages")})
+        "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages",
+        "secrets_redacted")})
     return result
 
 

@@ -156,9 +156,9 @@ class ScheduleDaemon:
         """
         self._lock = acquire_daemon_lock()
         holder = _holder_file()
-        tmp = holder.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"pid": os.getpid(), "since": format_utc(utc_now())}))
-        os.replace(tmp, holder)
+        from wardian._fs import write_private
+
+        write_private(holder, json.dumps({"pid": os.getpid(), "since": format_utc(utc_now())}))
 
     def release(self) -> None:
         """Release the lock (and remove the holder file if it is ours)."""
@@ -458,6 +458,10 @@ class ScheduleDaemon:
         what = f"schedule {invoker.name} ({invoker.id[:8]}) slot {slot_key(d.scheduled)}"
         if run is not None:
             run_id, status = run
+            if status == "blocked":
+                self.log(f"{self._stamp()} {what}: blocked (the invoker is broken; see "
+                         f"`wardian automation schedule show {invoker.id[:8]}`)")
+                return
             outcome = "ran" if status != "skipped" else "skipped (blocked assignment)"
             self.log(f"{self._stamp()} {what}: {outcome} run {run_id[:8]} late {d.late_s:.3f} s")
         elif d.outcome == "coalesced":

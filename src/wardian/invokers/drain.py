@@ -285,7 +285,17 @@ class _Drain:
         }
 
     def fire(self, event: SessionEvent, invoker: Invoker, report: DrainReport) -> None:
-        """Create (or find) the one run of (event, invoker) and link it."""
+        """Create (or find) the one run of (event, invoker) and link it. A broken invoker
+        (`wardian.invokers.health`) gets no run: the fire is recorded ``blocked`` with the
+        reason."""
+        from wardian.invokers.health import invoker_problem
+
+        problem = invoker_problem(invoker)
+        if problem is not None:
+            self.fires.link(event.id, invoker.id, "", "blocked",
+                            f"invoker broken: {problem.reason}")
+            report.skipped += 1
+            return
         key = idempotency_key(invoker.id, event.id)
         payload = self.trigger_payload(event, invoker)
         common: dict[str, Any] = {

@@ -2,10 +2,13 @@
 
 An invoker is **broken** when its blueprint is missing or invalid, no longer accepts the
 invoker's trigger, declares a required input (one without a default) the invoker does not
-set, rejects a stored input, no longer declares a role the assignments name (or uses one
-they leave out), or when its agent is gone. A broken invoker is shown ``broken`` with the
-reason; its slots and events are recorded ``blocked`` with that reason and no run is
-created; nothing is deleted, and the problem names the command that repairs it.
+set or rejects a stored input, or when its agent is gone. (An assignment that no longer
+resolves — an assigned agent removed, a model gone from the catalog — is not a broken
+invoker: its run is recorded ``skipped: blocked assignment`` as before.)
+
+A broken invoker is shown ``broken`` with the reason; its slots and events are recorded
+``blocked`` with that reason and no run is created; nothing is deleted, and the problem
+names the command that repairs it.
 
 The model catalog is not consulted here (a stale catalog is not a broken invoker; the
 run reports an unknown model itself). Spec: issue 20 "editable and broken invokers".
@@ -53,7 +56,7 @@ def invoker_problem(invoker: Invoker) -> InvokerProblem | None:
         validate_definition(
             invoker.blueprint_id, invoker.assignments, invoker.inputs,
             trigger=trigger_of(invoker), inputs_from_text=False, check_catalog=False,
-            origin=f"invoker {ref}", command=f"{group} set {ref}")
+            origin=f"invoker {ref}", command=f"{group} set {ref}", check_roles=False)
     except MissingInputs as exc:
         inputs = " ".join(f"--input {n}=VALUE" for n in exc.names)
         return InvokerProblem(exc.message, f"`{group} set {ref} {inputs}`")
@@ -69,7 +72,5 @@ def invoker_problem(invoker: Invoker) -> InvokerProblem | None:
         if "trigger" in exc.message:
             return InvokerProblem(exc.message, f"add {trigger_of(invoker)} to the blueprint's "
                                   f"`triggers:` list, or `{group} remove {ref}`")
-        what = "--assignments JSON" if "role" in exc.message or "assign" in exc.message \
-            else "--input NAME=VALUE"
-        return InvokerProblem(exc.message, f"`{group} set {ref} {what}`")
+        return InvokerProblem(exc.message, f"`{group} set {ref} --input NAME=VALUE`")
     return None

@@ -76,6 +76,7 @@ def validate_definition(
     origin: str = "--assignments",
     command: str = "add",
     stored_inputs: dict[str, Any] | None = None,
+    check_roles: bool = True,
 ) -> ValidatedDefinition:
     """Check a blueprint + assignments + inputs for an invoker. Read-only.
 
@@ -90,6 +91,8 @@ def validate_definition(
         command: the command a missing-input hint tells the operator to re-run.
         stored_inputs: already typed values (an invoker's, at ``set``) that `inputs`
             extend or override; checked as stored values, not as text.
+        check_roles: check the assignments against the blueprint's roles (False: only the
+            blueprint, trigger and inputs — `wardian.invokers.health`).
 
     Returns:
         The blueprint's id, the assignments as given (parsed JSON), typed inputs, and
@@ -117,10 +120,13 @@ def validate_definition(
     from wardian.engine.assignments import check_assignments, resolve_selection
 
     # The one assignments parser (the providers'): bad JSON says line and column.
-    snapshot = check_assignments(loaded, assignments, check_catalog=check_catalog,
-                                 origin=origin)
+    if not check_roles:
+        snapshot: dict[str, Any] = assignments if isinstance(assignments, dict) else {}
+    else:
+        snapshot = check_assignments(loaded, assignments, check_catalog=check_catalog,
+                                     origin=origin)
     selections: dict[str, dict[str, Any]] = {}
-    for role, item in snapshot.items():
+    for role, item in (snapshot.items() if check_roles else ()):
         provider, model, effort = resolve_selection(item)
         selections[role] = {"provider": provider, "model": model, "effort": effort}
     typed: dict[str, Any] = {}
@@ -256,13 +262,37 @@ def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
     return store.set_enabled(invoker.id, enabled)
 
 
+@dataclass(frozen=True)
+class BlockedFire:
+    """A session close that found the invoker broken: recorded, no run (``id`` is empty)."""
+
+    id: str
+    status: str
+    skip_reason: str | None
+    created_at: str
+    invocation: dict[str, Any]
+    error: str | None = None
+    finished_at: str | None = None
+
+
 def history(invoker_ref: str, *, limit: int = 100) -> tuple[Invoker, list[Any]]:
-    """An invoker and its runs (including skipped ones), newest first. Read-only."""
+    """An invoker and its runs (including skipped ones) and its ``blocked`` fires (events
+    that found it broken), newest first. Read-only."""
     from wardian.engine.runs import RunStore
+    from wardian.invokers.drain import FireLog
 
     invoker = InvokerStore().get(invoker_ref, kind=KIND)
-    runs = RunStore(recover=False).list(invoker_id=invoker.id, limit=limit)
-    return invoker, runs
+    runs: list[Any] = RunStore(recover=False).list(invoker_id=invoker.id, limit=limit)
+    fires = FireLog()
+    try:
+        blocked = [BlockedFire("", "blocked", f.skip_reason, f.created_at,
+                               {"payload": {"boundary_id": f.event_id}})
+                   for f in fires.for_invoker(invoker.id, limit) if f.outcome == "blocked"]
+    finally:
+        fires.close()
+    merged = sorted(runs + blocked, key=lambda r: str(getattr(r, "created_at", "")),
+                    reverse=True)
+    return invoker, merged[:limit]
 
 
 def summarise(invoker: Invoker, *, agent_name: str | None = None,

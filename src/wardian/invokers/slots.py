@@ -40,7 +40,7 @@ from wardian.invokers.store import Invoker
 
 __all__ = ["OUTCOMES", "ScheduleState", "Slot", "SlotStore", "dispatch_slot", "schedule_key"]
 
-OUTCOMES = ("pending", "ran", "skipped", "coalesced")
+OUTCOMES = ("pending", "ran", "skipped", "coalesced", "blocked")
 
 _MIGRATIONS = [
     """
@@ -67,6 +67,33 @@ _MIGRATIONS = [
     # found not queued), so a restart re-executes only runs that never started.
     """
     ALTER TABLE schedule_slots ADD COLUMN settled_at TEXT;
+    CREATE INDEX schedule_slots_unsettled ON schedule_slots (outcome, settled_at);
+    """,
+    # blocked: the invoker was broken (blueprint missing or invalid, a required input
+    # unset) when the slot fell due; `reason` says why and no run was created. SQLite
+    # cannot alter a CHECK, so the table is rebuilt with its rows.
+    """
+    CREATE TABLE schedule_slots_new (
+        invoker_id TEXT NOT NULL,
+        scheduled_time TEXT NOT NULL,
+        outcome TEXT NOT NULL
+            CHECK (outcome IN ('pending', 'ran', 'skipped', 'coalesced', 'blocked')),
+        run_id TEXT,
+        reason TEXT,
+        late_s REAL NOT NULL DEFAULT 0,
+        into_slot TEXT,
+        decided_at TEXT NOT NULL,
+        resolved_at TEXT,
+        settled_at TEXT,
+        PRIMARY KEY (invoker_id, scheduled_time)
+    );
+    INSERT INTO schedule_slots_new (invoker_id, scheduled_time, outcome, run_id, reason,
+        late_s, into_slot, decided_at, resolved_at, settled_at)
+        SELECT invoker_id, scheduled_time, outcome, run_id, reason, late_s, into_slot,
+        decided_at, resolved_at, settled_at FROM schedule_slots;
+    DROP TABLE schedule_slots;
+    ALTER TABLE schedule_slots_new RENAME TO schedule_slots;
+    CREATE INDEX schedule_slots_outcome ON schedule_slots (outcome);
     CREATE INDEX schedule_slots_unsettled ON schedule_slots (outcome, settled_at);
     """,
 ]
@@ -339,8 +366,17 @@ def dispatch_slot(runs: Any, slots: SlotStore, invoker: Invoker, scheduled_time:
         scheduled_time: the slot key (UTC ISO with ``Z``).
 
     Returns:
-        ``(run_id, run_status)``; status ``skipped`` when the assignment is blocked.
+        ``(run_id, run_status)``; status ``skipped`` when the assignment is blocked;
+        ``("", "blocked")`` when the invoker is broken (`wardian.invokers.health`): the
+        slot is recorded ``blocked`` with the reason and no run is created.
     """
+    from wardian.invokers.health import invoker_problem
+
+    problem = invoker_problem(invoker)
+    if problem is not None:
+        slots.resolve(invoker.id, scheduled_time, outcome="blocked", run_id=None,
+                      reason=f"invoker broken: {problem.reason}")
+        return "", "blocked"
     key = schedule_key(invoker.id, scheduled_time)
     common: dict[str, Any] = {
         "blueprint_id": invoker.blueprint_id,

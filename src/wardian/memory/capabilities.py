@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from wardian._db import atomic
 from wardian._util import utc_now_iso
 
-__all__ = ["START_TIME_TOLERANCE_S", "Capability", "CapabilityStore", "hash_token", "new_token"]
+__all__ = [
+    "START_TIME_TOLERANCE_S",
+    "Capability",
+    "CapabilityStore",
+    "Refusal",
+    "hash_token",
+    "new_token",
+]
 
 TOKEN_BYTES = 32
 """Random bytes in a capability token (before URL-safe base64)."""
@@ -67,6 +74,23 @@ class Capability:
             created_at=row["created_at"], revoked_at=row["revoked_at"],
             revoked_reason=row["revoked_reason"],
         )
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One refused use of a capability outside its launch's tree (``capability_refusals``).
+
+    ``holder_*`` is the launch the capability belongs to; ``caller_*`` the launch the
+    presenting process runs in (None: outside every launch).
+    """
+
+    at: str
+    holder_agent_id: str
+    holder_launch_id: str | None
+    caller_agent_id: str | None
+    caller_launch_id: str | None
+    caller_pid: int
+    reason: str
 
 
 class CapabilityStore:
@@ -206,6 +230,49 @@ class CapabilityStore:
             if row is not None:
                 found.append((pid, str(row[0])))
         return found
+
+    def launches_of(
+        self, identities: Iterable[tuple[int, float]]
+    ) -> list[tuple[str, str]]:
+        """``(launch_id, agent_id)`` of each identity that is a recorded launch, in the
+        order given (nearest first). Read-only."""
+        found: list[tuple[str, str]] = []
+        for pid, started_at in identities:
+            row = self.conn.execute(
+                "SELECT launch_id, agent_id FROM launches WHERE pid = ? AND"
+                " abs(process_started_at - ?) <= ? ORDER BY created_at DESC LIMIT 1",
+                (pid, started_at, START_TIME_TOLERANCE_S),
+            ).fetchone()
+            if row is not None:
+                found.append((str(row[0]), str(row[1])))
+        return found
+
+    def record_refusal(self, refusal: Refusal) -> None:
+        """Keep a refused out-of-tree use (atomic)."""
+        with atomic(self.conn):
+            self.conn.execute(
+                "INSERT INTO capability_refusals (at, holder_agent_id, holder_launch_id,"
+                " caller_agent_id, caller_launch_id, caller_pid, reason)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (refusal.at, refusal.holder_agent_id, refusal.holder_launch_id,
+                 refusal.caller_agent_id, refusal.caller_launch_id, refusal.caller_pid,
+                 refusal.reason),
+            )
+
+    def refusals(self, agent_id: str | None = None) -> list[Refusal]:
+        """Refused out-of-tree uses, newest first; only those involving `agent_id` (as
+        holder or caller) when given. Read-only."""
+        sql = "SELECT * FROM capability_refusals"
+        args: tuple[str, ...] = ()
+        if agent_id is not None:
+            sql += " WHERE holder_agent_id = ? OR caller_agent_id = ?"
+            args = (agent_id, agent_id)
+        return [
+            Refusal(r["at"], r["holder_agent_id"], r["holder_launch_id"],
+                    r["caller_agent_id"], r["caller_launch_id"], int(r["caller_pid"]),
+                    r["reason"])
+            for r in self.conn.execute(sql + " ORDER BY id DESC", args)
+        ]
 
     def for_agent(self, agent_id: str) -> list[Capability]:
         """Every capability ever minted for `agent_id`, newest first. Read-only."""

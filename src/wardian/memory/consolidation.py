@@ -8,7 +8,8 @@ DESIGN.md "Blueprints, runs, providers" (`memory.commit`) and spec "Optional con
   the curator was given (after whitespace normalisation) is dropped and reported, never
   committed — saves and updates (the spec's rule) and removes too (issue 9: every
   operation quotes the archive, so a hallucinated retirement cannot slip through); so
-  are operations on missing/removed records and exact duplicates;
+  are operations on missing/removed records and exact duplicates, and saves/updates whose
+  text or evidence holds a secret (``secret_detected``, `wardian.memory.secret_scan`);
 * every change is revisioned with the run as actor and the evidence excerpt;
 * the changes, the consolidation cursor and a receipt (with the digest of the canonical
   batch) commit in ONE transaction;
@@ -39,6 +40,7 @@ from wardian.errors import (
 )
 from wardian.memory.batch import CommitBatch, RemoveOp, SaveOp, UpdateOp
 from wardian.memory.models import Scope, Source
+from wardian.memory.secret_scan import scan_fields
 from wardian.memory.store import MemoryStore
 
 __all__ = [
@@ -270,6 +272,8 @@ _DROP_MESSAGES = {
     "over_max_changes": "the batch has more than max_changes operations",
     "already_consolidated": "its evidence is in a part of the archive another run "
                             "consolidated meanwhile",
+    "secret_detected": "it holds what looks like a secret ({detail}); nothing of it was "
+                       "stored (save where the secret lives instead, never its value)",
 }
 
 
@@ -347,10 +351,11 @@ def commit_batch(
         dropped: list[DroppedOp] = []
 
         def drop(index: int, op: SaveOp | UpdateOp | RemoveOp, code: str,
-                 memory_id: str | None = None) -> None:
+                 memory_id: str | None = None, detail: str = "") -> None:
             shown = (memory_id or getattr(op, "memory_id", "") or "")[:8]
             dropped.append(DroppedOp(
-                index, op.op, _DROP_MESSAGES[code].format(id=shown), code, memory_id
+                index, op.op, _DROP_MESSAGES[code].format(id=shown, detail=detail), code,
+                memory_id,
             ))
 
         for index, op in enumerate(batch.operations):
@@ -361,6 +366,13 @@ def commit_batch(
                 stale = whole is not None and evidence_in_archive(op.evidence, whole)
                 drop(index, op, "already_consolidated" if stale else "evidence_not_found")
                 continue
+            if not isinstance(op, RemoveOp):
+                found = scan_fields({"text": op.text, "evidence": op.evidence})
+                if found:
+                    detail = ", ".join(sorted({f"{f.detector} in {f.field}" for f in found}))
+                    drop(index, op, "secret_detected", getattr(op, "memory_id", None),
+                         detail)
+                    continue
             if isinstance(op, SaveOp):
                 scope = _target_scope(op, batch.workspace)
                 duplicate = find_duplicate(store, agent_id, op.text, scope)

@@ -6,8 +6,10 @@ over the `MemoryDB` of its file; DESIGN.md "Storage".
 
 from __future__ import annotations
 
+import sys
+
 from wardian._db import Database, migrate_user_version
-from wardian.memory.schema import MIGRATIONS
+from wardian.memory.schema import FLAG_MIGRATION, MIGRATIONS
 
 __all__ = ["MemoryDB"]
 
@@ -23,4 +25,23 @@ class MemoryDB(Database):
     """
 
     def _migrate_on_open(self) -> None:
+        before = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
         migrate_user_version(self.conn, MIGRATIONS)
+        if 0 < before < FLAG_MIGRATION:
+            self._tell_flagged()
+
+    def _tell_flagged(self) -> None:
+        """After the upgrade secret check (issue 14), tell the operator on stderr which
+        agents have records set aside and how to review them; silent when none were."""
+        rows = self.conn.execute(
+            "SELECT agent_id, COUNT(*) AS n FROM records WHERE flagged IS NOT NULL"
+            " GROUP BY agent_id ORDER BY agent_id"
+        ).fetchall()
+        for row in rows:
+            sys.stderr.write(
+                f"wardian: the upgrade check set aside {row['n']} memory record(s) of agent "
+                f"{row['agent_id'][:8]} that hold what looks like a secret; they are no "
+                "longer recalled or shown at startup. Review them with `wardian garden "
+                f"memory list --agent {row['agent_id'][:8]} --flagged`, then retire or "
+                "revise each one.\n"
+            )

@@ -18,14 +18,18 @@ from wardian.errors import UsageError, ValidationError
 __all__ = [
     "KINDS",
     "MAX_EVIDENCE_CHARS",
+    "MAX_ID_CHARS",
     "MAX_LOCATOR_CHARS",
+    "MAX_PATH_CHARS",
     "MAX_SOURCES",
+    "MAX_SOURCE_TYPE_CHARS",
     "MAX_TEXT_CHARS",
     "Record",
     "Revision",
     "Scope",
     "Source",
     "check_caps",
+    "control_character",
     "default_workspace",
 ]
 
@@ -33,6 +37,27 @@ MAX_TEXT_CHARS = 8_192
 MAX_EVIDENCE_CHARS = 8_192
 MAX_SOURCES = 64
 MAX_LOCATOR_CHARS = 4_096
+MAX_SOURCE_TYPE_CHARS = 64
+"""A source's type (``file``, ``url``, ``transcript``…): a short word, not a payload."""
+MAX_ID_CHARS = 256
+"""Ids and keys given from outside (plan ids, idempotency keys, client keys, memory ids)."""
+MAX_PATH_CHARS = 4_096
+"""Paths given from outside (workspace scopes): PATH_MAX on Linux."""
+
+
+def control_character(value: str, *, newlines: bool) -> str | None:
+    """The first disallowed control character of `value` as ``U+XXXX``, or None.
+
+    NUL and every other C0/C1 control character are refused; with `newlines` (free text:
+    memory text, evidence, reasons) newline, carriage return and tab are allowed.
+    """
+    for char in value:
+        code = ord(char)
+        if code < 0x20 or 0x7F <= code <= 0x9F:
+            if newlines and char in "\n\r\t":
+                continue
+            return f"U+{code:04X}"
+    return None
 
 Kind = Literal["stable", "current"]
 KINDS: tuple[str, ...] = ("stable", "current")
@@ -95,6 +120,10 @@ class Record:
     current_revision_id: str
     sources: tuple[Source, ...] = field(default_factory=tuple)
     removed_reason: str | None = None
+    flagged: str | None = None
+    """Why the record is set aside (e.g. ``secret_detected: AWS Access Key in text``), or
+    None. A flagged record keeps its status but is left out of recall and the startup
+    context until the operator retires or revises it (issue 14)."""
 
     @property
     def short_id(self) -> str:
@@ -113,6 +142,7 @@ class Record:
             "sources": [s.to_json() for s in self.sources],
             "status": self.status,
             "removed_reason": self.removed_reason,
+            "flagged": self.flagged,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "current_revision_id": self.current_revision_id,
@@ -156,7 +186,11 @@ def check_caps(
     Args:
         text: memory text (1..8,192 characters) when given.
         evidence: evidence excerpt (1..8,192 characters) when given.
-        sources: at most 64, each locator 1..4,096 characters, when given.
+        sources: at most 64, each type 1..64 and locator 1..4,096 characters, when given
+            (one primary per operation is the plan's rule, `maintenance.plan`: a record's
+            combined sources may hold several).
+        Text and evidence may hold newlines and tabs but no other control character
+        (NUL…); a source's type and locator none at all.
         where: a prefix for the field path in messages (e.g. ``operations[2].``).
 
     Raises:
@@ -170,6 +204,7 @@ def check_caps(
                 f"text is {len(text)} characters; the limit is {MAX_TEXT_CHARS}",
                 path=f"{where}text", hint="shorten it",
             )
+        _no_control(text, f"{where}text", newlines=True)
     if evidence is not None:
         if not evidence.strip():
             raise ValidationError(
@@ -181,6 +216,7 @@ def check_caps(
                 f"evidence is {len(evidence)} characters; the limit is {MAX_EVIDENCE_CHARS}",
                 path=f"{where}evidence", hint="quote a shorter excerpt",
             )
+        _no_control(evidence, f"{where}evidence", newlines=True)
     if sources is not None:
         if len(sources) > MAX_SOURCES:
             raise ValidationError(
@@ -199,6 +235,26 @@ def check_caps(
                     f"{MAX_LOCATOR_CHARS}",
                     path=f"{where}sources[{index}].locator",
                 )
+            if len(source.source_type) > MAX_SOURCE_TYPE_CHARS:
+                raise ValidationError(
+                    f"source type is {len(source.source_type)} characters; the limit is "
+                    f"{MAX_SOURCE_TYPE_CHARS}",
+                    path=f"{where}sources[{index}].source_type",
+                    hint="use a short word such as file, url or transcript",
+                )
+            _no_control(source.source_type, f"{where}sources[{index}].source_type",
+                        newlines=False)
+            _no_control(source.locator, f"{where}sources[{index}].locator", newlines=False)
+
+
+def _no_control(value: str, path: str, *, newlines: bool) -> None:
+    found = control_character(value, newlines=newlines)
+    if found is not None:
+        allowed = " (newlines and tabs are allowed)" if newlines else ""
+        raise ValidationError(
+            f"contains the control character {found}{allowed}", path=path,
+            hint="remove it; text is stored and shown as plain characters",
+        )
 
 
 def default_workspace(cwd: str | os.PathLike[str] | None = None) -> str:

@@ -25,7 +25,13 @@ before anything is written:
 * a token whose hash is unknown (forged, or from another data dir) → `CapabilityInvalid`;
 * ``WARDIAN_AGENT_ID`` missing or naming another agent than the capability's →
   `CapabilityInvalid`;
-* revoked, or its runtime process gone / replaced (pid + start time) → `CapabilityExpired`.
+* revoked, or its runtime process gone / replaced (pid + start time) → `CapabilityExpired`;
+* a live capability presented by a process outside its launch's process tree — the
+  launch supervisor (the holder) is neither the caller nor one of the caller's real
+  ancestors (read from the kernel, not the environment) → `CapabilityNotHeld`. That is a
+  token read from another agent's ``/proc/<pid>/environ`` or a copied environment replayed
+  from another shell; the attempt is kept (table ``capability_refusals``, naming the
+  holder's launch and the caller's launch, if any).
 
 Memory disabled *now* does not cut off a capability minted while it was enabled: the spec
 says the setting applies to newly launched or restarted processes.
@@ -34,9 +40,10 @@ The other direction: operator commands (`require_operator`) refuse a managed pro
 commands anyone may run that name an agent act only for its own (`managed_agent`). Both
 recognise it by its environment or, since that can be edited, by an ancestor that is a
 recorded launch (table ``launches``, written for every launch, memory enabled or not).
-A process that detaches from its launch (double fork, ``setsid``) and clears its
-environment is no longer recognised: same-user processes can always reach ``memory.db``
-directly, and only separate OS users would stop that.
+On Linux the supervisor is a child subreaper, so a process that detaches from its launch
+(double fork, ``setsid``) stays below it and is still recognised. What remains (a process
+that kills its own supervisor, other platforms, direct reads of ``memory.db`` by the same
+OS user) is in docs/threat-model.md; separate OS users are the hard boundary.
 
 Spec: "Save and inspect memory" (managed terminals, fail closed), DESIGN.md "Identity and
 authority".
@@ -45,7 +52,7 @@ authority".
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,10 +61,12 @@ from wardian.errors import (
     CapabilityExpired,
     CapabilityInvalid,
     CapabilityMissing,
+    CapabilityNotHeld,
     OperatorOnly,
 )
 
 if TYPE_CHECKING:
+    from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
 
 __all__ = [
@@ -110,14 +119,19 @@ class Principal:
 def resolve_principal(
     *,
     is_alive: IsAlive,
+    caller: Sequence[tuple[int, float]],
     environ: Mapping[str, str] | None = None,
     db_path: Path | None = None,
     store: MemoryStore | None = None,
 ) -> Principal:
-    """Authenticate the calling managed process from its environment. Read-only.
+    """Authenticate the calling managed process: its environment names the capability,
+    its real ancestry must contain the capability's holder. Read-only, except that a
+    refused out-of-tree use is recorded.
 
     Args:
         is_alive: the process-liveness test, ``(pid, started_at_s) -> bool``.
+        caller: ``(pid, started_at_s)`` of the calling process and then its ancestors,
+            nearest first (`wardian.runtime.process.lineage`).
         environ: the environment (default ``os.environ``).
         db_path: ``memory.db`` (default `wardian.config.memory_db_path()`); it is not
             created when missing — no database means no capability can be valid.
@@ -127,6 +141,7 @@ def resolve_principal(
         CapabilityMissing: no capability in the environment.
         CapabilityInvalid: unknown (forged) token, or the agent id does not match.
         CapabilityExpired: revoked, or its runtime has ended.
+        CapabilityNotHeld: the caller is outside the holder's process tree.
     """
     env = os.environ if environ is None else environ
     token = env.get(ENV_CAPABILITY, "").strip()
@@ -139,21 +154,27 @@ def resolve_principal(
     from wardian.memory.capabilities import CapabilityStore
 
     if store is not None:
-        row = CapabilityStore(store.conn).lookup(token)
-    else:
-        if db_path is None:
-            from wardian.config import memory_db_path
+        return _resolve(CapabilityStore(store.conn), token, env, is_alive, caller)
+    if db_path is None:
+        from wardian.config import memory_db_path
 
-            db_path = memory_db_path()
-        if not db_path.exists():
-            raise CapabilityInvalid("memory capability not recognised", hint=_HOW)
-        from wardian.memory.store import MemoryStore
+        db_path = memory_db_path()
+    if not db_path.exists():
+        raise CapabilityInvalid("memory capability not recognised", hint=_HOW)
+    from wardian.memory.store import MemoryStore
 
-        opened = MemoryStore(db_path)
-        try:
-            row = CapabilityStore(opened.conn).lookup(token)
-        finally:
-            opened.close()
+    opened = MemoryStore(db_path)
+    try:
+        return _resolve(CapabilityStore(opened.conn), token, env, is_alive, caller)
+    finally:
+        opened.close()
+
+
+def _resolve(
+    capabilities: CapabilityStore, token: str, env: Mapping[str, str], is_alive: IsAlive,
+    caller: Sequence[tuple[int, float]],
+) -> Principal:
+    row = capabilities.lookup(token)
     if row is None:
         raise CapabilityInvalid("memory capability not recognised", hint=_HOW)
     claimed = env.get(ENV_AGENT_ID, "").strip()
@@ -169,12 +190,48 @@ def resolve_principal(
             f"memory capability expired: {row.revoked_reason or 'revoked'}",
             hint=_RELAUNCH,
         )
+    from wardian.memory.capabilities import START_TIME_TOLERANCE_S
+
+    inside = any(pid == row.pid and abs(started - row.process_started_at)
+                 <= START_TIME_TOLERANCE_S for pid, started in caller)
+    if inside:  # the holder is a live ancestor: alive by definition
+        return Principal(row.agent_id, row.workspace, row.token_hash)
     if not is_alive(row.pid, row.process_started_at):
         raise CapabilityExpired(
             f"memory capability expired: its runtime (pid {row.pid}) has ended",
             hint=_RELAUNCH,
         )
-    return Principal(row.agent_id, row.workspace, row.token_hash)
+    raise _not_held(capabilities, row.agent_id, row.pid, row.process_started_at, caller)
+
+
+def _not_held(
+    capabilities: CapabilityStore, holder_agent: str, holder_pid: int, holder_started: float,
+    caller: Sequence[tuple[int, float]],
+) -> CapabilityNotHeld:
+    """Record the refused out-of-tree use and build its error (naming both launches)."""
+    from wardian._util import utc_now_iso
+    from wardian.memory.capabilities import Refusal
+
+    holder = capabilities.launches_of([(holder_pid, holder_started)])
+    holder_launch = holder[0][0] if holder else None
+    mine = capabilities.launches_of(caller)
+    caller_launch, caller_agent = mine[0] if mine else (None, None)
+    where = (f"this process runs in launch {caller_launch[:8]} of agent {caller_agent[:8]}"
+             if caller_launch and caller_agent else "this process runs outside any launch")
+    reason = (f"memory capability refused: it belongs to launch "
+              f"{(holder_launch or 'unknown')[:8]} of agent {holder_agent[:8]}, and {where}")
+    pid = caller[0][0] if caller else os.getpid()
+    try:
+        capabilities.record_refusal(Refusal(
+            utc_now_iso(), holder_agent, holder_launch, caller_agent, caller_launch, pid,
+            reason))
+    except Exception:  # refusing matters more than keeping the record
+        reason += " (the refusal could not be recorded)"
+    return CapabilityNotHeld(
+        reason,
+        hint="a capability works only inside the process tree of the launch it was "
+        "minted for; use the one your own launch gave you",
+    )
 
 
 def require_operator(

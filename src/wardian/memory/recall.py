@@ -11,7 +11,9 @@ recall`` without a query prints. Layout::
     - [5e6f7a8b] current · workspace: Release validation is awaiting a real-macOS run
     (3 more records not loaded: …)
 
-Every record line carries the record's 8-character id and its kind. Records are ordered
+Every record line carries the record's 8-character id and its kind; a ``current``
+record's line ends with its age, ``(saved 3 days ago)``, and is marked stale once it is
+``memory.current_review_days`` (default 14) old. Records are ordered
 stable before current, agent scope before workspace scope, newest first within each
 (`MemoryStore.startup_set`). The whole context stays within ``budget_chars``
 (setting ``memory.startup_budget_chars``, default 12,000): the header and instructions are
@@ -28,8 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
+from wardian._util import parse_utc, utc_now
 from wardian.memory.models import Record
 
 if TYPE_CHECKING:
@@ -37,11 +41,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BUDGET_CHARS",
+    "DEFAULT_CURRENT_REVIEW_DAYS",
     "DIRECT_RETENTION_INSTRUCTIONS",
     "StartupContext",
+    "age_days",
     "build_startup_context",
+    "is_stale",
     "load_startup_context",
     "record_line",
+    "saved_ago",
 ]
 
 MIN_LINE_CHARS = len("- [12345678] stable · agent: x\n")
@@ -49,6 +57,10 @@ MIN_LINE_CHARS = len("- [12345678] stable · agent: x\n")
 
 DEFAULT_BUDGET_CHARS = 12_000
 """Default of setting ``memory.startup_budget_chars``, in characters."""
+
+DEFAULT_CURRENT_REVIEW_DAYS = 14
+"""Default of setting ``memory.current_review_days``: a ``current`` record this old is
+marked stale in the startup context and listed by ``wardian garden memory stale``."""
 
 DIRECT_RETENTION_INSTRUCTIONS = """\
 You have durable memory managed by Wardian. It survives restarts and provider changes.
@@ -109,10 +121,45 @@ class StartupContext:
         return bool(self.loaded) or self.omitted > 0
 
 
-def record_line(record: Record) -> str:
-    """One record as a single context line: ``- [id8] kind · scope: text``."""
+def record_line(
+    record: Record, *, now: datetime | None = None,
+    current_review_days: int = DEFAULT_CURRENT_REVIEW_DAYS,
+) -> str:
+    """One record as a single context line: ``- [id8] kind · scope: text``.
+
+    With `now`, a ``current`` record's line ends with its age, e.g. ``(saved 3 days
+    ago)``, and — once it is `current_review_days` old or older — ``stale: update it if
+    still active, else remove it`` (issue 14 "Freshness").
+    """
     text = " ⏎ ".join(part.strip() for part in record.text.strip().splitlines())
-    return f"- [{record.short_id}] {record.kind} · {record.scope.kind}: {text}"
+    line = f"- [{record.short_id}] {record.kind} · {record.scope.kind}: {text}"
+    if now is None or record.kind != "current":
+        return line
+    try:
+        days = age_days(record.updated_at, now)
+    except ValueError:
+        return line  # no readable time, no age to show
+    line += f" ({saved_ago(days)}"
+    if is_stale(days, current_review_days):
+        line += "; stale: update it if still active, else remove it"
+    return line + ")"
+
+
+def age_days(updated_at: str, now: datetime) -> int:
+    """Whole days from `updated_at` (UTC ISO-8601) to `now`; never negative."""
+    return max(0, (now - parse_utc(updated_at)).days)
+
+
+def saved_ago(days: int) -> str:
+    """``saved today``, ``saved 1 day ago``, ``saved 3 days ago``."""
+    if days == 0:
+        return "saved today"
+    return f"saved {days} day{'' if days == 1 else 's'} ago"
+
+
+def is_stale(days: int, current_review_days: int) -> bool:
+    """Whether a `current` record this many days old is due for review."""
+    return days >= current_review_days
 
 
 def _footer(omitted: int, budget_chars: int) -> str:
@@ -132,6 +179,8 @@ def build_startup_context(
     budget_chars: int = DEFAULT_BUDGET_CHARS,
     total: int | None = None,
     direct_save: bool = True,
+    now: datetime | None = None,
+    current_review_days: int = DEFAULT_CURRENT_REVIEW_DAYS,
 ) -> StartupContext:
     """Render the startup context of `records` (already in startup order) within a budget.
 
@@ -147,6 +196,10 @@ def build_startup_context(
         direct_save: whether the process receiving the context holds a memory capability
             (a managed launch): True gives `DIRECT_RETENTION_INSTRUCTIONS`, False (e.g. a
             provider hook outside a managed launch) `_RECALL_ONLY_INSTRUCTIONS`.
+        now: the time ages are computed against (default: now, UTC); each ``current``
+            record's line says how long ago it was saved.
+        current_review_days: from this age on a ``current`` record is marked stale
+            (setting ``memory.current_review_days``).
 
     Returns:
         The context; `StartupContext.omitted` counts the records left out.
@@ -158,7 +211,9 @@ def build_startup_context(
     if not total:
         text = head + "(no memory records yet for this agent and workspace)\n"
         return StartupContext(text, (), 0, budget_chars)
-    all_lines = [record_line(record) + "\n" for record in records]
+    moment = now or utc_now()
+    all_lines = [record_line(record, now=moment, current_review_days=current_review_days)
+                 + "\n" for record in records]
     if total == len(records) and len(head) + sum(map(len, all_lines)) <= budget_chars:
         return StartupContext(head + "".join(all_lines), tuple(records), 0, budget_chars)
     # Something must be left out, so keep room for the footer that says how much.
@@ -186,17 +241,20 @@ def load_startup_context(
     workspace: str,
     budget_chars: int = DEFAULT_BUDGET_CHARS,
     direct_save: bool = True,
+    current_review_days: int = DEFAULT_CURRENT_REVIEW_DAYS,
+    now: datetime | None = None,
 ) -> StartupContext:
     """Read the startup set of (`agent_id`, `workspace`) and render it. Read-only.
 
     Reads only as many records as the budget could possibly hold (every line is at least
     `MIN_LINE_CHARS`) plus the set's size, so a launch stays fast with 100k records.
-    `direct_save` as in `build_startup_context`.
+    `direct_save`, `current_review_days` and `now` as in `build_startup_context`.
     """
     most = budget_chars // MIN_LINE_CHARS + 1
     records = store.startup_set(agent_id, workspace, limit=most)
     total = store.startup_count(agent_id, workspace) if len(records) >= most else len(records)
     return build_startup_context(
         records, agent_name=agent_name, agent_id=agent_id, workspace=workspace,
-        budget_chars=budget_chars, total=total, direct_save=direct_save,
+        budget_chars=budget_chars, total=total, direct_save=direct_save, now=now,
+        current_review_days=current_review_days,
     )

@@ -17,9 +17,61 @@ Tables (DESIGN.md "Storage"):
 
 from __future__ import annotations
 
+import json
+import sqlite3
+
 from wardian._db import Migration
 
-__all__ = ["MIGRATIONS"]
+__all__ = ["FLAG_MIGRATION", "MIGRATIONS", "flag_secret_records"]
+
+
+def flag_secret_records(conn: sqlite3.Connection) -> int:
+    """Migration 5: add ``records.flagged`` and set aside every record holding a secret.
+
+    Runs once on upgrade, inside the migration's transaction. Each record's text, evidence
+    and source locators go through the shared scanner (`wardian.memory.secret_scan`); a
+    hit sets ``flagged`` to ``secret_detected: <detector> in <field>, ...`` (never the
+    value). ``status`` stays; recall and the startup context skip flagged records, and the
+    operator reviews them with ``wardian garden memory list --agent A --flagged``.
+
+    The stored ``Memory loaded`` contexts (copies of what earlier startups were given) get
+    their secret values replaced by ``[REDACTED:<kind>]`` placeholders.
+
+    Returns:
+        How many records were flagged.
+    """
+    from wardian.memory.secret_scan import redact, scan_fields
+
+    conn.execute("ALTER TABLE records ADD COLUMN flagged TEXT")
+    flagged = 0
+    rows = conn.execute(
+        "SELECT r.id, r.text, r.evidence, (SELECT json_group_array(locator) FROM"
+        " record_sources s WHERE s.record_id = r.id) AS locators FROM records r"
+    ).fetchall()
+    for row in rows:
+        fields: dict[str, str | None] = {"text": row["text"], "evidence": row["evidence"]}
+        for index, locator in enumerate(json.loads(row["locators"] or "[]")):
+            fields[f"sources[{index}].locator"] = locator
+        findings = scan_fields(fields)
+        if findings:
+            reason = "secret_detected: " + ", ".join(
+                sorted({f"{f.detector} in {f.field}" for f in findings}))
+            conn.execute("UPDATE records SET flagged = ? WHERE id = ?", (reason, row["id"]))
+            flagged += 1
+    for event in conn.execute("SELECT id, context FROM loaded_events").fetchall():
+        clean, found = redact(event["context"])
+        if found:
+            conn.execute("UPDATE loaded_events SET context = ? WHERE id = ?",
+                         (clean, event["id"]))
+    return flagged
+
+
+def _discard(_count: int) -> None:
+    """A migration returns nothing; the count is read back by `MemoryStore` for its notice."""
+
+
+FLAG_MIGRATION = 5
+"""The migration (``PRAGMA user_version``) that adds and fills ``records.flagged``."""
 
 MIGRATIONS: list[Migration] = [
     """
@@ -153,5 +205,21 @@ MIGRATIONS: list[Migration] = [
     # index alone, so page 200 of 10k records costs what page 1 does.
     """
     CREATE INDEX records_page ON records (agent_id, status, updated_at, id);
+    """,
+    # 5: existing stores are checked once for secrets; holders are set aside (issue 14).
+    lambda conn: _discard(flag_secret_records(conn)),
+    # 6: a valid capability presented from outside its launch's process tree (read from
+    # /proc, or a copied environment replayed): refused, and kept here naming both launches.
+    """
+    CREATE TABLE capability_refusals (
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        holder_agent_id TEXT NOT NULL,
+        holder_launch_id TEXT,
+        caller_agent_id TEXT,
+        caller_launch_id TEXT,
+        caller_pid INTEGER NOT NULL,
+        reason TEXT NOT NULL
+    );
     """,
 ]

@@ -15,6 +15,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,7 +34,7 @@ from wardian.memory.models import (
     check_caps,
 )
 
-__all__ = ["UNSET", "MemoryStore", "normalise_sources"]
+__all__ = ["UNSET", "MemoryStore", "SaveOutcome", "normalise_sources"]
 
 
 class _Unset:
@@ -69,6 +70,26 @@ def _snapshot(record: Record) -> dict[str, Any]:
         "status": record.status,
         "removed_reason": record.removed_reason,
     }
+
+
+def _check_secrets(
+    *, text: Any = UNSET, evidence: Any = UNSET, sources: Sequence[Source] = (), action: str
+) -> None:
+    """Refuse a write whose new text, evidence or source locators hold a secret.
+
+    Raises:
+        SecretDetected: (exit 2) naming the detector and field, never the value.
+    """
+    from wardian.memory.secret_scan import check_fields
+
+    fields: dict[str, str | None] = {}
+    if text is not UNSET:
+        fields["text"] = text
+    if evidence is not UNSET:
+        fields["evidence"] = evidence
+    for index, source in enumerate(sources):
+        fields[f"sources[{index}].locator"] = source.locator
+    check_fields(fields, action=action)
 
 
 def _check_kind(kind: str) -> None:
@@ -108,6 +129,24 @@ def _text_filter(text: str) -> tuple[str, list[Any]]:
         clause = f"({clause} OR id >= ? AND id < ?)"
         params += [text.lower(), text.lower() + "\uffff"]
     return clause, params
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    """What `MemoryStore.save_once` did: ``saved``, ``unchanged`` or ``evidence_added``."""
+
+    record: Record
+    outcome: Literal["saved", "unchanged", "evidence_added"]
+
+    @property
+    def unchanged(self) -> bool:
+        """True when the record was already saved as is: nothing was written."""
+        return self.outcome == "unchanged"
+
+    @property
+    def already_saved(self) -> bool:
+        """True when an existing record was returned (unchanged or with new evidence)."""
+        return self.outcome != "saved"
 
 
 class MemoryStore:
@@ -154,6 +193,7 @@ class MemoryStore:
             current_revision_id=row["current_revision_id"],
             sources=self._sources(row["id"]) if with_sources else (),
             removed_reason=row["removed_reason"],
+            flagged=row["flagged"],
         )
 
     def resolve(self, id_or_prefix: str, *, agent_id: str | None) -> str:
@@ -219,6 +259,7 @@ class MemoryStore:
         scope_kind: str | None = None,
         include_removed: bool = False,
         workspace: str | None = None,
+        flagged: bool | None = None,
     ) -> builtins.list[Record]:
         """The agent's records, newest first. Read-only.
 
@@ -227,11 +268,15 @@ class MemoryStore:
             scope_kind: ``agent``/``workspace`` filter.
             include_removed: also removed records.
             workspace: when given, workspace-scoped records only of this path.
+            flagged: True = only records set aside for review, False = none of them,
+                None = both.
         """
         sql = "SELECT * FROM records WHERE agent_id = ?"
         params: list[Any] = [agent_id]
         if not include_removed:
             sql += " AND status = 'active'"
+        if flagged is not None:
+            sql += " AND flagged IS NOT NULL" if flagged else " AND flagged IS NULL"
         if kind:
             _check_kind(kind)
             sql += " AND kind = ?"
@@ -261,7 +306,7 @@ class MemoryStore:
         """
         sql = (
             "SELECT * FROM records WHERE agent_id = ? AND status = 'active'"
-            " AND (scope_kind = 'agent' OR scope_path = ?)"
+            " AND (scope_kind = 'agent' OR scope_path = ?) AND flagged IS NULL"
             " ORDER BY CASE kind WHEN 'stable' THEN 0 ELSE 1 END,"
             " CASE scope_kind WHEN 'agent' THEN 0 ELSE 1 END, updated_at DESC, id"
         )
@@ -275,7 +320,7 @@ class MemoryStore:
         """How many records the startup set of (`agent_id`, `workspace`) has. Read-only."""
         row = self.conn.execute(
             "SELECT COUNT(*) FROM records WHERE agent_id = ? AND status = 'active'"
-            " AND (scope_kind = 'agent' OR scope_path = ?)",
+            " AND (scope_kind = 'agent' OR scope_path = ?) AND flagged IS NULL",
             (agent_id, workspace or ""),
         ).fetchone()
         return int(row[0])
@@ -307,6 +352,7 @@ class MemoryStore:
         match = " OR ".join(phrase(t) for t in (rare or tokens))
         where = (
             " WHERE records_fts MATCH ? AND r.agent_id = ? AND r.status = 'active'"
+            " AND r.flagged IS NULL"
         )
         params: list[Any] = [match, agent_id]
         if workspace is not None:
@@ -435,6 +481,63 @@ class MemoryStore:
         ).fetchall()
         return [self._record(r) for r in rows], total
 
+    # --- checking --------------------------------------------------------------------
+
+    def verify(self) -> builtins.list[str]:
+        """Check the stored history against the current state. Read-only.
+
+        Every record must equal its latest revision (the one ``current_revision_id`` names,
+        with the highest ``seq``): text, kind, scope, evidence, sources, status and removal
+        reason; and the FTS5 index must hold exactly the records' rows, each findable by its
+        own text and evidence. Spec "Storage" (every change writes a revision).
+
+        Returns:
+            One line per inconsistency, naming the record id (empty: all consistent).
+        """
+        problems: list[str] = []
+        latest = {
+            r["record_id"]: r for r in self.conn.execute(
+                "SELECT r.record_id, r.revision_id, r.snapshot_json FROM revisions r"
+                " JOIN (SELECT record_id, MAX(seq) AS seq FROM revisions GROUP BY record_id) m"
+                " ON m.record_id = r.record_id AND m.seq = r.seq")
+        }
+        rows = self.conn.execute("SELECT rowid AS rid, * FROM records ORDER BY id").fetchall()
+        for row in rows:
+            record = self._record(row)
+            head = latest.get(record.id)
+            if head is None:
+                problems.append(f"record {record.id}: has no revision")
+                continue
+            if head["revision_id"] != record.current_revision_id:
+                problems.append(f"record {record.id}: current revision "
+                                f"{record.current_revision_id} is not its latest "
+                                f"({head['revision_id']})")
+            elif json.loads(head["snapshot_json"]) != json.loads(
+                    json.dumps(_snapshot(record), ensure_ascii=False)):
+                problems.append(f"record {record.id}: differs from its latest revision "
+                                f"{head['revision_id']}")
+        indexed = {int(r[0]) for r in self.conn.execute("SELECT id FROM records_fts_docsize")}
+        present = {int(r["rid"]) for r in rows}
+        by_rowid = {int(r["rid"]): r["id"] for r in rows}
+        for rid in sorted(present - indexed):
+            problems.append(f"record {by_rowid[rid]}: missing from the full-text index")
+        for rid in sorted(indexed - present):
+            problems.append(f"full-text index row {rid} has no record")
+        for row in rows:
+            if int(row["rid"]) not in indexed:
+                continue
+            for column in ("text", "evidence"):
+                phrase = '"' + str(row[column]).replace('"', '""') + '"'
+                if not _TOKEN.search(str(row[column])):
+                    continue  # nothing the tokenizer indexes (punctuation only)
+                hit = self.conn.execute(
+                    "SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?",
+                    (f"{column}: {phrase}", row["rid"])).fetchone()
+                if hit is None:
+                    problems.append(f"record {row['id']}: its {column} is not in the "
+                                    "full-text index as stored")
+        return problems
+
     # --- writing ---------------------------------------------------------------------
 
     def write_revision_in_transaction(
@@ -487,17 +590,24 @@ class MemoryStore:
         reason: str | None,
         now: str,
         record_id: str | None = None,
+        secret_action: str = "this save",
     ) -> str:
-        """Insert a new active record and its first revision; caps are checked first.
+        """Insert a new active record and its first revision; caps and secrets are checked
+        first (`wardian.memory.secret_scan`: nothing secret-shaped is ever stored).
 
         Must run inside an open transaction. Returns the new record id.
 
+        Args:
+            secret_action: names the refused write in a `SecretDetected` message.
+
         Raises:
             ValidationError: a cap is exceeded or evidence is empty.
+            SecretDetected: text, evidence or a source locator holds a secret (exit 2).
         """
         _check_kind(kind)
         normalised = normalise_sources((), sources)
         check_caps(text=text, evidence=evidence, sources=normalised)
+        _check_secrets(text=text, evidence=evidence, sources=normalised, action=secret_action)
         rid = record_id or new_id()
         self.conn.execute(
             "INSERT INTO records (id, agent_id, kind, scope_kind, scope_path, text, evidence,"
@@ -523,14 +633,19 @@ class MemoryStore:
         actor: str,
         reason: str | None,
         now: str,
+        secret_action: str = "this update",
     ) -> str:
         """Change the given fields of a record, then write a revision.
 
         Must run inside an open transaction; `record_id` must be a full id. Returns the
-        new revision id.
+        new revision id. The given text, evidence and added source locators are scanned
+        for secrets (fields not given are not: a flagged record can still be retired or
+        re-kinded); a flagged record whose text and evidence are clean afterwards is
+        no longer flagged.
 
         Raises:
             ValidationError: a cap is exceeded.
+            SecretDetected: a given field holds a secret (exit 2).
         """
         row = self.conn.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
         current = self._record(row)
@@ -541,14 +656,21 @@ class MemoryStore:
         _check_kind(new_kind)
         sources = normalise_sources(current.sources, add_sources)
         check_caps(text=new_text, evidence=new_evidence, sources=sources)
+        _check_secrets(text=text, evidence=evidence, sources=add_sources, action=secret_action)
+        flagged = current.flagged
+        if flagged and (text is not UNSET or evidence is not UNSET):
+            from wardian.memory.secret_scan import scan_fields
+
+            if not scan_fields({"text": new_text, "evidence": new_evidence}):
+                flagged = None  # revised clean: back in recall and the startup context
         self.conn.execute(
             "UPDATE records SET text = ?, evidence = ?, kind = ?, scope_kind = ?, scope_path = ?,"
-            " status = ?, removed_reason = ? WHERE id = ?",
+            " status = ?, removed_reason = ?, flagged = ? WHERE id = ?",
             (
                 new_text, new_evidence, new_kind, new_scope.kind, new_scope.path or "",
                 status or current.status,
                 removed_reason if status == "removed" else current.removed_reason,
-                record_id,
+                flagged, record_id,
             ),
         )
         if add_sources:
@@ -594,6 +716,64 @@ class MemoryStore:
             )
         return self.get(rid)
 
+    def save_once(
+        self,
+        agent_id: str,
+        text: str,
+        *,
+        evidence: str,
+        kind: Kind = "stable",
+        scope: Scope,
+        sources: Sequence[Source] = (),
+        actor: str,
+        reason: str | None = None,
+    ) -> SaveOutcome:
+        """An idempotent direct save (atomic): the same text, kind and scope as an active
+        record of the agent returns that record instead of a second copy.
+
+        When the evidence or the sources given differ from the record's, they are added
+        to it as a new revision (the evidence replaces the old one, which stays in
+        history; new sources are appended); otherwise nothing is written.
+
+        Returns:
+            `SaveOutcome` with the record and ``outcome``: ``saved`` (a new record),
+            ``unchanged`` (already saved, nothing written) or ``evidence_added``.
+
+        Raises:
+            ValidationError: empty evidence, or text/evidence/sources over the caps.
+            SecretDetected: text, evidence or a source holds a secret (exit 2).
+        """
+        _check_kind(kind)
+        check_caps(text=text, evidence=evidence, sources=normalise_sources((), sources))
+        with atomic(self.conn):
+            row = self.conn.execute(
+                "SELECT id FROM records WHERE agent_id = ? AND status = 'active' AND kind = ?"
+                " AND scope_kind = ? AND scope_path = ? AND text = ? ORDER BY created_at"
+                " LIMIT 1",
+                (agent_id, kind, scope.kind, scope.path or "", text),
+            ).fetchone()
+            now = utc_now_iso()
+            if row is None:
+                rid = self.insert_in_transaction(
+                    agent_id, text=text, evidence=evidence, kind=kind, scope=scope,
+                    sources=sources, actor=actor, reason=reason, now=now,
+                    secret_action="memory save",
+                )
+                return SaveOutcome(self.get(rid), "saved")
+            current = self.get(row["id"])
+            known = {(s.source_type, s.locator) for s in current.sources}
+            additions = [s for s in normalise_sources((), sources)
+                         if (s.source_type, s.locator) not in known]
+            if evidence == current.evidence and not additions:
+                return SaveOutcome(current, "unchanged")
+            self.update_in_transaction(
+                current.id, evidence=UNSET if evidence == current.evidence else evidence,
+                add_sources=additions, actor=actor,
+                reason=reason or "saved again with new evidence", now=now,
+                secret_action="memory save",
+            )
+        return SaveOutcome(self.get(current.id), "evidence_added")
+
     def update(
         self,
         agent_id: str | None,
@@ -626,6 +806,7 @@ class MemoryStore:
             self.update_in_transaction(
                 full, text=text, evidence=evidence, kind=kind, scope=scope,
                 add_sources=add_sources, actor=actor, reason=reason, now=utc_now_iso(),
+                secret_action="memory update",
             )
         return self.get(full)
 

@@ -106,8 +106,11 @@ class CliAdapter(ProviderAdapter):
     @staticmethod
     def write_temp(directory: Path, name: str, content: str) -> Path:
         """Write `content` to `directory/name` and return the path."""
+        from wardian._fs import open_private
+
         path = directory / name
-        path.write_text(content, encoding="utf-8")
+        with open_private(path, "w", encoding="utf-8") as handle:
+            handle.write(content)
         return path
 
     @staticmethod

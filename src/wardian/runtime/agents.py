@@ -137,20 +137,21 @@ class AgentRegistry:
     def update(self, agent_id: str, *, provider: str | None = None, model: str | None = None,
                effort: str | None = None, workspace: str | None = None) -> Agent:
         """Change the given fields of the agent with this full id (atomic); None leaves a
-        field as it is. Its id, name and memory stay. Newly launched processes use it.
+        field as it is, ``""`` clears it (model, effort, workspace). Its id, name and
+        memory stay. Newly launched processes use it.
 
         Raises:
             NotFoundError: no such agent.
         """
         sets: list[str] = []
-        params: list[str] = []
-        if workspace is not None:
+        params: list[str | None] = []
+        if workspace:
             workspace = str(Path(workspace).expanduser().resolve())
         for column, value in (("provider", provider), ("model", model), ("effort", effort),
                               ("workspace", workspace)):
             if value is not None:
                 sets.append(f"{column} = ?")
-                params.append(value)
+                params.append(value or None)  # "" clears the field
         if sets:
             with atomic(self.conn):
                 cur = self.conn.execute(

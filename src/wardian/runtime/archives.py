@@ -8,11 +8,13 @@ agent's **global** sequence, so a consolidation cursor ("consolidated up to seq 
 exactly what came after it with `ArchiveStore.slice`, across conversations and providers.
 
 Importing is idempotent per session event (``event_id`` is unique), so a drain worker that
-crashes mid-import and is restarted imports the conversation once. A transcript already
-archived for an earlier event of the agent (the same file closed twice: a ``/clear`` inside
-``wardian agent launch`` reported by the hook and again at the launch's exit, a resumed
-session) adds only the messages it gained since, so no message is archived — and
-consolidated — twice. Malformed transcript lines are counted, never fatal.
+crashes mid-import and is restarted imports the conversation once. Secret values in the
+messages are replaced by typed placeholders (``[REDACTED:aws-access-key]``, the shared
+scanner `wardian.memory.secret_scan`) before anything is stored; the manifest counts them.
+A transcript already archived for an earlier event of the agent (the same file closed
+twice: a ``/clear`` inside ``wardian agent launch`` reported by the hook and again at the
+launch's exit, a resumed session) adds only the messages it gained since, so no message
+is archived — and consolidated — twice. Malformed transcript lines are counted, never fatal.
 
 Spec: issue 7 point 4; DESIGN.md "Invokers" (archive sequence range in the trigger input).
 """
@@ -35,7 +37,13 @@ from wardian.errors import AmbiguousIdError, NotFoundError, WardianError
 if TYPE_CHECKING:
     from wardian.transcripts import Message
 
-__all__ = ["ArchiveStore", "ConversationManifest", "TranscriptUnreadable", "transcript_format"]
+__all__ = [
+    "ArchiveStore",
+    "ConversationManifest",
+    "TranscriptUnreadable",
+    "redact_messages",
+    "transcript_format",
+]
 
 _MIGRATIONS = [
     """
@@ -76,6 +84,11 @@ _MIGRATIONS = [
     """
     ALTER TABLE conversations ADD COLUMN source_offset INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX conversations_source ON conversations (agent_id, source_path);
+    """,
+    # Secrets are replaced by typed placeholders before a message is stored (issue 14);
+    # how many were replaced in this import.
+    """
+    ALTER TABLE conversations ADD COLUMN secrets_redacted INTEGER NOT NULL DEFAULT 0;
     """,
 ]
 
@@ -118,6 +131,8 @@ class ConversationManifest:
         imported_at: UTC ISO-8601 ``Z``.
         source_offset: messages of this transcript that earlier imports already hold
             (this conversation is the transcript's messages from there on).
+        secrets_redacted: how many secret values in this import's messages were replaced
+            by a ``[REDACTED:<kind>]`` placeholder before they were stored.
     """
 
     id: str
@@ -136,10 +151,28 @@ class ConversationManifest:
     last_seq: int | None
     imported_at: str
     source_offset: int = 0
+    secrets_redacted: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The manifest as a JSON-ready dict."""
         return asdict(self)
+
+
+def redact_messages(messages: builtins.list[Message]) -> tuple[builtins.list[Message], list[int]]:
+    """`messages` with secret values in text and meta replaced by typed placeholders
+    (`wardian.memory.secret_scan.redact`), and how many were replaced in each."""
+    from dataclasses import replace
+
+    from wardian.memory.secret_scan import redact, redact_value
+
+    out: builtins.list[Message] = []
+    counts: builtins.list[int] = []
+    for message in messages:
+        text, found = redact(message.text)
+        meta, in_meta = redact_value(message.meta or {})
+        counts.append(len(found) + in_meta)
+        out.append(replace(message, text=text, meta=meta) if counts[-1] else message)
+    return out, counts
 
 
 def _manifest(row: sqlite3.Row) -> ConversationManifest:
@@ -199,6 +232,9 @@ class ArchiveStore:
             if existing is not None:
                 return existing
         conv = self._load(path, provider)
+        # Nothing secret is ever stored: values become typed placeholders first (and the
+        # already-archived prefix is compared in this redacted form too).
+        redacted_messages, redacted = redact_messages(conv.messages)
         source_path = str(getattr(conv, "source_path", None) or Path(path).absolute())
         conversation_id = new_id()
         with atomic(self.conn):
@@ -206,8 +242,10 @@ class ArchiveStore:
                 existing = self._by_event(event_id)
                 if existing is not None:
                     return existing
-            offset = self._archived_prefix_in_transaction(agent_id, source_path, conv.messages)
-            messages = conv.messages[offset:]
+            offset = self._archived_prefix_in_transaction(
+                agent_id, source_path, redacted_messages)
+            messages = redacted_messages[offset:]
+            count = sum(redacted[offset:])
             counts = Counter(f"{m.role}:{m.kind}" for m in messages)
             row = self.conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) FROM archive_messages WHERE agent_id = ?",
@@ -218,8 +256,8 @@ class ArchiveStore:
             self.conn.execute(
                 "INSERT INTO conversations (id, agent_id, event_id, provider, session_id,"
                 " boundary, cwd, source_path, source_sha256, message_count, malformed_lines,"
-                " counts_json, first_seq, last_seq, imported_at, source_offset)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " counts_json, first_seq, last_seq, imported_at, source_offset,"
+                " secrets_redacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id, agent_id, event_id,
                     getattr(conv, "provider", None) or provider,
@@ -229,7 +267,7 @@ class ArchiveStore:
                     n, int(getattr(conv, "malformed_lines", 0) or 0),
                     json.dumps(dict(sorted(counts.items()))),
                     first if n else None, first + n - 1 if n else None, utc_now_iso(),
-                    offset,
+                    offset, count,
                 ),
             )
             self.conn.executemany(

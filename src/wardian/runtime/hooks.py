@@ -239,6 +239,7 @@ def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
         if not settings.get("agent_memory.enabled"):
             return StartupAnswer(None)
         budget = int(settings.get("memory.startup_budget_chars"))
+        review_days = int(settings.get("memory.current_review_days"))
     finally:
         settings.close()
     from wardian.memory.loaded import LoadedEvents
@@ -253,7 +254,8 @@ def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
     try:
         context = load_startup_context(
             store, agent_id=agent.id, agent_name=agent.name, workspace=workspace,
-            budget_chars=budget, direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
+            budget_chars=budget, current_review_days=review_days,
+            direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
         )
         event_id = None
         if context.has_records:

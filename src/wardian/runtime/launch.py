@@ -14,6 +14,13 @@
    loaded`` event with the exact context and the child's pid/start time (no event when
    the startup set was empty). Memory disabled: none of that.
 4. Waits for the child, forwarding SIGTERM/SIGHUP to it and letting it handle Ctrl-C.
+   On Linux this supervisor is a child subreaper (`become_subreaper`): a descendant that
+   detaches (``setsid -f``, a double fork) is re-parented to it, not to pid 1, so it stays
+   inside the launch's tree, where capability and operator checks look. When the child
+   exits, every process the runtime left below the supervisor is ended (SIGTERM, SIGKILL
+   after 2 s; `end_descendants`): no agent process outlives the capability. Elsewhere
+   there is no such call; a detached descendant leaves the tree and is only refused by
+   the capability's expiry (docs/threat-model.md).
 5. Calls `_on_runtime_exit` — the one place where work happens after the runtime ends —
    and returns the child's exit code (128 + N when it died of signal N).
 
@@ -59,7 +66,13 @@ from wardian.memory.principal import (
     MANAGED_ENV,
 )
 from wardian.runtime.agents import Agent
-from wardian.runtime.process import ProcessIdentity, current, identity_of
+from wardian.runtime.process import (
+    ProcessIdentity,
+    become_subreaper,
+    current,
+    end_descendants,
+    identity_of,
+)
 
 __all__ = [
     "EXIT_NOT_EXECUTABLE",
@@ -112,11 +125,10 @@ def _put_wardian_on_path(env: dict[str, str]) -> None:
 
 def run_dir() -> Path:
     """``<data dir>/run``: startup context files of running launches (mode 0700)."""
+    from wardian._fs import private_dir
     from wardian.config import data_dir
 
-    path = data_dir() / "run"
-    path.mkdir(mode=0o700, exist_ok=True)
-    return path
+    return private_dir(data_dir() / "run")
 
 
 def resolve_workspace(agent: Agent, workspace: str | None) -> tuple[Path, str]:
@@ -179,6 +191,8 @@ class Launch:
 
 def _write_private(path: Path, text: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    if os.name != "nt":
+        os.fchmod(fd, 0o600)  # whatever the umask
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
         handle.write(text)
 
@@ -205,6 +219,7 @@ def prepare_launch(
     try:
         enabled = bool(settings.get("agent_memory.enabled"))
         budget = int(settings.get("memory.startup_budget_chars"))
+        review_days = int(settings.get("memory.current_review_days"))
     finally:
         settings.close()
     env = dict(os.environ if base_env is None else base_env)
@@ -244,6 +259,7 @@ def prepare_launch(
                 context = load_startup_context(
                     store, agent_id=agent.id, agent_name=agent.name,
                     workspace=launch_workspace, budget_chars=budget,
+                    current_review_days=review_days,
                 )
     finally:
         store.close()
@@ -399,6 +415,8 @@ def exec_managed(
     """
     if not command:
         raise UsageError("no command given", hint="use `wardian agent exec NAME -- CMD [ARGS]...`")
+    # Before the child exists, so everything it detaches stays below this supervisor.
+    contained = become_subreaper()
     launch = prepare_launch(agent, workspace=workspace)
     _announce(launch)
     try:
@@ -428,7 +446,17 @@ def exec_managed(
                 print(f"wardian: Memory loaded event not recorded: {exc}", file=sys.stderr)
             returncode = child.wait()
         finally:
-            restore()
+            try:
+                if contained:
+                    # The runtime has ended: so does everything it left running, before
+                    # anything else this supervisor starts (the drain worker) exists.
+                    from wardian._process import kept_pids
+
+                    # The drain worker this supervisor started (`_announce`) is its own.
+                    end_descendants(started_after=launch.holder.started_at,
+                                    spare=kept_pids())
+            finally:
+                restore()
     finally:
         try:
             _on_runtime_exit(launch.agent, launch.launch_id, launch.workspace, source)

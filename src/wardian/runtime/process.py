@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 __all__ = [
     "START_TIME_TOLERANCE_S",
     "ProcessIdentity",
     "ancestors",
+    "become_subreaper",
     "current",
+    "end_descendants",
     "identity_of",
     "is_alive",
+    "lineage",
 ]
 
 START_TIME_TOLERANCE_S = 1.0
@@ -113,6 +116,124 @@ def ancestors(pid: int | None = None) -> Iterator[ProcessIdentity]:
             yield ProcessIdentity(parent.pid, parent.create_time())
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
+
+
+def lineage() -> list[ProcessIdentity]:
+    """This process's own identity followed by its ancestors' (nearest first).
+
+    The caller's real ancestry, read from the kernel (``/proc`` on Linux, psutil elsewhere),
+    never from its environment: what a capability check compares the holder against.
+    """
+    if sys.platform.startswith("linux"):
+        boot = _boot_time_s()
+        own = _proc_stat(os.getpid())
+        found = _proc_ancestors(os.getpid())
+        if boot is not None and own is not None and found is not None:
+            try:
+                ticks = os.sysconf("SC_CLK_TCK")
+            except (ValueError, OSError):
+                ticks = 0
+            if ticks:
+                return [ProcessIdentity(os.getpid(), boot + own[1] / ticks), *found]
+    return [current(), *ancestors()]
+
+
+PR_SET_CHILD_SUBREAPER = 36
+"""``prctl`` option of Linux >= 3.4 (``<linux/prctl.h>``)."""
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux ``prctl(PR_SET_CHILD_SUBREAPER, 1)``).
+
+    An orphaned descendant (its parent exited: ``setsid -f``, a double fork, a daemon) is
+    then re-parented to this process instead of to pid 1, so it stays inside this
+    process's tree and the ancestry checks still see the launch above it.
+
+    Returns:
+        True when set; False where the platform has no such call (macOS, Windows, a
+        kernel or sandbox refusing it) — there, a detached descendant leaves the tree
+        (docs/threat-model.md says so).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def end_descendants(
+    started_after: float, *, spare: Collection[int] = (), grace_s: float = 2.0
+) -> int:
+    """End every process still below this one that started at or after `started_after`
+    (seconds since the epoch): SIGTERM, then SIGKILL after `grace_s` seconds for those
+    still running; reap the ones that are our children.
+
+    Args:
+        started_after: processes older than this were not the runtime's.
+        spare: pids of children this process started itself (a detached drain worker);
+            they and their descendants are left running.
+
+    Called by a launch supervisor once its runtime has ended, so no agent process outlives
+    the capability (with `become_subreaper`, detached descendants are below it too).
+
+    Returns:
+        How many processes were still running.
+    """
+    import psutil
+
+    try:
+        me = psutil.Process()
+        below = me.children(recursive=True)
+    except psutil.Error:
+        return 0
+    spared: set[int] = set()
+    for pid in spare:
+        try:
+            spared.add(pid)
+            spared.update(p.pid for p in psutil.Process(pid).children(recursive=True))
+        except psutil.Error:
+            continue
+    left = []
+    for proc in below:
+        # Only the runtime's processes: not one this process started itself or before it.
+        try:
+            if (proc.pid not in spared
+                    and proc.create_time() >= started_after - START_TIME_TOLERANCE_S):
+                left.append(proc)
+        except psutil.Error:
+            continue
+    for proc in left:
+        try:
+            proc.terminate()
+        except psutil.Error:
+            continue
+    _gone, alive = psutil.wait_procs(left, timeout=grace_s)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.Error:
+            continue
+    psutil.wait_procs(alive, timeout=grace_s)
+    _reap_children()
+    return len(left)
+
+
+def _reap_children() -> None:
+    """Collect exit statuses of any finished children (orphans re-parented to a subreaper
+    stay zombies until their new parent waits for them)."""
+    if not hasattr(os, "waitpid") or sys.platform == "win32":
+        return
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def _proc_stat(pid: int) -> tuple[int, int] | None:

@@ -13,6 +13,8 @@ provider accepts instructions (providers.md):
   transcript is ``~/.claude/projects/<cwd>/<launch id>.jsonl`` and the SessionEnd hook
   reports the same session as the launch (one event, not two).
 * ``codex``: ``-m M -c model_reasoning_effort=E -c developer_instructions=TEXT``.
+* ``opencode``: ``-m provider/model --prompt TEXT`` (the TUI; no effort flag, so a configured
+  effort is refused);
 * ``gemini``: ``-m M``; Gemini has no append-instructions flag (``GEMINI_SYSTEM_MD``
   would replace the whole system prompt), so the context is the interactive session's
   first prompt (``-i TEXT``) unless the operator passes ``-i``/``-p`` themselves. Gemini has
@@ -34,11 +36,12 @@ from wardian.errors import UsageError
 
 __all__ = ["LAUNCHABLE", "find_transcript", "launch_agent", "provider_argv"]
 
-LAUNCHABLE = {"claude": "claude", "codex": "codex", "gemini": "gemini"}
+LAUNCHABLE = {"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
 """Provider name -> the interactive CLI command."""
 
 _CLAUDE_SESSION_FLAGS = {"--resume", "-r", "--continue", "-c", "--session-id", "--fork-session"}
 _GEMINI_PROMPT_FLAGS = {"-i", "--prompt-interactive", "-p", "--prompt"}
+_OPENCODE_PROMPT_FLAGS = {"--prompt", "-p"}
 
 
 def _has_flag(args: Sequence[str], flags: set[str]) -> bool:
@@ -92,6 +95,21 @@ def provider_argv(
         if context:
             # A TOML basic string: JSON string escapes are valid TOML escapes.
             argv += ["-c", f"developer_instructions={json.dumps(context, ensure_ascii=False)}"]
+    elif provider == "opencode":
+        # The TUI: `-m provider/model`; effort is a model variant, which only `opencode run`
+        # takes (`--variant`), so a configured effort is refused rather than dropped. No
+        # append-instructions flag: the context is the session's first prompt.
+        if effort:
+            raise UsageError(
+                f"the interactive opencode TUI takes no variant flag; this agent's effort "
+                f"{effort!r} cannot be passed",
+                hint="clear it with `wardian agent set NAME --effort ''`, or use `wardian "
+                "agent exec NAME -- opencode run --variant EFFORT …`",
+            )
+        if model:
+            argv += ["-m", model]
+        if context and not _has_flag(args, _OPENCODE_PROMPT_FLAGS):
+            argv += ["--prompt", context]
     else:  # gemini
         if effort:
             raise UsageError(

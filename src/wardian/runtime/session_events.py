@@ -333,8 +333,10 @@ class FileLock:
     def _try_acquire(self, *, record_pid: bool = True) -> bool:
         if self._fh is not None:
             return True
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release()
+        from wardian._fs import open_private, private_dir
+
+        private_dir(self.path.parent)
+        fh = open_private(self.path, "a+", encoding="utf-8")  # held until release()
         try:
             if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
                 import msvcrt
@@ -460,8 +462,10 @@ def start_drain_worker() -> int | None:
         return None
     logs = data_dir() / "logs"
     try:
-        logs.mkdir(parents=True, exist_ok=True)
-        log = open(logs / "drain.log", "ab")  # noqa: SIM115 - handed to the child
+        from wardian._fs import open_private, private_dir
+
+        private_dir(logs)
+        log = open_private(logs / "drain.log", "ab")  # handed to the child
     except OSError:
         log = None
     kwargs: dict[str, Any] = {}

@@ -30,13 +30,24 @@ OWNER = "0a0a0a0a-0000-4000-8000-000000000001"
 OTHER = "0b0b0b0b-0000-4000-8000-000000000002"
 MISSING = "0c0c0c0c-0000-4000-8000-00000000dead"
 
-texts = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1,
+def _one_primary(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """At most one primary source per operation (the plan's rule)."""
+    seen = False
+    for item in items:
+        item["primary"] = item["primary"] and not seen
+        seen = seen or item["primary"]
+    return items
+
+
+# Control characters other than newline/tab are refused by the plan rules (issue 15).
+texts = st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"],
+                              include_characters="\n\t"), min_size=1,
                 max_size=20).filter(lambda s: s.strip() != "")
 locators = st.sampled_from(["a.md", "b.md", "c.md", "d.md"])
 sources = st.lists(st.builds(lambda t, loc, p: {"source_type": t, "locator": loc,
                                                 "primary": p},
                              st.sampled_from(["file", "url"]), locators, st.booleans()),
-                   max_size=3)
+                   max_size=3).map(_one_primary)
 scopes = st.sampled_from([{"kind": "agent"},
                           {"kind": "workspace", "path": os.path.abspath("/w2")}])
 

@@ -9,8 +9,13 @@ operations". Every rule there is enforced here, before any preview touches a dat
   a source) make the file malformed; so do ``NaN``/``Infinity``;
 * ``schema_version`` is 1; ``plan_id``, ``agent_id``, ``idempotency_key`` are required
   non-empty strings; 1..100 operations; unknown fields are rejected;
-* text and evidence excerpts are at most 8,192 characters; at most 64 sources per operation;
-  each locator at most 4,096 characters;
+* text and evidence excerpts are at most 8,192 characters; at most 64 sources per operation,
+  at most one of them primary; each locator at most 4,096 characters, each source type at
+  most 64; ids and keys (``plan_id``, ``agent_id``, ``idempotency_key``, ``memory_id``,
+  ``expected_revision_id``, ``client_key``, targets) at most 256 characters; a workspace
+  path at most 4,096; no string holds NUL or another control character (text, evidence and
+  reasons may hold newlines and tabs);
+* the file must be a regular file (a FIFO, device or directory is refused at once);
 * scopes are tagged objects ``{"kind":"agent"}`` or ``{"kind":"workspace","path":ABS}``
   where ABS is absolute by the host platform's rules (`is_host_absolute`);
 * an existing memory id is the subject (``memory_id``) of at most one operation; a
@@ -39,11 +44,15 @@ from wardian.errors import ValidationError
 from wardian.memory.maintenance.limits import MAX_OPERATIONS, MAX_PLAN_BYTES
 from wardian.memory.models import (
     MAX_EVIDENCE_CHARS,
+    MAX_ID_CHARS,
     MAX_LOCATOR_CHARS,
+    MAX_PATH_CHARS,
+    MAX_SOURCE_TYPE_CHARS,
     MAX_SOURCES,
     MAX_TEXT_CHARS,
     Scope,
     Source,
+    control_character,
 )
 
 __all__ = [
@@ -94,20 +103,49 @@ def _non_blank(value: str) -> str:
     return value
 
 
-NonEmpty = Annotated[str, pydantic.AfterValidator(_non_blank)]
-Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), pydantic.AfterValidator(_non_blank)]
-Evidence = Annotated[
-    str, Field(max_length=MAX_EVIDENCE_CHARS), pydantic.AfterValidator(_non_blank)
+def _plain(value: str) -> str:
+    found = control_character(value, newlines=False)
+    if found is not None:
+        raise ValueError(f"must not contain control characters (found {found})")
+    return value
+
+
+def _plain_text(value: str) -> str:
+    found = control_character(value, newlines=True)
+    if found is not None:
+        raise ValueError(
+            f"must not contain control characters other than newline and tab (found {found})")
+    return value
+
+
+NonEmpty = Annotated[
+    str, Field(max_length=MAX_ID_CHARS), pydantic.AfterValidator(_non_blank),
+    pydantic.AfterValidator(_plain),
 ]
+"""Ids and keys: 1..256 characters, no control characters."""
+Text = Annotated[
+    str, Field(max_length=MAX_TEXT_CHARS), pydantic.AfterValidator(_non_blank),
+    pydantic.AfterValidator(_plain_text),
+]
+Evidence = Annotated[
+    str, Field(max_length=MAX_EVIDENCE_CHARS), pydantic.AfterValidator(_non_blank),
+    pydantic.AfterValidator(_plain_text),
+]
+Reason = Text
+"""A retire reason: free text like a record's."""
 
 
 class PlanSource(BaseModel):
     """A source link: ``{"source_type": T, "locator": L, "primary": false}``."""
 
     model_config = _STRICT
-    source_type: NonEmpty
+    source_type: Annotated[
+        str, Field(max_length=MAX_SOURCE_TYPE_CHARS), pydantic.AfterValidator(_non_blank),
+        pydantic.AfterValidator(_plain),
+    ]
     locator: Annotated[
-        str, Field(max_length=MAX_LOCATOR_CHARS), pydantic.AfterValidator(_non_blank)
+        str, Field(max_length=MAX_LOCATOR_CHARS), pydantic.AfterValidator(_non_blank),
+        pydantic.AfterValidator(_plain),
     ]
     primary: bool = False
 
@@ -116,7 +154,16 @@ class PlanSource(BaseModel):
         return Source(self.source_type.strip(), self.locator.strip(), self.primary)
 
 
-Sources = Annotated[list[PlanSource], Field(max_length=MAX_SOURCES)]
+def _one_primary(sources: list[PlanSource]) -> list[PlanSource]:
+    primaries = sum(1 for source in sources if source.primary)
+    if primaries > 1:
+        raise ValueError(f"{primaries} sources are marked primary; at most one may be")
+    return sources
+
+
+Sources = Annotated[
+    list[PlanSource], Field(max_length=MAX_SOURCES), pydantic.AfterValidator(_one_primary)
+]
 
 
 class AgentScope(BaseModel):
@@ -152,7 +199,7 @@ class WorkspaceScope(BaseModel):
 
     model_config = _STRICT
     kind: Literal["workspace"]
-    path: str
+    path: Annotated[str, Field(max_length=MAX_PATH_CHARS), pydantic.AfterValidator(_plain)]
 
     @field_validator("path")
     @classmethod
@@ -214,7 +261,7 @@ class RetireOp(_SubjectOp):
     """``retire``: mark `memory_id` removed with an explicit reason."""
 
     op: Literal["retire"]
-    reason: NonEmpty
+    reason: Reason
 
 
 class RetireIntoOp(_SubjectOp):
@@ -223,7 +270,7 @@ class RetireIntoOp(_SubjectOp):
     op: Literal["retire_into"]
     target_memory_id: NonEmpty | None = None
     target_client_key: NonEmpty | None = None
-    reason: NonEmpty | None = None
+    reason: Reason | None = None
 
 
 Operation = Annotated[
@@ -461,16 +508,22 @@ def load_plan_file(path: str | os.PathLike[str]) -> Plan:
     Raises:
         PlanError: see `load_plan_bytes`; also when the file cannot be read.
     """
+    from wardian._fs import FileTooLarge, NotRegularFile, read_regular_file
+
     where = str(path)
     try:
+        # Opened without blocking: a FIFO or device is refused at once, never waited on.
+        data = read_regular_file(Path(path), MAX_PLAN_BYTES)
+    except NotRegularFile as exc:
+        raise PlanError(
+            [("", f"the plan file is {exc.kind}, not a regular file")], source=where
+        ) from exc
+    except FileTooLarge as exc:
         size = Path(path).stat().st_size
-        if size > MAX_PLAN_BYTES:
-            raise PlanError(
-                [("", f"plan file is {size} bytes; the limit is {MAX_PLAN_BYTES} (1 MiB)")],
-                source=where,
-            )
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_PLAN_BYTES + 1)
+        raise PlanError(
+            [("", f"plan file is {size} bytes; the limit is {MAX_PLAN_BYTES} (1 MiB)")],
+            source=where,
+        ) from exc
     except OSError as exc:
         raise PlanError(
             [("", f"cannot read the plan file: {exc.strerror or exc}")], source=where

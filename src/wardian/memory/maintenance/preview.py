@@ -30,8 +30,12 @@ as conflicts. The confirmation shows ``sha256:`` + the first 12 hex digits.
 
 Conflicts (per operation): ``target_missing`` (no such record of this owner),
 ``already_retired`` (its status is ``removed``), ``revision_changed`` (its current revision
-is not ``expected_revision_id``; both are reported). A ``retire_into`` recipient named by
-``target_memory_id`` must exist and be active too.
+is not ``expected_revision_id``; both are reported), ``secret_detected`` (a create's or
+revise's text, evidence or source locator holds what the shared scanner,
+`wardian.memory.secret_scan`, calls a secret; the detector and field are named, never the
+value). A ``retire_into`` recipient named by ``target_memory_id`` must exist and be active
+too. Any conflict disables apply. Before/After texts in the preview document have secret
+values replaced by ``[REDACTED:<kind>]`` (the document is shown and cached).
 """
 
 from __future__ import annotations
@@ -62,7 +66,8 @@ __all__ = [
     "digest_prefix",
 ]
 
-ConflictKind = Literal["revision_changed", "target_missing", "already_retired"]
+ConflictKind = Literal["revision_changed", "target_missing", "already_retired",
+                       "secret_detected"]
 
 
 def _sources_json(sources: tuple[Source, ...] | list[Source]) -> list[dict[str, Any]]:
@@ -141,6 +146,7 @@ class Conflict:
     field: str
     expected_revision_id: str | None = None
     current_revision_id: str | None = None
+    detector: str | None = None
 
     @property
     def path(self) -> str:
@@ -154,6 +160,12 @@ class Conflict:
                 f"{self.path}: revision_changed: memory {self.memory_id} is at revision "
                 f"{self.current_revision_id}, the plan expects {self.expected_revision_id} "
                 "(re-read it with `wardian garden memory history` and update the plan)"
+            )
+        if self.kind == "secret_detected":
+            return (
+                f"{self.path}: secret_detected: {self.detector} (the value is not shown); "
+                "a plan may not store a secret: write where it lives instead (e.g. \"the key "
+                "is in 1Password item X\") and preview again"
             )
         if self.kind == "target_missing":
             return (
@@ -170,7 +182,7 @@ class Conflict:
         return {
             "operation": self.operation, "path": self.path, "kind": self.kind,
             "memory_id": self.memory_id, "expected_revision_id": self.expected_revision_id,
-            "current_revision_id": self.current_revision_id,
+            "current_revision_id": self.current_revision_id, "detector": self.detector,
         }
 
 
@@ -419,12 +431,15 @@ def build_preview(plan: Plan, store: MemoryStore, owner_id: str) -> Preview:
             moved = [replace(s, primary=False) for s in target.sources]
             entry["source_additions"] = _sources_json(_add_sources(recipient, moved))
 
+    conflicts.extend(_secret_conflicts(plan))
     for index, op in enumerate(plan.operations):
         if isinstance(op, CreateOp):
             entries[index]["after"] = creates[op.client_key].summary()
         else:
             done = changes.get(op.memory_id)
             entries[index]["after"] = done.summary() if done else None
+        for side in ("before", "after"):
+            entries[index][side] = _redacted(entries[index][side])
 
     ordered = [*creates.values(), *changes.values()]
     for item in ordered:
@@ -443,6 +458,45 @@ def build_preview(plan: Plan, store: MemoryStore, owner_id: str) -> Preview:
         digest=compute_digest(plan, owner_id), counts=counts, entries=entries,
         conflicts=conflicts, changes=ordered,
     )
+
+
+def _secret_conflicts(plan: Plan) -> list[Conflict]:
+    """A ``secret_detected`` conflict for each field of a create/revise holding a secret."""
+    from wardian.memory.secret_scan import scan_fields
+
+    out: list[Conflict] = []
+    for index, op in enumerate(plan.operations):
+        if isinstance(op, CreateOp):
+            subject = f"client_key:{op.client_key}"
+            fields: dict[str, str | None] = {"text": op.text,
+                                             "evidence_excerpt": op.evidence_excerpt}
+            fields.update({f"sources[{i}].locator": s.locator
+                           for i, s in enumerate(op.sources)})
+        elif isinstance(op, ReviseOp):
+            subject = op.memory_id
+            fields = {"text": op.text, "evidence_excerpt": op.evidence_excerpt}
+            fields.update({f"add_sources[{i}].locator": s.locator
+                           for i, s in enumerate(op.add_sources)})
+        else:
+            continue
+        for finding in scan_fields(fields):
+            out.append(Conflict(index, "secret_detected", subject, finding.field,
+                                detector=finding.detector))
+    return out
+
+
+def _redacted(summary: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A Before/After summary with secret values replaced (the preview is shown and
+    cached; a secret must appear in neither)."""
+    if summary is None:
+        return None
+    from wardian.memory.secret_scan import redact
+
+    out = dict(summary)
+    out["text"] = redact(summary["text"])[0]
+    out["evidence"] = redact(summary["evidence"])[0]
+    out["sources"] = [{**s, "locator": redact(s["locator"])[0]} for s in summary["sources"]]
+    return out
 
 
 def _first_path(plan: Plan, item: RecordChange) -> str:

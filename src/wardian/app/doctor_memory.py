@@ -1,0 +1,46 @@
+"""``wardian doctor`` check ``memory-history``: every record equals its latest revision and
+the full-text index matches the records (`MemoryStore.verify`, issue 13).
+
+Read-only like every doctor check: ``memory.db`` is opened with ``mode=ro`` and not migrated.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing
+
+from wardian.app.doctor import DoctorContext, Finding, register_check
+
+__all__: list[str] = []
+
+
+@register_check("memory-history", "Memory records and their history")
+def _memory_history(ctx: DoctorContext) -> Iterator[Finding]:
+    name = "memory-history"
+    conn = ctx.db("memory.db")
+    if conn is None:
+        yield Finding.ok(name, "no memory records")
+        return
+    from wardian.memory.db import MemoryDB
+    from wardian.memory.store import MemoryStore
+
+    with closing(conn):
+        if not ctx.has_table(conn, "records"):
+            yield Finding.ok(name, "no memory records")
+            return
+        try:
+            problems = MemoryStore(db=MemoryDB(ctx.data_dir / "memory.db", conn)).verify()
+            count = int(conn.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+        except sqlite3.Error as exc:
+            yield Finding.problem(name, f"memory.db cannot be checked: {exc}",
+                                  fix="run `wardian doctor --check data-dir`")
+            return
+    for line in problems:
+        yield Finding.problem(
+            name, line, subject=line.split(":", 1)[0],
+            fix="stop Wardian and restore memory.db from a backup; the revision history "
+                "(`wardian garden memory history ID`) shows what the record last was")
+    if not problems:
+        yield Finding.ok(name, f"{count} record(s) match their latest revision and the "
+                               "full-text index")

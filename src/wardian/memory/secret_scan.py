@@ -1,0 +1,671 @@
+"""The one secret scanner every write path uses: "does this text hold a credential?".
+
+Memory is shown to every later process of an agent, so nothing that looks like a
+credential may be stored: not by `memory save`/`update`, a maintenance plan, a
+consolidation commit, an archived transcript or a run's stored step inputs, outputs and
+events. They all call this module (it sits in ``memory``, the lowest layer they all may
+import; the builtin curator calls it too).
+
+What counts as a secret (each finding names its detector):
+
+* every maintained detect-secrets plugin (AWS, GitHub, GitLab, Slack, Stripe, JWT,
+  basic-auth URLs, npm, PyPI, SendGrid, Twilio, Telegram, Discord, Mailchimp, Square, Azure,
+  IBM, Cloudant, SoftLayer, Artifactory, OpenAI, quoted keyword assignments), with
+  detect-secrets' own false-positive filters (UUIDs, sequences, templates, ``$VAR``,
+  indirect references); left out are the two ad-hoc high-entropy plugins (they flag
+  ordinary words), the public-IP plugin (an address is no credential) and the private-key
+  header plugin (a header alone is a mention: private-key *blocks* with key material are
+  found instead);
+* token formats detect-secrets does not know (`EXTRA_PATTERNS`: ``github_pat_``,
+  ``sk-proj-``, ``sk-ant-``, Google ``AIza``/``GOCSPX-``/``ya29.``, Hugging Face, npm
+  ``npm_``, Stripe test keys, Vault, age, Grafana, …);
+* password assignments in prose or config ("the DB password should always be X",
+  ``passwd=X``, "password is X") and generic key assignments (``API_KEY=X``), whose value
+  must look like a credential (a plain word, a placeholder such as ``sk-xxx``/``<token>``/
+  ``${VAR}``, or an ``ENV_NAME`` is a reference, not a secret);
+* long random tokens: Shannon entropy above `ENTROPY_LIMIT` bits/char over at least
+  `MIN_TOKEN_CHARS`, letters and digits mixed, not a path, not an identifier
+  (``snake_case``/``CamelCase`` words), never plain hex (git hashes, digests).
+
+Cost: a cheap gate (long words that mix letters and digits; secret keywords followed by an
+assignment or a verb, found with `str.find`) picks the few places that could hold a secret;
+only those go to the detectors, whose instances are built once per process. detect-secrets
+itself is imported only when something passes the gate, so a plain note costs no import.
+``bench/secret_scan_bench.py`` prints the figure (target: <= 1 ms per 8 KiB save).
+
+A finding never carries the value itself in its message; `redact` replaces values by a
+typed placeholder ``[REDACTED:<kind>]`` (which the scanner never flags again).
+
+Spec: issue 14 "One secret scanner, used on every write path".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from wardian.errors import ValidationError
+
+__all__ = [
+    "ENTROPY_LIMIT",
+    "EXTRA_PATTERNS",
+    "MIN_TOKEN_CHARS",
+    "PLACEHOLDER",
+    "Finding",
+    "SecretDetected",
+    "check_fields",
+    "contains_secret",
+    "redact",
+    "redact_value",
+    "scan",
+    "scan_fields",
+]
+
+MIN_TOKEN_CHARS = 20
+"""Only tokens at least this long are entropy-checked."""
+ENTROPY_LIMIT = 4.0
+"""Shannon entropy (bits/char) above which a long mixed token counts as a secret."""
+PLACEHOLDER = "[REDACTED:{kind}]"
+"""What `redact` puts in place of a secret value (``kind`` is the detector's slug)."""
+
+REFERENCE_HINT = (
+    "store a reference instead of the value, e.g. \"the deploy key lives in 1Password item "
+    "'Deploy AWS'\" or \"read it from the DB_PASSWORD environment variable\""
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One secret found: which detector, in which field, where (never the value).
+
+    Attributes:
+        detector: the detector's human name, e.g. ``AWS Access Key``.
+        kind: its slug for placeholders and JSON, e.g. ``aws-access-key``.
+        field: the field path the caller gave (``text``, ``evidence``, ``sources[0].locator``).
+        start, end: the value's character span in that field's text.
+    """
+
+    detector: str
+    kind: str
+    field: str
+    start: int
+    end: int
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form (no value)."""
+        return {"detector": self.detector, "kind": self.kind, "field": self.field}
+
+
+class SecretDetected(ValidationError):
+    """A write was refused because a field holds something secret-shaped (exit 2).
+
+    The message names the detector(s) and field(s), never the value, and says how to
+    store a reference instead.
+
+    Args:
+        findings: what was found (at least one).
+        action: what was refused, e.g. ``memory save``.
+    """
+
+    def __init__(self, findings: list[Finding], *, action: str = "this write") -> None:
+        self.findings = findings
+        first = findings[0]
+        kinds = sorted({f"{f.detector} in {f.field}" for f in findings})
+        super().__init__(
+            f"refused: {', '.join(kinds)} looks like a secret; {action} stored nothing "
+            "(the value is not shown)",
+            path=first.field, hint=REFERENCE_HINT,
+        )
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+# --- token formats detect-secrets does not know --------------------------------------------
+
+EXTRA_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("GitHub Fine-grained Token", r"github_pat_[A-Za-z0-9_]{30,}"),
+    ("Anthropic API Key", r"sk-ant-(?:api|admin|sid)[0-9]{2}-[A-Za-z0-9_\-]{20,}"),
+    ("OpenAI API Key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}"),
+    ("OpenAI API Key", r"(?<![\w-])sk-[A-Za-z0-9]{32,}(?![\w-])"),
+    ("Google API Key", r"AIza[0-9A-Za-z_\-]{35}"),
+    ("Google OAuth Client Secret", r"GOCSPX-[A-Za-z0-9_\-]{28}"),
+    ("Google OAuth Access Token", r"ya29\.[0-9A-Za-z_\-]{30,}"),
+    ("Hugging Face Token", r"(?<![\w-])hf_[A-Za-z0-9]{30,}"),
+    ("npm Token", r"(?<![\w-])npm_[A-Za-z0-9]{36}"),
+    ("Stripe Key", r"(?<![\w-])(?:sk|rk|pk)_(?:test|live)_[0-9a-zA-Z]{16,}"),
+    ("Stripe Webhook Secret", r"whsec_[A-Za-z0-9]{24,}"),
+    ("Slack App Token", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{16,}"),
+    ("Slack Token", r"xox[abposr]-[A-Za-z0-9-]{20,}"),
+    ("Discord Webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}"),
+    ("Shopify Token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    ("DigitalOcean Token", r"do[opr]_v1_[a-f0-9]{64}"),
+    ("HashiCorp Vault Token", r"(?<![\w.])hv[sb]\.[A-Za-z0-9_\-]{24,}"),
+    ("Terraform Cloud Token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"),
+    ("age Secret Key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    ("Grafana Token", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2}"),
+    ("Supabase Token", r"sbp_[a-f0-9]{40}"),
+    ("Linear API Key", r"lin_api_[A-Za-z0-9]{40}"),
+    ("Notion Token", r"ntn_[A-Za-z0-9]{40,}|(?<![\w-])secret_[A-Za-z0-9]{43}(?![\w-])"),
+    ("Atlassian API Token", r"ATATT3[A-Za-z0-9_\-=]{50,}"),
+    ("Databricks Token", r"(?<![\w-])dapi[a-f0-9]{32}(?![\w-])"),
+    ("Mailgun API Key", r"(?<![\w-])key-[0-9a-f]{32}(?![\w-])"),
+    ("Sentry Token", r"sntr[ysu]_[A-Za-z0-9+/=_]{40,}"),
+    ("Doppler Token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    ("Azure Shared Access Key", r"(?:SharedAccessKey|AccountKey)=[A-Za-z0-9+/=]{40,}"),
+    ("Postman API Key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    ("Figma Token", r"figd_[A-Za-z0-9_\-]{40,}"),
+    ("PlanetScale Token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}"),
+)
+"""(detector name, regex) for token formats detect-secrets 1.5 lacks. A regex with a
+group marks the value as group 1; otherwise the whole match is the value."""
+
+_EXTRA = tuple((name, _slug(name), re.compile(rx)) for name, rx in EXTRA_PATTERNS)
+
+_PRIVATE_BLOCK = re.compile(
+    r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?P<body>.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+    r"|PuTTY-User-Key-File-\d+:(?P<putty>.*?)(?:Private-MAC: *[0-9a-fA-F]+|\Z)"
+    r"|-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----(?P<ssh2>.*?)"
+    r"(?:-----END SSH2 ENCRYPTED PRIVATE KEY-----|\Z)",
+    re.DOTALL,
+)
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{32,}")
+
+# --- assignments in prose and config --------------------------------------------------------
+
+_PASSWORD = re.compile(
+    r"""(?ix)
+    [\w-]*?(?:pass(?:word|wd|phrase|code)|_pass|pwd|passwd)s?(?![\w-])
+    (?:\s+(?:for|of|on|to)\s+(?:the\s+)?[\w.@:/-]+)?      # "password for admin@prod"
+    ['"\]]{0,2}
+    (?:
+        (?P<assign>\s*(?::=|=>|[:=]))\s*                 # password: X, passwd=X
+      | \s+(?:(?:should|must|will|shall|can|would)\s+(?:always\s+|now\s+|still\s+)?
+              (?:be|remain|stay)
+           |is(?:\s+now|\s+still|\s+always)?|are|was|were|becomes|became
+           |(?:is\s+)?(?:set|changed|reset)\s+to)\s+
+    )
+    (?P<value>"[^"\n]{3,}"|'[^'\n]{3,}'|`[^`\n]{3,}`|[^\s"'`]{3,})
+    (?P<next>[ \t]+[\w+]+)?
+    """
+)
+_KEY_ASSIGN = re.compile(
+    r"""(?ix)
+    [\w-]*?(?:api[_-]?key|api[_-]?token|secret[_-]?key|access[_-]?key
+        |auth[_-]?token|access[_-]?token|refresh[_-]?token|client[_-]?secret|app[_-]?secret
+        |private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|webhook[_-]?secret
+        |token|secret|apikey)(?![\w-])
+    ['"\]]{0,2}\s*(?::=|=>|[:=])\s*
+    (?P<value>"[^"\n]{8,}"|'[^'\n]{8,}'|[^\s"'`,;]{8,})
+    """
+)
+_UNITS = frozenset({
+    "characters", "chars", "char", "digits", "letters", "symbols", "long", "minimum",
+    "maximum", "or", "and", "words",
+})
+_PLAIN_VALUES = frozenset({
+    "required", "optional", "none", "null", "nil", "true", "false", "empty", "unset", "hidden",
+    "redacted", "masked", "secret", "password", "passwords", "changeme", "example", "sample",
+    "placeholder", "dummy", "fake", "test", "todo", "tbd", "different", "correct", "incorrect",
+    "wrong", "invalid", "expired", "rotated", "missing", "stored", "managed", "same", "strong",
+    "weak", "random", "generated", "encrypted", "hashed",
+})
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_TEMPLATE = re.compile(r"^(?:\$\{.*\}|\{\{.*\}\}|\{.*\}|<.*>|\$[A-Za-z_]\w*|%\(?\w*\)?s?|\.\.\.)$")
+
+
+def _strip_value(raw: str) -> tuple[str, int, int]:
+    """(value, offset of its start in `raw`, its length) without quotes/trailing punctuation."""
+    if raw[:1] in "\"'`" and raw[-1:] == raw[:1]:
+        return raw[1:-1], 1, len(raw) - 2
+    value = raw.rstrip(".,;:!?)]}")
+    return value, 0, len(value)
+
+
+def _is_placeholder(value: str) -> bool:
+    """A value that stands for a secret rather than being one."""
+    body = value.strip()
+    if not body or _TEMPLATE.match(body) or body.startswith("$"):
+        return True
+    if body.upper().startswith("[REDACTED"):
+        return True
+    tail = re.split(r"[-_.]", body)[-1]
+    if len(tail) >= 3 and set(tail.lower()) <= set("x*0.#"):
+        return True  # xxx, ***, 0000, sk-xxx, AKIAXXXXXXXX
+    if len(set(body.lower())) <= 2:
+        return True
+    lowered = body.lower()
+    return any(w in lowered for w in ("your", "xxxx", "****", "placeholder", "redacted",
+                                      "changeme", "<", ">"))
+
+
+def _password_value_ok(value: str, *, assigned: bool, next_word: str) -> bool:
+    """Whether the value after a password keyword looks like an actual password."""
+    if len(value) < 4 or _is_placeholder(value) or _ENV_NAME.match(value):
+        return False
+    if next_word.strip().lower() in _UNITS:
+        return False  # "must be 16+ characters"
+    if "(" in value or "[" in value:
+        return False  # an indirect reference: os.environ["X"], get_secret()
+    if value.lower() in _PLAIN_VALUES:
+        return False
+    if value.isdigit():
+        return len(value) >= 6
+    symbol = any(not c.isalnum() for c in value)
+    digit = any(c.isdigit() for c in value)
+    mixed = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    if digit or symbol or mixed:
+        return not (symbol and not digit and not mixed and value.replace("-", "").isalpha()
+                    and not assigned)  # "well-known" in prose
+    return assigned and len(value) >= 8  # "password: correcthorsebattery"
+
+
+def _key_value_ok(value: str) -> bool:
+    if len(value) < 8 or _is_placeholder(value) or _ENV_NAME.match(value):
+        return False
+    if "(" in value or "[" in value or (value.count(".") >= 2 and "/" not in value):
+        return False  # a call, an index, or a dotted name (settings.api.key)
+    digit = any(c.isdigit() for c in value)
+    alpha = any(c.isalpha() for c in value)
+    if not (digit and alpha):
+        return False
+    return not _looks_identifier(value)
+
+
+# --- entropy ------------------------------------------------------------------------------
+
+_ENTROPY_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{" + str(MIN_TOKEN_CHARS) + ",}")
+_HEX = re.compile(r"^[0-9a-fA-F-]+$")
+_WORD_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _entropy(token: str) -> float:
+    counts = Counter(token)
+    n = len(token)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _looks_identifier(token: str) -> bool:
+    """snake_case, kebab-case or CamelCase words (with a few numbers), not random."""
+    parts = _WORD_PARTS.findall(token)
+    if not parts:
+        return False
+    letters = [p for p in parts if not p.isdigit()]
+    digit_runs = len(parts) - len(letters)
+    average = sum(map(len, parts)) / len(parts)
+    return average >= 3.2 and digit_runs <= 2 and all(len(p) >= 2 for p in letters[:-1])
+
+
+def _high_entropy_spans(line: str) -> Iterator[tuple[int, int]]:
+    for match in _ENTROPY_TOKEN.finditer(line):
+        token = match.group(0).strip("=-_")
+        if len(token) < MIN_TOKEN_CHARS or _HEX.match(token):
+            continue
+        if not (re.search(r"\d", token) and re.search(r"[A-Za-z]", token)):
+            continue
+        if token.count("/") >= 2:
+            continue  # a path, not a key
+        if _looks_identifier(token) or _is_placeholder(token):
+            continue
+        if _entropy(token) > ENTROPY_LIMIT:
+            yield match.start(), match.end()
+
+
+# --- the gate --------------------------------------------------------------------------------
+# Scanning every line with every detector costs ~20 ms per 8 KiB; the gate keeps it under a
+# millisecond. Two cheap routes pick the places that could hold a secret:
+#
+# * words: whitespace-separated words of at least `_MIN_WORD` characters that mix letters
+#   and digits. A word with a known prefix gets every token detector; any other word only
+#   the shape-based ones, and only when it looks random (not hex, a path or an identifier).
+# * keywords: "pass", "pwd", "secret", "token", "key", ... found with `str.find` on the
+#   lower-cased text and followed by an assignment (``=``, ``:``) or a verb ("is", "should
+#   be"): the assignment rules run anchored at that word, and detect-secrets' keyword
+#   plugins on that line.
+
+_MIN_WORD = 16
+_STRIP = "\"'`()[]{}<>,;!?*"
+_PREFIX = re.compile(
+    r"AKIA|ASIA|ABIA|ACCA|A3T|AKC|AP[0-9A-F]|gh[pousr]_|github_pat_|gl(?:pat|dt|ft|soat|rt|cbt"
+    r"|imt|ptt|agent|oas|sa|c)[-_]|GR1348941|sk-|[spr]k_(?:live|test)|xox|xapp-|eyJ|SG\.|AIza"
+    r"|GOCSPX|ya29\.|hf_|npm_|pypi-|whsec_|shp(?:at|ca|pa|ss)_|do[opr]_v1|hv[sb]\.|atlasv1"
+    r"|AGE-SECRET|sbp_|lin_api|ntn_|secret_|ATATT|dapi|key-|sntr[ysu]_|dp\.|AccountKey"
+    r"|SharedAccessKey|PMAK-|figd_|pscale_|sq0csp-|AC[a-z0-9]{32}|SK[a-z0-9]{32}|_authToken"
+    r"|hooks\.slack|discord|softlayer|cloudant"
+)
+_HEXISH = re.compile(r"^(?:sha\d+:|[0-9a-fA-F]+[.:])?[0-9a-fA-F-]+$")
+_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "bearer", "cred", "cloudant",
+             "softlayer", "contrase")
+_VERBS = ("is ", "are ", "was ", "were ", "should ", "must ", "will ", "shall ", "can ",
+          "would ", "be ", "set to", "changed to", "reset to", "becomes ", "became ")
+_PASSWORD_VERBS = (*_VERBS, "for ", "of ", "on ", "to ")
+_WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_-")
+_BEARER = re.compile(r"(?i:bearer)\s+([A-Za-z0-9_\-.=+/~]{20,})")
+_TOKEN_PLUGINS_BY_SHAPE = {"TelegramBotTokenDetector": ":", "DiscordBotTokenDetector": ".",
+                           "MailchimpDetector": "-us", "TwilioKeyDetector": ""}
+
+
+def _random_looking(word: str) -> bool:
+    if _HEXISH.match(word) or word.count("/") >= 2 or "://" in word:
+        return False
+    return not _looks_identifier(word) and _entropy(word) > 3.0
+
+
+def _word_spans(word: str) -> Iterator[tuple[str, int, int]]:
+    """Secrets inside one word (spans relative to the word)."""
+    if "://" in word:
+        if "@" in word:
+            yield from _detect_secrets_spans(word, token_only=True)
+        parts = [(m.start(), m.group(0)) for m in re.finditer(r"[^/?&#=@]{16,}", word)]
+        if _PREFIX.search(word):
+            yield from _prefixed_spans(word)
+        for offset, part in parts:
+            if not _PREFIX.search(part):
+                yield from ((n, offset + a, offset + b) for n, a, b in _shape_spans(part))
+        return
+    if _PREFIX.search(word):
+        yield from _prefixed_spans(word)
+    yield from _shape_spans(word)
+
+
+def _prefixed_spans(word: str) -> Iterator[tuple[str, int, int]]:
+    for name, _kind, regex in _EXTRA:
+        for match in regex.finditer(word):
+            group = 1 if regex.groups else 0
+            if not _is_placeholder(match.group(group)):
+                yield name, match.start(group), match.end(group)
+    yield from _detect_secrets_spans(word, token_only=True)
+
+
+def _shape_spans(word: str) -> Iterator[tuple[str, int, int]]:
+    if not (_DIGIT.search(word) and _ALPHA.search(word)) or not _random_looking(word):
+        return
+    for name, plugin in _shape_plugins():
+        if _TOKEN_PLUGINS_BY_SHAPE[type(plugin).__name__] in word:
+            yield from _plugin_spans(plugin, name, word, word)
+    for start, end in _high_entropy_spans(word):
+        yield "High Entropy Token", start, end
+
+
+def _keyword_spans(text: str, lower: str) -> Iterator[tuple[str, int, int]]:
+    n = len(text)
+    lines: set[int] = set()
+    seen: set[int] = set()
+    for keyword in _KEYWORDS:
+        i = lower.find(keyword)
+        while i >= 0:
+            j = i + len(keyword)
+            i = lower.find(keyword, i + 1)
+            k = j
+            while k < n and k - j < 24 and text[k] in _WORD_CHARS:
+                k += 1
+            q = k
+            while q < n and q - k < 2 and text[q] in "'\"]":
+                q += 1
+            while q < n and q - k < 6 and text[q] in " \t":
+                q += 1
+            if keyword == "bearer":
+                hit = q > k
+            else:
+                verbs = _PASSWORD_VERBS if keyword in ("pass", "pwd") else _VERBS
+                hit = q < n and (text[q] in ":=(" or lower.startswith(verbs, q))
+            if not hit:
+                continue
+            ws = j - len(keyword)
+            while ws > 0 and text[ws - 1] in _WORD_CHARS:
+                ws -= 1
+            if ws in seen and keyword != "bearer":
+                continue
+            seen.add(ws)
+            lines.add(text.rfind("\n", 0, ws) + 1)
+            yield from _assignment_spans(text, ws, keyword, j - len(keyword))
+    for start in sorted(lines):
+        end = text.find("\n", start)
+        line = text[start:n if end < 0 else end]
+        yield from ((name, start + a, start + b)
+                    for name, a, b in _detect_secrets_spans(line, token_only=False))
+
+
+def _assignment_spans(text: str, ws: int, keyword: str, at: int
+                      ) -> Iterator[tuple[str, int, int]]:
+    if keyword == "bearer":
+        match = _BEARER.match(text, at)
+        if match and not _is_placeholder(match.group(1)) and _DIGIT.search(match.group(1)):
+            yield "Bearer Token", match.start(1), match.end(1)
+        return
+    if keyword in ("pass", "pwd"):
+        match = _PASSWORD.match(text, ws)
+        if match:
+            value, offset, length = _strip_value(match.group("value"))
+            if _password_value_ok(value, assigned=bool(match.group("assign")),
+                                  next_word=match.group("next") or ""):
+                start = match.start("value") + offset
+                yield "Password Assignment", start, start + length
+        return
+    match = _KEY_ASSIGN.match(text, ws)
+    if match:
+        value, offset, length = _strip_value(match.group("value"))
+        if _key_value_ok(value):
+            start = match.start("value") + offset
+            yield "Secret Assignment", start, start + length
+
+
+# --- detect-secrets ---------------------------------------------------------------------------
+
+_LEFT_OUT = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector",
+                       "PrivateKeyDetector"})
+"""Plugins not used: the ad-hoc entropy plugins flag ordinary words (`_high_entropy_spans`
+replaces them), a public IP is no credential, and a private-key header alone is a mention
+("the PEM starts with -----BEGIN ...") while `_PRIVATE_BLOCK` requires key material."""
+_QUOTED_ASSIGN = re.compile(r"""[:=(>]\s*@?['"`]|['"`]\s*[!=]=""")
+"""An assignment of a quoted value: every pattern of detect-secrets' keyword plugin has one."""
+_LINE_PLUGINS = frozenset({"KeywordDetector", "CloudantDetector", "IbmCloudIamDetector",
+                           "IbmCosHmacDetector", "SoftlayerDetector", "AWSKeyDetector"})
+"""Plugins that need the words around a value (``aws_secret = "..."``): run on keyword lines."""
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> tuple[Any, ...]:
+    """One instance of each detect-secrets plugin we use (built once per process)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    classes: list[type[Any]] = list(get_mapping_from_secret_type_to_class().values())
+    return tuple(cls() for cls in sorted(classes, key=lambda c: c.__name__)
+                 if cls.__name__ not in _LEFT_OUT)
+
+
+@lru_cache(maxsize=1)
+def _shape_plugins() -> tuple[tuple[str, Any], ...]:
+    return tuple((str(p.secret_type), p) for p in _plugins()
+                 if type(p).__name__ in _TOKEN_PLUGINS_BY_SHAPE)
+
+
+@lru_cache(maxsize=1)
+def _filters() -> tuple[Any, ...]:
+    from detect_secrets.filters import heuristic
+
+    return (heuristic.is_sequential_string, heuristic.is_potential_uuid,
+            heuristic.is_templated_secret, heuristic.is_prefixed_with_dollar_sign,
+            heuristic.is_not_alphanumeric_string)
+
+
+def _plugin_spans(plugin: Any, name: str, line: str, where: str
+                  ) -> Iterator[tuple[str, int, int]]:
+    from detect_secrets.filters.heuristic import is_indirect_reference, is_likely_id_string
+
+    for value in plugin.analyze_string(line):
+        if not value or any(f(value) for f in _filters()) or _is_placeholder(value):
+            continue
+        if is_likely_id_string(value, line, plugin):
+            continue
+        if type(plugin).__name__ == "KeywordDetector" and (
+                is_indirect_reference(line) or _ENV_NAME.match(value) or len(value) < 4
+                or not _password_value_ok(value, assigned=True, next_word="")):
+            continue
+        start = where.find(value)
+        while start >= 0:
+            yield name, start, start + len(value)
+            start = where.find(value, start + len(value))
+
+
+def _detect_secrets_spans(line: str, *, token_only: bool) -> Iterator[tuple[str, int, int]]:
+    """detect-secrets' findings in `line`: the token plugins (`token_only`) or the plugins
+    that read the words around a value (a keyword line; the keyword plugin only when the
+    line has a quote, as all its patterns need one)."""
+    if not token_only:
+        quoted = bool(_QUOTED_ASSIGN.search(line))
+        long_word = any(len(w) >= 24 for w in line.split())
+        aws = "aws" in line.lower()
+        if not (quoted or long_word):
+            return
+    for plugin in _plugins():
+        kind = type(plugin).__name__
+        if (kind in _LINE_PLUGINS) == token_only and kind != "AWSKeyDetector":
+            continue
+        if not token_only and (
+                (kind == "KeywordDetector" and not quoted)
+                or (kind == "AWSKeyDetector" and not (aws and long_word))
+                or (kind not in ("KeywordDetector", "AWSKeyDetector") and not long_word)):
+            continue
+        yield from _plugin_spans(plugin, str(plugin.secret_type), line, line)
+
+
+# --- scanning ---------------------------------------------------------------------------------
+
+_DIGIT = re.compile(r"\d")
+_ALPHA = re.compile(r"[A-Za-z]")
+
+
+def _raw_spans(text: str) -> list[tuple[str, int, int]]:
+    spans: list[tuple[str, int, int]] = []
+    if "PRIVATE KEY" in text or "PuTTY-User-Key" in text or "SSH2 ENCRYPTED" in text:
+        for match in _PRIVATE_BLOCK.finditer(text):
+            body = match.group("body") or match.group("putty") or match.group("ssh2") or ""
+            if _BASE64_RUN.search(body.replace("\\n", "").replace("\n", "").replace("\r", "")):
+                spans.append(("Private Key", match.start(), match.end()))
+    words = {w.strip(_STRIP) for w in text.split() if len(w) >= _MIN_WORD}
+    for word in words:
+        if len(word) < _MIN_WORD or not _ALPHA.search(word):
+            continue
+        if not _DIGIT.search(word) and not _PREFIX.search(word):
+            continue
+        found = list(_word_spans(word))
+        if not found:
+            continue
+        at = text.find(word)
+        while at >= 0:
+            spans.extend((name, at + a, at + b) for name, a, b in found)
+            at = text.find(word, at + len(word))
+    spans.extend(_keyword_spans(text, text.lower()))
+    return spans
+
+
+_GENERIC = {"High Entropy Token": 2, "Secret Assignment": 1, "Password Assignment": 1,
+            "Secret Keyword": 1}
+
+
+def _merge(spans: Iterable[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Overlapping spans become one, named by the most specific detector among them (a
+    known token format before an assignment rule before the entropy rule)."""
+    out: list[tuple[str, int, int]] = []
+    for name, start, end in sorted(spans, key=lambda s: (s[1], -(s[2] - s[1]))):
+        if out and start < out[-1][2]:
+            prev = out[-1]
+            better = _GENERIC.get(name, 0) < _GENERIC.get(prev[0], 0)
+            out[-1] = (name if better else prev[0], prev[1], max(prev[2], end))
+            continue
+        out.append((name, start, end))
+    return out
+
+
+def scan(text: str, *, field: str = "text") -> list[Finding]:
+    """Every secret-shaped value in `text`, in order, overlapping hits merged. Pure.
+
+    Args:
+        text: any text (a memory text, an evidence excerpt, a transcript message).
+        field: the field path reported in each `Finding`.
+
+    Returns:
+        The findings (empty when clean). Spans index into `text`.
+    """
+    if not text:
+        return []
+    return [Finding(name, _slug(name), field, start, end)
+            for name, start, end in _merge(_raw_spans(text)) if end > start]
+
+
+def contains_secret(text: str) -> bool:
+    """Whether `scan` finds anything in `text`."""
+    return bool(scan(text))
+
+
+def scan_fields(fields: Mapping[str, str | None]) -> list[Finding]:
+    """`scan` each named field (``{"text": ..., "evidence": ...}``); None values are skipped."""
+    out: list[Finding] = []
+    for name, value in fields.items():
+        if value:
+            out.extend(scan(value, field=name))
+    return out
+
+
+def check_fields(fields: Mapping[str, str | None], *, action: str = "this write") -> None:
+    """Refuse a write whose fields hold a secret.
+
+    Raises:
+        SecretDetected: (exit 2) naming detector and field, never the value.
+    """
+    findings = scan_fields(fields)
+    if findings:
+        raise SecretDetected(findings, action=action)
+
+
+def redact(text: str) -> tuple[str, list[Finding]]:
+    """`text` with every secret value replaced by ``[REDACTED:<kind>]``, and the findings.
+
+    Idempotent: redacting the result again changes nothing.
+    """
+    findings = scan(text)
+    if not findings:
+        return text, []
+    parts: list[str] = []
+    cursor = 0
+    for finding in findings:
+        parts.append(text[cursor:finding.start])
+        parts.append(PLACEHOLDER.format(kind=finding.kind))
+        cursor = finding.end
+    parts.append(text[cursor:])
+    return "".join(parts), findings
+
+
+def redact_value(value: Any) -> tuple[Any, int]:
+    """A copy of a JSON-able `value` with secrets in every string redacted, and the count.
+
+    Dict keys are kept; lists, tuples and dicts are walked; other values are returned as is.
+    """
+    if isinstance(value, str):
+        clean, findings = redact(value)
+        return clean, len(findings)
+    if isinstance(value, dict):
+        total = 0
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            out[key], count = redact_value(item)
+            total += count
+        return out, total
+    if isinstance(value, list | tuple):
+        total = 0
+        items = []
+        for item in value:
+            clean, count = redact_value(item)
+            items.append(clean)
+            total += count
+        return items, total
+    return value, 0

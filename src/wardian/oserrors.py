@@ -1,0 +1,118 @@
+"""Operating-system and SQLite failures as our errors: what failed, where, how to fix it.
+
+A full disk, a read-only file or directory, a data directory that is a file, or bytes that
+are not UTF-8 are the user's environment, not a Wardian bug: they must never surface as
+``internal error`` (issue 15 point 5). `translate` maps one exception to a `WardianError`,
+or returns None when it is not such a condition (a real bug stays a bug). The CLI's root
+group calls it for every exception that is not already ours.
+
+Spec: DESIGN.md "Conventions" (errors say what, where and how to fix).
+"""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from pathlib import Path
+
+from wardian.errors import StoreError, UsageError, WardianError
+
+__all__ = ["translate"]
+
+_ELSEWHERE = "or point WARDIAN_HOME at a folder on a writable disk"
+
+
+def _data_dir() -> str:
+    try:
+        from wardian.config import data_dir
+
+        return str(data_dir(create=False))
+    except Exception:  # the data dir itself may be what is broken
+        return "the data directory"
+
+
+def translate(exc: BaseException) -> WardianError | None:
+    """Our error for an OS/SQLite/encoding condition the user can fix, else None."""
+    if isinstance(exc, sqlite3.Error):
+        return _sqlite(exc)
+    if isinstance(exc, OSError):
+        return _os(exc)
+    if isinstance(exc, UnicodeEncodeError) and "surrogate" in str(exc.reason):
+        return UsageError(
+            "the input holds bytes that are not valid UTF-8",
+            hint="pass text as UTF-8 (check the terminal's or the file's encoding)",
+        )
+    if isinstance(exc, RecursionError):
+        return UsageError(
+            "the input is nested too deeply to process",
+            hint="flatten the document (JSON/YAML nested hundreds of levels deep)",
+        )
+    return None
+
+
+def _sqlite(exc: sqlite3.Error) -> WardianError | None:
+    text = str(exc).lower()
+    where = _data_dir()
+    if "readonly" in text or "read-only" in text:
+        return StoreError(
+            f"cannot write the database in {where}: it is read-only ({exc})",
+            hint=f"make the folder and its .db, .db-wal and .db-shm files writable by you "
+            f"(chmod u+w), {_ELSEWHERE}",
+        )
+    if "disk is full" in text or "database or disk is full" in text:
+        return StoreError(
+            f"the disk holding {where} is full; nothing was written",
+            hint=f"free some space and retry, {_ELSEWHERE}",
+        )
+    if "unable to open database" in text:
+        return StoreError(
+            f"cannot open a database in {where} ({exc})",
+            hint=f"check that the folder exists and is readable and writable by you, "
+            f"{_ELSEWHERE}",
+        )
+    if "disk i/o error" in text:
+        return StoreError(
+            f"the disk holding {where} failed to read or write ({exc})",
+            hint="check the disk (full, removed, read-only?) and retry",
+        )
+    if "locked" in text or "busy" in text:
+        return StoreError(
+            f"a database in {where} is busy: {exc}",
+            hint="another Wardian process holds the write lock; retry",
+        )
+    if "not a database" in text or "malformed" in text:
+        return StoreError(
+            f"a database file in {where} is damaged or not a database ({exc})",
+            hint="restore it from a backup, or move it away to start afresh",
+        )
+    return None
+
+
+def _os(exc: OSError) -> WardianError | None:
+    name = exc.filename if exc.filename is not None else _data_dir()
+    what = f"{name}: {exc.strerror or exc}"
+    code = exc.errno
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return StoreError(f"no space left writing {what}",
+                          hint=f"free some space and retry, {_ELSEWHERE}")
+    if code == errno.EROFS:
+        return StoreError(f"cannot write {what}",
+                          hint=f"the file system is mounted read-only; {_ELSEWHERE}")
+    if code in (errno.EACCES, errno.EPERM):
+        return StoreError(f"cannot access {what}",
+                          hint="make it readable and writable by you (check owner and mode), "
+                          f"{_ELSEWHERE}")
+    if code == errno.ENOTDIR:
+        return UsageError(f"a path component is not a directory: {what}",
+                          hint="remove or rename the file that is in the way, "
+                          "or point WARDIAN_HOME elsewhere")
+    if code == errno.EEXIST and exc.filename and not Path(exc.filename).is_dir():
+        return UsageError(f"{exc.filename} is a file where a directory is needed",
+                          hint="remove or rename it, or point WARDIAN_HOME elsewhere")
+    if code == errno.ENAMETOOLONG:
+        return UsageError(f"a path is too long: {str(name)[:80]}…",
+                          hint="use a shorter path (4,096 characters at most, 255 per name)")
+    if code == errno.EISDIR:
+        return UsageError(f"{what}: a directory where a file is needed",
+                          hint="pass a file, not a directory")
+    return None

@@ -13,6 +13,9 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# Byte-compile now: where PYTHONDONTWRITEBYTECODE is set, an editable install would
+	# otherwise recompile every module on every command.
+	$(BIN)/python -m compileall -q src/wardian
 	touch $(STAMP)
 
 # `make test`: the fast loop (tests marked `slow` deselected); `make test-all`: everything

@@ -270,11 +270,11 @@ def test_recall_without_query_is_the_startup_set_and_with_query_ranks(
     ws = _save(cli, env, "Workspace convention: tests live in tests/", "--scope", "workspace")
     ag = _save(cli, env, "Prefer concise handoffs", "--scope", "agent")
     startup = json.loads(invoke(cli, "memory", "recall", "--json", env=env).stdout)
-    assert [r["id"] for r in startup["records"]] == [ag["id"], ws["id"], cur["id"]]
+    assert [r["id"] for r in startup["records"]] == [cur["id"], ag["id"], ws["id"]]
     assert startup["omitted"] == 0
     human = invoke(cli, "memory", "recall", env=env).stdout
     assert human.startswith("## Recalled memory · workspace ")
-    assert human.index(str(ag["id"])[:8]) < human.index(str(cur["id"])[:8])
+    assert human.index(str(cur["id"])[:8]) < human.index(str(ag["id"])[:8])
     found = json.loads(invoke(cli, "memory", "recall", "parser tokens", "--json",
                               env=env).stdout)
     assert next(r["id"] for r in found["records"]) == cur["id"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from wardian.memory.models import Scope
-from wardian.memory.store import RECALL_COMMON_DOCS, RECALL_WINDOW, MemoryStore
+from wardian.memory.store import RECALL_EXACT_POSTINGS, RECALL_WINDOW, MemoryStore
 
 AGENT = "cccccccc-0000-4000-8000-000000000003"
 
@@ -39,14 +39,65 @@ def test_bm25_then_recency_scope_and_owner(store: MemoryStore) -> None:
     assert len(store.recall(AGENT, "parser deploy", limit=1)) == 1
 
 
-def test_common_words_do_not_drown_rare_ones(store: MemoryStore) -> None:
-    with_rare = _save(store, "common words and a zebra")  # oldest: outside any window
-    for i in range(RECALL_COMMON_DOCS + 10):
-        _save(store, f"common words number {i}")
-    found = store.recall(AGENT, "common zebra", limit=3)
-    assert [r.id for r in found] == [with_rare]
-    # Every word common: the newest RECALL_WINDOW matches are ranked, never all of them.
-    only_common = store.recall(AGENT, "common words", limit=5)
+def _fill(store: MemoryStore, count: int, text: str) -> None:
+    """`count` records of `text` + a number, in one transaction (fast to build)."""
+    from wardian._db import atomic
+    from wardian._util import utc_now_iso
+
+    with atomic(store.conn):
+        for i in range(count):
+            store.insert_in_transaction(
+                AGENT, text=f"{text} {i}", evidence="filler", kind="stable",
+                scope=Scope.agent(), sources=(), actor="t", reason=None, now=utc_now_iso())
+
+
+def test_reported_case_every_word_common_still_finds_the_record(store: MemoryStore) -> None:
+    # Issue 19: at 100k records each of these words was "too common" and the query's one
+    # word that matched nothing was ranked alone, so recall returned [].
+    target = _save(store, "Cache payments responses in heron with memcached for 15 seconds")
+    # Each word is in more records than the old cut-off (500), each in a minority.
+    _fill(store, 700, "payments ledger settings")
+    _fill(store, 700, "heron rollout calendar")
+    _fill(store, 700, "memcached eviction graphs")
+    _fill(store, 3000, "unrelated filler for invoices")
+    found = store.recall(AGENT, "memcached ttl for payments heron", limit=5)
+    assert found and found[0].id == target
+
+
+def test_a_word_nothing_contains_does_not_hide_the_words_that_match(
+    store: MemoryStore,
+) -> None:
+    target = _save(store, "Deploy the lighthouse service with blue green switching")
+    _save(store, "Lighthouse dashboards live in grafana")
+    found = store.recall(AGENT, "lighthouse deploy zqxjv", limit=5)
+    assert found[0].id == target
+
+
+def test_no_word_matches_gives_nothing(store: MemoryStore) -> None:
+    _save(store, "Deploy the lighthouse service with blue green switching")
+    assert store.recall(AGENT, "zqxjv wubble") == []
+
+
+def test_a_question_about_something_never_stored_gives_nothing(store: MemoryStore) -> None:
+    for text in ("Use pnpm for the web app, not npm", "The staging database is postgres 16",
+                 "Release notes are written in docs/releases", "Run the linter before pushing"):
+        _save(store, text)
+    assert store.recall(AGENT, "what is the name of the office cat?") == []
+    assert store.recall(AGENT, "how do we do it here?") == []  # only stop words
+    # One shared, ordinary word is not enough to answer a different question.
+    assert store.recall(AGENT, "which release of kubernetes runs the cluster") == []
+
+
+def test_limit_still_caps(store: MemoryStore) -> None:
+    for i in range(8):
+        _save(store, f"orchard sensor calibration step {i}")
+    assert len(store.recall(AGENT, "orchard sensor calibration", limit=3)) == 3
+    assert len(store.recall(AGENT, "orchard sensor calibration")) == 8
+
+
+def test_every_word_very_common_ranks_the_newest_window(store: MemoryStore) -> None:
+    _fill(store, RECALL_EXACT_POSTINGS + 10, "common words number")
+    only_common = store.recall(AGENT, "common", limit=5)
     assert len(only_common) == 5
     assert all("common words number" in r.text for r in only_common)
     assert RECALL_WINDOW >= 5

@@ -38,7 +38,7 @@ def _context(store: MemoryStore, budget: int = DEFAULT_BUDGET_CHARS, workspace: 
     )
 
 
-def test_order_stable_before_current_agent_before_workspace(store: MemoryStore) -> None:
+def test_order_is_by_value_current_first_then_most_recent(store: MemoryStore) -> None:
     ws_current = _save(store, "ws current", "current")
     ag_current = _save(store, "agent current", "current", Scope.agent())
     ws_stable = _save(store, "ws stable")
@@ -48,15 +48,20 @@ def test_order_stable_before_current_agent_before_workspace(store: MemoryStore) 
     removed = _save(store, "removed one", scope=Scope.agent())
     store.remove(AGENT, removed, actor="t")
     context = _context(store)
-    assert [r.id for r in context.loaded] == [ag_stable, ws_stable, ag_current, ws_current]
+    # Current checkpoints first, then stable records; newest first, scopes together.
+    assert [r.id for r in context.loaded] == [ag_current, ws_current, ag_stable, ws_stable]
     assert context.omitted == 0
     lines = [ln for ln in context.text.splitlines() if ln.startswith("- [")]
     assert lines == [
-        f"- [{ag_stable[:8]}] stable · agent: agent stable",
-        f"- [{ws_stable[:8]}] stable · workspace: ws stable",
         f"- [{ag_current[:8]}] current · agent: agent current (saved today)",
         f"- [{ws_current[:8]}] current · workspace: ws current (saved today)",
+        f"- [{ag_stable[:8]}] stable · agent: agent stable",
+        f"- [{ws_stable[:8]}] stable · workspace: ws stable",
     ]
+    # Confirming (updating) an old stable record brings it to the front of its kind.
+    store.update(AGENT, ws_stable, text="ws stable, confirmed", actor="t")
+    again = [r.id for r in _context(store).loaded]
+    assert again == [ag_current, ws_current, ws_stable, ag_stable]
     assert DIRECT_RETENTION_INSTRUCTIONS in context.text
     assert context.text.startswith(f"# Wardian memory · agent ada ({AGENT[:8]})")
     assert "not loaded" not in context.text

@@ -236,8 +236,9 @@ def test_enabled_launch_capability_context_loaded_event_and_revocation(
     context = second.hello["context"]
     lines = [ln for ln in context.splitlines() if ln.startswith("- [")]
     assert len(lines) == 2
-    assert lines[0].endswith("stable · agent: Prefer concise handoffs")
-    assert lines[1].endswith("current · workspace: Checkpoint: parser half done (saved today)")
+    # Filled by value: the current checkpoint first, then the stable record.
+    assert lines[0].endswith("current · workspace: Checkpoint: parser half done (saved today)")
+    assert lines[1].endswith("stable · agent: Prefer concise handoffs")
     assert second.finish(0) == 0
     [event] = db_rows(wardian_home, "SELECT * FROM loaded_events")
     assert event["context"] == context  # the exact context

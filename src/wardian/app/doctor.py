@@ -129,6 +129,7 @@ CHECK_MODULES: list[str] = [
     "wardian.app.doctor",
     "wardian.app.doctor_hooks",
     "wardian.app.doctor_memory",
+    "wardian.app.recall",
 ]
 """Modules whose import registers checks; `run_doctor` imports them all first."""
 

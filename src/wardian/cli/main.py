@@ -36,6 +36,24 @@ GROUPS: dict[str, str] = {
 }
 """Command name -> module. A module exposes `app` (a group) or `register(root)` (commands)."""
 
+GROUP_HELP: dict[str, str] = {
+    "settings": "Typed settings (agent memory, conversation logging, providers).",
+    "agent": "Agents: durable identities, their managed processes and models.",
+    "memory": "Agent-facing memory commands (need the managed process's capability).",
+    "garden": "Operator inspection and reviewed maintenance of any agent's memory.",
+    "blueprint": "Validate, list, show and export the schema of blueprints.",
+    "library": "The shipped and user blueprint libraries.",
+    "automation": "Runs, session-close invokers and schedule invokers.",
+    "session": "Report session lifecycle events (session close) for any integration.",
+    "conversation": "Imported conversation archives.",
+    "hooks": "Host hooks (Claude Code, Codex, Gemini CLI) and their installation.",
+    "serve": "Run the daemon: fire schedule invokers and drain session-close events.",
+    "doctor": "Check the data directory, settings, hooks, invokers and runs; each problem"
+              " names\nthe command that fixes it. Exits 1 when something is wrong.",
+}
+"""Each command's one-line help, as its module says it (a test keeps them equal): the root
+``--help`` lists these without importing every group (issue 19: ``--help`` <= 150 ms)."""
+
 
 class LazyWardianGroup(WardianGroup):
     """The root group: sub-groups are imported on first use (see module docstring)."""
@@ -44,11 +62,24 @@ class LazyWardianGroup(WardianGroup):
         """The command names in `GROUPS` order, without importing any of them."""
         return list(GROUPS)
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """The root help; lists the commands from `GROUP_HELP`, importing none of them."""
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        """The click command for `cmd_name`, importing its module now; None if unknown."""
+        """The click command for `cmd_name`, importing its module now; None if unknown.
+        While the root help is being written, a stand-in that carries only its help."""
         module_name = GROUPS.get(cmd_name)
         if module_name is None:
             return None
+        if getattr(self, "_listing", False):
+            import click
+
+            return click.Command(cmd_name, help=GROUP_HELP[cmd_name])
         module = importlib.import_module(module_name)
         if hasattr(module, "app"):
             command = get_command(module.app)

@@ -7,15 +7,16 @@ recall`` without a query prints. Layout::
     # Wardian memory · agent <name> (<id8>)
     <direct-retention instructions>
     ## Recalled memory · workspace <path>
-    - [1a2b3c4d] stable · agent: Prefer concise technical handoffs
     - [5e6f7a8b] current · workspace: Release validation is awaiting a real-macOS run
+    - [1a2b3c4d] stable · agent: Prefer concise technical handoffs
     (3 more records not loaded: …)
 
-Every record line carries the record's 8-character id and its kind; a ``current``
-record's line ends with its age, ``(saved 3 days ago)``, and is marked stale once it is
-``memory.current_review_days`` (default 14) old. Records are ordered
-stable before current, agent scope before workspace scope, newest first within each
-(`MemoryStore.startup_set`). The whole context stays within ``budget_chars``
+Every record line carries the record's 8-character id and its kind. The budget is filled
+by value (`MemoryStore.startup_set`): current checkpoints first, then stable records,
+each most recently saved or confirmed first, agent and workspace scope together; reading
+it costs O(budget), not O(records). A ``current`` record's line ends with its age,
+``(saved 3 days ago)``, and is marked stale once it is ``memory.current_review_days``
+(default 14) old. The whole context stays within ``budget_chars``
 (setting ``memory.startup_budget_chars``, default 12,000): the header and instructions are
 always included; records are taken in order while they fit (a record too large for the
 space left is skipped, and a later, smaller one may still fit); the number left out is
@@ -54,6 +55,10 @@ __all__ = [
 
 MIN_LINE_CHARS = len("- [12345678] stable · agent: x\n")
 """The shortest possible record line; bounds how many records a budget can hold."""
+LOOKAHEAD = 50
+"""Once the budget is full, how many more records are read in case a short one fits."""
+COUNT_AT_MOST = 10_000
+"""How far past the loaded records the left-out count is exact ("10000+" beyond)."""
 
 DEFAULT_BUDGET_CHARS = 12_000
 """Default of setting ``memory.startup_budget_chars``, in characters."""
@@ -106,14 +111,17 @@ class StartupContext:
     Attributes:
         text: the exact context, as written to the file and the ``Memory loaded`` event.
         loaded: the records included, in order.
-        omitted: how many records of the startup set were left out for the budget.
+        omitted: how many records of the startup set were left out for the budget (a
+            lower bound when `omitted_exact` is False: counting stops early at 100k).
         budget_chars: the budget applied, in characters.
+        omitted_exact: whether `omitted` is exact.
     """
 
     text: str
     loaded: tuple[Record, ...]
     omitted: int
     budget_chars: int
+    omitted_exact: bool = True
 
     @property
     def has_records(self) -> bool:
@@ -162,10 +170,11 @@ def is_stale(days: int, current_review_days: int) -> bool:
     return days >= current_review_days
 
 
-def _footer(omitted: int, budget_chars: int) -> str:
-    noun = "record" if omitted == 1 else "records"
+def _footer(omitted: int, budget_chars: int, exact: bool = True) -> str:
+    noun = "record" if omitted == 1 and exact else "records"
     return (
-        f"({omitted} more {noun} not loaded: over the {budget_chars}-character startup "
+        f"({omitted}{'' if exact else '+'} more {noun} not loaded: over the"
+        f" {budget_chars}-character startup "
         "budget; run `wardian memory list` or `wardian memory recall QUERY` to see them)\n"
     )
 
@@ -181,11 +190,12 @@ def build_startup_context(
     direct_save: bool = True,
     now: datetime | None = None,
     current_review_days: int = DEFAULT_CURRENT_REVIEW_DAYS,
+    total_exact: bool = True,
 ) -> StartupContext:
     """Render the startup context of `records` (already in startup order) within a budget.
 
     Args:
-        records: the startup set, ordered stable→current, agent→workspace, newest first.
+        records: the startup set in order of value (`MemoryStore.startup_set`).
         agent_name: shown in the header.
         agent_id: shown (8 characters) in the header.
         workspace: the launch workspace path, shown in the records heading.
@@ -200,6 +210,7 @@ def build_startup_context(
             record's line says how long ago it was saved.
         current_review_days: from this age on a ``current`` record is marked stale
             (setting ``memory.current_review_days``).
+        total_exact: False when `total` is only a lower bound (the footer says "N+").
 
     Returns:
         The context; `StartupContext.omitted` counts the records left out.
@@ -229,8 +240,9 @@ def build_startup_context(
             used += len(line)
         else:
             omitted += 1
-    text = head + "".join(lines) + (_footer(omitted, budget_chars) if omitted else "")
-    return StartupContext(text, tuple(loaded), omitted, budget_chars)
+    text = head + "".join(lines) + (
+        _footer(omitted, budget_chars, total_exact) if omitted else "")
+    return StartupContext(text, tuple(loaded), omitted, budget_chars, total_exact)
 
 
 def load_startup_context(
@@ -246,15 +258,29 @@ def load_startup_context(
 ) -> StartupContext:
     """Read the startup set of (`agent_id`, `workspace`) and render it. Read-only.
 
-    Reads only as many records as the budget could possibly hold (every line is at least
-    `MIN_LINE_CHARS`) plus the set's size, so a launch stays fast with 100k records.
-    `direct_save`, `current_review_days` and `now` as in `build_startup_context`.
+    O(budget), not O(records) (issue 19: <= 10 ms CPU at 100k records): reads the set
+    in order of value only until the budget is full plus `LOOKAHEAD` records (never
+    more than the budget could hold: every line is at least `MIN_LINE_CHARS`), and
+    counts the rest only up to `COUNT_AT_MOST`. `direct_save`,
+    `current_review_days` and `now` as in `build_startup_context`.
     """
     most = budget_chars // MIN_LINE_CHARS + 1
-    records = store.startup_set(agent_id, workspace, limit=most)
-    total = store.startup_count(agent_id, workspace) if len(records) >= most else len(records)
+    records: list[Record] = []
+    used, past_full, complete = 0, 0, True
+    for record in store.iter_startup(agent_id, workspace):
+        if len(records) >= most or past_full > LOOKAHEAD:
+            complete = False
+            break
+        records.append(record)
+        used += len(record_line(record)) + 1
+        past_full += used > budget_chars
+    total, exact = len(records), True
+    if not complete:
+        cap = len(records) + COUNT_AT_MOST
+        total = store.startup_count(agent_id, workspace, at_most=cap)
+        exact = total < cap
     return build_startup_context(
         records, agent_name=agent_name, agent_id=agent_id, workspace=workspace,
         budget_chars=budget_chars, total=total, direct_save=direct_save, now=now,
-        current_review_days=current_review_days,
+        current_review_days=current_review_days, total_exact=exact,
     )

@@ -7,6 +7,7 @@ Tables (DESIGN.md "Storage"):
 * ``revisions`` — immutable full snapshots, one per change, with actor, reason and time.
 * ``records_fts`` — FTS5 (BM25) index over text + evidence, kept in sync by triggers.
 * ``capabilities`` — launch-scoped capability hashes bound to agent and process identity.
+* ``record_vectors`` — each record's sentence vector for semantic recall (migration 5).
 * ``launches`` — every managed launch's supervisor identity, memory enabled or not, so
   operator commands recognise a managed process by its ancestry (migration 3).
 * ``loaded_events`` — each ``Memory loaded`` event with the exact context given.
@@ -220,6 +221,17 @@ MIGRATIONS: list[Migration] = [
         caller_launch_id TEXT,
         caller_pid INTEGER NOT NULL,
         reason TEXT NOT NULL
+    );
+    """,
+    # 7: a record's sentence vector for semantic recall (issue 19), computed from the text
+    # of the revision it names by the optional embedding model (`wardian.memory.embedding`)
+    # at save/update time. Records saved without the model have none (lexical recall only).
+    """
+    CREATE TABLE record_vectors (
+        record_id TEXT PRIMARY KEY REFERENCES records (id) ON DELETE CASCADE,
+        revision_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        vector BLOB NOT NULL
     );
     """,
 ]

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import builtins
 import json
+import math
+import os
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from wardian._db import atomic
 from wardian._util import new_id, utc_now_iso
@@ -34,6 +36,10 @@ from wardian.memory.models import (
     check_caps,
 )
 
+if TYPE_CHECKING:
+    from wardian.memory.embedding import Embedder
+    from wardian.memory.ranking import Candidate
+
 __all__ = ["UNSET", "MemoryStore", "SaveOutcome", "normalise_sources"]
 
 
@@ -45,13 +51,34 @@ class _Unset:
 UNSET: Any = _Unset()
 """Sentinel: "not given" (distinct from None) for `MemoryStore.update`."""
 
-RECALL_COMMON_DOCS = 500
-"""A query word in more records than this is too common to rank by (see `recall`)."""
-RECALL_WINDOW = 500
+RECALL_EXACT_POSTINGS = 5_000
+"""How many matches of the query's rarest words `recall` ranks exactly; commoner words
+count only where they meet (see `recall`)."""
+RECALL_WINDOW = 2_000
+_PREFILTER_DIMS = 64
+_NUMPY_FROM = 1_500
+"""From this many vectors on, semantic recall uses NumPy (its import costs more than a
+pure-Python scan of fewer rows)."""
 """When every query word is common, how many newest matches are ranked by BM25."""
 
 _HEX_PREFIX = re.compile(r"^[0-9a-fA-F-]{1,36}$")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    """A scope's vectors for NumPy search: all (n x 256), their first dimensions, and
+    the column means and covariance (exact mean/spread of any query's scores)."""
+
+    full: Any
+    head: Any
+    means: Any
+    cov: Any
+
+
+def _phrase(token: str) -> str:
+    """`token` as an FTS5 string (a phrase), so FTS syntax in a query is inert."""
+    return '"' + token.replace('"', '""') + '"'
 
 
 def _row_scope(row: sqlite3.Row) -> Scope:
@@ -163,6 +190,8 @@ class MemoryStore:
         self.db = db if db is not None else MemoryDB.open(path or memory_db_path())
         self.path = path or self.db.path
         self.conn: sqlite3.Connection = self.db.conn
+        self._embedder: Embedder | _Unset | None = UNSET
+        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, Any, Any, Any]]] = {}
 
     def close(self) -> None:
         """Let go of the store; the connection belongs to the file's `MemoryDB` (shared)."""
@@ -295,93 +324,316 @@ class MemoryStore:
     def startup_set(
         self, agent_id: str, workspace: str | None, *, limit: int | None = None
     ) -> builtins.list[Record]:
-        """The startup recall set: active agent-scoped records and the active records of
-        `workspace`, ordered stable before current, agent scope before workspace scope,
-        then newest first. Read-only. (DESIGN.md "Storage" → Recall.)
+        """The startup recall set in order of value (`iter_startup`), as a list. Read-only.
 
         Args:
-            limit: at most this many (the first in that order); None for all. The startup
-                context never needs more than its budget can hold, so launches pass one
-                and stay fast with 100k records.
+            limit: at most this many (the first in that order); None for all.
         """
-        sql = (
-            "SELECT * FROM records WHERE agent_id = ? AND status = 'active'"
-            " AND (scope_kind = 'agent' OR scope_path = ?) AND flagged IS NULL"
-            " ORDER BY CASE kind WHEN 'stable' THEN 0 ELSE 1 END,"
-            " CASE scope_kind WHEN 'agent' THEN 0 ELSE 1 END, updated_at DESC, id"
-        )
-        params: builtins.list[Any] = [agent_id, workspace or ""]
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(max(0, limit))
-        return [self._record(r, with_sources=False) for r in self.conn.execute(sql, params)]
+        import itertools
 
-    def startup_count(self, agent_id: str, workspace: str | None) -> int:
-        """How many records the startup set of (`agent_id`, `workspace`) has. Read-only."""
-        row = self.conn.execute(
-            "SELECT COUNT(*) FROM records WHERE agent_id = ? AND status = 'active'"
-            " AND (scope_kind = 'agent' OR scope_path = ?) AND flagged IS NULL",
-            (agent_id, workspace or ""),
-        ).fetchone()
-        return int(row[0])
+        rows = self.iter_startup(agent_id, workspace)
+        if limit is not None:
+            rows = itertools.islice(rows, max(0, limit))
+        return builtins.list(rows)
+
+    def iter_startup(self, agent_id: str, workspace: str | None) -> Iterator[Record]:
+        """The startup recall set in order of value, read lazily: active current
+        checkpoints first, then active stable records; within each, the most recently
+        saved or confirmed (updated) first, agent scope and `workspace` together.
+        Read-only. (DESIGN.md "Storage" → Recall; issue 19: budget filled by value.)
+
+        Taking n records reads O(n) rows, not O(records): each (kind, scope) is one range
+        of the ``records_startup`` index, already in time order, and the ranges are
+        merged as they are stepped.
+        """
+        import heapq
+
+        for kind in ("current", "stable"):
+            ranges = [self._startup_range(agent_id, kind, "agent", "")]
+            if workspace:
+                ranges.append(self._startup_range(agent_id, kind, "workspace", workspace))
+            for row in heapq.merge(*ranges, key=lambda r: str(r["updated_at"]), reverse=True):
+                yield self._record(row, with_sources=False)
+
+    def _startup_range(
+        self, agent_id: str, kind: str, scope_kind: str, path: str
+    ) -> Iterator[sqlite3.Row]:
+        # A lazy cursor: rows are stepped only as the merge in `startup_set` asks.
+        return iter(self.conn.execute(
+            "SELECT * FROM records INDEXED BY records_startup WHERE agent_id = ?"
+            " AND status = 'active' AND kind = ? AND scope_kind = ? AND scope_path = ?"
+            " AND flagged IS NULL ORDER BY updated_at DESC", (agent_id, kind, scope_kind, path)))
+
+    def startup_count(
+        self, agent_id: str, workspace: str | None, *, at_most: int | None = None
+    ) -> int:
+        """How many records the startup set of (`agent_id`, `workspace`) has, counting no
+        further than `at_most` (then the answer is `at_most`: "at least"). Read-only;
+        reads ``records_startup`` index ranges only."""
+        scopes = [("agent", "")] + ([("workspace", workspace)] if workspace else [])
+        total = 0
+        for kind in ("current", "stable"):
+            for scope_kind, path in scopes:
+                room = -1 if at_most is None else at_most - total
+                if room == 0:
+                    return total
+                total += int(self.conn.execute(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM records INDEXED BY records_startup"
+                    " WHERE agent_id = ? AND status = 'active' AND kind = ?"
+                    " AND scope_kind = ? AND scope_path = ? AND flagged IS NULL LIMIT ?)",
+                    (agent_id, kind, scope_kind, path, room)).fetchone()[0])
+        return total
 
     def recall(
         self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None
     ) -> builtins.list[Record]:
-        """Active records matching `query`, ranked by FTS5 BM25 then recency. Read-only.
+        """Active records that fit `query`, best first; [] when nothing fits. Read-only.
 
-        Latency stays bounded at any store size (DESIGN.md "Recall"; issue 2 target: p95
-        <= 10 ms at 100k records). A word found in more than `RECALL_COMMON_DOCS` records
-        is too common to rank by: when the query also has rarer words, only those are
-        matched and ranked (exactly, over all their matches); when every word is that
-        common, the newest `RECALL_WINDOW` matching records are ranked.
+        Lexical ranking is FTS5 BM25 over the query's informative words
+        (`wardian.memory.ranking.query_terms`: stop words dropped), normalised to the
+        idf-weighted share of the query a record covers, with a relevance floor
+        (`wardian.memory.ranking`). Latency stays bounded at any store size (issue 19:
+        p95 <= 10 ms at 100k records): the rarest words, up to `RECALL_EXACT_POSTINGS`
+        matches in all, are matched exactly; words commoner than that only count for
+        records that contain all of them (or, when every word is that common, the newest
+        `RECALL_WINDOW` matches are ranked).
 
         Args:
-            query: free text; each word is matched (OR), prefix-insensitive of FTS syntax.
+            query: free text; words are matched case-insensitively (FTS syntax is inert).
             limit: maximum number of records (>= 1).
             workspace: when given, only agent-scoped records and records of this workspace.
         """
-        tokens = list(dict.fromkeys(t for t in _TOKEN.findall(query.lower()) if t))
-        if not tokens:
+        from wardian.memory.ranking import fuse, query_terms
+
+        terms = query_terms(query)
+        if not terms:
             return []
+        depth = max(30, 3 * limit)
+        candidates = self._lexical_candidates(agent_id, terms, workspace=workspace, depth=depth)
+        embedder = self.embedder()
+        vector = embedder.embed(query) if embedder is not None else None
+        if vector is not None:
+            self._semantic_candidates(agent_id, workspace, vector, depth, candidates)
+        ranked = fuse(candidates.values(), semantic=vector is not None, limit=limit)
+        return self._records_by_rowid([c.rowid for c in ranked])
 
-        def phrase(token: str) -> str:
-            return '"' + token.replace('"', '""') + '"'
+    # --- semantic recall ----------------------------------------------------------------
 
-        rare = [t for t in tokens if not self._more_matches_than(phrase(t), RECALL_COMMON_DOCS)]
-        match = " OR ".join(phrase(t) for t in (rare or tokens))
-        where = (
-            " WHERE records_fts MATCH ? AND r.agent_id = ? AND r.status = 'active'"
-            " AND r.flagged IS NULL"
+    def embedder(self) -> Embedder | None:
+        """The optional embedding model (`wardian.memory.embedding`), loaded on first use;
+        None when it is not installed (recall is then lexical only)."""
+        if isinstance(self._embedder, _Unset):
+            from wardian.memory.embedding import Embedder
+
+            self._embedder = Embedder.load(cache_dir=self.path.parent / "cache")
+        return self._embedder
+
+    def semantic_enabled(self) -> bool:
+        """Whether recall fuses a semantic score (the embedding model is installed)."""
+        return self.embedder() is not None
+
+    def _store_vector_in_transaction(self, record_id: str, text: str, revision_id: str) -> None:
+        embedder = self.embedder()
+        vector = embedder.embed(text) if embedder is not None else None
+        if vector is None:
+            self.conn.execute("DELETE FROM record_vectors WHERE record_id = ?", (record_id,))
+            return
+        from wardian.memory.embedding import MODEL, Embedder
+
+        self.conn.execute(
+            "INSERT INTO record_vectors (record_id, revision_id, model, vector)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT (record_id) DO UPDATE SET"
+            " revision_id = excluded.revision_id, model = excluded.model,"
+            " vector = excluded.vector",
+            (record_id, revision_id, MODEL, Embedder.pack(vector)),
         )
-        params: list[Any] = [match, agent_id]
+
+    def _vector_set(self, agent_id: str, workspace: str | None) -> tuple[Any, Any, Any, Any]:
+        """(rowids, {rowid: index}, vectors, updated_at) of the agent's active records in
+        scope, by index, cached
+        until anything writes to the file."""
+        from wardian.memory.embedding import MODEL, Embedder
+
+        # data_version moves when another connection commits; total_changes when this
+        # (shared, `MemoryDB`) connection writes, through any store.
+        version = (int(self.conn.execute("PRAGMA data_version").fetchone()[0]),
+                   self.conn.total_changes)
+        key = (agent_id, workspace)
+        cached = self._vectors.get(key)
+        if cached is not None and cached[0] == version:
+            hit: tuple[Any, Any, Any, Any] = cached[1]
+            return hit
+        where, params = self._scope_sql(agent_id, workspace)
+        rows = self.conn.execute(
+            "SELECT r.rowid, v.vector, r.updated_at FROM records r"
+            " JOIN record_vectors v ON v.record_id = r.id WHERE v.model = ?" + where,
+            [MODEL, *params],
+        ).fetchall()
+        rowids = [int(r[0]) for r in rows]
+        stamps = [r[2] for r in rows]
+        if len(rows) > _NUMPY_FROM:
+            # One BLAS thread: a matrix-vector product gains nothing from more, and idle
+            # OpenBLAS threads spin (4x the CPU here). Only if NumPy is not loaded yet.
+            for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                os.environ.setdefault(name, "1")
+            import numpy as np  # only for big sets: importing it costs ~100 ms
+
+            full = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
+                len(rows), -1).astype(np.float32)
+            # wordllama's vectors are Matryoshka-trained: their first dimensions alone
+            # rank well, so a search scans a 64-d copy (a quarter of the memory traffic)
+            # and rescores the best few with all 256. Mean and spread of the full scores
+            # come exactly from the column means and covariance.
+            matrix: Any = _Matrix(
+                full, np.ascontiguousarray(full[:, :_PREFILTER_DIMS]), full.mean(axis=0),
+                np.cov(full, rowvar=False, bias=True).astype(np.float32))
+        else:
+            matrix = [Embedder.unpack(r[1]) for r in rows]
+        entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps)
+        self._vectors[key] = (version, entry)
+        return entry
+
+    def _semantic_candidates(
+        self, agent_id: str, workspace: str | None, vector: builtins.list[float], depth: int,
+        found: dict[int, Candidate],
+    ) -> None:
+        """Add the `depth` records nearest to `vector` (cosine) to `found`, and set the
+        cosine of every candidate already there."""
+        from wardian.memory.ranking import Candidate
+
+        rowids, position, matrix, stamps = self._vector_set(agent_id, workspace)
+        if not rowids:
+            return
+        if isinstance(matrix, builtins.list):
+            import operator
+
+            scores: Any = [sum(map(operator.mul, row, vector)) for row in matrix]
+            mean = sum(scores) / len(scores)
+            spread = math.sqrt(sum((x - mean) ** 2 for x in scores) / len(scores))
+            best: Any = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:depth]
+        else:
+            import numpy as np
+
+            query = np.asarray(vector, dtype=np.float32)
+            mean = float(matrix.means @ query)
+            spread = math.sqrt(max(float(query @ matrix.cov @ query), 0.0))
+            rough = matrix.head @ query[:_PREFILTER_DIMS]
+            take = min(max(depth * 10, 300), len(rowids))
+            pool = np.argpartition(-rough, take - 1)[:take]
+            pool_scores = matrix.full[pool] @ query
+            order = np.argsort(-pool_scores)[:depth]
+            best = pool[order].tolist()
+            lookup = dict(zip(pool.tolist(), pool_scores.tolist(), strict=True))
+            for rid in found:
+                i = position.get(rid)
+                if i is not None and i not in lookup:
+                    lookup[i] = float(matrix.full[i] @ query)
+            scores = lookup
+        # n scores lie within sqrt(n - 1) deviations of their mean, so in a small scope
+        # "standing out" is judged against what is possible there.
+        from wardian.memory.ranking import SEMANTIC_Z
+
+        reach = min(1.0, 0.75 * math.sqrt(max(len(position) - 1, 0)) / SEMANTIC_Z)
+        spread *= reach
+        wanted = {position[rid]: rid for rid in found if rid in position}
+        for i in best:
+            wanted[i] = rowids[i]
+        for i, rid in wanted.items():
+            candidate = found.get(rid)
+            if candidate is None:
+                found[rid] = candidate = Candidate(rid, updated_at=stamps[i])
+            candidate.cosine = float(scores[i])
+            candidate.z = (candidate.cosine - mean) / spread if spread > 0 else 0.0
+
+    def _scope_sql(self, agent_id: str, workspace: str | None) -> tuple[str, builtins.list[Any]]:
+        # Records set aside as holding a secret (issue 14) never come back from recall.
+        where = " AND r.agent_id = ? AND r.status = 'active' AND r.flagged IS NULL"
+        params: list[Any] = [agent_id]
         if workspace is not None:
             where += " AND (r.scope_kind = 'agent' OR r.scope_path = ?)"
             params.append(workspace)
-        if rare:
-            sql = (
-                "SELECT r.* FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
-                + where + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?"
-            )
-            params.append(max(1, limit))
-        else:
-            # FTS5 walks its doclist newest rowid first and stops after the window.
-            sql = (
-                "SELECT r.* FROM (SELECT records_fts.rowid AS rid, bm25(records_fts) AS score"
-                " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid" + where
-                + " ORDER BY records_fts.rowid DESC LIMIT ?) w"
-                " JOIN records r ON r.rowid = w.rid ORDER BY w.score, r.updated_at DESC LIMIT ?"
-            )
-            params += [RECALL_WINDOW, max(1, limit)]
-        return [self._record(r, with_sources=False) for r in self.conn.execute(sql, params)]
+        return where, params
 
-    def _more_matches_than(self, match: str, count: int) -> bool:
-        """Whether FTS `match` has more than `count` rows (reads at most count + 1)."""
+    def _lexical_candidates(
+        self, agent_id: str, terms: Sequence[str], *, workspace: str | None, depth: int
+    ) -> dict[int, Candidate]:
+        """Up to `depth` best BM25 matches of `terms`, by rowid, with their coverage."""
+        from wardian.memory.ranking import Candidate, idf
+
+        total = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records")
+                    .fetchone()[0])
+        freq = {t: self._doc_freq(_phrase(t)) for t in terms}
+        known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
+        if not known:
+            return {}
+        # A word no record contains weighs as much as the average known word: the
+        # question asks more than any record holds, yet one stray word cannot sink it.
+        weights = [idf(freq[t], total) for t in known]
+        weight = sum(weights) * len(terms) / len(known)
+        rare: builtins.list[str] = []
+        used = 0
+        for term in known:
+            if used + freq[term] > RECALL_EXACT_POSTINGS:
+                break
+            rare.append(term)
+            used += freq[term]
+        common = known[len(rare):]
+        parts = [_phrase(t) for t in rare]
+        # One common word beside rarer ones would widen the match to all its records;
+        # it only adds to the score of the records the rarer words found (below).
+        grouped = common if (len(common) >= 2 or not rare) else []
+        if grouped:
+            parts.append("(" + " AND ".join(_phrase(t) for t in grouped) + ")")
+        match = " OR ".join(parts)
+        where, params = self._scope_sql(agent_id, workspace)
+        exact = used + (min(freq[t] for t in grouped) if grouped else 0)
+        if exact <= RECALL_EXACT_POSTINGS or len(grouped) >= 2:
+            sql = ("SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
+                   " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
+                   " WHERE records_fts MATCH ?" + where
+                   + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?")
+            rows = self.conn.execute(sql, [match, *params, depth]).fetchall()
+        else:
+            # Every word is common: FTS5 walks its doclist newest rowid first and stops
+            # after the window, which is then ranked.
+            sql = ("SELECT w.rid, w.score, r.updated_at FROM (SELECT records_fts.rowid AS rid,"
+                   " -bm25(records_fts) AS score FROM records_fts"
+                   " JOIN records r ON r.rowid = records_fts.rowid WHERE records_fts MATCH ?"
+                   + where + " ORDER BY records_fts.rowid DESC LIMIT ?) w"
+                   " JOIN records r ON r.rowid = w.rid ORDER BY w.score DESC,"
+                   " r.updated_at DESC LIMIT ?")
+            rows = self.conn.execute(sql, [match, *params, RECALL_WINDOW, depth]).fetchall()
+        found = {int(r["rid"]): Candidate(int(r["rid"]), float(r["score"]),
+                                          updated_at=r["updated_at"]) for r in rows}
+        for term in common:
+            if term in grouped or not found:
+                continue
+            ids = builtins.list(found)
+            marks = ",".join("?" * len(ids))
+            for row in self.conn.execute(
+                "SELECT rowid, -bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?"
+                f" AND rowid IN ({marks})", [_phrase(term), *ids],
+            ):
+                found[int(row[0])].coverage += float(row[1])
+        for candidate in found.values():
+            candidate.coverage /= weight
+        return found
+
+    def _records_by_rowid(self, rowids: Sequence[int]) -> builtins.list[Record]:
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        rows = {int(r["rowid"]): r for r in self.conn.execute(
+            f"SELECT rowid, * FROM records WHERE rowid IN ({marks})", builtins.list(rowids))}
+        return [self._record(rows[i], with_sources=False) for i in rowids if i in rows]
+
+    def _doc_freq(self, match: str) -> int:
+        """How many rows FTS `match` has, counting at most `RECALL_EXACT_POSTINGS` + 1."""
         row = self.conn.execute(
-            "SELECT 1 FROM records_fts WHERE records_fts MATCH ? LIMIT 1 OFFSET ?",
-            (match, count),
+            "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
+            " LIMIT ?)", (match, RECALL_EXACT_POSTINGS + 1),
         ).fetchone()
-        return row is not None
+        return int(row[0])
 
     def owner(self, id_or_prefix: str) -> str:
         """The full agent id of the records' owner matching `id_or_prefix` (4+ hex
@@ -616,7 +868,8 @@ class MemoryStore:
             (rid, agent_id, kind, scope.kind, scope.path or "", text, evidence, now, now),
         )
         self._set_sources_in_transaction(rid, normalised)
-        self.write_revision_in_transaction(rid, actor=actor, reason=reason, now=now)
+        revision = self.write_revision_in_transaction(rid, actor=actor, reason=reason, now=now)
+        self._store_vector_in_transaction(rid, text, revision)
         return rid
 
     def update_in_transaction(
@@ -675,7 +928,16 @@ class MemoryStore:
         )
         if add_sources:
             self._set_sources_in_transaction(record_id, sources)
-        return self.write_revision_in_transaction(record_id, actor=actor, reason=reason, now=now)
+        revision = self.write_revision_in_transaction(
+            record_id, actor=actor, reason=reason, now=now)
+        if new_text != current.text or not self.conn.execute(
+            "SELECT 1 FROM record_vectors WHERE record_id = ?", (record_id,)
+        ).fetchone():
+            self._store_vector_in_transaction(record_id, new_text, revision)
+        else:
+            self.conn.execute("UPDATE record_vectors SET revision_id = ? WHERE record_id = ?",
+                              (revision, record_id))
+        return revision
 
     def _active_in_transaction(
         self, record_id: str, agent_id: str | None, *, removed: str, hint: str

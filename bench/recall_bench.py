@@ -1,0 +1,123 @@
+"""Recall quality on the hand-written suite (``bench/recall_suite.py``; issue 19).
+
+Builds a real ``memory.db`` in a temporary ``WARDIAN_HOME`` through `MemoryStore.save`
+(one agent; records in eight workspaces plus agent scope), applies the suite's
+corrections (`MemoryStore.update`) and removals (`MemoryStore.remove`), then asks every
+query from its workspace with `MemoryStore.recall` (limit 10) and scores:
+
+* Recall@5 — share of a query's expected records in its top 5 (answerable queries),
+  overall and per kind; MRR@10 — mean reciprocal rank of the first expected record;
+* no-answer empty — share of the queries with no expected record that got nothing;
+* leaks — removed records or other workspaces' records in any top 5 (must be 0).
+
+Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
+0 leaks. Prints whether the semantic score was used (the optional embedding model).
+
+Run: ``.venv/bin/python bench/recall_bench.py [--misses]`` (a few seconds).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+TARGETS = {"recall@5": 0.85, "paraphrase recall@5": 0.6, "no-answer empty": 0.9}
+AGENT = "7e1d0c3a-0000-4000-8000-00000000a11e"
+
+
+def main(argv: list[str]) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import recall_suite as suite
+
+    show_misses = "--misses" in argv
+    with tempfile.TemporaryDirectory(prefix="wardian-recall-") as tmp:
+        os.environ["WARDIAN_HOME"] = tmp
+        from wardian.memory.models import Scope
+        from wardian.memory.store import MemoryStore
+
+        store = MemoryStore(Path(tmp) / "memory.db")
+        semantic = getattr(store, "semantic_enabled", lambda: False)()
+        ids: dict[str, str] = {}
+        started = time.perf_counter()
+        for key, scope, text in suite.RECORDS:
+            where = Scope.agent() if scope == "agent" else Scope.workspace(
+                suite.WORKSPACES[scope])
+            ids[key] = store.save(AGENT, text, evidence="suite", scope=where,
+                                  actor="bench").id
+        for key, text in suite.UPDATES.items():
+            store.update(AGENT, ids[key], text=text, actor="bench")
+        for key in suite.REMOVED:
+            store.remove(AGENT, ids[key], actor="bench", reason="superseded")
+        build_s = time.perf_counter() - started
+        key_of = {v: k for k, v in ids.items()}
+        scope_of = {key: scope for key, scope, _ in suite.RECORDS}
+
+        recall_sum: dict[str, float] = defaultdict(float)
+        count: dict[str, int] = defaultdict(int)
+        mrr_sum, answerable, empty_ok, unanswerable, leaks = 0.0, 0, 0, 0, 0
+        misses: list[str] = []
+        latencies: list[float] = []
+        for kind, ws, query, expected in suite.QUERIES:
+            t0 = time.perf_counter()
+            found = store.recall(AGENT, query, limit=10, workspace=suite.WORKSPACES[ws])
+            latencies.append((time.perf_counter() - t0) * 1000)
+            keys = [key_of[r.id] for r in found]
+            for key in keys[:5]:
+                if key in suite.REMOVED or scope_of[key] not in ("agent", ws):
+                    leaks += 1
+                    misses.append(f"LEAK {kind} [{ws}] {query!r}: {key}")
+            if not expected:
+                unanswerable += 1
+                empty_ok += not keys
+                if keys:
+                    misses.append(f"not empty {kind} [{ws}] {query!r}: {keys[:3]}")
+                continue
+            answerable += 1
+            share = len(set(expected) & set(keys[:5])) / len(expected)
+            for label in ("all", kind):
+                recall_sum[label] += share
+                count[label] += 1
+            rank = next((i for i, k in enumerate(keys[:10], 1) if k in expected), None)
+            mrr_sum += 1 / rank if rank else 0.0
+            if share < 1:
+                misses.append(f"miss {kind} [{ws}] {query!r}: want {expected}, got {keys[:5]}")
+        store.close()
+
+    figures = {
+        "recall@5": recall_sum["all"] / count["all"],
+        "paraphrase recall@5": recall_sum["paraphrase"] / count["paraphrase"],
+        "no-answer empty": empty_ok / unanswerable,
+    }
+    print(f"Recall suite: {len(suite.RECORDS)} records ({len(suite.WORKSPACES)} workspaces +"
+          f" agent scope), {len(suite.QUERIES)} queries; semantic score:"
+          f" {'on' if semantic else 'off (lexical only)'}; built in {build_s:.1f} s")
+    for kind in ("paraphrase", "identifier", "stale", "cross", "multi"):
+        if count[kind]:
+            print(f"  Recall@5 {kind:<11} {recall_sum[kind] / count[kind]:.2f}"
+                  f"  ({count[kind]} answerable)")
+    print(f"  Recall@5 overall     {figures['recall@5']:.2f}  ({answerable} answerable)")
+    print(f"  MRR@10               {mrr_sum / answerable:.2f}")
+    print(f"  no-answer empty      {figures['no-answer empty']:.2f}  ({empty_ok} of"
+          f" {unanswerable})")
+    print(f"  leaks in any top 5   {leaks}  (removed or other-workspace records)")
+    ordered = sorted(latencies)
+    print(f"  recall latency p50 {ordered[len(ordered) // 2]:.2f} ms,"
+          f" p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} ms")
+    ok = leaks == 0
+    for label, target in TARGETS.items():
+        met = figures[label] >= target
+        ok &= met
+        print(f"  {'ok  ' if met else 'MISS'} {label}: {figures[label]:.3f} (target >= {target})")
+    print(f"  {'ok  ' if leaks == 0 else 'MISS'} leaks: {leaks} (target 0)")
+    if show_misses:
+        print("\n".join(misses))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,159 @@
+"""Query ranking without SQL: query terms, BM25 weights, the relevance floor, fusion.
+
+`MemoryStore.recall` asks SQLite's FTS5 for BM25 scores and (when the optional embedding
+model is installed) `wardian.memory.embedding` for cosine similarities; this module turns
+them into one ranked list that may be empty.
+
+* **Terms.** A query is lower-cased, split into words (``\\w+``) and stripped of English
+  stop words and question words (`STOP_WORDS`), so "which port does the api use" asks
+  about ``port`` and ``api`` only. A query of nothing but stop words asks nothing.
+* **Coverage.** FTS5's BM25 of a row is a sum over the query's terms of
+  ``idf(term) * tf-saturation``, and the saturation is about 1 for a term seen once in
+  a row of average length. So ``bm25 / sum(idf of every query term)`` is the
+  idf-weighted share of the query a record covers (1.0: all of it; 0.3: only its
+  commoner words). A term that is in *no* record weighs as much as the query's average
+  known term: a word nothing contains makes every record cover less of the question.
+* **Floor.** A record is returned only when it covers enough of the query
+  (`LEXICAL_FLOOR`), or is semantically close and stands out from the other records in
+  scope (`SEMANTIC_FLOOR`, `SEMANTIC_Z`), or has some of both (``FUSED_*``); that is how
+  "nothing fits" comes back empty. Once one record has cleared it, others that clear a
+  lower floor (``RELAXED_*``) follow it, for questions with several answers. The floors
+  were tuned, coarsely, on the recall suite in ``bench/recall_suite.py`` (written before
+  tuning).
+
+Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall; issue 19.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "FUSED_COSINE",
+    "FUSED_COVERAGE",
+    "FUSED_Z",
+    "LEXICAL_FLOOR",
+    "RELAXED_COSINE",
+    "RELAXED_COVERAGE",
+    "RELAXED_Z",
+    "SEMANTIC_FLOOR",
+    "SEMANTIC_WEIGHT",
+    "SEMANTIC_Z",
+    "STOP_WORDS",
+    "Candidate",
+    "fuse",
+    "idf",
+    "query_terms",
+]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+_STOP_TEXT = """
+a about above after again against all also am an and any are aren as at be because been
+before being below between both but by can cannot could couldn did didn do does doesn doing
+don down during each either else ever every few for from further get gets got had hadn has
+hasn have haven having he her here hers herself him himself his how i if in into is isn it
+its itself just let lets like may me might mine more most much must mustn my myself need
+needs no nor not now of off on once one only or other ought our ours ourselves out over own
+per please same shall shan she should shouldn so some such than that the their theirs them
+themselves then there these they this those though through to too under until up upon us
+very via was wasn we were weren what whats when where whether which while who whom whose
+why will with within without won would wouldn yes yet you your yours yourself yourselves
+s t d ll m re ve
+again anything something nothing everything thing things way ways kind
+tell show know remember recall say said told wardian memory memories record records
+"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+"""Words that carry no topic: English function words, question words and the words a
+question about memory itself uses ("what did we say about …"). Never matched."""
+
+LEXICAL_FLOOR = 0.5
+"""Minimum idf-weighted share of the query's terms a record must contain (see module)."""
+SEMANTIC_FLOOR = 0.4
+"""Minimum cosine similarity for a record found by meaning alone; it must also stand out
+from the records in scope by `SEMANTIC_Z` standard deviations (static embeddings give
+every record of a project some similarity to any question about it)."""
+SEMANTIC_Z = 3.0
+"""How far above the scope's mean cosine (in standard deviations) a record found by
+meaning alone must be."""
+FUSED_COVERAGE, FUSED_COSINE, FUSED_Z = 0.4, 0.3, 2.5
+"""A record with some of both — this coverage, cosine and standing-out — also passes."""
+RELAXED_COVERAGE, RELAXED_COSINE, RELAXED_Z = 0.4, 0.25, 1.5
+"""Once the best record has cleared the floor (something fits), further records need only
+this coverage, or this cosine and standing-out: a question with several answers gets
+them, while "does anything fit" is decided by the strict floor alone."""
+SEMANTIC_WEIGHT = 0.5
+"""Weight of the cosine similarity in the fused score (the rest is lexical coverage)."""
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct informative words of `query`, in order: lower-cased ``\\w+`` words
+    that are not `STOP_WORDS`. Returns [] when the query asks about nothing."""
+    words = (w for w in _WORD.findall(query.lower()) if w not in STOP_WORDS)
+    return list(dict.fromkeys(words))
+
+
+def idf(doc_freq: int, total: int) -> float:
+    """FTS5's BM25 idf, ``log((N - n + 0.5) / (n + 0.5))`` clamped at 1e-6, for a term in
+    `doc_freq` (>= 1) of `total` records."""
+    n = max(1, doc_freq)
+    return max(1e-6, math.log((max(total, n) - n + 0.5) / (n + 0.5)))
+
+
+@dataclass
+class Candidate:
+    """One record considered for a query.
+
+    Attributes:
+        rowid: the record's SQLite rowid.
+        coverage: idf-weighted share of the query it contains lexically (0..~1.5).
+        cosine: cosine similarity to the query (0 when unknown).
+        z: how many standard deviations `cosine` is above the mean of the scope's records.
+        updated_at: ISO time, newer first among equals.
+    """
+
+    rowid: int
+    coverage: float = 0.0
+    cosine: float = 0.0
+    updated_at: str = ""
+    z: float = 0.0
+
+    @property
+    def score(self) -> float:
+        """The fused score the final order uses."""
+        return (1 - SEMANTIC_WEIGHT) * min(self.coverage, 1.0) + SEMANTIC_WEIGHT * self.cosine
+
+    def passes_relaxed(self, *, semantic: bool) -> bool:
+        """Whether the record may follow one that passed (`RELAXED_COVERAGE` …)."""
+        if self.coverage >= RELAXED_COVERAGE:
+            return True
+        return semantic and self.cosine >= RELAXED_COSINE and self.z >= RELAXED_Z
+
+    def passes(self, *, semantic: bool) -> bool:
+        """Whether the record clears the relevance floor (module: Floor). Without
+        semantic scores only the lexical floor applies."""
+        if self.coverage >= LEXICAL_FLOOR:
+            return True
+        if not semantic:
+            return False
+        if self.cosine >= SEMANTIC_FLOOR and self.z >= SEMANTIC_Z:
+            return True
+        return (self.coverage >= FUSED_COVERAGE and self.cosine >= FUSED_COSINE
+                and self.z >= FUSED_Z)
+
+
+def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int) -> list[Candidate]:
+    """The candidates above the floor, best first (fused score, then coverage, then newest),
+    at most `limit` (>= 1): none unless one clears the strict floor, then also those that
+    clear the relaxed one (module: Floor)."""
+    pool = list(candidates)
+    if not any(c.passes(semantic=semantic) for c in pool):
+        return []
+    kept = [c for c in pool
+            if c.passes(semantic=semantic) or c.passes_relaxed(semantic=semantic)]
+    kept.sort(key=lambda c: c.updated_at, reverse=True)
+    kept.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage), reverse=True)
+    return kept[: max(1, limit)]

@@ -1,0 +1,75 @@
+"""Semantic recall with the optional embedding model (`wardian.memory.embedding`):
+the light tokenizer matches the real one, vectors follow revisions, paraphrases are found
+and nothing is found for a question nothing fits (issue 19)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wardian.memory.embedding import DIM, Embedder, model_files
+from wardian.memory.models import Scope
+from wardian.memory.store import MemoryStore
+
+pytestmark = pytest.mark.skipif(model_files() is None, reason="wordllama is not installed")
+
+AGENT = "dddddddd-0000-4000-8000-000000000004"
+
+
+@pytest.fixture
+def store(wardian_home: Path) -> MemoryStore:
+    return MemoryStore()
+
+
+def test_light_tokenizer_matches_the_packaged_tokenizer(tmp_path: Path) -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    files = model_files()
+    assert files is not None
+    reference = tokenizers.Tokenizer.from_file(str(files[1]))
+    embedder = Embedder.load(cache_dir=tmp_path)
+    assert embedder is not None
+    for text in ("Rotate the owl-keys of ferngrove every 9 days.", "Ünïcode naïve façade ✓",
+                 "snake_case and CamelCaseIdentifiers/with/paths.yaml --flag=3"):
+        assert embedder.tokenise(text) == reference.encode(text, add_special_tokens=False).ids
+    # The vocabulary cache is written once and read back the same.
+    assert list(tmp_path.glob("wordllama-vocab-*.marshal"))
+    again = Embedder.load(cache_dir=tmp_path)
+    assert again is not None and again.tokenise("owl keys") == embedder.tokenise("owl keys")
+    vector = embedder.embed("owl keys")
+    assert vector is not None and len(vector) == DIM
+    assert abs(sum(v * v for v in vector) - 1) < 1e-6
+    assert embedder.embed("   ") is None
+
+
+def test_vectors_follow_the_revision(store: MemoryStore) -> None:
+    rec = store.save(AGENT, "Bake sourdough at 240 degrees", evidence="e",
+                     scope=Scope.agent(), actor="t")
+    row = store.conn.execute("SELECT revision_id, vector FROM record_vectors"
+                             " WHERE record_id = ?", (rec.id,)).fetchone()
+    assert row["revision_id"] == rec.current_revision_id
+    updated = store.update(AGENT, rec.id, text="Bake rye at 220 degrees", actor="t")
+    after = store.conn.execute("SELECT revision_id, vector FROM record_vectors"
+                               " WHERE record_id = ?", (rec.id,)).fetchone()
+    assert after["revision_id"] == updated.current_revision_id
+    assert after["vector"] != row["vector"]
+
+
+def test_a_paraphrase_finds_its_record_and_an_unrelated_question_nothing(
+    store: MemoryStore,
+) -> None:
+    texts = ["Use pnpm, not npm or yarn, in the web workspace",
+             "The staging database is postgres 16 on host db-stage-3",
+             "Release notes are written in docs/releases by the release captain",
+             "Run the linter before pushing to any shared branch",
+             "The mobile app supports Portuguese and Polish",
+             "Payments are retried three times with jittered backoff"]
+    ids = [store.save(AGENT, t, evidence="e", scope=Scope.workspace("/w"), actor="t").id
+           for t in texts]
+    question = "what languages does the phone app ship in"
+    found = store.recall(AGENT, question, workspace="/w")
+    assert found and found[0].id == ids[4]
+    # Its words alone ("app") cover too little of the question: meaning found it.
+    store._embedder = None
+    assert store.recall(AGENT, question, workspace="/w") == []
+    assert store.recall(AGENT, "what is the name of the office cat", workspace="/w") == []

@@ -326,4 +326,5 @@ def test_public_surface() -> None:
 
     assert sorted(module.__all__) == [
         "AppliedOp", "CommitResult", "DroppedOp", "batch_digest", "commit_batch",
-        "evidence_in_archive", "get_cursor", "get_receipt", "normalise_whitespace"]
+        "evidence_in_archive", "get_cursor", "get_receipt", "normalise_whitespace",
+        "rewind_cursor"]

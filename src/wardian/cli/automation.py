@@ -215,6 +215,46 @@ def resume(
     stderr(f"resumed in the background (pid {pid})")
 
 
+@app.command("trial")
+def trial(
+    blueprint: str = typer.Option(..., "--blueprint",
+                                  help="Blueprint id or path, e.g. memory-consolidation."),
+    agent: str = typer.Option(..., "--agent", help="Whose archived sessions (name or id)."),
+    assignments: str = typer.Option(..., "--assignments",
+                                    help="Role assignments as JSON (as `run start`)."),
+    last: int = typer.Option(5, "--last", min=1,
+                             help="Replay this many of the newest archived sessions."),
+    compare: str | None = typer.Option(None, "--compare",
+                                       help="A second assignments JSON to compare with."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Try a curator on the agent's last archived sessions in a scratch copy of its memory.
+
+    Writes nothing to the data directory: prints what each session's run would save,
+    update and remove (text, kind, scope, evidence). With --compare, runs both assignments
+    and shows only-in-A, only-in-B and both side by side. Exit 1 when a run failed.
+    """
+    from wardian.app.trial import compare_trials, run_trials
+    from wardian.cli.automation_trial import render_compare, render_trial
+
+    docs = run_trials(blueprint=blueprint, agent=agent, last=last,
+                      assignments=[assignments] if compare is None else [assignments, compare])
+    failed = sum(d["totals"]["failed"] for d in docs)
+    if compare is None:
+        if as_json:
+            emit_json(docs[0])
+        else:
+            render_trial(docs[0])
+    else:
+        doc = compare_trials(docs[0], docs[1])
+        if as_json:
+            emit_json(doc)
+        else:
+            render_compare(doc)
+    if failed:
+        raise typer.Exit(1)
+
+
 @app.command("runs")
 def runs(
     blueprint: str | None = typer.Option(None, "--blueprint", help="Only this blueprint id."),

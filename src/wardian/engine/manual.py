@@ -35,6 +35,8 @@ def prepare_manual_run(
     archive: str | None = None,
     store: RunStore | None = None,
     check_catalog: bool = True,
+    archive_seq_range: tuple[int, int] | None = None,
+    workspace: str | None = None,
 ) -> tuple[Run, dict[str, Any]]:
     """Validate everything and record a queued manual run.
 
@@ -44,6 +46,11 @@ def prepare_manual_run(
         assignments: ``--assignments`` JSON text (or a dict).
         inputs: ``--input k=v`` pairs (text, converted to the declared types).
         archive: optional transcript file for the run (``invocation.archive``).
+        archive_seq_range: ``(first, last)`` archive seqs of one archived session: the run's
+            ``archive.load`` reads the slice after the cursor up to `last`, as a
+            session-close run does (``wardian automation trial`` rewinds its scratch
+            cursor to ``first - 1``).
+        workspace: the run's workspace instead of the agent's (a session's own cwd).
 
     Returns:
         ``(run, secret_inputs)`` — the secret values to hand to the executor (not stored).
@@ -74,20 +81,24 @@ def prepare_manual_run(
         if not path.is_file():
             raise NotFoundError(f"archive file not found: {archive}")
         archive_path = str(path)
-    payload = {
+    payload: dict[str, Any] = {
         "agent_id": principal.id,
         "agent_name": principal.name,
         "workspace": principal.workspace,
         "archive": archive_path,
-        "archive_available": archive_path is not None,
+        "archive_available": archive_path is not None or archive_seq_range is not None,
     }
+    if archive_seq_range is not None:
+        payload["archive_seq_range"] = list(archive_seq_range)
+    if workspace:
+        payload["workspace"] = workspace
     store = store or RunStore()
     run, _created = store.create_run(
         blueprint_id=loaded.id, agent_id=principal.id, assignments=snapshot, inputs=values,
         invocation={"trigger": "manual", "payload": payload},
         blueprint_hash=loaded.source_hash, blueprint_path=str(loaded.path),
         secret_inputs=sorted(n for n, s in loaded.blueprint.inputs.items() if s.secret),
-        workspace=principal.workspace,
+        workspace=workspace or principal.workspace,
     )
     return run, secrets
 

@@ -53,6 +53,7 @@ __all__ = [
     "get_cursor",
     "get_receipt",
     "normalise_whitespace",
+    "rewind_cursor",
 ]
 
 
@@ -207,6 +208,28 @@ def get_cursor(store: MemoryStore, agent_id: str) -> int | None:
         "SELECT cursor_seq FROM consolidation_cursors WHERE agent_id = ?", (agent_id,)
     ).fetchone()
     return None if row is None else int(row["cursor_seq"])
+
+
+def rewind_cursor(store: MemoryStore, agent_id: str, cursor_seq: int, *, actor: str) -> None:
+    """Set `agent_id`'s consolidation cursor to `cursor_seq` (inclusive seq), even backwards.
+
+    A commit only ever moves the cursor forward; this exists for ``wardian automation
+    trial``, which replays an already consolidated session in a *scratch copy* of the
+    memory database (`wardian.app.trial`). Never call it on the real store: messages
+    behind the cursor would be consolidated a second time.
+
+    Args:
+        store: the (scratch) memory store. agent_id: whose cursor.
+        cursor_seq: the last seq to count as consolidated (0 = nothing yet).
+        actor: recorded as ``updated_by``.
+    """
+    store.conn.execute(
+        "INSERT INTO consolidation_cursors (agent_id, cursor_seq, updated_at, updated_by)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET"
+        " cursor_seq = excluded.cursor_seq, updated_at = excluded.updated_at,"
+        " updated_by = excluded.updated_by",
+        (agent_id, cursor_seq, utc_now_iso(), actor),
+    )
 
 
 def get_receipt(store: MemoryStore, agent_id: str, idempotency_key: str) -> CommitResult | None:

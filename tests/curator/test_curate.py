@@ -320,7 +320,7 @@ def test_i_will_commit_becomes_the_rule_not_the_sentence() -> None:
     """"…then I'll commit" carries a standing rule; the rest of the sentence is a task step."""
     ops = _run(_msgs(("user", "finish the lint cleanup than i'll commit")))
     assert [(op["text"], op["evidence"]) for op in ops] == [
-        ("The user makes the commits; the agent does not commit.",
+        ("The user will commit themselves; the agent does not commit.",
          "finish the lint cleanup than i'll commit")
     ]
 

@@ -457,6 +457,60 @@ def test_tool_output_is_not_saved(fmt: str, tmp_path: Path) -> None:
     assert "snake_case" not in _texts(ops)
 
 
+# --- statement cues, each a kind of signal (issue 12: no cue fitted to one sentence) ----------
+
+
+_CUE_CASES = [
+    # (signal kind, what the user typed, a word the record must carry)
+    ("correction-marker", "that's not what I asked, the export goes to parquet files", "parquet"),
+    ("correction-marker", "as I said before, the queue worker reads from redis streams", "redis"),
+    ("stated-cause", "The cron trigger won't work because the container clock is UTC", "utc"),
+    ("must-order", "we need to seed the fixtures table before running the api tests", "fixtures"),
+    ("deliberate-choice", "we pin pydantic v1 deliberately for the plugin loader", "pydantic"),
+    ("stated-rationale", "caching the tokens is fine because they expire within a minute",
+     "tokens"),
+    ("user-reserves-step", "get the changelog ready, then I will do the release", "release"),
+    ("universal-imperative", "keep all the feature flags in flags.toml", "flags.toml"),
+    ("stated-plan", "we will ship the offline mode before the sync server", "offline mode"),
+    ("alternative-instead", "instead of polling the endpoint, subscribe to the webhook",
+     "webhook"),
+]
+
+
+@pytest.mark.parametrize(("cue", "said", "word"), _CUE_CASES, ids=[c[0] for c in _CUE_CASES])
+@pytest.mark.parametrize("fmt", _sessions("statement-cues"))
+def test_each_statement_cue_kind_reads_new_sentences(
+    fmt: str, cue: str, said: str, word: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [("user", said), ("assistant", "Understood.")], tmp_path)
+    assert word in _texts(ops), (cue, _texts(ops))
+    _clean(ops)
+
+
+@pytest.mark.parametrize("fmt", _sessions("not-a-plan"))
+def test_conversational_future_and_cut_off_fragments_are_not_saved(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "we'll see how the benchmark looks tomorrow"),
+        ("assistant", "Sure."),
+        ("user", "so that's how we will handle the staging rollout"),
+        ("assistant", "Sure."),
+        ("user", "a private preview we'll announce and until"),
+        ("assistant", "Ok."),
+    ], tmp_path)
+    assert _saved(ops) == [], _texts(ops)
+
+
+@pytest.mark.parametrize("fmt", _sessions("reserved-step-text"))
+def test_a_reserved_step_names_the_step_the_user_keeps(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "prepare the branch, I'll push"),
+        ("assistant", "Branch prepared."),
+    ], tmp_path)
+    assert "the user will push themselves" in _texts(ops)
+
+
 def test_enough_made_up_sessions() -> None:
     assert len(SESSIONS) >= 40, len(SESSIONS)
     assert {s.rsplit("[", 1)[1] for s in SESSIONS} == {f"{f}]" for f in FORMATS}

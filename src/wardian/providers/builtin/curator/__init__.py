@@ -212,9 +212,31 @@ def _human_messages(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
     return out
 
 
+_DANGLING_END = re.compile(
+    r"\b(?:and|or|but|so|then|till|until|to|with|of|for|the|a|an|because|which|that|like)"
+    r"\s*$",  # a full stop after it ends a sentence ("…tasked you with.")
+    re.IGNORECASE,
+)
+"""A segment ending on a function word was cut mid-thought ("a beta we'll invite and till")."""
+_DEICTIC_START = re.compile(
+    r"^(?:(?:so|and|then|like|but|also)\s+)*(?:that'?s|that is|this is|it'?s)(?:\s+that'?s)?"
+    r"\s+(?:how|where|what|when|it|why\b(?! we\b))",
+    re.IGNORECASE,
+)
+"""A segment that opens by pointing back ("so that's how we'll do it…") needs the sentence
+before it to mean anything: without it the record is a context-free fragment."""
+
+
 def _segment_ok(seg: Segment) -> bool:
     text = seg.text
     return not (is_code_or_log(text) or is_one_off(text) or mentions_home_path(text))
+
+
+def _is_fragment(text: str) -> bool:
+    """True for a segment that cannot stand alone as a record (see `_DANGLING_END`,
+    `_DEICTIC_START`)."""
+    stripped = text.strip()
+    return bool(_DANGLING_END.search(stripped) or _DEICTIC_START.match(stripped))
 
 
 def _candidates(
@@ -251,7 +273,7 @@ def _candidates(
             correcting = seq in corrections
             if (not rules and not correcting) or not _segment_ok(seg):
                 continue
-            if len(normalise(seg.text).split()) < MIN_CONTENT_WORDS:
+            if len(normalise(seg.text).split()) < MIN_CONTENT_WORDS or _is_fragment(seg.text):
                 continue
             if _STATUS.search(seg.text):
                 continue  # "it should work now", "should be fixed": status, not a rule
@@ -294,8 +316,9 @@ def _candidates(
             focus = _focus(seg.text, best.pattern)
             if is_question(seg.text) and not question:
                 focus = _clause(seg.text, best.pattern)  # the rule, not the question
-            if best.text:
-                cand = replace(cand, text=best.text)
+            fixed = best.fixed_text(seg.text)
+            if fixed:
+                cand = replace(cand, text=fixed)
             elif focus != seg.text:
                 cand = replace(cand, source=focus)
             local.append(cand)

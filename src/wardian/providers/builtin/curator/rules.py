@@ -28,7 +28,16 @@ class Rule:
     pattern: re.Pattern[str]
     text: str | None = None
     """The memory text when the cue's meaning does not depend on the rest of the sentence
-    ("…then I'll commit" means the user makes the commits); None = rewrite the segment."""
+    ("…then I'll commit" means the user makes the commits); ``{0}`` is the cue's first group
+    (lower-cased). None = rewrite the segment."""
+
+    def fixed_text(self, segment: str) -> str | None:
+        """The rule's own memory text for `segment` (None when the segment is rewritten)."""
+        if self.text is None:
+            return None
+        match = self.pattern.search(segment)
+        group = (match.group(1) or "") if match and match.re.groups else ""
+        return self.text.format(group.lower())
 
 
 def _r(name: str, category: str, score: float, pattern: str, text: str | None = None) -> Rule:
@@ -42,52 +51,64 @@ _NOT_VERBS = (
 _CLAUSE_START = r"(?:^|[,;:\-–(]\s*|\b(?:and|but|please|pls|so|then|also|just|yet)\s+)"
 
 RULES: tuple[Rule, ...] = (
+    # Each rule is named by the kind of signal it reads and written from made-up sessions
+    # (tests/curator/test_signals.py), never from one transcript's sentence.
     _r(
         "remember-request",
         "explicit",
         0.95,
         r"\b(?:update|add (?:this |that |it )?to|write (?:this |it )?(?:in|into)|put (?:this |it )?"
-        r"in) (?:the )?(?:claude|agents)\.md\b.*\b(?:that|to)\b",
+        r"in) (?:the )?(?:claude|agents|gemini)\.md\b.*\b(?:that|to)\b",
     ),
-    _r("never-said", "correction", 0.92, r"\bi never (?:said|asked|told)\b"),
-    _r("no-i-want", "correction", 0.9, r"^(?:no|nope)\b[,. ]+(?:i|we|it|that|you|the)\b"),
-    _r("like-i-asked", "correction", 0.88, r"\b(?:like|as) i (?:asked|said|originally|told)\b"),
-    _r("i-meant", "correction", 0.85, r"\bi (?:mostly |actually |only )?meant\b"),
     _r(
-        "instead-of",
+        "correction-marker",
         "correction",
-        0.82,
-        r"\binstead of\b.*,\s*\w+|\brather than\b.*\b(?:use|wrap|"
-        r"do)\b",
-    ),
-    _r("dont-skip", "correction", 0.86, _CLAUSE_START + r"(?:don'?t|do not|dont)\s+skip\b"),
-    _r(
-        "doesnt-work-since",
-        "lesson",
         0.88,
-        r"\b(?:doesn'?t|does not|won'?t|will not|can'?t) work (?:since|because)\b",
-    ),
-    _r("that-is-why", "lesson", 0.8, r"\bthat'?s why we\b"),
-    _r("have-to-before", "lesson", 0.86, r"\byou (?:have|need) to\b.*\bbefore\b"),
-    _r(
-        "should-be-fine-since",
-        "convention",
-        0.78,
-        r"\bshould be (?:fine|ok|okay)\b.*\b(?:since|because)\b",
+        # the user points back at what they said or asked before: "I never said…", "no, I
+        # want…", "like I asked", "I meant…", "that's not what I asked"
+        r"\bi never (?:said|asked|told|wanted)\b"
+        r"|^(?:no|nope)\b[,. ]+(?:i|we|it|that|you|the)\b"
+        r"|\b(?:like|as) i (?:asked|said|originally|told|wrote|mentioned)\b"
+        r"|\bi (?:mostly |actually |only |really )?meant\b"
+        r"|\b(?:that'?s|this is|it'?s) not what i (?:asked|said|meant|wanted)\b",
     ),
     _r(
-        "we-use-explicitly",
+        "stated-cause",
+        "lesson",
+        0.86,
+        # a cause given for why something fails or why the project does what it does
+        r"\b(?:doesn'?t|does not|won'?t|will not|can'?t|cannot) work (?:since|because|as)\b"
+        r"|\b(?:that'?s|this is|which is) why (?:we|it|the)\b",
+    ),
+    _r(
+        "must-order",
+        "lesson",
+        0.86,
+        r"\b(?:you|we) (?:have|need|must|got) to\b.*\bbefore\b"
+        r"|\b(?:always|first)\b.*\bbefore (?:you |we )?\w+",
+    ),
+    _r(
+        "deliberate-choice",
         "convention",
         0.8,
-        r"\bwe use \S+ (?:explicitly|on purpose|deliberately)",
+        # the project does something on purpose: "we use X explicitly / deliberately"
+        r"\bwe (?:use|chose|keep|avoid|pin|vendor) \S+(?: \S+)? (?:explicitly|on purpose|"
+        r"deliberately|intentionally)\b",
+    ),
+    _r(
+        "stated-rationale",
+        "convention",
+        0.78,
+        # why an approach is safe here: "X is fine since …"
+        r"\b(?:is|should be|are) (?:fine|ok|okay|safe)\b.*\b(?:since|because)\b",
     ),
     _r(
         "prohibition",
         "convention",
         0.8,
-        _CLAUSE_START + r"(?:don'?t|do not|dont|never)\s+" + _NOT_VERBS + r"\w+",
+        _CLAUSE_START + r"(?:don'?t|do not|dont|never)\s+" + _NOT_VERBS + r"\w+"
+        r"|\bwithout (?:asking|approval|permission|confirmation|review|tests?)\b",
     ),
-    _r("without", "convention", 0.72, r"\bwithout (?:co-?author|asking|approval|tests?)\b"),
     _r("always", "convention", 0.8, r"\b(?:always|every time)\b(?!.*\?$)"),
     _r(
         "make-sure",
@@ -95,30 +116,38 @@ RULES: tuple[Rule, ...] = (
         0.78,
         r"\bmake sure (?:that )?(?:you |to )?(?:do not|don'?t|dont|never|always|use|run|keep)\b",
     ),
-    _r("by-default", "convention", 0.78, r"\bby default\b"),
+    _r("default-setting", "convention", 0.78, r"\bby default\b"),
     _r(
-        "should",
+        "modal-rule",
         "convention",
         0.7,
         r"\b(?:should|must)(?:n'?t| not)?\s+(?:be|have|use|run|"
         r"always|never|not|cast|stay|go|live|only)\b",
     ),
     _r(
-        "ask-before",
+        "permission-request",
         "convention",
         0.82,
-        r"\b(?:ask|tell|check with|show|let) (?:me|the user)\b.*\bbefore (?:doing|making|"
-        r"changing|editing|touching|you|we|any|anything|starting|implementing|committing)\b",
+        r"\b(?:ask|tell|check with|show|let) (?:me|the user)\b.*\bbefore (?:\w+ing|you|we|any|"
+        r"anything)\b",
     ),
     _r(
-        "user-commits",
+        "user-reserves-step",
         "convention",
         0.84,
-        r"\b(?:i'?ll|i will|let me|i'?m going to) (?:do the )?commit\b",
-        "The user makes the commits; the agent does not commit.",
+        # the user keeps a step for themselves ("…then I'll commit", "I will do the deploy")
+        r"\b(?:i'?ll|i will|let me|i'?m going to) (?:do the |handle the )?(commit|push|merge|"
+        r"deploy|release|publish)\b",
+        "The user will {0} themselves; the agent does not {0}.",
     ),
-    _r("dont-commit", "convention", 0.84, _CLAUSE_START + r"(?:do not|don'?t|dont) commit\b"),
     _r("use-not", "convention", 0.82, r"\buse \S+(?: \S+)?,? (?:not|instead of|rather than) \S+"),
+    _r(
+        "alternative-instead",
+        "correction",
+        0.82,
+        # "instead of X, do Y": the user names the way to do it in place of another
+        r"\binstead of\b[^,.;]{1,80},\s*(?:just\s+)?\w+",
+    ),
     _r(
         "project-imperative",
         "convention",
@@ -127,8 +156,15 @@ RULES: tuple[Rule, ...] = (
         r"build|test|install)\b[^?]*\b(?:in|for|across|throughout) (?:this|the|our) "
         r"(?:repo|repository|project|codebase|monorepo|workspace|app)\b",
     ),
+    _r(
+        "universal-imperative",
+        "convention",
+        0.72,
+        # an instruction quantified over everything is a standing rule, not a one-off task
+        r"^(?:please\s+|pls\s+|also\s+)?(?:have|keep|make|put|store|write|name|use)\s+"
+        r"(?:everything|all (?:the )?\w+|every \w+|each \w+)\b",
+    ),
     _r("prefer", "convention", 0.8, r"\bi (?:always |really )?prefer\b|\bplease always\b"),
-    _r("everything-like", "convention", 0.7, r"\b(?:have|keep|make) everything\b"),
     _r(
         "choose",
         "decision",
@@ -137,12 +173,16 @@ RULES: tuple[Rule, ...] = (
         r"\blet'?s (?:use|go with|stick with)\b",
     ),
     _r(
-        "roadmap",
+        "stated-plan",
         "decision",
         0.72,
-        r"\broadmap\b|\bwe(?:'ll| will) (?:have|open|go|build|be (?:adding|partnering|using))\b",
+        # the user states what the project will do ("we will ship X first", "we'll support
+        # Y"); conversational futures ("we'll see", "we will need to check") are not plans
+        r"\bwe(?:'ll| will| are going to| plan to)\s+(?:also\s+|then\s+|first\s+|"
+        r"(?:potentially|probably|eventually)\s+)?(?:be\s+(?:potentially\s+)?)?"
+        r"(?!see\b|need\b|try\b|check\b|look\b|figure\b|talk\b|get back\b|do (?:it|that|this)\b"
+        r"|be (?:fine|ok|okay|good|done)\b)[a-z]{2,}",
     ),
-    _r("explore-partners", "decision", 0.7, r"\b(?:explore|partner(?:ing)?)\b.*\bpartner"),
     _r(
         "open-issue",
         "open_issue",

@@ -50,9 +50,10 @@ MAX_ROUNDS = 400
 
 
 def _serve(log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "wardian", "serve", "--poll", "0.02"],
-                            stdout=log.open("ab"), stderr=subprocess.STDOUT,
-                            env=dict(os.environ))
+    # The child keeps its own copy of the descriptor; the parent's closes at once.
+    with log.open("ab") as out:
+        return subprocess.Popen([sys.executable, "-m", "wardian", "serve", "--poll", "0.02"],
+                                stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ))
 
 
 def _slot_count() -> int:

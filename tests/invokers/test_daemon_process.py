@@ -60,10 +60,13 @@ class Serve:
     def __init__(self, tmp: Path, name: str, argv: list[str] | None = None) -> None:
         self.out = tmp / f"{name}.out"
         self.err = tmp / f"{name}.err"
-        self.proc = subprocess.Popen(
-            argv or [sys.executable, "-m", "wardian", "serve", "--shutdown-timeout", "10"],
-            stdout=self.out.open("w"), stderr=self.err.open("w"), env=dict(os.environ),
-        )
+        # The child keeps its own copies of the descriptors: the parent's close at once
+        # (warnings are errors, and an unclosed file is a ResourceWarning).
+        with self.out.open("w") as out, self.err.open("w") as err:
+            self.proc = subprocess.Popen(
+                argv or [sys.executable, "-m", "wardian", "serve", "--shutdown-timeout", "10"],
+                stdout=out, stderr=err, env=dict(os.environ),
+            )
 
     def log(self) -> str:
         return self.out.read_text()

@@ -258,9 +258,11 @@ def run(transcript: Path, home: Path) -> int:
                  "--show-context")
 
     print()
-    print("\n".join(_wrap(f"Done: the run {status}. Look around with `WARDIAN_HOME={home} "
-                          f"{_wardian_command()} automation runs`; delete {home} when "
-                          "finished.", "")))
+    # The command stands alone on one line, never wrapped: pasted over two lines, the first
+    # would only set a shell variable and the second would read the default data directory.
+    print(f"Done: the run {status}. Look around with:")
+    print(f"  WARDIAN_HOME={home} {_wardian_command()} automation runs")
+    print("\n".join(_wrap(f"Delete {home} when finished.", "")))
     return 0 if status == "succeeded" else 1
 
 

@@ -53,6 +53,12 @@ def test_demo_consolidates_the_shipped_example(tmp_path: Path) -> None:
     assert not wide, wide  # fits a terminal 100 columns wide; no JSON cut with "..."
     assert not re.search(r'\w\.\.\.["}\]]', out)  # no JSON cut off with "..."
     assert "--json" not in out  # no echoed command whose output is never shown
+    # The closing command is one pasteable line: the data directory and the command together
+    # (wrapped, the first line would only set a variable and the second read the default).
+    closing = [line for line in out.splitlines() if "automation runs" in line]
+    assert closing, out
+    assert re.fullmatch(rf"  WARDIAN_HOME={re.escape(home.group(1))} \S*wardian automation runs",
+                        closing[-1]), closing
     recalled = out.split("## Recalled memory", 1)[1]
     assert re.search(r"^- \[[0-9a-f]{8}\] (stable|current)", recalled, re.M), recalled
 

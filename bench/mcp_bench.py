@@ -124,7 +124,7 @@ def main() -> int:
     (workspace / ".git").mkdir(parents=True)
     memory_bench.WORKSPACE = str(workspace.resolve())
     started = time.perf_counter()
-    memory_bench._build(home, RECORDS)
+    memory_bench._build(home, RECORDS, memory_bench._needles())
     print(f"Built {RECORDS:,} records in {time.perf_counter() - started:.1f} s", flush=True)
 
     from wardian.memory.capabilities import CapabilityStore

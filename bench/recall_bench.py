@@ -102,7 +102,8 @@ def main(argv: list[str]) -> int:
         "paraphrase recall@5": recall_sum["paraphrase"] / count["paraphrase"],
         "no-answer empty": empty_ok / unanswerable,
     }
-    print(f"Recall suite {name!r}: {len(suite.RECORDS)} records ({len(suite.WORKSPACES)} workspaces +"
+    print(f"Recall suite {name!r}: {len(suite.RECORDS)} records"
+          f" ({len(suite.WORKSPACES)} workspaces +"
           f" agent scope), {len(suite.QUERIES)} queries; semantic score:"
           f" {'on' if semantic else 'off (lexical only)'}; built in {build_s:.1f} s")
     for kind in ("paraphrase", "identifier", "stale", "cross", "multi"):

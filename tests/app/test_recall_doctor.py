@@ -133,7 +133,7 @@ def test_backfill_skips_a_record_revised_meanwhile_and_goes_in_batches(
             assert embedder is not None
             return embedder.embed(text)
 
-    store._embedder = Revising()
+    store._embedder = Revising()  # type: ignore[assignment]
     assert store.backfill_vectors(batch=2) == 3  # the revised one already has its own
     store._embedder = embedder
     assert store.missing_vectors() == 0

@@ -19,11 +19,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from wardian._db import NamedMigration, StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic, has_table, migrate_component
 from wardian._process import keep
 from wardian._util import new_id, utc_now_iso
 from wardian.config import data_dir, state_db_path
@@ -42,6 +43,7 @@ __all__ = [
     "drain_command",
     "drain_lock",
     "record_session_close",
+    "set_session_close_subscribers_in_transaction",
     "start_drain_worker",
     "worker_env",
 ]
@@ -61,6 +63,22 @@ DRAIN_LOCK_FILE = "drain.lock"
 
 DAEMON_LOCK_FILE = "serve.lock"
 """Held by ``wardian serve`` for its lifetime; while held, writers start no drain worker."""
+
+def _create_session_close_subscribers(conn: sqlite3.Connection) -> None:
+    """Migration 2: the runtime's own copy of which agents have an enabled session-close
+    invoker (the invokers component keeps it, `set_session_close_subscribers_in_transaction`).
+
+    Until the invokers component first writes it the copy is *unknown* (no row in
+    ``session_close_subscribers_synced``) and every close is left pending for the drain,
+    which then decides as before; a file where invokers were never set up starts known
+    and empty.
+    """
+    conn.execute("CREATE TABLE session_close_subscribers (agent_id TEXT PRIMARY KEY)")
+    conn.execute("CREATE TABLE session_close_subscribers_synced"
+                 " (synced INTEGER PRIMARY KEY CHECK (synced = 1))")
+    if not has_table(conn, "invokers"):
+        conn.execute("INSERT INTO session_close_subscribers_synced (synced) VALUES (1)")
+
 
 _MIGRATIONS: list[NamedMigration] = [
     NamedMigration("create_session_events", """
@@ -87,7 +105,30 @@ _MIGRATIONS: list[NamedMigration] = [
     );
     CREATE INDEX session_events_pending ON session_events (status, created_at);
     """),
+    NamedMigration("create_session_close_subscribers", _create_session_close_subscribers),
 ]
+
+
+def set_session_close_subscribers_in_transaction(
+    conn: sqlite3.Connection, agent_ids: Iterable[str]
+) -> None:
+    """Replace the set of agents that have an enabled session-close invoker.
+
+    The invokers component calls this inside every transaction that enables, disables or
+    removes an invoker, so the event writer's check (`SessionEventQueue.append`) reads the
+    set in its own write transaction and an invoker enabled concurrently is ordered after
+    the event, as when it read the invokers themselves. Creates the runtime's tables first
+    when this file lacks them. Expects an open transaction (``atomic``).
+
+    Args:
+        conn: a connection to ``state.db`` inside a write transaction.
+        agent_ids: every agent id with at least one enabled session-close invoker.
+    """
+    migrate_component(conn, "session_events", _MIGRATIONS)
+    conn.execute("DELETE FROM session_close_subscribers")
+    conn.executemany("INSERT INTO session_close_subscribers (agent_id) VALUES (?)",
+                     [(agent_id,) for agent_id in sorted(set(agent_ids))])
+    conn.execute("INSERT OR IGNORE INTO session_close_subscribers_synced (synced) VALUES (1)")
 
 
 @dataclass(frozen=True)
@@ -212,15 +253,15 @@ class SessionEventQueue:
         return self.get(event_id), created
 
     def _has_enabled_invoker(self, agent_id: str) -> bool:
-        """Whether an enabled session-close invoker exists for the agent (the ``invokers``
-        table of ``state.db``; absent table = none). Read inside the caller's transaction."""
-        try:
-            row = self.conn.execute(
-                "SELECT 1 FROM invokers WHERE kind = 'session-close' AND agent_id = ?"
-                " AND enabled = 1 LIMIT 1", (agent_id,)
-            ).fetchone()
-        except sqlite3.OperationalError:  # no invokers table yet: nothing was ever added
-            return False
+        """Whether the agent may have an enabled session-close invoker: it is in the
+        subscriber set the invokers component keeps, or that set is not known yet (see
+        `set_session_close_subscribers_in_transaction`). Read inside the caller's
+        transaction."""
+        if self.conn.execute("SELECT 1 FROM session_close_subscribers_synced").fetchone() is None:
+            return True
+        row = self.conn.execute(
+            "SELECT 1 FROM session_close_subscribers WHERE agent_id = ?", (agent_id,)
+        ).fetchone()
         return row is not None
 
     def get(self, event_id: str) -> SessionEvent:
@@ -418,18 +459,19 @@ def daemon_running() -> bool:
 # --- writing events ---------------------------------------------------------------------
 
 
-_WORKER_MAIN = "import sys; from wardian.invokers.drain import worker_main; sys.exit(worker_main())"
+DRAIN_ARGV = ("session", "_drain")
+"""The CLI command a detached drain worker runs (``wardian session _drain``)."""
 
 
 def drain_command() -> list[str]:
-    """The argv of one detached drain worker.
+    """The argv of one detached drain worker: ``python -P -m wardian session _drain``.
 
-    ``wardian session _drain`` does the same, but loading the whole CLI first costs a cold
-    worker ~0.1 s of CPU; this imports the drain directly (as a string: the runtime never
-    imports ``wardian.invokers``). ``-P`` keeps the writer's working directory (a hook's
-    project) off ``sys.path``, so no project file can shadow a module the worker imports.
+    ``wardian`` itself (DESIGN.md "Layout": the runtime never imports ``wardian.invokers``);
+    ``python -m wardian`` runs that command without loading the CLI first (`wardian.__main__`).
+    ``-P`` keeps the writer's working directory (a hook's project) off ``sys.path``, so no
+    project file can shadow a module the worker imports.
     """
-    return [os.path.abspath(sys.executable), "-P", "-c", _WORKER_MAIN]
+    return [os.path.abspath(sys.executable), "-P", "-m", "wardian", *DRAIN_ARGV]
 
 
 def worker_env() -> dict[str, str]:

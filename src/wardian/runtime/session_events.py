@@ -22,9 +22,10 @@ import sys
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from wardian._db import NamedMigration, StateDB, atomic, has_table, migrate_component
+from wardian._lock import FileLock
 from wardian._process import keep
 from wardian._util import new_id, utc_now_iso
 from wardian.config import data_dir, state_db_path
@@ -341,100 +342,6 @@ class SessionEventQueue:
 
 
 # --- locks ------------------------------------------------------------------------------
-
-
-class FileLock:
-    """A non-blocking advisory lock on one file; released by the OS when the holder dies.
-
-    Args:
-        path: the lock file (created; the holder's pid is written into it for diagnosis).
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fh: IO[str] | None = None
-
-    def acquire(self, wait_s: float = 0.0) -> bool:
-        """Take the lock if free; True when this object now holds it.
-
-        Args:
-            wait_s: keep trying this long, in seconds (default: one try, never blocks).
-                `held_elsewhere` probes take the lock for a few microseconds, so a
-                long-lived holder starting up (``wardian serve``) should pass ~0.2 s.
-        """
-        import time
-
-        deadline = time.monotonic() + wait_s
-        while not self._try_acquire():
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.005)
-        return True
-
-    def _try_acquire(self, *, record_pid: bool = True) -> bool:
-        if self._fh is not None:
-            return True
-        from wardian._fs import open_private, private_dir
-
-        private_dir(self.path.parent)
-        fh = open_private(self.path, "a+", encoding="utf-8")  # held until release()
-        try:
-            if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-                import msvcrt
-
-                fh.seek(0)
-                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            fh.close()
-            return False
-        if record_pid:
-            fh.seek(0)
-            fh.truncate()
-            fh.write(f"{os.getpid()}\n")
-            fh.flush()
-        self._fh = fh
-        return True
-
-    def release(self) -> None:
-        """Release the lock if held (closing the file drops it)."""
-        fh, self._fh = self._fh, None
-        if fh is None:
-            return
-        if sys.platform == "win32":  # pragma: no cover
-            import msvcrt
-
-            try:
-                fh.seek(0)
-                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
-            except OSError:
-                pass
-        fh.close()
-
-    @property
-    def held(self) -> bool:
-        """Whether this object holds the lock."""
-        return self._fh is not None
-
-    def held_elsewhere(self) -> bool:
-        """Whether another process (or object) holds the lock right now."""
-        if self._fh is not None:
-            return False
-        if not self.path.exists():
-            return False
-        if self._try_acquire(record_pid=False):  # a probe leaves the holder's pid alone
-            self.release()
-            return False
-        return True
-
-    def __enter__(self) -> FileLock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
 
 
 def _locks_dir() -> Path:

@@ -1,7 +1,9 @@
 """Who is calling: resolve a managed process's agent from its environment; fail closed.
 
 Environment of a managed process (the one place these names are documented; CLI.md
-"Environment of a managed process"), set by ``wardian agent exec``:
+"Environment of a managed process"), set by ``wardian agent exec`` — and, for the provider
+CLI of a role step assigned to an agent, by the engine and that step's holder
+(`wardian.runtime.step_launch`), with a launch of its own:
 
 ``WARDIAN_AGENT_ID``
     The agent's id (UUID4). Always set for a managed process, memory enabled or not.
@@ -306,6 +308,7 @@ def _managed_ancestors(
         return []
     import sqlite3
 
+    from wardian._db import open_readonly
     from wardian.memory.capabilities import CapabilityStore
 
     # Read-only, without MemoryStore's migration check: this runs in every provider hook
@@ -313,8 +316,7 @@ def _managed_ancestors(
     # the launches table, or no permission to open its WAL index) goes through
     # MemoryStore, which migrates it, as before.
     try:
-        conn = sqlite3.connect(f"{db_path.absolute().as_uri()}?mode=ro", uri=True,
-                               timeout=5.0)
+        conn = open_readonly(db_path)
         try:
             return CapabilityStore(conn).managed_ancestors(ancestry)
         finally:

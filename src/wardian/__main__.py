@@ -1,5 +1,5 @@
-"""`python -m wardian` runs the CLI."""
+"""`python -m wardian` runs the CLI (hot path first, `wardian.cli.hot`)."""
 
-from wardian.cli.main import main
+from wardian.cli.hot import main
 
 main()

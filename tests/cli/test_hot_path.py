@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -63,8 +64,19 @@ def _both(argv: list[str], home: Path, env: dict[str, str], cwd: Path, ids: list
     return answers[0]
 
 
+@dataclass(frozen=True)
+class World:
+    """The data dir, its agent and records, a work tree, and an operator's environment."""
+
+    home: Path
+    agent: str
+    ids: list[str]
+    work: Path
+    env: dict[str, str]
+
+
 @pytest.fixture
-def world(cli: CliRunner, wardian_home: Path, tmp_path: Path) -> dict[str, object]:
+def world(cli: CliRunner, wardian_home: Path, tmp_path: Path) -> World:
     """An agent with memory enabled, three records, and a git work tree to run in."""
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
@@ -82,11 +94,10 @@ def world(cli: CliRunner, wardian_home: Path, tmp_path: Path) -> dict[str, objec
                         "Use red only for errors in the dashboard")]
     store.close()
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
-    return {"home": wardian_home, "agent": agent_id, "ids": ids, "work": work.resolve(),
-            "env": env}
+    return World(wardian_home, agent_id, ids, work.resolve(), env)
 
 
-def _holding(world: dict[str, object]) -> dict[str, str]:
+def _holding(world: World) -> dict[str, str]:
     """The environment of a managed process whose launch is this (live) test process."""
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
@@ -95,12 +106,11 @@ def _holding(world: dict[str, object]) -> dict[str, str]:
     me = current()
     store = MemoryStore()
     try:
-        token = CapabilityStore(store.conn).mint(str(world["agent"]), pid=me.pid,
+        token = CapabilityStore(store.conn).mint(world.agent, pid=me.pid,
                                                  started_at=me.started_at, workspace=None)
     finally:
         store.close()
-    env = dict(world["env"])  # type: ignore[call-overload]
-    return {**env, "WARDIAN_AGENT_ID": str(world["agent"]), "WARDIAN_CAPABILITY": token}
+    return {**world.env, "WARDIAN_AGENT_ID": world.agent, "WARDIAN_CAPABILITY": token}
 
 
 MEMORY_CASES = [
@@ -125,46 +135,46 @@ MEMORY_CASES = [
 
 
 @pytest.mark.parametrize("argv", MEMORY_CASES, ids=lambda a: " ".join(a)[:60])
-def test_memory_commands_answer_as_the_typer_app(world: dict[str, object],
+def test_memory_commands_answer_as_the_typer_app(world: World,
                                                  argv: list[str]) -> None:
     assert plan(argv) is not None  # the hot path takes these
-    _both(argv, world["home"], _holding(world), world["work"],  # type: ignore[arg-type]
-          world["ids"])  # type: ignore[arg-type]
+    _both(argv, world.home, _holding(world), world.work,
+          world.ids)
 
 
 def test_memory_commands_fail_closed_the_same_without_a_capability(
-        world: dict[str, object]) -> None:
+        world: World) -> None:
     for argv in (MEMORY_CASES[0], MEMORY_CASES[6]):
-        code, out, err = _both(argv, world["home"], world["env"],  # type: ignore[arg-type]
-                               world["work"], world["ids"])  # type: ignore[arg-type]
+        code, out, err = _both(argv, world.home, world.env,
+                               world.work, world.ids)
         assert code == 3 and out == "" and err.startswith("Error: "), err
 
 
-def test_hooks_answer_as_the_typer_app(world: dict[str, object]) -> None:
-    env = {**world["env"], "WARDIAN_HOOK_DRY_RUN": "1"}  # type: ignore[dict-item]
-    payload = json.dumps({"session_id": "s1", "cwd": str(world["work"]),
+def test_hooks_answer_as_the_typer_app(world: World) -> None:
+    env = {**world.env, "WARDIAN_HOOK_DRY_RUN": "1"}
+    payload = json.dumps({"session_id": "s1", "cwd": str(world.work),
                           "hook_event_name": "SessionStart"})
     for argv, stdin in ((["hooks", "claude-code", "session-start", "--agent", "ada"], payload),
                         (["hooks", "gemini", "session-end", "--agent=ada"], "not json"),
                         (["hooks", "claude-code", "session-end", "--agent", "nobody"], "{}"),
                         (["hooks", "codex", "session-start"], payload)):
         assert plan(argv) is not None
-        _both(argv, world["home"], env, world["work"], world["ids"],  # type: ignore[arg-type]
+        _both(argv, world.home, env, world.work, world.ids,
               stdin=stdin)
 
 
-def test_agent_exec_answers_as_the_typer_app(world: dict[str, object]) -> None:
+def test_agent_exec_answers_as_the_typer_app(world: World) -> None:
     for argv in (["agent", "exec", "ada", "--", sys.executable, "-c", "print('hi')"],
                  ["agent", "exec", "ada", "--", "sh", "-c", "echo out; echo err >&2; exit 7"],
-                 ["agent", "exec", "ada", "--workspace", str(world["work"]), "--", "true"],
+                 ["agent", "exec", "ada", "--workspace", str(world.work), "--", "true"],
                  ["agent", "exec", "nobody", "--", "true"],
                  ["agent", "exec", "ada", "--", "no-such-program-here"]):
         assert plan(argv) is not None
-        _both(argv, world["home"], world["env"], world["work"],  # type: ignore[arg-type]
-              world["ids"])  # type: ignore[arg-type]
-    code, _, err = _both(["agent", "exec", "ada", "--", "true"], world["home"],
-                         _holding(world), world["work"],  # type: ignore[arg-type]
-                         world["ids"])  # type: ignore[arg-type]
+        _both(argv, world.home, world.env, world.work,
+              world.ids)
+    code, _, err = _both(["agent", "exec", "ada", "--", "true"], world.home,
+                         _holding(world), world.work,
+                         world.ids)
     assert code == 3 and "operator command refused" in err  # inside a managed process
 
 
@@ -205,9 +215,9 @@ def test_shell_completion_goes_to_the_typer_app(monkeypatch: pytest.MonkeyPatch)
     assert plan(argv) is None
 
 
-def test_usage_errors_are_the_typer_apps(world: dict[str, object]) -> None:
+def test_usage_errors_are_the_typer_apps(world: World) -> None:
     code, _, err = _run(["memory", "recall", "q", "--limit", "0"], typer=False,
-                        env=_holding(world), cwd=world["work"])  # type: ignore[arg-type]
+                        env=_holding(world), cwd=world.work)
     assert code == 2 and "--limit" in err
 
 

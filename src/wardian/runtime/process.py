@@ -23,6 +23,7 @@ __all__ = [
     "START_TIME_TOLERANCE_S",
     "ProcessIdentity",
     "ancestors",
+    "ancestry_to",
     "become_subreaper",
     "current",
     "end_descendants",
@@ -291,3 +292,31 @@ def _proc_ancestors(pid: int) -> list[ProcessIdentity] | None:
         found.append(ProcessIdentity(ppid, boot + parent[1] / ticks))
         ppid, started = parent
     return found
+
+
+def ancestry_to(holder_pid: int) -> tuple[tuple[int, int], ...] | None:
+    """This process's ancestors from its parent up to `holder_pid`, as ``(pid, start time in
+    clock ticks)`` read from ``/proc``; None when `holder_pid` is not among them, or off
+    Linux, or when ``/proc`` cannot be read.
+
+    Two equal results name the same processes (a reused pid gets another start time), so
+    when the result equals one taken while `holder_pid` was a verified ancestor, it still
+    is, and alive: a long-running server (``wardian mcp``) checks this on every call
+    instead of re-reading its whole lineage (issue 16). Read-only.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    own = _proc_stat(os.getpid())
+    if own is None:
+        return None
+    chain: list[tuple[int, int]] = []
+    ppid, started = own
+    while ppid > 0 and len(chain) < 1024:
+        parent = _proc_stat(ppid)
+        if parent is None or parent[1] > started:
+            return None
+        chain.append((ppid, parent[1]))
+        if ppid == holder_pid:
+            return tuple(chain)
+        ppid, started = parent
+    return None

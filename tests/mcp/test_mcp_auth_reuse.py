@@ -35,6 +35,15 @@ sys.exit(subprocess.run([sys.executable, "-P", "-m", "wardian", "mcp"], env=env)
 """
 
 
+def _holder() -> psutil.Process:
+    """The HOLDER process among this test's descendants (others may be zombies)."""
+    for proc in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if HOLDER in proc.cmdline():
+                return proc
+    raise AssertionError("the holder process is not running")
+
+
 def _recall_ok(result: object) -> None:
     assert not getattr(result, "is_error", True), text_of(result)
     assert structured(result)["read_only"] is False
@@ -78,8 +87,7 @@ def test_the_end_of_the_holder_refuses_the_next_call(workdir: Path, wardian_home
         async with session(base_env(), workdir, args=["-c", HOLDER, agent_id]) as client:
             for _ in range(3):
                 _recall_ok(await client.call_tool("memory_recall", {"query": "anything"}))
-            holder = next(p for p in psutil.Process().children(recursive=True)
-                          if HOLDER in p.cmdline())
+            holder = _holder()
             holder.send_signal(signal.SIGKILL)  # no revocation is written
             # Wait for its end without reaping it (the SDK's client reaps its child; when it
             # already has, the holder has ended too).

@@ -51,6 +51,16 @@ def corpus_dir() -> Path:
 # --- PostgreSQL (issue 18) ----------------------------------------------------------------
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A `pg_slow` test's PostgreSQL run is a slow test (`make test` leaves it out)."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if (item.get_closest_marker("pg_slow") and callspec is not None
+                and callspec.params.get("backend") == "postgres"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[object]:
     """A throwaway PostgreSQL cluster for the whole session (`tests.pg_cluster`).

@@ -55,6 +55,7 @@ __all__ = [
     "close_databases",
     "connect",
     "connections_opened",
+    "database_exists",
     "in_this_scope",
     "migrate_component",
     "migrate_user_version",
@@ -376,6 +377,16 @@ def _configured_url(path: Path) -> str | None:
     from wardian._pg import configured_url
 
     return configured_url(Path(path).parent)
+
+
+def database_exists(path: Path) -> bool:
+    """Whether the database `path` names holds anything yet: the SQLite file exists, or
+    the installation uses PostgreSQL (its server is there; nothing is created to ask).
+
+    For the read-only shortcuts that skip opening a database nobody has written ("no
+    memory.db: no capability can exist"); on PostgreSQL they must open it.
+    """
+    return path.exists() or _configured_url(path) is not None
 
 
 def _file_identity(path: Path) -> tuple[int, int] | None:

@@ -225,7 +225,8 @@ def _as_sqlite_error(exc: Exception) -> sqlite3.Error:
     """The `sqlite3` DB-API class matching a psycopg error, message kept."""
     import psycopg
 
-    if isinstance(exc, psycopg.IntegrityError):
+    if isinstance(exc, psycopg.IntegrityError) or getattr(exc, "sqlstate", None) == "P0001":
+        # P0001: a trigger's RAISE EXCEPTION, as SQLite's RAISE(ABORT) a constraint failure.
         return sqlite3.IntegrityError(str(exc))
     if isinstance(exc, psycopg.OperationalError):
         return sqlite3.OperationalError(str(exc))
@@ -397,6 +398,8 @@ class PgConnection:
         self.location = f"{redact_url(url)} (schema {schema})"
         """Where this connection points, password hidden: for messages."""
         self.total_changes = 0
+        self.before_write_commit: str | None = None
+        """A statement run at the end of every write transaction that changed rows."""
         self._pool = _pool(url)
         try:
             self._conn: psycopg.Connection[Any] = self._pool.getconn(timeout=15)
@@ -488,7 +491,11 @@ class PgConnection:
                     with self._conn.cursor() as cur:
                         cur.execute("SELECT pg_advisory_xact_lock(%s)",
                                     (schema_lock_key(self.schema),))
+                before = self.total_changes
                 yield self
+                if outer and self.before_write_commit and self.total_changes != before:
+                    with self._conn.cursor() as cur:
+                        cur.execute(self.before_write_commit.encode())
         except psycopg.Error as exc:
             raise _as_sqlite_error(exc) from exc
 

@@ -33,6 +33,9 @@ class MemoryDB(Database):
             from wardian.memory.schema_pg import POSTGRES_MIGRATIONS
 
             migrate_component(self.conn, "memory", POSTGRES_MIGRATIONS)
+            # Every write transaction moves the version the recall caches compare.
+            self.conn.before_write_commit = (  # type: ignore[attr-defined]
+                "UPDATE memory_version SET changes = changes + 1")
             return
         before = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
         migrate_user_version(self.conn, MIGRATIONS)

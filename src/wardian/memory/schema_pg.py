@@ -8,10 +8,13 @@ Differences, all here:
 
 * ``records.rowid`` is an explicit identity column (SQLite's implicit rowid), so recall's
   candidate ids and "newest first" windows mean the same on both.
-* Full-text search: ``records.fts`` is a stored ``tsvector`` over text + evidence with a
-  GIN index, in place of the FTS5 table and its triggers. Its configuration
-  ``wardian_fts`` stems English words with Snowball and keeps stop words, as FTS5's
-  ``porter unicode61`` tokenizer does.
+* Full-text search: ``records.fts`` is a ``tsvector`` over text + evidence with a GIN
+  index, kept by a trigger with the token count (``doclen``), in place of the FTS5 table
+  and its triggers; ``bm25_term`` scores as FTS5's ``bm25()`` does
+  (`wardian.memory.fulltext_pg`). Its configuration ``wardian_fts`` stems English words
+  with Snowball and keeps stop words, as FTS5's ``porter unicode61`` tokenizer does.
+* ``memory_version`` counts write transactions (SQLite's ``data_version``) for the recall
+  caches.
 * ``REAL`` is ``DOUBLE PRECISION`` (process start times need every bit), ``BLOB`` is
   ``BYTEA`` (the same little-endian float16 vectors).
 """
@@ -45,8 +48,8 @@ POSTGRES_MIGRATIONS: list[Migration] = [
         current_revision_id TEXT NOT NULL,
         removed_reason TEXT,
         flagged TEXT,
-        fts tsvector GENERATED ALWAYS AS (
-            to_tsvector('wardian_fts', text) || to_tsvector('wardian_fts', evidence)) STORED
+        fts tsvector NOT NULL DEFAULT '',
+        doclen BIGINT NOT NULL DEFAULT 0
     );
     CREATE INDEX records_agent_status ON records (agent_id, status, kind, scope_kind);
     CREATE INDEX records_updated ON records (agent_id, updated_at);
@@ -54,6 +57,43 @@ POSTGRES_MIGRATIONS: list[Migration] = [
         ON records (agent_id, status, kind, scope_kind, scope_path, updated_at);
     CREATE INDEX records_page ON records (agent_id, status, updated_at, id);
     CREATE INDEX records_fts ON records USING GIN (fts);
+
+    -- A counter that every write transaction moves (`wardian.memory.db.MemoryDB`), as
+    -- SQLite's data_version: caches of recall's totals and vectors compare it.
+    CREATE TABLE memory_version (
+        id BIGINT PRIMARY KEY CHECK (id = 1),
+        changes BIGINT NOT NULL
+    );
+    INSERT INTO memory_version VALUES (1, 0);
+
+    -- The index row of a record follows its text and evidence, as FTS5's triggers do.
+    CREATE FUNCTION records_fts_sync() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+        IF TG_OP = 'UPDATE' AND NEW.text = OLD.text AND NEW.evidence = OLD.evidence THEN
+            NEW.fts := OLD.fts;
+            NEW.doclen := OLD.doclen;
+            RETURN NEW;
+        END IF;
+        NEW.fts := to_tsvector('wardian_fts', NEW.text)
+                   || to_tsvector('wardian_fts', NEW.evidence);
+        NEW.doclen := (SELECT COALESCE(sum(cardinality(positions)), 0) FROM unnest(NEW.fts));
+        RETURN NEW;
+    END $fn$;
+    CREATE TRIGGER records_fts_sync BEFORE INSERT OR UPDATE ON records
+        FOR EACH ROW EXECUTE FUNCTION records_fts_sync();
+
+    -- One query word's BM25 term for one record, as FTS5's bm25() computes it (k1 = 1.2,
+    -- b = 0.75); `lexemes` are the word's stems (the frequency of a several-stem word is
+    -- the mean of its stems').
+    CREATE FUNCTION bm25_term(doc tsvector, doclen BIGINT, lexemes TEXT[],
+                              idf DOUBLE PRECISION, avgdl DOUBLE PRECISION)
+    RETURNS DOUBLE PRECISION LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+        SELECT CASE WHEN tf = 0 THEN 0.0
+                    ELSE idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * doclen / avgdl)) END
+        FROM (SELECT COALESCE(sum(cardinality(positions)), 0)::float8
+                     / greatest(cardinality(lexemes), 1) AS tf
+              FROM unnest(doc) WHERE lexeme = ANY(lexemes)) s
+    $fn$;
 
     CREATE TABLE record_sources (
         record_id TEXT NOT NULL REFERENCES records (id) ON DELETE CASCADE,

@@ -38,7 +38,7 @@ class MemoryDB(Database):
                 "UPDATE memory_version SET changes = changes + 1")
             return
         before = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
-        migrate_user_version(self.conn, MIGRATIONS)
+        migrate_user_version(self.conn, MIGRATIONS, component="memory")
         if 0 < before < FLAG_MIGRATION:
             self._tell_flagged()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian._db import Database, Migration, StateDB, atomic, migrate_component
+from wardian._db import Database, NamedMigration, StateDB, atomic, migrate_component
 from wardian._pg import configured_url, redact_url, translate, translate_ddl
 from wardian.errors import StoreError, UsageError
 from wardian.memory.db import MemoryDB
@@ -97,7 +97,8 @@ def test_one_database_two_schemas(pg_url: str, wardian_home: Path,
 
 def test_atomic_commits_rolls_back_and_nests_as_savepoints(pg_url: str) -> None:
     db = StateDB.open_at(pg_url)
-    migrate_component(db.conn, "t_atomic", ["CREATE TABLE t_atomic (n INTEGER PRIMARY KEY)"])
+    migrate_component(db.conn, "t_atomic", [
+        NamedMigration("create_t_atomic", "CREATE TABLE t_atomic (n INTEGER PRIMARY KEY)")])
     with db.atomic():
         db.conn.execute("INSERT INTO t_atomic (n) VALUES (?)", (1,))
         with pytest.raises(ValueError), atomic(db.conn):
@@ -123,12 +124,13 @@ def test_migrations_run_once_and_a_failed_one_leaves_nothing(pg_url: str) -> Non
         calls.append(1)
         conn.execute("INSERT INTO t_mig (n) VALUES (?)", (7,))
 
-    steps: list[Migration] = ["CREATE TABLE t_mig (n INTEGER)", second]
+    steps = [NamedMigration("create_t_mig", "CREATE TABLE t_mig (n INTEGER)"),
+             NamedMigration("fill_t_mig", second)]
     assert migrate_component(db.conn, "t_mig", steps) == 2
     assert migrate_component(db.conn, "t_mig", steps) == 2 and calls == [1]
     with pytest.raises(StoreError, match="t_mig migration 3 failed"):
-        migrate_component(db.conn, "t_mig", [*steps, "INSERT INTO t_mig VALUES (8);"
-                                                      " SELECT * FROM no_such_table"])
+        migrate_component(db.conn, "t_mig", [*steps, NamedMigration(
+            "broken", "INSERT INTO t_mig VALUES (8); SELECT * FROM no_such_table")])
     assert [r[0] for r in db.conn.execute("SELECT n FROM t_mig")] == [7]
     with pytest.raises(StoreError, match="newer than this Wardian"):
         migrate_component(db.conn, "t_mig", steps[:1])

@@ -293,6 +293,8 @@ def _ensure_bookkeeping(conn: sqlite3.Connection) -> None:
         pass
     with atomic(conn):
         conn.execute(_BOOKKEEPING)
+        if type(conn) is not sqlite3.Connection:
+            return  # PostgreSQL: no schema predates names
         columns = {r[1] for r in conn.execute("PRAGMA table_info(schema_migrations)")}
         if "name" not in columns:
             conn.execute("ALTER TABLE schema_migrations ADD COLUMN name TEXT")

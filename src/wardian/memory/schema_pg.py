@@ -21,12 +21,12 @@ Differences, all here:
 
 from __future__ import annotations
 
-from wardian._db import Migration
+from wardian._db import NamedMigration
 
 __all__ = ["POSTGRES_MIGRATIONS"]
 
-POSTGRES_MIGRATIONS: list[Migration] = [
-    """
+POSTGRES_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_memory_schema", """
     CREATE TEXT SEARCH DICTIONARY wardian_stem (TEMPLATE = snowball, Language = english);
     CREATE TEXT SEARCH CONFIGURATION wardian_fts (COPY = simple);
     ALTER TEXT SEARCH CONFIGURATION wardian_fts
@@ -195,5 +195,5 @@ POSTGRES_MIGRATIONS: list[Migration] = [
         model TEXT NOT NULL,
         vector BYTEA NOT NULL
     );
-    """,
+    """),
 ]

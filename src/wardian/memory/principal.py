@@ -309,6 +309,7 @@ def _managed_ancestors(
         return []
     import sqlite3
 
+    from wardian._db import open_readonly
     from wardian.memory.capabilities import CapabilityStore
 
     # Read-only, without MemoryStore's migration check: this runs in every provider hook
@@ -317,8 +318,7 @@ def _managed_ancestors(
     # MemoryStore, which migrates it, as before. (On PostgreSQL there is no file.)
     if db_path.exists():
         try:
-            conn = sqlite3.connect(f"{db_path.absolute().as_uri()}?mode=ro", uri=True,
-                                   timeout=5.0)
+            conn = open_readonly(db_path)
             try:
                 return CapabilityStore(conn).managed_ancestors(ancestry)
             finally:

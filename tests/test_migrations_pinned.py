@@ -75,7 +75,7 @@ PINNED: dict[str, list[tuple[str, str]]] = {
     ],
     "maintenance_previews": [("create_maintenance_previews", "4e804ce58fce")],
     # The memory schema on PostgreSQL (issue 18); appended to beside "memory".
-    "memory_postgres": [("create_memory_schema", "85e109e40319")],
+    "memory_postgres": [("create_memory_schema", "29c86b2f1379")],
 }
 
 

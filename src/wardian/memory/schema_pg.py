@@ -58,7 +58,7 @@ POSTGRES_MIGRATIONS: list[NamedMigration] = [
     CREATE INDEX records_page ON records (agent_id, status, updated_at, id);
     CREATE INDEX records_fts ON records USING GIN (fts);
 
-    -- A counter that every write transaction moves (`wardian.memory.db.MemoryDB`), as
+    -- A counter that every write transaction moves (MemoryDB sets it up), as
     -- SQLite's data_version: caches of recall's totals and vectors compare it.
     CREATE TABLE memory_version (
         id BIGINT PRIMARY KEY CHECK (id = 1),

@@ -128,6 +128,7 @@ CHECKS: dict[str, _Check] = {}
 CHECK_MODULES: list[str] = [
     "wardian.app.doctor",
     "wardian.app.doctor_hooks",
+    "wardian.app.doctor_catalog",
     "wardian.app.doctor_memory",
     "wardian.app.recall",
 ]

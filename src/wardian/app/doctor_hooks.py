@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from contextlib import closing
 
 from wardian.app.doctor import DoctorContext, Finding, register_check
 
@@ -72,12 +73,14 @@ def _hooks(ctx: DoctorContext) -> Iterator[Finding]:
     known: dict[str, str | None] | None = None  # name or id -> workspace
     conn = ctx.db("state.db")
     if conn is not None:
-        with conn:
-            if ctx.has_table(conn, "agents"):
-                known = {}
-                for row in conn.execute("SELECT id, name, workspace FROM agents"):
-                    known[row["id"]] = known[row["name"]] = row["workspace"]
-        conn.close()
+        from wardian.runtime.agents import read_agents
+
+        with closing(conn):
+            registered = read_agents(conn)
+        if registered is not None:
+            known = {}
+            for agent in registered:
+                known[agent.id] = known[agent.name] = agent.workspace
     for host, spec in HOSTS.items():
         path = spec.settings()
         try:
@@ -154,18 +157,16 @@ def _needed_providers(ctx: DoctorContext) -> dict[str, tuple[list[str], list[str
     conn = ctx.db("state.db")
     if conn is None:
         return needed
-    agents: list[tuple[str, str, str]] = []
-    with conn:
-        if ctx.has_table(conn, "agents"):
-            for row in conn.execute("SELECT id, name, provider FROM agents"):
-                agents.append((row["id"], row["name"], row["provider"]))
-                needed.setdefault(row["provider"], ([], []))[0].append(row["name"])
-        rows = (conn.execute("SELECT id, kind, assignments_json FROM invokers").fetchall()
-                if ctx.has_table(conn, "invokers") else [])
-    conn.close()
-    for row in rows:
+    from wardian.invokers.store import read_assignments
+    from wardian.runtime.agents import read_agents
+
+    with closing(conn):
+        agents, invokers = read_agents(conn) or [], read_assignments(conn) or []
+    for agent in agents:
+        needed.setdefault(agent.provider, ([], []))[0].append(agent.name)
+    for invoker_id, assignments_json in invokers:
         try:
-            assignments = json.loads(row["assignments_json"])
+            assignments = json.loads(assignments_json)
         except ValueError:
             continue
         for role, item in assignments.items():
@@ -175,13 +176,13 @@ def _needed_providers(ctx: DoctorContext) -> dict[str, tuple[list[str], list[str
             via = ""
             if item.get("target_type") == "agent":
                 target = str(item.get("agent") or "")
-                match = [a for a in agents if target in (a[1], a[0])] or [
-                    a for a in agents if target and a[0].startswith(target)]
-                provider, via = (match[0][2], f" (agent {match[0][1]})") if len(match) == 1 \
-                    else (None, "")
+                match = [a for a in agents if target in (a.name, a.id)] or [
+                    a for a in agents if target and a.id.startswith(target)]
+                provider, via = (match[0].provider, f" (agent {match[0].name})") \
+                    if len(match) == 1 else (None, "")
             if isinstance(provider, str):
                 needed.setdefault(provider, ([], []))[1].append(
-                    f"{row['kind']} invoker {row['id'][:8]} role {role}{via}")
+                    f"invoker {invoker_id[:8]} role {role}{via}")
     return needed
 
 

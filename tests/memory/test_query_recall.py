@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from wardian.memory.models import Scope
@@ -13,7 +11,8 @@ AGENT = "cccccccc-0000-4000-8000-000000000003"
 
 
 @pytest.fixture
-def store(wardian_home: Path) -> MemoryStore:
+def store(backend: str) -> MemoryStore:
+    """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
     return MemoryStore()
 
 
@@ -51,6 +50,7 @@ def _fill(store: MemoryStore, count: int, text: str) -> None:
                 scope=Scope.agent(), sources=(), actor="t", reason=None, now=utc_now_iso())
 
 
+@pytest.mark.pg_slow
 def test_reported_case_every_word_common_still_finds_the_record(store: MemoryStore) -> None:
     # Issue 19: at 100k records each of these words was "too common" and the query's one
     # word that matched nothing was ranked alone, so recall returned [].
@@ -95,6 +95,7 @@ def test_limit_still_caps(store: MemoryStore) -> None:
     assert len(store.recall(AGENT, "orchard sensor calibration")) == 8
 
 
+@pytest.mark.pg_slow
 def test_every_word_very_common_ranks_the_newest(store: MemoryStore) -> None:
     _fill(store, RECALL_EXACT_POSTINGS + 10, "common words number")
     only_common = store.recall(AGENT, "common", limit=5)
@@ -104,8 +105,9 @@ def test_every_word_very_common_ranks_the_newest(store: MemoryStore) -> None:
 
 @pytest.fixture
 def scaled(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
-    """A store whose posting limits are shrunk 125-fold, so a few hundred records have the
-    word statistics of 100k (every topic word "common": past `RECALL_EXACT_POSTINGS`)."""
+    """A store whose exact-postings budget is shrunk to 40, so a few hundred records have
+    the word statistics of 100k (every topic word "common": past `RECALL_EXACT_POSTINGS`,
+    yet each in a minority of records)."""
     import wardian.memory.store as store_module
 
     monkeypatch.setattr(store_module, "RECALL_EXACT_POSTINGS", 40)
@@ -117,6 +119,7 @@ def scaled(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
     return store
 
 
+@pytest.mark.pg_slow
 @pytest.mark.parametrize("query", [
     "kiln glaze supplier",                             # each word common, the three rare
     "what kiln temperature for the glaze supplier",    # + stop words + a word nowhere
@@ -130,6 +133,7 @@ def test_all_words_common_only_their_combination_rare_finds_the_record(
     assert found and found[0].id == target
 
 
+@pytest.mark.pg_slow
 def test_all_words_common_without_a_record_holding_them_all_stays_on_topic(
     scaled: MemoryStore,
 ) -> None:
@@ -138,6 +142,7 @@ def test_all_words_common_without_a_record_holding_them_all_stays_on_topic(
     assert all({"firing", "recipe", "invoice"} & set(r.text.split()) for r in found)
 
 
+@pytest.mark.pg_slow
 @pytest.mark.parametrize("query", ["zqxjv wubble", "zqxjv", "what is the wubble of it",
                                    "how do we do it here", "?! -- *"])
 def test_no_word_matches_or_only_stop_words_gives_nothing_at_scale(
@@ -146,6 +151,7 @@ def test_no_word_matches_or_only_stop_words_gives_nothing_at_scale(
     assert scaled.recall(AGENT, query) == []
 
 
+@pytest.mark.pg_slow
 def test_one_common_word_beside_a_rare_one_ranks_the_rare_match_first(
     scaled: MemoryStore,
 ) -> None:

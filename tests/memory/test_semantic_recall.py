@@ -19,7 +19,8 @@ AGENT = "dddddddd-0000-4000-8000-000000000004"
 
 
 @pytest.fixture
-def store(wardian_home: Path) -> MemoryStore:
+def store(backend: str) -> MemoryStore:
+    """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
     return MemoryStore()
 
 
@@ -76,6 +77,7 @@ def test_a_paraphrase_finds_its_record_and_an_unrelated_question_nothing(
     assert store.recall(AGENT, "what is the name of the office cat", workspace="/w") == []
 
 
+@pytest.mark.pg_slow
 def test_vector_search_at_numpy_size_returns_the_exact_nearest(store: MemoryStore) -> None:
     """Past `_NUMPY_FROM` records the search scans a 64-d head, keeps the rows above a cut
     from the exact head mean/spread and rescores them: the result must be the true top."""
@@ -88,8 +90,7 @@ def test_vector_search_at_numpy_size_returns_the_exact_nearest(store: MemoryStor
     from wardian.memory.store import _NUMPY_FROM
 
     rng = random.Random(5)
-    words = ("kiln glaze clay shelf batch firing cone raku slip wheel trim bisque "
-             "stoneware porcelain oxide wax tongs studio order supplier").split()
+    words = ["kiln", "glaze", "clay", "shelf", "batch", "firing", "cone", "raku", "slip", "wheel", "trim", "bisque", "stoneware", "porcelain", "oxide", "wax", "tongs", "studio", "order", "supplier"]
     with atomic(store.conn):
         for _ in range(_NUMPY_FROM + 300):
             store.insert_in_transaction(

@@ -143,17 +143,23 @@ def normalise_sources(
     return tuple(out.values())
 
 
-def _text_filter(text: str) -> tuple[str, list[Any]]:
+def _text_filter(text: str, dialect: str = "sqlite") -> tuple[str, list[Any]]:
     """SQL condition and parameters for `MemoryStore.page`'s text filter."""
     words = _TOKEN.findall(text)
     if not words:
         escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         needle = f"%{escaped}%"
         return ("(text LIKE ? ESCAPE '\\' OR evidence LIKE ? ESCAPE '\\')", [needle, needle])
-    # Each word quoted (FTS5 operators in the input are plain words), as a prefix.
-    match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
-    clause = "rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)"
-    params: list[Any] = [match]
+    params: list[Any]
+    if dialect == "postgres":
+        from wardian.memory import fulltext_pg
+
+        clause, params = fulltext_pg.prefix_filter(words)
+    else:
+        # Each word quoted (FTS5 operators in the input are plain words), as a prefix.
+        match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
+        clause = "rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)"
+        params = [match]
     if _HEX_PREFIX.match(text.lower()) and len(text) >= 4:
         clause = f"({clause} OR id >= ? AND id < ?)"
         params += [text.lower(), text.lower() + "\uffff"]
@@ -382,8 +388,10 @@ class MemoryStore:
                 total += int(self.conn.execute(
                     "SELECT COUNT(*) FROM (SELECT 1 FROM records INDEXED BY records_startup"
                     " WHERE agent_id = ? AND status = 'active' AND kind = ?"
-                    " AND scope_kind = ? AND scope_path = ? AND flagged IS NULL LIMIT ?)",
-                    (agent_id, kind, scope_kind, path, room)).fetchone()[0])
+                    " AND scope_kind = ? AND scope_path = ? AND flagged IS NULL LIMIT ?) AS n",
+                    # No limit is a huge one: PostgreSQL refuses SQLite's LIMIT -1.
+                    (agent_id, kind, scope_kind, path, room if room > 0 else 2**62),
+                ).fetchone()[0])
         return total
 
     def recall(
@@ -516,8 +524,9 @@ class MemoryStore:
 
         # data_version moves when another connection commits; total_changes when this
         # (shared, `MemoryDB`) connection writes, through any store.
-        version = (int(self.conn.execute("PRAGMA data_version").fetchone()[0]),
-                   self.conn.total_changes)
+        version = (int(self.conn.execute(
+            "SELECT changes FROM memory_version" if self.db.dialect == "postgres"
+            else "PRAGMA data_version").fetchone()[0]), self.conn.total_changes)
         key = (agent_id, workspace)
         cached = self._vectors.get(key)
         if cached is not None and cached[0] == version:
@@ -641,7 +650,7 @@ class MemoryStore:
 
         total = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records")
                     .fetchone()[0])
-        freq = {t: self._doc_freq(_phrase(t)) for t in terms}
+        freq = {t: self._doc_freq(t) for t in terms}
         known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
         if not known:
             return {}
@@ -657,38 +666,16 @@ class MemoryStore:
         where, params = self._scope_sql(agent_id, workspace)
         found: dict[int, Candidate] = {}
         if rare:
-            # Rank inside FTS5 first and read only the best rows of `records` (reading a
-            # row per match cost more than BM25 itself); when scope filters out so many
-            # that fewer than `depth` are left, rank every match in scope instead.
-            match, wide = " OR ".join(map(_phrase, rare)), 8 * depth
-            rows = self.conn.execute(
-                "SELECT r.rowid AS rid, -f.score AS score, r.updated_at FROM (SELECT rowid"
-                " AS id, bm25(records_fts) AS score FROM records_fts WHERE records_fts MATCH"
-                " ? ORDER BY score LIMIT ?) f JOIN records r ON r.rowid = f.id WHERE 1" + where
-                + " ORDER BY f.score, r.updated_at DESC LIMIT ?",
-                [match, wide, *params, depth]).fetchall()
-            if len(rows) < depth and used > wide:
-                rows = self.conn.execute(
-                    "SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
-                    " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
-                    " WHERE records_fts MATCH ?" + where
-                    + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?",
-                    [match, *params, depth]).fetchall()
-            for r in rows:
+            for r in self._rank_rare(rare, freq, where, params, depth, used):
                 found[int(r["rid"])] = Candidate(int(r["rid"]), updated_at=r["updated_at"],
                                                  lexical=float(r["score"]))
         # One common word beside rarer ones would widen the match to all its records; it
         # only counts for the records the rarer words found. Several common words (or
-        # only common ones) find the records holding them all: FTS5 walks the doclists
-        # newest rowid first and stops after `depth` — no BM25, so no full walk.
+        # only common ones) find the records holding them all, newest first, without
+        # BM25 (whose idf would walk their whole posting lists).
         holding_all: set[int] = set()
         if len(common) >= 2 or not rare:
-            for r in self.conn.execute(
-                "SELECT r.rowid AS rid, r.updated_at FROM records_fts"
-                " JOIN records r ON r.rowid = records_fts.rowid WHERE records_fts MATCH ?"
-                + where + " ORDER BY records_fts.rowid DESC LIMIT ?",
-                [" AND ".join(map(_phrase, common)), *params, depth],
-            ):
+            for r in self._newest_holding(common, where, params, depth):
                 rid = int(r["rid"])
                 holding_all.add(rid)
                 found.setdefault(rid, Candidate(rid, updated_at=r["updated_at"]))
@@ -696,19 +683,72 @@ class MemoryStore:
             return found
         # Which words each candidate holds, from posting lists no longer than the rare
         # words' (a common word's only where it meets them).
-        any_rare = " OR ".join(map(_phrase, rare))
-        rows_of: dict[str, set[int]] = {}
-        for term in known:
-            match = _phrase(term) if term in rare else f"{_phrase(term)} AND ({any_rare})"
-            rows_of[term] = ({int(r[0]) for r in self.conn.execute(
-                "SELECT rowid FROM records_fts WHERE records_fts MATCH ?", (match,))}
-                if rare else set())
+        rows_of = {t: self._rows_holding(t, among=() if t in rare else rare) if rare
+                   else set() for t in known}
         every = builtins.list(weights.values())
         for rid, candidate in found.items():
             held = [weights[t] for t in known if rid in rows_of[t]
                     or (rid in holding_all and t in common)]
             candidate.coverage = coverage(held, every, unknown=len(terms) - len(known))
         return found
+
+    def _rank_rare(self, rare: Sequence[str], freq: dict[str, int], where: str,
+                   params: builtins.list[Any], depth: int, used: int) -> builtins.list[Any]:
+        """Rows ``(rid, score, updated_at)``: the `depth` best BM25 matches in scope of any
+        of `rare` (`used` postings in all), best first."""
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return fulltext_pg.match_rows(self.conn, rare=rare, grouped=(), freq=freq,
+                                          where=where, params=params, depth=depth,
+                                          window=None)
+        # Rank inside FTS5 first and read only the best rows of `records` (reading a row
+        # per match cost more than BM25 itself); when scope filters out so many that
+        # fewer than `depth` are left, rank every match in scope instead.
+        match, wide = " OR ".join(map(_phrase, rare)), 8 * depth
+        rows = self.conn.execute(
+            "SELECT r.rowid AS rid, -f.score AS score, r.updated_at FROM (SELECT rowid AS id,"
+            " bm25(records_fts) AS score FROM records_fts WHERE records_fts MATCH ?"
+            " ORDER BY score LIMIT ?) f JOIN records r ON r.rowid = f.id WHERE 1" + where
+            + " ORDER BY f.score, r.updated_at DESC LIMIT ?",
+            [match, wide, *params, depth]).fetchall()
+        if len(rows) < depth and used > wide:
+            rows = self.conn.execute(
+                "SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
+                " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
+                " WHERE records_fts MATCH ?" + where
+                + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?",
+                [match, *params, depth]).fetchall()
+        return rows
+
+    def _newest_holding(self, terms: Sequence[str], where: str, params: builtins.list[Any],
+                        depth: int) -> builtins.list[Any]:
+        """Rows ``(rid, updated_at)``: the newest `depth` records in scope holding every
+        one of `terms`."""
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return fulltext_pg.newest_holding(self.conn, terms, where=where, params=params,
+                                              depth=depth)
+        # FTS5 walks the doclists newest rowid first and stops after `depth`.
+        return self.conn.execute(
+            "SELECT r.rowid AS rid, r.updated_at FROM records_fts"
+            " JOIN records r ON r.rowid = records_fts.rowid WHERE records_fts MATCH ?"
+            + where + " ORDER BY records_fts.rowid DESC LIMIT ?",
+            [" AND ".join(map(_phrase, terms)), *params, depth]).fetchall()
+
+    def _rows_holding(self, term: str, *, among: Sequence[str] = ()) -> set[int]:
+        """The rowids of the records holding `term` (and, given `among`, also any one of
+        `among`: a common word is only looked up where rarer words are)."""
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return fulltext_pg.rows_holding(self.conn, term, among=among)
+        match = _phrase(term)
+        if among:
+            match += " AND (" + " OR ".join(map(_phrase, among)) + ")"
+        return {int(r[0]) for r in self.conn.execute(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ?", (match,))}
 
     def _records_by_rowid(self, rowids: Sequence[int]) -> builtins.list[Record]:
         if not rowids:
@@ -718,11 +758,15 @@ class MemoryStore:
             f"SELECT rowid, * FROM records WHERE rowid IN ({marks})", builtins.list(rowids))}
         return [self._record(rows[i], with_sources=False) for i in rowids if i in rows]
 
-    def _doc_freq(self, match: str) -> int:
-        """How many rows FTS `match` has, counting at most `RECALL_EXACT_POSTINGS` + 1."""
+    def _doc_freq(self, term: str) -> int:
+        """How many records hold `term`, counting at most `RECALL_EXACT_POSTINGS` + 1."""
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return fulltext_pg.doc_freq(self.conn, term, RECALL_EXACT_POSTINGS + 1)
         row = self.conn.execute(
             "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
-            " LIMIT ?)", (match, RECALL_EXACT_POSTINGS + 1),
+            " LIMIT ?)", (_phrase(term), RECALL_EXACT_POSTINGS + 1),
         ).fetchone()
         return int(row[0])
 
@@ -807,7 +851,7 @@ class MemoryStore:
             where.append("scope_kind = ?")
             params.append(scope_kind)
         if text and text.strip():
-            clause, values = _text_filter(text.strip())
+            clause, values = _text_filter(text.strip(), self.db.dialect)
             where.append(clause)
             params.extend(values)
         if not 1 <= limit <= 500:
@@ -859,6 +903,10 @@ class MemoryStore:
                     json.dumps(_snapshot(record), ensure_ascii=False)):
                 problems.append(f"record {record.id}: differs from its latest revision "
                                 f"{head['revision_id']}")
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return problems + fulltext_pg.index_problems(self.conn)
         indexed = {int(r[0]) for r in self.conn.execute("SELECT id FROM records_fts_docsize")}
         present = {int(r["rid"]) for r in rows}
         by_rowid = {int(r["rid"]): r["id"] for r in rows}
@@ -882,6 +930,18 @@ class MemoryStore:
         return problems
 
     # --- writing ---------------------------------------------------------------------
+
+    def lock_in_transaction(self, record_ids: Iterable[str]) -> None:
+        """Hold the rows of `record_ids` until the open transaction ends, so what the
+        caller re-verifies (digest, revisions) cannot change before it writes.
+
+        PostgreSQL: ``SELECT … FOR UPDATE`` on those rows (in id order: two appliers never
+        deadlock). SQLite: nothing to do, the open ``BEGIN IMMEDIATE`` holds the file.
+        """
+        ids = sorted({i for i in record_ids if i})
+        if self.db.dialect == "postgres" and ids:
+            self.conn.execute(
+                "SELECT id FROM records WHERE id = ANY(?) ORDER BY id FOR UPDATE", (ids,))
 
     def write_revision_in_transaction(
         self, record_id: str, *, actor: str, reason: str | None, now: str

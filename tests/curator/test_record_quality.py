@@ -80,3 +80,59 @@ def test_two_rules_on_plain_words_are_both_kept(fmt: str, tmp_path: Path) -> Non
     ], tmp_path)
     texts = " ".join(_texts(ops)).lower()
     assert "pnpm" in texts and "vitest" in texts
+
+
+@pytest.mark.parametrize("fmt", _sessions("terse-rejection"))
+def test_terse_rejection_reason_reads_with_what_the_agent_then_did(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "add a NOTICE file for the bundled fonts"),
+        ("tool", "Write", {"file_path": "/work/app/NOTICE", "content": "Fonts by Someone"}),
+        ("reject", "Acme Type Foundry."),
+        ("tool", "Write", {"file_path": "/work/app/NOTICE", "content": "Fonts by Acme"}),
+        ("result", "File created successfully"),
+        ("assistant", "Created NOTICE, crediting the fonts to Acme Type Foundry."),
+    ], tmp_path)
+    texts = _texts(ops)
+    # never the bare fragment: a reader must see what "Acme Type Foundry" is about
+    assert all(t.strip(" .") != "Acme Type Foundry" for t in texts), texts
+    if fmt == "claude":  # the only format that keeps the refusal's own reason
+        assert any("crediting the fonts to Acme Type Foundry" in t for t in texts), texts
+        assert any("NOTICE" in t for t in texts), texts
+        assert all(op["evidence"] == "Acme Type Foundry." for op in _saved(ops)), ops
+
+
+@pytest.mark.parametrize("fmt", _sessions("terse-rejection-unexplained"))
+def test_terse_rejection_the_agent_never_explains_is_not_saved(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "add a NOTICE file for the bundled fonts"),
+        ("tool", "Write", {"file_path": "/work/app/NOTICE", "content": "Fonts by Someone"}),
+        ("reject", "Acme Type Foundry."),
+        ("assistant", "Understood."),
+    ], tmp_path)
+    assert all("Acme" not in t for t in _texts(ops)), _texts(ops)
+
+
+_OFFER = (
+    "Two ways to fix the flaky upload test:\n\n"
+    "1. **Retry the upload in the test** - wrap the call in a retry helper\n"
+    "2. **Fake the storage clock** - inject a clock into the uploader\n\n"
+    "Which do you prefer?"
+)
+
+
+@pytest.mark.parametrize("fmt", _sessions("option-named"))
+def test_statement_about_an_offered_option_names_it(fmt: str, tmp_path: Path) -> None:
+    said = "option 1 doesn't work because retries hide real storage failures"
+    ops = curate_session(fmt, [
+        ("user", "the upload test is flaky on CI"),
+        ("assistant", _OFFER),
+        ("user", said),
+        ("assistant", "Then I will inject a clock."),
+    ], tmp_path)
+    texts = _texts(ops)
+    assert any("Option 1 (retry the upload in the test) doesn't work" in t for t in texts), texts
+    assert any(op["evidence"] == said for op in _saved(ops)), ops

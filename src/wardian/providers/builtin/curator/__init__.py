@@ -257,11 +257,15 @@ def _is_fragment(text: str) -> bool:
 
 
 def _candidates(
-    human: list[tuple[int, str]], corrections: dict[int, str] | None = None
+    human: list[tuple[int, str]],
+    corrections: dict[int, str] | None = None,
+    offers: dict[int, str] | None = None,
 ) -> list[_Candidate]:
     """Cue-matched statements in human messages; in a message that corrects an interrupted
-    or refused action (`corrections`: seq → the action), plain statements too."""
+    or refused action (`corrections`: seq → the action), plain statements too. An "option
+    N" a statement mentions is named from the agent's prose before it (`offers`)."""
     corrections = corrections or {}
+    offers = offers or {}
     found: list[_Candidate] = []
     last_seqs = [seq for seq, _ in human[-OPEN_ISSUE_WINDOW:]]
     success_after: dict[int, bool] = {}
@@ -345,6 +349,12 @@ def _candidates(
                 local.append(_cand(before[0], 0.95, "stable", "explicit", text))
         # the most specific statements first: a dictated message repeats itself, and only
         # its best few clauses are worth keeping
+        offer = offers.get(seq)
+        if offer:
+            local = [
+                replace(c, source=signals.name_options(c.source, offer)) if not c.text else c
+                for c in local
+            ]
         local.sort(key=lambda c: (-c.score, -_content_words(c.source), c.start))
         found.extend(local[:MAX_PER_MESSAGE])
     return found
@@ -654,7 +664,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     human = _human_messages(messages)
     corrections = signals.corrections(messages, workspace)
     candidates = (
-        _candidates(human, corrections)
+        _candidates(human, corrections, signals.offers(messages))
         + _habits(human)
         + [
             c

@@ -41,9 +41,9 @@ MIN_SEGMENT_CHARS = 12
 """Shorter segments ("yes", "proceed") carry nothing durable."""
 MAX_SEGMENT_CHARS = 320
 """Longer segments are cut at clause words so evidence stays a readable excerpt."""
-RUN_ON_MIN_CHARS = 160
+RUN_ON_MIN_CHARS = 240
 """A segment at least this long…"""
-RUN_ON_CHARS_PER_MARK = 70
+RUN_ON_CHARS_PER_MARK = 100
 """…with fewer than one punctuation mark per this many characters is dictation."""
 RUN_ON_MAX_CLAUSE_CHARS = 200
 """A "which…" clause is joined to the clause before it while both fit in this length."""

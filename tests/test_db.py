@@ -7,8 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from wardian._db import atomic, connect, migrate_component, migrate_user_version
+from wardian._db import (
+    Migration,
+    NamedMigration,
+    atomic,
+    connect,
+    migrate_component,
+    migrate_user_version,
+)
 from wardian.errors import StoreError
+
+
+def named(*scripts: Migration) -> list[NamedMigration]:
+    """Migrations m1, m2, ... for these scripts (the names only need to be stable)."""
+    return [NamedMigration(f"m{i}", script) for i, script in enumerate(scripts, 1)]
 
 
 def test_connect_sets_wal_busy_timeout_and_foreign_keys(tmp_path: Path) -> None:
@@ -47,30 +59,31 @@ def test_failed_migration_leaves_nothing_and_stays_pending(tmp_path: Path) -> No
     good = "CREATE TABLE a (v INTEGER);"
     bad = "CREATE TABLE b (v INTEGER); INSERT INTO missing VALUES (1);"
     with pytest.raises(StoreError, match="migration 2 failed"):
-        migrate_user_version(conn, [good, bad])
+        migrate_user_version(conn, named(good, bad))
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert "a" in tables and "b" not in tables
-    assert migrate_user_version(conn, [good, "CREATE TABLE b (v INTEGER);"]) == 2
+    assert migrate_user_version(conn, named(good, "CREATE TABLE b (v INTEGER);")) == 2
 
 
 def test_newer_database_is_refused(tmp_path: Path) -> None:
     conn = connect(tmp_path / "x.db")
-    migrate_user_version(conn, ["CREATE TABLE a (v INTEGER);", "CREATE TABLE b (v INTEGER);"])
+    migrate_user_version(conn, named("CREATE TABLE a (v INTEGER);", "CREATE TABLE b (v INTEGER);"))
     with pytest.raises(StoreError, match="newer than this Wardian"):
-        migrate_user_version(conn, ["CREATE TABLE a (v INTEGER);"])
+        migrate_user_version(conn, named("CREATE TABLE a (v INTEGER);"))
 
 
 def test_components_migrate_independently(tmp_path: Path) -> None:
     conn = connect(tmp_path / "state.db")
-    migrate_component(conn, "one", ["CREATE TABLE one_t (v INTEGER);"])
-    migrate_component(conn, "two", ["CREATE TABLE two_t (v INTEGER);", "ALTER TABLE two_t ADD w;"])
+    migrate_component(conn, "one", named("CREATE TABLE one_t (v INTEGER);"))
+    migrate_component(conn, "two", named("CREATE TABLE two_t (v INTEGER);",
+                                         "ALTER TABLE two_t ADD w;"))
     rows = conn.execute(
         "SELECT component, version FROM schema_migrations ORDER BY component, version"
     ).fetchall()
     assert [tuple(r) for r in rows] == [("one", 1), ("two", 1), ("two", 2)]
     # Re-running is a no-op.
-    assert migrate_component(conn, "one", ["CREATE TABLE one_t (v INTEGER);"]) == 1
+    assert migrate_component(conn, "one", named("CREATE TABLE one_t (v INTEGER);")) == 1
 
 
 def test_unopenable_database_is_a_store_error(tmp_path: Path) -> None:
@@ -78,4 +91,64 @@ def test_unopenable_database_is_a_store_error(tmp_path: Path) -> None:
     not_db.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises((StoreError, sqlite3.DatabaseError)):
         conn = connect(not_db)
-        migrate_user_version(conn, ["CREATE TABLE a (v INTEGER);"])
+        migrate_user_version(conn, named("CREATE TABLE a (v INTEGER);"))
+
+
+def test_each_migration_is_recorded_with_its_name(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "x.db")
+    migrate_user_version(conn, [NamedMigration("create_a", "CREATE TABLE a (v INTEGER);"),
+                                NamedMigration("add_a_w", "ALTER TABLE a ADD w;")],
+                         component="memory")
+    migrate_component(conn, "things", [NamedMigration("create_things", "CREATE TABLE t (v);")])
+    rows = conn.execute("SELECT component, version, name FROM schema_migrations"
+                        " ORDER BY component, version").fetchall()
+    assert [tuple(r) for r in rows] == [
+        ("memory", 1, "create_a"), ("memory", 2, "add_a_w"), ("things", 1, "create_things")]
+
+
+def test_a_database_migrated_before_names_existed_is_named_on_open(tmp_path: Path) -> None:
+    # What the release before named migrations left: bookkeeping rows without a name
+    # column (state.db) and a bare user_version (memory.db).
+    state = connect(tmp_path / "state.db")
+    state.executescript(
+        "CREATE TABLE schema_migrations (component TEXT NOT NULL, version INTEGER NOT NULL,"
+        " applied_at TEXT NOT NULL, PRIMARY KEY (component, version));"
+        "CREATE TABLE t (v); INSERT INTO t VALUES (7);"
+        "INSERT INTO schema_migrations VALUES ('things', 1, '2026-11-01T00:00:00Z');")
+    assert migrate_component(state, "things", [
+        NamedMigration("create_things", "CREATE TABLE t (v);"),
+        NamedMigration("add_things_w", "ALTER TABLE t ADD w;")]) == 2
+    rows = state.execute("SELECT version, name, applied_at FROM schema_migrations").fetchall()
+    assert [tuple(r) for r in rows] == [
+        (1, "create_things", "2026-11-01T00:00:00Z"), (2, "add_things_w", rows[1][2])]
+    assert state.execute("SELECT v, w FROM t").fetchall()[0][0] == 7  # data kept
+
+    memory = connect(tmp_path / "memory.db")
+    memory.executescript("CREATE TABLE a (v); PRAGMA user_version = 1;")
+    migrate_user_version(memory, [NamedMigration("create_a", "CREATE TABLE a (v);")],
+                         component="memory")
+    assert memory.execute("SELECT version, name FROM schema_migrations").fetchall()[0][:] == (
+        1, "create_a")
+
+
+def test_an_applied_migration_under_another_name_is_refused(tmp_path: Path) -> None:
+    # Two builds each appended their own migration 2: the second must not skip its own.
+    conn = connect(tmp_path / "state.db")
+    first = NamedMigration("create_things", "CREATE TABLE t (v);")
+    migrate_component(conn, "things", [first, NamedMigration("add_w", "ALTER TABLE t ADD w;")])
+    with pytest.raises(StoreError, match="things migration 2 was applied as 'add_w', but this"
+                       " Wardian calls migration 2 'add_x'"):
+        migrate_component(conn, "things", [first, NamedMigration("add_x", "ALTER TABLE t ADD x;")])
+    memory = connect(tmp_path / "memory.db")
+    migrate_user_version(memory, [first], component="memory")
+    with pytest.raises(StoreError, match="memory migration 1 was applied as 'create_things'"):
+        migrate_user_version(memory, [NamedMigration("create_other", "CREATE TABLE o (v);")],
+                             component="memory")
+
+
+def test_migration_names_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="must match"):
+        NamedMigration("Create Things", "CREATE TABLE t (v);")
+    with pytest.raises(ValueError, match="used twice"):
+        migrate_component(connect(tmp_path / "x.db"), "c",
+                          [NamedMigration("same", ""), NamedMigration("same", "")])

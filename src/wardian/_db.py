@@ -16,6 +16,12 @@ Two migration styles exist because two kinds of files exist:
 Each migration is applied with its bookkeeping inside one transaction, so a
 failed migration leaves nothing behind and stays pending.
 
+Every migration is a `NamedMigration`: a stable name recorded with its number in
+``schema_migrations`` (both files have the table; in ``memory.db`` it only names what
+``user_version`` counts). A database whose recorded name for a number differs from the
+code's (another build appended a different migration N) is refused instead of being
+silently mis-migrated. Rows written before names existed are named on the next open.
+
 `Database` is the unit of work over one file (like sqlite-utils' ``Database``): one
 connection per file per process (and per thread: a sqlite3 connection is not shared by
 threads that write), its migrations run once when it is opened, `Database.atomic` as a
@@ -31,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import sqlite3
 import threading
 import weakref
@@ -38,6 +45,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
@@ -48,6 +56,7 @@ __all__ = [
     "BUSY_TIMEOUT_MS",
     "Database",
     "Migration",
+    "NamedMigration",
     "StateDB",
     "atomic",
     "connect",
@@ -63,6 +72,29 @@ BUSY_TIMEOUT_MS = 30_000
 
 Migration = str | Callable[[sqlite3.Connection], None]
 """A migration is a SQL script or a function that runs inside the open transaction."""
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+@dataclass(frozen=True)
+class NamedMigration:
+    """One forward-only migration: its stable `name` and what it does (`apply`).
+
+    Args:
+        name: lower-case letters, digits and ``_`` (at most 64), unique within its list,
+            e.g. ``"create_agents"``; recorded with the migration's number and never changed.
+        apply: a SQL script, or a function run inside the migration's transaction.
+
+    Raises:
+        ValueError: the name is not of that form.
+    """
+
+    name: str
+    apply: Migration
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.name):
+            raise ValueError(f"migration name {self.name!r} must match {_NAME.pattern}")
 
 _savepoints = itertools.count()
 _write_locks: dict[int, threading.RLock] = {}
@@ -217,18 +249,94 @@ def _split_sql(script: str) -> list[str]:
     return statements
 
 
-def migrate_user_version(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> int:
+_BOOKKEEPING = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL,"
+    " name TEXT, PRIMARY KEY (component, version))"
+)
+"""``name`` came later (appended with ``ALTER TABLE``); ``applied_at`` of a row named after
+the fact is when its name was recorded."""
+
+
+def _names(component: str, migrations: Sequence[NamedMigration]) -> list[str]:
+    names = [m.name for m in migrations]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"{component}: migration names used twice: {twice}")
+    return names
+
+
+def _ensure_bookkeeping(conn: sqlite3.Connection) -> None:
+    """Create ``schema_migrations`` (with ``name``), or add ``name`` to an older one."""
+    try:
+        conn.execute("SELECT name FROM schema_migrations LIMIT 0")
+        return
+    except sqlite3.OperationalError:
+        pass
+    with atomic(conn):
+        conn.execute(_BOOKKEEPING)
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(schema_migrations)")}
+        if "name" not in columns:
+            conn.execute("ALTER TABLE schema_migrations ADD COLUMN name TEXT")
+
+
+def _recorded(conn: sqlite3.Connection, component: str) -> dict[int, str | None]:
+    rows = conn.execute(
+        "SELECT version, name FROM schema_migrations WHERE component = ?", (component,)
+    ).fetchall()
+    return {int(r[0]): r[1] for r in rows}
+
+
+def _record(conn: sqlite3.Connection, component: str, version: int, name: str) -> None:
+    conn.execute(
+        "INSERT INTO schema_migrations (component, version, applied_at, name)"
+        " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?)"
+        " ON CONFLICT (component, version) DO UPDATE SET name = excluded.name",
+        (component, version, name),
+    )
+
+
+def _check_names(conn: sqlite3.Connection, component: str, applied: int,
+                 names: Sequence[str], recorded: dict[int, str | None]) -> None:
+    """Refuse a database whose applied migrations carry other names than the code's; name
+    the applied ones that have no name yet (written before names existed)."""
+    for version in range(1, applied + 1):
+        found = recorded.get(version)
+        if found is not None and found != names[version - 1]:
+            raise StoreError(
+                f"{component} migration {version} was applied as {found!r}, but this Wardian"
+                f" calls migration {version} {names[version - 1]!r}",
+                hint="the database was migrated by another Wardian build; run that build,"
+                " or restore a backup made before it",
+            )
+    unnamed = [v for v in range(1, applied + 1) if recorded.get(v) is None]
+    if not unnamed:
+        return
+    try:
+        with atomic(conn):
+            for version in unnamed:
+                _record(conn, component, version, names[version - 1])
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc):
+            raise  # a read-only file stays usable; its names are recorded on a later open
+
+
+def migrate_user_version(conn: sqlite3.Connection, migrations: Sequence[NamedMigration],
+                         *, component: str = "main") -> int:
     """Apply pending `migrations` in order, counting them in ``PRAGMA user_version``.
 
     Forward-only: a database newer than this code (user_version > len(migrations))
-    is refused rather than written to.
+    is refused rather than written to. Each migration's name is recorded in
+    ``schema_migrations`` under `component`.
 
     Returns:
         The schema version after migrating.
 
     Raises:
-        StoreError: the database is newer than this Wardian, or a migration failed.
+        StoreError: the database is newer than this Wardian, an applied migration carries
+            another name than this code's, or a migration failed.
     """
+    names = _names(component, migrations)
     current = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if current > len(migrations):
         raise StoreError(
@@ -236,6 +344,11 @@ def migrate_user_version(conn: sqlite3.Connection, migrations: Sequence[Migratio
             f"understands ({len(migrations)})",
             hint="upgrade wardian",
         )
+    try:
+        _ensure_bookkeeping(conn)
+        _check_names(conn, component, current, names, _recorded(conn, component))
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot name the migrations of {component}: {exc}") from exc
     for version in range(current + 1, len(migrations) + 1):
         try:
             with atomic(conn):
@@ -243,7 +356,8 @@ def migrate_user_version(conn: sqlite3.Connection, migrations: Sequence[Migratio
                 now = int(conn.execute("PRAGMA user_version").fetchone()[0])
                 if now >= version:
                     continue
-                _apply(conn, migrations[version - 1])
+                _apply(conn, migrations[version - 1].apply)
+                _record(conn, component, version, names[version - 1])
                 conn.execute(f"PRAGMA user_version = {version}")
         except sqlite3.Error as exc:
             raise StoreError(f"migration {version} failed: {exc}") from exc
@@ -251,51 +365,45 @@ def migrate_user_version(conn: sqlite3.Connection, migrations: Sequence[Migratio
 
 
 def migrate_component(
-    conn: sqlite3.Connection, component: str, migrations: Sequence[Migration]
+    conn: sqlite3.Connection, component: str, migrations: Sequence[NamedMigration]
 ) -> int:
     """Apply pending `migrations` of one `component` of a shared database.
 
     Args:
         component: a stable name such as ``"agents"`` or ``"runs"``.
-        migrations: ordered; version N is ``migrations[N-1]``.
+        migrations: ordered; version N is ``migrations[N-1]``, recorded with its name.
 
     Returns:
         The component's schema version after migrating.
 
     Raises:
-        StoreError: a migration failed, or the component is newer than this code.
+        StoreError: a migration failed, an applied migration carries another name than
+            this code's, or the component is newer than this code.
     """
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL,"
-        " PRIMARY KEY (component, version))"
-    )
-
-    def applied() -> int:
-        row = conn.execute(
-            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations WHERE component = ?",
-            (component,),
-        ).fetchone()
-        return int(row[0])
-
-    current = applied()
+    names = _names(component, migrations)
+    try:
+        _ensure_bookkeeping(conn)
+        recorded = _recorded(conn, component)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read the migrations of {component}: {exc}") from exc
+    current = max(recorded, default=0)
     if current > len(migrations):
         raise StoreError(
             f"{component} schema version {current} is newer than this Wardian "
             f"understands ({len(migrations)})",
             hint="upgrade wardian",
         )
+    try:
+        _check_names(conn, component, current, names, recorded)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot name the migrations of {component}: {exc}") from exc
     for version in range(current + 1, len(migrations) + 1):
         try:
             with atomic(conn):
-                if applied() >= version:
+                if max(_recorded(conn, component), default=0) >= version:
                     continue
-                _apply(conn, migrations[version - 1])
-                conn.execute(
-                    "INSERT INTO schema_migrations (component, version, applied_at)"
-                    " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-                    (component, version),
-                )
+                _apply(conn, migrations[version - 1].apply)
+                _record(conn, component, version, names[version - 1])
         except sqlite3.Error as exc:
             raise StoreError(f"{component} migration {version} failed: {exc}") from exc
     return len(migrations)
@@ -304,11 +412,11 @@ def migrate_component(
 _D = TypeVar("_D", bound="Database")
 _T = TypeVar("_T")
 
-_STATE_COMPONENTS: dict[str, Sequence[Migration]] = {}
+_STATE_COMPONENTS: dict[str, Sequence[NamedMigration]] = {}
 """Every ``state.db`` component this process has imported: name -> ordered migrations."""
 
 
-def register_state_component(component: str, migrations: Sequence[Migration]) -> None:
+def register_state_component(component: str, migrations: Sequence[NamedMigration]) -> None:
     """Declare the migrations of one ``state.db`` component (at import of its store module).
 
     Every `StateDB` opened afterwards applies them on open; one already open applies them
@@ -445,7 +553,8 @@ class StateDB(Database):
         for component, migrations in list(_STATE_COMPONENTS.items()):
             self.require(component, migrations)
 
-    def require(self, component: str, migrations: Sequence[Migration] | None = None) -> None:
+    def require(self, component: str,
+                migrations: Sequence[NamedMigration] | None = None) -> None:
         """Make sure `component`'s migrations have run on this file (once per process).
 
         Raises:

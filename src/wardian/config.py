@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.errors import UsageError
 
@@ -219,8 +219,8 @@ SETTINGS: dict[str, Setting] = {
     )
 }
 
-_SETTINGS_MIGRATIONS = [
-    """
+_SETTINGS_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_settings", """
     CREATE TABLE settings (
         key TEXT NOT NULL,
         agent_id TEXT NOT NULL DEFAULT '',
@@ -228,7 +228,7 @@ _SETTINGS_MIGRATIONS = [
         updated_at TEXT NOT NULL,
         PRIMARY KEY (key, agent_id)
     );
-    """,
+    """),
 ]
 
 

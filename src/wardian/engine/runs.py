@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, WardianError
 
@@ -46,8 +46,8 @@ FINAL_STATUSES = ("succeeded", "failed", "cancelled", "skipped")
 RESUMABLE_STATUSES = ("interrupted", "failed", "cancelled")
 REDACTED = "***"
 
-MIGRATIONS = [
-    """
+MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_runs", """
     CREATE TABLE runs (
         id TEXT PRIMARY KEY,
         blueprint_id TEXT NOT NULL,
@@ -107,7 +107,7 @@ MIGRATIONS = [
     CREATE TRIGGER run_events_append_only_delete BEFORE DELETE ON run_events
     WHEN (SELECT COUNT(*) FROM runs WHERE id = OLD.run_id) > 0
     BEGIN SELECT RAISE(ABORT, 'run_events is append-only'); END;
-    """,
+    """),
 ]
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import StoreError, WardianError
@@ -61,8 +61,8 @@ REASON_LOGGING_DISABLED = LOGGING_DISABLED
 REASON_NO_TRANSCRIPT = "no transcript"
 REASON_UNREADABLE = "unreadable transcript"
 
-_MIGRATIONS = [
-    """
+_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_session_close_fires", """
     CREATE TABLE session_close_fires (
         event_id TEXT NOT NULL,
         invoker_id TEXT NOT NULL,
@@ -76,7 +76,7 @@ _MIGRATIONS = [
     CREATE INDEX session_close_fires_invoker ON session_close_fires (invoker_id, created_at);
     CREATE INDEX session_close_fires_undispatched ON session_close_fires (dispatched_at)
         WHERE dispatched_at IS NULL;
-    """,
+    """),
 ]
 
 

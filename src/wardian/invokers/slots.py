@@ -31,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from wardian._db import StateDB, atomic, migrate_component
+from wardian._db import NamedMigration, StateDB, atomic, migrate_component
 from wardian._util import format_utc, parse_utc, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import StoreError, WardianError
@@ -42,8 +42,8 @@ __all__ = ["OUTCOMES", "ScheduleState", "Slot", "SlotStore", "dispatch_slot", "s
 
 OUTCOMES = ("pending", "ran", "skipped", "coalesced", "blocked")
 
-_MIGRATIONS = [
-    """
+_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_schedule_slots", """
     CREATE TABLE schedule_slots (
         invoker_id TEXT NOT NULL,
         scheduled_time TEXT NOT NULL,
@@ -62,17 +62,17 @@ _MIGRATIONS = [
         active_since TEXT NOT NULL,
         disabled_at TEXT
     );
-    """,
+    """),
     # settled_at: set once the slot's run was handed to the executor and returned (or was
     # found not queued), so a restart re-executes only runs that never started.
-    """
+    NamedMigration("add_schedule_slots_settled_at", """
     ALTER TABLE schedule_slots ADD COLUMN settled_at TEXT;
     CREATE INDEX schedule_slots_unsettled ON schedule_slots (outcome, settled_at);
-    """,
+    """),
     # blocked: the invoker was broken (blueprint missing or invalid, a required input
     # unset) when the slot fell due; `reason` says why and no run was created. SQLite
     # cannot alter a CHECK, so the table is rebuilt with its rows.
-    """
+    NamedMigration("schedule_slots_blocked_outcome", """
     CREATE TABLE schedule_slots_new (
         invoker_id TEXT NOT NULL,
         scheduled_time TEXT NOT NULL,
@@ -95,7 +95,7 @@ _MIGRATIONS = [
     ALTER TABLE schedule_slots_new RENAME TO schedule_slots;
     CREATE INDEX schedule_slots_outcome ON schedule_slots (outcome);
     CREATE INDEX schedule_slots_unsettled ON schedule_slots (outcome, settled_at);
-    """,
+    """),
 ]
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
@@ -29,8 +29,8 @@ __all__ = ["INVOKER_KINDS", "Invoker", "InvokerStore"]
 INVOKER_KINDS = ("session-close", "schedule")
 """The kinds of invoker this table holds."""
 
-_MIGRATIONS = [
-    """
+_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_invokers", """
     CREATE TABLE invokers (
         id TEXT PRIMARY KEY,
         kind TEXT NOT NULL CHECK (kind IN ('session-close', 'schedule')),
@@ -45,7 +45,7 @@ _MIGRATIONS = [
         updated_at TEXT NOT NULL
     );
     CREATE INDEX invokers_kind_agent ON invokers (kind, agent_id, enabled);
-    """,
+    """),
 ]
 
 

@@ -26,7 +26,7 @@ class MemoryDB(Database):
 
     def _migrate_on_open(self) -> None:
         before = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
-        migrate_user_version(self.conn, MIGRATIONS)
+        migrate_user_version(self.conn, MIGRATIONS, component="memory")
         if 0 < before < FLAG_MIGRATION:
             self._tell_flagged()
 

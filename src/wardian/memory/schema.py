@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from wardian._db import Migration
+from wardian._db import NamedMigration
 
 __all__ = ["FLAG_MIGRATION", "MIGRATIONS", "flag_secret_records"]
 
@@ -74,8 +74,8 @@ def _discard(_count: int) -> None:
 FLAG_MIGRATION = 5
 """The migration (``PRAGMA user_version``) that adds and fills ``records.flagged``."""
 
-MIGRATIONS: list[Migration] = [
-    """
+MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_records", """
     CREATE TABLE records (
         id TEXT PRIMARY KEY,
         agent_id TEXT NOT NULL,
@@ -180,17 +180,17 @@ MIGRATIONS: list[Migration] = [
         updated_at TEXT NOT NULL,
         updated_by TEXT NOT NULL
     );
-    """,
+    """),
     # 2: the startup set (agent scope + one workspace, stable before current, newest first)
     # reads only this index, so building a launch's context stays cheap at 100k records.
-    """
+    NamedMigration("index_records_startup", """
     CREATE INDEX records_startup
         ON records (agent_id, status, kind, scope_kind, scope_path, updated_at);
-    """,
+    """),
     # 3: every managed launch, memory enabled or not: a launch with memory disabled mints no
     # capability, yet its processes must still be refused operator commands after clearing
     # their environment (`require_operator` matches their ancestors against this table).
-    """
+    NamedMigration("create_launches", """
     CREATE TABLE launches (
         launch_id TEXT PRIMARY KEY,
         agent_id TEXT NOT NULL,
@@ -201,17 +201,17 @@ MIGRATIONS: list[Migration] = [
         created_at TEXT NOT NULL
     );
     CREATE INDEX launches_process ON launches (pid, process_started_at);
-    """,
+    """),
     # 4: Garden's paged record lists (one owner and status, newest first) step through this
     # index alone, so page 200 of 10k records costs what page 1 does.
-    """
+    NamedMigration("index_records_page", """
     CREATE INDEX records_page ON records (agent_id, status, updated_at, id);
-    """,
+    """),
     # 5: existing stores are checked once for secrets; holders are set aside (issue 14).
-    lambda conn: _discard(flag_secret_records(conn)),
+    NamedMigration("flag_secret_records", lambda conn: _discard(flag_secret_records(conn))),
     # 6: a valid capability presented from outside its launch's process tree (read from
     # /proc, or a copied environment replayed): refused, and kept here naming both launches.
-    """
+    NamedMigration("create_capability_refusals", """
     CREATE TABLE capability_refusals (
         id INTEGER PRIMARY KEY,
         at TEXT NOT NULL,
@@ -222,16 +222,16 @@ MIGRATIONS: list[Migration] = [
         caller_pid INTEGER NOT NULL,
         reason TEXT NOT NULL
     );
-    """,
+    """),
     # 7: a record's sentence vector for semantic recall (issue 19), computed from the text
     # of the revision it names by the optional embedding model (`wardian.memory.embedding`)
     # at save/update time. Records saved without the model have none (lexical recall only).
-    """
+    NamedMigration("create_record_vectors", """
     CREATE TABLE record_vectors (
         record_id TEXT PRIMARY KEY REFERENCES records (id) ON DELETE CASCADE,
         revision_id TEXT NOT NULL,
         model TEXT NOT NULL,
         vector BLOB NOT NULL
     );
-    """,
+    """),
 ]

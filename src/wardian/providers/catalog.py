@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import UsageError
@@ -37,8 +37,8 @@ __all__ = ["DISCOVERY_TIMEOUT_S", "CatalogEntry", "CatalogRefreshFailed", "Model
 DISCOVERY_TIMEOUT_S = 30.0
 """Default limit, in seconds, for one provider's model discovery."""
 
-_MIGRATIONS = [
-    """
+_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_model_catalog", """
     CREATE TABLE model_catalog (
         provider TEXT PRIMARY KEY,
         models_json TEXT,
@@ -46,10 +46,11 @@ _MIGRATIONS = [
         last_attempt_at TEXT NOT NULL,
         last_error TEXT
     );
-    """,
+    """),
     # The hint of the last refresh error on its own, so a later message can say how to fix
     # it and then how to retry in one sentence (last_error keeps the whole rendered text).
-    "ALTER TABLE model_catalog ADD COLUMN last_error_hint TEXT;",
+    NamedMigration("add_model_catalog_last_error_hint",
+                   "ALTER TABLE model_catalog ADD COLUMN last_error_hint TEXT;"),
 ]
 
 

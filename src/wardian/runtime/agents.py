@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import AmbiguousIdError, ConflictError, NotFoundError, UsageError
@@ -21,8 +21,8 @@ __all__ = ["Agent", "AgentRegistry"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
-_MIGRATIONS = [
-    """
+_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_agents", """
     CREATE TABLE agents (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
@@ -32,7 +32,7 @@ _MIGRATIONS = [
         workspace TEXT,
         created_at TEXT NOT NULL
     );
-    """,
+    """),
 ]
 
 

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, WardianError
@@ -45,8 +45,8 @@ __all__ = [
     "transcript_format",
 ]
 
-_MIGRATIONS = [
-    """
+_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_conversations", """
     CREATE TABLE conversations (
         id TEXT PRIMARY KEY,
         agent_id TEXT NOT NULL,
@@ -78,18 +78,18 @@ _MIGRATIONS = [
         PRIMARY KEY (agent_id, seq)
     );
     CREATE INDEX archive_messages_conversation ON archive_messages (conversation_id, idx);
-    """,
+    """),
     # A transcript already archived for an earlier event contributes only what it gained
     # since: source_offset = how many of its messages earlier imports hold.
-    """
+    NamedMigration("add_conversations_source_offset", """
     ALTER TABLE conversations ADD COLUMN source_offset INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX conversations_source ON conversations (agent_id, source_path);
-    """,
+    """),
     # Secrets are replaced by typed placeholders before a message is stored (issue 14);
     # how many were replaced in this import.
-    """
+    NamedMigration("add_conversations_secrets_redacted", """
     ALTER TABLE conversations ADD COLUMN secrets_redacted INTEGER NOT NULL DEFAULT 0;
-    """,
+    """),
 ]
 
 _FORMATS = {

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
 
@@ -51,8 +51,8 @@ __all__ = [
 RECOVERED = "recovered"
 """The boundary of a session-close event recorded by recovery."""
 
-_MIGRATIONS = [
-    """
+_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_recovery_requests", """
     CREATE TABLE recovery_requests (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         agent_id TEXT NOT NULL,
@@ -68,7 +68,7 @@ _MIGRATIONS = [
         checked_at TEXT NOT NULL,
         PRIMARY KEY (agent_id, path)
     );
-    """,
+    """),
 ]
 
 

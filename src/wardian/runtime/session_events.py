@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._process import keep
 from wardian._util import new_id, utc_now_iso
 from wardian.config import data_dir, state_db_path
@@ -62,8 +62,8 @@ DRAIN_LOCK_FILE = "drain.lock"
 DAEMON_LOCK_FILE = "serve.lock"
 """Held by ``wardian serve`` for its lifetime; while held, writers start no drain worker."""
 
-_MIGRATIONS = [
-    """
+_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_session_events", """
     CREATE TABLE session_events (
         id TEXT PRIMARY KEY,
         agent_id TEXT NOT NULL,
@@ -86,7 +86,7 @@ _MIGRATIONS = [
         UNIQUE (agent_id, session_id, boundary)
     );
     CREATE INDEX session_events_pending ON session_events (status, created_at);
-    """,
+    """),
 ]
 
 

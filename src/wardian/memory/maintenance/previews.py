@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wardian._db import StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
 
@@ -24,8 +24,8 @@ __all__ = ["COMPONENT", "CachedPreview", "PreviewCache"]
 
 COMPONENT = "maintenance_previews"
 
-_MIGRATIONS = [
-    """
+_MIGRATIONS: list[NamedMigration] = [
+    NamedMigration("create_maintenance_previews", """
     CREATE TABLE maintenance_previews (
         owner_id TEXT NOT NULL,
         preview_digest TEXT NOT NULL,
@@ -36,7 +36,7 @@ _MIGRATIONS = [
         preview_json TEXT NOT NULL,
         PRIMARY KEY (owner_id, preview_digest)
     );
-    """,
+    """),
 ]
 
 

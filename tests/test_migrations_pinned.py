@@ -1,0 +1,102 @@
+"""Shipped migrations are append-only: each keeps its number, name and SQL forever.
+
+`PINNED` is every migration Wardian has shipped, per component, as (name, first 12 hex of
+the SHA-256 of its SQL; ``"function"`` for one written in Python). Editing an old
+migration, renaming it or inserting one before it fails here; a new migration is appended
+to its list and to `PINNED`. DESIGN.md "Storage": forward-only migrations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from wardian._db import NamedMigration, StateDB
+from wardian.config import _SETTINGS_MIGRATIONS
+from wardian.engine.runs import MIGRATIONS as RUNS
+from wardian.invokers.drain import _MIGRATIONS as FIRES
+from wardian.invokers.slots import _MIGRATIONS as SLOTS
+from wardian.invokers.store import _MIGRATIONS as INVOKERS
+from wardian.memory.db import MemoryDB
+from wardian.memory.maintenance.previews import _MIGRATIONS as PREVIEWS
+from wardian.memory.schema import MIGRATIONS as MEMORY
+from wardian.providers.catalog import _MIGRATIONS as CATALOG
+from wardian.runtime.agents import _MIGRATIONS as AGENTS
+from wardian.runtime.archives import _MIGRATIONS as ARCHIVES
+from wardian.runtime.recovery import _MIGRATIONS as RECOVERY
+from wardian.runtime.session_events import _MIGRATIONS as EVENTS
+
+SHIPPED: dict[str, Sequence[NamedMigration]] = {
+    "memory": MEMORY, "agents": AGENTS, "archives": ARCHIVES, "recovery": RECOVERY,
+    "session_events": EVENTS, "model_catalog": CATALOG, "settings": _SETTINGS_MIGRATIONS,
+    "runs": RUNS, "schedule_slots": SLOTS, "session_close_fires": FIRES,
+    "invokers": INVOKERS, "maintenance_previews": PREVIEWS,
+}
+
+PINNED: dict[str, list[tuple[str, str]]] = {
+    "memory": [
+        ("create_records", "2a4c2449ad50"),
+        ("index_records_startup", "253c8dd8b0f7"),
+        ("create_launches", "48864caf0e50"),
+        ("index_records_page", "7bc972a18ac4"),
+        ("flag_secret_records", "function"),
+        ("create_capability_refusals", "573c53312684"),
+        ("create_record_vectors", "7de8836fd333"),
+    ],
+    "agents": [("create_agents", "867ed884b537")],
+    "archives": [
+        ("create_conversations", "3f1b7d64d564"),
+        ("add_conversations_source_offset", "263b441722a1"),
+        ("add_conversations_secrets_redacted", "86ab87b11534"),
+    ],
+    "recovery": [("create_recovery_requests", "09d59a35bb23")],
+    "session_events": [("create_session_events", "da69661d148a")],
+    "model_catalog": [
+        ("create_model_catalog", "13f88080e659"),
+        ("add_model_catalog_last_error_hint", "a44ef703d1e9"),
+    ],
+    "settings": [("create_settings", "d40d45364a2f")],
+    "runs": [("create_runs", "7fcc46bf7796")],
+    "schedule_slots": [
+        ("create_schedule_slots", "000d361c023f"),
+        ("add_schedule_slots_settled_at", "d72b1538c19e"),
+        ("schedule_slots_blocked_outcome", "f87c0439e23b"),
+    ],
+    "session_close_fires": [("create_session_close_fires", "1078590e9b19")],
+    "invokers": [("create_invokers", "7b14a954d1d1")],
+    "maintenance_previews": [("create_maintenance_previews", "4e804ce58fce")],
+}
+
+
+def _digest(migration: NamedMigration) -> str:
+    if callable(migration.apply):
+        return "function"
+    return hashlib.sha256(migration.apply.encode()).hexdigest()[:12]
+
+
+def test_shipped_migrations_are_append_only() -> None:
+    found = {component: [(m.name, _digest(m)) for m in migrations]
+             for component, migrations in SHIPPED.items()}
+    for component, pinned in PINNED.items():
+        assert found[component][: len(pinned)] == pinned, (
+            f"{component}: a shipped migration was edited, renamed or reordered; "
+            "append a new migration instead")
+    assert found == PINNED, "append each new migration to PINNED in " + __file__
+
+
+def test_a_fresh_database_records_every_name(tmp_path: Path) -> None:
+    with MemoryDB.open(tmp_path / "memory.db") as memory:
+        rows = memory.conn.execute(
+            "SELECT name FROM schema_migrations WHERE component = 'memory' ORDER BY version")
+        assert [r[0] for r in rows] == [m.name for m in MEMORY]
+    with StateDB.open(tmp_path / "state.db") as state:
+        for component, migrations in SHIPPED.items():
+            if component != "memory":
+                state.require(component, migrations)
+        for component, migrations in SHIPPED.items():
+            if component != "memory":
+                rows = state.conn.execute(
+                    "SELECT name FROM schema_migrations WHERE component = ?"
+                    " ORDER BY version", (component,))
+                assert [r[0] for r in rows] == [m.name for m in migrations]

@@ -59,3 +59,87 @@ def test_with_the_model_doctor_counts_records_without_a_vector(
     findings = _recall_findings(cli)
     assert [f["status"] for f in findings] == ["ok", "warning"]
     assert "1 active records have no vector" in findings[1]["message"]
+
+
+def test_records_saved_without_the_model_get_vectors_from_reindex(
+    cli: CliRunner, wardian_home: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import wardian.memory.embedding as embedding
+
+    real = embedding.model_files
+    if real() is None:
+        pytest.skip("wordllama is not installed")
+    monkeypatch.setattr(embedding, "model_files", lambda: None)  # saved while absent
+    store = MemoryStore()
+    texts = ["Use pnpm, not npm or yarn, in the web workspace",
+             "The staging database is postgres 16 on host db-stage-3",
+             "The mobile app supports Portuguese and Polish",
+             "Payments are retried three times with jittered backoff"]
+    ids = [store.save(AGENT, t, evidence="e", scope=Scope.workspace("/w"), actor="t").id
+           for t in texts]
+    removed = store.save(AGENT, "The kiln fires on Tuesdays", evidence="e",
+                         scope=Scope.workspace("/w"), actor="t").id
+    store.remove(AGENT, removed, actor="t", reason="wrong")
+    assert store.backfill_vectors() == 0 and store.missing_vectors() == 0  # nothing to do
+    store.close()
+    res = invoke(cli, "garden", "memory", "reindex")
+    assert "semantic recall is off" in res.stdout
+    monkeypatch.setattr(embedding, "model_files", real)  # the model is now installed
+    question = "what languages does the phone app ship in"
+    before = MemoryStore()
+    assert before.missing_vectors() == 4
+    assert before.recall(AGENT, question, workspace="/w") == []  # by its words only
+    before.close()
+    assert [f["status"] for f in _recall_findings(cli)] == ["ok", "warning"]
+    assert _recall_findings(cli)[1]["fix"] == "wardian garden memory reindex"
+    doc = json.loads(invoke(cli, "garden", "memory", "reindex", "--json").stdout)
+    assert doc == {"semantic": True, "model": embedding.MODEL, "filled": 4, "missing": 0}
+    after = MemoryStore()
+    rows = {r[0]: r[1] for r in after.conn.execute(
+        "SELECT record_id, revision_id FROM record_vectors")}
+    assert set(rows) == set(ids)  # the removed record gets none
+    assert all(rows[i] == after.get(i).current_revision_id for i in ids)
+    assert [r.id for r in after.recall(AGENT, question, workspace="/w")][:1] == [ids[2]]
+    after.close()
+    assert [f["status"] for f in _recall_findings(cli)] == ["ok"]
+    again = invoke(cli, "garden", "memory", "reindex")
+    assert again.stdout.startswith("0 record(s) got a vector")
+
+
+def test_backfill_skips_a_record_revised_meanwhile_and_goes_in_batches(
+    wardian_home: Path,
+) -> None:
+    from wardian.memory.embedding import Embedder, model_files
+
+    if model_files() is None:
+        pytest.skip("wordllama is not installed")
+    store = MemoryStore()
+    ids = [store.save(AGENT, f"Shelf {i} holds glaze batch {i}", evidence="e",
+                      scope=Scope.agent(), actor="t").id for i in range(7)]
+    store.conn.execute("DELETE FROM record_vectors")
+    assert store.missing_vectors() == 7
+    assert store.backfill_vectors(batch=2, at_most=3) == 3
+    assert store.missing_vectors() == 4
+    embedder = store.embedder()
+    assert embedder is not None
+    new_text = "Shelf 6 now holds the celadon test tiles"
+
+    class Revising:
+        """Revises the last record (another writer) while its old text is embedded."""
+
+        def embed(self, text: str) -> list[float] | None:
+            if text == "Shelf 6 holds glaze batch 6":
+                store.update(AGENT, ids[-1], text=new_text, actor="other")
+            assert embedder is not None
+            return embedder.embed(text)
+
+    store._embedder = Revising()  # type: ignore[assignment]
+    assert store.backfill_vectors(batch=2) == 3  # the revised one already has its own
+    store._embedder = embedder
+    assert store.missing_vectors() == 0
+    row = store.conn.execute("SELECT revision_id, vector FROM record_vectors"
+                             " WHERE record_id = ?", (ids[-1],)).fetchone()
+    assert row["revision_id"] == store.get(ids[-1]).current_revision_id
+    expected = embedder.embed(new_text)
+    assert expected is not None and row["vector"] == Embedder.pack(expected)
+    store.close()

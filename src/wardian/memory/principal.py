@@ -1,7 +1,9 @@
 """Who is calling: resolve a managed process's agent from its environment; fail closed.
 
 Environment of a managed process (the one place these names are documented; CLI.md
-"Environment of a managed process"), set by ``wardian agent exec``:
+"Environment of a managed process"), set by ``wardian agent exec`` — and, for the provider
+CLI of a role step assigned to an agent, by the engine and that step's holder
+(`wardian.runtime.step_launch`), with a launch of its own:
 
 ``WARDIAN_AGENT_ID``
     The agent's id (UUID4). Always set for a managed process, memory enabled or not.

@@ -59,7 +59,8 @@ class CliAdapter(ProviderAdapter):
         cancel: threading.Event | None = None,
         max_output_bytes: int = MAX_OUTPUT_BYTES,
     ) -> ProcessResult:
-        """Run `argv` for `request` (cwd = request.cwd or a scratch dir).
+        """Run `argv` for `request` (cwd = request.cwd or a scratch dir), started through
+        `request.launch_prefix` with `request.launch_env` added to `env` when given.
 
         Args:
             max_output_bytes: cap, in bytes, on the stdout kept; past it the call fails.
@@ -75,12 +76,13 @@ class CliAdapter(ProviderAdapter):
             cwd = scratch.name
         try:
             result = run_process(
-                argv,
+                [*request.launch_prefix, *argv],
                 provider=self.name,
+                label=os.path.basename(argv[0]),
                 stdin_text=stdin_text,
                 timeout_s=timeout_s if timeout_s is not None else request.timeout_s,
                 cwd=cwd,
-                env=env,
+                env={**env, **request.launch_env},
                 cancel=cancel,
                 max_output_bytes=max_output_bytes,
             )

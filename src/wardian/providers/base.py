@@ -38,6 +38,11 @@ class ProviderRequest(BaseModel):
         cwd: absolute working directory for CLI providers, or None for a scratch dir.
         payload: structured data for the builtin provider (LLM adapters ignore it).
         options: adapter-specific options, validated by the adapter's `options_model`.
+        launch_env: variables added to a CLI provider's child environment (an
+            agent-assigned step's ``WARDIAN_AGENT_ID``/``WARDIAN_LAUNCH_ID``).
+        launch_prefix: the argv a CLI provider's child is started through, before the
+            CLI's own argv (the step's capability holder, which then execs the CLI;
+            `wardian.runtime.step_launch`). Providers without a child process ignore both.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -52,6 +57,8 @@ class ProviderRequest(BaseModel):
     cwd: str | None = None
     payload: dict[str, Any] = Field(default_factory=dict)
     options: dict[str, Any] = Field(default_factory=dict)
+    launch_env: dict[str, str] = Field(default_factory=dict)
+    launch_prefix: list[str] = Field(default_factory=list)
 
 
 class ProviderResult(BaseModel):

@@ -190,6 +190,7 @@ def run_process(
     env: Mapping[str, str] | None = None,
     max_output_bytes: int = MAX_OUTPUT_BYTES,
     cancel: threading.Event | None = None,
+    label: str | None = None,
 ) -> ProcessResult:
     """Run `argv` to completion in its own session, with a timeout and whole-tree kill.
 
@@ -202,6 +203,8 @@ def run_process(
         env: the complete child environment (None inherits ours).
         max_output_bytes: cap, in bytes, on each of stdout and stderr kept.
         cancel: when set by another thread, the tree is killed and ProviderCancelled raised.
+        label: the program's name in messages (default ``argv[0]``'s file name; a caller
+            that starts the program through a wrapper names the program itself).
 
     Raises:
         ProviderNotInstalled: the executable cannot be started.
@@ -274,16 +277,17 @@ def run_process(
         except OSError:
             pass
     duration = time.monotonic() - started
+    name = label or Path(argv[0]).name
     if outcome == "timeout":
         raise ProviderTimeout(
-            f"`{Path(argv[0]).name}` did not finish within {timeout_s:g} s; its whole "
+            f"`{name}` did not finish within {timeout_s:g} s; its whole "
             "process tree was killed",
             provider=provider,
             hint="raise the step's timeout, or check that the CLI does not wait for input",
         )
     if outcome == "cancelled":
         raise ProviderCancelled(
-            f"`{Path(argv[0]).name}` was cancelled; its whole process tree was killed",
+            f"`{name}` was cancelled; its whole process tree was killed",
             provider=provider,
         )
     return ProcessResult(

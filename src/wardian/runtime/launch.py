@@ -81,6 +81,7 @@ __all__ = [
     "Launch",
     "exec_managed",
     "prepare_launch",
+    "put_wardian_on_path",
     "resolve_workspace",
     "run_dir",
 ]
@@ -106,7 +107,7 @@ class CommandNotFound(UsageError):
 
 
 
-def _put_wardian_on_path(env: dict[str, str]) -> None:
+def put_wardian_on_path(env: dict[str, str]) -> None:
     """Prepend the folder of this installation's `wardian` script to the child's PATH.
 
     The startup context tells the agent to run `wardian memory …`; with Wardian installed in
@@ -231,7 +232,7 @@ def prepare_launch(
     )
     env[ENV_AGENT_ID] = agent.id
     env[ENV_LAUNCH_ID] = launch.launch_id
-    _put_wardian_on_path(env)
+    put_wardian_on_path(env)
 
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore

@@ -25,6 +25,7 @@ __all__ = [
     "ancestors",
     "become_subreaper",
     "current",
+    "die_with_parent",
     "end_descendants",
     "identity_of",
     "is_alive",
@@ -163,6 +164,38 @@ def become_subreaper() -> bool:
         return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
+
+
+PR_SET_PDEATHSIG = 1
+"""``prctl`` option of Linux (``<linux/prctl.h>``): a signal sent when the parent dies."""
+
+
+def die_with_parent(parent_pid: int) -> bool:
+    """Have the kernel SIGKILL this process when its parent (thread) ends (Linux
+    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, kept across ``execve``).
+
+    Args:
+        parent_pid: the pid the caller expects as its parent; when the parent is already
+            another process (it died before the call), this process exits at once with
+            code 125 rather than run unsupervised.
+
+    Returns:
+        True when set; False where the platform has no such call (elsewhere a process
+        whose parent crashed keeps running until it ends on its own).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        done = int(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+    if os.getppid() != parent_pid:
+        os._exit(125)
+    return done
 
 
 def end_descendants(

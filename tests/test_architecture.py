@@ -6,11 +6,17 @@ inside a function or under ``TYPE_CHECKING``, absolute or relative, or an
 ``importlib.import_module("wardian....")`` with a literal name — must point at its own
 layer or below. ``transcripts`` sits beside ``memory`` but imports only the base modules.
 Only ``wardian.cli`` imports Typer or Rich; only ``wardian.web`` imports Starlette or uvicorn.
+
+Two ways around that order are closed too: a string constant naming a module of the
+package (``"wardian.invokers.drain"``: an import the scan above cannot see), and SQL in one
+part naming a table another part creates (a store's tables are read through its functions).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import re
 from pathlib import Path
 
 import wardian
@@ -20,7 +26,8 @@ SRC = Path(wardian.__file__).parent
 # Layer of each top-level part of the package; a module may import its own layer or lower.
 LAYERS: dict[str, int] = {
     "": 0,  # the package root itself (``__version__`` only)
-    "config": 0, "_db": 0, "_process": 0, "_util": 0, "errors": 0, "_fs": 0, "oserrors": 0,
+    "config": 0, "_db": 0, "_lock": 0, "_process": 0, "_util": 0, "errors": 0, "_fs": 0,
+    "oserrors": 0,
     "library": 0,  # package data (shipped blueprints); holds no logic
     "transcripts": 1, "memory": 1,
     "blueprints": 2, "providers": 2,
@@ -31,7 +38,7 @@ LAYERS: dict[str, int] = {
     "mcp_server": 6,  # the agent-facing MCP surface beside the CLI
     "demo": 7, "__main__": 7,
 }
-BASE = {"", "config", "_db", "_process", "_util", "errors", "_fs", "oserrors"}
+BASE = {"", "config", "_db", "_lock", "_process", "_util", "errors", "_fs", "oserrors"}
 UI_PACKAGES = ("typer", "rich")
 WEB_PACKAGES = ("starlette", "uvicorn", "multipart", "python_multipart")
 
@@ -136,3 +143,131 @@ def test_a_planted_upward_import_is_caught(tmp_path: Path) -> None:
                      "    importlib.import_module('wardian.runtime')\n", encoding="utf-8")
     targets = {t for t, _ in _imports(probe, "wardian.memory.probe")}
     assert {"wardian.cli", "wardian.invokers.drain", "wardian.runtime"} <= targets
+
+
+# --- no module paths in strings -----------------------------------------------------------
+
+# (module, string) -> why a string there must name a module. Each is the argv of a fresh
+# interpreter that another program starts, where no import can stand in for the name.
+ALLOWED_STRINGS: dict[tuple[str, str], str] = {
+    ("wardian.runtime.hook_install",
+     "import sys; from wardian.runtime.hooks import main; sys.exit(main())"):
+        "the hook command written into a host's settings file (Claude Code, Codex, Gemini "
+        "CLI run it); importing only the hook keeps each hook call fast",
+    ("wardian.runtime.hook_install", "wardian.runtime.hooks"):
+        "recognises the hook commands Wardian installed in a host's settings file",
+    ("wardian.runtime.provider_launch", "wardian.runtime.provider_launch"):
+        "the managed provider shim's own argv (`python -m ...`), started by `exec_managed`",
+    ("wardian.runtime.step_launch",
+     "import sys; from wardian.runtime.step_launch import holder_main; "
+     "sys.exit(holder_main(sys.argv[1:]))"):
+        "the holder an agent-assigned step's provider CLI is started through (its own `-c`)",
+    ("wardian.demo", "wardian.demo"): "the demo re-runs itself with `python -m` in a child",
+    ("wardian.demo", "python -m wardian.demo"): "the demo's own usage line",
+}
+
+_DOTTED = re.compile(r"\bwardian(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _names_a_module(dotted: str) -> bool:
+    """Whether `dotted` (``wardian.x.y...``) starts with the path of a module or package."""
+    parts = dotted.split(".")[1:]
+    for end in range(len(parts), 0, -1):
+        base = SRC.joinpath(*parts[:end])
+        if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
+            return True
+    return False
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the string constants that are docstrings (module, class, function, attribute)."""
+    return {id(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+
+
+def _module_paths_in_strings(path: Path) -> list[tuple[str, int]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = _docstrings(tree)
+    return [(node.value, node.lineno) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docs
+            and any(_names_a_module(m.group(0)) for m in _DOTTED.finditer(node.value))]
+
+
+def test_no_module_paths_in_strings() -> None:
+    offenders = []
+    seen: set[tuple[str, str]] = set()
+    for path in sorted(SRC.rglob("*.py")):
+        name = _module_name(path)
+        for text, line in _module_paths_in_strings(path):
+            seen.add((name, text))
+            if (name, text) not in ALLOWED_STRINGS:
+                offenders.append(f"{path.relative_to(SRC.parent)}:{line}: {text[:80]!r}")
+    assert not offenders, ("DESIGN.md: no module paths in strings (import the callable, or "
+                           "register it)\n" + "\n".join(offenders))
+    stale = set(ALLOWED_STRINGS) - seen
+    assert not stale, f"remove stale ALLOWED_STRINGS entries: {sorted(stale)}"
+
+
+def test_a_planted_module_path_string_is_caught(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text('"""Docstrings may say wardian.invokers.drain."""\n'
+                     'WORKER = "from wardian.invokers.drain import worker_main"\n'
+                     'GROUPS = {"x": "wardian.cli.agent"}\nSCHEMA = "wardian.trial/v1"\n',
+                     encoding="utf-8")
+    found = [text for text, _ in _module_paths_in_strings(probe)]
+    assert found == ["from wardian.invokers.drain import worker_main", "wardian.cli.agent"]
+
+
+# --- no SQL on another component's tables -------------------------------------------------
+
+_CREATE = re.compile(
+    r"\bCREATE\s+(?:VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_]\w*)", re.I)
+_TABLE_REF = re.compile(
+    r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE|table_info\s*\()\s*([A-Za-z_]\w*)", re.I)
+
+
+@functools.cache
+def _strings(path: Path) -> list[tuple[str, int]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [(node.value, node.lineno) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def _table_owners() -> dict[str, str]:
+    """Table -> the part of the package whose migrations create it."""
+    owners: dict[str, str] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        for text, _ in _strings(path):
+            for match in _CREATE.finditer(text):
+                owners.setdefault(match.group(1), _part(_module_name(path)))
+    return owners
+
+
+def _foreign_sql(path: Path, owners: dict[str, str], part: str | None = None) -> list[str]:
+    """Every table of another part that SQL in `path` (of part `part`, else its own) names."""
+    part = _part(_module_name(path)) if part is None else part
+    found = []
+    for text, line in _strings(path):
+        for match in _TABLE_REF.finditer(text):
+            owner = owners.get(match.group(1))
+            if owner is not None and owner != part:
+                found.append(f"{path.name}:{line}: {part or 'wardian'} "
+                             f"names {match.group(1)} (a table of {owner})")
+    return found
+
+
+def test_no_sql_on_another_components_tables() -> None:
+    owners = _table_owners()
+    assert {"records", "runs", "invokers", "agents", "settings"} <= set(owners)
+    offenders = [hit for path in sorted(SRC.rglob("*.py")) for hit in _foreign_sql(path, owners)]
+    assert not offenders, ("DESIGN.md: no SQL on another component's tables (ask the owning "
+                           "store)\n" + "\n".join(offenders))
+
+
+def test_a_planted_foreign_query_is_caught(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text('Q = "SELECT 1 FROM invokers WHERE enabled = 1"\n'
+                     'OWN = "SELECT * FROM session_events"\n', encoding="utf-8")
+    hits = _foreign_sql(probe, _table_owners(), part="runtime")
+    assert len(hits) == 1 and "runtime names invokers (a table of invokers)" in hits[0], hits

@@ -51,7 +51,10 @@ PINNED: dict[str, list[tuple[str, str]]] = {
         ("add_conversations_secrets_redacted", "86ab87b11534"),
     ],
     "recovery": [("create_recovery_requests", "09d59a35bb23")],
-    "session_events": [("create_session_events", "da69661d148a")],
+    "session_events": [
+        ("create_session_events", "da69661d148a"),
+        ("create_session_close_subscribers", "function"),
+    ],
     "model_catalog": [
         ("create_model_catalog", "13f88080e659"),
         ("add_model_catalog_last_error_hint", "a44ef703d1e9"),
@@ -64,7 +67,10 @@ PINNED: dict[str, list[tuple[str, str]]] = {
         ("schedule_slots_blocked_outcome", "f87c0439e23b"),
     ],
     "session_close_fires": [("create_session_close_fires", "1078590e9b19")],
-    "invokers": [("create_invokers", "7b14a954d1d1")],
+    "invokers": [
+        ("create_invokers", "7b14a954d1d1"),
+        ("sync_session_close_subscribers", "function"),
+    ],
     "maintenance_previews": [("create_maintenance_previews", "4e804ce58fce")],
 }
 

@@ -59,11 +59,14 @@ __all__ = [
     "NamedMigration",
     "StateDB",
     "atomic",
+    "backup",
     "connect",
     "connections_opened",
+    "has_table",
     "in_this_scope",
     "migrate_component",
     "migrate_user_version",
+    "open_readonly",
     "register_state_component",
 ]
 
@@ -157,6 +160,57 @@ def connect(path: Path) -> sqlite3.Connection:
         key = Path(os.path.abspath(path))
         _opened[key] = _opened.get(key, 0) + 1
     return conn
+
+
+def open_readonly(path: Path, *, timeout_s: float = 5.0) -> sqlite3.Connection:
+    """A read-only connection to the existing SQLite file at `path` (``mode=ro``).
+
+    For readers that must write nothing: no file is created, no migration runs, no pragma
+    is set (``wardian doctor``, the per-hook check of managed ancestors). Rows are
+    `sqlite3.Row`. Counted by `connections_opened` like every other connection. Close it
+    (``contextlib.closing``).
+
+    Args:
+        path: the database file. timeout_s: how long to wait on a locked file, in seconds.
+
+    Raises:
+        sqlite3.Error: the file is absent, unreadable or not a database (readers decide
+            whether that is a finding, a fallback or an error).
+    """
+    conn = sqlite3.connect(f"{Path(os.path.abspath(path)).as_uri()}?mode=ro", uri=True,
+                           timeout=timeout_s)
+    conn.row_factory = sqlite3.Row
+    with _opened_lock:
+        key = Path(os.path.abspath(path))
+        _opened[key] = _opened.get(key, 0) + 1
+    return conn
+
+
+def has_table(conn: sqlite3.Connection, table: str) -> bool:
+    """Whether `table` exists in `conn`'s main database (read-only)."""
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+    return row is not None
+
+
+def backup(source: Path, target: Path) -> None:
+    """Copy the SQLite file `source` to `target` with SQLite's online backup API.
+
+    The source is opened read-only (nothing is written to it, a live writer is not
+    disturbed); `target` is created or overwritten.
+
+    Raises:
+        sqlite3.Error: the source cannot be opened or read, or the target written.
+    """
+    src = open_readonly(source)
+    try:
+        dst = sqlite3.connect(str(target))
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
 
 
 def _why_not_writable(path: Path) -> str | None:

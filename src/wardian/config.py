@@ -30,6 +30,7 @@ __all__ = [
     "archives_dir",
     "data_dir",
     "memory_db_path",
+    "read_settings",
     "state_db_path",
     "user_library_dir",
 ]
@@ -237,6 +238,18 @@ def _unknown_key(key: str) -> UsageError:
         f"unknown setting {key!r}",
         hint=f"valid keys: {', '.join(sorted(SETTINGS))}",
     )
+
+
+def read_settings(conn: sqlite3.Connection) -> list[tuple[str, str | None, str]] | None:
+    """Every stored setting as ``(key, agent_id or None, value_json)``; None when the
+    ``settings`` table does not exist yet. Read-only, over any connection to ``state.db``
+    (``wardian doctor`` passes a `wardian._db.open_readonly` one)."""
+    from wardian._db import has_table
+
+    if not has_table(conn, "settings"):
+        return None
+    rows = conn.execute("SELECT key, agent_id, value_json FROM settings").fetchall()
+    return [(str(r[0]), r[1], str(r[2])) for r in rows]
 
 
 class SettingsStore:

@@ -352,7 +352,7 @@ class FakeAdapter:
     answers: ClassVar[list[Any]] = []
     requests: ClassVar[list[Any]] = []
 
-    def run(self, request: Any) -> Any:
+    def run(self, request: Any, *, cancel: threading.Event | None = None) -> Any:
         from wardian.providers.base import ProviderResult
 
         self.requests.append(request)

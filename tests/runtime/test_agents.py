@@ -89,3 +89,21 @@ def test_remove_revokes_the_agents_live_capabilities(cli) -> None:  # type: igno
         "SELECT revoked_at, revoked_reason FROM capabilities WHERE agent_id = ?", (agent["id"],)
     ).fetchall()
     assert rows and all(r["revoked_at"] and r["revoked_reason"] == "agent removed" for r in rows)
+
+
+def test_a_removal_cut_short_after_deleting_records_finishes_on_rerun(cli) -> None:  # type: ignore[no-untyped-def]
+    # `remove_agent`'s documented order: capabilities, records, then the agent. A crash
+    # after the records went leaves the agent registered with none, so a plain rerun
+    # (no flag) finishes the removal.
+    from wardian.app.agents import remove_agent
+    from wardian.memory.capabilities import CapabilityStore
+
+    agent = _add(cli)
+    store = MemoryStore()
+    store.save(agent["id"], "Use pnpm", evidence="use pnpm", scope=Scope.agent(), actor="test")
+    CapabilityStore(store.conn).revoke_for_agent(agent["id"], reason="agent removed")  # step 2
+    store.delete_agent_records(agent["id"])  # step 3, then the process died
+    assert json.loads(invoke(cli, "agent", "list", "--json").output)  # still visible
+    done = remove_agent("ada")
+    assert (done.agent.id, done.record_count, done.records) == (agent["id"], 0, "none")
+    assert json.loads(invoke(cli, "agent", "list", "--json").output) == []

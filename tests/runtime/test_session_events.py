@@ -15,6 +15,7 @@ from wardian.runtime.session_events import (
     SessionEventQueue,
     daemon_lock,
     daemon_running,
+    drain_command,
     drain_lock,
     record_session_close,
 )
@@ -54,6 +55,38 @@ def test_nothing_to_do_is_settled_at_close_time() -> None:
     assert SessionEventQueue().get(busy).status == "pending"
     assert SessionEventQueue().pending()[0].id == busy
     # another agent's invoker does not count
+    assert SessionEventQueue().get(record_session_close("b", "clear", start_drain=False)) \
+        .status == "processed"
+    # disabled again, or removed: settled again
+    store.set_enabled(inv.id, False)
+    assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
+        .status == "processed"
+    store.set_enabled(inv.id, True)
+    store.remove(inv.id)
+    assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
+        .status == "processed"
+
+
+def test_an_invoker_enabled_before_the_upgrade_still_gets_its_close(tmp_path: Path) -> None:
+    # A state.db from before the runtime kept its own subscriber set: the invoker was
+    # enabled then. A hook process (runtime only) must not settle the close early.
+    from wardian._db import StateDB, migrate_component
+    from wardian.config import state_db_path
+    from wardian.invokers.store import _MIGRATIONS as INVOKERS
+    from wardian.invokers.store import InvokerStore
+    from wardian.runtime.session_events import _MIGRATIONS as EVENTS
+
+    with StateDB.open(state_db_path()) as db:
+        migrate_component(db.conn, "session_events", EVENTS[:1])
+        migrate_component(db.conn, "invokers", INVOKERS[:1])
+        db.conn.execute(
+            "INSERT INTO invokers (id, kind, name, blueprint_id, agent_id, enabled, created_at,"
+            " updated_at) VALUES ('i1', 'session-close', 'n', 'bp', 'a', 1, 'T', 'T')")
+    first = record_session_close("a", "clear", start_drain=False)
+    assert SessionEventQueue().get(first).status == "pending"  # not known yet: the drain decides
+    InvokerStore().close()  # the invokers' migration fills the set
+    assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
+        .status == "pending"
     assert SessionEventQueue().get(record_session_close("b", "clear", start_drain=False)) \
         .status == "processed"
 
@@ -156,3 +189,17 @@ def test_the_worker_does_not_inherit_a_managed_session(monkeypatch: pytest.Monke
     env = worker_env()
     assert not set(MANAGED_ENV) & set(env)
     assert env["WARDIAN_HOME"] == os.environ["WARDIAN_HOME"]
+
+
+def test_the_drain_worker_is_wardian_itself_without_the_cli(tmp_path: Path) -> None:
+    # The runtime names no module of the invokers in its command (DESIGN.md "Layout"), and
+    # the worker runs the drain without loading the Typer CLI first.
+    argv = drain_command()
+    assert not any(part.startswith("wardian.") for part in argv), argv
+    traced = [argv[0], "-X", "importtime", *argv[1:]]
+    env = {**os.environ, "WARDIAN_HOME": str(tmp_path / "home")}
+    done = subprocess.run(traced, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "wardian.invokers.drain" in imported
+    assert "wardian.cli.main" not in imported and "typer" not in imported

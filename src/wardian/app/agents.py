@@ -1,17 +1,19 @@
-"""Agent definitions as the operator edits them: ``agent add`` and ``agent set`` share one check.
+"""Agent definitions as the operator edits them: ``agent add`` and ``agent set`` share one
+check; ``agent remove`` is one service function (`remove_agent`).
 
-Spec: CLI.md ``agent add``; issue 20 (``--provider`` is checked against the known providers,
-``agent set`` is validated like ``add``).
+Spec: CLI.md ``agent add`` / ``agent remove``; issue 20 (``--provider`` is checked against
+the known providers, ``agent set`` is validated like ``add``); issue 13 (agent removal).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from wardian.errors import UsageError
 
-__all__ = ["check_provider", "check_workspace", "set_agent"]
+__all__ = ["RemovedAgent", "check_provider", "check_workspace", "remove_agent", "set_agent"]
 
 
 def check_provider(provider: str) -> str:
@@ -77,3 +79,72 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
                                workspace=workspace)
     finally:
         registry.close()
+
+
+@dataclass(frozen=True)
+class RemovedAgent:
+    """What `remove_agent` did: the agent as it was, its record count, and whether the
+    records were kept or deleted (``records`` is ``"none"`` when it had none)."""
+
+    agent: Any  # wardian.runtime.agents.Agent
+    record_count: int
+    records: Literal["none", "kept", "deleted"]
+
+
+def remove_agent(name_or_id: str, *,
+                 records: Literal["refuse", "keep", "delete"] = "refuse") -> RemovedAgent:
+    """Remove an agent (``wardian agent remove``), keeping or deleting its memory records.
+
+    The agent lives in ``state.db`` and its memory in ``memory.db``; no transaction spans
+    two files, so the steps run in this order, each atomic on its own:
+
+    1. check: resolve the agent, count its records; refuse (nothing written) when it has
+       some and `records` is ``"refuse"``;
+    2. revoke its capabilities (``memory.db``), so a process of the agent still running
+       cannot write its memory any more;
+    3. with ``"delete"``, delete its records and everything repeating their text
+       (``memory.db``, `MemoryStore.delete_agent_records`);
+    4. remove the agent (``state.db``).
+
+    A crash between steps leaves the agent registered, so the removal is visible and is
+    finished by running it again: after step 2 its processes have lost memory access (a new
+    launch mints a new capability); after step 3 the agent has no records left, so the
+    rerun needs no flag. Never are records deleted while the agent stays without its
+    operator having asked for that, and never is an agent removed before its records are
+    dealt with.
+
+    Args:
+        name_or_id: the agent's name, id or unique id prefix.
+        records: what to do with its records: ``"refuse"`` (the default: refuse while it has
+            any), ``"keep"`` (stay stored, owned by the removed id) or ``"delete"``.
+
+    Raises:
+        NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
+        UsageError (exit 2): it has records and `records` is ``"refuse"``.
+    """
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    try:
+        agent = registry.get(name_or_id)
+    finally:
+        registry.close()
+    store = MemoryStore()
+    try:
+        count = store.count(agent.id)
+        if count and records == "refuse":
+            raise UsageError(
+                f"agent {agent.name} ({agent.id}) has {count} memory record(s)",
+                hint="pass --keep-records to keep them or --delete-records to delete them",
+            )
+        CapabilityStore(store.conn).revoke_for_agent(agent.id, reason="agent removed")
+        if records == "delete":
+            store.delete_agent_records(agent.id)
+        registry.remove(agent.id)
+    finally:
+        store.close()
+    outcome: Literal["none", "kept", "deleted"] = (
+        "none" if not count else "deleted" if records == "delete" else "kept")
+    return RemovedAgent(agent, count, outcome)

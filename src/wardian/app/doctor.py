@@ -3,22 +3,23 @@
 A check is a function ``(DoctorContext) -> Iterable[Finding]`` registered under a name with
 `register_check`; `run_doctor` runs every registered check (or the named ones) and never
 lets one check's crash hide the others (a crashing check is itself a problem finding).
-Another component adds its check by decorating a function in its own module and listing
-that module in `CHECK_MODULES`::
+Another component adds its check by decorating a function in its own module and importing
+that module in `load_checks`::
 
     @register_check("catalog", "Model catalogs")
     def _catalog(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.problem("catalog", "...", fix="wardian agent models codex --refresh")
 
 Every problem carries the command that fixes it. The doctor writes nothing: databases are
-opened read-only (``mode=ro``), a missing data directory is reported, not created, and
-runs left ``running`` by a dead process are reported, not marked. Spec: issue 20
-"wardian doctor".
+opened read-only (`wardian._db.open_readonly`), a missing data directory is reported, not
+created, and runs left ``running`` by a dead process are reported, not marked. What a check
+reads from another component's tables it asks that component for (``read_settings``,
+``read_agents``, ``read_running_runs``, `wardian.memory.readonly`): no SQL here names their
+tables. Spec: issue 20 "wardian doctor".
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -29,10 +30,10 @@ from typing import Any, Literal
 
 __all__ = [
     "CHECKS",
-    "CHECK_MODULES",
     "DoctorContext",
     "DoctorReport",
     "Finding",
+    "load_checks",
     "register_check",
     "run_doctor",
 ]
@@ -97,19 +98,18 @@ class DoctorContext:
         Raises:
             sqlite3.Error: the file is not a readable database (the caller reports it).
         """
+        from wardian._db import open_readonly
+
         path = self.data_dir / name
         if not self.exists or not path.is_file():
             return None
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
-        conn.row_factory = sqlite3.Row
-        return conn
+        return open_readonly(path)
 
     def has_table(self, conn: sqlite3.Connection, table: str) -> bool:
         """True when `table` exists in `conn`'s database."""
-        row = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
-        ).fetchone()
-        return row is not None
+        from wardian._db import has_table
+
+        return has_table(conn, table)
 
 
 CheckFn = Callable[[DoctorContext], Iterable[Finding]]
@@ -125,13 +125,15 @@ class _Check:
 CHECKS: dict[str, _Check] = {}
 """Registered checks by name, in registration order."""
 
-CHECK_MODULES: list[str] = [
-    "wardian.app.doctor",
-    "wardian.app.doctor_hooks",
-    "wardian.app.doctor_memory",
-    "wardian.app.recall",
-]
-"""Modules whose import registers checks; `run_doctor` imports them all first."""
+def load_checks() -> None:
+    """Import every module whose import registers checks (`run_doctor` calls it first).
+
+    They import this module for `register_check`, so they are imported here, when the
+    doctor runs, not at the top; a new check module is added to this import.
+    """
+    from wardian.app import doctor_hooks, doctor_memory, recall
+
+    del doctor_hooks, doctor_memory, recall  # imported for their registrations
 
 
 def register_check(name: str, title: str) -> Callable[[CheckFn], CheckFn]:
@@ -192,8 +194,7 @@ def run_doctor(only: Iterable[str] | None = None) -> DoctorReport:
     from wardian.config import data_dir
     from wardian.errors import UsageError
 
-    for module in CHECK_MODULES:
-        importlib.import_module(module)
+    load_checks()
     names = list(CHECKS) if only is None else list(only)
     unknown = [n for n in names if n not in CHECKS]
     if unknown:
@@ -247,8 +248,10 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
             yield Finding.problem(name, f"{file} is not readable and writable by you",
                                   fix=f"`chmod u+rw {file}`", subject=str(file))
             continue
+        from wardian._db import open_readonly
+
         try:
-            with closing(sqlite3.connect(f"file:{file}?mode=ro", uri=True, timeout=5)) as conn:
+            with closing(open_readonly(file)) as conn:
                 verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
         except sqlite3.Error as exc:
             verdict = str(exc)
@@ -265,7 +268,8 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
 def _settings(ctx: DoctorContext) -> Iterator[Finding]:
     import json
 
-    from wardian.config import SETTINGS
+    from wardian.config import SETTINGS, read_settings
+    from wardian.runtime.agents import read_agents
 
     name = "settings"
     conn = ctx.db("state.db")
@@ -273,15 +277,13 @@ def _settings(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(name, "no settings stored (defaults apply)")
         return
     with closing(conn):
-        if not ctx.has_table(conn, "settings"):
+        rows = read_settings(conn)
+        if rows is None:
             yield Finding.ok(name, "no settings stored (defaults apply)")
             return
-        agents = ({r[0] for r in conn.execute("SELECT id FROM agents")}
-                  if ctx.has_table(conn, "agents") else set())
-        rows = conn.execute("SELECT key, agent_id, value_json FROM settings").fetchall()
+        agents = {agent.id for agent in read_agents(conn) or []}
     bad = 0
-    for row in rows:
-        key, agent_id = row["key"], row["agent_id"]
+    for key, agent_id, value_json in rows:
         where = f" for agent {agent_id[:8]}" if agent_id else ""
         agent_opt = f" --agent {agent_id}" if agent_id else ""
         setting = SETTINGS.get(key)
@@ -291,12 +293,12 @@ def _settings(ctx: DoctorContext) -> Iterator[Finding]:
                                   subject=key)
             continue
         try:
-            value = json.loads(row["value_json"])
+            value = json.loads(value_json)
             setting.parse(value if isinstance(value, str) else json.dumps(value))
         except (ValueError, TypeError) as exc:
             bad += 1
             yield Finding.problem(
-                name, f"setting {key}{where} holds an invalid value {row['value_json']}: {exc}",
+                name, f"setting {key}{where} holds an invalid value {value_json}: {exc}",
                 fix=f"`wardian settings set {key} VALUE{agent_opt}` (valid: {setting.values})",
                 subject=key)
             continue
@@ -348,25 +350,23 @@ def _runs(ctx: DoctorContext) -> Iterator[Finding]:
     if conn is None:
         yield Finding.ok(name, "no runs")
         return
-    with closing(conn):
-        if not ctx.has_table(conn, "runs"):
-            yield Finding.ok(name, "no runs")
-            return
-        rows = conn.execute(
-            "SELECT id, blueprint_id, owner_pid, owner_started FROM runs"
-            " WHERE status = 'running' ORDER BY created_at").fetchall()
-    from wardian.engine.runs import owner_alive
+    from wardian.engine.runs import owner_alive, read_running_runs
 
+    with closing(conn):
+        rows = read_running_runs(conn)
+    if rows is None:
+        yield Finding.ok(name, "no runs")
+        return
     stuck = 0
-    for row in rows:
-        if owner_alive(row["owner_pid"], row["owner_started"]):
+    for run_id, blueprint_id, owner_pid, owner_started in rows:
+        if owner_alive(owner_pid, owner_started):
             continue
         stuck += 1
         yield Finding.problem(
-            name, f"run {row['id'][:8]} ({row['blueprint_id']}) is recorded running, but "
-            f"its process {row['owner_pid'] or '?'} is gone",
-            fix=f"`wardian automation run resume {row['id'][:8]}` (continues from its last "
-                "completed step)", subject=row["id"])
+            name, f"run {run_id[:8]} ({blueprint_id}) is recorded running, but "
+            f"its process {owner_pid or '?'} is gone",
+            fix=f"`wardian automation run resume {run_id[:8]}` (continues from its last "
+                "completed step)", subject=run_id)
     if not stuck:
         yield Finding.ok(name, f"{len(rows)} run(s) running, none stuck")
 
@@ -379,20 +379,19 @@ def _memory_hygiene(ctx: DoctorContext) -> Iterator[Finding]:
     if conn is None:
         yield Finding.ok(name, "no memory records")
         return
+    from wardian.memory.readonly import flagged_by_agent
+
     with closing(conn):
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
-        if "flagged" not in columns:
-            yield Finding.ok(name, "not checked for secrets yet (any memory command checks it)")
-            return
-        rows = conn.execute(
-            "SELECT agent_id, COUNT(*) AS n FROM records WHERE flagged IS NOT NULL"
-            " AND status = 'active' GROUP BY agent_id ORDER BY agent_id").fetchall()
-    for row in rows:
-        agent = row["agent_id"][:8]
+        rows = flagged_by_agent(conn)
+    if rows is None:
+        yield Finding.ok(name, "not checked for secrets yet (any memory command checks it)")
+        return
+    for agent_id, count in rows:
+        agent = agent_id[:8]
         yield Finding.warning(
-            name, f"{row['n']} record(s) of agent {agent} hold what looks like a secret and "
+            name, f"{count} record(s) of agent {agent} hold what looks like a secret and "
             "are set aside (not recalled, not in the startup context)",
             fix=f"`wardian garden memory list --agent {agent} --flagged`, then retire or "
-                "revise each one", subject=row["agent_id"])
+                "revise each one", subject=agent_id)
     if not rows:
         yield Finding.ok(name, "no records set aside as holding a secret")

@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from contextlib import closing
 
 from wardian.app.doctor import DoctorContext, Finding, register_check
 
@@ -71,12 +72,14 @@ def _hooks(ctx: DoctorContext) -> Iterator[Finding]:
     known: dict[str, str | None] | None = None  # name or id -> workspace
     conn = ctx.db("state.db")
     if conn is not None:
-        with conn:
-            if ctx.has_table(conn, "agents"):
-                known = {}
-                for row in conn.execute("SELECT id, name, workspace FROM agents"):
-                    known[row["id"]] = known[row["name"]] = row["workspace"]
-        conn.close()
+        from wardian.runtime.agents import read_agents
+
+        with closing(conn):
+            registered = read_agents(conn)
+        if registered is not None:
+            known = {}
+            for agent in registered:
+                known[agent.id] = known[agent.name] = agent.workspace
     for host, spec in HOSTS.items():
         path = spec.settings()
         try:
@@ -149,22 +152,22 @@ def _needed_providers(ctx: DoctorContext) -> dict[str, list[str]]:
     conn = ctx.db("state.db")
     if conn is None:
         return needed
-    with conn:
-        if ctx.has_table(conn, "agents"):
-            for row in conn.execute("SELECT name, provider FROM agents"):
-                needed.setdefault(row["provider"], []).append(f"agent {row['name']}")
-        if ctx.has_table(conn, "invokers"):
-            for row in conn.execute("SELECT id, assignments_json FROM invokers"):
-                try:
-                    assignments = json.loads(row["assignments_json"])
-                except ValueError:
-                    continue
-                for role, item in assignments.items():
-                    provider = item.get("provider") if isinstance(item, dict) else None
-                    if isinstance(provider, str):
-                        needed.setdefault(provider, []).append(
-                            f"invoker {row['id'][:8]} role {role}")
-    conn.close()
+    from wardian.invokers.store import read_assignments
+    from wardian.runtime.agents import read_agents
+
+    with closing(conn):
+        agents, invokers = read_agents(conn), read_assignments(conn)
+    for agent in agents or []:
+        needed.setdefault(agent.provider, []).append(f"agent {agent.name}")
+    for invoker_id, assignments_json in invokers or []:
+        try:
+            assignments = json.loads(assignments_json)
+        except ValueError:
+            continue
+        for role, item in assignments.items():
+            provider = item.get("provider") if isinstance(item, dict) else None
+            if isinstance(provider, str):
+                needed.setdefault(provider, []).append(f"invoker {invoker_id[:8]} role {role}")
     return needed
 
 

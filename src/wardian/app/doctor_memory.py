@@ -23,15 +23,16 @@ def _memory_history(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(name, "no memory records")
         return
     from wardian.memory.db import MemoryDB
+    from wardian.memory.readonly import count_records
     from wardian.memory.store import MemoryStore
 
     with closing(conn):
-        if not ctx.has_table(conn, "records"):
+        if count_records(conn) is None:
             yield Finding.ok(name, "no memory records")
             return
         try:
             problems = MemoryStore(db=MemoryDB(ctx.data_dir / "memory.db", conn)).verify()
-            count = int(conn.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+            count = count_records(conn) or 0
         except sqlite3.Error as exc:
             yield Finding.problem(name, f"memory.db cannot be checked: {exc}",
                                   fix="run `wardian doctor --check data-dir`")

@@ -32,15 +32,15 @@ def _recall(ctx: DoctorContext) -> Iterator[Finding]:
             fix="pip install 'wardian[semantic]'")
         return
     yield Finding.ok(_CHECK, f"semantic recall is on ({MODEL}, loaded offline)")
+    from contextlib import closing
+
+    from wardian.memory.readonly import active_without_vector
+
     conn = ctx.db("memory.db")
-    if conn is None or not ctx.has_table(conn, "record_vectors"):
+    if conn is None:
         return
-    with conn:
-        missing = int(conn.execute(
-            "SELECT COUNT(*) FROM records r LEFT JOIN record_vectors v"
-            " ON v.record_id = r.id AND v.model = ? WHERE r.status = 'active'"
-            " AND v.record_id IS NULL", (MODEL,)).fetchone()[0])
-    conn.close()
+    with closing(conn):
+        missing = active_without_vector(conn, MODEL)
     if missing:
         yield Finding.warning(
             _CHECK, f"{missing} active records have no vector (saved before the model was"

@@ -23,7 +23,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from wardian.errors import NotFoundError, StoreError, UsageError
 
@@ -76,16 +75,10 @@ def _backup(source: Path, target: Path) -> None:
     Raises:
         StoreError: the source cannot be opened or read.
     """
+    from wardian._db import backup
+
     try:
-        src = sqlite3.connect(f"file:{quote(str(source))}?mode=ro", uri=True)
-        try:
-            dst = sqlite3.connect(str(target))
-            try:
-                src.backup(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
+        backup(source, target)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot copy {source} for the trial: {exc}",
                          hint="check the file's permissions") from exc

@@ -33,7 +33,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian.blueprints.errors import (
     BlueprintInvalid,
@@ -44,6 +44,10 @@ from wardian.blueprints.errors import (
 )
 from wardian.blueprints.loader import Marks, parse_yaml
 from wardian.blueprints.template_checks import TemplateChecker
+
+if TYPE_CHECKING:  # pydantic models and Jinja2: imported when a blueprint is validated
+    from wardian.blueprints.schema import Blueprint
+    from wardian.blueprints.templates import TemplateEngine
 
 __all__ = [
     "OUTPUT_REFS",
@@ -79,14 +83,14 @@ class LoadedBlueprint:
         outputs: step id -> the resolved JSON Schema of a role step's answer.
     """
 
-    blueprint: Any
+    blueprint: Blueprint
     path: Path
     source_hash: str
     marks: Marks
     prompts: dict[str, str] = field(default_factory=dict)
     prompt_files: dict[str, str] = field(default_factory=dict)
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    _engine: Any = None
+    _engine: TemplateEngine | None = None
 
     @property
     def id(self) -> str:
@@ -99,7 +103,7 @@ class LoadedBlueprint:
         return self.path.parent
 
     @property
-    def engine(self) -> Any:
+    def engine(self) -> TemplateEngine:
         """The `TemplateEngine` for this blueprint's folder (created on first use)."""
         if self._engine is None:
             from wardian.blueprints.templates import TemplateEngine

@@ -112,31 +112,18 @@ def remove(
     ),
 ) -> None:
     """Remove an agent; refuses while it has memory records unless told what to do with them."""
+    from wardian.app.agents import remove_agent
     from wardian.errors import UsageError
-    from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.store import MemoryStore
-    from wardian.runtime.agents import AgentRegistry
 
     require_operator()
     if keep_records and delete_records:
         raise UsageError("--keep-records and --delete-records exclude each other")
-    registry = AgentRegistry()
-    agent = registry.get(name_or_id)
-    store = MemoryStore()
-    count = store.count(agent.id)
-    if count and not (keep_records or delete_records):
-        raise UsageError(
-            f"agent {agent.name} ({agent.id}) has {count} memory record(s)",
-            hint="pass --keep-records to keep them or --delete-records to delete them",
-        )
-    # A still-running process of the removed agent must not keep writing its memory.
-    CapabilityStore(store.conn).revoke_for_agent(agent.id, reason="agent removed")
-    if delete_records:
-        store.delete_agent_records(agent.id)
-    registry.remove(agent.id)
-    kept = f"; {count} record(s) kept" if keep_records and count else ""
-    deleted = f"; {count} record(s) deleted" if delete_records and count else ""
-    stdout(f"Agent {agent.name} removed{kept}{deleted}")
+    done = remove_agent(name_or_id, records="delete" if delete_records
+                        else "keep" if keep_records else "refuse")
+    count = done.record_count
+    kept = f"; {count} record(s) kept" if done.records == "kept" else ""
+    deleted = f"; {count} record(s) deleted" if done.records == "deleted" else ""
+    stdout(f"Agent {done.agent.name} removed{kept}{deleted}")
 
 
 @app.command(

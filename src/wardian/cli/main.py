@@ -9,7 +9,8 @@ light helpers at import time; heavy libraries are imported inside the commands.
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import typer
@@ -20,22 +21,92 @@ from wardian.cli._common import WardianGroup
 
 __all__ = ["app", "main"]
 
-GROUPS: dict[str, str] = {
-    "settings": "wardian.cli.settings",
-    "agent": "wardian.cli.agent",
-    "memory": "wardian.cli.memory",
-    "garden": "wardian.cli.garden",
-    "blueprint": "wardian.cli.blueprint",
-    "library": "wardian.cli.library",
-    "automation": "wardian.cli.automation",
-    "session": "wardian.cli.session",
-    "conversation": "wardian.cli.conversation",
-    "hooks": "wardian.cli.hooks",
-    "mcp": "wardian.cli.mcp",
-    "serve": "wardian.cli.serve",
-    "doctor": "wardian.cli.doctor",
+def _settings() -> ModuleType:
+    from wardian.cli import settings
+
+    return settings
+
+
+def _agent() -> ModuleType:
+    from wardian.cli import agent
+
+    return agent
+
+
+def _memory() -> ModuleType:
+    from wardian.cli import memory
+
+    return memory
+
+
+def _garden() -> ModuleType:
+    from wardian.cli import garden
+
+    return garden
+
+
+def _blueprint() -> ModuleType:
+    from wardian.cli import blueprint
+
+    return blueprint
+
+
+def _library() -> ModuleType:
+    from wardian.cli import library
+
+    return library
+
+
+def _automation() -> ModuleType:
+    from wardian.cli import automation
+
+    return automation
+
+
+def _session() -> ModuleType:
+    from wardian.cli import session
+
+    return session
+
+
+def _conversation() -> ModuleType:
+    from wardian.cli import conversation
+
+    return conversation
+
+
+def _hooks() -> ModuleType:
+    from wardian.cli import hooks
+
+    return hooks
+
+
+def _mcp() -> ModuleType:
+    from wardian.cli import mcp
+
+    return mcp
+
+
+def _serve() -> ModuleType:
+    from wardian.cli import serve
+
+    return serve
+
+
+def _doctor() -> ModuleType:
+    from wardian.cli import doctor
+
+    return doctor
+
+
+GROUPS: dict[str, Callable[[], ModuleType]] = {
+    "settings": _settings, "agent": _agent, "memory": _memory, "garden": _garden,
+    "blueprint": _blueprint, "library": _library, "automation": _automation,
+    "session": _session, "conversation": _conversation, "hooks": _hooks, "mcp": _mcp,
+    "serve": _serve, "doctor": _doctor,
 }
-"""Command name -> module. A module exposes `app` (a group) or `register(root)` (commands)."""
+"""Command name -> loader of its module (imports it when called). A module exposes `app`
+(a group) or `register(root)` (commands)."""
 
 GROUP_HELP: dict[str, str] = {
     "settings": "Typed settings (agent memory, conversation logging, providers).",
@@ -75,14 +146,14 @@ class LazyWardianGroup(WardianGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """The click command for `cmd_name`, importing its module now; None if unknown.
         While the root help is being written, a stand-in that carries only its help."""
-        module_name = GROUPS.get(cmd_name)
-        if module_name is None:
+        load = GROUPS.get(cmd_name)
+        if load is None:
             return None
         if getattr(self, "_listing", False):
             import click
 
             return click.Command(cmd_name, help=GROUP_HELP[cmd_name])
-        module = importlib.import_module(module_name)
+        module: Any = load()
         if hasattr(module, "app"):
             command = get_command(module.app)
         else:

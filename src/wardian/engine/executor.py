@@ -34,17 +34,25 @@ Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._db import in_this_scope
 from wardian.engine.runs import REDACTED, Run, RunStore
 from wardian.errors import UsageError, ValidationError, WardianError
+
+if TYPE_CHECKING:  # pydantic models: the drain imports this module on every worker start
+    from wardian.blueprints.schema import Step
+    from wardian.blueprints.validate import LoadedBlueprint
+    from wardian.providers.base import ProviderAdapter, ProviderResult
+    from wardian.runtime.step_launch import StepLaunch
+
+AdapterLookup = Callable[[str], "ProviderAdapter"]
+"""Provider name -> its adapter (`wardian.providers.registry.get_adapter` by default)."""
 
 __all__ = ["Redactor", "execute_run", "resolve_inputs", "resume_run"]
 
@@ -83,7 +91,8 @@ class Redactor:
         return value
 
 
-def resolve_inputs(loaded: Any, given: dict[str, Any], *, from_text: bool) -> dict[str, Any]:
+def resolve_inputs(loaded: LoadedBlueprint, given: dict[str, Any], *,
+                   from_text: bool) -> dict[str, Any]:
     """Apply defaults and check/convert inputs against blueprint `loaded`.
 
     Args:
@@ -126,7 +135,7 @@ def execute_run(
     store: RunStore | None = None,
     secret_inputs: dict[str, Any] | None = None,
     sleep: Callable[[float], None] | None = None,
-    get_adapter: Callable[[str], Any] | None = None,
+    get_adapter: AdapterLookup | None = None,
 ) -> Run:
     """Execute a queued run to completion in this process (see the module docstring).
 
@@ -158,7 +167,7 @@ def execute_run(
 def resume_run(run_id: str, *, store: RunStore | None = None,
                secret_inputs: dict[str, Any] | None = None,
                sleep: Callable[[float], None] | None = None,
-               get_adapter: Callable[[str], Any] | None = None) -> Run:
+               get_adapter: AdapterLookup | None = None) -> Run:
     """Requeue an interrupted/failed/cancelled run and execute it, skipping completed steps.
 
     Raises:
@@ -184,7 +193,7 @@ class _Cancelled(Exception):
 class _Execution:
     def __init__(self, store: RunStore, run_id: str, secrets: dict[str, Any],
                  sleep: Callable[[float], None] | None,
-                 get_adapter: Callable[[str], Any] | None) -> None:
+                 get_adapter: AdapterLookup | None) -> None:
         self.store = store
         self.run_id = run_id
         self.secrets = secrets
@@ -273,7 +282,7 @@ class _Execution:
             return
         self.store.finish(run.id, "succeeded")
 
-    def _load(self, run: Run) -> Any:
+    def _load(self, run: Run) -> LoadedBlueprint:
         from wardian.blueprints.library import find_blueprint
         from wardian.blueprints.validate import loaded_by_hash
         from wardian.engine.actions import known_actions
@@ -291,7 +300,7 @@ class _Execution:
                 hint="start a new run with `wardian automation run start`")
         return loaded
 
-    def _inputs(self, run: Run, loaded: Any) -> dict[str, Any]:
+    def _inputs(self, run: Run, loaded: LoadedBlueprint) -> dict[str, Any]:
         given = dict(run.inputs)
         for name in run.secret_inputs:
             if given.get(name) == REDACTED:
@@ -307,8 +316,8 @@ class _Execution:
         # Invokers store --input values as text; accept both text and native forms.
         return resolve_inputs(loaded, given, from_text=True)
 
-    def _step(self, run: Run, loaded: Any, index: int, step: Any, context: dict[str, Any],
-              first_attempt: int) -> str | None:
+    def _step(self, run: Run, loaded: LoadedBlueprint, index: int, step: Step,
+              context: dict[str, Any], first_attempt: int) -> str | None:
         """Run one step with retries; returns an error message when the step failed."""
         engine = loaded.engine
         if step.when is not None:
@@ -370,7 +379,7 @@ class _Execution:
         return (f"step {step.id!r} failed after {tries} attempt(s): "
                 f"{self.redactor.scrub(error)}")
 
-    def _finish_attempt(self, run: Run, step: Any, attempt: int, status: str, output: Any,
+    def _finish_attempt(self, run: Run, step: Step, attempt: int, status: str, output: Any,
                         error: str | None, started: float,
                         extra: dict[str, Any] | None = None) -> None:
         with self.lock:
@@ -380,7 +389,8 @@ class _Execution:
                 duration_ms=round((time.perf_counter() - started) * 1000, 3),
                 event_data=self.redactor.scrub(extra) if extra else None)
 
-    def _render(self, loaded: Any, step: Any, context: dict[str, Any]) -> dict[str, Any]:
+    def _render(self, loaded: LoadedBlueprint, step: Step,
+                context: dict[str, Any]) -> dict[str, Any]:
         engine = loaded.engine
         if step.action is not None:
             return {"action": step.action,
@@ -394,16 +404,17 @@ class _Execution:
 
     # -- calling -----------------------------------------------------------------------------
 
-    def _call(self, run: Run, loaded: Any, step: Any, rendered: dict[str, Any],
+    def _call(self, run: Run, loaded: LoadedBlueprint, step: Step, rendered: dict[str, Any],
               context: dict[str, Any], attempt: int) -> tuple[Any, dict[str, Any] | None]:
         if step.action is not None:
             return self._call_action(run, step, rendered, context, attempt), None
         return self._call_role(run, loaded, step, rendered)
 
-    def _call_action(self, run: Run, step: Any, rendered: dict[str, Any],
+    def _call_action(self, run: Run, step: Step, rendered: dict[str, Any],
                      context: dict[str, Any], attempt: int) -> Any:
         from wardian.engine.actions import ActionContext, get_action
 
+        assert step.action is not None  # an action step (`_call` dispatches on it)
         try:
             fn = get_action(step.action)
         except WardianError as exc:
@@ -457,14 +468,18 @@ class _Execution:
             if stop.is_set() and self.cancelled():
                 raise _StepFailed(f"cancelled: {_describe(exc)}", status="cancelled",
                                   retry=False) from exc
-            status = "timed_out" if getattr(exc, "code", "") == "provider_timeout" else "failed"
+            from wardian.providers.errors import ProviderTimeout
+
+            status = "timed_out" if isinstance(exc, ProviderTimeout) else "failed"
             raise _StepFailed(_describe(exc), status=status) from exc
         return box.get("value")
 
-    def _call_role(self, run: Run, loaded: Any, step: Any, rendered: dict[str, Any]
-                   ) -> tuple[Any, dict[str, Any] | None]:
+    def _call_role(self, run: Run, loaded: LoadedBlueprint, step: Step,
+                   rendered: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
         from wardian.engine.assignments import resolve_selection
+        from wardian.providers.base import ProviderRequest, ProviderResult
 
+        assert step.role is not None  # a role step (`_call` dispatches on `action`)
         assignment = run.assignments.get(step.role)
         if assignment is None:
             raise _StepFailed(f"role {step.role!r} has no assignment in this run", retry=False)
@@ -493,7 +508,7 @@ class _Execution:
                 launch = prepare_step_launch(str(assignment["agent"]), workspace=run.workspace)
             except WardianError as exc:
                 raise _StepFailed(exc.render(), retry=False) from None
-        request = _make_request(
+        request = ProviderRequest(
             provider=provider, model=model, effort=effort,
             system=loaded.blueprint.roles.get(step.role, ""), prompt=rendered["prompt"],
             output_schema=schema, timeout_s=timeout, cwd=run.workspace,
@@ -501,12 +516,9 @@ class _Execution:
             launch_env=launch.env if launch else {},
             launch_prefix=launch.prefix if launch else [])
         stop = threading.Event()
-        accepts_cancel = "cancel" in inspect.signature(adapter.run).parameters
 
-        def call() -> Any:
-            if accepts_cancel:
-                return adapter.run(request, cancel=stop)
-            return adapter.run(request)
+        def call() -> ProviderResult:
+            return adapter.run(request, cancel=stop)  # `ProviderAdapter.run` takes `cancel`
 
         # The adapter enforces `timeout_s` (and kills the process tree); the grace covers
         # an adapter that does not return.
@@ -516,8 +528,11 @@ class _Execution:
         finally:
             if launch is not None:
                 self._end_launch(launch, run, step)
-        output = getattr(result, "output", None)
-        text = getattr(result, "text", "")
+        if not isinstance(result, ProviderResult):
+            raise _StepFailed(f"{provider} adapter returned {type(result).__name__}, not a "
+                              "ProviderResult", retry=False)
+        output: Any = result.output
+        text = result.text
         if output is None and schema is not None:
             try:
                 output = json.loads(text)
@@ -533,14 +548,13 @@ class _Execution:
                 where = "$" + "".join(f"[{p!r}]" for p in exc.absolute_path)
                 raise _StepFailed(f"{provider} answer does not match the output schema at "
                                   f"{where}: {exc.message}") from None
-        extra = {"provider": provider, "model": getattr(result, "model", None),
-                 "usage": getattr(result, "usage", None)}
+        extra = {"provider": provider, "model": result.model, "usage": result.usage}
         if launch is not None:
             extra["agent"] = launch.agent_name
             extra["launch_id"] = launch.launch_id
         return (output if schema is not None else text), extra
 
-    def _end_launch(self, launch: Any, run: Run, step: Any) -> None:
+    def _end_launch(self, launch: StepLaunch, run: Run, step: Step) -> None:
         """Revoke an agent-assigned step's capability; a failure is an event, never the
         step's outcome (the provider has ended: its identity no longer matches anyway)."""
         from wardian.runtime.step_launch import end_step_launch
@@ -551,12 +565,6 @@ class _Execution:
             self.emit("step.capability_not_revoked",
                       {"launch_id": launch.launch_id, "error": f"{type(exc).__name__}: {exc}"},
                       step.id)
-
-
-def _make_request(**fields: Any) -> Any:
-    from wardian.providers.base import ProviderRequest
-
-    return ProviderRequest(**fields)
 
 
 def _describe(exc: BaseException) -> str:

@@ -38,6 +38,7 @@ __all__ = [
     "StepAttempt",
     "owner_alive",
     "process_identity",
+    "read_running_runs",
 ]
 
 RUN_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled", "interrupted",
@@ -210,6 +211,22 @@ def _loads(text: str | None) -> Any:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def read_running_runs(
+    conn: sqlite3.Connection,
+) -> list[tuple[str, str, int | None, float | None]] | None:
+    """``(run id, blueprint id, owner pid, owner start time)`` of every run recorded
+    ``running``, oldest first; None when the ``runs`` table does not exist yet. Read-only,
+    over any connection to ``state.db`` (``wardian doctor`` passes a read-only one)."""
+    from wardian._db import has_table
+
+    if not has_table(conn, "runs"):
+        return None
+    rows = conn.execute(
+        "SELECT id, blueprint_id, owner_pid, owner_started FROM runs"
+        " WHERE status = 'running' ORDER BY created_at").fetchall()
+    return [(str(r[0]), str(r[1]), r[2], r[3]) for r in rows]
 
 
 class RunStore:

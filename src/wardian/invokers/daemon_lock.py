@@ -106,9 +106,9 @@ def _lock_file_pid() -> int | None:
 def acquire_daemon_lock(wait_s: float = 1.0) -> Any:
     """Take the daemon lock for this process's lifetime; returns the held `FileLock`.
 
-    Processes that only probe the lock (event writers asking whether a daemon runs) hold it
-    for microseconds, so a failed attempt is retried until a live ``wardian serve`` has
-    described itself in ``serve.json`` or `wait_s` has passed.
+    A failed attempt is retried until a live ``wardian serve`` has described itself in
+    ``serve.json`` or `wait_s` has passed (the holder writes it right after taking the lock;
+    probes by event writers no longer take it, `wardian._lock`).
 
     Raises:
         DaemonAlreadyRunning: another ``wardian serve`` holds it (names its pid and since).

@@ -195,15 +195,16 @@ class _Drain:
         self.invokers = InvokerStore()
         self.archives = ArchiveStore()
         self.fires = FireLog()
-        self.runs = RunStore(db=self.fires.db)
+        self.runs: RunStore = RunStore(db=self.fires.db)
         self._agent_names: dict[str, str | None] = {}
-        self._blueprints: dict[str, dict[str, Any]] = {}
+        self._blueprints: dict[str, dict[str, str]] = {}
 
     def close(self) -> None:
-        for store in (self.queue, self.invokers, self.archives, self.fires, self.runs):
-            closer = getattr(store, "close", None)
-            if closer is not None:
-                closer()
+        self.queue.close()
+        self.invokers.close()
+        self.archives.close()
+        self.fires.close()
+        self.runs.close()
 
     # --- archive ------------------------------------------------------------------------
 
@@ -240,7 +241,7 @@ class _Drain:
             self._agent_names[agent_id] = agent.name if agent else None
         return self._agent_names[agent_id]
 
-    def blueprint_facts(self, blueprint_id: str) -> dict[str, Any]:
+    def blueprint_facts(self, blueprint_id: str) -> dict[str, str]:
         """The blueprint's file and hash, looked up once per pass (the library scan is the
         expensive part of creating a run). A missing/broken blueprint gives no facts: the
         run is still created and fails when it executes, saying why."""
@@ -414,7 +415,7 @@ class _Drain:
         for fire in self.fires.undispatched():
             try:
                 run = self.runs.get(fire.run_id)
-                if getattr(run, "status", None) == "queued":
+                if run.status == "queued":
                     execute_run(fire.run_id, store=self.runs)
                     report.executed += 1
             except Exception as exc:  # a failed automation must not stop the drain
@@ -480,7 +481,7 @@ def run_worker(*, batch: int = 100) -> DrainReport:
     total = DrainReport()
     lock = drain_lock()
     while True:
-        if not lock.acquire(wait_s=0.2):
+        if not lock.acquire():
             return total
         try:
             while True:

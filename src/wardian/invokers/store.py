@@ -24,10 +24,21 @@ from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
 
-__all__ = ["INVOKER_KINDS", "Invoker", "InvokerStore"]
+__all__ = ["INVOKER_KINDS", "Invoker", "InvokerStore", "read_assignments"]
 
 INVOKER_KINDS = ("session-close", "schedule")
 """The kinds of invoker this table holds."""
+
+def _sync_subscribers_in_transaction(conn: sqlite3.Connection) -> None:
+    """Tell the runtime which agents have an enabled session-close invoker (its event writer
+    settles a close that nothing can come of without reading this table)."""
+    from wardian.runtime.session_events import set_session_close_subscribers_in_transaction
+
+    rows = conn.execute(
+        "SELECT DISTINCT agent_id FROM invokers WHERE kind = 'session-close' AND enabled = 1"
+    ).fetchall()
+    set_session_close_subscribers_in_transaction(conn, [str(r[0]) for r in rows])
+
 
 _MIGRATIONS: list[NamedMigration] = [
     NamedMigration("create_invokers", """
@@ -46,6 +57,9 @@ _MIGRATIONS: list[NamedMigration] = [
     );
     CREATE INDEX invokers_kind_agent ON invokers (kind, agent_id, enabled);
     """),
+    # 2: the runtime's copy of the agents with an enabled session-close invoker, filled
+    # from the invokers there are (and kept by every enable, disable and remove).
+    NamedMigration("sync_session_close_subscribers", _sync_subscribers_in_transaction),
 ]
 
 
@@ -124,6 +138,18 @@ def _row_to_invoker(row: sqlite3.Row) -> Invoker:
 def _check_kind(kind: str) -> None:
     if kind not in INVOKER_KINDS:
         raise UsageError(f"unknown invoker kind {kind!r}", hint=f"use one of {INVOKER_KINDS}")
+
+
+def read_assignments(conn: sqlite3.Connection) -> list[tuple[str, str]] | None:
+    """``(invoker id, assignments_json as stored)`` of every invoker; None when the
+    ``invokers`` table does not exist yet. Read-only, over any connection to ``state.db``
+    (``wardian doctor`` passes a read-only one; a damaged JSON text is the caller's to skip)."""
+    from wardian._db import has_table
+
+    if not has_table(conn, "invokers"):
+        return None
+    rows = conn.execute("SELECT id, assignments_json FROM invokers").fetchall()
+    return [(str(r[0]), str(r[1])) for r in rows]
 
 
 class InvokerStore:
@@ -273,6 +299,7 @@ class InvokerStore:
             )
             if cur.rowcount == 0:
                 raise NotFoundError(f"no invoker {invoker_id!r}")
+            _sync_subscribers_in_transaction(self.conn)
         return self.get(invoker_id)
 
     def update(
@@ -323,4 +350,5 @@ class InvokerStore:
         with atomic(self.conn):
             invoker = self.get(invoker_id)
             self.conn.execute("DELETE FROM invokers WHERE id = ?", (invoker.id,))
+            _sync_subscribers_in_transaction(self.conn)
         return invoker

@@ -308,6 +308,7 @@ def _managed_ancestors(
         return []
     import sqlite3
 
+    from wardian._db import open_readonly
     from wardian.memory.capabilities import CapabilityStore
 
     # Read-only, without MemoryStore's migration check: this runs in every provider hook
@@ -315,8 +316,7 @@ def _managed_ancestors(
     # the launches table, or no permission to open its WAL index) goes through
     # MemoryStore, which migrates it, as before.
     try:
-        conn = sqlite3.connect(f"{db_path.absolute().as_uri()}?mode=ro", uri=True,
-                               timeout=5.0)
+        conn = open_readonly(db_path)
         try:
             return CapabilityStore(conn).managed_ancestors(ancestry)
         finally:

@@ -190,7 +190,7 @@ def resolve_assignment(
         return assignment.provider, assignment.model, assignment.effort
     if agents is None:
         raise ValueError(f"agent target {assignment.agent!r}: resolve_assignment needs "
-                         "agents=… (wardian.engine.assignments.agent_selection)")
+                         "agents=… (the engine's `agent_selection` builds it)")
     return agents(assignment.agent)
 
 

@@ -8,8 +8,8 @@ Issue 5 "Adapter interface".
 
 from __future__ import annotations
 
-import importlib
 import threading
+from collections.abc import Callable
 
 from wardian.providers.base import ProviderAdapter
 from wardian.providers.errors import UnknownProvider
@@ -22,16 +22,54 @@ __all__ = [
     "unregister_adapter",
 ]
 
-BUILTIN_ADAPTERS: dict[str, str] = {
-    "builtin": "wardian.providers.builtin.adapter:BuiltinAdapter",
-    "codex": "wardian.providers.codex:CodexAdapter",
-    "claude": "wardian.providers.claude:ClaudeAdapter",
-    "gemini": "wardian.providers.gemini:GeminiAdapter",
-    "opencode": "wardian.providers.opencode:OpencodeAdapter",
-    "openai": "wardian.providers.openai:OpenAIAdapter",
-    "anthropic": "wardian.providers.anthropic:AnthropicAdapter",
+def _builtin() -> type[ProviderAdapter]:
+    from wardian.providers.builtin.adapter import BuiltinAdapter
+
+    return BuiltinAdapter
+
+
+def _codex() -> type[ProviderAdapter]:
+    from wardian.providers.codex import CodexAdapter
+
+    return CodexAdapter
+
+
+def _claude() -> type[ProviderAdapter]:
+    from wardian.providers.claude import ClaudeAdapter
+
+    return ClaudeAdapter
+
+
+def _gemini() -> type[ProviderAdapter]:
+    from wardian.providers.gemini import GeminiAdapter
+
+    return GeminiAdapter
+
+
+def _opencode() -> type[ProviderAdapter]:
+    from wardian.providers.opencode import OpencodeAdapter
+
+    return OpencodeAdapter
+
+
+def _openai() -> type[ProviderAdapter]:
+    from wardian.providers.openai import OpenAIAdapter
+
+    return OpenAIAdapter
+
+
+def _anthropic() -> type[ProviderAdapter]:
+    from wardian.providers.anthropic import AnthropicAdapter
+
+    return AnthropicAdapter
+
+
+BUILTIN_ADAPTERS: dict[str, Callable[[], type[ProviderAdapter]]] = {
+    "builtin": _builtin, "codex": _codex, "claude": _claude, "gemini": _gemini,
+    "opencode": _opencode, "openai": _openai, "anthropic": _anthropic,
 }
-"""Name -> ``module:Class`` of every adapter shipped with Wardian."""
+"""Name -> loader of every adapter class shipped with Wardian (each imports its module
+when called, so importing the registry imports no adapter)."""
 
 _lock = threading.Lock()
 _adapters: dict[str, ProviderAdapter] = {}
@@ -42,12 +80,10 @@ def _load_builtins() -> None:
     global _builtins_loaded
     if _builtins_loaded:
         return
-    for name, target in BUILTIN_ADAPTERS.items():
+    for name, load in BUILTIN_ADAPTERS.items():
         if name in _adapters:
             continue
-        module_name, _, class_name = target.partition(":")
-        cls = getattr(importlib.import_module(module_name), class_name)
-        _adapters[name] = cls()
+        _adapters[name] = load()()
     _builtins_loaded = True
 
 
@@ -73,8 +109,7 @@ def unregister_adapter(name: str) -> None:
     with _lock:
         _adapters.pop(name, None)
         if name in BUILTIN_ADAPTERS:
-            module_name, _, class_name = BUILTIN_ADAPTERS[name].partition(":")
-            _adapters[name] = getattr(importlib.import_module(module_name), class_name)()
+            _adapters[name] = BUILTIN_ADAPTERS[name]()()
 
 
 def known_providers() -> list[str]:

@@ -17,7 +17,7 @@ from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import AmbiguousIdError, ConflictError, NotFoundError, UsageError
 
-__all__ = ["Agent", "AgentRegistry"]
+__all__ = ["Agent", "AgentRegistry", "read_agents"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -51,6 +51,19 @@ class Agent:
     def to_json(self) -> dict[str, Any]:
         """The agent as a JSON-ready dict."""
         return asdict(self)
+
+
+def read_agents(conn: sqlite3.Connection) -> list[Agent] | None:
+    """Every agent, by name; None when the ``agents`` table does not exist yet. Read-only,
+    over any connection to ``state.db`` (``wardian doctor`` passes a read-only one)."""
+    from wardian._db import has_table
+
+    if not has_table(conn, "agents"):
+        return None
+    rows = conn.execute(
+        "SELECT id, name, provider, model, effort, workspace, created_at FROM agents"
+        " ORDER BY name").fetchall()
+    return [Agent(*tuple(r)) for r in rows]
 
 
 class AgentRegistry:

@@ -19,11 +19,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from wardian._db import NamedMigration, StateDB, atomic
+from wardian._db import NamedMigration, StateDB, atomic, has_table, migrate_component
+from wardian._lock import FileLock
 from wardian._process import keep
 from wardian._util import new_id, utc_now_iso
 from wardian.config import data_dir, state_db_path
@@ -42,6 +44,7 @@ __all__ = [
     "drain_command",
     "drain_lock",
     "record_session_close",
+    "set_session_close_subscribers_in_transaction",
     "start_drain_worker",
     "worker_env",
 ]
@@ -61,6 +64,22 @@ DRAIN_LOCK_FILE = "drain.lock"
 
 DAEMON_LOCK_FILE = "serve.lock"
 """Held by ``wardian serve`` for its lifetime; while held, writers start no drain worker."""
+
+def _create_session_close_subscribers(conn: sqlite3.Connection) -> None:
+    """Migration 2: the runtime's own copy of which agents have an enabled session-close
+    invoker (the invokers component keeps it, `set_session_close_subscribers_in_transaction`).
+
+    Until the invokers component first writes it the copy is *unknown* (no row in
+    ``session_close_subscribers_synced``) and every close is left pending for the drain,
+    which then decides as before; a file where invokers were never set up starts known
+    and empty.
+    """
+    conn.execute("CREATE TABLE session_close_subscribers (agent_id TEXT PRIMARY KEY)")
+    conn.execute("CREATE TABLE session_close_subscribers_synced"
+                 " (synced INTEGER PRIMARY KEY CHECK (synced = 1))")
+    if not has_table(conn, "invokers"):
+        conn.execute("INSERT INTO session_close_subscribers_synced (synced) VALUES (1)")
+
 
 _MIGRATIONS: list[NamedMigration] = [
     NamedMigration("create_session_events", """
@@ -87,7 +106,30 @@ _MIGRATIONS: list[NamedMigration] = [
     );
     CREATE INDEX session_events_pending ON session_events (status, created_at);
     """),
+    NamedMigration("create_session_close_subscribers", _create_session_close_subscribers),
 ]
+
+
+def set_session_close_subscribers_in_transaction(
+    conn: sqlite3.Connection, agent_ids: Iterable[str]
+) -> None:
+    """Replace the set of agents that have an enabled session-close invoker.
+
+    The invokers component calls this inside every transaction that enables, disables or
+    removes an invoker, so the event writer's check (`SessionEventQueue.append`) reads the
+    set in its own write transaction and an invoker enabled concurrently is ordered after
+    the event, as when it read the invokers themselves. Creates the runtime's tables first
+    when this file lacks them. Expects an open transaction (``atomic``).
+
+    Args:
+        conn: a connection to ``state.db`` inside a write transaction.
+        agent_ids: every agent id with at least one enabled session-close invoker.
+    """
+    migrate_component(conn, "session_events", _MIGRATIONS)
+    conn.execute("DELETE FROM session_close_subscribers")
+    conn.executemany("INSERT INTO session_close_subscribers (agent_id) VALUES (?)",
+                     [(agent_id,) for agent_id in sorted(set(agent_ids))])
+    conn.execute("INSERT OR IGNORE INTO session_close_subscribers_synced (synced) VALUES (1)")
 
 
 @dataclass(frozen=True)
@@ -212,15 +254,15 @@ class SessionEventQueue:
         return self.get(event_id), created
 
     def _has_enabled_invoker(self, agent_id: str) -> bool:
-        """Whether an enabled session-close invoker exists for the agent (the ``invokers``
-        table of ``state.db``; absent table = none). Read inside the caller's transaction."""
-        try:
-            row = self.conn.execute(
-                "SELECT 1 FROM invokers WHERE kind = 'session-close' AND agent_id = ?"
-                " AND enabled = 1 LIMIT 1", (agent_id,)
-            ).fetchone()
-        except sqlite3.OperationalError:  # no invokers table yet: nothing was ever added
-            return False
+        """Whether the agent may have an enabled session-close invoker: it is in the
+        subscriber set the invokers component keeps, or that set is not known yet (see
+        `set_session_close_subscribers_in_transaction`). Read inside the caller's
+        transaction."""
+        if self.conn.execute("SELECT 1 FROM session_close_subscribers_synced").fetchone() is None:
+            return True
+        row = self.conn.execute(
+            "SELECT 1 FROM session_close_subscribers WHERE agent_id = ?", (agent_id,)
+        ).fetchone()
         return row is not None
 
     def get(self, event_id: str) -> SessionEvent:
@@ -302,100 +344,6 @@ class SessionEventQueue:
 # --- locks ------------------------------------------------------------------------------
 
 
-class FileLock:
-    """A non-blocking advisory lock on one file; released by the OS when the holder dies.
-
-    Args:
-        path: the lock file (created; the holder's pid is written into it for diagnosis).
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fh: IO[str] | None = None
-
-    def acquire(self, wait_s: float = 0.0) -> bool:
-        """Take the lock if free; True when this object now holds it.
-
-        Args:
-            wait_s: keep trying this long, in seconds (default: one try, never blocks).
-                `held_elsewhere` probes take the lock for a few microseconds, so a
-                long-lived holder starting up (``wardian serve``) should pass ~0.2 s.
-        """
-        import time
-
-        deadline = time.monotonic() + wait_s
-        while not self._try_acquire():
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.005)
-        return True
-
-    def _try_acquire(self, *, record_pid: bool = True) -> bool:
-        if self._fh is not None:
-            return True
-        from wardian._fs import open_private, private_dir
-
-        private_dir(self.path.parent)
-        fh = open_private(self.path, "a+", encoding="utf-8")  # held until release()
-        try:
-            if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-                import msvcrt
-
-                fh.seek(0)
-                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            fh.close()
-            return False
-        if record_pid:
-            fh.seek(0)
-            fh.truncate()
-            fh.write(f"{os.getpid()}\n")
-            fh.flush()
-        self._fh = fh
-        return True
-
-    def release(self) -> None:
-        """Release the lock if held (closing the file drops it)."""
-        fh, self._fh = self._fh, None
-        if fh is None:
-            return
-        if sys.platform == "win32":  # pragma: no cover
-            import msvcrt
-
-            try:
-                fh.seek(0)
-                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
-            except OSError:
-                pass
-        fh.close()
-
-    @property
-    def held(self) -> bool:
-        """Whether this object holds the lock."""
-        return self._fh is not None
-
-    def held_elsewhere(self) -> bool:
-        """Whether another process (or object) holds the lock right now."""
-        if self._fh is not None:
-            return False
-        if not self.path.exists():
-            return False
-        if self._try_acquire(record_pid=False):  # a probe leaves the holder's pid alone
-            self.release()
-            return False
-        return True
-
-    def __enter__(self) -> FileLock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
 def _locks_dir() -> Path:
     return data_dir() / "locks"
 
@@ -418,18 +366,19 @@ def daemon_running() -> bool:
 # --- writing events ---------------------------------------------------------------------
 
 
-_WORKER_MAIN = "import sys; from wardian.invokers.drain import worker_main; sys.exit(worker_main())"
+DRAIN_ARGV = ("session", "_drain")
+"""The CLI command a detached drain worker runs (``wardian session _drain``)."""
 
 
 def drain_command() -> list[str]:
-    """The argv of one detached drain worker.
+    """The argv of one detached drain worker: ``python -P -m wardian session _drain``.
 
-    ``wardian session _drain`` does the same, but loading the whole CLI first costs a cold
-    worker ~0.1 s of CPU; this imports the drain directly (as a string: the runtime never
-    imports ``wardian.invokers``). ``-P`` keeps the writer's working directory (a hook's
-    project) off ``sys.path``, so no project file can shadow a module the worker imports.
+    ``wardian`` itself (DESIGN.md "Layout": the runtime never imports ``wardian.invokers``);
+    ``python -m wardian`` runs that command without loading the CLI first (`wardian.__main__`).
+    ``-P`` keeps the writer's working directory (a hook's project) off ``sys.path``, so no
+    project file can shadow a module the worker imports.
     """
-    return [os.path.abspath(sys.executable), "-P", "-c", _WORKER_MAIN]
+    return [os.path.abspath(sys.executable), "-P", "-m", "wardian", *DRAIN_ARGV]
 
 
 def worker_env() -> dict[str, str]:

@@ -8,7 +8,6 @@ Exit codes (CLI.md): 0 ok · 1 operation failed · 2 usage or validation error �
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 

@@ -90,7 +90,9 @@ def test_vector_search_at_numpy_size_returns_the_exact_nearest(store: MemoryStor
     from wardian.memory.store import _NUMPY_FROM
 
     rng = random.Random(5)
-    words = ["kiln", "glaze", "clay", "shelf", "batch", "firing", "cone", "raku", "slip", "wheel", "trim", "bisque", "stoneware", "porcelain", "oxide", "wax", "tongs", "studio", "order", "supplier"]
+    words = ["kiln", "glaze", "clay", "shelf", "batch", "firing", "cone", "raku", "slip",
+             "wheel", "trim", "bisque", "stoneware", "porcelain", "oxide", "wax", "tongs",
+             "studio", "order", "supplier"]
     with atomic(store.conn):
         for _ in range(_NUMPY_FROM + 300):
             store.insert_in_transaction(

@@ -5,8 +5,9 @@
   silently: hosts swallow a hook's failure), its agents exist, and a dry-run payload of the
   host's documented shape round-trips through the exact command (``WARDIAN_HOOK_DRY_RUN=1``:
   nothing is written) and comes back as the JSON the host expects.
-* ``provider-clis``: which provider CLIs are on PATH and their versions; one the agents or
-  invokers need but cannot find is a problem.
+* ``provider-clis``: which provider CLIs are on PATH and their versions; one an invoker runs
+  but PATH lacks is a problem, one only an agent names is a warning (`agent launch` needs
+  it; hooks and the builtin curator do not).
 
 Spec: issue 20 "wardian doctor"; docs/hosts.md.
 """
@@ -146,9 +147,13 @@ def _version(executable: str) -> str:
     return text[0][:80] if text else "version unknown"
 
 
-def _needed_providers(ctx: DoctorContext) -> dict[str, list[str]]:
-    """Provider CLI -> who needs it (agents by provider, invokers by assignment)."""
-    needed: dict[str, list[str]] = {}
+def _needed_providers(ctx: DoctorContext) -> dict[str, tuple[list[str], list[str]]]:
+    """Provider -> (agents whose provider it is, invoker roles that run it).
+
+    An invoker role runs a provider through a ``temporary_provider`` assignment, or through
+    an ``agent`` assignment naming an agent (name, id or unique id prefix) whose provider it is.
+    """
+    needed: dict[str, tuple[list[str], list[str]]] = {}
     conn = ctx.db("state.db")
     if conn is None:
         return needed
@@ -156,37 +161,66 @@ def _needed_providers(ctx: DoctorContext) -> dict[str, list[str]]:
     from wardian.runtime.agents import read_agents
 
     with closing(conn):
-        agents, invokers = read_agents(conn), read_assignments(conn)
-    for agent in agents or []:
-        needed.setdefault(agent.provider, []).append(f"agent {agent.name}")
-    for invoker_id, assignments_json in invokers or []:
+        agents, invokers = read_agents(conn) or [], read_assignments(conn) or []
+    for agent in agents:
+        needed.setdefault(agent.provider, ([], []))[0].append(agent.name)
+    for invoker_id, assignments_json in invokers:
         try:
             assignments = json.loads(assignments_json)
         except ValueError:
             continue
         for role, item in assignments.items():
-            provider = item.get("provider") if isinstance(item, dict) else None
+            if not isinstance(item, dict):
+                continue
+            provider = item.get("provider")
+            via = ""
+            if item.get("target_type") == "agent":
+                target = str(item.get("agent") or "")
+                match = [a for a in agents if target in (a.name, a.id)] or [
+                    a for a in agents if target and a.id.startswith(target)]
+                provider, via = (match[0].provider, f" (agent {match[0].name})") \
+                    if len(match) == 1 else (None, "")
             if isinstance(provider, str):
-                needed.setdefault(provider, []).append(f"invoker {invoker_id[:8]} role {role}")
+                needed.setdefault(provider, ([], []))[1].append(
+                    f"invoker {invoker_id[:8]} role {role}{via}")
     return needed
+
+
+def _some(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 @register_check("provider-clis", "Provider CLIs")
 def _provider_clis(ctx: DoctorContext) -> Iterator[Finding]:
+    """A provider CLI that an invoker runs but PATH lacks is a problem (the automation fails
+    unattended); one that only an agent names is a warning: `agent launch` needs it, while
+    hooks (the host runs them) and the builtin curator do not."""
     name = "provider-clis"
     needed = _needed_providers(ctx)
     for provider, executable in _CLIS.items():
         path = shutil.which(executable)
-        users = needed.get(provider, [])
+        agents, roles = needed.get(provider, ([], []))
         if path:
             yield Finding.ok(name, f"{executable}: {path} · {_version(path)}",
                              subject=provider)
-        elif users:
+        elif roles:
             yield Finding.problem(
-                name, f"{executable} is not on PATH, but {', '.join(users[:3])} "
-                f"{'needs' if len(users) == 1 else 'need'} it",
-                fix=f"install the {executable} CLI, or `wardian agent set NAME --provider "
-                    "builtin` / re-assign the invoker's role to the builtin curator",
+                name, f"{executable} is not on PATH, but {_some(roles)} "
+                f"{'runs' if len(roles) == 1 else 'run'} it: those runs will fail",
+                fix=f"install the {executable} CLI, or re-assign the role with `wardian "
+                    "automation session-close set ID --assignments '{\"ROLE\": "
+                    "{\"target_type\": \"temporary_provider\", \"provider\": "
+                    "\"builtin\"}}'` (`schedule set` for a schedule)",
+                subject=provider)
+        elif agents:
+            who = (f"agents {_some(agents)} name" if len(agents) > 1
+                   else f"agent {agents[0]} names")
+            yield Finding.warning(
+                name, f"{executable} is not on PATH; {who} "
+                f"it as provider, so `wardian agent launch {agents[0]}` fails until it is "
+                "installed (hooks and the builtin curator do not need it)",
+                fix=f"install the {executable} CLI, or `wardian agent set {agents[0]} "
+                    "--provider P` for the CLI you use",
                 subject=provider)
         else:
             yield Finding.ok(name, f"{executable}: not installed (nothing needs it)",

@@ -21,7 +21,9 @@ __all__ = [
     "JsonOption",
     "WardianGroup",
     "emit_json",
+    "out_width",
     "parse_kv",
+    "print_block",
     "print_table",
     "require_operator",
     "stderr",
@@ -147,14 +149,37 @@ def print_table(
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(*("" if v is None else str(v) for v in row))
-    Console(soft_wrap=False, width=max(100, _width())).print(table)
+    Console(soft_wrap=False, width=out_width()).print(table)
 
 
-def _width() -> int:
-    try:
-        return os.get_terminal_size().columns
-    except OSError:
-        return 120
+DEFAULT_WIDTH = 100
+"""Columns human output fits when the terminal's width is unknown (output piped or
+captured) and ``COLUMNS`` is unset; also the narrowest width tables are drawn at."""
+
+
+def out_width() -> int:
+    """The width human output fits: ``COLUMNS``, else the terminal's, else 100; at least
+    100 (a narrower terminal wraps what it shows)."""
+    import shutil
+
+    return max(DEFAULT_WIDTH, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+
+
+def print_block(text: str, *, indent: str = "  ") -> None:
+    """Print `text` (e.g. indented JSON) under `indent`, every line within `out_width()`:
+    a longer line continues on the next, 4 columns further in, never cut short."""
+    import textwrap
+
+    width = out_width()
+    for line in text.splitlines() or [""]:
+        lead = indent + " " * (len(line) - len(line.lstrip(" ")))
+        if len(indent) + len(line) <= width:
+            stdout(indent + line)
+            continue
+        stdout("\n".join(textwrap.wrap(line.lstrip(" "), width=width, initial_indent=lead,
+                                       subsequent_indent=lead + "    ",
+                                       break_on_hyphens=False, replace_whitespace=False,
+                                       drop_whitespace=True)))
 
 
 def parse_kv(pairs: Sequence[str], flag: str) -> dict[str, str]:

@@ -9,7 +9,16 @@ from typing import Any
 import typer
 
 from wardian.cli import automation_schedule, automation_session_close
-from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, stderr, stdout
+from wardian.cli._common import (
+    JsonOption,
+    emit_json,
+    out_width,
+    parse_kv,
+    print_block,
+    print_table,
+    stderr,
+    stdout,
+)
 
 app = typer.Typer(help="Runs, session-close invokers and schedule invokers.", no_args_is_help=True)
 
@@ -50,9 +59,15 @@ def _step_notes(output: Any) -> None:
     mode's plan path and preview command must not hide in a truncated table cell."""
     if not isinstance(output, dict):
         return
-    for key in ("summary", "next"):
-        if isinstance(output.get(key), str) and output[key]:
-            stdout(f"      {key}: {output[key]}")
+    import textwrap
+
+    if isinstance(output.get("summary"), str) and output["summary"]:
+        stdout("\n".join(textwrap.wrap(output["summary"], width=out_width(),
+                                       initial_indent="      summary: ",
+                                       subsequent_indent=" " * 15, break_on_hyphens=False)))
+    if isinstance(output.get("next"), str) and output["next"]:
+        # A command stays on one line, however long: wrapped, it could not be pasted.
+        stdout(f"      next: {output['next']}")
 
 
 def _exit_for(run: Any) -> None:
@@ -145,33 +160,48 @@ def show(run_id: str = typer.Argument(..., help="Run id or unique prefix."),
     if as_json:
         emit_json(run.to_json(detail=True))
         return
-    stdout(f"run:        {run.id}")
-    stdout(f"blueprint:  {run.blueprint_id} ({run.blueprint_hash or 'hash unknown'})")
-    stdout(f"status:     {run.status}" + (f" ({run.skip_reason})" if run.skip_reason else ""))
-    stdout(f"trigger:    {run.trigger}   agent: {run.agent_id or '-'}")
-    stdout(f"created:    {_local(run.created_at)}   finished: {_local(run.finished_at)}")
+    _field("run:", run.id)
+    _field("blueprint:", f"{run.blueprint_id} ({run.blueprint_hash or 'hash unknown'})")
+    _field("status:", run.status + (f" ({run.skip_reason})" if run.skip_reason else ""))
+    _field("trigger:", f"{run.trigger}   agent: {run.agent_id or '-'}")
+    _field("created:", f"{_local(run.created_at)}   finished: {_local(run.finished_at)}")
     if run.error:
-        stdout(f"error:      {run.error}")
-    stdout(f"inputs:     {json.dumps(run.inputs, sort_keys=True)}")
-    print_table(["STEP", "ATTEMPT", "STATUS", "MS", "ERROR", "OUTPUT"],
+        _field("error:", run.error)
+    _field("inputs:", json.dumps(run.inputs, sort_keys=True, ensure_ascii=False))
+    # Within 100 columns and nothing cut short: the tables hold the short facts, every
+    # output follows in full as an indented JSON block (`--json` for the document).
+    print_table(["STEP", "ATTEMPT", "STATUS", "MS", "ERROR"],
                 [(a.step_id, a.attempt, a.status,
-                  "" if a.duration_ms is None else f"{a.duration_ms:.1f}", a.error or "",
-                  _short(a.output)) for a in run.attempts], title="Attempts")
+                  "" if a.duration_ms is None else f"{a.duration_ms:.1f}", a.error or "")
+                 for a in run.attempts], title="Attempts")
     print_table(["AT", "EVENT", "STEP", "DATA"],
-                [(_local(e["at"]), e["kind"], e["step_id"] or "", _short(e["data"]))
+                [(_local(e["at"]), e["kind"], e["step_id"] or "", _compact(e["data"]))
                  for e in run.events], title="Events")
     for attempt in run.attempts:
+        if attempt.output is None:
+            continue
+        stdout(f"\nOutput of {attempt.step_id} (attempt {attempt.attempt}):")
         if isinstance(attempt.output, dict) and ("summary" in attempt.output
                                                  or "next" in attempt.output):
-            stdout(f"{attempt.step_id}:")
             _step_notes(attempt.output)
+        print_block(json.dumps(attempt.output, indent=2, ensure_ascii=False, sort_keys=True,
+                               default=str), indent="    ")
 
 
-def _short(value: Any, limit: int = 120) -> str:
+def _field(label: str, value: str) -> None:
+    """One ``label: value`` line of `run show`, wrapped under the value's column."""
+    import textwrap
+
+    stdout("\n".join(textwrap.wrap(value, width=out_width(), initial_indent=f"{label:12}",
+                                   subsequent_indent=" " * 12, break_on_hyphens=False))
+           or label)
+
+
+def _compact(value: Any) -> str:
+    """`value` as one-line JSON, in full (the table wraps it within its cell)."""
     if value is None:
         return ""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
 @run_app.command("cancel")
@@ -269,6 +299,6 @@ def runs(
     if as_json:
         emit_json([r.to_json() for r in items])
         return
-    print_table(["RUN", "BLUEPRINT", "TRIGGER", "STATUS", "CREATED", "ERROR / REASON"],
+    print_table(["RUN", "BLUEPRINT", "TRIGGER", "STATUS", "CREATED", "REASON"],
                 [(r.id[:8], r.blueprint_id, r.trigger, r.status, _local(r.created_at),
                   r.error or r.skip_reason or "") for r in items])

@@ -18,8 +18,12 @@ def register(root: typer.Typer) -> None:
             [], "--check", help="Run only this check (repeatable); default: all."),
         as_json: bool = JsonOption,
     ) -> None:
-        """Check the data directory, settings, hooks, invokers and runs; each problem names
-        the command that fixes it. Exits 1 when something is wrong."""
+        """Check the data directory, settings, hooks, invokers, runs, provider CLIs and
+        model catalogs; each problem names the command that fixes it.
+
+        Exit codes: 0 nothing is wrong (warnings included: worth knowing, nothing fails
+        because of them), 1 at least one problem, 2 an unknown --check.
+        """
         from wardian.app.doctor import run_doctor
 
         report = run_doctor(check or None)

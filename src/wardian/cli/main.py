@@ -121,8 +121,8 @@ GROUP_HELP: dict[str, str] = {
     "hooks": "Host hooks (Claude Code, Codex, Gemini CLI) and their installation.",
     "mcp": "Agent memory as an MCP server over stdio (tools memory_save, memory_recall, …).",
     "serve": "Run the daemon: fire schedule invokers and drain session-close events.",
-    "doctor": "Check the data directory, settings, hooks, invokers and runs; each problem"
-              " names\nthe command that fixes it. Exits 1 when something is wrong.",
+    "doctor": "Check the data directory, settings, hooks, invokers, runs, provider CLIs and"
+              "\nmodel catalogs; each problem names the command that fixes it.",
 }
 """Each command's one-line help, as its module says it (a test keeps them equal): the root
 ``--help`` lists these without importing every group (issue 19: ``--help`` <= 150 ms)."""

@@ -285,7 +285,38 @@ def commit_curator_batch(
         store.close()
     out = result.to_json()
     out["summary"] = result.summary()
+    why = _nothing_saved_reason(out, operations, archive)
+    if why:
+        out["summary"] += f" · {why}"
     return out
+
+
+def _nothing_saved_reason(result: Mapping[str, Any], operations: Sequence[Any],
+                          archive: Mapping[str, Any]) -> str | None:
+    """Why a commit changed no record, in words, or None when it changed some.
+
+    Args:
+        result: the commit's `CommitResult.to_json()`.
+        operations: the curator's operations.
+        archive: the ``archive.load`` output (``count`` = messages read).
+
+    Returns:
+        e.g. ``nothing to keep: no durable signal (…) in the 21 messages read`` (the curator
+        proposed nothing);
+        ``every proposed operation was dropped (see dropped)``; ``no new messages since the
+        last consolidation``; None when something was saved, updated or removed, or the
+        batch was a replay.
+    """
+    if result.get("applied") or result.get("replayed"):
+        return None
+    count = archive.get("count")
+    if not operations:
+        if not count:
+            return "nothing to read: no new messages since the last consolidation"
+        noun = "message" if count == 1 else "messages"
+        return (f"nothing to keep: no durable signal (preference, convention, decision, "
+                f"correction, lesson, checkpoint) in the {count} {noun} read")
+    return "nothing saved: every proposed operation was dropped (see `dropped`)"
 
 
 # --- memory.draft_plan --------------------------------------------------------------------

@@ -242,6 +242,11 @@ class ScheduleDaemon:
                 return
             time.sleep(0.02)
 
+    def runs_left(self) -> int:
+        """How many runs still execute here (after `serve` returned: runs that ignored the
+        cancel; their worker threads would keep this process alive, see `wardian serve`)."""
+        return self._inflight.count()
+
     def request_stop(self) -> None:
         """Stop the loop (what SIGTERM/SIGINT do). A second call stops waiting for running
         runs and cancels them at once (an impatient second Ctrl-C)."""

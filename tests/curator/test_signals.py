@@ -545,6 +545,10 @@ _LOOK_ALIKES = [
     "I'll check the deploy logs later",
     "not sure, but maybe the cache",
     "remember the login page we discussed?",
+    "remember that thing we talked about?",
+    "whenever you're ready, go ahead",
+    "every time I run it the page goes blank",
+    "make sure to check it works",
 ]
 
 
@@ -554,7 +558,8 @@ def test_look_alikes_of_the_cue_kinds_are_not_rules(
     fmt: str, said: str, tmp_path: Path
 ) -> None:
     ops = curate_session(fmt, [("user", said), ("assistant", "Ok.")], tmp_path)
-    assert _saved(ops) == [], _texts(ops)
+    # no standing rule (an open report may still be the session's unfinished checkpoint)
+    assert [op for op in _saved(ops) if op["kind"] == "stable"] == [], _texts(ops)
 
 
 def test_enough_made_up_sessions() -> None:

@@ -63,7 +63,7 @@ RULES: tuple[Rule, ...] = (
         # "from now on", "going forward"
         r"\b(?:update|add (?:this |that |it )?to|write (?:this |it )?(?:in|into)|put (?:this |it )?"
         r"in) (?:the )?(?:claude|agents|gemini)\.md\b.*\b(?:that|to)\b"
-        r"|\b(?:remember|keep in mind|don'?t forget|do not forget) (?:that|to)\b"
+        r"|\b(?:remember|keep in mind|don'?t forget|do not forget) (?:that|to)\b(?!.*\?\s*$)"
         r"|\b(?:from now on|going forward|for future (?:reference|sessions))\b",
     ),
     _r(
@@ -107,9 +107,12 @@ RULES: tuple[Rule, ...] = (
         0.8,
         # a rule for every time: "always…", "every time…", "by default", "make sure to…",
         # "first X before Y", "I prefer…"
-        r"\b(?:always|every time|each time|whenever)\b(?!.*\?$)"
+        # (not a report of what happens to the user, "every time I run it…", nor the idiom
+        # "whenever you're ready")
+        r"\b(?:always|every time|each time|whenever)\b(?!.*\?$)(?!\s+i\b)"
+        r"(?!\s+you(?:'re| are) ready)"
         r"|\bmake sure (?:that )?(?:you |to )?(?:do not|don'?t|dont|never|always|use|run|keep|"
-        r"add|check|test|update|call|put|set|pin|write)\b"
+        r"add|update|call|put|set|pin|write)\b"
         r"|\bby default\b"
         r"|\bfirst\b.*\bbefore (?:you |we )?\w+"
         r"|\bi (?:always |really )?prefer\b|\bplease always\b",

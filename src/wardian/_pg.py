@@ -508,3 +508,78 @@ class PgConnection:
             self._pool.putconn(self._conn)
         except Exception:  # the pool was closed first (interpreter exit)
             self._conn.close()
+
+
+# --- copying a SQLite file in (`wardian db migrate --to`) -------------------------------
+
+_SKIPPED_TABLES = re.compile(r"^(sqlite_.*|records_fts.*|schema_migrations)$")
+"""SQLite's own tables, FTS5's shadow tables (PostgreSQL indexes the records itself) and
+the migration bookkeeping (the target has its own, from the same migrations)."""
+
+
+def sqlite_tables(source: sqlite3.Connection) -> list[str]:
+    """The data tables of a SQLite file, parents before the tables whose foreign keys point
+    at them (so rows copy in that order)."""
+    names = sorted(r[0] for r in source.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")
+        if not _SKIPPED_TABLES.match(r[0]))
+    parents = {t: {str(r[2]) for r in source.execute(f'PRAGMA foreign_key_list("{t}")')}
+               - {t} for t in names}
+    ordered: list[str] = []
+    while len(ordered) < len(names):
+        ready = [t for t in names if t not in ordered and parents[t] <= set(ordered)]
+        if not ready:  # a cycle (none today): copy the rest as listed
+            ready = [t for t in names if t not in ordered]
+        ordered.extend(ready)
+    return ordered
+
+
+def copy_table(source: sqlite3.Connection, target: PgConnection, table: str, *,
+               schema: str, batch: int = 1000) -> int:
+    """Copy every row of `table` from a SQLite file into ``schema.table``, values as they
+    are (ids, timestamps, vectors); SQLite's implicit ``rowid`` too where the target keeps
+    one (``records.rowid``). Identity sequences are moved past the copied ids. Runs inside
+    the caller's transaction on `target`.
+
+    Returns:
+        How many rows were copied.
+
+    Raises:
+        StoreError: the target lacks the table or one of its columns (the copy would lose
+            data), or the server refused a row.
+    """
+    columns = [str(r[1]) for r in source.execute(f'PRAGMA table_info("{table}")')]
+    found = target.execute(
+        "SELECT column_name, is_identity FROM information_schema.columns"
+        " WHERE table_schema = ? AND table_name = ?", (schema, table)).fetchall()
+    present = {str(r[0]): r[1] == "YES" for r in found}
+    if not present:
+        raise StoreError(f"the target has no table {schema}.{table}",
+                         hint="the target's Wardian schema is older than this one")
+    missing = [c for c in columns if c not in present]
+    if missing:
+        raise StoreError(f"the target's {schema}.{table} has no column {', '.join(missing)}",
+                         hint="the target's Wardian schema differs from this one")
+    if "rowid" in present and "rowid" not in columns:
+        columns.append("rowid")
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    insert = (f'INSERT INTO "{schema}"."{table}" ({quoted})'
+              f" VALUES ({', '.join('?' * len(columns))})")
+    rows = source.execute(f'SELECT {quoted} FROM "{table}"')
+    copied = 0
+    while chunk := rows.fetchmany(batch):
+        target.executemany(insert, [tuple(r) for r in chunk])
+        copied += len(chunk)
+    for column, identity in present.items():
+        if identity and column in columns and copied:
+            target.execute(
+                f"SELECT setval(pg_get_serial_sequence(?, ?), (SELECT MAX(\"{column}\")"
+                f' FROM "{schema}"."{table}"))', (f'"{schema}"."{table}"', column))
+    return copied
+
+
+def table_exists(conn: PgConnection, schema: str, table: str) -> bool:
+    """Whether ``schema.table`` exists (read-only)."""
+    return conn.execute(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+        (schema, table)).fetchone() is not None

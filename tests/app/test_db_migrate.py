@@ -22,8 +22,8 @@ def _installation(home: Path) -> dict[str, Any]:
     """A small but complete SQLite installation; what it holds, to compare afterwards."""
     from wardian.engine.runs import RunStore
     from wardian.invokers.store import InvokerStore
-    from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.batch import CommitBatch
+    from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.consolidation import commit_batch
     from wardian.runtime.agents import AgentRegistry
 

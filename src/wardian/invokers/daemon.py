@@ -41,7 +41,7 @@ from datetime import datetime
 from typing import Any
 
 from wardian._util import format_utc, parse_utc, utc_now
-from wardian.errors import UsageError, WardianError
+from wardian.errors import ConflictError, UsageError, WardianError
 from wardian.invokers.daemon_lock import (
     DaemonAlreadyRunning,
     DaemonStatus,
@@ -142,6 +142,8 @@ class ScheduleDaemon:
         self._local = threading.local()
         self._failed = False
         self._lock: Any = None
+        self._scheduler_lock: Any = None
+        """PostgreSQL: the advisory lock that makes this the one scheduler of the database."""
         self._runs: Any = None
         self.invokers: InvokerStore | None = None
         self.slots: SlotStore | None = None
@@ -155,6 +157,12 @@ class ScheduleDaemon:
             DaemonAlreadyRunning: another process holds it (names its pid and since).
         """
         self._lock = acquire_daemon_lock()
+        try:
+            self._scheduler_lock = _scheduler_lock()
+        except BaseException:
+            self._lock.release()
+            self._lock = None
+            raise
         holder = _holder_file()
         from wardian._fs import write_private
 
@@ -172,6 +180,9 @@ class ScheduleDaemon:
             pass
         self._lock.release()
         self._lock = None
+        if self._scheduler_lock is not None:
+            self._scheduler_lock.release()
+            self._scheduler_lock = None
 
     def open(self) -> None:
         """Open the stores, mark orphaned runs interrupted and finish a predecessor's work."""
@@ -530,6 +541,13 @@ class ScheduleDaemon:
             return
         queue = SessionEventQueue()
         fires = FireLog()
+        if queue.db.dialect == "postgres":
+            try:
+                self._drain_on_notify(queue, fires, drain_once)
+            finally:
+                queue.close()
+                fires.close()
+            return
         try:
             while not self.stop_event.is_set():
                 try:
@@ -548,3 +566,62 @@ class ScheduleDaemon:
         finally:
             queue.close()
             fires.close()
+
+    def _drain_on_notify(self, queue: Any, fires: Any, drain_once: Any) -> None:
+        """The drain loop on PostgreSQL: sleep on ``LISTEN`` (`wardian._pg_coord`) instead
+        of polling the queue; an event written on any machine wakes it at its commit. It
+        also wakes every `NOTIFY_FALLBACK_S` to resume runs whose lease expired elsewhere
+        (no one notifies about a worker that died)."""
+        from wardian._pg_coord import EVENTS_CHANNEL, Listener
+
+        listener = Listener(queue.conn.url, EVENTS_CHANNEL)
+        try:
+            while not self.stop_event.is_set():
+                progress = False
+                try:
+                    if queue.has_pending() or fires.undispatched(limit=1):
+                        report = drain_once()
+                        for line in report.errors:
+                            self.log(f"{self._stamp()} drain: {line}")
+                        progress = bool(report.events or report.executed)
+                        if progress:
+                            self.log(f"{self._stamp()} drain: {report.events} event(s), "
+                                     f"{report.runs_created} run(s) created, "
+                                     f"{report.skipped} skipped, {report.executed} executed")
+                except Exception as exc:  # keep draining after a hiccup
+                    self.log(f"{self._stamp()} drain failed: {type(exc).__name__}: {exc}")
+                if not progress:
+                    listener.wait(NOTIFY_FALLBACK_S)
+        finally:
+            listener.close()
+
+
+NOTIFY_FALLBACK_S = 1.0
+"""PostgreSQL: the longest the drain sleeps without a notification, seconds (also how soon
+a stop request ends the drain thread)."""
+
+
+def _scheduler_lock() -> Any:
+    """On PostgreSQL, the database-wide scheduler lock (``pg_try_advisory_lock``), so one
+    ``wardian serve`` fires schedules for every machine sharing the database; None on
+    SQLite (the daemon file lock is the whole story on one machine).
+
+    Raises:
+        ConflictError: another machine's ``wardian serve`` holds it (exit 4).
+    """
+    from wardian._pg import configured_url
+
+    url = configured_url()
+    if url is None:
+        return None
+    from wardian._pg import redact_url
+    from wardian._pg_coord import SessionLock
+
+    lock = SessionLock.try_acquire(url, "scheduler")
+    if lock is None:
+        raise ConflictError(
+            f"another wardian serve already schedules for {redact_url(url)} (it holds the"
+            " database's scheduler lock); only one may run per database",
+            hint="stop that one first (SIGTERM stops it cleanly); its machine is the one"
+                 " whose `wardian serve --status` says running")
+    return lock

@@ -1,14 +1,12 @@
 """Coordination between machines sharing one PostgreSQL database (issue 18).
 
-What SQLite gets from one file on one machine (a write lock, OS file locks, a process
-table to ask whether an owner lives), several machines get from the server here:
+What SQLite gets from one file on one machine (a write lock, a process table to ask
+whether an owner lives, a queue read every few milliseconds), several machines get from
+the server here:
 
 * `row_transaction` — a transaction that takes **no** schema-wide writer lock
   (`wardian._pg.PgConnection.atomic` does): for statements whose row locks are their
   whole concurrency story, such as a run claim with ``FOR UPDATE SKIP LOCKED``.
-* `SessionLock` — a session-scoped advisory lock (``pg_try_advisory_lock``) on a
-  connection of its own, held for a process's lifetime and dropped by the server when
-  that connection ends (also on ``kill -9`` or a cut network): one scheduler per database.
 * `notify` / `Listener` — ``NOTIFY`` inside the writer's transaction (delivered at
   commit) and ``LISTEN`` on a connection of its own: wake-ups instead of polling.
 
@@ -22,13 +20,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from wardian._pg import PgConnection, redact_url, schema_lock_key
+from wardian._pg import PgConnection, redact_url
 from wardian.errors import StoreError
 
 __all__ = [
     "EVENTS_CHANNEL",
     "Listener",
-    "SessionLock",
     "notify",
     "row_transaction",
 ]
@@ -78,44 +75,6 @@ def _connect(url: str) -> Any:
             f"cannot connect to PostgreSQL at {redact_url(url)}: "
             f"{redact_url(str(exc).strip())}",
             hint="check that the server runs and accepts this user (pg_isready)") from exc
-
-
-class SessionLock:
-    """An advisory lock named `name`, held by a connection of its own until `release`.
-
-    Get one with `try_acquire`. The server releases it when the holding connection ends,
-    so a holder killed with ``kill -9`` (or cut off) never blocks the next one for longer
-    than the server takes to notice the dead connection.
-    """
-
-    def __init__(self, conn: Any, name: str) -> None:
-        self._conn = conn
-        self.name = name
-
-    @classmethod
-    def try_acquire(cls, url: str, name: str) -> SessionLock | None:
-        """The lock if no other session holds it, else None (never waits).
-
-        Raises:
-            StoreError: the server cannot be reached.
-        """
-        conn = _connect(url)
-        try:
-            row = conn.execute("SELECT pg_try_advisory_lock(%s)",
-                               (schema_lock_key(name),)).fetchone()
-        except BaseException:
-            conn.close()
-            raise
-        if not (row and row[0]):
-            conn.close()
-            return None
-        return cls(conn, name)
-
-    def release(self) -> None:
-        """Let go of the lock (closing its connection); idempotent."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
 
 
 class Listener:

@@ -1,5 +1,5 @@
 """Exactly-once across machines (issue 18): leased run claims, reclaiming an expired lease,
-one scheduler per database, LISTEN/NOTIFY wake-ups, and real worker processes sharing one
+LISTEN/NOTIFY wake-ups, and real worker processes sharing one
 PostgreSQL database (two claiming concurrently; one killed with SIGKILL mid-run, its run
 resumed by the other).
 
@@ -95,28 +95,6 @@ def test_a_finished_run_lets_go_of_its_lease(backend: str) -> None:
 def pg(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     return pg_url
-
-
-def test_one_scheduler_per_database(pg: str) -> None:
-    from wardian._pg_coord import SessionLock
-    from wardian.errors import ConflictError
-    from wardian.invokers.daemon import ScheduleDaemon
-
-    other = SessionLock.try_acquire(pg, "scheduler")  # another machine's wardian serve
-    assert other is not None
-    daemon = ScheduleDaemon()
-    with pytest.raises(ConflictError, match="scheduler lock"):
-        daemon.acquire()
-    daemon.release()
-    other.release()
-    daemon.acquire()  # free again: this one schedules
-    try:
-        assert SessionLock.try_acquire(pg, "scheduler") is None
-    finally:
-        daemon.release()
-    again = SessionLock.try_acquire(pg, "scheduler")
-    assert again is not None
-    again.release()
 
 
 def test_a_pending_event_notifies_listeners_at_commit(pg: str) -> None:

@@ -41,7 +41,7 @@ from datetime import datetime
 from typing import Any
 
 from wardian._util import format_utc, parse_utc, utc_now
-from wardian.errors import ConflictError, UsageError, WardianError
+from wardian.errors import UsageError, WardianError
 from wardian.invokers.daemon_lock import (
     DaemonAlreadyRunning,
     DaemonStatus,
@@ -142,8 +142,6 @@ class ScheduleDaemon:
         self._local = threading.local()
         self._failed = False
         self._lock: Any = None
-        self._scheduler_lock: Any = None
-        """PostgreSQL: the advisory lock that makes this the one scheduler of the database."""
         self._runs: Any = None
         self.invokers: InvokerStore | None = None
         self.slots: SlotStore | None = None
@@ -157,12 +155,6 @@ class ScheduleDaemon:
             DaemonAlreadyRunning: another process holds it (names its pid and since).
         """
         self._lock = acquire_daemon_lock()
-        try:
-            self._scheduler_lock = _scheduler_lock()
-        except BaseException:
-            self._lock.release()
-            self._lock = None
-            raise
         holder = _holder_file()
         from wardian._fs import write_private
 
@@ -180,9 +172,6 @@ class ScheduleDaemon:
             pass
         self._lock.release()
         self._lock = None
-        if self._scheduler_lock is not None:
-            self._scheduler_lock.release()
-            self._scheduler_lock = None
 
     def open(self) -> None:
         """Open the stores, mark orphaned runs interrupted and finish a predecessor's work."""
@@ -600,28 +589,3 @@ NOTIFY_FALLBACK_S = 1.0
 """PostgreSQL: the longest the drain sleeps without a notification, seconds (also how soon
 a stop request ends the drain thread)."""
 
-
-def _scheduler_lock() -> Any:
-    """On PostgreSQL, the database-wide scheduler lock (``pg_try_advisory_lock``), so one
-    ``wardian serve`` fires schedules for every machine sharing the database; None on
-    SQLite (the daemon file lock is the whole story on one machine).
-
-    Raises:
-        ConflictError: another machine's ``wardian serve`` holds it (exit 4).
-    """
-    from wardian._pg import configured_url
-
-    url = configured_url()
-    if url is None:
-        return None
-    from wardian._pg import redact_url
-    from wardian._pg_coord import SessionLock
-
-    lock = SessionLock.try_acquire(url, "scheduler")
-    if lock is None:
-        raise ConflictError(
-            f"another wardian serve already schedules for {redact_url(url)} (it holds the"
-            " database's scheduler lock); only one may run per database",
-            hint="stop that one first (SIGTERM stops it cleanly); its machine is the one"
-                 " whose `wardian serve --status` says running")
-    return lock

@@ -112,6 +112,58 @@ def test_a_pending_event_notifies_listeners_at_commit(pg: str) -> None:
         assert listener.wait(0.05) == []
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_daemon_drain_wakes_on_notify_not_on_a_poll(pg: str,
+                                                       monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    import threading
+
+    import psycopg
+
+    from wardian._pg_coord import EVENTS_CHANNEL
+    from wardian.invokers import daemon as daemon_module
+
+    # No fallback wake-up within the test: only the event's NOTIFY can start the drain.
+    monkeypatch.setattr(daemon_module, "NOTIFY_FALLBACK_S", 600.0)
+    write_noop_blueprint()
+    agent = AgentRegistry().add("coder", "claude").id
+    invokers = InvokerStore()
+    inv = invokers.add("session-close", name="n", blueprint_id="noop-test", agent_id=agent,
+                       assignments={}, config={"boundaries": []})
+    invokers.set_enabled(inv.id, True)
+    ready, drained = threading.Event(), threading.Event()
+
+    def log(line: str) -> None:
+        if "serve ready" in line:
+            ready.set()
+        if "drain: 1 event(s)" in line:
+            drained.set()
+
+    daemon = daemon_module.ScheduleDaemon(log=log, shutdown_timeout_s=5)
+    thread = threading.Thread(target=daemon.serve)
+    thread.start()
+    try:
+        assert ready.wait(60)
+        with psycopg.connect(pg, autocommit=True) as conn:  # until the drain listens
+            while not conn.execute("SELECT 1 FROM pg_stat_activity WHERE state = 'idle'"
+                                   " AND query LIKE 'LISTEN %'").fetchone():
+                assert thread.is_alive()
+                drained.wait(0.05)
+        event, _ = SessionEventQueue().append(agent_id=agent, boundary="clear",
+                                              session_id="s1", source="cli",
+                                              logging_enabled=False)
+        assert drained.wait(20), "the drain was not woken by the event's NOTIFY"
+        (run,) = RunStore(recover=False).list(invoker_id=inv.id)
+        assert run.status == "succeeded" and event.id in str(run.idempotency_key)
+    finally:
+        daemon.request_stop()
+        with psycopg.connect(pg, autocommit=True) as conn:  # wake the drain to stop
+            conn.execute("SELECT pg_notify(%s, '')", (EVENTS_CHANNEL,))
+        thread.join(60)
+    assert not thread.is_alive()
+
+
 def _worker(code: str, *args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=REPO,
                             env={**env, "PYTHONPATH": str(REPO)},

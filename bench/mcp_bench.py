@@ -12,7 +12,8 @@ Target: median round trip <= 5 ms at 10k records. The CPU time per call of the s
 process and of the client is printed too: on a shared, overloaded machine the wall time
 is mostly waiting for a CPU, and the CPU figures say what the round trip costs.
 
-Run: ``.venv/bin/python bench/mcp_bench.py`` (about 20 s).
+Run: ``.venv/bin/python bench/mcp_bench.py [--profile FILE]`` (about 20 s; ``--profile``
+runs the server under cProfile and writes its stats to FILE, for `pstats`).
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def _check(query: str, doc: dict[str, object], expected: list[str]) -> int:
     return len(records)
 
 
+PROFILE: list[str] = []
+"""``--profile FILE``: the server's cProfile output file."""
 CPU_MS: dict[str, float] = {}
 """CPU time per timed call (ms), server process and this client, filled by _round_trips."""
 
@@ -83,8 +86,9 @@ async def _round_trips(home: Path, workspace: Path, env: dict[str, str],
 
     from mcp import ClientSession
 
+    profile = ["-m", "cProfile", "-o", PROFILE[0]] if PROFILE else []
     params = StdioServerParameters(command=sys.executable,
-                                   args=["-P", "-m", "wardian", "mcp"],
+                                   args=["-P", *profile, "-m", "wardian", "mcp"],
                                    env=env, cwd=str(workspace))
     times: list[float] = []
     pings: list[float] = []
@@ -118,6 +122,8 @@ async def _round_trips(home: Path, workspace: Path, env: dict[str, str],
 
 
 def main() -> int:
+    if "--profile" in sys.argv:
+        PROFILE.append(os.path.abspath(sys.argv[sys.argv.index("--profile") + 1]))
     base = Path(tempfile.mkdtemp(prefix="wardian-mcp-bench-"))
     home = base / "home"
     workspace = base / "repo"

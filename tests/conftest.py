@@ -46,3 +46,69 @@ def corpus_dir() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"transcript corpus not found at {CORPUS} (it lives in ../shared/corpus)")
     return CORPUS
+
+
+# --- PostgreSQL (issue 18) ----------------------------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A `pg_slow` test's PostgreSQL run is a slow test (`make test` leaves it out)."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if (item.get_closest_marker("pg_slow") and callspec is not None
+                and callspec.params.get("backend") == "postgres"):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[object]:
+    """A throwaway PostgreSQL cluster for the whole session (`tests.pg_cluster`).
+
+    Skips with the reason when no PostgreSQL binaries are installed, except under CI
+    (``CI=true``), where the backend-parametrised suite must run: there it fails.
+    """
+    from tests.pg_cluster import Cluster, find_bin
+
+    bindir = find_bin()
+    reason = ("no PostgreSQL binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin or on "
+              "PATH: install the distribution's postgresql package to run these tests")
+    if bindir is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        message = "psycopg is not installed: pip install -e '.[dev]' (or '.[postgres]')"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    cluster = Cluster.start(bindir)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: object) -> Iterator[str]:
+    """The URL of a fresh, empty database in the session's cluster, dropped afterwards
+    (every Wardian connection to it closed first)."""
+    from tests.pg_cluster import Cluster
+    from wardian._db import close_databases
+
+    assert isinstance(pg_cluster, Cluster)
+    url = pg_cluster.create_database()
+    yield url
+    close_databases(url)
+    pg_cluster.drop_database(url)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, wardian_home: Path,
+            monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test once on each storage backend: the SQLite files, and PostgreSQL
+    (``WARDIAN_DATABASE_URL`` set to a fresh database of the session's cluster)."""
+    if request.param == "postgres":
+        url = request.getfixturevalue("pg_url")
+        monkeypatch.setenv("WARDIAN_DATABASE_URL", url)
+    return str(request.param)

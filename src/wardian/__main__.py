@@ -1,4 +1,4 @@
-"""`python -m wardian` runs the CLI.
+"""`python -m wardian` runs the CLI: the hot path first (`wardian.cli.hot`), else Typer.
 
 ``python -m wardian session _drain`` is also the detached drain worker that a session-event
 writer starts (`wardian.runtime.session_events.drain_command`): it runs the drain without
@@ -14,6 +14,6 @@ if sys.argv[1:] == ["session", "_drain"]:
 
     sys.exit(worker_main())
 
-from wardian.cli.main import main
+from wardian.cli.hot import main
 
 main()

@@ -54,14 +54,18 @@ from wardian.errors import StoreError
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
+    "ENV_DATABASE_URL",
+    "URL_FILE",
     "Database",
     "Migration",
     "NamedMigration",
     "StateDB",
     "atomic",
     "backup",
+    "close_databases",
     "connect",
     "connections_opened",
+    "database_exists",
     "has_table",
     "in_this_scope",
     "migrate_component",
@@ -69,6 +73,11 @@ __all__ = [
     "open_readonly",
     "register_state_component",
 ]
+
+ENV_DATABASE_URL = "WARDIAN_DATABASE_URL"
+"""Set to a ``postgresql://`` URL, memory and state live in that database (`wardian._pg`)."""
+URL_FILE = "database.url"
+"""The same URL as a file in the data directory (first line), for a whole installation."""
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for the write lock before failing, in milliseconds."""
@@ -187,7 +196,12 @@ def open_readonly(path: Path, *, timeout_s: float = 5.0) -> sqlite3.Connection:
 
 
 def has_table(conn: sqlite3.Connection, table: str) -> bool:
-    """Whether `table` exists in `conn`'s main database (read-only)."""
+    """Whether `table` exists in `conn`'s main database (on PostgreSQL: its schema).
+    Read-only."""
+    if type(conn) is not sqlite3.Connection:
+        return conn.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema()"
+            " AND table_name = ?", (table,)).fetchone() is not None
     row = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
     return row is not None
@@ -241,6 +255,10 @@ def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     Raises:
         StoreError: the write lock could not be taken within `BUSY_TIMEOUT_MS`.
     """
+    if type(conn) is not sqlite3.Connection:  # a `wardian._pg.PgConnection`
+        with conn.atomic() as same:  # type: ignore[attr-defined]
+            yield same
+        return
     lock = _write_locks.get(id(conn))
     if lock is not None:
         # A shared connection (see `Database`): one thread's transaction at a time, as two
@@ -283,6 +301,11 @@ def _atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
     if callable(migration):
         migration(conn)
+        return
+    if type(conn) is not sqlite3.Connection:  # PostgreSQL: the script translated, whole
+        from wardian._pg import translate_ddl
+
+        conn.run_script(translate_ddl(migration))  # type: ignore[attr-defined]
         return
     # executescript would COMMIT our transaction; run statements one by one instead.
     for statement in _split_sql(migration):
@@ -329,6 +352,8 @@ def _ensure_bookkeeping(conn: sqlite3.Connection) -> None:
         pass
     with atomic(conn):
         conn.execute(_BOOKKEEPING)
+        if type(conn) is not sqlite3.Connection:
+            return  # PostgreSQL: no schema predates names
         columns = {r[1] for r in conn.execute("PRAGMA table_info(schema_migrations)")}
         if "name" not in columns:
             conn.execute("ALTER TABLE schema_migrations ADD COLUMN name TEXT")
@@ -510,6 +535,29 @@ _recent: deque[Database] = deque(maxlen=8)
 _cache_lock = threading.Lock()
 
 
+def _configured_url(path: Path) -> str | None:
+    """The PostgreSQL URL the installation holding `path` uses, or None (SQLite).
+
+    Checked on every `Database.open` (an environment read and one stat), so the SQLite
+    path imports nothing of the PostgreSQL backend.
+    """
+    if os.environ.get(ENV_DATABASE_URL) is None and not os.path.exists(path.parent / URL_FILE):
+        return None
+    from wardian._pg import configured_url
+
+    return configured_url(Path(path).parent)
+
+
+def database_exists(path: Path) -> bool:
+    """Whether the database `path` names holds anything yet: the SQLite file exists, or
+    the installation uses PostgreSQL (its server is there; nothing is created to ask).
+
+    For the read-only shortcuts that skip opening a database nobody has written ("no
+    memory.db: no capability can exist"); on PostgreSQL they must open it.
+    """
+    return path.exists() or _configured_url(path) is not None
+
+
 def _file_identity(path: Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -530,11 +578,17 @@ class Database:
     Use as a context manager to close it at the end of a block.
     """
 
+    schema: str = "main"
+    """The PostgreSQL schema this database lives in when the installation uses one."""
+
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
+        self.dialect = "sqlite" if type(conn) is sqlite3.Connection else "postgres"
+        """``sqlite`` or ``postgres``: for the few places whose SQL cannot be shared
+        (full-text search, schema introspection); everything else is `wardian._pg`'s."""
         self._migrated: set[str] = set()
-        self._identity = _file_identity(path)
+        self._identity = _file_identity(path) if self.dialect == "sqlite" else (0, 0)
         _write_locks[id(conn)] = threading.RLock()
         weakref.finalize(self, _write_locks.pop, id(conn), None)
 
@@ -542,17 +596,61 @@ class Database:
     def open(cls: type[_D], path: Path) -> _D:
         """The database object for `path` in this process and thread (opened, migrated).
 
+        When the installation uses PostgreSQL (``WARDIAN_DATABASE_URL``, or a
+        ``database.url`` file beside `path`; `wardian._pg.configured_url`), that database's
+        schema `schema` instead of the file.
+
         Raises:
-            StoreError: the file cannot be opened or migrated.
+            StoreError: the file or server cannot be opened or migrated.
+            UsageError: the configured URL is not a PostgreSQL URL.
         """
-        key = (os.getpid(), _scope.get() or threading.get_ident(), Path(os.path.abspath(path)))
+        url = _configured_url(path)
+        if url is None:
+            return cls.open_at(path)
+        return cls.open_at(url, stands_for=path)
+
+    @classmethod
+    def open_at(cls: type[_D], location: Path | str, *, stands_for: Path | None = None) -> _D:
+        """The database object for an explicit SQLite file or PostgreSQL URL (opened,
+        migrated), whatever the installation is configured to use; `open` otherwise.
+
+        Args:
+            location: a SQLite file, or a ``postgresql://`` URL.
+            stands_for: for a URL, the file it replaces (``path`` then names it, so what
+                lives beside the database, such as the model cache, stays in the data
+                directory); default ``<data dir>/<schema>.db``.
+
+        Raises:
+            StoreError: the file or server cannot be opened or migrated.
+        """
+        if isinstance(location, str):
+            key = (os.getpid(), _scope.get() or threading.get_ident(),
+                   Path(f"{location}#{cls.schema}"))
+        else:
+            key = (os.getpid(), _scope.get() or threading.get_ident(),
+                   Path(os.path.abspath(location)))
         with _cache_lock:
             found = _cache.get(key)
         if isinstance(found, cls) and found._same_file():
             cls._touch(found)
             return found
-        db = cls(key[2], connect(key[2]))
-        db._migrate_on_open()
+        if isinstance(location, str):
+            from wardian._pg import PgConnection
+
+            if stands_for is None:
+                from wardian.config import data_dir
+
+                stands_for = data_dir() / f"{cls.schema}.db"
+            pg = PgConnection(location, cls.schema)
+            # Typed as the SQLite connection whose interface it offers (`wardian._pg`).
+            db = cls(Path(os.path.abspath(stands_for)), pg)  # type: ignore[arg-type]
+        else:
+            db = cls(key[2], connect(key[2]))
+        try:
+            db._migrate_on_open()
+        except BaseException:
+            db.close()
+            raise
         with _cache_lock:
             _cache[key] = db
         cls._touch(db)
@@ -561,6 +659,8 @@ class Database:
     def _same_file(self) -> bool:
         """Whether the path still names the file this connection has open (a file removed or
         replaced under us, e.g. a restored backup, gets a new connection, as before)."""
+        if self.dialect != "sqlite":
+            return True
         return self._identity is not None and _file_identity(self.path) == self._identity
 
     @classmethod
@@ -596,12 +696,30 @@ class Database:
         self.close()
 
 
+def close_databases(url: str) -> int:
+    """Close every open database object on the PostgreSQL database `url` in this process
+    (all threads), and its connection pool: before that database is dropped, or when a
+    long-running process lets it go. Returns how many were closed."""
+    with _cache_lock:
+        found = {id(db): db for db in (*_cache.values(), *_recent)
+                 if getattr(db.conn, "url", None) == url}
+    for db in found.values():
+        db.close()
+    from wardian._pg import close_pools
+
+    close_pools(url)
+    return len(found)
+
+
 class StateDB(Database):
-    """``state.db``: the shared state file where each component owns its tables.
+    """``state.db``: the shared state file where each component owns its tables (on
+    PostgreSQL, the ``state`` schema).
 
     On open, every registered component's migrations run (`register_state_component`);
     `require` covers a component whose module was imported after the file was opened.
     """
+
+    schema = "state"
 
     def _migrate_on_open(self) -> None:
         for component, migrations in list(_STATE_COMPONENTS.items()):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from datetime import UTC, datetime
 
 __all__ = ["new_id", "parse_utc", "short_id", "utc_now", "utc_now_iso"]
@@ -32,8 +32,16 @@ def parse_utc(text: str) -> datetime:
 
 
 def new_id() -> str:
-    """A fresh random UUID4 as a string."""
-    return str(uuid.uuid4())
+    """A fresh random UUID4 as a string (what ``str(uuid.uuid4())`` returns).
+
+    Built here from `os.urandom` because importing `uuid` (which imports `platform`)
+    costs ~10 ms, a tenth of a `memory save` process's budget (issue 19).
+    """
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def short_id(full_id: str) -> str:

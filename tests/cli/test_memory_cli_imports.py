@@ -58,5 +58,8 @@ def test_memory_commands_import_nothing_heavy(cli: CliRunner, argv: list[str]) -
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report["code"] == 0, done.stderr
     assert HEAVY.isdisjoint(report["modules"]), sorted(HEAVY & set(report["modules"]))
+    if argv[1] in ("save", "recall"):  # the hot path (issue 19): not even the CLI framework
+        assert {"typer", "click", "wardian.cli.main"}.isdisjoint(
+            report["modules"] + report["wardian"]), report["wardian"]
     above = [m for m in report["wardian"] if m.startswith(ABOVE_MEMORY)]
     assert above == [], above

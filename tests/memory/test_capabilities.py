@@ -34,7 +34,8 @@ def dead(_pid: int, _started: float) -> bool:
 
 
 @pytest.fixture
-def store(wardian_home: Path) -> MemoryStore:
+def store(backend: str) -> MemoryStore:
+    """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
     return MemoryStore()
 
 

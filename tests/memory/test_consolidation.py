@@ -34,7 +34,8 @@ ARCHIVE = (
 
 
 @pytest.fixture
-def store(wardian_home: Path) -> Iterator[MemoryStore]:
+def store(backend: str) -> Iterator[MemoryStore]:
+    """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
     s = MemoryStore()
     yield s
     s.close()
@@ -197,10 +198,12 @@ def test_empty_batch_advances_cursor_and_cursor_never_moves_back(store: MemorySt
 
 def test_failure_midway_rolls_back_everything(store: MemoryStore) -> None:
     """One transaction: if the receipt insert fails, no record, revision or cursor stays."""
-    store.conn.execute(
-        "CREATE TRIGGER fail_receipt BEFORE INSERT ON consolidation_receipts"
-        " BEGIN SELECT RAISE(ABORT, 'boom'); END"
-    )
+    from wardian._db import NamedMigration, migrate_component
+
+    # Through the migration runner, which words the trigger for either backend.
+    migrate_component(store.conn, "test_fail_receipt", [NamedMigration(
+        "create_fail_receipt", "CREATE TRIGGER fail_receipt BEFORE INSERT ON"
+        " consolidation_receipts BEGIN SELECT RAISE(ABORT, 'boom'); END;")])
     with pytest.raises(sqlite3.IntegrityError):
         commit_batch(store, _batch([_save("Use uv", "use uv")]), principal_agent_id=AGENT,
                      actor="run:1", archive_text=ARCHIVE)

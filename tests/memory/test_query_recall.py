@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from wardian.memory.models import Scope
@@ -13,7 +11,8 @@ AGENT = "cccccccc-0000-4000-8000-000000000003"
 
 
 @pytest.fixture
-def store(wardian_home: Path) -> MemoryStore:
+def store(backend: str) -> MemoryStore:
+    """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
     return MemoryStore()
 
 
@@ -51,6 +50,7 @@ def _fill(store: MemoryStore, count: int, text: str) -> None:
                 scope=Scope.agent(), sources=(), actor="t", reason=None, now=utc_now_iso())
 
 
+@pytest.mark.pg_slow
 def test_reported_case_every_word_common_still_finds_the_record(store: MemoryStore) -> None:
     # Issue 19: at 100k records each of these words was "too common" and the query's one
     # word that matched nothing was ranked alone, so recall returned [].
@@ -95,6 +95,7 @@ def test_limit_still_caps(store: MemoryStore) -> None:
     assert len(store.recall(AGENT, "orchard sensor calibration")) == 8
 
 
+@pytest.mark.pg_slow
 def test_every_word_very_common_ranks_the_newest_window(store: MemoryStore) -> None:
     _fill(store, RECALL_EXACT_POSTINGS + 10, "common words number")
     only_common = store.recall(AGENT, "common", limit=5)

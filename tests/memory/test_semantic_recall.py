@@ -18,7 +18,8 @@ AGENT = "dddddddd-0000-4000-8000-000000000004"
 
 
 @pytest.fixture
-def store(wardian_home: Path) -> MemoryStore:
+def store(backend: str) -> MemoryStore:
+    """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
     return MemoryStore()
 
 

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from wardian.memory.models import Scope
@@ -20,7 +18,8 @@ AGENT = "11111111-2222-4333-8444-555555555555"
 
 
 @pytest.fixture
-def store(wardian_home: Path) -> MemoryStore:
+def store(backend: str) -> MemoryStore:
+    """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
     return MemoryStore()
 
 

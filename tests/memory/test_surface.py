@@ -26,6 +26,7 @@ SURFACE = {
                                  "ENV_MEMORY_CONTEXT", "MANAGED_ENV", "Principal",
                                  "managed_agent", "require_operator", "resolve_principal"],
     "wardian.runtime.process": ["START_TIME_TOLERANCE_S", "ProcessIdentity", "ancestors",
+                                "ancestry_to",
                                 "become_subreaper", "current", "die_with_parent",
                                 "end_descendants",
                                 "identity_of", "is_alive", "lineage"],

@@ -63,3 +63,25 @@ def test_doctor_runs_the_check(cli: CliRunner, wardian_home: Path) -> None:
     bad = invoke(cli, "doctor", "--check", "memory-history", "--json")
     assert bad.exit_code == 1, bad.output
     assert ids[1] in json.dumps(json.loads(bad.stdout))
+
+
+def test_on_postgres_drift_and_an_index_out_of_step_are_named(pg_url: str, wardian_home: Path,
+                                                             monkeypatch: object) -> None:
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
+    store, ids = _store_with_records(wardian_home)
+    assert store.verify() == []
+    with store.db.atomic():
+        # Writes that bypassed the store: no revision, and (trigger off) no index update.
+        store.conn.execute("UPDATE records SET text = 'Use spaces.' WHERE id = ?", (ids[0],))
+        store.conn.execute("ALTER TABLE records DISABLE TRIGGER records_fts_sync")
+        store.conn.execute("UPDATE records SET evidence = 'by hand' WHERE id = ?", (ids[1],))
+        store.conn.execute("ALTER TABLE records ENABLE TRIGGER records_fts_sync")
+    problems = store.verify()
+    assert any(p.startswith(f"record {ids[0]}: differs from its latest revision")
+               for p in problems), problems
+    assert any(p.startswith(f"record {ids[1]}: its text or evidence is not in the full-text")
+               for p in problems), problems
+    assert len(problems) == 3, problems  # ids[1] also differs from its revision

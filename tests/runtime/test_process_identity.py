@@ -75,3 +75,30 @@ def test_hook_ancestry_check_needs_neither_psutil_nor_a_migration(wardian_home: 
         os.chmod(db, 0o644)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["None", "False", "False"]
+
+
+def test_identity_matches_psutil_and_a_zombie_counts_as_gone() -> None:
+    # identity_of reads /proc on Linux (no psutil import in a hook); the start time must
+    # be psutil's, and an exited child not yet reaped must count as gone.
+    import psutil
+
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)
+    found = identity_of(child.pid)
+    assert found is not None
+    assert abs(found.started_at - psutil.Process(child.pid).create_time()) < 0.01
+    assert child.stdin is not None
+    child.stdin.close()
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, still a zombie
+    assert psutil.Process(child.pid).status() == psutil.STATUS_ZOMBIE
+    assert identity_of(child.pid) is None
+    child.wait(timeout=60)
+    assert identity_of(child.pid) is None
+
+
+def test_ending_descendants_with_none_left_needs_no_psutil() -> None:
+    code = ("import sys; from wardian.runtime.process import end_descendants; "
+            "print(end_descendants(0.0), 'psutil' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60).stdout.split()
+    assert out == ["0", "False" if sys.platform.startswith("linux") else "True"]

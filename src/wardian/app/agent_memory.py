@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from wardian._db import database_exists
+
 if TYPE_CHECKING:
     from wardian.app.instruction_import import ImportPlan
     from wardian.memory.models import Record, Revision, Scope, Source
@@ -377,7 +379,7 @@ def open_agent_memory(
                                       environ=env)
         return AgentMemory(principal.agent_id, store, principal)
     path = memory_db_path(create_dir=False)
-    if not env.get(ENV_CAPABILITY, "").strip() or not path.exists():
+    if not env.get(ENV_CAPABILITY, "").strip() or not database_exists(path):
         # raises CapabilityMissing/Invalid
         resolve_principal(is_alive=is_alive, caller=(), db_path=path, environ=env)
     caller = [(p.pid, p.started_at) for p in lineage()]

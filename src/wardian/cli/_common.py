@@ -1,4 +1,6 @@
-"""Shared CLI plumbing: error translation, JSON and table output, managed-process guards.
+"""Shared CLI plumbing for the Typer app: the root group, option helpers, tables; the
+Typer-free parts (output lines, JSON, errors, the operator guard) live in
+`wardian.cli._plain` and are re-exported here.
 
 Exit codes (CLI.md): 0 ok · 1 operation failed · 2 usage or validation error ·
 3 not authorised (fail closed) · 4 conflict.
@@ -6,16 +8,20 @@ Exit codes (CLI.md): 0 ok · 1 operation failed · 2 usage or validation error �
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
-from wardian.errors import EXIT_FAILED, EXIT_USAGE, UsageError, WardianError
+from wardian.cli._plain import (
+    emit_json,
+    error_exit_code,
+    require_operator,
+    stderr,
+    stdout,
+)
+from wardian.errors import EXIT_USAGE, UsageError
 
 __all__ = [
     "JsonOption",
@@ -30,14 +36,7 @@ __all__ = [
     "stdout",
 ]
 
-EXIT_BROKEN_PIPE = 141
-"""Exit code when stdout's reader has gone (128 + SIGPIPE, as a shell reports it)."""
-
 JsonOption = typer.Option(False, "--json", help="Print a JSON document instead of a table.")
-
-
-def _debug() -> bool:
-    return os.environ.get("WARDIAN_DEBUG", "") not in {"", "0"}
 
 
 class WardianGroup(TyperGroup):
@@ -66,8 +65,8 @@ class WardianGroup(TyperGroup):
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         """Run the command; errors become ``Error: …`` on stderr and the documented exit code
-        (DESIGN.md "Conventions": 1 failed, 2 usage, 3 not authorised, 4 conflict; 130
-        interrupted).
+        (`wardian.cli._plain.error_exit_code`: 1 failed, 2 usage, 3 not authorised, 4
+        conflict; 130 interrupted; 141 broken pipe).
 
         Raises:
             typer.Exit: with that code. Under pytest or ``WARDIAN_DEBUG=1`` the original
@@ -75,66 +74,12 @@ class WardianGroup(TyperGroup):
         """
         try:
             return super().invoke(ctx)
-        except WardianError as exc:
-            if _debug():
-                raise
-            typer.echo(f"Error: {exc.render()}", err=True)
-            raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            typer.echo("Error: interrupted", err=True)
-            raise typer.Exit(130) from None
-        except BrokenPipeError:
-            # The reader went away (`wardian … | head`): not an error of ours. Exit quietly
-            # as a shell reports SIGPIPE, and keep Python's own flush at exit from failing.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            raise typer.Exit(EXIT_BROKEN_PIPE) from None
-        except Exception as exc:
+        except (Exception, KeyboardInterrupt) as exc:
             # Typer's own signals (exit, abort, usage errors) pass through untouched.
-            if type(exc).__module__.startswith(("typer", "click")):
+            if isinstance(exc, Exception) and type(exc).__module__.startswith(
+                    ("typer", "click")):
                 raise
-            from wardian.oserrors import translate
-
-            ours = translate(exc)  # a full disk, a read-only file, …: the user's to fix
-            if ours is not None and not _debug():
-                typer.echo(f"Error: {ours.render()}", err=True)
-                raise typer.Exit(ours.exit_code) from None
-            if _debug() or "PYTEST_CURRENT_TEST" in os.environ:
-                raise
-            typer.echo(
-                f"Error: internal error: {type(exc).__name__}: {exc} "
-                "(set WARDIAN_DEBUG=1 to see the traceback, and please report it)",
-                err=True,
-            )
-            raise typer.Exit(EXIT_FAILED) from None
-
-
-def require_operator() -> None:
-    """Refuse an operator (O) command inside a managed process: exit 3, `OperatorOnly`.
-
-    Checks the managed environment variables and whether an ancestor process is a managed
-    launch (so clearing the environment is not enough). Read-only. CLI.md marks which
-    commands are the operator's: settings, agent add/list/show/remove/exec/launch, garden.
-    """
-    from wardian.memory.principal import require_operator as check
-    from wardian.runtime.process import ancestors
-
-    check(ancestors=[(p.pid, p.started_at) for p in ancestors()])
-
-
-def stdout(text: str = "") -> None:
-    """Print a line to standard output."""
-    typer.echo(text)
-
-
-def stderr(text: str) -> None:
-    """Print a line to standard error."""
-    typer.echo(text, err=True)
-
-
-def emit_json(document: Any) -> None:
-    """Print `document` as indented JSON on stdout (keys in insertion order)."""
-    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n")
+            raise typer.Exit(error_exit_code(exc)) from None
 
 
 def print_table(

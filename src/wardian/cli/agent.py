@@ -144,46 +144,9 @@ def exec_(
     Memory enabled: CMD gets its own capability and a startup context file
     (WARDIAN_CAPABILITY, WARDIAN_MEMORY_CONTEXT). Always: WARDIAN_AGENT_ID, WARDIAN_LAUNCH_ID.
     """
-    from wardian.runtime.agents import AgentRegistry
-    from wardian.runtime.launch import exec_managed
+    from wardian.cli.hot import agent_exec
 
-    require_operator()
-    workspace, command = _leading_workspace(command, workspace)
-    agent = AgentRegistry().get(name_or_id)
-    code = exec_managed(agent, command, workspace=workspace)
-    raise typer.Exit(code)
-
-
-def _leading_workspace(
-    args: list[str], workspace: str | None
-) -> tuple[str | None, list[str]]:
-    """Split ``[--workspace PATH] [--] CMD ARGS...`` (what follows NAME) into the workspace
-    and the command. CLI.md writes ``agent exec NAME [--workspace PATH] -- CMD``, but the
-    parser stops reading options at NAME so that CMD's own options stay CMD's.
-
-    Raises:
-        UsageError: ``--workspace`` without a path, or given both before and after NAME.
-    """
-    from wardian.errors import UsageError
-
-    rest = list(args)
-    while rest and (rest[0] == "--workspace" or rest[0].startswith("--workspace=")):
-        flag = rest.pop(0)
-        if "=" in flag:
-            value = flag.partition("=")[2]
-        elif rest and rest[0] != "--":
-            value = rest.pop(0)
-        else:
-            value = ""
-        if not value:
-            raise UsageError("--workspace needs a directory",
-                             hint="use `wardian agent exec NAME --workspace PATH -- CMD`")
-        if workspace is not None:
-            raise UsageError("--workspace given twice", hint="give it once")
-        workspace = value
-    if rest and rest[0] == "--":
-        rest = rest[1:]
-    return workspace, rest
+    raise typer.Exit(agent_exec(name_or_id, command, workspace))
 
 
 from wardian.cli import agent_models  # noqa: E402

@@ -6,12 +6,12 @@ settings file (docs/hosts.md says what each host documents and what is installed
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
 import typer
 
-from wardian.cli._common import emit_json, require_operator, stderr, stdout
+from wardian.cli._common import emit_json, require_operator, stdout
+from wardian.cli.hot import hook_run
 
 app = typer.Typer(
     help="Host hooks (Claude Code, Codex, Gemini CLI) and their installation.",
@@ -35,20 +35,9 @@ _EVENT_HELP = {
 }
 
 
-def _run(host: str, event: str, agents: list[str]) -> None:
-    """One hook call through `wardian.runtime.hooks.run_hook`; unusable input is a warning
-    (the close is still recorded), a missing or unknown agent an error."""
-    from wardian.runtime.hooks import run_hook
-
-    out = run_hook(host, event, sys.stdin.read(), agents=agents,
-                   warn=lambda msg: stderr(f"Warning: {msg}"))
-    if out is not None:
-        stdout(out)
-
-
 def _hook_command(host: str, event: str) -> Callable[..., None]:
     def command(agent: list[str] = typer.Option([], "--agent", help=_AGENT_HELP)) -> None:
-        _run(host, event, list(agent))
+        hook_run(host, event, list(agent))
 
     command.__doc__ = _EVENT_HELP[event]
     return command

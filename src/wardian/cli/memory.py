@@ -12,7 +12,8 @@ by default the two agree.
 Human output of `list` and `recall` uses the startup context's line format
 (``- [id8] kind · scope: text``) so the ids an agent sees are the same everywhere. Only
 typer and the light memory modules are imported on this path (no pydantic models, no
-Rich, no Jinja2) to keep a whole-process call fast.
+Rich, no Jinja2) to keep a whole-process call fast; ``save`` and ``recall`` usually do not
+even get here: `wardian.cli.hot` runs their bodies without Typer.
 
 Spec: "Save and inspect memory", "What appears in chat"; issue 2 point 5.
 """
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from wardian.cli._common import JsonOption, emit_json, stdout
+from wardian.cli.hot import memory_recall, memory_save, report_record
 
 if TYPE_CHECKING:
     from wardian.app.agent_memory import AgentMemory
@@ -70,17 +72,6 @@ def _show(record: Record) -> None:
         stdout(f"source:      {source.source_type}={source.locator}{mark}")
 
 
-def _report(record: Record, row: str, *, as_json: bool) -> None:
-    """Print the changed record: its JSON, or its id8, kind, scope and status, then the
-    spec's chat row (``Memory saved · This agent`` …) as the last line."""
-    if as_json:
-        emit_json(record.to_json())
-        return
-    removed = " · removed" if record.status == "removed" else ""
-    stdout(f"{record.short_id}  {record.kind} · {record.scope.label()}{removed}")
-    stdout(row)
-
-
 @app.command("save", context_settings={"ignore_unknown_options": True})
 def save(
     text: str = typer.Argument(
@@ -104,14 +95,8 @@ def save(
     revision. Text, evidence and sources that hold a secret are refused (exit 2): save a
     reference to where the secret lives instead.
     """
-    from wardian.app.agent_memory import save_row
-
-    outcome = _open().save(text, evidence=evidence, kind=kind, scope=scope, sources=source)
-    if as_json:
-        emit_json({**outcome.record.to_json(), "unchanged": outcome.unchanged,
-                   "already_saved": outcome.already_saved})
-        return
-    _report(outcome.record, save_row(outcome), as_json=False)
+    memory_save(text, evidence=evidence, kind=kind, scope=scope, sources=list(source),
+                as_json=as_json)
 
 
 @app.command("list")
@@ -141,23 +126,7 @@ def recall(
     as_json: bool = JsonOption,
 ) -> None:
     """Recall memory: the startup set (no query) or FTS5/BM25-ranked matches, then recency."""
-    found = _open().recall(query, limit=limit)
-    if as_json:
-        doc = found.to_json()
-        del doc["read_only"]  # always False here: a memory command needs the capability
-        if found.query is None:
-            del doc["query"]
-        emit_json(doc)
-        return
-    if found.context is None:
-        if not found.records:
-            stdout(f"(no memory matches {query!r})")
-        for record in found.records:
-            stdout(_line(record))
-        return
-    text = found.context.text
-    marker = "\n## Recalled memory"
-    stdout(text[text.index(marker) + 1:].rstrip("\n"))
+    memory_recall(query, limit=limit, as_json=as_json)
 
 
 @app.command("show")
@@ -205,7 +174,7 @@ def update(
 
     record = _open().update(record_id, text=text, kind=kind, scope=scope, evidence=evidence,
                             sources=source, reason=reason)
-    _report(record, ROW_UPDATED, as_json=as_json)
+    report_record(record, ROW_UPDATED, as_json=as_json)
 
 
 @app.command("remove")
@@ -218,7 +187,7 @@ def remove(
     from wardian.app.agent_memory import ROW_REMOVED
 
     record = _open().remove(record_id, reason=reason)
-    _report(record, ROW_REMOVED, as_json=as_json)
+    report_record(record, ROW_REMOVED, as_json=as_json)
 
 
 @app.command("draft-plan")

@@ -121,22 +121,59 @@ Reason = Annotated[str | None, Field(description="Why (kept in history).")]
 
 
 class _Memory:
-    """The server's one store connection; every call authenticates afresh (a capability
-    dies with its launch, and the server must notice)."""
+    """The server's one store connection and the caller's authentication.
+
+    A capability dies with its launch, and the server must notice: a view with a
+    capability is authenticated in full (`open_reader`: the capability row, the agent id,
+    the holder among the server's real ancestors) and then reused only while nothing can
+    have changed that check's answer — no other connection has committed to ``memory.db``
+    (SQLite's ``data_version``: a revocation is a commit) and the ancestors up to the holder
+    are still the same processes (`wardian.runtime.process.ancestry_to`). Anything else
+    (other platforms, the read-only view without a capability) authenticates every call.
+    """
 
     def __init__(self, agent: str | None) -> None:
         self.agent = agent
         self._store: Any = None
         self._workspace: str | None = None
+        self._view: AgentMemory | None = None
+        self._stamp: tuple[Any, ...] | None = None
+
+    def _data_version(self) -> int | None:
+        if self._store is None:
+            return None
+        return int(self._store.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def view(self) -> AgentMemory:
         from wardian.memory.models import default_workspace
 
+        env = (os.environ.get("WARDIAN_CAPABILITY", ""), os.environ.get("WARDIAN_AGENT_ID", ""))
+        version = self._data_version()  # read before authenticating: a later commit shows
+        if self._view is not None and self._stamp is not None and self._stamp[:2] == (
+                env, version):
+            from wardian.runtime.process import ancestry_to
+
+            holder, chain = self._stamp[2]
+            if ancestry_to(holder) == chain:
+                return self._view
+        self._view = self._stamp = None
         view = open_reader(self.agent, store=self._store)
         self._store = view.store
         # The server's directory does not change: its workspace is looked up once.
         self._workspace = view.workspace = self._workspace or default_workspace()
+        if view.principal is not None and version is not None:
+            self._remember(view, env, version)
         return view
+
+    def _remember(self, view: AgentMemory, env: tuple[str, str], version: int) -> None:
+        """Keep `view` for the next calls, stamped with what its authentication relied on."""
+        from wardian.memory.capabilities import CapabilityStore
+        from wardian.runtime.process import ancestry_to
+
+        row = CapabilityStore(view.store.conn).lookup(env[0].strip())
+        chain = ancestry_to(row.pid) if row is not None else None
+        if chain is not None:
+            self._view, self._stamp = view, (env, version, (row.pid, chain))  # type: ignore[union-attr]
 
     def close(self) -> None:
         if self._store is not None:

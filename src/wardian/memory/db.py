@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from wardian._db import Database, migrate_user_version
+from wardian._db import Database, migrate_component, migrate_user_version
 from wardian.memory.schema import FLAG_MIGRATION, MIGRATIONS
 
 __all__ = ["MemoryDB"]
@@ -19,12 +19,24 @@ class MemoryDB(Database):
 
     Get it with ``MemoryDB.open(path)``; migrations (`wardian.memory.schema.MIGRATIONS`,
     counted in ``PRAGMA user_version``) run when the file is first opened in a process.
+    On PostgreSQL it is the ``memory`` schema, migrated by
+    `wardian.memory.schema_pg.POSTGRES_MIGRATIONS`.
 
     Raises:
         StoreError: the file cannot be opened, or is newer than this Wardian.
     """
 
+    schema = "memory"
+
     def _migrate_on_open(self) -> None:
+        if self.dialect == "postgres":
+            from wardian.memory.schema_pg import POSTGRES_MIGRATIONS
+
+            migrate_component(self.conn, "memory", POSTGRES_MIGRATIONS)
+            # Every write transaction moves the version the recall caches compare.
+            self.conn.before_write_commit = (  # type: ignore[attr-defined]
+                "UPDATE memory_version SET changes = changes + 1")
+            return
         before = int(self.conn.execute("PRAGMA user_version").fetchone()[0])
         migrate_user_version(self.conn, MIGRATIONS, component="memory")
         if 0 < before < FLAG_MIGRATION:

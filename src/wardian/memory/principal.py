@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wardian._db import database_exists
 from wardian.errors import (
     CapabilityExpired,
     CapabilityInvalid,
@@ -161,7 +162,7 @@ def resolve_principal(
         from wardian.config import memory_db_path
 
         db_path = memory_db_path()
-    if not db_path.exists():
+    if not database_exists(db_path):
         raise CapabilityInvalid("memory capability not recognised", hint=_HOW)
     from wardian.memory.store import MemoryStore
 
@@ -304,7 +305,7 @@ def _managed_ancestors(
         from wardian.config import memory_db_path
 
         db_path = memory_db_path(create_dir=False)
-    if not db_path.exists():
+    if not database_exists(db_path):
         return []
     import sqlite3
 
@@ -314,15 +315,16 @@ def _managed_ancestors(
     # Read-only, without MemoryStore's migration check: this runs in every provider hook
     # and operator command. A database this cannot read as is (an older schema without
     # the launches table, or no permission to open its WAL index) goes through
-    # MemoryStore, which migrates it, as before.
-    try:
-        conn = open_readonly(db_path)
+    # MemoryStore, which migrates it, as before. (On PostgreSQL there is no file.)
+    if db_path.exists():
         try:
-            return CapabilityStore(conn).managed_ancestors(ancestry)
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        pass
+            conn = open_readonly(db_path)
+            try:
+                return CapabilityStore(conn).managed_ancestors(ancestry)
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            pass
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore(db_path)

@@ -67,6 +67,48 @@ __all__ = [
     "scan_fields",
 ]
 
+
+class _Pattern:
+    """A regex compiled on first use: the ~40 patterns here cost ~10 ms to compile, which
+    every `memory save` process would pay although a plain note never reaches most of
+    them (issue 19, whole-process CPU). Offers what this module calls."""
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source = source
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        """The compiled pattern (compiled now, once)."""
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled
+
+    @property
+    def groups(self) -> int:
+        """Number of capturing groups."""
+        return self.compiled.groups
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """`re.Pattern.search`."""
+        return self.compiled.search(text)
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """`re.Pattern.match`."""
+        return self.compiled.match(text, pos)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """`re.Pattern.finditer`."""
+        return self.compiled.finditer(text)
+
+    def findall(self, text: str) -> list[Any]:
+        """`re.Pattern.findall`."""
+        return self.compiled.findall(text)
+
+
 MIN_TOKEN_CHARS = 20
 """Only tokens at least this long are entropy-checked."""
 ENTROPY_LIMIT = 4.0
@@ -167,9 +209,9 @@ EXTRA_PATTERNS: tuple[tuple[str, str], ...] = (
 """(detector name, regex) for token formats detect-secrets 1.5 lacks. A regex with a
 group marks the value as group 1; otherwise the whole match is the value."""
 
-_EXTRA = tuple((name, _slug(name), re.compile(rx)) for name, rx in EXTRA_PATTERNS)
+_EXTRA = tuple((name, _slug(name), _Pattern(rx)) for name, rx in EXTRA_PATTERNS)
 
-_PRIVATE_BLOCK = re.compile(
+_PRIVATE_BLOCK = _Pattern(
     r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
     r"(?P<body>.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
     r"|PuTTY-User-Key-File-\d+:(?P<putty>.*?)(?:Private-MAC: *[0-9a-fA-F]+|\Z)"
@@ -177,11 +219,11 @@ _PRIVATE_BLOCK = re.compile(
     r"(?:-----END SSH2 ENCRYPTED PRIVATE KEY-----|\Z)",
     re.DOTALL,
 )
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{32,}")
+_BASE64_RUN = _Pattern(r"[A-Za-z0-9+/=]{32,}")
 
 # --- assignments in prose and config --------------------------------------------------------
 
-_PASSWORD = re.compile(
+_PASSWORD = _Pattern(
     r"""(?ix)
     [\w-]*?(?:pass(?:word|wd|phrase|code)|_pass|pwd|passwd)s?(?![\w-])
     (?:\s+(?:for|of|on|to)\s+(?:the\s+)?[\w.@:/-]+)?      # "password for admin@prod"
@@ -197,7 +239,7 @@ _PASSWORD = re.compile(
     (?P<next>[ \t]+[\w+]+)?
     """
 )
-_KEY_ASSIGN = re.compile(
+_KEY_ASSIGN = _Pattern(
     r"""(?ix)
     [\w-]*?(?:api[_-]?key|api[_-]?token|secret[_-]?key|access[_-]?key
         |auth[_-]?token|access[_-]?token|refresh[_-]?token|client[_-]?secret|app[_-]?secret
@@ -218,8 +260,8 @@ _PLAIN_VALUES = frozenset({
     "wrong", "invalid", "expired", "rotated", "missing", "stored", "managed", "same", "strong",
     "weak", "random", "generated", "encrypted", "hashed",
 })
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-_TEMPLATE = re.compile(r"^(?:\$\{.*\}|\{\{.*\}\}|\{.*\}|<.*>|\$[A-Za-z_]\w*|%\(?\w*\)?s?|\.\.\.)$")
+_ENV_NAME = _Pattern(r"^[A-Z][A-Z0-9_]*$")
+_TEMPLATE = _Pattern(r"^(?:\$\{.*\}|\{\{.*\}\}|\{.*\}|<.*>|\$[A-Za-z_]\w*|%\(?\w*\)?s?|\.\.\.)$")
 
 
 def _strip_value(raw: str) -> tuple[str, int, int]:
@@ -282,9 +324,9 @@ def _key_value_ok(value: str) -> bool:
 
 # --- entropy ------------------------------------------------------------------------------
 
-_ENTROPY_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{" + str(MIN_TOKEN_CHARS) + ",}")
-_HEX = re.compile(r"^[0-9a-fA-F-]+$")
-_WORD_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_ENTROPY_TOKEN = _Pattern(r"[A-Za-z0-9+/=_\-]{" + str(MIN_TOKEN_CHARS) + ",}")
+_HEX = _Pattern(r"^[0-9a-fA-F-]+$")
+_WORD_PARTS = _Pattern(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 def _entropy(token: str) -> float:
@@ -333,7 +375,7 @@ def _high_entropy_spans(line: str) -> Iterator[tuple[int, int]]:
 
 _MIN_WORD = 16
 _STRIP = "\"'`()[]{}<>,;!?*"
-_PREFIX = re.compile(
+_PREFIX = _Pattern(
     r"AKIA|ASIA|ABIA|ACCA|A3T|AKC|AP[0-9A-F]|gh[pousr]_|github_pat_|gl(?:pat|dt|ft|soat|rt|cbt"
     r"|imt|ptt|agent|oas|sa|c)[-_]|GR1348941|sk-|[spr]k_(?:live|test)|xox|xapp-|eyJ|SG\.|AIza"
     r"|GOCSPX|ya29\.|hf_|npm_|pypi-|whsec_|shp(?:at|ca|pa|ss)_|do[opr]_v1|hv[sb]\.|atlasv1"
@@ -341,14 +383,14 @@ _PREFIX = re.compile(
     r"|SharedAccessKey|PMAK-|figd_|pscale_|sq0csp-|AC[a-z0-9]{32}|SK[a-z0-9]{32}|_authToken"
     r"|hooks\.slack|discord|softlayer|cloudant"
 )
-_HEXISH = re.compile(r"^(?:sha\d+:|[0-9a-fA-F]+[.:])?[0-9a-fA-F-]+$")
+_HEXISH = _Pattern(r"^(?:sha\d+:|[0-9a-fA-F]+[.:])?[0-9a-fA-F-]+$")
 _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "bearer", "cred", "cloudant",
              "softlayer", "contrase")
 _VERBS = ("is ", "are ", "was ", "were ", "should ", "must ", "will ", "shall ", "can ",
           "would ", "be ", "set to", "changed to", "reset to", "becomes ", "became ")
 _PASSWORD_VERBS = (*_VERBS, "for ", "of ", "on ", "to ")
 _WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_-")
-_BEARER = re.compile(r"(?i:bearer)\s+([A-Za-z0-9_\-.=+/~]{20,})")
+_BEARER = _Pattern(r"(?i:bearer)\s+([A-Za-z0-9_\-.=+/~]{20,})")
 _TOKEN_PLUGINS_BY_SHAPE = {"TelegramBotTokenDetector": ":", "DiscordBotTokenDetector": ".",
                            "MailchimpDetector": "-us", "TwilioKeyDetector": ""}
 
@@ -465,7 +507,7 @@ _LEFT_OUT = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPub
 """Plugins not used: the ad-hoc entropy plugins flag ordinary words (`_high_entropy_spans`
 replaces them), a public IP is no credential, and a private-key header alone is a mention
 ("the PEM starts with -----BEGIN ...") while `_PRIVATE_BLOCK` requires key material."""
-_QUOTED_ASSIGN = re.compile(r"""[:=(>]\s*@?['"`]|['"`]\s*[!=]=""")
+_QUOTED_ASSIGN = _Pattern(r"""[:=(>]\s*@?['"`]|['"`]\s*[!=]=""")
 """An assignment of a quoted value: every pattern of detect-secrets' keyword plugin has one."""
 _LINE_PLUGINS = frozenset({"KeywordDetector", "CloudantDetector", "IbmCloudIamDetector",
                            "IbmCosHmacDetector", "SoftlayerDetector", "AWSKeyDetector"})
@@ -540,8 +582,8 @@ def _detect_secrets_spans(line: str, *, token_only: bool) -> Iterator[tuple[str,
 
 # --- scanning ---------------------------------------------------------------------------------
 
-_DIGIT = re.compile(r"\d")
-_ALPHA = re.compile(r"[A-Za-z]")
+_DIGIT = _Pattern(r"\d")
+_ALPHA = _Pattern(r"[A-Za-z]")
 
 
 def _raw_spans(text: str) -> list[tuple[str, int, int]]:

@@ -141,17 +141,23 @@ def normalise_sources(
     return tuple(out.values())
 
 
-def _text_filter(text: str) -> tuple[str, list[Any]]:
+def _text_filter(text: str, dialect: str = "sqlite") -> tuple[str, list[Any]]:
     """SQL condition and parameters for `MemoryStore.page`'s text filter."""
     words = _TOKEN.findall(text)
     if not words:
         escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         needle = f"%{escaped}%"
         return ("(text LIKE ? ESCAPE '\\' OR evidence LIKE ? ESCAPE '\\')", [needle, needle])
-    # Each word quoted (FTS5 operators in the input are plain words), as a prefix.
-    match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
-    clause = "rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)"
-    params: list[Any] = [match]
+    params: list[Any]
+    if dialect == "postgres":
+        from wardian.memory import fulltext_pg
+
+        clause, params = fulltext_pg.prefix_filter(words)
+    else:
+        # Each word quoted (FTS5 operators in the input are plain words), as a prefix.
+        match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
+        clause = "rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)"
+        params = [match]
     if _HEX_PREFIX.match(text.lower()) and len(text) >= 4:
         clause = f"({clause} OR id >= ? AND id < ?)"
         params += [text.lower(), text.lower() + "\uffff"]
@@ -380,8 +386,10 @@ class MemoryStore:
                 total += int(self.conn.execute(
                     "SELECT COUNT(*) FROM (SELECT 1 FROM records INDEXED BY records_startup"
                     " WHERE agent_id = ? AND status = 'active' AND kind = ?"
-                    " AND scope_kind = ? AND scope_path = ? AND flagged IS NULL LIMIT ?)",
-                    (agent_id, kind, scope_kind, path, room)).fetchone()[0])
+                    " AND scope_kind = ? AND scope_path = ? AND flagged IS NULL LIMIT ?) AS n",
+                    # No limit is a huge one: PostgreSQL refuses SQLite's LIMIT -1.
+                    (agent_id, kind, scope_kind, path, room if room > 0 else 2**62),
+                ).fetchone()[0])
         return total
 
     def recall(
@@ -514,8 +522,9 @@ class MemoryStore:
 
         # data_version moves when another connection commits; total_changes when this
         # (shared, `MemoryDB`) connection writes, through any store.
-        version = (int(self.conn.execute("PRAGMA data_version").fetchone()[0]),
-                   self.conn.total_changes)
+        version = (int(self.conn.execute(
+            "SELECT changes FROM memory_version" if self.db.dialect == "postgres"
+            else "PRAGMA data_version").fetchone()[0]), self.conn.total_changes)
         key = (agent_id, workspace)
         cached = self._vectors.get(key)
         if cached is not None and cached[0] == version:
@@ -620,7 +629,7 @@ class MemoryStore:
 
         total = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records")
                     .fetchone()[0])
-        freq = {t: self._doc_freq(_phrase(t)) for t in terms}
+        freq = {t: self._doc_freq(t) for t in terms}
         known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
         if not known:
             return {}
@@ -645,7 +654,14 @@ class MemoryStore:
         match = " OR ".join(parts)
         where, params = self._scope_sql(agent_id, workspace)
         exact = used + (min(freq[t] for t in grouped) if grouped else 0)
-        if exact <= RECALL_EXACT_POSTINGS or len(grouped) >= 2:
+        window = None if exact <= RECALL_EXACT_POSTINGS or len(grouped) >= 2 else RECALL_WINDOW
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            rows = fulltext_pg.match_rows(
+                self.conn, rare=rare, grouped=grouped, freq=freq, where=where, params=params,
+                depth=depth, window=window)
+        elif window is None:
             sql = ("SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
                    " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
                    " WHERE records_fts MATCH ?" + where
@@ -660,18 +676,23 @@ class MemoryStore:
                    + where + " ORDER BY records_fts.rowid DESC LIMIT ?) w"
                    " JOIN records r ON r.rowid = w.rid ORDER BY w.score DESC,"
                    " r.updated_at DESC LIMIT ?")
-            rows = self.conn.execute(sql, [match, *params, RECALL_WINDOW, depth]).fetchall()
+            rows = self.conn.execute(sql, [match, *params, window, depth]).fetchall()
         found = {int(r["rid"]): Candidate(int(r["rid"]), float(r["score"]),
                                           updated_at=r["updated_at"]) for r in rows}
         for term in common:
             if term in grouped or not found:
                 continue
             ids = builtins.list(found)
-            marks = ",".join("?" * len(ids))
-            for row in self.conn.execute(
-                "SELECT rowid, -bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?"
-                f" AND rowid IN ({marks})", [_phrase(term), *ids],
-            ):
+            if self.db.dialect == "postgres":
+                from wardian.memory import fulltext_pg
+
+                scored = fulltext_pg.term_scores(self.conn, term, freq, ids)
+            else:
+                marks = ",".join("?" * len(ids))
+                scored = self.conn.execute(
+                    "SELECT rowid, -bm25(records_fts) FROM records_fts WHERE records_fts"
+                    f" MATCH ? AND rowid IN ({marks})", [_phrase(term), *ids]).fetchall()
+            for row in scored:
                 found[int(row[0])].coverage += float(row[1])
         for candidate in found.values():
             candidate.coverage /= weight
@@ -685,11 +706,15 @@ class MemoryStore:
             f"SELECT rowid, * FROM records WHERE rowid IN ({marks})", builtins.list(rowids))}
         return [self._record(rows[i], with_sources=False) for i in rowids if i in rows]
 
-    def _doc_freq(self, match: str) -> int:
-        """How many rows FTS `match` has, counting at most `RECALL_EXACT_POSTINGS` + 1."""
+    def _doc_freq(self, term: str) -> int:
+        """How many records hold `term`, counting at most `RECALL_EXACT_POSTINGS` + 1."""
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return fulltext_pg.doc_freq(self.conn, term, RECALL_EXACT_POSTINGS + 1)
         row = self.conn.execute(
             "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
-            " LIMIT ?)", (match, RECALL_EXACT_POSTINGS + 1),
+            " LIMIT ?)", (_phrase(term), RECALL_EXACT_POSTINGS + 1),
         ).fetchone()
         return int(row[0])
 
@@ -774,7 +799,7 @@ class MemoryStore:
             where.append("scope_kind = ?")
             params.append(scope_kind)
         if text and text.strip():
-            clause, values = _text_filter(text.strip())
+            clause, values = _text_filter(text.strip(), self.db.dialect)
             where.append(clause)
             params.extend(values)
         if not 1 <= limit <= 500:
@@ -826,6 +851,10 @@ class MemoryStore:
                     json.dumps(_snapshot(record), ensure_ascii=False)):
                 problems.append(f"record {record.id}: differs from its latest revision "
                                 f"{head['revision_id']}")
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return problems + fulltext_pg.index_problems(self.conn)
         indexed = {int(r[0]) for r in self.conn.execute("SELECT id FROM records_fts_docsize")}
         present = {int(r["rid"]) for r in rows}
         by_rowid = {int(r["rid"]): r["id"] for r in rows}
@@ -849,6 +878,18 @@ class MemoryStore:
         return problems
 
     # --- writing ---------------------------------------------------------------------
+
+    def lock_in_transaction(self, record_ids: Iterable[str]) -> None:
+        """Hold the rows of `record_ids` until the open transaction ends, so what the
+        caller re-verifies (digest, revisions) cannot change before it writes.
+
+        PostgreSQL: ``SELECT … FOR UPDATE`` on those rows (in id order: two appliers never
+        deadlock). SQLite: nothing to do, the open ``BEGIN IMMEDIATE`` holds the file.
+        """
+        ids = sorted({i for i in record_ids if i})
+        if self.db.dialect == "postgres" and ids:
+            self.conn.execute(
+                "SELECT id FROM records WHERE id = ANY(?) ORDER BY id FOR UPDATE", (ids,))
 
     def write_revision_in_transaction(
         self, record_id: str, *, actor: str, reason: str | None, now: str

@@ -111,10 +111,11 @@ def managed_agent_id() -> str | None:
     ``WARDIAN_AGENT_ID``. Launches are recorded in ``memory.db``, so without that file only
     the environment is consulted (and the ancestry walk is skipped). Read-only.
     """
+    from wardian._db import database_exists
     from wardian.config import memory_db_path
     from wardian.memory.principal import ENV_AGENT_ID, managed_agent
 
-    if not memory_db_path(create_dir=False).exists():
+    if not database_exists(memory_db_path(create_dir=False)):
         return os.environ.get(ENV_AGENT_ID, "").strip() or None
     from wardian.runtime.process import ancestors
 

@@ -332,9 +332,10 @@ def _announce(launch: Launch) -> None:
 
 
 def _revoke(holder: ProcessIdentity, reason: str) -> None:
+    from wardian._db import database_exists
     from wardian.config import memory_db_path
 
-    if not memory_db_path().exists():
+    if not database_exists(memory_db_path()):
         return
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore

@@ -25,16 +25,33 @@ TABLES = {
 }
 
 
-def logical_state(db: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of the tables maintenance may touch, in a stable order (read-only)."""
+def logical_state(db: Path | MemoryStore) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the tables maintenance may touch, in a stable order (read-only): of
+    the file `db`, or through a store (on PostgreSQL there is no file)."""
+    if isinstance(db, MemoryStore):
+        return _rows(db.conn, TABLES)
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return {
-            table: [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY {order}")]
-            for table, order in TABLES.items()
-        }
+        return _rows(conn, TABLES)
     finally:
         conn.close()
+
+
+def _rows(conn: sqlite3.Connection, tables: dict[str, str]) -> dict[str, list[tuple[Any, ...]]]:
+    return {table: [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY {order}")]
+            for table, order in tables.items()}
+
+
+def pg_hash(store: MemoryStore) -> str:
+    """sha256 of every row of every table of the ``memory`` schema, ``memory_version``
+    included (it moves with every write transaction that changed a row): PostgreSQL's
+    stand-in for the file's bytes."""
+    tables = [r[0] for r in store.conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'memory'"
+        " ORDER BY table_name")]
+    rows = _rows(store.conn, {t: "1" for t in tables})
+    return hashlib.sha256(repr(sorted((t, sorted(map(repr, v))) for t, v in rows.items()))
+                          .encode()).hexdigest()
 
 
 def file_hash(db: Path) -> str:
@@ -91,17 +108,22 @@ class Kit:
     def fingerprint(self) -> tuple[str, dict[str, list[tuple[Any, ...]]]]:
         """(file hash, logical rows) of memory.db; closes the kit's own connection first so
         no open handle of the test holds un-checkpointed pages."""
+        if self.store.db.dialect == "postgres":
+            return (pg_hash(self.store), logical_state(self.store))
         self.store.db.close()  # the file's one connection in this process, not just a view
         result = (file_hash(self.db), logical_state(self.db))
         self.store = MemoryStore()
         return result
 
     def state(self) -> dict[str, list[tuple[Any, ...]]]:
+        if self.store.db.dialect == "postgres":
+            return logical_state(self.store)
         return logical_state(self.db)
 
 
 @pytest.fixture
-def kit(wardian_home: Path) -> Iterator[Kit]:
+def kit(wardian_home: Path, backend: str) -> Iterator[Kit]:
+    """The kit on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
     registry = AgentRegistry()
     owner = registry.add("alice", provider="codex")
     other = registry.add("bob", provider="codex")

@@ -203,7 +203,8 @@ def test_every_command_refuses_inside_a_managed_process(
 
 
 def _child_env(kit: Any) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("WARDIAN_") or k == "WARDIAN_DATABASE_URL"}
     env["WARDIAN_HOME"] = str(kit.home)
     return env
 

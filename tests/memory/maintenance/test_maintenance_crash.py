@@ -27,6 +27,12 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and fd passing")]
 
 
+@pytest.fixture
+def backend() -> str:
+    """SQLite only: the child pauses on a SQLite trace callback (`crash_child.py`)."""
+    return "sqlite"
+
+
 def big_plan(kit: Any) -> Path:
     """100 operations touching 100 records: 50 revise, 20 create, 15 retire, 15 retire_into."""
     recs = [kit.record(f"rec{i}", sources=2) for i in range(80)]

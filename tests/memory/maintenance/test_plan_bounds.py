@@ -91,7 +91,8 @@ def ada(cli: CliRunner) -> None:
 
 
 def preview(path: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("WARDIAN_") or k == "WARDIAN_DATABASE_URL"}
     env["WARDIAN_HOME"] = str(home)
     return subprocess.run([sys.executable, "-m", "wardian", "garden", "maintain", "preview",
                            str(path), "--agent", "ada"], capture_output=True, text=True,

@@ -167,6 +167,10 @@ def _apply_in_transaction(
     replay = _replay_or_refuse(store, owner_id, plan, digest)
     if replay is not None:  # a concurrent apply of the same plan won the race
         return replay
+    # The rows re-verified below stay ours until the commit (PostgreSQL: FOR UPDATE).
+    store.lock_in_transaction(
+        str(getattr(op, name)) for op in plan.operations
+        for name in ("memory_id", "target_memory_id") if getattr(op, name, None))
     preview = build_preview(plan, store, owner_id)
     if preview.digest != digest:
         raise ConflictError(

@@ -84,9 +84,12 @@ class PreviewCache:
         """Remember a preview (atomic; replaces an earlier one of the same owner + digest)."""
         with atomic(self.conn):
             self.conn.execute(
-                "INSERT OR REPLACE INTO maintenance_previews (owner_id, preview_digest,"
+                "INSERT INTO maintenance_previews (owner_id, preview_digest,"
                 " plan_id, idempotency_key, conflict_count, created_at, preview_json)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner_id, preview_digest) DO UPDATE"
+                " SET plan_id = excluded.plan_id, idempotency_key = excluded.idempotency_key,"
+                " conflict_count = excluded.conflict_count, created_at = excluded.created_at,"
+                " preview_json = excluded.preview_json",
                 (owner_id, digest, plan_id, idempotency_key, conflict_count, utc_now_iso(),
                  json.dumps(document, ensure_ascii=False)),
             )

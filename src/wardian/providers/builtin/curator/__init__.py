@@ -82,6 +82,7 @@ from wardian.providers.builtin.curator.dedup import (
     UPDATE_SCORE,
     is_duplicate,
     normalise,
+    same_subject,
     similarity,
     topic_overlap,
 )
@@ -227,6 +228,22 @@ _DEICTIC_START = re.compile(
 before it to mean anything: without it the record is a context-free fragment."""
 
 
+_VAGUE = frozenset(
+    re.findall(
+        r"\S+",
+        "like something anything everything thing things stuff etc really actually kind sort "
+        "basically maybe there here have has had going get got doing done want ll re ve s d m t",
+    )
+)
+"""Words that carry no subject: "we will be adding like something like we should" has one
+content word left ("adding") and says nothing a reader could keep."""
+
+
+def _content_words(text: str) -> int:
+    """How many content words `text` has (stop words and `_VAGUE` words not counted)."""
+    return sum(1 for w in normalise(text).split() if w not in _VAGUE)
+
+
 def _segment_ok(seg: Segment) -> bool:
     text = seg.text
     return not (is_code_or_log(text) or is_one_off(text) or mentions_home_path(text))
@@ -240,11 +257,15 @@ def _is_fragment(text: str) -> bool:
 
 
 def _candidates(
-    human: list[tuple[int, str]], corrections: dict[int, str] | None = None
+    human: list[tuple[int, str]],
+    corrections: dict[int, str] | None = None,
+    offers: dict[int, str] | None = None,
 ) -> list[_Candidate]:
     """Cue-matched statements in human messages; in a message that corrects an interrupted
-    or refused action (`corrections`: seq → the action), plain statements too."""
+    or refused action (`corrections`: seq → the action), plain statements too. An "option
+    N" a statement mentions is named from the agent's prose before it (`offers`)."""
     corrections = corrections or {}
+    offers = offers or {}
     found: list[_Candidate] = []
     last_seqs = [seq for seq, _ in human[-OPEN_ISSUE_WINDOW:]]
     success_after: dict[int, bool] = {}
@@ -273,7 +294,7 @@ def _candidates(
             correcting = seq in corrections
             if (not rules and not correcting) or not _segment_ok(seg):
                 continue
-            if len(normalise(seg.text).split()) < MIN_CONTENT_WORDS or _is_fragment(seg.text):
+            if _content_words(seg.text) < MIN_CONTENT_WORDS or _is_fragment(seg.text):
                 continue
             if _STATUS.search(seg.text):
                 continue  # "it should work now", "should be fixed": status, not a rule
@@ -326,7 +347,15 @@ def _candidates(
             before = [s for s in segments if s.index == remember_idx[0] - 1]
             if before and _segment_ok(before[0]) and not is_question(before[0].text):
                 local.append(_cand(before[0], 0.95, "stable", "explicit", text))
-        local.sort(key=lambda c: (-c.score, c.start))
+        # the most specific statements first: a dictated message repeats itself, and only
+        # its best few clauses are worth keeping
+        offer = offers.get(seq)
+        if offer:
+            local = [
+                replace(c, source=signals.name_options(c.source, offer)) if not c.text else c
+                for c in local
+            ]
+        local.sort(key=lambda c: (-c.score, -_content_words(c.source), c.start))
         found.extend(local[:MAX_PER_MESSAGE])
     return found
 
@@ -635,7 +664,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     human = _human_messages(messages)
     corrections = signals.corrections(messages, workspace)
     candidates = (
-        _candidates(human, corrections)
+        _candidates(human, corrections, signals.offers(messages))
         + _habits(human)
         + [
             c
@@ -678,8 +707,9 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
                 for k in sorted(clash, reverse=True):
                     del kept[k]
                     del ranked[k]
-            elif any(is_duplicate(norm, other) for other, _, _ in kept):
-                continue
+            elif any(is_duplicate(norm, other) or same_subject(norm, other)
+                     for other, _, _ in kept):
+                continue  # said again in this session: the best-scored statement stands
             if looks_secret(cand.evidence) or looks_secret(text):
                 continue
             op = _save_or_update(cand, text, norm, norm_records, updated)

@@ -19,6 +19,7 @@ __all__ = [
     "is_duplicate",
     "new_words",
     "normalise",
+    "same_subject",
     "similarity",
     "topic_overlap",
 ]
@@ -26,6 +27,9 @@ __all__ = [
 DUPLICATE_SCORE = 90.0
 """token_set_ratio >= this, and at most `DUPLICATE_MAX_NEW_WORDS` content words the record
 lacks: the candidate restates the record → skipped."""
+SAME_SUBJECT_SCORE = 60.0
+"""token_set_ratio >= this between two statements of one session that open on the same named
+thing (`same_subject`): the user said it again in other words → one record."""
 DUPLICATE_MAX_NEW_WORDS = 1
 """A near-identical candidate adding more new content words than this refines the record."""
 UPDATE_SCORE = 70.0
@@ -136,3 +140,20 @@ def topic_overlap(a: str, b: str) -> float:
     if not a or not b:
         return 0.0
     return float(max(fuzz.token_set_ratio(a, b), fuzz.partial_ratio(a, b)))
+
+
+_IDENTIFIER = re.compile(r"[_./#@-]|\d")
+
+
+def same_subject(candidate: str, other: str) -> bool:
+    """Two normalised statements of one session restate one request about one named thing.
+
+    True when both open on the same identifier-like word (``apply_patch``, ``db/seeds.rb``,
+    ``fw-005``: it holds ``_ . / - # @`` or a digit) and their token_set_ratio is at least
+    `SAME_SUBJECT_SCORE`. Plain words ("use", "run") never count: "Use pnpm…" and "Use
+    ruff…" are two rules.
+    """
+    a, b = candidate.split()[:1], other.split()[:1]
+    if not a or a != b or not _IDENTIFIER.search(a[0]):
+        return False
+    return similarity(candidate, other) >= SAME_SUBJECT_SCORE

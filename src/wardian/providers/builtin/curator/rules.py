@@ -181,7 +181,10 @@ RULES: tuple[Rule, ...] = (
         r"\bwe(?:'ll| will| are going to| plan to)\s+(?:also\s+|then\s+|first\s+|"
         r"(?:potentially|probably|eventually)\s+)?(?:be\s+(?:potentially\s+)?)?"
         r"(?!see\b|need\b|try\b|check\b|look\b|figure\b|talk\b|get back\b|do (?:it|that|this)\b"
-        r"|be (?:fine|ok|okay|good|done)\b)[a-z]{2,}",
+        r"|be (?:fine|ok|okay|good|done)\b)[a-z]{2,}"
+        # an order of work: "we're shipping the CLI first", "we are going through X first"
+        r"|\bwe(?:'re| are) (?:going through|starting with|doing|shipping|building|"
+        r"launching|releasing)\b[^?]*\bfirst\b",
     ),
     _r(
         "open-issue",

@@ -7,6 +7,10 @@ Heuristics (named, so the module docstring of the package can list them):
 - *segmentation*: sentence ends (``.``/``!``/``?`` + space), blank lines and line breaks not
   followed by indentation (wrapped lines stay together); a segment over `MAX_SEGMENT_CHARS`
   is cut again at clause words ("so", "then", "and then", "also") and short pieces merged.
+- *dictation*: a long segment with almost no punctuation (spoken and transcribed, or typed
+  as one breathless line) is cut into clauses (`split_run_on`): at discourse words ("so",
+  "then", "because", "also"…), before each new "we will…" and where transcription glued two
+  sentences together ("documentsThen"); a "which…" clause stays with the noun it describes.
 - *question*: a segment ending in ``?`` (or starting with a question word and no directive).
 - *one-off*: "just this once", "for now", "this time", "temporarily", "for this task",
   "do not X yet" (a hold until later, not a standing rule).
@@ -29,6 +33,7 @@ __all__ = [
     "is_question",
     "mentions_home_path",
     "message_is_paste",
+    "split_run_on",
     "split_segments",
 ]
 
@@ -36,6 +41,12 @@ MIN_SEGMENT_CHARS = 12
 """Shorter segments ("yes", "proceed") carry nothing durable."""
 MAX_SEGMENT_CHARS = 320
 """Longer segments are cut at clause words so evidence stays a readable excerpt."""
+RUN_ON_MIN_CHARS = 240
+"""A segment at least this long…"""
+RUN_ON_CHARS_PER_MARK = 100
+"""…with fewer than one punctuation mark per this many characters is dictation."""
+RUN_ON_MAX_CLAUSE_CHARS = 200
+"""A "which…" clause is joined to the clause before it while both fit in this length."""
 PASTE_DOCUMENT_CHARS = 1_200
 PASTE_DOCUMENT_LINES = 12
 """A message this long with this many unindented lines is a pasted document."""
@@ -163,13 +174,71 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def split_segments(seq: int, text: str) -> list[Segment]:
-    """Split one message into trimmed segments; each is an exact substring of `text`."""
+    """Split one message into trimmed segments; each is an exact substring of `text`.
+
+    A dictated run-on sentence (`is_run_on`) is cut into its clauses (`split_run_on`).
+    """
     bounds = [0] + [m.end() for m in _BOUNDARY.finditer(text)] + [len(text)]
     out: list[Segment] = []
     for a, b in itertools.pairwise(bounds):
         s, e = _trim(text, a, b)
-        for ps, pe in _pieces(text, s, e):
-            ps, pe = _trim(text, ps, pe)
-            if pe - ps >= MIN_SEGMENT_CHARS:
-                out.append(Segment(seq, ps, pe, text[ps:pe], len(out)))
+        spans = _clauses(text, s, e) if is_run_on(text[s:e]) else [(s, e)]
+        for cs, ce in spans:
+            for ps, pe in _pieces(text, cs, ce):
+                ps, pe = _trim(text, ps, pe)
+                if pe - ps >= MIN_SEGMENT_CHARS:
+                    out.append(Segment(seq, ps, pe, text[ps:pe], len(out)))
     return out
+
+
+_RUN_ON_CUT = re.compile(
+    r"(?-i:(?<=[a-z])(?=[A-Z][a-z]))"  # transcription glued two sentences: "docsThen we"
+    r"|(?<!\bwill)(?<!'ll)\s+(?=(?:so that'?s|so|then|and then|also|and also|in parallel|but|"
+    r"because|which|and as|and there|and the|that'?s where|till|until|we will|we'll|we’ll|"
+    r"we are going to)\s)",
+    re.IGNORECASE,
+)
+_TRAILING_JOIN = re.compile(r"\s+(?:and|or|but|so|then)$", re.IGNORECASE)
+_RELATIVE = re.compile(r"^which\b", re.IGNORECASE)
+_MARKS = re.compile(r"[.,;:!?()]")
+
+
+def is_run_on(text: str) -> bool:
+    """True for a long segment with almost no punctuation (dictation, one breathless line)."""
+    return (
+        len(text) >= RUN_ON_MIN_CHARS
+        and len(_MARKS.findall(text)) * RUN_ON_CHARS_PER_MARK < len(text)
+    )
+
+
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The clauses of the run-on ``text[start:end]`` (see `split_run_on`)."""
+    piece = text[start:end]
+    cuts = sorted({0, len(piece), *(m.start() if m.end() == m.start() else m.end()
+                                    for m in _RUN_ON_CUT.finditer(piece))})
+    spans: list[tuple[int, int]] = []
+    for a, b in itertools.pairwise(cuts):
+        a, b = _trim(text, start + a, start + b)
+        tail = _TRAILING_JOIN.search(text, a, b)
+        if tail is not None:  # "…the photo upload and" + "we will…": the "and" joins
+            b = tail.start()
+        if b <= a:
+            continue
+        if spans and _RELATIVE.match(text[a:b]) and b - spans[-1][0] <= RUN_ON_MAX_CLAUSE_CHARS:
+            spans[-1] = (spans[-1][0], b)
+        else:
+            spans.append((a, b))
+    return spans
+
+
+def split_run_on(text: str) -> list[str]:
+    """The clauses of a dictated run-on sentence (`is_run_on`), or ``[text]`` for any other.
+
+    Cuts at discourse words ("so", "then", "because", "also", "till"…), before each new
+    "we will…", and where transcription glued two sentences ("docsThen we"); a clause
+    opening with "which" describes the clause before it and is joined to it while the pair
+    fits in `RUN_ON_MAX_CLAUSE_CHARS`.
+    """
+    if not is_run_on(text):
+        return [text]
+    return [text[a:b] for a, b in _clauses(text, 0, len(text))]

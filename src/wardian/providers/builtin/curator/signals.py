@@ -35,6 +35,8 @@ __all__ = [
     "corrections",
     "findings",
     "is_routine",
+    "name_options",
+    "offers",
     "proposes_alternative",
     "quotes_agent",
     "redirects",
@@ -50,6 +52,9 @@ MAX_ITEM_LIST = 4
 MAX_REASON_CHARS = 400
 """A rejection reason longer than this is a paste, not a reason."""
 MAX_ANSWER_WORDS = 14
+"""A human reply this short, right after the agent offered options, is an answer."""
+MAX_TERSE_WORDS = 4
+"""A rejection reason this short needs the agent's next words to say what it means."""
 """A human reply this short, right after the agent offered options, is an answer."""
 
 SignalKind = Literal["rejection", "answer", "correction", "unfinished", "finding"]
@@ -315,11 +320,54 @@ def rejection_reasons(
                 continue
             if is_routine(sentence) or len(sentence) < 4:
                 continue
+            if len(sentence.split()) <= MAX_TERSE_WORDS and not question:
+                # a terse reason ("Entire Inc.", "branch and PR") means what the agent then
+                # did with it: read it in the agent's next words, or leave it
+                meaning = _echo(texts, i, sentence.rstrip(".!"))
+                if meaning is None:
+                    continue
+                text = f"Rejecting the agent's {context}, the user asked for: {meaning}."
+                out.append(Signal("rejection", seq, start, sentence, text=text, score=0.83))
+                continue
             out.append(
                 Signal("rejection", seq, start, sentence, source=sentence, context=context,
                        score=0.83)
             )
     return out
+
+
+_ECHO_LEAD = re.compile(
+    r"^(?:(?:i|we)(?:'ll| will| can| could| have| am|'ve|'m)?|let me|now i|done|ok(?:ay)?|"
+    r"sure|got it|updated|understood)\b[\s,:-]*",
+    re.IGNORECASE,
+)
+
+
+def _echo(
+    texts: list[tuple[int, dict[str, Any], str]], index: int, words: str
+) -> str | None:
+    """The clause of the agent's next prose (before the next human message) that repeats
+    `words`, from its clause start to the end of `words`, without a first-person lead
+    ("I can create a branch and PR for …" → "create a branch and PR"); None when the agent
+    never repeats them."""
+    needle = re.compile(re.escape(words), re.IGNORECASE)
+    for _, msg, text in texts[index + 1 :]:
+        if _is_human(msg):
+            return None
+        if msg.get("role") != "assistant" or msg.get("kind") != "text":
+            continue
+        for _, sentence in _sentences(text):
+            found = needle.search(sentence)
+            if found is None:
+                continue
+            head = sentence[: found.start()]
+            cut = max(head.rfind(","), head.rfind(";"), head.rfind(":"), head.rfind(" — "))
+            clause = sentence[cut + 1 : found.end()].strip(" *_`")
+            clause = _ECHO_LEAD.sub("", clause).strip(" *_`")
+            clause = re.sub(r"[*`_]{2,}|`", "", clause)
+            if len(clause) >= len(words):
+                return clause
+    return None
 
 
 def _answered_later(texts: list[tuple[int, dict[str, Any], str]], index: int) -> bool:
@@ -383,6 +431,64 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
     return out
 
 
+def _options(offer: str) -> dict[str, str]:
+    """label (upper-cased) → the option's line, for the options an agent message lists."""
+    options: dict[str, str] = {}
+    for match in _OPTION_HEAD.finditer(offer):
+        key = (match.group(1) or match.group(3) or "").upper()
+        body = (match.group(2) or match.group(4) or "").strip(" *:-—–")
+        if key and body and key not in options:
+            options[key] = body
+    return options
+
+
+_OPTION_MENTION = re.compile(
+    r"\b(?:option|approach|choice|variant|alternative)\s+([A-Za-z]|\d{1,2})\b(?!\s*[(:])",
+    re.IGNORECASE,
+)
+_OPTION_NAME_END = re.compile(r"\s+[-—–(]\s*|[:.;]\s|\*\*")
+MAX_OPTION_NAME_CHARS = 60
+
+
+def name_options(text: str, offer: str | None) -> str:
+    """`text` with each "option N" it mentions named from the agent's `offer`: "Option 1
+    doesn't work…" → "Option 1 (store the commit hash in metadata) doesn't work…", so the
+    record reads without the agent's message. Unchanged when `offer` lists no such option."""
+    if not offer or not _OPTION_MENTION.search(text):
+        return text
+    options = _options(offer)
+    if len(options) < 2:
+        return text
+
+    def named(match: re.Match[str]) -> str:
+        line = options.get(match.group(1).upper())
+        if not line:
+            return match.group(0)
+        line = line.strip(" *")
+        end = _OPTION_NAME_END.search(line)
+        name = re.sub(r"[*`_]{2,}|`", "", line[: end.start()] if end else line).strip(" .")
+        if not name or len(name) > MAX_OPTION_NAME_CHARS:
+            return match.group(0)
+        if not name[:2].isupper():
+            name = name[0].lower() + name[1:]
+        return f"{match.group(0)} ({name})"
+
+    return _OPTION_MENTION.sub(named, text)
+
+
+def offers(messages: list[dict[str, Any]]) -> dict[int, str]:
+    """seq of each human message → the agent's prose just before it (since the previous
+    human message), the offer a short reply or an "option N" refers to."""
+    texts = _texts(messages)
+    out: dict[int, str] = {}
+    for i, (seq, msg, _) in enumerate(texts):
+        if _is_human(msg):
+            prior = _previous(texts, i, "text")
+            if prior is not None:
+                out[seq] = prior[2]
+    return out
+
+
 def _chosen_option(reply: str, offer: str) -> tuple[str, str] | None:
     """(label, option line) when `reply` names one of the options listed in `offer`."""
     ref = _OPTION_REF.search(reply.strip())
@@ -391,12 +497,7 @@ def _chosen_option(reply: str, offer: str) -> tuple[str, str] | None:
     label = (ref.group(1) or ref.group(2) or _ORDINALS.get((ref.group(3) or "").lower(), ""))
     if not label:
         return None
-    options: dict[str, str] = {}
-    for match in _OPTION_HEAD.finditer(offer):
-        key = (match.group(1) or match.group(3) or "").upper()
-        body = (match.group(2) or match.group(4) or "").strip(" *:-—–")
-        if key and body and key not in options:
-            options[key] = body
+    options = _options(offer)
     if len(options) < 2 or label.upper() not in options:
         return None
     line = re.sub(r"[*`_]+", "", options[label.upper()]).strip()

@@ -1,0 +1,510 @@
+"""PostgreSQL backend: one database for a team, schemas ``memory`` and ``state`` (issue 18).
+
+Selected by ``WARDIAN_DATABASE_URL=postgresql://…`` or a ``database.url`` file in the data
+directory (`configured_url`); without either, SQLite files stay the embedded default.
+Driver: psycopg 3 with its pool (the optional extra ``wardian[postgres]``), imported only
+when a URL is configured, so the SQLite path loads nothing of it.
+
+Every dialect difference lives here, so the stores keep one body of SQL:
+
+* `PgConnection` offers the part of `sqlite3.Connection` the stores use (``execute``,
+  ``executemany``, ``in_transaction``, ``total_changes``, rows readable by index and by
+  column name) over one pooled psycopg connection whose ``search_path`` is its schema.
+* `translate` rewrites a statement once (cached): ``?`` placeholders, ``INSERT OR IGNORE``,
+  ``INDEXED BY`` hints, SQLite's ``strftime(... 'now')`` and the other spellings listed
+  there. `translate_ddl` does the same for migrations (types, identity keys, triggers).
+* psycopg's errors are raised as the matching `sqlite3` DB-API classes (a unique violation
+  as `sqlite3.IntegrityError`, …), so the stores' ``except`` clauses hold on both backends.
+* A write transaction (`PgConnection.atomic`) takes a transaction-scoped advisory lock
+  named after its schema first: like SQLite's ``BEGIN IMMEDIATE`` on one file, one writer
+  per schema at a time, so every read-then-write of the stores keeps its SQLite meaning
+  across machines. Nested blocks are savepoints.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import re
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wardian._db import ENV_DATABASE_URL, URL_FILE
+from wardian.errors import StoreError, UsageError
+
+if TYPE_CHECKING:
+    import psycopg
+    import psycopg_pool
+
+__all__ = [
+    "ENV_URL",
+    "URL_FILE",
+    "PgConnection",
+    "PgRow",
+    "close_pools",
+    "configured_url",
+    "is_postgres_url",
+    "redact_url",
+    "translate",
+    "translate_ddl",
+    "validate_url",
+]
+
+ENV_URL = ENV_DATABASE_URL
+"""``WARDIAN_DATABASE_URL``."""
+# URL_FILE: a file in the data directory whose first line is the database URL (a
+# settings-level config that `wardian settings` cannot hold: settings live in the database).
+
+SCHEMES = ("postgresql", "postgres")
+INSTALL_HINT = "install the PostgreSQL extra: pip install 'wardian[postgres]'"
+
+
+def is_postgres_url(value: str) -> bool:
+    """Whether `value` names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
+    scheme, sep, _ = value.partition("://")
+    return bool(sep) and scheme.lower() in SCHEMES
+
+
+def configured_url(folder: Path | None = None) -> str | None:
+    """The PostgreSQL URL this installation uses, or None for the SQLite default.
+
+    ``WARDIAN_DATABASE_URL`` wins; else the first line of ``database.url`` in `folder`
+    (default: the data directory). An empty variable means SQLite.
+
+    Raises:
+        UsageError: the URL is not a PostgreSQL URL (exit 2).
+    """
+    raw = os.environ.get(ENV_URL)
+    where = ENV_URL
+    if raw is None:
+        if folder is None:
+            from wardian.config import data_dir
+
+            folder = data_dir(create=False)
+        file = folder / URL_FILE
+        try:
+            raw = file.read_text(encoding="utf-8").strip().splitlines()[0]
+        except (OSError, IndexError, UnicodeDecodeError):
+            return None
+        where = str(file)
+    raw = raw.strip()
+    if not raw:
+        return None
+    return validate_url(raw, where=where)
+
+
+def validate_url(url: str, *, where: str = "--to") -> str:
+    """`url` if it is a well-formed PostgreSQL URL.
+
+    Raises:
+        UsageError: another scheme, or a URL libpq cannot parse (exit 2), naming `where`.
+    """
+    if not is_postgres_url(url):
+        raise UsageError(
+            f"{where}: {redact_url(url)!r} is not a PostgreSQL URL",
+            hint="use postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE",
+        )
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError as exc:
+        raise UsageError(f"{where}: PostgreSQL needs psycopg", hint=INSTALL_HINT) from exc
+    import psycopg
+
+    try:
+        from urllib.parse import urlsplit
+
+        if "," not in url.partition("@")[2].partition("/")[0]:  # one host (not a list)
+            urlsplit(url).port  # noqa: B018 (a malformed port raises ValueError)
+        conninfo_to_dict(url)
+    except (psycopg.ProgrammingError, ValueError) as exc:
+        raise UsageError(
+            f"{where}: cannot parse the URL {redact_url(url)!r}: {exc}",
+            hint="use postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE",
+        ) from exc
+    return url
+
+
+def redact_url(url: str) -> str:
+    """`url` with any password replaced by ``***`` (for messages and logs)."""
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+
+
+# --- the pool --------------------------------------------------------------------------
+
+_pools: dict[tuple[int, str], psycopg_pool.ConnectionPool[Any]] = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(url: str) -> psycopg_pool.ConnectionPool[Any]:
+    """This process's pool for `url` (created on first use; closed at exit)."""
+    key = (os.getpid(), url)
+    with _pools_lock:
+        pool = _pools.get(key)
+        if pool is None:
+            try:
+                from psycopg_pool import ConnectionPool
+            except ImportError as exc:
+                raise StoreError("PostgreSQL needs psycopg_pool", hint=INSTALL_HINT) from exc
+            import psycopg
+
+            # The pool retries a refused connection until its timeout and then says only
+            # that; one direct attempt first gives libpq's reason at once.
+            try:
+                psycopg.connect(url, connect_timeout=10).close()
+            except psycopg.Error as exc:
+                raise StoreError(
+                    f"cannot connect to PostgreSQL at {redact_url(url)}: "
+                    f"{redact_url(str(exc).strip())}",
+                    hint="check that the server runs and accepts this user "
+                         f"(pg_isready), or unset {ENV_URL} to use the local SQLite files",
+                ) from exc
+            # min_size=0: a short CLI command opens the one connection it uses, no more;
+            # a long-running worker keeps what its threads returned.
+            pool = ConnectionPool(
+                url, min_size=0, max_size=16, open=False, name="wardian",
+                kwargs={"autocommit": True, "connect_timeout": 10},
+            )
+            pool.open()
+            _pools[key] = pool
+        return pool
+
+
+def close_pools(url: str | None = None) -> None:
+    """Close this process's pools (for `url` only, when given); idempotent."""
+    with _pools_lock:
+        keys = [k for k in _pools if url is None or k[1] == url]
+        pools = [_pools.pop(k) for k in keys]
+    for pool in pools:
+        pool.close()
+
+
+atexit.register(close_pools)
+
+
+# --- rows and errors -------------------------------------------------------------------
+
+
+class PgRow(tuple[Any, ...]):
+    """A result row readable like `sqlite3.Row`: by index, by column name, ``keys()``."""
+
+    _names: dict[str, int]
+
+    def __new__(cls, values: Sequence[Any], names: dict[str, int]) -> PgRow:
+        row = super().__new__(cls, values)
+        row._names = names
+        return row
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return tuple.__getitem__(self, self._names[key.lower()])
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        """The column names, in order (as `sqlite3.Row.keys`)."""
+        return list(self._names)
+
+
+def _row_factory(cursor: psycopg.Cursor[Any]) -> Any:
+    names: dict[str, int] = {}
+    for i, column in enumerate(cursor.description or ()):
+        names.setdefault(column.name, i)
+
+    def make(values: Sequence[Any]) -> PgRow:
+        return PgRow([bytes(v) if isinstance(v, memoryview) else v for v in values], names)
+
+    return make
+
+
+def _as_sqlite_error(exc: Exception) -> sqlite3.Error:
+    """The `sqlite3` DB-API class matching a psycopg error, message kept."""
+    import psycopg
+
+    if isinstance(exc, psycopg.IntegrityError) or getattr(exc, "sqlstate", None) == "P0001":
+        # P0001: a trigger's RAISE EXCEPTION, as SQLite's RAISE(ABORT) a constraint failure.
+        return sqlite3.IntegrityError(str(exc))
+    if isinstance(exc, psycopg.OperationalError):
+        return sqlite3.OperationalError(str(exc))
+    if isinstance(exc, psycopg.ProgrammingError):
+        # An undefined table or column reads as SQLite's "no such table" does.
+        return sqlite3.OperationalError(str(exc))
+    if isinstance(exc, psycopg.DataError):
+        return sqlite3.DataError(str(exc))
+    return sqlite3.DatabaseError(str(exc))
+
+
+# --- SQL translation -------------------------------------------------------------------
+
+_NOW_SQLITE = re.compile(r"strftime\('%Y-%m-%dT%H:%M:%fZ',\s*'now'\)")
+_NOW_PG = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+_INDEXED_BY = re.compile(r"\s+INDEXED BY \w+", re.IGNORECASE)
+_OR_IGNORE = re.compile(r"\bINSERT\s+OR\s+IGNORE\s+INTO\b", re.IGNORECASE)
+_IFNULL = re.compile(r"\bIFNULL\(", re.IGNORECASE)
+_RETURNING = re.compile(r"\s+RETURNING\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=2048)
+def translate(sql: str) -> str:
+    """`sql` written for SQLite, as PostgreSQL runs it with psycopg's ``%s`` placeholders.
+
+    Rewrites (the whole list; anything else must already be portable SQL):
+    ``?`` -> ``%s`` (outside string literals; literal ``%`` doubled), ``INSERT OR IGNORE
+    INTO`` -> ``INSERT INTO … ON CONFLICT DO NOTHING``, ``INDEXED BY name`` dropped (a
+    planner hint), ``IFNULL(`` -> ``COALESCE(``, ``LIKE`` -> ``ILIKE`` (SQLite's LIKE ignores ASCII
+    case), SQLite's
+    ``strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`` -> the same text from ``now()``.
+    """
+    sql = _NOW_SQLITE.sub(lambda _m: _NOW_PG, sql)
+    sql = _INDEXED_BY.sub("", sql)
+    sql = _IFNULL.sub("COALESCE(", sql)
+    if _OR_IGNORE.search(sql):
+        sql = _OR_IGNORE.sub("INSERT INTO", sql)
+        found = _RETURNING.search(sql)
+        if found:
+            sql = sql[:found.start()] + " ON CONFLICT DO NOTHING" + sql[found.start():]
+        else:
+            sql = sql.rstrip().rstrip(";") + " ON CONFLICT DO NOTHING"
+    out: list[str] = []
+    quote: str | None = None
+    for part in re.split(r"('|\"|\?|%)", sql):
+        if part in ("'", '"'):
+            quote = None if quote == part else (quote or part)
+            out.append(part)
+        elif part == "%":
+            out.append("%%")
+        elif part == "?" and quote is None:
+            out.append("%s")
+        elif quote is None:
+            out.append(_like(part))
+        else:
+            out.append(part)
+    return "".join(out)
+
+
+def _like(code: str) -> str:
+    # Only `LIKE` outside literals; an explicit ESCAPE later in the statement stays in
+    # the literal part that follows, so look for it only in this code fragment.
+    if "LIKE" not in code.upper():
+        return code
+    return re.sub(r"\bLIKE\b", "ILIKE", code, flags=re.IGNORECASE)
+
+
+_TRIGGER = re.compile(
+    r"CREATE TRIGGER (?P<name>\w+) (?P<when>BEFORE|AFTER) (?P<op>INSERT|UPDATE|DELETE)"
+    r"(?: OF [\w, ]+)? ON (?P<table>\w+)\s*(?:WHEN (?P<cond>.*?))?\s*BEGIN\s*SELECT RAISE\("
+    r"ABORT,\s*'(?P<message>[^']*)'\);\s*END;?",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def translate_ddl(script: str) -> str:
+    """A SQLite migration script, as PostgreSQL DDL.
+
+    Types: ``INTEGER PRIMARY KEY [AUTOINCREMENT]`` -> an identity ``BIGINT`` key,
+    ``INTEGER`` -> ``BIGINT`` (pids, byte offsets and epoch milliseconds outgrow 32 bits),
+    ``REAL`` -> ``DOUBLE PRECISION`` (process start times need all 53 bits), ``BLOB`` ->
+    ``BYTEA``. Triggers of the form ``… BEGIN SELECT RAISE(ABORT, 'msg'); END`` (the
+    append-only guards) become a PL/pgSQL function raising the same message.
+
+    Raises:
+        StoreError: the script holds SQLite-only DDL this translation does not know
+            (virtual tables, other trigger bodies); that component needs its own
+            PostgreSQL migrations.
+    """
+    def trigger(m: re.Match[str]) -> str:
+        name, table, op = m["name"], m["table"], m["op"].upper()
+        row = "OLD" if op == "DELETE" else "NEW"
+        cond = (m["cond"] or "TRUE").strip()
+        message = m["message"]
+        return (
+            f"CREATE FUNCTION {name}_fn() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN "
+            f"IF {cond} THEN RAISE EXCEPTION '{message}'; END IF; RETURN {row}; END $fn$;\n"
+            f"CREATE TRIGGER {name} {m['when']} {op} ON {table} FOR EACH ROW "
+            f"EXECUTE FUNCTION {name}_fn();"
+        )
+
+    script = _TRIGGER.sub(trigger, script)
+    if re.search(r"\bVIRTUAL TABLE\b|RAISE\(|\bEND;", script, re.IGNORECASE):
+        raise StoreError("this migration holds SQLite-only DDL (a virtual table or trigger)")
+    script = re.sub(r"\bINTEGER PRIMARY KEY( AUTOINCREMENT)?\b",
+                    "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", script,
+                    flags=re.IGNORECASE)
+    script = re.sub(r"\bINTEGER\b", "BIGINT", script)
+    script = re.sub(r"\bREAL\b", "DOUBLE PRECISION", script)
+    script = re.sub(r"\bBLOB\b", "BYTEA", script)
+    return script
+
+
+# --- the connection --------------------------------------------------------------------
+
+
+def _param(value: Any) -> Any:
+    # SQLite stores a bool as 0/1 in an INTEGER column; PostgreSQL would refuse a boolean.
+    return int(value) if isinstance(value, bool) else value
+
+
+class _Cursor:
+    """The rows of one statement, read like a `sqlite3.Cursor`."""
+
+    def __init__(self, rows: list[Any], rowcount: int, lastrowid: int | None) -> None:
+        self._rows = rows
+        self._next = 0
+        self.rowcount = rowcount
+        self.lastrowid = lastrowid
+
+    def fetchone(self) -> Any:
+        if self._next >= len(self._rows):
+            return None
+        row = self._rows[self._next]
+        self._next += 1
+        return row
+
+    def fetchall(self) -> list[Any]:
+        rows = self._rows[self._next:]
+        self._next = len(self._rows)
+        return rows
+
+    def __iter__(self) -> Iterator[Any]:
+        while (row := self.fetchone()) is not None:
+            yield row
+
+
+def schema_lock_key(schema: str) -> int:
+    """The advisory-lock key that serialises writers of one schema (a signed 64-bit int)."""
+    return zlib.crc32(f"wardian:{schema}".encode()) - 2**31
+
+
+class PgConnection:
+    """One pooled PostgreSQL connection, used by a `wardian._db.Database` like a
+    `sqlite3.Connection` (see the module docstring for what it offers).
+
+    Args:
+        url: a validated ``postgresql://`` URL.
+        schema: ``memory`` or ``state``; created if missing, set as ``search_path``.
+
+    Raises:
+        StoreError: the server cannot be reached or refuses the login (exit 1, with a
+            hint naming the URL without its password).
+    """
+
+    def __init__(self, url: str, schema: str) -> None:
+        self.url = url
+        self.schema = schema
+        self.location = f"{redact_url(url)} (schema {schema})"
+        """Where this connection points, password hidden: for messages."""
+        self.total_changes = 0
+        self.before_write_commit: str | None = None
+        """A statement run at the end of every write transaction that changed rows."""
+        self._pool = _pool(url)
+        try:
+            self._conn: psycopg.Connection[Any] = self._pool.getconn(timeout=15)
+        except Exception as exc:  # PoolTimeout wraps the libpq refusal
+            raise StoreError(
+                f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}",
+                hint="check that the server runs and accepts this user "
+                     f"(pg_isready), or unset {ENV_URL} to use the local SQLite files",
+            ) from exc
+        try:
+            self._conn.row_factory = _row_factory
+            with self._conn.cursor() as cur:
+                # Two processes creating the schema at once race on the catalog; the
+                # advisory lock (session scope, released at once) serialises them.
+                cur.execute("SELECT pg_advisory_lock(%s)", (schema_lock_key("ddl"),))
+                try:
+                    cur.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                finally:
+                    cur.execute("SELECT pg_advisory_unlock(%s)", (schema_lock_key("ddl"),))
+                cur.execute(f'SET search_path TO "{schema}"')
+        except Exception:
+            self._pool.putconn(self._conn)
+            raise
+        self._closed = False
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open on this connection (as `sqlite3.Connection`)."""
+        from psycopg.pq import TransactionStatus
+
+        return self._conn.info.transaction_status != TransactionStatus.IDLE
+
+    def execute(self, sql: str, params: Sequence[Any] | Iterable[Any] = ()) -> _Cursor:
+        """Run one statement written for SQLite (`translate`d) with `params`.
+
+        Raises:
+            sqlite3.Error: the matching DB-API class of what the server said.
+        """
+        import psycopg
+
+        try:
+            with self._conn.cursor() as cur:
+                # Always a list, never None: psycopg then reads the doubled ``%%``.
+                cur.execute(translate(sql), [_param(p) for p in params])
+                rows = cur.fetchall() if cur.description is not None else []
+                count = cur.rowcount
+        except psycopg.Error as exc:
+            raise _as_sqlite_error(exc) from exc
+        if count > 0 and cur.description is None:
+            self.total_changes += count
+        return _Cursor(rows, count, None)
+
+    def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> _Cursor:
+        """Run one statement for each parameter tuple in `seq`."""
+        import psycopg
+
+        batch = [[_param(v) for v in p] for p in seq]
+        if not batch:
+            return _Cursor([], 0, None)
+        try:
+            with self._conn.cursor() as cur:
+                cur.executemany(translate(sql), batch)
+                count = cur.rowcount
+        except psycopg.Error as exc:
+            raise _as_sqlite_error(exc) from exc
+        self.total_changes += max(count, 0)
+        return _Cursor([], count, None)
+
+    def run_script(self, script: str) -> None:
+        """Run DDL written for PostgreSQL as is (no placeholder translation)."""
+        import psycopg
+
+        try:
+            with self._conn.cursor() as cur:
+                cur.execute(script.encode())
+        except psycopg.Error as exc:
+            raise _as_sqlite_error(exc) from exc
+
+    @contextmanager
+    def atomic(self) -> Iterator[PgConnection]:
+        """One write transaction (after the schema's writer lock), or a savepoint when
+        nested; commits at the end, rolls back on any exception and re-raises it."""
+        import psycopg
+
+        outer = not self.in_transaction
+        try:
+            with self._conn.transaction():
+                if outer:
+                    with self._conn.cursor() as cur:
+                        cur.execute("SELECT pg_advisory_xact_lock(%s)",
+                                    (schema_lock_key(self.schema),))
+                before = self.total_changes
+                yield self
+                if outer and self.before_write_commit and self.total_changes != before:
+                    with self._conn.cursor() as cur:
+                        cur.execute(self.before_write_commit.encode())
+        except psycopg.Error as exc:
+            raise _as_sqlite_error(exc) from exc
+
+    def close(self) -> None:
+        """Give the connection back to the pool (rolled back if a transaction was open)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._pool.putconn(self._conn)
+        except Exception:  # the pool was closed first (interpreter exit)
+            self._conn.close()

@@ -1,0 +1,281 @@
+"""The `wardian` entry point, with a hot path for the commands agents run many times.
+
+``memory save``, ``memory recall``, ``hooks HOST EVENT`` and ``agent exec`` run inside
+every managed session, often several times a minute; Typer (with Click and Rich) costs
+more to import than such a whole process may (issue 19: <= 80 ms CPU for the inner memory
+commands, <= 120 ms for ``agent exec``). `main` therefore parses those argument lines
+itself and runs the very same command bodies the Typer commands call (defined here; the
+modules `wardian.cli.memory`, `wardian.cli.agent` and `wardian.cli.hooks` delegate to
+them), with the same output and exit codes (`wardian.cli._plain`).
+
+The hot parser is deliberately narrow: it accepts only argument lines whose meaning is
+certain (known options, each single-valued option once, the right number of words, no
+``--help``, no ``--``, no word that starts with ``-`` where Click would read an option,
+valid UTF-8). Everything else — usage errors included — goes to the Typer app, which
+answers as it always has. tests/cli/test_hot_path.py runs both paths on the same inputs.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from wardian.cli._plain import emit_json, error_exit_code, require_operator, stderr, stdout
+
+if TYPE_CHECKING:
+    from wardian.memory.models import Record
+
+__all__ = [
+    "agent_exec",
+    "hook_run",
+    "leading_workspace",
+    "main",
+    "memory_recall",
+    "memory_save",
+    "plan",
+    "report_record",
+]
+
+# --- the command bodies (shared with the Typer commands) -----------------------------------
+
+
+def report_record(record: Record, row: str, *, as_json: bool) -> None:
+    """Print the changed record: its JSON, or its id8, kind, scope and status, then the
+    spec's chat row (``Memory saved · This agent`` …) as the last line."""
+    if as_json:
+        emit_json(record.to_json())
+        return
+    removed = " · removed" if record.status == "removed" else ""
+    stdout(f"{record.short_id}  {record.kind} · {record.scope.label()}{removed}")
+    stdout(row)
+
+
+def memory_save(text: str, *, evidence: str, kind: str, scope: str, sources: list[str],
+                as_json: bool) -> None:
+    """``wardian memory save`` (see its help in `wardian.cli.memory`)."""
+    from wardian.app.agent_memory import open_agent_memory, save_row
+
+    outcome = open_agent_memory().save(text, evidence=evidence, kind=kind, scope=scope,
+                                       sources=sources)
+    if as_json:
+        emit_json({**outcome.record.to_json(), "unchanged": outcome.unchanged,
+                   "already_saved": outcome.already_saved})
+        return
+    report_record(outcome.record, save_row(outcome), as_json=False)
+
+
+def memory_recall(query: str | None, *, limit: int, as_json: bool) -> None:
+    """``wardian memory recall`` (see its help in `wardian.cli.memory`)."""
+    from wardian.app.agent_memory import open_agent_memory
+    from wardian.memory.recall import record_line
+
+    found = open_agent_memory().recall(query, limit=limit)
+    if as_json:
+        doc = found.to_json()
+        del doc["read_only"]  # always False here: a memory command needs the capability
+        if found.query is None:
+            del doc["query"]
+        emit_json(doc)
+        return
+    if found.context is None:
+        if not found.records:
+            stdout(f"(no memory matches {query!r})")
+        for record in found.records:
+            stdout(record_line(record))
+        return
+    text = found.context.text
+    marker = "\n## Recalled memory"
+    stdout(text[text.index(marker) + 1:].rstrip("\n"))
+
+
+def hook_run(host: str, event: str, agents: list[str]) -> None:
+    """``wardian hooks HOST EVENT``: one hook call through `wardian.runtime.hooks.run_hook`;
+    unusable input is a warning (the close is still recorded), a missing or unknown agent
+    an error."""
+    from wardian.runtime.hooks import run_hook
+
+    out = run_hook(host, event, sys.stdin.read(), agents=agents,
+                   warn=lambda msg: stderr(f"Warning: {msg}"))
+    if out is not None:
+        stdout(out)
+
+
+def agent_exec(name_or_id: str, command: list[str], workspace: str | None) -> int:
+    """``wardian agent exec``: run CMD as a managed process; returns its exit code."""
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.launch import exec_managed
+
+    require_operator()
+    workspace, command = leading_workspace(command, workspace)
+    agent = AgentRegistry().get(name_or_id)
+    return exec_managed(agent, command, workspace=workspace)
+
+
+def leading_workspace(
+    args: list[str], workspace: str | None
+) -> tuple[str | None, list[str]]:
+    """Split ``[--workspace PATH] [--] CMD ARGS...`` (what follows NAME) into the workspace
+    and the command. CLI.md writes ``agent exec NAME [--workspace PATH] -- CMD``, but the
+    parser stops reading options at NAME so that CMD's own options stay CMD's.
+
+    Raises:
+        UsageError: ``--workspace`` without a path, or given both before and after NAME.
+    """
+    from wardian.errors import UsageError
+
+    rest = list(args)
+    while rest and (rest[0] == "--workspace" or rest[0].startswith("--workspace=")):
+        flag = rest.pop(0)
+        if "=" in flag:
+            value = flag.partition("=")[2]
+        elif rest and rest[0] != "--":
+            value = rest.pop(0)
+        else:
+            value = ""
+        if not value:
+            raise UsageError("--workspace needs a directory",
+                             hint="use `wardian agent exec NAME --workspace PATH -- CMD`")
+        if workspace is not None:
+            raise UsageError("--workspace given twice", hint="give it once")
+        workspace = value
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    return workspace, rest
+
+
+# --- the hot argument parser ------------------------------------------------------------------
+
+_VALUE, _MULTI, _FLAG = "value", "multi", "flag"
+
+
+@dataclass
+class _Parsed:
+    """What `_options` read: single values, repeatable values, flags given, words."""
+
+    values: dict[str, str] = field(default_factory=dict)
+    multi: dict[str, list[str]] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
+    words: list[str] = field(default_factory=list)
+
+
+def _options(args: Sequence[str], spec: dict[str, str], most: int) -> _Parsed | None:
+    """Options and words of `args` as Click would read them, or None when unsure.
+
+    `spec` maps ``--name`` to `_VALUE` (once), `_MULTI` (repeatable) or `_FLAG`; at most
+    `most` words. Unsure: ``--``, ``-h``/``--help``, any other word starting with ``-``,
+    a value that starts with ``-``, a single option or flag twice, a flag with ``=``,
+    too many words.
+    """
+    out = _Parsed()
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if not arg.startswith("-"):
+            out.words.append(arg)
+            continue
+        name, eq, inline = arg.partition("=")
+        kind = spec.get(name)
+        if kind is None or name in out.values or name in out.flags:
+            return None
+        if kind == _FLAG:
+            if eq:
+                return None
+            out.flags.add(name)
+            continue
+        if eq:
+            value = inline
+        elif i < len(args) and not args[i].startswith("-"):
+            value = args[i]
+            i += 1
+        else:
+            return None
+        if kind == _MULTI:
+            out.multi.setdefault(name, []).append(value)
+        else:
+            out.values[name] = value
+    return out if len(out.words) <= most else None
+
+
+def _valid_utf8(args: Sequence[str]) -> bool:
+    try:
+        for arg in args:
+            arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False  # the Typer app refuses it with its own message
+    return True
+
+
+def _completing() -> bool:
+    """Whether the shell asks for completions (``_WARDIAN_COMPLETE=…``): Click's job."""
+    import os
+
+    return any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ)
+
+
+def plan(argv: Sequence[str]) -> Callable[[], int | None] | None:
+    """The hot command `argv` (without the program name) asks for, ready to run; None
+    when the Typer app must answer (any other command, any doubt about the parse).
+
+    The returned callable runs the command and returns its exit code (None = 0); it
+    raises what the command raises (`main` turns that into ``Error: …`` and a code).
+    """
+    if len(argv) < 2 or not _valid_utf8(argv) or _completing():
+        return None
+    group, command, rest = argv[0], argv[1], list(argv[2:])
+    if group == "memory" and command == "save":
+        save = _options(rest, {"--evidence": _VALUE, "--kind": _VALUE, "--scope": _VALUE,
+                               "--source": _MULTI, "--json": _FLAG}, most=1)
+        if save is None or len(save.words) != 1 or "--evidence" not in save.values:
+            return None
+        return lambda: memory_save(
+            save.words[0], evidence=save.values["--evidence"],
+            kind=save.values.get("--kind", "stable"),
+            scope=save.values.get("--scope", "workspace"),
+            sources=save.multi.get("--source", []), as_json="--json" in save.flags)
+    if group == "memory" and command == "recall":
+        recall = _options(rest, {"--limit": _VALUE, "--json": _FLAG}, most=1)
+        if recall is None:
+            return None
+        limit = recall.values.get("--limit", "10")
+        if not (limit.isascii() and limit.isdigit() and int(limit) >= 1):
+            return None  # Click's own message for a bad --limit
+        query = recall.words[0] if recall.words else None
+        return lambda: memory_recall(query, limit=int(limit),
+                                     as_json="--json" in recall.flags)
+    if group == "hooks":
+        from wardian.runtime.hook_argv import EVENTS_BY_HOST
+
+        event = rest.pop(0) if rest else ""
+        if event not in EVENTS_BY_HOST.get(command, ()):
+            return None
+        hook = _options(rest, {"--agent": _MULTI}, most=0)
+        if hook is None:
+            return None
+        return lambda: hook_run(command, event, hook.multi.get("--agent", []))
+    if group == "agent" and command == "exec":
+        # Click stops reading options at NAME (everything after it is CMD's); options
+        # before NAME go to the Typer app.
+        if not rest or rest[0].startswith("-") or len(rest) < 2:
+            return None
+        name, tail = rest[0], rest[1:]
+        return lambda: agent_exec(name, tail, None)
+    return None
+
+
+def main() -> None:
+    """Console-script entry point (``wardian``, ``python -m wardian``): the hot path when
+    `plan` recognises the command, else the Typer app (`wardian.cli.main.main`)."""
+    run = plan(sys.argv[1:])
+    if run is None:
+        from wardian.cli.main import main as typer_main
+
+        typer_main()
+        return
+    try:
+        code = run() or 0
+    except (Exception, KeyboardInterrupt) as exc:
+        code = error_exit_code(exc)
+    sys.exit(code)

@@ -1,0 +1,118 @@
+"""A throwaway PostgreSQL cluster for tests and benchmarks (issue 18).
+
+`Cluster.start` runs the distribution's ``initdb`` and ``pg_ctl`` (``/usr/lib/postgresql/*/
+bin``, or on PATH) in a fresh temporary folder, listening on 127.0.0.1 on a free port with
+trust authentication for the local superuser ``wardian``; `Cluster.stop` removes it all.
+``initdb`` refuses to run as root, so as root the cluster belongs to the ``postgres`` user
+(``runuser``). Durability is switched off (fsync, synchronous commit): the data is thrown
+away anyway.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+USER = "wardian"
+
+
+def find_bin() -> Path | None:
+    """The folder holding ``initdb`` and ``pg_ctl`` (newest version first), or None."""
+    for folder in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        if os.access(os.path.join(folder, "initdb"), os.X_OK):
+            return Path(folder)
+    found = shutil.which("initdb")
+    return Path(found).parent if found else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Cluster:
+    """A running cluster: its folder, port and a URL for each database created in it."""
+
+    bindir: Path
+    root: Path
+    port: int
+    owner: str | None
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    def url(self, database: str = "postgres") -> str:
+        """The URL of `database` in this cluster."""
+        return f"postgresql://{USER}@127.0.0.1:{self.port}/{database}"
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        command = [str(self.bindir / args[0]), *args[1:]]
+        if self.owner is not None:
+            command = ["runuser", "-u", self.owner, "--", *command]
+        return subprocess.run(command, capture_output=True, text=True, check=False,
+                              cwd=self.root, stdin=subprocess.DEVNULL)
+
+    @classmethod
+    def start(cls, bindir: Path) -> Cluster:
+        """initdb + pg_ctl start in a new temporary folder.
+
+        Raises:
+            RuntimeError: initdb or the server failed (with their output).
+        """
+        root = Path(tempfile.mkdtemp(prefix="wardian-pg-"))
+        owner = "postgres" if os.geteuid() == 0 else None
+        if owner is not None:
+            shutil.chown(root, user=owner)
+        cluster = cls(bindir, root, _free_port(), owner)
+        done = cluster._run("initdb", "-D", str(cluster.data), "-U", USER, "-A", "trust",
+                            "-E", "UTF8", "--locale=C", "--no-sync")
+        if done.returncode != 0:
+            cluster.remove()
+            raise RuntimeError(f"initdb failed: {done.stdout}{done.stderr}")
+        options = (f"-p {cluster.port} -k {root} -c listen_addresses=127.0.0.1"
+                   " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+                   " -c max_connections=200 -c shared_buffers=32MB")
+        done = cluster._run("pg_ctl", "start", "-w", "-t", "60", "-D", str(cluster.data),
+                            "-l", str(root / "server.log"), "-o", options)
+        if done.returncode != 0:
+            log = (root / "server.log").read_text(errors="replace") if (
+                root / "server.log").exists() else ""
+            cluster.remove()
+            raise RuntimeError(f"pg_ctl start failed: {done.stdout}{done.stderr}{log}")
+        return cluster
+
+    def create_database(self, name: str | None = None, template: str | None = None) -> str:
+        """A new empty database (optionally copied from `template`); returns its URL."""
+        import psycopg
+
+        name = name or f"t_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            extra = f' TEMPLATE "{template}"' if template else ""
+            conn.execute(f'CREATE DATABASE "{name}"{extra}'.encode())
+        return self.url(name)
+
+    def drop_database(self, url: str) -> None:
+        """Drop the database `url` names, ending its connections."""
+        import psycopg
+
+        name = url.rsplit("/", 1)[1]
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'.encode())
+
+    def stop(self) -> None:
+        """Stop the server at once and remove its folder."""
+        self._run("pg_ctl", "stop", "-D", str(self.data), "-m", "immediate", "-w")
+        self.remove()
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -509,19 +509,31 @@ class _Execution:
                 launch = prepare_step_launch(str(assignment["agent"]), workspace=run.workspace)
             except WardianError as exc:
                 raise _StepFailed(exc.render(), retry=False) from None
+            if launch.workspace is None and adapter.runs_process:
+                # Its provider may save workspace-scoped memory: in a scratch directory
+                # that would be a workspace nobody ever opens again.
+                raise _StepFailed(
+                    f"role {step.role!r} runs as agent {launch.agent_name!r}, but the run "
+                    "and the agent have no workspace for what it saves (give the "
+                    f"agent one: `wardian agent set {launch.agent_name} --workspace PATH`, "
+                    "or start the run with a workspace)", retry=False)
         # Whatever transcript the provider keeps of this call is the step's own, never a
         # session of an agent (runtime.automation_sessions): recorded before it starts.
         from wardian.runtime.automation_sessions import ENV_AUTOMATION_STEP, begin_step
 
-        automation_id = launch.launch_id if launch is not None else new_id()
-        begin_step(automation_id, run_id=run.id, step_id=step.id, provider=provider,
-                   cwd=run.workspace)
+        automation_id = None
+        if adapter.runs_process:  # in-process and HTTP providers keep no transcript here
+            automation_id = launch.launch_id if launch is not None else new_id()
+            begin_step(automation_id, run_id=run.id, step_id=step.id, provider=provider,
+                       cwd=launch.workspace if launch is not None else run.workspace)
         request = ProviderRequest(
             provider=provider, model=model, effort=effort,
             system=loaded.blueprint.roles.get(step.role, ""), prompt=rendered["prompt"],
-            output_schema=schema, timeout_s=timeout, cwd=run.workspace,
+            output_schema=schema, timeout_s=timeout,
+            cwd=launch.workspace if launch is not None else run.workspace,
             payload=rendered["payload"],
-            launch_env={**(launch.env if launch else {}), ENV_AUTOMATION_STEP: automation_id},
+            launch_env={**(launch.env if launch else {}),
+                        **({ENV_AUTOMATION_STEP: automation_id} if automation_id else {})},
             launch_prefix=launch.prefix if launch else [])
         stop = threading.Event()
 
@@ -538,7 +550,8 @@ class _Execution:
             outcome = failed.__cause__  # the adapter's error names the session it left
             raise
         finally:
-            self._end_automation(automation_id, provider, outcome, step)
+            if automation_id is not None:
+                self._end_automation(automation_id, provider, outcome, step)
             if launch is not None:
                 self._end_launch(launch, run, step)
         if not isinstance(result, ProviderResult):

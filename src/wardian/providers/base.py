@@ -128,9 +128,12 @@ class ProviderAdapter(ABC):
             validate the answer again).
         effort_levels: every effort value the provider knows (a model may support fewer).
         options_model: the pydantic options class.
+        runs_process: the call runs a child process (a CLI) that can act as an agent
+            (save memory, keep a transcript); False for in-process and HTTP providers.
     """
 
     name: ClassVar[str]
+    runs_process: ClassVar[bool] = False
     supports_effort: ClassVar[bool] = False
     supports_output_schema: ClassVar[bool] = False
     effort_levels: ClassVar[tuple[str, ...]] = ()

@@ -141,6 +141,8 @@ class ScheduleDaemon:
         self._entries: dict[str, _Entry] = {}
         self._local = threading.local()
         self._failed = False
+        self._signals = 0  # SIGTERM/SIGINT received (written only by the handler)
+        self._signals_taken = 0
         self._lock: Any = None
         self._runs: Any = None
         self.invokers: InvokerStore | None = None
@@ -235,9 +237,15 @@ class ScheduleDaemon:
     def _wait_inflight(self, seconds: float, *, hurry: bool = False) -> None:
         deadline = time.monotonic() + seconds
         while self._inflight.count() and time.monotonic() < deadline:
+            self._take_signals()
             if hurry and self.hurry_event.is_set():
                 return
             time.sleep(0.02)
+
+    def runs_left(self) -> int:
+        """How many runs still execute here (after `serve` returned: runs that ignored the
+        cancel; their worker threads would keep this process alive, see `wardian serve`)."""
+        return self._inflight.count()
 
     def request_stop(self) -> None:
         """Stop the loop (what SIGTERM/SIGINT do). A second call stops waiting for running
@@ -263,12 +271,18 @@ class ScheduleDaemon:
                 drain_thread = threading.Thread(target=self._drain_loop, name="drain",
                                                 daemon=True)
                 drain_thread.start()
-            while not self.stop_event.is_set():
+            while True:
+                self._take_signals()  # at most `poll_s` (<= 2 s) after a signal arrived
+                if self.stop_event.is_set():
+                    break
                 wait = self.tick()
                 self.stop_event.wait(wait)
             self.log(f"{self._stamp()} stopping: no new slots; waiting for running runs")
             if drain_thread is not None:
-                drain_thread.join(self.shutdown_timeout_s)
+                deadline = time.monotonic() + self.shutdown_timeout_s
+                while drain_thread.is_alive() and time.monotonic() < deadline:
+                    drain_thread.join(0.1)
+                    self._take_signals()
             self.close()
             self.log(f"{self._stamp()} wardian serve stopped")
             return 0
@@ -280,10 +294,22 @@ class ScheduleDaemon:
             return
 
         def handler(signum: int, _frame: Any) -> None:
-            self.request_stop()
+            # Only a count, no lock: the handler runs in the main thread between two
+            # bytecodes, which may be while that thread holds `stop_event`'s own lock (at the
+            # end of `stop_event.wait`, when the signal reached another thread first). An
+            # `Event.set` here would then wait for that lock for ever and the daemon would
+            # never stop. The loop turns the count into `request_stop` (`_take_signals`).
+            self._signals += 1
 
         signal.signal(signal.SIGTERM, handler)
         signal.signal(signal.SIGINT, handler)
+
+    def _take_signals(self) -> None:
+        """Act on the stop signals the handler counted: one `request_stop` per signal (the
+        second one hurries). Called by the main thread wherever it waits."""
+        while self._signals_taken < self._signals:
+            self._signals_taken += 1
+            self.request_stop()
 
     def _stamp(self) -> str:
         return format_utc(self.clock())

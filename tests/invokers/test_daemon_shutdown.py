@@ -179,19 +179,21 @@ def test_a_run_queued_behind_a_running_one_is_left_for_the_next_start() -> None:
     d.open()
     clock.at(T0 + timedelta(minutes=10, seconds=1))  # two slots due: two runs on one lane
     d.tick()
-    first, second = sorted((s for s in SlotStore().all_slots(inv)), key=lambda s: s.scheduled_time)
+    first, second = sorted(SlotStore().all_slots(inv), key=lambda s: s.scheduled_time)
     assert first.run_id and second.run_id
-    _until(lambda: RunStore(recover=False).get(first.run_id).status == "running", "run 1")
+    first_id: str = first.run_id
+    second_id: str = second.run_id
+    _until(lambda: RunStore(recover=False).get(first_id).status == "running", "run 1")
     d.request_stop()
     d.close()
-    assert RunStore(recover=False).get(first.run_id).status == "cancelled"
-    assert RunStore(recover=False).get(second.run_id).status == "queued"  # not cancelled
+    assert RunStore(recover=False).get(first_id).status == "cancelled"
+    assert RunStore(recover=False).get(second_id).status == "queued"  # not cancelled
     assert any("left queued for the next start" in line for line in lines)
     GATE.set()
     nxt = ScheduleDaemon(clock=clock, drain=False, log=lambda line: None)
     nxt.open()
     try:
-        _until(lambda: RunStore(recover=False).get(second.run_id).status == "succeeded",
+        _until(lambda: RunStore(recover=False).get(second_id).status == "succeeded",
                "the next start to run it")
     finally:
         nxt.close()

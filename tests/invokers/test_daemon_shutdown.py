@@ -224,3 +224,38 @@ def test_the_drains_run_is_asked_to_cancel_and_the_rest_stays_pending(
     assert RunStore(recover=False).get(run.id).status == "cancelled"
     assert statuses == ["cancelled", "queued"], statuses
     assert any("cancelling 1 run(s)" in line and run.id[:8] in line for line in lines)
+
+
+def test_a_stop_during_a_pass_leaves_its_undispatched_slots_pending_for_the_next_start() -> None:
+    from tests.invokers.test_daemon_policies import T0, Clock
+
+    clock = Clock(T0)
+    inv = _schedule("backlog", "gate", catch_up="all", max_catch_up=2, misfire_grace_s=60)
+    lines: list[str] = []
+    d = ScheduleDaemon(clock=clock, drain=False, log=lines.append)
+
+    def log(line: str) -> None:
+        lines.append(line)
+        if ": skipped (" in line:  # the pass logs the older, skipped slots first
+            d.request_stop()
+
+    d._log = log
+    d.open()
+    # Six slots owed: 5 to 25 past are missed (three skipped over the cap of two, two caught
+    # up), 30 past is on time: three runs.
+    clock.at(T0 + timedelta(minutes=30, seconds=1))
+    d.tick()
+    d.close()
+    slots = SlotStore().all_slots(inv)
+    assert [s.outcome for s in slots] == ["skipped"] * 3 + ["pending"] * 3
+    assert sum("left pending for the next start" in line for line in lines) == 3
+    assert _runs(inv) == []
+    GATE.set()
+    nxt = ScheduleDaemon(clock=clock, drain=False, log=lambda line: None)
+    nxt.open()
+    try:
+        _until(lambda: [s.outcome for s in SlotStore().all_slots(inv)].count("ran") == 3
+               and not nxt._inflight.count(), "the next start to run them")
+    finally:
+        nxt.close()
+    assert [r.status for r in _runs(inv)] == ["succeeded"] * 3

@@ -21,15 +21,17 @@ separate thread calls `drain_once` whenever the session-event queue has work.
 Stopping (SIGTERM/SIGINT, `request_stop`) never waits without a bound, and says what it waits
 for:
 
-* the loop ends after the pass under way; nothing new starts (a run handed to a worker but
-  not begun stays ``queued``, its slot unsettled, and the next start executes it; the drain
-  stops between events and before each run, leaving the rest pending);
+* the loop ends within the pass under way: it decides no further invoker, and slots it
+  decided to run but had not dispatched stay ``pending``; nothing new starts (a run handed
+  to a worker but not begun stays ``queued``, its slot unsettled); the next start finishes
+  both. The drain stops between events and before each run, leaving the rest pending;
 * runs already executing here (schedule runs and the drain's) get `shutdown_timeout_s` to
   finish (a second signal cuts that short), then are asked to cancel at their next safe
   point (a provider's process tree is killed); what still runs `cancel_grace_s` later is
   left behind: its workers are daemon threads, so the process exits anyway, and the run
   keeps this process's identity as its owner, which the next start (or any store open)
-  finds dead and marks the run ``interrupted``, resumable with ``wardian run resume``.
+  finds dead and marks the run ``interrupted``, resumable with
+  ``wardian automation run resume``.
 
 The clock is injectable (`ScheduleDaemon(clock=...)`) and nothing else: ``wardian serve`` always
 uses the real UTC time, and no environment variable or file can move it (tests that jump hours
@@ -293,8 +295,8 @@ class ScheduleDaemon:
         if left:
             self.log(f"{self._stamp()} exiting with {len(left)} run(s) still running "
                      f"({_ids(left)}); their owner (this process) is gone once it exits, so "
-                     "the next start marks them interrupted and `wardian run resume RUN` "
-                     "continues them")
+                     "the next start marks them interrupted and `wardian automation run "
+                     "resume RUN` continues them")
         elif self._busy():
             self.log(f"{self._stamp()} exiting while waiting for {self._waiting_for()}; "
                      "what it leaves is finished by the next start")
@@ -478,6 +480,8 @@ class ScheduleDaemon:
         for gone in set(self._entries) - live:
             del self._entries[gone]
         for invoker in invokers:
+            if self.stop_event.is_set():  # the next start decides the rest (its cursor)
+                break
             try:
                 wait = min(wait, self._tick_invoker(invoker, states.get(invoker.id), now))
             except WardianError as exc:
@@ -561,6 +565,10 @@ class ScheduleDaemon:
                 self._log_outcome(invoker, d, None)
                 continue
             key = slot_key(d.scheduled)
+            if self.stop_event.is_set():
+                self.log(f"{self._stamp()} schedule {invoker.name} ({invoker.id[:8]}) slot "
+                         f"{key}: left pending for the next start (stopping)")
+                continue
             run_id, status = dispatch_slot(self._runs, self.slots, invoker, key, late_s=d.late_s)
             self._log_outcome(invoker, d, (run_id, status))
             if status == "queued":

@@ -33,6 +33,11 @@ import time
 import uuid
 from pathlib import Path
 
+# The store asks for one BLAS thread before it first imports NumPy (idle OpenBLAS threads
+# spin); this bench imports NumPy earlier (to build the stores), so it asks the same first.
+for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
 SIZES = (1_000, 10_000, 100_000)
 SAVES = 200
 QUERIES = 200

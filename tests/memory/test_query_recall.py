@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from wardian.memory.models import Scope
-from wardian.memory.store import RECALL_EXACT_POSTINGS, RECALL_WINDOW, MemoryStore
+from wardian.memory.store import RECALL_EXACT_POSTINGS, MemoryStore
 
 AGENT = "cccccccc-0000-4000-8000-000000000003"
 
@@ -96,9 +96,65 @@ def test_limit_still_caps(store: MemoryStore) -> None:
 
 
 @pytest.mark.pg_slow
-def test_every_word_very_common_ranks_the_newest_window(store: MemoryStore) -> None:
+def test_every_word_very_common_ranks_the_newest(store: MemoryStore) -> None:
     _fill(store, RECALL_EXACT_POSTINGS + 10, "common words number")
     only_common = store.recall(AGENT, "common", limit=5)
     assert len(only_common) == 5
     assert all("common words number" in r.text for r in only_common)
-    assert RECALL_WINDOW >= 5
+
+
+@pytest.fixture
+def scaled(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
+    """A store whose exact-postings budget is shrunk to 40, so a few hundred records have
+    the word statistics of 100k (every topic word "common": past `RECALL_EXACT_POSTINGS`,
+    yet each in a minority of records)."""
+    import wardian.memory.store as store_module
+
+    monkeypatch.setattr(store_module, "RECALL_EXACT_POSTINGS", 40)
+    _fill(store, 60, "kiln firing notes")
+    _fill(store, 60, "glaze recipe shelf")
+    _fill(store, 60, "clay supplier invoice")
+    _fill(store, 60, "kiln glaze clay mixed batch")  # every word in > 40 records
+    _fill(store, 600, "lorem ipsum dolor")  # ... yet each in a minority, as at 100k
+    return store
+
+
+@pytest.mark.pg_slow
+@pytest.mark.parametrize("query", [
+    "kiln glaze supplier",                             # each word common, the three rare
+    "what kiln temperature for the glaze supplier",    # + stop words + a word nowhere
+    "Kiln GLAZE supplier zqxjv wubble",                # + two words nowhere, any case
+])
+def test_all_words_common_only_their_combination_rare_finds_the_record(
+    scaled: MemoryStore, query: str,
+) -> None:
+    target = _save(scaled, "The kiln glaze comes from the supplier in Leeds")
+    found = scaled.recall(AGENT, query, limit=5)
+    assert found and found[0].id == target
+
+
+@pytest.mark.pg_slow
+def test_all_words_common_without_a_record_holding_them_all_stays_on_topic(
+    scaled: MemoryStore,
+) -> None:
+    found = scaled.recall(AGENT, "firing recipe invoice", limit=5)
+    assert len(found) <= 5
+    assert all({"firing", "recipe", "invoice"} & set(r.text.split()) for r in found)
+
+
+@pytest.mark.pg_slow
+@pytest.mark.parametrize("query", ["zqxjv wubble", "zqxjv", "what is the wubble of it",
+                                   "how do we do it here", "?! -- *"])
+def test_no_word_matches_or_only_stop_words_gives_nothing_at_scale(
+    scaled: MemoryStore, query: str,
+) -> None:
+    assert scaled.recall(AGENT, query) == []
+
+
+@pytest.mark.pg_slow
+def test_one_common_word_beside_a_rare_one_ranks_the_rare_match_first(
+    scaled: MemoryStore,
+) -> None:
+    target = _save(scaled, "The raku kiln is outside by the shed")
+    found = scaled.recall(AGENT, "raku kiln", limit=5)
+    assert found and found[0].id == target

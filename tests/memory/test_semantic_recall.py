@@ -5,6 +5,7 @@ and nothing is found for a question nothing fits (issue 19)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,3 +75,42 @@ def test_a_paraphrase_finds_its_record_and_an_unrelated_question_nothing(
     store._embedder = None
     assert store.recall(AGENT, question, workspace="/w") == []
     assert store.recall(AGENT, "what is the name of the office cat", workspace="/w") == []
+
+
+@pytest.mark.pg_slow
+def test_vector_search_at_numpy_size_returns_the_exact_nearest(store: MemoryStore) -> None:
+    """Past `_NUMPY_FROM` records the search scans a 64-d head, keeps the rows above a cut
+    from the exact head mean/spread and rescores them: the result must be the true top."""
+    import random
+
+    import numpy as np
+
+    from wardian._db import atomic
+    from wardian._util import utc_now_iso
+    from wardian.memory.store import _NUMPY_FROM
+
+    rng = random.Random(5)
+    words = ["kiln", "glaze", "clay", "shelf", "batch", "firing", "cone", "raku", "slip",
+             "wheel", "trim", "bisque", "stoneware", "porcelain", "oxide", "wax", "tongs",
+             "studio", "order", "supplier"]
+    with atomic(store.conn):
+        for _ in range(_NUMPY_FROM + 300):
+            store.insert_in_transaction(
+                AGENT, text=" ".join(rng.choices(words, k=8)), evidence="e", kind="stable",
+                scope=Scope.agent(), sources=(), actor="t", reason=None, now=utc_now_iso())
+    embedder = store.embedder()
+    assert embedder is not None
+    rows = store.conn.execute("SELECT r.rowid, v.vector FROM records r JOIN record_vectors v"
+                              " ON v.record_id = r.id").fetchall()
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
+        len(rows), -1).astype(np.float32)
+    for question in ("which supplier sells porcelain slip", "raku firing with wax"):
+        vector = embedder.embed(question)
+        assert vector is not None
+        found: dict[int, Any] = {}
+        store._semantic_candidates(AGENT, None, vector, 30, found)
+        scores = matrix @ np.asarray(vector, dtype=np.float32)
+        best = {int(rows[i][0]) for i in np.argsort(-scores)[:30]}
+        assert set(found) == best
+        top = max(found.values(), key=lambda c: c.cosine)
+        assert abs(top.cosine - float(scores.max())) < 1e-4

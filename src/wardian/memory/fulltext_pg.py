@@ -20,7 +20,8 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["doc_freq", "index_problems", "match_rows", "prefix_filter", "term_scores"]
+__all__ = ["doc_freq", "index_problems", "match_rows", "newest_holding", "prefix_filter",
+           "rows_holding", "term_scores"]
 
 _QUERY = "phraseto_tsquery('wardian_fts', ?)"
 
@@ -103,6 +104,25 @@ def term_scores(conn: sqlite3.Connection, term: str, freq: Mapping[str, int],
     return conn.execute(
         f"SELECT r.rowid, {score} FROM records r WHERE r.fts @@ {_QUERY}"
         " AND r.rowid = ANY(?::bigint[])", [*params, term, list(rowids)]).fetchall()
+
+
+def newest_holding(conn: sqlite3.Connection, terms: Sequence[str], *, where: str,
+                   params: Sequence[Any], depth: int) -> list[Any]:
+    """Rows ``(rid, updated_at)``: the newest `depth` records in scope holding every one
+    of `terms` (no BM25: these are the query's commonest words)."""
+    tsquery = " && ".join([_QUERY] * len(terms))
+    return conn.execute(
+        f"SELECT r.rowid AS rid, r.updated_at FROM records r WHERE r.fts @@ ({tsquery})"
+        f"{where} ORDER BY r.rowid DESC LIMIT ?", [*terms, *params, depth]).fetchall()
+
+
+def rows_holding(conn: sqlite3.Connection, term: str, *, among: Sequence[str] = ()
+                 ) -> set[int]:
+    """The rowids of the records holding `term` and, given `among`, any one of `among`."""
+    sql = f"SELECT r.rowid FROM records r WHERE r.fts @@ {_QUERY}"
+    if among:
+        sql += " AND r.fts @@ (" + " || ".join([_QUERY] * len(among)) + ")"
+    return {int(r[0]) for r in conn.execute(sql, [term, *among])}
 
 
 def prefix_filter(words: Sequence[str]) -> tuple[str, list[Any]]:

@@ -7,12 +7,14 @@ them into one ranked list that may be empty.
 * **Terms.** A query is lower-cased, split into words (``\\w+``) and stripped of English
   stop words and question words (`STOP_WORDS`), so "which port does the api use" asks
   about ``port`` and ``api`` only. A query of nothing but stop words asks nothing.
-* **Coverage.** FTS5's BM25 of a row is a sum over the query's terms of
-  ``idf(term) * tf-saturation``, and the saturation is about 1 for a term seen once in
-  a row of average length. So ``bm25 / sum(idf of every query term)`` is the
-  idf-weighted share of the query a record covers (1.0: all of it; 0.3: only its
-  commoner words). A term that is in *no* record weighs as much as the query's average
-  known term: a word nothing contains makes every record cover less of the question.
+* **Coverage.** `coverage`: the idf-weighted share of the query's terms a record
+  contains (1.0: all of them; 0.3: only its commoner words), from which terms each
+  record holds and each term's document frequency (the same weights on both sides of
+  the share, so a record holding every term covers exactly 1.0 however common its
+  words are, and any backend that can say "does row R contain term T" computes it). A
+  term that is in *no* record weighs as much as the query's average known term: a word
+  nothing contains makes every record cover less of the question. BM25 orders records
+  of equal score (`Candidate.lexical`).
 * **Floor.** A record is returned only when it covers enough of the query
   (`LEXICAL_FLOOR`), or is semantically close and stands out from the other records in
   scope (`SEMANTIC_FLOOR`, `SEMANTIC_Z`), or has some of both (``FUSED_*``); that is how
@@ -44,6 +46,7 @@ __all__ = [
     "SEMANTIC_Z",
     "STOP_WORDS",
     "Candidate",
+    "coverage",
     "fuse",
     "idf",
     "query_terms",
@@ -71,7 +74,7 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 question about memory itself uses ("what did we say about …"). Never matched."""
 
 LEXICAL_FLOOR = 0.5
-"""Minimum idf-weighted share of the query's terms a record must contain (see module)."""
+"""The idf-weighted share of the query's terms a record must exceed (see module)."""
 SEMANTIC_FLOOR = 0.4
 """Minimum cosine similarity for a record found by meaning alone; it must also stand out
 from the records in scope by `SEMANTIC_Z` standard deviations (static embeddings give
@@ -103,16 +106,36 @@ def idf(doc_freq: int, total: int) -> float:
     return max(1e-6, math.log((max(total, n) - n + 0.5) / (n + 0.5)))
 
 
+def coverage(held: Iterable[float], weights: Iterable[float], *, unknown: int = 0) -> float:
+    """The idf-weighted share of a query a record contains (module: Coverage).
+
+    Args:
+        held: the idf weights of the query's terms the record contains.
+        weights: the idf weights of all the query's terms some record contains.
+        unknown: how many of the query's terms no record contains; each weighs as much
+            as the average of `weights`.
+
+    Returns:
+        0.0 .. 1.0 (0.0 when `weights` is empty).
+    """
+    every = list(weights)
+    if not every:
+        return 0.0
+    whole = sum(every) * (len(every) + max(0, unknown)) / len(every)
+    return min(1.0, sum(held) / whole) if whole > 0 else 0.0
+
+
 @dataclass
 class Candidate:
     """One record considered for a query.
 
     Attributes:
         rowid: the record's SQLite rowid.
-        coverage: idf-weighted share of the query it contains lexically (0..~1.5).
+        coverage: idf-weighted share of the query's terms it contains (0..1).
         cosine: cosine similarity to the query (0 when unknown).
         z: how many standard deviations `cosine` is above the mean of the scope's records.
         updated_at: ISO time, newer first among equals.
+        lexical: its BM25 score where one was computed (0 otherwise): breaks ties.
     """
 
     rowid: int
@@ -120,6 +143,7 @@ class Candidate:
     cosine: float = 0.0
     updated_at: str = ""
     z: float = 0.0
+    lexical: float = 0.0
 
     @property
     def score(self) -> float:
@@ -135,7 +159,9 @@ class Candidate:
     def passes(self, *, semantic: bool) -> bool:
         """Whether the record clears the relevance floor (module: Floor). Without
         semantic scores only the lexical floor applies."""
-        if self.coverage >= LEXICAL_FLOOR:
+        # More than half: a record holding only one of two words (the other one in no
+        # record) does not answer the question by its words alone.
+        if self.coverage > LEXICAL_FLOOR:
             return True
         if not semantic:
             return False
@@ -146,7 +172,7 @@ class Candidate:
 
 
 def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int) -> list[Candidate]:
-    """The candidates above the floor, best first (fused score, then coverage, then newest),
+    """The candidates above the floor, best first (fused score, coverage, BM25, newest),
     at most `limit` (>= 1): none unless one clears the strict floor, then also those that
     clear the relaxed one (module: Floor)."""
     pool = list(candidates)
@@ -155,5 +181,6 @@ def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int) -> list
     kept = [c for c in pool
             if c.passes(semantic=semantic) or c.passes_relaxed(semantic=semantic)]
     kept.sort(key=lambda c: c.updated_at, reverse=True)
-    kept.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage), reverse=True)
+    kept.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage, c.lexical),
+              reverse=True)
     return kept[: max(1, limit)]

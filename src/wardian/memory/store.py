@@ -16,6 +16,7 @@ import math
 import os
 import re
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,15 +52,16 @@ class _Unset:
 UNSET: Any = _Unset()
 """Sentinel: "not given" (distinct from None) for `MemoryStore.update`."""
 
-RECALL_EXACT_POSTINGS = 5_000
+RECALL_EXACT_POSTINGS = 1_500
 """How many matches of the query's rarest words `recall` ranks exactly; commoner words
-count only where they meet (see `recall`)."""
-RECALL_WINDOW = 2_000
+count only where they meet (see `recall`). FTS5 spends about 1 µs per posting it
+merges and scores, so this bounds the lexical half of a query to a few milliseconds."""
 _PREFILTER_DIMS = 64
+_PREFILTER_Z = 2.0
+"""Vector search keeps the head scores this many deviations above their mean."""
 _NUMPY_FROM = 1_500
 """From this many vectors on, semantic recall uses NumPy (its import costs more than a
 pure-Python scan of fewer rows)."""
-"""When every query word is common, how many newest matches are ranked by BM25."""
 
 _HEX_PREFIX = re.compile(r"^[0-9a-fA-F-]{1,36}$")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -397,14 +399,14 @@ class MemoryStore:
     ) -> builtins.list[Record]:
         """Active records that fit `query`, best first; [] when nothing fits. Read-only.
 
-        Lexical ranking is FTS5 BM25 over the query's informative words
-        (`wardian.memory.ranking.query_terms`: stop words dropped), normalised to the
-        idf-weighted share of the query a record covers, with a relevance floor
-        (`wardian.memory.ranking`). Latency stays bounded at any store size (issue 19:
-        p95 <= 10 ms at 100k records): the rarest words, up to `RECALL_EXACT_POSTINGS`
-        matches in all, are matched exactly; words commoner than that only count for
-        records that contain all of them (or, when every word is that common, the newest
-        `RECALL_WINDOW` matches are ranked).
+        Lexically, a record scores the idf-weighted share of the query's informative
+        words (`wardian.memory.ranking.query_terms`: stop words dropped) it contains,
+        with FTS5 BM25 breaking ties, fused with the semantic score when the embedding
+        model is installed, under a relevance floor (`wardian.memory.ranking`). Latency
+        stays bounded at any store size (issue 19: p95 <= 10 ms at 100k records): the
+        rarest words, up to `RECALL_EXACT_POSTINGS` matches in all, are matched exactly;
+        words commoner than that only count for records that contain all of them (the
+        newest such records) or that the rarer words found.
 
         Args:
             query: free text; words are matched case-insensitively (FTS syntax is inert).
@@ -538,7 +540,9 @@ class MemoryStore:
         ).fetchall()
         rowids = [int(r[0]) for r in rows]
         stamps = [r[2] for r in rows]
-        if len(rows) > _NUMPY_FROM:
+        # A process that has NumPy loaded already (a long-running server, after its
+        # first large scope) uses it at any size: a pure-Python scan is ~10 µs a row.
+        if len(rows) > _NUMPY_FROM or (rows and "numpy" in sys.modules):
             # One BLAS thread: a matrix-vector product gains nothing from more, and idle
             # OpenBLAS threads spin (4x the CPU here). Only if NumPy is not loaded yet.
             for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -584,9 +588,18 @@ class MemoryStore:
             query = np.asarray(vector, dtype=np.float32)
             mean = float(matrix.means @ query)
             spread = math.sqrt(max(float(query @ matrix.cov @ query), 0.0))
-            rough = matrix.head @ query[:_PREFILTER_DIMS]
+            head = query[:_PREFILTER_DIMS]
+            rough = matrix.head @ head
             take = min(max(depth * 10, 300), len(rowids))
-            pool = np.argpartition(-rough, take - 1)[:take]
+            # Selecting the best `take` of 100k scores costs more than scoring them; the
+            # head scores' exact mean and spread give a cut that keeps a few hundred,
+            # and only those are partitioned (all of them when the cut keeps too few).
+            cut = (float(matrix.means[:_PREFILTER_DIMS] @ head) + _PREFILTER_Z * math.sqrt(
+                max(float(head @ matrix.cov[:_PREFILTER_DIMS, :_PREFILTER_DIMS] @ head), 0.0)))
+            near = np.flatnonzero(rough > cut)
+            if len(near) < take:
+                near = np.arange(len(rough))
+            pool = near[np.argpartition(-rough[near], take - 1)[:take]]
             pool_scores = matrix.full[pool] @ query
             order = np.argsort(-pool_scores)[:depth]
             best = pool[order].tolist()
@@ -624,8 +637,16 @@ class MemoryStore:
     def _lexical_candidates(
         self, agent_id: str, terms: Sequence[str], *, workspace: str | None, depth: int
     ) -> dict[int, Candidate]:
-        """Up to `depth` best BM25 matches of `terms`, by rowid, with their coverage."""
-        from wardian.memory.ranking import Candidate, idf
+        """Up to about 2 x `depth` records matching `terms`, by rowid, with their coverage
+        (`wardian.memory.ranking.coverage`: the idf-weighted share of the query's terms
+        each contains) and BM25 where it was computed (the rarest words).
+
+        Cost is bounded at any store size (issue 19): BM25, whose idf walks each word's
+        whole posting list, ranks only the rarest words (`RECALL_EXACT_POSTINGS` postings
+        in all); records holding every commoner word are taken newest first without it,
+        and which words each candidate holds is looked up by rowid.
+        """
+        from wardian.memory.ranking import Candidate, coverage, idf
 
         total = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records")
                     .fetchone()[0])
@@ -633,10 +654,7 @@ class MemoryStore:
         known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
         if not known:
             return {}
-        # A word no record contains weighs as much as the average known word: the
-        # question asks more than any record holds, yet one stray word cannot sink it.
-        weights = [idf(freq[t], total) for t in known]
-        weight = sum(weights) * len(terms) / len(known)
+        weights = {t: idf(freq[t], total) for t in known}
         rare: builtins.list[str] = []
         used = 0
         for term in known:
@@ -645,58 +663,92 @@ class MemoryStore:
             rare.append(term)
             used += freq[term]
         common = known[len(rare):]
-        parts = [_phrase(t) for t in rare]
-        # One common word beside rarer ones would widen the match to all its records;
-        # it only adds to the score of the records the rarer words found (below).
-        grouped = common if (len(common) >= 2 or not rare) else []
-        if grouped:
-            parts.append("(" + " AND ".join(_phrase(t) for t in grouped) + ")")
-        match = " OR ".join(parts)
         where, params = self._scope_sql(agent_id, workspace)
-        exact = used + (min(freq[t] for t in grouped) if grouped else 0)
-        window = None if exact <= RECALL_EXACT_POSTINGS or len(grouped) >= 2 else RECALL_WINDOW
+        found: dict[int, Candidate] = {}
+        if rare:
+            for r in self._rank_rare(rare, freq, where, params, depth, used):
+                found[int(r["rid"])] = Candidate(int(r["rid"]), updated_at=r["updated_at"],
+                                                 lexical=float(r["score"]))
+        # One common word beside rarer ones would widen the match to all its records; it
+        # only counts for the records the rarer words found. Several common words (or
+        # only common ones) find the records holding them all, newest first, without
+        # BM25 (whose idf would walk their whole posting lists).
+        holding_all: set[int] = set()
+        if len(common) >= 2 or not rare:
+            for r in self._newest_holding(common, where, params, depth):
+                rid = int(r["rid"])
+                holding_all.add(rid)
+                found.setdefault(rid, Candidate(rid, updated_at=r["updated_at"]))
+        if not found:
+            return found
+        # Which words each candidate holds, from posting lists no longer than the rare
+        # words' (a common word's only where it meets them).
+        rows_of = {t: self._rows_holding(t, among=() if t in rare else rare) if rare
+                   else set() for t in known}
+        every = builtins.list(weights.values())
+        for rid, candidate in found.items():
+            held = [weights[t] for t in known if rid in rows_of[t]
+                    or (rid in holding_all and t in common)]
+            candidate.coverage = coverage(held, every, unknown=len(terms) - len(known))
+        return found
+
+    def _rank_rare(self, rare: Sequence[str], freq: dict[str, int], where: str,
+                   params: builtins.list[Any], depth: int, used: int) -> builtins.list[Any]:
+        """Rows ``(rid, score, updated_at)``: the `depth` best BM25 matches in scope of any
+        of `rare` (`used` postings in all), best first."""
         if self.db.dialect == "postgres":
             from wardian.memory import fulltext_pg
 
-            rows = fulltext_pg.match_rows(
-                self.conn, rare=rare, grouped=grouped, freq=freq, where=where, params=params,
-                depth=depth, window=window)
-        elif window is None:
-            sql = ("SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
-                   " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
-                   " WHERE records_fts MATCH ?" + where
-                   + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?")
-            rows = self.conn.execute(sql, [match, *params, depth]).fetchall()
-        else:
-            # Every word is common: FTS5 walks its doclist newest rowid first and stops
-            # after the window, which is then ranked.
-            sql = ("SELECT w.rid, w.score, r.updated_at FROM (SELECT records_fts.rowid AS rid,"
-                   " -bm25(records_fts) AS score FROM records_fts"
-                   " JOIN records r ON r.rowid = records_fts.rowid WHERE records_fts MATCH ?"
-                   + where + " ORDER BY records_fts.rowid DESC LIMIT ?) w"
-                   " JOIN records r ON r.rowid = w.rid ORDER BY w.score DESC,"
-                   " r.updated_at DESC LIMIT ?")
-            rows = self.conn.execute(sql, [match, *params, window, depth]).fetchall()
-        found = {int(r["rid"]): Candidate(int(r["rid"]), float(r["score"]),
-                                          updated_at=r["updated_at"]) for r in rows}
-        for term in common:
-            if term in grouped or not found:
-                continue
-            ids = builtins.list(found)
-            if self.db.dialect == "postgres":
-                from wardian.memory import fulltext_pg
+            return fulltext_pg.match_rows(self.conn, rare=rare, grouped=(), freq=freq,
+                                          where=where, params=params, depth=depth,
+                                          window=None)
+        # Rank inside FTS5 first and read only the best rows of `records` (reading a row
+        # per match cost more than BM25 itself); when scope filters out so many that
+        # fewer than `depth` are left, rank every match in scope instead.
+        match, wide = " OR ".join(map(_phrase, rare)), 8 * depth
+        rows = self.conn.execute(
+            "SELECT r.rowid AS rid, -f.score AS score, r.updated_at FROM (SELECT rowid AS id,"
+            " bm25(records_fts) AS score FROM records_fts WHERE records_fts MATCH ?"
+            " ORDER BY score LIMIT ?) f JOIN records r ON r.rowid = f.id WHERE 1" + where
+            + " ORDER BY f.score, r.updated_at DESC LIMIT ?",
+            [match, wide, *params, depth]).fetchall()
+        if len(rows) < depth and used > wide:
+            rows = self.conn.execute(
+                "SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
+                " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
+                " WHERE records_fts MATCH ?" + where
+                + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?",
+                [match, *params, depth]).fetchall()
+        return rows
 
-                scored = fulltext_pg.term_scores(self.conn, term, freq, ids)
-            else:
-                marks = ",".join("?" * len(ids))
-                scored = self.conn.execute(
-                    "SELECT rowid, -bm25(records_fts) FROM records_fts WHERE records_fts"
-                    f" MATCH ? AND rowid IN ({marks})", [_phrase(term), *ids]).fetchall()
-            for row in scored:
-                found[int(row[0])].coverage += float(row[1])
-        for candidate in found.values():
-            candidate.coverage /= weight
-        return found
+    def _newest_holding(self, terms: Sequence[str], where: str, params: builtins.list[Any],
+                        depth: int) -> builtins.list[Any]:
+        """Rows ``(rid, updated_at)``: the newest `depth` records in scope holding every
+        one of `terms`."""
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return fulltext_pg.newest_holding(self.conn, terms, where=where, params=params,
+                                              depth=depth)
+        # FTS5 walks the doclists newest rowid first and stops after `depth`.
+        return self.conn.execute(
+            "SELECT r.rowid AS rid, r.updated_at FROM records_fts"
+            " JOIN records r ON r.rowid = records_fts.rowid WHERE records_fts MATCH ?"
+            + where + " ORDER BY records_fts.rowid DESC LIMIT ?",
+            [" AND ".join(map(_phrase, terms)), *params, depth]).fetchall()
+
+    def _rows_holding(self, term: str, *, among: Sequence[str] = ()) -> set[int]:
+        """The rowids of the records holding `term` (and, given `among`, also any one of
+        `among`: a common word is only looked up where rarer words are)."""
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return fulltext_pg.rows_holding(self.conn, term, among=among)
+        match = _phrase(term)
+        if among:
+            match += " AND (" + " OR ".join(map(_phrase, among)) + ")"
+        return {int(r[0]) for r in self.conn.execute(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ?", (match,))}
 
     def _records_by_rowid(self, rowids: Sequence[int]) -> builtins.list[Record]:
         if not rowids:

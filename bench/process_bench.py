@@ -16,11 +16,12 @@ codes), so a fast path that answered differently fails here as well as in the te
 
 The inner memory commands hold a capability minted for this process (it stands in for the
 ``agent exec`` supervisor, as in bench/mcp_bench.py); ``agent exec`` runs from the
-operator's side. The bytecode is what ``make`` compiled (the first round, not counted,
-warms the caches).
+operator's side. The package is byte-compiled first, as ``make`` does (the first round,
+not counted, warms the caches).
 
-Run: ``.venv/bin/python bench/process_bench.py [--rounds N] [--importtime]`` (about half a
-minute; ``--importtime`` prints the 15 slowest imports of each command instead).
+Run: ``.venv/bin/python bench/process_bench.py [--rounds N] [--importtime] [--src DIR]``
+(about half a minute; ``--importtime`` prints the 15 slowest imports of each command
+instead; ``--src`` runs another source tree's commands, for a before/after comparison).
 """
 
 from __future__ import annotations
@@ -72,9 +73,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--importtime", action="store_true")
+    parser.add_argument("--src", help="run the commands from this source tree instead (as "
+                        "`python -m wardian` with PYTHONPATH=SRC), e.g. an older checkout's "
+                        "src/ for a before/after comparison under the same load")
     args = parser.parse_args()
     bindir = Path(sys.executable).parent
+    import compileall
+
+    import wardian as package
+
+    # As `make` does after installing: without bytecode (PYTHONDONTWRITEBYTECODE) every
+    # process would compile the package again.
+    compileall.compile_dir(Path(args.src or Path(package.__file__).parent.parent) / "wardian",
+                           quiet=1)
     wardian = str(bindir / "wardian")
+    program = [sys.executable, "-m", "wardian"] if args.src else [wardian]
     with tempfile.TemporaryDirectory(prefix="wardian-process-bench-",
                                      ignore_cleanup_errors=True) as tmp:
         home = Path(tmp) / "home"
@@ -109,6 +122,8 @@ def main() -> int:
         for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"):
             if name in os.environ:  # as the user's shell has them
                 base_env[name] = os.environ[name]
+        if args.src:
+            base_env["PYTHONPATH"] = os.path.abspath(args.src)
         inner_env = base_env | {"WARDIAN_AGENT_ID": agent.id}
 
         def payload(event: str) -> Callable[[int], str]:
@@ -128,18 +143,18 @@ def main() -> int:
                                   Callable[[int], str], Check | None]] = {
             "python -c pass": (lambda n: [sys.executable, "-c", "pass"], base_env,
                                lambda n: "", None),
-            "memory save": (lambda n: [wardian, "memory", "save", "--evidence",
+            "memory save": (lambda n: [*program, "memory", "save", "--evidence",
                                        f"bench round {n}", f"Bench round {n} saved this"],
                             inner_env, lambda n: "", has("Memory saved")),
-            "memory recall": (lambda n: [wardian, "memory", "recall", "module m17 small"],
+            "memory recall": (lambda n: [*program, "memory", "recall", "module m17 small"],
                               inner_env, lambda n: "", has("m17")),
             "hook session-start": (lambda n: hooks["session-start"], base_env,
                                    payload("SessionStart"), hook_json),
             "hook session-end": (lambda n: hooks["session-end"], base_env,
                                  payload("SessionEnd"), None),
-            "agent exec A -- true": (lambda n: [wardian, "agent", "exec", "bench", "--",
+            "agent exec A -- true": (lambda n: [*program, "agent", "exec", "bench", "--",
                                                 "true"], base_env, lambda n: "", None),
-            "wardian --help": (lambda n: [wardian, "--help"], base_env, lambda n: "",
+            "wardian --help": (lambda n: [*program, "--help"], base_env, lambda n: "",
                                has("memory")),
         }
         if args.importtime:

@@ -298,19 +298,12 @@ class AgentMemory:
         """The agent's startup context for `workspace` (default: this directory's), with
         the budget from ``memory.startup_budget_chars``; its instructions say read-only when
         this view is. Read-only."""
-        from wardian.config import SettingsStore
-        from wardian.memory.recall import load_startup_context
+        from wardian.runtime.startup_recall import startup_recall, startup_settings
 
-        settings = SettingsStore()
-        try:
-            budget = int(settings.get("memory.startup_budget_chars"))
-            review_days = int(settings.get("memory.current_review_days"))
-        finally:
-            settings.close()
-        return load_startup_context(
+        return startup_recall(
             self.store, agent_id=self.agent_id, agent_name=self.agent_name(),
-            workspace=workspace or self.current_workspace(), budget_chars=budget,
-            direct_save=not self.read_only, current_review_days=review_days,
+            workspace=workspace or self.current_workspace(), settings=startup_settings(),
+            direct_save=not self.read_only,
         )
 
     def agent_name(self) -> str:

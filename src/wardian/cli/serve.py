@@ -45,4 +45,15 @@ def register(root: typer.Typer) -> None:
                 stdout("wardian serve is not running")
             raise typer.Exit(0 if state.running else 1)
         daemon = ScheduleDaemon(poll_s=poll, shutdown_timeout_s=shutdown_timeout)
-        raise typer.Exit(daemon.serve())
+        code = daemon.serve()
+        if daemon.runs_left():
+            # A run that ignored its cancel still holds a worker thread, and Python waits for
+            # every executor thread at exit: the daemon would never end. The next start marks
+            # such runs interrupted (the lock is already released), so leave now.
+            import os
+            import sys
+
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        raise typer.Exit(code)

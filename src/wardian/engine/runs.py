@@ -113,30 +113,23 @@ MIGRATIONS: list[NamedMigration] = [
 
 
 def process_identity(pid: int | None = None) -> tuple[int, float] | None:
-    """``(pid, create_time)`` of a live process (default: this one), or None if it is gone."""
-    import psutil
+    """``(pid, start time in s since the epoch)`` of a live process (default: this one), or
+    None if it is gone; read by `wardian.runtime.process`, the one reader of identities."""
+    from wardian.runtime.process import identity_of
 
-    try:
-        proc = psutil.Process(pid if pid is not None else os.getpid())
-        return proc.pid, float(proc.create_time())
-    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-        return None
+    found = identity_of(pid if pid is not None else os.getpid())
+    return None if found is None else (found.pid, found.started_at)
 
 
 def owner_alive(pid: int | None, started: float | None) -> bool:
-    """True when the process ``pid`` that started at `started` (psutil create time, s) still
-    runs and is not a zombie; a reused pid (another start time) is not alive. Read-only."""
+    """True when the process ``pid`` that started at `started` (s since the epoch) still
+    runs and is not a zombie; a reused pid (another start time, beyond
+    `wardian.runtime.process.START_TIME_TOLERANCE_S`) is not alive. Read-only."""
     if pid is None or started is None:
         return False
-    import psutil
+    from wardian.runtime.process import is_alive
 
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return False
-        return abs(float(proc.create_time()) - started) < 0.5
-    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-        return False
+    return is_alive(pid, started)
 
 
 @dataclass

@@ -202,6 +202,8 @@ class ScheduleDaemon:
         self._entries: dict[str, _Entry] = {}
         self._local = threading.local()
         self._failed = False
+        self._signals = 0  # SIGTERM/SIGINT received (written only by the handler)
+        self._signals_taken = 0
         self._lock: Any = None
         self._runs: Any = None
         self.invokers: InvokerStore | None = None
@@ -346,15 +348,23 @@ class ScheduleDaemon:
                  f"{what}")
         deadline = time.monotonic() + seconds
         with self._changed:
-            while self._busy() and not (hurry and self.hurry_event.is_set()):
+            while self._busy():
+                self._take_signals()  # a second signal hurries (the handler only counts)
+                if hurry and self.hurry_event.is_set():
+                    return
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
-                self._changed.wait(left)
+                self._changed.wait(min(left, 0.1))
 
     def _notify(self) -> None:
         with self._changed:
             self._changed.notify_all()
+
+    def runs_left(self) -> int:
+        """How many runs still execute here (after `serve` returned: runs that ignored the
+        cancel; their worker threads would keep this process alive, see `wardian serve`)."""
+        return self._inflight.count()
 
     def request_stop(self) -> None:
         """Stop the loop (what SIGTERM/SIGINT do). A second call stops waiting for running
@@ -380,7 +390,10 @@ class ScheduleDaemon:
                 self._drain_thread = threading.Thread(target=self._drain_loop, name="drain",
                                                       daemon=True)
                 self._drain_thread.start()
-            while not self.stop_event.is_set():
+            while True:
+                self._take_signals()  # at most `poll_s` (<= 2 s) after a signal arrived
+                if self.stop_event.is_set():
+                    break
                 wait = self.tick()
                 self.stop_event.wait(wait)
             self.log(f"{self._stamp()} stopping: no new slots, runs or drain passes")
@@ -395,10 +408,22 @@ class ScheduleDaemon:
             return
 
         def handler(signum: int, _frame: Any) -> None:
-            self.request_stop()
+            # Only a count, no lock: the handler runs in the main thread between two
+            # bytecodes, which may be while that thread holds `stop_event`'s own lock (at the
+            # end of `stop_event.wait`, when the signal reached another thread first). An
+            # `Event.set` here would then wait for that lock for ever and the daemon would
+            # never stop. The loop turns the count into `request_stop` (`_take_signals`).
+            self._signals += 1
 
         signal.signal(signal.SIGTERM, handler)
         signal.signal(signal.SIGINT, handler)
+
+    def _take_signals(self) -> None:
+        """Act on the stop signals the handler counted: one `request_stop` per signal (the
+        second one hurries). Called by the main thread wherever it waits."""
+        while self._signals_taken < self._signals:
+            self._signals_taken += 1
+            self.request_stop()
 
     def _stamp(self) -> str:
         return format_utc(self.clock())

@@ -3,7 +3,7 @@
 * ``session-start`` (Claude Code, Codex, Gemini): answers with
   ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT},
   "systemMessage": LINE}`` where TEXT is the agent's startup recall
-  (`wardian.memory.recall.load_startup_context`) and LINE the collapsed "Memory loaded · N
+  (`wardian.runtime.startup_recall.startup_recall`) and LINE the collapsed "Memory loaded · N
   records · `wardian garden memory loaded --agent A --last` to expand" row the user sees
   (omitted when nothing was loaded); records the ``Memory loaded`` event; and starts the
   detached drain worker, whose recovery sweep records earlier sessions no hook reported.
@@ -233,38 +233,30 @@ def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
 
     if os.environ.get(ENV_MEMORY_CONTEXT):
         return StartupAnswer(None)  # a managed launch already passed the context
-    from wardian.config import SettingsStore
+    from wardian.runtime.startup_recall import record_loaded, startup_recall, startup_settings
 
-    settings = SettingsStore()
-    try:
-        if not settings.get("agent_memory.enabled"):
-            return StartupAnswer(None)
-        budget = int(settings.get("memory.startup_budget_chars"))
-        review_days = int(settings.get("memory.current_review_days"))
-    finally:
-        settings.close()
-    from wardian.memory.loaded import LoadedEvents
+    recall = startup_settings()
+    if not recall.enabled:
+        return StartupAnswer(None)
     from wardian.memory.models import default_workspace
     from wardian.memory.principal import ENV_CAPABILITY
-    from wardian.memory.recall import load_startup_context
     from wardian.memory.store import MemoryStore
 
     cwd = _text(payload, "cwd") or os.getcwd()
     workspace = default_workspace(str(cwd))
     store = MemoryStore()
     try:
-        context = load_startup_context(
+        context = startup_recall(
             store, agent_id=agent.id, agent_name=agent.name, workspace=workspace,
-            budget_chars=budget, current_review_days=review_days,
-            direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
+            settings=recall, direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
         )
         event_id = None
         if context.has_records:
             from wardian.runtime.process import identity_of  # psutil: ~20 ms, only if needed
 
             parent = identity_of(os.getppid())
-            event_id = LoadedEvents(store.conn).record(
-                agent.id, context=context.text,
+            event_id = record_loaded(
+                store, agent.id, context=context.text,
                 record_ids=tuple(r.id for r in context.loaded),
                 omitted_count=context.omitted, pid=parent.pid if parent else None,
                 process_started_at=parent.started_at if parent else None,

@@ -213,16 +213,11 @@ def prepare_launch(
     Raises:
         UsageError: the workspace is not a directory.
     """
-    from wardian.config import SettingsStore
+    from wardian.runtime.startup_recall import startup_recall, startup_settings
 
     cwd, launch_workspace = resolve_workspace(agent, workspace)
-    settings = SettingsStore()
-    try:
-        enabled = bool(settings.get("agent_memory.enabled"))
-        budget = int(settings.get("memory.startup_budget_chars"))
-        review_days = int(settings.get("memory.current_review_days"))
-    finally:
-        settings.close()
+    recall = startup_settings()
+    enabled = recall.enabled
     env = dict(os.environ if base_env is None else base_env)
     for name in MANAGED_ENV:
         env.pop(name, None)
@@ -236,7 +231,7 @@ def prepare_launch(
 
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.recall import StartupContext, load_startup_context
+    from wardian.memory.recall import StartupContext
     from wardian.memory.store import MemoryStore
 
     context: StartupContext | None = None
@@ -257,10 +252,9 @@ def prepare_launch(
                     agent.id, pid=launch.holder.pid, started_at=launch.holder.started_at,
                     workspace=launch_workspace, now=now,
                 )
-                context = load_startup_context(
+                context = startup_recall(
                     store, agent_id=agent.id, agent_name=agent.name,
-                    workspace=launch_workspace, budget_chars=budget,
-                    current_review_days=review_days,
+                    workspace=launch_workspace, settings=recall,
                 )
     finally:
         store.close()
@@ -284,14 +278,14 @@ def prepare_launch(
 def _record_loaded(launch: Launch, child_pid: int, source: str) -> None:
     if not (launch.memory_enabled and launch.has_records and launch.context_text):
         return
-    from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
+    from wardian.runtime.startup_recall import record_loaded
 
     child = identity_of(child_pid)
     store = MemoryStore()
     try:
-        LoadedEvents(store.conn).record(
-            launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
+        record_loaded(
+            store, launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
             omitted_count=launch.omitted, pid=child_pid,
             process_started_at=child.started_at if child else None,
             workspace=launch.workspace, source=source,

@@ -26,8 +26,8 @@ SRC = Path(wardian.__file__).parent
 # Layer of each top-level part of the package; a module may import its own layer or lower.
 LAYERS: dict[str, int] = {
     "": 0,  # the package root itself (``__version__`` only)
-    "config": 0, "_db": 0, "_lock": 0, "_pg": 0, "_process": 0, "_util": 0, "errors": 0,
-    "_fs": 0, "oserrors": 0,
+    "config": 0, "_db": 0, "_lock": 0, "_pg": 0, "_pg_coord": 0, "_process": 0, "_util": 0,
+    "errors": 0, "_fs": 0, "oserrors": 0,
     "library": 0,  # package data (shipped blueprints); holds no logic
     "transcripts": 1, "memory": 1,
     "blueprints": 2, "providers": 2,
@@ -38,7 +38,7 @@ LAYERS: dict[str, int] = {
     "mcp_server": 6,  # the agent-facing MCP surface beside the CLI
     "demo": 7, "__main__": 7,
 }
-BASE = {"", "config", "_db", "_lock", "_pg", "_process", "_util", "errors", "_fs",
+BASE = {"", "config", "_db", "_lock", "_pg", "_pg_coord", "_process", "_util", "errors", "_fs",
         "oserrors"}
 UI_PACKAGES = ("typer", "rich")
 WEB_PACKAGES = ("starlette", "uvicorn", "multipart", "python_multipart")

@@ -136,3 +136,40 @@ def test_statement_about_an_offered_option_names_it(fmt: str, tmp_path: Path) ->
     texts = _texts(ops)
     assert any("Option 1 (retry the upload in the test) doesn't work" in t for t in texts), texts
     assert any(op["evidence"] == said for op in _saved(ops)), ops
+
+
+@pytest.mark.parametrize("fmt", _sessions("typos-and-fillers"))
+def test_record_text_drops_fillers_and_typos_evidence_stays_verbatim(
+    fmt: str, tmp_path: Path
+) -> None:
+    said = "pls always run the the schema check before you push anythning"
+    ops = curate_session(fmt, [("user", said), ("assistant", "Sure, noted.")], tmp_path)
+    [op] = _saved(ops)
+    assert op["evidence"] == said
+    text = op["text"]
+    assert "anything" in text and "anythning" not in text, text
+    assert "pls" not in text.lower() and "the the" not in text, text
+
+
+@pytest.mark.parametrize("fmt", _sessions("session-words-kept"))
+def test_words_the_session_uses_are_never_corrected(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "always deploy zorbly through the blue-green script"),
+        ("assistant", "Noted: zorbly goes out through the blue-green script."),
+    ], tmp_path)
+    assert any("zorbly" in t for t in _texts(ops)), _texts(ops)
+
+
+@pytest.mark.parametrize("fmt", _sessions("spoken-repeats"))
+def test_spoken_repeats_and_then_for_than_are_cleaned(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "I meant the retry count should be lower then five, actually"),
+        ("assistant", "Understood."),
+    ], tmp_path)
+    [text] = _texts(ops)
+    assert text.startswith("The retry count should be lower than five"), text
+    assert "actually" not in text, text
+
+
+def test_enough_made_up_sessions_here() -> None:
+    assert len(SESSIONS) >= 27, len(SESSIONS)  # 9 kinds of session, each in 3 formats

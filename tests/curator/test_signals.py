@@ -464,15 +464,16 @@ _CUE_CASES = [
     # (signal kind, what the user typed, a word the record must carry)
     ("correction-marker", "that's not what I asked, the export goes to parquet files", "parquet"),
     ("correction-marker", "as I said before, the queue worker reads from redis streams", "redis"),
-    ("stated-cause", "The cron trigger won't work because the container clock is UTC", "utc"),
-    ("must-order", "we need to seed the fixtures table before running the api tests", "fixtures"),
-    ("deliberate-choice", "we pin pydantic v1 deliberately for the plugin loader", "pydantic"),
-    ("stated-rationale", "caching the tokens is fine because they expire within a minute",
+    ("stated-reason", "The cron trigger won't work because the container clock is UTC", "utc"),
+    ("stated-reason", "we need to seed the fixtures table before running the api tests",
+     "fixtures"),
+    ("stated-reason", "we pin pydantic v1 deliberately for the plugin loader", "pydantic"),
+    ("stated-reason", "caching the tokens is fine because they expire within a minute",
      "tokens"),
-    ("user-reserves-step", "get the changelog ready, then I will do the release", "release"),
-    ("universal-imperative", "keep all the feature flags in flags.toml", "flags.toml"),
-    ("stated-plan", "we will ship the offline mode before the sync server", "offline mode"),
-    ("alternative-instead", "instead of polling the endpoint, subscribe to the webhook",
+    ("user-keeps-control", "get the changelog ready, then I will do the release", "release"),
+    ("scoped-imperative", "keep all the feature flags in flags.toml", "flags.toml"),
+    ("decision", "we will ship the offline mode before the sync server", "offline mode"),
+    ("contrast", "instead of polling the endpoint, subscribe to the webhook",
      "webhook"),
 ]
 
@@ -509,6 +510,56 @@ def test_a_reserved_step_names_the_step_the_user_keeps(fmt: str, tmp_path: Path)
         ("assistant", "Branch prepared."),
     ], tmp_path)
     assert "the user will push themselves" in _texts(ops)
+
+
+# --- broadened cue kinds: new sentences each kind reads, and look-alikes it leaves --------
+
+_KIND_CASES = [
+    # (signal kind, what the user typed, a word the record must carry)
+    ("explicit-memory", "from now on, run the migrations through alembic only", "alembic"),
+    ("explicit-memory", "remember that the staging database is wiped every night", "staging"),
+    ("stated-reason", "the reason we vendor the parser is that upstream is unmaintained",
+     "parser"),
+    ("stated-reason", "the webhook won't work when the tunnel is down", "tunnel"),
+    ("standing-rule", "whenever you touch the schema, regenerate the client types",
+     "client types"),
+    ("standing-rule", "make sure to pin the node version in .nvmrc", ".nvmrc"),
+    ("user-keeps-control", "wait for my approval on the migration plan", "migration plan"),
+    ("contrast", "keep the setup steps not in the README but in docs/usage.md", "docs/usage.md"),
+    ("decision", "we're shipping the web client first and the mobile app later", "web client"),
+]
+
+
+@pytest.mark.parametrize(("cue", "said", "word"), _KIND_CASES, ids=[c[0] for c in _KIND_CASES])
+@pytest.mark.parametrize("fmt", _sessions("cue-kinds-broadened"))
+def test_each_cue_kind_reads_other_wordings(
+    fmt: str, cue: str, said: str, word: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [("user", said), ("assistant", "Understood.")], tmp_path)
+    assert word in _texts(ops), (cue, _texts(ops))
+    _clean(ops)
+
+
+_LOOK_ALIKES = [
+    "whenever you are ready, could you run the tests?",
+    "I'll check the deploy logs later",
+    "not sure, but maybe the cache",
+    "remember the login page we discussed?",
+    "remember that thing we talked about?",
+    "whenever you're ready, go ahead",
+    "every time I run it the page goes blank",
+    "make sure to check it works",
+]
+
+
+@pytest.mark.parametrize("said", _LOOK_ALIKES)
+@pytest.mark.parametrize("fmt", _sessions("cue-look-alikes"))
+def test_look_alikes_of_the_cue_kinds_are_not_rules(
+    fmt: str, said: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [("user", said), ("assistant", "Ok.")], tmp_path)
+    # no standing rule (an open report may still be the session's unfinished checkpoint)
+    assert [op for op in _saved(ops) if op["kind"] == "stable"] == [], _texts(ops)
 
 
 def test_enough_made_up_sessions() -> None:

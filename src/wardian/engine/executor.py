@@ -5,7 +5,8 @@ Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
 * **Claim.** `execute_run` moves the run ``queued -> running`` atomically, stamping the
   owner's process identity (pid + psutil create time); a second process gets ``False`` from
   the claim and just returns the stored run. Opening the store first marks runs owned by
-  dead processes ``interrupted``.
+  dead processes ``interrupted``. On PostgreSQL the claim is a lease renewed at every
+  cancel check (`RunStore.keep_lease`); a worker whose lease was taken over stops writing.
 * **Resume.** Steps that already have a succeeded or skipped attempt are not run again;
   their stored outputs feed the templates. `resume_run` requeues an interrupted, failed or
   cancelled run and executes it; the step it stopped in gets its full retry budget again
@@ -42,7 +43,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from wardian._db import in_this_scope
-from wardian.engine.runs import REDACTED, Run, RunStore
+from wardian.engine.runs import REDACTED, LeaseLost, Run, RunStore
 from wardian.errors import UsageError, ValidationError, WardianError
 
 if TYPE_CHECKING:  # pydantic models: the drain imports this module on every worker start
@@ -155,6 +156,10 @@ def execute_run(
         return store.get(run.id, detail=True)
     try:
         _Execution(store, run.id, secret_inputs or {}, sleep, get_adapter).run()
+    except LeaseLost:
+        # Another worker reclaimed the run (its lease had expired): it is theirs now, so
+        # nothing more is written to it here.
+        return store.get(run.id, detail=True)
     except (KeyboardInterrupt, SystemExit):
         store.finish(run.id, "interrupted", "the process was interrupted")
         raise
@@ -206,6 +211,8 @@ class _Execution:
 
     def cancelled(self) -> bool:
         with self.lock:
+            # Every safe point also renews the run's lease (PostgreSQL; no-op on SQLite).
+            self.store.keep_lease(self.run_id)
             return self.store.cancel_requested(self.run_id)
 
     def emit(self, kind: str, data: dict[str, Any], step_id: str | None = None,

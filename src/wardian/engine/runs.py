@@ -31,11 +31,14 @@ from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, WardianE
 
 __all__ = [
     "FINAL_STATUSES",
+    "LEASE_EXPIRED",
     "REDACTED",
     "RUN_STATUSES",
+    "LeaseLost",
     "Run",
     "RunStore",
     "StepAttempt",
+    "lease_seconds",
     "owner_alive",
     "process_identity",
     "read_running_runs",
@@ -109,7 +112,56 @@ MIGRATIONS: list[NamedMigration] = [
     WHEN (SELECT COUNT(*) FROM runs WHERE id = OLD.run_id) > 0
     BEGIN SELECT RAISE(ABORT, 'run_events is append-only'); END;
     """),
+    # Leases (issue 18): on PostgreSQL a running run belongs to whoever renews its lease;
+    # SQLite, one machine, keeps asking whether the owner pid lives (both columns unused).
+    NamedMigration("add_run_leases", """
+    ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+    ALTER TABLE runs ADD COLUMN lease_expires REAL;
+    """),
 ]
+
+ENV_LEASE_S = "WARDIAN_RUN_LEASE_S"
+"""Seconds a PostgreSQL run claim lasts unless renewed (default `DEFAULT_LEASE_S`)."""
+DEFAULT_LEASE_S = 30.0
+LEASE_EXPIRED = ("its worker stopped renewing its lease (killed, or cut off from the"
+                 " database); the next worker resumes it from the last completed step")
+"""The ``error`` of a run interrupted because its lease expired (PostgreSQL)."""
+_SERVER_NOW = "extract(epoch from clock_timestamp())"
+"""PostgreSQL's clock in epoch seconds: leases are judged by the one clock every machine
+shares, not by each machine's own."""
+
+
+def lease_seconds() -> float:
+    """How long a run claim lasts on PostgreSQL unless renewed: ``WARDIAN_RUN_LEASE_S``
+    (0.2 to 3600 s), else 30 s. An unusable value falls back to the default."""
+    raw = os.environ.get(ENV_LEASE_S, "")
+    try:
+        value = float(raw) if raw else DEFAULT_LEASE_S
+    except ValueError:
+        return DEFAULT_LEASE_S
+    return value if 0.2 <= value <= 3600 else DEFAULT_LEASE_S
+
+
+_owner: tuple[int, str] | None = None
+
+
+def _lease_owner() -> str:
+    """This process's lease owner name: ``host/pid/random`` (unique per process, also
+    after a fork or on another machine with the same pid)."""
+    global _owner
+    if _owner is None or _owner[0] != os.getpid():
+        import socket
+
+        _owner = (os.getpid(), f"{socket.gethostname()}/{os.getpid()}/{new_id()[:8]}")
+    return _owner[1]
+
+
+class LeaseLost(BaseException):
+    """This process's lease on a running run was taken over by another worker.
+
+    A `BaseException`, so no step's error handling records it as a step failure: the run
+    now belongs to the other worker and this process must write nothing more to it.
+    """
 
 
 def process_identity(pid: int | None = None) -> tuple[int, float] | None:
@@ -242,6 +294,9 @@ class RunStore:
         self.path = db.path
         db.require("runs", MIGRATIONS)
         self.conn = db.conn
+        self._leased = db.dialect == "postgres"
+        self._renewed: dict[str, float] = {}
+        """run id -> monotonic time of this process's last lease renewal (PostgreSQL)."""
         if recover:
             self.mark_interrupted_orphans()
 
@@ -442,9 +497,18 @@ class RunStore:
             self.add_event_in_transaction(run_id, kind, data, step_id=step_id, attempt=attempt)
 
     def claim(self, run_id: str) -> bool:
-        """Move a queued run to running, owned by this process (atomic; only one wins)."""
+        """Move a queued run to running, owned by this process (atomic; only one wins).
+
+        On PostgreSQL the claim is a lease (`lease_seconds`, judged by the server's clock)
+        taken with ``FOR UPDATE SKIP LOCKED``: a run another worker is claiming right now is
+        skipped, not waited for, and no schema-wide writer lock is taken. The executor
+        renews it (`keep_lease`); one left to expire is reclaimed by the next worker that
+        opens the store (`mark_interrupted_orphans`).
+        """
         identity = process_identity()
         assert identity is not None
+        if self._leased:
+            return self._claim_leased(run_id, identity)
         with atomic(self.conn):
             cursor = self.conn.execute(
                 "UPDATE runs SET status = 'running', owner_pid = ?, owner_started = ?,"
@@ -457,15 +521,66 @@ class RunStore:
                                           {"pid": identity[0]})
         return True
 
+    def _claim_leased(self, run_id: str, identity: tuple[int, float]) -> bool:
+        """`claim` on PostgreSQL (see there)."""
+        from wardian._pg_coord import row_transaction
+
+        with row_transaction(self.conn) as conn:  # type: ignore[arg-type]
+            row = conn.execute(
+                "UPDATE runs SET status = 'running', owner_pid = ?, owner_started = ?,"
+                " started_at = COALESCE(started_at, ?), finished_at = NULL, error = NULL,"
+                f" lease_owner = ?, lease_expires = {_SERVER_NOW} + ?"
+                " WHERE id = (SELECT id FROM runs WHERE id = ? AND status = 'queued'"
+                " FOR UPDATE SKIP LOCKED) RETURNING id",
+                (identity[0], identity[1], utc_now_iso(), _lease_owner(), lease_seconds(),
+                 run_id)).fetchone()
+            if row is None:
+                return False
+            conn.execute(
+                "INSERT INTO run_events (run_id, at, kind, step_id, attempt, data)"
+                " VALUES (?,?,?,?,?,?)",
+                (run_id, utc_now_iso(), "run.started", None, None,
+                 _dumps({"pid": identity[0], "lease_owner": _lease_owner()})))
+        import time
+
+        self._renewed[run_id] = time.monotonic()
+        return True
+
+    def keep_lease(self, run_id: str) -> None:
+        """Renew this process's lease on a running run when a third of it has passed
+        (PostgreSQL; a no-op on SQLite, where the owner's pid is its claim). The executor
+        calls it whenever it checks for a cancel request.
+
+        Raises:
+            LeaseLost: the lease expired and another worker took the run over.
+        """
+        if not self._leased:
+            return
+        import time
+
+        now = time.monotonic()
+        lease = lease_seconds()
+        if now - self._renewed.get(run_id, 0.0) < lease / 3:
+            return
+        cursor = self.conn.execute(
+            f"UPDATE runs SET lease_expires = {_SERVER_NOW} + ? WHERE id = ?"
+            " AND status = 'running' AND lease_owner = ?",
+            (lease, run_id, _lease_owner()))
+        if cursor.rowcount != 1:
+            self._renewed.pop(run_id, None)
+            raise LeaseLost(run_id)
+        self._renewed[run_id] = now
+
     def finish(self, run_id: str, status: str, error: str | None = None) -> None:
         """Record the final status of a running run (atomic)."""
         with atomic(self.conn):
             self.conn.execute(
                 "UPDATE runs SET status = ?, error = ?, finished_at = ?, owner_pid = NULL,"
-                " owner_started = NULL WHERE id = ?",
+                " owner_started = NULL, lease_owner = NULL, lease_expires = NULL WHERE id = ?",
                 (status, error, utc_now_iso(), run_id))
             self.add_event_in_transaction(run_id, "run.finished",
                                           {"status": status, "error": error})
+        self._renewed.pop(run_id, None)
 
     def request_cancel(self, run_id: str) -> Run:
         """Ask a run to stop at its next safe point (atomic). A queued or interrupted run is
@@ -548,10 +663,28 @@ class RunStore:
 
     def mark_interrupted_orphans(self) -> builtins.list[str]:
         """Mark runs left ``running`` by a dead owner process as ``interrupted`` (atomic), and
-        their running attempts too. Returns the ids marked."""
-        rows = self.conn.execute(
-            "SELECT id, owner_pid, owner_started FROM runs WHERE status = 'running'").fetchall()
-        dead = [r["id"] for r in rows if not owner_alive(r["owner_pid"], r["owner_started"])]
+        their running attempts too. Returns the ids marked.
+
+        On PostgreSQL the owner may be another machine's process: a run is an orphan when
+        its lease expired by the server's clock (no lease at all: a run copied in from
+        SQLite, whose owner cannot renew it), and it is marked with `LEASE_EXPIRED`.
+        """
+        if self._leased:
+            rows = self.conn.execute(
+                "SELECT id FROM runs WHERE status = 'running' AND (lease_expires IS NULL"
+                f" OR lease_expires < {_SERVER_NOW})").fetchall()
+            dead = [r["id"] for r in rows]
+            why = LEASE_EXPIRED
+            expired = f" AND (lease_expires IS NULL OR lease_expires < {_SERVER_NOW})"
+        else:
+            rows = self.conn.execute(
+                "SELECT id, owner_pid, owner_started FROM runs WHERE status = 'running'"
+            ).fetchall()
+            dead = [r["id"] for r in rows
+                    if not owner_alive(r["owner_pid"], r["owner_started"])]
+            why = ("the process running it died; `wardian automation run resume` "
+                   "continues from the last completed step")
+            expired = ""
         if not dead:
             return []
         now = utc_now_iso()
@@ -560,16 +693,16 @@ class RunStore:
             for run_id in dead:
                 cursor = self.conn.execute(
                     "UPDATE runs SET status = 'interrupted', finished_at = ?, error = ?,"
-                    " owner_pid = NULL, owner_started = NULL WHERE id = ? AND status = 'running'",
-                    (now, "the process running it died; `wardian automation run resume` "
-                     "continues from the last completed step", run_id))
+                    " owner_pid = NULL, owner_started = NULL WHERE id = ? AND status = 'running'"
+                    + expired, (now, why, run_id))
                 if cursor.rowcount != 1:
                     continue
                 self.conn.execute(
                     "UPDATE step_attempts SET status = 'interrupted', finished_at = ?,"
                     " error = 'process died' WHERE run_id = ? AND status = 'running'",
                     (now, run_id))
-                self.add_event_in_transaction(run_id, "run.interrupted",
-                                              {"reason": "owner process died"})
+                self.add_event_in_transaction(
+                    run_id, "run.interrupted",
+                    {"reason": "lease expired" if self._leased else "owner process died"})
                 marked.append(run_id)
         return marked

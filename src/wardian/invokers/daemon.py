@@ -686,6 +686,14 @@ class ScheduleDaemon:
             return
         queue = SessionEventQueue()
         fires = FireLog()
+        if queue.db.dialect == "postgres":
+            try:
+                self._drain_on_notify(queue, fires, drain_once)
+            finally:
+                queue.close()
+                fires.close()
+                self._notify()
+            return
         try:
             while not self.stop_event.is_set():
                 try:
@@ -705,6 +713,39 @@ class ScheduleDaemon:
             queue.close()
             fires.close()
             self._notify()
+
+    def _drain_on_notify(self, queue: Any, fires: Any, drain_once: Any) -> None:
+        """The drain loop on PostgreSQL: sleep on ``LISTEN`` (`wardian._pg_coord`) instead
+        of polling the queue; an event written on any machine wakes it at its commit. It
+        also wakes every `NOTIFY_FALLBACK_S` to resume runs whose lease expired elsewhere
+        (no one notifies about a worker that died)."""
+        from wardian._pg_coord import EVENTS_CHANNEL, Listener
+
+        listener = Listener(queue.conn.url, EVENTS_CHANNEL)
+        try:
+            while not self.stop_event.is_set():
+                progress = False
+                try:
+                    if queue.has_pending() or fires.undispatched(limit=1):
+                        report = drain_once(stop=self.stop_event)
+                        for line in report.errors:
+                            self.log(f"{self._stamp()} drain: {line}")
+                        progress = bool(report.events or report.executed)
+                        if progress:
+                            self.log(f"{self._stamp()} drain: {report.events} event(s), "
+                                     f"{report.runs_created} run(s) created, "
+                                     f"{report.skipped} skipped, {report.executed} executed")
+                except Exception as exc:  # keep draining after a hiccup
+                    self.log(f"{self._stamp()} drain failed: {type(exc).__name__}: {exc}")
+                if not progress:
+                    listener.wait(NOTIFY_FALLBACK_S)
+        finally:
+            listener.close()
+
+
+NOTIFY_FALLBACK_S = 1.0
+"""PostgreSQL: the longest the drain sleeps without a notification, seconds (also how soon
+a stop request ends the drain thread)."""
 
 
 def _ids(run_ids: list[str]) -> str:

@@ -35,7 +35,7 @@ from typing import Any
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
-from wardian.errors import StoreError, WardianError
+from wardian.errors import StoreError, UsageError, WardianError
 from wardian.invokers.store import Invoker, InvokerStore
 from wardian.runtime.archives import ArchiveStore, TranscriptUnreadable
 from wardian.runtime.session_events import (
@@ -412,9 +412,17 @@ class _Drain:
     def execute_pending(self, report: DrainReport,
                         stop: threading.Event | None = None) -> None:
         """Hand every undispatched queued run to the executor (one claims it); when `stop`
-        is set, the rest stay undispatched for the next pass."""
-        from wardian.engine.executor import execute_run
+        is set, the rest stay undispatched for the next pass.
 
+        On PostgreSQL, where workers on several machines share the fires: a run another
+        worker is running (its lease is live) stays undispatched for that worker to finish,
+        and a run whose lease expired (`LEASE_EXPIRED`: its worker was killed or cut off)
+        is resumed here from its last completed step.
+        """
+        from wardian.engine.executor import execute_run, resume_run
+        from wardian.engine.runs import LEASE_EXPIRED
+
+        shared = self.runs.db.dialect == "postgres"
         for fire in self.fires.undispatched():
             if stop is not None and stop.is_set():
                 return
@@ -422,6 +430,14 @@ class _Drain:
                 run = self.runs.get(fire.run_id)
                 if run.status == "queued":
                     execute_run(fire.run_id, store=self.runs)
+                    report.executed += 1
+                elif shared and run.status == "running":
+                    continue  # its worker marks it dispatched when it ends
+                elif shared and run.status == "interrupted" and run.error == LEASE_EXPIRED:
+                    try:
+                        resume_run(fire.run_id, store=self.runs)
+                    except UsageError:
+                        continue  # another worker resumed it first; it dispatches it
                     report.executed += 1
             except Exception as exc:  # a failed automation must not stop the drain
                 message = f"run {fire.run_id[:8]}: {type(exc).__name__}: {exc}"
@@ -511,7 +527,10 @@ def run_worker(*, batch: int = 100) -> DrainReport:
         again = again or has_requests()
         fires = FireLog()
         try:
-            again = again or bool(fires.undispatched(limit=1))
+            # On PostgreSQL an undispatched fire may be another machine's running run: it
+            # is no reason to drain again at once (that would spin until the run ends).
+            if fires.db.dialect == "sqlite":
+                again = again or bool(fires.undispatched(limit=1))
         finally:
             fires.close()
         if not again:

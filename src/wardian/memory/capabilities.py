@@ -14,7 +14,6 @@ terminated, replaced or reclaimed; concurrent processes get independent capabili
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -49,6 +48,8 @@ def new_token() -> str:
 
 def hash_token(token: str) -> str:
     """The stored form of a token: lowercase hex SHA-256 of its UTF-8 bytes."""
+    import hashlib  # here: the hooks' ancestry check imports this module but hashes nothing
+
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 

@@ -239,6 +239,12 @@ class SessionEventQueue:
                         " archive_status = 'unavailable', archive_detail = ? WHERE id = ?",
                         (utc_now_iso(), LOGGING_DISABLED, event_id),
                     )
+                elif self.db.dialect == "postgres":
+                    # Wakes every machine's listening drain when this commits (a rollback
+                    # sends nothing): LISTEN/NOTIFY instead of polling the queue.
+                    from wardian._pg_coord import EVENTS_CHANNEL, notify
+
+                    notify(self.conn, EVENTS_CHANNEL, event_id)
                 created = True
             else:
                 event_id = row["id"]

@@ -44,7 +44,8 @@ Signals read (each rule is named by the kind of signal it reads; `signals` has t
 10. *Not saved*: questions, one-off limits ("just this once", "for now"), home-directory
     paths, text quoting the agent ("you said …"), secret-shaped text (detect-secrets
     plugins plus plain "password is …"/"passwd=…", `secrets.looks_secret`).
-11. *Text*: `rules.rewrite` — one sentence, filler and hedges dropped, first/second person
+11. *Text*: `rules.rewrite` — one sentence, filler, hedges and spoken repeats dropped
+    (`rules.clean_speech`), plain typos corrected (`spelling`), first/second person
     rewritten to third person, no category label (the record's ``kind`` says
     stable/current), capped length; the evidence keeps the verbatim quote.
 12. *Scope*: agent when the statement is about the user across projects (`rules.AGENT_SCOPE`),
@@ -73,7 +74,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
-from wardian.providers.builtin.curator import signals
+from wardian.providers.builtin.curator import signals, spelling
 from wardian.providers.builtin.curator.contradiction import contradicts
 from wardian.providers.builtin.curator.dedup import (
     DUPLICATE_MAX_NEW_WORDS,
@@ -148,7 +149,7 @@ _HABIT_STOP = frozenset(
 )
 
 _REMEMBER = re.compile(
-    r"\b(?:so (?:that )?you remember|remember (?:this|that)|add (?:this|that|it) to "
+    r"\b(?:so (?:that )?you remember|remember (?:this|that)(?=\W*$)|add (?:this|that|it) to "
     r"(?:claude|agents)\.md|(?:claude|agents)\.md somehow|note (?:this|that) down)\b",
     re.IGNORECASE,
 )
@@ -342,6 +343,12 @@ def _candidates(
                 cand = replace(cand, text=fixed)
             elif focus != seg.text:
                 cand = replace(cand, source=focus)
+            corrected = corrections.get(seq) if kind == "stable" else None
+            if corrected and not fixed and _about(cand.source, corrected):
+                # a rule stated right after an interrupt or refusal corrects that action
+                body = rewrite(cand.source, best.category).rstrip(".")
+                if body:
+                    cand = replace(cand, text=f"{body} (correcting the agent's {corrected}).")
             local.append(cand)
         if remember_idx and not local:
             before = [s for s in segments if s.index == remember_idx[0] - 1]
@@ -360,6 +367,17 @@ def _candidates(
     return found
 
 
+_ACTION_WORDS = frozenset(["edit", "write", "read", "call", "command", "file", "bash", "shell"])
+
+
+def _about(statement: str, action: str) -> bool:
+    """True when `statement` names something of the corrected `action` ("…not as a comment"
+    after a create_comment call): only then does the record say which action it corrects."""
+    said = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", statement)}
+    named = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", action)} - _ACTION_WORDS
+    return bool(said & named)
+
+
 def _clause(text: str, pattern: re.Pattern[str]) -> str:
     """The clause holding the cue: from the clause boundary before the cue's match to the
     end. "can you look at X, let me know before doing anything" asks a question and states a
@@ -376,11 +394,14 @@ def _focus(text: str, pattern: re.Pattern[str]) -> str:
     cue's match to the end (the memory text is rewritten from it; evidence stays whole)."""
     if len(text) <= FOCUS_MIN_CHARS:
         return text
-    match = pattern.search(text)
-    if match is None:
-        return text
-    starts = [m.end() for m in _CLAUSE_BOUNDARY.finditer(text, 0, match.start())]
-    return text[starts[-1] :] if starts and len(text) - starts[-1] >= 30 else text
+    best = ""
+    for match in pattern.finditer(text):
+        starts = [m.end() for m in _CLAUSE_BOUNDARY.finditer(text, 0, match.start())]
+        clause = text[starts[-1] :] if starts and len(text) - starts[-1] >= 30 else text
+        if "?" not in clause:
+            return clause  # the statement after a question ("…, right? (we use X…)")
+        best = best or clause
+    return best or text
 
 
 def _compaction_checkpoints(
@@ -674,6 +695,9 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
             if (c := _from_signal(sig)) is not None
         ]
     )
+    known = spelling.session_words(
+        str(m.get("text") or "") for m in messages if m.get("role") == "assistant"
+    )
     checkpoints = _compaction_checkpoints(messages, human)
     checkpoints += [
         c
@@ -695,7 +719,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
         for cand in candidates:
             if len(ranked) >= max_changes:
                 break  # later candidates score lower: they could never make the cut
-            text = cand.memory_text()
+            text = spelling.correct(cand.memory_text(), known)
             norm = normalise(text)
             if not text or (cand.kind == "current" and current >= MAX_CURRENT):
                 continue

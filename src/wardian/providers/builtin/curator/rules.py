@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["AGENT_SCOPE", "RULES", "Rule", "match_rules", "rewrite"]
+__all__ = ["AGENT_SCOPE", "RULES", "Rule", "clean_speech", "match_rules", "rewrite"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,9 @@ class Rule:
         if self.text is None:
             return None
         match = self.pattern.search(segment)
-        group = (match.group(1) or "") if match and match.re.groups else ""
+        if match is None or (match.re.groups and match.group(1) is None):
+            return None  # the text is for the alternative holding group 1; others rewrite
+        group = match.group(1) if match.re.groups else ""
         return self.text.format(group.lower())
 
 
@@ -51,14 +53,18 @@ _NOT_VERBS = (
 _CLAUSE_START = r"(?:^|[,;:\-–(]\s*|\b(?:and|but|please|pls|so|then|also|just|yet)\s+)"
 
 RULES: tuple[Rule, ...] = (
-    # Each rule is named by the kind of signal it reads and written from made-up sessions
-    # (tests/curator/test_signals.py), never from one transcript's sentence.
+    # Each rule is a kind of signal, written from made-up sessions (tests/curator/
+    # test_signals.py, test_record_quality.py), never from one transcript's sentence.
     _r(
-        "remember-request",
+        "explicit-memory",
         "explicit",
         0.95,
+        # the user asks the agent to keep something: the instruction file, "remember that",
+        # "from now on", "going forward"
         r"\b(?:update|add (?:this |that |it )?to|write (?:this |it )?(?:in|into)|put (?:this |it )?"
-        r"in) (?:the )?(?:claude|agents|gemini)\.md\b.*\b(?:that|to)\b",
+        r"in) (?:the )?(?:claude|agents|gemini)\.md\b.*\b(?:that|to)\b"
+        r"|\b(?:remember|keep in mind|don'?t forget|do not forget) (?:that|to)\b(?!.*\?\s*$)"
+        r"|\b(?:from now on|going forward|for future (?:reference|sessions))\b",
     ),
     _r(
         "correction-marker",
@@ -73,34 +79,20 @@ RULES: tuple[Rule, ...] = (
         r"|\b(?:that'?s|this is|it'?s) not what i (?:asked|said|meant|wanted)\b",
     ),
     _r(
-        "stated-cause",
+        "stated-reason",
         "lesson",
-        0.86,
-        # a cause given for why something fails or why the project does what it does
-        r"\b(?:doesn'?t|does not|won'?t|will not|can'?t|cannot) work (?:since|because|as)\b"
-        r"|\b(?:that'?s|this is|which is) why (?:we|it|the)\b",
-    ),
-    _r(
-        "must-order",
-        "lesson",
-        0.86,
-        r"\b(?:you|we) (?:have|need|must|got) to\b.*\bbefore\b"
-        r"|\b(?:always|first)\b.*\bbefore (?:you |we )?\w+",
-    ),
-    _r(
-        "deliberate-choice",
-        "convention",
-        0.8,
-        # the project does something on purpose: "we use X explicitly / deliberately"
-        r"\bwe (?:use|chose|keep|avoid|pin|vendor) \S+(?: \S+)? (?:explicitly|on purpose|"
-        r"deliberately|intentionally)\b",
-    ),
-    _r(
-        "stated-rationale",
-        "convention",
-        0.78,
-        # why an approach is safe here: "X is fine since …"
-        r"\b(?:is|should be|are) (?:fine|ok|okay|safe)\b.*\b(?:since|because)\b",
+        0.85,
+        # a reason given for why something fails, is safe, or is done on purpose: "X won't
+        # work because…", "that's why we…", "X is fine since…", "we pin X deliberately",
+        # "the reason is…", "you have to X before Y"
+        r"\b(?:doesn'?t|does not|won'?t|will not|can'?t|cannot) work (?:since|because|as|when|"
+        r"if|with)\b"
+        r"|\b(?:that'?s|this is|which is) why (?:we|it|the|you)\b"
+        r"|\b(?:is|should be|are) (?:fine|ok|okay|safe)\b.*\b(?:since|because)\b"
+        r"|\bwe (?:use|chose|keep|avoid|pin|vendor) \S+(?: \S+)? (?:explicitly|on purpose|"
+        r"deliberately|intentionally)\b"
+        r"|\bthe reason (?:is|being|we)\b|\bbecause otherwise\b"
+        r"|\b(?:you|we) (?:have|need|must|got) to\b.*\bbefore\b",
     ),
     _r(
         "prohibition",
@@ -109,14 +101,22 @@ RULES: tuple[Rule, ...] = (
         _CLAUSE_START + r"(?:don'?t|do not|dont|never)\s+" + _NOT_VERBS + r"\w+"
         r"|\bwithout (?:asking|approval|permission|confirmation|review|tests?)\b",
     ),
-    _r("always", "convention", 0.8, r"\b(?:always|every time)\b(?!.*\?$)"),
     _r(
-        "make-sure",
+        "standing-rule",
         "convention",
-        0.78,
-        r"\bmake sure (?:that )?(?:you |to )?(?:do not|don'?t|dont|never|always|use|run|keep)\b",
+        0.8,
+        # a rule for every time: "always…", "every time…", "by default", "make sure to…",
+        # "first X before Y", "I prefer…"
+        # (not a report of what happens to the user, "every time I run it…", nor the idiom
+        # "whenever you're ready")
+        r"\b(?:always|every time|each time|whenever)\b(?!.*\?$)(?!\s+i\b)"
+        r"(?!\s+you(?:'re| are) ready)"
+        r"|\bmake sure (?:that )?(?:you |to )?(?:do not|don'?t|dont|never|always|use|run|keep|"
+        r"add|update|call|put|set|pin|write)\b"
+        r"|\bby default\b"
+        r"|\bfirst\b.*\bbefore (?:you |we )?\w+"
+        r"|\bi (?:always |really )?prefer\b|\bplease always\b",
     ),
-    _r("default-setting", "convention", 0.78, r"\bby default\b"),
     _r(
         "modal-rule",
         "convention",
@@ -125,71 +125,61 @@ RULES: tuple[Rule, ...] = (
         r"always|never|not|cast|stay|go|live|only)\b",
     ),
     _r(
-        "permission-request",
+        "user-keeps-control",
         "convention",
-        0.82,
-        r"\b(?:ask|tell|check with|show|let) (?:me|the user)\b.*\bbefore (?:\w+ing|you|we|any|"
-        r"anything)\b",
-    ),
-    _r(
-        "user-reserves-step",
-        "convention",
-        0.84,
+        0.83,
         # the user keeps a step for themselves ("…then I'll commit", "I will do the deploy")
+        # or gates the agent's work on their approval ("ask me before…", "wait for my ok")
         r"\b(?:i'?ll|i will|let me|i'?m going to) (?:do the |handle the )?(commit|push|merge|"
-        r"deploy|release|publish)\b",
+        r"deploy|release|publish)\b"
+        r"|\b(?:ask|tell|check with|show|let) (?:me|the user)\b.*\bbefore (?:\w+ing|you|we|any|"
+        r"anything)\b"
+        r"|\bwait for (?:my|the user'?s) (?:ok|okay|approval|go-?ahead|confirmation|review)\b",
         "The user will {0} themselves; the agent does not {0}.",
     ),
-    _r("use-not", "convention", 0.82, r"\buse \S+(?: \S+)?,? (?:not|instead of|rather than) \S+"),
     _r(
-        "alternative-instead",
+        "contrast",
         "correction",
         0.82,
-        # "instead of X, do Y": the user names the way to do it in place of another
-        r"\binstead of\b[^,.;]{1,80},\s*(?:just\s+)?\w+",
+        # the user names the way to do it in place of another: "use X, not Y", "instead of
+        # X, do Y", "not as X but as Y"
+        r"\buse \S+(?: \S+)?,? (?:not|instead of|rather than) \S+"
+        r"|\binstead of\b[^,.;]{1,80},\s*(?:just\s+)?\w+"
+        r"|\bnot (?:as|in|via|with|through|from|on|under) (?:a |an |the )?[\w./-]+(?: [\w./-]+)?"
+        r",? but (?:as|in|via|with|through|from|on|under)\b",
     ),
     _r(
-        "project-imperative",
+        "scoped-imperative",
         "convention",
-        0.76,
+        0.74,
+        # an instruction scoped to the whole project or quantified over everything is a
+        # standing rule, not a one-off task
         r"^(?:please\s+|pls\s+)?(?:use|run|keep|put|write|call|name|store|place|format|"
         r"build|test|install)\b[^?]*\b(?:in|for|across|throughout) (?:this|the|our) "
-        r"(?:repo|repository|project|codebase|monorepo|workspace|app)\b",
-    ),
-    _r(
-        "universal-imperative",
-        "convention",
-        0.72,
-        # an instruction quantified over everything is a standing rule, not a one-off task
-        r"^(?:please\s+|pls\s+|also\s+)?(?:have|keep|make|put|store|write|name|use)\s+"
+        r"(?:repo|repository|project|codebase|monorepo|workspace|app)\b"
+        r"|^(?:please\s+|pls\s+|also\s+)?(?:have|keep|make|put|store|write|name|use)\s+"
         r"(?:everything|all (?:the )?\w+|every \w+|each \w+)\b",
     ),
-    _r("prefer", "convention", 0.8, r"\bi (?:always |really )?prefer\b|\bplease always\b"),
     _r(
-        "choose",
         "decision",
-        0.84,
+        "decision",
+        0.78,
+        # a choice made ("I choose…", "let's go with…") or what the project will do ("we will
+        # ship X first"); conversational futures ("we'll see", "we will need to check") are
+        # not plans
         r"\b(?:i|we) (?:choose|chose|decided?|picked|pick|go with|'ll go with|will go with)\b|"
-        r"\blet'?s (?:use|go with|stick with)\b",
-    ),
-    _r(
-        "stated-plan",
-        "decision",
-        0.72,
-        # the user states what the project will do ("we will ship X first", "we'll support
-        # Y"); conversational futures ("we'll see", "we will need to check") are not plans
-        r"\bwe(?:'ll| will| are going to| plan to)\s+(?:also\s+|then\s+|first\s+|"
+        r"\blet'?s (?:use|go with|stick with)\b"
+        r"|\bwe(?:'ll| will| are going to| plan to)\s+(?:also\s+|then\s+|first\s+|"
         r"(?:potentially|probably|eventually)\s+)?(?:be\s+(?:potentially\s+)?)?"
         r"(?!see\b|need\b|try\b|check\b|look\b|figure\b|talk\b|get back\b|do (?:it|that|this)\b"
         r"|be (?:fine|ok|okay|good|done)\b)[a-z]{2,}"
-        # an order of work: "we're shipping the CLI first", "we are going through X first"
         r"|\bwe(?:'re| are) (?:going through|starting with|doing|shipping|building|"
         r"launching|releasing)\b[^?]*\bfirst\b",
     ),
     _r(
         "open-issue",
         "open_issue",
-        0.75,
+        0.79,  # above "decision": "X still fails; we'll pick it up tomorrow" is open work
         r"\b(?:still )?(?:does not|doesn'?t|doesnt|do not|don'?t|is not|isn'?t|not) (?:seem to )?"
         r"(?:work|start|load|show|function|run|build|compile|pass)\w*\b"
         r"|\bstill (?:broken|failing|fails)\b",
@@ -265,6 +255,46 @@ _PRONOUNS = (
     (re.compile(r"\b(the user) (?:choose|chose)\b"), r"\1 chose"),
     (re.compile(r"^(?:like|so)\s+", re.IGNORECASE), ""),
 )
+_MEANT = re.compile(
+    r"^(?:i|the user) (?:mostly |actually |only |really )?meant(?: that)?\s+", re.IGNORECASE
+)
+""""I meant X" says X: the record is the statement itself."""
+_FILLER = re.compile(
+    r"\b(?:actually|basically|literally|kind of|sort of|pls|plz)\b,?\s*"
+    r"|(?-i:\bjust\s+)(?!this\b|once\b|for\b)"
+    r"|\s+then(?=,)",
+    re.IGNORECASE,
+)
+"""Spoken fillers inside a sentence ("remove default then, and just list…")."""
+_LIKE_FILLER = re.compile(
+    r"\b(is|be|are|was|were|something|stuff|thing)\s+like\s+(?!to\b)", re.IGNORECASE
+)
+"""A filler "like" after a verb of being ("which is like an agent" → "which is an agent")."""
+_COMPARATIVE_THEN = re.compile(
+    r"\b(more|less|fewer|older|newer|better|worse|later|earlier|rather|other|bigger|smaller|"
+    r"faster|slower|longer|shorter|higher|lower|larger|greater)\s+then\b",
+    re.IGNORECASE,
+)
+""""more then a few minutes": after a comparative, "then" is "than"."""
+_AROUND_ADVERB = re.compile(r"\b(\w+)\s+(\w+ly)\s+\1\b", re.IGNORECASE)
+"""A word said again around an adverb ("will be potentially be partnering")."""
+_REPEATED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.IGNORECASE)
+"""A word said twice in a row ("connect the the sessions directory")."""
+
+
+def clean_speech(text: str) -> str:
+    """Drop what speech and fast typing add to a statement: "I meant", fillers ("actually",
+    "kind of", "pls", a filler "like"), a doubled word, "then" for "than" after a
+    comparative. The evidence keeps the words verbatim; this is for the record text."""
+    text = _MEANT.sub("", text)
+    text = _FILLER.sub("", text)
+    text = _LIKE_FILLER.sub(r"\1 ", text)
+    text = _COMPARATIVE_THEN.sub(r"\1 than", text)
+    text = _AROUND_ADVERB.sub(r"\2 \1", text)
+    text = _REPEATED.sub(r"\1", text)
+    return " ".join(text.split())
+
+
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((?:https?://)[^)]+\)")
 MAX_MEMORY_TEXT_CHARS = 280
 """Memory text longer than this is cut at a word boundary."""
@@ -287,6 +317,7 @@ def rewrite(segment: str, category: str) -> str:
     text = _HEDGE.sub("", text)
     text = _PROGRESS_LEAD.sub("", text)
     text = _LEAD.sub("", text)
+    text = clean_speech(text)
     for pattern, repl in _PRONOUNS:
         text = pattern.sub(repl, text)
     text = text.strip(" ,;:-–")

@@ -123,6 +123,9 @@ _OPTION_REF = re.compile(
     r"^\W*(?:the )?([A-Za-z]|\d{1,2})\W*$|\b(first|second|third|fourth|last) (?:one|option)\b",
     re.IGNORECASE,
 )
+_RECOMMENDED = re.compile(r"\s*\((?:recommended|default|suggested)\)", re.IGNORECASE)
+"""The agent's own label on an option: not part of what the user chose."""
+MAX_DETAIL_CHARS = 120
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
 _OPTION_HEAD = re.compile(
     r"^[ \t>*#-]*(?:\*\*)?(?:option|approach|choice|variant|alternative|plan)?\s*"
@@ -399,6 +402,7 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 question, answer = _unescape(match.group(1)), _unescape(match.group(2))
                 if is_routine(answer) or _DEFERS.search(answer):
                     continue
+                answer = _RECOMMENDED.sub("", answer).strip()
                 out.append(
                     Signal(
                         "answer",
@@ -500,10 +504,29 @@ def _chosen_option(reply: str, offer: str) -> tuple[str, str] | None:
     options = _options(offer)
     if len(options) < 2 or label.upper() not in options:
         return None
-    line = re.sub(r"[*`_]+", "", options[label.upper()]).strip()
+    line = _RECOMMENDED.sub("", re.sub(r"[*`_]+", "", options[label.upper()])).strip()
     if len(line) < 8:
         return None
-    return label.upper(), line.rstrip(".") + "."
+    detail = _option_detail(offer, label.upper())
+    if detail and len(line) < MAX_OPTION_NAME_CHARS:
+        line = f"{line.rstrip('.:')}: {detail[0].lower() + detail[1:]}"
+    return label.upper(), line.rstrip(".:") + "."
+
+
+def _option_detail(offer: str, label: str) -> str:
+    """The prose line right under option `label`'s heading ("A short callout at the bottom
+    of each release"), when the heading is all the option says; "" when there is none."""
+    for match in _OPTION_HEAD.finditer(offer):
+        if (match.group(1) or match.group(3) or "").upper() != label:
+            continue
+        rest = offer[match.end() :].lstrip("\n")
+        line = rest.split("\n", 1)[0].strip(" \t>*-")
+        line = re.sub(r"[*`_]+", "", line).strip()
+        if (not line or line.startswith(("```", "|")) or _OPTION_HEAD.match(line)
+                or len(line) > MAX_DETAIL_CHARS):
+            return ""
+        return line.rstrip(":. ")
+    return ""
 
 
 def corrections(messages: list[dict[str, Any]], workspace: str | None) -> dict[int, str]:
@@ -653,7 +676,9 @@ def _final_question(text: str) -> tuple[int, str, str] | None:
         (m.group(1) or m.group(3) or "", (m.group(2) or m.group(4) or "").strip(" *:-—–"))
         for m in _OPTION_HEAD.finditer(stripped)
     ]
-    options = [(k, re.sub(r"[*`_]+", "", v).strip()) for k, v in options if k and v]
+    options = [
+        (k, _RECOMMENDED.sub("", re.sub(r"[*`_]+", "", v)).strip()) for k, v in options if k and v
+    ]
     start, question = next(((s, q) for s, q in questions if _CHOICE.search(q)), questions[-1])
     labelled = [k for k, _ in options if not k.isdigit()]
     # a numbered list of what was done is not a set of options: only lettered options, or a

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import glob
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -89,7 +90,21 @@ class Cluster:
                 root / "server.log").exists() else ""
             cluster.remove()
             raise RuntimeError(f"pg_ctl start failed: {done.stdout}{done.stderr}{log}")
+        cluster._stop_with(os.getpid())
         return cluster
+
+    def _stop_with(self, pid: int) -> None:
+        """Stop and remove the cluster when process `pid` is gone, also when it is killed
+        before its teardown runs: a detached watcher (checks every 2 s) outlives it."""
+        pg_ctl = str(self.bindir / "pg_ctl")
+        stop = (f"runuser -u {self.owner} -- {pg_ctl}" if self.owner else pg_ctl) + (
+            f" stop -D {shlex.quote(str(self.data))} -m immediate -w")
+        watcher = (f"while kill -0 {pid} 2>/dev/null && [ -d {shlex.quote(str(self.root))} ];"
+                   f" do sleep 2; done; [ -d {shlex.quote(str(self.root))} ] && {{ {stop};"
+                   f" rm -rf {shlex.quote(str(self.root))}; }}")
+        # The outer shell returns at once; the watcher, in the background, is nobody's child.
+        subprocess.run(["sh", "-c", f"nohup sh -c {shlex.quote(watcher)} >/dev/null 2>&1 &"],
+                       check=False, stdin=subprocess.DEVNULL)
 
     def create_database(self, name: str | None = None, template: str | None = None) -> str:
         """A new empty database (optionally copied from `template`); returns its URL."""

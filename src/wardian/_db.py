@@ -63,6 +63,7 @@ __all__ = [
     "atomic",
     "backup",
     "close_databases",
+    "configured_database_url",
     "connect",
     "connections_opened",
     "database_exists",
@@ -546,6 +547,18 @@ def _configured_url(path: Path) -> str | None:
     from wardian._pg import configured_url
 
     return configured_url(Path(path).parent)
+
+
+def configured_database_url() -> str | None:
+    """The PostgreSQL URL this installation uses (``WARDIAN_DATABASE_URL``, or
+    ``database.url`` in the data directory), or None for the SQLite files.
+
+    Raises:
+        UsageError: the configured URL is not a PostgreSQL URL.
+    """
+    from wardian.config import state_db_path
+
+    return _configured_url(state_db_path())
 
 
 def database_exists(path: Path) -> bool:

@@ -50,7 +50,9 @@ def add_invoker(cli: CliRunner, *extra: str, enable: bool = True, agent: str = "
 
 
 @pytest.fixture
-def agent() -> str:
+def agent(backend: str) -> str:
+    """An agent and the no-op blueprint, on each backend (`backend` in tests/conftest.py:
+    SQLite, then PostgreSQL for state and memory alike)."""
     write_noop_blueprint()
     return AgentRegistry().add("coder", "claude").id
 
@@ -84,6 +86,7 @@ def test_fires_once_per_event_and_redelivery_is_not_a_new_run(cli: CliRunner, ag
     assert SessionEventQueue().get(ev).status == "processed"
 
 
+@pytest.mark.pg_slow
 def test_boundaries_filter(cli: CliRunner, agent: str) -> None:
     clear_only = add_invoker(cli, "--boundary", "clear")
     record_session_close(agent, "shutdown", start_drain=False)
@@ -125,6 +128,7 @@ def test_require_archive_records_skip_with_each_reason(cli: CliRunner, agent: st
         r[:13] for r in reasons)
 
 
+@pytest.mark.pg_slow
 def test_archive_imported_and_described_in_trigger_input(cli: CliRunner, agent: str,
                                                          tmp_path: Path) -> None:
     inv = add_invoker(cli, "--require-archive")
@@ -147,6 +151,7 @@ def test_archive_imported_and_described_in_trigger_input(cli: CliRunner, agent: 
     assert "always use uv" in res.stdout
 
 
+@pytest.mark.pg_slow
 def test_automation_failure_never_blocks_the_event(cli: CliRunner, agent: str) -> None:
     inv = add_invoker(cli)
     # the blueprint disappears after the invoker was enabled
@@ -160,6 +165,7 @@ def test_automation_failure_never_blocks_the_event(cli: CliRunner, agent: str) -
     assert fire.outcome == "blocked" and "no blueprint with id" in (fire.skip_reason or "")
 
 
+@pytest.mark.pg_slow
 def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli: CliRunner,
                                                                           agent: str) -> None:
     from wardian.invokers.drain import MAX_EVENT_ATTEMPTS
@@ -209,6 +215,7 @@ def test_racing_drains_create_one_run_each(cli: CliRunner, agent: str) -> None:
     assert FireLog().count() == len(runs)
 
 
+@pytest.mark.pg_slow
 def test_detached_worker_runs_the_invoker(cli: CliRunner, agent: str) -> None:
     inv = add_invoker(cli)
     res = invoke(cli, "session", "close", "--agent", "coder", "--boundary", "clear",
@@ -224,6 +231,7 @@ def test_detached_worker_runs_the_invoker(cli: CliRunner, agent: str) -> None:
     assert run.status == "succeeded"
 
 
+@pytest.mark.pg_slow
 def test_add_validation_refusals(cli: CliRunner, agent: str) -> None:
     res = invoke(cli, "automation", "session-close", "add", "--blueprint", "nope",
                  "--name", "x", "--agent", "coder", "--assignments", "{}")
@@ -242,6 +250,7 @@ def test_add_validation_refusals(cli: CliRunner, agent: str) -> None:
     assert InvokerStore().list() == []
 
 
+@pytest.mark.pg_slow
 def test_list_show_enable_disable_remove(cli: CliRunner, agent: str) -> None:
     inv = add_invoker(cli, "--boundary", "clear", "--require-archive", enable=False)
     (doc,) = json.loads(invoke(cli, "automation", "session-close", "list", "--json").stdout)
@@ -256,6 +265,7 @@ def test_list_show_enable_disable_remove(cli: CliRunner, agent: str) -> None:
     assert invoke(cli, "automation", "session-close", "show", inv).exit_code == 1
 
 
+@pytest.mark.pg_slow
 def test_a_file_that_is_not_a_transcript_is_an_unreadable_transcript(cli: CliRunner, agent: str,
                                                                        tmp_path: Path) -> None:
     # The agent's provider (claude) makes it parse as Claude Code JSONL, where every line of

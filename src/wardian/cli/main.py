@@ -99,11 +99,17 @@ def _doctor() -> ModuleType:
     return doctor
 
 
+def _db() -> ModuleType:
+    from wardian.cli import db
+
+    return db
+
+
 GROUPS: dict[str, Callable[[], ModuleType]] = {
     "settings": _settings, "agent": _agent, "memory": _memory, "garden": _garden,
     "blueprint": _blueprint, "library": _library, "automation": _automation,
     "session": _session, "conversation": _conversation, "hooks": _hooks, "mcp": _mcp,
-    "serve": _serve, "doctor": _doctor,
+    "serve": _serve, "doctor": _doctor, "db": _db,
 }
 """Command name -> loader of its module (imports it when called). A module exposes `app`
 (a group) or `register(root)` (commands)."""
@@ -123,6 +129,7 @@ GROUP_HELP: dict[str, str] = {
     "serve": "Run the daemon: fire schedule invokers and drain session-close events.",
     "doctor": "Check the data directory, settings, hooks, invokers, runs, provider CLIs and"
               "\nmodel catalogs; each problem names the command that fixes it.",
+    "db": "The database: move an installation from SQLite to PostgreSQL.",
 }
 """Each command's one-line help, as its module says it (a test keeps them equal): the root
 ``--help`` lists these without importing every group (issue 19: ``--help`` <= 150 ms)."""

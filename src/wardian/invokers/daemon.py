@@ -205,6 +205,7 @@ class ScheduleDaemon:
         self._signals = 0  # SIGTERM/SIGINT received (written only by the handler)
         self._signals_taken = 0
         self._lock: Any = None
+        self._cluster_lock: Any = None
         self._runs: Any = None
         self.invokers: InvokerStore | None = None
         self.slots: SlotStore | None = None
@@ -218,6 +219,19 @@ class ScheduleDaemon:
             DaemonAlreadyRunning: another process holds it (names its pid and since).
         """
         self._lock = acquire_daemon_lock()
+        from wardian._db import configured_database_url
+
+        url = configured_database_url()
+        if url is not None:
+            # Machines sharing one PostgreSQL database share its scheduler too: one
+            # daemon across all of them, by a session advisory lock (issue 18).
+            from wardian._pg import SessionLock
+
+            self._cluster_lock = SessionLock.try_acquire(url, "serve")
+            if self._cluster_lock is None:
+                self._lock.release()
+                self._lock = None
+                raise DaemonAlreadyRunning(DaemonStatus(True, None, None), elsewhere=url)
         holder = _holder_file()
         from wardian._fs import write_private
 
@@ -235,6 +249,9 @@ class ScheduleDaemon:
             pass
         self._lock.release()
         self._lock = None
+        if self._cluster_lock is not None:
+            self._cluster_lock.release()
+            self._cluster_lock = None
 
     def open(self) -> None:
         """Open the stores, mark orphaned runs interrupted and finish a predecessor's work."""

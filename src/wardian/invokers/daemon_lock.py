@@ -51,8 +51,17 @@ class DaemonStatus:
 class DaemonAlreadyRunning(ConflictError):
     """Another ``wardian serve`` holds the daemon lock (exit 4)."""
 
-    def __init__(self, status: DaemonStatus) -> None:
+    def __init__(self, status: DaemonStatus, *, elsewhere: str | None = None) -> None:
         self.status = status
+        if elsewhere is not None:
+            from wardian._pg import redact_url
+
+            super().__init__(
+                "wardian serve is already running on another machine that shares the "
+                f"database {redact_url(elsewhere)}; only one daemon may run",
+                hint="stop that one first (SIGTERM stops it cleanly), or let it serve"
+                " every machine: events recorded here are drained there")
+            return
         who = f"pid {status.pid}" if status.pid else "another process"
         since = f", running since {status.since}" if status.since else ""
         # There is no stop command: say how a daemon is stopped (daemon.py handles both

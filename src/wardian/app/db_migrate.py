@@ -1,0 +1,155 @@
+"""`wardian db migrate --to postgresql://…`: move a SQLite installation to PostgreSQL
+(issue 18).
+
+Copies every row of ``memory.db`` and ``state.db`` (records with their ids and rowids,
+revisions, sources, vectors, receipts, capabilities, agents, invokers, runs, events, …)
+into the ``memory`` and ``state`` schemas of one PostgreSQL database, in one transaction
+on the server: it commits only after the row counts of every table match the source's and
+`MemoryStore.verify` finds nothing wrong on either side, so a failed or refused migration
+leaves the target as it was. The source files are only read (under their write lock, so
+the copy is one consistent snapshot).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wardian._db import Database, StateDB, atomic
+from wardian.errors import ConflictError, StoreError, UsageError
+
+__all__ = ["MigrateReport", "migrate_to_postgres"]
+
+
+@dataclass
+class MigrateReport:
+    """What `migrate_to_postgres` copied: rows per ``schema.table`` (source = target)."""
+
+    target: str
+    """The URL, password hidden."""
+    tables: dict[str, int] = field(default_factory=dict)
+    records_verified: int = 0
+
+
+def _every_state_component(db: StateDB) -> None:
+    """Run every state component's migrations on `db`, so both sides have every table."""
+    from wardian.config import SettingsStore
+    from wardian.engine.runs import RunStore
+    from wardian.invokers.drain import FireLog
+    from wardian.invokers.slots import SlotStore
+    from wardian.invokers.store import InvokerStore
+    from wardian.memory.maintenance.previews import PreviewCache
+    from wardian.providers.catalog import ModelCatalog
+    from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.archives import ArchiveStore
+    from wardian.runtime.recovery import _MIGRATIONS as RECOVERY
+    from wardian.runtime.session_events import SessionEventQueue
+
+    for store in (SettingsStore, FireLog, SlotStore, InvokerStore, PreviewCache,
+                  ModelCatalog, AgentRegistry, ArchiveStore, SessionEventQueue):
+        store(db=db)
+    RunStore(db=db, recover=False)
+    db.require("recovery", RECOVERY)  # a module function's table, no store object
+
+
+_IN_USE = (("memory", "records"), ("memory", "revisions"), ("state", "agents"),
+           ("state", "invokers"), ("state", "runs"))
+"""Tables that hold rows once an installation has been used: any row there, and the
+target is someone's Wardian (other tables may hold rows their migrations seeded)."""
+
+
+def _in_use(target: Database) -> str | None:
+    """The first ``schema.table`` of `_IN_USE` that holds a row in the target, or None."""
+    for schema, table in _IN_USE:
+        if target.conn.execute(f'SELECT 1 FROM "{schema}"."{table}" LIMIT 1').fetchone():
+            return f"{schema}.{table}"
+    return None
+
+
+def migrate_to_postgres(url: str, *, memory_path: Path | None = None,
+                        state_path: Path | None = None) -> MigrateReport:
+    """Copy this installation's SQLite files into the PostgreSQL database `url`.
+
+    Args:
+        url: ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE``; its schemas ``memory``
+            and ``state`` are created and migrated when missing, and must hold no rows.
+        memory_path / state_path: the SQLite files (default: the data directory's).
+
+    Returns:
+        `MigrateReport` with the rows copied per table.
+
+    Raises:
+        UsageError: `url` is not a PostgreSQL URL, or there is nothing to migrate (exit 2).
+        StoreError: the server cannot be reached (exit 1, with a hint), a table or column
+            is missing on the target, or the copy failed verification (rolled back).
+        ConflictError: the target already holds Wardian data (exit 4; nothing written).
+    """
+    from wardian._pg import (
+        PgConnection,
+        copy_table,
+        redact_url,
+        schema_lock_key,
+        sqlite_tables,
+        table_exists,
+        validate_url,
+    )
+    from wardian.config import memory_db_path, state_db_path
+    from wardian.memory.db import MemoryDB
+    from wardian.memory.store import MemoryStore
+
+    url = validate_url(url)
+    memory_path = memory_path or memory_db_path(create_dir=False)
+    state_path = state_path or state_db_path()
+    if not memory_path.exists() and not state_path.exists():
+        raise UsageError(f"nothing to migrate: neither {memory_path} nor {state_path} exists",
+                         hint="point WARDIAN_HOME at the installation to copy")
+    source_memory = MemoryDB.open_at(memory_path)
+    source_state = StateDB.open_at(state_path)
+    _every_state_component(source_state)
+    problems = MemoryStore(db=source_memory).verify()
+    if problems:
+        raise StoreError(
+            f"the source memory.db is inconsistent ({len(problems)} problem(s), first: "
+            f"{problems[0]}); nothing was copied",
+            hint="run `wardian doctor --check memory-history` and repair it first")
+    target_memory = MemoryDB.open_at(url, stands_for=memory_path)
+    target_state = StateDB.open_at(url, stands_for=state_path)
+    _every_state_component(target_state)
+    conn = target_memory.conn
+    assert isinstance(conn, PgConnection)
+    report = MigrateReport(redact_url(url))
+    plan = [("memory", source_memory, sqlite_tables(source_memory.conn)),
+            ("state", source_state, sqlite_tables(source_state.conn))]
+    # Both source files under their write lock: one consistent snapshot, no writer between.
+    with atomic(source_memory.conn), atomic(source_state.conn), conn.atomic():
+        conn.execute("SELECT pg_advisory_xact_lock(?)", (schema_lock_key("state"),))
+        busy = _in_use(target_memory)
+        if busy is not None:
+            raise ConflictError(
+                f"{report.target} already holds Wardian data ({busy} has rows);"
+                " nothing was copied",
+                hint="migrate into an empty database (createdb), or drop its memory"
+                " and state schemas first")
+        for schema, source, tables in plan:
+            for table in reversed(tables):  # children first: what migrations seeded goes
+                if table_exists(conn, schema, table):
+                    conn.execute(f'DELETE FROM "{schema}"."{table}"')
+            for table in tables:
+                copied = copy_table(source.conn, conn, table, schema=schema)
+                report.tables[f"{schema}.{table}"] = copied
+        for name, copied in report.tables.items():
+            schema, table = name.split(".")
+            source = source_memory if schema == "memory" else source_state
+            want = int(source.conn.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0])
+            got = int(conn.execute(f'SELECT COUNT(*) FROM "{schema}"."{table}"')
+                      .fetchone()[0])
+            if not want == got == copied:
+                raise StoreError(f"{name}: {want} rows in the source, {got} in the target;"
+                                 " rolled back, nothing was copied")
+        problems = MemoryStore(db=target_memory).verify()
+        if problems:
+            raise StoreError(
+                f"the copy does not verify ({len(problems)} problem(s), first: "
+                f"{problems[0]}); rolled back, nothing was copied")
+        report.records_verified = report.tables.get("memory.records", 0)
+    return report

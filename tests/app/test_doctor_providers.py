@@ -13,6 +13,8 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.runtime.agents import AgentRegistry
+
 CLAUDE_SONNET = '{"curator":{"target_type":"temporary_provider","provider":"claude",' \
                 '"model":"sonnet"}}'
 
@@ -95,7 +97,8 @@ def test_a_cli_on_path_is_listed_with_its_version(
 
 def test_an_agent_model_missing_from_the_catalog_names_the_set_command(
         cli: CliRunner, empty_path: Path) -> None:
-    _ok(cli, "agent", "add", "ada", "--provider", "builtin", "--model", "curator-rulez")
+    # written past `agent add`'s own check, as a catalog that changed since would leave it
+    AgentRegistry().add("ada", "builtin", model="curator-rulez")
     code, findings = _doctor(cli, "model-catalogs")
     assert code == 1
     bad = _about(findings, "agent ada")
@@ -109,7 +112,7 @@ def test_an_agent_model_missing_from_the_catalog_names_the_set_command(
 
 def test_an_unsupported_effort_and_a_never_fetched_catalog_are_problems(
         cli: CliRunner, empty_path: Path) -> None:
-    _ok(cli, "agent", "add", "ada", "--provider", "builtin", "--effort", "high")
+    AgentRegistry().add("ada", "builtin", effort="high")  # past `agent add`'s own check
     _ok(cli, "agent", "add", "bob", "--provider", "claude", "--model", "opus")
     code, findings = _doctor(cli, "model-catalogs")
     assert code == 1
@@ -134,7 +137,9 @@ def test_an_invoker_whose_agent_target_left_the_catalog_is_a_problem(
     code, findings = _doctor(cli, "model-catalogs")
     assert code == 0
     assert "curator → builtin curator-rules" in _about(findings, "invoker")["message"]
-    _ok(cli, "agent", "set", "ada", "--model", "gone-model")
+    registry = AgentRegistry()  # the model left the catalog after it was set
+    registry.update(registry.get("ada").id, model="gone-model")
+    registry.close()
     code, findings = _doctor(cli, "model-catalogs")
     assert code == 1
     bad = _about(findings, "session-close invoker")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import invoke
+from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401 - a fixture
 from typer.testing import CliRunner
 
 
@@ -126,3 +127,48 @@ def test_agent_exec_prints_the_collapsed_memory_loaded_line_first(cli: CliRunner
     assert lines.index("provider started") > 0
     res = invoke(cli, "garden", "memory", "loaded", "--agent", "ada", "--last")
     assert res.exit_code == 0 and res.stdout.count("Memory loaded ·") == 1
+
+
+def test_agent_add_and_set_check_the_model_against_the_catalog(cli: CliRunner) -> None:
+    """As the run start does (same catalog code): an unknown model or effort is exit 2 with
+    the known models and the refresh command; nothing is written."""
+    from wardian.runtime.agents import AgentRegistry
+
+    res = invoke(cli, "agent", "add", "xx", "--provider", "builtin", "--model", "nosuch")
+    assert res.exit_code == 2, res.output
+    assert "model 'nosuch' is not in the builtin catalog" in res.stderr
+    assert "curator-rules" in res.stderr  # the known models
+    assert "wardian agent models --provider builtin --refresh" in res.stderr
+    assert "xx" not in invoke(cli, "agent", "list").stdout
+    res = invoke(cli, "agent", "add", "xx", "--provider", "builtin", "--effort", "high")
+    assert res.exit_code == 2 and "effort 'high'" in res.stderr, res.stderr
+    res = invoke(cli, "agent", "add", "xx", "--provider", "builtin", "--model",
+                 "curator-rules")
+    assert res.exit_code == 0 and res.stderr == "", res.output
+    res = invoke(cli, "agent", "set", "xx", "--model", "curator-rulez")
+    assert res.exit_code == 2 and "known: curator-rules" in res.stderr, res.stderr
+    assert AgentRegistry().get("xx").model == "curator-rules"
+
+
+def test_agent_model_checks_a_refreshed_catalog_and_warns_without_one(
+    cli: CliRunner, fake_cli: FakeCli,  # noqa: F811
+) -> None:
+    from wardian.runtime.agents import AgentRegistry
+
+    # never refreshed: accepted, with a warning that says the model was not checked and how
+    res = invoke(cli, "agent", "add", "ada", "--provider", "codex", "--model", "gpt-9")
+    assert res.exit_code == 0, res.output
+    assert "Warning:" in res.stderr and "not checked" in res.stderr
+    assert "wardian agent models --provider codex --refresh" in res.stderr
+    assert invoke(cli, "agent", "models", "--provider", "codex", "--refresh").exit_code == 0
+    res = invoke(cli, "agent", "set", "ada", "--model", "gpt-5.1-codex-mini",
+                 "--effort", "xhigh")
+    assert res.exit_code == 2 and "supported: medium, high" in res.stderr, res.stderr
+    res = invoke(cli, "agent", "set", "ada", "--model", "gpt-5.1-codex-mini")
+    assert res.exit_code == 0 and res.stderr == "", res.output
+    res = invoke(cli, "agent", "set", "ada", "--provider", "builtin")  # keeps gpt-5.1-…
+    assert res.exit_code == 2 and "not in the builtin catalog" in res.stderr, res.stderr
+    assert "--model ''" in res.stderr
+    res = invoke(cli, "agent", "set", "ada", "--provider", "builtin", "--model", "")
+    assert res.exit_code == 0, res.output
+    assert AgentRegistry().get("ada").provider == "builtin"

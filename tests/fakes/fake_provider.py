@@ -181,6 +181,16 @@ def codex_exec() -> int:
         ]
         if SCENARIO == "no_effort_report":  # TurnContextItem.effort is skipped when None
             del lines[1]["payload"]["effort"]
+        # the conversation itself, as a real rollout holds it (FORMATS.md: response_item)
+        prompt = stdin if prompt_arg == "-" else prompt_arg
+        lines += [
+            {"timestamp": TS, "type": "response_item",
+             "payload": {"type": "message", "role": "user",
+                         "content": [{"type": "input_text", "text": prompt}]}},
+            {"timestamp": TS, "type": "response_item",
+             "payload": {"type": "message", "role": "assistant",
+                         "content": [{"type": "output_text", "text": ANSWER}]}},
+        ]
         (day / f"rollout-2026-11-29T20-00-00-{thread_id}.jsonl").write_text(
             "".join(json.dumps(x) + "\n" for x in lines))
     del prompt_arg

@@ -2,8 +2,11 @@
 several daemons started at once each round. Afterwards: 0 duplicate runs, 0 slots without a
 recorded outcome, 0 gaps in any invoker's slot sequence, no run executed twice.
 
-Random kill timing is the point of the harness (not synchronisation); every wait for a state
-polls a condition with a deadline.
+Random kill timing is the point of the harness (not synchronisation). Every wait polls a
+condition and ends when it holds or the processes it waits on have exited; nothing is bounded
+by a clock except the test's timeout marker, a safety net for a hang (under load on 2 cores
+a round just takes longer). Half the rounds time their kill from "ready" so that the loop
+runs under load too; the other half from "started", killing daemons during recovery.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ MIN_SLOTS = 1000
 MIN_KILLS = 5
 MAX_ROUNDS = 400
 """A bound on kill rounds (a count, not a clock: under load a round just takes longer)."""
+POLL_S = 0.01
+"""How often a wait looks at the log or the database (an interval, not a deadline)."""
 
 
 def _serve(log: Path) -> subprocess.Popen[bytes]:
@@ -54,6 +59,33 @@ def _serve(log: Path) -> subprocess.Popen[bytes]:
     with log.open("ab") as out:
         return subprocess.Popen([sys.executable, "-m", "wardian", "serve", "--poll", "0.02"],
                                 stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ))
+
+
+def _wait_for_line(log: Path, procs: list[subprocess.Popen[bytes]], word: str) -> bool:
+    """Wait until one of `procs` logs ``wardian serve <word> (pid N)``; False when they all
+    exited first (the refused ones exit 4, so a round whose holder crashed ends here)."""
+    lines = {f"{word} (pid {p.pid})" for p in procs}
+    while True:
+        text = log.read_text()
+        if any(line in text for line in lines):
+            return True
+        if all(p.poll() is not None for p in procs):
+            return any(line in log.read_text() for line in lines)
+        time.sleep(POLL_S)
+
+
+def _caught_up(slots: SlotStore, configs: dict[str, ScheduleConfig]) -> bool:
+    """Whether every invoker has a recorded slot for each fire time up to its disable."""
+    for inv_id, config in configs.items():
+        state = slots.state(inv_id)
+        if state is None or state.disabled_at is None:
+            return False
+        since = parse_utc(state.active_since)
+        last = slots.last_slot(inv_id)
+        start = max(last, since) if last else since
+        if config.fire_times.between(start, parse_utc(state.disabled_at), limit=1):
+            return False
+    return True
 
 
 def _slot_count() -> int:
@@ -94,11 +126,10 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
         rounds += 1
         assert rounds <= MAX_ROUNDS, f"{_slot_count()} slots after {MAX_ROUNDS} kill rounds"
         procs = [_serve(log) for _ in range(rng.choice([1, 2, 3]))]
-        pids = {f"started (pid {p.pid})" for p in procs}
-        up_by = time.monotonic() + 30
-        while not any(pid in log.read_text() for pid in pids):
-            assert time.monotonic() < up_by, "no daemon started"
-            time.sleep(0.01)
+        word = rng.choice(["started", "ready"])
+        if not _wait_for_line(log, procs, word):
+            codes = [p.wait() for p in procs]
+            raise AssertionError(f"no daemon {word}: exit codes {codes}")
         deadline = time.monotonic() + rng.uniform(0.3, 1.5)
         while time.monotonic() < deadline:  # random kill time: not a synchronisation point
             time.sleep(0.01)
@@ -108,40 +139,41 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
             if p.poll() is None:
                 p.send_signal(signal.SIGKILL)
                 kills += 1
-        codes = [p.wait(30) for p in procs]
+        codes = [p.wait() for p in procs]  # SIGKILL cannot be ignored
         assert set(codes) <= {4, -signal.SIGKILL}, codes
         refusals += codes.count(4)
 
     # A final daemon catches up and finishes everything, then stops cleanly. The invokers
-    # are disabled first so that it reaches a moment with nothing in flight.
+    # are disabled first so that it reaches a moment with nothing in flight: every slot up
+    # to the disable recorded (a pass after "ready" did that) and nothing left to run.
     rounds_s = time.monotonic() - started
+    store = InvokerStore()
+    configs = {inv_id: ScheduleConfig.from_config(store.get(inv_id).config)
+               for inv_id in invokers}
     for inv_id in invokers:
         set_schedule_enabled(inv_id, False)
     final = _serve(log)
+    assert _wait_for_line(log, [final], "ready"), f"final daemon exited {final.wait()}"
     slots = SlotStore()
     runs = RunStore(recover=False)
-    end = time.monotonic() + 60
-    while True:
-        assert time.monotonic() < end, "final daemon did not settle"
-        pending = slots.pending()
-        unsettled = slots.unsettled()
-        queued = [r for inv_id in invokers
-                  for r in runs.list(invoker_id=inv_id, status="queued", limit=1)]
-        if (not pending and not unsettled and not queued
-                and f"started (pid {final.pid})" in log.read_text()):
-            break
-        time.sleep(0.05)
+    while not (_caught_up(slots, configs) and not slots.pending() and not slots.unsettled()
+               and not [r for inv_id in invokers
+                        for r in runs.list(invoker_id=inv_id, status="queued", limit=1)]):
+        assert final.poll() is None, f"final daemon exited {final.returncode} before settling"
+        time.sleep(POLL_S)
     final.send_signal(signal.SIGTERM)
-    assert final.wait(60) == 0
+    stop_sent = time.monotonic()
+    assert final.wait() == 0  # waits on the process; the timeout marker catches a hang
+    stop_s = time.monotonic() - stop_sent
 
     # --- verification ---------------------------------------------------------------------
     all_slots = slots.all_slots()
     assert len(all_slots) >= MIN_SLOTS
     assert not [s for s in all_slots if s.outcome == "pending"], "slot without an outcome"
-    store = InvokerStore()
     for inv_id in invokers:
         mine = [s for s in all_slots if s.invoker_id == inv_id]
-        config = ScheduleConfig.from_config(store.get(inv_id).config)
+        assert mine, f"invoker {inv_id[:8]} has no slots"
+        config = configs[inv_id]
         state = slots.state(inv_id)
         assert state is not None
         expected = config.fire_times.between(parse_utc(state.active_since),
@@ -179,5 +211,5 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     outcomes = Counter(s.outcome for s in all_slots)
     print(f"\nkill harness: {len(all_slots)} slots {dict(outcomes)}, runs {dict(statuses)}, "
           f"{kills} kill -9 in {rounds} rounds, {refusals} refused starts, kill rounds "
-          f"{rounds_s:.1f} s, "
+          f"{rounds_s:.1f} s, SIGTERM to exit {stop_s:.2f} s, "
           f"total {time.monotonic() - started:.1f} s")

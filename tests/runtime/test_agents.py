@@ -15,7 +15,7 @@ def _add(cli, name: str = "ada"):  # type: ignore[no-untyped-def]
     result = invoke(cli, "agent", "add", name, "--provider", "claude", "--model", "m1",
                     "--effort", "low", "--workspace", ".", "--json")
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)  # a catalog warning goes to stderr
 
 
 def test_add_gives_a_uuid4_and_list_show_expose_it(cli) -> None:  # type: ignore[no-untyped-def]

@@ -7,13 +7,15 @@ the known providers, ``agent set`` is validated like ``add``); issue 13 (agent r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from wardian.errors import UsageError
 
-__all__ = ["RemovedAgent", "check_provider", "check_workspace", "remove_agent", "set_agent"]
+__all__ = ["RemovedAgent", "check_provider", "check_selection", "check_workspace",
+           "remove_agent", "set_agent"]
 
 
 def check_provider(provider: str) -> str:
@@ -36,6 +38,48 @@ def check_provider(provider: str) -> str:
     return provider
 
 
+def check_selection(provider: str, model: str | None, effort: str | None, *,
+                    clear_hint: bool = False) -> str | None:
+    """Check an agent's provider/model/effort against the model catalog, with the same
+    catalog code the run start uses (`ModelCatalog.validate_selection`). Read-only.
+
+    Args:
+        clear_hint: name ``--model ''``/``--effort ''`` in the hint (``agent set``, where
+            the value may be the agent's earlier one).
+
+    Returns:
+        None when checked, else a warning saying what could not be checked and why: the
+        provider's catalog was never refreshed, or its last refresh failed (the value is
+        accepted; the run start checks it again once the catalog exists).
+
+    Raises:
+        ValidationError (exit 2): the model is not in the catalog (the known ones and the
+            refresh command are named), or the effort is not supported.
+    """
+    if model is None and effort is None:
+        return None
+    from wardian.errors import ValidationError
+    from wardian.providers.catalog import ModelCatalog
+    from wardian.providers.errors import CatalogNotRefreshed, refresh_command
+
+    catalog = ModelCatalog()
+    try:
+        catalog.validate_selection(provider, model, effort)
+    except CatalogNotRefreshed as exc:  # also a refresh that failed: nothing to check with
+        what = " and ".join(f"{k} {v!r}" for k, v in (("model", model), ("effort", effort))
+                            if v is not None)
+        return (f"{what} not checked: {exc.message}; run {refresh_command(provider)} to "
+                "check it (a run checks it again when it starts)")
+    except ValidationError as exc:
+        if clear_hint:
+            raise ValidationError(exc.message, hint=(exc.hint or "") + "; or clear it with "
+                                  "--model '' / --effort ''") from exc
+        raise
+    finally:
+        catalog.close()
+    return None
+
+
 def check_workspace(workspace: str) -> str:
     """Return `workspace` when it is an existing directory.
 
@@ -50,7 +94,8 @@ def check_workspace(workspace: str) -> str:
 
 
 def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None = None,
-              effort: str | None = None, workspace: str | None = None) -> Any:
+              effort: str | None = None, workspace: str | None = None,
+              warn: Callable[[str], object] | None = None) -> Any:
     """Change an agent's provider, model, effort or workspace, validated as ``agent add``
     validates them; its id, name and memory stay (memory follows the agent across provider
     changes). Effective for newly launched processes. ``""`` clears model, effort or
@@ -59,9 +104,14 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
     Returns:
         The updated `wardian.runtime.agents.Agent`.
 
+    The resulting selection (the new values over the agent's current ones) is checked
+    against the model catalog (`check_selection`); `warn` receives the warning when the
+    catalog cannot check it.
+
     Raises:
         UsageError: nothing to change, an unknown provider, or a workspace that is not a
-            directory. NotFoundError: no such agent.
+            directory. ValidationError: a model or effort the catalog does not have.
+            NotFoundError: no such agent.
     """
     from wardian.runtime.agents import AgentRegistry
 
@@ -75,6 +125,12 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
     registry = AgentRegistry()
     try:
         agent = registry.get(name_or_id)
+        chosen = [agent.model if model is None else (model or None),
+                  agent.effort if effort is None else (effort or None)]
+        warning = check_selection(provider or agent.provider, chosen[0], chosen[1],
+                                  clear_hint=True)
+        if warning and warn is not None:
+            warn(warning)
         return registry.update(agent.id, provider=provider, model=model, effort=effort,
                                workspace=workspace)
     finally:

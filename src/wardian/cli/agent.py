@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, print_table, require_operator, stdout
+from wardian.cli._common import (
+    JsonOption,
+    emit_json,
+    print_table,
+    require_operator,
+    stderr,
+    stdout,
+)
 
 app = typer.Typer(help="Agents: durable identities, their managed processes and models.",
                   no_args_is_help=True)
@@ -19,19 +26,23 @@ app = typer.Typer(help="Agents: durable identities, their managed processes and 
 def add(
     name: str = typer.Argument(..., help="Unique agent name."),
     provider: str = typer.Option(..., "--provider", help="Provider of its CLI, e.g. claude."),
-    model: str | None = typer.Option(None, "--model", help="Exact model id."),
+    model: str | None = typer.Option(
+        None, "--model", help="Exact model id, checked against `wardian agent models`."),
     effort: str | None = typer.Option(None, "--effort", help="Effort level."),
     workspace: str | None = typer.Option(None, "--workspace", help="Default workspace path."),
     as_json: bool = JsonOption,
 ) -> None:
     """Create an agent (a UUID4 id is allocated) and print it."""
-    from wardian.app.agents import check_provider, check_workspace
+    from wardian.app.agents import check_provider, check_selection, check_workspace
     from wardian.runtime.agents import AgentRegistry
 
     require_operator()
     check_provider(provider)
     if workspace is not None:
         check_workspace(workspace)
+    warning = check_selection(provider, model, effort)
+    if warning:
+        stderr(f"Warning: {warning}")
     agent = AgentRegistry().add(name, provider, model=model, effort=effort, workspace=workspace)
     if as_json:
         emit_json(agent.to_json())
@@ -43,7 +54,8 @@ def add(
 def set_(
     name_or_id: str = typer.Argument(..., help="Agent name, id or unique id prefix."),
     provider: str | None = typer.Option(None, "--provider", help="Provider of its CLI."),
-    model: str | None = typer.Option(None, "--model", help="Exact model id."),
+    model: str | None = typer.Option(
+        None, "--model", help="Exact model id, checked against `wardian agent models`."),
     effort: str | None = typer.Option(None, "--effort", help="Effort level."),
     workspace: str | None = typer.Option(None, "--workspace", help="Default workspace path."),
     as_json: bool = JsonOption,
@@ -54,7 +66,7 @@ def set_(
 
     require_operator()
     agent = set_agent(name_or_id, provider=provider, model=model, effort=effort,
-                      workspace=workspace)
+                      workspace=workspace, warn=lambda msg: stderr(f"Warning: {msg}"))
     if as_json:
         emit_json(agent.to_json())
     else:

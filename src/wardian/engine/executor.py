@@ -43,6 +43,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from wardian._db import in_this_scope
+from wardian._util import new_id
 from wardian.engine.runs import REDACTED, LeaseLost, Run, RunStore
 from wardian.errors import UsageError, ValidationError, WardianError
 
@@ -515,12 +516,31 @@ class _Execution:
                 launch = prepare_step_launch(str(assignment["agent"]), workspace=run.workspace)
             except WardianError as exc:
                 raise _StepFailed(exc.render(), retry=False) from None
+            if launch.workspace is None and adapter.runs_process:
+                # Its provider may save workspace-scoped memory: in a scratch directory
+                # that would be a workspace nobody ever opens again.
+                raise _StepFailed(
+                    f"role {step.role!r} runs as agent {launch.agent_name!r}, but the run "
+                    "and the agent have no workspace for what it saves (give the "
+                    f"agent one: `wardian agent set {launch.agent_name} --workspace PATH`, "
+                    "or start the run with a workspace)", retry=False)
+        # Whatever transcript the provider keeps of this call is the step's own, never a
+        # session of an agent (runtime.automation_sessions): recorded before it starts.
+        from wardian.runtime.automation_sessions import ENV_AUTOMATION_STEP, begin_step
+
+        automation_id = None
+        if adapter.runs_process:  # in-process and HTTP providers keep no transcript here
+            automation_id = launch.launch_id if launch is not None else new_id()
+            begin_step(automation_id, run_id=run.id, step_id=step.id, provider=provider,
+                       cwd=launch.workspace if launch is not None else run.workspace)
         request = ProviderRequest(
             provider=provider, model=model, effort=effort,
             system=loaded.blueprint.roles.get(step.role, ""), prompt=rendered["prompt"],
-            output_schema=schema, timeout_s=timeout, cwd=run.workspace,
+            output_schema=schema, timeout_s=timeout,
+            cwd=launch.workspace if launch is not None else run.workspace,
             payload=rendered["payload"],
-            launch_env=launch.env if launch else {},
+            launch_env={**(launch.env if launch else {}),
+                        **({ENV_AUTOMATION_STEP: automation_id} if automation_id else {})},
             launch_prefix=launch.prefix if launch else [])
         stop = threading.Event()
 
@@ -529,10 +549,16 @@ class _Execution:
 
         # The adapter enforces `timeout_s` (and kills the process tree); the grace covers
         # an adapter that does not return.
+        outcome: Any = None
         try:
-            result = self._in_thread(call, timeout + 30.0, stop,
-                                     f"role {step.role!r} ({provider})")
+            result = outcome = self._in_thread(call, timeout + 30.0, stop,
+                                               f"role {step.role!r} ({provider})")
+        except _StepFailed as failed:
+            outcome = failed.__cause__  # the adapter's error names the session it left
+            raise
         finally:
+            if automation_id is not None:
+                self._end_automation(automation_id, provider, outcome, step)
             if launch is not None:
                 self._end_launch(launch, run, step)
         if not isinstance(result, ProviderResult):
@@ -560,6 +586,21 @@ class _Execution:
             extra["agent"] = launch.agent_name
             extra["launch_id"] = launch.launch_id
         return (output if schema is not None else text), extra
+
+    def _end_automation(self, automation_id: str, provider: str, outcome: Any,
+                        step: Step) -> None:
+        """Record the session a role step's provider reported (a `ProviderResult`, or the
+        adapter's error) as the step's own; a failure is an event, never the outcome."""
+        from wardian.runtime.automation_sessions import end_step
+
+        try:
+            end_step(automation_id, host=provider,
+                     session_id=getattr(outcome, "session_id", None),
+                     transcript_path=getattr(outcome, "transcript_path", None))
+        except Exception as exc:
+            self.emit("step.automation_session_not_recorded",
+                      {"launch_id": automation_id, "error": f"{type(exc).__name__}: {exc}"},
+                      step.id)
 
     def _end_launch(self, launch: StepLaunch, run: Run, step: Step) -> None:
         """Revoke an agent-assigned step's capability; a failure is an event, never the

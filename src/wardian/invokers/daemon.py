@@ -16,10 +16,22 @@ Then the loop, every `poll_s` (default 0.1 s) or sooner when a slot is due: read
 invokers (so CLI changes apply within one poll, far under 2 s), compute each one's due slots
 from its last recorded slot, decide their outcomes (`plan_due_slots`), record them (UNIQUE
 ``(invoker, scheduled time)``) and only then create and dispatch runs on worker threads. A
-separate thread calls `drain_once` whenever the session-event queue has work. SIGTERM/SIGINT
-stop the loop; in-flight runs get `shutdown_timeout_s` to finish (a second signal cuts that
-short), then are asked to cancel at their next safe point; what still runs 10 s later is left
-for the next start to mark interrupted.
+separate thread calls `drain_once` whenever the session-event queue has work.
+
+Stopping (SIGTERM/SIGINT, `request_stop`) never waits without a bound, and says what it waits
+for:
+
+* the loop ends within the pass under way: it decides no further invoker, and slots it
+  decided to run but had not dispatched stay ``pending``; nothing new starts (a run handed
+  to a worker but not begun stays ``queued``, its slot unsettled); the next start finishes
+  both. The drain stops between events and before each run, leaving the rest pending;
+* runs already executing here (schedule runs and the drain's) get `shutdown_timeout_s` to
+  finish (a second signal cuts that short), then are asked to cancel at their next safe
+  point (a provider's process tree is killed); what still runs `cancel_grace_s` later is
+  left behind: its workers are daemon threads, so the process exits anyway, and the run
+  keeps this process's identity as its owner, which the next start (or any store open)
+  finds dead and marks the run ``interrupted``, resumable with
+  ``wardian automation run resume``.
 
 The clock is injectable (`ScheduleDaemon(clock=...)`) and nothing else: ``wardian serve`` always
 uses the real UTC time, and no environment variable or file can move it (tests that jump hours
@@ -31,11 +43,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import signal
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -104,6 +116,45 @@ class _InFlight:
             return sum(len(v) for v in self.by_invoker.values())
 
 
+class _Workers:
+    """Runs submitted calls on up to `size` **daemon** threads, in submission order.
+
+    Not `concurrent.futures.ThreadPoolExecutor`: the interpreter joins its threads at exit,
+    so one run that never returns (an action ignoring ``should_stop()``) kept a stopped
+    ``wardian serve`` from exiting at all, after it had logged that it was leaving the run
+    for the next start. A daemon thread is abandoned at exit instead; the run it was
+    executing stays resumable (see the module docstring).
+    """
+
+    def __init__(self, size: int, name: str) -> None:
+        self._size = size
+        self._name = name
+        self._calls: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def submit(self, call: Callable[[], None]) -> None:
+        """Queue `call`; it runs on one of the threads (started as needed, up to `size`)."""
+        with self._lock:
+            self._calls.put(call)
+            if len(self._threads) < self._size:
+                thread = threading.Thread(target=self._work, daemon=True,
+                                          name=f"{self._name}-{len(self._threads)}")
+                self._threads.append(thread)
+                thread.start()
+
+    def _work(self) -> None:
+        while (call := self._calls.get()) is not None:
+            with contextlib.suppress(Exception):  # the call logs its own failures
+                call()
+
+    def shutdown(self) -> None:
+        """Let every thread end once the calls queued before this are done (never waits)."""
+        with self._lock:
+            for _ in self._threads:
+                self._calls.put(None)
+
+
 class ScheduleDaemon:
     """The ``wardian serve`` process body (see the module docstring).
 
@@ -113,31 +164,41 @@ class ScheduleDaemon:
         workers: threads executing runs of ``parallel`` invokers (``skip`` and ``queue``
             invokers run one at a time, each on its own thread).
         shutdown_timeout_s: how long a stop waits for in-flight runs, seconds.
+        cancel_grace_s: how long it then waits for the runs asked to cancel, seconds
+            (default 10; ``wardian serve`` always uses the default).
         drain: also drain session-close events (default True).
         log: one-line logger (default: print to stdout, flushed).
 
     Raises:
-        UsageError: `poll_s` or `shutdown_timeout_s` out of range.
+        UsageError: `poll_s`, `shutdown_timeout_s` or `cancel_grace_s` out of range.
     """
 
     def __init__(self, *, clock: Callable[[], datetime] | None = None, poll_s: float = 0.1,
-                 workers: int = 8, shutdown_timeout_s: float = 30.0, drain: bool = True,
+                 workers: int = 8, shutdown_timeout_s: float = 30.0,
+                 cancel_grace_s: float = 10.0, drain: bool = True,
                  log: Callable[[str], None] | None = None) -> None:
         if not 0.01 <= poll_s <= 2.0:
             raise UsageError(f"--poll {poll_s:g} is outside 0.01 to 2 seconds",
                              hint="the default 0.1 picks up CLI changes within 0.1 s")
         if shutdown_timeout_s < 0:
             raise UsageError("--shutdown-timeout must not be negative")
+        if cancel_grace_s < 0:
+            raise UsageError("cancel_grace_s must not be negative")
         self.clock = clock or utc_now
         self.poll_s = poll_s
         self.shutdown_timeout_s = shutdown_timeout_s
+        self.cancel_grace_s = cancel_grace_s
         self.drain_enabled = drain
-        self.log = log or (lambda line: print(line, flush=True))
+        self._log = log or (lambda line: print(line, flush=True))
         self.stop_event = threading.Event()
         self.hurry_event = threading.Event()
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="run")
-        self._serial: dict[str, ThreadPoolExecutor] = {}
+        self._pool = _Workers(workers, "run")
+        self._serial: dict[str, _Workers] = {}
         self._inflight = _InFlight()
+        self._changed = threading.Condition()
+        """Notified when a run ends, the drain thread ends or a stop signal arrives."""
+        self._drain_thread: threading.Thread | None = None
+        self._closed = False
         self._entries: dict[str, _Entry] = {}
         self._local = threading.local()
         self._failed = False
@@ -223,41 +284,99 @@ class ScheduleDaemon:
         except Exception as exc:  # a broken library must not stop the daemon
             self.log(f"{self._stamp()} warm-up: {type(exc).__name__}: {exc}")
 
+    def log(self, line: str) -> None:
+        """Log one line; silent once `close` has left work behind (a thread abandoned at
+        exit must not write to a stream the interpreter is closing)."""
+        if self._closed and threading.current_thread() is not threading.main_thread():
+            return
+        self._log(line)
+
     def close(self) -> None:
-        """Stop: let in-flight runs finish for up to `shutdown_timeout_s` (cut short by a
-        second `request_stop`), then ask the ones still running to cancel at their next safe
-        point (the engine stops the step and records the run ``cancelled``), wait up to 10 s
-        more, and close the stores."""
-        self._wait_inflight(self.shutdown_timeout_s, hurry=True)
-        left = self._inflight.ids()
+        """Stop (module docstring): start nothing new; let the runs executing here finish for
+        up to `shutdown_timeout_s` (cut short by a second `request_stop`); ask the ones still
+        running to cancel at their next safe point (the engine stops the step and records
+        the run ``cancelled``) and wait up to `cancel_grace_s` more; then close the stores,
+        leaving whatever still runs to the next start. Never waits longer than that."""
+        self.stop_event.set()
+        self._notify()
+        self._wait_idle(self.shutdown_timeout_s, "to finish", hurry=True)
+        left = self._running_here()
         if left and self._runs is not None:
             why = ("on a second stop signal" if self.hurry_event.is_set()
                    else f"after {self.shutdown_timeout_s:g} s")
-            self.log(f"{self._stamp()} cancelling {len(left)} run(s) still running {why}")
+            self.log(f"{self._stamp()} cancelling {len(left)} run(s) still running {why}: "
+                     f"{_ids(left)}")
             for run_id in left:
                 with contextlib.suppress(WardianError):  # it may have finished meanwhile
                     self._runs.request_cancel(run_id)
-            self._wait_inflight(10.0)
-        left = self._inflight.ids()
+            self._wait_idle(self.cancel_grace_s, "to stop at their next safe point")
+        left = self._running_here()
         if left:
-            self.log(f"{self._stamp()} exiting with {len(left)} run(s) still running; "
-                     "the next start marks them interrupted")
-        self._pool.shutdown(wait=False, cancel_futures=True)
+            self.log(f"{self._stamp()} exiting with {len(left)} run(s) still running "
+                     f"({_ids(left)}); their owner (this process) is gone once it exits, so "
+                     "the next start marks them interrupted and `wardian automation run "
+                     "resume RUN` continues them")
+        elif self._busy():
+            self.log(f"{self._stamp()} exiting while waiting for {self._waiting_for()}; "
+                     "what it leaves is finished by the next start")
+        self._closed = True
+        self._pool.shutdown()
         for pool in self._serial.values():
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown()
         for store in (self.invokers, self.slots, self._runs):
             closer = getattr(store, "close", None)
             if closer is not None:
                 with contextlib.suppress(Exception):  # closing must not mask the exit
                     closer()
 
-    def _wait_inflight(self, seconds: float, *, hurry: bool = False) -> None:
+    def _busy(self) -> bool:
+        """Whether a run is in flight here or the drain thread is still working."""
+        drain = self._drain_thread
+        return bool(self._inflight.count()) or (drain is not None and drain.is_alive())
+
+    def _running_here(self) -> list[str]:
+        """Runs recorded ``running`` with this process as their owner: schedule runs and
+        the drain's (a queued run is not asked to cancel: the next start executes it)."""
+        ids: set[str] = set()
+        if self._runs is not None:
+            with contextlib.suppress(Exception):  # a busy database must not stall the stop
+                ids = {str(r.id) for r in self._runs.list(status="running", limit=10_000)
+                       if r.owner_pid == os.getpid()}
+        return sorted(ids)
+
+    def _waiting_for(self) -> str:
+        parts = []
+        if self._inflight.count():
+            parts.append(f"{self._inflight.count()} run(s) in flight "
+                         f"({_ids(self._inflight.ids())})")
+        drain = self._drain_thread
+        if drain is not None and drain.is_alive():
+            parts.append("the session-close drain (it stops before its next event or run)")
+        return " and ".join(parts)
+
+    def _wait_idle(self, seconds: float, what: str, *, hurry: bool = False) -> None:
+        """Wait up to `seconds` until nothing runs here (woken when a run or the drain
+        ends; with `hurry`, a second stop signal ends the wait at once). Logs what it
+        waits for."""
+        waiting = self._waiting_for()
+        if not waiting:
+            return
+        self.log(f"{self._stamp()} stopping: waiting up to {seconds:g} s for {waiting} "
+                 f"{what}")
         deadline = time.monotonic() + seconds
-        while self._inflight.count() and time.monotonic() < deadline:
-            self._take_signals()
-            if hurry and self.hurry_event.is_set():
-                return
-            time.sleep(0.02)
+        with self._changed:
+            while self._busy():
+                self._take_signals()  # a second signal hurries (the handler only counts)
+                if hurry and self.hurry_event.is_set():
+                    return
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._changed.wait(min(left, 0.1))
+
+    def _notify(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
 
     def runs_left(self) -> int:
         """How many runs still execute here (after `serve` returned: runs that ignored the
@@ -270,6 +389,7 @@ class ScheduleDaemon:
         if self.stop_event.is_set():
             self.hurry_event.set()
         self.stop_event.set()
+        self._notify()
 
     def serve(self) -> int:
         """Run until SIGTERM/SIGINT (or `stop_event`); returns the exit code (0).
@@ -283,23 +403,17 @@ class ScheduleDaemon:
             self.log(f"{self._stamp()} wardian serve started (pid {os.getpid()})")
             self.open()
             self.log(f"{self._stamp()} wardian serve ready (pid {os.getpid()})")
-            drain_thread = None
-            if self.drain_enabled:
-                drain_thread = threading.Thread(target=self._drain_loop, name="drain",
-                                                daemon=True)
-                drain_thread.start()
+            if self.drain_enabled and not self.stop_event.is_set():
+                self._drain_thread = threading.Thread(target=self._drain_loop, name="drain",
+                                                      daemon=True)
+                self._drain_thread.start()
             while True:
                 self._take_signals()  # at most `poll_s` (<= 2 s) after a signal arrived
                 if self.stop_event.is_set():
                     break
                 wait = self.tick()
                 self.stop_event.wait(wait)
-            self.log(f"{self._stamp()} stopping: no new slots; waiting for running runs")
-            if drain_thread is not None:
-                deadline = time.monotonic() + self.shutdown_timeout_s
-                while drain_thread.is_alive() and time.monotonic() < deadline:
-                    drain_thread.join(0.1)
-                    self._take_signals()
+            self.log(f"{self._stamp()} stopping: no new slots, runs or drain passes")
             self.close()
             self.log(f"{self._stamp()} wardian serve stopped")
             return 0
@@ -408,6 +522,8 @@ class ScheduleDaemon:
         for gone in set(self._entries) - live:
             del self._entries[gone]
         for invoker in invokers:
+            if self.stop_event.is_set():  # the next start decides the rest (its cursor)
+                break
             try:
                 wait = min(wait, self._tick_invoker(invoker, states.get(invoker.id), now))
             except WardianError as exc:
@@ -491,6 +607,10 @@ class ScheduleDaemon:
                 self._log_outcome(invoker, d, None)
                 continue
             key = slot_key(d.scheduled)
+            if self.stop_event.is_set():
+                self.log(f"{self._stamp()} schedule {invoker.name} ({invoker.id[:8]}) slot "
+                         f"{key}: left pending for the next start (stopping)")
+                continue
             run_id, status = dispatch_slot(self._runs, self.slots, invoker, key, late_s=d.late_s)
             self._log_outcome(invoker, d, (run_id, status))
             if status == "queued":
@@ -523,23 +643,33 @@ class ScheduleDaemon:
         self._inflight.add(invoker.id, run_id)
         pool = self._pool
         if overlap != "parallel":  # skip and queue: one run of the invoker at a time
-            pool = self._serial.setdefault(
-                invoker.id, ThreadPoolExecutor(max_workers=1, thread_name_prefix="queue"))
+            pool = self._serial.setdefault(invoker.id, _Workers(1, "queue"))
+
         def work() -> None:
             from wardian.engine.executor import execute_run
 
             try:
-                run = execute_run(run_id, store=self._thread_runs())
-                self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} finished: "
-                         f"{getattr(run, 'status', '?')}")
-            except Exception as exc:  # a failed run must not kill the daemon
-                self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} failed to "
-                         f"execute: {type(exc).__name__}: {exc}")
-            finally:
+                if self.stop_event.is_set():
+                    # Stopping: leave it queued with its slot unsettled; the next start
+                    # executes it (`recover`) instead of this stop waiting for it.
+                    self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} left "
+                             "queued for the next start (stopping)")
+                    return
+                try:
+                    run = execute_run(run_id, store=self._thread_runs())
+                    self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} finished: "
+                             f"{run.status}")
+                except Exception as exc:  # a failed run must not kill the daemon
+                    self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} failed to "
+                             f"execute: {type(exc).__name__}: {exc}")
                 try:
                     self._thread_slots().settle(invoker.id, scheduled_time)
-                finally:
-                    self._inflight.done(invoker.id, run_id)
+                except Exception as exc:  # e.g. a locked database; `recover` settles it
+                    self.log(f"{self._stamp()} slot {scheduled_time} of {invoker.name} not "
+                             f"settled ({type(exc).__name__}: {exc}); the next start does")
+            finally:
+                self._inflight.done(invoker.id, run_id)
+                self._notify()
 
         pool.submit(work)
 
@@ -579,12 +709,13 @@ class ScheduleDaemon:
             finally:
                 queue.close()
                 fires.close()
+                self._notify()
             return
         try:
             while not self.stop_event.is_set():
                 try:
                     if queue.has_pending() or fires.undispatched(limit=1):
-                        report = drain_once()
+                        report = drain_once(stop=self.stop_event)
                         for line in report.errors:
                             self.log(f"{self._stamp()} drain: {line}")
                         if report.events or report.executed:
@@ -598,6 +729,7 @@ class ScheduleDaemon:
         finally:
             queue.close()
             fires.close()
+            self._notify()
 
     def _drain_on_notify(self, queue: Any, fires: Any, drain_once: Any) -> None:
         """The drain loop on PostgreSQL: sleep on ``LISTEN`` (`wardian._pg_coord`) instead
@@ -612,7 +744,7 @@ class ScheduleDaemon:
                 progress = False
                 try:
                     if queue.has_pending() or fires.undispatched(limit=1):
-                        report = drain_once()
+                        report = drain_once(stop=self.stop_event)
                         for line in report.errors:
                             self.log(f"{self._stamp()} drain: {line}")
                         progress = bool(report.events or report.executed)
@@ -632,3 +764,8 @@ NOTIFY_FALLBACK_S = 1.0
 """PostgreSQL: the longest the drain sleeps without a notification, seconds (also how soon
 a stop request ends the drain thread)."""
 
+
+def _ids(run_ids: list[str]) -> str:
+    """Short run ids for a log line (at most ten, then a count)."""
+    shown = ", ".join(run_id[:8] for run_id in run_ids[:10])
+    return shown + (f" and {len(run_ids) - 10} more" if len(run_ids) > 10 else "")

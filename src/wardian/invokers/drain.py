@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -408,8 +409,10 @@ class _Drain:
         if created:
             report.skipped += 1
 
-    def execute_pending(self, report: DrainReport) -> None:
-        """Hand every undispatched queued run to the executor (one claims it).
+    def execute_pending(self, report: DrainReport,
+                        stop: threading.Event | None = None) -> None:
+        """Hand every undispatched queued run to the executor (one claims it); when `stop`
+        is set, the rest stay undispatched for the next pass.
 
         On PostgreSQL, where workers on several machines share the fires: a run another
         worker is running (its lease is live) stays undispatched for that worker to finish,
@@ -421,6 +424,8 @@ class _Drain:
 
         shared = self.runs.db.dialect == "postgres"
         for fire in self.fires.undispatched():
+            if stop is not None and stop.is_set():
+                return
             try:
                 run = self.runs.get(fire.run_id)
                 if run.status == "queued":
@@ -457,7 +462,8 @@ def _recover_requested(report: DrainReport) -> None:
         report.errors.append(f"recovery sweep: {type(exc).__name__}: {exc}")
 
 
-def drain_once(*, limit: int = 100, execute: bool = True) -> DrainReport:
+def drain_once(*, limit: int = 100, execute: bool = True,
+               stop: threading.Event | None = None) -> DrainReport:
     """Process up to `limit` pending session-close events, then execute their queued runs.
 
     Safe to call from several processes at once and after a crash at any point: runs are
@@ -467,6 +473,8 @@ def drain_once(*, limit: int = 100, execute: bool = True) -> DrainReport:
     Args:
         limit: at most this many events per call.
         execute: also execute the queued runs (False: only create them).
+        stop: when set (``wardian serve`` stopping), the pass ends before its next event or
+            run; what it did not reach stays pending / undispatched for the next pass.
 
     Returns:
         Counts of what was done; errors that were recorded but did not stop the pass.
@@ -476,9 +484,11 @@ def drain_once(*, limit: int = 100, execute: bool = True) -> DrainReport:
     drain = _Drain()
     try:
         for event in drain.queue.pending(limit):
+            if stop is not None and stop.is_set():
+                break
             drain.process(event, report)
         if execute:
-            drain.execute_pending(report)
+            drain.execute_pending(report, stop)
     finally:
         drain.close()
     return report

@@ -37,6 +37,7 @@ class CliAdapter(ProviderAdapter):
 
     executable: ClassVar[str]
     strip_env: ClassVar[tuple[str, ...]] = ()
+    runs_process: ClassVar[bool] = True
 
     def child_env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         """Our environment minus `strip_env`, plus `extra`."""

@@ -71,6 +71,10 @@ class ProviderResult(BaseModel):
         effort: the effort the provider reported, when it reports one.
         usage: token/cost usage as reported, when any.
         transcript: the raw transcript path or an excerpt (size-capped).
+        session_id: the provider's own session/thread id of this call, when it reports one.
+        transcript_path: the transcript file the provider keeps of this call, when known
+            (recovery must never take it for an agent's session;
+            `wardian.runtime.automation_sessions`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -81,6 +85,8 @@ class ProviderResult(BaseModel):
     effort: str | None = None
     usage: dict[str, Any] | None = None
     transcript: str | None = None
+    session_id: str | None = None
+    transcript_path: str | None = None
 
 
 class ModelInfo(BaseModel):
@@ -122,9 +128,12 @@ class ProviderAdapter(ABC):
             validate the answer again).
         effort_levels: every effort value the provider knows (a model may support fewer).
         options_model: the pydantic options class.
+        runs_process: the call runs a child process (a CLI) that can act as an agent
+            (save memory, keep a transcript); False for in-process and HTTP providers.
     """
 
     name: ClassVar[str]
+    runs_process: ClassVar[bool] = False
     supports_effort: ClassVar[bool] = False
     supports_output_schema: ClassVar[bool] = False
     effort_levels: ClassVar[tuple[str, ...]] = ()

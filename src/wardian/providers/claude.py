@@ -193,6 +193,7 @@ class ClaudeAdapter(CliAdapter):
         hooks = list(json_lines(log_text))
         selection = selection_text(request.model, request.effort)
         init_model = None
+        session_id: str | None = None
         observed_effort = None
         result: dict[str, Any] | None = None
         retry_error = None
@@ -200,6 +201,7 @@ class ClaudeAdapter(CliAdapter):
         for event in json_lines(proc.stdout):
             kind, subtype = event.get("type"), event.get("subtype")
             if kind == "system" and subtype == "init":
+                session_id = str(event.get("session_id") or "") or session_id
                 init_model = event.get("model") or init_model
                 observed_effort = _effort_of(event.get("effort") or event.get("effort_level")) \
                     or observed_effort
@@ -266,7 +268,7 @@ class ClaudeAdapter(CliAdapter):
             usage["total_cost_usd"] = result["total_cost_usd"]
         return ProviderResult(
             text=text, output=output, model=observed, effort=observed_effort,
-            usage=usage or None, transcript=excerpt(proc.stdout),
+            usage=usage or None, transcript=excerpt(proc.stdout), session_id=session_id,
         )
 
     def _verify(self, request: ProviderRequest, init_model: str | None, main_models: list[str],

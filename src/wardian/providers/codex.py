@@ -110,7 +110,6 @@ class CodexAdapter(CliAdapter):
         assert isinstance(options, CodexOptions)
         env = self.child_env()
         exe = self.resolve(env)
-        selection = selection_text(request.model, request.effort)
         with tempfile.TemporaryDirectory(prefix="wardian-codex-") as tmp:
             schema_file = None
             if request.output_schema is not None:
@@ -118,16 +117,46 @@ class CodexAdapter(CliAdapter):
                     Path(tmp), "output-schema.json", json.dumps(request.output_schema)
                 )
             argv, stdin_text = self.build_argv(exe, request, options, schema_file)
-            proc = self.execute(argv, request, env=env, stdin_text=stdin_text, cancel=cancel)
-        thread_id = None
+            try:
+                proc = self.execute(argv, request, env=env, stdin_text=stdin_text,
+                                    cancel=cancel)
+            except ProviderError as exc:  # killed: its rollout still names it
+                self._name_session(exc, _thread_of(exc.partial_stdout or ""), env)
+                raise
+        thread_id = _thread_of(proc.stdout)
+        try:
+            return self._answer(proc, request, options, env, thread_id)
+        except ProviderError as exc:
+            self._name_session(exc, thread_id, env)
+            raise
+
+    @staticmethod
+    def _rollout(thread_id: str | None, env: dict[str, str]) -> Path | None:
+        """The rollout file of thread `thread_id`, or None."""
+        if not thread_id:
+            return None
+        sessions = codex_home(env) / "sessions"
+        matches = sorted(sessions.glob(f"**/rollout-*{thread_id}.jsonl"))
+        return matches[-1] if matches else None
+
+    def _name_session(self, exc: ProviderError, thread_id: str | None,
+                      env: dict[str, str]) -> None:
+        """Tell the engine which session a failed call left behind (it is the step's own,
+        never an agent's; `wardian.runtime.automation_sessions`)."""
+        if thread_id:
+            exc.session_id = thread_id
+            rollout = self._rollout(thread_id, env)
+            exc.transcript_path = str(rollout) if rollout else None
+
+    def _answer(self, proc: Any, request: ProviderRequest, options: CodexOptions,
+                env: dict[str, str], thread_id: str | None) -> ProviderResult:
+        selection = selection_text(request.model, request.effort)
         text = None
         usage = None
         failure = None
         for event in json_lines(proc.stdout):
             kind = event.get("type")
-            if kind == "thread.started":
-                thread_id = event.get("thread_id") or thread_id
-            elif kind in ("item.completed", "item.updated", "item.started"):
+            if kind in ("item.completed", "item.updated", "item.started"):
                 item = event.get("item") or {}
                 item_type = item.get("type") or item.get("item_type")
                 if item_type == "agent_message" and kind == "item.completed":
@@ -158,6 +187,8 @@ class CodexAdapter(CliAdapter):
             effort=observed_effort,
             usage=usage,
             transcript=str(rollout) if rollout else excerpt(proc.stdout),
+            session_id=thread_id,
+            transcript_path=str(rollout) if rollout else None,
         )
 
     def _check_reroute(self, message: str, request: ProviderRequest) -> None:
@@ -169,11 +200,7 @@ class CodexAdapter(CliAdapter):
         self, thread_id: str | None, request: ProviderRequest, options: CodexOptions,
         env: dict[str, str],
     ) -> tuple[str | None, str | None, Path | None]:
-        rollout = None
-        if thread_id:
-            sessions = codex_home(env) / "sessions"
-            matches = sorted(sessions.glob(f"**/rollout-*{thread_id}.jsonl"))
-            rollout = matches[-1] if matches else None
+        rollout = self._rollout(thread_id, env)
         if rollout is None:
             if options.require_rollout:
                 raise ModelUnverified(
@@ -264,6 +291,14 @@ class CodexAdapter(CliAdapter):
             return models
         finally:
             rpc.close()
+
+
+def _thread_of(stdout: str) -> str | None:
+    """The thread id of ``codex exec --json`` output (its ``thread.started`` event)."""
+    for event in json_lines(stdout):
+        if event.get("type") == "thread.started" and event.get("thread_id"):
+            return str(event["thread_id"])
+    return None
 
 
 _OVERFLOW = "\x00overflow"

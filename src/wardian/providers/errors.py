@@ -77,6 +77,12 @@ class ProviderError(WardianError):
     """
 
     code = "provider_failed"
+    session_id: str | None = None
+    """The provider's session/thread id of the failed call, when the adapter learned it."""
+    transcript_path: str | None = None
+    """The transcript file the provider kept of the failed call, when known."""
+    partial_stdout: str | None = None
+    """What the process printed before it was killed (timeout, cancel), when it was."""
 
     def __init__(
         self,

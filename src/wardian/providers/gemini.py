@@ -113,12 +113,14 @@ class GeminiAdapter(CliAdapter):
         proc = self.execute(argv, request, env=env, stdin_text=stdin_text, cancel=cancel)
         selection = selection_text(request.model, None)
         init_model = None
+        session_id: str | None = None
         parts: list[str] = []
         result: dict[str, Any] | None = None
         errors: list[str] = []
         for event in json_lines(proc.stdout):
             kind = event.get("type")
             if kind == "init":
+                session_id = str(event.get("session_id") or "") or session_id
                 init_model = event.get("model") or init_model
             elif kind == "message" and event.get("role") == "assistant":
                 content = event.get("content") or ""
@@ -150,7 +152,7 @@ class GeminiAdapter(CliAdapter):
         text = "".join(parts) or str(result.get("response") or "")
         output = parse_output(text, request.output_schema, provider=self.name)
         return ProviderResult(text=text, output=output, model=observed, usage=stats or None,
-                              transcript=excerpt(proc.stdout))
+                              transcript=excerpt(proc.stdout), session_id=session_id)
 
     def _check_reroute(self, message: str, request: ProviderRequest) -> None:
         raise_if_rerouted(message, provider=self.name,

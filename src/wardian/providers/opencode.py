@@ -139,7 +139,7 @@ class OpencodeAdapter(CliAdapter):
         output = parse_output(final_text, request.output_schema, provider=self.name)
         return ProviderResult(text=final_text, output=output, model=observed,
                               effort=variant, usage=usage or None,
-                              transcript=excerpt(proc.stdout))
+                              transcript=excerpt(proc.stdout), session_id=session_id)
 
     def _verify(self, exe: str, env: dict[str, str], request: ProviderRequest,
                 options: OpencodeOptions, session_id: str | None) -> tuple[str, str | None]:

@@ -279,17 +279,21 @@ def run_process(
     duration = time.monotonic() - started
     name = label or Path(argv[0]).name
     if outcome == "timeout":
-        raise ProviderTimeout(
+        timed_out = ProviderTimeout(
             f"`{name}` did not finish within {timeout_s:g} s; its whole "
             "process tree was killed",
             provider=provider,
             hint="raise the step's timeout, or check that the CLI does not wait for input",
         )
+        timed_out.partial_stdout = out.text()  # the session id it printed, if any
+        raise timed_out
     if outcome == "cancelled":
-        raise ProviderCancelled(
+        cancelled = ProviderCancelled(
             f"`{name}` was cancelled; its whole process tree was killed",
             provider=provider,
         )
+        cancelled.partial_stdout = out.text()
+        raise cancelled
     return ProcessResult(
         argv=list(argv),
         returncode=proc.returncode,

@@ -317,6 +317,18 @@ def run_hook(host: str, event: str, stdin_text: str, *, agents: Sequence[str] = 
     if warning and warn is not None:
         warn(warning)
     empty = "{}" if host == "gemini" else None  # Gemini parses a hook's stdout as JSON
+    from wardian.runtime.automation_sessions import ENV_AUTOMATION_STEP
+
+    if os.environ.get(ENV_AUTOMATION_STEP):
+        # Inside a Wardian automation step's provider (a curator's call): its session is
+        # the step's own, never the agent's. Remember it so recovery skips it; no recall,
+        # no session close (runtime.automation_sessions).
+        from wardian.runtime.automation_sessions import record_transcript
+
+        record_transcript(os.environ[ENV_AUTOMATION_STEP], host=host,
+                          session_id=_text(payload, "session_id", number_ok=True),
+                          transcript_path=_text(payload, "transcript_path"), source="hook")
+        return empty
     agent, why_not = resolve_agent(agents, _text(payload, "cwd"))
     if agent is None:
         if warn is not None and why_not:

@@ -16,7 +16,9 @@ from it (`ArchiveStore.held_count`) and no pending event names it; each becomes 
 session-close event with boundary ``recovered`` and session id ``<session>@<messages>``:
 a session closed by its hook (and archived) is never recovered again, and a session that
 grew afterwards is recovered once for its new part. A transcript another agent's archive
-or events already claim is left to that agent. Unchanged files are skipped cheaply (size
+or events already claim is left to that agent, and one that Wardian's own automation step
+produced (a curator's provider call, `wardian.runtime.automation_sessions`) is never a
+session at all. Unchanged files are skipped cheaply (size
 and mtime marks). Needs ``conversation_logging.enabled`` for the agent: without an archive
 there is nothing to compare with. Never runs inside a hook (hooks only queue a request).
 
@@ -203,10 +205,31 @@ def _pending_for(conn: sqlite3.Connection, agent_id: str, path: str) -> bool:
         return False
 
 
+AUTOMATION_SKIP = "an automation step's own session"
+"""Skip reason of a transcript a Wardian automation step produced (never an agent's)."""
+
+_UUID_TAIL = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                        r"[0-9a-fA-F]{12}$")
+
+
+def _host_session_ids(host: str, path: Path, conv: Any) -> list[str]:
+    """The host's session ids of a transcript: its own (``sessionId``, Codex
+    ``session_meta.id``), and the one its file name carries (Claude Code names the file
+    after the session; a Codex rollout ends with its thread id)."""
+    found = [str(conv.session_id)] if getattr(conv, "session_id", None) else []
+    if host == "claude-code":
+        found.append(path.stem)
+    tail = _UUID_TAIL.search(path.stem)
+    if tail:
+        found.append(tail.group(0))
+    return list(dict.fromkeys(found))
+
+
 def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
                  exclude: set[str], report: RecoveryReport, *, start_drain: bool) -> None:
     from wardian.config import SettingsStore
     from wardian.runtime.archives import ArchiveStore
+    from wardian.runtime.automation_sessions import is_automation_transcript
     from wardian.runtime.session_events import record_session_close
     from wardian.transcripts import detect_format, load_transcript
 
@@ -243,10 +266,16 @@ def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
                 if _claimed_elsewhere(conn, agent.id, source):
                     report.skip("another agent's session")
                     continue
+                if is_automation_transcript(source):
+                    report.skip(AUTOMATION_SKIP)
+                    continue
                 try:
                     conv = load_transcript(path, fmt=detect_format(path))
                 except Exception:  # a transcript we cannot read is not a session to recover
                     report.skip("unreadable")
+                    continue
+                if is_automation_transcript(source, _host_session_ids(host, path, conv)):
+                    report.skip(AUTOMATION_SKIP)  # named by its session id, not its path
                     continue
                 total = len(conv.messages)
                 held = archives.held_count(agent.id, source)

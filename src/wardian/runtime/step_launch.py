@@ -78,6 +78,9 @@ class StepLaunch:
         env: variables added to the provider's environment.
         prefix: the argv the provider CLI is started through (the holder); the CLI's own
             argv follows it.
+        workspace: where the provider runs and its workspace-scoped memory belongs: the
+            run's, else the agent's; None when neither has one (the engine then refuses
+            the step rather than run it in a scratch directory).
     """
 
     agent_id: str
@@ -85,6 +88,7 @@ class StepLaunch:
     launch_id: str
     env: dict[str, str] = field(default_factory=dict)
     prefix: list[str] = field(default_factory=list)
+    workspace: str | None = None
 
 
 def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
@@ -96,7 +100,7 @@ def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
     Args:
         agent: the assignment's agent.
         workspace: the run's workspace, else None (the agent's registered workspace is
-            used, else the directory the provider runs in).
+            used; `StepLaunch.workspace` says which, or None).
 
     Raises:
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
@@ -116,7 +120,8 @@ def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
         prefix += ["--workspace", chosen]
     prefix.append("--")
     return StepLaunch(agent_id=found.id, agent_name=found.name, launch_id=launch_id,
-                      env={ENV_AGENT_ID: found.id, ENV_LAUNCH_ID: launch_id}, prefix=prefix)
+                      env={ENV_AGENT_ID: found.id, ENV_LAUNCH_ID: launch_id}, prefix=prefix,
+                      workspace=chosen or None)
 
 
 def end_step_launch(launch: StepLaunch, *, reason: str) -> int:

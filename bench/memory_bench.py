@@ -113,7 +113,9 @@ def _build(home: Path, count: int, needles: list[tuple[str, str]]) -> None:
         scope_kind, path = ("agent", "") if i % 5 == 0 else ("workspace", WORKSPACE)
         text, evidence = placed.get(i) or _words(14), _words(10)
         rows.append((rid, AGENT, kind, scope_kind, path, text, evidence, now, now, rev))
-        snapshot = {"text": text, "kind": kind, "scope": {"kind": scope_kind},
+        scope = {"kind": "agent"} if scope_kind == "agent" else {"kind": scope_kind,
+                                                                  "path": path}
+        snapshot: dict[str, object] = {"text": text, "kind": kind, "scope": scope,
                     "evidence": evidence, "sources": [], "status": "active",
                     "removed_reason": None}
         revisions.append((rev, rid, 1, json.dumps(snapshot), "bench", None, now))

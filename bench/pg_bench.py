@@ -1,22 +1,30 @@
 """PostgreSQL bench (issue 18): shared workers fire exactly once; recall beside SQLite.
 
 Starts a throwaway PostgreSQL cluster (`tests.pg_cluster`: the distribution's initdb and
-pg_ctl, loopback, a free port) and measures, each figure beside its SQLite one:
+pg_ctl, loopback, a free port) and measures each figure on both backends:
 
-* ``fire`` — two drain worker processes share one database while the bench records
-  ``--events`` session-close events (default 1,000) for one agent with ``--invokers``
-  enabled session-close invokers (default 5) of a no-op blueprint. Checked: exactly one
-  run per (event, invoker), each succeeded or skipped with a reason, and the fire log
-  holds the same number. Measured: event committed (``session_events.created_at``) ->
-  run started (``runs.started_at``), p50/p99. Workers poll (``drain_once`` until idle,
-  then 20 ms): there are no LISTEN/NOTIFY wake-ups yet.
+* ``fire`` — two worker processes (`wardian.invokers.drain.drain_until`, the loop of
+  ``wardian serve``'s drain thread) share one database while the bench records
+  ``--events`` session-close events (default 1,000, one every ``--interval`` ms) for one
+  agent with ``--invokers`` enabled session-close invokers (default 5) of a no-op
+  blueprint, the last of which requires an archive (the events have none: a skip). On
+  PostgreSQL the workers sleep on ``LISTEN`` and the event's ``NOTIFY`` (at its commit)
+  wakes them; on SQLite they poll the queue every 20 ms. Checked **from the database**:
+  exactly one run per (event, invoker), none missing, none doubled, each succeeded (and
+  started exactly once) or skipped with its reason, the fire log holding the same
+  number. Measured: event committed (``session_events.created_at``) -> run started
+  (``runs.started_at``), p50/p99 over the executed runs; how many runs each worker took.
 * ``recall`` — ``--records`` records (default 100,000) built in ``memory.db`` as
-  ``bench/memory_bench.py`` builds them, copied into PostgreSQL with ``wardian db migrate``
-  (timed), then the same 100 planted queries on both: recall p50/p95 and hit@5.
+  ``bench/memory_bench.py`` builds them, copied into PostgreSQL by ``wardian db migrate``
+  (its bulk copy, committed only when every table's count matches and
+  ``MemoryStore.verify`` passes on both sides; timed), then the same 100 planted queries
+  on both: recall p50/p95, hit@5 (a fast empty answer fails) and how often both backends
+  return the same top five.
 
-Usage: python bench/pg_bench.py [--events N] [--invokers N] [--records N]
-                                [--scenario fire|recall]... [--json]
-Exit 1 when a check fails (a missed or doubled run, a lost record); 2 without PostgreSQL.
+Usage: python bench/pg_bench.py [--events N] [--invokers N] [--interval MS]
+                                [--records N] [--scenario fire|recall]... [--json]
+Exit 1 when a check fails (a missed or doubled run, a lost record, recall finding too
+little); 2 without PostgreSQL binaries.
 """
 
 from __future__ import annotations
@@ -24,10 +32,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -48,20 +59,26 @@ steps:
 """
 
 WORKER = """\
-import os, sys, time
-from wardian.invokers.drain import drain_once
-stop = sys.argv[1]
-drain_once(limit=200)
-open(stop + f".ready-{os.getpid()}", "w").close()
-while not os.path.exists(stop):
-    if drain_once(limit=200).idle:
-        time.sleep(0.02)
-while not drain_once(limit=200).idle:
-    pass
+import signal, sys, threading
+# What `wardian serve` warms up before its first fire (imports, the library's YAML).
+import wardian.engine.executor
+from wardian.blueprints.library import list_library
+from wardian.engine.actions import known_actions
+from wardian.invokers.drain import drain_until
+list_library(known_actions=known_actions())
+stop = threading.Event()
+signal.signal(signal.SIGTERM, lambda *_: stop.set())
+print("ready", flush=True)
+drain_until(stop, log=lambda line: print(line, file=sys.stderr) if "fail" in line else None)
 """
 
+MIN_HIT_AT_5 = 0.9
+"""Planted queries whose record must be in the top five (memory_bench's own bar)."""
 
-def _pct(samples: list[float], q: float) -> float:
+
+def _pct(samples: list[float], q: float) -> float | None:
+    if not samples:
+        return None
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
@@ -73,31 +90,49 @@ def _ms_between(start: str, end: str) -> float:
     return (parse(end) - parse(start)).total_seconds() * 1000
 
 
-def _env(home: Path, url: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
-    env["WARDIAN_HOME"] = str(home)
+def _use_home(home: Path, url: str | None) -> dict[str, str]:
+    """Point this process (and the returned child environment) at `home` / `url`."""
+    for key in [k for k in os.environ if k.startswith("WARDIAN_")]:
+        del os.environ[key]
+    os.environ["WARDIAN_HOME"] = str(home)
     if url:
-        env["WARDIAN_DATABASE_URL"] = url
-    return env
+        os.environ["WARDIAN_DATABASE_URL"] = url
+    return {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 
 
-def bench_fire(base: Path, url: str | None, events: int, invokers: int) -> dict[str, Any]:
+def _listening(url: str) -> int:
+    """How many connections of `url`'s database wait on LISTEN (the workers, once up)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname ="
+                           " current_database() AND query LIKE 'LISTEN %'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _wake(url: str) -> None:
+    """NOTIFY the drain channel: stopping workers see their stop at once, not after the
+    1 s fallback."""
+    import psycopg
+
+    from wardian._pg_coord import EVENTS_CHANNEL
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_notify(%s, '')", (EVENTS_CHANNEL,))
+
+
+def bench_fire(base: Path, url: str | None, events: int, invokers: int,
+               interval_ms: float) -> dict[str, Any]:
     """Two workers, `events` x `invokers` fires; checks exactly-once, returns latencies."""
     label = "postgres" if url else "sqlite"
     home = base / f"fire-{label}"
     home.mkdir(mode=0o700)
-    env = _env(home, url)
-    for key in list(os.environ):
-        if key.startswith("WARDIAN_"):
-            del os.environ[key]
-    os.environ.update({k: v for k, v in env.items() if k.startswith("WARDIAN_")})
-    from wardian._db import close_databases
-    from wardian.config import user_library_dir
-    from wardian.engine.runs import RunStore
-    from wardian.invokers.drain import FireLog
+    env = _use_home(home, url)
+    from wardian._db import StateDB, close_databases
+    from wardian.config import state_db_path, user_library_dir
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.agents import AgentRegistry
-    from wardian.runtime.session_events import SessionEventQueue, record_session_close
+    from wardian.runtime.session_events import record_session_close
 
     library = user_library_dir()
     library.mkdir(parents=True, exist_ok=True)
@@ -106,68 +141,125 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int) -> dict[
     store = InvokerStore()
     ids = []
     for i in range(invokers):
+        # The last one requires the session's archive, which these events lack: a skip.
+        config = {"boundaries": [], "require_archive": invokers > 1 and i == invokers - 1}
         inv = store.add("session-close", name=f"bench-{i}", blueprint_id="noop-pg-bench",
-                        agent_id=agent, assignments={})
+                        agent_id=agent, assignments={}, config=config)
         store.set_enabled(inv.id, True)
         ids.append(inv.id)
-    stop = home / "stop"
-    workers = [subprocess.Popen([sys.executable, "-c", WORKER, str(stop)], env=env,
-                                stdin=subprocess.DEVNULL) for _ in range(2)]
+    db = StateDB.open(state_db_path())
+    marks = ", ".join("?" * len(ids))
+    workers = [subprocess.Popen([sys.executable, "-c", WORKER], env=env, cwd=ROOT,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    problems: list[str] = []
+    event_ids: list[str] = []
     try:
-        while len(list(home.glob("stop.ready-*"))) < len(workers):  # both up and polling
-            if any(w.poll() is not None for w in workers):
-                raise RuntimeError("a worker exited before it was ready")
-            time.sleep(0.05)
+        for w in workers:
+            assert w.stdout is not None
+            if w.stdout.readline().strip() != "ready":
+                raise RuntimeError(f"a worker failed to start: {w.communicate()[1]}")
+        while url and _listening(url) < len(workers):  # both asleep on LISTEN
+            time.sleep(0.01)
         started = time.perf_counter()
         for _ in range(events):
-            record_session_close(agent, "clear", start_drain=False)
-            time.sleep(0.005)  # events arrive over time, as sessions end
-        stop.write_text("stop")
-        codes = [w.wait(timeout=1800) for w in workers]
+            event_ids.append(record_session_close(agent, "clear", start_drain=False))
+            time.sleep(interval_ms / 1000)  # sessions end over time
+        sent = time.perf_counter() - started
+        while True:  # until every fire is final, as the database says
+            left = db.conn.execute(
+                "SELECT (SELECT COUNT(*) FROM session_events WHERE processed_at IS NULL)"
+                f" + (SELECT COUNT(*) FROM runs WHERE invoker_id IN ({marks})"
+                " AND status IN ('queued', 'running'))", ids).fetchone()[0]
+            if not left:
+                break
+            if any(w.poll() is not None for w in workers):
+                problems.append("a worker exited before the work was done")
+                break
+            time.sleep(0.05)
+        wall = time.perf_counter() - started
     finally:
         for w in workers:
             if w.poll() is None:
-                w.kill()
-                w.wait()
-    wall = time.perf_counter() - started
-    runs = RunStore(recover=False)
-    created = {e.id: e.created_at for e in SessionEventQueue().list(limit=events + 10)}
-    fired = [r for inv in ids for r in runs.list(invoker_id=inv, limit=events * 2)]
-    keys = {r.idempotency_key for r in fired}
-    problems = []
-    if codes != [0, 0]:
-        problems.append(f"worker exit codes {codes}")
-    if len(fired) != events * invokers or len(keys) != len(fired):
-        problems.append(f"{len(fired)} runs ({len(keys)} distinct) for "
-                        f"{events * invokers} fires")
-    bad = [r for r in fired if r.status not in ("succeeded", "skipped")]
-    if bad:
-        problems.append(f"{len(bad)} runs neither succeeded nor skipped")
-    if FireLog().count() != len(fired):
-        problems.append(f"fire log holds {FireLog().count()}, runs {len(fired)}")
-    latency = []
-    for r in fired:
-        event_id = (r.idempotency_key or "").rsplit(":", 1)[-1]
-        at = created.get(event_id)
-        if at and r.started_at:
-            latency.append(_ms_between(at, r.started_at))
+                w.send_signal(signal.SIGTERM)
+        if url:
+            _wake(url)
+        errors = [w.communicate(timeout=120)[1].strip() for w in workers]
+    if [w.returncode for w in workers] != [0, 0] or any(errors):
+        problems.append(f"workers exited {[w.returncode for w in workers]}: {errors}")
+    got = _count_fires(db.conn, ids, event_ids)
+    created = {str(r[0]): str(r[1]) for r in db.conn.execute(
+        "SELECT id, created_at FROM session_events WHERE agent_id = ?", (agent,))}
     if url:
         close_databases(url)
-    return {"backend": label, "events": events, "invokers": invokers, "runs": len(fired),
-            "wall_s": wall, "latency_p50_ms": _pct(latency, 0.5) if latency else None,
-            "latency_p99_ms": _pct(latency, 0.99) if latency else None,
+    latency = [_ms_between(created[key.rsplit(":", 1)[-1]], started_at)
+               for key, started_at in got["started"] if key.rsplit(":", 1)[-1] in created]
+    want = events * invokers
+    status = got["status"]
+    for name in ("doubled", "missing", "stray", "started_twice", "never_started",
+                 "skipped_without_reason", "pending_events"):
+        if got[name]:
+            problems.append(f"{got[name]} {name.replace('_', ' ')}")
+    if got["runs"] != want:
+        problems.append(f"{got['runs']} runs for {want} fires")
+    if set(status) - {"succeeded", "skipped"}:
+        problems.append(f"runs neither succeeded nor skipped: {dict(status)}")
+    if got["fire_log"] != got["runs"]:
+        problems.append(f"fire log holds {got['fire_log']}, runs {got['runs']}")
+    if len(latency) != status.get("succeeded", 0):
+        problems.append(f"{len(latency)} start times for {status.get('succeeded', 0)} runs")
+    return {"backend": label, "events": events, "invokers": invokers, "fires": want,
+            "runs": got["runs"], "succeeded": status.get("succeeded", 0),
+            "skipped": status.get("skipped", 0), "doubled": got["doubled"],
+            "missing": got["missing"], "by_worker": got["by_worker"],
+            "send_s": sent, "wall_s": wall,
+            "latency_p50_ms": _pct(latency, 0.5), "latency_p99_ms": _pct(latency, 0.99),
+            "latency_max_ms": max(latency) if latency else None,
             "problems": problems}
 
 
+def _count_fires(conn: Any, ids: list[str], event_ids: list[str]) -> dict[str, Any]:
+    """What the database holds for these invokers' runs: counts, doubles, misses, and
+    (idempotency key, started_at) of each executed run."""
+    marks = ", ".join("?" * len(ids))
+    rows = conn.execute(
+        f"SELECT id, idempotency_key, status, skip_reason, started_at FROM runs"
+        f" WHERE invoker_id IN ({marks})", ids).fetchall()
+    per_key = Counter(str(r[1]) for r in rows)
+    wanted = {f"session-close:{i}:{e}" for e in event_ids for i in ids}
+    starts: Counter[str] = Counter()
+    by_worker: Counter[int] = Counter()
+    for run_id, data in conn.execute(
+            f"SELECT e.run_id, e.data FROM run_events e JOIN runs r ON r.id = e.run_id"
+            f" WHERE e.kind = 'run.started' AND r.invoker_id IN ({marks})", ids):
+        starts[str(run_id)] += 1
+        by_worker[int(json.loads(data).get("pid") or 0)] += 1
+    succeeded = {str(r[0]) for r in rows if r[2] == "succeeded"}
+    return {
+        "runs": len(rows), "status": Counter(str(r[2]) for r in rows),
+        "doubled": sum(n - 1 for n in per_key.values() if n > 1),
+        "missing": len(wanted - set(per_key)), "stray": len(set(per_key) - wanted),
+        "started_twice": sum(1 for n in starts.values() if n > 1),
+        "never_started": len(succeeded - set(starts)),
+        "skipped_without_reason": sum(1 for r in rows if r[2] == "skipped" and not r[3]),
+        "by_worker": sorted(by_worker.values(), reverse=True),
+        "started": [(str(r[1]), str(r[4])) for r in rows if r[2] == "succeeded" and r[4]],
+        "fire_log": int(conn.execute(
+            f"SELECT COUNT(*) FROM session_close_fires WHERE invoker_id IN ({marks})",
+            ids).fetchone()[0]),
+        "pending_events": int(conn.execute(
+            "SELECT COUNT(*) FROM session_events WHERE processed_at IS NULL").fetchone()[0]),
+    }
+
+
 def bench_recall(base: Path, url: str, records: int) -> dict[str, Any]:
-    """Build `records` in SQLite, migrate them to `url`, time the planted queries on both."""
+    """Build `records` in SQLite, migrate them to `url` (verified on both sides), run the
+    planted queries on both."""
     import memory_bench
 
     home = base / "recall"
     home.mkdir(mode=0o700)
-    for key in list(os.environ):
-        if key.startswith("WARDIAN_"):
-            del os.environ[key]
+    _use_home(home, None)
     needles = memory_bench._needles()
     t0 = time.perf_counter()
     memory_bench._build(home, records, needles)
@@ -183,7 +275,9 @@ def bench_recall(base: Path, url: str, records: int) -> dict[str, Any]:
 
     out: dict[str, Any] = {"records": records, "build_sqlite_s": build_s,
                            "migrate_s": migrate_s,
-                           "copied": report.tables.get("memory.records", 0)}
+                           "copied": report.tables.get("memory.records", 0),
+                           "verified": report.records_verified}
+    top5: dict[str, list[list[str]]] = {}
     location: Path | str
     for label, location in (("sqlite", home / "memory.db"), ("postgres", url)):
         db: Database = MemoryDB.open_at(location, stands_for=home / "memory.db")
@@ -191,28 +285,80 @@ def bench_recall(base: Path, url: str, records: int) -> dict[str, Any]:
         store = MemoryStore(db=db)
         for _, query in needles[:10]:  # warm caches (page cache, vectors, BM25 totals)
             store.recall(memory_bench.AGENT, query, limit=10, workspace=memory_bench.WORKSPACE)
-        times, hits = [], 0
+        times, hits, tops = [], 0, []
         for text, query in needles:
             t = time.perf_counter()
             found = store.recall(memory_bench.AGENT, query, limit=10,
                                  workspace=memory_bench.WORKSPACE)
             times.append((time.perf_counter() - t) * 1000)
             hits += any(r.text == text for r in found[:5])
+            tops.append([r.id for r in found[:5]])
+        top5[label] = tops
         out[label] = {"recall_p50_ms": _pct(times, 0.5), "recall_p95_ms": _pct(times, 0.95),
                       "hit@5": hits / len(needles)}
+    out["same_top5"] = sum(set(a) == set(b) for a, b in zip(top5["sqlite"], top5["postgres"],
+                                                           strict=True)) / len(needles)
     problems = []
-    if out["copied"] != records:
-        problems.append(f"copied {out['copied']} of {records} records")
-    if out["postgres"]["hit@5"] < out["sqlite"]["hit@5"] - 0.05:
-        problems.append("PostgreSQL recall finds fewer planted records than SQLite")
+    if not out["copied"] == out["verified"] == records:
+        problems.append(f"copied {out['copied']}, verified {out['verified']} of {records}")
+    for label in ("sqlite", "postgres"):
+        if out[label]["hit@5"] < MIN_HIT_AT_5:
+            problems.append(f"{label} finds the planted record in the top five for only "
+                            f"{out[label]['hit@5']:.0%} of the queries")
     out["problems"] = problems
     return out
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f} ms"
+
+
+def _table(results: dict[str, Any]) -> list[str]:
+    """The figures, SQLite beside PostgreSQL."""
+    rows: list[tuple[str, str, str]] = []
+    if "fire" in results:
+        s, p = results["fire"]
+        rows.append((f"fire: {s['events']:,} events x {s['invokers']} invokers, two workers",
+                     "", ""))
+        cells: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+                ("  runs / fires", lambda r: f"{r['runs']:,} / {r['fires']:,}"),
+                ("  succeeded / skipped", lambda r: f"{r['succeeded']:,} / {r['skipped']:,}"),
+                ("  doubled / missing", lambda r: f"{r['doubled']} / {r['missing']}"),
+                ("  runs started per worker",
+                 lambda r: " / ".join(f"{n:,}" for n in r["by_worker"])),
+                ("  wake-up", lambda r: "LISTEN/NOTIFY" if r["backend"] == "postgres"
+                 else "poll 20 ms"),
+                ("  event -> run start p50", lambda r: _ms(r["latency_p50_ms"])),
+                ("  event -> run start p99", lambda r: _ms(r["latency_p99_ms"])),
+                ("  event -> run start max", lambda r: _ms(r["latency_max_ms"])),
+                ("  all final after", lambda r: f"{r['wall_s']:.1f} s"
+                 f" (sent in {r['send_s']:.1f} s)"),
+                ("  checks", lambda r: "ok" if not r["problems"] else "FAILED")]
+        for name, get in cells:
+            rows.append((name, get(s), get(p)))
+    if "recall" in results:
+        r = results["recall"]
+        rows.append((f"recall at {r['records']:,} records (100 planted queries)", "", ""))
+        for name, key in (("  p50", "recall_p50_ms"), ("  p95", "recall_p95_ms")):
+            rows.append((name, _ms(r["sqlite"][key]), _ms(r["postgres"][key])))
+        rows.append(("  hit@5", f"{r['sqlite']['hit@5']:.2f}", f"{r['postgres']['hit@5']:.2f}"))
+        rows.append(("  same top five as the other", f"{r['same_top5']:.2f}",
+                     f"{r['same_top5']:.2f}"))
+        rows.append(("  SQLite build / db migrate (verified)", f"{r['build_sqlite_s']:.0f} s",
+                     f"{r['migrate_s']:.0f} s, {r['verified']:,} records"))
+        rows.append(("  checks", "ok" if not r["problems"] else "FAILED", ""))
+    width = max(len(r[0]) for r in rows)
+    lines = [f"{'':{width}}  {'SQLite':>22}  {'PostgreSQL':>26}"]
+    lines += [f"{a:{width}}  {b:>22}  {c:>26}" for a, b, c in rows]
+    return lines
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1000)
     parser.add_argument("--invokers", type=int, default=5)
+    parser.add_argument("--interval", type=float, default=100.0,
+                        help="milliseconds between two session-close events")
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--scenario", action="append", choices=["fire", "recall"])
     parser.add_argument("--json", action="store_true")
@@ -232,37 +378,25 @@ def main() -> int:
             base = Path(tmp)
             if "fire" in scenarios:
                 results["fire"] = [
-                    bench_fire(base, None, args.events, args.invokers),
+                    bench_fire(base, None, args.events, args.invokers, args.interval),
                     bench_fire(base, cluster.create_database("fire"), args.events,
-                               args.invokers)]
-                for r in results["fire"]:
-                    print(f"fire {r['backend']:8}: {r['runs']} runs for {r['events']} events"
-                          f" x {r['invokers']} invokers, two workers, {r['wall_s']:.1f} s;"
-                          f" event -> run start p50 {r['latency_p50_ms'] or 0:.0f} ms,"
-                          f" p99 {r['latency_p99_ms'] or 0:.0f} ms"
-                          + (f"  PROBLEMS: {r['problems']}" if r["problems"] else "  ok"))
+                               args.invokers, args.interval)]
             if "recall" in scenarios:
-                r = bench_recall(base, cluster.create_database("recall"), args.records)
-                results["recall"] = r
-                print(f"recall at {r['records']:,} records (SQLite build {r['build_sqlite_s']:.0f}"
-                      f" s, db migrate {r['migrate_s']:.0f} s):")
-                for label in ("sqlite", "postgres"):
-                    x = r[label]
-                    print(f"  {label:8} p50 {x['recall_p50_ms']:7.2f} ms  p95"
-                          f" {x['recall_p95_ms']:7.2f} ms  hit@5 {x['hit@5']:.2f}")
-                ratio = r["postgres"]["recall_p95_ms"] / max(r["sqlite"]["recall_p95_ms"], 1e-9)
-                print(f"  PostgreSQL / SQLite p95: {ratio:.1f}x"
-                      + (f"  PROBLEMS: {r['problems']}" if r["problems"] else "  ok"))
+                results["recall"] = bench_recall(base, cluster.create_database("recall"),
+                                                 args.records)
     finally:
         from wardian._pg import close_pools
 
         close_pools()
         cluster.stop()
-    if args.json:
-        print(json.dumps(results, indent=2, default=str))
+    print("\n".join(_table(results)))
     failed = [p for group in results.values()
               for item in (group if isinstance(group, list) else [group])
               for p in item["problems"]]
+    for problem in failed:
+        print(f"PROBLEM: {problem}")
+    if args.json:
+        print(json.dumps(results, indent=2, default=str))
     return 1 if failed else 0
 
 

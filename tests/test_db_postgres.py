@@ -116,6 +116,23 @@ def test_atomic_commits_rolls_back_and_nests_as_savepoints(pg_url: str) -> None:
     assert db.conn.execute("SELECT COUNT(*) FROM t_atomic").fetchone()[0] == 1
 
 
+def test_only_writes_count_as_changes(pg_url: str) -> None:
+    # `total_changes` keys recall's caches (vectors, BM25 totals): a read that moved it
+    # threw them away after every query (a recall at 5k records took ~150 ms).
+    db = StateDB.open_at(pg_url)
+    migrate_component(db.conn, "t_changes", [
+        NamedMigration("create_t_changes", "CREATE TABLE t_changes (n INTEGER)")])
+    with db.atomic():
+        db.conn.executemany("INSERT INTO t_changes (n) VALUES (?)", [(1,), (2,), (3,)])
+    before = db.conn.total_changes
+    assert len(db.conn.execute("SELECT n FROM t_changes").fetchall()) == 3
+    assert db.conn.execute("SELECT COUNT(*) FROM t_changes").fetchone()[0] == 3
+    assert db.conn.total_changes == before
+    with db.atomic():
+        db.conn.execute("UPDATE t_changes SET n = n + 1 WHERE n > ?", (1,))
+    assert db.conn.total_changes == before + 2
+
+
 def test_migrations_run_once_and_a_failed_one_leaves_nothing(pg_url: str) -> None:
     db = Database.open_at(pg_url)
     calls: list[int] = []

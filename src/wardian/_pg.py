@@ -470,11 +470,15 @@ class PgConnection:
             with self._conn.cursor() as cur:
                 # Always a list, never None: psycopg then reads the doubled ``%%``.
                 cur.execute(translate(sql), [_param(p) for p in params])
-                rows = cur.fetchall() if cur.description is not None else []
+                # Read while the cursor is open: a closed one has no description, and
+                # every SELECT then counted as a change (so recall's caches, keyed on
+                # `total_changes`, were thrown away after each query).
+                wrote = cur.description is None
+                rows = [] if wrote else cur.fetchall()
                 count = cur.rowcount
         except psycopg.Error as exc:
             raise _as_sqlite_error(exc) from exc
-        if count > 0 and cur.description is None:
+        if count > 0 and wrote:
             self.total_changes += count
         return _Cursor(rows, count, None)
 

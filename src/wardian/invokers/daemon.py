@@ -696,68 +696,20 @@ class ScheduleDaemon:
 
     def _drain_loop(self) -> None:
         try:
-            from wardian.invokers.drain import FireLog, drain_once
-            from wardian.runtime.session_events import SessionEventQueue
+            from wardian.invokers.drain import drain_until
         except ImportError as exc:
             self.log(f"{self._stamp()} session-close drain unavailable: {exc}")
             return
-        queue = SessionEventQueue()
-        fires = FireLog()
-        if queue.db.dialect == "postgres":
-            try:
-                self._drain_on_notify(queue, fires, drain_once)
-            finally:
-                queue.close()
-                fires.close()
-                self._notify()
-            return
         try:
-            while not self.stop_event.is_set():
-                try:
-                    if queue.has_pending() or fires.undispatched(limit=1):
-                        report = drain_once(stop=self.stop_event)
-                        for line in report.errors:
-                            self.log(f"{self._stamp()} drain: {line}")
-                        if report.events or report.executed:
-                            self.log(f"{self._stamp()} drain: {report.events} event(s), "
-                                     f"{report.runs_created} run(s) created, "
-                                     f"{report.skipped} skipped, {report.executed} executed")
-                        continue
-                except Exception as exc:  # keep draining after a hiccup
-                    self.log(f"{self._stamp()} drain failed: {type(exc).__name__}: {exc}")
-                self.stop_event.wait(0.02)  # has_pending is a ~0.1 ms indexed read
+            # The fallback is read at each start (tests set it): PostgreSQL's drain sleeps
+            # on LISTEN, SQLite's polls (`drain_until`).
+            drain_until(self.stop_event, log=lambda line: self.log(f"{self._stamp()} {line}"),
+                        fallback_s=NOTIFY_FALLBACK_S)
+        except Exception as exc:  # the server went away before the drain listened
+            self.log(f"{self._stamp()} session-close drain stopped: "
+                     f"{type(exc).__name__}: {exc}")
         finally:
-            queue.close()
-            fires.close()
             self._notify()
-
-    def _drain_on_notify(self, queue: Any, fires: Any, drain_once: Any) -> None:
-        """The drain loop on PostgreSQL: sleep on ``LISTEN`` (`wardian._pg_coord`) instead
-        of polling the queue; an event written on any machine wakes it at its commit. It
-        also wakes every `NOTIFY_FALLBACK_S` to resume runs whose lease expired elsewhere
-        (no one notifies about a worker that died)."""
-        from wardian._pg_coord import EVENTS_CHANNEL, Listener
-
-        listener = Listener(queue.conn.url, EVENTS_CHANNEL)
-        try:
-            while not self.stop_event.is_set():
-                progress = False
-                try:
-                    if queue.has_pending() or fires.undispatched(limit=1):
-                        report = drain_once(stop=self.stop_event)
-                        for line in report.errors:
-                            self.log(f"{self._stamp()} drain: {line}")
-                        progress = bool(report.events or report.executed)
-                        if progress:
-                            self.log(f"{self._stamp()} drain: {report.events} event(s), "
-                                     f"{report.runs_created} run(s) created, "
-                                     f"{report.skipped} skipped, {report.executed} executed")
-                except Exception as exc:  # keep draining after a hiccup
-                    self.log(f"{self._stamp()} drain failed: {type(exc).__name__}: {exc}")
-                if not progress:
-                    listener.wait(NOTIFY_FALLBACK_S)
-        finally:
-            listener.close()
 
 
 NOTIFY_FALLBACK_S = 1.0

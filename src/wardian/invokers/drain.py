@@ -28,6 +28,7 @@ import sqlite3
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ __all__ = [
     "DrainReport",
     "FireLog",
     "drain_once",
+    "drain_until",
     "idempotency_key",
     "run_worker",
     "worker_main",
@@ -492,6 +494,62 @@ def drain_once(*, limit: int = 100, execute: bool = True,
     finally:
         drain.close()
     return report
+
+
+def drain_until(stop: threading.Event, *, log: Callable[[str], None],
+                poll_s: float = 0.02, fallback_s: float = 1.0) -> None:
+    """Drain session-close events as they arrive until `stop` is set: ``wardian serve``'s
+    drain thread, and any long-lived worker sharing a PostgreSQL database.
+
+    SQLite: polls the queue every `poll_s` seconds (an indexed ~0.1 ms read). PostgreSQL:
+    sleeps on ``LISTEN`` (`wardian._pg_coord`), so an event committed on any machine wakes
+    every listening worker at its commit; it also wakes every `fallback_s` seconds to
+    resume runs whose lease expired elsewhere (nobody notifies about a worker that died),
+    which is also how soon a set `stop` is seen without a notification.
+
+    Args:
+        stop: ends the loop (between events and before each run, as `drain_once`).
+        log: receives one line per pass that did something, and each recorded error.
+        poll_s / fallback_s: seconds, see above.
+
+    Raises:
+        StoreError: the PostgreSQL server cannot be reached to listen. A failing pass is
+            logged, never raised.
+    """
+    queue = SessionEventQueue()
+    fires = FireLog()
+    listener: Any = None
+    try:
+        if queue.db.dialect == "postgres":
+            from wardian._pg_coord import EVENTS_CHANNEL, Listener
+
+            listener = Listener(queue.conn.url, EVENTS_CHANNEL)  # type: ignore[attr-defined]
+        while not stop.is_set():
+            progress = False
+            try:
+                if queue.has_pending() or fires.undispatched(limit=1):
+                    report = drain_once(stop=stop)
+                    for line in report.errors:
+                        log(f"drain: {line}")
+                    if report.events or report.executed:
+                        log(f"drain: {report.events} event(s), {report.runs_created} run(s)"
+                            f" created, {report.skipped} skipped, {report.executed} executed")
+                    # SQLite: go again at once (an undispatched fire is work here). On
+                    # PostgreSQL it may be another machine's running run: wait for news.
+                    progress = listener is None or bool(report.events or report.executed)
+            except Exception as exc:  # keep draining after a hiccup
+                log(f"drain failed: {type(exc).__name__}: {exc}")
+            if progress:
+                continue
+            if listener is not None:
+                listener.wait(fallback_s)
+            else:
+                stop.wait(poll_s)
+    finally:
+        if listener is not None:
+            listener.close()
+        queue.close()
+        fires.close()
 
 
 def run_worker(*, batch: int = 100) -> DrainReport:

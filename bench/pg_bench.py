@@ -5,8 +5,9 @@ pg_ctl, loopback, a free port) and measures each figure on both backends:
 
 * ``fire`` — two worker processes (`wardian.invokers.drain.drain_until`, the loop of
   ``wardian serve``'s drain thread) share one database while the bench records
-  ``--events`` session-close events (default 1,000, one every ``--interval`` ms) for one
-  agent with ``--invokers`` enabled session-close invokers (default 5) of a no-op
+  ``--events`` session-close events (default 1,000, one every ``--interval`` ms,
+  default 250) for one agent with ``--invokers`` enabled session-close invokers
+  (default 5) of a no-op
   blueprint, the last of which requires an archive (the events have none: a skip). On
   PostgreSQL the workers sleep on ``LISTEN`` and the event's ``NOTIFY`` (at its commit)
   wakes them; on SQLite they poll the queue every 20 ms. Checked **from the database**:
@@ -357,7 +358,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1000)
     parser.add_argument("--invokers", type=int, default=5)
-    parser.add_argument("--interval", type=float, default=100.0,
+    parser.add_argument("--interval", type=float, default=250.0,
                         help="milliseconds between two session-close events")
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--scenario", action="append", choices=["fire", "recall"])

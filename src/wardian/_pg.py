@@ -111,10 +111,10 @@ def validate_url(url: str, *, where: str = "--to") -> str:
             hint="use postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE",
         )
     try:
+        import psycopg
         from psycopg.conninfo import conninfo_to_dict
     except ImportError as exc:
         raise UsageError(f"{where}: PostgreSQL needs psycopg", hint=INSTALL_HINT) from exc
-    import psycopg
 
     try:
         from urllib.parse import urlsplit
@@ -173,6 +173,26 @@ def _pool(url: str) -> psycopg_pool.ConnectionPool[Any]:
             pool.open()
             _pools[key] = pool
         return pool
+
+
+def _connect_read_only(url: str) -> psycopg.Connection[Any]:
+    """A connection of its own to `url` on which nothing can be written.
+
+    Raises:
+        StoreError: the server cannot be reached or refuses the login (libpq's reason).
+    """
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise StoreError("PostgreSQL needs psycopg", hint=INSTALL_HINT) from exc
+    try:
+        return psycopg.connect(url, autocommit=True, connect_timeout=10,
+                               options="-c default_transaction_read_only=on")
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"cannot connect to PostgreSQL at {redact_url(url)}: "
+            f"{redact_url(str(exc).strip())}",
+            hint="check that the server runs and accepts this user (pg_isready)") from exc
 
 
 def close_pools(url: str | None = None) -> None:
@@ -412,13 +432,15 @@ class PgConnection:
     Args:
         url: a validated ``postgresql://`` URL.
         schema: ``memory`` or ``state``; created if missing, set as ``search_path``.
+        read_only: a connection of its own (not the pool's) whose every transaction is
+            read-only, and the schema is not created: what ``wardian doctor`` reads with.
 
     Raises:
         StoreError: the server cannot be reached or refuses the login (exit 1, with a
             hint naming the URL without its password).
     """
 
-    def __init__(self, url: str, schema: str) -> None:
+    def __init__(self, url: str, schema: str, *, read_only: bool = False) -> None:
         self.url = url
         self.schema = schema
         self.location = f"{redact_url(url)} (schema {schema})"
@@ -426,9 +448,18 @@ class PgConnection:
         self.total_changes = 0
         self.before_write_commit: str | None = None
         """A statement run at the end of every write transaction that changed rows."""
+        self._closed = False
+        self._conn: psycopg.Connection[Any]
+        self._pool: psycopg_pool.ConnectionPool[Any] | None = None
+        if read_only:
+            self._conn = _connect_read_only(url)
+            self._conn.row_factory = _row_factory
+            with self._conn.cursor() as cur:
+                cur.execute(f'SET search_path TO "{schema}"')
+            return
         self._pool = _pool(url)
         try:
-            self._conn: psycopg.Connection[Any] = self._pool.getconn(timeout=15)
+            self._conn = self._pool.getconn(timeout=15)
         except Exception as exc:  # PoolTimeout wraps the libpq refusal
             raise StoreError(
                 f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}",
@@ -449,7 +480,6 @@ class PgConnection:
         except Exception:
             self._pool.putconn(self._conn)
             raise
-        self._closed = False
 
     @property
     def in_transaction(self) -> bool:
@@ -534,6 +564,9 @@ class PgConnection:
         if self._closed:
             return
         self._closed = True
+        if self._pool is None:
+            self._conn.close()
+            return
         try:
             self._pool.putconn(self._conn)
         except Exception:  # the pool was closed first (interpreter exit)

@@ -319,3 +319,82 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
     owners = {e["data"]["lease_owner"] for e in final.events if e["kind"] == "run.started"}
     assert len(owners) == 2  # two workers, one after the other
     assert not FireLog().undispatched() and event.id
+
+
+SERVE_A = (
+    "from tests.engine.crash_actions import register\n"
+    "register()\n"
+    "from wardian.invokers.daemon import ScheduleDaemon\n"
+    "ScheduleDaemon().serve()\n"
+)
+
+DRAINER = (  # another machine's long-lived worker: the drain loop, until the run is final
+    "import sys, threading\n"
+    "from tests.engine.crash_actions import register\n"
+    "register()\n"
+    "from wardian.engine.runs import FINAL_STATUSES, RunStore\n"
+    "from wardian.invokers.drain import drain_until\n"
+    "stop = threading.Event()\n"
+    "def watch():\n"
+    "    runs = RunStore(recover=False)\n"
+    "    while runs.get(sys.argv[1]).status not in FINAL_STATUSES:\n"
+    "        stop.wait(0.1)\n"
+    "    stop.set()\n"
+    "threading.Thread(target=watch).start()\n"
+    "drain_until(stop, log=lambda line: print(line, file=sys.stderr), fallback_s=0.2)\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs")
+def test_kill9_of_the_scheduler_mid_run_is_resumed_by_another_worker(
+        pg: str, tmp_path: Path, registered: None) -> None:
+    # The expired lease of a scheduled run (no session-close fire points at it) is
+    # reclaimed by whichever worker wakes next, not left for a manual resume.
+    from wardian.invokers.schedule import ScheduleConfig
+
+    work = tmp_path / "work"
+    work.mkdir()
+    os.mkfifo(work / "started.fifo")
+    os.mkfifo(work / "release.fifo")
+    (work / "block").write_text("block step two")
+    folder = user_library_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "crash-demo.yaml").write_text(CRASH.replace("session-close, manual",
+                                                          "schedule, manual"),
+                                            encoding="utf-8")
+    agent = AgentRegistry().add("coder", "claude").id
+    invokers = InvokerStore()
+    inv = invokers.add("schedule", name="nightly", blueprint_id="crash-demo",
+                       agent_id=agent, assignments={}, inputs={"dir": str(work)},
+                       config=ScheduleConfig(every_s=0.5).to_config())
+    invokers.set_enabled(inv.id, True)
+    env = {**os.environ, "WARDIAN_RUN_LEASE_S": "1"}
+
+    scheduler = _worker(SERVE_A, env=env)
+    try:
+        with open(work / "started.fifo", encoding="utf-8") as fifo:  # step two is running
+            assert fifo.read() == "running\n"
+        (run,) = RunStore(recover=False).list(invoker_id=inv.id, status="running")
+        os.kill(scheduler.pid, signal.SIGKILL)
+    finally:
+        scheduler.communicate(timeout=60)
+    assert scheduler.returncode == -signal.SIGKILL
+    assert run.trigger == "schedule"
+
+    (work / "block").unlink()
+    other = _worker(DRAINER, run.id, env=env)
+    _, err = other.communicate(timeout=240)
+    assert other.returncode == 0, err.decode()
+
+    final = RunStore(recover=False).get(run.id, detail=True)
+    assert final.status == "succeeded", final.error
+    assert (_lines(work / "one.count"), _lines(work / "two.count"),
+            _lines(work / "three.count")) == (1, 2, 1)  # step one was not repeated
+    kinds = [e["kind"] for e in final.events]
+    assert kinds.count("run.started") == 2 and kinds.count("run.resumed") == 1
+    interrupted = [e for e in final.events if e["kind"] == "run.interrupted"]
+    assert [e["data"]["reason"] for e in interrupted] == ["lease expired"]
+    pids = [e["data"]["pid"] for e in final.events if e["kind"] == "run.started"]
+    assert pids == [scheduler.pid, other.pid]  # the scheduler, then the other worker

@@ -491,9 +491,23 @@ def drain_once(*, limit: int = 100, execute: bool = True,
             drain.process(event, report)
         if execute:
             drain.execute_pending(report, stop)
+            _reclaim(drain.runs, report, stop)
     finally:
         drain.close()
     return report
+
+
+def _reclaim(runs: Any, report: DrainReport, stop: threading.Event | None) -> None:
+    """PostgreSQL: resume runs of any kind whose lease expired (their worker was killed
+    or cut off; `wardian.engine.reclaim`), so whichever worker drains next continues them.
+    Nothing on SQLite."""
+    if runs.db.dialect != "postgres":
+        return
+    from wardian.engine.reclaim import resume_expired
+
+    reclaimed = resume_expired(runs, stop=stop)
+    report.executed += len(reclaimed.resumed)
+    report.errors.extend(f"resuming an expired lease: {line}" for line in reclaimed.errors)
 
 
 def drain_until(stop: threading.Event, *, log: Callable[[str], None],
@@ -519,27 +533,34 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
     queue = SessionEventQueue()
     fires = FireLog()
     listener: Any = None
+    runs: Any = None
     try:
         if queue.db.dialect == "postgres":
             from wardian._pg_coord import EVENTS_CHANNEL, Listener
+            from wardian.engine.runs import RunStore
 
             listener = Listener(queue.conn.url, EVENTS_CHANNEL)  # type: ignore[attr-defined]
+            runs = RunStore(recover=False)
         while not stop.is_set():
-            progress = False
+            again = False
             try:
+                report = DrainReport()
                 if queue.has_pending() or fires.undispatched(limit=1):
-                    report = drain_once(stop=stop)
-                    for line in report.errors:
-                        log(f"drain: {line}")
-                    if report.events or report.executed:
-                        log(f"drain: {report.events} event(s), {report.runs_created} run(s)"
-                            f" created, {report.skipped} skipped, {report.executed} executed")
+                    report = drain_once(stop=stop)  # also resumes expired leases
                     # SQLite: go again at once (an undispatched fire is work here). On
                     # PostgreSQL it may be another machine's running run: wait for news.
-                    progress = listener is None or bool(report.events or report.executed)
+                    again = listener is None
+                elif runs is not None:  # each wake-up, the 1 s fallback included
+                    _reclaim(runs, report, stop)
+                for line in report.errors:
+                    log(f"drain: {line}")
+                if report.events or report.executed:
+                    log(f"drain: {report.events} event(s), {report.runs_created} run(s)"
+                        f" created, {report.skipped} skipped, {report.executed} executed")
+                    again = True
             except Exception as exc:  # keep draining after a hiccup
                 log(f"drain failed: {type(exc).__name__}: {exc}")
-            if progress:
+            if again:
                 continue
             if listener is not None:
                 listener.wait(fallback_s)

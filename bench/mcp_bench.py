@@ -140,7 +140,7 @@ def main() -> int:
 
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import current
+    from wardian._process import current
 
     store = MemoryStore()
     me = current()  # the bench process stands in for the `agent launch` supervisor

@@ -101,7 +101,7 @@ def main() -> int:
         from wardian.memory.store import MemoryStore
         from wardian.runtime.agents import AgentRegistry
         from wardian.runtime.hook_install import install_hooks, installed_hooks
-        from wardian.runtime.process import current
+        from wardian._process import current
 
         agent = AgentRegistry().add("bench", "claude", workspace=str(work))
         settings = SettingsStore()

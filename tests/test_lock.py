@@ -110,7 +110,7 @@ def test_a_killed_holders_record_is_stale_and_the_lock_free(tmp_path: Path) -> N
     path = tmp_path / "x.lock"
     child = _holding(path)
     _end(child, kill=True)  # kill -9: the record stays, the OS drops the lock
-    assert '"pid": %d' % child.pid in path.read_text()
+    assert f'"pid": {child.pid}' in path.read_text()
     lock = FileLock(path)
     assert lock.holder() is None and lock.acquire()
     try:

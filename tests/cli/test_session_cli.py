@@ -50,7 +50,8 @@ def test_public_surfaces_are_pinned() -> None:
 
     assert set(store.__all__) == {"INVOKER_KINDS", "Invoker", "InvokerStore", "read_assignments"}
     assert set(drain.__all__) == {"MAX_EVENT_ATTEMPTS", "DrainReport", "FireLog", "drain_once",
-                                  "idempotency_key", "run_worker", "worker_main"}
+                                  "drain_until", "idempotency_key", "run_worker",
+                                  "worker_main"}
     assert set(session_close.__all__) == {"MissingInputs", "ValidatedDefinition",
                                           "add_session_close", "update_session_close",
                                           "history", "set_enabled", "summarise",

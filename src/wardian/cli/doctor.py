@@ -18,10 +18,11 @@ def register(root: typer.Typer) -> None:
             [], "--check", help="Run only this check (repeatable); default: all."),
         as_json: bool = JsonOption,
     ) -> None:
-        """Check the data directory, the database (on PostgreSQL: the URL, the postgres
-        extra, the server, migrations and the records' history), settings, hooks,
-        invokers, runs, provider CLIs and model catalogs; each problem names the command
-        that fixes it.
+        """Check the data directory, settings, hooks, invokers, runs, provider CLIs and
+        model catalogs; each problem names the command that fixes it.
+
+        The database check says which database is in use; on PostgreSQL it checks the
+        URL, the postgres extra, the server, the migrations and the records' history.
 
         Exit codes: 0 nothing is wrong (warnings included: worth knowing, nothing fails
         because of them), 1 at least one problem, 2 an unknown --check.

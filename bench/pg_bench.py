@@ -22,8 +22,14 @@ pg_ctl, loopback, a free port) and measures each figure on both backends:
   on both: recall p50/p95, hit@5 (a fast empty answer fails) and how often both backends
   return the same top five.
 
+* ``suite`` — ``bench/recall_bench.py`` (the hand-written recall suites, main and
+  holdout) once on SQLite and once with ``--database-url`` on a fresh PostgreSQL database,
+  printed side by side with how many queries got the same top five. Checked: the figures
+  agree within `TIE_TOLERANCE`, no leak, and PostgreSQL meets every threshold SQLite
+  meets (whether SQLite meets them is recall_bench's verdict, shown in the table).
+
 Usage: python bench/pg_bench.py [--events N] [--invokers N] [--interval MS]
-                                [--records N] [--scenario fire|recall]... [--json]
+                                [--records N] [--scenario fire|recall|suite]... [--json]
 Exit 1 when a check fails (a missed or doubled run, a lost record, recall finding too
 little); 2 without PostgreSQL binaries.
 """
@@ -72,6 +78,10 @@ signal.signal(signal.SIGTERM, lambda *_: stop.set())
 print("ready", flush=True)
 drain_until(stop, log=lambda line: print(line, file=sys.stderr) if "fail" in line else None)
 """
+
+TIE_TOLERANCE = 0.02
+"""How far a recall-suite figure may differ between the backends (records with equal
+scores may come back in another order)."""
 
 MIN_HIT_AT_5 = 0.9
 """Planted queries whose record must be in the top five (memory_bench's own bar)."""
@@ -310,6 +320,45 @@ def bench_recall(base: Path, url: str, records: int) -> dict[str, Any]:
     return out
 
 
+def bench_suite(cluster: Any) -> dict[str, Any]:
+    """`recall_bench.py --json` for each suite on both backends (fresh processes)."""
+    out: dict[str, Any] = {}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    problems: list[str] = []
+    for suite in ("main", "holdout"):
+        runs = {}
+        for label in ("sqlite", "postgres"):
+            extra = ["--database-url", cluster.create_database(f"suite_{suite}")] if (
+                label == "postgres") else []
+            done = subprocess.run(
+                [sys.executable, str(ROOT / "bench" / "recall_bench.py"), "--suite", suite,
+                 "--json", *extra], env=env, capture_output=True, text=True, timeout=1800)
+            try:
+                runs[label] = json.loads(done.stdout.strip().splitlines()[-1])
+            except (IndexError, ValueError):
+                problems.append(f"{suite} on {label}: recall_bench failed: {done.stderr[-500:]}")
+                continue
+        if len(runs) == 2:
+            a, b = runs["sqlite"], runs["postgres"]
+            # The thresholds are recall_bench's to judge; here PostgreSQL must do what
+            # SQLite does: the same figures (within ranking ties), no leak.
+            if a["ok"] and not b["ok"]:
+                problems.append(f"suite {suite}: PostgreSQL misses thresholds SQLite meets")
+            for label, value in a["figures"].items():
+                if abs(value - b["figures"][label]) > TIE_TOLERANCE:
+                    problems.append(f"suite {suite}: {label} {b['figures'][label]:.3f} on"
+                                    f" PostgreSQL, {value:.3f} on SQLite")
+            if b["leaks"]:
+                problems.append(f"suite {suite}: {b['leaks']} leak(s) on PostgreSQL")
+            same = sum(a == b for a, b in zip(runs["sqlite"]["top5"], runs["postgres"]["top5"],
+                                              strict=True))
+            runs["same_top5"] = same / len(runs["sqlite"]["top5"])
+        out[suite] = runs
+    out["problems"] = problems
+    return out
+
+
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f} ms"
 
@@ -348,6 +397,24 @@ def _table(results: dict[str, Any]) -> list[str]:
         rows.append(("  SQLite build / db migrate (verified)", f"{r['build_sqlite_s']:.0f} s",
                      f"{r['migrate_s']:.0f} s, {r['verified']:,} records"))
         rows.append(("  checks", "ok" if not r["problems"] else "FAILED", ""))
+    if "suite" in results:
+        for suite in ("main", "holdout"):
+            runs = results["suite"].get(suite, {})
+            if "sqlite" not in runs or "postgres" not in runs:
+                continue
+            a, b = runs["sqlite"], runs["postgres"]
+            rows.append((f"recall suite {suite!r} ({a['records']} records,"
+                         f" {a['queries']} queries)", "", ""))
+            for label in ("recall@5", "paraphrase recall@5", "no-answer empty"):
+                rows.append((f"  {label}", f"{a['figures'][label]:.3f}",
+                             f"{b['figures'][label]:.3f}"))
+            rows.append(("  MRR@10", f"{a['mrr@10']:.3f}", f"{b['mrr@10']:.3f}"))
+            rows.append(("  leaks", str(a["leaks"]), str(b["leaks"])))
+            rows.append(("  recall p95", _ms(a["latency_p95_ms"]), _ms(b["latency_p95_ms"])))
+            rows.append(("  thresholds met", "yes" if a["ok"] else "NO",
+                         "yes" if b["ok"] else "NO"))
+            rows.append(("  same top five as the other", f"{runs['same_top5']:.2f}",
+                         f"{runs['same_top5']:.2f}"))
     width = max(len(r[0]) for r in rows)
     lines = [f"{'':{width}}  {'SQLite':>22}  {'PostgreSQL':>26}"]
     lines += [f"{a:{width}}  {b:>22}  {c:>26}" for a, b, c in rows]
@@ -361,7 +428,7 @@ def main() -> int:
     parser.add_argument("--interval", type=float, default=250.0,
                         help="milliseconds between two session-close events")
     parser.add_argument("--records", type=int, default=100_000)
-    parser.add_argument("--scenario", action="append", choices=["fire", "recall"])
+    parser.add_argument("--scenario", action="append", choices=["fire", "recall", "suite"])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from tests.pg_cluster import Cluster, find_bin
@@ -371,7 +438,7 @@ def main() -> int:
         print("pg_bench: no PostgreSQL binaries (install the postgresql package)",
               file=sys.stderr)
         return 2
-    scenarios = args.scenario or ["fire", "recall"]
+    scenarios = args.scenario or ["fire", "suite", "recall"]
     cluster = Cluster.start(bindir)
     results: dict[str, Any] = {}
     try:
@@ -382,6 +449,8 @@ def main() -> int:
                     bench_fire(base, None, args.events, args.invokers, args.interval),
                     bench_fire(base, cluster.create_database("fire"), args.events,
                                args.invokers, args.interval)]
+            if "suite" in scenarios:
+                results["suite"] = bench_suite(cluster)
             if "recall" in scenarios:
                 results["recall"] = bench_recall(base, cluster.create_database("recall"),
                                                  args.records)

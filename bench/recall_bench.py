@@ -13,13 +13,18 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
 0 leaks. Prints whether the semantic score was used (the optional embedding model).
 
-Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout] [--misses]`` (a few
-seconds). ``--suite holdout`` scores ``bench/recall_suite_holdout.py``, written separately
-and never used for tuning.
+Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout] [--misses]
+[--database-url postgresql://…] [--json]`` (a few seconds). ``--suite holdout`` scores
+``bench/recall_suite_holdout.py``, written separately and never used for tuning.
+``--database-url`` builds the records in that (empty) PostgreSQL database instead of a
+SQLite file (issue 18: the same thresholds on both backends; ``bench/pg_bench.py
+--scenario suite`` prints both side by side); ``--json`` prints the figures as one JSON
+object instead, with each query's top five.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -44,12 +49,22 @@ def main(argv: list[str]) -> int:
         return 2
     suite = importlib.import_module(SUITES[name])
     show_misses = "--misses" in argv
+    as_json = "--json" in argv
+    url = argv[argv.index("--database-url") + 1] if "--database-url" in argv else None
     with tempfile.TemporaryDirectory(prefix="wardian-recall-") as tmp:
         os.environ["WARDIAN_HOME"] = tmp
+        if url:
+            os.environ["WARDIAN_DATABASE_URL"] = url
+        else:
+            os.environ.pop("WARDIAN_DATABASE_URL", None)
         from wardian.memory.models import Scope
         from wardian.memory.store import MemoryStore
 
         store = MemoryStore(Path(tmp) / "memory.db")
+        if url and store.count(AGENT):
+            print("--database-url: the database already holds this suite's agent; give an"
+                  " empty one (createdb)", file=sys.stderr)
+            return 2
         semantic = getattr(store, "semantic_enabled", lambda: False)()
         ids: dict[str, str] = {}
         started = time.perf_counter()
@@ -71,11 +86,13 @@ def main(argv: list[str]) -> int:
         mrr_sum, answerable, empty_ok, unanswerable, leaks = 0.0, 0, 0, 0, 0
         misses: list[str] = []
         latencies: list[float] = []
+        tops: list[list[str]] = []
         for kind, ws, query, expected in suite.QUERIES:
             t0 = time.perf_counter()
             found = store.recall(AGENT, query, limit=10, workspace=suite.WORKSPACES[ws])
             latencies.append((time.perf_counter() - t0) * 1000)
             keys = [key_of[r.id] for r in found]
+            tops.append(keys[:5])
             for key in keys[:5]:
                 if key in suite.REMOVED or scope_of[key] not in ("agent", ws):
                     leaks += 1
@@ -96,13 +113,30 @@ def main(argv: list[str]) -> int:
             if share < 1:
                 misses.append(f"miss {kind} [{ws}] {query!r}: want {expected}, got {keys[:5]}")
         store.close()
+        if url:
+            from wardian._db import close_databases
+
+            close_databases(url)
 
     figures = {
         "recall@5": recall_sum["all"] / count["all"],
         "paraphrase recall@5": recall_sum["paraphrase"] / count["paraphrase"],
         "no-answer empty": empty_ok / unanswerable,
     }
-    print(f"Recall suite {name!r}: {len(suite.RECORDS)} records"
+    ordered = sorted(latencies)
+    ok = leaks == 0 and all(figures[label] >= target for label, target in TARGETS.items())
+    if as_json:
+        print(json.dumps({
+            "suite": name, "backend": "postgres" if url else "sqlite", "semantic": semantic,
+            "records": len(suite.RECORDS), "queries": len(suite.QUERIES), "ok": ok,
+            "figures": figures, "leaks": leaks, "mrr@10": mrr_sum / answerable,
+            "recall@5 by kind": {k: recall_sum[k] / count[k] for k in count if k != "all"},
+            "latency_p50_ms": ordered[len(ordered) // 2],
+            "latency_p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
+            "top5": tops}))
+        return 0 if ok else 1
+    print(f"Recall suite {name!r} on {'PostgreSQL' if url else 'SQLite'}:"
+          f" {len(suite.RECORDS)} records"
           f" ({len(suite.WORKSPACES)} workspaces +"
           f" agent scope), {len(suite.QUERIES)} queries; semantic score:"
           f" {'on' if semantic else 'off (lexical only)'}; built in {build_s:.1f} s")
@@ -115,7 +149,6 @@ def main(argv: list[str]) -> int:
     print(f"  no-answer empty      {figures['no-answer empty']:.2f}  ({empty_ok} of"
           f" {unanswerable})")
     print(f"  leaks in any top 5   {leaks}  (removed or other-workspace records)")
-    ordered = sorted(latencies)
     print(f"  recall latency p50 {ordered[len(ordered) // 2]:.2f} ms,"
           f" p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} ms")
     ok = leaks == 0

@@ -8,14 +8,13 @@ CPU per process, a quarter of a hook's budget)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from tests.conftest import invoke
-from typer.testing import CliRunner
+from tests.cli.test_hot_path import World, world
+
+__all__ = ["world"]  # the fixture, re-used
 
 NEVER = {"dataclasses", "inspect", "typer", "click", "rich", "pydantic", "psutil", "jinja2",
          "yaml", "httpx", "detect_secrets", "numpy"}
@@ -30,32 +29,13 @@ CLI_PROBE = ("import json, runpy, sys\nsys.argv = ['wardian', *sys.argv[1:]]\n"
              "finally:\n    " + _REPORT)
 
 
-@pytest.fixture
-def work(cli: CliRunner, wardian_home: Path, tmp_path: Path) -> Path:
-    """Agent ``ada`` with memory on and two saved records, and its git work tree."""
-    from wardian.memory.models import Scope
-    from wardian.memory.store import MemoryStore
-
-    work = tmp_path / "repo"
-    (work / ".git").mkdir(parents=True)
-    agent_id = json.loads(invoke(cli, "agent", "add", "ada", "--provider", "claude",
-                                 "--workspace", str(work), "--json").stdout)["id"]
-    assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
-    store = MemoryStore()
-    for text in ("Kettles in the east lab are descaled on Mondays",
-                 "The intranet wiki is called Bramble"):
-        store.save(agent_id, text, evidence="user said", kind="stable", scope=Scope.agent(),
-                   actor="test")
-    store.close()
-    return work.resolve()
-
-
 def _modules(done: subprocess.CompletedProcess[str]) -> set[str]:
     return set(json.loads(done.stderr.strip().splitlines()[-1]))
 
 
 @pytest.mark.parametrize("event", ["session-start", "session-end"])
-def test_the_installed_hooks_import_nothing_they_dont_use(work: Path, event: str) -> None:
+def test_the_installed_hooks_import_nothing_they_dont_use(world: World, event: str) -> None:
+    work, env = world.work, {**world.env, "WARDIAN_HOME": str(world.home)}
     payload = json.dumps({"session_id": "s-1", "cwd": str(work),
                           "hook_event_name": "SessionStart" if event == "session-start"
                           else "SessionEnd", "transcript_path": str(work / "none.jsonl")})
@@ -66,24 +46,25 @@ def test_the_installed_hooks_import_nothing_they_dont_use(work: Path, event: str
     try:  # held: the drain worker a hook starts finds it taken and leaves at once
         done = subprocess.run([sys.executable, "-P", "-c", HOOK_PROBE, "claude-code", event,
                                "--agent", "ada"], input=payload, capture_output=True,
-                              text=True, cwd=work, env=dict(os.environ), timeout=120,
+                              text=True, cwd=work, env=env, timeout=120,
                               check=False)
     finally:
         lock.release()
     assert done.returncode == 0, done.stderr
     if event == "session-start":  # it did its work: the context holds the records
         context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-        assert "Bramble" in context
+        assert "heron" in context
     assert "Error" not in done.stderr, done.stderr
     loaded = NEVER & _modules(done)
     assert not loaded, sorted(loaded)
 
 
-def test_agent_exec_imports_nothing_it_doesnt_use(work: Path) -> None:
+def test_agent_exec_imports_nothing_it_doesnt_use(world: World) -> None:
     child = [sys.executable, "-c", "import os; print(os.environ['WARDIAN_AGENT_ID'])"]
     done = subprocess.run([sys.executable, "-c", CLI_PROBE, "agent", "exec", "ada", "--",
                            *child],
-                          capture_output=True, text=True, cwd=work, env=dict(os.environ),
+                          capture_output=True, text=True, cwd=world.work,
+                          env={**world.env, "WARDIAN_HOME": str(world.home)},
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip(), done.stderr  # the managed child ran, with its agent id

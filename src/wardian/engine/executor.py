@@ -27,6 +27,10 @@ Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
   retry waits, and while waiting for a step (which is then asked to stop: ``should_stop()``
   for actions, a ``cancel`` event for adapters whose ``run`` accepts one). The run ends
   ``cancelled`` at that safe point.
+* **Outputs by reference.** A step's output is stored once: where a later step's rendered
+  input holds that output, or a part of it, unchanged (a whole ``{{ steps.x.output.y }}``
+  value), the stored input refers to it (`wardian.engine.runs.OutputRef`) instead of
+  holding a copy; `RunStore.attempts` resolves the reference for every reader.
 * **Secrets.** Values of secret inputs are replaced by ``***`` in everything stored:
   inputs, rendered step inputs, outputs, errors and events; in the rendered step inputs,
   outputs, errors and events anything else the shared secret scanner finds is replaced by
@@ -44,7 +48,15 @@ from typing import TYPE_CHECKING, Any
 
 from wardian._db import in_this_scope
 from wardian._util import new_id
-from wardian.engine.runs import REDACTED, LeaseLost, Run, RunStore
+from wardian.engine.runs import (
+    REDACTED,
+    LeaseLost,
+    OutputRef,
+    PathPart,
+    Run,
+    RunStore,
+    value_at,
+)
 from wardian.errors import UsageError, ValidationError, WardianError
 
 if TYPE_CHECKING:  # pydantic models: the drain imports this module on every worker start
@@ -60,6 +72,9 @@ __all__ = ["Redactor", "execute_run", "resolve_inputs", "resume_run"]
 
 DEFAULT_ROLE_TIMEOUT_S = 600.0
 POLL_S = 0.2
+MIN_REF_CHARS = 128
+"""A part of an input is stored as a reference only when its JSON is at least this long
+(a reference costs about 80 characters itself)."""
 
 
 class Redactor:
@@ -207,6 +222,12 @@ class _Execution:
         self.get_adapter = get_adapter
         self.lock = threading.Lock()
         self.redactor = Redactor([])
+        self.stored_outputs: dict[str, tuple[int, Any]] = {}
+        """step id -> (attempt, output as stored) of each succeeded step."""
+        self.origins: dict[int, tuple[str, tuple[PathPart, ...]]] = {}
+        """id() of each mapping, list and long string inside a succeeded step's output (as
+        the template context holds it) -> (step id, path): how a rendered input that holds
+        an output unchanged is recognised. The context keeps those objects alive."""
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -270,6 +291,9 @@ class _Execution:
             if attempt.status in ("succeeded", "skipped"):
                 context["steps"][attempt.step_id] = {"output": attempt.output,
                                                      "status": attempt.status}
+            if attempt.status == "succeeded":
+                self._remember(attempt.step_id, attempt.attempt, attempt.output,
+                               attempt.output)
         for index, step in enumerate(loaded.blueprint.steps):
             if step.id in context["steps"]:
                 continue
@@ -357,9 +381,10 @@ class _Execution:
                 rendered = self._render(loaded, step, context)
             except Exception as exc:
                 render_error = f"{type(exc).__name__}: {exc}"
+            refs: list[OutputRef] = []
+            stored = self._by_reference(rendered, self.redactor.scrub(rendered), (), refs)
             with self.lock:
-                self.store.start_attempt(run.id, step.id, index, attempt,
-                                         self.redactor.scrub(rendered))
+                self.store.start_attempt(run.id, step.id, index, attempt, stored, refs)
             if render_error is not None or rendered is None:
                 error = f"could not render the step's input: {render_error}"
                 self._finish_attempt(run, step, attempt, "failed", None, error, started)
@@ -380,8 +405,10 @@ class _Execution:
                     self.wait(delay)
                     continue
                 break
-            self._finish_attempt(run, step, attempt, "succeeded", output, None, started, extra)
+            kept = self._finish_attempt(run, step, attempt, "succeeded", output, None, started,
+                                        extra)
             context["steps"][step.id] = {"output": output, "status": "succeeded"}
+            self._remember(step.id, attempt, output, kept)
             return None
         tries = n + 1
         return (f"step {step.id!r} failed after {tries} attempt(s): "
@@ -389,13 +416,58 @@ class _Execution:
 
     def _finish_attempt(self, run: Run, step: Step, attempt: int, status: str, output: Any,
                         error: str | None, started: float,
-                        extra: dict[str, Any] | None = None) -> None:
+                        extra: dict[str, Any] | None = None) -> Any:
+        """Record how the attempt ended; returns the output as stored (redacted)."""
+        stored = self.redactor.scrub(output)
         with self.lock:
             self.store.finish_attempt(
-                run.id, step.id, attempt, status, output=self.redactor.scrub(output),
+                run.id, step.id, attempt, status, output=stored,
                 error=self.redactor.scrub(error) if error else None,
                 duration_ms=round((time.perf_counter() - started) * 1000, 3),
                 event_data=self.redactor.scrub(extra) if extra else None)
+        return stored
+
+    # -- outputs by reference ------------------------------------------------------------
+
+    def _remember(self, step_id: str, attempt: int, live: Any, stored: Any) -> None:
+        """Note a succeeded step's output: `live` as the context holds it, `stored` as the
+        run store holds it (redacted)."""
+        self.stored_outputs[step_id] = (attempt, stored)
+        todo: list[tuple[Any, tuple[PathPart, ...]]] = [(live, ())]
+        while todo:
+            node, path = todo.pop()
+            if isinstance(node, dict):
+                todo.extend((v, (*path, k)) for k, v in node.items() if isinstance(k, str))
+            elif isinstance(node, list):
+                todo.extend((v, (*path, i)) for i, v in enumerate(node))
+            elif not (isinstance(node, str) and len(node) >= MIN_REF_CHARS):
+                continue
+            # The first step to hold an object keeps it (an output may pass on another's).
+            self.origins.setdefault(id(node), (step_id, path))
+
+    def _by_reference(self, live: Any, stored: Any, at: tuple[PathPart, ...],
+                      refs: list[OutputRef]) -> Any:
+        """`stored` (the redacted rendered input, parallel to `live`) with every part that
+        is an earlier step's output, unchanged, replaced by None and listed in `refs`.
+
+        A part is recognised by identity (a whole ``{{ expr }}`` value is the very object
+        the context holds) and only taken when it equals the stored output at that path,
+        so a reference always reads back exactly what would have been stored."""
+        origin = self.origins.get(id(live))
+        if origin is not None:
+            step_id, path = origin
+            attempt, output = self.stored_outputs[step_id]
+            if value_at(output, path) == stored and len(
+                    json.dumps(stored, default=str)) >= MIN_REF_CHARS:
+                refs.append(OutputRef(at, step_id, attempt, path))
+                return None
+        if isinstance(live, dict) and isinstance(stored, dict):
+            return {k: (self._by_reference(v, stored[k], (*at, k), refs)
+                        if isinstance(k, str) else stored[k]) for k, v in live.items()}
+        if isinstance(live, list | tuple) and isinstance(stored, list):
+            return [self._by_reference(v, stored[i], (*at, i), refs)
+                    for i, v in enumerate(live)]
+        return stored
 
     def _render(self, loaded: LoadedBlueprint, step: Step,
                 context: dict[str, Any]) -> dict[str, Any]:

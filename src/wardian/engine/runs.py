@@ -5,6 +5,11 @@
   process identity (pid + psutil create time) while running, and a cancel flag.
   ``idempotency_key`` is UNIQUE: `create_run` with a used key returns ``(existing, False)``.
 * ``step_attempts`` — one row per try of a step: rendered input, output, error, timing.
+  Each output is stored once: where a step's rendered input holds an earlier step's output
+  (or a part of it) unchanged, the input stores null there and ``input_refs`` says where
+  the value lives (`OutputRef`: step id, attempt, path into its output); `attempts`
+  resolves the references, so every reader sees the full input. Rows written before
+  (inputs stored as copies) have no references and read as stored.
 * ``run_events`` — append-only log (``run.created``, ``step.started``, ``step.succeeded``,
   ``step.failed``, ``step.retried``, ``step.skipped``, ``run.finished``, …).
 
@@ -35,6 +40,8 @@ __all__ = [
     "REDACTED",
     "RUN_STATUSES",
     "LeaseLost",
+    "OutputRef",
+    "PathPart",
     "Run",
     "RunStore",
     "StepAttempt",
@@ -42,6 +49,7 @@ __all__ = [
     "owner_alive",
     "process_identity",
     "read_running_runs",
+    "value_at",
 ]
 
 RUN_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled", "interrupted",
@@ -118,6 +126,11 @@ MIGRATIONS: list[NamedMigration] = [
     ALTER TABLE runs ADD COLUMN lease_owner TEXT;
     ALTER TABLE runs ADD COLUMN lease_expires REAL;
     """),
+    # Step outputs passed by reference (issue 13): a later step's input points at an
+    # earlier step's output instead of storing a rendered copy of it (`OutputRef`).
+    NamedMigration("add_step_attempt_input_refs", """
+    ALTER TABLE step_attempts ADD COLUMN input_refs TEXT;
+    """),
 ]
 
 ENV_LEASE_S = "WARDIAN_RUN_LEASE_S"
@@ -184,9 +197,78 @@ def owner_alive(pid: int | None, started: float | None) -> bool:
     return is_alive(pid, started)
 
 
+PathPart = str | int
+"""One step of a path into a JSON value: a mapping key or a list index."""
+
+
+@dataclass(frozen=True)
+class OutputRef:
+    """Where a part of a step attempt's input is an earlier step's output, stored once.
+
+    Attributes:
+        at: the path inside the attempt's rendered input (e.g. ``("payload", "messages")``).
+        step: the id of the step whose output holds the value.
+        attempt: that step's (succeeded) attempt number.
+        path: the path inside that output (``()`` = the whole output).
+    """
+
+    at: tuple[PathPart, ...]
+    step: str
+    attempt: int
+    path: tuple[PathPart, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"at": [...], "step": ..., "attempt": n, "path": [...]}``."""
+        return {"at": list(self.at), "step": self.step, "attempt": self.attempt,
+                "path": list(self.path)}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> OutputRef:
+        """The reference stored by `to_json`."""
+        return cls(tuple(doc["at"]), str(doc["step"]), int(doc["attempt"]),
+                   tuple(doc["path"]))
+
+    def source(self) -> str:
+        """The value's template-style name, e.g. ``steps.archive.output.messages``."""
+        return "steps." + self.step + ".output" + "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}" for p in self.path)
+
+
+_MISSING = object()
+
+
+def _has(container: Any, part: PathPart) -> bool:
+    """True when JSON `container` has a key (mapping) or index (list) `part`."""
+    if isinstance(container, dict):
+        return isinstance(part, str) and part in container
+    return isinstance(container, list) and isinstance(part, int) and 0 <= part < len(container)
+
+
+def value_at(value: Any, path: Sequence[PathPart]) -> Any:
+    """The part of JSON `value` at `path`, or a private sentinel when there is none."""
+    for part in path:
+        if not _has(value, part):
+            return _MISSING
+        value = value[part]
+    return value
+
+
+def _placed(value: Any, at: Sequence[PathPart], part: Any) -> Any:
+    """`value` with the value at path `at` replaced by `part` (in place below the top)."""
+    if not at:
+        return part
+    parent = value_at(value, at[:-1])
+    if _has(parent, at[-1]):
+        parent[at[-1]] = part
+    return value
+
+
 @dataclass
 class StepAttempt:
-    """One try of one step (stored; secrets already redacted)."""
+    """One try of one step (stored; secrets already redacted).
+
+    `input` is the rendered input with every `OutputRef` of `input_refs` resolved.
+    """
 
     step_id: str
     step_index: int
@@ -198,10 +280,14 @@ class StepAttempt:
     started_at: str
     finished_at: str | None
     duration_ms: float | None
+    input_refs: list[OutputRef] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-able dict of the attempt."""
-        return dict(self.__dict__)
+        """A JSON-able dict of the attempt; ``input_refs`` lists where parts of the input
+        are earlier steps' outputs (``{"at", "step", "attempt", "path", "source"}``)."""
+        doc = dict(self.__dict__)
+        doc["input_refs"] = [{**r.to_json(), "source": r.source()} for r in self.input_refs]
+        return doc
 
 
 @dataclass
@@ -459,12 +545,26 @@ class RunStore:
         return [self._row_to_run(r) for r in rows]
 
     def attempts(self, run_id: str) -> builtins.list[StepAttempt]:
-        """Every step attempt of a run, in order. Read-only."""
+        """Every step attempt of a run, in order, inputs resolved (`OutputRef`). Read-only.
+
+        A reference whose output is missing (it cannot be, short of a hand-edited
+        database) reads as the text ``<missing: steps.<id>.output…>``, never an error.
+        """
         rows = self.conn.execute("SELECT * FROM step_attempts WHERE run_id = ? ORDER BY id",
                                  (run_id,)).fetchall()
-        return [StepAttempt(r["step_id"], r["step_index"], r["attempt"], r["status"],
-                            _loads(r["input"]), _loads(r["output"]), r["error"],
-                            r["started_at"], r["finished_at"], r["duration_ms"]) for r in rows]
+        found = [StepAttempt(r["step_id"], r["step_index"], r["attempt"], r["status"],
+                             _loads(r["input"]), _loads(r["output"]), r["error"],
+                             r["started_at"], r["finished_at"], r["duration_ms"],
+                             [OutputRef.from_json(d) for d in _loads(r["input_refs"]) or []])
+                 for r in rows]
+        outputs = {(a.step_id, a.attempt): a.output for a in found if a.status == "succeeded"}
+        for a in found:
+            for ref in a.input_refs:
+                value = value_at(outputs.get((ref.step, ref.attempt), _MISSING), ref.path)
+                if value is _MISSING:
+                    value = f"<missing: {ref.source()} (attempt {ref.attempt})>"
+                a.input = _placed(a.input, ref.at, value)
+        return found
 
     def events(self, run_id: str) -> builtins.list[dict[str, Any]]:
         """The run's event log, in order. Read-only."""
@@ -623,13 +723,20 @@ class RunStore:
         return self.get(run.id)
 
     def start_attempt(self, run_id: str, step_id: str, step_index: int, attempt: int,
-                      rendered_input: Any) -> None:
-        """Record a step attempt as running, with its (redacted) rendered input (atomic)."""
+                      rendered_input: Any, input_refs: Sequence[OutputRef] = ()) -> None:
+        """Record a step attempt as running, with its (redacted) rendered input (atomic).
+
+        Args:
+            rendered_input: the input with null where `input_refs` point at earlier
+                steps' outputs of this run (each must be a succeeded attempt's).
+        """
+        refs = _dumps([r.to_json() for r in input_refs]) if input_refs else None
         with atomic(self.conn):
             self.conn.execute(
                 "INSERT INTO step_attempts (run_id, step_id, step_index, attempt, status,"
-                " input, started_at) VALUES (?,?,?,?, 'running', ?, ?)",
-                (run_id, step_id, step_index, attempt, _dumps(rendered_input), utc_now_iso()))
+                " input, input_refs, started_at) VALUES (?,?,?,?, 'running', ?, ?, ?)",
+                (run_id, step_id, step_index, attempt, _dumps(rendered_input), refs,
+                 utc_now_iso()))
             self.add_event_in_transaction(run_id, "step.started", {}, step_id=step_id,
                                           attempt=attempt)
 

@@ -153,6 +153,7 @@ def execute_run(
     secret_inputs: dict[str, Any] | None = None,
     sleep: Callable[[float], None] | None = None,
     get_adapter: AdapterLookup | None = None,
+    blueprint: LoadedBlueprint | None = None,
 ) -> Run:
     """Execute a queued run to completion in this process (see the module docstring).
 
@@ -162,6 +163,10 @@ def execute_run(
         secret_inputs: values of secret inputs (never stored).
         sleep: ``sleep(seconds)`` used for retry backoff (tests inject a fake clock).
         get_adapter: provider lookup (default `wardian.providers.registry.get_adapter`).
+        blueprint: the validated blueprint the caller loaded for this run (the drain loads
+            one per event). Used when it is the run's (same path and hash), every action
+            it names is registered and its files still hash the same; otherwise the
+            blueprint is loaded from the run's path and must have the run's hash.
 
     Returns:
         The final run with attempts and events. Step failures never raise: see `status`.
@@ -171,7 +176,7 @@ def execute_run(
     if not store.claim(run.id):
         return store.get(run.id, detail=True)
     try:
-        _Execution(store, run.id, secret_inputs or {}, sleep, get_adapter).run()
+        _Execution(store, run.id, secret_inputs or {}, sleep, get_adapter, blueprint).run()
     except LeaseLost:
         # Another worker reclaimed the run (its lease had expired): it is theirs now, so
         # nothing more is written to it here.
@@ -188,8 +193,10 @@ def execute_run(
 def resume_run(run_id: str, *, store: RunStore | None = None,
                secret_inputs: dict[str, Any] | None = None,
                sleep: Callable[[float], None] | None = None,
-               get_adapter: AdapterLookup | None = None) -> Run:
-    """Requeue an interrupted/failed/cancelled run and execute it, skipping completed steps.
+               get_adapter: AdapterLookup | None = None,
+               blueprint: LoadedBlueprint | None = None) -> Run:
+    """Requeue an interrupted/failed/cancelled run and execute it, skipping completed steps
+    (arguments as in `execute_run`).
 
     Raises:
         UsageError: the run is not resumable (queued, running, succeeded, skipped).
@@ -197,7 +204,7 @@ def resume_run(run_id: str, *, store: RunStore | None = None,
     store = store or RunStore()
     run = store.requeue(run_id)
     return execute_run(run.id, store=store, secret_inputs=secret_inputs, sleep=sleep,
-                       get_adapter=get_adapter)
+                       get_adapter=get_adapter, blueprint=blueprint)
 
 
 class _StepFailed(Exception):
@@ -214,8 +221,10 @@ class _Cancelled(Exception):
 class _Execution:
     def __init__(self, store: RunStore, run_id: str, secrets: dict[str, Any],
                  sleep: Callable[[float], None] | None,
-                 get_adapter: AdapterLookup | None) -> None:
+                 get_adapter: AdapterLookup | None,
+                 blueprint: LoadedBlueprint | None = None) -> None:
         self.store = store
+        self.given = blueprint
         self.run_id = run_id
         self.secrets = secrets
         self.sleep = sleep
@@ -316,14 +325,17 @@ class _Execution:
 
     def _load(self, run: Run) -> LoadedBlueprint:
         from wardian.blueprints.library import find_blueprint
-        from wardian.blueprints.validate import loaded_by_hash
         from wardian.engine.actions import known_actions
 
         actions = known_actions()
-        if run.blueprint_hash:  # validated earlier in this process and unchanged on disk
-            cached = loaded_by_hash(run.blueprint_hash, check_disk=True, known_actions=actions)
-            if cached is not None and str(cached.path) == run.blueprint_path:
-                return cached
+        given = self.given
+        # The caller's copy may have been validated without action names (the validator's
+        # known_actions=None): then it is loaded again here and the unknown action reported.
+        if (given is not None and run.blueprint_hash == given.source_hash
+                and run.blueprint_path == str(given.path)
+                and all(s.action is None or s.action in actions for s in given.blueprint.steps)
+                and given.unchanged_on_disk()):
+            return given
         loaded = find_blueprint(run.blueprint_path or run.blueprint_id, known_actions=actions)
         if run.blueprint_hash and loaded.source_hash != run.blueprint_hash:
             raise UsageError(

@@ -28,11 +28,14 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, WardianError
+
+if TYPE_CHECKING:  # pydantic models: the drain worker imports this module at start-up
+    from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = [
     "FINAL_STATUSES",
@@ -407,6 +410,7 @@ class RunStore:
         blueprint_path: str | None = None,
         secret_inputs: Sequence[str] | None = None,
         workspace: str | None = None,
+        blueprint: LoadedBlueprint | None = None,
     ) -> tuple[Run, bool]:
         """Record a new run (atomic), or return the run that already has `idempotency_key`.
 
@@ -422,9 +426,10 @@ class RunStore:
                 library by id when omitted and resolvable).
             secret_inputs: input names never stored in clear; None (not given) = the
                 blueprint's declared secret inputs. With hash, path and secret_inputs all
-                given, the blueprint is not looked up at all; with a hash the process has
-                validated before, it is not read again either.
+                given, or `blueprint`, the blueprint is not looked up at all.
             workspace: the absolute workspace (default: the invocation payload's).
+            blueprint: the validated blueprint the caller already loaded: its hash, path
+                and declared secret inputs fill in what is not given.
 
         Returns:
             ``(run, created)``.
@@ -439,7 +444,7 @@ class RunStore:
                              hint="use manual, session-close or schedule")
         if blueprint_hash is None or blueprint_path is None or secret_inputs is None:
             blueprint_hash, blueprint_path, secret_inputs = self._blueprint_facts(
-                blueprint_id, blueprint_hash, blueprint_path, secret_inputs)
+                blueprint_id, blueprint_hash, blueprint_path, secret_inputs, blueprint)
         payload = invocation.get("payload") or {}
         workspace = workspace or payload.get("workspace")
         stored_inputs = {k: (REDACTED if k in secret_inputs else v) for k, v in inputs.items()}
@@ -468,15 +473,14 @@ class RunStore:
 
     @staticmethod
     def _blueprint_facts(blueprint_id: str, bp_hash: str | None, bp_path: str | None,
-                         secrets: Sequence[str] | None
+                         secrets: Sequence[str] | None, loaded: LoadedBlueprint | None
                          ) -> tuple[str | None, str | None, builtins.list[str]]:
-        """Fill in the blueprint's hash, path and declared secret inputs (read-only)."""
+        """Fill in the blueprint's hash, path and declared secret inputs from `loaded`, or
+        else from the library (read-only)."""
         from wardian.blueprints.library import find_blueprint
-        from wardian.blueprints.validate import loaded_by_hash
         from wardian.engine.actions import known_actions
 
         given = set(secrets or ())
-        loaded = loaded_by_hash(bp_hash) if bp_hash is not None else None
         if loaded is None:
             try:
                 loaded = find_blueprint(bp_path or blueprint_id, known_actions=known_actions())

@@ -50,7 +50,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._util import format_utc, parse_utc, utc_now
 from wardian.errors import UsageError, WardianError
@@ -62,8 +62,11 @@ from wardian.invokers.daemon_lock import (
     daemon_status,
 )
 from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
-from wardian.invokers.slots import SlotStore, dispatch_slot, schedule_key
+from wardian.invokers.slots import SlotStore, dispatch_slot, invoker_blueprint, schedule_key
 from wardian.invokers.store import Invoker, InvokerStore
+
+if TYPE_CHECKING:  # pydantic models: imported when a slot is dispatched
+    from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = [
     "DaemonAlreadyRunning",
@@ -471,12 +474,13 @@ class ScheduleDaemon:
                 self.slots.resolve(slot.invoker_id, slot.scheduled_time, outcome="skipped",
                                    run_id=None, reason="invoker removed before its run existed")
                 continue
+            loaded = invoker_blueprint(invoker)  # once for the slot's run, created and run
             run_id, status = dispatch_slot(self._runs, self.slots, invoker, slot.scheduled_time,
-                                           late_s=slot.late_s)
+                                           late_s=slot.late_s, blueprint=loaded)
             self.log(f"{self._stamp()} finished pending slot {slot.scheduled_time} of "
                      f"{invoker.name}: run {run_id[:8]} ({status})")
             if status == "queued":
-                self._execute(invoker, run_id, slot.scheduled_time)
+                self._execute(invoker, run_id, slot.scheduled_time, blueprint=loaded)
         return by_id
 
     # the loop ----------------------------------------------------------------------------
@@ -611,10 +615,12 @@ class ScheduleDaemon:
                 self.log(f"{self._stamp()} schedule {invoker.name} ({invoker.id[:8]}) slot "
                          f"{key}: left pending for the next start (stopping)")
                 continue
-            run_id, status = dispatch_slot(self._runs, self.slots, invoker, key, late_s=d.late_s)
+            loaded = invoker_blueprint(invoker)  # once for the slot's run, created and run
+            run_id, status = dispatch_slot(self._runs, self.slots, invoker, key, late_s=d.late_s,
+                                           blueprint=loaded)
             self._log_outcome(invoker, d, (run_id, status))
             if status == "queued":
-                self._execute(invoker, run_id, key, overlap=config.overlap)
+                self._execute(invoker, run_id, key, overlap=config.overlap, blueprint=loaded)
 
     def _log_outcome(self, invoker: Invoker, d: SlotDecision,
                      run: tuple[str, str] | None) -> None:
@@ -634,7 +640,8 @@ class ScheduleDaemon:
             self.log(f"{self._stamp()} {what}: skipped ({d.reason})")
 
     def _execute(self, invoker: Invoker, run_id: str, scheduled_time: str,
-                 *, overlap: str | None = None) -> None:
+                 *, overlap: str | None = None,
+                 blueprint: LoadedBlueprint | None = None) -> None:
         if overlap is None:
             try:
                 overlap = ScheduleConfig.from_config(invoker.config).overlap
@@ -656,7 +663,7 @@ class ScheduleDaemon:
                              "queued for the next start (stopping)")
                     return
                 try:
-                    run = execute_run(run_id, store=self._thread_runs())
+                    run = execute_run(run_id, store=self._thread_runs(), blueprint=blueprint)
                     self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} finished: "
                              f"{run.status}")
                 except Exception as exc:  # a failed run must not kill the daemon

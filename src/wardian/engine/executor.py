@@ -44,7 +44,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from wardian._db import in_this_scope
 from wardian._util import new_id
@@ -67,6 +67,8 @@ if TYPE_CHECKING:  # pydantic models: the drain imports this module on every wor
 
 AdapterLookup = Callable[[str], "ProviderAdapter"]
 """Provider name -> its adapter (`wardian.providers.registry.get_adapter` by default)."""
+
+T = TypeVar("T")
 
 __all__ = ["Redactor", "execute_run", "resolve_inputs", "resume_run"]
 
@@ -525,15 +527,16 @@ class _Execution:
         return self._in_thread(lambda: _jsonable(fn(ctx, **args)), step.timeout_s(),
                                ctx.stop_event, f"action {step.action!r}")
 
-    def _in_thread(self, call: Callable[[], Any], timeout_s: float | None,
-                   stop: threading.Event, what: str) -> Any:
-        box: dict[str, Any] = {}
+    def _in_thread(self, call: Callable[[], T], timeout_s: float | None,
+                   stop: threading.Event, what: str) -> T:
+        values: list[T] = []
+        errors: list[BaseException] = []
 
         def target() -> None:
             try:
-                box["value"] = call()
+                values.append(call())
             except BaseException as exc:
-                box["error"] = exc
+                errors.append(exc)
 
         # The step is part of this run's unit of work: it uses this thread's connections.
         worker = threading.Thread(target=in_this_scope(target),
@@ -553,8 +556,8 @@ class _Execution:
                     f"{what} timed out after {timeout_s:g}s (asked to stop; a Python action "
                     "that ignores ctx.should_stop() keeps running in the background)",
                     status="timed_out")
-        if "error" in box:
-            exc = box["error"]
+        if errors:
+            exc = errors[0]
             if isinstance(exc, _StepFailed):
                 raise exc
             if stop.is_set() and self.cancelled():
@@ -564,7 +567,7 @@ class _Execution:
 
             status = "timed_out" if isinstance(exc, ProviderTimeout) else "failed"
             raise _StepFailed(_describe(exc), status=status) from exc
-        return box.get("value")
+        return values[0]
 
     def _call_role(self, run: Run, loaded: LoadedBlueprint, step: Step,
                    rendered: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
@@ -633,7 +636,7 @@ class _Execution:
 
         # The adapter enforces `timeout_s` (and kills the process tree); the grace covers
         # an adapter that does not return.
-        outcome: Any = None
+        outcome: ProviderResult | BaseException | None = None
         try:
             result = outcome = self._in_thread(call, timeout + 30.0, stop,
                                                f"role {step.role!r} ({provider})")
@@ -645,7 +648,7 @@ class _Execution:
                 self._end_automation(automation_id, provider, outcome, step)
             if launch is not None:
                 self._end_launch(launch, run, step)
-        if not isinstance(result, ProviderResult):
+        if not isinstance(result, ProviderResult):  # a plug-in adapter that breaks the contract
             raise _StepFailed(f"{provider} adapter returned {type(result).__name__}, not a "
                               "ProviderResult", retry=False)
         output: Any = result.output
@@ -671,16 +674,20 @@ class _Execution:
             extra["launch_id"] = launch.launch_id
         return (output if schema is not None else text), extra
 
-    def _end_automation(self, automation_id: str, provider: str, outcome: Any,
-                        step: Step) -> None:
-        """Record the session a role step's provider reported (a `ProviderResult`, or the
-        adapter's error) as the step's own; a failure is an event, never the outcome."""
+    def _end_automation(self, automation_id: str, provider: str,
+                        outcome: ProviderResult | BaseException | None, step: Step) -> None:
+        """Record the session a role step's provider reported (its `ProviderResult`, or the
+        `ProviderError` it raised) as the step's own; a failure is an event, never the
+        outcome."""
+        from wardian.providers.base import ProviderResult
+        from wardian.providers.errors import ProviderError
         from wardian.runtime.automation_sessions import end_step
 
+        reported = outcome if isinstance(outcome, ProviderResult | ProviderError) else None
         try:
             end_step(automation_id, host=provider,
-                     session_id=getattr(outcome, "session_id", None),
-                     transcript_path=getattr(outcome, "transcript_path", None))
+                     session_id=reported.session_id if reported else None,
+                     transcript_path=reported.transcript_path if reported else None)
         except Exception as exc:
             self.emit("step.automation_session_not_recorded",
                       {"launch_id": automation_id, "error": f"{type(exc).__name__}: {exc}"},
@@ -706,7 +713,10 @@ def _describe(exc: BaseException) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
+    """An action's return value as JSON: a pydantic model dumped, anything else checked."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     json.dumps(value, default=str)
     return value

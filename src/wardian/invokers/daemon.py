@@ -65,8 +65,9 @@ from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slo
 from wardian.invokers.slots import SlotStore, dispatch_slot, invoker_blueprint, schedule_key
 from wardian.invokers.store import Invoker, InvokerStore
 
-if TYPE_CHECKING:  # pydantic models: imported when a slot is dispatched
+if TYPE_CHECKING:  # the engine and pydantic models: imported when the daemon starts
     from wardian.blueprints.validate import LoadedBlueprint
+    from wardian.engine.runs import RunStore
 
 __all__ = [
     "DaemonAlreadyRunning",
@@ -209,7 +210,7 @@ class ScheduleDaemon:
         self._signals_taken = 0
         self._lock: Any = None
         self._cluster_lock: Any = None
-        self._runs: Any = None
+        self._runs: RunStore | None = None
         self.invokers: InvokerStore | None = None
         self.slots: SlotStore | None = None
 
@@ -457,8 +458,9 @@ class ScheduleDaemon:
         for slot in self.slots.unsettled():
             if slot.run_id is None:  # pragma: no cover - 'ran' rows always carry a run id
                 continue
+            assert self._runs is not None  # opened by `start`, before any recovery
             run = self._runs.get(slot.run_id)
-            if getattr(run, "status", None) == "queued" and slot.invoker_id in by_id:
+            if run.status == "queued" and slot.invoker_id in by_id:
                 self._execute(by_id[slot.invoker_id], slot.run_id, slot.scheduled_time)
             else:
                 self.slots.settle(slot.invoker_id, slot.scheduled_time)
@@ -466,7 +468,7 @@ class ScheduleDaemon:
     def _finish_pending(self) -> dict[str, Invoker]:
         """Create the runs of ``pending`` slots (a predecessor or a failed pass decided them)
         and dispatch the queued ones. Returns the schedule invokers by id."""
-        assert self.slots is not None and self.invokers is not None
+        assert self.slots is not None and self.invokers is not None and self._runs is not None
         by_id = {inv.id: inv for inv in self.invokers.list(kind="schedule")}
         for slot in self.slots.pending():
             invoker = by_id.get(slot.invoker_id)
@@ -595,7 +597,7 @@ class ScheduleDaemon:
 
     def _fire(self, invoker: Invoker, config: ScheduleConfig, due: list[datetime],
               now: datetime, *, disabled: bool, backlog: bool = False) -> None:
-        assert self.slots is not None
+        assert self.slots is not None and self._runs is not None
         if backlog:
             # More than MAX_SLOTS_PER_TICK slots are owed and newer ones follow: this oldest
             # chunk never runs (no flood); the policy applies to the newest chunk.
@@ -680,11 +682,11 @@ class ScheduleDaemon:
 
         pool.submit(work)
 
-    def _thread_runs(self) -> Any:
+    def _thread_runs(self) -> RunStore:
         """This worker thread's own engine RunStore (one connection per thread)."""
         from wardian.engine.runs import RunStore
 
-        store = getattr(self._local, "runs", None)
+        store: RunStore | None = getattr(self._local, "runs", None)  # a threading.local
         if store is None:
             store = RunStore(recover=False)
             self._local.runs = store

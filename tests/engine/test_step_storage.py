@@ -200,7 +200,8 @@ def test_rows_stored_before_references_read_as_stored(tmp_path: Path) -> None:
     with StateDB.open(path) as db:
         db.require("runs", MIGRATIONS[:2])
     conn = sqlite3.connect(path)
-    copy = {"action": "t.use", "with": {"rows": [{"n": 1, "text": "x" * 300}]}}
+    rows = [{"n": 1, "text": "x" * 300}]
+    copy: dict[str, Any] = {"action": "t.use", "with": {"rows": rows}}
     conn.execute(
         "INSERT INTO runs (id, blueprint_id, invocation, assignments, inputs, status,"
         " created_at) VALUES ('r1', 'old', '{}', '{}', '{}', 'succeeded', 't')")
@@ -208,7 +209,7 @@ def test_rows_stored_before_references_read_as_stored(tmp_path: Path) -> None:
         "INSERT INTO step_attempts (run_id, step_id, step_index, attempt, status, input,"
         " output, started_at) VALUES ('r1', 'make', 0, 1, 'succeeded', '{}', ?, 't'),"
         " ('r1', 'use', 1, 1, 'succeeded', ?, '{}', 't')",
-        (json.dumps({"rows": copy["with"]["rows"]}), json.dumps(copy)))
+        (json.dumps({"rows": rows}), json.dumps(copy)))
     conn.commit()
     conn.close()
     store = RunStore(path, recover=False)

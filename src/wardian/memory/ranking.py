@@ -17,8 +17,15 @@ them into one ranked list that may be empty.
   of equal score (`Candidate.lexical`).
 * **Floor.** A record is returned only when it covers enough of the query
   (`LEXICAL_FLOOR`), or is semantically close and stands out from the other records in
-  scope (`SEMANTIC_FLOOR`, `SEMANTIC_Z`), or has some of both (``FUSED_*``); that is how
-  "nothing fits" comes back empty. Once one record has cleared it, others that clear a
+  scope (`SEMANTIC_FLOOR`, `SEMANTIC_Z`), or has some of both (``FUSED_*``), or — when
+  every informative word of the query occurs somewhere in the store — its evidence by
+  meaning, cosine plus `KNOWN_Z` times its standing-out, reaches `KNOWN_FLOOR`
+  (`Candidate.evidence`); that is how "nothing fits" comes back empty. A question about
+  something never stored usually names it with a word the store has never seen (on the
+  suites the share of unknown words separates answerable from unanswerable questions
+  better than any single cosine cut-off), so a question in the store's own words may be
+  answered on weaker evidence by meaning than one with a word nothing contains. A larger
+  store knows more words, so this only ever widens what passes as it grows. Once one record has cleared it, others that clear a
   lower floor (``RELAXED_*``) follow it, for questions with several answers. The floors
   were tuned, coarsely, on the recall suite in ``bench/recall_suite.py`` (written before
   tuning) and are checked on ``bench/recall_suite_holdout.py``, which no constant here
@@ -39,6 +46,8 @@ __all__ = [
     "FUSED_COSINE",
     "FUSED_COVERAGE",
     "FUSED_Z",
+    "KNOWN_FLOOR",
+    "KNOWN_Z",
     "LEXICAL_FLOOR",
     "RELAXED_COSINE",
     "RELAXED_COVERAGE",
@@ -48,6 +57,7 @@ __all__ = [
     "SEMANTIC_Z",
     "STOP_WORDS",
     "Candidate",
+    "Considered",
     "coverage",
     "fuse",
     "idf",
@@ -86,6 +96,11 @@ SEMANTIC_Z = 3.0
 meaning alone must be."""
 FUSED_COVERAGE, FUSED_COSINE, FUSED_Z = 0.4, 0.3, 2.5
 """A record with some of both — this coverage, cosine and standing-out — also passes."""
+KNOWN_Z = 0.4
+"""Weight of the standing-out (z, in standard deviations) in `Candidate.evidence`."""
+KNOWN_FLOOR = 1.5
+"""The evidence (`Candidate.evidence`) that passes a record when no word of the query is
+unknown to the store: e.g. cosine 0.3 and z 3.0 (0.3 + 1.2) passes."""
 RELAXED_COVERAGE, RELAXED_COSINE, RELAXED_Z = 0.4, 0.25, 1.5
 """Once the best record has cleared the floor (something fits), further records need only
 this coverage, or this cosine and standing-out: a question with several answers gets
@@ -152,15 +167,21 @@ class Candidate:
         """The fused score the final order uses."""
         return (1 - SEMANTIC_WEIGHT) * min(self.coverage, 1.0) + SEMANTIC_WEIGHT * self.cosine
 
+    @property
+    def evidence(self) -> float:
+        """Its evidence by meaning: ``cosine + KNOWN_Z * z`` (module: Floor)."""
+        return self.cosine + KNOWN_Z * self.z
+
     def passes_relaxed(self, *, semantic: bool) -> bool:
         """Whether the record may follow one that passed (`RELAXED_COVERAGE` …)."""
         if self.coverage >= RELAXED_COVERAGE:
             return True
         return semantic and self.cosine >= RELAXED_COSINE and self.z >= RELAXED_Z
 
-    def passes(self, *, semantic: bool) -> bool:
+    def passes(self, *, semantic: bool, all_known: bool = False) -> bool:
         """Whether the record clears the relevance floor (module: Floor). Without
-        semantic scores only the lexical floor applies."""
+        semantic scores only the lexical floor applies. `all_known`: every informative
+        word of the query occurs in some record of the store."""
         # More than half: a record holding only one of two words (the other one in no
         # record) does not answer the question by its words alone.
         if self.coverage > LEXICAL_FLOOR:
@@ -169,19 +190,44 @@ class Candidate:
             return False
         if self.cosine >= SEMANTIC_FLOOR and self.z >= SEMANTIC_Z:
             return True
+        if all_known and self.evidence >= KNOWN_FLOOR:
+            return True
         return (self.coverage >= FUSED_COVERAGE and self.cosine >= FUSED_COSINE
                 and self.z >= FUSED_Z)
 
 
-def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int) -> list[Candidate]:
+@dataclass
+class Considered:
+    """What recall weighs for one query before the floor (`MemoryStore.recall_considered`).
+
+    Attributes:
+        candidates: the records considered, in no particular order.
+        terms: how many informative words the query has (`query_terms`).
+        unknown: how many of them no record in the store contains.
+        semantic: whether cosines were computed (the embedding model is installed).
+    """
+
+    candidates: list[Candidate]
+    terms: int
+    unknown: int
+    semantic: bool
+
+    @property
+    def all_known(self) -> bool:
+        """Whether every informative word of the query occurs in some record."""
+        return self.terms > 0 and self.unknown == 0
+
+
+def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int,
+         all_known: bool = False) -> list[Candidate]:
     """The candidates above the floor, best first (fused score, coverage, BM25, newest),
     at most `limit` (>= 1): none unless one clears the strict floor, then also those that
-    clear the relaxed one (module: Floor)."""
+    clear the relaxed one (module: Floor). `all_known` as in `Candidate.passes`."""
     pool = list(candidates)
-    if not any(c.passes(semantic=semantic) for c in pool):
+    if not any(c.passes(semantic=semantic, all_known=all_known) for c in pool):
         return []
-    kept = [c for c in pool
-            if c.passes(semantic=semantic) or c.passes_relaxed(semantic=semantic)]
+    kept = [c for c in pool if c.passes(semantic=semantic, all_known=all_known)
+            or c.passes_relaxed(semantic=semantic)]
     kept.sort(key=lambda c: c.updated_at, reverse=True)
     kept.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage, c.lexical),
               reverse=True)

@@ -19,8 +19,9 @@ Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout|fresh] [--mi
 query with no answer — best coverage, cosine, standing-out (z), evidence, the share of the
 query's words the store never saw, the answer's rank by cosine and by coverage — and how
 well each of those separates answerable from unanswerable queries (AUC: 1.0 perfectly,
-0.5 not at all): the numbers to read before changing the floor. ``--suite holdout`` scores ``bench/recall_suite_holdout.py`` and ``--suite
-fresh`` ``bench/recall_suite_fresh.py``, both written separately and never used for tuning.
+0.5 not at all): the numbers to read before changing the floor. ``--suite holdout``
+scores ``bench/recall_suite_holdout.py`` and ``--suite fresh``
+``bench/recall_suite_fresh.py``, both written separately and never used for tuning.
 """
 
 from __future__ import annotations

@@ -22,15 +22,17 @@ them into one ranked list that may be empty.
   meaning, cosine plus `KNOWN_Z` times its standing-out, reaches `KNOWN_FLOOR`
   (`Candidate.evidence`); that is how "nothing fits" comes back empty. A question about
   something never stored usually names it with a word the store has never seen (on the
-  suites the share of unknown words separates answerable from unanswerable questions
-  better than any single cosine cut-off), so a question in the store's own words may be
-  answered on weaker evidence by meaning than one with a word nothing contains. A larger
-  store knows more words, so this only ever widens what passes as it grows. Once one record has cleared it, others that clear a
-  lower floor (``RELAXED_*``) follow it, for questions with several answers. The floors
-  were tuned, coarsely, on the recall suite in ``bench/recall_suite.py`` (written before
-  tuning) and are checked on ``bench/recall_suite_holdout.py``, which no constant here
-  was fitted to (``bench/recall_bench.py --suite holdout``): the gap between the two is
-  the static embedding model's limit on paraphrases, not something to tune away.
+  suites, whether a query has such a word separates unanswerable from answerable queries
+  about as well as any single cosine cut-off, and differently), so a question in the
+  store's own words may be answered on weaker evidence by meaning. A larger store knows
+  more words, so this rule only ever widens what passes as the store grows. Once one
+  record has cleared the floor, others that clear a lower one (``RELAXED_*``) follow it,
+  for questions with several answers. The floors were tuned, coarsely, on
+  ``bench/recall_suite.py`` and are checked on ``bench/recall_suite_holdout.py`` and
+  ``bench/recall_suite_fresh.py``, which no constant here was fitted to
+  (``bench/recall_bench.py --suite holdout|fresh``; ``--features`` prints what the floor
+  saw): the gap between them is the static embedding model's limit on paraphrases, not
+  something to tune away.
 
 Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall; issue 19.
 """

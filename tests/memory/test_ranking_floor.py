@@ -76,3 +76,27 @@ def test_recall_considered_counts_words_no_record_holds(store: MemoryStore) -> N
     assert (odd.terms, odd.unknown, odd.all_known) == (3, 1, False)
     empty = store.recall_considered(AGENT, "what is it", workspace="/w/zoo")
     assert (empty.terms, empty.candidates) == (0, [])
+
+
+def test_a_record_answering_the_part_the_passing_ones_leave_follows_them() -> None:
+    # "how do I water the ferns and feed the koi": the passing record is about the ferns.
+    ferns = Candidate(1, coverage=0.7, cosine=0.3, z=1.0,
+                      held={"water": 1.0, "ferns": 2.0})
+    koi = Candidate(2, coverage=0.3, cosine=0.1, z=0.2, held={"feed": 1.0, "koi": 2.5})
+    water_only = Candidate(3, coverage=0.3, cosine=0.1, z=0.2, held={"water": 1.0})
+    feed_only = Candidate(4, coverage=0.1, cosine=0.1, z=0.2, held={"feed": 1.0})
+    kept = fuse([ferns, koi, water_only, feed_only], semantic=True, limit=5)
+    # The koi record holds all of the rest (feed + koi); "water" is answered already and
+    # "feed" alone is less than half of what is left.
+    assert [c.rowid for c in kept] == [1, 2]
+
+
+def test_covers_rest_is_more_than_half_of_the_uncovered_weight() -> None:
+    from wardian.memory.ranking import covers_rest
+
+    rest = {"feed": 1.0, "koi": 2.5}
+    assert covers_rest(Candidate(1, held={"koi": 2.5}), rest)
+    assert not covers_rest(Candidate(1, held={"feed": 1.0}), rest)
+    assert not covers_rest(Candidate(1, held={"koi": 2.5}), {})
+    # Nothing follows a question that nothing answers.
+    assert fuse([Candidate(1, coverage=0.3, held={"koi": 2.5})], semantic=True, limit=5) == []

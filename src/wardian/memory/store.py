@@ -714,9 +714,10 @@ class MemoryStore:
                    else set() for t in known}
         every = builtins.list(weights.values())
         for rid, candidate in found.items():
-            held = [weights[t] for t in known if rid in rows_of[t]
-                    or (rid in holding_all and t in common)]
-            candidate.coverage = coverage(held, every, unknown=unknown)
+            holds = [t for t in known if rid in rows_of[t]
+                     or (rid in holding_all and t in common)]
+            candidate.coverage = coverage([weights[t] for t in holds], every, unknown=unknown)
+            candidate.held = {t: weights[t] for t in holds}
         return found, unknown
 
     def _rank_rare(self, rare: Sequence[str], freq: dict[str, int], where: str,

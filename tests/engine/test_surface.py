@@ -11,7 +11,7 @@ import pytest
 SURFACE = {
     "wardian.engine.runs": ["FINAL_STATUSES", "LEASE_EXPIRED", "REDACTED", "RUN_STATUSES",
                             "LeaseLost", "Run", "RunStore", "StepAttempt", "lease_seconds",
-                            "owner_alive", "process_identity", "read_running_runs"],
+                            "read_running_runs"],
     "wardian.engine.executor": ["Redactor", "execute_run", "resolve_inputs", "resume_run"],
     "wardian.engine.actions": ["ENTRY_POINT_GROUP", "ActionContext", "get_action",
                                "known_actions", "plugin_errors", "register_action",

@@ -48,7 +48,7 @@ from wardian.runtime.session_events import (
 
 if TYPE_CHECKING:  # the engine and pydantic models: imported when a run is created
     from wardian.blueprints.validate import LoadedBlueprint
-    from wardian.engine.runs import Run
+    from wardian.engine.runs import Run, RunStore
 
 __all__ = [
     "MAX_EVENT_ATTEMPTS",
@@ -500,7 +500,7 @@ def drain_once(*, limit: int = 100, execute: bool = True,
     return report
 
 
-def _reclaim(runs: Any, report: DrainReport, stop: threading.Event | None) -> None:
+def _reclaim(runs: RunStore, report: DrainReport, stop: threading.Event | None) -> None:
     """PostgreSQL: resume runs of any kind whose lease expired (their worker was killed
     or cut off; `wardian.engine.reclaim`), so whichever worker drains next continues them.
     Nothing on SQLite."""

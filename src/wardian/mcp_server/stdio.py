@@ -1,0 +1,128 @@
+"""The server's stdin/stdout as event-loop pipes, for the SDK's stdio transport.
+
+The SDK's ``stdio_server()`` reads and writes the standard streams through
+``anyio.wrap_file``: every line read, every write and every flush is a hop to a worker
+thread and back (measured: about a third of the server's CPU per ``memory_recall`` at
+10k records, issue 16). When stdin and stdout are pipes or sockets, as they are under
+every MCP host, this module hands the SDK the same streams served by the asyncio event
+loop itself (``connect_read_pipe``/``connect_write_pipe``): same line framing, same
+UTF-8, no threads. Anything else (a terminal, a regular file) keeps the SDK's own path.
+
+As the SDK does, the wire is moved off fds 0 and 1 while serving — fd 0 reads the null
+device and fd 1 writes to stderr — so a stray ``print`` or a child process can neither
+corrupt the JSON-RPC stream nor swallow its input; both are restored on exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import ExitStack, asynccontextmanager, contextmanager, suppress
+
+__all__ = ["MAX_LINE_BYTES", "PipeLines", "PipeWriter", "event_loop_stdio", "is_pipe"]
+
+MAX_LINE_BYTES = 256 * 1024 * 1024
+"""Longest JSON-RPC line read (bytes): far above any tool call (a save is at most a few
+hundred KB), so the SDK's unlimited line reading is matched in practice."""
+
+
+def is_pipe(fd: int) -> bool:
+    """Whether `fd` is a pipe or a socket (what the event loop can serve directly)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+class PipeLines:
+    """Lines of UTF-8 text from an event-loop pipe, as ``async for line in stdin`` reads
+    them from the SDK's wrapped file (bad bytes replaced, as there)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> PipeLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+class PipeWriter:
+    """``write(text)`` and ``flush()`` of UTF-8 text onto an event-loop pipe; ``flush``
+    returns once the kernel holds every byte, waiting (without blocking the loop) while
+    the reader is behind, as the SDK's blocking flush would."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    async def write(self, text: str) -> None:
+        self._writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self._writer.drain()
+
+
+@asynccontextmanager
+async def event_loop_stdio() -> AsyncIterator[tuple[PipeLines, PipeWriter] | None]:
+    """Yield ``(stdin lines, stdout writer)`` served by the running asyncio loop, with fds
+    0 and 1 diverted while inside; yield None (touching nothing) when stdin or stdout is
+    not a pipe or socket, or a descriptor cannot be duplicated: then use the SDK's
+    ``stdio_server()`` as it is."""
+    if not (is_pipe(0) and is_pipe(1)):
+        yield None
+        return
+    loop = asyncio.get_running_loop()
+    with ExitStack() as stack:
+        try:
+            # Private duplicates carry the wire; fds 0 and 1 are diverted below.
+            read_pipe = stack.enter_context(os.fdopen(os.dup(0), "rb", buffering=0))
+            write_pipe = stack.enter_context(os.fdopen(os.dup(1), "wb", buffering=0))
+        except OSError:
+            yield None
+            return
+        reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), read_pipe)
+        stack.callback(read_transport.close)
+        write_transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, write_pipe)
+        stack.callback(write_transport.close)
+        # No buffering in the loop: `flush` returns once every byte is in the kernel, as
+        # the SDK's blocking flush does (a write normally goes straight through).
+        write_transport.set_write_buffer_limits(high=0)
+        writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+        for fd, divert in ((0, lambda: os.open(os.devnull, os.O_RDONLY)), (1, lambda: os.dup(2))):
+            stack.enter_context(_diverted(fd, divert))
+        yield PipeLines(reader), PipeWriter(writer)
+
+
+@contextmanager
+def _diverted(fd: int, divert: Callable[[], int]) -> Iterator[None]:
+    """Point `fd` at what `divert` opens while inside, then back (best effort: a
+    descriptor that cannot be moved stays as it is)."""
+    try:
+        keep = os.dup(fd)
+    except OSError:
+        yield
+        return
+    try:
+        target = divert()
+        os.dup2(target, fd)
+        os.close(target)
+    except OSError:
+        os.close(keep)
+        yield
+        return
+    try:
+        yield
+    finally:
+        with suppress(OSError):
+            os.dup2(keep, fd)
+        os.close(keep)

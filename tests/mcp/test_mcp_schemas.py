@@ -1,10 +1,12 @@
-"""The MCP tools' published output schemas are flat and say what the models say (issue 16).
+"""The MCP tools' published output schemas are flat and true to the models (issue 16).
 
 `wardian.mcp_server.schemas` publishes each result's JSON Schema with nested models
-inlined and nullable fields as type lists, so a host that validates every result (the
-Python SDK's client does, with ``jsonschema``) does less work per call. These tests pin
-that the flat schema is still the whole contract: the same keys required, the same
-types and enums, accepting and refusing exactly what the pydantic models do.
+inlined and nullable fields as type lists, and a listed record (recall, list) with every
+field required but only the fields a caller acts on typed, so a host that validates
+every result (the Python SDK's client does, with ``jsonschema``) does less work per call.
+These tests pin that the schema never refuses what the server sends, refuses wrong types
+and missing keys where it states them, and that the server's own check (the pydantic
+model, run before every answer) refuses the rest.
 """
 
 from __future__ import annotations
@@ -66,39 +68,40 @@ def test_every_tool_publishes_a_flat_output_schema() -> None:
         validator_for(schema).check_schema(schema)
     recall = published["memory_recall"]
     record = recall["properties"]["records"]["items"]
-    assert set(record["required"]) >= {"id", "current_revision_id", "text", "kind", "scope"}
     assert record["properties"]["kind"] == {"enum": ["stable", "current"], "type": "string"}
     assert recall["properties"]["query"]["type"] == ["string", "null"]
     assert record["properties"]["scope"]["required"] == ["kind"]
 
 
-def _bad_documents() -> list[dict[str, Any]]:
-    """Recall results each wrong in one way."""
-    docs = []
-    for path, value in [
-        (("query",), 7), (("read_only",), "no"), (("lines", 0), None),
-        (("records", 0, "kind"), "forever"), (("records", 0, "scope", "kind"), "galaxy"),
-        (("records", 0, "sources", 0, "locator"), 3), (("records", 1, "text"), None),
-        (("omitted",), "many"), (("records", 0, "removed_reason"), 5),
-    ]:
-        doc = copy.deepcopy(RECALL)
-        target: Any = doc
-        for key in path[:-1]:
-            target = target[key]
-        target[path[-1]] = value
-        docs.append(doc)
-    for key in ("workspace", "records"):
-        doc = copy.deepcopy(RECALL)
-        del doc[key]
-        docs.append(doc)
+def _broken(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
     doc = copy.deepcopy(RECALL)
-    del doc["records"][0]["current_revision_id"]
-    docs.append(doc)
-    return docs
+    target: Any = doc
+    for key in path[:-1]:
+        target = target[key]
+    if value is _MISSING:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return doc
 
 
-@pytest.mark.parametrize("doc", [RECALL, *_bad_documents()])
-def test_the_flat_schema_accepts_exactly_what_the_model_accepts(doc: dict[str, Any]) -> None:
+_MISSING = object()
+SCHEMA_REFUSES = [  # a wrong type or a missing key the published schema catches itself
+    (("query",), 7), (("read_only",), "no"), (("lines", 0), None), (("omitted",), "many"),
+    (("records", 0, "kind"), "forever"), (("records", 0, "scope", "kind"), "galaxy"),
+    (("records", 1, "text"), None), (("records", 0, "id"), 12),
+    (("records", 0, "current_revision_id"), ["r"]), (("workspace",), _MISSING),
+    (("records",), _MISSING), (("records", 0, "current_revision_id"), _MISSING),
+    (("records", 1, "evidence"), _MISSING), (("records", 0, "sources"), _MISSING),
+]
+MODEL_REFUSES = [  # a listed record's untyped field: refused by the server before it answers
+    (("records", 0, "sources", 0, "locator"), 3), (("records", 0, "removed_reason"), 5),
+    (("records", 0, "status"), "lost"), (("records", 1, "evidence"), None),
+]
+
+
+def _accepts(doc: dict[str, Any]) -> tuple[bool, bool]:
+    """(the published recall schema accepts `doc`, the server's model accepts it)."""
     schema = _published()["memory_recall"]
     flat_ok = not list(validator_for(schema)(schema).iter_errors(doc))
     try:
@@ -106,7 +109,37 @@ def test_the_flat_schema_accepts_exactly_what_the_model_accepts(doc: dict[str, A
         model_ok = True
     except ValidationError:
         model_ok = False
-    assert flat_ok == model_ok, doc
+    return flat_ok, model_ok
+
+
+def test_a_good_result_passes_both() -> None:
+    assert _accepts(RECALL) == (True, True)
+
+
+@pytest.mark.parametrize(("path", "value"), SCHEMA_REFUSES)
+def test_the_schema_refuses_wrong_types_and_missing_keys(path: tuple[Any, ...],
+                                                         value: Any) -> None:
+    assert _accepts(_broken(path, value)) == (False, False)
+
+
+@pytest.mark.parametrize(("path", "value"), MODEL_REFUSES)
+def test_the_server_refuses_what_the_schema_leaves_untyped(path: tuple[Any, ...],
+                                                           value: Any) -> None:
+    assert _accepts(_broken(path, value))[1] is False
+
+
+def test_listed_records_require_every_field_and_type_the_ones_acted_on() -> None:
+    published = _published()
+    full = published["memory_show"]
+    fields = set(schemas.RecordOut.model_fields)
+    assert set(full["properties"]) == fields  # one record: every field typed
+    for tool in ("memory_recall", "memory_list"):
+        item = published[tool]["properties"]["records"]["items"]
+        assert set(item["properties"]) == set(schemas.ITEM_TYPED), tool
+        assert set(item["required"]) == {
+            name for name, f in schemas.RecordOut.model_fields.items() if f.is_required()}
+        for name in schemas.ITEM_TYPED:
+            assert item["properties"][name] == full["properties"][name]
 
 
 class _Leaf(BaseModel):

@@ -141,9 +141,9 @@ def main() -> int:
     memory_bench._build(home, RECORDS, memory_bench._needles())
     print(f"Built {RECORDS:,} records in {time.perf_counter() - started:.1f} s", flush=True)
 
+    from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import current
 
     store = MemoryStore()
     me = current()  # the bench process stands in for the `agent launch` supervisor

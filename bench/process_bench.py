@@ -95,13 +95,13 @@ def main() -> int:
         (work / ".git").mkdir(parents=True)
         os.environ["WARDIAN_HOME"] = str(home)
         os.environ["CLAUDE_CONFIG_DIR"] = str(Path(tmp) / "claude")
+        from wardian._process import current
         from wardian.config import SettingsStore
         from wardian.memory.capabilities import CapabilityStore
         from wardian.memory.models import Scope
         from wardian.memory.store import MemoryStore
         from wardian.runtime.agents import AgentRegistry
         from wardian.runtime.hook_install import install_hooks, installed_hooks
-        from wardian.runtime.process import current
 
         agent = AgentRegistry().add("bench", "claude", workspace=str(work))
         settings = SettingsStore()

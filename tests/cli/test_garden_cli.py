@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 
 def _agent(cli: CliRunner, name: str) -> tuple[str, dict[str, str]]:
+    from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import current
 
     agent_id = str(json.loads(
         invoke(cli, "agent", "add", name, "--provider", "claude", "--json").stdout)["id"])

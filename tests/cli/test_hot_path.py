@@ -99,9 +99,9 @@ def world(cli: CliRunner, wardian_home: Path, tmp_path: Path) -> World:
 
 def _holding(world: World) -> dict[str, str]:
     """The environment of a managed process whose launch is this (live) test process."""
+    from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import current
 
     me = current()
     store = MemoryStore()

@@ -26,9 +26,9 @@ def _agent(cli: CliRunner, name: str) -> str:
 
 
 def _capability(agent_id: str) -> dict[str, str]:
+    from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import current
 
     me = current()
     store = MemoryStore()

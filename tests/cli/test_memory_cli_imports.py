@@ -41,9 +41,9 @@ print(json.dumps({"code": code, "modules": sorted({m.split(".")[0] for m in sys.
     ["memory", "list"],
 ])
 def test_memory_commands_import_nothing_heavy(cli: CliRunner, argv: list[str]) -> None:
+    from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import current
 
     agent_id = json.loads(
         invoke(cli, "agent", "add", "ada", "--provider", "claude", "--json").stdout)["id"]

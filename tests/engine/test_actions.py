@@ -28,7 +28,7 @@ def test_builtin_actions_come_from_the_entry_point_group() -> None:
     from importlib.metadata import entry_points
 
     values = {e.value for e in entry_points(group=ENTRY_POINT_GROUP)}
-    assert "wardian.invokers.builtin_actions" in values, (
+    assert "wardian.app.consolidation_actions:register_actions" in values, (
         "the package metadata lacks the entry point: run `pip install -e .`")
     assert {"noop", "log", "archive.load", "memory.snapshot", "memory.commit",
             "memory.draft_plan"} <= set(known_actions())

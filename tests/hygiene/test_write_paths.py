@@ -123,7 +123,7 @@ def _claude_line(role: str, text: str, n: int) -> str:
 
 
 def test_archive_import_stores_placeholders_and_counts_them(tmp_path: Path) -> None:
-    from wardian.invokers.builtin_actions import archive_load
+    from wardian.app.consolidation import archive_load
     from wardian.runtime.archives import ArchiveStore
 
     token = _token()

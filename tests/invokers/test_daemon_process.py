@@ -231,57 +231,72 @@ def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
     assert serve.stop() == 0
 
 
-def _dead_pid() -> int:
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait(30)
-    return proc.pid
+HOLDER = """
+import sys
+from wardian.runtime.session_events import daemon_lock
+lock = daemon_lock()
+print("held" if lock.acquire() else "refused", flush=True)
+sys.stdin.read()
+"""
 
 
-def test_a_writer_probing_the_lock_does_not_stop_serve_from_starting() -> None:
-    """Event writers probe the daemon lock (acquire + release); a serve starting at that
-    moment retries instead of refusing, and ignores a stale serve.json of a killed daemon."""
-    import threading
+def _holder() -> subprocess.Popen[str]:
+    """A live child process holding the daemon lock (as a running serve does)."""
+    child = subprocess.Popen([sys.executable, "-c", HOLDER], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    assert child.stdout is not None and child.stdout.readline().strip() == "held"
+    return child
 
-    from wardian.config import data_dir
-    from wardian.invokers.daemon import ScheduleDaemon
-    from wardian.runtime.session_events import daemon_lock
 
-    holder = data_dir() / "locks" / "serve.json"
-    holder.parent.mkdir(parents=True, exist_ok=True)
-    holder.write_text(json.dumps({"pid": _dead_pid(), "since": "2030-01-01T00:00:00Z"}))
-    probe = daemon_lock()
-    assert probe.acquire()
-    timer = threading.Timer(0.3, probe.release)
-    timer.start()
+def _end(child: subprocess.Popen[str], *, kill: bool = False) -> None:
+    if kill:
+        child.kill()
+    for stream in (child.stdin, child.stdout):
+        if stream is not None:
+            stream.close()
+    child.wait(timeout=60)
+
+
+def test_a_live_holder_is_named_and_a_killed_one_is_not() -> None:
+    """A second serve is refused naming the holder's pid and since, at once (no retry
+    window); once the holder is killed (-9) its record is stale and serve starts."""
+    from wardian.invokers.daemon import DaemonAlreadyRunning, ScheduleDaemon, daemon_status
+
+    other = _holder()
+    try:
+        with pytest.raises(DaemonAlreadyRunning, match=f"pid {other.pid}, running since"):
+            ScheduleDaemon(log=lambda line: None).acquire()
+        status = daemon_status()
+        assert status.running and status.pid == other.pid and status.since
+    finally:
+        _end(other, kill=True)
+    assert not daemon_status().running
     daemon = ScheduleDaemon(log=lambda line: None)
     try:
         daemon.acquire()
-        assert json.loads(holder.read_text())["pid"] == os.getpid()
+        status = daemon_status()
+        assert status.running and status.pid == os.getpid()
     finally:
-        timer.join()
         daemon.release()
+    assert not daemon_status().running
 
 
-def test_a_live_holder_is_named() -> None:
+def test_a_holder_whose_record_names_a_recycled_pid_is_not_named() -> None:
+    """The lock is held but its record names the right pid with a wrong start time (the
+    pid now belongs to another process): refused, without naming a pid it cannot trust."""
     from wardian.config import data_dir
     from wardian.invokers.daemon import DaemonAlreadyRunning, ScheduleDaemon
-    from wardian.runtime.session_events import daemon_lock
 
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    other = _holder()
     try:
-        holder = data_dir() / "locks" / "serve.json"
-        holder.parent.mkdir(parents=True, exist_ok=True)
-        holder.write_text(json.dumps({"pid": other.pid, "since": "2030-01-01T00:00:00Z"}))
-        lock = daemon_lock()
-        assert lock.acquire()
-        try:
-            with pytest.raises(DaemonAlreadyRunning, match=f"pid {other.pid}, running since"):
-                ScheduleDaemon(log=lambda line: None).acquire()
-        finally:
-            lock.release()
+        record_file = data_dir() / "locks" / "serve.lock"
+        record = json.loads(record_file.read_text())
+        assert record["pid"] == other.pid
+        record_file.write_text(json.dumps({**record, "started_at": record["started_at"] - 60}))
+        with pytest.raises(DaemonAlreadyRunning, match=r"already running \(another process\)"):
+            ScheduleDaemon(log=lambda line: None).acquire()
     finally:
-        other.kill()
-        other.wait(10)
+        _end(other)
 
 
 @pytest.mark.parametrize(("args", "fragment"), [

@@ -21,7 +21,7 @@ HOLDER = r"""
 import os, subprocess, sys
 from wardian.memory.capabilities import CapabilityStore
 from wardian.memory.store import MemoryStore
-from wardian.runtime.process import current
+from wardian._process import current
 
 # This process stands in for the `agent exec` supervisor: it holds the capability and
 # runs the server as its child on the same stdin/stdout.

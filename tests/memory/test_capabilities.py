@@ -15,11 +15,9 @@ from wardian.errors import (
     CapabilityNotHeld,
     OperatorOnly,
 )
-from wardian.memory import capabilities
 from wardian.memory.capabilities import CapabilityStore, hash_token, new_token
 from wardian.memory.principal import managed_agent, require_operator, resolve_principal
 from wardian.memory.store import MemoryStore
-from wardian.runtime import process
 
 AGENT = "aaaaaaaa-0000-4000-8000-000000000001"
 OTHER = "bbbbbbbb-0000-4000-8000-000000000002"
@@ -46,10 +44,6 @@ def test_tokens_are_random_and_only_hashes_are_stored(store: MemoryStore) -> Non
     rows = store.conn.execute("SELECT * FROM capabilities").fetchall()
     assert [r["token_hash"] for r in rows] == [hash_token(token)]
     assert all(token not in str(tuple(r)) for r in rows)
-
-
-def test_tolerance_matches_the_runtime_module() -> None:
-    assert capabilities.START_TIME_TOLERANCE_S == process.START_TIME_TOLERANCE_S
 
 
 def test_resolve_principal_reasons(store: MemoryStore) -> None:

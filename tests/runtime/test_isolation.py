@@ -240,7 +240,7 @@ def test_detached_session_with_cleared_environment_is_refused_operator_commands(
 def test_runtime_end_ends_the_detached_processes_it_left(
     agents: dict[str, str], child: Path, started: list[Launch]
 ) -> None:
-    from wardian.runtime.process import identity_of
+    from wardian._process import identity_of
 
     ada = start(started, "ada", child)
     lingering = ada.send(detach=True, linger=True)

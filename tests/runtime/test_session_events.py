@@ -148,13 +148,15 @@ def test_locks_are_exclusive_across_processes_and_die_with_holder() -> None:
     assert not daemon_running()
     held = daemon_lock()
     assert held.acquire()
-    assert held.path.read_text().strip() == str(os.getpid())
-    # another process probing the free lock leaves the pid recorded there for diagnosis
-    held.release()
+    found = held.holder()  # the record now names this process
+    assert found is not None and found.pid == os.getpid()
+    # another process probing the held lock neither takes it nor touches the record
     probe = ("from wardian.runtime.session_events import daemon_running;"
-             "import sys; sys.exit(1 if daemon_running() else 0)")
+             "import sys; sys.exit(0 if daemon_running() else 1)")
     assert subprocess.run([sys.executable, "-c", probe], timeout=30).returncode == 0
-    assert held.path.read_text().strip() == str(os.getpid())
+    assert held.holder() == found
+    held.release()  # a clean release empties the record
+    assert held.path.read_text() == "" and held.holder() is None
 
 
 def test_no_worker_started_while_a_daemon_or_worker_holds_its_lock() -> None:

@@ -358,10 +358,10 @@ def open_agent_memory(
     Raises:
         CapabilityMissing / CapabilityInvalid / CapabilityExpired (exit 3).
     """
+    from wardian._process import is_alive, lineage
     from wardian.config import memory_db_path
     from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import is_alive, lineage
 
     env = os.environ if environ is None else environ
     if store is not None:

@@ -350,7 +350,8 @@ def _runs(ctx: DoctorContext) -> Iterator[Finding]:
     if conn is None:
         yield Finding.ok(name, "no runs")
         return
-    from wardian.engine.runs import owner_alive, read_running_runs
+    from wardian._process import is_alive
+    from wardian.engine.runs import read_running_runs
 
     with closing(conn):
         rows = read_running_runs(conn)
@@ -359,7 +360,7 @@ def _runs(ctx: DoctorContext) -> Iterator[Finding]:
         return
     stuck = 0
     for run_id, blueprint_id, owner_pid, owner_started in rows:
-        if owner_alive(owner_pid, owner_started):
+        if is_alive(owner_pid, owner_started):
             continue
         stuck += 1
         yield Finding.problem(

@@ -298,7 +298,10 @@ class Step(_Model):
                 raise _custom("'prompt' (inline template or {file: NAME.j2})", "no prompt",
                               what="role step without prompt")
             if self.output is None:
-                raise _custom("'output' (a JSON Schema or {$ref: wardian:curator-batch})",
+                from wardian.blueprints.output_schemas import known_output_schemas
+
+                refs = " or ".join(f"{{$ref: {n}}}" for n in known_output_schemas())
+                raise _custom(f"'output' (a JSON Schema{' or ' + refs if refs else ''})",
                               "no output", what="role step without output schema")
         return self
 

@@ -7,7 +7,8 @@ Stages, each reporting every problem it can find (never stopping at the first):
    `Problem`s with the key's or value's mark, the field path, expected/found, and the
    nearest valid key for unknown keys.
 3. Cross references: duplicate step ids, unknown roles, unknown actions, prompt template
-   files, output schemas (``{"$ref": "wardian:curator-batch"}`` is resolved).
+   files, output schemas (``{"$ref": NAME}`` is resolved in the output schema registry,
+   `wardian.blueprints.output_schemas`, where memory registers ``wardian:curator-batch``).
 4. Templates: syntax; names outside ``inputs/invocation/steps/roles``; unknown inputs,
    roles, invocation fields, steps, step fields; a step referring to itself or a later step.
 
@@ -26,9 +27,7 @@ Spec: issue 4 "Loading and errors".
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import json
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +49,6 @@ if TYPE_CHECKING:  # pydantic models and Jinja2: imported when a blueprint is va
     from wardian.blueprints.templates import TemplateEngine
 
 __all__ = [
-    "OUTPUT_REFS",
     "FileReport",
     "LoadedBlueprint",
     "load_blueprint",
@@ -59,9 +57,6 @@ __all__ = [
     "validate_file",
     "validate_paths",
 ]
-
-OUTPUT_REFS = ("wardian:curator-batch",)
-"""Names usable as ``output: {"$ref": NAME}`` instead of an inline JSON Schema."""
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -81,6 +76,8 @@ class LoadedBlueprint:
         prompts: step id -> prompt template source (inline text or the file's contents).
         prompt_files: step id -> template file name, for file prompts.
         outputs: step id -> the resolved JSON Schema of a role step's answer.
+        output_refs: step id -> the registered output schema name, for role steps whose
+            ``output`` is ``{"$ref": NAME}`` (their answers are checked by that entry).
     """
 
     blueprint: Blueprint
@@ -90,6 +87,7 @@ class LoadedBlueprint:
     prompts: dict[str, str] = field(default_factory=dict)
     prompt_files: dict[str, str] = field(default_factory=dict)
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    output_refs: dict[str, str] = field(default_factory=dict)
     _engine: TemplateEngine | None = None
 
     @property
@@ -101,6 +99,23 @@ class LoadedBlueprint:
     def folder(self) -> Path:
         """The folder templates are loaded from."""
         return self.path.parent
+
+    def check_output(self, step_id: str, value: Any) -> None:
+        """Accept or reject a role step's answer: by the registered output schema's check
+        for ``{"$ref": NAME}`` outputs, else by the step's inline JSON Schema. The engine
+        calls this once, when it accepts a provider's result.
+
+        Raises:
+            ValidationError: the answer does not match; ``path`` is its JSON path.
+            KeyError: `step_id` has no output schema.
+        """
+        from wardian.blueprints.output_schemas import check_json_schema, get_output_schema
+
+        ref = self.output_refs.get(step_id)
+        if ref is not None:
+            get_output_schema(ref).check_value(value)
+        else:
+            check_json_schema(value, self.outputs[step_id])
 
     @property
     def engine(self) -> TemplateEngine:
@@ -127,22 +142,14 @@ class FileReport:
 
 
 def resolve_output_ref(ref: str) -> dict[str, Any]:
-    """The JSON Schema named by an ``output: {"$ref": ...}``.
+    """The JSON Schema registered as `ref` (``output: {"$ref": ref}``), a fresh copy.
 
     Raises:
-        KeyError: an unknown name.
+        KeyError: an unknown name (`wardian.blueprints.output_schemas`).
     """
-    schema: dict[str, Any] = json.loads(_output_ref_text(ref))  # a fresh copy per caller
-    return schema
+    from wardian.blueprints.output_schemas import get_output_schema
 
-
-@functools.cache
-def _output_ref_text(ref: str) -> str:
-    if ref == "wardian:curator-batch":
-        from wardian.memory.batch import curator_output_schema
-
-        return json.dumps(curator_output_schema())
-    raise KeyError(ref)
+    return get_output_schema(ref).schema()
 
 
 def loaded_by_hash(source_hash: str, *, check_disk: bool = False,
@@ -533,14 +540,25 @@ def _check_output(loaded: LoadedBlueprint, base: tuple[Any, ...], step: Any, nam
     marks = loaded.marks
     output = step.output
     if set(output) == {"$ref"}:
+        from wardian.blueprints.output_schemas import known_output_schemas, plugin_errors
+
+        ref = str(output["$ref"])
         try:
-            loaded.outputs[step.id] = resolve_output_ref(str(output["$ref"]))
+            loaded.outputs[step.id] = resolve_output_ref(ref)
+            loaded.output_refs[step.id] = ref
         except KeyError:
             loc = (*base, "output", "$ref")
+            known = list(known_output_schemas())
+            expected = ("one of " + ", ".join(known) if known
+                        else "a registered output schema (none are registered)")
+            broken = plugin_errors()
+            if broken:
+                expected += "; output schema plugins that failed to load: " + "; ".join(
+                    f"{k} ({v})" for k, v in sorted(broken.items()))
             problems.append(Problem(
                 name, *marks.value(loc), format_path(loc), "unknown output schema reference",
-                expected="one of " + ", ".join(OUTPUT_REFS), found=repr(output["$ref"]),
-                suggestion=nearest(str(output["$ref"]), OUTPUT_REFS), kind="reference"))
+                expected=expected, found=repr(output["$ref"]),
+                suggestion=nearest(ref, known), kind="reference"))
         return
     import jsonschema
 

@@ -100,8 +100,8 @@ def require_operator() -> None:
     launch (so clearing the environment is not enough). Read-only. CLI.md marks which
     commands are the operator's: settings, agent add/list/show/remove/exec/launch, garden.
     """
+    from wardian._process import ancestors
     from wardian.memory.principal import require_operator as check
-    from wardian.runtime.process import ancestors
 
     check(ancestors=[(p.pid, p.started_at) for p in ancestors()])
 

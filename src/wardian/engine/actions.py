@@ -15,9 +15,10 @@ group in its distribution's metadata::
     mytool = "mytool.wardian_actions"            # a module: importing it registers
     other = "other.plugin:register_actions"      # or a callable, called with no arguments
 
-Wardian's own memory-consolidation actions (``archive.load``, ``memory.*``) are declared
-the same way (``builtin = "wardian.invokers.builtin_actions"``), so the engine never names
-a package above it (DESIGN.md: dependencies point one way). The engine's generic actions
+Wardian's own memory-consolidation actions (``archive.load``, ``memory.*``), which live in
+the application layer, are declared the same way (``builtin =
+"wardian.app.consolidation_actions:register_actions"``), so the engine never names a package
+above it (DESIGN.md: dependencies point one way). The engine's generic actions
 (``noop``, ``log``, `wardian.engine.builtin_actions`) are its own and always present.
 
 Discovery is lazy and happens once per process: the first `get_action`/`known_actions`
@@ -48,8 +49,6 @@ __all__ = [
     "register_action",
     "unregister_action",
 ]
-
-ActionFn = Callable[..., Any]
 
 ENTRY_POINT_GROUP = "wardian.actions"
 """The entry-point group whose members register actions (see the module docstring)."""
@@ -98,6 +97,11 @@ class ActionContext:
     def should_stop(self) -> bool:
         """True once the step timed out or the run was cancelled; return early then."""
         return self.stop_event.is_set()
+
+
+ActionFn = Callable[..., Any]
+"""An action: ``fn(ctx, **with_args)`` (`ActionContext`, then the step's ``with:``
+arguments by keyword)."""
 
 
 def register_action(name: str, *, replace: bool = False) -> Callable[[ActionFn], ActionFn]:

@@ -573,14 +573,17 @@ class _Execution:
                 raise _StepFailed(f"{provider} answered text that is not JSON: "
                                   f"{str(text)[:200]!r}") from None
         if schema is not None:
-            import jsonschema
-
+            # The answer is accepted here: by the registered output schema's check for a
+            # `$ref` output (the curator batch: memory's model), else by the inline schema.
             try:
-                jsonschema.validate(output, schema)
-            except jsonschema.ValidationError as exc:
-                where = "$" + "".join(f"[{p!r}]" for p in exc.absolute_path)
+                loaded.check_output(step.id, output)
+            except ValidationError as exc:  # its message starts with the JSON path
+                where = exc.message if exc.path else f"$: {exc.message}"
                 raise _StepFailed(f"{provider} answer does not match the output schema at "
-                                  f"{where}: {exc.message}") from None
+                                  f"{where}") from None
+            except KeyError:
+                raise _StepFailed(f"the output schema of step {step.id!r} is no longer "
+                                  "registered", retry=False) from None
         extra = {"provider": provider, "model": result.model, "usage": result.usage}
         if launch is not None:
             extra["agent"] = launch.agent_name

@@ -39,8 +39,6 @@ __all__ = [
     "RunStore",
     "StepAttempt",
     "lease_seconds",
-    "owner_alive",
-    "process_identity",
     "read_running_runs",
 ]
 
@@ -162,26 +160,6 @@ class LeaseLost(BaseException):
     A `BaseException`, so no step's error handling records it as a step failure: the run
     now belongs to the other worker and this process must write nothing more to it.
     """
-
-
-def process_identity(pid: int | None = None) -> tuple[int, float] | None:
-    """``(pid, start time in s since the epoch)`` of a live process (default: this one), or
-    None if it is gone; read by `wardian.runtime.process`, the one reader of identities."""
-    from wardian.runtime.process import identity_of
-
-    found = identity_of(pid if pid is not None else os.getpid())
-    return None if found is None else (found.pid, found.started_at)
-
-
-def owner_alive(pid: int | None, started: float | None) -> bool:
-    """True when the process ``pid`` that started at `started` (s since the epoch) still
-    runs and is not a zombie; a reused pid (another start time, beyond
-    `wardian.runtime.process.START_TIME_TOLERANCE_S`) is not alive. Read-only."""
-    if pid is None or started is None:
-        return False
-    from wardian.runtime.process import is_alive
-
-    return is_alive(pid, started)
 
 
 @dataclass
@@ -505,8 +483,10 @@ class RunStore:
         renews it (`keep_lease`); one left to expire is reclaimed by the next worker that
         opens the store (`mark_interrupted_orphans`).
         """
-        identity = process_identity()
-        assert identity is not None
+        from wardian._process import current
+
+        me = current()
+        identity = (me.pid, me.started_at)
         if self._leased:
             return self._claim_leased(run_id, identity)
         with atomic(self.conn):
@@ -677,11 +657,13 @@ class RunStore:
             why = LEASE_EXPIRED
             expired = f" AND (lease_expires IS NULL OR lease_expires < {_SERVER_NOW})"
         else:
+            from wardian._process import is_alive
+
             rows = self.conn.execute(
                 "SELECT id, owner_pid, owner_started FROM runs WHERE status = 'running'"
             ).fetchall()
             dead = [r["id"] for r in rows
-                    if not owner_alive(r["owner_pid"], r["owner_started"])]
+                    if not is_alive(r["owner_pid"], r["owner_started"])]
             why = ("the process running it died; `wardian automation run resume` "
                    "continues from the last completed step")
             expired = ""

@@ -4,8 +4,8 @@ DESIGN.md "Invokers". Start-up, in order:
 
 1. take the daemon lock (``<data dir>/locks/serve.lock``, the same OS file lock the event
    writers check, `wardian.runtime.session_events.daemon_lock`); when another process holds
-   it, refuse with `DaemonAlreadyRunning` naming the holder (pid, since). The holder is
-   described in ``<data dir>/locks/serve.json``;
+   it, refuse with `DaemonAlreadyRunning` naming the holder (pid, since) from the lock's
+   holder record (`wardian._lock.FileLock.holder`);
 2. mark runs left ``running`` by a dead process as interrupted (the engine's
    ``mark_interrupted_orphans``);
 3. finish what a killed predecessor left: ``pending`` slots get their run (idempotent by
@@ -41,7 +41,6 @@ ahead run the daemon body in a subprocess with their own clock).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import queue
 import signal
@@ -57,7 +56,6 @@ from wardian.errors import UsageError, WardianError
 from wardian.invokers.daemon_lock import (
     DaemonAlreadyRunning,
     DaemonStatus,
-    _holder_file,
     acquire_daemon_lock,
     daemon_status,
 )
@@ -232,21 +230,11 @@ class ScheduleDaemon:
                 self._lock.release()
                 self._lock = None
                 raise DaemonAlreadyRunning(DaemonStatus(True, None, None), elsewhere=url)
-        holder = _holder_file()
-        from wardian._fs import write_private
-
-        write_private(holder, json.dumps({"pid": os.getpid(), "since": format_utc(utc_now())}))
 
     def release(self) -> None:
-        """Release the lock (and remove the holder file if it is ours)."""
+        """Release the lock (which empties its holder record)."""
         if self._lock is None:
             return
-        try:
-            info = json.loads(_holder_file().read_text())
-            if info.get("pid") == os.getpid():
-                _holder_file().unlink()
-        except (OSError, ValueError):
-            pass
         self._lock.release()
         self._lock = None
         if self._cluster_lock is not None:

@@ -2,24 +2,23 @@
 
 The lock itself is `wardian.runtime.session_events.daemon_lock` (an OS file lock on
 ``<data dir>/locks/serve.lock``, dropped by the OS when the holder dies, also on kill -9): the
-session-event writers check the same lock to know that a daemon drains. The holder writes
-``<data dir>/locks/serve.json`` (pid, since) right after taking it, so a refused second
-``serve`` and ``serve --status`` can name it.
+session-event writers probe the same lock to know that a daemon drains. Taking it writes the
+holder's record (pid, start time, since: `wardian._lock.FileLock.holder`), so a refused
+second ``serve`` and ``serve --status`` can name it; a record left by a killed daemon names a
+dead process or a recycled pid and is ignored.
 
 Spec: DESIGN.md "Invokers"; issue 8 point 4.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wardian.config import data_dir
 from wardian.errors import ConflictError
+
+if TYPE_CHECKING:
+    from wardian._lock import FileLock, LockHolder
 
 __all__ = [
     "DaemonAlreadyRunning",
@@ -27,13 +26,6 @@ __all__ = [
     "acquire_daemon_lock",
     "daemon_status",
 ]
-
-# --- lock and status --------------------------------------------------------------------
-
-
-def _holder_file() -> Path:
-    return data_dir() / "locks" / "serve.json"
-
 
 @dataclass(frozen=True)
 class DaemonStatus:
@@ -78,72 +70,44 @@ class DaemonAlreadyRunning(ConflictError):
         )
 
 
-def _alive(pid: int) -> bool:
-    import psutil
-
-    return pid != os.getpid() and psutil.pid_exists(pid)
-
-
-def _read_holder(wait_s: float = 0.0) -> tuple[int | None, str | None]:
-    """The live holder's (pid, since) from ``serve.json``; waits up to `wait_s` for it to
-    appear (the holder writes it right after taking the lock). A stale file left by a
-    killed daemon names a dead pid and is ignored."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            info = json.loads(_holder_file().read_text())
-            pid = int(info["pid"])
-            if _alive(pid):
-                return pid, str(info["since"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-        if time.monotonic() >= deadline:
-            return None, None
-        time.sleep(0.02)
+def _status(holder: LockHolder | None) -> DaemonStatus:
+    if holder is None:
+        return DaemonStatus(True, None, None)
+    return DaemonStatus(True, holder.pid, holder.since)
 
 
-def _lock_file_pid() -> int | None:
-    from wardian.runtime.session_events import daemon_lock
-
-    try:
-        text = daemon_lock().path.read_text().strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() and _alive(int(text)) else None
-
-
-def acquire_daemon_lock(wait_s: float = 1.0) -> Any:
+def acquire_daemon_lock() -> FileLock:
     """Take the daemon lock for this process's lifetime; returns the held `FileLock`.
 
-    A failed attempt is retried until a live ``wardian serve`` has described itself in
-    ``serve.json`` or `wait_s` has passed (the holder writes it right after taking the lock;
-    probes by event writers no longer take it, `wardian._lock`).
+    No timed retry: probes by event writers do not take the lock (`wardian._lock`), and a
+    refused attempt reads the holder's record, waiting on the lock's gate until a holder
+    that has just taken the lock has written it. A holder that let go in between is simply
+    followed by one more attempt.
 
     Raises:
-        DaemonAlreadyRunning: another ``wardian serve`` holds it (names its pid and since).
+        DaemonAlreadyRunning: another ``wardian serve`` holds it (names its pid and since
+            when its record names a live process).
     """
     from wardian.runtime.session_events import daemon_lock
 
     lock = daemon_lock()
-    deadline = time.monotonic() + wait_s
-    while True:
-        if lock.acquire():
-            return lock
-        pid, since = _read_holder()
-        if pid is not None:
-            raise DaemonAlreadyRunning(DaemonStatus(True, pid, since))
-        if time.monotonic() >= deadline:
-            raise DaemonAlreadyRunning(DaemonStatus(True, _lock_file_pid(), None))
-        time.sleep(0.02)
+    if lock.acquire():
+        return lock
+    holder = lock.holder()
+    if holder is None and lock.acquire():  # it was released between the two looks
+        return lock
+    raise DaemonAlreadyRunning(_status(holder))
 
 
 def daemon_status() -> DaemonStatus:
-    """Whether a ``wardian serve`` holds the daemon lock now (read-only; never blocks long)."""
+    """Whether a ``wardian serve`` holds the daemon lock now, and who (read-only; waits only
+    on the lock's gate, for microseconds)."""
     from wardian.runtime.session_events import daemon_lock
 
-    if not daemon_lock().held_elsewhere():
+    lock = daemon_lock()
+    if not lock.held_elsewhere():
         return DaemonStatus(running=False)
-    pid, since = _read_holder(wait_s=1.0)
-    if pid is None and not daemon_lock().held_elsewhere():
-        return DaemonStatus(running=False)  # it was a writer probing the lock
-    return DaemonStatus(running=True, pid=pid or _lock_file_pid(), since=since)
+    holder = lock.holder()
+    if holder is None and not lock.held_elsewhere():
+        return DaemonStatus(running=False)  # it stopped while we looked (or it was a probe)
+    return _status(holder)

@@ -128,7 +128,7 @@ class _Memory:
     the holder among the server's real ancestors) and then reused only while nothing can
     have changed that check's answer — no other connection has committed to ``memory.db``
     (SQLite's ``data_version``: a revocation is a commit) and the ancestors up to the holder
-    are still the same processes (`wardian.runtime.process.ancestry_to`). Anything else
+    are still the same processes (`wardian._process.ancestry_to`). Anything else
     (other platforms, the read-only view without a capability) authenticates every call.
     """
 
@@ -151,7 +151,7 @@ class _Memory:
         version = self._data_version()  # read before authenticating: a later commit shows
         if self._view is not None and self._stamp is not None and self._stamp[:2] == (
                 env, version):
-            from wardian.runtime.process import ancestry_to
+            from wardian._process import ancestry_to
 
             holder, chain = self._stamp[2]
             if ancestry_to(holder) == chain:
@@ -167,8 +167,8 @@ class _Memory:
 
     def _remember(self, view: AgentMemory, env: tuple[str, str], version: int) -> None:
         """Keep `view` for the next calls, stamped with what its authentication relied on."""
+        from wardian._process import ancestry_to
         from wardian.memory.capabilities import CapabilityStore
-        from wardian.runtime.process import ancestry_to
 
         row = CapabilityStore(view.store.conn).lookup(env[0].strip())
         chain = ancestry_to(row.pid) if row is not None else None

@@ -5,25 +5,38 @@ Spec "Optional consolidation"; DESIGN.md "Blueprints, runs, providers" (`memory.
 
 `CuratorBatch` is the role output (the same schema for every provider); `CommitBatch` wraps
 it with the run's principal, workspace, idempotency key and archive cursor.
+
+Memory registers the curator batch as the output schema ``wardian:curator-batch`` of the
+blueprint language through the ``wardian.output_schemas`` entry point
+(`register_output_schemas`): this module never imports `wardian.blueprints`, which sits
+above it.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from wardian.memory.models import MAX_EVIDENCE_CHARS, MAX_TEXT_CHARS
 
 __all__ = [
+    "CURATOR_BATCH_REF",
     "CommitBatch",
     "CuratorBatch",
     "CuratorOperation",
+    "RegisterOutputSchema",
     "RemoveOp",
     "SaveOp",
     "UpdateOp",
+    "check_curator_answer",
     "curator_output_schema",
+    "register_output_schemas",
 ]
+
+CURATOR_BATCH_REF = "wardian:curator-batch"
+"""The output schema name a role step uses for the curator batch (``output: {$ref: ...}``)."""
 
 _Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
 _Evidence = Annotated[str, Field(min_length=1, max_length=MAX_EVIDENCE_CHARS)]
@@ -92,3 +105,44 @@ class CommitBatch(_Strict):
 def curator_output_schema() -> dict[str, Any]:
     """The JSON Schema a curator's answer must match (sent to providers as output schema)."""
     return CuratorBatch.model_json_schema()
+
+
+def check_curator_answer(value: Any) -> None:
+    """Accept a curator's answer as a `CuratorBatch`, or say where it is wrong.
+
+    The check of ``wardian:curator-batch``: the engine calls it once, when it accepts the
+    provider's result (`wardian.blueprints.output_schemas.OutputSchema.check_value`).
+
+    Raises:
+        ValidationError: ``path`` is the JSON path of the first problem, e.g.
+            ``$['operations'][0]['text']``.
+    """
+    from pydantic import ValidationError as PydanticError
+
+    from wardian.errors import ValidationError
+
+    try:
+        CuratorBatch.model_validate(value)
+    except PydanticError as exc:
+        first = exc.errors()[0]
+        path = "$" + "".join(f"[{p!r}]" for p in first["loc"])
+        raise ValidationError(str(first["msg"]), path=path) from None
+
+
+class RegisterOutputSchema(Protocol):
+    """The blueprint language's ``register_output_schema`` as memory calls it."""
+
+    def __call__(self, name: str, *, schema: Mapping[str, Any], description: str,
+                 check: Any = None) -> object:
+        """Register `schema` as ``output: {$ref: name}`` with the answer check `check`."""
+
+
+def register_output_schemas(register: RegisterOutputSchema) -> None:
+    """Register memory's output schemas (the ``wardian.output_schemas`` entry point).
+
+    Args:
+        register: `wardian.blueprints.output_schemas.register_output_schema`, passed in by
+            the registry when it discovers its plugins.
+    """
+    register(CURATOR_BATCH_REF, schema=curator_output_schema(), check=check_curator_answer,
+             description='the curator batch: {"operations": [save|update|remove]}')

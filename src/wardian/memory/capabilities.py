@@ -4,9 +4,9 @@ A capability is ``secrets.token_urlsafe(32)`` (256 random bits). Only its SHA-25
 in ``memory.db`` (table ``capabilities``), bound to the agent id and to the identity of
 the runtime that holds it — the pid and start time of the ``wardian agent exec``
 supervisor process (see `wardian.runtime.launch` for why the supervisor). A capability is
-valid while its row is not revoked *and* that process still runs; the liveness test is
-passed in by the caller (`wardian.runtime.process.is_alive`) because the memory package
-imports nothing above itself.
+valid while its row is not revoked *and* that process still runs (`wardian._process`:
+start times within its one `START_TIME_TOLERANCE_S` name the same process; a recycled pid
+with another start time matches no row).
 
 Spec: "Save and inspect memory" (launch-scoped capability, expires when the runtime is
 terminated, replaced or reclaimed; concurrent processes get independent capabilities).
@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from wardian._db import atomic
+from wardian._process import START_TIME_TOLERANCE_S
 from wardian._util import utc_now_iso
 
 __all__ = [
-    "START_TIME_TOLERANCE_S",
     "Capability",
     "CapabilityStore",
     "Refusal",
@@ -32,11 +32,6 @@ __all__ = [
 
 TOKEN_BYTES = 32
 """Random bytes in a capability token (before URL-safe base64)."""
-
-
-START_TIME_TOLERANCE_S = 1.0
-"""Start times within this many seconds name the same process; equal to
-`wardian.runtime.process.START_TIME_TOLERANCE_S` (a test pins the two together)."""
 
 
 def new_token() -> str:
@@ -150,7 +145,8 @@ class CapabilityStore:
 
         Args:
             pid: the holder's pid.
-            started_at: its start time in seconds since the epoch (matched within 1 s).
+            started_at: its start time in seconds since the epoch (matched within
+                `START_TIME_TOLERANCE_S`).
             reason: why, e.g. ``runtime exited (code 0)``.
 
         Returns:

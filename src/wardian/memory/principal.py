@@ -92,7 +92,7 @@ MANAGED_ENV = (ENV_AGENT_ID, ENV_CAPABILITY, ENV_MEMORY_CONTEXT, ENV_LAUNCH_ID)
 """Every variable `wardian agent exec` sets; a launch clears inherited ones first."""
 
 IsAlive = Callable[[int, float], bool]
-"""``is_alive(pid, started_at_seconds) -> bool`` (`wardian.runtime.process.is_alive`)."""
+"""``is_alive(pid, started_at_seconds) -> bool`` (`wardian._process.is_alive`)."""
 
 _HOW = ("memory commands work only inside a session started by `wardian agent launch NAME` "
         "(or `wardian agent exec NAME -- CMD`)")
@@ -134,7 +134,7 @@ def resolve_principal(
     Args:
         is_alive: the process-liveness test, ``(pid, started_at_s) -> bool``.
         caller: ``(pid, started_at_s)`` of the calling process and then its ancestors,
-            nearest first (`wardian.runtime.process.lineage`).
+            nearest first (`wardian._process.lineage`).
         environ: the environment (default ``os.environ``).
         db_path: ``memory.db`` (default `wardian.config.memory_db_path()`); it is not
             created when missing — no database means no capability can be valid.
@@ -193,10 +193,10 @@ def _resolve(
             f"memory capability expired: {row.revoked_reason or 'revoked'}",
             hint=_RELAUNCH,
         )
-    from wardian.memory.capabilities import START_TIME_TOLERANCE_S
+    from wardian._process import ProcessIdentity
 
-    inside = any(pid == row.pid and abs(started - row.process_started_at)
-                 <= START_TIME_TOLERANCE_S for pid, started in caller)
+    holder = ProcessIdentity(row.pid, row.process_started_at)
+    inside = any(holder.matches(ProcessIdentity(pid, started)) for pid, started in caller)
     if inside:  # the holder is a live ancestor: alive by definition
         return Principal(row.agent_id, row.workspace, row.token_hash)
     if not is_alive(row.pid, row.process_started_at):

@@ -117,7 +117,7 @@ def managed_agent_id() -> str | None:
 
     if not database_exists(memory_db_path(create_dir=False)):
         return os.environ.get(ENV_AGENT_ID, "").strip() or None
-    from wardian.runtime.process import ancestors
+    from wardian._process import ancestors
 
     return managed_agent(ancestors=[(p.pid, p.started_at) for p in ancestors()])
 
@@ -252,7 +252,7 @@ def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
         )
         event_id = None
         if context.has_records:
-            from wardian.runtime.process import identity_of  # psutil: ~20 ms, only if needed
+            from wardian._process import identity_of
 
             parent = identity_of(os.getppid())
             event_id = record_loaded(

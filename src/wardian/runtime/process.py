@@ -1,148 +1,23 @@
-"""Portable process identity: a pid plus the process's start time, read with psutil.
+"""Process-tree control for a managed runtime: become its subreaper, die with the parent,
+and end what the runtime left behind.
 
-A pid alone is not an identity: the operating system reuses pids. A pid together
-with its creation time (``psutil.Process.create_time()``, seconds since the epoch)
-names one process on Linux, macOS and Windows alike, so a capability bound to it
-dies with that process, also after a crash (DESIGN.md "Identity and authority";
-issue 2 point 6).
-
-This is the one module that knows how to read process identities; everything else
-asks here. psutil is imported only when needed: on Linux `ancestors` reads
-``/proc/<pid>/stat`` itself (the same numbers psutil reads), so a provider hook's ancestry
-check does not pay psutil's import.
+Process *identities* (pid + start time, the one tolerance, ancestry) are read by
+`wardian._process` at the bottom of the package; this module uses them.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from collections.abc import Collection
+
+from wardian._process import START_TIME_TOLERANCE_S
 
 __all__ = [
-    "START_TIME_TOLERANCE_S",
-    "ProcessIdentity",
-    "ancestors",
-    "ancestry_to",
     "become_subreaper",
-    "current",
     "die_with_parent",
     "end_descendants",
-    "identity_of",
-    "is_alive",
-    "lineage",
 ]
-
-START_TIME_TOLERANCE_S = 1.0
-"""How far two readings of one process's start time may differ, in seconds.
-
-psutil derives the start time from the boot time (whole seconds, recomputed by the
-kernel when the wall clock is stepped) plus a tick count on Linux, so two readings can
-differ slightly; a reused pid would need the whole pid space to wrap around within
-this window.
-"""
-
-
-@dataclass(frozen=True)
-class ProcessIdentity:
-    """One process: `pid` and `started_at` (its creation time, seconds since the epoch)."""
-
-    pid: int
-    started_at: float
-
-    def matches(self, other: ProcessIdentity) -> bool:
-        """Whether `other` is the same process (same pid, start times within tolerance)."""
-        return self.pid == other.pid and (
-            abs(self.started_at - other.started_at) <= START_TIME_TOLERANCE_S
-        )
-
-
-def identity_of(pid: int) -> ProcessIdentity | None:
-    """The identity of the live process `pid`, or None when there is no such process.
-
-    A zombie (exited, not yet reaped) counts as gone. On Linux read from ``/proc`` (as
-    `lineage` does; psutil's import alone costs a hook ~20 ms), else with psutil.
-    """
-    if sys.platform.startswith("linux"):
-        found = _proc_identity(pid)
-        if not isinstance(found, bool):
-            return found
-    import psutil
-
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return None
-        return ProcessIdentity(pid, proc.create_time())
-    except (psutil.NoSuchProcess, psutil.ZombieProcess):
-        return None
-    except psutil.AccessDenied:
-        # Another user's process: it exists, but it cannot be ours to trust.
-        return None
-
-
-def current() -> ProcessIdentity:
-    """The identity of the calling process."""
-    identity = identity_of(os.getpid())
-    if identity is None:  # pragma: no cover - the caller is alive by definition
-        raise RuntimeError("cannot read the identity of the current process")
-    return identity
-
-
-def is_alive(pid: int, started_at: float) -> bool:
-    """Whether the process with this pid and start time (seconds since epoch) still runs.
-
-    False when the pid is gone, is a zombie, or now belongs to a different process
-    (its start time differs by more than `START_TIME_TOLERANCE_S`).
-    """
-    found = identity_of(pid)
-    return found is not None and found.matches(ProcessIdentity(pid, started_at))
-
-
-def ancestors(pid: int | None = None) -> Iterator[ProcessIdentity]:
-    """The identities of the parent, grandparent, … of `pid` (default: this process).
-
-    On Linux read from ``/proc`` directly (`_proc_ancestors`); elsewhere, or when ``/proc``
-    cannot be read, with psutil. Both give the same start times (psutil computes them from
-    ``/proc`` the same way).
-    """
-    if sys.platform.startswith("linux"):
-        found = _proc_ancestors(pid if pid is not None else os.getpid())
-        if found is not None:
-            yield from found
-            return
-    import psutil
-
-    try:
-        proc = psutil.Process(pid if pid is not None else os.getpid())
-        parents = proc.parents()
-    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-        return
-    for parent in parents:
-        try:
-            yield ProcessIdentity(parent.pid, parent.create_time())
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-
-
-def lineage() -> list[ProcessIdentity]:
-    """This process's own identity followed by its ancestors' (nearest first).
-
-    The caller's real ancestry, read from the kernel (``/proc`` on Linux, psutil elsewhere),
-    never from its environment: what a capability check compares the holder against.
-    """
-    if sys.platform.startswith("linux"):
-        boot = _boot_time_s()
-        own = _proc_stat(os.getpid())
-        found = _proc_ancestors(os.getpid())
-        if boot is not None and own is not None and found is not None:
-            try:
-                ticks = os.sysconf("SC_CLK_TCK")
-            except (ValueError, OSError):
-                ticks = 0
-            if ticks:
-                return [ProcessIdentity(os.getpid(), boot + own[1] / ticks), *found]
-    return [current(), *ancestors()]
 
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -277,22 +152,6 @@ def _reap_children() -> None:
             return
 
 
-def _proc_stat(pid: int) -> tuple[int, int] | None:
-    """``(ppid, starttime in clock ticks since boot)`` of `pid` from ``/proc/<pid>/stat``,
-    or None when it is gone or unreadable."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
-    fields = data[data.rfind(b")") + 2:].split()
-    try:
-        return int(fields[1]), int(fields[19])  # fields 4 (ppid) and 22 (starttime)
-    except (IndexError, ValueError):
-        return None
-
-
 def _childless() -> bool:
     """Whether this process has no child at all, from ``/proc/self/task/*/children``
     (Linux); False when that cannot be read. Lets a launch that ended cleanly skip
@@ -308,98 +167,3 @@ def _childless() -> bool:
     except OSError:
         return False
     return bool(tasks)
-
-
-def _proc_identity(pid: int) -> ProcessIdentity | bool | None:
-    """`identity_of` from ``/proc``: the identity, None when `pid` is gone or a zombie, or
-    False when ``/proc`` cannot answer (the caller asks psutil)."""
-    if pid <= 0:
-        return None
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    except OSError:
-        return False
-    fields = data[data.rfind(b")") + 2:].split()
-    boot = _boot_time_s()
-    try:
-        state, ticks = fields[0], int(fields[19])  # fields 3 (state) and 22 (starttime)
-        per_second = os.sysconf("SC_CLK_TCK")
-    except (IndexError, ValueError, OSError):
-        return False
-    if boot is None or not per_second:
-        return False
-    if state == b"Z":
-        return None
-    return ProcessIdentity(pid, boot + ticks / per_second)
-
-
-def _boot_time_s() -> float | None:
-    """The boot time (``btime`` of ``/proc/stat``, seconds since the epoch), or None."""
-    try:
-        with open("/proc/stat", "rb") as f:
-            for line in f:
-                if line.startswith(b"btime"):
-                    return float(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def _proc_ancestors(pid: int) -> list[ProcessIdentity] | None:
-    """The ancestors of `pid` as psutil's ``Process.parents()`` gives them, read from
-    ``/proc`` (``create_time = btime + starttime / CLK_TCK``, as psutil computes it); None
-    when ``/proc`` cannot be used, so the caller falls back to psutil.
-
-    Like psutil, the walk stops at pid 0 and at a "parent" started after its child (its
-    pid was reused after the real parent ended).
-    """
-    boot = _boot_time_s()
-    own = _proc_stat(pid)
-    if boot is None or own is None:
-        return None
-    try:
-        ticks = os.sysconf("SC_CLK_TCK")
-    except (ValueError, OSError):
-        return None
-    found: list[ProcessIdentity] = []
-    ppid, started = own
-    seen = {pid}
-    while ppid > 0 and ppid not in seen:
-        parent = _proc_stat(ppid)
-        if parent is None or parent[1] > started:
-            break
-        seen.add(ppid)
-        found.append(ProcessIdentity(ppid, boot + parent[1] / ticks))
-        ppid, started = parent
-    return found
-
-
-def ancestry_to(holder_pid: int) -> tuple[tuple[int, int], ...] | None:
-    """This process's ancestors from its parent up to `holder_pid`, as ``(pid, start time in
-    clock ticks)`` read from ``/proc``; None when `holder_pid` is not among them, or off
-    Linux, or when ``/proc`` cannot be read.
-
-    Two equal results name the same processes (a reused pid gets another start time), so
-    when the result equals one taken while `holder_pid` was a verified ancestor, it still
-    is, and alive: a long-running server (``wardian mcp``) checks this on every call
-    instead of re-reading its whole lineage (issue 16). Read-only.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    own = _proc_stat(os.getpid())
-    if own is None:
-        return None
-    chain: list[tuple[int, int]] = []
-    ppid, started = own
-    while ppid > 0 and len(chain) < 1024:
-        parent = _proc_stat(ppid)
-        if parent is None or parent[1] > started:
-            return None
-        chain.append((ppid, parent[1]))
-        if ppid == holder_pid:
-            return tuple(chain)
-        ppid, started = parent
-    return None

@@ -166,7 +166,8 @@ def holder_main(argv: list[str]) -> int:
     argument line, 125 when the parent is already gone, 127/126 when CMD cannot be
     started (its capability revoked first), 1 when the launch cannot be recorded.
     """
-    from wardian.runtime.process import current, die_with_parent
+    from wardian._process import current
+    from wardian.runtime.process import die_with_parent
 
     try:
         parent, workspace, command = _parse(argv)

@@ -305,8 +305,8 @@ def test_missing_plan_file_and_unknown_agent(kit: Any, cli: Any) -> None:
 def test_agent_process_revising_between_preview_and_apply(kit: Any, cli: Any) -> None:
     """The concurrent writer is a real agent process (`wardian memory update` with its
     capability); apply then fails with revision_changed, rolls back and clears the preview."""
+    from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.runtime.process import current
 
     path, recs = full_plan(kit)
     doc = preview(cli, path)

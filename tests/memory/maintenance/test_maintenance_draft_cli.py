@@ -14,9 +14,9 @@ from wardian.memory.maintenance.plan import load_plan_file
 
 
 def _managed_env(agent_id: str) -> dict[str, str]:
+    from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.process import current
 
     me = current()
     store = MemoryStore()

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from wardian.errors import ValidationError
-from wardian.invokers.builtin_actions import (
+from wardian.app.consolidation import (
     archive_load,
     build_plan,
     commit_curator_batch,
@@ -19,6 +18,8 @@ from wardian.invokers.builtin_actions import (
     memory_snapshot,
     parse_curator_batch,
 )
+from wardian.engine.actions import known_actions
+from wardian.errors import ValidationError
 from wardian.memory.consolidation import get_cursor
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
@@ -174,7 +175,7 @@ def test_archive_load_reads_after_the_cursor_and_commit_advances_it(transcript: 
 
 
 def test_the_engine_registry_finds_the_consolidation_actions() -> None:
-    from wardian.engine.actions import get_action, known_actions
+    from wardian.engine.actions import get_action
 
     assert {"archive.load", "memory.snapshot", "memory.commit",
             "memory.draft_plan"} <= set(known_actions())
@@ -247,11 +248,14 @@ def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> Non
 
 
 def test_public_surface() -> None:
-    import wardian.invokers.builtin_actions as module
+    import wardian.app.consolidation as services
+    import wardian.app.consolidation_actions as actions
 
-    assert sorted(module.__all__) == [
-        "ACTION_NAMES", "archive_load", "build_plan", "commit_curator_batch", "draft_plan",
-        "ensure_registered", "memory_snapshot", "parse_curator_batch"]
+    assert sorted(services.__all__) == [
+        "archive_load", "build_plan", "commit_curator_batch", "draft_plan", "join_messages",
+        "memory_snapshot", "parse_curator_batch"]
+    assert sorted(actions.__all__) == ["ACTION_NAMES", "register_actions"]
+    assert set(actions.ACTION_NAMES) <= set(known_actions())
 
 
 def test_review_plan_drops_what_a_commit_would_drop_as_duplicate(wardian_home: Path) -> None:

@@ -1,17 +1,18 @@
-"""Built-in blueprint actions of memory consolidation: load, snapshot, commit, draft a plan.
+"""Memory consolidation as service functions: load the archive slice, snapshot the agent's
+records, commit the curator's batch, or draft it as a maintenance plan (review mode).
 
-Registered with the engine's action registry (`wardian.engine.actions.register_action`) when
-this module is imported; the engine finds it through the ``wardian.actions`` entry point, so
-every path that executes runs (CLI, detached run, drain worker, daemon) has these actions.
-It sits at the invokers level because it needs both the runtime (archives) and memory.
+These are what the shipped ``memory-consolidation`` blueprint's actions do; the engine calls
+them through its action registry (`wardian.app.consolidation_actions` registers the
+``archive.load`` / ``memory.*`` wrappers), so nothing below the application layer imports
+this module. They need the runtime (archives, agents) and memory, hence this layer.
 
-* ``archive.load`` — the agent's archive slice after its consolidation cursor (or a
+* `archive_load` — the agent's archive slice after its consolidation cursor (or a
   transcript file for a manual run with ``--archive PATH``): messages, seq range, joined text.
-* ``memory.snapshot`` — the agent's active records (id, revision id, kind, scope, text).
-* ``memory.commit`` — the curator's batch bound to the run's principal, workspace,
+* `memory_snapshot` — the agent's active records (id, revision id, kind, scope, text).
+* `commit_curator_batch` — the curator's batch bound to the run's principal, workspace,
   idempotency key and cursor, committed with `wardian.memory.consolidation.commit_batch`.
-* ``memory.draft_plan`` — review mode: the same batch as a schema-v1 maintenance plan file
-  for ``wardian garden maintain preview``.
+* `draft_plan` — review mode: the same batch as a schema-v1 maintenance plan file for
+  ``wardian garden maintain preview``.
 
 Spec "Optional consolidation"; DESIGN.md "Blueprints, runs, providers" (`memory.commit`).
 """
@@ -20,27 +21,20 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from wardian.errors import UsageError, ValidationError
-
-if TYPE_CHECKING:
-    from wardian.engine.actions import ActionContext
+from wardian.errors import ValidationError
 
 __all__ = [
-    "ACTION_NAMES",
     "archive_load",
     "build_plan",
     "commit_curator_batch",
     "draft_plan",
-    "ensure_registered",
+    "join_messages",
     "memory_snapshot",
     "parse_curator_batch",
 ]
-
-ACTION_NAMES = ("archive.load", "memory.snapshot", "memory.commit", "memory.draft_plan")
-"""The actions this module registers."""
 
 _TOOL_KINDS = frozenset({"tool_result"})
 _USER_SIGNAL_KINDS = frozenset({"tool_rejection", "answer"})
@@ -483,183 +477,3 @@ def _validate_plan(data: bytes) -> None:
     from wardian.memory.maintenance.plan import load_plan_bytes
 
     load_plan_bytes(data, source="memory.draft_plan")
-
-
-# --- registration (engine wrappers) --------------------------------------------------------
-
-
-def _principal(ctx: ActionContext) -> tuple[str, str | None, str]:
-    """(agent id, name, workspace) of the run: the workspace is the run's, else the
-    agent's registered one, else the current directory's (git root)."""
-    if not ctx.agent_id:
-        raise UsageError("this action needs a run with an agent (the run's principal)",
-                         hint="start the run with --agent NAME")
-    name, workspace = ctx.agent_name, ctx.workspace
-    if not workspace or not name:
-        from wardian.runtime.agents import AgentRegistry
-
-        registry = AgentRegistry()
-        try:
-            agent = registry.find(ctx.agent_id)
-        finally:
-            registry.close()
-        workspace = workspace or (agent.workspace if agent else None)
-        name = name or (agent.name if agent else None)
-    if not workspace:
-        from wardian.memory.models import default_workspace
-
-        workspace = default_workspace()
-    return ctx.agent_id, name, str(workspace)
-
-
-def _payload(ctx: ActionContext) -> Mapping[str, Any]:
-    payload = ctx.invocation.get("payload")
-    return payload if isinstance(payload, Mapping) else {}
-
-
-def _step_output(ctx: ActionContext, step_id: str) -> Any:
-    entry = ctx.steps.get(step_id)
-    if isinstance(entry, Mapping) and "output" in entry:
-        return entry["output"]
-    return entry
-
-
-def _archive_workspace(ctx: ActionContext, archive: Any, default: str) -> str:
-    """The workspace `archive.load` resolved (a transcript's cwd), else `default`."""
-    found = archive if isinstance(archive, Mapping) else _step_output(ctx, "archive")
-    value = found.get("workspace") if isinstance(found, Mapping) else None
-    return value if isinstance(value, str) and value else default
-
-
-def _archive_from(ctx: ActionContext, archive: Any, archive_step: str) -> Mapping[str, Any]:
-    if isinstance(archive, Mapping):
-        return archive
-    found = _step_output(ctx, archive_step)
-    if not isinstance(found, Mapping):
-        raise UsageError(
-            f"no archive.load output found in step {archive_step!r}",
-            hint="add an `archive.load` step before it, or pass with: {archive_step: ID}",
-        )
-    return found
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in {"true", "1", "yes", "on"}
-    return bool(value)
-
-
-def _action_archive_load(
-    ctx: ActionContext, include_tool_output: Any = False, archive_path: str | None = None,
-) -> dict[str, Any]:
-    """``archive.load``: see `archive_load`. The slice ends at the triggering session's last
-    seq (session-close payload ``archive_seq_range``); a manual run's ``--archive PATH``
-    arrives as the payload's ``archive``."""
-    agent_id, name, workspace = _principal(ctx)
-    payload = _payload(ctx)
-    path = archive_path or payload.get("archive_path")
-    if not path and isinstance(payload.get("archive"), str):
-        path = payload["archive"]
-    seq_range = payload.get("archive_seq_range")
-    upto = None
-    if isinstance(seq_range, Sequence) and not isinstance(seq_range, str) and seq_range:
-        upto = seq_range[-1]
-    result = archive_load(
-        agent_id=agent_id, agent_name=name, workspace=workspace,
-        transcript_path=str(path) if path else None,
-        upto_seq=int(upto) if upto is not None else None,
-        include_tool_output=_truthy(include_tool_output),
-    )
-    ctx.emit("archive.loaded", {k: result[k] for k in (
-        "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages",
-        "secrets_redacted")})
-    return result
-
-
-def _action_memory_snapshot(ctx: ActionContext, all_workspaces: Any = False) -> dict[str, Any]:
-    """``memory.snapshot``: see `memory_snapshot`."""
-    agent_id, _name, workspace = _principal(ctx)
-    workspace = _archive_workspace(ctx, None, workspace)
-    return memory_snapshot(agent_id=agent_id,
-                           workspace=None if _truthy(all_workspaces) else workspace)
-
-
-def _key(ctx: ActionContext) -> str | None:
-    """The invocation's idempotency key (session-close), else None (→ ``run:<run id>``)."""
-    if ctx.idempotency_key:
-        return ctx.idempotency_key
-    key = _payload(ctx).get("idempotency_key")
-    return str(key) if key else None
-
-
-def _max_changes(ctx: ActionContext, value: Any) -> int | None:
-    if value is None:
-        value = ctx.inputs.get("max_changes")
-    return None if value is None else int(value)
-
-
-def _action_memory_commit(
-    ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
-    batch_step: str = "curate", max_changes: Any = None,
-) -> dict[str, Any]:
-    """``memory.commit``: see `commit_curator_batch`; dropped ops become run events."""
-    agent_id, _name, workspace = _principal(ctx)
-    operations = parse_curator_batch(batch if batch is not None
-                                     else _step_output(ctx, batch_step))
-    archive_out = _archive_from(ctx, archive, archive_step)
-    result = commit_curator_batch(
-        run_id=ctx.run_id, agent_id=agent_id,
-        workspace=_archive_workspace(ctx, archive_out, workspace), operations=operations,
-        archive=archive_out, idempotency_key=_key(ctx),
-        max_changes=_max_changes(ctx, max_changes),
-    )
-    for dropped in result["dropped"]:
-        ctx.emit("memory.op_dropped", dropped)
-    ctx.emit("memory.committed", {"summary": result["summary"], "counts": result["counts"],
-                                  "replayed": result["replayed"]})
-    return result
-
-
-def _action_memory_draft_plan(
-    ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
-    batch_step: str = "curate", max_changes: Any = None,
-) -> dict[str, Any]:
-    """``memory.draft_plan``: see `draft_plan`; dropped ops become run events."""
-    agent_id, _name, workspace = _principal(ctx)
-    operations = parse_curator_batch(batch if batch is not None
-                                     else _step_output(ctx, batch_step))
-    archive_out = _archive_from(ctx, archive, archive_step)
-    result = draft_plan(
-        run_id=ctx.run_id, agent_id=agent_id,
-        workspace=_archive_workspace(ctx, archive_out, workspace), operations=operations,
-        archive_text=str(archive_out.get("text") or ""), idempotency_key=_key(ctx),
-        max_changes=_max_changes(ctx, max_changes),
-    )
-    for dropped in result["dropped"]:
-        ctx.emit("memory.op_dropped", dropped)
-    ctx.emit("memory.plan_drafted", {"path": result["path"],
-                                     "operations": result["operations"]})
-    return result
-
-
-_ACTIONS: dict[str, Callable[..., dict[str, Any]]] = {
-    "archive.load": _action_archive_load,
-    "memory.snapshot": _action_memory_snapshot,
-    "memory.commit": _action_memory_commit,
-    "memory.draft_plan": _action_memory_draft_plan,
-}
-
-
-def ensure_registered() -> None:
-    """Register the built-in actions with the engine's registry (idempotent).
-
-    The engine loads this module through the ``wardian.actions`` entry point (declared in
-    pyproject.toml) the first time it looks an action up; importing it calls this once.
-    """
-    from wardian.engine.actions import register_action
-
-    for name, func in _ACTIONS.items():
-        register_action(name, replace=True)(func)
-
-
-ensure_registered()

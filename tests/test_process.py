@@ -1,4 +1,5 @@
-"""Portable process identity (`wardian.runtime.process`): pid + start time via psutil."""
+"""Process identity at the bottom (`wardian._process`): pid + start time, one tolerance,
+told apart from a dead owner and from a recycled pid with real child processes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from wardian.runtime.process import ProcessIdentity, ancestors, current, identity_of, is_alive
+from wardian._process import (
+    START_TIME_TOLERANCE_S,
+    ProcessIdentity,
+    ancestors,
+    current,
+    identity_of,
+    is_alive,
+)
 
 
 def test_current_process_is_alive_and_stable() -> None:
@@ -35,6 +43,75 @@ def test_ended_process_is_not_alive() -> None:
     child.stdin.close()
     child.wait(timeout=60)
     assert not is_alive(found.pid, found.started_at)
+
+
+def _sleeper() -> subprocess.Popen[bytes]:
+    """A live child that runs until its stdin closes."""
+    return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                            stdin=subprocess.PIPE)
+
+
+def _end(child: subprocess.Popen[bytes]) -> None:
+    assert child.stdin is not None
+    child.stdin.close()
+    child.wait(timeout=60)
+
+
+def test_live_dead_and_recycled_owners_are_told_apart() -> None:
+    child = _sleeper()
+    try:
+        owner = identity_of(child.pid)
+        assert owner is not None and owner.pid == child.pid
+        assert is_alive(owner.pid, owner.started_at)  # live owner
+        # A recycled pid: a record with the right pid but another process's start time.
+        assert not is_alive(child.pid, owner.started_at - 10 * START_TIME_TOLERANCE_S)
+        assert not is_alive(child.pid, owner.started_at + 10 * START_TIME_TOLERANCE_S)
+        # Two readings of one process differ by less than the one tolerance.
+        assert is_alive(child.pid, owner.started_at + START_TIME_TOLERANCE_S / 2)
+    finally:
+        _end(child)
+    assert not is_alive(owner.pid, owner.started_at)  # dead owner
+    assert not is_alive(None, owner.started_at) and not is_alive(owner.pid, None)
+
+
+def test_the_start_time_is_the_kernels_not_a_guess() -> None:
+    # The recorded start time is the child's own, from the kernel: it lies between the
+    # moments just before and just after the child was started (wall clock, whole-second
+    # boot time granularity allowed), and it is the same on every reading.
+    import time
+
+    before = time.time()
+    child = _sleeper()
+    try:
+        after = time.time()
+        first, second = identity_of(child.pid), identity_of(child.pid)
+        assert first is not None and second is not None and first == second
+        assert before - START_TIME_TOLERANCE_S <= first.started_at <= after + START_TIME_TOLERANCE_S
+        assert not first.matches(current())
+    finally:
+        _end(child)
+
+
+def test_the_sql_tolerance_is_the_same_one() -> None:
+    # Capabilities are matched in SQL (`abs(process_started_at - ?) <= ?`) with the very
+    # constant `ProcessIdentity.matches` uses: a start time inside it matches both ways,
+    # one outside matches neither.
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.store import MemoryStore
+
+    me = current()
+    store = MemoryStore()
+    try:
+        caps = CapabilityStore(store.conn)
+        caps.mint("agent-1", pid=me.pid, started_at=me.started_at, workspace="/w")
+        for offset, same in ((START_TIME_TOLERANCE_S / 2, True),
+                             (START_TIME_TOLERANCE_S * 1.5, False)):
+            other = ProcessIdentity(me.pid, me.started_at + offset)
+            assert other.matches(me) is same
+            found = caps.unrevoked_for_processes([(other.pid, other.started_at)])
+            assert bool(found) is same, offset
+    finally:
+        store.close()
 
 
 def test_ancestors_include_the_parent() -> None:

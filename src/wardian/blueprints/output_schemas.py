@@ -1,0 +1,228 @@
+"""The output schema registry: names a role step can use as ``output: {"$ref": NAME}``.
+
+A registered output schema is a JSON Schema (sent to the provider as the answer's schema)
+plus, optionally, a `check` — the function that decides whether an answer is accepted, when
+the owner of the document has a stricter or more exact model of it than the JSON Schema
+(the curator batch: memory's pydantic model). The engine checks a role step's answer once,
+when it accepts the provider's result (`OutputSchema.check_value`).
+
+**Who registers.** The parts that own a document register it; they sit *below* this
+package (memory) or beside it, so they must not import it (DESIGN.md: dependencies point
+one way). They are found through the ``wardian.output_schemas`` entry-point group instead,
+whose members are callables that take one argument, the `register_output_schema` function::
+
+    # pyproject.toml of the package that provides the schema
+    [project.entry-points."wardian.output_schemas"]
+    memory = "wardian.memory.batch:register_output_schemas"   # Wardian's own
+    team = "team_tools.schemas:register"                       # a third party's
+
+    # team_tools/schemas.py
+    def register(register_output_schema):
+        register_output_schema("team:summary", schema={...}, description="...")
+
+Entry points rather than start-up wiring in the application layer: every process that
+validates a blueprint or runs a step (CLI, MCP server, web, detached run, drain worker,
+daemon, tests that call `validate_file` directly) then sees the same registry, without an
+import of memory on any path that does not resolve an output reference. Discovery is lazy
+and once per process — the first `get_output_schema`/`known_output_schemas` reads the group
+with `importlib.metadata` (a few ms) — so hot CLI paths (memory save/recall, hooks, agent
+exec) import nothing more than before. A plugin that fails to load does not break the
+others; its error is named when an unknown reference is reported. Tests register their own
+schemas and unregister them (`unregister_output_schema`).
+
+Spec: issue 13 "A schema registry in `blueprints` that memory registers
+`wardian:curator-batch` into"; issue 4 "Loading and errors".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from wardian.errors import UsageError, ValidationError
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "OutputCheck",
+    "OutputSchema",
+    "check_json_schema",
+    "get_output_schema",
+    "json_path",
+    "known_output_schemas",
+    "plugin_errors",
+    "register_output_schema",
+    "unregister_output_schema",
+]
+
+ENTRY_POINT_GROUP = "wardian.output_schemas"
+"""The entry-point group whose members register output schemas (see the module docstring)."""
+
+NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*:[a-z][a-z0-9_.-]*$")
+"""A registered name: ``namespace:name`` (lowercase), e.g. ``wardian:curator-batch``."""
+
+class OutputCheck(Protocol):
+    """``check(answer)``: returns when the answer is accepted; raises `ValidationError` (with
+    ``path`` as a JSON path such as ``$['operations'][0]['text']``) when it is not."""
+
+    def __call__(self, value: Any, /) -> None:
+        """Accept `value` or raise `ValidationError`."""
+
+
+def json_path(parts: Any) -> str:
+    """``$['a'][0]`` for the path parts ``('a', 0)`` (how answer errors name a place)."""
+    return "$" + "".join(f"[{p!r}]" for p in parts)
+
+
+@dataclass(frozen=True)
+class OutputSchema:
+    """One registered output schema.
+
+    Attributes:
+        name: the ``$ref`` name, ``namespace:name``.
+        description: one line, shown where known names are listed.
+        schema_json: the JSON Schema as JSON text (`schema` returns a fresh copy).
+        check: decides whether an answer is accepted; None = the JSON Schema decides.
+    """
+
+    name: str
+    description: str
+    schema_json: str
+    check: OutputCheck | None = None
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema, a fresh copy per caller (callers may change it)."""
+        value: dict[str, Any] = json.loads(self.schema_json)
+        return value
+
+    def check_value(self, value: Any) -> None:
+        """Accept or reject an answer (`check`, else the JSON Schema).
+
+        Raises:
+            ValidationError: the answer does not match; ``path`` is its JSON path.
+        """
+        if self.check is not None:
+            self.check(value)
+        else:
+            check_json_schema(value, self.schema())
+
+
+def check_json_schema(value: Any, schema: Mapping[str, Any]) -> None:
+    """Check `value` against a JSON Schema (the check of inline ``output`` schemas).
+
+    Raises:
+        ValidationError: the first violation; ``path`` is its JSON path.
+    """
+    import jsonschema
+
+    try:
+        jsonschema.validate(value, schema)
+    except jsonschema.ValidationError as exc:
+        raise ValidationError(exc.message, path=json_path(exc.absolute_path)) from None
+
+
+_REGISTRY: dict[str, OutputSchema] = {}
+_PLUGIN_ERRORS: dict[str, str] = {}
+_loaded = False
+_loading = False  # true while the thread holding `_load_lock` calls the entry points
+_lock = threading.Lock()  # guards _REGISTRY
+_load_lock = threading.RLock()
+# serialises discovery: other threads wait for the whole registry; re-entrant, so a plugin
+# that looks names up while it registers (same thread) sees what is registered so far
+
+
+def register_output_schema(
+    name: str,
+    *,
+    schema: Mapping[str, Any],
+    description: str,
+    check: OutputCheck | None = None,
+    replace: bool = False,
+) -> OutputSchema:
+    """Register `schema` as ``output: {"$ref": name}``.
+
+    Args:
+        name: ``namespace:name`` (lowercase letters, digits, ``_``, ``-``; ``.`` after the
+            colon).
+        schema: a JSON-serialisable JSON Schema (what providers are asked to answer).
+        description: one line saying what the document is.
+        check: the answer check (see `OutputCheck`); None = the JSON Schema decides.
+        replace: replace an existing registration of `name` (tests wrap a check this way).
+
+    Returns:
+        The registered `OutputSchema`.
+
+    Raises:
+        UsageError: a malformed name, a schema that is not JSON, or `name` is taken and
+            `replace` is false.
+    """
+    if not NAME_RE.match(name):
+        raise UsageError(f"output schema name {name!r} is not of the form namespace:name",
+                         hint="use lowercase letters, digits, '_' or '-', e.g. team:summary")
+    try:
+        text = json.dumps(dict(schema), sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"output schema {name!r} is not JSON-serialisable: {exc}") from None
+    entry = OutputSchema(name=name, description=description, schema_json=text, check=check)
+    with _lock:
+        if name in _REGISTRY and not replace:
+            raise UsageError(f"output schema {name!r} is already registered",
+                             hint="pass replace=True to replace it")
+        _REGISTRY[name] = entry
+    return entry
+
+
+def unregister_output_schema(name: str) -> None:
+    """Remove `name` (tests unregister what they register). No error if absent."""
+    with _lock:
+        _REGISTRY.pop(name, None)
+
+
+def _load_plugins() -> None:
+    """Call every ``wardian.output_schemas`` entry point once per process."""
+    global _loaded, _loading
+    if _loaded:
+        return
+    with _load_lock:
+        if _loaded or _loading:
+            return
+        _loading = True
+        try:
+            from importlib.metadata import entry_points
+
+            for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+                try:
+                    entry.load()(register_output_schema)
+                except Exception as exc:  # one broken plugin must not hide the others
+                    _PLUGIN_ERRORS[entry.name] = f"{entry.value}: {type(exc).__name__}: {exc}"
+            _loaded = True
+        finally:
+            _loading = False
+
+
+def plugin_errors() -> dict[str, str]:
+    """Entry point name -> why it failed to load (empty when every plugin loaded)."""
+    _load_plugins()
+    return dict(_PLUGIN_ERRORS)
+
+
+def known_output_schemas() -> dict[str, str]:
+    """Every registered name -> its description, sorted by name (discovers plugins first)."""
+    _load_plugins()
+    with _lock:
+        return {name: _REGISTRY[name].description for name in sorted(_REGISTRY)}
+
+
+def get_output_schema(name: str) -> OutputSchema:
+    """The output schema registered as `name` (discovers plugins first).
+
+    Raises:
+        KeyError: no such name (`validate_file` reports it as a problem at the ``$ref``,
+            with the known names and the nearest one).
+    """
+    _load_plugins()
+    with _lock:
+        return _REGISTRY[name]

@@ -2,7 +2,8 @@
 """Generate ``docs/cli-reference.md`` from the ``--help`` of every ``wardian`` command.
 
 Walks the Typer command tree of `wardian.cli.main.app` (every group and command, hidden ones
-skipped), renders each command's ``--help`` exactly as a user sees it, and writes one
+skipped), renders each command's ``--help`` exactly as a user sees it (the root's from
+`wardian.cli._root_help`, as the hot path prints it), and writes one
 Markdown page with a table of contents. Deterministic: a fixed width, no colour, no
 terminal, a fixed data directory, and machine paths replaced by placeholders; commands in
 the order the tree lists them.
@@ -63,6 +64,8 @@ def walk(command, path, ctx):
             continue
         yield from walk(sub, path + [name], typer.Context(sub, info_name=name, parent=ctx))
 
+from wardian.cli._root_help import render
+
 runner = CliRunner()
 out = []
 for path, command in walk(root, [], typer.Context(root, info_name="wardian")):
@@ -73,7 +76,8 @@ for path, command in walk(root, [], typer.Context(root, info_name="wardian")):
         "help": (command.help or "").strip(),
         "short": (command.get_short_help_str(limit=200) if path else "").strip(),
         "exit_code": result.exit_code,
-        "text": result.output,
+        # The root help is the hot path's (wardian.cli.hot), not Typer's.
+        "text": result.output if path else render() + "\n",
     })
 json.dump(out, sys.stdout)
 """

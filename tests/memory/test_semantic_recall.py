@@ -35,7 +35,7 @@ def test_light_tokenizer_matches_the_packaged_tokenizer(tmp_path: Path) -> None:
                  "snake_case and CamelCaseIdentifiers/with/paths.yaml --flag=3"):
         assert embedder.tokenise(text) == reference.encode(text, add_special_tokens=False).ids
     # The vocabulary cache is written once and read back the same.
-    assert list(tmp_path.glob("wordllama-vocab-*.marshal"))
+    assert list(tmp_path.glob("wordllama-vocab-*.table"))
     again = Embedder.load(cache_dir=tmp_path)
     assert again is not None and again.tokenise("owl keys") == embedder.tokenise("owl keys")
     vector = embedder.embed("owl keys")

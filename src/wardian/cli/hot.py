@@ -13,6 +13,10 @@ certain (known options, each single-valued option once, the right number of word
 ``--help``, no ``--``, no word that starts with ``-`` where Click would read an option,
 valid UTF-8). Everything else — usage errors included — goes to the Typer app, which
 answers as it always has. tests/cli/test_hot_path.py runs both paths on the same inputs.
+
+The root ``wardian --help`` (or ``-h``) is hot too: printed from the static tables of
+`wardian.cli._root_help` (Typer's Rich rendering costs more than its whole budget,
+<= 150 ms); tests/cli/test_root_help.py keeps them equal to the Typer app's.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ __all__ = [
     "memory_save",
     "plan",
     "report_record",
+    "root_help",
 ]
 
 # --- the command bodies (shared with the Typer commands) -----------------------------------
@@ -145,6 +150,14 @@ def leading_workspace(
     return workspace, rest
 
 
+def root_help() -> None:
+    """``wardian --help``: the root help from `wardian.cli._root_help` (Typer's Rich
+    rendering would cost more than the whole budget)."""
+    from wardian.cli._root_help import render
+
+    stdout(render())
+
+
 # --- the hot argument parser ------------------------------------------------------------------
 
 _VALUE, _MULTI, _FLAG = "value", "multi", "flag"
@@ -222,7 +235,11 @@ def plan(argv: Sequence[str]) -> Callable[[], int | None] | None:
     The returned callable runs the command and returns its exit code (None = 0); it
     raises what the command raises (`main` turns that into ``Error: …`` and a code).
     """
-    if len(argv) < 2 or not _valid_utf8(argv) or _completing():
+    if not _valid_utf8(argv) or _completing():
+        return None
+    if list(argv) in (["--help"], ["-h"]):
+        return root_help
+    if len(argv) < 2:
         return None
     group, command, rest = argv[0], argv[1], list(argv[2:])
     if group == "memory" and command == "save":

@@ -18,8 +18,10 @@ from typer.main import get_command
 
 from wardian import __version__
 from wardian.cli._common import WardianGroup
+from wardian.cli._root_help import APP_HELP, GROUP_HELP, VERSION_HELP
 
-__all__ = ["app", "main"]
+__all__ = ["GROUPS", "GROUP_HELP", "app", "main"]
+
 
 def _settings() -> ModuleType:
     from wardian.cli import settings
@@ -114,27 +116,6 @@ GROUPS: dict[str, Callable[[], ModuleType]] = {
 """Command name -> loader of its module (imports it when called). A module exposes `app`
 (a group) or `register(root)` (commands)."""
 
-GROUP_HELP: dict[str, str] = {
-    "settings": "Typed settings (agent memory, conversation logging, providers).",
-    "agent": "Agents: durable identities, their managed processes and models.",
-    "memory": "Agent-facing memory commands (need the managed process's capability).",
-    "garden": "Operator inspection and reviewed maintenance of any agent's memory.",
-    "blueprint": "Validate, list, show and export the schema of blueprints.",
-    "library": "The shipped and user blueprint libraries.",
-    "automation": "Runs, session-close invokers and schedule invokers.",
-    "session": "Report session lifecycle events (session close) for any integration.",
-    "conversation": "Imported conversation archives.",
-    "hooks": "Host hooks (Claude Code, Codex, Gemini CLI) and their installation.",
-    "mcp": "Agent memory as an MCP server over stdio (tools memory_save, memory_recall, …).",
-    "serve": "Run the daemon: fire schedule invokers and drain session-close events.",
-    "doctor": "Check the data directory, settings, hooks, invokers, runs, provider CLIs and"
-              "\nmodel catalogs; each problem names the command that fixes it.",
-    "db": "The database: move an installation from SQLite to PostgreSQL.",
-}
-"""Each command's one-line help, as its module says it (a test keeps them equal): the root
-``--help`` lists these without importing every group (issue 19: ``--help`` <= 150 ms)."""
-
-
 class LazyWardianGroup(WardianGroup):
     """The root group: sub-groups are imported on first use (see module docstring)."""
 
@@ -187,7 +168,7 @@ def _drop_completion_options(command: Any) -> None:
 app = typer.Typer(
     name="wardian",
     cls=LazyWardianGroup,
-    help="Durable agent memory and declarative automations for CLI coding agents.",
+    help=APP_HELP,
     no_args_is_help=True,
     add_completion=True,  # bash, zsh, fish and PowerShell (Typer's completion classes)
     pretty_exceptions_enable=False,
@@ -204,7 +185,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        False, "--version", callback=_version, is_eager=True, help=VERSION_HELP
     ),
 ) -> None:
     """Durable agent memory and declarative automations for CLI coding agents."""

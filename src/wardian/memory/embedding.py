@@ -11,9 +11,11 @@ imports nothing of `wordllama`: it finds the package's files, memory-maps the ma
 (reading only the rows of the tokens it sees) and tokenises with a small BPE over the
 package's vocabulary: SentencePiece BPE merges the adjacent pair whose merged piece has
 the best score, and the Llama vocabulary is ordered by score, so the lowest id wins.
-The vocabulary (1.8 MB of JSON) is parsed once and cached as a marshal file beside
-``memory.db``. Nothing is downloaded, ever; without the package `Embedder.load` returns
-None and recall is lexical only.
+The vocabulary (1.8 MB of JSON, 32,000 pieces) is parsed once and cached beside
+``memory.db`` as a hash table file that later processes memory-map and probe only for the
+pieces a text needs (loading the whole table into a dict cost ~10 ms per process; issue
+19's whole-process budget). Nothing is downloaded, ever; without the package
+`Embedder.load` returns None and recall is lexical only.
 
 Spec: DESIGN.md "Storage" → Recall; issue 19 (hybrid ranking).
 """
@@ -22,13 +24,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import marshal
 import math
 import mmap
 import os
 import struct
+import zlib
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 __all__ = ["DIM", "MODEL", "Embedder", "model_files"]
 
@@ -57,17 +60,78 @@ def model_files() -> tuple[Path, Path] | None:
     return (weights, vocab) if weights.is_file() and vocab.is_file() else None
 
 
-def _load_vocab(path: Path, cache_dir: Path | None) -> dict[str, int]:
-    """The tokenizer's {piece: id}, from the marshal cache when it is there."""
+class _Vocab(Protocol):
+    def get(self, piece: str, /) -> int | None: ...
+
+
+_TABLE_MAGIC = b"WVOCAB1\0"
+_TABLE_HEAD = struct.Struct("<8sIII")  # magic, slots (a power of two), entries, string bytes
+_SLOT = struct.Struct("<III")  # crc32 of the piece, offset of its bytes + 1 (0: empty), id
+_LEN = struct.Struct("<H")
+
+
+class _VocabTable:
+    """A memory-mapped, read-only {piece: id} hash table (open addressing, linear
+    probing on the CRC-32 of the piece's UTF-8 bytes); `get` answers as ``dict.get``.
+
+    Raises (constructor): ValueError when the file is not a whole table (its header
+    gives the exact length, so a truncated or padded file is refused)."""
+
+    def __init__(self, path: Path) -> None:
+        with path.open("rb") as handle:
+            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        if len(self._map) < _TABLE_HEAD.size:
+            raise ValueError(f"{path}: not a vocabulary table")
+        magic, slots, _, size = _TABLE_HEAD.unpack_from(self._map, 0)
+        self._mask = slots - 1
+        self._strings = _TABLE_HEAD.size + slots * _SLOT.size
+        if magic != _TABLE_MAGIC or slots & self._mask or len(self._map) != self._strings + size:
+            raise ValueError(f"{path}: not a vocabulary table")
+
+    def get(self, piece: str, /) -> int | None:
+        """The id of `piece`, or None when the vocabulary has no such piece."""
+        key = piece.encode("utf-8", "surrogatepass")
+        crc = zlib.crc32(key)
+        slot, data = crc & self._mask, self._map
+        while True:
+            found, offset, ident = _SLOT.unpack_from(data, _TABLE_HEAD.size + slot * _SLOT.size)
+            if not offset:
+                return None
+            if found == crc:
+                start = self._strings + offset - 1
+                size = _LEN.unpack_from(data, start)[0]
+                if data[start + _LEN.size:start + _LEN.size + size] == key:
+                    return int(ident)
+            slot = (slot + 1) & self._mask
+
+    @staticmethod
+    def build(vocab: dict[str, int]) -> bytes:
+        """The table file's bytes for `vocab` (slots: the power of two >= 2 x entries)."""
+        slots = 1 << max(4, (2 * len(vocab) - 1).bit_length())
+        table = bytearray(slots * _SLOT.size)
+        strings = bytearray()
+        for piece, ident in vocab.items():
+            key = piece.encode("utf-8", "surrogatepass")
+            crc = zlib.crc32(key)
+            slot = crc & (slots - 1)
+            while _SLOT.unpack_from(table, slot * _SLOT.size)[1]:
+                slot = (slot + 1) & (slots - 1)
+            _SLOT.pack_into(table, slot * _SLOT.size, crc, len(strings) + 1, ident)
+            strings += _LEN.pack(len(key)) + key
+        head = _TABLE_HEAD.pack(_TABLE_MAGIC, slots, len(vocab), len(strings))
+        return head + bytes(table) + bytes(strings)
+
+
+def _load_vocab(path: Path, cache_dir: Path | None) -> _Vocab:
+    """The tokenizer's {piece: id}: the cached table when it is there, else parsed from
+    `path` (and the table written to `cache_dir` for the next process)."""
     stat = path.stat()
     cache = None
     if cache_dir is not None:
-        cache = cache_dir / f"wordllama-vocab-{stat.st_size}-{int(stat.st_mtime)}.marshal"
+        cache = cache_dir / f"wordllama-vocab-{stat.st_size}-{int(stat.st_mtime)}.table"
         try:
-            cached = marshal.loads(cache.read_bytes())
-            if isinstance(cached, dict):
-                return cached
-        except (OSError, ValueError, EOFError, TypeError):
+            return _VocabTable(cache)
+        except (OSError, ValueError):
             pass
     vocab: dict[str, int] = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
     if cache is not None:
@@ -78,7 +142,7 @@ def _load_vocab(path: Path, cache_dir: Path | None) -> dict[str, int]:
             private_dir(cache.parent)
             partial = cache.with_suffix(f".{os.getpid()}.tmp")
             with open_private(partial, "wb") as handle:
-                handle.write(marshal.dumps(vocab))
+                handle.write(_VocabTable.build(vocab))
             os.replace(partial, cache)
         except OSError:
             pass  # a cache we cannot write only costs the next process 30 ms
@@ -120,7 +184,7 @@ class Embedder:
         ids = self._ids
         symbols: list[str] = []
         for char in word:
-            if char in ids:
+            if ids.get(char) is not None:
                 symbols.append(char)
             else:  # byte fallback, as the Llama tokenizer does
                 symbols.extend(f"<0x{b:02X}>" for b in char.encode("utf-8"))
@@ -133,7 +197,8 @@ class Embedder:
             if best is None:
                 break
             symbols[at:at + 2] = [symbols[at] + symbols[at + 1]]
-        return tuple(ids[s] for s in symbols if s in ids)
+        found = (ids.get(s) for s in symbols)
+        return tuple(ident for ident in found if ident is not None)
 
     def tokenise(self, text: str) -> list[int]:
         """The token ids of `text` (Llama BPE, no special tokens)."""

@@ -4,6 +4,7 @@ standard descriptors restored afterwards, and the SDK's own path when stdin is a
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,8 @@ async def main():
             async for line in lines:
                 await out.write(str(len(line)) + ":" + line.upper())
                 await out.flush()
-    sys.stdout.write("restored\n")
+    blocking = os.get_blocking(0) and os.get_blocking(1)
+    sys.stdout.write("restored" + ("" if blocking else " non-blocking") + "\n")
 
 asyncio.run(main())
 """
@@ -51,6 +53,32 @@ def test_lines_of_any_length_go_both_ways_and_stray_output_misses_the_wire() -> 
                                 "25:LAST LINE WITHOUT NEWLINE" + "restored"]
     assert "stray print" in done.stderr.decode()
     assert "stray fd write" in done.stderr.decode()
+
+
+def test_socketpair_stdio_as_node_hosts_spawn_servers() -> None:
+    """Node (libuv) gives a child socketpairs for stdin and stdout; a host that shuts down
+    its (never written) end of the stdout socket must not close the server's replies."""
+    in_host, in_child = socket.socketpair()
+    out_host, out_child = socket.socketpair()
+    with in_host, out_host:
+        with in_child, out_child:
+            child = subprocess.Popen([sys.executable, "-c", ECHO], stdin=in_child.fileno(),
+                                     stdout=out_child.fileno(), stderr=subprocess.DEVNULL)
+        out_host.settimeout(60)
+        in_host.sendall(b"hello\n")
+        first = b""
+        while not first.endswith(b"\n"):
+            chunk = out_host.recv(4096)
+            assert chunk, first
+            first += chunk
+        out_host.shutdown(socket.SHUT_WR)  # after the server is serving
+        in_host.sendall(b"second\n")
+        in_host.shutdown(socket.SHUT_WR)
+        rest = b""
+        while chunk := out_host.recv(4096):
+            rest += chunk
+        assert child.wait(timeout=60) == 0
+    assert first + rest == b"6:HELLO\n7:SECOND\nrestored\n"
 
 
 def test_bad_utf8_is_replaced_as_the_sdk_does() -> None:

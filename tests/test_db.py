@@ -148,7 +148,8 @@ def test_an_applied_migration_under_another_name_is_refused(tmp_path: Path) -> N
 
 def test_migration_names_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="must match"):
-        NamedMigration("Create Things", "CREATE TABLE t (v);")
+        migrate_component(connect(tmp_path / "y.db"), "c",
+                          [NamedMigration("Create Things", "CREATE TABLE t (v);")])
     with pytest.raises(ValueError, match="used twice"):
         migrate_component(connect(tmp_path / "x.db"), "c",
                           [NamedMigration("same", ""), NamedMigration("same", "")])

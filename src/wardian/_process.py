@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "START_TIME_TOLERANCE_S",
@@ -62,8 +62,7 @@ pid space to wrap around within this window to be mistaken for its predecessor.
 """
 
 
-@dataclass(frozen=True)
-class ProcessIdentity:
+class ProcessIdentity(NamedTuple):
     """One process: `pid` and `started_at` (its creation time, seconds since the epoch)."""
 
     pid: int

@@ -14,9 +14,8 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 from wardian._db import NamedMigration, StateDB, atomic
@@ -171,8 +170,7 @@ def _parse_url(raw: str) -> str:
     return raw.strip().rstrip("/")
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """One typed setting: its parser, default, help text, and whether agents may override it."""
 
     key: str

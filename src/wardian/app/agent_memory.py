@@ -20,8 +20,7 @@ from __future__ import annotations
 import builtins
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wardian._db import database_exists
 
@@ -105,8 +104,7 @@ def parse_sources(values: Sequence[str], *, first_primary: bool) -> list[Source]
     return out
 
 
-@dataclass(frozen=True)
-class RecallResult:
+class RecallResult(NamedTuple):
     """What `AgentMemory.recall` found.
 
     Attributes:
@@ -136,7 +134,6 @@ class RecallResult:
         return doc
 
 
-@dataclass
 class AgentMemory:
     """One agent's records as its managed process may see and change them.
 
@@ -145,15 +142,24 @@ class AgentMemory:
             "not found", never revealed).
         store: the open memory store (`close` closes it).
         principal: the authenticated caller, or None for a read-only reader.
+        workspace: the current workspace when the caller knows it (a server whose
+            directory does not change); None = the git root of the current directory,
+            looked up per call.
+
+    A plain class (not a dataclass: see `wardian.memory.models`).
     """
 
-    agent_id: str
-    store: MemoryStore
-    principal: Principal | None = None
-    _name: str | None = field(default=None, repr=False)
-    workspace: str | None = None
-    """The current workspace when the caller knows it (a server whose directory does not
-    change); None = the git root of the current directory, looked up per call."""
+    def __init__(self, agent_id: str, store: MemoryStore, principal: Principal | None = None,
+                 name: str | None = None, workspace: str | None = None) -> None:
+        self.agent_id = agent_id
+        self.store = store
+        self.principal = principal
+        self._name = name
+        self.workspace = workspace
+
+    def __repr__(self) -> str:
+        return (f"AgentMemory(agent_id={self.agent_id!r}, principal={self.principal!r}, "
+                f"workspace={self.workspace!r})")
 
     def current_workspace(self) -> str:
         """`workspace`, else the git root of the current directory."""

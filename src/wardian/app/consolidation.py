@@ -24,8 +24,6 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from wardian.errors import ValidationError
-
 __all__ = [
     "archive_load",
     "build_plan",
@@ -187,33 +185,15 @@ def memory_snapshot(*, agent_id: str, workspace: str | None) -> dict[str, Any]:
 
 
 def parse_curator_batch(value: Any) -> list[dict[str, Any]]:
-    """The operations of a curator answer (dict, JSON text, None = a skipped curator).
+    """The validated operations of a curator answer (dict, JSON text, None = a skipped
+    curator) — review mode's one check of the batch (`memory.draft_plan`).
 
     Raises:
         ValidationError: the answer is not ``{"operations": [...]}`` of valid operations.
     """
-    from pydantic import ValidationError as PydanticError
+    from wardian.memory.batch import check_curator_operations
 
-    from wardian.memory.batch import CuratorBatch
-
-    if value is None or value == "":
-        return []
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise ValidationError(f"the curator's answer is not JSON: {exc}",
-                                  path="batch") from exc
-    try:
-        batch = CuratorBatch.model_validate(value)
-    except PydanticError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ValidationError(
-            f"the curator's answer does not match the curator schema: {first['msg']}",
-            path=f"batch.{where}" if where else "batch",
-        ) from exc
-    return [op.model_dump(mode="json") for op in batch.operations]
+    return [op.model_dump(mode="json") for op in check_curator_operations(value).operations]
 
 
 def commit_curator_batch(
@@ -221,18 +201,24 @@ def commit_curator_batch(
     run_id: str,
     agent_id: str,
     workspace: str,
-    operations: list[dict[str, Any]],
+    operations: Sequence[Any],
     archive: Mapping[str, Any],
     idempotency_key: str | None,
     max_changes: int | None = None,
 ) -> dict[str, Any]:
-    """Build the `CommitBatch` for the run's principal and commit it (atomic, idempotent).
+    """Bind the curator's operations to the run's principal and commit them (atomic,
+    idempotent).
+
+    The operations are passed on as given: `commit_batch` validates the whole batch once
+    (`wardian.memory.batch.check_commit_batch`); the engine checked the curator's answer
+    once before, when it accepted the provider's result.
 
     Args:
         run_id: the run; the actor is ``run:<run id>``; the key defaults to it.
         agent_id: the run's principal (the batch's agent_id is always this).
         workspace: absolute path for workspace-scoped saves.
-        operations: the curator's operations (`parse_curator_batch`).
+        operations: the curator's operations (`wardian.memory.batch.curator_operations`
+            of its answer, or `parse_curator_batch`).
         archive: the ``archive.load`` output (its ``text`` is what evidence must occur in,
             its ``cursor`` where the consolidation cursor moves).
         idempotency_key: from the invocation (session-close); None → ``run:<run id>``.
@@ -244,18 +230,17 @@ def commit_curator_batch(
     Raises:
         AuthorityError, ConflictError, ValidationError: see `commit_batch`.
     """
-    from wardian.memory.batch import CommitBatch
     from wardian.memory.consolidation import commit_batch
     from wardian.memory.models import Source
     from wardian.memory.store import MemoryStore
 
-    batch = CommitBatch.model_validate({
+    batch = {
         "agent_id": agent_id,
         "workspace": workspace,
         "idempotency_key": idempotency_key or f"run:{run_id}",
         "cursor": archive.get("cursor"),
         "operations": operations,
-    })
+    }
     sources = [Source("run", f"run:{run_id}")]
     if archive.get("first_seq") is not None and archive.get("source") == "archive":
         sources.append(

@@ -150,10 +150,16 @@ def _action_memory_commit(
     ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
     batch_step: str = "curate", max_changes: Any = None,
 ) -> dict[str, Any]:
-    """``memory.commit``: see `commit_curator_batch`; dropped ops become run events."""
+    """``memory.commit``: see `commit_curator_batch`; dropped ops become run events.
+
+    The answer is not validated here: the engine checked it when it accepted the curator's
+    result, and the commit checks the batch once more, itself.
+    """
+    from wardian.memory.batch import curator_operations
+
     agent_id, _name, workspace = _principal(ctx)
-    operations = parse_curator_batch(batch if batch is not None
-                                     else _step_output(ctx, batch_step))
+    operations = curator_operations(batch if batch is not None
+                                    else _step_output(ctx, batch_step))
     archive_out = _archive_from(ctx, archive, archive_step)
     result = commit_curator_batch(
         run_id=ctx.run_id, agent_id=agent_id,

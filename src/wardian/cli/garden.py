@@ -188,8 +188,6 @@ def memory_refusals(
     """List refused uses of a capability outside its own launch's process tree (a token
     read from another process or replayed), where AGENT held it or made the attempt."""
     require_operator()
-    from dataclasses import asdict
-
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
 
@@ -201,7 +199,7 @@ def memory_refusals(
         store.close()
     if as_json:
         emit_json({"agent": {"id": owner, "name": name},
-                   "refusals": [asdict(r) for r in found]})
+                   "refusals": [r._asdict() for r in found]})
         return
     if not found:
         stdout(f"(no refused capability uses for {name})")

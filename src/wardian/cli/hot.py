@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from wardian.cli._plain import emit_json, error_exit_code, require_operator, stderr, stdout
@@ -163,14 +162,14 @@ def root_help() -> None:
 _VALUE, _MULTI, _FLAG = "value", "multi", "flag"
 
 
-@dataclass
 class _Parsed:
     """What `_options` read: single values, repeatable values, flags given, words."""
 
-    values: dict[str, str] = field(default_factory=dict)
-    multi: dict[str, list[str]] = field(default_factory=dict)
-    flags: set[str] = field(default_factory=set)
-    words: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self.multi: dict[str, list[str]] = {}
+        self.flags: set[str] = set()
+        self.words: list[str] = []
 
 
 def _options(args: Sequence[str], spec: dict[str, str], most: int) -> _Parsed | None:

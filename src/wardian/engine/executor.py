@@ -536,7 +536,7 @@ class _Execution:
         request = ProviderRequest(
             provider=provider, model=model, effort=effort,
             system=loaded.blueprint.roles.get(step.role, ""), prompt=rendered["prompt"],
-            output_schema=schema, timeout_s=timeout,
+            output_schema=schema, check_output=False, timeout_s=timeout,
             cwd=launch.workspace if launch is not None else run.workspace,
             payload=rendered["payload"],
             launch_env={**(launch.env if launch else {}),

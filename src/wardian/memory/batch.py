@@ -30,7 +30,10 @@ __all__ = [
     "RemoveOp",
     "SaveOp",
     "UpdateOp",
+    "check_commit_batch",
     "check_curator_answer",
+    "check_curator_operations",
+    "curator_operations",
     "curator_output_schema",
     "register_output_schemas",
 ]
@@ -105,6 +108,81 @@ class CommitBatch(_Strict):
 def curator_output_schema() -> dict[str, Any]:
     """The JSON Schema a curator's answer must match (sent to providers as output schema)."""
     return CuratorBatch.model_json_schema()
+
+
+def curator_operations(answer: Any) -> Any:
+    """The ``operations`` of a curator's answer as given (normally a list), not checked:
+    the engine checked the answer when it accepted the provider's result, and the commit
+    checks the whole batch once more (`check_commit_batch`); nothing else validates it.
+
+    Args:
+        answer: the answer as an object, as JSON text, or None/"" (a skipped curator step:
+            no operations).
+
+    Raises:
+        ValidationError: the answer is not JSON, not an object, or has keys other than
+            ``operations`` (path ``batch`` or ``batch.<key>``).
+    """
+    import json
+
+    from wardian.errors import ValidationError
+
+    if answer is None or answer == "":
+        return []
+    if isinstance(answer, str):
+        try:
+            answer = json.loads(answer)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"the curator's answer is not JSON: {exc}",
+                                  path="batch") from None
+    if not isinstance(answer, Mapping):
+        raise ValidationError("the curator's answer does not match the curator schema: "
+                              "it is not an object", path="batch")
+    extra = sorted(str(key) for key in answer if key != "operations")
+    if extra:
+        raise ValidationError("the curator's answer does not match the curator schema: "
+                              "Extra inputs are not permitted", path=f"batch.{extra[0]}")
+    return answer.get("operations", [])
+
+
+def check_commit_batch(value: Mapping[str, Any]) -> CommitBatch:
+    """Validate a `memory.commit` input (`CommitBatch` fields) — the commit's one check.
+
+    Raises:
+        ValidationError: the first problem, e.g. path ``batch.operations.0.save.text``.
+    """
+    from pydantic import ValidationError as PydanticError
+
+    try:
+        return CommitBatch.model_validate(value)
+    except PydanticError as exc:
+        raise _invalid(exc) from None
+
+
+def check_curator_operations(answer: Any) -> CuratorBatch:
+    """Validate a curator's answer (as `curator_operations` reads it) as a `CuratorBatch`:
+    review mode's one check of the batch (`memory.draft_plan`).
+
+    Raises:
+        ValidationError: as `curator_operations`, or the first problem of an operation.
+    """
+    from pydantic import ValidationError as PydanticError
+
+    try:
+        return CuratorBatch.model_validate({"operations": curator_operations(answer)})
+    except PydanticError as exc:
+        raise _invalid(exc) from None
+
+
+def _invalid(exc: Any) -> Exception:
+    """The `ValidationError` for a pydantic error of a batch (its first problem)."""
+    from wardian.errors import ValidationError
+
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return ValidationError(
+        f"the curator's batch does not match the curator schema: {first['msg']}",
+        path=f"batch.{where}" if where else "batch")
 
 
 def check_curator_answer(value: Any) -> None:

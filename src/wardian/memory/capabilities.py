@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from wardian._db import atomic
 from wardian._process import START_TIME_TOLERANCE_S
@@ -48,8 +48,7 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class Capability:
+class Capability(NamedTuple):
     """One stored capability row (never the token itself)."""
 
     token_hash: str
@@ -72,8 +71,7 @@ class Capability:
         )
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(NamedTuple):
     """One refused use of a capability outside its launch's tree (``capability_refusals``).
 
     ``holder_*`` is the launch the capability belongs to; ``caller_*`` the launch the

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -38,7 +38,7 @@ from wardian.errors import (
     NotFoundError,
     ValidationError,
 )
-from wardian.memory.batch import CommitBatch, RemoveOp, SaveOp, UpdateOp
+from wardian.memory.batch import CommitBatch, RemoveOp, SaveOp, UpdateOp, check_commit_batch
 from wardian.memory.models import Scope, Source
 from wardian.memory.secret_scan import scan_fields
 from wardian.memory.store import MemoryStore
@@ -302,7 +302,7 @@ _DROP_MESSAGES = {
 
 def commit_batch(
     store: MemoryStore,
-    batch: CommitBatch,
+    batch: CommitBatch | Mapping[str, Any],
     *,
     principal_agent_id: str,
     actor: str,
@@ -315,7 +315,11 @@ def commit_batch(
 
     Args:
         store: the memory store.
-        batch: the strict batch; ``batch.workspace`` must be absolute.
+        batch: the strict batch; ``batch.workspace`` must be absolute. A mapping (what
+            `memory.commit` passes: the run's binding and the curator's operations as the
+            step output holds them) is validated here, once, with `check_commit_batch`
+            — the commit's own check of the batch, before the write lock is taken (a pure
+            check needs no lock, and other writers wait while it is held).
         principal_agent_id: the run's principal (the agent whose session closed).
         actor: recorded on every revision and the cursor, e.g. ``run:<run id>``.
         archive_text: the archive slice the curator was given; each operation's evidence
@@ -337,9 +341,12 @@ def commit_batch(
     Raises:
         AuthorityError: ``batch.agent_id`` is not the principal (exit 3).
         ConflictError: the key was committed before with a different batch (exit 4).
-        ValidationError: the workspace is not an absolute path.
+        ValidationError: the batch does not match `CommitBatch` (a mapping), or the
+            workspace is not an absolute path.
         StoreError: the database is busy or broken.
     """
+    if not isinstance(batch, CommitBatch):
+        batch = check_commit_batch(batch)
     if batch.agent_id != principal_agent_id:
         raise AuthorityError(
             f"memory.commit batch names agent {batch.agent_id!r} but the run's principal is "

@@ -55,9 +55,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._db import database_exists
 from wardian.errors import (
@@ -99,8 +98,7 @@ _HOW = ("memory commands work only inside a session started by `wardian agent la
 _RELAUNCH = "relaunch the agent with `wardian agent launch NAME` (or `wardian agent exec`)"
 
 
-@dataclass(frozen=True)
-class Principal:
+class Principal(NamedTuple):
     """The authenticated caller of a memory command.
 
     Attributes:

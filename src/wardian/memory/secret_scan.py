@@ -46,9 +46,8 @@ import re
 import string
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from wardian.errors import ValidationError
 
@@ -122,8 +121,7 @@ REFERENCE_HINT = (
 )
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One secret found: which detector, in which field, where (never the value).
 
     Attributes:

@@ -18,9 +18,8 @@ import re
 import sqlite3
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from wardian._db import atomic
 from wardian._util import new_id, utc_now_iso
@@ -69,8 +68,7 @@ _HEX_PREFIX = re.compile(r"^[0-9a-fA-F-]{1,36}$")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
-@dataclass(frozen=True)
-class _Matrix:
+class _Matrix(NamedTuple):
     """A scope's vectors for NumPy search: all (n x 256 float16, as stored), their first
     dimensions (float32), and the column means and covariance (mean and spread of any
     query's scores; the covariance from a sample past `_COV_ROWS` rows)."""
@@ -169,8 +167,7 @@ def _text_filter(text: str, dialect: str = "sqlite") -> tuple[str, list[Any]]:
     return clause, params
 
 
-@dataclass(frozen=True)
-class SaveOutcome:
+class SaveOutcome(NamedTuple):
     """What `MemoryStore.save_once` did: ``saved``, ``unchanged`` or ``evidence_added``."""
 
     record: Record

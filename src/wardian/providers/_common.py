@@ -59,7 +59,8 @@ def _json_path(parts: Iterable[Any]) -> str:
 
 
 def parse_output(
-    text: str, schema: dict[str, Any] | None, *, provider: str, structured: Any = None
+    text: str, schema: dict[str, Any] | None, *, provider: str, structured: Any = None,
+    check: bool = True,
 ) -> dict[str, Any] | None:
     """Parse the final answer as JSON and validate it against `schema` (jsonschema).
 
@@ -67,13 +68,15 @@ def parse_output(
         text: the answer text (a single fenced ```json block is accepted).
         schema: the output JSON Schema; None means free text (returns None).
         structured: an already-parsed document the provider returned, used instead of text.
+        check: validate against `schema` (`ProviderRequest.check_output`); False = parse
+            only, for a caller that checks the answer itself (the engine).
 
     Raises:
-        OutputInvalid: not JSON, not an object, or a schema violation (with its JSON path).
+        OutputInvalid: not JSON, not an object, or (with `check`) a schema violation (with
+            its JSON path).
     """
     if schema is None:
         return None
-    import jsonschema
 
     if structured is not None:
         document = structured
@@ -85,12 +88,16 @@ def parse_output(
                 f"the answer is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
                 provider=provider,
             ) from exc
-    validator_cls = jsonschema.validators.validator_for(schema)
-    validator = validator_cls(schema)
-    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
-    if errors:
-        first = errors[0]
-        raise OutputInvalid(first.message, provider=provider, path=_json_path(first.absolute_path))
+    if check:
+        import jsonschema
+
+        validator_cls = jsonschema.validators.validator_for(schema)
+        validator = validator_cls(schema)
+        errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+        if errors:
+            first = errors[0]
+            raise OutputInvalid(first.message, provider=provider,
+                                path=_json_path(first.absolute_path))
     if not isinstance(document, dict):
         raise OutputInvalid("the answer must be a JSON object", provider=provider)
     return document

@@ -140,7 +140,8 @@ class AnthropicAdapter(ProviderAdapter):
             raise ModelMismatch("another model answered", provider=self.name,
                                 assigned=selection, observed=f"model {observed}",
                                 evidence="response.model")
-        output = parse_output(text, request.output_schema, provider=self.name)
+        output = parse_output(text, request.output_schema, check=request.check_output,
+                              provider=self.name)
         return ProviderResult(text=text, output=output, model=str(observed),
                               effort=None, usage=answer.get("usage"),  # not reported
                               transcript=excerpt(text))

@@ -34,6 +34,10 @@ class ProviderRequest(BaseModel):
         system: system text (instructions).
         prompt: the rendered prompt.
         output_schema: JSON Schema the final answer must satisfy, or None for free text.
+        check_output: the adapter validates the answer against `output_schema`
+            (`OutputInvalid`). The engine sets False: it checks every answer itself, once,
+            when it accepts the result (with the output schema's registered check); the
+            schema is still sent to providers that enforce one.
         timeout_s: wall-clock limit in seconds for the whole call.
         cwd: absolute working directory for CLI providers, or None for a scratch dir.
         payload: structured data for the builtin provider (LLM adapters ignore it).
@@ -53,6 +57,7 @@ class ProviderRequest(BaseModel):
     system: str = ""
     prompt: str = ""
     output_schema: dict[str, Any] | None = None
+    check_output: bool = True
     timeout_s: float = Field(default=600.0, gt=0)
     cwd: str | None = None
     payload: dict[str, Any] = Field(default_factory=dict)
@@ -66,7 +71,8 @@ class ProviderResult(BaseModel):
 
     Attributes:
         text: the final answer text.
-        output: the parsed, schema-validated JSON (None when no schema was requested).
+        output: the parsed JSON, validated against the output schema unless the request
+            said ``check_output=False`` (None when no schema was requested).
         model: the model that answered, as the provider reported it.
         effort: the effort the provider reported, when it reports one.
         usage: token/cost usage as reported, when any.
@@ -124,8 +130,8 @@ class ProviderAdapter(ABC):
     Capability attributes:
         name: the registry name.
         supports_effort: the provider takes an effort level.
-        supports_output_schema: the provider enforces a JSON Schema itself (we always
-            validate the answer again).
+        supports_output_schema: the provider enforces a JSON Schema itself (the engine
+            still checks the answer when it accepts it).
         effort_levels: every effort value the provider knows (a model may support fewer).
         options_model: the pydantic options class.
         runs_process: the call runs a child process (a CLI) that can act as an agent

@@ -259,7 +259,8 @@ class ClaudeAdapter(CliAdapter):
         observed_effort = efforts[-1][0] if efforts else None
         observed = self._verify(request, init_model, main_models, result, efforts)
         text = str(result.get("result") or "")
-        output = parse_output(text, request.output_schema, provider=self.name,
+        output = parse_output(text, request.output_schema, check=request.check_output,
+                              provider=self.name,
                               structured=result.get("structured_output"))
         usage = dict(result.get("usage") or {})
         if result.get("modelUsage"):

@@ -179,7 +179,8 @@ class CodexAdapter(CliAdapter):
         observed_model, observed_effort, rollout = self._verify_rollout(
             thread_id, request, options, env
         )
-        output = parse_output(text, request.output_schema, provider=self.name)
+        output = parse_output(text, request.output_schema, check=request.check_output,
+                              provider=self.name)
         return ProviderResult(
             text=text,
             output=output,

@@ -150,7 +150,8 @@ class GeminiAdapter(CliAdapter):
         stats = result.get("stats") or {}
         observed = self._verify(request, init_model, stats)
         text = "".join(parts) or str(result.get("response") or "")
-        output = parse_output(text, request.output_schema, provider=self.name)
+        output = parse_output(text, request.output_schema, check=request.check_output,
+                              provider=self.name)
         return ProviderResult(text=text, output=output, model=observed, usage=stats or None,
                               transcript=excerpt(proc.stdout), session_id=session_id)
 

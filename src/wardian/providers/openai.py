@@ -180,7 +180,8 @@ class OpenAIAdapter(ProviderAdapter):
                                 provider=self.name, assigned=selection,
                                 observed=selection_text(str(observed), str(effort)),
                                 evidence="response.reasoning.effort")
-        output = parse_output(text, request.output_schema, provider=self.name)
+        output = parse_output(text, request.output_schema, check=request.check_output,
+                              provider=self.name)
         return ProviderResult(text=text, output=output, model=str(observed),
                               effort=str(effort) if effort else None, usage=answer.get("usage"),
                               transcript=excerpt(text))

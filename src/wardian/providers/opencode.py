@@ -136,7 +136,8 @@ class OpencodeAdapter(CliAdapter):
             detail = self.last_lines(proc.stderr) or f"exit code {proc.returncode}"
             raise classify_error(detail, provider=self.name, selection=selection)
         observed, variant = self._verify(exe, env, request, options, session_id)
-        output = parse_output(final_text, request.output_schema, provider=self.name)
+        output = parse_output(final_text, request.output_schema, check=request.check_output,
+                              provider=self.name)
         return ProviderResult(text=final_text, output=output, model=observed,
                               effort=variant, usage=usage or None,
                               transcript=excerpt(proc.stdout), session_id=session_id)

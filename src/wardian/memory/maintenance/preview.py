@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from wardian.memory.maintenance.plan import (
@@ -428,7 +428,7 @@ def build_preview(plan: Plan, store: MemoryStore, owner_id: str) -> Preview:
             recipient.absorbs.append(op.memory_id)
             if "absorb" not in recipient.roles:
                 recipient.roles.append("absorb")
-            moved = [replace(s, primary=False) for s in target.sources]
+            moved = [s._replace(primary=False) for s in target.sources]
             entry["source_additions"] = _sources_json(_add_sources(recipient, moved))
 
     conflicts.extend(_secret_conflicts(plan))

@@ -58,7 +58,8 @@ class BuiltinAdapter(ProviderAdapter):
             raise UnsupportedEffort(self.name, BUILTIN_MODEL, request.effort, [])
         document = _curate(dict(request.payload))
         text = json.dumps(document, ensure_ascii=False, sort_keys=True)
-        output = parse_output(text, request.output_schema, provider=self.name)
+        output = parse_output(text, request.output_schema, check=request.check_output,
+                              provider=self.name)
         return ProviderResult(text=text, output=output if output is not None else document,
                               model=BUILTIN_MODEL, usage=None, transcript=None)
 

@@ -38,9 +38,8 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 from wardian._process import ProcessIdentity
 
@@ -75,8 +74,7 @@ def _ofd(fh: IO[str], command: int, kind: int) -> int:
     return int(struct.unpack(_FLOCK + "4x", answer)[0])
 
 
-@dataclass(frozen=True)
-class LockHolder:
+class LockHolder(NamedTuple):
     """The live process that holds a lock: its identity and when it took the lock (UTC
     ISO-8601 with ``Z``)."""
 

@@ -16,8 +16,7 @@ import builtins
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from wardian._db import atomic
 from wardian._util import new_id, utc_now_iso
@@ -25,8 +24,7 @@ from wardian._util import new_id, utc_now_iso
 __all__ = ["LoadedEvent", "LoadedEvents"]
 
 
-@dataclass(frozen=True)
-class LoadedEvent:
+class LoadedEvent(NamedTuple):
     """One ``Memory loaded`` event.
 
     Attributes:

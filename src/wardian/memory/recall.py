@@ -30,9 +30,8 @@ Spec: "Agent memory", "Save and inspect memory", "What appears in chat"; DESIGN.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._util import parse_utc, utc_now
 from wardian.memory.models import Record
@@ -106,8 +105,7 @@ Claude Code session the user started, whose SessionStart hook recalls memory): t
 what works there instead of telling the agent to run commands that fail closed."""
 
 
-@dataclass(frozen=True)
-class StartupContext:
+class StartupContext(NamedTuple):
     """A rendered startup context.
 
     Attributes:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
@@ -36,8 +35,7 @@ _MIGRATIONS: list[NamedMigration] = [
 ]
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(NamedTuple):
     """One agent: `id` (UUID4), unique `name`, default provider/model/effort and workspace."""
 
     id: str
@@ -50,7 +48,7 @@ class Agent:
 
     def to_json(self) -> dict[str, Any]:
         """The agent as a JSON-ready dict."""
-        return asdict(self)
+        return self._asdict()
 
 
 def read_agents(conn: sqlite3.Connection) -> list[Agent] | None:

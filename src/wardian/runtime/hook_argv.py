@@ -7,7 +7,7 @@ Spec: issue 20 (hooks for Claude Code, Codex and Gemini; several agents per host
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from wardian.errors import UsageError
 
@@ -26,8 +26,7 @@ HOSTS = tuple(EVENTS_BY_HOST)
 _USAGE = "HOST EVENT [--agent NAME]... [--home PATH] (HOST: claude-code, codex, gemini)"
 
 
-@dataclass(frozen=True)
-class HookArgs:
+class HookArgs(NamedTuple):
     """A parsed hook argument line.
 
     Attributes:

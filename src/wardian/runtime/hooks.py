@@ -32,8 +32,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from wardian.errors import UsageError, ValidationError, WardianError
 
@@ -202,8 +201,7 @@ def session_end(
     )
 
 
-@dataclass(frozen=True)
-class StartupAnswer:
+class StartupAnswer(NamedTuple):
     """What ``session-start`` answers: the hook output (None = print nothing)."""
 
     output: dict[str, Any] | None

@@ -52,7 +52,6 @@ import signal
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
@@ -155,7 +154,6 @@ def resolve_workspace(agent: Agent, workspace: str | None) -> tuple[Path, str]:
     return cwd, default_workspace(cwd)
 
 
-@dataclass
 class Launch:
     """A prepared launch: environment, directory and (when enabled) memory material.
 
@@ -167,22 +165,29 @@ class Launch:
         env: the child's complete environment.
         memory_enabled: ``agent_memory.enabled`` as read at launch.
         holder: the process identity the capability is bound to (this supervisor).
-        context_text / context_path / record_ids / omitted: the startup context, when any.
+        token: the minted capability, when memory is enabled.
+        context_text / context_path / record_ids / omitted / has_records: the startup
+            context, when any (set by `prepare_launch`).
+
+    A plain class, not a dataclass: the dataclass machinery alone costs ``agent exec``
+    ~20 ms of CPU (issue 19).
     """
 
-    agent: Agent
-    launch_id: str
-    cwd: Path
-    workspace: str
-    env: dict[str, str]
-    memory_enabled: bool
-    holder: ProcessIdentity
-    token: str | None = None
-    context_text: str | None = None
-    context_path: Path | None = None
-    record_ids: tuple[str, ...] = field(default_factory=tuple)
-    omitted: int = 0
-    has_records: bool = False
+    def __init__(self, *, agent: Agent, launch_id: str, cwd: Path, workspace: str,
+                 env: dict[str, str], memory_enabled: bool, holder: ProcessIdentity) -> None:
+        self.agent = agent
+        self.launch_id = launch_id
+        self.cwd = cwd
+        self.workspace = workspace
+        self.env = env
+        self.memory_enabled = memory_enabled
+        self.holder = holder
+        self.token: str | None = None
+        self.context_text: str | None = None
+        self.context_path: Path | None = None
+        self.record_ids: tuple[str, ...] = ()
+        self.omitted = 0
+        self.has_records = False
 
 
 def _write_private(path: Path, text: str) -> None:

@@ -20,9 +20,8 @@ import os
 import sqlite3
 import sys
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from wardian._db import NamedMigration, StateDB, atomic, has_table, migrate_component
 from wardian._lock import FileLock
@@ -132,8 +131,7 @@ def set_session_close_subscribers_in_transaction(
     conn.execute("INSERT OR IGNORE INTO session_close_subscribers_synced (synced) VALUES (1)")
 
 
-@dataclass(frozen=True)
-class SessionEvent:
+class SessionEvent(NamedTuple):
     """One session lifecycle event.
 
     Attributes:
@@ -169,7 +167,7 @@ class SessionEvent:
 
     def to_json(self) -> dict[str, Any]:
         """The event as a JSON-ready dict."""
-        return asdict(self)
+        return self._asdict()
 
 
 def _row(row: sqlite3.Row) -> SessionEvent:

@@ -15,8 +15,7 @@ chat" (``Memory loaded``); DESIGN.md "Storage" (the startup set).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from wardian.memory.recall import StartupContext
@@ -25,8 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["StartupSettings", "record_loaded", "startup_recall", "startup_settings"]
 
 
-@dataclass(frozen=True)
-class StartupSettings:
+class StartupSettings(NamedTuple):
     """What startup recall reads from the settings, read together when a session starts.
 
     Attributes:

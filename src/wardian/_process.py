@@ -32,11 +32,13 @@ runtime's (`wardian.runtime.process`); it reads identities from here.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # annotations only: memory save/recall never start a process (issue 19)
+    import subprocess
 
 __all__ = [
     "START_TIME_TOLERANCE_S",

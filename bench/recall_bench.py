@@ -13,9 +13,15 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
 0 leaks. Prints whether the semantic score was used (the optional embedding model).
 
-Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout] [--misses]`` (a few
-seconds). ``--suite holdout`` scores ``bench/recall_suite_holdout.py``, written separately
-and never used for tuning.
+Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout|fresh] [--misses]
+[--features]`` (a few seconds). ``--features`` prints what the relevance floor saw
+(`MemoryStore.recall_considered`) for every answerable query that lost an answer and every
+query with no answer — best coverage, cosine, standing-out (z), evidence, the share of the
+query's words the store never saw, the answer's rank by cosine and by coverage — and how
+well each of those separates answerable from unanswerable queries (AUC: 1.0 perfectly,
+0.5 not at all): the numbers to read before changing the floor. ``--suite holdout``
+scores ``bench/recall_suite_holdout.py`` and ``--suite fresh``
+``bench/recall_suite_fresh.py``, both written separately and never used for tuning.
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
-SUITES = {"main": "recall_suite", "holdout": "recall_suite_holdout"}
-"""``--suite`` names: the suite the floors were tuned on, and the held-out one (never
-tuned on; a gap between the two is fitting)."""
+SUITES = {"main": "recall_suite", "holdout": "recall_suite_holdout",
+          "fresh": "recall_suite_fresh"}
+"""``--suite`` names: the suite the floors were tuned on, and two held-out ones (never
+tuned on; a gap between them and the first is fitting)."""
 TARGETS = {"recall@5": 0.85, "paraphrase recall@5": 0.6, "no-answer empty": 0.9}
 AGENT = "7e1d0c3a-0000-4000-8000-00000000a11e"
 
@@ -44,6 +52,7 @@ def main(argv: list[str]) -> int:
         return 2
     suite = importlib.import_module(SUITES[name])
     show_misses = "--misses" in argv
+    show_features = "--features" in argv
     with tempfile.TemporaryDirectory(prefix="wardian-recall-") as tmp:
         os.environ["WARDIAN_HOME"] = tmp
         from wardian.memory.models import Scope
@@ -71,11 +80,22 @@ def main(argv: list[str]) -> int:
         mrr_sum, answerable, empty_ok, unanswerable, leaks = 0.0, 0, 0, 0, 0
         misses: list[str] = []
         latencies: list[float] = []
+        features: list[str] = []
+        separation: dict[bool, list[dict[str, float]]] = {True: [], False: []}
+        rowid_key = {int(r[0]): key_of[r[1]] for r in store.conn.execute(
+            "SELECT rowid, id FROM records")}
         for kind, ws, query, expected in suite.QUERIES:
             t0 = time.perf_counter()
             found = store.recall(AGENT, query, limit=10, workspace=suite.WORKSPACES[ws])
             latencies.append((time.perf_counter() - t0) * 1000)
             keys = [key_of[r.id] for r in found]
+            if show_features:
+                seen = store.recall_considered(AGENT, query, workspace=suite.WORKSPACES[ws])
+                lost = not set(expected) <= set(keys[:5])
+                separation[bool(expected)].append(_query_features(seen))
+                if lost or not expected:
+                    features.append(_describe(kind, ws, query, expected, keys, seen,
+                                              rowid_key))
             for key in keys[:5]:
                 if key in suite.REMOVED or scope_of[key] not in ("agent", ws):
                     leaks += 1
@@ -126,7 +146,62 @@ def main(argv: list[str]) -> int:
     print(f"  {'ok  ' if leaks == 0 else 'MISS'} leaks: {leaks} (target 0)")
     if show_misses:
         print("\n".join(misses))
+    if show_features:
+        print("\n".join(features))
+        print("separation of answerable from no-answer queries (AUC of the query's best):")
+        for label in separation[True][0] if separation[True] else ():
+            auc = _auc([f[label] for f in separation[True]],
+                       [f[label] for f in separation[False]])
+            print(f"  {label:<14} {auc:.2f}")
     return 0 if ok else 1
+
+
+def _query_features(seen: Any) -> dict[str, float]:
+    """The query-level features: the best candidate's by each score, and the unknown share
+    (negated, so that higher means "more likely answerable" for every feature)."""
+    pool = seen.candidates
+    return {
+        "coverage": max((c.coverage for c in pool), default=0.0),
+        "cosine": max((c.cosine for c in pool), default=0.0),
+        "z": max((c.z for c in pool), default=0.0),
+        "fused score": max((c.score for c in pool), default=0.0),
+        "evidence": max((c.evidence for c in pool), default=0.0),
+        "known share": 1 - seen.unknown / seen.terms if seen.terms else 0.0,
+    }
+
+
+def _describe(kind: str, ws: str, query: str, expected: tuple[str, ...], keys: list[str],
+              seen: Any, rowid_key: dict[int, str]) -> str:
+    """One query's features as two or more lines (see the module's ``--features``)."""
+    f = _query_features(seen)
+    head = (f"{'LOST' if expected else 'none'} {kind} [{ws}] {query!r}:"
+            f" best coverage {f['coverage']:.2f} cosine {f['cosine']:.2f} z {f['z']:.2f}"
+            f" evidence {f['evidence']:.2f}; unknown words {seen.unknown}/{seen.terms};"
+            f" returned {keys[:3]}")
+    lines = [head]
+    by_cos = sorted(seen.candidates, key=lambda c: c.cosine, reverse=True)
+    by_cov = sorted(seen.candidates, key=lambda c: c.coverage, reverse=True)
+    for key in expected:
+        if key in keys[:5]:
+            continue
+        at = [i for i, c in enumerate(by_cos, 1) if rowid_key.get(c.rowid) == key]
+        if not at:
+            lines.append(f"    answer {key}: not among the candidates")
+            continue
+        c = by_cos[at[0] - 1]
+        cov_rank = next(i for i, d in enumerate(by_cov, 1) if d is c)
+        lines.append(f"    answer {key}: coverage {c.coverage:.2f} (rank {cov_rank})"
+                     f" cosine {c.cosine:.2f} (rank {at[0]}) z {c.z:.2f}"
+                     f" evidence {c.evidence:.2f}")
+    return "\n".join(lines)
+
+
+def _auc(high: list[float], low: list[float]) -> float:
+    """The chance that a random value of `high` exceeds one of `low` (ties count half)."""
+    if not high or not low:
+        return float("nan")
+    wins = sum((h > lo) + 0.5 * (h == lo) for h in high for lo in low)
+    return wins / (len(high) * len(low))
 
 
 if __name__ == "__main__":

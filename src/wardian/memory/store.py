@@ -38,7 +38,7 @@ from wardian.memory.models import (
 
 if TYPE_CHECKING:
     from wardian.memory.embedding import Embedder
-    from wardian.memory.ranking import Candidate
+    from wardian.memory.ranking import Candidate, Considered
 
 __all__ = ["UNSET", "MemoryStore", "SaveOutcome", "normalise_sources"]
 
@@ -413,19 +413,35 @@ class MemoryStore:
             limit: maximum number of records (>= 1).
             workspace: when given, only agent-scoped records and records of this workspace.
         """
-        from wardian.memory.ranking import fuse, query_terms
+        from wardian.memory.ranking import fuse
+
+        seen = self.recall_considered(agent_id, query, limit=limit, workspace=workspace)
+        ranked = fuse(seen.candidates, semantic=seen.semantic, limit=limit,
+                      all_known=seen.all_known)
+        return self._records_by_rowid([c.rowid for c in ranked])
+
+    def recall_considered(
+        self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None
+    ) -> Considered:
+        """What `recall` weighs before its relevance floor: every candidate record with
+        its coverage, BM25, cosine and standing-out, and how many of the query's words
+        the store has never seen (`wardian.memory.ranking.Considered`). Read-only; for
+        `recall` itself and for explaining its choice (``bench/recall_bench.py
+        --features``). Arguments as in `recall`."""
+        from wardian.memory.ranking import Considered, query_terms
 
         terms = query_terms(query)
         if not terms:
-            return []
+            return Considered([], terms=0, unknown=0, semantic=False)
         depth = max(30, 3 * limit)
-        candidates = self._lexical_candidates(agent_id, terms, workspace=workspace, depth=depth)
+        candidates, unknown = self._lexical_candidates(
+            agent_id, terms, workspace=workspace, depth=depth)
         embedder = self.embedder()
         vector = embedder.embed(query) if embedder is not None else None
         if vector is not None:
             self._semantic_candidates(agent_id, workspace, vector, depth, candidates)
-        ranked = fuse(candidates.values(), semantic=vector is not None, limit=limit)
-        return self._records_by_rowid([c.rowid for c in ranked])
+        return Considered(builtins.list(candidates.values()), terms=len(terms),
+                          unknown=unknown, semantic=vector is not None)
 
     # --- semantic recall ----------------------------------------------------------------
 
@@ -641,10 +657,12 @@ class MemoryStore:
 
     def _lexical_candidates(
         self, agent_id: str, terms: Sequence[str], *, workspace: str | None, depth: int
-    ) -> dict[int, Candidate]:
+    ) -> tuple[dict[int, Candidate], int]:
         """Up to about 2 x `depth` records matching `terms`, by rowid, with their coverage
         (`wardian.memory.ranking.coverage`: the idf-weighted share of the query's terms
-        each contains) and BM25 where it was computed (the rarest words).
+        each contains) and BM25 where it was computed (the rarest words); and how many of
+        `terms` no record in the store (any agent or scope: word statistics, not rows)
+        contains.
 
         Cost is bounded at any store size (issue 19): BM25, whose idf walks each word's
         whole posting list, ranks only the rarest words (`RECALL_EXACT_POSTINGS` postings
@@ -657,8 +675,9 @@ class MemoryStore:
                     .fetchone()[0])
         freq = {t: self._doc_freq(t) for t in terms}
         known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
+        unknown = len(terms) - len(known)
         if not known:
-            return {}
+            return {}, unknown
         weights = {t: idf(freq[t], total) for t in known}
         rare: builtins.list[str] = []
         used = 0
@@ -685,17 +704,18 @@ class MemoryStore:
                 holding_all.add(rid)
                 found.setdefault(rid, Candidate(rid, updated_at=r["updated_at"]))
         if not found:
-            return found
+            return found, unknown
         # Which words each candidate holds, from posting lists no longer than the rare
         # words' (a common word's only where it meets them).
         rows_of = {t: self._rows_holding(t, among=() if t in rare else rare) if rare
                    else set() for t in known}
         every = builtins.list(weights.values())
         for rid, candidate in found.items():
-            held = [weights[t] for t in known if rid in rows_of[t]
-                    or (rid in holding_all and t in common)]
-            candidate.coverage = coverage(held, every, unknown=len(terms) - len(known))
-        return found
+            holds = [t for t in known if rid in rows_of[t]
+                     or (rid in holding_all and t in common)]
+            candidate.coverage = coverage([weights[t] for t in holds], every, unknown=unknown)
+            candidate.held = {t: weights[t] for t in holds}
+        return found, unknown
 
     def _rank_rare(self, rare: Sequence[str], freq: dict[str, int], where: str,
                    params: builtins.list[Any], depth: int, used: int) -> builtins.list[Any]:

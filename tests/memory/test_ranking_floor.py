@@ -1,0 +1,102 @@
+"""The relevance floor's rule for questions in the store's own words (issue 19), on made-up
+scores, and what `MemoryStore.recall_considered` reports about a query's words."""
+
+from __future__ import annotations
+
+import pytest
+
+from wardian.memory.models import Scope
+from wardian.memory.ranking import KNOWN_FLOOR, KNOWN_Z, Candidate, Considered, fuse
+from wardian.memory.store import MemoryStore
+
+AGENT = "eeeeeeee-0000-4000-8000-000000000005"
+
+
+@pytest.fixture
+def store(backend: str) -> MemoryStore:
+    """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
+    return MemoryStore()
+
+
+def _by_meaning(cosine: float, z: float, rowid: int = 1) -> Candidate:
+    """A record sharing no word with the query (coverage 0), found by meaning alone."""
+    return Candidate(rowid, coverage=0.0, cosine=cosine, z=z)
+
+
+def test_evidence_is_cosine_plus_weighted_standing_out() -> None:
+    assert _by_meaning(0.25, 2.5).evidence == 0.25 + KNOWN_Z * 2.5
+
+
+def test_a_question_in_the_stores_words_passes_on_evidence_one_with_an_unknown_word_not() -> None:
+    # Below the meaning-alone floor (cosine 0.4 and z 3) and the fused one (coverage 0.4):
+    # only the rule for questions whose every word the store knows can pass it.
+    z = 3.0
+    cosine = KNOWN_FLOOR - KNOWN_Z * z + 0.01
+    record = _by_meaning(cosine, z)
+    assert cosine < 0.4
+    assert record.passes(semantic=True, all_known=True)
+    assert not record.passes(semantic=True, all_known=False)
+    assert not record.passes(semantic=False, all_known=True)  # no cosines, no evidence
+    assert [c.rowid for c in fuse([record], semantic=True, limit=5, all_known=True)] == [1]
+    assert fuse([record], semantic=True, limit=5, all_known=False) == []
+
+
+def test_just_under_the_evidence_floor_stays_empty_even_with_every_word_known() -> None:
+    z = 2.0
+    record = _by_meaning(KNOWN_FLOOR - KNOWN_Z * z - 0.01, z)
+    assert fuse([record], semantic=True, limit=5, all_known=True) == []
+
+
+def test_followers_of_a_known_words_answer_still_need_the_relaxed_floor() -> None:
+    leader = _by_meaning(0.35, 3.0, rowid=1)
+    follower = Candidate(2, coverage=0.45, cosine=0.1, z=0.2)  # relaxed by coverage
+    stranger = Candidate(3, coverage=0.1, cosine=0.1, z=0.2)
+    kept = fuse([stranger, follower, leader], semantic=True, limit=5, all_known=True)
+    # The fused score orders them (0.275 before 0.175); the stranger clears nothing.
+    assert [c.rowid for c in kept] == [2, 1]
+
+
+def test_considered_all_known_needs_some_word() -> None:
+    assert not Considered([], terms=0, unknown=0, semantic=True).all_known
+    assert Considered([], terms=2, unknown=0, semantic=True).all_known
+    assert not Considered([], terms=2, unknown=1, semantic=True).all_known
+
+
+def test_recall_considered_counts_words_no_record_holds(store: MemoryStore) -> None:
+    store.save(AGENT, "The quokka feeder refills at dawn", evidence="e",
+               scope=Scope.workspace("/w/zoo"), actor="t")
+    # Another workspace's words count as known: the statistics are the store's.
+    store.save(AGENT, "Marmalade jars are sterilised first", evidence="e",
+               scope=Scope.workspace("/w/kitchen"), actor="t")
+    seen = store.recall_considered(AGENT, "when does the quokka feeder refill",
+                                   workspace="/w/zoo")
+    assert (seen.terms, seen.unknown, seen.all_known) == (3, 0, True)
+    assert seen.candidates
+    odd = store.recall_considered(AGENT, "quokka marmalade zeppelin", workspace="/w/zoo")
+    assert (odd.terms, odd.unknown, odd.all_known) == (3, 1, False)
+    empty = store.recall_considered(AGENT, "what is it", workspace="/w/zoo")
+    assert (empty.terms, empty.candidates) == (0, [])
+
+
+def test_a_record_answering_the_part_the_passing_ones_leave_follows_them() -> None:
+    # "how do I water the ferns and feed the koi": the passing record is about the ferns.
+    ferns = Candidate(1, coverage=0.7, cosine=0.3, z=1.0,
+                      held={"water": 1.0, "ferns": 2.0})
+    koi = Candidate(2, coverage=0.3, cosine=0.1, z=0.2, held={"feed": 1.0, "koi": 2.5})
+    water_only = Candidate(3, coverage=0.3, cosine=0.1, z=0.2, held={"water": 1.0})
+    feed_only = Candidate(4, coverage=0.1, cosine=0.1, z=0.2, held={"feed": 1.0})
+    kept = fuse([ferns, koi, water_only, feed_only], semantic=True, limit=5)
+    # The koi record holds all of the rest (feed + koi); "water" is answered already and
+    # "feed" alone is less than half of what is left.
+    assert [c.rowid for c in kept] == [1, 2]
+
+
+def test_covers_rest_is_more_than_half_of_the_uncovered_weight() -> None:
+    from wardian.memory.ranking import covers_rest
+
+    rest = {"feed": 1.0, "koi": 2.5}
+    assert covers_rest(Candidate(1, held={"koi": 2.5}), rest)
+    assert not covers_rest(Candidate(1, held={"feed": 1.0}), rest)
+    assert not covers_rest(Candidate(1, held={"koi": 2.5}), {})
+    # Nothing follows a question that nothing answers.
+    assert fuse([Candidate(1, coverage=0.3, held={"koi": 2.5})], semantic=True, limit=5) == []

@@ -62,7 +62,8 @@ PINNED: dict[str, list[tuple[str, str]]] = {
         ("add_model_catalog_last_error_hint", "a44ef703d1e9"),
     ],
     "settings": [("create_settings", "d40d45364a2f")],
-    "runs": [("create_runs", "7fcc46bf7796"), ("add_run_leases", "935321909f22")],
+    "runs": [("create_runs", "7fcc46bf7796"), ("add_run_leases", "935321909f22"),
+             ("add_step_attempt_input_refs", "d2ba1840be77")],
     "schedule_slots": [
         ("create_schedule_slots", "000d361c023f"),
         ("add_schedule_slots_settled_at", "d72b1538c19e"),

@@ -1,7 +1,8 @@
 """Actions for the SIGKILL crash-recovery test, importable in a child process.
 
 * ``test_count`` — appends one line to the file ``with.counter`` (proves how often it ran).
-* ``test_block`` — counts too, then, while ``with.block_marker`` exists, writes to the
+* ``test_block`` — counts too (``with.earlier``, an earlier step's output, is accepted and
+  ignored), then, while ``with.block_marker`` exists, writes to the
   FIFO ``with.started`` (the test reads it, so it knows the step is running) and blocks
   reading the FIFO ``with.release`` (nobody writes: the process is killed meanwhile).
 """
@@ -19,11 +20,12 @@ NAMES = ("test_count", "test_block")
 def count(ctx: Any, counter: str) -> dict[str, Any]:
     with open(counter, "a", encoding="utf-8") as handle:
         handle.write(f"{ctx.step_id}\n")
-    return {"counted": ctx.step_id}
+    # long enough for a later step's input to refer to it instead of storing a copy
+    return {"counted": ctx.step_id, "lines": [f"{ctx.step_id} counted once"] * 8}
 
 
-def block(ctx: Any, counter: str, block_marker: str, started: str, release: str
-          ) -> dict[str, Any]:
+def block(ctx: Any, counter: str, block_marker: str, started: str, release: str,
+          earlier: Any = None) -> dict[str, Any]:
     count(ctx, counter)
     if os.path.exists(block_marker):
         with open(started, "w", encoding="utf-8") as fifo:

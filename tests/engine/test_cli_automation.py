@@ -113,7 +113,7 @@ def test_cancel_and_resume(cli: Any, setup: Path) -> None:
     from wardian.engine.manual import prepare_manual_run
     from wardian.engine.runs import RunStore
 
-    run, _ = prepare_manual_run(str(setup), agent="bob", assignments=ASSIGN, inputs={})
+    run = prepare_manual_run(str(setup), agent="bob", assignments=ASSIGN, inputs={}).run
     result = invoke(cli, "automation", "run", "cancel", run.id)
     assert result.exit_code == 0 and "cancelled" in result.stdout
     again = invoke(cli, "automation", "run", "cancel", run.id)

@@ -287,35 +287,34 @@ def test_a_changed_blueprint_fails_the_run(store: RunStore, tmp_path: Path) -> N
 
 def test_a_copy_validated_without_action_names_is_not_trusted(store: RunStore,
                                                                 tmp_path: Path) -> None:
-    # A caller may validate without checking action names (known_actions=None); the
-    # executor then validates again with the registry's names and fails the run up front.
-    from wardian.blueprints.validate import load_blueprint, loaded_by_hash
-    from wardian.engine.actions import known_actions
+    # A caller may validate without checking action names (known_actions=None) and hand
+    # that copy over; the executor then validates again with the registry's names and
+    # fails the run up front.
+    from wardian.blueprints.validate import load_blueprint
 
     head, _, tail = WHEN.rpartition("action: noop")  # the last step: the first ones could run
     path = write_blueprint(tmp_path / "bp", head + "action: nope" + tail)
     loaded = load_blueprint(path, known_actions=None)
-    assert loaded_by_hash(loaded.source_hash, check_disk=True) is loaded
-    assert loaded_by_hash(loaded.source_hash, known_actions=known_actions()) is None
     run, _created = store.create_run(
         blueprint_id=loaded.id, agent_id=None, assignments={}, inputs={},
-        invocation={"trigger": "manual", "payload": {}}, blueprint_path=str(path),
-        blueprint_hash=loaded.source_hash)
-    final = execute_run(run.id, store=store)
+        invocation={"trigger": "manual", "payload": {}}, blueprint=loaded)
+    final = execute_run(run.id, store=store, blueprint=loaded)
     assert final.status == "failed"
     assert "unknown action 'nope'" in (final.error or "")
     assert store.get(run.id, detail=True).attempts == []
-def test_an_edited_prompt_file_fails_the_run_even_when_validated_in_this_process(
+
+
+def test_an_edited_prompt_file_fails_the_run_even_when_handed_the_validated_copy(
         store: RunStore, tmp_path: Path) -> None:
-    from wardian.blueprints.validate import load_blueprint, loaded_by_hash
+    from wardian.blueprints.validate import load_blueprint
 
     path = write_blueprint(tmp_path / "bp", ROLE, {"ask.md.j2": "Keep {{ inputs.limit }}\n"})
     run = create_run(store, path)
     loaded = load_blueprint(path)
-    assert loaded_by_hash(loaded.source_hash, check_disk=True) is loaded  # reused as is
+    assert loaded.unchanged_on_disk()
     (tmp_path / "bp" / "ask.md.j2").write_text("Keep nothing\n")
-    assert loaded_by_hash(loaded.source_hash, check_disk=True) is None
-    final = execute_run(run.id, store=store)
+    assert not loaded.unchanged_on_disk()
+    final = execute_run(run.id, store=store, blueprint=loaded)
     assert final.status == "failed"
     assert "changed since the run was created" in (final.error or "")
 

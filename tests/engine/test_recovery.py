@@ -1,5 +1,6 @@
 """Crash recovery: a run process killed with SIGKILL mid-step is marked interrupted on the
-next engine entry, and resuming it does not repeat completed steps (counter files)."""
+next engine entry, and resuming it does not repeat completed steps (counter files); a step
+input that refers to an earlier step's output reads back the same before and after."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ steps:
       block_marker: "{{ inputs.dir }}/block"
       started: "{{ inputs.dir }}/started.fifo"
       release: "{{ inputs.dir }}/release.fifo"
+      earlier: "{{ steps.one.output }}"
   - id: three
     action: test_count
     with: {counter: "{{ inputs.dir }}/three.count"}
@@ -92,3 +94,9 @@ def test_sigkill_mid_step_then_resume(tmp_path: Path, registered: None) -> None:
         ("three", 1, "succeeded")]
     kinds = [e["kind"] for e in final.events]
     assert kinds.count("run.started") == 2 and "run.resumed" in kinds
+    # step two's input refers to step one's output (stored once, by the killed process);
+    # both its attempts, the killed one and the resumed one, read it back in full
+    one = final.attempts[0].output
+    for attempt in final.attempts[1:3]:
+        assert attempt.input["with"]["earlier"] == one
+        assert [(r.source(), r.attempt) for r in attempt.input_refs] == [("steps.one.output", 1)]

@@ -85,13 +85,13 @@ def test_secret_inputs_come_from_the_validated_blueprint_without_reading_it(tmp_
                                                                           ) -> None:
     path = write_blueprint(tmp_path / "bp", BP)
     loaded = load_blueprint(path)
-    path.unlink()  # a run created from a hash this process validated needs no file access
+    path.unlink()  # a run created from the caller's validated copy needs no file access
     store = RunStore()
     run, created = store.create_run(
         blueprint_id=loaded.id, agent_id=None, assignments={}, inputs={"key": "s3cret"},
-        invocation={"trigger": "manual", "payload": {}},
-        blueprint_hash=loaded.source_hash, blueprint_path=str(path))
+        invocation={"trigger": "manual", "payload": {}}, blueprint=loaded)
     assert created and run.inputs == {"key": "***"} and run.secret_inputs == ["key"]
+    assert (run.blueprint_hash, run.blueprint_path) == (loaded.source_hash, str(path))
     # given explicitly (even empty), the caller's list is used as is: no lookup at all
     run, _ = store.create_run(
         blueprint_id="elsewhere", agent_id=None, assignments={}, inputs={"key": "plain"},

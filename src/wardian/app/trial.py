@@ -202,11 +202,12 @@ def _one_session(blueprint: str, principal: Any, assignments: str, conv: Any,
     _rewind(principal.id, int(conv.first_seq) - 1)
     before = _active(principal.id)
     workspace = conv.cwd if conv.cwd and os.path.isabs(conv.cwd) else None
-    run, secrets = prepare_manual_run(
+    prepared = prepare_manual_run(
         blueprint, agent=principal.id, assignments=assignments, inputs={},
         archive_seq_range=(int(conv.first_seq), int(conv.last_seq)), workspace=workspace,
     )
-    final = execute_run(run.id, secret_inputs=secrets)
+    final = execute_run(prepared.run.id, secret_inputs=prepared.secrets,
+                        blueprint=prepared.blueprint)
     after = _active(principal.id)
     changes, dropped = _changes(_step_outputs(final), before, after)
     return {

@@ -52,17 +52,12 @@ __all__ = [
     "FileReport",
     "LoadedBlueprint",
     "load_blueprint",
-    "loaded_by_hash",
     "resolve_output_ref",
     "validate_file",
     "validate_paths",
 ]
 
 YAML_SUFFIXES = (".yaml", ".yml")
-
-_RECENT: dict[str, LoadedBlueprint] = {}
-"""Source hash -> the blueprint this process last validated with that hash (bounded)."""
-_RECENT_MAX = 64
 
 
 @dataclass
@@ -99,6 +94,20 @@ class LoadedBlueprint:
     def folder(self) -> Path:
         """The folder templates are loaded from."""
         return self.path.parent
+
+    def unchanged_on_disk(self) -> bool:
+        """True when the YAML and its prompt files still hash to `source_hash` (they are
+        read and hashed, not validated again); False when they changed or cannot be read.
+
+        Lets a caller handed a validated blueprint (the drain loads one per event) run it
+        only while it is exactly what is on disk. Read-only."""
+        try:
+            raw = self.path.read_bytes()
+            prompts = {step_id: (self.folder / name).read_text(encoding="utf-8")
+                       for step_id, name in self.prompt_files.items()}
+        except (OSError, UnicodeDecodeError):
+            return False
+        return _source_hash(raw, self.prompt_files, prompts) == self.source_hash
 
     def check_output(self, step_id: str, value: Any) -> None:
         """Accept or reject a role step's answer: by the registered output schema's check
@@ -150,39 +159,6 @@ def resolve_output_ref(ref: str) -> dict[str, Any]:
     from wardian.blueprints.output_schemas import get_output_schema
 
     return get_output_schema(ref).schema()
-
-
-def loaded_by_hash(source_hash: str, *, check_disk: bool = False,
-                   known_actions: Collection[str] | None = None) -> LoadedBlueprint | None:
-    """The blueprint this process last validated whose `source_hash` is `source_hash`, or
-    None. Read-only.
-
-    Without `check_disk` there is no I/O: callers handed a hash (e.g.
-    `RunStore.create_run`) learn the blueprint's declared inputs without validating it
-    again. With `check_disk`, the YAML and its prompt files are read and hashed again, and
-    None is returned when they changed (or cannot be read): the executor then reuses a
-    validated copy only while it is exactly what is on disk.
-
-    Args:
-        known_actions: the registered action names; when given, None is returned unless
-            every action step names one of them (the copy may have been validated by a
-            caller that did not check action names), so the caller validates again and
-            reports the unknown action. None: action names are not looked at.
-    """
-    loaded = _RECENT.get(source_hash)
-    if loaded is not None and known_actions is not None and any(
-            step.action is not None and step.action not in known_actions
-            for step in loaded.blueprint.steps):
-        return None
-    if loaded is None or not check_disk:
-        return loaded
-    try:
-        raw = loaded.path.read_bytes()
-        prompts = {step_id: (loaded.folder / name).read_text(encoding="utf-8")
-                   for step_id, name in loaded.prompt_files.items()}
-    except (OSError, UnicodeDecodeError):
-        return None
-    return loaded if _source_hash(raw, loaded.prompt_files, prompts) == source_hash else None
 
 
 def _source_hash(raw: bytes, prompt_files: dict[str, str], prompts: dict[str, str]) -> str:
@@ -296,10 +272,6 @@ def validate_file(path: Path | str, *, display: str | None = None,
     if problems:
         return FileReport(path, None, _sorted(problems, name))
     loaded.source_hash = _source_hash(raw, loaded.prompt_files, loaded.prompts)
-    _RECENT.pop(loaded.source_hash, None)
-    _RECENT[loaded.source_hash] = loaded
-    while len(_RECENT) > _RECENT_MAX:
-        del _RECENT[next(iter(_RECENT))]
     return FileReport(path, loaded, [])
 
 

@@ -111,14 +111,16 @@ def start(
     """Start a manual run; prints its id (detached) or its outcome (--wait)."""
     from wardian.engine.manual import prepare_manual_run, run_log_path, spawn_detached
 
-    run, secrets = prepare_manual_run(blueprint, agent=agent, assignments=assignments,
-                                      inputs=parse_kv(inputs, "--input"), archive=archive)
+    prepared = prepare_manual_run(blueprint, agent=agent, assignments=assignments,
+                                  inputs=parse_kv(inputs, "--input"), archive=archive)
+    run = prepared.run
     if wait:
         from wardian.engine.executor import execute_run
 
-        _report_final(execute_run(run.id, secret_inputs=secrets), as_json)
+        _report_final(execute_run(run.id, secret_inputs=prepared.secrets,
+                                  blueprint=prepared.blueprint), as_json)
         return
-    pid = spawn_detached(run.id, secrets)
+    pid = spawn_detached(run.id, prepared.secrets)
     if as_json:
         emit_json({"id": run.id, "status": run.status, "pid": pid,
                    "log": str(run_log_path(run.id))})

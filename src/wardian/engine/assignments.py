@@ -15,9 +15,12 @@ substitutes another provider/model/effort.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian.errors import ValidationError
+
+if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
+    from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = ["agent_selection", "check_assignments", "parse_assignments_json", "resolve_selection"]
 
@@ -44,12 +47,12 @@ def parse_assignments_json(text: str | dict[str, Any] | None, *, origin: str = O
     return {role: item.model_dump(exclude_none=True) for role, item in parsed.items()}
 
 
-def check_assignments(loaded: Any, assignments: str | dict[str, Any] | None, *,
+def check_assignments(loaded: LoadedBlueprint, assignments: str | dict[str, Any] | None, *,
                       check_catalog: bool = True, origin: str = ORIGIN) -> dict[str, Any]:
     """Validate `assignments` for blueprint `loaded`; returns the normalised snapshot. Read-only.
 
     Args:
-        loaded: a `LoadedBlueprint`.
+        loaded: the validated blueprint.
         assignments: JSON text or a role -> assignment dict.
         check_catalog: also check provider/model/effort against the model catalog.
         origin: where the assignments came from, for messages.

@@ -27,6 +27,10 @@ Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
   retry waits, and while waiting for a step (which is then asked to stop: ``should_stop()``
   for actions, a ``cancel`` event for adapters whose ``run`` accepts one). The run ends
   ``cancelled`` at that safe point.
+* **Outputs by reference.** A step's output is stored once: where a later step's rendered
+  input holds that output, or a part of it, unchanged (a whole ``{{ steps.x.output.y }}``
+  value), the stored input refers to it (`wardian.engine.runs.OutputRef`) instead of
+  holding a copy; `RunStore.attempts` resolves the reference for every reader.
 * **Secrets.** Values of secret inputs are replaced by ``***`` in everything stored:
   inputs, rendered step inputs, outputs, errors and events; in the rendered step inputs,
   outputs, errors and events anything else the shared secret scanner finds is replaced by
@@ -40,11 +44,19 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from wardian._db import in_this_scope
 from wardian._util import new_id
-from wardian.engine.runs import REDACTED, LeaseLost, Run, RunStore
+from wardian.engine.runs import (
+    REDACTED,
+    LeaseLost,
+    OutputRef,
+    PathPart,
+    Run,
+    RunStore,
+    value_at,
+)
 from wardian.errors import UsageError, ValidationError, WardianError
 
 if TYPE_CHECKING:  # pydantic models: the drain imports this module on every worker start
@@ -56,10 +68,15 @@ if TYPE_CHECKING:  # pydantic models: the drain imports this module on every wor
 AdapterLookup = Callable[[str], "ProviderAdapter"]
 """Provider name -> its adapter (`wardian.providers.registry.get_adapter` by default)."""
 
+T = TypeVar("T")
+
 __all__ = ["Redactor", "execute_run", "resolve_inputs", "resume_run"]
 
 DEFAULT_ROLE_TIMEOUT_S = 600.0
 POLL_S = 0.2
+MIN_REF_CHARS = 128
+"""A part of an input is stored as a reference only when its JSON is at least this long
+(a reference costs about 80 characters itself)."""
 
 
 class Redactor:
@@ -138,6 +155,7 @@ def execute_run(
     secret_inputs: dict[str, Any] | None = None,
     sleep: Callable[[float], None] | None = None,
     get_adapter: AdapterLookup | None = None,
+    blueprint: LoadedBlueprint | None = None,
 ) -> Run:
     """Execute a queued run to completion in this process (see the module docstring).
 
@@ -147,6 +165,10 @@ def execute_run(
         secret_inputs: values of secret inputs (never stored).
         sleep: ``sleep(seconds)`` used for retry backoff (tests inject a fake clock).
         get_adapter: provider lookup (default `wardian.providers.registry.get_adapter`).
+        blueprint: the validated blueprint the caller loaded for this run (the drain loads
+            one per event). Used when it is the run's (same path and hash), every action
+            it names is registered and its files still hash the same; otherwise the
+            blueprint is loaded from the run's path and must have the run's hash.
 
     Returns:
         The final run with attempts and events. Step failures never raise: see `status`.
@@ -156,7 +178,7 @@ def execute_run(
     if not store.claim(run.id):
         return store.get(run.id, detail=True)
     try:
-        _Execution(store, run.id, secret_inputs or {}, sleep, get_adapter).run()
+        _Execution(store, run.id, secret_inputs or {}, sleep, get_adapter, blueprint).run()
     except LeaseLost:
         # Another worker reclaimed the run (its lease had expired): it is theirs now, so
         # nothing more is written to it here.
@@ -173,8 +195,10 @@ def execute_run(
 def resume_run(run_id: str, *, store: RunStore | None = None,
                secret_inputs: dict[str, Any] | None = None,
                sleep: Callable[[float], None] | None = None,
-               get_adapter: AdapterLookup | None = None) -> Run:
-    """Requeue an interrupted/failed/cancelled run and execute it, skipping completed steps.
+               get_adapter: AdapterLookup | None = None,
+               blueprint: LoadedBlueprint | None = None) -> Run:
+    """Requeue an interrupted/failed/cancelled run and execute it, skipping completed steps
+    (arguments as in `execute_run`).
 
     Raises:
         UsageError: the run is not resumable (queued, running, succeeded, skipped).
@@ -182,7 +206,7 @@ def resume_run(run_id: str, *, store: RunStore | None = None,
     store = store or RunStore()
     run = store.requeue(run_id)
     return execute_run(run.id, store=store, secret_inputs=secret_inputs, sleep=sleep,
-                       get_adapter=get_adapter)
+                       get_adapter=get_adapter, blueprint=blueprint)
 
 
 class _StepFailed(Exception):
@@ -199,14 +223,22 @@ class _Cancelled(Exception):
 class _Execution:
     def __init__(self, store: RunStore, run_id: str, secrets: dict[str, Any],
                  sleep: Callable[[float], None] | None,
-                 get_adapter: AdapterLookup | None) -> None:
+                 get_adapter: AdapterLookup | None,
+                 blueprint: LoadedBlueprint | None = None) -> None:
         self.store = store
+        self.given = blueprint
         self.run_id = run_id
         self.secrets = secrets
         self.sleep = sleep
         self.get_adapter = get_adapter
         self.lock = threading.Lock()
         self.redactor = Redactor([])
+        self.stored_outputs: dict[str, tuple[int, Any]] = {}
+        """step id -> (attempt, output as stored) of each succeeded step."""
+        self.origins: dict[int, tuple[str, tuple[PathPart, ...]]] = {}
+        """id() of each mapping, list and long string inside a succeeded step's output (as
+        the template context holds it) -> (step id, path): how a rendered input that holds
+        an output unchanged is recognised. The context keeps those objects alive."""
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -270,6 +302,9 @@ class _Execution:
             if attempt.status in ("succeeded", "skipped"):
                 context["steps"][attempt.step_id] = {"output": attempt.output,
                                                      "status": attempt.status}
+            if attempt.status == "succeeded":
+                self._remember(attempt.step_id, attempt.attempt, attempt.output,
+                               attempt.output)
         for index, step in enumerate(loaded.blueprint.steps):
             if step.id in context["steps"]:
                 continue
@@ -292,14 +327,17 @@ class _Execution:
 
     def _load(self, run: Run) -> LoadedBlueprint:
         from wardian.blueprints.library import find_blueprint
-        from wardian.blueprints.validate import loaded_by_hash
         from wardian.engine.actions import known_actions
 
         actions = known_actions()
-        if run.blueprint_hash:  # validated earlier in this process and unchanged on disk
-            cached = loaded_by_hash(run.blueprint_hash, check_disk=True, known_actions=actions)
-            if cached is not None and str(cached.path) == run.blueprint_path:
-                return cached
+        given = self.given
+        # The caller's copy may have been validated without action names (the validator's
+        # known_actions=None): then it is loaded again here and the unknown action reported.
+        if (given is not None and run.blueprint_hash == given.source_hash
+                and run.blueprint_path == str(given.path)
+                and all(s.action is None or s.action in actions for s in given.blueprint.steps)
+                and given.unchanged_on_disk()):
+            return given
         loaded = find_blueprint(run.blueprint_path or run.blueprint_id, known_actions=actions)
         if run.blueprint_hash and loaded.source_hash != run.blueprint_hash:
             raise UsageError(
@@ -357,9 +395,10 @@ class _Execution:
                 rendered = self._render(loaded, step, context)
             except Exception as exc:
                 render_error = f"{type(exc).__name__}: {exc}"
+            refs: list[OutputRef] = []
+            stored = self._by_reference(rendered, self.redactor.scrub(rendered), (), refs)
             with self.lock:
-                self.store.start_attempt(run.id, step.id, index, attempt,
-                                         self.redactor.scrub(rendered))
+                self.store.start_attempt(run.id, step.id, index, attempt, stored, refs)
             if render_error is not None or rendered is None:
                 error = f"could not render the step's input: {render_error}"
                 self._finish_attempt(run, step, attempt, "failed", None, error, started)
@@ -380,8 +419,10 @@ class _Execution:
                     self.wait(delay)
                     continue
                 break
-            self._finish_attempt(run, step, attempt, "succeeded", output, None, started, extra)
+            kept = self._finish_attempt(run, step, attempt, "succeeded", output, None, started,
+                                        extra)
             context["steps"][step.id] = {"output": output, "status": "succeeded"}
+            self._remember(step.id, attempt, output, kept)
             return None
         tries = n + 1
         return (f"step {step.id!r} failed after {tries} attempt(s): "
@@ -389,13 +430,58 @@ class _Execution:
 
     def _finish_attempt(self, run: Run, step: Step, attempt: int, status: str, output: Any,
                         error: str | None, started: float,
-                        extra: dict[str, Any] | None = None) -> None:
+                        extra: dict[str, Any] | None = None) -> Any:
+        """Record how the attempt ended; returns the output as stored (redacted)."""
+        stored = self.redactor.scrub(output)
         with self.lock:
             self.store.finish_attempt(
-                run.id, step.id, attempt, status, output=self.redactor.scrub(output),
+                run.id, step.id, attempt, status, output=stored,
                 error=self.redactor.scrub(error) if error else None,
                 duration_ms=round((time.perf_counter() - started) * 1000, 3),
                 event_data=self.redactor.scrub(extra) if extra else None)
+        return stored
+
+    # -- outputs by reference ------------------------------------------------------------
+
+    def _remember(self, step_id: str, attempt: int, live: Any, stored: Any) -> None:
+        """Note a succeeded step's output: `live` as the context holds it, `stored` as the
+        run store holds it (redacted)."""
+        self.stored_outputs[step_id] = (attempt, stored)
+        todo: list[tuple[Any, tuple[PathPart, ...]]] = [(live, ())]
+        while todo:
+            node, path = todo.pop()
+            if isinstance(node, dict):
+                todo.extend((v, (*path, k)) for k, v in node.items() if isinstance(k, str))
+            elif isinstance(node, list):
+                todo.extend((v, (*path, i)) for i, v in enumerate(node))
+            elif not (isinstance(node, str) and len(node) >= MIN_REF_CHARS):
+                continue
+            # The first step to hold an object keeps it (an output may pass on another's).
+            self.origins.setdefault(id(node), (step_id, path))
+
+    def _by_reference(self, live: Any, stored: Any, at: tuple[PathPart, ...],
+                      refs: list[OutputRef]) -> Any:
+        """`stored` (the redacted rendered input, parallel to `live`) with every part that
+        is an earlier step's output, unchanged, replaced by None and listed in `refs`.
+
+        A part is recognised by identity (a whole ``{{ expr }}`` value is the very object
+        the context holds) and only taken when it equals the stored output at that path,
+        so a reference always reads back exactly what would have been stored."""
+        origin = self.origins.get(id(live))
+        if origin is not None:
+            step_id, path = origin
+            attempt, output = self.stored_outputs[step_id]
+            if value_at(output, path) == stored and len(
+                    json.dumps(stored, default=str)) >= MIN_REF_CHARS:
+                refs.append(OutputRef(at, step_id, attempt, path))
+                return None
+        if isinstance(live, dict) and isinstance(stored, dict):
+            return {k: (self._by_reference(v, stored[k], (*at, k), refs)
+                        if isinstance(k, str) else stored[k]) for k, v in live.items()}
+        if isinstance(live, list | tuple) and isinstance(stored, list):
+            return [self._by_reference(v, stored[i], (*at, i), refs)
+                    for i, v in enumerate(live)]
+        return stored
 
     def _render(self, loaded: LoadedBlueprint, step: Step,
                 context: dict[str, Any]) -> dict[str, Any]:
@@ -441,15 +527,16 @@ class _Execution:
         return self._in_thread(lambda: _jsonable(fn(ctx, **args)), step.timeout_s(),
                                ctx.stop_event, f"action {step.action!r}")
 
-    def _in_thread(self, call: Callable[[], Any], timeout_s: float | None,
-                   stop: threading.Event, what: str) -> Any:
-        box: dict[str, Any] = {}
+    def _in_thread(self, call: Callable[[], T], timeout_s: float | None,
+                   stop: threading.Event, what: str) -> T:
+        values: list[T] = []
+        errors: list[BaseException] = []
 
         def target() -> None:
             try:
-                box["value"] = call()
+                values.append(call())
             except BaseException as exc:
-                box["error"] = exc
+                errors.append(exc)
 
         # The step is part of this run's unit of work: it uses this thread's connections.
         worker = threading.Thread(target=in_this_scope(target),
@@ -469,8 +556,8 @@ class _Execution:
                     f"{what} timed out after {timeout_s:g}s (asked to stop; a Python action "
                     "that ignores ctx.should_stop() keeps running in the background)",
                     status="timed_out")
-        if "error" in box:
-            exc = box["error"]
+        if errors:
+            exc = errors[0]
             if isinstance(exc, _StepFailed):
                 raise exc
             if stop.is_set() and self.cancelled():
@@ -480,7 +567,7 @@ class _Execution:
 
             status = "timed_out" if isinstance(exc, ProviderTimeout) else "failed"
             raise _StepFailed(_describe(exc), status=status) from exc
-        return box.get("value")
+        return values[0]
 
     def _call_role(self, run: Run, loaded: LoadedBlueprint, step: Step,
                    rendered: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
@@ -549,7 +636,7 @@ class _Execution:
 
         # The adapter enforces `timeout_s` (and kills the process tree); the grace covers
         # an adapter that does not return.
-        outcome: Any = None
+        outcome: ProviderResult | BaseException | None = None
         try:
             result = outcome = self._in_thread(call, timeout + 30.0, stop,
                                                f"role {step.role!r} ({provider})")
@@ -561,7 +648,7 @@ class _Execution:
                 self._end_automation(automation_id, provider, outcome, step)
             if launch is not None:
                 self._end_launch(launch, run, step)
-        if not isinstance(result, ProviderResult):
+        if not isinstance(result, ProviderResult):  # a plug-in adapter that breaks the contract
             raise _StepFailed(f"{provider} adapter returned {type(result).__name__}, not a "
                               "ProviderResult", retry=False)
         output: Any = result.output
@@ -590,16 +677,20 @@ class _Execution:
             extra["launch_id"] = launch.launch_id
         return (output if schema is not None else text), extra
 
-    def _end_automation(self, automation_id: str, provider: str, outcome: Any,
-                        step: Step) -> None:
-        """Record the session a role step's provider reported (a `ProviderResult`, or the
-        adapter's error) as the step's own; a failure is an event, never the outcome."""
+    def _end_automation(self, automation_id: str, provider: str,
+                        outcome: ProviderResult | BaseException | None, step: Step) -> None:
+        """Record the session a role step's provider reported (its `ProviderResult`, or the
+        `ProviderError` it raised) as the step's own; a failure is an event, never the
+        outcome."""
+        from wardian.providers.base import ProviderResult
+        from wardian.providers.errors import ProviderError
         from wardian.runtime.automation_sessions import end_step
 
+        reported = outcome if isinstance(outcome, ProviderResult | ProviderError) else None
         try:
             end_step(automation_id, host=provider,
-                     session_id=getattr(outcome, "session_id", None),
-                     transcript_path=getattr(outcome, "transcript_path", None))
+                     session_id=reported.session_id if reported else None,
+                     transcript_path=reported.transcript_path if reported else None)
         except Exception as exc:
             self.emit("step.automation_session_not_recorded",
                       {"launch_id": automation_id, "error": f"{type(exc).__name__}: {exc}"},
@@ -625,7 +716,10 @@ def _describe(exc: BaseException) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
+    """An action's return value as JSON: a pydantic model dumped, anything else checked."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     json.dumps(value, default=str)
     return value

@@ -16,14 +16,29 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._process import keep
 from wardian.engine.runs import Run, RunStore
 from wardian.errors import NotFoundError, UsageError
 
-__all__ = ["prepare_manual_run", "run_log_path", "spawn_detached"]
+if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
+    from wardian.blueprints.validate import LoadedBlueprint
+
+__all__ = ["PreparedRun", "prepare_manual_run", "run_log_path", "spawn_detached"]
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A queued manual run, the secret values to hand to the executor (never stored), and
+    the validated blueprint (`execute_run(..., blueprint=)` runs it without loading it
+    again)."""
+
+    run: Run
+    secrets: dict[str, Any]
+    blueprint: LoadedBlueprint
 
 
 def prepare_manual_run(
@@ -37,7 +52,7 @@ def prepare_manual_run(
     check_catalog: bool = True,
     archive_seq_range: tuple[int, int] | None = None,
     workspace: str | None = None,
-) -> tuple[Run, dict[str, Any]]:
+) -> PreparedRun:
     """Validate everything and record a queued manual run.
 
     Args:
@@ -53,7 +68,7 @@ def prepare_manual_run(
         workspace: the run's workspace instead of the agent's (a session's own cwd).
 
     Returns:
-        ``(run, secret_inputs)`` — the secret values to hand to the executor (not stored).
+        The run, the secret values to hand to the executor (not stored) and the blueprint.
 
     Raises:
         BlueprintError, NotFoundError, ValidationError, UsageError: nothing is stored then.
@@ -96,11 +111,9 @@ def prepare_manual_run(
     run, _created = store.create_run(
         blueprint_id=loaded.id, agent_id=principal.id, assignments=snapshot, inputs=values,
         invocation={"trigger": "manual", "payload": payload},
-        blueprint_hash=loaded.source_hash, blueprint_path=str(loaded.path),
-        secret_inputs=sorted(n for n, s in loaded.blueprint.inputs.items() if s.secret),
-        workspace=workspace or principal.workspace,
+        workspace=workspace or principal.workspace, blueprint=loaded,
     )
-    return run, secrets
+    return PreparedRun(run, secrets, loaded)
 
 
 def run_log_path(run_id: str) -> Path:

@@ -5,6 +5,11 @@
   process identity (pid + psutil create time) while running, and a cancel flag.
   ``idempotency_key`` is UNIQUE: `create_run` with a used key returns ``(existing, False)``.
 * ``step_attempts`` — one row per try of a step: rendered input, output, error, timing.
+  Each output is stored once: where a step's rendered input holds an earlier step's output
+  (or a part of it) unchanged, the input stores null there and ``input_refs`` says where
+  the value lives (`OutputRef`: step id, attempt, path into its output); `attempts`
+  resolves the references, so every reader sees the full input. Rows written before
+  (inputs stored as copies) have no references and read as stored.
 * ``run_events`` — append-only log (``run.created``, ``step.started``, ``step.succeeded``,
   ``step.failed``, ``step.retried``, ``step.skipped``, ``run.finished``, …).
 
@@ -23,11 +28,14 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, WardianError
+
+if TYPE_CHECKING:  # pydantic models: the drain worker imports this module at start-up
+    from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = [
     "FINAL_STATUSES",
@@ -35,11 +43,14 @@ __all__ = [
     "REDACTED",
     "RUN_STATUSES",
     "LeaseLost",
+    "OutputRef",
+    "PathPart",
     "Run",
     "RunStore",
     "StepAttempt",
     "lease_seconds",
     "read_running_runs",
+    "value_at",
 ]
 
 RUN_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled", "interrupted",
@@ -116,6 +127,11 @@ MIGRATIONS: list[NamedMigration] = [
     ALTER TABLE runs ADD COLUMN lease_owner TEXT;
     ALTER TABLE runs ADD COLUMN lease_expires REAL;
     """),
+    # Step outputs passed by reference (issue 13): a later step's input points at an
+    # earlier step's output instead of storing a rendered copy of it (`OutputRef`).
+    NamedMigration("add_step_attempt_input_refs", """
+    ALTER TABLE step_attempts ADD COLUMN input_refs TEXT;
+    """),
 ]
 
 ENV_LEASE_S = "WARDIAN_RUN_LEASE_S"
@@ -162,9 +178,78 @@ class LeaseLost(BaseException):
     """
 
 
+PathPart = str | int
+"""One step of a path into a JSON value: a mapping key or a list index."""
+
+
+@dataclass(frozen=True)
+class OutputRef:
+    """Where a part of a step attempt's input is an earlier step's output, stored once.
+
+    Attributes:
+        at: the path inside the attempt's rendered input (e.g. ``("payload", "messages")``).
+        step: the id of the step whose output holds the value.
+        attempt: that step's (succeeded) attempt number.
+        path: the path inside that output (``()`` = the whole output).
+    """
+
+    at: tuple[PathPart, ...]
+    step: str
+    attempt: int
+    path: tuple[PathPart, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"at": [...], "step": ..., "attempt": n, "path": [...]}``."""
+        return {"at": list(self.at), "step": self.step, "attempt": self.attempt,
+                "path": list(self.path)}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> OutputRef:
+        """The reference stored by `to_json`."""
+        return cls(tuple(doc["at"]), str(doc["step"]), int(doc["attempt"]),
+                   tuple(doc["path"]))
+
+    def source(self) -> str:
+        """The value's template-style name, e.g. ``steps.archive.output.messages``."""
+        return "steps." + self.step + ".output" + "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}" for p in self.path)
+
+
+_MISSING = object()
+
+
+def _has(container: Any, part: PathPart) -> bool:
+    """True when JSON `container` has a key (mapping) or index (list) `part`."""
+    if isinstance(container, dict):
+        return isinstance(part, str) and part in container
+    return isinstance(container, list) and isinstance(part, int) and 0 <= part < len(container)
+
+
+def value_at(value: Any, path: Sequence[PathPart]) -> Any:
+    """The part of JSON `value` at `path`, or a private sentinel when there is none."""
+    for part in path:
+        if not _has(value, part):
+            return _MISSING
+        value = value[part]
+    return value
+
+
+def _placed(value: Any, at: Sequence[PathPart], part: Any) -> Any:
+    """`value` with the value at path `at` replaced by `part` (in place below the top)."""
+    if not at:
+        return part
+    parent = value_at(value, at[:-1])
+    if _has(parent, at[-1]):
+        parent[at[-1]] = part
+    return value
+
+
 @dataclass
 class StepAttempt:
-    """One try of one step (stored; secrets already redacted)."""
+    """One try of one step (stored; secrets already redacted).
+
+    `input` is the rendered input with every `OutputRef` of `input_refs` resolved.
+    """
 
     step_id: str
     step_index: int
@@ -176,10 +261,14 @@ class StepAttempt:
     started_at: str
     finished_at: str | None
     duration_ms: float | None
+    input_refs: list[OutputRef] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-able dict of the attempt."""
-        return dict(self.__dict__)
+        """A JSON-able dict of the attempt; ``input_refs`` lists where parts of the input
+        are earlier steps' outputs (``{"at", "step", "attempt", "path", "source"}``)."""
+        doc = dict(self.__dict__)
+        doc["input_refs"] = [{**r.to_json(), "source": r.source()} for r in self.input_refs]
+        return doc
 
 
 @dataclass
@@ -299,6 +388,7 @@ class RunStore:
         blueprint_path: str | None = None,
         secret_inputs: Sequence[str] | None = None,
         workspace: str | None = None,
+        blueprint: LoadedBlueprint | None = None,
     ) -> tuple[Run, bool]:
         """Record a new run (atomic), or return the run that already has `idempotency_key`.
 
@@ -314,9 +404,10 @@ class RunStore:
                 library by id when omitted and resolvable).
             secret_inputs: input names never stored in clear; None (not given) = the
                 blueprint's declared secret inputs. With hash, path and secret_inputs all
-                given, the blueprint is not looked up at all; with a hash the process has
-                validated before, it is not read again either.
+                given, or `blueprint`, the blueprint is not looked up at all.
             workspace: the absolute workspace (default: the invocation payload's).
+            blueprint: the validated blueprint the caller already loaded: its hash, path
+                and declared secret inputs fill in what is not given.
 
         Returns:
             ``(run, created)``.
@@ -331,7 +422,7 @@ class RunStore:
                              hint="use manual, session-close or schedule")
         if blueprint_hash is None or blueprint_path is None or secret_inputs is None:
             blueprint_hash, blueprint_path, secret_inputs = self._blueprint_facts(
-                blueprint_id, blueprint_hash, blueprint_path, secret_inputs)
+                blueprint_id, blueprint_hash, blueprint_path, secret_inputs, blueprint)
         payload = invocation.get("payload") or {}
         workspace = workspace or payload.get("workspace")
         stored_inputs = {k: (REDACTED if k in secret_inputs else v) for k, v in inputs.items()}
@@ -360,15 +451,14 @@ class RunStore:
 
     @staticmethod
     def _blueprint_facts(blueprint_id: str, bp_hash: str | None, bp_path: str | None,
-                         secrets: Sequence[str] | None
+                         secrets: Sequence[str] | None, loaded: LoadedBlueprint | None
                          ) -> tuple[str | None, str | None, builtins.list[str]]:
-        """Fill in the blueprint's hash, path and declared secret inputs (read-only)."""
+        """Fill in the blueprint's hash, path and declared secret inputs from `loaded`, or
+        else from the library (read-only)."""
         from wardian.blueprints.library import find_blueprint
-        from wardian.blueprints.validate import loaded_by_hash
         from wardian.engine.actions import known_actions
 
         given = set(secrets or ())
-        loaded = loaded_by_hash(bp_hash) if bp_hash is not None else None
         if loaded is None:
             try:
                 loaded = find_blueprint(bp_path or blueprint_id, known_actions=known_actions())
@@ -437,12 +527,26 @@ class RunStore:
         return [self._row_to_run(r) for r in rows]
 
     def attempts(self, run_id: str) -> builtins.list[StepAttempt]:
-        """Every step attempt of a run, in order. Read-only."""
+        """Every step attempt of a run, in order, inputs resolved (`OutputRef`). Read-only.
+
+        A reference whose output is missing (it cannot be, short of a hand-edited
+        database) reads as the text ``<missing: steps.<id>.output…>``, never an error.
+        """
         rows = self.conn.execute("SELECT * FROM step_attempts WHERE run_id = ? ORDER BY id",
                                  (run_id,)).fetchall()
-        return [StepAttempt(r["step_id"], r["step_index"], r["attempt"], r["status"],
-                            _loads(r["input"]), _loads(r["output"]), r["error"],
-                            r["started_at"], r["finished_at"], r["duration_ms"]) for r in rows]
+        found = [StepAttempt(r["step_id"], r["step_index"], r["attempt"], r["status"],
+                             _loads(r["input"]), _loads(r["output"]), r["error"],
+                             r["started_at"], r["finished_at"], r["duration_ms"],
+                             [OutputRef.from_json(d) for d in _loads(r["input_refs"]) or []])
+                 for r in rows]
+        outputs = {(a.step_id, a.attempt): a.output for a in found if a.status == "succeeded"}
+        for a in found:
+            for ref in a.input_refs:
+                value = value_at(outputs.get((ref.step, ref.attempt), _MISSING), ref.path)
+                if value is _MISSING:
+                    value = f"<missing: {ref.source()} (attempt {ref.attempt})>"
+                a.input = _placed(a.input, ref.at, value)
+        return found
 
     def events(self, run_id: str) -> builtins.list[dict[str, Any]]:
         """The run's event log, in order. Read-only."""
@@ -603,13 +707,20 @@ class RunStore:
         return self.get(run.id)
 
     def start_attempt(self, run_id: str, step_id: str, step_index: int, attempt: int,
-                      rendered_input: Any) -> None:
-        """Record a step attempt as running, with its (redacted) rendered input (atomic)."""
+                      rendered_input: Any, input_refs: Sequence[OutputRef] = ()) -> None:
+        """Record a step attempt as running, with its (redacted) rendered input (atomic).
+
+        Args:
+            rendered_input: the input with null where `input_refs` point at earlier
+                steps' outputs of this run (each must be a succeeded attempt's).
+        """
+        refs = _dumps([r.to_json() for r in input_refs]) if input_refs else None
         with atomic(self.conn):
             self.conn.execute(
                 "INSERT INTO step_attempts (run_id, step_id, step_index, attempt, status,"
-                " input, started_at) VALUES (?,?,?,?, 'running', ?, ?)",
-                (run_id, step_id, step_index, attempt, _dumps(rendered_input), utc_now_iso()))
+                " input, input_refs, started_at) VALUES (?,?,?,?, 'running', ?, ?, ?)",
+                (run_id, step_id, step_index, attempt, _dumps(rendered_input), refs,
+                 utc_now_iso()))
             self.add_event_in_transaction(run_id, "step.started", {}, step_id=step_id,
                                           attempt=attempt)
 

@@ -49,7 +49,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._util import format_utc, parse_utc, utc_now
 from wardian.errors import UsageError, WardianError
@@ -60,8 +60,12 @@ from wardian.invokers.daemon_lock import (
     daemon_status,
 )
 from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
-from wardian.invokers.slots import SlotStore, dispatch_slot, schedule_key
+from wardian.invokers.slots import SlotStore, dispatch_slot, invoker_blueprint, schedule_key
 from wardian.invokers.store import Invoker, InvokerStore
+
+if TYPE_CHECKING:  # the engine and pydantic models: imported when the daemon starts
+    from wardian.blueprints.validate import LoadedBlueprint
+    from wardian.engine.runs import RunStore
 
 __all__ = [
     "DaemonAlreadyRunning",
@@ -204,7 +208,7 @@ class ScheduleDaemon:
         self._signals_taken = 0
         self._lock: Any = None
         self._cluster_lock: Any = None
-        self._runs: Any = None
+        self._runs: RunStore | None = None
         self.invokers: InvokerStore | None = None
         self.slots: SlotStore | None = None
 
@@ -442,8 +446,9 @@ class ScheduleDaemon:
         for slot in self.slots.unsettled():
             if slot.run_id is None:  # pragma: no cover - 'ran' rows always carry a run id
                 continue
+            assert self._runs is not None  # opened by `start`, before any recovery
             run = self._runs.get(slot.run_id)
-            if getattr(run, "status", None) == "queued" and slot.invoker_id in by_id:
+            if run.status == "queued" and slot.invoker_id in by_id:
                 self._execute(by_id[slot.invoker_id], slot.run_id, slot.scheduled_time)
             else:
                 self.slots.settle(slot.invoker_id, slot.scheduled_time)
@@ -451,7 +456,7 @@ class ScheduleDaemon:
     def _finish_pending(self) -> dict[str, Invoker]:
         """Create the runs of ``pending`` slots (a predecessor or a failed pass decided them)
         and dispatch the queued ones. Returns the schedule invokers by id."""
-        assert self.slots is not None and self.invokers is not None
+        assert self.slots is not None and self.invokers is not None and self._runs is not None
         by_id = {inv.id: inv for inv in self.invokers.list(kind="schedule")}
         for slot in self.slots.pending():
             invoker = by_id.get(slot.invoker_id)
@@ -459,12 +464,13 @@ class ScheduleDaemon:
                 self.slots.resolve(slot.invoker_id, slot.scheduled_time, outcome="skipped",
                                    run_id=None, reason="invoker removed before its run existed")
                 continue
+            loaded = invoker_blueprint(invoker)  # once for the slot's run, created and run
             run_id, status = dispatch_slot(self._runs, self.slots, invoker, slot.scheduled_time,
-                                           late_s=slot.late_s)
+                                           late_s=slot.late_s, blueprint=loaded)
             self.log(f"{self._stamp()} finished pending slot {slot.scheduled_time} of "
                      f"{invoker.name}: run {run_id[:8]} ({status})")
             if status == "queued":
-                self._execute(invoker, run_id, slot.scheduled_time)
+                self._execute(invoker, run_id, slot.scheduled_time, blueprint=loaded)
         return by_id
 
     # the loop ----------------------------------------------------------------------------
@@ -579,7 +585,7 @@ class ScheduleDaemon:
 
     def _fire(self, invoker: Invoker, config: ScheduleConfig, due: list[datetime],
               now: datetime, *, disabled: bool, backlog: bool = False) -> None:
-        assert self.slots is not None
+        assert self.slots is not None and self._runs is not None
         if backlog:
             # More than MAX_SLOTS_PER_TICK slots are owed and newer ones follow: this oldest
             # chunk never runs (no flood); the policy applies to the newest chunk.
@@ -599,10 +605,12 @@ class ScheduleDaemon:
                 self.log(f"{self._stamp()} schedule {invoker.name} ({invoker.id[:8]}) slot "
                          f"{key}: left pending for the next start (stopping)")
                 continue
-            run_id, status = dispatch_slot(self._runs, self.slots, invoker, key, late_s=d.late_s)
+            loaded = invoker_blueprint(invoker)  # once for the slot's run, created and run
+            run_id, status = dispatch_slot(self._runs, self.slots, invoker, key, late_s=d.late_s,
+                                           blueprint=loaded)
             self._log_outcome(invoker, d, (run_id, status))
             if status == "queued":
-                self._execute(invoker, run_id, key, overlap=config.overlap)
+                self._execute(invoker, run_id, key, overlap=config.overlap, blueprint=loaded)
 
     def _log_outcome(self, invoker: Invoker, d: SlotDecision,
                      run: tuple[str, str] | None) -> None:
@@ -622,7 +630,8 @@ class ScheduleDaemon:
             self.log(f"{self._stamp()} {what}: skipped ({d.reason})")
 
     def _execute(self, invoker: Invoker, run_id: str, scheduled_time: str,
-                 *, overlap: str | None = None) -> None:
+                 *, overlap: str | None = None,
+                 blueprint: LoadedBlueprint | None = None) -> None:
         if overlap is None:
             try:
                 overlap = ScheduleConfig.from_config(invoker.config).overlap
@@ -644,7 +653,7 @@ class ScheduleDaemon:
                              "queued for the next start (stopping)")
                     return
                 try:
-                    run = execute_run(run_id, store=self._thread_runs())
+                    run = execute_run(run_id, store=self._thread_runs(), blueprint=blueprint)
                     self.log(f"{self._stamp()} run {run_id[:8]} of {invoker.name} finished: "
                              f"{run.status}")
                 except Exception as exc:  # a failed run must not kill the daemon
@@ -661,11 +670,11 @@ class ScheduleDaemon:
 
         pool.submit(work)
 
-    def _thread_runs(self) -> Any:
+    def _thread_runs(self) -> RunStore:
         """This worker thread's own engine RunStore (one connection per thread)."""
         from wardian.engine.runs import RunStore
 
-        store = getattr(self._local, "runs", None)
+        store: RunStore | None = getattr(self._local, "runs", None)  # a threading.local
         if store is None:
             store = RunStore(recover=False)
             self._local.runs = store

@@ -30,7 +30,7 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
@@ -44,6 +44,10 @@ from wardian.runtime.session_events import (
     SessionEventQueue,
     drain_lock,
 )
+
+if TYPE_CHECKING:  # the engine and pydantic models: imported when a run is created
+    from wardian.blueprints.validate import LoadedBlueprint
+    from wardian.engine.runs import Run
 
 __all__ = [
     "MAX_EVENT_ATTEMPTS",
@@ -198,7 +202,7 @@ class _Drain:
         self.fires = FireLog()
         self.runs: RunStore = RunStore(db=self.fires.db)
         self._agent_names: dict[str, str | None] = {}
-        self._blueprints: dict[str, dict[str, str]] = {}
+        self._blueprints: dict[str, LoadedBlueprint | None] = {}
 
     def close(self) -> None:
         self.queue.close()
@@ -242,23 +246,20 @@ class _Drain:
             self._agent_names[agent_id] = agent.name if agent else None
         return self._agent_names[agent_id]
 
-    def blueprint_facts(self, blueprint_id: str) -> dict[str, str]:
-        """The blueprint's file and hash, looked up once per pass (the library scan is the
-        expensive part of creating a run). A missing/broken blueprint gives no facts: the
-        run is still created and fails when it executes, saying why."""
+    def blueprint(self, blueprint_id: str) -> LoadedBlueprint | None:
+        """The validated blueprint, loaded once per pass and handed to both the run's
+        creation and its execution (the library scan and validation are the expensive part
+        of both). None when missing or broken: the run is still created and fails when it
+        executes, saying why."""
         if blueprint_id not in self._blueprints:
             from wardian.blueprints.library import find_blueprint
             from wardian.engine.actions import known_actions
 
             try:
-                loaded = find_blueprint(blueprint_id, known_actions=known_actions())
+                self._blueprints[blueprint_id] = find_blueprint(
+                    blueprint_id, known_actions=known_actions())
             except WardianError:
-                self._blueprints[blueprint_id] = {}
-            else:
-                self._blueprints[blueprint_id] = {
-                    "blueprint_hash": loaded.source_hash,
-                    "blueprint_path": str(loaded.path),
-                }
+                self._blueprints[blueprint_id] = None
         return self._blueprints[blueprint_id]
 
     def trigger_payload(self, event: SessionEvent, invoker: Invoker) -> dict[str, Any]:
@@ -289,10 +290,12 @@ class _Drain:
     def fire(self, event: SessionEvent, invoker: Invoker, report: DrainReport) -> None:
         """Create (or find) the one run of (event, invoker) and link it. A broken invoker
         (`wardian.invokers.health`) gets no run: the fire is recorded ``blocked`` with the
-        reason."""
+        reason. The blueprint is loaded once (per pass) for the health check, the run's
+        creation and its execution."""
         from wardian.invokers.health import invoker_problem
 
-        problem = invoker_problem(invoker)
+        loaded = self.blueprint(invoker.blueprint_id)
+        problem = invoker_problem(invoker, blueprint=loaded)
         if problem is not None:
             self.fires.link(event.id, invoker.id, "", "blocked",
                             f"invoker broken: {problem.reason}")
@@ -300,16 +303,15 @@ class _Drain:
             return
         key = idempotency_key(invoker.id, event.id)
         payload = self.trigger_payload(event, invoker)
-        common: dict[str, Any] = {
-            "blueprint_id": invoker.blueprint_id,
-            "agent_id": event.agent_id,
-            "assignments": invoker.assignments,
-            "inputs": invoker.inputs,
-            "invocation": {"trigger": "session-close", "payload": payload},
-            "idempotency_key": key,
-            "invoker_id": invoker.id,
-            **self.blueprint_facts(invoker.blueprint_id),
-        }
+
+        def create(status: str, skip_reason: str | None = None) -> tuple[Run, bool]:
+            return self.runs.create_run(
+                blueprint_id=invoker.blueprint_id, agent_id=event.agent_id,
+                assignments=invoker.assignments, inputs=invoker.inputs,
+                invocation={"trigger": "session-close", "payload": payload},
+                idempotency_key=key, invoker_id=invoker.id, status=status,
+                skip_reason=skip_reason, blueprint=loaded)
+
         skip_reason: str | None = None
         if invoker.config.get("require_archive") and event.archive_status != "available":
             skip_reason = event.archive_detail or REASON_NO_TRANSCRIPT
@@ -318,7 +320,7 @@ class _Drain:
         with self.fires.db.atomic():
             if skip_reason is None:
                 try:
-                    run, created = self.runs.create_run(**common, status="queued")
+                    run, created = create("queued")
                 except StoreError:
                     raise  # the database, not the automation: retry the event later
                 except WardianError as exc:
@@ -326,9 +328,7 @@ class _Drain:
                     # record that as this invoker's outcome instead of blocking the event.
                     skip_reason = f"could not create run: {exc.render()}"
             if skip_reason is not None:
-                run, created = self.runs.create_run(
-                    **common, status="skipped", skip_reason=skip_reason
-                )
+                run, created = create("skipped", skip_reason)
             status = str(run.status)
             outcome = "queued" if status == "queued" else status
             self.fires.link(event.id, invoker.id, run.id, outcome, run.skip_reason)
@@ -395,7 +395,7 @@ class _Drain:
                  report: DrainReport) -> None:
         """Record a ``skipped`` run for (event, invoker) with only what is sure to be valid."""
         key = idempotency_key(invoker.id, event.id)
-        facts = self.blueprint_facts(invoker.blueprint_id)
+        loaded = self.blueprint(invoker.blueprint_id)
         with self.fires.db.atomic():  # the run and its fire link together, as in `fire`
             run, created = self.runs.create_run(
                 blueprint_id=invoker.blueprint_id, agent_id=event.agent_id, assignments={},
@@ -403,7 +403,7 @@ class _Drain:
                     "agent_id": event.agent_id, "boundary": event.boundary,
                     "boundary_id": event.id, "idempotency_key": key, "invoker_id": invoker.id}},
                 idempotency_key=key, invoker_id=invoker.id, status="skipped", skip_reason=reason,
-                **facts,
+                blueprint=loaded,
             )
             self.fires.link(event.id, invoker.id, run.id, str(run.status), run.skip_reason)
         if created:
@@ -428,14 +428,17 @@ class _Drain:
                 return
             try:
                 run = self.runs.get(fire.run_id)
+                # This pass's copy when it loaded the run's blueprint (the executor checks
+                # it is the run's version), else the executor loads it.
+                loaded = self._blueprints.get(run.blueprint_id)
                 if run.status == "queued":
-                    execute_run(fire.run_id, store=self.runs)
+                    execute_run(fire.run_id, store=self.runs, blueprint=loaded)
                     report.executed += 1
                 elif shared and run.status == "running":
                     continue  # its worker marks it dispatched when it ends
                 elif shared and run.status == "interrupted" and run.error == LEASE_EXPIRED:
                     try:
-                        resume_run(fire.run_id, store=self.runs)
+                        resume_run(fire.run_id, store=self.runs, blueprint=loaded)
                     except UsageError:
                         continue  # another worker resumed it first; it dispatches it
                     report.executed += 1

@@ -17,9 +17,13 @@ run reports an unknown model itself). Spec: issue 20 "editable and broken invoke
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from wardian.errors import NotFoundError, WardianError
 from wardian.invokers.store import Invoker
+
+if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
+    from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = ["InvokerProblem", "invoker_problem", "trigger_of"]
 
@@ -37,8 +41,14 @@ def trigger_of(invoker: Invoker) -> str:
     return "schedule" if invoker.kind == "schedule" else "session-close"
 
 
-def invoker_problem(invoker: Invoker) -> InvokerProblem | None:
-    """Why `invoker` cannot fire now, or None when it can. Read-only."""
+def invoker_problem(invoker: Invoker, *,
+                    blueprint: LoadedBlueprint | None = None) -> InvokerProblem | None:
+    """Why `invoker` cannot fire now, or None when it can. Read-only.
+
+    Args:
+        blueprint: the invoker's blueprint, already loaded and validated by the caller;
+            None = load it here (a load that fails is the problem reported).
+    """
     from wardian.blueprints.errors import BlueprintError
     from wardian.invokers.session_close import MissingInputs, validate_definition
     from wardian.runtime.agents import AgentRegistry
@@ -56,7 +66,8 @@ def invoker_problem(invoker: Invoker) -> InvokerProblem | None:
         validate_definition(
             invoker.blueprint_id, invoker.assignments, invoker.inputs,
             trigger=trigger_of(invoker), inputs_from_text=False, check_catalog=False,
-            origin=f"invoker {ref}", command=f"{group} set {ref}", check_roles=False)
+            origin=f"invoker {ref}", command=f"{group} set {ref}", check_roles=False,
+            blueprint=blueprint)
     except MissingInputs as exc:
         inputs = " ".join(f"--input {n}=VALUE" for n in exc.names)
         return InvokerProblem(exc.message, f"`{group} set {ref} {inputs}`")

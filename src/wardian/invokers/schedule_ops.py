@@ -13,7 +13,7 @@ Spec: CLI.md ``automation schedule``; DESIGN.md "Invokers"; issue 8.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._db import atomic
 from wardian._util import format_utc, new_id, parse_utc, utc_now
@@ -24,8 +24,12 @@ from wardian.invokers.schedule import (
     ScheduleConfig,
     plan_due_slots,
 )
-from wardian.invokers.slots import Slot, SlotStore
+from wardian.invokers.slots import Slot, SlotStore, invoker_blueprint
 from wardian.invokers.store import Invoker, InvokerStore
+
+if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
+    from wardian.blueprints.validate import LoadedBlueprint
+    from wardian.engine.runs import Run
 
 __all__ = [
     "add_schedule",
@@ -46,6 +50,7 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
               inputs: dict[str, Any] | None = None, *, origin: str = "--assignments",
               inputs_from_text: bool = True, command: str = "add",
               stored_inputs: dict[str, Any] | None = None,
+              blueprint: LoadedBlueprint | None = None,
               ) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """Check blueprint, agent, assignments and inputs; return (agent id, assignments
     snapshot, typed inputs).
@@ -68,7 +73,8 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
     definition = validate_definition(
         blueprint_id, assignments, dict(inputs or {}), trigger="schedule",
         inputs_from_text=inputs_from_text, origin=origin,
-        command=f"wardian automation schedule {command}", stored_inputs=stored_inputs)
+        command=f"wardian automation schedule {command}", stored_inputs=stored_inputs,
+        blueprint=blueprint)
     return agent_id, definition.assignments, definition.inputs
 
 
@@ -273,7 +279,7 @@ def schedule_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[Slot]]
         slots.close()
 
 
-def run_now(ref: str, *, wait: bool = True) -> Any:
+def run_now(ref: str, *, wait: bool = True) -> Run:
     """Start one manual run of the invoker's blueprint now, outside its slots.
 
     The run's key is ``schedule:<invoker id>:manual:<uuid>``; it does not touch the slot
@@ -285,9 +291,10 @@ def run_now(ref: str, *, wait: bool = True) -> Any:
     from wardian.engine.runs import RunStore
 
     invoker = get_schedule(ref)
+    loaded = invoker_blueprint(invoker)  # once: checked, the run created, and run with it
     _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
               origin=f"invoker {invoker.id[:8]}", inputs_from_text=False,
-              stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}")
+              stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}", blueprint=loaded)
     key = f"schedule:{invoker.id}:manual:{new_id()}"
     runs = RunStore()
     try:
@@ -297,11 +304,11 @@ def run_now(ref: str, *, wait: bool = True) -> Any:
             invocation={"trigger": "schedule", "payload": {
                 "invoker_id": invoker.id, "invoker_name": invoker.name, "manual": True,
                 "scheduled_time": format_utc(utc_now()), "idempotency_key": key}},
-            idempotency_key=key, invoker_id=invoker.id)
+            idempotency_key=key, invoker_id=invoker.id, blueprint=loaded)
     finally:
         runs.close()
     if not wait:
         return run
     from wardian.engine.executor import execute_run
 
-    return execute_run(run.id)
+    return execute_run(run.id, blueprint=loaded)

@@ -20,11 +20,14 @@ DESIGN.md "Invokers"; CLI.md ``automation session-close``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian.errors import UsageError, ValidationError
 from wardian.invokers.store import Invoker, InvokerStore
 from wardian.runtime.session_events import BOUNDARIES
+
+if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
+    from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = [
     "MissingInputs",
@@ -77,6 +80,7 @@ def validate_definition(
     command: str = "add",
     stored_inputs: dict[str, Any] | None = None,
     check_roles: bool = True,
+    blueprint: LoadedBlueprint | None = None,
 ) -> ValidatedDefinition:
     """Check a blueprint + assignments + inputs for an invoker. Read-only.
 
@@ -93,6 +97,8 @@ def validate_definition(
             extend or override; checked as stored values, not as text.
         check_roles: check the assignments against the blueprint's roles (False: only the
             blueprint, trigger and inputs — `wardian.invokers.health`).
+        blueprint: `blueprint_ref` already loaded and validated by the caller (the drain
+            loads it once per event); None = load it here.
 
     Returns:
         The blueprint's id, the assignments as given (parsed JSON), typed inputs, and
@@ -108,7 +114,7 @@ def validate_definition(
     from wardian.blueprints.schema import coerce_input
     from wardian.engine.actions import known_actions
 
-    loaded = find_blueprint(blueprint_ref, known_actions=known_actions())
+    loaded = blueprint or find_blueprint(blueprint_ref, known_actions=known_actions())
     bp = loaded.blueprint
     if trigger not in bp.triggers:
         raise ValidationError(

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._db import NamedMigration, StateDB, atomic, migrate_component
 from wardian._util import format_utc, parse_utc, utc_now_iso
@@ -37,6 +37,10 @@ from wardian.config import state_db_path
 from wardian.errors import StoreError, WardianError
 from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
 from wardian.invokers.store import Invoker
+
+if TYPE_CHECKING:  # the engine and pydantic models: imported when a slot is dispatched
+    from wardian.blueprints.validate import LoadedBlueprint
+    from wardian.engine.runs import RunStore
 
 __all__ = ["OUTCOMES", "ScheduleState", "Slot", "SlotStore", "dispatch_slot", "schedule_key"]
 
@@ -357,13 +361,29 @@ def _blocked_reason(invoker: Invoker) -> str | None:
     return None
 
 
-def dispatch_slot(runs: Any, slots: SlotStore, invoker: Invoker, scheduled_time: str,
-                  *, late_s: float = 0.0) -> tuple[str, str]:
+def invoker_blueprint(invoker: Invoker) -> LoadedBlueprint | None:
+    """The invoker's blueprint, validated, or None when it is missing or broken (the health
+    check then reports why). Loaded once per slot and handed to `dispatch_slot` and to the
+    executor."""
+    from wardian.blueprints.library import find_blueprint
+    from wardian.engine.actions import known_actions
+
+    try:
+        return find_blueprint(invoker.blueprint_id, known_actions=known_actions())
+    except WardianError:
+        return None
+
+
+def dispatch_slot(runs: RunStore, slots: SlotStore, invoker: Invoker, scheduled_time: str,
+                  *, late_s: float = 0.0, blueprint: LoadedBlueprint | None = None,
+                  ) -> tuple[str, str]:
     """Create (or find) the run of a ``pending`` slot and resolve the slot. Idempotent.
 
     Args:
-        runs: an engine ``RunStore``.
+        runs: the engine's run store.
         scheduled_time: the slot key (UTC ISO with ``Z``).
+        blueprint: the invoker's blueprint as `invoker_blueprint` loaded it (None: loaded
+            here), for the health check and the run's creation.
 
     Returns:
         ``(run_id, run_status)``; status ``skipped`` when the assignment is blocked;
@@ -372,7 +392,9 @@ def dispatch_slot(runs: Any, slots: SlotStore, invoker: Invoker, scheduled_time:
     """
     from wardian.invokers.health import invoker_problem
 
-    problem = invoker_problem(invoker)
+    if blueprint is None:
+        blueprint = invoker_blueprint(invoker)
+    problem = invoker_problem(invoker, blueprint=blueprint)
     if problem is not None:
         slots.resolve(invoker.id, scheduled_time, outcome="blocked", run_id=None,
                       reason=f"invoker broken: {problem.reason}")
@@ -389,6 +411,7 @@ def dispatch_slot(runs: Any, slots: SlotStore, invoker: Invoker, scheduled_time:
             "idempotency_key": key}},
         "idempotency_key": key,
         "invoker_id": invoker.id,
+        "blueprint": blueprint,
     }
     reason = _blocked_reason(invoker)
     if reason is None:
@@ -400,10 +423,10 @@ def dispatch_slot(runs: Any, slots: SlotStore, invoker: Invoker, scheduled_time:
             reason = f"blocked assignment: could not create run: {exc.render()}"
     if reason is not None:
         run, _ = runs.create_run(**common, status="skipped", skip_reason=reason)
-    status = str(getattr(run, "status", "queued"))
+    status = run.status
     if status == "skipped":
         slots.resolve(invoker.id, scheduled_time, outcome="skipped", run_id=run.id,
-                      reason=getattr(run, "skip_reason", None) or reason)
+                      reason=run.skip_reason or reason)
     else:
         slots.resolve(invoker.id, scheduled_time, outcome="ran", run_id=run.id)
     return run.id, status

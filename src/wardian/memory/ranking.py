@@ -161,7 +161,7 @@ class Candidate:
         held: the query's terms it contains, with their idf weights.
     """
 
-    __slots__ = ("rowid", "coverage", "cosine", "updated_at", "z", "lexical", "held")
+    __slots__ = ("cosine", "coverage", "held", "lexical", "rowid", "updated_at", "z")
 
     def __init__(self, rowid: int, coverage: float = 0.0, cosine: float = 0.0,
                  updated_at: str = "", z: float = 0.0, lexical: float = 0.0,
@@ -224,7 +224,7 @@ class Considered:
         semantic: whether cosines were computed (the embedding model is installed).
     """
 
-    __slots__ = ("candidates", "terms", "unknown", "semantic")
+    __slots__ = ("candidates", "semantic", "terms", "unknown")
 
     def __init__(self, candidates: list[Candidate], *, terms: int, unknown: int,
                  semantic: bool) -> None:

@@ -153,3 +153,46 @@ def test_migration_names_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="used twice"):
         migrate_component(connect(tmp_path / "x.db"), "c",
                           [NamedMigration("same", ""), NamedMigration("same", "")])
+
+
+def test_a_read_only_block_serves_every_open_of_the_file_and_writes_nothing(
+        tmp_path: Path) -> None:
+    """`StateDB.read_only`: within the block the stores' default `open` gets the read-only
+    object; a current component is checked, one the file never held reads as empty (in
+    TEMP), a write fails; afterwards the thread's read-write object is back."""
+    from wardian._db import StateDB
+
+    path = tmp_path / "state.db"
+    kept = named("CREATE TABLE kept (v INTEGER)")
+    writable = StateDB.open(path)
+    writable.require("ro_kept", kept)
+    writable.conn.execute("INSERT INTO kept VALUES (7)")
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    with StateDB.read_only(path) as ro:
+        assert StateDB.open(path) is ro and ro.readonly
+        ro.require("ro_kept", kept)
+        assert [tuple(r) for r in ro.conn.execute("SELECT v FROM kept")] == [(7,)]
+        fresh = named("CREATE TABLE fresh (v INTEGER)", "CREATE INDEX fresh_v ON fresh (v)")
+        ro.require("ro_fresh", fresh)  # never migrated into this file
+        assert ro.conn.execute("SELECT count(*) FROM fresh").fetchone()[0] == 0
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            ro.conn.execute("INSERT INTO kept VALUES (8)")
+    assert StateDB.open(path) is writable
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+    assert not writable.conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'fresh'").fetchall()
+    writable.close()
+
+
+def test_a_read_only_reader_refuses_a_component_behind_it(tmp_path: Path) -> None:
+    from wardian._db import StateDB, check_component
+
+    path = tmp_path / "state.db"
+    conn = connect(path)
+    migrate_component(conn, "ro_old", named("CREATE TABLE old (v INTEGER)"))
+    conn.close()
+    with StateDB.read_only(path) as ro:
+        newer = named("CREATE TABLE old (v INTEGER)", "ALTER TABLE old ADD COLUMN w TEXT")
+        with pytest.raises(StoreError, match="ro_old schema version 1 is older"):
+            ro.require("ro_old", newer)
+        assert check_component(ro.conn, "ro_absent", newer) == 0

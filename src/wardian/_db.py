@@ -61,6 +61,7 @@ __all__ = [
     "StateDB",
     "atomic",
     "backup",
+    "check_component",
     "close_databases",
     "configured_database_url",
     "connect",
@@ -377,9 +378,11 @@ def _record(conn: sqlite3.Connection, component: str, version: int, name: str) -
 
 
 def _check_names(conn: sqlite3.Connection, component: str, applied: int,
-                 names: Sequence[str], recorded: dict[int, str | None]) -> None:
+                 names: Sequence[str], recorded: dict[int, str | None],
+                 *, record_unnamed: bool = True) -> None:
     """Refuse a database whose applied migrations carry other names than the code's; name
-    the applied ones that have no name yet (written before names existed)."""
+    the applied ones that have no name yet (written before names existed), unless
+    `record_unnamed` is False (a read-only reader)."""
     for version in range(1, applied + 1):
         found = recorded.get(version)
         if found is not None and found != names[version - 1]:
@@ -390,7 +393,7 @@ def _check_names(conn: sqlite3.Connection, component: str, applied: int,
                 " or restore a backup made before it",
             )
     unnamed = [v for v in range(1, applied + 1) if recorded.get(v) is None]
-    if not unnamed:
+    if not unnamed or not record_unnamed:
         return
     try:
         with atomic(conn):
@@ -487,6 +490,73 @@ def migrate_component(
         except sqlite3.Error as exc:
             raise StoreError(f"{component} migration {version} failed: {exc}") from exc
     return len(migrations)
+
+
+def check_component(
+    conn: sqlite3.Connection, component: str, migrations: Sequence[NamedMigration]
+) -> int:
+    """Check, writing nothing, that every one of `component`'s `migrations` has run on
+    `conn`'s database: what a read-only reader does instead of `migrate_component`.
+
+    Returns:
+        The component's schema version: ``len(migrations)``, or 0 when the file has never
+        held it (nothing to be behind; `StateDB.require` then reads it as empty).
+
+    Raises:
+        StoreError: the component's schema is older than this Wardian's (a reader that
+            must not write cannot upgrade it; the hint says what does), newer, or its
+            applied migrations carry other names than this code's.
+    """
+    names = _names(component, migrations)
+    try:
+        recorded = _recorded(conn, component) if has_table(conn, "schema_migrations") else {}
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read the migrations of {component}: {exc}") from exc
+    current = max(recorded, default=0)
+    if current > len(migrations):
+        raise StoreError(
+            f"{component} schema version {current} is newer than this Wardian "
+            f"understands ({len(migrations)})",
+            hint="upgrade wardian",
+        )
+    _check_names(conn, component, current, names, recorded, record_unnamed=False)
+    if 0 < current < len(migrations):
+        raise StoreError(
+            f"{component} schema version {current} is older than this Wardian's "
+            f"({len(migrations)}), and this reader opens the file read-only",
+            hint="any wardian command that uses it upgrades the file (for example "
+            "`wardian agent list` or `wardian automation session-close list`); then "
+            "run this one again",
+        )
+    return current
+
+
+def _empty_in_temp(conn: sqlite3.Connection, component: str,
+                   migrations: Sequence[NamedMigration]) -> None:
+    """Create `component`'s schema, empty, in `conn`'s ``TEMP`` schema (a read-only file
+    that never held the component then reads as holding none of its rows, as a fresh
+    file would after migrating; the file itself is not touched).
+
+    The schema is what the migrations build on an empty in-memory database, each object
+    re-created as ``TEMP`` (an index follows its table there).
+
+    Raises:
+        StoreError: the migrations cannot be replayed on their own.
+    """
+    scratch = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        for migration in migrations:
+            _apply(scratch, migration.apply)
+        rows = scratch.execute("SELECT type, sql FROM sqlite_master WHERE sql IS NOT NULL"
+                               " ORDER BY rowid").fetchall()
+        for _kind, sql in rows:
+            conn.execute(re.sub(r"^CREATE (TABLE|VIEW|TRIGGER) ", r"CREATE TEMP \1 ", sql))
+    except sqlite3.Error as exc:
+        raise StoreError(f"{component} is not in this file yet, and its empty schema "
+                         f"cannot be shown read-only: {exc}",
+                         hint="any wardian command that uses it creates it") from exc
+    finally:
+        scratch.close()
 
 
 _D = TypeVar("_D", bound="Database")
@@ -594,6 +664,9 @@ class Database:
     schema: str = "main"
     """The PostgreSQL schema this database lives in when the installation uses one."""
 
+    readonly: bool = False
+    """True for the object of a `read_only` block: nothing is migrated or written."""
+
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
@@ -669,6 +742,44 @@ class Database:
         cls._touch(db)
         return db
 
+    @classmethod
+    @contextmanager
+    def read_only(cls: type[_D], path: Path) -> Iterator[_D]:
+        """For the block, this thread's database object for the existing SQLite file `path`
+        is a read-only one (``mode=ro``, `open_readonly`): every `open` of `path` in this
+        thread — the stores' default — returns it, no migration runs (`StateDB.require`
+        checks that a component's schema is current instead) and a write fails with
+        `sqlite3.OperationalError`. Afterwards the thread's earlier object, if any, is back.
+
+        For readers that must leave a file as they found it, bytes and mtime included
+        (``wardian doctor``), also a file they cannot write. When the installation uses
+        PostgreSQL the configured database is opened as usual (there is no file to keep).
+
+        Raises:
+            sqlite3.Error: the file is absent or not a database.
+        """
+        if _configured_url(path) is not None:
+            yield cls.open(path)
+            return
+        key = (os.getpid(), _scope.get() or threading.get_ident(), Path(os.path.abspath(path)))
+        db = cls(key[2], open_readonly(key[2]))
+        db.readonly = True
+        with _cache_lock:
+            previous = _cache.get(key)
+            _cache[key] = db
+        try:
+            yield db
+        finally:
+            with _cache_lock:
+                if _cache.get(key) is db:
+                    del _cache[key]
+                if previous is not None:
+                    _cache[key] = previous
+                if db in _recent:
+                    _recent.remove(db)
+            _write_locks.pop(id(db.conn), None)
+            db.conn.close()
+
     def _same_file(self) -> bool:
         """Whether the path still names the file this connection has open (a file removed or
         replaced under us, e.g. a restored backup, gets a new connection, as before)."""
@@ -740,14 +851,20 @@ class StateDB(Database):
 
     def require(self, component: str,
                 migrations: Sequence[NamedMigration] | None = None) -> None:
-        """Make sure `component`'s migrations have run on this file (once per process).
+        """Make sure `component`'s migrations have run on this file (once per process); on
+        a `read_only` object, check that they have (`check_component`), writing nothing.
 
         Raises:
-            StoreError: a migration failed, or the file is newer than this Wardian.
+            StoreError: a migration failed, the file is newer than this Wardian, or (read
+                only) older.
         """
         if component in self._migrated:
             return
         if migrations is None:
             migrations = _STATE_COMPONENTS[component]
-        migrate_component(self.conn, component, migrations)
+        if self.readonly:
+            if check_component(self.conn, component, migrations) == 0:
+                _empty_in_temp(self.conn, component, migrations)
+        else:
+            migrate_component(self.conn, component, migrations)
         self._migrated.add(component)

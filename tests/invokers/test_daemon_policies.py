@@ -332,7 +332,9 @@ def test_a_second_stop_cancels_at_once(clock: Clock) -> None:
     """An impatient second Ctrl-C does not wait out --shutdown-timeout."""
     inv = _add("impatient", blueprint="slow")
     lines: list[str] = []
-    d = ScheduleDaemon(clock=clock, drain=False, shutdown_timeout_s=60, log=lines.append)
+    # A shutdown timeout of a day: close() returns (within pytest's timeout) only because
+    # the second stop ended the wait, not because the wait ran out.
+    d = ScheduleDaemon(clock=clock, drain=False, shutdown_timeout_s=86_400, log=lines.append)
     d.open()
     clock.at(T0 + timedelta(minutes=5))
     d.tick()
@@ -343,9 +345,7 @@ def test_a_second_stop_cancels_at_once(clock: Clock) -> None:
         time.sleep(0.01)
     d.request_stop()
     d.request_stop()
-    began = time.monotonic()
     d.close()
-    assert time.monotonic() - began < 15
     assert _run(slot.run_id).status == "cancelled"
     assert any("on a second stop signal" in line for line in lines)
 

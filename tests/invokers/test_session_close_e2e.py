@@ -34,8 +34,18 @@ def _hook_commands(settings: Path) -> dict[str, str]:
 def _run_hook(command: str, payload: dict[str, Any],
               env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     # Claude Code runs the command through a shell with the JSON on stdin.
-    return subprocess.run(command, shell=True, input=json.dumps(payload), text=True,
-                          capture_output=True, env=env, timeout=60)
+    return _hook_process(command, payload, env)[0]
+
+
+def _hook_process(command: str, payload: dict[str, Any],
+                  env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], int]:
+    """Run the hook through a shell that ``exec``s it, so the pid returned (second) is the
+    hook's own; the hook has exited when this returns."""
+    with subprocess.Popen(f"exec {command}", shell=True, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=env) as proc:
+        out, err = proc.communicate(json.dumps(payload), timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), proc.pid
 
 
 def _wait_final(invoker_id: str, timeout_s: float = 120.0) -> list[Run]:
@@ -90,8 +100,8 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
         "hook_event_name": "SessionEnd", "reason": "clear", "permission_mode": "default",
     }
     began = time.monotonic()
-    end = _run_hook(commands["SessionEnd"], end_payload, env)
-    hook_s = time.monotonic() - began
+    end, hook_pid = _hook_process(commands["SessionEnd"], end_payload, env)
+    hook_s = time.monotonic() - began  # printed below; the bench reports the real figure
     assert end.returncode == 0, end.stderr
     assert end.stdout == ""
     runs = _wait_final(invoker_id)
@@ -117,7 +127,10 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
                                                "reason": "prompt_input_exit"}, env)
     assert end2.returncode == 0
     assert len(RunStore(recover=False).list(invoker_id=invoker_id)) == 1
-    assert hook_s < 5.0  # generous under a shared CI box; the bench reports the real figure
+    # The hook only recorded the event and handed it on: the run was claimed and executed
+    # by another process (the detached drain worker), not inside the hook it returned from.
+    (started,) = [e for e in RunStore(recover=False).events(run.id) if e["kind"] == "run.started"]
+    assert started["data"]["pid"] != hook_pid
     # the curator's batch went through memory.commit for this agent (principal)
     detail = RunStore(recover=False).get(run.id, detail=True)
     assert [a.step_id for a in detail.attempts if a.status == "succeeded"][:1] == ["archive"]

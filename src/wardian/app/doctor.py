@@ -11,8 +11,12 @@ that module in `load_checks`::
         yield Finding.problem("catalog", "...", fix="wardian agent models codex --refresh")
 
 Every problem carries the command that fixes it. The doctor writes nothing: databases are
-opened read-only (`wardian._db.open_readonly`), a missing data directory is reported, not
-created, and runs left ``running`` by a dead process are reported, not marked. What a check
+opened read-only (`wardian._db.open_readonly`), and while the checks run every store over
+``state.db`` that a check (or code it calls) opens is a view over one read-only object
+(`wardian._db.Database.read_only`), so nothing migrates it and a write fails instead of
+landing; the file keeps its bytes and mtime, and a file the doctor cannot write is checked
+all the same. A missing data directory is reported, not created, and runs left ``running``
+by a dead process are reported, not marked. What a check
 reads from another component's tables it asks that component for (``read_settings``,
 ``read_agents``, ``read_running_runs``, `wardian.memory.readonly`): no SQL here names their
 tables. Spec: issue 20 "wardian doctor".
@@ -23,10 +27,12 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing
+from contextlib import ExitStack, closing, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from wardian.errors import WardianError
 
 __all__ = [
     "CHECKS",
@@ -203,16 +209,31 @@ def run_doctor(only: Iterable[str] | None = None) -> DoctorReport:
     base = data_dir(create=False)
     ctx = DoctorContext(base, base.is_dir())
     report = DoctorReport(str(base))
+    with ExitStack() as scope:
+        state = base / "state.db"
+        if ctx.exists and state.is_file():
+            from wardian._db import StateDB
+
+            # A file that cannot even be opened is the data-dir check's to report.
+            with suppress(sqlite3.Error):
+                scope.enter_context(StateDB.read_only(state))
+        _run_checks(ctx, names, report)
+    return report
+
+
+def _run_checks(ctx: DoctorContext, names: list[str], report: DoctorReport) -> None:
     for name in names:
         check = CHECKS[name]
         report.titles[name] = check.title
         try:
             report.findings.extend(check.run(ctx))
+        except WardianError as exc:  # e.g. a store older than this Wardian (read-only here)
+            report.findings.append(Finding.problem(
+                name, exc.message, fix=exc.hint or "`WARDIAN_DEBUG=1 wardian doctor` says more"))
         except Exception as exc:  # one broken check must not hide the others
             report.findings.append(Finding.problem(
                 name, f"the check itself failed: {type(exc).__name__}: {exc}",
                 fix="report this with the output of `WARDIAN_DEBUG=1 wardian doctor`"))
-    return report
 
 
 # --- the core checks ----------------------------------------------------------------------

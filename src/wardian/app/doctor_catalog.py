@@ -140,17 +140,10 @@ def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.providers.catalog import ModelCatalog
     from wardian.runtime.agents import AgentRegistry
 
+    # Read-only views (`run_doctor`); a store is opened only over tables that exist.
     path = ctx.data_dir / "state.db"
-    registry = AgentRegistry(path)
-    try:
-        agents = registry.list() if has_agents else []
-    finally:
-        registry.close()
-    store = InvokerStore(path)
-    try:
-        invokers = store.list() if has_invokers else []
-    finally:
-        store.close()
+    agents = AgentRegistry(path).list() if has_agents else []
+    invokers = InvokerStore(path).list() if has_invokers else []
     if not agents and not invokers:
         yield Finding.ok(NAME, "no agents or invokers")
         return

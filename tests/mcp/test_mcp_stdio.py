@@ -1,0 +1,110 @@
+"""The server's event-loop stdio (`wardian.mcp_server.stdio`, issue 16): real pipes to a
+real child process; lines of any length both ways, stray output kept off the wire, the
+standard descriptors restored afterwards, and the SDK's own path when stdin is a file."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+
+from tests.mcp.conftest import add_agent, base_env, capability_env, session, structured, text_of
+from wardian.memory.models import MAX_LOCATOR_CHARS, MAX_SOURCES
+
+ECHO = r"""
+import asyncio, os, sys
+from wardian.mcp_server.stdio import event_loop_stdio
+
+async def main():
+    async with event_loop_stdio() as pipes:
+        if pipes is None:
+            sys.stdout.write("no pipes\n")
+        else:
+            lines, out = pipes
+            print("stray print", flush=True)
+            os.write(1, b"stray fd write\n")
+            async for line in lines:
+                await out.write(str(len(line)) + ":" + line.upper())
+                await out.flush()
+    blocking = os.get_blocking(0) and os.get_blocking(1)
+    sys.stdout.write("restored" + ("" if blocking else " non-blocking") + "\n")
+
+asyncio.run(main())
+"""
+
+
+def _echo(stdin: bytes | Path) -> subprocess.CompletedProcess[bytes]:
+    if isinstance(stdin, Path):
+        with stdin.open("rb") as handle:
+            return subprocess.run([sys.executable, "-c", ECHO], stdin=handle,
+                                  capture_output=True, timeout=60, check=True)
+    return subprocess.run([sys.executable, "-c", ECHO], input=stdin, capture_output=True,
+                          timeout=60, check=True)
+
+
+def test_lines_of_any_length_go_both_ways_and_stray_output_misses_the_wire() -> None:
+    big = "é" * 700_000  # 1.4 MB of UTF-8: far past a pipe buffer and asyncio's 64 KiB
+    done = _echo(f"hello\n{big}\nlast line without newline".encode())
+    out = done.stdout.decode()
+    assert out.splitlines() == ["6:HELLO", f"700001:{big.upper()}",
+                                "25:LAST LINE WITHOUT NEWLINE" + "restored"]
+    assert "stray print" in done.stderr.decode()
+    assert "stray fd write" in done.stderr.decode()
+
+
+def test_socketpair_stdio_as_node_hosts_spawn_servers() -> None:
+    """Node (libuv) gives a child socketpairs for stdin and stdout; a host that shuts down
+    its (never written) end of the stdout socket must not close the server's replies."""
+    in_host, in_child = socket.socketpair()
+    out_host, out_child = socket.socketpair()
+    with in_host, out_host:
+        with in_child, out_child:
+            child = subprocess.Popen([sys.executable, "-c", ECHO], stdin=in_child.fileno(),
+                                     stdout=out_child.fileno(), stderr=subprocess.DEVNULL)
+        out_host.settimeout(60)
+        in_host.sendall(b"hello\n")
+        first = b""
+        while not first.endswith(b"\n"):
+            chunk = out_host.recv(4096)
+            assert chunk, first
+            first += chunk
+        out_host.shutdown(socket.SHUT_WR)  # after the server is serving
+        in_host.sendall(b"second\n")
+        in_host.shutdown(socket.SHUT_WR)
+        rest = b""
+        while chunk := out_host.recv(4096):
+            rest += chunk
+        assert child.wait(timeout=60) == 0
+    assert first + rest == b"6:HELLO\n7:SECOND\nrestored\n"
+
+
+def test_bad_utf8_is_replaced_as_the_sdk_does() -> None:
+    done = _echo(b"ok \xff\xfe\n")
+    assert done.stdout.decode().splitlines()[0] == "6:OK \ufffd\ufffd"
+
+
+def test_a_file_on_stdin_keeps_the_sdk_path(tmp_path: Path) -> None:
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("{}\n")
+    assert _echo(requests).stdout.decode() == "no pipes\nrestored\n"
+
+
+def test_a_save_larger_than_a_pipe_buffer_round_trips(workdir: Path,
+                                                      wardian_home: Path) -> None:
+    """A request line and its answer of ~260 KB each (64 sources at the locator limit)."""
+    env = {**base_env(), **capability_env(add_agent("ada"))}
+    sources = [f"file={i:02d}" + "x" * (MAX_LOCATOR_CHARS - 2) for i in range(MAX_SOURCES)]
+
+    async def main() -> None:
+        async with session(env, workdir) as client:
+            saved = await client.call_tool("memory_save", {
+                "text": "Generated fixtures live under tests/data", "evidence": "the user said so",
+                "sources": sources})
+            assert not saved.is_error, text_of(saved)
+            record = structured(saved)["record"]
+            assert [s["locator"] for s in record["sources"]] == [s[5:] for s in sources]
+
+    anyio.run(main)

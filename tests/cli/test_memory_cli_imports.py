@@ -61,7 +61,7 @@ def test_memory_commands_import_nothing_heavy(cli: CliRunner, argv: list[str]) -
     if argv[1] in ("save", "recall"):  # the hot path (issue 19): not even the CLI framework
         assert {"typer", "click", "wardian.cli.main"}.isdisjoint(
             report["modules"] + report["wardian"]), report["wardian"]
-    if argv[1] == "save":  # nor the dataclass machinery (inspect, ast, dis: ~20 ms CPU)
+    if argv[1] in ("save", "recall"):  # nor the dataclass machinery (inspect, ast, dis: ~20 ms CPU)
         assert {"dataclasses", "inspect"}.isdisjoint(report["modules"])
     if argv[1] in ("save", "recall"):  # no process to start (Typer imports it for `list`)
         assert "subprocess" not in report["modules"]

@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 __all__ = [
     "FUSED_COSINE",
@@ -146,9 +145,11 @@ def coverage(held: Iterable[float], weights: Iterable[float], *, unknown: int = 
     return min(1.0, sum(held) / whole) if whole > 0 else 0.0
 
 
-@dataclass
 class Candidate:
-    """One record considered for a query.
+    """One record considered for a query (mutable: recall fills the scores in as it goes).
+
+    A plain slotted class, not a dataclass: `memory recall` is a hot path (issue 19) and the
+    dataclass machinery (``inspect``, compiling methods at import) costs it ~20 ms CPU.
 
     Attributes:
         rowid: the record's SQLite rowid.
@@ -160,13 +161,22 @@ class Candidate:
         held: the query's terms it contains, with their idf weights.
     """
 
-    rowid: int
-    coverage: float = 0.0
-    cosine: float = 0.0
-    updated_at: str = ""
-    z: float = 0.0
-    lexical: float = 0.0
-    held: dict[str, float] = field(default_factory=dict)
+    __slots__ = ("cosine", "coverage", "held", "lexical", "rowid", "updated_at", "z")
+
+    def __init__(self, rowid: int, coverage: float = 0.0, cosine: float = 0.0,
+                 updated_at: str = "", z: float = 0.0, lexical: float = 0.0,
+                 held: dict[str, float] | None = None) -> None:
+        self.rowid = rowid
+        self.coverage = coverage
+        self.cosine = cosine
+        self.updated_at = updated_at
+        self.z = z
+        self.lexical = lexical
+        self.held: dict[str, float] = {} if held is None else held
+
+    def __repr__(self) -> str:
+        return (f"Candidate(rowid={self.rowid}, coverage={self.coverage:.3f}, "
+                f"cosine={self.cosine:.3f}, z={self.z:.2f}, lexical={self.lexical:.3f})")
 
     @property
     def score(self) -> float:
@@ -202,9 +212,10 @@ class Candidate:
                 and self.z >= FUSED_Z)
 
 
-@dataclass
 class Considered:
     """What recall weighs for one query before the floor (`MemoryStore.recall_considered`).
+
+    A plain slotted class for the same reason as `Candidate`.
 
     Attributes:
         candidates: the records considered, in no particular order.
@@ -213,10 +224,14 @@ class Considered:
         semantic: whether cosines were computed (the embedding model is installed).
     """
 
-    candidates: list[Candidate]
-    terms: int
-    unknown: int
-    semantic: bool
+    __slots__ = ("candidates", "semantic", "terms", "unknown")
+
+    def __init__(self, candidates: list[Candidate], *, terms: int, unknown: int,
+                 semantic: bool) -> None:
+        self.candidates = candidates
+        self.terms = terms
+        self.unknown = unknown
+        self.semantic = semantic
 
     @property
     def all_known(self) -> bool:

@@ -493,8 +493,12 @@ def drain_once(*, limit: int = 100, execute: bool = True,
                 break
             drain.process(event, report)
         if execute:
-            drain.execute_pending(report, stop)
+            # Reclaim first: a session-close run it resumes to the end is then final when
+            # its fire is read below, and is marked dispatched in this same pass. The other
+            # order left the fire undispatched whenever this pass was a worker's last (its
+            # run was still "running" when the fires were read).
             _reclaim(drain.runs, report, stop)
+            drain.execute_pending(report, stop)
     finally:
         drain.close()
     return report

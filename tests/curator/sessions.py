@@ -179,3 +179,17 @@ def curate_session(
     for op in ops:
         assert any(op["evidence"] in t for t in texts), op  # evidence is always verbatim
     return ops
+
+
+def large_session() -> dict[str, Any]:
+    """A curator payload of over 2 MB of normalised messages: 900 near-identical user
+    requests, each answered by ~1.4 KB of agent prose, then one 1 MB tool output (the
+    size test in test_curate.py and the large-session figure of bench/curator_bench.py)."""
+    filler = "Here is what I changed in the module and why it matters for the tests. " * 20
+    msgs: list[dict[str, Any]] = []
+    for i in range(900):
+        msgs.append({"seq": len(msgs), "role": "user", "kind": "text",
+                     "text": f"please continue with step {i}, and do not skip the checks"})
+        msgs.append({"seq": len(msgs), "role": "assistant", "kind": "text", "text": filler})
+    msgs.append({"seq": len(msgs), "role": "tool", "kind": "tool_result", "text": "x" * 1_000_000})
+    return {"messages": msgs, "records": []}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -16,6 +15,8 @@ from wardian.providers.builtin.curator import (
 )
 from wardian.providers.builtin.curator.dedup import is_duplicate, new_words, normalise, similarity
 from wardian.providers.builtin.curator.secrets import looks_secret, secret_scanning
+
+from .sessions import large_session
 
 
 def _msgs(*items: tuple[str, str] | tuple[str, str, str]) -> list[dict[str, Any]]:
@@ -269,29 +270,18 @@ def test_secret_detector_uses_detect_secrets_plugins() -> None:
         assert not looks_secret("see src/wardian/providers/builtin/curator/secrets.py")
 
 
-def test_two_megabyte_transcript_in_under_a_second() -> None:
-    filler = "Here is what I changed in the module and why it matters for the tests. " * 20
-    msgs: list[dict[str, Any]] = []
-    for i in range(900):
-        msgs.append(
-            {
-                "seq": len(msgs),
-                "role": "user",
-                "kind": "text",
-                "text": f"please continue with step {i}, and do not skip the checks",
-            }
-        )
-        msgs.append({"seq": len(msgs), "role": "assistant", "kind": "text", "text": filler})
-    assert len(json.dumps(msgs)) > 2_000_000 // 2
-    msgs.append({"seq": len(msgs), "role": "tool", "kind": "tool_result", "text": "x" * 1_000_000})
-    assert len(json.dumps(msgs)) > 2_000_000
-    payload = {"messages": msgs, "records": []}
-    best = float("inf")
-    for _ in range(3):  # best of three, CPU time: the machine is shared; we time the code
-        started = time.process_time()
-        curate(payload)
-        best = min(best, time.process_time() - started)
-    assert best < 1.0
+def test_a_two_megabyte_session_is_read_whole_and_its_repeats_become_one_record() -> None:
+    """A 2 MB session (900 repeated requests, a 1 MB tool output) is curated in full: the
+    repeats collapse to at most one record and nothing comes from the tool output. Its
+    speed is measured by bench/curator_bench.py, not here (issue 13: no time budgets in
+    tests)."""
+    payload = large_session()
+    assert len(json.dumps(payload["messages"])) > 2_000_000
+    batch = CuratorBatch.model_validate(curate(payload))
+    saves = [op for op in batch.operations if op.op == "save"]
+    assert len(saves) <= 1
+    users = {m["text"] for m in payload["messages"] if m["role"] == "user"}
+    assert all(op.evidence in users for op in saves)
 
 
 def test_a_focused_clause_after_a_tag_question_reads_as_a_statement() -> None:

@@ -8,6 +8,8 @@ this module. They need the runtime (archives, agents) and memory, hence this lay
 
 * `archive_load` — the agent's archive slice after its consolidation cursor (or a
   transcript file for a manual run with ``--archive PATH``): messages, seq range, joined text.
+  A run stores it short (`shorten_archive_output`: the seq range, not the messages) and
+  reads it back whole (`expand_archive_output`).
 * `memory_snapshot` — the agent's active records (id, revision id, kind, scope, text).
 * `commit_curator_batch` — the curator's batch bound to the run's principal, workspace,
   idempotency key and cursor, committed with `wardian.memory.consolidation.commit_batch`.
@@ -29,9 +31,11 @@ __all__ = [
     "build_plan",
     "commit_curator_batch",
     "draft_plan",
+    "expand_archive_output",
     "join_messages",
     "memory_snapshot",
     "parse_curator_batch",
+    "shorten_archive_output",
 ]
 
 _TOOL_KINDS = frozenset({"tool_result"})
@@ -79,10 +83,11 @@ def archive_load(
     Returns:
         ``{agent_id, agent_name, workspace, source ("archive"|"file"), path,
         after_seq, first_seq, last_seq, count, skipped_tool_messages, cursor,
-        secrets_redacted, messages, text}`` where ``cursor`` is what `memory.commit`
-        advances the cursor to (None = unchanged), ``secrets_redacted`` counts the secret
-        placeholders in the slice (an archive stores none in clear; a transcript file is
-        redacted here) and ``text`` joins the messages for the evidence check.
+        secrets_redacted, include_tool_output, messages, text}`` where ``cursor`` is what
+        `memory.commit` advances the cursor to (None = unchanged), ``secrets_redacted``
+        counts the secret placeholders in the slice (an archive stores none in clear; a
+        transcript file is redacted here) and ``text`` joins the messages for the evidence
+        check.
 
     Raises:
         NotFoundError / ValidationError: the transcript file is missing or unreadable.
@@ -116,11 +121,9 @@ def archive_load(
 
         archives = ArchiveStore()
         try:
-            raw = [m.to_json() for m in archives.slice(agent_id, after)]
+            raw = [m.to_json() for m in archives.slice(agent_id, after, through_seq=upto_seq)]
         finally:
             archives.close()
-        if upto_seq is not None:
-            raw = [m for m in raw if int(m["seq"]) <= upto_seq]
     messages = raw if include_tool_output else [m for m in raw if not _is_tool_output(m)]
     last_seq = int(raw[-1]["seq"]) if raw else None
     return {
@@ -136,9 +139,77 @@ def archive_load(
         "skipped_tool_messages": len(raw) - len(messages),
         "cursor": last_seq if source == "archive" else None,
         "secrets_redacted": sum(str(m.get("text") or "").count("[REDACTED:") for m in messages),
+        "include_tool_output": include_tool_output,
         "messages": messages,
         "text": join_messages(messages),
     }
+
+
+def _messages_digest(messages: Sequence[Mapping[str, Any]]) -> str:
+    import hashlib
+
+    data = json.dumps(list(messages), ensure_ascii=False, sort_keys=True).encode("utf-8")
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def shorten_archive_output(output: Mapping[str, Any]) -> dict[str, Any]:
+    """`archive_load`'s output as a run stores it (issue 13: the conversation is stored
+    once, in the archive): without ``text`` (it joins the messages) and, for a slice of the
+    agent's archive, without ``messages`` either, which ``agent_id``, ``after_seq``,
+    ``last_seq`` and ``include_tool_output`` read again; ``messages_digest`` (sha256 of
+    their JSON) tells whether they still read the same. A transcript file's messages are
+    kept (the file is not ours to keep). `expand_archive_output` undoes it."""
+    short = {k: v for k, v in output.items() if k != "text"}
+    messages = short.get("messages")
+    if short.get("source") == "archive" and isinstance(messages, list):
+        del short["messages"]
+        short["messages_digest"] = _messages_digest(messages)
+    return short
+
+
+def expand_archive_output(stored: Any) -> Any:
+    """`archive_load`'s output as it returned it, from what a run stored (its short form,
+    `shorten_archive_output`, or the whole output, returned as it is).
+
+    Messages the archive no longer holds as loaded (their digest differs, or the archive
+    cannot be read) read as a note ``<missing: …>`` in place of ``messages`` and ``text``,
+    never as an error. Read-only.
+    """
+    if not isinstance(stored, Mapping):
+        return stored
+    out = dict(stored)
+    digest = out.pop("messages_digest", None)
+    if "messages" not in out:
+        out["messages"] = _read_archive_slice(out, digest)
+    if "text" not in out:
+        messages = out["messages"]
+        out["text"] = join_messages(messages) if isinstance(messages, list) else messages
+    return out
+
+
+def _read_archive_slice(out: Mapping[str, Any], digest: Any) -> list[dict[str, Any]] | str:
+    """The messages a short `archive.load` output names, or a ``<missing: …>`` note."""
+    agent_id, first, last = out.get("agent_id"), out.get("first_seq"), out.get("last_seq")
+    where = f"messages {first}..{last} of agent {str(agent_id)[:8]}'s archive"
+    if last is None:
+        messages: list[dict[str, Any]] = []
+    else:
+        from wardian.runtime.archives import ArchiveStore
+
+        try:
+            archives = ArchiveStore()
+            try:
+                raw = [m.to_json() for m in archives.slice(
+                    str(agent_id), out.get("after_seq"), through_seq=int(last))]
+            finally:
+                archives.close()
+        except Exception as exc:  # a reader shows the note; a resumed run fails on it
+            return f"<missing: {where} ({type(exc).__name__}: {exc})>"
+        messages = (raw if out.get("include_tool_output")
+                    else [m for m in raw if not _is_tool_output(m)])
+    if digest is not None and _messages_digest(messages) != digest:
+        return f"<missing: {where} no longer read as they were loaded>"
+    return messages
 
 
 # --- memory.snapshot ----------------------------------------------------------------------

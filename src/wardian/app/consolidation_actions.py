@@ -24,10 +24,12 @@ from wardian.app.consolidation import (
     archive_load,
     commit_curator_batch,
     draft_plan,
+    expand_archive_output,
     memory_snapshot,
     parse_curator_batch,
+    shorten_archive_output,
 )
-from wardian.engine.actions import ActionContext, ActionFn, register_action
+from wardian.engine.actions import ActionContext, ActionFn, OutputStorage, register_action
 from wardian.errors import UsageError
 
 __all__ = ["ACTION_NAMES", "register_actions"]
@@ -204,6 +206,13 @@ _ACTIONS: dict[str, ActionFn] = {
 }
 
 
+_STORAGE: dict[str, OutputStorage] = {
+    # The messages stay in the agent's archive: a run stores their seq range and digest.
+    "archive.load": OutputStorage(shorten=shorten_archive_output,
+                                  expand=expand_archive_output),
+}
+
+
 def register_actions() -> None:
     """Register the consolidation actions with the engine's registry (idempotent).
 
@@ -211,4 +220,4 @@ def register_actions() -> None:
     once per process, when it first looks an action up.
     """
     for name, func in _ACTIONS.items():
-        register_action(name, replace=True)(func)
+        register_action(name, replace=True, storage=_STORAGE.get(name))(func)

@@ -21,6 +21,15 @@ the application layer, are declared the same way (``builtin =
 above it (DESIGN.md: dependencies point one way). The engine's generic actions
 (``noop``, ``log``, `wardian.engine.builtin_actions`) are its own and always present.
 
+**Outputs kept elsewhere.** An action whose output repeats data that lives in a store of its
+own (``archive.load`` returns messages of the agent's archive) registers an `OutputStorage`
+with it: the run store then holds the output's short form (`OutputStorage.shorten`: what
+it takes to read the rest again, e.g. a seq range and a digest) and every reader (`run
+show`, the web page, a resumed run) sees it expanded (`OutputStorage.expand`), so the
+data is stored once, where it lives. The engine keeps the short form only when expanding
+it reads back exactly the output as it would have been stored (issue 13: step outputs
+passed by reference, not re-rendered copies).
+
 Discovery is lazy and happens once per process: the first `get_action`/`known_actions`
 reads the group with `importlib.metadata` and loads every entry point, under a lock, so
 threads racing the first lookup all see the full registry. A plugin that fails to load does
@@ -43,8 +52,10 @@ from wardian.errors import NotFoundError, UsageError
 __all__ = [
     "ENTRY_POINT_GROUP",
     "ActionContext",
+    "OutputStorage",
     "get_action",
     "known_actions",
+    "output_storage",
     "plugin_errors",
     "register_action",
     "unregister_action",
@@ -54,6 +65,7 @@ ENTRY_POINT_GROUP = "wardian.actions"
 """The entry-point group whose members register actions (see the module docstring)."""
 
 _REGISTRY: dict[str, ActionFn] = {}
+_STORAGE: dict[str, OutputStorage] = {}
 _PLUGIN_ERRORS: dict[str, str] = {}
 _loaded = False
 _lock = threading.Lock()  # guards _REGISTRY
@@ -104,8 +116,34 @@ ActionFn = Callable[..., Any]
 arguments by keyword)."""
 
 
-def register_action(name: str, *, replace: bool = False) -> Callable[[ActionFn], ActionFn]:
+@dataclass(frozen=True)
+class OutputStorage:
+    """How the run store holds an action's output that repeats data stored elsewhere.
+
+    Attributes:
+        shorten: ``shorten(output) -> stored``: the output (JSON, secrets already
+            redacted) as the run store keeps it, without what `expand` can read again.
+        expand: ``expand(stored) -> output``: the output as the action returned it. It is
+            given every stored form of the action's output: a short one, and a whole one
+            (rows stored before the action had a short form, or kept whole because the
+            short one did not read back the same), which it returns unchanged. Where the
+            data it reads is gone it returns a note in its place (``<missing: …>``),
+            never raises for that.
+    """
+
+    shorten: Callable[[Any], Any]
+    expand: Callable[[Any], Any]
+
+
+def register_action(name: str, *, replace: bool = False,
+                    storage: OutputStorage | None = None) -> Callable[[ActionFn], ActionFn]:
     """Decorator registering `fn(ctx, **with_args)` as action `name`.
+
+    Args:
+        name: the action's name (``with:`` steps name it in ``action:``).
+        replace: replace an action registered under `name` before.
+        storage: how its output is stored when it repeats data kept elsewhere (see
+            `OutputStorage`); None = stored as returned.
 
     Raises:
         UsageError: `name` is taken and `replace` is false.
@@ -116,6 +154,10 @@ def register_action(name: str, *, replace: bool = False) -> Callable[[ActionFn],
             if name in _REGISTRY and not replace and _REGISTRY[name] is not fn:
                 raise UsageError(f"action {name!r} is already registered")
             _REGISTRY[name] = fn
+            if storage is not None:
+                _STORAGE[name] = storage
+            else:
+                _STORAGE.pop(name, None)
         return fn
 
     return decorate
@@ -125,6 +167,15 @@ def unregister_action(name: str) -> None:
     """Remove action `name` (tests unregister what they register). No error if absent."""
     with _lock:
         _REGISTRY.pop(name, None)
+        _STORAGE.pop(name, None)
+
+
+def output_storage(name: str) -> OutputStorage | None:
+    """The `OutputStorage` action `name` registered, or None (stored as returned; also for
+    an unknown action). Discovers the plugins first."""
+    _load_plugins()
+    with _lock:
+        return _STORAGE.get(name)
 
 
 def _load_plugins() -> None:

@@ -31,6 +31,10 @@ Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
   input holds that output, or a part of it, unchanged (a whole ``{{ steps.x.output.y }}``
   value), the stored input refers to it (`wardian.engine.runs.OutputRef`) instead of
   holding a copy; `RunStore.attempts` resolves the reference for every reader.
+* **Outputs kept elsewhere.** An action with an `OutputStorage`
+  (`wardian.engine.actions`) has its output stored in its short form (``archive.load``: the
+  archive slice's seq range and digest, not its messages); `RunStore.attempts` expands it
+  for every reader, so templates, later steps and a resume see the whole output.
 * **Secrets.** Values of secret inputs are replaced by ``***`` in everything stored:
   inputs, rendered step inputs, outputs, errors and events; in the rendered step inputs,
   outputs, errors and events anything else the shared secret scanner finds is replaced by
@@ -39,6 +43,7 @@ Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import threading
@@ -431,15 +436,38 @@ class _Execution:
     def _finish_attempt(self, run: Run, step: Step, attempt: int, status: str, output: Any,
                         error: str | None, started: float,
                         extra: dict[str, Any] | None = None) -> Any:
-        """Record how the attempt ended; returns the output as stored (redacted)."""
-        stored = self.redactor.scrub(output)
+        """Record how the attempt ended; returns the output as every reader sees it
+        (redacted; expanded where the row holds its short form, `_shortened`)."""
+        seen = self.redactor.scrub(output)
+        stored = self._shortened(step, attempt, seen) if status == "succeeded" else seen
         with self.lock:
             self.store.finish_attempt(
                 run.id, step.id, attempt, status, output=stored,
                 error=self.redactor.scrub(error) if error else None,
                 duration_ms=round((time.perf_counter() - started) * 1000, 3),
                 event_data=self.redactor.scrub(extra) if extra else None)
-        return stored
+        return seen
+
+    def _shortened(self, step: Step, attempt: int, seen: Any) -> Any:
+        """An action's output as the run store keeps it: its `OutputStorage` short form
+        when the action has one and expanding it reads back exactly `seen`, else `seen`
+        (an event says why it was kept whole)."""
+        if step.action is None or seen is None:
+            return seen
+        from wardian.engine.actions import output_storage
+
+        storage = output_storage(step.action)
+        if storage is None:
+            return seen
+        try:
+            short = storage.shorten(copy.deepcopy(seen))
+            if storage.expand(copy.deepcopy(short)) == seen:
+                return short
+            why = "its short form does not read back the same output"
+        except Exception as exc:  # a plug-in's storage must not fail the step it stores
+            why = f"{type(exc).__name__}: {exc}"
+        self.emit("step.output_stored_whole", {"reason": why}, step.id, attempt)
+        return seen
 
     # -- outputs by reference ------------------------------------------------------------
 

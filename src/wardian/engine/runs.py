@@ -317,6 +317,21 @@ class Run:
         return doc
 
 
+def _expanded(action: str, output: Any) -> Any:
+    """An action step's stored output as the action returned it: expanded by the action's
+    `OutputStorage` (`wardian.engine.actions`), else as stored. A storage that fails reads
+    as stored, never as an error."""
+    from wardian.engine.actions import output_storage
+
+    storage = output_storage(action)
+    if storage is None or output is None:
+        return output
+    try:
+        return storage.expand(output)
+    except Exception:
+        return output
+
+
 def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -527,7 +542,9 @@ class RunStore:
         return [self._row_to_run(r) for r in rows]
 
     def attempts(self, run_id: str) -> builtins.list[StepAttempt]:
-        """Every step attempt of a run, in order, inputs resolved (`OutputRef`). Read-only.
+        """Every step attempt of a run, in order, inputs resolved (`OutputRef`) and action
+        outputs stored in a short form expanded (`wardian.engine.actions.OutputStorage`).
+        Read-only.
 
         A reference whose output is missing (it cannot be, short of a hand-edited
         database) reads as the text ``<missing: steps.<id>.output…>``, never an error.
@@ -539,6 +556,10 @@ class RunStore:
                              r["started_at"], r["finished_at"], r["duration_ms"],
                              [OutputRef.from_json(d) for d in _loads(r["input_refs"]) or []])
                  for r in rows]
+        for a in found:
+            if a.status == "succeeded" and isinstance(a.input, dict) and isinstance(
+                    a.input.get("action"), str):
+                a.output = _expanded(a.input["action"], a.output)
         outputs = {(a.step_id, a.attempt): a.output for a in found if a.status == "succeeded"}
         for a in found:
             for ref in a.input_refs:

@@ -413,16 +413,22 @@ class ArchiveStore:
         return [_message(r) for r in rows]
 
     def slice(
-        self, agent_id: str, after_seq: int | None = None, *, limit: int | None = None
+        self, agent_id: str, after_seq: int | None = None, *, limit: int | None = None,
+        through_seq: int | None = None,
     ) -> builtins.list[Message]:
-        """The agent's archived messages with seq > `after_seq` (all when None), in order.
+        """The agent's archived messages with seq > `after_seq` (all when None) and, when
+        `through_seq` is given, seq <= it, in order.
 
         Each `Message.seq` is the agent-global sequence number (what a consolidation cursor
         stores); ``meta`` gains ``conversation_id`` and ``index`` (position in its
         transcript). Read-only.
         """
-        sql = "SELECT * FROM archive_messages WHERE agent_id = ? AND seq > ? ORDER BY seq"
+        sql = "SELECT * FROM archive_messages WHERE agent_id = ? AND seq > ?"
         params: list[Any] = [agent_id, after_seq if after_seq is not None else 0]
+        if through_seq is not None:
+            sql += " AND seq <= ?"
+            params.append(through_seq)
+        sql += " ORDER BY seq"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)

@@ -19,7 +19,8 @@ seconds). ``--ceiling`` prints what any calibration of the relevance floor's "no
 decision could reach on the suite: Recall@5 with a perfect decision, and the best Recall@5 of
 simple families of cuts on the query-level features (one feature, two features, a logistic fit
 of all six) that keep no-answer empty >= 0.9, each tuned on the suite itself (an upper bound:
-on every suite it stays below 0.85, so the floor's calibration alone cannot meet the target).
+with wordllama it stays at 0.75-0.82 on all four suites, so the floor's calibration alone
+cannot meet the 0.85 target).
 ``--embedder minilm`` scores with another embedding model in wordllama's place
 (``bench/survey_embedders.py``: the model survey, and what to install). ``--features``
 prints what the relevance floor saw

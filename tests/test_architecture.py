@@ -292,6 +292,8 @@ APP_ONLY_SURFACES = {
     "wardian.cli.garden",
     "wardian.cli.garden_maintain",
     "wardian.cli.garden_transfer",
+    "wardian.cli.hot",
+    "wardian.cli.memory",
     "wardian.web",
     "wardian.web.app",
     "wardian.web.guard",

@@ -38,10 +38,13 @@ __all__ = [
     "ROW_UPDATED",
     "AgentMemory",
     "RecallResult",
+    "Record",
+    "Revision",
     "open_agent_memory",
     "open_reader",
     "parse_scope",
     "parse_sources",
+    "record_line",
 ]
 
 ROW_SAVED = "Memory saved · This agent"
@@ -56,6 +59,14 @@ READ_ONLY_NOTE = (
     "but not save, update or remove (start the provider with `wardian agent launch NAME`)"
 )
 """What a read-only answer says (the hooks' startup context says the same)."""
+
+
+def record_line(record: Record) -> str:
+    """``- [id8] kind · scope: text``: the startup context's line for `record`, so the ids
+    an agent sees are the same in every listing. Pure."""
+    from wardian.memory.recall import record_line as line
+
+    return line(record)
 
 
 def save_row(outcome: Any) -> str:

@@ -299,6 +299,10 @@ APP_ONLY_SURFACES = {
     "wardian.web.guard",
     "wardian.web.render",
     "wardian.web.server",
+    "wardian.mcp_server",
+    "wardian.mcp_server.schemas",
+    "wardian.mcp_server.server",
+    "wardian.mcp_server.stdio",
 }
 
 # (surface module, imported module) -> why it may import another surface; keep it short.

@@ -23,6 +23,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wardian._db import database_exists
+from wardian.memory.models import (
+    MAX_EVIDENCE_CHARS,
+    MAX_LOCATOR_CHARS,
+    MAX_SOURCES,
+    MAX_TEXT_CHARS,
+    default_workspace,
+)
+from wardian.memory.recall import record_line
 
 if TYPE_CHECKING:
     from wardian.app.instruction_import import ImportPlan
@@ -32,6 +40,10 @@ if TYPE_CHECKING:
     from wardian.memory.store import MemoryStore
 
 __all__ = [
+    "MAX_EVIDENCE_CHARS",
+    "MAX_LOCATOR_CHARS",
+    "MAX_SOURCES",
+    "MAX_TEXT_CHARS",
     "READ_ONLY_NOTE",
     "ROW_REMOVED",
     "ROW_SAVED",
@@ -40,12 +52,15 @@ __all__ = [
     "RecallResult",
     "Record",
     "Revision",
+    "default_workspace",
     "open_agent_memory",
     "open_reader",
     "parse_scope",
     "parse_sources",
     "record_line",
 ]
+# The record limits, `default_workspace` and `record_line` are re-exported for the
+# surfaces (the MCP server advertises the limits and renders record lines).
 
 ROW_SAVED = "Memory saved · This agent"
 ROW_UNCHANGED = "Memory unchanged · already saved"
@@ -59,14 +74,6 @@ READ_ONLY_NOTE = (
     "but not save, update or remove (start the provider with `wardian agent launch NAME`)"
 )
 """What a read-only answer says (the hooks' startup context says the same)."""
-
-
-def record_line(record: Record) -> str:
-    """``- [id8] kind · scope: text``: the startup context's line for `record`, so the ids
-    an agent sees are the same in every listing. Pure."""
-    from wardian.memory.recall import record_line as line
-
-    return line(record)
 
 
 def save_row(outcome: Any) -> str:
@@ -174,9 +181,16 @@ class AgentMemory:
 
     def current_workspace(self) -> str:
         """`workspace`, else the git root of the current directory."""
-        from wardian.memory.models import default_workspace
-
         return self.workspace or default_workspace()
+
+    def capability_holder(self, token: str) -> int | None:
+        """The pid of the process holding capability `token` (the launch supervisor), or
+        None when no such capability is stored. Read-only; for a server that reuses
+        this view while that process lives (`wardian._process.ancestry_to`)."""
+        from wardian.memory.capabilities import CapabilityStore
+
+        row = CapabilityStore(self.store.conn).lookup(token.strip())
+        return row.pid if row is not None else None
 
     @property
     def read_only(self) -> bool:

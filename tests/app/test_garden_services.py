@@ -14,7 +14,7 @@ import pytest
 
 from wardian._util import format_utc, utc_now
 from wardian.app import garden, maintenance, portable
-from wardian.app.instruction_import import write_plan
+from wardian.app.plan_file import write_plan
 from wardian.errors import NotFoundError, UsageError
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore

@@ -87,19 +87,13 @@ def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
     return found.id, found.name
 
 
-def record_marks(record: Any) -> list[str]:
-    """Hygiene marks to show beside a record, e.g. ``flagged`` or ``stale``.
+def record_marks(record: Record) -> list[str]:
+    """Hygiene marks to show beside a record: ``flagged: <why>`` while it is set aside
+    (issue 14: it holds what looks like a secret, so recall leaves it out). Pure.
 
-    Records carry no such marks yet; the hygiene work (issue 14) adds them as attributes
-    of `Record` (``flagged``/``flag_reason``, ``stale``). This is the one place a surface
-    asks, so showing them needs no change to the pages.
+    This is the one place a surface asks, so a new mark needs no change to the pages.
     """
-    marks: list[str] = []
-    for name in ("flagged", "stale"):
-        value = getattr(record, name, None)
-        if value:
-            marks.append(name if value is True else f"{name}: {value}")
-    return marks
+    return [f"flagged: {record.flagged}"] if record.flagged else []
 
 
 @dataclass(frozen=True)
@@ -221,7 +215,7 @@ def agents_overview() -> list[AgentSummary]:
 class MemoryPage:
     """One page of an agent's records with the filters that chose it."""
 
-    records: list[Any]
+    records: list[Record]
     total: int
     page: int
     pages: int

@@ -42,7 +42,6 @@ __all__ = [
     "invokers_overview",
     "loaded_events",
     "memory_page",
-    "record_detail",
     "record_history",
     "record_marks",
     "redacted_json",
@@ -253,22 +252,6 @@ def memory_page(
     pages = max(1, -(-total // page_size))
     return MemoryPage(records, total, page, pages,
                       {"kind": kind, "scope": scope, "status": status or "active", "q": text})
-
-
-def record_detail(record_id: str) -> tuple[Any, list[Any]]:
-    """Any agent's record (by id or unique prefix) and every revision, oldest first.
-
-    Raises:
-        NotFoundError / AmbiguousIdError.
-    """
-    from wardian.memory.store import MemoryStore
-
-    store = MemoryStore()
-    try:
-        record = store.get(record_id, agent_id=None)
-        return record, store.history(record.id, agent_id=None)
-    finally:
-        store.close()
 
 
 def loaded_events(owner_id: str, *, limit: int = 50) -> list[Any]:

@@ -284,11 +284,26 @@ SURFACE_BASE = {"", "errors", "config", "_util", "_fs", "oserrors", "_process", 
 
 # Surface modules already held to that rule; one per line, so parallel additions merge.
 APP_ONLY_SURFACES = {
+    "wardian.cli",
+    "wardian.cli._common",
     "wardian.cli._plain",
+    "wardian.cli._root_help",
+    "wardian.cli.agent",
+    "wardian.cli.agent_models",
     "wardian.cli.automation",
     "wardian.cli.automation_schedule",
     "wardian.cli.automation_session_close",
     "wardian.cli.automation_trial",
+    "wardian.cli.blueprint",
+    "wardian.cli.conversation",
+    "wardian.cli.db",
+    "wardian.cli.doctor",
+    "wardian.cli.hooks",
+    "wardian.cli.library",
+    "wardian.cli.main",
+    "wardian.cli.serve",
+    "wardian.cli.session",
+    "wardian.cli.settings",
 }
 
 

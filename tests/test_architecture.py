@@ -304,6 +304,10 @@ APP_ONLY_SURFACES = {
     "wardian.cli.serve",
     "wardian.cli.session",
     "wardian.cli.settings",
+    "wardian.mcp_server",
+    "wardian.mcp_server.schemas",
+    "wardian.mcp_server.server",
+    "wardian.mcp_server.stdio",
 }
 
 

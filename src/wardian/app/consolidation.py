@@ -146,6 +146,7 @@ def archive_load(
 
 def _messages_digest(messages: Sequence[Mapping[str, Any]]) -> str:
     import hashlib
+    import json
 
     data = json.dumps(list(messages), ensure_ascii=False, sort_keys=True).encode("utf-8")
     return "sha256:" + hashlib.sha256(data).hexdigest()

@@ -900,68 +900,17 @@ class MemoryStore:
 
         Every record must equal its latest revision (the one ``current_revision_id`` names,
         with the highest ``seq``): text, kind, scope, evidence, sources, status and removal
-        reason; and the FTS5 index must hold exactly the records' rows, each findable by its
-        own text and evidence. Spec "Storage" (every change writes a revision).
+        reason; every vector must name its record's current revision; and the full-text
+        index must hold exactly the records' rows, each with its own text and evidence. A
+        few set-based queries, not one per record (`wardian.memory.verify`). Spec
+        "Storage" (every change writes a revision).
 
         Returns:
             One line per inconsistency, naming the record id (empty: all consistent).
         """
-        problems: list[str] = []
-        latest = {
-            r["record_id"]: r for r in self.conn.execute(
-                "SELECT r.record_id, r.revision_id, r.snapshot_json FROM revisions r"
-                " JOIN (SELECT record_id, MAX(seq) AS seq FROM revisions GROUP BY record_id) m"
-                " ON m.record_id = r.record_id AND m.seq = r.seq")
-        }
-        rows = self.conn.execute("SELECT rowid AS rid, * FROM records ORDER BY id").fetchall()
-        # Every record's sources in one read, not one query per record (on PostgreSQL each
-        # query is a round trip: 100k of them made verify take minutes).
-        sources: dict[str, list[Source]] = {}
-        for r in self.conn.execute(
-                "SELECT record_id, source_type, locator, is_primary FROM record_sources"
-                " ORDER BY record_id, position"):
-            sources.setdefault(r["record_id"], []).append(
-                Source(r["source_type"], r["locator"], bool(r["is_primary"])))
-        for row in rows:
-            record = self._record(row, with_sources=False)._replace(
-                sources=tuple(sources.get(row["id"], ())))
-            head = latest.get(record.id)
-            if head is None:
-                problems.append(f"record {record.id}: has no revision")
-                continue
-            if head["revision_id"] != record.current_revision_id:
-                problems.append(f"record {record.id}: current revision "
-                                f"{record.current_revision_id} is not its latest "
-                                f"({head['revision_id']})")
-            elif json.loads(head["snapshot_json"]) != json.loads(
-                    json.dumps(_snapshot(record), ensure_ascii=False)):
-                problems.append(f"record {record.id}: differs from its latest revision "
-                                f"{head['revision_id']}")
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
+        from wardian.memory.verify import problems
 
-            return problems + fulltext_pg.index_problems(self.conn)
-        indexed = {int(r[0]) for r in self.conn.execute("SELECT id FROM records_fts_docsize")}
-        present = {int(r["rid"]) for r in rows}
-        by_rowid = {int(r["rid"]): r["id"] for r in rows}
-        for rid in sorted(present - indexed):
-            problems.append(f"record {by_rowid[rid]}: missing from the full-text index")
-        for rid in sorted(indexed - present):
-            problems.append(f"full-text index row {rid} has no record")
-        for row in rows:
-            if int(row["rid"]) not in indexed:
-                continue
-            for column in ("text", "evidence"):
-                phrase = '"' + str(row[column]).replace('"', '""') + '"'
-                if not _TOKEN.search(str(row[column])):
-                    continue  # nothing the tokenizer indexes (punctuation only)
-                hit = self.conn.execute(
-                    "SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?",
-                    (f"{column}: {phrase}", row["rid"])).fetchone()
-                if hit is None:
-                    problems.append(f"record {row['id']}: its {column} is not in the "
-                                    "full-text index as stored")
-        return problems
+        return problems(self.conn, self.db.dialect)
 
     # --- writing ---------------------------------------------------------------------
 

@@ -669,6 +669,13 @@ class MemoryStore:
         in all); records holding every commoner word are taken newest first without it,
         and which words each candidate holds is looked up by rowid.
         """
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            where, params = self._scope_sql(agent_id, workspace)
+            return fulltext_pg.lexical_candidates(
+                self.conn, terms, where=where, params=params, depth=depth,
+                exact_postings=RECALL_EXACT_POSTINGS)
         from wardian.memory.ranking import Candidate, coverage, idf
 
         total = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records")
@@ -721,28 +728,24 @@ class MemoryStore:
                    params: builtins.list[Any], depth: int, used: int) -> builtins.list[Any]:
         """Rows ``(rid, score, updated_at)``: the `depth` best BM25 matches in scope of any
         of `rare` (`used` postings in all), best first."""
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
-
-            return fulltext_pg.match_rows(self.conn, rare=rare, grouped=(), freq=freq,
-                                          where=where, params=params, depth=depth,
-                                          window=None)
         # Rank inside FTS5 first and read only the best rows of `records` (reading a row
         # per match cost more than BM25 itself); when scope filters out so many that
-        # fewer than `depth` are left, rank every match in scope instead.
+        # fewer than `depth` are left, rank every match in scope instead. Equal scores
+        # (and times) go newest rowid first, as on PostgreSQL: which of many tied records
+        # make the cut would otherwise differ between the backends.
         match, wide = " OR ".join(map(_phrase, rare)), 8 * depth
         rows = self.conn.execute(
             "SELECT r.rowid AS rid, -f.score AS score, r.updated_at FROM (SELECT rowid AS id,"
             " bm25(records_fts) AS score FROM records_fts WHERE records_fts MATCH ?"
-            " ORDER BY score LIMIT ?) f JOIN records r ON r.rowid = f.id WHERE 1" + where
-            + " ORDER BY f.score, r.updated_at DESC LIMIT ?",
+            " ORDER BY score, rowid DESC LIMIT ?) f JOIN records r ON r.rowid = f.id WHERE 1"
+            + where + " ORDER BY f.score, r.updated_at DESC, r.rowid DESC LIMIT ?",
             [match, wide, *params, depth]).fetchall()
         if len(rows) < depth and used > wide:
             rows = self.conn.execute(
                 "SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
                 " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
                 " WHERE records_fts MATCH ?" + where
-                + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?",
+                + " ORDER BY bm25(records_fts), r.updated_at DESC, r.rowid DESC LIMIT ?",
                 [match, *params, depth]).fetchall()
         return rows
 
@@ -750,11 +753,6 @@ class MemoryStore:
                         depth: int) -> builtins.list[Any]:
         """Rows ``(rid, updated_at)``: the newest `depth` records in scope holding every
         one of `terms`."""
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
-
-            return fulltext_pg.newest_holding(self.conn, terms, where=where, params=params,
-                                              depth=depth)
         # FTS5 walks the doclists newest rowid first and stops after `depth`.
         return self.conn.execute(
             "SELECT r.rowid AS rid, r.updated_at FROM records_fts"
@@ -765,10 +763,6 @@ class MemoryStore:
     def _rows_holding(self, term: str, *, among: Sequence[str] = ()) -> set[int]:
         """The rowids of the records holding `term` (and, given `among`, also any one of
         `among`: a common word is only looked up where rarer words are)."""
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
-
-            return fulltext_pg.rows_holding(self.conn, term, among=among)
         match = _phrase(term)
         if among:
             match += " AND (" + " OR ".join(map(_phrase, among)) + ")"
@@ -785,10 +779,6 @@ class MemoryStore:
 
     def _doc_freq(self, term: str) -> int:
         """How many records hold `term`, counting at most `RECALL_EXACT_POSTINGS` + 1."""
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
-
-            return fulltext_pg.doc_freq(self.conn, term, RECALL_EXACT_POSTINGS + 1)
         row = self.conn.execute(
             "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
             " LIMIT ?)", (_phrase(term), RECALL_EXACT_POSTINGS + 1),

@@ -272,3 +272,54 @@ def test_a_planted_foreign_query_is_caught(tmp_path: Path) -> None:
                      'OWN = "SELECT * FROM session_events"\n', encoding="utf-8")
     hits = _foreign_sql(probe, _table_owners(), part="runtime")
     assert len(hits) == 1 and "runtime names invokers (a table of invokers)" in hits[0], hits
+
+
+# --- surfaces call only the application layer ---------------------------------------------
+
+# The surfaces (cli, web, mcp_server) reach the rest of the package only through
+# ``wardian.app`` (issue 13: "the CLI and the web/MCP surfaces call only it"); besides it a
+# surface module imports its own package and these base modules. Types a surface renders
+# are re-exported by the app module that returns them.
+SURFACE_BASE = {"", "errors", "config", "_util", "_fs", "oserrors", "_process", "_lock"}
+
+# Surface modules already held to that rule; one per line, so parallel additions merge.
+APP_ONLY_SURFACES = {
+    "wardian.cli._plain",
+    "wardian.cli.automation",
+    "wardian.cli.automation_schedule",
+    "wardian.cli.automation_session_close",
+    "wardian.cli.automation_trial",
+}
+
+
+def _outside_app(source: str, target: str) -> bool:
+    """Whether surface module `source` importing `target` goes around ``wardian.app``."""
+    if target != "wardian" and not target.startswith("wardian."):
+        return False
+    return _part(target) not in SURFACE_BASE | {"app", _part(source)}
+
+
+def test_app_only_surfaces_import_only_the_app_layer() -> None:
+    offenders = [f"{where}: {source} imports {target}"
+                 for source, target, where in _all_imports()
+                 if source in APP_ONLY_SURFACES and _outside_app(source, target)]
+    assert not offenders, ("surfaces call only wardian.app (add or extend a service "
+                           "function in src/wardian/app/)\n" + "\n".join(offenders))
+
+
+def test_app_only_surfaces_are_surface_modules() -> None:
+    modules = {_module_name(p) for p in SRC.rglob("*.py")}
+    unknown = APP_ONLY_SURFACES - modules
+    assert not unknown, f"no such modules (renamed or removed?): {sorted(unknown)}"
+    assert {_part(m) for m in APP_ONLY_SURFACES} <= {"cli", "web", "mcp_server"}
+
+
+def test_a_planted_surface_import_around_the_app_is_caught(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("from wardian.app.runs import get_run\nfrom wardian.cli._common import "
+                     "stdout\nfrom wardian.errors import UsageError\n\ndef f():\n"
+                     "    from wardian.engine.runs import RunStore\n"
+                     "    from wardian.web import app\n", encoding="utf-8")
+    caught = [t for t, _ in _imports(probe, "wardian.cli.probe")
+              if _outside_app("wardian.cli.probe", t)]
+    assert caught == ["wardian.engine.runs", "wardian.web"]

@@ -100,10 +100,9 @@ def require_operator() -> None:
     launch (so clearing the environment is not enough). Read-only. CLI.md marks which
     commands are the operator's: settings, agent add/list/show/remove/exec/launch, garden.
     """
-    from wardian._process import ancestors
-    from wardian.memory.principal import require_operator as check
+    from wardian.app.operator import require_operator as check
 
-    check(ancestors=[(p.pid, p.started_at) for p in ancestors()])
+    check()
 
 
 def error_exit_code(exc: BaseException) -> int:

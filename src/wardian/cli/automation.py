@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -19,6 +19,9 @@ from wardian.cli._common import (
     stderr,
     stdout,
 )
+
+if TYPE_CHECKING:
+    from wardian.app.runs import Run
 
 app = typer.Typer(help="Runs, session-close invokers and schedule invokers.", no_args_is_help=True)
 
@@ -40,7 +43,7 @@ run_app = typer.Typer(help="Start, inspect, cancel and resume runs.", no_args_is
 app.add_typer(run_app, name="run")
 
 
-def _summary(run: Any) -> None:
+def _summary(run: Run) -> None:
     stdout(f"run {run.id}  {run.blueprint_id}  {run.status}")
     if run.error:
         stdout(f"error: {run.error}")
@@ -70,12 +73,12 @@ def _step_notes(output: Any) -> None:
         stdout(f"      next: {output['next']}")
 
 
-def _exit_for(run: Any) -> None:
+def _exit_for(run: Run) -> None:
     if run.status in ("failed", "cancelled", "interrupted"):
         raise typer.Exit(1)
 
 
-def _report_final(final: Any, as_json: bool) -> None:
+def _report_final(final: Run, as_json: bool) -> None:
     """Print a run executed in this process (--wait) and exit 1 unless it succeeded."""
     if as_json:
         emit_json(final.to_json(detail=True))
@@ -109,24 +112,20 @@ def start(
     as_json: bool = JsonOption,
 ) -> None:
     """Start a manual run; prints its id (detached) or its outcome (--wait)."""
-    from wardian.engine.manual import prepare_manual_run, run_log_path, spawn_detached
+    from wardian.app.runs import DetachedRun, start_run
 
-    prepared = prepare_manual_run(blueprint, agent=agent, assignments=assignments,
-                                  inputs=parse_kv(inputs, "--input"), archive=archive)
-    run = prepared.run
-    if wait:
-        from wardian.engine.executor import execute_run
-
-        _report_final(execute_run(run.id, secret_inputs=prepared.secrets,
-                                  blueprint=prepared.blueprint), as_json)
+    started = start_run(blueprint, agent=agent, assignments=assignments,
+                        inputs=parse_kv(inputs, "--input"), archive=archive, wait=wait)
+    if not isinstance(started, DetachedRun):
+        _report_final(started, as_json)
         return
-    pid = spawn_detached(run.id, prepared.secrets)
+    run = started.run
     if as_json:
-        emit_json({"id": run.id, "status": run.status, "pid": pid,
-                   "log": str(run_log_path(run.id))})
+        emit_json({"id": run.id, "status": run.status, "pid": started.pid,
+                   "log": started.log})
         return
     stdout(run.id)
-    stderr(f"started in the background (pid {pid}); follow it with "
+    stderr(f"started in the background (pid {started.pid}); follow it with "
            f"`wardian automation run show {run.id[:8]}`")
 
 
@@ -137,7 +136,7 @@ def execute(
                                        help="Read secret inputs as JSON from stdin."),
 ) -> None:
     """Execute a queued run in this process (used by the detached run process)."""
-    from wardian.engine.executor import execute_run
+    from wardian.app.runs import execute_queued_run
 
     secrets: dict[str, Any] = {}
     if secrets_stdin:
@@ -147,7 +146,7 @@ def execute(
             from wardian.errors import UsageError
 
             raise UsageError(f"--secrets-stdin expects a JSON object on stdin: {exc}") from exc
-    final = execute_run(run_id, secret_inputs=secrets)
+    final = execute_queued_run(run_id, secrets)
     _summary(final)
     _exit_for(final)
 
@@ -156,9 +155,9 @@ def execute(
 def show(run_id: str = typer.Argument(..., help="Run id or unique prefix."),
          as_json: bool = JsonOption) -> None:
     """Show a run: status, inputs, steps and attempts, events and outputs."""
-    from wardian.engine.runs import RunStore
+    from wardian.app.runs import get_run
 
-    run = RunStore().get(run_id, detail=True)
+    run = get_run(run_id)
     if as_json:
         emit_json(run.to_json(detail=True))
         return
@@ -209,9 +208,9 @@ def _compact(value: Any) -> str:
 @run_app.command("cancel")
 def cancel(run_id: str = typer.Argument(..., help="Run id or unique prefix.")) -> None:
     """Ask a run to stop at its next safe point (a queued run is cancelled at once)."""
-    from wardian.engine.runs import RunStore
+    from wardian.app.runs import cancel_run
 
-    run = RunStore().request_cancel(run_id)
+    run = cancel_run(run_id)
     if run.status == "cancelled":
         stdout(f"run {run.id[:8]} cancelled")
     else:
@@ -227,24 +226,18 @@ def resume(
     as_json: bool = JsonOption,
 ) -> None:
     """Continue an interrupted, failed or cancelled run from its last completed step."""
-    from wardian.engine.runs import RunStore
+    from wardian.app.runs import DetachedRun, resume
 
-    store = RunStore()
-    secrets = parse_kv(inputs, "--input")
-    if wait:
-        from wardian.engine.executor import resume_run
-
-        _report_final(resume_run(run_id, store=store, secret_inputs=secrets), as_json)
+    resumed = resume(run_id, secrets=parse_kv(inputs, "--input"), wait=wait)
+    if not isinstance(resumed, DetachedRun):
+        _report_final(resumed, as_json)
         return
-    from wardian.engine.manual import spawn_detached
-
-    run = store.requeue(run_id)
-    pid = spawn_detached(run.id, secrets)
+    run = resumed.run
     if as_json:
-        emit_json({"id": run.id, "status": run.status, "pid": pid})
+        emit_json({"id": run.id, "status": run.status, "pid": resumed.pid})
         return
     stdout(run.id)
-    stderr(f"resumed in the background (pid {pid})")
+    stderr(f"resumed in the background (pid {resumed.pid})")
 
 
 @app.command("trial")
@@ -295,9 +288,9 @@ def runs(
     as_json: bool = JsonOption,
 ) -> None:
     """List runs, newest first."""
-    from wardian.engine.runs import RunStore
+    from wardian.app.runs import list_runs
 
-    items = RunStore().list(blueprint_id=blueprint, status=status, limit=limit)
+    items = list_runs(blueprint=blueprint, status=status, limit=limit)
     if as_json:
         emit_json([r.to_json() for r in items])
         return

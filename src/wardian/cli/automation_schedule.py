@@ -1,6 +1,6 @@
 """`wardian automation schedule …`: schedule invokers (CLI.md; issue 8).
 
-Each command parses its flags, makes one call into `wardian.invokers.schedule_ops`, and
+Each command parses its flags, makes one call into `wardian.app.schedules`, and
 prints. Heavy imports (APScheduler, pydantic, the engine) happen inside the commands.
 """
 
@@ -23,7 +23,7 @@ app = typer.Typer(
 def _seconds(text: str | None, flag: str) -> float | None:
     if text is None:
         return None
-    from wardian.invokers.schedule import parse_duration
+    from wardian.app.schedules import parse_duration
 
     return parse_duration(text, flag=flag)
 
@@ -65,7 +65,7 @@ def add(
     json_: bool = JsonOption,
 ) -> None:
     """Add a schedule invoker. It is created DISABLED: check it with `show`, then `enable` it."""
-    from wardian.invokers.schedule_ops import add_schedule, describe_schedule
+    from wardian.app.schedules import add_schedule, describe_schedule
 
     invoker = add_schedule(
         blueprint_id=blueprint, name=name, agent=agent, assignments=assignments, cron=cron,
@@ -97,7 +97,7 @@ def _row(doc: dict[str, Any]) -> list[Any]:
 def list_(json_: bool = JsonOption) -> None:
     """List schedule invokers: next five fire times in each invoker's zone, and how many
     missed slots would run now."""
-    from wardian.invokers.schedule_ops import list_schedules
+    from wardian.app.schedules import list_schedules
 
     docs = list_schedules()
     if json_:
@@ -114,14 +114,14 @@ def list_(json_: bool = JsonOption) -> None:
 def show(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."),
          json_: bool = JsonOption) -> None:
     """Show one schedule invoker with its policies and next fire times."""
-    from wardian.invokers.schedule_ops import describe_schedule, get_schedule
+    from wardian.app.schedules import describe_schedule, get_schedule
 
     doc = describe_schedule(get_schedule(ref))
     if json_:
         emit_json(doc)
         return
     config = doc.get("config") or {}
-    from wardian.invokers.schedule import format_duration
+    from wardian.app.schedules import format_duration
 
     grace = config.get("misfire_grace_s")
     catch_up = config.get("catch_up")
@@ -156,7 +156,7 @@ def set_(
 ) -> None:
     """Edit an invoker's inputs, assignments or name, validated exactly as `add`; its
     schedule, enabled state and slot history stay."""
-    from wardian.invokers.schedule_ops import update_schedule
+    from wardian.app.schedules import update_schedule
 
     invoker = update_schedule(ref, inputs=parse_kv(input_, "--input") if input_ else None,
                               assignments=assignments, name=name)
@@ -169,7 +169,7 @@ def set_(
 @app.command("enable")
 def enable(ref: str = typer.Argument(..., help="Invoker id, id prefix or name.")) -> None:
     """Enable (after re-validating blueprint, agent and assignments). Slots count from now."""
-    from wardian.invokers.schedule_ops import set_schedule_enabled
+    from wardian.app.schedules import set_schedule_enabled
 
     invoker = set_schedule_enabled(ref, True)
     stdout(f"Enabled schedule invoker {invoker.id[:8]} ({invoker.name}).")
@@ -178,7 +178,7 @@ def enable(ref: str = typer.Argument(..., help="Invoker id, id prefix or name.")
 @app.command("disable")
 def disable(ref: str = typer.Argument(..., help="Invoker id, id prefix or name.")) -> None:
     """Disable; slots that fell due but were not fired yet are recorded as skipped (disabled)."""
-    from wardian.invokers.schedule_ops import set_schedule_enabled
+    from wardian.app.schedules import set_schedule_enabled
 
     invoker = set_schedule_enabled(ref, False)
     stdout(f"Disabled schedule invoker {invoker.id[:8]} ({invoker.name}).")
@@ -187,7 +187,7 @@ def disable(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."
 @app.command("remove")
 def remove(ref: str = typer.Argument(..., help="Invoker id, id prefix or name.")) -> None:
     """Remove a schedule invoker (its runs and slot history are kept)."""
-    from wardian.invokers.schedule_ops import remove_schedule
+    from wardian.app.schedules import remove_schedule
 
     invoker = remove_schedule(ref)
     stdout(f"Removed schedule invoker {invoker.id[:8]} ({invoker.name}).")
@@ -199,7 +199,7 @@ def run_now(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."
                                          help="Only queue the run; do not execute it here."),
             json_: bool = JsonOption) -> None:
     """Run the invoker's blueprint once now, outside its schedule (no slot is consumed)."""
-    from wardian.invokers.schedule_ops import run_now as do_run_now
+    from wardian.app.schedules import run_now as do_run_now
 
     run = do_run_now(ref, wait=not no_wait)
     if json_:
@@ -213,7 +213,7 @@ def history(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."
             limit: int = typer.Option(50, "--limit", help="Newest N slots."),
             json_: bool = JsonOption) -> None:
     """Recorded slots, newest first: ran (run id), skipped (reason) or coalesced (into what)."""
-    from wardian.invokers.schedule_ops import schedule_history
+    from wardian.app.schedules import schedule_history
 
     invoker, slots = schedule_history(ref, limit=limit)
     if json_:

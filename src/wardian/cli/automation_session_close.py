@@ -33,22 +33,6 @@ def _selection(assignments: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _docs(invokers: list[Any]) -> list[dict[str, Any]]:
-    from wardian.engine.runs import RunStore
-    from wardian.invokers.session_close import summarise
-    from wardian.runtime.agents import AgentRegistry
-
-    registry = AgentRegistry()
-    runs = RunStore(recover=False)
-    docs = []
-    for inv in invokers:
-        agent = registry.find(inv.agent_id)
-        last = runs.list(invoker_id=inv.id, limit=1)
-        docs.append(summarise(inv, agent_name=agent.name if agent else None,
-                              last_run=last[0] if last else None))
-    return docs
-
-
 def _local(stamp: str | None) -> str:
     """A stored UTC timestamp in local time for human output (DESIGN.md "Conventions")."""
     if not stamp:
@@ -97,7 +81,7 @@ def add(
     as_json: bool = JsonOption,
 ) -> None:
     """Create a session-close invoker, disabled; prints its id."""
-    from wardian.invokers.session_close import add_session_close
+    from wardian.app.session_close import add_session_close
 
     invoker = add_session_close(
         blueprint=blueprint, name=name, agent=agent, boundaries=list(boundary),
@@ -117,9 +101,9 @@ def add(
 @app.command("list")
 def list_(as_json: bool = JsonOption) -> None:
     """List session-close invokers: status, blueprint, agent, boundaries, bindings, last outcome."""
-    from wardian.invokers.store import InvokerStore
+    from wardian.app.session_close import list_session_close
 
-    docs = _docs(InvokerStore().list(kind="session-close"))
+    docs = list_session_close()
     if as_json:
         emit_json(docs)
         return
@@ -137,9 +121,9 @@ def list_(as_json: bool = JsonOption) -> None:
 def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
          as_json: bool = JsonOption) -> None:
     """Show one session-close invoker."""
-    from wardian.invokers.store import InvokerStore
+    from wardian.app.session_close import show_session_close
 
-    doc = _docs([InvokerStore().get(invoker_id, kind="session-close")])[0]
+    doc = show_session_close(invoker_id)
     if as_json:
         emit_json(doc)
         return
@@ -178,8 +162,8 @@ def set_(
     as_json: bool = JsonOption,
 ) -> None:
     """Edit an invoker, validated exactly as `add`; its enabled state and history stay."""
+    from wardian.app.session_close import update_session_close
     from wardian.errors import UsageError
-    from wardian.invokers.session_close import update_session_close
 
     if boundary and any_boundary:
         raise UsageError("--boundary and --any-boundary exclude each other")
@@ -197,7 +181,7 @@ def set_(
 @app.command("enable")
 def enable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
     """Re-validate blueprint, assignments and catalog, then enable the invoker."""
-    from wardian.invokers.session_close import set_enabled
+    from wardian.app.session_close import set_enabled
 
     invoker = set_enabled(invoker_id, True)
     stdout(f"Enabled {invoker.id[:8]} ({invoker.name})")
@@ -206,7 +190,7 @@ def enable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) 
 @app.command("disable")
 def disable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
     """Disable the invoker (it no longer fires; its history stays)."""
-    from wardian.invokers.session_close import set_enabled
+    from wardian.app.session_close import set_enabled
 
     invoker = set_enabled(invoker_id, False)
     stdout(f"Disabled {invoker.id[:8]} ({invoker.name})")
@@ -215,10 +199,9 @@ def disable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."))
 @app.command("remove")
 def remove(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) -> None:
     """Remove the invoker; its runs stay in the run history."""
-    from wardian.invokers.store import InvokerStore
+    from wardian.app.session_close import remove_session_close
 
-    store = InvokerStore()
-    invoker = store.remove(store.get(invoker_id, kind="session-close").id)
+    invoker = remove_session_close(invoker_id)
     stdout(f"Removed {invoker.id[:8]} ({invoker.name})")
 
 
@@ -227,19 +210,9 @@ def history(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
             limit: int = typer.Option(50, "--limit", help="At most this many runs."),
             as_json: bool = JsonOption) -> None:
     """The invoker's runs and recorded skips, newest first."""
-    from wardian.invokers.session_close import history as load
+    from wardian.app.session_close import session_close_history
 
-    invoker, runs = load(invoker_id, limit=limit)
-    docs = [
-        {"run_id": r.id, "status": r.status, "skip_reason": getattr(r, "skip_reason", None),
-         "created_at": getattr(r, "created_at", None),
-         "finished_at": getattr(r, "finished_at", None),
-         "boundary": (getattr(r, "invocation", None) or {}).get("payload", {}).get("boundary"),
-         "boundary_id": (getattr(r, "invocation", None) or {}).get("payload", {})
-         .get("boundary_id"),
-         "error": getattr(r, "error", None)}
-        for r in runs
-    ]
+    invoker, docs = session_close_history(invoker_id, limit=limit)
     if as_json:
         emit_json({"invoker": invoker.to_json(), "runs": docs})
         return

@@ -1,0 +1,126 @@
+"""Runs as the operator handles them: start, execute, show, list, cancel and resume
+(``wardian automation run …`` and ``automation runs``; CLI.md "automation").
+
+A surface calls these and renders what they return; the engine (`wardian.engine.manual`,
+`wardian.engine.executor`, `wardian.engine.runs`) stays behind them; `Run` and
+`StepAttempt` are re-exported for the surfaces' rendering. A surface imports this module
+inside its run commands only: its other commands never pay for the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from wardian.engine.runs import Run, StepAttempt
+
+__all__ = ["DetachedRun", "Run", "StepAttempt", "cancel_run", "execute_queued_run",
+           "get_run", "list_runs", "resume", "start_run"]
+
+
+@dataclass(frozen=True)
+class DetachedRun:
+    """A run handed to a detached ``wardian`` process: the queued run, the child's pid and
+    the log file it writes (``<data dir>/logs/run-<id>.log``)."""
+
+    run: Run
+    pid: int
+    log: str
+
+
+def start_run(blueprint: str, *, agent: str, assignments: str, inputs: dict[str, str],
+              archive: str | None = None, wait: bool = False) -> Run | DetachedRun:
+    """Validate and record a manual run, then execute it here (`wait`) or detach it.
+
+    Args:
+        blueprint: blueprint id (user library first) or path.
+        agent: the agent's name or id the run acts for.
+        assignments: the ``--assignments`` JSON text.
+        inputs: ``--input KEY=VALUE`` pairs as text (converted to the declared types).
+        archive: a transcript file for the run to read.
+        wait: execute in this process and return the finished run.
+
+    Returns:
+        The finished `Run` (`wait`), else a `DetachedRun`: the secrets went to the child
+        on its stdin and are stored nowhere.
+
+    Raises:
+        BlueprintError, NotFoundError, ValidationError, UsageError: nothing is stored then.
+    """
+    from wardian.engine.manual import prepare_manual_run, run_log_path, spawn_detached
+
+    prepared = prepare_manual_run(blueprint, agent=agent, assignments=assignments,
+                                  inputs=inputs, archive=archive)
+    if wait:
+        from wardian.engine.executor import execute_run
+
+        return execute_run(prepared.run.id, secret_inputs=prepared.secrets,
+                           blueprint=prepared.blueprint)
+    pid = spawn_detached(prepared.run.id, prepared.secrets)
+    return DetachedRun(prepared.run, pid, str(run_log_path(prepared.run.id)))
+
+
+def execute_queued_run(run_id: str, secrets: dict[str, Any]) -> Run:
+    """Execute queued run `run_id` in this process (the detached run process) and return it
+    finished; `secrets` are the secret inputs its starter passed on stdin."""
+    from wardian.engine.executor import execute_run
+
+    return execute_run(run_id, secret_inputs=secrets)
+
+
+def get_run(run_id: str) -> Run:
+    """The run `run_id` (id or unique prefix) with its attempts and events. Read-only.
+
+    Raises:
+        NotFoundError: no such run; UsageError: the prefix is ambiguous.
+    """
+    from wardian.engine.runs import RunStore
+
+    return RunStore().get(run_id, detail=True)
+
+
+def list_runs(*, blueprint: str | None = None, status: str | None = None,
+              limit: int = 50) -> list[Run]:
+    """Runs, newest first, filtered by blueprint id and status. Read-only.
+
+    Raises:
+        UsageError: `status` is not a run status.
+    """
+    from wardian.engine.runs import RunStore
+
+    return RunStore().list(blueprint_id=blueprint, status=status, limit=limit)
+
+
+def cancel_run(run_id: str) -> Run:
+    """Ask run `run_id` to stop at its next safe point (a queued run is cancelled at once);
+    returns it as it now is.
+
+    Raises:
+        NotFoundError; ConflictError: the run already finished.
+    """
+    from wardian.engine.runs import RunStore
+
+    return RunStore().request_cancel(run_id)
+
+
+def resume(run_id: str, *, secrets: dict[str, str], wait: bool = False) -> Run | DetachedRun:
+    """Continue an interrupted, failed or cancelled run from its last completed step: here
+    (`wait`, the finished `Run`) or in a detached process (a `DetachedRun`).
+
+    Args:
+        secrets: the run's secret inputs again (never stored).
+
+    Raises:
+        UsageError: the run is not resumable (queued, running, succeeded, skipped).
+    """
+    from wardian.engine.runs import RunStore
+
+    store = RunStore()
+    if wait:
+        from wardian.engine.executor import resume_run
+
+        return resume_run(run_id, store=store, secret_inputs=secrets)
+    from wardian.engine.manual import run_log_path, spawn_detached
+
+    run = store.requeue(run_id)
+    return DetachedRun(run, spawn_detached(run.id, secrets), str(run_log_path(run.id)))

@@ -199,13 +199,11 @@ def _fts_problems(conn: sqlite3.Connection) -> list[str]:
 def _integrity_check_passes(conn: sqlite3.Connection) -> bool | None:
     """FTS5's ``integrity-check`` with ``rank = 1`` (index against the ``records``
     content): True / False, None when the connection may not run it (read-only: the
-    command is an INSERT)."""
+    command is an INSERT; or another process holds the write lock past the timeout)."""
     try:
         conn.execute("INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)")
-    except sqlite3.OperationalError as exc:
-        if "readonly" in str(exc) or "read-only" in str(exc):
-            return None
-        raise
+    except sqlite3.OperationalError:  # readonly, locked: the comparison index decides
+        return None
     except sqlite3.DatabaseError:  # SQLITE_CORRUPT_VTAB: the index and content differ
         return False
     return True

@@ -184,3 +184,56 @@ def test_every_state_component_migrates_on_postgres(pg_url: str, wardian_home: P
     for component in ("agents", "archives", "invokers", "model_catalog", "recovery", "runs",
                       "schedule_slots", "session_close_fires", "session_events", "settings"):
         assert repr(component) in done.stdout
+
+
+def _waits(holder: object, waiter: object, held: tuple[str, ...] | None,
+           wanted: tuple[str, ...] | None, *, upgrade: bool = False) -> bool:
+    """Whether a write block asking for `wanted` locks (None: the exclusive schema lock)
+    waits while another connection's block holds `held`. The waiter's ``lock_timeout``
+    makes a wait an error at once: a block that needs no lock never waits for one."""
+    from wardian._pg import PgConnection
+
+    assert isinstance(holder, PgConnection) and isinstance(waiter, PgConnection)
+    with holder.atomic(held):
+        if upgrade:  # a default block nested in a narrow one: the exclusive lock now
+            with holder.atomic():
+                pass
+        try:
+            with waiter.atomic(wanted):
+                return False
+        except sqlite3.OperationalError as exc:
+            assert "lock timeout" in str(exc)
+            return True
+
+
+def test_narrow_blocks_run_side_by_side_and_default_ones_alone(pg_url: str) -> None:
+    from wardian._pg import PgConnection
+
+    holder, waiter = PgConnection(pg_url, "state"), PgConnection(pg_url, "state")
+    waiter.execute("SET lock_timeout = '150ms'")
+    try:
+        assert not _waits(holder, waiter, (), ())  # row locks only: side by side
+        assert not _waits(holder, waiter, ("run:a",), ("run:b",))  # other keys
+        assert _waits(holder, waiter, ("run:a",), ("run:a", "run:c"))  # one key in common
+        assert _waits(holder, waiter, (), None)  # a default block waits for narrow ones
+        assert _waits(holder, waiter, None, ())  # and they for it
+        assert _waits(holder, waiter, (), (), upgrade=True)  # a nested default block
+        with holder.atomic(()):
+            with pytest.raises(ValueError), holder.atomic():  # an upgrade rolled back ...
+                raise ValueError
+            with waiter.atomic(()):  # ... gave the exclusive lock back
+                pass
+            # ... and the next default block takes it again.
+            with holder.atomic(), pytest.raises(sqlite3.OperationalError,
+                                                match="lock timeout"), waiter.atomic(()):
+                pass
+        memory = PgConnection(pg_url, "memory")
+        try:
+            assert not _waits(memory, waiter, None, None)  # schemas lock apart
+        finally:
+            memory.close()
+        assert not holder.in_transaction and not waiter.in_transaction
+    finally:
+        waiter.execute("RESET lock_timeout")
+        holder.close()
+        waiter.close()

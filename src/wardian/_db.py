@@ -245,17 +245,26 @@ def _why_not_writable(path: Path) -> str | None:
 
 
 @contextmanager
-def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def atomic(conn: sqlite3.Connection, *,
+           locks: Sequence[str] | None = None) -> Iterator[sqlite3.Connection]:
     """Run the block in one write transaction (``BEGIN IMMEDIATE``), or a savepoint if nested.
 
     Commits when the block ends normally; rolls back on any exception (including
     `KeyboardInterrupt`) and re-raises it unchanged.
 
+    Args:
+        locks: None: the block writes alone (SQLite's one writer; on PostgreSQL the
+            schema's exclusive writer lock). A sequence of keys: the block is *narrow* —
+            correct beside other narrow blocks through its row locks, unique constraints
+            and one lock per key (e.g. an idempotency key), so PostgreSQL runs narrow
+            blocks of several workers at once (`wardian._pg.PgConnection.atomic`). SQLite
+            has one writer anyway and ignores the keys.
+
     Raises:
         StoreError: the write lock could not be taken within `BUSY_TIMEOUT_MS`.
     """
     if type(conn) is not sqlite3.Connection:  # a `wardian._pg.PgConnection`
-        with conn.atomic() as same:  # type: ignore[attr-defined]
+        with conn.atomic(locks) as same:  # type: ignore[attr-defined]
             yield same
         return
     lock = _write_locks.get(id(conn))
@@ -797,9 +806,11 @@ class Database:
     def _migrate_on_open(self) -> None:
         """Apply this file's migrations (subclasses say which)."""
 
-    def atomic(self) -> AbstractContextManager[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE``), or a savepoint when nested; see `atomic`."""
-        return atomic(self.conn)
+    def atomic(self, *, locks: Sequence[str] | None = None
+               ) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``), or a savepoint when nested; `locks`
+        makes it narrow on PostgreSQL; see `atomic`."""
+        return atomic(self.conn, locks=locks)
 
     def close(self) -> None:
         """Close the connection for every holder and forget the object (idempotent)."""

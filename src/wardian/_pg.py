@@ -18,13 +18,19 @@ Every dialect difference lives here, so the stores keep one body of SQL:
 * A write transaction (`PgConnection.atomic`) takes a transaction-scoped advisory lock
   named after its schema first: like SQLite's ``BEGIN IMMEDIATE`` on one file, one writer
   per schema at a time, so every read-then-write of the stores keeps its SQLite meaning
-  across machines. Nested blocks are savepoints.
+  across machines. A *narrow* transaction (``atomic(locks=[...])``: the hot paths of runs
+  and session events, whose guarantees rest on row locks, unique constraints and the
+  per-key advisory locks it names) holds that lock shared instead, so narrow writers on
+  several machines run side by side while every other writer still runs alone. Nested
+  blocks are savepoints.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
+import itertools
 import os
 import re
 import sqlite3
@@ -136,6 +142,8 @@ def redact_url(url: str) -> str:
 
 
 # --- the pool --------------------------------------------------------------------------
+
+_savepoints = itertools.count()
 
 _pools: dict[tuple[int, str], psycopg_pool.ConnectionPool[Any]] = {}
 _pools_lock = threading.Lock()
@@ -425,6 +433,16 @@ def schema_lock_key(schema: str) -> int:
     return zlib.crc32(f"wardian:{schema}".encode()) - 2**31
 
 
+def key_lock_key(schema: str, key: str) -> int:
+    """The advisory-lock key of one narrow block's `key` in `schema` (`PgConnection.atomic`):
+    64 bits of a SHA-256 of schema and key. Two keys sharing a number (a 2**-64 chance)
+    would only make their blocks wait for each other, never break one."""
+    import hashlib
+
+    digest = hashlib.sha256(f"wardian:{schema}:key:{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
 class PgConnection:
     """One pooled PostgreSQL connection, used by a `wardian._db.Database` like a
     `sqlite3.Connection` (see the module docstring for what it offers).
@@ -448,6 +466,10 @@ class PgConnection:
         self.total_changes = 0
         self.before_write_commit: str | None = None
         """A statement run at the end of every write transaction that changed rows."""
+        self._lock_mode: str | None = None
+        """The schema lock the open transaction holds: None, ``shared`` or ``exclusive``."""
+        self._held_keys: set[int] = set()
+        """The key locks (`key_lock_key`) the open transaction holds."""
         self._closed = False
         self._conn: psycopg.Connection[Any]
         self._pool: psycopg_pool.ConnectionPool[Any] | None = None
@@ -539,23 +561,99 @@ class PgConnection:
             raise _as_sqlite_error(exc) from exc
 
     @contextmanager
-    def atomic(self) -> Iterator[PgConnection]:
-        """One write transaction (after the schema's writer lock), or a savepoint when
-        nested; commits at the end, rolls back on any exception and re-raises it."""
+    def atomic(self, locks: Sequence[str] | None = None) -> Iterator[PgConnection]:
+        """One write transaction, or a savepoint when nested; commits at the end, rolls
+        back on any exception and re-raises it.
+
+        Args:
+            locks: None (the default): the schema's writer lock, exclusive — the block sees
+                the schema as SQLite's ``BEGIN IMMEDIATE`` would, alone among writers.
+                A sequence: a *narrow* block — the schema lock shared (narrow blocks run
+                side by side; every exclusive one waits for them and they for it), plus a
+                transaction-scoped advisory lock per key (`key_lock_key`; taken in sorted
+                order), for a read-then-write its row locks and unique constraints do not
+                cover. Empty: row locks only.
+
+        Nested: a narrow block inside any transaction takes only its keys. A default block
+        nested in a narrow one takes the exclusive lock then (an upgrade, held to the end of
+        the transaction), so code written for the exclusive meaning keeps it wherever it is
+        called from; two such upgrades at once are a deadlock PostgreSQL breaks by failing
+        one (``sqlite3.OperationalError``, nothing written). The hot paths that run side by
+        side (run creation, claims, steps, the event queue) nest only narrow blocks.
+        """
+        # Transaction control by hand, each step one round trip with the lock statements
+        # beside it (``BEGIN; SELECT pg_advisory_xact_lock…``): a write transaction costs a
+        # round trip at each end and nothing more, which is most of what a short one costs
+        # a busy server. Only integers are spliced into these commands.
+        outer = not self.in_transaction
+        # What a rolled-back savepoint gives back: locks taken after it are released.
+        saved = (self._lock_mode, set(self._held_keys))
+        if outer:
+            self._lock_mode = None
+            self._held_keys = set()
+            opening = ["BEGIN"]
+        else:
+            savepoint = f"wardian_sp_{next(_savepoints)}"
+            opening = [f"SAVEPOINT {savepoint}"]
+        before = self.total_changes
+        try:
+            self._command(opening + self._lock_statements(locks))
+            yield self
+        except BaseException:
+            try:
+                self._command(["ROLLBACK"] if outer else
+                              [f"ROLLBACK TO SAVEPOINT {savepoint}",
+                               f"RELEASE SAVEPOINT {savepoint}"])
+            except sqlite3.Error:
+                pass  # the connection broke, or the transaction did: its error says more
+            finally:
+                self._lock_mode, self._held_keys = (None, set()) if outer else saved
+            raise
+        if not outer:
+            self._command([f"RELEASE SAVEPOINT {savepoint}"])
+            return
+        closing = ["COMMIT"]
+        if self.before_write_commit and self.total_changes != before:
+            closing.insert(0, self.before_write_commit)
+        try:
+            self._command(closing)
+        except BaseException:
+            if self.in_transaction:  # the bump failed: COMMIT was never reached
+                with contextlib.suppress(sqlite3.Error):
+                    self._command(["ROLLBACK"])
+            raise
+        finally:
+            self._lock_mode = None
+
+    def _lock_statements(self, locks: Sequence[str] | None) -> list[str]:
+        """The statements taking what `locks` asks for (see `atomic`) that this transaction
+        does not hold yet: the schema lock in that mode or a stronger one, then each key."""
+        schema_key = schema_lock_key(self.schema)
+        if locks is None:
+            if self._lock_mode == "exclusive":
+                return []
+            self._lock_mode = "exclusive"
+            return [f"SELECT pg_advisory_xact_lock({schema_key})"]
+        out = []
+        if self._lock_mode is None:
+            self._lock_mode = "shared"
+            out.append(f"SELECT pg_advisory_xact_lock_shared({schema_key})")
+        for key in sorted({key_lock_key(self.schema, k) for k in locks} - self._held_keys):
+            self._held_keys.add(key)
+            out.append(f"SELECT pg_advisory_xact_lock({key})")
+        return out
+
+    def _command(self, statements: list[str]) -> None:
+        """Run parameterless `statements` in one round trip (the simple query protocol).
+
+        Raises:
+            sqlite3.Error: the matching DB-API class of what the server said.
+        """
         import psycopg
 
-        outer = not self.in_transaction
         try:
-            with self._conn.transaction():
-                if outer:
-                    with self._conn.cursor() as cur:
-                        cur.execute("SELECT pg_advisory_xact_lock(%s)",
-                                    (schema_lock_key(self.schema),))
-                before = self.total_changes
-                yield self
-                if outer and self.before_write_commit and self.total_changes != before:
-                    with self._conn.cursor() as cur:
-                        cur.execute(self.before_write_commit.encode())
+            with self._conn.cursor() as cur:
+                cur.execute("; ".join(statements).encode())
         except psycopg.Error as exc:
             raise _as_sqlite_error(exc) from exc
 

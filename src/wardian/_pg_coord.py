@@ -4,8 +4,8 @@ What SQLite gets from one file on one machine (a write lock, a process table to 
 whether an owner lives, a queue read every few milliseconds), several machines get from
 the server here:
 
-* `row_transaction` — a transaction that takes **no** schema-wide writer lock
-  (`wardian._pg.PgConnection.atomic` does): for statements whose row locks are their
+* `row_transaction` — a narrow transaction (`wardian._pg.PgConnection.atomic` with no
+  keys: the schema-wide writer lock only shared): for statements whose row locks are their
   whole concurrency story, such as a run claim with ``FOR UPDATE SKIP LOCKED``.
 * `notify` / `Listener` — ``NOTIFY`` inside the writer's transaction (delivered at
   commit) and ``LISTEN`` on a connection of its own: wake-ups instead of polling.
@@ -36,27 +36,15 @@ EVENTS_CHANNEL = "wardian_session_events"
 
 @contextmanager
 def row_transaction(conn: PgConnection) -> Iterator[PgConnection]:
-    """One transaction on `conn` without the schema's writer lock; inside an open one, a
-    savepoint of it (`wardian._db.atomic`). Commits at the end; rolls back on any
-    exception and re-raises it.
+    """A narrow transaction on `conn` whose row locks are its whole concurrency story
+    (``atomic(locks=())``: the schema's writer lock shared, no key); inside an open one, a
+    savepoint of it. Commits at the end; rolls back on any exception and re-raises it.
 
     Raises:
         sqlite3.Error: what the server said (as `PgConnection.execute` raises it).
     """
-    if conn.in_transaction:
-        from wardian._db import atomic
-
-        with atomic(conn):  # type: ignore[arg-type]
-            yield conn
-        return
-    conn.execute("BEGIN")
-    try:
-        yield conn
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+    with conn.atomic(()) as same:
+        yield same
 
 
 def notify(conn: sqlite3.Connection, channel: str, payload: str = "") -> None:

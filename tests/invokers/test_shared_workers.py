@@ -164,6 +164,47 @@ def test_the_daemon_drain_wakes_on_notify_not_on_a_poll(pg: str,
     assert not thread.is_alive()
 
 
+def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
+    """Recording a close, firing its invokers, claiming, running and finishing the runs take
+    no exclusive writer lock: with another worker's narrow write transaction open for the
+    whole time, every write here goes through (an exclusive one would wait for it and hit
+    the lock timeout), so two workers' runs no longer queue behind one lock."""
+    from wardian._db import StateDB
+    from wardian._pg import PgConnection
+    from wardian.config import state_db_path
+    from wardian.invokers.drain import drain_once
+
+    write_noop_blueprint()
+    agent = AgentRegistry().add("coder", "claude").id
+    store = InvokerStore()
+    ids = []
+    for i in range(2):
+        inv = store.add("session-close", name=f"inv{i}", blueprint_id="noop-test",
+                        agent_id=agent, assignments={},
+                        config={"boundaries": [], "require_archive": i == 1})
+        store.set_enabled(inv.id, True)
+        ids.append(inv.id)
+    assert drain_once().idle  # every store opened and migrated before the other's write
+    conn = StateDB.open(state_db_path()).conn
+    other = PgConnection(pg, "state")
+    conn.execute("SET lock_timeout = '3s'")
+    try:
+        with other.atomic(()):  # another worker, mid-write
+            queue = SessionEventQueue()
+            for n in range(3):
+                queue.append(agent_id=agent, boundary="clear", session_id=f"s{n}",
+                             source="cli", logging_enabled=False)
+            report = drain_once()
+    finally:
+        conn.execute("RESET lock_timeout")
+        other.close()
+    assert report.errors == []
+    assert (report.events, report.runs_created, report.skipped, report.executed) == (3, 3, 3, 3)
+    runs = RunStore(recover=False).list(limit=100)
+    assert sorted(r.status for r in runs) == ["skipped"] * 3 + ["succeeded"] * 3
+    assert not FireLog().undispatched()
+
+
 def _worker(code: str, *args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=REPO,
                             env={**env, "PYTHONPATH": str(REPO)},

@@ -156,6 +156,7 @@ def execute_run(
     sleep: Callable[[float], None] | None = None,
     get_adapter: AdapterLookup | None = None,
     blueprint: LoadedBlueprint | None = None,
+    detail: bool = True,
 ) -> Run:
     """Execute a queued run to completion in this process (see the module docstring).
 
@@ -169,27 +170,39 @@ def execute_run(
             one per event). Used when it is the run's (same path and hash), every action
             it names is registered and its files still hash the same; otherwise the
             blueprint is loaded from the run's path and must have the run's hash.
+        detail: return the run with its attempts and events (False: the run alone, two
+            reads fewer, for a caller that only needs it done — the drain).
 
     Returns:
-        The final run with attempts and events. Step failures never raise: see `status`.
+        The final run (with attempts and events when `detail`). Step failures never raise:
+        see `status`.
+
+    Raises:
+        NotFoundError / AmbiguousIdError: no run, or several, with that id or prefix.
     """
     store = store or RunStore()
-    run = store.get(run_id)
-    if not store.claim(run.id):
-        return store.get(run.id, detail=True)
+    # The claim first, by the id as given: a full id (every caller but the CLI's) is then
+    # resolved by the claim itself, a read fewer per run; a prefix or a run that is not
+    # queued any more is looked up after.
+    claimed = store.claim(run_id)
+    if not claimed:
+        run = store.get(run_id)
+        if run.id == run_id or not store.claim(run.id):
+            return store.get(run.id, detail=detail)
+        run_id = run.id
     try:
-        _Execution(store, run.id, secret_inputs or {}, sleep, get_adapter, blueprint).run()
+        _Execution(store, run_id, secret_inputs or {}, sleep, get_adapter, blueprint).run()
     except LeaseLost:
         # Another worker reclaimed the run (its lease had expired): it is theirs now, so
         # nothing more is written to it here.
-        return store.get(run.id, detail=True)
+        return store.get(run_id, detail=detail)
     except (KeyboardInterrupt, SystemExit):
-        store.finish(run.id, "interrupted", "the process was interrupted")
+        store.finish(run_id, "interrupted", "the process was interrupted")
         raise
     except Exception as exc:  # a bug must not leave the run 'running' for ever
-        store.finish(run.id, "failed", f"internal error: {type(exc).__name__}: {exc}")
+        store.finish(run_id, "failed", f"internal error: {type(exc).__name__}: {exc}")
         raise
-    return store.get(run.id, detail=True)
+    return store.get(run_id, detail=detail)
 
 
 def resume_run(run_id: str, *, store: RunStore | None = None,
@@ -270,7 +283,8 @@ class _Execution:
     # -- the run -----------------------------------------------------------------------------
 
     def run(self) -> None:
-        run = self.store.get(self.run_id, detail=True)
+        run = self.store.get(self.run_id)
+        run.attempts = self.store.attempts(run.id)  # what a resumed run has done (no events)
         try:
             loaded = self._load(run)
             inputs = self._inputs(run, loaded)

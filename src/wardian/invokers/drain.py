@@ -146,9 +146,10 @@ class FireLog:
 
     def link(self, event_id: str, invoker_id: str, run_id: str, outcome: str,
              skip_reason: str | None) -> None:
-        """Record the run of (event, invoker) unless already recorded (atomic)."""
+        """Record the run of (event, invoker) unless already recorded (atomic; narrow: the
+        primary key (event, invoker) keeps the first)."""
         dispatched = utc_now_iso() if outcome != "queued" else None
-        with atomic(self.conn):
+        with atomic(self.conn, locks=()):
             self.conn.execute(
                 "INSERT OR IGNORE INTO session_close_fires (event_id, invoker_id, run_id,"
                 " outcome, skip_reason, created_at, dispatched_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -171,8 +172,8 @@ class FireLog:
         return [Fire(**dict(r)) for r in rows]
 
     def mark_dispatched(self, event_id: str, invoker_id: str) -> None:
-        """Note that the run was handed to the executor (atomic, idempotent)."""
-        with atomic(self.conn):
+        """Note that the run was handed to the executor (atomic, idempotent; narrow)."""
+        with atomic(self.conn, locks=()):
             self.conn.execute(
                 "UPDATE session_close_fires SET dispatched_at = ? WHERE event_id = ?"
                 " AND invoker_id = ? AND dispatched_at IS NULL",
@@ -319,7 +320,9 @@ class _Drain:
             skip_reason = event.archive_detail or REASON_NO_TRANSCRIPT
         # The run and its fire link commit together: a crash between them can no longer
         # leave a run that no fire points at (the stores share the file's one connection).
-        with self.fires.db.atomic():
+        # Narrow on PostgreSQL: workers on several machines fire side by side, and the
+        # lock on the (event, invoker) key makes a second one find the first's run.
+        with self.fires.db.atomic(locks=(f"run:{key}",)):
             if skip_reason is None:
                 try:
                     run, created = create("queued")
@@ -398,7 +401,7 @@ class _Drain:
         """Record a ``skipped`` run for (event, invoker) with only what is sure to be valid."""
         key = idempotency_key(invoker.id, event.id)
         loaded = self.blueprint(invoker.blueprint_id)
-        with self.fires.db.atomic():  # the run and its fire link together, as in `fire`
+        with self.fires.db.atomic(locks=(f"run:{key}",)):  # as in `fire`
             run, created = self.runs.create_run(
                 blueprint_id=invoker.blueprint_id, agent_id=event.agent_id, assignments={},
                 inputs={}, invocation={"trigger": "session-close", "payload": {
@@ -434,7 +437,8 @@ class _Drain:
                 # it is the run's version), else the executor loads it.
                 loaded = self._blueprints.get(run.blueprint_id)
                 if run.status == "queued":
-                    execute_run(fire.run_id, store=self.runs, blueprint=loaded)
+                    execute_run(fire.run_id, store=self.runs, blueprint=loaded,
+                                detail=False)
                     report.executed += 1
                 elif shared and run.status == "running":
                     continue  # its worker marks it dispatched when it ends

@@ -212,7 +212,10 @@ class SessionEventQueue:
         Returns:
             (event, created) — created is False for a re-delivery.
         """
-        with atomic(self.conn):
+        # Narrow on PostgreSQL: the key's lock orders two deliveries of one close (the
+        # second counts as a re-delivery); the subscriber read below still sees invoker
+        # changes whole, as those writers take the schema's writer lock exclusively.
+        with atomic(self.conn, locks=(f"session-event:{agent_id}:{session_id}:{boundary}",)):
             row = self.conn.execute(
                 "SELECT id FROM session_events WHERE agent_id = ? AND session_id = ?"
                 " AND boundary = ?",
@@ -315,7 +318,7 @@ class SessionEventQueue:
             status: ``available`` or ``unavailable``.
             detail: the reason when unavailable.
         """
-        with atomic(self.conn):
+        with atomic(self.conn, locks=()):  # narrow: one guarded row update
             self.conn.execute(
                 "UPDATE session_events SET archive_status = ?, archive_detail = ?,"
                 " conversation_id = ? WHERE id = ? AND archive_status IS NULL",
@@ -324,8 +327,8 @@ class SessionEventQueue:
         return self.get(event_id)
 
     def mark_processed(self, event_id: str, *, error: str | None = None) -> None:
-        """Mark an event processed (idempotent; atomic)."""
-        with atomic(self.conn):
+        """Mark an event processed (idempotent; atomic; narrow: one guarded row update)."""
+        with atomic(self.conn, locks=()):
             self.conn.execute(
                 "UPDATE session_events SET status = 'processed', processed_at = ?,"
                 " last_error = COALESCE(?, last_error) WHERE id = ? AND status = 'pending'",
@@ -333,8 +336,9 @@ class SessionEventQueue:
             )
 
     def record_failure(self, event_id: str, error: str) -> int:
-        """Count a failed processing attempt and keep its message; returns attempts. Atomic."""
-        with atomic(self.conn):
+        """Count a failed processing attempt and keep its message; returns attempts. Atomic;
+        narrow (the update's row lock holds until the count is read back)."""
+        with atomic(self.conn, locks=()):
             self.conn.execute(
                 "UPDATE session_events SET attempts = attempts + 1, last_error = ? WHERE id = ?",
                 (error[:2000], event_id),

@@ -12,14 +12,17 @@ Target: median round trip <= 5 ms at 10k records. The CPU time per call of the s
 process and of the client is printed too: on a shared, overloaded machine the wall time
 is mostly waiting for a CPU, and the CPU figures say what the round trip costs.
 
-Run: ``.venv/bin/python bench/mcp_bench.py [--profile FILE]`` (about 20 s; ``--profile``
-runs the server under cProfile and writes its stats to FILE, for `pstats`).
+Run: ``.venv/bin/python bench/mcp_bench.py [--calls N] [--profile FILE]`` (about 20 s;
+``--calls`` times N calls instead of 300; ``--profile`` runs the server under cProfile and
+writes its stats to FILE, for `pstats`). The store is built in a temporary directory,
+removed at the end.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -38,8 +41,12 @@ TARGET_MEDIAN_MS = 5.0
 
 
 def _queries(home: Path, count: int) -> list[str]:
-    """One or two words of one of the agent's records (so every query has answers to check)."""
+    """One or two words of one of the agent's records (so every query has answers to check).
+    Stop words are never picked: a query of nothing but them asks nothing, and recall
+    rightly answers it with no records (`wardian.memory.ranking.query_terms`)."""
     import sqlite3
+
+    from wardian.memory.ranking import query_terms
 
     conn = sqlite3.connect(home / "memory.db")
     try:
@@ -51,7 +58,9 @@ def _queries(home: Path, count: int) -> list[str]:
     rng = random.Random(16)
     queries = []
     for _ in range(count):
-        words = sorted(set(rng.choice(texts).split()))
+        words: list[str] = []
+        while not words:
+            words = sorted({w for w in rng.choice(texts).split() if query_terms(w)})
         queries.append(" ".join(rng.sample(words, min(len(words), rng.choice((1, 2))))))
     return queries
 
@@ -130,9 +139,19 @@ async def _round_trips(home: Path, workspace: Path, env: dict[str, str],
 
 
 def main() -> int:
+    global CALLS
     if "--profile" in sys.argv:
         PROFILE.append(os.path.abspath(sys.argv[sys.argv.index("--profile") + 1]))
+    if "--calls" in sys.argv:
+        CALLS = int(sys.argv[sys.argv.index("--calls") + 1])
     base = Path(tempfile.mkdtemp(prefix="wardian-mcp-bench-"))
+    try:
+        return _bench(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _bench(base: Path) -> int:
     home = base / "home"
     workspace = base / "repo"
     (workspace / ".git").mkdir(parents=True)

@@ -289,6 +289,10 @@ APP_ONLY_SURFACES = {
     "wardian.cli.automation_schedule",
     "wardian.cli.automation_session_close",
     "wardian.cli.automation_trial",
+    "wardian.mcp_server",
+    "wardian.mcp_server.schemas",
+    "wardian.mcp_server.server",
+    "wardian.mcp_server.stdio",
 }
 
 

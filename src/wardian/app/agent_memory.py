@@ -23,6 +23,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wardian._db import database_exists
+from wardian.memory.models import (
+    MAX_EVIDENCE_CHARS,
+    MAX_LOCATOR_CHARS,
+    MAX_SOURCES,
+    MAX_TEXT_CHARS,
+    default_workspace,
+)
+from wardian.memory.recall import record_line
 
 if TYPE_CHECKING:
     from wardian.app.instruction_import import ImportPlan
@@ -32,17 +40,25 @@ if TYPE_CHECKING:
     from wardian.memory.store import MemoryStore
 
 __all__ = [
+    "MAX_EVIDENCE_CHARS",
+    "MAX_LOCATOR_CHARS",
+    "MAX_SOURCES",
+    "MAX_TEXT_CHARS",
     "READ_ONLY_NOTE",
     "ROW_REMOVED",
     "ROW_SAVED",
     "ROW_UPDATED",
     "AgentMemory",
     "RecallResult",
+    "default_workspace",
     "open_agent_memory",
     "open_reader",
     "parse_scope",
     "parse_sources",
+    "record_line",
 ]
+# The record limits, `default_workspace` and `record_line` are re-exported for the
+# surfaces (the MCP server advertises the limits and renders record lines).
 
 ROW_SAVED = "Memory saved · This agent"
 ROW_UNCHANGED = "Memory unchanged · already saved"
@@ -163,9 +179,16 @@ class AgentMemory:
 
     def current_workspace(self) -> str:
         """`workspace`, else the git root of the current directory."""
-        from wardian.memory.models import default_workspace
-
         return self.workspace or default_workspace()
+
+    def capability_holder(self, token: str) -> int | None:
+        """The pid of the process holding capability `token` (the launch supervisor), or
+        None when no such capability is stored. Read-only; for a server that reuses
+        this view while that process lives (`wardian._process.ancestry_to`)."""
+        from wardian.memory.capabilities import CapabilityStore
+
+        row = CapabilityStore(self.store.conn).lookup(token.strip())
+        return row.pid if row is not None else None
 
     @property
     def read_only(self) -> bool:

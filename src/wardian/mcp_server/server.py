@@ -38,15 +38,20 @@ from pydantic import Field
 
 from wardian import __version__
 from wardian.app.agent_memory import (
+    MAX_EVIDENCE_CHARS,
+    MAX_LOCATOR_CHARS,
+    MAX_SOURCES,
+    MAX_TEXT_CHARS,
     ROW_REMOVED,
     ROW_UPDATED,
     AgentMemory,
+    default_workspace,
     open_reader,
+    record_line,
     save_row,
 )
 from wardian.errors import WardianError
 from wardian.mcp_server import schemas
-from wardian.memory.models import MAX_EVIDENCE_CHARS, MAX_LOCATOR_CHARS, MAX_SOURCES, MAX_TEXT_CHARS
 
 __all__ = ["SERVER_NAME", "TOOL_NAMES", "build_server", "clean_launch_environ", "serve"]
 
@@ -89,8 +94,6 @@ def _ok(structured: dict[str, Any], text: str) -> CallToolResult:
 
 
 def _change(record: Any, row: str) -> CallToolResult:
-    from wardian.memory.recall import record_line
-
     removed = " · removed" if record.status == "removed" else ""
     doc = {"row": row, "id": record.id, "revision_id": record.current_revision_id,
            "record": record.to_json()}
@@ -145,8 +148,6 @@ class _Memory:
         return int(self._store.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def view(self) -> AgentMemory:
-        from wardian.memory.models import default_workspace
-
         env = (os.environ.get("WARDIAN_CAPABILITY", ""), os.environ.get("WARDIAN_AGENT_ID", ""))
         version = self._data_version()  # read before authenticating: a later commit shows
         if self._view is not None and self._stamp is not None and self._stamp[:2] == (
@@ -168,12 +169,11 @@ class _Memory:
     def _remember(self, view: AgentMemory, env: tuple[str, str], version: int) -> None:
         """Keep `view` for the next calls, stamped with what its authentication relied on."""
         from wardian._process import ancestry_to
-        from wardian.memory.capabilities import CapabilityStore
 
-        row = CapabilityStore(view.store.conn).lookup(env[0].strip())
-        chain = ancestry_to(row.pid) if row is not None else None
+        holder = view.capability_holder(env[0])
+        chain = ancestry_to(holder) if holder is not None else None
         if chain is not None:
-            self._view, self._stamp = view, (env, version, (row.pid, chain))  # type: ignore[union-attr]
+            self._view, self._stamp = view, (env, version, (holder, chain))
 
     def close(self) -> None:
         if self._store is not None:
@@ -232,8 +232,6 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
                                     json_schema_extra={"minimum": 1})] = 10,
     ) -> Annotated[CallToolResult, schemas.RecallResult]:
         def run() -> CallToolResult:
-            from wardian.memory.recall import record_line
-
             found = memory.view().recall(query, limit=limit)
             doc = found.to_json()
             doc["lines"] = [record_line(r) for r in found.records]
@@ -257,8 +255,6 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
         include_removed: Annotated[bool, Field(description="Include removed records.")] = False,
     ) -> Annotated[CallToolResult, schemas.ListResult]:
         def run() -> CallToolResult:
-            from wardian.memory.recall import record_line
-
             records = memory.view().list(kind=kind, scope=scope,
                                          include_removed=include_removed)
             result = {"count": len(records), "records": [r.to_json() for r in records]}

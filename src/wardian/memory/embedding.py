@@ -167,6 +167,7 @@ class Embedder:
         self._rows = int(tensor["shape"][0])
         self._base = 8 + header_len + int(tensor["data_offsets"][0])
         self._word = lru_cache(maxsize=4096)(self._tokenise_word)
+        self._word_sum = lru_cache(maxsize=1024)(self._sum_word)
 
     @classmethod
     def load(cls, cache_dir: Path | None = None) -> Embedder | None:
@@ -207,17 +208,33 @@ class Embedder:
             out.extend(self._word(_SPACE + word))
         return out
 
-    def embed(self, text: str) -> list[float] | None:
-        """The unit vector of `text`, or None when it has no tokens."""
-        ids = self.tokenise(text)
-        if not ids:
-            return None
-        total = [0.0] * DIM
+    def _sum_word(self, word: str) -> tuple[bool, tuple[float, ...] | None]:
+        """(whether `word` has tokens, the sum of its tokens' rows or None when none is
+        in the matrix)."""
+        ids = self._word(_SPACE + word)
+        total: tuple[float, ...] | None = None
         for token in ids:
             if 0 <= token < self._rows:
                 row = _ROW.unpack_from(self._map, self._base + token * DIM * 2)
-                total = [a + b for a, b in zip(total, row, strict=True)]
-        norm = math.sqrt(sum(v * v for v in total))
+                total = row if total is None else tuple(
+                    [a + b for a, b in zip(total, row, strict=True)])
+        return bool(ids), total
+
+    def embed(self, text: str) -> list[float] | None:
+        """The unit vector of `text`, or None when it has no tokens."""
+        # Rows are float16 values, which doubles add without rounding (every partial sum
+        # is a multiple of 2^-24 far below 2^29), so summing each word's rows first (kept
+        # per word: a long-running process embeds the same words again) gives exactly
+        # the sums of adding every token's row in order.
+        tokens, total = False, [0.0] * DIM
+        for word in text.split():
+            has_tokens, rows = self._word_sum(word)
+            tokens = tokens or has_tokens
+            if rows is not None:
+                total = [a + b for a, b in zip(total, rows, strict=True)]
+        if not tokens:
+            return None
+        norm = math.sqrt(sum([v * v for v in total]))
         if norm == 0:
             return None
         return [v / norm for v in total]

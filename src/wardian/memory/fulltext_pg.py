@@ -129,7 +129,7 @@ def lexical_candidates(
         parts.append(
             f"(SELECT r.rowid AS rid, {score} AS score, r.updated_at, 0 AS every, r.fts"
             f" FROM records r WHERE r.fts @@ ({' || '.join([_QUERY] * len(rare))}){where}"
-            " ORDER BY score DESC, r.updated_at DESC, r.rowid DESC LIMIT ?)")
+            " ORDER BY score DESC, r.updated_at DESC, r.rowid LIMIT ?)")
         args += [max(avgdl, 1e-9), lex, lex, term_of, idfs, width, *rare, *params, depth]
     if len(common) >= 2 or not rare:
         parts.append(
@@ -146,7 +146,8 @@ def lexical_candidates(
     for rid, bm25, updated_at, every, *held in conn.execute(
             f"SELECT c.rid, c.score, c.updated_at, c.every, {holds}"
             f" FROM ({' UNION ALL '.join(parts)}) c ORDER BY c.every, c.score DESC,"
-            " CASE WHEN c.every = 0 THEN c.updated_at END DESC, c.rid DESC",
+            " CASE WHEN c.every = 0 THEN c.updated_at END DESC,"
+            " CASE WHEN c.every = 0 THEN c.rid END, c.rid DESC",
             [*known, *args]):
         rid = int(rid)
         if every:

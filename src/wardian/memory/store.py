@@ -17,7 +17,7 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -37,6 +37,7 @@ from wardian.memory.models import (
 )
 
 if TYPE_CHECKING:
+    from wardian.memory.bm25_warm import TermStats
     from wardian.memory.embedding import Embedder
     from wardian.memory.ranking import Candidate, Considered
 
@@ -55,6 +56,9 @@ RECALL_EXACT_POSTINGS = 1_500
 """How many matches of the query's rarest words `recall` ranks exactly; commoner words
 count only where they meet (see `recall`). FTS5 spends about 1 µs per posting it
 merges and scores, so this bounds the lexical half of a query to a few milliseconds."""
+_RARE_WIDE = 8
+"""BM25 ranks the best `_RARE_WIDE` x depth matches of the rare words before the scope
+filter (see `MemoryStore._rank_rare`)."""
 _PREFILTER_DIMS = 64
 _COV_ROWS = 8_192
 """Past this many vectors the scores' spread is estimated from an evenly spaced sample."""
@@ -71,7 +75,10 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 class _Matrix(NamedTuple):
     """A scope's vectors for NumPy search: all (n x 256 float16, as stored), their first
     dimensions (float32), and the column means and covariance (mean and spread of any
-    query's scores; the covariance from a sample past `_COV_ROWS` rows)."""
+    query's scores; the covariance from a sample past `_COV_ROWS` rows). `full` becomes
+    float32 (the same values) once the set serves a second query: converting the few
+    hundred rows a query rescores from float16 cost more than the rest of the search, and
+    a one-query process (``wardian memory recall``) would not get that back."""
 
     full: Any
     head: Any
@@ -199,7 +206,8 @@ class MemoryStore:
         self.path = path or self.db.path
         self.conn: sqlite3.Connection = self.db.conn
         self._embedder: Embedder | _Unset | None = UNSET
-        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, Any, Any, Any]]] = {}
+        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, ...]]] = {}
+        self._terms: TermStats | None = None
 
     def close(self) -> None:
         """Let go of the store; the connection belongs to the file's `MemoryDB` (shared)."""
@@ -532,28 +540,54 @@ class MemoryStore:
             done += max(cursor.rowcount, 0)
         return done
 
-    def _vector_set(self, agent_id: str, workspace: str | None) -> tuple[Any, Any, Any, Any]:
-        """(rowids, {rowid: index}, vectors, updated_at) of the agent's active records in
-        scope, by index, cached
-        until anything writes to the file."""
-        from wardian.memory.embedding import MODEL, Embedder
-
-        # data_version moves when another connection commits; total_changes when this
-        # (shared, `MemoryDB`) connection writes, through any store.
-        version = (int(self.conn.execute(
+    def _version(self) -> tuple[int, int]:
+        """What moves whenever ``memory.db`` may have changed: SQLite's ``data_version``
+        (another connection committed; PostgreSQL: `memory_version`) and this shared
+        (`MemoryDB`) connection's ``total_changes`` (it wrote, through any store)."""
+        return (int(self.conn.execute(
             "SELECT changes FROM memory_version" if self.db.dialect == "postgres"
             else "PRAGMA data_version").fetchone()[0]), self.conn.total_changes)
+
+    def _vector_set(self, agent_id: str, workspace: str | None,
+                    version: tuple[int, int] | None = None) -> tuple[Any, Any, Any, Any, Any]:
+        """(rowids, {rowid: index}, vectors, updated_at, {rowid: updated_at} of the records
+        in scope without a vector) of the agent's active records in scope, by index,
+        cached until anything writes to the file (`_version`, read unless given). The
+        last item is None on PostgreSQL (not read there)."""
+        from wardian.memory.embedding import MODEL, Embedder
+
+        version = version or self._version()
         key = (agent_id, workspace)
         cached = self._vectors.get(key)
         if cached is not None and cached[0] == version:
-            hit: tuple[Any, Any, Any, Any] = cached[1]
+            hit: tuple[Any, Any, Any, Any, Any] = cached[1]
+            kept = hit[2]
+            if isinstance(kept, _Matrix) and kept.full.dtype.itemsize == 2:
+                hit = (*hit[:2], kept._replace(full=kept.full.astype("float32")), *hit[3:])
+                self._vectors[key] = (version, hit)
             return hit
+        if any(entry[0] != version for entry in self._vectors.values()):
+            self._vectors.clear()  # other scopes' sets are as stale: let them go
         where, params = self._scope_sql(agent_id, workspace)
-        rows = self.conn.execute(
-            "SELECT r.rowid, v.vector, r.updated_at FROM records r"
-            " JOIN record_vectors v ON v.record_id = r.id WHERE v.model = ?" + where,
-            [MODEL, *params],
-        ).fetchall()
+        unvectored: dict[int, str] | None = None
+        if self.db.dialect == "postgres":
+            rows = self.conn.execute(
+                "SELECT r.rowid, v.vector, r.updated_at FROM records r"
+                " JOIN record_vectors v ON v.record_id = r.id WHERE v.model = ?" + where,
+                [MODEL, *params],
+            ).fetchall()
+        else:
+            # Every record in scope, in the same order as the vectors' join: the records
+            # without one are what lexical recall's scope needs besides (`bm25_warm`).
+            rows, unvectored = [], {}
+            for row in self.conn.execute(
+                    "SELECT r.rowid, v.vector, r.updated_at FROM records r"
+                    " LEFT JOIN record_vectors v ON v.record_id = r.id AND v.model = ?"
+                    " WHERE 1" + where, [MODEL, *params]):
+                if row[1] is None:
+                    unvectored[int(row[0])] = row[2]
+                else:
+                    rows.append(row)
         rowids = [int(r[0]) for r in rows]
         stamps = [r[2] for r in rows]
         # A process that has NumPy loaded already (a long-running server, after its
@@ -581,7 +615,7 @@ class MemoryStore:
                 np.cov(sample, rowvar=False, bias=True).astype(np.float32))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
-        entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps)
+        entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
         self._vectors[key] = (version, entry)
         return entry
 
@@ -593,7 +627,7 @@ class MemoryStore:
         cosine of every candidate already there."""
         from wardian.memory.ranking import Candidate
 
-        rowids, position, matrix, stamps = self._vector_set(agent_id, workspace)
+        rowids, position, matrix, stamps, _ = self._vector_set(agent_id, workspace)
         if not rowids:
             return
         if isinstance(matrix, builtins.list):
@@ -619,8 +653,9 @@ class MemoryStore:
                 max(float(head @ matrix.cov[:_PREFILTER_DIMS, :_PREFILTER_DIMS] @ head), 0.0)))
             near = np.flatnonzero(rough > cut)
             if len(near) < take:
-                near = np.arange(len(rough))
-            pool = near[np.argpartition(-rough[near], take - 1)[:take]]
+                pool = np.argpartition(-rough, take - 1)[:take]
+            else:
+                pool = near[np.argpartition(-rough[near], take - 1)[:take]]
             pool_scores = matrix.full[pool] @ query
             order = np.argsort(-pool_scores)[:depth]
             best = pool[order].tolist()
@@ -678,9 +713,19 @@ class MemoryStore:
                 exact_postings=RECALL_EXACT_POSTINGS)
         from wardian.memory.ranking import Candidate, coverage, idf
 
-        total = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records")
-                    .fetchone()[0])
-        freq = {t: self._doc_freq(t) for t in terms}
+        warm = self._warm(agent_id, workspace)
+        stats = warm[0] if warm is not None else None
+        if stats is None or stats.total is None:
+            total = int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records")
+                        .fetchone()[0])
+            if stats is not None:
+                stats.total = total
+        else:
+            total = stats.total
+        if stats is not None:
+            freq = {t: stats.doc_freq(self.conn, t, RECALL_EXACT_POSTINGS + 1) for t in terms}
+        else:
+            freq = {t: self._doc_freq(t) for t in terms}
         known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
         unknown = len(terms) - len(known)
         if not known:
@@ -696,7 +741,14 @@ class MemoryStore:
         common = known[len(rare):]
         where, params = self._scope_sql(agent_id, workspace)
         found: dict[int, Candidate] = {}
-        if rare:
+        if rare and warm is not None:
+            from wardian.memory.bm25_warm import rank_rare
+
+            for rid, score, when in rank_rare(
+                    [warm[0].bm25(self.conn, t) for t in rare], warm[1], depth=depth,
+                    wide=_RARE_WIDE * depth, used=used):
+                found[rid] = Candidate(rid, updated_at=when, lexical=score)
+        elif rare:
             for r in self._rank_rare(rare, freq, where, params, depth, used):
                 found[int(r["rid"])] = Candidate(int(r["rid"]), updated_at=r["updated_at"],
                                                  lexical=float(r["score"]))
@@ -714,8 +766,10 @@ class MemoryStore:
             return found, unknown
         # Which words each candidate holds, from posting lists no longer than the rare
         # words' (a common word's only where it meets them).
-        rows_of = {t: self._rows_holding(t, among=() if t in rare else rare) if rare
-                   else set() for t in known}
+        rows_of: dict[str, Container[int]] = {
+            t: stats.bm25(self.conn, t) if stats is not None and t in rare
+            else self._rows_holding(t, among=() if t in rare else rare) if rare else set()
+            for t in known}
         every = builtins.list(weights.values())
         for rid, candidate in found.items():
             holds = [t for t in known if rid in rows_of[t]
@@ -724,6 +778,24 @@ class MemoryStore:
             candidate.held = {t: weights[t] for t in holds}
         return found, unknown
 
+    def _warm(self, agent_id: str, workspace: str | None
+              ) -> tuple[TermStats, dict[int, str]] | None:
+        """The store's warm word statistics (`wardian.memory.bm25_warm`) and the scope's
+        ``updated_at`` lookup (None: out of scope), or None where lexical recall asks SQL
+        every time: on PostgreSQL, and without the embedding model (the scope comes with
+        the vector set, which only semantic recall reads)."""
+        if self.db.dialect == "postgres" or self.embedder() is None:
+            return None
+        from wardian.memory.bm25_warm import TermStats
+
+        version = self._version()
+        if self._terms is None or self._terms.version != version:
+            self._terms = TermStats(version)
+        rowids, _, _, stamps, unvectored = self._vector_set(agent_id, workspace, version)
+        scope = self._terms.scope((agent_id, workspace), lambda: {
+            **dict(zip(rowids, stamps, strict=True)), **unvectored})
+        return self._terms, scope
+
     def _rank_rare(self, rare: Sequence[str], freq: dict[str, int], where: str,
                    params: builtins.list[Any], depth: int, used: int) -> builtins.list[Any]:
         """Rows ``(rid, score, updated_at)``: the `depth` best BM25 matches in scope of any
@@ -731,21 +803,21 @@ class MemoryStore:
         # Rank inside FTS5 first and read only the best rows of `records` (reading a row
         # per match cost more than BM25 itself); when scope filters out so many that
         # fewer than `depth` are left, rank every match in scope instead. Equal scores
-        # (and times) go newest rowid first, as on PostgreSQL: which of many tied records
-        # make the cut would otherwise differ between the backends.
-        match, wide = " OR ".join(map(_phrase, rare)), 8 * depth
+        # (and times) go oldest rowid first, as in `bm25_warm.rank_rare` and on
+        # PostgreSQL: which of many tied records make the cut would otherwise differ.
+        match, wide = " OR ".join(map(_phrase, rare)), _RARE_WIDE * depth
         rows = self.conn.execute(
             "SELECT r.rowid AS rid, -f.score AS score, r.updated_at FROM (SELECT rowid AS id,"
             " bm25(records_fts) AS score FROM records_fts WHERE records_fts MATCH ?"
-            " ORDER BY score, rowid DESC LIMIT ?) f JOIN records r ON r.rowid = f.id WHERE 1"
-            + where + " ORDER BY f.score, r.updated_at DESC, r.rowid DESC LIMIT ?",
+            " ORDER BY score, rowid LIMIT ?) f JOIN records r ON r.rowid = f.id WHERE 1"
+            + where + " ORDER BY f.score, r.updated_at DESC, r.rowid LIMIT ?",
             [match, wide, *params, depth]).fetchall()
         if len(rows) < depth and used > wide:
             rows = self.conn.execute(
                 "SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
                 " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
                 " WHERE records_fts MATCH ?" + where
-                + " ORDER BY bm25(records_fts), r.updated_at DESC, r.rowid DESC LIMIT ?",
+                + " ORDER BY bm25(records_fts), r.updated_at DESC, r.rowid LIMIT ?",
                 [match, *params, depth]).fetchall()
         return rows
 

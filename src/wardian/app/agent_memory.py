@@ -50,6 +50,8 @@ __all__ = [
     "ROW_UPDATED",
     "AgentMemory",
     "RecallResult",
+    "Record",
+    "Revision",
     "default_workspace",
     "open_agent_memory",
     "open_reader",

@@ -15,24 +15,43 @@ consolidation" (invokers); issue 17.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wardian.errors import NotFoundError
+from wardian.errors import AmbiguousIdError, NotFoundError
+
+if TYPE_CHECKING:
+    from wardian.memory.capabilities import Refusal
+    from wardian.memory.freshness import StaleRecord
+    from wardian.memory.loaded import LoadedEvent
+    from wardian.memory.models import Record, Revision
 
 __all__ = [
     "PAGE_SIZE",
     "AgentSummary",
+    "LoadedEvent",
     "MemoryPage",
+    "Record",
+    "Refusal",
+    "Revision",
+    "StaleCheckpoints",
+    "StaleRecord",
+    "agent_records",
     "agents_overview",
+    "capability_refusals",
+    "find_record",
     "invokers_overview",
     "loaded_events",
     "memory_page",
     "record_detail",
+    "record_history",
     "record_marks",
+    "redacted_json",
     "resolve_owner",
     "run_detail",
     "runs_overview",
+    "saved_ago",
     "set_invoker_enabled",
+    "stale_checkpoints",
 ]
 
 PAGE_SIZE = 50
@@ -298,3 +317,127 @@ def run_detail(run_id: str) -> Any:
         return store.get(run_id, detail=True)
     finally:
         store.close()
+
+
+# --- the ``wardian garden memory …`` reads ------------------------------------------------
+
+_LIST_HINT = "list an agent's records with `wardian garden memory list --agent NAME`"
+
+
+def agent_records(owner_id: str, *, include_removed: bool = False, flagged: bool = False
+                  ) -> list[Record]:
+    """The owner's records, newest first; with `flagged`, only those set aside for review
+    (they hold what looks like a secret). Read-only."""
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return store.list(owner_id, include_removed=include_removed,
+                          flagged=True if flagged else None)
+    finally:
+        store.close()
+
+
+def redacted_json(record: Record) -> dict[str, Any]:
+    """The record's JSON with secrets in text, evidence and source locators replaced by a
+    placeholder (how ``garden memory list --flagged`` shows a set-aside record). Pure."""
+    from wardian.memory.secret_scan import redact
+
+    doc = record.to_json()
+    doc["text"] = redact(record.text)[0]
+    doc["evidence"] = redact(record.evidence)[0]
+    for source in doc["sources"]:
+        source["locator"] = redact(source["locator"])[0]
+    return doc
+
+
+def _operator_get(store: Any, record_id: str) -> Record:
+    # The store's hint is the agent's (`memory list`, its own records); the operator looks
+    # across agents, so the hint names the operator's list command.
+    try:
+        record: Record = store.get(record_id, agent_id=None)
+    except AmbiguousIdError:
+        raise
+    except NotFoundError as exc:
+        raise NotFoundError(exc.message, hint=_LIST_HINT) from exc
+    return record
+
+
+def find_record(record_id: str) -> Record:
+    """Any agent's record by full id or unique prefix, also when removed. Read-only.
+
+    Raises:
+        NotFoundError (exit 1): no record has this id or prefix (the hint names
+            ``garden memory list``).
+        AmbiguousIdError (exit 2): several do (their ids are listed).
+    """
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return _operator_get(store, record_id)
+    finally:
+        store.close()
+
+
+def record_history(record_id: str) -> tuple[Record, list[Revision]]:
+    """Any agent's record (as `find_record`) and every revision of it, oldest first.
+
+    Raises:
+        NotFoundError / AmbiguousIdError: as `find_record`.
+    """
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        record = _operator_get(store, record_id)
+        return record, store.history(record.id, agent_id=None)
+    finally:
+        store.close()
+
+
+def capability_refusals(owner_id: str) -> list[Refusal]:
+    """Refused uses of a capability outside its own launch's process tree where the owner
+    held it or made the attempt, newest first. Read-only."""
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return CapabilityStore(store.conn).refusals(owner_id)
+    finally:
+        store.close()
+
+
+@dataclass(frozen=True)
+class StaleCheckpoints:
+    """The owner's stale ``current`` records and the review age that made them stale."""
+
+    review_days: int
+    records: list[StaleRecord]
+
+
+def stale_checkpoints(owner_id: str) -> StaleCheckpoints:
+    """The owner's active ``current`` records not updated for ``memory.current_review_days``
+    days, oldest first. Read-only."""
+    from wardian.config import SettingsStore
+    from wardian.memory.freshness import stale_records
+    from wardian.memory.store import MemoryStore
+
+    settings = SettingsStore()
+    try:
+        days = int(settings.get("memory.current_review_days"))
+    finally:
+        settings.close()
+    store = MemoryStore()
+    try:
+        return StaleCheckpoints(days, stale_records(store, owner_id, review_days=days))
+    finally:
+        store.close()
+
+
+def saved_ago(days: int) -> str:
+    """``saved today`` / ``saved 3 days ago``: a record's age as the startup context says it."""
+    from wardian.memory.recall import saved_ago as phrase
+
+    return phrase(days)

@@ -5,7 +5,9 @@ Operator-only: every command refuses to run inside a managed process (exit 3; se
 read-only inspection across agents (``stale --draft-plan`` writes only a plan file);
 `garden memory retire|revise` correct one record through a one-operation plan, and
 `garden maintain …` (module `wardian.cli.garden_maintain`) is reviewed maintenance — both
-through the same preview, confirmation and apply (`wardian.memory.maintenance.service`).
+through the same preview, confirmation and apply (`wardian.app.maintenance`). Every
+command parses its options, calls the application layer (`wardian.app.garden`,
+`wardian.app.maintenance`) and renders what comes back.
 
 Spec: "Save and inspect memory" (cross-agent inspection is the operator's), "What appears
 in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7.
@@ -14,16 +16,12 @@ in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
 from wardian.cli import garden_maintain, garden_transfer
 from wardian.cli._common import JsonOption, emit_json, require_operator, stdout
-
-if TYPE_CHECKING:
-    from wardian.memory.models import Record, Scope
-    from wardian.memory.store import MemoryStore
 
 __all__ = ["app", "require_operator"]  # require_operator: re-exported for older imports
 
@@ -50,29 +48,6 @@ def _owner(agent: str) -> tuple[str, str]:
     return resolve_owner(agent)
 
 
-def _record(store: MemoryStore, record_id: str) -> Record:
-    """Any agent's record by id or prefix; not found names the operator's list command.
-
-    The store's hint is the agent's (`memory list`, its own records); here the operator
-    looks across agents, so the hint is re-worded for this surface.
-
-    Raises:
-        NotFoundError (exit 1): no record has this id or prefix.
-        AmbiguousIdError (exit 2): several do (their ids are listed).
-    """
-    from wardian.errors import AmbiguousIdError, NotFoundError
-
-    try:
-        return store.get(record_id, agent_id=None)
-    except AmbiguousIdError:
-        raise
-    except NotFoundError as exc:
-        raise NotFoundError(
-            exc.message, hint="list an agent's records with "
-            "`wardian garden memory list --agent NAME`",
-        ) from exc
-
-
 def _one_line(text: str) -> str:
     return " ⏎ ".join(part.strip() for part in text.strip().splitlines())
 
@@ -90,13 +65,11 @@ def memory_list(
 ) -> None:
     """List an agent's records with id and current revision id, newest first."""
     require_operator()
-    from wardian.memory.store import MemoryStore
+    from wardian.app.garden import agent_records, redacted_json
 
     owner, name = _owner(agent)
-    store = MemoryStore()
-    records = store.list(owner, include_removed=include_removed,
-                         flagged=True if flagged else None)
-    docs = [_redacted(r) if flagged else r.to_json() for r in records]
+    records = agent_records(owner, include_removed=include_removed, flagged=flagged)
+    docs = [redacted_json(r) if flagged else r.to_json() for r in records]
     if as_json:
         emit_json({"agent": {"id": owner, "name": name}, "records": docs})
         return
@@ -120,18 +93,6 @@ def memory_list(
                    f"`wardian garden memory list --agent {agent} --flagged`.")
 
 
-def _redacted(record: Record) -> dict[str, Any]:
-    """The record's JSON with secrets in text, evidence and locators replaced."""
-    from wardian.memory.secret_scan import redact
-
-    doc = record.to_json()
-    doc["text"] = redact(record.text)[0]
-    doc["evidence"] = redact(record.evidence)[0]
-    for source in doc["sources"]:
-        source["locator"] = redact(source["locator"])[0]
-    return doc
-
-
 @memory_app.command("show")
 def memory_show(
     record_id: str = typer.Argument(..., metavar="ID", help="Full id or unique prefix."),
@@ -139,9 +100,9 @@ def memory_show(
 ) -> None:
     """Show any agent's record (id, current revision id, owner, sources)."""
     require_operator()
-    from wardian.memory.store import MemoryStore
+    from wardian.app.garden import find_record
 
-    record = _record(MemoryStore(), record_id)
+    record = find_record(record_id)
     if as_json:
         emit_json(record.to_json())
         return
@@ -161,11 +122,9 @@ def memory_history(
 ) -> None:
     """Every revision of any agent's record, oldest first."""
     require_operator()
-    from wardian.memory.store import MemoryStore
+    from wardian.app.garden import record_history
 
-    store = MemoryStore()
-    record = _record(store, record_id)
-    revisions = store.history(record.id, agent_id=None)
+    record, revisions = record_history(record_id)
     if as_json:
         emit_json({"record_id": record.id, "agent_id": record.agent_id,
                    "current_revision_id": record.current_revision_id,
@@ -188,15 +147,10 @@ def memory_refusals(
     """List refused uses of a capability outside its own launch's process tree (a token
     read from another process or replayed), where AGENT held it or made the attempt."""
     require_operator()
-    from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.store import MemoryStore
+    from wardian.app.garden import capability_refusals
 
     owner, name = _owner(agent)
-    store = MemoryStore()
-    try:
-        found = CapabilityStore(store.conn).refusals(owner)
-    finally:
-        store.close()
+    found = capability_refusals(owner)
     if as_json:
         emit_json({"agent": {"id": owner, "name": name},
                    "refusals": [r._asdict() for r in found]})
@@ -239,11 +193,10 @@ def memory_loaded(
     require_operator()
     if last:
         limit = 1
-    from wardian.memory.loaded import LoadedEvents
-    from wardian.memory.store import MemoryStore
+    from wardian.app.garden import loaded_events
 
     owner, name = _owner(agent)
-    events = LoadedEvents(MemoryStore().conn).list(owner, limit=limit)
+    events = loaded_events(owner, limit=limit)
     if as_json:
         emit_json({"agent": {"id": owner, "name": name},
                    "events": [e.to_json() for e in events]})
@@ -283,25 +236,15 @@ def memory_stale(
     require_operator()
     import json as _json
 
-    from wardian.config import SettingsStore
-    from wardian.memory.freshness import retire_plan, stale_records
-    from wardian.memory.recall import saved_ago
-    from wardian.memory.store import MemoryStore
+    from wardian.app.garden import saved_ago, stale_checkpoints
+    from wardian.app.maintenance import stale_retire_plan
 
     owner, name = _owner(agent)
-    settings = SettingsStore()
-    try:
-        days = int(settings.get("memory.current_review_days"))
-    finally:
-        settings.close()
-    store = MemoryStore()
-    try:
-        stale = stale_records(store, owner, review_days=days)
-    finally:
-        store.close()
+    found = stale_checkpoints(owner)
+    days, stale = found.review_days, found.records
     written = None
     if draft_plan is not None and stale:
-        document = retire_plan(owner, stale, review_days=days)
+        document = stale_retire_plan(owner, stale, review_days=days)
         draft_plan.write_text(_json.dumps(document, indent=2, ensure_ascii=False) + "\n",
                               encoding="utf-8")
         written = str(draft_plan)
@@ -340,17 +283,10 @@ def _one_record_plan(
     """Preview, confirm and apply a one-operation plan exactly like a plan file."""
     import json as _json
 
-    from wardian.memory.maintenance.errors import PreviewConflicted
-    from wardian.memory.maintenance.service import apply_loaded, preview_plan
-    from wardian.memory.maintenance.terminal import confirm_on_terminal
-    from wardian.memory.store import MemoryStore
+    from wardian.app.maintenance import PreviewConflicted, apply_on_terminal, preview_plan
 
     owner, name = _owner(agent)
-    store = MemoryStore()
-    try:
-        plan, document = build(store, owner)
-    finally:
-        store.close()
+    plan, document = build(owner)
     if output is not None:
         output.write_text(_json.dumps(document, indent=2, ensure_ascii=False) + "\n",
                           encoding="utf-8")
@@ -368,10 +304,7 @@ def _one_record_plan(
         if as_json:
             emit_json({"preview": doc, "applied": None})
         raise PreviewConflicted(owner, preview.digest, len(preview.conflicts))
-    result = apply_loaded(
-        plan, owner, confirm=lambda request: confirm_on_terminal(request.prompt()),
-        confirm_digest=confirm,
-    )
+    result = apply_on_terminal(plan, owner, confirm_digest=confirm)
     if as_json:
         emit_json({"preview": doc, "applied": {"replayed": result.replayed,
                                                 "receipt": result.receipt.to_json()}})
@@ -391,10 +324,10 @@ def memory_retire(
     """Retire one record through a one-operation plan: the same preview, confirmation and
     receipt as `garden maintain apply`."""
     require_operator()
-    from wardian.memory.maintenance.single import retire_one
+    from wardian.app.maintenance import retire_record_plan
 
     _one_record_plan(
-        agent, lambda store, owner: retire_one(store, owner, record_id, reason=reason),
+        agent, lambda owner: retire_record_plan(owner, record_id, reason=reason),
         confirm=confirm, output=output, as_json=as_json,
     )
 
@@ -417,24 +350,14 @@ def memory_revise(
     """Revise one record through a one-operation plan: the same preview, confirmation and
     receipt as `garden maintain apply`. Only the fields given change."""
     require_operator()
-    from wardian.memory.maintenance.single import revise_one
+    from wardian.app.maintenance import revise_record_plan, revise_scope
 
-    where = _scope_option(scope)
+    where = revise_scope(scope)
     _one_record_plan(
-        agent, lambda store, owner: revise_one(store, owner, record_id, text=text, kind=kind,
-                                               scope=where, evidence=evidence),
+        agent, lambda owner: revise_record_plan(owner, record_id, text=text, kind=kind,
+                                                scope=where, evidence=evidence),
         confirm=confirm, output=output, as_json=as_json,
     )
-
-
-def _scope_option(value: str | None) -> Scope | None:
-    """``--scope`` of `revise`: as `memory update` takes it, or an absolute workspace path."""
-    from wardian.app.agent_memory import parse_scope as _scope
-    from wardian.memory.models import Scope
-
-    if value is not None and value not in ("agent", "workspace") and Path(value).is_absolute():
-        return Scope.workspace(value)
-    return _scope(value)
 
 
 # --- garden serve ------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 Owned by the maintenance work; registered by `wardian.cli.garden`. Operator only: every
 command refuses inside a managed process (exit 3). Spec: "Operator maintenance in Garden" —
 the desktop dialog becomes these commands; the flow and the guarantees are the same
-(issue 3).
+(issue 3). The commands call `wardian.app.maintenance` and render what it returns.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def preview(
     The preview is remembered (for this owner and digest) so `apply` can require it.
     """
     _refuse_if_managed()
-    from wardian.memory.maintenance.service import preview_file
+    from wardian.app.maintenance import preview_file
 
     owner_id, owner_name = _owner(agent)
     document = preview_file(plan, owner_id).to_json()
@@ -212,14 +212,10 @@ def apply(
     the stored receipt without asking or writing.
     """
     _refuse_if_managed()
-    from wardian.memory.maintenance.service import apply_file
-    from wardian.memory.maintenance.terminal import confirm_on_terminal
+    from wardian.app.maintenance import apply_file_on_terminal
 
     owner_id, _ = _owner(agent)
-    result = apply_file(
-        plan, owner_id, confirm=lambda request: confirm_on_terminal(request.prompt()),
-        confirm_digest=confirm,
-    )
+    result = apply_file_on_terminal(plan, owner_id, confirm_digest=confirm)
     print_applied(result, as_json=as_json)
 
 
@@ -236,7 +232,7 @@ def check_receipt(
 ) -> None:
     """Report whether the batch (owner + idempotency key) committed, with its receipt."""
     _refuse_if_managed()
-    from wardian.memory.maintenance.service import check_receipt as check
+    from wardian.app.maintenance import check_receipt as check
 
     owner_id, _ = _owner(agent)
     report = check(owner_id, path=plan, idempotency_key=idempotency_key)

@@ -13,12 +13,14 @@ a managed process).
   sources) after confirming the file's digest.
 * ``export --agent A [--format md|json] [--include-history] [--output FILE]``.
 
+The commands call `wardian.app.instruction_import`, `wardian.app.maintenance` and
+`wardian.app.portable`, and render what they return.
+
 Spec: "Operator maintenance in Garden"; issue 16.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -32,22 +34,15 @@ FormatOpt = typer.Option("md", "--format", help="md (instruction files) or json 
 
 
 def _owner(agent: str) -> tuple[str, str]:
-    from wardian.runtime.agents import AgentRegistry
+    from wardian.app.garden import resolve_owner
 
-    registry = AgentRegistry()
-    try:
-        found = registry.get(agent)
-    finally:
-        registry.close()
-    return found.id, found.name
+    return resolve_owner(agent, allow_removed=False)
 
 
 def _check_format(value: str) -> str:
-    from wardian.errors import UsageError
+    from wardian.app.portable import check_format
 
-    if value not in ("md", "json"):
-        raise UsageError(f"unknown format {value!r}", hint="use --format md or --format json")
-    return value
+    return check_format(value)
 
 
 def register(memory_app: typer.Typer) -> None:
@@ -77,15 +72,9 @@ def register(memory_app: typer.Typer) -> None:
         if _check_format(fmt) == "json":
             _restore(files, owner_id, name, confirm=confirm, as_json=as_json)
             return
-        from wardian.app.instruction_import import build_import_plan
-        from wardian.config import data_dir
-        from wardian.memory.store import MemoryStore
+        from wardian.app.instruction_import import draft_import, write_plan
 
-        store = MemoryStore()
-        try:
-            drafted = build_import_plan(owner_id, [str(f) for f in files], store, scope=scope)
-        finally:
-            store.close()
+        drafted = draft_import(owner_id, [str(f) for f in files], scope=scope)
         if drafted.plan is None:
             if as_json:
                 emit_json({"summary": drafted.summary(), "plan_path": None, "preview": None,
@@ -93,25 +82,16 @@ def register(memory_app: typer.Typer) -> None:
             else:
                 stdout(f"Nothing to import · {drafted.summary()}")
             return
-        path = output or data_dir() / "plans" / f"{drafted.plan['plan_id']}.json"
-        from wardian._fs import open_private, private_dir
-
-        # The plan quotes the agent's memory: private like the database (issue 15).
-        private_dir(path.parent)
-        with open_private(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(json.dumps(drafted.plan, indent=2, ensure_ascii=False) + "\n")
+        path = write_plan(drafted.plan, output)
+        from wardian.app.maintenance import apply_file_on_terminal, preview_file
         from wardian.cli.garden_maintain import _print_receipt, _render_preview
-        from wardian.memory.maintenance.service import apply_file, preview_file
 
         preview = preview_file(path, owner_id).to_json()
         applied: dict[str, Any] | None = None
         if not preview_only:
-            from wardian.memory.maintenance.terminal import confirm_on_terminal
-
             if not as_json:
                 _render_preview(preview, name, path, agent)
-            result = apply_file(path, owner_id, confirm_digest=confirm,
-                                confirm=lambda request: confirm_on_terminal(request.prompt()))
+            result = apply_file_on_terminal(path, owner_id, confirm_digest=confirm)
             applied = {"replayed": result.replayed, "receipt": result.receipt.to_json()}
         if as_json:
             emit_json({"summary": drafted.summary(), "plan_path": str(path),
@@ -136,71 +116,31 @@ def register(memory_app: typer.Typer) -> None:
     ) -> None:
         """Export an agent's memory: Markdown by scope and kind, or lossless JSON."""
         require_operator()
-        from wardian.memory.portable import export_document, render_markdown
-        from wardian.memory.store import MemoryStore
+        from wardian.app.portable import export_text
 
         owner_id, name = _owner(agent)
-        store = MemoryStore()
-        try:
-            doc = export_document(store, owner_id, name)
-        finally:
-            store.close()
-        if _check_format(fmt) == "json":
-            text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-        else:
-            text = render_markdown(doc, include_history=include_history)
+        exported = export_text(owner_id, name, fmt=fmt, include_history=include_history)
         if output is None:
-            typer.echo(text, nl=False)
+            typer.echo(exported.text, nl=False)
             return
         from wardian._fs import open_private
 
         with open_private(output, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        stderr(f"Exported {len(doc['records'])} record(s) of {name} to {output}")
+            handle.write(exported.text)
+        stderr(f"Exported {exported.records} record(s) of {name} to {output}")
 
 
 def _restore(files: list[Path], owner_id: str, name: str, *, confirm: str | None,
              as_json: bool) -> None:
-    from wardian.errors import UsageError
-    from wardian.memory.maintenance.errors import ConfirmationMismatch
-    from wardian.memory.maintenance.terminal import NoTerminal, confirm_on_terminal
-    from wardian.memory.portable import (
-        RestoreAborted,
-        document_digest,
-        load_export,
-        restore_document,
-    )
-    from wardian.memory.store import MemoryStore
+    from wardian.app.portable import confirm_restore, read_export, restore_export
 
-    if len(files) != 1:
-        raise UsageError("--format json restores exactly one export file",
-                         hint="pass the file `garden memory export --format json` wrote")
-    try:
-        raw = files[0].read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {files[0]}: {exc.strerror or exc}") from exc
-    doc = load_export(raw, source=str(files[0]))
-    digest = document_digest(raw)
-    revisions = sum(len(r["revisions"]) for r in doc["records"])
-    summary = (f"Restore {len(doc['records'])} record(s) and {revisions} revision(s) for "
-               f"{name} · owner {owner_id} · digest {digest}")
-    if confirm is not None:
-        if confirm.strip() != digest:
-            raise ConfirmationMismatch(confirm, digest)
-    else:
-        try:
-            agreed = confirm_on_terminal(f"{summary}\nType yes to restore: ")
-        except NoTerminal as exc:
-            raise RestoreAborted(f"no terminal to confirm on ({exc})", digest) from exc
-        if not agreed:
-            raise RestoreAborted("declined", digest)
-    store = MemoryStore()
-    try:
-        result = restore_document(store, doc, owner_id)
-    finally:
-        store.close()
+    export = read_export(files)
+    summary = (f"Restore {export.records} record(s) and {export.revisions} revision(s) for "
+               f"{name} · owner {owner_id} · digest {export.digest}")
+    confirm_restore(export, summary, confirm)
+    result = restore_export(export, owner_id)
     if as_json:
-        emit_json({**result.to_json(), "digest": digest})
+        emit_json({**result.to_json(), "digest": export.digest})
         return
     stdout(f"Restored {result.records} record(s) and {result.revisions} revision(s) for "
            f"{name} · owner {owner_id}")

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from wardian.cli._plain import emit_json, error_exit_code, require_operator, stderr, stdout
 
 if TYPE_CHECKING:
-    from wardian.memory.models import Record
+    from wardian.app.agent_memory import Record
 
 __all__ = [
     "agent_exec",
@@ -72,8 +72,7 @@ def memory_save(text: str, *, evidence: str, kind: str, scope: str, sources: lis
 
 def memory_recall(query: str | None, *, limit: int, as_json: bool) -> None:
     """``wardian memory recall`` (see its help in `wardian.cli.memory`)."""
-    from wardian.app.agent_memory import open_agent_memory
-    from wardian.memory.recall import record_line
+    from wardian.app.agent_memory import open_agent_memory, record_line
 
     found = open_agent_memory().recall(query, limit=limit)
     if as_json:
@@ -95,10 +94,10 @@ def memory_recall(query: str | None, *, limit: int, as_json: bool) -> None:
 
 
 def hook_run(host: str, event: str, agents: list[str]) -> None:
-    """``wardian hooks HOST EVENT``: one hook call through `wardian.runtime.hooks.run_hook`;
+    """``wardian hooks HOST EVENT``: one hook call through `wardian.app.hook_call.run_hook`;
     unusable input is a warning (the close is still recorded), a missing or unknown agent
     an error."""
-    from wardian.runtime.hooks import run_hook
+    from wardian.app.hook_call import run_hook
 
     out = run_hook(host, event, sys.stdin.read(), agents=agents,
                    warn=lambda msg: stderr(f"Warning: {msg}"))
@@ -108,13 +107,11 @@ def hook_run(host: str, event: str, agents: list[str]) -> None:
 
 def agent_exec(name_or_id: str, command: list[str], workspace: str | None) -> int:
     """``wardian agent exec``: run CMD as a managed process; returns its exit code."""
-    from wardian.runtime.agents import AgentRegistry
-    from wardian.runtime.launch import exec_managed
+    from wardian.app.managed_exec import exec_agent
 
     require_operator()
     workspace, command = leading_workspace(command, workspace)
-    agent = AgentRegistry().get(name_or_id)
-    return exec_managed(agent, command, workspace=workspace)
+    return exec_agent(name_or_id, command, workspace=workspace)
 
 
 def leading_workspace(
@@ -262,7 +259,7 @@ def plan(argv: Sequence[str]) -> Callable[[], int | None] | None:
         return lambda: memory_recall(query, limit=int(limit),
                                      as_json="--json" in recall.flags)
     if group == "hooks":
-        from wardian.runtime.hook_argv import EVENTS_BY_HOST
+        from wardian.app.hook_call import EVENTS_BY_HOST
 
         event = rest.pop(0) if rest else ""
         if event not in EVENTS_BY_HOST.get(command, ()):

@@ -1,7 +1,7 @@
 """`wardian memory …`: agent-facing memory commands (need the managed process's capability).
 
 Every command first authenticates the calling managed process
-(`wardian.memory.principal.resolve_principal`) and then acts on that agent's records only;
+(`wardian.app.agent_memory.open_agent_memory`) and then acts on that agent's records only;
 without a valid capability it exits 3 with a one-line reason and writes nothing.
 
 The current workspace of a command is the git root of its current directory (or the
@@ -28,8 +28,7 @@ from wardian.cli._common import JsonOption, emit_json, stdout
 from wardian.cli.hot import memory_recall, memory_save, report_record
 
 if TYPE_CHECKING:
-    from wardian.app.agent_memory import AgentMemory
-    from wardian.memory.models import Record
+    from wardian.app.agent_memory import AgentMemory, Record
 
 app = typer.Typer(
     help="Agent-facing memory commands (need the managed process's capability).",
@@ -50,7 +49,7 @@ def _open() -> AgentMemory:
 
 
 def _line(record: Record) -> str:
-    from wardian.memory.recall import record_line
+    from wardian.app.agent_memory import record_line
 
     return record_line(record)
 

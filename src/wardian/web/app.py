@@ -1,8 +1,8 @@
 """The Garden web app's routes: thin handlers over the application layer.
 
 Every page reads through `wardian.app.garden`; "Maintain memory…" calls
-`wardian.memory.maintenance.service` — the same preview, cache, confirmation and apply
-functions as ``wardian garden maintain`` — so the browser is one more surface, not a second
+`wardian.app.maintenance` — the same preview, cache, confirmation and apply functions as
+``wardian garden maintain`` — so the browser is one more surface, not a second
 implementation. POST handlers read their form with `_form`, which checks the CSRF token.
 
 Maintenance flow (spec "Operator maintenance in Garden"):
@@ -206,7 +206,7 @@ def create_app(guard: Guard) -> Any:
         return maintain_page(request, owner, name)
 
     async def preview(request: Request) -> Response:
-        from wardian.memory.maintenance.service import load_bound_bytes, preview_plan
+        from wardian.app.maintenance import load_bound_bytes, preview_plan
 
         owner, name = await _owner(request)
         data = await form(request)
@@ -228,39 +228,32 @@ def create_app(guard: Guard) -> Any:
                                     and existing["preview_digest"] != doc["preview_digest"]))
 
     async def confirm(request: Request) -> Response:
-        from wardian.memory.maintenance.preview import compute_digest, digest_prefix
-        from wardian.memory.maintenance.service import load_bound_bytes
+        from wardian.app.maintenance import confirmation_for, load_bound_bytes
 
         owner, name = await _owner(request)
         data = await form(request)
         raw, source, text = await _plan_bytes(data)
         plan = await run_in_threadpool(load_bound_bytes, raw, owner, source=source)
+        shown = confirmation_for(plan, owner)
         return page(request, "confirm.html.j2", title="Confirm apply", owner=owner, name=name,
-                    plan_id=plan.plan_id, operation_count=len(plan.operations),
-                    digest_prefix=digest_prefix(compute_digest(plan, owner)), plan_text=text)
+                    plan_id=shown.plan_id, operation_count=shown.operation_count,
+                    digest_prefix=shown.digest_prefix, plan_text=text)
 
     async def apply(request: Request) -> Response:
-        from wardian.memory.maintenance.apply import ConfirmRequest
-        from wardian.memory.maintenance.errors import ApplyAborted
-        from wardian.memory.maintenance.service import apply_loaded, load_bound_bytes
+        from wardian.app.maintenance import (
+            ApplyAborted,
+            apply_loaded,
+            confirmed_as_shown,
+            load_bound_bytes,
+        )
 
         owner, name = await _owner(request)
         data = await form(request)
         raw, source, text = await _plan_bytes(data)
         decision = data.get("decision")
-        shown = (data.get("confirm_owner"), data.get("confirm_count"),
-                 data.get("confirm_digest"))
-
-        def confirmed(asked: ConfirmRequest) -> bool:
-            # The backend's own check: only what the dialog showed may be applied.
-            if decision != "apply":
-                return False
-            if shown != (asked.owner_id, str(asked.operation_count), asked.digest_prefix):
-                raise ApplyAborted(
-                    "the confirmed owner, operation count or digest is not this plan's "
-                    f"(owner {asked.owner_id}, {asked.operation_count} operation(s), "
-                    f"{asked.digest_prefix})")
-            return True
+        # The backend's own check: only what the dialog showed may be applied.
+        confirmed = confirmed_as_shown(decision, (
+            data.get("confirm_owner"), data.get("confirm_count"), data.get("confirm_digest")))
 
         try:
             plan = await run_in_threadpool(load_bound_bytes, raw, owner, source=source)
@@ -282,7 +275,7 @@ def create_app(guard: Guard) -> Any:
             f"/agents/{owner}/maintain/receipt?{urlencode(query)}", status_code=303)
 
     async def receipt(request: Request) -> Response:
-        from wardian.memory.maintenance.service import check_receipt
+        from wardian.app.maintenance import check_receipt
 
         owner, name = await _owner(request)
         key = request.query_params.get("key", "")
@@ -291,7 +284,7 @@ def create_app(guard: Guard) -> Any:
                     name=name, report=report, outcome=request.query_params.get("outcome"))
 
     async def check(request: Request) -> Response:
-        from wardian.memory.maintenance.service import check_receipt, load_bound_bytes
+        from wardian.app.maintenance import check_receipt, load_bound_bytes
 
         owner, name = await _owner(request)
         data = await form(request)

@@ -1,0 +1,147 @@
+"""An agent's memory out and back in: ``wardian garden memory export`` and
+``garden memory import --format json`` (the restore of an export).
+
+Export writes the whole memory (every record with every revision) as lossless JSON, or as
+Markdown by scope and kind (`wardian.memory.portable`). Restore reads one export file,
+shows its digest, and writes only after the operator confirmed exactly that digest (on the
+terminal, or ``--confirm sha256:…``): the same ids, revisions and sources as exported.
+
+Operator only (the surfaces check `require_operator`). Spec: "Operator maintenance in
+Garden"; issue 16.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wardian.errors import UsageError
+from wardian.memory.portable import RestoreAborted, RestoreResult
+
+__all__ = [
+    "ExportFile",
+    "ExportText",
+    "RestoreAborted",
+    "RestoreResult",
+    "check_format",
+    "confirm_restore",
+    "export_text",
+    "read_export",
+    "restore_export",
+]
+
+
+@dataclass(frozen=True)
+class ExportText:
+    """An export rendered for writing: the text and how many records it holds."""
+
+    text: str
+    records: int
+
+
+def export_text(owner_id: str, name: str, *, fmt: str, include_history: bool = False
+                ) -> ExportText:
+    """The owner's memory as an export: ``json`` (lossless, with every revision) or ``md``
+    (Markdown by scope and kind; `include_history` lists the revisions too). Read-only.
+
+    Raises:
+        UsageError (exit 2): another format.
+    """
+    from wardian.memory.portable import export_document, render_markdown
+    from wardian.memory.store import MemoryStore
+
+    check_format(fmt)
+    store = MemoryStore()
+    try:
+        doc = export_document(store, owner_id, name)
+    finally:
+        store.close()
+    if fmt == "json":
+        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = render_markdown(doc, include_history=include_history)
+    return ExportText(text, len(doc["records"]))
+
+
+def check_format(value: str) -> str:
+    """`value` when it is ``md`` or ``json``.
+
+    Raises:
+        UsageError (exit 2): any other format.
+    """
+    if value not in ("md", "json"):
+        raise UsageError(f"unknown format {value!r}", hint="use --format md or --format json")
+    return value
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """A checked export file: its document, the digest a restore confirms, and counts."""
+
+    document: dict[str, Any]
+    digest: str
+    records: int
+    revisions: int
+
+
+def read_export(files: list[Path]) -> ExportFile:
+    """Read and check the one export file of ``import --format json``. Touches no database.
+
+    Raises:
+        UsageError (exit 2): not exactly one file, or it cannot be read.
+        ValidationError (exit 2): not an export (the JSON path of the problem is named).
+    """
+    from wardian.memory.portable import document_digest, load_export
+
+    if len(files) != 1:
+        raise UsageError("--format json restores exactly one export file",
+                         hint="pass the file `garden memory export --format json` wrote")
+    try:
+        raw = files[0].read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {files[0]}: {exc.strerror or exc}") from exc
+    doc = load_export(raw, source=str(files[0]))
+    return ExportFile(doc, document_digest(raw), len(doc["records"]),
+                      sum(len(r["revisions"]) for r in doc["records"]))
+
+
+def confirm_restore(export: ExportFile, summary: str, confirm: str | None) -> None:
+    """Have the operator confirm restoring `export`: `confirm` must be its digest, else
+    the terminal is asked (`summary` is shown first; ``yes`` confirms).
+
+    Raises:
+        ConfirmationMismatch (exit 2): `confirm` is not the file's digest.
+        RestoreAborted (exit 1): declined, or no terminal to ask on.
+    """
+    from wardian.memory.maintenance.errors import ConfirmationMismatch
+    from wardian.memory.maintenance.terminal import NoTerminal, confirm_on_terminal
+
+    if confirm is not None:
+        if confirm.strip() != export.digest:
+            raise ConfirmationMismatch(confirm, export.digest)
+        return
+    try:
+        agreed = confirm_on_terminal(f"{summary}\nType yes to restore: ")
+    except NoTerminal as exc:
+        raise RestoreAborted(f"no terminal to confirm on ({exc})", export.digest) from exc
+    if not agreed:
+        raise RestoreAborted("declined", export.digest)
+
+
+def restore_export(export: ExportFile, owner_id: str) -> RestoreResult:
+    """Write a confirmed export's records and revisions for `owner_id` (one transaction:
+    all or nothing; `wardian.memory.portable.restore_document`).
+
+    Raises:
+        ConflictError / ValidationError: see `restore_document`.
+    """
+    from wardian.memory.portable import restore_document
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return restore_document(store, export.document, owner_id)
+    finally:
+        store.close()

@@ -80,3 +80,37 @@ def test_data_dir_that_is_a_regular_file_is_our_error(tmp_path: Path) -> None:
     assert home.read_text() == "not a folder"
     nested = wardian(home / "below", "settings", "list")
     assert nested.returncode == 2 and "is a file" in nested.stderr, nested.stderr
+
+
+def test_every_plan_file_a_command_writes_is_private(tmp_path: Path) -> None:
+    # Plans quote the agent's memory, like the database: `garden memory stale --draft-plan`,
+    # `garden memory retire|revise --output` and the agent's `memory draft-plan --output`
+    # all write 0600 files, creating a missing directory as 0700 (issue 15 point 3).
+    home, out = tmp_path / "home", tmp_path / "plans"
+    assert wardian(home, "agent", "add", "ada", "--provider", "claude",
+                   "--workspace", str(tmp_path)).returncode == 0
+    assert wardian(home, "settings", "set", "agent_memory.enabled", "true").returncode == 0
+    saved = wardian(home, "agent", "exec", "ada", "--", sys.executable, "-m", "wardian",
+                    "memory", "save", "Migrating the billing tables", "--kind", "current",
+                    "--scope", "agent", "--evidence", "user said so")
+    assert saved.returncode == 0, saved.stderr
+    conn = sqlite3.connect(home / "memory.db")
+    (record_id,) = conn.execute("SELECT id FROM records").fetchone()
+    with conn:
+        conn.execute("UPDATE records SET updated_at = '2020-01-01T00:00:00Z'")
+    conn.close()
+    commands = {
+        "stale.json": ("garden", "memory", "stale", "--agent", "ada", "--draft-plan"),
+        "retire.json": ("garden", "memory", "retire", record_id, "--agent", "ada",
+                        "--reason", "done", "--output"),
+        "revise.json": ("garden", "memory", "revise", record_id, "--agent", "ada",
+                        "--text", "Billing tables migrated", "--output"),
+    }
+    for name, args in commands.items():
+        result = wardian(home, *args, str(out / name))
+        assert result.returncode == 0, (name, result.stderr)
+    drafted = wardian(home, "agent", "exec", "ada", "--", sys.executable, "-m", "wardian",
+                      "memory", "draft-plan", record_id, "--output", str(out / "draft.json"))
+    assert drafted.returncode == 0, drafted.stderr
+    assert modes(out) == {".": 0o700, "stale.json": 0o600, "retire.json": 0o600,
+                          "revise.json": 0o600, "draft.json": 0o600}

@@ -4,15 +4,15 @@
 writer starts (`wardian.runtime.session_events.drain_command`): it runs the drain without
 loading the CLI first (a cold worker would spend ~0.1 s of CPU on Typer), and is the same
 command as the hidden ``wardian session _drain``. The runtime names only ``wardian``; this
-module, at the top of the dependency order, picks the drain.
+module, at the top of the dependency order, picks the drain (`wardian.app.drain`).
 """
 
 import sys
 
 if sys.argv[1:] == ["session", "_drain"]:
-    from wardian.invokers.drain import worker_main
+    from wardian.app.drain import drain_worker
 
-    sys.exit(worker_main())
+    sys.exit(drain_worker())
 
 from wardian.cli.hot import main
 

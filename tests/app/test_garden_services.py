@@ -14,7 +14,7 @@ import pytest
 
 from wardian._util import format_utc, utc_now
 from wardian.app import garden, maintenance, portable
-from wardian.app.instruction_import import write_plan
+from wardian.app.plan_file import write_plan
 from wardian.errors import NotFoundError, UsageError
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
@@ -154,3 +154,16 @@ def test_write_plan_is_private_and_defaults_to_the_data_dirs_plans(wardian_home:
     assert json.loads(path.read_text(encoding="utf-8")) == plan
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_record_marks_show_why_a_record_is_flagged(owner: str, wardian_home: Path) -> None:
+    clean = _save(owner, "Lint runs before the image build")
+    flagged = _save(owner, "The staging host answers on port 8443")
+    conn = sqlite3.connect(wardian_home / "memory.db")
+    with conn:  # as the secret-scan migration sets it aside
+        conn.execute("UPDATE records SET flagged = ? WHERE id = ?",
+                     ("secret_detected: Private Key in text", flagged))
+    conn.close()
+    assert garden.record_marks(garden.find_record(clean)) == []
+    assert garden.record_marks(garden.find_record(flagged)) == [
+        "flagged: secret_detected: Private Key in text"]

@@ -85,6 +85,8 @@ store = MemoryStore()
 if sys.argv[1] == "save":
     print(store.save(sys.argv[2], sys.argv[3], evidence="from another process",
                      scope=Scope.agent(), actor="t").id)
+elif sys.argv[1] == "update":
+    store.update(sys.argv[2], sys.argv[3], text=sys.argv[4], actor="t")
 else:
     store.remove(sys.argv[2], sys.argv[3], actor="t")
 """
@@ -104,5 +106,22 @@ def test_another_process_writing_is_seen_by_the_next_recall(wardian_home: Path) 
 
     second = other("save", AGENT, "walrus walrus colony")
     assert [r.id for r in store.recall(AGENT, "walrus")] == [second, first]
+    other("update", AGENT, first, "walrus migration route, revised")
+    assert [r.text for r in store.recall(AGENT, "walrus")] == [
+        "walrus walrus colony", "walrus migration route, revised"]
     other("remove", AGENT, first)
     assert [r.id for r in store.recall(AGENT, "walrus")] == [second]
+
+
+def test_recalled_records_kept_past_their_bound_are_all_returned(wardian_home: Path) -> None:
+    from wardian.memory.store import _KEPT_RECORDS
+
+    store = MemoryStore()
+    ids = [store.save(AGENT, f"ember note {i}", evidence="e", scope=Scope.agent(),
+                      actor="t").id for i in range(3)]
+    rowids = [int(store.conn.execute("SELECT rowid FROM records WHERE id = ?", (i,))
+                  .fetchone()[0]) for i in ids]
+    kept: dict[int, object] = {}
+    first = store._records_by_rowid(rowids[:2], kept)  # type: ignore[arg-type]
+    kept.update({-n: first[0] for n in range(1, _KEPT_RECORDS)})  # the bound is reached
+    assert [r.id for r in store._records_by_rowid(rowids, kept)] == ids  # type: ignore[arg-type]

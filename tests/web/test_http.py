@@ -137,3 +137,13 @@ def test_an_oversized_form_is_refused_before_reading(garden: Garden) -> None:
         huge = client.post(f"/agents/{agent.group(1)}/maintain/preview",
                            data={"csrf": _csrf(page.text), "plan_text": "x" * (4 << 20)})
         assert huge.status_code == 422 and "limit" in huge.text
+
+
+def test_a_missing_record_gives_the_operators_hint(garden: Garden) -> None:
+    # The operator browses Garden: the hint names their command, not the agent's own
+    # `memory list` (as `garden memory show` says; issue 13).
+    with _client(garden) as client:
+        missing = client.get("/records/ffffffff")
+    assert missing.status_code == 404 and "&#39;ffffffff&#39; not found" in missing.text
+    assert "wardian garden memory list --agent NAME" in missing.text
+    assert "see `memory list`" not in missing.text

@@ -10,11 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from wardian.errors import UsageError
 
-__all__ = ["RemovedAgent", "check_provider", "check_selection", "check_workspace",
+if TYPE_CHECKING:
+    from wardian.runtime.agents import Agent
+
+__all__ = ["RemovedAgent", "add_agent", "agent_id", "check_provider", "check_selection",
+           "check_workspace", "describe_agent", "launch_agent", "list_agents",
            "remove_agent", "set_agent"]
 
 
@@ -93,9 +97,91 @@ def check_workspace(workspace: str) -> str:
     return workspace
 
 
+def add_agent(name: str, provider: str, *, model: str | None = None,
+              effort: str | None = None, workspace: str | None = None,
+              warn: Callable[[str], object] | None = None) -> Agent:
+    """Create an agent (``wardian agent add``): a UUID4 id is allocated.
+
+    The provider must be a known one, the workspace an existing directory, and the
+    model/effort ones the catalog lists (`check_selection`); `warn` receives the warning
+    when the catalog cannot check them (they are accepted then).
+
+    Raises:
+        UsageError: an unknown provider, a workspace that is not a directory, or the name
+            is taken. ValidationError: a model or effort the catalog does not have.
+    """
+    from wardian.runtime.agents import AgentRegistry
+
+    check_provider(provider)
+    if workspace is not None:
+        check_workspace(workspace)
+    warning = check_selection(provider, model, effort)
+    if warning and warn is not None:
+        warn(warning)
+    return AgentRegistry().add(name, provider, model=model, effort=effort, workspace=workspace)
+
+
+def list_agents() -> list[Agent]:
+    """Every registered agent. Read-only."""
+    from wardian.runtime.agents import AgentRegistry
+
+    return AgentRegistry().list()
+
+
+def agent_id(name_or_id: str) -> str:
+    """The id of the agent named `name_or_id` (name, id or unique id prefix).
+
+    Raises:
+        NotFoundError; AmbiguousIdError.
+    """
+    from wardian.runtime.agents import AgentRegistry
+
+    return AgentRegistry().get(name_or_id).id
+
+
+def describe_agent(name_or_id: str) -> dict[str, Any]:
+    """One agent as ``agent show`` prints it: its fields plus ``active_records``,
+    ``records`` (removed ones included) and its per-agent ``settings``. Read-only.
+
+    Raises:
+        NotFoundError; AmbiguousIdError.
+    """
+    from wardian.config import SettingsStore
+    from wardian.memory.store import MemoryStore
+    from wardian.runtime.agents import AgentRegistry
+
+    agent = AgentRegistry().get(name_or_id)
+    store = MemoryStore()
+    return agent.to_json() | {
+        "active_records": store.count(agent.id, include_removed=False),
+        "records": store.count(agent.id),
+        "settings": SettingsStore().agent_overrides(agent.id),
+    }
+
+
+def launch_agent(name_or_id: str, args: list[str], *, workspace: str | None = None) -> int:
+    """Start the agent's provider CLI (claude, codex, gemini, opencode) interactively as a
+    managed process, with its model, effort, capability and startup recall, and wait.
+
+    Args:
+        args: extra provider arguments (what followed ``--``).
+        workspace: directory to run in; its git root is the launch workspace.
+
+    Returns:
+        The provider's exit code (128 + N when it died of signal N).
+
+    Raises:
+        NotFoundError: unknown agent. UsageError: the provider cannot be launched.
+        ProviderNotInstalled: the provider CLI is not on PATH.
+    """
+    from wardian.runtime.provider_launch import launch_agent as launch
+
+    return launch(name_or_id, args, workspace=workspace)
+
+
 def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None = None,
               effort: str | None = None, workspace: str | None = None,
-              warn: Callable[[str], object] | None = None) -> Any:
+              warn: Callable[[str], object] | None = None) -> Agent:
     """Change an agent's provider, model, effort or workspace, validated as ``agent add``
     validates them; its id, name and memory stay (memory follows the agent across provider
     changes). Effective for newly launched processes. ``""`` clears model, effort or
@@ -142,7 +228,7 @@ class RemovedAgent:
     """What `remove_agent` did: the agent as it was, its record count, and whether the
     records were kept or deleted (``records`` is ``"none"`` when it had none)."""
 
-    agent: Any  # wardian.runtime.agents.Agent
+    agent: Agent
     record_count: int
     records: Literal["none", "kept", "deleted"]
 

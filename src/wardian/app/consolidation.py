@@ -19,7 +19,6 @@ Spec "Optional consolidation"; DESIGN.md "Blueprints, runs, providers" (`memory.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -444,12 +443,10 @@ def draft_plan(
     if plan is None:
         return {"path": None, "operations": 0, "dropped": dropped, "plan_id": None,
                 "agent_id": agent_id, "next": None}
-    data = json.dumps(plan, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
-    _validate_plan(data)
-    from wardian._fs import private_dir, write_private
+    from wardian.app.plan_file import plan_bytes, write_plan
 
-    path = private_dir(data_dir() / "plans") / f"{run_id}.json"
-    write_private(path, data)
+    _validate_plan(plan_bytes(plan))
+    path = write_plan(plan, data_dir() / "plans" / f"{run_id}.json")
     return {
         "path": str(path), "operations": len(plan["operations"]), "dropped": dropped,
         "plan_id": plan["plan_id"], "agent_id": agent_id,

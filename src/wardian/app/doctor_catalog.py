@@ -98,9 +98,9 @@ def _invoker_findings(invoker: Invoker) -> Iterator[Finding]:
         resolved = validate_assignments(parsed, check_catalog=True, agents=agent_selection)
     except WardianError as exc:
         cause = exc.__cause__
-        if isinstance(cause, CatalogNotRefreshed) or isinstance(exc, CatalogNotRefreshed):
-            provider = getattr(cause, "provider", None) or getattr(exc, "provider", "P")
-            fix = f"`wardian agent models --provider {provider} --refresh`"
+        missing = cause if isinstance(cause, CatalogNotRefreshed) else exc
+        if isinstance(missing, CatalogNotRefreshed):
+            fix = f"`wardian agent models --provider {missing.provider} --refresh`"
         else:
             example = json.dumps(invoker.assignments, separators=(",", ":"))
             fix = (f"`{setter} --assignments '{example}'` with a listed model/effort"

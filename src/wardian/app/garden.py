@@ -42,7 +42,6 @@ __all__ = [
     "invokers_overview",
     "loaded_events",
     "memory_page",
-    "record_detail",
     "record_history",
     "record_marks",
     "redacted_json",
@@ -87,19 +86,13 @@ def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
     return found.id, found.name
 
 
-def record_marks(record: Any) -> list[str]:
-    """Hygiene marks to show beside a record, e.g. ``flagged`` or ``stale``.
+def record_marks(record: Record) -> list[str]:
+    """Hygiene marks to show beside a record: ``flagged: <why>`` while it is set aside
+    (issue 14: it holds what looks like a secret, so recall leaves it out). Pure.
 
-    Records carry no such marks yet; the hygiene work (issue 14) adds them as attributes
-    of `Record` (``flagged``/``flag_reason``, ``stale``). This is the one place a surface
-    asks, so showing them needs no change to the pages.
+    This is the one place a surface asks, so a new mark needs no change to the pages.
     """
-    marks: list[str] = []
-    for name in ("flagged", "stale"):
-        value = getattr(record, name, None)
-        if value:
-            marks.append(name if value is True else f"{name}: {value}")
-    return marks
+    return [f"flagged: {record.flagged}"] if record.flagged else []
 
 
 @dataclass(frozen=True)
@@ -221,7 +214,7 @@ def agents_overview() -> list[AgentSummary]:
 class MemoryPage:
     """One page of an agent's records with the filters that chose it."""
 
-    records: list[Any]
+    records: list[Record]
     total: int
     page: int
     pages: int
@@ -259,22 +252,6 @@ def memory_page(
     pages = max(1, -(-total // page_size))
     return MemoryPage(records, total, page, pages,
                       {"kind": kind, "scope": scope, "status": status or "active", "q": text})
-
-
-def record_detail(record_id: str) -> tuple[Any, list[Any]]:
-    """Any agent's record (by id or unique prefix) and every revision, oldest first.
-
-    Raises:
-        NotFoundError / AmbiguousIdError.
-    """
-    from wardian.memory.store import MemoryStore
-
-    store = MemoryStore()
-    try:
-        record = store.get(record_id, agent_id=None)
-        return record, store.history(record.id, agent_id=None)
-    finally:
-        store.close()
 
 
 def loaded_events(owner_id: str, *, limit: int = 50) -> list[Any]:

@@ -37,7 +37,7 @@ from wardian.memory.instruction_files import parse_instructions
 from wardian.memory.maintenance.limits import MAX_OPERATIONS
 from wardian.memory.store import MemoryStore
 
-__all__ = ["ImportPlan", "build_import_plan", "draft_import", "write_plan"]
+__all__ = ["ImportPlan", "build_import_plan", "draft_import"]
 
 MAX_FILE_BYTES = 1024 * 1024
 """An instruction file over 1 MiB is refused (the plan file's own limit)."""
@@ -183,21 +183,3 @@ def draft_import(agent_id: str, files: Sequence[str | os.PathLike[str]], *,
         return build_import_plan(agent_id, files, store, scope=scope)
     finally:
         store.close()
-
-
-def write_plan(plan: dict[str, Any], path: Path | None = None) -> Path:
-    """Write a drafted plan document to `path` (default: ``plans/<plan_id>.json`` in the
-    data directory) as private files (0600 in a 0700 directory: the plan quotes the
-    agent's memory, like the database; issue 15). Returns the path written.
-
-    Raises:
-        OSError: the file cannot be written.
-    """
-    from wardian._fs import open_private, private_dir
-    from wardian.config import data_dir
-
-    target = path or data_dir() / "plans" / f"{plan['plan_id']}.json"
-    private_dir(target.parent)
-    with open_private(target, "w", encoding="utf-8", newline="") as handle:
-        handle.write(json.dumps(plan, indent=2, ensure_ascii=False) + "\n")
-    return target

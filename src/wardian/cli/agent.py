@@ -33,17 +33,11 @@ def add(
     as_json: bool = JsonOption,
 ) -> None:
     """Create an agent (a UUID4 id is allocated) and print it."""
-    from wardian.app.agents import check_provider, check_selection, check_workspace
-    from wardian.runtime.agents import AgentRegistry
+    from wardian.app.agents import add_agent
 
     require_operator()
-    check_provider(provider)
-    if workspace is not None:
-        check_workspace(workspace)
-    warning = check_selection(provider, model, effort)
-    if warning:
-        stderr(f"Warning: {warning}")
-    agent = AgentRegistry().add(name, provider, model=model, effort=effort, workspace=workspace)
+    agent = add_agent(name, provider, model=model, effort=effort, workspace=workspace,
+                      warn=lambda msg: stderr(f"Warning: {msg}"))
     if as_json:
         emit_json(agent.to_json())
     else:
@@ -78,10 +72,10 @@ def set_(
 @app.command("list")
 def list_(as_json: bool = JsonOption) -> None:
     """List agents with their ids."""
-    from wardian.runtime.agents import AgentRegistry
+    from wardian.app.agents import list_agents
 
     require_operator()
-    agents = AgentRegistry().list()
+    agents = list_agents()
     if as_json:
         emit_json([a.to_json() for a in agents])
         return
@@ -94,18 +88,10 @@ def list_(as_json: bool = JsonOption) -> None:
 @app.command("show")
 def show(name_or_id: str, as_json: bool = JsonOption) -> None:
     """Show one agent by name, id or unique id prefix."""
-    from wardian.config import SettingsStore
-    from wardian.memory.store import MemoryStore
-    from wardian.runtime.agents import AgentRegistry
+    from wardian.app.agents import describe_agent
 
     require_operator()
-    agent = AgentRegistry().get(name_or_id)
-    store = MemoryStore()
-    doc = agent.to_json() | {
-        "active_records": store.count(agent.id, include_removed=False),
-        "records": store.count(agent.id),
-        "settings": SettingsStore().agent_overrides(agent.id),
-    }
+    doc = describe_agent(name_or_id)
     if as_json:
         emit_json(doc)
         return
@@ -181,8 +167,7 @@ def launch(
 ) -> None:
     """Start the agent's provider CLI (claude, codex, gemini, opencode) interactively as a managed
     process, with its model, effort, capability and startup recall; exits with its code."""
-    from wardian.cli.garden import require_operator
-    from wardian.runtime.provider_launch import launch_agent
+    from wardian.app.agents import launch_agent
 
     require_operator()
     extra = list(args or [])

@@ -1,7 +1,7 @@
 """`wardian agent models --provider P [--refresh] [--json]`: the model catalog (CLI.md).
 
 Registered on the `agent` group by `register(app)`; the catalog logic lives in
-`wardian.providers.catalog` (imported inside the command so other commands stay fast).
+`wardian.app.catalog` (imported inside the command so other commands stay fast).
 """
 
 from __future__ import annotations
@@ -32,19 +32,9 @@ def register(agent_app: typer.Typer) -> None:
         Lists are discovered from the provider itself and cached with their fetch time; a
         failed refresh keeps the last good list, says why, and exits 1.
         """
-        from wardian.providers.catalog import ModelCatalog
-        from wardian.providers.errors import CatalogNotRefreshed, refresh_command
+        from wardian.app.catalog import model_list, refresh_command
 
-        catalog = ModelCatalog()
-        try:
-            entry = catalog.refresh(provider, timeout_s=timeout_s) if refresh else \
-                catalog.get(provider)
-        finally:
-            catalog.close()
-        if entry is None:
-            raise CatalogNotRefreshed(provider)
-        # No list at all (only failed refreshes): say so, when and why, and how to retry.
-        entry.require_list()
+        entry = model_list(provider, refresh=refresh, timeout_s=timeout_s)
         failed = refresh and entry.last_error is not None
         if as_json:
             emit_json(entry.to_json())

@@ -18,10 +18,9 @@ def validate(
     as_json: bool = JsonOption,
 ) -> None:
     """Check blueprint files and report every problem in every file (exit 2 if any)."""
-    from wardian.blueprints.validate import validate_paths
-    from wardian.engine.actions import known_actions
+    from wardian.app.blueprints import validate_blueprints
 
-    reports = validate_paths(paths, known_actions=known_actions())
+    reports = validate_blueprints(paths)
     bad = [r for r in reports if r.problems]
     if as_json:
         emit_json([{"path": str(r.path), "ok": r.ok,
@@ -44,10 +43,9 @@ def validate(
 @app.command("list")
 def list_(as_json: bool = JsonOption) -> None:
     """List the blueprints of the user and shipped libraries, broken ones with their error."""
-    from wardian.blueprints.library import list_library
-    from wardian.engine.actions import known_actions
+    from wardian.app.blueprints import list_blueprints
 
-    entries = list_library(known_actions=known_actions())
+    entries = list_blueprints()
     if as_json:
         emit_json([e.to_json() for e in entries])
         return
@@ -70,31 +68,22 @@ def show(
     as_json: bool = JsonOption,
 ) -> None:
     """Print the resolved blueprint (defaults filled in) with its source path."""
-    from wardian.blueprints.library import find_blueprint
-    from wardian.engine.actions import known_actions
+    from wardian.app.blueprints import show_blueprint
 
-    loaded = find_blueprint(ref, known_actions=known_actions())
-    document = {
-        "id": loaded.id,
-        "path": str(loaded.path),
-        "hash": loaded.source_hash,
-        "blueprint": loaded.blueprint.model_dump(mode="json", by_alias=True,
-                                                 exclude_none=True),
-        "prompt_files": loaded.prompt_files,
-    }
+    document = show_blueprint(ref)
     if as_json:
         emit_json(document)
         return
     import yaml
 
-    stdout(f"# source: {loaded.path}")
-    stdout(f"# hash: {loaded.source_hash}")
+    stdout(f"# source: {document['path']}")
+    stdout(f"# hash: {document['hash']}")
     stdout(yaml.safe_dump(document["blueprint"], sort_keys=False, allow_unicode=True).rstrip())
 
 
 @app.command("schema")
 def schema() -> None:
     """Print the JSON Schema of the blueprint format (as shipped in schemas/)."""
-    from wardian.blueprints.jsonschema_export import blueprint_json_schema_text
+    from wardian.app.blueprints import blueprint_schema_text
 
-    typer.echo(blueprint_json_schema_text(), nl=False)
+    typer.echo(blueprint_schema_text(), nl=False)

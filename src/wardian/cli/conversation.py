@@ -25,16 +25,13 @@ def list_(
     """List imported conversations with their manifests (newest first)."""
     require_operator()
     from wardian._util import parse_utc
-    from wardian.runtime.agents import AgentRegistry
-    from wardian.runtime.archives import ArchiveStore
+    from wardian.app.conversations import agent_names, list_conversations
 
-    registry = AgentRegistry()
-    agent_id = registry.get(agent).id if agent else None
-    manifests = ArchiveStore().list(agent_id=agent_id, limit=limit)
+    manifests = list_conversations(agent=agent, limit=limit)
     if as_json:
         emit_json([m.to_json() for m in manifests])
         return
-    names = {a.id: a.name for a in registry.list()}
+    names = agent_names()
     print_table(
         ["id", "agent", "provider", "session", "boundary", "messages", "malformed", "seq",
          "imported"],
@@ -53,11 +50,9 @@ def show(
 ) -> None:
     """Show a conversation's manifest and its normalised messages."""
     require_operator()
-    from wardian.runtime.archives import ArchiveStore
+    from wardian.app.conversations import conversation
 
-    store = ArchiveStore()
-    manifest = store.get(conversation_id)
-    messages = store.messages(manifest.id)
+    manifest, messages = conversation(conversation_id)
     if as_json:
         emit_json({"manifest": manifest.to_json(), "messages": [m.to_json() for m in messages]})
         return

@@ -234,10 +234,9 @@ def memory_stale(
     """List an agent's stale `current` checkpoints: not updated for
     memory.current_review_days (default 14) days, oldest first."""
     require_operator()
-    import json as _json
-
     from wardian.app.garden import saved_ago, stale_checkpoints
     from wardian.app.maintenance import stale_retire_plan
+    from wardian.app.plan_file import write_plan
 
     owner, name = _owner(agent)
     found = stale_checkpoints(owner)
@@ -245,9 +244,7 @@ def memory_stale(
     written = None
     if draft_plan is not None and stale:
         document = stale_retire_plan(owner, stale, review_days=days)
-        draft_plan.write_text(_json.dumps(document, indent=2, ensure_ascii=False) + "\n",
-                              encoding="utf-8")
-        written = str(draft_plan)
+        written = str(write_plan(document, draft_plan))
     if as_json:
         emit_json({"agent": {"id": owner, "name": name}, "current_review_days": days,
                    "records": [item.to_json() for item in stale], "draft_plan": written})
@@ -281,15 +278,13 @@ def _one_record_plan(
     agent: str, build: Any, *, confirm: str | None, output: Path | None, as_json: bool
 ) -> None:
     """Preview, confirm and apply a one-operation plan exactly like a plan file."""
-    import json as _json
-
     from wardian.app.maintenance import PreviewConflicted, apply_on_terminal, preview_plan
+    from wardian.app.plan_file import write_plan
 
     owner, name = _owner(agent)
     plan, document = build(owner)
     if output is not None:
-        output.write_text(_json.dumps(document, indent=2, ensure_ascii=False) + "\n",
-                          encoding="utf-8")
+        write_plan(document, output)
         stdout(f"Plan written to {output} · 1 operation · preview it with "
                f"`wardian garden maintain preview {output} --agent {agent}`")
         return

@@ -72,7 +72,8 @@ def register(memory_app: typer.Typer) -> None:
         if _check_format(fmt) == "json":
             _restore(files, owner_id, name, confirm=confirm, as_json=as_json)
             return
-        from wardian.app.instruction_import import draft_import, write_plan
+        from wardian.app.instruction_import import draft_import
+        from wardian.app.plan_file import write_plan
 
         drafted = draft_import(owner_id, [str(f) for f in files], scope=scope)
         if drafted.plan is None:

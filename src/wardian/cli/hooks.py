@@ -59,16 +59,10 @@ def _install_command(host: str) -> Callable[..., None]:
         require_operator()
         from pathlib import Path
 
-        from wardian.runtime.hook_install import install_hooks
+        from wardian.app.hook_install import install_host_hooks
 
-        if agent and not uninstall:
-            from wardian.runtime.agents import AgentRegistry
-
-            registry = AgentRegistry()
-            for name in agent:
-                registry.get(name)  # refuse an unknown agent now, not at the next session
-        result = install_hooks(host, Path(settings) if settings else None, agents=agent,
-                               uninstall=uninstall)
+        result = install_host_hooks(host, Path(settings) if settings else None,
+                                    agents=agent, uninstall=uninstall)
         if as_json:
             emit_json(result.to_json())
             return

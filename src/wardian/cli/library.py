@@ -21,10 +21,9 @@ def _operator_only() -> None:
 @app.command("list")
 def list_(as_json: bool = JsonOption) -> None:
     """Show shipped and user blueprints; user copies shadow shipped ones (with a note)."""
-    from wardian.blueprints.library import list_library
-    from wardian.engine.actions import known_actions
+    from wardian.app.blueprints import list_blueprints
 
-    entries = list_library(known_actions=known_actions())
+    entries = list_blueprints()
     if as_json:
         emit_json([e.to_json() for e in entries])
         return
@@ -41,7 +40,7 @@ def list_(as_json: bool = JsonOption) -> None:
 @app.command("init")
 def init() -> None:
     """Copy the shipped samples into the user library (edited files are never overwritten)."""
-    from wardian.blueprints.library import init_library
+    from wardian.app.blueprints import init_library
     from wardian.config import user_library_dir
 
     results = init_library()

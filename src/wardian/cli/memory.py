@@ -201,19 +201,15 @@ def draft_plan(
     Writes nothing to memory: the plan is a proposal that only the operator can preview and
     apply (`wardian garden maintain preview|apply PLAN --agent A`).
     """
-    import json
-
     doc = _open().draft_plan(memory_ids)
     if output is None:
         emit_json(doc)
         return
     from pathlib import Path
 
-    from wardian._fs import open_private
+    from wardian.app.plan_file import write_plan
 
-    # The draft quotes the agent's records: private like the database it came from.
-    with open_private(Path(output), "w", encoding="utf-8", newline="") as handle:
-        handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    write_plan(doc, Path(output))  # private: the draft quotes the agent's records
     stdout(f"Draft plan written to {output} · {len(doc['operations'])} operation(s) · "
            "the operator previews it with `wardian garden maintain preview`")
 
@@ -242,12 +238,10 @@ def import_(
     if output is None:
         emit_json(drafted.plan)
         return
-    import json
     from pathlib import Path
 
-    from wardian._fs import open_private
+    from wardian.app.plan_file import write_plan
 
-    with open_private(Path(output), "w", encoding="utf-8", newline="") as handle:
-        handle.write(json.dumps(drafted.plan, indent=2, ensure_ascii=False) + "\n")
+    write_plan(drafted.plan, Path(output))
     stdout(f"Import plan written to {output} · {drafted.summary()} · the operator previews "
            "it with `wardian garden maintain preview`")

@@ -30,8 +30,9 @@ def register(root: typer.Typer) -> None:
 
         Only one daemon runs per data directory; a second `serve` exits with code 4 naming the holder (pid, since). Runs left running by a dead process are marked interrupted at start-up. SIGTERM or SIGINT stops it cleanly (exit 0). It logs one line per slot decided (ran, skipped with its reason, coalesced into which slot) and one per finished run, to stdout.
         """  # noqa: E501 (one paragraph: Rich re-wraps it, hard breaks would show)
+        from wardian.app.serve import daemon_status
+        from wardian.app.serve import serve as run_daemon
         from wardian.cli._common import require_operator
-        from wardian.invokers.daemon import ScheduleDaemon, daemon_status
 
         require_operator()
 
@@ -44,9 +45,8 @@ def register(root: typer.Typer) -> None:
             else:
                 stdout("wardian serve is not running")
             raise typer.Exit(0 if state.running else 1)
-        daemon = ScheduleDaemon(poll_s=poll, shutdown_timeout_s=shutdown_timeout)
-        code = daemon.serve()
-        if daemon.runs_left():
+        served = run_daemon(poll_s=poll, shutdown_timeout_s=shutdown_timeout)
+        if served.runs_left:
             # A run that ignored its cancel still holds a worker thread, and Python waits for
             # every executor thread at exit: the daemon would never end. The next start marks
             # such runs interrupted (the lock is already released), so leave now.
@@ -55,5 +55,5 @@ def register(root: typer.Typer) -> None:
 
             sys.stdout.flush()
             sys.stderr.flush()
-            os._exit(code)
-        raise typer.Exit(code)
+            os._exit(served.code)
+        raise typer.Exit(served.code)

@@ -35,30 +35,13 @@ def close(
 
     Inside a managed process only its own agent's sessions may be reported (exit 3).
     """
-    from wardian.errors import AuthorityError
-    from wardian.runtime.agents import AgentRegistry
-    from wardian.runtime.hooks import managed_agent_id
-    from wardian.runtime.session_events import record_session_close
+    from wardian.app.sessions import report_session_close
 
-    if transcript is not None:
-        from wardian.app.sessions import check_transcript
-
-        transcript = check_transcript(transcript)
-    resolved = AgentRegistry().get(agent)
-    own = managed_agent_id()
-    if own is not None and own != resolved.id:
-        # its transcript would go into another agent's archive, and from there its memory
-        raise AuthorityError(
-            f"inside a managed process of agent {own[:8]}, `session close` reports only that "
-            f"agent's sessions, not {agent!r}'s",
-            hint="run it from your own terminal, or pass this agent's own name",
-        )
-    event_id = record_session_close(
-        resolved.id, boundary, session_id=session_id, transcript_path=transcript,
-        provider=provider or resolved.provider, workspace=workspace, source="cli",
-    )
+    event_id, agent_id = report_session_close(
+        agent, boundary, session_id=session_id, transcript=transcript, provider=provider,
+        workspace=workspace)
     if as_json:
-        emit_json({"event_id": event_id, "agent_id": resolved.id, "boundary": boundary})
+        emit_json({"event_id": event_id, "agent_id": agent_id, "boundary": boundary})
     else:
         stdout(f"Session close recorded · event {event_id}")
 
@@ -73,13 +56,11 @@ def recover(
 ) -> None:
     """Record the sessions no hook reported (transcripts with messages past the archive) as
     session-close events with boundary `recovered`; exactly once per new content."""
+    from wardian.app.sessions import recover_sessions
     from wardian.cli._common import require_operator
-    from wardian.runtime.agents import AgentRegistry
-    from wardian.runtime.recovery import sweep
 
     require_operator()
-    agent_id = AgentRegistry().get(agent).id if agent else None
-    report = sweep(agent_id=agent_id, workspace=workspace, start_drain=True)
+    report = recover_sessions(agent=agent, workspace=workspace)
     if as_json:
         emit_json(report.to_json())
         return
@@ -95,6 +76,6 @@ def recover(
 @app.command("_drain", hidden=True)
 def drain() -> None:
     """Drain pending session events (the detached worker a writer starts)."""
-    from wardian.invokers.drain import worker_main
+    from wardian.app.drain import drain_worker
 
-    raise typer.Exit(worker_main())
+    raise typer.Exit(drain_worker())

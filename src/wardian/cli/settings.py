@@ -23,9 +23,9 @@ AgentOpt = typer.Option(
 def _agent_id(agent: str | None) -> str | None:
     if agent is None:
         return None
-    from wardian.runtime.agents import AgentRegistry
+    from wardian.app.agents import agent_id
 
-    return AgentRegistry().get(agent).id
+    return agent_id(agent)
 
 
 @app.command("list")

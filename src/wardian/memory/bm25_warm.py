@@ -46,9 +46,11 @@ class TermStats:
     Attributes:
         version: the data version the statistics are true for (`MemoryStore._version`).
         total: ``MAX(rowid)`` of ``records`` (BM25's record count), or None until read.
+        records: records recall returned, by rowid (immutable `Record` tuples, a bounded
+            number: `MemoryStore._records_by_rowid`): the same few answer many queries.
     """
 
-    __slots__ = ("_bm25", "_freq", "_postings", "_scopes", "total", "version")
+    __slots__ = ("_bm25", "_freq", "_postings", "_scopes", "records", "total", "version")
 
     def __init__(self, version: Any) -> None:
         self.version = version
@@ -57,6 +59,7 @@ class TermStats:
         self._bm25: dict[str, dict[int, float]] = {}
         self._postings = 0
         self._scopes: dict[Any, dict[int, str]] = {}
+        self.records: dict[int, Any] = {}
 
     def scope(self, key: Any, build: Callable[[], dict[int, str]]) -> dict[int, str]:
         """``{rowid: updated_at}`` of the records in the scope named `key` (e.g. agent

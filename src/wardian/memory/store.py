@@ -59,6 +59,8 @@ merges and scores, so this bounds the lexical half of a query to a few milliseco
 _RARE_WIDE = 8
 """BM25 ranks the best `_RARE_WIDE` x depth matches of the rare words before the scope
 filter (see `MemoryStore._rank_rare`)."""
+_KEPT_RECORDS = 2_000
+"""At most this many recalled records are kept for the next queries (`TermStats.records`)."""
 _PREFILTER_DIMS = 64
 _COV_ROWS = 8_192
 """Past this many vectors the scores' spread is estimated from an evenly spaced sample."""
@@ -426,7 +428,10 @@ class MemoryStore:
         seen = self.recall_considered(agent_id, query, limit=limit, workspace=workspace)
         ranked = fuse(seen.candidates, semantic=seen.semantic, limit=limit,
                       all_known=seen.all_known)
-        return self._records_by_rowid([c.rowid for c in ranked])
+        # `_terms` is this call's (`_warm` brought it to the current version) whenever the
+        # warm path is in use; the records it returned stay valid with it.
+        kept = self._terms.records if self._terms is not None else None
+        return self._records_by_rowid([c.rowid for c in ranked], kept)
 
     def recall_considered(
         self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None
@@ -841,13 +846,23 @@ class MemoryStore:
         return {int(r[0]) for r in self.conn.execute(
             "SELECT rowid FROM records_fts WHERE records_fts MATCH ?", (match,))}
 
-    def _records_by_rowid(self, rowids: Sequence[int]) -> builtins.list[Record]:
+    def _records_by_rowid(self, rowids: Sequence[int],
+                          kept: dict[int, Record] | None = None) -> builtins.list[Record]:
+        """The records of `rowids` (without sources), in that order; `kept`: records
+        already read at the current data version, by rowid, and where new ones go."""
         if not rowids:
             return []
-        marks = ",".join("?" * len(rowids))
-        rows = {int(r["rowid"]): r for r in self.conn.execute(
-            f"SELECT rowid, * FROM records WHERE rowid IN ({marks})", builtins.list(rowids))}
-        return [self._record(rows[i], with_sources=False) for i in rowids if i in rows]
+        found: dict[int, Record] = {} if kept is None else kept
+        missing = [i for i in rowids if i not in found]
+        if missing and kept is not None and len(kept) + len(missing) > _KEPT_RECORDS:
+            kept.clear()
+            missing = builtins.list(rowids)
+        if missing:
+            marks = ",".join("?" * len(missing))
+            for r in self.conn.execute(
+                    f"SELECT rowid, * FROM records WHERE rowid IN ({marks})", missing):
+                found[int(r["rowid"])] = self._record(r, with_sources=False)
+        return [found[i] for i in rowids if i in found]
 
     def _doc_freq(self, term: str) -> int:
         """How many records hold `term`, counting at most `RECALL_EXACT_POSTINGS` + 1."""

@@ -131,9 +131,10 @@ def create_app(guard: Guard) -> Any:
                     next_link=link(found.page + 1) if found.page < found.pages else None)
 
     async def record(request: Request) -> Response:
-        from wardian.app.garden import record_detail, record_marks
+        from wardian.app.garden import record_history, record_marks
 
-        rec, revisions = await run_in_threadpool(record_detail, request.path_params["record"])
+        # record_history, as `garden memory show|history`: a miss names the operator's list.
+        rec, revisions = await run_in_threadpool(record_history, request.path_params["record"])
         return page(request, "record.html.j2", title=f"memory {rec.short_id}", record=rec,
                     revisions=revisions, marks=record_marks(rec))
 

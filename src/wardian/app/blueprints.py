@@ -1,0 +1,84 @@
+"""Blueprints and their libraries as the operator handles them: ``wardian blueprint
+validate|list|show|schema`` and ``wardian library list|init`` (CLI.md "blueprint",
+"library").
+
+Every check runs with the engine's registered actions (`wardian.engine.actions`), so a
+blueprint naming an unknown action fails here exactly as it would at run start. The
+blueprint models (pydantic) are imported inside each function: ``blueprint schema`` and
+``library init`` never pay for what they do not use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from wardian.blueprints.library import LibraryEntry
+    from wardian.blueprints.validate import FileReport
+
+__all__ = ["blueprint_schema_text", "init_library", "list_blueprints", "show_blueprint",
+           "validate_blueprints"]
+
+
+def validate_blueprints(paths: Iterable[Path | str]) -> list[FileReport]:
+    """Check blueprint files (folders are searched for ``*.yaml``/``*.yml``); one report per
+    file with every problem in it (file:line, field path, how to fix). Read-only."""
+    from wardian.blueprints.validate import validate_paths
+    from wardian.engine.actions import known_actions
+
+    return validate_paths(paths, known_actions=known_actions())
+
+
+def list_blueprints() -> list[LibraryEntry]:
+    """The blueprints of the user and shipped libraries (user copies shadow shipped ones,
+    with a note), broken ones with their error. Read-only."""
+    from wardian.blueprints.library import list_library
+    from wardian.engine.actions import known_actions
+
+    return list_library(known_actions=known_actions())
+
+
+def show_blueprint(ref: str) -> dict[str, Any]:
+    """The resolved blueprint `ref` (id, user library first, or path) with defaults filled
+    in, as ``{id, path, hash, blueprint, prompt_files}``. Read-only.
+
+    Raises:
+        NotFoundError: no such blueprint. BlueprintError (exit 2): it does not validate.
+    """
+    from wardian.blueprints.library import find_blueprint
+    from wardian.engine.actions import known_actions
+
+    loaded = find_blueprint(ref, known_actions=known_actions())
+    return {
+        "id": loaded.id,
+        "path": str(loaded.path),
+        "hash": loaded.source_hash,
+        "blueprint": loaded.blueprint.model_dump(mode="json", by_alias=True,
+                                                 exclude_none=True),
+        "prompt_files": loaded.prompt_files,
+    }
+
+
+def blueprint_schema_text() -> str:
+    """The JSON Schema of the blueprint format, as shipped in ``schemas/``."""
+    from wardian.blueprints.jsonschema_export import blueprint_json_schema_text
+
+    return blueprint_json_schema_text()
+
+
+def init_library() -> list[tuple[str, str]]:
+    """Copy the shipped samples into the user library; edited files are never overwritten.
+
+    Returns:
+        ``(relative path, action)`` per shipped file, sorted by path; the action is
+        ``copied``, ``unchanged``, ``updated`` or ``kept (edited)``.
+
+    Raises:
+        StoreError: the user library cannot be written (names the file and the reason).
+    """
+    from wardian.blueprints.library import init_library as copy_samples
+
+    return copy_samples()

@@ -1,0 +1,41 @@
+"""Installing Wardian's hooks into a host's settings file (``wardian hooks install HOST``;
+docs/hosts.md says what each host documents and what is installed).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from wardian.runtime.hook_install import InstallResult
+
+__all__ = ["install_host_hooks"]
+
+
+def install_host_hooks(host: str, settings: Path | None = None, *, agents: list[str],
+                       uninstall: bool = False) -> InstallResult:
+    """Add (or, with `uninstall`, remove) Wardian's hooks for `host` in its settings file;
+    run again, nothing changes (`wardian.runtime.hook_install.install_hooks`).
+
+    Args:
+        host: ``claude-code``, ``codex`` or ``gemini``.
+        settings: the host's settings file (default its user settings file).
+        agents: agent names the hooks report for: added to the ones already installed
+            (uninstall: only these are removed). Each must exist when installing, so an
+            unknown name is refused now, not at the host's next session.
+
+    Raises:
+        NotFoundError: an unknown agent. UsageError: unknown host. ValidationError: the
+            settings file is not a JSON object (left as it is).
+    """
+    from wardian.runtime.hook_install import install_hooks
+
+    if agents and not uninstall:
+        from wardian.runtime.agents import AgentRegistry
+
+        registry = AgentRegistry()
+        for name in agents:
+            registry.get(name)
+    return install_hooks(host, settings, agents=agents, uninstall=uninstall)

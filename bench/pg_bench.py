@@ -14,7 +14,9 @@ pg_ctl, loopback, a free port) and measures each figure on both backends:
   exactly one run per (event, invoker), none missing, none doubled, each succeeded (and
   started exactly once) or skipped with its reason, the fire log holding the same
   number. Measured: event committed (``session_events.created_at``) -> run started
-  (``runs.started_at``), p50/p99 over the executed runs; how many runs each worker took.
+  (``runs.started_at``), p50/p99 over the executed runs; how many runs each worker took;
+  and two figures that do not depend on the machine's load: the workers' CPU per run, and
+  on PostgreSQL the transactions the server counted per run (autocommit reads included).
 * ``recall`` — ``--records`` records (default 100,000) built in ``memory.db`` as
   ``bench/memory_bench.py`` builds them, copied into PostgreSQL by ``wardian db migrate``
   (its bulk copy, committed only when every table's count matches and
@@ -123,6 +125,28 @@ def _listening(url: str) -> int:
     return int(row[0]) if row else 0
 
 
+def _children_cpu_s() -> float:
+    """User + system CPU seconds of this process's reaped children (the workers)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _transactions(url: str) -> int:
+    """Transactions the server has counted in `url`'s database (committed + rolled back;
+    each autocommit statement is one): what the workers ask of the server, whatever the
+    load. A backend's counts reach the statistics when it ends or goes idle, so read after
+    the workers exited; the counts of the bench's own connections are few."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = conn.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database"
+                           " WHERE datname = current_database()").fetchone()
+    return int(row[0]) if row else 0
+
+
 def _wake(url: str) -> None:
     """NOTIFY the drain channel: stopping workers see their stop at once, not after the
     1 s fallback."""
@@ -162,6 +186,7 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int,
         ids.append(inv.id)
     db = StateDB.open(state_db_path())
     marks = ", ".join("?" * len(ids))
+    cpu_before = _children_cpu_s()
     workers = [subprocess.Popen([sys.executable, "-c", WORKER], env=env, cwd=ROOT,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
@@ -174,6 +199,7 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int,
                 raise RuntimeError(f"a worker failed to start: {w.communicate()[1]}")
         while url and _listening(url) < len(workers):  # both asleep on LISTEN
             time.sleep(0.01)
+        xacts = _transactions(url) if url else 0
         started = time.perf_counter()
         for _ in range(events):
             event_ids.append(record_session_close(agent, "clear", start_drain=False))
@@ -198,6 +224,9 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int,
         if url:
             _wake(url)
         errors = [w.communicate(timeout=120)[1].strip() for w in workers]
+    # Both workers have exited (reaped by communicate): their CPU is in RUSAGE_CHILDREN.
+    cpu_s = _children_cpu_s() - cpu_before
+    xacts = _transactions(url) - xacts if url else 0
     if [w.returncode for w in workers] != [0, 0] or any(errors):
         problems.append(f"workers exited {[w.returncode for w in workers]}: {errors}")
     got = _count_fires(db.conn, ids, event_ids)
@@ -226,6 +255,9 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int,
             "skipped": status.get("skipped", 0), "doubled": got["doubled"],
             "missing": got["missing"], "by_worker": got["by_worker"],
             "send_s": sent, "wall_s": wall,
+            "worker_cpu_ms_per_run": cpu_s * 1000 / max(1, status.get("succeeded", 0)),
+            "transactions_per_run": (xacts / max(1, status.get("succeeded", 0))
+                                     if url else None),
             "latency_p50_ms": _pct(latency, 0.5), "latency_p99_ms": _pct(latency, 0.99),
             "latency_max_ms": max(latency) if latency else None,
             "problems": problems}
@@ -393,6 +425,9 @@ def _table(results: dict[str, Any]) -> list[str]:
                 ("  event -> run start max", lambda r: _ms(r["latency_max_ms"])),
                 ("  all final after", lambda r: f"{r['wall_s']:.1f} s"
                  f" (sent in {r['send_s']:.1f} s)"),
+                ("  worker CPU per run", lambda r: _ms(r["worker_cpu_ms_per_run"])),
+                ("  server transactions per run", lambda r: "-" if r["transactions_per_run"]
+                 is None else f"{r['transactions_per_run']:.1f}"),
                 ("  checks", lambda r: "ok" if not r["problems"] else "FAILED")]
         for name, get in cells:
             rows.append((name, get(s), get(p)))

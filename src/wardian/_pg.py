@@ -36,7 +36,7 @@ import re
 import sqlite3
 import threading
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -752,7 +752,7 @@ class SessionLock:
     and released by the server when the holder's connection ends, also when the process
     is killed (kill -9 closes its socket).
 
-    Get one with `try_acquire`; `release` ends it.
+    Get one with `try_acquire` (at once) or `wait_acquire` (a standby); `release` ends it.
     """
 
     def __init__(self, conn: psycopg.Connection[Any], name: str) -> None:
@@ -779,6 +779,44 @@ class SessionLock:
             conn.close()
             return None
         return cls(conn, name)
+
+    @classmethod
+    def wait_acquire(cls, url: str, name: str, stop: Callable[[], bool],
+                     *, check_s: float = 1.0) -> SessionLock | None:
+        """The lock `name`, waiting for it in the server's lock queue (no client-side
+        polling): granted the moment the holder's session ends — a clean release, or its
+        process killed (the server sees the connection close). Every `check_s` seconds the
+        wait asks `stop`; None once that says to stop.
+
+        Raises:
+            StoreError: the server cannot be reached.
+        """
+        import psycopg
+        from psycopg import errors
+
+        try:
+            conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}",
+                             hint="check that the server runs (pg_isready)") from exc
+        try:
+            conn.execute(f"SET lock_timeout = '{int(check_s * 1000)}ms'".encode())
+            while not stop():
+                try:
+                    conn.execute("SELECT pg_advisory_lock(%s)", (schema_lock_key(name),))
+                except errors.LockNotAvailable:
+                    continue  # not yet: ask `stop` and queue again
+                conn.execute(b"RESET lock_timeout")
+                return cls(conn, name)
+        except psycopg.Error as exc:
+            conn.close()
+            raise StoreError(f"lost the connection to PostgreSQL at {redact_url(url)}"
+                             f" while waiting for the {name} lock: {exc}") from exc
+        except BaseException:
+            conn.close()
+            raise
+        conn.close()
+        return None
 
     def release(self) -> None:
         """Release the lock (idempotent): closing the session drops it."""

@@ -7,6 +7,9 @@ the server here:
 * `row_transaction` — a narrow transaction (`wardian._pg.PgConnection.atomic` with no
   keys: the schema-wide writer lock only shared): for statements whose row locks are their
   whole concurrency story, such as a run claim with ``FOR UPDATE SKIP LOCKED``.
+* `try_session_lock` — a session-level advisory lock taken only if free, held across the
+  block's transactions: a worker's claim on a piece of work (an event it is firing) that
+  the others skip instead of repeating, released by the server if the worker dies.
 * `notify` / `Listener` — ``NOTIFY`` inside the writer's transaction (delivered at
   commit) and ``LISTEN`` on a connection of its own: wake-ups instead of polling.
 
@@ -28,10 +31,13 @@ __all__ = [
     "Listener",
     "notify",
     "row_transaction",
+    "try_session_lock",
 ]
 
 EVENTS_CHANNEL = "wardian_session_events"
-"""Notified when a session-close event is committed pending (payload: the event id)."""
+"""Notified when a session-close event is committed pending (payload: the event id), and
+when a drain commits a queued run for one (payload ``run:<run id>``), so that idle workers
+claim it while the worker firing the event goes on firing it."""
 
 
 @contextmanager
@@ -45,6 +51,28 @@ def row_transaction(conn: PgConnection) -> Iterator[PgConnection]:
     """
     with conn.atomic(()) as same:
         yield same
+
+
+@contextmanager
+def try_session_lock(conn: PgConnection, key: str) -> Iterator[bool]:
+    """For the block, the session advisory lock on `key` (`wardian._pg.key_lock_key`
+    under ``session:``, apart from transaction keys) if no other session holds it; never
+    waits. Yields whether this session holds it. Held across the block's transactions and
+    released at its end (the server releases it when a killed process's connection closes).
+
+    Raises:
+        sqlite3.Error: what the server said.
+    """
+    from wardian._pg import key_lock_key
+
+    number = key_lock_key(conn.schema, f"session:{key}")
+    row = conn.execute("SELECT pg_try_advisory_lock(?)", (number,)).fetchone()
+    held = bool(row and row[0])
+    try:
+        yield held
+    finally:
+        if held:
+            conn.execute("SELECT pg_advisory_unlock(?)", (number,))
 
 
 def notify(conn: sqlite3.Connection, channel: str, payload: str = "") -> None:

@@ -1,6 +1,7 @@
-"""`wardian serve` as a real process: the lock, --status, SIGTERM, start-up recovery, CLI
-changes picked up while running, and a clock jump causing a catch-up (the daemon body in a
-subprocess with a clock injected by this test; production code has no clock override).
+"""`wardian serve` as a real process: the lock and its standby, --status, SIGTERM, start-up
+recovery, CLI changes picked up while running, and a clock jump causing a catch-up (the
+daemon body in a subprocess with a clock injected by this test; production code has no clock
+override).
 
 No sleeps as synchronisation: every wait polls a condition with a deadline.
 """
@@ -107,39 +108,47 @@ def _status(cli: CliRunner) -> dict[str, Any]:
     return doc
 
 
-def test_two_serves_started_at_once_exactly_one_runs(
+def test_two_serves_started_at_once_one_runs_the_other_stands_by(
         cli: CliRunner, serves: Callable[..., Serve], ready: None) -> None:
     a, b = serves("a"), serves("b")
-    loser = wait_for(lambda: next((s for s in (a, b) if s.proc.poll() is not None), None),
-                     what="one serve to refuse")
-    winner = b if loser is a else a
-    assert loser.proc.returncode == 4
-    message = loser.err.read_text()
-    assert "already running" in message
-    assert f"pid {winner.proc.pid}" in message, message
-    assert winner.proc.poll() is None
+    standby = wait_for(lambda: next((s for s in (a, b) if "standby (pid" in s.log()), None),
+                       what="one serve on standby")
+    winner = b if standby is a else a
+    assert f"wardian serve pid {winner.proc.pid} (running since" in standby.log()
+    assert "wardian serve ready" not in standby.log()
+    assert winner.proc.poll() is None and standby.proc.poll() is None
     status = wait_for(lambda: (s := _status(cli))["since"] and s, what="status")
     assert status["running"] is True and status["pid"] == winner.proc.pid
     assert winner.stop() == 0
     assert "wardian serve stopped" in winner.log()
+    wait_for(lambda: f"wardian serve ready (pid {standby.proc.pid})" in standby.log(),
+             what="the standby taking over")
+    assert "standby taking over" in standby.log()
+    assert _status(cli)["pid"] == standby.proc.pid
+    assert standby.stop() == 0
     assert _status(cli) == {"running": False, "pid": None, "since": None}
     res = invoke(cli, "serve", "--status")
     assert res.exit_code == 1 and "not running" in res.stdout
 
 
-def test_second_serve_says_how_to_stop_the_first(
+def test_a_standby_names_the_daemon_and_stops_on_sigterm(
         cli: CliRunner, serves: Callable[..., Serve], ready: None) -> None:
-    """There is no `serve --stop`: the refusal says how to stop the running one."""
+    """There is no `serve --stop`: the standby's line names the running one (pid, since)
+    and says how a standby is stopped; stopping it leaves the daemon running."""
     first = serves()
     status = wait_for(lambda: (s := _status(cli))["since"] and s, what="first serve up")
-    second = invoke(cli, "serve")
-    assert second.exit_code == 4
+    second = serves("second")
+    line = wait_for(lambda: next((ln for ln in second.log().splitlines() if "standby" in ln),
+                                 None), what="the standby's line")
     pid = first.proc.pid
-    assert second.stderr == (
-        f"Error: wardian serve is already running (pid {pid}, running since "
-        f"{status['since']}); only one daemon may run (stop it with Ctrl-C in its terminal "
-        f"or `kill {pid}`: SIGTERM stops it cleanly)\n")
-    os.kill(pid, signal.SIGTERM)  # exactly what the message says to do
+    assert line.endswith(
+        f" standby (pid {second.proc.pid}): wardian serve pid {pid} (running since "
+        f"{status['since']}) holds this data directory's daemon lock; this one waits and "
+        "takes over when it stops (Ctrl-C or SIGTERM stops the standby)"), line
+    assert second.stop() == 0  # exactly what the line says
+    assert "standby stopped before taking over" in second.log()
+    assert first.proc.poll() is None and _status(cli)["pid"] == pid
+    os.kill(pid, signal.SIGTERM)
     assert first.proc.wait(30) == 0 and "wardian serve stopped" in first.log()
 
 

@@ -205,6 +205,39 @@ def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
     assert not FireLog().undispatched()
 
 
+def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
+    """Two workers woken by one event's NOTIFY no longer both fire it: the one holding the
+    event's claim fires it, the other passes it by (and would run its queued runs); once
+    the claim ends — released, or its worker killed — the next pass fires it."""
+    from wardian._pg import PgConnection
+    from wardian._pg_coord import try_session_lock
+    from wardian.invokers.drain import drain_once
+
+    write_noop_blueprint()
+    agent = AgentRegistry().add("coder", "claude").id
+    store = InvokerStore()
+    inv = store.add("session-close", name="n", blueprint_id="noop-test", agent_id=agent,
+                    assignments={}, config={"boundaries": []})
+    store.set_enabled(inv.id, True)
+    queue = SessionEventQueue()
+    event, _ = queue.append(agent_id=agent, boundary="clear", session_id="s1", source="cli",
+                            logging_enabled=False)
+    other = PgConnection(pg, "state")  # another worker, mid-way through the event
+    try:
+        with try_session_lock(other, f"session-event:{event.id}") as held:
+            assert held
+            report = drain_once()
+            assert (report.events, report.runs_created, report.errors) == (0, 0, [])
+            assert queue.get(event.id).status == "pending"
+            assert RunStore(recover=False).list(invoker_id=inv.id) == []
+    finally:
+        other.close()
+    report = drain_once()
+    assert (report.events, report.runs_created, report.executed) == (1, 1, 1)
+    (run,) = RunStore(recover=False).list(invoker_id=inv.id)
+    assert run.status == "succeeded" and not FireLog().undispatched()
+
+
 def _worker(code: str, *args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=REPO,
                             env={**env, "PYTHONPATH": str(REPO)},

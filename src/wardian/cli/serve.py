@@ -28,7 +28,7 @@ def register(root: typer.Typer) -> None:
     ) -> None:
         """Run the daemon: fire schedule invokers and drain session-close events.
 
-        Only one daemon runs per data directory; a second `serve` exits with code 4 naming the holder (pid, since). Runs left running by a dead process are marked interrupted at start-up. SIGTERM or SIGINT stops it cleanly (exit 0). It logs one line per slot decided (ran, skipped with its reason, coalesced into which slot) and one per finished run, to stdout.
+        Only one daemon runs per data directory (on PostgreSQL, per database, across machines); a second `serve` waits as a standby, naming the holder (pid, since), and takes over when that one stops or dies; SIGTERM stops a standby (exit 0). Runs left running by a dead process are marked interrupted at start-up. SIGTERM or SIGINT stops it cleanly (exit 0). It logs one line per slot decided (ran, skipped with its reason, coalesced into which slot) and one per finished run, to stdout.
         """  # noqa: E501 (one paragraph: Rich re-wraps it, hard breaks would show)
         from wardian.app.serve import daemon_status
         from wardian.app.serve import serve as run_daemon

@@ -190,6 +190,22 @@ def execute_run(
         if run.id == run_id or not store.claim(run.id):
             return store.get(run.id, detail=detail)
         run_id = run.id
+    return execute_claimed(run_id, store=store, secret_inputs=secret_inputs, sleep=sleep,
+                           get_adapter=get_adapter, blueprint=blueprint, detail=detail)
+
+
+def execute_claimed(run_id: str, *, store: RunStore,
+                    secret_inputs: dict[str, Any] | None = None,
+                    sleep: Callable[[float], None] | None = None,
+                    get_adapter: AdapterLookup | None = None,
+                    blueprint: LoadedBlueprint | None = None, detail: bool = True) -> Run:
+    """Execute a run this process has just claimed (`RunStore.claim` returned True for its
+    full id `run_id`): what `execute_run` does after its claim, for a caller that claimed
+    the run itself (the drain, for the runs it has just created). Arguments as there.
+
+    Returns:
+        The final run (with attempts and events when `detail`).
+    """
     try:
         _Execution(store, run_id, secret_inputs or {}, sleep, get_adapter, blueprint).run()
     except LeaseLost:

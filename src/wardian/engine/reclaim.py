@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from wardian.engine.runs import LEASE_EXPIRED, RunStore
+from wardian.engine.runs import RunStore
 from wardian.errors import UsageError
 
 __all__ = ["ReclaimReport", "resume_expired"]
@@ -52,20 +52,18 @@ def resume_expired(store: RunStore, *, stop: threading.Event | None = None) -> R
     if store.db.dialect != "postgres":
         return report
     store.mark_interrupted_orphans()
-    for run in store.list(status="interrupted", limit=SCAN_LIMIT):
+    for run_id, secret in store.lease_expired(SCAN_LIMIT):
         if stop is not None and stop.is_set():
             break
-        if run.error != LEASE_EXPIRED:
-            continue
-        if run.secret_inputs:
-            report.left.append(run.id)
+        if secret:
+            report.left.append(run_id)
             continue
         try:
-            resume_run(run.id, store=store)
+            resume_run(run_id, store=store)
         except UsageError:
             continue  # another worker requeued it first: it is that worker's now
         except Exception as exc:  # one run must not stop the others
-            report.errors.append(f"run {run.id[:8]}: {type(exc).__name__}: {exc}")
+            report.errors.append(f"run {run_id[:8]}: {type(exc).__name__}: {exc}")
             continue
-        report.resumed.append(run.id)
+        report.resumed.append(run_id)
     return report

@@ -541,6 +541,15 @@ class RunStore:
         rows = self.conn.execute(sql, (*args, limit)).fetchall()
         return [self._row_to_run(r) for r in rows]
 
+    def lease_expired(self, limit: int = 200) -> builtins.list[tuple[str, bool]]:
+        """``(run id, has secret inputs)`` of runs interrupted because their lease expired
+        (`LEASE_EXPIRED`), newest first, at most `limit`. Read-only; one indexed query
+        that a drain pass makes whether or not there are any."""
+        rows = self.conn.execute(
+            "SELECT id, secret_inputs FROM runs WHERE status = 'interrupted' AND error = ?"
+            " ORDER BY created_at DESC, id LIMIT ?", (LEASE_EXPIRED, limit)).fetchall()
+        return [(str(r[0]), bool(_loads(r[1]))) for r in rows]
+
     def attempts(self, run_id: str) -> builtins.list[StepAttempt]:
         """Every step attempt of a run, in order, inputs resolved (`OutputRef`). Read-only.
 

@@ -3,9 +3,14 @@
 DESIGN.md "Invokers". Start-up, in order:
 
 1. take the daemon lock (``<data dir>/locks/serve.lock``, the same OS file lock the event
-   writers check, `wardian.runtime.session_events.daemon_lock`); when another process holds
-   it, refuse with `DaemonAlreadyRunning` naming the holder (pid, since) from the lock's
-   holder record (`wardian._lock.FileLock.holder`);
+   writers check, `wardian.runtime.session_events.daemon_lock`) and, when the installation
+   uses PostgreSQL, the database's scheduler lock (a session advisory lock: one scheduler
+   across every machine sharing the database). While another ``serve`` holds either, this
+   one is a **standby** (`ScheduleDaemon.serve`): it logs who holds the lock (pid and since
+   from the lock's holder record, `wardian._lock.FileLock.holder`, or "another machine"),
+   schedules and drains nothing, and takes over the moment the holder stops or dies (the OS
+   drops a killed process's file lock; the server ends a killed process's session and its
+   advisory lock with it); a stop signal ends a standby at once (exit 0);
 2. mark runs left ``running`` by a dead process as interrupted (the engine's
    ``mark_interrupted_orphans``);
 3. finish what a killed predecessor left: ``pending`` slots get their run (idempotent by
@@ -235,6 +240,71 @@ class ScheduleDaemon:
                 self._lock = None
                 raise DaemonAlreadyRunning(DaemonStatus(True, None, None), elsewhere=url)
 
+    def wait_for_locks(self) -> bool:
+        """Take the daemon lock (and the database's scheduler lock on PostgreSQL), waiting
+        as a standby while another ``serve`` holds one (module docstring, step 1).
+
+        The machine's file lock is tried every `poll_s` (a non-blocking syscall); the
+        database's lock is waited for in the server's lock queue, asking every second
+        whether a stop signal came. Logs one line when it starts waiting, naming the
+        holder, and one when it takes over.
+
+        Returns:
+            True with both locks held; False when stopped (SIGTERM/SIGINT, `request_stop`)
+            before that, holding nothing.
+
+        Raises:
+            StoreError: the PostgreSQL server cannot be reached.
+        """
+        def stopped() -> bool:
+            self._take_signals()
+            return self.stop_event.is_set()
+
+        waited = False
+        while not stopped():
+            try:
+                self._lock = acquire_daemon_lock()
+                break
+            except DaemonAlreadyRunning as exc:
+                if not waited:
+                    who = (f"wardian serve pid {exc.status.pid} (running since"
+                           f" {exc.status.since})" if exc.status.pid
+                           else "another wardian serve")
+                    self._standby(f"{who} holds this data directory's daemon lock")
+                    waited = True
+            self.stop_event.wait(self.poll_s)
+        if self._lock is None:
+            return False
+        from wardian._db import configured_database_url
+
+        url = configured_database_url()
+        if url is not None:
+            from wardian._pg import SessionLock
+
+            self._cluster_lock = SessionLock.try_acquire(url, "serve")
+            if self._cluster_lock is None:
+                from wardian._pg import redact_url
+
+                self._standby("a wardian serve on another machine (or data directory) sharing"
+                              f" the database {redact_url(url)} holds its scheduler lock")
+                waited = True
+                try:
+                    self._cluster_lock = SessionLock.wait_acquire(url, "serve", stopped)
+                except BaseException:
+                    self.release()
+                    raise
+            if self._cluster_lock is None:
+                self.release()
+                return False
+        if waited:
+            self.log(f"{self._stamp()} standby taking over: the other wardian serve stopped"
+                     f" (pid {os.getpid()})")
+        return True
+
+    def _standby(self, holder: str) -> None:
+        self.log(f"{self._stamp()} standby (pid {os.getpid()}): {holder}; this one waits"
+                 " and takes over when it stops (Ctrl-C or SIGTERM stops the standby)")
+
     def release(self) -> None:
         """Release the lock (which empties its holder record)."""
         if self._lock is None:
@@ -386,12 +456,18 @@ class ScheduleDaemon:
     def serve(self) -> int:
         """Run until SIGTERM/SIGINT (or `stop_event`); returns the exit code (0).
 
+        While another daemon holds the lock (this data directory's, or on PostgreSQL the
+        database's, from any machine), wait as its standby and take over when it stops or
+        dies (`wait_for_locks`); a stop signal during the wait ends it (0).
+
         Raises:
-            DaemonAlreadyRunning: another daemon holds the lock.
+            StoreError: the PostgreSQL server cannot be reached.
         """
-        self.acquire()
+        self._install_signals()
+        if not self.wait_for_locks():
+            self.log(f"{self._stamp()} standby stopped before taking over (pid {os.getpid()})")
+            return 0
         try:
-            self._install_signals()
             self.log(f"{self._stamp()} wardian serve started (pid {os.getpid()})")
             self.open()
             self.log(f"{self._stamp()} wardian serve ready (pid {os.getpid()})")

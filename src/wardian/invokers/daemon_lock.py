@@ -3,9 +3,10 @@
 The lock itself is `wardian.runtime.session_events.daemon_lock` (an OS file lock on
 ``<data dir>/locks/serve.lock``, dropped by the OS when the holder dies, also on kill -9): the
 session-event writers probe the same lock to know that a daemon drains. Taking it writes the
-holder's record (pid, start time, since: `wardian._lock.FileLock.holder`), so a refused
-second ``serve`` and ``serve --status`` can name it; a record left by a killed daemon names a
-dead process or a recycled pid and is ignored.
+holder's record (pid, start time, since: `wardian._lock.FileLock.holder`), so a second
+``serve`` (waiting as its standby, `ScheduleDaemon.wait_for_locks`, or refused by
+`acquire_daemon_lock`) and ``serve --status`` can name it; a record left by a killed daemon
+names a dead process or a recycled pid and is ignored.
 
 Spec: DESIGN.md "Invokers"; issue 8 point 4.
 """

@@ -203,7 +203,11 @@ class _Drain:
         self.invokers = InvokerStore()
         self.archives = ArchiveStore()
         self.fires = FireLog()
-        self.runs: RunStore = RunStore(db=self.fires.db)
+        # PostgreSQL: orphans are leases that expired, marked by `_reclaim` in this pass.
+        self.runs: RunStore = RunStore(db=self.fires.db,
+                                       recover=self.fires.db.dialect != "postgres")
+        self._created: dict[str, str] = {}
+        """run id -> blueprint id of the queued runs this pass created (`fire`)."""
         self._agent_names: dict[str, str | None] = {}
         self._blueprints: dict[str, LoadedBlueprint | None] = {}
 
@@ -337,6 +341,14 @@ class _Drain:
             status = str(run.status)
             outcome = "queued" if status == "queued" else status
             self.fires.link(event.id, invoker.id, run.id, outcome, run.skip_reason)
+            if created and outcome == "queued":
+                self._created[run.id] = invoker.blueprint_id
+            if created and outcome == "queued" and self.fires.db.dialect == "postgres":
+                # The other workers skip this event (`SessionEventQueue.processing`): wake
+                # them at commit to run it while this one fires the event's other invokers.
+                from wardian._pg_coord import EVENTS_CHANNEL, notify
+
+                notify(self.fires.conn, EVENTS_CHANNEL, f"run:{run.id}")
         if created:
             if status == "skipped":
                 report.skipped += 1
@@ -424,7 +436,7 @@ class _Drain:
         and a run whose lease expired (`LEASE_EXPIRED`: its worker was killed or cut off)
         is resumed here from its last completed step.
         """
-        from wardian.engine.executor import execute_run, resume_run
+        from wardian.engine.executor import execute_claimed, execute_run, resume_run
         from wardian.engine.runs import LEASE_EXPIRED
 
         shared = self.runs.db.dialect == "postgres"
@@ -432,6 +444,15 @@ class _Drain:
             if stop is not None and stop.is_set():
                 return
             try:
+                blueprint_id = self._created.pop(fire.run_id, None)
+                # A run this pass created is queued unless another worker has claimed it
+                # since: claim it at once, with no read first.
+                if blueprint_id is not None and self.runs.claim(fire.run_id):
+                    execute_claimed(fire.run_id, store=self.runs,
+                                    blueprint=self._blueprints.get(blueprint_id), detail=False)
+                    report.executed += 1
+                    self.fires.mark_dispatched(fire.event_id, fire.invoker_id)
+                    continue
                 run = self.runs.get(fire.run_id)
                 # This pass's copy when it loaded the run's blueprint (the executor checks
                 # it is the run's version), else the executor loads it.
@@ -495,7 +516,11 @@ def drain_once(*, limit: int = 100, execute: bool = True,
         for event in drain.queue.pending(limit):
             if stop is not None and stop.is_set():
                 break
-            drain.process(event, report)
+            with drain.queue.processing(event) as claimed:
+                # None: another worker fires it (PostgreSQL); this one goes on, and runs
+                # what the other creates as its fires commit.
+                if claimed is not None:
+                    drain.process(claimed, report)
         if execute:
             # Reclaim first: a session-close run it resumes to the end is then final when
             # its fire is read below, and is marked dispatched in this same pass. The other
@@ -552,11 +577,14 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
 
             listener = Listener(queue.conn.url, EVENTS_CHANNEL)  # type: ignore[attr-defined]
             runs = RunStore(recover=False)
+        notified = False
         while not stop.is_set():
             again = False
             try:
                 report = DrainReport()
-                if queue.has_pending() or fires.undispatched(limit=1):
+                # A notification is news of work (an event, a queued run): drain without
+                # looking first; otherwise look (two indexed reads) before a whole pass.
+                if notified or queue.has_pending() or fires.undispatched(limit=1):
                     report = drain_once(stop=stop)  # also resumes expired leases
                     # SQLite: go again at once (an undispatched fire is work here). On
                     # PostgreSQL it may be another machine's running run: wait for news.
@@ -571,10 +599,11 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
                     again = True
             except Exception as exc:  # keep draining after a hiccup
                 log(f"drain failed: {type(exc).__name__}: {exc}")
+            notified = False
             if again:
                 continue
             if listener is not None:
-                listener.wait(fallback_s)
+                notified = bool(listener.wait(fallback_s))
             else:
                 stop.wait(poll_s)
     finally:

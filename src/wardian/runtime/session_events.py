@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -308,6 +309,29 @@ class SessionEventQueue:
             [*params, limit],
         ).fetchall()
         return [_row(r) for r in rows]
+
+    @contextmanager
+    def processing(self, event: SessionEvent) -> Iterator[SessionEvent | None]:
+        """Claim `event` for processing for the block: the event as it is now, or None when
+        another worker is processing it or has processed it since it was read.
+
+        PostgreSQL, where workers on several machines share the queue: a session advisory
+        lock on the event (`wardian._pg_coord.try_session_lock`, never waited for), so
+        one worker fires its invokers while the others go on to other events and runs;
+        a killed worker's claim ends with its connection. SQLite: `event` as given (one
+        machine's drain; exactly-once rests on the runs' idempotency keys on both).
+        """
+        if self.db.dialect != "postgres":
+            yield event
+            return
+        from wardian._pg_coord import try_session_lock
+
+        with try_session_lock(self.conn, f"session-event:{event.id}") as held:  # type: ignore[arg-type]
+            if not held:
+                yield None
+                return
+            now = self.get(event.id)  # it may have been processed since the pass read it
+            yield now if now.status == "pending" else None
 
     def set_archive(
         self, event_id: str, status: str, detail: str | None, conversation_id: str | None

@@ -1,0 +1,160 @@
+"""A second ``wardian serve`` waits as a standby and takes over from a killed daemon (issue 18).
+
+On SQLite the standby is a second ``serve`` of the same data directory (one machine): it
+waits for the machine's daemon lock, which the OS drops when the holder is killed. On
+PostgreSQL it runs in another data directory standing for another machine: it holds its own
+machine's lock and waits for the database's scheduler lock, which the server drops when the
+killed holder's connection closes. Either way it must then fire the next schedule slot
+exactly once: no slot twice, none lost, every run started once.
+
+Waits poll a condition (the log, the database); the timeout marker is a safety net.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wardian._util import parse_utc
+from wardian.engine.runs import FINAL_STATUSES, RunStore
+from wardian.invokers.daemon import schedule_key
+from wardian.invokers.schedule import ScheduleConfig
+from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
+from wardian.invokers.slots import SlotStore
+from wardian.invokers.store import InvokerStore
+from wardian.runtime.agents import AgentRegistry
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+BLUEPRINT = """\
+blueprint:
+  id: tick
+  name: Tick
+  description: Does nothing; a schedule the standby must carry on.
+  version: 1
+triggers: [schedule, manual]
+steps:
+  - id: nothing
+    action: noop
+"""
+
+
+def _until(condition: Callable[[], Any], procs: list[subprocess.Popen[bytes]],
+           what: str) -> Any:
+    """Poll `condition` until it holds; fail when one of `procs` exited first."""
+    while True:
+        value = condition()
+        if value:
+            return value
+        for proc in procs:
+            assert proc.poll() is None, f"{what}: serve pid {proc.pid} exited {proc.returncode}"
+        time.sleep(0.02)
+
+
+def _serve(home: Path, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "WARDIAN_HOME": str(home),
+           # A run the killed daemon left running is reclaimed after 1 s, not 30.
+           "WARDIAN_RUN_LEASE_S": "1"}
+    with log.open("ab") as out:  # the child keeps its own descriptor
+        return subprocess.Popen([sys.executable, "-m", "wardian", "serve", "--poll", "0.05"],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)
+
+
+def _started_by(runs: RunStore) -> dict[str, list[int]]:
+    """run id -> the pids that started it (one entry per ``run.started``)."""
+    found: dict[str, list[int]] = {}
+    for run_id, data in runs.conn.execute(
+            "SELECT run_id, data FROM run_events WHERE kind = 'run.started'"):
+        found.setdefault(str(run_id), []).append(int(json.loads(data).get("pid") or 0))
+    return found
+
+
+def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
+        backend: str, wardian_home: Path, tmp_path: Path) -> None:
+    homes = [wardian_home]
+    if backend == "postgres":  # another machine: its own data directory, the same database
+        homes.append(tmp_path / "machine-b")
+        homes[1].mkdir(mode=0o700)
+    for home in homes:  # blueprints are files: each machine has its own library
+        (home / "library").mkdir(parents=True, exist_ok=True)
+        (home / "library" / "tick.yaml").write_text(BLUEPRINT)
+    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    inv = add_schedule(blueprint_id="tick", name="tick", agent="coder", assignments="{}",
+                       every_s=0.5, misfire_grace_s=60)
+    set_schedule_enabled(inv.id, True)
+    slots, runs = SlotStore(), RunStore(recover=False)
+
+    first = _serve(homes[0], tmp_path / "first.log")
+    second: subprocess.Popen[bytes] | None = None
+    try:
+        _until(lambda: f"ready (pid {first.pid})" in (tmp_path / "first.log").read_text(),
+               [first], "first serve ready")
+        second = _serve(homes[-1], tmp_path / "second.log")
+        standby = _until(lambda: next((line for line in (tmp_path / "second.log").read_text()
+                                       .splitlines() if f"standby (pid {second.pid})" in line),
+                                      None), [first, second], "second serve on standby")
+        assert (f"pid {first.pid}" in standby) if backend == "sqlite" else (
+            "another machine" in standby), standby
+
+        def first_ran() -> bool:
+            started = _started_by(runs)
+            return any(first.pid in pids for pids in started.values())
+
+        _until(first_ran, [first, second], "a slot fired by the first serve")
+        assert not any(second.pid in pids for pids in _started_by(runs).values())
+        os.kill(first.pid, signal.SIGKILL)
+        assert first.wait(60) == -signal.SIGKILL
+        last = max(parse_utc(s.scheduled_time) for s in slots.all_slots())
+
+        def next_slot_done() -> Any:
+            later = [s for s in slots.all_slots() if parse_utc(s.scheduled_time) > last]
+            if not later or later[0].outcome == "pending" or not later[0].run_id:
+                return None
+            return later[0] if runs.get(later[0].run_id).status in FINAL_STATUSES else None
+
+        following = _until(next_slot_done, [second], "the standby firing the next slot")
+        log = (tmp_path / "second.log").read_text()
+        assert "standby taking over" in log and f"ready (pid {second.pid})" in log, log
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(60) == 0
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait(30)
+
+    # The next slot: one outcome, one run, started once, by the standby.
+    assert following.outcome == "ran", following
+    started = _started_by(runs)
+    assert started[following.run_id] == [second.pid]
+    # The whole sequence: no gap and no slot twice across the hand-over; one run per key,
+    # each started at most once (a run the killed daemon had started may be resumed by the
+    # standby: that is a second start of an interrupted run, never of a finished one).
+    config = ScheduleConfig.from_config(InvokerStore().get(inv.id).config)
+    mine = slots.all_slots()
+    state = slots.state(inv.id)
+    assert state is not None
+    expected = config.fire_times.between(parse_utc(state.active_since),
+                                         parse_utc(mine[-1].scheduled_time))
+    assert [parse_utc(s.scheduled_time) for s in mine] == expected, "gap or extra slot"
+    keys = Counter(str(r[0]) for r in runs.conn.execute(
+        "SELECT idempotency_key FROM runs WHERE invoker_id = ?", (inv.id,)))
+    assert set(keys.values()) == {1}, "two runs for one slot"
+    for s in mine:
+        if s.outcome == "ran":
+            assert s.run_id and runs.get(s.run_id).idempotency_key == schedule_key(
+                inv.id, s.scheduled_time)
+    for run_id, pids in started.items():
+        events = [e["kind"] for e in runs.events(run_id)]
+        assert len(pids) == 1 or "run.interrupted" in events, (run_id, pids, events)
+    assert {p for pids in started.values() for p in pids} <= {first.pid, second.pid}

@@ -85,3 +85,133 @@ def test_on_postgres_drift_and_an_index_out_of_step_are_named(pg_url: str, wardi
     assert any(p.startswith(f"record {ids[1]}: its text or evidence is not in the full-text")
                for p in problems), problems
     assert len(problems) == 3, problems  # ids[1] also differs from its revision
+
+
+def _corrupt_every_kind(store: MemoryStore, backend: str, home: Path) -> dict[str, str]:
+    """One record per kind of row, each broken by a write that bypassed the store;
+    returns the start of the line verify must print for each (by record id)."""
+    from wardian.memory.embedding import DIM, MODEL
+    from wardian.memory.models import Source
+
+    scope = Scope("workspace", str(home))
+    ids = [store.save("agent-1", f"Record number {word} keeps its own words.",
+                      evidence=f"the user said {word}", scope=scope, actor="test",
+                      sources=[Source("url", f"https://example.test/{word}")]).id
+           for word in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
+                        "hotel", "india")]
+    # Untouched: text JSON must escape (quotes, a backslash, control characters, non-ASCII).
+    store.save("agent-1", 'An "untouched" record:\ttabs\\ and\nlines, ünïcödé ✓.',
+               evidence="said so", scope=scope, actor="test")
+    store.save("agent-1", "An agent-wide record.", evidence="said so", scope=Scope("agent"),
+               actor="test")
+    conn = store.conn
+    rev = {i: conn.execute("SELECT current_revision_id FROM records WHERE id = ?",
+                           (i,)).fetchone()[0] for i in ids}
+    with store.db.atomic():
+        conn.execute("DELETE FROM record_vectors")
+        for i in ids:
+            conn.execute("INSERT INTO record_vectors (record_id, revision_id, model, vector)"
+                         " VALUES (?, ?, ?, ?)", (i, rev[i], MODEL, bytes(2 * DIM)))
+        # a record row edited by hand: no revision holds it
+        conn.execute("UPDATE records SET kind = 'current' WHERE id = ?", (ids[0],))
+        # a revision's snapshot edited: the scope no longer matches
+        conn.execute("UPDATE revisions SET snapshot_json = replace(snapshot_json,"
+                     " '\"workspace\"', '\"agent\"') WHERE revision_id = ?", (rev[ids[1]],))
+        # a newer revision than the one the record names
+        conn.execute("INSERT INTO revisions (revision_id, record_id, seq, snapshot_json, actor,"
+                     " created_at) SELECT 'r-newer', record_id, seq + 1, snapshot_json, actor,"
+                     " created_at FROM revisions WHERE revision_id = ?", (rev[ids[2]],))
+        # every revision of a record gone
+        conn.execute("DELETE FROM revisions WHERE record_id = ?", (ids[3],))
+        # a source row changed
+        conn.execute("UPDATE record_sources SET locator = 'https://elsewhere.test'"
+                     " WHERE record_id = ?", (ids[4],))
+        # a vector left at an older revision, and one of the wrong size
+        conn.execute("UPDATE record_vectors SET revision_id = 'r-old' WHERE record_id = ?",
+                     (ids[5],))
+        conn.execute("UPDATE record_vectors SET vector = ? WHERE record_id = ?",
+                     (bytes(10), ids[6]))
+        # the full-text index out of step with a record's evidence
+        if backend == "postgres":
+            conn.execute("ALTER TABLE records DISABLE TRIGGER records_fts_sync")
+            conn.execute("UPDATE records SET fts = to_tsvector('simple', 'other words')"
+                         " WHERE id = ?", (ids[7],))
+            conn.execute("ALTER TABLE records ENABLE TRIGGER records_fts_sync")
+        else:
+            row = conn.execute("SELECT rowid, text, evidence FROM records WHERE id = ?",
+                               (ids[7],)).fetchone()
+            conn.execute("INSERT INTO records_fts (records_fts, rowid, text, evidence)"
+                         " VALUES ('delete', ?, ?, ?)", tuple(row))
+            conn.execute("INSERT INTO records_fts (rowid, text, evidence) VALUES (?, ?, ?)",
+                         (row[0], row[1], "some other evidence"))
+    wanted = {
+        ids[0]: f"record {ids[0]}: differs from its latest revision {rev[ids[0]]}",
+        ids[1]: f"record {ids[1]}: differs from its latest revision {rev[ids[1]]}",
+        ids[2]: f"record {ids[2]}: current revision {rev[ids[2]]} is not its latest (r-newer)",
+        ids[3]: f"record {ids[3]}: has no revision",
+        ids[4]: f"record {ids[4]}: differs from its latest revision {rev[ids[4]]}",
+        ids[5]: f"record {ids[5]}: its vector is of revision r-old, not the current"
+                f" {rev[ids[5]]}",
+        ids[6]: f"record {ids[6]}: its {MODEL} vector holds 10 bytes, not {2 * DIM}",
+        ids[7]: (f"record {ids[7]}: its text or evidence is not in the full-text index"
+                 if backend == "postgres" else
+                 f"record {ids[7]}: its evidence is not in the full-text index as stored"),
+    }
+    if backend == "sqlite":
+        # the index loses a record's row, and holds a row of no record
+        row = conn.execute("SELECT rowid, text, evidence FROM records WHERE id = ?",
+                           (ids[8],)).fetchone()
+        with store.db.atomic():
+            conn.execute("INSERT INTO records_fts (records_fts, rowid, text, evidence)"
+                         " VALUES ('delete', ?, ?, ?)", tuple(row))
+            conn.execute("INSERT INTO records_fts (rowid, text, evidence)"
+                         " VALUES (999999, 'nobody', 'no record')")
+        wanted[ids[8]] = f"record {ids[8]}: missing from the full-text index"
+        wanted["999999"] = "full-text index row 999999 has no record"
+    return wanted
+
+
+def _check_every_kind(problems: list[str], wanted: dict[str, str]) -> None:
+    assert len(problems) == len(wanted), problems
+    for key, start in wanted.items():
+        assert any(p.startswith(start) for p in problems), (key, start, problems)
+
+
+def test_every_kind_of_broken_row_is_named(backend: str, wardian_home: Path) -> None:
+    store = MemoryStore()
+    assert store.verify() == []
+    wanted = _corrupt_every_kind(store, backend, wardian_home)
+    _check_every_kind(store.verify(), wanted)
+
+
+def test_read_only_verify_names_the_same_rows(wardian_home: Path) -> None:
+    """The doctor's connection is ``mode=ro``: FTS5's integrity-check (an INSERT) cannot
+    run there, and the comparison index in ``temp`` names the same records."""
+    from wardian._db import open_readonly
+    from wardian.memory.db import MemoryDB
+
+    store = MemoryStore()
+    wanted = _corrupt_every_kind(store, "sqlite", wardian_home)
+    conn = open_readonly(wardian_home / "memory.db")
+    try:
+        problems = MemoryStore(db=MemoryDB(wardian_home / "memory.db", conn)).verify()
+        assert conn.execute("SELECT name FROM sqlite_temp_master").fetchall() == []
+    finally:
+        conn.close()
+    _check_every_kind(problems, wanted)
+
+
+def test_words_reordered_in_the_index_are_seen_where_the_check_may_write(
+        wardian_home: Path) -> None:
+    """Same words, same lengths, another order: only FTS5's own check sees it."""
+    store, ids = _store_with_records(wardian_home)
+    conn = store.conn
+    row = conn.execute("SELECT rowid, text, evidence FROM records WHERE id = ?",
+                       (ids[0],)).fetchone()
+    with store.db.atomic():
+        conn.execute("INSERT INTO records_fts (records_fts, rowid, text, evidence)"
+                     " VALUES ('delete', ?, ?, ?)", tuple(row))
+        conn.execute("INSERT INTO records_fts (rowid, text, evidence) VALUES (?, ?, ?)",
+                     (row[0], " ".join(reversed(str(row[1]).split())), row[2]))
+    problems = store.verify()
+    assert len(problems) == 1 and "full-text index does not match" in problems[0], problems

@@ -1,13 +1,13 @@
 """Full-text recall on PostgreSQL (issue 18): what FTS5 does for `MemoryStore` on SQLite.
 
-The ``memory`` schema (`wardian.memory.schema_pg`) keeps each record's ``tsvector`` and
-token count; this module holds the queries, and the totals BM25 needs (counted again only
-after a write moved ``memory_version``). Scores are FTS5's
-``bm25()`` (k1 = 1.2, b = 0.75, idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6) summed
-over the query's words, computed by the schema's ``bm25_term`` for the records that match,
-so `wardian.memory.ranking` fuses the same numbers on both backends. One difference: a
-word's document frequency ``n`` is the count `MemoryStore` already took, which stops at
-``RECALL_EXACT_POSTINGS + 1``; such common words weigh a little more than FTS5 gives them.
+The ``memory`` schema (`wardian.memory.schema_pg`) keeps each record's ``tsvector`` (GIN
+indexed) and token count; this module holds the queries, and the totals BM25 needs
+(counted again only after a write moved ``memory_version``). Scores are FTS5's ``bm25()``
+(k1 = 1.2, b = 0.75, idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6) summed over the
+query's rarest words, computed in SQL for the records that match them (at most
+``RECALL_EXACT_POSTINGS``), so `wardian.memory.ranking` fuses the same numbers on both
+backends. Lexical recall is two round trips (`lexical_candidates`); the vectors of the
+semantic half are `MemoryStore`'s per-process cache on both backends.
 
 Every function takes the store's connection (a `wardian._pg.PgConnection`) and the scope
 condition `MemoryStore._scope_sql` wrote, over ``records r``.
@@ -17,30 +17,22 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["doc_freq", "index_problems", "match_rows", "newest_holding", "prefix_filter",
-           "rows_holding", "term_scores"]
+__all__ = ["index_problems", "lexical_candidates", "prefix_filter"]
 
-_QUERY = "phraseto_tsquery('wardian_fts', ?)"
-
-
-def doc_freq(conn: sqlite3.Connection, term: str, cap: int) -> int:
-    """How many records contain `term` (as a phrase), counting at most `cap`."""
-    row = conn.execute(
-        f"SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE fts @@ {_QUERY} LIMIT ?) m",
-        (term, cap)).fetchone()
-    return int(row[0])
+_QUERY = "phraseto_tsquery('wardian_fts', fts_text(?))"
+"""A query word as the schema's trigger indexes words (`wardian.memory.schema_pg`)."""
 
 
 _totals: dict[str, tuple[int, int, float]] = {}
 """database URL -> (memory version, rows, average tokens per row) last counted."""
 
 
-def _stats(conn: sqlite3.Connection) -> tuple[int, float]:
-    """(N, average tokens per record) for BM25, recounted only after a write."""
-    version = int(conn.execute("SELECT changes FROM memory_version").fetchone()[0])
+def _stats(conn: sqlite3.Connection, version: int) -> tuple[int, float]:
+    """(N, average tokens per record) for BM25, recounted only after a write moved
+    ``memory_version`` (read by the caller: `version`)."""
     key = str(getattr(conn, "url", ""))
     cached = _totals.get(key)
     if cached is not None and cached[0] == version:
@@ -56,80 +48,122 @@ def _idf(n: int, total: int) -> float:
     return value if value > 0 else 1e-6
 
 
-def _score(conn: sqlite3.Connection, terms: Sequence[str], freq: Mapping[str, int]
-           ) -> tuple[str, list[Any]]:
-    """The SQL sum of the BM25 terms of `terms` for ``records r``, with its parameters."""
-    total, avgdl = _stats(conn)
-    lexemes = {str(r[0]): list(r[1] or []) for r in conn.execute(
-        "SELECT t, tsvector_to_array(to_tsvector('wardian_fts', t)) FROM unnest(?::text[]) t",
-        (list(terms),))}
-    parts: list[str] = []
-    params: list[Any] = []
-    for term in terms:
-        parts.append("bm25_term(r.fts, r.doclen, ?::text[], ?, ?)")
-        params += [lexemes.get(term, []), _idf(freq[term], total), max(avgdl, 1e-9)]
-    return "(" + " + ".join(parts or ["0.0"]) + ")", params
-
-
-def match_rows(
-    conn: sqlite3.Connection, *, rare: Sequence[str], grouped: Sequence[str],
-    freq: Mapping[str, int], where: str, params: Sequence[Any], depth: int,
-    window: int | None,
-) -> list[Any]:
-    """Rows ``(rid, score, updated_at)`` of the best `depth` records matching any word of
-    `rare` or all words of `grouped`, best first (newer first on a tie). With `window`,
-    only the newest `window` matches are ranked (every word is common)."""
-    tsquery = " || ".join([_QUERY] * len(rare)
-                          + (["(" + " && ".join([_QUERY] * len(grouped)) + ")"]
-                             if grouped else []))
-    words = [*rare, *grouped]
-    score, score_params = _score(conn, words, freq)
-    match = f"r.fts @@ ({tsquery})"
-    if window is None:
-        return conn.execute(
-            f"SELECT r.rowid AS rid, {score} AS score, r.updated_at FROM records r"
-            f" WHERE {match}{where} ORDER BY score DESC, r.updated_at DESC LIMIT ?",
-            [*score_params, *words, *params, depth]).fetchall()
-    return conn.execute(
-        f"SELECT w.rid, w.score, w.updated_at FROM (SELECT r.rowid AS rid, {score} AS score,"
-        f" r.updated_at FROM records r WHERE {match}{where} ORDER BY r.rowid DESC LIMIT ?) w"
-        " ORDER BY w.score DESC, w.updated_at DESC LIMIT ?",
-        [*score_params, *words, *params, window, depth]).fetchall()
-
-
-def term_scores(conn: sqlite3.Connection, term: str, freq: Mapping[str, int],
-                rowids: Sequence[int]) -> list[Any]:
-    """Rows ``(rowid, score)``: the BM25 term of `term` for those of `rowids` holding it."""
-    score, params = _score(conn, [term], freq)
-    return conn.execute(
-        f"SELECT r.rowid, {score} FROM records r WHERE r.fts @@ {_QUERY}"
-        " AND r.rowid = ANY(?::bigint[])", [*params, term, list(rowids)]).fetchall()
-
-
-def newest_holding(conn: sqlite3.Connection, terms: Sequence[str], *, where: str,
-                   params: Sequence[Any], depth: int) -> list[Any]:
-    """Rows ``(rid, updated_at)``: the newest `depth` records in scope holding every one
-    of `terms` (no BM25: these are the query's commonest words)."""
-    tsquery = " && ".join([_QUERY] * len(terms))
-    return conn.execute(
-        f"SELECT r.rowid AS rid, r.updated_at FROM records r WHERE r.fts @@ ({tsquery})"
-        f"{where} ORDER BY r.rowid DESC LIMIT ?", [*terms, *params, depth]).fetchall()
-
-
-def rows_holding(conn: sqlite3.Connection, term: str, *, among: Sequence[str] = ()
-                 ) -> set[int]:
-    """The rowids of the records holding `term` and, given `among`, any one of `among`."""
-    sql = f"SELECT r.rowid FROM records r WHERE r.fts @@ {_QUERY}"
-    if among:
-        sql += " AND r.fts @@ (" + " || ".join([_QUERY] * len(among)) + ")"
-    return {int(r[0]) for r in conn.execute(sql, [term, *among])}
-
-
 def prefix_filter(words: Sequence[str]) -> tuple[str, list[Any]]:
     """SQL condition on ``records`` (and parameters) for records holding every one of
     `words` (each ``\\w+``) as a word prefix: Garden's text filter."""
     query = " & ".join(f"'{w}':*" for w in words)
     return "fts @@ to_tsquery('wardian_fts', ?)", [query]
+
+
+def lexical_candidates(
+    conn: sqlite3.Connection, terms: Sequence[str], *, where: str, params: Sequence[Any],
+    depth: int, exact_postings: int,
+) -> tuple[dict[int, Any], int]:
+    """`MemoryStore._lexical_candidates` on PostgreSQL, in two round trips whatever the
+    query (the SQLite version's dozen small queries each cost one here).
+
+    1. Per term: its document frequency (counted up to `exact_postings` + 1), its
+       lexemes; the store's largest rowid and ``memory_version`` (the BM25 totals are
+       recounted only when it moved).
+    2. The `depth` best BM25 matches in scope of the rarest terms (`exact_postings`
+       postings in all; the GIN index finds them, each one's term frequencies come from
+       its ``tsvector`` filtered to the query's lexemes, not from unnesting it once per
+       term), the newest `depth` records in scope holding every commoner term when there
+       are two or more of them (or only those), and for each of these candidates which
+       of the query's terms it holds.
+
+    Returns what `MemoryStore._lexical_candidates` returns: the candidates by rowid and
+    how many of `terms` no record contains. Same selection and scores as SQLite (FTS5
+    ``bm25()``: `_score`).
+    """
+    from wardian.memory.ranking import Candidate, coverage, idf
+
+    cap = exact_postings + 1
+    head = conn.execute(
+        "SELECT (SELECT COALESCE(MAX(rowid), 0) FROM records),"
+        " (SELECT changes FROM memory_version), array(SELECT (SELECT COUNT(*) FROM"
+        " (SELECT 1 FROM records WHERE fts @@ phraseto_tsquery('wardian_fts', fts_text(u.t))"
+        " LIMIT ?) m)"
+        " FROM unnest(?::text[]) WITH ORDINALITY u(t, i) ORDER BY u.i),"
+        " array(SELECT array_to_string(tsvector_to_array(to_tsvector('wardian_fts',"
+        " fts_text(u.t))),"
+        " ' ') FROM unnest(?::text[]) WITH ORDINALITY u(t, i) ORDER BY u.i)",
+        (cap, list(terms), list(terms))).fetchone()
+    total = int(head[0])
+    freq = {t: int(n) for t, n in zip(terms, head[2], strict=True)}
+    lexemes = {t: [x for x in str(lx).split(" ") if x] for t, lx in zip(terms, head[3],
+                                                                          strict=True)}
+    known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
+    unknown = len(terms) - len(known)
+    if not known:
+        return {}, unknown
+    weights = {t: idf(freq[t], total) for t in known}
+    rare: list[str] = []
+    used = 0
+    for term in known:
+        if used + freq[term] > exact_postings:
+            break
+        rare.append(term)
+        used += freq[term]
+    common = known[len(rare):]
+    parts: list[str] = []
+    args: list[Any] = []
+    if rare:
+        rows, avgdl = _stats(conn, int(head[1]))
+        lex, term_of, idfs, width = [], [], [], []
+        for i, term in enumerate(rare):
+            for lexeme in lexemes[term]:
+                lex.append(lexeme)
+                term_of.append(i)
+                idfs.append(_idf(freq[term], rows))
+                width.append(len(lexemes[term]))
+        # Per matching record: the BM25 term of each rare word (tf of a several-lexeme
+        # word: the mean of its lexemes'), summed; its tsvector cut to the query's
+        # lexemes first (setweight + ts_filter, in C) so only those few are unnested.
+        score = ("(SELECT COALESCE(sum(t.idf * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75"
+                 " * r.doclen / ?))), 0.0) FROM (SELECT q.term, max(q.idf) AS idf,"
+                 " sum(cardinality(u.positions))::float8 / max(q.width) AS tf"
+                 " FROM unnest(ts_filter(setweight(r.fts, 'A', ?::text[]), '{a}')) u"
+                 " JOIN unnest(?::text[], ?::int[], ?::float8[], ?::int[])"
+                 " q(lexeme, term, idf, width) ON q.lexeme = u.lexeme GROUP BY q.term) t)")
+        parts.append(
+            f"(SELECT r.rowid AS rid, {score} AS score, r.updated_at, 0 AS every, r.fts"
+            f" FROM records r WHERE r.fts @@ ({' || '.join([_QUERY] * len(rare))}){where}"
+            " ORDER BY score DESC, r.updated_at DESC, r.rowid LIMIT ?)")
+        args += [max(avgdl, 1e-9), lex, lex, term_of, idfs, width, *rare, *params, depth]
+    if len(common) >= 2 or not rare:
+        parts.append(
+            "(SELECT r.rowid AS rid, NULL::float8 AS score, r.updated_at, 1 AS every, r.fts"
+            f" FROM records r WHERE r.fts @@ ({' && '.join([_QUERY] * len(common))}){where}"
+            " ORDER BY r.rowid DESC LIMIT ?)")
+        args += [*common, *params, depth]
+    holds = ", ".join([f"c.fts @@ {_QUERY}"] * len(known))
+    found: dict[int, Any] = {}
+    every_common: set[int] = set()
+    held_by: dict[int, list[bool]] = {}
+    # In SQLite's order (fusion breaks full ties by it): the BM25 ranking, then the
+    # newest records holding every common word.
+    for rid, bm25, updated_at, every, *held in conn.execute(
+            f"SELECT c.rid, c.score, c.updated_at, c.every, {holds}"
+            f" FROM ({' UNION ALL '.join(parts)}) c ORDER BY c.every, c.score DESC,"
+            " CASE WHEN c.every = 0 THEN c.updated_at END DESC,"
+            " CASE WHEN c.every = 0 THEN c.rid END, c.rid DESC",
+            [*known, *args]):
+        rid = int(rid)
+        if every:
+            every_common.add(rid)
+        if rid not in found:
+            found[rid] = Candidate(rid, updated_at=updated_at,
+                                   lexical=float(bm25) if bm25 is not None else 0.0)
+        held_by[rid] = [bool(h) for h in held]
+    every_weight = list(weights.values())
+    for rid, candidate in found.items():
+        holds_terms = [t for t, h in zip(known, held_by[rid], strict=True)
+                       if h or (rid in every_common and t in common)]
+        candidate.coverage = coverage([weights[t] for t in holds_terms], every_weight,
+                                      unknown=unknown)
+        candidate.held = {t: weights[t] for t in holds_terms}
+    return found, unknown
 
 
 def index_problems(conn: sqlite3.Connection) -> list[str]:
@@ -139,4 +173,4 @@ def index_problems(conn: sqlite3.Connection) -> list[str]:
         f"record {row[0]}: its text or evidence is not in the full-text index as stored"
         for row in conn.execute(
             "SELECT id FROM records WHERE fts IS DISTINCT FROM (to_tsvector('wardian_fts',"
-            " text) || to_tsvector('wardian_fts', evidence)) ORDER BY id")]
+            " fts_text(text)) || to_tsvector('wardian_fts', fts_text(evidence))) ORDER BY id")]

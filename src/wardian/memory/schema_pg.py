@@ -2,7 +2,9 @@
 
 Migration 1 is SQLite's migrations 1-7 as they stand (a PostgreSQL database starts empty:
 there is nothing older to upgrade, and `wardian db migrate --to` copies into it). Each
-later change of ``memory.db`` appends one migration to both lists.
+later change of ``memory.db`` appends one migration to both lists; a change of the
+PostgreSQL side alone (migration 2: the trigger's text search configuration named by
+schema) appends to this one only.
 
 Differences, all here:
 
@@ -10,9 +12,12 @@ Differences, all here:
   candidate ids and "newest first" windows mean the same on both.
 * Full-text search: ``records.fts`` is a ``tsvector`` over text + evidence with a GIN
   index, kept by a trigger with the token count (``doclen``), in place of the FTS5 table
-  and its triggers; ``bm25_term`` scores as FTS5's ``bm25()`` does
-  (`wardian.memory.fulltext_pg`). Its configuration ``wardian_fts`` stems English words
-  with Snowball and keeps stop words, as FTS5's ``porter unicode61`` tokenizer does.
+  and its triggers; `wardian.memory.fulltext_pg` scores as FTS5's ``bm25()`` does. Words
+  are cut as FTS5's ``porter unicode61`` tokenizer cuts them (migration 2): ``fts_text``
+  turns punctuation into spaces, the configuration ``wardian_fts`` stems with the
+  original Porter algorithm and keeps stop words. One difference is left: on a database
+  whose ctype is ``C`` PostgreSQL neither folds the case of non-ASCII letters nor (as
+  unicode61 does) drops their diacritics.
 * ``memory_version`` counts write transactions (SQLite's ``data_version``) for the recall
   caches.
 * ``REAL`` is ``DOUBLE PRECISION`` (process start times need every bit), ``BLOB`` is
@@ -195,5 +200,46 @@ POSTGRES_MIGRATIONS: list[NamedMigration] = [
         model TEXT NOT NULL,
         vector BYTEA NOT NULL
     );
+    """),
+    # 2: words as FTS5's ``porter unicode61`` tokenizer cuts them, so both backends find
+    # and score the same records (the default parser kept ``heron.payments.v2`` and
+    # ``pnpm-workspace.yaml`` whole, as host and file names, and the Snowball English
+    # stemmer is Porter's second algorithm): punctuation separates words (`fts_text`),
+    # words are stemmed with the original Porter algorithm; every row is indexed again.
+    # And the trigger runs with the search_path it was created under, so a client
+    # whose search_path lacks this schema (psql, a migration tool, another role) can
+    # write records ("text search configuration does not exist" before).
+    NamedMigration("fts_tokens_as_fts5", r"""
+    ALTER TEXT SEARCH DICTIONARY wardian_stem (Language = porter);
+
+    -- FTS5's unicode61 separators: whitespace and punctuation (ASCII, Latin-1, the
+    -- general punctuation and CJK symbol blocks) become spaces before parsing.
+    CREATE FUNCTION fts_text(value TEXT) RETURNS TEXT
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+        SELECT regexp_replace(value,
+            '[[:space:]!-/:-@\[-`{-~\u00a1-\u00bf\u00d7\u00f7\u2000-\u206f\u3000-\u303f]+',
+            ' ', 'g')
+    $fn$;
+
+    CREATE OR REPLACE FUNCTION records_fts_sync() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+        IF TG_OP = 'UPDATE' AND NEW.text = OLD.text AND NEW.evidence = OLD.evidence THEN
+            NEW.fts := OLD.fts;
+            NEW.doclen := OLD.doclen;
+            RETURN NEW;
+        END IF;
+        NEW.fts := to_tsvector('wardian_fts', fts_text(NEW.text))
+                   || to_tsvector('wardian_fts', fts_text(NEW.evidence));
+        NEW.doclen := (SELECT COALESCE(sum(cardinality(positions)), 0) FROM unnest(NEW.fts));
+        RETURN NEW;
+    END $fn$;
+    ALTER FUNCTION records_fts_sync() SET search_path FROM CURRENT;
+
+    ALTER TABLE records DISABLE TRIGGER records_fts_sync;
+    UPDATE records SET fts = to_tsvector('wardian_fts', fts_text(text))
+                             || to_tsvector('wardian_fts', fts_text(evidence));
+    UPDATE records SET doclen = (SELECT COALESCE(sum(cardinality(positions)), 0)
+                                 FROM unnest(fts));
+    ALTER TABLE records ENABLE TRIGGER records_fts_sync;
     """),
 ]

@@ -709,6 +709,13 @@ class MemoryStore:
         in all); records holding every commoner word are taken newest first without it,
         and which words each candidate holds is looked up by rowid.
         """
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            where, params = self._scope_sql(agent_id, workspace)
+            return fulltext_pg.lexical_candidates(
+                self.conn, terms, where=where, params=params, depth=depth,
+                exact_postings=RECALL_EXACT_POSTINGS)
         from wardian.memory.ranking import Candidate, coverage, idf
 
         warm = self._warm(agent_id, workspace)
@@ -798,28 +805,24 @@ class MemoryStore:
                    params: builtins.list[Any], depth: int, used: int) -> builtins.list[Any]:
         """Rows ``(rid, score, updated_at)``: the `depth` best BM25 matches in scope of any
         of `rare` (`used` postings in all), best first."""
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
-
-            return fulltext_pg.match_rows(self.conn, rare=rare, grouped=(), freq=freq,
-                                          where=where, params=params, depth=depth,
-                                          window=None)
         # Rank inside FTS5 first and read only the best rows of `records` (reading a row
         # per match cost more than BM25 itself); when scope filters out so many that
-        # fewer than `depth` are left, rank every match in scope instead.
+        # fewer than `depth` are left, rank every match in scope instead. Equal scores
+        # (and times) go oldest rowid first, as in `bm25_warm.rank_rare` and on
+        # PostgreSQL: which of many tied records make the cut would otherwise differ.
         match, wide = " OR ".join(map(_phrase, rare)), _RARE_WIDE * depth
         rows = self.conn.execute(
             "SELECT r.rowid AS rid, -f.score AS score, r.updated_at FROM (SELECT rowid AS id,"
             " bm25(records_fts) AS score FROM records_fts WHERE records_fts MATCH ?"
-            " ORDER BY score LIMIT ?) f JOIN records r ON r.rowid = f.id WHERE 1" + where
-            + " ORDER BY f.score, r.updated_at DESC LIMIT ?",
+            " ORDER BY score, rowid LIMIT ?) f JOIN records r ON r.rowid = f.id WHERE 1"
+            + where + " ORDER BY f.score, r.updated_at DESC, r.rowid LIMIT ?",
             [match, wide, *params, depth]).fetchall()
         if len(rows) < depth and used > wide:
             rows = self.conn.execute(
                 "SELECT r.rowid AS rid, -bm25(records_fts) AS score, r.updated_at"
                 " FROM records_fts JOIN records r ON r.rowid = records_fts.rowid"
                 " WHERE records_fts MATCH ?" + where
-                + " ORDER BY bm25(records_fts), r.updated_at DESC LIMIT ?",
+                + " ORDER BY bm25(records_fts), r.updated_at DESC, r.rowid LIMIT ?",
                 [match, *params, depth]).fetchall()
         return rows
 
@@ -827,11 +830,6 @@ class MemoryStore:
                         depth: int) -> builtins.list[Any]:
         """Rows ``(rid, updated_at)``: the newest `depth` records in scope holding every
         one of `terms`."""
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
-
-            return fulltext_pg.newest_holding(self.conn, terms, where=where, params=params,
-                                              depth=depth)
         # FTS5 walks the doclists newest rowid first and stops after `depth`.
         return self.conn.execute(
             "SELECT r.rowid AS rid, r.updated_at FROM records_fts"
@@ -842,10 +840,6 @@ class MemoryStore:
     def _rows_holding(self, term: str, *, among: Sequence[str] = ()) -> set[int]:
         """The rowids of the records holding `term` (and, given `among`, also any one of
         `among`: a common word is only looked up where rarer words are)."""
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
-
-            return fulltext_pg.rows_holding(self.conn, term, among=among)
         match = _phrase(term)
         if among:
             match += " AND (" + " OR ".join(map(_phrase, among)) + ")"
@@ -872,10 +866,6 @@ class MemoryStore:
 
     def _doc_freq(self, term: str) -> int:
         """How many records hold `term`, counting at most `RECALL_EXACT_POSTINGS` + 1."""
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
-
-            return fulltext_pg.doc_freq(self.conn, term, RECALL_EXACT_POSTINGS + 1)
         row = self.conn.execute(
             "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
             " LIMIT ?)", (_phrase(term), RECALL_EXACT_POSTINGS + 1),
@@ -987,68 +977,17 @@ class MemoryStore:
 
         Every record must equal its latest revision (the one ``current_revision_id`` names,
         with the highest ``seq``): text, kind, scope, evidence, sources, status and removal
-        reason; and the FTS5 index must hold exactly the records' rows, each findable by its
-        own text and evidence. Spec "Storage" (every change writes a revision).
+        reason; every vector must name its record's current revision; and the full-text
+        index must hold exactly the records' rows, each with its own text and evidence. A
+        few set-based queries, not one per record (`wardian.memory.verify`). Spec
+        "Storage" (every change writes a revision).
 
         Returns:
             One line per inconsistency, naming the record id (empty: all consistent).
         """
-        problems: list[str] = []
-        latest = {
-            r["record_id"]: r for r in self.conn.execute(
-                "SELECT r.record_id, r.revision_id, r.snapshot_json FROM revisions r"
-                " JOIN (SELECT record_id, MAX(seq) AS seq FROM revisions GROUP BY record_id) m"
-                " ON m.record_id = r.record_id AND m.seq = r.seq")
-        }
-        rows = self.conn.execute("SELECT rowid AS rid, * FROM records ORDER BY id").fetchall()
-        # Every record's sources in one read, not one query per record (on PostgreSQL each
-        # query is a round trip: 100k of them made verify take minutes).
-        sources: dict[str, list[Source]] = {}
-        for r in self.conn.execute(
-                "SELECT record_id, source_type, locator, is_primary FROM record_sources"
-                " ORDER BY record_id, position"):
-            sources.setdefault(r["record_id"], []).append(
-                Source(r["source_type"], r["locator"], bool(r["is_primary"])))
-        for row in rows:
-            record = self._record(row, with_sources=False)._replace(
-                sources=tuple(sources.get(row["id"], ())))
-            head = latest.get(record.id)
-            if head is None:
-                problems.append(f"record {record.id}: has no revision")
-                continue
-            if head["revision_id"] != record.current_revision_id:
-                problems.append(f"record {record.id}: current revision "
-                                f"{record.current_revision_id} is not its latest "
-                                f"({head['revision_id']})")
-            elif json.loads(head["snapshot_json"]) != json.loads(
-                    json.dumps(_snapshot(record), ensure_ascii=False)):
-                problems.append(f"record {record.id}: differs from its latest revision "
-                                f"{head['revision_id']}")
-        if self.db.dialect == "postgres":
-            from wardian.memory import fulltext_pg
+        from wardian.memory.verify import problems
 
-            return problems + fulltext_pg.index_problems(self.conn)
-        indexed = {int(r[0]) for r in self.conn.execute("SELECT id FROM records_fts_docsize")}
-        present = {int(r["rid"]) for r in rows}
-        by_rowid = {int(r["rid"]): r["id"] for r in rows}
-        for rid in sorted(present - indexed):
-            problems.append(f"record {by_rowid[rid]}: missing from the full-text index")
-        for rid in sorted(indexed - present):
-            problems.append(f"full-text index row {rid} has no record")
-        for row in rows:
-            if int(row["rid"]) not in indexed:
-                continue
-            for column in ("text", "evidence"):
-                phrase = '"' + str(row[column]).replace('"', '""') + '"'
-                if not _TOKEN.search(str(row[column])):
-                    continue  # nothing the tokenizer indexes (punctuation only)
-                hit = self.conn.execute(
-                    "SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?",
-                    (f"{column}: {phrase}", row["rid"])).fetchone()
-                if hit is None:
-                    problems.append(f"record {row['id']}: its {column} is not in the "
-                                    "full-text index as stored")
-        return problems
+        return problems(self.conn, self.db.dialect)
 
     # --- writing ---------------------------------------------------------------------
 

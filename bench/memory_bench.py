@@ -358,18 +358,30 @@ def import_profile(base: Path) -> list[tuple[str, float]]:
     return sorted(costs.items(), key=lambda kv: -kv[1])[:8]
 
 
-def _report_in_process(inproc: dict[int, dict[str, float]]) -> None:
+def _report_in_process(inproc: dict[int, dict[str, float]]) -> bool:
+    """Print the in-process targets; True when every one is met."""
     big = inproc[SIZES[-1]]
+    missed = False
     for size, r in inproc.items():
         verdict = "ok  " if r["hit@5"] >= TARGET_HIT_AT_5 else "MISS"
+        missed |= verdict == "MISS"
         print(f"  {verdict} hit@5 at {size:,}: {r['hit@5']:.2f} (target >= {TARGET_HIT_AT_5})")
     if big["vector_p95"] == big["vector_p95"]:
         verdict = "ok  " if big["vector_p95"] <= TARGET_VECTOR_P95_MS else "MISS"
+        missed |= verdict == "MISS"
         print(f"  {verdict} vector search CPU p95 at {SIZES[-1]:,}: {big['vector_p95']:.2f} ms"
               f" (target <= {TARGET_VECTOR_P95_MS:g} ms)")
     verdict = "ok  " if big["context_p95"] <= TARGET_CONTEXT_CPU_MS else "MISS"
+    missed |= verdict == "MISS"
     print(f"  {verdict} startup context CPU p95 at {SIZES[-1]:,}: {big['context_p95']:.2f} ms"
           f" (target <= {TARGET_CONTEXT_CPU_MS:g} ms)")
+    # Issue 19 states this one in-process too; CPU, because a loaded machine's wall time
+    # includes waiting for a CPU.
+    verdict = "ok  " if big["recall_cpu_p95"] <= TARGET_RECALL_P95_MS else "MISS"
+    missed |= verdict == "MISS"
+    print(f"  {verdict} query recall CPU p95 at {SIZES[-1]:,}: {big['recall_cpu_p95']:.2f} ms"
+          f" (target <= {TARGET_RECALL_P95_MS:g} ms)")
+    return not missed
 
 
 def main() -> int:
@@ -380,8 +392,7 @@ def main() -> int:
         inproc = bench_in_process(base)
         if "--in-process" in sys.argv:
             print("\nTargets:")
-            _report_in_process(inproc)
-            return 0
+            return 0 if _report_in_process(inproc) else 1
         print("\nWhole process under `wardian agent exec` "
               f"(median of {PROCESS_RUNS}; 50 records in the workspace):", flush=True)
         procs = bench_whole_process(base)
@@ -391,7 +402,7 @@ def main() -> int:
                   f" python -c pass, paired: {r['base']:.1f} ms)", flush=True)
         imports = import_profile(base)
     print("\nTargets (wall time; CPU time in brackets, steadier on a shared machine):")
-    _report_in_process(inproc)
+    in_process_ok = _report_in_process(inproc)
     big = inproc[SIZES[-1]]
     worst = max(inproc.values(), key=lambda r: r["save_p95"])
     checks = [
@@ -427,7 +438,7 @@ def main() -> int:
           " dominate a whole-process call, not the memory code; the root group loads only"
           " the `memory` group (wardian.cli.main), and psutil is the process-identity check.")
     print(f"\nbench finished in {time.perf_counter() - started:.0f} s")
-    return 0
+    return 0 if in_process_ok else 1
 
 
 if __name__ == "__main__":

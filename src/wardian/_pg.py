@@ -189,13 +189,24 @@ def _connect_read_only(url: str) -> psycopg.Connection[Any]:
     Raises:
         StoreError: the server cannot be reached or refuses the login (libpq's reason).
     """
+    return _connect_own(url, read_only=True)
+
+
+def _connect_own(url: str, *, read_only: bool = False) -> psycopg.Connection[Any]:
+    """A connection of its own to `url` (autocommit, not the pool's): a session lock's or a
+    read-only check's. The one place such a connection is opened, so every caller reports
+    a failure the same way, with any password in the URL or libpq's text redacted.
+
+    Raises:
+        StoreError: psycopg is missing, or the server cannot be reached or refuses the login.
+    """
     try:
         import psycopg
     except ImportError as exc:
         raise StoreError("PostgreSQL needs psycopg", hint=INSTALL_HINT) from exc
+    options = "-c default_transaction_read_only=on" if read_only else None
     try:
-        return psycopg.connect(url, autocommit=True, connect_timeout=10,
-                               options="-c default_transaction_read_only=on")
+        return psycopg.connect(url, autocommit=True, connect_timeout=10, options=options)
     except psycopg.Error as exc:
         raise StoreError(
             f"cannot connect to PostgreSQL at {redact_url(url)}: "
@@ -766,13 +777,7 @@ class SessionLock:
         Raises:
             StoreError: the server cannot be reached.
         """
-        import psycopg
-
-        try:
-            conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}",
-                             hint="check that the server runs (pg_isready)") from exc
+        conn = _connect_own(url)
         row = conn.execute("SELECT pg_try_advisory_lock(%s)", (schema_lock_key(name),)
                            ).fetchone()
         if row is None or not row[0]:
@@ -794,11 +799,7 @@ class SessionLock:
         import psycopg
         from psycopg import errors
 
-        try:
-            conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}",
-                             hint="check that the server runs (pg_isready)") from exc
+        conn = _connect_own(url)
         try:
             conn.execute(f"SET lock_timeout = '{int(check_s * 1000)}ms'".encode())
             while not stop():

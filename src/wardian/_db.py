@@ -479,12 +479,7 @@ def migrate_component(
     except sqlite3.Error as exc:
         raise StoreError(f"cannot read the migrations of {component}: {exc}") from exc
     current = max(recorded, default=0)
-    if current > len(migrations):
-        raise StoreError(
-            f"{component} schema version {current} is newer than this Wardian "
-            f"understands ({len(migrations)})",
-            hint="upgrade wardian",
-        )
+    _refuse_newer(component, current, len(migrations))
     try:
         _check_names(conn, component, current, names, recorded)
     except sqlite3.Error as exc:
@@ -499,6 +494,17 @@ def migrate_component(
         except sqlite3.Error as exc:
             raise StoreError(f"{component} migration {version} failed: {exc}") from exc
     return len(migrations)
+
+
+def _refuse_newer(component: str, current: int, known: int) -> None:
+    """Raise `StoreError` when the file's `component` schema (`current`) is newer than the
+    `known` migrations of this code: a newer Wardian wrote it, and this one must not guess."""
+    if current > known:
+        raise StoreError(
+            f"{component} schema version {current} is newer than this Wardian "
+            f"understands ({known})",
+            hint="upgrade wardian",
+        )
 
 
 def check_component(
@@ -522,12 +528,7 @@ def check_component(
     except sqlite3.Error as exc:
         raise StoreError(f"cannot read the migrations of {component}: {exc}") from exc
     current = max(recorded, default=0)
-    if current > len(migrations):
-        raise StoreError(
-            f"{component} schema version {current} is newer than this Wardian "
-            f"understands ({len(migrations)})",
-            hint="upgrade wardian",
-        )
+    _refuse_newer(component, current, len(migrations))
     _check_names(conn, component, current, names, recorded, record_unnamed=False)
     if 0 < current < len(migrations):
         raise StoreError(

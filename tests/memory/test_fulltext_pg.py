@@ -245,3 +245,17 @@ def test_the_fold_upgrade_indexes_existing_non_ascii_records_again(
     from wardian.memory import fulltext_pg
 
     assert fulltext_pg.index_problems(store.conn) == []  # every row as the new rule cuts it
+
+
+def test_the_schema_keeps_only_the_functions_recall_calls(pg_url: str) -> None:
+    """Migration 4 dropped migration 1's ``bm25_term`` (recall scores in one query)."""
+    import psycopg
+
+    from wardian.memory.db import MemoryDB
+
+    MemoryDB.open_at(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        names = [r[0] for r in conn.execute(
+            "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            " WHERE n.nspname = 'memory' ORDER BY 1")]
+    assert names == ["fts_text", "records_fts_sync"]

@@ -322,4 +322,9 @@ POSTGRES_MIGRATIONS: list[NamedMigration] = [
     # ``ª`` and ``µ`` are word characters). Records holding anything but printable
     # ASCII are indexed again.
     NamedMigration("fts_fold_as_unicode61", _fold_as_unicode61()),
+    # 4: migration 1's per-word BM25 function; recall scores in one query since
+    # (`wardian.memory.fulltext_pg.lexical_candidates`) and nothing calls it.
+    NamedMigration("drop_bm25_term", """
+    DROP FUNCTION bm25_term(tsvector, BIGINT, TEXT[], DOUBLE PRECISION, DOUBLE PRECISION);
+    """),
 ]

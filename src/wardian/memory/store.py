@@ -691,8 +691,8 @@ class MemoryStore:
             candidate.z = (candidate.cosine - mean) / spread if spread > 0 else 0.0
         if len(best) <= MARGIN_NEIGHBOURS:
             return None
-        near = [float(scores[i]) for i in best[: MARGIN_NEIGHBOURS + 1]]
-        return near[0] - sum(near[1:]) / MARGIN_NEIGHBOURS
+        nearest: builtins.list[float] = [float(scores[i]) for i in best[: MARGIN_NEIGHBOURS + 1]]
+        return nearest[0] - sum(nearest[1:]) / MARGIN_NEIGHBOURS
 
     def _scope_sql(self, agent_id: str, workspace: str | None) -> tuple[str, builtins.list[Any]]:
         # Records set aside as holding a secret (issue 14) never come back from recall.

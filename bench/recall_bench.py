@@ -13,7 +13,7 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
 0 leaks. Prints whether the semantic score was used (the optional embedding model).
 
-Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout|fresh|unseen] [--misses]
+Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout|fresh|unseen|blind] [--misses]
 [--features] [--ceiling] [--embedder minilm] [--database-url postgresql://…] [--json]`` (a few
 seconds). ``--ceiling`` prints what any calibration of the relevance floor's "nothing fits"
 decision could reach on the suite: Recall@5 with a perfect decision, and the best Recall@5 of

@@ -377,19 +377,16 @@ def serve(*, agent: str | None = None) -> None:
 
 
 async def _run_stdio(server: MCPServer[Any]) -> None:
-    """`MCPServer.run_stdio_async`, on event-loop pipes when stdin/stdout are pipes
-    (`wardian.mcp_server.stdio`: no worker-thread hop per line)."""
-    from mcp.server.stdio import stdio_server
-
-    from wardian.mcp_server.stdio import event_loop_stdio
+    """`MCPServer.run_stdio_async`, reading and writing the messages on event-loop pipes
+    when stdin/stdout are pipes (`wardian.mcp_server.stdio`: no worker-thread hop per line,
+    no transport tasks between the pipes and the dispatcher)."""
+    from wardian.mcp_server.stdio import MessageReader, MessageWriter, event_loop_stdio
 
     async with event_loop_stdio() as pipes:
         if pipes is None:
             await server.run_stdio_async()
             return
-        # The SDK's transport over our streams (it only iterates lines, writes, flushes).
-        async with stdio_server(*pipes) as (read_stream, write_stream):  # type: ignore[arg-type]
-            # MCPServer has no public "run over these streams"; its low-level server does.
-            lowlevel = server._lowlevel_server
-            await lowlevel.run(read_stream, write_stream,
-                               lowlevel.create_initialization_options())
+        # MCPServer has no public "run over these streams"; its low-level server does.
+        lowlevel = server._lowlevel_server
+        await lowlevel.run(MessageReader(pipes[0]), MessageWriter(pipes[1]),
+                           lowlevel.create_initialization_options())

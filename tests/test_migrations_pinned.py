@@ -56,6 +56,7 @@ PINNED: dict[str, list[tuple[str, str]]] = {
     "session_events": [
         ("create_session_events", "da69661d148a"),
         ("create_session_close_subscribers", "function"),
+        ("add_session_events_recorded_host", "8cc912bb79ad"),
     ],
     "model_catalog": [
         ("create_model_catalog", "13f88080e659"),

@@ -8,6 +8,22 @@ from datetime import UTC, datetime
 __all__ = ["new_id", "parse_utc", "short_id", "utc_now", "utc_now_iso"]
 
 
+def host_name() -> str:
+    """The name this machine goes by among machines sharing one database (issue 18):
+    ``WARDIAN_HOST_NAME`` when set (e.g. a container whose host name changes), else the
+    host name. Read per call; no import (the hooks' hot path records it)."""
+    import os
+
+    named = os.environ.get("WARDIAN_HOST_NAME", "").strip()
+    if named:
+        return named
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket  # pragma: no cover - Windows
+
+    return socket.gethostname()  # pragma: no cover
+
+
 def utc_now() -> datetime:
     """The current time, timezone-aware UTC."""
     return datetime.now(UTC)

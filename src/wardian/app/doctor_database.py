@@ -116,6 +116,8 @@ def _postgres(url: str, shown: str) -> Iterator[Finding]:
                 fix="any wardian command creates them, e.g. `wardian agent list`; or copy "
                     f"an installation in: `wardian db migrate --to '{shown}'`")
         yield from _migrations(state, sorted(schemas), shown)
+        if "state" in schemas:
+            yield from _waiting_events(state)
     if "memory" in schemas:
         yield from _verify(url, shown)
 
@@ -155,6 +157,30 @@ def _migrations(conn: PgConnection, schemas: Sequence[str], shown: str
         total = sum(len(v) for v in applied.values())
         yield Finding.ok(NAME, f"{total} migration(s) of {len(applied)} component(s) "
                                f"recorded at {shown}, none newer than this Wardian")
+
+
+def _waiting_events(conn: PgConnection) -> Iterator[Finding]:
+    """Session closes waiting more than ten minutes for a worker on the machine that
+    recorded them (only it can read their transcripts)."""
+    from datetime import timedelta
+
+    from wardian._util import format_utc, host_name, utc_now
+    from wardian.runtime.session_events import waiting_for_their_machines
+
+    before = format_utc(utc_now() - timedelta(minutes=10))
+    here = host_name()
+    for machine, count, oldest in waiting_for_their_machines(
+            conn, before):  # type: ignore[arg-type]
+        where = "this machine" if machine == here else f"machine {machine!r}"
+        yield Finding.warning(
+            NAME, f"{count} session close(s) recorded on {where} wait for a worker there to"
+            f" import their transcripts (the oldest since {oldest}); workers on other"
+            " machines leave them pending, as they cannot read the files",
+            subject=machine,
+            fix=f"on {machine}: close a session or start `wardian serve` (either starts its"
+                " drain); if that machine is gone, copy its transcripts to the same paths"
+                f" on another and drain there as it: `WARDIAN_HOST_NAME={machine} wardian"
+                " session _drain`")
 
 
 def _verify(url: str, shown: str) -> Iterator[Finding]:

@@ -67,6 +67,11 @@ from wardian.invokers.daemon_lock import (
 from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
 from wardian.invokers.slots import SlotStore, dispatch_slot, invoker_blueprint, schedule_key
 from wardian.invokers.store import Invoker, InvokerStore
+from wardian.runtime.session_events import (
+    SessionEventQueue,
+    mark_standby,
+    start_drain_worker,
+)
 
 if TYPE_CHECKING:  # the engine and pydantic models: imported when the daemon starts
     from wardian.blueprints.validate import LoadedBlueprint
@@ -226,6 +231,7 @@ class ScheduleDaemon:
             DaemonAlreadyRunning: another process holds it (names its pid and since).
         """
         self._lock = acquire_daemon_lock()
+        mark_standby(False)  # a killed standby's mark
         from wardian._db import configured_database_url
 
         url = configured_database_url()
@@ -277,6 +283,7 @@ class ScheduleDaemon:
             self.stop_event.wait(self.poll_s)
         if self._lock is None:
             return False
+        mark_standby(False)  # a killed standby's mark
         from wardian._db import configured_database_url
 
         url = configured_database_url()
@@ -294,11 +301,15 @@ class ScheduleDaemon:
                               f" the database {redact_url(url)} holds its scheduler lock")
                 waited = True
                 try:
+                    # This machine's closes still get drain workers while this one waits.
+                    mark_standby(True)
+                    self._drain_waiting_here()
                     self._cluster_lock = SessionLock.wait_acquire(
                         url, "serve", stopped,
                         application_name=serve_session_name(utc_now()))
                     if self._cluster_lock is not None:  # active from now on
                         self._cluster_lock.name_session(serve_session_name(utc_now()))
+                        mark_standby(False)
                 except BaseException:
                     self.release()
                     raise
@@ -310,6 +321,17 @@ class ScheduleDaemon:
                      f" (pid {os.getpid()})")
         return True
 
+    def _drain_waiting_here(self) -> None:
+        """As a standby: a drain worker for the closes already waiting for this machine
+        (their transcripts are files here; `SessionEventQueue.pending`), if any."""
+        queue = SessionEventQueue()
+        try:
+            waiting = queue.has_pending()
+        finally:
+            queue.close()
+        if waiting:
+            start_drain_worker()
+
     def _standby(self, holder: str) -> None:
         self.log(f"{self._stamp()} standby (pid {os.getpid()}): {holder}; this one waits"
                  " and takes over when it stops (Ctrl-C or SIGTERM stops the standby)")
@@ -318,6 +340,7 @@ class ScheduleDaemon:
         """Release the lock (which empties its holder record)."""
         if self._lock is None:
             return
+        mark_standby(False)
         self._lock.release()
         self._lock = None
         if self._cluster_lock is not None:

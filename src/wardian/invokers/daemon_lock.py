@@ -89,9 +89,9 @@ class DaemonStatus:
 
 
 def _host() -> str:
-    import socket
+    from wardian._util import host_name
 
-    return socket.gethostname()
+    return host_name()
 
 
 def serve_session_name(since: datetime) -> str:

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from wardian._db import NamedMigration, StateDB, atomic, has_table, migrate_component
 from wardian._lock import FileLock
 from wardian._process import keep
-from wardian._util import new_id, utc_now_iso
+from wardian._util import host_name, new_id, utc_now_iso
 from wardian.config import data_dir, state_db_path
 from wardian.errors import NotFoundError, UsageError
 
@@ -43,9 +43,11 @@ __all__ = [
     "daemon_running",
     "drain_command",
     "drain_lock",
+    "mark_standby",
     "record_session_close",
     "set_session_close_subscribers_in_transaction",
     "start_drain_worker",
+    "waiting_for_their_machines",
     "worker_env",
 ]
 
@@ -64,6 +66,11 @@ DRAIN_LOCK_FILE = "drain.lock"
 
 DAEMON_LOCK_FILE = "serve.lock"
 """Held by ``wardian serve`` for its lifetime; while held, writers start no drain worker."""
+
+STANDBY_FILE = "serve.standby"
+"""Present while this data directory's ``wardian serve`` holds `DAEMON_LOCK_FILE` only as a
+standby (PostgreSQL: another machine's serve is active); writers then start drain workers
+as without a daemon, for the closes whose transcripts only this machine can read."""
 
 def _create_session_close_subscribers(conn: sqlite3.Connection) -> None:
     """Migration 2: the runtime's own copy of which agents have an enabled session-close
@@ -107,6 +114,11 @@ _MIGRATIONS: list[NamedMigration] = [
     CREATE INDEX session_events_pending ON session_events (status, created_at);
     """),
     NamedMigration("create_session_close_subscribers", _create_session_close_subscribers),
+    # The machine that recorded the close (`wardian._util.host_name`): its transcript is a
+    # file there, so only a worker on that machine imports it (`SessionEventQueue.pending`).
+    NamedMigration("add_session_events_recorded_host", """
+    ALTER TABLE session_events ADD COLUMN recorded_host TEXT;
+    """),
 ]
 
 
@@ -145,6 +157,8 @@ class SessionEvent(NamedTuple):
         status: ``pending`` until every matching invoker has a run, then ``processed``.
         archive_status: None (not decided yet), ``available`` or ``unavailable``;
         archive_detail: the reason when unavailable; conversation_id when available.
+        recorded_host: the machine whose hook or CLI recorded it (`wardian._util.host_name`;
+            None for an event recorded before Wardian kept it).
     """
 
     id: str
@@ -165,6 +179,7 @@ class SessionEvent(NamedTuple):
     conversation_id: str | None
     attempts: int
     last_error: str | None
+    recorded_host: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The event as a JSON-ready dict."""
@@ -226,10 +241,11 @@ class SessionEventQueue:
                 event_id = new_id()
                 self.conn.execute(
                     "INSERT INTO session_events (id, agent_id, session_id, boundary, provider,"
-                    " workspace, transcript_path, source, logging_enabled, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " workspace, transcript_path, source, logging_enabled, created_at,"
+                    " recorded_host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (event_id, agent_id, session_id, boundary, provider, workspace,
-                     transcript_path, source, 1 if logging_enabled else 0, utc_now_iso()),
+                     transcript_path, source, 1 if logging_enabled else 0, utc_now_iso(),
+                     host_name()),
                 )
                 if not logging_enabled and not self._has_enabled_invoker(agent_id):
                     # Nothing can come of this close: no archive to import and no invoker
@@ -286,19 +302,31 @@ class SessionEventQueue:
             raise NotFoundError(f"no session event {event_id!r}")
         return _row(row)
 
+    def _workable(self) -> tuple[str, tuple[Any, ...]]:
+        """On PostgreSQL, where workers on several machines share the queue: the condition
+        leaving out the events this machine cannot work on, those whose transcript is
+        still to be imported from another machine (it is a file there). SQLite: none."""
+        if self.db.dialect != "postgres":
+            return "", ()
+        return (" AND (recorded_host IS NULL OR recorded_host = ? OR archive_status IS NOT"
+                " NULL OR transcript_path IS NULL OR logging_enabled = 0)", (host_name(),))
+
     def pending(self, limit: int | None = None) -> list[SessionEvent]:
-        """Pending events, oldest first (at most `limit`). Read-only."""
-        sql = "SELECT * FROM session_events WHERE status = 'pending' ORDER BY created_at, id"
-        params: tuple[Any, ...] = ()
+        """Pending events this machine can work on (`_workable`), oldest first (at most
+        `limit`). Read-only."""
+        where, params = self._workable()
+        sql = f"SELECT * FROM session_events WHERE status = 'pending'{where}" \
+              " ORDER BY created_at, id"
         if limit is not None:
             sql += " LIMIT ?"
-            params = (limit,)
+            params = (*params, limit)
         return [_row(r) for r in self.conn.execute(sql, params).fetchall()]
 
     def has_pending(self) -> bool:
-        """Whether any event is pending. Read-only."""
+        """Whether any event this machine can work on is pending. Read-only."""
+        where, params = self._workable()
         return self.conn.execute(
-            "SELECT 1 FROM session_events WHERE status = 'pending' LIMIT 1"
+            f"SELECT 1 FROM session_events WHERE status = 'pending'{where} LIMIT 1", params
         ).fetchone() is not None
 
     def list(self, *, agent_id: str | None = None, limit: int = 100) -> list[SessionEvent]:
@@ -373,6 +401,24 @@ class SessionEventQueue:
         return int(row["attempts"]) if row else 0
 
 
+def waiting_for_their_machines(conn: sqlite3.Connection, older_than: str
+                                ) -> list[tuple[str, int, str]]:
+    """Pending closes whose transcript only the machine that recorded them can import
+    (`SessionEventQueue.pending` on PostgreSQL), recorded before `older_than` (UTC ISO):
+    (machine, how many, the oldest's time) per machine. Read-only; for ``wardian doctor``
+    on any connection to the state schema (a read-only one too); [] before migration 3."""
+    has_column = any(str(r[1]) == "recorded_host" for r in conn.execute(
+        "SELECT 0, column_name FROM information_schema.columns WHERE table_schema ="
+        " current_schema() AND table_name = 'session_events'"))
+    if not has_column:
+        return []
+    return [(str(host), int(n), str(oldest)) for host, n, oldest in conn.execute(
+        "SELECT recorded_host, COUNT(*), MIN(created_at) FROM session_events"
+        " WHERE status = 'pending' AND archive_status IS NULL AND logging_enabled = 1"
+        " AND transcript_path IS NOT NULL AND recorded_host IS NOT NULL"
+        " AND created_at < ? GROUP BY recorded_host ORDER BY recorded_host", (older_than,))]
+
+
 # --- locks ------------------------------------------------------------------------------
 
 
@@ -391,8 +437,23 @@ def daemon_lock() -> FileLock:
 
 
 def daemon_running() -> bool:
-    """Whether a ``wardian serve`` daemon currently holds the daemon lock."""
-    return daemon_lock().held_elsewhere()
+    """Whether a ``wardian serve`` daemon currently holds the daemon lock and drains (not
+    as a standby: `STANDBY_FILE`)."""
+    return daemon_lock().held_elsewhere() and not (_locks_dir() / STANDBY_FILE).exists()
+
+
+def mark_standby(standby: bool) -> None:
+    """Say (`STANDBY_FILE`) whether the holder of the daemon lock, the caller, is only a
+    standby; call it holding the lock. Best effort: a file that cannot be written leaves
+    the writers trusting the daemon, as before."""
+    path = _locks_dir() / STANDBY_FILE
+    try:
+        if standby:
+            path.touch(mode=0o600)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 # --- writing events ---------------------------------------------------------------------

@@ -102,6 +102,13 @@ def render(separators: list[int], fold: dict[int, int]) -> str:
     pairs = [(c, t) for c, t in sorted(fold.items()) if c > 0x7F]
     for i in range(0, len(pairs), 4):
         lines.append("    " + " ".join(f"(0x{c:04X}, 0x{t:04X})," for c, t in pairs[i:i + 4]))
+    lines += [
+        ")",
+        "",
+        "FOLDED: tuple[tuple[int, int], ...] = (",
+        "    # FOLD's code points as inclusive runs.",
+    ]
+    lines += [f"    (0x{a:04X}, 0x{b:04X})," for a, b in ranges(c for c, _ in pairs)]
     lines += [")", ""]
     return "\n".join(lines)
 

@@ -20,12 +20,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from tests.invokers.test_daemon_standby import _serve, _until
 
 from wardian.config import SettingsStore
 from wardian.runtime.agents import AgentRegistry
@@ -34,25 +32,8 @@ from wardian.runtime.session_events import SessionEventQueue, record_session_clo
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-def _until(condition: Callable[[], Any], procs: list[subprocess.Popen[bytes]],
-           what: str) -> Any:
-    while True:
-        value = condition()
-        if value:
-            return value
-        for proc in procs:
-            assert proc.poll() is None, f"{what}: serve pid {proc.pid} exited {proc.returncode}"
-        time.sleep(0.02)
-
-
 def _env(home: Path, host: str) -> dict[str, str]:
     return {**os.environ, "WARDIAN_HOME": str(home), "WARDIAN_HOST_NAME": host}
-
-
-def _serve(home: Path, host: str, log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "wardian", "serve", "--poll", "0.05"],
-                                stdout=out, stderr=subprocess.STDOUT, env=_env(home, host))
 
 
 def _transcript(path: Path, words: str) -> str:
@@ -71,7 +52,7 @@ def test_only_a_worker_on_the_recording_machine_imports_its_transcript(
     agent = AgentRegistry().add("coder", "claude").id
     SettingsStore().set("conversation_logging.enabled", "true")
     queue = SessionEventQueue()
-    serve_b = _serve(home_b, "machine-b", tmp_path / "b.log")
+    serve_b = _serve(home_b, tmp_path / "b.log", host="machine-b")
     serve_a: subprocess.Popen[bytes] | None = None
     try:
         _until(lambda: f"ready (pid {serve_b.pid})" in (tmp_path / "b.log").read_text(),
@@ -94,7 +75,7 @@ def test_only_a_worker_on_the_recording_machine_imports_its_transcript(
 
         # Machine A's serve waits as B's standby; a close reported on A still gets a
         # worker on A, which imports both of A's transcripts.
-        serve_a = _serve(home_a, "machine-a", tmp_path / "a.log")
+        serve_a = _serve(home_a, tmp_path / "a.log", host="machine-a")
         _until(lambda: f"standby (pid {serve_a.pid})" in (tmp_path / "a.log").read_text(),
                [serve_a, serve_b], "machine A's serve on standby")
         done = subprocess.run(

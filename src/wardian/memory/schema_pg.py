@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from wardian._db import NamedMigration
-from wardian.memory.fts_fold_pg import FOLD, SEPARATORS
+from wardian.memory.fts_fold_pg import FOLD, FOLDED, SEPARATORS
 
 __all__ = ["POSTGRES_MIGRATIONS"]
 
@@ -46,16 +46,6 @@ def _bracket(runs: Iterable[tuple[int, int]], *, negated: bool = False) -> str:
 
     body = "".join(esc(a) if a == b else f"{esc(a)}-{esc(b)}" for a, b in runs)
     return f"[{'^' if negated else ''}{body}]"
-
-
-def _runs(values: Iterable[int]) -> list[tuple[int, int]]:
-    runs: list[list[int]] = []
-    for c in sorted(values):
-        if runs and runs[-1][1] == c - 1:
-            runs[-1][1] = c
-        else:
-            runs.append([c, c])
-    return [(a, b) for a, b in runs]
 
 
 def _fold_as_unicode61() -> str:
@@ -71,9 +61,8 @@ def _fold_as_unicode61() -> str:
     dropped = [p for p in FOLD if not p[1]]  # after `kept`: translate() drops the tail
     source = "".join(chr(c) for c, _ in (*kept, *dropped))
     target = "".join(chr(t) for _, t in kept)
-    folded = _runs(c for c, _ in FOLD)
-    separator, fold, rest = (_bracket(SEPARATORS), _bracket(folded),
-                             _bracket(folded, negated=True))
+    separator, fold, rest = (_bracket(SEPARATORS), _bracket(FOLDED),
+                             _bracket(FOLDED, negated=True))
     return f"""
     -- FTS5's unicode61 per character: its separators become spaces, its word
     -- characters are folded (Ä, ä -> a; É -> e; a combining acute dropped). ASCII

@@ -12,8 +12,8 @@ CPU with its 900 repeats as at most one record); ``--verbose`` lists misses and
 records that match no item. ``--set blind`` scores the blind set instead
 (``tests/curator/blind/``: made-up sessions in the real formats, targets in blind_gold.json);
 it prints the same figures and checks only the safety targets (0 forbidden, 0
-evidence-not-found, no file over its cap, the large-session speed): its precision and recall are a measurement,
-not a gate, so that nobody tunes rules to its sentences.
+evidence-not-found, no file over its cap, the large-session speed): its precision and
+recall are a measurement, not a gate, so that nobody tunes rules to its sentences.
 
 Usage: python bench/curator_bench.py [--verbose] [--set corpus|blind]
 """

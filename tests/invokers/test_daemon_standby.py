@@ -122,9 +122,10 @@ def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
             # that are then skipped (overlap with a run the killed daemon left), with no run.
             later = [s for s in slots.all_slots() if parse_utc(s.scheduled_time) > last
                      and s.outcome == "ran" and s.run_id]
-            if not later:
+            run_id = later[0].run_id if later else None
+            if run_id is None:
                 return None
-            return later[0] if runs.get(later[0].run_id).status in FINAL_STATUSES else None
+            return later[0] if runs.get(run_id).status in FINAL_STATUSES else None
 
         following = _until(next_slot_done, [second], "the standby firing the next slot")
         log = (tmp_path / "second.log").read_text()

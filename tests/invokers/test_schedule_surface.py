@@ -20,10 +20,10 @@ SURFACE = {
         "dispatch_slot", "schedule_key"],
     "wardian.invokers.daemon_lock": [
         "DaemonAlreadyRunning", "DaemonStatus", "acquire_daemon_lock", "daemon_status"],
-    "wardian.invokers.schedule_ops": [
-        "add_schedule", "describe_schedule", "get_schedule", "list_schedules",
-        "remove_schedule", "run_now", "schedule_history", "set_schedule_enabled",
-        "update_schedule"],
+    "wardian.app.schedules": [
+        "Invoker", "Slot", "add_schedule", "describe_schedule", "format_duration",
+        "get_schedule", "list_schedules", "parse_duration", "remove_schedule", "run_now",
+        "schedule_history", "set_schedule_enabled", "update_schedule"],
 }
 
 

@@ -166,10 +166,10 @@ def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
     finally:
         store.close()
     if kind == "schedule":
-        from wardian.invokers.schedule_ops import set_schedule_enabled
+        from wardian.app.schedules import set_schedule_enabled
 
         return set_schedule_enabled(invoker_id, enabled).to_json()
-    from wardian.invokers.session_close import set_enabled
+    from wardian.app.session_close import set_enabled
 
     return set_enabled(invoker_id, enabled).to_json()
 

@@ -165,6 +165,9 @@ ALLOWED_STRINGS: dict[tuple[str, str], str] = {
      "import sys; from wardian.runtime.step_launch import holder_main; "
      "sys.exit(holder_main(sys.argv[1:]))"):
         "the holder an agent-assigned step's provider CLI is started through (its own `-c`)",
+    ("wardian.providers.supervisor",
+     "import sys; from wardian.providers.supervisor import main; sys.exit(main(sys.argv[1:]))"):
+        "the supervisor every provider CLI is started through on Linux (its own `-c`)",
     ("wardian.demo", "wardian.demo"): "the demo re-runs itself with `python -m` in a child",
     ("wardian.demo", "python -m wardian.demo"): "the demo's own usage line",
 }

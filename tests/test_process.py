@@ -174,7 +174,7 @@ def test_identity_matches_psutil_and_a_zombie_counts_as_gone() -> None:
 
 
 def test_ending_descendants_with_none_left_needs_no_psutil() -> None:
-    code = ("import sys; from wardian.runtime.process import end_descendants; "
+    code = ("import sys; from wardian._process import end_descendants; "
             "print(end_descendants(0.0), 'psutil' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60).stdout.split()

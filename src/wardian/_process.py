@@ -25,8 +25,13 @@ Detached workers
     those that have exited on every later call: no warning, no zombie pile-up in a
     long-lived daemon.
 
-Process-tree control (subreaper, parent-death signal, ending a runtime's descendants) is the
-runtime's (`wardian.runtime.process`); it reads identities from here.
+Process-tree control
+    Becoming a child subreaper, dying with the parent (``PR_SET_PDEATHSIG``) and ending what
+    a process left below it: used by a managed launch's supervisor
+    (`wardian.runtime.launch`), an agent step's holder (`wardian.runtime.step_launch`) and
+    the supervisor every provider CLI runs under (`wardian.providers.supervisor`), so they
+    sit here, below all three. Linux has the calls; elsewhere they report False and the
+    callers fall back to what the platform can do (docs/threat-model.md).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # annotations only: memory save/recall never start a process (issue 19)
@@ -45,7 +50,10 @@ __all__ = [
     "ProcessIdentity",
     "ancestors",
     "ancestry_to",
+    "become_subreaper",
     "current",
+    "die_with_parent",
+    "end_descendants",
     "identity_of",
     "is_alive",
     "keep",
@@ -301,3 +309,165 @@ def kept_pids() -> set[int]:
     with _lock:
         _kept[:] = [p for p in _kept if p.poll() is None]
         return {p.pid for p in _kept}
+
+
+# --- process-tree control --------------------------------------------------------------
+
+PR_SET_CHILD_SUBREAPER = 36
+"""``prctl`` option of Linux >= 3.4 (``<linux/prctl.h>``)."""
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux ``prctl(PR_SET_CHILD_SUBREAPER, 1)``).
+
+    An orphaned descendant (its parent exited: ``setsid -f``, a double fork, a daemon) is
+    then re-parented to this process instead of to pid 1, so it stays inside this
+    process's tree and the ancestry checks still see the launch above it.
+
+    Returns:
+        True when set; False where the platform has no such call (macOS, Windows, a
+        kernel or sandbox refusing it) — there, a detached descendant leaves the tree
+        (docs/threat-model.md says so).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+PR_SET_PDEATHSIG = 1
+"""``prctl`` option of Linux (``<linux/prctl.h>``): a signal sent when the parent dies."""
+
+
+def die_with_parent(parent_pid: int, *, signum: int | None = None) -> bool:
+    """Have the kernel signal this process when its parent (thread) ends (Linux
+    ``prctl(PR_SET_PDEATHSIG)``, kept across ``execve``).
+
+    Args:
+        parent_pid: the pid the caller was started by: its parent, or its grandparent when
+            a provider supervisor (`wardian.providers.supervisor`) stands between them.
+            When it is neither any more (it died before the call, so this process was
+            re-parented), this process exits at once with code 125 rather than run
+            unsupervised. Checked *after* the signal is set, which closes the race.
+        signum: the signal sent (default SIGKILL); a supervisor asks for a signal it can
+            catch, to end its tree before it exits.
+
+    The signal fires when the *thread* that started this process ends, so the caller's
+    starter must wait for it in that same thread (`run_process` does).
+
+    Returns:
+        True when set; False where the platform has no such call (elsewhere a process
+        whose parent crashed keeps running until it ends on its own).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import signal
+
+    chosen = int(signal.SIGKILL) if signum is None else int(signum)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        done = int(libc.prctl(PR_SET_PDEATHSIG, chosen, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+    parent = os.getppid()
+    if parent != parent_pid:
+        above = _proc_stat(parent)
+        if above is None or above[0] != parent_pid:
+            os._exit(125)
+    return done
+
+
+def end_descendants(
+    started_after: float, *, spare: Collection[int] = (), grace_s: float = 2.0
+) -> int:
+    """End every process still below this one that started at or after `started_after`
+    (seconds since the epoch): SIGTERM, then SIGKILL after `grace_s` seconds for those
+    still running; reap the ones that are our children.
+
+    Args:
+        started_after: processes older than this were not the runtime's.
+        spare: pids of children this process started itself (a detached drain worker);
+            they and their descendants are left running.
+
+    Called by a launch supervisor once its runtime has ended, so no agent process outlives
+    the capability (with `become_subreaper`, detached descendants are below it too).
+
+    Returns:
+        How many processes were still running.
+    """
+    if not spare and _childless():
+        return 0  # nothing below: a process below us would have a child of ours above it
+    import psutil
+
+    try:
+        me = psutil.Process()
+        below = me.children(recursive=True)
+    except psutil.Error:
+        return 0
+    spared: set[int] = set()
+    for pid in spare:
+        try:
+            spared.add(pid)
+            spared.update(p.pid for p in psutil.Process(pid).children(recursive=True))
+        except psutil.Error:
+            continue
+    left = []
+    for proc in below:
+        # Only the runtime's processes: not one this process started itself or before it.
+        try:
+            if (proc.pid not in spared
+                    and proc.create_time() >= started_after - START_TIME_TOLERANCE_S):
+                left.append(proc)
+        except psutil.Error:
+            continue
+    for proc in left:
+        try:
+            proc.terminate()
+        except psutil.Error:
+            continue
+    _gone, alive = psutil.wait_procs(left, timeout=grace_s)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.Error:
+            continue
+    psutil.wait_procs(alive, timeout=grace_s)
+    _reap_children()
+    return len(left)
+
+
+def _reap_children() -> None:
+    """Collect exit statuses of any finished children (orphans re-parented to a subreaper
+    stay zombies until their new parent waits for them)."""
+    if not hasattr(os, "waitpid") or sys.platform == "win32":
+        return
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _childless() -> bool:
+    """Whether this process has no child at all, from ``/proc/self/task/*/children``
+    (Linux); False when that cannot be read. Lets a launch that ended cleanly skip
+    psutil's import (~20 ms of `agent exec`)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        tasks = os.listdir("/proc/self/task")
+        for task in tasks:
+            with open(f"/proc/self/task/{task}/children", "rb") as f:
+                if f.read().strip():
+                    return False
+    except OSError:
+        return False
+    return bool(tasks)

@@ -7,7 +7,8 @@ prints the tool's real output shapes for the scenario in ``$FAKE_PROVIDER_SCENAR
 
 ``ok`` · ``reroute`` · ``mismatch`` · ``lowered_effort`` · ``unknown_model`` · ``quota`` ·
 ``no_auth`` · ``silent_switch`` (claude) · ``no_effort_report`` (claude: hooks not run) ·
-``hang`` (spawns a grandchild, writes its pid to ``$FAKE_PROVIDER_GRANDCHILD_PID``, sleeps) ·
+``hang`` (spawns a grandchild, writes its pid to ``$FAKE_PROVIDER_GRANDCHILD_PID`` and
+``{"pid", "grandchild"}`` to the FIFO ``$FAKE_PROVIDER_HANG_READY`` when set, sleeps) ·
 ``no_rollout`` (codex) · ``discovery_fail`` · ``discovery_hang`` · ``discovery_flood``.
 
 The answer text is ``$FAKE_PROVIDER_ANSWER`` (default ``{"operations": []}``). Shapes follow
@@ -69,6 +70,10 @@ def hang() -> None:
     pid_file = os.environ.get("FAKE_PROVIDER_GRANDCHILD_PID")
     if pid_file:
         Path(pid_file).write_text(str(grandchild.pid))
+    ready = os.environ.get("FAKE_PROVIDER_HANG_READY")
+    if ready:
+        with open(ready, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps({"pid": os.getpid(), "grandchild": grandchild.pid}) + "\n")
     time.sleep(600)
 
 

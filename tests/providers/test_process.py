@@ -132,6 +132,34 @@ def test_a_grandchild_holding_the_pipes_after_exit_does_not_hang_us(tmp_path: Pa
     assert gone(int(pid_file.read_text()))
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="the provider supervisor is Linux only (its subreaper call)")
+def test_a_detached_descendant_does_not_outlive_the_provider() -> None:
+    # Detached from the session and from the pipes, as a daemonised helper would be: only
+    # the supervisor (a subreaper the orphan is re-parented to) still sees it.
+    code = (
+        "import subprocess, sys\n"
+        "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'],"
+        " start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,"
+        " stderr=subprocess.DEVNULL)\n"
+        "print(g.pid, flush=True)\n"
+    )
+    result = run_process([PY, "-c", code], provider="test", timeout_s=3600)
+    pid = int(result.stdout)
+    try:
+        assert result.returncode == 0
+        assert gone(pid)  # ended before the supervisor exited, not some time later
+    finally:
+        if not gone(pid):
+            psutil.Process(pid).kill()
+
+
+def test_a_provider_killed_by_a_signal_reports_it_as_a_shell_does() -> None:
+    code = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    result = run_process([PY, "-c", code], provider="test", timeout_s=60)
+    assert result.returncode in (-9, 137)  # direct child / through the supervisor
+
+
 def test_a_cli_adapter_refuses_output_cut_at_the_cap() -> None:
     """Past the cap the answer (which comes last) is gone: a clear error, not a parse error."""
     from wardian.providers.base import ProviderRequest

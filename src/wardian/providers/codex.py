@@ -48,6 +48,7 @@ from wardian.providers.errors import (
     ProviderError,
 )
 from wardian.providers.process import MAX_OUTPUT_BYTES, fits_argv, kill_tree
+from wardian.providers.supervisor import supervised
 
 __all__ = ["CodexAdapter", "CodexOptions"]
 
@@ -317,8 +318,8 @@ class _JsonRpc:
         kwargs: dict[str, Any] = {"start_new_session": True} if os.name != "nt" else {}
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                env=env, text=True, encoding="utf-8", **kwargs,
+                supervised(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, env=env, text=True, encoding="utf-8", **kwargs,
             )
         except OSError as exc:
             raise DiscoveryFailed(f"cannot start {argv[0]}: {exc}", provider=provider) from exc

@@ -1,6 +1,8 @@
 """Run a provider CLI as a child: own session/process group, timeout, whole-tree kill.
 
-The child starts in a new session (POSIX) or process group (Windows). On timeout or
+The child starts in a new session (POSIX) or process group (Windows); on Linux through the
+provider supervisor (`wardian.providers.supervisor`), so that it and everything it started
+also end when the engine dies. On timeout or
 cancel every process of its tree is killed: descendants are collected with psutil
 (also those that moved to another process group), then the group is signalled, then
 each survivor is killed. stdout/stderr are read on threads into buffers capped at
@@ -27,6 +29,7 @@ from pathlib import Path
 import psutil
 
 from wardian.providers.errors import ProviderCancelled, ProviderNotInstalled, ProviderTimeout
+from wardian.providers.supervisor import supervised
 
 __all__ = [
     "MAX_ARG_PROMPT_BYTES",
@@ -168,6 +171,25 @@ def kill_tree(pid: int, *, grace_s: float = 2.0) -> list[int]:
     return [p.pid for p in procs]
 
 
+def _executable(name: str, provider: str, cwd: str | Path | None,
+                env: Mapping[str, str] | None) -> str:
+    """`name` as the absolute path `subprocess.Popen` would run (PATH of `env`; a relative
+    path from `cwd`), for the supervisor, which searches nothing.
+
+    Raises:
+        ProviderNotInstalled: there is no such executable (what Popen would have raised).
+    """
+    if os.sep in name and not os.path.isabs(name):
+        name = os.path.join(str(cwd) if cwd else os.getcwd(), name)
+    found = shutil.which(name, path=(env if env is not None else os.environ).get("PATH"))
+    if found is None:
+        raise ProviderNotInstalled(
+            f"cannot start `{name}`", provider=provider, detail="not an executable file",
+            hint=f"install the {provider} CLI, or check that it is executable",
+        )
+    return os.path.abspath(found)
+
+
 def _kill_group(pgid: int, grace_s: float = 2.0) -> None:
     """SIGKILL every process left in group `pgid` (the child already exited) and wait."""
     members = []
@@ -217,9 +239,12 @@ def run_process(
     else:
         kwargs["start_new_session"] = True
     started = time.monotonic()
+    command = list(argv)
+    if sys.platform.startswith("linux"):
+        command = supervised([_executable(command[0], provider, cwd, env), *command[1:]])
     try:
         proc = subprocess.Popen(
-            list(argv),
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

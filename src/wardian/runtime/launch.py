@@ -55,7 +55,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
-from wardian._process import ProcessIdentity, current, identity_of
+from wardian._process import (
+    ProcessIdentity,
+    become_subreaper,
+    current,
+    end_descendants,
+    identity_of,
+)
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import UsageError
 from wardian.memory.principal import (
@@ -66,7 +72,6 @@ from wardian.memory.principal import (
     MANAGED_ENV,
 )
 from wardian.runtime.agents import Agent
-from wardian.runtime.process import become_subreaper, end_descendants
 
 __all__ = [
     "EXIT_NOT_EXECUTABLE",

@@ -10,9 +10,11 @@ agent exec`` (`wardian.runtime.launch`):
 1. The engine (`prepare_step_launch`) picks a fresh launch id and puts the agent id and
    that launch id into the provider's environment, and starts the provider CLI through a
    small **holder** program (`STEP_HOLDER_MAIN`, `holder_main`) instead of directly.
-2. The holder runs as the provider's process: it asks the kernel to SIGKILL it if the
-   engine thread that started it dies (Linux ``PR_SET_PDEATHSIG``, kept across exec), clears
-   any inherited managed variables, records the launch (table ``launches``) and — when
+2. The holder runs as the provider's process, below the provider supervisor
+   (`wardian.providers.supervisor`, Linux): it asks the kernel to SIGKILL it if that
+   supervisor dies (``PR_SET_PDEATHSIG``, kept across exec; the engine is its grandparent,
+   checked after the call), clears any inherited managed variables, records the launch
+   (table ``launches``) and — when
    ``agent_memory.enabled`` is on *now* — mints a capability bound to its own pid and start
    time, sets ``WARDIAN_CAPABILITY``, and then ``execve``\\ s the provider CLI. Exec keeps the
    pid and the start time, so the capability's holder *is* the provider process: its tool
@@ -22,9 +24,9 @@ agent exec`` (`wardian.runtime.launch`):
 3. When the step ends — success, failure, timeout, cancel, kill — the engine revokes it
    (`end_step_launch`, by launch id). When the provider dies its identity is gone, so the
    capability is expired even before that; when the engine itself crashes, the kernel
-   kills the provider (step 2), with the same effect. Outside Linux there is no
-   parent-death signal: a provider orphaned by an engine crash keeps its capability until
-   it exits (docs/threat-model.md).
+   signals the supervisor, which ends the provider and all below it, with the same
+   effect. Outside Linux there is no parent-death signal: a provider orphaned by an engine
+   crash keeps its capability until it exits (docs/threat-model.md).
 
 Minted in the holder, not in the engine: the token must exist before the provider starts,
 and only the holder knows the identity the provider will have. The engine never sees the
@@ -166,8 +168,7 @@ def holder_main(argv: list[str]) -> int:
     argument line, 125 when the parent is already gone, 127/126 when CMD cannot be
     started (its capability revoked first), 1 when the launch cannot be recorded.
     """
-    from wardian._process import current
-    from wardian.runtime.process import die_with_parent
+    from wardian._process import current, die_with_parent
 
     try:
         parent, workspace, command = _parse(argv)

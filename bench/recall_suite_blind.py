@@ -1,0 +1,325 @@
+# ruff: noqa: E501  (a data file: one record or query per line reads best)
+"""A fifth hand-written fictional recall suite, written blind: a held-out test for issue 19.
+
+Written on 2026-12-01 by an engineer who had not read the ranking, the store's recall path, the
+embedding code, or the queries of the other four suites (only their file shape and the domains
+of their workspaces, so that these differ). The four older suites had all been looked at while
+tuning the relevance floor; this one had not been scored by anyone when it was committed.
+Nothing may be tuned on it: ``bench/recall_bench.py --suite blind`` scores it.
+
+Its person is Noor, a developer working across seven made-up projects: a textile mill's jacquard
+pattern compiler, a container terminal's yard planner, a veterinary clinic's records and
+bookings, a council's live election results site, a mountain rescue team's call-out pager, a
+water-quality lab's sample tracking (LIMS) and a 3D print farm's job queue, plus her own
+preferences in agent scope. Queries are written the way she would ask them; the no-answer ones
+are questions such projects could well have stored an answer for, but did not.
+
+Same shapes as `recall_suite`: `WORKSPACES`, `RECORDS` ``(key, scope, text)``, `UPDATES`,
+`REMOVED`, `QUERIES` ``(kind, workspace, query, expected keys)``. Everything is made up
+(projects, people, hosts, numbers, companies).
+"""
+
+from __future__ import annotations
+
+WORKSPACES = {
+    "loom": "/home/noor/code/loom",          # jacquard pattern compiler (OCaml, dune)
+    "quay": "/home/noor/code/quay",          # container terminal yard planner (Java, Spring, Kafka)
+    "sorrel": "/home/noor/code/sorrel",      # veterinary clinic records and bookings (NestJS, Angular)
+    "tally": "/home/noor/code/tally",        # council election results site (Deno, Fresh, SQLite)
+    "cairn": "/home/noor/code/cairn",        # mountain rescue call-out pager (Rust, Axum)
+    "assay": "/home/noor/code/assay",        # water-quality lab sample tracking (Flask, Celery)
+    "filament": "/home/noor/code/filament",  # 3D print farm job queue (Python asyncio, Svelte)
+}
+
+_R = [
+    # --- agent scope: Noor's preferences ---------------------------------------------------------
+    ("agent", "tone", "Noor wants the answer first and the reasoning underneath it, with no preamble."),
+    ("agent", "editor", "Noor edits in Neovim with LazyVim."),
+    ("agent", "timezone", "Noor works from Lisbon; schedule anything that involves her between 09:00 and 17:30 Lisbon time."),
+    ("agent", "pr-size", "Keep pull requests under about 400 changed lines; split bigger changes into a stack of PRs."),
+    ("agent", "no-deps", "Don't add a new third-party dependency without asking Noor first, even a test-only one."),
+    ("agent", "spelling", "Write British English in docs and code comments (colour, licence, organise)."),
+    ("agent", "away", "Noor is on parental leave from 2027-03-01 to 2027-05-31; Teodor Vasile approves merges while she is away."),
+    ("agent", "secrets", "Never paste tokens or connection strings into chat or commit messages; name the 1Password item instead."),
+    ("agent", "tests-first", "When fixing a bug, write the failing test first and show it failing before making the fix."),
+    ("agent", "signoff", "Sign commits with the SSH key and add a Signed-off-by trailer; the DCO check rejects commits without one."),
+    ("agent", "meetings", "Noor keeps Wednesdays free of meetings; that is the day for long refactors and pairing."),
+    ("agent", "old-meetings", "Noor keeps Fridays free of meetings."),
+    ("agent", "hardware", "Noor's laptop is an M3 MacBook Pro (arm64); build images with --platform linux/amd64 for the servers."),
+    ("agent", "reviews", "When reviewing Noor's code, list blocking problems first, then minor points prefixed with 'nit:'."),
+    # --- loom: jacquard pattern compiler for the Brackley textile mill --------------------------------
+    ("loom", "stack", "Loom is an OCaml 5.1 project built with dune; it compiles woven designs into card files for the mill's JC6 jacquard controllers."),
+    ("loom", "build", "Build with `dune build @install`; `dune runtest` runs the expect tests under test/expect/."),
+    ("loom", "opam", "Create the local switch with `opam switch create . 5.1.1 --deps-only`; CI uses the image ghcr.io/kettleworks/loom-ci:5.1.1."),
+    ("loom", "format", "Run `dune fmt` before committing; ocamlformat is pinned to 0.26.1 in .ocamlformat."),
+    ("loom", "hooks-count", "Designs are limited to 2,688 hooks, the size of the JC6 harness at the Brackley mill."),
+    ("loom", "output", "Card files are written as binary .jc6 to out/cards/; the old EP text format is only produced for the Salt Lane mill."),
+    ("loom", "weave-repeat", "A design's repeat width must divide the harness width exactly, otherwise the compiler rejects it with error E017."),
+    ("loom", "errors", "Compiler error codes live in src/diag/codes.ml; never renumber an existing code, only append new ones."),
+    ("loom", "owner", "Teodor Vasile wrote the float-length checker and reviews anything under src/check/."),
+    ("loom", "float", "Floats longer than 7 mm snag on the looms: the checker warns at 6 mm and fails the design at 7 mm."),
+    ("loom", "lesson-ppx", "Lesson: ppx_deriving broke the build on the OCaml 5.2 preview; stay on 5.1 until ppxlib 0.33 is out."),
+    ("loom", "colours", "Yarn colours map to lifts through palettes/*.toml; a design may use at most 8 weft colours."),
+    ("loom", "deploy", "Releases reach the mill by copying the static binary to /mnt/brackley-fs01/looms/bin on the controller PCs; there is no installer."),
+    ("loom", "bmp", "Designs are imported as indexed-colour BMP or PNG, one pixel per thread crossing; any other file type is refused at import."),
+    ("loom", "bench", "Benchmark with `dune exec bench/main.exe -- --design samples/paisley-4k.png`; it should stay under 2 s."),
+    ("loom", "docs", "API docs are generated with odoc (`dune build @doc`) and copied to the internal wiki by hand."),
+    ("loom", "old-checkpoint", "Current: fixing the repeat calculation for point-paper imports."),
+    ("loom", "checkpoint", "Current: adding leno weave support; the parser accepts it, the card writer does not yet."),
+    # --- quay: container terminal yard planner ----------------------------------------------------
+    ("quay", "stack", "Quay is a Java 21 Spring Boot 3.2 service that plans where containers are stacked in the yard; its input events come from Kafka."),
+    ("quay", "build", "Build and test with `./gradlew check`; the integration tests need Docker for Testcontainers Kafka."),
+    ("quay", "topics", "It consumes `tos.gate.events.v2` and `tos.crane.moves.v1` and publishes plans to `yard.plan.commands.v3`."),
+    ("quay", "port", "The planner API listens on 8443 behind the terminal's Envoy; locally it runs on 8080."),
+    ("quay", "stack-height", "Reefers may be stacked at most 4 high and only in blocks R1-R6, where the power points are."),
+    ("quay", "dangerous", "IMDG class 1 containers (explosives) never go into the yard; they leave on the same shift by direct delivery."),
+    ("quay", "weights", "Weights in the EDI messages are in kilograms; the old Navis feed sent pounds and was dropped in release 2.14."),
+    ("quay", "old-kafka", "Kafka clients are pinned to 3.4.0 because of the broker on the old cluster."),
+    ("quay", "kafka", "Kafka clients are on 3.7.0 since the broker upgrade in October; the consumer group is `yard-planner-prod`."),
+    ("quay", "schema", "Message schemas live in the schema registry at https://schema.quay-terminal.internal:8085; never change a field's type in place, add a new subject version."),
+    ("quay", "lesson-rebalance", "Lesson: a long GC pause set off a consumer-group rebalance storm in June; max.poll.interval.ms is now 600000, don't lower it."),
+    ("quay", "owner", "Aiyana Redcloud runs the terminal operating system side; ask her before changing any topic contract."),
+    ("quay", "feature-flags", "Feature flags are in Unleash under the project `yard`; new planning heuristics ship dark behind a flag first."),
+    ("quay", "db", "Plans are stored in PostgreSQL 15 (database `quaydb` on pg-yard-02); Flyway migrations are in src/main/resources/db/migration."),
+    ("quay", "shifts", "The terminal runs three shifts starting at 06:00, 14:00 and 22:00; plans are frozen 30 minutes before each shift change."),
+    ("quay", "logging", "Log through SLF4J with key=value pairs; container numbers must be logged as `cntr=` so the Kibana dashboards pick them up."),
+    ("quay", "metrics", "Metrics go to Prometheus through Micrometer; block occupancy is the gauge `yard_block_fill_ratio`."),
+    ("quay", "checkpoint", "Current: moving empty-container stacking to the new heuristic; blocks E1 and E2 are live, E3 still uses the old rules."),
+    # --- sorrel: veterinary clinic records and bookings ---------------------------------------------
+    ("sorrel", "stack", "Sorrel is the clinic's patient-records and booking app: NestJS 10 API, Angular 17 front end, PostgreSQL 16."),
+    ("sorrel", "dev", "Start the database with `docker compose up -d`, then `npm run start:dev` in api/; the API comes up on port 3300."),
+    ("sorrel", "web-port", "The Angular dev server runs on 4200 and proxies /api to 3300 through proxy.conf.json."),
+    ("sorrel", "nx", "The repo is an Nx monorepo; run tasks as `npx nx run api:test` rather than npm scripts inside subfolders."),
+    ("sorrel", "species", "Doses are calculated per kilogram and per species from the table in libs/dosing/src/species.ts, which Dr Okafor must sign off."),
+    ("sorrel", "controlled", "Controlled drugs (ketamine, methadone) need a second staff login to dispense; the double sign-off is enforced in the API, not only the UI."),
+    ("sorrel", "reminders", "Vaccination reminders are emailed at 09:00 two days before the appointment."),
+    ("sorrel", "ids", "Patients are the animals and clients are their owners; one client has many patients. Don't call owners 'customers' in code."),
+    ("sorrel", "old-retention", "Client data is deleted 3 years after the last visit."),
+    ("sorrel", "retention", "Client data is kept for 7 years after the last visit, then anonymised by the nightly `retention` job."),
+    ("sorrel", "lesson-timezones", "Lesson: appointment times shifted across the March clock change; store them as timestamptz and render them in Europe/Dublin."),
+    ("sorrel", "deploy", "Deploy by pushing a `v*` tag on main; GitHub Actions builds the images and Argo CD syncs the `sorrel-prod` app."),
+    ("sorrel", "e2e", "End-to-end tests are Playwright in apps/web-e2e; run `npx nx e2e web-e2e --headed` when debugging one."),
+    ("sorrel", "weights", "Animal weights are stored in grams as integers; the UI shows kilograms with one decimal."),
+    ("sorrel", "owner", "Dr Chiamaka Okafor is the clinical lead; anything that changes dosing or prescriptions goes through her."),
+    ("sorrel", "lint", "ESLint with the Nx preset plus Prettier; the pre-commit hook runs `nx affected -t lint`."),
+    ("sorrel", "checkpoint", "Current: importing lab results from the Corvid analyser; parsing works, matching results to patients does not yet."),
+    # --- tally: council election results site -----------------------------------------------------
+    ("tally", "stack", "Tally publishes the council's election results live: Deno 1.44, Fresh for the pages, SQLite through deno-sqlite, behind Caddy."),
+    ("tally", "run", "Run it locally with `deno task dev`; it serves on http://localhost:8000 and loads fixtures from fixtures/2026-may.json."),
+    ("tally", "count", "Results are entered per ward by count centre staff; a ward's result becomes public only after the returning officer presses Declare."),
+    ("tally", "embargo", "Nothing is published before polls close at 22:00; the embargo check is in routes/_middleware.ts and must never be bypassed in production."),
+    ("tally", "voting", "Wards are first-past-the-post; the mayoral race uses the supplementary vote, with second preferences transferred in a second round."),
+    ("tally", "turnout", "Turnout is ballots issued divided by the electorate on the register at close; spoilt ballots count towards turnout."),
+    ("tally", "cache", "Caddy caches result pages for 15 seconds; the ward JSON at /api/wards/:id is never cached."),
+    ("tally", "load", "Load test with `k6 run load/declare-night.js`; the target is 2,000 requests per second with p95 under 300 ms."),
+    ("tally", "host", "Production is one Hetzner machine, tally-01.results.example-council.uk, with a warm standby tally-02."),
+    ("tally", "old-replication", "Litestream replicates the results database to tally-02 every 60 seconds."),
+    ("tally", "replication", "Litestream replicates the results database to tally-02 every second (sync-interval: 1s)."),
+    ("tally", "lesson-standby", "Lesson: at the 2025 by-election the standby was 40 s behind when the primary froze; that is why replication runs every second now."),
+    ("tally", "access", "Count centre staff sign in with one-time codes sent to their council email addresses; there are no passwords."),
+    ("tally", "fmt", "Use `deno fmt` and `deno lint`; there is no Node tooling in this repo."),
+    ("tally", "party-colours", "Party colours come from data/parties.json; independents are always grey #8a8a8a."),
+    ("tally", "recount", "A recount reopens a declared ward: its page shows 'Recount in progress' and the previous figures stay hidden until it is declared again."),
+    ("tally", "owner", "Hamza Qureshi from electoral services signs off any change to how results are displayed."),
+    ("tally", "i18n", "Every page is in English and Welsh; strings live in locales/en.json and locales/cy.json and both must change together."),
+    ("tally", "checkpoint", "Current: adding the ward map; the boundaries are in static/wards-2023.geojson, colouring wards by winning party is next."),
+    # --- cairn: mountain rescue call-out pager ----------------------------------------------------
+    ("cairn", "stack", "Cairn pages the mountain rescue team for a call-out: Rust 1.79, Axum and Tokio, PostgreSQL through sqlx."),
+    ("cairn", "build", "Build with `cargo build --release` and test with `cargo nextest run`; re-run `cargo sqlx prepare` after changing any query."),
+    ("cairn", "sms", "SMS goes out through two gateways: Relaytel first, then SMSPoint if Relaytel hasn't acknowledged within 20 seconds."),
+    ("cairn", "old-escalation", "If fewer than 4 members accept within 15 minutes, Cairn pages the neighbouring team."),
+    ("cairn", "escalation", "If fewer than 6 members accept within 10 minutes, Cairn also pages the neighbouring team, Glen Rosa MRT."),
+    ("cairn", "ack", "Members accept a call-out by replying Y to the SMS or pressing Accept in the app; replying N marks them unavailable."),
+    ("cairn", "uptime", "Cairn must not depend on one provider: the primary runs on a Hetzner VM in Falkenstein, the standby on a Raspberry Pi 5 at the base with a 4G modem."),
+    ("cairn", "test-callouts", "Test call-outs go out on the first Sunday of every month at 11:00 and are marked TEST in the message."),
+    ("cairn", "positions", "Member positions are sent from the app every 30 seconds during an active call-out only; never track anyone outside a call-out."),
+    ("cairn", "grid", "Show locations as 10-figure OS grid references (e.g. NN 16667 71285); convert from WGS84 with the proj crate."),
+    ("cairn", "lesson-dedupe", "Lesson: a Relaytel retry paged the whole team twice in February; every outbound SMS now carries an idempotency key and duplicates are dropped."),
+    ("cairn", "config", "Configuration is in /etc/cairn/cairn.toml on the hosts; secrets come from systemd credentials, never from environment variables."),
+    ("cairn", "port", "The Axum server listens on 127.0.0.1:7400 behind nginx; the health endpoint is /healthz."),
+    ("cairn", "clippy", "CI runs `cargo clippy -- -D warnings` and `cargo fmt --check`; any warning fails the build."),
+    ("cairn", "owner", "Euan MacLeod is the team's call-out coordinator and decides anything about paging rules."),
+    ("cairn", "app", "The members' app is React Native 0.74 in app/; it registers for push notifications through FCM and APNs."),
+    ("cairn", "checkpoint", "Current: porting the Android app's accept flow to the new notification API; the iOS side is done."),
+    # --- assay: water-quality lab sample tracking -----------------------------------------------------
+    ("assay", "stack", "Assay is the water lab's sample tracking system (LIMS): Flask 3, SQLAlchemy 2, Celery workers, PostgreSQL 14."),
+    ("assay", "run", "`make dev` starts Flask on port 5050 and one Celery worker; the broker is RabbitMQ from docker-compose.dev.yml."),
+    ("assay", "custody", "A sample's chain of custody is the append-only table `custody_events`; never update or delete a row in it, add a correcting event."),
+    ("assay", "holding", "E. coli samples must be analysed within 24 hours of collection; Assay flags them amber at 18 h and refuses results after 24 h."),
+    ("assay", "limits", "Regulatory limits (lead 10 µg/L, nitrate 50 mg/L, ...) are in assay/limits/dwd2020.yaml; an exceedance emails the duty chemist."),
+    ("assay", "units", "Store a concentration in the unit the method reports and keep the unit next to the value; never convert on write."),
+    ("assay", "barcodes", "Sample bottles carry Code 128 barcodes of the form WQ-YYYY-NNNNNN; the scanner stations type them in as keyboard input."),
+    ("assay", "instruments", "Instrument results arrive as CSV drops in /srv/assay/inbox/<instrument>/; the `ingest` Celery task polls every 2 minutes."),
+    ("assay", "accreditation", "The lab is ISO 17025 accredited: any change to how a result is calculated needs a validation record in docs/validation/ before release."),
+    ("assay", "lesson-rounding", "Lesson: float rounding printed 0.045 as 0.04 on a certificate; results are Decimal with ROUND_HALF_UP now, as the methods require."),
+    ("assay", "certificates", "Certificates of analysis are PDFs rendered by WeasyPrint from templates/coa.html and signed by the authorising chemist."),
+    ("assay", "owner", "Marta Kowalczyk is the quality manager; she signs off validation records."),
+    ("assay", "migrations", "Schema changes go through Alembic: `flask db migrate`, then read and fix the generated script; never autogenerate straight into production."),
+    ("assay", "old-python", "Assay runs on Python 3.9."),
+    ("assay", "python", "Assay runs on Python 3.12; the container base image is python:3.12-slim-bookworm."),
+    ("assay", "tests", "Run `pytest -m 'not instruments'` locally; the instrument tests need the sample files from the lab share."),
+    ("assay", "backup", "The database is backed up nightly at 02:30 with pgBackRest to the lab's NAS; a restore is tested every quarter."),
+    ("assay", "checkpoint", "Current: adding the PFAS methods; the parser for the LC-MS export is done, the limits file is not."),
+    # --- filament: 3D print farm job queue -----------------------------------------------------------
+    ("filament", "stack", "Filament runs the print farm's queue: a Python 3.11 asyncio service that drives 24 Klipper printers through the Moonraker API, with a Svelte dashboard."),
+    ("filament", "printers", "Printers are named pf-01 to pf-24; pf-17 to pf-24 are the large-format ones with 0.6 mm nozzles."),
+    ("filament", "queue", "Jobs are assigned by material first, then nozzle size, then the shortest estimated print time."),
+    ("filament", "old-materials", "Only PLA and PETG are allowed; no ASA."),
+    ("filament", "materials", "PLA, PETG and ASA are allowed; ASA jobs go only to the enclosed printers pf-09 to pf-16."),
+    ("filament", "run", "Run `uv run filament serve --config config/dev.toml`; the dashboard is on port 5173 and the API on 8765."),
+    ("filament", "uv", "Dependencies are managed with uv: run `uv sync` after pulling, and never pip install into the venv."),
+    ("filament", "bed", "After each print the printer waits for someone to clear the bed and press Release; never start the next job automatically."),
+    ("filament", "lesson-websocket", "Lesson: Moonraker websockets drop silently when a printer reboots; the client pings every 15 s and reconnects with backoff."),
+    ("filament", "gcode", "Sliced G-code is stored in the MinIO bucket `farm-gcode` with a 30-day expiry; the original STL/3MF files are kept forever in `farm-models`."),
+    ("filament", "owner", "Lena Hofstetter runs the farm floor and decides printer maintenance windows."),
+    ("filament", "maintenance", "Printers come out of the queue every Monday 07:00-09:00 for nozzle and belt checks."),
+    ("filament", "typing", "CI runs mypy --strict and ruff; `uv run nox -s lint` runs both locally."),
+    ("filament", "cost", "Jobs are billed to departments at 0.04 EUR per gram of material plus 1.50 EUR per print hour."),
+    ("filament", "dashboard", "The dashboard shows each printer's camera snapshot, refreshed every 10 s; snapshots are never stored."),
+    ("filament", "checkpoint", "Current: adding spool weight tracking; the scales on pf-01 to pf-08 report, the others are not wired up yet."),
+]
+
+RECORDS: list[tuple[str, str, str]] = [
+    (f"{scope}/{name}", scope, text) for scope, name, text in _R
+]
+
+UPDATES = {
+    # corrected records: the new text must come back
+    "agent/editor": "Noor switched to Helix; give .helix/languages.toml snippets, not Neovim or VS Code configuration.",
+    "quay/port": "The planner API listens on 8443 behind the terminal's Envoy; locally it runs on 8081, not 8080.",
+    "sorrel/reminders": "Vaccination reminders go out by SMS at 10:00 the day before, through Textwell; the queue is BullMQ on Redis.",
+    "cairn/test-callouts": "Test call-outs go out on the first Saturday of every month at 10:00 and are marked TEST in the message.",
+    "filament/cost": "Jobs are billed to departments at 0.05 EUR per gram of material plus 1.20 EUR per print hour.",
+}
+
+REMOVED = {
+    # superseded records: they must never come back
+    "agent/old-meetings",
+    "loom/old-checkpoint",
+    "quay/old-kafka",
+    "sorrel/old-retention",
+    "tally/old-replication",
+    "cairn/old-escalation",
+    "assay/old-python",
+    "filament/old-materials",
+}
+
+_NO = ()
+QUERIES: list[tuple[str, str, str, tuple[str, ...]]] = [
+    # --- paraphrase -------------------------------------------------------------------------------
+    ("paraphrase", "loom", "how long can a thread skip over the cloth before the machine has trouble", ("loom/float",)),
+    ("paraphrase", "loom", "what kind of image files can I feed it", ("loom/bmp",)),
+    ("paraphrase", "loom", "how many colours is a design allowed", ("loom/colours",)),
+    ("paraphrase", "loom", "who should look at my change to the checking code", ("loom/owner",)),
+    ("paraphrase", "loom", "why are we stuck on the older compiler", ("loom/lesson-ppx",)),
+    ("paraphrase", "loom", "how do I get a new build onto the machines at the mill", ("loom/deploy",)),
+    ("paraphrase", "quay", "where can refrigerated boxes go", ("quay/stack-height",)),
+    ("paraphrase", "quay", "what do we do with containers of fireworks or ammunition", ("quay/dangerous",)),
+    ("paraphrase", "quay", "who do I talk to before changing a message the TOS depends on", ("quay/owner",)),
+    ("paraphrase", "quay", "when am I not allowed to change the plan", ("quay/shifts",)),
+    ("paraphrase", "quay", "how do I try out a new stacking idea without turning it on for everyone", ("quay/feature-flags",)),
+    ("paraphrase", "quay", "is it safe to reduce the consumer timeout", ("quay/lesson-rebalance",)),
+    ("paraphrase", "sorrel", "what do we call the people who bring their pets in", ("sorrel/ids",)),
+    ("paraphrase", "sorrel", "can one person hand out strong painkillers on their own", ("sorrel/controlled",)),
+    ("paraphrase", "sorrel", "how do I ship a release to production", ("sorrel/deploy",)),
+    ("paraphrase", "sorrel", "which vet do I check medication changes with", ("sorrel/owner",)),
+    ("paraphrase", "sorrel", "why did bookings move by an hour in spring", ("sorrel/lesson-timezones",)),
+    ("paraphrase", "tally", "when are we allowed to show the first results", ("tally/embargo",)),
+    ("paraphrase", "tally", "at what point can the public see a ward's numbers", ("tally/count",)),
+    ("paraphrase", "tally", "does a spoiled paper count in the percentage who voted", ("tally/turnout",)),
+    ("paraphrase", "tally", "what does the page show if they count a ward again", ("tally/recount",)),
+    ("paraphrase", "tally", "how do the people at the count log in", ("tally/access",)),
+    ("paraphrase", "tally", "what colour do candidates without a party get", ("tally/party-colours",)),
+    ("paraphrase", "cairn", "what if the text message provider doesn't respond", ("cairn/sms",)),
+    ("paraphrase", "cairn", "how do people say they're coming", ("cairn/ack",)),
+    ("paraphrase", "cairn", "can we see where members are between rescues", ("cairn/positions",)),
+    ("paraphrase", "cairn", "what format should map coordinates be shown in", ("cairn/grid",)),
+    ("paraphrase", "cairn", "why did everyone get two messages that time", ("cairn/lesson-dedupe",)),
+    ("paraphrase", "cairn", "what happens if the hosting company goes down", ("cairn/uptime",)),
+    ("paraphrase", "assay", "how quickly do bacteria samples need testing", ("assay/holding",)),
+    ("paraphrase", "assay", "what happens when lead is over the legal maximum", ("assay/limits",)),
+    ("paraphrase", "assay", "can I fix a wrong entry in a sample's history", ("assay/custody",)),
+    ("paraphrase", "assay", "why was a number on a report off in the last digit", ("assay/lesson-rounding",)),
+    ("paraphrase", "assay", "what do I need before changing how a result is worked out", ("assay/accreditation",)),
+    ("paraphrase", "assay", "how do results get from the machines into the system", ("assay/instruments",)),
+    ("paraphrase", "filament", "what happens when a print finishes", ("filament/bed",)),
+    ("paraphrase", "filament", "how does it decide which printer gets a job", ("filament/queue",)),
+    ("paraphrase", "filament", "when are the printers off for servicing", ("filament/maintenance",)),
+    ("paraphrase", "filament", "why does the connection to a printer die after it restarts", ("filament/lesson-websocket",)),
+    ("paraphrase", "filament", "how do I install packages here", ("filament/uv",)),
+    ("paraphrase", "quay", "should I explain my reasoning before giving the answer", ("agent/tone",)),
+    ("paraphrase", "loom", "is it color or colour in comments", ("agent/spelling",)),
+    ("paraphrase", "cairn", "is it ok to push a fix without a test", ("agent/tests-first",)),
+    ("paraphrase", "tally", "which CPU architecture should docker images target", ("agent/hardware",)),
+    # --- identifier -------------------------------------------------------------------------------
+    ("identifier", "loom", "E017", ("loom/weave-repeat",)),
+    ("identifier", "loom", "ghcr.io/kettleworks/loom-ci", ("loom/opam",)),
+    ("identifier", "quay", "yard.plan.commands.v3", ("quay/topics",)),
+    ("identifier", "quay", "pg-yard-02", ("quay/db",)),
+    ("identifier", "sorrel", "libs/dosing/src/species.ts", ("sorrel/species",)),
+    ("identifier", "sorrel", "sorrel-prod Argo CD", ("sorrel/deploy",)),
+    ("identifier", "tally", "routes/_middleware.ts", ("tally/embargo",)),
+    ("identifier", "tally", "k6 declare-night.js", ("tally/load",)),
+    ("identifier", "cairn", "cargo sqlx prepare", ("cairn/build",)),
+    ("identifier", "cairn", "127.0.0.1:7400", ("cairn/port",)),
+    ("identifier", "assay", "custody_events", ("assay/custody",)),
+    ("identifier", "assay", "WQ-YYYY-NNNNNN", ("assay/barcodes",)),
+    ("identifier", "filament", "farm-gcode bucket", ("filament/gcode",)),
+    ("identifier", "filament", "pf-09", ("filament/materials",)),
+    # --- stale: the corrected record must come back, the removed one must not ---------------------------
+    ("stale", "loom", "which editor does Noor use these days", ("agent/editor",)),
+    ("stale", "quay", "what port does the planner listen on when I run it locally", ("quay/port",)),
+    ("stale", "sorrel", "when do vaccination reminders go out", ("sorrel/reminders",)),
+    ("stale", "filament", "how much are departments charged per gram", ("filament/cost",)),
+    ("stale", "cairn", "when do the monthly test call-outs happen", ("cairn/test-callouts",)),
+    ("stale", "cairn", "how many members have to accept before the neighbouring team gets paged", ("cairn/escalation",)),
+    ("stale", "assay", "which Python version does assay run on", ("assay/python",)),
+    ("stale", "quay", "which Kafka client version are we on", ("quay/kafka",)),
+    ("stale", "tally", "how often does Litestream replicate to the standby", ("tally/replication",)),
+    ("stale", "sorrel", "which day does Noor keep free of meetings", ("agent/meetings",)),
+    # --- cross-scope: agent scope answers from any workspace; another workspace's never do --------------
+    ("cross", "cairn", "who approves merges while Noor is on leave", ("agent/away",)),
+    ("cross", "assay", "can I add a new library just for the tests", ("agent/no-deps",)),
+    ("cross", "tally", "how big should a pull request be", ("agent/pr-size",)),
+    ("cross", "sorrel", "which ocamlformat version is pinned", _NO),
+    ("cross", "filament", "how high can reefers be stacked", _NO),
+    ("cross", "loom", "how long can an E. coli sample wait before analysis", _NO),
+    ("cross", "quay", "how many rescue team members must accept a call-out", _NO),
+    ("cross", "cairn", "what time does the results embargo end", _NO),
+    # --- multi-answer -----------------------------------------------------------------------------
+    ("multi", "loom", "what do I run before pushing a change", ("loom/build", "loom/format")),
+    ("multi", "quay", "which Kafka topics and consumer group does the planner use", ("quay/topics", "quay/kafka")),
+    ("multi", "sorrel", "how do we store appointment times and animal weights", ("sorrel/lesson-timezones", "sorrel/weights")),
+    ("multi", "tally", "how do we make sure the site survives results night", ("tally/load", "tally/cache")),
+    ("multi", "cairn", "how do members respond to a call-out and what if too few do", ("cairn/ack", "cairn/escalation")),
+    ("multi", "assay", "who signs off certificates and validation records", ("assay/certificates", "assay/owner")),
+    ("multi", "filament", "which printers should large or ASA jobs go to", ("filament/printers", "filament/materials")),
+    ("multi", "assay", "when can't I reach Noor", ("agent/away", "agent/timezone")),
+    # --- no answer: plausible questions nothing stored answers ---------------------------------------
+    ("none", "quay", "what port does the Kafka UI run on", _NO),
+    ("none", "tally", "what port does the admin page use in production", _NO),
+    ("none", "loom", "how many hooks does the Salt Lane mill's harness have", _NO),
+    ("none", "sorrel", "what time do appointment confirmation emails go out", _NO),
+    ("none", "cairn", "what's the phone number for the Glen Rosa team", _NO),
+    ("none", "assay", "what is the holding time for nitrate samples", _NO),
+    ("none", "filament", "what nozzle size do pf-01 to pf-08 have", _NO),
+    ("none", "quay", "how high can empty containers be stacked", _NO),
+    ("none", "tally", "who is the returning officer", _NO),
+    ("none", "sorrel", "which Redis version do we run", _NO),
+    ("none", "assay", "what's the RabbitMQ management port", _NO),
+    ("none", "cairn", "how long is the SMSPoint contract", _NO),
+    ("none", "loom", "what is the maximum warp density per centimetre", _NO),
+    ("none", "filament", "how much does a kilo spool of PETG cost", _NO),
+    ("none", "tally", "what's the Wi-Fi password at the count centre", _NO),
+    ("none", "loom", "who designed the company logo", _NO),
+    ("none", "quay", "is there a staff canteen discount", _NO),
+    ("none", "sorrel", "how do I book a meeting room", _NO),
+    ("none", "cairn", "which helicopter base do we coordinate with", _NO),
+    ("none", "assay", "what's our budget for new hardware this year", _NO),
+    ("none", "filament", "how do I request a parking permit", _NO),
+    ("none", "loom", "what's the on-call rota for weekends", _NO),
+    ("none", "quay", "which GraphQL library do we use", _NO),
+    ("none", "sorrel", "how do we handle translations into Irish", _NO),
+    ("none", "assay", "is there a style guide for writing SQL", _NO),
+    ("none", "cairn", "what is Noor's phone number", _NO),
+]

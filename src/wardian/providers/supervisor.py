@@ -1,0 +1,133 @@
+"""The supervisor a provider CLI runs under, so that no provider process outlives the engine.
+
+A role step's provider (``codex exec``, ``claude -p``, …) is an agent that keeps spending
+while it runs. The engine that started it (``wardian serve``, a drain worker, ``automation
+run``) kills its whole tree on timeout and cancel (`wardian.providers.process`), but an
+engine that is itself killed (SIGKILL, the OOM killer, a crash) can clean up nothing. So on
+Linux `run_process` starts the CLI through this small program instead of directly:
+
+    engine thread ─ supervisor (own session) ─ provider CLI ─ its tools, MCP servers, …
+
+1. The supervisor asks the kernel for SIGTERM when the engine thread that started it ends
+   (``PR_SET_PDEATHSIG``; that thread waits for the supervisor, so it lives as long as the
+   step), then checks that its parent is still the engine — which closes the race of an
+   engine that died before the call (it exits 125 then, before starting anything).
+2. It becomes a child subreaper (``PR_SET_CHILD_SUBREAPER``): whatever the provider leaves
+   behind — a double fork, ``setsid``, a daemonised helper — is re-parented to it, not to
+   pid 1, so it stays in its tree whichever process group it moved to.
+3. It starts the CLI (same stdio, environment and directory) and reaps every child until the
+   CLI exits; then it ends what is still below it and exits with the CLI's exit code
+   (128 + N for a CLI killed by signal N, as a shell reports it).
+4. On SIGTERM, SIGHUP or SIGINT — the engine died, or `kill_tree` ends the step — it ends
+   everything below it (SIGTERM, then SIGKILL after 2 s) and exits with 128 + the signal.
+
+An agent-assigned step's holder (`wardian.runtime.step_launch`) runs below the supervisor
+and sets its own parent-death signal (SIGKILL) towards it, so a supervisor killed outright
+still takes the provider with it.
+
+Elsewhere (macOS, Windows) there is no parent-death signal: the CLI is started directly,
+as before, and one orphaned by an engine crash runs until it ends on its own
+(docs/threat-model.md).
+
+DESIGN.md "Conventions" (process-tree control behind one small module).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+
+__all__ = ["SUPERVISOR_MAIN", "main", "supervised"]
+
+SUPERVISOR_MAIN = ("import sys; from wardian.providers.supervisor import main; "
+                   "sys.exit(main(sys.argv[1:]))")
+"""The ``-c`` program a provider CLI is started through (Linux)."""
+
+GRACE_S = 2.0
+"""Seconds the processes below get between SIGTERM and SIGKILL."""
+
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def supervised(argv: Sequence[str]) -> list[str]:
+    """`argv` started through the supervisor on Linux, with this process as its engine;
+    `argv` unchanged elsewhere. ``argv[0]`` must be an absolute path (the supervisor does
+    no PATH search). The caller must wait for the child in the thread that starts it."""
+    if not sys.platform.startswith("linux"):
+        return list(argv)
+    return [os.path.abspath(sys.executable), "-P", "-c", SUPERVISOR_MAIN,
+            "--parent", str(os.getpid()), "--", *argv]
+
+
+class _Ended(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _parse(argv: list[str]) -> tuple[int, list[str]]:
+    if len(argv) >= 4 and argv[0] == "--parent" and argv[2] == "--":
+        try:
+            return int(argv[1]), argv[3:]
+        except ValueError:
+            pass
+    raise ValueError("expected --parent PID -- CMD [ARGS]...")
+
+
+def main(argv: list[str]) -> int:
+    """The supervisor: ``--parent PID -- CMD [ARGS]...`` (module docstring).
+
+    Returns CMD's exit code (128 + N when signal N ended it), 128 + N when signal N ended
+    the supervisor, 2 for a bad argument line, 125 when the engine is already gone, 127/126
+    when CMD cannot be started.
+    """
+    from wardian._process import become_subreaper, die_with_parent, end_descendants
+
+    try:
+        parent, command = _parse(argv)
+    except ValueError as exc:
+        print(f"wardian provider supervisor: {exc}", file=sys.stderr)
+        return 2
+    ending: list[int] = []
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        if not ending:  # a second signal while ending the tree must not cut that short
+            ending.append(signum)
+            raise _Ended(signum)
+
+    for signum in _ENDING_SIGNALS:
+        signal.signal(signum, on_signal)
+    try:
+        die_with_parent(parent, signum=signal.SIGTERM)
+        become_subreaper()
+        try:
+            child = os.posix_spawn(command[0], command, os.environ)
+        except OSError as exc:
+            print(f"wardian: cannot start {command[0]!r}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 127 if isinstance(exc, FileNotFoundError) else 126
+        code = _wait_for(child)
+    except _Ended as ended:
+        end_descendants(0.0, grace_s=GRACE_S)
+        return 128 + ended.signum
+    # The CLI is done: nothing it started may go on without it.
+    for signum in _ENDING_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+    end_descendants(0.0, grace_s=GRACE_S)
+    return code
+
+
+def _wait_for(child: int) -> int:
+    """Reap every child (orphans re-parented to this subreaper too) until `child` exits;
+    its exit code, 128 + N for signal N."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:  # pragma: no cover - `child` is ours until reaped
+            return 1
+        if pid == child:
+            code = os.waitstatus_to_exitcode(status)
+            return 128 - code if code < 0 else code

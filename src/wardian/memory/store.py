@@ -668,11 +668,12 @@ class MemoryStore:
             pool_scores = matrix.full[pool] @ query
             order = np.argsort(-pool_scores)[:depth]
             best = pool[order].tolist()
-            lookup = dict(zip(pool.tolist(), pool_scores.tolist(), strict=True))
-            for rid in found:
-                i = position.get(rid)
-                if i is not None and i not in lookup:
-                    lookup[i] = float(matrix.full[i] @ query)
+            # Only the scores used below: the best's, and the other candidates' in one
+            # product (a row at a time cost ~3 µs each, a dict of the whole pool 60 µs).
+            lookup = dict(zip(best, pool_scores[order].tolist(), strict=True))
+            rest = [i for i in map(position.get, found) if i is not None and i not in lookup]
+            if rest:
+                lookup.update(zip(rest, (matrix.full[rest] @ query).tolist(), strict=True))
             scores = lookup
         # n scores lie within sqrt(n - 1) deviations of their mean, so in a small scope
         # "standing out" is judged against what is possible there.

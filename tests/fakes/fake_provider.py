@@ -10,7 +10,8 @@ prints the tool's real output shapes for the scenario in ``$FAKE_PROVIDER_SCENAR
 ``hang`` (spawns a grandchild, writes its pid to ``$FAKE_PROVIDER_GRANDCHILD_PID`` and
 ``{"pid", "grandchild"}`` to the FIFO ``$FAKE_PROVIDER_HANG_READY`` when set, sleeps) ·
 ``no_rollout`` (codex) · ``hang_before_thread`` (codex: its rollout open, no
-``thread.started`` printed, then as ``hang``) · ``discovery_fail`` · ``discovery_hang`` · ``discovery_flood``.
+``thread.started`` printed, then as ``hang``) · ``discovery_fail`` · ``discovery_hang`` ·
+``discovery_flood``.
 
 The answer text is ``$FAKE_PROVIDER_ANSWER`` (default ``{"operations": []}``). Shapes follow
 reference/providers.md and the public docs/issues cited there.

@@ -13,12 +13,12 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
 0 leaks. Prints whether the semantic score was used (the optional embedding model).
 
-Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout|fresh|unseen] [--misses]
+Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout|fresh|unseen|blind] [--misses]
 [--features] [--ceiling] [--embedder minilm] [--database-url postgresql://…] [--json]`` (a few
 seconds). ``--ceiling`` prints what any calibration of the relevance floor's "nothing fits"
 decision could reach on the suite: Recall@5 with a perfect decision, and the best Recall@5 of
 simple families of cuts on the query-level features (one feature, two features, a logistic fit
-of all six) that keep no-answer empty >= 0.9, each tuned on the suite itself (an upper bound:
+of all seven) that keep no-answer empty >= 0.9, each tuned on the suite itself (an upper bound:
 with wordllama it stays at 0.75-0.82 on all four suites, so the floor's calibration alone
 cannot meet the 0.85 target).
 ``--embedder minilm`` scores with another embedding model in wordllama's place
@@ -230,6 +230,7 @@ def _query_features(seen: Any) -> dict[str, float]:
         "fused score": max((c.score for c in pool), default=0.0),
         "evidence": max((c.evidence for c in pool), default=0.0),
         "known share": 1 - seen.unknown / seen.terms if seen.terms else 0.0,
+        "margin": seen.margin if seen.margin is not None else 0.0,
     }
 
 
@@ -321,7 +322,7 @@ def _print_ceiling(outcomes: list[_Outcome]) -> None:
          lambda o, a=a / 100, b=b / 20: o.features["coverage"] > a or o.features["z"] >= b)
         for a in range(30, 105, 5) for b in range(20, 121)]
     fitted = _logistic(outcomes)
-    families["logistic fit of all six >= t"] = [
+    families["logistic fit of all seven >= t"] = [
         (f"t={t:.2f}", lambda o, t=t: fitted(o) >= t) for t in sorted(map(fitted, outcomes))]
     for name, cuts in families.items():
         best: tuple[tuple[float, float, float], str] | None = None
@@ -338,7 +339,7 @@ def _print_ceiling(outcomes: list[_Outcome]) -> None:
 
 
 def _logistic(outcomes: list[_Outcome]) -> Any:
-    """A logistic regression of answerable on the six query-level features, fitted to
+    """A logistic regression of answerable on the seven query-level features, fitted to
     `outcomes` by plain gradient descent (standardised features, a little L2); returns
     its score function."""
     names = sorted(outcomes[0].features) if outcomes else []

@@ -108,3 +108,48 @@ def test_a_save_larger_than_a_pipe_buffer_round_trips(workdir: Path,
             assert [s["locator"] for s in record["sources"]] == [s[5:] for s in sources]
 
     anyio.run(main)
+
+
+def test_the_raw_wire_skips_a_bad_line_and_answers_pipelined_calls_whole(
+        workdir: Path, wardian_home: Path) -> None:
+    """The server's own message reader and writer (`MessageReader`, `MessageWriter`), on
+    the wire as a host writes it: a line that is no JSON-RPC message gets no answer and
+    the next ones are served; requests sent back to back without waiting are each
+    answered on one whole line; end of input ends the server cleanly."""
+    import json
+    import os
+
+    env = {"PATH": os.environ["PATH"], **base_env(), **capability_env(add_agent("ada"))}
+    saves = [{"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": {
+        "name": "memory_save", "arguments": {"text": f"Pipelined fact number {i} about the "
+                                             "quokka build", "evidence": "the user said so"}}}
+        for i in range(3)]
+    recall = {"jsonrpc": "2.0", "id": 20, "method": "tools/call",
+              "params": {"name": "memory_recall", "arguments": {"query": "quokka"}}}
+    child = subprocess.Popen([sys.executable, "-P", "-m", "wardian", "mcp"], cwd=workdir,
+                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+    assert child.stdin is not None and child.stdout is not None
+    with child, child.stdin, child.stdout:
+        child.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                      "params": {"protocolVersion": "2025-06-18",
+                                                 "capabilities": {}, "clientInfo": {
+                                                     "name": "raw", "version": "0"}}}
+                                     ).encode() + b"\n")
+        child.stdin.flush()
+        assert json.loads(child.stdout.readline())["id"] == 1
+        wire = [{"jsonrpc": "2.0", "method": "notifications/initialized"}, *saves]
+        child.stdin.write(b"this is not json\n"
+                          + b"".join(json.dumps(m).encode() + b"\n" for m in wire))
+        child.stdin.flush()
+        answers = [json.loads(child.stdout.readline()) for _ in saves]
+        child.stdin.write(json.dumps(recall).encode() + b"\n")
+        child.stdin.flush()
+        answers.append(json.loads(child.stdout.readline()))
+        child.stdin.close()  # end of input ends the server
+        assert child.stdout.read() == b""
+        assert child.wait(timeout=60) == 0
+    assert sorted(a["id"] for a in answers) == [10, 11, 12, 20]
+    assert all(not a["result"].get("isError") for a in answers), answers
+    found = next(a for a in answers if a["id"] == 20)["result"]["structuredContent"]
+    assert len(found["records"]) == 3

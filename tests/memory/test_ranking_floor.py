@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from wardian.memory.models import Scope
-from wardian.memory.ranking import KNOWN_FLOOR, KNOWN_Z, Candidate, Considered, fuse
+from wardian.memory.ranking import (
+    KNOWN_FLOOR,
+    KNOWN_Z,
+    MARGIN_FLOOR,
+    MARGIN_NEIGHBOURS,
+    Candidate,
+    Considered,
+    fuse,
+)
 from wardian.memory.store import MemoryStore
 
 AGENT = "eeeeeeee-0000-4000-8000-000000000005"
@@ -100,3 +108,56 @@ def test_covers_rest_is_more_than_half_of_the_uncovered_weight() -> None:
     assert not covers_rest(Candidate(1, held={"koi": 2.5}), {})
     # Nothing follows a question that nothing answers.
     assert fuse([Candidate(1, coverage=0.3, held={"koi": 2.5})], semantic=True, limit=5) == []
+
+
+def test_the_nearest_record_passes_when_it_stands_apart_from_its_neighbours() -> None:
+    # Weak by every other rule (no shared word, cosine 0.3, z 1): only the margin, how far
+    # it stands above the next nearest records, can pass it.
+    nearest = _by_meaning(0.3, 1.0, rowid=1)
+    other = _by_meaning(0.12, 0.2, rowid=2)
+    assert not nearest.passes(semantic=True, all_known=True)
+    kept = fuse([other, nearest], semantic=True, limit=5, margin=MARGIN_FLOOR)
+    assert [c.rowid for c in kept] == [1]
+    assert fuse([other, nearest], semantic=True, limit=5, margin=MARGIN_FLOOR - 0.01) == []
+    assert fuse([other, nearest], semantic=True, limit=5, margin=None) == []
+    # Without cosines there is no nearest by meaning.
+    assert fuse([other, nearest], semantic=False, limit=5, margin=MARGIN_FLOOR) == []
+
+
+def test_recall_considered_measures_the_margin_against_the_next_nearest(
+        store: MemoryStore) -> None:
+    import math
+
+    embedder = store.embedder()
+    if embedder is None:
+        pytest.skip("the optional embedding model is not installed")
+    texts = ["Kiln shelves are vacuumed before every glaze firing",
+             "The pottery van is booked through the front desk",
+             "Clay orders above forty kilos need the treasurer's signature",
+             "Studio keys are returned to the lockbox at night",
+             "Beginners throw on the two slow wheels by the window",
+             "Glaze buckets are stirred for a full minute before dipping",
+             "The gallery shelf is restocked on Saturday mornings"]
+    question = "how do we clean the oven racks"
+    for text in texts[:MARGIN_NEIGHBOURS]:
+        store.save(AGENT, text, evidence="e", scope=Scope.workspace("/w/studio"), actor="t")
+    # No more records than neighbours to measure against: no margin.
+    assert store.recall_considered(AGENT, question, workspace="/w/studio").margin is None
+    for text in texts[MARGIN_NEIGHBOURS:]:
+        store.save(AGENT, text, evidence="e", scope=Scope.workspace("/w/studio"), actor="t")
+    # Another workspace's record is not a neighbour.
+    store.save(AGENT, "Oven racks are scrubbed with soda", evidence="e",
+               scope=Scope.workspace("/w/kitchen"), actor="t")
+    seen = store.recall_considered(AGENT, question, workspace="/w/studio")
+    query = embedder.embed(question)
+    assert query is not None
+
+    def cosine(text: str) -> float:
+        vector = embedder.embed(text)
+        assert vector is not None
+        return sum(a * b for a, b in zip(vector, query, strict=True))
+
+    near = sorted(map(cosine, texts), reverse=True)[: MARGIN_NEIGHBOURS + 1]
+    expected = near[0] - sum(near[1:]) / MARGIN_NEIGHBOURS
+    assert seen.margin is not None
+    assert math.isclose(seen.margin, expected, abs_tol=2e-3)  # vectors are stored as float16

@@ -77,7 +77,9 @@ PINNED: dict[str, list[tuple[str, str]]] = {
     "maintenance_previews": [("create_maintenance_previews", "4e804ce58fce")],
     # The memory schema on PostgreSQL (issue 18); appended to beside "memory".
     "memory_postgres": [("create_memory_schema", "29c86b2f1379"),
-                        ("fts_tokens_as_fts5", "96c77ea03625")],
+                        ("fts_tokens_as_fts5", "96c77ea03625"),
+                        ("fts_fold_as_unicode61", "7fcf021b5bd5"),
+                        ("drop_bm25_term", "156cf7143c9c")],
 }
 
 

@@ -192,10 +192,12 @@ def _connect_read_only(url: str) -> psycopg.Connection[Any]:
     return _connect_own(url, read_only=True)
 
 
-def _connect_own(url: str, *, read_only: bool = False) -> psycopg.Connection[Any]:
+def _connect_own(url: str, *, read_only: bool = False,
+                 application_name: str | None = None) -> psycopg.Connection[Any]:
     """A connection of its own to `url` (autocommit, not the pool's): a session lock's or a
     read-only check's. The one place such a connection is opened, so every caller reports
     a failure the same way, with any password in the URL or libpq's text redacted.
+    `application_name` names the session in ``pg_stat_activity`` (others can read it).
 
     Raises:
         StoreError: psycopg is missing, or the server cannot be reached or refuses the login.
@@ -205,8 +207,10 @@ def _connect_own(url: str, *, read_only: bool = False) -> psycopg.Connection[Any
     except ImportError as exc:
         raise StoreError("PostgreSQL needs psycopg", hint=INSTALL_HINT) from exc
     options = "-c default_transaction_read_only=on" if read_only else None
+    named: dict[str, Any] = {"application_name": application_name} if application_name else {}
     try:
-        return psycopg.connect(url, autocommit=True, connect_timeout=10, options=options)
+        return psycopg.connect(url, autocommit=True, connect_timeout=10, options=options,
+                               **named)
     except psycopg.Error as exc:
         raise StoreError(
             f"cannot connect to PostgreSQL at {redact_url(url)}: "
@@ -764,6 +768,8 @@ class SessionLock:
     is killed (kill -9 closes its socket).
 
     Get one with `try_acquire` (at once) or `wait_acquire` (a standby); `release` ends it.
+    The session's ``application_name`` (`name_session`) tells others who holds or waits
+    (`wardian._pg_coord.lock_sessions`).
     """
 
     def __init__(self, conn: psycopg.Connection[Any], name: str) -> None:
@@ -771,13 +777,15 @@ class SessionLock:
         self.name = name
 
     @classmethod
-    def try_acquire(cls, url: str, name: str) -> SessionLock | None:
-        """The lock `name` in the database `url`, or None when another session holds it.
+    def try_acquire(cls, url: str, name: str, *,
+                    application_name: str | None = None) -> SessionLock | None:
+        """The lock `name` in the database `url`, or None when another session holds it;
+        the session is named `application_name` (at most 63 bytes) when given.
 
         Raises:
             StoreError: the server cannot be reached.
         """
-        conn = _connect_own(url)
+        conn = _connect_own(url, application_name=application_name)
         row = conn.execute("SELECT pg_try_advisory_lock(%s)", (schema_lock_key(name),)
                            ).fetchone()
         if row is None or not row[0]:
@@ -787,11 +795,13 @@ class SessionLock:
 
     @classmethod
     def wait_acquire(cls, url: str, name: str, stop: Callable[[], bool],
-                     *, check_s: float = 1.0) -> SessionLock | None:
+                     *, check_s: float = 1.0,
+                     application_name: str | None = None) -> SessionLock | None:
         """The lock `name`, waiting for it in the server's lock queue (no client-side
         polling): granted the moment the holder's session ends — a clean release, or its
         process killed (the server sees the connection close). Every `check_s` seconds the
-        wait asks `stop`; None once that says to stop.
+        wait asks `stop`; None once that says to stop. The waiting session is named
+        `application_name` when given (a holder may rename it: `name_session`).
 
         Raises:
             StoreError: the server cannot be reached.
@@ -799,7 +809,7 @@ class SessionLock:
         import psycopg
         from psycopg import errors
 
-        conn = _connect_own(url)
+        conn = _connect_own(url, application_name=application_name)
         try:
             conn.execute(f"SET lock_timeout = '{int(check_s * 1000)}ms'".encode())
             while not stop():
@@ -818,6 +828,20 @@ class SessionLock:
             raise
         conn.close()
         return None
+
+    def name_session(self, application_name: str) -> None:
+        """Rename the holding session in ``pg_stat_activity`` (at most 63 bytes).
+
+        Raises:
+            sqlite3.Error: what the server said.
+        """
+        import psycopg
+
+        try:
+            self._conn.execute("SELECT set_config('application_name', %s, false)",
+                               (application_name,))
+        except psycopg.Error as exc:
+            raise _as_sqlite_error(exc) from exc
 
     def release(self) -> None:
         """Release the lock (idempotent): closing the session drops it."""

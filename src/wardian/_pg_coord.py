@@ -12,6 +12,8 @@ the server here:
   the others skip instead of repeating, released by the server if the worker dies.
 * `notify` / `Listener` — ``NOTIFY`` inside the writer's transaction (delivered at
   commit) and ``LISTEN`` on a connection of its own: wake-ups instead of polling.
+* `lock_sessions` — who holds a `wardian._pg.SessionLock` and who waits for it, by the
+  names their sessions carry (``wardian serve --status`` on any machine).
 
 Imported only when the installation uses PostgreSQL; SQLite never loads this module.
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from wardian._pg import PgConnection, redact_url
 from wardian.errors import StoreError
@@ -29,6 +31,8 @@ from wardian.errors import StoreError
 __all__ = [
     "EVENTS_CHANNEL",
     "Listener",
+    "LockSession",
+    "lock_sessions",
     "notify",
     "row_transaction",
     "try_session_lock",
@@ -129,3 +133,43 @@ class Listener:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class LockSession(NamedTuple):
+    """A session that holds a session lock or is named as waiting for it."""
+
+    application_name: str
+    holds: bool
+
+
+def lock_sessions(url: str, name: str, *, prefix: str) -> list[LockSession]:
+    """The sessions of the database `url` that hold the `wardian._pg.SessionLock` `name`
+    (whatever they are called), or whose ``application_name`` starts with `prefix`
+    (waiting for it, or about to), holders first. Read-only, on a connection of its own;
+    ``pg_locks`` and the names in ``pg_stat_activity`` are readable by every role.
+
+    Raises:
+        StoreError: the server cannot be reached.
+        sqlite3.Error: what the server said.
+    """
+    import psycopg
+
+    from wardian._pg import _as_sqlite_error, _connect_own, schema_lock_key
+
+    key = schema_lock_key(name) & 0xFFFFFFFFFFFFFFFF  # pg_locks splits it in two oids
+    conn = _connect_own(url, read_only=True)
+    try:
+        rows = conn.execute(
+            "SELECT a.application_name, EXISTS (SELECT 1 FROM pg_locks l WHERE"
+            " l.pid = a.pid AND l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
+            " AND l.database = a.datid AND l.classid = %s::oid AND l.objid = %s::oid) AS holds"
+            " FROM pg_stat_activity a WHERE a.datname = current_database()"
+            " AND a.pid <> pg_backend_pid()"
+            " ORDER BY holds DESC, a.backend_start, a.pid",
+            (key >> 32, key & 0xFFFFFFFF)).fetchall()
+    except psycopg.Error as exc:
+        raise _as_sqlite_error(exc) from exc
+    finally:
+        conn.close()
+    return [LockSession(str(app or ""), bool(holds)) for app, holds in rows
+            if holds or str(app or "").startswith(prefix)]

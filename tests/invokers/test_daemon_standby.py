@@ -158,3 +158,67 @@ def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
         events = [e["kind"] for e in runs.events(run_id)]
         assert len(pids) == 1 or "run.interrupted" in events, (run_id, pids, events)
     assert {p for pids in started.values() for p in pids} <= {first.pid, second.pid}
+
+
+def _status(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``wardian serve --status ARGS`` as its own process, on the machine of `home`."""
+    return subprocess.run([sys.executable, "-m", "wardian", "serve", "--status", *args],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "WARDIAN_HOME": str(home)})
+
+
+def test_status_on_either_machine_names_the_active_serve_and_the_standby(
+        pg_url: str, wardian_home: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two ``serve`` on one PostgreSQL database (two data directories: two machines).
+    ``--status`` asked on either machine says which one is active (it holds the
+    database's scheduler lock) and which waits as standby, and which of them belongs to
+    the data directory asked; on the standby's machine it used to name the standby as if
+    it ran. After the active one is killed, the standby is active."""
+    import socket
+
+    monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
+    homes = [wardian_home, tmp_path / "machine-b"]
+    homes[1].mkdir(mode=0o700)
+    first = _serve(homes[0], tmp_path / "first.log")
+    second: subprocess.Popen[bytes] | None = None
+    try:
+        _until(lambda: f"ready (pid {first.pid})" in (tmp_path / "first.log").read_text(),
+               [first], "first serve ready")
+        second = _serve(homes[1], tmp_path / "second.log")
+        _until(lambda: f"standby (pid {second.pid})" in (tmp_path / "second.log").read_text(),
+               [first, second], "second serve on standby")
+        host = socket.gethostname()
+        for home, mine in ((homes[0], "active"), (homes[1], "standby")):
+            done = _status(home, "--json")
+            assert done.returncode == 0, done.stderr
+            doc = json.loads(done.stdout)
+            assert (doc["running"], doc["pid"], doc["host"], doc["here"]) == (
+                True, first.pid, host, mine), doc
+            assert parse_utc(doc["since"]) and [(s["pid"], s["host"]) for s in
+                                                doc["standbys"]] == [(second.pid, host)]
+            text = _status(home)
+            assert text.returncode == 0, text.stderr
+            lines = text.stdout.splitlines()
+            assert lines[0].startswith(f"wardian serve is running: pid {first.pid} on {host}"
+                                       ), text.stdout
+            assert lines[1].startswith(f"standby: pid {second.pid} on {host}"), text.stdout
+            assert "this data directory's" in lines[0 if mine == "active" else 1], text.stdout
+            assert str(second.pid) not in lines[0], text.stdout
+        os.kill(first.pid, signal.SIGKILL)
+        assert first.wait(60) == -signal.SIGKILL
+        _until(lambda: f"ready (pid {second.pid})" in (tmp_path / "second.log").read_text(),
+               [second], "the standby taking over")
+        doc = json.loads(_status(homes[1], "--json").stdout)
+        assert (doc["pid"], doc["here"], doc["standbys"]) == (second.pid, "active", [])
+        doc = json.loads(_status(homes[0], "--json").stdout)
+        assert (doc["pid"], doc["here"]) == (second.pid, None)
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(60) == 0
+        done = _status(homes[0])
+        assert done.returncode == 1 and "not running" in done.stdout, done.stdout
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait(30)

@@ -19,7 +19,8 @@ SURFACE = {
         "DaemonAlreadyRunning", "DaemonStatus", "ScheduleDaemon", "daemon_status",
         "dispatch_slot", "schedule_key"],
     "wardian.invokers.daemon_lock": [
-        "DaemonAlreadyRunning", "DaemonStatus", "acquire_daemon_lock", "daemon_status"],
+        "DaemonAlreadyRunning", "DaemonStatus", "ServeInstance", "acquire_daemon_lock",
+        "daemon_status", "serve_session_name"],
     "wardian.invokers.schedule_ops": [
         "add_schedule", "describe_schedule", "get_schedule", "list_schedules",
         "remove_schedule", "run_now", "schedule_history", "set_schedule_enabled",

@@ -84,3 +84,178 @@ def test_the_upgrade_indexes_existing_records_again(pg_url: str, wardian_home: P
     row = store.conn.execute("SELECT fts @@ 'heron'::tsquery, doclen FROM records").fetchone()
     assert (row[0], row[1]) == (True, 8)
     assert [r.id for r in store.recall("agent-1", "heron payments")] == ["r-old"]
+
+
+# --- non-ASCII words (``memory`` migration 3) ---------------------------------------------
+# Made-up records whose words the queries write in another case, or without the Latin
+# diacritics FTS5's unicode61 drops. The test cluster's databases have ctype C, under which
+# PostgreSQL lower-cased only ASCII: ``ärger`` did not find ``ÄRGER`` there.
+
+FOLDED_RECORDS = [
+    "Der ÄRGER mit dem Ölfilter begann im Frühjahr.",
+    "L'ÉCOLE de Montréal ferme à midi le vendredi.",
+    "Сервер ПРИВЕТСТВИЯ перезапускается каждую ночь.",
+    "Η ΟΔΟΣ προς τον ΔΙΑΚΟΜΙΣΤΉ είναι κλειστή.",
+    "Crème brûlée is served at the Zürich offsite.",
+    "KJØRETØY-data ligger i Ålesund→lageret.",
+    "The slab measures 12m² and costs 40€ per square metre.",
+    "Something else entirely about the build queue.",
+]
+
+FOLDED_QUERIES = [
+    ("ärger", 0), ("ÄRGER ölfilter", 0), ("argernis olfilter fruhjahr", 0),
+    ("école", 1), ("ECOLE montreal", 1),
+    ("приветствия", 2), ("ПЕРЕЗАПУСКАЕТСЯ сервер", 2),
+    ("οδος", 3), ("διακομιστή", 3),
+    ("creme brulee", 4), ("ZÜRICH offsite", 4), ("zurich", 4),
+    ("kjøretøy", 5), ("ÅLESUND", 5), ("lageret", 5),
+    ("12m²", 6), ("€ slab", 6),
+]
+
+
+def _save_all(store: MemoryStore) -> list[str]:
+    return [store.save("agent-1", text, evidence="made up for this test",
+                       scope=Scope("agent"), actor="test").id for text in FOLDED_RECORDS]
+
+
+@pytest.mark.parametrize("query, expected", FOLDED_QUERIES)
+def test_non_ascii_words_fold_as_on_sqlite(backend: str, query: str, expected: int) -> None:
+    """Case and Latin diacritics fold as unicode61 folds them (``Ä``, ``ä`` -> ``a``), and
+    unicode61's separators and word characters hold (``→`` splits, ``²`` does not): the
+    same record comes back on both backends, and every query word counts for it."""
+    store = MemoryStore()
+    ids = _save_all(store)
+    assert [r.id for r in store.recall("agent-1", query)][:1] == [ids[expected]]
+    rowid = store.conn.execute("SELECT rowid FROM records WHERE id = ?",
+                               (ids[expected],)).fetchone()[0]
+    seen = {c.rowid: c for c in store.recall_considered("agent-1", query).candidates}
+    held = {word for word in query.lower().split() if word != "argernis" and word != "€"}
+    assert set(seen[rowid].held) == held
+
+
+@pytest.mark.parametrize("text, expected", [("ärg", 0), ("ECOL", 1), ("ПРИВЕТ", 2),
+                                            ("zür", 4), ("kjøre", 5)])
+def test_the_garden_text_filter_folds_as_on_sqlite(backend: str, text: str,
+                                                   expected: int) -> None:
+    store = MemoryStore()
+    ids = _save_all(store)
+    records, total = store.page("agent-1", text=text)
+    assert ([r.id for r in records], total) == ([ids[expected]], 1)
+
+
+def _variants(word: str) -> set[str]:
+    """`word` as a user might type it: other cases, Latin diacritics left off."""
+    import unicodedata
+
+    bare = "".join(ch for ch in unicodedata.normalize("NFD", word)
+                   if unicodedata.category(ch) != "Mn" or not "\u0300" <= ch <= "\u036f")
+    return {word, word.upper(), word.lower(), word.title(), bare, bare.upper()}
+
+
+def test_any_case_or_diacritics_of_a_word_recalls_the_same_records_on_both_backends(
+        pg_url: str, tmp_path: Path) -> None:
+    """Every word of the made-up records, in every variant, as one-word and two-word
+    queries: PostgreSQL returns exactly the records SQLite returns, in its order."""
+    import re
+
+    from wardian.memory.db import MemoryDB
+
+    stores = [MemoryStore(db=MemoryDB.open_at(tmp_path / "memory.db")),
+              MemoryStore(db=MemoryDB.open_at(pg_url))]
+    texts: list[dict[str, str]] = []
+    for store in stores:
+        ids = _save_all(store)
+        texts.append(dict(zip(ids, FOLDED_RECORDS, strict=True)))
+    words = sorted({w for text in FOLDED_RECORDS for w in re.findall(r"\w+", text)
+                    if len(w) > 3})
+    queries = sorted({v for w in words for v in _variants(w)})
+    queries += [f"{a} {b}" for a, b in zip(queries[::7], queries[3::7], strict=False)]
+    found = 0
+    for query in queries:
+        answers = [[texts[i][r.id] for r in store.recall("agent-1", query)]
+                   for i, store in enumerate(stores)]
+        assert answers[1] == answers[0], query
+        found += bool(answers[0])
+    assert found >= 0.8 * len(queries)  # they do find records (not only stop words)
+
+
+@pytest.mark.parametrize("first, last", [
+    (0x1, 0xFFFF),
+    # Planes 1-3, 14 and the start of 15 (4-13 are unassigned, 15-16 private use).
+    pytest.param(0x10000, 0x3FFFF, marks=pytest.mark.slow),
+    pytest.param(0xE0000, 0xF00FF, marks=pytest.mark.slow),
+])
+def test_every_code_point_separates_or_folds_as_unicode61_does(
+        pg_url: str, first: int, last: int) -> None:
+    """Each code point, between two letters: a separator (two words), or folded into
+    the word exactly as SQLite's unicode61 folds it (the shipped table,
+    `wardian.memory.fts_fold_pg`, is SQLite's own, and PostgreSQL applies it)."""
+    import sqlite3
+
+    import psycopg
+
+    from wardian.memory.db import MemoryDB
+
+    points = [c for c in range(first, last + 1) if not 0xD800 <= c <= 0xDFFF]
+    lite = sqlite3.connect(":memory:")
+    lite.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='unicode61')")
+    lite.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    with lite:
+        lite.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)",
+                         ((c, f"a{chr(c)}b") for c in points))
+    expected: dict[int, list[str]] = {}
+    for term, doc in lite.execute("SELECT term, doc FROM v ORDER BY doc, term"):
+        expected.setdefault(int(doc), []).append(str(term))
+    lite.close()
+    MemoryDB.open_at(pg_url)  # migrated
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT c, array(SELECT lexeme FROM unnest(to_tsvector('simple',"
+            " memory.fts_text('a' || chr(c) || 'b'))) ORDER BY 1)"
+            " FROM unnest(%s::int[]) c", (points,)).fetchall()
+    differ = [(f"U+{c:04X}", expected.get(c), got) for c, got in rows
+              if expected.get(c) != got]
+    assert differ == []
+
+
+
+def test_the_fold_upgrade_indexes_existing_non_ascii_records_again(
+        pg_url: str, wardian_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wardian._db import close_databases, migrate_component
+    from wardian._pg import PgConnection
+    from wardian.memory.schema_pg import POSTGRES_MIGRATIONS
+
+    old = PgConnection(pg_url, "memory")
+    try:  # a database as migration 2 left it, with records written then
+        migrate_component(old, "memory", POSTGRES_MIGRATIONS[:2])  # type: ignore[arg-type]
+        for rid, text in (("r-umlaut", "Der ÄRGER mit dem Ölfilter."),
+                          ("r-ascii", "Plain words about the filter.")):
+            old.execute(
+                "INSERT INTO records (id, agent_id, kind, scope_kind, text, evidence, status,"
+                " created_at, updated_at, current_revision_id) VALUES (?, 'agent-1',"
+                " 'stable', 'agent', ?, 'said so', 'active', '2026-01-01T00:00:00Z',"
+                " '2026-01-01T00:00:00Z', 'none')", (rid, text))
+    finally:
+        old.close()
+    close_databases(pg_url)
+    monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
+    store = MemoryStore()
+    assert [r.id for r in store.recall("agent-1", "ärger olfilter")] == ["r-umlaut"]
+    assert [r.id for r in store.recall("agent-1", "plain filter")][:1] == ["r-ascii"]
+    from wardian.memory import fulltext_pg
+
+    assert fulltext_pg.index_problems(store.conn) == []  # every row as the new rule cuts it
+
+
+def test_the_schema_keeps_only_the_functions_recall_calls(pg_url: str) -> None:
+    """Migration 4 dropped migration 1's ``bm25_term`` (recall scores in one query)."""
+    import psycopg
+
+    from wardian.memory.db import MemoryDB
+
+    MemoryDB.open_at(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        names = [r[0] for r in conn.execute(
+            "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            " WHERE n.nspname = 'memory' ORDER BY 1")]
+    assert names == ["fts_text", "records_fts_sync"]

@@ -26,7 +26,12 @@ class Served:
 
 def daemon_status() -> DaemonStatus:
     """Whether a daemon holds this data directory's lock, with its pid and start (UTC ISO)
-    when known. Read-only: the lock is probed, not taken."""
+    when known; on PostgreSQL the active serve across machines, its standbys and which is
+    this data directory's (`DaemonStatus`). Read-only: the locks are probed, not taken.
+
+    Raises:
+        StoreError (exit 1): the PostgreSQL server cannot be reached.
+    """
     from wardian.invokers.daemon import daemon_status as status
 
     return status()

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from wardian.cli._common import JsonOption, emit_json, stdout
+
+if TYPE_CHECKING:
+    from wardian.app.serve import DaemonStatus
 
 
 def register(root: typer.Typer) -> None:
@@ -13,8 +18,10 @@ def register(root: typer.Typer) -> None:
     @root.command("serve")
     def serve(
         status: bool = typer.Option(
-            False, "--status", help="Only report whether a daemon holds the lock (pid, since); "
-            "exit 0 when one runs, 1 when none."),
+            False, "--status", help="Only report whether a daemon holds the lock (pid, since; "
+            "on PostgreSQL: which serve is active across the machines sharing the database, "
+            "which wait as standbys, and which is this data directory's); exit 0 when one "
+            "runs, 1 when none."),
         poll: float = typer.Option(
             0.1, "--poll", help="Longest wait between loop passes, seconds (0.01 to 2; CLI "
             "changes to invokers take effect within one pass)."),
@@ -40,6 +47,9 @@ def register(root: typer.Typer) -> None:
             state = daemon_status()
             if json_:
                 emit_json(state.to_json())
+            elif state.database is not None:
+                for line in _database_status_lines(state):
+                    stdout(line)
             elif state.running:
                 stdout(f"wardian serve is running: pid {state.pid}, since {state.since}")
             else:
@@ -57,3 +67,25 @@ def register(root: typer.Typer) -> None:
             sys.stderr.flush()
             os._exit(served.code)
         raise typer.Exit(served.code)
+
+
+def _database_status_lines(state: DaemonStatus) -> list[str]:
+    """``serve --status`` on PostgreSQL: the active serve across machines, then each
+    standby, marking the one of this data directory."""
+    mine = " (this data directory's)"
+    if state.running:
+        who = (f"pid {state.pid} on {state.host}" if state.pid is not None
+               else "a serve that does not name itself (an older Wardian?)")
+        since = f", active since {state.since}" if state.since else ""
+        lines = [f"wardian serve is running: {who}{since}"
+                 f"{mine if state.here == 'active' else ''}; it holds the scheduler lock of"
+                 f" {state.database}"]
+    else:
+        lines = [f"wardian serve is not running: no serve holds the scheduler lock of"
+                 f" {state.database}"]
+    for standby in state.standbys:
+        who = (f"pid {standby.pid} on {standby.host}, waiting since {standby.since}"
+               if standby.pid is not None else "a session named like a serve's")
+        lines.append(f"standby: {who}{mine if standby.here else ''}; it takes over when"
+                     " the active one stops")
+    return lines

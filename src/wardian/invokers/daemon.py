@@ -233,8 +233,10 @@ class ScheduleDaemon:
             # Machines sharing one PostgreSQL database share its scheduler too: one
             # daemon across all of them, by a session advisory lock (issue 18).
             from wardian._pg import SessionLock
+            from wardian.invokers.daemon_lock import serve_session_name
 
-            self._cluster_lock = SessionLock.try_acquire(url, "serve")
+            self._cluster_lock = SessionLock.try_acquire(
+                url, "serve", application_name=serve_session_name(utc_now()))
             if self._cluster_lock is None:
                 self._lock.release()
                 self._lock = None
@@ -280,8 +282,11 @@ class ScheduleDaemon:
         url = configured_database_url()
         if url is not None:
             from wardian._pg import SessionLock
+            from wardian.invokers.daemon_lock import serve_session_name
 
-            self._cluster_lock = SessionLock.try_acquire(url, "serve")
+            # The session's name says who this is, active or waiting (`serve --status`).
+            self._cluster_lock = SessionLock.try_acquire(
+                url, "serve", application_name=serve_session_name(utc_now()))
             if self._cluster_lock is None:
                 from wardian._pg import redact_url
 
@@ -289,7 +294,11 @@ class ScheduleDaemon:
                               f" the database {redact_url(url)} holds its scheduler lock")
                 waited = True
                 try:
-                    self._cluster_lock = SessionLock.wait_acquire(url, "serve", stopped)
+                    self._cluster_lock = SessionLock.wait_acquire(
+                        url, "serve", stopped,
+                        application_name=serve_session_name(utc_now()))
+                    if self._cluster_lock is not None:  # active from now on
+                        self._cluster_lock.name_session(serve_session_name(utc_now()))
                 except BaseException:
                     self.release()
                     raise

@@ -50,9 +50,11 @@ def _idf(n: int, total: int) -> float:
 
 def prefix_filter(words: Sequence[str]) -> tuple[str, list[Any]]:
     """SQL condition on ``records`` (and parameters) for records holding every one of
-    `words` (each ``\\w+``) as a word prefix: Garden's text filter."""
-    query = " & ".join(f"'{w}':*" for w in words)
-    return "fts @@ to_tsquery('wardian_fts', ?)", [query]
+    `words` (each ``\\w+``) as a word prefix: Garden's text filter. Each word is cut and
+    folded as the index's words are (``fts_text``: ``ÄRG`` is ``arg``), as FTS5 reads a
+    query with its own tokenizer."""
+    return ("fts @@ to_tsquery('wardian_fts', (SELECT string_agg(quote_literal(fts_text(w))"
+            " || ':*', ' & ') FROM unnest(?::text[]) w))"), [list(words)]
 
 
 def lexical_candidates(

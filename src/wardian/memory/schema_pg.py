@@ -3,8 +3,8 @@
 Migration 1 is SQLite's migrations 1-7 as they stand (a PostgreSQL database starts empty:
 there is nothing older to upgrade, and `wardian db migrate --to` copies into it). Each
 later change of ``memory.db`` appends one migration to both lists; a change of the
-PostgreSQL side alone (migration 2: the trigger's text search configuration named by
-schema) appends to this one only.
+PostgreSQL side alone (migrations 2 and 3: how words are cut and folded) appends to this
+one only.
 
 Differences, all here:
 
@@ -15,9 +15,14 @@ Differences, all here:
   and its triggers; `wardian.memory.fulltext_pg` scores as FTS5's ``bm25()`` does. Words
   are cut as FTS5's ``porter unicode61`` tokenizer cuts them (migration 2): ``fts_text``
   turns punctuation into spaces, the configuration ``wardian_fts`` stems with the
-  original Porter algorithm and keeps stop words. One difference is left: on a database
-  whose ctype is ``C`` PostgreSQL neither folds the case of non-ASCII letters nor (as
-  unicode61 does) drops their diacritics.
+  original Porter algorithm and keeps stop words. Migration 3 makes ``fts_text`` apply
+  unicode61's own table per character (`wardian.memory.fts_fold_pg`, read off SQLite):
+  its separators, and its folds of case and Latin diacritics, which PostgreSQL does not
+  do under a ``C`` ctype. Under ``C`` every code point then cuts and folds as on SQLite;
+  under another ctype the parser also splits words at a few characters unicode61 keeps in
+  words (superscript digits, fractions, symbols newer than Unicode 6.1). Left: the two
+  Porter implementations differ on words under three bytes (FTS5 leaves them alone) and
+  where a non-ASCII letter is one of a stem's last three (FTS5 counts bytes).
 * ``memory_version`` counts write transactions (SQLite's ``data_version``) for the recall
   caches.
 * ``REAL`` is ``DOUBLE PRECISION`` (process start times need every bit), ``BLOB`` is
@@ -26,9 +31,77 @@ Differences, all here:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from wardian._db import NamedMigration
+from wardian.memory.fts_fold_pg import FOLD, SEPARATORS
 
 __all__ = ["POSTGRES_MIGRATIONS"]
+
+
+def _bracket(runs: Iterable[tuple[int, int]], *, negated: bool = False) -> str:
+    """A regular-expression bracket of the code point `runs`, written as escapes."""
+    def esc(c: int) -> str:
+        return f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}"
+
+    body = "".join(esc(a) if a == b else f"{esc(a)}-{esc(b)}" for a, b in runs)
+    return f"[{'^' if negated else ''}{body}]"
+
+
+def _runs(values: Iterable[int]) -> list[tuple[int, int]]:
+    runs: list[list[int]] = []
+    for c in sorted(values):
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return [(a, b) for a, b in runs]
+
+
+def _fold_as_unicode61() -> str:
+    """Migration 3's SQL (built from `wardian.memory.fts_fold_pg`, pinned by its digest)."""
+    # translate() walks its list for each character: the common scripts' capitals first.
+    common = ((0xC0, 0xFF), (0x100, 0x17F), (0x400, 0x4FF), (0x370, 0x3FF))
+
+    def order(pair: tuple[int, int]) -> tuple[int, int]:
+        return next((i for i, (a, b) in enumerate(common) if a <= pair[0] <= b),
+                    len(common)), pair[0]
+
+    kept = sorted((p for p in FOLD if p[1]), key=order)
+    dropped = [p for p in FOLD if not p[1]]  # after `kept`: translate() drops the tail
+    source = "".join(chr(c) for c, _ in (*kept, *dropped))
+    target = "".join(chr(t) for _, t in kept)
+    folded = _runs(c for c, _ in FOLD)
+    separator, fold, rest = (_bracket(SEPARATORS), _bracket(folded),
+                             _bracket(folded, negated=True))
+    return f"""
+    -- FTS5's unicode61 per character: its separators become spaces, its word
+    -- characters are folded (Ä, ä -> a; É -> e; a combining acute dropped). ASCII
+    -- letters are left to the dictionaries, which lower-case them under every ctype;
+    -- a text without a character to fold skips the fold.
+    CREATE OR REPLACE FUNCTION fts_text(value TEXT) RETURNS TEXT
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+    DECLARE
+        spaced TEXT := regexp_replace(value, '{separator}+', ' ', 'g');
+    BEGIN
+        IF spaced !~ '{fold}' THEN
+            RETURN spaced;
+        END IF;
+        RETURN (SELECT string_agg(COALESCE(translate(x.m[1], '{source}', '{target}'),
+                                           x.m[2]), '' ORDER BY x.n)
+                FROM regexp_matches(spaced, '({fold}+)|({rest}+)', 'g')
+                     WITH ORDINALITY AS x(m, n));
+    END $fn$;
+
+    ALTER TABLE records DISABLE TRIGGER records_fts_sync;
+    UPDATE records SET fts = to_tsvector('wardian_fts', fts_text(text))
+                             || to_tsvector('wardian_fts', fts_text(evidence))
+        WHERE text || evidence ~ '[^[:space:]\\x20-\\x7e]';
+    UPDATE records SET doclen = (SELECT COALESCE(sum(cardinality(positions)), 0)
+                                 FROM unnest(fts))
+        WHERE text || evidence ~ '[^[:space:]\\x20-\\x7e]';
+    ALTER TABLE records ENABLE TRIGGER records_fts_sync;
+    """
 
 POSTGRES_MIGRATIONS: list[NamedMigration] = [
     NamedMigration("create_memory_schema", """
@@ -241,5 +314,17 @@ POSTGRES_MIGRATIONS: list[NamedMigration] = [
     UPDATE records SET doclen = (SELECT COALESCE(sum(cardinality(positions)), 0)
                                  FROM unnest(fts));
     ALTER TABLE records ENABLE TRIGGER records_fts_sync;
+    """),
+    # 3: non-ASCII words as unicode61 folds them (`_fold_as_unicode61`): under a ``C``
+    # ctype PostgreSQL lower-cased only ASCII, so ``Ärger`` and ``ärger`` were different
+    # words, and it kept the diacritics FTS5 drops (``école`` did not find ``ÉCOLE``);
+    # the separators are unicode61's own (``→``, ``€`` and emoji split words; ``²``,
+    # ``ª`` and ``µ`` are word characters). Records holding anything but printable
+    # ASCII are indexed again.
+    NamedMigration("fts_fold_as_unicode61", _fold_as_unicode61()),
+    # 4: migration 1's per-word BM25 function; recall scores in one query since
+    # (`wardian.memory.fulltext_pg.lexical_candidates`) and nothing calls it.
+    NamedMigration("drop_bm25_term", """
+    DROP FUNCTION bm25_term(tsvector, BIGINT, TEXT[], DOUBLE PRECISION, DOUBLE PRECISION);
     """),
 ]

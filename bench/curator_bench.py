@@ -9,9 +9,13 @@ curator's time (load + curate) per MB of transcript.
 Exits 1 when a target is missed (issue 12: precision >= 0.9, recall >= 0.75, 0 forbidden,
 0 evidence-not-found, no file over its cap, <= 1 s per MB, a made-up 2 MB session in <= 1 s
 CPU with its 900 repeats as at most one record); ``--verbose`` lists misses and
-records that match no item.
+records that match no item. ``--set blind`` scores the blind set instead
+(``tests/curator/blind/``: made-up sessions in the real formats, targets in blind_gold.json);
+it prints the same figures and checks only the safety targets (0 forbidden, 0
+evidence-not-found, no file over its cap, the large-session speed): its precision and
+recall are a measurement, not a gate, so that nobody tunes rules to its sentences.
 
-Usage: python bench/curator_bench.py [--verbose]
+Usage: python bench/curator_bench.py [--verbose] [--set corpus|blind]
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.curator.gold import (  # noqa: E402
+    BLIND_GOLD,
+    BLIND_TRANSCRIPTS,
     GOLD,
     TRANSCRIPTS,
     load_gold,
@@ -45,14 +51,27 @@ MAX_LARGE_SESSION_S = 1.0
 """CPU seconds for the made-up 2 MB session (`large_session`), best of three."""
 
 
-def run(verbose: bool) -> int:
-    """Run the bench; return the process exit code."""
-    if not GOLD.is_file():
-        print(f"curation targets not found at {GOLD}; nothing to bench", file=sys.stderr)
+def run(verbose: bool, which: str = "corpus") -> int:
+    """Run the bench on `which` set ("corpus" or "blind"); return the process exit code."""
+    gold, transcripts = (BLIND_GOLD, BLIND_TRANSCRIPTS) if which == "blind" else (GOLD, TRANSCRIPTS)
+    if not gold.is_file():
+        print(f"curation targets not found at {gold}; nothing to bench", file=sys.stderr)
         return 0
     # warm up once (imports, detect-secrets plugins), so the per-MB figure is the curator's
-    curate({"messages": [{"seq": 0, "role": "user", "kind": "text", "meta": {},
-                          "text": "Always run the linter before committing."}]})
+    curate(
+        {
+            "messages": [
+                {
+                    "seq": 0,
+                    "role": "user",
+                    "kind": "text",
+                    "meta": {},
+                    # a token-shaped word: the scanner loads its plugins on the first one
+                    "text": "Always run the linter before committing, key q7Vx2Lm9Rp4sT8wZ1bN6.",
+                }
+            ]
+        }
+    )
     tot = {"saved": 0, "good": 0, "expected": 0, "hit": 0, "forb": 0, "enf": 0, "over": 0}
     seconds = 0.0
     size = 0
@@ -60,8 +79,8 @@ def run(verbose: bool) -> int:
         f"{'file':48} {'saved':>5} {'good':>4} {'hit':>7} {'forb':>4} {'enf':>3} "
         f"{'over':>4} {'KiB':>6} {'ms':>6} {'s/MB':>5}"
     )
-    for entry in load_gold():
-        path = TRANSCRIPTS / entry.file
+    for entry in load_gold(gold):
+        path = transcripts / entry.file
         if not path.exists():
             print(f"{entry.stem:48} missing")
             continue
@@ -106,18 +125,20 @@ def run(verbose: bool) -> int:
     recall = tot["hit"] / tot["expected"] if tot["expected"] else 1.0
     per_mb = seconds / (size / 1e6) if size else 0.0
     print(
-        f"curation (builtin/curator-rules): precision {precision:.3f}, recall {recall:.3f} "
+        f"curation (builtin/curator-rules, {which}): precision {precision:.3f}, "
+        f"recall {recall:.3f} "
         f"({tot['hit']}/{tot['expected']}), saved {tot['saved']}, forbidden {tot['forb']}, "
         f"evidence-not-found {tot['enf']}, over-cap {tot['over']}; "
         f"{per_mb:.3f} s per MB ({size / 1e6:.1f} MB in {seconds:.2f} s)"
     )
+    gated = which != "blind"  # the blind set's quality figures are a measurement only
     ok = (
-        precision >= MIN_PRECISION
-        and recall >= MIN_RECALL
+        (not gated or (precision >= MIN_PRECISION and recall >= MIN_RECALL))
         and tot["forb"] == 0
         and tot["enf"] == 0
         and tot["over"] == 0
-        and per_mb <= MAX_SECONDS_PER_MB
+        # a few KiB per file: fixed per-file costs, not the curator's speed, would decide it
+        and (not gated or per_mb <= MAX_SECONDS_PER_MB)
     )
     large = large_session()
     best = float("inf")
@@ -127,8 +148,10 @@ def run(verbose: bool) -> int:
         best = min(best, time.process_time() - started)
     megabytes = len(json.dumps(large["messages"])) / 1e6
     saved = len(answer.get("operations", []))
-    print(f"made-up large session: {megabytes:.1f} MB curated in {best:.2f} s CPU "
-          f"(target <= {MAX_LARGE_SESSION_S:.1f} s), {saved} record(s) from 900 repeats")
+    print(
+        f"made-up large session: {megabytes:.1f} MB curated in {best:.2f} s CPU "
+        f"(target <= {MAX_LARGE_SESSION_S:.1f} s), {saved} record(s) from 900 repeats"
+    )
     ok = ok and best <= MAX_LARGE_SESSION_S and saved <= 1
     print("targets: " + ("met" if ok else "NOT met"))
     return 0 if ok else 1
@@ -138,8 +161,15 @@ def main() -> None:
     """CLI entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", "-v", action="store_true")
+    parser.add_argument(
+        "--set",
+        dest="which",
+        choices=("corpus", "blind"),
+        default="corpus",
+        help="the shared corpus (default) or the made-up blind set in tests/curator/blind/",
+    )
     args = parser.parse_args()
-    raise SystemExit(run(args.verbose))
+    raise SystemExit(run(args.verbose, args.which))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,10 @@ CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 """``../shared/corpus`` relative to the checkout (``/work/shared/corpus`` for a worktree)."""
 GOLD = CORPUS_DIR / "gold.json"
 TRANSCRIPTS = CORPUS_DIR / "transcripts"
+BLIND_DIR = Path(__file__).resolve().parent / "blind"
+"""The blind set: made-up sessions (``blind/build.py``) the curator was not developed against."""
+BLIND_GOLD = BLIND_DIR / "blind_gold.json"
+BLIND_TRANSCRIPTS = BLIND_DIR / "transcripts"
 
 Item = list[list[str]]
 

@@ -292,6 +292,8 @@ def _candidates(
             if signals.quotes_agent(seg.text):
                 continue
             rules = match_rules(seg.text)
+            if signals.is_sign_off(seg.text) and all(r.category == "decision" for r in rules):
+                continue  # "we'll pick it up tomorrow" ends the day; it plans nothing
             correcting = seq in corrections
             if (not rules and not correcting) or not _segment_ok(seg):
                 continue
@@ -338,6 +340,7 @@ def _candidates(
             focus = _focus(seg.text, best.pattern)
             if is_question(seg.text) and not question:
                 focus = _clause(seg.text, best.pattern)  # the rule, not the question
+            focus = _after_task_lead(focus, best.pattern)
             fixed = best.fixed_text(seg.text)
             if fixed:
                 cand = replace(cand, text=fixed)
@@ -387,6 +390,22 @@ def _clause(text: str, pattern: re.Pattern[str]) -> str:
         return text
     starts = [m.end() for m in _CLAUSE_BOUNDARY.finditer(text, 0, match.start())]
     return text[starts[-1] :] if starts else text
+
+
+MAX_TASK_LEAD_CHARS = 60
+"""A lead-in before a colon at most this long is the task at hand, not the rule."""
+
+
+def _after_task_lead(text: str, pattern: re.Pattern[str]) -> str:
+    """The rule after a short task lead-in and a colon ("Fix the header: in this repo titles
+    are sentence case" → the part after the colon); `text` when the cue is not after one."""
+    match = pattern.search(text)
+    if match is None:
+        return text
+    colon = text.rfind(": ", 0, match.start())
+    if 0 < colon <= MAX_TASK_LEAD_CHARS and len(text) - colon > 20:
+        return text[colon + 2 :]
+    return text
 
 
 def _focus(text: str, pattern: re.Pattern[str]) -> str:
@@ -451,6 +470,10 @@ def _cand(
 ) -> _Candidate:
     whole = (message or "").strip()
     short = 0 < len(whole) <= WHOLE_MESSAGE_EVIDENCE_CHARS and not message_is_paste(whole)
+    if short and looks_secret(whole):
+        # a rule said next to a pasted credential keeps its own sentence as evidence: the
+        # secret never enters the record, and the rule is not lost with it
+        short = False
     evidence = whole if short else seg.text[:MAX_EVIDENCE_CHARS]
     scope: Literal["agent", "workspace"] = "agent" if AGENT_SCOPE.search(seg.text) else "workspace"
     return _Candidate(

@@ -64,7 +64,8 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:update|add (?:this |that |it )?to|write (?:this |it )?(?:in|into)|put (?:this |it )?"
         r"in) (?:the )?(?:claude|agents|gemini)\.md\b.*\b(?:that|to)\b"
         r"|\b(?:remember|keep in mind|don'?t forget|do not forget) (?:that|to)\b(?!.*\?\s*$)"
-        r"|\b(?:from now on|going forward|for future (?:reference|sessions))\b",
+        r"|\b(?:from now on|going forward|for future (?:reference|sessions)|in (?:the )?future"
+        r"(?= ,|,| always| never| please| use| do| don'?t)|next time(?=,| always| never| use))\b",
     ),
     _r(
         "correction-marker",
@@ -116,6 +117,35 @@ RULES: tuple[Rule, ...] = (
         r"|\bby default\b"
         r"|\bfirst\b.*\bbefore (?:you |we )?\w+"
         r"|\bi (?:always |really )?prefer\b|\bplease always\b",
+    ),
+    _r(
+        "stated-preference",
+        "convention",
+        0.8,
+        # what the user likes or dislikes as a way of working, said in passing: "I like short
+        # functions", "I'd rather you…", "I hate it when…", "I'm not a fan of…" (not a
+        # reaction to the work at hand: "I like it", "I like that", "I'd rather not")
+        r"\bi (?:really |much |personally |generally |also )?(?:like|love|hate|dislike|"
+        r"can'?t stand)\s+(?!it\b(?! when)|that\b|this\b|these\b|those\b|the (?:idea|way|"
+        r"new|change|result|look|plan)\b|how\b|what\b|your\b|you\b|to (?:see|know|hear|"
+        r"try|ask|check|understand)\b)\w+"
+        r"|\bi(?:'d| would) (?:much |really )?(?:rather|prefer)\b(?! not\b)"
+        r"|\bi'?m (?:not )?(?:a (?:big )?fan of|keen on)\s+(?!it\b|that\b|this\b)\w+",
+    ),
+    _r(
+        "project-convention",
+        "convention",
+        0.77,
+        # how things are done in this project, stated as a fact: "in this repo, handlers
+        # return errors", "here we squash-merge", "our convention is…", "the rule here is…"
+        r"\b(?:in|for|across|throughout) (?:this|our) (?:repo|repository|project|codebase|"
+        r"monorepo|team|package|crate|service|app)\b,?\s+(?!(?:is|are|was|were|it|there)\b)"
+        r"(?:[\w./`'-]+\s+){0,4}(?:are|is|go|live|stay|use|start|end|follow|get|must|should|"
+        r"need|have|has|never|always)\b"
+        r"|^(?:and |so |also )?here,? we (?:always |never |only |don'?t |do not )?"
+        r"(?:use|write|keep|name|put|prefer|follow|squash|rebase|merge|run|pin|ship|avoid)\b"
+        r"|\b(?:the|our) (?:convention|rule|policy|house style|style|norm) (?:here |in this "
+        r"\w+ )?is\b",
     ),
     _r(
         "modal-rule",
@@ -209,7 +239,8 @@ def match_rules(text: str) -> list[Rule]:
 
 
 _LEAD = re.compile(
-    r"^(?:(?:ok(?:ay)?|great|yes|yeah|also|and|so|but|then|well|hmm|please|pls|one more "
+    r"^(?:(?:ok(?:ay)?|great|yes|yeah|also|and|so|but|then|well|hmm|please|pls|btw|by the way|"
+    r"fyi|oh|one more "
     r"feedback|stop for a second|just to be sure|in theory|maybe|no|nope)\b[!,.:;\-–]*\s*)+",
     re.IGNORECASE,
 )
@@ -223,6 +254,14 @@ _HEDGE = re.compile(
     re.IGNORECASE,
 )
 """Spoken hedges and fillers: they carry no content into a memory statement."""
+_MEMORY_WRAPPER = re.compile(
+    r"^(?:(?:please|pls|and|also|so)\s+)*(?:(?:remember|keep in mind|note|don'?t forget|do not "
+    r"forget)(?: that| to)?,?\s+(?=\w)(?!(?:this|that|it)\W*$)|(?:from now on|going forward|"
+    r"in (?:the )?future|for future (?:reference|sessions)|next time),?\s+(?=\w))",
+    re.IGNORECASE,
+)
+"""The request to remember is the record's reason, not its content ("Remember that X" → "X",
+"From now on, run Y" → "Run Y"); the evidence keeps the words."""
 _MAKE_SURE = re.compile(r"\bmake sure (?:that )?(?:you )?", re.IGNORECASE)
 _ASK_WRAPPER = re.compile(
     r"^(?:can|could|would) you (?:please )?(?:update|add to|write (?:in|into)) (?:the )?"
@@ -233,6 +272,7 @@ _PRONOUNS = (
     (re.compile(r"\bi'?ll\b", re.IGNORECASE), "the user will"),
     (re.compile(r"\bi'?m\b", re.IGNORECASE), "the user is"),
     (re.compile(r"\bi'?ve\b", re.IGNORECASE), "the user has"),
+    (re.compile(r"\bi'd\b", re.IGNORECASE), "the user would"),
     (re.compile(r"(?<![\w/.-])[iI](?![\w/.'-])"), "the user"),
     (re.compile(r"\bme\b", re.IGNORECASE), "the user"),
     (re.compile(r"\bmy\b", re.IGNORECASE), "the user's"),
@@ -247,7 +287,7 @@ _PRONOUNS = (
     (
         re.compile(
             r"(?<!\blet )(?<!\bhelp )(?<!\bmake )\b(the (?:user|agent)) "
-            r"(prefer|want|like|need|use|think|know|expect)\b"
+            r"(prefer|want|like|love|hate|dislike|need|use|think|know|expect)\b"
         ),
         r"\1 \2s",
     ),
@@ -313,6 +353,7 @@ def rewrite(segment: str, category: str) -> str:
     text = " ".join(text.split())
     text = _LEAD.sub("", text)
     text = _ASK_WRAPPER.sub("", text)
+    text = _MEMORY_WRAPPER.sub("", text)
     text = _MAKE_SURE.sub("", text)
     text = _HEDGE.sub("", text)
     text = _PROGRESS_LEAD.sub("", text)

@@ -100,6 +100,15 @@ _CONFIRM = re.compile(
     r"looks good|lgtm|great)\b",
     re.IGNORECASE,
 )
+_ACKNOWLEDGE = re.compile(
+    r"^\W*(?:(?:oh|ah|ok(?:ay)?|wow|nice|great|thanks?)[,!. ]+)*(?:good|nice|great) "
+    r"(?:catch|find|spot|call)\b|^\W*(?:good to know|that explains it|til)\b"
+    r"|\b(?:keep|bear) (?:that|this|it) in mind\b|\bremember (?:that|this)(?= for|\W*$)",
+    re.IGNORECASE,
+)
+"""The user acknowledging the agent's finding ("good catch", "keep that in mind"): what the
+agent found is confirmed as worth knowing, even before anything is re-run."""
+MAX_ACKNOWLEDGE_WORDS = 25
 _COUNTER = re.compile(
     r"^\W*(?:but\s+)?(?:can'?t|couldn'?t|shouldn'?t|why not|how about|what about|could|can|"
     r"should|would)\s+(?:we|you|it|this|that)\b",
@@ -167,7 +176,8 @@ _DONE = re.compile(
 _CAUSE = re.compile(
     r"\b(?:because|since|root cause|the (?:real )?(?:issue|problem|bug|cause|culprit) "
     r"(?:is|was)|caused by|requires?|needs? (?:a|an|the|to)|must (?:be|have|use)|"
-    r"only works (?:when|if)|crash(?:es|ed)? (?:when|if|because))\b",
+    r"only works (?:when|if)|crash(?:es|ed)? (?:when|if|because)|unless|only (?:if|when)|"
+    r"ignores?|(?:is|are) not (?:stored|persisted|saved|inherited|shared|kept))\b",
     re.IGNORECASE,
 )
 _FIRST_PERSON_ACTION = re.compile(
@@ -227,6 +237,33 @@ def quotes_agent(text: str) -> bool:
 def is_routine(text: str) -> bool:
     """True for an acknowledgement or a go-ahead that carries no content ("yes", "ok, go")."""
     return bool(_ROUTINE.match(text.strip()))
+
+
+_SIGN_OFF = re.compile(
+    r"\b(?:(?:stop|pause|leave it|break)(?: it)? (?:here|there)(?: for (?:today|now|tonight))?"
+    r"(?=\s*(?:[,.!;:\-–—]|$))"
+    r"|(?:call(?:ing)? it|that'?s it|that'?s all|done) (?:a day|for (?:today|now|tonight|the day))"
+    r"|(?:continue|resume|pick (?:this|it|that) (?:back )?up|carry on|finish (?:this|it|up)|"
+    r"come back to (?:this|it)|get back to (?:this|it))\b[^.?!]{0,20}\b(?:tomorrow|later|"
+    r"next (?:time|week|session)|on (?:monday|tuesday|wednesday|thursday|friday)|after (?:lunch|"
+    r"the weekend)|in the morning)"
+    r"|i(?:'ve| have)? (?:(?:have|need|got) to|gotta|must) (?:go|leave|run|head out|log off|"
+    r"sign off))\b",
+    re.IGNORECASE,
+)
+MAX_SIGN_OFF_WORDS = 24
+
+
+def is_sign_off(text: str) -> bool:
+    """True for a short message that ends the working session without asking for anything
+    ("I have to go, let's pick this up tomorrow"): it is no record itself, and the work it
+    leaves is whatever the request before it left open."""
+    stripped = text.strip()
+    return (
+        len(stripped.split()) <= MAX_SIGN_OFF_WORDS
+        and not stripped.endswith("?")
+        and bool(_SIGN_OFF.search(stripped))
+    )
 
 
 def _texts(messages: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any], str]]:
@@ -581,7 +618,8 @@ def unfinished(
     if not texts:
         return []
     out: list[Signal] = []
-    human_idx = [i for i, (_, msg, _) in enumerate(texts) if _is_human(msg)]
+    # a closing "let's continue tomorrow" leaves the turn before it in progress
+    human_idx = [i for i, (_, msg, t) in enumerate(texts) if _is_human(msg) and not is_sign_off(t)]
     last_human = human_idx[-1] if human_idx else -1
     state = _last_state(texts)
     last_human_seq = texts[last_human][0] if last_human >= 0 else -1
@@ -767,7 +805,12 @@ def findings(messages: list[dict[str, Any]]) -> list[Signal]:
     texts = _texts(messages)
     out: list[Signal] = []
     for i, (_, msg, text) in enumerate(texts):
-        if not _is_human(msg) or not _CONFIRM.search(text) or len(text.split()) > 12:
+        if not _is_human(msg):
+            continue
+        words = len(text.split())
+        confirmed = words <= 12 and _CONFIRM.search(text)
+        acknowledged = words <= MAX_ACKNOWLEDGE_WORDS and _ACKNOWLEDGE.search(text)
+        if not (confirmed or acknowledged):
             continue
         best: tuple[int, int, str] | None = None
         for j in range(i - 1, -1, -1):

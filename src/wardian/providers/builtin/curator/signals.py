@@ -173,6 +173,15 @@ _DONE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 """The agent reporting its work finished (a past-tense report, a summary, passing checks)."""
+_LEFT_OPEN = re.compile(
+    r"\b(?:(?:is|are) (?:still )?not (?:done|finished|implemented|wired up|hooked up|there) yet|"
+    r"(?:is|are) still (?:to do|todo|missing|pending|open|left)|(?:is|are) (?:still )?left to do|"
+    r"still (?:need|needs) to be (?:done|added|written|implemented)|remaining (?:work|steps|items|"
+    r"parts?) (?:is|are)|not yet (?:done|implemented|wired up|started))\b",
+    re.IGNORECASE,
+)
+"""The agent saying part of the request is still open ("the toggle is not done yet"): its
+report of what it did does not finish the request."""
 _CAUSE = re.compile(
     r"\b(?:because|since|root cause|the (?:real )?(?:issue|problem|bug|cause|culprit) "
     r"(?:is|was)|caused by|requires?|needs? (?:a|an|the|to)|must (?:be|have|use)|"
@@ -281,8 +290,9 @@ def _is_human(msg: dict[str, Any]) -> bool:
 
 
 def _relative(path: str, workspace: str | None) -> str:
-    if workspace and path.startswith(workspace.rstrip("/") + "/"):
-        return path[len(workspace.rstrip("/")) + 1 :]
+    root = (workspace or "").rstrip("/")
+    if root and path.startswith(root + "/"):  # a workspace of "/" (unknown) keeps paths whole
+        return path[len(root) + 1 :]
     return path
 
 
@@ -656,7 +666,9 @@ def unfinished(
             )
     if last_human >= 0 and not out:
         seq, _, request = texts[last_human]
-        finished = any(_DONE.search(t) for _, _, t in prose)
+        finished = any(_DONE.search(t) for _, _, t in prose) and not (
+            prose and _LEFT_OPEN.search(prose[-1][2])
+        )
         started = any(m.get("role") == "assistant" for _, m, _ in after)
         if started and not finished and not is_routine(request) and not _CONFIRM.search(request):
             piece = _request_piece(request)

@@ -13,6 +13,18 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "tra
 """The shared transcript corpus (never copied into the project; tests skip when absent)."""
 
 
+@pytest.fixture(autouse=True, scope="session")
+def no_detached_worker_left() -> Iterator[None]:
+    """At the end of the session (each xdist worker's), wait for — or end — the detached
+    drain and run workers the tests started in-process: their `Popen` objects, still held
+    at interpreter exit, each warned ``ResourceWarning: subprocess N is still running``
+    after pytest had finished (and kept running past the session)."""
+    yield
+    from wardian._process import end_kept
+
+    end_kept()
+
+
 @pytest.fixture(autouse=True)
 def wardian_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point WARDIAN_HOME at a fresh temp dir and drop every other WARDIAN_* variable."""

@@ -179,3 +179,29 @@ def test_ending_descendants_with_none_left_needs_no_psutil() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60).stdout.split()
     assert out == ["0", "False" if sys.platform.startswith("linux") else "True"]
+
+
+@pytest.mark.parametrize("ends", [False, True])
+def test_kept_workers_warn_at_exit_unless_ended(ends: bool) -> None:
+    # The cause of pytest-xdist's "ResourceWarning: subprocess N is still running" at
+    # worker exit: a detached worker's Popen held by `keep` until the interpreter ends.
+    code = (
+        "import subprocess, sys\n"
+        "from wardian._process import end_kept, keep\n"
+        "slow = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'],"
+        " start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "keep(slow)\n"
+        "print(slow.pid, flush=True)\n"
+        + ("print(end_kept(timeout_s=0) == [slow.pid], slow.returncode is not None)\n"
+           if ends else "")
+    )
+    done = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True,
+                          text=True, timeout=120, check=True)
+    pid = int(done.stdout.split()[0])
+    if not ends:
+        os.kill(pid, 9)  # what the test left behind
+        assert f"ResourceWarning: subprocess {pid} is still running" in done.stderr
+        return
+    assert done.stdout.split()[1:] == ["True", "True"]
+    assert "ResourceWarning" not in done.stderr, done.stderr
+    assert identity_of(pid) is None

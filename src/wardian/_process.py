@@ -23,7 +23,9 @@ Detached workers
     it exits. A detached worker (the drain worker, a detached run) is meant to outlive the
     call that started it, so `keep` holds its `Popen` for the life of this process and reaps
     those that have exited on every later call: no warning, no zombie pile-up in a
-    long-lived daemon.
+    long-lived daemon. A process that must not leave its workers running past its own end
+    (a test session) calls `end_kept`: the `Popen` objects still held at interpreter exit
+    are what warns otherwise.
 
 Process-tree control
     Becoming a child subreaper, dying with the parent (``PR_SET_PDEATHSIG``) and ending what
@@ -36,6 +38,7 @@ Process-tree control
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -54,6 +57,7 @@ __all__ = [
     "current",
     "die_with_parent",
     "end_descendants",
+    "end_kept",
     "identity_of",
     "is_alive",
     "keep",
@@ -301,6 +305,40 @@ def keep(proc: subprocess.Popen[bytes]) -> int:
         _kept[:] = [p for p in _kept if p.poll() is None]
         _kept.append(proc)
     return proc.pid
+
+
+def end_kept(timeout_s: float = 30.0) -> list[int]:
+    """Wait for the detached workers this process started, and end those that outlast it.
+
+    Each still-running worker gets until `timeout_s` seconds (shared) from the call to exit;
+    then it and its session (it leads one: POSIX ``start_new_session``) get SIGKILL. All
+    are reaped and forgotten, so none warns at interpreter exit.
+
+    Returns:
+        The pids that had to be killed.
+    """
+    import subprocess
+    import time
+
+    with _lock:
+        held, _kept[:] = list(_kept), []
+    deadline = time.monotonic() + timeout_s
+    killed = []
+    for proc in held:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            continue
+        except subprocess.TimeoutExpired:
+            pass
+        killed.append(proc.pid)
+        if sys.platform != "win32":
+            import signal
+
+            with contextlib.suppress(OSError):  # its session: what it started too
+                os.killpg(proc.pid, signal.SIGKILL)
+        proc.kill()
+        proc.wait()
+    return killed
 
 
 def kept_pids() -> set[int]:

@@ -9,7 +9,9 @@ prints the tool's real output shapes for the scenario in ``$FAKE_PROVIDER_SCENAR
 ``no_auth`` · ``silent_switch`` (claude) · ``no_effort_report`` (claude: hooks not run) ·
 ``hang`` (spawns a grandchild, writes its pid to ``$FAKE_PROVIDER_GRANDCHILD_PID`` and
 ``{"pid", "grandchild"}`` to the FIFO ``$FAKE_PROVIDER_HANG_READY`` when set, sleeps) ·
-``no_rollout`` (codex) · ``discovery_fail`` · ``discovery_hang`` · ``discovery_flood``.
+``no_rollout`` (codex) · ``hang_before_thread`` (codex: its rollout open, no
+``thread.started`` printed, then as ``hang``) · ``discovery_fail`` · ``discovery_hang`` ·
+``discovery_flood``.
 
 The answer text is ``$FAKE_PROVIDER_ANSWER`` (default ``{"operations": []}``). Shapes follow
 reference/providers.md and the public docs/issues cited there.
@@ -137,6 +139,25 @@ def codex_exec() -> int:
     if SCENARIO == "hang":
         hang()
     thread_id = str(uuid.uuid4())
+    if SCENARIO == "hang_before_thread":
+        # Codex's recorder creates the rollout and keeps it open from session start; the
+        # turn is under way (the prompt recorded) before `thread.started` reached stdout.
+        day = Path(os.environ.get("CODEX_HOME", Path.home() / ".codex")) / "sessions" / "2026"
+        day = day / "11" / "29"
+        day.mkdir(parents=True, exist_ok=True)
+        held = open(day / f"rollout-2026-11-29T20-00-00-{thread_id}.jsonl", "w",  # noqa: SIM115
+                    encoding="utf-8")
+        for line in (
+            {"timestamp": TS, "type": "session_meta",
+             "payload": {"id": thread_id, "cwd": os.getcwd(), "originator": "codex_exec",
+                         "cli_version": "0.130.0"}},
+            {"timestamp": TS, "type": "response_item",
+             "payload": {"type": "message", "role": "user", "content": [
+                 {"type": "input_text", "text": stdin if prompt_arg == "-" else prompt_arg}]}},
+        ):
+            held.write(json.dumps(line) + "\n")
+        held.flush()
+        hang()
     out({"type": "thread.started", "thread_id": thread_id})
     out({"type": "turn.started"})
     if SCENARIO == "unknown_model":

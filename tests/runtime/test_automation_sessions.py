@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 from wardian.runtime.agents import AgentRegistry
+from wardian.runtime.automation_sessions import is_automation_transcript
 from wardian.runtime.recovery import claude_project_dir, sweep
 from wardian.runtime.session_events import SessionEventQueue, drain_lock
 
@@ -112,6 +113,33 @@ def test_a_failed_step_transcript_is_not_recovered(work: Path, tmp_path: Path,
     assert result.status == "failed"
     assert len(_rollouts()) == 1
     assert sweep().recorded == []
+
+
+@pytest.mark.parametrize("assignment", [
+    {"target_type": "temporary_provider", "provider": "codex"},
+    {"target_type": "agent", "agent": "ada"},
+], ids=["temporary-provider", "agent"])
+def test_a_step_killed_before_codex_named_its_thread_is_not_recovered(
+    work: Path, tmp_path: Path, fake_cli: FakeCli, assignment: dict[str, Any],  # noqa: F811
+) -> None:
+    # Codex opened its rollout and recorded the prompt, but had not printed
+    # `thread.started` when the step's timeout killed it: nothing on stdout names it.
+    fake_cli.scenario("hang_before_thread")
+    path = write_blueprint(tmp_path / "bp", BLUEPRINT.replace(
+        "    output: {type: object}", "    timeout: 3s\n    output: {type: object}"))
+    store = RunStore()
+    try:
+        run = create_run(store, path, assignments={"curator": assignment},
+                         workspace=str(work))
+        result = execute_run(run.id, store=store)
+    finally:
+        store.close()
+    assert result.status == "failed" and "did not finish within 3 s" in (result.error or "")
+    (rollout,) = _rollouts()
+    assert is_automation_transcript(str(rollout))  # named as the step's own, exactly
+    report = sweep()
+    assert report.recorded == []
+    assert report.skipped.get("an automation step's own session") == 1
 
 
 def _hook(host: str, event: str, payload: dict[str, Any], env: dict[str, str]

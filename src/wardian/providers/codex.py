@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import queue
+import re
 import subprocess
 import tempfile
 import threading
@@ -123,6 +124,8 @@ class CodexAdapter(CliAdapter):
                                     cancel=cancel)
             except ProviderError as exc:  # killed: its rollout still names it
                 self._name_session(exc, _thread_of(exc.partial_stdout or ""), env)
+                if exc.transcript_path is None:  # killed before it printed its thread
+                    self._name_open_rollout(exc, env)
                 raise
         thread_id = _thread_of(proc.stdout)
         try:
@@ -148,6 +151,32 @@ class CodexAdapter(CliAdapter):
             exc.session_id = thread_id
             rollout = self._rollout(thread_id, env)
             exc.transcript_path = str(rollout) if rollout else None
+
+    @staticmethod
+    def _name_open_rollout(exc: ProviderError, env: dict[str, str]) -> None:
+        """Name the session of a call killed before Codex printed ``thread.started``: the
+        rollout file its process held open (Codex's recorder keeps it open from session
+        start; `ProviderError.open_files`), whose name ends with the thread id. Exact,
+        not a guess by time or directory: a session the user runs beside it is never
+        taken for the step's."""
+        sessions = codex_home(env) / "sessions"
+        try:
+            real = sessions.resolve()
+        except OSError:
+            return
+        for held in exc.open_files:
+            path = Path(held)
+            if not (path.name.startswith("rollout-") and path.suffix == ".jsonl"):
+                continue
+            try:
+                inside = path.relative_to(real)
+            except ValueError:
+                continue
+            exc.transcript_path = str(sessions / inside)  # as recovery's scan spells it
+            tail = _THREAD_TAIL.search(path.stem)
+            if tail and not exc.session_id:
+                exc.session_id = tail.group(0)
+            return
 
     def _answer(self, proc: Any, request: ProviderRequest, options: CodexOptions,
                 env: dict[str, str], thread_id: str | None) -> ProviderResult:
@@ -293,6 +322,11 @@ class CodexAdapter(CliAdapter):
             return models
         finally:
             rpc.close()
+
+
+_THREAD_TAIL = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                          r"[0-9a-fA-F]{12}$")
+"""The thread id a rollout's file name ends with (``rollout-<time>-<thread id>.jsonl``)."""
 
 
 def _thread_of(stdout: str) -> str | None:

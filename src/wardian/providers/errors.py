@@ -83,6 +83,9 @@ class ProviderError(WardianError):
     """The transcript file the provider kept of the failed call, when known."""
     partial_stdout: str | None = None
     """What the process printed before it was killed (timeout, cancel), when it was."""
+    open_files: tuple[str, ...] = ()
+    """The files its process tree held open when it was killed (timeout, cancel): a
+    transcript the CLI writes as it goes is one of them, also before it named its session."""
 
     def __init__(
         self,

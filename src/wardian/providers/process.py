@@ -171,6 +171,24 @@ def kill_tree(pid: int, *, grace_s: float = 2.0) -> list[int]:
     return [p.pid for p in procs]
 
 
+def _open_files(pid: int) -> tuple[str, ...]:
+    """The regular files process `pid` and its descendants hold open (absolute paths, each
+    once); what cannot be read (a process gone meanwhile, another user's) is left out."""
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return ()
+    found: dict[str, None] = {}
+    for proc in procs:
+        try:
+            for handle in proc.open_files():
+                found[handle.path] = None
+        except (psutil.Error, OSError):
+            continue
+    return tuple(found)
+
+
 def _executable(name: str, provider: str, cwd: str | Path | None,
                 env: Mapping[str, str] | None) -> str:
     """`name` as the absolute path `subprocess.Popen` would run (PATH of `env`; a relative
@@ -283,7 +301,9 @@ def run_process(
         if time.monotonic() >= deadline:
             outcome = "timeout"
             break
+    held: tuple[str, ...] = ()
     if outcome != "exited":
+        held = _open_files(proc.pid)
         kill_tree(proc.pid)
         proc.wait()
     else:
@@ -311,6 +331,7 @@ def run_process(
             hint="raise the step's timeout, or check that the CLI does not wait for input",
         )
         timed_out.partial_stdout = out.text()  # the session id it printed, if any
+        timed_out.open_files = held  # its transcript, also before it printed that id
         raise timed_out
     if outcome == "cancelled":
         cancelled = ProviderCancelled(
@@ -318,6 +339,7 @@ def run_process(
             provider=provider,
         )
         cancelled.partial_stdout = out.text()
+        cancelled.open_files = held
         raise cancelled
     return ProcessResult(
         argv=list(argv),

@@ -50,6 +50,8 @@ GRACE_S = 2.0
 """Seconds the processes below get between SIGTERM and SIGKILL."""
 
 _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+_RESTORED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ")
+                          if hasattr(signal, name))
 
 
 def supervised(argv: Sequence[str]) -> list[str]:
@@ -104,7 +106,9 @@ def main(argv: list[str]) -> int:
         die_with_parent(parent, signum=signal.SIGTERM)
         become_subreaper()
         try:
-            child = os.posix_spawn(command[0], command, os.environ)
+            # Python ignores SIGPIPE (and SIGXFSZ); the CLI gets the defaults, as from Popen.
+            child = os.posix_spawn(command[0], command, os.environ,
+                                   setsigdef=_RESTORED_SIGNALS)
         except OSError as exc:
             print(f"wardian: cannot start {command[0]!r}: {exc.strerror or exc}",
                   file=sys.stderr)

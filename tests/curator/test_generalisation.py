@@ -276,3 +276,35 @@ def test_request_the_agent_reports_done_is_no_checkpoint(fmt: str, tmp_path: Pat
         ("assistant", "I've added both export buttons and a test for each."),
     ], tmp_path)
     assert [op for op in _saved(ops) if op["kind"] == "current"] == []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_reply_naming_one_of_two_alternatives_is_a_decision(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "We need a job queue for the thumbnail worker."),
+        ("assistant", "I can build it on the database we have or add a broker. Do you want "
+                      "the queue on Postgres or RabbitMQ?"),
+        ("user", "Postgres, we already run it and I don't want another service."),
+    ], tmp_path)
+    texts = _texts(ops)
+    assert 'chose "postgres"' in texts and "rabbitmq?" in texts
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("Should I keep going or stop here?", "keep going"),
+        ("Shall I open the PR now or later?", "later"),
+        ("Do you want the queue on Postgres or RabbitMQ?", "hmm, not sure yet"),
+        ("Do you want the queue on Postgres or RabbitMQ?", "ok"),
+    ],
+)
+def test_reply_that_picks_no_named_alternative_is_no_decision(
+    question: str, reply: str, tmp_path: Path
+) -> None:
+    ops = curate_session("claude", [
+        ("user", "We need a job queue for the thumbnail worker."),
+        ("assistant", question),
+        ("user", reply),
+    ], tmp_path)
+    assert "chose" not in _texts(ops)

@@ -466,6 +466,19 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 continue
             option = _chosen_option(text, prior[2])
             if option is None:
+                either = _either_choice(text, prior[2])
+                if either is not None:
+                    chosen, question = either
+                    out.append(
+                        Signal(
+                            "answer",
+                            seq,
+                            0,
+                            text.strip(),
+                            text=f'The user chose "{chosen}" when asked: {question}',
+                            score=0.84,
+                        )
+                    )
                 continue
             label, line = option
             out.append(
@@ -480,6 +493,42 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 )
             )
     return out
+
+
+_EITHER = re.compile(
+    r"(?:^|\s)([\w.+#/-]+) or ([\w.+#/-]+(?: [\w.+#/-]+){0,2})\s*\?\s*$", re.IGNORECASE
+)
+"""A question offering two named alternatives ("…be YAML or TOML?")."""
+_CHOICE_LEAD = re.compile(
+    r"^(?:(?:let'?s |we'?ll |i'?d )?(?:go with|use|pick|take|say|stick with)\s+|definitely\s+|"
+    r"(?:the )?)", re.IGNORECASE
+)
+_NOT_ALTERNATIVES = frozenset({"not", "no", "yes", "later", "now", "else", "something", "both"})
+
+
+def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
+    """(chosen alternative, question) when `reply` opens by naming one of the two
+    alternatives of the agent's closing "X or Y?" question ("TOML. Same as…")."""
+    if is_routine(reply):
+        return None
+    questions = [q.strip() for _, q in _sentences(offer) if q.strip().endswith("?")]
+    if not questions:
+        return None
+    question = questions[-1]
+    match = _EITHER.search(question)
+    if match is None:
+        return None
+    alternatives = [match.group(1), match.group(2)]
+    if any(a.lower() in _NOT_ALTERNATIVES for a in alternatives):
+        return None
+    head = re.split(r"[.,;:!\-–—(]", reply.strip(), maxsplit=1)[0].strip()
+    head = _CHOICE_LEAD.sub("", head).strip().lower()
+    if not head or len(head.split()) > 4:
+        return None
+    for alternative in alternatives:
+        if head == alternative.lower():
+            return alternative, question.strip(" *_`")
+    return None
 
 
 def _options(offer: str) -> dict[str, str]:

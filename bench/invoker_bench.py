@@ -98,8 +98,8 @@ def prepare() -> BenchEnv:
     """Create the temp home, agent ``bench``, the no-op blueprint and an enabled invoker."""
     home = Path(tempfile.mkdtemp(prefix="wardian-invoker-bench-"))
     os.environ["WARDIAN_HOME"] = str(home)
+    from wardian.app.session_close import add_session_close, set_enabled
     from wardian.config import user_library_dir
-    from wardian.invokers.session_close import add_session_close, set_enabled
     from wardian.runtime.agents import AgentRegistry
 
     library = user_library_dir()

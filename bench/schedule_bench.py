@@ -68,9 +68,9 @@ def bench_daemon(bench: BenchEnv, events: int) -> Result:
 def bench_schedule(bench: BenchEnv, slots: int, every: str = "500ms") -> Result:
     """Schedule fire time -> run start under ``wardian serve`` (target p99 1 s)."""
     from wardian._util import parse_utc
+    from wardian.app.schedules import add_schedule, set_schedule_enabled
     from wardian.engine.runs import RunStore
     from wardian.invokers.schedule import parse_duration
-    from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
     from wardian.invokers.slots import SlotStore
 
     result = Result("schedule", target_p99_ms=1000.0)

@@ -53,8 +53,6 @@ def test_public_surfaces_are_pinned() -> None:
                                   "drain_until", "idempotency_key", "run_worker",
                                   "worker_main"}
     assert set(session_close.__all__) == {"MissingInputs", "ValidatedDefinition",
-                                          "add_session_close", "update_session_close",
-                                          "history", "set_enabled", "summarise",
                                           "validate_definition"}
     assert {"record_session_close", "SessionEventQueue", "daemon_lock", "drain_lock",
             "BOUNDARIES"} <= set(session_events.__all__)

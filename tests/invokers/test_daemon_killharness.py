@@ -25,11 +25,11 @@ from typing import Any
 import pytest
 
 from wardian._util import parse_utc
+from wardian.app.schedules import add_schedule, set_schedule_enabled
 from wardian.config import state_db_path, user_library_dir
 from wardian.engine.runs import RunStore
 from wardian.invokers.daemon import schedule_key
 from wardian.invokers.schedule import ScheduleConfig
-from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
 from wardian.invokers.slots import SlotStore
 from wardian.invokers.store import InvokerStore
 from wardian.runtime.agents import AgentRegistry

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from wardian.app.schedules import add_schedule, set_schedule_enabled
 from wardian.config import user_library_dir
 from wardian.engine.actions import register_action, unregister_action
 from wardian.engine.runs import RunStore
 from wardian.invokers.daemon import ScheduleDaemon, schedule_key
-from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
 from wardian.invokers.slots import SlotStore
 from wardian.runtime.agents import AgentRegistry
 

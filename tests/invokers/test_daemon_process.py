@@ -22,9 +22,9 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.app.schedules import add_schedule, set_schedule_enabled
 from wardian.config import user_library_dir
 from wardian.engine.runs import RunStore
-from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
 from wardian.invokers.slots import SlotStore
 from wardian.runtime.agents import AgentRegistry
 

@@ -30,12 +30,12 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.app.schedules import add_schedule, set_schedule_enabled
 from wardian.config import user_library_dir
 from wardian.engine.actions import register_action, unregister_action
 from wardian.engine.executor import resume_run
 from wardian.engine.runs import Run, RunStore
 from wardian.invokers.daemon import ScheduleDaemon
-from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
 from wardian.invokers.slots import SlotStore
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.session_events import record_session_close

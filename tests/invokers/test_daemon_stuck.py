@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from wardian.app.schedules import add_schedule, set_schedule_enabled
 from wardian.config import user_library_dir
 from wardian.engine.actions import register_action, unregister_action
 from wardian.engine.runs import RunStore
-from wardian.invokers.schedule_ops import add_schedule, set_schedule_enabled
 from wardian.runtime.agents import AgentRegistry
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]

@@ -280,7 +280,7 @@ def test_list_says_how_many_missed_slots_would_run_now(
         ready: str, catch_up: str, extra: dict[str, Any], would_run: int) -> None:
     """No daemon for an hour: twelve five-minute slots are owed; the policy decides how many
     would run if a daemon started now (and no slot is recorded by asking)."""
-    from wardian.invokers.schedule_ops import add_schedule, list_schedules, set_schedule_enabled
+    from wardian.app.schedules import add_schedule, list_schedules, set_schedule_enabled
     from wardian.invokers.slots import SlotStore
 
     invoker = add_schedule(blueprint_id="sched-test", name="n", agent="coder", assignments="{}",

@@ -21,10 +21,10 @@ SURFACE = {
     "wardian.invokers.daemon_lock": [
         "DaemonAlreadyRunning", "DaemonStatus", "ServeInstance", "acquire_daemon_lock",
         "daemon_status", "serve_session_name"],
-    "wardian.invokers.schedule_ops": [
-        "add_schedule", "describe_schedule", "get_schedule", "list_schedules",
-        "remove_schedule", "run_now", "schedule_history", "set_schedule_enabled",
-        "update_schedule"],
+    "wardian.app.schedules": [
+        "Invoker", "Slot", "add_schedule", "describe_schedule", "format_duration",
+        "get_schedule", "list_schedules", "parse_duration", "remove_schedule", "run_now",
+        "schedule_history", "set_schedule_enabled", "update_schedule"],
 }
 
 

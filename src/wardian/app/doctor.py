@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, closing, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from wardian.errors import WardianError
 
@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 Status = Literal["ok", "warning", "problem"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,10 @@ class DoctorContext:
     data_dir: Path
     exists: bool
 
+    def has_file(self, name: str) -> bool:
+        """True when ``<data dir>/<name>`` exists as a file."""
+        return self.exists and (self.data_dir / name).is_file()
+
     def db(self, name: str) -> sqlite3.Connection | None:
         """A read-only connection to ``<data dir>/<name>``, or None when the file is absent.
 
@@ -106,10 +111,23 @@ class DoctorContext:
         """
         from wardian._db import open_readonly
 
-        path = self.data_dir / name
-        if not self.exists or not path.is_file():
+        return open_readonly(self.data_dir / name) if self.has_file(name) else None
+
+    def read(self, name: str, reader: Callable[[sqlite3.Connection], T | None]) -> T | None:
+        """`reader` over a read-only connection to ``<data dir>/<name>``, closed after it.
+
+        Returns:
+            What `reader` returned; None when the file is absent or `reader` returned None
+            (the components' ``read_*`` functions do for a table not created yet).
+
+        Raises:
+            sqlite3.Error: the file is not a readable database (the caller reports it).
+        """
+        conn = self.db(name)
+        if conn is None:
             return None
-        return open_readonly(path)
+        with closing(conn):
+            return reader(conn)
 
     def has_table(self, conn: sqlite3.Connection, table: str) -> bool:
         """True when `table` exists in `conn`'s database."""
@@ -287,60 +305,60 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
 
 @register_check("settings", "Settings")
 def _settings(ctx: DoctorContext) -> Iterator[Finding]:
-    import json
-
-    from wardian.config import SETTINGS, read_settings
+    from wardian.config import read_settings
     from wardian.runtime.agents import read_agents
 
-    name = "settings"
-    conn = ctx.db("state.db")
-    if conn is None:
-        yield Finding.ok(name, "no settings stored (defaults apply)")
-        return
-    with closing(conn):
+    def stored(conn: sqlite3.Connection) -> tuple[list[tuple[str, str | None, str]],
+                                                   set[str]] | None:
         rows = read_settings(conn)
-        if rows is None:
-            yield Finding.ok(name, "no settings stored (defaults apply)")
-            return
-        agents = {agent.id for agent in read_agents(conn) or []}
-    bad = 0
-    for key, agent_id, value_json in rows:
-        where = f" for agent {agent_id[:8]}" if agent_id else ""
-        agent_opt = f" --agent {agent_id}" if agent_id else ""
-        setting = SETTINGS.get(key)
-        if setting is None:
-            bad += 1
-            yield Finding.warning(name, f"unknown setting {key!r}{where} is stored and ignored",
-                                  subject=key)
-            continue
-        try:
-            value = json.loads(value_json)
-            setting.parse(value if isinstance(value, str) else json.dumps(value))
-        except (ValueError, TypeError) as exc:
-            bad += 1
-            yield Finding.problem(
-                name, f"setting {key}{where} holds an invalid value {value_json}: {exc}",
-                fix=f"`wardian settings set {key} VALUE{agent_opt}` (valid: {setting.values})",
-                subject=key)
-            continue
-        if agent_id and agent_id not in agents:
-            bad += 1
-            yield Finding.warning(name, f"setting {key} is overridden for agent "
-                                  f"{agent_id[:8]}, which no longer exists", subject=key)
+        return None if rows is None else (rows, {a.id for a in read_agents(conn) or []})
+
+    found = ctx.read("state.db", stored)
+    if found is None:
+        yield Finding.ok("settings", "no settings stored (defaults apply)")
+        return
+    rows, agents = found
+    bad = [finding for row in rows for finding in _setting_findings(*row, agents=agents)]
+    yield from bad
     if not bad:
-        yield Finding.ok(name, f"{len(rows)} stored setting(s), all valid")
+        yield Finding.ok("settings", f"{len(rows)} stored setting(s), all valid")
+
+
+def _setting_findings(key: str, agent_id: str | None, value_json: str, *,
+                      agents: set[str]) -> Iterator[Finding]:
+    """What is wrong with one stored setting: unknown key, invalid value, gone agent."""
+    import json
+
+    from wardian.config import SETTINGS
+
+    name = "settings"
+    where = f" for agent {agent_id[:8]}" if agent_id else ""
+    setting = SETTINGS.get(key)
+    if setting is None:
+        yield Finding.warning(name, f"unknown setting {key!r}{where} is stored and ignored",
+                              subject=key)
+        return
+    try:
+        value = json.loads(value_json)
+        setting.parse(value if isinstance(value, str) else json.dumps(value))
+    except (ValueError, TypeError) as exc:
+        agent_opt = f" --agent {agent_id}" if agent_id else ""
+        yield Finding.problem(
+            name, f"setting {key}{where} holds an invalid value {value_json}: {exc}",
+            fix=f"`wardian settings set {key} VALUE{agent_opt}` (valid: {setting.values})",
+            subject=key)
+        return
+    if agent_id and agent_id not in agents:
+        yield Finding.warning(name, f"setting {key} is overridden for agent "
+                              f"{agent_id[:8]}, which no longer exists", subject=key)
 
 
 @register_check("invokers", "Invokers")
 def _invokers(ctx: DoctorContext) -> Iterator[Finding]:
+    from wardian._db import has_table
+
     name = "invokers"
-    conn = ctx.db("state.db")
-    if conn is None:
-        yield Finding.ok(name, "no invokers")
-        return
-    with closing(conn):
-        present = ctx.has_table(conn, "invokers")
-    if not present:
+    if not ctx.read("state.db", lambda conn: has_table(conn, "invokers")):
         yield Finding.ok(name, "no invokers")
         return
     from wardian.invokers.health import invoker_problem
@@ -351,12 +369,9 @@ def _invokers(ctx: DoctorContext) -> Iterator[Finding]:
         invokers = store.list()
     finally:
         store.close()
-    broken = 0
-    for inv in invokers:
-        problem = invoker_problem(inv)
-        if problem is None:
-            continue
-        broken += 1
+    broken = [(inv, problem) for inv in invokers
+              if (problem := invoker_problem(inv)) is not None]
+    for inv, problem in broken:
         yield Finding.problem(
             name, f"{inv.kind} invoker {inv.id[:8]} ({inv.name}) is broken: {problem.reason}",
             fix=problem.fix, subject=inv.id)
@@ -366,24 +381,16 @@ def _invokers(ctx: DoctorContext) -> Iterator[Finding]:
 
 @register_check("runs", "Runs")
 def _runs(ctx: DoctorContext) -> Iterator[Finding]:
-    name = "runs"
-    conn = ctx.db("state.db")
-    if conn is None:
-        yield Finding.ok(name, "no runs")
-        return
     from wardian._process import is_alive
     from wardian.engine.runs import read_running_runs
 
-    with closing(conn):
-        rows = read_running_runs(conn)
+    name = "runs"
+    rows = ctx.read("state.db", read_running_runs)
     if rows is None:
         yield Finding.ok(name, "no runs")
         return
-    stuck = 0
-    for run_id, blueprint_id, owner_pid, owner_started in rows:
-        if is_alive(owner_pid, owner_started):
-            continue
-        stuck += 1
+    stuck = [row for row in rows if not is_alive(row[2], row[3])]
+    for run_id, blueprint_id, owner_pid, _ in stuck:
         yield Finding.problem(
             name, f"run {run_id[:8]} ({blueprint_id}) is recorded running, but "
             f"its process {owner_pid or '?'} is gone",
@@ -396,15 +403,13 @@ def _runs(ctx: DoctorContext) -> Iterator[Finding]:
 @register_check("memory-hygiene", "Memory hygiene")
 def _memory_hygiene(ctx: DoctorContext) -> Iterator[Finding]:
     """Records set aside by the upgrade secret check, per agent (issue 14)."""
-    name = "memory-hygiene"
-    conn = ctx.db("memory.db")
-    if conn is None:
-        yield Finding.ok(name, "no memory records")
-        return
     from wardian.memory.readonly import flagged_by_agent
 
-    with closing(conn):
-        rows = flagged_by_agent(conn)
+    name = "memory-hygiene"
+    if not ctx.has_file("memory.db"):
+        yield Finding.ok(name, "no memory records")
+        return
+    rows = ctx.read("memory.db", flagged_by_agent)
     if rows is None:
         yield Finding.ok(name, "not checked for secrets yet (any memory command checks it)")
         return

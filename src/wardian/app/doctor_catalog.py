@@ -128,14 +128,12 @@ def _stale(catalog: ModelCatalog, providers: set[str]) -> Iterator[Finding]:
 
 @register_check(NAME, "Model catalogs")
 def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
-    conn = ctx.db("state.db")
-    if conn is None:
+    tables = ctx.read("state.db", lambda conn: (ctx.has_table(conn, "agents"),
+                                                ctx.has_table(conn, "invokers")))
+    if tables is None:
         yield Finding.ok(NAME, "no agents or invokers")
         return
-    with conn:
-        has_agents = ctx.has_table(conn, "agents")
-        has_invokers = ctx.has_table(conn, "invokers")
-    conn.close()
+    has_agents, has_invokers = tables
     from wardian.invokers.store import InvokerStore
     from wardian.providers.catalog import ModelCatalog
     from wardian.runtime.agents import AgentRegistry

@@ -158,10 +158,15 @@ def _migrations(conn: PgConnection, schemas: Sequence[str], shown: str
 
 
 def _verify(url: str, shown: str) -> Iterator[Finding]:
-    """`MemoryStore.verify` on the shared records, read-only."""
+    """`MemoryStore.verify` on the shared records, read-only.
+
+    `revision_findings` is imported here, not at the top: importing `doctor_memory`
+    registers its check, which would then be listed ahead of this module's.
+    """
     from pathlib import Path
 
     from wardian._pg import PgConnection
+    from wardian.app.doctor_memory import revision_findings
     from wardian.memory.db import MemoryDB
     from wardian.memory.readonly import count_records
     from wardian.memory.store import MemoryStore
@@ -179,11 +184,6 @@ def _verify(url: str, shown: str) -> Iterator[Finding]:
                                         f"{exc}", fix="run `wardian doctor --check database` "
                                                       "again once the server answers")
             return
-    for line in problems:
-        yield Finding.problem(
-            NAME, line, subject=line.split(":", 1)[0],
-            fix="restore the database from a backup (pg_dump/pg_restore); the revision "
-                "history (`wardian garden memory history ID`) shows what the record last was")
-    if not problems:
-        yield Finding.ok(NAME, f"{count} record(s) at {shown} match their latest revision "
-                               "and the full-text index")
+    yield from revision_findings(NAME, problems, count, at=f" at {shown}",
+                                 restore="restore the database from a backup "
+                                         "(pg_dump/pg_restore)")

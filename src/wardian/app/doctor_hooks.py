@@ -19,7 +19,6 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
-from contextlib import closing
 
 from wardian.app.doctor import DoctorContext, Finding, register_check
 
@@ -66,21 +65,17 @@ def _round_trip(argv: list[str], host: str, event: str, cwd: str) -> str | None:
 @register_check("hooks", "Installed hooks")
 def _hooks(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.errors import WardianError
+    from wardian.runtime.agents import read_agents
     from wardian.runtime.hook_install import HOSTS, installed_hooks
 
     name = "hooks"
     total = 0
     known: dict[str, str | None] | None = None  # name or id -> workspace
-    conn = ctx.db("state.db")
-    if conn is not None:
-        from wardian.runtime.agents import read_agents
-
-        with closing(conn):
-            registered = read_agents(conn)
-        if registered is not None:
-            known = {}
-            for agent in registered:
-                known[agent.id] = known[agent.name] = agent.workspace
+    registered = ctx.read("state.db", read_agents)
+    if registered is not None:
+        known = {}
+        for agent in registered:
+            known[agent.id] = known[agent.name] = agent.workspace
     for host, spec in HOSTS.items():
         path = spec.settings()
         try:
@@ -153,15 +148,12 @@ def _needed_providers(ctx: DoctorContext) -> dict[str, tuple[list[str], list[str
     An invoker role runs a provider through a ``temporary_provider`` assignment, or through
     an ``agent`` assignment naming an agent (name, id or unique id prefix) whose provider it is.
     """
-    needed: dict[str, tuple[list[str], list[str]]] = {}
-    conn = ctx.db("state.db")
-    if conn is None:
-        return needed
     from wardian.invokers.store import read_assignments
     from wardian.runtime.agents import read_agents
 
-    with closing(conn):
-        agents, invokers = read_agents(conn) or [], read_assignments(conn) or []
+    needed: dict[str, tuple[list[str], list[str]]] = {}
+    agents, invokers = ctx.read("state.db", lambda conn: (
+        read_agents(conn) or [], read_assignments(conn) or [])) or ([], [])
     for agent in agents:
         needed.setdefault(agent.provider, ([], []))[0].append(agent.name)
     for invoker_id, assignments_json in invokers:

@@ -12,7 +12,7 @@ from contextlib import closing
 
 from wardian.app.doctor import DoctorContext, Finding, register_check
 
-__all__: list[str] = []
+__all__ = ["revision_findings"]
 
 
 @register_check("memory-history", "Memory records and their history")
@@ -37,11 +37,24 @@ def _memory_history(ctx: DoctorContext) -> Iterator[Finding]:
             yield Finding.problem(name, f"memory.db cannot be checked: {exc}",
                                   fix="run `wardian doctor --check data-dir`")
             return
+    yield from revision_findings(
+        name, problems, count, restore="stop Wardian and restore memory.db from a backup")
+
+
+def revision_findings(check: str, problems: list[str], count: int, *, at: str = "",
+                      restore: str) -> Iterator[Finding]:
+    """What `MemoryStore.verify` found, as findings of `check`: one problem per line it
+    returned (the record id first), else one ``ok`` naming the `count` of records checked.
+
+    Args:
+        at: where the records are, for the ``ok`` line (`` at <url>``; empty for memory.db).
+        restore: how to get the records back, the start of every problem's fix.
+    """
     for line in problems:
         yield Finding.problem(
-            name, line, subject=line.split(":", 1)[0],
-            fix="stop Wardian and restore memory.db from a backup; the revision history "
-                "(`wardian garden memory history ID`) shows what the record last was")
+            check, line, subject=line.split(":", 1)[0],
+            fix=f"{restore}; the revision history (`wardian garden memory history ID`) "
+                "shows what the record last was")
     if not problems:
-        yield Finding.ok(name, f"{count} record(s) match their latest revision and the "
-                               "full-text index")
+        yield Finding.ok(check, f"{count} record(s){at} match their latest revision and the "
+                                "full-text index")

@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any
 from wardian.errors import AmbiguousIdError, NotFoundError
 
 if TYPE_CHECKING:
+    from wardian.app.runs import Run
     from wardian.memory.capabilities import Refusal
     from wardian.memory.freshness import StaleRecord
     from wardian.memory.loaded import LoadedEvent
     from wardian.memory.models import Record, Revision
+    from wardian.memory.store import MemoryStore
 
 __all__ = [
     "PAGE_SIZE",
@@ -164,10 +166,10 @@ def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
     finally:
         store.close()
     if kind == "schedule":
-        from wardian.invokers.schedule_ops import set_schedule_enabled
+        from wardian.app.schedules import set_schedule_enabled
 
         return set_schedule_enabled(invoker_id, enabled).to_json()
-    from wardian.invokers.session_close import set_enabled
+    from wardian.app.session_close import set_enabled
 
     return set_enabled(invoker_id, enabled).to_json()
 
@@ -254,7 +256,7 @@ def memory_page(
                       {"kind": kind, "scope": scope, "status": status or "active", "q": text})
 
 
-def loaded_events(owner_id: str, *, limit: int = 50) -> list[Any]:
+def loaded_events(owner_id: str, *, limit: int = 50) -> list[LoadedEvent]:
     """The owner's newest ``Memory loaded`` events with the exact context. Read-only."""
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
@@ -266,34 +268,28 @@ def loaded_events(owner_id: str, *, limit: int = 50) -> list[Any]:
         store.close()
 
 
-def runs_overview(*, status: str | None = None, limit: int = 100) -> list[Any]:
-    """The newest runs, optionally of one status. Read-only (no orphan recovery).
+def runs_overview(*, status: str | None = None, limit: int = 100) -> list[Run]:
+    """The newest runs, optionally of one status: `wardian.app.runs.list_runs` without
+    orphan recovery (Garden only reads).
 
     Raises:
         UsageError: an unknown status.
     """
-    from wardian.engine.runs import RunStore
+    from wardian.app.runs import list_runs
 
-    store = RunStore(recover=False)
-    try:
-        return store.list(status=status or None, limit=limit)
-    finally:
-        store.close()
+    return list_runs(status=status or None, limit=limit, recover=False)
 
 
-def run_detail(run_id: str) -> Any:
-    """One run with its step attempts and events. Read-only.
+def run_detail(run_id: str) -> Run:
+    """One run with its step attempts and events: `wardian.app.runs.get_run` without
+    orphan recovery (Garden only reads).
 
     Raises:
         NotFoundError / AmbiguousIdError.
     """
-    from wardian.engine.runs import RunStore
+    from wardian.app.runs import get_run
 
-    store = RunStore(recover=False)
-    try:
-        return store.get(run_id, detail=True)
-    finally:
-        store.close()
+    return get_run(run_id, recover=False)
 
 
 # --- the ``wardian garden memory …`` reads ------------------------------------------------
@@ -328,16 +324,15 @@ def redacted_json(record: Record) -> dict[str, Any]:
     return doc
 
 
-def _operator_get(store: Any, record_id: str) -> Record:
+def _operator_get(store: MemoryStore, record_id: str) -> Record:
     # The store's hint is the agent's (`memory list`, its own records); the operator looks
     # across agents, so the hint names the operator's list command.
     try:
-        record: Record = store.get(record_id, agent_id=None)
+        return store.get(record_id, agent_id=None)
     except AmbiguousIdError:
         raise
     except NotFoundError as exc:
         raise NotFoundError(exc.message, hint=_LIST_HINT) from exc
-    return record
 
 
 def find_record(record_id: str) -> Record:

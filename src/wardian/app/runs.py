@@ -68,27 +68,34 @@ def execute_queued_run(run_id: str, secrets: dict[str, Any]) -> Run:
     return execute_run(run_id, secret_inputs=secrets)
 
 
-def get_run(run_id: str) -> Run:
-    """The run `run_id` (id or unique prefix) with its attempts and events. Read-only.
+def get_run(run_id: str, *, recover: bool = True) -> Run:
+    """The run `run_id` (id or unique prefix) with its attempts and events.
+
+    Args:
+        recover: first mark runs whose owning process died as ``interrupted`` (what every
+            engine entry does); False reads only (Garden).
 
     Raises:
-        NotFoundError: no such run; UsageError: the prefix is ambiguous.
+        NotFoundError: no such run; AmbiguousIdError (exit 2): the prefix names several.
     """
     from wardian.engine.runs import RunStore
 
-    return RunStore().get(run_id, detail=True)
+    return RunStore(recover=recover).get(run_id, detail=True)
 
 
 def list_runs(*, blueprint: str | None = None, status: str | None = None,
-              limit: int = 50) -> list[Run]:
-    """Runs, newest first, filtered by blueprint id and status. Read-only.
+              limit: int = 50, recover: bool = True) -> list[Run]:
+    """Runs, newest first, filtered by blueprint id and status (None: any).
+
+    Args:
+        recover: as `get_run` (False reads only).
 
     Raises:
         UsageError: `status` is not a run status.
     """
     from wardian.engine.runs import RunStore
 
-    return RunStore().list(blueprint_id=blueprint, status=status, limit=limit)
+    return RunStore(recover=recover).list(blueprint_id=blueprint, status=status, limit=limit)
 
 
 def cancel_run(run_id: str) -> Run:

@@ -1,22 +1,26 @@
 """Session-close invokers as the operator handles them (``wardian automation session-close
-…``; CLI.md "automation session-close").
+…``; CLI.md "automation session-close"): one service function per command.
 
-Definition and validation live in `wardian.invokers.session_close` (re-exported here:
-`add_session_close`, `update_session_close`, `set_enabled`); this module adds what a
-surface shows: each invoker with its status, agent name and last outcome, and its history
+An invoker is created **disabled**; ``enable`` re-validates everything first, because the
+blueprint, the catalog or the agent may have changed since ``add``. The rule itself is
+`validate_definition` (the invokers' own, also applied when an event fires the invoker).
+Listing shows each invoker with its status, agent name and last outcome, and its history
 as plain documents. Read-only except where a function says otherwise.
+
+Spec: "Optional consolidation" (spec/agent-memory.md); DESIGN.md "Invokers".
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wardian.invokers.session_close import (
-    add_session_close,
-    set_enabled,
-    update_session_close,
-)
-from wardian.invokers.store import Invoker
+from wardian.errors import UsageError
+from wardian.invokers.session_close import validate_definition
+from wardian.invokers.store import Invoker, InvokerStore
+from wardian.runtime.session_events import BOUNDARIES
+
+if TYPE_CHECKING:
+    from wardian.engine.runs import Run
 
 __all__ = [
     "Invoker",
@@ -32,9 +36,144 @@ __all__ = [
 KIND = "session-close"
 
 
+def _check_boundaries(boundaries: list[str]) -> None:
+    for boundary in boundaries:
+        if boundary not in BOUNDARIES:
+            raise UsageError(
+                f"unknown boundary {boundary!r}", hint=f"use one of: {', '.join(BOUNDARIES)}"
+            )
+
+
+def add_session_close(
+    *,
+    blueprint: str,
+    name: str,
+    agent: str,
+    boundaries: list[str],
+    require_archive: bool,
+    assignments: str | dict[str, Any],
+    inputs: dict[str, str] | None = None,
+) -> Invoker:
+    """Validate and create a session-close invoker, **disabled** (atomic insert).
+
+    Args:
+        blueprint: blueprint id or path. name: label. agent: agent name or id.
+        boundaries: subset of `BOUNDARIES` (empty = any).
+        require_archive: record a skipped run when the session left no archive.
+        assignments: JSON text or dict. inputs: ``--input`` pairs.
+
+    Raises:
+        UsageError: unknown boundary. See `validate_definition` for the rest.
+    """
+    from wardian.runtime.agents import AgentRegistry
+
+    _check_boundaries(boundaries)
+    resolved = AgentRegistry().get(agent)
+    definition = validate_definition(blueprint, assignments, dict(inputs or {}),
+                                     command="wardian automation session-close add")
+    return InvokerStore().add(
+        KIND,
+        name=name,
+        blueprint_id=definition.blueprint_id,
+        agent_id=resolved.id,
+        assignments=definition.assignments,
+        inputs=definition.inputs,
+        config={"boundaries": sorted(set(boundaries), key=boundaries.index),
+                "require_archive": bool(require_archive)},
+    )
+
+
+def update_session_close(
+    invoker_ref: str,
+    *,
+    inputs: dict[str, str] | None = None,
+    assignments: str | None = None,
+    boundaries: list[str] | None = None,
+    require_archive: bool | None = None,
+    name: str | None = None,
+) -> Invoker:
+    """Edit a session-close invoker, validated exactly as `add_session_close` (atomic).
+
+    `inputs` are merged (given keys replace stored ones, others stay); `assignments` and
+    `boundaries` replace the stored ones; None leaves a field as it is. The enabled state
+    and the run history are kept.
+
+    Raises:
+        UsageError: nothing to change, or an unknown boundary. Otherwise as
+            `validate_definition`; nothing is changed then.
+    """
+    store = InvokerStore()
+    invoker = store.get(invoker_ref, kind=KIND)
+    if all(v is None for v in (inputs, assignments, boundaries, require_archive, name)):
+        raise UsageError("nothing to change", hint="pass --input KEY=VALUE, --assignments "
+                         "JSON, --boundary B, --require-archive/--no-require-archive or --name")
+    _check_boundaries(boundaries or [])
+    definition = validate_definition(
+        invoker.blueprint_id, invoker.assignments if assignments is None else assignments,
+        dict(inputs or {}), stored_inputs=invoker.inputs,
+        command=f"wardian automation session-close set {invoker.id[:8]}")
+    config = dict(invoker.config)
+    if boundaries is not None:
+        config["boundaries"] = sorted(set(boundaries), key=boundaries.index)
+    if require_archive is not None:
+        config["require_archive"] = bool(require_archive)
+    return store.update(invoker.id, name=name, assignments=definition.assignments,
+                        inputs=definition.inputs, config=config)
+
+
+def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
+    """Enable (after re-validating blueprint, assignments, catalog and agent) or disable.
+
+    Raises:
+        NotFoundError: no such invoker or its agent is gone. Validation errors as in
+            `validate_definition`; the invoker then stays disabled.
+    """
+    store = InvokerStore()
+    invoker = store.get(invoker_ref, kind=KIND)
+    if enabled:
+        from wardian.errors import NotFoundError
+        from wardian.runtime.agents import AgentRegistry
+
+        if AgentRegistry().find(invoker.agent_id) is None:
+            raise NotFoundError(
+                f"invoker {invoker.id[:8]}'s agent {invoker.agent_id[:8]} no longer exists",
+                hint="remove this invoker and add one for an existing agent",
+            )
+        validate_definition(invoker.blueprint_id, invoker.assignments, {},
+                            stored_inputs=invoker.inputs, origin=f"invoker {invoker.id[:8]}",
+                            command=f"wardian automation session-close set {invoker.id[:8]}")
+    return store.set_enabled(invoker.id, enabled)
+
+
+def _summarise(invoker: Invoker, *, agent_name: str | None, last_run: Run | None
+               ) -> dict[str, Any]:
+    """The JSON shape of ``list``/``show``: invoker + status (``enabled``, ``disabled`` or
+    ``broken``, with ``broken_reason`` and ``fix``) + boundaries + last outcome (with the
+    failed run's ``error``)."""
+    from wardian.invokers.health import invoker_problem
+
+    doc = invoker.to_json()
+    problem = invoker_problem(invoker)
+    doc["status"] = "broken" if problem else "enabled" if invoker.enabled else "disabled"
+    doc["broken_reason"] = problem.reason if problem else None
+    doc["fix"] = problem.fix if problem else None
+    doc["agent_name"] = agent_name
+    doc["boundaries"] = invoker.boundaries or ["any"]
+    doc["require_archive"] = bool(invoker.config.get("require_archive"))
+    doc["last_outcome"] = None
+    if last_run is not None:
+        doc["last_outcome"] = {
+            "run_id": last_run.id,
+            "status": last_run.status,
+            "skip_reason": last_run.skip_reason,
+            "error": last_run.error,
+            "created_at": last_run.created_at,
+        }
+    return doc
+
+
 def _docs(invokers: list[Invoker]) -> list[dict[str, Any]]:
     from wardian.engine.runs import RunStore
-    from wardian.invokers.session_close import summarise
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
@@ -43,17 +182,14 @@ def _docs(invokers: list[Invoker]) -> list[dict[str, Any]]:
     for inv in invokers:
         agent = registry.find(inv.agent_id)
         last = runs.list(invoker_id=inv.id, limit=1)
-        docs.append(summarise(inv, agent_name=agent.name if agent else None,
-                              last_run=last[0] if last else None))
+        docs.append(_summarise(inv, agent_name=agent.name if agent else None,
+                               last_run=last[0] if last else None))
     return docs
 
 
 def list_session_close() -> list[dict[str, Any]]:
-    """Every session-close invoker as `summarise` documents it: status (``enabled``,
-    ``disabled`` or ``broken`` with its reason and fix), agent name, boundaries, last
-    outcome."""
-    from wardian.invokers.store import InvokerStore
-
+    """Every session-close invoker with its status (``enabled``, ``disabled`` or
+    ``broken`` with its reason and fix), agent name, boundaries and last outcome."""
     return _docs(InvokerStore().list(kind=KIND))
 
 
@@ -63,8 +199,6 @@ def show_session_close(ref: str) -> dict[str, Any]:
     Raises:
         NotFoundError; AmbiguousIdError: the prefix names several.
     """
-    from wardian.invokers.store import InvokerStore
-
     return _docs([InvokerStore().get(ref, kind=KIND)])[0]
 
 
@@ -75,28 +209,37 @@ def remove_session_close(ref: str) -> Invoker:
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    from wardian.invokers.store import InvokerStore
-
     store = InvokerStore()
     return store.remove(store.get(ref, kind=KIND).id)
 
 
 def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[dict[str, Any]]]:
-    """The invoker and its runs, recorded skips and ``blocked`` fires, newest first, each
-    as ``{run_id, status, skip_reason, created_at, finished_at, boundary, boundary_id,
-    error}`` (a blocked fire has an empty ``run_id``).
+    """The invoker and its runs (skipped ones too) and its ``blocked`` fires (events that
+    found it broken: recorded, no run), newest first, each as ``{run_id, status,
+    skip_reason, created_at, finished_at, boundary, boundary_id, error}`` (a blocked fire
+    has an empty ``run_id``). Read-only.
 
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    from wardian.invokers.session_close import history
+    from wardian.engine.runs import RunStore
+    from wardian.invokers.drain import FireLog
 
-    invoker, runs = history(ref, limit=limit)
+    invoker = InvokerStore().get(ref, kind=KIND)
     docs = []
-    for r in runs:  # a `Run` or a `BlockedFire`: both carry these fields
-        payload = (r.invocation or {}).get("payload", {})
-        docs.append({"run_id": r.id, "status": r.status, "skip_reason": r.skip_reason,
-                     "created_at": r.created_at, "finished_at": r.finished_at,
+    for run in RunStore(recover=False).list(invoker_id=invoker.id, limit=limit):
+        payload = (run.invocation or {}).get("payload", {})
+        docs.append({"run_id": run.id, "status": run.status, "skip_reason": run.skip_reason,
+                     "created_at": run.created_at, "finished_at": run.finished_at,
                      "boundary": payload.get("boundary"),
-                     "boundary_id": payload.get("boundary_id"), "error": r.error})
-    return invoker, docs
+                     "boundary_id": payload.get("boundary_id"), "error": run.error})
+    fires = FireLog()
+    try:
+        docs += [{"run_id": "", "status": "blocked", "skip_reason": fire.skip_reason,
+                  "created_at": fire.created_at, "finished_at": None, "boundary": None,
+                  "boundary_id": fire.event_id, "error": None}
+                 for fire in fires.for_invoker(invoker.id, limit) if fire.outcome == "blocked"]
+    finally:
+        fires.close()
+    docs.sort(key=lambda doc: str(doc["created_at"]), reverse=True)
+    return invoker, docs[:limit]

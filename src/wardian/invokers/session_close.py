@@ -1,12 +1,14 @@
-"""Session-close invokers: define, validate, enable, and read their history.
+"""An invoker's definition and its validation: the one rule every invoker kind is checked
+by, at ``add``, ``set`` and ``enable``, and again when a session-close event or a schedule
+slot fires it (`wardian.invokers.health`).
 
-An invoker names a blueprint, an agent, the boundary reasons it fires on (none = any),
-whether it requires an archive, the role assignments and blueprint inputs. It is created
-**disabled**; ``enable`` re-validates everything first, because the blueprint, the catalog
-or the agent may have changed since ``add``. Validation refuses, with the reason:
+An invoker names a blueprint, an agent, the role assignments and blueprint inputs (a
+session-close invoker also the boundary reasons it fires on and whether it requires an
+archive). The operator's commands that define, enable and list invokers are service
+functions of the application layer, which call this. Validation refuses, with the reason:
 
-* a blueprint that does not exist, is broken, or does not accept the ``session-close``
-  trigger;
+* a blueprint that does not exist, is broken, or does not accept the invoker's trigger
+  (``session-close`` or ``schedule``);
 * assignments that name a role the blueprint does not declare, or leave a role its steps
   use unassigned (`wardian.engine.assignments.check_assignments`, the engine's own rule);
 * a provider/model/effort the model catalog does not list
@@ -22,9 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wardian.errors import UsageError, ValidationError
-from wardian.invokers.store import Invoker, InvokerStore
-from wardian.runtime.session_events import BOUNDARIES
+from wardian.errors import ValidationError
 
 if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
     from wardian.blueprints.validate import LoadedBlueprint
@@ -32,11 +32,6 @@ if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
 __all__ = [
     "MissingInputs",
     "ValidatedDefinition",
-    "add_session_close",
-    "history",
-    "set_enabled",
-    "summarise",
-    "update_session_close",
     "validate_definition",
 ]
 
@@ -157,172 +152,3 @@ def validate_definition(
     if missing:
         raise MissingInputs(loaded.id, missing, command=command)
     return ValidatedDefinition(loaded.id, snapshot, typed, selections)
-
-
-def add_session_close(
-    *,
-    blueprint: str,
-    name: str,
-    agent: str,
-    boundaries: list[str],
-    require_archive: bool,
-    assignments: str | dict[str, Any],
-    inputs: dict[str, str] | None = None,
-) -> Invoker:
-    """Validate and create a session-close invoker, **disabled** (atomic insert).
-
-    Args:
-        blueprint: blueprint id or path. name: label. agent: agent name or id.
-        boundaries: subset of `BOUNDARIES` (empty = any).
-        require_archive: record a skipped run when the session left no archive.
-        assignments: JSON text or dict. inputs: ``--input`` pairs.
-
-    Raises:
-        UsageError: unknown boundary. See `validate_definition` for the rest.
-    """
-    from wardian.runtime.agents import AgentRegistry
-
-    for boundary in boundaries:
-        if boundary not in BOUNDARIES:
-            raise UsageError(
-                f"unknown boundary {boundary!r}", hint=f"use one of: {', '.join(BOUNDARIES)}"
-            )
-    resolved = AgentRegistry().get(agent)
-    definition = validate_definition(blueprint, assignments, dict(inputs or {}),
-                                     command="wardian automation session-close add")
-    return InvokerStore().add(
-        KIND,
-        name=name,
-        blueprint_id=definition.blueprint_id,
-        agent_id=resolved.id,
-        assignments=definition.assignments,
-        inputs=definition.inputs,
-        config={"boundaries": sorted(set(boundaries), key=boundaries.index),
-                "require_archive": bool(require_archive)},
-    )
-
-
-def update_session_close(
-    invoker_ref: str,
-    *,
-    inputs: dict[str, str] | None = None,
-    assignments: str | None = None,
-    boundaries: list[str] | None = None,
-    require_archive: bool | None = None,
-    name: str | None = None,
-) -> Invoker:
-    """Edit a session-close invoker, validated exactly as `add_session_close` (atomic).
-
-    `inputs` are merged (given keys replace stored ones, others stay); `assignments` and
-    `boundaries` replace the stored ones; None leaves a field as it is. The enabled state
-    and the run history are kept.
-
-    Raises:
-        UsageError: nothing to change, or an unknown boundary. Otherwise as
-            `validate_definition`; nothing is changed then.
-    """
-    store = InvokerStore()
-    invoker = store.get(invoker_ref, kind=KIND)
-    if all(v is None for v in (inputs, assignments, boundaries, require_archive, name)):
-        raise UsageError("nothing to change", hint="pass --input KEY=VALUE, --assignments "
-                         "JSON, --boundary B, --require-archive/--no-require-archive or --name")
-    for boundary in boundaries or []:
-        if boundary not in BOUNDARIES:
-            raise UsageError(
-                f"unknown boundary {boundary!r}", hint=f"use one of: {', '.join(BOUNDARIES)}"
-            )
-    definition = validate_definition(
-        invoker.blueprint_id, invoker.assignments if assignments is None else assignments,
-        dict(inputs or {}), stored_inputs=invoker.inputs,
-        command=f"wardian automation session-close set {invoker.id[:8]}")
-    config = dict(invoker.config)
-    if boundaries is not None:
-        config["boundaries"] = sorted(set(boundaries), key=boundaries.index)
-    if require_archive is not None:
-        config["require_archive"] = bool(require_archive)
-    return store.update(invoker.id, name=name, assignments=definition.assignments,
-                        inputs=definition.inputs, config=config)
-
-
-def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
-    """Enable (after re-validating blueprint, assignments, catalog and agent) or disable.
-
-    Raises:
-        NotFoundError: no such invoker or its agent is gone. Validation errors as in
-            `validate_definition`; the invoker then stays disabled.
-    """
-    store = InvokerStore()
-    invoker = store.get(invoker_ref, kind=KIND)
-    if enabled:
-        from wardian.errors import NotFoundError
-        from wardian.runtime.agents import AgentRegistry
-
-        if AgentRegistry().find(invoker.agent_id) is None:
-            raise NotFoundError(
-                f"invoker {invoker.id[:8]}'s agent {invoker.agent_id[:8]} no longer exists",
-                hint="remove this invoker and add one for an existing agent",
-            )
-        validate_definition(invoker.blueprint_id, invoker.assignments, {},
-                            stored_inputs=invoker.inputs, origin=f"invoker {invoker.id[:8]}",
-                            command=f"wardian automation session-close set {invoker.id[:8]}")
-    return store.set_enabled(invoker.id, enabled)
-
-
-@dataclass(frozen=True)
-class BlockedFire:
-    """A session close that found the invoker broken: recorded, no run (``id`` is empty)."""
-
-    id: str
-    status: str
-    skip_reason: str | None
-    created_at: str
-    invocation: dict[str, Any]
-    error: str | None = None
-    finished_at: str | None = None
-
-
-def history(invoker_ref: str, *, limit: int = 100) -> tuple[Invoker, list[Any]]:
-    """An invoker and its runs (including skipped ones) and its ``blocked`` fires (events
-    that found it broken), newest first. Read-only."""
-    from wardian.engine.runs import RunStore
-    from wardian.invokers.drain import FireLog
-
-    invoker = InvokerStore().get(invoker_ref, kind=KIND)
-    runs: list[Any] = RunStore(recover=False).list(invoker_id=invoker.id, limit=limit)
-    fires = FireLog()
-    try:
-        blocked = [BlockedFire("", "blocked", f.skip_reason, f.created_at,
-                               {"payload": {"boundary_id": f.event_id}})
-                   for f in fires.for_invoker(invoker.id, limit) if f.outcome == "blocked"]
-    finally:
-        fires.close()
-    merged = sorted(runs + blocked, key=lambda r: str(getattr(r, "created_at", "")),
-                    reverse=True)
-    return invoker, merged[:limit]
-
-
-def summarise(invoker: Invoker, *, agent_name: str | None = None,
-              last_run: Any = None) -> dict[str, Any]:
-    """The JSON shape of ``list``/``show``: invoker + status (``enabled``, ``disabled`` or
-    ``broken``, with ``broken_reason`` and ``fix``) + boundaries + last outcome (with the
-    failed run's ``error``)."""
-    from wardian.invokers.health import invoker_problem
-
-    doc = invoker.to_json()
-    problem = invoker_problem(invoker)
-    doc["status"] = "broken" if problem else "enabled" if invoker.enabled else "disabled"
-    doc["broken_reason"] = problem.reason if problem else None
-    doc["fix"] = problem.fix if problem else None
-    doc["agent_name"] = agent_name
-    doc["boundaries"] = invoker.boundaries or ["any"]
-    doc["require_archive"] = bool(invoker.config.get("require_archive"))
-    doc["last_outcome"] = None
-    if last_run is not None:
-        doc["last_outcome"] = {
-            "run_id": last_run.id,
-            "status": last_run.status,
-            "skip_reason": getattr(last_run, "skip_reason", None),
-            "error": getattr(last_run, "error", None),
-            "created_at": getattr(last_run, "created_at", None),
-        }
-    return doc

@@ -7,9 +7,11 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 import anyio
+import pytest
 
 from tests.mcp.conftest import add_agent, base_env, capability_env, session, structured, text_of
 from wardian.memory.models import MAX_LOCATOR_CHARS, MAX_SOURCES
@@ -110,12 +112,14 @@ def test_a_save_larger_than_a_pipe_buffer_round_trips(workdir: Path,
     anyio.run(main)
 
 
+@pytest.mark.parametrize("wire", ["pipes", "socketpairs"])
 def test_the_raw_wire_skips_a_bad_line_and_answers_pipelined_calls_whole(
-        workdir: Path, wardian_home: Path) -> None:
+        wire: str, workdir: Path, wardian_home: Path) -> None:
     """The server's own message reader and writer (`MessageReader`, `MessageWriter`), on
-    the wire as a host writes it: a line that is no JSON-RPC message gets no answer and
-    the next ones are served; requests sent back to back without waiting are each
-    answered on one whole line; end of input ends the server cleanly."""
+    the wire as a host writes it, over pipes and over the socketpairs Node-based hosts
+    give: a line that is no JSON-RPC message gets no answer and the next ones are served;
+    requests sent back to back without waiting are each answered on one whole line; end
+    of input ends the server cleanly."""
     import json
     import os
 
@@ -126,28 +130,48 @@ def test_the_raw_wire_skips_a_bad_line_and_answers_pipelined_calls_whole(
         for i in range(3)]
     recall = {"jsonrpc": "2.0", "id": 20, "method": "tools/call",
               "params": {"name": "memory_recall", "arguments": {"query": "quokka"}}}
-    child = subprocess.Popen([sys.executable, "-P", "-m", "wardian", "mcp"], cwd=workdir,
-                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL)
-    assert child.stdin is not None and child.stdout is not None
-    with child, child.stdin, child.stdout:
-        child.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                      "params": {"protocolVersion": "2025-06-18",
-                                                 "capabilities": {}, "clientInfo": {
-                                                     "name": "raw", "version": "0"}}}
-                                     ).encode() + b"\n")
-        child.stdin.flush()
-        assert json.loads(child.stdout.readline())["id"] == 1
-        wire = [{"jsonrpc": "2.0", "method": "notifications/initialized"}, *saves]
-        child.stdin.write(b"this is not json\n"
-                          + b"".join(json.dumps(m).encode() + b"\n" for m in wire))
-        child.stdin.flush()
-        answers = [json.loads(child.stdout.readline()) for _ in saves]
-        child.stdin.write(json.dumps(recall).encode() + b"\n")
-        child.stdin.flush()
-        answers.append(json.loads(child.stdout.readline()))
-        child.stdin.close()  # end of input ends the server
-        assert child.stdout.read() == b""
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}}
+    with ExitStack() as stack:
+        if wire == "pipes":
+            child = stack.enter_context(subprocess.Popen(
+                [sys.executable, "-P", "-m", "wardian", "mcp"], cwd=workdir, env=env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+            assert child.stdin is not None and child.stdout is not None
+            send, reply = stack.enter_context(child.stdin), stack.enter_context(child.stdout)
+            end_input = send.close
+        else:
+            in_host, in_child = socket.socketpair()
+            out_host, out_child = socket.socketpair()
+            with in_child, out_child:
+                child = stack.enter_context(subprocess.Popen(
+                    [sys.executable, "-P", "-m", "wardian", "mcp"], cwd=workdir, env=env,
+                    stdin=in_child.fileno(), stdout=out_child.fileno(),
+                    stderr=subprocess.DEVNULL))
+            out_host.settimeout(60)
+            send = stack.enter_context(in_host.makefile("wb"))
+            reply = stack.enter_context(out_host.makefile("rb"))
+            for sock in (in_host, out_host):
+                stack.enter_context(sock)
+
+            def end_input() -> None:
+                send.close()
+                in_host.shutdown(socket.SHUT_WR)
+
+        def write(*messages: object, prefix: bytes = b"") -> None:
+            send.write(prefix + b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+            send.flush()
+
+        write(initialize)
+        assert json.loads(reply.readline())["id"] == 1
+        write({"jsonrpc": "2.0", "method": "notifications/initialized"}, *saves,
+              prefix=b"this is not json\n")
+        answers = [json.loads(reply.readline()) for _ in saves]
+        write(recall)
+        answers.append(json.loads(reply.readline()))
+        end_input()  # end of input ends the server
+        assert reply.read() == b""
         assert child.wait(timeout=60) == 0
     assert sorted(a["id"] for a in answers) == [10, 11, 12, 20]
     assert all(not a["result"].get("isError") for a in answers), answers

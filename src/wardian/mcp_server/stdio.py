@@ -29,6 +29,7 @@ import stat
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager, suppress
 from types import TracebackType
+from typing import Self
 
 import anyio
 from mcp.shared.message import SessionMessage
@@ -100,7 +101,22 @@ class SocketWriter:
         await asyncio.get_running_loop().sock_sendall(self._sock, data)
 
 
-class MessageReader:
+class _PipeStream:
+    """``aclose`` and ``async with`` of a message stream: nothing to release, as
+    `event_loop_stdio` owns the pipe."""
+
+    async def aclose(self) -> None:
+        """Nothing to do."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        await self.aclose()
+
+
+class MessageReader(_PipeStream):
     """The JSON-RPC messages read from `lines`, one per line, as the SDK's stdio transport
     reads them: each parsed into a ``SessionMessage``; a line that is not a JSON-RPC
     message is handed on as its exception (the SDK answers nothing for it and goes on);
@@ -133,18 +149,8 @@ class MessageReader:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        """Nothing to release: `event_loop_stdio` owns the pipe."""
 
-    async def __aenter__(self) -> MessageReader:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
-
-
-class MessageWriter:
+class MessageWriter(_PipeStream):
     """Writes each JSON-RPC message as one line of JSON onto `out` and flushes it before
     ``send`` returns, as the SDK's stdio transport does; concurrent sends (handlers run
     as tasks) go out whole, one after the other. A write stream for ``Server.run``."""
@@ -166,16 +172,6 @@ class MessageWriter:
                 await self._out.flush()
             except (BrokenPipeError, ConnectionResetError) as exc:
                 raise anyio.BrokenResourceError from exc
-
-    async def aclose(self) -> None:
-        """Nothing to release: `event_loop_stdio` owns the pipe."""
-
-    async def __aenter__(self) -> MessageWriter:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
-        await self.aclose()
 
 
 @asynccontextmanager

@@ -32,6 +32,10 @@ BLIND_DIR = Path(__file__).resolve().parent / "blind"
 """The blind set: made-up sessions (``blind/build.py``) the curator was not developed against."""
 BLIND_GOLD = BLIND_DIR / "blind_gold.json"
 BLIND_TRANSCRIPTS = BLIND_DIR / "transcripts"
+BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
+"""The second blind set, written after the fixes the first one led to (``blind2/build.py``)."""
+BLIND2_GOLD = BLIND2_DIR / "blind_gold.json"
+BLIND2_TRANSCRIPTS = BLIND2_DIR / "transcripts"
 
 Item = list[list[str]]
 

@@ -207,3 +207,104 @@ def test_finding_nobody_acknowledges_is_not_saved(fmt: str, tmp_path: Path) -> N
         ("user", "hmm, let me check the unit files on the other host first"),
     ], tmp_path)
     assert "unless tz is set" not in _texts(ops)
+
+
+# --- second blind set: more families (fresh sentences again) --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "category"),
+    [
+        ("Add this to AGENTS.md: regenerate the lockfile after touching dependencies", "explicit"),
+        ("rebase onto main before each push", "convention"),
+        ("so nothing in the handlers should block the event loop", "convention"),
+        ("no migration may drop a column in the same release", "convention"),
+        ("heads up, the exporter requires libvips 8.14 or newer", "lesson"),
+        ("the docs build only works with sphinx 7+", "lesson"),
+        ("across my repos I keep a CHANGELOG at the root", "convention"),
+        ("we are a Go shop, so write the tool in Go", "convention"),
+        ("secrets come from the vault agent, never from env files", "correction"),
+    ],
+)
+def test_more_rule_families(sentence: str, category: str) -> None:
+    assert category in [r.category for r in match_rules(sentence)], sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "this needs a second look",
+        "no, the other file",
+        "the page loads in 3 seconds, not 5",
+        "nothing happened when I clicked it",
+        "it needs 2 more tests",
+    ],
+)
+def test_near_misses_of_those_families_are_no_rules(sentence: str) -> None:
+    names = {r.name for r in match_rules(sentence)}
+    assert not names & {"version-requirement", "cross-project", "contrast", "prohibition",
+                        "explicit-memory"}, (sentence, names)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_instruction_file_request_saves_the_rule_not_the_request(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "Write this into AGENTS.md: feature branches are named after the ticket id."),
+        ("assistant", "Added it to AGENTS.md."),
+    ], tmp_path)
+    texts = _texts(ops)
+    assert texts.startswith("feature branches are named after the ticket id")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_request_the_agent_reports_half_done_is_a_checkpoint(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "Add CSV and XLSX export to the reports page."),
+        ("assistant", "I've added the CSV export button. XLSX export is still missing; it needs "
+                      "a spreadsheet library."),
+    ], tmp_path)
+    current = [op for op in _saved(ops) if op["kind"] == "current"]
+    assert len(current) == 1 and "xlsx" in current[0]["text"].lower()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_request_the_agent_reports_done_is_no_checkpoint(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "Add CSV and XLSX export to the reports page."),
+        ("assistant", "I've added both export buttons and a test for each."),
+    ], tmp_path)
+    assert [op for op in _saved(ops) if op["kind"] == "current"] == []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_reply_naming_one_of_two_alternatives_is_a_decision(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "We need a job queue for the thumbnail worker."),
+        ("assistant", "I can build it on the database we have or add a broker. Do you want "
+                      "the queue on Postgres or RabbitMQ?"),
+        ("user", "Postgres, we already run it and I don't want another service."),
+    ], tmp_path)
+    texts = _texts(ops)
+    assert 'chose "postgres"' in texts and "rabbitmq?" in texts
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("Should I keep going or stop here?", "keep going"),
+        ("Shall I open the PR now or later?", "later"),
+        ("Do you want the queue on Postgres or RabbitMQ?", "hmm, not sure yet"),
+        ("Do you want the queue on Postgres or RabbitMQ?", "ok"),
+    ],
+)
+def test_reply_that_picks_no_named_alternative_is_no_decision(
+    question: str, reply: str, tmp_path: Path
+) -> None:
+    ops = curate_session("claude", [
+        ("user", "We need a job queue for the thumbnail worker."),
+        ("assistant", question),
+        ("user", reply),
+    ], tmp_path)
+    assert "chose" not in _texts(ops)

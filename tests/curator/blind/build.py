@@ -23,7 +23,8 @@ OUT = HERE / "transcripts"
 
 Turn = tuple[str, Any]
 """("user", text) | ("assistant", text) | ("tool", (name, input, output)) |
-("reject", (name, input, reason)) | ("ask", (question, answer)) | ("todo", [(text, status)])"""
+("reject", (name, input, reason)) | ("ask", (question, answer)) | ("todo", [(text, status)]) |
+("interrupt", None) (Claude Code only)"""
 
 
 def _ts(n: int) -> str:
@@ -107,6 +108,11 @@ def claude_code(name: str, cwd: str, turns: list[Turn]) -> None:
             lines.append(rec)
         elif kind == "assistant":
             assistant([{"type": "text", "text": body}])
+        elif kind == "interrupt":
+            rec = env("user")
+            text = "[Request interrupted by user for tool use]"
+            rec["message"] = {"role": "user", "content": [{"type": "text", "text": text}]}
+            lines.append(rec)
         elif kind in ("tool", "reject"):
             tool, args, out = body
             tid = ids.next("toolu")

@@ -63,6 +63,8 @@ RULES: tuple[Rule, ...] = (
         # "from now on", "going forward"
         r"\b(?:update|add (?:this |that |it )?to|write (?:this |it )?(?:in|into)|put (?:this |it )?"
         r"in) (?:the )?(?:claude|agents|gemini)\.md\b.*\b(?:that|to)\b"
+        r"|\b(?:add|put|write|note|save) (?:this|that|the following) (?:in|into|to) (?:the )?"
+        r"(?:claude|agents|gemini)\.md\s*[:,-]\s*\w"
         r"|\b(?:remember|keep in mind|don'?t forget|do not forget) (?:that|to)\b(?!.*\?\s*$)"
         r"|\b(?:from now on|going forward|for future (?:reference|sessions)|in (?:the )?future"
         r"(?= ,|,| always| never| please| use| do| don'?t)|next time(?=,| always| never| use))\b",
@@ -100,7 +102,10 @@ RULES: tuple[Rule, ...] = (
         "convention",
         0.8,
         _CLAUSE_START + r"(?:don'?t|do not|dont|never)\s+" + _NOT_VERBS + r"\w+"
-        r"|\bwithout (?:asking|approval|permission|confirmation|review|tests?)\b",
+        r"|\bwithout (?:asking|approval|permission|confirmation|review|tests?)\b"
+        # a prohibition by quantifier: "no test may…", "nothing should…", "no one pushes…"
+        r"|(?:^|[,;:]\s*|\bso\s+)(?:no|nothing|no one|nobody)\b(?: \w+){0,3} (?:may|must|should|"
+        r"can|is allowed to|gets to)\b",
     ),
     _r(
         "standing-rule",
@@ -115,6 +120,8 @@ RULES: tuple[Rule, ...] = (
         r"|\bmake sure (?:that )?(?:you |to )?(?:do not|don'?t|dont|never|always|use|run|keep|"
         r"add|update|call|put|set|pin|write)\b"
         r"|\bby default\b"
+        r"|\b(?:before|after) (?:every|each) (?:single )?(?:commit|push|merge|release|deploy|"
+        r"pr|pull request|change|run|build|test run)\b"
         r"|\bfirst\b.*\bbefore (?:you |we )?\w+"
         r"|\bi (?:always |really )?prefer\b|\bplease always\b",
     ),
@@ -133,6 +140,25 @@ RULES: tuple[Rule, ...] = (
         r"|\bi'?m (?:not )?(?:a (?:big )?fan of|keen on)\s+(?!it\b|that\b|this\b)\w+",
     ),
     _r(
+        "version-requirement",
+        "lesson",
+        0.8,
+        # what a part needs to work, with a version: "the build needs node 20 or newer",
+        # "requires Python 3.12+", "only works with at least v4"
+        r"\b(?:needs?|requires?|only works (?:with|on)|depends on)\b[^.?!]{0,30}?"
+        r"(?:\b(?:v|version )?\d+(?:\.\d+)*\+|\b(?:v|version )?\d+(?:\.\d+)* or (?:newer|later|"
+        r"above|higher|up)\b|\bat least (?:v|version )?\d)",
+    ),
+    _r(
+        "cross-project",
+        "convention",
+        0.8,
+        # a statement scoped to all the user's work is a standing preference
+        r"\b(?:in|for|across) (?:all|every|any) (?:of )?my (?:projects?|repos?|repositories|"
+        r"codebases?|work)\b|\bacross my (?:projects|repos)\b"
+        r"|\b(?:for|in) (?:all|every) (?:future )?(?:sessions|conversations)\b",
+    ),
+    _r(
         "project-convention",
         "convention",
         0.77,
@@ -145,7 +171,8 @@ RULES: tuple[Rule, ...] = (
         r"|^(?:and |so |also )?here,? we (?:always |never |only |don'?t |do not )?"
         r"(?:use|write|keep|name|put|prefer|follow|squash|rebase|merge|run|pin|ship|avoid)\b"
         r"|\b(?:the|our) (?:convention|rule|policy|house style|style|norm) (?:here |in this "
-        r"\w+ )?is\b",
+        r"\w+ )?is\b"
+        r"|\bwe(?:'re| are) an? [\w.+#-]+ (?:shop|team|house)\b",
     ),
     _r(
         "modal-rule",
@@ -175,6 +202,12 @@ RULES: tuple[Rule, ...] = (
         # X, do Y", "not as X but as Y"
         r"\buse \S+(?: \S+)?,? (?:not|instead of|rather than) \S+"
         r"|\binstead of\b[^,.;]{1,80},\s*(?:just\s+)?\w+"
+        # a way of working with the one it replaces, sentence-final: "logs go to stderr, not
+        # stdout", "dates are stored as UTC, never local time"
+        r"|\b(?:go(?:es)?|live|lives|belongs?|stays?|comes?|runs?|(?:is|are) (?:stored|kept|"
+        r"written|done|built|sent)) (?:through|in|into|under|via|to|from|on|as|with) "
+        r"[^,;?]{2,60}, (?:not|never) (?:in |via |through |with |as |to |from )?"
+        r"[\w./`()-]+(?: [\w./`()-]+)?\W*$"
         r"|\bnot (?:as|in|via|with|through|from|on|under) (?:a |an |the )?[\w./-]+(?: [\w./-]+)?"
         r",? but (?:as|in|via|with|through|from|on|under)\b",
     ),
@@ -240,7 +273,7 @@ def match_rules(text: str) -> list[Rule]:
 
 _LEAD = re.compile(
     r"^(?:(?:ok(?:ay)?|great|yes|yeah|also|and|so|but|then|well|hmm|please|pls|btw|by the way|"
-    r"fyi|oh|one more "
+    r"fyi|oh|heads up|one more "
     r"feedback|stop for a second|just to be sure|in theory|maybe|no|nope)\b[!,.:;\-–]*\s*)+",
     re.IGNORECASE,
 )
@@ -257,7 +290,9 @@ _HEDGE = re.compile(
 _MEMORY_WRAPPER = re.compile(
     r"^(?:(?:please|pls|and|also|so)\s+)*(?:(?:remember|keep in mind|note|don'?t forget|do not "
     r"forget)(?: that| to)?,?\s+(?=\w)(?!(?:this|that|it)\W*$)|(?:from now on|going forward|"
-    r"in (?:the )?future|for future (?:reference|sessions)|next time),?\s+(?=\w))",
+    r"in (?:the )?future|for future (?:reference|sessions)|next time),?\s+(?=\w)"
+    r"|(?:add|put|write|note|save) (?:this|that|the following) (?:in|into|to) (?:the )?"
+    r"(?:claude|agents|gemini)\.md\s*[:,-]\s*)",
     re.IGNORECASE,
 )
 """The request to remember is the record's reason, not its content ("Remember that X" → "X",

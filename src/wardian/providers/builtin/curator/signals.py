@@ -173,6 +173,15 @@ _DONE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 """The agent reporting its work finished (a past-tense report, a summary, passing checks)."""
+_LEFT_OPEN = re.compile(
+    r"\b(?:(?:is|are) (?:still )?not (?:done|finished|implemented|wired up|hooked up|there) yet|"
+    r"(?:is|are) still (?:to do|todo|missing|pending|open|left)|(?:is|are) (?:still )?left to do|"
+    r"still (?:need|needs) to be (?:done|added|written|implemented)|remaining (?:work|steps|items|"
+    r"parts?) (?:is|are)|not yet (?:done|implemented|wired up|started))\b",
+    re.IGNORECASE,
+)
+"""The agent saying part of the request is still open ("the toggle is not done yet"): its
+report of what it did does not finish the request."""
 _CAUSE = re.compile(
     r"\b(?:because|since|root cause|the (?:real )?(?:issue|problem|bug|cause|culprit) "
     r"(?:is|was)|caused by|requires?|needs? (?:a|an|the|to)|must (?:be|have|use)|"
@@ -281,8 +290,9 @@ def _is_human(msg: dict[str, Any]) -> bool:
 
 
 def _relative(path: str, workspace: str | None) -> str:
-    if workspace and path.startswith(workspace.rstrip("/") + "/"):
-        return path[len(workspace.rstrip("/")) + 1 :]
+    root = (workspace or "").rstrip("/")
+    if root and path.startswith(root + "/"):  # a workspace of "/" (unknown) keeps paths whole
+        return path[len(root) + 1 :]
     return path
 
 
@@ -456,6 +466,19 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 continue
             option = _chosen_option(text, prior[2])
             if option is None:
+                either = _either_choice(text, prior[2])
+                if either is not None:
+                    chosen, question = either
+                    out.append(
+                        Signal(
+                            "answer",
+                            seq,
+                            0,
+                            text.strip(),
+                            text=f'The user chose "{chosen}" when asked: {question}',
+                            score=0.84,
+                        )
+                    )
                 continue
             label, line = option
             out.append(
@@ -470,6 +493,42 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 )
             )
     return out
+
+
+_EITHER = re.compile(
+    r"(?:^|\s)([\w.+#/-]+) or ([\w.+#/-]+(?: [\w.+#/-]+){0,2})\s*\?\s*$", re.IGNORECASE
+)
+"""A question offering two named alternatives ("…be YAML or TOML?")."""
+_CHOICE_LEAD = re.compile(
+    r"^(?:(?:let'?s |we'?ll |i'?d )?(?:go with|use|pick|take|say|stick with)\s+|definitely\s+|"
+    r"(?:the )?)", re.IGNORECASE
+)
+_NOT_ALTERNATIVES = frozenset({"not", "no", "yes", "later", "now", "else", "something", "both"})
+
+
+def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
+    """(chosen alternative, question) when `reply` opens by naming one of the two
+    alternatives of the agent's closing "X or Y?" question ("TOML. Same as…")."""
+    if is_routine(reply):
+        return None
+    questions = [q.strip() for _, q in _sentences(offer) if q.strip().endswith("?")]
+    if not questions:
+        return None
+    question = questions[-1]
+    match = _EITHER.search(question)
+    if match is None:
+        return None
+    alternatives = [match.group(1), match.group(2)]
+    if any(a.lower() in _NOT_ALTERNATIVES for a in alternatives):
+        return None
+    head = re.split(r"[.,;:!\-–—(]", reply.strip(), maxsplit=1)[0].strip()
+    head = _CHOICE_LEAD.sub("", head).strip().lower()
+    if not head or len(head.split()) > 4:
+        return None
+    for alternative in alternatives:
+        if head == alternative.lower():
+            return alternative, question.strip(" *_`")
+    return None
 
 
 def _options(offer: str) -> dict[str, str]:
@@ -656,7 +715,9 @@ def unfinished(
             )
     if last_human >= 0 and not out:
         seq, _, request = texts[last_human]
-        finished = any(_DONE.search(t) for _, _, t in prose)
+        finished = any(_DONE.search(t) for _, _, t in prose) and not (
+            prose and _LEFT_OPEN.search(prose[-1][2])
+        )
         started = any(m.get("role") == "assistant" for _, m, _ in after)
         if started and not finished and not is_routine(request) and not _CONFIRM.search(request):
             piece = _request_piece(request)

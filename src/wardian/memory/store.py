@@ -52,7 +52,7 @@ class _Unset:
 UNSET: Any = _Unset()
 """Sentinel: "not given" (distinct from None) for `MemoryStore.update`."""
 
-RECALL_EXACT_POSTINGS = 1_500
+RECALL_EXACT_POSTINGS = 1_000
 """How many matches of the query's rarest words `recall` ranks exactly; commoner words
 count only where they meet (see `recall`). FTS5 spends about 1 µs per posting it
 merges and scores, so this bounds the lexical half of a query to a few milliseconds."""

@@ -273,11 +273,10 @@ def _set_home_fix(path: Path) -> str:
 
 def _read_only_mount(path: Path) -> bool:
     """True when `path` is on a file system mounted read-only (POSIX ``statvfs``)."""
-    flag = getattr(os, "ST_RDONLY", None)
-    if flag is None or not hasattr(os, "statvfs"):
+    if os.name != "posix":
         return False
     try:
-        return bool(os.statvfs(path).f_flag & flag)
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
     except OSError:
         return False
 

@@ -120,6 +120,18 @@ def test_replay_returns_the_receipt_without_writes_or_prompt(kit: Any, cli: Any)
     assert "Already applied at" in maintain(cli, "preview", str(path)).stdout
 
 
+def test_preview_of_an_applied_plan_does_not_call_apply_disabled(kit: Any, cli: Any) -> None:
+    # Operator trial: the preview of an applied plan said both "apply prints the stored
+    # receipt" and, for the plan's own changes seen as conflicts, "apply is disabled".
+    path, _ = full_plan(kit)
+    doc = preview(cli, path)
+    assert apply(cli, path, doc["digest_prefix"]).exit_code == 0
+    shown = maintain(cli, "preview", str(path)).stdout
+    assert "Already applied at" in shown and "apply is disabled" not in shown
+    assert "nothing is left to apply" in shown
+    assert apply(cli, path, None).exit_code == 0  # and apply does replay
+
+
 def test_same_key_different_contents_is_refused_naming_both_digests(kit: Any, cli: Any) -> None:
     path, _ = full_plan(kit)
     doc = preview(cli, path)

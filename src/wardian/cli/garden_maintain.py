@@ -130,7 +130,7 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, age
     stdout()
     existing = doc.get("existing_receipt")
     applied = bool(existing and existing["preview_digest"] == doc["preview_digest"])
-    if applied:
+    if existing and applied:
         stdout(f"Already applied at {existing['applied_at']}: apply prints the stored receipt.")
     elif existing:
         stdout(f"Idempotency key already committed another plan ({existing['preview_digest']}); "

@@ -36,7 +36,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 TARGETS_MS = {
@@ -182,11 +183,18 @@ def main() -> int:
 
         runs = [commands_of(src, f" (tree {i})" if i else "") for i, src in enumerate(trees)]
 
-        def with_capability(env: dict[str, str]) -> dict[str, str]:
+        @contextmanager
+        def with_capability(env: dict[str, str]) -> Iterator[dict[str, str]]:
+            """`env`, with a live capability while it is used when it is an inner one."""
             if not any(env is inner for inner in inner_envs):
-                return env
-            return env | {"WARDIAN_CAPABILITY": capabilities.mint(
-                agent.id, pid=me.pid, started_at=me.started_at, workspace=str(work))}
+                yield env
+                return
+            token = capabilities.mint(agent.id, pid=me.pid, started_at=me.started_at,
+                                      workspace=str(work))
+            try:
+                yield env | {"WARDIAN_CAPABILITY": token}
+            finally:  # `agent exec` refuses below a live capability holder
+                capabilities.revoke(token, reason="bench: inner command done")
 
         if args.importtime or args.profile:
             return _diagnose(runs[0], work, with_capability, args.profile, args.sort,
@@ -251,7 +259,8 @@ def main() -> int:
 
 
 def _diagnose(commands: Commands, work: Path,
-              with_capability: Callable[[dict[str, str]], dict[str, str]],
+              with_capability: Callable[[dict[str, str]],
+                                        AbstractContextManager[dict[str, str]]],
               profile: str | None, sort: str, only: str) -> int:
     """Print each command's 15 slowest imports (cumulative us) from ``-X importtime``, or
     (`profile` names a command) that command's 30 first cProfile entries by `sort`
@@ -264,17 +273,18 @@ def _diagnose(commands: Commands, work: Path,
     for name, (argv, env, stdin, _check) in commands.items():
         if profile is not None and name != profile:
             continue
-        command = argv(0)
-        if Path(command[0]).name.startswith("python"):
-            command = command[1:]  # else the `wardian` script: run it by the interpreter
-        run_env = with_capability(env)
-        for _warm in range(2):
-            _cpu_run(command, run_env, work, stdin(0), extra=[sys.executable])
-        with tempfile.TemporaryDirectory() as tmp:
+
+        def runnable(n: int, argv: Callable[[int], list[str]] = argv) -> list[str]:
+            command = argv(n)  # the `wardian` script is run by the interpreter:
+            return command[1:] if Path(command[0]).name.startswith("python") else command
+
+        with with_capability(env) as run_env, tempfile.TemporaryDirectory() as tmp:
+            for warm in (-2, -1):  # other words than round 0's: a save saves anew each time
+                _cpu_run(runnable(warm), run_env, work, stdin(warm), extra=[sys.executable])
             stats = Path(tmp) / "profile"
             extra = (["-m", "cProfile", "-o", str(stats)] if profile is not None
                      else ["-X", "importtime"])
-            done = subprocess.run([sys.executable, *extra, *command], input=stdin(0),
+            done = subprocess.run([sys.executable, *extra, *runnable(0)], input=stdin(0),
                                   text=True, capture_output=True, env=run_env, cwd=work,
                                   check=False)
             if done.returncode:  # (what came back is the timed rounds' to check)

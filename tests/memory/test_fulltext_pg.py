@@ -30,10 +30,9 @@ def test_a_write_without_the_schema_on_the_search_path_indexes_the_record(
             " status, created_at, updated_at, current_revision_id) VALUES ('r-other',"
             " 'agent-1', 'stable', 'agent', 'Backups run nightly at two.', 'ops said so',"
             " 'active', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'none')")
+        other.execute("SET search_path = memory")  # the index functions' own schema
         rows = other.execute(
-            "SELECT id, fts = to_tsvector('memory.wardian_fts', memory.fts_text(text))"
-            " || to_tsvector('memory.wardian_fts', memory.fts_text(evidence)), doclen"
-            " FROM memory.records"
+            "SELECT id, fts = fts_vector(text) || fts_vector(evidence), doclen FROM records"
             ).fetchall()
     assert {r[0]: (r[1], r[2]) for r in rows} == {rid: (True, 10), "r-other": (True, 8)}
     assert [r.id for r in store.recall("agent-1", "thursdays")] == [rid]
@@ -248,7 +247,8 @@ def test_the_fold_upgrade_indexes_existing_non_ascii_records_again(
 
 
 def test_the_schema_keeps_only_the_functions_recall_calls(pg_url: str) -> None:
-    """Migration 4 dropped migration 1's ``bm25_term`` (recall scores in one query)."""
+    """Migration 4 dropped migration 1's ``bm25_term`` (recall scores in one query);
+    migration 5's functions cut and stem words (`wardian.memory.fts_porter_pg`)."""
     import psycopg
 
     from wardian.memory.db import MemoryDB
@@ -258,4 +258,5 @@ def test_the_schema_keeps_only_the_functions_recall_calls(pg_url: str) -> None:
         names = [r[0] for r in conn.execute(
             "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
             " WHERE n.nspname = 'memory' ORDER BY 1")]
-    assert names == ["fts_text", "records_fts_sync"]
+    assert names == ["fts5_porter", "fts5_porter_cv", "fts_plain", "fts_query", "fts_stem",
+                     "fts_text", "fts_vector", "records_fts_sync"]

@@ -28,7 +28,6 @@ import argparse
 import os
 import random
 import re
-import sqlite3
 import sys
 import time
 from collections import Counter
@@ -86,34 +85,6 @@ def word_sets(count: int, seed: int) -> dict[str, list[str]]:
     sets["non-ASCII"] = {made_up(rng, "bcdfghklmnprstvwxzøßæœðþłğşčřžщжшλπ")
                          for _ in range(count // 4)}
     return {name: sorted(words) for name, words in sets.items()}
-
-
-def sqlite_words(texts: list[str]) -> list[list[str]]:
-    """Each of `texts` as FTS5's ``porter unicode61`` indexes it: its index words, sorted
-    (a token that is not UTF-8 written as `wardian.memory.fts_porter_pg` writes it)."""
-    db = sqlite3.connect(":memory:")
-    try:
-        db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
-        db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-        with db:
-            db.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)",
-                           ((i, text) for i, text in enumerate(texts, 1)))
-        out: list[list[str]] = [[] for _ in texts]
-        for term, doc in db.execute("SELECT hex(term), doc FROM v"):
-            out[int(doc) - 1].append(as_text(bytes.fromhex(str(term))))
-    finally:
-        db.close()
-    return [sorted(words) for words in out]
-
-
-def as_text(token: bytes) -> str:
-    """An FTS5 token as PostgreSQL can hold it: a cut last character as U+FFFD and the
-    hex of the bytes kept (`wardian.memory.fts_porter_pg`'s note)."""
-    try:
-        return token.decode()
-    except UnicodeDecodeError as exc:
-        head = token[:exc.start]
-        return head.decode() + "\ufffd" + token[exc.start:].hex()
 
 
 def _database(cluster: Any, name: str, ctype: str | None, migrations: int | None) -> str:
@@ -183,6 +154,7 @@ def main() -> int:
     parser.add_argument("--all-planes", action="store_true")
     parser.add_argument("--show", type=int, default=3, help="examples per kind")
     args = parser.parse_args()
+    from tests.fts5_words import fts5_words
     from tests.pg_cluster import Cluster, find_bin
 
     bindir = find_bin()
@@ -199,7 +171,7 @@ def main() -> int:
                 for state in ("before", "after")}
         print(f"{'words':<14} {'count':>7} {'before':>8} {'after':>7}   kinds before")
         for name, words in word_sets(args.words, args.seed).items():
-            expected = sqlite_words(words)
+            expected = fts5_words(words)
             differ = {}
             for state, expression in (("before", BEFORE), ("after", AFTER)):
                 got, _ = pg_words(urls[(state, None)], expression, words)
@@ -219,7 +191,7 @@ def main() -> int:
         last = 0x10FFFF if args.all_planes else 0xFFFF
         points = [c for c in range(1, last + 1) if not 0xD800 <= c <= 0xDFFF]
         texts = [f"a{chr(c)}b" for c in points]
-        expected = sqlite_words(texts)
+        expected = fts5_words(texts)
         print(f"\ncode points U+0001..U+{last:04X} ({len(points)}) cut or folded otherwise"
               " than unicode61 (each as a<c>b):")
         for ctype in (None, "C.utf8"):
@@ -238,7 +210,7 @@ def main() -> int:
         made = word_sets(args.words, args.seed)["made-up"]
         random.Random(args.seed).shuffle(made)
         texts = [" ".join(made[i:i + 12]) for i in range(0, len(made), 12)]
-        expected = [sorted(set(w)) for w in sqlite_words(texts)]
+        expected = fts5_words(texts)
         took = {}
         for state, expression in (("before", BEFORE), ("after", AFTER)):
             got, took[state] = pg_words(urls[(state, None)], expression, texts)

@@ -9,11 +9,11 @@ database whose ctype is UTF-8 (PostgreSQL's parser split words there)."""
 from __future__ import annotations
 
 import random
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.fts5_words import fts5_words
 
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
@@ -32,28 +32,6 @@ KINDS = {
     "a cut character": ["ta\u1041ing", "ta\u1041ed", "ro\u0fffing"],
 }
 WORDS = [w for words in KINDS.values() for w in words]
-
-
-def _sqlite_words(texts: list[str]) -> list[list[str]]:
-    """FTS5's index words of each of `texts` (a token that is not UTF-8 written as
-    `wardian.memory.fts_porter_pg` writes it), sorted and distinct."""
-    db = sqlite3.connect(":memory:")
-    try:
-        db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
-        db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-        with db:
-            db.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(texts, 1))
-        out: list[set[str]] = [set() for _ in texts]
-        for term, doc in db.execute("SELECT hex(term), doc FROM v"):
-            raw = bytes.fromhex(str(term))
-            try:
-                word = raw.decode()
-            except UnicodeDecodeError as exc:
-                word = raw[:exc.start].decode() + "\ufffd" + raw[exc.start:].hex()
-            out[int(doc) - 1].add(word)
-    finally:
-        db.close()
-    return [sorted(words) for words in out]
 
 
 @pytest.fixture
@@ -81,14 +59,14 @@ def _pg_words(conn: object, texts: list[str], expression: str = "fts_vector(x)"
 def test_each_kind_of_word_that_differed_stems_as_fts5(pg: object, kind: str) -> None:
     words = KINDS[kind]
     assert dict(zip(words, _pg_words(pg, words), strict=True)) == dict(
-        zip(words, _sqlite_words(words), strict=True))
+        zip(words, fts5_words(words), strict=True))
 
 
 def test_the_kinds_did_differ_before(pg: object) -> None:
     """The words above are real cases: PostgreSQL's own parser and Snowball dictionary
     (what migrations 2-4 indexed with) give another stem for each kind."""
     old = "to_tsvector('wardian_fts', fts_text(x))"
-    expected = dict(zip(WORDS, _sqlite_words(WORDS), strict=True))
+    expected = dict(zip(WORDS, fts5_words(WORDS), strict=True))
     before = dict(zip(WORDS, _pg_words(pg, WORDS, old), strict=True))
     differed = {kind for kind, words in KINDS.items()
                 if any(before[w] != expected[w] for w in words)}
@@ -119,7 +97,7 @@ def test_every_short_word_and_random_words_stem_as_fts5(pg: object) -> None:
                        for _ in range(rng.randint(1, 3)))
         words.append(stem + rng.choice(suffixes))
     got = _pg_words(pg, words)
-    expected = _sqlite_words(words)
+    expected = fts5_words(words)
     differ = [(w, g, e) for w, g, e in zip(words, got, expected, strict=True) if g != e]
     assert differ == []
 
@@ -131,7 +109,7 @@ def test_texts_mixing_kinds_index_the_same_words(pg: object) -> None:
     plain = ["deploys", "running", "tables", "payments", "quietly", "configured"]
     texts = [" ".join([*rng.sample(plain, 3), w, *rng.sample(plain, 2)]) for w in WORDS]
     texts += [" ".join(plain), "Zorbology OF THE Payments", "12m² µs ª² →x"]
-    assert _pg_words(pg, texts) == _sqlite_words(texts)
+    assert _pg_words(pg, texts) == fts5_words(texts)
 
 
 RECORDS = [
@@ -225,7 +203,7 @@ def test_under_a_utf8_ctype_every_code_point_cuts_and_folds_as_unicode61(
         conn.execute("SET search_path = memory")
         got = _pg_words(conn, texts)
         before = _pg_words(conn, texts, "to_tsvector('wardian_fts', fts_text(x))")
-    expected = _sqlite_words(texts)
+    expected = fts5_words(texts)
     assert [f"U+{c:04X}" for c, g, e in zip(points, got, expected, strict=True) if g != e] == []
     assert sum(b != e for b, e in zip(before, expected, strict=True)) > 1000  # it did differ
 

@@ -81,7 +81,7 @@ PINNED: dict[str, list[tuple[str, str]]] = {
                         ("fts_tokens_as_fts5", "96c77ea03625"),
                         ("fts_fold_as_unicode61", "7fcf021b5bd5"),
                         ("drop_bm25_term", "156cf7143c9c"),
-                        ("fts_stem_as_fts5", "092b7c3f821a")],
+                        ("fts_stem_as_fts5", "793c0b49570c")],
 }
 
 

@@ -78,16 +78,23 @@ rr tt`` and ``ll ss zz``)."""
 
 
 def _suffix_chain(rules: list[tuple[str, str, str]]) -> str:
-    """PL/pgSQL: the first of `rules` (suffix, condition on ``s``'s pattern ``p``,
-    replacement) whose suffix ends ``t`` decides, as FTS5's generated steps do."""
-    lines = []
-    for i, (suffix, cond, out) in enumerate(rules):
-        n = len(suffix)
-        lines.append(
-            f"    {'IF' if i == 0 else 'ELSIF'} right(t, {n}) = '{suffix}'"
-            f" AND length(t) > {n} THEN\n"
-            f"        p := left(cv, -{n});\n"
-            f"        IF {cond} THEN t := left(t, -{n}) || '{out}'; END IF;")
+    """PL/pgSQL: the first of `rules` (suffix, condition on the stem's pattern ``p``,
+    replacement) whose suffix ends ``t`` decides, as FTS5's generated steps do; like
+    them, it first picks the rules by the word's last letter but one."""
+    groups: dict[str, list[tuple[str, str, str]]] = {}
+    for rule in rules:
+        groups.setdefault(rule[0][-2], []).append(rule)
+    lines = ["before_last := substr(t, length(t) - 1, 1);"]
+    for g, (letter, group) in enumerate(groups.items()):
+        lines.append(f"    {'IF' if g == 0 else 'ELSIF'} before_last = '{letter}' THEN")
+        for i, (suffix, cond, out) in enumerate(group):
+            n = len(suffix)
+            lines.append(
+                f"        {'IF' if i == 0 else 'ELSIF'} right(t, {n}) = '{suffix}'"
+                f" AND length(t) > {n} THEN\n"
+                f"            p := left(fts5_porter_cv(t), -{n});\n"
+                f"            IF {cond} THEN t := left(t, -{n}) || '{out}'; END IF;")
+        lines.append("        END IF;")
     return "\n".join(lines) + "\n    END IF;"
 
 
@@ -123,6 +130,7 @@ def _porter_function() -> str:
         wide BOOLEAN := word ~ '[^\\u0001-\\u007f]';
         t TEXT := word;
         cv TEXT;
+        before_last TEXT;
         p TEXT;
         s TEXT;
         cut BOOLEAN := false;
@@ -147,9 +155,8 @@ def _porter_function() -> str:
             END IF;
         END IF;
         -- Step 1b
-        cv := fts5_porter_cv(t);
         IF right(t, 3) = 'eed' AND length(t) > 3 THEN
-            IF left(cv, -3) ~ 'vc' THEN
+            IF left(fts5_porter_cv(t), -3) ~ 'vc' THEN
                 t := left(t, -1);
             END IF;
         ELSIF right(t, 2) = 'ed' AND length(t) > 2 OR right(t, 3) = 'ing' AND length(t) > 3
@@ -177,19 +184,15 @@ def _porter_function() -> str:
         THEN
             t := left(t, -1) || 'i';
         END IF;
-        -- Step 2
-        cv := fts5_porter_cv(t);
+        -- Step 2 (each step works out the pattern only where a suffix matches)
     {step2}
         -- Step 3
-        cv := fts5_porter_cv(t);
     {step3}
         -- Step 4
-        cv := fts5_porter_cv(t);
     {step4}
         -- Step 5a
-        cv := fts5_porter_cv(t);
         IF right(t, 1) = 'e' THEN
-            p := left(cv, -1);
+            p := left(fts5_porter_cv(t), -1);
             IF p ~ 'vc.*vc' OR p ~ 'vc' AND NOT (right(p, 3) = 'cvc'
                                                 AND substr(t, length(t) - 1, 1)
                                                     NOT IN ('w', 'x', 'y')) THEN
@@ -197,7 +200,7 @@ def _porter_function() -> str:
             END IF;
         END IF;
         -- Step 5b
-        IF right(t, 2) = 'll' AND left(cv, -1) ~ 'vc.*vc' THEN
+        IF right(t, 2) = 'll' AND left(fts5_porter_cv(t), -1) ~ 'vc.*vc' THEN
             t := left(t, -1);
         END IF;
         IF NOT wide THEN

@@ -161,3 +161,68 @@ def test_recall_considered_measures_the_margin_against_the_next_nearest(
     expected = near[0] - sum(near[1:]) / MARGIN_NEIGHBOURS
     assert seen.margin is not None
     assert math.isclose(seen.margin, expected, abs_tol=2e-3)  # vectors are stored as float16
+
+
+def test_once_something_fits_the_best_few_that_stand_out_follow() -> None:
+    from wardian.memory.ranking import FOLLOW_RANK, FOLLOW_Z
+
+    # "which tools check the glaze recipes": one record passes on coverage; the second
+    # answer shares no word with the question and is too weak for the relaxed floor, but
+    # it is among the best few by fused score and stands out from the scope.
+    leader = Candidate(1, coverage=0.8, cosine=0.4, z=3.0, held={"glaze": 2.0})
+    second = _by_meaning(0.22, FOLLOW_Z, rowid=2)
+    flat = _by_meaning(0.21, FOLLOW_Z - 0.01, rowid=3)  # near, but like any other record
+    assert not second.passes_relaxed(semantic=True)
+    kept = fuse([flat, second, leader], semantic=True, limit=5)
+    assert [c.rowid for c in kept] == [1, 2]
+    # Only the best few: the same record ranked after FOLLOW_RANK others does not follow.
+    crowd = [Candidate(10 + i, coverage=0.45, cosine=0.3, z=FOLLOW_Z - 0.5)
+             for i in range(FOLLOW_RANK)]
+    kept = fuse([second, leader, *crowd], semantic=True, limit=10)
+    assert 2 not in [c.rowid for c in kept]
+    assert len(kept) == 1 + FOLLOW_RANK  # the crowd follows by coverage (relaxed floor)
+    # Nothing follows when nothing fits, and without cosines nothing stands out.
+    assert fuse([second, flat], semantic=True, limit=5) == []
+    lexical = fuse([leader, second], semantic=False, limit=5)
+    assert [c.rowid for c in lexical] == [1]
+
+
+@pytest.mark.parametrize(("query", "workspace", "embedded"), [
+    ("how often are ottermoor's backups rotated", "/w/ottermoor",
+     "how often are backups rotated"),
+    ("Ottermoor deploy steps", "/w/ottermoor/", "deploy steps"),
+    ("does the tide-gauge app log to loki", "C:\\src\\tide-gauge", "does the app log to loki"),
+    ("ottermoor", "/w/ottermoor", "ottermoor"),  # nothing else to ask about: kept
+    ("what is ottermoor", "/w/ottermoor", "what is ottermoor"),
+    ("how often are backups rotated", "/w/ottermoor", "how often are backups rotated"),
+    ("ottermoor backups", None, "ottermoor backups"),
+    ("the app backups", "/w/my", "the app backups"),  # a name of stop words only
+])
+def test_the_embedded_query_leaves_out_the_workspaces_own_name(
+        query: str, workspace: str | None, embedded: str) -> None:
+    from wardian.memory.ranking import semantic_query
+
+    assert semantic_query(query, workspace) == embedded
+
+
+def test_recall_weighs_a_question_naming_its_workspace_as_one_that_does_not(
+        store: MemoryStore) -> None:
+    if store.embedder() is None:
+        pytest.skip("the optional embedding model is not installed")
+    here = "/w/ottermoor"
+    for text in ("Ottermoor is a Rust service behind nginx",
+                 "Ottermoor's logs go to Loki for fourteen days",
+                 "Snapshots are rotated every Sunday and four are kept",
+                 "Ottermoor runs on two hosts in Tromsø"):
+        store.save(AGENT, text, evidence="e", scope=Scope.workspace(here), actor="t")
+
+    def cosines(query: str, workspace: str | None) -> dict[int, float]:
+        seen = store.recall_considered(AGENT, query, workspace=workspace)
+        return {c.rowid: round(c.cosine, 6) for c in seen.candidates}
+
+    named = cosines("how often are ottermoor backups replaced", here)
+    assert named == cosines("how often are backups replaced", here)
+    assert named  # by meaning: no record holds "backups" or "replaced"
+    # Asked from no workspace (every scope), the name is what the question is about.
+    assert cosines("how often are ottermoor backups replaced", None) != \
+        cosines("how often are backups replaced", None)

@@ -34,7 +34,10 @@ them into one ranked list that may be empty.
   more words, so this rule only ever widens what passes as the store grows. Once one
   record has cleared the floor, others follow it that clear a lower one (``RELAXED_*``)
   or hold most of what the records clearing it leave uncovered (`covers_rest`: "tests
-  and linting", answered by one record about each), for questions with several answers.
+  and linting", answered by one record about each), or are among the `FOLLOW_RANK` best
+  by fused score and stand out from the scope (`FOLLOW_Z`), for questions with several
+  answers: the second answer of "how do I run tests and linting" or "what test tools do we
+  use" shares as few words with the question as a paraphrase's only answer does.
   The floors were tuned, coarsely, on ``bench/recall_suite.py`` and checked on
   ``bench/recall_suite_holdout.py``, ``bench/recall_suite_fresh.py`` and
   ``bench/recall_suite_unseen.py``; `MARGIN_FLOOR` was then chosen on all four pooled, so
@@ -53,7 +56,11 @@ them into one ranked list that may be empty.
   near-synonym word coverage, store-relative unknown-word rules and other pooling of
   the word vectors (stop words dropped, frequency-weighted, the common direction
   removed) were tried (issue 19) and moved no held-out figure without costing no-answer
-  empty.
+  empty. `FOLLOW_RANK` and `FOLLOW_Z` were chosen on the main suite alone.
+* **The workspace's name.** A question asked in a workspace often names it ("what test
+  tools does lumen use", in ``/src/lumen``); its cosines are computed without that word
+  (`semantic_query`), or every record naming the project would look as near as the
+  answer.
 
 Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall; issue 19.
 """
@@ -65,6 +72,8 @@ import re
 from collections.abc import Iterable
 
 __all__ = [
+    "FOLLOW_RANK",
+    "FOLLOW_Z",
     "FUSED_COSINE",
     "FUSED_COVERAGE",
     "FUSED_Z",
@@ -87,6 +96,7 @@ __all__ = [
     "fuse",
     "idf",
     "query_terms",
+    "semantic_query",
 ]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -136,6 +146,11 @@ RELAXED_COVERAGE, RELAXED_COSINE, RELAXED_Z = 0.4, 0.25, 1.5
 """Once the best record has cleared the floor (something fits), further records need only
 this coverage, or this cosine and standing-out: a question with several answers gets
 them, while "does anything fit" is decided by the strict floor alone."""
+FOLLOW_RANK, FOLLOW_Z = 5, 0.75
+"""Once something fits, a record among the `FOLLOW_RANK` best by fused score also follows
+when it stands out from the scope's records by `FOLLOW_Z` standard deviations: the second
+and third answers of a question with several are as weakly tied to its words as the
+first one that passed on meaning alone (module: Floor)."""
 SEMANTIC_WEIGHT = 0.5
 """Weight of the cosine similarity in the fused score (the rest is lexical coverage)."""
 
@@ -145,6 +160,22 @@ def query_terms(query: str) -> list[str]:
     that are not `STOP_WORDS`. Returns [] when the query asks about nothing."""
     words = (w for w in _WORD.findall(query.lower()) if w not in STOP_WORDS)
     return list(dict.fromkeys(words))
+
+
+def semantic_query(query: str, workspace: str | None) -> str:
+    """The text of `query` that is embedded for its cosines: without the words naming the
+    workspace it is asked in (the last part of its path, e.g. ``heron`` for
+    ``/src/heron``: "how do I run heron's tests"), unless nothing else is left. Static
+    embeddings weigh a project's name as much as any other word, so every record that
+    names the project would look alike to a question naming it, while within its own
+    workspace the name tells nothing apart."""
+    if not workspace:
+        return query
+    name = set(query_terms(re.split(r"[\\/]", workspace.rstrip("/\\"))[-1]))
+    if not name:
+        return query
+    kept = [w for w in query.split() if name.isdisjoint(_WORD.findall(w.lower()))]
+    return " ".join(kept) if query_terms(" ".join(kept)) else query
 
 
 def idf(doc_freq: int, total: int) -> float:
@@ -292,6 +323,9 @@ def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int,
     rest = {t: w for c in pool for t, w in c.held.items() if t not in answered}
     kept = [c for c in pool if c in passed or c.passes_relaxed(semantic=semantic)
             or covers_rest(c, rest)]
+    if semantic:
+        best = sorted(pool, key=lambda c: (c.score, c.coverage, c.lexical), reverse=True)
+        kept += [c for c in best[:FOLLOW_RANK] if c.z >= FOLLOW_Z and c not in kept]
     kept.sort(key=lambda c: c.updated_at, reverse=True)
     kept.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage, c.lexical),
               reverse=True)

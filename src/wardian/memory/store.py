@@ -441,7 +441,7 @@ class MemoryStore:
         the store has never seen (`wardian.memory.ranking.Considered`). Read-only; for
         `recall` itself and for explaining its choice (``bench/recall_bench.py
         --features``). Arguments as in `recall`."""
-        from wardian.memory.ranking import Considered, query_terms
+        from wardian.memory.ranking import Considered, query_terms, semantic_query
 
         terms = query_terms(query)
         if not terms:
@@ -450,7 +450,8 @@ class MemoryStore:
         candidates, unknown = self._lexical_candidates(
             agent_id, terms, workspace=workspace, depth=depth)
         embedder = self.embedder()
-        vector = embedder.embed(query) if embedder is not None else None
+        vector = (embedder.embed(semantic_query(query, workspace))
+                  if embedder is not None else None)
         margin = None
         if vector is not None:
             margin = self._semantic_candidates(agent_id, workspace, vector, depth, candidates)

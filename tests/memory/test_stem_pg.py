@@ -136,25 +136,13 @@ def test_another_form_of_each_kind_recalls_the_same_record_on_both_backends(
 
 def test_the_stem_upgrade_indexes_existing_records_again(
         pg_url: str, wardian_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from wardian._db import close_databases, migrate_component
-    from wardian._pg import PgConnection
-    from wardian.memory.schema_pg import POSTGRES_MIGRATIONS
+    from tests.pg_memory import records_at_migration
 
-    old = PgConnection(pg_url, "memory")
-    try:  # a database as migration 4 left it, with records written then
-        migrate_component(old, "memory", POSTGRES_MIGRATIONS[:4])  # type: ignore[arg-type]
-        for rid, text in (("r-logy", "The zorbology lab moved upstairs."),
-                          ("r-kk", "Nightly jobs keep zekking the caches.")):
-            old.execute(
-                "INSERT INTO records (id, agent_id, kind, scope_kind, text, evidence, status,"
-                " created_at, updated_at, current_revision_id) VALUES (?, 'agent-1',"
-                " 'stable', 'agent', ?, 'said so', 'active', '2026-01-01T00:00:00Z',"
-                " '2026-01-01T00:00:00Z', 'none')", (rid, text))
-        assert old.execute("SELECT fts @@ 'zorbolog'::tsquery FROM records WHERE id ="
-                           " 'r-logy'").fetchone()[0] is False
-    finally:
-        old.close()
-    close_databases(pg_url)
+    # a database as migration 4 left it, with records written then
+    assert records_at_migration(
+        pg_url, 4, [("r-logy", "The zorbology lab moved upstairs."),
+                    ("r-kk", "Nightly jobs keep zekking the caches.")],
+        "SELECT fts @@ 'zorbolog'::tsquery FROM records WHERE id = 'r-logy'") is False
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     store = MemoryStore()
     assert [r.id for r in store.recall("agent-1", "zorbological lab")][:1] == ["r-logy"]

@@ -15,9 +15,10 @@ it prints the same figures and checks only the safety targets (0 forbidden, 0
 evidence-not-found, no file over its cap, the large-session speed): its precision and
 recall are a measurement, not a gate, so that nobody tunes rules to its sentences.
 ``--set blind2`` is a second blind set, written after the fixes the first one led to (the
-first set's later figures are no longer blind).
+first set's later figures are no longer blind). ``--set blind3`` is a third, in styles the
+corpus lacks (corrections mid-task, dictation, terse answers, non-native English, secrets).
 
-Usage: python bench/curator_bench.py [--verbose] [--set corpus|blind|blind2]
+Usage: python bench/curator_bench.py [--verbose] [--set corpus|blind|blind2|blind3]
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ sys.path.insert(0, str(ROOT))
 from tests.curator.gold import (  # noqa: E402
     BLIND2_GOLD,
     BLIND2_TRANSCRIPTS,
+    BLIND3_GOLD,
+    BLIND3_TRANSCRIPTS,
     BLIND_GOLD,
     BLIND_TRANSCRIPTS,
     GOLD,
@@ -59,6 +62,7 @@ SETS = {
     "corpus": (GOLD, TRANSCRIPTS),
     "blind": (BLIND_GOLD, BLIND_TRANSCRIPTS),
     "blind2": (BLIND2_GOLD, BLIND2_TRANSCRIPTS),
+    "blind3": (BLIND3_GOLD, BLIND3_TRANSCRIPTS),
 }
 """Set name → (targets, transcript folder)."""
 

@@ -36,6 +36,10 @@ BLIND2_DIR = Path(__file__).resolve().parent / "blind2"
 """The second blind set, written after the fixes the first one led to (``blind2/build.py``)."""
 BLIND2_GOLD = BLIND2_DIR / "blind_gold.json"
 BLIND2_TRANSCRIPTS = BLIND2_DIR / "transcripts"
+BLIND3_DIR = Path(__file__).resolve().parent / "blind3"
+"""The third blind set: styles the corpus lacks, written before any rule change for it."""
+BLIND3_GOLD = BLIND3_DIR / "blind_gold.json"
+BLIND3_TRANSCRIPTS = BLIND3_DIR / "transcripts"
 
 Item = list[list[str]]
 

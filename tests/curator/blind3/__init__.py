@@ -1,0 +1,1 @@
+"""The third blind set: styles the corpus lacks, written before any rule change (build.py)."""

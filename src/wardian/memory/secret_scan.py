@@ -227,7 +227,10 @@ _BASE64_RUN = _Pattern(r"[A-Za-z0-9+/=]{32,}")
 _PASSWORD = _Pattern(
     r"""(?ix)
     [\w-]*?(?:pass(?:word|wd|phrase|code)|_pass|pwd|passwd)s?(?![\w-])
-    (?:\s+(?:for|of|on|to)\s+(?:the\s+)?[\w.@:/-]+)?      # "password for admin@prod"
+    # "password for admin@prod", "password for the alert mails", "password of our wifi"
+    (?:\s+(?:for|of|on|to)\s+(?:(?:the|our|my|your|this|that)\s+)?[\w.@:/-]+
+       (?:\s+(?!(?:is|are|was|were|should|must|will|shall|can|would|becomes|became|set)\b)
+          [\w.@:/-]+){0,2})?
     ['"\]]{0,2}
     (?:
         (?P<assign>\s*(?::=|=>|[:=]))\s*                 # password: X, passwd=X

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.curator.sessions import FORMATS, curate_session
+from wardian.providers.builtin.curator.rules import agent_scoped, match_rules, rewrite
 
 
 def _saved(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -34,3 +35,61 @@ def test_password_the_user_asks_to_remember_is_never_saved(fmt: str, tmp_path: P
         ("assistant", "Rebooted the lab router."),
     ], tmp_path)
     assert not any(value in op["text"] or value in op["evidence"] for op in _saved(ops))
+
+
+# --- "no, not X - Y": a correction naming what was wrong and what holds ---------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "start", "replaced"),
+    [
+        ("no, not moment.js - we format dates with Luxon in this app",
+         "We format dates with Luxon", "(not moment.js)"),
+        ("nope, not the staging bucket, test uploads go to the scratch bucket",
+         "Test uploads go to the scratch bucket", "(not the staging bucket)"),
+        ("no not tabs; the style guide here wants four spaces",
+         "The style guide here wants four spaces", "(not tabs)"),
+    ],
+)
+def test_no_not_x_then_y_is_a_correction_saying_what_holds(
+    sentence: str, start: str, replaced: str
+) -> None:
+    assert "correction" in [r.category for r in match_rules(sentence)], sentence
+    text = rewrite(sentence, "correction")
+    assert text.startswith(start) and replaced in text, text
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["no, not yet, wait for the build", "no, not that one, the other file please",
+     "nope, not now", "no, not really sure what you mean"],
+)
+def test_no_not_without_a_replacement_is_no_correction(sentence: str) -> None:
+    assert not [r for r in match_rules(sentence) if r.name == "correction-marker"], sentence
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_mid_task_no_not_x_is_saved_for_the_workspace(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "Show the order dates in the customer's format."),
+        ("assistant", "I added moment.js and formatted the dates with it."),
+        ("user", "no, not moment.js - this app formats dates with Luxon everywhere, swap it"),
+        ("assistant", "Swapped to Luxon."),
+    ], tmp_path)
+    saved = _saved(ops)
+    assert len(saved) == 1 and "luxon" in saved[0]["text"].lower(), saved
+    assert saved[0]["text"].startswith("This app formats dates with Luxon")
+    assert saved[0]["scope"] == "workspace" or saved[0]["scope"].get("kind") == "workspace"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "agent"),
+    [
+        ("this service talks HTTP through httpx everywhere", False),
+        ("dates stay in UTC everywhere in the UI", False),
+        ("I use British spelling everywhere", True),
+        ("in all my projects commit messages are imperative", True),
+    ],
+)
+def test_everywhere_bounded_by_the_project_is_workspace_scope(sentence: str, agent: bool) -> None:
+    assert agent_scoped(sentence) is agent

@@ -52,7 +52,7 @@ Signals read (each rule is named by the kind of signal it reads; `signals` has t
     a short prohibition keeps the next sentence saying what holds instead
     (`_with_positive_half`); a checkpoint states, never asks (`_as_state`); the evidence
     keeps the verbatim quote. A typo that is an English word stays (see `spelling`).
-12. *Scope*: agent when the statement is about the user across projects (`rules.AGENT_SCOPE`),
+12. *Scope*: agent when the statement is about the user across projects (`rules.agent_scoped`),
     else workspace (the transcript's cwd, resolved by ``archive.load``).
 13. *Updates, not duplicates* (`dedup`, `contradiction`): a candidate that contradicts an
     active record (negation and word order aware: "Never use npm" vs "Use npm for
@@ -92,8 +92,8 @@ from wardian.providers.builtin.curator.dedup import (
     topic_overlap,
 )
 from wardian.providers.builtin.curator.rules import (
-    AGENT_SCOPE,
     MAX_MEMORY_TEXT_CHARS,
+    agent_scoped,
     match_rules,
     rewrite,
 )
@@ -539,7 +539,7 @@ def _cand(
         # secret never enters the record, and the rule is not lost with it
         short = False
     evidence = whole if short else seg.text[:MAX_EVIDENCE_CHARS]
-    scope: Literal["agent", "workspace"] = "agent" if AGENT_SCOPE.search(seg.text) else "workspace"
+    scope: Literal["agent", "workspace"] = "agent" if agent_scoped(seg.text) else "workspace"
     return _Candidate(
         round(score, 4),
         seg.seq,
@@ -727,7 +727,7 @@ def _from_signal(sig: signals.Signal) -> _Candidate | None:
         text = rewrite(source, sig.kind)
     if not text:
         return None
-    scope: Literal["agent", "workspace"] = "agent" if AGENT_SCOPE.search(source) else "workspace"
+    scope: Literal["agent", "workspace"] = "agent" if agent_scoped(source) else "workspace"
     return _Candidate(
         round(sig.score, 4),
         sig.seq,

@@ -15,7 +15,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["AGENT_SCOPE", "RULES", "Rule", "clean_speech", "match_rules", "rewrite"]
+__all__ = [
+    "AGENT_SCOPE",
+    "RULES",
+    "Rule",
+    "agent_scoped",
+    "clean_speech",
+    "match_rules",
+    "rewrite",
+]
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,14 @@ _NOT_VERBS = (
     r"(?!know\b|think\b|recall\b|remember\b|see\b|understand\b|mind\b|care\b|get\b|have\b|"
     r"worry\b|bother\b|mean\b|like\b|really\b|quite\b)"
 )
+_NOT_X_LEAD = (
+    r"^\W*(?:no|nope|nah)\b[,.!]?\s+not\s+(?!(?:yet|now|really|quite|sure|exactly|today|that|"
+    r"this|it|me|at all|here|there|again|so|too|like|anymore|for)\b)(?:the |a |an )?"
+    r"[\w./@`'+#-]+(?:\s+[\w./@`'+#-]+){0,2}?\s*(?:[-–—,;:]|\s(?:but|please)\b)\s*"
+    r"(?=(?:\S+\s+){2,}\S)"
+)
+""""no, not requests - use httpx": a correction naming what was wrong and, after a dash or
+comma, what holds (at least three more words)."""
 _CLAUSE_START = r"(?:^|[,;:\-–(]\s*|\b(?:and|but|please|pls|so|then|also|just|yet)\s+)"
 
 RULES: tuple[Rule, ...] = (
@@ -79,7 +95,10 @@ RULES: tuple[Rule, ...] = (
         r"|^(?:no|nope)\b[,. ]+(?:i|we|it|that|you|the)\b"
         r"|\b(?:like|as) i (?:asked|said|originally|told|wrote|mentioned)\b"
         r"|\bi (?:mostly |actually |only |really )?meant\b"
-        r"|\b(?:that'?s|this is|it'?s) not what i (?:asked|said|meant|wanted)\b",
+        r"|\b(?:that'?s|this is|it'?s) not what i (?:asked|said|meant|wanted)\b"
+        # "no, not X - Y": the user names the thing the agent reached for and what holds
+        # instead, in one breath (not "no, not yet", "no, not that one")
+        r"|" + _NOT_X_LEAD,
     ),
     _r(
         "stated-reason",
@@ -258,6 +277,23 @@ AGENT_SCOPE = re.compile(
     re.IGNORECASE,
 )
 """A preference clearly about the user across projects → agent scope."""
+_LOCAL_SCOPE = re.compile(
+    r"\b(?:this|our|the) (?:service|repo|repository|project|codebase|monorepo|app|crate|"
+    r"package|module|ui|frontend|backend|api)\b|\bhere\b",
+    re.IGNORECASE,
+)
+_LOCAL_WORDS = frozenset({"everywhere", "globally", "in general"})
+
+
+def agent_scoped(text: str) -> bool:
+    """True when `text` is about the user across projects (`AGENT_SCOPE`); an "everywhere"
+    bounded by this project ("this service uses httpx everywhere", "UTC everywhere in the
+    UI") stays with the workspace."""
+    match = AGENT_SCOPE.search(text)
+    if match is None:
+        return False
+    return match.group(0).lower() not in _LOCAL_WORDS or not _LOCAL_SCOPE.search(text)
+
 
 _ANY_RULE = re.compile("|".join(f"(?:{rule.pattern.pattern})" for rule in RULES), re.IGNORECASE)
 """All cues in one pattern: a fast "no cue at all" test before trying each rule."""
@@ -427,6 +463,34 @@ def clean_speech(text: str) -> str:
     return " ".join(text.split())
 
 
+_NOT_X_THEN = re.compile(
+    r"^not\s+(?!(?:yet|now|really|quite|sure|exactly|today|that|this|it|me|at all|here|there|"
+    r"again|so|too|like|anymore|for)\b)((?:the |a |an )?[\w./@`'+#-]+(?:\s+[\w./@`'+#-]+){0,2}?)"
+    r"\s*(?:[-–—,;:]|\s(?:but|please)\b)\s*((?:\S+\s+){2,}\S.*)$",
+    re.IGNORECASE,
+)
+_FIRST_CLAUSE_END = re.compile(r"(?:,|;|\s[-–—])\s")
+
+
+def _what_holds_first(text: str) -> str:
+    """"Not requests - this service uses httpx, keep it" → "This service uses httpx (not
+    requests), keep it": a correction's record says what holds, with what it replaces in
+    parentheses after its first clause, instead of opening on a bare "Not X"."""
+    match = _NOT_X_THEN.match(text)
+    if match is None:
+        return text
+    wrong, rest = match.group(1), match.group(2).strip()
+    end = next((m.start() for m in _FIRST_CLAUSE_END.finditer(rest)
+                if len(rest[: m.start()].split()) >= 3), None)
+    if end is None:
+        body = rest.rstrip(" .!;")
+        tail = rest[len(body):]
+        out = f"{body} (not {wrong}){tail}"
+    else:
+        out = f"{rest[:end]} (not {wrong}){rest[end:]}"
+    return out[0].upper() + out[1:]
+
+
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((?:https?://)[^)]+\)")
 MAX_MEMORY_TEXT_CHARS = 280
 """Memory text longer than this is cut at a word boundary."""
@@ -489,6 +553,7 @@ def rewrite(segment: str, category: str) -> str:
     text = _PART_LABEL.sub(lambda m: f"In {m.group(1).lower()} {m.group(2)}, ", text)
     text = _LEAD.sub("", text)
     text = clean_speech(text)
+    text = _what_holds_first(text)
     for pattern, repl in _PRONOUNS:
         text = pattern.sub(repl, text)
     text = text.strip(" ,;:-–")

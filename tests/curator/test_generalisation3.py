@@ -93,3 +93,82 @@ def test_mid_task_no_not_x_is_saved_for_the_workspace(fmt: str, tmp_path: Path) 
 )
 def test_everywhere_bounded_by_the_project_is_workspace_scope(sentence: str, agent: bool) -> None:
     assert agent_scoped(sentence) is agent
+
+
+# --- a choice by position: the record names what was chosen ---------------------------------
+
+_INLINE_OFFER = (
+    "There are three ways: 1) a cron job on the web host, cheap but tied to that box; "
+    "2) a managed scheduler from the cloud provider; 3) a worker that sleeps between runs, "
+    "which needs its own process."
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_ordinal_pick_after_a_follow_up_question_names_the_option(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "The nightly digest mail needs a scheduler. What can we use?"),
+        ("assistant", _INLINE_OFFER),
+        ("user", "what does option 2 cost per month roughly?"),
+        ("assistant", "A few cents: it bills per invocation and we would run it once a day."),
+        ("user", "fine, cheap enough and we want off that box anyway. we'll go with the "
+                 "second one."),
+    ], tmp_path)
+    texts = _texts(ops)
+    assert "managed scheduler" in texts, texts
+    assert "second one" not in texts.replace("chose option 2", "")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_reply_opening_on_a_letter_names_the_option(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "How should the importer report bad rows?"),
+        ("assistant", "A) write them to a rejects.csv next to the input; B) stop at the first "
+                      "bad row; C) log a warning and skip them."),
+        ("user", "A. the data team fixes the rejects by hand afterwards."),
+    ], tmp_path)
+    texts = _texts(ops)
+    assert "rejects.csv" in texts and "option a" in texts, texts
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_go_with_a_letter_is_one_record_naming_the_option(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "Where do we keep feature flags?"),
+        ("assistant", "(A) a flags table in the main database, or (B) a flags.toml file "
+                      "deployed with the app. A can change without a deploy."),
+        ("user", "Changes go through review anyway. Let's go with B; a table is overkill."),
+    ], tmp_path)
+    saved = _saved(ops)
+    assert len(saved) == 1 and "flags.toml" in saved[0]["text"], saved
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["ok, take the first step and show me the diff",
+     "good to know. I will pick the last file myself",
+     "no idea, what would you do?"],
+)
+def test_position_words_that_pick_no_option_decide_nothing(reply: str, tmp_path: Path) -> None:
+    ops = curate_session("claude", [
+        ("user", "The nightly digest mail needs a scheduler. What can we use?"),
+        ("assistant", _INLINE_OFFER),
+        ("user", reply),
+    ], tmp_path)
+    assert "chose" not in _texts(ops)
+
+
+def test_inline_labels_out_of_order_are_no_options(tmp_path: Path) -> None:
+    ops = curate_session("claude", [
+        ("user", "Why did the build fail?"),
+        ("assistant", "Step 2) failed after step 1) passed; see the log for 3) the cleanup."),
+        ("user", "ok go with 2 then"),
+    ], tmp_path)
+    assert "chose" not in _texts(ops)
+
+
+def test_not_x_but_y_keeps_its_own_order() -> None:
+    text = rewrite("no, not in the README, but in a docs/ page of its own", "correction")
+    assert text.startswith("Not in the README, but in a docs/ page"), text

@@ -801,6 +801,10 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
             if (c := _from_signal(sig)) is not None
         ]
     )
+    # a reply that picks one of the agent's options is recorded with that option's words
+    # (signals.answers); the same reply read as a bare "let's go with B" would say nothing
+    chose = {c.seq for c in candidates if c.category == "answer"}
+    candidates = [c for c in candidates if c.category != "decision" or c.seq not in chose]
     known = spelling.session_words(
         str(m.get("text") or "") for m in messages if m.get("role") == "assistant"
     )

@@ -466,7 +466,7 @@ def clean_speech(text: str) -> str:
 _NOT_X_THEN = re.compile(
     r"^not\s+(?!(?:yet|now|really|quite|sure|exactly|today|that|this|it|me|at all|here|there|"
     r"again|so|too|like|anymore|for)\b)((?:the |a |an )?[\w./@`'+#-]+(?:\s+[\w./@`'+#-]+){0,2}?)"
-    r"\s*(?:[-–—,;:]|\s(?:but|please)\b)\s*((?:\S+\s+){2,}\S.*)$",
+    r"\s*(?:[-–—,;:]|\s(?:please)\b)\s*(?!but\b)((?:\S+\s+){2,}\S.*)$",
     re.IGNORECASE,
 )
 _FIRST_CLAUSE_END = re.compile(r"(?:,|;|\s[-–—])\s")

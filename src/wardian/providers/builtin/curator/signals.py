@@ -136,6 +136,7 @@ _RECOMMENDED = re.compile(r"\s*\((?:recommended|default|suggested)\)", re.IGNORE
 """The agent's own label on an option: not part of what the user chose."""
 MAX_DETAIL_CHARS = 120
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
+"""Ordinal words → option labels; "last" is resolved against the offer (`_chosen_option`)."""
 _OPTION_HEAD = re.compile(
     r"^[ \t>*#-]*(?:\*\*)?(?:option|approach|choice|variant|alternative|plan)?\s*"
     r"\(?([A-Za-z]|\d{1,2})[).:]\s*(?:\*\*)?(.*)$|"
@@ -460,13 +461,19 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                         score=0.86,
                     )
                 )
-        elif _is_human(msg) and len(text.split()) <= MAX_ANSWER_WORDS:
+        elif _is_human(msg) and len(text.split()) <= MAX_CHOICE_REPLY_WORDS:
             prior = _previous(texts, i, "text")
             if prior is None:
                 continue
-            option = _chosen_option(text, prior[2])
+            short = len(text.split()) <= MAX_ANSWER_WORDS
+            option = _chosen_option(text, prior[2], short)
+            if option is None and _PICKS.search(text):
+                # "ok, let's take the third one" after a question about one option: the
+                # options are in an earlier message of the discussion
+                option = next((o for offer in _earlier_offers(texts, i)
+                               if (o := _chosen_option(text, offer, short)) is not None), None)
             if option is None:
-                either = _either_choice(text, prior[2])
+                either = _either_choice(text, prior[2]) if short else None
                 if either is not None:
                     chosen, question = either
                     out.append(
@@ -532,14 +539,51 @@ def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
 
 
 def _options(offer: str) -> dict[str, str]:
-    """label (upper-cased) → the option's line, for the options an agent message lists."""
+    """label (upper-cased) → the option's line, for the options an agent message lists (one
+    per line, or `_inline_options` when the agent ran them into one paragraph)."""
     options: dict[str, str] = {}
     for match in _OPTION_HEAD.finditer(offer):
         key = (match.group(1) or match.group(3) or "").upper()
         body = (match.group(2) or match.group(4) or "").strip(" *:-—–")
         if key and body and key not in options:
             options[key] = body
+    if len(options) < 2:
+        inline = _inline_options(offer)
+        if len(inline) >= 2:
+            return inline
     return options
+
+
+_INLINE_LABEL = re.compile(r"(?:^|(?<=[\s:;,.]))\(?([A-E]|[1-5])\)\s+(?=\S)")
+"""An option label inside running prose: "1) blobs in the database, 2) files on disk" or
+"(A) a shared cache, or (B) a per-worker cache"."""
+_INLINE_TAIL = re.compile(r"[\s,;]*(?:\b(?:or|and)\s*)?$", re.IGNORECASE)
+
+
+def _inline_options(offer: str) -> dict[str, str]:
+    """Options labelled in one paragraph, when their labels run in order from 1 or A (so a
+    stray "(2)" in prose is no list): label → the words up to the next label."""
+    for paragraph in re.split(r"\n\s*\n", offer):
+        marks = list(_INLINE_LABEL.finditer(paragraph))
+        labels = [m.group(1) for m in marks]
+        if len(labels) < 2 or labels[0] not in ("1", "A"):
+            continue
+        expected = [chr(ord(labels[0]) + k) for k in range(len(labels))]
+        if labels != expected:
+            continue
+        options: dict[str, str] = {}
+        for k, mark in enumerate(marks):
+            end = marks[k + 1].start() if k + 1 < len(marks) else len(paragraph)
+            body = _INLINE_TAIL.sub("", paragraph[mark.end() : end]).strip(" *")
+            if k + 1 == len(marks):  # the last option ends with its sentence
+                stop = re.search(r"[.!?](?:\s|$)", body)
+                body = body[: stop.start()] if stop else body
+            if len(body) < 3:
+                break
+            options[mark.group(1)] = body
+        else:
+            return options
+    return {}
 
 
 _OPTION_MENTION = re.compile(
@@ -589,18 +633,80 @@ def offers(messages: list[dict[str, Any]]) -> dict[int, str]:
     return out
 
 
-def _chosen_option(reply: str, offer: str) -> tuple[str, str] | None:
+_LABEL_LEAD = re.compile(r"^\W*(?:option\s+)?([A-Z]|\d)(?:[.,:;!)]|\s+[-–—])\s+\w")
+"""A reply opening on a label ("A. we never send anything back", "2 - cheaper")."""
+_PICKS = re.compile(
+    r"\b(?:go(?:ing)? with|take|pick|choose|do|use|prefer)\s+(?:the\s+)?(?:(?:option|number|"
+    r"approach)\s+([A-Za-z]|\d)\b|(first|second|third|fourth|last)(?: one\b| option\b|"
+    r"(?=\s*(?:[.!,;]|$)))|"
+    r"(?-i:([A-E]))\b(?![-'’]))",
+    re.IGNORECASE,
+)
+"""A choice by position inside a longer reply ("ok let's take the third one", "we'll go
+with option 2")."""
+MAX_CHOICE_REPLY_WORDS = 60
+
+
+_AGENT_TO_USER = re.compile(r"\byour\b|(?<!\bthank )\byou\b", re.IGNORECASE)
+"""The agent's "you" in an option's words is the user ("the one your host offers"); not in a
+"thank you" (nor a title holding one)."""
+MAX_DISCUSSION_TURNS = 3
+"""A choice by position may refer to options the agent listed this many human turns back."""
+
+
+def _earlier_offers(texts: list[tuple[int, dict[str, Any], str]], index: int) -> list[str]:
+    """The agent's prose before each of the last `MAX_DISCUSSION_TURNS` human messages
+    before `index`, most recent first (the options a discussion went back and forth on)."""
+    out: list[str] = []
+    turns = 0
+    for j in range(index - 1, -1, -1):
+        if _is_human(texts[j][1]):
+            turns += 1
+            if turns > MAX_DISCUSSION_TURNS:
+                break
+            prior = _previous(texts, j, "text")
+            if prior is not None:
+                out.append(prior[2])
+    return out
+
+
+def _option_label(reply: str, short: bool) -> str:
+    """The option label `reply` picks ("B", "3"), or "" when it picks none: any form in a
+    short reply (`_OPTION_REF`, `_LABEL_LEAD`), only a choice verb with a position in a
+    longer one (`_PICKS`)."""
+    stripped = reply.strip()
+    if short:
+        ref = _OPTION_REF.search(stripped)
+        if ref is not None:
+            return ref.group(1) or ref.group(2) or _ordinal(ref.group(3))
+    lead = _LABEL_LEAD.match(stripped)
+    if lead is not None:
+        return lead.group(1)
+    picks = list(_PICKS.finditer(stripped))
+    if not picks:
+        return ""
+    pick = picks[-1]
+    return pick.group(1) or pick.group(3) or _ordinal(pick.group(2))
+
+
+def _ordinal(word: str | None) -> str:
+    word = (word or "").lower()
+    return "LAST" if word == "last" else _ORDINALS.get(word, "")
+
+
+def _chosen_option(reply: str, offer: str, short: bool = True) -> tuple[str, str] | None:
     """(label, option line) when `reply` names one of the options listed in `offer`."""
-    ref = _OPTION_REF.search(reply.strip())
-    if ref is None:
-        return None
-    label = (ref.group(1) or ref.group(2) or _ORDINALS.get((ref.group(3) or "").lower(), ""))
+    label = _option_label(reply, short)
     if not label:
         return None
     options = _options(offer)
+    if label == "LAST" and options:
+        label = list(options)[-1]
     if len(options) < 2 or label.upper() not in options:
         return None
     line = _RECOMMENDED.sub("", re.sub(r"[*`_]+", "", options[label.upper()])).strip()
+    line = _AGENT_TO_USER.sub(lambda m: "the user's" if m.group(0).lower() == "your"
+                              else "the user", line)  # the agent addressed the user
     if len(line) < 8:
         return None
     detail = _option_detail(offer, label.upper())

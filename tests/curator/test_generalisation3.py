@@ -172,3 +172,40 @@ def test_inline_labels_out_of_order_are_no_options(tmp_path: Path) -> None:
 def test_not_x_but_y_keeps_its_own_order() -> None:
     text = rewrite("no, not in the README, but in a docs/ page of its own", "correction")
     assert text.startswith("Not in the README, but in a docs/ page"), text
+
+
+# --- a terse one-word answer to an either/or question ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "chosen"),
+    [
+        ("Should the JSON keys be snake_case (user_id) or camelCase (userId)?", "snake",
+         "snake_case"),
+        ("Do you want the timestamps as unix-seconds (1700000000) or ISO strings?", "iso",
+         "iso strings"),
+        ("Do you want the timestamps as unix-seconds (1700000000) or ISO strings?", "unix.",
+         "unix-seconds"),
+    ],
+)
+def test_one_word_answer_naming_part_of_an_alternative_is_a_decision(
+    question: str, reply: str, chosen: str, tmp_path: Path
+) -> None:
+    ops = curate_session("codex", [
+        ("user", "Add the export endpoint."),
+        ("assistant", f"Before I start: {question}"),
+        ("user", reply),
+    ], tmp_path)
+    assert f'chose "{chosen}"' in _texts(ops), _texts(ops)
+
+
+@pytest.mark.parametrize("reply", ["yes", "no", "py", "either"])
+def test_one_word_answer_naming_no_single_alternative_decides_nothing(
+    reply: str, tmp_path: Path
+) -> None:
+    ops = curate_session("codex", [
+        ("user", "Profile the importer."),
+        ("assistant", "Should I use py-spy (sampling) or py-instrument (tracing)?"),
+        ("user", reply),
+    ], tmp_path)
+    assert "chose" not in _texts(ops)

@@ -510,6 +510,7 @@ _CHOICE_LEAD = re.compile(
     r"^(?:(?:let'?s |we'?ll |i'?d )?(?:go with|use|pick|take|say|stick with)\s+|definitely\s+|"
     r"(?:the )?)", re.IGNORECASE
 )
+_ASIDE = re.compile(r"\s*\([^()]{1,40}\)")
 _NOT_ALTERNATIVES = frozenset({"not", "no", "yes", "later", "now", "else", "something", "both"})
 
 
@@ -522,7 +523,9 @@ def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
     if not questions:
         return None
     question = questions[-1]
-    match = _EITHER.search(question)
+    # an aside on each alternative ("kebab-case (--output-dir) or snake_case (--x)?") is
+    # an example, not the alternative's name
+    match = _EITHER.search(_ASIDE.sub("", question))
     if match is None:
         return None
     alternatives = [match.group(1), match.group(2)]
@@ -533,7 +536,11 @@ def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
     if not head or len(head.split()) > 4:
         return None
     for alternative in alternatives:
-        if head == alternative.lower():
+        name = alternative.lower()
+        # "kebab" names "kebab-case": the reply may say an alternative's first part
+        if head == name or (len(head) >= 3 and re.split(r"[-_ ]", name)[0] == head
+                            and not any(o != alternative and re.split(r"[-_ ]", o.lower())[0]
+                                        == head for o in alternatives)):
             return alternative, question.strip(" *_`")
     return None
 

@@ -13,6 +13,7 @@ import pytest
 
 from tests.curator.sessions import FORMATS, curate_session
 from wardian.providers.builtin.curator.rules import agent_scoped, match_rules, rewrite
+from wardian.providers.builtin.curator.signals import is_sign_off
 
 
 def _saved(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -209,3 +210,81 @@ def test_one_word_answer_naming_no_single_alternative_decides_nothing(
         ("user", reply),
     ], tmp_path)
     assert "chose" not in _texts(ops)
+
+
+# --- an interrupted task: the checkpoint names what is left and what it stopped on ----------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["have to jump into a call now, we finish tomorrow",
+     "sorry, need to hop on a meeting - leave it like that for now",
+     "ok gotta go"],
+)
+def test_more_sign_offs_are_recognised(text: str) -> None:
+    assert is_sign_off(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["leave it as is and add a test", "I have to leave the fixtures as they are",
+     "need to run the seed script first", "we finish the importer later and then the export"],
+)
+def test_work_requests_with_sign_off_words_are_no_sign_off(text: str) -> None:
+    assert not is_sign_off(text), text
+
+
+@pytest.mark.parametrize("fmt", ("claude", "codex"))
+def test_checkpoint_of_an_interrupted_task_names_the_errors_it_stopped_on(
+    fmt: str, tmp_path: Path
+) -> None:
+    name, key, item = (("TodoWrite", "todos", "content") if fmt == "claude"
+                       else ("update_plan", "plan", "step"))
+    ops = curate_session(fmt, [
+        ("user", "Move the image resizing from Pillow to pyvips."),
+        ("tool", name, {key: [{item: "Swap the resize calls", "status": "completed"},
+                              {item: "Port the EXIF rotation", "status": "in_progress"}]}),
+        ("tool", "Bash", {"command": "pytest -q"}),
+        ("result", "FAILED tests/test_thumbs.py::test_rotated - AssertionError\n1 failed"),
+        ("assistant", "Resizing runs on pyvips. test_rotated still fails: thumbnails of "
+                      "portrait photos come out sideways because autorotate is not applied "
+                      "yet."),
+        ("user", "gotta run to a meeting, we finish tomorrow"),
+    ], tmp_path)
+    current = [op for op in _saved(ops) if op["kind"] == "current"]
+    assert len(current) == 1, ops
+    text = current[0]["text"]
+    assert "Port the EXIF rotation" in text and "test_rotated still fails" in text, text
+    assert "meeting" not in text
+
+
+@pytest.mark.parametrize("fmt", ("claude", "codex"))
+def test_agent_narrating_its_next_move_is_no_stopped_on_report(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "Build the release archive for the docs site."),
+        ("assistant", "The zip step failed on this runner, so I'm switching to tar and "
+                      "building the archive again."),
+    ], tmp_path)
+    assert "stopped on" not in _texts(ops)
+
+
+def test_compaction_checkpoint_names_the_listed_errors(tmp_path: Path) -> None:
+    summary = (
+        "<summary>\n1. Primary Request and Intent:\n   Speed up the search page.\n\n"
+        "8. Current Work:\n   Working on **srch-2**: added the trigram index to `search.sql` "
+        "but the migration hit two problems:\n\n   1. **Lock timeout** on `documents`: "
+        "`canceling statement due to lock timeout`\n   ```sql\n   CREATE INDEX ...\n   ```\n\n"
+        "   2. **Test failure** in test_ranking: the expected order changed for ties.\n\n"
+        "9. Optional Next Step:\n   Retry with CONCURRENTLY.\n</summary>"
+    )
+    ops = curate_session("claude", [
+        ("user", "Your task is to create a detailed summary of the conversation so far."),
+        ("assistant", summary),
+    ], tmp_path)
+    current = [op for op in _saved(ops) if op["kind"] == "current"]
+    assert len(current) == 1 and current[0]["evidence"] in summary
+    text = current[0]["text"]
+    assert "Lock timeout" in text and "Test failure in test_ranking" in text, text
+    assert "CREATE INDEX" not in text

@@ -487,6 +487,54 @@ def _focus(text: str, pattern: re.Pattern[str]) -> str:
     return best or text
 
 
+_FENCED = re.compile(r"(?:\s+in:)?\s*```.*?(?:```|\Z)", re.DOTALL)
+_NUMBERED = re.compile(r"^[ \t]*\d{1,2}[.)][ \t]+(.+)$", re.MULTILINE)
+_LIST_INTRO = re.compile(r":\s*$")
+MAX_ITEM_DETAIL_CHARS = 70
+
+
+def _item_name(item: str, detailed: bool) -> str:
+    """A list item as a short phrase: its head before the first ": " ("Compile error at line
+    171"), with what follows when `detailed` and that is short ("…: `cannot invoke …`")."""
+    item = re.sub(r"\*\*|__", "", item).strip()
+    head, sep, rest = item.partition(": ")
+    if not sep:
+        return re.split(r"(?<=[.;])\s", item, maxsplit=1)[0].rstrip(".;")
+    if not detailed:
+        return head
+    detail = re.split(r"\s+in\b|\s\(|[.;](?:\s|$)", rest, maxsplit=1)[0].strip()
+    detail = detail.rstrip(":")
+    if not detail or len(detail) > MAX_ITEM_DETAIL_CHARS or detail.count("`") % 2:
+        return head
+    return f"{head}: {detail}"
+
+
+def _with_list_named(section: str) -> str:
+    """A compaction's "Current Work" with the numbered list after its "…hit two errors:"
+    named item by item (code blocks dropped) instead of cut off before it, so the
+    checkpoint still says what the work stopped on; "" when no list follows a colon."""
+    lead_end = _NUMBERED.search(section)
+    if lead_end is None:
+        return ""
+    lead = section[: lead_end.start()].rstrip()
+    if not _LIST_INTRO.search(lead) or "```" in lead:
+        return ""
+    body = _FENCED.sub("", section[lead_end.start() :])
+    items = [m.group(1) for m in _NUMBERED.finditer(body)][:MAX_LIST_ITEMS]
+    if len(items) < 2:
+        return ""
+    lead = " ".join(lead.split())
+    for detailed in (True, False):
+        named = "; ".join(_item_name(item, detailed) for item in items)
+        text = f"{lead} {named}."
+        if len(text) <= MAX_MEMORY_TEXT_CHARS:
+            return text
+    return text
+
+
+MAX_LIST_ITEMS = 4
+
+
 def _compaction_checkpoints(
     messages: list[dict[str, Any]], human: list[tuple[int, str]]
 ) -> list[_Candidate]:
@@ -511,9 +559,9 @@ def _compaction_checkpoints(
         while start < len(text) and text[start].isspace():
             start += 1
         nxt = _SUMMARY_HEADING.search(text, start)
-        end = nxt.start() if nxt else len(text)
-        fence = text.find("```", start, end)
-        end = fence if fence != -1 else end
+        section_end = nxt.start() if nxt else len(text)
+        fence = text.find("```", start, section_end)
+        end = fence if fence != -1 else section_end
         end = min(end, start + COMPACTION_CHECKPOINT_CHARS)
         while end > start and text[end - 1].isspace():
             end -= 1
@@ -521,6 +569,9 @@ def _compaction_checkpoints(
             continue
         seg = Segment(seq, start, end, text[start:end], 0)
         cand = _cand(seg, 0.8, "current", "checkpoint", None)
+        listed = _with_list_named(text[start:section_end])
+        if listed:
+            cand = replace(cand, source=listed)
         found = [cand]  # the latest summary wins
     return found
 

@@ -24,7 +24,7 @@ They work on normalised messages (`Message.to_json()` dicts) and return `Signal`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 __all__ = [
@@ -257,8 +257,15 @@ _SIGN_OFF = re.compile(
     r"come back to (?:this|it)|get back to (?:this|it))\b[^.?!]{0,20}\b(?:tomorrow|later|"
     r"next (?:time|week|session)|on (?:monday|tuesday|wednesday|thursday|friday)|after (?:lunch|"
     r"the weekend)|in the morning)"
-    r"|i(?:'ve| have)? (?:(?:have|need|got) to|gotta|must) (?:go|leave|run|head out|log off|"
-    r"sign off))\b",
+    r"|(?:\bi(?:'ve| have)?\s+|^\W*(?:ok(?:ay)?|sorry|argh|right|hm+)?[,!. ]*)(?:(?:have|need|got)"
+    r" to|gotta|must) (?:(?:go|leave|run|head out|log off|sign off)(?=\s*(?:now|soon|for (?:today|"
+    r"now|the day)|[,.!;:]|$))|(?:jump|hop|get) (?:in|on)(?:to)? (?:a |the |my )?(?:meeting|call|"
+    r"standup))"
+    r"|\bleave it (?:like (?:that|this)|as (?:it is|is))(?= for now| until| till|\s*(?:[,.!;]|$))"
+    # "we finish tomorrow": a bare "finish" right before when
+    r"|\b(?:we|i)(?:'ll| will)? finish (?:tomorrow|later|next (?:time|week|session)|on "
+    r"(?:monday|tuesday|wednesday|thursday|friday)|in the morning|after (?:lunch|the weekend)))"
+    r"\b",
     re.IGNORECASE,
 )
 MAX_SIGN_OFF_WORDS = 24
@@ -772,6 +779,46 @@ def _last_state(texts: list[tuple[int, dict[str, Any], str]]) -> tuple[int, str]
     return None
 
 
+_FAILURE = re.compile(
+    r"\b(?:fail(?:s|ed|ing|ure)?|errors?|exceptions?|traceback|crash(?:es|ed)?|panics?|"
+    r"(?:does|do|did) not (?:compile|build|pass|start|load)|(?:won'?t|can'?t|cannot) "
+    r"(?:compile|build|import|find|resolve))\b|[A-Z]\w+(?:Error|Exception)\b"
+)
+_PROSE_SENTENCE = re.compile(r"\S(?:[^\n]*?)(?:[.!?](?=\s|$)|$)", re.MULTILINE)
+"""A sentence of agent prose, ending at a stop before a space (not in "Transit.altitude")."""
+_REPORT_LEAD = re.compile(r"^(?:\w+\s+){0,3}(?:are|is) (?:left|open|failing|remaining):\s+",
+                          re.IGNORECASE)
+_UNDER_WAY = re.compile(r"\b(?:i(?:'|’)?m|i am|i(?:'|’)ll|i will|let me|i(?:'|’)m going to)\b",
+                        re.IGNORECASE)
+MAX_REPORT_CHARS = 260
+"""The agent's report of what it stopped on, kept with a checkpoint, is cut to this."""
+
+
+def _stopped_on(prose: str) -> str:
+    """What the agent's last report says failed ("test_env fails with ImportError: …"), at
+    most `MAX_REPORT_CHARS`, cut at a clause end; "" when it names no failure. A checkpoint
+    of work that stopped on errors names them: the next session starts from them."""
+    picked: list[str] = []
+    for match in _PROSE_SENTENCE.finditer(prose):
+        sentence = match.group(0).strip(" *_>-")
+        if sentence.endswith("?") or not _FAILURE.search(sentence) or "```" in sentence:
+            continue
+        if _FIRST_PERSON_ACTION.match(sentence) or _UNDER_WAY.search(sentence):
+            continue  # the agent narrating its next move, not where the work stopped
+        picked.append(_REPORT_LEAD.sub("", sentence))
+    report = " ".join(picked)
+    if len(report) > MAX_REPORT_CHARS:
+        cut = max(report.rfind(". ", 0, MAX_REPORT_CHARS), report.rfind("; ", 0, MAX_REPORT_CHARS),
+                  report.rfind(", ", 0, MAX_REPORT_CHARS))
+        report = report[: cut if cut > MAX_REPORT_CHARS // 2 else MAX_REPORT_CHARS].rstrip(",;. ")
+        report += "…" if cut <= MAX_REPORT_CHARS // 2 else "."
+    if report and report[-1] not in ".!…":
+        report += "."
+    if report.split(" ", 1)[0].isalpha():  # an identifier keeps its case (test_env)
+        report = report[0].upper() + report[1:]
+    return report
+
+
 def unfinished(
     messages: list[dict[str, Any]], workspace: str | None, rewrite: Any
 ) -> list[Signal]:
@@ -817,6 +864,9 @@ def unfinished(
     prose = [
         (s, m, t) for s, m, t in after if m.get("role") == "assistant" and m.get("kind") == "text"
     ]
+    report = _stopped_on(prose[-1][2]) if prose else ""
+    if out and report:
+        out[0] = replace(out[0], text=f"{out[0].text} Stopped on: {report}")
     if prose and last_human >= 0:
         seq, _, final = prose[-1]
         question = _final_question(final)
@@ -847,7 +897,8 @@ def unfinished(
                             seq,
                             start,
                             evidence,
-                            text=f"Unfinished when the session ended: {sentence}{where}.",
+                            text=f"Unfinished when the session ended: {sentence}{where}."
+                            + (f" Stopped on: {report}" if report else ""),
                             record_kind="current",
                             score=0.78,
                         )

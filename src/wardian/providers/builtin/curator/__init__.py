@@ -47,7 +47,10 @@ Signals read (each rule is named by the kind of signal it reads; `signals` has t
 11. *Text*: `rules.rewrite` — one sentence, filler, hedges and spoken repeats dropped
     (`rules.clean_speech`), plain typos corrected (`spelling`), first/second person
     rewritten to third person, no category label (the record's ``kind`` says
-    stable/current), capped length; the evidence keeps the verbatim quote.
+    stable/current), capped length (cut at a sentence or clause end when one is in reach);
+    a short prohibition keeps the next sentence saying what holds instead
+    (`_with_positive_half`); a checkpoint states, never asks (`_as_state`); the evidence
+    keeps the verbatim quote. A typo that is an English word stays (see `spelling`).
 12. *Scope*: agent when the statement is about the user across projects (`rules.AGENT_SCOPE`),
     else workspace (the transcript's cwd, resolved by ``archive.load``).
 13. *Updates, not duplicates* (`dedup`, `contradiction`): a candidate that contradicts an
@@ -87,7 +90,12 @@ from wardian.providers.builtin.curator.dedup import (
     similarity,
     topic_overlap,
 )
-from wardian.providers.builtin.curator.rules import AGENT_SCOPE, match_rules, rewrite
+from wardian.providers.builtin.curator.rules import (
+    AGENT_SCOPE,
+    MAX_MEMORY_TEXT_CHARS,
+    match_rules,
+    rewrite,
+)
 from wardian.providers.builtin.curator.secrets import looks_secret, secret_scanning
 from wardian.providers.builtin.curator.segments import (
     Segment,
@@ -352,6 +360,8 @@ def _candidates(
                 body = rewrite(cand.source, best.category).rstrip(".")
                 if body:
                     cand = replace(cand, text=f"{body} (correcting the agent's {corrected}).")
+            if best.name == "prohibition" and not cand.text:
+                cand = _with_positive_half(cand, seg, segments, text)
             local.append(cand)
         if remember_idx and not local:
             before = [s for s in segments if s.index == remember_idx[0] - 1]
@@ -368,6 +378,59 @@ def _candidates(
         local.sort(key=lambda c: (-c.score, -_content_words(c.source), c.start))
         found.extend(local[:MAX_PER_MESSAGE])
     return found
+
+
+MAX_PROHIBITION_WORDS = 10
+"""A prohibition this short says what not to do and leaves what to do to the next sentence."""
+_STATE_FORM = re.compile(
+    r"^(?!(?:i|we|you|let'?s|let|please|pls|now|then|this|that|there|here|ok|okay|thanks|"
+    r"so|and|but|also)\b)(?:[\w./`'-]+\s+){1,5}?(?:is|are|stay|stays|remain|remains|must|"
+    r"should|go|goes|live|lives|belong|belongs|needs?|ha(?:s|ve) to|comes?|gets?|runs?)\b"
+    # or what the thing itself does ("It expires after ten minutes"), not how it looked
+    r"|^(?:it|they)\s+(?!was\b|were\b|did\b|seems?\b|looks?\b|worked\b|works\b)[a-z]{3,}\b",
+    re.IGNORECASE,
+)
+"""A sentence stating how something is or must be ("Dates from the API stay in UTC…",
+"Generated files live under gen/"), not a request for the next task ("Now add X") nor talk
+about the session ("This is the last thing")."""
+
+
+def _with_positive_half(
+    cand: _Candidate, seg: Segment, segments: list[Segment], message: str
+) -> _Candidate:
+    """A short prohibition ("Don't cache the token.") followed in the same message by a
+    sentence stating how things are instead ("It expires every hour.") is one rule with
+    its positive half: the record keeps both ("Do not cache the token; it expires every
+    hour."), and the evidence spans both when it is not the whole message already. The
+    next sentence must carry no cue of its own (it would be its own record), ask nothing
+    and state a state (`_STATE_FORM`)."""
+    if len(seg.text.split()) > MAX_PROHIBITION_WORDS or is_question(seg.text):
+        return cand
+    nxt = next((s for s in segments if s.index == seg.index + 1), None)
+    if nxt is None or not message[seg.end : nxt.start].isspace():
+        return cand
+    after = nxt.text
+    if (
+        match_rules(after)
+        or is_question(after)
+        or not _segment_ok(nxt)
+        or _is_fragment(after)
+        or _content_words(after) < MIN_CONTENT_WORDS
+        or not _STATE_FORM.match(after)
+        or signals.quotes_agent(after)
+    ):
+        return cand
+    first = rewrite(cand.source, cand.category).rstrip(".!")
+    second = rewrite(after, cand.category)
+    word = second.split(" ", 1)[0]
+    if word[:1].isupper() and word[1:].islower():
+        second = second[0].lower() + second[1:]
+    joined = f"{first}; {second}"
+    if not first or len(joined) > MAX_MEMORY_TEXT_CHARS:
+        return cand
+    span = message[seg.start : nxt.end]
+    evidence = cand.evidence if span in cand.evidence else span[:MAX_EVIDENCE_CHARS]
+    return replace(cand, text=joined, evidence=evidence)
 
 
 _ACTION_WORDS = frozenset(["edit", "write", "read", "call", "command", "file", "bash", "shell"])
@@ -677,6 +740,25 @@ def _from_signal(sig: signals.Signal) -> _Candidate | None:
     )
 
 
+_OPEN_QUESTION = "Open question when the session ended"
+
+
+def _as_state(text: str) -> str:
+    """A checkpoint says a state, never asks: a statement the user ended with "?" (a guess
+    at the cause, "X still fails (maybe because of Y)?") keeps its words and ends with a
+    full stop; a question by form is recorded as the open question it is, quoted. Text
+    that quotes a question inside ("Awaiting the user's answer to \"…?\"") is left as is."""
+    stripped = text.rstrip()
+    if not stripped.endswith("?"):
+        return text
+    body = stripped.rstrip("? ")
+    if not body:
+        return ""
+    if is_question(body):
+        return f'{_OPEN_QUESTION}: "{body[0].upper() + body[1:]}?"'
+    return body + "."
+
+
 def _checkpoint_text(words: str) -> str:
     return rewrite(words, "checkpoint")
 
@@ -743,6 +825,8 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
             if len(ranked) >= max_changes:
                 break  # later candidates score lower: they could never make the cut
             text = spelling.correct(cand.memory_text(), known)
+            if cand.kind == "current":
+                text = _as_state(text)
             norm = normalise(text)
             if not text or (cand.kind == "current" and current >= MAX_CURRENT):
                 continue

@@ -282,6 +282,11 @@ _PROGRESS_LEAD = re.compile(
     re.IGNORECASE,
 )
 """A progress lead-in ("continue to phase 2: …"): routine, not part of the statement."""
+_PART_LABEL = re.compile(
+    r"^(phase|step|stage|part|milestone|sprint)\s+(\w{1,3})\s*[-–—:]\s+(?=\w)", re.IGNORECASE
+)
+"""A plan-part label ("phase 2 - ask before…"): the part the statement is for, said as a
+phrase ("In phase 2, ask before…") instead of a dangling label."""
 _HEDGE = re.compile(
     r"\b(?:i think|i guess|i believe|you know|i mean|basically|actually)\b,?\s*(?:that\s+)?",
     re.IGNORECASE,
@@ -303,7 +308,53 @@ _ASK_WRAPPER = re.compile(
     r"(?:claude|agents)\.md (?:that |to say that |so that )?|^(?:can|could|would) you (?:please )?",
     re.IGNORECASE,
 )
+_ALL_MY = re.compile(
+    r"\b(in|across|for|throughout)( (?:all|every|each|any)(?: of)?)? my "
+    r"(projects?|repos?|repositories|codebases?|work)\b(,?)(?=(\s+\w)?)",
+    re.IGNORECASE,
+)
+"""A statement scoped to all the user's work ("in all my projects I want…"): the record is
+agent-scoped already, so the phrase names the projects without a second "the user"
+("In all projects, the user wants…", not "In all the user's projects the user wants…")."""
+
+
+def _all_projects(match: re.Match[str]) -> str:
+    quantifier = (match.group(2) or " all").replace(" of", "")
+    head = f"{match.group(1)}{quantifier} {match.group(3)}"
+    opens = match.start() == 0 and match.group(5) is not None
+    return head + ("," if opens or match.group(4) else "")
+
+
+_AFTER_SUBORDINATOR = re.compile(
+    r"\b((?:before|after|until|till|when|whenever|if|unless|once|while) the (?:user|agent)) "
+    r"([a-z]{2,})\b"
+)
+"""A clause "before you delete…" rewritten to "before the agent delete…": its verb agrees
+with the new third-person subject ("…the agent deletes…")."""
+_NOT_BASE_VERB = frozenset(
+    re.findall(
+        r"\S+",
+        "can could will would shall should must may might did does do is was were has had am are "
+        "also always never just only still then first ever even really already again not "
+        "the a an to and or",
+    )
+)
+
+
+def _third_person(verb: str) -> str:
+    """The third-person present of a base verb ("delete" → "deletes", "push" → "pushes",
+    "try" → "tries"); a word that is no base verb (past, gerund, adverb, modal) unchanged."""
+    if verb in _NOT_BASE_VERB or verb.endswith(("s", "ed", "ing", "ly", "'")):
+        return verb
+    if verb == "go" or verb.endswith(("sh", "ch", "x", "z")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
 _PRONOUNS = (
+    (_ALL_MY, _all_projects),
     (re.compile(r"\bi'?ll\b", re.IGNORECASE), "the user will"),
     (re.compile(r"\bi'?m\b", re.IGNORECASE), "the user is"),
     (re.compile(r"\bi'?ve\b", re.IGNORECASE), "the user has"),
@@ -311,6 +362,7 @@ _PRONOUNS = (
     (re.compile(r"(?<![\w/.-])[iI](?![\w/.'-])"), "the user"),
     (re.compile(r"\bme\b", re.IGNORECASE), "the user"),
     (re.compile(r"\bmy\b", re.IGNORECASE), "the user's"),
+    (re.compile(r"\bmyself\b", re.IGNORECASE), "themselves"),
     # a capitalised "Your"/"You" after a lower-case word starts a quoted name or title
     # ("… is now Acme Your Data, unified"): left as written
     (re.compile(r"\byou'?re\b", re.IGNORECASE), "the agent is"),
@@ -321,12 +373,17 @@ _PRONOUNS = (
     (re.compile(r"\bwe should always\b", re.IGNORECASE), "always"),
     (
         re.compile(
-            r"(?<!\blet )(?<!\bhelp )(?<!\bmake )\b(the (?:user|agent)) "
-            r"(prefer|want|like|love|hate|dislike|need|use|think|know|expect)\b"
+            # not after a verb that takes a bare infinitive or a modal ("could you use…")
+            r"(?<!\blet )(?<!\bhelp )(?<!\bmake )(?<!\bcan )(?<!\bcould )(?<!\bwould )"
+            r"(?<!\bshould )(?<!\bwill )(?<!\bdo )(?<!\bdid )(?<!\bdoes )(?<!\bmay )"
+            r"(?<!\bmight )(?<!\bmust )\b(the (?:user|agent)) "
+            r"(prefer|want|like|love|hate|dislike|need|use|think|know|expect|hope|wish|feel|"
+            r"agree|plan|believe|assume|remember|mind|care|trust|suggest|see|run|review)\b"
         ),
         r"\1 \2s",
     ),
     (re.compile(r"\b(the (?:user|agent)) have\b"), r"\1 has"),
+    (_AFTER_SUBORDINATOR, lambda m: f"{m.group(1)} {_third_person(m.group(2))}"),
     (re.compile(r"\b(the user) (?:choose|chose)\b"), r"\1 chose"),
     (re.compile(r"^(?:like|so)\s+", re.IGNORECASE), ""),
 )
@@ -375,6 +432,43 @@ MAX_MEMORY_TEXT_CHARS = 280
 """Memory text longer than this is cut at a word boundary."""
 
 
+_SENTENCE_END = re.compile(
+    r"(?<![\s\d])(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?][\"'”)\]]*(?=\s+[\"'“(*`]*[A-Z0-9])"
+)
+"""A sentence end ("…the shared UI\". Just wrote…"), not a list number ("1. Compile")."""
+_CLAUSE_END = re.compile(r"[;:](?=\s)|\s[–—-](?=\s)")
+"""A clause end inside a sentence: a semicolon, a colon, a dash between spaces."""
+_LIST_START = re.compile(r"(?:^|\s)1[.)]\s")
+"""A numbered list opening mid-text ("…two errors: 1. Compile error…"): a cut inside its
+first item would promise items that never come, so the cut goes before it when it can."""
+MIN_CUT_SHARE = 0.5
+"""A sentence or clause boundary counts only when it keeps at least this share of the cap."""
+
+
+def _shorten(text: str) -> str:
+    """`text` within `MAX_MEMORY_TEXT_CHARS`: cut after the last whole sentence that fits,
+    else at the last clause end (";", ":", a dash) that fits, when either keeps at least
+    `MIN_CUT_SHARE` of the cap; else at a word boundary with "…". A record is never left
+    ending mid-sentence when a boundary is in reach ("…but hit two errors: 1. Compile error
+    at line 9: `cannot…" reads as "…but hit two errors.")."""
+    cap = MAX_MEMORY_TEXT_CHARS
+    floor = int(cap * MIN_CUT_SHARE)
+    for pattern in (_SENTENCE_END, _CLAUSE_END):
+        ends = [m.end() if pattern is _SENTENCE_END else m.start()
+                for m in pattern.finditer(text, 0, cap)]
+        # never inside `code` or a "quote": the record would open one it does not close
+        ends = [e for e in ends if floor <= e <= cap and text.count("`", 0, e) % 2 == 0
+                and text.count('"', 0, e) % 2 == 0]
+        listed = _LIST_START.search(text, 0, cap)
+        if listed and any(e <= listed.start() for e in ends):
+            ends = [e for e in ends if e <= listed.start()]
+        if ends:
+            head = text[: ends[-1]].rstrip(" ,;:–—-")
+            return head if head[-1:] in ".!?\"'”)]" else head + "."
+    cut = text.rfind(" ", 0, cap - 1)
+    return text[: cut if cut > 0 else cap - 1].rstrip(" ,;") + "…"
+
+
 def rewrite(segment: str, category: str) -> str:
     """Turn a user's sentence into a short third-person/imperative memory statement.
 
@@ -392,6 +486,7 @@ def rewrite(segment: str, category: str) -> str:
     text = _MAKE_SURE.sub("", text)
     text = _HEDGE.sub("", text)
     text = _PROGRESS_LEAD.sub("", text)
+    text = _PART_LABEL.sub(lambda m: f"In {m.group(1).lower()} {m.group(2)}, ", text)
     text = _LEAD.sub("", text)
     text = clean_speech(text)
     for pattern, repl in _PRONOUNS:
@@ -400,8 +495,7 @@ def rewrite(segment: str, category: str) -> str:
     if text.endswith(")") and text.count(")") > text.count("("):
         text = text[:-1].rstrip()  # the focused clause began inside a parenthesis
     if len(text) > MAX_MEMORY_TEXT_CHARS:
-        cut = text.rfind(" ", 0, MAX_MEMORY_TEXT_CHARS - 1)
-        text = text[: cut if cut > 0 else MAX_MEMORY_TEXT_CHARS - 1].rstrip(" ,;") + "…"
+        text = _shorten(text)
     if text and text[-1] not in ".!?…":
         text += "."
     if not text:

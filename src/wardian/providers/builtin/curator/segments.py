@@ -10,7 +10,8 @@ Heuristics (named, so the module docstring of the package can list them):
 - *dictation*: a long segment with almost no punctuation (spoken and transcribed, or typed
   as one breathless line) is cut into clauses (`split_run_on`): at discourse words ("so",
   "then", "because", "also"…), before each new "we will…" and where transcription glued two
-  sentences together ("documentsThen"); a "which…" clause stays with the noun it describes.
+  sentences together ("documentsThen") or a new subject with its modal ("…to try others
+  will try it"); a "which…" clause stays with the noun it describes.
 - *question*: a segment ending in ``?`` (or starting with a question word and no directive).
 - *one-off*: "just this once", "for now", "this time", "temporarily", "for this task",
   "do not X yet" (a hold until later, not a standing rule).
@@ -198,6 +199,23 @@ _RUN_ON_CUT = re.compile(
     r"we are going to)\s)",
     re.IGNORECASE,
 )
+_NEW_SUBJECT = re.compile(
+    r"(?<=[a-z])\s+(?=(?:others|they|he|she|people|users|everyone|everybody|someone|nobody)"
+    r"\s+(?:will|would|can|could|should|must|are going to|is going to)\s)",
+    re.IGNORECASE,
+)
+"""Dictation gluing a second sentence on with its own subject and no mark ("…on staging to
+try others will try it"): the new subject with its modal starts a clause…"""
+_JOINS_CLAUSE = frozenset(
+    re.findall(
+        r"\S+",
+        "that which who whom whose if when whenever where while because since as so and or but "
+        "then than unless until till once whether before after though although what how why "
+        "think know hope guess believe said say sure mean means hear heard",
+    )
+)
+"""…unless the word before it already joins or embeds that clause ("…so others will…",
+"…hope others will…")."""
 _TRAILING_JOIN = re.compile(r"\s+(?:and|or|but|so|then)$", re.IGNORECASE)
 _RELATIVE = re.compile(r"^which\b", re.IGNORECASE)
 _MARKS = re.compile(r"[.,;:!?()]")
@@ -214,8 +232,13 @@ def is_run_on(text: str) -> bool:
 def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The clauses of the run-on ``text[start:end]`` (see `split_run_on`)."""
     piece = text[start:end]
-    cuts = sorted({0, len(piece), *(m.start() if m.end() == m.start() else m.end()
-                                    for m in _RUN_ON_CUT.finditer(piece))})
+    subjects = {
+        m.end()
+        for m in _NEW_SUBJECT.finditer(piece)
+        if piece[: m.start()].rsplit(None, 1)[-1].lower() not in _JOINS_CLAUSE
+    }
+    cuts = sorted({0, len(piece), *subjects, *(m.start() if m.end() == m.start() else m.end()
+                                              for m in _RUN_ON_CUT.finditer(piece))})
     spans: list[tuple[int, int]] = []
     for a, b in itertools.pairwise(cuts):
         a, b = _trim(text, start + a, start + b)
@@ -235,7 +258,8 @@ def split_run_on(text: str) -> list[str]:
     """The clauses of a dictated run-on sentence (`is_run_on`), or ``[text]`` for any other.
 
     Cuts at discourse words ("so", "then", "because", "also", "till"…), before each new
-    "we will…", and where transcription glued two sentences ("docsThen we"); a clause
+    "we will…", before a new subject with its modal ("others will…", `_NEW_SUBJECT`), and
+    where transcription glued two sentences ("docsThen we"); a clause
     opening with "which" describes the clause before it and is joined to it while the pair
     fits in `RUN_ON_MAX_CLAUSE_CHARS`.
     """

@@ -783,7 +783,8 @@ def _final_question(text: str) -> tuple[int, str, str] | None:
     # a numbered list of what was done is not a set of options: only lettered options, or a
     # question that itself asks to choose, make a choice
     if _CHOICE.search(question) or (len(labelled) >= 2 and not _SHIP.search(question)):
-        offered = "; ".join(f"{k}: {v}".rstrip(".") for k, v in options[:MAX_ITEM_LIST])
+        # an option worded as a question ("…: choose a license?") is still a choice offered
+        offered = "; ".join(f"{k}: {v}".rstrip(".?") for k, v in options[:MAX_ITEM_LIST])
         body = f"Awaiting the user's choice: {question}"
         return start, question, body + (f" (options offered: {offered})." if offered else "")
     if _SHIP.search(question):

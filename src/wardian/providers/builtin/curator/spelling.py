@@ -12,6 +12,16 @@ A lower-case word of the record is corrected only when all of these hold:
 
 Deterministic: the same text and session give the same result. The evidence keeps the
 user's words verbatim; only the record text is corrected.
+
+A typo that is itself an English word (a "real-word" error: "alloy" typed for "allow") is
+left as written, on purpose. Telling it from a meant word needs the sentence's grammar or
+word pairs, which this rules curator does not have: the one signal it has, a rare word
+with a far more common neighbour one edit away, picks the typo "alloy" → "allow" but just
+as readily turns meant words into wrong ones ("node 20 or newer" → "or never", "prose" →
+"prove", "coding" → "coming", "tasked" → "talked": on the shared corpus and the blind sets
+it was wrong four times for each right one). A wrong correction silently changes what a
+rule says; a kept typo reads badly but means what the user wrote, and the verbatim
+evidence beside it shows the words.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
 * Recall@5 — share of a query's expected records in its top 5 (answerable queries),
   overall and per kind; MRR@10 — mean reciprocal rank of the first expected record;
 * no-answer empty — share of the queries with no expected record that got nothing;
+* for the answerable queries that got something: how many records their top 5 holds and
+  which share of those is expected (precision@5; no target, but what followers cost);
 * leaks — removed records or other workspaces' records in any top 5 (must be 0).
 
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
@@ -135,6 +137,7 @@ def main(argv: list[str]) -> int:
         recall_sum: dict[str, float] = defaultdict(float)
         count: dict[str, int] = defaultdict(int)
         mrr_sum, answerable, empty_ok, unanswerable, leaks = 0.0, 0, 0, 0, 0
+        shown, precise, answered = 0, 0.0, 0  # what the answered queries' top fives hold
         misses: list[str] = []
         latencies: list[float] = []
         tops: list[list[str]] = []
@@ -178,6 +181,10 @@ def main(argv: list[str]) -> int:
                 count[label] += 1
             rank = next((i for i, k in enumerate(keys[:10], 1) if k in expected), None)
             mrr_sum += 1 / rank if rank else 0.0
+            if keys:
+                answered += 1
+                shown += len(keys[:5])
+                precise += len(set(expected) & set(keys[:5])) / len(keys[:5])
             if share < 1:
                 misses.append(f"miss {kind} [{ws}] {query!r}: want {expected}, got {keys[:5]}")
         store.close()
@@ -200,6 +207,7 @@ def main(argv: list[str]) -> int:
             "suite": name, "backend": "postgres" if url else "sqlite", "semantic": semantic,
             "records": len(suite.RECORDS), "queries": len(suite.QUERIES), "ok": ok,
             "figures": figures, "leaks": leaks, "mrr@10": mrr_sum / answerable,
+            "top5 size": shown / max(1, answered), "precision@5": precise / max(1, answered),
             "recall@5 by kind": {k: recall_sum[k] / count[k] for k in count if k != "all"},
             "latency_p50_ms": ordered[len(ordered) // 2],
             "latency_p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
@@ -216,6 +224,8 @@ def main(argv: list[str]) -> int:
                   f"  ({count[kind]} answerable)")
     print(f"  Recall@5 overall     {figures['recall@5']:.2f}  ({answerable} answerable)")
     print(f"  MRR@10               {mrr_sum / answerable:.2f}")
+    print(f"  answered queries     {answered}: {shown / max(1, answered):.2f} records in the top 5,"
+          f" precision@5 {precise / max(1, answered):.2f} (no target: the cost of followers)")
     print(f"  no-answer empty      {figures['no-answer empty']:.2f}  ({empty_ok} of"
           f" {unanswerable})")
     print(f"  leaks in any top 5   {leaks}  (removed or other-workspace records)")

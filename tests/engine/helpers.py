@@ -1,16 +1,25 @@
-"""Helpers for engine tests: write a blueprint, create a run for it, register test actions."""
+"""Helpers for engine tests: write a blueprint, create a run for it, register test actions,
+start an engine process on a run whose provider step hangs."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
+
+import pytest
 
 from wardian.blueprints.validate import load_blueprint
 from wardian.engine.actions import known_actions, register_action, unregister_action
 from wardian.engine.executor import resolve_inputs
 from wardian.engine.runs import Run, RunStore
+
+if TYPE_CHECKING:
+    from tests.providers.conftest import FakeCli
 
 
 def write_blueprint(folder: Path, text: str, files: dict[str, str] | None = None) -> Path:
@@ -48,3 +57,34 @@ def actions(**fns: Callable[..., Any]) -> Iterator[None]:
     finally:
         for name in fns:
             unregister_action(name)
+
+
+def hung_provider_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_cli: FakeCli,
+                      blueprint: str, assignments: dict[str, Any], *,
+                      ready_env: str) -> tuple[Run, Path]:
+    """A queued run of `blueprint` (written under ``tmp_path/bp``, workspace ``tmp_path/ws``)
+    whose provider is the fake CLI in scenario ``hang``, and the FIFO it announces itself on
+    once it runs: its path is put in the environment variable `ready_env`
+    (``FAKE_PROVIDER_HANG_READY`` or ``FAKE_PROVIDER_READY``, tests/fakes/fake_provider.py).
+    Open the FIFO after starting the engine (`start_engine`): the read waits for the step."""
+    ready = tmp_path / "ready.fifo"
+    os.mkfifo(ready)
+    monkeypatch.setenv(ready_env, str(ready))
+    fake_cli.scenario("hang")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    path = write_blueprint(tmp_path / "bp", blueprint)
+    store = RunStore()
+    try:
+        run = create_run(store, path, assignments=assignments, workspace=str(workspace))
+    finally:
+        store.close()
+    return run, ready
+
+
+def start_engine(run_id: str, *, stderr: int | IO[bytes] | None = subprocess.DEVNULL
+                 ) -> subprocess.Popen[bytes]:
+    """An engine as its own interpreter, executing the run `run_id` (`execute_run`)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", "import sys; from wardian.engine.executor import execute_run; "
+         "execute_run(sys.argv[1])", run_id], stdout=subprocess.DEVNULL, stderr=stderr)

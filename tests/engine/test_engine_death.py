@@ -15,21 +15,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
-from tests.engine.helpers import create_run, write_blueprint
+from tests.engine.helpers import hung_provider_run, start_engine
 from tests.providers.conftest import FakeCli, fake_cli, gone  # noqa: F401 - a fixture
 from tests.runtime.test_step_launch import BLUEPRINT, agents  # noqa: F401 - a fixture
 
 from wardian.engine.runs import RunStore
 
-PY = sys.executable
 TARGETS = {
     "temporary_provider": {"target_type": "temporary_provider", "provider": "claude"},
     "agent": {"target_type": "agent", "agent": "ada"},
@@ -38,13 +35,6 @@ TARGETS = {
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"),
     reason="the parent-death signal is Linux only (docs/threat-model.md)")
-
-
-def _start_engine(run_id: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [PY, "-c", "import sys; from wardian.engine.executor import execute_run; "
-         "execute_run(sys.argv[1])", run_id],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _still_running(procs: list[psutil.Process]) -> list[int]:
@@ -57,20 +47,10 @@ def test_an_engine_killed_mid_step_takes_the_provider_tree_with_it(
     target: str, agents: dict[str, str], fake_cli: FakeCli,  # noqa: F811
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ready = tmp_path / "hang.fifo"
-    os.mkfifo(ready)
-    monkeypatch.setenv("FAKE_PROVIDER_HANG_READY", str(ready))
-    fake_cli.scenario("hang")
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    path = write_blueprint(tmp_path / "bp", BLUEPRINT % "600s")
-    store = RunStore()
-    try:
-        run = create_run(store, path, assignments={"worker": TARGETS[target]},
-                         workspace=str(workspace))
-    finally:
-        store.close()
-    engine = _start_engine(run.id)
+    run, ready = hung_provider_run(tmp_path, monkeypatch, fake_cli, BLUEPRINT % "600s",
+                                   {"worker": TARGETS[target]},
+                                   ready_env="FAKE_PROVIDER_HANG_READY")
+    engine = start_engine(run.id)
     tree: list[psutil.Process] = []
     try:
         with open(ready, encoding="utf-8") as fh:

@@ -3,7 +3,10 @@ recovery, CLI changes picked up while running, and a clock jump causing a catch-
 daemon body in a subprocess with a clock injected by this test; production code has no clock
 override).
 
-No sleeps as synchronisation: every wait polls a condition with a deadline.
+No sleeps as synchronisation and no wall-clock budgets: every wait polls a condition until
+it holds or a watched ``serve`` exited (a real failure, named with its output); on a
+loaded machine a start-up that takes 20 s is slow, not wrong. The timeout marker (the
+project's 300 s) is the safety net for a hang.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +31,7 @@ from wardian.engine.runs import RunStore
 from wardian.invokers.slots import SlotStore
 from wardian.runtime.agents import AgentRegistry
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.slow
 
 BLUEPRINT = """\
 blueprint:
@@ -43,15 +46,20 @@ steps:
 """
 
 
-def wait_for(condition: Callable[[], Any], *, deadline_s: float = 20.0, what: str = "") -> Any:
-    """Poll `condition` until it returns something truthy; fail after `deadline_s`."""
-    end = time.monotonic() + deadline_s
+def wait_for(condition: Callable[[], Any], *, what: str,
+             watch: Sequence[Serve] = ()) -> Any:
+    """Poll `condition` until it returns something truthy and return that; fail as soon as
+    one of the `watch` serves has exited (naming it, with its output). No deadline: how long
+    a start-up takes measures the machine's load, not the daemon (the marker catches a hang).
+    """
     while True:
         value = condition()
         if value:
             return value
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what or condition}")
+        for serve in watch:
+            code = serve.proc.poll()
+            assert code is None, (f"{what}: serve pid {serve.proc.pid} exited {code}:\n"
+                                  f"{serve.log()}{serve.err.read_text()}")
         time.sleep(0.02)
 
 
@@ -75,7 +83,7 @@ class Serve:
     def stop(self, signum: int = signal.SIGTERM) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signum)
-        return self.proc.wait(30)
+        return self.proc.wait()
 
 
 @pytest.fixture
@@ -91,7 +99,7 @@ def serves(tmp_path: Path) -> Iterator[Callable[..., Serve]]:
     for serve in started:
         if serve.proc.poll() is None:
             serve.proc.kill()
-            serve.proc.wait(10)
+            serve.proc.wait()
 
 
 @pytest.fixture
@@ -112,17 +120,17 @@ def test_two_serves_started_at_once_one_runs_the_other_stands_by(
         cli: CliRunner, serves: Callable[..., Serve], ready: None) -> None:
     a, b = serves("a"), serves("b")
     standby = wait_for(lambda: next((s for s in (a, b) if "standby (pid" in s.log()), None),
-                       what="one serve on standby")
+                       what="one serve on standby", watch=(a, b))
     winner = b if standby is a else a
     assert f"wardian serve pid {winner.proc.pid} (running since" in standby.log()
     assert "wardian serve ready" not in standby.log()
     assert winner.proc.poll() is None and standby.proc.poll() is None
-    status = wait_for(lambda: (s := _status(cli))["since"] and s, what="status")
+    status = wait_for(lambda: (s := _status(cli))["since"] and s, what="status", watch=(a, b))
     assert status["running"] is True and status["pid"] == winner.proc.pid
     assert winner.stop() == 0
     assert "wardian serve stopped" in winner.log()
     wait_for(lambda: f"wardian serve ready (pid {standby.proc.pid})" in standby.log(),
-             what="the standby taking over")
+             what="the standby taking over", watch=(standby,))
     assert "standby taking over" in standby.log()
     assert _status(cli)["pid"] == standby.proc.pid
     assert standby.stop() == 0
@@ -136,10 +144,12 @@ def test_a_standby_names_the_daemon_and_stops_on_sigterm(
     """There is no `serve --stop`: the standby's line names the running one (pid, since)
     and says how a standby is stopped; stopping it leaves the daemon running."""
     first = serves()
-    status = wait_for(lambda: (s := _status(cli))["since"] and s, what="first serve up")
+    status = wait_for(lambda: (s := _status(cli))["since"] and s, what="first serve up",
+                      watch=(first,))
     second = serves("second")
     line = wait_for(lambda: next((ln for ln in second.log().splitlines() if "standby" in ln),
-                                 None), what="the standby's line")
+                                 None), what="the standby's line",
+                watch=(first, second))
     pid = first.proc.pid
     assert line.endswith(
         f" standby (pid {second.proc.pid}): wardian serve pid {pid} (running since "
@@ -149,7 +159,7 @@ def test_a_standby_names_the_daemon_and_stops_on_sigterm(
     assert "standby stopped before taking over" in second.log()
     assert first.proc.poll() is None and _status(cli)["pid"] == pid
     os.kill(pid, signal.SIGTERM)
-    assert first.proc.wait(30) == 0 and "wardian serve stopped" in first.log()
+    assert first.proc.wait() == 0 and "wardian serve stopped" in first.log()
 
 
 def test_startup_marks_orphaned_runs_interrupted(serves: Callable[..., Serve], ready: None) -> None:
@@ -158,11 +168,12 @@ def test_startup_marks_orphaned_runs_interrupted(serves: Callable[..., Serve], r
                              invocation={"trigger": "manual", "payload": {}})
     code = ("from wardian.engine.runs import RunStore; import sys; "
             f"sys.exit(0 if RunStore(recover=False).claim({run.id!r}) else 1)")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", code], check=True)
     assert runs.get(run.id).status == "running"
     serve = serves()
-    wait_for(lambda: runs.get(run.id).status == "interrupted", what="run interrupted")
-    wait_for(lambda: "marked interrupted" in serve.log(), what="log line")
+    wait_for(lambda: runs.get(run.id).status == "interrupted", what="run interrupted",
+             watch=(serve,))
+    wait_for(lambda: "marked interrupted" in serve.log(), what="log line", watch=(serve,))
     assert serve.stop(signal.SIGINT) == 0  # Ctrl-C stops it as cleanly as SIGTERM
     assert "wardian serve stopped" in serve.log()
 
@@ -170,7 +181,7 @@ def test_startup_marks_orphaned_runs_interrupted(serves: Callable[..., Serve], r
 def test_cli_changes_take_effect_in_a_running_daemon(
         cli: CliRunner, serves: Callable[..., Serve], ready: None) -> None:
     serve = serves()
-    wait_for(lambda: "started" in serve.log(), what="serve start")
+    wait_for(lambda: "started" in serve.log(), what="serve start", watch=(serve,))
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "quick", "--name", "fast",
                  "--agent", "coder", "--every", "200ms", "--assignments", "{}", "--json")
     invoker_id = json.loads(res.stdout)["id"]
@@ -178,11 +189,12 @@ def test_cli_changes_take_effect_in_a_running_daemon(
     assert invoke(cli, "automation", "schedule", "enable", invoker_id).exit_code == 0
     # The promise is "within one pass" (poll <= 2 s); a wall-clock bound here measured the
     # machine's load, not the daemon, so the test waits for the effect and asserts counts.
-    wait_for(lambda: slots.history(invoker_id, limit=1), what="first slot")
+    wait_for(lambda: slots.history(invoker_id, limit=1), what="first slot", watch=(serve,))
     first = wait_for(lambda: [s for s in slots.history(invoker_id) if s.outcome == "ran"],
-                     what="a ran slot")
+                     what="a ran slot", watch=(serve,))
     run = RunStore(recover=False).get(first[0].run_id)
-    wait_for(lambda: RunStore(recover=False).get(run.id).status == "succeeded", what="run done")
+    wait_for(lambda: RunStore(recover=False).get(run.id).status == "succeeded", what="run done",
+             watch=(serve,))
     assert invoke(cli, "automation", "schedule", "disable", invoker_id).exit_code == 0
     disabled_at = time.monotonic()
 
@@ -190,10 +202,10 @@ def test_cli_changes_take_effect_in_a_running_daemon(
         # No slot newer than ~2 s after the disable may appear.
         newest = slots.history(invoker_id, limit=1)[0].decided_at
         return time.monotonic() - disabled_at > 2.5 and newest
-    wait_for(quiet, what="settle after disable")
+    wait_for(quiet, what="settle after disable", watch=(serve,))
     count = len(slots.all_slots(invoker_id))
     later = wait_for(lambda: time.monotonic() - disabled_at > 3.0 and
-                     len(slots.all_slots(invoker_id)), what="later count")
+                     len(slots.all_slots(invoker_id)), what="later count", watch=(serve,))
     assert later == count
     assert "ran run" in serve.log()
     assert serve.stop() == 0
@@ -224,18 +236,19 @@ def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
                            assignments="{}", cron="*/5 * * * *", misfire_grace_s=60)
     set_schedule_enabled(invoker.id, True)
     serve = serves(argv=[sys.executable, "-c", CLOCK_SERVE, str(clock_file)])
-    wait_for(lambda: "started" in serve.log(), what="serve start")
+    wait_for(lambda: "started" in serve.log(), what="serve start", watch=(serve,))
     clock_file.write_text("3600")  # one hour later: twelve five-minute slots are owed
     slots = SlotStore()
     rows = wait_for(lambda: (r := slots.all_slots(invoker.id)) and len(r) >= 12
-                    and all(x.run_id for x in r) and r, what="twelve resolved slots")
+                    and all(x.run_id for x in r) and r, what="twelve resolved slots",
+                    watch=(serve,))
     assert len(rows) == 12
     outcomes = [r.outcome for r in rows]
     assert outcomes.count("ran") == 1 and outcomes.count("coalesced") == 11
     ran = next(r for r in rows if r.outcome == "ran")
     assert {r.run_id for r in rows} == {ran.run_id}
     wait_for(lambda: RunStore(recover=False).get(ran.run_id).status == "succeeded",
-             what="catch-up run")
+             what="catch-up run", watch=(serve,))
     assert "coalesced into slot" in serve.log()
     assert serve.stop() == 0
 
@@ -263,7 +276,7 @@ def _end(child: subprocess.Popen[str], *, kill: bool = False) -> None:
     for stream in (child.stdin, child.stdout):
         if stream is not None:
             stream.close()
-    child.wait(timeout=60)
+    child.wait()
 
 
 def test_a_live_holder_is_named_and_a_killed_one_is_not() -> None:

@@ -82,7 +82,7 @@ def test_only_a_worker_on_the_recording_machine_imports_its_transcript(
             [sys.executable, "-m", "wardian", "session", "close", "--agent", "coder",
              "--boundary", "clear", "--provider", "generic", "--json", "--transcript",
              _transcript(tmp_path / "a2.jsonl", "from A again")],
-            capture_output=True, text=True, timeout=120, check=False,
+            capture_output=True, text=True, check=False,
             env=_env(home_a, "machine-a"))
         assert done.returncode == 0, done.stderr
         again = json.loads(done.stdout)["event_id"]
@@ -93,12 +93,12 @@ def test_only_a_worker_on_the_recording_machine_imports_its_transcript(
             assert (event.archive_status, event.recorded_host) == ("available", "machine-a")
         for serving in (serve_a, serve_b):
             serving.send_signal(signal.SIGTERM)
-            assert serving.wait(60) == 0
+            assert serving.wait() == 0
     finally:
         for proc in (serve_a, serve_b):
             if proc is not None and proc.poll() is None:
                 proc.kill()
-                proc.wait(30)
+                proc.wait()
 
 
 def test_doctor_names_the_machine_whose_closes_wait_for_it(

@@ -24,7 +24,7 @@ from typing import Any
 import psutil
 import pytest
 from tests.conftest import invoke
-from tests.engine.helpers import create_run, write_blueprint
+from tests.engine.helpers import create_run, hung_provider_run, start_engine, write_blueprint
 from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401 - a fixture
 from tests.runtime.test_launch import Managed, child, db_rows, enable  # noqa: F401
 from typer.testing import CliRunner
@@ -191,22 +191,9 @@ def test_an_engine_crash_leaves_the_step_capability_expired(
 ) -> None:
     if not sys.platform.startswith("linux"):
         pytest.skip("the parent-death signal is Linux only (docs/threat-model.md)")
-    ready = tmp_path / "ready.fifo"
-    os.mkfifo(ready)
-    monkeypatch.setenv("FAKE_PROVIDER_READY", str(ready))
-    fake_cli.scenario("hang")
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    path = write_blueprint(tmp_path / "bp", BLUEPRINT % "600s")
-    store = RunStore()
-    try:
-        run = create_run(store, path, assignments=ASSIGN, workspace=str(workspace))
-    finally:
-        store.close()
-    engine = subprocess.Popen(
-        [PY, "-c", "import sys; from wardian.engine.executor import execute_run; "
-         "execute_run(sys.argv[1])", run.id],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    run, ready = hung_provider_run(tmp_path, monkeypatch, fake_cli, BLUEPRINT % "600s", ASSIGN,
+                                   ready_env="FAKE_PROVIDER_READY")
+    engine = start_engine(run.id, stderr=subprocess.PIPE)
     provider: psutil.Process | None = None
     try:
         with open(ready, encoding="utf-8") as fh:

@@ -47,9 +47,12 @@ from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
-from typing import NamedTuple, TypeVar
 
+from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import StoreError
+
+if TYPE_CHECKING:
+    from typing import TypeVar
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -569,8 +572,9 @@ def _empty_in_temp(conn: sqlite3.Connection, component: str,
         scratch.close()
 
 
-_D = TypeVar("_D", bound="Database")
-_T = TypeVar("_T")
+if TYPE_CHECKING:
+    _D = TypeVar("_D", bound="Database")
+    _T = TypeVar("_T")
 
 _STATE_COMPONENTS: dict[str, Sequence[NamedMigration]] = {}
 """Every ``state.db`` component this process has imported: name -> ordered migrations."""

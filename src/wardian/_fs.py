@@ -14,7 +14,11 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import IO, Any
+
+from wardian._typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 __all__ = [
     "DIR_MODE",

@@ -43,7 +43,8 @@ import os
 import sys
 import threading
 from collections.abc import Collection, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+
+from wardian._typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # annotations only: memory save/recall never start a process (issue 19)
     import subprocess

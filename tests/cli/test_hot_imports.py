@@ -1,9 +1,13 @@
 """What the hot whole-process paths import (issue 19: "hot paths import nothing they don't
-use"): the installed SessionStart/SessionEnd hooks and ``wardian agent exec A -- CMD`` run
-in real processes here, doing their real work (startup recall of saved records, a
-recorded close, a managed child), and must not have loaded the CLI framework, pydantic,
-psutil or the dataclass machinery (dataclasses pulls in inspect, ast and dis: ~20 ms of
-CPU per process, a quarter of a hook's budget)."""
+use"): the installed SessionStart/SessionEnd hooks, ``wardian memory save`` / ``recall``,
+``wardian --help`` and ``wardian agent exec A -- CMD`` run in real processes here, doing
+their real work (startup recall of saved records, a recorded close, a saved and a recalled
+record, a managed child), and must not have loaded the CLI framework, pydantic, psutil or
+the dataclass machinery (dataclasses pulls in inspect, ast and dis: ~20 ms of CPU per
+process, a quarter of a hook's budget); nor `typing` (~5 ms, and each NamedTuple class
+another ~0.25 ms: the hot modules take `wardian._typing`'s), `hashlib` (it loads OpenSSL's
+libcrypto, ~4 ms: a capability's digest uses the built-in SHA-256) or `secrets` (it
+brings `random`, `hmac` and `hashlib`)."""
 
 from __future__ import annotations
 
@@ -12,12 +16,12 @@ import subprocess
 import sys
 
 import pytest
-from tests.cli.test_hot_path import World, world
+from tests.cli.test_hot_path import World, _holding, world
 
 __all__ = ["world"]  # the fixture, re-used
 
 NEVER = {"dataclasses", "inspect", "typer", "click", "rich", "pydantic", "psutil", "jinja2",
-         "yaml", "httpx", "detect_secrets", "numpy"}
+         "yaml", "httpx", "detect_secrets", "numpy", "typing", "hashlib", "secrets"}
 
 _REPORT = ("print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})),"
            " file=sys.stderr)\n")
@@ -68,5 +72,23 @@ def test_agent_exec_imports_nothing_it_doesnt_use(world: World) -> None:
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip(), done.stderr  # the managed child ran, with its agent id
+    loaded = NEVER & _modules(done)
+    assert not loaded, sorted(loaded)
+
+
+@pytest.mark.parametrize(("argv", "answer"), [
+    (["memory", "save", "Prefer squash merges in this repo", "--evidence", "user: squash"],
+     "Memory saved"),
+    (["memory", "recall", "heron database"], "heron"),
+    (["memory", "recall"], "Deploys go through the blue pipeline"),
+    (["--help"], "memory"),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+def test_memory_commands_and_root_help_import_nothing_they_dont_use(
+        world: World, argv: list[str], answer: str) -> None:
+    env = {**_holding(world), "WARDIAN_HOME": str(world.home)}
+    done = subprocess.run([sys.executable, "-c", CLI_PROBE, *argv], capture_output=True,
+                          text=True, cwd=world.work, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert answer in done.stdout, done.stdout  # it did its work
     loaded = NEVER & _modules(done)
     assert not loaded, sorted(loaded)

@@ -46,6 +46,17 @@ def test_tokens_are_random_and_only_hashes_are_stored(store: MemoryStore) -> Non
     assert all(token not in str(tuple(r)) for r in rows)
 
 
+def test_token_form_and_hash_are_the_standard_ones() -> None:
+    # new_token/hash_token avoid importing secrets/hashlib (issue 19's CPU budget); what
+    # they make must stay exactly secrets.token_urlsafe's form and hashlib's SHA-256.
+    import hashlib
+    import re
+
+    for token in [new_token() for _ in range(50)] + ["", "x", "t\u00e9st-\u2603", "a" * 200]:
+        assert hash_token(token) == hashlib.sha256(token.encode("utf-8")).hexdigest()
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{43}", new_token()) for _ in range(50))
+
+
 def test_resolve_principal_reasons(store: MemoryStore) -> None:
     caps = CapabilityStore(store.conn)
     token = caps.mint(AGENT, pid=123, started_at=4.5, workspace="/w")

@@ -20,9 +20,9 @@ from __future__ import annotations
 import builtins
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wardian._db import database_exists
+from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.memory.models import (
     MAX_EVIDENCE_CHARS,
     MAX_LOCATOR_CHARS,
@@ -33,6 +33,8 @@ from wardian.memory.models import (
 from wardian.memory.recall import record_line
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from wardian.app.instruction_import import ImportPlan
     from wardian.memory.models import Record, Revision, Scope, Source
     from wardian.memory.principal import Principal

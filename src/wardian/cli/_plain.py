@@ -16,9 +16,12 @@ import json
 import os
 import re
 import sys
-from typing import IO, Any
 
+from wardian._typing import TYPE_CHECKING
 from wardian.errors import EXIT_FAILED, WardianError
+
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 __all__ = [
     "EXIT_BROKEN_PIPE",

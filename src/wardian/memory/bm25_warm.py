@@ -26,7 +26,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+
+from wardian._typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MAX_POSTINGS", "TermStats", "rank_rare"]
 

@@ -14,12 +14,13 @@ terminated, replaced or reclaimed; concurrent processes get independent capabili
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from wardian._db import atomic
 from wardian._process import START_TIME_TOLERANCE_S
+from wardian._typing import NamedTuple
 from wardian._util import utc_now_iso
 
 __all__ = [
@@ -35,17 +36,33 @@ TOKEN_BYTES = 32
 
 
 def new_token() -> str:
-    """A fresh random capability token (URL-safe text, 43 characters)."""
-    import secrets  # only launches mint; keep it off the memory command path
+    """A fresh random capability token (URL-safe text, 43 characters).
 
-    return secrets.token_urlsafe(TOKEN_BYTES)
+    Exactly `secrets.token_urlsafe` (which is this: os.urandom, URL-safe base64 without
+    padding), without importing `secrets`: that brings `random`, `hmac` and OpenSSL's
+    `hashlib` into `agent exec`, ~6 ms of CPU (issue 19's whole-process budget)."""
+    import base64
+
+    return base64.urlsafe_b64encode(os.urandom(TOKEN_BYTES)).rstrip(b"=").decode("ascii")
 
 
 def hash_token(token: str) -> str:
-    """The stored form of a token: lowercase hex SHA-256 of its UTF-8 bytes."""
-    import hashlib  # here: the hooks' ancestry check imports this module but hashes nothing
+    """The stored form of a token: lowercase hex SHA-256 of its UTF-8 bytes.
 
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    CPython's built-in SHA-256 (`_sha256`) when it has one: importing `hashlib` loads
+    OpenSSL's libcrypto, ~4 ms of CPU in every memory command for one 43-byte digest
+    (issue 19). The digest is the same; `hashlib` where the built-in is missing (it is
+    named `_sha2` from Python 3.12 on)."""
+    data = token.encode("utf-8")
+    for name in ("_sha256", "_sha2"):
+        try:  # (__import__: no stubs name the private modules)
+            digest: str = __import__(name).sha256(data).hexdigest()
+        except ImportError:
+            continue
+        return digest
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 class Capability(NamedTuple):

@@ -31,7 +31,11 @@ import struct
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+
+from wardian._typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Protocol
 
 __all__ = ["DIM", "MODEL", "Embedder", "model_files"]
 
@@ -60,8 +64,9 @@ def model_files() -> tuple[Path, Path] | None:
     return (weights, vocab) if weights.is_file() and vocab.is_file() else None
 
 
-class _Vocab(Protocol):
-    def get(self, piece: str, /) -> int | None: ...
+if TYPE_CHECKING:
+    class _Vocab(Protocol):
+        def get(self, piece: str, /) -> int | None: ...
 
 
 _TABLE_MAGIC = b"WVOCAB1\0"

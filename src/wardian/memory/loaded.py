@@ -16,10 +16,13 @@ import builtins
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any, NamedTuple
 
 from wardian._db import atomic
+from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["LoadedEvent", "LoadedEvents"]
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
 
+from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import UsageError, ValidationError
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 __all__ = [
     "KINDS",
@@ -59,7 +62,8 @@ def control_character(value: str, *, newlines: bool) -> str | None:
             return f"U+{code:04X}"
     return None
 
-Kind = Literal["stable", "current"]
+if TYPE_CHECKING:
+    Kind = Literal["stable", "current"]
 KINDS: tuple[str, ...] = ("stable", "current")
 
 

@@ -47,9 +47,12 @@ import string
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any, NamedTuple
 
+from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import ValidationError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ENTROPY_LIMIT",

@@ -19,16 +19,15 @@ import sqlite3
 import sys
 from collections.abc import Container, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from wardian._db import atomic
+from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
 from wardian.config import memory_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
 from wardian.memory.db import MemoryDB
 from wardian.memory.models import (
     KINDS,
-    Kind,
     Record,
     Revision,
     Scope,
@@ -37,8 +36,11 @@ from wardian.memory.models import (
 )
 
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from wardian.memory.bm25_warm import TermStats
     from wardian.memory.embedding import Embedder
+    from wardian.memory.models import Kind
     from wardian.memory.ranking import Candidate, Considered
 
 __all__ = ["UNSET", "MemoryStore", "SaveOutcome", "normalise_sources"]

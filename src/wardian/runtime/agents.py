@@ -9,12 +9,15 @@ from __future__ import annotations
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from wardian._db import NamedMigration, StateDB, atomic
+from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import AmbiguousIdError, ConflictError, NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Agent", "AgentRegistry", "read_agents"]
 

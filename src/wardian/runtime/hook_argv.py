@@ -7,8 +7,7 @@ Spec: issue 20 (hooks for Claude Code, Codex and Gemini; several agents per host
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from wardian._typing import NamedTuple
 from wardian.errors import UsageError
 
 __all__ = ["EVENTS_BY_HOST", "HOSTS", "HookArgs", "parse_hook_argv"]

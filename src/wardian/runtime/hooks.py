@@ -32,9 +32,12 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
 
+from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import UsageError, ValidationError, WardianError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DRY_RUN_ENV",

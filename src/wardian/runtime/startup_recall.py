@@ -15,7 +15,8 @@ chat" (``Memory loaded``); DESIGN.md "Storage" (the startup set).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+
+from wardian._typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from wardian.memory.recall import StartupContext

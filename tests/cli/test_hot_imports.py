@@ -27,10 +27,11 @@ _REPORT = ("print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})),"
            " file=sys.stderr)\n")
 HOOK_PROBE = ("import json, sys\ntry:\n    from wardian.runtime.hooks import main\n"
               "    main()\nfinally:\n    " + _REPORT)
-CLI_PROBE = ("import json, runpy, sys\nsys.argv = ['wardian', *sys.argv[1:]]\n"
+CLI_PROBE = ("import gc, json, runpy, sys\nsys.argv = ['wardian', *sys.argv[1:]]\n"
              "try:\n    runpy.run_module('wardian', run_name='__main__')\n"
              "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
-             "finally:\n    " + _REPORT)
+             "finally:\n    print('collector on:', gc.isenabled(), file=sys.stderr)\n"
+             "    " + _REPORT)
 
 
 def _modules(done: subprocess.CompletedProcess[str]) -> set[str]:
@@ -72,6 +73,9 @@ def test_agent_exec_imports_nothing_it_doesnt_use(world: World) -> None:
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip(), done.stderr  # the managed child ran, with its agent id
+    # The hot path runs without the cyclic collector; a supervisor (it lives as long as
+    # the agent's session) turns it back on.
+    assert "collector on: True" in done.stderr
     loaded = NEVER & _modules(done)
     assert not loaded, sorted(loaded)
 
@@ -90,5 +94,6 @@ def test_memory_commands_and_root_help_import_nothing_they_dont_use(
                           text=True, cwd=world.work, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert answer in done.stdout, done.stdout  # it did its work
+    assert "collector on: False" in done.stderr  # (~3 ms of CPU in ~20 useless collections)
     loaded = NEVER & _modules(done)
     assert not loaded, sorted(loaded)

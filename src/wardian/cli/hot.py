@@ -21,6 +21,7 @@ The root ``wardian --help`` (or ``-h``) is hot too: printed from the static tabl
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable, Sequence
 
@@ -109,6 +110,7 @@ def agent_exec(name_or_id: str, command: list[str], workspace: str | None) -> in
     """``wardian agent exec``: run CMD as a managed process; returns its exit code."""
     from wardian.app.managed_exec import exec_agent
 
+    gc.enable()  # `main` turned it off for the imports; this process supervises for hours
     require_operator()
     workspace, command = leading_workspace(command, workspace)
     return exec_agent(name_or_id, command, workspace=workspace)
@@ -280,9 +282,17 @@ def plan(argv: Sequence[str]) -> Callable[[], int | None] | None:
 
 def main() -> None:
     """Console-script entry point (``wardian``, ``python -m wardian``): the hot path when
-    `plan` recognises the command, else the Typer app (`wardian.cli.main.main`)."""
+    `plan` recognises the command, else the Typer app (`wardian.cli.main.main`).
+
+    A hot command runs without the cyclic garbage collector: while one imports its ~100
+    modules, allocation counts trigger ~20 collections that find almost nothing (~3 ms of
+    CPU, issue 19). Such a process lives for milliseconds and what it allocates is freed
+    by reference counting or at exit; ``agent exec``, which stays to supervise, and the
+    Typer app turn it back on."""
+    gc.disable()
     run = plan(sys.argv[1:])
     if run is None:
+        gc.enable()
         from wardian.cli.main import main as typer_main
 
         typer_main()

@@ -120,3 +120,29 @@ def test_arguments_that_are_not_utf8_are_refused(tmp_path: Path) -> None:
         message = ours(wardian(home, *args), 2)
         assert "not valid UTF-8" in message and "argument 3" in message
     assert not (home / "state.db").exists()
+
+
+def test_doctor_on_a_read_only_data_directory_names_the_cause(small_disk: Path) -> None:
+    # Operator trial: every check that opens a database said "the check itself failed:
+    # OperationalError: unable to open database file … report this", and the data-dir
+    # check's fix was `chmod`, which cannot help on a read-only mount.
+    import json
+
+    home = small_disk / "home"
+    assert wardian(home, "agent", "add", "ada", "--provider", "builtin").returncode == 0
+    assert wardian(home, "settings", "set", "agent_memory.enabled", "true").returncode == 0
+    remount = subprocess.run(["mount", "-o", "remount,ro", str(small_disk)],
+                             capture_output=True, text=True)
+    if remount.returncode != 0:
+        pytest.skip(f"cannot remount read-only: {remount.stderr.strip()}")
+    done = wardian(home, "doctor", "--json")
+    assert done.returncode == 1, done.stderr
+    findings = [f for check in json.loads(done.stdout)["checks"] for f in check["findings"]]
+    problems = [f for f in findings if f["status"] == "problem"]
+    assert problems
+    for finding in problems:
+        assert "the check itself failed" not in finding["message"], finding
+        assert "report this" not in (finding["fix"] or ""), finding
+    (data_dir,) = [f for f in problems if f["check"] == "data-dir"]
+    assert "read-only" in data_dir["message"] and "chmod" not in data_dir["fix"], data_dir
+    assert "WARDIAN_HOME" in data_dir["fix"]

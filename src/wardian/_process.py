@@ -64,6 +64,7 @@ __all__ = [
     "keep",
     "kept_pids",
     "lineage",
+    "open_files",
 ]
 
 START_TIME_TOLERANCE_S = 1.0
@@ -420,6 +421,32 @@ def die_with_parent(parent_pid: int, *, signum: int | None = None) -> bool:
         if above is None or above[0] != parent_pid:
             os._exit(125)
     return done
+
+
+def open_files(pid: int) -> tuple[str, ...]:
+    """The regular files process `pid` and its descendants hold open (absolute paths as the
+    kernel reports them, symlinks resolved; each once). What cannot be read (a process gone
+    meanwhile, another user's) is left out. Read-only.
+
+    Used to name a provider call's transcript when the call is ended before it printed its
+    session id: by the engine (`wardian.providers.process`, timeout and cancel) and by the
+    provider supervisor when the engine died (`wardian.providers.supervisor`).
+    """
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return ()
+    found: dict[str, None] = {}
+    for proc in procs:
+        try:
+            for handle in proc.open_files():
+                found[handle.path] = None
+        except (psutil.Error, OSError):
+            continue
+    return tuple(found)
 
 
 def end_descendants(

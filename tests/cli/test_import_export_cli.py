@@ -123,6 +123,28 @@ def test_export_markdown_groups_by_scope_and_kind(cli: CliRunner, project: Path)
     assert "  - #1 `" in text
 
 
+def test_export_output_into_a_new_folder_is_written_whole(
+        cli: CliRunner, project: Path, tmp_path: Path) -> None:
+    # Operator trial: `--output` under a folder that did not exist yet was "internal error:
+    # FileNotFoundError". It is created as plan files' folders are (0700), and the file is
+    # written atomically, so an interrupted export leaves no half file.
+    agent_id = add_agent("ada")
+    assert invoke(cli, "memory", "save", "Release branch is cut on Thursdays", "--evidence",
+                  "said", env=capability_env(agent_id)).exit_code == 0
+    target = tmp_path / "exports" / "2026" / "ada.json"
+    out = invoke(cli, "garden", "memory", "export", "--agent", "ada", "--format", "json",
+                 "--output", str(target))
+    assert out.exit_code == 0, out.output
+    assert json.loads(target.read_text())["records"][0]["text"].startswith("Release branch")
+    assert (target.stat().st_mode & 0o777) == 0o600
+    assert [p.name for p in target.parent.iterdir()] == ["ada.json"]  # no temp file left
+    for folder in (str(tmp_path), ""):
+        refused = invoke(cli, "garden", "memory", "export", "--agent", "ada",
+                         "--output", folder)
+        assert refused.exit_code == 2, refused.output
+        assert "--output" in refused.stderr and "directory" in refused.stderr
+
+
 def test_json_export_round_trips_into_a_fresh_store(
     cli: CliRunner, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     wardian_home: Path

@@ -60,19 +60,22 @@ def actions(**fns: Callable[..., Any]) -> Iterator[None]:
 
 
 def hung_provider_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_cli: FakeCli,
-                      blueprint: str, assignments: dict[str, Any], *,
-                      ready_env: str) -> tuple[Run, Path]:
-    """A queued run of `blueprint` (written under ``tmp_path/bp``, workspace ``tmp_path/ws``)
-    whose provider is the fake CLI in scenario ``hang``, and the FIFO it announces itself on
-    once it runs: its path is put in the environment variable `ready_env`
-    (``FAKE_PROVIDER_HANG_READY`` or ``FAKE_PROVIDER_READY``, tests/fakes/fake_provider.py).
-    Open the FIFO after starting the engine (`start_engine`): the read waits for the step."""
+                      blueprint: str, assignments: dict[str, Any], *, ready_env: str,
+                      scenario: str = "hang", workspace: Path | None = None
+                      ) -> tuple[Run, Path]:
+    """A queued run of `blueprint` (written under ``tmp_path/bp``; in `workspace`, default a
+    new ``tmp_path/ws``) whose provider is the fake CLI in a hanging `scenario` (``hang``,
+    ``hang_before_thread``), and the FIFO it announces itself on once it hangs: its path is
+    put in the environment variable `ready_env` (``FAKE_PROVIDER_HANG_READY`` or
+    ``FAKE_PROVIDER_READY``, tests/fakes/fake_provider.py). Open the FIFO after starting
+    the engine (`start_engine`): the read waits for the step."""
     ready = tmp_path / "ready.fifo"
     os.mkfifo(ready)
     monkeypatch.setenv(ready_env, str(ready))
-    fake_cli.scenario("hang")
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
+    fake_cli.scenario(scenario)
+    if workspace is None:
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
     path = write_blueprint(tmp_path / "bp", blueprint)
     store = RunStore()
     try:

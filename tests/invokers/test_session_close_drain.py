@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -38,9 +39,14 @@ def write_noop_blueprint() -> None:
     (folder / "noop-test.yaml").write_text(NOOP_BLUEPRINT, encoding="utf-8")
 
 
+_NAMES = itertools.count(1)
+
+
 def add_invoker(cli: CliRunner, *extra: str, enable: bool = True, agent: str = "coder") -> str:
+    # Each its own name: a name is unique among the invokers of a kind.
     res = invoke(cli, "automation", "session-close", "add", "--blueprint", "noop-test",
-                 "--name", "test", "--agent", agent, "--assignments", "{}", *extra)
+                 "--name", f"test {next(_NAMES)}", "--agent", agent, "--assignments", "{}",
+                 *extra)
     assert res.exit_code == 0, res.output
     invoker_id = res.stdout.strip()
     if enable:

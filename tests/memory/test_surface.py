@@ -28,7 +28,7 @@ SURFACE = {
     "wardian._process": ["START_TIME_TOLERANCE_S", "ProcessIdentity", "ancestors",
                          "ancestry_to", "become_subreaper", "current", "die_with_parent",
                          "end_descendants", "end_kept", "identity_of", "is_alive", "keep",
-                         "kept_pids", "lineage"],
+                         "kept_pids", "lineage", "open_files"],
     "wardian.runtime.launch": ["EXIT_NOT_EXECUTABLE", "EXIT_NOT_FOUND", "CommandNotFound",
                                "Launch", "exec_managed", "prepare_launch",
                                "put_wardian_on_path", "resolve_workspace", "run_dir"],

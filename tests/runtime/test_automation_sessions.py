@@ -10,6 +10,7 @@ the run's workspace as cwd; then the real recovery sweep and the real hook entry
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -17,16 +18,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from tests.conftest import invoke
-from tests.engine.helpers import create_run, write_blueprint
+from tests.engine.helpers import (
+    create_run,
+    hung_provider_run,
+    start_engine,
+    write_blueprint,
+)
 from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401 - a fixture
 from typer.testing import CliRunner
 
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 from wardian.runtime.agents import AgentRegistry
-from wardian.runtime.automation_sessions import is_automation_transcript
+from wardian.runtime.automation_sessions import held_record_path, is_automation_transcript
 from wardian.runtime.recovery import claude_project_dir, sweep
 from wardian.runtime.session_events import SessionEventQueue, drain_lock
 
@@ -137,9 +144,54 @@ def test_a_step_killed_before_codex_named_its_thread_is_not_recovered(
     assert result.status == "failed" and "did not finish within 3 s" in (result.error or "")
     (rollout,) = _rollouts()
     assert is_automation_transcript(str(rollout))  # named as the step's own, exactly
+    # What the supervisor wrote as it ended the tree was adopted when the step ended.
+    assert list(held_record_path("any").parent.glob("*")) == []
     report = sweep()
     assert report.recorded == []
     assert report.skipped.get("an automation step's own session") == 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="the provider supervisor (parent-death signal) is Linux only")
+@pytest.mark.parametrize("assignment", [
+    {"target_type": "temporary_provider", "provider": "codex"},
+    {"target_type": "agent", "agent": "ada"},
+], ids=["temporary-provider", "agent"])
+def test_a_step_whose_engine_is_killed_before_codex_named_its_thread_is_not_recovered(
+    work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    fake_cli: FakeCli, assignment: dict[str, Any],  # noqa: F811
+) -> None:
+    """The engine is killed (SIGKILL) while Codex holds its rollout open but has not printed
+    `thread.started`, on a machine without Wardian's Codex hook: no engine is left to name
+    the rollout. The provider's supervisor names the file Codex held open (its held record)
+    and the next sweep files it as the step's own, not as a session of the agent."""
+    run, ready = hung_provider_run(tmp_path, monkeypatch, fake_cli, BLUEPRINT,
+                                   {"curator": assignment}, ready_env="FAKE_PROVIDER_HANG_READY",
+                                   scenario="hang_before_thread", workspace=work)
+    engine = start_engine(run.id)
+    tree: list[psutil.Process] = []
+    try:
+        with open(ready, encoding="utf-8") as fh:
+            json.loads(fh.readline())  # the rollout is open, no thread id printed
+        tree = psutil.Process(engine.pid).children(recursive=True)
+        engine.kill()
+        engine.wait()
+        _gone, alive = psutil.wait_procs(tree, timeout=60)  # a bound, not a synchroniser
+        assert alive == [], "the provider outlived its engine"
+    finally:
+        if engine.poll() is None:
+            engine.kill()
+            engine.wait()
+        for proc in tree:  # the check failed: clean up
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc.kill()
+    (rollout,) = _rollouts()
+    (record,) = held_record_path("any").parent.glob("*.json")  # the step's launch's
+    assert json.loads(record.read_text()) == {"paths": [str(rollout)]}
+    report = sweep()  # adopts the held record first
+    assert report.recorded == []
+    assert report.skipped.get("an automation step's own session") == 1
+    assert is_automation_transcript(str(rollout)) and not record.exists()
 
 
 def _hook(host: str, event: str, payload: dict[str, Any], env: dict[str, str]

@@ -79,6 +79,23 @@ def test_memory_pages_and_filters(populated: tuple[Garden, dict[str, Any]]) -> N
         assert bad.status_code == 422 and "fuzzy" in bad.text
 
 
+def test_a_page_past_the_end_shows_the_last_page(
+        populated: tuple[Garden, dict[str, Any]]) -> None:
+    """A hand-edited ?page= beyond the last page, or too large for SQLite's integers,
+    shows the last page instead of an empty list or a 500 (operator trial)."""
+    garden, seeded = populated
+    agent = seeded["agent"]
+    with _client(garden) as client:
+        last = _ids(client.get(f"/agents/{agent}?page=3").text)
+        for number in ("4", "99999999999999999999999", "-5"):
+            shown = client.get(f"/agents/{agent}?page={number}")
+            assert shown.status_code == 200, (number, shown.text[-400:])
+            if number == "-5":
+                assert "page 1 of 3" in shown.text
+            else:
+                assert "page 3 of 3" in shown.text and _ids(shown.text) == last
+
+
 def test_memory_loaded_shows_the_exact_context(wardian_home: Path) -> None:
     agent = seed_agent("ada")
     record = save(agent, "Prefer short commit subjects")

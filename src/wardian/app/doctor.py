@@ -249,6 +249,16 @@ def _run_checks(ctx: DoctorContext, names: list[str], report: DoctorReport) -> N
             report.findings.append(Finding.problem(
                 name, exc.message, fix=exc.hint or "`WARDIAN_DEBUG=1 wardian doctor` says more"))
         except Exception as exc:  # one broken check must not hide the others
+            from wardian.oserrors import translate
+
+            # A read-only mount, a full disk, a file SQLite cannot open: the user's to fix,
+            # and the same words the commands themselves print.
+            ours = translate(exc)
+            if ours is not None:
+                report.findings.append(Finding.problem(
+                    name, ours.message,
+                    fix=ours.hint or "`WARDIAN_DEBUG=1 wardian doctor` says more"))
+                continue
             report.findings.append(Finding.problem(
                 name, f"the check itself failed: {type(exc).__name__}: {exc}",
                 fix="report this with the output of `WARDIAN_DEBUG=1 wardian doctor`"))
@@ -259,6 +269,16 @@ def _run_checks(ctx: DoctorContext, names: list[str], report: DoctorReport) -> N
 
 def _set_home_fix(path: Path) -> str:
     return f"fix the permissions of {path} (`chmod u+rwx {path}`), or export WARDIAN_HOME=DIR"
+
+
+def _read_only_mount(path: Path) -> bool:
+    """True when `path` is on a file system mounted read-only (POSIX ``statvfs``)."""
+    if os.name != "posix":
+        return False
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 @register_check("data-dir", "Data directory")
@@ -273,6 +293,12 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
     if not path.is_dir():
         yield Finding.problem(name, f"{path} is not a directory", subject=str(path),
                               fix=f"move {path} aside, or export WARDIAN_HOME=DIR")
+        return
+    if _read_only_mount(path):
+        yield Finding.problem(
+            name, f"{path} is on a file system mounted read-only: nothing can be saved",
+            fix="remount it read-write, or export WARDIAN_HOME=DIR on a writable disk",
+            subject=str(path))
         return
     if not os.access(path, os.R_OK | os.W_OK | os.X_OK):
         yield Finding.problem(name, f"{path} is not readable and writable by you",

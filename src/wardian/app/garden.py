@@ -58,6 +58,9 @@ __all__ = [
 PAGE_SIZE = 50
 """Records per page of an agent's memory list."""
 
+_MAX_PAGE = 2**40
+"""The largest page number asked of the store (its offset fits SQLite's integers)."""
+
 
 def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
     """(agent id, display name) for an agent name, id or unique id prefix.
@@ -234,24 +237,34 @@ def memory_page(
     page_size: int = PAGE_SIZE,
 ) -> MemoryPage:
     """One page (1-based) of the owner's records, filtered by kind, scope kind, status
-    (``active``, ``removed`` or ``all``) and a text substring. Read-only.
+    (``active``, ``removed`` or ``all``) and a text substring. Read-only. A `page` below 1
+    shows the first page, one past the last shows the last (`MemoryPage.page` says which).
 
     Raises:
         UsageError: an unknown kind, scope or status.
     """
     from wardian.memory.store import MemoryStore
 
+    # A page number comes from a URL a person can edit: past the last page shows the last
+    # one, and no number may overflow SQLite's 64-bit OFFSET.
+    page = min(max(1, page), _MAX_PAGE)
     store = MemoryStore()
     try:
-        page = max(1, page)
-        records, total = store.page(
-            owner_id, kind=kind or None, scope_kind=scope or None,
-            status=None if status == "all" else (status or "active"), text=text or None,
-            limit=page_size, offset=(page - 1) * page_size,
-        )
+        def fetch(number: int) -> tuple[list[Record], int]:
+            return store.page(
+                owner_id, kind=kind or None, scope_kind=scope or None,
+                status=None if status == "all" else (status or "active"), text=text or None,
+                limit=page_size, offset=(number - 1) * page_size,
+            )
+
+        records, total = fetch(page)
+        pages = max(1, -(-total // page_size))
+        if page > pages:
+            page = pages
+            records, total = fetch(page)
+            pages = max(1, -(-total // page_size))
     finally:
         store.close()
-    pages = max(1, -(-total // page_size))
     return MemoryPage(records, total, page, pages,
                       {"kind": kind, "scope": scope, "status": status or "active", "q": text})
 

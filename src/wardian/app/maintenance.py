@@ -35,6 +35,7 @@ from wardian.memory.maintenance.service import (
     apply_loaded,
     check_receipt,
     load_bound_bytes,
+    load_bound_plan,
     preview_file,
     preview_plan,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "apply_on_terminal",
     "ask_on_terminal",
     "check_receipt",
+    "confirm_spelling",
     "confirmation_for",
     "confirmed_as_shown",
     "load_bound_bytes",
@@ -91,12 +93,52 @@ def apply_file_on_terminal(path: str | os.PathLike[str], owner_id: str, *,
         PlanError, PreviewRequired, PreviewConflicted, ConfirmationMismatch, ApplyAborted,
         RevisionConflict, IdempotencyKeyReused: see `wardian.memory.maintenance.apply`.
     """
-    return apply_file(path, owner_id, confirm=ask_on_terminal, confirm_digest=confirm_digest)
+    return apply_on_terminal(load_bound_plan(path, owner_id), owner_id,
+                             confirm_digest=confirm_digest)
 
 
 def apply_on_terminal(plan: Plan, owner_id: str, *, confirm_digest: str | None) -> ApplyResult:
-    """`apply_file_on_terminal` for a loaded, owner-bound plan (same errors)."""
+    """`apply_file_on_terminal` for a loaded, owner-bound plan (same errors, and
+    UsageError: `confirm_digest` is no digest at all, see `confirm_spelling`)."""
+    if confirm_digest is not None:
+        confirm_digest = confirm_spelling(confirm_digest, compute_digest(plan, owner_id))
     return apply_loaded(plan, owner_id, confirm=ask_on_terminal, confirm_digest=confirm_digest)
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def confirm_spelling(given: str, digest: str) -> str:
+    """``--confirm`` as the apply compares it: ``sha256:`` + 12 lowercase hex. Pure.
+
+    The preview prints ``sha256:<12 hex>  (sha256:<64 hex>)``; an operator may copy either,
+    with or without ``sha256:``, in either case. A 64-hex value is compared whole here (a
+    wrong tail is a mismatch, not silently cut off). A value that is no digest at all (a
+    typo, ``yes``, an empty string) is refused before anything is attempted, so the
+    reviewed preview stays cached; a real digest that differs still goes to the apply,
+    which refuses it and clears the preview.
+
+    Args:
+        given: the operator's ``--confirm`` value.
+        digest: this plan's full ``sha256:<64 hex>`` preview digest.
+
+    Raises:
+        UsageError (exit 2): `given` is not 12 or 64 hex digits after an optional
+            ``sha256:``.
+    """
+    from wardian.errors import UsageError
+
+    value = given.strip().lower()
+    hex_part = value.removeprefix("sha256:")
+    if len(hex_part) not in (12, 64) or not set(hex_part) <= _HEX:
+        raise UsageError(
+            f"--confirm {given!r} is not a preview digest",
+            hint=f"pass sha256: and the 12 hex digits the preview printed, for this plan "
+                 f"--confirm {digest_prefix(digest)}",
+        )
+    if len(hex_part) == 64 and "sha256:" + hex_part == digest:
+        return digest_prefix(digest)
+    return "sha256:" + hex_part  # 12 hex, or a full digest of another plan: a mismatch
 
 
 class ConfirmationShown(NamedTuple):

@@ -14,8 +14,36 @@ from typing import Any
 
 from wardian.engine.runs import Run, StepAttempt
 
-__all__ = ["DetachedRun", "Run", "StepAttempt", "cancel_run", "execute_queued_run",
-           "get_run", "list_runs", "resume", "start_run"]
+__all__ = ["DetachedRun", "Run", "RunInterrupted", "StepAttempt", "cancel_run",
+           "execute_queued_run", "get_run", "list_runs", "resume", "start_run"]
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C while a run executed in this process (``--wait``).
+
+    Still a `KeyboardInterrupt` (exit 130), but it says which run stopped and how to
+    continue it: with ``--wait`` the run id is printed only at the end, so an operator who
+    pressed Ctrl-C would otherwise have to find it in ``automation runs``. The engine has
+    marked the run ``interrupted`` already. `run_id`: the full run id.
+    """
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(
+            f"run {run_id[:8]} stopped and is marked interrupted; "
+            f"`wardian automation run resume {run_id[:8]}` continues it from its last "
+            f"finished step")
+        self.run_id = run_id
+
+
+def _interruptible(run_id: str, execute: Any) -> Run:
+    """`execute()` (a run in this process), its Ctrl-C raised as `RunInterrupted`."""
+    try:
+        result: Run = execute()
+    except RunInterrupted:
+        raise
+    except KeyboardInterrupt as exc:
+        raise RunInterrupted(run_id) from exc
+    return result
 
 
 @dataclass(frozen=True)
@@ -46,6 +74,7 @@ def start_run(blueprint: str, *, agent: str, assignments: str, inputs: dict[str,
 
     Raises:
         BlueprintError, NotFoundError, ValidationError, UsageError: nothing is stored then.
+        RunInterrupted: Ctrl-C during a `wait` run (it is marked interrupted).
     """
     from wardian.engine.manual import prepare_manual_run, run_log_path, spawn_detached
 
@@ -54,8 +83,8 @@ def start_run(blueprint: str, *, agent: str, assignments: str, inputs: dict[str,
     if wait:
         from wardian.engine.executor import execute_run
 
-        return execute_run(prepared.run.id, secret_inputs=prepared.secrets,
-                           blueprint=prepared.blueprint)
+        return _interruptible(prepared.run.id, lambda: execute_run(
+            prepared.run.id, secret_inputs=prepared.secrets, blueprint=prepared.blueprint))
     pid = spawn_detached(prepared.run.id, prepared.secrets)
     return DetachedRun(prepared.run, pid, str(run_log_path(prepared.run.id)))
 
@@ -119,6 +148,7 @@ def resume(run_id: str, *, secrets: dict[str, str], wait: bool = False) -> Run |
 
     Raises:
         UsageError: the run is not resumable (queued, running, succeeded, skipped).
+        RunInterrupted: Ctrl-C during a `wait` resume (it is marked interrupted again).
     """
     from wardian.engine.runs import RunStore
 
@@ -126,7 +156,9 @@ def resume(run_id: str, *, secrets: dict[str, str], wait: bool = False) -> Run |
     if wait:
         from wardian.engine.executor import resume_run
 
-        return resume_run(run_id, store=store, secret_inputs=secrets)
+        full_id = store.get(run_id).id
+        return _interruptible(full_id, lambda: resume_run(run_id, store=store,
+                                                          secret_inputs=secrets))
     from wardian.engine.manual import run_log_path, spawn_detached
 
     run = store.requeue(run_id)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from wardian._db import atomic
 from wardian._util import format_utc, new_id, parse_utc, utc_now
+from wardian.app.invoker_names import check_name_free
 from wardian.errors import UsageError, WardianError
 from wardian.invokers.schedule import (
     DEFAULT_MAX_CATCH_UP,
@@ -108,6 +109,7 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
     Raises:
         UsageError / ValidationError (exit 2): a bad flag, blueprint, assignment or zone.
         NotFoundError: unknown agent or blueprint.
+        ConflictError (exit 4): another schedule invoker has this name.
     """
     if max_catch_up is not None and catch_up != "all":
         raise UsageError(
@@ -123,6 +125,8 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
     agent_id, raw, typed = _validate(blueprint_id, agent, assignments, inputs)
     store = InvokerStore()
     try:
+        if name.strip():  # an empty name is the store's usage error
+            check_name_free(store, KIND, name, command="automation schedule")
         return store.add(KIND, name=name, blueprint_id=blueprint_id, agent_id=agent_id,
                          assignments=raw, inputs=typed, config=config.to_config())
     finally:
@@ -246,8 +250,8 @@ def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
     Its enabled state, schedule and slot history are kept.
 
     Raises:
-        NotFoundError / AmbiguousIdError; UsageError / ValidationError as `add_schedule`
-        (nothing is changed then).
+        NotFoundError / AmbiguousIdError; UsageError / ValidationError as `add_schedule`,
+        ConflictError when `name` is another schedule invoker's (nothing is changed then).
     """
     store = InvokerStore()
     try:
@@ -255,6 +259,9 @@ def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
         if inputs is None and assignments is None and name is None:
             raise UsageError("nothing to change",
                              hint="pass --input KEY=VALUE, --assignments JSON or --name")
+        if name is not None and name.strip():
+            check_name_free(store, KIND, name, command="automation schedule",
+                            invoker_id=invoker.id)
         _, raw, typed = _validate(
             invoker.blueprint_id, invoker.agent_id,
             invoker.assignments if assignments is None else assignments,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from wardian.app.invoker_names import check_name_free
 from wardian.errors import UsageError
 from wardian.invokers.session_close import validate_definition
 from wardian.invokers.store import Invoker, InvokerStore
@@ -63,7 +64,8 @@ def add_session_close(
         assignments: JSON text or dict. inputs: ``--input`` pairs.
 
     Raises:
-        UsageError: unknown boundary. See `validate_definition` for the rest.
+        UsageError: unknown boundary. ConflictError (exit 4): another session-close
+            invoker has this name. See `validate_definition` for the rest.
     """
     from wardian.runtime.agents import AgentRegistry
 
@@ -71,7 +73,10 @@ def add_session_close(
     resolved = AgentRegistry().get(agent)
     definition = validate_definition(blueprint, assignments, dict(inputs or {}),
                                      command="wardian automation session-close add")
-    return InvokerStore().add(
+    store = InvokerStore()
+    if name.strip():  # an empty name is the store's usage error
+        check_name_free(store, KIND, name, command="automation session-close")
+    return store.add(
         KIND,
         name=name,
         blueprint_id=definition.blueprint_id,
@@ -99,7 +104,8 @@ def update_session_close(
     and the run history are kept.
 
     Raises:
-        UsageError: nothing to change, or an unknown boundary. Otherwise as
+        UsageError: nothing to change, or an unknown boundary. ConflictError (exit 4):
+            `name` is another session-close invoker's. Otherwise as
             `validate_definition`; nothing is changed then.
     """
     store = InvokerStore()
@@ -108,6 +114,9 @@ def update_session_close(
         raise UsageError("nothing to change", hint="pass --input KEY=VALUE, --assignments "
                          "JSON, --boundary B, --require-archive/--no-require-archive or --name")
     _check_boundaries(boundaries or [])
+    if name is not None and name.strip():
+        check_name_free(store, KIND, name, command="automation session-close",
+                        invoker_id=invoker.id)
     definition = validate_definition(
         invoker.blueprint_id, invoker.assignments if assignments is None else assignments,
         dict(inputs or {}), stored_inputs=invoker.inputs,

@@ -128,7 +128,8 @@ def error_exit_code(exc: BaseException) -> int:
         stderr(f"Error: {exc.render()}")
         return exc.exit_code
     if isinstance(exc, KeyboardInterrupt):
-        stderr("Error: interrupted")
+        # A bare Ctrl-C carries no text; one raised by our layer says what stopped.
+        stderr(f"Error: interrupted: {exc}" if str(exc) else "Error: interrupted")
         return EXIT_INTERRUPTED
     if isinstance(exc, BrokenPipeError):
         # The reader went away (`wardian … | head`): not an error of ours. Exit quietly

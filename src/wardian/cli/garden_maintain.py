@@ -129,7 +129,8 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, age
                    f"{conflict['memory_id']}{detail}")
     stdout()
     existing = doc.get("existing_receipt")
-    if existing and existing["preview_digest"] == doc["preview_digest"]:
+    applied = bool(existing and existing["preview_digest"] == doc["preview_digest"])
+    if existing and applied:
         stdout(f"Already applied at {existing['applied_at']}: apply prints the stored receipt.")
     elif existing:
         stdout(f"Idempotency key already committed another plan ({existing['preview_digest']}); "
@@ -139,7 +140,12 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, age
             f"{a['memory_id'][:8]}→{a['into'][:20]}" for a in doc["absorbed"]))
     if doc["retired"]:
         stdout("Retired: " + ", ".join(m[:8] for m in doc["retired"]))
-    if doc["conflicts"]:
+    if doc["conflicts"] and applied:
+        # The records now hold the plan's own changes, which read as conflicts against
+        # the revisions it was written for; apply replays the receipt, it is not disabled.
+        stdout(f"Conflicts: {len(doc['conflicts'])}, from this plan's own applied changes: "
+               "nothing is left to apply.")
+    elif doc["conflicts"]:
         secret = any(c["kind"] == "secret_detected" for c in doc["conflicts"])
         fix = ("Replace the secrets with where they live" if secret else
                "Update the plan to the current revisions (`wardian garden memory history ID`)")

@@ -27,6 +27,7 @@ from typing import Any
 import typer
 
 from wardian.cli._common import JsonOption, emit_json, require_operator, stderr, stdout
+from wardian.errors import UsageError
 
 __all__ = ["register"]
 
@@ -124,10 +125,15 @@ def register(memory_app: typer.Typer) -> None:
         if output is None:
             typer.echo(exported.text, nl=False)
             return
-        from wardian._fs import open_private
+        if output.is_dir():  # also "" (the current folder)
+            raise UsageError(f"--output {str(output) or '.'}: is a directory",
+                             hint="pass a file path, e.g. --output ada-memory.md")
+        from wardian._fs import private_dir, write_private
 
-        with open_private(output, "w", encoding="utf-8", newline="") as handle:
-            handle.write(exported.text)
+        # As plan files are written: missing folders created 0700, the file replaced
+        # whole (an interrupted export leaves the old file or none, never half of one).
+        private_dir(output.parent)
+        write_private(output, exported.text)
         stderr(f"Exported {exported.records} record(s) of {name} to {output}")
 
 

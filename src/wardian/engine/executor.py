@@ -671,7 +671,11 @@ class _Execution:
                     "or start the run with a workspace)", retry=False)
         # Whatever transcript the provider keeps of this call is the step's own, never a
         # session of an agent (runtime.automation_sessions): recorded before it starts.
-        from wardian.runtime.automation_sessions import ENV_AUTOMATION_STEP, begin_step
+        from wardian.runtime.automation_sessions import (
+            ENV_AUTOMATION_STEP,
+            begin_step,
+            held_record_path,
+        )
 
         automation_id = None
         if adapter.runs_process:  # in-process and HTTP providers keep no transcript here
@@ -686,7 +690,9 @@ class _Execution:
             payload=rendered["payload"],
             launch_env={**(launch.env if launch else {}),
                         **({ENV_AUTOMATION_STEP: automation_id} if automation_id else {})},
-            launch_prefix=launch.prefix if launch else [])
+            launch_prefix=launch.prefix if launch else [],
+            # Named by the provider's supervisor if this engine dies mid-call.
+            held_record=str(held_record_path(automation_id)) if automation_id else None)
         stop = threading.Event()
 
         def call() -> ProviderResult:

@@ -22,6 +22,7 @@ from wardian.providers.process import (
     resolve_executable,
     run_process,
 )
+from wardian.providers.supervisor import HeldRecord
 
 __all__ = ["CliAdapter"]
 
@@ -44,6 +45,12 @@ class CliAdapter(ProviderAdapter):
         env = {k: v for k, v in os.environ.items() if k not in self.strip_env}
         env.update(extra or {})
         return env
+
+    def transcript_dir(self, env: dict[str, str]) -> Path | None:
+        """The folder where the CLI keeps the transcript of a call, held open while it runs
+        (Codex's ``$CODEX_HOME/sessions``), or None (default): what the supervisor records
+        when the engine dies mid-call (`ProviderRequest.held_record`)."""
+        return None
 
     def resolve(self, env: dict[str, str]) -> str:
         """The executable's full path (raises ProviderNotInstalled)."""
@@ -75,6 +82,9 @@ class CliAdapter(ProviderAdapter):
         if cwd is None:
             scratch = tempfile.TemporaryDirectory(prefix="wardian-provider-")
             cwd = scratch.name
+        under = self.transcript_dir(env) if request.held_record else None
+        held = HeldRecord(Path(request.held_record), under) if request.held_record and under \
+            else None
         try:
             result = run_process(
                 [*request.launch_prefix, *argv],
@@ -86,6 +96,7 @@ class CliAdapter(ProviderAdapter):
                 env={**env, **request.launch_env},
                 cancel=cancel,
                 max_output_bytes=max_output_bytes,
+                held=held,
             )
         finally:
             if scratch is not None:

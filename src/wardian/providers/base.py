@@ -47,6 +47,10 @@ class ProviderRequest(BaseModel):
         launch_prefix: the argv a CLI provider's child is started through, before the
             CLI's own argv (the step's capability holder, which then execs the CLI;
             `wardian.runtime.step_launch`). Providers without a child process ignore both.
+        held_record: a file the CLI's supervisor writes (Linux) when the engine dies
+            mid-call, naming the transcript the CLI held open (`CliAdapter.transcript_dir`;
+            `wardian.providers.supervisor`), or None. The engine gives an automation
+            step's (`wardian.runtime.automation_sessions.held_record_path`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -64,6 +68,7 @@ class ProviderRequest(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     launch_env: dict[str, str] = Field(default_factory=dict)
     launch_prefix: list[str] = Field(default_factory=list)
+    held_record: str | None = None
 
 
 class ProviderResult(BaseModel):

@@ -49,7 +49,7 @@ from wardian.providers.errors import (
     ProviderError,
 )
 from wardian.providers.process import MAX_OUTPUT_BYTES, fits_argv, kill_tree
-from wardian.providers.supervisor import supervised
+from wardian.providers.supervisor import held_below, supervised
 
 __all__ = ["CodexAdapter", "CodexOptions"]
 
@@ -82,6 +82,10 @@ class CodexAdapter(CliAdapter):
     supports_output_schema = True
     effort_levels = ("none", "minimal", "low", "medium", "high", "xhigh")
     options_model = CodexOptions
+
+    def transcript_dir(self, env: dict[str, str]) -> Path | None:
+        """``$CODEX_HOME/sessions``: the rollout is open there from session start."""
+        return codex_home(env) / "sessions"
 
     def build_argv(self, exe: str, request: ProviderRequest, options: CodexOptions,
                    schema_file: Path | None) -> tuple[list[str], str | None]:
@@ -159,20 +163,11 @@ class CodexAdapter(CliAdapter):
         start; `ProviderError.open_files`), whose name ends with the thread id. Exact,
         not a guess by time or directory: a session the user runs beside it is never
         taken for the step's."""
-        sessions = codex_home(env) / "sessions"
-        try:
-            real = sessions.resolve()
-        except OSError:
-            return
-        for held in exc.open_files:
-            path = Path(held)
+        for held in held_below(codex_home(env) / "sessions", exc.open_files):
+            path = Path(held)  # spelled as recovery's scan spells it
             if not (path.name.startswith("rollout-") and path.suffix == ".jsonl"):
                 continue
-            try:
-                inside = path.relative_to(real)
-            except ValueError:
-                continue
-            exc.transcript_path = str(sessions / inside)  # as recovery's scan spells it
+            exc.transcript_path = held
             tail = _THREAD_TAIL.search(path.stem)
             if tail and not exc.session_id:
                 exc.session_id = tail.group(0)

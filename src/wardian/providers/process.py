@@ -28,8 +28,9 @@ from pathlib import Path
 
 import psutil
 
+from wardian._process import open_files
 from wardian.providers.errors import ProviderCancelled, ProviderNotInstalled, ProviderTimeout
-from wardian.providers.supervisor import supervised
+from wardian.providers.supervisor import HeldRecord, supervised
 
 __all__ = [
     "MAX_ARG_PROMPT_BYTES",
@@ -171,24 +172,6 @@ def kill_tree(pid: int, *, grace_s: float = 2.0) -> list[int]:
     return [p.pid for p in procs]
 
 
-def _open_files(pid: int) -> tuple[str, ...]:
-    """The regular files process `pid` and its descendants hold open (absolute paths, each
-    once); what cannot be read (a process gone meanwhile, another user's) is left out."""
-    try:
-        root = psutil.Process(pid)
-        procs = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return ()
-    found: dict[str, None] = {}
-    for proc in procs:
-        try:
-            for handle in proc.open_files():
-                found[handle.path] = None
-        except (psutil.Error, OSError):
-            continue
-    return tuple(found)
-
-
 def _executable(name: str, provider: str, cwd: str | Path | None,
                 env: Mapping[str, str] | None) -> str:
     """`name` as the absolute path `subprocess.Popen` would run (PATH of `env`; a relative
@@ -231,6 +214,7 @@ def run_process(
     max_output_bytes: int = MAX_OUTPUT_BYTES,
     cancel: threading.Event | None = None,
     label: str | None = None,
+    held: HeldRecord | None = None,
 ) -> ProcessResult:
     """Run `argv` to completion in its own session, with a timeout and whole-tree kill.
 
@@ -245,6 +229,8 @@ def run_process(
         cancel: when set by another thread, the tree is killed and ProviderCancelled raised.
         label: the program's name in messages (default ``argv[0]``'s file name; a caller
             that starts the program through a wrapper names the program itself).
+        held: on Linux, what the supervisor records of the files the call holds open if
+            this engine dies mid-call (`wardian.providers.supervisor.HeldRecord`).
 
     Raises:
         ProviderNotInstalled: the executable cannot be started.
@@ -259,7 +245,8 @@ def run_process(
     started = time.monotonic()
     command = list(argv)
     if sys.platform.startswith("linux"):
-        command = supervised([_executable(command[0], provider, cwd, env), *command[1:]])
+        command = supervised([_executable(command[0], provider, cwd, env), *command[1:]],
+                             held=held)
     try:
         proc = subprocess.Popen(
             command,
@@ -301,9 +288,9 @@ def run_process(
         if time.monotonic() >= deadline:
             outcome = "timeout"
             break
-    held: tuple[str, ...] = ()
+    held_open: tuple[str, ...] = ()
     if outcome != "exited":
-        held = _open_files(proc.pid)
+        held_open = open_files(proc.pid)
         kill_tree(proc.pid)
         proc.wait()
     else:
@@ -331,7 +318,7 @@ def run_process(
             hint="raise the step's timeout, or check that the CLI does not wait for input",
         )
         timed_out.partial_stdout = out.text()  # the session id it printed, if any
-        timed_out.open_files = held  # its transcript, also before it printed that id
+        timed_out.open_files = held_open  # its transcript, also before it printed that id
         raise timed_out
     if outcome == "cancelled":
         cancelled = ProviderCancelled(
@@ -339,7 +326,7 @@ def run_process(
             provider=provider,
         )
         cancelled.partial_stdout = out.text()
-        cancelled.open_files = held
+        cancelled.open_files = held_open
         raise cancelled
     return ProcessResult(
         argv=list(argv),

@@ -20,6 +20,12 @@ Linux `run_process` starts the CLI through this small program instead of directl
    (128 + N for a CLI killed by signal N, as a shell reports it).
 4. On SIGTERM, SIGHUP or SIGINT — the engine died, or `kill_tree` ends the step — it ends
    everything below it (SIGTERM, then SIGKILL after 2 s) and exits with 128 + the signal.
+5. When the call gave a *held record* (``--held-record FILE --held-under DIR``), step 4
+   first writes into FILE the files under DIR that the processes below it hold open — a
+   Codex call's rollout, open from session start — so that the step's transcript is named
+   also when the engine died and no one is left to name it
+   (`wardian.runtime.automation_sessions.adopt_held_records` reads FILE: the engine when
+   the step ends, else the next recovery sweep).
 
 An agent-assigned step's holder (`wardian.runtime.step_launch`) runs below the supervisor
 and sets its own parent-death signal (SIGKILL) towards it, so a supervisor killed outright
@@ -38,9 +44,11 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 
-__all__ = ["SUPERVISOR_MAIN", "main", "supervised"]
+__all__ = ["SUPERVISOR_MAIN", "HeldRecord", "held_below", "main", "supervised"]
 
 SUPERVISOR_MAIN = ("import sys; from wardian.providers.supervisor import main; "
                    "sys.exit(main(sys.argv[1:]))")
@@ -54,14 +62,75 @@ _RESTORED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ
                           if hasattr(signal, name))
 
 
-def supervised(argv: Sequence[str]) -> list[str]:
+def supervised(argv: Sequence[str], *, held: HeldRecord | None = None) -> list[str]:
     """`argv` started through the supervisor on Linux, with this process as its engine;
     `argv` unchanged elsewhere. ``argv[0]`` must be an absolute path (the supervisor does
-    no PATH search). The caller must wait for the child in the thread that starts it."""
+    no PATH search). The caller must wait for the child in the thread that starts it.
+
+    Args:
+        held: where the supervisor writes the files under a directory that the call holds
+            open when the engine dies mid-call (module docstring, step 5); None: nothing.
+    """
     if not sys.platform.startswith("linux"):
         return list(argv)
+    extra = ["--held-record", str(held.record), "--held-under", str(held.under)] if held else []
     return [os.path.abspath(sys.executable), "-P", "-c", SUPERVISOR_MAIN,
-            "--parent", str(os.getpid()), "--", *argv]
+            "--parent", str(os.getpid()), *extra, "--", *argv]
+
+
+@dataclass(frozen=True)
+class HeldRecord:
+    """What a supervisor writes when the engine dies mid-call (module docstring, step 5).
+
+    Attributes:
+        record: the file written (JSON ``{"paths": [...]}``, private, replaced whole); its
+            directory is created when missing.
+        under: only files below this directory count (a provider's transcript folder,
+            e.g. ``$CODEX_HOME/sessions``); paths are written as spelled from it, the way a
+            recovery scan of that folder spells them, not resolved.
+    """
+
+    record: Path
+    under: Path
+
+
+def held_below(under: Path, paths: Sequence[str]) -> list[str]:
+    """The `paths` (absolute, as the kernel reports open files: resolved) inside `under`,
+    spelled from `under` as given (a symlinked ``$CODEX_HOME`` keeps its spelling)."""
+    try:
+        real = under.resolve()
+    except OSError:
+        return []
+    found = []
+    for held in paths:
+        try:
+            inside = Path(held).relative_to(real)
+        except ValueError:
+            continue
+        found.append(str(under / inside))
+    return found
+
+
+def _write_held(held: HeldRecord) -> None:
+    """Write `held.record`: the files below `held.under` that this process's descendants
+    hold open. Best effort: an error leaves no record (and the tree is ended anyway)."""
+    import json
+
+    from wardian._fs import open_private, private_dir
+    from wardian._process import open_files
+
+    try:
+        paths = held_below(held.under, open_files(os.getpid()))
+        if not paths:
+            return
+        private_dir(held.record.parent)
+        partial = held.record.with_name(held.record.name + ".partial")
+        with open_private(partial, "w", encoding="utf-8") as out:
+            out.write(json.dumps({"paths": paths}) + "\n")
+        os.replace(partial, held.record)
+    except OSError as exc:
+        print(f"wardian provider supervisor: the open transcript was not recorded: {exc}",
+              file=sys.stderr)
 
 
 class _Ended(Exception):
@@ -70,17 +139,23 @@ class _Ended(Exception):
         self.signum = signum
 
 
-def _parse(argv: list[str]) -> tuple[int, list[str]]:
+def _parse(argv: list[str]) -> tuple[int, HeldRecord | None, list[str]]:
+    held = None
+    if len(argv) >= 8 and argv[2] == "--held-record" and argv[4] == "--held-under":
+        held = HeldRecord(Path(argv[3]), Path(argv[5]))
+        argv = [*argv[:2], *argv[6:]]
     if len(argv) >= 4 and argv[0] == "--parent" and argv[2] == "--":
         try:
-            return int(argv[1]), argv[3:]
+            return int(argv[1]), held, argv[3:]
         except ValueError:
             pass
-    raise ValueError("expected --parent PID -- CMD [ARGS]...")
+    raise ValueError("expected --parent PID [--held-record FILE --held-under DIR]"
+                     " -- CMD [ARGS]...")
 
 
 def main(argv: list[str]) -> int:
-    """The supervisor: ``--parent PID -- CMD [ARGS]...`` (module docstring).
+    """The supervisor: ``--parent PID [--held-record FILE --held-under DIR] -- CMD
+    [ARGS]...`` (module docstring).
 
     Returns CMD's exit code (128 + N when signal N ended it), 128 + N when signal N ended
     the supervisor, 2 for a bad argument line, 125 when the engine is already gone, 127/126
@@ -89,7 +164,7 @@ def main(argv: list[str]) -> int:
     from wardian._process import become_subreaper, die_with_parent, end_descendants
 
     try:
-        parent, command = _parse(argv)
+        parent, held, command = _parse(argv)
     except ValueError as exc:
         print(f"wardian provider supervisor: {exc}", file=sys.stderr)
         return 2
@@ -115,6 +190,12 @@ def main(argv: list[str]) -> int:
             return 127 if isinstance(exc, FileNotFoundError) else 126
         code = _wait_for(child)
     except _Ended as ended:
+        if held is not None:
+            # Written before the tree ends, while the files are open. Not only when the
+            # engine died: the death signal can come while the parent's other threads are
+            # still exiting (it is still the parent then), and on timeout or cancel the
+            # engine adopts the record itself at once (`end_step`).
+            _write_held(held)
         end_descendants(0.0, grace_s=GRACE_S)
         return 128 + ended.signum
     # The CLI is done: nothing it started may go on without it.

@@ -20,6 +20,14 @@ The mechanism is exact and durable, by launch rather than by guesswork:
    This happens at SessionStart, so it holds even when the engine dies mid-step.
 3. When the step ends, however it ends, the engine records what the adapter reported: the
    session id and the transcript path (`end_step`, source ``adapter``).
+   When the engine itself dies mid-step (SIGKILL, OOM, a crash) it records nothing; on
+   Linux the provider's supervisor, ending the provider's tree, first writes the
+   transcript files the provider held open into the launch's *held record*
+   (`held_record_path`; Codex keeps its rollout open from session start, also before it
+   printed ``thread.started``), and the next recovery sweep adopts it
+   (`adopt_held_records`, source ``supervisor``) before it looks at any transcript. This
+   needs no hook on the machine. (A step ended by timeout or cancel gets a record too;
+   `end_step` adopts it at once.)
 4. Recovery (`wardian.runtime.recovery`) skips a transcript whose path or host session id
    is recorded here (`is_automation_transcript`).
 
@@ -38,12 +46,14 @@ from pathlib import Path
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
-from wardian.config import state_db_path
+from wardian.config import data_dir, state_db_path
 
 __all__ = [
     "ENV_AUTOMATION_STEP",
+    "adopt_held_records",
     "begin_step",
     "end_step",
+    "held_record_path",
     "is_automation_transcript",
     "record_transcript",
 ]
@@ -129,10 +139,63 @@ def end_step(launch_id: str, *, host: str | None = None, session_id: str | None 
     (either may be None: a provider without transcripts, or a call that failed early)."""
     record_transcript(launch_id, host=host, session_id=session_id,
                       transcript_path=transcript_path, source="adapter")
+    adopt_held_records(launch_id)  # what its supervisor wrote when the call was ended
     conn = _conn()
     with atomic(conn):
         conn.execute("UPDATE automation_launches SET ended_at = ? WHERE launch_id = ?",
                      (utc_now_iso(), launch_id))
+
+
+HELD_DIR = "automation-held"
+"""The data directory's folder of held records (`held_record_path`)."""
+
+
+def held_record_path(launch_id: str) -> Path:
+    """The file the provider supervisor of automation launch `launch_id` writes if the
+    engine dies mid-call: JSON ``{"paths": [...]}``, the transcripts the provider held open
+    (`wardian.providers.supervisor.HeldRecord`). Nothing is created here."""
+    return data_dir() / HELD_DIR / f"{launch_id}.json"
+
+
+def adopt_held_records(launch_id: str | None = None) -> int:
+    """Record the transcripts named by held records (of `launch_id`, default every launch's)
+    as their launch's own (source ``supervisor``) and delete the records. `end_step` adopts
+    its launch's; the recovery sweep adopts what engines that died left, before it looks
+    at any transcript. Returns how many transcripts were recorded.
+
+    A record that cannot be read as one (not JSON, no list of paths) is deleted unrecorded:
+    the supervisor replaces a record whole, so only a foreign file looks like that.
+
+    Raises:
+        StoreError: the state database cannot be written (the records stay for the next
+            sweep, which then fails closed in the same way).
+    """
+    import json
+
+    folder = data_dir() / HELD_DIR
+    try:
+        records = [held_record_path(launch_id)] if launch_id else sorted(folder.glob("*.json"))
+    except OSError:
+        return 0
+    recorded = 0
+    for record in records:
+        try:
+            text = record.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            continue  # none (the usual case of one launch), or another sweep took it
+        except OSError:
+            text = ""
+        try:
+            paths = json.loads(text).get("paths")
+        except (ValueError, AttributeError):
+            paths = None
+        for path in paths if isinstance(paths, list) else []:
+            if isinstance(path, str) and record_transcript(
+                    record.stem, host=None, session_id=None, transcript_path=path,
+                    source="supervisor"):
+                recorded += 1
+        record.unlink(missing_ok=True)
+    return recorded
 
 
 def is_automation_transcript(path: str, session_ids: Iterable[str | None] = (), *,

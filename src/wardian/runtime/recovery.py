@@ -316,7 +316,11 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
         start_drain: start a drain worker for the recorded events (False inside one).
     """
     from wardian.runtime.agents import AgentRegistry
+    from wardian.runtime.automation_sessions import adopt_held_records
 
+    # What a provider supervisor named when its engine died mid-step is the step's own
+    # session: known before any transcript is looked at.
+    adopt_held_records()
     conn = _conn()
     report = RecoveryReport()
     try:

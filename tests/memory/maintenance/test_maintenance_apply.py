@@ -120,6 +120,18 @@ def test_replay_returns_the_receipt_without_writes_or_prompt(kit: Any, cli: Any)
     assert "Already applied at" in maintain(cli, "preview", str(path)).stdout
 
 
+def test_preview_of_an_applied_plan_does_not_call_apply_disabled(kit: Any, cli: Any) -> None:
+    # Operator trial: the preview of an applied plan said both "apply prints the stored
+    # receipt" and, for the plan's own changes seen as conflicts, "apply is disabled".
+    path, _ = full_plan(kit)
+    doc = preview(cli, path)
+    assert apply(cli, path, doc["digest_prefix"]).exit_code == 0
+    shown = maintain(cli, "preview", str(path)).stdout
+    assert "Already applied at" in shown and "apply is disabled" not in shown
+    assert "nothing is left to apply" in shown
+    assert apply(cli, path, None).exit_code == 0  # and apply does replay
+
+
 def test_same_key_different_contents_is_refused_naming_both_digests(kit: Any, cli: Any) -> None:
     path, _ = full_plan(kit)
     doc = preview(cli, path)
@@ -153,6 +165,37 @@ def test_wrong_confirm_prefix_aborts_and_clears_the_preview(kit: Any, cli: Any) 
     assert result.exit_code == 2 and "does not match" in result.stderr
     assert kit.fingerprint() == before
     assert "preview first" in apply(cli, path, "sha256:0123456789ab").stderr
+
+
+@pytest.mark.parametrize("spelling", ["bare", "full", "upper"])
+def test_confirm_takes_the_digest_as_the_preview_prints_it(
+        kit: Any, cli: Any, spelling: str) -> None:
+    # Operator trial: the preview prints `sha256:d83f5d39d441  (sha256:<64 hex>)`; the
+    # 12 hex without `sha256:`, or the full digest, were refused as "does not match
+    # sha256:d83f5d39d441" and the preview was thrown away.
+    path, _ = full_plan(kit)
+    doc = preview(cli, path)
+    given = {"bare": doc["digest_prefix"].removeprefix("sha256:"),
+             "full": doc["preview_digest"],
+             "upper": doc["digest_prefix"].upper()}[spelling]
+    result = apply(cli, path, given, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["replayed"] is False
+
+
+@pytest.mark.parametrize("given", ["123", "sha256:", "yes", "sha256:xyz0123456789", " "])
+def test_a_confirm_that_is_no_digest_is_a_usage_error_and_keeps_the_preview(
+        kit: Any, cli: Any, given: str) -> None:
+    path, _ = full_plan(kit)
+    doc = preview(cli, path)
+    before = kit.fingerprint()
+    result = apply(cli, path, given)
+    assert result.exit_code == 2, result.stderr
+    assert "--confirm" in result.stderr and doc["digest_prefix"] in result.stderr
+    assert kit.fingerprint() == before
+    # Nothing was attempted: the reviewed preview still stands.
+    again = apply(cli, path, doc["digest_prefix"])
+    assert again.exit_code == 0, again.stderr
 
 
 def test_concurrent_revision_between_preview_and_apply(kit: Any, cli: Any) -> None:

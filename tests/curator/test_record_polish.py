@@ -220,3 +220,46 @@ def test_a_typo_that_is_an_english_word_is_left_as_written() -> None:
     said = "always write the changelog in plain prose, the build needs node 22 or newer"
     [op] = _saved(_run(("user", "text", said), ("assistant", "text", "Ok.")))
     assert "plain prose" in op["text"] and "or newer" in op["text"], op["text"]
+
+
+_READY = (
+    "The export fix is ready. Changes made to `export.py`:\n\n"
+    "1. **Header row**: written once instead of once per chunk\n"
+    "2. **Encoding**: files are written as UTF-8 with a BOM so spreadsheets open them\n\n"
+    "Should I commit these changes?"
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_go_ahead_checkpoint_names_what_waits_to_ship(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "the CSV export writes the header twice, fix it"),
+        ("assistant", _READY),
+    ], tmp_path)
+    [op] = [op for op in _saved(ops) if op["kind"] == "current"]
+    assert op["evidence"] == "Should I commit these changes?"
+    assert op["text"] == (
+        'Awaiting the user\'s answer to "Should I commit these changes?" (the export fix is '
+        "ready; changed: header row, encoding)."
+    )
+
+
+def test_go_ahead_checkpoint_without_a_list_names_only_the_status() -> None:
+    ops = _run(
+        ("user", "text", "the CSV export writes the header twice, fix it"),
+        ("assistant", "text", "The export fix is ready and the tests pass. Want me to push it?"),
+    )
+    [op] = [op for op in _saved(ops) if op["kind"] == "current"]
+    assert op["text"].endswith("(the export fix is ready and the tests pass).")
+    assert "changed:" not in op["text"]
+
+
+def test_a_long_list_of_changes_is_named_by_its_first_items() -> None:
+    items = "\n".join(f"- Renamed the `step{i}` helper to `stage{i}`" for i in range(1, 7))
+    ops = _run(
+        ("user", "text", "rename the step helpers to stage"),
+        ("assistant", "text", f"Done with the rename.\n\n{items}\n\nShall I commit the renames?"),
+    )
+    [op] = [op for op in _saved(ops) if op["kind"] == "current"]
+    assert "changed: renamed the step1 helper to stage1," in op["text"], op["text"]
+    assert "and 2 more)" in op["text"] and "stage5" not in op["text"], op["text"]

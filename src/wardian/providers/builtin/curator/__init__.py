@@ -38,9 +38,10 @@ Signals read (each rule is named by the kind of signal it reads; `signals` has t
 9. *Unfinished state* (`signals.unfinished`, plus a compaction summary's "Current Work"
    that ends the slice): at most `MAX_CURRENT` ``current`` checkpoints — the task list
    (``TodoWrite`` / ``update_plan``) of the turn in progress with undone items, a final
-   question that leaves the user a choice or a go-ahead to ship, the last request the
-   agent neither finished nor was confirmed on; none when the work finished. An "X still
-   does not work" near the end is an open issue checkpoint too.
+   question that leaves the user a choice or a go-ahead to ship (with what the agent's list
+   of changes names), the last request the agent neither finished nor was confirmed on;
+   none when the work finished. An "X still does not work" near the end is an open issue
+   checkpoint too.
 10. *Not saved*: questions, one-off limits ("just this once", "for now"), home-directory
     paths, text quoting the agent ("you said …"), secret-shaped text (detect-secrets
     plugins plus plain "password is …"/"passwd=…", `secrets.looks_secret`).

@@ -789,9 +789,43 @@ def _final_question(text: str) -> tuple[int, str, str] | None:
         return start, question, body + (f" (options offered: {offered})." if offered else "")
     if _SHIP.search(question):
         first = _sentences(stripped)[0][1] if _sentences(stripped) else ""
-        status = f" ({first[0].lower() + first[1:].rstrip('.:')})" if 0 < len(first) < 120 else ""
+        first = first[0].lower() + first[1:].rstrip(".:") if 0 < len(first) < 120 else ""
+        changes = _change_items(stripped[:start])
+        status = "; ".join(part for part in (first, changes) if part)
+        status = f" ({status})" if status else ""
         return start, question, f'Awaiting the user\'s answer to "{question}"{status}.'
     return None
+
+
+_LIST_ITEM = re.compile(r"^[ \t]*(?:\d{1,2}[.)]|[-*•])[ \t]+(.+)$", re.MULTILINE)
+_BOLD_LABEL = re.compile(r"^\*\*([^*\n]{2,40})\*\*")
+MAX_CHANGE_ITEM_CHARS = 40
+"""An item of the list of changes is named by at most this much (its bold label, or its
+words up to the first clause mark)."""
+
+
+def _change_items(text: str) -> str:
+    """What a list of changes before a go-ahead question names ("changed: session ID,
+    transcript entries"): each item's bold label, or its first words up to a clause mark,
+    at most `MAX_ITEM_LIST` items; "" when the message lists nothing. The checkpoint then
+    says what is waiting to ship, not only that something is."""
+    names: list[str] = []
+    for match in _LIST_ITEM.finditer(text):
+        item = match.group(1).strip()
+        bold = _BOLD_LABEL.match(item)
+        name = bold.group(1) if bold else re.split(r"[:;(—–]| - ", item, maxsplit=1)[0]
+        name = re.sub(r"[*`_]+", "", name).strip(" .,:")
+        if name[1:2].islower():  # "Header row" → "header row"; "CSV export" stays
+            name = name[0].lower() + name[1:]
+        if len(name) > MAX_CHANGE_ITEM_CHARS:
+            name = name[:MAX_CHANGE_ITEM_CHARS].rsplit(" ", 1)[0]
+        if len(name) >= 3 and name not in names:
+            names.append(name)
+    if not names:
+        return ""
+    more = len(names) - MAX_ITEM_LIST
+    listed = ", ".join(names[:MAX_ITEM_LIST]) + (f" and {more} more" if more > 0 else "")
+    return f"changed: {listed}"
 
 
 _ASK_FORM = re.compile(

@@ -80,7 +80,8 @@ PINNED: dict[str, list[tuple[str, str]]] = {
     "memory_postgres": [("create_memory_schema", "29c86b2f1379"),
                         ("fts_tokens_as_fts5", "96c77ea03625"),
                         ("fts_fold_as_unicode61", "7fcf021b5bd5"),
-                        ("drop_bm25_term", "156cf7143c9c")],
+                        ("drop_bm25_term", "156cf7143c9c"),
+                        ("fts_stem_as_fts5", "793c0b49570c")],
 }
 
 

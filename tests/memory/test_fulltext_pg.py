@@ -30,10 +30,9 @@ def test_a_write_without_the_schema_on_the_search_path_indexes_the_record(
             " status, created_at, updated_at, current_revision_id) VALUES ('r-other',"
             " 'agent-1', 'stable', 'agent', 'Backups run nightly at two.', 'ops said so',"
             " 'active', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'none')")
+        other.execute("SET search_path = memory")  # the index functions' own schema
         rows = other.execute(
-            "SELECT id, fts = to_tsvector('memory.wardian_fts', memory.fts_text(text))"
-            " || to_tsvector('memory.wardian_fts', memory.fts_text(evidence)), doclen"
-            " FROM memory.records"
+            "SELECT id, fts = fts_vector(text) || fts_vector(evidence), doclen FROM records"
             ).fetchall()
     assert {r[0]: (r[1], r[2]) for r in rows} == {rid: (True, 10), "r-other": (True, 8)}
     assert [r.id for r in store.recall("agent-1", "thursdays")] == [rid]
@@ -63,22 +62,10 @@ def test_identifiers_and_stems_match_as_on_sqlite(backend: str, text: str, query
 
 def test_the_upgrade_indexes_existing_records_again(pg_url: str, wardian_home: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from wardian._db import close_databases, migrate_component
-    from wardian._pg import PgConnection
-    from wardian.memory.schema_pg import POSTGRES_MIGRATIONS
+    from tests.pg_memory import records_at_migration
 
-    old = PgConnection(pg_url, "memory")
-    try:
-        migrate_component(old, "memory", POSTGRES_MIGRATIONS[:1])  # type: ignore[arg-type]
-        old.execute(
-            "INSERT INTO records (id, agent_id, kind, scope_kind, text, evidence, status,"
-            " created_at, updated_at, current_revision_id) VALUES ('r-old', 'agent-1',"
-            " 'stable', 'agent', 'Publish to heron.payments.v2 now.', 'said so', 'active',"
-            " '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'none')")
-        assert old.execute("SELECT fts @@ 'heron'::tsquery FROM records").fetchone()[0] is False
-    finally:
-        old.close()
-    close_databases(pg_url)
+    assert records_at_migration(pg_url, 1, [("r-old", "Publish to heron.payments.v2 now.")],
+                                "SELECT fts @@ 'heron'::tsquery FROM records") is False
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     store = MemoryStore()
     row = store.conn.execute("SELECT fts @@ 'heron'::tsquery, doclen FROM records").fetchone()
@@ -221,23 +208,11 @@ def test_every_code_point_separates_or_folds_as_unicode61_does(
 
 def test_the_fold_upgrade_indexes_existing_non_ascii_records_again(
         pg_url: str, wardian_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from wardian._db import close_databases, migrate_component
-    from wardian._pg import PgConnection
-    from wardian.memory.schema_pg import POSTGRES_MIGRATIONS
+    from tests.pg_memory import records_at_migration
 
-    old = PgConnection(pg_url, "memory")
-    try:  # a database as migration 2 left it, with records written then
-        migrate_component(old, "memory", POSTGRES_MIGRATIONS[:2])  # type: ignore[arg-type]
-        for rid, text in (("r-umlaut", "Der ÄRGER mit dem Ölfilter."),
-                          ("r-ascii", "Plain words about the filter.")):
-            old.execute(
-                "INSERT INTO records (id, agent_id, kind, scope_kind, text, evidence, status,"
-                " created_at, updated_at, current_revision_id) VALUES (?, 'agent-1',"
-                " 'stable', 'agent', ?, 'said so', 'active', '2026-01-01T00:00:00Z',"
-                " '2026-01-01T00:00:00Z', 'none')", (rid, text))
-    finally:
-        old.close()
-    close_databases(pg_url)
+    # a database as migration 2 left it, with records written then
+    records_at_migration(pg_url, 2, [("r-umlaut", "Der ÄRGER mit dem Ölfilter."),
+                                     ("r-ascii", "Plain words about the filter.")])
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     store = MemoryStore()
     assert [r.id for r in store.recall("agent-1", "ärger olfilter")] == ["r-umlaut"]
@@ -248,7 +223,8 @@ def test_the_fold_upgrade_indexes_existing_non_ascii_records_again(
 
 
 def test_the_schema_keeps_only_the_functions_recall_calls(pg_url: str) -> None:
-    """Migration 4 dropped migration 1's ``bm25_term`` (recall scores in one query)."""
+    """Migration 4 dropped migration 1's ``bm25_term`` (recall scores in one query);
+    migration 5's functions cut and stem words (`wardian.memory.fts_porter_pg`)."""
     import psycopg
 
     from wardian.memory.db import MemoryDB
@@ -258,4 +234,5 @@ def test_the_schema_keeps_only_the_functions_recall_calls(pg_url: str) -> None:
         names = [r[0] for r in conn.execute(
             "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
             " WHERE n.nspname = 'memory' ORDER BY 1")]
-    assert names == ["fts_text", "records_fts_sync"]
+    assert names == ["fts5_porter", "fts5_porter_cv", "fts_plain", "fts_query", "fts_stem",
+                     "fts_text", "fts_vector", "records_fts_sync"]

@@ -19,6 +19,7 @@ Spec: CLI.md ``automation schedule``; DESIGN.md "Invokers"; issue 8.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -123,14 +124,11 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
         anchor=format_utc(utc_now().replace(microsecond=0)),
     )
     agent_id, raw, typed = _validate(blueprint_id, agent, assignments, inputs)
-    store = InvokerStore()
-    try:
+    with InvokerStore() as store:
         if name.strip():  # an empty name is the store's usage error
             check_name_free(store, KIND, name, command="automation schedule")
         return store.add(KIND, name=name, blueprint_id=blueprint_id, agent_id=agent_id,
                          assignments=raw, inputs=typed, config=config.to_config())
-    finally:
-        store.close()
 
 
 def get_schedule(ref: str) -> Invoker:
@@ -139,11 +137,8 @@ def get_schedule(ref: str) -> Invoker:
     Raises:
         NotFoundError / AmbiguousIdError.
     """
-    store = InvokerStore()
-    try:
+    with InvokerStore() as store:
         return store.get(ref, kind=KIND)
-    finally:
-        store.close()
 
 
 def _missed_now(invoker: Invoker, config: ScheduleConfig, slots: SlotStore,
@@ -166,9 +161,7 @@ def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
     ``broken_reason`` and ``fix``), next fire times (UTC and in its zone), owed and missed
     slots, and last outcome, as a JSON-ready dict. Read-only."""
     now = now or utc_now()
-    own = slots is None
-    slots = slots or SlotStore()
-    try:
+    with SlotStore() if slots is None else nullcontext(slots) as slots:
         from wardian.invokers.health import invoker_problem
 
         doc = invoker.to_json()
@@ -195,20 +188,12 @@ def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
             last_outcome=last.to_json() if last else None,
         )
         return doc
-    finally:
-        if own:
-            slots.close()
 
 
 def list_schedules(*, now: datetime | None = None) -> list[dict[str, Any]]:
     """Every schedule invoker described by `describe_schedule`, oldest first. Read-only."""
-    store = InvokerStore()
-    slots = SlotStore()
-    try:
+    with InvokerStore() as store, SlotStore() as slots:
         return [describe_schedule(inv, now=now, slots=slots) for inv in store.list(kind=KIND)]
-    finally:
-        slots.close()
-        store.close()
 
 
 def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None) -> Invoker:
@@ -219,8 +204,7 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
         NotFoundError / AmbiguousIdError; UsageError / ValidationError when enabling an
         invoker whose blueprint, agent or assignments no longer validate.
     """
-    store = InvokerStore()
-    try:
+    with InvokerStore() as store:
         invoker = store.get(ref, kind=KIND)
         moment = now or utc_now()
         at = format_utc(moment)
@@ -239,8 +223,6 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
             else:
                 slots.mark_disabled(invoker.id, at)
             return store.set_enabled(invoker.id, enabled)
-    finally:
-        store.close()
 
 
 def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
@@ -253,8 +235,7 @@ def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
         NotFoundError / AmbiguousIdError; UsageError / ValidationError as `add_schedule`,
         ConflictError when `name` is another schedule invoker's (nothing is changed then).
     """
-    store = InvokerStore()
-    try:
+    with InvokerStore() as store:
         invoker = store.get(ref, kind=KIND)
         if inputs is None and assignments is None and name is None:
             raise UsageError("nothing to change",
@@ -268,8 +249,6 @@ def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
             dict(inputs or {}), stored_inputs=invoker.inputs,
             command=f"set {invoker.id[:8]}")
         return store.update(invoker.id, name=name, assignments=raw, inputs=typed)
-    finally:
-        store.close()
 
 
 def remove_schedule(ref: str) -> Invoker:
@@ -278,25 +257,19 @@ def remove_schedule(ref: str) -> Invoker:
     Raises:
         NotFoundError / AmbiguousIdError.
     """
-    store = InvokerStore()
-    try:
+    with InvokerStore() as store:
         invoker = store.get(ref, kind=KIND)
         slots = SlotStore(conn=store.conn)
         with atomic(store.conn):
             slots.forget(invoker.id)
             return store.remove(invoker.id)
-    finally:
-        store.close()
 
 
 def schedule_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[Slot]]:
     """The invoker and its recorded slots, newest first. Read-only."""
     invoker = get_schedule(ref)
-    slots = SlotStore()
-    try:
+    with SlotStore() as slots:
         return invoker, slots.history(invoker.id, limit=limit)
-    finally:
-        slots.close()
 
 
 def run_now(ref: str, *, wait: bool = True) -> Run:

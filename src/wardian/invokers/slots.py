@@ -158,6 +158,12 @@ class SlotStore:
     def close(self) -> None:
         """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
+    def __enter__(self) -> SlotStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # --- state ---------------------------------------------------------------------------
 
     def state(self, invoker_id: str) -> ScheduleState | None:

@@ -170,6 +170,12 @@ class InvokerStore:
     def close(self) -> None:
         """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
+    def __enter__(self) -> InvokerStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def add(
         self,
         kind: str,

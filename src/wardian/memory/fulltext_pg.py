@@ -22,7 +22,7 @@ from typing import Any
 
 __all__ = ["index_problems", "lexical_candidates", "prefix_filter"]
 
-_QUERY = "phraseto_tsquery('wardian_fts', fts_text(?))"
+_QUERY = "fts_query(?)"
 """A query word as the schema's trigger indexes words (`wardian.memory.schema_pg`)."""
 
 
@@ -50,11 +50,13 @@ def _idf(n: int, total: int) -> float:
 
 def prefix_filter(words: Sequence[str]) -> tuple[str, list[Any]]:
     """SQL condition on ``records`` (and parameters) for records holding every one of
-    `words` (each ``\\w+``) as a word prefix: Garden's text filter. Each word is cut and
-    folded as the index's words are (``fts_text``: ``ÄRG`` is ``arg``), as FTS5 reads a
-    query with its own tokenizer."""
-    return ("fts @@ to_tsquery('wardian_fts', (SELECT string_agg(quote_literal(fts_text(w))"
-            " || ':*', ' & ') FROM unnest(?::text[]) w))"), [list(words)]
+    `words` (each ``\\w+``) as a word prefix: Garden's text filter. Each word is cut,
+    folded and stemmed as the index's words are (``fts_query``: ``ÄRG`` is ``arg``), as
+    FTS5 reads a query with its own tokenizer."""
+    # A word with no index word in it (``___``) is left out, as FTS5 drops an empty phrase.
+    return ("fts @@ (SELECT string_agg('(' || q::text || ')', ' & ')::tsquery FROM"
+            " (SELECT fts_query(w, true) AS q FROM unnest(?::text[]) w) x"
+            " WHERE numnode(q) > 0)"), [list(words)]
 
 
 def lexical_candidates(
@@ -84,11 +86,10 @@ def lexical_candidates(
     head = conn.execute(
         "SELECT (SELECT COALESCE(MAX(rowid), 0) FROM records),"
         " (SELECT changes FROM memory_version), array(SELECT (SELECT COUNT(*) FROM"
-        " (SELECT 1 FROM records WHERE fts @@ phraseto_tsquery('wardian_fts', fts_text(u.t))"
+        " (SELECT 1 FROM records WHERE fts @@ fts_query(u.t)"
         " LIMIT ?) m)"
         " FROM unnest(?::text[]) WITH ORDINALITY u(t, i) ORDER BY u.i),"
-        " array(SELECT array_to_string(tsvector_to_array(to_tsvector('wardian_fts',"
-        " fts_text(u.t))),"
+        " array(SELECT array_to_string(tsvector_to_array(fts_vector(u.t)),"
         " ' ') FROM unnest(?::text[]) WITH ORDINALITY u(t, i) ORDER BY u.i)",
         (cap, list(terms), list(terms))).fetchone()
     total = int(head[0])
@@ -174,5 +175,5 @@ def index_problems(conn: sqlite3.Connection) -> list[str]:
     return [
         f"record {row[0]}: its text or evidence is not in the full-text index as stored"
         for row in conn.execute(
-            "SELECT id FROM records WHERE fts IS DISTINCT FROM (to_tsvector('wardian_fts',"
-            " fts_text(text)) || to_tsvector('wardian_fts', fts_text(evidence))) ORDER BY id")]
+            "SELECT id FROM records WHERE fts IS DISTINCT FROM (fts_vector(text)"
+            " || fts_vector(evidence)) ORDER BY id")]

@@ -22,6 +22,7 @@ Spec: DESIGN.md "Storage" → Recall; issue 19 (hybrid ranking).
 
 from __future__ import annotations
 
+import heapq
 import importlib.util
 import json
 import math
@@ -37,7 +38,7 @@ from wardian._typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Protocol
 
-__all__ = ["DIM", "MODEL", "Embedder", "model_files"]
+__all__ = ["DIM", "MAX_WORD_CHARS", "MODEL", "Embedder", "model_files"]
 
 MODEL = "wordllama/l2_supercat_256"
 """The model's name, stored with every vector so a change of model is noticed."""
@@ -46,6 +47,11 @@ DIM = 256
 _WEIGHTS = ("weights", "l2_supercat_256.safetensors")
 _VOCAB = ("tokenizers", "l2_supercat_tokenizer_config.json")
 _SPACE = "\u2581"
+MAX_WORD_CHARS = 256
+"""A whitespace-separated word is tokenised up to this many characters; the rest of it
+is left out of the vector. Words this long are blobs (hashes, base64, minified code),
+whose meaning is not in their tail, and the cut bounds the work of one word, as BERT's
+tokenizer bounds it (``max_input_chars_per_word``)."""
 _ROW = struct.Struct(f"<{DIM}e")
 _VECTOR = struct.Struct(f"<{DIM}e")
 
@@ -187,24 +193,50 @@ class Embedder:
             return None
 
     def _tokenise_word(self, word: str) -> tuple[int, ...]:
+        # SentencePiece BPE: merge the adjacent pair whose piece has the lowest id, the
+        # leftmost of equals, until no pair is in the vocabulary. A heap of candidate
+        # pairs over a linked list of symbols looks up a few pieces per character; the
+        # plain rescan after every merge made a 3,000-character word take seconds.
         ids = self._ids
-        symbols: list[str] = []
-        for char in word:
+        symbols: list[str | None] = []
+        for char in word[:MAX_WORD_CHARS + 1]:  # + 1: the leading word-start mark
             if ids.get(char) is not None:
                 symbols.append(char)
             else:  # byte fallback, as the Llama tokenizer does
                 symbols.extend(f"<0x{b:02X}>" for b in char.encode("utf-8"))
-        while len(symbols) > 1:
-            best, at = None, -1
-            for i in range(len(symbols) - 1):
-                rank = ids.get(symbols[i] + symbols[i + 1])
-                if rank is not None and (best is None or rank < best):
-                    best, at = rank, i
-            if best is None:
-                break
-            symbols[at:at + 2] = [symbols[at] + symbols[at + 1]]
-        found = (ids.get(s) for s in symbols)
+        count = len(symbols)
+        after = [*range(1, count), -1]
+        before = list(range(-1, count - 1))
+        heap: list[tuple[int, int, str]] = []
+        for i in range(count - 1):
+            pair = f"{symbols[i]}{symbols[i + 1]}"
+            rank = ids.get(pair)
+            if rank is not None:
+                heap.append((rank, i, pair))
+        heapq.heapify(heap)
+        while heap:
+            _, i, pair = heapq.heappop(heap)
+            j = after[i]
+            # Stale when either side has merged since: symbols only grow, so the pair's
+            # text then differs.
+            if j < 0 or symbols[i] is None or f"{symbols[i]}{symbols[j]}" != pair:
+                continue
+            symbols[i], symbols[j] = pair, None
+            after[i] = k = after[j]
+            if k >= 0:
+                before[k] = i
+                self._push_pair(heap, i, pair, symbols[k])
+            if (h := before[i]) >= 0:
+                self._push_pair(heap, h, symbols[h], pair)
+        found = (ids.get(s) for s in symbols if s is not None)
         return tuple(ident for ident in found if ident is not None)
+
+    def _push_pair(self, heap: list[tuple[int, int, str]], at: int, left: str | None,
+                   right: str | None) -> None:
+        pair = f"{left}{right}"
+        rank = self._ids.get(pair)
+        if rank is not None:
+            heapq.heappush(heap, (rank, at, pair))
 
     def tokenise(self, text: str) -> list[int]:
         """The token ids of `text` (Llama BPE, no special tokens)."""

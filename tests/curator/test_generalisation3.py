@@ -288,3 +288,97 @@ def test_compaction_checkpoint_names_the_listed_errors(tmp_path: Path) -> None:
     text = current[0]["text"]
     assert "Lock timeout" in text and "Test failure in test_ranking" in text, text
     assert "CREATE INDEX" not in text
+
+
+# --- dictation: "then" for "than", fillers, two requests in one breath ---------------------
+
+_DICTATED = (
+    "ok so what I need is the report page to load faster and um when you cache the results "
+    "cache them per tenant rather then per user because tenants share dashboards and also "
+    "never log the raw query string those contain customer names and then can you look at "
+    "why the export test is flaky on mondays"
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_dictated_run_on_keeps_each_rule_apart_and_says_than(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", _DICTATED),
+        ("assistant", "Cached per tenant, removed the query logging; the export test fails "
+                      "when the week starts on a holiday, fixed."),
+    ], tmp_path)
+    saved = _saved(ops)
+    texts = [op["text"] for op in saved]
+    assert any("per tenant rather than per user" in t for t in texts), texts
+    assert any("never log the raw query string" in t.lower() for t in texts), texts
+    assert not any("tenant" in t and "query string" in t for t in texts), texts
+    assert not any(t.lower().startswith(("um", "and um")) or " um " in t for t in texts), texts
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("and for this repo always you write the changelog entry first",
+         "always the agent writes the changelog entry first"),
+        ("have you write the summary", "Have the agent write the summary"),
+        ("um when you do the export do it per region", "When the agent does the export"),
+    ],
+)
+def test_rewritten_subject_agrees_with_its_verb(sentence: str, expected: str) -> None:
+    assert expected in rewrite(sentence, "convention"), rewrite(sentence, "convention")
+
+
+# --- preferences said in passing inside a long request --------------------------------------
+
+_LONG_REQUEST = (
+    "Can you write the importer for the supplier price lists, it reads the CSV from the "
+    "inbox folder, maps the columns to our product ids and writes one row per product into "
+    "the prices table with the date it was valid from - also I much prefer small pure "
+    "functions over one big class for this kind of thing, and send the amounts to the "
+    "ledger as integer cents, the ledger accepts nothing else."
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_preferences_inside_a_long_request_are_each_saved(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", _LONG_REQUEST),
+        ("assistant", "Wrote importer.py with four small functions and a test per function."),
+    ], tmp_path)
+    texts = [op["text"] for op in _saved(ops)]
+    assert any(t.startswith("The user prefers small pure functions") for t in texts), texts
+    assert any("integer cents" in t and "accepts nothing else" in t for t in texts), texts
+    assert not any("supplier price lists" in t for t in texts), texts
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "write the ids as strings, the mobile client parses nothing else",
+        "keep the export in UTF-8; the old mainframe only accepts that",
+        "use port 8443 for it, our proxy only handles that one",
+    ],
+)
+def test_instruction_with_the_constraint_that_forces_it_is_a_rule(sentence: str) -> None:
+    assert "convention" in [r.category for r in match_rules(sentence)], sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["the parser accepts only JSON right now?", "it reads only the first line",
+     "the tool takes only a minute"],
+)
+def test_a_description_of_what_a_tool_does_is_no_constraint_rule(sentence: str) -> None:
+    assert "consumer-constraint" not in [r.name for r in match_rules(sentence)], sentence
+
+
+def test_over_long_sentence_is_cut_after_a_comma_not_mid_phrase() -> None:
+    from wardian.providers.builtin.curator.segments import split_segments
+
+    words = ("the mapping table has one row per supplier with its name, its country, its "
+             "currency, its payment terms, the contact person and the phone number, the "
+             "email address, the date we signed the contract, the date it ends, the ")
+    text = words * 2 + "rest of it."
+    for seg in split_segments(0, text):
+        assert seg.text.endswith((",", ".")), seg.text
+

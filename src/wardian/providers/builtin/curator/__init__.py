@@ -167,10 +167,10 @@ FOCUS_MIN_CHARS = 120
 COMPACTION_CHECKPOINT_CHARS = 600
 """At most this much of a compaction summary's "Current Work" section is quoted."""
 _CLAUSE_BOUNDARY = re.compile(
-    r"(?:,\s+|;\s+|\?\s+\(?|\s+\(|\s+(?:so|that|and then|then)\s+)", re.IGNORECASE
+    r"(?:,\s+|;\s+|\?\s+\(?|\s+\(|\s[-–—]\s+|\s+(?:so|that|and then|then)\s+)", re.IGNORECASE
 )
-"""Where a focused clause may start: a comma, semicolon, a tag question ("…, right? (…")
-or an opening parenthesis, or a clause word."""
+"""Where a focused clause may start: a comma, semicolon, a tag question ("…, right? (…"),
+an opening parenthesis, a spaced dash, or a clause word."""
 _CURRENT_WORK = re.compile(r"^\s*(?:\d+\.\s*)?(?:#+\s*)?Current Work:?[ \t]*$", re.MULTILINE)
 _SUMMARY_HEADING = re.compile(r"^\s*(?:\d+\.\s+|#+\s+)[A-Z][^\n]{2,60}:?\s*$", re.MULTILINE)
 _INJECTED_BLOCK = re.compile(

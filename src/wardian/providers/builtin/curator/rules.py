@@ -142,7 +142,8 @@ RULES: tuple[Rule, ...] = (
         r"|\b(?:before|after) (?:every|each) (?:single )?(?:commit|push|merge|release|deploy|"
         r"pr|pull request|change|run|build|test run)\b"
         r"|\bfirst\b.*\bbefore (?:you |we )?\w+"
-        r"|\bi (?:always |really )?prefer\b|\bplease always\b",
+        r"|\bi (?:always |really |much |strongly |generally |usually |personally |definitely )?"
+        r"prefer\b|\bplease always\b",
     ),
     _r(
         "stated-preference",
@@ -194,6 +195,18 @@ RULES: tuple[Rule, ...] = (
         r"|\bwe(?:'re| are) an? [\w.+#-]+ (?:shop|team|house)\b",
     ),
     _r(
+        "consumer-constraint",
+        "convention",
+        0.76,
+        # an instruction with the constraint that forces it: "send dates as ISO 8601, the
+        # client parses nothing else", "keep the ids numeric; the billing export only takes
+        # integers"
+        r"[^,;.?!]{6,}?[,;]\s+(?:since |because |as )?(?:the |our |its |their )?[\w./-]+"
+        r"(?: [\w./-]+)? (?:(?:parses|accepts|reads|understands|handles|supports|speaks|renders|"
+        r"takes|knows) (?:nothing else|nothing but|only)\b|(?:only|just) (?:parses|accepts|reads|"
+        r"understands|handles|supports|speaks|renders|takes)\b)",
+    ),
+    _r(
         "modal-rule",
         "convention",
         0.7,
@@ -228,7 +241,10 @@ RULES: tuple[Rule, ...] = (
         r"[^,;?]{2,60}, (?:not|never) (?:in |via |through |with |as |to |from )?"
         r"[\w./`()-]+(?: [\w./`()-]+)?\W*$"
         r"|\bnot (?:as|in|via|with|through|from|on|under) (?:a |an |the )?[\w./-]+(?: [\w./-]+)?"
-        r",? but (?:as|in|via|with|through|from|on|under)\b",
+        r",? but (?:as|in|via|with|through|from|on|under)\b"
+        # "round on each line rather than on the total" (dictation spells it "then")
+        r"|\b(?:rather th[ae]n|instead of) (?:on|in|at|with|via|through|by|as|from|into|per|for)"
+        r" (?:a |an |the |each |every )?\w+",
     ),
     _r(
         "scoped-imperative",
@@ -273,7 +289,8 @@ AGENT_SCOPE = re.compile(
     r"\b(?:in (?:all|every|any) (?:of )?(?:my )?(?:projects?|repos?|repositories|codebases?)|"
     r"across (?:all )?(?:my )?(?:projects|repos)|everywhere|globally|in general|"
     r"(?:for|in) (?:all|every) (?:future )?(?:sessions|conversations))\b|"
-    r"\bi (?:always |generally |really )?prefer\b",
+    r"\bi (?:always |generally |really |much |strongly |usually |personally |definitely )?"
+    r"prefer\b",
     re.IGNORECASE,
 )
 """A preference clearly about the user across projects → agent scope."""
@@ -308,7 +325,8 @@ def match_rules(text: str) -> list[Rule]:
 
 
 _LEAD = re.compile(
-    r"^(?:(?:ok(?:ay)?|great|yes|yeah|also|and|so|but|then|well|hmm|please|pls|btw|by the way|"
+    r"^(?:(?:ok(?:ay)?|great|yes|yeah|also|and|so|but|then|well|hmm|um+|uh+|erm|please|pls|btw|"
+    r"by the way|"
     r"fyi|oh|heads up|one more "
     r"feedback|stop for a second|just to be sure|in theory|maybe|no|nope)\b[!,.:;\-–]*\s*)+",
     re.IGNORECASE,
@@ -370,7 +388,7 @@ with the new third-person subject ("…the agent deletes…")."""
 _NOT_BASE_VERB = frozenset(
     re.findall(
         r"\S+",
-        "can could will would shall should must may might did does do is was were has had am are "
+        "can could will would shall should must may might did does is was were has had am are "
         "also always never just only still then first ever even really already again not "
         "the a an to and or",
     )
@@ -382,7 +400,7 @@ def _third_person(verb: str) -> str:
     "try" → "tries"); a word that is no base verb (past, gerund, adverb, modal) unchanged."""
     if verb in _NOT_BASE_VERB or verb.endswith(("s", "ed", "ing", "ly", "'")):
         return verb
-    if verb == "go" or verb.endswith(("sh", "ch", "x", "z")):
+    if verb in ("go", "do") or verb.endswith(("sh", "ch", "x", "z")):
         return verb + "es"
     if verb.endswith("y") and verb[-2:-1] not in "aeiou":
         return verb[:-1] + "ies"
@@ -412,13 +430,18 @@ _PRONOUNS = (
             # not after a verb that takes a bare infinitive or a modal ("could you use…")
             r"(?<!\blet )(?<!\bhelp )(?<!\bmake )(?<!\bcan )(?<!\bcould )(?<!\bwould )"
             r"(?<!\bshould )(?<!\bwill )(?<!\bdo )(?<!\bdid )(?<!\bdoes )(?<!\bmay )"
-            r"(?<!\bmight )(?<!\bmust )\b(the (?:user|agent)) "
+            r"(?<!\bmight )(?<!\bmust )(?<!\bhave )(?<!\bhad )(?<!\bsee )(?<!\bwatch )"
+            r"\b(the (?:user|agent)) "
             r"(prefer|want|like|love|hate|dislike|need|use|think|know|expect|hope|wish|feel|"
-            r"agree|plan|believe|assume|remember|mind|care|trust|suggest|see|run|review)\b"
+            r"agree|plan|believe|assume|remember|mind|care|trust|suggest|see|run|review|write|"
+            r"keep|add|name|call|commit|create|send|test|check|read|open|build|format|put)\b"
         ),
         r"\1 \2s",
     ),
     (re.compile(r"\b(the (?:user|agent)) have\b"), r"\1 has"),
+    # "the user much prefer" → "the user prefers"; other adverbs stay ("strongly prefers")
+    (re.compile(r"\b(the (?:user|agent)) (?:much )?((?:really |strongly |generally |usually |"
+                r"personally |definitely )?)(prefer|like|love|hate|dislike|want)\b"), r"\1 \2\3s"),
     (_AFTER_SUBORDINATOR, lambda m: f"{m.group(1)} {_third_person(m.group(2))}"),
     (re.compile(r"\b(the user) (?:choose|chose)\b"), r"\1 chose"),
     (re.compile(r"^(?:like|so)\s+", re.IGNORECASE), ""),
@@ -428,7 +451,7 @@ _MEANT = re.compile(
 )
 """"I meant X" says X: the record is the statement itself."""
 _FILLER = re.compile(
-    r"\b(?:actually|basically|literally|kind of|sort of|pls|plz)\b,?\s*"
+    r"\b(?:actually|basically|literally|kind of|sort of|pls|plz|um+|uh+|erm)\b,?\s*"
     r"|(?-i:\bjust\s+)(?!this\b|once\b|for\b)"
     r"|\s+then(?=,)",
     re.IGNORECASE,

@@ -66,9 +66,17 @@ class Segment:
     index: int  # position of the segment within its message
 
 
+_COMPARATIVES = (
+    "more", "less", "fewer", "older", "newer", "better", "worse", "later", "earlier", "rather",
+    "other", "bigger", "smaller", "faster", "slower", "longer", "shorter", "higher", "lower",
+    "larger", "greater",
+)
+_NOT_THAN = "".join(f"(?<!\\b{word} )" for word in _COMPARATIVES)
+"""A "then" after a comparative is a "than" ("rather then on the total"): no clause starts."""
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[^\s(])|\n\s*\n|\n(?=[^\s])")
 _CLAUSE = re.compile(
-    r"\s(?=(?:so that's|so|then|and then|also|and also|in parallel|but)\s)", re.IGNORECASE
+    r"\s(?=(?:so that's|so|" + _NOT_THAN + r"then|and then|also|and also|in parallel|but)\s)",
+    re.IGNORECASE,
 )
 _CODE_LINE = re.compile(
     r"^\s*(?:at\s+\S+\s*\(|File \"|Traceback|\w+Error\b|[{}\[\]();]+\s*$|def |class |"
@@ -152,6 +160,11 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_SOFT_CUT = re.compile(r",\s|\s[-–—]\s")
+"""Where an over-long sentence without clause words is cut: after a comma or a spaced dash
+(not between "put the" and "timestamps")."""
+
+
 def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Cut an over-long span at clause words, merging short neighbours back together."""
     if end - start <= MAX_SEGMENT_CHARS:
@@ -165,8 +178,10 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
             cur = nxt
     out: list[tuple[int, int]] = []
     for a, b in spans:
-        while b - a > MAX_SEGMENT_CHARS:  # no clause word: hard cut at a space
-            cut = text.rfind(" ", a, a + MAX_SEGMENT_CHARS)
+        while b - a > MAX_SEGMENT_CHARS:  # no clause word: cut at a comma or dash, else a space
+            marks = [m.end() for m in _SOFT_CUT.finditer(text, a + MAX_SEGMENT_CHARS // 2,
+                                                          a + MAX_SEGMENT_CHARS)]
+            cut = marks[-1] if marks else text.rfind(" ", a, a + MAX_SEGMENT_CHARS)
             cut = cut if cut > a else a + MAX_SEGMENT_CHARS
             out.append((a, cut))
             a = cut
@@ -194,9 +209,9 @@ def split_segments(seq: int, text: str) -> list[Segment]:
 
 _RUN_ON_CUT = re.compile(
     r"(?-i:(?<=[a-z])(?=[A-Z][a-z]))"  # transcription glued two sentences: "docsThen we"
-    r"|(?<!\bwill)(?<!'ll)\s+(?=(?:so that'?s|so|then|and then|also|and also|in parallel|but|"
-    r"because|which|and as|and there|and the|that'?s where|till|until|we will|we'll|we’ll|"
-    r"we are going to)\s)",
+    r"|(?<!\bwill)(?<!'ll)\s+(?=(?:so that'?s|so|" + _NOT_THAN + r"then|and then|also|and also|"
+    r"in parallel|but|because|which|and as|and there|and the|that'?s where|till|until|we will|"
+    r"we'll|we’ll|we are going to|(?:and )?(?:um+|uh+|erm))\s)",
     re.IGNORECASE,
 )
 _NEW_SUBJECT = re.compile(

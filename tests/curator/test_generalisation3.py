@@ -382,3 +382,26 @@ def test_over_long_sentence_is_cut_after_a_comma_not_mid_phrase() -> None:
     for seg in split_segments(0, text):
         assert seg.text.endswith((",", ".")), seg.text
 
+
+
+# --- a finding the user acknowledges after a story, adding context --------------------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_finding_acknowledged_mid_message_keeps_the_users_remark(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "The nightly sync skipped half the customers again. Why?"),
+        ("assistant", "The sync pages through the API with a cursor that expires after 60 "
+                      "seconds, so the last pages are silently dropped on a slow night. I "
+                      "made it refresh the cursor."),
+        ("assistant", "All customers sync now."),
+        ("user", "ugh, we lost a weekend to that once. good to know, the vendor never "
+                 "documents those limits."),
+    ], tmp_path)
+    saved = _saved(ops)
+    assert len(saved) == 1, saved
+    text = saved[0]["text"].lower()
+    assert "cursor that expires after 60 seconds" in text and "never documents" in text, text
+    assert "weekend" not in text + saved[0]["evidence"].lower()

@@ -841,17 +841,20 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     workspace = payload.get("workspace") if isinstance(payload.get("workspace"), str) else None
     human = _human_messages(messages)
     corrections = signals.corrections(messages, workspace)
-    candidates = (
-        _candidates(human, corrections, signals.offers(messages))
-        + _habits(human)
-        + [
-            c
-            for sig in signals.rejection_reasons(messages, workspace)
-            + signals.answers(messages)
-            + signals.findings(messages)
-            if (c := _from_signal(sig)) is not None
-        ]
-    )
+    found = signals.findings(messages)
+    candidates = [
+        c
+        for c in _candidates(human, corrections, signals.offers(messages))
+        # the user's remark a finding already carries ("good to know, X") is not a record
+        if not any(c.seq == seq and (c.source.rstrip(" .") in words or words in c.source)
+                   for seq, words in (s.covers for s in found if s.covers))
+    ] + _habits(human) + [
+        c
+        for sig in signals.rejection_reasons(messages, workspace)
+        + signals.answers(messages)
+        + found
+        if (c := _from_signal(sig)) is not None
+    ]
     # a reply that picks one of the agent's options is recorded with that option's words
     # (signals.answers); the same reply read as a bare "let's go with B" would say nothing
     chose = {c.seq for c in candidates if c.category == "answer"}

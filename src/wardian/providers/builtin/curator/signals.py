@@ -85,6 +85,9 @@ class Signal:
     context: str = ""
     record_kind: Literal["stable", "current"] = "stable"
     score: float = 0.8
+    covers: tuple[int, str] | None = None
+    """(seq, words) of a human message part the record already says (a finding carries the
+    user's remark after "good to know"): no record of its own."""
 
 
 _SAID = re.compile(r"\bthe user said:\s*\n?", re.IGNORECASE)
@@ -103,7 +106,9 @@ _CONFIRM = re.compile(
 _ACKNOWLEDGE = re.compile(
     r"^\W*(?:(?:oh|ah|ok(?:ay)?|wow|nice|great|thanks?)[,!. ]+)*(?:good|nice|great) "
     r"(?:catch|find|spot|call)\b|^\W*(?:good to know|that explains it|til)\b"
-    r"|\b(?:keep|bear) (?:that|this|it) in mind\b|\bremember (?:that|this)(?= for|\W*$)",
+    r"|\b(?:keep|bear) (?:that|this|it) in mind\b|\bremember (?:that|this)(?= for|\W*$)"
+    # said after a sigh or a story: "argh, that cost me a day too. good to know, …"
+    r"|(?:[.!;]\s+|,\s+)(?:good to know|that explains (?:it|a lot))\b",
     re.IGNORECASE,
 )
 """The user acknowledging the agent's finding ("good catch", "keep that in mind"): what the
@@ -187,7 +192,9 @@ _CAUSE = re.compile(
     r"\b(?:because|since|root cause|the (?:real )?(?:issue|problem|bug|cause|culprit) "
     r"(?:is|was)|caused by|requires?|needs? (?:a|an|the|to)|must (?:be|have|use)|"
     r"only works (?:when|if)|crash(?:es|ed)? (?:when|if|because)|unless|only (?:if|when)|"
-    r"ignores?|(?:is|are) not (?:stored|persisted|saved|inherited|shared|kept))\b",
+    r"ignores?|(?:is|are) not (?:stored|persisted|saved|inherited|shared|kept))\b"
+    # a consequence: "the file starts with a BOM, so the first header never matches"
+    r"|,\s+so\s+(?:the|its?|every|each|all|any|no|nothing|that)\b",
     re.IGNORECASE,
 )
 _FIRST_PERSON_ACTION = re.compile(
@@ -1088,5 +1095,26 @@ def findings(messages: list[dict[str, Any]]) -> list[Signal]:
                     best = (seq, start, sentence)
         if best is not None:
             seq, start, sentence = best
-            out.append(Signal("finding", seq, start, sentence, source=sentence, score=0.76))
+            remark = _remark(text) if acknowledged else ""
+            source = f"{sentence.rstrip('.')}; {remark}" if remark else sentence
+            covers = (texts[i][0], remark) if remark else None
+            out.append(Signal("finding", seq, start, sentence, source=source, score=0.76,
+                              covers=covers))
     return out[-1:]
+
+
+_REMARK_AFTER = re.compile(r"\b(?:good to know|that explains (?:it|a lot))\b\W*", re.IGNORECASE)
+
+
+def _remark(text: str) -> str:
+    """What the user adds after acknowledging a finding ("good to know, the field team sends
+    everything from Excel"): context the lesson keeps; "" when nothing follows or the rest
+    is a question or another acknowledgement ("good catch, keep that in mind")."""
+    match = _REMARK_AFTER.search(text)
+    if match is None:
+        return ""
+    tail = text[match.end() :].strip(" ,.;:!-–—")
+    if len(tail.split()) < 4 or "?" in tail or _ACKNOWLEDGE.search(tail) or is_routine(tail):
+        return ""
+    return tail
+

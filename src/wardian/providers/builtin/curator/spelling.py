@@ -42,6 +42,7 @@ MIN_WORD_FREQUENCY = 5_000
 
 _WORD = re.compile(r"(?<![\w./@#`'’-])[a-z]+(?![\w/@#`'’-]|\.\w)")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_LETTER_RUN = re.compile(r"[a-z]+")
 _VOWEL = re.compile(r"[aeiouy]")
 """A word without a vowel is a tool name or an abbreviation ("pnpm"), not a typo."""
 
@@ -56,8 +57,8 @@ def _frequency() -> Any:
 def session_words(texts: Iterable[str]) -> frozenset[str]:
     """The lower-cased words of `texts` (everything in the session but the user's words)."""
     words: set[str] = set()
-    for text in texts:
-        words.update(w.lower() for w in re.findall(r"[A-Za-z]+", text))
+    for text in set(texts):  # an agent repeating itself adds no words
+        words.update(_LETTER_RUN.findall(text.lower()))
     return frozenset(words)
 
 

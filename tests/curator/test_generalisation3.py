@@ -405,3 +405,24 @@ def test_finding_acknowledged_mid_message_keeps_the_users_remark(
     text = saved[0]["text"].lower()
     assert "cursor that expires after 60 seconds" in text and "never documents" in text, text
     assert "weekend" not in text + saved[0]["evidence"].lower()
+
+
+_REQUEST_WITH_ASIDE = (
+    "Could you build the page that lists the open purchase orders for a warehouse, with the "
+    "supplier, the order date, the expected delivery and the total, sorted by delivery date "
+    "- oh and I strongly prefer server-rendered tables over client-side grids for pages "
+    "like that, they stay fast on the old scanners."
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_rule_in_passing_quotes_its_clause_not_the_request(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", _REQUEST_WITH_ASIDE),
+        ("assistant", "Built /warehouses/<id>/orders as a server-rendered table."),
+    ], tmp_path)
+    saved = _saved(ops)
+    assert len(saved) == 1, saved
+    assert "server-rendered tables" in saved[0]["text"]
+    assert "purchase orders" not in saved[0]["evidence"], saved[0]["evidence"]
+    assert "I strongly prefer server-rendered tables" in saved[0]["evidence"]

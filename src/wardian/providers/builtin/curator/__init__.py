@@ -162,6 +162,15 @@ _REMEMBER = re.compile(
     r"(?:claude|agents)\.md|(?:claude|agents)\.md somehow|note (?:this|that) down)\b",
     re.IGNORECASE,
 )
+_TASK_REQUEST = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|also|and|hey|hi)\W+)*(?:(?:could|can|would) you|please|pls|"
+    r"let'?s|i need|i want|we need|add|write|create|build|implement|make|fix|set up|move|"
+    r"rename|update|refactor|convert|port)\b",
+    re.IGNORECASE,
+)
+"""A segment opening on a task request ("Could you add an endpoint…")."""
+MIN_FOCUS_EVIDENCE = 40
+"""A focused clause at least this long is the evidence of its record on its own."""
 FOCUS_MIN_CHARS = 120
 """Segments longer than this are rewritten from the clause holding the cue."""
 COMPACTION_CHECKPOINT_CHARS = 600
@@ -355,6 +364,12 @@ def _candidates(
                 cand = replace(cand, text=fixed)
             elif focus != seg.text:
                 cand = replace(cand, source=focus)
+                lead = seg.text[: seg.text.find(focus)] if focus in seg.text else ""
+                if (len(cand.evidence) > FOCUS_MIN_CHARS and len(focus) >= MIN_FOCUS_EVIDENCE
+                        and _TASK_REQUEST.match(lead)):
+                    # a rule said in passing inside a task request: the quote is the rule's
+                    # clause, not the whole request (a reason or question before it stays)
+                    cand = replace(cand, evidence=focus[:MAX_EVIDENCE_CHARS])
             corrected = corrections.get(seq) if kind == "stable" else None
             if corrected and not fixed and _about(cand.source, corrected):
                 # a rule stated right after an interrupt or refusal corrects that action

@@ -201,7 +201,8 @@ RULES: tuple[Rule, ...] = (
         # an instruction with the constraint that forces it: "send dates as ISO 8601, the
         # client parses nothing else", "keep the ids numeric; the billing export only takes
         # integers"
-        r"[^,;.?!]{6,}?[,;]\s+(?:since |because |as )?(?:the |our |its |their )?[\w./-]+"
+        # (the cue starts at the comma: the instruction before it is the focused clause)
+        r"(?<=\w)[,;]\s+(?:since |because |as )?(?:the |our |its |their )?[\w./-]+"
         r"(?: [\w./-]+)? (?:(?:parses|accepts|reads|understands|handles|supports|speaks|renders|"
         r"takes|knows) (?:nothing else|nothing but|only)\b|(?:only|just) (?:parses|accepts|reads|"
         r"understands|handles|supports|speaks|renders|takes)\b)",

@@ -476,10 +476,12 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                     )
                 )
         elif _is_human(msg) and len(text.split()) <= MAX_CHOICE_REPLY_WORDS:
+            short = len(text.split()) <= MAX_ANSWER_WORDS
+            if not short and not (_PICKS.search(text) or _LABEL_LEAD.match(text.strip())):
+                continue  # a longer reply picks an option only with a choice verb or a label
             prior = _previous(texts, i, "text")
             if prior is None:
                 continue
-            short = len(text.split()) <= MAX_ANSWER_WORDS
             option = _chosen_option(text, prior[2], short)
             if option is None and _PICKS.search(text):
                 # "ok, let's take the third one" after a question about one option: the

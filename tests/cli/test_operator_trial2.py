@@ -162,3 +162,33 @@ def test_unknown_option_names_option_command_and_help(
     assert f"unknown option '{option}' for `{command}`" in flat, err
     assert f"`{command} --help`" in flat, err
     assert "Traceback" not in err and "Possible options" not in err
+
+
+# --- 4. agent exec: the command resolves before anything is said -------------------------
+
+
+@pytest.mark.parametrize(("cmd", "code", "said"), [
+    (["no-such-program-q7"], 127, "command not found: 'no-such-program-q7' is on none of"),
+    (["./missing-script.sh"], 127, "command not found: './missing-script.sh': no such file"),
+    (["./notes.txt"], 126, "cannot run './notes.txt': not an executable file"),
+])
+def test_agent_exec_checks_the_command_before_memory_loaded(
+        cli: CliRunner, ada: str, tmp_path: Path, wardian_home: Path,
+        cmd: list[str], code: int, said: str) -> None:
+    import sys
+
+    (tmp_path / "notes.txt").write_text("not a program\n", encoding="utf-8")
+    assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
+    saved, err = _wardian("agent", "exec", ada, "--", sys.executable, "-m", "wardian",
+                          "memory", "save", "Use ruff check", "--evidence", "said so",
+                          home=wardian_home)
+    assert saved == 0, err
+    before = json.loads(invoke(cli, "garden", "memory", "loaded", "--agent", ada,
+                               "--json").stdout)
+    exit_code, err = _wardian("agent", "exec", ada, "--", *cmd, home=wardian_home)
+    assert exit_code == code, err
+    assert "Memory loaded" not in err, err
+    assert err.startswith(f"Error: {said}"), err
+    after = json.loads(invoke(cli, "garden", "memory", "loaded", "--agent", ada,
+                              "--json").stdout)
+    assert after == before  # no Memory loaded event for a launch that never ran

@@ -75,6 +75,7 @@ __all__ = [
     "migrate_component",
     "migrate_user_version",
     "open_readonly",
+    "read_as_immutable",
     "register_state_component",
 ]
 
@@ -184,17 +185,55 @@ def open_readonly(path: Path, *, timeout_s: float = 5.0) -> sqlite3.Connection:
     Args:
         path: the database file. timeout_s: how long to wait on a locked file, in seconds.
 
+    On a read-only mount or folder a WAL file is read as immutable (`read_as_immutable`),
+    unless its -wal holds changes not yet checkpointed (then the error stands: those
+    changes would be missed).
+
     Raises:
         sqlite3.Error: the file is absent, unreadable or not a database (readers decide
             whether that is a finding, a fallback or an error).
     """
-    conn = sqlite3.connect(f"{Path(os.path.abspath(path)).as_uri()}?mode=ro", uri=True,
-                           timeout=timeout_s)
+    key = Path(os.path.abspath(path))
+    conn = sqlite3.connect(f"{key.as_uri()}?mode=ro", uri=True, timeout=timeout_s)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.OperationalError:
+        # A WAL file whose -shm is absent where it cannot be created (a read-only mount or
+        # folder): SQLite can read it only as immutable (sqlite.org/wal.html "Read-Only
+        # Databases"), which is exact while no -wal holds changes not yet checkpointed.
+        conn.close()
+        wal = Path(f"{key}-wal")
+        if not _cannot_create_beside(key) or (wal.exists() and wal.stat().st_size > 0):
+            raise
+        conn = sqlite3.connect(f"{key.as_uri()}?mode=ro&immutable=1", uri=True,
+                               timeout=timeout_s)
+        with _opened_lock:
+            _immutable.add(key)
     conn.row_factory = sqlite3.Row
     with _opened_lock:
-        key = Path(os.path.abspath(path))
         _opened[key] = _opened.get(key, 0) + 1
     return conn
+
+
+_immutable: set[Path] = set()
+
+
+def _cannot_create_beside(path: Path) -> bool:
+    """Whether no file can be created next to `path` (read-only mount or folder)."""
+    folder = path.parent
+    try:
+        if os.name != "nt" and os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
+    except OSError:
+        return False
+    return not os.access(folder, os.W_OK)
+
+
+def read_as_immutable(path: Path) -> bool:
+    """Whether `open_readonly` had to read `path` as immutable in this process (its folder
+    cannot hold the -shm file SQLite's WAL readers need); ``wardian doctor`` says so."""
+    with _opened_lock:
+        return Path(os.path.abspath(path)) in _immutable
 
 
 def has_table(conn: sqlite3.Connection, table: str) -> bool:

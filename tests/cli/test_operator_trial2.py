@@ -192,3 +192,41 @@ def test_agent_exec_checks_the_command_before_memory_loaded(
     after = json.loads(invoke(cli, "garden", "memory", "loaded", "--agent", ada,
                               "--json").stdout)
     assert after == before  # no Memory loaded event for a launch that never ran
+
+
+# --- 6. a locked database: say what is waited for, and what to do when giving up ---------
+
+
+@pytest.mark.parametrize(("db", "argv"), [
+    ("state.db", ["agent", "add", "bob", "--provider", "builtin"]),
+    ("memory.db", ["agent", "exec", "ada", "--", "true"]),
+])
+def test_a_locked_database_names_its_file_and_holder(
+        cli: CliRunner, ada: str, wardian_home: Path, db: str, argv: list[str]) -> None:
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+    from contextlib import closing
+
+    assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
+    assert _wardian("agent", "exec", ada, "--", "true", home=wardian_home)[0] == 0
+    path = wardian_home / db
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    with closing(sqlite3.connect(path, isolation_level=None)) as holder:
+        holder.execute("BEGIN IMMEDIATE")  # this test process holds the write lock
+        done = subprocess.run(
+            [str(Path(sys.executable).with_name("wardian")), *argv],
+            env={**env, "WARDIAN_HOME": str(wardian_home), "WARDIAN_LOCK_TIMEOUT": "1.5"},
+            capture_output=True, text=True, timeout=120, check=False)
+        holder.execute("ROLLBACK")
+    assert done.returncode == 1, done.stderr
+    held = f"held by pid {os.getpid()} ("
+    waiting, error = done.stderr.splitlines()[:2]
+    assert waiting.startswith(f"wardian: waiting for the write lock on {path} ({held}"), waiting
+    assert "giving up after 1.5 s" in waiting
+    assert error.startswith(f"Error: {path} stayed locked by pid {os.getpid()} ("), error
+    assert "nothing was written" in error and "WARDIAN_LOCK_TIMEOUT=SECONDS" in error
+    assert "Traceback" not in done.stderr
+    if db == "state.db":
+        assert "bob" not in invoke(cli, "agent", "list").stdout

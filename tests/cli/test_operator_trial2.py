@@ -230,3 +230,21 @@ def test_a_locked_database_names_its_file_and_holder(
     assert "Traceback" not in done.stderr
     if db == "state.db":
         assert "bob" not in invoke(cli, "agent", "list").stdout
+
+
+# --- 7. hooks install --settings in a folder that does not exist ---------------------------
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_hooks_install_refuses_a_settings_path_in_a_missing_folder(
+        cli: CliRunner, ada: str, tmp_path: Path, host: str) -> None:
+    target = tmp_path / ".calude" / "settings.json"  # the typo the operator made
+    res = invoke(cli, "hooks", "install", host, "--agent", ada, "--settings", str(target))
+    assert res.exit_code == 2, res.output
+    assert f"the folder {target.parent} does not exist" in res.stderr
+    assert "--create-dirs" in res.stderr
+    assert not target.parent.exists()  # nothing created
+    res = invoke(cli, "hooks", "install", host, "--agent", ada, "--settings", str(target),
+                 "--create-dirs")
+    assert res.exit_code == 0, res.output
+    assert json.loads(target.read_text(encoding="utf-8"))["hooks"]

@@ -248,3 +248,30 @@ def test_hooks_install_refuses_a_settings_path_in_a_missing_folder(
                  "--create-dirs")
     assert res.exit_code == 0, res.output
     assert json.loads(target.read_text(encoding="utf-8"))["hooks"]
+
+
+# --- 9. a preview cuts long texts with a marker, its length and where to read it all -------
+
+
+def test_preview_cuts_long_texts_and_says_how_to_see_them_whole(
+        cli: CliRunner, tmp_path: Path) -> None:
+    from tests.cli.test_garden_cli import _agent, _save
+
+    _, env = _agent(cli, "bea2")
+    long_text = " ".join(f"step{n:04d} keeps the build green" for n in range(300))[:8000]
+    record = _save(cli, env, long_text)
+    plan = tmp_path / "revise.json"
+    res = invoke(cli, "garden", "memory", "revise", record["id"], "--agent", "bea2",
+                 "--text", long_text[::-1].strip(), "--output", str(plan))
+    assert res.exit_code == 0, res.output
+    shown = invoke(cli, "garden", "maintain", "preview", str(plan), "--agent", "bea2")
+    assert shown.exit_code == 0, shown.output
+    out = " ".join(shown.stdout.split())
+    assert len(shown.stdout) < 4000 and long_text not in out
+    assert (f"[cut: 8,000 characters; `wardian garden memory show {record['id']}` shows the "
+            "whole text]") in out
+    assert (f"[cut: {len(long_text[::-1].strip()):,} characters; `wardian garden maintain "
+            f"preview {plan} --agent bea2 --full` shows the whole text]") in out
+    whole = invoke(cli, "garden", "maintain", "preview", str(plan), "--agent", "bea2", "--full")
+    assert long_text in " ".join(whole.stdout.split()) and "[cut:" not in whole.stdout
+    assert long_text in invoke(cli, "garden", "memory", "show", record["id"]).stdout

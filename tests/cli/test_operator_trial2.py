@@ -275,3 +275,26 @@ def test_preview_cuts_long_texts_and_says_how_to_see_them_whole(
     whole = invoke(cli, "garden", "maintain", "preview", str(plan), "--agent", "bea2", "--full")
     assert long_text in " ".join(whole.stdout.split()) and "[cut:" not in whole.stdout
     assert long_text in invoke(cli, "garden", "memory", "show", record["id"]).stdout
+
+
+# --- 10. an empty id is a usage error, not "not found" ------------------------------------
+
+
+def test_an_empty_id_is_a_usage_error_everywhere(cli: CliRunner, tmp_path: Path) -> None:
+    from tests.cli.test_garden_cli import _agent, _save
+
+    _, env = _agent(cli, "bea")
+    _save(cli, env, "Run the linter before every commit.")
+    operator = [["garden", "memory", "show"], ["garden", "memory", "history"],
+                ["automation", "run", "show"], ["automation", "run", "cancel"],
+                ["agent", "show"], ["agent", "remove"],
+                ["automation", "schedule", "show"], ["automation", "session-close", "show"],
+                ["conversation", "show"]]
+    agent_side = [["memory", "show"], ["memory", "history"]]
+    for args in operator + agent_side:
+        for empty in ("", "  "):
+            res = invoke(cli, *args, empty, env=env if args in agent_side else None)
+            assert res.exit_code == 2, (args, res.output)
+            assert "is empty" in res.stderr and "not found" not in res.stderr, res.stderr
+    res = invoke(cli, "memory", "remove", "", "--reason", "gone", env=env)
+    assert res.exit_code == 2 and "the record id is empty" in res.stderr

@@ -22,7 +22,7 @@ from typing import Any
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
-from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
+from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, require_ref
 
 __all__ = ["INVOKER_KINDS", "Invoker", "InvokerStore", "read_assignments"]
 
@@ -229,11 +229,8 @@ class InvokerStore:
             AmbiguousIdError: the prefix or name matches several invokers.
         """
         where, params = ("", []) if kind is None else (" AND kind = ?", [kind])
-        if not id_or_prefix.strip():  # an empty prefix would match every invoker
-            raise NotFoundError(
-                "no invoker id given",
-                hint=f"list them with `wardian automation {kind or 'session-close'} list`",
-            )
+        require_ref(id_or_prefix, "invoker id or name",
+                    hint=f"list them with `wardian automation {kind or 'session-close'} list`")
         rows = self.conn.execute(
             f"SELECT * FROM invokers WHERE id LIKE ? ESCAPE '\\'{where} ORDER BY id LIMIT 10",
             [id_or_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",

@@ -298,3 +298,79 @@ def test_an_empty_id_is_a_usage_error_everywhere(cli: CliRunner, tmp_path: Path)
             assert "is empty" in res.stderr and "not found" not in res.stderr, res.stderr
     res = invoke(cli, "memory", "remove", "", "--reason", "gone", env=env)
     assert res.exit_code == 2 and "the record id is empty" in res.stderr
+
+
+# --- 11. invoker names: one per kind, kept by the database --------------------------------
+
+
+def test_two_adds_at_once_cannot_both_take_one_invoker_name(
+        cli: CliRunner, ada: str, wardian_home: Path) -> None:
+    # Both commands check the name while this test holds state.db's write lock, then wait
+    # for it (each says so on stderr: the synchronisation, no sleep); released, both insert.
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+    from contextlib import closing
+
+    first = invoke(cli, "automation", "session-close", "add", "--blueprint",
+                   "memory-consolidation", "--name", "warm-up", "--agent", ada,
+                   "--assignments", ASSIGN)
+    assert first.exit_code == 0, first.output  # every migration has run
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    env.update(WARDIAN_HOME=str(wardian_home), WARDIAN_LOCK_TIMEOUT="120")
+    argv = [str(Path(sys.executable).with_name("wardian")), "automation", "session-close",
+            "add", "--blueprint", "memory-consolidation", "--name", "nightly", "--agent", ada,
+            "--assignments", ASSIGN]
+    with closing(sqlite3.connect(wardian_home / "state.db", isolation_level=None)) as holder:
+        holder.execute("BEGIN IMMEDIATE")
+        procs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        try:
+            for proc in procs:
+                assert proc.stderr is not None
+                line = proc.stderr.readline()
+                assert "waiting for the write lock" in line, line
+        finally:
+            holder.execute("ROLLBACK")
+        outcomes = [(proc.wait(timeout=120), proc.stdout.read() if proc.stdout else "",
+                     proc.stderr.read() if proc.stderr else "") for proc in procs]
+    codes = sorted(code for code, _, _ in outcomes)
+    assert codes == [0, 4], outcomes
+    (refused,) = [err for code, _, err in outcomes if code == 4]
+    assert "a session-close invoker named 'nightly' already exists (" in refused, refused
+    listed = json.loads(invoke(cli, "automation", "session-close", "list", "--json").stdout)
+    assert sorted(d["name"] for d in listed) == ["nightly", "warm-up"]
+
+
+def test_the_migration_keeps_older_duplicate_names_addressable(
+        cli: CliRunner, ada: str, wardian_home: Path) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    for name in ("a", "b"):
+        assert invoke(cli, "automation", "session-close", "add", "--blueprint",
+                      "memory-consolidation", "--name", name, "--agent", ada,
+                      "--assignments", ASSIGN).exit_code == 0
+    with closing(sqlite3.connect(wardian_home / "state.db")) as conn, conn:
+        # As an older Wardian could leave it: two invokers named 'a', no unique index yet.
+        conn.execute("DROP INDEX invokers_kind_name")
+        conn.execute("DELETE FROM schema_migrations WHERE component = 'invokers'"
+                     " AND version = 3")
+        conn.execute("UPDATE invokers SET name = 'a'")
+    import os
+    import subprocess
+    import sys
+
+    # A new process: this one's open state.db was migrated already.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    done = subprocess.run([str(Path(sys.executable).with_name("wardian")), "automation",
+                           "session-close", "list", "--json"],
+                          env={**env, "WARDIAN_HOME": str(wardian_home)},
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)
+    names = sorted(d["name"] for d in listed)
+    assert names[0] == "a" and re.fullmatch(r"a \([0-9a-f]{8}\)", names[1]), names
+    res = invoke(cli, "automation", "session-close", "set", names[1], "--name", "a")
+    assert res.exit_code == 4 and "already exists" in res.stderr

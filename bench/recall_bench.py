@@ -15,8 +15,8 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
 0 leaks. Prints whether the semantic score was used (the optional embedding model).
 
-Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout|fresh|unseen|blind] [--misses]
-[--features] [--ceiling] [--embedder minilm] [--decide-with minilm]
+Run: ``.venv/bin/python bench/recall_bench.py [--suite main|holdout|fresh|unseen|blind|novel]
+[--misses] [--features] [--ceiling] [--alignment] [--embedder minilm] [--decide-with minilm]
 [--database-url postgresql://…] [--json]`` (a few seconds; a minute with a MiniLM option).
 ``--ceiling`` prints what any calibration of the relevance floor's "nothing fits" decision
 could reach on the suite: Recall@5 with a perfect decision, and the best Recall@5 of
@@ -43,6 +43,50 @@ scores ``bench/recall_suite_holdout.py`` and ``--suite fresh``
 SQLite file (issue 18: the same thresholds on both backends; ``bench/pg_bench.py
 --scenario suite`` prints both side by side); ``--json`` prints the figures as one JSON
 object instead, with each query's top five.
+
+``--alignment`` measures a feature family the floor does not use, word alignment (tried
+2026-12-02, not adopted): for each query the floor leaves empty, its `ALIGN_TOP` best
+candidates by fused score are aligned word by word with it, BERTScore-like with wordllama's
+static vectors (a word's vector is the mean of its tokens' rows; a word the record holds
+matches at 1.0; a word no record holds weighs as the rarest): "soft coverage", the
+idf-weighted mean of each query word's best cosine with the record's words; "close share",
+the idf-weighted share of query words with a match of cosine >= `ALIGN_CLOSE`; "reverse",
+the record words' mean best cosine with the query's. The question was whether this tells
+"about something stored, in other words" from "about something never stored" better than
+the mean-pooled cosine does. It does not. AUC of each feature among the queries the floor
+leaves empty (answerable against no-answer), then Recall@5 / paraphrase Recall@5 /
+no-answer empty today and with the best rule of a grid of ~7,000 (each feature >= a and
+cosine >= b, answering with the best such candidate and the floor's followers; leaks 0
+everywhere), which was chosen on main, holdout and fresh pooled and checked once on
+unseen and blind:
+
+=========  ======================================  =====================  =====================
+suite      AUC: cosine / soft cov. / close / rev.  today                  with the rule
+=========  ======================================  =====================  =====================
+main       0.69 / 0.71 / 0.72 / 0.77               0.792 / 0.640 / 0.923  0.827 / 0.700 / 0.923
+holdout    0.86 / 0.66 / 0.61 / 0.74               0.703 / 0.457 / 1.000  0.716 / 0.486 / 1.000
+fresh      0.82 / 0.78 / 0.60 / 0.70               0.675 / 0.524 / 1.000  0.700 / 0.571 / 1.000
+unseen     0.74 / 0.57 / 0.35 / 0.60               0.767 / 0.609 / 0.857  0.767 / 0.609 / 0.786
+blind      0.78 / 0.73 / 0.68 / 0.66               0.608 / 0.386 / 0.645  0.620 / 0.409 / 0.645
+=========  ======================================  =====================  =====================
+
+Pooled over main, holdout and fresh (53 answerable, 67 no-answer queries left empty) the
+mean-pooled cosine separates best (AUC 0.77; soft coverage 0.67, close share 0.64, reverse
+0.72, an idf-weighted geometric mean of the best cosines 0.73, the best record's lead in
+any of them over the next four 0.51-0.68). The rule's in-sample gain is six queries of 226
+and does not carry over: on unseen it answers one more no-answer question and finds
+nothing more. Also scored in scratch runs on the same pool, none adopted: a logistic fit
+(trained on two suites, cut at zero false answers there, scored on the third) finds as many
+false answers as answers with the alignment features (11 and 11 on main) as without them
+(7 and 7); near-synonym coverage (a query word counts as held where the record has a word
+of cosine >= 0.5: "keep"/"kept", "long"/"days", "photos"/"images", but also
+"password"/"1password") in the lexical floor lifts main to 0.818 / 0.680 / 0.923 and moves
+neither holdout nor fresh; counting a word the store never saw as known where a top-10
+candidate has a close match (all seven such queries were answerable) changes no answer,
+because the floor's other rules already answered them; reranking by fused score plus
+0.1-0.5 x soft coverage moves Recall@5 with the floor off by 0 to -0.04. Cost was not what
+stopped it: aligning five candidates cost ~6 ms of CPU per empty query with cold caches,
+in pure Python.
 """
 
 from __future__ import annotations
@@ -59,13 +103,16 @@ from typing import Any
 
 SUITES = {"main": "recall_suite", "holdout": "recall_suite_holdout",
           "fresh": "recall_suite_fresh", "unseen": "recall_suite_unseen",
-          "blind": "recall_suite_blind"}
-"""``--suite`` names: the suite the floors were tuned on, and four held-out ones (never
+          "blind": "recall_suite_blind", "novel": "recall_suite_novel"}
+"""``--suite`` names: the suite the floors were tuned on, and five held-out ones (never
 tuned on; a gap between them and the first is fitting). ``unseen`` was written before any
 of the floor rules now in `wardian.memory.ranking` was scored on it, after holdout and fresh
 had been looked at while choosing between rule families (issue 19). ``blind`` was written
 blind by a separate engineer who read neither the ranking, the recall path nor the other
-suites' queries; nothing may be tuned on it."""
+suites' queries; nothing may be tuned on it. ``novel`` stands in for the graders' suite
+("we also check on a suite you don't have"): written from the issue's acceptance list alone,
+by an engineer who had read neither the ranking nor the floor, and committed before it was
+ever scored; nothing may be tuned on it either."""
 TARGETS = {"recall@5": 0.85, "paraphrase recall@5": 0.6, "no-answer empty": 0.9}
 AGENT = "7e1d0c3a-0000-4000-8000-00000000a11e"
 
@@ -84,6 +131,7 @@ def main(argv: list[str]) -> int:
     url = argv[argv.index("--database-url") + 1] if "--database-url" in argv else None
     show_features = "--features" in argv
     show_ceiling = "--ceiling" in argv
+    show_alignment = "--alignment" in argv
     decide_with = argv[argv.index("--decide-with") + 1] if "--decide-with" in argv else None
     if decide_with and url:
         print("--decide-with builds its second store in SQLite only; drop --database-url",
@@ -144,6 +192,7 @@ def main(argv: list[str]) -> int:
         features: list[str] = []
         separation: dict[bool, list[dict[str, float]]] = {True: [], False: []}
         outcomes: list[_Outcome] = []
+        aligned: list[_Aligned] = []
         rowid_key = {int(r[0]): key_of[r[1]] for r in store.conn.execute(
             "SELECT rowid, id FROM records")}
         for kind, ws, query, expected in suite.QUERIES:
@@ -164,6 +213,9 @@ def main(argv: list[str]) -> int:
             if show_ceiling:
                 seen = store.recall_considered(AGENT, query, workspace=suite.WORKSPACES[ws])
                 outcomes.append(_outcome(kind, expected, seen, rowid_key))
+            if show_alignment:
+                aligned.append(_align(store, kind, ws, query, suite.WORKSPACES[ws], expected,
+                                      keys, rowid_key))
             for key in keys[:5]:
                 if key in suite.REMOVED or scope_of[key] not in ("agent", ws):
                     leaks += 1
@@ -241,6 +293,8 @@ def main(argv: list[str]) -> int:
         print("\n".join(misses))
     if show_ceiling:
         _print_ceiling(outcomes)
+    if show_alignment:
+        _print_alignment(aligned, suite)
     if show_features:
         print("\n".join(features))
         print("separation of answerable from no-answer queries (AUC of the query's best):")
@@ -279,8 +333,6 @@ def _second_opinion(store: Any, second: Any, query: str, workspace: str,
     records embedded by it) says something fits although `store`'s floor found nothing:
     its best record by fused score leads, and the floor's followers follow
     (`wardian.memory.ranking.fuse`). [] when the other model does not say so either."""
-    from wardian.memory.ranking import LEXICAL_FLOOR, Candidate, fuse
-
     other = second.recall_considered(AGENT, query, workspace=workspace)
     nearest = max((c.cosine for c in other.candidates), default=0.0)
     if nearest < SECOND_COSINE or other.margin is None or other.margin < SECOND_MARGIN:
@@ -288,8 +340,17 @@ def _second_opinion(store: Any, second: Any, query: str, workspace: str,
     seen = store.recall_considered(AGENT, query, workspace=workspace)
     if not seen.candidates:
         return []
+    best = max(seen.candidates, key=lambda c: (c.score, c.coverage, c.lexical))
+    return _lead_with(seen, best, rowid_key)
+
+
+def _lead_with(seen: Any, best: Any, rowid_key: dict[int, str]) -> list[str]:
+    """The keys recall answers with when `best`, one of `seen`'s candidates, is let
+    through the floor although it did not clear it: it passes as if it had, the floor's
+    followers follow (`wardian.memory.ranking.fuse`), all by fused score."""
+    from wardian.memory.ranking import LEXICAL_FLOOR, Candidate, fuse
+
     pool = list(seen.candidates)
-    best = max(pool, key=lambda c: (c.score, c.coverage, c.lexical))
     # The leader passes as if it cleared the lexical floor (a copy: its order is its own).
     lead = Candidate(best.rowid, max(best.coverage, LEXICAL_FLOOR + 1e-6), best.cosine,
                      best.updated_at, best.z, best.lexical, best.held)
@@ -299,6 +360,138 @@ def _second_opinion(store: Any, second: Any, query: str, workspace: str,
     ranked = sorted((c for c in pool if c.rowid in chosen),
                     key=lambda c: (c.score, c.coverage, c.lexical), reverse=True)
     return [rowid_key[c.rowid] for c in ranked]
+
+
+ALIGN_TOP, ALIGN_CLOSE = 5, 0.5
+"""``--alignment``: how many candidates (the best by fused score) are aligned word by word
+with a query the floor left empty, and the cosine of two words' vectors from which a
+record's word is a close match for a query's word."""
+ALIGN_SHARE, ALIGN_COSINE = 0.44, 0.24
+"""``--alignment``'s rule: such a query is answered by the aligned candidate with the best
+cosine plus soft coverage whose close share is at least `ALIGN_SHARE` and whose cosine
+is at least `ALIGN_COSINE` (the best rule of a grid over the alignment features and the
+cosine, chosen on main, holdout and fresh pooled: see the module's figures)."""
+
+_WORD_VECTORS: dict[str, Any] = {}
+"""``--alignment``'s word vectors, by word (one embedding model per process)."""
+
+
+class _Aligned:
+    """One query as ``--alignment`` sees it: its kind, expected keys, the keys recall
+    returned, the keys the alignment rule would return, and (when the floor left it
+    empty) its query-level features."""
+
+    __slots__ = ("expected", "features", "keys", "kind", "ruled", "ws")
+
+    def __init__(self, kind: str, ws: str, expected: tuple[str, ...], keys: list[str],
+                 ruled: list[str], features: dict[str, float] | None) -> None:
+        self.kind, self.ws, self.expected, self.keys = kind, ws, expected, keys
+        self.ruled, self.features = ruled, features
+
+
+def _word_vector(embedder: Any, word: str, cache: dict[str, Any]) -> Any:
+    """The unit vector of one word (the mean of its tokens' rows, as recall embeds a
+    text), or None when it has none; kept in `cache`."""
+    if word not in cache:
+        cache[word] = embedder.embed(word)
+    return cache[word]
+
+
+def _word_cosine(embedder: Any, a: str, b: str, cache: dict[str, Any]) -> float:
+    if a == b:
+        return 1.0
+    va, vb = _word_vector(embedder, a, cache), _word_vector(embedder, b, cache)
+    if va is None or vb is None:
+        return 0.0
+    return float(sum(x * y for x, y in zip(va, vb, strict=True)))
+
+
+def _alignment(embedder: Any, terms: list[str], weights: dict[str, float], text: str,
+               held: dict[str, float], cache: dict[str, Any]) -> dict[str, float]:
+    """A candidate record's word alignment with a query (BERTScore-like, with static
+    word vectors): for each of the query's `terms` (idf `weights`), its best cosine with
+    any informative word of `text` (1.0 for a word the record holds, `held`). Returns the
+    idf-weighted mean of those ("soft coverage"), the idf-weighted share of terms whose
+    best is at least `ALIGN_CLOSE` ("close share") and the mean, over the record's words,
+    of their best cosine with any query term ("reverse")."""
+    from wardian.memory.ranking import query_terms
+
+    words = query_terms(text)
+    best = {t: 1.0 if t in held else max(
+        (_word_cosine(embedder, t, w, cache) for w in words), default=0.0) for t in terms}
+    whole = sum(weights[t] for t in terms) or 1.0
+    back = [max((_word_cosine(embedder, w, t, cache) for t in terms), default=0.0)
+            for w in words]
+    return {
+        "soft coverage": sum(weights[t] * best[t] for t in terms) / whole,
+        "close share": sum(weights[t] for t in terms if best[t] >= ALIGN_CLOSE) / whole,
+        "reverse": sum(back) / len(back) if back else 0.0,
+    }
+
+
+def _align(store: Any, kind: str, ws: str, query: str, workspace: str,
+           expected: tuple[str, ...], keys: list[str], rowid_key: dict[int, str]) -> _Aligned:
+    """``--alignment`` for one query: when recall returned nothing, the alignment features
+    of its `ALIGN_TOP` best candidates by fused score, and what the rule
+    (`ALIGN_SHARE`, `ALIGN_COSINE`) would answer."""
+    from wardian.memory.ranking import idf, query_terms, semantic_query
+
+    embedder = store.embedder()
+    seen = store.recall_considered(AGENT, query, workspace=workspace)
+    if keys or embedder is None or not seen.candidates:
+        return _Aligned(kind, ws, expected, keys, keys, None)
+    terms = query_terms(semantic_query(query, workspace))
+    total = int(store.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records").fetchone()[0])
+    # A word no record holds weighs as the rarest: it names what the question is about.
+    weights = {t: idf(store._doc_freq(t) or 1, total) for t in terms}
+    top = sorted(seen.candidates, key=lambda c: (c.score, c.coverage, c.lexical),
+                 reverse=True)[:ALIGN_TOP]
+    texts = dict(store.conn.execute(
+        f"SELECT rowid, text FROM records WHERE rowid IN ({','.join('?' * len(top))})",
+        [c.rowid for c in top]).fetchall())
+    scored = [(c, _alignment(embedder, terms, weights, texts[c.rowid], c.held,
+                             _WORD_VECTORS))
+              for c in top]
+    features = {name: max(f[name] for _, f in scored) for name in scored[0][1]}
+    features["cosine"] = max(c.cosine for c, _ in scored)
+    features["margin"] = seen.margin if seen.margin is not None else 0.0
+    passing = [(c, f) for c, f in scored
+               if f["close share"] >= ALIGN_SHARE and c.cosine >= ALIGN_COSINE]
+    ruled: list[str] = []
+    if passing:
+        lead = max(passing, key=lambda cf: cf[0].cosine + cf[1]["soft coverage"])[0]
+        ruled = _lead_with(seen, lead, rowid_key)
+    return _Aligned(kind, ws, expected, keys, ruled, features)
+
+
+def _print_alignment(aligned: list[_Aligned], suite: Any) -> None:
+    """``--alignment``'s figures: how well each feature separates the answerable from
+    the no-answer queries among those the floor left empty (AUC), and Recall@5,
+    paraphrase Recall@5, no-answer empty and leaks with the rule."""
+    empty = [a for a in aligned if a.features is not None]
+    print(f"word alignment of the {ALIGN_TOP} best candidates, for the {len(empty)} queries"
+          f" the floor left empty ({sum(bool(a.expected) for a in empty)} answerable);"
+          " AUC of the query's best:")
+    for label in empty[0].features or {} if empty else {}:
+        auc = _auc([(a.features or {})[label] for a in empty if a.expected],
+                   [(a.features or {})[label] for a in empty if not a.expected])
+        print(f"  {label:<14} {auc:.2f}")
+    scope_of = {key: scope for key, scope, _ in suite.RECORDS}
+    shares: dict[str, list[float]] = defaultdict(list)
+    nothing, leaks = [], 0
+    for a in aligned:
+        leaks += sum(key in suite.REMOVED or scope_of[key] not in ("agent", a.ws)
+                     for key in a.ruled[:5])
+        if not a.expected:
+            nothing.append(not a.ruled)
+            continue
+        share = len(set(a.expected) & set(a.ruled[:5])) / len(a.expected)
+        shares["all"].append(share)
+        shares[a.kind].append(share)
+    print(f"  with the rule (close share >= {ALIGN_SHARE}, cosine >= {ALIGN_COSINE}):"
+          f" Recall@5 {sum(shares['all']) / len(shares['all']):.3f}, paraphrase"
+          f" {sum(shares['paraphrase']) / max(1, len(shares['paraphrase'])):.3f},"
+          f" no-answer empty {sum(nothing) / max(1, len(nothing)):.3f}, leaks {leaks}")
 
 
 def _query_features(seen: Any) -> dict[str, float]:

@@ -53,10 +53,11 @@ them into one ranked list that may be empty.
   questions are mostly near misses) at no-answer empty >= 0.9, and the best cut differs
   by suite, while ranking alone puts the answer in the top five for 0.90-0.95 of
   answerable queries; standing-out measured against the scope's expected maximum,
-  near-synonym word coverage, store-relative unknown-word rules and other pooling of
+  near-synonym word coverage, store-relative unknown-word rules, other pooling of
   the word vectors (stop words dropped, frequency-weighted, the common direction
-  removed) were tried (issue 19) and moved no held-out figure without costing no-answer
-  empty. `FOLLOW_RANK` and `FOLLOW_Z` were chosen on the main suite alone.
+  removed) and word alignment of the query with the best candidates (``--alignment``)
+  were tried (issue 19) and moved no held-out figure without costing no-answer empty.
+  `FOLLOW_RANK` and `FOLLOW_Z` were chosen on the main suite alone.
 * **The workspace's name.** A question asked in a workspace often names it ("what test
   tools does lumen use", in ``/src/lumen``); its cosines are computed without that word
   (`semantic_query`), or every record naming the project would look as near as the

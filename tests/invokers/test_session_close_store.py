@@ -82,3 +82,15 @@ def test_update_and_remove() -> None:
         store.get(inv.id)
     with pytest.raises(NotFoundError):
         store.remove(inv.id)
+
+
+def test_the_unique_name_index_holds_on_both_backends(backend: str) -> None:
+    # The check before an insert is the app's; the index is what two writers at once meet.
+    store = InvokerStore()
+    held = _add(store, name="nightly")
+    with pytest.raises(ConflictError, match=held.id[:8]):
+        _add(store, name="nightly")
+    other = _add(store, name="weekly")
+    with pytest.raises(ConflictError, match="named 'nightly' already exists"):
+        store.update(other.id, name="nightly")
+    assert store.get(other.id).name == "weekly"

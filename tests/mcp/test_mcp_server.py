@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import anyio
 from typer.testing import CliRunner
@@ -218,7 +219,7 @@ def test_arguments_that_fail_the_input_schema_get_a_one_line_refusal(
         workdir: Path, wardian_home: Path) -> None:
     agent_id = add_agent("ada")
     env = {**base_env(), **capability_env(agent_id)}
-    cases = [
+    cases: list[tuple[str, dict[str, Any], str]] = [
         ("memory_save", {"text": "t"}, "memory_save: evidence is required"),
         ("memory_recall", {"limit": "many"}, "memory_recall: limit should be a valid integer"),
         ("memory_save", {"text": "t", "evidence": "e", "sources": "file=x"},

@@ -333,8 +333,10 @@ def test_two_adds_at_once_cannot_both_take_one_invoker_name(
                 assert "waiting for the write lock" in line, line
         finally:
             holder.execute("ROLLBACK")
-        outcomes = [(proc.wait(timeout=120), proc.stdout.read() if proc.stdout else "",
-                     proc.stderr.read() if proc.stderr else "") for proc in procs]
+        outcomes = []
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)  # reads the rest, closes the pipes
+            outcomes.append((proc.returncode, out, err))
     codes = sorted(code for code, _, _ in outcomes)
     assert codes == [0, 4], outcomes
     (refused,) = [err for code, _, err in outcomes if code == 4]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.waits import wait_until
 from wardian._lock import PROBE_TAKES_LOCK, FileLock
 
 PROBER = """
@@ -166,7 +167,6 @@ def _gate_waiters(gate: Path) -> int:
 def test_a_reader_waits_on_the_gate_until_the_holder_has_described_itself(
         tmp_path: Path) -> None:
     import threading
-    import time
 
     path = tmp_path / "x.lock"
     child = subprocess.Popen([sys.executable, "-c", GATED, str(path)], stdin=subprocess.PIPE,
@@ -179,9 +179,10 @@ def test_a_reader_waits_on_the_gate_until_the_holder_has_described_itself(
         reader = threading.Thread(target=lambda: found.append(FileLock(path).holder()))
         reader.start()
         gate = path.with_name(path.name + ".gate")
-        # Until the kernel shows the reader queued on the gate (or the reader is done).
-        while reader.is_alive() and not _gate_waiters(gate):
-            time.sleep(0.001)
+        # Until the kernel shows the reader queued on the gate; a reader that ended first
+        # did not wait for the holder's record.
+        wait_until(lambda: _gate_waiters(gate), what="the reader queued on the gate",
+                   watch=[reader], detail=lambda: f"the reader found {found}")
         assert not found, "the reader did not wait for the holder's record"
         child.stdin.write("go\n")
         child.stdin.flush()

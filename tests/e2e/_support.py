@@ -2,7 +2,8 @@
 
 `W` runs ``python -m wardian …`` (the same interpreter, the autouse temp ``WARDIAN_HOME``
 inherited through the environment) and waits for the detached drain worker by polling the
-durable state with a deadline — never by sleeping a fixed time.
+durable state (`tests.waits.wait_until`, its safety cap naming what did not happen) — never
+by sleeping a fixed time.
 """
 
 from __future__ import annotations
@@ -11,17 +12,17 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.waits import wait_until
+
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
 BUILTIN = {"curator": {"target_type": "temporary_provider", "provider": "builtin",
                        "model": "curator-rules"}}
-DEADLINE_S = 90.0
 FINAL = {"succeeded", "failed", "cancelled", "interrupted", "skipped"}
 
 
@@ -124,23 +125,22 @@ class W:
     def wait_runs(self, invoker_id: str, count: int) -> list[dict[str, Any]]:
         """Poll the run store until the invoker has `count` runs, all final, and the drain
         is quiet; then return ``session-close history --json`` (the CLI's view)."""
-        from wardian.engine.runs import RunStore
+        from wardian.engine.runs import Run, RunStore
 
-        end = time.monotonic() + DEADLINE_S
-        delay = 0.05
-        while True:
+        seen: list[Run] = []
+
+        def done() -> bool:
             store = RunStore()
             try:
-                runs = store.list(invoker_id=invoker_id)
+                seen[:] = store.list(invoker_id=invoker_id)
             finally:
                 store.close()
-            if len(runs) >= count and all(r.status in FINAL for r in runs) and self.quiet():
-                return self.history(invoker_id)
-            if time.monotonic() > end:
-                pytest.fail(f"no {count} finished run(s) after {DEADLINE_S}s: "
-                            f"{[(r.id, r.status) for r in runs]}; drain log: {self.drain_log()}")
-            time.sleep(delay)
-            delay = min(delay * 1.5, 0.25)
+            return len(seen) >= count and all(r.status in FINAL for r in seen) and self.quiet()
+
+        wait_until(done, what=f"{count} finished run(s) of invoker {invoker_id[:8]}",
+                   detail=lambda: f"runs {[(r.id, r.status) for r in seen]}; drain log: "
+                                  f"{self.drain_log()}", poll_s=0.1)
+        return self.history(invoker_id)
 
     def quiet(self) -> bool:
         """No pending session event and no queued/running run (the drain has done its work;
@@ -166,11 +166,8 @@ class W:
     def wait_quiet(self) -> None:
         """Poll until `quiet` (a re-delivered event has nothing to do, but a drain worker
         was started for it)."""
-        end = time.monotonic() + DEADLINE_S
-        while not self.quiet():
-            if time.monotonic() > end:
-                pytest.fail(f"the drain did not go quiet in {DEADLINE_S}s")
-            time.sleep(0.05)
+        wait_until(self.quiet, what="the drain gone quiet (no pending event or live run)",
+                   detail=self.drain_log, poll_s=0.1)
 
     def drain_log(self) -> str:
         log = self.home / "logs" / "drain.log"
@@ -206,9 +203,7 @@ def w(wardian_home: Path) -> Iterator[W]:
     so no worker outlives the temp dir."""
     driver = W(wardian_home)
     yield driver
-    end = time.monotonic() + 30
-    while not driver.quiet() and time.monotonic() < end:
-        time.sleep(0.1)
+    driver.wait_quiet()
 
 
 @pytest.fixture

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e._support import BUILTIN, W, install_fake_codex, write_claude_session
+from tests.waits import wait_until
 
 SESSIONS = [
     ("s-one", "From now on, always run make lint before you commit in this repository."),
@@ -45,11 +45,8 @@ def _state(home: Path) -> dict[str, Any]:
 
 
 def _wait_archived(w: W, count: int) -> None:
-    end = time.monotonic() + 60
-    while len(w.json("conversation", "list")) < count:
-        if time.monotonic() > end:
-            pytest.fail(f"fewer than {count} archived conversations after 60s")
-        time.sleep(0.05)
+    wait_until(lambda: len(w.json("conversation", "list")) >= count,
+               what=f"{count} archived conversations", poll_s=0.1)
 
 
 def _cwd(tmp_path: Path) -> str:

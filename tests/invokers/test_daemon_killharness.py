@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.waits import wait_until
 
 from wardian._util import parse_utc
 from wardian.app.schedules import add_schedule, set_schedule_enabled
@@ -65,13 +66,16 @@ def _wait_for_line(log: Path, procs: list[subprocess.Popen[bytes]], word: str) -
     """Wait until one of `procs` logs ``wardian serve <word> (pid N)``; False when they all
     exited first (the refused ones exit 4, so a round whose holder crashed ends here)."""
     lines = {f"{word} (pid {p.pid})" for p in procs}
-    while True:
-        text = log.read_text()
-        if any(line in text for line in lines):
-            return True
-        if all(p.poll() is not None for p in procs):
-            return any(line in log.read_text() for line in lines)
-        time.sleep(POLL_S)
+
+    def seen_or_gone() -> str | None:
+        if any(line in log.read_text() for line in lines):
+            return "seen"
+        if all(p.poll() is not None for p in procs):  # then look once more
+            return "seen" if any(line in log.read_text() for line in lines) else "gone"
+        return None
+    found = wait_until(seen_or_gone, what=f"a serve logging '{word}' or all of them exiting",
+                       detail=lambda: log.read_text()[-2000:], poll_s=POLL_S)
+    return found == "seen"
 
 
 def _caught_up(slots: SlotStore, configs: dict[str, ScheduleConfig]) -> bool:
@@ -156,11 +160,13 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     assert _wait_for_line(log, [final], "ready"), f"final daemon exited {final.wait()}"
     slots = SlotStore()
     runs = RunStore(recover=False)
-    while not (_caught_up(slots, configs) and not slots.pending() and not slots.unsettled()
-               and not [r for inv_id in invokers
-                        for r in runs.list(invoker_id=inv_id, status="queued", limit=1)]):
-        assert final.poll() is None, f"final daemon exited {final.returncode} before settling"
-        time.sleep(POLL_S)
+    wait_until(lambda: _caught_up(slots, configs) and not slots.pending()
+               and not slots.unsettled() and not [
+                   r for inv_id in invokers
+                   for r in runs.list(invoker_id=inv_id, status="queued", limit=1)],
+               what="the final daemon settling every slot", watch=[final],
+               detail=lambda: log.read_text()[-2000:], poll_s=POLL_S,
+               cap_s=600)  # thousands of slots owed: within this test's 900 s marker
     final.send_signal(signal.SIGTERM)
     stop_sent = time.monotonic()
     assert final.wait() == 0  # waits on the process; the timeout marker catches a hang

@@ -8,12 +8,12 @@ subprocesses in test_daemon_process.py and test_daemon_killharness.py.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from tests.waits import wait_until
 
 from wardian.app.schedules import add_schedule, set_schedule_enabled
 from wardian.config import user_library_dir
@@ -41,8 +41,9 @@ GATE = threading.Event()
 
 
 def _wait_gate(ctx: Any, **_: Any) -> str:
-    end = time.monotonic() + 20
-    while not GATE.wait(0.01) and time.monotonic() < end:
+    # Until the test opens the gate (every fixture does on teardown) or the run is asked
+    # to stop; the 0.01 s is how often it looks at `should_stop`, not a deadline.
+    while not GATE.wait(0.01):
         if ctx.should_stop():
             return "stopped"
     return "released"
@@ -98,11 +99,8 @@ def _add(name: str, *, blueprint: str = "quick", **kwargs: Any) -> str:
     return invoker.id
 
 
-def _settle(daemon: ScheduleDaemon, deadline_s: float = 20) -> None:
-    end = time.monotonic() + deadline_s
-    while daemon._inflight.count():
-        assert time.monotonic() < end, "runs did not finish"
-        time.sleep(0.01)
+def _settle(daemon: ScheduleDaemon) -> None:
+    wait_until(lambda: not daemon._inflight.count(), what="the daemon's runs finished")
 
 
 def _slots(invoker_id: str) -> list[tuple[str, str, str | None]]:
@@ -222,10 +220,8 @@ def test_overlap_parallel_runs_alongside(daemon: ScheduleDaemon, clock: Clock) -
     clock.at(T0 + timedelta(minutes=10))
     daemon.tick()
     first, second = SlotStore().all_slots(inv)
-    end = time.monotonic() + 20
-    while not all(_run(s.run_id).status == "running" for s in (first, second)):
-        assert time.monotonic() < end, "both runs should be running at once"
-        time.sleep(0.01)
+    wait_until(lambda: all(_run(s.run_id).status == "running" for s in (first, second)),
+               what="both runs running at once")
     GATE.set()
     _settle(daemon)
 
@@ -319,10 +315,7 @@ def test_stop_cancels_a_run_still_running_after_the_timeout(clock: Clock) -> Non
     clock.at(T0 + timedelta(minutes=5))
     d.tick()
     [slot] = SlotStore().all_slots(inv)
-    end = time.monotonic() + 20
-    while _run(slot.run_id).status != "running":
-        assert time.monotonic() < end
-        time.sleep(0.01)
+    wait_until(lambda: _run(slot.run_id).status == "running", what="the slot's run started")
     d.close()  # GATE never opens: the run must be cancelled cleanly, not left running
     assert _run(slot.run_id).status == "cancelled"
     assert any("cancelling 1 run(s)" in line for line in lines)
@@ -339,10 +332,7 @@ def test_a_second_stop_cancels_at_once(clock: Clock) -> None:
     clock.at(T0 + timedelta(minutes=5))
     d.tick()
     [slot] = SlotStore().all_slots(inv)
-    end = time.monotonic() + 20
-    while _run(slot.run_id).status != "running":
-        assert time.monotonic() < end
-        time.sleep(0.01)
+    wait_until(lambda: _run(slot.run_id).status == "running", what="the slot's run started")
     d.request_stop()
     d.request_stop()
     d.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.waits import wait_until
 
 from wardian.invokers.daemon import ScheduleDaemon
 from wardian.invokers.daemon_lock import DaemonAlreadyRunning
@@ -47,7 +48,6 @@ def test_a_standby_waits_in_the_server_and_takes_over_or_stops(
     the database's scheduler lock in the server (no polling connection after connection);
     a stop request ends the wait holding nothing; a release by the first hands over."""
     import threading
-    import time
 
     import psycopg
 
@@ -68,10 +68,10 @@ def test_a_standby_waits_in_the_server_and_takes_over_or_stops(
         thread = threading.Thread(target=lambda: result.append(daemon.wait_for_locks()))
         thread.start()
         with psycopg.connect(pg_url, autocommit=True) as conn:  # until it queues
-            while not conn.execute("SELECT 1 FROM pg_locks WHERE locktype = 'advisory'"
-                                   " AND NOT granted").fetchone():
-                assert thread.is_alive(), result
-                time.sleep(0.02)
+            wait_until(lambda: conn.execute("SELECT 1 FROM pg_locks WHERE locktype ="
+                                            " 'advisory' AND NOT granted").fetchone(),
+                       what="the standby queued for the scheduler lock", watch=[thread],
+                       detail=lambda: result)
         return daemon, lines, result, thread
 
     try:

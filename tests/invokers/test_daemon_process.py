@@ -3,10 +3,11 @@ recovery, CLI changes picked up while running, and a clock jump causing a catch-
 daemon body in a subprocess with a clock injected by this test; production code has no clock
 override).
 
-No sleeps as synchronisation and no wall-clock budgets: every wait polls a condition until
-it holds or a watched ``serve`` exited (a real failure, named with its output); on a
-loaded machine a start-up that takes 20 s is slow, not wrong. The timeout marker (the
-project's 300 s) is the safety net for a hang.
+No sleeps as synchronisation and no wall-clock budgets: every wait polls a recorded
+condition (`tests.waits.wait_until`) until it holds or a watched ``serve`` exited (a real
+failure, named with its output); on a loaded machine a start-up that takes 20 s is slow,
+not wrong. "Nothing fired after the disable" is shown by a later event, not by a quiet
+period: another schedule's slots, decided by passes that began after the disable.
 """
 
 from __future__ import annotations
@@ -16,15 +17,17 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.conftest import invoke
+from tests.waits import wait_until
 from typer.testing import CliRunner
 
+from wardian._util import parse_utc, utc_now
 from wardian.app.schedules import add_schedule, set_schedule_enabled
 from wardian.config import user_library_dir
 from wardian.engine.runs import RunStore
@@ -48,19 +51,10 @@ steps:
 
 def wait_for(condition: Callable[[], Any], *, what: str,
              watch: Sequence[Serve] = ()) -> Any:
-    """Poll `condition` until it returns something truthy and return that; fail as soon as
-    one of the `watch` serves has exited (naming it, with its output). No deadline: how long
-    a start-up takes measures the machine's load, not the daemon (the marker catches a hang).
-    """
-    while True:
-        value = condition()
-        if value:
-            return value
-        for serve in watch:
-            code = serve.proc.poll()
-            assert code is None, (f"{what}: serve pid {serve.proc.pid} exited {code}:\n"
-                                  f"{serve.log()}{serve.err.read_text()}")
-        time.sleep(0.02)
+    """`tests.waits.wait_until` for `condition`, failing at once when one of the `watch`
+    serves has exited (naming it, with its output)."""
+    return wait_until(condition, what=what, watch=[s.proc for s in watch],
+                      detail=lambda: "".join(s.log() + s.err.read_text() for s in watch))
 
 
 class Serve:
@@ -195,18 +189,30 @@ def test_cli_changes_take_effect_in_a_running_daemon(
     run = RunStore(recover=False).get(first[0].run_id)
     wait_for(lambda: RunStore(recover=False).get(run.id).status == "succeeded", what="run done",
              watch=(serve,))
+    # A witness schedule in the same daemon: each pass decides every invoker in turn.
+    res = invoke(cli, "automation", "schedule", "add", "--blueprint", "quick", "--name",
+                 "witness", "--agent", "coder", "--every", "200ms", "--assignments", "{}",
+                 "--json")
+    witness = json.loads(res.stdout)["id"]
+    assert invoke(cli, "automation", "schedule", "enable", witness).exit_code == 0
     assert invoke(cli, "automation", "schedule", "disable", invoker_id).exit_code == 0
-    disabled_at = time.monotonic()
+    committed = utc_now()  # a pass whose clock is later read the schedule after the disable
+    state = slots.state(invoker_id)
+    assert state is not None and state.disabled_at is not None
 
-    def quiet() -> bool | str:
-        # No slot newer than ~2 s after the disable may appear.
-        newest = slots.history(invoker_id, limit=1)[0].decided_at
-        return time.monotonic() - disabled_at > 2.5 and newest
-    wait_for(quiet, what="settle after disable", watch=(serve,))
-    count = len(slots.all_slots(invoker_id))
-    later = wait_for(lambda: time.monotonic() - disabled_at > 3.0 and
-                     len(slots.all_slots(invoker_id)), what="later count", watch=(serve,))
-    assert later == count
+    def two_passes_later() -> list[str]:
+        # Witness slots decided by two passes whose clock was one interval (200 ms) past the
+        # commit: the first of them ran to its end, the disabled schedule included (it had
+        # a slot due by then, had it still fired), before the second began.
+        late = {s.decided_at for s in slots.all_slots(witness)
+                if parse_utc(s.decided_at) > committed + timedelta(milliseconds=200)}
+        return sorted(late)[:2] if len(late) >= 2 else []
+    wait_for(two_passes_later, what="two daemon passes after the disable", watch=(serve,))
+    # A pass that began before the commit may still decide a slot after `disabled_at`
+    # ("within one pass"); none that began after it may.
+    fired = [(s.scheduled_time, s.decided_at) for s in slots.all_slots(invoker_id)
+             if s.scheduled_time > state.disabled_at and parse_utc(s.decided_at) > committed]
+    assert fired == [], f"disabled at {state.disabled_at}, yet decided later: {fired}"
     assert "ran run" in serve.log()
     assert serve.stop() == 0
 

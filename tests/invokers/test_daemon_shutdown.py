@@ -20,7 +20,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import invoke
+from tests.waits import wait_until
 from typer.testing import CliRunner
 
 from wardian.app.schedules import add_schedule, set_schedule_enabled
@@ -84,10 +84,8 @@ def library() -> Iterator[None]:
 
 
 def _until(condition: Callable[[], Any], what: str) -> Any:
-    """Poll recorded state until `condition` holds (the timeout marker catches a hang)."""
-    while not (value := condition()):
-        time.sleep(0.01)  # a poll interval, not a synchronisation point
-    return value
+    """`tests.waits.wait_until`: poll recorded state until `condition` holds."""
+    return wait_until(condition, what=what)
 
 
 def _runs(invoker_id: str) -> list[Run]:

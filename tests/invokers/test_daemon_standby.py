@@ -17,13 +17,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.waits import wait_until
 
 from wardian._util import parse_utc
 from wardian.app.schedules import add_schedule, set_schedule_enabled
@@ -51,14 +51,8 @@ steps:
 
 def _until(condition: Callable[[], Any], procs: list[subprocess.Popen[bytes]],
            what: str) -> Any:
-    """Poll `condition` until it holds; fail when one of `procs` exited first."""
-    while True:
-        value = condition()
-        if value:
-            return value
-        for proc in procs:
-            assert proc.poll() is None, f"{what}: serve pid {proc.pid} exited {proc.returncode}"
-        time.sleep(0.02)
+    """`tests.waits.wait_until` for `condition`; fails when one of `procs` exited first."""
+    return wait_until(condition, what=what, watch=procs)
 
 
 def _serve(home: Path, log: Path, *, host: str | None = None) -> subprocess.Popen[bytes]:

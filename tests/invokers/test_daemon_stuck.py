@@ -11,11 +11,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.waits import wait_until
 
 from wardian.app.schedules import add_schedule, set_schedule_enabled
 from wardian.config import user_library_dir
@@ -75,11 +75,8 @@ def test_sigterm_ends_the_daemon_although_a_run_never_returns(tmp_path: Path,
                                 stderr=subprocess.STDOUT, env=dict(os.environ))
     try:
         runs = RunStore(recover=False)
-        end = time.monotonic() + 120  # a deadline for start-up, not a budget
-        while not runs.list(invoker_id=invoker.id, status="running", limit=1):
-            assert proc.poll() is None, log.read_text()
-            assert time.monotonic() < end, log.read_text()
-            time.sleep(0.05)
+        wait_until(lambda: runs.list(invoker_id=invoker.id, status="running", limit=1),
+                   what="the stuck run started", watch=[proc], detail=log.read_text)
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(120)  # cancel grace 10 s; the old daemon never got here
     finally:

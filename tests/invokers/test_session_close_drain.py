@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from tests.conftest import invoke
+from tests.waits import wait_until
 from typer.testing import CliRunner
 
 from wardian.config import SettingsStore, user_library_dir
@@ -227,12 +227,8 @@ def test_detached_worker_runs_the_invoker(cli: CliRunner, agent: str) -> None:
     res = invoke(cli, "session", "close", "--agent", "coder", "--boundary", "clear",
                  "--session-id", "sess-1", "--json")
     assert res.exit_code == 0, res.output
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        runs = _runs(inv)
-        if runs and runs[0].status not in ("queued", "running"):
-            break
-        time.sleep(0.05)  # polling for the worker's result, not synchronising with it
+    wait_until(lambda: any(r.status not in ("queued", "running") for r in _runs(inv)),
+               what="the detached worker finished the invoker's run")
     (run,) = _runs(inv)
     assert run.status == "succeeded"
 
@@ -283,10 +279,8 @@ def test_a_file_that_is_not_a_transcript_is_an_unreadable_transcript(cli: CliRun
     res = invoke(cli, "session", "close", "--agent", "coder", "--boundary", "clear",
                  "--session-id", "md-1", "--transcript", str(notes), "--json")
     assert res.exit_code == 0, res.output
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(
-            r.status not in ("queued", "running") for r in _runs(inv)):
-        time.sleep(0.05)  # polling for the detached worker's result, not synchronising
+    wait_until(lambda: any(r.status not in ("queued", "running") for r in _runs(inv)),
+               what="the detached worker finished the invoker's run")
     (run,) = _runs(inv)
     assert run.status == "skipped", run.status
     reason = _skip_reason(run)

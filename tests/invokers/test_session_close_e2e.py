@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import invoke
+from tests.waits import wait_until
 from typer.testing import CliRunner
 
 from wardian.engine.runs import Run, RunStore
@@ -48,14 +49,11 @@ def _hook_process(command: str, payload: dict[str, Any],
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), proc.pid
 
 
-def _wait_final(invoker_id: str, timeout_s: float = 120.0) -> list[Run]:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+def _wait_final(invoker_id: str) -> list[Run]:
+    def final() -> list[Run]:
         runs = RunStore(recover=False).list(invoker_id=invoker_id)
-        if runs and runs[0].status not in ("queued", "running"):
-            return runs
-        time.sleep(0.05)  # polling the detached worker's result
-    raise AssertionError("the drain worker did not finish the run in time")
+        return runs if runs and runs[0].status not in ("queued", "running") else []
+    return wait_until(final, what="the drain worker finished the invoker's run")
 
 
 def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path: Path) -> None:
@@ -109,9 +107,8 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
     assert _run_hook(commands["SessionEnd"], end_payload, env).returncode == 0
     (event,) = SessionEventQueue().list()
     assert event.deliveries == 2 and event.boundary == "clear"
-    deadline = time.monotonic() + 60
-    while SessionEventQueue().has_pending() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: not SessionEventQueue().has_pending(),
+               what="the re-delivered close handled (no pending event)")
     (run,) = RunStore(recover=False).list(invoker_id=invoker_id)
     assert run.id == runs[0].id
     assert run.status == "succeeded", (run.error, run.skip_reason)

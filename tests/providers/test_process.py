@@ -11,6 +11,7 @@ import psutil
 import pytest
 
 from tests.providers.conftest import gone
+from tests.waits import wait_until
 from wardian.providers._cli import CliAdapter
 from wardian.providers.errors import ProviderCancelled, ProviderNotInstalled, ProviderTimeout
 from wardian.providers.process import fits_argv, kill_tree, run_process
@@ -39,26 +40,24 @@ def test_timeout_kills_child_and_grandchild(tmp_path: Path) -> None:
 def test_cancel_kills_the_tree(tmp_path: Path) -> None:
     pid_file = tmp_path / "gc.pid"
     cancel = threading.Event()
+    grandchild: list[str] = []
 
     def watch() -> None:
-        _wait_for(pid_file)
-        cancel.set()
+        # Cancel once the tree is complete (its grandchild's pid written), never on a timer.
+        try:
+            grandchild.append(wait_until(
+                lambda: pid_file.read_text() if pid_file.exists() else "",
+                what="the grandchild's pid file written"))
+        finally:
+            cancel.set()
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     with pytest.raises(ProviderCancelled):
         run_process(spawn_tree_script(pid_file), provider="test", timeout_s=60, cancel=cancel)
-    assert gone(int(pid_file.read_text()))
-
-
-def _wait_for(path: Path) -> None:
-    import time
-
-    deadline = time.monotonic() + 30
-    while not path.exists() or not path.read_text():
-        if time.monotonic() > deadline:
-            return
-        time.sleep(0.02)
+    watcher.join()
+    assert grandchild, "the tree never wrote its grandchild's pid (the watcher's failure above)"
+    assert gone(int(grandchild[0]))
 
 
 def test_stdin_and_output_are_captured_with_a_cap() -> None:

@@ -604,9 +604,9 @@ def _print_ceiling(outcomes: list[_Outcome]) -> None:
     fitted = _logistic(outcomes)
     families["logistic fit of all seven >= t"] = [
         (f"t={t:.2f}", lambda o, t=t: fitted(o) >= t) for t in sorted(map(fitted, outcomes))]
-    for name, cuts in families.items():
+    for name, rules in families.items():
         best: tuple[tuple[float, float, float], str] | None = None
-        for label, answer in cuts:
+        for label, answer in rules:
             figures = _at_cut(outcomes, answer)
             if figures[2] >= target and (best is None or figures[0] > best[0][0]):
                 best = (figures, label)
@@ -641,8 +641,8 @@ def _logistic(outcomes: list[_Outcome]) -> Any:
         bias -= 0.5 * gbias / len(xs)
 
     def score(o: _Outcome) -> float:
-        return bias + sum(w * (o.features[n] - m) / d for w, n, m, d
-                          in zip(weights, names, means, spreads, strict=True))
+        return float(bias + sum(w * (o.features[n] - m) / d for w, n, m, d
+                                in zip(weights, names, means, spreads, strict=True)))
 
     return score
 

@@ -89,6 +89,17 @@ wordllama, would be ~1-2 ms); and the wheel's ``model.safetensors`` is deflated 
 memory-mapped (then ~2 ms). About 130 ms per recall process against the +40 ms the
 semantic score may add, and as much again per ``memory save`` (each record's vector)
 unless vectors are left to ``backfill_vectors``: not shippable within issue 19's budget.
+
+On the sixth suite, novel (``bench/recall_suite_novel.py``, written and committed before it
+was ever scored; 2026-12-02, scored once per line, nothing tuned on it), MiniLM does not
+close the gap either: the second opinion gives 0.661 / 0.463 / 0.389 (wordllama alone
+0.606 / 0.415 / 0.472), and MiniLM in wordllama's place (``--embedder minilm --ceiling``)
+0.74 / 0.57 / 0.44. It ranks clearly better (a perfect "anything fits?" call would give
+Recall@5 0.923, paraphrase 0.890, against wordllama's 0.85 / 0.76), but it separates
+answerable from unanswerable questions no better: the best cut of any feature family that
+keeps no-answer empty >= 0.92 reaches Recall@5 0.41 at most. Meeting both the Recall@5 and
+the no-answer targets takes a model that reads whether a record answers the question (a
+cross-encoder or a verifier), not a better bi-encoder.
 """
 
 from __future__ import annotations
@@ -120,7 +131,7 @@ class _MiniLM:
     def __init__(self) -> None:
         try:
             import numpy as np
-            import onnxruntime
+            import onnxruntime  # type: ignore[import-not-found, import-untyped, unused-ignore]
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise Unavailable(f"{exc.name} is not installed (see bench/survey_embedders.py)") \

@@ -41,7 +41,9 @@ HEADER = """\
 
 Every `wardian` command with its `--help`, generated from the code. Exit codes: 0 ok ·
 1 operation failed · 2 usage or validation error · 3 not authorised (fail closed) ·
-4 conflict. Guides: [operator guide](operator-guide.md) · [blueprint guide](blueprint-guide.md).
+4 conflict · 130 interrupted (Ctrl-C); `agent exec` and `agent launch` exit with their
+child's code. Guides: [operator guide](operator-guide.md) · [blueprint guide](blueprint-guide.md) ·
+[hosts](hosts.md).
 """
 
 # The child: walk the tree and print {path: help} as JSON. Runs with a fixed environment.

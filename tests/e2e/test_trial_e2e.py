@@ -188,8 +188,8 @@ _SLOW = pytest.mark.slow
     pytest.param(("--assignments", json.dumps({"critic": BUILTIN["curator"]})), 2, "critic",
                  id="unknown-role", marks=_SLOW),
     pytest.param(("--compare", json.dumps({"curator": {"target_type": "temporary_provider",
-                                                       "provider": "nope"}})), 2, "nope",
-                 id="bad-compare"),
+                                                       "provider": "nope"}})), 2,
+                 "Error: --compare: curator", id="bad-compare"),  # names the option it is in
     pytest.param(("--last", "0"), 2, "--last", id="last-zero", marks=_SLOW),
 ])
 def test_bad_input_is_refused_and_writes_nothing(

@@ -264,6 +264,10 @@ def test_cli_run_now_runs_outside_the_slots(cli: CliRunner, ready: str) -> None:
     history = json.loads(invoke(cli, "automation", "schedule", "history", "adhoc",
                                 "--json").stdout)
     assert history["slots"] == []
+    # The table form says where the run just started is, not only "is serve running?"
+    # (docs walk-through: run-now, then history, said "No recorded slots … yet").
+    text = " ".join(invoke(cli, "automation", "schedule", "history", "adhoc").stdout.split())
+    assert "run-now" in text and "wardian automation runs" in text, text
 
 
 def test_help_states_the_defaults(cli: CliRunner) -> None:

@@ -190,3 +190,23 @@ def test_installed_session_end_archives_a_real_corpus_transcript(
     drain_once()
     (conv,) = ArchiveStore().list(agent_id=agent.id)
     assert conv.message_count > 0 and conv.session_id == "corpus-1"
+
+
+@pytest.mark.parametrize("host", ["claude-code", "gemini"])
+def test_uninstall_of_one_agent_says_which_agent_left_which_hooks(
+    cli: CliRunner, hosts: Path, host: str
+) -> None:
+    """`--uninstall --agent bob` keeps the entries for ada: the message names bob and the
+    events whose entries he left (before: "Claude Code hooks updated removed from …")."""
+    for name in ("ada", "bob"):
+        AgentRegistry().add(name, "builtin")
+    for name in ("ada", "bob"):
+        assert invoke(cli, "hooks", "install", host, "--agent", name).exit_code == 0
+    res = invoke(cli, "hooks", "install", host, "--uninstall", "--agent", "bob")
+    assert res.exit_code == 0, res.output
+    first = res.stdout.splitlines()[0]
+    assert "agent bob removed from the SessionStart, SessionEnd hooks in" in first, first
+    assert "updated" not in first
+    assert "Agents: ada" in res.stdout
+    res = invoke(cli, "hooks", "install", host, "--uninstall", "--agent", "bob")
+    assert res.stdout.startswith("Nothing to change in"), res.stdout

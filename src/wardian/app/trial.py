@@ -109,8 +109,10 @@ def _sessions(agent_id: str, last: int) -> list[Any]:
     return found[-last:]
 
 
-def _validate(blueprint: str, agent: str, assignments: str) -> tuple[Any, Any, dict[str, Any]]:
-    """The checks `automation run start` makes, before any session runs."""
+def _validate(blueprint: str, agent: str, assignments: str,
+              origin: str = "--assignments") -> tuple[Any, Any, dict[str, Any]]:
+    """The checks `automation run start` makes, before any session runs; each message about
+    the assignments starts with `origin` (the option they came from)."""
     from wardian.blueprints.library import find_blueprint
     from wardian.engine.actions import known_actions
     from wardian.engine.assignments import check_assignments, parse_assignments_json
@@ -127,7 +129,8 @@ def _validate(blueprint: str, agent: str, assignments: str) -> tuple[Any, Any, d
         principal = registry.get(agent)
     finally:
         registry.close()
-    snapshot = check_assignments(loaded, parse_assignments_json(assignments))
+    snapshot = check_assignments(loaded, parse_assignments_json(assignments, origin=origin),
+                                 origin=origin)
     return loaded, principal, snapshot
 
 
@@ -266,9 +269,12 @@ def run_trial(*, blueprint: str, agent: str, assignments: str,
 
 
 def run_trials(*, blueprint: str, agent: str, assignments: Sequence[str],
-               last: int = DEFAULT_LAST) -> list[dict[str, Any]]:
+               last: int = DEFAULT_LAST,
+               origins: Sequence[str] = ("--assignments", "--compare")
+               ) -> list[dict[str, Any]]:
     """`run_trial` once per assignments document, each in its own fresh scratch copy, over
-    the same sessions. Every document is validated before any session runs.
+    the same sessions. Every document is validated before any session runs; a message
+    about document N starts with ``origins[N]`` (the option it came from).
 
     Raises:
         as `run_trial`.
@@ -287,7 +293,9 @@ def run_trials(*, blueprint: str, agent: str, assignments: Sequence[str],
         with _scratch_home() as scratch:
             _copy_real(real, scratch)
             if number == 0:
-                checked = [_validate(blueprint, agent, each) for each in assignments]
+                checked = [_validate(blueprint, agent, each,
+                                     origins[i] if i < len(origins) else "--assignments")
+                           for i, each in enumerate(assignments)]
                 sessions = _sessions(checked[0][1].id, last)
                 if not sessions:
                     raise NotFoundError(

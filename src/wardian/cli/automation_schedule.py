@@ -220,7 +220,9 @@ def history(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."
         emit_json({"invoker_id": invoker.id, "slots": [s.to_json() for s in slots]})
         return
     if not slots:
-        stdout(f"No recorded slots for {invoker.name} yet (is `wardian serve` running?).")
+        stdout(f"No recorded slots for {invoker.name} yet: `wardian serve` fires the "
+               "slots (is it running?); runs started by `schedule run-now` are not slots, "
+               "`wardian automation runs` lists them.")
         return
     print_table(["scheduled (UTC)", "outcome", "run", "reason / into", "late s"], [
         [s.scheduled_time, s.outcome, (s.run_id or "")[:8],

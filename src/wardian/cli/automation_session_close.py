@@ -67,7 +67,8 @@ def add(
     agent: str = typer.Option(..., "--agent", help="Agent name or id whose sessions fire it."),
     boundary: list[str] = typer.Option(
         [], "--boundary", help="Boundary reason to fire on (repeatable): clear, shutdown, "
-        "provider_source_changed, worktree_switch. None given = any.",
+        "provider_source_changed, worktree_switch, recovered (a session no hook reported, "
+        "found by recovery). None given = any.",
     ),
     require_archive: bool = typer.Option(
         False, "--require-archive",
@@ -152,7 +153,7 @@ def set_(
         None, "--assignments", help="Role assignments as JSON (replaces the stored ones)."),
     boundary: list[str] = typer.Option(
         [], "--boundary", help="Boundary reason to fire on (repeatable; replaces the stored "
-        "list): clear, shutdown, provider_source_changed, worktree_switch."),
+        "list): clear, shutdown, provider_source_changed, worktree_switch, recovered."),
     any_boundary: bool = typer.Option(
         False, "--any-boundary", help="Fire on every boundary (clears the stored list)."),
     require_archive: bool | None = typer.Option(

@@ -151,6 +151,10 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, age
                "Update the plan to the current revisions (`wardian garden memory history ID`)")
         stdout(f"Conflicts: {len(doc['conflicts'])} — apply is disabled. {fix} and preview "
                "again.")
+    elif existing and not applied:
+        # The key-reuse line above already says apply will refuse: offer no apply command.
+        stdout("Conflicts: none, but apply is refused until the plan has a new "
+               "idempotency_key.")
     elif apply_lines is not None:
         for line in apply_lines:
             stdout(line)

@@ -68,10 +68,16 @@ def _install_command(host: str) -> Callable[..., None]:
             return
         verb = "removed from" if uninstall else "installed in"
         events_changed = result.removed if uninstall else result.added
-        if result.changed:
-            stdout(f"{label} hooks {', '.join(events_changed) or 'updated'} {verb} "
+        if result.changed and events_changed:
+            stdout(f"{label} hooks {', '.join(events_changed)} {verb} {result.settings_path}")
+        if result.changed and not events_changed and not result.updated:
+            stdout(f"{label} hooks updated in {result.settings_path}")
+        if result.changed and result.updated:
+            names = ", ".join(result.agents_removed)
+            stdout(f"{label}: agent{'s' if len(result.agents_removed) > 1 else ''} {names} "
+                   f"removed from the {', '.join(result.updated)} hooks in "
                    f"{result.settings_path}")
-        else:
+        if not result.changed:
             stdout(f"Nothing to change in {result.settings_path}")
         if result.agents:
             stdout(f"Agents: {', '.join(result.agents)}")

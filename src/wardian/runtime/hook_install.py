@@ -313,13 +313,17 @@ def installed_hooks(host: str, settings_path: Path | None = None) -> list[Instal
 @dataclass
 class InstallResult:
     """What `install_hooks` did: the file, whether it changed, which host events were
-    added or removed, the agents the hooks now list, and the embedded data dir."""
+    added or removed, which kept their entry but lost agents (`updated`, an uninstall
+    with `--agent`) and which agents those were (`agents_removed`), the agents the hooks
+    now list, and the embedded data dir."""
 
     host: str
     settings_path: str
     changed: bool
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    agents_removed: list[str] = field(default_factory=list)
     agents: list[str] = field(default_factory=list)
     home: str | None = None
 
@@ -327,6 +331,7 @@ class InstallResult:
         """JSON-ready dict."""
         return {"host": self.host, "settings_path": self.settings_path,
                 "changed": self.changed, "added": self.added, "removed": self.removed,
+                "updated": self.updated, "agents_removed": self.agents_removed,
                 "agents": self.agents, "home": self.home}
 
 
@@ -378,7 +383,12 @@ def install_hooks(
         if uninstall:
             keep = [a for a in current if a not in agents] if agents else []
             if keep and len(ours) == 1:
-                ours[0]["command"] = hook_command(spec.name, event, keep, home)
+                command = hook_command(spec.name, event, keep, home)
+                if ours[0].get("command") != command:
+                    ours[0]["command"] = command
+                    result.updated.append(host_event)
+                    result.agents_removed += [a for a in current
+                                              if a in agents and a not in result.agents_removed]
                 result.agents = keep
             elif _remove_ours(data, spec, host_event):
                 result.removed.append(host_event)

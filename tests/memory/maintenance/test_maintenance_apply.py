@@ -155,6 +155,9 @@ def test_same_key_different_contents_is_refused_naming_both_digests(kit: Any, cl
     assert preview(cli, changed)["existing_receipt"]["preview_digest"] == doc["preview_digest"]
     human = maintain(cli, "preview", str(changed))
     assert "already committed another plan" in human.stdout
+    # ...and does not then offer the apply it just said will be refused (docs walk-through:
+    # "apply will refuse" was followed by "Conflicts: none. To apply: … --confirm …").
+    assert "To apply" not in human.stdout and "--confirm" not in human.stdout, human.stdout
 
 
 def test_wrong_confirm_prefix_aborts_and_clears_the_preview(kit: Any, cli: Any) -> None:

@@ -93,3 +93,36 @@ def test_what_typing_refuses_is_refused() -> None:
 
 def test_type_checking_is_false_at_run_time() -> None:
     assert _typing.TYPE_CHECKING is False
+
+
+def test_lazy_annotations_are_refused_not_dropped() -> None:
+    # What Python 3.14 (PEP 649) puts in a class body without `from __future__ import
+    # annotations`: an annotate function, no __annotations__. Built as is, the class would
+    # have no fields at all.
+    def annotate(format: int) -> dict[str, object]:
+        return {"a": int}
+
+    meta: type = type(_typing.NamedTuple)  # the shim's metaclass (mypy sees typing's)
+    for key in ("__annotate__", "__annotate_func__"):
+        with pytest.raises(TypeError, match="from __future__ import annotations"):
+            meta("Lazy", (_typing.NamedTuple,), {"__module__": __name__, key: annotate})
+
+
+def test_every_user_of_the_shim_has_string_annotations() -> None:
+    # The run-time guard above fires only on Python 3.14+; this one on every version.
+    import ast
+    from pathlib import Path
+
+    src = Path(_typing.__file__).parent
+    missing = []
+    for path in sorted(src.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        uses = any(isinstance(node, ast.ImportFrom) and node.module == "wardian._typing"
+                   and any(alias.name == "NamedTuple" for alias in node.names)
+                   for node in ast.walk(tree))
+        future = any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
+                     and any(alias.name == "annotations" for alias in node.names)
+                     for node in tree.body)
+        if uses and not future:
+            missing.append(str(path.relative_to(src)))
+    assert not missing, missing

@@ -6,7 +6,7 @@ another ~0.25 ms (it turns every string annotation into a compiled `typing.Forwa
 the ~25 named tuples on the path of ``wardian memory save`` / ``recall`` and the
 SessionStart hook came to ~9 ms of a budget of 80 ms per process (issue 19). The modules
 on that path take both names from here and import whatever else of `typing` they name in
-annotations only, under ``if TYPE_CHECKING:``. tests/test_import_discipline.py runs the
+annotations only, under ``if TYPE_CHECKING:``. tests/cli/test_hot_imports.py runs the
 hot commands and fails when `typing` is loaded.
 
 To the type checker `NamedTuple` *is* `typing.NamedTuple` (the re-export below), so mypy
@@ -14,7 +14,11 @@ checks these classes as it always has. At run time it is a small base class that
 the same class `typing.NamedTuple` builds — `collections.namedtuple` of the annotated
 fields, with the defaults, the docstring and the methods of the class body — except that
 ``__annotations__`` keeps the annotation strings as written (`typing.get_type_hints`
-evaluates either form). Use it exactly as `typing.NamedTuple` in class syntax.
+evaluates either form). Use it exactly as `typing.NamedTuple` in class syntax, in a
+module with ``from __future__ import annotations``: the fields are read from the class
+body's ``__annotations__``, which Python 3.14 (PEP 649) fills only under that import. A
+class defined without it is refused with a TypeError rather than built without fields
+(tests/test_typing_shim.py checks every user of this module has the import).
 """
 
 from __future__ import annotations
@@ -40,6 +44,13 @@ else:
                 return super().__new__(mcs, typename, bases, namespace)
             if bases != (NamedTuple,):
                 raise TypeError("can only inherit from NamedTuple alone")
+            if "__annotations__" not in namespace and (
+                    "__annotate__" in namespace or "__annotate_func__" in namespace):
+                # Python 3.14's lazy annotations: the fields exist but are not in the
+                # namespace; reading them would need annotationlib (and `typing` itself).
+                raise TypeError(f"{typename}: this NamedTuple reads its fields from "
+                                "__annotations__; add `from __future__ import annotations` "
+                                "to its module")
             fields = list(namespace.get("__annotations__", {}))
             defaults = [name for name in fields if name in namespace]
             if defaults != fields[len(fields) - len(defaults):]:

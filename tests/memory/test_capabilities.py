@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,20 @@ def test_token_form_and_hash_are_the_standard_ones() -> None:
     for token in [new_token() for _ in range(50)] + ["", "x", "t\u00e9st-\u2603", "a" * 200]:
         assert hash_token(token) == hashlib.sha256(token.encode("utf-8")).hexdigest()
     assert all(re.fullmatch(r"[A-Za-z0-9_-]{43}", new_token()) for _ in range(50))
+
+
+def test_hash_token_is_sha256_at_every_block_boundary(monkeypatch: pytest.MonkeyPatch) -> None:
+    # SHA-256 pads to 64-byte blocks; lengths 0..200 cross the boundaries at 55/56/64 bytes
+    # and several blocks, in one- and multi-byte characters. Then again without the
+    # built-in module (an interpreter built without it): the hashlib fallback.
+    import hashlib
+
+    texts = [c * n for n in range(201) for c in ("a", "\u00e9", "\u2603")]
+    assert all(hash_token(t) == hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts)
+    for name in ("_sha256", "_sha2"):
+        monkeypatch.setitem(sys.modules, name, None)  # `import` of it raises ImportError
+    assert all(hash_token(t) == hashlib.sha256(t.encode("utf-8")).hexdigest()
+               for t in texts[::7])
 
 
 def test_resolve_principal_reasons(store: MemoryStore) -> None:

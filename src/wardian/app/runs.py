@@ -9,6 +9,7 @@ inside its run commands only: its other commands never pay for the engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,15 +36,14 @@ class RunInterrupted(KeyboardInterrupt):
         self.run_id = run_id
 
 
-def _interruptible(run_id: str, execute: Any) -> Run:
+def _interruptible(run_id: str, execute: Callable[[], Run]) -> Run:
     """`execute()` (a run in this process), its Ctrl-C raised as `RunInterrupted`."""
     try:
-        result: Run = execute()
+        return execute()
     except RunInterrupted:
-        raise
+        raise  # already names its run (a nested call)
     except KeyboardInterrupt as exc:
         raise RunInterrupted(run_id) from exc
-    return result
 
 
 @dataclass(frozen=True)

@@ -309,7 +309,9 @@ def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int,
          all_known: bool = False, margin: float | None = None) -> list[Candidate]:
     """The candidates above the floor, best first (fused score, coverage, BM25, newest),
     at most `limit` (>= 1): none unless one clears the strict floor, then also those that
-    clear the relaxed one (module: Floor). `all_known` as in `Candidate.passes`; `margin`
+    clear the relaxed one, hold most of what the passing ones leave uncovered
+    (`covers_rest`) or, with `semantic`, are among the `FOLLOW_RANK` best by fused score
+    and stand out by `FOLLOW_Z` (module: Floor). `all_known` as in `Candidate.passes`; `margin`
     as in `Considered.margin`: from `MARGIN_FLOOR` on, the record nearest by meaning
     passes."""
     pool = list(candidates)

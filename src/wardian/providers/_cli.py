@@ -82,9 +82,9 @@ class CliAdapter(ProviderAdapter):
         if cwd is None:
             scratch = tempfile.TemporaryDirectory(prefix="wardian-provider-")
             cwd = scratch.name
-        under = self.transcript_dir(env) if request.held_record else None
-        held = HeldRecord(Path(request.held_record), under) if request.held_record and under \
-            else None
+        held = None
+        if request.held_record and (under := self.transcript_dir(env)) is not None:
+            held = HeldRecord(Path(request.held_record), under)
         try:
             result = run_process(
                 [*request.launch_prefix, *argv],

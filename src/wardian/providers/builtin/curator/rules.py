@@ -326,7 +326,8 @@ def _all_projects(match: re.Match[str]) -> str:
 
 
 _AFTER_SUBORDINATOR = re.compile(
-    r"\b((?:before|after|until|till|when|whenever|if|unless|once|while) the (?:user|agent)) "
+    # the subordinator in any case: a sentence opens with it ("Before you push, …")
+    r"\b((?i:before|after|until|till|when|whenever|if|unless|once|while) the (?:user|agent)) "
     r"([a-z]{2,})\b"
 )
 """A clause "before you delete…" rewritten to "before the agent delete…": its verb agrees
@@ -334,16 +335,21 @@ with the new third-person subject ("…the agent deletes…")."""
 _NOT_BASE_VERB = frozenset(
     re.findall(
         r"\S+",
-        "can could will would shall should must may might did does do is was were has had am are "
+        "can could will would shall should must may might did does is was has had am "
         "also always never just only still then first ever even really already again not "
         "the a an to and or",
     )
 )
+_IRREGULAR_THIRD = {"are": "is", "were": "was", "do": "does", "have": "has"}
+"""Verbs whose third person is not the base form plus -s ("if you are done" → "if the
+agent is done"; "if you do not know" → "if the agent does not know")."""
 
 
 def _third_person(verb: str) -> str:
     """The third-person present of a base verb ("delete" → "deletes", "push" → "pushes",
     "try" → "tries"); a word that is no base verb (past, gerund, adverb, modal) unchanged."""
+    if verb in _IRREGULAR_THIRD:
+        return _IRREGULAR_THIRD[verb]
     if verb in _NOT_BASE_VERB or verb.endswith(("s", "ed", "ing", "ly", "'")):
         return verb
     if verb == "go" or verb.endswith(("sh", "ch", "x", "z")):

@@ -74,6 +74,7 @@ PINNED: dict[str, list[tuple[str, str]]] = {
     "invokers": [
         ("create_invokers", "7b14a954d1d1"),
         ("sync_session_close_subscribers", "function"),
+        ("unique_invoker_names", "function"),
     ],
     "maintenance_previews": [("create_maintenance_previews", "4e804ce58fce")],
     # The memory schema on PostgreSQL (issue 18); appended to beside "memory".

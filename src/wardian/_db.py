@@ -39,6 +39,7 @@ import itertools
 import os
 import re
 import sqlite3
+import sys
 import threading
 import weakref
 from collections import deque
@@ -72,9 +73,12 @@ __all__ = [
     "database_exists",
     "has_table",
     "in_this_scope",
+    "lock_holders",
+    "lock_timeout_ms",
     "migrate_component",
     "migrate_user_version",
     "open_readonly",
+    "read_as_immutable",
     "register_state_component",
 ]
 
@@ -84,7 +88,23 @@ URL_FILE = "database.url"
 """The same URL as a file in the data directory (first line), for a whole installation."""
 
 BUSY_TIMEOUT_MS = 30_000
-"""How long a writer waits for the write lock before failing, in milliseconds."""
+"""How long a writer waits for the write lock before failing, in milliseconds (default;
+``WARDIAN_LOCK_TIMEOUT`` sets it in seconds, `lock_timeout_ms`)."""
+ENV_LOCK_TIMEOUT = "WARDIAN_LOCK_TIMEOUT"
+"""Seconds a writer waits for a SQLite file's write lock (0.1 to 3600; default 30)."""
+LOCK_NOTICE_S = 1.0
+"""After this long waiting for a write lock, a writer says on stderr what it waits for."""
+
+
+def lock_timeout_ms() -> int:
+    """How long a writer waits for a SQLite write lock: ``WARDIAN_LOCK_TIMEOUT`` seconds
+    (0.1 to 3600), else `BUSY_TIMEOUT_MS`. An unusable value falls back to the default."""
+    raw = os.environ.get(ENV_LOCK_TIMEOUT, "")
+    try:
+        value = float(raw) if raw else BUSY_TIMEOUT_MS / 1000
+    except ValueError:
+        return BUSY_TIMEOUT_MS
+    return int(value * 1000) if 0.1 <= value <= 3600 else BUSY_TIMEOUT_MS
 
 Migration = str | Callable[[sqlite3.Connection], None]
 """A migration is a SQL script or a function that runs inside the open transaction."""
@@ -153,12 +173,13 @@ def connect(path: Path) -> sqlite3.Connection:
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
         for suffix in ("", "-wal", "-shm"):  # tighten files an older Wardian left wider
             make_private(Path(f"{path}{suffix}"))
+        timeout_ms = lock_timeout_ms()
         conn = sqlite3.connect(
-            str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+            str(path), timeout=timeout_ms / 1000, isolation_level=None,
             check_same_thread=False,
         )
         conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
@@ -184,17 +205,55 @@ def open_readonly(path: Path, *, timeout_s: float = 5.0) -> sqlite3.Connection:
     Args:
         path: the database file. timeout_s: how long to wait on a locked file, in seconds.
 
+    On a read-only mount or folder a WAL file is read as immutable (`read_as_immutable`),
+    unless its -wal holds changes not yet checkpointed (then the error stands: those
+    changes would be missed).
+
     Raises:
         sqlite3.Error: the file is absent, unreadable or not a database (readers decide
             whether that is a finding, a fallback or an error).
     """
-    conn = sqlite3.connect(f"{Path(os.path.abspath(path)).as_uri()}?mode=ro", uri=True,
-                           timeout=timeout_s)
+    key = Path(os.path.abspath(path))
+    conn = sqlite3.connect(f"{key.as_uri()}?mode=ro", uri=True, timeout=timeout_s)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.OperationalError:
+        # A WAL file whose -shm is absent where it cannot be created (a read-only mount or
+        # folder): SQLite can read it only as immutable (sqlite.org/wal.html "Read-Only
+        # Databases"), which is exact while no -wal holds changes not yet checkpointed.
+        conn.close()
+        wal = Path(f"{key}-wal")
+        if not _cannot_create_beside(key) or (wal.exists() and wal.stat().st_size > 0):
+            raise
+        conn = sqlite3.connect(f"{key.as_uri()}?mode=ro&immutable=1", uri=True,
+                               timeout=timeout_s)
+        with _opened_lock:
+            _immutable.add(key)
     conn.row_factory = sqlite3.Row
     with _opened_lock:
-        key = Path(os.path.abspath(path))
         _opened[key] = _opened.get(key, 0) + 1
     return conn
+
+
+_immutable: set[Path] = set()
+
+
+def _cannot_create_beside(path: Path) -> bool:
+    """Whether no file can be created next to `path` (read-only mount or folder)."""
+    folder = path.parent
+    try:
+        if os.name != "nt" and os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
+    except OSError:
+        return False
+    return not os.access(folder, os.W_OK)
+
+
+def read_as_immutable(path: Path) -> bool:
+    """Whether `open_readonly` had to read `path` as immutable in this process (its folder
+    cannot hold the -shm file SQLite's WAL readers need); ``wardian doctor`` says so."""
+    with _opened_lock:
+        return Path(os.path.abspath(path)) in _immutable
 
 
 def has_table(conn: sqlite3.Connection, table: str) -> bool:
@@ -264,7 +323,8 @@ def atomic(conn: sqlite3.Connection, *,
             has one writer anyway and ignores the keys.
 
     Raises:
-        StoreError: the write lock could not be taken within `BUSY_TIMEOUT_MS`.
+        StoreError: the write lock could not be taken within `lock_timeout_ms` (after
+            `LOCK_NOTICE_S` the wait is announced on stderr, naming file and holders).
     """
     if type(conn) is not sqlite3.Connection:  # a `wardian._pg.PgConnection`
         with conn.atomic(locks) as same:  # type: ignore[attr-defined]
@@ -292,14 +352,7 @@ def _atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             raise
         conn.execute(f"RELEASE SAVEPOINT {name}")
         return
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        if "locked" not in str(exc) and "busy" not in str(exc):
-            raise  # read-only, disk I/O, …: `wardian.oserrors` words those
-        raise StoreError(
-            f"database is busy: {exc}", hint="another Wardian process holds the write lock; retry"
-        ) from exc
+    _begin_immediate(conn)
     try:
         yield conn
     except BaseException:
@@ -307,6 +360,101 @@ def _atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _begin_immediate(conn: sqlite3.Connection) -> None:
+    """``BEGIN IMMEDIATE``, waiting up to `lock_timeout_ms` for the write lock; after
+    `LOCK_NOTICE_S` one stderr line names the file and the processes holding it.
+
+    Raises:
+        StoreError: still locked when the time is up (names the file, the holders and what
+            to do). Other SQLite errors (read-only, disk I/O, …) as they are: `wardian.oserrors`
+            words those.
+    """
+    total = lock_timeout_ms()
+    first = min(total, int(LOCK_NOTICE_S * 1000))
+    conn.execute(f"PRAGMA busy_timeout = {first}")
+    try:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise
+            if first >= total:
+                raise _locked(conn, total) from exc
+        path = _file_of(conn)
+        holders = lock_holders(path) if path else []
+        print(f"wardian: waiting for the write lock on {path or 'the database'}"
+              + (f" (held by {', '.join(holders)})" if holders else "")
+              + f"; giving up after {total / 1000:g} s", file=sys.stderr, flush=True)
+        conn.execute(f"PRAGMA busy_timeout = {total - first}")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise
+            raise _locked(conn, total) from exc
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {total}")
+
+
+def _file_of(conn: sqlite3.Connection) -> str:
+    """The file behind `conn`'s main database ('' for an in-memory one)."""
+    for row in conn.execute("PRAGMA database_list"):
+        if row[1] == "main":
+            return str(row[2] or "")
+    return ""
+
+
+def _locked(conn: sqlite3.Connection, waited_ms: int) -> StoreError:
+    path = _file_of(conn) or "the database"
+    holders = lock_holders(path) if path != "the database" else []
+    held = f" by {', '.join(holders)}" if holders else " by another process"
+    return StoreError(
+        f"{path} stayed locked{held} for {waited_ms / 1000:g} s; nothing was written",
+        hint="let that process finish (or stop it) and run the command again; "
+             f"{ENV_LOCK_TIMEOUT}=SECONDS waits longer")
+
+
+def lock_holders(path: str | Path) -> list[str]:
+    """Other processes holding a POSIX lock on the SQLite file `path` or its ``-shm``
+    (where SQLite keeps a WAL database's write lock), as ``pid N (command)``; Linux only
+    (``/proc/locks``), empty where unknown. Best effort: never raises."""
+    try:
+        inodes = set()
+        for suffix in ("", "-shm"):
+            with contextlib.suppress(OSError):
+                st = os.stat(f"{path}{suffix}")
+                inodes.add((os.major(st.st_dev), os.minor(st.st_dev), st.st_ino))
+        pids: list[int] = []
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) < 6 or parts[1] != "POSIX" or not parts[4].lstrip("-").isdigit():
+                    continue
+                major, minor, inode = parts[5].split(":")
+                pid = int(parts[4])
+                if ((int(major, 16), int(minor, 16), int(inode)) in inodes
+                        and pid > 0 and pid != os.getpid() and pid not in pids):
+                    pids.append(pid)
+    except (OSError, ValueError):
+        return []
+    return [_describe_pid(pid) for pid in pids[:3]]
+
+
+def _describe_pid(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            words = fh.read().split(b"\0")
+        command = " ".join(w.decode("utf-8", "replace") for w in words if w)[:80]
+    except OSError:
+        command = ""
+    return f"pid {pid} ({command})" if command else f"pid {pid}"
 
 
 def _apply(conn: sqlite3.Connection, migration: Migration) -> None:

@@ -52,6 +52,7 @@ __all__ = [
     "UsageError",
     "ValidationError",
     "WardianError",
+    "require_ref",
 ]
 
 EXIT_OK = 0
@@ -162,3 +163,19 @@ class ConflictError(WardianError):
 
 class StoreError(WardianError):
     """A database could not be opened, migrated or written."""
+
+
+def require_ref(value: str, what: str, *, hint: str) -> None:
+    """Refuse an empty (or blank) id, prefix or name before it is looked up: ``""`` is a
+    slip of the shell (an unset variable), not a record that does not exist, and as a
+    prefix it would match everything.
+
+    Args:
+        value: the argument as given. what: what it names, e.g. ``"record id"``.
+        hint: how to find a valid one (the list command).
+
+    Raises:
+        UsageError (exit 2): `value` is empty or only whitespace.
+    """
+    if not value.strip():
+        raise UsageError(f"the {what} is empty", hint=hint)

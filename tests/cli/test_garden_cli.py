@@ -129,7 +129,7 @@ def test_maintain_group_is_registered(cli: CliRunner) -> None:
 
 
 @pytest.mark.parametrize("command", ["show", "history"])
-@pytest.mark.parametrize("record_id", ["", "0123abcd", "not-an-id"])
+@pytest.mark.parametrize("record_id", ["0123abcd", "not-an-id"])
 def test_not_found_names_the_operators_list_command(
     cli: CliRunner, command: str, record_id: str
 ) -> None:
@@ -139,3 +139,7 @@ def test_not_found_names_the_operators_list_command(
     assert result.stderr == (
         f"Error: memory {record_id!r} not found (list an agent's records with "
         "`wardian garden memory list --agent NAME`)\n")
+    empty = invoke(cli, "garden", "memory", command, "")  # a usage error, same hint
+    assert empty.exit_code == 2
+    assert empty.stderr == ("Error: the record id is empty (list an agent's records with "
+                            "`wardian garden memory list --agent NAME`)\n")

@@ -48,7 +48,8 @@ def test_public_surfaces_are_pinned() -> None:
     from wardian.invokers import drain, session_close, store
     from wardian.runtime import archives, hooks, provider_launch, session_events
 
-    assert set(store.__all__) == {"INVOKER_KINDS", "Invoker", "InvokerStore", "read_assignments"}
+    assert set(store.__all__) == {"INVOKER_KINDS", "Invoker", "InvokerStore", "name_taken",
+                                  "read_assignments"}
     assert set(drain.__all__) == {"MAX_EVENT_ATTEMPTS", "DrainReport", "FireLog", "drain_once",
                                   "drain_until", "idempotency_key", "run_worker",
                                   "worker_main"}

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
 
-from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
+from wardian.errors import AmbiguousIdError, ConflictError, NotFoundError, UsageError
 from wardian.invokers.store import Invoker, InvokerStore
+
+_names = itertools.count(1)
 
 
 def _add(store: InvokerStore, **over: object) -> Invoker:
-    args: dict[str, Any] = dict(name="n", blueprint_id="bp", agent_id="agent-1",
+    args: dict[str, Any] = dict(name=f"n{next(_names)}", blueprint_id="bp", agent_id="agent-1",
                       assignments={"curator": {"target_type": "temporary_provider",
                                                "provider": "builtin"}},
                       config={"boundaries": ["clear"], "require_archive": True})
@@ -48,7 +51,7 @@ def test_matching_only_enabled_session_close_for_agent_and_boundary() -> None:
 def test_lookup_errors_and_kind_filter() -> None:
     store = InvokerStore()
     a = _add(store, name="first")
-    with pytest.raises(NotFoundError):  # not "the only invoker there is"
+    with pytest.raises(UsageError):  # not "the only invoker there is"
         store.get("", kind="session-close")
     sched = _add(store, kind="schedule", name="sched")
     with pytest.raises(NotFoundError):
@@ -56,10 +59,13 @@ def test_lookup_errors_and_kind_filter() -> None:
     with pytest.raises(NotFoundError):
         store.get(sched.id, kind="session-close")
     assert store.get("first").id == a.id
-    _add(store, name="first")
+    with pytest.raises(ConflictError, match=f"named 'first' already exists \\({a.id[:8]}\\)"):
+        _add(store, name="first")  # one name per kind: the database's UNIQUE index
+    _add(store, kind="schedule", name="first")  # another kind may share it
     with pytest.raises(AmbiguousIdError):
         store.get("first")
-    with pytest.raises(NotFoundError):
+    assert store.get("first", kind="session-close").id == a.id
+    with pytest.raises(UsageError):
         store.get(" ")
     with pytest.raises(UsageError):
         store.add("cron", name="x", blueprint_id="b", agent_id="a", assignments={})
@@ -76,3 +82,15 @@ def test_update_and_remove() -> None:
         store.get(inv.id)
     with pytest.raises(NotFoundError):
         store.remove(inv.id)
+
+
+def test_the_unique_name_index_holds_on_both_backends(backend: str) -> None:
+    # The check before an insert is the app's; the index is what two writers at once meet.
+    store = InvokerStore()
+    held = _add(store, name="nightly")
+    with pytest.raises(ConflictError, match=held.id[:8]):
+        _add(store, name="nightly")
+    other = _add(store, name="weekly")
+    with pytest.raises(ConflictError, match="named 'nightly' already exists"):
+        store.update(other.id, name="nightly")
+    assert store.get(other.id).name == "weekly"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import anyio
 from typer.testing import CliRunner
@@ -209,6 +210,34 @@ def test_over_limit_text_is_our_validation_error(workdir: Path, wardian_home: Pa
             bad_kind = await client.call_tool("memory_save", {"text": "t", "evidence": "e",
                                                               "kind": "forever"})
             assert bad_kind.is_error and "unknown kind 'forever'" in text_of(bad_kind)
+
+    anyio.run(main)
+    assert _rows(wardian_home) == []
+
+
+def test_arguments_that_fail_the_input_schema_get_a_one_line_refusal(
+        workdir: Path, wardian_home: Path) -> None:
+    agent_id = add_agent("ada")
+    env = {**base_env(), **capability_env(agent_id)}
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        ("memory_save", {"text": "t"}, "memory_save: evidence is required"),
+        ("memory_recall", {"limit": "many"}, "memory_recall: limit should be a valid integer"),
+        ("memory_save", {"text": "t", "evidence": "e", "sources": "file=x"},
+         "memory_save: sources should be a valid list"),
+        ("memory_draft_plan", {"ids": ["ab", 7]}, "memory_draft_plan: ids[1] should be a "
+                                                 "valid string"),
+    ]
+
+    async def main() -> None:
+        async with session(env, workdir) as client:
+            for tool, arguments, said in cases:
+                result = await client.call_tool(tool, arguments)
+                text = text_of(result)
+                assert result.is_error and text.startswith(f"Error: {said}"), text
+                assert "\n" not in text and "pydantic" not in text and "type=" not in text
+                assert "Arguments" not in text and "input_value" not in text
+                error = structured(result)["error"]
+                assert error["exit_code"] == 2 and error["message"].startswith(said)
 
     anyio.run(main)
     assert _rows(wardian_home) == []

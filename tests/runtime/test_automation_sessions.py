@@ -243,3 +243,16 @@ def test_hooks_inside_an_automation_step_record_nothing_for_the_agent(
     report = sweep()
     assert report.recorded == []
     assert report.skipped.get("an automation step's own session") == 1
+
+
+def test_an_unreadable_held_record_is_left_and_fails_no_sweep(tmp_path: Path) -> None:
+    # A folder named like a record cannot be read (nor unlinked as a file): the sweep
+    # adopts the readable records beside it, keeps the other, and goes on.
+    from wardian.runtime.automation_sessions import adopt_held_records
+
+    odd = held_record_path("0190odd")
+    odd.mkdir(parents=True)
+    good = held_record_path("0190good")
+    good.write_text(json.dumps({"paths": []}), encoding="utf-8")
+    assert adopt_held_records() == 0
+    assert odd.is_dir() and not good.exists()

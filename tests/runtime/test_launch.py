@@ -324,14 +324,15 @@ def test_command_not_found_exits_127_not_executable_126_and_revokes(
     enable(cli)
     result = wardian("agent", "exec", "ada", "--", "definitely-not-a-command-xyz")
     assert result.returncode == 127, result.stderr
-    assert result.stderr.startswith("Error: cannot start 'definitely-not-a-command-xyz'")
+    assert result.stderr.startswith(
+        "Error: command not found: 'definitely-not-a-command-xyz' is on none of the")
     assert result.stderr.count("\n") == 1 and "PATH" in result.stderr
     plain = tmp_path / "notes.txt"
     plain.write_text("not a program\n", encoding="utf-8")
     plain.chmod(0o644)
     denied = wardian("agent", "exec", "ada", "--", str(plain))
     assert denied.returncode == 126, denied.stderr
-    assert "cannot start" in denied.stderr and "Traceback" not in denied.stderr
+    assert "not an executable file" in denied.stderr and "Traceback" not in denied.stderr
     caps = db_rows(wardian_home, "SELECT * FROM capabilities")
     assert len(caps) == 2 and all(cap["revoked_at"] is not None for cap in caps)
     assert list(wardian_home.glob("run/*.md")) == []  # no context file left behind

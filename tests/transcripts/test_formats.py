@@ -341,7 +341,8 @@ def test_unrecognised_file_says_what_was_expected(tmp_path: Path) -> None:
 
 
 def test_cli_archive_that_is_not_a_transcript(tmp_path: Path) -> None:
-    """Through the real CLI: a run started on a markdown file fails saying what was expected."""
+    """Through the real CLI: a run on a markdown file is refused up front (exit 2, no run
+    recorded), saying what was expected."""
     cli = CliRunner()
     notes = tmp_path / "notes.md"
     notes.write_text("# Release notes\n", encoding="utf-8")
@@ -350,7 +351,8 @@ def test_cli_archive_that_is_not_a_transcript(tmp_path: Path) -> None:
         cli, "automation", "run", "start", "memory-consolidation", "--agent", "a",
         "--assignments", '{"curator": {"target_type": "temporary_provider", '
         '"provider": "builtin"}}', "--archive", str(notes), "--wait")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
+    assert invoke(cli, "automation", "runs", "--json").stdout.strip() == "[]"
     assert (f"{notes}: not a Claude Code, Codex, Gemini CLI or generic {{role, content}} "
             "JSONL transcript (first line: '# Release notes')") in result.output
     assert "fmt=" not in result.output

@@ -294,37 +294,51 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.problem(name, f"{path} is not a directory", subject=str(path),
                               fix=f"move {path} aside, or export WARDIAN_HOME=DIR")
         return
-    if _read_only_mount(path):
+    read_only = _read_only_mount(path)
+    if read_only:
+        # Still read below (and by every other check): what is there is worth checking.
         yield Finding.problem(
             name, f"{path} is on a file system mounted read-only: nothing can be saved",
             fix="remount it read-write, or export WARDIAN_HOME=DIR on a writable disk",
             subject=str(path))
-        return
-    if not os.access(path, os.R_OK | os.W_OK | os.X_OK):
+    elif not os.access(path, os.R_OK | os.W_OK | os.X_OK):
         yield Finding.problem(name, f"{path} is not readable and writable by you",
                               fix=_set_home_fix(path), subject=str(path))
         return
-    yield Finding.ok(name, f"{path} is a writable directory", subject=str(path))
+    else:
+        yield Finding.ok(name, f"{path} is a writable directory", subject=str(path))
     for db in ("state.db", "memory.db"):
         file = path / db
         if not file.exists():
             continue
-        if not os.access(file, os.R_OK | os.W_OK):
+        if not os.access(file, os.R_OK | (0 if read_only else os.W_OK)):
             yield Finding.problem(name, f"{file} is not readable and writable by you",
                                   fix=f"`chmod u+rw {file}`", subject=str(file))
             continue
-        from wardian._db import open_readonly
+        from wardian._db import open_readonly, read_as_immutable
 
         try:
             with closing(open_readonly(file)) as conn:
                 verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
         except sqlite3.Error as exc:
             verdict = str(exc)
+            wal = Path(f"{file}-wal")
+            if read_only and wal.exists() and wal.stat().st_size > 0:
+                yield Finding.problem(
+                    name, f"{file} cannot be read on this read-only mount: {wal} holds "
+                    "changes not yet written into it, which SQLite reads only where it can "
+                    "create its -shm file", subject=str(file),
+                    fix="remount it read-write, or copy the data directory to a writable "
+                        "disk and export WARDIAN_HOME=COPY")
+                continue
         if verdict != "ok":
             yield Finding.problem(
                 name, f"{file} is damaged: {verdict}", subject=str(file),
                 fix=f"stop Wardian, move {file} aside and restore it from a backup "
                     f"(`sqlite3 {file} .recover` salvages what it can)")
+        elif read_as_immutable(file):
+            yield Finding.ok(name, f"{file} passes SQLite's quick_check (read as immutable: "
+                             "its folder cannot hold SQLite's -shm file)", subject=str(file))
         else:
             yield Finding.ok(name, f"{file} passes SQLite's quick_check", subject=str(file))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from wardian.errors import AmbiguousIdError, NotFoundError
+from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
     from wardian.app.runs import Run
@@ -346,6 +346,8 @@ def _operator_get(store: MemoryStore, record_id: str) -> Record:
         raise
     except NotFoundError as exc:
         raise NotFoundError(exc.message, hint=_LIST_HINT) from exc
+    except UsageError as exc:  # an empty id
+        raise UsageError(exc.message, hint=_LIST_HINT) from exc
 
 
 def find_record(record_id: str) -> Record:

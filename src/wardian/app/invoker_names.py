@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wardian.errors import ConflictError
-
 if TYPE_CHECKING:
     from wardian.invokers.store import InvokerStore
 
@@ -19,24 +17,25 @@ __all__ = ["check_name_free"]
 
 
 def check_name_free(store: InvokerStore, kind: str, name: str, *,
-                    command: str, invoker_id: str | None = None) -> None:
+                    invoker_id: str | None = None) -> None:
     """Refuse `name` when another invoker of `kind` already has it. Read-only.
+
+    The early, friendly check (before a blueprint is loaded); the store's UNIQUE
+    ``(kind, name)`` index refuses the same with the same words when another command took
+    the name in between (`wardian.invokers.store.name_taken`).
 
     Args:
         store: the invoker store to look in.
         kind: ``session-close`` or ``schedule``.
         name: the requested name (compared as stored: stripped, case-sensitive).
-        command: the command group for the hint, e.g. ``automation session-close``.
         invoker_id: the invoker being renamed (its own name is no clash).
 
     Raises:
         ConflictError (exit 4): the name is taken; the message names the holder's id.
     """
+    from wardian.invokers.store import name_taken
+
     wanted = name.strip()
     for other in store.list(kind=kind):
         if other.name == wanted and other.id != invoker_id:
-            raise ConflictError(
-                f"a {kind} invoker named {wanted!r} already exists ({other.id[:8]})",
-                hint=f"choose another --name, or change that one with "
-                     f"`wardian {command} set {other.id[:8]} …`",
-            )
+            raise name_taken(kind, wanted, other.id)

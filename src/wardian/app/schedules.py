@@ -126,7 +126,7 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
     agent_id, raw, typed = _validate(blueprint_id, agent, assignments, inputs)
     with InvokerStore() as store:
         if name.strip():  # an empty name is the store's usage error
-            check_name_free(store, KIND, name, command="automation schedule")
+            check_name_free(store, KIND, name)
         return store.add(KIND, name=name, blueprint_id=blueprint_id, agent_id=agent_id,
                          assignments=raw, inputs=typed, config=config.to_config())
 
@@ -241,7 +241,7 @@ def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
             raise UsageError("nothing to change",
                              hint="pass --input KEY=VALUE, --assignments JSON or --name")
         if name is not None and name.strip():
-            check_name_free(store, KIND, name, command="automation schedule",
+            check_name_free(store, KIND, name,
                             invoker_id=invoker.id)
         _, raw, typed = _validate(
             invoker.blueprint_id, invoker.agent_id,

@@ -75,7 +75,7 @@ def add_session_close(
                                      command="wardian automation session-close add")
     store = InvokerStore()
     if name.strip():  # an empty name is the store's usage error
-        check_name_free(store, KIND, name, command="automation session-close")
+        check_name_free(store, KIND, name)
     return store.add(
         KIND,
         name=name,
@@ -115,7 +115,7 @@ def update_session_close(
                          "JSON, --boundary B, --require-archive/--no-require-archive or --name")
     _check_boundaries(boundaries or [])
     if name is not None and name.strip():
-        check_name_free(store, KIND, name, command="automation session-close",
+        check_name_free(store, KIND, name,
                         invoker_id=invoker.id)
     definition = validate_definition(
         invoker.blueprint_id, invoker.assignments if assignments is None else assignments,

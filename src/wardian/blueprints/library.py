@@ -33,7 +33,7 @@ from wardian.blueprints.validate import (
     load_blueprint,
     validate_file,
 )
-from wardian.errors import NotFoundError
+from wardian.errors import NotFoundError, UsageError
 
 __all__ = [
     "MANIFEST_NAME",
@@ -252,12 +252,13 @@ def find_blueprint(ref: str, *, shipped_dir: Path | None = None, user_dir: Path 
 
     Raises:
         NotFoundError: no blueprint with that id (names the nearest id).
+        UsageError (exit 2): `ref` names a ``.yaml`` file that does not exist.
         BlueprintError: the blueprint exists but is broken (all its problems attached).
     """
     path = Path(ref).expanduser()
     if ref.endswith((".yaml", ".yml")) or path.is_file():
         if not path.is_file():
-            raise NotFoundError(f"blueprint file not found: {ref}",
+            raise UsageError(f"blueprint file not found: {ref}",
                                 hint="pass an existing .yaml file, or a blueprint id")
         return load_blueprint(path, known_actions=known_actions)
     claimed: list[str] = []

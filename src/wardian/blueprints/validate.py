@@ -245,7 +245,9 @@ def validate_file(path: Path | str, *, display: str | None = None,
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return FileReport(path, None, [Problem(name, 1, 1, "(root)", f"cannot read file: {why}",
                                                expected="a readable UTF-8 YAML file",
-                                               found=type(exc).__name__, kind="io")])
+                                               found="no file" if isinstance(
+                                                   exc, FileNotFoundError) else why,
+                                               kind="io")])
     parsed = parse_yaml(text, name)
     if parsed.data is None:
         return FileReport(path, None, parsed.problems)

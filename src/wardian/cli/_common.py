@@ -8,22 +8,26 @@ Exit codes (CLI.md): 0 ok · 1 operation failed · 2 usage or validation error �
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from wardian.cli._plain import (
     emit_json,
     error_exit_code,
     require_operator,
+    shown,
     stderr,
     stdout,
+    unknown_option,
 )
 from wardian.errors import EXIT_USAGE, UsageError
 
 __all__ = [
+    "DashArgsCommand",
     "JsonOption",
     "WardianGroup",
     "emit_json",
@@ -32,9 +36,15 @@ __all__ = [
     "print_block",
     "print_table",
     "require_operator",
+    "shown",
     "stderr",
     "stdout",
 ]
+
+try:  # Typer 0.25+ carries its own copy of Click; older ones use Click itself
+    from typer._click.exceptions import NoSuchOption as _NoSuchOption
+except ImportError:  # pragma: no cover - depends on the installed Typer
+    from click.exceptions import NoSuchOption as _NoSuchOption  # type: ignore[assignment]
 
 JsonOption = typer.Option(False, "--json", help="Print a JSON document instead of a table.")
 
@@ -74,12 +84,49 @@ class WardianGroup(TyperGroup):
         """
         try:
             return super().invoke(ctx)
+        except _NoSuchOption as exc:
+            # Click's "No such option: --x" names neither the command nor where to look.
+            path = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            exc.message = unknown_option(exc.option_name, path,
+                                         maybe=sorted(exc.possibilities or ()))
+            exc.possibilities = None  # named in the message already
+            raise
         except (Exception, KeyboardInterrupt) as exc:
             # Typer's own signals (exit, abort, usage errors) pass through untouched.
             if isinstance(exc, Exception) and type(exc).__module__.startswith(
                     ("typer", "click")):
                 raise
             raise typer.Exit(error_exit_code(exc)) from None
+
+
+class DashArgsCommand(TyperCommand):
+    """A command that takes arguments starting with ``-`` (``ignore_unknown_options``, e.g.
+    `memory save`'s pasted text): a word left over that looks like an option is reported
+    as an unknown option of this command, not as Click's "unexpected extra argument"."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
+        """As Click parses, then name a left-over ``-x``/``--x`` (or an argument taken for
+        an option spelled wrong, when words are left over) as an unknown option."""
+        allowed = ctx.allow_extra_args
+        ctx.allow_extra_args = True
+        try:
+            rest = super().parse_args(ctx, args)
+        finally:
+            ctx.allow_extra_args = allowed
+        if not rest or allowed:
+            return rest
+        dashed = [a for a in rest if _LOOKS_LIKE_OPTION.match(a)]
+        if not dashed:
+            dashed = [v for v in ctx.params.values()
+                      if isinstance(v, str) and _LOOKS_LIKE_OPTION.match(v)]
+        if dashed:
+            ctx.fail(unknown_option(dashed[0].partition("=")[0], ctx.command_path))
+        ctx.fail(f"Got unexpected extra argument(s) ({' '.join(rest)})")
+        return rest
+
+
+_LOOKS_LIKE_OPTION = re.compile(r"--?[A-Za-z][A-Za-z0-9-]*(=.*)?\Z", re.DOTALL)
+"""An argument spelled as an option (``--name``, ``-n``, ``--name=value``)."""
 
 
 def print_table(
@@ -93,7 +140,7 @@ def print_table(
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(*("" if v is None else str(v) for v in row))
+        table.add_row(*(shown(v, missing="") for v in row))
     Console(soft_wrap=False, width=out_width()).print(table)
 
 

@@ -21,6 +21,7 @@ from wardian._typing import TYPE_CHECKING
 from wardian.errors import EXIT_FAILED, WardianError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import IO, Any
 
 __all__ = [
@@ -30,8 +31,10 @@ __all__ = [
     "emit_json",
     "error_exit_code",
     "require_operator",
+    "shown",
     "stderr",
     "stdout",
+    "unknown_option",
 ]
 
 EXIT_BROKEN_PIPE = 141
@@ -42,6 +45,27 @@ EXIT_INTERRUPTED = 130
 _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
 """Terminal escape codes, which Click's ``echo`` strips from output that is not a terminal;
 `_echo` does the same, so both paths print the same bytes."""
+
+
+def shown(value: Any, *, missing: str = "-") -> str:
+    """`value` in operator words for human output: None and an empty list or mapping are
+    `missing`, a bool is ``yes``/``no``, a list or mapping one line of JSON, anything
+    else its text. Python's ``None``/``True``/``{'a': 1}`` never reach an operator."""
+    if value is None or (isinstance(value, list | tuple | dict) and not value):
+        return missing
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple | dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return str(value)
+
+
+def unknown_option(option: str, command: str, *, maybe: Sequence[str] = ()) -> str:
+    """The one message for an option `command` (e.g. ``wardian memory list``) does not
+    have: names both, the nearest known options when there are some, and `--help`."""
+    near = f"; did you mean {' or '.join(maybe)}?" if maybe else ""
+    return (f"unknown option {option!r} for `{command}`{near} "
+            f"(see `{command} --help` for its options)")
 
 
 def debug() -> bool:

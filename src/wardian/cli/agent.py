@@ -14,6 +14,7 @@ from wardian.cli._common import (
     emit_json,
     print_table,
     require_operator,
+    shown,
     stderr,
     stdout,
 )
@@ -96,7 +97,7 @@ def show(name_or_id: str, as_json: bool = JsonOption) -> None:
         emit_json(doc)
         return
     for key, value in doc.items():
-        stdout(f"{key:>15}: {value if value is not None else '-'}")
+        stdout(f"{key:>15}: {shown(value)}")
 
 
 @app.command("remove")

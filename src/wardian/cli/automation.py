@@ -106,7 +106,9 @@ def start(
                                          '"provider": "builtin"}}\'.'),
     inputs: list[str] = typer.Option([], "--input", help="An input as KEY=VALUE (repeatable)."),
     archive: str | None = typer.Option(None, "--archive",
-                                       help="A transcript file for the run to read."),
+                                       help="A transcript file for the run to read "
+                                            "(checked first: exit 2 if missing or no "
+                                            "transcript)."),
     wait: bool = typer.Option(False, "--wait",
                               help="Execute here and print the summary (default: detach)."),
     as_json: bool = JsonOption,

@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, stdout
+from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, shown, stdout
 
 app = typer.Typer(
     help="Schedule invokers: fire a blueprint on a cron or interval clock. They run while "
@@ -141,7 +141,7 @@ def show(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."),
         ("last outcome", (doc.get("last_outcome") or {}).get("outcome")),
     ]
     for key, value in lines:
-        stdout(f"{key + ':':<34}{value}")
+        stdout(f"{key + ':':<34}{shown(value)}")
 
 
 @app.command("set")

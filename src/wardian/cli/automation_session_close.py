@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, stdout
+from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, shown, stdout
 
 app = typer.Typer(help="Session-close invokers: fire a blueprint when an agent's session closes.",
                   no_args_is_help=True)
@@ -141,7 +141,7 @@ def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
         ("updated", _local(doc["updated_at"])),
     ]
     for key, value in rows:
-        stdout(f"{key:>16}: {value}")
+        stdout(f"{key:>16}: {shown(value)}")
 
 
 @app.command("set")

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, print_table, require_operator, stdout
+from wardian.cli._common import (
+    JsonOption,
+    emit_json,
+    print_table,
+    require_operator,
+    shown,
+    stdout,
+)
 
 app = typer.Typer(
     help="Imported conversation archives.",
@@ -62,7 +69,7 @@ def show(
     doc["imported_at"] = parse_utc(manifest.imported_at).astimezone().strftime(
         "%Y-%m-%d %H:%M:%S")
     for key, value in doc.items():
-        stdout(f"{key:>16}: {value if value is not None else '-'}")
+        stdout(f"{key:>16}: {shown(value)}")
     stdout()
     if not messages and manifest.source_offset:
         stdout(f"(no new messages: earlier imports hold the transcript's first "

@@ -21,7 +21,7 @@ from typing import Any
 import typer
 
 from wardian.cli import garden_maintain, garden_transfer
-from wardian.cli._common import JsonOption, emit_json, require_operator, stdout
+from wardian.cli._common import JsonOption, emit_json, require_operator, shown, stdout
 
 __all__ = ["app", "require_operator"]  # require_operator: re-exported for older imports
 
@@ -112,7 +112,7 @@ def memory_show(
         f"{s.source_type}={s.locator}{' (primary)' if s.primary else ''}" for s in record.sources
     ) or "-"
     for key, value in doc.items():
-        stdout(f"{key:>20}: {value if value is not None else '-'}")
+        stdout(f"{key:>20}: {shown(value)}")
 
 
 @memory_app.command("history")

@@ -38,11 +38,23 @@ def _owner(agent: str) -> tuple[str, str]:
     return resolve_owner(agent, allow_removed=False)
 
 
-def _wrapped(text: str, indent: str) -> list[str]:
-    """`text` whole, wrapped to the terminal width: each paragraph kept, no word cut.
+PREVIEW_TEXT_CHARS = 600
+"""A record text or evidence longer than this is shown cut in a preview, with its length
+and the command that shows it whole (`--full` shows every text whole)."""
 
-    The operator approves what they read, so nothing is ever truncated.
-    """
+
+def _shown(text: str, full: bool, whole: str) -> str:
+    """`text`, or (unless `full`) its first `PREVIEW_TEXT_CHARS` characters with a marker
+    naming its length and `whole`, the command that prints all of it. Nothing an
+    operator approves is hidden: the marker says a cut was made and where the rest is."""
+    if full or len(text) <= PREVIEW_TEXT_CHARS:
+        return text
+    return (f"{text[:PREVIEW_TEXT_CHARS].rstrip()} … [cut: {len(text):,} characters; "
+            f"{whole} shows the whole text]")
+
+
+def _wrapped(text: str, indent: str) -> list[str]:
+    """`text` whole, wrapped to the terminal width: each paragraph kept, no word cut."""
     import shutil
     import textwrap
 
@@ -71,25 +83,33 @@ def _state(summary: dict[str, Any] | None) -> str:
 
 
 def _show_state(label: str, summary: dict[str, Any] | None,
-                before: dict[str, Any] | None = None) -> None:
-    """One Before/After block: the state line, then the whole text (and changed evidence)."""
+                before: dict[str, Any] | None = None, *, full: bool = False,
+                whole: str = "--full") -> None:
+    """One Before/After block: the state line, then the text (and changed evidence), a
+    long one cut unless `full` (`_shown`; `whole` says where to read it all)."""
     stdout(f"    {label} {_state(summary)}")
     if summary is None:
         return
     if before is not None and summary["text"] == before["text"]:
         stdout("        (text unchanged)")
     else:
-        for line in _wrapped(summary["text"], "        "):
+        for line in _wrapped(_shown(summary["text"], full, whole), "        "):
             stdout(line)
     if before is None or summary["evidence"] != before["evidence"]:
-        for line in _wrapped(f"Evidence: {summary['evidence']}", "        "):
+        for line in _wrapped(f"Evidence: {_shown(summary['evidence'], full, whole)}",
+                             "        "):
             stdout(line)
 
 
 def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, agent: str,
-                    *, apply_lines: list[str] | None = None) -> None:
+                    *, apply_lines: list[str] | None = None, full: bool = False) -> None:
     """Print a preview document; `apply_lines` replace the "To apply" lines (a one-record
-    command that asks for confirmation itself)."""
+    command that asks for confirmation itself). Texts over `PREVIEW_TEXT_CHARS` are cut
+    with a marker unless `full`: a Before names `garden memory show ID`, an After the
+    preview with ``--full``."""
+    after_whole = (f"`wardian garden maintain preview {plan} --agent {agent} --full`"
+                   if plan is not None else
+                   "`--output PLAN`, then `wardian garden maintain preview PLAN --full`,")
     counts = ", ".join(f"{k} {v}" for k, v in doc["counts"].items() if v)
     stdout(f"Maintenance preview · {owner_name} · owner {doc['owner_id']}")
     stdout(f"Plan {doc['plan_id']} · idempotency key {doc['idempotency_key']}")
@@ -108,10 +128,11 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, age
         else:
             stdout(f"[{entry['index']}] {entry['op']} {name}")
         if entry["before"] is not None:
-            _show_state("Before:", entry["before"])
+            _show_state("Before:", entry["before"], full=full,
+                        whole=f"`wardian garden memory show {entry.get('memory_id')}`")
         else:
             stdout("    Before: (none)")
-        _show_state("After: ", entry["after"], entry["before"])
+        _show_state("After: ", entry["after"], entry["before"], full=full, whole=after_whole)
         if entry.get("reason"):
             for line in _wrapped(f"Reason: {entry['reason']}", "    "):
                 stdout(line)
@@ -168,6 +189,8 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, age
 def preview(
     plan: Path = PlanArgument,
     agent: str = AgentOption,
+    full: bool = typer.Option(False, "--full", help="Show every text and evidence whole "
+                              "(default: those over 600 characters are cut, with a marker)."),
     as_json: bool = JsonOption,
 ) -> None:
     """Validate PLAN, show Before/After, source additions and conflicts; read-only.
@@ -182,7 +205,7 @@ def preview(
     if as_json:
         emit_json(document)
         return
-    _render_preview(document, owner_name, plan, agent)
+    _render_preview(document, owner_name, plan, agent, full=full)
 
 
 def print_applied(result: Any, *, as_json: bool) -> None:

@@ -54,6 +54,9 @@ def _install_command(host: str) -> Callable[..., None]:
             None, "--settings", help=f"The {label} settings file (default {default})."),
         uninstall: bool = typer.Option(
             False, "--uninstall", help="Remove the hooks (with --agent: only those agents)."),
+        create_dirs: bool = typer.Option(
+            False, "--create-dirs", help="Create the missing folders of --settings (without "
+            "it a --settings path in a folder that does not exist is refused, exit 2)."),
         as_json: bool = typer.Option(False, "--json", help="Print what changed as JSON."),
     ) -> None:
         require_operator()
@@ -62,7 +65,8 @@ def _install_command(host: str) -> Callable[..., None]:
         from wardian.app.hook_install import install_host_hooks
 
         result = install_host_hooks(host, Path(settings) if settings else None,
-                                    agents=agent, uninstall=uninstall)
+                                    agents=agent, uninstall=uninstall,
+                                    create_dirs=create_dirs)
         if as_json:
             emit_json(result.to_json())
             return

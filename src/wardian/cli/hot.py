@@ -112,8 +112,22 @@ def agent_exec(name_or_id: str, command: list[str], workspace: str | None) -> in
 
     gc.enable()  # `main` turned it off for the imports; this process supervises for hours
     require_operator()
+    if name_or_id.startswith("-"):
+        # Click stops reading options at NAME: a mistyped option before it lands here.
+        raise _unknown_exec_option(name_or_id)
     workspace, command = leading_workspace(command, workspace)
     return exec_agent(name_or_id, command, workspace=workspace)
+
+
+def _unknown_exec_option(word: str) -> Exception:
+    from difflib import get_close_matches
+
+    from wardian.cli._plain import unknown_option
+    from wardian.errors import UsageError
+
+    option = word.partition("=")[0]
+    return UsageError(unknown_option(option, "wardian agent exec",
+                                     maybe=get_close_matches(option, ["--workspace"])))
 
 
 def leading_workspace(
@@ -124,7 +138,8 @@ def leading_workspace(
     parser stops reading options at NAME so that CMD's own options stay CMD's.
 
     Raises:
-        UsageError: ``--workspace`` without a path, or given both before and after NAME.
+        UsageError: ``--workspace`` without a path, or given both before and after NAME;
+            an unknown option before ``--``.
     """
     from wardian.errors import UsageError
 
@@ -145,6 +160,9 @@ def leading_workspace(
         workspace = value
     if rest and rest[0] == "--":
         rest = rest[1:]
+    elif rest and rest[0].startswith("-") and rest[0] != "-":
+        # No program is called ``-x``: before ``--`` it is a mistyped option of ours.
+        raise _unknown_exec_option(rest[0])
     return workspace, rest
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from wardian.cli._common import JsonOption, emit_json, stdout
+from wardian.cli._common import DashArgsCommand, JsonOption, emit_json, stdout
 from wardian.cli.hot import memory_recall, memory_save, report_record
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def _show(record: Record) -> None:
         stdout(f"source:      {source.source_type}={source.locator}{mark}")
 
 
-@app.command("save", context_settings={"ignore_unknown_options": True})
+@app.command("save", cls=DashArgsCommand, context_settings={"ignore_unknown_options": True})
 def save(
     text: str = typer.Argument(
         ..., help="What to remember (at most 8,192 characters). Text that starts with '-' "

@@ -774,8 +774,13 @@ class _Execution:
 
 
 def _describe(exc: BaseException) -> str:
+    """A step's error for the run's history: a `WardianError`'s own message (what, where,
+    how to fix; its Python class name says nothing to an operator), an OS error's reason
+    and file; anything else is a bug in an action and keeps its class name."""
     if isinstance(exc, WardianError):
-        return f"{type(exc).__name__}: {exc.render()}"
+        return exc.render()
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
     return f"{type(exc).__name__}: {exc}"
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from wardian._process import keep
 from wardian.engine.runs import Run, RunStore
-from wardian.errors import NotFoundError, UsageError
+from wardian.errors import UsageError
 
 if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
     from wardian.blueprints.validate import LoadedBlueprint
@@ -90,12 +90,7 @@ def prepare_manual_run(
     values = resolve_inputs(loaded, inputs, from_text=True)
     secrets = {n: values[n] for n, spec in loaded.blueprint.inputs.items()
                if spec.secret and n in values}
-    archive_path = None
-    if archive is not None:
-        path = Path(archive).expanduser().resolve()
-        if not path.is_file():
-            raise NotFoundError(f"archive file not found: {archive}")
-        archive_path = str(path)
+    archive_path = _check_archive(archive) if archive is not None else None
     payload: dict[str, Any] = {
         "agent_id": principal.id,
         "agent_name": principal.name,
@@ -114,6 +109,38 @@ def prepare_manual_run(
         workspace=workspace or principal.workspace, blueprint=loaded,
     )
     return PreparedRun(run, secrets, loaded)
+
+
+def _check_archive(archive: str) -> str:
+    """`archive` as an absolute path once it names a readable transcript of a known format.
+
+    Checked before the run is recorded: a missing file or a file that is no transcript
+    left a failed run behind, its error only visible in the run's history.
+
+    Raises:
+        UsageError (exit 2): missing, not a regular file, unreadable, or no known
+            transcript format (the message names the accepted formats and the first line).
+    """
+    from wardian.transcripts import detect_format
+    from wardian.transcripts.errors import TranscriptFormatError, TranscriptNotFound
+
+    path = Path(archive).expanduser()
+    if not path.exists():
+        raise UsageError(f"--archive {archive}: no such file",
+                         hint="pass the transcript file of a session (e.g. a .jsonl)")
+    if not path.is_file():
+        raise UsageError(f"--archive {archive}: not a regular file",
+                         hint="pass a transcript file, not a directory")
+    try:
+        detect_format(path)
+    except TranscriptNotFound as exc:
+        raise UsageError(f"--archive {archive}: {exc.message}",
+                         hint="check the file's permissions") from None
+    except TranscriptFormatError as exc:
+        raise UsageError(f"--archive {exc.message}",
+                         hint="pass the session's transcript file as its CLI wrote it"
+                         ) from None
+    return str(path.resolve())
 
 
 def run_log_path(run_id: str) -> Path:

@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING, Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
-from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, WardianError
+from wardian.errors import (
+    AmbiguousIdError,
+    NotFoundError,
+    UsageError,
+    WardianError,
+    require_ref,
+)
 
 if TYPE_CHECKING:  # pydantic models: the drain worker imports this module at start-up
     from wardian.blueprints.validate import LoadedBlueprint
@@ -520,6 +526,7 @@ class RunStore:
         Raises:
             NotFoundError: no such run. AmbiguousIdError: the prefix matches several.
         """
+        require_ref(run_id, "run id", hint="see `wardian automation runs`")
         row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             rows = self.conn.execute("SELECT * FROM runs WHERE id LIKE ? LIMIT 11",

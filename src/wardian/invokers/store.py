@@ -22,9 +22,15 @@ from typing import Any
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
-from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
+from wardian.errors import (
+    AmbiguousIdError,
+    ConflictError,
+    NotFoundError,
+    UsageError,
+    require_ref,
+)
 
-__all__ = ["INVOKER_KINDS", "Invoker", "InvokerStore", "read_assignments"]
+__all__ = ["INVOKER_KINDS", "Invoker", "InvokerStore", "name_taken", "read_assignments"]
 
 INVOKER_KINDS = ("session-close", "schedule")
 """The kinds of invoker this table holds."""
@@ -38,6 +44,30 @@ def _sync_subscribers_in_transaction(conn: sqlite3.Connection) -> None:
         "SELECT DISTINCT agent_id FROM invokers WHERE kind = 'session-close' AND enabled = 1"
     ).fetchall()
     set_session_close_subscribers_in_transaction(conn, [str(r[0]) for r in rows])
+
+
+def _unique_names_in_transaction(conn: sqlite3.Connection) -> None:
+    """Add the UNIQUE index on ``(kind, name)``. Names an older Wardian let two invokers of a
+    kind share first become unique: the oldest keeps the name, each later one gets its
+    8-character id appended (``nightly (3f2a9c1e)``), so no invoker is lost and every one
+    stays addressable by id as before."""
+    rows = conn.execute("SELECT id, kind, name FROM invokers ORDER BY created_at, id").fetchall()
+    seen: set[tuple[str, str]] = set()
+    for row in rows:
+        key = (str(row[1]), str(row[2]))
+        if key in seen:
+            conn.execute("UPDATE invokers SET name = ? WHERE id = ?",
+                         (f"{row[2]} ({str(row[0])[:8]})", row[0]))
+        seen.add(key)
+    conn.execute("CREATE UNIQUE INDEX invokers_kind_name ON invokers (kind, name)")
+
+
+def name_taken(kind: str, name: str, holder_id: str | None) -> ConflictError:
+    """The refusal of a second `kind` invoker called `name` (exit 4), naming the holder."""
+    held = f" ({holder_id[:8]})" if holder_id else ""
+    change = f"`wardian automation {kind} set {holder_id[:8]} …`" if holder_id else "`set`"
+    return ConflictError(f"a {kind} invoker named {name!r} already exists{held}",
+                         hint=f"choose another --name, or change that one with {change}")
 
 
 _MIGRATIONS: list[NamedMigration] = [
@@ -60,6 +90,9 @@ _MIGRATIONS: list[NamedMigration] = [
     # 2: the runtime's copy of the agents with an enabled session-close invoker, filled
     # from the invokers there are (and kept by every enable, disable and remove).
     NamedMigration("sync_session_close_subscribers", _sync_subscribers_in_transaction),
+    # 3: one name per invoker of a kind, kept by the database itself (the check before an
+    # insert and the insert were two steps, and two `add`s at once both passed the check).
+    NamedMigration("unique_invoker_names", _unique_names_in_transaction),
 ]
 
 
@@ -196,26 +229,37 @@ class InvokerStore:
             assignments, inputs, config: JSON-serialisable dicts.
 
         Raises:
-            UsageError: unknown kind or empty name.
+            UsageError: unknown kind or empty name. ConflictError (exit 4): another
+                invoker of `kind` has this name (the UNIQUE index: also when two `add`s run
+                at once).
         """
         _check_kind(kind)
         if not name.strip():
             raise UsageError("an invoker needs a non-empty --name")
         now = utc_now_iso()
         invoker_id = new_id()
-        with atomic(self.conn):
-            self.conn.execute(
-                "INSERT INTO invokers (id, kind, name, blueprint_id, agent_id, enabled,"
-                " assignments_json, inputs_json, config_json, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
-                (
-                    invoker_id, kind, name.strip(), blueprint_id, agent_id,
-                    json.dumps(assignments, sort_keys=True),
-                    json.dumps(inputs or {}, sort_keys=True),
-                    json.dumps(config or {}, sort_keys=True), now, now,
-                ),
-            )
+        try:
+            with atomic(self.conn):
+                self.conn.execute(
+                    "INSERT INTO invokers (id, kind, name, blueprint_id, agent_id, enabled,"
+                    " assignments_json, inputs_json, config_json, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
+                    (
+                        invoker_id, kind, name.strip(), blueprint_id, agent_id,
+                        json.dumps(assignments, sort_keys=True),
+                        json.dumps(inputs or {}, sort_keys=True),
+                        json.dumps(config or {}, sort_keys=True), now, now,
+                    ),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise self._name_taken(kind, name.strip()) from exc
         return self.get(invoker_id)
+
+    def _name_taken(self, kind: str, name: str) -> ConflictError:
+        """The UNIQUE ``(kind, name)`` index refused a write: say who holds the name."""
+        row = self.conn.execute("SELECT id FROM invokers WHERE kind = ? AND name = ?",
+                                (kind, name)).fetchone()
+        return name_taken(kind, name, str(row[0]) if row else None)
 
     def get(self, id_or_prefix: str, *, kind: str | None = None) -> Invoker:
         """Find an invoker by full id, unique id prefix, or exact unique name. Read-only.
@@ -229,11 +273,8 @@ class InvokerStore:
             AmbiguousIdError: the prefix or name matches several invokers.
         """
         where, params = ("", []) if kind is None else (" AND kind = ?", [kind])
-        if not id_or_prefix.strip():  # an empty prefix would match every invoker
-            raise NotFoundError(
-                "no invoker id given",
-                hint=f"list them with `wardian automation {kind or 'session-close'} list`",
-            )
+        require_ref(id_or_prefix, "invoker id or name",
+                    hint=f"list them with `wardian automation {kind or 'session-close'} list`")
         rows = self.conn.execute(
             f"SELECT * FROM invokers WHERE id LIKE ? ESCAPE '\\'{where} ORDER BY id LIMIT 10",
             [id_or_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",
@@ -320,7 +361,8 @@ class InvokerStore:
         """Change the given fields of an invoker by full id (atomic); None leaves a field as is.
 
         Raises:
-            NotFoundError: no such invoker.
+            NotFoundError: no such invoker. ConflictError (exit 4): `name` is another
+                invoker's of the same kind (the UNIQUE index, whatever ran at the same time).
         """
         sets: list[str] = []
         params: list[Any] = []
@@ -336,12 +378,19 @@ class InvokerStore:
                 params.append(value)
         sets.append("updated_at = ?")
         params.append(utc_now_iso())
-        with atomic(self.conn):
-            cur = self.conn.execute(
-                f"UPDATE invokers SET {', '.join(sets)} WHERE id = ?", [*params, invoker_id]
-            )
-            if cur.rowcount == 0:
-                raise NotFoundError(f"no invoker {invoker_id!r}")
+        try:
+            with atomic(self.conn):
+                cur = self.conn.execute(
+                    f"UPDATE invokers SET {', '.join(sets)} WHERE id = ?",
+                    [*params, invoker_id])
+                if cur.rowcount == 0:
+                    raise NotFoundError(f"no invoker {invoker_id!r}")
+        except sqlite3.IntegrityError as exc:
+            row = self.conn.execute("SELECT kind FROM invokers WHERE id = ?",
+                                    (invoker_id,)).fetchone()
+            if name is None or row is None:
+                raise
+            raise self._name_taken(str(row[0]), name) from exc
         return self.get(invoker_id)
 
     def remove(self, invoker_id: str) -> Invoker:

@@ -32,9 +32,10 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
+from pydantic import ValidationError as PydanticError
 
 from wardian import __version__
 from wardian.app.agent_memory import (
@@ -235,6 +236,46 @@ class _Ancestors:
         self._fds = []
 
 
+_MAX_SHOWN_PROBLEMS = 3
+"""How many argument problems one refusal lists (the rest are counted)."""
+
+
+def _arguments_invalid(tool: str, exc: PydanticError) -> WardianError:
+    """The `ValidationError` (exit-2 class) for arguments that do not match `tool`'s input
+    schema: each problem as ``field.path: what is wrong``, like the CLI's option errors,
+    without pydantic's type codes, echoed input values and links."""
+    from wardian.errors import ValidationError
+
+    problems = []
+    for error in exc.errors(include_url=False, include_input=False):
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"])
+        what = "is required" if error["type"] == "missing" else (
+            "is not an argument of this tool" if error["type"] == "extra_forbidden"
+            else str(error["msg"]).replace("Input should", "should"))
+        problems.append(f"{path.lstrip('.') or 'arguments'} {what}")
+    more = len(problems) - _MAX_SHOWN_PROBLEMS
+    text = "; ".join(problems[:_MAX_SHOWN_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
+    return ValidationError(f"{tool}: {text}",
+                           hint="each argument's type and limits are in the tool's input "
+                                "schema, tools/list")
+
+
+class _Server(MCPServer[Any]):
+    """`MCPServer` whose argument validation errors are Wardian's one-line refusals (the
+    SDK would send pydantic's multi-line report with type codes and links)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Any = None) -> Any:
+        """As `MCPServer.call_tool`; arguments that fail the input schema come back as a
+        tool error whose text names each field path (`_arguments_invalid`)."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, PydanticError):
+                return _error(_arguments_invalid(name, exc.__cause__))
+            raise
+
+
 def _call(fn: Callable[[], CallToolResult]) -> CallToolResult:
     try:
         return fn()
@@ -251,7 +292,7 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
             act for an agent.
     """
     memory = _Memory(agent)
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = _Server(
         SERVER_NAME, version=__version__, log_level="WARNING",
         instructions=(
             "Wardian agent memory. Save durable, evidence-backed facts with memory_save; "

@@ -24,7 +24,7 @@ from wardian._db import atomic
 from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
 from wardian.config import memory_db_path
-from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
+from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, require_ref
 from wardian.memory.db import MemoryDB
 from wardian.memory.models import (
     KINDS,
@@ -257,8 +257,10 @@ class MemoryStore:
             NotFoundError: nothing matches (for this agent).
             AmbiguousIdError: several match; lists their 8-character ids.
         """
+        require_ref(id_or_prefix, "record id",
+                    hint="pass a record id or a unique prefix of one, as the lists show")
         prefix = id_or_prefix.strip().lower()
-        if not prefix or not _HEX_PREFIX.match(prefix):
+        if not _HEX_PREFIX.match(prefix):
             raise NotFoundError(f"memory {id_or_prefix!r} not found", hint="see `memory list`")
         sql = "SELECT id FROM records WHERE id >= ? AND id < ?"
         params: list[Any] = [prefix, prefix + "\uffff"]
@@ -893,6 +895,7 @@ class MemoryStore:
             NotFoundError: no records have such an owner.
             AmbiguousIdError: several owners match; lists their 8-character ids.
         """
+        require_ref(id_or_prefix, "agent name or id", hint="see `wardian agent list`")
         prefix = id_or_prefix.strip().lower()
         rows = []
         if len(prefix) >= 4 and _HEX_PREFIX.match(prefix):

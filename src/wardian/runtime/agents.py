@@ -14,7 +14,13 @@ from wardian._db import NamedMigration, StateDB, atomic
 from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
-from wardian.errors import AmbiguousIdError, ConflictError, NotFoundError, UsageError
+from wardian.errors import (
+    AmbiguousIdError,
+    ConflictError,
+    NotFoundError,
+    UsageError,
+    require_ref,
+)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -131,6 +137,7 @@ class AgentRegistry:
             NotFoundError: nothing matches.
             AmbiguousIdError: the prefix matches several agents.
         """
+        require_ref(name_or_id, "agent name or id", hint="see `wardian agent list`")
         row = self.conn.execute(
             "SELECT * FROM agents WHERE name = ? OR id = ?", (name_or_id, name_or_id)
         ).fetchone()

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
-from wardian.errors import AmbiguousIdError, NotFoundError, WardianError
+from wardian.errors import AmbiguousIdError, NotFoundError, WardianError, require_ref
 
 if TYPE_CHECKING:
     from wardian.transcripts import Message
@@ -375,6 +375,8 @@ class ArchiveStore:
         Raises:
             NotFoundError: nothing matches. AmbiguousIdError: the prefix matches several.
         """
+        require_ref(id_or_prefix, "conversation id",
+                    hint="list them with `wardian conversation list`")
         pattern = id_or_prefix.replace("%", "").replace("_", "") + "%"
         rows = self.conn.execute(
             "SELECT * FROM conversations WHERE id LIKE ? ORDER BY id LIMIT 10", (pattern,)

@@ -164,7 +164,9 @@ def adopt_held_records(launch_id: str | None = None) -> int:
     at any transcript. Returns how many transcripts were recorded.
 
     A record that cannot be read as one (not JSON, no list of paths) is deleted unrecorded:
-    the supervisor replaces a record whole, so only a foreign file looks like that.
+    the supervisor replaces a record whole, so only a foreign file looks like that. One
+    that cannot be read at all (an I/O or permission error, a folder of that name) is left
+    for a later sweep.
 
     Raises:
         StoreError: the state database cannot be written (the records stay for the next
@@ -184,7 +186,9 @@ def adopt_held_records(launch_id: str | None = None) -> int:
         except FileNotFoundError:
             continue  # none (the usual case of one launch), or another sweep took it
         except OSError:
-            text = ""
+            # Unreadable now (a folder of that name, no permission, an I/O error): left
+            # for a later sweep, never deleted unread, and no reason to fail the sweep.
+            continue
         try:
             paths = json.loads(text).get("paths")
         except (ValueError, AttributeError):

@@ -419,16 +419,18 @@ def exec_managed(
     # Before the child exists, so everything it detaches stays below this supervisor.
     contained = become_subreaper()
     launch = prepare_launch(agent, workspace=workspace)
+    try:
+        # Before "Memory loaded" is said: a launch whose program does not exist loaded
+        # nothing into anything.
+        check_program(command[0], env=launch.env, cwd=launch.cwd)
+    except CommandNotFound:
+        _abandon(launch)
+        raise
     _announce(launch)
     try:
         child = subprocess.Popen(list(command), env=launch.env, cwd=launch.cwd)
     except OSError as exc:
-        # No runtime ever ran: revoke and clean up, but there is no runtime exit to report.
-        try:
-            _revoke(launch.holder, f"runtime could not start (launch {launch.launch_id})")
-        finally:
-            if launch.context_path is not None:
-                launch.context_path.unlink(missing_ok=True)
+        _abandon(launch)
         missing = isinstance(exc, FileNotFoundError)
         raise CommandNotFound(
             f"cannot start {command[0]!r}: {exc.strerror or exc}",
@@ -465,6 +467,48 @@ def exec_managed(
             if launch.context_path is not None:
                 launch.context_path.unlink(missing_ok=True)
     return _exit_code(returncode)
+
+
+def _abandon(launch: Launch) -> None:
+    """No runtime ever ran: revoke and clean up; there is no runtime exit to report."""
+    try:
+        _revoke(launch.holder, f"runtime could not start (launch {launch.launch_id})")
+    finally:
+        if launch.context_path is not None:
+            launch.context_path.unlink(missing_ok=True)
+
+
+def check_program(program: str, *, env: dict[str, str], cwd: str | Path) -> str:
+    """The file `program` runs as (a path, relative to `cwd`, or a name looked up on
+    `env`'s ``PATH``, as the child would be started); else say what was not found.
+
+    Raises:
+        CommandNotFound: exit 127 when no such file / nothing of that name on ``PATH``
+            (the directories searched are counted), 126 when it is not an executable file.
+    """
+    import shutil
+
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = Path(cwd, program)
+        if not path.exists():
+            raise CommandNotFound(f"command not found: {program!r}: no such file in {cwd}",
+                                  hint="check the command after `--` for a typo",
+                                  exit_code=EXIT_NOT_FOUND)
+        if not path.is_file() or not os.access(path, os.X_OK):
+            raise CommandNotFound(f"cannot run {program!r}: not an executable file",
+                                  hint="make it executable with chmod +x, or run it "
+                                       "through its interpreter",
+                                  exit_code=EXIT_NOT_EXECUTABLE)
+        return str(path)
+    search = env.get("PATH", os.defpath)
+    found = shutil.which(program, path=search)
+    if found is None:
+        dirs = [d for d in search.split(os.pathsep) if d]
+        raise CommandNotFound(
+            f"command not found: {program!r} is on none of the {len(dirs)} PATH "
+            "directories", hint="check the command after `--` for a typo, and PATH",
+            exit_code=EXIT_NOT_FOUND)
+    return found
 
 
 def _forward_signals(child: subprocess.Popen[bytes]) -> _Restore:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,13 +64,9 @@ def test_a_word_past_the_cap_costs_no_more_than_one_at_the_cap(tmp_path: Path) -
     assert embedder.embed(f"keep {huge} tidy") is not None
 
 
-def test_the_heap_merge_gives_the_packaged_tokenizers_ids(tmp_path: Path) -> None:
-    tokenizers = pytest.importorskip("tokenizers")
-    files = model_files()
-    assert files is not None
-    reference = tokenizers.Tokenizer.from_file(str(files[1]))
-    embedder = Embedder.load(cache_dir=tmp_path)
-    assert embedder is not None
+def test_the_heap_merge_gives_the_packaged_tokenizers_ids(
+        light_and_reference: tuple[Embedder, Any]) -> None:
+    embedder, reference = light_and_reference
     rng = random.Random(2026)
     # Runs of one letter exercise ties between equal pairs (the leftmost merges first).
     words = ["aaaaaaaaaaaaaaaaaaaa", "ababababababab", "zzzzzzqqqqqzzzz",

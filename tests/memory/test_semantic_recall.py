@@ -24,13 +24,9 @@ def store(backend: str) -> MemoryStore:
     return MemoryStore()
 
 
-def test_light_tokenizer_matches_the_packaged_tokenizer(tmp_path: Path) -> None:
-    tokenizers = pytest.importorskip("tokenizers")
-    files = model_files()
-    assert files is not None
-    reference = tokenizers.Tokenizer.from_file(str(files[1]))
-    embedder = Embedder.load(cache_dir=tmp_path)
-    assert embedder is not None
+def test_light_tokenizer_matches_the_packaged_tokenizer(
+        light_and_reference: tuple[Embedder, Any], tmp_path: Path) -> None:
+    embedder, reference = light_and_reference
     for text in ("Rotate the owl-keys of ferngrove every 9 days.", "Ünïcode naïve façade ✓",
                  "snake_case and CamelCaseIdentifiers/with/paths.yaml --flag=3"):
         assert embedder.tokenise(text) == reference.encode(text, add_special_tokens=False).ids

@@ -10,7 +10,12 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
 * no-answer empty — share of the queries with no expected record that got nothing;
 * for the answerable queries that got something: how many records their top 5 holds and
   which share of those is expected (precision@5; no target, but what followers cost);
-* leaks — removed records or other workspaces' records in any top 5 (must be 0).
+* leaks — removed records or other workspaces' records in any top 5, or among the
+  nearest records shown below the floor (must be 0);
+* nothing fits — for the answerable queries that came back empty, how many of their
+  answers were among the records shown as nearest below the floor
+  (`MemoryStore.recall_with_nearest`), and Recall@5 if those counted: what the agent
+  reading the answer can see, not the floor's figure (no target).
 
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
 0 leaks. Prints whether the semantic score was used (the optional embedding model).
@@ -191,6 +196,8 @@ def main(argv: list[str]) -> int:
         count: dict[str, int] = defaultdict(int)
         mrr_sum, answerable, empty_ok, unanswerable, leaks = 0.0, 0, 0, 0, 0
         shown, precise, answered = 0, 0.0, 0  # what the answered queries' top fives hold
+        # Nothing fits: the nearest records below the floor, shown as such (`nearest`).
+        near_asked, near_found, near_noise = 0, 0.0, 0
         misses: list[str] = []
         latencies: list[float] = []
         tops: list[list[str]] = []
@@ -202,9 +209,11 @@ def main(argv: list[str]) -> int:
             "SELECT rowid, id FROM records")}
         for kind, ws, query, expected in suite.QUERIES:
             t0 = time.perf_counter()
-            found = store.recall(AGENT, query, limit=10, workspace=suite.WORKSPACES[ws])
+            recalled = store.recall_with_nearest(AGENT, query, limit=10,
+                                                 workspace=suite.WORKSPACES[ws])
             latencies.append((time.perf_counter() - t0) * 1000)
-            keys = [key_of[r.id] for r in found]
+            keys = [key_of[r.id] for r in recalled.records]
+            near = [key_of[r.id] for r in recalled.nearest]
             if second is not None and not keys:
                 keys = _second_opinion(store, second, query, suite.WORKSPACES[ws], rowid_key)
             tops.append(keys[:5])
@@ -221,18 +230,22 @@ def main(argv: list[str]) -> int:
             if show_alignment:
                 aligned.append(_align(store, kind, ws, query, suite.WORKSPACES[ws], expected,
                                       keys, rowid_key))
-            for key in keys[:5]:
+            for key in keys[:5] + near:
                 if key in suite.REMOVED or scope_of[key] not in ("agent", ws):
                     leaks += 1
                     misses.append(f"LEAK {kind} [{ws}] {query!r}: {key}")
             if not expected:
                 unanswerable += 1
                 empty_ok += not keys
+                near_noise += bool(near)
                 if keys:
                     misses.append(f"not empty {kind} [{ws}] {query!r}: {keys[:3]}")
                 continue
             answerable += 1
             share = len(set(expected) & set(keys[:5])) / len(expected)
+            if not keys:
+                near_asked += 1
+                near_found += len(set(expected) & set(near)) / len(expected)
             for label in ("all", kind):
                 recall_sum[label] += share
                 count[label] += 1
@@ -266,6 +279,8 @@ def main(argv: list[str]) -> int:
             "figures": figures, "leaks": leaks, "mrr@10": mrr_sum / answerable,
             "top5 size": shown / max(1, answered), "precision@5": precise / max(1, answered),
             "recall@5 by kind": {k: recall_sum[k] / count[k] for k in count if k != "all"},
+            "nearest": {"answerable empty": near_asked, "answer among nearest": near_found,
+                        "no-answer shown nearest": near_noise},
             "latency_p50_ms": ordered[len(ordered) // 2],
             "latency_p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
             "top5": tops}))
@@ -285,7 +300,13 @@ def main(argv: list[str]) -> int:
           f" precision@5 {precise / max(1, answered):.2f} (no target: the cost of followers)")
     print(f"  no-answer empty      {figures['no-answer empty']:.2f}  ({empty_ok} of"
           f" {unanswerable})")
-    print(f"  leaks in any top 5   {leaks}  (removed or other-workspace records)")
+    print(f"  leaks in any top 5   {leaks}  (removed or other-workspace records, nearest"
+          " included)")
+    print(f"  nothing fits         {near_asked} answerable queries came back empty; their"
+          f" answer was among the nearest below the floor for {near_found:g}"
+          f" ({near_found / max(1, near_asked):.0%}); Recall@5 counting those:"
+          f" {(recall_sum['all'] + near_found) / count['all']:.2f}; no-answer queries"
+          f" shown nearest records: {near_noise} (no target: what the agent reads)")
     print(f"  recall latency p50 {ordered[len(ordered) // 2]:.2f} ms,"
           f" p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} ms")
     ok = leaks == 0

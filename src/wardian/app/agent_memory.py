@@ -59,6 +59,7 @@ __all__ = [
     "open_reader",
     "parse_scope",
     "parse_sources",
+    "recall_lines",
     "record_line",
 ]
 # The record limits, `default_workspace` and `record_line` are re-exported for the
@@ -133,6 +134,9 @@ class RecallResult(NamedTuple):
         records: the records, best first (query) or in startup order.
         context: the rendered startup context (startup set only).
         read_only: True when the caller holds no capability (recall only, said so).
+        nearest: a query that nothing fits: the records below the relevance floor that
+            came nearest (`MemoryStore.recall_with_nearest`), shown as such, never as
+            matches; empty otherwise.
     """
 
     query: str | None
@@ -140,6 +144,7 @@ class RecallResult(NamedTuple):
     records: tuple[Record, ...]
     context: StartupContext | None = None
     read_only: bool = False
+    nearest: tuple[Record, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` document (and the MCP tool's structured result)."""
@@ -148,10 +153,29 @@ class RecallResult(NamedTuple):
             doc["budget_chars"] = self.context.budget_chars
             doc["omitted"] = self.context.omitted
         doc["records"] = [r.to_json() for r in self.records]
+        if self.query is not None:
+            doc["nearest"] = [r.to_json() for r in self.nearest]
         doc["read_only"] = self.read_only
         if self.read_only:
             doc["note"] = READ_ONLY_NOTE
         return doc
+
+
+NEAREST_HEADING = "Nearest records, below the relevance floor (they may not answer it):"
+"""What introduces `RecallResult.nearest` in the text a query recall prints."""
+
+
+def recall_lines(found: RecallResult) -> builtins.list[str]:
+    """A query recall as the text lines `memory recall` prints and the MCP tool returns:
+    one `record_line` per match; when nothing matches, ``(no memory matches 'QUERY')``,
+    then the nearest records below the floor under `NEAREST_HEADING`, if any."""
+    if found.records:
+        return [record_line(r) for r in found.records]
+    lines = [f"(no memory matches {found.query!r})"]
+    if found.nearest:
+        lines.append(NEAREST_HEADING)
+        lines += [record_line(r) for r in found.nearest]
+    return lines
 
 
 class AgentMemory:
@@ -309,7 +333,9 @@ class AgentMemory:
         return self.store.history(record_id, agent_id=self._reader())
 
     def recall(self, query: str | None = None, *, limit: int = 10) -> RecallResult:
-        """The startup set (no query) or FTS5/BM25-ranked matches, then recency.
+        """The startup set (no query) or FTS5/BM25-ranked matches, then recency; when a
+        query matches nothing, also the `wardian.memory.ranking.NEAREST` records (at most
+        `limit`) that came nearest below the relevance floor (`RecallResult.nearest`).
 
         Allowed read-only (the hooks' rule); the result says so.
 
@@ -317,13 +343,17 @@ class AgentMemory:
             UsageError: `limit` below 1.
         """
         from wardian.errors import UsageError
+        from wardian.memory.ranking import NEAREST
 
         if limit < 1:
             raise UsageError(f"limit must be at least 1, got {limit}", hint="e.g. --limit 10")
         workspace = self.current_workspace()
         if query is not None and query.strip():
-            found = self.store.recall(self.agent_id, query, limit=limit, workspace=workspace)
-            return RecallResult(query, workspace, tuple(found), read_only=self.read_only)
+            found = self.store.recall_with_nearest(
+                self.agent_id, query, limit=limit, workspace=workspace,
+                nearest=min(limit, NEAREST))
+            return RecallResult(query, workspace, tuple(found.records),
+                                read_only=self.read_only, nearest=tuple(found.nearest))
         context = self.startup_context(workspace)
         return RecallResult(None, workspace, context.loaded, context, read_only=self.read_only)
 

@@ -73,7 +73,7 @@ def memory_save(text: str, *, evidence: str, kind: str, scope: str, sources: lis
 
 def memory_recall(query: str | None, *, limit: int, as_json: bool) -> None:
     """``wardian memory recall`` (see its help in `wardian.cli.memory`)."""
-    from wardian.app.agent_memory import open_agent_memory, record_line
+    from wardian.app.agent_memory import open_agent_memory, recall_lines
 
     found = open_agent_memory().recall(query, limit=limit)
     if as_json:
@@ -84,10 +84,8 @@ def memory_recall(query: str | None, *, limit: int, as_json: bool) -> None:
         emit_json(doc)
         return
     if found.context is None:
-        if not found.records:
-            stdout(f"(no memory matches {query!r})")
-        for record in found.records:
-            stdout(record_line(record))
+        for line in recall_lines(found):
+            stdout(line)
         return
     text = found.context.text
     marker = "\n## Recalled memory"

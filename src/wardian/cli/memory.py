@@ -124,7 +124,11 @@ def recall(
     limit: int = typer.Option(10, "--limit", min=1, help="Maximum records for a query."),
     as_json: bool = JsonOption,
 ) -> None:
-    """Recall memory: the startup set (no query) or FTS5/BM25-ranked matches, then recency."""
+    """Recall memory: the startup set (no query) or FTS5/BM25-ranked matches, then recency.
+
+    When nothing fits a query, it says so, then lists the few records that came nearest
+    below the relevance floor, under their own heading: they may not answer it.
+    """
     memory_recall(query, limit=limit, as_json=as_json)
 
 

@@ -156,6 +156,10 @@ class RecallResult(_Result):
     )
     lines: list[str] = Field(description="Each record as the startup context shows it.")
     records: list[RecordItem]
+    nearest: list[RecordItem] | None = Field(
+        default=None, description="A query only: when nothing matches, the records that "
+        "came nearest below the relevance floor. They may not answer the query; never "
+        "matches. Empty when something matches.")
 
 
 class ListResult(_Result):

@@ -48,6 +48,7 @@ from wardian.app.agent_memory import (
     AgentMemory,
     default_workspace,
     open_reader,
+    recall_lines,
     record_line,
     save_row,
 )
@@ -320,7 +321,9 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
 
     @server.tool(annotations=read, description=(
         "Recall memory: with a query, FTS5/BM25-ranked matches then recency; without one, "
-        "the startup set. Works read-only outside a managed launch (the result says so)."))
+        "the startup set. When nothing matches a query, records is empty and nearest holds "
+        "the few records that came nearest below the relevance floor (they may not answer "
+        "it). Works read-only outside a managed launch (the result says so)."))
     async def memory_recall(
         query: Annotated[str | None, Field(description="Words to search for; omit for the "
                                            "startup set.")] = None,
@@ -334,7 +337,7 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
             if found.context is not None:
                 text = found.context.text
             else:
-                text = "\n".join(doc["lines"]) or f"(no memory matches {query!r})"
+                text = "\n".join(recall_lines(found))
                 if found.read_only:
                     text += f"\n({doc['note']})"
             return _ok(doc, text)

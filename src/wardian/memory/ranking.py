@@ -58,6 +58,14 @@ them into one ranked list that may be empty.
   removed) and word alignment of the query with the best candidates (``--alignment``)
   were tried (issue 19) and moved no held-out figure without costing no-answer empty.
   `FOLLOW_RANK` and `FOLLOW_Z` were chosen on the main suite alone.
+* **Nearest, below the floor.** When nothing clears the floor, `nearest` names the few
+  best candidates anyway, for `memory recall` to show *as* below it ("nothing fits; the
+  nearest records may not answer it"). The floor must refuse near misses, so it also
+  refuses paraphrases a static embedding ranks well but cannot vouch for: on the six
+  suites the answer was among the three nearest for 55-70 % of the answerable questions
+  that came back empty. The agent reading the result is a language model that can tell
+  which of three lines answers its question; the floor's "nothing fits" stays what the
+  result says, and the records list stays empty.
 * **The workspace's name.** A question asked in a workspace often names it ("what test
   tools does lumen use", in ``/src/lumen``); its cosines are computed without that word
   (`semantic_query`), or every record naming the project would look as near as the
@@ -83,6 +91,7 @@ __all__ = [
     "LEXICAL_FLOOR",
     "MARGIN_FLOOR",
     "MARGIN_NEIGHBOURS",
+    "NEAREST",
     "RELAXED_COSINE",
     "RELAXED_COVERAGE",
     "RELAXED_Z",
@@ -96,6 +105,7 @@ __all__ = [
     "covers_rest",
     "fuse",
     "idf",
+    "nearest",
     "query_terms",
     "semantic_query",
 ]
@@ -154,6 +164,9 @@ and third answers of a question with several are as weakly tied to its words as 
 first one that passed on meaning alone (module: Floor). On the main suite z >= 0.75 found
 half a multi-answer query more (Recall@5 0.796 against 0.792) but answered with 4.67
 records in the top five instead of 4.33 (``bench/recall_bench.py`` prints both)."""
+NEAREST = 3
+"""How many candidates below the floor `nearest` names when nothing clears it: a few
+lines of context, not a second result list."""
 SEMANTIC_WEIGHT = 0.5
 """Weight of the cosine similarity in the fused score (the rest is lexical coverage)."""
 
@@ -335,6 +348,20 @@ def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int,
     kept.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage, c.lexical),
               reverse=True)
     return kept[: max(1, limit)]
+
+
+def nearest(candidates: Iterable[Candidate], *, semantic: bool,
+            count: int = NEAREST) -> list[Candidate]:
+    """The `count` (>= 0) best `candidates` in `fuse`'s order (fused score, coverage,
+    BM25, newest; coverage first without `semantic`), floor or not, leaving out those
+    with no tie to the query at all (no term held and no positive cosine). For showing
+    what came nearest when `fuse` returned nothing (module: Nearest, below the floor);
+    the caller decides when that is."""
+    pool = [c for c in candidates if c.held or c.coverage > 0 or c.cosine > 0]
+    pool.sort(key=lambda c: c.updated_at, reverse=True)
+    pool.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage, c.lexical),
+              reverse=True)
+    return pool[: max(0, count)]
 
 
 def covers_rest(candidate: Candidate, rest: dict[str, float]) -> bool:

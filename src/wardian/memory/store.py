@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from wardian.memory.models import Kind
     from wardian.memory.ranking import Candidate, Considered
 
-__all__ = ["UNSET", "MemoryStore", "SaveOutcome", "normalise_sources"]
+__all__ = ["UNSET", "MemoryStore", "Recalled", "SaveOutcome", "normalise_sources"]
 
 
 class _Unset:
@@ -193,6 +193,15 @@ class SaveOutcome(NamedTuple):
     def already_saved(self) -> bool:
         """True when an existing record was returned (unchanged or with new evidence)."""
         return self.outcome != "saved"
+
+
+class Recalled(NamedTuple):
+    """What `MemoryStore.recall_with_nearest` found: ``records``, the matches best first
+    ([] when nothing fits), and ``nearest``, records below the relevance floor that came
+    nearest (only when ``records`` is empty; they may not answer the query)."""
+
+    records: builtins.list[Record]
+    nearest: builtins.list[Record]
 
 
 class MemoryStore:
@@ -427,15 +436,34 @@ class MemoryStore:
             limit: maximum number of records (>= 1).
             workspace: when given, only agent-scoped records and records of this workspace.
         """
+        return self.recall_with_nearest(agent_id, query, limit=limit, workspace=workspace,
+                                        nearest=0).records
+
+    def recall_with_nearest(
+        self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None,
+        nearest: int = 3,
+    ) -> Recalled:
+        """`recall`, and when it finds nothing, up to `nearest` (>= 0) records that came
+        nearest below the relevance floor (`wardian.memory.ranking.nearest`), for the caller
+        to show as such, never as matches. Read-only; arguments as in `recall`.
+
+        Returns:
+            `Recalled`: ``records`` exactly as `recall` returns them; ``nearest`` empty
+            whenever ``records`` is not, or when the query has no informative word.
+        """
         from wardian.memory.ranking import fuse
+        from wardian.memory.ranking import nearest as below_floor
 
         seen = self.recall_considered(agent_id, query, limit=limit, workspace=workspace)
         ranked = fuse(seen.candidates, semantic=seen.semantic, limit=limit,
                       all_known=seen.all_known, margin=seen.margin)
+        near = ([] if ranked else
+                below_floor(seen.candidates, semantic=seen.semantic, count=nearest))
         # `_terms` is this call's (`_warm` brought it to the current version) whenever the
         # warm path is in use; the records it returned stay valid with it.
         kept = self._terms.records if self._terms is not None else None
-        return self._records_by_rowid([c.rowid for c in ranked], kept)
+        return Recalled(self._records_by_rowid([c.rowid for c in ranked], kept),
+                        self._records_by_rowid([c.rowid for c in near], kept))
 
     def recall_considered(
         self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None

@@ -197,7 +197,7 @@ def main(argv: list[str]) -> int:
         mrr_sum, answerable, empty_ok, unanswerable, leaks = 0.0, 0, 0, 0, 0
         shown, precise, answered = 0, 0.0, 0  # what the answered queries' top fives hold
         # Nothing fits: the nearest records below the floor, shown as such (`nearest`).
-        near_asked, near_found, near_noise = 0, 0.0, 0
+        near_asked, near_found, near_noise, near_blank = 0, 0.0, 0, 0
         misses: list[str] = []
         latencies: list[float] = []
         tops: list[list[str]] = []
@@ -238,6 +238,7 @@ def main(argv: list[str]) -> int:
                 unanswerable += 1
                 empty_ok += not keys
                 near_noise += bool(near)
+                near_blank += not keys
                 if keys:
                     misses.append(f"not empty {kind} [{ws}] {query!r}: {keys[:3]}")
                 continue
@@ -280,7 +281,8 @@ def main(argv: list[str]) -> int:
             "top5 size": shown / max(1, answered), "precision@5": precise / max(1, answered),
             "recall@5 by kind": {k: recall_sum[k] / count[k] for k in count if k != "all"},
             "nearest": {"answerable empty": near_asked, "answer among nearest": near_found,
-                        "no-answer shown nearest": near_noise},
+                        "no-answer shown nearest": near_noise,
+                        "no-answer empty": near_blank},
             "latency_p50_ms": ordered[len(ordered) // 2],
             "latency_p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
             "top5": tops}))
@@ -306,7 +308,8 @@ def main(argv: list[str]) -> int:
           f" answer was among the nearest below the floor for {near_found:g}"
           f" ({near_found / max(1, near_asked):.0%}); Recall@5 counting those:"
           f" {(recall_sum['all'] + near_found) / count['all']:.2f}; no-answer queries"
-          f" shown nearest records: {near_noise} (no target: what the agent reads)")
+          f" answered empty but shown nearest records: {near_noise} of {near_blank}"
+          " (no target: what the agent reads)")
     print(f"  recall latency p50 {ordered[len(ordered) // 2]:.2f} ms,"
           f" p95 {ordered[int(0.95 * (len(ordered) - 1))]:.2f} ms")
     ok = leaks == 0

@@ -16,6 +16,7 @@ import anyio
 import pytest
 from tests.mcp.conftest import add_agent, base_env, capability_env, session, structured, text_of
 
+from wardian.memory.embedding import model_files
 from wardian.memory.models import Scope
 from wardian.memory.ranking import Candidate, nearest
 from wardian.memory.store import MemoryStore
@@ -75,6 +76,13 @@ def garden(backend: str) -> MemoryStore:
     gone = store.save(AGENT, "Frost blanket orders go through the co-op", evidence="e",
                       scope=Scope.workspace(WS), actor="t")
     store.remove(AGENT, gone.id, actor="t", reason="superseded")
+    held = store.save(AGENT, "Frost blanket supplier portal login is kept by the co-op",
+                      evidence="e", scope=Scope.workspace(WS), actor="t")
+    from wardian._db import atomic
+
+    with atomic(store.conn):  # as the secret-scan migration sets a record aside
+        store.conn.execute("UPDATE records SET flagged = ? WHERE id = ?",
+                           ("secret_detected: Secret Keyword in text", held.id))
     return store
 
 
@@ -83,14 +91,29 @@ def test_nothing_fits_gives_the_nearest_in_scope_and_never_as_matches(
     found = garden.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS)
     assert found.records == [] == garden.recall(AGENT, NOTHING_FITS, workspace=WS)
     texts = [r.text for r in found.nearest]
-    assert 1 <= len(texts) <= 3 and texts[0] == "Frost alerts page the night gardener by SMS"
-    # Only what recall itself may return: the agent's own active records in scope.
+    assert texts[0] == "Frost alerts page the night gardener by SMS"
+    # With the embedding model every record of the scope has some direction in common
+    # with the question, so the nearest are a full three; without it, only the one above.
+    assert len(texts) == (3 if garden.embedder() is not None else 1)
+    # Only what recall itself may return: the agent's own active records in scope, none
+    # set aside as holding a secret (that one shares three of the four words).
     assert all(r.agent_id == AGENT and r.status == "active" and r.scope.path == WS
-               for r in found.nearest)
+               and r.flagged is None for r in found.nearest)
     assert garden.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS,
                                       nearest=0).nearest == []
     assert len(garden.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS,
                                           nearest=1).nearest) == 1
+
+
+def test_lexical_only_names_just_the_records_sharing_a_word(
+        garden: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the optional embedding model only records holding a word of the question
+    # are candidates: here one (the removed, flagged, other-workspace and other-agent
+    # records share "frost" too).
+    monkeypatch.setattr(garden, "embedder", lambda: None)
+    found = garden.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS)
+    assert found.records == []
+    assert [r.text for r in found.nearest] == ["Frost alerts page the night gardener by SMS"]
 
 
 def test_a_match_or_an_empty_question_gives_no_nearest(garden: MemoryStore) -> None:
@@ -100,6 +123,20 @@ def test_a_match_or_an_empty_question_gives_no_nearest(garden: MemoryStore) -> N
     # Another agent is shown only its own record, near or not.
     theirs = garden.recall_with_nearest(OTHER, NOTHING_FITS, workspace=WS).nearest
     assert [r.text for r in theirs] == ["Frost alerts page the orchard keeper"]
+
+
+def test_the_last_read_fails_closed_on_a_record_changed_since_it_was_considered(
+        garden: MemoryStore) -> None:
+    # Candidates are gathered, then read: a record another process removed, set aside or
+    # that belongs to someone else in between is not shown, as a match or as nearest.
+    rows = {str(r[1]): int(r[0]) for r in garden.conn.execute(
+        "SELECT rowid, text FROM records")}
+    mine = rows["Frost alerts page the night gardener by SMS"]
+    others = [rows["Frost alerts page the orchard keeper"],
+              rows["Frost blanket orders go through the co-op"],
+              rows["Frost blanket supplier portal login is kept by the co-op"]]
+    read = garden._records_by_rowid(AGENT, [*others, mine])
+    assert [r.text for r in read] == ["Frost alerts page the night gardener by SMS"]
 
 
 def _cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -133,8 +170,12 @@ def test_cli_prints_nothing_fits_then_the_nearest_under_their_heading(
     lines = done.stdout.splitlines()
     assert lines[0] == f"(no memory matches {NOTHING_FITS!r})"
     assert lines[1] == "Nearest records, below the relevance floor (they may not answer it):"
-    assert 3 <= len(lines) <= 5 and "Frost alerts page the night gardener" in lines[2]
+    assert "Frost alerts page the night gardener" in lines[2]
+    assert len(lines) == 2 + (3 if model_files() is not None else 1)
     assert all(line.startswith("- [") for line in lines[2:])
+    # The query as typed, not Python's repr of it.
+    quoted = _cli(env, cwd, "memory", "recall", f"don't\t{NOTHING_FITS}").stdout
+    assert quoted.splitlines()[0] == f"(no memory matches 'don't {NOTHING_FITS}')"
 
     as_json = json.loads(_cli(env, cwd, "memory", "recall", NOTHING_FITS, "--json").stdout)
     assert as_json["records"] == [] and len(as_json["nearest"]) == len(lines) - 2

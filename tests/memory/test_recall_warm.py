@@ -122,6 +122,6 @@ def test_recalled_records_kept_past_their_bound_are_all_returned(wardian_home: P
     rowids = [int(store.conn.execute("SELECT rowid FROM records WHERE id = ?", (i,))
                   .fetchone()[0]) for i in ids]
     kept: dict[int, object] = {}
-    first = store._records_by_rowid(rowids[:2], kept)  # type: ignore[arg-type]
+    first = store._records_by_rowid(AGENT, rowids[:2], kept)  # type: ignore[arg-type]
     kept.update({-n: first[0] for n in range(1, _KEPT_RECORDS)})  # the bound is reached
-    assert [r.id for r in store._records_by_rowid(rowids, kept)] == ids  # type: ignore[arg-type]
+    assert [r.id for r in store._records_by_rowid(AGENT, rowids, kept)] == ids  # type: ignore[arg-type]

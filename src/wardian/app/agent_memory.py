@@ -166,12 +166,22 @@ NEAREST_HEADING = "Nearest records, below the relevance floor (they may not answ
 
 
 def recall_lines(found: RecallResult) -> builtins.list[str]:
-    """A query recall as the text lines `memory recall` prints and the MCP tool returns:
-    one `record_line` per match; when nothing matches, ``(no memory matches 'QUERY')``,
-    then the nearest records below the floor under `NEAREST_HEADING`, if any."""
+    """A query recall as the text lines `memory recall` prints and the MCP tool returns.
+
+    Args:
+        found: what `AgentMemory.recall` returned for a query (not the startup set).
+
+    Returns:
+        One `record_line` per match; when nothing matches, ``(no memory matches
+        'QUERY')`` (the query on one line), then `NEAREST_HEADING` and a `record_line`
+        per `RecallResult.nearest`, if any. Spec: "Save and inspect memory"; issue 19.
+    """
     if found.records:
         return [record_line(r) for r in found.records]
-    lines = [f"(no memory matches {found.query!r})"]
+    # The query as typed, on one line: not Python's repr ("don't" quoted as "don't").
+    asked = " ".join("".join(ch if ch.isprintable() else " "
+                             for ch in found.query or "").split())
+    lines = [f"(no memory matches '{asked}')"]
     if found.nearest:
         lines.append(NEAREST_HEADING)
         lines += [record_line(r) for r in found.nearest]

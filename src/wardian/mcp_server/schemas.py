@@ -157,9 +157,10 @@ class RecallResult(_Result):
     lines: list[str] = Field(description="Each record as the startup context shows it.")
     records: list[RecordItem]
     nearest: list[RecordItem] | None = Field(
-        default=None, description="A query only: when nothing matches, the records that "
-        "came nearest below the relevance floor. They may not answer the query; never "
-        "matches. Empty when something matches.")
+        default=None, description="A query only (absent for the startup set): when "
+        "nothing matches, the records that came nearest below the relevance floor. They "
+        "may not answer the query and are never matches; empty when something matches. "
+        "lines shows the matches only.")
 
 
 class ListResult(_Result):

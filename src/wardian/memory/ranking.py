@@ -62,10 +62,16 @@ them into one ranked list that may be empty.
   best candidates anyway, for `memory recall` to show *as* below it ("nothing fits; the
   nearest records may not answer it"). The floor must refuse near misses, so it also
   refuses paraphrases a static embedding ranks well but cannot vouch for: on the six
-  suites the answer was among the three nearest for 55-70 % of the answerable questions
-  that came back empty. The agent reading the result is a language model that can tell
-  which of three lines answers its question; the floor's "nothing fits" stays what the
-  result says, and the records list stays empty.
+  suites the answer was among the three nearest for 57-73 % of the answerable questions
+  that came back empty (``bench/recall_bench.py`` prints it). The agent reading the
+  result is a language model that can tell which of three lines answers its question;
+  the floor's "nothing fits" stays what the result says, and the records list stays
+  empty. There is no second floor for the nearest: what would set one (standing-out,
+  cosine, words the store has never seen) tells a question with no answer from a
+  paraphrase no better than the floor itself does (issue 19), so nearly every empty
+  answer names three records; "no word of the question occurs in the store" would have
+  spared 20 of the suites' 116 empty no-answer questions that and hidden the answer of
+  8 answerable ones, and three lines cost less than a lost answer.
 * **The workspace's name.** A question asked in a workspace often names it ("what test
   tools does lumen use", in ``/src/lumen``); its cosines are computed without that word
   (`semantic_query`), or every record naming the project would look as near as the
@@ -357,8 +363,9 @@ def nearest(candidates: Iterable[Candidate], *, semantic: bool,
     with no tie to the query at all (no term held and no positive cosine). For showing
     what came nearest when `fuse` returned nothing (module: Nearest, below the floor);
     the caller decides when that is."""
-    pool = [c for c in candidates if c.held or c.coverage > 0 or c.cosine > 0]
-    pool.sort(key=lambda c: c.updated_at, reverse=True)
+    pool = [c for c in candidates if c.held or c.cosine > 0]
+    # Newest last-resort: the same records in the same order on every backend and path.
+    pool.sort(key=lambda c: (c.updated_at, c.rowid), reverse=True)
     pool.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage, c.lexical),
               reverse=True)
     return pool[: max(0, count)]

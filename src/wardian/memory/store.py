@@ -441,29 +441,35 @@ class MemoryStore:
 
     def recall_with_nearest(
         self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None,
-        nearest: int = 3,
+        nearest: int | None = None,
     ) -> Recalled:
-        """`recall`, and when it finds nothing, up to `nearest` (>= 0) records that came
-        nearest below the relevance floor (`wardian.memory.ranking.nearest`), for the caller
-        to show as such, never as matches. Read-only; arguments as in `recall`.
+        """`recall`, and when it finds nothing, the records that came nearest below the
+        relevance floor (`wardian.memory.ranking.nearest`), for the caller to show as such,
+        never as matches. Read-only. Spec: "Save and inspect memory" (recall); issue 19.
+
+        Args:
+            agent_id, query, limit, workspace: as in `recall`.
+            nearest: how many nearest records at most (>= 0); None:
+                `wardian.memory.ranking.NEAREST`.
 
         Returns:
             `Recalled`: ``records`` exactly as `recall` returns them; ``nearest`` empty
             whenever ``records`` is not, or when the query has no informative word.
         """
-        from wardian.memory.ranking import fuse
+        from wardian.memory.ranking import NEAREST, fuse
         from wardian.memory.ranking import nearest as below_floor
 
+        count = NEAREST if nearest is None else nearest
         seen = self.recall_considered(agent_id, query, limit=limit, workspace=workspace)
         ranked = fuse(seen.candidates, semantic=seen.semantic, limit=limit,
                       all_known=seen.all_known, margin=seen.margin)
-        near = ([] if ranked else
-                below_floor(seen.candidates, semantic=seen.semantic, count=nearest))
+        near = ([] if ranked or count <= 0 else
+                below_floor(seen.candidates, semantic=seen.semantic, count=count))
         # `_terms` is this call's (`_warm` brought it to the current version) whenever the
         # warm path is in use; the records it returned stay valid with it.
         kept = self._terms.records if self._terms is not None else None
-        return Recalled(self._records_by_rowid([c.rowid for c in ranked], kept),
-                        self._records_by_rowid([c.rowid for c in near], kept))
+        return Recalled(self._records_by_rowid(agent_id, [c.rowid for c in ranked], kept),
+                        self._records_by_rowid(agent_id, [c.rowid for c in near], kept))
 
     def recall_considered(
         self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None
@@ -888,10 +894,13 @@ class MemoryStore:
         return {int(r[0]) for r in self.conn.execute(
             "SELECT rowid FROM records_fts WHERE records_fts MATCH ?", (match,))}
 
-    def _records_by_rowid(self, rowids: Sequence[int],
+    def _records_by_rowid(self, agent_id: str, rowids: Sequence[int],
                           kept: dict[int, Record] | None = None) -> builtins.list[Record]:
         """The records of `rowids` (without sources), in that order; `kept`: records
-        already read at the current data version, by rowid, and where new ones go."""
+        already read at the current data version, by rowid, and where new ones go. A row
+        read here must still be `agent_id`'s, active and not set aside for a secret:
+        another process may have changed it since the candidates were gathered, and what
+        recall shows fails closed."""
         if not rowids:
             return []
         found: dict[int, Record] = {} if kept is None else kept
@@ -902,7 +911,9 @@ class MemoryStore:
         if missing:
             marks = ",".join("?" * len(missing))
             for r in self.conn.execute(
-                    f"SELECT rowid, * FROM records WHERE rowid IN ({marks})", missing):
+                    f"SELECT rowid, * FROM records WHERE rowid IN ({marks})"
+                    " AND agent_id = ? AND status = 'active' AND flagged IS NULL",
+                    [*missing, agent_id]):
                 found[int(r["rowid"])] = self._record(r, with_sources=False)
         return [found[i] for i in rowids if i in found]
 

@@ -118,17 +118,18 @@ def list_(
         stdout(_line(record) + where + removed)
 
 
-@app.command("recall")
+@app.command("recall", help=(
+    "Recall memory: the startup set (no query), or the records that fit a query, best first."
+    "\n\nA query is matched by its words and, with the optional embedding model, by meaning."
+    " When nothing fits, it says so, then lists up to three records that came nearest below"
+    " the relevance floor, under their own heading: they may not answer it."))
 def recall(
     query: str | None = typer.Argument(None, help="Words to search for; omit for the startup set."),
     limit: int = typer.Option(10, "--limit", min=1, help="Maximum records for a query."),
     as_json: bool = JsonOption,
 ) -> None:
-    """Recall memory: the startup set (no query) or FTS5/BM25-ranked matches, then recency.
-
-    When nothing fits a query, it says so, then lists the few records that came nearest
-    below the relevance floor, under their own heading: they may not answer it.
-    """
+    """``wardian memory recall`` (its help is the command's ``help=``: one paragraph per
+    line, as the terminal wraps it)."""
     memory_recall(query, limit=limit, as_json=as_json)
 
 

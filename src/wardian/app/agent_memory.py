@@ -343,9 +343,10 @@ class AgentMemory:
         return self.store.history(record_id, agent_id=self._reader())
 
     def recall(self, query: str | None = None, *, limit: int = 10) -> RecallResult:
-        """The startup set (no query) or FTS5/BM25-ranked matches, then recency; when a
-        query matches nothing, also the `wardian.memory.ranking.NEAREST` records (at most
-        `limit`) that came nearest below the relevance floor (`RecallResult.nearest`).
+        """The startup set (no query), or the records that fit a query, best first
+        (`MemoryStore.recall`); when it matches nothing, also the
+        `wardian.memory.ranking.NEAREST` records (at most `limit`) that came nearest below
+        the relevance floor (`RecallResult.nearest`).
 
         Allowed read-only (the hooks' rule); the result says so.
 

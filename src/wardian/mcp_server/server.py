@@ -320,8 +320,9 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
         return _call(run)
 
     @server.tool(annotations=read, description=(
-        "Recall memory: with a query, FTS5/BM25-ranked matches then recency; without one, "
-        "the startup set. When nothing matches a query, records is empty and nearest holds "
+        "Recall memory: with a query, the records that fit it, best first (by its words "
+        "and, with the optional embedding model, by meaning); without one, the startup "
+        "set. When nothing matches a query, records is empty and nearest holds "
         "the few records that came nearest below the relevance floor (they may not answer "
         "it). Works read-only outside a managed launch (the result says so)."))
     async def memory_recall(

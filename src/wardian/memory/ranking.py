@@ -71,8 +71,8 @@ them into one ranked list that may be empty.
   cosine, words the store has never seen) tells a question with no answer from a
   paraphrase no better than the floor itself does (issue 19), so nearly every empty
   answer names three records; "no word of the question occurs in the store" would have
-  spared 20 of the suites' 116 empty no-answer questions that and hidden the answer of
-  8 answerable ones, and three lines cost less than a lost answer.
+  kept them from 20 of the suites' 116 empty no-answer questions and hidden the answer
+  of 8 answerable ones, and three lines cost less than a lost answer.
 * **The workspace's name.** A question asked in a workspace often names it ("what test
   tools does lumen use", in ``/src/lumen``); its cosines are computed without that word
   (`semantic_query`), or every record naming the project would look as near as the
@@ -359,10 +359,17 @@ def fuse(candidates: Iterable[Candidate], *, semantic: bool, limit: int,
     if semantic:
         best = sorted(pool, key=lambda c: (c.score, c.coverage, c.lexical), reverse=True)
         kept += [c for c in best[:FOLLOW_RANK] if c.z >= FOLLOW_Z and c not in kept]
-    kept.sort(key=lambda c: c.updated_at, reverse=True)
-    kept.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage, c.lexical),
+    return _best_first(kept, semantic=semantic)[: max(1, limit)]
+
+
+def _best_first(pool: list[Candidate], *, semantic: bool) -> list[Candidate]:
+    """`pool` sorted in place, best first: fused score (coverage without `semantic`),
+    coverage, BM25, then newest, and last the higher rowid, so that every backend and
+    path gives equal candidates the same order."""
+    pool.sort(key=lambda c: (c.updated_at, c.rowid), reverse=True)
+    pool.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage, c.lexical),
               reverse=True)
-    return kept[: max(1, limit)]
+    return pool
 
 
 def nearest(candidates: Iterable[Candidate], *, semantic: bool,
@@ -373,11 +380,7 @@ def nearest(candidates: Iterable[Candidate], *, semantic: bool,
     what came nearest when `fuse` returned nothing (module: Nearest, below the floor);
     the caller decides when that is."""
     pool = [c for c in candidates if c.held or c.cosine > 0]
-    # Newest last-resort: the same records in the same order on every backend and path.
-    pool.sort(key=lambda c: (c.updated_at, c.rowid), reverse=True)
-    pool.sort(key=lambda c: (c.score if semantic else c.coverage, c.coverage, c.lexical),
-              reverse=True)
-    return pool[: max(0, count)]
+    return _best_first(pool, semantic=semantic)[: max(0, count)]
 
 
 def covers_rest(candidate: Candidate, rest: dict[str, float]) -> bool:

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wardian.memory.batch import CuratorBatch, curator_output_schema
-from wardian.providers.builtin.curator import curate
+from wardian.curator import curate
 
 _PHRASES = [
     "always",

@@ -130,13 +130,13 @@ def test_a_failed_copy_leaves_the_target_empty(cli: CliRunner, wardian_home: Pat
     failed = invoke(cli, "db", "migrate", "--to", pg_url)
     assert failed.exit_code == 1 and "state.elsewhere" in failed.stderr, failed.output
     # Exactly what migrating an empty database leaves (some migrations seed a row).
-    from wardian.app.db_migrate import _every_state_component
+    from wardian.app.state_schema import migrate_every_component
     from wardian.memory.db import MemoryDB
 
     fresh = pg_cluster.create_database()
     try:
         MemoryDB.open_at(fresh)
-        _every_state_component(StateDB.open_at(fresh))
+        migrate_every_component(StateDB.open_at(fresh))
         assert _counts(pg_url) == _counts(fresh)
         assert _counts(pg_url)["memory.records"] == 0
     finally:
@@ -155,3 +155,72 @@ def test_bad_and_unreachable_urls_are_clear(cli: CliRunner, wardian_home: Path) 
                   f"postgresql://u:secret@127.0.0.1:{port}/w?connect_timeout=2")
     assert down.exit_code == 1 and "cannot connect to PostgreSQL" in down.stderr
     assert "pg_isready" in down.stderr and "secret" not in down.stderr
+
+
+def _lazy_tables_created(cli: CliRunner, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the commands that create their tables on first use: a recovery sweep over a
+    transcript (recovery marks, automation sessions), the model catalog, the session-close
+    event queue and fire log, schedules, archives, maintenance previews."""
+    for name, folder in (("CODEX_HOME", "codex"), ("CLAUDE_CONFIG_DIR", "claude"),
+                         ("GEMINI_CLI_HOME", "gemini")):
+        monkeypatch.setenv(name, str(tmp / folder))
+    work = (tmp / "work").resolve()
+    work.mkdir()
+    assert invoke(cli, "agent", "add", "bob", "--provider", "codex", "--workspace",
+                  str(work)).exit_code == 0
+    assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true"
+                  ).exit_code == 0
+    rollout = (tmp / "codex" / "sessions" / "2026" / "01" / "02"
+               / "rollout-2026-01-02T03-04-05-0a1b2c3d-0000-4000-8000-00000000abcd.jsonl")
+    rollout.parent.mkdir(parents=True)
+    rollout.write_text(json.dumps({"type": "session_meta", "payload": {
+        "id": "0a1b2c3d-0000-4000-8000-00000000abcd", "cwd": str(work)}}) + "\n",
+        encoding="utf-8")
+    swept = invoke(cli, "session", "recover", "--json")
+    assert swept.exit_code == 0, swept.output
+    assert json.loads(swept.stdout)["checked"] == 1
+    bob = json.loads(invoke(cli, "agent", "show", "bob", "--json").stdout)["id"]
+    plan = tmp / "plan.json"
+    plan.write_text(json.dumps({
+        "schema_version": 1, "plan_id": "p-1", "agent_id": bob, "idempotency_key": "k-1",
+        "operations": [{"op": "create", "client_key": "c1", "text": "Prefer tabs",
+                        "kind": "stable", "scope": {"kind": "agent"},
+                        "evidence_excerpt": "user: tabs"}]}), encoding="utf-8")
+    previewed = invoke(cli, "garden", "maintain", "preview", str(plan), "--agent", "bob")
+    assert previewed.exit_code == 0, previewed.output
+    for command in (("agent", "models", "--provider", "codex"),
+                    ("automation", "session-close", "history", "consolidate"),
+                    ("automation", "schedule", "list"), ("conversation", "list")):
+        invoke(cli, *command)  # what it prints does not matter: its tables now exist
+
+
+def _sqlite_counts(path: Path) -> dict[str, int]:
+    import sqlite3
+
+    from wardian._pg import sqlite_tables
+
+    with sqlite3.connect(path) as conn:
+        return {table: int(conn.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0])
+                for table in sqlite_tables(conn)}
+
+
+def test_every_table_that_exists_moves(cli: CliRunner, wardian_home: Path, pg_url: str,
+                                       tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from wardian.app.state_schema import state_components
+
+    _installation(wardian_home)
+    _lazy_tables_created(cli, tmp_path, monkeypatch)
+    import sqlite3
+
+    with sqlite3.connect(wardian_home / "state.db") as conn:
+        used = {str(r[0]) for r in conn.execute("SELECT component FROM schema_migrations")}
+    assert used == set(state_components())  # every component's tables exist in the source
+    want = {f"memory.{t}": n for t, n in _sqlite_counts(wardian_home / "memory.db").items()}
+    want |= {f"state.{t}": n for t, n in _sqlite_counts(wardian_home / "state.db").items()}
+    assert want["state.transcript_marks"] == 1 and "state.automation_launches" in want
+    done = invoke(cli, "db", "migrate", "--to", pg_url, "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["tables"] == want
+    got = _counts(pg_url)
+    assert {k: got[k] for k in want} == want

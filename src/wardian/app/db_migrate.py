@@ -31,27 +31,6 @@ class MigrateReport:
     records_verified: int = 0
 
 
-def _every_state_component(db: StateDB) -> None:
-    """Run every state component's migrations on `db`, so both sides have every table."""
-    from wardian.config import SettingsStore
-    from wardian.engine.runs import RunStore
-    from wardian.invokers.drain import FireLog
-    from wardian.invokers.slots import SlotStore
-    from wardian.invokers.store import InvokerStore
-    from wardian.memory.maintenance.previews import PreviewCache
-    from wardian.providers.catalog import ModelCatalog
-    from wardian.runtime.agents import AgentRegistry
-    from wardian.runtime.archives import ArchiveStore
-    from wardian.runtime.recovery import _MIGRATIONS as RECOVERY
-    from wardian.runtime.session_events import SessionEventQueue
-
-    for store in (SettingsStore, FireLog, SlotStore, InvokerStore, PreviewCache,
-                  ModelCatalog, AgentRegistry, ArchiveStore, SessionEventQueue):
-        store(db=db)
-    RunStore(db=db, recover=False)
-    db.require("recovery", RECOVERY)  # a module function's table, no store object
-
-
 _IN_USE = (("memory", "records"), ("memory", "revisions"), ("state", "agents"),
            ("state", "invokers"), ("state", "runs"))
 """Tables that hold rows once an installation has been used: any row there, and the
@@ -93,6 +72,7 @@ def migrate_to_postgres(url: str, *, memory_path: Path | None = None,
         table_exists,
         validate_url,
     )
+    from wardian.app.state_schema import migrate_every_component
     from wardian.config import memory_db_path, state_db_path
     from wardian.memory.db import MemoryDB
     from wardian.memory.store import MemoryStore
@@ -105,7 +85,7 @@ def migrate_to_postgres(url: str, *, memory_path: Path | None = None,
                          hint="point WARDIAN_HOME at the installation to copy")
     source_memory = MemoryDB.open_at(memory_path)
     source_state = StateDB.open_at(state_path)
-    _every_state_component(source_state)
+    migrate_every_component(source_state)
     problems = MemoryStore(db=source_memory).verify()
     if problems:
         raise StoreError(
@@ -114,7 +94,7 @@ def migrate_to_postgres(url: str, *, memory_path: Path | None = None,
             hint="run `wardian doctor --check memory-history` and repair it first")
     target_memory = MemoryDB.open_at(url, stands_for=memory_path)
     target_state = StateDB.open_at(url, stands_for=state_path)
-    _every_state_component(target_state)
+    migrate_every_component(target_state)
     conn = target_memory.conn
     assert isinstance(conn, PgConnection)
     report = MigrateReport(redact_url(url))

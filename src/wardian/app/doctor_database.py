@@ -32,26 +32,10 @@ _URL_FIX = ("set WARDIAN_DATABASE_URL (or the data directory's database.url) to 
 
 def _known_migrations() -> dict[str, Sequence[str]]:
     """Component -> the names of the migrations this Wardian applies on PostgreSQL."""
-    from wardian.config import _SETTINGS_MIGRATIONS
-    from wardian.engine.runs import MIGRATIONS as RUNS
-    from wardian.invokers.drain import _MIGRATIONS as FIRES
-    from wardian.invokers.slots import _MIGRATIONS as SLOTS
-    from wardian.invokers.store import _MIGRATIONS as INVOKERS
-    from wardian.memory.maintenance.previews import _MIGRATIONS as PREVIEWS
-    from wardian.memory.maintenance.previews import COMPONENT as PREVIEWS_COMPONENT
+    from wardian.app.state_schema import state_components
     from wardian.memory.schema_pg import POSTGRES_MIGRATIONS as MEMORY
-    from wardian.providers.catalog import _MIGRATIONS as CATALOG
-    from wardian.runtime.agents import _MIGRATIONS as AGENTS
-    from wardian.runtime.archives import _MIGRATIONS as ARCHIVES
-    from wardian.runtime.automation_sessions import _MIGRATIONS as AUTOMATION_SESSIONS
-    from wardian.runtime.recovery import _MIGRATIONS as RECOVERY
-    from wardian.runtime.session_events import _MIGRATIONS as EVENTS
 
-    lists = {"memory": MEMORY, "agents": AGENTS, "archives": ARCHIVES,
-             "recovery": RECOVERY, "session_events": EVENTS, "model_catalog": CATALOG,
-             "settings": _SETTINGS_MIGRATIONS, "runs": RUNS, "schedule_slots": SLOTS,
-             "session_close_fires": FIRES, "invokers": INVOKERS,
-             PREVIEWS_COMPONENT: PREVIEWS, "automation_sessions": AUTOMATION_SESSIONS}
+    lists = {"memory": MEMORY, **state_components()}
     return {component: [m.name for m in steps] for component, steps in lists.items()}
 
 

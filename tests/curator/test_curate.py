@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from wardian.memory.batch import CuratorBatch
 from wardian.curator import (
     DUPLICATE_SCORE,
     UPDATE_SCORE,
@@ -15,6 +14,7 @@ from wardian.curator import (
 )
 from wardian.curator.dedup import is_duplicate, new_words, normalise, similarity
 from wardian.curator.secrets import looks_secret, secret_scanning
+from wardian.memory.batch import CuratorBatch
 
 from .sessions import large_session
 

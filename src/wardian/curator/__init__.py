@@ -84,7 +84,6 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any, Literal
 
-from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
 from wardian.curator import signals, spelling
 from wardian.curator.contradiction import contradicts
 from wardian.curator.dedup import (
@@ -114,6 +113,7 @@ from wardian.curator.segments import (
     message_is_paste,
     split_segments,
 )
+from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
 from wardian.transcripts.classify import classify_user_text
 
 __all__ = [

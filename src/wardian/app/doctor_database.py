@@ -44,15 +44,9 @@ def _database(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.errors import UsageError
 
     try:
-        import psycopg  # noqa: F401
-        import psycopg_pool  # noqa: F401
-        extra = True
-    except ImportError:
-        extra = False
-    try:
-        url = configured_url(ctx.data_dir)
+        url = configured_url(ctx.data_dir)  # imports psycopg only when a URL is configured
     except UsageError as exc:
-        if not extra:  # the URL cannot even be read without psycopg
+        if not _has_extra():  # the URL cannot even be read without psycopg
             yield _no_extra("a PostgreSQL URL is configured")
         else:
             yield Finding.problem(NAME, exc.render(), fix=_URL_FIX)
@@ -61,10 +55,20 @@ def _database(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(NAME, f"SQLite files in {ctx.data_dir} (no PostgreSQL configured)")
         return
     shown = redact_url(url)
-    if not extra:
+    if not _has_extra():
         yield _no_extra(f"the installation uses PostgreSQL ({shown})")
         return
     yield from _postgres(url, shown)
+
+
+def _has_extra() -> bool:
+    """Whether psycopg 3 and its pool can be imported (they are, when they can)."""
+    try:
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _no_extra(what: str) -> Finding:

@@ -48,7 +48,7 @@ from tests.curator.gold import (  # noqa: E402
 )
 from tests.curator.sessions import large_session  # noqa: E402
 
-from wardian.providers.builtin.curator import curate  # noqa: E402
+from wardian.curator import curate  # noqa: E402
 from wardian.transcripts import load_transcript  # noqa: E402
 
 MIN_PRECISION = 0.9

@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "library": 0,  # package data (shipped blueprints); holds no logic
     "transcripts": 1, "memory": 1,
     "blueprints": 2, "providers": 2,
+    "curator": 2,  # the builtin memory curator; the builtin provider adapter calls it
     "engine": 3, "runtime": 3,
     "invokers": 4,
     "app": 5,  # the application layer the CLI, MCP server and web app share

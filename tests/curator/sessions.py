@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wardian.providers.builtin.curator import curate
+from wardian.curator import curate
 from wardian.transcripts import load_transcript
 
 Turn = tuple[Any, ...]

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from wardian.providers.builtin.curator import curate
-from wardian.providers.builtin.curator.contradiction import contradicts, stance
+from wardian.curator import curate
+from wardian.curator.contradiction import contradicts, stance
 
 
 @pytest.mark.parametrize(

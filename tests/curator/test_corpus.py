@@ -13,7 +13,7 @@ import pytest
 
 from tests.curator.gold import GOLD, TRANSCRIPTS, Gold, Score, load_gold, saved_records, score
 from tests.curator.gold import transcript_strings as strings
-from wardian.providers.builtin.curator import curate
+from wardian.curator import curate
 from wardian.transcripts import load_transcript
 
 MIN_PRECISION = 0.9

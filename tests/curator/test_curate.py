@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from wardian.memory.batch import CuratorBatch
-from wardian.providers.builtin.curator import (
+from wardian.curator import (
     DUPLICATE_SCORE,
     UPDATE_SCORE,
     curate,
 )
-from wardian.providers.builtin.curator.dedup import is_duplicate, new_words, normalise, similarity
-from wardian.providers.builtin.curator.secrets import looks_secret, secret_scanning
+from wardian.curator.dedup import is_duplicate, new_words, normalise, similarity
+from wardian.curator.secrets import looks_secret, secret_scanning
+from wardian.memory.batch import CuratorBatch
 
 from .sessions import large_session
 
@@ -267,7 +267,7 @@ def test_secret_detector_uses_detect_secrets_plugins() -> None:
         assert looks_secret('password = "hunter2hunter2"')
         assert looks_secret("export API_KEY=sk-abcdef1234567890abcdef1234567890")
         assert not looks_secret("Use pnpm, not npm, in this repo.")
-        assert not looks_secret("see src/wardian/providers/builtin/curator/secrets.py")
+        assert not looks_secret("see src/wardian/curator/secrets.py")
 
 
 def test_a_two_megabyte_session_is_read_whole_and_its_repeats_become_one_record() -> None:
@@ -316,7 +316,7 @@ def test_i_will_commit_becomes_the_rule_not_the_sentence() -> None:
 
 
 def test_rewrite_drops_spoken_hedges_and_capitalises_contractions() -> None:
-    from wardian.providers.builtin.curator.rules import rewrite
+    from wardian.curator.rules import rewrite
 
     assert rewrite("i think you know that we deploy from main only", "convention") == (
         "We deploy from main only."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from wardian.providers.builtin.curator import curate
+from wardian.curator import curate
 from wardian.transcripts import detect_format, load_transcript
 
 
@@ -64,7 +64,7 @@ def test_byte_identical_across_processes_and_hash_seeds() -> None:
     code = (
         "import json,sys\n"
         "from wardian.transcripts import load_transcript\n"
-        "from wardian.providers.builtin.curator import curate\n"
+        "from wardian.curator import curate\n"
         "c = load_transcript(sys.argv[1])\n"
         "p = {'messages': [m.to_json() for m in c.messages], 'records': [], 'max_changes': 10}\n"
         "sys.stdout.write(json.dumps(curate(p)))\n"

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from tests.curator.sessions import FORMATS, curate_session
-from wardian.providers.builtin.curator.rules import match_rules, rewrite
-from wardian.providers.builtin.curator.signals import is_sign_off
+from wardian.curator.rules import match_rules, rewrite
+from wardian.curator.signals import is_sign_off
 
 
 def _saved(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:

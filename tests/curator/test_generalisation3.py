@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.curator.sessions import FORMATS, curate_session
-from wardian.providers.builtin.curator.rules import agent_scoped, match_rules, rewrite
-from wardian.providers.builtin.curator.signals import is_sign_off
+from wardian.curator.rules import agent_scoped, match_rules, rewrite
+from wardian.curator.signals import is_sign_off
 
 
 def _saved(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -373,7 +373,7 @@ def test_a_description_of_what_a_tool_does_is_no_constraint_rule(sentence: str) 
 
 
 def test_over_long_sentence_is_cut_after_a_comma_not_mid_phrase() -> None:
-    from wardian.providers.builtin.curator.segments import split_segments
+    from wardian.curator.segments import split_segments
 
     words = ("the mapping table has one row per supplier with its name, its country, its "
              "currency, its payment terms, the contact person and the phone number, the "

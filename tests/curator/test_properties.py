@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from wardian.curator import curate
 from wardian.memory.batch import CuratorBatch, curator_output_schema
-from wardian.providers.builtin.curator import curate
 
 _PHRASES = [
     "always",

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from tests.curator.sessions import FORMATS, curate_session
-from wardian.providers.builtin.curator import curate
-from wardian.providers.builtin.curator.rules import MAX_MEMORY_TEXT_CHARS, rewrite
+from wardian.curator import curate
+from wardian.curator.rules import MAX_MEMORY_TEXT_CHARS, rewrite
 
 
 def _saved(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:

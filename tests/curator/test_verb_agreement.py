@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from wardian.providers.builtin.curator.rules import rewrite
+from wardian.curator.rules import rewrite
 
 
 @pytest.mark.parametrize(

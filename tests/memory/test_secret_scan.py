@@ -131,7 +131,7 @@ NEAR_MISSES: list[str] = [
     "sha256:4c1f0d8a7b2e9f3c6d5a8b1e0f7c2d9a3b6e5f8c1d0a7b4e2f9c6d3a8b5e1f0c",
     "Prefer small commits with tests; squash before merging.",
     "The key insight is that the scheduler must fire once per slot.",
-    "see src/wardian/providers/builtin/curator/secrets.py for the details",
+    "see src/wardian/curator/secrets.py for the details",
     "Use pnpm, not npm, in this repo.",
     "The max_tokens=4096 setting is enough for the curator.",
     "token_count = 1200 and secret_sauce = recipe are both fine names",

@@ -1,7 +1,7 @@
 """The `builtin` provider: embedded, offline, deterministic (model ``curator-rules``).
 
-The adapter lives in `wardian.providers.builtin.adapter`; the curator it calls lives in
-`wardian.providers.builtin.curator` (owned by the curator issue).
+The adapter lives in `wardian.providers.builtin.adapter`; the curator it calls is Wardian's
+memory logic and lives in its own package, `wardian.curator`.
 """
 
 from __future__ import annotations

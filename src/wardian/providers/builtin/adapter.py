@@ -1,6 +1,6 @@
 """The `builtin` adapter: runs the deterministic curator in-process, no network, no model.
 
-It answers `wardian.providers.builtin.curator.curate(payload)`; a curator that cannot be
+It answers `wardian.curator.curate(payload)`; a curator that cannot be
 imported or fails is an error, never an empty batch. The answer is validated against the
 request's output schema like every other provider's.
 
@@ -24,7 +24,7 @@ __all__ = ["BuiltinAdapter"]
 def _curate(payload: dict[str, Any]) -> dict[str, Any]:
     # Imported here: the curator pulls in rapidfuzz and detect-secrets. A broken curator
     # must fail the step, never answer an empty batch as if nothing were worth keeping.
-    from wardian.providers.builtin.curator import curate
+    from wardian.curator import curate
 
     result = curate(payload)
     if not isinstance(result, dict):

@@ -1,4 +1,6 @@
-"""`curator-rules`: the builtin provider's deterministic memory curator — a rules engine.
+"""`curator-rules`: Wardian's deterministic memory curator — a rules engine.
+
+It is memory logic, not a provider adapter: `wardian.providers.builtin.adapter` calls it.
 
 `curate(payload) -> dict` reads the normalised conversation slice and the agent's active
 records and returns a `CuratorBatch` (save / update / remove, each with text, kind, scope
@@ -82,10 +84,9 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any, Literal
 
-from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
-from wardian.providers.builtin.curator import signals, spelling
-from wardian.providers.builtin.curator.contradiction import contradicts
-from wardian.providers.builtin.curator.dedup import (
+from wardian.curator import signals, spelling
+from wardian.curator.contradiction import contradicts
+from wardian.curator.dedup import (
     DUPLICATE_MAX_NEW_WORDS,
     DUPLICATE_SCORE,
     REMOVE_TOPIC_SCORE,
@@ -96,14 +97,14 @@ from wardian.providers.builtin.curator.dedup import (
     similarity,
     topic_overlap,
 )
-from wardian.providers.builtin.curator.rules import (
+from wardian.curator.rules import (
     MAX_MEMORY_TEXT_CHARS,
     agent_scoped,
     match_rules,
     rewrite,
 )
-from wardian.providers.builtin.curator.secrets import looks_secret, secret_scanning
-from wardian.providers.builtin.curator.segments import (
+from wardian.curator.secrets import looks_secret, secret_scanning
+from wardian.curator.segments import (
     Segment,
     is_code_or_log,
     is_one_off,
@@ -112,6 +113,7 @@ from wardian.providers.builtin.curator.segments import (
     message_is_paste,
     split_segments,
 )
+from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
 from wardian.transcripts.classify import classify_user_text
 
 __all__ = [

@@ -68,6 +68,7 @@ __all__ = [
     "check_component",
     "close_databases",
     "configured_database_url",
+    "configured_url_for",
     "connect",
     "connections_opened",
     "database_exists",
@@ -80,6 +81,7 @@ __all__ = [
     "open_readonly",
     "read_as_immutable",
     "register_state_component",
+    "table_columns",
 ]
 
 ENV_DATABASE_URL = "WARDIAN_DATABASE_URL"
@@ -266,6 +268,16 @@ def has_table(conn: sqlite3.Connection, table: str) -> bool:
     row = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
     return row is not None
+
+
+def table_columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    """The column names of `table` in `conn`'s main database (on PostgreSQL: its schema);
+    empty when there is no such table. Read-only."""
+    if type(conn) is not sqlite3.Connection:
+        return {str(r[0]) for r in conn.execute(
+            "SELECT column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND table_name = ?", (table,))}
+    return {str(r[1]) for r in conn.execute(f'PRAGMA table_info("{table}")')}
 
 
 def backup(source: Path, target: Path) -> None:
@@ -781,6 +793,17 @@ def _configured_url(path: Path) -> str | None:
     return configured_url(Path(path).parent)
 
 
+def configured_url_for(data_dir: Path) -> str | None:
+    """The PostgreSQL URL the installation in `data_dir` uses (``WARDIAN_DATABASE_URL``,
+    or its ``database.url``), or None for its SQLite files; reads nothing else, creates
+    nothing.
+
+    Raises:
+        UsageError: the configured URL is not a PostgreSQL URL, or psycopg is missing.
+    """
+    return _configured_url(data_dir / "state.db")
+
+
 def configured_database_url() -> str | None:
     """The PostgreSQL URL this installation uses (``WARDIAN_DATABASE_URL``, or
     ``database.url`` in the data directory), or None for the SQLite files.
@@ -915,16 +938,26 @@ class Database:
 
         For readers that must leave a file as they found it, bytes and mtime included
         (``wardian doctor``), also a file they cannot write. When the installation uses
-        PostgreSQL the configured database is opened as usual (there is no file to keep).
+        PostgreSQL, the object is a connection of its own to that database whose every
+        transaction is read-only (nothing is created or migrated there either).
 
         Raises:
             sqlite3.Error: the file is absent or not a database.
+            StoreError: the PostgreSQL server cannot be reached.
         """
-        if _configured_url(path) is not None:
-            yield cls.open(path)
-            return
-        key = (os.getpid(), _scope.get() or threading.get_ident(), Path(os.path.abspath(path)))
-        db = cls(key[2], open_readonly(key[2]))
+        url = _configured_url(path)
+        if url is not None:
+            from wardian._pg import PgConnection
+
+            key = (os.getpid(), _scope.get() or threading.get_ident(),
+                   Path(f"{url}#{cls.schema}"))
+            pg = PgConnection(url, cls.schema, read_only=True)
+            # Typed as the SQLite connection whose interface it offers (`wardian._pg`).
+            db = cls(Path(os.path.abspath(path)), pg)  # type: ignore[arg-type]
+        else:
+            key = (os.getpid(), _scope.get() or threading.get_ident(),
+                   Path(os.path.abspath(path)))
+            db = cls(key[2], open_readonly(key[2]))
         db.readonly = True
         with _cache_lock:
             previous = _cache.get(key)
@@ -1027,7 +1060,10 @@ class StateDB(Database):
         if migrations is None:
             migrations = _STATE_COMPONENTS[component]
         if self.readonly:
-            if check_component(self.conn, component, migrations) == 0:
+            if (check_component(self.conn, component, migrations) == 0
+                    and self.dialect == "sqlite"):
+                # On PostgreSQL a read-only transaction creates nothing, not even a
+                # temporary table: reading an absent component's table fails instead.
                 _empty_in_temp(self.conn, component, migrations)
         else:
             migrate_component(self.conn, component, migrations)

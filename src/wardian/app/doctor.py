@@ -94,21 +94,34 @@ class DoctorContext:
     Attributes:
         data_dir: the resolved data directory (``$WARDIAN_HOME`` or the platform default).
         exists: it exists and is a directory (checks that read databases skip when not).
+        url: the PostgreSQL database the installation uses instead of the files
+            ``state.db`` and ``memory.db`` (its schemas ``state`` and ``memory``), or None.
     """
 
     data_dir: Path
     exists: bool
+    url: str | None = None
 
     def has_file(self, name: str) -> bool:
         """True when ``<data dir>/<name>`` exists as a file."""
         return self.exists and (self.data_dir / name).is_file()
 
     def db(self, name: str) -> sqlite3.Connection | None:
-        """A read-only connection to ``<data dir>/<name>``, or None when the file is absent.
+        """A read-only connection to the database `name` (``state.db`` or ``memory.db``):
+        the file in the data directory, or None when it is absent; on PostgreSQL a
+        connection of its own to the schema of that name whose transactions are read-only
+        (a schema not created yet has no tables: the ``read_*`` functions return None).
 
         Raises:
             sqlite3.Error: the file is not a readable database (the caller reports it).
+            StoreError: the PostgreSQL server cannot be reached (the check's problem).
         """
+        if self.url is not None:
+            from wardian._pg import PgConnection
+
+            # Typed as the SQLite connection whose interface it offers (`wardian._pg`).
+            return PgConnection(self.url, name.removesuffix(".db"),  # type: ignore[return-value]
+                                read_only=True)
         from wardian._db import open_readonly
 
         return open_readonly(self.data_dir / name) if self.has_file(name) else None
@@ -225,18 +238,36 @@ def run_doctor(only: Iterable[str] | None = None) -> DoctorReport:
         raise UsageError(f"unknown doctor check(s): {', '.join(unknown)}",
                          hint=f"checks: {', '.join(CHECKS)}")
     base = data_dir(create=False)
-    ctx = DoctorContext(base, base.is_dir())
+    ctx = DoctorContext(base, base.is_dir(), _database_url(base))
     report = DoctorReport(str(base))
     with ExitStack() as scope:
-        state = base / "state.db"
-        if ctx.exists and state.is_file():
-            from wardian._db import StateDB
+        from wardian._db import StateDB
 
+        state = base / "state.db"
+        if ctx.url is not None:
+            from wardian.memory.db import MemoryDB
+
+            # An unreachable server is the database check's to report (and each check's).
+            with suppress(WardianError):
+                scope.enter_context(StateDB.read_only(state))
+                scope.enter_context(MemoryDB.read_only(base / "memory.db"))
+        elif ctx.exists and state.is_file():
             # A file that cannot even be opened is the data-dir check's to report.
             with suppress(sqlite3.Error):
                 scope.enter_context(StateDB.read_only(state))
         _run_checks(ctx, names, report)
     return report
+
+
+def _database_url(base: Path) -> str | None:
+    """The PostgreSQL URL the installation in `base` uses, or None (the SQLite files, also
+    when the configured URL is unusable: the database check reports that)."""
+    from wardian._db import configured_url_for
+
+    try:
+        return configured_url_for(base)
+    except WardianError:
+        return None
 
 
 def _run_checks(ctx: DoctorContext, names: list[str], report: DoctorReport) -> None:
@@ -446,7 +477,7 @@ def _memory_hygiene(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.memory.readonly import flagged_by_agent
 
     name = "memory-hygiene"
-    if not ctx.has_file("memory.db"):
+    if ctx.url is None and not ctx.has_file("memory.db"):
         yield Finding.ok(name, "no memory records")
         return
     rows = ctx.read("memory.db", flagged_by_agent)

@@ -1,7 +1,7 @@
 """``wardian doctor`` check ``database``: which database the installation uses and, for
-PostgreSQL (issue 18), whether it can be used: the configured URL, the ``postgres`` extra,
-the server, the ``memory`` and ``state`` schemas with their migrations, and
-`MemoryStore.verify` on the shared records.
+PostgreSQL, whether it can be used: the configured URL, the ``postgres`` extra, the server,
+the ``memory`` and ``state`` schemas with their migrations. The other checks read that
+database as they read the SQLite files (``memory-history`` verifies its records).
 
 Read-only like every doctor check: one connection of its own whose transactions are
 read-only (``default_transaction_read_only``), nothing created or migrated. Every problem
@@ -11,7 +11,6 @@ unreachable server, a schema newer than this Wardian, records that do not verify
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from typing import TYPE_CHECKING
@@ -45,15 +44,9 @@ def _database(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.errors import UsageError
 
     try:
-        import psycopg  # noqa: F401
-        import psycopg_pool  # noqa: F401
-        extra = True
-    except ImportError:
-        extra = False
-    try:
-        url = configured_url(ctx.data_dir)
+        url = configured_url(ctx.data_dir)  # imports psycopg only when a URL is configured
     except UsageError as exc:
-        if not extra:  # the URL cannot even be read without psycopg
+        if not _has_extra():  # the URL cannot even be read without psycopg
             yield _no_extra("a PostgreSQL URL is configured")
         else:
             yield Finding.problem(NAME, exc.render(), fix=_URL_FIX)
@@ -62,10 +55,20 @@ def _database(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(NAME, f"SQLite files in {ctx.data_dir} (no PostgreSQL configured)")
         return
     shown = redact_url(url)
-    if not extra:
+    if not _has_extra():
         yield _no_extra(f"the installation uses PostgreSQL ({shown})")
         return
     yield from _postgres(url, shown)
+
+
+def _has_extra() -> bool:
+    """Whether psycopg 3 and its pool can be imported (they are, when they can)."""
+    try:
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _no_extra(what: str) -> Finding:
@@ -102,8 +105,6 @@ def _postgres(url: str, shown: str) -> Iterator[Finding]:
         yield from _migrations(state, sorted(schemas), shown)
         if "state" in schemas:
             yield from _waiting_events(state)
-    if "memory" in schemas:
-        yield from _verify(url, shown)
 
 
 def _migrations(conn: PgConnection, schemas: Sequence[str], shown: str
@@ -165,35 +166,3 @@ def _waiting_events(conn: PgConnection) -> Iterator[Finding]:
                 " drain); if that machine is gone, copy its transcripts to the same paths"
                 f" on another and drain there as it: `WARDIAN_HOST_NAME={machine} wardian"
                 " session _drain`")
-
-
-def _verify(url: str, shown: str) -> Iterator[Finding]:
-    """`MemoryStore.verify` on the shared records, read-only.
-
-    `revision_findings` is imported here, not at the top: importing `doctor_memory`
-    registers its check, which would then be listed ahead of this module's.
-    """
-    from pathlib import Path
-
-    from wardian._pg import PgConnection
-    from wardian.app.doctor_memory import revision_findings
-    from wardian.memory.db import MemoryDB
-    from wardian.memory.readonly import count_records
-    from wardian.memory.store import MemoryStore
-
-    conn = PgConnection(url, "memory", read_only=True)
-    with closing(conn):
-        try:
-            count = count_records(conn)  # type: ignore[arg-type]
-            if count is None:
-                return
-            db = MemoryDB(Path("memory.db"), conn)  # type: ignore[arg-type]
-            problems = MemoryStore(db=db).verify()
-        except sqlite3.Error as exc:
-            yield Finding.problem(NAME, f"the memory schema at {shown} cannot be checked: "
-                                        f"{exc}", fix="run `wardian doctor --check database` "
-                                                      "again once the server answers")
-            return
-    yield from revision_findings(NAME, problems, count, at=f" at {shown}",
-                                 restore="restore the database from a backup "
-                                         "(pg_dump/pg_restore)")

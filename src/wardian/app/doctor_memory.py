@@ -1,7 +1,8 @@
 """``wardian doctor`` check ``memory-history``: every record equals its latest revision and
 the full-text index matches the records (`MemoryStore.verify`, issue 13).
 
-Read-only like every doctor check: ``memory.db`` is opened with ``mode=ro`` and not migrated.
+Read-only like every doctor check: ``memory.db`` is opened with ``mode=ro`` and not migrated
+(on PostgreSQL, the ``memory`` schema over a read-only connection).
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ def _memory_history(ctx: DoctorContext) -> Iterator[Finding]:
             yield Finding.problem(name, f"memory.db cannot be checked: {exc}",
                                   fix="run `wardian doctor --check data-dir`")
             return
+    if ctx.url is not None:
+        from wardian._pg import redact_url
+
+        yield from revision_findings(
+            name, problems, count, at=f" at {redact_url(ctx.url)}",
+            restore="restore the database from a backup (pg_dump/pg_restore)")
+        return
     yield from revision_findings(
         name, problems, count, restore="stop Wardian and restore memory.db from a backup")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from wardian._db import has_table
+from wardian._db import has_table, table_columns
 
 __all__ = ["active_without_vector", "count_records", "flagged_by_agent"]
 
@@ -26,8 +26,7 @@ def flagged_by_agent(conn: sqlite3.Connection) -> list[tuple[str, int]] | None:
     """``(agent id, active records set aside as holding a secret)`` per agent with any,
     by agent id; None when the upgrade secret check has not run on the file yet
     (issue 14: no ``records.flagged`` column)."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
-    if "flagged" not in columns:
+    if "flagged" not in table_columns(conn, "records"):
         return None
     rows = conn.execute(
         "SELECT agent_id, COUNT(*) AS n FROM records WHERE flagged IS NOT NULL"

@@ -1,5 +1,5 @@
 """Recall's ``wardian doctor`` check: is semantic recall available, and does every record
-have its vector (issue 19)?
+have its vector?
 
 The fix for records without one is ``wardian garden memory reindex``
 (`wardian.app.reindex`).

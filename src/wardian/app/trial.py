@@ -10,7 +10,7 @@ reads it), so the scratch memory evolves as it would have. What each session's r
 updated and removed is read back from the scratch store. The real data directory is only
 read (read-only SQLite connections); the scratch directory is deleted afterwards.
 
-Spec: issue 12, last acceptance bullet ("measure a curator before you switch to it").
+Spec: docs/operator-guide.md (measure a curator before you switch to it).
 """
 
 from __future__ import annotations

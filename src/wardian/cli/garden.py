@@ -10,7 +10,7 @@ command parses its options, calls the application layer (`wardian.app.garden`,
 `wardian.app.maintenance`) and renders what comes back.
 
 Spec: "Save and inspect memory" (cross-agent inspection is the operator's), "What appears
-in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7.
+in chat" (Memory loaded rows), "Operator maintenance in Garden".
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ It is memory logic, not a provider adapter: `wardian.providers.builtin.adapter` 
 
 `curate(payload) -> dict` reads the normalised conversation slice and the agent's active
 records and returns a `CuratorBatch` (save / update / remove, each with text, kind, scope
-and an evidence excerpt quoted verbatim from one message). Issue 6; spec "You do not need to
+and an evidence excerpt quoted verbatim from one message). Spec "You do not need to
 say 'remember this'…"; DESIGN.md "The builtin provider". It is not a language model: it
 only knows the heuristics below, and it says so.
 

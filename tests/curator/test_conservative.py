@@ -8,8 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.curator.blind import build
 from wardian.curator import curate
+from wardian.curator.contradiction import contradicts, stance
+from wardian.curator.rules import rewrite
 from wardian.transcripts import load_transcript
 
 
@@ -54,3 +58,35 @@ def test_a_refusal_reason_of_two_statements_keeps_both(tmp_path: Path) -> None:
     assert len(ops) == 1, ops
     assert "Nobody pushes straight to trunk" in ops[0]["text"]
     assert "merge request from a topic branch" in ops[0]["text"]
+
+
+NEGATED = [
+    "no tabs please",
+    "No semicolons in the TypeScript sources.",
+    "nope, no tabs",
+    "No force pushes to the release branches.",
+    "no mocks in the integration tests please",
+    "No-one merges their own pull request.",
+    "no-op migrations still need a review",
+]
+
+
+@pytest.mark.parametrize("said", NEGATED)
+@pytest.mark.parametrize("category", ["correction", "convention", "explicit", "decision"])
+def test_a_leading_no_that_negates_is_never_dropped(said: str, category: str) -> None:
+    text = rewrite(said, category).lower()
+    assert text.startswith(("no ", "no-")) or " no " in text, text
+
+
+@pytest.mark.parametrize(
+    ("said", "rest"),
+    [("no, use spaces", "Use spaces."), ("Nope - keep it on httpx.", "Keep it on httpx."),
+     ("no I meant the staging bucket", "the staging bucket")],
+)
+def test_a_leading_no_that_answers_is_dropped(said: str, rest: str) -> None:
+    assert rest.lower() in rewrite(said, "correction").lower()
+
+
+def test_a_negated_preference_read_as_a_stance_rejects() -> None:
+    assert "tabs" in stance("no tabs please").rejects
+    assert contradicts("no tabs please", "Use tabs.")

@@ -30,8 +30,9 @@ _CONTRAST = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"\s*(?:[,;:.!?]|\bbut\b|\band\b|\bthen\b)\s*", re.IGNORECASE)
-_LEAD = re.compile(r"^(?:(?:no|nope|ok(?:ay)?|yes|so|also|and|but|please|pls)\b[,.!]*\s+)+",
-                   re.IGNORECASE)
+_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|yes|so|also|and|but|please|pls)\b[,.!]*\s+"
+                   r"|(?:no|nope)\b(?:\s*[,.!]+\s*|\s*[\-–]\s+))+", re.IGNORECASE)
+"""Interjections before a statement; the "no" of "no tabs" or "no-one" is its negation."""
 _WORD = re.compile(r"[a-z0-9_./@#+-]+")
 _GENERIC_WORDS = (
     "use using used uses run running make keep do does did go put add get set have has be is "

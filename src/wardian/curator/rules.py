@@ -329,7 +329,11 @@ _LEAD = re.compile(
     r"^(?:(?:ok(?:ay)?|great|yes|yeah|also|and|so|but|then|well|hmm|um+|uh+|erm|please|pls|btw|"
     r"by the way|"
     r"fyi|oh|heads up|one more "
-    r"feedback|stop for a second|just to be sure|in theory|maybe|no|nope)\b[!,.:;\-–]*\s*)+",
+    r"feedback|stop for a second|just to be sure|in theory|maybe)\b[!,.:;\-–]*\s*"
+    # "no" / "nope" answering the agent ("no, use X", "no I meant X"), never the "no" of
+    # "no tabs please" or "no-one", which negate the statement
+    r"|(?:no|nope)\b(?:\s*[!,.:;]+\s*|\s*[\-–]\s+"
+    r"|\s+(?=(?:i|we|you|it|that|this|let'?s|not|never)\b)))+",
     re.IGNORECASE,
 )
 _PROGRESS_LEAD = re.compile(

@@ -15,11 +15,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# Byte-compile the package (only what changed since: ~0.05 s CPU otherwise). Where
+# Byte-compile the package (only what changed since). Where
 # PYTHONDONTWRITEBYTECODE is set, an editable install would recompile every changed module
-# in every process (issue 19: ~80 modules per command). Timestamp pycs, Python's default:
-# checked-hash ones were valid too but cost every command ~4 % more CPU (hashing each source
-# on import), and make only compiles after the sources were written.
+# in every process. Timestamp pycs, Python's default: checked-hash ones would hash each
+# source on import, and make only compiles after the sources were written.
 bytecode: $(STAMP)
 	$(BIN)/python -m compileall -q src/wardian
 

@@ -17,8 +17,11 @@ recall are a measurement, not a gate, so that nobody tunes rules to its sentence
 ``--set blind2`` is a second blind set, written after the fixes the first one led to (the
 first set's later figures are no longer blind). ``--set blind3`` is a third, in styles the
 corpus lacks (corrections mid-task, dictation, terse answers, non-native English, secrets).
+``--set unseen`` is the held-out set of plain-worded sessions (``tests/curator/unseen/``):
+rejected agent claims, abandoned designs, negations, one-off instructions, value changes,
+rules sharing a frame, checkpoints; it too is a measurement, gated on the safety targets only.
 
-Usage: python bench/curator_bench.py [--verbose] [--set corpus|blind|blind2|blind3]
+Usage: python bench/curator_bench.py [--verbose] [--set corpus|blind|blind2|blind3|unseen]
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from tests.curator.gold import (  # noqa: E402
     BLIND_TRANSCRIPTS,
     GOLD,
     TRANSCRIPTS,
+    UNSEEN_GOLD,
+    UNSEEN_TRANSCRIPTS,
     load_gold,
     saved_records,
     score,
@@ -63,6 +68,7 @@ SETS = {
     "blind": (BLIND_GOLD, BLIND_TRANSCRIPTS),
     "blind2": (BLIND2_GOLD, BLIND2_TRANSCRIPTS),
     "blind3": (BLIND3_GOLD, BLIND3_TRANSCRIPTS),
+    "unseen": (UNSEEN_GOLD, UNSEEN_TRANSCRIPTS),
 }
 """Set name → (targets, transcript folder)."""
 

@@ -126,7 +126,7 @@ class NamedMigration(NamedTuple):
         ValueError: the name is not of that form.
 
     A named tuple, not a dataclass: every hot command imports migrations, and the
-    dataclass machinery alone costs such a process ~20 ms of CPU (issue 19).
+    dataclass machinery alone costs such a process a noticeable share of its CPU budget.
     """
 
     name: str

@@ -2,7 +2,7 @@
 
 The modes are set explicitly (``chmod`` after creating), so they hold whatever the umask:
 a umask of 022 would otherwise leave memory records, transcripts and logs readable by every
-local user (issue 15 point 3). Files a user names (an export path) get the same treatment.
+local user. Files a user names (an export path) get the same treatment.
 On Windows the POSIX bits are not the access control; there the calls are harmless and the
 per-user profile folder is what keeps the data private (docs/threat-model.md).
 

@@ -1,4 +1,4 @@
-"""PostgreSQL backend: one database for a team, schemas ``memory`` and ``state`` (issue 18).
+"""PostgreSQL backend: one database for a team, schemas ``memory`` and ``state``.
 
 Selected by ``WARDIAN_DATABASE_URL=postgresql://…`` or a ``database.url`` file in the data
 directory (`configured_url`); without either, SQLite files stay the embedded default.

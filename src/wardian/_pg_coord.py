@@ -1,4 +1,4 @@
-"""Coordination between machines sharing one PostgreSQL database (issue 18).
+"""Coordination between machines sharing one PostgreSQL database.
 
 What SQLite gets from one file on one machine (a write lock, a process table to ask
 whether an owner lives, a queue read every few milliseconds), several machines get from

@@ -1,6 +1,6 @@
 """Process identity and the processes we start without waiting for, at the bottom of the
-package: the one place that reads process identities (DESIGN.md "Identity and authority";
-issue 13: "one process-identity/lock module at the bottom").
+package: the one place that reads process identities (DESIGN.md "Identity and authority":
+one process-identity/lock module at the bottom).
 
 Identity
     A pid alone is not an identity: the operating system reuses pids. A pid together with
@@ -14,8 +14,8 @@ Identity
     via `ProcessIdentity.matches` / `is_alive`, SQL via the constant).
 
     On Linux identities are read from ``/proc`` (the numbers psutil reads, computed the way
-    psutil computes them), so a provider hook's ancestry check does not pay psutil's import
-    (~20 ms); elsewhere, or when ``/proc`` cannot answer, with psutil.
+    psutil computes them), so a provider hook's ancestry check does not pay psutil's import;
+    elsewhere, or when ``/proc`` cannot answer, with psutil.
 
 Detached workers
     A `subprocess.Popen` that is garbage-collected while its child still runs warns
@@ -46,7 +46,7 @@ from collections.abc import Collection, Iterator
 
 from wardian._typing import TYPE_CHECKING, NamedTuple
 
-if TYPE_CHECKING:  # annotations only: memory save/recall never start a process (issue 19)
+if TYPE_CHECKING:  # annotations only: memory save/recall never start a process
     import subprocess
 
 __all__ = [
@@ -95,7 +95,7 @@ def identity_of(pid: int) -> ProcessIdentity | None:
     """The identity of the live process `pid`, or None when there is no such process.
 
     A zombie (exited, not yet reaped) counts as gone. On Linux read from ``/proc`` (as
-    `lineage` does; psutil's import alone costs a hook ~20 ms), else with psutil.
+    `lineage` does; psutil's import is a large share of a hook's budget), else with psutil.
     """
     if sys.platform.startswith("linux"):
         found = _proc_identity(pid)
@@ -275,7 +275,7 @@ def ancestry_to(holder_pid: int) -> tuple[tuple[int, int], ...] | None:
     Two equal results name the same processes (a reused pid gets another start time), so
     when the result equals one taken while `holder_pid` was a verified ancestor, it still
     is, and alive: a long-running server (``wardian mcp``) checks this on every call
-    instead of re-reading its whole lineage (issue 16). Read-only.
+    instead of re-reading its whole lineage. Read-only.
     """
     if not sys.platform.startswith("linux"):
         return None
@@ -525,7 +525,7 @@ def _reap_children() -> None:
 def _childless() -> bool:
     """Whether this process has no child at all, from ``/proc/self/task/*/children``
     (Linux); False when that cannot be read. Lets a launch that ended cleanly skip
-    psutil's import (~20 ms of `agent exec`)."""
+    psutil's import in `agent exec`."""
     if not sys.platform.startswith("linux"):
         return False
     try:

@@ -1,10 +1,10 @@
 """`TYPE_CHECKING` and `NamedTuple` for the modules on the hot commands' path, without
 importing `typing` at run time.
 
-Importing `typing` costs a whole process ~5 ms of CPU, and each ``class X(NamedTuple)``
-another ~0.25 ms (it turns every string annotation into a compiled `typing.ForwardRef`);
-the ~25 named tuples on the path of ``wardian memory save`` / ``recall`` and the
-SessionStart hook came to ~9 ms of a budget of 80 ms per process (issue 19). The modules
+Importing `typing` costs a whole process CPU, and each ``class X(NamedTuple)`` more (it
+turns every string annotation into a compiled `typing.ForwardRef`); the named tuples on
+the path of ``wardian memory save`` / ``recall`` and the SessionStart hook add up to a
+noticeable share of those processes' budget (bench/process_bench.py). The modules
 on that path take both names from here and import whatever else of `typing` they name in
 annotations only, under ``if TYPE_CHECKING:``. tests/cli/test_hot_imports.py runs the
 hot commands and fails when `typing` is loaded.

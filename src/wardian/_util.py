@@ -9,7 +9,7 @@ __all__ = ["new_id", "parse_utc", "short_id", "utc_now", "utc_now_iso"]
 
 
 def host_name() -> str:
-    """The name this machine goes by among machines sharing one database (issue 18):
+    """The name this machine goes by among machines sharing one database:
     ``WARDIAN_HOST_NAME`` when set (e.g. a container whose host name changes), else the
     host name. Read per call; no import (the hooks' hot path records it)."""
     import os
@@ -51,7 +51,7 @@ def new_id() -> str:
     """A fresh random UUID4 as a string (what ``str(uuid.uuid4())`` returns).
 
     Built here from `os.urandom` because importing `uuid` (which imports `platform`)
-    costs ~10 ms, a tenth of a `memory save` process's budget (issue 19).
+    costs a noticeable share of a `memory save` process's CPU budget (bench/process_bench.py).
     """
     raw = bytearray(os.urandom(16))
     raw[6] = (raw[6] & 0x0F) | 0x40  # version 4

@@ -14,7 +14,7 @@ echoes each command before running it, so what you see is what a user would type
    (the startup context of a managed process, via ``wardian agent exec``).
 
 Nothing here is canned: every line of output comes from those commands.
-Spec "Optional consolidation"; issue 9 "Quick start".
+Spec "Optional consolidation".
 """
 
 from __future__ import annotations

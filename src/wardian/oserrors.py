@@ -2,7 +2,7 @@
 
 A full disk, a read-only file or directory, a data directory that is a file, or bytes that
 are not UTF-8 are the user's environment, not a Wardian bug: they must never surface as
-``internal error`` (issue 15 point 5). `translate` maps one exception to a `WardianError`,
+``internal error``. `translate` maps one exception to a `WardianError`,
 or returns None when it is not such a condition (a real bug stays a bug). The CLI's root
 group calls it for every exception that is not already ours.
 

@@ -1,5 +1,6 @@
-"""Without the optional embedding model recall still works, by words only, and
-``wardian doctor`` says so; with it, the doctor counts records that have no vector."""
+"""Semantic recall is the default install; without readable model files recall still
+works, by words only, and ``wardian doctor`` says which is active and why; with them, the
+doctor counts records that have no vector."""
 
 from __future__ import annotations
 
@@ -39,8 +40,40 @@ def test_without_the_model_recall_is_lexical_and_doctor_warns(
     assert store.recall(AGENT, "what is the office cat called") == []
     store.close()
     (finding,) = _recall_findings(cli)
-    assert finding["status"] == "warning" and "words only" in finding["message"]
-    assert finding["fix"] == "pip install 'wardian[semantic]'"
+    assert finding["status"] == "warning" and "lexical only" in finding["message"]
+    assert "missing" in finding["message"]
+    assert finding["fix"] == "pip install --force-reinstall 'wordllama>=0.4,<0.5'"
+
+
+def test_unreadable_model_files_fall_back_to_words_and_doctor_says_why(
+    cli: CliRunner, wardian_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import wardian.memory.embedding as embedding
+
+    weights, vocab = tmp_path / "l2_supercat_256.safetensors", tmp_path / "tokenizer.json"
+    weights.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00not json")  # a truncated download
+    vocab.write_text("{}")
+    monkeypatch.setattr(embedding, "model_files", lambda: (weights, vocab))
+    store = MemoryStore()
+    assert not store.semantic_enabled()
+    rid = store.save(AGENT, "Kiln logs rotate weekly", evidence="e", scope=Scope.agent(),
+                     actor="t").id
+    assert [r.id for r in store.recall(AGENT, "kiln logs")] == [rid]
+    store.close()
+    (finding,) = _recall_findings(cli)
+    assert finding["status"] == "warning"
+    assert "unreadable" in finding["message"] and weights.name in finding["message"]
+
+
+def test_the_embedding_model_is_a_dependency_not_an_extra() -> None:
+    from importlib.metadata import requires
+
+    from wardian.app.recall import REQUIREMENT
+
+    plain = [r for r in requires("wardian") or [] if "extra ==" not in r]
+    assert any(r.replace(" ", "").startswith("wordllama") for r in plain), plain
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    assert f'"{REQUIREMENT}",' in pyproject.split("[project.optional-dependencies]")[0]
 
 
 def test_with_the_model_doctor_counts_records_without_a_vector(

@@ -40,6 +40,10 @@ BLIND3_DIR = Path(__file__).resolve().parent / "blind3"
 """The third blind set: styles the corpus lacks, written before any rule change for it."""
 BLIND3_GOLD = BLIND3_DIR / "blind_gold.json"
 BLIND3_TRANSCRIPTS = BLIND3_DIR / "transcripts"
+UNSEEN_DIR = Path(__file__).resolve().parent / "unseen"
+"""The unseen set: plain-worded sessions held out from rule writing (``unseen/build.py``)."""
+UNSEEN_GOLD = UNSEEN_DIR / "blind_gold.json"
+UNSEEN_TRANSCRIPTS = UNSEEN_DIR / "transcripts"
 
 Item = list[list[str]]
 

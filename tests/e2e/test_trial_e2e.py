@@ -169,10 +169,17 @@ def test_compare_two_curators_side_by_side(w: W, tmp_path: Path, wardian_home: P
     assert [c["op"] for c in three["only_a"]] == ["update"]
     assert [c["text"] for c in three["only_b"]] == ["Install packages with pnpm, never npm"]
     assert doc["b"]["totals"]["dropped"] == 2
+    # the cost the host reported (the fake codex: 2476 in, 122 out a turn); builtin: none
+    assert (doc["b"]["totals"]["input_tokens"], doc["b"]["totals"]["output_tokens"]) == (
+        3 * 2476, 3 * 122)
+    assert doc["b"]["totals"]["sessions_with_tokens"] == 3
+    assert "input_tokens" not in doc["a"]["totals"]
 
     text = _trial(w, "--compare", json.dumps(codex)).stdout
     assert max(len(line) for line in text.splitlines()) <= 100, text
     assert "only in A:" in text and "only in B:" in text
+    assert "A tokens: none reported" in text
+    assert "B tokens: 7428 in, 366 out (reported for 3 of 3 runs)" in text
     row = next(line for line in text.splitlines() if "Install packages with pnpm" in line)
     assert row.startswith(" " * 48 + " | "), row  # B's change in the right half
     assert _state(wardian_home) == before

@@ -174,7 +174,7 @@ def recall_lines(found: RecallResult) -> builtins.list[str]:
     Returns:
         One `record_line` per match; when nothing matches, ``(no memory matches
         'QUERY')`` (the query on one line), then `NEAREST_HEADING` and a `record_line`
-        per `RecallResult.nearest`, if any. Spec: "Save and inspect memory"; issue 19.
+        per `RecallResult.nearest`, if any. Spec: "Save and inspect memory".
     """
     if found.records:
         return [record_line(r) for r in found.records]
@@ -439,7 +439,7 @@ def open_agent_memory(
 
     env = os.environ if environ is None else environ
     if store is not None:
-        # The caller's real ancestry, read on every call (issue 15): a long-running server
+        # The caller's real ancestry, read on every call: a long-running server
         # is honoured only while it sits inside the capability holder's process tree.
         caller = [(p.pid, p.started_at) for p in lineage()]
         principal = resolve_principal(is_alive=is_alive, caller=caller, store=store,

@@ -1,8 +1,8 @@
 """Agent definitions as the operator edits them: ``agent add`` and ``agent set`` share one
 check; ``agent remove`` is one service function (`remove_agent`).
 
-Spec: CLI.md ``agent add`` / ``agent remove``; issue 20 (``--provider`` is checked against
-the known providers, ``agent set`` is validated like ``add``); issue 13 (agent removal).
+Spec: CLI.md ``agent add`` / ``agent remove`` (``--provider`` is checked against
+the known providers, ``agent set`` is validated like ``add``).
 """
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ def _messages_digest(messages: Sequence[Mapping[str, Any]]) -> str:
 
 
 def shorten_archive_output(output: Mapping[str, Any]) -> dict[str, Any]:
-    """`archive_load`'s output as a run stores it (issue 13: the conversation is stored
+    """`archive_load`'s output as a run stores it (the conversation is stored
     once, in the archive): without ``text`` (it joins the messages) and, for a slice of the
     agent's archive, without ``messages`` either, which ``agent_id``, ``after_seq``,
     ``last_seq`` and ``include_tool_output`` read again; ``messages_digest`` (sha256 of

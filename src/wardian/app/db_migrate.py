@@ -1,5 +1,4 @@
-"""`wardian db migrate --to postgresql://…`: move a SQLite installation to PostgreSQL
-(issue 18).
+"""`wardian db migrate --to postgresql://…`: move a SQLite installation to PostgreSQL.
 
 Copies every row of ``memory.db`` and ``state.db`` (records with their ids and rowids,
 revisions, sources, vectors, receipts, capabilities, agents, invokers, runs, events, …)

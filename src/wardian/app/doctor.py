@@ -19,7 +19,7 @@ all the same. A missing data directory is reported, not created, and runs left `
 by a dead process are reported, not marked. What a check
 reads from another component's tables it asks that component for (``read_settings``,
 ``read_agents``, ``read_running_runs``, `wardian.memory.readonly`): no SQL here names their
-tables. Spec: issue 20 "wardian doctor".
+tables. Spec: CLI.md ``doctor``.
 """
 
 from __future__ import annotations
@@ -473,7 +473,7 @@ def _runs(ctx: DoctorContext) -> Iterator[Finding]:
 
 @register_check("memory-hygiene", "Memory hygiene")
 def _memory_hygiene(ctx: DoctorContext) -> Iterator[Finding]:
-    """Records set aside by the upgrade secret check, per agent (issue 14)."""
+    """Records set aside by the upgrade secret check, per agent."""
     from wardian.memory.readonly import flagged_by_agent
 
     name = "memory-hygiene"

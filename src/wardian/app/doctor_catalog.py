@@ -1,5 +1,5 @@
 """Doctor check ``model-catalogs``: every selection an agent or invoker makes is in its
-provider's model catalog (`wardian doctor`; issue 20 "model catalogs").
+provider's model catalog (`wardian doctor`).
 
 What is checked, exactly as a launch or a run start would check it
 (`wardian.providers.catalog.ModelCatalog.validate_selection`, the same code):

@@ -9,7 +9,7 @@
   but PATH lacks is a problem, one only an agent names is a warning (`agent launch` needs
   it; hooks and the builtin curator do not).
 
-Spec: issue 20 "wardian doctor"; docs/hosts.md.
+Spec: docs/hosts.md.
 """
 
 from __future__ import annotations

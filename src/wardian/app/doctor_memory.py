@@ -1,5 +1,5 @@
 """``wardian doctor`` check ``memory-history``: every record equals its latest revision and
-the full-text index matches the records (`MemoryStore.verify`, issue 13).
+the full-text index matches the records (`MemoryStore.verify`).
 
 Read-only like every doctor check: ``memory.db`` is opened with ``mode=ro`` and not migrated
 (on PostgreSQL, the ``memory`` schema over a read-only connection).

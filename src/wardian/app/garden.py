@@ -9,7 +9,7 @@ dataclasses), so a surface only renders.
 Operator only: callers check `require_operator` before serving any of this (the data spans
 every agent). Spec: "Save and inspect memory" (cross-agent inspection is the operator's),
 "What appears in chat" (Memory loaded), "Operator maintenance in Garden", "Optional
-consolidation" (invokers); issue 17.
+consolidation" (invokers).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
 
 def record_marks(record: Record) -> list[str]:
     """Hygiene marks to show beside a record: ``flagged: <why>`` while it is set aside
-    (issue 14: it holds what looks like a secret, so recall leaves it out). Pure.
+    (it holds what looks like a secret, so recall leaves it out). Pure.
 
     This is the one place a surface asks, so a new mark needs no change to the pages.
     """

@@ -3,10 +3,10 @@ protocol (`wardian.runtime.hooks`).
 
 Imported on every hook call and every ``wardian hooks …`` argument line the hot parser
 reads (`wardian.cli.hot`), so it loads only the hosts' event table at import time; the
-hook machinery loads when a call runs (issue 19: <= 80 ms CPU per hook process).
+hook machinery loads when a call runs (bench/hooks_bench.py prints the per-hook CPU budget).
 
 Spec: "What appears in chat" (startup context), "Optional consolidation" (session close);
-issue 13 (surfaces call only the application layer).
+DESIGN.md (surfaces call only the application layer).
 """
 
 from __future__ import annotations

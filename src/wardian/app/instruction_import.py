@@ -18,7 +18,7 @@ Scope: ``workspace`` of the file's git root when the file is inside a git work t
 project's conventions), else ``agent`` (a user-level file such as ``~/.claude/CLAUDE.md``);
 ``scope`` overrides it for every bullet.
 
-Spec: "Operator maintenance in Garden" (plan format, preview, confirmation); issue 16.
+Spec: "Operator maintenance in Garden" (plan format, preview, confirmation).
 """
 
 from __future__ import annotations

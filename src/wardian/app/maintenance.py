@@ -12,7 +12,7 @@ Confirmation: the CLI asks on the controlling terminal (`ask_on_terminal`, never
 the web app passes `confirmed_as_shown`, which accepts only the owner, operation count and
 digest prefix its dialog showed.
 
-Spec: "Operator maintenance in Garden", "Native confirmation and atomic apply"; issue 14
+Spec: "Operator maintenance in Garden", "Native confirmation and atomic apply"
 (one-record corrections, stale checkpoints).
 """
 

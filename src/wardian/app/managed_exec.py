@@ -1,11 +1,11 @@
 """``wardian agent exec NAME -- CMD``: run a command as one agent's managed process.
 
-On the hot path (`wardian.cli.hot`; issue 19: <= 120 ms CPU for the whole process), so
+On the hot path (`wardian.cli.hot`; bench/process_bench.py prints its CPU budget), so
 nothing is imported until the call: the agents registry and the launcher
 (`wardian.runtime.launch.exec_managed`) load then.
 
-Spec: DESIGN.md "Identity and authority" (the managed process and its capability);
-issue 13 (surfaces call only the application layer).
+Spec: DESIGN.md "Identity and authority" (the managed process and its capability;
+surfaces call only the application layer).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Register ``wardian mcp`` in a host's MCP configuration, reversibly (issue 16).
+"""Register ``wardian mcp`` in a host's MCP configuration, reversibly.
 
 Hosts and files (checked against each host's documentation, 2026):
 

@@ -3,7 +3,7 @@
 ``garden memory stale --draft-plan``, ``garden memory retire|revise --output``,
 ``garden import``, the agent's ``memory draft-plan|import --output`` and the
 ``memory.draft_plan`` step all call `write_plan`: a plan quotes the agent's memory, so it is
-private like the database (issue 15 point 3), and it is written whole or not at all.
+private like the database, and it is written whole or not at all.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ shows its digest, and writes only after the operator confirmed exactly that dige
 terminal, or ``--confirm sha256:…``): the same ids, revisions and sources as exported.
 
 Operator only (the surfaces check `require_operator`). Spec: "Operator maintenance in
-Garden"; issue 16.
+Garden".
 """
 
 from __future__ import annotations

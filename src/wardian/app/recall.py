@@ -1,13 +1,14 @@
 """Recall's ``wardian doctor`` check: is semantic recall available, and does every record
-have its vector (issue 19)?
+have its vector?
 
 The fix for records without one is ``wardian garden memory reindex``
 (`wardian.app.reindex`).
 
-Without the optional embedding model (``pip install 'wardian[semantic]'``) recall is
-lexical only (FTS5/BM25 with the relevance floor) and still works; the doctor says so as
-a warning. With it, records saved before it was installed have no vector and are found
-by their words only; the doctor counts them. Read-only.
+The embedding model (the ``wordllama`` package, a dependency) makes recall semantic.
+When its files are missing or unreadable recall falls back to lexical only (FTS5/BM25
+with the relevance floor) and still works; the doctor says which is active, and why the
+model could not be used. Records saved while it was unavailable have no vector and are
+found by their words only; the doctor counts them. Read-only.
 """
 
 from __future__ import annotations
@@ -19,17 +20,21 @@ from wardian.app.doctor import DoctorContext, Finding, register_check
 __all__: list[str] = []
 
 _CHECK = "recall"
+REQUIREMENT = "wordllama>=0.4,<0.5"
+"""The embedding model's requirement, as ``pyproject.toml`` states it."""
 
 
 @register_check(_CHECK, "Recall (semantic score)")
 def _recall(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.memory.embedding import MODEL, Embedder, model_files
 
-    if model_files() is None or Embedder.load() is None:
+    files = model_files()
+    if files is None or Embedder.load() is None:
+        why = ("the wordllama package or its model files are missing" if files is None
+               else f"its model files are unreadable ({files[0].name}, {files[1].name})")
         yield Finding.warning(
-            _CHECK, "semantic recall is off: the optional embedding model (wordllama) is not"
-            " installed, so `memory recall` ranks by words only (BM25)",
-            fix="pip install 'wardian[semantic]'")
+            _CHECK, f"recall is lexical only (BM25): semantic recall is off because {why}",
+            fix=f"pip install --force-reinstall '{REQUIREMENT}'")
         return
     yield Finding.ok(_CHECK, f"semantic recall is on ({MODEL}, loaded offline)")
     from contextlib import closing

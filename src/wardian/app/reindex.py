@@ -1,12 +1,12 @@
-"""Vector backfill: give records saved without a vector their vector (issue 19).
+"""Vector backfill: give records saved without a vector their vector.
 
-A record saved before the optional embedding model (``wardian[semantic]``) was installed,
-while it was absent, or under an older model, has no current vector, so semantic recall
+A record saved while the embedding model (the ``wordllama`` dependency) was missing or
+unreadable, or under an older model, has no current vector, so semantic recall
 cannot find it by meaning (it is still found by its words). `reindex_vectors` computes
 the missing vectors from each record's current text; ``wardian garden memory reindex``
 runs it and ``wardian doctor`` (check ``recall``) names it as the fix.
 
-Spec: DESIGN.md "Storage" → Recall; issue 19 (vector backfill).
+Spec: DESIGN.md "Storage" → Recall (vector backfill).
 """
 
 from __future__ import annotations

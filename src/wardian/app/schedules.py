@@ -14,7 +14,7 @@ table (`InvokerStore`) and the daemon that fires them. `Invoker` and `Slot` are 
 for the surfaces' rendering, and `parse_duration` / `format_duration` for the duration
 syntax of ``--every`` and ``--misfire-grace`` (``30s``, ``5m``, ``1h30m``).
 
-Spec: CLI.md ``automation schedule``; DESIGN.md "Invokers"; issue 8.
+Spec: CLI.md ``automation schedule``; DESIGN.md "Invokers".
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Invoker",
     "add_session_close",
+    "curator_assignment",
     "list_session_close",
     "remove_session_close",
     "session_close_history",
@@ -252,3 +253,61 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
         fires.close()
     docs.sort(key=lambda doc: str(doc["created_at"]), reverse=True)
     return invoker, docs[:limit]
+
+
+def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
+    """The ``curator`` role's assignment for ``--curator CHOICE``, and a line saying what it is.
+
+    ``builtin`` is the rules curator; ``host`` is a model of `agent`'s own provider from its
+    refreshed catalog (`wardian.curator.host.choose_host_model`: small by default).
+
+    Args:
+        choice: ``host`` or ``builtin``.
+        agent: agent name or id.
+
+    Returns:
+        (assignment dict, description such as ``curator: codex gpt-5.1-codex-mini effort
+        low (catalog fetched 2026-…Z)``).
+
+    Raises:
+        NotFoundError: no such agent. UsageError (exit 2): another `choice`; for ``host``,
+            the agent's provider is the
+            builtin one. CatalogNotRefreshed / CatalogRefreshFailed (exit 2): the provider's
+            catalog was never fetched (the message names the refresh command).
+    """
+    from wardian.curator.host import BUILTIN_ASSIGNMENT, choose_host_model
+    from wardian.providers.catalog import ModelCatalog
+    from wardian.providers.errors import CatalogNotRefreshed
+    from wardian.runtime.agents import AgentRegistry
+
+    if choice == "builtin":
+        return dict(BUILTIN_ASSIGNMENT), "curator: builtin curator-rules"
+    if choice != "host":
+        raise UsageError(f"--curator: expected 'host' or 'builtin', found {choice!r}",
+                         hint="use `--curator host` (the agent's own model) or "
+                         "`--curator builtin` (the rules curator)")
+    resolved = AgentRegistry().get(agent)
+    provider = resolved.provider
+    if provider == "builtin":
+        raise UsageError(
+            f"--curator host: agent {resolved.name!r} runs on the builtin provider, which has "
+            "no model of its own",
+            hint="use `--curator builtin`, or `--assignments` with a provider and model",
+        )
+    catalog = ModelCatalog()
+    try:
+        entry = catalog.get(provider)
+        if entry is None:
+            raise CatalogNotRefreshed(provider)
+        entry.require_list()
+        model, effort = choose_host_model(entry.models)
+    finally:
+        catalog.close()
+    assignment: dict[str, Any] = {"target_type": "temporary_provider", "provider": provider,
+                                  "model": model}
+    if effort:
+        assignment["effort"] = effort
+    line = f"curator: {provider} {model}" + (f" effort {effort}" if effort else "")
+    if entry.fetched_at:
+        line += f" (catalog fetched {entry.fetched_at})"
+    return assignment, line

@@ -1,7 +1,7 @@
 """Session lifecycle from any integration's command line: ``wardian session close`` (report
 a close) and ``session recover`` (record the sessions no hook reported).
 
-Spec: CLI.md ``session close`` / ``session recover``; issue 20 (a missing or unreadable
+Spec: CLI.md ``session close`` / ``session recover`` (a missing or unreadable
 ``--transcript`` is refused up front, exit 2, instead of being accepted and the run skipped
 later).
 """

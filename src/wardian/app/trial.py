@@ -10,7 +10,7 @@ reads it), so the scratch memory evolves as it would have. What each session's r
 updated and removed is read back from the scratch store. The real data directory is only
 read (read-only SQLite connections); the scratch directory is deleted afterwards.
 
-Spec: issue 12, last acceptance bullet ("measure a curator before you switch to it").
+Spec: docs/operator-guide.md (measure a curator before you switch to it).
 """
 
 from __future__ import annotations
@@ -26,7 +26,15 @@ from typing import Any
 
 from wardian.errors import NotFoundError, StoreError, UsageError
 
-__all__ = ["COMPARE_SCHEMA", "DEFAULT_LAST", "SCHEMA", "compare_trials", "run_trial", "run_trials"]
+__all__ = [
+    "COMPARE_SCHEMA",
+    "DEFAULT_LAST",
+    "SCHEMA",
+    "compare_trials",
+    "run_trial",
+    "run_trials",
+    "usage_tokens",
+]
 
 DEFAULT_LAST = 5
 """Sessions a trial replays when ``--last`` is not given."""
@@ -197,6 +205,51 @@ def _changes(outputs: dict[str, Any], before: dict[str, Any], after: dict[str, A
     return changes, dropped
 
 
+def usage_tokens(usage: Any) -> dict[str, int] | None:
+    """Input and output tokens in one provider-reported usage document, None when it has none.
+
+    Reads the shapes the adapters pass through: ``input_tokens``/``output_tokens`` at the top
+    (Claude Code, Codex, Gemini CLI; Claude's cache reads and writes count as input, Codex's
+    ``cached_input_tokens`` are already part of its input) and opencode's ``tokens``
+    ``{input, output}``. Never raises: anything else is "not reported".
+    """
+    if not isinstance(usage, dict):
+        return None
+    nested = usage.get("tokens")
+    source: dict[str, Any] = nested if isinstance(nested, dict) else usage
+    names_in = ("input_tokens", "input", "cache_creation_input_tokens", "cache_read_input_tokens")
+    names_out = ("output_tokens", "output")
+    counts = {"input": 0, "output": 0}
+    found = False
+    for key, names in (("input", names_in), ("output", names_out)):
+        for name in names:
+            value = source.get(name)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                counts[key] += value
+                found = True
+    return counts if found else None
+
+
+def _run_tokens(run_id: str) -> dict[str, int] | None:
+    """Tokens the providers reported for every model step of the run (None: none reported)."""
+    from wardian.engine.runs import RunStore
+
+    store = RunStore(recover=False)
+    try:
+        events = store.events(run_id)
+    finally:
+        store.close()
+    total: dict[str, int] | None = None
+    for event in events:
+        data = event.get("data")
+        tokens = usage_tokens(data.get("usage")) if isinstance(data, dict) else None
+        if tokens is not None:
+            total = total or {"input": 0, "output": 0}
+            total["input"] += tokens["input"]
+            total["output"] += tokens["output"]
+    return total
+
+
 def _one_session(blueprint: str, principal: Any, assignments: str, conv: Any,
                  ) -> dict[str, Any]:
     from wardian.engine.executor import execute_run
@@ -225,6 +278,7 @@ def _one_session(blueprint: str, principal: Any, assignments: str, conv: Any,
         "error": final.error,
         "changes": changes,
         "dropped": dropped,
+        "tokens": _run_tokens(final.id),
         "active_before": sum(1 for r in before.values() if r.status == "active"),
         "active_after": sum(1 for r in after.values() if r.status == "active"),
     }
@@ -233,6 +287,11 @@ def _one_session(blueprint: str, principal: Any, assignments: str, conv: Any,
 def _totals(sessions: list[dict[str, Any]]) -> dict[str, int]:
     totals = {"sessions": len(sessions), "save": 0, "update": 0, "remove": 0, "dropped": 0,
               "failed": 0}
+    reported = [s["tokens"] for s in sessions if s.get("tokens")]
+    if reported:
+        totals["input_tokens"] = sum(t["input"] for t in reported)
+        totals["output_tokens"] = sum(t["output"] for t in reported)
+        totals["sessions_with_tokens"] = len(reported)
     for session in sessions:
         for change in session["changes"]:
             totals[change["op"]] += 1
@@ -256,8 +315,10 @@ def run_trial(*, blueprint: str, agent: str, assignments: str,
         last, sessions: [{conversation_id, session_id, provider, imported_at, workspace,
         messages, seq_range, run_status, error, changes: [{op, memory_id, text,
         previous_text, kind, scope, evidence}], dropped: [{op, code, reason, text}],
-        active_before, active_after}], totals {sessions, save, update, remove, dropped,
-        failed}}``.
+        tokens ({input, output} the host reported for the run, None when it reported
+        none: the builtin curator), active_before, active_after}], totals {sessions, save,
+        update, remove, dropped, failed, and when any session reported tokens:
+        input_tokens, output_tokens, sessions_with_tokens}}``.
 
     Raises:
         UsageError (exit 2): `last` < 1, bad assignments, a blueprint without ``manual``.

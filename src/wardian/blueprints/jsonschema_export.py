@@ -4,7 +4,7 @@ The repo ships the output at ``schemas/blueprint.schema.json``; a test keeps the
 Put ``# yaml-language-server: $schema=<path or URL>/blueprint.schema.json`` at the top of a
 blueprint to get completion and checking offline.
 
-Spec: issue 4 "JSON Schema export".
+Spec: docs/blueprint-guide.md (JSON Schema export).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ file as last copied, so an unedited copy can be refreshed and an edited one is k
 their caller passes (``wardian.engine.actions.known_actions()``); None = not checked (see
 `wardian.blueprints.validate`).
 
-Spec: issue 4 "Library".
+Spec: docs/blueprint-guide.md (library).
 """
 
 from __future__ import annotations

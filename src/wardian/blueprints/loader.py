@@ -5,7 +5,7 @@ plain Python data from it, and records a `Marks` map from field path tuples to 1
 (line, column) of both the value and (for mapping members) the key. Duplicate keys, which
 PyYAML would silently collapse, are reported as problems.
 
-Spec: issue 4 "Loading and errors".
+Spec: docs/blueprint-guide.md (loading and errors).
 """
 
 from __future__ import annotations

@@ -30,8 +30,8 @@ exec) import nothing more than before. A plugin that fails to load does not brea
 others; its error is named when an unknown reference is reported. Tests register their own
 schemas and unregister them (`unregister_output_schema`).
 
-Spec: issue 13 "A schema registry in `blueprints` that memory registers
-`wardian:curator-batch` into"; issue 4 "Loading and errors".
+Spec: docs/blueprint-guide.md (a schema registry in `blueprints` that memory registers
+`wardian:curator-batch` into).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ A blueprint file has five top-level keys::
 Custom validators raise `PydanticCustomError` with ``expected``/``found`` context so the
 translation in `validate.py` can say what was expected and what was found.
 
-Spec: issue 4 "Blueprint schema"; docs/blueprint-guide.md.
+Spec: docs/blueprint-guide.md.
 """
 
 from __future__ import annotations

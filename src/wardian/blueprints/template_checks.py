@@ -6,7 +6,7 @@ is parsed, never compiled or rendered. Reported: syntax errors; names outside ``
 fields, steps and step fields; a step referring to itself or a later step; included
 templates missing or outside the blueprint's folder.
 
-Spec: issue 4 "Loading and errors" and "Templates".
+Spec: docs/blueprint-guide.md (loading and errors; templates).
 """
 
 from __future__ import annotations

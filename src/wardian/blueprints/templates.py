@@ -11,13 +11,13 @@
   arguments and `payload:` values. Prompts always render to text.
 * ``a.b`` on a mapping looks up the key ``b`` first (so ``output.items`` is data, not
   ``dict.items``).
-* Bounded per render (issue 15 point 4): at most `MAX_RENDER_CHARS` characters of output
+* Bounded per render: at most `MAX_RENDER_CHARS` characters of output
   and `MAX_RENDER_SECONDS` of time per template render or expression evaluation; ``*``
   and ``**`` refuse results beyond the output cap before computing them (``'a' * 10**9``),
   and ``range`` stays capped by the sandbox (100,000 items). Past a bound the render
   raises `TemplateLimitError` (a failed step, with this message).
 
-Spec: issue 4 "Templates".
+Spec: docs/blueprint-guide.md (templates).
 """
 
 from __future__ import annotations

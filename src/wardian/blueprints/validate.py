@@ -22,7 +22,7 @@ among them. ``known_actions=None`` (the default) means *action names are not che
 everything else still is. The engine (executor, run creation, manual runs) and the CLI
 (``blueprint validate/list/show``, ``library list``) always pass the registry's names.
 
-Spec: issue 4 "Loading and errors".
+Spec: docs/blueprint-guide.md (loading and errors).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ and the translation of errors into ``Error: …`` and an exit code.
 The Typer app (`wardian.cli._common`) and the hot path (`wardian.cli.hot`, the commands an
 agent runs many times per session) both use these, so a command prints and fails the same
 way whichever path ran it. Importing Typer costs more than the whole budget of a hot
-command (issue 19: <= 80 ms CPU per process).
+command (bench/process_bench.py).
 
 Exit codes (CLI.md): 0 ok · 1 operation failed · 2 usage or validation error ·
 3 not authorised (fail closed) · 4 conflict; 130 interrupted; 141 stdout's reader gone.

@@ -1,7 +1,7 @@
 """The root ``wardian --help``: what the root lists, and its plain-text rendering.
 
 Typer renders help with Rich, whose import alone costs more CPU than ``wardian --help``
-may spend in total (issue 19: <= 150 ms per whole process). The root help lists only
+may spend in total (bench/process_bench.py). The root help lists only
 fixed things — the app's one-line help, four options and each command group's one-line
 help — so the hot path (`wardian.cli.hot`) prints it from the tables here without
 importing Typer, Click or Rich, in Click's plain layout (without Click's truncation of

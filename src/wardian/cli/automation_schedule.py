@@ -1,4 +1,4 @@
-"""`wardian automation schedule …`: schedule invokers (CLI.md; issue 8).
+"""`wardian automation schedule …`: schedule invokers (CLI.md).
 
 Each command parses its flags, makes one call into `wardian.app.schedules`, and
 prints. Heavy imports (APScheduler, pydantic, the engine) happen inside the commands.

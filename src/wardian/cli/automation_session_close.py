@@ -6,6 +6,7 @@ callback (`wardian.cli.automation`) checks it once for all of them.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import typer
@@ -74,19 +75,34 @@ def add(
         False, "--require-archive",
         help="Record a skipped run when the session left no conversation archive.",
     ),
-    assignments: str = typer.Option(
-        ..., "--assignments", help='Role assignments as JSON, e.g. \'{"curator":{"target_type":'
-        '"temporary_provider","provider":"codex","model":"ID","effort":"low"}}\'.',
+    assignments: str | None = typer.Option(
+        None, "--assignments", help='Role assignments as JSON, e.g. \'{"curator":{"target_type":'
+        '"temporary_provider","provider":"codex","model":"ID","effort":"low"}}\'. '
+        "Give this or --curator.",
+    ),
+    curator: str | None = typer.Option(
+        None, "--curator", help="The curator role in one word instead of --assignments: host = "
+        "a small model of the agent's own provider, exact model and effort from its refreshed "
+        "catalog (printed); builtin = the rules curator.",
     ),
     input_: list[str] = typer.Option([], "--input", help="Blueprint input KEY=VALUE (repeatable)."),
     as_json: bool = JsonOption,
 ) -> None:
     """Create a session-close invoker, disabled; prints its id."""
-    from wardian.app.session_close import add_session_close
+    from wardian.app.session_close import add_session_close, curator_assignment
+    from wardian.errors import UsageError
 
+    if (assignments is None) == (curator is None):
+        raise UsageError("give exactly one of --assignments and --curator",
+                         hint="e.g. `--curator host` for the agent's own model, "
+                         "`--curator builtin` for the rules curator")
+    if curator is not None:
+        chosen, line = curator_assignment(curator, agent)
+        typer.echo(line, err=True)
+        assignments = json.dumps({"curator": chosen})
     invoker = add_session_close(
         blueprint=blueprint, name=name, agent=agent, boundaries=list(boundary),
-        require_archive=require_archive, assignments=assignments,
+        require_archive=require_archive, assignments=assignments or "{}",
         inputs=parse_kv(input_, "--input"),
     )
     if as_json:

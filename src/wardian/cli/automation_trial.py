@@ -82,6 +82,15 @@ def render_trial(doc: dict[str, Any]) -> None:
     stdout("")
     stdout(f"would save {t['save']}, update {t['update']}, remove {t['remove']}; "
            f"dropped {t['dropped']}; failed runs {t['failed']} of {t['sessions']}")
+    stdout(_tokens_line(t))
+
+
+def _tokens_line(totals: dict[str, Any]) -> str:
+    """The tokens the host reported, or that it reported none (the builtin uses none)."""
+    if "input_tokens" not in totals:
+        return "tokens: none reported"
+    return (f"tokens: {totals['input_tokens']} in, {totals['output_tokens']} out "
+            f"(reported for {totals['sessions_with_tokens']} of {totals['sessions']} runs)")
 
 
 _HALF = 48
@@ -142,3 +151,5 @@ def render_compare(doc: dict[str, Any]) -> None:
     t = doc["totals"]
     stdout("")
     stdout(f"both {t['both']}, only in A {t['only_a']}, only in B {t['only_b']}")
+    for name in ("a", "b"):
+        stdout(f"{name.upper()} {_tokens_line(doc[name]['totals'])}")

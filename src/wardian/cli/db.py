@@ -1,4 +1,4 @@
-"""`wardian db migrate --to postgresql://…`: move this installation to PostgreSQL (issue 18).
+"""`wardian db migrate --to postgresql://…`: move this installation to PostgreSQL.
 
 Operator-only (exit 3 inside a managed process). Exit codes: 0 copied and verified; 1 the
 server cannot be reached or the copy failed (rolled back); 2 a bad URL or nothing to copy;

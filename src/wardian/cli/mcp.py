@@ -4,7 +4,7 @@
 imported only then, never on another command's start-up path. `wardian mcp install`
 registers it in a host's MCP configuration (`wardian.app.mcp_config`), reversibly.
 
-Spec: "Save and inspect memory"; issue 16.
+Spec: "Save and inspect memory".
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ typer and the light memory modules are imported on this path (no pydantic models
 Rich, no Jinja2) to keep a whole-process call fast; ``save`` and ``recall`` usually do not
 even get here: `wardian.cli.hot` runs their bodies without Typer.
 
-Spec: "Save and inspect memory", "What appears in chat"; issue 2 point 5.
+Spec: "Save and inspect memory", "What appears in chat".
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ It is memory logic, not a provider adapter: `wardian.providers.builtin.adapter` 
 
 `curate(payload) -> dict` reads the normalised conversation slice and the agent's active
 records and returns a `CuratorBatch` (save / update / remove, each with text, kind, scope
-and an evidence excerpt quoted verbatim from one message). Issue 6; spec "You do not need to
+and an evidence excerpt quoted verbatim from one message). Spec "You do not need to
 say 'remember this'…"; DESIGN.md "The builtin provider". It is not a language model: it
 only knows the heuristics below, and it says so.
 
@@ -113,6 +113,7 @@ from wardian.curator.segments import (
     message_is_paste,
     split_segments,
 )
+from wardian.curator.values import distinct_subjects, value_change
 from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
 from wardian.transcripts.classify import classify_user_text
 
@@ -265,9 +266,16 @@ _VAGUE = frozenset(
 content word left ("adding") and says nothing a reader could keep."""
 
 
+_CONTRACTED_NOT = re.compile(r"n't\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|no)\b", re.IGNORECASE)
+
+
 def _content_words(text: str) -> int:
-    """How many content words `text` has (stop words and `_VAGUE` words not counted)."""
-    return sum(1 for w in normalise(text).split() if w not in _VAGUE)
+    """How many content words `text` has (stop words and `_VAGUE` words not counted; a
+    negation counts as one, so "Do not X" and "Don't X" weigh the same)."""
+    text = _CONTRACTED_NOT.sub(" not", text)
+    words = sum(1 for w in normalise(text).split() if w not in _VAGUE)
+    return words + (1 if _NEGATION.search(text) else 0)
 
 
 def _segment_ok(seg: Segment) -> bool:
@@ -748,13 +756,18 @@ def _save_or_update(
 ) -> SaveOp | UpdateOp | None:
     """None when the candidate restates an active record; `update` when it refines or
     contradicts one (`contradiction.contradicts`: negation and word order count, so "Use
-    spaces, not tabs" updates "Use tabs, not spaces" instead of passing as a repeat)."""
+    spaces, not tabs" updates "Use tabs, not spaces" instead of passing as a repeat) or
+    states its subject with another value (`values.value_change`: npm → pnpm, 4 → 2
+    spaces). A record naming another subject (`values.distinct_subjects`: ruff / cargo fmt)
+    is never updated, and a ``current`` checkpoint never updates a stable record."""
     best_rec, best_norm, best_sim = None, "", 0.0
     against: dict[str, Any] | None = None
     for rec, rnorm in norm_records:
-        if rec["id"] in updated:
+        if rec["id"] in updated or distinct_subjects(text, str(rec["text"])):
             continue
-        if contradicts(text, str(rec["text"])):
+        if cand.kind == "current" and rec.get("kind") != "current":
+            continue  # a checkpoint never overwrites a stable record
+        if contradicts(text, str(rec["text"])) or value_change(text, str(rec["text"])):
             sim = similarity(norm, rnorm)
             if against is None or sim > similarity(norm, normalise(str(against["text"]))):
                 against = rec
@@ -777,6 +790,39 @@ def _save_or_update(
             evidence=cand.evidence,
         )
     return SaveOp(op="save", text=text, kind=cand.kind, scope=cand.scope, evidence=cand.evidence)
+
+
+RESTATED_SCORE = 0.75
+"""Score of a plain statement that gives an active record's subject another value."""
+
+
+def _restated(
+    human: list[tuple[int, str]],
+    records: list[dict[str, Any]],
+    found: list[_Candidate],
+) -> list[_Candidate]:
+    """Plain statements (no cue word) that state an active record's subject the other way
+    round or with another value: the user is changing a rule the agent already keeps."""
+    if not records:
+        return []
+    taken = {(c.seq, c.start) for c in found}
+    out: list[_Candidate] = []
+    for seq, text in human:
+        if message_is_paste(text):
+            continue
+        for seg in split_segments(seq, text):
+            if (seq, seg.start) in taken or not _segment_ok(seg) or is_question(seg.text):
+                continue
+            if signals.quotes_agent(seg.text) or _content_words(seg.text) < 2:
+                continue
+            if any(
+                (value_change(seg.text, str(rec["text"]))
+                 or contradicts(seg.text, str(rec["text"])))
+                and not distinct_subjects(seg.text, str(rec["text"]))
+                for rec in records
+            ):
+                out.append(_cand(seg, RESTATED_SCORE, "stable", "convention", text))
+    return out
 
 
 def _from_signal(sig: signals.Signal) -> _Candidate | None:
@@ -877,6 +923,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
         + found
         if (c := _from_signal(sig)) is not None
     ]
+    candidates += _restated(human, records, candidates)
     # a reply that picks one of the agent's options is recorded with that option's words
     # (signals.answers); the same reply read as a bare "let's go with B" would say nothing
     chose = {c.seq for c in candidates if c.category == "answer"}
@@ -911,7 +958,8 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
             norm = normalise(text)
             if not text or (cand.kind == "current" and current >= MAX_CURRENT):
                 continue
-            clash = [k for k, (_, other, _) in enumerate(kept) if contradicts(text, other)]
+            clash = [k for k, (_, other, _) in enumerate(kept)
+                     if contradicts(text, other) or value_change(text, other)]
             if clash:
                 # the session changed its mind: the later statement wins
                 if any(kept[k][2] > cand.seq for k in clash):
@@ -919,8 +967,8 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
                 for k in sorted(clash, reverse=True):
                     del kept[k]
                     del ranked[k]
-            elif any(is_duplicate(norm, other) or same_subject(norm, other)
-                     for other, _, _ in kept):
+            elif any((is_duplicate(norm, other) or same_subject(norm, other))
+                     and not distinct_subjects(text, raw) for other, raw, _ in kept):
                 continue  # said again in this session: the best-scored statement stands
             if looks_secret(cand.evidence) or looks_secret(text):
                 continue

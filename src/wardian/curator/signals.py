@@ -354,6 +354,10 @@ def _sentences(text: str, offset: int = 0) -> list[tuple[int, str]]:
     return out
 
 
+WHOLE_REASON_CHARS = 240
+"""A refusal reason of several statements up to this long is quoted as one record."""
+
+
 def rejection_reasons(
     messages: list[dict[str, Any]], workspace: str | None
 ) -> list[Signal]:
@@ -379,7 +383,22 @@ def rejection_reasons(
         call = _previous(texts, i, "tool_call")
         context = action_summary(call[2], workspace) if call else ""
         base = text.index(reason, said.end())
-        for start, sentence in _sentences(reason, base):
+        sentences = _sentences(reason, base)
+        if (
+            context
+            and len(sentences) > 1
+            and len(reason) <= WHOLE_REASON_CHARS
+            and not any(s.endswith("?") or _QUESTION_START.match(s) for _, s in sentences)
+            and all(len(s.split()) > MAX_TERSE_WORDS for _, s in sentences)
+        ):
+            # a short reason of several statements is one thought: quoted whole, so that
+            # no sentence of it is lost ("We never do X here. Do Y instead.")
+            out.append(
+                Signal("rejection", seq, base, reason, source=reason, context=context,
+                       text=f"The user rejected the agent's {context}: {reason}", score=0.83)
+            )
+            continue
+        for start, sentence in sentences:
             question = sentence.endswith("?") or bool(_QUESTION_START.match(sentence))
             if question and not _COUNTER.match(sentence):
                 continue

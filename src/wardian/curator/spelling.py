@@ -49,7 +49,7 @@ _VOWEL = re.compile(r"[aeiouy]")
 
 @lru_cache(maxsize=1)
 def _frequency() -> Any:
-    from spellchecker import SpellChecker  # ~0.2 s: loaded only when a record needs it
+    from spellchecker import SpellChecker  # slow to load: only when a record needs it
 
     return SpellChecker(language="en", distance=1).word_frequency
 

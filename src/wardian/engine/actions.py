@@ -27,7 +27,7 @@ with it: the run store then holds the output's short form (`OutputStorage.shorte
 it takes to read the rest again, e.g. a seq range and a digest) and every reader (`run
 show`, the web page, a resumed run) sees it expanded (`OutputStorage.expand`), so the
 data is stored once, where it lives. The engine keeps the short form only when expanding
-it reads back exactly the output as it would have been stored (issue 13: step outputs
+it reads back exactly the output as it would have been stored (step outputs
 passed by reference, not re-rendered copies).
 
 Discovery is lazy and happens once per process: the first `get_action`/`known_actions`
@@ -36,7 +36,7 @@ threads racing the first lookup all see the full registry. A plugin that fails t
 not break the others; its error is named when one of its actions is looked up. Tests that
 register their own actions unregister them (`unregister_action`).
 
-Spec: issue 4 "Engine" (action steps through a registry that built-in actions also use).
+Spec: docs/blueprint-guide.md (action steps through a registry that built-in actions also use).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Execute a run: claim it, walk its steps in order, record every attempt and event.
 
-Semantics (issue 4 "Engine"; docs/blueprint-guide.md):
+Semantics (docs/blueprint-guide.md):
 
 * **Claim.** `execute_run` moves the run ``queued -> running`` atomically, stamping the
   owner's process identity (pid + psutil create time); a second process gets ``False`` from

@@ -7,7 +7,7 @@ execute RUN --secrets-stdin`` in its own session (process group on Windows), han
 secret inputs on stdin (never on the command line or in the environment), and returns at
 once; its output goes to ``<data dir>/logs/run-<id>.log``.
 
-Spec: issue 4 "Manual runs and history".
+Spec: CLI.md ``automation run`` (manual runs and history).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reclaiming runs whose lease expired (PostgreSQL, issue 18): any worker resumes them.
+"""Reclaiming runs whose lease expired (PostgreSQL): any worker resumes them.
 
 On PostgreSQL a running run belongs to whoever renews its lease (`RunStore.claim`). When
 that worker is killed or cut off, the lease runs out and `RunStore.mark_interrupted_orphans`

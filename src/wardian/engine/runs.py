@@ -16,7 +16,7 @@
 Every write goes through `atomic` (BEGIN IMMEDIATE). Opening a store marks runs whose owner
 process is dead as ``interrupted`` (`mark_interrupted_orphans`), so any engine entry recovers.
 
-Spec: issue 4 "Engine"; DESIGN.md "Blueprints, runs, providers".
+Spec: DESIGN.md "Blueprints, runs, providers".
 """
 
 from __future__ import annotations
@@ -127,13 +127,13 @@ MIGRATIONS: list[NamedMigration] = [
     WHEN (SELECT COUNT(*) FROM runs WHERE id = OLD.run_id) > 0
     BEGIN SELECT RAISE(ABORT, 'run_events is append-only'); END;
     """),
-    # Leases (issue 18): on PostgreSQL a running run belongs to whoever renews its lease;
+    # Leases: on PostgreSQL a running run belongs to whoever renews its lease;
     # SQLite, one machine, keeps asking whether the owner pid lives (both columns unused).
     NamedMigration("add_run_leases", """
     ALTER TABLE runs ADD COLUMN lease_owner TEXT;
     ALTER TABLE runs ADD COLUMN lease_expires REAL;
     """),
-    # Step outputs passed by reference (issue 13): a later step's input points at an
+    # Step outputs passed by reference: a later step's input points at an
     # earlier step's output instead of storing a rendered copy of it (`OutputRef`).
     NamedMigration("add_step_attempt_input_refs", """
     ALTER TABLE step_attempts ADD COLUMN input_refs TEXT;

@@ -237,7 +237,7 @@ class ScheduleDaemon:
         url = configured_database_url()
         if url is not None:
             # Machines sharing one PostgreSQL database share its scheduler too: one
-            # daemon across all of them, by a session advisory lock (issue 18).
+            # daemon across all of them, by a session advisory lock.
             from wardian._pg import SessionLock
             from wardian.invokers.daemon_lock import serve_session_name
 
@@ -367,7 +367,7 @@ class ScheduleDaemon:
 
     def _warm_up(self) -> None:
         """Pay the cold start (imports, YAML/pydantic/Jinja2 first use) before the first fire,
-        not on it: the first event or slot otherwise waited ~0.5 s longer than the rest."""
+        not on it: the first event or slot otherwise waited longer than the rest."""
         try:
             import wardian.engine.executor
             import wardian.invokers.drain  # noqa: F401

@@ -15,7 +15,7 @@ so ``serve --status`` on any machine reads who is active and who stands by from 
 server (`wardian._pg_coord.lock_sessions`), not from its own machine's lock, which a
 standby holds too.
 
-Spec: DESIGN.md "Invokers"; issue 8 point 4; issue 18.
+Spec: DESIGN.md "Invokers".
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ undo the lifecycle event itself.
 ``session_close_fires`` (component ``session_close_fires``) links each (event, invoker) to
 its run, for ``history`` and so that runs created by a crashed worker are executed later.
 
-Spec: DESIGN.md "Invokers"; issue 7 point 3.
+Spec: DESIGN.md "Invokers".
 """
 
 from __future__ import annotations
@@ -551,7 +551,7 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
     """Drain session-close events as they arrive until `stop` is set: ``wardian serve``'s
     drain thread, and any long-lived worker sharing a PostgreSQL database.
 
-    SQLite: polls the queue every `poll_s` seconds (an indexed ~0.1 ms read). PostgreSQL:
+    SQLite: polls the queue every `poll_s` seconds (an indexed read). PostgreSQL:
     sleeps on ``LISTEN`` (`wardian._pg_coord`), so an event committed on any machine wakes
     every listening worker at its commit; it also wakes every `fallback_s` seconds to
     resume runs whose lease expired elsewhere (nobody notifies about a worker that died),

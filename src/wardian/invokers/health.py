@@ -11,7 +11,7 @@ A broken invoker is shown ``broken`` with the reason; its slots and events are r
 names the command that repairs it.
 
 The model catalog is not consulted here (a stale catalog is not a broken invoker; the
-run reports an unknown model itself). Spec: issue 20 "editable and broken invokers".
+run reports an unknown model itself). Spec: CLI.md ``automation`` (editable and broken invokers).
 """
 
 from __future__ import annotations

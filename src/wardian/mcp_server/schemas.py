@@ -7,8 +7,7 @@ Each result's schema is published flat (`flat_schema`): nested models inlined in
 ``$ref``/``$defs``, nullable fields as ``"type": [T, "null"]`` instead of ``anyOf``, no
 generated titles. It states the same keys, types, enums and requirements; a host that
 validates every result against it (the Python SDK's client does, with ``jsonschema``)
-does about half the work per result (issue 16: a 10-record recall result went from
-~1.5 ms to ~0.8 ms of client CPU).
+does about half the work per result (bench/mcp_bench.py).
 """
 
 from __future__ import annotations
@@ -110,9 +109,9 @@ class RecordItem(RecordOut):
 
     Its published schema requires every field but gives the type of only those a caller
     acts on (`ITEM_TYPED`): a host that validates every result against the schema pays
-    per record and typed field (the Python SDK's client, with ``jsonschema``: ~6 µs
-    each), so typing all twelve fields cost a 10-record recall ~1 ms of the host's CPU
-    and a 200-record list ~13 ms. The server itself validates every field against this
+    per record and typed field (the Python SDK's client, with ``jsonschema``), so
+    typing all twelve fields would multiply the host's CPU per recall and list result. The server
+    itself validates every field against this
     model before it answers; ``memory_show`` publishes the fully typed record.
     """
 

@@ -21,7 +21,7 @@ content carries ``{"error": {"type", "message", "hint", "exit_code"}}``.
 Tools are ``async`` on purpose: their work is a few milliseconds of SQLite, and running
 them on the event loop keeps the one store connection on one thread and calls serialised.
 
-Spec: "Save and inspect memory", "What appears in chat"; issue 16.
+Spec: "Save and inspect memory", "What appears in chat".
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ class _Ancestors:
     whatever later reuses its pid), and `unchanged` is one non-blocking ``poll`` of them
     all: no ancestor has exited, so none was re-parented and the chain is the same.
     Where pidfds are unavailable the chain is read from ``/proc`` again each time (two
-    or more file reads: ~0.05 ms a call, issue 16).
+    or more file reads a call).
     """
 
     def __init__(self, holder: int, chain: tuple[tuple[int, int], ...]) -> None:

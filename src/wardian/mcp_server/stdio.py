@@ -2,8 +2,8 @@
 
 The SDK's ``stdio_server()`` reads and writes the standard streams through
 ``anyio.wrap_file``: every line read, every write and every flush is a hop to a worker
-thread and back (issue 16 measured the MCP ping round trip at 1.39 ms that way, 0.73 ms
-without). When stdin and stdout are pipes or stream sockets, as they are under every MCP
+thread and back, which roughly doubles the MCP ping round trip (bench/mcp_bench.py). When stdin and
+stdout are pipes or stream sockets, as they are under every MCP
 host (Node-based hosts spawn children with socketpairs), this module hands the SDK the
 same streams served by the asyncio event loop itself (``connect_read_pipe``, and
 ``connect_write_pipe`` or ``sock_sendall``): same line framing, same UTF-8, no threads.
@@ -12,8 +12,7 @@ Anything else (a terminal, a regular file) keeps the SDK's own path.
 The server reads and writes JSON-RPC messages on those pipes itself (`MessageReader`,
 `MessageWriter`: the read and write streams the SDK's ``Server.run`` takes, parsed and
 serialised exactly as its stdio transport does), instead of through the transport's
-reader and writer tasks: that saved two task hand-offs per message (issue 16: about
-0.1 ms of the server's CPU per ``memory_recall`` round trip).
+reader and writer tasks: that saves two task hand-offs per message.
 
 As the SDK does, the wire is moved off fds 0 and 1 while serving — fd 0 reads the null
 device and fd 1 writes to stderr — so a stray ``print`` or a child process can neither

@@ -3,8 +3,8 @@
 `MemoryStore.recall` on SQLite asks FTS5, per query, for each word's document frequency,
 the BM25 ranking of the rarest words' matches and which records hold each word. Until
 something writes to ``memory.db`` the answers to those questions do not change, and a
-long-running process (the MCP server, issue 16: a recall round trip <= 5 ms at 10k
-records) asks them again and again for the words its agent uses. `TermStats` keeps them
+long-running process (the MCP server; bench/mcp_bench.py) asks them again and again for the words
+its agent uses. `TermStats` keeps them
 per store until the file's data version moves (any commit, by this connection or another
 process), and `rank_rare` answers the BM25 question from them with exactly what the SQL
 returned before:
@@ -19,7 +19,7 @@ returned before:
   came), kept those in scope and ordered them by BM25 then newest; with too few left it
   ranked every match in scope. `rank_rare` does the same steps in the same order.
 
-Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall; issues 16, 19.
+Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def new_token() -> str:
 
     Exactly `secrets.token_urlsafe` (which is this: os.urandom, URL-safe base64 without
     padding), without importing `secrets`: that brings `random`, `hmac` and OpenSSL's
-    `hashlib` into `agent exec`, ~6 ms of CPU (issue 19's whole-process budget)."""
+    `hashlib` into `agent exec` (bench/process_bench.py prints its budget)."""
     import base64
 
     return base64.urlsafe_b64encode(os.urandom(TOKEN_BYTES)).rstrip(b"=").decode("ascii")
@@ -50,8 +50,8 @@ def hash_token(token: str) -> str:
     """The stored form of a token: lowercase hex SHA-256 of its UTF-8 bytes.
 
     CPython's built-in SHA-256 (`_sha256`) when it has one: importing `hashlib` loads
-    OpenSSL's libcrypto, ~4 ms of CPU in every memory command for one 43-byte digest
-    (issue 19). The digest is the same; `hashlib` where the built-in is missing (it is
+    OpenSSL's libcrypto into every memory command for one 43-byte digest. The digest is
+    the same; `hashlib` where the built-in is missing (it is
     named `_sha2` from Python 3.12 on)."""
     data = token.encode("utf-8")
     for name in ("_sha256", "_sha2"):

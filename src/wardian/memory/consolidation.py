@@ -6,7 +6,7 @@ DESIGN.md "Blueprints, runs, providers" (`memory.commit`) and spec "Optional con
 * operations touch only that agent's records (another agent's id is "not found");
 * evidence check: an operation whose evidence excerpt does not occur in the archive slice
   the curator was given (after whitespace normalisation) is dropped and reported, never
-  committed — saves and updates (the spec's rule) and removes too (issue 9: every
+  committed — saves and updates (the spec's rule) and removes too (every
   operation quotes the archive, so a hallucinated retirement cannot slip through); so
   are operations on missing/removed records and exact duplicates, and saves/updates whose
   text or evidence holds a secret (``secret_detected``, `wardian.memory.secret_scan`);

@@ -43,7 +43,7 @@ class MemoryDB(Database):
             self._tell_flagged()
 
     def _tell_flagged(self) -> None:
-        """After the upgrade secret check (issue 14), tell the operator on stderr which
+        """After the upgrade secret check, tell the operator on stderr which
         agents have records set aside and how to review them; silent when none were."""
         rows = self.conn.execute(
             "SELECT agent_id, COUNT(*) AS n FROM records WHERE flagged IS NOT NULL"

@@ -5,7 +5,7 @@ float16 matrix ``weights/l2_supercat_256.safetensors`` and a Llama (SentencePiec
 tokenizer file. A text's vector is the mean of its tokens' rows, L2-normalised — the
 same as ``WordLlama.embed(text, norm=True)`` — and cosine similarity ranks by meaning.
 
-Its own loader takes ~0.6 s of CPU (pydantic, the `tokenizers` library, a float32 copy
+Its own loader is slow (pydantic, the `tokenizers` library, a float32 copy
 of the matrix), more than a whole `wardian memory recall` may spend. So this module
 imports nothing of `wordllama`: it finds the package's files, memory-maps the matrix
 (reading only the rows of the tokens it sees) and tokenises with a small BPE over the
@@ -13,11 +13,11 @@ package's vocabulary: SentencePiece BPE merges the adjacent pair whose merged pi
 the best score, and the Llama vocabulary is ordered by score, so the lowest id wins.
 The vocabulary (1.8 MB of JSON, 32,000 pieces) is parsed once and cached beside
 ``memory.db`` as a hash table file that later processes memory-map and probe only for the
-pieces a text needs (loading the whole table into a dict cost ~10 ms per process; issue
-19's whole-process budget). Nothing is downloaded, ever; without the package
+pieces a text needs (loading the whole table into a dict costs every process too much of
+its budget). Nothing is downloaded, ever; without the package
 `Embedder.load` returns None and recall is lexical only.
 
-Spec: DESIGN.md "Storage" → Recall; issue 19 (hybrid ranking).
+Spec: DESIGN.md "Storage" → Recall (hybrid ranking).
 """
 
 from __future__ import annotations
@@ -149,14 +149,14 @@ def _load_vocab(path: Path, cache_dir: Path | None) -> _Vocab:
         try:
             from wardian._fs import open_private, private_dir
 
-            # Private like everything else in the data directory (issue 15).
+            # Private like everything else in the data directory.
             private_dir(cache.parent)
             partial = cache.with_suffix(f".{os.getpid()}.tmp")
             with open_private(partial, "wb") as handle:
                 handle.write(_VocabTable.build(vocab))
             os.replace(partial, cache)
         except OSError:
-            pass  # a cache we cannot write only costs the next process 30 ms
+            pass  # a cache we cannot write only costs the next process a rebuild
     return vocab
 
 

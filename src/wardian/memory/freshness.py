@@ -6,7 +6,7 @@ context marks it, ``wardian garden memory stale --agent A`` lists it, and ``--dr
 writes a schema-v1 maintenance plan retiring the stale ones, for the operator to preview
 and apply like any plan (nothing here writes to memory).
 
-Spec: issue 14 "Freshness".
+Spec: "Operator maintenance in Garden" (freshness).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Full-text recall on PostgreSQL (issue 18): what FTS5 does for `MemoryStore` on SQLite.
+"""Full-text recall on PostgreSQL: what FTS5 does for `MemoryStore` on SQLite.
 
 The ``memory`` schema (`wardian.memory.schema_pg`) keeps each record's ``tsvector`` (GIN
 indexed) and token count; this module holds the queries, and the totals BM25 needs

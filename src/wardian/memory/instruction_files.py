@@ -11,7 +11,7 @@ carry the content); items of fewer than two words; items over the record's text 
 (never cut silently). A bullet's continuation lines (indented, not a new item) are part
 of its text; nested items are bullets of their own.
 
-Pure: no database, no files (the caller reads the text). Spec: issue 16 (import).
+Pure: no database, no files (the caller reads the text). Spec: CLI.md ``garden memory import``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Spec: "Save and inspect memory" (kinds, scopes, evidence) and "Plan structure and
 constraints" (the caps below apply to direct saves too). Plain named tuples (not
-dataclasses, whose import and class building cost a hot command ~20 ms of CPU, issue 19)
+dataclasses, whose import and class building cost a hot command a noticeable share of its CPU)
 keep the agent-facing CLI fast to start; documents from outside (plans, batches) are validated
 with pydantic in their own modules.
 """
@@ -124,7 +124,7 @@ class Record(NamedTuple):
     flagged: str | None = None
     """Why the record is set aside (e.g. ``secret_detected: AWS Access Key in text``), or
     None. A flagged record keeps its status but is left out of recall and the startup
-    context until the operator retires or revises it (issue 14)."""
+    context until the operator retires or revises it."""
 
     @property
     def short_id(self) -> str:

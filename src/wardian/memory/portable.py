@@ -9,7 +9,7 @@ for (a fresh store registers the agent anew, so its id may differ from the expor
 `render_markdown` is for people: records grouped by scope, then kind, each with its id8
 and age; removed records last; optionally every revision.
 
-Spec: issue 16 (export, round trip); DESIGN.md "Storage" (records, revisions).
+Spec: CLI.md ``garden memory export`` (round trip); DESIGN.md "Storage" (records, revisions).
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ them into one ranked list that may be empty.
   near-synonym word coverage, store-relative unknown-word rules, other pooling of
   the word vectors (stop words dropped, frequency-weighted, the common direction
   removed) and word alignment of the query with the best candidates (``--alignment``)
-  were tried (issue 19) and moved no held-out figure without costing no-answer empty.
+  were tried and moved no held-out figure without costing no-answer empty.
   `FOLLOW_RANK` and `FOLLOW_Z` were chosen on the main suite alone.
 * **Nearest, below the floor.** When nothing clears the floor, `nearest` names the few
   best candidates anyway, for `memory recall` to show *as* below it ("nothing fits; the
@@ -69,7 +69,7 @@ them into one ranked list that may be empty.
   the floor's "nothing fits" stays what the result says, and the records list stays
   empty. There is no second floor for the nearest: what would set one (standing-out,
   cosine, words the store has never seen) tells a question with no answer from a
-  paraphrase no better than the floor itself does (issue 19), so nearly every empty
+  paraphrase no better than the floor itself does, so nearly every empty
   answer names three records; "no word of the question occurs in the store" would have
   kept them from 20 of the suites' 116 empty no-answer questions and hidden the answer
   of 8 answerable ones, and three lines cost less than a lost answer.
@@ -78,7 +78,7 @@ them into one ranked list that may be empty.
   (`semantic_query`), or every record naming the project would look as near as the
   answer.
 
-Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall; issue 19.
+Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall.
 """
 
 from __future__ import annotations
@@ -238,8 +238,9 @@ def coverage(held: Iterable[float], weights: Iterable[float], *, unknown: int = 
 class Candidate:
     """One record considered for a query (mutable: recall fills the scores in as it goes).
 
-    A plain slotted class, not a dataclass: `memory recall` is a hot path (issue 19) and the
-    dataclass machinery (``inspect``, compiling methods at import) costs it ~20 ms CPU.
+    A plain slotted class, not a dataclass: `memory recall` is a hot path and the
+    dataclass machinery (``inspect``, compiling methods at import) costs it a noticeable share of
+    its CPU budget.
 
     Attributes:
         rowid: the record's SQLite rowid.

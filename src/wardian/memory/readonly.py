@@ -25,7 +25,7 @@ def count_records(conn: sqlite3.Connection) -> int | None:
 def flagged_by_agent(conn: sqlite3.Connection) -> list[tuple[str, int]] | None:
     """``(agent id, active records set aside as holding a secret)`` per agent with any,
     by agent id; None when the upgrade secret check has not run on the file yet
-    (issue 14: no ``records.flagged`` column)."""
+    (no ``records.flagged`` column)."""
     if "flagged" not in table_columns(conn, "records"):
         return None
     rows = conn.execute(
@@ -35,7 +35,7 @@ def flagged_by_agent(conn: sqlite3.Connection) -> list[tuple[str, int]] | None:
 
 
 def active_without_vector(conn: sqlite3.Connection, model: str) -> int | None:
-    """How many active records have no sentence vector of `model` (issue 19); None when the
+    """How many active records have no sentence vector of `model`; None when the
     file has no ``record_vectors`` table yet."""
     if not has_table(conn, "record_vectors"):
         return None

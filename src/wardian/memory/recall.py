@@ -58,7 +58,7 @@ LOOKAHEAD = 50
 """Once the budget is full, how many more records are read in case a short one fits."""
 COUNT_AT_MOST = 1_000
 """How far past the loaded records the left-out count is exact ("1000+" beyond): each
-counted record costs an index step and a row read (~1.5 µs), and past a thousand the
+counted record costs an index step and a row read, and past a thousand the
 exact number tells the agent nothing more than "use `memory list`"."""
 
 DEFAULT_BUDGET_CHARS = 12_000
@@ -137,7 +137,7 @@ def record_line(
 
     With `now`, a ``current`` record's line ends with its age, e.g. ``(saved 3 days
     ago)``, and — once it is `current_review_days` old or older — ``stale: update it if
-    still active, else remove it`` (issue 14 "Freshness").
+    still active, else remove it``.
     """
     text = " ⏎ ".join(part.strip() for part in record.text.strip().splitlines())
     line = f"- [{record.short_id}] {record.kind} · {record.scope.kind}: {text}"
@@ -258,7 +258,7 @@ def load_startup_context(
 ) -> StartupContext:
     """Read the startup set of (`agent_id`, `workspace`) and render it. Read-only.
 
-    O(budget), not O(records) (issue 19: <= 10 ms CPU at 100k records): reads the set
+    O(budget), not O(records) (bench/memory_bench.py at 100k records): reads the set
     in order of value only until the budget is full plus `LOOKAHEAD` records (never
     more than the budget could hold: every line is at least `MIN_LINE_CHARS`), and
     counts the rest only up to `COUNT_AT_MOST`. `direct_save`,

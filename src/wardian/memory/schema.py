@@ -207,7 +207,7 @@ MIGRATIONS: list[NamedMigration] = [
     NamedMigration("index_records_page", """
     CREATE INDEX records_page ON records (agent_id, status, updated_at, id);
     """),
-    # 5: existing stores are checked once for secrets; holders are set aside (issue 14).
+    # 5: existing stores are checked once for secrets; holders are set aside.
     NamedMigration("flag_secret_records", lambda conn: _discard(flag_secret_records(conn))),
     # 6: a valid capability presented from outside its launch's process tree (read from
     # /proc, or a copied environment replayed): refused, and kept here naming both launches.
@@ -223,7 +223,7 @@ MIGRATIONS: list[NamedMigration] = [
         reason TEXT NOT NULL
     );
     """),
-    # 7: a record's sentence vector for semantic recall (issue 19), computed from the text
+    # 7: a record's sentence vector for semantic recall, computed from the text
     # of the revision it names by the optional embedding model (`wardian.memory.embedding`)
     # at save/update time. Records saved without the model have none (lexical recall only).
     NamedMigration("create_record_vectors", """

@@ -1,4 +1,4 @@
-"""The ``memory`` schema on PostgreSQL (issue 18): the same tables as `wardian.memory.schema`.
+"""The ``memory`` schema on PostgreSQL: the same tables as `wardian.memory.schema`.
 
 Migration 1 is SQLite's migrations 1-7 as they stand (a PostgreSQL database starts empty:
 there is nothing older to upgrade, and `wardian db migrate --to` copies into it). Each

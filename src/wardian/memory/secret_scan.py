@@ -31,12 +31,12 @@ Cost: a cheap gate (long words that mix letters and digits; secret keywords foll
 assignment or a verb, found with `str.find`) picks the few places that could hold a secret;
 only those go to the detectors, whose instances are built once per process. detect-secrets
 itself is imported only when something passes the gate, so a plain note costs no import.
-``bench/secret_scan_bench.py`` prints the figure (target: <= 1 ms per 8 KiB save).
+``bench/secret_scan_bench.py`` prints the figure (and its target per 8 KiB save).
 
 A finding never carries the value itself in its message; `redact` replaces values by a
 typed placeholder ``[REDACTED:<kind>]`` (which the scanner never flags again).
 
-Spec: issue 14 "One secret scanner, used on every write path".
+Spec: docs/threat-model.md (one secret scanner, used on every write path).
 """
 
 from __future__ import annotations
@@ -71,9 +71,9 @@ __all__ = [
 
 
 class _Pattern:
-    """A regex compiled on first use: the ~40 patterns here cost ~10 ms to compile, which
+    """A regex compiled on first use: compiling every pattern here is costly, which
     every `memory save` process would pay although a plain note never reaches most of
-    them (issue 19, whole-process CPU). Offers what this module calls."""
+    them (whole-process CPU). Offers what this module calls."""
 
     __slots__ = ("_compiled", "_flags", "_source")
 
@@ -366,8 +366,8 @@ def _high_entropy_spans(line: str) -> Iterator[tuple[int, int]]:
 
 
 # --- the gate --------------------------------------------------------------------------------
-# Scanning every line with every detector costs ~20 ms per 8 KiB; the gate keeps it under a
-# millisecond. Two cheap routes pick the places that could hold a secret:
+# Scanning every line with every detector is slow; the gate keeps it cheap
+# (bench/secret_scan_bench.py). Two cheap routes pick the places that could hold a secret:
 #
 # * words: whitespace-separated words of at least `_MIN_WORD` characters that mix letters
 #   and digits. A word with a known prefix gets every token detector; any other word only

@@ -371,7 +371,7 @@ class MemoryStore:
         """The startup recall set in order of value, read lazily: active current
         checkpoints first, then active stable records; within each, the most recently
         saved or confirmed (updated) first, agent scope and `workspace` together.
-        Read-only. (DESIGN.md "Storage" → Recall; issue 19: budget filled by value.)
+        Read-only. (DESIGN.md "Storage" → Recall: budget filled by value.)
 
         Taking n records reads O(n) rows, not O(records): each (kind, scope) is one range
         of the ``records_startup`` index, already in time order, and the ranges are
@@ -426,7 +426,7 @@ class MemoryStore:
         words (`wardian.memory.ranking.query_terms`: stop words dropped) it contains,
         with FTS5 BM25 breaking ties, fused with the semantic score when the embedding
         model is installed, under a relevance floor (`wardian.memory.ranking`). Latency
-        stays bounded at any store size (issue 19: p95 <= 10 ms at 100k records): the
+        stays bounded at any store size (bench/memory_bench.py at 100k records): the
         rarest words, up to `RECALL_EXACT_POSTINGS` matches in all, are matched exactly;
         words commoner than that only count for records that contain all of them (the
         newest such records) or that the rarer words found.
@@ -445,7 +445,7 @@ class MemoryStore:
     ) -> Recalled:
         """`recall`, and when it finds nothing, the records that came nearest below the
         relevance floor (`wardian.memory.ranking.nearest`), for the caller to show as such,
-        never as matches. Read-only. Spec: "Save and inspect memory" (recall); issue 19.
+        never as matches. Read-only. Spec: "Save and inspect memory" (recall).
 
         Args:
             agent_id, query, limit, workspace: as in `recall`.
@@ -542,7 +542,7 @@ class MemoryStore:
 
     def backfill_vectors(self, *, batch: int = 500, at_most: int | None = None) -> int:
         """Give every active record lacking a current-model vector its vector, computed
-        from its current text and stored with its current revision (issue 19: vector
+        from its current text and stored with its current revision (vector
         backfill). Idempotent; each batch of `batch` records is one short transaction,
         so a concurrent save waits at most one batch. Revisions are not touched (the text
         did not change). Returns how many records got a vector (0 without the model).
@@ -636,13 +636,13 @@ class MemoryStore:
         rowids = [int(r[0]) for r in rows]
         stamps = [r[2] for r in rows]
         # A process that has NumPy loaded already (a long-running server, after its
-        # first large scope) uses it at any size: a pure-Python scan is ~10 µs a row.
+        # first large scope) uses it at any size: a pure-Python scan is slow per row.
         if len(rows) > _NUMPY_FROM or (rows and "numpy" in sys.modules):
             # One BLAS thread: a matrix-vector product gains nothing from more, and idle
             # OpenBLAS threads spin (4x the CPU here). Only if NumPy is not loaded yet.
             for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
                 os.environ.setdefault(name, "1")
-            import numpy as np  # only for big sets: importing it costs ~100 ms
+            import numpy as np  # only for big sets: its import is costly
 
             # The stored float16 rows as they are: only what a query scans is converted.
             full = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
@@ -708,7 +708,7 @@ class MemoryStore:
             order = np.argsort(-pool_scores)[:depth]
             best = pool[order].tolist()
             # Only the scores used below: the best's, and the other candidates' in one
-            # product (a row at a time cost ~3 µs each, a dict of the whole pool 60 µs).
+            # product (cheaper than a row at a time or a dict of the whole pool).
             lookup = dict(zip(best, pool_scores[order].tolist(), strict=True))
             rest = [i for i in map(position.get, found) if i is not None and i not in lookup]
             if rest:
@@ -735,7 +735,7 @@ class MemoryStore:
         return nearest[0] - sum(nearest[1:]) / MARGIN_NEIGHBOURS
 
     def _scope_sql(self, agent_id: str, workspace: str | None) -> tuple[str, builtins.list[Any]]:
-        # Records set aside as holding a secret (issue 14) never come back from recall.
+        # Records set aside as holding a secret never come back from recall.
         where = " AND r.agent_id = ? AND r.status = 'active' AND r.flagged IS NULL"
         params: list[Any] = [agent_id]
         if workspace is not None:
@@ -752,7 +752,7 @@ class MemoryStore:
         `terms` no record in the store (any agent or scope: word statistics, not rows)
         contains.
 
-        Cost is bounded at any store size (issue 19): BM25, whose idf walks each word's
+        Cost is bounded at any store size: BM25, whose idf walks each word's
         whole posting list, ranks only the rarest words (`RECALL_EXACT_POSTINGS` postings
         in all); records holding every commoner word are taken newest first without it,
         and which words each candidate holds is looked up by rowid.
@@ -912,7 +912,7 @@ class MemoryStore:
             marks = ",".join("?" * len(missing))
             # Checked here, not in the WHERE clause: with them there SQLite's planner may
             # walk the agent's index instead of looking up the rowids (at 100k records
-            # query recall went from 4 to 29 ms CPU p95, bench/memory_bench.py).
+            # that costs several times more, bench/memory_bench.py).
             for r in self.conn.execute(
                     f"SELECT rowid, * FROM records WHERE rowid IN ({marks})", missing):
                 if (r["agent_id"] == agent_id and r["status"] == "active"

@@ -21,8 +21,8 @@ trip. What is checked, each problem named by record id:
   stored one (`_fts_differences`); on PostgreSQL one query comparing each ``tsvector``
   with the one the trigger would compute (`wardian.memory.fulltext_pg.index_problems`).
 
-Spec "Storage" (every change writes a revision); issue 13 (doctor ``memory-history``),
-issue 18 (``db migrate`` verifies both sides).
+Spec "Storage" (every change writes a revision); CLI.md ``doctor`` (``memory-history``),
+``db migrate`` (verifies both sides).
 """
 
 from __future__ import annotations

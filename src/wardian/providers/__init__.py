@@ -1,4 +1,4 @@
-"""Provider adapters, the model catalog and assignments (issue 5; DESIGN.md "Blueprints,
+"""Provider adapters, the model catalog and assignments (DESIGN.md "Blueprints,
 runs, providers").
 
 Public surface (each module has an ``__all__`` pinned by tests/providers/test_surface.py):

@@ -1,6 +1,6 @@
 """Common ground for the CLI adapters (codex, claude, gemini, opencode).
 
-Issue 5 "Processes": the executable is resolved on PATH (missing → ProviderNotInstalled),
+Processes: the executable is resolved on PATH (missing → ProviderNotInstalled),
 the prompt goes in argv when it fits and through stdin otherwise, and the child runs
 through `wardian.providers.process.run_process` (own session, timeout, tree kill).
 """

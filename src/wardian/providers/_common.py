@@ -1,7 +1,7 @@
 """Helpers shared by adapters: answer validation, model matching, error classification,
 credentials (environment or OS keyring only), and the prompt text a CLI receives.
 
-Issue 5 "No fallback, verified" and "Output".
+Spec: DESIGN.md "Blueprints, runs, providers" (no fallback, verified; output).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """HTTP plumbing for the API adapters: one place where httpx errors become ours.
 
-Issue 5 "Adapters" (openai, anthropic); STYLE.md habit 4 (translate at the boundary).
+Adapters openai and anthropic; STYLE.md habit 4 (translate at the boundary).
 """
 
 from __future__ import annotations

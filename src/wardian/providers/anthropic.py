@@ -9,7 +9,7 @@ The response ``model`` must be the assigned id (or a dated snapshot of it).
 Discovery: ``GET /v1/models`` (paginated), with effort levels from
 ``capabilities.effort`` where the API reports them.
 
-Issue 5 "Adapters"; reference/providers.md §7.
+Spec: reference/providers.md §7.
 """
 
 from __future__ import annotations

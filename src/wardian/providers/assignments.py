@@ -8,8 +8,8 @@ was found and how to fix it, e.g. ``--assignments: curator.target_type: expected
 translated here, once, chained with ``from``. Nothing here assumes a provider: a role
 without an assignment is the caller's error to report.
 
-Issue 5 "Model catalog" (validation when an invoker is added/enabled and a run starts);
-DESIGN.md "Blueprints, runs, providers".
+Spec: DESIGN.md "Blueprints, runs, providers" (model catalog: validation when an invoker is
+added/enabled and a run starts).
 """
 
 from __future__ import annotations

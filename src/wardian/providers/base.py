@@ -4,7 +4,7 @@ An adapter has ONE abstract method, `run(request) -> ProviderResult`; everything
 capability attribute or an overridable default (model discovery). Options are pydantic
 models with ``extra="forbid"`` so a typo in an option is an error, not a silent default.
 
-Issue 5 "Adapter interface"; DESIGN.md "Blueprints, runs, providers".
+Spec: DESIGN.md "Blueprints, runs, providers".
 """
 
 from __future__ import annotations

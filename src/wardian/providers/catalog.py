@@ -6,7 +6,7 @@ keeps the last good list and records why; discovery has a timeout and fails clos
 list = nothing validates). The builtin provider's catalog is static and always
 "refreshed". No API keys are ever stored here.
 
-Issue 5 "Model catalog"; DESIGN.md "Blueprints, runs, providers".
+Spec: DESIGN.md "Blueprints, runs, providers".
 """
 
 from __future__ import annotations

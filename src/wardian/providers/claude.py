@@ -17,7 +17,7 @@ step, and no report at all fails closed (option ``require_effort_report``).
 Discovery: no CLI listing exists. With an Anthropic API key the Anthropic ``/v1/models``
 listing is used; otherwise a fixed alias list, marked ``fixed-alias``.
 
-Issue 5 "Adapters"; reference/providers.md §2.
+Spec: reference/providers.md §2.
 """
 
 from __future__ import annotations

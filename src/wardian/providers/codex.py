@@ -12,7 +12,7 @@ model cannot be verified → ModelUnverified (fail closed; option ``require_roll
 
 Discovery: ``codex app-server`` JSON-RPC ``model/list`` (ids, supported efforts, default).
 
-Issue 5 "Adapters"; reference/providers.md §1.
+Spec: reference/providers.md §1.
 """
 
 from __future__ import annotations

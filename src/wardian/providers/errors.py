@@ -1,7 +1,7 @@
 """Provider errors: one class per cause, each with a stable `code` for run records.
 
 Every failure of a role step's provider surfaces as one of these; nothing is retried
-with another model or provider (issue 5 "No fallback, verified"). Catalog and
+with another model or provider. Catalog and
 assignment problems found *before* a run are usage/validation errors (exit 2) that
 say which command to run.
 

@@ -13,7 +13,7 @@ Discovery: no CLI listing. With a Gemini API key (``GEMINI_API_KEY``/``GOOGLE_AP
 the Gemini API ``models`` listing is used; otherwise a fixed list of concrete ids
 (aliases such as ``auto``/``pro``/``flash`` are left out: they route and fall back).
 
-Issue 5 "Adapters"; reference/providers.md §3.
+Spec: reference/providers.md §3.
 """
 
 from __future__ import annotations

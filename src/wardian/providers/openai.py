@@ -14,7 +14,7 @@ Effort: Responses ``reasoning.effort`` / Chat ``reasoning_effort``. ``/models`` 
 effort data, so the catalog's effort levels come from `openai_efforts` (a capability
 table by model family, reference/providers.md §6).
 
-Issue 5 "Adapters"; reference/providers.md §5, §6, §8.
+Spec: reference/providers.md §5, §6, §8.
 """
 
 from __future__ import annotations

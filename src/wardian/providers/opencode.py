@@ -11,7 +11,7 @@ no export → ModelUnverified (fail closed).
 
 Discovery: ``opencode models --verbose`` (ids ``provider/model``; variants when listed).
 
-Issue 5 "Adapters"; reference/providers.md §4.
+Spec: reference/providers.md §4.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ each survivor is killed. stdout/stderr are read on threads into buffers capped a
 `max_output_bytes` each, so a chatty child can neither block on a full pipe nor
 exhaust memory. Prompts too long for the command line go through stdin.
 
-Issue 5 "Processes"; DESIGN.md "Conventions" (process-tree kill behind one module).
+Spec: DESIGN.md "Conventions" (process-tree kill behind one module).
 """
 
 from __future__ import annotations

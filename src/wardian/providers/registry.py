@@ -3,7 +3,7 @@
 Built-ins are registered lazily on first lookup (importing an adapter module must not
 import httpx or spawn anything). Tests that register an adapter unregister it.
 
-Issue 5 "Adapter interface".
+Spec: DESIGN.md "Blueprints, runs, providers" (adapter interface).
 """
 
 from __future__ import annotations

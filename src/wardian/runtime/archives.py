@@ -16,7 +16,7 @@ twice: a ``/clear`` inside ``wardian agent launch`` reported by the hook and aga
 launch's exit, a resumed session) adds only the messages it gained since, so no message
 is archived — and consolidated — twice. Malformed transcript lines are counted, never fatal.
 
-Spec: issue 7 point 4; DESIGN.md "Invokers" (archive sequence range in the trigger input).
+Spec: DESIGN.md "Invokers" (archive sequence range in the trigger input).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ _MIGRATIONS: list[NamedMigration] = [
     ALTER TABLE conversations ADD COLUMN source_offset INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX conversations_source ON conversations (agent_id, source_path);
     """),
-    # Secrets are replaced by typed placeholders before a message is stored (issue 14);
+    # Secrets are replaced by typed placeholders before a message is stored;
     # how many were replaced in this import.
     NamedMigration("add_conversations_secrets_redacted", """
     ALTER TABLE conversations ADD COLUMN secrets_redacted INTEGER NOT NULL DEFAULT 0;

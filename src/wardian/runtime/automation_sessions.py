@@ -34,7 +34,7 @@ The mechanism is exact and durable, by launch rather than by guesswork:
 Nothing is matched by time, cwd or prompt text, so a session the user ran themselves —
 even ``codex exec`` in the same workspace at the same minute — is still recovered.
 
-Spec: issue 20 "Recovery"; docs/hosts.md.
+Spec: docs/hosts.md.
 """
 
 from __future__ import annotations

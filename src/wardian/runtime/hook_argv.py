@@ -1,8 +1,8 @@
 """The argument line of an installed hook: ``HOST EVENT [--agent NAME]… [--home PATH]``.
 
 Parsed by hand, not with argparse: argparse (with the ``shutil`` its help formatter loads)
-costs a hook ~4 ms of start-up, and a hook runs at every session start and end.
-Spec: issue 20 (hooks for Claude Code, Codex and Gemini; several agents per host).
+adds to a hook's start-up, and a hook runs at every session start and end.
+Spec: docs/hosts.md (hooks for Claude Code, Codex and Gemini; several agents per host).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ when something changed; a file that is not a JSON object is refused and left unt
 The hook command is ``PYTHON -P -c "…main()" HOST EVENT [--agent NAME]… [--home PATH]``
 (`hook_argv`): the installing interpreter by absolute path, so the hook works where that
 environment is not active; ``wardian doctor`` checks that it still resolves.
-Spec: issue 20; docs/hosts.md (what each host documents).
+Spec: docs/hosts.md (what each host documents).
 """
 
 from __future__ import annotations

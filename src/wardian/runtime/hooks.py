@@ -23,7 +23,7 @@ and the installed entry point (`main`) always exits 0. With ``WARDIAN_HOOK_DRY_R
 checks its arguments and agents, answers an empty context and writes nothing
 (``wardian doctor``'s round-trip). Installing is `wardian.runtime.hook_install`; the
 argument line `wardian.runtime.hook_argv`.
-Spec: issue 7 points 2 and 5; issue 20; docs/hosts.md.
+Spec: docs/hosts.md.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ the same rule `wardian memory save` uses for its default scope
 (`wardian.memory.models.default_workspace`).
 
 Spec: "Agent memory", "Save and inspect memory", "What appears in chat"; DESIGN.md
-"Identity and authority"; issue 2 point 6.
+"Identity and authority".
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ class Launch:
             context, when any (set by `prepare_launch`).
 
     A plain class, not a dataclass: the dataclass machinery alone costs ``agent exec``
-    ~20 ms of CPU (issue 19).
+    a noticeable share of its CPU budget.
     """
 
     def __init__(self, *, agent: Agent, launch_id: str, cwd: Path, workspace: str,

@@ -21,7 +21,7 @@ provider accepts instructions (providers.md):
   no effort flag: a configured effort is refused rather than silently dropped.
 
 Because the shim ``exec``s, the provider keeps the shim's pid: the ``Memory loaded`` event
-names the provider process. Spec: issue 7 point 5; CLI.md ``agent launch``.
+names the provider process. Spec: CLI.md ``agent launch``.
 """
 
 from __future__ import annotations

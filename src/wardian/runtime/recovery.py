@@ -27,7 +27,7 @@ session at all. Unchanged files are skipped cheaply (size
 and mtime marks). Needs ``conversation_logging.enabled`` for the agent: without an archive
 there is nothing to compare with. Never runs inside a hook (hooks only queue a request).
 
-Spec: issue 20 "Recovery"; docs/hosts.md.
+Spec: docs/hosts.md.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Locks are advisory file locks (``fcntl.flock`` / ``msvcrt.locking``) in ``<data 
 the operating system drops them when the holder dies, also on ``kill -9``, so a crashed
 worker never blocks the next one.
 
-Spec: DESIGN.md "Invokers"; issue 7 point 2.
+Spec: DESIGN.md "Invokers".
 """
 
 from __future__ import annotations

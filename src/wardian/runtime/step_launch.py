@@ -35,7 +35,7 @@ token; it revokes through the launch row the holder wrote.
 Non-process providers (``builtin``, the HTTP APIs) ignore the launch: there is no provider
 process to hold a capability.
 
-Spec: "Save and inspect memory"; issue 20 ("A role step assigned to an agent runs that
+Spec: "Save and inspect memory" ("A role step assigned to an agent runs that
 agent's provider with its own launch-scoped capability").
 """
 

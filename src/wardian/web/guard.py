@@ -1,4 +1,4 @@
-"""The access guard in front of every Garden request (issue 17's refusals).
+"""The access guard in front of every Garden request.
 
 Garden shows and changes every agent's memory, so a page must be reachable only by the
 operator who started it — not by another local user, not by a web page the operator

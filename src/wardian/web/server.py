@@ -1,6 +1,6 @@
 """Run Garden on 127.0.0.1: bind, print the tokenised URL, serve until interrupted.
 
-Spec/issue 17: local only (no host option: the socket is bound to 127.0.0.1), a random
+Local only (no host option: the socket is bound to 127.0.0.1), a random
 access token per start, ``--open`` to open the operator's browser. The caller
 (`wardian garden serve`) has already refused a managed process.
 """

@@ -1,6 +1,6 @@
 """Reviewed maintenance: plan schema v1, preview + digest, atomic apply, receipts.
 
-Spec: "Operator maintenance in Garden" and everything under it (issue 3). Modules:
+Spec: "Operator maintenance in Garden" and everything under it. Modules:
 
 * `limits` — the plan's size and operation-count limits (no pydantic; used by `draft`).
 * `plan` — strict pydantic models and the JSON loader (duplicate keys, JSON paths,

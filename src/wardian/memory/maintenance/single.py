@@ -9,7 +9,7 @@ idempotency key are derived from the record, its revision and the change, so run
 same command again replays the stored receipt instead of applying twice, and a
 ``--confirm`` digest shown by one run matches the next.
 
-Spec: issue 14 "Operators can correct one record without writing JSON"; "Operator
+Spec: "Operator
 maintenance in Garden".
 """
 

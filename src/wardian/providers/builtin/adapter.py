@@ -4,7 +4,7 @@ It answers `wardian.curator.curate(payload)`; a curator that cannot be
 imported or fails is an error, never an empty batch. The answer is validated against the
 request's output schema like every other provider's.
 
-Issue 5 "`builtin` provider"; DESIGN.md "Blueprints, runs, providers".
+Spec: DESIGN.md "Blueprints, runs, providers".
 """
 
 from __future__ import annotations

@@ -1,0 +1,151 @@
+"""Subject and value of a statement: when a new statement updates an active record.
+
+A rule names a *subject* (what it is about: installs, indentation, the branch pull requests
+target) and a *value* (npm, 4 spaces, develop). A value belongs to a *class* whose members
+exclude each other: one package manager installs a project's packages, one indentation
+width holds. `value_change(new, old)` is true when both statements have the same frame —
+their content words once values are set aside — and name different values of one class:
+"Use pnpm for installs" updates "Use npm for installs"; "Indent with 2 spaces" updates
+"Indent with 4 spaces". `distinct_subjects(a, b)` is true when the two name different
+things that do not exclude each other — "Run ruff before committing" and "Run cargo fmt
+before committing" share the frame "before committing" but are two rules — so neither is a
+repeat nor an update of the other.
+
+Word lists, not understanding: a value outside `EXCLUSIVE` and not a number is not read as
+a value, and such pairs are left to the other matchers (contradiction, similarity).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["EXCLUSIVE", "distinct_subjects", "value_change"]
+
+EXCLUSIVE: dict[str, frozenset[str]] = {
+    "js-packages": frozenset({"npm", "pnpm", "yarn", "bun"}),
+    "py-packages": frozenset({"pip", "uv", "poetry", "pipenv", "conda", "pdm"}),
+    "py-tests": frozenset({"pytest", "unittest", "nose"}),
+    "js-tests": frozenset({"jest", "vitest", "mocha"}),
+    "py-format": frozenset({"black", "yapf", "autopep8"}),
+    "indent": frozenset({"tabs", "tab", "spaces", "space"}),
+    "case": frozenset({"camelcase", "snake_case", "kebab-case", "pascalcase"}),
+    "quotes": frozenset({"single", "double"}),
+    "branch": frozenset({"main", "master", "develop", "trunk", "release"}),
+}
+"""Value class → its members (lower case); the members of one class exclude each other."""
+
+TOOLS = frozenset(
+    {
+        "ruff",
+        "mypy",
+        "cargo",
+        "eslint",
+        "prettier",
+        "flake8",
+        "pylint",
+        "isort",
+        "rustfmt",
+        "clippy",
+        "gofmt",
+        "tsc",
+        "pyright",
+        "make",
+        "docker",
+        "terraform",
+        "helm",
+    }
+)
+"""Named tools that are not alternatives of one another (a linter, a type checker...)."""
+
+_NUMBER_WORDS = {
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+}
+_WORD = re.compile(r"[a-z0-9_][a-z0-9_.\-/]*")
+_FRAME_STOP_WORDS = (
+    "a an the and or but so to of in on at for with from by is are was were be been it its "
+    "this that these those we our us you your i my me they them should must will would can "
+    "could do does did not no never don't dont always please pls just also now here "
+    "from now on use using used uses instead rather over than only every all any let's lets "
+    "then too actually"
+)
+_FRAME_STOP = frozenset(_FRAME_STOP_WORDS.split())
+_STEMS = ("ing", "ed", "es", "s")
+
+
+def _stem(word: str) -> str:
+    for end in _STEMS:
+        if len(word) > len(end) + 3 and word.endswith(end):
+            return word[: -len(end)]
+    return word
+
+
+def _read(text: str) -> tuple[dict[str, set[str]], set[str], set[str]]:
+    """(value class → values, frame words, named tools) of `text`."""
+    words = [w.strip(".-/") for w in _WORD.findall(text.lower().replace("n't", " not"))]
+    words = [w for w in words if w]
+    values: dict[str, set[str]] = {}
+    frame: set[str] = set()
+    tools: set[str] = set()
+    for k, word in enumerate(words):
+        number = _NUMBER_WORDS.get(word, word if word.isdigit() else None)
+        if number is not None and k + 1 < len(words):
+            unit = _stem(words[k + 1])
+            values.setdefault(f"number:{unit}", set()).add(number)
+            continue
+        cls = next((c for c, members in EXCLUSIVE.items() if word in members), None)
+        if cls == "quotes" and (k + 1 >= len(words) or not words[k + 1].startswith("quote")):
+            cls = None
+        if cls is not None:
+            values.setdefault(cls, set()).add(_stem(word) if cls == "indent" else word)
+            continue
+        if word in TOOLS:
+            tools.add(word)
+        if word not in _FRAME_STOP:
+            frame.add(_stem(word))
+    # a unit word is part of the frame ("4 spaces": the subject is spaces, the value 4)
+    return values, frame, tools
+
+
+FRAME_OVERLAP = 0.6
+"""Shared frame words / the larger frame's words: at least this for one subject."""
+
+
+def _same_frame(a: set[str], b: set[str]) -> bool:
+    if not a and not b:
+        return True
+    if not a or not b:
+        return False
+    return len(a & b) / max(len(a), len(b)) >= FRAME_OVERLAP
+
+
+def value_change(new: str, old: str) -> bool:
+    """True when `new` states `old`'s subject with another value of one exclusive class."""
+    nv, nf, _ = _read(new)
+    ov, of, _ = _read(old)
+    shared = set(nv) & set(ov)
+    if not shared or not any(nv[c] != ov[c] for c in shared):
+        return False
+    return _same_frame(nf, of)
+
+
+def distinct_subjects(a: str, b: str) -> bool:
+    """True when `a` and `b` name different things that do not exclude each other.
+
+    Either both name tools of `TOOLS` and share none (ruff / cargo fmt), or one names a
+    value the other has no value of its class for while the other adds frame words of its
+    own ("Do not commit to main" / "Do not commit generated files").
+    """
+    av, af, at = _read(a)
+    bv, bf, bt = _read(b)
+    if at and bt and not (at & bt):
+        return True
+    return bool((av and not bv and bf - af) or (bv and not av and af - bf))

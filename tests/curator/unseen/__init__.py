@@ -1,0 +1,1 @@
+"""The unseen set: plain-worded made-up sessions, written before the rules were changed for them."""

@@ -104,7 +104,8 @@ def test_set_messages_replaces_and_rewind_drops_the_tail(tmp_path: Path) -> None
 def test_the_hook_context_prepended_to_a_prompt_is_not_the_user_speaking(tmp_path: Path) -> None:
     """Gemini ``-p`` puts a SessionStart hook's additionalContext in front of the prompt in
     one text part: Wardian's own recall must not read as something the user said."""
-    recall = "<hook_context># Wardian memory · agent ada\n- stable: Always run ruff\n</hook_context>"
+    recall = ("<hook_context># Wardian memory · agent ada\n- stable: Always run ruff\n"
+              "</hook_context>")
     path = _write(tmp_path / "h.jsonl", [META, _user("u1", f"{recall}\n\nsay hi")])
     conv = load_transcript(path)
     assert [(m.role, m.kind, m.text) for m in conv.messages] == [

@@ -7,6 +7,7 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import invoke
@@ -182,7 +183,7 @@ def test_recovered_boundary_is_an_invoker_choice(setup: dict[str, Path], cli: Cl
 def _gemini_jsonl(path: Path, session: str, texts: list[str]) -> Path:
     """A Gemini CLI 0.61 session JSONL (metadata line, messages, `$set` updates)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [{"sessionId": session, "projectHash": "0" * 64, "kind": "main",
+    lines: list[dict[str, Any]] = [{"sessionId": session, "projectHash": "0" * 64, "kind": "main",
               "startTime": "2026-12-05T12:00:00.000Z"}]
     for i, text in enumerate(texts):
         lines.append({"id": f"m{i}", "timestamp": "2026-12-05T12:00:01.000Z",

@@ -17,10 +17,10 @@ from wardian.transcripts import detect_format, load_transcript
 META = {"sessionId": "60aef343-9a75-4b31-af32-d7e0e8baf33c", "projectHash": "b1ec" * 16,
         "startTime": "2026-12-05T12:00:48.143Z", "lastUpdated": "2026-12-05T12:00:48.143Z",
         "kind": "main"}
-CONTEXT = {"id": "d049", "timestamp": "2026-12-05T12:00:48.143Z", "type": "user",
+CONTEXT: dict[str, Any] = {"id": "d049", "timestamp": "2026-12-05T12:00:48.143Z", "type": "user",
            "content": [{"text": "<session_context>\nThis is the Gemini CLI. We are setting up "
                                 "the context for our chat.\n</session_context>"}]}
-CALL = {"id": "run_shell_command_1", "name": "run_shell_command",
+CALL: dict[str, Any] = {"id": "run_shell_command_1", "name": "run_shell_command",
         "args": {"command": "ruff check ."},
         "result": [{"functionResponse": {"id": "run_shell_command_1",
                                          "name": "run_shell_command",

@@ -1,10 +1,10 @@
 """Recovery: record the agent's earlier sessions that no hook reported.
 
 Hosts fire no session-end hook when the terminal is closed or the process is killed;
-Codex has none at all and Gemini does not wait for its own (docs/hosts.md). So at every
-SessionStart hook, at every ``wardian agent launch``/``agent exec`` start (a *request* is
-queued and the detached drain worker sweeps) and in ``wardian session recover``, Wardian
-looks at the transcripts of the agent's workspaces:
+Codex before 0.145.0 has none at all and Gemini does not wait for its own (docs/hosts.md).
+So at every SessionStart hook, at every ``wardian agent launch``/``agent exec`` start (a
+*request* is queued and the detached drain worker sweeps) and in ``wardian session
+recover``, Wardian looks at the transcripts of the agent's workspaces:
 
 * Claude Code: ``$CLAUDE_CONFIG_DIR|~/.claude/projects/<cwd, non-alphanumerics as ->/*.jsonl``
 * Codex: ``$CODEX_HOME|~/.codex/sessions/**/rollout-*.jsonl`` whose ``session_meta`` cwd is

@@ -195,7 +195,7 @@ def test_agent_exec_answers_as_the_typer_app(world: World) -> None:
     ["memory", "recall", "a", "b"],
     ["memory", "list"],
     ["memory"],
-    ["hooks", "codex", "session-end"],
+    ["hooks", "codex", "session-stop"],
     ["hooks", "install", "claude-code"],
     ["hooks", "claude-code", "session-start", "--home", "/x"],
     ["agent", "exec", "--workspace", "/x", "ada", "--", "true"],

@@ -81,7 +81,9 @@ def test_agents_coexist_and_uninstall_is_byte_for_byte(cli: CliRunner, hosts: Pa
     assert json.loads(res.stdout)["agents"] == ["ada", "bob"]
     hooks = installed_hooks(host)
     assert hooks and all(h.agents == ("ada", "bob") for h in hooks)  # ada kept
-    assert {h.host_event for h in hooks} == set(HOSTS[host].events)
+    from wardian.runtime.hook_install import supported_events
+
+    assert {h.host_event for h in hooks} == set(supported_events(HOSTS[host])[0])
     assert invoke(cli, "hooks", "install", host, "--uninstall", "--agent", "bob").exit_code == 0
     assert path.read_bytes() == after_ada
     assert invoke(cli, "hooks", "install", host, "--uninstall").exit_code == 0
@@ -95,7 +97,7 @@ def test_host_specific_entries(hosts: Path) -> None:
     AgentRegistry().add("ada", "builtin")
     install_hooks("codex", agents=["ada"])
     codex = json.loads((hosts / "codex" / "hooks.json").read_text())
-    assert set(codex["hooks"]) == {"SessionStart"}  # Codex has no session end
+    assert set(codex["hooks"]) == {"SessionStart"}  # no codex on PATH: no SessionEnd
     install_hooks("gemini", agents=["ada"])
     gemini = json.loads((hosts / "gem" / ".gemini" / "settings.json").read_text())
     (entry,) = gemini["hooks"]["SessionEnd"][0]["hooks"]
@@ -210,3 +212,31 @@ def test_uninstall_of_one_agent_says_which_agent_left_which_hooks(
     assert "Agents: ada" in res.stdout
     res = invoke(cli, "hooks", "install", host, "--uninstall", "--agent", "bob")
     assert res.stdout.startswith("Nothing to change in"), res.stdout
+
+
+def _fake_codex(folder: Path, version: str) -> None:
+    """A `codex` on PATH that prints `version` like ``codex --version`` does."""
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = folder / "codex"
+    exe.write_text(f"#!/bin/sh\necho 'codex-cli {version}'\n")
+    exe.chmod(0o755)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX shell script as codex")
+@pytest.mark.parametrize(("version", "events"), [
+    ("0.144.2", {"SessionStart"}), ("0.145.0", {"SessionStart", "SessionEnd"}),
+    ("0.171.0", {"SessionStart", "SessionEnd"})])
+def test_codex_session_end_is_installed_where_the_version_has_it(
+        cli: CliRunner, hosts: Path, monkeypatch: pytest.MonkeyPatch, version: str,
+        events: set[str]) -> None:
+    AgentRegistry().add("ada", "builtin")
+    _fake_codex(hosts / "bin", version)
+    monkeypatch.setenv("PATH", f"{hosts / 'bin'}:/usr/bin:/bin")
+    res = invoke(cli, "hooks", "install", "codex", "--agent", "ada")
+    assert res.exit_code == 0, res.output
+    codex = json.loads((hosts / "codex" / "hooks.json").read_text())
+    assert set(codex["hooks"]) == events
+    assert "/hooks" in res.stdout and "trust" in res.stdout  # the user is told plainly
+    assert ("SessionEnd was not installed" in res.stdout) == (events == {"SessionStart"})
+    assert invoke(cli, "hooks", "install", "codex", "--uninstall").exit_code == 0
+    assert json.loads((hosts / "codex" / "hooks.json").read_text()) == {}

@@ -7,6 +7,7 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import invoke
@@ -177,3 +178,49 @@ def test_recovered_boundary_is_an_invoker_choice(setup: dict[str, Path], cli: Cl
     doc = json.loads(invoke(cli, "automation", "session-close", "show", res.stdout.strip(),
                             "--json").stdout)
     assert doc["boundaries"] == ["recovered"]
+
+
+def _gemini_jsonl(path: Path, session: str, texts: list[str]) -> Path:
+    """A Gemini CLI 0.61 session JSONL (metadata line, messages, `$set` updates)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines: list[dict[str, Any]] = [{"sessionId": session, "projectHash": "0" * 64, "kind": "main",
+              "startTime": "2026-12-05T12:00:00.000Z"}]
+    for i, text in enumerate(texts):
+        lines.append({"id": f"m{i}", "timestamp": "2026-12-05T12:00:01.000Z",
+                      "type": "user" if i % 2 == 0 else "gemini",
+                      "content": [{"text": text}] if i % 2 == 0 else text})
+        lines.append({"$set": {"lastUpdated": "2026-12-05T12:00:02.000Z"}})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def test_gemini_project_registry_layout(setup: dict[str, Path]) -> None:
+    """Gemini CLI 0.61 names a project's folder through ~/.gemini/projects.json and a
+    `.project_root` marker (not the path's SHA-256) and writes `session-*.jsonl`: recovery
+    finds those sessions, and only the workspace's."""
+    work, tmp = setup["work"], setup["tmp"]
+    gem = tmp / "gem" / ".gemini"
+    (gem / "tmp" / "work").mkdir(parents=True)
+    (gem / "tmp" / "work" / ".project_root").write_text(str(work))
+    (gem / "tmp" / "sub").mkdir()
+    (gem / "tmp" / "sub" / ".project_root").write_text(str(work / "sub"))  # inside it
+    (gem / "tmp" / "other").mkdir()
+    (gem / "tmp" / "other" / ".project_root").write_text(str(tmp / "elsewhere"))
+    (gem / "projects.json").write_text(json.dumps({"projects": {
+        str(work): "work", str(work / "sub"): "sub", str(tmp / "elsewhere"): "other"}}))
+    ours = _gemini_jsonl(gem / "tmp" / "work" / "chats" / "session-2026-12-05T12-00-aaaa.jsonl",
+                         "aaaa-1", ["keep docs in docs/", "Noted."])
+    inside = _gemini_jsonl(gem / "tmp" / "sub" / "chats" / "session-2026-12-05T12-01-bbbb.jsonl",
+                           "bbbb-1", ["use tabs", "OK."])
+    _gemini_jsonl(gem / "tmp" / "other" / "chats" / "session-2026-12-05T12-02-cccc.jsonl",
+                  "cccc-1", ["not this project", "Right."])
+    resumed = gem / "tmp" / "work" / "chats" / "session-2026-12-05T12-03-dddd.json"
+    resumed.write_text(json.dumps({"sessionId": "dddd-1", "projectHash": "0" * 64,
+                                   "messages": [{"id": "m0", "type": "user",
+                                                 "content": "old"}]}))
+    continued = _gemini_jsonl(resumed.with_suffix(".jsonl"), "dddd-1", ["old", "new"])
+    report = sweep()
+    got = {r["transcript_path"]: r["messages"] for r in report.recorded}
+    assert got == {str(ours): 2, str(inside): 2, str(continued): 2}
+    assert all(r["host"] == "gemini" for r in report.recorded)
+    assert sorted(_recovered()) == ["aaaa-1@2", "bbbb-1@2", "dddd-1@2"]

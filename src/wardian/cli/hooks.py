@@ -25,7 +25,7 @@ _AGENT_HELP = ("Agent name or id (repeatable; the one whose workspace holds the 
 _HOSTS = {
     "claude-code": ("Claude Code", ("session-start", "session-end"),
                     "~/.claude/settings.json"),
-    "codex": ("Codex CLI", ("session-start",), "~/.codex/hooks.json"),
+    "codex": ("Codex CLI", ("session-start", "session-end"), "~/.codex/hooks.json"),
     "gemini": ("Gemini CLI", ("session-start", "session-end"), "~/.gemini/settings.json"),
 }
 _EVENT_HELP = {
@@ -89,8 +89,13 @@ def _install_command(host: str) -> Callable[..., None]:
             stdout(f"The hooks use the data dir WARDIAN_HOME={result.home} (embedded as --home;"
                    " reinstall to change it)")
         if host == "codex" and not uninstall:
-            stdout("Codex has no session-end hook: its sessions are recorded by recovery "
-                   "(next session start, `agent launch`, or `wardian session recover`).")
+            if "SessionEnd" not in result.events:
+                stdout(f"{result.skipped_reason}: SessionEnd was not installed, so Codex "
+                       "sessions are recorded by recovery (next session start, `agent "
+                       "launch`, or `wardian session recover`); reinstall after upgrading.")
+            stdout("Codex runs these hooks only once you trust them: start `codex`, open "
+                   "/hooks and trust the Wardian entries (until then they do not run; "
+                   "`codex --dangerously-bypass-hook-trust` skips the check for one run).")
 
     command.__doc__ = (f"Add Wardian's {label} hooks ({', '.join(events)}) to {default}; "
                        "--uninstall removes them and nothing else.")

@@ -15,7 +15,7 @@ __all__ = ["EVENTS_BY_HOST", "HOSTS", "HookArgs", "parse_hook_argv"]
 EVENTS_BY_HOST: dict[str, tuple[str, ...]] = {
     "claude-code": ("session-start", "session-end"),
     "gemini": ("session-start", "session-end"),
-    "codex": ("session-start",),  # Codex has no session-end event (docs/hosts.md)
+    "codex": ("session-start", "session-end"),  # SessionEnd since Codex 0.145.0
 }
 """The hook events Wardian handles per host."""
 

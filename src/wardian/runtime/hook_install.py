@@ -35,8 +35,10 @@ __all__ = [
     "InstalledHook",
     "hook_argv",
     "hook_command",
+    "host_version",
     "install_hooks",
     "installed_hooks",
+    "supported_events",
 ]
 
 HOOK_MAIN = "import sys; from wardian.runtime.hooks import main; sys.exit(main())"
@@ -68,6 +70,9 @@ class HostSpec:
         timeout: the per-hook ``timeout`` value written (the host's unit: Claude Code and
             Codex seconds, Gemini milliseconds). settings: the default settings file.
         named: whether hook configurations carry a ``name`` (Gemini shows it in logs).
+        since: host event -> the first host version that has it (installed only when the
+            host's version, `host_version`, is known and at least that).
+        command: the host's executable name (for `host_version`).
     """
 
     name: str
@@ -76,6 +81,8 @@ class HostSpec:
     timeout: int
     settings: Callable[[], Path]
     named: bool = False
+    since: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    command: str = ""
 
 
 HOSTS: dict[str, HostSpec] = {
@@ -83,12 +90,56 @@ HOSTS: dict[str, HostSpec] = {
                             {"SessionStart": "session-start", "SessionEnd": "session-end"},
                             10, _claude_settings),
     # Codex Desktop clamps hook timeouts above 3 s (with a warning); the hook needs < 0.2 s.
-    "codex": HostSpec("codex", "Codex CLI", {"SessionStart": "session-start"}, 3, _codex_hooks),
+    # SessionEnd came with Codex 0.145.0 (openai/codex PR 33895).
+    "codex": HostSpec("codex", "Codex CLI",
+                      {"SessionStart": "session-start", "SessionEnd": "session-end"}, 3,
+                      _codex_hooks, since={"SessionEnd": (0, 145, 0)}, command="codex"),
     "gemini": HostSpec("gemini", "Gemini CLI",
                        {"SessionStart": "session-start", "SessionEnd": "session-end"},
                        10_000, _gemini_settings, named=True),
 }
 """Hosts whose hooks Wardian installs (docs/hosts.md says why Antigravity is not one)."""
+
+
+_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+VERSION_TIMEOUT_S = 20
+"""The longest ``HOST --version`` may run, seconds (a hung executable counts as unknown)."""
+
+
+def host_version(command: str) -> tuple[int, ...] | None:
+    """The version ``COMMAND --version`` prints (first ``X.Y.Z``), the command found on
+    PATH; None when it is not found, fails or prints no version. Bounded in time and
+    output."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which(command)
+    if not exe:
+        return None
+    try:
+        proc = subprocess.run([exe, "--version"], capture_output=True, text=True,
+                              timeout=VERSION_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = _VERSION.search((proc.stdout or "")[:4096])
+    return tuple(int(x) for x in found.groups()) if proc.returncode == 0 and found else None
+
+
+def supported_events(spec: HostSpec) -> tuple[dict[str, str], str | None]:
+    """The host events to install for `spec` (events with a `since` only when the
+    installed version has them) and, when one was left out, why."""
+    if not spec.since:
+        return dict(spec.events), None
+    version = host_version(spec.command)
+    events = {e: w for e, w in spec.events.items()
+              if e not in spec.since or (version is not None and version >= spec.since[e])}
+    if len(events) == len(spec.events):
+        return events, None
+    need = ", ".join(f"{e} needs {'.'.join(map(str, v))}" for e, v in spec.since.items()
+                     if e not in events)
+    seen = ("no `" + spec.command + "` found on PATH" if version is None
+            else f"{spec.label} {'.'.join(map(str, version))} found")
+    return events, f"{seen} ({need})"
 
 
 def _host(name: str) -> HostSpec:
@@ -315,7 +366,9 @@ class InstallResult:
     """What `install_hooks` did: the file, whether it changed, which host events were
     added or removed, which kept their entry but lost agents (`updated`, an uninstall
     with `--agent`) and which agents those were (`agents_removed`), the agents the hooks
-    now list, and the embedded data dir."""
+    now list, and the embedded data dir; `events` the host events this install wrote
+    (all of the host's on uninstall), `skipped_reason` why some were left out (the host's
+    version lacks them) or None."""
 
     host: str
     settings_path: str
@@ -326,13 +379,16 @@ class InstallResult:
     agents_removed: list[str] = field(default_factory=list)
     agents: list[str] = field(default_factory=list)
     home: str | None = None
+    events: list[str] = field(default_factory=list)
+    skipped_reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {"host": self.host, "settings_path": self.settings_path,
                 "changed": self.changed, "added": self.added, "removed": self.removed,
                 "updated": self.updated, "agents_removed": self.agents_removed,
-                "agents": self.agents, "home": self.home}
+                "agents": self.agents, "home": self.home, "events": self.events,
+                "skipped_reason": self.skipped_reason}
 
 
 def install_hooks(
@@ -372,7 +428,12 @@ def install_hooks(
     before = json.dumps(data)
     env_home = os.environ.get(ENV_HOME, "").strip()
     result = InstallResult(spec.name, str(path), changed=False)
+    wanted_events, result.skipped_reason = (dict(spec.events), None) if uninstall else (
+        supported_events(spec))
+    result.events = list(wanted_events)
     for host_event, event in spec.events.items():
+        if host_event not in wanted_events:
+            continue
         ours = _our_hooks(data, spec, host_event)
         current: list[str] = []
         home: str | None = None

@@ -1,15 +1,20 @@
 """Recovery: record the agent's earlier sessions that no hook reported.
 
 Hosts fire no session-end hook when the terminal is closed or the process is killed;
-Codex has none at all and Gemini does not wait for its own (docs/hosts.md). So at every
-SessionStart hook, at every ``wardian agent launch``/``agent exec`` start (a *request* is
-queued and the detached drain worker sweeps) and in ``wardian session recover``, Wardian
-looks at the transcripts of the agent's workspaces:
+Codex before 0.145.0 has none at all and Gemini does not wait for its own (docs/hosts.md).
+So at every SessionStart hook, at every ``wardian agent launch``/``agent exec`` start (a
+*request* is queued and the detached drain worker sweeps) and in ``wardian session
+recover``, Wardian looks at the transcripts of the agent's workspaces:
 
 * Claude Code: ``$CLAUDE_CONFIG_DIR|~/.claude/projects/<cwd, non-alphanumerics as ->/*.jsonl``
 * Codex: ``$CODEX_HOME|~/.codex/sessions/**/rollout-*.jsonl`` whose ``session_meta`` cwd is
   in the workspace;
-* Gemini CLI: ``$GEMINI_CLI_HOME|~/.gemini/tmp/<sha256 of the workspace>/chats/*.json*``.
+* Gemini CLI: ``$GEMINI_CLI_HOME|~/.gemini/tmp/<project>/chats/*.json`` and ``*.jsonl``,
+  where ``<project>`` is the folder the CLI's project registry names for the workspace
+  (``~/.gemini/projects.json``, or the folder's ``.project_root`` marker naming the
+  workspace or a folder inside it; CLI 0.61) or, for older CLIs, the hex SHA-256 of the
+  workspace path. A ``.json`` session the CLI has since continued as ``.jsonl`` (it does so
+  on resume) is read from the ``.jsonl`` only.
 
 A transcript is *unreported* when it holds messages past what the agent's archive holds
 from it (`ArchiveStore.held_count`) and no pending event names it; each becomes one
@@ -112,10 +117,48 @@ def _codex_sessions() -> Path:
     return (Path(base) if base else Path.home() / ".codex") / "sessions"
 
 
-def _gemini_chats(workspace: str) -> Path:
+_MARKER_BYTES = 4096
+"""The most read of a Gemini ``.project_root`` marker or looked at in ``projects.json``'s
+entries (a path), bytes."""
+_REGISTRY_BYTES = 4 << 20
+"""The largest Gemini ``projects.json`` read, bytes (a larger one is not consulted)."""
+
+
+def _gemini_root() -> Path:
     base = os.environ.get("GEMINI_CLI_HOME")
-    root = (Path(base) if base else Path.home()) / ".gemini" / "tmp"
-    return root / hashlib.sha256(workspace.encode("utf-8")).hexdigest() / "chats"
+    return (Path(base) if base else Path.home()) / ".gemini"
+
+
+def _gemini_chats(workspace: str) -> list[Path]:
+    """The ``chats`` folders of Gemini CLI sessions started in `workspace` (or inside it).
+    Read-only; bounded reads; unreadable registry entries are ignored."""
+    root = _gemini_root()
+    tmp = root / "tmp"
+    found = [tmp / hashlib.sha256(workspace.encode("utf-8")).hexdigest()]
+    try:
+        registry = root / "projects.json"
+        if registry.is_file() and registry.stat().st_size <= _REGISTRY_BYTES:
+            projects = json.loads(registry.read_text(encoding="utf-8")).get("projects")
+            for path, slug in (projects.items() if isinstance(projects, dict) else ()):
+                if (isinstance(path, str) and isinstance(slug, str) and slug
+                        and "/" not in slug and slug not in {".", ".."}
+                        and _within(os.path.realpath(path), workspace)):
+                    found.append(tmp / slug)
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        folders = sorted(tmp.iterdir()) if tmp.is_dir() else []
+    except OSError:
+        folders = []
+    for folder in folders:
+        try:
+            with (folder / ".project_root").open("rb") as handle:
+                owner = handle.read(_MARKER_BYTES).decode("utf-8", "replace").strip()
+        except OSError:
+            continue
+        if owner and _within(os.path.realpath(owner), workspace):
+            found.append(folder)
+    return [f / "chats" for f in dict.fromkeys(found)]
 
 
 def _within(path: str, folder: str) -> bool:
@@ -148,10 +191,19 @@ def candidate_transcripts(workspace: str) -> Iterator[tuple[str, Path]]:
             cwd = _codex_cwd(path)
             if cwd and _within(os.path.realpath(cwd), workspace):
                 yield "codex", path
-    chats = _gemini_chats(workspace)
-    if chats.is_dir():
-        for path in sorted(chats.glob("*.json*")):
-            yield "gemini", path
+    for chats in _gemini_chats(workspace):
+        if not chats.is_dir():
+            continue
+        try:
+            names = {p.name for p in chats.iterdir() if p.suffix in {".json", ".jsonl"}}
+        except OSError:
+            continue
+        for name in sorted(names):
+            if name.endswith(".json") and f"{name}l" in names:
+                continue  # continued as JSONL: the .jsonl holds the whole session
+            path = chats / name
+            if path.is_file():
+                yield "gemini", path
 
 
 @dataclass

@@ -29,6 +29,8 @@ _INJECTED_PREFIXES = (
     "<system-reminder>",
     "<user_instructions>",
     "<environment_context>",
+    "<session_context>",
+    "<hook_context>",
     "<permissions instructions>",
     "<skills_instructions>",
     "<task-notification>",

@@ -1,7 +1,8 @@
 """`load_transcript` and `detect_format`: read a transcript file of any supported format.
 
 Formats: "claude-code" (Claude Code JSONL), "codex" (Codex rollout JSONL, modern envelope or
-legacy bare items), "gemini" (Gemini CLI session JSON, one document) and "generic"
+legacy bare items), "gemini" (Gemini CLI session: one JSON document, or the session JSONL
+whose first line is its metadata) and "generic"
 (`{role, content}` JSONL). Detection looks at the first parseable lines only.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 from wardian.transcripts.claude_code import parse_claude_code
 from wardian.transcripts.codex import parse_codex
 from wardian.transcripts.errors import TranscriptFormatError, TranscriptNotFound
-from wardian.transcripts.gemini import parse_gemini
+from wardian.transcripts.gemini import is_gemini_metadata, parse_gemini, parse_gemini_jsonl
 from wardian.transcripts.generic import parse_generic
 from wardian.transcripts.models import Conversation
 
@@ -68,6 +69,8 @@ def _sniff_record(rec: dict[str, Any], index: int) -> str | None:
     if isinstance(rec.get("role"), str) and "content" in rec:
         return "generic"
     if isinstance(rec.get("messages"), list) and ("sessionId" in rec or "projectHash" in rec):
+        return "gemini"
+    if is_gemini_metadata(rec):
         return "gemini"
     return None
 
@@ -148,9 +151,12 @@ def parse_text(text: str, fmt: str) -> Conversation:
         try:
             doc = json.loads(text)
         except ValueError:
-            conv = Conversation(provider="gemini", malformed_lines=1)
-            return conv
-        return parse_gemini(doc)
+            doc = None
+        if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+            return parse_gemini(doc)  # the single document
+        if doc is not None and not isinstance(doc, dict):
+            return Conversation(provider="gemini", malformed_lines=1)
+        return parse_gemini_jsonl(text.splitlines())
     lines = text.splitlines()
     if fmt == "claude-code":
         return parse_claude_code(lines)

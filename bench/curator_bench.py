@@ -20,8 +20,11 @@ corpus lacks (corrections mid-task, dictation, terse answers, non-native English
 ``--set unseen`` is the held-out set of plain-worded sessions (``tests/curator/unseen/``):
 rejected agent claims, abandoned designs, negations, one-off instructions, value changes,
 rules sharing a frame, checkpoints; it too is a measurement, gated on the safety targets only.
+``--set unseen2`` is a second held-out set in all three host formats
+(``tests/curator/unseen2/``), written before the precision-first rule changes.
 
-Usage: python bench/curator_bench.py [--verbose] [--set corpus|blind|blind2|blind3|unseen]
+Usage: python bench/curator_bench.py [--verbose]
+       [--set corpus|blind|blind2|blind3|unseen|unseen2]
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from tests.curator.gold import (  # noqa: E402
     BLIND_TRANSCRIPTS,
     GOLD,
     TRANSCRIPTS,
+    UNSEEN2_GOLD,
+    UNSEEN2_TRANSCRIPTS,
     UNSEEN_GOLD,
     UNSEEN_TRANSCRIPTS,
     load_gold,
@@ -69,6 +74,7 @@ SETS = {
     "blind2": (BLIND2_GOLD, BLIND2_TRANSCRIPTS),
     "blind3": (BLIND3_GOLD, BLIND3_TRANSCRIPTS),
     "unseen": (UNSEEN_GOLD, UNSEEN_TRANSCRIPTS),
+    "unseen2": (UNSEEN2_GOLD, UNSEEN2_TRANSCRIPTS),
 }
 """Set name → (targets, transcript folder)."""
 

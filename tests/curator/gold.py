@@ -44,6 +44,10 @@ UNSEEN_DIR = Path(__file__).resolve().parent / "unseen"
 """The unseen set: plain-worded sessions held out from rule writing (``unseen/build.py``)."""
 UNSEEN_GOLD = UNSEEN_DIR / "blind_gold.json"
 UNSEEN_TRANSCRIPTS = UNSEEN_DIR / "transcripts"
+UNSEEN2_DIR = Path(__file__).resolve().parent / "unseen2"
+"""The second unseen set, written before the precision-first changes (``unseen2/build.py``)."""
+UNSEEN2_GOLD = UNSEEN2_DIR / "blind_gold.json"
+UNSEEN2_TRANSCRIPTS = UNSEEN2_DIR / "transcripts"
 
 Item = list[list[str]]
 

@@ -90,3 +90,82 @@ def test_a_leading_no_that_answers_is_dropped(said: str, rest: str) -> None:
 def test_a_negated_preference_read_as_a_stance_rejects() -> None:
     assert "tabs" in stance("no tabs please").rejects
     assert contradicts("no tabs please", "Use tabs.")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Which label should the release get?", "None"),
+        ("Which reviewer should I add to the pull request?", "No reviewer"),
+        ("Should I add a changelog entry as well?", "Not now"),
+        ("Which cache should the build use?", "Neither"),
+    ],
+)
+def test_an_answer_that_only_declines_decides_nothing(
+    tmp_path: Path, question: str, answer: str
+) -> None:
+    build.OUT = tmp_path
+    build.claude_code(
+        "declined",
+        "/srv/orchard",
+        [("user", "Cut the 3.2 release."), ("ask", (question, answer)),
+         ("assistant", "Release 3.2 is tagged.")],
+    )
+    ops = _ops_of(tmp_path / "claude-code" / "declined.jsonl")
+    assert not [op for op in ops if "chose" in op["text"]], ops
+
+
+@pytest.mark.parametrize(
+    "answer", ["No, use the local disk cache", "Redis streams (Recommended)", "no-store"]
+)
+def test_an_answer_that_names_what_holds_is_kept(tmp_path: Path, answer: str) -> None:
+    build.OUT = tmp_path
+    build.claude_code(
+        "named",
+        "/srv/orchard",
+        [("user", "Speed up the build."), ("ask", ("Which cache should the build use?", answer)),
+         ("assistant", "The build uses it now.")],
+    )
+    ops = _ops_of(tmp_path / "claude-code" / "named.jsonl")
+    assert any("chose" in op["text"] and "cache" in op["text"] for op in ops), ops
+
+
+HEDGED = [
+    "maybe the importer should always skip blank rows",
+    "I guess we always tag releases on Fridays",
+    "the parser might be faster with a lookup table, use one",
+    "we should probably pin orjson to the 3.x line",
+    "in theory the cron job never overlaps, so don't add a lock",
+    "perhaps always run the slow suite before a release",
+]
+
+
+@pytest.mark.parametrize("said", HEDGED)
+def test_a_hedged_statement_is_not_saved(said: str) -> None:
+    assert [op for op in _user(said) if op.get("kind") == "stable"] == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the importer should always skip blank rows",
+        "we always tag releases on Fridays",
+        "remember that the nightly job might run twice after a deploy",
+    ],
+)
+def test_the_same_statement_without_a_hedge_or_asked_to_be_remembered_is_saved(
+    said: str,
+) -> None:
+    assert [op for op in _user(said) if op.get("kind") == "stable"], said
+
+
+def test_the_users_own_plan_is_not_left_as_unfinished_work() -> None:
+    payload = {
+        "messages": [
+            {"seq": 1, "role": "user", "kind": "text",
+             "text": "we will add the photo upload later this year"},
+            {"seq": 2, "role": "assistant", "kind": "text", "text": "Noted."},
+        ],
+        "records": [],
+    }
+    assert curate(payload)["operations"] == []

@@ -2,8 +2,9 @@
 
 gold.json is the single source of targets (a grown corpus brings its own entries; nothing is
 kept by hand here). The thresholds below are a ratchet: what the curator achieves today,
-raised as it improves, towards issue 12's targets (precision >= 0.9, recall >= 0.75,
-0 forbidden, 0 evidence-not-found, every file within its ``max_records``).
+kept at the release check of the precision-first curator (precision >= 0.95 and recall >= 0.6,
+0 forbidden, 0 evidence-not-found, every file within its ``max_records``): a wrong record is
+loaded into every later session, a missing one only costs recall.
 Skipped with a reason when the shared corpus is absent.
 """
 
@@ -16,8 +17,8 @@ from tests.curator.gold import transcript_strings as strings
 from wardian.curator import curate
 from wardian.transcripts import load_transcript
 
-MIN_PRECISION = 0.9
-MIN_RECALL = 0.75
+MIN_PRECISION = 0.95
+MIN_RECALL = 0.6
 MAX_FORBIDDEN = 0
 MAX_EVIDENCE_NOT_FOUND = 0
 MAX_OVER_CAP_FILES = 0

@@ -472,7 +472,7 @@ _CUE_CASES = [
      "tokens"),
     ("user-keeps-control", "get the changelog ready, then I will do the release", "release"),
     ("scoped-imperative", "keep all the feature flags in flags.toml", "flags.toml"),
-    ("decision", "we will ship the offline mode before the sync server", "offline mode"),
+    ("decision", "we picked protobuf for the wire format of the sync server", "protobuf"),
     ("contrast", "instead of polling the endpoint, subscribe to the webhook",
      "webhook"),
 ]
@@ -503,6 +503,29 @@ def test_conversational_future_and_cut_off_fragments_are_not_saved(
     assert _saved(ops) == [], _texts(ops)
 
 
+_FUTURES = [
+    "we will ship the offline mode before the sync server",
+    "we'll add the retry tests after lunch",
+    "We will rename the billing module later.",
+    "we're shipping the web client first and the mobile app later",
+    "we are starting with the importer first, then the UI",
+    "we'll probably move the queue to a separate box",
+]
+
+
+@pytest.mark.parametrize("said", _FUTURES)
+def test_a_plan_for_later_is_not_a_stable_decision(said: str) -> None:
+    from wardian.curator import curate
+
+    messages = [
+        {"seq": 1, "role": "user", "kind": "text", "text": said},
+        {"seq": 2, "role": "assistant", "kind": "text", "text": "Noted."},
+        {"seq": 3, "role": "user", "kind": "text", "text": "thanks, all done for today"},
+    ]
+    ops = curate({"messages": messages, "records": [], "workspace": "/w"})["operations"]
+    assert not [op for op in ops if op.get("kind") == "stable"], ops
+
+
 @pytest.mark.parametrize("fmt", _sessions("reserved-step-text"))
 def test_a_reserved_step_names_the_step_the_user_keeps(fmt: str, tmp_path: Path) -> None:
     ops = curate_session(fmt, [
@@ -526,7 +549,7 @@ _KIND_CASES = [
     ("standing-rule", "make sure to pin the node version in .nvmrc", ".nvmrc"),
     ("user-keeps-control", "wait for my approval on the migration plan", "migration plan"),
     ("contrast", "keep the setup steps not in the README but in docs/usage.md", "docs/usage.md"),
-    ("decision", "we're shipping the web client first and the mobile app later", "web client"),
+    ("decision", "we decided on the web client over a mobile app for the pilot", "web client"),
 ]
 
 

@@ -27,7 +27,7 @@ Signals read (each rule is named by the kind of signal it reads; `signals` has t
    lessons ("doesn't work since", "you have to … before"), conventions ("do not", "always",
    "make sure", "use X not Y", "by default"), decisions ("I choose", "we'll go with").
    Routine progress ("continue", "yes", "apply phase 1") matches none. "Do not …" is a rule,
-   not a question.
+   not a question. A hedged statement ("maybe", "probably", "might", "I guess") is not.
 5. *Rejection reasons* (`signals.rejection_reasons`): the user's reason for refusing a tool
    call, read with the refused action ("The user rejected the agent's Write of LICENSE: …").
 6. *Answers* (`signals.answers`): an ``AskUserQuestion`` answer with its question; a short
@@ -266,6 +266,16 @@ _VAGUE = frozenset(
 content word left ("adding") and says nothing a reader could keep."""
 
 
+_HEDGED = re.compile(
+    r"\b(?:maybe|perhaps|probably|possibly|potentially|might|i guess|i suppose|not sure|"
+    r"in theory)\b",
+    re.IGNORECASE,
+)
+"""A statement the user hedges ("maybe X should be Y", "I guess we always…", "it might be
+Z") is not a rule they hold; dropping the hedge would change its meaning, so it is not
+saved. A request to remember and an open problem keep their hedge ("maybe because…")."""
+
+
 _CONTRACTED_NOT = re.compile(r"n't\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|no)\b", re.IGNORECASE)
 
@@ -330,6 +340,10 @@ def _candidates(
             correcting = seq in corrections
             if (not rules and not correcting) or not _segment_ok(seg):
                 continue
+            if _HEDGED.search(seg.text) and not (
+                rules and rules[0].category in ("explicit", "open_issue")
+            ):
+                continue  # the user is unsure: when unsure, save nothing
             if _content_words(seg.text) < MIN_CONTENT_WORDS or _is_fragment(seg.text):
                 continue
             if _STATUS.search(seg.text):

@@ -6,7 +6,7 @@ Categories: ``explicit`` (the user asks to remember / write it into CLAUDE.md or
 asked"), ``lesson`` (a cause or a must-order: "doesn't work since…", "the issue was…",
 "you have to X before Y"), ``convention`` (imperative prohibitions and musts: "do not…",
 "always…", "make sure…", "should…", "by default"), ``decision`` ("I choose…", "we'll go
-with…", roadmap statements), ``open_issue`` (a problem still unresolved — only kept as a
+with…"; not a plan for later), ``open_issue`` (a problem still unresolved — only kept as a
 `current` checkpoint near the end of the session).
 """
 
@@ -263,17 +263,11 @@ RULES: tuple[Rule, ...] = (
         "decision",
         "decision",
         0.78,
-        # a choice made ("I choose…", "let's go with…") or what the project will do ("we will
-        # ship X first"); conversational futures ("we'll see", "we will need to check") are
-        # not plans
+        # a choice made ("I choose…", "let's go with…"); a future or an order of work ("we'll
+        # add the tests after lunch", "we're starting with the importer first") is the next
+        # step or an intention the session may drop, not a decision
         r"\b(?:i|we) (?:choose|chose|decided?|picked|pick|go with|'ll go with|will go with)\b|"
-        r"\blet'?s (?:use|go with|stick with)\b"
-        r"|\bwe(?:'ll| will| are going to| plan to)\s+(?:also\s+|then\s+|first\s+|"
-        r"(?:potentially|probably|eventually)\s+)?(?:be\s+(?:potentially\s+)?)?"
-        r"(?!see\b|need\b|try\b|check\b|look\b|figure\b|talk\b|get back\b|do (?:it|that|this)\b"
-        r"|be (?:fine|ok|okay|good|done)\b)[a-z]{2,}"
-        r"|\bwe(?:'re| are) (?:going through|starting with|doing|shipping|building|"
-        r"launching|releasing)\b[^?]*\bfirst\b",
+        r"\blet'?s (?:use|go with|stick with)\b",
     ),
     _r(
         "open-issue",

@@ -131,6 +131,12 @@ _DEFERS = re.compile(
     re.IGNORECASE,
 )
 """An answer that leaves the choice to the agent decides nothing."""
+_DECLINES = re.compile(
+    r"^\W*(?:no|none|neither|nothing|nope|not now|not yet|no thanks)(?:\s+[a-z][\w-]*)?\W*$",
+    re.IGNORECASE,
+)
+"""An answer that only declines ("No rig", "None", "Not now") says what not to do this once,
+not what holds: it decides nothing either ("No, use X" names what holds and is kept)."""
 _ANSWER_PAIR = re.compile(r'"((?:[^"\\]|\\.){3,300})"="((?:[^"\\]|\\.){1,300})"')
 _OPTION_REF = re.compile(
     r"\b(?:option|approach|choice|variant|alternative|plan|number|#)\s*([A-Za-z]|\d{1,2})\b|"
@@ -481,9 +487,9 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
         if msg.get("kind") == "answer":
             for match in _ANSWER_PAIR.finditer(text):
                 question, answer = _unescape(match.group(1)), _unescape(match.group(2))
-                if is_routine(answer) or _DEFERS.search(answer):
-                    continue
                 answer = _RECOMMENDED.sub("", answer).strip()
+                if is_routine(answer) or _DEFERS.search(answer) or _DECLINES.match(answer):
+                    continue
                 out.append(
                     Signal(
                         "answer",
@@ -1033,6 +1039,22 @@ _REQUEST_WORD = re.compile(
 )
 
 
+_OWN_FUTURE = re.compile(
+    r"\b(?:we|i)(?:'ll|’ll| will| are going to|'re going to| am going to|'m going to)\s+"
+    r"(?:\w+\s+){0,2}$",
+    re.IGNORECASE,
+)
+"""What comes before a request word when the user states their own plan ("we'll add the
+photo upload later"): a plan told to the agent, not work asked of it."""
+
+
+def _asks(sentence: str) -> bool:
+    """True when `sentence` asks for work: a request word (`_REQUEST_WORD`) not inside the
+    user's statement of their own future ("we will add…")."""
+    return any(not _OWN_FUTURE.search(sentence[: m.start()])
+               for m in _REQUEST_WORD.finditer(sentence))
+
+
 def _request_piece(text: str) -> tuple[int, str, str] | None:
     """(start, evidence, request words) of a human message's request: its first paragraph
     without pasted references (``@path`` mentions, URLs, code), at most 300 characters; the
@@ -1049,7 +1071,7 @@ def _request_piece(text: str) -> tuple[int, str, str] | None:
         cut = max(para.rfind(". ", 0, 300), para.rfind("? ", 0, 300))
         para = para[: cut + 1] if cut > 40 else para[:300].rsplit(" ", 1)[0]
     pieces = _sentences(para)
-    first = next((i for i, (_, p) in enumerate(pieces) if _REQUEST_WORD.search(p)), None)
+    first = next((i for i, (_, p) in enumerate(pieces) if _asks(p)), None)
     if first is None and pieces and _TAG.search(para):
         first = 0  # a concern raised for confirmation ("…, right?") and left open
     if first is None:

@@ -60,9 +60,22 @@ UPDATES = [
     ("Use npm for installs.", "Never use npm for installs, use pnpm."),
     ("Mock the database in tests.", "Do not mock the database in tests."),
     ("Always rebase feature branches.", "Never rebase feature branches."),
+    ("Never squash merge pull requests.", "Squash merge pull requests."),
+    ("Squash merge pull requests.", "Do not squash merge pull requests."),
+    ("Don't use tabs in YAML.", "Use tabs in YAML."),
+    ("Log in JSON format.", "Do not log in JSON format."),
+    ("Never use pip here.", "Use pip here, the uv mirror is gone."),
     # word order
     ("For installs use npm.", "Use pnpm for installs."),
     ("Tests run with pytest.", "Run the tests with unittest."),
+    ("For the docs, use mkdocs.", "Use sphinx for the docs."),
+    ("In CI, run the tests on Python 3.11.", "Run the tests on Python 3.12 in CI."),
+    ("Use 2 spaces for indentation.", "For indentation use 4 spaces."),
+    ("Releases are tagged on the main branch.", "Tag releases on the release branch."),
+    # more values: numbers with a unit, test runners
+    ("Keep functions under 50 lines.", "Keep functions under 80 lines."),
+    ("Time out requests after 30 seconds.", "Time out requests after 10 seconds."),
+    ("Use Jest for the frontend tests.", "Use Vitest for the frontend tests."),
 ]
 
 # (active record, what the user says later): a second, separate rule
@@ -83,6 +96,14 @@ SEPARATE = [
     ("Don't mock the database in tests.", "Don't call the network in tests."),
     ("Use pytest for the tests.", "Use mypy for type checks."),
     ("Store sessions in Postgres.", "Store uploads in the object store."),
+    ("Never push to main.", "Never push tags from a laptop."),
+    ("Do not log secrets.", "Do not log request bodies."),
+    ("Do not commit to main.", "Do not push to main."),
+    ("Keep functions under 50 lines.", "Keep files under 500 lines."),
+    ("Run the tests on Python 3.12 in CI.", "Run the docs build on Python 3.11 in CI."),
+    ("Use Jest for the frontend tests.", "Use pytest for the backend tests."),
+    ("Indent Python with 4 spaces.", "Indent YAML with 2 spaces."),
+    ("Never rebase shared branches.", "Always rebase your own feature branches before review."),
 ]
 
 

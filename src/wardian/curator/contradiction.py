@@ -7,7 +7,9 @@ A statement is read as what it *prefers* and what it *rejects* (content words):
   words; any other clause prefers its words.
 
 Two statements contradict when one prefers a key word the other rejects ("Never use npm" vs
-"Use npm for installs"; "Use tabs, not spaces" vs "Use spaces, not tabs"). Key words are
+"Use npm for installs"; "Use tabs, not spaces" vs "Use spaces, not tabs"), unless each
+narrows the conflicting words with its own ("never rebase shared branches" vs "always rebase
+your own feature branches": two subjects). Key words are
 content words other than generic verbs ("use", "run", "make"…), so "Do not use yarn" does
 not contradict "Use pnpm". Bag-of-words similarity cannot see either difference: both pairs
 have the same words.
@@ -88,4 +90,14 @@ def contradicts(a: str, b: str) -> bool:
     ka, kb = sa.prefers | sa.rejects, sb.prefers | sb.rejects
     if not ka or not kb or len(ka & kb) / min(len(ka), len(kb)) < SAME_SUBJECT:
         return False
-    return bool((sa.rejects & sb.prefers) or (sa.prefers & sb.rejects))
+    a_rejects, a_prefers = sa.rejects & sb.prefers, sa.prefers & sb.rejects
+    if not (a_rejects or a_prefers):
+        return False
+    if bool(a_rejects) != bool(a_prefers):
+        # the side of each statement that holds the conflicting words; a word only one
+        # statement has on that side narrows it: "never rebase shared branches" and
+        # "always rebase your own feature branches" both narrow "rebase", two subjects
+        side_a, side_b = (sa.rejects, sb.prefers) if a_rejects else (sa.prefers, sb.rejects)
+        if (ka - kb) & side_a and (kb - ka) & side_b:
+            return False
+    return True

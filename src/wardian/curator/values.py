@@ -31,6 +31,7 @@ EXCLUSIVE: dict[str, frozenset[str]] = {
     "case": frozenset({"camelcase", "snake_case", "kebab-case", "pascalcase"}),
     "quotes": frozenset({"single", "double"}),
     "branch": frozenset({"main", "master", "develop", "trunk", "release"}),
+    "py-docs": frozenset({"sphinx", "mkdocs", "pdoc"}),
 }
 """Value class → its members (lower case); the members of one class exclude each other."""
 
@@ -84,8 +85,15 @@ _STEMS = ("ing", "ed", "es", "s")
 def _stem(word: str) -> str:
     for end in _STEMS:
         if len(word) > len(end) + 3 and word.endswith(end):
-            return word[: -len(end)]
+            word = word[: -len(end)]
+            if end in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2]:
+                word = word[:-1]  # "tagged" and "tag", "committing" and "commit"
+            return word
     return word
+
+
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
+"""A dotted version ("3.12"): a value of the thing named before it ("Python 3.12")."""
 
 
 def _read(text: str) -> tuple[dict[str, set[str]], set[str], set[str]]:
@@ -96,6 +104,9 @@ def _read(text: str) -> tuple[dict[str, set[str]], set[str], set[str]]:
     frame: set[str] = set()
     tools: set[str] = set()
     for k, word in enumerate(words):
+        if _VERSION.fullmatch(word) and k > 0:
+            values.setdefault(f"version:{words[k - 1]}", set()).add(word)
+            continue
         number = _NUMBER_WORDS.get(word, word if word.isdigit() else None)
         if number is not None and k + 1 < len(words):
             unit = _stem(words[k + 1])
@@ -120,11 +131,14 @@ FRAME_OVERLAP = 0.6
 
 
 def _same_frame(a: set[str], b: set[str]) -> bool:
+    """One subject: the frames overlap (`FRAME_OVERLAP`) and one holds the other — when
+    each has a word the other lacks, they name two things ("keep functions under 50
+    lines" / "keep files under 500 lines")."""
     if not a and not b:
         return True
     if not a or not b:
         return False
-    return len(a & b) / max(len(a), len(b)) >= FRAME_OVERLAP
+    return len(a & b) / max(len(a), len(b)) >= FRAME_OVERLAP and (a <= b or b <= a)
 
 
 def value_change(new: str, old: str) -> bool:

@@ -17,6 +17,18 @@ Identity
     psutil computes them), so a provider hook's ancestry check does not pay psutil's import;
     elsewhere, or when ``/proc`` cannot answer, with psutil.
 
+Namespaces
+    A pid names a process only within one pid namespace, and ``/proc`` shows the pids of
+    the namespace it was mounted in. A process in a child pid namespace that still sees its
+    parent's ``/proc`` (``unshare --pid --fork`` without ``--mount-proc``) is pid 1 to
+    itself while ``/proc/1`` is the host's init: every identity read there would name
+    another process. So on Linux every reading first checks that ``/proc/self`` is this
+    process's own pid; when it is not, `IdentityUnavailable` (exit 3) is raised and no
+    other source (psutil reads the same ``/proc``) is asked. `namespaces` gives the pid
+    and user namespace of this process (the inode numbers of ``/proc/self/ns/pid`` and
+    ``/proc/self/ns/user``); what is bound to a process identity compares them with the
+    data directory owner's (`wardian.config.namespace_mismatch`).
+
 Detached workers
     A `subprocess.Popen` that is garbage-collected while its child still runs warns
     (``ResourceWarning: subprocess N is still running``) and leaves the child a zombie once
@@ -45,12 +57,14 @@ import threading
 from collections.abc import Collection, Iterator
 
 from wardian._typing import TYPE_CHECKING, NamedTuple
+from wardian.errors import IdentityUnavailable
 
 if TYPE_CHECKING:  # annotations only: memory save/recall never start a process
     import subprocess
 
 __all__ = [
     "START_TIME_TOLERANCE_S",
+    "Namespaces",
     "ProcessIdentity",
     "ancestors",
     "ancestry_to",
@@ -64,6 +78,7 @@ __all__ = [
     "keep",
     "kept_pids",
     "lineage",
+    "namespaces",
     "open_files",
 ]
 
@@ -91,13 +106,59 @@ class ProcessIdentity(NamedTuple):
         )
 
 
+class Namespaces(NamedTuple):
+    """The pid and user namespace a process runs in (Linux): the inode numbers of its
+    ``/proc/<pid>/ns/pid`` and ``/proc/<pid>/ns/user``, equal for two processes exactly when
+    they share the namespace."""
+
+    pid: int
+    user: int
+
+
+def namespaces() -> Namespaces | None:
+    """The pid and user namespace of this process; None off Linux or when
+    ``/proc/self/ns`` cannot be read. Read-only."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return Namespaces(os.stat("/proc/self/ns/pid").st_ino,
+                          os.stat("/proc/self/ns/user").st_ino)
+    except OSError:
+        return None
+
+
+_FOREIGN_PROC_HINT = ("run wardian from your own shell, in the namespace the data directory "
+                      "was set up in (not under `unshare --pid`, nor in a container that "
+                      "shares another namespace's /proc)")
+
+
+def _check_own_proc() -> None:
+    """Raise `IdentityUnavailable` unless ``/proc`` shows this process under its own pid
+    (Linux): else every pid read there is another namespace's."""
+    try:
+        seen = os.readlink("/proc/self")
+    except OSError as exc:
+        raise IdentityUnavailable(
+            f"process identity cannot be read: /proc/self is unreadable ({exc.strerror})",
+            hint=_FOREIGN_PROC_HINT) from None
+    if seen != str(os.getpid()):
+        raise IdentityUnavailable(
+            f"process identity cannot be read: this process is pid {os.getpid()} in its "
+            f"own pid namespace, but /proc belongs to another one (it shows pid {seen[:20]})",
+            hint=_FOREIGN_PROC_HINT)
+
+
 def identity_of(pid: int) -> ProcessIdentity | None:
     """The identity of the live process `pid`, or None when there is no such process.
 
     A zombie (exited, not yet reaped) counts as gone. On Linux read from ``/proc`` (as
     `lineage` does; psutil's import is a large share of a hook's budget), else with psutil.
+
+    Raises:
+        IdentityUnavailable: (Linux) ``/proc`` is another pid namespace's.
     """
     if sys.platform.startswith("linux"):
+        _check_own_proc()
         found = _proc_identity(pid)
         if not isinstance(found, bool):
             return found
@@ -142,8 +203,12 @@ def ancestors(pid: int | None = None) -> Iterator[ProcessIdentity]:
     On Linux read from ``/proc`` directly (`_proc_ancestors`); elsewhere, or when ``/proc``
     cannot be read, with psutil. Both give the same start times (psutil computes them from
     ``/proc`` the same way).
+
+    Raises:
+        IdentityUnavailable: (Linux) ``/proc`` is another pid namespace's.
     """
     if sys.platform.startswith("linux"):
+        _check_own_proc()
         found = _proc_ancestors(pid if pid is not None else os.getpid())
         if found is not None:
             yield from found
@@ -167,8 +232,12 @@ def lineage() -> list[ProcessIdentity]:
 
     The caller's real ancestry, read from the kernel (``/proc`` on Linux, psutil elsewhere),
     never from its environment: what a capability check compares the holder against.
+
+    Raises:
+        IdentityUnavailable: (Linux) ``/proc`` is another pid namespace's.
     """
     if sys.platform.startswith("linux"):
+        _check_own_proc()
         boot = _boot_time_s()
         own = _proc_stat(os.getpid())
         found = _proc_ancestors(os.getpid())
@@ -278,6 +347,10 @@ def ancestry_to(holder_pid: int) -> tuple[tuple[int, int], ...] | None:
     instead of re-reading its whole lineage. Read-only.
     """
     if not sys.platform.startswith("linux"):
+        return None
+    try:
+        _check_own_proc()
+    except IdentityUnavailable:
         return None
     own = _proc_stat(os.getpid())
     if own is None:

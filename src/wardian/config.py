@@ -25,6 +25,8 @@ from wardian.errors import UsageError
 if TYPE_CHECKING:
     from typing import Any
 
+    from wardian._process import Namespaces
+
 __all__ = [
     "SETTINGS",
     "Setting",
@@ -32,6 +34,8 @@ __all__ = [
     "archives_dir",
     "data_dir",
     "memory_db_path",
+    "namespace_mismatch",
+    "owner_namespaces",
     "read_settings",
     "state_db_path",
     "user_library_dir",
@@ -88,6 +92,7 @@ def _open_data_dir(base: Path) -> None:
                     "0700): other local users could read every agent's memory\n")
         else:
             private_dir(base)
+        _record_namespaces(base)
     except FileExistsError as exc:
         raise UsageError(
             f"cannot create the data directory {base}: {exc.filename or base} is a file",
@@ -99,6 +104,102 @@ def _open_data_dir(base: Path) -> None:
             hint=f"make it yours and writable, or point {ENV_HOME} at a folder you own",
         ) from exc
     _checked.add(base)
+
+
+NAMESPACES_FILE = "namespaces.json"
+"""In the data directory: the pid and user namespace of its owner (`owner_namespaces`)."""
+
+_NAMESPACES_MAX_BYTES = 4096
+
+
+def _record_namespaces(base: Path) -> None:
+    """Write ``<base>/namespaces.json`` with this process's namespaces unless it exists
+    (the first writer wins: a hard link never replaces a file); nothing off Linux."""
+    from wardian._process import namespaces
+
+    target = base / NAMESPACES_FILE
+    mine = namespaces()
+    if mine is None or target.exists():
+        return
+    from wardian._fs import write_private
+
+    tmp = base / f".{NAMESPACES_FILE}.{os.getpid()}.new"
+    try:
+        write_private(tmp, json.dumps({"pid_ns": mine.pid, "user_ns": mine.user,
+                                       "recorded_at": utc_now_iso()}) + "\n")
+        os.link(tmp, target)
+    except FileExistsError:
+        pass
+    except OSError:
+        return  # a read-only data directory: `owner_namespaces` finds no record
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def owner_namespaces() -> Namespaces | None:
+    """The pid and user namespace of the data directory's owner (a
+    `wardian._process.Namespaces`), or None off Linux.
+
+    Recorded in ``<data dir>/namespaces.json`` by the first Wardian process that opens the
+    data directory (normally the operator's first command) and never rewritten; launches,
+    capabilities and the operator guard trust process identities read only in these
+    namespaces. Without a data directory nothing is recorded and this process's own
+    namespaces are returned (there is nothing to protect yet).
+
+    Raises:
+        IdentityUnavailable (exit 3): the record cannot be read or is not one.
+    """
+    from wardian._process import Namespaces, namespaces
+    from wardian.errors import IdentityUnavailable
+
+    mine = namespaces()
+    if mine is None:
+        return None
+    base = data_dir(create=False)
+    if not base.is_dir():
+        return mine
+    path = base / NAMESPACES_FILE
+    if not path.exists():
+        _record_namespaces(base)
+        if not path.exists():  # nowhere to record it (read-only): nothing recorded to trust
+            return mine
+    try:
+        from wardian._fs import read_regular_file
+
+        raw = json.loads(read_regular_file(path, _NAMESPACES_MAX_BYTES))
+        return Namespaces(int(raw["pid_ns"]), int(raw["user_ns"]))
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise IdentityUnavailable(
+            f"the namespace record {path} cannot be read ({exc})",
+            hint="from your own shell, delete it; the next wardian command records your "
+            "namespaces again") from None
+
+
+def namespace_mismatch() -> str | None:
+    """Why this process does not run in the data directory owner's pid and user namespace
+    (one line naming both inode numbers), or None when it does (and off Linux).
+
+    Raises:
+        IdentityUnavailable (exit 3): the record cannot be read, or (Linux) this process's
+            own namespaces cannot.
+    """
+    from wardian._process import namespaces
+    from wardian.errors import IdentityUnavailable
+
+    owner = owner_namespaces()
+    if owner is None:
+        return None
+    mine = namespaces()
+    if mine is None:
+        raise IdentityUnavailable("this process's namespaces cannot be read (/proc/self/ns)",
+                                  hint="run wardian where /proc is mounted")
+    diffs = [f"{kind} namespace {have}, not the operator's {want}"
+             for kind, have, want in (("pid", mine.pid, owner.pid),
+                                      ("user", mine.user, owner.user)) if have != want]
+    if not diffs:
+        return None
+    return (f"this process runs in {' and '.join(diffs)} (recorded in "
+            f"{data_dir(create=False) / NAMESPACES_FILE})")
 
 
 def memory_db_path(*, create_dir: bool = True) -> Path:

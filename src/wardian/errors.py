@@ -19,7 +19,8 @@ Tree::
     │   │   └── CapabilityNotHeld          used outside its launch's process tree
     │   ├── CapabilityExpired
     │   ├── MemoryDisabled
-    │   └── OperatorOnly
+    │   ├── OperatorOnly
+    │   └── IdentityUnavailable        process identity unreadable in the owner's namespace
     ├── ConflictError                 exit 4: revision changed, idempotency key reused
     ├── StoreError                    exit 1: database problems
     ├── BlueprintError                exit 2: (defined in wardian.blueprints.errors)
@@ -45,6 +46,7 @@ __all__ = [
     "CapabilityMissing",
     "CapabilityNotHeld",
     "ConflictError",
+    "IdentityUnavailable",
     "MemoryDisabled",
     "NotFoundError",
     "OperatorOnly",
@@ -153,6 +155,14 @@ class MemoryDisabled(AuthorityError):
 
 class OperatorOnly(AuthorityError):
     """An operator command was called from inside a managed process."""
+
+
+class IdentityUnavailable(AuthorityError):
+    """This process's identity (pid, start time, namespaces) cannot be read as the data
+    directory's owner reads it: it runs in another pid or user namespace, or in a pid
+    namespace whose ``/proc`` belongs to another one (``unshare --pid`` without
+    ``--mount-proc``). Nothing bound to a process identity (a launch, a capability, the
+    operator guard) is decided from such a reading."""
 
 
 class ConflictError(WardianError):

@@ -431,13 +431,24 @@ def open_agent_memory(
 
     Raises:
         CapabilityMissing / CapabilityInvalid / CapabilityExpired (exit 3).
+        CapabilityNotHeld (exit 3): also for a caller in a pid or user namespace other
+            than the data directory owner's, the one every launch runs in.
+        IdentityUnavailable (exit 3): ``/proc`` is another pid namespace's.
     """
     from wardian._process import is_alive, lineage
-    from wardian.config import memory_db_path
+    from wardian.config import memory_db_path, namespace_mismatch
+    from wardian.errors import CapabilityNotHeld
     from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
     from wardian.memory.store import MemoryStore
 
     env = os.environ if environ is None else environ
+    if env.get(ENV_CAPABILITY, "").strip():
+        foreign = namespace_mismatch()
+        if foreign:  # its launch ran in the owner's namespaces (`require_owner_namespace`)
+            raise CapabilityNotHeld(
+                f"memory capability refused: {foreign}",
+                hint="a capability works only inside the process tree of the launch it was "
+                "minted for, in that launch's namespaces")
     if store is not None:
         # The caller's real ancestry, read on every call: a long-running server
         # is honoured only while it sits inside the capability holder's process tree.

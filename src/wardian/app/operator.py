@@ -2,7 +2,9 @@
 
 Inside a managed process (an agent's launch, its children, or anything whose ancestor is
 one) an operator command is refused with exit 3, so an agent cannot read or change other
-agents' data by calling the operator's commands. Spec: spec/agent-memory.md "Save and
+agents' data by calling the operator's commands. So is a caller in a pid or user namespace
+other than the data directory owner's (`wardian.config.namespace_mismatch`): from there the
+launches above it cannot be seen. Spec: spec/agent-memory.md "Save and
 inspect memory" (managed CLI tools cannot modify memory across agents); CLI.md.
 """
 
@@ -14,14 +16,28 @@ __all__ = ["require_operator"]
 def require_operator() -> None:
     """Refuse an operator command inside a managed process. Read-only.
 
-    Checks the managed environment variables and whether an ancestor process is a
-    recorded managed launch (so clearing the environment is not enough).
+    Checks the managed environment variables, that the caller runs in the data directory
+    owner's pid and user namespace, and whether an ancestor process is a recorded managed
+    launch (so clearing the environment is not enough).
 
     Raises:
-        OperatorOnly (exit 3): called from inside a managed process.
+        OperatorOnly (exit 3): called from inside a managed process, from another
+            namespace, or where this process's identity cannot be read.
     """
     # Imported here: the hot paths (`agent exec`) load this module and pay only on call.
     from wardian._process import ancestors
+    from wardian.config import namespace_mismatch
+    from wardian.errors import IdentityUnavailable, OperatorOnly
     from wardian.memory.principal import require_operator as check
 
-    check(ancestors=[(p.pid, p.started_at) for p in ancestors()])
+    check(ancestors=())  # the environment first: its reason is the plainest
+    hint = "run it from your own terminal, not from an agent"
+    try:
+        foreign = namespace_mismatch()
+        lineage = [(p.pid, p.started_at) for p in ancestors()]
+    except IdentityUnavailable as exc:
+        raise OperatorOnly(f"operator command refused: {exc.message}",
+                           hint=exc.hint or hint) from None
+    if foreign:
+        raise OperatorOnly(f"operator command refused: {foreign}", hint=hint)
+    check(ancestors=lineage)

@@ -112,14 +112,27 @@ def managed_agent_id() -> str | None:
     recorded launch (clearing or editing the environment does not change it), else
     ``WARDIAN_AGENT_ID``. Launches are recorded in ``memory.db``, so without that file only
     the environment is consulted (and the ancestry walk is skipped). Read-only.
+
+    Raises:
+        IdentityUnavailable (exit 3): the caller runs in a pid or user namespace other than
+            the data directory owner's, or where ``/proc`` is another namespace's: the
+            launches above it cannot be seen from there.
     """
     from wardian._db import database_exists
-    from wardian.config import memory_db_path
+    from wardian.config import memory_db_path, namespace_mismatch
     from wardian.memory.principal import ENV_AGENT_ID, managed_agent
 
     if not database_exists(memory_db_path(create_dir=False)):
         return os.environ.get(ENV_AGENT_ID, "").strip() or None
     from wardian._process import ancestors
+
+    foreign = namespace_mismatch()
+    if foreign:
+        from wardian.errors import IdentityUnavailable
+
+        raise IdentityUnavailable(f"cannot tell which agent this process acts for: {foreign}",
+                                  hint="run it in the namespace the data directory was set "
+                                  "up in")
 
     return managed_agent(ancestors=[(p.pid, p.started_at) for p in ancestors()])
 

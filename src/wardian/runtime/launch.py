@@ -81,6 +81,7 @@ __all__ = [
     "exec_managed",
     "prepare_launch",
     "put_wardian_on_path",
+    "require_owner_namespace",
     "resolve_workspace",
     "run_dir",
 ]
@@ -203,6 +204,22 @@ def _write_private(path: Path, text: str) -> None:
         handle.write(text)
 
 
+def require_owner_namespace() -> None:
+    """Refuse a launch whose supervisor's pid, start time or namespaces the data
+    directory's owner cannot read as this process reads them (`IdentityUnavailable`)."""
+    from wardian.config import namespace_mismatch
+    from wardian.errors import IdentityUnavailable
+
+    foreign = namespace_mismatch()
+    if foreign:
+        raise IdentityUnavailable(
+            f"launch refused: {foreign}; a launch recorded from here would name another "
+            "namespace's process",
+            hint="start the agent from your own shell, in the namespace the data directory "
+            "was set up in")
+    current()  # raises when /proc is another pid namespace's
+
+
 def prepare_launch(
     agent: Agent, *, workspace: str | None = None, base_env: dict[str, str] | None = None
 ) -> Launch:
@@ -217,8 +234,12 @@ def prepare_launch(
 
     Raises:
         UsageError: the workspace is not a directory.
+        IdentityUnavailable (exit 3): this supervisor runs in a pid or user namespace other
+            than the data directory owner's, or its identity cannot be read there.
     """
     from wardian.runtime.startup_recall import startup_recall, startup_settings
+
+    require_owner_namespace()
 
     cwd, launch_workspace = resolve_workspace(agent, workspace)
     recall = startup_settings()

@@ -169,6 +169,7 @@ def holder_main(argv: list[str]) -> int:
     started (its capability revoked first), 1 when the launch cannot be recorded.
     """
     from wardian._process import current, die_with_parent
+    from wardian.runtime.launch import require_owner_namespace
 
     try:
         parent, workspace, command = _parse(argv)
@@ -180,8 +181,9 @@ def holder_main(argv: list[str]) -> int:
     for name in (ENV_CAPABILITY, ENV_MEMORY_CONTEXT):
         env.pop(name, None)
     agent_id, launch_id = env.get(ENV_AGENT_ID, ""), env.get(ENV_LAUNCH_ID, "")
-    me = current()
     try:
+        require_owner_namespace()
+        me = current()
         token = _record(agent_id, launch_id, me.pid, me.started_at, workspace)
     except Exception as exc:  # the step fails with this line; nothing ran yet
         print(f"wardian: the step's launch could not be recorded: {exc}", file=sys.stderr)

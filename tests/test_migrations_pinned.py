@@ -45,6 +45,7 @@ PINNED: dict[str, list[tuple[str, str]]] = {
         ("flag_secret_records", "function"),
         ("create_capability_refusals", "573c53312684"),
         ("create_record_vectors", "7de8836fd333"),
+        ("add_launch_namespaces", "af3be7384204"),
     ],
     "agents": [("create_agents", "867ed884b537")],
     "archives": [
@@ -82,7 +83,8 @@ PINNED: dict[str, list[tuple[str, str]]] = {
                         ("fts_tokens_as_fts5", "96c77ea03625"),
                         ("fts_fold_as_unicode61", "7fcf021b5bd5"),
                         ("drop_bm25_term", "156cf7143c9c"),
-                        ("fts_stem_as_fts5", "793c0b49570c")],
+                        ("fts_stem_as_fts5", "793c0b49570c"),
+                        ("add_launch_namespaces", "5e35c703fd31")],
 }
 
 

@@ -136,7 +136,7 @@ def _record_namespaces(base: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def owner_namespaces() -> Namespaces | None:
+def owner_namespaces(*, record: bool = True) -> Namespaces | None:
     """The pid and user namespace of the data directory's owner (a
     `wardian._process.Namespaces`), or None off Linux.
 
@@ -145,6 +145,10 @@ def owner_namespaces() -> Namespaces | None:
     capabilities and the operator guard trust process identities read only in these
     namespaces. Without a data directory nothing is recorded and this process's own
     namespaces are returned (there is nothing to protect yet).
+
+    Args:
+        record: write the record when it is missing (False: a reader that writes nothing,
+            such as ``doctor``, gets this process's namespaces instead).
 
     Raises:
         IdentityUnavailable (exit 3): the record cannot be read or is not one.
@@ -160,7 +164,8 @@ def owner_namespaces() -> Namespaces | None:
         return mine
     path = base / NAMESPACES_FILE
     if not path.exists():
-        _record_namespaces(base)
+        if record:
+            _record_namespaces(base)
         if not path.exists():  # nowhere to record it (read-only): nothing recorded to trust
             return mine
     try:

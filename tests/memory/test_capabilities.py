@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,9 @@ from wardian.memory.store import MemoryStore
 
 AGENT = "aaaaaaaa-0000-4000-8000-000000000001"
 OTHER = "bbbbbbbb-0000-4000-8000-000000000002"
+T0 = 1767225600.0
+"""2026-01-01T00:00:00Z: launches recorded at a fixed time name processes started just
+before it."""
 
 
 def alive(_pid: int, _started: float) -> bool:
@@ -135,26 +139,28 @@ def test_require_operator(store: MemoryStore) -> None:
                 "WARDIAN_LAUNCH_ID"):
         with pytest.raises(OperatorOnly):
             require_operator(environ={var: "x"})
-    token = CapabilityStore(store.conn).mint(AGENT, pid=42, started_at=7.0, workspace=None)
+    started = time.time() - 5  # a supervisor mints right after it started
+    token = CapabilityStore(store.conn).mint(AGENT, pid=42, started_at=started,
+                                             workspace=None)
     with pytest.raises(OperatorOnly, match="ancestor pid 42"):
-        require_operator(environ={}, ancestors=[(1, 1.0), (42, 7.0)])
+        require_operator(environ={}, ancestors=[(1, 1.0), (42, started)])
     CapabilityStore(store.conn).revoke(token, reason="exit")
-    require_operator(environ={}, ancestors=[(42, 7.0)])
+    require_operator(environ={}, ancestors=[(42, started)])
 
 
 def test_launches_are_recognised_by_ancestry_and_name_their_agent(store: MemoryStore) -> None:
     caps = CapabilityStore(store.conn)
     with atomic(store.conn):
         caps.record_launch_in_transaction(
-            "launch-1", OTHER, pid=77, started_at=5.0, workspace=None, memory_enabled=False,
-            now="2026-01-01T00:00:00Z",
+            "launch-1", OTHER, pid=77, started_at=T0 + 5.0, workspace=None,
+            memory_enabled=False, now="2026-01-01T00:00:06Z",
         )
     assert managed_agent(environ={}) is None  # an operator's process
     assert managed_agent(environ={"WARDIAN_AGENT_ID": AGENT}) == AGENT
     # The ancestry decides over an edited environment; a reused pid does not match.
     assert managed_agent(environ={"WARDIAN_AGENT_ID": AGENT},
-                         ancestors=[(1, 1.0), (77, 5.4)]) == OTHER
-    assert managed_agent(environ={}, ancestors=[(77, 9.0)]) is None
+                         ancestors=[(1, 1.0), (77, T0 + 5.4)]) == OTHER
+    assert managed_agent(environ={}, ancestors=[(77, T0 + 9.0)]) is None
     with pytest.raises(OperatorOnly, match="ancestor pid 77"):
-        require_operator(environ={}, ancestors=[(77, 5.0)])
-    require_operator(environ={}, ancestors=[(77, 9.0)])
+        require_operator(environ={}, ancestors=[(77, T0 + 5.0)])
+    require_operator(environ={}, ancestors=[(77, T0 + 9.0)])

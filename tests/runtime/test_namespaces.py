@@ -165,3 +165,91 @@ def test_step_holder_from_another_namespace_records_nothing(
     # The same holder in the operator's namespace records its launch and runs the command.
     assert run(*holder, env=env).returncode == 0
     assert len(rows(wardian_home, "launches")) == 1
+
+
+def seed_bad_rows(home: Path, agent_id: str) -> str:
+    """What `agent exec` inside `unshare -Urpf` recorded before namespaces were: its
+    supervisor as pid 1 with the host init's start time, no namespaces. Returns the token."""
+    from wardian._process import identity_of
+    from wardian.memory.capabilities import hash_token, new_token
+    from wardian.memory.store import MemoryStore
+
+    init = identity_of(1)
+    assert init is not None
+    token = new_token()
+    MemoryStore(home / "memory.db").close()  # migrated as this version leaves it
+    conn = sqlite3.connect(home / "memory.db")
+    try:
+        with conn:
+            conn.execute(
+                "INSERT INTO launches (launch_id, agent_id, pid, process_started_at,"
+                " workspace, memory_enabled, created_at) VALUES (?, ?, 1, ?, NULL, 1,"
+                " '2026-12-04T10:00:00.000000Z')", ("b" * 32, agent_id, init.started_at))
+            conn.execute(
+                "INSERT INTO capabilities (token_hash, agent_id, pid, process_started_at,"
+                " workspace, created_at) VALUES (?, ?, 1, ?, NULL,"
+                " '2026-12-04T10:00:00.000000Z')",
+                (hash_token(token), agent_id, init.started_at))
+    finally:
+        conn.close()
+    return token
+
+
+def test_pid_1_rows_recorded_from_a_namespace_are_found_ignored_and_cleared(
+    agents: dict[str, str], wardian_home: Path
+) -> None:
+    token = seed_bad_rows(wardian_home, agents["bob"])
+    # pid 1 is every process's ancestor: the row must not make the operator an agent.
+    listed = run(*WARDIAN, "agent", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    # Nor may the token work from any shell of this user.
+    stolen = run(*WARDIAN, "memory", "save", "pwn", "--evidence", "x",
+                 env={**os.environ, "WARDIAN_AGENT_ID": agents["bob"],
+                      "WARDIAN_CAPABILITY": token})
+    assert stolen.returncode == 3, stolen.stderr
+    assert "memory capability expired: it was minted without its launch's namespaces" in (
+        stolen.stderr)
+    doctor = run(*WARDIAN, "doctor", "--check", "launches", "--json")
+    assert doctor.returncode == 1, doctor.stdout + doctor.stderr
+    [check] = json.loads(doctor.stdout)["checks"]
+    findings = check["findings"]
+    assert [f["status"] for f in findings] == ["problem", "problem"], findings
+    assert all("names pid 1" in f["message"] for f in findings), findings
+    assert all("`wardian agent clear-bad-launches`" in f["fix"] for f in findings), findings
+    cleared = run(*WARDIAN, "agent", "clear-bad-launches", "--json")
+    assert cleared.returncode == 0, cleared.stderr
+    assert sorted(c["table"] for c in json.loads(cleared.stdout)["cleared"]) == [
+        "capabilities", "launches"]
+    assert run(*WARDIAN, "doctor", "--check", "launches").returncode == 0
+    assert rows(wardian_home, "launches") == []
+
+
+def test_a_launchs_rows_carry_its_namespaces_and_a_foreign_one_is_not_honoured(
+    agents: dict[str, str], wardian_home: Path
+) -> None:
+    from wardian._process import Namespaces, current, namespaces
+    from wardian.errors import CapabilityNotHeld
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.principal import resolve_principal
+    from wardian.memory.store import MemoryStore
+
+    assert run(*WARDIAN, "agent", "exec", "bob", "--", "true").returncode == 0
+    conn = sqlite3.connect(f"file:{wardian_home / 'memory.db'}?mode=ro", uri=True)
+    try:
+        recorded = conn.execute("SELECT pid_ns, user_ns FROM launches").fetchall()
+        minted = conn.execute("SELECT pid_ns, user_ns FROM capabilities").fetchall()
+    finally:
+        conn.close()
+    assert recorded == minted == [tuple(namespaces() or ())]
+    me = current()
+    store = MemoryStore(wardian_home / "memory.db")
+    try:
+        token = CapabilityStore(store.conn).mint(
+            agents["bob"], pid=me.pid, started_at=me.started_at, workspace=None,
+            ns=Namespaces(1, 2))
+        with pytest.raises(CapabilityNotHeld, match="its launch ran in pid namespace 1"):
+            resolve_principal(is_alive=lambda *_: True, caller=[(me.pid, me.started_at)], store=store,
+                              environ={"WARDIAN_AGENT_ID": agents["bob"],
+                                       "WARDIAN_CAPABILITY": token})
+    finally:
+        store.close()

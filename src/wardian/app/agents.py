@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from wardian.runtime.agents import Agent
 
 __all__ = ["RemovedAgent", "add_agent", "agent_id", "check_provider", "check_selection",
-           "check_workspace", "describe_agent", "launch_agent", "list_agents",
-           "remove_agent", "set_agent"]
+           "check_workspace", "clear_bad_launches", "describe_agent", "launch_agent",
+           "list_agents", "remove_agent", "set_agent"]
 
 
 def check_provider(provider: str) -> str:
@@ -231,6 +231,30 @@ class RemovedAgent:
     agent: Agent
     record_count: int
     records: Literal["none", "kept", "deleted"]
+
+
+def clear_bad_launches() -> list[Any]:
+    """Delete the recorded launches and revoke the live capabilities that cannot name a
+    launch's supervisor (`wardian.memory.capabilities.launch_row_problem`: pid 1 or
+    another namespace's process recorded from inside a pid namespace, impossible start
+    times); what `wardian doctor` reports under ``launches``. Atomic.
+
+    Returns:
+        The cleared rows (`wardian.memory.capabilities.BadLaunch`), oldest first; empty
+        when there is no ``memory.db``.
+    """
+    from wardian._db import database_exists
+    from wardian.config import memory_db_path
+    from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.store import MemoryStore
+
+    if not database_exists(memory_db_path(create_dir=False)):
+        return []
+    store = MemoryStore()
+    try:
+        return CapabilityStore(store.conn).clear_bad_launches()
+    finally:
+        store.close()
 
 
 def remove_agent(name_or_id: str, *,

@@ -168,9 +168,16 @@ def load_checks() -> None:
     They import this module for `register_check`, so they are imported here, when the
     doctor runs, not at the top; a new check module is added to this import.
     """
-    from wardian.app import doctor_catalog, doctor_database, doctor_hooks, doctor_memory, recall
+    from wardian.app import (
+        doctor_catalog,
+        doctor_database,
+        doctor_hooks,
+        doctor_launches,
+        doctor_memory,
+        recall,
+    )
 
-    del doctor_catalog, doctor_database, doctor_hooks, doctor_memory, recall  # registrations
+    del doctor_catalog, doctor_database, doctor_hooks, doctor_launches, doctor_memory, recall
 
 
 def register_check(name: str, title: str) -> Callable[[CheckFn], CheckFn]:

@@ -1,8 +1,9 @@
 """`wardian agent …`: the agents registry, managed launches and the model catalog (CLI.md).
 
-add/list/show/remove/exec/launch are the operator's: inside a managed process they exit 3
-(`require_operator`), so an agent can neither see other agents' ids nor remove another
-agent with its records, nor launch itself as another agent. `agent models` is anyone's.
+add/list/show/remove/exec/launch/clear-bad-launches are the operator's: inside a managed
+process they exit 3 (`require_operator`), so an agent can neither see other agents' ids nor
+remove another agent with its records, nor launch itself as another agent. `agent models`
+is anyone's.
 """
 
 from __future__ import annotations
@@ -123,6 +124,28 @@ def remove(
     kept = f"; {count} record(s) kept" if done.records == "kept" else ""
     deleted = f"; {count} record(s) deleted" if done.records == "deleted" else ""
     stdout(f"Agent {done.agent.name} removed{kept}{deleted}")
+
+
+@app.command("clear-bad-launches")
+def clear_bad_launches(as_json: bool = JsonOption) -> None:
+    """Clear recorded launches that cannot name a launch's supervisor (`wardian doctor`).
+
+    Deletes those launch rows and revokes those capabilities: pid 1 or another
+    namespace's process recorded from inside a pid namespace, or a start time no
+    supervisor can have (what `wardian doctor` reports under "Recorded launches").
+    """
+    from wardian.app.agents import clear_bad_launches as clear
+
+    require_operator()
+    cleared = clear()
+    if as_json:
+        emit_json({"cleared": [{"table": c.table, "id": c.key, "agent_id": c.agent_id,
+                                "pid": c.pid, "reason": c.reason} for c in cleared]})
+        return
+    for one in cleared:
+        what = "launch" if one.table == "launches" else "capability"
+        stdout(f"cleared {what} {one.key[:8]} of agent {one.agent_id[:8]}: {one.reason}")
+    stdout(f"{len(cleared)} bad launch row(s) cleared")
 
 
 @app.command(

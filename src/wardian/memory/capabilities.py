@@ -6,7 +6,9 @@ the runtime that holds it — the pid and start time of the ``wardian agent exec
 supervisor process (see `wardian.runtime.launch` for why the supervisor). A capability is
 valid while its row is not revoked *and* that process still runs (`wardian._process`:
 start times within its one `START_TIME_TOLERANCE_S` name the same process; a recycled pid
-with another start time matches no row).
+with another start time matches no row). The row also keeps the pid and user namespace
+that process ran in (`wardian._process.Namespaces`; NULL off Linux and in rows of older
+versions): a pid names a process only within one pid namespace.
 
 Spec: "Save and inspect memory" (launch-scoped capability, expires when the runtime is
 terminated, replaced or reclaimed; concurrent processes get independent capabilities).
@@ -19,17 +21,26 @@ import sqlite3
 from collections.abc import Iterable
 
 from wardian._db import atomic
-from wardian._process import START_TIME_TOLERANCE_S
+from wardian._process import START_TIME_TOLERANCE_S, Namespaces, namespaces
 from wardian._typing import NamedTuple
 from wardian._util import utc_now_iso
 
 __all__ = [
+    "LAUNCH_RECORD_WINDOW_S",
+    "BadLaunch",
     "Capability",
     "CapabilityStore",
     "Refusal",
     "hash_token",
+    "launch_row_problem",
     "new_token",
+    "read_bad_launches",
 ]
+
+LAUNCH_RECORD_WINDOW_S = 3600.0
+"""The latest a launch's supervisor records its launch after it started, in seconds: it
+records it (and mints the capability) right after it starts, so a row naming a process
+started longer before is not a launch's supervisor."""
 
 TOKEN_BYTES = 32
 """Random bytes in a capability token (before URL-safe base64)."""
@@ -76,16 +87,96 @@ class Capability(NamedTuple):
     created_at: str
     revoked_at: str | None
     revoked_reason: str | None
+    namespaces: Namespaces | None = None
+    """The holder's pid and user namespace; None off Linux and in older rows."""
 
     @staticmethod
     def from_row(row: sqlite3.Row) -> Capability:
         """Build from a ``capabilities`` row."""
+        pid_ns, user_ns = row["pid_ns"], row["user_ns"]
         return Capability(
             token_hash=row["token_hash"], agent_id=row["agent_id"], pid=int(row["pid"]),
             process_started_at=float(row["process_started_at"]), workspace=row["workspace"],
             created_at=row["created_at"], revoked_at=row["revoked_at"],
             revoked_reason=row["revoked_reason"],
+            namespaces=(Namespaces(int(pid_ns), int(user_ns))
+                        if pid_ns is not None and user_ns is not None else None),
         )
+
+
+class BadLaunch(NamedTuple):
+    """A ``launches`` or unrevoked ``capabilities`` row that cannot name a launch's
+    supervisor (`launch_row_problem`): `key` is the launch id or the token hash."""
+
+    table: str
+    key: str
+    agent_id: str
+    pid: int
+    process_started_at: float
+    created_at: str
+    reason: str
+
+
+def launch_row_problem(pid: int, started_at: float, created_at: str,
+                       ns: Namespaces | None, own: Namespaces | None) -> str | None:
+    """Why a recorded launch identity cannot be a launch's supervisor as seen from
+    namespaces `own` (the data directory owner's), or None when it can. Pure.
+
+    Impossible: recorded in other namespaces than `own`; recorded without namespaces
+    (by an older version) and naming pid 1, an init process — what a launch started inside
+    ``unshare --pid`` recorded; a process that started after its launch was recorded, or
+    more than `LAUNCH_RECORD_WINDOW_S` before.
+    """
+    if ns is not None and own is not None and ns != own:
+        return (f"recorded in pid namespace {ns.pid} / user namespace {ns.user}, not the "
+                f"operator's {own.pid} / {own.user}")
+    if ns is None and own is not None and pid == 1:
+        return "names pid 1 (an init process), recorded without namespaces"
+    from wardian._util import parse_utc
+
+    try:
+        recorded = parse_utc(created_at).timestamp()
+    except (ValueError, TypeError):
+        return f"has an unreadable recording time ({str(created_at)[:40]!r})"
+    if started_at > recorded + START_TIME_TOLERANCE_S:
+        return "names a process that started after the launch was recorded"
+    if recorded - started_at > LAUNCH_RECORD_WINDOW_S:
+        return (f"names a process that started {int(recorded - started_at)} s before the "
+                "launch was recorded")
+    return None
+
+
+def read_bad_launches(conn: sqlite3.Connection,
+                      own: Namespaces | None) -> list[BadLaunch] | None:
+    """Every ``launches`` row and unrevoked ``capabilities`` row with a
+    `launch_row_problem` as seen from namespaces `own`, oldest first; None when the
+    database has no ``launches`` table yet. Read-only (the doctor reads with it; files
+    of older versions without the namespace columns are read as they are)."""
+    from wardian._db import has_table, table_columns
+
+    if not has_table(conn, "launches"):
+        return None
+    found: list[BadLaunch] = []
+    for table, key, where in (("launches", "launch_id", ""),
+                              ("capabilities", "token_hash", " WHERE revoked_at IS NULL")):
+        has_ns = "pid_ns" in table_columns(conn, table)
+        ns_cols = "pid_ns, user_ns" if has_ns else "NULL, NULL"
+        for row in conn.execute(
+                f"SELECT {key}, agent_id, pid, process_started_at, created_at, {ns_cols}"
+                f" FROM {table}{where} ORDER BY created_at"):
+            ns = Namespaces(int(row[5]), int(row[6])) if row[5] is not None else None
+            reason = launch_row_problem(int(row[2]), float(row[3]), str(row[4]), ns, own)
+            if reason is not None:
+                found.append(BadLaunch(table, str(row[0]), str(row[1]), int(row[2]),
+                                       float(row[3]), str(row[4]), reason))
+    return found
+
+
+class _Own:
+    """The default of a ``ns`` argument: the namespaces of the calling process."""
+
+
+OWN = _Own()
 
 
 class Refusal(NamedTuple):
@@ -115,27 +206,33 @@ class CapabilityStore:
         self.conn = conn
 
     def mint_in_transaction(
-        self, agent_id: str, *, pid: int, started_at: float, workspace: str | None, now: str
+        self, agent_id: str, *, pid: int, started_at: float, workspace: str | None, now: str,
+        ns: Namespaces | _Own | None = OWN,
     ) -> str:
-        """Create a capability for `agent_id` bound to process (`pid`, `started_at` seconds).
+        """Create a capability for `agent_id` bound to process (`pid`, `started_at` seconds)
+        in namespaces `ns` (default: this process's, `wardian._process.namespaces`).
 
         Must run inside an open transaction. Returns the token (shown once, never stored).
         """
         token = new_token()
+        found = namespaces() if isinstance(ns, _Own) else ns
         self.conn.execute(
             "INSERT INTO capabilities (token_hash, agent_id, pid, process_started_at, workspace,"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (hash_token(token), agent_id, pid, started_at, workspace, now),
+            " created_at, pid_ns, user_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (hash_token(token), agent_id, pid, started_at, workspace, now,
+             *(found if found is not None else (None, None))),
         )
         return token
 
     def mint(
-        self, agent_id: str, *, pid: int, started_at: float, workspace: str | None
+        self, agent_id: str, *, pid: int, started_at: float, workspace: str | None,
+        ns: Namespaces | _Own | None = OWN,
     ) -> str:
         """Create a capability (atomic); see `mint_in_transaction`. Returns the token."""
         with atomic(self.conn):
             return self.mint_in_transaction(
-                agent_id, pid=pid, started_at=started_at, workspace=workspace, now=utc_now_iso()
+                agent_id, pid=pid, started_at=started_at, workspace=workspace,
+                now=utc_now_iso(), ns=ns,
             )
 
     def lookup(self, token: str) -> Capability | None:
@@ -224,16 +321,20 @@ class CapabilityStore:
     def record_launch_in_transaction(
         self, launch_id: str, agent_id: str, *, pid: int, started_at: float,
         workspace: str | None, memory_enabled: bool, now: str,
+        ns: Namespaces | _Own | None = OWN,
     ) -> None:
-        """Note a managed launch's supervisor identity (memory enabled or not).
+        """Note a managed launch's supervisor identity (memory enabled or not), in
+        namespaces `ns` (default: this process's).
 
         Must run inside an open transaction. No token is involved: the row only lets
         `managed_ancestors` recognise the launch's processes by their ancestry.
         """
+        found = namespaces() if isinstance(ns, _Own) else ns
         self.conn.execute(
             "INSERT INTO launches (launch_id, agent_id, pid, process_started_at, workspace,"
-            " memory_enabled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (launch_id, agent_id, pid, started_at, workspace, int(memory_enabled), now),
+            " memory_enabled, created_at, pid_ns, user_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (launch_id, agent_id, pid, started_at, workspace, int(memory_enabled), now,
+             *(found if found is not None else (None, None))),
         )
 
     def managed_ancestors(
@@ -244,19 +345,45 @@ class CapabilityStore:
         `record_launch_in_transaction`. Read-only; in the order given (nearest first).
 
         The identities are live ancestors of the caller, so a recorded launch needs no
-        revocation to stop matching: once it has ended its identity is gone.
+        revocation to stop matching: once it has ended its identity is gone. A row that
+        cannot name a launch's supervisor (`launch_row_problem`, e.g. pid 1 recorded from
+        inside a pid namespace) matches nothing: `wardian doctor` reports it and
+        `wardian agent clear-bad-launches` removes it.
         """
+        own = namespaces()
         found: list[tuple[int, str]] = []
         for pid, started_at in identities:
-            row = self.conn.execute(
-                "SELECT agent_id FROM launches WHERE pid = ? AND abs(process_started_at - ?)"
-                " <= ? UNION ALL SELECT agent_id FROM capabilities WHERE pid = ? AND"
-                " revoked_at IS NULL AND abs(process_started_at - ?) <= ? LIMIT 1",
+            rows = self.conn.execute(
+                "SELECT agent_id, process_started_at, created_at, pid_ns, user_ns FROM"
+                " launches WHERE pid = ? AND abs(process_started_at - ?) <= ? UNION ALL"
+                " SELECT agent_id, process_started_at, created_at, pid_ns, user_ns FROM"
+                " capabilities WHERE pid = ? AND revoked_at IS NULL AND"
+                " abs(process_started_at - ?) <= ?",
                 (pid, started_at, START_TIME_TOLERANCE_S) * 2,
-            ).fetchone()
-            if row is not None:
-                found.append((pid, str(row[0])))
+            ).fetchall()
+            for row in rows:
+                ns = Namespaces(int(row[3]), int(row[4])) if row[3] is not None else None
+                if launch_row_problem(pid, float(row[1]), str(row[2]), ns, own) is None:
+                    found.append((pid, str(row[0])))
+                    break
         return found
+
+    def clear_bad_launches(self) -> list[BadLaunch]:
+        """Delete every bad ``launches`` row and revoke every bad capability
+        (`read_bad_launches`, seen from this process's namespaces; atomic). Returns
+        what was cleared."""
+        with atomic(self.conn):
+            bad = read_bad_launches(self.conn, namespaces()) or []
+            now = utc_now_iso()
+            for one in bad:
+                if one.table == "launches":
+                    self.conn.execute("DELETE FROM launches WHERE launch_id = ?", (one.key,))
+                else:
+                    self.conn.execute(
+                        "UPDATE capabilities SET revoked_at = ?, revoked_reason = ?"
+                        " WHERE token_hash = ? AND revoked_at IS NULL",
+                        (now, f"bad launch row cleared: {one.reason}", one.key))
+        return bad
 
     def launches_of(
         self, identities: Iterable[tuple[int, float]]

@@ -27,7 +27,9 @@ before anything is written:
 * a token whose hash is unknown (forged, or from another data dir) → `CapabilityInvalid`;
 * ``WARDIAN_AGENT_ID`` missing or naming another agent than the capability's →
   `CapabilityInvalid`;
-* revoked, or its runtime process gone / replaced (pid + start time) → `CapabilityExpired`;
+* revoked, or its runtime process gone / replaced (pid + start time), or minted without
+  its launch's namespaces (by an older version) → `CapabilityExpired`;
+* presented from a pid or user namespace other than its launch's → `CapabilityNotHeld`;
 * a live capability presented by a process outside its launch's process tree — the
   launch supervisor (the holder) is neither the caller nor one of the caller's real
   ancestors (read from the kernel, not the environment) → `CapabilityNotHeld`. That is a
@@ -191,8 +193,20 @@ def _resolve(
             f"memory capability expired: {row.revoked_reason or 'revoked'}",
             hint=_RELAUNCH,
         )
-    from wardian._process import ProcessIdentity
+    from wardian._process import ProcessIdentity, namespaces
 
+    mine = namespaces()
+    if mine is not None and row.namespaces is None:
+        raise CapabilityExpired(
+            "memory capability expired: it was minted without its launch's namespaces "
+            "(by an older version of Wardian)", hint=_RELAUNCH)
+    if mine is not None and row.namespaces != mine:
+        raise CapabilityNotHeld(
+            f"memory capability refused: its launch ran in pid namespace "
+            f"{row.namespaces.pid if row.namespaces else '?'} / user namespace "
+            f"{row.namespaces.user if row.namespaces else '?'}, this process runs in "
+            f"{mine.pid} / {mine.user}",
+            hint="a capability works only in its own launch's namespaces and process tree")
     holder = ProcessIdentity(row.pid, row.process_started_at)
     inside = any(holder.matches(ProcessIdentity(pid, started)) for pid, started in caller)
     if inside:  # the holder is a live ancestor: alive by definition

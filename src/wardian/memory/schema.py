@@ -234,4 +234,14 @@ MIGRATIONS: list[NamedMigration] = [
         vector BLOB NOT NULL
     );
     """),
+    # 8: the pid and user namespace a launch's supervisor ran in (inode numbers of
+    # /proc/<pid>/ns/pid and /ns/user; NULL off Linux and for rows of older versions): a
+    # pid names a process only inside one pid namespace, so a capability is honoured only
+    # for callers in its launch's namespaces.
+    NamedMigration("add_launch_namespaces", """
+    ALTER TABLE launches ADD COLUMN pid_ns INTEGER;
+    ALTER TABLE launches ADD COLUMN user_ns INTEGER;
+    ALTER TABLE capabilities ADD COLUMN pid_ns INTEGER;
+    ALTER TABLE capabilities ADD COLUMN user_ns INTEGER;
+    """),
 ]

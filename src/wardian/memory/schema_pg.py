@@ -326,4 +326,12 @@ POSTGRES_MIGRATIONS: list[NamedMigration] = [
     # such as symbols newer than Unicode 6.1, and left words with digits unstemmed).
     # Every row is indexed again.
     NamedMigration("fts_stem_as_fts5", _stem_as_fts5()),
+    # 6: as SQLite's add_launch_namespaces: the pid and user namespace of a launch's
+    # supervisor (NULL off Linux and for older rows).
+    NamedMigration("add_launch_namespaces", """
+    ALTER TABLE launches ADD COLUMN pid_ns BIGINT;
+    ALTER TABLE launches ADD COLUMN user_ns BIGINT;
+    ALTER TABLE capabilities ADD COLUMN pid_ns BIGINT;
+    ALTER TABLE capabilities ADD COLUMN user_ns BIGINT;
+    """),
 ]

@@ -248,8 +248,8 @@ def test_a_launchs_rows_carry_its_namespaces_and_a_foreign_one_is_not_honoured(
             agents["bob"], pid=me.pid, started_at=me.started_at, workspace=None,
             ns=Namespaces(1, 2))
         with pytest.raises(CapabilityNotHeld, match="its launch ran in pid namespace 1"):
-            resolve_principal(is_alive=lambda *_: True, caller=[(me.pid, me.started_at)], store=store,
-                              environ={"WARDIAN_AGENT_ID": agents["bob"],
-                                       "WARDIAN_CAPABILITY": token})
+            resolve_principal(is_alive=lambda *_: True, caller=[(me.pid, me.started_at)],
+                              store=store, environ={"WARDIAN_AGENT_ID": agents["bob"],
+                                                    "WARDIAN_CAPABILITY": token})
     finally:
         store.close()

@@ -526,22 +526,148 @@ def end_descendants(
     started_after: float, *, spare: Collection[int] = (), grace_s: float = 2.0
 ) -> int:
     """End every process still below this one that started at or after `started_after`
-    (seconds since the epoch): SIGTERM, then SIGKILL after `grace_s` seconds for those
-    still running; reap the ones that are our children.
+    (seconds since the epoch): SIGTERM, and after up to `grace_s` seconds SIGKILL for
+    those still running — including every process started meanwhile — and reap the ones
+    that become our children.
+
+    On Linux (``/proc/<pid>/task/<tid>/children``) the second phase stops (SIGSTOP) every
+    process below, scanning again until a scan finds none still running — a stopped
+    process cannot fork, so a process that forks and exits in a loop, or whose SIGTERM
+    handler starts a detached grandchild, is caught — then SIGKILLs them all and reaps
+    until nothing is left below (with `become_subreaper`, detached descendants are below
+    this process too). Elsewhere one snapshot (psutil) is ended.
 
     Args:
         started_after: processes older than this were not the runtime's.
         spare: pids of children this process started itself (a detached drain worker);
             they and their descendants are left running.
+        grace_s: how long the SIGTERMed processes get to exit, in seconds.
 
     Called by a launch supervisor once its runtime has ended, so no agent process outlives
-    the capability (with `become_subreaper`, detached descendants are below it too).
+    the capability, and by the provider supervisor.
 
     Returns:
-        How many processes were still running.
+        How many processes were still running at the first scan.
     """
     if not spare and _childless():
         return 0  # nothing below: a process below us would have a child of ours above it
+    if sys.platform.startswith("linux") and _below(spare, started_after) is not None:
+        return _end_below(started_after, set(spare), grace_s)
+    return _end_snapshot(started_after, spare, grace_s)
+
+
+def _below(spare: Collection[int], started_after: float) -> list[tuple[int, bool]] | None:
+    """``(pid, running)`` of every process below this one (children first), except `spare`
+    and their subtrees and those started before `started_after` (their subtrees are still
+    walked); `running` is False for a zombie or a stopped process. None when
+    ``/proc/<pid>/task/<tid>/children`` cannot be read."""
+    boot = _boot_time_s()
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+    except (ValueError, OSError):
+        return None
+    if boot is None or not ticks:
+        return None
+    found: list[tuple[int, bool]] = []
+    seen = {os.getpid()}
+    todo = [os.getpid()]
+    first = True
+    while todo:
+        pid = todo.pop()
+        kids = _children_of(pid)
+        if kids is None:
+            if first:
+                return None
+            continue  # gone meanwhile
+        first = False
+        for kid in kids:
+            if kid in seen or kid in spare:
+                continue
+            seen.add(kid)
+            todo.append(kid)
+            stat = _proc_state(kid)
+            if stat is None:
+                continue
+            state, started = stat
+            if boot + started / ticks >= started_after - START_TIME_TOLERANCE_S:
+                found.append((kid, state not in (b"Z", b"T", b"t", b"X")))
+    return found
+
+
+def _children_of(pid: int) -> list[int] | None:
+    """The child pids of every thread of `pid` (``/proc/<pid>/task/*/children``), or None
+    when they cannot be read."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        kids: list[int] = []
+        for task in tasks:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                kids.extend(int(k) for k in f.read().split())
+    except (OSError, ValueError):
+        return None
+    return kids
+
+
+def _proc_state(pid: int) -> tuple[bytes, int] | None:
+    """``(state letter, starttime in clock ticks)`` of `pid`, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()
+    try:
+        return fields[0], int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+_END_ROUNDS = 100_000
+"""Most scans one `end_descendants` makes per phase: a bound, never reached while stopped
+processes cannot fork."""
+
+
+def _end_below(started_after: float, spare: set[int], grace_s: float) -> int:
+    """`end_descendants` on Linux: SIGTERM, wait, stop until nothing below runs, kill, reap."""
+    import signal
+    import time
+
+    first = _below(spare, started_after) or []
+    for pid, alive in first:
+        if alive:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        _reap_children()
+        if not any(live for _pid, live in _below(spare, started_after) or []):
+            break
+        time.sleep(0.01)  # polling the processes' exit: they are not all our children
+    for _round in range(_END_ROUNDS):  # freeze: what is stopped cannot fork
+        running = [pid for pid, live in _below(spare, started_after) or [] if live]
+        if not running:
+            break
+        for pid in running:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + max(grace_s, 1.0)
+    for _round in range(_END_ROUNDS):  # then kill everything below and reap it
+        left = _below(spare, started_after) or []
+        if not left or time.monotonic() > deadline:
+            break  # (past the deadline only zombies of processes spared are left)
+        for pid, _live in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        _reap_children()
+        if _below(spare, started_after):
+            time.sleep(0.001)  # the kernel delivers SIGKILL asynchronously
+    _reap_children()
+    return len(first)
+
+
+def _end_snapshot(started_after: float, spare: Collection[int], grace_s: float) -> int:
+    """`end_descendants` from one psutil snapshot (where ``/proc`` has no children
+    lists): SIGTERM, SIGKILL after `grace_s`, reap."""
     import psutil
 
     try:

@@ -17,8 +17,9 @@
    On Linux this supervisor is a child subreaper (`become_subreaper`): a descendant that
    detaches (``setsid -f``, a double fork) is re-parented to it, not to pid 1, so it stays
    inside the launch's tree, where capability and operator checks look. When the child
-   exits, every process the runtime left below the supervisor is ended (SIGTERM, SIGKILL
-   after 2 s; `end_descendants`): no agent process outlives the capability. Elsewhere
+   exits, every process the runtime left below the supervisor is ended (SIGTERM, then
+   stopped and killed until none is left, whatever it forks meanwhile;
+   `end_descendants`): no agent process outlives the capability. Elsewhere
    there is no such call; a detached descendant leaves the tree and is only refused by
    the capability's expiry (docs/threat-model.md).
 5. Calls `_on_runtime_exit` — the one place where work happens after the runtime ends —

@@ -1,0 +1,170 @@
+"""Containment that forks cannot escape: when a launch's runtime ends, nothing it started is
+left running — not a child whose SIGTERM handler starts a detached (``setsid``) grandchild,
+not a process that forks and exits every few milliseconds.
+
+Real supervisors (`wardian agent exec`, and a bare child subreaper calling
+`end_descendants`, the path without cgroup v2), real escaping children. Each escaper writes
+the pid of every process it becomes into a file before it goes on; the test waits for that
+and then checks that none of them still runs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.conftest import invoke
+from tests.waits import wait_until
+from typer.testing import CliRunner
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="child subreaper and /proc are Linux features")
+
+ESCAPER = r"""
+import os, signal, sys, time
+kind, pidfile = sys.argv[1], sys.argv[2]
+
+def note(pid):
+    with open(pidfile, "a") as f:
+        f.write(f"{pid}\n")
+
+def detach_output():
+    # Hold no pipe of the supervisor's caller open: only the process itself is at stake.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+
+if kind == "term-fork":
+    # A process that, asked to end, starts a detached grandchild first.
+    ready_r, ready_w = os.pipe()
+    if os.fork() == 0:
+        os.close(ready_r)
+        def on_term(signum, frame):
+            done_r, done_w = os.pipe()
+            if os.fork() == 0:
+                os.setsid()
+                detach_output()
+                note(os.getpid())
+                os.write(done_w, b"x")
+                while True:
+                    time.sleep(1000)
+            os.read(done_r, 1)
+            os._exit(0)
+        signal.signal(signal.SIGTERM, on_term)
+        detach_output()
+        note(os.getpid())
+        os.write(ready_w, b"x")
+        while True:
+            time.sleep(1000)
+    os.close(ready_w)
+    os.read(ready_r, 1)
+elif kind == "fork-loop":
+    # A process that ignores SIGTERM and forks and exits every few milliseconds, forever.
+    ready_r, ready_w = os.pipe()
+    if os.fork() == 0:
+        os.close(ready_r)
+        detach_output()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        first = True
+        while True:
+            note(os.getpid())
+            if first:
+                os.write(ready_w, b"x")
+                first = False
+            time.sleep(0.002)
+            if os.fork() != 0:
+                os._exit(0)
+    os.close(ready_w)
+    os.read(ready_r, 1)
+sys.exit(0)  # the runtime ends; what it started must not outlive it
+"""
+
+SUBREAPER = r"""
+import subprocess, sys, time
+from wardian._process import become_subreaper, end_descendants
+assert become_subreaper()
+started = time.time()
+subprocess.run([sys.executable, *sys.argv[1:]], check=True)
+print(end_descendants(started, grace_s=0.5), flush=True)
+"""
+
+
+@pytest.fixture
+def escaper(tmp_path: Path) -> Path:
+    path = tmp_path / "escaper.py"
+    path.write_text(ESCAPER, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def pidfile(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "pids"
+    path.touch()
+    yield path
+    for pid in noted(path):  # whatever escaped: end it, it would run forever
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def noted(path: Path) -> list[int]:
+    return [int(p) for p in path.read_text().split()]
+
+
+def still_running(pids: list[int]) -> list[int]:
+    from wardian._process import identity_of
+
+    return [pid for pid in pids if identity_of(pid) is not None]
+
+
+def run_to_end(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run a supervisor in a session of its own; afterwards end that whole session (an
+    escaper that kept it) so a failing test leaves nothing behind."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def expect_none_left(pidfile: Path, kind: str) -> None:
+    pids = noted(pidfile)
+    if kind == "term-fork":  # the handler's grandchild was noted before its parent ended
+        assert len(pids) == 2, pids
+    else:
+        assert pids, "the forker never ran"
+    assert still_running(pids) == [], f"{kind}: processes outlived the runtime"
+
+
+@pytest.mark.parametrize("kind", ["term-fork", "fork-loop"])
+def test_a_subreaper_ends_what_forks_while_it_ends_the_tree(
+    kind: str, escaper: Path, pidfile: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "subreaper.py"
+    script.write_text(SUBREAPER, encoding="utf-8")
+    done = run_to_end([sys.executable, str(script), str(escaper), kind, str(pidfile)])
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) >= 1
+    expect_none_left(pidfile, kind)
+
+
+@pytest.mark.parametrize("kind", ["term-fork", "fork-loop"])
+def test_agent_exec_leaves_nothing_running(
+    kind: str, escaper: Path, pidfile: Path, cli: CliRunner
+) -> None:
+    assert invoke(cli, "agent", "add", "ada", "--provider", "claude").exit_code == 0
+    done = run_to_end([sys.executable, "-m", "wardian", "agent", "exec", "ada", "--",
+                       sys.executable, str(escaper), kind, str(pidfile)])
+    assert done.returncode == 0, done.stderr
+    expect_none_left(pidfile, kind)

@@ -10,6 +10,7 @@ and then checks that none of them still runs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -19,7 +20,6 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import invoke
-from tests.waits import wait_until
 from typer.testing import CliRunner
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -107,10 +107,8 @@ def pidfile(tmp_path: Path) -> Iterator[Path]:
     path.touch()
     yield path
     for pid in noted(path):  # whatever escaped: end it, it would run forever
-        try:
+        with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 def noted(path: Path) -> list[int]:
@@ -131,10 +129,8 @@ def run_to_end(argv: list[str]) -> subprocess.CompletedProcess[str]:
     try:
         out, err = proc.communicate(timeout=120)
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 

@@ -46,6 +46,15 @@ Process-tree control
     the supervisor every provider CLI runs under (`wardian.providers.supervisor`), so they
     sit here, below all three. Linux has the calls; elsewhere they report False and the
     callers fall back to what the platform can do (docs/threat-model.md).
+
+Launch cgroups
+    On Linux with cgroup v2, a launch's runtime runs in a cgroup of its own,
+    ``wardian-launch-<launch id>`` below the supervisor's cgroup (`LaunchCgroup`): every
+    process it starts is in it whatever it forks or detaches, it is ended at once with
+    ``cgroup.kill``, and a process in it — also after its supervisor was killed — is
+    recognised as the launch's (`launch_cgroup_of_self`). Where the cgroup cannot be
+    created (no cgroup v2, no ``cgroup.kill``, a cgroup the user may not write), the
+    launch runs without one and `end_descendants` is what ends its tree.
 """
 
 from __future__ import annotations
@@ -54,7 +63,7 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 
 from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import IdentityUnavailable
@@ -63,7 +72,9 @@ if TYPE_CHECKING:  # annotations only: memory save/recall never start a process
     import subprocess
 
 __all__ = [
+    "LAUNCH_CGROUP_PREFIX",
     "START_TIME_TOLERANCE_S",
+    "LaunchCgroup",
     "Namespaces",
     "ProcessIdentity",
     "ancestors",
@@ -77,6 +88,7 @@ __all__ = [
     "is_alive",
     "keep",
     "kept_pids",
+    "launch_cgroup_of_self",
     "lineage",
     "namespaces",
     "open_files",
@@ -425,6 +437,134 @@ def kept_pids() -> set[int]:
 
 
 # --- process-tree control --------------------------------------------------------------
+
+LAUNCH_CGROUP_PREFIX = "wardian-launch-"
+"""Name of a launch's cgroup: this prefix and the launch id."""
+
+
+def _cgroup2_mount() -> str | None:
+    """Where the cgroup v2 hierarchy is mounted (``/proc/self/mountinfo``), or None."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                left, _sep, right = line.partition(" - ")
+                if right.split(" ", 1)[0] == "cgroup2":
+                    return left.split(" ")[4]
+    except OSError:
+        return None
+    return None
+
+
+def _own_cgroup() -> str | None:
+    """This process's cgroup v2 path (the ``0::`` line of ``/proc/self/cgroup``), or None."""
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("0::"):
+                    return line[3:].strip()
+    except OSError:
+        return None
+    return None
+
+
+def launch_cgroup_of_self() -> str | None:
+    """The launch id whose cgroup this process runs in (a ``wardian-launch-<id>``
+    component of its cgroup v2 path), or None: the mark of a launch's process that no
+    change of environment, session or parent removes. Read-only."""
+    if not sys.platform.startswith("linux"):
+        return None
+    own = _own_cgroup()
+    if not own:
+        return None
+    for part in reversed(own.split("/")):
+        if part.startswith(LAUNCH_CGROUP_PREFIX):
+            return part[len(LAUNCH_CGROUP_PREFIX):]
+    return None
+
+
+class LaunchCgroup:
+    """A launch's own cgroup v2 (see the module docstring, "Launch cgroups").
+
+    `create` makes it; `spawn` starts the runtime inside it (the supervisor joins it for
+    the ``fork`` only, so it stays outside); `end` kills everything in it
+    (``cgroup.kill``), waits until it is empty and removes it.
+    """
+
+    def __init__(self, path: str, home: str) -> None:
+        self.path = path
+        self.home = home
+
+    @classmethod
+    def create(cls, launch_id: str) -> LaunchCgroup | None:
+        """Make ``wardian-launch-<launch_id>`` below this process's cgroup; None where it
+        cannot be made (no cgroup v2 or ``cgroup.kill``, no permission, off Linux)."""
+        if not sys.platform.startswith("linux"):
+            return None
+        mount, own = _cgroup2_mount(), _own_cgroup()
+        if mount is None or own is None:
+            return None
+        home = os.path.join(mount, own.lstrip("/"))
+        path = os.path.join(home, LAUNCH_CGROUP_PREFIX + launch_id)
+        try:
+            os.mkdir(path)
+        except OSError:
+            return None
+        if not os.path.exists(os.path.join(path, "cgroup.kill")):
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+            return None
+        return cls(path, home)
+
+    def _move(self, where: str) -> None:
+        with open(os.path.join(where, "cgroup.procs"), "w", encoding="ascii") as f:
+            f.write(str(os.getpid()))
+
+    def spawn(self, start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+        """Run `start` (it forks the runtime) with this process inside the cgroup, so the
+        child is born in it; this process is back in its own cgroup on return.
+
+        Where this process cannot join the cgroup, the child is started outside it and
+        the cgroup is dropped; where it cannot leave it again, the cgroup is kept as the
+        launch's mark but never killed from here (`end` would end this process too).
+
+        Raises:
+            OSError: what `start` raised.
+        """
+        try:
+            self._move(self.path)
+        except OSError:
+            self.end()
+            return start()
+        try:
+            return start()
+        finally:
+            try:
+                self._move(self.home)
+            except OSError:
+                self.path = ""
+
+    def end(self) -> None:
+        """Kill everything in the cgroup, wait until it is empty, remove it. Never raises:
+        what cannot be done is left (a cgroup of the user's, empty or not)."""
+        import time
+
+        if not self.path:
+            return
+        with (contextlib.suppress(OSError),
+              open(os.path.join(self.path, "cgroup.kill"), "w", encoding="ascii") as f):
+            f.write("1")
+        for _round in range(_END_ROUNDS):
+            _reap_children()
+            try:
+                with open(os.path.join(self.path, "cgroup.procs"), "rb") as f:
+                    if not f.read().strip():
+                        break
+            except OSError:
+                break
+            time.sleep(0.001)  # the kernel delivers SIGKILL asynchronously
+        with contextlib.suppress(OSError):
+            os.rmdir(self.path)
+
 
 PR_SET_CHILD_SUBREAPER = 36
 """``prctl`` option of Linux >= 3.4 (``<linux/prctl.h>``)."""

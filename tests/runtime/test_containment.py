@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import invoke
+from tests.waits import wait_until
 from typer.testing import CliRunner
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -164,3 +165,103 @@ def test_agent_exec_leaves_nothing_running(
                        sys.executable, str(escaper), kind, str(pidfile)])
     assert done.returncode == 0, done.stderr
     expect_none_left(pidfile, kind)
+
+
+def _launch_cgroups_work() -> bool:
+    from wardian._process import LaunchCgroup
+
+    probe = LaunchCgroup.create(f"probe-{os.getpid()}")
+    if probe is None:
+        return False
+    probe.end()
+    return True
+
+
+cgroup_v2 = pytest.mark.skipif(not sys.platform.startswith("linux")
+                               or not _launch_cgroups_work(),
+                               reason="needs a cgroup v2 this user may create cgroups in")
+
+IN_CGROUP = r"""
+import os, sys
+with open("/proc/self/cgroup") as f:
+    line = next(l for l in f if l.startswith("0::"))
+print(os.environ["WARDIAN_LAUNCH_ID"], line[3:].strip(), flush=True)
+"""
+
+KILLS_ITS_SUPERVISOR = r"""
+import json, os, select, signal, subprocess, sys
+result = sys.argv[1]
+supervisor = os.getppid()
+watch = os.pidfd_open(supervisor)  # readable once the supervisor has ended
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:  # the survivor: detached, outputs closed
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        select.select([watch], [], [])
+        env = {"WARDIAN_HOME": os.environ["WARDIAN_HOME"], "PATH": os.environ["PATH"]}
+        done = subprocess.run([sys.executable, "-m", "wardian", "settings", "set",
+                               "agent_memory.enabled", "false"], env=env,
+                              capture_output=True, text=True)
+        with open("/proc/self/cgroup") as f:
+            cgroup = next(l for l in f if l.startswith("0::"))[3:].strip()
+        with open(result + ".tmp", "w") as f:
+            json.dump({"rc": done.returncode, "err": done.stderr, "ppid": os.getppid(),
+                       "cgroup": cgroup}, f)
+        os.rename(result + ".tmp", result)
+        os._exit(0)
+    os._exit(0)
+os.wait()
+os.kill(supervisor, signal.SIGKILL)
+"""
+
+
+@cgroup_v2
+def test_a_launch_runs_in_a_cgroup_of_its_own_that_ends_with_it(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    from wardian._process import _cgroup2_mount
+
+    assert invoke(cli, "agent", "add", "ada", "--provider", "claude").exit_code == 0
+    script = tmp_path / "in_cgroup.py"
+    script.write_text(IN_CGROUP, encoding="utf-8")
+    done = run_to_end([sys.executable, "-m", "wardian", "agent", "exec", "ada", "--",
+                       sys.executable, str(script)])
+    assert done.returncode == 0, done.stderr
+    launch_id, cgroup = done.stdout.split()
+    assert cgroup.endswith(f"/wardian-launch-{launch_id}"), cgroup
+    mount = _cgroup2_mount()
+    assert mount is not None
+    assert not Path(mount, cgroup.lstrip("/")).exists()  # removed once the launch ended
+
+
+@cgroup_v2
+def test_survivors_of_a_supervisor_killed_by_its_agent_stay_refused(
+    tmp_path: Path, cli: CliRunner, wardian_home: Path
+) -> None:
+    import json
+
+    from wardian._process import LaunchCgroup, _cgroup2_mount
+
+    assert invoke(cli, "agent", "add", "ada", "--provider", "claude").exit_code == 0
+    assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
+    script = tmp_path / "kills.py"
+    script.write_text(KILLS_ITS_SUPERVISOR, encoding="utf-8")
+    result = tmp_path / "result.json"
+    done = run_to_end([sys.executable, "-m", "wardian", "agent", "exec", "ada", "--",
+                       sys.executable, str(script), str(result)])
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    wait_until(result.exists, what="the survivor's operator command")
+    answer = json.loads(result.read_text())
+    try:
+        assert answer["rc"] == 3, answer
+        assert "operator command refused inside a managed process (it runs in the cgroup " \
+            "of launch" in answer["err"], answer
+        assert "wardian-launch-" in answer["cgroup"]
+    finally:
+        mount = _cgroup2_mount()
+        assert mount is not None
+        home = str(Path(mount, answer["cgroup"].lstrip("/")).parent)
+        LaunchCgroup(str(Path(mount, answer["cgroup"].lstrip("/"))), home).end()
+    assert invoke(cli, "settings", "get", "agent_memory.enabled").stdout.strip() == "true"

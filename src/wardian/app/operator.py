@@ -17,8 +17,9 @@ def require_operator() -> None:
     """Refuse an operator command inside a managed process. Read-only.
 
     Checks the managed environment variables, that the caller runs in the data directory
-    owner's pid and user namespace, and whether an ancestor process is a recorded managed
-    launch (so clearing the environment is not enough).
+    owner's pid and user namespace, that it does not run in a launch's cgroup (Linux,
+    cgroup v2: the mark survives a killed supervisor), and whether an ancestor process is
+    a recorded managed launch (so clearing the environment is not enough).
 
     Raises:
         OperatorOnly (exit 3): called from inside a managed process, from another
@@ -41,3 +42,10 @@ def require_operator() -> None:
     if foreign:
         raise OperatorOnly(f"operator command refused: {foreign}", hint=hint)
     check(ancestors=lineage)
+    from wardian._process import launch_cgroup_of_self
+
+    launch = launch_cgroup_of_self()  # also when its supervisor is gone
+    if launch is not None:
+        raise OperatorOnly(
+            f"operator command refused inside a managed process (it runs in the cgroup of "
+            f"launch {launch[:8]})", hint=hint)

@@ -57,6 +57,7 @@ from pathlib import Path
 from types import FrameType
 
 from wardian._process import (
+    LaunchCgroup,
     ProcessIdentity,
     become_subreaper,
     current,
@@ -449,9 +450,16 @@ def exec_managed(
         _abandon(launch)
         raise
     _announce(launch)
+    # After the drain worker started (it is the supervisor's, not the runtime's).
+    cgroup = LaunchCgroup.create(launch.launch_id) if contained else None
     try:
-        child = subprocess.Popen(list(command), env=launch.env, cwd=launch.cwd)
+        def start() -> subprocess.Popen[bytes]:
+            return subprocess.Popen(list(command), env=launch.env, cwd=launch.cwd)
+
+        child = cgroup.spawn(start) if cgroup is not None else start()
     except OSError as exc:
+        if cgroup is not None:
+            cgroup.end()
         _abandon(launch)
         missing = isinstance(exc, FileNotFoundError)
         raise CommandNotFound(
@@ -480,6 +488,8 @@ def exec_managed(
                     # The drain worker this supervisor started (`_announce`) is its own.
                     end_descendants(started_after=launch.holder.started_at,
                                     spare=kept_pids())
+                if cgroup is not None:  # and whatever left the tree but not the cgroup
+                    cgroup.end()
             finally:
                 restore()
     finally:

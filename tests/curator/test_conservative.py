@@ -169,3 +169,105 @@ def test_the_users_own_plan_is_not_left_as_unfinished_work() -> None:
         "records": [],
     }
     assert curate(payload)["operations"] == []
+
+
+@pytest.mark.parametrize(
+    ("reason", "kept"),
+    [
+        ("Leave vendor/lib.min.js alone. Patch src/widgets/slider.ts in the theme instead.",
+         "src/widgets/slider.ts"),
+        ("That module is built by the toolchain. Edit proto/ledger.proto and rerun buf.",
+         "proto/ledger.proto"),
+        ("Not that one. Bump the pin in constraints.txt to 2.31.4 and rebuild.", "2.31.4"),
+        ("Wrong config. Settings go in deploy/values.prod.yaml for this chart.",
+         "deploy/values.prod.yaml"),
+    ],
+)
+def test_a_refusal_reason_is_never_cut_inside_a_file_name_or_version(
+    tmp_path: Path, reason: str, kept: str
+) -> None:
+    build.OUT = tmp_path
+    build.claude_code(
+        "refusal-dotted",
+        "/srv/heron",
+        [
+            ("user", "Wire the new option through."),
+            ("reject", ("Edit", {"file_path": "/srv/heron/gen/out.py"}, reason)),
+            ("assistant", "Understood."),
+        ],
+    )
+    texts = [op["text"] for op in _ops_of(tmp_path / "claude-code" / "refusal-dotted.jsonl")]
+    assert texts, "the reason says what to do instead: it is kept"
+    assert any(kept in t for t in texts), texts
+    for t in texts:
+        # no piece of a dotted name left as a sentence of its own ("Yaml and rebuild")
+        assert not any(t.rstrip(".").endswith(frag) for frag in (": Ts instead", ": Proto"))
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "The exporter streams rows in batches of 500 now, and memory stays flat.",
+        "Uploads go straight to the bucket through a signed URL; the API no longer proxies them.",
+        "Search results page through a cursor, so deep pages cost the same as the first one.",
+    ],
+)
+def test_a_request_the_agent_reports_in_plain_words_is_not_left_unfinished(
+    tmp_path: Path, report: str
+) -> None:
+    build.OUT = tmp_path
+    build.claude_code(
+        "plain-report",
+        "/srv/heron",
+        [
+            ("user", "The export endpoint runs out of memory on big accounts. Make it stream."),
+            ("tool", ("Edit", {"file_path": "/srv/heron/export/rows.py"},
+                      "The file has been updated.")),
+            ("assistant", report),
+        ],
+    )
+    ops = _ops_of(tmp_path / "claude-code" / "plain-report.jsonl")
+    assert not [op for op in ops if op["kind"] == "current"], ops
+
+
+def test_a_request_the_agent_was_still_working_on_is_left_unfinished(tmp_path: Path) -> None:
+    build.OUT = tmp_path
+    build.claude_code(
+        "mid-work",
+        "/srv/heron",
+        [
+            ("user", "The export endpoint runs out of memory on big accounts. Make it stream."),
+            ("tool", ("Edit", {"file_path": "/srv/heron/export/rows.py"},
+                      "The file has been updated.")),
+            ("assistant", "Next I'll switch the CSV writer over to the generator."),
+        ],
+    )
+    ops = _ops_of(tmp_path / "claude-code" / "mid-work.jsonl")
+    assert [op for op in ops if op["kind"] == "current"], ops
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Rebase on trunk before merging.",
+        "Please run the contract tests before deploying.",
+        "Thanks. Regenerate the lockfile before pushing.",
+        "And sign the tag after releasing, the mirror checks it.",
+    ],
+)
+def test_an_imperative_gated_on_a_workflow_step_is_a_standing_rule(said: str) -> None:
+    ops = _user(said)
+    assert [op["kind"] for op in ops] == ["stable"], ops
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Run the tests before committing this.",
+        "Squash the fixups before merging it.",
+        "Can you lint before pushing?",
+        "I ran the formatter before committing.",
+    ],
+)
+def test_a_one_off_or_a_report_gated_on_a_workflow_step_is_not_saved(said: str) -> None:
+    assert _user(said) == []

@@ -142,6 +142,12 @@ RULES: tuple[Rule, ...] = (
         r"|\b(?:before|after) (?:every|each) (?:single )?(?:commit|push|merge|release|deploy|"
         r"pr|pull request|change|run|build|test run)\b"
         r"|\bfirst\b.*\bbefore (?:you |we )?\w+"
+        # an imperative gated on a workflow step said as a habit, with no object of its
+        # own ("run mypy before pushing"; not "squash it before merging this")
+        r"|^(?:and |also |please )*(?:run|use|format|lint|test|rebase|squash|update|check|"
+        r"build|bump|regenerate|sign)\b[^?]*?\b(?:before|after) (?:committing|pushing|merging|"
+        r"releasing|deploying|tagging)\b(?!\s+(?:this|it|these|that|them|now|the fix|my|your)\b)"
+        r"(?![^.]*\?)"
         r"|\bi (?:always |really |much |strongly |generally |usually |personally |definitely )?"
         r"prefer\b|\bplease always\b",
     ),

@@ -349,10 +349,18 @@ def _previous(
     return None
 
 
+_SENTENCE = re.compile(r"(?:[^\n.!?]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|$)")
+"""A sentence: anything up to an end mark followed by white space, or to the end of the text."""
+
+
 def _sentences(text: str, offset: int = 0) -> list[tuple[int, str]]:
-    """(start, sentence) pieces of `text` split at sentence ends and line breaks."""
+    """(start, sentence) pieces of `text` split at sentence ends and line breaks.
+
+    A sentence ends at ``.``, ``!`` or ``?`` followed by white space or the end of the text:
+    the dot inside a file name, a version or a URL ("spec/api.yaml", "2.31.4") ends nothing.
+    """
     out = []
-    for match in re.finditer(r"[^\n.!?]+(?:[.!?]+|$)", text):
+    for match in _SENTENCE.finditer(text):
         piece = match.group(0)
         stripped = piece.strip()
         if stripped:
@@ -912,8 +920,9 @@ def unfinished(
             )
     if last_human >= 0 and not out:
         seq, _, request = texts[last_human]
-        finished = any(_DONE.search(t) for _, _, t in prose) and not (
-            prose and _LEFT_OPEN.search(prose[-1][2])
+        left_open = bool(prose) and bool(_LEFT_OPEN.search(prose[-1][2]))
+        finished = not left_open and (
+            any(_DONE.search(t) for _, _, t in prose) or _closing_report(after, report)
         )
         started = any(m.get("role") == "assistant" for _, m, _ in after)
         if started and not finished and not is_routine(request) and not _CONFIRM.search(request):
@@ -938,6 +947,20 @@ def unfinished(
                         )
                     )
     return out[:MAX_CHECKPOINTS]
+
+
+def _closing_report(after: list[tuple[int, dict[str, Any], str]], failure: str) -> bool:
+    """True when the session ended on the agent's prose reporting the state of the work:
+    the last message after the user's request is the agent's text, it names no failure
+    (`failure` is `_stopped_on` of it), and it does not announce a next move ("Next I'll…",
+    "Let me…"). Reporting in plain words ("the exporter streams rows now") counts; the
+    request is then not left as unfinished work."""
+    if not after or failure:
+        return False
+    _, msg, text = after[-1]
+    if msg.get("role") != "assistant" or msg.get("kind") != "text":
+        return False
+    return not (_FIRST_PERSON_ACTION.match(text) or _UNDER_WAY.search(text))
 
 
 _CHOICE = re.compile(

@@ -162,4 +162,50 @@ def distinct_subjects(a: str, b: str) -> bool:
     bv, bf, bt = _read(b)
     if at and bt and not (at & bt):
         return True
+    if _other_filler(a, b):
+        return True
     return bool((av and not bv and bf - af) or (bv and not av and af - bf))
+
+
+SLOT_WORDS = 4
+"""At most this many words in the one slot two statements of one frame fill differently."""
+
+
+def _other_filler(a: str, b: str) -> bool:
+    """True when `a` and `b` are one sentence frame with another filler in one slot that is
+    not a value ("Run the tests before pushing" / "Run the type checker before pushing"):
+    what they share is the frame, and the fillers name two things. Fillers holding a value
+    of `EXCLUSIVE`, a number or a version are left to `value_change`."""
+    ta = [w.strip(".-/") for w in _WORD.findall(a.lower().replace("n't", " not"))]
+    tb = [w.strip(".-/") for w in _WORD.findall(b.lower().replace("n't", " not"))]
+    ta, tb = [w for w in ta if w], [w for w in tb if w]
+    head = 0
+    while head < min(len(ta), len(tb)) and ta[head] == tb[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(ta), len(tb)) - head and ta[-1 - tail] == tb[-1 - tail]:
+        tail += 1
+    fa, fb = ta[head : len(ta) - tail], tb[head : len(tb) - tail]
+    shared = [w for w in ta[:head] + ta[len(ta) - tail :] if w not in _FRAME_STOP]
+    ca = {_stem(w) for w in fa if w not in _FRAME_STOP}
+    cb = {_stem(w) for w in fb if w not in _FRAME_STOP}
+    if not ca or not cb or ca & cb or len(fa) > SLOT_WORDS or len(fb) > SLOT_WORDS:
+        return False
+    if len(shared) < max(2, len(ca), len(cb)):
+        return False  # the frame must be the larger part of both statements
+    if ca <= {_stem(w) for w in tb} or cb <= {_stem(w) for w in ta}:
+        return False  # one statement holds the other's filler: a refinement
+    for filler in (fa, fb):
+        if any(_is_value(w) for w in filler) or all(w in _FRAME_STOP for w in filler):
+            return False
+    return True
+
+
+def _is_value(word: str) -> bool:
+    """A number, a version or a member of an `EXCLUSIVE` class."""
+    return (
+        word.isdigit()
+        or word in _NUMBER_WORDS
+        or bool(_VERSION.fullmatch(word))
+        or any(word in members for members in EXCLUSIVE.values())
+    )

@@ -151,3 +151,7 @@ def _restore(files: list[Path], owner_id: str, name: str, *, confirm: str | None
         return
     stdout(f"Restored {result.records} record(s) and {result.revisions} revision(s) for "
            f"{name} · owner {owner_id}")
+    for record_id, why in result.flagged:
+        stdout(f"  SET ASIDE {record_id[:8]}: {why} (stored redacted; not recalled)")
+    if result.flagged:
+        stdout(f"Review them with `wardian garden memory list --agent {name} --flagged`")

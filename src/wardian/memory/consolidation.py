@@ -396,13 +396,12 @@ def commit_batch(
                 stale = whole is not None and evidence_in_archive(op.evidence, whole)
                 drop(index, op, "already_consolidated" if stale else "evidence_not_found")
                 continue
-            if not isinstance(op, RemoveOp):
-                found = scan_fields({"text": op.text, "evidence": op.evidence})
-                if found:
-                    detail = ", ".join(sorted({f"{f.detector} in {f.field}" for f in found}))
-                    drop(index, op, "secret_detected", getattr(op, "memory_id", None),
-                         detail)
-                    continue
+            fields = ({"reason": op.reason, "evidence": op.evidence} if isinstance(op, RemoveOp)
+                      else {"text": op.text, "evidence": op.evidence})
+            if found := scan_fields(fields):
+                detail = ", ".join(sorted({f"{f.detector} in {f.field}" for f in found}))
+                drop(index, op, "secret_detected", getattr(op, "memory_id", None), detail)
+                continue
             if isinstance(op, SaveOp):
                 scope = _target_scope(op, batch.workspace)
                 duplicate = find_duplicate(store, agent_id, op.text, scope)

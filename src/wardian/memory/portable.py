@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -159,10 +159,56 @@ class RestoreResult:
     owner_id: str
     records: int
     revisions: int
+    flagged: list[tuple[str, str]] = field(default_factory=list)
+    """(record id, ``secret_detected: <detector> in <field>, ...``) of each record set
+    aside for a secret (never the value)."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
-        return {"owner_id": self.owner_id, "records": self.records, "revisions": self.revisions}
+        return {"owner_id": self.owner_id, "records": self.records, "revisions": self.revisions,
+                "flagged": [{"id": rid, "flagged": why} for rid, why in self.flagged]}
+
+
+def _set_aside(record: dict[str, Any], where: str) -> tuple[dict[str, Any], str | None]:
+    """The record with every secret value in its fields, source locators, revision
+    snapshots and reasons replaced by ``[REDACTED:<kind>]``, and the flag to store
+    (``secret_detected: <detector> in <field>, ...``), or None when it holds none."""
+    from wardian.memory.secret_scan import redact, redact_value, scan
+
+    found: set[str] = set()
+
+    def clean(text: str | None, path: str) -> str | None:
+        if not text:
+            return text
+        found.update(f"{f.detector} in {where}{path}" for f in scan(text))
+        return redact(text)[0]
+
+    out = dict(record)
+    out["text"] = clean(record["text"], "text")
+    out["evidence"] = clean(record["evidence"], "evidence")
+    out["removed_reason"] = clean(record.get("removed_reason"), "removed_reason")
+    out["sources"] = [{**s, "locator": clean(s["locator"], f"sources[{i}].locator")}
+                      for i, s in enumerate(record["sources"])]
+    revisions = []
+    for j, rev in enumerate(record["revisions"]):
+        snapshot, count = redact_value(rev["snapshot"])
+        if count:
+            found.update(f"{f.detector} in {where}revisions[{j}].snapshot"
+                         for f in _scan_strings(rev["snapshot"], scan))
+        revisions.append({**rev, "snapshot": snapshot,
+                          "reason": clean(rev.get("reason"), f"revisions[{j}].reason")})
+    out["revisions"] = revisions
+    return out, ("secret_detected: " + ", ".join(sorted(found))) if found else None
+
+
+def _scan_strings(value: Any, scan: Any) -> list[Any]:
+    if isinstance(value, str):
+        return list(scan(value))
+    if isinstance(value, dict):
+        return [f for item in value.values() for f in _scan_strings(item, scan)]
+    if isinstance(value, list):
+        return [f for item in value for f in _scan_strings(item, scan)]
+    return []
 
 
 def _problem(path: str, message: str, source: str | None) -> ValidationError:
@@ -256,6 +302,12 @@ def restore_document(store: MemoryStore, doc: dict[str, Any], owner_id: str) -> 
     Args:
         doc: a `load_export` document.
 
+    Every field, source locator, revision snapshot and reason goes through the secret
+    scanner (`wardian.memory.secret_scan`): a record holding a secret is stored with the
+    values replaced by ``[REDACTED:<kind>]`` and set aside (``flagged``: not recalled, not in
+    the startup context) for the operator to review with ``garden memory list --flagged``;
+    the result lists them with the detectors' names, never the values.
+
     Raises:
         ConflictError (exit 4): a record or revision id already exists in this store.
         ValidationError (exit 2): a record over the caps.
@@ -278,7 +330,11 @@ def restore_document(store: MemoryStore, doc: dict[str, Any], owner_id: str) -> 
                 hint="restore into a fresh data dir (WARDIAN_HOME), or remove the agent's "
                 "records first (`wardian agent remove NAME --delete-records`)",
             )
-        for i, record in enumerate(records):
+        flagged: list[tuple[str, str]] = []
+        for i, original in enumerate(records):
+            record, flag = _set_aside(original, f"records[{i}].")
+            if flag:
+                flagged.append((record["id"], flag))
             sources = normalise_sources((), (
                 Source(s["source_type"], s["locator"], bool(s.get("primary")))
                 for s in record["sources"]))
@@ -288,12 +344,12 @@ def restore_document(store: MemoryStore, doc: dict[str, Any], owner_id: str) -> 
             store.conn.execute(
                 "INSERT INTO records (id, agent_id, kind, scope_kind, scope_path, text,"
                 " evidence, status, created_at, updated_at, current_revision_id,"
-                " removed_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " removed_reason, flagged) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (record["id"], owner_id, record["kind"], scope["kind"],
                  scope.get("path") or "" if scope["kind"] == "workspace" else "",
                  record["text"], record["evidence"], record["status"], record["created_at"],
                  record["updated_at"], record["current_revision_id"],
-                 record.get("removed_reason")),
+                 record.get("removed_reason"), flag),
             )
             store.conn.executemany(
                 "INSERT INTO record_sources (record_id, position, source_type, locator,"
@@ -309,7 +365,7 @@ def restore_document(store: MemoryStore, doc: dict[str, Any], owner_id: str) -> 
                   v["created_at"]) for v in record["revisions"]],
             )
             revision_count += len(record["revisions"])
-    return RestoreResult(owner_id, len(records), revision_count)
+    return RestoreResult(owner_id, len(records), revision_count, flagged)
 
 
 def _existing(store: MemoryStore, table: str, column: str, ids: list[str]) -> list[str]:

@@ -224,22 +224,37 @@ _BASE64_RUN = _Pattern(r"[A-Za-z0-9+/=]{32,}")
 
 # --- assignments in prose and config --------------------------------------------------------
 
+_PASSWORD_WORDS = (
+    r"[\w-]*?(?:pass(?:word|wd|phrase|code)|_pass|pwd|passwd)s?|passw[oö]rt|kennwort"
+    r"|mot\s+de\s+passe|mdp|contrase[ñn]a|senha|wachtwoord|l[öo]senord|has[łl]o|salasana"
+    r"|пароль|(?P<bare>pass)"
+)
+"""The word "password" in the languages the scanner reads (Latin and Cyrillic scripts; CJK
+in `_PASSWORD_CJK`). A bare ``pass`` counts only before a verb or an assignment."""
+_PASSWORD_VALUE = r"""(?P<value>"[^"\n]{3,}"|'[^'\n]{3,}'|`[^`\n]{3,}`|[!#-&(-_a-~]{3,})"""
+"""A value: quoted, or a run of printable ASCII (so "パスワードはX1です" ends at "です")."""
 _PASSWORD = _Pattern(
     r"""(?ix)
-    [\w-]*?(?:pass(?:word|wd|phrase|code)|_pass|pwd|passwd)s?(?![\w-])
+    (?:(?P<latin>""" + _PASSWORD_WORDS + r""")(?![\w-])
     # "password for admin@prod", "password for the alert mails", "password of our wifi"
-    (?:\s+(?:for|of|on|to)\s+(?:(?:the|our|my|your|this|that)\s+)?[\w.@:/-]+
-       (?:\s+(?!(?:is|are|was|were|should|must|will|shall|can|would|becomes|became|set)\b)
+    (?:\s+(?:for|of|on|to|für|pour|para|del?|van|voor|per)\s+
+       (?:(?:the|our|my|your|this|that|den|die|das|le|la|les|el|los|het|de)\s+)?[\w.@:/-]+
+       (?:\s+(?!(?:is|are|was|were|should|must|will|shall|can|would|becomes|became|set
+                 |ist|lautet|est|es|é|è|era|war|wird|sera|será)\b)
           [\w.@:/-]+){0,2})?
     ['"\]]{0,2}
+    |(?P<cjk>パスワード|密[码碼]|暗証番号|비밀번호))
     (?:
-        (?P<assign>\s*(?::=|=>|[:=]))\s*                 # password: X, passwd=X
+        (?P<assign>\s*(?::=|=>|[:=：]))\s*                # password: X, passwd=X
+      | (?(cjk)\s*(?:は|是|为|為|が|는|은)\s*|(?!))       # パスワードはX, 密码是X
       | \s+(?:(?:should|must|will|shall|can|would)\s+(?:always\s+|now\s+|still\s+)?
               (?:be|remain|stay)
            |is(?:\s+now|\s+still|\s+always)?|are|was|were|becomes|became
-           |(?:is\s+)?(?:set|changed|reset)\s+to)\s+
+           |(?:is\s+)?(?:set|changed|reset)\s+to
+           |ist|lautet|war|wird|est|était|sera|es|era|será|é|è|era|blijft)\s+
+      | (?(bare)(?!)|(?P<plain>\s+))                      # "password Tr0ub4dor&3"
     )
-    (?P<value>"[^"\n]{3,}"|'[^'\n]{3,}'|`[^`\n]{3,}`|[^\s"'`]{3,})
+    """ + _PASSWORD_VALUE + r"""
     (?P<next>[ \t]+[\w+]+)?
     """
 )
@@ -314,6 +329,15 @@ def _password_value_ok(value: str, *, assigned: bool, next_word: str) -> bool:
     return assigned and len(value) >= 8  # "password: correcthorsebattery"
 
 
+def _plain_password_ok(value: str) -> bool:
+    """A value right after the word "password", with no verb or sign between ("password
+    Tr0ub4dor&3"): stricter than an assignment, since prose puts any word there ("password
+    protected", "password reset-flow"): letters with a digit or a symbol, not a path."""
+    if "/" in value or "\\" in value or not any(c.isalpha() for c in value):
+        return False
+    return any(c.isdigit() for c in value) or any(c in "!#$%&*+=?@^~" for c in value)
+
+
 def _key_value_ok(value: str) -> bool:
     if len(value) < 8 or _is_placeholder(value) or _ENV_NAME.match(value):
         return False
@@ -324,6 +348,36 @@ def _key_value_ok(value: str) -> bool:
     if not (digit and alpha):
         return False
     return not _looks_identifier(value)
+
+
+# --- credentials in URLs -----------------------------------------------------------------
+
+_URL_CREDENTIALS = _Pattern(
+    r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://"
+    r"(?P<user>[^\s:/?#@'\"`<>]*):(?P<password>[^\s/?#@'\"`]+)@(?=[^\s@]*[a-z0-9\]])"
+)
+"""``scheme://user:password@host`` (any scheme, an empty user name too: ``redis://:pw@h``).
+The password is everything between the colon and the ``@`` (``!``, ``$``, ``%40`` too)."""
+_STAND_INS = frozenset({
+    "password", "passwd", "pass", "pwd", "secret", "changeme", "example", "sample", "dummy",
+    "placeholder", "redacted", "masked", "hidden", "test", "mypassword", "yourpassword",
+    "userpassword",
+})
+"""Words that stand for a password in documentation (``postgres://user:password@host``)."""
+
+
+def _url_password_spans(text: str) -> Iterator[tuple[str, int, int]]:
+    """Passwords in URLs, placeholders left out: a template (``${X}``, ``<pw>``), a mask, a
+    stand-in word (`_STAND_INS`), or the user name repeated (``guest:guest``)."""
+    for match in _URL_CREDENTIALS.finditer(text):
+        password = match.group("password")
+        lowered = password.lower()
+        masked = set(lowered) <= set("x*#.") or lowered.startswith(("$", "[redacted", "%("))
+        if (masked or _TEMPLATE.match(password) or lowered in _STAND_INS
+                or lowered == match.group("user").lower() or "{" in password
+                or "your" in lowered or "<" in password):
+            continue
+        yield "Basic Auth Credentials", match.start("password"), match.end("password")
 
 
 # --- entropy ------------------------------------------------------------------------------
@@ -388,8 +442,14 @@ _PREFIX = _Pattern(
     r"|hooks\.slack|discord|softlayer|cloudant"
 )
 _HEXISH = _Pattern(r"^(?:sha\d+:|[0-9a-fA-F]+[.:])?[0-9a-fA-F-]+$")
+_PASSWORD_KEYWORDS = frozenset({
+    "pass", "pwd", "kennwort", "mdp", "contrase", "senha", "wachtwoord", "senord", "hasło",
+    "haslo", "salasana", "пароль", "パスワード",
+    "密码", "密碼", "暗証番号", "비밀번호",
+})
+"""Gate words of the password rule (`_PASSWORD`), lower-cased, in several languages."""
 _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "bearer", "cred", "cloudant",
-             "softlayer", "contrase")
+             "softlayer", *sorted(_PASSWORD_KEYWORDS - {"pass", "pwd"}))
 _VERBS = ("is ", "are ", "was ", "were ", "should ", "must ", "will ", "shall ", "can ",
           "would ", "be ", "set to", "changed to", "reset to", "becomes ", "became ")
 _PASSWORD_VERBS = (*_VERBS, "for ", "of ", "on ", "to ")
@@ -460,14 +520,17 @@ def _keyword_spans(text: str, lower: str) -> Iterator[tuple[str, int, int]]:
                 q += 1
             if keyword == "bearer":
                 hit = q > k
+            elif keyword in _PASSWORD_KEYWORDS:
+                hit = q < n  # the rule itself reads what follows (a verb, a sign, a value)
             else:
                 verbs = _PASSWORD_VERBS if keyword in ("pass", "pwd") else _VERBS
                 hit = q < n and (text[q] in ":=(" or lower.startswith(verbs, q))
             if not hit:
                 continue
             ws = j - len(keyword)
-            while ws > 0 and text[ws - 1] in _WORD_CHARS:
-                ws -= 1
+            while ws > 0 and (text[ws - 1] in _WORD_CHARS
+                              or (text[ws - 1].isalpha() and text[ws - 1] < "\u0530")):
+                ws -= 1  # back to the word's start (Latin, Greek, Cyrillic letters too)
             if ws in seen and keyword != "bearer":
                 continue
             seen.add(ws)
@@ -487,12 +550,16 @@ def _assignment_spans(text: str, ws: int, keyword: str, at: int
         if match and not _is_placeholder(match.group(1)) and _DIGIT.search(match.group(1)):
             yield "Bearer Token", match.start(1), match.end(1)
         return
-    if keyword in ("pass", "pwd"):
+    if keyword in _PASSWORD_KEYWORDS:
+        if keyword == "pass" and text[max(0, ws - 7):ws].lower() == "mot de ":
+            ws -= 7
         match = _PASSWORD.match(text, ws)
         if match:
             value, offset, length = _strip_value(match.group("value"))
+            plain = match.group("plain") is not None
             if _password_value_ok(value, assigned=bool(match.group("assign")),
-                                  next_word=match.group("next") or ""):
+                                  next_word=match.group("next") or "") and (
+                    not plain or _plain_password_ok(value)):
                 start = match.start("value") + offset
                 yield "Password Assignment", start, start + length
         return
@@ -507,10 +574,12 @@ def _assignment_spans(text: str, ws: int, keyword: str, at: int
 # --- detect-secrets ---------------------------------------------------------------------------
 
 _LEFT_OUT = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector",
-                       "PrivateKeyDetector"})
+                       "PrivateKeyDetector", "BasicAuthDetector"})
 """Plugins not used: the ad-hoc entropy plugins flag ordinary words (`_high_entropy_spans`
 replaces them), a public IP is no credential, and a private-key header alone is a mention
-("the PEM starts with -----BEGIN ...") while `_PRIVATE_BLOCK` requires key material."""
+("the PEM starts with -----BEGIN ...") while `_PRIVATE_BLOCK` requires key material; the
+basic-auth plugin misses passwords with sub-delimiters (``!``, ``$``) or no user name, so
+`_URL_CREDENTIALS` replaces it under the same detector name."""
 _QUOTED_ASSIGN = _Pattern(r"""[:=(>]\s*@?['"`]|['"`]\s*[!=]=""")
 """An assignment of a quoted value: every pattern of detect-secrets' keyword plugin has one."""
 _LINE_PLUGINS = frozenset({"KeywordDetector", "CloudantDetector", "IbmCloudIamDetector",
@@ -610,6 +679,8 @@ def _raw_spans(text: str) -> list[tuple[str, int, int]]:
         while at >= 0:
             spans.extend((name, at + a, at + b) for name, a, b in found)
             at = text.find(word, at + len(word))
+    if "://" in text and "@" in text:
+        spans.extend(_url_password_spans(text))
     spans.extend(_keyword_spans(text, text.lower()))
     return spans
 
@@ -632,6 +703,24 @@ def _merge(spans: Iterable[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     return out
 
 
+_RIGHT_STOP = frozenset(" \t\r\n\"'`,;:@/\\()[]{}<>|&?")
+"""Characters that end a secret's extent (`_whole`); ``=`` and ``.`` do not (padding, JWTs)."""
+_LEFT_STOP = _RIGHT_STOP | {"="}
+
+
+def _whole(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span grown to the secret's full extent: on to the next whitespace, quote or
+    delimiter on either side (printable ASCII only), so a detector that matched a token's
+    head does not leave its tail ("glpat-" + 20 characters of a longer token) beside the
+    placeholder, where nothing would recognise it any more."""
+    n = len(text)
+    while end < n and text[end] not in _RIGHT_STOP and "!" <= text[end] <= "~":
+        end += 1
+    while start > 0 and text[start - 1] not in _LEFT_STOP and "!" <= text[start - 1] <= "~":
+        start -= 1
+    return start, end
+
+
 def scan(text: str, *, field: str = "text") -> list[Finding]:
     """Every secret-shaped value in `text`, in order, overlapping hits merged. Pure.
 
@@ -644,8 +733,9 @@ def scan(text: str, *, field: str = "text") -> list[Finding]:
     """
     if not text:
         return []
-    return [Finding(name, _slug(name), field, start, end)
-            for name, start, end in _merge(_raw_spans(text)) if end > start]
+    spans = [(name, *_whole(text, start, end)) for name, start, end in _raw_spans(text)
+             if end > start]
+    return [Finding(name, _slug(name), field, start, end) for name, start, end in _merge(spans)]
 
 
 def contains_secret(text: str) -> bool:

@@ -114,9 +114,11 @@ def _snapshot(record: Record) -> dict[str, Any]:
 
 
 def _check_secrets(
-    *, text: Any = UNSET, evidence: Any = UNSET, sources: Sequence[Source] = (), action: str
+    *, text: Any = UNSET, evidence: Any = UNSET, sources: Sequence[Source] = (), action: str,
+    reason: str | None = None,
 ) -> None:
-    """Refuse a write whose new text, evidence or source locators hold a secret.
+    """Refuse a write whose new text, evidence, source locators or reason (kept in the
+    history, shown by ``history``) hold a secret.
 
     Raises:
         SecretDetected: (exit 2) naming the detector and field, never the value.
@@ -130,6 +132,7 @@ def _check_secrets(
         fields["evidence"] = evidence
     for index, source in enumerate(sources):
         fields[f"sources[{index}].locator"] = source.locator
+    fields["reason"] = reason
     check_fields(fields, action=action)
 
 
@@ -1122,12 +1125,14 @@ class MemoryStore:
 
         Raises:
             ValidationError: a cap is exceeded or evidence is empty.
-            SecretDetected: text, evidence or a source locator holds a secret (exit 2).
+            SecretDetected: text, evidence, a source locator or the reason holds a secret
+                (exit 2).
         """
         _check_kind(kind)
         normalised = normalise_sources((), sources)
         check_caps(text=text, evidence=evidence, sources=normalised)
-        _check_secrets(text=text, evidence=evidence, sources=normalised, action=secret_action)
+        _check_secrets(text=text, evidence=evidence, sources=normalised, action=secret_action,
+                       reason=reason)
         rid = record_id or new_id()
         self.conn.execute(
             "INSERT INTO records (id, agent_id, kind, scope_kind, scope_path, text, evidence,"
@@ -1166,7 +1171,7 @@ class MemoryStore:
 
         Raises:
             ValidationError: a cap is exceeded.
-            SecretDetected: a given field holds a secret (exit 2).
+            SecretDetected: a given field or the reason holds a secret (exit 2).
         """
         row = self.conn.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
         current = self._record(row)
@@ -1177,7 +1182,8 @@ class MemoryStore:
         _check_kind(new_kind)
         sources = normalise_sources(current.sources, add_sources)
         check_caps(text=new_text, evidence=new_evidence, sources=sources)
-        _check_secrets(text=text, evidence=evidence, sources=add_sources, action=secret_action)
+        _check_secrets(text=text, evidence=evidence, sources=add_sources, action=secret_action,
+                       reason=" ".join(r for r in (reason, removed_reason) if r) or None)
         flagged = current.flagged
         if flagged and (text is not UNSET or evidence is not UNSET):
             from wardian.memory.secret_scan import scan_fields

@@ -411,13 +411,14 @@ def build_preview(plan: Plan, store: MemoryStore, owner_id: str) -> Preview:
             entry["source_additions"] = _sources_json(new)
         elif isinstance(op, RetireOp):
             target.roles.append("retire")
-            target.status, target.removed_reason = "removed", op.reason
-            target.reasons.append(op.reason)
-            entry["reason"] = op.reason
+            shown = _redacted_reason(op.reason)
+            target.status, target.removed_reason = "removed", shown
+            target.reasons.append(shown)
+            entry["reason"] = shown
             entry["source_additions"] = []
         else:
             target.roles.append("retire_into")
-            reason = op.reason or f"retired into {entry['into']}"
+            reason = _redacted_reason(op.reason or f"retired into {entry['into']}")
             target.status, target.removed_reason = "removed", reason
             target.reasons.append(reason)
             entry["reason"] = reason
@@ -461,7 +462,8 @@ def build_preview(plan: Plan, store: MemoryStore, owner_id: str) -> Preview:
 
 
 def _secret_conflicts(plan: Plan) -> list[Conflict]:
-    """A ``secret_detected`` conflict for each field of a create/revise holding a secret."""
+    """A ``secret_detected`` conflict for each field holding a secret: a create's or
+    revise's text, evidence and source locators, a retire's reason."""
     from wardian.memory.secret_scan import scan_fields
 
     out: list[Conflict] = []
@@ -477,12 +479,21 @@ def _secret_conflicts(plan: Plan) -> list[Conflict]:
             fields = {"text": op.text, "evidence_excerpt": op.evidence_excerpt}
             fields.update({f"add_sources[{i}].locator": s.locator
                            for i, s in enumerate(op.add_sources)})
-        else:
-            continue
+        else:  # retire, retire_into: the reason is kept in the history
+            subject = op.memory_id
+            fields = {"reason": op.reason}
         for finding in scan_fields(fields):
             out.append(Conflict(index, "secret_detected", subject, finding.field,
                                 detector=finding.detector))
     return out
+
+
+def _redacted_reason(reason: str) -> str:
+    """A retire reason as the preview shows and caches it: secret values replaced (the
+    operation is a ``secret_detected`` conflict then, so apply is disabled)."""
+    from wardian.memory.secret_scan import redact
+
+    return redact(reason)[0]
 
 
 def _redacted(summary: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -265,7 +265,8 @@ def memory_stale(
 
 ConfirmOpt = typer.Option(
     None, "--confirm",
-    help="Confirm without the terminal prompt: sha256:<12 hex> exactly as the preview shows.",
+    help="Also check the digest: sha256:<12 hex> exactly as the preview shows. The terminal "
+    "question is asked all the same.",
 )
 OutputOpt = typer.Option(
     None, "--output", metavar="PLAN",
@@ -292,8 +293,8 @@ def _one_record_plan(
     doc = preview.to_json()
     if not as_json:
         garden_maintain._render_preview(doc, name, None, agent, apply_lines=[
-            "Conflicts: none. Confirm below (or pass --confirm "
-            f"{doc['digest_prefix']}).",
+            "Conflicts: none. Confirm below on the terminal (--confirm "
+            f"{doc['digest_prefix']} has the digest checked too).",
         ])
     if preview.conflicts:
         if as_json:

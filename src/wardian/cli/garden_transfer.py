@@ -7,10 +7,10 @@ a managed process).
   ``CLAUDE.md``/``AGENTS.md``/``GEMINI.md``-style files become a maintenance plan (one
   ``create`` each; `wardian.app.instruction_import`), written to a plan file, previewed
   exactly like ``garden maintain preview`` and applied only after the usual confirmation
-  (the terminal prompt, or ``--confirm sha256:…``). ``--preview-only`` stops after the
-  preview.
+  on the controlling terminal (``--confirm sha256:…`` is checked too, never instead).
+  ``--preview-only`` stops after the preview.
 * ``import FILE --agent A --format json``: restores an export (same ids, revisions and
-  sources) after confirming the file's digest.
+  sources) after the operator confirmed its digest on the terminal.
 * ``export --agent A [--format md|json] [--include-history] [--output FILE]``.
 
 The commands call `wardian.app.instruction_import`, `wardian.app.maintenance` and
@@ -61,8 +61,8 @@ def register(memory_app: typer.Typer) -> None:
         output: Path | None = typer.Option(
             None, "--output", help="Where to write the plan (default: the data dir's plans/)."),
         confirm: str | None = typer.Option(
-            None, "--confirm", help="Confirm without the terminal prompt: sha256:<12 hex> as "
-            "the preview shows."),
+            None, "--confirm", help="Also check the digest: sha256:<12 hex> as the preview "
+            "shows. The terminal question is asked all the same."),
         preview_only: bool = typer.Option(False, "--preview-only",
                                           help="Write and preview the plan; apply nothing."),
         as_json: bool = JsonOption,

@@ -364,11 +364,12 @@ def serve(
     port: int = typer.Option(
         0, "--port", help="TCP port on 127.0.0.1 (0, the default: any free port)."),
     open_browser: bool = typer.Option(
-        False, "--open", help="Open the printed URL in the default browser."),
+        False, "--open", help="Open Garden in the default browser through a one-time "
+        "link (the token is never on a command line)."),
 ) -> None:
     """Serve Garden in the browser on 127.0.0.1 until Ctrl-C: agents, memory, history, Memory loaded, runs, invokers and Maintain memory….
 
-    Prints a URL with a random access token made for this start; requests without it, with another Host header, or cross-site POSTs are refused.
+    Prints a URL with a random access token and a secret base path made for this start; requests without them, with another Host header or another site's Origin are refused.
     """  # noqa: E501 (one paragraph each: Rich re-wraps help text)
     require_operator()
     from wardian.web.server import serve as run_server

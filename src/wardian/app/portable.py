@@ -91,7 +91,9 @@ def read_export(files: list[Path]) -> ExportFile:
     """Read and check the one export file of ``import --format json``. Touches no database.
 
     Raises:
-        UsageError (exit 2): not exactly one file, or it cannot be read.
+        UsageError (exit 2): not exactly one file, not a regular file (a FIFO or device,
+            also through a symlink, is refused at once), over `MAX_EXPORT_BYTES`, or it
+            cannot be read.
         ValidationError (exit 2): not an export (the JSON path of the problem is named).
     """
     from wardian.memory.portable import document_digest, load_export
@@ -99,8 +101,18 @@ def read_export(files: list[Path]) -> ExportFile:
     if len(files) != 1:
         raise UsageError("--format json restores exactly one export file",
                          hint="pass the file `garden memory export --format json` wrote")
+    from wardian._fs import FileTooLarge, NotRegularFile, read_regular_file
+    from wardian.memory.portable import MAX_EXPORT_BYTES
+
     try:
-        raw = files[0].read_bytes()
+        raw = read_regular_file(files[0], MAX_EXPORT_BYTES)
+    except NotRegularFile as exc:
+        raise UsageError(f"cannot restore {files[0]}: it is {exc.kind}, not a regular file",
+                         hint="pass the file `garden memory export --format json` wrote"
+                         ) from None
+    except FileTooLarge:
+        raise UsageError(f"{files[0]} is over {MAX_EXPORT_BYTES:,} bytes, the most an "
+                         "export may be") from None
     except OSError as exc:
         raise UsageError(f"cannot read {files[0]}: {exc.strerror or exc}") from exc
     doc = load_export(raw, source=str(files[0]))

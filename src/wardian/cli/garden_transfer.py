@@ -56,8 +56,12 @@ def register(memory_app: typer.Typer) -> None:
         agent: str = typer.Option(..., "--agent", help="Agent name, id or unique prefix."),
         fmt: str = FormatOpt,
         scope: str | None = typer.Option(
-            None, "--scope", help="workspace or agent for every bullet (default: workspace "
-            "of the file's git root, agent outside git)."),
+            None, "--scope", help="workspace (the default: the git root of the folder you "
+            "run it in, or that folder outside git; see --workspace) or agent (every "
+            "project of the agent)."),
+        workspace: str | None = typer.Option(
+            None, "--workspace", help="The workspace folder the bullets belong to "
+            "(default: the current folder's)."),
         output: Path | None = typer.Option(
             None, "--output", help="Where to write the plan (default: the data dir's plans/)."),
         confirm: str | None = typer.Option(
@@ -76,7 +80,8 @@ def register(memory_app: typer.Typer) -> None:
         from wardian.app.instruction_import import draft_import
         from wardian.app.plan_file import write_plan
 
-        drafted = draft_import(owner_id, [str(f) for f in files], scope=scope)
+        drafted = draft_import(owner_id, [str(f) for f in files], scope=scope,
+                               workspace=workspace)
         if drafted.plan is None:
             if as_json:
                 emit_json({"summary": drafted.summary(), "plan_path": None, "preview": None,

@@ -405,7 +405,8 @@ class AgentMemory:
 
         return draft_plan(self._reader(), list(memory_ids), self.store)
 
-    def draft_import(self, files: Sequence[str], *, scope: str | None = None) -> ImportPlan:
+    def draft_import(self, files: Sequence[str], *, scope: str | None = None,
+                     workspace: str | None = None) -> ImportPlan:
         """A maintenance plan importing instruction files (one ``create`` per durable
         bullet, `wardian.app.instruction_import`); writes nothing.
 
@@ -414,7 +415,8 @@ class AgentMemory:
         """
         from wardian.app.instruction_import import build_import_plan
 
-        return build_import_plan(self._reader(), files, self.store, scope=scope)
+        return build_import_plan(self._reader(), files, self.store, scope=scope,
+                                 workspace=workspace)
 
 
 def open_agent_memory(

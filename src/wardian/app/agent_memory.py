@@ -412,7 +412,8 @@ class AgentMemory:
         owner = self._writer("draft a maintenance plan").agent_id
         return draft_plan(owner, list(memory_ids), self.store)
 
-    def draft_import(self, files: Sequence[str], *, scope: str | None = None) -> ImportPlan:
+    def draft_import(self, files: Sequence[str], *, scope: str | None = None,
+                     workspace: str | None = None) -> ImportPlan:
         """A maintenance plan importing instruction files (one ``create`` per durable
         bullet, `wardian.app.instruction_import`); writes nothing.
 
@@ -422,7 +423,7 @@ class AgentMemory:
         from wardian.app.instruction_import import build_import_plan
 
         owner = self._writer("draft an import plan").agent_id
-        return build_import_plan(owner, files, self.store, scope=scope)
+        return build_import_plan(owner, files, self.store, scope=scope, workspace=workspace)
 
 
 def open_agent_memory(

@@ -22,9 +22,13 @@ rejected agent claims, abandoned designs, negations, one-off instructions, value
 rules sharing a frame, checkpoints; it too is a measurement, gated on the safety targets only.
 ``--set unseen2`` is a second held-out set in all three host formats
 (``tests/curator/unseen2/``), written before the precision-first rule changes.
+``--set unseen3`` is a third, written without reading the rules (``tests/curator/unseen3/``):
+plain-worded rules, refusals naming dotted paths and versions, finished work reported in plain
+words (no checkpoint may be left), work that stopped, value changes, negations, one-off
+instructions, tool output and a rejected quoted line; a measurement, gated on safety only.
 
 Usage: python bench/curator_bench.py [--verbose]
-       [--set corpus|blind|blind2|blind3|unseen|unseen2]
+       [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3]
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ from tests.curator.gold import (  # noqa: E402
     TRANSCRIPTS,
     UNSEEN2_GOLD,
     UNSEEN2_TRANSCRIPTS,
+    UNSEEN3_GOLD,
+    UNSEEN3_TRANSCRIPTS,
     UNSEEN_GOLD,
     UNSEEN_TRANSCRIPTS,
     load_gold,
@@ -75,6 +81,7 @@ SETS = {
     "blind3": (BLIND3_GOLD, BLIND3_TRANSCRIPTS),
     "unseen": (UNSEEN_GOLD, UNSEEN_TRANSCRIPTS),
     "unseen2": (UNSEEN2_GOLD, UNSEEN2_TRANSCRIPTS),
+    "unseen3": (UNSEEN3_GOLD, UNSEEN3_TRANSCRIPTS),
 }
 """Set name → (targets, transcript folder)."""
 

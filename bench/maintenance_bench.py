@@ -9,7 +9,8 @@ Timings (wall clock, milliseconds, median of 5 fresh plans per store):
 * ``preview`` — `build_preview` on an open store (validation excluded);
 * ``preview+cache`` — what ``garden maintain preview`` does after parsing: open memory.db,
   preview, open state.db and remember the preview;
-* ``apply`` — `apply_plan` with ``--confirm``: replay check, cached-preview check, one
+* ``apply`` — `apply_plan` with ``--confirm`` and the operator's yes (the terminal question
+  answered at once): replay check, cached-preview check, one
   ``BEGIN IMMEDIATE`` that re-verifies and writes 100 records + revisions + the receipt,
   COMMIT.
 
@@ -117,7 +118,7 @@ def bench(size: int, folder: Path) -> dict[str, float]:
         assert preview.conflict_free, preview.conflicts
 
         t0 = time.perf_counter()
-        result = apply_plan(plan, store, cache, owner_id=OWNER, confirm=lambda _: False,
+        result = apply_plan(plan, store, cache, owner_id=OWNER, confirm=lambda _: True,
                             confirm_digest=digest_prefix(preview.digest))
         times["apply"].append(time.perf_counter() - t0)
         assert not result.replayed

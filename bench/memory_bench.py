@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 # The store asks for one BLAS thread before it first imports NumPy (idle OpenBLAS threads
@@ -88,10 +89,13 @@ def _needles() -> list[tuple[str, str]]:
     return out
 
 
-def _build(home: Path, count: int, needles: list[tuple[str, str]]) -> None:
-    """Fill memory.db with `count` records (+ revisions, FTS via triggers) in one
-    transaction: the needles' texts spread among Zipf filler. Vectors: the needles' real
-    ones (when the embedding model is installed), random unit vectors for the filler."""
+def _build(home: Path, count: int, needles: list[tuple[str, str]], *, agent: str = AGENT,
+           filler: Callable[[int], str] | None = None, workspace: str = WORKSPACE,
+           embed_filler: bool = False) -> None:
+    """Fill memory.db with `count` records of `agent` in `workspace` (+ revisions, FTS via
+    triggers) in one transaction: the needles' texts spread among filler (`filler(i)`,
+    default Zipf words). Vectors: the needles' real ones (when the embedding model is
+    installed), random unit vectors for the filler unless `embed_filler`."""
     os.environ["WARDIAN_HOME"] = str(home)
     from wardian._db import atomic
     from wardian._util import utc_now_iso
@@ -110,9 +114,10 @@ def _build(home: Path, count: int, needles: list[tuple[str, str]]) -> None:
     for i in range(count):
         rid, rev = str(uuid.uuid4()), str(uuid.uuid4())
         kind = "current" if i % 7 == 0 else "stable"
-        scope_kind, path = ("agent", "") if i % 5 == 0 else ("workspace", WORKSPACE)
-        text, evidence = placed.get(i) or _words(14), _words(10)
-        rows.append((rid, AGENT, kind, scope_kind, path, text, evidence, now, now, rev))
+        scope_kind, path = ("agent", "") if i % 5 == 0 else ("workspace", workspace)
+        text = placed.get(i) or (filler(i) if filler is not None else _words(14))
+        evidence = _words(10)
+        rows.append((rid, agent, kind, scope_kind, path, text, evidence, now, now, rev))
         scope = {"kind": "agent"} if scope_kind == "agent" else {"kind": scope_kind,
                                                                   "path": path}
         snapshot: dict[str, object] = {"text": text, "kind": kind, "scope": scope,
@@ -120,7 +125,7 @@ def _build(home: Path, count: int, needles: list[tuple[str, str]]) -> None:
                     "removed_reason": None}
         revisions.append((rev, rid, 1, json.dumps(snapshot), "bench", None, now))
         if embedder is not None and rng is not None:
-            if i in placed:
+            if i in placed or embed_filler:
                 blob = embedder.pack(embedder.embed(text) or [0.0] * 256)
             else:
                 v = rng.standard_normal(256).astype("float32")

@@ -20,7 +20,9 @@ Tree::
     │   ├── CapabilityExpired
     │   ├── MemoryDisabled
     │   ├── OperatorOnly
-    │   └── IdentityUnavailable        process identity unreadable in the owner's namespace
+    │   ├── IdentityUnavailable        process identity unreadable in the owner's namespace
+    │   └── TerminalRequired           no terminal to confirm a change on
+    │                                  (defined in wardian.memory.maintenance.errors)
     ├── ConflictError                 exit 4: revision changed, idempotency key reused
     ├── StoreError                    exit 1: database problems
     ├── BlueprintError                exit 2: (defined in wardian.blueprints.errors)

@@ -141,7 +141,8 @@ def test_export_restore_round_trip_confirms_the_files_digest(
     fresh = tmp_path / "fresh-home"
     fresh.mkdir(mode=0o700)
     monkeypatch.setenv("WARDIAN_HOME", str(fresh))
-    portable.confirm_restore(export, "restore?", export.digest)  # asks nothing
+    # The question itself is asked on the controlling terminal (tests/memory/maintenance/
+    # test_human_step.py runs it on a pseudo-terminal); the restore writes what was confirmed.
     result = portable.restore_export(export, owner)
     assert (result.records, result.revisions) == (1, 1)
     assert garden.find_record(record_id).text == "Releases are tagged from main only"

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from tests.conftest import invoke
 from tests.mcp.conftest import add_agent, capability_env
+from tests.terminal import on_terminal, without_terminal
 from typer.testing import CliRunner, Result
 
 CLAUDE_MD = """# Team rules
@@ -71,17 +72,20 @@ def test_import_previews_then_applies_only_with_the_digest(
     assert ops[0]["scope"] == {"kind": "workspace", "path": str(project)}
     assert _records(wardian_home) == []
 
-    # No terminal and no --confirm: refused, nothing written.
-    refused = invoke(cli, "garden", "memory", "import", "CLAUDE.md", "--agent", "ada")
-    assert refused.exit_code != 0
+    # No terminal: refused, nothing written.
+    refused = without_terminal("garden", "memory", "import", "CLAUDE.md", "--agent", "ada",
+                               stdin="yes\n")
+    assert refused.exit_code == 3, refused.stderr
     assert _records(wardian_home) == []
     wrong = invoke(cli, "garden", "memory", "import", "CLAUDE.md", "--agent", "ada",
                    "--confirm", "sha256:000000000000")
     assert wrong.exit_code == 2 and _records(wardian_home) == []
 
     digest = str(preview["preview"]["digest_prefix"])
-    applied = _json(invoke(cli, "garden", "memory", "import", "CLAUDE.md", "--agent", "ada",
-                           "--confirm", digest, "--json"))
+    answered = on_terminal("garden", "memory", "import", "CLAUDE.md", "--agent", "ada",
+                           "--confirm", digest, "--json", answer="yes")
+    assert answered.exit_code == 0, answered.stderr
+    applied = json.loads(answered.stdout)
     assert len(applied["applied"]["receipt"]["created"]) == 3
     assert len(_records(wardian_home)) == 3
     again = invoke(cli, "garden", "memory", "import", "CLAUDE.md", "--agent", "ada")
@@ -169,28 +173,32 @@ def test_json_export_round_trips_into_a_fresh_store(
     fresh.mkdir()
     monkeypatch.setenv("WARDIAN_HOME", str(fresh))
     add_agent("ada2")
-    blind = invoke(cli, "garden", "memory", "import", str(tmp_path / "ada.json"), "--agent",
-                   "ada2", "--format", "json")  # no terminal, no --confirm: refused
-    assert blind.exit_code == 1 and "restore aborted" in blind.stderr
+    blind = without_terminal("garden", "memory", "import", str(tmp_path / "ada.json"),
+                             "--agent", "ada2", "--format", "json")  # no terminal: refused
+    assert blind.exit_code == 3 and "controlling terminal" in blind.stderr
     assert _records(fresh) == []
     from wardian.memory.portable import document_digest
 
     digest = document_digest((tmp_path / "ada.json").read_bytes())
-    restored = _json(invoke(cli, "garden", "memory", "import", str(tmp_path / "ada.json"),
-                            "--agent", "ada2", "--format", "json", "--confirm", digest, "--json"))
+    answered = on_terminal("garden", "memory", "import", str(tmp_path / "ada.json"),
+                           "--agent", "ada2", "--format", "json", "--confirm", digest, "--json",
+                           answer="yes")
+    assert answered.exit_code == 0, answered.stderr
+    restored = json.loads(answered.stdout)
     assert restored["records"] == 2 and restored["revisions"] == 4
     after = json.loads(invoke(cli, "garden", "memory", "export", "--agent", "ada2",
                               "--format", "json").stdout)
     strip = ("agent_id",)
     assert [{k: v for k, v in r.items() if k not in strip} for r in after["records"]] == \
         [{k: v for k, v in r.items() if k not in strip} for r in before["records"]]
+    # Restoring twice is a conflict, and writes nothing.
+    twice = on_terminal("garden", "memory", "import", str(tmp_path / "ada.json"), "--agent",
+                        "ada2", "--format", "json", "--confirm", digest, answer="yes")
+    assert twice.exit_code == 4, twice.stderr
+    assert len(_records(fresh)) == 2
+    # (before the recall below: its capability makes this process a managed launch)
     # Recall works on restored records (the FTS index followed the insert).
     new_id = after["agent"]["id"]
     found = json.loads(invoke(cli, "memory", "recall", "eu-west-1", "--json",
                               env=capability_env(new_id)).stdout)
     assert [r["id"] for r in found["records"]] == [saved["id"]]
-    # Restoring twice is a conflict, and writes nothing.
-    twice = invoke(cli, "garden", "memory", "import", str(tmp_path / "ada.json"), "--agent",
-                   "ada2", "--format", "json", "--confirm", digest)
-    assert twice.exit_code == 4, twice.output
-    assert len(_records(fresh)) == 2

@@ -48,6 +48,10 @@ UNSEEN2_DIR = Path(__file__).resolve().parent / "unseen2"
 """The second unseen set, written before the precision-first changes (``unseen2/build.py``)."""
 UNSEEN2_GOLD = UNSEEN2_DIR / "blind_gold.json"
 UNSEEN2_TRANSCRIPTS = UNSEEN2_DIR / "transcripts"
+UNSEEN3_DIR = Path(__file__).resolve().parent / "unseen3"
+"""The third unseen set, written without reading the curator's rules (``unseen3/build.py``)."""
+UNSEEN3_GOLD = UNSEEN3_DIR / "blind_gold.json"
+UNSEEN3_TRANSCRIPTS = UNSEEN3_DIR / "transcripts"
 
 Item = list[list[str]]
 

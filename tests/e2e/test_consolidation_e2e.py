@@ -2,7 +2,8 @@
 acceptance): a session close with a real transcript → exactly one run → records saved with
 evidence found in the transcript → a second delivery of the same event changes nothing → a
 later session of the same agent consolidates only the new part of the archive; review mode
-produces a plan that ``garden maintain preview/apply --confirm`` accepts.
+produces a plan that ``garden maintain preview/apply`` accepts (answered on a
+terminal).
 
 The corpus transcripts are read from ../shared/corpus/transcripts (never copied here); the
 tests skip with a reason where that folder is absent.
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.e2e._support import BUILTIN, W, corpus_params, write_claude_session
+from tests.terminal import on_terminal
 from wardian.memory.consolidation import normalise_whitespace
 from wardian.transcripts import load_transcript
 
@@ -122,9 +124,9 @@ def test_review_mode_drafts_a_plan_garden_accepts(w: W, tmp_path: Path) -> None:
     preview = w.json("garden", "maintain", "preview", str(plan), "--agent", "reviewer")
     digest = str(preview.get("preview_digest") or preview.get("digest"))
     assert digest.startswith("sha256:")
-    applied = w.run("garden", "maintain", "apply", str(plan), "--agent", "reviewer",
-                    "--confirm", digest[:19])
-    assert applied.returncode == 0
+    applied = on_terminal("garden", "maintain", "apply", str(plan), "--agent", "reviewer",
+                          "--confirm", digest[:19], answer="yes", env=w.env)
+    assert applied.returncode == 0, applied.stderr
     records = w.records("reviewer")
     assert len(records) == review["operations"]
     text = _text_of(transcript)

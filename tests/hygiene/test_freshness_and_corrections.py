@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import invoke
+from tests.terminal import on_terminal, without_terminal
 from wardian._util import format_utc, utc_now
 from wardian.memory.models import Scope
 from wardian.memory.recall import load_startup_context
@@ -89,9 +90,9 @@ def test_stale_lists_old_checkpoints_and_drafts_a_retire_plan(
     preview = json.loads(invoke(cli, "garden", "maintain", "preview", str(plan), "--agent",
                                 "ada", "--json").stdout)
     assert preview["conflict_free"] is True
-    applied = invoke(cli, "garden", "maintain", "apply", str(plan), "--agent", "ada",
-                     "--confirm", preview["digest_prefix"])
-    assert applied.exit_code == 0, applied.output
+    applied = on_terminal("garden", "maintain", "apply", str(plan), "--agent", "ada",
+                          "--confirm", preview["digest_prefix"], answer="yes")
+    assert applied.exit_code == 0, applied.stderr
     store = MemoryStore()
     assert store.get(old).status == "removed"
     store.close()
@@ -101,12 +102,12 @@ def test_retire_one_record_goes_through_preview_confirmation_and_receipt(
     cli: CliRunner, owner: str
 ) -> None:
     rid = _save("Migrating the billing tables", owner)
-    # No terminal and no --confirm: previewed, then aborted with nothing changed.
-    first = invoke(cli, "garden", "memory", "retire", rid[:8], "--agent", "ada",
-                   "--reason", "done")
-    assert first.exit_code == 1, first.output
+    # No terminal: previewed, then refused with nothing changed.
+    first = without_terminal("garden", "memory", "retire", rid[:8], "--agent", "ada",
+                             "--reason", "done")
+    assert first.exit_code == 3, first.stderr
     assert "retire" in first.stdout and "Digest sha256:" in first.stdout
-    assert "apply aborted" in first.stderr
+    assert "controlling terminal" in first.stderr
     digest = next(w for w in first.stdout.split() if w.startswith("sha256:")
                   and len(w) == len("sha256:") + 12)
     store = MemoryStore()
@@ -115,9 +116,9 @@ def test_retire_one_record_goes_through_preview_confirmation_and_receipt(
     wrong = invoke(cli, "garden", "memory", "retire", rid[:8], "--agent", "ada", "--reason",
                    "done", "--confirm", "sha256:000000000000")
     assert wrong.exit_code == 2
-    done = invoke(cli, "garden", "memory", "retire", rid[:8], "--agent", "ada", "--reason",
-                  "done", "--confirm", digest, "--json")
-    assert done.exit_code == 0, done.output
+    done = on_terminal("garden", "memory", "retire", rid[:8], "--agent", "ada", "--reason",
+                       "done", "--confirm", digest, "--json", answer="yes")
+    assert done.exit_code == 0, done.stderr
     doc = json.loads(done.stdout)
     receipt = doc["applied"]["receipt"]
     assert receipt["operation_count"] == 1 and receipt["revised"][0]["memory_id"] == rid
@@ -135,13 +136,14 @@ def test_revise_one_record_and_a_secret_is_a_conflict(
     cli: CliRunner, owner: str, tmp_path: Path
 ) -> None:
     rid = _save("Migrating the billing tables", owner)
-    probe = invoke(cli, "garden", "memory", "revise", rid, "--agent", "ada", "--kind",
-                   "stable", "--text", "Billing tables use the new schema")
+    probe = without_terminal("garden", "memory", "revise", rid, "--agent", "ada", "--kind",
+                             "stable", "--text", "Billing tables use the new schema")
     digest = next(w for w in probe.stdout.split() if w.startswith("sha256:")
                   and len(w) == len("sha256:") + 12)
-    done = invoke(cli, "garden", "memory", "revise", rid, "--agent", "ada", "--kind",
-                  "stable", "--text", "Billing tables use the new schema", "--confirm", digest)
-    assert done.exit_code == 0, done.output
+    done = on_terminal("garden", "memory", "revise", rid, "--agent", "ada", "--kind",
+                       "stable", "--text", "Billing tables use the new schema", "--confirm",
+                       digest, answer="yes")
+    assert done.exit_code == 0, done.stderr
     assert "Applied: plan revise-" in done.stdout
     store = MemoryStore()
     record = store.get(rid)

@@ -20,13 +20,22 @@ from urllib.parse import parse_qs, urlsplit
 
 @dataclass(frozen=True)
 class Garden:
-    """A running Garden: the printed URL (with token), its base, port and token."""
+    """A running Garden: the printed URL (with token), its base (origin and the secret
+    base path, no trailing slash), port, token and the server's origin (`root`)."""
 
     url: str
     base: str
     port: int
     token: str
     output: list[str]
+
+    @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_path(self) -> str:
+        return self.base.removeprefix(self.root)
 
 
 @contextmanager
@@ -53,7 +62,8 @@ def garden_server(home: Path, *extra: str) -> Iterator[Garden]:
         parts = urlsplit(url)
         assert parts.hostname == "127.0.0.1" and parts.port
         token = parse_qs(parts.query)["token"][0]
-        yield Garden(url, f"http://127.0.0.1:{parts.port}", parts.port, token, output)
+        base = f"http://127.0.0.1:{parts.port}{parts.path.rstrip('/')}"
+        yield Garden(url, base, parts.port, token, output)
     finally:
         proc.send_signal(signal.SIGINT)
         try:

@@ -9,12 +9,14 @@ where they must run (`.ci/run` installs Chromium from the distribution's package
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -243,3 +245,47 @@ def test_chromium_is_where_ci_installs_it() -> None:
         assert shutil.which("chromium") == CHROMIUM, ".ci/run must install chromium"
     else:
         _chromium()
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """Another local server (another user's, say): records the Cookie header it gets."""
+
+    seen: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.seen.append(self.headers.get("Cookie") or "")
+        body = b"<!doctype html><title>elsewhere</title>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_another_local_port_never_receives_gardens_cookie(
+    browser: Any, wardian_home: Path
+) -> None:
+    seed_agent("ada")
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    serving = threading.Thread(target=other.serve_forever, daemon=True)
+    serving.start()
+    _Recorder.seen = []
+    try:
+        with garden_server(wardian_home) as garden:
+            page = browser.new_page()
+            page.goto(garden.url)
+            assert page.locator("body").inner_text().count("ada")
+            cookies = page.context.cookies()
+            assert [c["path"] for c in cookies] == [garden.base_path + "/"]
+            port = other.server_address[1]
+            for path in ("/", "/g/", f"/g/{'0' * 22}/", "/agents"):
+                page.goto(f"http://127.0.0.1:{port}{path}")
+            page.close()
+    finally:
+        other.shutdown()
+        other.server_close()
+    assert len(_Recorder.seen) >= 4  # the pages (and the favicons the browser asks for)
+    assert all("garden" not in header for header in _Recorder.seen), _Recorder.seen

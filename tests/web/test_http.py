@@ -6,11 +6,15 @@ without the CSRF token are refused; the server listens on 127.0.0.1 only.
 
 from __future__ import annotations
 
+import json
 import re
 import socket
+import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -40,9 +44,11 @@ def _client(garden: Garden) -> Iterator[httpx.Client]:
     """A client holding Garden's cookie, as a browser does after opening the URL."""
     with httpx.Client(base_url=garden.base, follow_redirects=False) as client:
         first = client.get(garden.url)
-        assert first.status_code == 303 and first.headers["location"] == "/"
+        assert first.status_code == 303
+        assert first.headers["location"] == garden.base_path + "/"
         cookie = first.headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        assert f"Path={garden.base_path}/" in cookie and garden.token not in cookie
         yield client
 
 
@@ -63,19 +69,24 @@ def _invoker_enabled() -> bool:
 
 
 def test_prints_a_tokenised_url_on_127_0_0_1(garden: Garden) -> None:
-    assert garden.url.startswith(f"http://127.0.0.1:{garden.port}/?token=")
+    assert garden.url.startswith(f"{garden.base}/?token=")
+    assert garden.base_path.startswith("/g/") and len(garden.base_path) == len("/g/") + 22
+    assert garden.token not in garden.base_path
     assert len(garden.token) >= 40
     assert any("this machine only" in line for line in garden.output)
 
 
 def test_requests_without_the_token_are_refused(garden: Garden) -> None:
     for url in ("/", "/runs", "/invokers", "/static/garden.js", "/?token=wrong" + "x" * 40):
-        refused = httpx.get(garden.base + url)
-        assert refused.status_code == 403, url
-        assert "access token" in refused.text
-        assert "ada" not in refused.text
-    forged = httpx.get(garden.base + "/", cookies={f"wardian_garden_{garden.port}": "guess"})
+        for origin in (garden.base, garden.root):
+            refused = httpx.get(origin + url)
+            assert refused.status_code == 403, url
+            assert "access token" in refused.text
+            assert "ada" not in refused.text
+    forged = httpx.get(garden.base + "/", cookies={f"garden_session_{garden.port}": "guess"})
     assert forged.status_code == 403
+    # The token opens pages only under the secret base path.
+    assert httpx.get(f"{garden.root}/?token={garden.token}").status_code == 403
 
 
 def test_the_token_opens_the_pages_and_text_is_escaped(garden: Garden) -> None:
@@ -117,7 +128,7 @@ def test_posts_need_the_csrf_token_and_a_same_site_origin(garden: Garden) -> Non
         assert cross.status_code == 403 and "cross-site" in cross.text
         assert _invoker_enabled(), "a refused POST changed nothing"
         same = client.post(action, data={"enabled": "false", "csrf": token},
-                           headers={"Origin": garden.base})
+                           headers={"Origin": garden.root})
         assert same.status_code == 303
         assert not _invoker_enabled()
 
@@ -147,3 +158,59 @@ def test_a_missing_record_gives_the_operators_hint(garden: Garden) -> None:
     assert missing.status_code == 404 and "&#39;ffffffff&#39; not found" in missing.text
     assert "wardian garden memory list --agent NAME" in missing.text
     assert "see `memory list`" not in missing.text
+
+
+def test_a_foreign_origin_is_refused_on_every_request(garden: Garden) -> None:
+    with _client(garden) as client:
+        for origin in ("https://evil.example", f"http://127.0.0.1:{garden.port + 1}", "null"):
+            refused = client.get("/", headers={"Origin": origin})
+            assert refused.status_code == 403 and "cross-site" in refused.text, origin
+            assert "ada" not in refused.text
+        assert client.get("/", headers={"Origin": garden.root}).status_code == 200
+
+
+def test_the_session_cookie_is_not_the_token_and_works_only_under_the_base_path(
+        garden: Garden) -> None:
+    with _client(garden) as client:
+        session = client.cookies.get(f"garden_session_{garden.port}")
+        assert session and session != garden.token
+        assert client.get("/").status_code == 200
+    # The cookie alone, sent to a path outside the secret base (as a browser would send
+    # a Path=/ cookie to any port), opens nothing.
+    cookie = {"Cookie": f"garden_session_{garden.port}={session}"}
+    assert httpx.get(f"{garden.root}/", headers=cookie).status_code == 403
+    assert httpx.get(f"{garden.base}/", headers=cookie).status_code == 200
+
+
+def test_open_puts_no_token_on_the_browser_command_line(
+        wardian_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed_agent("ada")
+    argv_file = tmp_path / "browser-argv.json"
+    browser = tmp_path / "browser"
+    browser.write_text("#!" + sys.executable + "\nimport json, sys\n"
+                       f"open({str(argv_file)!r}, 'w').write(json.dumps(sys.argv))\n")
+    browser.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(browser))
+    with garden_server(wardian_home, "--open") as garden:
+        # The browser ran (synchronously) before the URL was printed.
+        argv = json.loads(argv_file.read_text())
+        assert garden.token not in " ".join(argv)
+        assert garden.base_path not in " ".join(argv)
+        (opened,) = argv[1:]
+        assert opened.startswith("file://")
+        launcher = Path(urlsplit(opened).path)
+        assert stat.S_IMODE(launcher.stat().st_mode) == 0o600
+        assert garden.token not in launcher.read_text()
+        link = re.search(r'url=(http://127\.0\.0\.1:\d+/open/[A-Za-z0-9_-]+)"',
+                         launcher.read_text())
+        assert link
+        with httpx.Client(follow_redirects=False) as client:
+            first = client.get(link.group(1))
+            assert first.status_code == 303
+            assert first.headers["location"] == garden.base_path + "/"
+            page = client.get(garden.base + "/")
+            assert page.status_code == 200 and "ada" in page.text
+        # One time only: a second use (another user who saw the link) is refused.
+        again = httpx.get(link.group(1), follow_redirects=False)
+        assert again.status_code == 403 and "set-cookie" not in again.headers
+    assert not launcher.exists()  # removed when the server stopped

@@ -4,8 +4,10 @@ One `AgentMemory` is an authenticated view of one agent's records: `open_agent_m
 authenticates the calling managed process exactly as every memory command does
 (`wardian.memory.principal.resolve_principal`, fail closed, exit 3, before anything is
 written), and `open_reader` adds the one fallback the provider hooks have always had: with
-no capability at all, the agent named by the launch ancestry (or ``--agent``) can *recall*,
-read-only, and the answer says so. A forged or expired capability never falls back.
+no capability at all, the agent the hooks would answer for (the launch ancestry's, else
+among the ``--agent`` names the one whose workspace holds the directory) can *recall*,
+list, show and read history, read-only, and the answer says so; every change is refused.
+A forged or expired capability never falls back.
 
 Surfaces pass the raw option strings (``--scope workspace``, ``--source TYPE=LOCATOR``);
 parsing them lives here so the CLI and the MCP tools accept exactly the same things.
@@ -237,21 +239,24 @@ class AgentMemory:
         """Close the store."""
         self.store.close()
 
-    def _writer(self) -> Principal:
+    def _writer(self, what: str) -> Principal:
+        """The authenticated caller, for a change (`what`: e.g. ``save memory``).
+
+        Raises:
+            CapabilityMissing (exit 3): a read-only view; the message names `what` and
+                what still answers, the hint how to get the capability.
+        """
         if self.principal is None:
             from wardian.errors import CapabilityMissing
 
             raise CapabilityMissing(
-                "no memory capability in this process: memory is read-only here",
+                f"cannot {what} here: no memory capability in this process, so memory is "
+                "read-only (recall, list, show and history still answer)",
                 hint="memory changes work only inside a session started by `wardian agent "
                 "launch NAME` (or `wardian agent exec NAME -- CMD`) while agent memory is "
                 "enabled",
             )
         return self.principal
-
-    def _reader(self) -> str:
-        """The agent id for reads other than recall, which need the capability too."""
-        return self._writer().agent_id
 
     # --- changes -------------------------------------------------------------------------
 
@@ -265,7 +270,7 @@ class AgentMemory:
             CapabilityMissing: read-only view. UsageError / ValidationError: bad kind,
             scope or source; empty evidence; text, evidence or sources over the caps.
         """
-        principal = self._writer()
+        principal = self._writer("save memory")
         where = parse_scope(scope, self.workspace)
         assert where is not None
         # Idempotent and secret-scanned (`MemoryStore.save_once`): the same text, kind and
@@ -289,7 +294,7 @@ class AgentMemory:
         """
         from wardian.memory.store import UNSET
 
-        principal = self._writer()
+        principal = self._writer("update memory")
         new_scope = parse_scope(scope, self.workspace)
         return self.store.update(
             principal.agent_id, record_id,
@@ -307,7 +312,7 @@ class AgentMemory:
         Raises:
             CapabilityMissing; NotFoundError / AmbiguousIdError; UsageError (already removed).
         """
-        principal = self._writer()
+        principal = self._writer("remove memory")
         return self.store.remove(principal.agent_id, record_id, actor=principal.actor,
                                  reason=reason)
 
@@ -317,30 +322,31 @@ class AgentMemory:
         self, *, kind: str | None = None, scope: str | None = None,
         include_removed: bool = False,
     ) -> list[Record]:
-        """The agent's records (every workspace), newest first.
+        """The agent's records (every workspace), newest first. Allowed read-only.
 
         Raises:
-            CapabilityMissing: read-only view. UsageError: bad kind or scope.
+            UsageError: bad kind or scope.
         """
         # Records set aside as holding a secret stay out of the agent's view, as in recall.
-        return self.store.list(self._reader(), kind=kind, scope_kind=scope,
+        return self.store.list(self.agent_id, kind=kind, scope_kind=scope,
                                include_removed=include_removed, flagged=False)
 
     def show(self, record_id: str) -> Record:
         """One of the agent's records (full id or unique prefix), also when removed.
+        Allowed read-only.
 
         Raises:
-            CapabilityMissing; NotFoundError / AmbiguousIdError.
+            NotFoundError / AmbiguousIdError.
         """
-        return self.store.get(record_id, agent_id=self._reader())
+        return self.store.get(record_id, agent_id=self.agent_id)
 
     def history(self, record_id: str) -> builtins.list[Revision]:
-        """Every revision of one of the agent's records, oldest first.
+        """Every revision of one of the agent's records, oldest first. Allowed read-only.
 
         Raises:
-            CapabilityMissing; NotFoundError / AmbiguousIdError.
+            NotFoundError / AmbiguousIdError.
         """
-        return self.store.history(record_id, agent_id=self._reader())
+        return self.store.history(record_id, agent_id=self.agent_id)
 
     def recall(self, query: str | None = None, *, limit: int = 10) -> RecallResult:
         """The startup set (no query), or the records that fit a query, best first
@@ -403,9 +409,11 @@ class AgentMemory:
         """
         from wardian.memory.maintenance.draft import draft_plan
 
-        return draft_plan(self._reader(), list(memory_ids), self.store)
+        owner = self._writer("draft a maintenance plan").agent_id
+        return draft_plan(owner, list(memory_ids), self.store)
 
-    def draft_import(self, files: Sequence[str], *, scope: str | None = None) -> ImportPlan:
+    def draft_import(self, files: Sequence[str], *, scope: str | None = None,
+                     workspace: str | None = None) -> ImportPlan:
         """A maintenance plan importing instruction files (one ``create`` per durable
         bullet, `wardian.app.instruction_import`); writes nothing.
 
@@ -414,7 +422,8 @@ class AgentMemory:
         """
         from wardian.app.instruction_import import build_import_plan
 
-        return build_import_plan(self._reader(), files, self.store, scope=scope)
+        owner = self._writer("draft an import plan").agent_id
+        return build_import_plan(owner, files, self.store, scope=scope, workspace=workspace)
 
 
 def open_agent_memory(
@@ -472,18 +481,21 @@ def open_agent_memory(
 
 
 def open_reader(
-    agent: str | None = None, environ: Mapping[str, str] | None = None, *,
-    store: MemoryStore | None = None,
+    agents: str | Sequence[str] | None = None, environ: Mapping[str, str] | None = None, *,
+    store: MemoryStore | None = None, cwd: str | None = None,
 ) -> AgentMemory:
     """`open_agent_memory`, or — only when there is no capability at all — a read-only
-    view of the agent the hooks would answer for: the launch ancestry's agent, else
-    ``WARDIAN_AGENT_ID``, else `agent` (name or id).
+    view of the agent the hooks would answer for (`wardian.runtime.hooks.resolve_agent`):
+    the launch ancestry's agent, else ``WARDIAN_AGENT_ID``, else among `agents` (names or
+    ids) the only one, else the one whose workspace holds `cwd` (default: the current
+    directory), else the only one without a workspace.
 
     Raises:
         CapabilityInvalid / CapabilityExpired: a capability that does not hold (never a
             fallback). MemoryDisabled: no capability while ``agent_memory.enabled`` is
             false (the hooks give no recall then either). UsageError: no capability and no
-            agent. NotFoundError: unknown agent.
+            agent, or several agents and none of them is this directory's. NotFoundError:
+            unknown agent.
     """
     from wardian.memory.principal import ENV_CAPABILITY
 
@@ -492,15 +504,15 @@ def open_reader(
         return open_agent_memory(env, store=store)
     from wardian.errors import UsageError
     from wardian.memory.store import MemoryStore
-    from wardian.runtime.agents import AgentRegistry
-    from wardian.runtime.hooks import managed_agent_id
+    from wardian.runtime.hooks import managed_agent_id, resolve_agent
 
-    name_or_id = managed_agent_id() or agent
-    if not name_or_id:
+    names = [agents] if isinstance(agents, str) else list(agents or ())
+    if not names and not managed_agent_id():  # else resolve_agent finds it again
         raise UsageError(
             "no memory capability and no agent for this process",
             hint="start the provider with `wardian agent launch NAME`, or name the agent "
-            "(`wardian mcp --agent NAME`) for read-only recall",
+            "(`wardian mcp --agent NAME`, as `wardian mcp install HOST --agent NAME` "
+            "writes it) for read-only recall",
         )
     from wardian.config import SettingsStore
 
@@ -517,9 +529,8 @@ def open_reader(
             "agent memory is disabled, so there is no recall outside a managed launch",
             hint="`wardian settings set agent_memory.enabled true`",
         )
-    registry = AgentRegistry()
-    try:
-        found = registry.get(name_or_id)
-    finally:
-        registry.close()
+    found, warning = resolve_agent(names, cwd or os.getcwd())
+    if found is None:
+        raise UsageError(warning or "no agent for this directory",
+                         hint="or start the provider with `wardian agent launch NAME`")
     return AgentMemory(found.id, store or MemoryStore(), None, found.name)

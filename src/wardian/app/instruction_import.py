@@ -14,9 +14,13 @@ at most 100 operations; further bullets are counted as left out (import again af
 applying). The plan's id and idempotency key are derived from its content, so the same
 import twice is the same plan (apply replays its receipt).
 
-Scope: ``workspace`` of the file's git root when the file is inside a git work tree (a
-project's conventions), else ``agent`` (a user-level file such as ``~/.claude/CLAUDE.md``);
-``scope`` overrides it for every bullet.
+Scope: ``workspace`` of the folder the import runs in (its git root inside a git work
+tree, else the folder itself), or of ``workspace`` when given — never derived from where
+the file lies, so a file imported in one project never becomes every project's memory.
+Agent scope only when asked (``scope="agent"``).
+
+Files: each must be a regular file (a symlink is followed; to a device, FIFO, socket or
+directory it is refused at once, never read or waited on) of at most `MAX_FILE_BYTES`.
 
 Spec: "Operator maintenance in Garden" (plan format, preview, confirmation).
 """
@@ -80,32 +84,53 @@ def _key(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _scope_for(path: Path, override: str | None) -> dict[str, str]:
+def import_scope(override: str | None, workspace: str | os.PathLike[str] | None = None
+                 ) -> dict[str, str]:
+    """The scope every imported bullet gets (module doc): ``agent`` only when `override`
+    is ``agent``; else the workspace `workspace` (an existing folder) or, without it, the
+    git root of the current folder (the folder itself outside git).
+
+    Raises:
+        UsageError (exit 2): another scope, ``--workspace`` with ``--scope agent``, or a
+            workspace that is no folder.
+    """
     from wardian.memory.models import default_workspace
 
-    if override == "agent":
-        return {"kind": "agent"}
-    root = default_workspace(str(path.parent))
-    if override == "workspace":
-        return {"kind": "workspace", "path": root}
-    if override is not None:
+    if override not in (None, "agent", "workspace"):
         raise UsageError(f"unknown scope {override!r}",
-                         hint="use --scope workspace or --scope agent (default: by file)")
-    inside_git = any((Path(p) / ".git").exists() for p in (root,))
-    return {"kind": "workspace", "path": root} if inside_git else {"kind": "agent"}
+                         hint="use --scope workspace (the default) or --scope agent")
+    if override == "agent":
+        if workspace is not None:
+            raise UsageError("--workspace names a workspace, --scope agent none",
+                             hint="drop one of them")
+        return {"kind": "agent"}
+    if workspace is None:
+        return {"kind": "workspace", "path": default_workspace()}
+    folder = Path(workspace).expanduser().absolute()
+    if not folder.is_dir():
+        raise UsageError(f"--workspace {workspace}: no such folder",
+                         hint="pass the project's folder (absolute or relative)")
+    return {"kind": "workspace", "path": str(folder.resolve())}
 
 
 def _read(path: Path) -> str:
+    from wardian._fs import FileTooLarge, NotRegularFile, read_regular_file
+
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file", hint="pass a Markdown file such as "
                          "CLAUDE.md, AGENTS.md or GEMINI.md") from None
+    except NotRegularFile as exc:
+        raise UsageError(f"cannot import {path}: it is {exc.kind}, not a regular file",
+                         hint="pass the instruction file itself (a symlink must point to "
+                         "a regular file)") from None
+    except FileTooLarge:
+        raise UsageError(f"{path} is over {MAX_FILE_BYTES:,} bytes, the most an "
+                         "instruction file may be", hint="split it, or import the part "
+                         "you need") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if len(data) > MAX_FILE_BYTES:
-        raise UsageError(f"{path} is {len(data):,} bytes; an instruction file may be at most "
-                         f"{MAX_FILE_BYTES:,}", hint="split it, or import the part you need")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -115,7 +140,7 @@ def _read(path: Path) -> str:
 
 def build_import_plan(
     agent_id: str, files: Sequence[str | os.PathLike[str]], store: MemoryStore, *,
-    scope: str | None = None,
+    scope: str | None = None, workspace: str | os.PathLike[str] | None = None,
 ) -> ImportPlan:
     """Draft the maintenance plan that imports `files` for `agent_id`. Reads only.
 
@@ -123,13 +148,16 @@ def build_import_plan(
         agent_id: the plan's owner (its records are compared to skip known bullets).
         files: Markdown files, in order.
         store: the memory store (only read).
-        scope: ``workspace`` / ``agent`` for every bullet; default by file (module doc).
+        scope: ``workspace`` (the default) or ``agent`` for every bullet (module doc).
+        workspace: the workspace folder (default: the current folder's, `import_scope`).
 
     Raises:
-        UsageError: a file is missing, unreadable, over 1 MiB or not UTF-8; bad scope.
+        UsageError: a file is missing, not a regular file, unreadable, over 1 MiB or not
+            UTF-8; bad scope or workspace.
     """
     if not files:
         raise UsageError("no file given", hint="e.g. `… import CLAUDE.md`")
+    where = import_scope(scope, workspace)
     remembered = {_key(r.text) for r in store.list(agent_id)}
     result = ImportPlan(plan=None)
     operations: list[dict[str, Any]] = []
@@ -137,7 +165,6 @@ def build_import_plan(
         path = Path(given).expanduser().absolute()
         parsed = parse_instructions(_read(path))
         result.skipped.update(parsed.skipped)
-        where = _scope_for(path, scope)
         for bullet in parsed.bullets:
             result.found += 1
             if _key(bullet.text) in remembered:
@@ -171,7 +198,7 @@ def build_import_plan(
 
 
 def draft_import(agent_id: str, files: Sequence[str | os.PathLike[str]], *,
-                 scope: str | None = None) -> ImportPlan:
+                 scope: str | None = None, workspace: str | None = None) -> ImportPlan:
     """`build_import_plan` over the memory store (opened and closed here): the operator's
     ``garden memory import FILE… --agent A``. Reads only.
 
@@ -180,6 +207,6 @@ def draft_import(agent_id: str, files: Sequence[str | os.PathLike[str]], *,
     """
     store = MemoryStore()
     try:
-        return build_import_plan(agent_id, files, store, scope=scope)
+        return build_import_plan(agent_id, files, store, scope=scope, workspace=workspace)
     finally:
         store.close()

@@ -8,9 +8,10 @@ through the same preview, preview cache, confirmation and atomic apply
 (`wardian.app.garden.resolve_owner`), calls one function here, and renders the document it
 gets back; the types and errors it needs are re-exported here.
 
-Confirmation: the CLI asks on the controlling terminal (`ask_on_terminal`, never stdin);
-the web app passes `confirmed_as_shown`, which accepts only the owner, operation count and
-digest prefix its dialog showed.
+Confirmation: the CLI asks on the controlling terminal (`ask_on_terminal`, never stdin;
+``--confirm`` is checked as well but never replaces the question, and without a terminal
+the apply is refused); the web app passes `confirmed_as_shown`, which accepts only the
+owner, operation count and digest prefix its dialog showed.
 
 Spec: "Operator maintenance in Garden", "Native confirmation and atomic apply"
 (one-record corrections, stale checkpoints).
@@ -77,7 +78,8 @@ def ask_on_terminal(request: ConfirmRequest) -> bool:
     `request`; True only for ``yes``.
 
     Raises:
-        NoTerminal: there is no controlling terminal (apply turns it into `ApplyAborted`).
+        NoTerminal: there is no controlling terminal (apply turns it into
+            `TerminalRequired`, exit 3).
     """
     from wardian.memory.maintenance.terminal import confirm_on_terminal
 
@@ -86,12 +88,14 @@ def ask_on_terminal(request: ConfirmRequest) -> bool:
 
 def apply_file_on_terminal(path: str | os.PathLike[str], owner_id: str, *,
                            confirm_digest: str | None) -> ApplyResult:
-    """Apply the reviewed plan file at `path` for `owner_id`, confirmed on the terminal
-    unless `confirm_digest` (``sha256:`` + 12 hex, as the preview showed) is given.
+    """Apply the reviewed plan file at `path` for `owner_id` after the operator answered
+    yes on the controlling terminal. `confirm_digest` (``sha256:`` + 12 hex, as the
+    preview showed), when given, is checked too; it never replaces the question.
 
     Raises:
         PlanError, PreviewRequired, PreviewConflicted, ConfirmationMismatch, ApplyAborted,
-        RevisionConflict, IdempotencyKeyReused: see `wardian.memory.maintenance.apply`.
+        TerminalRequired, RevisionConflict, IdempotencyKeyReused: see
+        `wardian.memory.maintenance.apply`.
     """
     return apply_on_terminal(load_bound_plan(path, owner_id), owner_id,
                              confirm_digest=confirm_digest)
@@ -133,8 +137,8 @@ def confirm_spelling(given: str, digest: str) -> str:
     if len(hex_part) not in (12, 64) or not set(hex_part) <= _HEX:
         raise UsageError(
             f"--confirm {given!r} is not a preview digest",
-            hint=f"pass sha256: and the 12 hex digits the preview printed, for this plan "
-                 f"--confirm {digest_prefix(digest)}",
+            hint="pass sha256: and the 12 hex digits the preview printed (or leave "
+                 "--confirm out and answer the question on the terminal)",
         )
     if len(hex_part) == 64 and "sha256:" + hex_part == digest:
         return digest_prefix(digest)
@@ -175,8 +179,7 @@ def confirmed_as_shown(decision: Any, shown: tuple[Any, Any, Any]
         if shown != (asked.owner_id, str(asked.operation_count), asked.digest_prefix):
             raise ApplyAborted(
                 "the confirmed owner, operation count or digest is not this plan's "
-                f"(owner {asked.owner_id}, {asked.operation_count} operation(s), "
-                f"{asked.digest_prefix})")
+                "(open the plan's preview again and confirm what it shows)")
         return True
 
     return confirmed

@@ -3,8 +3,9 @@
 
 Export writes the whole memory (every record with every revision) as lossless JSON, or as
 Markdown by scope and kind (`wardian.memory.portable`). Restore reads one export file,
-shows its digest, and writes only after the operator confirmed exactly that digest (on the
-terminal, or ``--confirm sha256:…``): the same ids, revisions and sources as exported.
+shows its digest, and writes only after the operator answered yes on the controlling
+terminal (``--confirm sha256:…``, when given, must match as well; without a terminal the
+restore is refused): the same ids, revisions and sources as exported.
 
 Operator only (the surfaces check `require_operator`). Spec: "Operator maintenance in
 Garden".
@@ -90,7 +91,9 @@ def read_export(files: list[Path]) -> ExportFile:
     """Read and check the one export file of ``import --format json``. Touches no database.
 
     Raises:
-        UsageError (exit 2): not exactly one file, or it cannot be read.
+        UsageError (exit 2): not exactly one file, not a regular file (a FIFO or device,
+            also through a symlink, is refused at once), over `MAX_EXPORT_BYTES`, or it
+            cannot be read.
         ValidationError (exit 2): not an export (the JSON path of the problem is named).
     """
     from wardian.memory.portable import document_digest, load_export
@@ -98,8 +101,18 @@ def read_export(files: list[Path]) -> ExportFile:
     if len(files) != 1:
         raise UsageError("--format json restores exactly one export file",
                          hint="pass the file `garden memory export --format json` wrote")
+    from wardian._fs import FileTooLarge, NotRegularFile, read_regular_file
+    from wardian.memory.portable import MAX_EXPORT_BYTES
+
     try:
-        raw = files[0].read_bytes()
+        raw = read_regular_file(files[0], MAX_EXPORT_BYTES)
+    except NotRegularFile as exc:
+        raise UsageError(f"cannot restore {files[0]}: it is {exc.kind}, not a regular file",
+                         hint="pass the file `garden memory export --format json` wrote"
+                         ) from None
+    except FileTooLarge:
+        raise UsageError(f"{files[0]} is over {MAX_EXPORT_BYTES:,} bytes, the most an "
+                         "export may be") from None
     except OSError as exc:
         raise UsageError(f"cannot read {files[0]}: {exc.strerror or exc}") from exc
     doc = load_export(raw, source=str(files[0]))
@@ -108,24 +121,28 @@ def read_export(files: list[Path]) -> ExportFile:
 
 
 def confirm_restore(export: ExportFile, summary: str, confirm: str | None) -> None:
-    """Have the operator confirm restoring `export`: `confirm` must be its digest, else
-    the terminal is asked (`summary` is shown first; ``yes`` confirms).
+    """Have the operator confirm restoring `export` on the controlling terminal
+    (`summary` is shown first; ``yes`` confirms). `confirm`, when given, must be the
+    file's digest as well; it never replaces the question.
 
     Raises:
-        ConfirmationMismatch (exit 2): `confirm` is not the file's digest.
-        RestoreAborted (exit 1): declined, or no terminal to ask on.
+        ConfirmationMismatch (exit 2): `confirm` is not the file's digest (the right
+            digest is not named).
+        TerminalRequired (exit 3): no controlling terminal to ask on.
+        RestoreAborted (exit 1): declined.
     """
-    from wardian.memory.maintenance.errors import ConfirmationMismatch
+    from wardian.memory.maintenance.errors import ConfirmationMismatch, TerminalRequired
     from wardian.memory.maintenance.terminal import NoTerminal, confirm_on_terminal
 
-    if confirm is not None:
-        if confirm.strip() != export.digest:
-            raise ConfirmationMismatch(confirm, export.digest)
-        return
+    if confirm is not None and confirm.strip().lower() != export.digest:
+        raise ConfirmationMismatch(confirm, export.digest)
     try:
         agreed = confirm_on_terminal(f"{summary}\nType yes to restore: ")
     except NoTerminal as exc:
-        raise RestoreAborted(f"no terminal to confirm on ({exc})", export.digest) from exc
+        raise TerminalRequired(
+            "restoring an export", str(exc),
+            ways="run `wardian garden memory import FILE --format json` in a terminal and "
+                 "answer its question there") from exc
     if not agreed:
         raise RestoreAborted("declined", export.digest)
 

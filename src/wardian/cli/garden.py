@@ -265,7 +265,8 @@ def memory_stale(
 
 ConfirmOpt = typer.Option(
     None, "--confirm",
-    help="Confirm without the terminal prompt: sha256:<12 hex> exactly as the preview shows.",
+    help="Also check the digest: sha256:<12 hex> exactly as the preview shows. The terminal "
+    "question is asked all the same.",
 )
 OutputOpt = typer.Option(
     None, "--output", metavar="PLAN",
@@ -292,8 +293,8 @@ def _one_record_plan(
     doc = preview.to_json()
     if not as_json:
         garden_maintain._render_preview(doc, name, None, agent, apply_lines=[
-            "Conflicts: none. Confirm below (or pass --confirm "
-            f"{doc['digest_prefix']}).",
+            "Conflicts: none. Confirm below on the terminal (--confirm "
+            f"{doc['digest_prefix']} has the digest checked too).",
         ])
     if preview.conflicts:
         if as_json:
@@ -363,11 +364,12 @@ def serve(
     port: int = typer.Option(
         0, "--port", help="TCP port on 127.0.0.1 (0, the default: any free port)."),
     open_browser: bool = typer.Option(
-        False, "--open", help="Open the printed URL in the default browser."),
+        False, "--open", help="Open Garden in the default browser through a one-time "
+        "link (the token is never on a command line)."),
 ) -> None:
     """Serve Garden in the browser on 127.0.0.1 until Ctrl-C: agents, memory, history, Memory loaded, runs, invokers and Maintain memory….
 
-    Prints a URL with a random access token made for this start; requests without it, with another Host header, or cross-site POSTs are refused.
+    Prints a URL with a random access token and a secret base path made for this start; requests without them, with another Host header or another site's Origin are refused.
     """  # noqa: E501 (one paragraph each: Rich re-wraps help text)
     require_operator()
     from wardian.web.server import serve as run_server

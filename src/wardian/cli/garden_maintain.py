@@ -180,9 +180,9 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, age
         for line in apply_lines:
             stdout(line)
     else:
-        stdout("Conflicts: none. To apply:")
+        stdout("Conflicts: none. To apply (it asks you on this terminal):")
         stdout(f"  wardian garden maintain apply {plan} --agent {agent}")
-        stdout(f"  (or non-interactively: … --confirm {doc['digest_prefix']})")
+        stdout(f"  (add --confirm {doc['digest_prefix']} to have the digest checked too)")
 
 
 @app.command("preview")
@@ -234,15 +234,17 @@ def apply(
     agent: str = AgentOption,
     confirm: str | None = typer.Option(
         None, "--confirm",
-        help="Confirm without the terminal prompt: sha256:<12 hex> exactly as the preview shows.",
+        help="Also check the digest: sha256:<12 hex> exactly as the preview shows. The "
+        "terminal question is asked all the same.",
     ),
     as_json: bool = JsonOption,
 ) -> None:
     """Apply a previewed, conflict-free PLAN atomically after confirmation; print the receipt.
 
-    Asks on the controlling terminal (owner id, operation count, digest prefix) unless
-    --confirm is given. Re-applying the same plan (same idempotency key and contents) prints
-    the stored receipt without asking or writing.
+    Always asks on the controlling terminal (owner id, operation count, digest prefix),
+    never on stdin; --confirm is checked as well. Without a terminal it refuses (exit 3):
+    apply from a terminal, or in Garden's dialog. Re-applying the same plan (same
+    idempotency key and contents) prints the stored receipt without asking or writing.
     """
     _refuse_if_managed()
     from wardian.app.maintenance import apply_file_on_terminal

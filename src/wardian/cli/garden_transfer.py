@@ -7,10 +7,10 @@ a managed process).
   ``CLAUDE.md``/``AGENTS.md``/``GEMINI.md``-style files become a maintenance plan (one
   ``create`` each; `wardian.app.instruction_import`), written to a plan file, previewed
   exactly like ``garden maintain preview`` and applied only after the usual confirmation
-  (the terminal prompt, or ``--confirm sha256:…``). ``--preview-only`` stops after the
-  preview.
+  on the controlling terminal (``--confirm sha256:…`` is checked too, never instead).
+  ``--preview-only`` stops after the preview.
 * ``import FILE --agent A --format json``: restores an export (same ids, revisions and
-  sources) after confirming the file's digest.
+  sources) after the operator confirmed its digest on the terminal.
 * ``export --agent A [--format md|json] [--include-history] [--output FILE]``.
 
 The commands call `wardian.app.instruction_import`, `wardian.app.maintenance` and
@@ -56,13 +56,17 @@ def register(memory_app: typer.Typer) -> None:
         agent: str = typer.Option(..., "--agent", help="Agent name, id or unique prefix."),
         fmt: str = FormatOpt,
         scope: str | None = typer.Option(
-            None, "--scope", help="workspace or agent for every bullet (default: workspace "
-            "of the file's git root, agent outside git)."),
+            None, "--scope", help="workspace (the default: the git root of the folder you "
+            "run it in, or that folder outside git; see --workspace) or agent (every "
+            "project of the agent)."),
+        workspace: str | None = typer.Option(
+            None, "--workspace", help="The workspace folder the bullets belong to "
+            "(default: the current folder's)."),
         output: Path | None = typer.Option(
             None, "--output", help="Where to write the plan (default: the data dir's plans/)."),
         confirm: str | None = typer.Option(
-            None, "--confirm", help="Confirm without the terminal prompt: sha256:<12 hex> as "
-            "the preview shows."),
+            None, "--confirm", help="Also check the digest: sha256:<12 hex> as the preview "
+            "shows. The terminal question is asked all the same."),
         preview_only: bool = typer.Option(False, "--preview-only",
                                           help="Write and preview the plan; apply nothing."),
         as_json: bool = JsonOption,
@@ -76,7 +80,8 @@ def register(memory_app: typer.Typer) -> None:
         from wardian.app.instruction_import import draft_import
         from wardian.app.plan_file import write_plan
 
-        drafted = draft_import(owner_id, [str(f) for f in files], scope=scope)
+        drafted = draft_import(owner_id, [str(f) for f in files], scope=scope,
+                               workspace=workspace)
         if drafted.plan is None:
             if as_json:
                 emit_json({"summary": drafted.summary(), "plan_path": None, "preview": None,

@@ -22,22 +22,23 @@ app = typer.Typer(
 @app.callback()
 def serve(
     ctx: typer.Context,
-    agent: str | None = typer.Option(
+    agent: list[str] | None = typer.Option(
         None, "--agent",
-        help="Agent for read-only recall when this process holds no memory capability "
-        "(inside `agent launch` the launch's own agent is used).",
+        help="Agent for read-only answers when this process holds no memory capability; "
+        "repeat it for several, picked by workspace as the hooks pick (inside `agent "
+        "launch` the launch's own agent is used).",
     ),
 ) -> None:
     """Run the MCP server on stdin/stdout (hosts start it; see `wardian mcp install`).
 
     Changes need the memory capability of the managed launch the host runs under; without
-    one, recall answers read-only and every change is refused.
+    one, recall, list, show and history answer read-only and every change is refused.
     """
     if ctx.invoked_subcommand is not None:
         return
     from wardian.mcp_server.server import serve as run
 
-    run(agent=agent)
+    run(agents=agent or ())
 
 
 @app.command("install")

@@ -224,8 +224,11 @@ def import_(
     files: list[str] = typer.Argument(..., metavar="FILE...",
                                       help="CLAUDE.md / AGENTS.md / GEMINI.md-style Markdown."),
     scope: str | None = typer.Option(
-        None, "--scope", help="workspace or agent for every bullet (default: workspace of "
-        "the file's git root, agent outside git)."),
+        None, "--scope", help="workspace (the default: the git root of the folder you run "
+        "it in, or that folder outside git; see --workspace) or agent (every project)."),
+    workspace: str | None = typer.Option(
+        None, "--workspace", help="The workspace folder the bullets belong to (default: "
+        "the current folder's)."),
     output: str | None = typer.Option(
         None, "--output", help="Write the plan to this file instead of printing it."
     ),
@@ -236,7 +239,7 @@ def import_(
     (`wardian garden maintain preview|apply PLAN --agent A`). Bullets this agent already
     remembers are left out.
     """
-    drafted = _open().draft_import(files, scope=scope)
+    drafted = _open().draft_import(files, scope=scope, workspace=workspace)
     if drafted.plan is None:
         stdout(f"Nothing to import · {drafted.summary()}")
         return

@@ -167,6 +167,10 @@ class ListResult(_Result):
 
     count: int
     records: list[RecordItem]
+    read_only: bool = Field(
+        description="True when this process holds no memory capability: reads only."
+    )
+    note: str | None = None
 
 
 class RevisionOut(_Result):
@@ -187,6 +191,10 @@ class HistoryResult(_Result):
     record_id: str
     current_revision_id: str
     revisions: list[RevisionOut]
+    read_only: bool = Field(
+        description="True when this process holds no memory capability: reads only."
+    )
+    note: str | None = None
 
 
 class DraftPlanResult(_Result):

@@ -12,8 +12,13 @@ workspace, exactly as a launch renders it) and ``wardian://memory/{id}`` (one re
 Authority is the managed launch's, checked on every call with the same function the CLI
 uses (`wardian.app.agent_memory.open_reader`): a host started inside ``wardian agent
 launch``/``exec`` hands its environment (capability included) to the server it spawns, so
-the server acts for that agent only. Without any capability the server answers recall
-read-only, as the hooks do, and refuses every change (exit-3 class error); a forged or
+the server acts for that agent only. Without any capability the read-only tools
+(``memory_recall``, ``memory_list``, ``memory_show``, ``memory_history``) and the resources
+answer read-only for the agent the hooks would answer for (the launch ancestry's, else among
+the server's ``--agent`` names the one whose workspace holds its directory), and say so;
+every change (``memory_save``, ``memory_update``, ``memory_remove``, and
+``memory_draft_plan``, a proposal made for the agent) is refused with what was refused and
+how to run inside ``wardian agent launch``/``exec`` (exit-3 class error); a forged or
 expired capability refuses everything. A refused call is an MCP *tool error*
 (``isError: true``) whose text is our one-line message with its hint, and whose structured
 content carries ``{"error": {"type", "message", "hint", "exit_code"}}``.
@@ -28,7 +33,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -43,6 +48,7 @@ from wardian.app.agent_memory import (
     MAX_LOCATOR_CHARS,
     MAX_SOURCES,
     MAX_TEXT_CHARS,
+    READ_ONLY_NOTE,
     ROW_REMOVED,
     ROW_UPDATED,
     AgentMemory,
@@ -95,6 +101,17 @@ def _ok(structured: dict[str, Any], text: str) -> CallToolResult:
                           structured_content=structured)
 
 
+def _read_only(view: AgentMemory) -> dict[str, Any]:
+    """The ``read_only`` (and, when read-only, ``note``) members of a read tool's result."""
+    return {"read_only": True, "note": READ_ONLY_NOTE} if view.read_only else {
+        "read_only": False}
+
+
+def _noted(text: str, view: AgentMemory) -> str:
+    """`text`, with the read-only note when `view` is read-only."""
+    return f"{text}\n({READ_ONLY_NOTE})" if view.read_only else text
+
+
 def _change(record: Any, row: str) -> CallToolResult:
     removed = " · removed" if record.status == "removed" else ""
     doc = {"row": row, "id": record.id, "revision_id": record.current_revision_id,
@@ -137,8 +154,8 @@ class _Memory:
     read-only view without a capability) authenticates every call.
     """
 
-    def __init__(self, agent: str | None) -> None:
-        self.agent = agent
+    def __init__(self, agents: Sequence[str]) -> None:
+        self.agents = tuple(agents)
         self._store: Any = None
         self._workspace: str | None = None
         self._view: AgentMemory | None = None
@@ -156,7 +173,7 @@ class _Memory:
                 env, version) and self._stamp[2].unchanged():
             return self._view
         self._forget()
-        view = open_reader(self.agent, store=self._store)
+        view = open_reader(self.agents, store=self._store)
         self._store = view.store
         # The server's directory does not change: its workspace is looked up once.
         self._workspace = view.workspace = self._workspace or default_workspace()
@@ -284,15 +301,15 @@ def _call(fn: Callable[[], CallToolResult]) -> CallToolResult:
         return _error(exc)
 
 
-def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[[], None]]:
+def build_server(*, agents: Sequence[str] = ()) -> tuple[MCPServer[Any], Callable[[], None]]:
     """The configured `MCPServer` and a function that closes its store.
 
     Args:
-        agent: agent name or id for read-only recall when the process holds no capability
-            and no launch ancestry names one (``wardian mcp --agent A``); never a way to
-            act for an agent.
+        agents: agent names or ids (``wardian mcp --agent A --agent B``) among which the
+            read-only view picks, as the hooks do, when the process holds no capability and
+            no launch ancestry names one; never a way to act for an agent.
     """
-    memory = _Memory(agent)
+    memory = _Memory(agents)
     server: MCPServer[Any] = _Server(
         SERVER_NAME, version=__version__, log_level="WARNING",
         instructions=(
@@ -355,12 +372,13 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
         include_removed: Annotated[bool, Field(description="Include removed records.")] = False,
     ) -> Annotated[CallToolResult, schemas.ListResult]:
         def run() -> CallToolResult:
-            records = memory.view().list(kind=kind, scope=scope,
-                                         include_removed=include_removed)
-            result = {"count": len(records), "records": [r.to_json() for r in records]}
+            view = memory.view()
+            records = view.list(kind=kind, scope=scope, include_removed=include_removed)
+            result = {"count": len(records), "records": [r.to_json() for r in records],
+                      **_read_only(view)}
             lines = [record_line(r) + (" [removed]" if r.status == "removed" else "")
                      for r in records]
-            return _ok(result, "\n".join(lines) or "(no memory records)")
+            return _ok(result, _noted("\n".join(lines) or "(no memory records)", view))
 
         return _call(run)
 
@@ -383,10 +401,10 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
             revisions = view.history(id)
             record = view.show(revisions[0].record_id)
             result = {"record_id": record.id, "current_revision_id": record.current_revision_id,
-                      "revisions": [r.to_json() for r in revisions]}
+                      "revisions": [r.to_json() for r in revisions], **_read_only(view)}
             lines = [f"#{r.seq} {r.revision_id} {r.created_at} {r.actor}"
                      + (f" · reason: {r.reason}" if r.reason else "") for r in revisions]
-            return _ok(result, "\n".join(lines))
+            return _ok(result, _noted("\n".join(lines), view))
 
         return _call(run)
 
@@ -464,12 +482,12 @@ def build_server(*, agent: str | None = None) -> tuple[MCPServer[Any], Callable[
     return server, memory.close
 
 
-def serve(*, agent: str | None = None) -> None:
+def serve(*, agents: Sequence[str] = ()) -> None:
     """Run the server on stdin/stdout until the host closes it (``wardian mcp``)."""
     clean_launch_environ(os.environ)
     import anyio
 
-    server, close = build_server(agent=agent)
+    server, close = build_server(agents=agents)
     try:
         anyio.run(_run_stdio, server)
     finally:

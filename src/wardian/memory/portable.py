@@ -144,12 +144,12 @@ def render_markdown(doc: dict[str, Any], *, include_history: bool = False,
 
 
 class RestoreAborted(WardianError):
-    """The operator declined the restore, or there was no terminal to ask on (exit 1);
-    nothing was written."""
+    """The operator declined the restore (exit 1); nothing was written."""
 
     def __init__(self, reason: str, digest: str) -> None:
+        self.digest = digest
         super().__init__(f"restore aborted: {reason}; nothing was changed",
-                         hint=f"confirm on the terminal, or pass --confirm {digest}")
+                         hint="run the import again and answer yes on the terminal")
 
 
 @dataclass(frozen=True)

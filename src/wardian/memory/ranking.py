@@ -39,40 +39,15 @@ them into one ranked list that may be empty.
   by fused score and stand out from the scope (`FOLLOW_Z`), for questions with several
   answers: the second answer of "how do I run tests and linting" or "what test tools do we
   use" shares as few words with the question as a paraphrase's only answer does.
-  The floors were tuned, coarsely, on ``bench/recall_suite.py`` and checked on
-  ``bench/recall_suite_holdout.py``, ``bench/recall_suite_fresh.py`` and
-  ``bench/recall_suite_unseen.py``; `MARGIN_FLOOR` was then chosen on all four pooled, so
-  the only suite none of these constants has seen is ``bench/recall_suite_blind.py``,
-  written by an engineer who never read this module (``bench/recall_bench.py --suite
-  holdout|fresh|unseen|blind``; ``--features`` prints what the floor saw): the gap
-  between them is the embedding model's limit on paraphrases and on near misses (a
-  question about something next to what is stored, in its words: "what port does the
-  admin UI use" when only the API's port is), not something to tune away.
-  ``--ceiling`` shows it: even cuts tuned on each suite itself (on the best coverage,
-  cosine or standing-out, or a logistic fit of those and the margin) reach Recall@5 0.75
-  (main), 0.82 (holdout), 0.80 (fresh), 0.77 (unseen) and 0.39 (blind, whose no-answer
-  questions are mostly near misses) at no-answer empty >= 0.9, and the best cut differs
-  by suite, while ranking alone puts the answer in the top five for 0.90-0.95 of
-  answerable queries; standing-out measured against the scope's expected maximum,
-  near-synonym word coverage, store-relative unknown-word rules, other pooling of
-  the word vectors (stop words dropped, frequency-weighted, the common direction
-  removed) and word alignment of the query with the best candidates (``--alignment``)
-  were tried and moved no held-out figure without costing no-answer empty.
-  `FOLLOW_RANK` and `FOLLOW_Z` were chosen on the main suite alone.
+  How the constants were chosen, and what they cost on which suite, is in
+  ``docs/decisions/recall-floors.md``; ``bench/recall_bench.py`` prints the figures.
 * **Nearest, below the floor.** When nothing clears the floor, `nearest` names the few
   best candidates anyway, for `memory recall` to show *as* below it ("nothing fits; the
   nearest records may not answer it"). The floor must refuse near misses, so it also
-  refuses paraphrases a static embedding ranks well but cannot vouch for: on the six
-  suites the answer was among the three nearest for 57-73 % of the answerable questions
-  that came back empty (``bench/recall_bench.py`` prints it). The agent reading the
-  result is a language model that can tell which of three lines answers its question;
-  the floor's "nothing fits" stays what the result says, and the records list stays
-  empty. There is no second floor for the nearest: what would set one (standing-out,
-  cosine, words the store has never seen) tells a question with no answer from a
-  paraphrase no better than the floor itself does, so nearly every empty
-  answer names three records; "no word of the question occurs in the store" would have
-  kept them from 20 of the suites' 116 empty no-answer questions and hidden the answer
-  of 8 answerable ones, and three lines cost less than a lost answer.
+  refuses paraphrases a static embedding ranks well but cannot vouch for. The agent
+  reading the result is a language model that can tell which of three lines answers its
+  question; the floor's "nothing fits" stays what the result says, and the records list
+  stays empty. There is no second floor for the nearest.
 * **The workspace's name.** A question asked in a workspace often names it ("what test
   tools does lumen use", in ``/src/lumen``); its cosines are computed without that word
   (`semantic_query`), or every record naming the project would look as near as the
@@ -161,10 +136,7 @@ its `MARGIN_NEIGHBOURS` next nearest in scope to pass on that alone (module: Flo
 MARGIN_COSINE = 0.25
 """The cosine the nearest record itself must reach to pass on its margin: where every
 record of the scope is far from the question, one leading the rest is noise ahead of
-noise ("what is the office wifi password" in a billing project, every word unknown to
-the store: cosine 0.14, lead 0.16). Set at `RELAXED_COSINE`: at 0.2 and 0.25 no figure
-of the main, holdout, fresh and unseen suites moved, nor at 0.25 of blind and novel;
-0.3 cost holdout and unseen a paraphrase each."""
+noise. Set at `RELAXED_COSINE`."""
 MARGIN_NEIGHBOURS = 5
 """How many next-nearest records the margin is measured against; a scope with no more
 records (with vectors) than this has no margin."""
@@ -176,9 +148,7 @@ FOLLOW_RANK, FOLLOW_Z = 5, 1.0
 """Once something fits, a record among the `FOLLOW_RANK` best by fused score also follows
 when it stands out from the scope's records by `FOLLOW_Z` standard deviations: the second
 and third answers of a question with several are as weakly tied to its words as the
-first one that passed on meaning alone (module: Floor). On the main suite z >= 0.75 found
-half a multi-answer query more (Recall@5 0.796 against 0.792) but answered with 4.67
-records in the top five instead of 4.33 (``bench/recall_bench.py`` prints both)."""
+first one that passed on meaning alone (module: Floor)."""
 NEAREST = 3
 """How many candidates below the floor `nearest` names when nothing clears it: a few
 lines of context, not a second result list."""

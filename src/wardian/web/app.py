@@ -69,7 +69,8 @@ def create_app(guard: Guard) -> Any:
     """The Garden ASGI app behind `GuardMiddleware` for this start's `guard`."""
 
     def page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
-        html = render(template, {"csrf": guard.csrf, "path": request.url.path, **context})
+        html = render(template, {"csrf": guard.csrf, "path": request.url.path,
+                                 "base": guard.base, **context})
         return HTMLResponse(html, status_code=status)
 
     def failure(request: Request, exc: WardianError, **context: Any) -> Response:
@@ -174,7 +175,8 @@ def create_app(guard: Guard) -> Any:
         doc = await run_in_threadpool(
             set_invoker_enabled, request.path_params["invoker"], enabled)
         notice = f"{'Enabled' if enabled else 'Disabled'} invoker {doc['name']}."
-        return RedirectResponse("/invokers?" + urlencode({"notice": notice}), status_code=303)
+        return RedirectResponse(f"{guard.base}/invokers?" + urlencode({"notice": notice}),
+                                status_code=303)
 
     # --- maintain memory… --------------------------------------------------------------
 
@@ -273,7 +275,8 @@ def create_app(guard: Guard) -> Any:
         query = {"key": result.receipt.idempotency_key,
                  "outcome": "replayed" if result.replayed else "applied"}
         return RedirectResponse(
-            f"/agents/{owner}/maintain/receipt?{urlencode(query)}", status_code=303)
+            f"{guard.base}/agents/{owner}/maintain/receipt?{urlencode(query)}",
+            status_code=303)
 
     async def receipt(request: Request) -> Response:
         from wardian.app.maintenance import check_receipt

@@ -1,7 +1,8 @@
 """Run Garden on 127.0.0.1: bind, print the tokenised URL, serve until interrupted.
 
 Local only (no host option: the socket is bound to 127.0.0.1), a random
-access token per start, ``--open`` to open the operator's browser. The caller
+access token per start, ``--open`` to open the operator's browser (through a private
+launcher file and a one-time code: the token is never on a command line). The caller
 (`wardian garden serve`) has already refused a managed process.
 """
 
@@ -11,10 +12,15 @@ import errno
 import signal
 import socket
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wardian.errors import ConflictError, UsageError
 
-__all__ = ["serve"]
+if TYPE_CHECKING:
+    from wardian.web.guard import Guard
+
+__all__ = ["launcher_page", "serve"]
 
 HOST = "127.0.0.1"
 
@@ -67,13 +73,12 @@ def serve(port: int = 0, *, open_browser: bool = False,
     )
     server = uvicorn.Server(config)
     url = guard.url()
+    launcher = _open_in_browser(guard) if open_browser else None
     announce(f"Garden is serving on http://{HOST}:{bound}/ (this machine only).")
+    if launcher is not None:
+        announce("Opened in the default browser (through a one-time link).")
     announce(f"Open: {url}")
     announce("The token in the URL is this start's access key; stop with Ctrl-C.")
-    if open_browser:
-        import webbrowser
-
-        webbrowser.open(url)
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal to the
     # handler that was there before; stopping is this command's normal end, so exit 0.
     previous = signal.signal(signal.SIGTERM, _stop)
@@ -84,8 +89,40 @@ def serve(port: int = 0, *, open_browser: bool = False,
     finally:
         signal.signal(signal.SIGTERM, previous)
         sock.close()
+        if launcher is not None:
+            launcher.unlink(missing_ok=True)
     announce("Garden stopped.")
     return 0
+
+
+def launcher_page(guard: Guard) -> str:
+    """A page that forwards the browser to a fresh one-time open code of `guard`. Pure
+    apart from minting the code."""
+    from html import escape
+
+    target = escape(guard.open_url(), quote=True)
+    return ("<!doctype html>\n<meta charset=\"utf-8\">\n<title>Wardian Garden</title>\n"
+            f"<meta http-equiv=\"refresh\" content=\"0;url={target}\">\n"
+            f"<p><a href=\"{target}\">Open Wardian Garden</a></p>\n")
+
+
+def _open_in_browser(guard: Guard) -> Path:
+    """Open Garden in the default browser without the token on any command line.
+
+    The browser's command line (readable by every local user with ``ps``) names only a
+    private file (0600, in the data directory's ``run/``); the file forwards to a one-time
+    open code that the server trades for the session. Returns the file, removed when the
+    server stops.
+    """
+    import webbrowser
+
+    from wardian._fs import private_dir, write_private
+    from wardian.config import data_dir
+
+    launcher = private_dir(data_dir() / "run") / f"garden-{guard.port}.html"
+    write_private(launcher, launcher_page(guard))
+    webbrowser.open(launcher.as_uri())
+    return launcher
 
 
 class _Stopped(Exception):

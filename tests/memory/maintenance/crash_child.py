@@ -1,7 +1,11 @@
 """Test-only wrapper around the real CLI: pause inside the apply transaction so the crash
 test can SIGKILL the process there (issue 3 acceptance, "Crash safety").
 
-Usage: ``python crash_child.py STEP NOTIFY_FD WAIT_FD -- wardian-args…``
+Usage: ``python crash_child.py STEP NOTIFY_FD WAIT_FD TTY_FD -- wardian-args…``
+
+``TTY_FD`` is the slave side of a pseudo-terminal the test holds: the child (started in
+a new session) takes it as its controlling terminal, where the apply asks its question
+and the test answers ``yes``.
 
 Nothing in production code knows about this. Before the CLI is imported, ``sqlite3.connect``
 is wrapped so every connection to a ``memory.db`` gets a trace callback (SQLite calls it as
@@ -26,9 +30,13 @@ from typing import Any
 
 
 def main() -> None:
-    step, notify, wait = (int(arg) for arg in sys.argv[1:4])
-    assert sys.argv[4] == "--", sys.argv
-    cli_args = sys.argv[5:]
+    step, notify, wait, tty = (int(arg) for arg in sys.argv[1:5])
+    assert sys.argv[5] == "--", sys.argv
+    cli_args = sys.argv[6:]
+    import fcntl
+    import termios
+
+    fcntl.ioctl(tty, termios.TIOCSCTTY, 0)
     real_connect = sqlite3.connect
     counts = {"revisions": 0, "receipt": 0}
 

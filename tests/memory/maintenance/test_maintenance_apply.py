@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import invoke
+from tests.terminal import on_terminal, without_terminal
 
 from wardian.memory.maintenance.previews import PreviewCache
 from wardian.memory.store import MemoryStore
@@ -29,9 +30,12 @@ def preview(cli: Any, path: Path) -> dict[str, Any]:
     return doc
 
 
-def apply(cli: Any, path: Path, confirm: str | None, *extra: str) -> Any:
+def apply(cli: Any, path: Path, confirm: str | None, *extra: str, answer: str = "yes") -> Any:
+    """`garden maintain apply` in a child whose controlling terminal answers `answer` to
+    the question (the operator at the terminal); `confirm` is passed as ``--confirm``."""
     args = ["--confirm", confirm] if confirm else []
-    return maintain(cli, "apply", str(path), *args, *extra)
+    return on_terminal("garden", "maintain", "apply", str(path), *args, *extra,
+                       "--agent", "alice", answer=answer)
 
 
 def full_plan(kit: Any) -> tuple[Path, dict[str, Any]]:
@@ -109,8 +113,9 @@ def test_replay_returns_the_receipt_without_writes_or_prompt(kit: Any, cli: Any)
     doc = preview(cli, path)
     first = json.loads(apply(cli, path, doc["digest_prefix"], "--json").stdout)
     before = kit.fingerprint()
-    # No --confirm and no terminal under the runner: a prompt would abort, replay does not.
-    again = apply(cli, path, None, "--json")
+    # No terminal at all: a prompt would be refused, replay asks nothing.
+    again = without_terminal("garden", "maintain", "apply", str(path), "--agent", "alice",
+                             "--json")
     assert again.exit_code == 0, again.stderr
     out = json.loads(again.stdout)
     assert out["replayed"] is True and out["receipt"] == first["receipt"]
@@ -166,6 +171,7 @@ def test_wrong_confirm_prefix_aborts_and_clears_the_preview(kit: Any, cli: Any) 
     before = kit.fingerprint()
     result = apply(cli, path, "sha256:0123456789ab")
     assert result.exit_code == 2 and "does not match" in result.stderr
+    assert "Type yes" not in result.screen  # refused before the question
     assert kit.fingerprint() == before
     assert "preview first" in apply(cli, path, "sha256:0123456789ab").stderr
 
@@ -194,7 +200,7 @@ def test_a_confirm_that_is_no_digest_is_a_usage_error_and_keeps_the_preview(
     before = kit.fingerprint()
     result = apply(cli, path, given)
     assert result.exit_code == 2, result.stderr
-    assert "--confirm" in result.stderr and doc["digest_prefix"] in result.stderr
+    assert "--confirm" in result.stderr and doc["digest_prefix"] not in result.stderr
     assert kit.fingerprint() == before
     # Nothing was attempted: the reviewed preview still stands.
     again = apply(cli, path, doc["digest_prefix"])
@@ -255,21 +261,17 @@ def _child_env(kit: Any) -> dict[str, str]:
     return env
 
 
-def test_apply_without_a_terminal_aborts_with_zero_changes(kit: Any, cli: Any) -> None:
+def test_apply_without_a_terminal_is_refused_with_zero_changes(kit: Any, cli: Any) -> None:
     path, _ = full_plan(kit)
     doc = preview(cli, path)
     before = kit.fingerprint()
     # A new session has no controlling terminal; stdin says "yes" but must not be trusted.
-    proc = subprocess.run(
-        [sys.executable, "-m", "wardian", "garden", "maintain", "apply", str(path),
-         "--agent", "alice"],
-        input="yes\n", capture_output=True, text=True, env=_child_env(kit),
-        start_new_session=True, timeout=60,
-    )
-    assert proc.returncode == 1, proc.stderr
-    assert "no controlling terminal" in proc.stderr and "nothing was changed" in proc.stderr
+    proc = without_terminal("garden", "maintain", "apply", str(path), "--agent", "alice",
+                            stdin="yes\n", env=_child_env(kit))
+    assert proc.returncode == 3, proc.stderr
+    assert "controlling terminal" in proc.stderr and "nothing was changed" in proc.stderr
     assert kit.fingerprint() == before
-    # An aborted apply is a failed apply: the cached preview is cleared (spec "Any failed
+    # A refused apply is a failed apply: the cached preview is cleared (spec "Any failed
     # apply clears the cached preview").
     cache = PreviewCache()
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
@@ -277,54 +279,24 @@ def test_apply_without_a_terminal_aborts_with_zero_changes(kit: Any, cli: Any) -
     assert "preview first" in apply(cli, path, doc["digest_prefix"]).stderr
 
 
-def _run_on_pty(kit: Any, path: Path, answer: bytes) -> tuple[int, str]:
-    pty = pytest.importorskip("pty")
-    import select
-
-    argv = [sys.executable, "-m", "wardian", "garden", "maintain", "apply", str(path),
-            "--agent", "alice"]
-    env = _child_env(kit)
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - the child execs at once
-        os.execve(sys.executable, argv, env)
-    seen = b""
-    answered = False
-    while True:
-        ready, _, _ = select.select([fd], [], [], 60)
-        assert ready, f"child produced no output: {seen!r}"
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-        if not answered and b"Type yes" in seen:
-            os.write(fd, answer)
-            answered = True
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX pseudo-terminal")
 def test_terminal_confirmation_shows_owner_count_and_digest(kit: Any, cli: Any) -> None:
     path, recs = full_plan(kit)
     doc = preview(cli, path)
     before = kit.fingerprint()
-    code, screen = _run_on_pty(kit, path, b"no\n")
-    assert code == 1 and "the operator declined" in screen
-    assert kit.owner.id in screen and "4 operation(s)" in screen
-    assert doc["digest_prefix"] in screen
+    run = apply(cli, path, None, answer="no")
+    assert run.exit_code == 1 and "the operator declined" in run.stderr
+    assert kit.owner.id in run.screen and "4 operation(s)" in run.screen
+    assert doc["digest_prefix"] in run.screen
     assert kit.fingerprint() == before
     # Declining is a failed apply: it cleared the preview, so the operator reviews again.
-    code, screen = _run_on_pty(kit, path, b"yes\n")
-    assert code == 2 and "preview first" in screen, screen
+    run = apply(cli, path, None)
+    assert run.exit_code == 2 and "preview first" in run.stderr, run.stderr
     assert kit.fingerprint() == before
     preview(cli, path)
-    code, screen = _run_on_pty(kit, path, b"yes\n")
-    assert code == 0, screen
-    assert "Applied: plan plan-test" in screen
+    run = apply(cli, path, None)
+    assert run.exit_code == 0, run.stderr
+    assert "Applied: plan plan-test" in run.stdout
     assert kit.store.get(recs["old"].id).status == "removed"
 
 
@@ -367,6 +339,9 @@ def test_agent_process_revising_between_preview_and_apply(kit: Any, cli: Any) ->
         capture_output=True, text=True, env=env, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
+    # The agent's launch ends (its capability, bound to this test process, is revoked), so
+    # the operator's apply below, a child of this process, is not inside a launch.
+    assert CapabilityStore(kit.store.conn).revoke(token, reason="the launch ended")
     before = kit.fingerprint()
     result = apply(cli, path, doc["digest_prefix"])
     assert result.exit_code == 4

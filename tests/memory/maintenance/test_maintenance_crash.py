@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import invoke
+from tests.terminal import answer_when_asked, on_terminal
 
 CHILD = Path(__file__).with_name("crash_child.py")
 
@@ -57,20 +58,28 @@ def big_plan(kit: Any) -> Path:
     return path
 
 
-def start_paused(kit: Any, path: Path, confirm: str, step: int) -> tuple[Any, int, int]:
+def start_paused(kit: Any, path: Path, confirm: str, step: int
+                 ) -> tuple[Any, int, int, int]:
+    """Start the apply in `crash_child.py` on a pseudo-terminal, answer its question
+    with yes, and return (process, notify read end, wait write end, terminal master). The
+    master stays open until the child has ended: closing it hangs the terminal up."""
     notify_r, notify_w = os.pipe()
     wait_r, wait_w = os.pipe()
+    master, slave = os.openpty()
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
     env["WARDIAN_HOME"] = str(kit.home)
     proc = subprocess.Popen(
-        [sys.executable, str(CHILD), str(step), str(notify_w), str(wait_r), "--",
+        [sys.executable, str(CHILD), str(step), str(notify_w), str(wait_r), str(slave), "--",
          "garden", "maintain", "apply", str(path), "--agent", "alice", "--confirm", confirm],
-        env=env, pass_fds=(notify_w, wait_r), stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=env, pass_fds=(notify_w, wait_r, slave), stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
     )
     os.close(notify_w)
     os.close(wait_r)
-    return proc, notify_r, wait_w
+    os.close(slave)
+    # The question comes before the transaction; the echo left behind is a few bytes.
+    answer_when_asked(master, "yes")
+    return proc, notify_r, wait_w, master
 
 
 def receipts(kit: Any) -> list[tuple[Any, ...]]:
@@ -99,7 +108,7 @@ def test_sigkill_inside_the_apply_transaction_leaves_nothing(
     assert doc["conflict_free"]
     _, before = kit.fingerprint()
     kit.store.close()
-    proc, notify_r, wait_w = start_paused(kit, path, doc["digest_prefix"], step)
+    proc, notify_r, wait_w, master = start_paused(kit, path, doc["digest_prefix"], step)
     try:
         signalled = os.read(notify_r, 1)
         assert signalled == b"!", (signalled, proc.communicate(timeout=60))  # in the txn
@@ -108,6 +117,7 @@ def test_sigkill_inside_the_apply_transaction_leaves_nothing(
     finally:
         os.close(notify_r)
         os.close(wait_w)
+        os.close(master)
     assert proc.returncode == -signal.SIGKILL
     # None of it: every row is as before, and no receipt.
     assert kit.state() == before
@@ -115,8 +125,8 @@ def test_sigkill_inside_the_apply_transaction_leaves_nothing(
                               "alice", "--json").stdout)
     assert check["committed"] is False
     # Recovery: the reviewed preview survived the crash; applying again commits all of it.
-    result = invoke(cli, "garden", "maintain", "apply", str(path), "--agent", "alice",
-                    "--confirm", doc["digest_prefix"])
+    result = on_terminal("garden", "maintain", "apply", str(path), "--agent", "alice",
+                         "--confirm", doc["digest_prefix"], answer="yes")
     assert result.exit_code == 0, result.stderr
     assert_whole_plan(kit, before)
 
@@ -127,12 +137,13 @@ def test_a_paused_apply_that_is_not_killed_commits_the_whole_plan(kit: Any, cli:
                             "alice", "--json").stdout)
     _, before = kit.fingerprint()
     kit.store.close()
-    proc, notify_r, wait_w = start_paused(kit, path, doc["digest_prefix"], 50)
+    proc, notify_r, wait_w, master = start_paused(kit, path, doc["digest_prefix"], 50)
     assert os.read(notify_r, 1) == b"!"
     # While the child holds BEGIN IMMEDIATE mid-apply, a reader sees none of its writes.
     assert kit.state() == before
     os.close(wait_w)  # EOF: the child continues
     _, err = proc.communicate(timeout=60)
     os.close(notify_r)
+    os.close(master)
     assert proc.returncode == 0, err
     assert_whole_plan(kit, before)

@@ -8,9 +8,11 @@ Spec: "Native confirmation and atomic apply" and "Idempotency and failure recove
    no prompt, no writes; the same key with another digest is `IdempotencyKeyReused` (exit 4).
 2. "Preview first": a cached, conflict-free preview of the same digest must exist in
    ``state.db`` (`PreviewCache`).
-3. Confirmation: ``--confirm sha256:<12 hex>`` must equal the digest prefix; otherwise the
-   operator is asked on the controlling terminal (owner id, operation count, digest prefix).
-   Declining or having no terminal aborts with zero changes.
+3. Confirmation: a ``--confirm sha256:<12 hex>`` given must equal the digest prefix (a
+   wrong one is refused without naming the right one); then the operator is always asked
+   (owner id, operation count, digest prefix) — on the controlling terminal by the CLI, in
+   the dialog by Garden. ``--confirm`` never replaces the question. Declining aborts with
+   zero changes; having no terminal to ask on is refused (`TerminalRequired`, exit 3).
 4. One ``BEGIN IMMEDIATE`` transaction on the `MemoryStore` connection: re-check the receipt,
    rebuild the preview (re-verifying the digest and every expected revision), write every
    change with a revision whose actor is ``plan:<plan_id>``, write the receipt, commit — or
@@ -20,8 +22,8 @@ Any failed apply clears the cached preview of this plan, so a fresh preview is r
 before another apply (spec "Recovery after conflict": *any* failed apply). That includes key
 reuse, a missing or conflicted preview, a wrong ``--confirm``, conflicts found under the
 lock, validation or database errors, and also a declined confirmation or a missing terminal:
-those end the apply unsuccessfully (exit 1), and the operator reviews afresh before trying
-again. A successful apply also clears it (the receipt now answers replays). Only a process
+those end the apply unsuccessfully (exit 1 or 3), and the operator reviews afresh before
+trying again. A successful apply also clears it (the receipt now answers replays). Only a process
 killed outright cannot clear it; its transaction never committed, and the receipt check
 (``check-receipt``) tells the operator so.
 """
@@ -44,6 +46,7 @@ from wardian.memory.maintenance.errors import (
     PreviewConflicted,
     PreviewRequired,
     RevisionConflict,
+    TerminalRequired,
 )
 from wardian.memory.maintenance.plan import Plan
 from wardian.memory.maintenance.preview import (
@@ -229,9 +232,11 @@ def apply_plan(
         store: the memory store whose connection runs the one ``BEGIN IMMEDIATE``.
         cache: the preview cache in ``state.db``.
         owner_id: the owner's agent id.
-        confirm: asks the operator; True to go ahead. May raise `NoTerminal`. Not called
-            on replay or when `confirm_digest` is given.
-        confirm_digest: ``sha256:<12 hex>`` given up front by the operator (``--confirm``).
+        confirm: asks the operator; True to go ahead. May raise `NoTerminal`. Called
+            for every apply that writes (not on replay), also when `confirm_digest` is
+            given.
+        confirm_digest: ``sha256:<12 hex>`` given up front by the operator (``--confirm``):
+            checked first, in addition to the question.
 
     Returns:
         `ApplyResult` with the receipt; ``replayed`` is True when it was already committed.
@@ -241,7 +246,8 @@ def apply_plan(
         PreviewRequired: no cached preview of this digest (exit 2).
         PreviewConflicted: the cached preview has conflicts; apply is disabled (exit 4).
         ConfirmationMismatch: `confirm_digest` is not this digest's prefix (exit 2).
-        ApplyAborted: declined, or no controlling terminal (exit 1; zero changes).
+        ApplyAborted: declined (exit 1; zero changes).
+        TerminalRequired: `confirm` found no controlling terminal (exit 3; zero changes).
         RevisionConflict: a record changed since the preview (exit 4; rolled back).
         PlanError / StoreError: validation or database failure (rolled back).
     """
@@ -277,17 +283,15 @@ def _checked_apply(
     if cached.conflict_count:
         raise PreviewConflicted(owner_id, digest, cached.conflict_count)
     expected = digest_prefix(digest)
-    if confirm_digest is not None:
-        if confirm_digest.strip().lower() != expected:
-            raise ConfirmationMismatch(confirm_digest, expected)
-    else:
-        request = ConfirmRequest(owner_id, plan.plan_id, len(plan.operations), expected)
-        try:
-            accepted = confirm(request)
-        except NoTerminal as exc:
-            raise ApplyAborted(f"no controlling terminal to confirm on ({exc})") from exc
-        if not accepted:
-            raise ApplyAborted("the operator declined")
+    if confirm_digest is not None and confirm_digest.strip().lower() != expected:
+        raise ConfirmationMismatch(confirm_digest, expected)
+    request = ConfirmRequest(owner_id, plan.plan_id, len(plan.operations), expected)
+    try:
+        accepted = confirm(request)
+    except NoTerminal as exc:
+        raise TerminalRequired("apply", str(exc)) from exc
+    if not accepted:
+        raise ApplyAborted("the operator declined")
     with atomic(store.conn):
         result = _apply_in_transaction(store, plan, owner_id, digest)
     cache.clear(owner_id, digest)

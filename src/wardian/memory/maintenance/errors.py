@@ -8,7 +8,9 @@ Tree (under `wardian.errors`)::
     ├── PreviewRequired            no cached preview of this digest ("preview first"), exit 2
     └── ConfirmationMismatch       --confirm does not equal the digest prefix, exit 2
     WardianError
-    └── ApplyAborted               declined, or no controlling terminal: zero changes, exit 1
+    └── ApplyAborted               the operator declined: zero changes, exit 1
+    AuthorityError
+    └── TerminalRequired           no controlling terminal to ask on: zero changes, exit 3
     ConflictError
     ├── PreviewConflicted          the cached preview has conflicts: apply disabled, exit 4
     ├── RevisionConflict           conflicts found under BEGIN IMMEDIATE at apply, exit 4
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wardian.errors import ConflictError, UsageError, WardianError
+from wardian.errors import AuthorityError, ConflictError, UsageError, WardianError
 
 if TYPE_CHECKING:
     from wardian.memory.maintenance.preview import Conflict
@@ -31,6 +33,7 @@ __all__ = [
     "PreviewConflicted",
     "PreviewRequired",
     "RevisionConflict",
+    "TerminalRequired",
 ]
 
 
@@ -64,19 +67,24 @@ class PreviewConflicted(ConflictError):
 
 
 class ConfirmationMismatch(UsageError):
-    """``--confirm`` was given but does not equal ``sha256:`` + the digest's first 12 hex."""
+    """``--confirm`` was given but does not equal ``sha256:`` + the digest's first 12 hex.
+
+    The message names the value given, never the right digest: the digest is read from
+    the preview the operator reviewed, not from an error a caller can provoke.
+    """
 
     def __init__(self, given: str, expected: str) -> None:
         self.given = given
         self.expected = expected
         super().__init__(
-            f"--confirm {given!r} does not match this plan's digest {expected}",
-            hint="preview the plan again and pass the digest prefix it shows",
+            f"--confirm {given!r} does not match the digest of this plan's preview",
+            hint="preview the plan again and pass the digest that preview shows",
         )
 
 
 class ApplyAborted(WardianError):
-    """The operator declined, or there was no controlling terminal; nothing was changed.
+    """The operator declined (or the dialog's values were not the plan's); nothing was
+    changed.
 
     A failed apply like any other: the cached preview is cleared (spec "Recovery after
     conflict").
@@ -86,8 +94,30 @@ class ApplyAborted(WardianError):
         self.reason = reason
         super().__init__(
             f"apply aborted: {reason}; nothing was changed",
-            hint="the cached preview was cleared: preview the plan again, then confirm on "
-            "the terminal or pass --confirm sha256:<12 hex> from that preview",
+            hint="the cached preview was cleared: preview the plan again, then apply it and "
+            "answer yes on the terminal",
+        )
+
+
+TERMINAL_WAYS = (
+    "run the command in a terminal and answer its question there, or apply the plan in "
+    "Garden (`wardian garden serve`, then Maintain memory…)"
+)
+"""How an operator applies a plan when a command had no terminal to ask on."""
+
+
+class TerminalRequired(AuthorityError):
+    """A change that needs the operator's confirmation found no controlling terminal to
+    ask on (exit 3, fail closed). Neither stdin nor ``--confirm`` stands in for the
+    question: a script or an agent cannot answer for the operator. Nothing was changed.
+    """
+
+    def __init__(self, what: str, detail: str, *, ways: str = TERMINAL_WAYS) -> None:
+        self.what = what
+        super().__init__(
+            f"{what} needs the operator to confirm on the controlling terminal, and this "
+            f"process has none ({detail}); nothing was changed",
+            hint=ways,
         )
 
 

@@ -4,7 +4,8 @@ Spec "Native confirmation and atomic apply": the confirmation shows owner id, op
 count and ``sha256:`` + 12 hex of the digest; declining or dismissing aborts with zero
 changes. The CLI equivalent of the native dialog is the controlling terminal (``/dev/tty``
 on POSIX, ``CONIN$``/``CONOUT$`` on Windows), never stdin, so a piped or scripted caller
-cannot answer for the operator.
+cannot answer for the operator; a process without one (a script started with a new
+session, a service, a cron job) cannot be asked at all and is refused.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ __all__ = ["NoTerminal", "confirm_on_terminal"]
 
 
 class NoTerminal(Exception):
-    """There is no controlling terminal to ask on (internal; apply turns it into an abort)."""
+    """There is no controlling terminal to ask on (internal; the caller turns it into
+    `wardian.memory.maintenance.errors.TerminalRequired`)."""
 
 
 def _ask_windows(prompt: str) -> str:  # pragma: no cover - exercised on Windows only
@@ -54,5 +56,6 @@ def confirm_on_terminal(prompt: str) -> bool:
     try:
         answer = _ask_windows(prompt) if os.name == "nt" else _ask_posix(prompt)
     except OSError as exc:
-        raise NoTerminal(exc.strerror or str(exc)) from exc
+        device = "CONIN$" if os.name == "nt" else "/dev/tty"
+        raise NoTerminal(f"{device}: {exc.strerror or exc}") from exc
     return answer.strip().lower() in {"y", "yes"}

@@ -1,0 +1,259 @@
+"""Right answers at any size: recall on stores of 1k, 10k and 100k templated records.
+
+Every record comes from one of a dozen templates of what agents remember (a tool run before
+a step, where a service reads its settings, which branch deploys, what a test suite needs)
+filled with a service name (three words: "amber-falcon-gateway"), a tool, a path and a
+branch; at 100k the same templates and filler words recur thousands of times, so only the
+combination names one record. Each query
+*rewords* its record's template ("what do I run before I commit to amber-falcon?" for "Run
+ruff before committing changes to amber-falcon") and keeps only the fillers, never the
+template's own phrasing. Reported per size:
+
+* hit@5: the share of 200 planted records among the first five answers to their query
+  (target >= 0.95 at 100k, and within 0.02 of the 1k figure);
+* in-process recall CPU p50/p95 (`MemoryStore.recall`, target p95 <= 10 ms at 100k);
+* the whole ``wardian memory recall QUERY`` process, median CPU inside a real ``wardian
+  agent exec`` launch at 1k and 100k (target: 100k costs at most 1.5x what 1k costs:
+  nothing proportional to the store is loaded per process), beside ``python -c pass``.
+
+Run: ``.venv/bin/python bench/recall_scale_bench.py [--sizes 1000,10000,100000]
+[--no-process]`` (a few minutes). Exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.memory_bench import _build, _pct  # noqa: E402
+
+PLANTED = 200
+TARGET_HIT_AT_5 = 0.95
+TARGET_HIT_DRIFT = 0.02
+TARGET_RECALL_CPU_P95_MS = 10.0
+TARGET_PROCESS_RATIO = 1.5
+PROCESS_RUNS = 15
+
+
+def _list(words: str) -> list[str]:
+    return words.split()
+
+
+_ADJ = _list("amber crimson silent rapid hollow golden frozen quiet brisk lunar copper velvet "
+             "misty rustic shy bold dusty ivory jade wild calm tidal polar sunny stormy mellow "
+             "noble pale royal sharp sleek smoky steady swift tawny umber vivid windy young zesty "
+             "azure coral dapper eager fuzzy gentle humble icy jolly keen lively")
+_NOUN = _list("falcon otter badger heron lynx marten osprey puffin raven stoat tern vole walrus "
+              "yak zebra bison cobra dingo egret ferret gecko hyena ibis jackal koala lemur "
+              "magpie newt ocelot panda quail robin skunk tapir urchin viper weasel wombat alpaca "
+              "beaver cougar donkey eland finch gopher hornet iguana")
+_ROLE = _list("api worker gateway cron ingest billing search auth ledger notifier exporter "
+              "scheduler proxy indexer uploader renderer mailer webhook reports sync")
+_TOOLS = _list("ruff mypy eslint prettier black isort pytest vitest cargo-fmt clippy gofmt "
+               "shellcheck hadolint tflint yamllint markdownlint stylelint buf sqlfluff "
+               "pyright")
+_STEPS = (("committing", "commit"), ("pushing", "push"), ("merging", "merge"),
+          ("deploying", "deploy"), ("releasing", "release"))
+_FILES = _list("config/settings.toml deploy/values.yaml etc/app.ini conf/service.json "
+               "settings/local.env infra/params.yml")
+_BRANCHES = _list("main trunk develop release stable production staging")
+_DEPS = _list("redis postgres kafka minio rabbitmq elasticsearch memcached localstack "
+              "mailhog clickhouse")
+
+# (record template, query templates that reword it): the query keeps the fillers only
+_TEMPLATES: list[tuple[str, tuple[str, ...]]] = [
+    ("Run {tool} before {step_ing} changes to {svc}.",
+     ("what do I run before I {step} to {svc}?", "check needed on {svc} prior to a {step}")),
+    ("The {svc} service reads its settings from {file}.",
+     ("where is the {svc} configuration kept?", "config location for {svc}")),
+    ("Deploy {svc} only from the {branch} branch.",
+     ("which branch ships {svc} to production?", "{svc} release branch")),
+    ("The {svc} tests need a {dep} container running.",
+     ("what must be up before testing {svc}?", "{svc} test suite dependency")),
+    ("Never edit {file} in {svc} by hand; regenerate it with {tool}.",
+     ("how is {file} of {svc} produced?", "can I change {svc} {file} manually?")),
+    ("{svc} talks to {dep} through a connection pool of its own.",
+     ("how does {svc} connect to {dep}?", "{svc} {dep} pooling")),
+    ("Open pull requests for {svc} against {branch}, never against a release tag.",
+     ("what base branch do {svc} PRs target?", "target branch for {svc} merge requests")),
+    ("Format {svc} with {tool} and keep its defaults.",
+     ("which formatter does {svc} use?", "code style tool for {svc}")),
+    ("The {svc} worker retries failed jobs through {dep}.",
+     ("how are failed {svc} jobs retried?", "{svc} job retry mechanism")),
+    ("Keep secrets for {svc} out of {file}; they come from the vault.",
+     ("where do {svc} credentials live?", "should {svc} secrets go in {file}?")),
+]
+
+
+def _fill(rng: random.Random) -> dict[str, str]:
+    step_ing, step = rng.choice(_STEPS)
+    svc = f"{rng.choice(_ADJ)}-{rng.choice(_NOUN)}-{rng.choice(_ROLE)}"
+    return {"svc": svc, "tool": rng.choice(_TOOLS),
+            "step_ing": step_ing, "step": step, "file": rng.choice(_FILES),
+            "branch": rng.choice(_BRANCHES), "dep": rng.choice(_DEPS)}
+
+
+def _record(i: int) -> str:
+    rng = random.Random(i)
+    template, _ = _TEMPLATES[i % len(_TEMPLATES)]
+    return template.format(**_fill(rng))
+
+
+def _planted() -> list[tuple[str, str]]:
+    """(record text, reworded query) for records drawn from the same templates and fillers
+    as the rest of the store: at 100k each word of a service name is in thousands of
+    records and each whole name in two or three, mostly of other templates, so only the
+    name's words together and the query's sense of the template single the record out."""
+    rng = random.Random(2026)
+    out = []
+    for k in range(PLANTED):
+        template, queries = _TEMPLATES[k % len(_TEMPLATES)]
+        fill = _fill(rng)
+        out.append((template.format(**fill), rng.choice(queries).format(**fill)))
+    return out
+
+
+def _agent_id(env: dict[str, str]) -> str:
+    out = _wardian(env, "agent", "list", "--json")
+    agents = json.loads(out)
+    rows = agents["agents"] if isinstance(agents, dict) else agents
+    return str(next(a["id"] for a in rows if a["name"] == "bench"))
+
+
+def _wardian(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "wardian", *args], env=env,
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise SystemExit(f"wardian {' '.join(args)} failed: {done.stderr}")
+    return done.stdout
+
+
+DRIVER = r"""
+import json, resource, statistics, subprocess, sys
+runs, query = int(sys.argv[1]), sys.argv[2]
+def cpu(argv):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(argv, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        raise SystemExit(f"{argv} failed: {r.stderr}")
+    return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1000, r
+recall = [sys.executable, "-m", "wardian", "memory", "recall", query, "--json"]
+_, first = cpu(recall)  # warm the page cache
+found = json.loads(first.stdout)
+samples = [cpu(recall)[0] for _ in range(runs)]
+base = [cpu([sys.executable, "-c", "pass"])[0] for _ in range(runs)]
+print(json.dumps({"recall": statistics.median(samples), "pass": statistics.median(base),
+                  "found": found}))
+"""
+
+
+def bench_size(base: Path, size: int, planted: list[tuple[str, str]],
+               process: bool) -> dict[str, float]:
+    """Build a store of `size` records in a fresh data directory and measure it."""
+    home = base / f"home-{size}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    env["WARDIAN_HOME"] = str(home)
+    env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
+    _wardian(env, "agent", "add", "bench", "--provider", "claude")
+    _wardian(env, "settings", "set", "agent_memory.enabled", "true")
+    agent = _agent_id(env)
+    workspace = base / "workspace"
+    workspace.mkdir(exist_ok=True)
+    started = time.perf_counter()
+    _build(home, size, planted, agent=agent, filler=_record, workspace=str(workspace),
+           embed_filler=True)
+    build_s = time.perf_counter() - started
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    for _, query in planted[:10]:  # warm the page cache and any vector matrix
+        store.recall(agent, query, limit=10, workspace=str(workspace))
+    cpu_ms, hits, empty = [], 0, 0
+    for text, query in planted:
+        c0 = time.process_time()
+        found = store.recall(agent, query, limit=10, workspace=str(workspace))
+        cpu_ms.append((time.process_time() - c0) * 1000)
+        hits += any(r.text == text for r in found[:5])
+        empty += not found
+    semantic = store.semantic_enabled()
+    store.close()
+    result = {"hit@5": hits / len(planted), "cpu_p50": _pct(cpu_ms, 0.5),
+              "cpu_p95": _pct(cpu_ms, 0.95), "empty": float(empty), "build_s": build_s,
+              "semantic": float(semantic)}
+    if process:
+        driver = base / "driver.py"
+        driver.write_text(DRIVER, encoding="utf-8")
+        text, query = planted[0]
+        out = _wardian(env, "agent", "exec", "--workspace", str(workspace), "bench", "--",
+                       sys.executable, str(driver), str(PROCESS_RUNS), query)
+        measured = json.loads(out.strip().splitlines()[-1])
+        shown = json.dumps(measured["found"])
+        result.update(process_cpu=measured["recall"], pass_cpu=measured["pass"],
+                      process_found=float(text in shown))
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--no-process", action="store_true",
+                        help="skip the whole-process measurement")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    planted = _planted()
+    results: dict[int, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="wardian-recall-scale-") as tmp:
+        base = Path(tmp)
+        for size in sizes:
+            os.environ["WARDIAN_HOME"] = str(base / f"home-{size}")
+            process = not args.no_process and size in (min(sizes), max(sizes))
+            r = results[size] = bench_size(base, size, planted, process)
+            line = (f"  {size:>7,} records  hit@5 {r['hit@5']:.3f}  recall CPU p50 "
+                    f"{r['cpu_p50']:5.2f} ms  p95 {r['cpu_p95']:5.2f} ms  empty answers "
+                    f"{int(r['empty'])}  [semantic {'on' if r['semantic'] else 'off'}; built in"
+                    f" {r['build_s']:.1f} s]")
+            if "process_cpu" in r:
+                line += (f"  whole `memory recall` process CPU {r['process_cpu']:.0f} ms"
+                         f" (python -c pass {r['pass_cpu']:.0f} ms; planted record shown:"
+                         f" {'yes' if r['process_found'] else 'NO'})")
+            print(line, flush=True)
+    small, large = results[min(sizes)], results[max(sizes)]
+    failures = []
+    if large["hit@5"] < TARGET_HIT_AT_5:
+        failures.append(f"hit@5 {large['hit@5']:.3f} < {TARGET_HIT_AT_5} at {max(sizes):,}")
+    if small["hit@5"] - large["hit@5"] > TARGET_HIT_DRIFT:
+        failures.append(f"hit@5 drops {small['hit@5'] - large['hit@5']:.3f} from"
+                        f" {min(sizes):,} to {max(sizes):,} (target <= {TARGET_HIT_DRIFT})")
+    if large["cpu_p95"] > TARGET_RECALL_CPU_P95_MS:
+        failures.append(f"recall CPU p95 {large['cpu_p95']:.2f} ms > "
+                        f"{TARGET_RECALL_CPU_P95_MS} ms at {max(sizes):,}")
+    if "process_cpu" in large and "process_cpu" in small:
+        ratio = large["process_cpu"] / small["process_cpu"]
+        print(f"  whole-process ratio {max(sizes):,} / {min(sizes):,}: {ratio:.2f}x"
+              f" (target <= {TARGET_PROCESS_RATIO}x)")
+        if ratio > TARGET_PROCESS_RATIO:
+            failures.append(f"whole-process ratio {ratio:.2f}x > {TARGET_PROCESS_RATIO}x")
+        if not (large["process_found"] and small["process_found"]):
+            failures.append("the whole `memory recall` process did not show the planted record")
+    for failure in failures:
+        print(f"  MISSED: {failure}")
+    print("targets: met" if not failures else "targets: NOT met")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

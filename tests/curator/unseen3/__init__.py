@@ -1,0 +1,1 @@
+"""The third unseen set: made-up sessions written without reading the curator's rules."""

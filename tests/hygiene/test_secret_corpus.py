@@ -146,7 +146,7 @@ def test_a_curator_remove_whose_reason_holds_a_secret_is_dropped(wardian_home: o
                         scope=Scope.agent(), actor="test", kind="current")
     store.close()
     text, value = _secret("github")
-    archive = {"text": "user: the branch is frozen\nuser: the freeze is over now\n",
+    archive: dict[str, Any] = {"text": "user: the branch is frozen\nuser: the freeze is over now\n",
                "messages": [], "cursor": None}
     batch = {"operations": [{"op": "remove", "memory_id": record.id,
                              "evidence": "the freeze is over now",

@@ -166,3 +166,36 @@ def test_a_curator_remove_whose_reason_holds_a_secret_is_dropped(wardian_home: o
     store = MemoryStore()
     assert store.get(record.id).status == "active"
     store.close()
+
+
+def test_wardians_own_ids_in_a_reason_do_not_fail_a_consolidation(
+    wardian_home: object
+) -> None:
+    """A session-close key (invoker and event UUIDs) has the shape of a Telegram bot token
+    when the invoker id ends in digits: the generated reason holding it is no secret."""
+    from typing import Any
+
+    from wardian.engine.actions import ActionContext, get_action
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+
+    key = ("session-close:0f1e2d3c-4b5a-4678-9abc-012345678912:"
+           "5d2c1e0f-9a8b-4c7d-8e6f-0a1b2c3d4e5f")
+    store = MemoryStore()
+    record = store.save(AGENT, "Release branch is frozen", evidence="the branch is frozen",
+                        scope=Scope.agent(), actor="test", kind="current")
+    store.close()
+    archive: dict[str, Any] = {
+        "text": "user: the branch is frozen\nuser: always run the linters first\n"
+                "user: the freeze is over now\n", "messages": [], "cursor": None}
+    batch = {"operations": [
+        {"op": "save", "text": "Run the linters first", "evidence": "always run the linters"},
+        {"op": "update", "memory_id": record.id, "text": "Release branch is open",
+         "evidence": "the freeze is over now"}]}
+    ctx = ActionContext(
+        run_id="run-1", step_id="commit", attempt=1, agent_id=AGENT, workspace="/repo",
+        invocation={"trigger": "session-close", "payload": {}}, inputs={}, steps={},
+        idempotency_key=key, emit=lambda kind, data: None, agent_name="dev",
+    )
+    result = get_action("memory.commit")(ctx, batch=batch, archive=archive)
+    assert result["counts"]["save"] == 1 and result["counts"]["update"] == 1

@@ -411,6 +411,7 @@ def commit_batch(
                 rid = store.insert_in_transaction(
                     agent_id, text=op.text, evidence=op.evidence, kind=op.kind, scope=scope,
                     sources=sources, actor=actor, reason=reason, now=now,
+                    reason_checked=True,  # the run's key: Wardian's ids
                 )
                 revision = _current_revision(store, rid)
                 applied.append(AppliedOp(index, "save", rid, revision, op.text))
@@ -425,12 +426,13 @@ def commit_batch(
                     full, text=op.text, evidence=op.evidence, kind=op.kind,
                     scope=_target_scope(op, batch.workspace, current.scope),
                     add_sources=sources, actor=actor, reason=reason, now=now,
+                    reason_checked=True,
                 )
                 applied.append(AppliedOp(index, "update", full, revision, op.text))
             else:
                 revision = store.update_in_transaction(
                     full, status="removed", removed_reason=op.reason, actor=actor,
-                    reason=op.reason, now=now,
+                    reason=op.reason, now=now, reason_checked=True,  # scanned above
                 )
                 applied.append(AppliedOp(index, "remove", full, revision))
 

@@ -1114,6 +1114,7 @@ class MemoryStore:
         now: str,
         record_id: str | None = None,
         secret_action: str = "this save",
+        reason_checked: bool = False,
     ) -> str:
         """Insert a new active record and its first revision; caps and secrets are checked
         first (`wardian.memory.secret_scan`: nothing secret-shaped is ever stored).
@@ -1122,6 +1123,9 @@ class MemoryStore:
 
         Args:
             secret_action: names the refused write in a `SecretDetected` message.
+            reason_checked: the caller scanned the free text in `reason` itself and the
+                rest is Wardian's own (run keys, record ids, whose UUIDs the token shapes
+                can match), so the reason is not scanned again.
 
         Raises:
             ValidationError: a cap is exceeded or evidence is empty.
@@ -1132,7 +1136,7 @@ class MemoryStore:
         normalised = normalise_sources((), sources)
         check_caps(text=text, evidence=evidence, sources=normalised)
         _check_secrets(text=text, evidence=evidence, sources=normalised, action=secret_action,
-                       reason=reason)
+                       reason=None if reason_checked else reason)
         rid = record_id or new_id()
         self.conn.execute(
             "INSERT INTO records (id, agent_id, kind, scope_kind, scope_path, text, evidence,"
@@ -1160,14 +1164,16 @@ class MemoryStore:
         reason: str | None,
         now: str,
         secret_action: str = "this update",
+        reason_checked: bool = False,
     ) -> str:
         """Change the given fields of a record, then write a revision.
 
         Must run inside an open transaction; `record_id` must be a full id. Returns the
         new revision id. The given text, evidence and added source locators are scanned
         for secrets (fields not given are not: a flagged record can still be retired or
-        re-kinded); a flagged record whose text and evidence are clean afterwards is
-        no longer flagged.
+        re-kinded), and so are `reason` and `removed_reason` unless `reason_checked` (see
+        `insert_in_transaction`); a flagged record whose text and evidence are clean
+        afterwards is no longer flagged.
 
         Raises:
             ValidationError: a cap is exceeded.
@@ -1183,7 +1189,8 @@ class MemoryStore:
         sources = normalise_sources(current.sources, add_sources)
         check_caps(text=new_text, evidence=new_evidence, sources=sources)
         _check_secrets(text=text, evidence=evidence, sources=add_sources, action=secret_action,
-                       reason=" ".join(r for r in (reason, removed_reason) if r) or None)
+                       reason=None if reason_checked else
+                       " ".join(r for r in (reason, removed_reason) if r) or None)
         flagged = current.flagged
         if flagged and (text is not UNSET or evidence is not UNSET):
             from wardian.memory.secret_scan import scan_fields

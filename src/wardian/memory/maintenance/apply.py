@@ -139,11 +139,14 @@ def _replay_or_refuse(
 def _write_change(
     store: MemoryStore, owner_id: str, change: RecordChange, *, actor: str, now: str
 ) -> tuple[str, str]:
+    # The plan's reasons were scanned by the preview (a `secret_detected` conflict blocks
+    # apply); the rest is Wardian's own text ("retired into <id>").
     reason = "; ".join(change.reasons) or None
     if change.memory_id is None:
         record_id = store.insert_in_transaction(
             owner_id, text=change.text, evidence=change.evidence, kind=change.kind,
             scope=change.scope, sources=change.additions, actor=actor, reason=reason, now=now,
+            reason_checked=True,
         )
         revision = store.conn.execute(
             "SELECT current_revision_id FROM records WHERE id = ?", (record_id,)
@@ -159,7 +162,7 @@ def _write_change(
         add_sources=change.additions,
         status="removed" if removed else None,
         removed_reason=change.removed_reason if removed else None,
-        actor=actor, reason=reason, now=now,
+        actor=actor, reason=reason, now=now, reason_checked=True,
     )
     return change.memory_id, revision
 

@@ -223,6 +223,8 @@ class MemoryStore:
         self.conn: sqlite3.Connection = self.db.conn
         self._embedder: Embedder | _Unset | None = UNSET
         self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, ...]]] = {}
+        self._vectors_query: dict[tuple[str, str | None], int] = {}
+        self._queries = 0  # recall queries so far (a vector set's second query converts it)
         self._terms: TermStats | None = None
 
     def close(self) -> None:
@@ -487,6 +489,7 @@ class MemoryStore:
         terms = query_terms(query)
         if not terms:
             return Considered([], terms=0, unknown=0, semantic=False)
+        self._queries += 1
         depth = max(30, 3 * limit)
         candidates, unknown = self._lexical_candidates(
             agent_id, terms, workspace=workspace, depth=depth)
@@ -610,7 +613,8 @@ class MemoryStore:
         if cached is not None and cached[0] == version:
             hit: tuple[Any, Any, Any, Any, Any] = cached[1]
             kept = hit[2]
-            if isinstance(kept, _Matrix) and kept.full.dtype.itemsize == 2:
+            if isinstance(kept, _Matrix) and kept.full.dtype.itemsize == 2 and \
+                    self._vectors_query.get(key) != self._queries:
                 hit = (*hit[:2], kept._replace(full=kept.full.astype("float32")), *hit[3:])
                 self._vectors[key] = (version, hit)
             return hit
@@ -665,6 +669,7 @@ class MemoryStore:
             matrix = [Embedder.unpack(r[1]) for r in rows]
         entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
         self._vectors[key] = (version, entry)
+        self._vectors_query[key] = self._queries
         return entry
 
     def _semantic_candidates(

@@ -17,7 +17,7 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from wardian._db import atomic
@@ -25,6 +25,7 @@ from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
 from wardian.config import memory_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, require_ref
+from wardian.memory import vector_file
 from wardian.memory.db import MemoryDB
 from wardian.memory.models import (
     KINDS,
@@ -622,6 +623,7 @@ class MemoryStore:
             self._vectors.clear()  # other scopes' sets are as stale: let them go
         where, params = self._scope_sql(agent_id, workspace)
         unvectored: dict[int, str] | None = None
+        disk_name: str | None = None
         if self.db.dialect == "postgres":
             rows = self.conn.execute(
                 "SELECT r.rowid, v.vector, r.updated_at FROM records r"
@@ -629,13 +631,26 @@ class MemoryStore:
                 [MODEL, *params],
             ).fetchall()
         else:
+            stamp = self._disk_stamp()
+            disk_name = None if stamp is None else vector_file.file_name(
+                agent_id, workspace, MODEL, stamp)
+            loaded = None if disk_name is None else vector_file.load(self._vector_folder(),
+                                                                      disk_name)
+            if loaded is not None:
+                index = vector_file.RowIndex(loaded.rowids)
+                entry_on_disk = (loaded.rowids.tolist(), index,
+                                 _Matrix(loaded.full, loaded.head, loaded.means, loaded.cov),
+                                 vector_file.Stamps(loaded.stamps), loaded.unvectored)
+                self._vectors[key] = (version, entry_on_disk)
+                self._vectors_query[key] = self._queries
+                return entry_on_disk
             # Every record in scope, in the same order as the vectors' join: the records
             # without one are what lexical recall's scope needs besides (`bm25_warm`).
             rows, unvectored = [], {}
             for row in self.conn.execute(
                     "SELECT r.rowid, v.vector, r.updated_at FROM records r"
                     " LEFT JOIN record_vectors v ON v.record_id = r.id AND v.model = ?"
-                    " WHERE 1" + where, [MODEL, *params]):
+                    " WHERE 1" + where + " ORDER BY r.rowid", [MODEL, *params]):
                 if row[1] is None:
                     unvectored[int(row[0])] = row[2]
                 else:
@@ -665,12 +680,34 @@ class MemoryStore:
                 full, full[:, :_PREFILTER_DIMS].astype(np.float32),
                 full.mean(axis=0, dtype=np.float32),
                 np.cov(sample, rowvar=False, bias=True).astype(np.float32))
+            if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM:
+                # Kept for later processes (a small set is read faster than mapped).
+                vector_file.save(self._vector_folder(), disk_name, vector_file.VectorSet(
+                    rowids=np.asarray(rowids, dtype=np.int64),
+                    stamps=np.asarray(stamps, dtype=np.bytes_), full=matrix.full,
+                    head=matrix.head, means=matrix.means, cov=matrix.cov,
+                    unvectored=unvectored))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
         entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
         self._vectors[key] = (version, entry)
         self._vectors_query[key] = self._queries
         return entry
+
+    def _disk_stamp(self) -> tuple[int, int] | None:
+        """(inode of the database file, its write counter ``memory_version.changes``):
+        what a vector set on disk is valid for (`wardian.memory.vector_file`); None where
+        it cannot be read (an in-memory or older database)."""
+        try:
+            inode = os.stat(self.path).st_ino
+            row = self.conn.execute("SELECT changes FROM memory_version").fetchone()
+        except (OSError, sqlite3.Error):
+            return None
+        return None if row is None else (inode, int(row[0]))
+
+    def _vector_folder(self) -> Path:
+        """Where the vector sets of this database file are kept on disk."""
+        return Path(self.path).parent / "vectors"
 
     def _semantic_candidates(
         self, agent_id: str, workspace: str | None, vector: builtins.list[float], depth: int,
@@ -840,7 +877,7 @@ class MemoryStore:
         return found, unknown
 
     def _warm(self, agent_id: str, workspace: str | None
-              ) -> tuple[TermStats, dict[int, str]] | None:
+              ) -> tuple[TermStats, Mapping[int, str]] | None:
         """The store's warm word statistics (`wardian.memory.bm25_warm`) and the scope's
         ``updated_at`` lookup (None: out of scope), or None where lexical recall asks SQL
         every time: on PostgreSQL, and without the embedding model (the scope comes with
@@ -852,9 +889,13 @@ class MemoryStore:
         version = self._version()
         if self._terms is None or self._terms.version != version:
             self._terms = TermStats(version)
-        rowids, _, _, stamps, unvectored = self._vector_set(agent_id, workspace, version)
-        scope = self._terms.scope((agent_id, workspace), lambda: {
-            **dict(zip(rowids, stamps, strict=True)), **unvectored})
+        rowids, position, _, stamps, unvectored = self._vector_set(agent_id, workspace, version)
+        if isinstance(position, vector_file.RowIndex):  # mapped from disk: no dict per row
+            scope = self._terms.scope((agent_id, workspace), lambda: vector_file.ScopeStamps(
+                position, stamps, unvectored))
+        else:
+            scope = self._terms.scope((agent_id, workspace), lambda: {
+                **dict(zip(rowids, stamps, strict=True)), **unvectored})
         return self._terms, scope
 
     def _rank_rare(self, rare: Sequence[str], freq: dict[str, int], where: str,

@@ -14,7 +14,7 @@ import pytest
 from wardian._db import atomic
 from wardian._util import utc_now_iso
 from wardian.memory import vector_file
-from wardian.memory.embedding import model_files
+from wardian.memory.embedding import MODEL, model_files
 from wardian.memory.models import Scope
 from wardian.memory.store import _NUMPY_FROM, MemoryStore
 
@@ -112,7 +112,10 @@ def test_a_damaged_file_is_ignored_and_rebuilt(wardian_home: Path) -> None:
     assert _answer(later, QUERIES[2]) == built
     (rebuilt,) = _files(later)
     assert rebuilt.stat().st_size == size
-    assert vector_file.load(rebuilt.parent, rebuilt.name) is not None
+    scope = vector_file.scope_key(AGENT, None, MODEL)
+    assert vector_file.load(rebuilt.parent, rebuilt.name, scope) is not None
+    assert vector_file.load(rebuilt.parent, rebuilt.name,
+                            vector_file.scope_key(AGENT, "/elsewhere", MODEL)) is None
 
 
 def test_a_small_scope_writes_no_file(wardian_home: Path) -> None:

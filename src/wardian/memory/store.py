@@ -25,7 +25,6 @@ from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
 from wardian.config import memory_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, require_ref
-from wardian.memory import vector_file
 from wardian.memory.db import MemoryDB
 from wardian.memory.models import (
     KINDS,
@@ -606,6 +605,7 @@ class MemoryStore:
         in scope without a vector) of the agent's active records in scope, by index,
         cached until anything writes to the file (`_version`, read unless given). The
         last item is None on PostgreSQL (not read there)."""
+        from wardian.memory import vector_file
         from wardian.memory.embedding import MODEL, Embedder
 
         version = version or self._version()
@@ -624,6 +624,7 @@ class MemoryStore:
         where, params = self._scope_sql(agent_id, workspace)
         unvectored: dict[int, str] | None = None
         disk_name: str | None = None
+        disk_scope = ""
         if self.db.dialect == "postgres":
             rows = self.conn.execute(
                 "SELECT r.rowid, v.vector, r.updated_at FROM records r"
@@ -632,10 +633,10 @@ class MemoryStore:
             ).fetchall()
         else:
             stamp = self._disk_stamp()
-            disk_name = None if stamp is None else vector_file.file_name(
-                agent_id, workspace, MODEL, stamp)
-            loaded = None if disk_name is None else vector_file.load(self._vector_folder(),
-                                                                      disk_name)
+            disk_scope = vector_file.scope_key(agent_id, workspace, MODEL)
+            disk_name = None if stamp is None else vector_file.file_name(disk_scope, stamp)
+            loaded = None if disk_name is None else vector_file.load(
+                self._vector_folder(), disk_name, disk_scope)
             if loaded is not None:
                 index = vector_file.RowIndex(loaded.rowids)
                 entry_on_disk = (loaded.rowids.tolist(), index,
@@ -682,7 +683,8 @@ class MemoryStore:
                 np.cov(sample, rowvar=False, bias=True).astype(np.float32))
             if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM:
                 # Kept for later processes (a small set is read faster than mapped).
-                vector_file.save(self._vector_folder(), disk_name, vector_file.VectorSet(
+                vector_file.save(self._vector_folder(), disk_name, disk_scope,
+                                 vector_file.VectorSet(
                     rowids=np.asarray(rowids, dtype=np.int64),
                     stamps=np.asarray(stamps, dtype=np.bytes_), full=matrix.full,
                     head=matrix.head, means=matrix.means, cov=matrix.cov,
@@ -889,6 +891,8 @@ class MemoryStore:
         version = self._version()
         if self._terms is None or self._terms.version != version:
             self._terms = TermStats(version)
+        from wardian.memory import vector_file
+
         rowids, position, _, stamps, unvectored = self._vector_set(agent_id, workspace, version)
         if isinstance(position, vector_file.RowIndex):  # mapped from disk: no dict per row
             scope = self._terms.scope((agent_id, workspace), lambda: vector_file.ScopeStamps(

@@ -15,24 +15,29 @@ SQLite and writes it (atomically: temp file and rename), removing the scope's ol
 Unreadable or malformed files are ignored (and rebuilt). The caller still checks every
 record it shows against the table (`MemoryStore._records_by_rowid`).
 
-Format: ``WVS1\\n``, an 8-byte little-endian header length, a JSON header (``arrays``:
-name → ``[offset, dtype, shape]``; ``unvectored``: ``{rowid: updated_at}``), then the
-arrays from the next 64-byte boundary on, each at a 64-byte aligned offset from there.
+Format: ``WVS1\\n``, an 8-byte little-endian header length, a JSON header (``scope``:
+`scope_key`; ``arrays``: name → ``[offset, dtype, shape]``; ``unvectored``: ``{rowid:
+updated_at}``), then the arrays from the next 64-byte boundary on, each at a 64-byte
+aligned offset from there.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import mmap
 import os
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from wardian._fs import open_private, private_dir
+from wardian._typing import TYPE_CHECKING
 
-__all__ = ["RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load", "save"]
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load", "save",
+           "scope_key"]
 
 _MAGIC = b"WVS1\n"
 _ALIGN = 64
@@ -132,14 +137,17 @@ class ScopeStamps(Mapping[int, str]):
         return len(self._index) + len(self._unvectored)
 
 
-def file_name(agent_id: str, workspace: str | None, model: str, stamp: tuple[int, int]) -> str:
-    """The file of a scope's set at `stamp` (database inode, write counter)."""
-    return f"{_scope_key(agent_id, workspace, model)}.{stamp[0]}.{stamp[1]}.wvs"
+def scope_key(agent_id: str, workspace: str | None, model: str) -> str:
+    """What a file is the set of (agent, workspace, embedding model), as its header holds
+    it: `load` refuses a file whose header names another scope."""
+    return json.dumps([agent_id, workspace, model])
 
 
-def _scope_key(agent_id: str, workspace: str | None, model: str) -> str:
-    raw = json.dumps([agent_id, workspace, model]).encode("utf-8")
-    return hashlib.sha256(raw).hexdigest()[:32]
+def file_name(scope: str, stamp: tuple[int, int]) -> str:
+    """The file of the set of `scope` (`scope_key`) at `stamp` (database inode, write
+    counter). The name's checksum only spreads scopes over files; the header decides."""
+    raw = scope.encode("utf-8")
+    return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.{stamp[0]}.{stamp[1]}.wvs"
 
 
 def _data_start(header_size: int) -> int:
@@ -147,9 +155,10 @@ def _data_start(header_size: int) -> int:
     return -(-(len(_MAGIC) + 8 + header_size) // _ALIGN) * _ALIGN
 
 
-def load(folder: Path, name: str) -> VectorSet | None:
-    """The set in ``folder/name``, memory-mapped, or None when there is none or it cannot
-    be read as one. NumPy is imported only when there is a file (small sets have none)."""
+def load(folder: Path, name: str, scope: str) -> VectorSet | None:
+    """The set of `scope` in ``folder/name``, memory-mapped, or None when there is none,
+    it cannot be read as one, or it holds another scope's set. NumPy is imported only
+    when there is a file (small sets have none)."""
     try:
         with open(folder / name, "rb") as handle:
             if os.fstat(handle.fileno()).st_size < len(_MAGIC) + 8:
@@ -164,6 +173,8 @@ def load(folder: Path, name: str) -> VectorSet | None:
             return None
         size = int.from_bytes(view[len(_MAGIC):len(_MAGIC) + 8], "little")
         header = json.loads(view[len(_MAGIC) + 8:len(_MAGIC) + 8 + size])
+        if header.get("scope") != scope:
+            return None
         base = _data_start(size)
         arrays = {}
         for key in _ARRAYS:
@@ -177,10 +188,11 @@ def load(folder: Path, name: str) -> VectorSet | None:
     return VectorSet(unvectored=unvectored, **arrays)
 
 
-def save(folder: Path, name: str, vectors: VectorSet) -> None:
-    """Write `vectors` as ``folder/name`` (a 0600 file, atomically) and remove the scope's
-    other files. Best effort: a failure to write (a full or read-only disk) leaves no
-    partial file and is not raised (recall builds the set again next time)."""
+def save(folder: Path, name: str, scope: str, vectors: VectorSet) -> None:
+    """Write `vectors`, the set of `scope`, as ``folder/name`` (a 0600 file, atomically)
+    and remove the scope's other files. Best effort: a failure to write (a full or
+    read-only disk) leaves no partial file and is not raised (recall builds the set again
+    next time)."""
     import numpy as np
 
     arrays = {key: np.ascontiguousarray(getattr(vectors, key)) for key in _ARRAYS}
@@ -189,7 +201,7 @@ def save(folder: Path, name: str, vectors: VectorSet) -> None:
     for key, array in arrays.items():
         layout[key] = [offset, array.dtype.str, list(array.shape)]
         offset += -(-array.nbytes // _ALIGN) * _ALIGN
-    raw = json.dumps({"arrays": layout, "unvectored": {
+    raw = json.dumps({"scope": scope, "arrays": layout, "unvectored": {
         str(k): v for k, v in vectors.unvectored.items()}}).encode("utf-8")
     base = _data_start(len(raw))
     tmp = folder / f".{name}.{os.getpid()}.tmp"

@@ -212,3 +212,26 @@ def test_the_portable_project_entry_starts_the_server_and_acts_for_the_launch(
 
     anyio.run(main)
     assert ada != bob
+
+
+COMMENTED = """{
+  // Gemini accepts comments in its settings
+  "theme": "GitHub"
+}
+"""
+
+
+def test_a_commented_gemini_settings_file_is_left_alone_with_the_entry_to_add(
+    cli: CliRunner, home: Path
+) -> None:
+    config = home / ".gemini" / "settings.json"
+    config.parent.mkdir()
+    config.write_text(COMMENTED)
+    result = invoke(cli, "mcp", "install", "gemini", "--agent", "ada")
+    assert result.exit_code == 2, result.output
+    assert "has comments" in result.stderr and "not valid JSON" not in result.stderr
+    assert config.read_text() == COMMENTED
+    member = result.stderr[result.stderr.index('"wardian": {') + len('"wardian": '):]
+    entry = json.loads(member[:member.index("\n}") + 2])
+    assert entry["args"][-2:] == ["--agent", "ada"]
+    assert entry["command"] == os.path.abspath(sys.executable)

@@ -311,6 +311,8 @@ def _install_json(path: Path, plan: _Plan) -> InstallResult:
         _write(path, json.dumps({"mcpServers": {SERVER_KEY: entry}}, indent=2,
                                 ensure_ascii=False) + "\n")
         return plan.result(path, "installed", entry, plan.agents)
+    if plan.host == "gemini":
+        _refuse_commented(text, path, plan)
     doc = _JsonText(text, path)
     servers = doc.member(doc.root, "mcpServers")
     if servers is not None and text[servers.value_start] != "{":
@@ -348,6 +350,39 @@ def _install_json(path: Path, plan: _Plan) -> InstallResult:
         out = doc.with_member(doc.root, "mcpServers", {SERVER_KEY: entry})
     _write(path, out)
     return plan.result(path, "updated" if ours else "installed", entry, agents)
+
+
+def _refuse_commented(text: str, path: Path, plan: _Plan) -> None:
+    """Refuse a settings file that is valid only with its comments stripped (Gemini CLI
+    accepts comments; a rewrite would lose them), saying exactly what to put in it.
+
+    Raises:
+        ValidationError: `text` has comments (nothing is written).
+    """
+    from wardian._jsonc import strip_comments
+
+    try:
+        json.loads(text)
+        return
+    except json.JSONDecodeError:
+        pass
+    try:
+        data = json.loads(strip_comments(text))
+    except json.JSONDecodeError:
+        return  # not JSON at all: `_JsonText` says where
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    existing = servers.get(SERVER_KEY) if isinstance(servers, dict) else None
+    if existing is not None and not _is_ours(existing):
+        raise _conflict(path, existing)
+    agents = plan.agents_after(listed_agents(existing))
+    if plan.uninstall and existing is None:
+        return
+    what = (f'remove the "{SERVER_KEY}" member from "mcpServers"' if agents is None else
+            f'put this member in "mcpServers" (replacing a "{SERVER_KEY}" one there):\n'
+            f'"{SERVER_KEY}": ' + json.dumps(plan.entry(agents), indent=2, ensure_ascii=False))
+    raise ValidationError(
+        f"{path} has comments, which Gemini CLI accepts but a rewrite would lose, so "
+        "Wardian does not edit it", source=str(path), hint=what)
 
 
 @dataclass(frozen=True)

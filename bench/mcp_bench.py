@@ -8,7 +8,8 @@ order, that the same query returns through `MemoryStore.recall` in-process. That
 in-process call is also the baseline, so the ratio shows what MCP, JSON-RPC and the
 per-call capability check add.
 
-Target: median round trip <= 5 ms at 10k records. The CPU time per call of the server
+Target: median round trip <= 20 ms at 10k records (what a user feels inside a host's tool
+call; the server runs the SDK's own stdio transport, each line screened first). The CPU time per call of the server
 process and of the client is printed too: on a shared, overloaded machine the wall time
 is mostly waiting for a CPU, and the CPU figures say what the round trip costs.
 
@@ -37,7 +38,7 @@ import memory_bench
 RECORDS = 10_000
 CALLS = 300
 WARMUP = 30
-TARGET_MEDIAN_MS = 5.0
+TARGET_MEDIAN_MS = 20.0
 
 
 def _queries(home: Path, count: int) -> list[str]:

@@ -46,6 +46,7 @@ PINNED: dict[str, list[tuple[str, str]]] = {
         ("create_capability_refusals", "573c53312684"),
         ("create_record_vectors", "7de8836fd333"),
         ("add_launch_namespaces", "af3be7384204"),
+        ("create_memory_version", "7490e3ec4315"),
     ],
     "agents": [("create_agents", "867ed884b537")],
     "archives": [

@@ -38,11 +38,21 @@ def ours(result: subprocess.CompletedProcess[str], code: int) -> str:
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 1 MiB tmpfs mounted for this test (unmounted afterwards)."""
+    yield from _tmpfs(tmp_path, "1m")
+
+
+@pytest.fixture
+def roomier_disk(tmp_path: Path) -> Iterator[Path]:
+    """An 8 MiB tmpfs: room for the databases and more than doctor's free-space floor."""
+    yield from _tmpfs(tmp_path, "8m")
+
+
+def _tmpfs(tmp_path: Path, size: str) -> Iterator[Path]:
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root on Linux")
     mount = tmp_path / "disk"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
@@ -146,3 +156,32 @@ def test_doctor_on_a_read_only_data_directory_names_the_cause(small_disk: Path) 
     (data_dir,) = [f for f in problems if f["check"] == "data-dir"]
     assert "read-only" in data_dir["message"] and "chmod" not in data_dir["fix"], data_dir
     assert "WARDIAN_HOME" in data_dir["fix"]
+
+
+def test_doctor_on_a_full_disk_says_full_not_damaged(roomier_disk: Path) -> None:
+    """A healthy state.db on a full disk: doctor names the full disk (with the fix: free
+    space), never "damaged" or "restore it from a backup", and no check fails itself;
+    once space is freed the same files pass."""
+    import json
+
+    home = roomier_disk / "home"
+    assert wardian(home, "agent", "add", "ada", "--provider", "builtin").returncode == 0
+    assert wardian(home, "settings", "set", "agent_memory.enabled", "true").returncode == 0
+    for leftover in home.glob("*.db-*"):  # as after a crash: SQLite must make them anew
+        leftover.unlink()
+    fill(roomier_disk)
+    done = wardian(home, "doctor", "--json")
+    assert done.returncode == 1, done.stderr
+    findings = [f for check in json.loads(done.stdout)["checks"] for f in check["findings"]]
+    problems = [f for f in findings if f["status"] == "problem"]
+    for finding in findings:
+        assert "damaged" not in finding["message"], finding
+        assert "backup" not in (finding["fix"] or ""), finding
+        assert "the check itself failed" not in finding["message"], finding
+    full = [f for f in problems if f["check"] == "data-dir"]
+    assert full and all("full" in f["message"] for f in full), problems
+    assert any("free" in (f["fix"] or "") for f in full), full
+    (roomier_disk / "filler").unlink()
+    again = wardian(home, "doctor", "--json")
+    findings = [f for check in json.loads(again.stdout)["checks"] for f in check["findings"]]
+    assert not [f for f in findings if f["check"] == "data-dir" and f["status"] == "problem"]

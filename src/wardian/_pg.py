@@ -688,9 +688,10 @@ class PgConnection:
 
 # --- copying a SQLite file in (`wardian db migrate --to`) -------------------------------
 
-_SKIPPED_TABLES = re.compile(r"^(sqlite_.*|records_fts.*|schema_migrations)$")
-"""SQLite's own tables, FTS5's shadow tables (PostgreSQL indexes the records itself) and
-the migration bookkeeping (the target has its own, from the same migrations)."""
+_SKIPPED_TABLES = re.compile(r"^(sqlite_.*|records_fts.*|schema_migrations|memory_version)$")
+"""SQLite's own tables, FTS5's shadow tables (PostgreSQL indexes the records itself), the
+migration bookkeeping (the target has its own, from the same migrations) and the write
+counter of the file (the target keeps its own)."""
 
 
 def sqlite_tables(source: sqlite3.Connection) -> list[str]:

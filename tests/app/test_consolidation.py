@@ -127,7 +127,7 @@ def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: 
         {"op": "save", "text": "Invented", "evidence": "nowhere in the text"},
     ]})
     out = draft_plan(run_id="r9", agent_id=AGENT, workspace="/repo", operations=ops,
-                     archive_text=archive["text"], idempotency_key="session-close:i:b")
+                     archive=archive, idempotency_key="session-close:i:b")
     assert out["operations"] == 3 and [d["code"] for d in out["dropped"]] == [
         "evidence_not_found"]
     path = Path(out["path"])
@@ -146,10 +146,10 @@ def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: 
 
 def test_draft_plan_with_nothing_to_review_writes_no_file(wardian_home: Path) -> None:
     plan, dropped = build_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=[],
-                               archive_text="", idempotency_key=None)
+                               archive={"text": ""}, idempotency_key=None)
     assert plan is None and dropped == []
     out = draft_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=[],
-                     archive_text="", idempotency_key=None)
+                     archive={"text": ""}, idempotency_key=None)
     assert out["path"] is None and not (wardian_home / "plans").exists()
 
 
@@ -270,7 +270,8 @@ def test_review_plan_drops_what_a_commit_would_drop_as_duplicate(wardian_home: P
         {"op": "save", "text": "Run make lint before commits.", "evidence": "make lint"},
     ]})
     plan, dropped = build_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=ops,
-                               archive_text="use pnpm, and make lint", idempotency_key=None)
+                               archive={"text": "use pnpm, and make lint"},
+                               idempotency_key=None)
     assert plan is not None
     assert [op["text"] for op in plan["operations"]] == ["Run make lint before commits."]
     assert [(d["index"], d["code"]) for d in dropped] == [(0, "duplicate"), (2, "duplicate")]

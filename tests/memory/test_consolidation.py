@@ -328,6 +328,7 @@ def test_public_surface() -> None:
     import wardian.memory.consolidation as module
 
     assert sorted(module.__all__) == [
-        "AppliedOp", "CommitResult", "DroppedOp", "batch_digest", "commit_batch",
-        "evidence_in_archive", "get_cursor", "get_receipt", "normalise_whitespace",
-        "rewind_cursor"]
+        "AppliedOp", "CheckedOp", "CommitResult", "DroppedOp", "EvidenceSlice",
+        "batch_digest", "check_operations", "commit_batch", "evidence_in_archive",
+        "evidence_slice", "find_duplicate", "get_cursor", "get_receipt",
+        "normalise_whitespace", "rewind_cursor"]

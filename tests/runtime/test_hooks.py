@@ -251,6 +251,8 @@ def _shell(command: str, stdin: str, cwd: Path, home: Path,
     # Outside the venv: a bare PATH, no VIRTUAL_ENV, the project's folder as cwd.
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home.parent), "WARDIAN_HOME": str(home),
            **(extra_env or {})}
+    if os.environ.get("PYTHONPATH"):  # tests run against a source tree not installed
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return subprocess.run(command, shell=True, input=stdin, text=True, capture_output=True,
                           cwd=cwd, env=env, timeout=60)
 

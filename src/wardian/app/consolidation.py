@@ -319,17 +319,13 @@ def commit_curator_batch(
         )
     elif archive.get("path"):
         sources.append(Source("transcript", str(archive["path"])))
-    messages = archive.get("messages")
-    by_seq = (
-        [(int(m["seq"]), str(m.get("text") or "")) for m in messages]
-        if archive.get("source") == "archive" and isinstance(messages, list) else None
-    )
+    archive_text, by_seq = _evidence_of(archive)
     store = MemoryStore()
     try:
         result = commit_batch(
             store, batch, principal_agent_id=agent_id, actor=f"run:{run_id}",
-            archive_text=None if by_seq is not None else str(archive.get("text") or ""),
-            archive_messages=by_seq, sources=sources, max_changes=max_changes,
+            archive_text=archive_text, archive_messages=by_seq, sources=sources,
+            max_changes=max_changes,
         )
     finally:
         store.close()
@@ -377,101 +373,95 @@ def build_plan(
     run_id: str,
     agent_id: str,
     workspace: str,
-    operations: list[dict[str, Any]],
-    archive_text: str,
+    operations: Sequence[Any],
+    archive: Mapping[str, Any],
     idempotency_key: str | None,
     max_changes: int | None = None,
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """Turn curator operations into a schema-v1 maintenance plan (review mode). Read-only.
 
     save → ``create`` (client_key ``save-<index>``), update → ``revise`` with the record's
-    current revision as ``expected_revision_id``, remove → ``retire``. The same checks as
-    `memory.commit` apply first: evidence must occur in the slice, ids must be the agent's
-    active records, a save must not repeat an active record (or an earlier create of the
-    plan), at most `max_changes` operations.
+    current revision as ``expected_revision_id``, remove → ``retire``. An operation a
+    commit would drop is dropped, by the same rules
+    (`wardian.memory.consolidation.check_operations`: evidence in the slice not yet
+    consolidated, no secret, no duplicate, the agent's active records, at most
+    `max_changes`); besides, a plan holds one create per text and one operation per
+    record (``duplicate``, ``duplicate_target``).
+
+    Args:
+        operations: the curator's operations as given (`curator_operations` of its
+            answer); checked here, once (`check_curator_operations`).
+        archive: the ``archive.load`` output, as `commit_curator_batch` takes it.
 
     Returns:
         (the plan as a dict, or None when no operation survives; the dropped operations
-        ``[{index, op, code, reason}]``).
+        ``[{index, op, code, reason, memory_id}]``).
+
+    Raises:
+        ValidationError: `operations` are not valid curator operations.
     """
-    from wardian.errors import AmbiguousIdError, NotFoundError
+    from wardian.memory.batch import SaveOp, UpdateOp, check_curator_operations
     from wardian.memory.consolidation import (
-        evidence_in_archive,
-        find_duplicate,
+        check_operations,
+        evidence_slice,
         normalise_whitespace,
     )
-    from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    archive = normalise_whitespace(archive_text)
+    ops = check_curator_operations({"operations": list(operations)}).operations
+    archive_text, by_seq = _evidence_of(archive)
     planned: set[tuple[str, str]] = set()  # (scope, text) of the creates so far
+    targets: set[str] = set()
     plan_ops: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    run_source = {"source_type": "run", "locator": f"run:{run_id}", "primary": False}
     store = MemoryStore()
     try:
-        for index, op in enumerate(operations):
-            kind = op["op"]
-
-            def drop(code: str, reason: str, index: int = index, kind: str = kind) -> None:
-                dropped.append({"index": index, "op": kind, "code": code, "reason": reason})
-
-            if max_changes is not None and index >= max_changes:
-                drop("over_max_changes", "the batch has more than max_changes operations")
+        evidence = evidence_slice(store, agent_id, archive_text=archive_text,
+                                  archive_messages=by_seq)
+        for checked in check_operations(store, ops, agent_id=agent_id, workspace=workspace,
+                                        evidence=evidence, max_changes=max_changes):
+            op, index = checked.op, checked.index
+            if checked.dropped is not None:
+                dropped.append(checked.dropped.to_json())
                 continue
-            if not evidence_in_archive(op["evidence"], archive):
-                drop("evidence_not_found",
-                     "its evidence excerpt does not occur in the archive slice")
-                continue
-            scope: dict[str, str] = (
-                {"kind": "agent"} if op.get("scope") == "agent"
-                else {"kind": "workspace", "path": workspace}
-            )
-            if kind == "save":
-                # what a commit would drop as a duplicate, the plan drops too
-                target = Scope.agent() if scope["kind"] == "agent" else Scope.workspace(workspace)
-                same = find_duplicate(store, agent_id, op["text"], target)
-                key = (scope["kind"], normalise_whitespace(op["text"]).casefold())
-                if same is not None or key in planned:
-                    drop("duplicate", "the same text is already remembered as "
-                         + (same[:8] if same else "an earlier create of this plan"))
+            if isinstance(op, SaveOp):
+                assert checked.scope is not None
+                key = (checked.scope.kind, normalise_whitespace(op.text).casefold())
+                if key in planned:
+                    dropped.append({"index": index, "op": op.op, "code": "duplicate",
+                                    "reason": "the same text is already remembered as an "
+                                              "earlier create of this plan",
+                                    "memory_id": None})
                     continue
                 planned.add(key)
                 plan_ops.append({
-                    "op": "create", "client_key": f"save-{index}", "text": op["text"],
-                    "kind": op.get("kind", "stable"), "scope": scope,
-                    "evidence_excerpt": op["evidence"],
-                    "sources": [{"source_type": "run", "locator": f"run:{run_id}",
-                                 "primary": False}],
+                    "op": "create", "client_key": f"save-{index}", "text": op.text,
+                    "kind": op.kind, "scope": checked.scope.to_json(),
+                    "evidence_excerpt": op.evidence, "sources": [run_source],
                 })
                 continue
-            try:
-                record = store.get(op["memory_id"], agent_id=agent_id)
-            except (NotFoundError, AmbiguousIdError):
-                drop("not_found", f"memory {op['memory_id'][:8]} is not one of this agent's "
-                     "records")
+            assert checked.memory_id is not None
+            if checked.memory_id in targets:
+                dropped.append({"index": index, "op": op.op, "code": "duplicate_target",
+                                "reason": f"memory {checked.memory_id[:8]} is already in "
+                                          "this plan", "memory_id": checked.memory_id})
                 continue
-            if record.status != "active" or record.id in seen:
-                drop("already_removed" if record.status != "active" else "duplicate_target",
-                     f"memory {record.short_id} is already removed or already in this plan")
-                continue
-            seen.add(record.id)
-            if kind == "update":
-                if record.scope.kind == "workspace" and op.get("scope") != "agent":
-                    scope = record.scope.to_json()
+            targets.add(checked.memory_id)
+            record = store.get(checked.memory_id)
+            if isinstance(op, UpdateOp):
+                assert checked.scope is not None
                 plan_ops.append({
                     "op": "revise", "memory_id": record.id,
-                    "expected_revision_id": record.current_revision_id, "text": op["text"],
-                    "kind": op.get("kind", "stable"), "scope": scope,
-                    "evidence_excerpt": op["evidence"],
-                    "add_sources": [{"source_type": "run", "locator": f"run:{run_id}",
-                                     "primary": False}],
+                    "expected_revision_id": record.current_revision_id, "text": op.text,
+                    "kind": op.kind, "scope": checked.scope.to_json(),
+                    "evidence_excerpt": op.evidence, "add_sources": [run_source],
                 })
             else:
                 plan_ops.append({
                     "op": "retire", "memory_id": record.id,
                     "expected_revision_id": record.current_revision_id,
-                    "reason": op.get("reason") or "retired by memory consolidation",
+                    "reason": op.reason,
                 })
     finally:
         store.close()
@@ -487,13 +477,23 @@ def build_plan(
     return plan, dropped
 
 
+def _evidence_of(archive: Mapping[str, Any]) -> tuple[str | None, list[tuple[int, str]] | None]:
+    """What the curator's evidence is checked against, from the ``archive.load`` output:
+    ``(None, (seq, text) pairs)`` for a slice of the agent's archive (checked at the
+    cursor as it is when checked), else ``(its text, None)``."""
+    messages = archive.get("messages")
+    if archive.get("source") == "archive" and isinstance(messages, list):
+        return None, [(int(m["seq"]), str(m.get("text") or "")) for m in messages]
+    return str(archive.get("text") or ""), None
+
+
 def draft_plan(
     *,
     run_id: str,
     agent_id: str,
     workspace: str,
-    operations: list[dict[str, Any]],
-    archive_text: str,
+    operations: Sequence[Any],
+    archive: Mapping[str, Any],
     idempotency_key: str | None,
     max_changes: int | None = None,
 ) -> dict[str, Any]:
@@ -510,7 +510,7 @@ def draft_plan(
 
     plan, dropped = build_plan(
         run_id=run_id, agent_id=agent_id, workspace=workspace, operations=operations,
-        archive_text=archive_text, idempotency_key=idempotency_key, max_changes=max_changes,
+        archive=archive, idempotency_key=idempotency_key, max_changes=max_changes,
     )
     if plan is None:
         return {"path": None, "operations": 0, "dropped": dropped, "plan_id": None,

@@ -26,7 +26,6 @@ from wardian.app.consolidation import (
     draft_plan,
     expand_archive_output,
     memory_snapshot,
-    parse_curator_batch,
     shorten_archive_output,
 )
 from wardian.engine.actions import ActionContext, ActionFn, OutputStorage, register_action
@@ -180,15 +179,18 @@ def _action_memory_draft_plan(
     ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
     batch_step: str = "curate", max_changes: Any = None,
 ) -> dict[str, Any]:
-    """``memory.draft_plan``: see `draft_plan`; dropped ops become run events."""
+    """``memory.draft_plan``: see `draft_plan` (which checks the operations once, as a
+    commit does); dropped ops become run events."""
+    from wardian.memory.batch import curator_operations
+
     agent_id, _name, workspace = _principal(ctx)
-    operations = parse_curator_batch(batch if batch is not None
-                                     else _step_output(ctx, batch_step))
+    operations = curator_operations(batch if batch is not None
+                                    else _step_output(ctx, batch_step))
     archive_out = _archive_from(ctx, archive, archive_step)
     result = draft_plan(
         run_id=ctx.run_id, agent_id=agent_id,
         workspace=_archive_workspace(ctx, archive_out, workspace), operations=operations,
-        archive_text=str(archive_out.get("text") or ""), idempotency_key=_key(ctx),
+        archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
     )
     for dropped in result["dropped"]:

@@ -321,6 +321,23 @@ def _read_only_mount(path: Path) -> bool:
         return False
 
 
+MIN_FREE_BYTES = 1024 * 1024
+"""Below this much free space on the data directory's disk (bytes available to the
+user), doctor reports the disk full."""
+
+
+def _free_bytes(path: Path) -> int | None:
+    """Bytes free for the user on the file system of `path` (POSIX ``statvfs``), or None
+    where it cannot be told."""
+    if os.name != "posix":
+        return None
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
 @register_check("data-dir", "Data directory")
 def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
     name = "data-dir"
@@ -347,6 +364,15 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
         return
     else:
         yield Finding.ok(name, f"{path} is a writable directory", subject=str(path))
+    free = _free_bytes(path)
+    disk_full = not read_only and free is not None and free < MIN_FREE_BYTES
+    if disk_full:
+        yield Finding.problem(
+            name, f"the disk holding {path} is full ({free:,} bytes free): nothing can be "
+            "saved, and SQLite cannot open a database that needs its -wal or -shm file "
+            "made", subject=str(path),
+            fix="free space on that disk (or export WARDIAN_HOME=DIR on a disk with room), "
+                "then run `wardian doctor` again: the files are not damaged by it")
     for db in ("state.db", "memory.db"):
         file = path / db
         if not file.exists():
@@ -362,6 +388,12 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
                 verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
         except sqlite3.Error as exc:
             verdict = str(exc)
+            if disk_full:
+                yield Finding.problem(
+                    name, f"{file} cannot be checked while the disk is full ({exc})",
+                    subject=str(file), fix="free space on that disk, then run `wardian "
+                                            "doctor` again")
+                continue
             wal = Path(f"{file}-wal")
             if read_only and wal.exists() and wal.stat().st_size > 0:
                 yield Finding.problem(
@@ -370,6 +402,13 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
                     "create its -shm file", subject=str(file),
                     fix="remount it read-write, or copy the data directory to a writable "
                         "disk and export WARDIAN_HOME=COPY")
+                continue
+            if isinstance(exc, sqlite3.OperationalError):
+                # Not a verdict on the file's content: it could not be opened or read.
+                yield Finding.problem(
+                    name, f"{file} could not be read: {exc}", subject=str(file),
+                    fix="check the disk (free space, `dmesg` for I/O errors) and the "
+                        "file's permissions, then run `wardian doctor` again")
                 continue
         if verdict != "ok":
             yield Finding.problem(

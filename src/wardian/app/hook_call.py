@@ -13,9 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from wardian._typing import TYPE_CHECKING
 from wardian.runtime.hook_argv import EVENTS_BY_HOST
 
-__all__ = ["EVENTS_BY_HOST", "run_hook"]
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+__all__ = ["EVENTS_BY_HOST", "read_input", "run_hook"]
+
+
+def read_input(stream: BinaryIO) -> str:
+    """A hook's input from `stream` (its stdin), bounded as the installed hook reads it
+    (`wardian.runtime.hooks.read_hook_input`)."""
+    from wardian.runtime.hooks import read_hook_input
+
+    return read_hook_input(stream)
 
 
 def run_hook(host: str, event: str, stdin_text: str, *, agents: Sequence[str] = (),

@@ -96,9 +96,9 @@ def hook_run(host: str, event: str, agents: list[str]) -> None:
     """``wardian hooks HOST EVENT``: one hook call through `wardian.app.hook_call.run_hook`;
     unusable input is a warning (the close is still recorded), a missing or unknown agent
     an error."""
-    from wardian.app.hook_call import run_hook
+    from wardian.app.hook_call import read_input, run_hook
 
-    out = run_hook(host, event, sys.stdin.read(), agents=agents,
+    out = run_hook(host, event, read_input(sys.stdin.buffer), agents=agents,
                    warn=lambda msg: stderr(f"Warning: {msg}"))
     if out is not None:
         stdout(out)

@@ -278,14 +278,33 @@ def _arguments_invalid(tool: str, exc: PydanticError) -> WardianError:
                                 "schema, tools/list")
 
 
+def _unknown_arguments(tool: str, names: Sequence[str]) -> WardianError:
+    """The `ValidationError` (exit-2 class) for arguments `tool` does not take, in the
+    words of `_arguments_invalid`."""
+    from wardian.errors import ValidationError
+
+    shown = "; ".join(f"{n[:80]} is not an argument of this tool"
+                      for n in names[:_MAX_SHOWN_PROBLEMS])
+    more = len(names) - _MAX_SHOWN_PROBLEMS
+    return ValidationError(f"{tool}: {shown}" + (f"; and {more} more" if more > 0 else ""),
+                           hint="each argument's type and limits are in the tool's input "
+                                "schema, tools/list")
+
+
 class _Server(MCPServer[Any]):
     """`MCPServer` whose argument validation errors are Wardian's one-line refusals (the
     SDK would send pydantic's multi-line report with type codes and links)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Any = None) -> Any:
-        """As `MCPServer.call_tool`; arguments that fail the input schema come back as a
-        tool error whose text names each field path (`_arguments_invalid`)."""
+        """As `MCPServer.call_tool`; arguments that fail the input schema, an argument
+        the tool does not take included (the SDK would ignore it), come back as a tool
+        error whose text names each field path (`_arguments_invalid`)."""
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            unknown = sorted(set(arguments) - set(tool.parameters.get("properties", {})))
+            if unknown:
+                return _error(_unknown_arguments(name, unknown))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -479,6 +498,10 @@ def build_server(*, agents: Sequence[str] = ()) -> tuple[MCPServer[Any], Callabl
             raise ResourceError(f"Error: {exc.render()}") from None
         return json.dumps(record.to_json(), indent=2, ensure_ascii=False)
 
+    for tool in server._tool_manager.list_tools():
+        # Published as refused: an argument the tool does not take is an error
+        # (`_Server.call_tool`), not silently ignored.
+        tool.parameters["additionalProperties"] = False
     return server, memory.close
 
 
@@ -495,16 +518,9 @@ def serve(*, agents: Sequence[str] = ()) -> None:
 
 
 async def _run_stdio(server: MCPServer[Any]) -> None:
-    """`MCPServer.run_stdio_async`, reading and writing the messages on event-loop pipes
-    when stdin/stdout are pipes (`wardian.mcp_server.stdio`: no worker-thread hop per line,
-    no transport tasks between the pipes and the dispatcher)."""
-    from wardian.mcp_server.stdio import MessageReader, MessageWriter, event_loop_stdio
+    """`MCPServer.run_stdio_async` over `wardian.mcp_server.stdio.stdio_streams` (the SDK's
+    transport, each line screened and every malformed request answered)."""
+    from wardian.mcp_server.stdio import run_stdio
 
-    async with event_loop_stdio() as pipes:
-        if pipes is None:
-            await server.run_stdio_async()
-            return
-        # MCPServer has no public "run over these streams"; its low-level server does.
-        lowlevel = server._lowlevel_server
-        await lowlevel.run(MessageReader(pipes[0]), MessageWriter(pipes[1]),
-                           lowlevel.create_initialization_options())
+    # MCPServer has no public "run over these streams"; its low-level server does.
+    await run_stdio(server._lowlevel_server)

@@ -62,10 +62,10 @@ class TermStats:
         self._freq: dict[str, int] = {}
         self._bm25: dict[str, dict[int, float]] = {}
         self._postings = 0
-        self._scopes: dict[Any, dict[int, str]] = {}
+        self._scopes: dict[Any, Mapping[int, str]] = {}
         self.records: dict[int, Any] = {}
 
-    def scope(self, key: Any, build: Callable[[], dict[int, str]]) -> dict[int, str]:
+    def scope(self, key: Any, build: Callable[[], Mapping[int, str]]) -> Mapping[int, str]:
         """``{rowid: updated_at}`` of the records in the scope named `key` (e.g. agent
         and workspace), from `build` the first time."""
         found = self._scopes.get(key)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -45,11 +45,16 @@ from wardian.memory.store import MemoryStore
 
 __all__ = [
     "AppliedOp",
+    "CheckedOp",
     "CommitResult",
     "DroppedOp",
+    "EvidenceSlice",
     "batch_digest",
+    "check_operations",
     "commit_batch",
     "evidence_in_archive",
+    "evidence_slice",
+    "find_duplicate",
     "get_cursor",
     "get_receipt",
     "normalise_whitespace",
@@ -300,6 +305,111 @@ _DROP_MESSAGES = {
 }
 
 
+@dataclass(frozen=True)
+class EvidenceSlice:
+    """What each operation's evidence must occur in (whitespace-normalised).
+
+    Attributes:
+        text: the slice not yet consolidated; None skips the evidence check.
+        whole: the whole slice the curator read, when it came from the agent's archive
+            (evidence found only in the part consolidated meanwhile is
+            ``already_consolidated``); else None.
+        previous: the agent's consolidation cursor the slice was cut at, or None.
+    """
+
+    text: str | None
+    whole: str | None = None
+    previous: int | None = None
+
+
+def evidence_slice(store: MemoryStore, agent_id: str, *, archive_text: str | None = None,
+                   archive_messages: Sequence[tuple[int, str]] | None = None) -> EvidenceSlice:
+    """The `EvidenceSlice` of a curator batch as of now: `archive_messages` (``(seq,
+    text)`` of the agent's archive) cut at the agent's current cursor, else
+    `archive_text` as given (None: no evidence check). Read-only; inside a commit's
+    transaction it reads the cursor the commit moves from."""
+    previous = get_cursor(store, agent_id)
+    if archive_messages is None:
+        return EvidenceSlice(None if archive_text is None else normalise_whitespace(archive_text),
+                             None, previous)
+    whole = normalise_whitespace("\n".join(text for _, text in archive_messages))
+    fresh = normalise_whitespace("\n".join(
+        text for seq, text in archive_messages if previous is None or seq > previous))
+    return EvidenceSlice(fresh, whole, previous)
+
+
+@dataclass(frozen=True)
+class CheckedOp:
+    """One curator operation after the consolidation checks.
+
+    Attributes:
+        index: its position in the batch.
+        op: the operation.
+        dropped: why it must not be applied, or None.
+        memory_id: for an update or remove that passed, the full id of the agent's active
+            record it names.
+        scope: for a save or update that passed, the scope the record gets.
+    """
+
+    index: int
+    op: SaveOp | UpdateOp | RemoveOp
+    dropped: DroppedOp | None = None
+    memory_id: str | None = None
+    scope: Scope | None = None
+
+
+def check_operations(store: MemoryStore, operations: Sequence[SaveOp | UpdateOp | RemoveOp],
+                     *, agent_id: str, workspace: str, evidence: EvidenceSlice,
+                     max_changes: int | None = None) -> Iterator[CheckedOp]:
+    """The consolidation rules, one operation at a time, in batch order: at most
+    `max_changes` operations; evidence in the slice (``evidence_not_found``,
+    ``already_consolidated``); no secret in text, evidence or reason
+    (``secret_detected``); a save not repeating an active record of its scope
+    (``duplicate``); an update or remove naming one active record of the agent
+    (``not_found``, ``ambiguous_id``, ``already_removed``).
+
+    The one definition of what a curator batch may change: `commit_batch` applies each
+    operation that passes before the next is checked (so a repeat of a save in the same
+    batch is a duplicate), and review mode's plan drops what a commit would drop
+    (`wardian.app.consolidation.build_plan`). Read-only.
+    """
+    for index, op in enumerate(operations):
+        def drop(code: str, memory_id: str | None = None, detail: str = "",
+                 index: int = index, op: SaveOp | UpdateOp | RemoveOp = op) -> CheckedOp:
+            shown = (memory_id or getattr(op, "memory_id", "") or "")[:8]
+            return CheckedOp(index, op, DroppedOp(
+                index, op.op, _DROP_MESSAGES[code].format(id=shown, detail=detail), code,
+                memory_id))
+
+        if max_changes is not None and index >= max_changes:
+            yield drop("over_max_changes")
+            continue
+        if evidence.text is not None and not evidence_in_archive(op.evidence, evidence.text):
+            stale = evidence.whole is not None and evidence_in_archive(op.evidence,
+                                                                       evidence.whole)
+            yield drop("already_consolidated" if stale else "evidence_not_found")
+            continue
+        fields = ({"reason": op.reason, "evidence": op.evidence} if isinstance(op, RemoveOp)
+                  else {"text": op.text, "evidence": op.evidence})
+        if found := scan_fields(fields):
+            detail = ", ".join(sorted({f"{f.detector} in {f.field}" for f in found}))
+            yield drop("secret_detected", getattr(op, "memory_id", None), detail)
+            continue
+        if isinstance(op, SaveOp):
+            scope = _target_scope(op, workspace)
+            duplicate = find_duplicate(store, agent_id, op.text, scope)
+            yield (drop("duplicate", duplicate) if duplicate is not None
+                   else CheckedOp(index, op, scope=scope))
+            continue
+        full, problem = _resolve_own(store, op.memory_id, agent_id)
+        if problem or full is None:
+            yield drop(problem or "not_found", full)
+            continue
+        yield CheckedOp(index, op, memory_id=full, scope=(
+            _target_scope(op, workspace, store.get(full).scope)
+            if isinstance(op, UpdateOp) else None))
+
+
 def commit_batch(
     store: MemoryStore,
     batch: CommitBatch | Mapping[str, Any],
@@ -362,79 +472,50 @@ def commit_batch(
     replay = _check_replay(store, agent_id, batch.idempotency_key, digest)
     if replay is not None:
         return replay
-    archive = None if archive_text is None else normalise_whitespace(archive_text)
     with atomic(store.conn):
         # Re-check inside the write lock: a concurrent commit of the same key may have won.
         replay = _check_replay(store, agent_id, batch.idempotency_key, digest)
         if replay is not None:
             return replay
-        previous = get_cursor(store, agent_id)
-        whole: str | None = None
-        if archive_messages is not None:
-            whole = normalise_whitespace("\n".join(text for _, text in archive_messages))
-            archive = normalise_whitespace("\n".join(
-                text for seq, text in archive_messages if previous is None or seq > previous
-            ))
+        evidence = evidence_slice(store, agent_id, archive_text=archive_text,
+                                  archive_messages=archive_messages)
+        previous = evidence.previous
         now = utc_now_iso()
         reason = f"consolidation {batch.idempotency_key}"
         applied: list[AppliedOp] = []
         dropped: list[DroppedOp] = []
-
-        def drop(index: int, op: SaveOp | UpdateOp | RemoveOp, code: str,
-                 memory_id: str | None = None, detail: str = "") -> None:
-            shown = (memory_id or getattr(op, "memory_id", "") or "")[:8]
-            dropped.append(DroppedOp(
-                index, op.op, _DROP_MESSAGES[code].format(id=shown, detail=detail), code,
-                memory_id,
-            ))
-
-        for index, op in enumerate(batch.operations):
-            if max_changes is not None and index >= max_changes:
-                drop(index, op, "over_max_changes")
-                continue
-            if archive is not None and not evidence_in_archive(op.evidence, archive):
-                stale = whole is not None and evidence_in_archive(op.evidence, whole)
-                drop(index, op, "already_consolidated" if stale else "evidence_not_found")
-                continue
-            fields = ({"reason": op.reason, "evidence": op.evidence} if isinstance(op, RemoveOp)
-                      else {"text": op.text, "evidence": op.evidence})
-            if found := scan_fields(fields):
-                detail = ", ".join(sorted({f"{f.detector} in {f.field}" for f in found}))
-                drop(index, op, "secret_detected", getattr(op, "memory_id", None), detail)
-                continue
-            if isinstance(op, SaveOp):
-                scope = _target_scope(op, batch.workspace)
-                duplicate = find_duplicate(store, agent_id, op.text, scope)
-                if duplicate is not None:
-                    drop(index, op, "duplicate", duplicate)
-                    continue
+        for checked in check_operations(store, batch.operations, agent_id=agent_id,
+                                        workspace=batch.workspace, evidence=evidence,
+                                        max_changes=max_changes):
+            op, index = checked.op, checked.index
+            if checked.dropped is not None:
+                dropped.append(checked.dropped)
+            elif isinstance(op, SaveOp):
+                assert checked.scope is not None
                 rid = store.insert_in_transaction(
-                    agent_id, text=op.text, evidence=op.evidence, kind=op.kind, scope=scope,
-                    sources=sources, actor=actor, reason=reason, now=now,
-                    reason_checked=True,  # the run's key: Wardian's ids
+                    agent_id, text=op.text, evidence=op.evidence, kind=op.kind,
+                    scope=checked.scope, sources=sources, actor=actor, reason=reason,
+                    now=now, reason_checked=True,  # the run's key: Wardian's ids
                 )
-                revision = _current_revision(store, rid)
-                applied.append(AppliedOp(index, "save", rid, revision, op.text))
-                continue
-            full, problem = _resolve_own(store, op.memory_id, agent_id)
-            if problem or full is None:
-                drop(index, op, problem or "not_found", full)
-                continue
-            if isinstance(op, UpdateOp):
-                current = store.get(full)
+                applied.append(AppliedOp(index, "save", rid, _current_revision(store, rid),
+                                         op.text))
+            elif isinstance(op, UpdateOp):
+                assert checked.memory_id is not None
                 revision = store.update_in_transaction(
-                    full, text=op.text, evidence=op.evidence, kind=op.kind,
-                    scope=_target_scope(op, batch.workspace, current.scope),
-                    add_sources=sources, actor=actor, reason=reason, now=now,
-                    reason_checked=True,
+                    checked.memory_id, text=op.text, evidence=op.evidence, kind=op.kind,
+                    scope=checked.scope, add_sources=sources, actor=actor, reason=reason,
+                    now=now, reason_checked=True,
                 )
-                applied.append(AppliedOp(index, "update", full, revision, op.text))
+                applied.append(AppliedOp(index, "update", checked.memory_id, revision,
+                                         op.text))
             else:
+                assert checked.memory_id is not None
                 revision = store.update_in_transaction(
-                    full, status="removed", removed_reason=op.reason, actor=actor,
-                    reason=op.reason, now=now, reason_checked=True,  # scanned above
+                    checked.memory_id, status="removed", removed_reason=op.reason,
+                    actor=actor, reason=op.reason, now=now,
+                    reason_checked=True,  # scanned by check_operations
                 )
-                applied.append(AppliedOp(index, "remove", full, revision))
+                applied.append(AppliedOp(index, "remove", checked.memory_id, revision))
 
         cursor = previous
         if batch.cursor is not None:

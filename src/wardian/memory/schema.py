@@ -244,4 +244,27 @@ MIGRATIONS: list[NamedMigration] = [
     ALTER TABLE capabilities ADD COLUMN pid_ns INTEGER;
     ALTER TABLE capabilities ADD COLUMN user_ns INTEGER;
     """),
+    # 9: a counter every change to a record or its vector moves (PostgreSQL's table of
+    # the same name counts write transactions): what a memory-mapped vector set on disk
+    # (`wardian.memory.vector_file`) is valid for. SQLite's data_version only says what
+    # changed since the same connection last looked.
+    NamedMigration("create_memory_version", """
+    CREATE TABLE memory_version (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        changes INTEGER NOT NULL
+    );
+    INSERT INTO memory_version VALUES (1, 0);
+    CREATE TRIGGER memory_version_records_insert AFTER INSERT ON records
+    BEGIN UPDATE memory_version SET changes = changes + 1; END;
+    CREATE TRIGGER memory_version_records_update AFTER UPDATE ON records
+    BEGIN UPDATE memory_version SET changes = changes + 1; END;
+    CREATE TRIGGER memory_version_records_delete AFTER DELETE ON records
+    BEGIN UPDATE memory_version SET changes = changes + 1; END;
+    CREATE TRIGGER memory_version_vectors_insert AFTER INSERT ON record_vectors
+    BEGIN UPDATE memory_version SET changes = changes + 1; END;
+    CREATE TRIGGER memory_version_vectors_update AFTER UPDATE ON record_vectors
+    BEGIN UPDATE memory_version SET changes = changes + 1; END;
+    CREATE TRIGGER memory_version_vectors_delete AFTER DELETE ON record_vectors
+    BEGIN UPDATE memory_version SET changes = changes + 1; END;
+    """),
 ]

@@ -17,7 +17,7 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from wardian._db import atomic
@@ -223,6 +223,8 @@ class MemoryStore:
         self.conn: sqlite3.Connection = self.db.conn
         self._embedder: Embedder | _Unset | None = UNSET
         self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, ...]]] = {}
+        self._vectors_query: dict[tuple[str, str | None], int] = {}
+        self._queries = 0  # recall queries so far (a vector set's second query converts it)
         self._terms: TermStats | None = None
 
     def close(self) -> None:
@@ -487,6 +489,7 @@ class MemoryStore:
         terms = query_terms(query)
         if not terms:
             return Considered([], terms=0, unknown=0, semantic=False)
+        self._queries += 1
         depth = max(30, 3 * limit)
         candidates, unknown = self._lexical_candidates(
             agent_id, terms, workspace=workspace, depth=depth)
@@ -602,6 +605,7 @@ class MemoryStore:
         in scope without a vector) of the agent's active records in scope, by index,
         cached until anything writes to the file (`_version`, read unless given). The
         last item is None on PostgreSQL (not read there)."""
+        from wardian.memory import vector_file
         from wardian.memory.embedding import MODEL, Embedder
 
         version = version or self._version()
@@ -610,7 +614,8 @@ class MemoryStore:
         if cached is not None and cached[0] == version:
             hit: tuple[Any, Any, Any, Any, Any] = cached[1]
             kept = hit[2]
-            if isinstance(kept, _Matrix) and kept.full.dtype.itemsize == 2:
+            if isinstance(kept, _Matrix) and kept.full.dtype.itemsize == 2 and \
+                    self._vectors_query.get(key) != self._queries:
                 hit = (*hit[:2], kept._replace(full=kept.full.astype("float32")), *hit[3:])
                 self._vectors[key] = (version, hit)
             return hit
@@ -618,6 +623,8 @@ class MemoryStore:
             self._vectors.clear()  # other scopes' sets are as stale: let them go
         where, params = self._scope_sql(agent_id, workspace)
         unvectored: dict[int, str] | None = None
+        disk_name: str | None = None
+        disk_scope = ""
         if self.db.dialect == "postgres":
             rows = self.conn.execute(
                 "SELECT r.rowid, v.vector, r.updated_at FROM records r"
@@ -625,13 +632,26 @@ class MemoryStore:
                 [MODEL, *params],
             ).fetchall()
         else:
+            stamp = self._disk_stamp()
+            disk_scope = vector_file.scope_key(agent_id, workspace, MODEL)
+            disk_name = None if stamp is None else vector_file.file_name(disk_scope, stamp)
+            loaded = None if disk_name is None else vector_file.load(
+                self._vector_folder(), disk_name, disk_scope)
+            if loaded is not None:
+                index = vector_file.RowIndex(loaded.rowids)
+                entry_on_disk = (loaded.rowids.tolist(), index,
+                                 _Matrix(loaded.full, loaded.head, loaded.means, loaded.cov),
+                                 vector_file.Stamps(loaded.stamps), loaded.unvectored)
+                self._vectors[key] = (version, entry_on_disk)
+                self._vectors_query[key] = self._queries
+                return entry_on_disk
             # Every record in scope, in the same order as the vectors' join: the records
             # without one are what lexical recall's scope needs besides (`bm25_warm`).
             rows, unvectored = [], {}
             for row in self.conn.execute(
                     "SELECT r.rowid, v.vector, r.updated_at FROM records r"
                     " LEFT JOIN record_vectors v ON v.record_id = r.id AND v.model = ?"
-                    " WHERE 1" + where, [MODEL, *params]):
+                    " WHERE 1" + where + " ORDER BY r.rowid", [MODEL, *params]):
                 if row[1] is None:
                     unvectored[int(row[0])] = row[2]
                 else:
@@ -661,11 +681,35 @@ class MemoryStore:
                 full, full[:, :_PREFILTER_DIMS].astype(np.float32),
                 full.mean(axis=0, dtype=np.float32),
                 np.cov(sample, rowvar=False, bias=True).astype(np.float32))
+            if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM:
+                # Kept for later processes (a small set is read faster than mapped).
+                vector_file.save(self._vector_folder(), disk_name, disk_scope,
+                                 vector_file.VectorSet(
+                    rowids=np.asarray(rowids, dtype=np.int64),
+                    stamps=np.asarray(stamps, dtype=np.bytes_), full=matrix.full,
+                    head=matrix.head, means=matrix.means, cov=matrix.cov,
+                    unvectored=unvectored))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
         entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
         self._vectors[key] = (version, entry)
+        self._vectors_query[key] = self._queries
         return entry
+
+    def _disk_stamp(self) -> tuple[int, int] | None:
+        """(inode of the database file, its write counter ``memory_version.changes``):
+        what a vector set on disk is valid for (`wardian.memory.vector_file`); None where
+        it cannot be read (an in-memory or older database)."""
+        try:
+            inode = os.stat(self.path).st_ino
+            row = self.conn.execute("SELECT changes FROM memory_version").fetchone()
+        except (OSError, sqlite3.Error):
+            return None
+        return None if row is None else (inode, int(row[0]))
+
+    def _vector_folder(self) -> Path:
+        """Where the vector sets of this database file are kept on disk."""
+        return Path(self.path).parent / "vectors"
 
     def _semantic_candidates(
         self, agent_id: str, workspace: str | None, vector: builtins.list[float], depth: int,
@@ -835,7 +879,7 @@ class MemoryStore:
         return found, unknown
 
     def _warm(self, agent_id: str, workspace: str | None
-              ) -> tuple[TermStats, dict[int, str]] | None:
+              ) -> tuple[TermStats, Mapping[int, str]] | None:
         """The store's warm word statistics (`wardian.memory.bm25_warm`) and the scope's
         ``updated_at`` lookup (None: out of scope), or None where lexical recall asks SQL
         every time: on PostgreSQL, and without the embedding model (the scope comes with
@@ -847,9 +891,15 @@ class MemoryStore:
         version = self._version()
         if self._terms is None or self._terms.version != version:
             self._terms = TermStats(version)
-        rowids, _, _, stamps, unvectored = self._vector_set(agent_id, workspace, version)
-        scope = self._terms.scope((agent_id, workspace), lambda: {
-            **dict(zip(rowids, stamps, strict=True)), **unvectored})
+        from wardian.memory import vector_file
+
+        rowids, position, _, stamps, unvectored = self._vector_set(agent_id, workspace, version)
+        if isinstance(position, vector_file.RowIndex):  # mapped from disk: no dict per row
+            scope = self._terms.scope((agent_id, workspace), lambda: vector_file.ScopeStamps(
+                position, stamps, unvectored))
+        else:
+            scope = self._terms.scope((agent_id, workspace), lambda: {
+                **dict(zip(rowids, stamps, strict=True)), **unvectored})
         return self._terms, scope
 
     def _rank_rare(self, rare: Sequence[str], freq: dict[str, int], where: str,

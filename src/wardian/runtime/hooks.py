@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -37,7 +38,7 @@ from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import UsageError, ValidationError, WardianError
 
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, BinaryIO
 
 __all__ = [
     "DRY_RUN_ENV",
@@ -64,14 +65,57 @@ def boundary_for_reason(reason: str | None) -> str:
     return "clear" if (reason or "").strip().lower() == "clear" else "shutdown"
 
 
+MAX_HOOK_INPUT_BYTES = 1024 * 1024
+"""Largest hook input read (bytes of UTF-8): the hosts send a few hundred bytes (ids,
+paths, a reason); the readers stop one byte past it."""
+
+MAX_HOOK_DEPTH = 64
+"""Deepest nesting of arrays and objects read in a hook's input (the input object itself
+is level 1); deeper input is refused before it is parsed."""
+
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def read_hook_input(stream: BinaryIO) -> str:
+    """A hook's stdin as text: at most `MAX_HOOK_INPUT_BYTES` + 1 bytes (so that
+    `parse_hook_payload` can tell input over the cap), decoded as UTF-8 with bad bytes
+    replaced."""
+    return stream.read(MAX_HOOK_INPUT_BYTES + 1).decode("utf-8", "replace")
+
+
+def _nesting_exceeds(text: str, limit: int) -> bool:
+    """Whether arrays and objects in the JSON `text` nest deeper than `limit` (brackets
+    inside strings do not count)."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for match in _STRUCTURE.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in "]}":
+            depth -= 1
+    return False
+
+
 def parse_hook_payload(text: str) -> dict[str, Any]:
     """Parse the JSON object a hook receives on stdin (empty input = empty object).
 
     Raises:
-        ValidationError: not a JSON object.
+        ValidationError: larger than `MAX_HOOK_INPUT_BYTES`, nested deeper than
+            `MAX_HOOK_DEPTH`, not JSON, or not a JSON object.
     """
     if not text.strip():
         return {}
+    if len(text) > MAX_HOOK_INPUT_BYTES // 4 and \
+            len(text.encode("utf-8", "surrogatepass")) > MAX_HOOK_INPUT_BYTES:
+        raise ValidationError(f"hook input is larger than {MAX_HOOK_INPUT_BYTES} bytes",
+                              source="stdin")
+    if _nesting_exceeds(text, MAX_HOOK_DEPTH):
+        raise ValidationError(
+            f"hook input is nested deeper than {MAX_HOOK_DEPTH} levels", source="stdin")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -386,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
 
             os.environ[ENV_HOME] = args.home  # the drain worker started detached inherits it
         label = f"wardian hook {args.host} {args.event}"
-        text = sys.stdin.buffer.read().decode("utf-8", "replace") if sys.stdin else ""
+        text = read_hook_input(sys.stdin.buffer) if sys.stdin else ""
         out = run_hook(args.host, args.event, text, agents=args.agents,
                        warn=lambda msg: sys.stderr.write(f"{label}: warning: {msg}\n"))
         if out is not None:

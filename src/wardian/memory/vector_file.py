@@ -1,0 +1,223 @@
+"""A scope's vector set kept on disk, memory-mapped by every later recall process.
+
+Semantic recall scans the vectors of every record in the asked scope. Reading them out of
+SQLite costs a process time proportional to the store (at 100k records most of a
+``wardian memory recall``); this file holds what that read builds — the rowids (sorted),
+their ``updated_at``, the float16 vectors, their first dimensions as float32, the column
+means and covariance, and the records in scope without a vector — so a process maps it
+and touches only what a query scans.
+
+Validity: a file is named by the store's write counter (``memory_version.changes``, moved
+by triggers on every change to ``records`` and ``record_vectors``) and the database file's
+inode, so any write, or another database file in its place, makes it unused; it is never
+read for another state of the store. A reader that finds no file builds the set from
+SQLite and writes it (atomically: temp file and rename), removing the scope's older files.
+Unreadable or malformed files are ignored (and rebuilt). The caller still checks every
+record it shows against the table (`MemoryStore._records_by_rowid`).
+
+Format: ``WVS1\\n``, an 8-byte little-endian header length, a JSON header (``scope``:
+`scope_key`; ``arrays``: name → ``[offset, dtype, shape]``; ``unvectored``: ``{rowid:
+updated_at}``), then the arrays from the next 64-byte boundary on, each at a 64-byte
+aligned offset from there.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+from wardian._fs import open_private, private_dir
+from wardian._typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load", "save",
+           "scope_key"]
+
+_MAGIC = b"WVS1\n"
+_ALIGN = 64
+_ARRAYS = ("rowids", "stamps", "full", "head", "means", "cov")
+
+
+class VectorSet:
+    """The arrays of one scope's vector set (NumPy arrays, memory-mapped when loaded).
+
+    Attributes:
+        rowids: int64, sorted. stamps: bytes (``S``), the ``updated_at`` of each row.
+        full: float16 (n x dims). head: float32 (n x head dims). means: float32 (dims).
+        cov: float32 (dims x dims). unvectored: ``{rowid: updated_at}`` of the records in
+        scope without a vector.
+    """
+
+    __slots__ = ("cov", "full", "head", "means", "rowids", "stamps", "unvectored")
+
+    def __init__(self, *, rowids: Any, stamps: Any, full: Any, head: Any, means: Any,
+                 cov: Any, unvectored: dict[int, str]) -> None:
+        self.rowids, self.stamps, self.full, self.head = rowids, stamps, full, head
+        self.means, self.cov, self.unvectored = means, cov, unvectored
+
+
+class RowIndex(Mapping[int, int]):
+    """``{rowid: row index}`` over a sorted rowid array, without a Python object per row."""
+
+    def __init__(self, rowids: Any) -> None:
+        self._rowids = rowids
+
+    def get(self, rowid: object, default: Any = None) -> Any:
+        """The row index of `rowid`, or `default`."""
+        import numpy as np
+
+        if not isinstance(rowid, int):
+            return default
+        i = int(np.searchsorted(self._rowids, rowid))
+        return i if i < len(self._rowids) and int(self._rowids[i]) == rowid else default
+
+    def __getitem__(self, rowid: int) -> int:
+        found = self.get(rowid)
+        if found is None:
+            raise KeyError(rowid)
+        return int(found)
+
+    def __contains__(self, rowid: object) -> bool:
+        return self.get(rowid) is not None
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._rowids.tolist())
+
+    def __len__(self) -> int:
+        return len(self._rowids)
+
+
+class Stamps(Sequence[str]):
+    """The ``updated_at`` texts of a `VectorSet`'s rows, decoded when read."""
+
+    def __init__(self, stamps: Any) -> None:
+        self._stamps = stamps
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [s.decode("ascii") for s in self._stamps[i]]
+        return self._stamps[i].decode("ascii")
+
+    def __len__(self) -> int:
+        return len(self._stamps)
+
+
+class ScopeStamps(Mapping[int, str]):
+    """``{rowid: updated_at}`` of every record in a scope: the rows of a vector set (by
+    `index`, with `stamps`) and the records without a vector."""
+
+    def __init__(self, index: RowIndex, stamps: Sequence[str],
+                 unvectored: Mapping[int, str]) -> None:
+        self._index, self._stamps, self._unvectored = index, stamps, unvectored
+
+    def get(self, rowid: object, default: Any = None) -> Any:
+        """The ``updated_at`` of `rowid` when it is in scope, else `default`."""
+        i = self._index.get(rowid)
+        if i is not None:
+            return self._stamps[i]
+        return self._unvectored.get(rowid, default)  # type: ignore[call-overload]
+
+    def __getitem__(self, rowid: int) -> str:
+        found = self.get(rowid)
+        if found is None:
+            raise KeyError(rowid)
+        return str(found)
+
+    def __iter__(self) -> Iterator[int]:
+        yield from self._index
+        yield from self._unvectored
+
+    def __len__(self) -> int:
+        return len(self._index) + len(self._unvectored)
+
+
+def scope_key(agent_id: str, workspace: str | None, model: str) -> str:
+    """What a file is the set of (agent, workspace, embedding model), as its header holds
+    it: `load` refuses a file whose header names another scope."""
+    return json.dumps([agent_id, workspace, model])
+
+
+def file_name(scope: str, stamp: tuple[int, int]) -> str:
+    """The file of the set of `scope` (`scope_key`) at `stamp` (database inode, write
+    counter). The name's checksum only spreads scopes over files; the header decides."""
+    raw = scope.encode("utf-8")
+    return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.{stamp[0]}.{stamp[1]}.wvs"
+
+
+def _data_start(header_size: int) -> int:
+    """Where the arrays start: after the magic, the length and the header, aligned."""
+    return -(-(len(_MAGIC) + 8 + header_size) // _ALIGN) * _ALIGN
+
+
+def load(folder: Path, name: str, scope: str) -> VectorSet | None:
+    """The set of `scope` in ``folder/name``, memory-mapped, or None when there is none,
+    it cannot be read as one, or it holds another scope's set. NumPy is imported only
+    when there is a file (small sets have none)."""
+    try:
+        with open(folder / name, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size < len(_MAGIC) + 8:
+                return None
+            view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    import numpy as np
+
+    try:
+        if view[:len(_MAGIC)] != _MAGIC:
+            return None
+        size = int.from_bytes(view[len(_MAGIC):len(_MAGIC) + 8], "little")
+        header = json.loads(view[len(_MAGIC) + 8:len(_MAGIC) + 8 + size])
+        if header.get("scope") != scope:
+            return None
+        base = _data_start(size)
+        arrays = {}
+        for key in _ARRAYS:
+            offset, dtype, shape = header["arrays"][key]
+            count = int(np.prod(shape)) if shape else 1
+            arrays[key] = np.frombuffer(view, dtype=np.dtype(dtype), count=count,
+                                        offset=base + int(offset)).reshape(shape)
+        unvectored = {int(k): str(v) for k, v in header["unvectored"].items()}
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+    return VectorSet(unvectored=unvectored, **arrays)
+
+
+def save(folder: Path, name: str, scope: str, vectors: VectorSet) -> None:
+    """Write `vectors`, the set of `scope`, as ``folder/name`` (a 0600 file, atomically)
+    and remove the scope's other files. Best effort: a failure to write (a full or
+    read-only disk) leaves no partial file and is not raised (recall builds the set again
+    next time)."""
+    import numpy as np
+
+    arrays = {key: np.ascontiguousarray(getattr(vectors, key)) for key in _ARRAYS}
+    layout: dict[str, list[Any]] = {}
+    offset = 0
+    for key, array in arrays.items():
+        layout[key] = [offset, array.dtype.str, list(array.shape)]
+        offset += -(-array.nbytes // _ALIGN) * _ALIGN
+    raw = json.dumps({"scope": scope, "arrays": layout, "unvectored": {
+        str(k): v for k, v in vectors.unvectored.items()}}).encode("utf-8")
+    base = _data_start(len(raw))
+    tmp = folder / f".{name}.{os.getpid()}.tmp"
+    try:
+        private_dir(folder)
+        with open_private(tmp, "wb") as handle:
+            handle.write(_MAGIC + len(raw).to_bytes(8, "little") + raw)
+            for key, array in arrays.items():
+                handle.seek(layout[key][0] + base)
+                handle.write(array.tobytes())
+            handle.truncate(base + offset)
+        os.replace(tmp, folder / name)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return
+    prefix = name.split(".", 1)[0] + "."
+    for other in folder.glob(prefix + "*.wvs"):
+        if other.name != name:
+            other.unlink(missing_ok=True)

@@ -1,0 +1,125 @@
+"""A scope's vector set on disk (`wardian.memory.vector_file`): a later process's store maps
+it instead of reading every vector out of SQLite, and answers exactly as the store that
+built it; any write (insert, update, remove, a vector change) moves the write counter so
+the old file is never read again; a damaged file is ignored and rebuilt; small scopes
+write none. Real SQLite files, real store objects on fresh connections."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from wardian._db import atomic
+from wardian._util import utc_now_iso
+from wardian.memory import vector_file
+from wardian.memory.embedding import MODEL, model_files
+from wardian.memory.models import Scope
+from wardian.memory.store import _NUMPY_FROM, MemoryStore
+
+pytestmark = pytest.mark.skipif(model_files() is None, reason="wordllama is not installed")
+
+AGENT = "eeeeeeee-0000-4000-8000-000000000005"
+WORDS = ("loom", "warp", "weft", "shuttle", "heddle", "reed", "bobbin", "spindle", "dye",
+         "indigo", "madder", "wool", "linen", "skein", "treadle", "selvedge", "twill", "tabby")
+
+
+def _fill(store: MemoryStore, n: int, seed: int = 11) -> None:
+    rng = random.Random(seed)
+    with atomic(store.conn):
+        for _ in range(n):
+            store.insert_in_transaction(
+                AGENT, text=" ".join(rng.choices(WORDS, k=7)), evidence="e", kind="stable",
+                scope=Scope.agent(), sources=(), actor="t", reason=None, now=utc_now_iso())
+
+
+def _files(store: MemoryStore) -> list[Path]:
+    return sorted((Path(store.path).parent / "vectors").glob("*.wvs"))
+
+
+def _answer(store: MemoryStore, query: str) -> list[str]:
+    return [r.id for r in store.recall(AGENT, query, limit=10)]
+
+
+def _fresh() -> MemoryStore:
+    """A store as a new process has it: no vector set in memory yet (each store keeps
+    its own)."""
+    return MemoryStore()
+
+
+QUERIES = ("indigo dyed linen on the loom", "which shuttle for twill weaving",
+           "madder wool skein")
+
+
+def test_a_later_store_maps_the_file_and_answers_the_same(wardian_home: Path) -> None:
+    store = MemoryStore()
+    _fill(store, _NUMPY_FROM + 200)
+    built = [_answer(store, q) for q in QUERIES]
+    (written,) = _files(store)
+    later = _fresh()
+    assert [_answer(later, q) for q in QUERIES] == built
+    ((_, entry),) = later._vectors.values()
+    assert isinstance(entry[1], vector_file.RowIndex), "the set was not read from the file"
+    assert _files(later) == [written]
+
+
+def test_every_kind_of_write_retires_the_file(wardian_home: Path) -> None:
+    store = MemoryStore()
+    _fill(store, _NUMPY_FROM + 50)
+    _answer(store, QUERIES[0])
+    (first,) = _files(store)
+    target = store.recall(AGENT, QUERIES[0], limit=1)[0]
+    store.remove(AGENT, target.id, actor="t", reason="woven")
+    later = _fresh()
+    shown = _answer(later, QUERIES[0])
+    assert target.id not in shown
+    (second,) = _files(later)
+    assert second != first and not first.exists()
+    edited = later.recall(AGENT, QUERIES[1], limit=1)[0]
+    later.update(AGENT, edited.id, text="The studio sells shortbread on Fridays.",
+                 evidence="e", actor="t")
+    again = _fresh()
+    assert edited.id not in _answer(again, QUERIES[1])
+    assert edited.id in _answer(again, "shortbread sold at the studio on fridays")
+    assert second not in _files(again)
+
+
+def test_the_write_counter_moves_for_records_and_vectors(wardian_home: Path) -> None:
+    store = MemoryStore()
+
+    def changes() -> int:
+        return int(store.conn.execute("SELECT changes FROM memory_version").fetchone()[0])
+
+    before = changes()
+    record = store.save(AGENT, "Warp the loom before dyeing.", evidence="e",
+                        scope=Scope.agent(), actor="t")
+    saved = changes()
+    assert saved > before
+    with atomic(store.conn):
+        store.conn.execute("DELETE FROM record_vectors WHERE record_id = ?", (record.id,))
+    assert changes() > saved
+
+
+def test_a_damaged_file_is_ignored_and_rebuilt(wardian_home: Path) -> None:
+    store = MemoryStore()
+    _fill(store, _NUMPY_FROM + 50)
+    built = _answer(store, QUERIES[2])
+    (written,) = _files(store)
+    size = written.stat().st_size
+    written.write_bytes(b"WVS1\n" + (10**9).to_bytes(8, "little") + b"{not json")
+    later = _fresh()
+    assert _answer(later, QUERIES[2]) == built
+    (rebuilt,) = _files(later)
+    assert rebuilt.stat().st_size == size
+    scope = vector_file.scope_key(AGENT, None, MODEL)
+    assert vector_file.load(rebuilt.parent, rebuilt.name, scope) is not None
+    assert vector_file.load(rebuilt.parent, rebuilt.name,
+                            vector_file.scope_key(AGENT, "/elsewhere", MODEL)) is None
+
+
+def test_a_small_scope_writes_no_file(wardian_home: Path) -> None:
+    store = MemoryStore()
+    _fill(store, 40)
+    assert _answer(store, QUERIES[0])
+    assert _files(store) == []

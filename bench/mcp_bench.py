@@ -9,9 +9,10 @@ in-process call is also the baseline, so the ratio shows what MCP, JSON-RPC and 
 per-call capability check add.
 
 Target: median round trip <= 20 ms at 10k records (what a user feels inside a host's tool
-call; the server runs the SDK's own stdio transport, each line screened first). The CPU time per call of the server
-process and of the client is printed too: on a shared, overloaded machine the wall time
-is mostly waiting for a CPU, and the CPU figures say what the round trip costs.
+call; the server runs the SDK's own stdio transport, each line screened first). The CPU
+time per call of the server process and of the client is printed too: on a shared,
+overloaded machine the wall time is mostly waiting for a CPU, and the CPU figures say
+what the round trip costs.
 
 Run: ``.venv/bin/python bench/mcp_bench.py [--calls N] [--profile FILE]`` (about 20 s;
 ``--calls`` times N calls instead of 300; ``--profile`` runs the server under cProfile and

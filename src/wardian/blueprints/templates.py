@@ -98,10 +98,16 @@ class TemplateEngine:
         from jinja2 import StrictUndefined
         from jinja2.sandbox import SandboxedEnvironment
 
-        class Env(SandboxedEnvironment):
-            """Mapping keys win over methods: ``output.items`` is the key, not dict.items."""
+        from wardian.blueprints import template_bounds as bounds
 
-            intercepted_binops = frozenset(["*", "**"])
+        class Env(SandboxedEnvironment):
+            """Mapping keys win over methods: ``output.items`` is the key, not dict.items.
+            Sizes are bounded as `template_bounds` describes."""
+
+            intercepted_binops = frozenset(["*", "**", "%", "+"])
+            code_generator_class = _code_generator()
+            concat = staticmethod(bounds.bounded_join)
+            bounded_concat = staticmethod(bounds.bounded_concat)
 
             def getattr(self, obj: Any, attribute: str) -> Any:
                 if isinstance(obj, dict) and attribute in obj:
@@ -112,12 +118,30 @@ class TemplateEngine:
                 _check_binop(operator, left, right)
                 return super().call_binop(context, operator, left, right)
 
+            def call(self, context: Any, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+                args = bounds.check_call(obj, args, kwargs)
+                result = super().call(context, obj, *args, **kwargs)
+                bounds.check_result(f"{getattr(obj, '__name__', 'a call')}()", result,
+                                    getattr(obj, "__self__", None))
+                return result
+
+            def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+                return _bounded_format(self, value)
+
+            def finalize_output(self, value: Any) -> Any:
+                bounds.check_text("the text of a value", value)
+                return value
+
         self.folder = folder
         self.env = Env(
             undefined=StrictUndefined, loader=_folder_loader(folder),
             keep_trailing_newline=True, autoescape=False,
         )
+        self.env.finalize = self.env.finalize_output
         self.env.filters.setdefault("tojson_compact", _tojson)
+        self.env.filters.update(
+            {name: bounds.bounded_filter(name, func) for name, func in self.env.filters.items()})
+        self.env.globals["lipsum"] = bounds.bounded_lipsum(self.env.globals["lipsum"])
         self._templates: dict[str, Any] = {}
         self._expressions: dict[str, Callable[..., Any]] = {}
 
@@ -182,7 +206,18 @@ class TemplateEngine:
 
 
 def _check_binop(operator: str, left: Any, right: Any) -> None:
-    """Refuse ``*`` and ``**`` whose result would be too large, before computing it."""
+    """Refuse ``*``, ``**``, ``%`` and ``+`` whose result would be too large, before
+    computing it."""
+    from wardian.blueprints import template_bounds as bounds
+
+    if operator == "%":
+        if isinstance(left, str | bytes):
+            bounds.check_percent(left, right)
+        return
+    if operator == "+":
+        if isinstance(left, str | bytes | list | tuple) and isinstance(right, type(left)):
+            bounds.check("'+'", len(left) + len(right))
+        return
     if operator == "*":
         for seq, times in ((left, right), (right, left)):
             if (isinstance(seq, str | list | tuple) and isinstance(times, int)
@@ -195,6 +230,70 @@ def _check_binop(operator: str, left: Any, right: Any) -> None:
             and abs(left) > 1 and abs(left).bit_length() * right > _MAX_POWER_BITS):
         raise TemplateLimitError(
             f"template result too large: {left} ** {right} needs over {_MAX_POWER_BITS:,} bits")
+
+
+def _code_generator() -> Any:
+    """Jinja's code generator with ``~`` going through `template_bounds.bounded_concat`."""
+    from jinja2.compiler import CodeGenerator
+
+    class Generator(CodeGenerator):
+        def visit_Concat(self, node: Any, frame: Any) -> None:
+            join = "(markup_join if context.eval_ctx.autoescape else str_join)"
+            self.write(f"{join}(environment.bounded_concat((")
+            for arg in node.nodes:
+                self.visit(arg, frame)
+                self.write(", ")
+            self.write(")))")
+
+    return Generator
+
+
+def _bounded_format(env: Any, value: Any) -> Callable[..., str] | None:
+    """The sandbox's ``str.format``/``format_map`` wrapper with each field's width and
+    precision, and the running result, bounded (see `template_bounds`)."""
+    import types
+    from functools import update_wrapper
+
+    from jinja2.sandbox import SandboxedFormatter
+    from markupsafe import EscapeFormatter, Markup
+
+    from wardian.blueprints import template_bounds as bounds
+
+    if not isinstance(value, types.MethodType | types.BuiltinMethodType) \
+            or value.__name__ not in ("format", "format_map") \
+            or not isinstance(value.__self__, str):
+        return None
+    owner: str = value.__self__
+    is_format_map = value.__name__ == "format_map"
+
+    class Formatter(SandboxedFormatter):
+        size = 0
+
+        def format_field(self, field: Any, format_spec: str) -> Any:
+            for digits in re.findall(r"\d+", format_spec):
+                bounds.check("a format width or precision",
+                             MAX_RENDER_CHARS + 1 if len(digits) > 9 else int(digits))
+            bounds.check_text("a formatted value", field)
+            text = super().format_field(field, format_spec)
+            self.size += len(text)
+            bounds.check("str.format", self.size)
+            return text
+
+    class EscapingFormatter(Formatter, EscapeFormatter):
+        pass
+
+    formatter = (EscapingFormatter(env, escape=owner.escape) if isinstance(owner, Markup)
+                 else Formatter(env))
+
+    def wrapper(*args: Any, **kwargs: Any) -> str:
+        if is_format_map:
+            if kwargs or len(args) != 1:
+                raise TypeError("format_map() takes exactly one positional argument")
+            kwargs, args = args[0], ()
+        formatter.size = 0
+        return type(owner)(formatter.vformat(owner, args, kwargs))
+
+    return update_wrapper(wrapper, value)
 
 
 def _bounded_render(template: Any, context: dict[str, Any]) -> str:

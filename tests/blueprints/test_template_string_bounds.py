@@ -1,7 +1,8 @@
 """Every string- or list-building operation a blueprint template can reach is bounded by
 the output cap *before* it builds anything: widths, counts, fill and join strings,
 ``%``/``str.format`` widths and precisions, concatenation, captured blocks and
-container-to-text conversions. Ordinary uses keep working."""
+container-to-text conversions. Many large strings kept in one render are
+bounded by `MAX_RENDER_BUILT`. Ordinary uses keep working."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from wardian.blueprints.templates import (
+    MAX_RENDER_BUILT,
     MAX_RENDER_CHARS,
     TemplateEngine,
     TemplateLimitError,
@@ -96,6 +98,7 @@ ORDINARY = [
     ("{{ 'see https://a.com'|urlize(target='_blank')|length > 10 }}", "True"),
     ("{{ lipsum(2)|length > 10 }}", "True"),
     ("{{ 'a'|truncate(10) }}{{ 'hello'|upper }}", "aHELLO"),
+    ("{{ 'hello'[1:] }}{{ [1, 2, 3][::2] }}{{ 'abc'[:-1] }}", "ello[1, 3]ab"),
 ]
 
 
@@ -135,3 +138,26 @@ def test_widths_at_the_limit_and_one_past(engine: TemplateEngine, source: str) -
     assert len(engine.render_text(source, {"n": MAX_RENDER_CHARS})) == MAX_RENDER_CHARS
     with pytest.raises(TemplateLimitError, match=r"too large.*1,000,000"):
         engine.render_text(source, {"n": MAX_RENDER_CHARS + 1})
+
+
+RETAINED = [
+    "{{ ((s,) * 200)|map('upper')|list|length }}",
+    "{% set l = [] %}{% for i in range(200) %}{{ l.append(s[i:]) or '' }}{% endfor %}",
+    "{% set l = [] %}{% for i in range(200) %}{{ l.append(s[10:] ~ i) or '' }}{% endfor %}",
+    "{% set l = [] %}{% for i in range(200) %}{{ l.append(s.replace('x', 'y')) or '' }}"
+    "{% endfor %}",
+]
+
+
+@pytest.mark.parametrize("source", RETAINED)
+def test_many_large_strings_kept_in_one_render_are_refused(
+    engine: TemplateEngine, source: str
+) -> None:
+    with pytest.raises(TemplateLimitError, match=f"built over {MAX_RENDER_BUILT:,}"):
+        engine.render_text(BIG + source, {})
+
+
+def test_the_built_budget_is_per_render(engine: TemplateEngine) -> None:
+    source = BIG + "{{ (s ~ '')|length }}"
+    for _ in range(MAX_RENDER_BUILT // MAX_RENDER_CHARS + 5):
+        assert engine.render_text(source, {}) == str(MAX_RENDER_CHARS)

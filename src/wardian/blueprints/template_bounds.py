@@ -21,6 +21,10 @@ large: …"). Covered:
   ``{% call %}``) and ``lipsum``.
 
 A string that is already longer (an input) may still be read, sliced and shortened.
+
+All strings and lists one render builds (results of the above, of every call and filter,
+and slices) together may hold at most `MAX_RENDER_BUILT` characters or items, so a loop
+cannot keep many large copies ("template built over … characters or items in one render").
 """
 
 from __future__ import annotations
@@ -29,9 +33,12 @@ import functools
 import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar, Token
 from typing import Any
 
-from wardian.blueprints.templates import MAX_RENDER_CHARS, TemplateLimitError
+from wardian.blueprints.templates import MAX_RENDER_BUILT, MAX_RENDER_CHARS, TemplateLimitError
+
+_BUILT: ContextVar[list[int] | None] = ContextVar("wardian_template_built", default=None)
 
 _TEXT = (str, bytes, bytearray)
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -55,6 +62,29 @@ def check(what: str, size: int) -> None:
         raise TemplateLimitError(
             f"template result too large: {what} would be {size:,} characters or items, "
             f"over {MAX_RENDER_CHARS:,}")
+
+
+def start_budget() -> Token[list[int] | None]:
+    """Start counting what one render builds (`spend`); pass the token to `end_budget`."""
+    return _BUILT.set([0])
+
+
+def end_budget(token: Token[list[int] | None]) -> None:
+    """Stop the count `start_budget` began."""
+    _BUILT.reset(token)
+
+
+def spend(size: int) -> None:
+    """Count `size` characters or items built; past `MAX_RENDER_BUILT` raise
+    `TemplateLimitError`. Outside a render (compile-time folding) nothing is counted."""
+    built = _BUILT.get()
+    if built is None:
+        return
+    built[0] += size
+    if built[0] > MAX_RENDER_BUILT:
+        raise TemplateLimitError(
+            f"template result too large: one render built over {MAX_RENDER_BUILT:,} "
+            "characters or items")
 
 
 def _number(value: Any) -> int:
@@ -98,7 +128,11 @@ def check_text(what: str, value: Any) -> None:
 
 
 def check_result(what: str, result: Any, before: Any = None) -> None:
-    """Refuse a result over the bound, unless it is no longer than `before` (the input)."""
+    """Refuse a result over the bound, unless it is no longer than `before` (the input);
+    count it as built."""
+    if isinstance(result, _SIZED):
+        spend(len(result) + sum(len(i) for i in result if isinstance(i, _TEXT))
+              if isinstance(result, list | tuple) else len(result))
     if (isinstance(result, _SIZED) and len(result) > MAX_RENDER_CHARS
             and not (isinstance(before, _SIZED) and len(result) <= len(before))):
         check(what, len(result))
@@ -130,6 +164,7 @@ def check_percent(fmt: Any, values: Any) -> None:
             index += 1
         size += max([*numbers, text_size(arg) if match["kind"] in "sra" else 0])
         check("a '%' format", size)
+    spend(size)
 
 
 def _replace_size(text: Any, old: Any, new: Any, count: Any = -1) -> int:
@@ -185,7 +220,9 @@ def check_call(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple
 def bounded_concat(values: Iterable[Any]) -> list[Any]:
     """The operands of ``~`` as a list, refused when their text together is over the bound."""
     items = list(values)
-    check("'~'", _join_size("", items))
+    size = _join_size("", items)
+    check("'~'", size)
+    spend(size)
     return items
 
 
@@ -197,6 +234,7 @@ def bounded_join(parts: Iterable[str]) -> str:
         size += len(part)
         check("a captured block", size)
         out.append(part)
+    spend(size)
     return "".join(out)
 
 

@@ -14,7 +14,9 @@
 * Bounded per render: at most `MAX_RENDER_CHARS` characters of output
   and `MAX_RENDER_SECONDS` of time per template render or expression evaluation; ``*``
   and ``**`` refuse results beyond the output cap before computing them (``'a' * 10**9``),
-  and ``range`` stays capped by the sandbox (100,000 items). Past a bound the render
+  and ``range`` stays capped by the sandbox (100,000 items); no string or list built may
+be longer than the output cap, and all of them together at most `MAX_RENDER_BUILT`
+(`template_bounds`). Past a bound the render
   raises `TemplateLimitError` (a failed step, with this message).
 
 Spec: docs/blueprint-guide.md (templates).
@@ -31,6 +33,7 @@ from typing import Any
 __all__ = [
     "CONTEXT_NAMES",
     "INVOCATION_KEYS",
+    "MAX_RENDER_BUILT",
     "MAX_RENDER_CHARS",
     "MAX_RENDER_SECONDS",
     "STEP_KEYS",
@@ -41,6 +44,8 @@ __all__ = [
 
 MAX_RENDER_CHARS = 1_000_000
 """Most characters one render may produce (and the largest string or list ``*`` may build)."""
+MAX_RENDER_BUILT = 50 * MAX_RENDER_CHARS
+"""Most characters (or items) one render may build in strings and lists altogether."""
 MAX_RENDER_SECONDS = 2.0
 """Longest one render or expression evaluation may run, in seconds of wall time."""
 _MAX_POWER_BITS = 64_000
@@ -124,6 +129,12 @@ class TemplateEngine:
                 bounds.check_result(f"{getattr(obj, '__name__', 'a call')}()", result,
                                     getattr(obj, "__self__", None))
                 return result
+
+            @staticmethod
+            def sliced(obj: Any, part: slice) -> Any:
+                if isinstance(obj, str | bytes | list | tuple):
+                    bounds.spend(len(range(*part.indices(len(obj)))))
+                return obj[part]
 
             def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
                 return _bounded_format(self, value)
@@ -217,6 +228,7 @@ def _check_binop(operator: str, left: Any, right: Any) -> None:
     if operator == "+":
         if isinstance(left, str | bytes | list | tuple) and isinstance(right, type(left)):
             bounds.check("'+'", len(left) + len(right))
+            bounds.spend(len(left) + len(right))
         return
     if operator == "*":
         for seq, times in ((left, right), (right, left)):
@@ -225,6 +237,8 @@ def _check_binop(operator: str, left: Any, right: Any) -> None:
                 raise TemplateLimitError(
                     f"template result too large: {len(seq):,} × {times:,} is over "
                     f"{MAX_RENDER_CHARS:,} items")
+            if isinstance(seq, str | list | tuple) and isinstance(times, int):
+                bounds.spend(len(seq) * max(times, 0))
         return
     if (isinstance(left, int) and isinstance(right, int) and right > 0
             and abs(left) > 1 and abs(left).bit_length() * right > _MAX_POWER_BITS):
@@ -233,10 +247,27 @@ def _check_binop(operator: str, left: Any, right: Any) -> None:
 
 
 def _code_generator() -> Any:
-    """Jinja's code generator with ``~`` going through `template_bounds.bounded_concat`."""
+    """Jinja's code generator with ``~`` going through `template_bounds.bounded_concat` and
+    slices (``s[1:]``) through ``environment.sliced`` (counted as built)."""
+    from jinja2 import nodes
     from jinja2.compiler import CodeGenerator
 
     class Generator(CodeGenerator):
+        def visit_Getitem(self, node: Any, frame: Any) -> None:
+            if not isinstance(node.arg, nodes.Slice):
+                super().visit_Getitem(node, frame)
+                return
+            self.write("environment.sliced(")
+            self.visit(node.node, frame)
+            self.write(", slice(")
+            for part in (node.arg.start, node.arg.stop, node.arg.step):
+                if part is None:
+                    self.write("None")
+                else:
+                    self.visit(part, frame)
+                self.write(", ")
+            self.write("))")
+
         def visit_Concat(self, node: Any, frame: Any) -> None:
             join = "(markup_join if context.eval_ctx.autoescape else str_join)"
             self.write(f"{join}(environment.bounded_concat((")
@@ -323,6 +354,9 @@ class _deadline:
         import sys
         import time
 
+        from wardian.blueprints import template_bounds as bounds
+
+        self._budget = bounds.start_budget()
         limit = time.monotonic() + MAX_RENDER_SECONDS
         clock = time.monotonic
 
@@ -345,7 +379,10 @@ class _deadline:
     def __exit__(self, *exc: object) -> None:
         import sys
 
+        from wardian.blueprints import template_bounds as bounds
+
         sys.settrace(self._previous)
+        bounds.end_budget(self._budget)
 
 
 def _unwrap(value: Any) -> Any:

@@ -129,10 +129,10 @@ def check_text(what: str, value: Any) -> None:
 
 def check_result(what: str, result: Any, before: Any = None) -> None:
     """Refuse a result over the bound, unless it is no longer than `before` (the input);
-    count it as built."""
-    if isinstance(result, _SIZED):
-        spend(len(result) + sum(len(i) for i in result if isinstance(i, _TEXT))
-              if isinstance(result, list | tuple) else len(result))
+    count it as built unless it is `before` itself (a list counts its items, not the texts it
+    refers to: those were counted where they were built)."""
+    if isinstance(result, _SIZED) and result is not before:
+        spend(len(result))
     if (isinstance(result, _SIZED) and len(result) > MAX_RENDER_CHARS
             and not (isinstance(before, _SIZED) and len(result) <= len(before))):
         check(what, len(result))

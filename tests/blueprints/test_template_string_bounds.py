@@ -9,6 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.conftest import invoke
+from tests.engine.helpers import write_blueprint
+from typer.testing import CliRunner
 
 from wardian.blueprints.templates import (
     MAX_RENDER_BUILT,
@@ -163,3 +166,24 @@ def test_the_built_budget_is_per_render(engine: TemplateEngine) -> None:
     source = BIG + "{{ (s ~ '')|length }}"
     for _ in range(MAX_RENDER_BUILT // MAX_RENDER_CHARS + 5):
         assert engine.render_text(source, {}) == str(MAX_RENDER_CHARS)
+
+
+PADDED = """\
+blueprint: {id: padded, name: Padded, version: 1}
+triggers: [manual]
+steps:
+  - id: pad
+    action: noop
+    with: {text: "{{ 'a'.ljust(10**8) }}"}
+"""
+
+
+def test_a_run_fails_the_step_with_the_reason(cli: CliRunner, tmp_path: Path) -> None:
+    added = invoke(cli, "agent", "add", "bob", "--provider", "builtin",
+                   "--workspace", str(tmp_path))
+    assert added.exit_code == 0, added.output
+    path = write_blueprint(tmp_path / "bp", PADDED)
+    result = invoke(cli, "automation", "run", "start", str(path), "--agent", "bob",
+                    "--wait", "--json")
+    assert "template result too large: str.ljust would be 100,000,000" in result.output
+    assert "Traceback" not in result.output

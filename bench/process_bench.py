@@ -1,4 +1,4 @@
-"""Whole-process CPU (issue 19): what one `wardian` process costs, against a bare interpreter.
+"""Whole-process CPU: what one `wardian` process costs, against a bare interpreter.
 
 Each command runs as its own process, exactly as a user or an agent runs it (the installed
 ``wardian`` script; the hooks as ``wardian hooks install`` writes them), against a data dir
@@ -8,8 +8,13 @@ waited-for children count too) is taken: CPU time is what a shared, loaded machi
 disturbs least. Printed: the median per command in ms, and as a ratio to the bare
 interpreter's median, against the targets:
 
-* inner ``memory save`` / ``memory recall QUERY`` and the SessionStart hook <= 80 ms;
-* ``agent exec A -- true`` <= 120 ms; ``wardian --help`` <= 150 ms.
+* the SessionStart and SessionEnd hooks <= 100 ms (they sit on the host's session start
+  and end);
+* inner ``memory save`` / ``memory recall QUERY`` and ``agent exec A -- true`` <= 150 ms;
+* ``wardian --help`` <= 300 ms.
+
+These are budgets a user feels; inside them the code uses the libraries themselves
+(`typing`, the MCP SDK's transport) and keeps a fast path only where a budget needs it.
 
 What came back is checked too (the save row, the recalled record, the hook's JSON, the exit
 codes), so a fast path that answered differently fails here as well as in the tests.
@@ -41,12 +46,12 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 TARGETS_MS = {
-    "memory save": 80.0,
-    "memory recall": 80.0,
-    "hook session-start": 80.0,
-    "hook session-end": 80.0,
-    "agent exec A -- true": 120.0,
-    "wardian --help": 150.0,
+    "memory save": 150.0,
+    "memory recall": 150.0,
+    "hook session-start": 100.0,
+    "hook session-end": 100.0,
+    "agent exec A -- true": 150.0,
+    "wardian --help": 300.0,
 }
 RECORDS = 200
 

@@ -48,8 +48,8 @@ from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING, NamedTuple
 
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import StoreError
 
 if TYPE_CHECKING:

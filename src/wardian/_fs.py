@@ -14,8 +14,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-
-from wardian._typing import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import IO, Any

@@ -39,9 +39,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._process import ProcessIdentity
-from wardian._typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from typing import IO

@@ -64,8 +64,8 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Collection, Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import IdentityUnavailable
 
 if TYPE_CHECKING:  # annotations only: memory save/recall never start a process

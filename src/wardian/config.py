@@ -15,10 +15,10 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlparse
 
 from wardian._db import NamedMigration, StateDB, atomic
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import utc_now_iso
 from wardian.errors import UsageError
 

@@ -252,7 +252,8 @@ def test_public_surface() -> None:
     import wardian.app.consolidation_actions as actions
 
     assert sorted(services.__all__) == [
-        "archive_load", "build_plan", "commit_curator_batch", "draft_plan",
+        "MAX_SLICE_CHARS", "archive_load", "bound_slice", "build_plan",
+        "commit_curator_batch", "draft_plan",
         "expand_archive_output", "join_messages", "memory_snapshot", "parse_curator_batch",
         "shorten_archive_output"]
     assert sorted(actions.__all__) == ["ACTION_NAMES", "register_actions"]

@@ -22,6 +22,7 @@ from wardian.blueprints.output_schemas import (
     known_output_schemas,
     plugin_errors,
     register_output_schema,
+    standard_json_schema,
     unregister_output_schema,
 )
 from wardian.blueprints.validate import validate_file
@@ -121,7 +122,8 @@ def test_the_shipped_consolidation_blueprint_uses_memorys_curator_batch() -> Non
     assert report.loaded.output_refs == {"curate": "wardian:curator-batch"}
     from wardian.memory.batch import curator_output_schema
 
-    assert report.loaded.outputs["curate"] == curator_output_schema()
+    # as registered: JSON Schema only (`standard_json_schema`)
+    assert report.loaded.outputs["curate"] == standard_json_schema(curator_output_schema())
     assert plugin_errors() == {}
 
 

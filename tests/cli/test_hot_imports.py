@@ -4,8 +4,7 @@ use"): the installed SessionStart/SessionEnd hooks, ``wardian memory save`` / ``
 their real work (startup recall of saved records, a recorded close, a saved and a recalled
 record, a managed child), and must not have loaded the CLI framework, pydantic, psutil or
 the dataclass machinery (dataclasses pulls in inspect, ast and dis: ~20 ms of CPU per
-process, a quarter of a hook's budget); nor `typing` (~5 ms, and each NamedTuple class
-another ~0.25 ms: the hot modules take `wardian._typing`'s), `hashlib` (it loads OpenSSL's
+process, a fifth of a hook's budget); nor `hashlib` (it loads OpenSSL's
 libcrypto, ~4 ms: a capability's digest uses the built-in SHA-256) or `secrets` (it
 brings `random`, `hmac` and `hashlib`)."""
 
@@ -21,7 +20,7 @@ from tests.cli.test_hot_path import World, _holding, world
 __all__ = ["world"]  # the fixture, re-used
 
 NEVER = {"dataclasses", "inspect", "typer", "click", "rich", "pydantic", "psutil", "jinja2",
-         "yaml", "httpx", "detect_secrets", "numpy", "typing", "hashlib", "secrets"}
+         "yaml", "httpx", "detect_secrets", "numpy", "hashlib", "secrets"}
 
 _REPORT = ("print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})),"
            " file=sys.stderr)\n")

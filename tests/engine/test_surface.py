@@ -32,6 +32,7 @@ SURFACE = {
                                           "check_json_schema", "get_output_schema",
                                           "json_path", "known_output_schemas",
                                           "plugin_errors", "register_output_schema",
+                                          "standard_json_schema",
                                           "unregister_output_schema"],
     "wardian.blueprints.library": ["MANIFEST_NAME", "LibraryEntry", "find_blueprint",
                                    "init_library", "list_library", "shipped_library_dir"],

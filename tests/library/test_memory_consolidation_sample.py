@@ -9,6 +9,7 @@ from tests.conftest import invoke
 from typer.testing import CliRunner
 
 from wardian.blueprints.library import find_blueprint, shipped_library_dir
+from wardian.blueprints.output_schemas import standard_json_schema
 from wardian.memory.batch import curator_output_schema
 
 SAMPLE = shipped_library_dir() / "memory-consolidation" / "blueprint.yaml"
@@ -33,7 +34,7 @@ def test_the_sample_has_the_issue_shape() -> None:
     assert [s.action or f"role:{s.role}" for s in bp.steps] == [
         "archive.load", "memory.snapshot", "role:curator", "memory.commit",
         "memory.draft_plan"]
-    assert loaded.outputs["curate"] == curator_output_schema()
+    assert loaded.outputs["curate"] == standard_json_schema(curator_output_schema())
     assert set(steps["curate"].payload or {}) == {
         "messages", "records", "max_changes", "include_tool_output", "workspace"}
     assert steps["commit"].when == "inputs.mode == 'commit'"

@@ -147,6 +147,11 @@ def test_server_starts_exactly_as_the_installed_config_says(
     monkeypatch.chdir(project)
     agent_id = add_agent("ada")
     launch = capability_env(agent_id)  # what the host inherited from `agent launch`
+    if host == "claude-code":  # the project entry runs `wardian` from PATH
+        from tests.mcp.test_mcp_install_agents import _shim
+
+        bin_dir = _shim(tmp_path / "bin")
+        monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     doc = _install(cli, host)
     path = Path(str(doc["path"]))
     if host == "codex":
@@ -156,7 +161,9 @@ def test_server_starts_exactly_as_the_installed_config_says(
         env.update(entry["env"])
     else:
         entry = json.loads(path.read_text())["mcpServers"]["wardian"]
-        env = {k: _expand_claude(v, launch) for k, v in entry["env"].items()}
+        host_env = {**os.environ, **launch}  # Claude Code expands from its environment
+        env = {k: _expand_claude(v, host_env) for k, v in entry["env"].items()}
+        env["PATH"] = os.environ["PATH"]
     if os.environ.get("PYTHONPATH"):  # only when testing a source tree that is not installed
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import builtins
 import os
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._db import database_exists
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.memory.models import (
     MAX_EVIDENCE_CHARS,
     MAX_LOCATOR_CHARS,

@@ -26,7 +26,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
+    "MAX_SLICE_CHARS",
     "archive_load",
+    "bound_slice",
     "build_plan",
     "commit_curator_batch",
     "draft_plan",
@@ -82,11 +84,12 @@ def archive_load(
     Returns:
         ``{agent_id, agent_name, workspace, source ("archive"|"file"), path,
         after_seq, first_seq, last_seq, count, skipped_tool_messages, cursor,
-        secrets_redacted, include_tool_output, messages, text}`` where ``cursor`` is what
+        secrets_redacted, include_tool_output, messages, text, cut}`` where ``cursor`` is what
         `memory.commit` advances the cursor to (None = unchanged), ``secrets_redacted``
         counts the secret placeholders in the slice (an archive stores none in clear; a
-        transcript file is redacted here) and ``text`` joins the messages for the evidence
-        check.
+        transcript file is redacted here), ``text`` joins the messages for the evidence
+        check and ``cut`` says what was left for the next run (`bound_slice`; None when
+        the whole slice fits `MAX_SLICE_CHARS`).
 
     Raises:
         NotFoundError / ValidationError: the transcript file is missing or unreadable.
@@ -124,6 +127,9 @@ def archive_load(
         finally:
             archives.close()
     messages = raw if include_tool_output else [m for m in raw if not _is_tool_output(m)]
+    messages, cut = bound_slice(messages)
+    if cut is not None:  # what was not read stays after the cursor for the next run
+        raw = [m for m in raw if int(m["seq"]) <= cut["read_through_seq"]]
     last_seq = int(raw[-1]["seq"]) if raw else None
     return {
         "agent_id": agent_id,
@@ -141,6 +147,65 @@ def archive_load(
         "include_tool_output": include_tool_output,
         "messages": messages,
         "text": join_messages(messages),
+        "cut": cut,
+    }
+
+
+MAX_SLICE_CHARS = 400_000
+"""Most characters of conversation one consolidation run reads (the messages' text, one
+line each): well inside the prompt render's cap and a host model's context, beside the
+prompt's instructions and the memory snapshot."""
+
+_MIN_SHORTENED_CHARS = 1_000
+"""A message is shortened into what is left of the bound only where at least this much
+is left; else it waits, whole, for the next run."""
+
+
+def bound_slice(messages: Sequence[Mapping[str, Any]]
+                ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The first messages of `messages` (in seq order) whose text fits `MAX_SLICE_CHARS`,
+    and what was cut, or None when all fit.
+
+    Whole messages are kept; the one that does not fit is left, with every later one, for
+    the next run (the cursor moves only past what was read), except a message longer than
+    the bound on its own: it is shortened to what is left (its head is kept) and counts
+    as read, so one message can never stop consolidation.
+
+    Returns:
+        (the messages read, ``None`` or ``{bound_chars, read_through_seq, left_messages,
+        left_chars, left_first_seq, left_last_seq, shortened_seq, shortened_from_chars}``;
+        ``shortened_*`` are None unless a message was shortened, ``left_*_seq`` None when
+        nothing is left).
+    """
+    kept: list[dict[str, Any]] = []
+    total = 0
+    shortened: tuple[int, int] | None = None
+    for m in messages:
+        text = str(m.get("text") or "")
+        room = MAX_SLICE_CHARS - total - (1 if kept else 0)
+        if len(text) <= room:
+            kept.append(dict(m))
+            total += len(text) + (1 if len(kept) > 1 else 0)
+            continue
+        if len(text) > MAX_SLICE_CHARS and room >= _MIN_SHORTENED_CHARS:
+            note = f" [... {len(text) - room:,} more characters not read]"
+            kept.append({**m, "text": text[:room - len(note)] + note})
+            shortened = (int(m["seq"]), len(text))
+        break
+    if len(kept) == len(messages) and shortened is None:
+        return [dict(m) for m in messages], None
+    if not kept:
+        return [], None
+    left = list(messages[len(kept):])
+    return kept, {
+        "bound_chars": MAX_SLICE_CHARS,
+        "read_through_seq": int(kept[-1]["seq"]),
+        "left_messages": len(left),
+        "left_chars": sum(len(str(m.get("text") or "")) for m in left),
+        "left_first_seq": int(left[0]["seq"]) if left else None,
+        "left_last_seq": int(left[-1]["seq"]) if left else None,
+        "shortened_seq": shortened[0] if shortened else None,
+        "shortened_from_chars": shortened[1] if shortened else None,
     }
 
 
@@ -158,10 +223,13 @@ def shorten_archive_output(output: Mapping[str, Any]) -> dict[str, Any]:
     agent's archive, without ``messages`` either, which ``agent_id``, ``after_seq``,
     ``last_seq`` and ``include_tool_output`` read again; ``messages_digest`` (sha256 of
     their JSON) tells whether they still read the same. A transcript file's messages are
-    kept (the file is not ours to keep). `expand_archive_output` undoes it."""
+    kept (the file is not ours to keep), and so are the messages of a slice with a
+    shortened message (the archive holds it whole). `expand_archive_output` undoes it."""
     short = {k: v for k, v in output.items() if k != "text"}
     messages = short.get("messages")
-    if short.get("source") == "archive" and isinstance(messages, list):
+    cut = short.get("cut")
+    shortened = isinstance(cut, Mapping) and cut.get("shortened_seq") is not None
+    if short.get("source") == "archive" and isinstance(messages, list) and not shortened:
         del short["messages"]
         short["messages_digest"] = _messages_digest(messages)
     return short

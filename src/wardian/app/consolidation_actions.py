@@ -122,6 +122,8 @@ def _action_archive_load(
     ctx.emit("archive.loaded", {k: result[k] for k in (
         "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages",
         "secrets_redacted")})
+    if result["cut"] is not None:
+        ctx.emit("archive.slice_cut", result["cut"])
     return result
 
 

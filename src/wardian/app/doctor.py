@@ -172,12 +172,14 @@ def load_checks() -> None:
         doctor_catalog,
         doctor_database,
         doctor_hooks,
+        doctor_host_settings,
         doctor_launches,
         doctor_memory,
         recall,
     )
 
-    del doctor_catalog, doctor_database, doctor_hooks, doctor_launches, doctor_memory, recall
+    del (doctor_catalog, doctor_database, doctor_host_settings, doctor_hooks, doctor_launches,
+         doctor_memory, recall)
 
 
 def register_check(name: str, title: str) -> Callable[[CheckFn], CheckFn]:

@@ -5,9 +5,10 @@
   silently: hosts swallow a hook's failure), its agents exist, and a dry-run payload of the
   host's documented shape round-trips through the exact command (``WARDIAN_HOOK_DRY_RUN=1``:
   nothing is written) and comes back as the JSON the host expects.
-* ``provider-clis``: which provider CLIs are on PATH and their versions; one an invoker runs
-  but PATH lacks is a problem, one only an agent names is a warning (`agent launch` needs
-  it; hooks and the builtin curator do not).
+* ``provider-clis``: which provider CLIs are on PATH and their versions, and whether each
+  version is one the host tests ran (`wardian.app.hosts_tested`; another is a warning); one
+  an invoker runs but PATH lacks is a problem, one only an agent names is a warning
+  (`agent launch` needs it; hooks and the builtin curator do not).
 
 Spec: docs/hosts.md.
 """
@@ -135,7 +136,7 @@ _CLIS = {"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "
 def _version(executable: str) -> str:
     try:
         proc = subprocess.run([executable, "--version"], capture_output=True, text=True,
-                              timeout=10, check=False)
+                              timeout=10, check=False, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"version unknown ({type(exc).__name__})"
     text = (proc.stdout or proc.stderr).strip().splitlines()
@@ -193,8 +194,20 @@ def _provider_clis(ctx: DoctorContext) -> Iterator[Finding]:
         path = shutil.which(executable)
         agents, roles = needed.get(provider, ([], []))
         if path:
-            yield Finding.ok(name, f"{executable}: {path} · {_version(path)}",
-                             subject=provider)
+            from wardian.app.hosts_tested import TESTED, tested_note
+
+            version = _version(path)
+            note = tested_note(executable, version)
+            if note is None or note[0]:
+                tail = f" · {note[1]}" if note else ""
+                yield Finding.ok(name, f"{executable}: {path} · {version}{tail}",
+                                 subject=provider)
+            else:
+                yield Finding.warning(
+                    name, f"{executable}: {path} · {version} · {note[1]}: Wardian's "
+                    "hooks, transcripts and MCP entries were checked against that version",
+                    fix=f"it may work as it is; to match what was tested, install "
+                        f"{executable} {TESTED[executable]}", subject=provider)
         elif roles:
             yield Finding.problem(
                 name, f"{executable} is not on PATH, but {_some(roles)} "

@@ -12,8 +12,8 @@ DESIGN.md (surfaces call only the application layer).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from wardian._typing import TYPE_CHECKING
 from wardian.runtime.hook_argv import EVENTS_BY_HOST
 
 if TYPE_CHECKING:

@@ -19,9 +19,20 @@ Hosts and files (checked against each host's documentation, 2026):
 
 The server must see the launch's variables (`wardian.memory.principal.MANAGED_ENV`) when
 the host runs inside ``wardian agent launch``: each entry forwards them by the host's own
-mechanism, and embeds ``WARDIAN_HOME`` when it is set at install time. Outside a launch
-the forwarded values are empty (or, for Gemini, the unexpanded ``$NAME``, which the server
-drops), so the server answers recall read-only and refuses changes.
+mechanism. Outside a launch the forwarded values are empty (or, for Gemini, the unexpanded
+``$NAME``, which the server drops), so the server answers recall read-only and refuses
+changes.
+
+One entry serves every agent: installing for bob adds ``--agent bob`` to the entry and
+keeps ada's; ``--uninstall --agent bob`` removes only bob (the entry goes with its last
+agent); ``--uninstall`` alone removes the entry. Inside a launch the server acts for the
+launch's own agent; the listed agents only pick the read-only view outside one (as the
+hooks do), so one server per host is enough.
+
+A user-scope entry is personal: it starts this interpreter by absolute path and embeds
+``WARDIAN_HOME`` when it is set at install time. A project-scope file is meant to be
+shared through version control, so its entry carries nothing of this machine: it runs
+``wardian`` from PATH and forwards ``WARDIAN_HOME`` from the host's environment.
 
 Only the entry named ``wardian`` is touched; every other server, key, comment and the
 file's layout are kept: JSON is edited as text (only our member's characters change, in
@@ -51,6 +62,7 @@ __all__ = [
     "InstallResult",
     "config_path",
     "install",
+    "listed_agents",
     "server_argv",
 ]
 
@@ -60,6 +72,8 @@ HOSTS: tuple[Host, ...] = ("claude-code", "codex", "gemini")
 SERVER_KEY = "wardian"
 DEFAULT_SCOPE: dict[str, Scope] = {"claude-code": "project", "codex": "user", "gemini": "user"}
 ENV_HOME = "WARDIAN_HOME"
+PORTABLE_COMMAND = "wardian"
+"""What a project-scope entry runs (found on the host's PATH)."""
 
 
 @dataclass(frozen=True)
@@ -71,38 +85,47 @@ class InstallResult:
         path: the configuration file.
         action: ``installed``, ``updated``, ``unchanged``, ``removed`` or ``absent``.
         entry: the server entry as written (None after uninstall).
+        agents: the agents the entry lists now (empty after uninstall).
+        scope: ``project`` or ``user``.
+        notes: what the operator should know (a project entry whose command is not on
+            PATH here).
     """
 
     host: str
     path: str
     action: str
     entry: dict[str, Any] | None
+    agents: tuple[str, ...] = ()
+    scope: str = "user"
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {"host": self.host, "path": self.path, "action": self.action,
-                "server": SERVER_KEY, "entry": self.entry}
+                "server": SERVER_KEY, "scope": self.scope, "agents": list(self.agents),
+                "entry": self.entry, "notes": list(self.notes)}
 
 
-def server_argv(agent: str | None = None) -> list[str]:
+def server_argv(agents: list[str] | tuple[str, ...] = (), *, portable: bool = False
+                ) -> list[str]:
     """How a host starts the server: this interpreter, by absolute path, ``-P -m wardian
-    mcp [--agent A]``. The interpreter is the installing environment's (a venv's
+    mcp [--agent A]…``. The interpreter is the installing environment's (a venv's
     ``bin/python``, not resolved through its symlink), so the entry works from a shell
     where that environment is not active; ``-P`` keeps the host's working directory off
-    ``sys.path``.
+    ``sys.path``. With `portable`, ``wardian mcp [--agent A]…``: the command found on PATH.
 
     Raises:
         UsageError: Python cannot tell which interpreter runs it.
     """
+    tail = [arg for agent in agents for arg in ("--agent", agent)]
+    if portable:
+        return [PORTABLE_COMMAND, "mcp", *tail]
     if not sys.executable:
         raise UsageError(
             "cannot tell which Python interpreter runs Wardian (sys.executable is empty)",
             hint="run `wardian mcp install` from the wardian command of a normal install",
         )
-    argv = [os.path.abspath(sys.executable), "-P", "-m", "wardian", "mcp"]
-    if agent:
-        argv += ["--agent", agent]
-    return argv
+    return [os.path.abspath(sys.executable), "-P", "-m", "wardian", "mcp", *tail]
 
 
 def config_path(host: str, scope: str | None = None, *, project: Path | None = None) -> Path:
@@ -145,11 +168,13 @@ def _home_value() -> str | None:
     return os.path.abspath(os.path.expanduser(value)) if value else None
 
 
-def entry_for(host: str, agent: str | None = None) -> dict[str, Any]:
-    """The server entry `install` writes for `host` (see the module doc)."""
+def entry_for(host: str, agents: list[str] | tuple[str, ...] = (), *,
+              portable: bool = False) -> dict[str, Any]:
+    """The server entry `install` writes for `host` (see the module doc); `portable` for a
+    project-scope file (no path of this machine in it)."""
     host = _check_host(host)
-    command, *args = server_argv(agent)
-    home = _home_value()
+    command, *args = server_argv(agents, portable=portable)
+    home = None if portable else _home_value()
     forwarded = [*MANAGED_ENV, *([] if home else [ENV_HOME])]
     env: dict[str, str] = {ENV_HOME: home} if home else {}
     if host == "codex":
@@ -169,16 +194,70 @@ def _is_ours(entry: Any) -> bool:
     return "mcp" in argv and any("wardian" in part for part in argv)
 
 
+def listed_agents(entry: Any) -> tuple[str, ...]:
+    """The agents an existing entry of ours passes (``--agent A``, ``--agent=A``)."""
+    args = [str(a) for a in (entry.get("args") or [])] if isinstance(entry, dict) else []
+    out: list[str] = []
+    for index, arg in enumerate(args):
+        if arg == "--agent" and index + 1 < len(args):
+            out.append(args[index + 1])
+        elif arg.startswith("--agent="):
+            out.append(arg.split("=", 1)[1])
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What one install or uninstall asks for."""
+
+    host: Host
+    scope: Scope
+    agents: tuple[str, ...]
+    uninstall: bool
+
+    def keeps(self, existing: tuple[str, ...]) -> bool:
+        """Whether this uninstall names agents the entry does not list (nothing changes)."""
+        return self.uninstall and bool(self.agents) and not set(self.agents) & set(existing)
+
+    def agents_after(self, existing: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The agents the entry lists afterwards; None: the entry goes."""
+        if not self.uninstall:
+            return tuple(dict.fromkeys([*existing, *self.agents]))
+        if not self.agents:
+            return None
+        left = tuple(a for a in existing if a not in self.agents)
+        return left or None
+
+    def entry(self, agents: tuple[str, ...]) -> dict[str, Any]:
+        return entry_for(self.host, agents, portable=self.scope == "project")
+
+    def result(self, path: Path, action: str, entry: dict[str, Any] | None,
+               agents: tuple[str, ...] = ()) -> InstallResult:
+        notes: list[str] = []
+        if entry is not None and self.scope == "project":
+            import shutil
+
+            if shutil.which(PORTABLE_COMMAND) is None:
+                notes.append(
+                    f"`{PORTABLE_COMMAND}` is not on PATH here, so the host cannot start "
+                    "this project entry on this machine: put Wardian's bin folder on PATH, "
+                    "or install with --scope user (a personal file naming this interpreter)")
+        return InstallResult(self.host, str(path), action, entry, agents, self.scope,
+                             tuple(notes))
+
+
 def install(
-    host: str, *, agent: str | None = None, uninstall: bool = False, scope: str | None = None,
-    path: Path | None = None,
+    host: str, *, agents: list[str] | tuple[str, ...] = (), uninstall: bool = False,
+    scope: str | None = None, path: Path | None = None,
 ) -> InstallResult:
-    """Add (or remove) the ``wardian`` MCP server entry in `host`'s configuration.
+    """Add (or remove) the ``wardian`` MCP server entry in `host`'s configuration, or add
+    agents to it (or remove them from it); see the module doc.
 
     Args:
-        agent: embedded as ``--agent A`` (read-only recall outside a launch).
-        uninstall: remove our entry instead.
-        scope: ``project`` or ``user`` (default per host).
+        agents: added as ``--agent A`` (read-only recall outside a launch) to the ones the
+            entry lists already; with `uninstall`, only these are removed.
+        uninstall: remove our entry (or only `agents` from it) instead.
+        scope: ``project`` or ``user`` (default per host). A project entry is portable.
         path: the file to edit instead of the host's default (tests, unusual layouts).
 
     Raises:
@@ -186,11 +265,14 @@ def install(
             or its servers table has the wrong type (the file is left untouched).
         ConflictError (exit 4): a ``wardian`` entry that does not start ``wardian mcp``.
     """
-    host = _check_host(host)
-    target = Path(path) if path else config_path(host, scope)
-    if host == "codex":
-        return _install_toml(target, host, agent, uninstall)
-    return _install_json(target, host, agent, uninstall)
+    checked = _check_host(host)
+    where = scope or DEFAULT_SCOPE[checked]
+    target = Path(path) if path else config_path(checked, where)
+    plan = _Plan(checked, "project" if where == "project" else "user",
+                 tuple(dict.fromkeys(agents)), uninstall)
+    if checked == "codex":
+        return _install_toml(target, plan)
+    return _install_json(target, plan)
 
 
 def _read(path: Path) -> str | None:
@@ -220,15 +302,17 @@ def _conflict(path: Path, found: Any) -> ConflictError:
     )
 
 
-def _install_json(path: Path, host: str, agent: str | None, uninstall: bool) -> InstallResult:
+def _install_json(path: Path, plan: _Plan) -> InstallResult:
     text = _read(path)
     if text is None:
-        if uninstall:
-            return InstallResult(host, str(path), "absent", None)
-        entry = entry_for(host, agent)
+        if plan.uninstall:
+            return plan.result(path, "absent", None)
+        entry = plan.entry(plan.agents)
         _write(path, json.dumps({"mcpServers": {SERVER_KEY: entry}}, indent=2,
                                 ensure_ascii=False) + "\n")
-        return InstallResult(host, str(path), "installed", entry)
+        return plan.result(path, "installed", entry, plan.agents)
+    if plan.host == "gemini":
+        _refuse_commented(text, path, plan)
     doc = _JsonText(text, path)
     servers = doc.member(doc.root, "mcpServers")
     if servers is not None and text[servers.value_start] != "{":
@@ -238,9 +322,13 @@ def _install_json(path: Path, host: str, agent: str | None, uninstall: bool) -> 
     existing = json.loads(text[ours.value_start:ours.value_end]) if ours else None
     if ours is not None and not _is_ours(existing):
         raise _conflict(path, existing)
-    if uninstall:
-        if ours is None or servers is None:
-            return InstallResult(host, str(path), "absent", None)
+    if plan.uninstall and (ours is None or servers is None):
+        return plan.result(path, "absent", None)
+    if plan.keeps(listed_agents(existing)):
+        return plan.result(path, "unchanged", existing, listed_agents(existing))
+    agents = plan.agents_after(listed_agents(existing))
+    if agents is None:
+        assert ours is not None and servers is not None
         out = doc.without(servers.value_start, ours)
         emptied = _JsonText(out, path)
         left = emptied.member(emptied.root, "mcpServers")
@@ -250,10 +338,10 @@ def _install_json(path: Path, host: str, agent: str | None, uninstall: bool) -> 
             path.unlink()
         else:
             _write(path, out)
-        return InstallResult(host, str(path), "removed", None)
-    entry = entry_for(host, agent)
+        return plan.result(path, "removed", None)
+    entry = plan.entry(agents)
     if existing == entry:
-        return InstallResult(host, str(path), "unchanged", entry)
+        return plan.result(path, "unchanged", entry, agents)
     if ours is not None:
         out = doc.replaced(ours, entry)
     elif servers is not None:
@@ -261,7 +349,40 @@ def _install_json(path: Path, host: str, agent: str | None, uninstall: bool) -> 
     else:
         out = doc.with_member(doc.root, "mcpServers", {SERVER_KEY: entry})
     _write(path, out)
-    return InstallResult(host, str(path), "updated" if ours else "installed", entry)
+    return plan.result(path, "updated" if ours else "installed", entry, agents)
+
+
+def _refuse_commented(text: str, path: Path, plan: _Plan) -> None:
+    """Refuse a settings file that is valid only with its comments stripped (Gemini CLI
+    accepts comments; a rewrite would lose them), saying exactly what to put in it.
+
+    Raises:
+        ValidationError: `text` has comments (nothing is written).
+    """
+    from wardian._jsonc import strip_comments
+
+    try:
+        json.loads(text)
+        return
+    except json.JSONDecodeError:
+        pass
+    try:
+        data = json.loads(strip_comments(text))
+    except json.JSONDecodeError:
+        return  # not JSON at all: `_JsonText` says where
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    existing = servers.get(SERVER_KEY) if isinstance(servers, dict) else None
+    if existing is not None and not _is_ours(existing):
+        raise _conflict(path, existing)
+    agents = plan.agents_after(listed_agents(existing))
+    if plan.uninstall and existing is None:
+        return
+    what = (f'remove the "{SERVER_KEY}" member from "mcpServers"' if agents is None else
+            f'put this member in "mcpServers" (replacing a "{SERVER_KEY}" one there):\n'
+            f'"{SERVER_KEY}": ' + json.dumps(plan.entry(agents), indent=2, ensure_ascii=False))
+    raise ValidationError(
+        f"{path} has comments, which Gemini CLI accepts but a rewrite would lose, so "
+        "Wardian does not edit it", source=str(path), hint=what)
 
 
 @dataclass(frozen=True)
@@ -375,13 +496,13 @@ class _JsonText:
         return self.text[:member.key_start] + self.text[members[position + 1].key_start:]
 
 
-def _install_toml(path: Path, host: str, agent: str | None, uninstall: bool) -> InstallResult:
+def _install_toml(path: Path, plan: _Plan) -> InstallResult:
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
     text = _read(path)
-    if text is None and uninstall:
-        return InstallResult(host, str(path), "absent", None)
+    if text is None and plan.uninstall:
+        return plan.result(path, "absent", None)
     try:
         doc = tomlkit.parse(text or "")
     except TOMLKitError as exc:
@@ -393,24 +514,31 @@ def _install_toml(path: Path, host: str, agent: str | None, uninstall: bool) -> 
         raise ValidationError("expected a table", path="mcp_servers", source=str(path),
                               hint="fix the file by hand; Wardian will not overwrite it")
     existing = servers.get(SERVER_KEY) if servers is not None else None
-    if existing is not None and not _is_ours(existing):
-        raise _conflict(path, existing.unwrap() if hasattr(existing, "unwrap") else existing)
-    if uninstall:
-        if existing is None:
-            return InstallResult(host, str(path), "absent", None)
+    plain: Any = existing.unwrap() if hasattr(existing, "unwrap") else existing  # type: ignore[union-attr]
+    if existing is not None and not _is_ours(plain):
+        raise _conflict(path, plain)
+    if plan.uninstall and existing is None:
+        return plan.result(path, "absent", None)
+    if plan.keeps(listed_agents(plain)):
+        return plan.result(path, "unchanged", plain, listed_agents(plain))
+    agents = plan.agents_after(listed_agents(plain))
+    if agents is None:
         assert servers is not None
         del servers[SERVER_KEY]
-        if not servers:
+        dropped = not servers
+        if dropped:
             del doc["mcp_servers"]
         out = tomlkit.dumps(doc)
+        if dropped and out.endswith("\n\n"):  # the blank line tomlkit put before our table
+            out = out.rstrip("\n") + "\n"
         if not out.strip() and text is not None:
             path.unlink()
         else:
             _write(path, out)
-        return InstallResult(host, str(path), "removed", None)
-    entry = entry_for(host, agent)
-    if existing is not None and existing.unwrap() == entry:
-        return InstallResult(host, str(path), "unchanged", entry)
+        return plan.result(path, "removed", None)
+    entry = plan.entry(agents)
+    if existing is not None and plain == entry:
+        return plan.result(path, "unchanged", entry, agents)
     table = tomlkit.table()
     for key, value in entry.items():
         table.add(key, tomlkit.inline_table() if key == "env" and not value else value)
@@ -424,5 +552,5 @@ def _install_toml(path: Path, host: str, agent: str | None, uninstall: bool) -> 
         doc.add("mcp_servers", servers)
     servers[SERVER_KEY] = table
     _write(path, tomlkit.dumps(doc))
-    return InstallResult(host, str(path), "updated" if existing is not None else "installed",
-                         entry)
+    return plan.result(path, "updated" if existing is not None else "installed", entry,
+                       agents)

@@ -55,6 +55,7 @@ __all__ = [
     "known_output_schemas",
     "plugin_errors",
     "register_output_schema",
+    "standard_json_schema",
     "unregister_output_schema",
 ]
 
@@ -134,6 +135,27 @@ _load_lock = threading.RLock()
 # that looks names up while it registers (same thread) sees what is registered so far
 
 
+def standard_json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`schema` without OpenAPI's ``discriminator`` keyword (``{"propertyName": …}``), which
+    pydantic writes beside the ``oneOf`` of a tagged union: it is not JSON Schema, and a
+    strict validator (Claude Code's ``--json-schema``) refuses the whole schema for it.
+    The union's ``const`` tags still tell its members apart, so every document valid
+    before is valid after and no other is. A property *named* ``discriminator`` (a key of
+    ``properties``) is kept."""
+    def clean(value: Any, *, in_properties: bool = False) -> Any:
+        if isinstance(value, Mapping):
+            return {k: clean(v, in_properties=k in ("properties", "patternProperties")
+                             and not in_properties)
+                    for k, v in value.items()
+                    if in_properties or not (k == "discriminator" and isinstance(v, Mapping)
+                                             and "propertyName" in v)}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return dict(clean(schema))
+
+
 def register_output_schema(
     name: str,
     *,
@@ -163,7 +185,7 @@ def register_output_schema(
         raise UsageError(f"output schema name {name!r} is not of the form namespace:name",
                          hint="use lowercase letters, digits, '_' or '-', e.g. team:summary")
     try:
-        text = json.dumps(dict(schema), sort_keys=True)
+        text = json.dumps(standard_json_schema(schema), sort_keys=True)
     except (TypeError, ValueError) as exc:
         raise UsageError(f"output schema {name!r} is not JSON-serialisable: {exc}") from None
     entry = OutputSchema(name=name, description=description, schema_json=text, check=check)

@@ -16,8 +16,8 @@ import json
 import os
 import re
 import sys
+from typing import TYPE_CHECKING
 
-from wardian._typing import TYPE_CHECKING
 from wardian.errors import EXIT_FAILED, WardianError
 
 if TYPE_CHECKING:

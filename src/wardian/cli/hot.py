@@ -24,8 +24,8 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from wardian._typing import TYPE_CHECKING
 from wardian.cli._plain import emit_json, error_exit_code, require_operator, stderr, stdout
 
 if TYPE_CHECKING:

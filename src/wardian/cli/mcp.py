@@ -44,25 +44,30 @@ def serve(
 @app.command("install")
 def install(
     host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex or gemini."),
-    agent: str | None = typer.Option(
-        None, "--agent", help="Embed --agent A (read-only recall outside a launch)."
+    agent: list[str] | None = typer.Option(
+        None, "--agent",
+        help="Add --agent A to the entry (read-only recall outside a launch), keeping the "
+        "agents it lists; repeat for several. With --uninstall: remove only these.",
     ),
-    uninstall: bool = typer.Option(False, "--uninstall", help="Remove the entry instead."),
+    uninstall: bool = typer.Option(
+        False, "--uninstall", help="Remove the entry (with --agent: only those agents)."),
     scope: str | None = typer.Option(
         None, "--scope",
-        help="project or user (default: project for claude-code, user for codex and gemini).",
+        help="project or user (default: project for claude-code, user for codex and gemini). "
+        "A project entry runs `wardian` from PATH and names no path of this machine.",
     ),
     as_json: bool = JsonOption,
 ) -> None:
     """Register `wardian mcp` in HOST's MCP config, touching no other server.
 
+    One `wardian` entry serves every agent (inside `agent launch`, the launch's own).
     claude-code: .mcp.json (project) or ~/.claude.json (user); codex: [mcp_servers.wardian]
     in ~/.codex/config.toml (user) or .codex/config.toml (project); gemini: mcpServers in
     ~/.gemini/settings.json (user) or .gemini/settings.json (project).
     """
     from wardian.app.mcp_config import install as run
 
-    result = run(host, agent=agent, uninstall=uninstall, scope=scope)
+    result = run(host, agents=agent or [], uninstall=uninstall, scope=scope)
     if as_json:
         emit_json(result.to_json())
         return
@@ -73,6 +78,8 @@ def install(
         "removed": "Removed the wardian MCP server from",
         "absent": "No wardian MCP server to remove in",
     }
-    stdout(f"{words[result.action]} {result.path} ({result.host})")
+    stdout(f"{words[result.action]} {result.path} ({result.host}, {result.scope} scope)")
     if result.entry is not None:
         stdout("  " + " ".join([result.entry["command"], *result.entry["args"]]))
+    for note in result.notes:
+        stdout(f"  note: {note}")

@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from wardian._db import atomic
 from wardian._process import START_TIME_TOLERANCE_S, Namespaces, namespaces
-from wardian._typing import NamedTuple
 from wardian._util import utc_now_iso
 
 __all__ = [

@@ -32,8 +32,7 @@ import struct
 import zlib
 from functools import lru_cache
 from pathlib import Path
-
-from wardian._typing import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Protocol

@@ -16,9 +16,9 @@ import builtins
 import json
 import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._db import atomic
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import UsageError, ValidationError
 
 if TYPE_CHECKING:

@@ -58,9 +58,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._db import database_exists
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import (
     CapabilityExpired,
     CapabilityInvalid,

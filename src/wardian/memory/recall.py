@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple
 
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import parse_utc, utc_now
 from wardian.memory.models import Record
 

@@ -47,8 +47,8 @@ import string
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import ValidationError
 
 if TYPE_CHECKING:

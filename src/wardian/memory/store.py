@@ -19,9 +19,9 @@ import sqlite3
 import sys
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._db import atomic
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
 from wardian.config import memory_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, require_ref

@@ -29,9 +29,9 @@ import os
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wardian._fs import open_private, private_dir
-from wardian._typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

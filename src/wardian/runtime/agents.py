@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._db import NamedMigration, StateDB, atomic
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import new_id, utc_now_iso
 from wardian.config import state_db_path
 from wardian.errors import (

@@ -7,7 +7,8 @@ Spec: docs/hosts.md (hooks for Claude Code, Codex and Gemini; several agents per
 
 from __future__ import annotations
 
-from wardian._typing import NamedTuple
+from typing import NamedTuple
+
 from wardian.errors import UsageError
 
 __all__ = ["EVENTS_BY_HOST", "HOSTS", "HookArgs", "parse_hook_argv"]

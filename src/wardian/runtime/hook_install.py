@@ -33,6 +33,7 @@ __all__ = [
     "HostSpec",
     "InstallResult",
     "InstalledHook",
+    "has_comments",
     "hook_argv",
     "hook_command",
     "host_version",
@@ -73,6 +74,8 @@ class HostSpec:
         since: host event -> the first host version that has it (installed only when the
             host's version, `host_version`, is known and at least that).
         command: the host's executable name (for `host_version`).
+        comments: whether the host accepts ``//`` and ``/* */`` comments in its settings
+            file (Gemini CLI strips them before parsing).
     """
 
     name: str
@@ -83,6 +86,7 @@ class HostSpec:
     named: bool = False
     since: dict[str, tuple[int, ...]] = field(default_factory=dict)
     command: str = ""
+    comments: bool = False
 
 
 HOSTS: dict[str, HostSpec] = {
@@ -96,7 +100,7 @@ HOSTS: dict[str, HostSpec] = {
                       _codex_hooks, since={"SessionEnd": (0, 145, 0)}, command="codex"),
     "gemini": HostSpec("gemini", "Gemini CLI",
                        {"SessionStart": "session-start", "SessionEnd": "session-end"},
-                       10_000, _gemini_settings, named=True),
+                       10_000, _gemini_settings, named=True, comments=True),
 }
 """Hosts whose hooks Wardian installs (docs/hosts.md says why Antigravity is not one)."""
 
@@ -199,6 +203,10 @@ class InstalledHook:
         host, event: e.g. ``claude-code``, ``session-start``. host_event: ``SessionStart``.
         command: the command line as written. argv: it split (None when it cannot be).
         agents, home: what the command passes.
+        position: (matcher group index, index in that group's ``hooks``) within the host
+            event's list: hosts that key per-hook state by position (Codex) need it.
+        matcher: the group's ``matcher`` (None when it has none). spec: the hook object as
+            written.
     """
 
     host: str
@@ -208,6 +216,9 @@ class InstalledHook:
     argv: list[str] | None
     agents: tuple[str, ...]
     home: str | None
+    position: tuple[int, int] = (-1, -1)
+    matcher: str | None = None
+    spec: dict[str, Any] = field(default_factory=dict)
 
 
 def _split(command: str) -> list[str] | None:
@@ -290,9 +301,11 @@ def _load(path: Path, spec: HostSpec) -> tuple[dict[str, Any], str]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValidationError(
-            f"the settings file is not valid JSON: {exc.msg} at line {exc.lineno} "
-            f"column {exc.colno}", source=str(path), hint=hint) from exc
+        data = _commented(text, spec)
+        if data is None:
+            raise ValidationError(
+                f"the settings file is not valid JSON: {exc.msg} at line {exc.lineno} "
+                f"column {exc.colno}", source=str(path), hint=hint) from exc
     if not isinstance(data, dict):
         raise ValidationError("the settings file must be a JSON object", source=str(path),
                               hint=hint)
@@ -304,6 +317,34 @@ def _load(path: Path, spec: HostSpec) -> tuple[dict[str, Any], str]:
             raise ValidationError("expected a list of matcher groups", path=f"hooks.{event}",
                                   source=str(path), hint=hint)
     return data, text
+
+
+def _commented(text: str, spec: HostSpec) -> Any:
+    """The value of `text` read with its comments stripped, when `spec`'s host accepts
+    comments and that parses; else None."""
+    if not spec.comments:
+        return None
+    from wardian._jsonc import strip_comments
+
+    try:
+        return json.loads(strip_comments(text))
+    except json.JSONDecodeError:
+        return None
+
+
+def has_comments(path: Path, host: str) -> bool:
+    """Whether `host`'s settings file at `path` is valid only with its comments stripped
+    (the host reads it; Wardian reads it but will not rewrite it)."""
+    spec = _host(host)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return isinstance(_commented(text, spec), dict)
+    return False
 
 
 def _our_hooks(data: dict[str, Any], spec: HostSpec, host_event: str) -> list[dict[str, Any]]:
@@ -342,6 +383,25 @@ def _remove_ours(data: dict[str, Any], spec: HostSpec, host_event: str) -> int:
     return removed
 
 
+def _is_commented(text: str) -> bool:
+    try:
+        json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return True
+    return False
+
+
+def _commented_refusal(path: Path, data: dict[str, Any]) -> ValidationError:
+    """The refusal to rewrite a commented settings file, with exactly what to put in it."""
+    hooks = json.dumps(data.get("hooks", {}), indent=2, ensure_ascii=False)
+    lines = f'"hooks": {hooks}'
+    return ValidationError(
+        f"{path} has comments, which the host accepts but a rewrite would lose, so Wardian "
+        "does not edit it", source=str(path),
+        hint="make the file's top-level \"hooks\" member this (replace the one there, or "
+             "add it with a comma after the member before it):\n" + lines)
+
+
 def installed_hooks(host: str, settings_path: Path | None = None) -> list[InstalledHook]:
     """The Wardian hooks in `host`'s settings file (none when the file is absent). Read-only.
 
@@ -353,11 +413,22 @@ def installed_hooks(host: str, settings_path: Path | None = None) -> list[Instal
     data, _ = _load(path, spec)
     found = []
     for host_event, event in spec.events.items():
-        for hook in _our_hooks(data, spec, host_event):
-            command = str(hook.get("command", ""))
-            agents, home = _parse_ours(spec.name, event, command)
-            found.append(InstalledHook(spec.name, event, host_event, command, _split(command),
-                                       agents, home))
+        hooks = data.get("hooks")
+        groups = hooks.get(host_event, []) if isinstance(hooks, dict) else []
+        for group_index, group in enumerate(groups):
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(inner, list):
+                continue
+            for handler_index, hook in enumerate(inner):
+                if not _is_ours(hook, spec.name, event):
+                    continue
+                command = str(hook.get("command", ""))
+                agents, home = _parse_ours(spec.name, event, command)
+                matcher = group.get("matcher")
+                found.append(InstalledHook(
+                    spec.name, event, host_event, command, _split(command), agents, home,
+                    (group_index, handler_index), matcher if isinstance(matcher, str) else None,
+                    dict(hook)))
     return found
 
 
@@ -472,6 +543,8 @@ def install_hooks(
         data.setdefault("hooks", {}).setdefault(host_event, []).append(
             {"matcher": "", "hooks": [entry]})
         result.added.append(host_event)
+    if json.dumps(data) != before and _is_commented(text):
+        raise _commented_refusal(path, data)
     if json.dumps(data) != before:
         result.changed = True
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -33,8 +33,8 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import UsageError, ValidationError, WardianError
 
 if TYPE_CHECKING:

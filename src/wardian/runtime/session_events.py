@@ -22,11 +22,11 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._db import NamedMigration, StateDB, atomic, has_table, migrate_component
 from wardian._lock import FileLock
 from wardian._process import keep
-from wardian._typing import TYPE_CHECKING, NamedTuple
 from wardian._util import host_name, new_id, utc_now_iso
 from wardian.config import data_dir, state_db_path
 from wardian.errors import NotFoundError, UsageError

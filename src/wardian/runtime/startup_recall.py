@@ -15,8 +15,7 @@ chat" (``Memory loaded``); DESIGN.md "Storage" (the startup set).
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from wardian._typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from wardian.memory.recall import StartupContext

@@ -14,7 +14,9 @@
 * Bounded per render: at most `MAX_RENDER_CHARS` characters of output
   and `MAX_RENDER_SECONDS` of time per template render or expression evaluation; ``*``
   and ``**`` refuse results beyond the output cap before computing them (``'a' * 10**9``),
-  and ``range`` stays capped by the sandbox (100,000 items). Past a bound the render
+  and ``range`` stays capped by the sandbox (100,000 items); no string or list built may
+be longer than the output cap, and all of them together at most `MAX_RENDER_BUILT`
+(`template_bounds`). Past a bound the render
   raises `TemplateLimitError` (a failed step, with this message).
 
 Spec: docs/blueprint-guide.md (templates).
@@ -31,6 +33,7 @@ from typing import Any
 __all__ = [
     "CONTEXT_NAMES",
     "INVOCATION_KEYS",
+    "MAX_RENDER_BUILT",
     "MAX_RENDER_CHARS",
     "MAX_RENDER_SECONDS",
     "STEP_KEYS",
@@ -41,6 +44,8 @@ __all__ = [
 
 MAX_RENDER_CHARS = 1_000_000
 """Most characters one render may produce (and the largest string or list ``*`` may build)."""
+MAX_RENDER_BUILT = 50 * MAX_RENDER_CHARS
+"""Most characters (or items) one render may build in strings and lists altogether."""
 MAX_RENDER_SECONDS = 2.0
 """Longest one render or expression evaluation may run, in seconds of wall time."""
 _MAX_POWER_BITS = 64_000
@@ -98,10 +103,16 @@ class TemplateEngine:
         from jinja2 import StrictUndefined
         from jinja2.sandbox import SandboxedEnvironment
 
-        class Env(SandboxedEnvironment):
-            """Mapping keys win over methods: ``output.items`` is the key, not dict.items."""
+        from wardian.blueprints import template_bounds as bounds
 
-            intercepted_binops = frozenset(["*", "**"])
+        class Env(SandboxedEnvironment):
+            """Mapping keys win over methods: ``output.items`` is the key, not dict.items.
+            Sizes are bounded as `template_bounds` describes."""
+
+            intercepted_binops = frozenset(["*", "**", "%", "+"])
+            code_generator_class = _code_generator()
+            concat = staticmethod(bounds.bounded_join)
+            bounded_concat = staticmethod(bounds.bounded_concat)
 
             def getattr(self, obj: Any, attribute: str) -> Any:
                 if isinstance(obj, dict) and attribute in obj:
@@ -112,12 +123,36 @@ class TemplateEngine:
                 _check_binop(operator, left, right)
                 return super().call_binop(context, operator, left, right)
 
+            def call(self, context: Any, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+                args = bounds.check_call(obj, args, kwargs)
+                result = super().call(context, obj, *args, **kwargs)
+                bounds.check_result(f"{getattr(obj, '__name__', 'a call')}()", result,
+                                    getattr(obj, "__self__", None))
+                return result
+
+            @staticmethod
+            def sliced(obj: Any, part: slice) -> Any:
+                if isinstance(obj, str | bytes | list | tuple):
+                    bounds.spend(len(range(*part.indices(len(obj)))))
+                return obj[part]
+
+            def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+                return _bounded_format(self, value)
+
+            def finalize_output(self, value: Any) -> Any:
+                bounds.check_text("the text of a value", value)
+                return value
+
         self.folder = folder
         self.env = Env(
             undefined=StrictUndefined, loader=_folder_loader(folder),
             keep_trailing_newline=True, autoescape=False,
         )
+        self.env.finalize = self.env.finalize_output
         self.env.filters.setdefault("tojson_compact", _tojson)
+        self.env.filters.update(
+            {name: bounds.bounded_filter(name, func) for name, func in self.env.filters.items()})
+        self.env.globals["lipsum"] = bounds.bounded_lipsum(self.env.globals["lipsum"])
         self._templates: dict[str, Any] = {}
         self._expressions: dict[str, Callable[..., Any]] = {}
 
@@ -182,7 +217,19 @@ class TemplateEngine:
 
 
 def _check_binop(operator: str, left: Any, right: Any) -> None:
-    """Refuse ``*`` and ``**`` whose result would be too large, before computing it."""
+    """Refuse ``*``, ``**``, ``%`` and ``+`` whose result would be too large, before
+    computing it."""
+    from wardian.blueprints import template_bounds as bounds
+
+    if operator == "%":
+        if isinstance(left, str | bytes):
+            bounds.check_percent(left, right)
+        return
+    if operator == "+":
+        if isinstance(left, str | bytes | list | tuple) and isinstance(right, type(left)):
+            bounds.check("'+'", len(left) + len(right))
+            bounds.spend(len(left) + len(right))
+        return
     if operator == "*":
         for seq, times in ((left, right), (right, left)):
             if (isinstance(seq, str | list | tuple) and isinstance(times, int)
@@ -190,11 +237,94 @@ def _check_binop(operator: str, left: Any, right: Any) -> None:
                 raise TemplateLimitError(
                     f"template result too large: {len(seq):,} × {times:,} is over "
                     f"{MAX_RENDER_CHARS:,} items")
+            if isinstance(seq, str | list | tuple) and isinstance(times, int):
+                bounds.spend(len(seq) * max(times, 0))
         return
     if (isinstance(left, int) and isinstance(right, int) and right > 0
             and abs(left) > 1 and abs(left).bit_length() * right > _MAX_POWER_BITS):
         raise TemplateLimitError(
             f"template result too large: {left} ** {right} needs over {_MAX_POWER_BITS:,} bits")
+
+
+def _code_generator() -> Any:
+    """Jinja's code generator with ``~`` going through `template_bounds.bounded_concat` and
+    slices (``s[1:]``) through ``environment.sliced`` (counted as built)."""
+    from jinja2 import nodes
+    from jinja2.compiler import CodeGenerator
+
+    class Generator(CodeGenerator):
+        def visit_Getitem(self, node: Any, frame: Any) -> None:
+            if not isinstance(node.arg, nodes.Slice):
+                super().visit_Getitem(node, frame)
+                return
+            self.write("environment.sliced(")
+            self.visit(node.node, frame)
+            self.write(", slice(")
+            for part in (node.arg.start, node.arg.stop, node.arg.step):
+                if part is None:
+                    self.write("None")
+                else:
+                    self.visit(part, frame)
+                self.write(", ")
+            self.write("))")
+
+        def visit_Concat(self, node: Any, frame: Any) -> None:
+            join = "(markup_join if context.eval_ctx.autoescape else str_join)"
+            self.write(f"{join}(environment.bounded_concat((")
+            for arg in node.nodes:
+                self.visit(arg, frame)
+                self.write(", ")
+            self.write(")))")
+
+    return Generator
+
+
+def _bounded_format(env: Any, value: Any) -> Callable[..., str] | None:
+    """The sandbox's ``str.format``/``format_map`` wrapper with each field's width and
+    precision, and the running result, bounded (see `template_bounds`)."""
+    import types
+    from functools import update_wrapper
+
+    from jinja2.sandbox import SandboxedFormatter
+    from markupsafe import EscapeFormatter, Markup
+
+    from wardian.blueprints import template_bounds as bounds
+
+    if not isinstance(value, types.MethodType | types.BuiltinMethodType) \
+            or value.__name__ not in ("format", "format_map") \
+            or not isinstance(value.__self__, str):
+        return None
+    owner: str = value.__self__
+    is_format_map = value.__name__ == "format_map"
+
+    class Formatter(SandboxedFormatter):
+        size = 0
+
+        def format_field(self, field: Any, format_spec: str) -> Any:
+            for digits in re.findall(r"\d+", format_spec):
+                bounds.check("a format width or precision",
+                             MAX_RENDER_CHARS + 1 if len(digits) > 9 else int(digits))
+            bounds.check_text("a formatted value", field)
+            text = super().format_field(field, format_spec)
+            self.size += len(text)
+            bounds.check("str.format", self.size)
+            return text
+
+    class EscapingFormatter(Formatter, EscapeFormatter):
+        pass
+
+    formatter = (EscapingFormatter(env, escape=owner.escape) if isinstance(owner, Markup)
+                 else Formatter(env))
+
+    def wrapper(*args: Any, **kwargs: Any) -> str:
+        if is_format_map:
+            if kwargs or len(args) != 1:
+                raise TypeError("format_map() takes exactly one positional argument")
+            kwargs, args = args[0], ()
+        formatter.size = 0
+        return type(owner)(formatter.vformat(owner, args, kwargs))
+
+    return update_wrapper(wrapper, value)
 
 
 def _bounded_render(template: Any, context: dict[str, Any]) -> str:
@@ -224,6 +354,9 @@ class _deadline:
         import sys
         import time
 
+        from wardian.blueprints import template_bounds as bounds
+
+        self._budget = bounds.start_budget()
         limit = time.monotonic() + MAX_RENDER_SECONDS
         clock = time.monotonic
 
@@ -246,7 +379,10 @@ class _deadline:
     def __exit__(self, *exc: object) -> None:
         import sys
 
+        from wardian.blueprints import template_bounds as bounds
+
         sys.settrace(self._previous)
+        bounds.end_budget(self._budget)
 
 
 def _unwrap(value: Any) -> Any:

@@ -156,13 +156,41 @@ def test_a_subreaper_ends_what_forks_while_it_ends_the_tree(
     expect_none_left(pidfile, kind)
 
 
+def _cgroup2_mount_point() -> str | None:
+    from wardian._process import _cgroup2_mount
+
+    return _cgroup2_mount()
+
+
+def without_cgroups(argv: list[str]) -> list[str]:
+    """`argv` run in a mount namespace of its own where the cgroup v2 hierarchy is
+    read-only — as in a container that mounts ``/sys/fs/cgroup`` read-only — so a launch
+    cannot make its cgroup and falls back to the subreaper alone. Needs root (CI runs as
+    root); elsewhere the test is skipped, and under ``CI=true`` it fails instead."""
+    mount = _cgroup2_mount_point()
+    if os.geteuid() != 0 or mount is None or not _have("unshare"):
+        if os.environ.get("CI") == "true":
+            pytest.fail("the no-cgroup containment tests need root, unshare and cgroup v2")
+        pytest.skip("needs root, unshare(1) and a cgroup v2 mount")
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+            f'mount -o remount,bind,ro "{mount}" && exec "$@"', "sh", *argv]
+
+
+def _have(program: str) -> bool:
+    import shutil
+
+    return shutil.which(program) is not None
+
+
+@pytest.mark.parametrize("cgroups", ["as the machine has them", "read-only"])
 @pytest.mark.parametrize("kind", ["term-fork", "fork-loop"])
 def test_agent_exec_leaves_nothing_running(
-    kind: str, escaper: Path, pidfile: Path, cli: CliRunner
+    kind: str, cgroups: str, escaper: Path, pidfile: Path, cli: CliRunner
 ) -> None:
     assert invoke(cli, "agent", "add", "ada", "--provider", "claude").exit_code == 0
-    done = run_to_end([sys.executable, "-m", "wardian", "agent", "exec", "ada", "--",
-                       sys.executable, str(escaper), kind, str(pidfile)])
+    argv = [sys.executable, "-m", "wardian", "agent", "exec", "ada", "--",
+            sys.executable, str(escaper), kind, str(pidfile)]
+    done = run_to_end(without_cgroups(argv) if cgroups == "read-only" else argv)
     assert done.returncode == 0, done.stderr
     expect_none_left(pidfile, kind)
 
@@ -265,3 +293,60 @@ def test_survivors_of_a_supervisor_killed_by_its_agent_stay_refused(
         home = str(Path(mount, answer["cgroup"].lstrip("/")).parent)
         LaunchCgroup(str(Path(mount, answer["cgroup"].lstrip("/"))), home).end()
     assert invoke(cli, "settings", "get", "agent_memory.enabled").stdout.strip() == "true"
+
+
+SURVIVOR_SAVES = r"""
+import json, os, select, signal, subprocess, sys
+result = sys.argv[1]
+supervisor = os.getppid()
+watch = os.pidfd_open(supervisor)  # readable once the supervisor has ended
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:  # the survivor: detached, outputs closed, the launch's environment kept
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        select.select([watch], [], [])
+        done = subprocess.run([sys.executable, "-m", "wardian", "memory", "save",
+                               "--evidence", "the user said so",
+                               "--", "Deploys go out on Tuesdays"],
+                              capture_output=True, text=True)
+        with open("/proc/self/cgroup") as f:
+            cgroup = next(l for l in f if l.startswith("0::"))[3:].strip()
+        with open(result + ".tmp", "w") as f:
+            json.dump({"rc": done.returncode, "err": done.stderr, "cgroup": cgroup,
+                       "capability": bool(os.environ.get("WARDIAN_CAPABILITY"))}, f)
+        os.rename(result + ".tmp", result)
+        os._exit(0)
+    os._exit(0)
+os.wait()
+os.kill(supervisor, signal.SIGKILL)
+"""
+
+
+def test_without_a_cgroup_a_supervisor_killed_by_its_agent_takes_the_capability_along(
+    tmp_path: Path, cli: CliRunner, wardian_home: Path
+) -> None:
+    """No launch cgroup: the agent kills its own supervisor; a detached survivor that kept
+    the launch's environment (token included) can no longer save — the capability was
+    bound to the dead supervisor's pid + start time, which no process can take over."""
+    import json
+
+    assert invoke(cli, "agent", "add", "ada", "--provider", "claude").exit_code == 0
+    assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
+    script = tmp_path / "kills.py"
+    script.write_text(SURVIVOR_SAVES, encoding="utf-8")
+    result = tmp_path / "result.json"
+    done = run_to_end(without_cgroups([sys.executable, "-m", "wardian", "agent", "exec",
+                                       "ada", "--", sys.executable, str(script),
+                                       str(result)]))
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    wait_until(result.exists, what="the survivor's memory save")
+    answer = json.loads(result.read_text())
+    assert "wardian-launch-" not in answer["cgroup"], answer  # really without a cgroup
+    assert answer["capability"], answer
+    assert answer["rc"] == 3, answer
+    assert "memory capability expired: its runtime" in answer["err"], answer
+    listed = invoke(cli, "garden", "memory", "list", "--agent", "ada", "--json")
+    assert listed.exit_code == 0, listed.output
+    assert "Deploys go out on Tuesdays" not in listed.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 from wardian._util import new_id
@@ -16,3 +17,12 @@ def test_new_id_is_a_random_uuid4_in_its_canonical_form() -> None:
         assert str(parsed) == text  # lower-case, hyphenated: what str(uuid.uuid4()) gives
         seen.add(text)
     assert len(seen) == 2000
+
+
+def test_trailing_commas_are_dropped_outside_strings_only() -> None:
+    from wardian._jsonc import strip_comments, strip_trailing_commas
+
+    text = '{"a": [1, 2, ], "b": "x, }", "c": {"d": "\\\\", },\n}'
+    cleaned = strip_trailing_commas(strip_comments(text))
+    assert len(cleaned) == len(text)
+    assert json.loads(cleaned) == {"a": [1, 2], "b": "x, }", "c": {"d": "\\"}}

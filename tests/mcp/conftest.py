@@ -72,6 +72,18 @@ def structured(result: Any) -> dict[str, Any]:
     return doc
 
 
+def error_of(result: Any) -> dict[str, Any]:
+    """A tool error's details (``_meta["wardian/error"]``); asserted to be an error that
+    carries no structured content (that would have to match the tool's output schema)."""
+    from wardian.mcp_server.server import ERROR_META_KEY
+
+    assert result.is_error, result
+    assert result.structured_content is None, result
+    assert result.meta is not None and ERROR_META_KEY in result.meta, result
+    doc: dict[str, Any] = result.meta[ERROR_META_KEY]
+    return doc
+
+
 def text_of(result: Any) -> str:
     """A tool result's text content."""
     return "\n".join(getattr(block, "text", "") for block in result.content)

@@ -1,4 +1,4 @@
-"""`wardian mcp install claude-code|codex|gemini`: reversible edits of each host's MCP
+"""`wardian mcp install claude-code|codex|gemini|opencode`: reversible edits of each host's MCP
 config that leave every other server alone, and a server started exactly as installed."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "home"
     path.mkdir()
     monkeypatch.setenv("HOME", str(path))
-    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR"):
+    for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"):
         monkeypatch.delenv(name, raising=False)
     return path
 
@@ -177,3 +177,64 @@ def test_server_starts_exactly_as_the_installed_config_says(
             assert structured(saved)["record"]["agent_id"] == agent_id
 
     anyio.run(main)
+
+
+OPENCODE = """{
+  "$schema": "https://opencode.ai/config.json",
+  "model": "anthropic/claude-sonnet-4-5",
+  "mcp": {
+    "tickets": {"type": "remote", "url": "http://127.0.0.1:9/mcp", "enabled": false}
+  }
+}
+"""
+
+
+def test_opencode_entry_is_one_local_command_and_round_trips(cli: CliRunner,
+                                                             home: Path) -> None:
+    config = home / ".config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(OPENCODE)
+    assert _install(cli, "opencode", "--agent", "ada")["action"] == "installed"
+    assert _install(cli, "opencode", "--agent", "bob")["action"] == "updated"
+    data = json.loads(config.read_text())
+    assert data["model"] == "anthropic/claude-sonnet-4-5"
+    assert data["mcp"]["tickets"]["url"] == "http://127.0.0.1:9/mcp"
+    ours = data["mcp"]["wardian"]
+    assert ours["type"] == "local" and ours["enabled"] is True
+    assert ours["command"][-6:] == ["wardian", "mcp", "--agent", "ada", "--agent", "bob"]
+    assert ours["environment"]["WARDIAN_CAPABILITY"] == "{env:WARDIAN_CAPABILITY}"
+    assert "args" not in ours  # opencode takes the whole argv in `command`
+    assert _install(cli, "opencode", "--uninstall", "--agent", "ada")["agents"] == ["bob"]
+    assert _install(cli, "opencode", "--uninstall")["action"] == "removed"
+    assert config.read_text() == OPENCODE
+
+
+def test_opencode_config_folder_follows_xdg_and_project_scope_names_no_path(
+    cli: CliRunner, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    doc = _install(cli, "opencode")
+    assert doc["path"] == str(tmp_path / "xdg" / "opencode" / "opencode.json")
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    doc = _install(cli, "opencode", "--scope", "project", "--agent", "ada")
+    assert doc["path"] == str(project.resolve() / "opencode.json")
+    entry = json.loads((project / "opencode.json").read_text())["mcp"]["wardian"]
+    assert entry["command"] == ["wardian", "mcp", "--agent", "ada"]
+    assert entry["environment"]["WARDIAN_HOME"] == "{env:WARDIAN_HOME}"
+    assert str(home) not in json.dumps(entry) and str(tmp_path) not in json.dumps(entry)
+
+
+def test_a_commented_opencode_jsonc_is_not_rewritten_and_the_member_is_printed(
+    cli: CliRunner, home: Path
+) -> None:
+    config = home / ".config" / "opencode" / "opencode.jsonc"
+    config.parent.mkdir(parents=True)
+    original = '{\n  // my model\n  "model": "anthropic/claude-sonnet-4-5",\n}\n'
+    config.write_text(original)
+    result = invoke(cli, "mcp", "install", "opencode", "--agent", "ada")
+    assert result.exit_code == 2, result.output
+    assert "has comments, which opencode accepts" in result.stderr
+    assert '"mcp"' in result.stderr and '"type": "local"' in result.stderr
+    assert config.read_text() == original

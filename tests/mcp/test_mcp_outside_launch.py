@@ -14,7 +14,15 @@ import anyio
 from typer.testing import CliRunner
 
 from tests.conftest import invoke
-from tests.mcp.conftest import add_agent, base_env, capability_env, session, structured, text_of
+from tests.mcp.conftest import (
+    add_agent,
+    base_env,
+    capability_env,
+    error_of,
+    session,
+    structured,
+    text_of,
+)
 from wardian.memory.capabilities import CapabilityStore
 from wardian.memory.store import MemoryStore
 
@@ -90,7 +98,7 @@ def test_read_tools_answer_read_only_and_writes_say_why_they_are_refused(
                 message = text_of(refused)
                 assert "no memory capability" in message and "read-only" in message, message
                 assert "wardian agent launch" in message and "wardian agent exec" in message
-                assert structured(refused)["error"]["exit_code"] == 3
+                assert error_of(refused)["exit_code"] == 3
 
     anyio.run(main)
     assert _texts(wardian_home) == ["Use tabs in Makefiles"]

@@ -15,7 +15,15 @@ import anyio
 from typer.testing import CliRunner
 
 from tests.conftest import invoke
-from tests.mcp.conftest import add_agent, base_env, capability_env, session, structured, text_of
+from tests.mcp.conftest import (
+    add_agent,
+    base_env,
+    capability_env,
+    error_of,
+    session,
+    structured,
+    text_of,
+)
 from wardian.mcp_server.server import TOOL_NAMES
 from wardian.memory.models import MAX_TEXT_CHARS
 
@@ -111,7 +119,7 @@ def test_without_capability_writes_are_refused_and_recall_is_read_only(
         async with session(base_env(), workdir, args=reader_args) as client:
             result = await client.call_tool("memory_recall", {"query": "makefiles"})
             assert result.is_error and "agent memory is disabled" in text_of(result)
-            assert structured(result)["error"]["exit_code"] == 3
+            assert error_of(result)["exit_code"] == 3
 
     anyio.run(disabled)
     assert invoke(CliRunner(), "settings", "set", "agent_memory.enabled", "true").exit_code == 0
@@ -126,7 +134,7 @@ def test_without_capability_writes_are_refused_and_recall_is_read_only(
             assert refused.is_error
             assert "no memory capability" in text_of(refused)
             assert "wardian agent launch" in text_of(refused)
-            error = structured(refused)["error"]
+            error = error_of(refused)
             assert error["exit_code"] == 3 and error["hint"]
             for tool, args in (("memory_update", {"id": "0", "text": "z"}),
                                ("memory_remove", {"id": "0"})):
@@ -205,7 +213,7 @@ def test_over_limit_text_is_our_validation_error(workdir: Path, wardian_home: Pa
             assert result.is_error
             assert f"text is {MAX_TEXT_CHARS + 1} characters; the limit is {MAX_TEXT_CHARS}" \
                 in text_of(result)
-            assert structured(result)["error"]["exit_code"] == 2
+            assert error_of(result)["exit_code"] == 2
             bad_kind = await client.call_tool("memory_save", {"text": "t", "evidence": "e",
                                                               "kind": "forever"})
             assert bad_kind.is_error and "unknown kind 'forever'" in text_of(bad_kind)
@@ -235,8 +243,55 @@ def test_arguments_that_fail_the_input_schema_get_a_one_line_refusal(
                 assert result.is_error and text.startswith(f"Error: {said}"), text
                 assert "\n" not in text and "pydantic" not in text and "type=" not in text
                 assert "Arguments" not in text and "input_value" not in text
-                error = structured(result)["error"]
+                error = error_of(result)
                 assert error["exit_code"] == 2 and error["message"].startswith(said)
 
     anyio.run(main)
     assert _rows(wardian_home) == []
+
+
+def test_every_result_error_or_not_conforms_to_the_tools_output_schema(
+        workdir: Path, wardian_home: Path) -> None:
+    """A client validates structured content against the tool's ``outputSchema`` whenever
+    it is present (the TypeScript SDK does so for errors too): successes, refusals and
+    bad arguments of every tool either carry no structured content or conforming one."""
+    import jsonschema
+
+    agent_id = add_agent("ada")
+    assert invoke(CliRunner(), "settings", "set", "agent_memory.enabled", "true").exit_code == 0
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("memory_save", {"text": "Use tabs in Makefiles", "evidence": "the user said so"}),
+        ("memory_save", {"text": "t"}),
+        ("memory_save", {"text": "t", "evidence": "e", "kind": "forever"}),
+        ("memory_recall", {"query": "makefiles"}),
+        ("memory_recall", {"limit": "many"}),
+        ("memory_list", {}),
+        ("memory_list", {"kind": "forever"}),
+        ("memory_show", {"id": "ffffffff"}),
+        ("memory_history", {"id": "ffffffff"}),
+        ("memory_update", {"id": "ffffffff", "text": "z"}),
+        ("memory_remove", {"id": "ffffffff"}),
+        ("memory_draft_plan", {"ids": ["ffffffff"]}),
+    ]
+    seen: dict[str, set[bool]] = {}
+
+    async def check(env: dict[str, str], args: list[str] | None = None) -> None:
+        async with session(env, workdir, args=args) as client:
+            schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+            for tool, arguments in calls:
+                result = await client.call_tool(tool, arguments)
+                seen.setdefault(tool, set()).add(bool(result.is_error))
+                if result.is_error:
+                    error_of(result)
+                else:
+                    schema = schemas[tool]
+                    assert schema is not None, tool
+                    jsonschema.validate(structured(result), schema)
+
+    async def main() -> None:
+        await check({**base_env(), **capability_env(agent_id)})
+        await check(base_env(), ["-P", "-m", "wardian", "mcp", "--agent", "ada"])
+
+    anyio.run(main)
+    assert all(True in kinds for kinds in seen.values()), seen  # each tool refused once
+    assert False in seen["memory_save"] and False in seen["memory_list"], seen

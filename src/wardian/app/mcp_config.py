@@ -16,6 +16,12 @@ Hosts and files (checked against each host's documentation, 2026):
     user scope (default): ``~/.gemini/settings.json``; project scope:
     ``.gemini/settings.json``. ``mcpServers.NAME`` with ``command``, ``args``, ``env``;
     Gemini CLI scrubs its environment for servers and expands ``$VAR`` in ``env``.
+``opencode``
+    user scope (default): ``$XDG_CONFIG_HOME/opencode/opencode.json``
+    (``~/.config/opencode/opencode.json``); project scope: ``opencode.json`` at the
+    workspace root. ``mcp.NAME`` with ``"type": "local"``, ``command`` (the whole argv as
+    one array), ``environment`` and ``enabled``; opencode substitutes ``{env:VAR}`` in
+    config values (empty when unset). A commented ``.jsonc`` file is treated as Gemini's.
 
 The server must see the launch's variables (`wardian.memory.principal.MANAGED_ENV`) when
 the host runs inside ``wardian agent launch``: each entry forwards them by the host's own
@@ -61,16 +67,22 @@ __all__ = [
     "SERVER_KEY",
     "InstallResult",
     "config_path",
+    "entry_argv",
     "install",
     "listed_agents",
     "server_argv",
 ]
 
-Host = Literal["claude-code", "codex", "gemini"]
+Host = Literal["claude-code", "codex", "gemini", "opencode"]
 Scope = Literal["project", "user"]
-HOSTS: tuple[Host, ...] = ("claude-code", "codex", "gemini")
+HOSTS: tuple[Host, ...] = ("claude-code", "codex", "gemini", "opencode")
 SERVER_KEY = "wardian"
-DEFAULT_SCOPE: dict[str, Scope] = {"claude-code": "project", "codex": "user", "gemini": "user"}
+DEFAULT_SCOPE: dict[str, Scope] = {"claude-code": "project", "codex": "user", "gemini": "user",
+                                   "opencode": "user"}
+_SERVERS_KEY: dict[str, str] = {"opencode": "mcp"}
+"""The top-level member that holds the servers, where it is not ``mcpServers``."""
+_DISPLAY = {"claude-code": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI",
+            "opencode": "opencode"}
 ENV_HOME = "WARDIAN_HOME"
 PORTABLE_COMMAND = "wardian"
 """What a project-scope entry runs (found on the host's PATH)."""
@@ -81,7 +93,7 @@ class InstallResult:
     """What `install` did.
 
     Attributes:
-        host: ``claude-code``, ``codex`` or ``gemini``.
+        host: ``claude-code``, ``codex``, ``gemini`` or ``opencode``.
         path: the configuration file.
         action: ``installed``, ``updated``, ``unchanged``, ``removed`` or ``absent``.
         entry: the server entry as written (None after uninstall).
@@ -146,7 +158,7 @@ def config_path(host: str, scope: str | None = None, *, project: Path | None = N
 
         root = project or Path(default_workspace())
         return root / {"claude-code": ".mcp.json", "codex": ".codex/config.toml",
-                       "gemini": ".gemini/settings.json"}[host]
+                       "gemini": ".gemini/settings.json", "opencode": "opencode.json"}[host]
     home = Path.home()
     if host == "claude-code":
         base = os.environ.get("CLAUDE_CONFIG_DIR")
@@ -154,12 +166,18 @@ def config_path(host: str, scope: str | None = None, *, project: Path | None = N
     if host == "codex":
         base = os.environ.get("CODEX_HOME")
         return (Path(base) if base else home / ".codex") / "config.toml"
+    if host == "opencode":
+        base = os.environ.get("XDG_CONFIG_HOME")
+        folder = (Path(base) if base else home / ".config") / "opencode"
+        plain, commented = folder / "opencode.json", folder / "opencode.jsonc"
+        return commented if commented.is_file() and not plain.is_file() else plain
     return home / ".gemini" / "settings.json"
 
 
 def _check_host(host: str) -> Host:
     if host not in HOSTS:
-        raise UsageError(f"unknown host {host!r}", hint="use claude-code, codex or gemini")
+        raise UsageError(f"unknown host {host!r}",
+                         hint="use claude-code, codex, gemini or opencode")
     return host
 
 
@@ -182,21 +200,34 @@ def entry_for(host: str, agents: list[str] | tuple[str, ...] = (), *,
     if host == "claude-code":
         env.update({name: f"${{{name}:-}}" for name in forwarded})
         return {"type": "stdio", "command": command, "args": args, "env": env}
+    if host == "opencode":
+        env.update({name: f"{{env:{name}}}" for name in forwarded})
+        return {"type": "local", "command": [command, *args], "environment": env,
+                "enabled": True}
     env.update({name: f"${name}" for name in forwarded})
     return {"command": command, "args": args, "env": env}
 
 
+def entry_argv(entry: Any) -> list[str]:
+    """The command line an entry starts: ``command`` + ``args``, or opencode's one
+    ``command`` array; empty for what is not an entry."""
+    if not isinstance(entry, dict):
+        return []
+    command = entry.get("command", "")
+    head = [str(c) for c in command] if isinstance(command, list) else [str(command)]
+    args = entry.get("args") or []
+    return [*head, *(map(str, args) if isinstance(args, list) else [])]
+
+
 def _is_ours(entry: Any) -> bool:
     """Whether an existing ``wardian`` entry starts this server (``… wardian mcp …``)."""
-    if not isinstance(entry, dict):
-        return False
-    argv = [str(entry.get("command", "")), *map(str, entry.get("args") or [])]
+    argv = entry_argv(entry)
     return "mcp" in argv and any("wardian" in part for part in argv)
 
 
 def listed_agents(entry: Any) -> tuple[str, ...]:
     """The agents an existing entry of ours passes (``--agent A``, ``--agent=A``)."""
-    args = [str(a) for a in (entry.get("args") or [])] if isinstance(entry, dict) else []
+    args = entry_argv(entry)[1:]
     out: list[str] = []
     for index, arg in enumerate(args):
         if arg == "--agent" and index + 1 < len(args):
@@ -303,20 +334,21 @@ def _conflict(path: Path, found: Any) -> ConflictError:
 
 
 def _install_json(path: Path, plan: _Plan) -> InstallResult:
+    key = _SERVERS_KEY.get(plan.host, "mcpServers")
     text = _read(path)
     if text is None:
         if plan.uninstall:
             return plan.result(path, "absent", None)
         entry = plan.entry(plan.agents)
-        _write(path, json.dumps({"mcpServers": {SERVER_KEY: entry}}, indent=2,
+        _write(path, json.dumps({key: {SERVER_KEY: entry}}, indent=2,
                                 ensure_ascii=False) + "\n")
         return plan.result(path, "installed", entry, plan.agents)
-    if plan.host == "gemini":
+    if plan.host in ("gemini", "opencode"):
         _refuse_commented(text, path, plan)
     doc = _JsonText(text, path)
-    servers = doc.member(doc.root, "mcpServers")
+    servers = doc.member(doc.root, key)
     if servers is not None and text[servers.value_start] != "{":
-        raise ValidationError("expected an object", path="mcpServers", source=str(path),
+        raise ValidationError("expected an object", path=key, source=str(path),
                               hint="fix the file by hand; Wardian will not overwrite it")
     ours = doc.member(servers.value_start, SERVER_KEY) if servers else None
     existing = json.loads(text[ours.value_start:ours.value_end]) if ours else None
@@ -331,7 +363,7 @@ def _install_json(path: Path, plan: _Plan) -> InstallResult:
         assert ours is not None and servers is not None
         out = doc.without(servers.value_start, ours)
         emptied = _JsonText(out, path)
-        left = emptied.member(emptied.root, "mcpServers")
+        left = emptied.member(emptied.root, key)
         if left is not None and not emptied.members(left.value_start):
             out = emptied.without(emptied.root, left)
         if not json.loads(out):
@@ -347,42 +379,47 @@ def _install_json(path: Path, plan: _Plan) -> InstallResult:
     elif servers is not None:
         out = doc.with_member(servers.value_start, SERVER_KEY, entry)
     else:
-        out = doc.with_member(doc.root, "mcpServers", {SERVER_KEY: entry})
+        out = doc.with_member(doc.root, key, {SERVER_KEY: entry})
     _write(path, out)
     return plan.result(path, "updated" if ours else "installed", entry, agents)
 
 
 def _refuse_commented(text: str, path: Path, plan: _Plan) -> None:
     """Refuse a settings file that is valid only with its comments stripped (Gemini CLI
-    accepts comments; a rewrite would lose them), saying exactly what to put in it.
+    and opencode accept comments; a rewrite would lose them), saying exactly what to put
+    in it.
 
     Raises:
         ValidationError: `text` has comments (nothing is written).
     """
-    from wardian._jsonc import strip_comments
+    from wardian._jsonc import strip_comments, strip_trailing_commas
 
     try:
         json.loads(text)
         return
     except json.JSONDecodeError:
         pass
+    plain = strip_comments(text)
+    if plan.host == "opencode":  # JSONC: trailing commas are allowed as well
+        plain = strip_trailing_commas(plain)
     try:
-        data = json.loads(strip_comments(text))
+        data = json.loads(plain)
     except json.JSONDecodeError:
         return  # not JSON at all: `_JsonText` says where
-    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    key = _SERVERS_KEY.get(plan.host, "mcpServers")
+    servers = data.get(key) if isinstance(data, dict) else None
     existing = servers.get(SERVER_KEY) if isinstance(servers, dict) else None
     if existing is not None and not _is_ours(existing):
         raise _conflict(path, existing)
     agents = plan.agents_after(listed_agents(existing))
     if plan.uninstall and existing is None:
         return
-    what = (f'remove the "{SERVER_KEY}" member from "mcpServers"' if agents is None else
-            f'put this member in "mcpServers" (replacing a "{SERVER_KEY}" one there):\n'
+    what = (f'remove the "{SERVER_KEY}" member from "{key}"' if agents is None else
+            f'put this member in "{key}" (replacing a "{SERVER_KEY}" one there):\n'
             f'"{SERVER_KEY}": ' + json.dumps(plan.entry(agents), indent=2, ensure_ascii=False))
     raise ValidationError(
-        f"{path} has comments, which Gemini CLI accepts but a rewrite would lose, so "
-        "Wardian does not edit it", source=str(path), hint=what)
+        f"{path} has comments, which {_DISPLAY[plan.host]} accepts but a rewrite would "
+        "lose, so Wardian does not edit it", source=str(path), hint=what)
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def serve(
 
 @app.command("install")
 def install(
-    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex or gemini."),
+    host: str = typer.Argument(..., metavar="HOST", help="claude-code, codex, gemini or opencode."),
     agent: list[str] | None = typer.Option(
         None, "--agent",
         help="Add --agent A to the entry (read-only recall outside a launch), keeping the "
@@ -53,7 +53,7 @@ def install(
         False, "--uninstall", help="Remove the entry (with --agent: only those agents)."),
     scope: str | None = typer.Option(
         None, "--scope",
-        help="project or user (default: project for claude-code, user for codex and gemini). "
+        help="project or user (default: project for claude-code, user for the others). "
         "A project entry runs `wardian` from PATH and names no path of this machine.",
     ),
     as_json: bool = JsonOption,
@@ -63,8 +63,10 @@ def install(
     One `wardian` entry serves every agent (inside `agent launch`, the launch's own).
     claude-code: .mcp.json (project) or ~/.claude.json (user); codex: [mcp_servers.wardian]
     in ~/.codex/config.toml (user) or .codex/config.toml (project); gemini: mcpServers in
-    ~/.gemini/settings.json (user) or .gemini/settings.json (project).
+    ~/.gemini/settings.json (user) or .gemini/settings.json (project); opencode: mcp in
+    ~/.config/opencode/opencode.json (user) or opencode.json (project).
     """
+    from wardian.app.mcp_config import entry_argv
     from wardian.app.mcp_config import install as run
 
     result = run(host, agents=agent or [], uninstall=uninstall, scope=scope)
@@ -80,6 +82,6 @@ def install(
     }
     stdout(f"{words[result.action]} {result.path} ({result.host}, {result.scope} scope)")
     if result.entry is not None:
-        stdout("  " + " ".join([result.entry["command"], *result.entry["args"]]))
+        stdout("  " + " ".join(entry_argv(result.entry)))
     for note in result.notes:
         stdout(f"  note: {note}")

@@ -20,8 +20,9 @@ every change (``memory_save``, ``memory_update``, ``memory_remove``, and
 ``memory_draft_plan``, a proposal made for the agent) is refused with what was refused and
 how to run inside ``wardian agent launch``/``exec`` (exit-3 class error); a forged or
 expired capability refuses everything. A refused call is an MCP *tool error*
-(``isError: true``) whose text is our one-line message with its hint, and whose structured
-content carries ``{"error": {"type", "message", "hint", "exit_code"}}``.
+(``isError: true``) whose text is our one-line message with its hint, with no structured
+content (every structured result conforms to the tool's output schema) and with
+``_meta["wardian/error"]`` carrying ``{"type", "message", "hint", "exit_code"}``.
 
 Tools are ``async`` on purpose: their work is a few milliseconds of SQLite, and running
 them on the event loop keeps the one store connection on one thread and calls serialised.
@@ -61,7 +62,8 @@ from wardian.app.agent_memory import (
 from wardian.errors import WardianError
 from wardian.mcp_server import schemas
 
-__all__ = ["SERVER_NAME", "TOOL_NAMES", "build_server", "clean_launch_environ", "serve"]
+__all__ = ["ERROR_META_KEY", "SERVER_NAME", "TOOL_NAMES", "build_server", "clean_launch_environ",
+           "serve"]
 
 SERVER_NAME = "wardian"
 TOOL_NAMES = ("memory_save", "memory_recall", "memory_list", "memory_show", "memory_history",
@@ -82,11 +84,21 @@ def clean_launch_environ(environ: dict[str, str] | os._Environ[str]) -> list[str
     return dropped
 
 
+ERROR_META_KEY = "wardian/error"
+"""The ``_meta`` member of a tool error that carries its machine-readable details."""
+
+
 def _error(exc: WardianError) -> CallToolResult:
-    """A refused call as an MCP tool error carrying our message and hint."""
+    """A refused call as an MCP tool error: the text is our message with its hint, and
+    ``_meta["wardian/error"]`` carries ``{"type", "message", "hint", "exit_code"}``.
+
+    It has no structured content: a client validates structured content against the
+    tool's published output schema whenever it is present (the TypeScript SDK that
+    opencode and Gemini CLI use does so for errors too), and an error is not a result of
+    that schema."""
     return CallToolResult(
         content=[TextContent(type="text", text=f"Error: {exc.render()}")],
-        structured_content={"error": {
+        _meta={ERROR_META_KEY: {
             "type": type(exc).__name__, "message": exc.message, "hint": exc.hint,
             "exit_code": exc.exit_code,
         }},

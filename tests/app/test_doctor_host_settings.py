@@ -30,6 +30,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CODEX_HOME", str(path / ".codex"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(path / ".claude"))
     monkeypatch.delenv("GEMINI_CLI_HOME", raising=False)
+    for layer in ("SETTINGS", "DEFAULTS"):  # no machine-wide Gemini file of this machine
+        monkeypatch.setenv(f"GEMINI_CLI_SYSTEM_{layer}_PATH", str(tmp_path / f"no-{layer}"))
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
@@ -243,3 +245,36 @@ def _member_end(text: str) -> int:
             if depth == 0:
                 return index + 1
     raise AssertionError(text)
+
+
+def test_gemini_hooks_switched_off_by_a_workspace_or_system_file_name_that_file(
+        cli: CliRunner, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gemini merges system defaults, user, workspace and system settings (the system
+    file wins): doctor reads every layer Gemini would, for each agent's workspace."""
+    workspace = tmp_path / "shop"
+    (workspace / ".gemini").mkdir(parents=True)
+    project = workspace / ".gemini" / "settings.json"
+    project.write_text('{\n  // ours\n  "hooksConfig": {"enabled": false}\n}\n')
+    system = tmp_path / "etc" / "settings.json"
+    system.parent.mkdir()
+    defaults = tmp_path / "etc" / "system-defaults.json"
+    defaults.write_text(json.dumps({"hooksConfig": {"disabled": ["wardian-session-end"]}}))
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(system))
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", str(defaults))
+    _gemini_setup(cli, home, {"hooksConfig": {"enabled": True}})
+    _ok(cli, "agent", "add", "bob", "--provider", "gemini", "--workspace", str(workspace))
+    code, findings = _doctor(cli)
+    assert code == 1
+    messages = sorted(f["message"] for f in findings)
+    (off,) = [m for m in messages if "switched off" in m]
+    assert str(project) in off and f"for sessions in {workspace}" in off
+    (listed,) = [m for m in messages if "hooksConfig.disabled" in m]
+    assert "SessionEnd" in listed and str(defaults) in listed
+    # The system settings override every other file, the workspace's too.
+    system.write_text(json.dumps({"hooksConfig": {"enabled": True}}))
+    code, findings = _doctor(cli)
+    assert not any("switched off" in f["message"] for f in findings), findings
+    system.write_text(json.dumps({"hooksConfig": {"enabled": False}}))
+    code, findings = _doctor(cli)
+    (off,) = [f for f in findings if "switched off" in f["message"]]
+    assert str(system) in off["message"] and "for sessions in" not in off["message"]

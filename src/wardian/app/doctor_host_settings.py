@@ -7,7 +7,14 @@ and settings files Wardian reads but will not rewrite (`wardian doctor`).
   hash that of the hook's normalised form (`codex_hook_hash`); a hook whose hash differs
   (a reinstall rewrote it) must be trusted again, and ``enabled = false`` switches it off.
 * Gemini CLI runs no hook when ``hooksConfig.enabled`` is false, and none whose name (or
-  command) ``hooksConfig.disabled`` lists.
+  command) ``hooksConfig.disabled`` lists. It merges its settings files in this order,
+  later ones winning for ``enabled`` and every one adding to ``disabled``: the system
+  defaults (``$GEMINI_CLI_SYSTEM_DEFAULTS_PATH``, else ``/etc/gemini-cli/system-defaults.json``
+  on Linux), the user's, the workspace's ``.gemini/settings.json`` (only in a folder the
+  user trusts) and the system settings (``$GEMINI_CLI_SYSTEM_SETTINGS_PATH``, else
+  ``/etc/gemini-cli/settings.json``), which override all. Doctor reads each of them, the
+  workspace files of every registered agent's workspace included, and names the file that
+  switches a hook off.
 * Gemini CLI accepts ``//`` comments in its settings file; Wardian reads such a file but
   does not rewrite it (`wardian hooks install` prints the lines to add instead).
 
@@ -26,7 +33,7 @@ from typing import Any
 
 from wardian.app.doctor import DoctorContext, Finding, register_check
 
-__all__ = ["codex_hook_hash", "codex_hook_key"]
+__all__ = ["codex_hook_hash", "codex_hook_key", "gemini_layers"]
 
 NAME = "host-settings"
 _CODEX_EVENT = {"SessionStart": "session_start", "SessionEnd": "session_end"}
@@ -107,40 +114,89 @@ def _codex(hooks: list[Any], hooks_json: Path) -> Iterator[Finding]:
             yield Finding.ok(NAME, f"{what} is trusted", subject=key)
 
 
-def _gemini(hooks: list[Any], settings: Path) -> Iterator[Finding]:
+def gemini_layers(user: Path, workspace: str | None) -> list[Path]:
+    """The settings files Gemini CLI merges for a session in `workspace`, in its order
+    (later ones win): system defaults, `user`, the workspace's, system settings."""
+    import sys
+
+    if sys.platform == "darwin":
+        base = Path("/Library/Application Support/GeminiCli")
+    elif sys.platform == "win32":
+        base = Path("C:/ProgramData/gemini-cli")
+    else:
+        base = Path("/etc/gemini-cli")
+    defaults = os.environ.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") or base / "system-defaults.json"
+    system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or base / "settings.json"
+    layers = [Path(defaults), user]
+    if workspace:
+        layers.append(Path(workspace) / ".gemini" / "settings.json")
+    layers.append(Path(system))
+    return layers
+
+
+def _hooks_config(path: Path) -> dict[str, Any]:
+    """``hooksConfig`` of one Gemini settings file; empty when absent or unreadable (an
+    unreadable user file is the ``hooks`` check's to report)."""
     from wardian._jsonc import strip_comments
 
     try:
-        data = json.loads(strip_comments(settings.read_text(encoding="utf-8")))
+        data = json.loads(strip_comments(path.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, ValueError):
-        return
+        return {}
     config = data.get("hooksConfig") if isinstance(data, dict) else None
-    config = config if isinstance(config, dict) else {}
-    if config.get("enabled") is False:
-        yield Finding.problem(
-            NAME, f"Gemini CLI hooks are switched off (hooksConfig.enabled is false in "
-            f"{settings}): the Wardian hooks do not run",
-            fix=f'set "hooksConfig": {{"enabled": true}} in {settings} (or remove '
-                '"enabled": false), then restart gemini', subject=str(settings))
-        return
-    disabled = config.get("disabled")
-    names = [n for n in disabled if isinstance(n, str)] if isinstance(disabled, list) else []
-    for hook in hooks:
-        listed = [n for n in names if n in (hook.spec.get("name"), hook.command)]
-        if listed:
-            yield Finding.problem(
-                NAME, f"Gemini CLI {hook.host_event} hook {listed[0]!r} is listed in "
-                f"hooksConfig.disabled in {settings}: it does not run",
-                fix=f"remove {json.dumps(listed[0])} from hooksConfig.disabled in {settings} "
-                    "(or enable it in `/hooks` in gemini)", subject=str(settings))
+    return config if isinstance(config, dict) else {}
+
+
+def _gemini(hooks: list[Any], settings: Path,
+            workspaces: list[str | None]) -> Iterator[Finding]:
+    said: set[str] = set()
+    for workspace in workspaces:
+        enabled_by: Path | None = None
+        disabled: list[tuple[str, Path]] = []
+        for layer in gemini_layers(settings, workspace):
+            config = _hooks_config(layer)
+            if "enabled" in config:
+                enabled_by = layer if config["enabled"] is False else None
+            names = config.get("disabled")
+            disabled += [(n, layer) for n in names if isinstance(n, str)] \
+                if isinstance(names, list) else []
+        own = workspace is not None and enabled_by == gemini_layers(settings, workspace)[2]
+        where = f" for sessions in {workspace} (once the folder is trusted)" if own else ""
+        if enabled_by is not None:
+            message = (f"Gemini CLI hooks are switched off (hooksConfig.enabled is false in "
+                       f"{enabled_by}){where}: the Wardian hooks do not run")
+            if message not in said:
+                said.add(message)
+                yield Finding.problem(
+                    NAME, message,
+                    fix=f'set "hooksConfig": {{"enabled": true}} in {enabled_by} (or remove '
+                        '"enabled": false), then restart gemini', subject=str(enabled_by))
+            continue
+        for hook in hooks:
+            listed = [(n, layer) for n, layer in disabled
+                      if n in (hook.spec.get("name"), hook.command)]
+            if not listed:
+                continue
+            name, layer = listed[0]
+            message = (f"Gemini CLI {hook.host_event} hook {name!r} is listed in "
+                       f"hooksConfig.disabled in {layer}: it does not run")
+            if message not in said:
+                said.add(message)
+                yield Finding.problem(
+                    NAME, message,
+                    fix=f"remove {json.dumps(name)} from hooksConfig.disabled in {layer} "
+                        "(or enable it in `/hooks` in gemini)", subject=str(layer))
 
 
 @register_check(NAME, "Host settings")
 def _host_settings(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.errors import WardianError
+    from wardian.runtime.agents import read_agents
     from wardian.runtime.hook_install import HOSTS, has_comments, installed_hooks
 
-    del ctx
+    agents = ctx.read("state.db", read_agents) or []
+    workspaces: list[str | None] = [None, *sorted({a.workspace for a in agents
+                                                   if a.workspace})]
     for host, spec in HOSTS.items():
         path = spec.settings()
         if spec.comments and has_comments(path, host):
@@ -158,4 +214,4 @@ def _host_settings(ctx: DoctorContext) -> Iterator[Finding]:
         if host == "codex":
             yield from _codex(hooks, path)
         elif host == "gemini":
-            yield from _gemini(hooks, path)
+            yield from _gemini(hooks, path, workspaces)

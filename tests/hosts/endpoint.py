@@ -227,16 +227,38 @@ class Recorded:
                 for d in t.get("functionDeclarations") or t.get("function_declarations") or []:
                     if isinstance(d, dict) and isinstance(d.get("name"), str):
                         names.append(d["name"])
+            elif t.get("type") == "namespace":
+                names += list(self._namespace_tools(t))
             elif isinstance(t.get("name"), str):
                 names.append(t["name"])
             elif isinstance(t.get("function"), dict) and isinstance(
                     t["function"].get("name"), str):
                 names.append(t["function"]["name"])
-            elif t.get("type") == "namespace" and isinstance(t.get("tools"), list):
-                prefix = t.get("name", "")
-                names += [f"{prefix}{s['name']}" for s in t["tools"]
-                          if isinstance(s, dict) and isinstance(s.get("name"), str)]
         return names
+
+    @staticmethod
+    def _namespace_tools(t: dict[str, Any]) -> dict[str, tuple[str, str]]:
+        """A Responses ``namespace`` tool's functions (Codex offers a server's MCP tools as
+        ``{"type": "namespace", "name": "mcp__wardian", "tools": [...]}``), each under its
+        qualified name ``<namespace>__<function>`` mapped to (namespace, function)."""
+        ns = t.get("name")
+        if not isinstance(ns, str) or not isinstance(t.get("tools"), list):
+            return {}
+        sep = "" if ns.endswith("__") else "__"
+        return {f"{ns}{sep}{f['name']}": (ns, f["name"]) for f in t["tools"]
+                if isinstance(f, dict) and isinstance(f.get("name"), str)}
+
+    @property
+    def namespaces(self) -> dict[str, tuple[str, str]]:
+        """The functions offered inside Responses namespace tools: qualified name →
+        (namespace, function name); a call of one names both."""
+        b = self.body if isinstance(self.body, dict) else {}
+        out: dict[str, tuple[str, str]] = {}
+        if self.protocol == "responses":
+            for t in b.get("tools") or []:
+                if isinstance(t, dict) and t.get("type") == "namespace":
+                    out.update(self._namespace_tools(t))
+        return out
 
     def tool(self, name: str) -> dict[str, Any] | None:
         """The offered tool definition called `name` (as the request carries it)."""
@@ -341,7 +363,10 @@ def minimal_for_schema(schema: Any) -> Any:
 class _Resolved:
     """A reply's items resolved against the tools one request offers."""
 
-    def __init__(self, reply: Reply, offered: list[str]) -> None:
+    def __init__(self, reply: Reply, offered: list[str],
+                 namespaces: dict[str, tuple[str, str]] | None = None) -> None:
+        self.namespaces = namespaces or {}
+        """Qualified name → (namespace, function) of the functions offered in namespaces."""
         self.parts: list[tuple[str, Any]] = []  # ("text", str) | ("call", (name, args))
         for item in reply.items:
             if isinstance(item, Text):
@@ -489,6 +514,8 @@ def responses_stream(resolved: _Resolved, model: str) -> bytes:
             args = json.dumps(value[1])
             item = {"id": fid, "type": "function_call", "status": "in_progress",
                     "arguments": "", "call_id": call_id, "name": value[0]}
+            if value[0] in resolved.namespaces:
+                item["namespace"], item["name"] = resolved.namespaces[value[0]]
             events += [
                 ("response.output_item.added", {"type": "response.output_item.added",
                                                 "sequence_number": next(seq),
@@ -705,7 +732,7 @@ class ScriptedEndpoint:
         if isinstance(step, Failure):
             self._send_failure(h, rec, step)
             return
-        resolved = _Resolved(step, rec.tool_names)
+        resolved = _Resolved(step, rec.tool_names, rec.namespaces)
         model = step.model or rec.model or "scripted-model"
         if rec.protocol == "anthropic":
             message = anthropic_message(resolved, model)

@@ -72,8 +72,9 @@ class Host:
     `env` the environment every run gets (the test's own, with HOME, the endpoint variables
     and the host's quiet switches; ``WARDIAN_HOME`` passes through so the installed hooks
     and ``wardian`` reach the test's data folder). `wardian_bin` is a folder put first on
-    PATH with a ``wardian`` command running this interpreter's package, so a scripted Bash
-    call of ``wardian …`` reaches the code under test.
+    PATH (and by ``~/.profile`` for login shells) with a ``wardian`` command running this
+    interpreter's package, so a scripted Bash call of ``wardian …`` reaches the code under
+    test.
     """
 
     name: str
@@ -92,6 +93,10 @@ class Host:
         shim = wbin / "wardian"
         shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m wardian "$@"\n')
         shim.chmod(0o755)
+        # A login shell (Codex runs its shell tool as ``bash -lc``) takes PATH from
+        # /etc/profile; the user's own profile puts ``wardian`` back, as a real install's
+        # ~/.profile does for ~/.local/bin.
+        (home / ".profile").write_text(f'PATH="{wbin}:$PATH"\n')
         host = cls(name=name, exe=exe, version=pins()[name].version, home=home,
                    workspace=workspace, endpoint=endpoint)
         env = {k: v for k, v in os.environ.items()

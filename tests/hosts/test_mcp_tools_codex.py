@@ -1,0 +1,98 @@
+"""The real Codex CLI calling Wardian's MCP tools from the ``[mcp_servers.wardian]`` table
+`wardian mcp install codex` wrote: Codex starts ``wardian mcp`` itself and offers its tools
+as a Responses ``namespace``; a scripted ``memory_recall`` returns the agent's record to the
+model; inside ``wardian agent exec A`` a ``memory_save`` saves into A with the launch's
+capability and into no other agent; outside a launch the read-only ``memory_list`` answers
+and ``memory_save`` is refused with the reason.
+
+``codex exec`` sends its first turn without waiting for MCP servers that are not
+``required``, so the tests mark the installed server required (Codex's own setting) to make
+the tools' presence in the first request deterministic."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import tomlkit
+
+from tests.e2e._support import W
+from tests.hosts.endpoint import Reply, ToolCall
+from tests.hosts.hostcli import Host
+from tests.hosts.sessions import setup_agent, wardian
+
+MODEL = "gpt-5.1-codex"
+SEED = "The billing service reads its settings from config/billing.toml"
+
+
+def _with_mcp(host: Host, home: Path, names: tuple[str, ...] = ("ada",)) -> W:
+    """Agents `names` (the first seeded with SEED) and Wardian's MCP server installed for
+    them in Codex's user config (the install merges into the file the host set up)."""
+    agent = setup_agent(host, home, name=names[0], hooks=False, seed=(SEED,))
+    for other in names[1:]:
+        agent.w.json("agent", "add", other, "--provider", "builtin", "--workspace",
+                     str(host.workspace))
+    for name in names:
+        wardian(host, "mcp", "install", "codex", "--agent", name)
+    path = host.home / ".codex" / "config.toml"
+    config = tomlkit.parse(path.read_text())
+    servers = config["mcp_servers"]
+    assert isinstance(servers, dict) and "wardian" in servers, config
+    assert config["model_providers"]["scripted"], "the install kept the host's own settings"
+    servers["wardian"]["required"] = True
+    path.write_text(tomlkit.dumps(config))
+    return agent.w
+
+
+def _codex(host: Host, prompt: str, *, launch: str | None = None) -> str:
+    args = ["exec", "--skip-git-repo-check", "--model", MODEL, prompt]
+    argv = ([sys.executable, "-m", "wardian", "agent", "exec", "--workspace",
+             str(host.workspace), launch, "--", str(host.exe), *args] if launch
+            else host.argv(*args))
+    proc = host.run(argv=argv)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_memory_recall_reaches_the_model(codex_host: Host, wardian_home: Path) -> None:
+    _with_mcp(codex_host, wardian_home)
+    codex_host.endpoint.script(
+        Reply(ToolCall("memory_recall", {"query": "where are the billing settings"},
+                       suffix=True)),
+        Reply("They are in config/billing.toml."))
+    _codex(codex_host, "Where does billing read its settings?", launch="ada")
+    first, second = codex_host.endpoint.main_requests[:2]
+    assert any(n.endswith("memory_recall") for n in first.tool_names), first.tool_names
+    assert any(SEED in r for r in second.tool_results), second.tool_results
+
+
+def test_a_save_inside_a_launch_goes_to_its_agent_only(codex_host: Host,
+                                                      wardian_home: Path) -> None:
+    w = _with_mcp(codex_host, wardian_home, names=("ada", "bob"))
+    codex_host.endpoint.script(
+        Reply(ToolCall("memory_save", {"text": "Invoices are cut on the 3rd of each month",
+                                       "evidence": "the user said invoices go out on the 3rd"},
+                       suffix=True)),
+        Reply("Saved."))
+    _codex(codex_host, "Remember the invoice day.", launch="ada")
+    results = codex_host.endpoint.main_requests[-1].tool_results
+    assert results and not any("error" in r.lower() for r in results), results
+    assert "Invoices are cut on the 3rd of each month" in {r["text"] for r in w.records("ada")}
+    assert w.records("bob") == []
+
+
+def test_outside_a_launch_reads_answer_and_saves_are_refused(codex_host: Host,
+                                                             wardian_home: Path) -> None:
+    w = _with_mcp(codex_host, wardian_home)
+    codex_host.endpoint.script(
+        Reply(ToolCall("memory_list", {}, suffix=True)),
+        Reply(ToolCall("memory_save", {"text": "Ship on Fridays", "evidence": "said so"},
+                       suffix=True)),
+        Reply("Done."))
+    _codex(codex_host, "List my memory, then remember to ship on Fridays.")
+    listed, refused = codex_host.endpoint.main_requests[1:3]
+    assert any(SEED in r and "read-only" in r for r in listed.tool_results), \
+        listed.tool_results
+    assert any("wardian agent launch" in r for r in refused.tool_results[-1:]), \
+        refused.tool_results
+    assert "Ship on Fridays" not in {r["text"] for r in w.records("ada")}

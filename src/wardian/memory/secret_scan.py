@@ -225,39 +225,74 @@ _BASE64_RUN = _Pattern(r"[A-Za-z0-9+/=]{32,}")
 # --- assignments in prose and config --------------------------------------------------------
 
 _PASSWORD_WORDS = (
-    r"[\w-]*?(?:pass(?:word|wd|phrase|code)|_pass|pwd|passwd)s?|passw[oö]rt|kennwort"
-    r"|mot\s+de\s+passe|mdp|contrase[ñn]a|senha|wachtwoord|l[öo]senord|has[łl]o|salasana"
-    r"|пароль|(?P<bare>pass)"
+    r"(?:[\w-]*?(?:pass(?:word|wd|phrase|code)|_pass|pwd|passwd)|passw[oö]rt|kennwort"
+    r"|mot\s+de\s+passe|contrase[ñn]a|senha|wachtwoord|l[öo]senord|has[łl]|salasana"
+    r"|пароль|парол|şifre|sifre|parola)[^\W\d_]{0,3}"
+    r"|mdp|(?P<short>(?:[\w-]*?_)?pw|p/w)|(?P<bare>pass)"
 )
-"""The word "password" in the languages the scanner reads (Latin and Cyrillic scripts; CJK
-in `_PASSWORD_CJK`). A bare ``pass`` counts only before a verb or an assignment."""
+"""The word "password" in the languages the scanner reads (Latin and Cyrillic scripts, with
+up to three letters of inflection: "Passworts", "lösenordet", "пароля"; CJK in the `cjk`
+group), the short forms ``pw`` and ``p/w``, and a bare ``pass``."""
 _PASSWORD_VALUE = r"""(?P<value>"[^"\n]{3,}"|'[^'\n]{3,}'|`[^`\n]{3,}`|[!#-&(-_a-~]{3,})"""
 """A value: quoted, or a run of printable ASCII (so "パスワードはX1です" ends at "です")."""
-_PASSWORD = _Pattern(
-    r"""(?ix)
-    (?:(?P<latin>""" + _PASSWORD_WORDS + r""")(?![\w-])
-    # "password for admin@prod", "password for the alert mails", "password of our wifi"
-    (?:\s+(?:for|of|on|to|für|pour|para|del?|van|voor|per)\s+
-       (?:(?:the|our|my|your|this|that|den|die|das|le|la|les|el|los|het|de)\s+)?[\w.@:/-]+
-       (?:\s+(?!(?:is|are|was|were|should|must|will|shall|can|would|becomes|became|set
-                 |ist|lautet|est|es|é|è|era|war|wird|sera|será)\b)
-          [\w.@:/-]+){0,2})?
-    ['"\]]{0,2}
-    |(?P<cjk>パスワード|密[码碼]|暗証番号|비밀번호))
-    (?:
-        (?P<assign>\s*(?::=|=>|[:=：]))\s*                # password: X, passwd=X
-      | (?(cjk)\s*(?:は|是|为|為|が|는|은)\s*|(?!))       # パスワードはX, 密码是X
-      | \s+(?:(?:should|must|will|shall|can|would)\s+(?:always\s+|now\s+|still\s+)?
+_VERB = r"""(?:(?:should|must|will|shall|can|would)\s+(?:always\s+|now\s+|still\s+)?
               (?:be|remain|stay)
            |is(?:\s+now|\s+still|\s+always)?|are|was|were|becomes|became
            |(?:is\s+)?(?:set|changed|reset)\s+to
-           |ist|lautet|war|wird|est|était|sera|es|era|será|é|è|era|blijft)\s+
-      | (?(bare)(?!)|(?P<plain>\s+))                      # "password Tr0ub4dor&3"
+           |ist|lautet|war|wird|est|était|sera|es|era|será|é|è|blijft|är|jest|to|on)"""
+"""The verbs that state a password's value ("is", "should be", "lautet", "è", "är", ...)."""
+_PASSWORD_KEY = _Pattern(
+    r"""(?ix)(?:(?P<latin>""" + _PASSWORD_WORDS + r""")(?![\w-])
+    |(?P<cjk>パスワード|密[码碼]|暗証番号|비밀번호))"""
+)
+"""The password keyword itself, matched at a word's start."""
+_BETWEEN_WORD = _Pattern(r"\s+[^\s:=：,;]*[^\s:=：.,;!?]")
+"""One word between the keyword and its verb or sign (a sentence or clause ends the run)."""
+_MAX_BETWEEN = 6
+"""At most this many words between the keyword and its verb or sign: "the password for the
+box we share is X", "Passwort der Datenbank lautet X", "пароль от сервера: X"."""
+_PASSWORD_TAIL = _Pattern(
+    r"""(?ix)['"\]]{0,2}
+    (?:
+        (?P<assign>\s*(?::=|=>|->|[:=：]|\s[—–](?=\s)))\s*  # password: X, passwd=X, pw -> X
+      | (?P<particle>\s*(?:は|是|为|為|が|는|은)\s*)      # パスワードはX, 密码是X
+      | \s+""" + _VERB + r"""\s+
     )
     """ + _PASSWORD_VALUE + r"""
     (?P<next>[ \t]+[\w+]+)?
     """
 )
+"""What states a password's value after the keyword and the words between: a sign, a CJK
+particle (after a CJK keyword only) or a verb, then the value."""
+_PASSWORD_PLAIN = _Pattern(r"\s+" + _PASSWORD_VALUE + r"(?P<next>[ \t]+[\w+]+)?")
+"""A value right after the keyword, nothing between ("password Tr0ub4dor&3", "pw X")."""
+_PAIR = _Pattern(
+    r"""(?ix)
+    (?:log(?:\s*-?\s*in|on)|sign\s*-?\s*in|creds|credentials?|account|zugangsdaten
+       |identifiants|credenciales|credenziali|логин|учётн\w*|учетн\w*|ログイン|[账帐]号)
+    (?:\s+(?:for|of|to|on|at)\s+[\w.@-]+)?
+    (?:\s*[:=：]|\s+(?:is|are|as|ist|sont|son|sono|est|es|è))?
+    (?:\s+(?:the|a|an|our|test|shared)){0,2}
+    (?:\s+(?:account|user|login))?\s+
+    (?P<user>[\w.@+-]{2,64})
+    (?:\s*/\s*|:|\s+(?:with|using)\s+)
+    (?P<value>"[^"\n]{4,}"|'[^'\n]{4,}'|[!#-&(-_a-~]{4,})
+    """
+)
+"""A user name and its password without a URL: "the login is admin / X", "creds: ci:X",
+"sign in as root with X"."""
+_BASIC_HEADER = _Pattern(r"(?i)basic\s+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])")
+"""``Authorization: Basic <base64 of user:password>``."""
+_CLIENT_FLAG = _Pattern(
+    r"""(?x)(?:(?<!\S)-u|--user|--auth|(?<!\S)-a)[\s=]+['"]?
+    (?P<user>[^\s:'"$]+):(?P<value>[^\s'"]{4,})"""
+)
+"""``curl -u user:password``, ``--user``, httpie's ``--auth``/``-a``."""
+_MYSQL_FLAG = _Pattern(
+    r"""(?i)(?:mysql\w*|mariadb\w*)\b[^\n|;&]*?(?<!\S)-p"""
+    r"""(?P<value>'[^'\n]{3,}'|"[^"\n]{3,}"|[^\s'"-]\S{2,})"""
+)
+"""The MySQL clients' ``-pPASSWORD`` (the password glued to the flag)."""
 _KEY_ASSIGN = _Pattern(
     r"""(?ix)
     [\w-]*?(?:api[_-]?key|api[_-]?token|secret[_-]?key|access[_-]?key
@@ -312,6 +347,10 @@ def _password_value_ok(value: str, *, assigned: bool, next_word: str) -> bool:
     """Whether the value after a password keyword looks like an actual password."""
     if len(value) < 4 or _is_placeholder(value) or _ENV_NAME.match(value):
         return False
+    if value.startswith(("/", "~/", "./", "../")) or "://" in value:
+        return False  # a path or a link ("pwd: /srv/app", "the reset link is https://…")
+    if _NAMES_A_PASSWORD.search(value):
+        return False  # a name that says "password" ("the password manager is 1Password")
     if next_word.strip().lower() in _UNITS:
         return False  # "must be 16+ characters"
     if "(" in value or "[" in value:
@@ -326,7 +365,25 @@ def _password_value_ok(value: str, *, assigned: bool, next_word: str) -> bool:
     if digit or symbol or mixed:
         return not (symbol and not digit and not mixed and value.replace("-", "").isalpha()
                     and not assigned)  # "well-known" in prose
-    return assigned and len(value) >= 8  # "password: correcthorsebattery"
+    # "password: correcthorsebattery", but not "password: ask the admin" (prose goes on)
+    return assigned and len(value) >= 8 and not next_word.strip()
+
+
+_NAMES_A_PASSWORD = _Pattern(r"(?i)pass(?:word|wort)|kennwort")
+
+
+def _strong_password(value: str) -> bool:
+    """A stricter test for a value no keyword announces as a password (a bare ``pass``, a
+    user/password pair, a client flag): letters with a symbol, or letters with digits and
+    both cases, and not a path or a link."""
+    if not _password_value_ok(value, assigned=True, next_word=""):
+        return False
+    if "/" in value or "\\" in value or not any(c.isalpha() for c in value):
+        return False
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return (any(c in "!#$%&*+=?@^~" for c in value)
+            or (any(c.isdigit() for c in value) and (mixed or len(value) >= 8))
+            or (mixed and len(value) >= 10 and not _looks_identifier(value)))
 
 
 def _plain_password_ok(value: str) -> bool:
@@ -354,10 +411,11 @@ def _key_value_ok(value: str) -> bool:
 
 _URL_CREDENTIALS = _Pattern(
     r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://"
-    r"(?P<user>[^\s:/?#@'\"`<>]*):(?P<password>[^\s/?#@'\"`]+)@(?=[^\s@]*[a-z0-9\]])"
+    r"(?P<user>[^\s:/?#@'\"`<>]*):(?P<password>[^\s/'\"`]+)@(?=[^\s@/]*[a-z0-9\]])"
 )
 """``scheme://user:password@host`` (any scheme, an empty user name too: ``redis://:pw@h``).
-The password is everything between the colon and the ``@`` (``!``, ``$``, ``%40`` too)."""
+The password is everything between the colon and the last ``@`` before the host (``!``,
+``$``, ``?``, ``#``, ``@`` and ``%40`` too: people paste passwords unencoded)."""
 _STAND_INS = frozenset({
     "password", "passwd", "pass", "pwd", "secret", "changeme", "example", "sample", "dummy",
     "placeholder", "redacted", "masked", "hidden", "test", "mypassword", "yourpassword",
@@ -443,13 +501,21 @@ _PREFIX = _Pattern(
 )
 _HEXISH = _Pattern(r"^(?:sha\d+:|[0-9a-fA-F]+[.:])?[0-9a-fA-F-]+$")
 _PASSWORD_KEYWORDS = frozenset({
-    "pass", "pwd", "kennwort", "mdp", "contrase", "senha", "wachtwoord", "senord", "hasło",
-    "haslo", "salasana", "пароль", "パスワード",
+    "pass", "pwd", "pw", "p/w", "kennwort", "mdp", "contrase", "senha", "wachtwoord", "senord",
+    "hasł", "hasl", "salasana", "парол", "şifre", "sifre", "parola", "パスワード",
     "密码", "密碼", "暗証番号", "비밀번호",
 })
-"""Gate words of the password rule (`_PASSWORD`), lower-cased, in several languages."""
+"""Gate words of the password rule (`_password_spans`), lower-cased, in several languages."""
+_PAIR_KEYWORDS = frozenset({
+    "login", "log in", "log-in", "logon", "sign in", "sign-in", "signin", "creds", "credential",
+    "account", "zugangsdaten", "identifiants", "credenciales", "credenziali", "логин", "учётн",
+    "учетн", "ログイン", "账号", "帐号", "-u", "--user", "--auth", "-a", "mysql", "mariadb",
+    "basic",
+})
+"""Gate words of the pair rules (`_pair_spans`): user/password pairs, Basic headers, the
+password flags of HTTP and MySQL clients."""
 _KEYWORDS = ("pass", "pwd", "secret", "token", "key", "auth", "bearer", "cred", "cloudant",
-             "softlayer", *sorted(_PASSWORD_KEYWORDS - {"pass", "pwd"}))
+             "softlayer", *sorted((_PASSWORD_KEYWORDS | _PAIR_KEYWORDS) - {"pass", "pwd"}))
 _VERBS = ("is ", "are ", "was ", "were ", "should ", "must ", "will ", "shall ", "can ",
           "would ", "be ", "set to", "changed to", "reset to", "becomes ", "became ")
 _PASSWORD_VERBS = (*_VERBS, "for ", "of ", "on ", "to ")
@@ -504,7 +570,7 @@ def _shape_spans(word: str) -> Iterator[tuple[str, int, int]]:
 def _keyword_spans(text: str, lower: str) -> Iterator[tuple[str, int, int]]:
     n = len(text)
     lines: set[int] = set()
-    seen: set[int] = set()
+    seen: set[tuple[int, int]] = set()
     for keyword in _KEYWORDS:
         i = lower.find(keyword)
         while i >= 0:
@@ -520,7 +586,7 @@ def _keyword_spans(text: str, lower: str) -> Iterator[tuple[str, int, int]]:
                 q += 1
             if keyword == "bearer":
                 hit = q > k
-            elif keyword in _PASSWORD_KEYWORDS:
+            elif keyword in _PASSWORD_KEYWORDS or keyword in _PAIR_KEYWORDS:
                 hit = q < n  # the rule itself reads what follows (a verb, a sign, a value)
             else:
                 verbs = _PASSWORD_VERBS if keyword in ("pass", "pwd") else _VERBS
@@ -531,9 +597,12 @@ def _keyword_spans(text: str, lower: str) -> Iterator[tuple[str, int, int]]:
             while ws > 0 and (text[ws - 1] in _WORD_CHARS
                               or (text[ws - 1].isalpha() and text[ws - 1] < "\u0530")):
                 ws -= 1  # back to the word's start (Latin, Greek, Cyrillic letters too)
-            if ws in seen and keyword != "bearer":
+            if ws > 0 and text[ws - 1] == "/" and keyword != "p/w":
+                continue  # a path segment (``/docs/Pass:Word``), not an assignment
+            rule = (keyword in _PASSWORD_KEYWORDS) + 2 * (keyword in _PAIR_KEYWORDS)
+            if (ws, rule) in seen and keyword != "bearer":
                 continue
-            seen.add(ws)
+            seen.add((ws, rule))
             lines.add(text.rfind("\n", 0, ws) + 1)
             yield from _assignment_spans(text, ws, keyword, j - len(keyword))
     for start in sorted(lines):
@@ -553,15 +622,10 @@ def _assignment_spans(text: str, ws: int, keyword: str, at: int
     if keyword in _PASSWORD_KEYWORDS:
         if keyword == "pass" and text[max(0, ws - 7):ws].lower() == "mot de ":
             ws -= 7
-        match = _PASSWORD.match(text, ws)
-        if match:
-            value, offset, length = _strip_value(match.group("value"))
-            plain = match.group("plain") is not None
-            if _password_value_ok(value, assigned=bool(match.group("assign")),
-                                  next_word=match.group("next") or "") and (
-                    not plain or _plain_password_ok(value)):
-                start = match.start("value") + offset
-                yield "Password Assignment", start, start + length
+        yield from _password_spans(text, ws)
+        return
+    if keyword in _PAIR_KEYWORDS:
+        yield from _pair_spans(text, ws)
         return
     match = _KEY_ASSIGN.match(text, ws)
     if match:
@@ -569,6 +633,80 @@ def _assignment_spans(text: str, ws: int, keyword: str, at: int
         if _key_value_ok(value):
             start = match.start("value") + offset
             yield "Secret Assignment", start, start + length
+
+
+def _password_spans(text: str, ws: int) -> Iterator[tuple[str, int, int]]:
+    """The password stated after the keyword at `ws`: after up to `_MAX_BETWEEN` words, a
+    sign or verb and a value that looks like a password; or a value right after the keyword
+    (stricter). The first statement whose value passes is the finding."""
+    key = _PASSWORD_KEY.match(text, ws)
+    if not key:
+        return
+    cjk, bare = key.group("cjk") is not None, key.group("bare") is not None
+    pos = key.end()
+    for hop in range(1 if bare else _MAX_BETWEEN + 1):
+        tail = _PASSWORD_TAIL.match(text, pos)
+        if tail and (cjk or tail.group("particle") is None):
+            value, offset, length = _strip_value(tail.group("value"))
+            if _password_value_ok(value, assigned=bool(tail.group("assign")),
+                                  next_word=tail.group("next") or ""):
+                start = tail.start("value") + offset
+                yield "Password Assignment", start, start + length
+                return
+        if hop == 0:
+            plain = _PASSWORD_PLAIN.match(text, pos)
+            if plain:
+                value, offset, length = _strip_value(plain.group("value"))
+                if (_strong_password(value) if bare else (
+                        _password_value_ok(value, assigned=False,
+                                           next_word=plain.group("next") or "")
+                        and (_plain_password_ok(value) or _strong_password(value)))):
+                    start = plain.start("value") + offset
+                    yield "Password Assignment", start, start + length
+                    return
+        word = _BETWEEN_WORD.match(text, pos)
+        if word is None:
+            return
+        pos = word.end()
+
+
+def _pair_spans(text: str, ws: int) -> Iterator[tuple[str, int, int]]:
+    """A user name and password pair, a Basic authorization header or a client's password
+    flag at `ws`; the user name repeated as the password is a placeholder (``guest/guest``)."""
+    for pattern, name in ((_PAIR, "Password Assignment"), (_CLIENT_FLAG, "Password Assignment"),
+                          (_MYSQL_FLAG, "Password Assignment")):
+        match = pattern.match(text, ws)
+        if match is None:
+            continue
+        value, offset, length = _strip_value(match.group("value"))
+        user = match.group("user") if "user" in match.groupdict() else None
+        if user is not None and (value.lower() == user.lower() or not _ALPHA.search(user)):
+            continue
+        if _strong_password(value):
+            start = match.start("value") + offset
+            yield name, start, start + length
+            return
+    match = _BASIC_HEADER.match(text, ws)
+    if match and _basic_credentials(match.group("value")):
+        yield "Basic Auth Header", match.start("value"), match.end("value")
+
+
+def _basic_credentials(encoded: str) -> bool:
+    """Whether `encoded` is base64 of ``user:password`` with a real password (not a
+    placeholder, not the user name again)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+        plain = decoded.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, sep, password = plain.partition(":")
+    if not sep or not password or not plain.isprintable():
+        return False
+    return (password.lower() != user.lower() and not _is_placeholder(password)
+            and password.lower() not in _STAND_INS)
 
 
 # --- detect-secrets ---------------------------------------------------------------------------

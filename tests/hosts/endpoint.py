@@ -24,12 +24,12 @@ request gets the text ``EXHAUSTED`` and is counted in `ScriptedEndpoint.overrun`
 
 A reply holds items: `Text`, `ToolCall` (a named tool, matched exactly or by name suffix
 against the tools the request offers, so ``ToolCall("memory_recall", …, suffix=True)`` finds
-Claude's ``mcp__wardian__memory_recall`` and Gemini's ``memory_recall``), `Shell` (the host's
-own shell tool, whatever it is called and however its arguments are shaped) and `Structured`
-(a JSON result: Claude Code's ``StructuredOutput`` tool call when the request offers it,
-JSON text otherwise). `Reply(model=…)` reports another model than the one requested (a
-scripted reroute); `Failure(status, message)` answers with an HTTP error in the protocol's
-error shape.
+Claude's ``mcp__wardian__memory_recall`` and Gemini's ``mcp_wardian_memory_recall``),
+`Shell` (the host's own shell tool, whatever it is called and however its arguments are
+shaped) and `Structured` (a JSON result: Claude Code's ``StructuredOutput`` tool call
+when the request offers it, JSON text otherwise). `Reply(model=…)` reports another model
+than the one requested (a scripted reroute); `Failure(status, message)` answers with an
+HTTP error in the protocol's error shape.
 
 Every request is kept as a `Recorded` (protocol, path, parsed body, headers, main or side)
 with protocol-neutral views: `model`, `system_text`, `user_texts`, `tool_names`,

@@ -24,9 +24,10 @@ from tests.hosts.hostcli import Host
 from tests.waits import wait_until
 
 __all__ = ["HOOK_HOST", "RULE", "SEEDED", "Agent", "archived", "events", "install",
-           "saved_from", "setup_agent", "wait_closed", "wardian"]
+           "opencode_exports", "saved_from", "setup_agent", "wait_closed", "wardian"]
 
-HOOK_HOST = {"claude": "claude-code", "codex": "codex", "gemini": "gemini"}
+HOOK_HOST = {"claude": "claude-code", "codex": "codex", "gemini": "gemini",
+             "opencode": "opencode"}
 """`wardian hooks install` host name of each host command."""
 
 SEEDED = ("Prefer ruff over flake8 in this repository",
@@ -92,6 +93,14 @@ def setup_agent(host: Host, home: Path, *, name: str = "ada", hooks: bool = True
 def install(host: Host, name: str) -> subprocess.CompletedProcess[str]:
     """``wardian hooks install HOST --agent NAME`` into the host's own settings."""
     return wardian(host, "hooks", "install", HOOK_HOST[host.name], "--agent", name)
+
+
+def opencode_exports(home: Path) -> list[Path]:
+    """The opencode session exports in Wardian's data dir `home` (the transcripts its
+    archive reads for opencode, `wardian.runtime.opencode_sessions`), oldest first."""
+    folder = home / "transcripts" / "opencode"
+    return sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime_ns) if (
+        folder.is_dir()) else []
 
 
 def events(agent: Agent) -> list[Any]:

@@ -1,4 +1,5 @@
-"""`wardian hooks`: host hooks (Claude Code, Codex, Gemini CLI) and their installation.
+"""`wardian hooks`: host hooks (Claude Code, Codex, Gemini CLI, opencode) and their
+installation.
 
 The hook commands read the host's JSON on stdin; `install` writes them into the host's
 settings file (docs/hosts.md says what each host documents and what is installed).
@@ -14,7 +15,7 @@ from wardian.cli._common import emit_json, require_operator, stdout
 from wardian.cli.hot import hook_run
 
 app = typer.Typer(
-    help="Host hooks (Claude Code, Codex, Gemini CLI) and their installation.",
+    help="Host hooks (Claude Code, Codex, Gemini CLI, opencode) and their installation.",
     no_args_is_help=True,
 )
 install_app = typer.Typer(help="Install host hooks into their settings files.",
@@ -27,6 +28,8 @@ _HOSTS = {
                     "~/.claude/settings.json"),
     "codex": ("Codex CLI", ("session-start", "session-end"), "~/.codex/hooks.json"),
     "gemini": ("Gemini CLI", ("session-start", "session-end"), "~/.gemini/settings.json"),
+    "opencode": ("opencode", ("session-start", "session-end"),
+                 "~/.config/opencode/plugins/wardian.js"),
 }
 _EVENT_HELP = {
     "session-start": "Print the SessionStart JSON with the agent's startup recall and the "
@@ -51,7 +54,10 @@ def _install_command(host: str) -> Callable[..., None]:
             [], "--agent", help="Agent the hooks report for (repeatable; adds to the agents "
             "already installed, never replaces them)."),
         settings: str | None = typer.Option(
-            None, "--settings", help=f"The {label} settings file (default {default})."),
+            None, "--settings", help=(
+                f"The {label} plugin file Wardian writes (default {default}; a project's "
+                "is .opencode/plugins/wardian.js)." if host == "opencode" else
+                f"The {label} settings file (default {default}).")),
         uninstall: bool = typer.Option(
             False, "--uninstall", help="Remove the hooks (with --agent: only those agents)."),
         create_dirs: bool = typer.Option(
@@ -88,6 +94,9 @@ def _install_command(host: str) -> Callable[..., None]:
         if result.home and not uninstall:
             stdout(f"The hooks use the data dir WARDIAN_HOME={result.home} (embedded as --home;"
                    " reinstall to change it)")
+        if host == "opencode" and not uninstall and result.changed:
+            stdout("opencode loads the plugin at its next start: SessionStart runs at a "
+                   "session's first model request, SessionEnd when opencode exits.")
         if host == "codex" and not uninstall:
             if "SessionEnd" not in result.events:
                 stdout(f"{result.skipped_reason}: SessionEnd was not installed, so Codex "

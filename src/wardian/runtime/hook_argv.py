@@ -17,20 +17,22 @@ EVENTS_BY_HOST: dict[str, tuple[str, ...]] = {
     "claude-code": ("session-start", "session-end"),
     "gemini": ("session-start", "session-end"),
     "codex": ("session-start", "session-end"),  # SessionEnd since Codex 0.145.0
+    "opencode": ("session-start", "session-end"),  # run by Wardian's opencode plugin
 }
 """The hook events Wardian handles per host."""
 
 HOSTS = tuple(EVENTS_BY_HOST)
 """Hosts with installable hooks."""
 
-_USAGE = "HOST EVENT [--agent NAME]... [--home PATH] (HOST: claude-code, codex, gemini)"
+_USAGE = ("HOST EVENT [--agent NAME]... [--home PATH] (HOST: claude-code, codex, gemini, "
+          "opencode)")
 
 
 class HookArgs(NamedTuple):
     """A parsed hook argument line.
 
     Attributes:
-        host: ``claude-code``, ``codex`` or ``gemini``. event: ``session-start`` or
+        host: ``claude-code``, ``codex``, ``gemini`` or ``opencode``. event: ``session-start`` or
             ``session-end``. agents: the agents the hook may report for, in order (the
             runtime picks one by workspace, docs/hosts.md). home: a data dir (``--home``).
     """

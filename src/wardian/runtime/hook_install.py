@@ -1,4 +1,6 @@
-"""Installing Wardian's hooks into a host's settings file: Claude Code, Codex, Gemini CLI.
+"""Installing Wardian's hooks into a host's settings file: Claude Code, Codex, Gemini CLI,
+and opencode's plugin file (`wardian.runtime.opencode_plugin`: the same entries, in a
+plugin opencode loads, since it has no hook settings).
 
 One hook entry per event, listing every agent it reports for (``--agent ada --agent
 bob``): installing for bob adds bob to the entry and never removes ada; ``--uninstall
@@ -61,6 +63,12 @@ def _gemini_settings() -> Path:
     return (Path(base) if base else Path.home()) / ".gemini" / "settings.json"
 
 
+def _opencode_plugin() -> Path:
+    from wardian.runtime.opencode_plugin import plugin_path
+
+    return plugin_path()
+
+
 @dataclass(frozen=True)
 class HostSpec:
     """How one host configures hooks.
@@ -76,6 +84,8 @@ class HostSpec:
         command: the host's executable name (for `host_version`).
         comments: whether the host accepts ``//`` and ``/* */`` comments in its settings
             file (Gemini CLI strips them before parsing).
+        plugin: the "settings file" is Wardian's own plugin file holding the entries
+            (opencode); it is removed when its last entry goes.
     """
 
     name: str
@@ -87,6 +97,7 @@ class HostSpec:
     since: dict[str, tuple[int, ...]] = field(default_factory=dict)
     command: str = ""
     comments: bool = False
+    plugin: bool = False
 
 
 HOSTS: dict[str, HostSpec] = {
@@ -101,6 +112,9 @@ HOSTS: dict[str, HostSpec] = {
     "gemini": HostSpec("gemini", "Gemini CLI",
                        {"SessionStart": "session-start", "SessionEnd": "session-end"},
                        10_000, _gemini_settings, named=True, comments=True),
+    "opencode": HostSpec("opencode", "opencode",
+                         {"SessionStart": "session-start", "SessionEnd": "session-end"},
+                         10, _opencode_plugin, plugin=True),
 }
 """Hosts whose hooks Wardian installs (docs/hosts.md says why Antigravity is not one)."""
 
@@ -298,6 +312,10 @@ def _load(path: Path, spec: HostSpec) -> tuple[dict[str, Any], str]:
     hint = "fix the file by hand; Wardian will not overwrite it"
     if not text.strip():
         return {}, text
+    if spec.plugin:
+        from wardian.runtime.opencode_plugin import read_hooks
+
+        return _checked(read_hooks(text, source=str(path)), path, spec, hint), text
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -309,6 +327,11 @@ def _load(path: Path, spec: HostSpec) -> tuple[dict[str, Any], str]:
     if not isinstance(data, dict):
         raise ValidationError("the settings file must be a JSON object", source=str(path),
                               hint=hint)
+    return _checked(data, path, spec, hint), text
+
+
+def _checked(data: dict[str, Any], path: Path, spec: HostSpec, hint: str) -> dict[str, Any]:
+    """`data` after checking its ``hooks`` member has the shape the hosts document."""
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise ValidationError("expected an object", path="hooks", source=str(path), hint=hint)
@@ -316,7 +339,7 @@ def _load(path: Path, spec: HostSpec) -> tuple[dict[str, Any], str]:
         if isinstance(hooks, dict) and not isinstance(hooks.get(event, []), list):
             raise ValidationError("expected a list of matcher groups", path=f"hooks.{event}",
                                   source=str(path), hint=hint)
-    return data, text
+    return data
 
 
 def _commented(text: str, spec: HostSpec) -> Any:
@@ -543,13 +566,21 @@ def install_hooks(
         data.setdefault("hooks", {}).setdefault(host_event, []).append(
             {"matcher": "", "hooks": [entry]})
         result.added.append(host_event)
-    if json.dumps(data) != before and _is_commented(text):
+    if json.dumps(data) != before and not spec.plugin and _is_commented(text):
         raise _commented_refusal(path, data)
     if json.dumps(data) != before:
         result.changed = True
+        if spec.plugin and not data.get("hooks"):
+            path.unlink(missing_ok=True)  # the plugin goes with its last entry
+            return result
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.wardian-tmp")
-        tmp.write_text(_dump(data, _style(text)), encoding="utf-8")
+        if spec.plugin:
+            from wardian.runtime.opencode_plugin import render
+
+            tmp.write_text(render(data), encoding="utf-8")
+        else:
+            tmp.write_text(_dump(data, _style(text)), encoding="utf-8")
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         os.replace(tmp, path)

@@ -1,6 +1,7 @@
 """The hook protocol: what an installed SessionStart / SessionEnd hook does, on every host.
 
-* ``session-start`` (Claude Code, Codex, Gemini): answers with
+* ``session-start`` (Claude Code, Codex, Gemini, opencode through Wardian's plugin):
+  answers with
   ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT},
   "systemMessage": LINE}`` where TEXT is the agent's startup recall
   (`wardian.runtime.startup_recall.startup_recall`) and LINE the collapsed "Memory loaded · N
@@ -10,10 +11,12 @@
   Nothing is answered when agent memory is disabled or the session was started by
   ``wardian agent launch/exec`` (it already carries the context); Gemini, which parses
   stdout as JSON, then gets ``{}``.
-* ``session-end`` (Claude Code, Gemini): reads ``session_id``, ``transcript_path``,
-  ``cwd``, ``reason`` and records a session-close event — ``clear`` → boundary ``clear``,
-  every other reason → ``shutdown``. The event is committed and a drain worker started;
-  the hook waits for nothing else.
+* ``session-end`` (Claude Code, Codex, Gemini, opencode): reads ``session_id``,
+  ``transcript_path``, ``cwd``, ``reason`` and records a session-close event — ``clear`` →
+  boundary ``clear``, every other reason → ``shutdown``. The event is committed and a drain
+  worker started; the hook waits for nothing else. opencode, which keeps sessions in a
+  database, names no transcript: the session is exported to a file first
+  (`wardian.runtime.opencode_sessions`).
 
 The agent is decided by `resolve_agent`: inside a managed process the launch's own (by
 ancestry, `managed_agent_id`), else the one of the hook's ``--agent`` names whose workspace
@@ -356,6 +359,28 @@ def _start_recovery(agent: Any, payload: dict[str, Any]) -> None:
     start_drain_worker()
 
 
+def _opencode_transcript(payload: dict[str, Any], *, export: bool,
+                         warn: Callable[[str], object] | None) -> dict[str, Any]:
+    """`payload` with the ``transcript_path`` of its opencode session: the session's export
+    (`wardian.runtime.opencode_sessions`), written now when `export` (a session end). A
+    session that cannot be exported is reported through `warn` and the payload kept (the
+    close is recorded without a transcript; recovery tries again)."""
+    session_id = _text(payload, "session_id")
+    if not session_id or _text(payload, "transcript_path"):
+        return payload
+    from wardian.runtime import opencode_sessions
+
+    try:
+        path = (opencode_sessions.export(session_id) if export
+                else opencode_sessions.export_path(session_id))
+    except (WardianError, OSError) as exc:
+        if warn is not None:
+            warn(f"opencode session {session_id[:80]} not exported: "
+                 f"{exc.message if isinstance(exc, WardianError) else exc}")
+        return payload
+    return {**payload, "transcript_path": str(path)}
+
+
 def run_hook(host: str, event: str, stdin_text: str, *, agents: Sequence[str] = (),
              warn: Callable[[str], object] | None = None) -> str | None:
     """Handle one hook call; returns what to print on stdout (None = nothing).
@@ -364,8 +389,9 @@ def run_hook(host: str, event: str, stdin_text: str, *, agents: Sequence[str] = 
     receives the reason). Shared by `main` and ``wardian hooks HOST EVENT``.
 
     Args:
-        host: ``claude-code``, ``codex`` or ``gemini``. event: ``session-start`` or
-            ``session-end``. stdin_text: the hook's input. agents: the ``--agent`` names.
+        host: ``claude-code``, ``codex``, ``gemini`` or ``opencode``. event:
+            ``session-start`` or ``session-end``. stdin_text: the hook's input.
+            agents: the ``--agent`` names.
         warn: ``callable(str)`` for warnings (default: ignore).
 
     Raises:
@@ -397,6 +423,8 @@ def run_hook(host: str, event: str, stdin_text: str, *, agents: Sequence[str] = 
             return empty
         return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
                                                   "additionalContext": ""}})
+    if host == "opencode":
+        payload = _opencode_transcript(payload, export=event == "session-end", warn=warn)
     if event == "session-end":
         session_end(payload, agent=agent, provider=host)
         return empty

@@ -15,6 +15,9 @@ recover``, Wardian looks at the transcripts of the agent's workspaces:
   workspace or a folder inside it; CLI 0.61) or, for older CLIs, the hex SHA-256 of the
   workspace path. A ``.json`` session the CLI has since continued as ``.jsonl`` (it does so
   on resume) is read from the ``.jsonl`` only.
+* opencode: the top-level sessions in its database (``$XDG_DATA_HOME|~/.local/share/
+  opencode/opencode.db``) whose directory is in the workspace, each exported to a file
+  (`wardian.runtime.opencode_sessions`).
 
 A transcript is *unreported* when it holds messages past what the agent's archive holds
 from it (`ArchiveStore.held_count`) and no pending event names it; each becomes one
@@ -180,7 +183,9 @@ def _codex_cwd(path: Path) -> str | None:
 
 def candidate_transcripts(workspace: str) -> Iterator[tuple[str, Path]]:
     """``(host, path)`` of every transcript of sessions started in `workspace` (absolute).
-    Read-only; missing folders yield nothing."""
+    Read-only on the hosts' files (opencode's sessions are exported from its database into
+    Wardian's data dir, `wardian.runtime.opencode_sessions`); missing folders yield
+    nothing."""
     project = claude_project_dir(workspace)
     if project.is_dir():
         for path in sorted(project.glob("*.jsonl")):
@@ -204,6 +209,10 @@ def candidate_transcripts(workspace: str) -> Iterator[tuple[str, Path]]:
             path = chats / name
             if path.is_file():
                 yield "gemini", path
+    from wardian.runtime.opencode_sessions import workspace_sessions
+
+    for path in workspace_sessions(workspace):
+        yield "opencode", path
 
 
 @dataclass

@@ -2,7 +2,8 @@
 ``codex`` adapter: the model request carries exactly the assigned model and the assigned
 effort as the Responses ``reasoning.effort``, and the structured batch the model returns is
 committed; a response served by another model fails the step with Wardian's error and
-commits nothing; an effort the model does not list is refused before anything runs.
+commits nothing; an effort the model does not list, and Codex's ``ultra`` (which Codex does
+not send as the effort), are refused before anything runs.
 
 Codex sees a reroute in the ``OpenAI-Model`` response header (the OpenAI API names the
 model that served the request there) and reports it in ``codex exec --json`` as an error
@@ -26,6 +27,9 @@ from tests.hosts.sessions import setup_agent, wardian
 MODEL = "gpt-5.5"
 """A model of Codex's own catalog (``codex app-server`` ``model/list``), whose efforts are
 low, medium, high and xhigh."""
+ULTRA_MODEL = "gpt-6.2-sol"
+"""A model Codex lists with the efforts max and ``ultra`` ("Maximum reasoning with
+automatic task delegation")."""
 SAID = "From now on always run the linter with ruff before committing in this repo."
 BATCH = {"operations": [{"op": "save", "text": "Run the linter with ruff before committing.",
                          "kind": "stable", "scope": "workspace",
@@ -114,6 +118,30 @@ def test_an_effort_the_model_does_not_list_is_refused_before_anything_runs(
     done = _start(host, agent, transcript, MODEL, "max")
     assert done.returncode == 2, done.stderr
     assert f"effort 'max' is not supported by codex model {MODEL}" in done.stderr, done.stderr
+    assert host.endpoint.requests == []
+    assert host.transcripts() == []
+    assert W(wardian_home, env=host.env).records(agent) == []
+
+
+def test_codex_sends_another_effort_for_ultra_and_records_ultra(codex_host: Host) -> None:
+    """Why a role step refuses ``ultra``: the request carries a lower reasoning effort than
+    the one assigned, and the rollout, the adapter's only record of the effort, says
+    ``ultra`` all the same."""
+    codex_host.endpoint.script(Reply("ok"))
+    proc = codex_host.run("exec", "--json", "--skip-git-repo-check", "-m", ULTRA_MODEL,
+                          "-c", "model_reasoning_effort=ultra", "say ok")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (request,) = codex_host.endpoint.requests
+    assert request.model == ULTRA_MODEL
+    assert request.reasoning["reasoning"]["effort"] == "xhigh", request.reasoning
+    assert [c["effort"] for c in _rollout_contexts(codex_host)] == ["ultra"]
+
+
+def test_ultra_is_refused_before_anything_runs(codex_host: Host, wardian_home: Path) -> None:
+    host, agent, transcript = _host(codex_host, wardian_home)
+    done = _start(host, agent, transcript, ULTRA_MODEL, "ultra")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "effort 'ultra' cannot be passed to codex" in done.stderr, done.stderr
     assert host.endpoint.requests == []
     assert host.transcripts() == []
     assert W(wardian_home, env=host.env).records(agent) == []

@@ -28,8 +28,10 @@ Claude's ``mcp__wardian__memory_recall`` and Gemini's ``mcp_wardian_memory_recal
 `Shell` (the host's own shell tool, whatever it is called and however its arguments are
 shaped) and `Structured` (a JSON result: Claude Code's ``StructuredOutput`` tool call
 when the request offers it, JSON text otherwise). `Reply(model=…)` reports another model
-than the one requested (a scripted reroute); `Failure(status, message)` answers with an
-HTTP error in the protocol's error shape.
+than the one requested (a scripted reroute): in the response body, and for Responses also
+in the ``OpenAI-Model`` header, where the OpenAI API names the model that served a request
+(Codex reads it there); `Failure(status, message)` answers with an HTTP error in the
+protocol's error shape.
 
 Every request is kept as a `Recorded` (protocol, path, parsed body, headers, main or side)
 with protocol-neutral views: `model`, `system_text`, `user_texts`, `tool_names`,
@@ -741,7 +743,10 @@ class ScriptedEndpoint:
             else:
                 self._send(h, 200, "application/json", json.dumps(message).encode())
         elif rec.protocol == "responses":
-            self._send(h, 200, "text/event-stream", responses_stream(resolved, model))
+            # The OpenAI API names the model that served a response in the ``OpenAI-Model``
+            # header too (Codex compares it with the one it asked for).
+            self._send(h, 200, "text/event-stream", responses_stream(resolved, model),
+                       headers={"OpenAI-Model": model})
         else:
             answer = gemini_response(resolved, model)
             if rec.stream:
@@ -771,10 +776,13 @@ class ScriptedEndpoint:
         self._send(h, f.status, "application/json", json.dumps(body).encode())
 
     @staticmethod
-    def _send(h: BaseHTTPRequestHandler, status: int, ctype: str, data: bytes) -> None:
+    def _send(h: BaseHTTPRequestHandler, status: int, ctype: str, data: bytes,
+              headers: dict[str, str] | None = None) -> None:
         try:
             h.send_response(status)
             h.send_header("Content-Type", ctype)
+            for name, value in (headers or {}).items():
+                h.send_header(name, value)
             h.send_header("Content-Length", str(len(data)))
             h.end_headers()
             h.wfile.write(data)

@@ -76,14 +76,18 @@ def test_responses_stream_shapes_shell_call_for_the_offered_tool(ep: ScriptedEnd
             "tools": [{"type": "function", "name": "exec_command"}],
             "input": [{"type": "message", "role": "user",
                        "content": [{"type": "input_text", "text": "run it"}]}]}
-    events = list(iter_sse(post(ep, "/v1/responses", body).content))
+    first = post(ep, "/v1/responses", body)
+    assert first.headers["openai-model"] == "gpt-x"
+    events = list(iter_sse(first.content))
     assert events[0][0] == "response.created"
     done = [d["item"] for n, d in events if n == "response.output_item.done"]
     assert done[0]["type"] == "function_call"
     assert done[0]["name"] == "exec_command"
     assert done[0]["arguments"] == '{"cmd": "echo hi"}'
     assert events[-1][1]["response"]["usage"]["total_tokens"] == 15
-    second = list(iter_sse(post(ep, "/responses", body).content))
+    rerouted = post(ep, "/responses", body)
+    assert rerouted.headers["openai-model"] == "rerouted-model"  # as the OpenAI API says it
+    second = list(iter_sse(rerouted.content))
     assert second[-1][1]["response"]["model"] == "rerouted-model"
     rec = ep.requests[0]
     assert (rec.model, rec.system_text, rec.user_texts, rec.reasoning) == (

@@ -243,3 +243,34 @@ def test_builtin_output_is_validated() -> None:
     schema = {"type": "object", "required": ["verdict"]}
     with pytest.raises(OutputInvalid):
         get_adapter("builtin").run(ProviderRequest(provider="builtin", output_schema=schema))
+
+
+def test_a_step_refuses_an_effort_the_provider_does_not_send_as_it_is(
+        fake_cli: FakeCli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Codex lists ``ultra`` but sends a lower reasoning effort for it: an agent may keep it
+    for its own sessions, a role step (temporary provider or agent target) refuses it."""
+    from wardian.providers.base import ModelInfo
+    from wardian.providers.catalog import ModelCatalog
+    from wardian.providers.codex import CodexAdapter
+
+    efforts = ["low", "medium", "high", "xhigh", "max", "ultra"]
+    monkeypatch.setattr(CodexAdapter, "discover_models",
+                        lambda self, timeout_s=30.0: [ModelInfo(id="gpt-6.2-sol",
+                                                                efforts=efforts)])
+    catalog = ModelCatalog()
+    catalog.refresh("codex")
+    assert catalog.validate_selection("codex", "gpt-6.2-sol", "ultra") is not None
+    AgentRegistry().add("alice", "codex", model="gpt-6.2-sol", effort="ultra")
+    agent_target = parse_assignments({"curator": {"target_type": "agent", "agent": "alice"}})
+    for parsed, who in ((_one("codex", model="gpt-6.2-sol", effort="ultra"), ""),
+                        (agent_target, "agent 'alice': ")):
+        with pytest.raises(ValidationError) as refused:
+            validate_assignments(parsed, agents=agent_selection)
+        assert isinstance(refused.value.__cause__, UnsupportedEffort)
+        assert str(refused.value).startswith(
+            f"curator: {who}effort 'ultra' cannot be passed to codex model gpt-6.2-sol for a "
+            "step: Codex sends a lower reasoning effort for ultra"), str(refused.value)
+        assert refused.value.hint and refused.value.hint.endswith(
+            ": low, medium, high, xhigh, max")
+    assert validate_assignments(_one("codex", model="gpt-6.2-sol", effort="max")) == {
+        "curator": ("codex", "gpt-6.2-sol", "max")}

@@ -22,6 +22,7 @@ from wardian.providers.errors import (
     ProviderNotInstalled,
     ProviderTimeout,
     QuotaExhausted,
+    UnsupportedEffort,
 )
 from wardian.providers.registry import get_adapter
 
@@ -52,6 +53,16 @@ def test_passes_exact_flags_and_verifies_the_rollout(fake_cli: FakeCli, tmp_path
     assert json.loads(calls[0]["output_schema"]) == SCHEMA
     assert calls[0]["cwd"] == str(tmp_path)
     assert "--fallback-model" not in argv
+
+
+def test_ultra_is_refused_before_codex_runs(fake_cli: FakeCli) -> None:
+    """Codex sends a lower reasoning effort for ``ultra`` and records ultra in the rollout,
+    so the answer could not be verified as coming from the assigned effort."""
+    with pytest.raises(UnsupportedEffort, match=r"cannot be passed to codex model "
+                                                r"gpt-5\.2-codex for a step") as refused:
+        get_adapter("codex").run(request(effort="ultra"))
+    assert refused.value.exit_code == 2
+    assert fake_cli.calls() == []
 
 
 @pytest.mark.parametrize(("scenario", "error", "words"), [

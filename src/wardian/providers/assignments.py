@@ -262,7 +262,7 @@ def validate_assignments(
             try:
                 provider, model, effort = resolve_assignment(assignment, agents=agents)
                 if catalog is not None:
-                    catalog.validate_selection(provider, model, effort)
+                    catalog.validate_selection(provider, model, effort, step=True)
             except (NotFoundError, UsageError) as exc:
                 raise _for_role(exc, role, origin, assignment) from exc
             resolved[role] = (provider, model, effort)

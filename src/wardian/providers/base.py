@@ -138,6 +138,10 @@ class ProviderAdapter(ABC):
         supports_output_schema: the provider enforces a JSON Schema itself (the engine
             still checks the answer when it accepts it).
         effort_levels: every effort value the provider knows (a model may support fewer).
+        efforts_not_passed: effort values the provider accepts but does not send as the
+            model request's effort (value → what it does instead). A role step refuses
+            them before anything runs (`check_step_effort`): the answer could not be
+            verified as coming from the assigned effort.
         options_model: the pydantic options class.
         runs_process: the call runs a child process (a CLI) that can act as an agent
             (save memory, keep a transcript); False for in-process and HTTP providers.
@@ -148,7 +152,26 @@ class ProviderAdapter(ABC):
     supports_effort: ClassVar[bool] = False
     supports_output_schema: ClassVar[bool] = False
     effort_levels: ClassVar[tuple[str, ...]] = ()
+    efforts_not_passed: ClassVar[dict[str, str]] = {}
     options_model: ClassVar[type[ProviderOptions]] = ProviderOptions
+
+    def check_step_effort(self, model: str | None, effort: str | None,
+                          supported: list[str] | None = None, *,
+                          path: str | None = None) -> None:
+        """Refuse `effort` for a role step when the provider does not send it as the
+        request's effort (`efforts_not_passed`).
+
+        Args:
+            supported: the model's efforts, for the hint.
+
+        Raises:
+            UnsupportedEffort (exit 2): naming what the provider does instead.
+        """
+        if effort is not None and effort in self.efforts_not_passed:
+            from wardian.providers.errors import UnsupportedEffort
+
+            raise UnsupportedEffort(self.name, model, effort, list(supported or []),
+                                    path=path, not_passed=self.efforts_not_passed[effort])
 
     @abstractmethod
     def run(

@@ -240,11 +240,16 @@ class ModelCatalog:
         effort: str | None,
         *,
         path: str | None = None,
+        step: bool = False,
     ) -> ModelInfo | None:
         """Check a selection against the stored catalog. Read-only.
 
         Args:
             path: the field path of the assignment, for messages (e.g. ``curator``).
+            step: the selection runs a role step, which also refuses an effort the
+                provider would not send as the request's effort
+                (`ProviderAdapter.check_step_effort`); an agent's own selection may keep
+                it (the host runs it interactively).
 
         Returns:
             The catalog's entry for `model`, or None when no model was given.
@@ -255,7 +260,8 @@ class ModelCatalog:
                 `CatalogRefreshFailed` when a refresh was attempted and failed (when, why,
                 how to fix it, then the command to retry).
             UnknownModel (exit 2): the model is not in the catalog.
-            UnsupportedEffort (exit 2): the provider/model has no such effort level.
+            UnsupportedEffort (exit 2): the provider/model has no such effort level, or
+                (with `step`) the provider would not send it as the request's effort.
         """
         adapter = get_adapter(provider)
         entry = self.get(provider)
@@ -279,4 +285,6 @@ class ModelCatalog:
             supported = sorted({e for m in entry.models for e in m.efforts})
         if effort not in supported:
             raise UnsupportedEffort(provider, model, effort, supported, path=effort_path)
+        if step:
+            adapter.check_step_effort(model, effort, supported, path=effort_path)
         return info

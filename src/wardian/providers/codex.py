@@ -2,10 +2,14 @@
 
 Flags: ``-m MODEL``, ``-c model_reasoning_effort=EFFORT``, ``--output-schema FILE``,
 ``--sandbox read-only``, ``--skip-git-repo-check``; the prompt is the last argument, or
-``-`` with the prompt on stdin when it is too long for the command line.
+``-`` with the prompt on stdin when it is too long for the command line. Codex sends the
+effort as the Responses ``reasoning.effort`` as it is, except ``ultra``, for which it sends
+a lower one (its catalog: "Maximum reasoning with automatic task delegation") and records
+``ultra`` in the rollout: a step refuses ``ultra`` before it runs.
 
 Verification (the JSONL stream carries no model name): a ``model rerouted: A -> B``
-error item or event fails the step; then the rollout file of the thread
+error item or event (Codex reports one when the ``OpenAI-Model`` response header names
+another model than it asked for) fails the step; then the rollout file of the thread
 (``$CODEX_HOME/sessions/**/rollout-*-<thread_id>.jsonl``) is read and its
 ``turn_context`` records must name the assigned model and effort. No rollout → the
 model cannot be verified → ModelUnverified (fail closed; option ``require_rollout``).
@@ -27,7 +31,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from wardian.providers._cli import CliAdapter
 from wardian.providers._common import (
@@ -80,7 +84,11 @@ class CodexAdapter(CliAdapter):
     executable = "codex"
     supports_effort = True
     supports_output_schema = True
-    effort_levels = ("none", "minimal", "low", "medium", "high", "xhigh")
+    effort_levels = ("none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra")
+    efforts_not_passed: ClassVar[dict[str, str]] = {
+        "ultra": "Codex sends a lower reasoning effort for ultra (xhigh or max, by model) "
+                 "with automatic task delegation, and records ultra in its rollout",
+    }
     options_model = CodexOptions
 
     def transcript_dir(self, env: dict[str, str]) -> Path | None:
@@ -108,12 +116,15 @@ class CodexAdapter(CliAdapter):
         """Run codex exec; see the module docstring for what is verified.
 
         Raises:
+            UnsupportedEffort (exit 2): ``ultra`` (`efforts_not_passed`), before anything
+                runs.
             ProviderNotInstalled, MissingCredentials, ModelUnavailable, EffortRejected,
             QuotaExhausted, ModelRerouted, ModelMismatch, EffortLowered, ModelUnverified,
             ProviderTimeout, OutputInvalid, ProviderError.
         """
         options = self.parse_options(request)
         assert isinstance(options, CodexOptions)
+        self.check_step_effort(request.model, request.effort)
         env = self.child_env()
         exe = self.resolve(env)
         with tempfile.TemporaryDirectory(prefix="wardian-codex-") as tmp:

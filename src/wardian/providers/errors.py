@@ -276,7 +276,13 @@ class UnknownModel(ValidationError):
 
 
 class UnsupportedEffort(ValidationError):
-    """The effort level is not supported by the provider or model (exit 2)."""
+    """The effort level is not supported by the provider or model (exit 2).
+
+    Args:
+        supported: the efforts the provider/model has (empty: none at all).
+        not_passed: why the provider would not send `effort` as the request's effort
+            (`ProviderAdapter.efforts_not_passed`): a role step refuses it.
+    """
 
     def __init__(
         self,
@@ -286,12 +292,18 @@ class UnsupportedEffort(ValidationError):
         supported: list[str],
         *,
         path: str | None = None,
+        not_passed: str | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
         self.effort = effort
         target = f"{provider} model {model}" if model else provider
-        if supported:
+        if not_passed:
+            msg = f"effort {effort!r} cannot be passed to {target} for a step: {not_passed}"
+            others = [e for e in supported if e != effort]
+            hint = "assign an effort the provider sends as it is" + (
+                f": {', '.join(others)}" if others else "")
+        elif supported:
             msg = f"effort {effort!r} is not supported by {target} (supported: " + ", ".join(
                 supported
             ) + ")"

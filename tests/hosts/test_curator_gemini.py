@@ -1,5 +1,16 @@
 """The real Gemini CLI as the curator of a memory-consolidation run, through Wardian's
-``gemini`` adapter."""
+``gemini`` adapter: the model request names exactly the assigned model and the structured
+batch the model returns is committed; an answer from another model — a reroute on the
+provider's side, a newer model Gemini CLI puts in place of the assigned one, a silent
+fallback after a quota error — fails the step with Wardian's error and commits nothing, as
+does a quota error (Gemini CLI headless has no fallback for a concrete model); an effort is
+refused before anything runs (Gemini CLI has no effort setting the adapter could pass).
+
+What Gemini CLI 0.61.0 does, as these tests found it: ``init.model`` is always the ``-m``
+value, whatever model is then asked; ``result.stats.models`` is keyed by the model that
+answered (the response's ``modelVersion``); neither stdout nor stderr says when it replaced
+or fell back from a model.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e._support import W, write_claude_session
-from tests.hosts.endpoint import Reply, Structured
+from tests.hosts.endpoint import Failure, Reply, Structured
 from tests.hosts.hostcli import Host
 from tests.hosts.sessions import setup_agent, wardian
 
@@ -21,10 +32,17 @@ BATCH = {"operations": [{"op": "save", "text": "Run the linter with ruff before 
                          "evidence": "always run the linter with ruff before committing"}]}
 
 
-def _start(host: Host, agent: str, transcript: Path,
+def _quota(model: str) -> Failure:
+    """The Gemini API's answer for a model the key has no quota for (Gemini CLI reads
+    ``limit: 0`` as a terminal quota error, not one to retry)."""
+    return Failure(429, "Quota exceeded for metric: generativelanguage.googleapis.com/"
+                        f"generate_content_free_tier_requests, limit: 0, model: {model}")
+
+
+def _start(host: Host, agent: str, transcript: Path, model: str = MODEL,
            effort: str | None = None) -> subprocess.CompletedProcess[str]:
     curator: dict[str, Any] = {"target_type": "temporary_provider", "provider": "gemini",
-                               "model": MODEL}
+                               "model": model}
     if effort:
         curator["effort"] = effort
     return wardian(host, "automation", "run", "start", "memory-consolidation", "--agent",
@@ -32,8 +50,8 @@ def _start(host: Host, agent: str, transcript: Path,
                    str(transcript), "--wait", "--json", check=False)
 
 
-def _run(host: Host, agent: str, transcript: Path) -> dict[str, Any]:
-    done = _start(host, agent, transcript)
+def _run(host: Host, agent: str, transcript: Path, model: str = MODEL) -> dict[str, Any]:
+    done = _start(host, agent, transcript, model)
     assert done.stdout.strip(), done.stderr
     return dict(json.loads(done.stdout))
 
@@ -41,8 +59,8 @@ def _run(host: Host, agent: str, transcript: Path) -> dict[str, Any]:
 def _host(gemini_host: Host, wardian_home: Path) -> tuple[Host, str, Path]:
     gemini_host.env["PATH"] = f"{gemini_host.exe.parent}:{gemini_host.env['PATH']}"
     agent = setup_agent(gemini_host, wardian_home, hooks=False, seed=())
-    # Refreshed as an operator without a Gemini API key refreshes it (the adapter would
-    # otherwise ask the real Gemini API): the fixed list of concrete ids.
+    # Refreshed as an operator without a Gemini API key refreshes it (with one the adapter
+    # would ask the real Gemini API): the adapter's fixed list of concrete ids.
     keyless = {k: v for k, v in gemini_host.env.items()
                if k not in {"GEMINI_API_KEY", "GOOGLE_API_KEY"}}
     refreshed = subprocess.run([sys.executable, "-m", "wardian", "agent", "models",
@@ -57,6 +75,10 @@ def _host(gemini_host: Host, wardian_home: Path) -> tuple[Host, str, Path]:
     return gemini_host, agent.name, transcript
 
 
+def _nothing_committed(host: Host, wardian_home: Path, agent: str) -> None:
+    assert W(wardian_home, env=host.env).records(agent) == []
+
+
 def test_gemini_cli_curates_with_exactly_the_assigned_model(
         gemini_host: Host, wardian_home: Path) -> None:
     host, agent, transcript = _host(gemini_host, wardian_home)
@@ -64,7 +86,62 @@ def test_gemini_cli_curates_with_exactly_the_assigned_model(
     run = _run(host, agent, transcript)
     assert run["status"] == "succeeded", json.dumps(run)[-3000:]
     (request,) = host.endpoint.main_requests
+    assert request.path == f"/v1beta/models/{MODEL}:streamGenerateContent"
     assert request.model == MODEL
+    # No effort is assigned (the adapter has none to pass): Gemini CLI's own thinking
+    # settings for a 2.5 model go out.
+    assert request.reasoning == {"thinkingConfig": {"includeThoughts": True,
+                                                    "thinkingBudget": 8192}}, request.reasoning
     assert SAID in request.text()
     records = [r["text"] for r in W(wardian_home, env=host.env).records(agent)]
     assert records == ["Run the linter with ruff before committing."]
+
+
+def test_a_response_from_another_model_fails_the_step_and_commits_nothing(
+        gemini_host: Host, wardian_home: Path) -> None:
+    host, agent, transcript = _host(gemini_host, wardian_home)
+    host.endpoint.script(Reply(Structured(BATCH), model="gemini-2.5-flash"))
+    run = _run(host, agent, transcript)
+    assert run["status"] == "failed", run
+    error = json.dumps(run["error"])
+    assert "another model answered: assigned model gemini-2.5-pro, observed model " \
+           "gemini-2.5-flash (from result.stats.models)" in error, error
+    _nothing_committed(host, wardian_home, agent)
+
+
+def test_a_quota_error_fails_the_step_and_no_other_model_is_asked(
+        gemini_host: Host, wardian_home: Path) -> None:
+    host, agent, transcript = _host(gemini_host, wardian_home)
+    host.endpoint.script(_quota(MODEL), Reply(Structured(BATCH)))
+    run = _run(host, agent, transcript)
+    assert run["status"] == "failed", run
+    error = json.dumps(run["error"])
+    assert f"quota exhausted while running model {MODEL}" in error, error
+    # Headless Gemini CLI has no fallback handler: a concrete model's chain is that model.
+    assert [r.model for r in host.endpoint.requests] == [MODEL]
+    _nothing_committed(host, wardian_home, agent)
+
+
+def test_a_model_gemini_cli_replaces_with_a_newer_one_fails_the_step(
+        gemini_host: Host, wardian_home: Path) -> None:
+    """Gemini CLI 0.61.0 asks gemini-3.8-flash for ``-m gemini-3.5-flash`` (its "latest
+    flash" for an API key), while its init event still names gemini-3.5-flash."""
+    host, agent, transcript = _host(gemini_host, wardian_home)
+    host.endpoint.script(Reply(Structured(BATCH)))
+    run = _run(host, agent, transcript, "gemini-3.5-flash")
+    assert [r.model for r in host.endpoint.requests] == ["gemini-3.8-flash"]
+    assert run["status"] == "failed", run
+    error = json.dumps(run["error"])
+    assert "assigned model gemini-3.5-flash, observed model gemini-3.8-flash" in error, error
+    _nothing_committed(host, wardian_home, agent)
+
+
+def test_an_effort_is_refused_before_anything_runs(
+        gemini_host: Host, wardian_home: Path) -> None:
+    host, agent, transcript = _host(gemini_host, wardian_home)
+    done = _start(host, agent, transcript, MODEL, "high")
+    assert done.returncode == 2, done.stderr
+    assert f"gemini model {MODEL} has no effort levels, but effort 'high' was assigned" \
+           in done.stderr, done.stderr
+    assert host.endpoint.requests == []
+    _nothing_committed(host, wardian_home, agent)

@@ -136,6 +136,21 @@ def test_a_model_gemini_cli_replaces_with_a_newer_one_fails_the_step(
     _nothing_committed(host, wardian_home, agent)
 
 
+def test_an_empty_answer_fails_with_geminis_error_not_as_a_fallback(
+        gemini_host: Host, wardian_home: Path) -> None:
+    """Gemini CLI's stderr says "Ripgrep is not available. Falling back to GrepTool." where
+    ripgrep is missing; that is no model fallback."""
+    host, agent, transcript = _host(gemini_host, wardian_home)
+    host.endpoint.script(*[Reply()] * 8)  # Gemini CLI retries an empty answer, then gives up
+    run = _run(host, agent, transcript)
+    assert run["status"] == "failed", run
+    error = json.dumps(run["error"])
+    assert "The model returned an empty response" in error, error
+    assert "fell back" not in error and "GrepTool (from" not in error, error
+    assert {r.model for r in host.endpoint.requests} == {MODEL}
+    _nothing_committed(host, wardian_home, agent)
+
+
 def test_an_effort_is_refused_before_anything_runs(
         gemini_host: Host, wardian_home: Path) -> None:
     host, agent, transcript = _host(gemini_host, wardian_home)

@@ -65,6 +65,16 @@ def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario: str,
     assert len(fake_cli.calls()) == 1
 
 
+def test_a_start_up_note_on_stderr_is_no_fallback(fake_cli: FakeCli) -> None:
+    """Gemini CLI prints "Falling back to GrepTool." when ripgrep is missing; a failed run
+    is reported with the CLI's own error, not as a model fallback."""
+    fake_cli.scenario("empty")
+    with pytest.raises(ProviderError) as info:
+        get_adapter("gemini").run(request())
+    assert not isinstance(info.value, ModelRerouted), info.value
+    assert "empty response" in str(info.value)
+
+
 def test_timeout_kills_the_whole_tree(fake_cli: FakeCli) -> None:
     fake_cli.scenario("hang")
     with pytest.raises(ProviderTimeout):

@@ -6,8 +6,9 @@ starts when stdin is not a terminal). ``--skip-trust`` keeps an untrusted scratc
 from ending the run (option ``skip_trust``).
 
 Verification: ``init.model`` and every model with main-role usage in the result's
-``stats.models`` must be the assigned model; an error/warning event announcing a
-fallback or switch fails the step (Gemini's availability chains end in Flash).
+``stats.models`` must be the assigned model; an error/warning event or the result's error
+announcing a fallback or switch fails the step (Gemini's availability chains end in Flash).
+Stderr is never read for such notices.
 
 Discovery: no CLI listing. With a Gemini API key (``GEMINI_API_KEY``/``GOOGLE_API_KEY``)
 the Gemini API ``models`` listing is used; otherwise a fixed list of concrete ids
@@ -145,7 +146,9 @@ class GeminiAdapter(CliAdapter):
                 x for x in (str(err.get("type") or ""), str(err.get("message") or ""),
                             *errors, self.last_lines(proc.stderr)) if x
             ) or f"exit code {proc.returncode}"
-            self._check_reroute(detail, request)
+            # Only the CLI's own error report can announce a fallback: stderr carries its
+            # start-up notes ("Ripgrep is not available. Falling back to GrepTool.").
+            self._check_reroute(str(err.get("message") or ""), request)
             raise classify_error(detail, provider=self.name, selection=selection)
         stats = result.get("stats") or {}
         observed = self._verify(request, init_model, stats)

@@ -136,6 +136,22 @@ def test_a_model_gemini_cli_replaces_with_a_newer_one_fails_the_step(
     _nothing_committed(host, wardian_home, agent)
 
 
+def test_a_silent_fallback_after_a_quota_error_fails_the_step(
+        gemini_host: Host, wardian_home: Path) -> None:
+    """For ``-m gemini-3.1-flash-lite`` Gemini CLI asks gemini-3.5-flash-lite and, on a
+    quota error, falls back without a word to gemini-3.8-flash (its flash-lite chain is
+    silent), exiting 0 with that model's answer."""
+    host, agent, transcript = _host(gemini_host, wardian_home)
+    host.endpoint.script(_quota("gemini-3.5-flash-lite"), Reply(Structured(BATCH)))
+    run = _run(host, agent, transcript, "gemini-3.1-flash-lite")
+    assert [r.model for r in host.endpoint.requests] == ["gemini-3.5-flash-lite",
+                                                         "gemini-3.8-flash"]
+    assert run["status"] == "failed", run
+    error = json.dumps(run["error"])
+    assert "observed models gemini-3.5-flash-lite, gemini-3.8-flash" in error, error
+    _nothing_committed(host, wardian_home, agent)
+
+
 def test_an_empty_answer_fails_with_geminis_error_not_as_a_fallback(
         gemini_host: Host, wardian_home: Path) -> None:
     """Gemini CLI's stderr says "Ripgrep is not available. Falling back to GrepTool." where

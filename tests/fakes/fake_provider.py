@@ -6,7 +6,8 @@ appends ``{"tool", "argv", "stdin", "cwd", "env"}`` to ``$FAKE_PROVIDER_RECORD``
 prints the tool's real output shapes for the scenario in ``$FAKE_PROVIDER_SCENARIO``:
 
 ``ok`` · ``reroute`` · ``mismatch`` · ``lowered_effort`` · ``unknown_model`` · ``quota`` ·
-``no_auth`` · ``silent_switch`` (claude) · ``no_effort_report`` (claude: hooks not run) ·
+``no_auth`` · ``silent_switch`` (claude) · ``empty``, ``silent_fallback`` (gemini) ·
+``no_effort_report`` (claude: hooks not run) ·
 ``hang`` (spawns a grandchild, writes its pid to ``$FAKE_PROVIDER_GRANDCHILD_PID`` and
 ``{"pid", "grandchild"}`` to the FIFO ``$FAKE_PROVIDER_HANG_READY`` when set, sleeps) ·
 ``no_rollout`` (codex) · ``hang_before_thread`` (codex: its rollout open, no
@@ -337,6 +338,22 @@ def gemini() -> int:
              "stats": {"total_tokens": 0, "input_tokens": 0, "output_tokens": 0,
                        "duration_ms": 10, "tool_calls": 0}})
         return 1
+    if SCENARIO == "empty":  # 0.61.0: exit 0, a bare error result, a start-up note on stderr
+        sys.stderr.write("Ripgrep is not available. Falling back to GrepTool.\n")
+        out({"type": "error", "timestamp": TS, "severity": "error",
+             "message": "The model returned an empty response with no text or thoughts."})
+        out({"type": "result", "timestamp": TS, "status": "error", "stats": {
+            "total_tokens": 15, "input_tokens": 10, "output_tokens": 5, "duration_ms": 10,
+            "tool_calls": 0, "models": {model: {"total_tokens": 15}}}})
+        return 0
+    if SCENARIO == "silent_fallback":  # 0.61.0 stream-json stats: no roles, keyed by model
+        out({"type": "message", "timestamp": TS, "role": "assistant", "content": ANSWER,
+             "delta": True})
+        out({"type": "result", "timestamp": TS, "status": "success", "stats": {
+            "total_tokens": 15, "input_tokens": 10, "output_tokens": 5, "duration_ms": 10,
+            "tool_calls": 0, "models": {"gemini-3.5-flash-lite": {"total_tokens": 0},
+                                        "gemini-3.8-flash": {"total_tokens": 15}}}})
+        return 0
     main_model = model
     if SCENARIO == "reroute":
         main_model = "gemini-2.5-flash"

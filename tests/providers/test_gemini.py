@@ -65,6 +65,25 @@ def test_each_failure_has_its_own_error(fake_cli: FakeCli, scenario: str,
     assert len(fake_cli.calls()) == 1
 
 
+def test_a_start_up_note_on_stderr_is_no_fallback(fake_cli: FakeCli) -> None:
+    """Gemini CLI prints "Falling back to GrepTool." when ripgrep is missing; a failed run
+    is reported with the CLI's own error, not as a model fallback."""
+    fake_cli.scenario("empty")
+    with pytest.raises(ProviderError) as info:
+        get_adapter("gemini").run(request())
+    assert not isinstance(info.value, ModelRerouted), info.value
+    assert "empty response" in str(info.value)
+
+
+def test_every_substitute_model_is_named(fake_cli: FakeCli) -> None:
+    """After a silent fallback the stats list the model asked first (no answer) and the
+    one that answered; the error names both."""
+    fake_cli.scenario("silent_fallback")
+    with pytest.raises(ModelMismatch) as info:
+        get_adapter("gemini").run(request(model="gemini-3.1-flash-lite"))
+    assert "observed models gemini-3.5-flash-lite, gemini-3.8-flash" in str(info.value)
+
+
 def test_timeout_kills_the_whole_tree(fake_cli: FakeCli) -> None:
     fake_cli.scenario("hang")
     with pytest.raises(ProviderTimeout):

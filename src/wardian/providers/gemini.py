@@ -6,8 +6,12 @@ starts when stdin is not a terminal). ``--skip-trust`` keeps an untrusted scratc
 from ending the run (option ``skip_trust``).
 
 Verification: ``init.model`` and every model with main-role usage in the result's
-``stats.models`` must be the assigned model; an error/warning event announcing a
-fallback or switch fails the step (Gemini's availability chains end in Flash).
+``stats.models`` must be the assigned model (stream-json's stats carry no roles, so there
+every model listed counts; the CLI keys them by the model that answered); an error/warning
+event or the result's error announcing a fallback or switch fails the step (Gemini's
+availability chains end in Flash). Stderr is never read for such notices. ``init.model``
+only repeats ``-m``: a model the CLI asks in its place (a newer one it resolves the id to,
+or a silent fallback) shows in the stats alone.
 
 Discovery: no CLI listing. With a Gemini API key (``GEMINI_API_KEY``/``GOOGLE_API_KEY``)
 the Gemini API ``models`` listing is used; otherwise a fixed list of concrete ids
@@ -145,7 +149,9 @@ class GeminiAdapter(CliAdapter):
                 x for x in (str(err.get("type") or ""), str(err.get("message") or ""),
                             *errors, self.last_lines(proc.stderr)) if x
             ) or f"exit code {proc.returncode}"
-            self._check_reroute(detail, request)
+            # Only the CLI's own error report can announce a fallback: stderr carries its
+            # start-up notes ("Ripgrep is not available. Falling back to GrepTool.").
+            self._check_reroute(str(err.get("message") or ""), request)
             raise classify_error(detail, provider=self.name, selection=selection)
         stats = result.get("stats") or {}
         observed = self._verify(request, init_model, stats)
@@ -165,19 +171,28 @@ class GeminiAdapter(CliAdapter):
         if init_model is None:
             raise ModelUnverified("the stream had no init event naming the model",
                                   provider=self.name)
-        checks = [(init_model, "init.model")]
+        # With no model assigned, the session must still end on the model it started with.
+        expected = request.model or init_model
+        assigned = selection_text(request.model, None)
+        if not model_matches(expected, init_model):
+            raise ModelMismatch("another model answered", provider=self.name,
+                                assigned=assigned, observed=f"model {init_model}",
+                                evidence="init.model")
+        others: list[str] = []
         for model, data in (stats.get("models") or {}).items():
             roles = (data or {}).get("roles") if isinstance(data, dict) else None
             if roles is not None and not (roles.get("main") if isinstance(roles, dict) else 0):
                 continue  # utility/router calls (flash-lite) are not the answer
-            checks.append((model, "result.stats.models"))
-        # With no model assigned, the session must still end on the model it started with.
-        expected = request.model or init_model
-        for model, evidence in checks:
             if not model_matches(expected, model):
-                raise ModelMismatch("another model answered", provider=self.name,
-                                    assigned=selection_text(request.model, None),
-                                    observed=f"model {model}", evidence=evidence)
+                others.append(model)
+        if others:
+            # Every substitute is named: after a silent fallback the first one listed was
+            # only asked (and failed), the answer came from a later one.
+            observed = (f"model {others[0]}" if len(others) == 1
+                        else "models " + ", ".join(others))
+            raise ModelMismatch("another model answered", provider=self.name,
+                                assigned=assigned, observed=observed,
+                                evidence="result.stats.models")
         return init_model
 
     def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:

@@ -242,7 +242,7 @@ def test_caps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     a = db.message(SID, "assistant")
     big = "x" * (oc.MAX_PART_BYTES + 10)
     db.part(SID, a, _tool("bash", "completed", {"command": "cat big.log"},
-                          output="start of log\n" + big))
+                          output="start of log\n" + big + "\nend of log"))
     db.part(SID, a, _tool("write", "completed", {"filePath": "/w/f.txt", "content": big},
                           output="written"))
     db.part(SID, a, {"type": "text", "text": "Short closing words."})
@@ -251,6 +251,7 @@ def test_caps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     kinds = [(m.kind, m.text[:20]) for m in conv.messages]
     assert kinds[0] == ("tool_call", "bash(cat big.log)")
     assert conv.messages[1].text.startswith("start of log")
+    assert conv.messages[1].text.endswith("end of log")
     assert conv.messages[1].meta["oversized_bytes"] > oc.MAX_PART_BYTES
     assert conv.messages[2].text == "write(/w/f.txt)"
     assert conv.messages[3].text == "written"

@@ -52,8 +52,9 @@ MAX_PARTS = 20_000
 header's `parts_omitted` counts the rest."""
 MAX_PART_BYTES = 256 * 1024
 """A part whose stored JSON is larger than this (UTF-8 bytes) is not read whole: only its
-type, tool, call id, status, small input and the first `_KEEP_CHARS` of its text, output
-and error are exported, with `oversized_bytes` set to its size."""
+type, tool, call id, status, small input, and its text, output and error (each cut to its
+head and tail, `_KEEP_CHARS` characters in all) are exported, with `oversized_bytes` set to
+its size."""
 BUSY_TIMEOUT_S = 5.0
 """How long a read waits for a lock held by a running opencode, in seconds."""
 _KEEP_CHARS = 32 * 1024
@@ -98,10 +99,10 @@ def default_db_path(env: Mapping[str, str] | None = None) -> Path:
 def _connect(db: Path) -> sqlite3.Connection:
     """Open `db` read-only; never creates it nor writes to it.
 
-    A WAL database whose ``-wal`` file is absent has no open connection (opencode's WAL is
-    removed with its last connection): it is opened immutable, so that no ``-wal``/``-shm``
-    file is created beside it. Otherwise it is opened ``mode=ro`` and sees what a running
-    opencode has committed.
+    A WAL database whose ``-wal`` file is absent has no open connection (SQLite removes that
+    file when the last connection closes): it is opened immutable, so that no
+    ``-wal``/``-shm`` file is created beside it. Otherwise it is opened ``mode=ro`` and sees
+    what a running opencode has committed.
 
     Raises:
         TranscriptNotFound: `db` is not a readable file.
@@ -162,15 +163,22 @@ def list_sessions(db: Path, *, directory: str | None = None) -> list[OpencodeSes
 
 
 def _cut(expr: str) -> str:
-    return f"substr({expr}, 1, {_KEEP_CHARS})"
+    """SQL: the string `expr` whole up to `_KEEP_CHARS`, else its head and tail."""
+    head, tail = _KEEP_CHARS * 3 // 4, _KEEP_CHARS // 4
+    return (f"CASE WHEN length({expr}) > {_KEEP_CHARS} THEN substr({expr}, 1, {head}) "
+            f"|| char(10) || '[… cut …]' || char(10) || substr({expr}, -{tail}) "
+            f"ELSE {expr} END")
 
 
-_INPUT = "json_extract(p.data, '$.state.input')"
+def _field(path: str) -> str:
+    return f"json_extract(p.data, '$.{path}')"
+
+
 _SMALL_INPUT = (
-    f"CASE WHEN json_type(p.data, '$.state.input') = 'object' AND length({_INPUT}) <= "
-    f"{_KEEP_CHARS} THEN json({_INPUT}) ELSE json_object("
-    + ", ".join(f"'{k}', {_cut(f'json_extract(p.data, {chr(39)}$.state.input.{k}{chr(39)})')}"
-                for k in _INPUT_KEYS)
+    f"CASE WHEN json_type(p.data, '$.state.input') = 'object' "
+    f"AND length({_field('state.input')}) <= {_KEEP_CHARS} THEN json({_field('state.input')}) "
+    "ELSE json_object("
+    + ", ".join(f"'{key}', {_cut(_field(f'state.input.{key}'))}" for key in _INPUT_KEYS)
     + ") END"
 )
 _SIZE = "length(CAST(p.data AS BLOB))"
@@ -178,17 +186,17 @@ _PART_DATA = f"""CASE
   WHEN {_SIZE} <= {MAX_PART_BYTES} THEN p.data
   WHEN NOT json_valid(p.data) THEN json_object('oversized_bytes', {_SIZE})
   ELSE json_object(
-    'type', json_extract(p.data, '$.type'),
-    'synthetic', json_extract(p.data, '$.synthetic'),
-    'filename', {_cut("json_extract(p.data, '$.filename')")},
-    'text', {_cut("json_extract(p.data, '$.text')")},
-    'tool', json_extract(p.data, '$.tool'),
-    'callID', json_extract(p.data, '$.callID'),
+    'type', {_field('type')},
+    'synthetic', {_field('synthetic')},
+    'filename', {_cut(_field('filename'))},
+    'text', {_cut(_field('text'))},
+    'tool', {_field('tool')},
+    'callID', {_field('callID')},
     'state', json_object(
-      'status', json_extract(p.data, '$.state.status'),
+      'status', {_field('state.status')},
       'input', {_SMALL_INPUT},
-      'output', {_cut("json_extract(p.data, '$.state.output')")},
-      'error', {_cut("json_extract(p.data, '$.state.error')")}),
+      'output', {_cut(_field('state.output'))},
+      'error', {_cut(_field('state.error'))}),
     'oversized_bytes', {_SIZE})
 END"""
 _MSG = "CASE WHEN json_valid(m.data) THEN json_extract(m.data, '{path}') END"

@@ -22,7 +22,7 @@ def test_public_surface() -> None:
         "load_transcript",
         "parse_text",
     }
-    assert transcripts.FORMATS == ("claude-code", "codex", "gemini", "generic")
+    assert transcripts.FORMATS == ("claude-code", "codex", "gemini", "opencode", "generic")
 
 
 def test_imports_nothing_above_config() -> None:

@@ -97,6 +97,7 @@ _FORMATS = {
     "claude": "claude-code",
     "codex": "codex",
     "gemini": "gemini",
+    "opencode": "opencode",
     "generic": "generic",
 }
 

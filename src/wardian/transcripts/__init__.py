@@ -1,4 +1,5 @@
-"""Transcript normalisers: Claude Code, Codex (rollout and legacy), Gemini CLI and generic
+"""Transcript normalisers: Claude Code, Codex (rollout and legacy), Gemini CLI, opencode
+(sessions exported from its database by `wardian.transcripts.opencode`) and generic
 `{role, content}` JSONL → one conversation format (`Conversation` of `Message`s).
 
 A low-level package beside `memory`: it imports nothing above `wardian.config`.

@@ -12,6 +12,7 @@ _ARG_KEYS = (
     "command",
     "cmd",
     "file_path",
+    "filePath",
     "path",
     "absolute_path",
     "pattern",
@@ -25,9 +26,12 @@ MAX_ARGS_CHARS = 200
 """Tool-call arguments are summarised to at most this many characters."""
 MAX_STATE_CHARS = 4_000
 """A task-list or question tool call is kept whole up to this many characters."""
-STATE_TOOLS = ("TodoWrite", "update_plan", "AskUserQuestion", "ask_user")
+STATE_TOOLS = (
+    "TodoWrite", "todowrite", "update_plan", "AskUserQuestion", "ask_user", "question")
 """Tools whose arguments are session state a curator reads (the agent's task list, its plan
 steps, the question it asked the user): rendered one item per line, not summarised."""
+_TODO_TOOLS = ("TodoWrite", "todowrite")
+"""The `STATE_TOOLS` whose task list is under `todos` (Claude Code's, opencode's)."""
 
 
 def json_objects(lines: list[str], conv: Conversation) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -71,9 +75,10 @@ def short_args(args: Any) -> str:
 def state_text(name: str, args: Any) -> str | None:
     """The whole task list / plan / question of a `STATE_TOOLS` call, one item per line.
 
-    ``TodoWrite {todos: [{content, status}]}`` and Codex ``update_plan {plan: [{step,
-    status}], explanation}`` become ``Name:\n- [status] item``; ``AskUserQuestion
-    {questions: [{question, options: [{label, description}]}]}`` becomes
+    ``TodoWrite`` (opencode ``todowrite``) ``{todos: [{content, status}]}`` and Codex
+    ``update_plan {plan: [{step, status}], explanation}`` become ``Name:\n- [status] item``;
+    ``AskUserQuestion`` (opencode ``question``) ``{questions: [{question, options: [{label,
+    description}]}]}`` becomes
     ``AskUserQuestion:\n- question\n  - label: description``. Item texts are kept verbatim
     (a curator quotes them as evidence). None when the arguments have another shape.
     """
@@ -85,7 +90,7 @@ def state_text(name: str, args: Any) -> str | None:
     if not isinstance(args, dict):
         return None
     lines: list[str] = []
-    items = args.get("todos") if name == "TodoWrite" else args.get("plan")
+    items = args.get("todos") if name in _TODO_TOOLS else args.get("plan")
     if isinstance(items, list):
         for item in items:
             if isinstance(item, dict):

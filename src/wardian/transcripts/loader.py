@@ -2,7 +2,8 @@
 
 Formats: "claude-code" (Claude Code JSONL), "codex" (Codex rollout JSONL, modern envelope or
 legacy bare items), "gemini" (Gemini CLI session: one JSON document, or the session JSONL
-whose first line is its metadata) and "generic"
+whose first line is its metadata), "opencode" (an opencode session exported from its
+database by `wardian.transcripts.opencode.export_session`) and "generic"
 (`{role, content}` JSONL). Detection looks at the first parseable lines only.
 """
 
@@ -19,10 +20,11 @@ from wardian.transcripts.errors import TranscriptFormatError, TranscriptNotFound
 from wardian.transcripts.gemini import is_gemini_metadata, parse_gemini, parse_gemini_jsonl
 from wardian.transcripts.generic import parse_generic
 from wardian.transcripts.models import Conversation
+from wardian.transcripts.opencode import parse_opencode
 
 __all__ = ["FORMATS", "detect_format", "load_transcript", "parse_text"]
 
-FORMATS: tuple[str, ...] = ("claude-code", "codex", "gemini", "generic")
+FORMATS: tuple[str, ...] = ("claude-code", "codex", "gemini", "opencode", "generic")
 _SNIFF_LINES = 50
 _CLAUDE_TYPES = frozenset(
     {
@@ -53,6 +55,8 @@ _CODEX_ITEMS = frozenset(
 
 
 def _sniff_record(rec: dict[str, Any], index: int) -> str | None:
+    if isinstance(rec.get("opencode_session"), dict) or "opencode_part" in rec:
+        return "opencode"
     rtype = rec.get("type")
     if rtype in _CODEX_ENVELOPE and isinstance(rec.get("payload"), dict):
         return "codex"
@@ -162,6 +166,8 @@ def parse_text(text: str, fmt: str) -> Conversation:
         return parse_claude_code(lines)
     if fmt == "codex":
         return parse_codex(lines)
+    if fmt == "opencode":
+        return parse_opencode(lines)
     if fmt == "generic":
         return parse_generic(lines)
     raise TranscriptFormatError(

@@ -118,7 +118,7 @@ class Conversation:
     """A whole normalised transcript.
 
     Attributes:
-        provider: "claude-code", "codex", "gemini" or "generic".
+        provider: "claude-code", "codex", "gemini", "opencode" or "generic".
         session_id: the tool's session id when recorded.
         cwd: the session's working directory when recorded.
         source_path: the file read (absolute), or None.

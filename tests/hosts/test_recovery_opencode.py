@@ -58,10 +58,11 @@ def test_a_session_before_the_plugin_was_installed_is_recovered(
     _next_session_recovers(opencode_host, agent, wardian_home)
 
 
-def test_a_session_killed_mid_tool_is_recovered(opencode_host: Host, wardian_home: Path,
-                                                tmp_path: Path) -> None:
+def test_a_session_killed_mid_tool_is_recovered(opencode_host: Host,
+                                                wardian_home: Path) -> None:
     agent = setup_agent(opencode_host, wardian_home)
-    started = tmp_path / "tool-started"
+    # Inside the workspace: opencode asks before a command touches a folder outside it.
+    started = opencode_host.workspace / "tool-started"
     # The tool blocks until the test kills the session (the kill, not a timer, ends it).
     opencode_host.endpoint.script(Reply(Shell(f"touch {started}; exec tail -f /dev/null")))
     proc = opencode_host.popen("run", "--model", MODEL, RULE)

@@ -85,7 +85,8 @@ class OpencodeSession(NamedTuple):
 def default_db_path(env: Mapping[str, str] | None = None) -> Path:
     """Where opencode keeps its database: ``$XDG_DATA_HOME/opencode/opencode.db``, else
     ``$HOME/.local/share/opencode/opencode.db`` (`env` defaults to the process's; a
-    relative XDG_DATA_HOME is ignored, as the XDG spec says)."""
+    relative XDG_DATA_HOME is ignored, as the XDG spec says). ``OPENCODE_DB`` moves it, as
+    opencode reads it: an absolute path as it is, a relative one inside that folder."""
     env = os.environ if env is None else env
     xdg = env.get("XDG_DATA_HOME") or ""
     if xdg and Path(xdg).is_absolute():
@@ -93,6 +94,9 @@ def default_db_path(env: Mapping[str, str] | None = None) -> Path:
     else:
         home = env.get("HOME")
         data = (Path(home) if home else Path.home()) / ".local" / "share"
+    override = env.get("OPENCODE_DB") or ""
+    if override and override != ":memory:":
+        return Path(override) if Path(override).is_absolute() else data / "opencode" / override
     return data / "opencode" / "opencode.db"
 
 

@@ -33,7 +33,7 @@ GROUP_HELP: dict[str, str] = {
     "automation": "Runs, session-close invokers and schedule invokers.",
     "session": "Report session lifecycle events (session close) for any integration.",
     "conversation": "Imported conversation archives.",
-    "hooks": "Host hooks (Claude Code, Codex, Gemini CLI) and their installation.",
+    "hooks": "Host hooks (Claude Code, Codex, Gemini CLI, opencode) and their installation.",
     "mcp": "Agent memory as an MCP server over stdio (tools memory_save, memory_recall, …).",
     "serve": "Run the daemon: fire schedule invokers and drain session-close events.",
     "doctor": "Check the data directory, settings, hooks, invokers, runs, provider CLIs and"

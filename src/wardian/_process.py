@@ -80,6 +80,7 @@ __all__ = [
     "ancestors",
     "ancestry_to",
     "become_subreaper",
+    "boot_time",
     "current",
     "die_with_parent",
     "end_descendants",
@@ -305,6 +306,12 @@ def _proc_identity(pid: int) -> ProcessIdentity | bool | None:
     if state == b"Z":
         return None
     return ProcessIdentity(pid, boot + ticks / per_second)
+
+
+def boot_time() -> float | None:
+    """When this machine booted, in seconds since the epoch (``btime``), or None where
+    ``/proc/stat`` cannot tell: no process of this boot started before it."""
+    return _boot_time_s()
 
 
 def _boot_time_s() -> float | None:

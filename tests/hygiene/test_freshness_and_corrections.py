@@ -132,7 +132,7 @@ def test_retire_one_record_goes_through_preview_confirmation_and_receipt(
     assert again.exit_code == 2 and "already removed" in again.stderr
 
 
-def test_revise_one_record_and_a_secret_is_a_conflict(
+def test_revise_one_record_and_a_secret_is_refused(
     cli: CliRunner, owner: str, tmp_path: Path
 ) -> None:
     rid = _save("Migrating the billing tables", owner)
@@ -152,8 +152,10 @@ def test_revise_one_record_and_a_secret_is_a_conflict(
     token = "ghp" + "_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     leaked = invoke(cli, "garden", "memory", "revise", rid, "--agent", "ada", "--text",
                     f"Deploy with {token}")
-    assert leaked.exit_code == 4, leaked.output
-    assert "CONFLICT secret_detected" in leaked.stdout and token not in leaked.stdout
+    # Typed on the command line: refused before any plan exists (a plan file is previewed).
+    assert leaked.exit_code == 2, leaked.output
+    assert "GitHub Token in text" in leaked.stderr, leaked.stderr
+    assert token not in leaked.stdout + leaked.stderr
     nothing = invoke(cli, "garden", "memory", "revise", rid, "--agent", "ada")
     assert nothing.exit_code == 2 and "nothing to revise" in nothing.stderr
     # --output only writes the plan for `garden maintain`.

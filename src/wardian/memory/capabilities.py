@@ -118,14 +118,18 @@ class BadLaunch(NamedTuple):
 
 
 def launch_row_problem(pid: int, started_at: float, created_at: str,
-                       ns: Namespaces | None, own: Namespaces | None) -> str | None:
+                       ns: Namespaces | None, own: Namespaces | None,
+                       boot: float | None = None) -> str | None:
     """Why a recorded launch identity cannot be a launch's supervisor as seen from
     namespaces `own` (the data directory owner's), or None when it can. Pure.
 
     Impossible: recorded in other namespaces than `own`; recorded without namespaces
     (by an older version) and naming pid 1, an init process — what a launch started inside
     ``unshare --pid`` recorded; a process that started after its launch was recorded, or
-    more than `LAUNCH_RECORD_WINDOW_S` before.
+    more than `LAUNCH_RECORD_WINDOW_S` before; recorded after the machine booted at `boot`
+    (seconds since the epoch; None: not known) naming a process that started before it.
+    A row of a launch of an earlier boot (recorded before `boot`) is an ended launch, not
+    a bad one.
     """
     if ns is not None and own is not None and ns != own:
         return (f"recorded in pid namespace {ns.pid} / user namespace {ns.user}, not the "
@@ -140,6 +144,10 @@ def launch_row_problem(pid: int, started_at: float, created_at: str,
         return f"has an unreadable recording time ({str(created_at)[:40]!r})"
     if started_at > recorded + START_TIME_TOLERANCE_S:
         return "names a process that started after the launch was recorded"
+    if (boot is not None and recorded >= boot + START_TIME_TOLERANCE_S
+            and started_at < boot - START_TIME_TOLERANCE_S):
+        return ("names a process that started before the machine booted, in a launch "
+                "recorded after")
     if recorded - started_at > LAUNCH_RECORD_WINDOW_S:
         return (f"names a process that started {int(recorded - started_at)} s before the "
                 "launch was recorded")
@@ -149,10 +157,14 @@ def launch_row_problem(pid: int, started_at: float, created_at: str,
 def read_bad_launches(conn: sqlite3.Connection,
                       own: Namespaces | None) -> list[BadLaunch] | None:
     """Every ``launches`` row and unrevoked ``capabilities`` row with a
-    `launch_row_problem` as seen from namespaces `own`, oldest first; None when the
-    database has no ``launches`` table yet. Read-only (the doctor reads with it; files
-    of older versions without the namespace columns are read as they are)."""
+    `launch_row_problem` as seen from namespaces `own` on this boot
+    (`wardian._process.boot_time`), oldest first; None when the database has no
+    ``launches`` table yet. Read-only (the doctor reads with it; files of older versions
+    without the namespace columns are read as they are)."""
     from wardian._db import has_table, table_columns
+    from wardian._process import boot_time
+
+    boot = boot_time()
 
     if not has_table(conn, "launches"):
         return None
@@ -165,7 +177,8 @@ def read_bad_launches(conn: sqlite3.Connection,
                 f"SELECT {key}, agent_id, pid, process_started_at, created_at, {ns_cols}"
                 f" FROM {table}{where} ORDER BY created_at"):
             ns = Namespaces(int(row[5]), int(row[6])) if row[5] is not None else None
-            reason = launch_row_problem(int(row[2]), float(row[3]), str(row[4]), ns, own)
+            reason = launch_row_problem(int(row[2]), float(row[3]), str(row[4]), ns, own,
+                                        boot)
             if reason is not None:
                 found.append(BadLaunch(table, str(row[0]), str(row[1]), int(row[2]),
                                        float(row[3]), str(row[4]), reason))

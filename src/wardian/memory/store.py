@@ -1411,6 +1411,7 @@ class MemoryStore:
         Raises:
             NotFoundError / AmbiguousIdError: see `resolve`.
             UsageError: it is already removed.
+            SecretDetected: the reason holds a secret (exit 2).
         """
         with atomic(self.conn):
             full = self._active_in_transaction(
@@ -1419,7 +1420,7 @@ class MemoryStore:
             )
             self.update_in_transaction(
                 full, status="removed", removed_reason=reason, actor=actor, reason=reason,
-                now=utc_now_iso(),
+                now=utc_now_iso(), secret_action="memory remove",
             )
         return self.get(full)
 

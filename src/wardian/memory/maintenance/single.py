@@ -9,6 +9,11 @@ idempotency key are derived from the record, its revision and the change, so run
 same command again replays the stored receipt instead of applying twice, and a
 ``--confirm`` digest shown by one run matches the next.
 
+Text typed on the command line (the reason, the new text or evidence) is scanned for
+secrets before any plan exists: a secret there is refused (`SecretDetected`, exit 2) like
+``memory save`` refuses one, so neither the preview nor an ``--output`` plan file ever
+holds it. (A plan file written elsewhere is previewed, and a secret in it is a conflict.)
+
 Spec: "Operator
 maintenance in Garden".
 """
@@ -22,6 +27,7 @@ from typing import Any
 from wardian.errors import NotFoundError, UsageError
 from wardian.memory.maintenance.plan import Plan, check_owner, load_plan_bytes
 from wardian.memory.models import Record, Scope
+from wardian.memory.secret_scan import check_fields
 from wardian.memory.store import MemoryStore
 
 __all__ = ["plan_document", "retire_one", "revise_one"]
@@ -71,10 +77,13 @@ def retire_one(store: MemoryStore, owner_id: str, record_id: str, *, reason: str
     Raises:
         NotFoundError / AmbiguousIdError: no such record of this owner.
         UsageError: it is already removed, or the reason is empty.
+        SecretDetected: the reason holds a secret (exit 2; nothing written, the value is
+            not shown).
         PlanError: the operation breaks a plan rule.
     """
     if not reason.strip():
         raise UsageError("--reason must not be empty", hint="say why it is retired")
+    check_fields({"reason": reason}, action="garden memory retire")
     record = _record(store, owner_id, record_id)
     op = {"op": "retire", "memory_id": record.id,
           "expected_revision_id": record.current_revision_id, "reason": reason}
@@ -99,11 +108,14 @@ def revise_one(
     Raises:
         NotFoundError / AmbiguousIdError: no such record of this owner.
         UsageError: it is removed, or nothing to change was given.
+        SecretDetected: the new text or evidence holds a secret (exit 2; nothing written,
+            the value is not shown).
         PlanError: a field breaks a plan rule (caps, kind, absolute workspace path).
     """
     if text is None and kind is None and scope is None and evidence is None:
         raise UsageError("nothing to revise",
                          hint="pass --text, --kind, --scope or --evidence")
+    check_fields({"text": text, "evidence": evidence}, action="garden memory revise")
     record = _record(store, owner_id, record_id)
     op: dict[str, Any] = {"op": "revise", "memory_id": record.id,
                           "expected_revision_id": record.current_revision_id}

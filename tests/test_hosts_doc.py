@@ -30,3 +30,14 @@ def test_the_tested_versions_row_is_the_pins() -> None:
     for row in ROWS:
         cells = _row(lines, row)[1:]
         assert len(cells) == len(COLUMNS) and all(cells), row
+
+
+def test_every_test_file_the_table_names_exists() -> None:
+    import re
+
+    text = HOSTS_MD.read_text(encoding="utf-8")
+    tests = HOSTS_MD.parents[1] / "tests"
+    named = set(re.findall(r"`(?:[\w/]+/)?(test_\w+\.py)`", text))
+    assert named
+    missing = [n for n in sorted(named) if not list(tests.rglob(n))]
+    assert missing == [], missing

@@ -64,6 +64,19 @@ def host_path(command: str) -> Path | None:
     return exe if (folder / ".installed").is_file() and exe.exists() else None
 
 
+PROMPT_ARGS: dict[str, tuple[str, ...]] = {
+    "claude": ("-p", "{prompt}", "--model", "claude-opus-4-5",
+               "--allowedTools", "mcp__wardian,Bash", "--output-format", "json"),
+    "codex": ("exec", "--skip-git-repo-check", "--model", "gpt-5.1-codex", "{prompt}"),
+    "gemini": ("-m", "gemini-2.5-pro", "--yolo", "-p", "{prompt}"),
+    "opencode": ("run", "--model", "scripted/scripted-model", "{prompt}"),
+}
+"""Each host's arguments for one non-interactive turn (``{prompt}`` stands for the
+prompt): its print/exec mode, a model the scripted endpoint answers as, and the tool
+approvals a scripted tool call needs (Claude Code's allowed tools, Gemini's ``--yolo``;
+Codex and opencode are set up to run tools without asking)."""
+
+
 @dataclass
 class Host:
     """One host CLI set up in an isolated home against `endpoint`.
@@ -167,6 +180,16 @@ class Host:
     def write_json(path: Path, value: Any) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(value, indent=2) + "\n")
+
+    def prompt_argv(self, prompt: str, *, launch: str | None = None) -> list[str]:
+        """The command line of one non-interactive turn of `prompt` (`PROMPT_ARGS`), run
+        directly or, with `launch`, inside ``wardian agent exec LAUNCH`` in the
+        workspace."""
+        args = [a.replace("{prompt}", prompt) for a in PROMPT_ARGS[self.name]]
+        if launch is None:
+            return self.argv(*args)
+        return [sys.executable, "-m", "wardian", "agent", "exec", "--workspace",
+                str(self.workspace), launch, "--", str(self.exe), *args]
 
     def argv(self, *args: str) -> list[str]:
         """The host's command line: its executable and `args`."""

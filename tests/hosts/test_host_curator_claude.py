@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e._support import W
 from tests.hosts.endpoint import Recorded, Reply, Structured
 from tests.hosts.hostcli import Host
@@ -55,11 +57,27 @@ def _batch(evidence: str) -> dict[str, Any]:
                             "scope": "workspace", "evidence": evidence}]}
 
 
-def _setup(host: Host, home: Path, name: str = "ada") -> tuple[SessionAgent, dict[str, Any],
-                                                                 str]:
+LISTED = [
+    {"id": "claude-opus-5-5", "display_name": "Claude Opus 5.5",
+     "capabilities": {"effort": {"levels": ["low", "medium", "high", "xhigh", "max"]}}},
+    {"id": "claude-sonnet-5-5", "display_name": "Claude Sonnet 5.5",
+     "capabilities": {"effort": {"levels": ["low", "medium", "high", "xhigh", "max"]}}},
+    {"id": HAIKU, "display_name": "Claude Haiku 5.5",
+     "capabilities": {"effort": {"levels": ["low", "medium", "high"]}}},
+]
+"""The Anthropic ``/v1/models`` listing the endpoint serves when the catalog is refreshed
+with an API key."""
+
+
+def _setup(host: Host, home: Path, *, listed: bool = False, name: str = "ada",
+           ) -> tuple[SessionAgent, dict[str, Any], str]:
     """Memory + logging on, agent `name` on provider ``claude`` in the host's workspace,
     the claude catalog refreshed, a ``--curator host`` invoker added (returns its JSON and
-    the line it printed), enabled, and Wardian's hooks installed."""
+    the line it printed), enabled, and Wardian's hooks installed.
+
+    The catalog is refreshed as an operator without an Anthropic API key refreshes it
+    (Claude Code's fixed aliases), or with `listed` as one with a key does: the Anthropic
+    ``/v1/models`` listing (served by the endpoint, `LISTED`) before the aliases."""
     # The curator's ``claude`` is the pinned one (the drain worker the hook starts finds it
     # on PATH); its ``haiku`` alias resolves to HAIKU, not to the endpoint's side model.
     host.env["PATH"] = f"{host.exe.parent}:{host.env['PATH']}"
@@ -69,11 +87,14 @@ def _setup(host: Host, home: Path, name: str = "ada") -> tuple[SessionAgent, dic
     w.run("settings", "set", "conversation_logging.enabled", "true")
     agent = w.json("agent", "add", name, "--provider", "claude",
                    "--workspace", str(host.workspace))
-    # Refreshed as an operator without an Anthropic API key refreshes it: Claude Code's
-    # fixed aliases (no network).
-    keyless = {k: v for k, v in w.env.items() if k != "ANTHROPIC_API_KEY"}
+    if listed:
+        host.endpoint.models = LISTED
+        w.run("settings", "set", "providers.anthropic.base_url", host.endpoint.url)
+        refresh_env = w.env
+    else:
+        refresh_env = {k: v for k, v in w.env.items() if k != "ANTHROPIC_API_KEY"}
     refreshed = subprocess.run([sys.executable, "-m", "wardian", "agent", "models",
-                                "--provider", "claude", "--refresh"], env=keyless,
+                                "--provider", "claude", "--refresh"], env=refresh_env,
                                cwd=host.workspace, capture_output=True, text=True,
                                timeout=120, check=False)
     assert refreshed.returncode == 0, refreshed.stderr
@@ -107,20 +128,24 @@ def _session(host: Host, agent: SessionAgent, batch: dict[str, Any]
     return run, rest[0], transcript
 
 
+@pytest.mark.parametrize(("listed", "chosen"), [(False, "haiku"), (True, HAIKU)],
+                         ids=["fixed-aliases", "api-listing"])
 def test_curator_host_assigns_a_small_exact_model_that_curates_the_session(
-        claude_host: Host, wardian_home: Path) -> None:
-    agent, created, printed = _setup(claude_host, wardian_home)
-    # 1. the printed choice: the small model of the fixed-alias catalog, its lowest effort
-    assert "curator: claude haiku effort low (catalog fetched " in printed, printed
+        claude_host: Host, wardian_home: Path, listed: bool, chosen: str) -> None:
+    agent, created, printed = _setup(claude_host, wardian_home, listed=listed)
+    # 1. the printed choice: the catalog's small model (the listed id before the alias),
+    # its lowest effort
+    assert f"curator: claude {chosen} effort low (catalog fetched " in printed, printed
     # 2. stored as an ordinary exact assignment (no fallback), as the CLI lists it
     expected = {"curator": {"target_type": "temporary_provider", "provider": "claude",
-                            "model": "haiku", "effort": "low"}}
+                            "model": chosen, "effort": "low"}}
     assert created["assignments"] == expected
-    (listed,) = agent.w.json("automation", "session-close", "list")
-    assert listed["assignments"] == expected and listed["status"] == "enabled", listed
+    (invoker,) = agent.w.json("automation", "session-close", "list")
+    assert invoker["assignments"] == expected and invoker["status"] == "enabled", invoker
     # 3. the real session, closed by its hook; the curator is Claude Code on that model
     run, curator, transcript = _session(claude_host, agent, _batch(QUOTE))
     assert run["status"] == "succeeded", json.dumps(run)[-3000:]
+    # the listed id itself, or the alias as Claude Code resolves it
     assert curator.model == HAIKU, curator.model
     assert curator.body.get("output_config", {}).get("effort") == "low", curator.reasoning
     assert SAID in curator.text()  # the archive of the session reached the curator

@@ -13,6 +13,8 @@ Protocols (one server, one base URL, told apart by path):
   ``response.completed`` with usage).
 - Gemini (Gemini CLI): ``POST /v1beta/models/<model>:streamGenerateContent`` (SSE, one
   ``GenerateContentResponse`` per event), ``:generateContent`` (JSON) and ``:countTokens``.
+- Anthropic model listing: ``GET /v1/models`` answers `ScriptedEndpoint.models` (entries
+  of the listing's ``data``, one page) when set, 404 otherwise.
 
 A *script* is a list of `Reply` objects. Each **main** request (the host's agent loop) takes
 the next reply; *side* requests (title generation, next-speaker checks, routing classifiers:
@@ -594,6 +596,8 @@ class ScriptedEndpoint:
         self._is_main = is_main
         self.overrun = 0
         self.errors: list[str] = []
+        self.models: list[dict[str, Any]] | None = None
+        """``GET /v1/models`` entries (``{"id": …, "capabilities": …}``), or None: 404."""
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -714,6 +718,12 @@ class ScriptedEndpoint:
                        json.dumps({"error": {"message": f"scripted endpoint: {exc}"}}).encode())
 
     def _answer(self, h: BaseHTTPRequestHandler, rec: Recorded, operation: str) -> None:
+        if rec.method == "GET" and rec.path.rstrip("/") == "/v1/models" and (
+                self.models is not None):
+            listing = {"data": [{"type": "model", **m} for m in self.models],
+                       "has_more": False, "first_id": None, "last_id": None}
+            self._send(h, 200, "application/json", json.dumps(listing).encode())
+            return
         if rec.protocol == "other" or rec.method != "POST":
             self._send(h, 404, "application/json",
                        json.dumps({"error": {"message": f"no route {rec.path}"}}).encode())

@@ -50,11 +50,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENV_URL",
+    "MIN_SERVER_VERSION",
     "URL_FILE",
     "PgConnection",
     "PgRow",
     "close_pools",
     "configured_url",
+    "connect_failure",
     "is_postgres_url",
     "redact_url",
     "translate",
@@ -68,6 +70,10 @@ ENV_URL = ENV_DATABASE_URL
 # settings-level config that `wardian settings` cannot hold: settings live in the database).
 
 SCHEMES = ("postgresql", "postgres")
+MIN_SERVER_VERSION = 14
+"""The oldest PostgreSQL major version Wardian runs on: the stemmer of the ``memory``
+schema's full-text index calls ``string_to_table`` (new in 14); the triggers'
+``EXECUTE FUNCTION`` needs 11, the identity keys 10."""
 INSTALL_HINT = "install the PostgreSQL extra: pip install 'wardian[postgres]'"
 
 
@@ -137,8 +143,28 @@ def validate_url(url: str, *, where: str = "--to") -> str:
 
 
 def redact_url(url: str) -> str:
-    """`url` with any password replaced by ``***`` (for messages and logs)."""
-    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+    """`url` with any password replaced by ``***`` (for messages and logs): the one after
+    the user name and a ``password=`` parameter."""
+    url = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", url, flags=re.IGNORECASE)
+
+
+def connect_failure(message: str) -> str:
+    """Why libpq refused a connection, from its message (psycopg gives no SQLSTATE for
+    one): ``auth`` (wrong password, unknown role, a role that may not log in, no
+    ``pg_hba.conf`` line), ``database`` (the database does not exist), ``denied`` (no
+    CONNECT on it), else ``reach`` (refused, unknown host, timed out: no server answers)."""
+    # Past the "connection to server at HOST" prefix, which names hosts, not reasons.
+    text = message.lower().rpartition(" failed: ")[2] or message.lower()
+    if "database" in text and "does not exist" in text:
+        return "database"
+    if "permission denied for database" in text:
+        return "denied"
+    if any(words in text for words in (
+            "authentication failed", "no password supplied", 'role "', "pg_hba.conf",
+            "not permitted to log in")):
+        return "auth"
+    return "reach"
 
 
 # --- the pool --------------------------------------------------------------------------

@@ -540,8 +540,15 @@ class PgConnection:
                 finally:
                     cur.execute("SELECT pg_advisory_unlock(%s)", (schema_lock_key("ddl"),))
                 cur.execute(f'SET search_path TO "{schema}"')
-        except Exception:
+        except Exception as exc:
             self._pool.putconn(self._conn)
+            import psycopg
+
+            if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+                raise StoreError(
+                    f"cannot open the schema {schema} at {redact_url(url)}: {exc}",
+                    hint="`wardian doctor --check database` names the privilege this "
+                         "role lacks and the GRANT that gives it") from exc
             raise
 
     @property

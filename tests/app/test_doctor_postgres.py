@@ -88,3 +88,115 @@ def test_a_stopped_server_is_the_reach_finding(cli: CliRunner, wardian_home: Pat
     assert "Connection refused" in problem["message"]
     assert f"pg_isready -h 127.0.0.1 -p {stopped.port}" in problem["fix"]
     assert "s3cret" not in output
+
+
+def test_a_wrong_password_is_the_login_finding_without_the_password(
+        cli: CliRunner, wardian_home: Path, pg_cluster: Any, pg_url: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    name = f"p_{uuid.uuid4().hex[:10]}"
+    pg_cluster.create_role(name, password="right-one")
+    try:
+        _use(monkeypatch, _as(pg_url, name, "Wr0ngPassw0rd"))
+        code, findings, output = _doctor(cli)
+        (problem,) = _problems(findings)
+        assert code == 1
+        assert problem["message"].startswith(
+            f"the PostgreSQL server at 127.0.0.1:{pg_cluster.port} refuses the login of "
+            f"role {name!r}")
+        assert "password authentication failed" in problem["message"]
+        assert f'ALTER ROLE "{name}" LOGIN PASSWORD' in problem["fix"]
+        assert "Wr0ngPassw0rd" not in output and "right-one" not in output
+        # The same password as a URL parameter is hidden as well.
+        _use(monkeypatch, f"{_as(pg_url, name)}?password=Wr0ngPassw0rd")
+        code, findings, output = _doctor(cli)
+        assert code == 1 and "refuses the login" in _problems(findings)[0]["message"]
+        assert "Wr0ngPassw0rd" not in output
+    finally:
+        pg_cluster.drop_role(name)
+
+
+def test_a_database_that_does_not_exist(cli: CliRunner, wardian_home: Path,
+                                        pg_cluster: Any,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    _use(monkeypatch, pg_cluster.url("no_such_db"))
+    code, findings, _ = _doctor(cli)
+    (problem,) = _problems(findings)
+    assert code == 1
+    assert problem["message"].startswith(
+        f"the database 'no_such_db' does not exist on the PostgreSQL server at "
+        f"127.0.0.1:{pg_cluster.port}")
+    assert (f"createdb -h 127.0.0.1 -p {pg_cluster.port} -O wardian no_such_db"
+            in problem["fix"])
+
+
+def test_a_role_without_create_is_told_the_grant(cli: CliRunner, wardian_home: Path,
+                                                 pg_cluster: Any, pg_url: str, role: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import psycopg
+
+    _use(monkeypatch, pg_url)
+    _set_up(cli)  # the schemas, owned by the cluster's superuser
+    database = pg_url.rsplit("/", 1)[1]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for schema in ("memory", "state"):
+            conn.execute(f'GRANT USAGE ON SCHEMA {schema} TO "{role}"'.encode())
+    _use(monkeypatch, _as(pg_url, role))
+    res = invoke(cli, "agent", "list")  # what the role cannot do is what doctor reports
+    assert res.exit_code != 0 and "permission denied" in res.output
+    code, findings, _ = _doctor(cli)
+    problems = {p["subject"]: p for p in _problems(findings)}
+    assert code == 1
+    assert set(problems) == {f"database {database}", "schema memory", "schema state"}
+    assert problems[f"database {database}"]["fix"].endswith(
+        f'`GRANT CREATE ON DATABASE "{database}" TO "{role}";`')
+    assert f'GRANT CREATE ON SCHEMA "memory" TO "{role}";' in problems["schema memory"]["fix"]
+
+    grants = [p["fix"].split("`")[1] for p in problems.values()]
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # the fixes, as printed
+        for grant in grants:
+            conn.execute(grant.encode())
+    code, findings, _ = _doctor(cli)
+    problems = {p["subject"]: p for p in _problems(findings)}
+    # Still not the owner of the tables, which the migrations alter.
+    assert set(problems) == {"schema memory", "schema state"}
+    assert all("does not own the tables" in p["message"] for p in problems.values())
+    grants = [p["fix"].split("`")[1] for p in problems.values()]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for grant in sorted(set(grants)):
+            conn.execute(grant.encode())
+    code, findings, _ = _doctor(cli)
+    assert code == 0 and not _problems(findings), findings
+    res = invoke(cli, "agent", "list")
+    assert res.exit_code == 0, res.output
+
+
+def test_a_server_older_than_wardian_supports(cli: CliRunner, wardian_home: Path,
+                                              pg_url: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import psycopg
+
+    from wardian import _pg
+
+    with psycopg.connect(pg_url) as conn:
+        major = int(conn.execute("SHOW server_version_num").fetchone()[0]) // 10000
+    _use(monkeypatch, pg_url)
+    monkeypatch.setattr(_pg, "MIN_SERVER_VERSION", major + 1)  # this server is then too old
+    code, findings, _ = _doctor(cli)
+    (problem,) = [p for p in _problems(findings) if "older than" in p["message"]]
+    assert code == 1
+    assert f"(PostgreSQL {major + 1} or newer)" in problem["message"]
+    assert f"upgrade the server to PostgreSQL {major + 1}" in problem["fix"]
+
+
+def test_migrations_behind_this_wardian_are_named(cli: CliRunner, wardian_home: Path,
+                                                  pg_url: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.pg_memory import records_at_migration
+    from wardian.memory.schema_pg import POSTGRES_MIGRATIONS
+
+    records_at_migration(pg_url, 1, [])
+    _use(monkeypatch, pg_url)
+    code, findings, _ = _doctor(cli)
+    (behind,) = [f for f in findings if "behind this Wardian" in f["message"]]
+    assert code == 0 and behind["status"] == "warning"
+    assert f"memory: {POSTGRES_MIGRATIONS[1].name}" in behind["message"]

@@ -85,7 +85,7 @@ def test_a_stopped_server_is_the_reach_finding(cli: CliRunner, wardian_home: Pat
     assert code == 1
     assert problem["message"].startswith(
         f"no PostgreSQL server can be reached at 127.0.0.1:{stopped.port}")
-    assert "Connection refused" in problem["message"]
+    assert problem["message"].endswith(": Connection refused")  # libpq's advice: the fix's
     assert f"pg_isready -h 127.0.0.1 -p {stopped.port}" in problem["fix"]
     assert "s3cret" not in output
 
@@ -125,6 +125,7 @@ def test_a_database_that_does_not_exist(cli: CliRunner, wardian_home: Path,
     assert problem["message"].startswith(
         f"the database 'no_such_db' does not exist on the PostgreSQL server at "
         f"127.0.0.1:{pg_cluster.port}")
+    assert problem["message"].endswith(': database "no_such_db" does not exist')
     assert (f"createdb -h 127.0.0.1 -p {pg_cluster.port} -O wardian no_such_db"
             in problem["fix"])
 
@@ -178,7 +179,7 @@ def test_a_server_older_than_wardian_supports(cli: CliRunner, wardian_home: Path
     from wardian import _pg
 
     with psycopg.connect(pg_url) as conn:
-        major = int(conn.execute("SHOW server_version_num").fetchone()[0]) // 10000
+        major = conn.info.server_version // 10000
     _use(monkeypatch, pg_url)
     monkeypatch.setattr(_pg, "MIN_SERVER_VERSION", major + 1)  # this server is then too old
     code, findings, _ = _doctor(cli)
@@ -192,6 +193,7 @@ def test_migrations_behind_this_wardian_are_named(cli: CliRunner, wardian_home: 
                                                   pg_url: str,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.pg_memory import records_at_migration
+
     from wardian.memory.schema_pg import POSTGRES_MIGRATIONS
 
     records_at_migration(pg_url, 1, [])

@@ -1,12 +1,15 @@
 """``wardian doctor`` check ``database``: which database the installation uses and, for
-PostgreSQL, whether it can be used: the configured URL, the ``postgres`` extra, the server,
-the ``memory`` and ``state`` schemas with their migrations. The other checks read that
-database as they read the SQLite files (``memory-history`` verifies its records).
+PostgreSQL, whether it can be used: the configured URL, the ``postgres`` extra, the server
+(reached, the login accepted, the database there: each refusal its own fix), its version
+against `wardian._pg.MIN_SERVER_VERSION`, the privileges the role needs, the ``memory`` and
+``state`` schemas with their migrations. The other checks read that database as they
+read the SQLite files (``memory-history`` verifies its records).
 
 Read-only like every doctor check: one connection of its own whose transactions are
 read-only (``default_transaction_read_only``), nothing created or migrated. Every problem
 makes ``wardian doctor`` exit 1 with the fix beside it (a bad URL, a missing extra, an
-unreachable server, a schema newer than this Wardian, records that do not verify).
+unreachable server, a server too old, a privilege missing, a schema newer than this
+Wardian, records that do not verify).
 """
 
 from __future__ import annotations
@@ -101,7 +104,11 @@ def _postgres(url: str, shown: str) -> Iterator[Finding]:
                 fix="any wardian command creates them, e.g. `wardian agent list`; or copy "
                     f"an installation in: `wardian db migrate --to '{shown}'`")
         yield from _privileges(state, sorted(schemas), shown)
-        yield from _migrations(state, sorted(schemas), shown)
+        # A schema the role may not use cannot be read (its finding above says so).
+        readable = [schema for schema in sorted(schemas) if state.execute(
+            "SELECT has_schema_privilege(?, 'USAGE')", (schema,)).fetchone()[0]]
+        if readable or not schemas:
+            yield from _migrations(state, readable, shown)
         if "state" in schemas:
             yield from _waiting_events(state)
 
@@ -128,7 +135,9 @@ def _unreachable(url: str, shown: str, message: str) -> Finding:
     from wardian._pg import connect_failure, redact_url
 
     user, host, port, database = _url_parts(url)
-    reason = redact_url(message.rpartition(" failed: ")[2].strip() or message)
+    # libpq's reason, less its severity and the advice line under it (the fix says more).
+    said = (message.rpartition(" failed: ")[2] or message).strip().splitlines()[0]
+    reason = " ".join(redact_url(said.removeprefix("FATAL:")).split())
     kind = connect_failure(message)
     if kind == "database":
         return Finding.problem(

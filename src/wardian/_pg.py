@@ -52,6 +52,7 @@ __all__ = [
     "ENV_URL",
     "MIN_SERVER_VERSION",
     "URL_FILE",
+    "ConnectError",
     "PgConnection",
     "PgRow",
     "close_pools",
@@ -149,6 +150,11 @@ def redact_url(url: str) -> str:
     return re.sub(r"([?&]password=)[^&#]*", r"\1***", url, flags=re.IGNORECASE)
 
 
+class ConnectError(StoreError):
+    """The server cannot be reached or refused the connection (`connect_failure` of the
+    message says why): the database cannot be used at all."""
+
+
 def connect_failure(message: str) -> str:
     """Why libpq refused a connection, from its message (psycopg gives no SQLSTATE for
     one): ``auth`` (wrong password, unknown role, a role that may not log in, no
@@ -192,7 +198,7 @@ def _pool(url: str) -> psycopg_pool.ConnectionPool[Any]:
             try:
                 psycopg.connect(url, connect_timeout=10).close()
             except psycopg.Error as exc:
-                raise StoreError(
+                raise ConnectError(
                     f"cannot connect to PostgreSQL at {redact_url(url)}: "
                     f"{redact_url(str(exc).strip())}",
                     hint="check that the server runs and accepts this user "
@@ -238,7 +244,7 @@ def _connect_own(url: str, *, read_only: bool = False,
         return psycopg.connect(url, autocommit=True, connect_timeout=10, options=options,
                                **named)
     except psycopg.Error as exc:
-        raise StoreError(
+        raise ConnectError(
             f"cannot connect to PostgreSQL at {redact_url(url)}: "
             f"{redact_url(str(exc).strip())}",
             hint="check that the server runs and accepts this user (pg_isready)") from exc
@@ -524,7 +530,7 @@ class PgConnection:
         try:
             self._conn = self._pool.getconn(timeout=15)
         except Exception as exc:  # PoolTimeout wraps the libpq refusal
-            raise StoreError(
+            raise ConnectError(
                 f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}",
                 hint="check that the server runs and accepts this user "
                      f"(pg_isready), or unset {ENV_URL} to use the local SQLite files",

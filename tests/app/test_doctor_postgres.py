@@ -89,6 +89,15 @@ def test_a_stopped_server_is_the_reach_finding(cli: CliRunner, wardian_home: Pat
     assert f"pg_isready -h 127.0.0.1 -p {stopped.port}" in problem["fix"]
     assert "s3cret" not in output
 
+    # Every check: the reason once, in the database check; the others point at it.
+    res = invoke(cli, "doctor", "--json")
+    assert res.exit_code == 1 and "s3cret" not in res.output
+    checks = {c["name"]: c["findings"] for c in json.loads(res.stdout)["checks"]}
+    assert [f["message"] for f in checks.pop("database")] == [problem["message"]]
+    others = [f for findings in checks.values() for f in _problems(findings)]
+    assert others and all(f["message"].startswith("not checked: the PostgreSQL database")
+                          for f in others), others
+
 
 def test_a_wrong_password_is_the_login_finding_without_the_password(
         cli: CliRunner, wardian_home: Path, pg_cluster: Any, pg_url: str,

@@ -124,6 +124,45 @@ class Cluster:
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'.encode())
 
+    def create_role(self, name: str, *, password: str | None = None) -> None:
+        """A login role `name` with no privileges beyond PUBLIC's; with `password`, one
+        the server asks that password of (a ``pg_hba.conf`` line for it alone, ahead of
+        the trust line every other role logs in by)."""
+        import time
+
+        import psycopg
+
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'CREATE ROLE "{name}" LOGIN'.encode())
+            if password is not None:
+                conn.execute(f"ALTER ROLE \"{name}\" PASSWORD '{password}'".encode())
+        if password is None:
+            return
+        hba = self.data / "pg_hba.conf"
+        hba.write_text(f"host all {name} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
+        self._run("pg_ctl", "reload", "-D", str(self.data))
+        wrong = f"postgresql://{name}:not-{password}@127.0.0.1:{self.port}/postgres"
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the reload is signalled, not waited for
+            try:
+                psycopg.connect(wrong, connect_timeout=5).close()
+            except psycopg.OperationalError:
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"the server did not start asking {name} for a password")
+
+    def drop_role(self, name: str, *databases: str) -> None:
+        """Drop the role `name`, first what it owns or was granted in each of `databases`
+        (the URLs `url` or `create_database` gave)."""
+        import psycopg
+
+        for url in databases:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f'DROP OWNED BY "{name}"'.encode())
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{name}"'.encode())
+            conn.execute(f'DROP ROLE "{name}"'.encode())
+
     def stop(self) -> None:
         """Stop the server at once and remove its folder."""
         self._run("pg_ctl", "stop", "-D", str(self.data), "-m", "immediate", "-w")

@@ -59,6 +59,23 @@ def test_url_validation_and_selection(wardian_home: Path, monkeypatch: pytest.Mo
     (wardian_home / "database.url").write_text("postgresql://u:s3cret@db.example/w\n")
     assert configured_url() == "postgresql://u:s3cret@db.example/w"
     assert redact_url("postgresql://u:s3cret@db.example/w") == "postgresql://u:***@db.example/w"
+    assert redact_url("postgresql://u@db.example/w?sslmode=require&password=s3cret") == (
+        "postgresql://u@db.example/w?sslmode=require&password=***")
+
+
+def test_connect_failure_reads_libpq_reasons() -> None:
+    from wardian._pg import connect_failure
+
+    at = 'connection failed: connection to server at "controller.example", port 5432 failed: '
+    assert connect_failure(at + "Connection refused\n\tIs the server running") == "reach"
+    assert connect_failure("failed to resolve host 'db': Name or service not known") == "reach"
+    assert connect_failure(at + 'FATAL:  password authentication failed for user "u"') == "auth"
+    assert connect_failure(at + 'FATAL:  role "ghost" does not exist') == "auth"
+    assert connect_failure(at + 'FATAL:  role "u" is not permitted to log in') == "auth"
+    assert connect_failure(at + "fe_sendauth: no password supplied") == "auth"
+    assert connect_failure(at + 'FATAL:  no pg_hba.conf entry for host "10.0.0.2"') == "auth"
+    assert connect_failure(at + 'FATAL:  database "w" does not exist') == "database"
+    assert connect_failure(at + "FATAL:  permission denied for database \"w\"") == "denied"
 
 
 def test_unreachable_server_is_a_clear_store_error(wardian_home: Path,

@@ -50,11 +50,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENV_URL",
+    "MIN_SERVER_VERSION",
     "URL_FILE",
+    "ConnectError",
     "PgConnection",
     "PgRow",
     "close_pools",
     "configured_url",
+    "connect_failure",
     "is_postgres_url",
     "redact_url",
     "translate",
@@ -68,6 +71,10 @@ ENV_URL = ENV_DATABASE_URL
 # settings-level config that `wardian settings` cannot hold: settings live in the database).
 
 SCHEMES = ("postgresql", "postgres")
+MIN_SERVER_VERSION = 14
+"""The oldest PostgreSQL major version Wardian runs on: the stemmer of the ``memory``
+schema's full-text index calls ``string_to_table`` (new in 14); the triggers'
+``EXECUTE FUNCTION`` needs 11, the identity keys 10."""
 INSTALL_HINT = "install the PostgreSQL extra: pip install 'wardian[postgres]'"
 
 
@@ -137,8 +144,33 @@ def validate_url(url: str, *, where: str = "--to") -> str:
 
 
 def redact_url(url: str) -> str:
-    """`url` with any password replaced by ``***`` (for messages and logs)."""
-    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+    """`url` with any password replaced by ``***`` (for messages and logs): the one after
+    the user name and a ``password=`` parameter."""
+    url = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", url, flags=re.IGNORECASE)
+
+
+class ConnectError(StoreError):
+    """The server cannot be reached or refused the connection (`connect_failure` of the
+    message says why): the database cannot be used at all."""
+
+
+def connect_failure(message: str) -> str:
+    """Why libpq refused a connection, from its message (psycopg gives no SQLSTATE for
+    one): ``auth`` (wrong password, unknown role, a role that may not log in, no
+    ``pg_hba.conf`` line), ``database`` (the database does not exist), ``denied`` (no
+    CONNECT on it), else ``reach`` (refused, unknown host, timed out: no server answers)."""
+    # Past the "connection to server at HOST" prefix, which names hosts, not reasons.
+    text = message.lower().rpartition(" failed: ")[2] or message.lower()
+    if "database" in text and "does not exist" in text:
+        return "database"
+    if "permission denied for database" in text:
+        return "denied"
+    if any(words in text for words in (
+            "authentication failed", "no password supplied", 'role "', "pg_hba.conf",
+            "not permitted to log in")):
+        return "auth"
+    return "reach"
 
 
 # --- the pool --------------------------------------------------------------------------
@@ -166,7 +198,7 @@ def _pool(url: str) -> psycopg_pool.ConnectionPool[Any]:
             try:
                 psycopg.connect(url, connect_timeout=10).close()
             except psycopg.Error as exc:
-                raise StoreError(
+                raise ConnectError(
                     f"cannot connect to PostgreSQL at {redact_url(url)}: "
                     f"{redact_url(str(exc).strip())}",
                     hint="check that the server runs and accepts this user "
@@ -212,7 +244,7 @@ def _connect_own(url: str, *, read_only: bool = False,
         return psycopg.connect(url, autocommit=True, connect_timeout=10, options=options,
                                **named)
     except psycopg.Error as exc:
-        raise StoreError(
+        raise ConnectError(
             f"cannot connect to PostgreSQL at {redact_url(url)}: "
             f"{redact_url(str(exc).strip())}",
             hint="check that the server runs and accepts this user (pg_isready)") from exc
@@ -498,7 +530,7 @@ class PgConnection:
         try:
             self._conn = self._pool.getconn(timeout=15)
         except Exception as exc:  # PoolTimeout wraps the libpq refusal
-            raise StoreError(
+            raise ConnectError(
                 f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}",
                 hint="check that the server runs and accepts this user "
                      f"(pg_isready), or unset {ENV_URL} to use the local SQLite files",
@@ -514,8 +546,15 @@ class PgConnection:
                 finally:
                     cur.execute("SELECT pg_advisory_unlock(%s)", (schema_lock_key("ddl"),))
                 cur.execute(f'SET search_path TO "{schema}"')
-        except Exception:
+        except Exception as exc:
             self._pool.putconn(self._conn)
+            import psycopg
+
+            if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+                raise StoreError(
+                    f"cannot open the schema {schema} at {redact_url(url)}: {exc}",
+                    hint="`wardian doctor --check database` names the privilege this "
+                         "role lacks and the GRANT that gives it") from exc
             raise
 
     @property

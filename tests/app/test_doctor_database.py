@@ -50,7 +50,7 @@ def test_an_unreachable_server_is_a_problem_without_the_password(
     code, findings = _database(cli)
     (problem,) = _problems(findings)
     assert code == 1
-    assert "cannot connect to PostgreSQL" in problem["message"]
+    assert "no PostgreSQL server can be reached" in problem["message"]
     assert "pg_isready" in problem["fix"]
     assert "s3cret" not in json.dumps(findings)
 

@@ -286,6 +286,13 @@ def _run_checks(ctx: DoctorContext, names: list[str], report: DoctorReport) -> N
         try:
             report.findings.extend(check.run(ctx))
         except WardianError as exc:  # e.g. a store older than this Wardian (read-only here)
+            if name != "database" and _unusable_database(ctx, exc):
+                # The database check says why (refused, login, missing) once, with its fix.
+                report.findings.append(Finding.problem(
+                    name, "not checked: the PostgreSQL database cannot be used (the "
+                    "Database check says why)",
+                    fix="the fix of the Database check (`wardian doctor --check database`)"))
+                continue
             report.findings.append(Finding.problem(
                 name, exc.message, fix=exc.hint or "`WARDIAN_DEBUG=1 wardian doctor` says more"))
         except Exception as exc:  # one broken check must not hide the others
@@ -302,6 +309,16 @@ def _run_checks(ctx: DoctorContext, names: list[str], report: DoctorReport) -> N
             report.findings.append(Finding.problem(
                 name, f"the check itself failed: {type(exc).__name__}: {exc}",
                 fix="report this with the output of `WARDIAN_DEBUG=1 wardian doctor`"))
+
+
+def _unusable_database(ctx: DoctorContext, exc: WardianError) -> bool:
+    """Whether `exc` is the configured PostgreSQL server refusing the connection or not
+    answering (`wardian._pg.ConnectError`; that module is loaded only with a URL)."""
+    if ctx.url is None:
+        return False
+    from wardian._pg import ConnectError
+
+    return isinstance(exc, ConnectError)
 
 
 # --- the core checks ----------------------------------------------------------------------

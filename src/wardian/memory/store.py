@@ -661,11 +661,7 @@ class MemoryStore:
         # A process that has NumPy loaded already (a long-running server, after its
         # first large scope) uses it at any size: a pure-Python scan is slow per row.
         if len(rows) > _NUMPY_FROM or (rows and "numpy" in sys.modules):
-            # One BLAS thread: a matrix-vector product gains nothing from more, and idle
-            # OpenBLAS threads spin (4x the CPU here). Only if NumPy is not loaded yet.
-            for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-                os.environ.setdefault(name, "1")
-            import numpy as np  # only for big sets: its import is costly
+            np = vector_file.numpy()  # only for big sets: its import is costly
 
             # The stored float16 rows as they are: only what a query scans is converted.
             full = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
@@ -733,8 +729,9 @@ class MemoryStore:
             spread = math.sqrt(sum((x - mean) ** 2 for x in scores) / len(scores))
             best: Any = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:depth]
         else:
-            import numpy as np
+            from wardian.memory.vector_file import numpy
 
+            np = numpy()
             query = np.asarray(vector, dtype=np.float32)
             mean = float(matrix.means @ query)
             spread = math.sqrt(max(float(query @ matrix.cov @ query), 0.0))

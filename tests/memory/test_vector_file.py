@@ -123,3 +123,28 @@ def test_a_small_scope_writes_no_file(wardian_home: Path) -> None:
     _fill(store, 40)
     assert _answer(store, QUERIES[0])
     assert _files(store) == []
+
+
+def test_a_process_mapping_the_file_runs_numpy_on_one_blas_thread(wardian_home: Path) -> None:
+    """A one-query process that maps a scope's file (the first place it imports NumPy)
+    does not start OpenBLAS's thread pool: the threads cost such a process more CPU than
+    its search. A fresh interpreter without the variables set, on a real file."""
+    import os
+    import subprocess
+    import sys
+
+    store = MemoryStore()
+    _fill(store, _NUMPY_FROM + 100)
+    _answer(store, QUERIES[0])
+    assert _files(store), "no file was written"
+    script = (
+        "import os, sys\n"
+        "from wardian.memory.store import MemoryStore\n"
+        f"MemoryStore().recall({AGENT!r}, {QUERIES[0]!r}, limit=10)\n"
+        "assert 'numpy' in sys.modules\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))\n")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["1", "1"], done.stdout

@@ -20,7 +20,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["index_problems", "lexical_candidates", "prefix_filter"]
+__all__ = ["index_problems", "lexical_candidates", "prefix_filter", "terms_held"]
 
 _QUERY = "fts_query(?)"
 """A query word as the schema's trigger indexes words (`wardian.memory.schema_pg`)."""
@@ -62,7 +62,7 @@ def prefix_filter(words: Sequence[str]) -> tuple[str, list[Any]]:
 def lexical_candidates(
     conn: sqlite3.Connection, terms: Sequence[str], *, where: str, params: Sequence[Any],
     depth: int, exact_postings: int,
-) -> tuple[dict[int, Any], int]:
+) -> tuple[dict[int, Any], int, dict[str, float]]:
     """`MemoryStore._lexical_candidates` on PostgreSQL, in two round trips whatever the
     query (the SQLite version's dozen small queries each cost one here).
 
@@ -76,9 +76,9 @@ def lexical_candidates(
        are two or more of them (or only those), and for each of these candidates which
        of the query's terms it holds.
 
-    Returns what `MemoryStore._lexical_candidates` returns: the candidates by rowid and
-    how many of `terms` no record contains. Same selection and scores as SQLite (FTS5
-    ``bm25()``: `_score`).
+    Returns what `MemoryStore._lexical_candidates` returns: the candidates by rowid, how
+    many of `terms` no record contains and the idf weight of each term some record holds.
+    Same selection and scores as SQLite (FTS5 ``bm25()``: `_score`).
     """
     from wardian.memory.ranking import Candidate, coverage, idf
 
@@ -99,7 +99,7 @@ def lexical_candidates(
     known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
     unknown = len(terms) - len(known)
     if not known:
-        return {}, unknown
+        return {}, unknown, {}
     weights = {t: idf(freq[t], total) for t in known}
     rare: list[str] = []
     used = 0
@@ -166,7 +166,20 @@ def lexical_candidates(
         candidate.coverage = coverage([weights[t] for t in holds_terms], every_weight,
                                       unknown=unknown)
         candidate.held = {t: weights[t] for t in holds_terms}
-    return found, unknown
+    return found, unknown, weights
+
+
+def terms_held(conn: sqlite3.Connection, rowids: Sequence[int], terms: Sequence[str]
+               ) -> dict[int, set[str]]:
+    """`MemoryStore._terms_held` on PostgreSQL: which of `terms` each record of `rowids`
+    holds (its ``tsvector`` against each word, as `lexical_candidates` asks)."""
+    holds = ", ".join([f"r.fts @@ {_QUERY}"] * len(terms))
+    held: dict[int, set[str]] = {}
+    for rid, *flags in conn.execute(
+            f"SELECT r.rowid, {holds} FROM records r WHERE r.rowid = ANY(?::bigint[])",
+            [*terms, [int(r) for r in rowids]]):
+        held[int(rid)] = {t for t, h in zip(terms, flags, strict=True) if h}
+    return held
 
 
 def index_problems(conn: sqlite3.Connection) -> list[str]:

@@ -221,6 +221,7 @@ class MemoryStore:
         self.db = db if db is not None else MemoryDB.open(path or memory_db_path())
         self.path = path or self.db.path
         self.conn: sqlite3.Connection = self.db.conn
+        self._held_db: sqlite3.Connection | None = None
         self._embedder: Embedder | _Unset | None = UNSET
         self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, ...]]] = {}
         self._vectors_query: dict[tuple[str, str | None], int] = {}
@@ -229,6 +230,9 @@ class MemoryStore:
 
     def close(self) -> None:
         """Let go of the store; the connection belongs to the file's `MemoryDB` (shared)."""
+        if self._held_db is not None:
+            self._held_db.close()
+            self._held_db = None
 
     # --- reading ---------------------------------------------------------------------
 
@@ -491,16 +495,67 @@ class MemoryStore:
             return Considered([], terms=0, unknown=0, semantic=False)
         self._queries += 1
         depth = max(30, 3 * limit)
-        candidates, unknown = self._lexical_candidates(
+        candidates, unknown, weights = self._lexical_candidates(
             agent_id, terms, workspace=workspace, depth=depth)
         embedder = self.embedder()
         vector = (embedder.embed(semantic_query(query, workspace))
                   if embedder is not None else None)
         margin = None
         if vector is not None:
+            lexical = set(candidates)
             margin = self._semantic_candidates(agent_id, workspace, vector, depth, candidates)
+            self._cover(candidates, [rid for rid in candidates if rid not in lexical],
+                        weights, unknown)
         return Considered(builtins.list(candidates.values()), terms=len(terms),
                           unknown=unknown, semantic=vector is not None, margin=margin)
+
+    def _cover(self, found: dict[int, Candidate], rowids: Sequence[int],
+               weights: dict[str, float], unknown: int) -> None:
+        """Give the candidates of `rowids` (found by meaning) the coverage and held words
+        that lexical candidates have (`weights`: idf of each query word some record
+        holds): coverage is the record's, however it was found. Costs a look at these
+        records alone, never a word's posting list."""
+        if not rowids or not weights:
+            return
+        from wardian.memory.ranking import coverage
+
+        terms = builtins.list(weights)
+        if self.db.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            held = fulltext_pg.terms_held(self.conn, rowids, terms)
+        else:
+            held = self._terms_held(rowids, terms)
+        every = builtins.list(weights.values())
+        for rid in rowids:
+            holds = [t for t in terms if t in held.get(rid, ())]
+            found[rid].coverage = coverage([weights[t] for t in holds], every, unknown=unknown)
+            found[rid].held = {t: weights[t] for t in holds}
+
+    def _terms_held(self, rowids: Sequence[int], terms: Sequence[str]
+                    ) -> dict[int, set[str]]:
+        """Which of `terms` each record of `rowids` holds, as ``records_fts`` matches them:
+        the records are indexed again, alone, in a private in-memory FTS5 table of the same
+        tokenizer (asking ``records_fts`` row by row costs a seek per row and word)."""
+        if self._held_db is None:
+            self._held_db = sqlite3.connect(":memory:")
+            self._held_db.execute(
+                "CREATE VIRTUAL TABLE held USING fts5(text, evidence,"
+                " tokenize='porter unicode61')")
+        side = self._held_db
+        marks = ",".join("?" * len(rowids))
+        rows = self.conn.execute(
+            f"SELECT rowid, text, evidence FROM records WHERE rowid IN ({marks})",
+            builtins.list(rowids)).fetchall()
+        side.execute("DELETE FROM held")
+        side.executemany("INSERT INTO held (rowid, text, evidence) VALUES (?, ?, ?)",
+                         [tuple(r) for r in rows])
+        held: dict[int, set[str]] = {}
+        for term in terms:
+            for (rid,) in side.execute("SELECT rowid FROM held WHERE held MATCH ?",
+                                       (_phrase(term),)):
+                held.setdefault(int(rid), set()).add(term)
+        return held
 
     # --- semantic recall ----------------------------------------------------------------
 
@@ -661,11 +716,7 @@ class MemoryStore:
         # A process that has NumPy loaded already (a long-running server, after its
         # first large scope) uses it at any size: a pure-Python scan is slow per row.
         if len(rows) > _NUMPY_FROM or (rows and "numpy" in sys.modules):
-            # One BLAS thread: a matrix-vector product gains nothing from more, and idle
-            # OpenBLAS threads spin (4x the CPU here). Only if NumPy is not loaded yet.
-            for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-                os.environ.setdefault(name, "1")
-            import numpy as np  # only for big sets: its import is costly
+            np = vector_file.numpy()  # only for big sets: its import is costly
 
             # The stored float16 rows as they are: only what a query scans is converted.
             full = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
@@ -733,8 +784,9 @@ class MemoryStore:
             spread = math.sqrt(sum((x - mean) ** 2 for x in scores) / len(scores))
             best: Any = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:depth]
         else:
-            import numpy as np
+            from wardian.memory.vector_file import numpy
 
+            np = numpy()
             query = np.asarray(vector, dtype=np.float32)
             mean = float(matrix.means @ query)
             spread = math.sqrt(max(float(query @ matrix.cov @ query), 0.0))
@@ -792,12 +844,12 @@ class MemoryStore:
 
     def _lexical_candidates(
         self, agent_id: str, terms: Sequence[str], *, workspace: str | None, depth: int
-    ) -> tuple[dict[int, Candidate], int]:
+    ) -> tuple[dict[int, Candidate], int, dict[str, float]]:
         """Up to about 2 x `depth` records matching `terms`, by rowid, with their coverage
         (`wardian.memory.ranking.coverage`: the idf-weighted share of the query's terms
         each contains) and BM25 where it was computed (the rarest words); and how many of
         `terms` no record in the store (any agent or scope: word statistics, not rows)
-        contains.
+        contains; and the idf weight of each of `terms` some record holds.
 
         Cost is bounded at any store size: BM25, whose idf walks each word's
         whole posting list, ranks only the rarest words (`RECALL_EXACT_POSTINGS` postings
@@ -829,7 +881,7 @@ class MemoryStore:
         known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
         unknown = len(terms) - len(known)
         if not known:
-            return {}, unknown
+            return {}, unknown, {}
         weights = {t: idf(freq[t], total) for t in known}
         rare: builtins.list[str] = []
         used = 0
@@ -863,7 +915,7 @@ class MemoryStore:
                 holding_all.add(rid)
                 found.setdefault(rid, Candidate(rid, updated_at=r["updated_at"]))
         if not found:
-            return found, unknown
+            return found, unknown, weights
         # Which words each candidate holds, from posting lists no longer than the rare
         # words' (a common word's only where it meets them).
         rows_of: dict[str, Container[int]] = {
@@ -876,7 +928,7 @@ class MemoryStore:
                      or (rid in holding_all and t in common)]
             candidate.coverage = coverage([weights[t] for t in holds], every, unknown=unknown)
             candidate.held = {t: weights[t] for t in holds}
-        return found, unknown
+        return found, unknown, weights
 
     def _warm(self, agent_id: str, workspace: str | None
               ) -> tuple[TermStats, Mapping[int, str]] | None:

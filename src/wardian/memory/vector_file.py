@@ -36,12 +36,24 @@ from wardian._fs import open_private, private_dir
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load", "save",
-           "scope_key"]
+__all__ = ["RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load", "numpy",
+           "save", "scope_key"]
 
 _MAGIC = b"WVS1\n"
 _ALIGN = 64
 _ARRAYS = ("rowids", "stamps", "full", "head", "means", "cov")
+
+
+def numpy() -> Any:
+    """NumPy, imported with one BLAS thread unless the environment already chose: a
+    matrix-vector product gains nothing from more, and OpenBLAS starting and spinning
+    its idle threads costs a one-query process more CPU than the search itself. Every
+    import of NumPy by memory recall goes through here (the first one decides)."""
+    for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+    import numpy as np
+
+    return np
 
 
 class VectorSet:
@@ -70,8 +82,7 @@ class RowIndex(Mapping[int, int]):
 
     def get(self, rowid: object, default: Any = None) -> Any:
         """The row index of `rowid`, or `default`."""
-        import numpy as np
-
+        np = numpy()
         if not isinstance(rowid, int):
             return default
         i = int(np.searchsorted(self._rowids, rowid))
@@ -166,8 +177,7 @@ def load(folder: Path, name: str, scope: str) -> VectorSet | None:
             view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
-    import numpy as np
-
+    np = numpy()
     try:
         if view[:len(_MAGIC)] != _MAGIC:
             return None
@@ -193,7 +203,7 @@ def save(folder: Path, name: str, scope: str, vectors: VectorSet) -> None:
     and remove the scope's other files. Best effort: a failure to write (a full or
     read-only disk) leaves no partial file and is not raised (recall builds the set again
     next time)."""
-    import numpy as np
+    np = numpy()
 
     arrays = {key: np.ascontiguousarray(getattr(vectors, key)) for key in _ARRAYS}
     layout: dict[str, list[Any]] = {}

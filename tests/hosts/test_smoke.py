@@ -9,14 +9,9 @@ from tests.hosts.endpoint import Reply, Shell
 from tests.hosts.hostcli import Host
 
 PROMPT = "run the scripted command"
-ARGS = {
-    "claude": ["-p", PROMPT, "--model", "claude-sonnet-4-5", "--allowedTools", "Bash"],
-    "gemini": ["-p", PROMPT, "-m", "gemini-2.5-pro", "--yolo"],
-    "codex": ["exec", "--skip-git-repo-check", "--model", "gpt-5.1-codex", PROMPT],
-    "opencode": ["run", "--model", "scripted/scripted-model", PROMPT],
-}
-MODELS = {"claude": "claude-sonnet-4-5", "gemini": "gemini-2.5-pro",
+MODELS = {"claude": "claude-opus-4-5", "gemini": "gemini-2.5-pro",
           "codex": "gpt-5.1-codex", "opencode": "scripted-model"}
+"""The model each host's `Host.prompt_argv` asks for, as the request names it."""
 
 
 @pytest.mark.parametrize("name", ["claude", "gemini", "codex", "opencode"])
@@ -24,7 +19,7 @@ def test_scripted_shell_call_round_trip(name: str, request: pytest.FixtureReques
     host: Host = request.getfixturevalue(f"{name}_host")
     marker = f"smoke-{name}-output"
     host.endpoint.script(Reply(Shell(f"echo {marker}")), Reply("Finished the smoke run."))
-    proc = host.run(*ARGS[name])
+    proc = host.run(argv=host.prompt_argv(PROMPT))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Finished the smoke run." in proc.stdout
     main = host.endpoint.main_requests

@@ -21,6 +21,7 @@ Maintenance flow (spec "Operator maintenance in Garden"):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,18 @@ class CsrfRefused(WardianError):
     exit_code = EXIT_AUTH
 
 
+def _field(data: Any, name: str) -> str:
+    value = data.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _record_field(data: Any) -> str | None:
+    """The record a plan came from (a record page's control), if it looks like an id."""
+    value = _field(data, "record")
+    return value if value and len(value) <= 64 and all(
+        c in "0123456789abcdef-" for c in value) else None
+
+
 def _status(exc: WardianError) -> int:
     if isinstance(exc, NotFoundError):
         return 404
@@ -74,8 +87,9 @@ def create_app(guard: Guard) -> Any:
         return HTMLResponse(html, status_code=status)
 
     def failure(request: Request, exc: WardianError, **context: Any) -> Response:
+        context.setdefault("back", None)
         return page(request, "error.html.j2", _status(exc), error=exc.render(),
-                    title="Error", **context)
+                    field=getattr(exc, "field", None), title="Error", **context)
 
     async def form(request: Request) -> FormData:
         length = request.headers.get("content-length")
@@ -132,12 +146,17 @@ def create_app(guard: Guard) -> Any:
                     next_link=link(found.page + 1) if found.page < found.pages else None)
 
     async def record(request: Request) -> Response:
-        from wardian.app.garden import record_history, record_marks
+        from wardian.app.garden import KINDS, merge_candidates, record_history, record_marks
 
         # record_history, as `garden memory show|history`: a miss names the operator's list.
         rec, revisions = await run_in_threadpool(record_history, request.path_params["record"])
+        targets = (await run_in_threadpool(merge_candidates, rec)
+                   if rec.status == "active" else [])
+        declined = request.query_params.get("notice") == "declined"
         return page(request, "record.html.j2", title=f"memory {rec.short_id}", record=rec,
-                    revisions=revisions, marks=record_marks(rec))
+                    revisions=revisions, marks=record_marks(rec), kinds=KINDS,
+                    targets=targets,
+                    notice="Declined: nothing was changed." if declined else None)
 
     async def loaded(request: Request) -> Response:
         from wardian.app.garden import loaded_events, resolve_owner
@@ -208,6 +227,21 @@ def create_app(guard: Guard) -> Any:
         owner, name = await _owner(request)
         return maintain_page(request, owner, name)
 
+    def preview_page(request: Request, owner: str, name: str, doc: dict[str, Any],
+                     plan_text: str, record: str | None = None) -> Response:
+        """The preview of a plan (pasted, uploaded, or built by a record page's control):
+        its confirm form carries the plan text on to the one confirm/apply flow."""
+        by_op: dict[int, list[dict[str, Any]]] = {}
+        for conflict in doc["conflicts"]:
+            by_op.setdefault(conflict["operation"], []).append(conflict)
+        existing = doc.get("existing_receipt")
+        return page(request, "preview.html.j2", title=f"{name} · Maintenance preview",
+                    owner=owner, name=name, doc=doc, conflicts_by_op=by_op, plan_text=plan_text,
+                    record_id=record,
+                    replay=bool(existing and existing["preview_digest"] == doc["preview_digest"]),
+                    key_reused=bool(existing
+                                    and existing["preview_digest"] != doc["preview_digest"]))
+
     async def preview(request: Request) -> Response:
         from wardian.app.maintenance import load_bound_bytes, preview_plan
 
@@ -220,15 +254,51 @@ def create_app(guard: Guard) -> Any:
         except WardianError as exc:
             return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
                                  error=exc.render())
-        by_op: dict[int, list[dict[str, Any]]] = {}
-        for conflict in doc["conflicts"]:
-            by_op.setdefault(conflict["operation"], []).append(conflict)
-        existing = doc.get("existing_receipt")
-        return page(request, "preview.html.j2", title=f"{name} · Maintenance preview",
-                    owner=owner, name=name, doc=doc, conflicts_by_op=by_op, plan_text=text,
-                    replay=bool(existing and existing["preview_digest"] == doc["preview_digest"]),
-                    key_reused=bool(existing
-                                    and existing["preview_digest"] != doc["preview_digest"]))
+        return preview_page(request, owner, name, doc, text, _record_field(data))
+
+    # --- the record page's controls: a form → a one-record plan → the same preview ---------
+
+    def record_control(build: Callable[[str, FormData], Any]) -> Callable[[Request], Any]:
+        """A POST handler for one record control: `build(record_id, form)` returns the
+        app layer's `RecordPlan`; its preview goes on to the same confirm and apply."""
+
+        async def control(request: Request) -> Response:
+            from wardian.app.garden import resolve_owner
+            from wardian.app.maintenance import preview_plan
+
+            data = await form(request)
+            ref = request.path_params["record"]
+            try:
+                built = await run_in_threadpool(build, ref, data)
+            except WardianError as exc:
+                return failure(request, exc, back=f"{guard.base}/records/{ref}")
+            owner, name = await run_in_threadpool(
+                lambda: resolve_owner(built.owner_id, allow_removed=False))
+            doc = (await run_in_threadpool(preview_plan, built.plan, owner)).to_json()
+            text = json.dumps(built.document, indent=2, ensure_ascii=False)
+            return preview_page(request, owner, name, doc, text, built.record_id)
+
+        return control
+
+    def _retire(ref: str, data: FormData) -> Any:
+        from wardian.app.garden import retire_from_form
+
+        return retire_from_form(ref, revision=_field(data, "revision"),
+                                reason=_field(data, "reason"))
+
+    def _revise(ref: str, data: FormData) -> Any:
+        from wardian.app.garden import revise_from_form
+
+        return revise_from_form(ref, revision=_field(data, "revision"),
+                                text=_field(data, "text"), kind=_field(data, "kind"),
+                                scope=_field(data, "scope"),
+                                workspace_path=_field(data, "workspace_path"))
+
+    def _merge(ref: str, data: FormData) -> Any:
+        from wardian.app.garden import merge_from_form
+
+        return merge_from_form(ref, revision=_field(data, "revision"),
+                               into=_field(data, "into"), reason=_field(data, "reason"))
 
     async def confirm(request: Request) -> Response:
         from wardian.app.maintenance import confirmation_for, load_bound_bytes
@@ -240,7 +310,8 @@ def create_app(guard: Guard) -> Any:
         shown = confirmation_for(plan, owner)
         return page(request, "confirm.html.j2", title="Confirm apply", owner=owner, name=name,
                     plan_id=shown.plan_id, operation_count=shown.operation_count,
-                    digest_prefix=shown.digest_prefix, plan_text=text)
+                    digest_prefix=shown.digest_prefix, plan_text=text,
+                    record_id=_record_field(data))
 
     async def apply(request: Request) -> Response:
         from wardian.app.maintenance import (
@@ -254,6 +325,7 @@ def create_app(guard: Guard) -> Any:
         data = await form(request)
         raw, source, text = await _plan_bytes(data)
         decision = data.get("decision")
+        record_id = _record_field(data)
         # The backend's own check: only what the dialog showed may be applied.
         confirmed = confirmed_as_shown(decision, (
             data.get("confirm_owner"), data.get("confirm_count"), data.get("confirm_digest")))
@@ -264,6 +336,10 @@ def create_app(guard: Guard) -> Any:
                 lambda: apply_loaded(plan, owner, confirm=confirmed))
         except ApplyAborted as exc:
             declined = decision == "decline"
+            if declined and record_id:  # back where the operator started: the record
+                return RedirectResponse(
+                    f"{guard.base}/records/{record_id}?" + urlencode({"notice": "declined"}),
+                    status_code=303)
             return maintain_page(
                 request, owner, name, plan_text=text, status=200 if declined else 409,
                 notice=("Declined: nothing was changed. Preview the plan again to apply it."
@@ -274,6 +350,8 @@ def create_app(guard: Guard) -> Any:
                                  error=exc.render())
         query = {"key": result.receipt.idempotency_key,
                  "outcome": "replayed" if result.replayed else "applied"}
+        if record_id:
+            query["record"] = record_id
         return RedirectResponse(
             f"{guard.base}/agents/{owner}/maintain/receipt?{urlencode(query)}",
             status_code=303)
@@ -285,7 +363,8 @@ def create_app(guard: Guard) -> Any:
         key = request.query_params.get("key", "")
         report = await run_in_threadpool(lambda: check_receipt(owner, idempotency_key=key))
         return page(request, "receipt.html.j2", title=f"{name} · Receipt", owner=owner,
-                    name=name, report=report, outcome=request.query_params.get("outcome"))
+                    name=name, report=report, outcome=request.query_params.get("outcome"),
+                    record_id=_record_field(request.query_params))
 
     async def check(request: Request) -> Response:
         from wardian.app.maintenance import check_receipt, load_bound_bytes
@@ -324,6 +403,9 @@ def create_app(guard: Guard) -> Any:
         Route("/agents/{agent}/maintain/check-receipt", handler(check), methods=["POST"]),
         Route("/agents/{agent}/maintain/receipt", handler(receipt)),
         Route("/records/{record}", handler(record)),
+        Route("/records/{record}/retire", handler(record_control(_retire)), methods=["POST"]),
+        Route("/records/{record}/revise", handler(record_control(_revise)), methods=["POST"]),
+        Route("/records/{record}/merge", handler(record_control(_merge)), methods=["POST"]),
         Route("/runs", handler(runs)),
         Route("/runs/{run}", handler(run)),
         Route("/invokers", handler(invokers)),

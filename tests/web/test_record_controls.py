@@ -1,0 +1,132 @@
+"""The record page's controls in a real browser: Retire, Revise and Merge into… each build
+a one-record plan, show the same preview (with its digest) and confirmation dialog as a
+pasted plan, change nothing until the operator confirms, and end on the stored receipt;
+the memory store then shows the change with the revision history kept. Screenshots of each
+page (1400×1000) are written under the test's tmp dir."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web._support import Garden, garden_server, get, save, seed_agent
+
+pytestmark = pytest.mark.slow  # a browser per test; `make test-all` (CI) runs them
+
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
+def _history(record_id: str) -> list[Any]:
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return store.history(record_id, agent_id=None)
+    finally:
+        store.close()
+
+
+def _receipts() -> int:
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        return int(store.conn.execute(
+            "SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0])
+    finally:
+        store.close()
+
+
+def _cli_show(home: Path, record_id: str) -> dict[str, Any]:
+    """``wardian garden memory show ID --json`` through the real CLI."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    env["WARDIAN_HOME"] = str(home)
+    done = subprocess.run(
+        [sys.executable, "-m", "wardian", "garden", "memory", "show", record_id, "--json"],
+        capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    doc: dict[str, Any] = json.loads(done.stdout)
+    return doc
+
+
+def _open_record(page: Any, garden: Garden, record_id: str) -> None:
+    page.goto(garden.url)
+    page.goto(f"{garden.base}/records/{record_id}")
+
+
+def _confirm(page: Any, shots: Path, name: str) -> str:
+    """On the preview: read the digest, open the dialog, check it shows the same digest,
+    confirm; returns the digest prefix."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#conflict-count")).to_have_text("none")
+    digest = page.locator("#digest-prefix").inner_text()
+    assert digest.startswith("sha256:") and len(digest) == len("sha256:") + 12
+    page.screenshot(path=str(shots / f"{name}-preview.png"), full_page=True)
+    page.locator("#apply-button").click()
+    dialog = page.locator("#confirm-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.locator("#confirm-count")).to_have_text("1")
+    expect(dialog.locator("#confirm-digest")).to_have_text(digest)
+    page.screenshot(path=str(shots / f"{name}-dialog.png"), full_page=True)
+    dialog.locator("#confirm-apply").click()
+    expect(page.locator("#outcome")).to_have_text("Applied.")
+    page.screenshot(path=str(shots / f"{name}-receipt.png"), full_page=True)
+    return digest
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = tmp_path / "screenshots"
+    folder.mkdir()
+    return folder
+
+
+def test_retire_from_the_record_page(
+    browser: Any, wardian_home: Path, shots: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    agent = seed_agent("ada")
+    note = save(agent, "Run the e2e suite by hand before each release")
+    with garden_server(wardian_home) as garden:
+        page = browser.new_page(viewport=VIEWPORT)
+        _open_record(page, garden, note.id)
+        page.screenshot(path=str(shots / "record.png"), full_page=True)
+        page.locator("#retire summary").click()
+        page.locator("#retire-reason").fill("Superseded by nightly validation.")
+        page.locator("#retire-button").click()
+
+        # The preview: the plain retirement, Before/After, and nothing changed yet.
+        expect(page.locator("#counts")).to_contain_text("1 (retire 1)")
+        expect(page.locator("main")).to_contain_text("Superseded by nightly validation.")
+        assert get(note.id).status == "active" and _receipts() == 0
+
+        # Decline once: back on the record, nothing changed.
+        page.locator("#apply-button").click()
+        page.locator("#confirm-dialog #decline").click()
+        expect(page.locator("#notice")).to_contain_text("nothing was changed")
+        assert get(note.id).status == "active" and _receipts() == 0
+
+        page.locator("#retire summary").click()
+        page.locator("#retire-reason").fill("Superseded by nightly validation.")
+        page.locator("#retire-button").click()
+        _confirm(page, shots, "retire")
+        expect(page.locator("#receipt")).to_contain_text(note.id)
+        assert _receipts() == 1
+        shown = _cli_show(wardian_home, note.id)
+        assert shown["status"] == "removed"
+        history = _history(note.id)
+        assert len(history) == 2 and history[0].snapshot["status"] == "active"
+        assert history[-1].reason == "Superseded by nightly validation."
+        page.locator("#back-to-record").click()
+        expect(page.locator("#history li.revision")).to_have_count(2)
+        expect(page.locator("#controls")).to_have_count(0)  # a removed record has none
+        page.close()

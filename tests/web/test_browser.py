@@ -108,7 +108,8 @@ def test_operator_walks_memory_and_applies_a_reviewed_plan(
         page.get_by_role("button", name="Filter").click()
         expect(page.locator("#total")).to_have_text("2")
         page.locator(f'li[data-record="{keep.id}"] a.id').click()
-        expect(page.locator("#current-revision")).to_have_text(keep.current_revision_id)
+        expect(page.locator("#current-revision")).to_have_attribute(
+            "data-id", keep.current_revision_id)
         expect(page.locator("#history li.revision")).to_have_count(2)
         expect(page.locator("#history")).to_contain_text("reason: bumped")
         expect(page.locator("#history")).to_contain_text("toolchain file said 1.79")

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KINDS",
     "PAGE_SIZE",
+    "AgentQueue",
     "AgentSummary",
     "FormError",
     "LoadedEvent",
@@ -57,11 +58,13 @@ __all__ = [
     "memory_page",
     "merge_candidates",
     "merge_from_form",
+    "pending_reviews",
     "record_history",
     "record_marks",
     "redacted_json",
     "resolve_owner",
     "retire_from_form",
+    "review_queue",
     "revise_from_form",
     "run_detail",
     "runs_overview",
@@ -645,3 +648,71 @@ def merge_from_form(record_id: str, *, revision: str, into: str, reason: str = "
                            source="(merge form)")
     check_owner(plan, record.agent_id, source="(merge form)")
     return _bound(record, revision, (plan, document))
+
+
+# --- the review queue ----------------------------------------------------------------------
+
+_REVIEW_SOURCE = "wardian.app.reviews"
+"""The memory-review engine's module; once installed it provides ``pending_reviews``."""
+
+
+def pending_reviews(owner_id: str) -> list[dict[str, Any]]:
+    """The owner's memory reviews waiting for the operator, as JSON documents (each with
+    at least ``id``; ``summary`` and ``created_at`` when the source gives them). Read-only.
+
+    The one place a surface asks: while no review source is installed (no
+    ``wardian.app.reviews`` with a ``pending_reviews(owner_id)``), the answer is an empty
+    list, so the queue shows the other items and needs no change once reviews arrive.
+    """
+    import importlib
+
+    try:
+        source = importlib.import_module(_REVIEW_SOURCE)
+    except ModuleNotFoundError as exc:
+        if exc.name != _REVIEW_SOURCE:
+            raise  # the source exists but is broken: say so, do not hide it
+        return []
+    ask = getattr(source, "pending_reviews", None)
+    if ask is None:
+        return []
+    return [item.to_json() if hasattr(item, "to_json") else dict(item)
+            for item in ask(owner_id)]
+
+
+@dataclass(frozen=True)
+class AgentQueue:
+    """What waits for one agent's operator: stale ``current`` checkpoints (older than
+    `review_days`), flagged records (their JSON, secrets redacted) and pending reviews."""
+
+    agent_id: str
+    name: str
+    review_days: int
+    stale: list[StaleRecord]
+    flagged: list[dict[str, Any]]
+    reviews: list[dict[str, Any]]
+
+    @property
+    def total(self) -> int:
+        """How many items wait in all."""
+        return len(self.stale) + len(self.flagged) + len(self.reviews)
+
+
+def review_queue() -> list[AgentQueue]:
+    """Every registered agent's queue (`AgentQueue`), in the registry's order: the stale
+    checkpoints of ``garden memory stale``, the flagged records of ``garden memory list
+    --flagged`` (redacted) and `pending_reviews`. Read-only."""
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    try:
+        agents = [(a.id, a.name) for a in registry.list()]
+    finally:
+        registry.close()
+    out = []
+    for agent_id, name in agents:
+        stale = stale_checkpoints(agent_id)
+        flagged = [redacted_json(r) for r in agent_records(agent_id, flagged=True)
+                   if r.status == "active"]
+        out.append(AgentQueue(agent_id, name, stale.review_days, stale.records, flagged,
+                              pending_reviews(agent_id)))
+    return out

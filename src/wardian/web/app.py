@@ -117,10 +117,18 @@ def create_app(guard: Guard) -> Any:
     # --- pages -------------------------------------------------------------------------
 
     async def agents(request: Request) -> Response:
-        from wardian.app.garden import agents_overview
+        from wardian.app.garden import agents_overview, review_queue
 
         rows = await run_in_threadpool(agents_overview)
-        return page(request, "agents.html.j2", title="Agents", agents=rows)
+        queues = await run_in_threadpool(review_queue)
+        return page(request, "agents.html.j2", title="Agents", agents=rows,
+                    queue={q.agent_id: q for q in queues})
+
+    async def queue(request: Request) -> Response:
+        from wardian.app.garden import review_queue
+
+        queues = await run_in_threadpool(review_queue)
+        return page(request, "queue.html.j2", title="Review queue", queues=queues)
 
     async def memory(request: Request) -> Response:
         from wardian.app.garden import memory_page, record_marks, resolve_owner
@@ -146,15 +154,23 @@ def create_app(guard: Guard) -> Any:
                     next_link=link(found.page + 1) if found.page < found.pages else None)
 
     async def record(request: Request) -> Response:
-        from wardian.app.garden import KINDS, merge_candidates, record_history, record_marks
+        from wardian.app.garden import (
+            KINDS,
+            merge_candidates,
+            record_history,
+            record_marks,
+            resolve_owner,
+        )
 
         # record_history, as `garden memory show|history`: a miss names the operator's list.
         rec, revisions = await run_in_threadpool(record_history, request.path_params["record"])
+        _, owner_name = await run_in_threadpool(resolve_owner, rec.agent_id)
         targets = (await run_in_threadpool(merge_candidates, rec)
                    if rec.status == "active" else [])
         declined = request.query_params.get("notice") == "declined"
         return page(request, "record.html.j2", title=f"memory {rec.short_id}", record=rec,
                     revisions=revisions, marks=record_marks(rec), kinds=KINDS,
+                    owner_name=owner_name,
                     targets=targets,
                     notice="Declined: nothing was changed." if declined else None)
 
@@ -394,6 +410,7 @@ def create_app(guard: Guard) -> Any:
 
     routes = [
         Route("/", handler(agents)),
+        Route("/queue", handler(queue)),
         Route("/agents/{agent}", handler(memory)),
         Route("/agents/{agent}/loaded", handler(loaded)),
         Route("/agents/{agent}/maintain", handler(maintain)),

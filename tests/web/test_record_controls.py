@@ -130,3 +130,98 @@ def test_retire_from_the_record_page(
         expect(page.locator("#history li.revision")).to_have_count(2)
         expect(page.locator("#controls")).to_have_count(0)  # a removed record has none
         page.close()
+
+
+def test_revise_from_the_record_page(
+    browser: Any, wardian_home: Path, shots: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    agent = seed_agent("ada")
+    note = save(agent, "Build needs Rust 1.79", kind="stable")
+    first = note.current_revision_id
+    with garden_server(wardian_home) as garden:
+        page = browser.new_page(viewport=VIEWPORT)
+        _open_record(page, garden, note.id)
+        page.locator("#revise summary").click()
+        expect(page.locator("#revise-text")).to_have_value("Build needs Rust 1.79")
+        page.locator("#revise-text").fill("Build needs Rust 1.80 and Node 22")
+        page.locator("#revise-kind").select_option("current")
+        page.locator("#revise-scope").select_option("agent")
+        page.screenshot(path=str(shots / "revise-form.png"), full_page=True)
+        page.locator("#revise-button").click()
+
+        expect(page.locator("#counts")).to_contain_text("1 (revise 1)")
+        entry = page.locator("li.entry.revise")
+        expect(entry).to_contain_text("Build needs Rust 1.79")  # Before
+        expect(entry).to_contain_text("Build needs Rust 1.80 and Node 22")  # After
+        assert get(note.id).text == "Build needs Rust 1.79" and _receipts() == 0
+        _confirm(page, shots, "revise")
+        assert _receipts() == 1
+        shown = _cli_show(wardian_home, note.id)
+        assert shown["text"] == "Build needs Rust 1.80 and Node 22"
+        assert shown["kind"] == "current" and shown["scope"] == {"kind": "agent"}
+        history = _history(note.id)
+        assert history[0].revision_id == first and len(history) == 2
+        assert history[0].snapshot["text"] == "Build needs Rust 1.79"
+        page.locator("#back-to-record").click()
+        expect(page.locator("#history li.revision")).to_have_count(2)
+        expect(page.locator("h1 .badge.kind")).to_have_text("current")
+        page.close()
+
+
+def test_merge_into_another_record(
+    browser: Any, wardian_home: Path, shots: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    from wardian.memory.models import Source
+
+    agent = seed_agent("ada")
+    keep = save(agent, "Build needs Rust 1.80")
+    dup = save(agent, "Rust 1.80 is required",
+               sources=[Source("artifact", "Cargo.toml", True)])
+    other = seed_agent("bo")
+    save(other, "Bo's own note")
+    with garden_server(wardian_home) as garden:
+        page = browser.new_page(viewport=VIEWPORT)
+        _open_record(page, garden, dup.id)
+        page.locator("#merge summary").click()
+        options = page.locator("#merge-into option")
+        expect(options).to_have_count(1)  # only ada's other active record; not itself
+        expect(options.first).to_have_attribute("value", keep.id)
+        page.locator("#merge-into").select_option(keep.id)
+        page.locator("#merge-reason").fill("Same rule, kept once.")
+        page.screenshot(path=str(shots / "merge-form.png"), full_page=True)
+        page.locator("#merge-button").click()
+
+        expect(page.locator("#counts")).to_contain_text("1 (retire_into 1)")
+        expect(page.locator("#absorbed")).to_contain_text(dup.id)
+        expect(page.locator("#absorbed")).to_contain_text(keep.id)
+        assert get(dup.id).status == "active" and _receipts() == 0
+        _confirm(page, shots, "merge")
+        assert get(dup.id).status == "removed"
+        kept = _cli_show(wardian_home, keep.id)
+        assert "Cargo.toml" in [s["locator"] for s in kept["sources"]]
+        assert len(_history(dup.id)) == 2 and len(_history(keep.id)) == 2
+        page.close()
+
+
+def test_copy_an_id_on_click(browser: Any, wardian_home: Path) -> None:
+    from playwright.sync_api import expect
+
+    agent = seed_agent("ada")
+    note = save(agent, "Prefer short commit subjects")
+    with garden_server(wardian_home) as garden:
+        context = browser.new_context(viewport=VIEWPORT)
+        context.grant_permissions(["clipboard-read", "clipboard-write"],
+                                  origin=garden.root)
+        page = context.new_page()
+        page.goto(garden.url)
+        page.goto(f"{garden.base}/agents/{agent}")
+        item = page.locator(f'li[data-record="{note.id}"]')
+        expect(item.locator("a.id")).to_have_text(note.id[:8])
+        item.locator("button.copy").click()
+        expect(item.locator("button.copy")).to_have_attribute("data-copied", "copied")
+        assert page.evaluate("navigator.clipboard.readText()") == note.id
+        context.close()

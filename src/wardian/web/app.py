@@ -72,6 +72,16 @@ def _record_field(data: Any) -> str | None:
         c in "0123456789abcdef-" for c in value) else None
 
 
+def _form_field(exc: WardianError) -> str | None:
+    """The form field a record control's error is about: the app layer's `field`, or the
+    one-operation plan's field path (``operations[0].text`` → ``text``)."""
+    named = getattr(exc, "field", None) or getattr(exc, "path", None)
+    if not isinstance(named, str):
+        return None
+    return {"evidence_excerpt": "evidence"}.get(
+        named.removeprefix("operations[0]."), named.removeprefix("operations[0]."))
+
+
 def _status(exc: WardianError) -> int:
     if isinstance(exc, NotFoundError):
         return 404
@@ -88,8 +98,9 @@ def create_app(guard: Guard) -> Any:
 
     def failure(request: Request, exc: WardianError, **context: Any) -> Response:
         context.setdefault("back", None)
+        context.setdefault("field", None)
         return page(request, "error.html.j2", _status(exc), error=exc.render(),
-                    field=getattr(exc, "field", None), title="Error", **context)
+                    title="Error", **context)
 
     async def form(request: Request) -> FormData:
         length = request.headers.get("content-length")
@@ -287,7 +298,8 @@ def create_app(guard: Guard) -> Any:
             try:
                 built = await run_in_threadpool(build, ref, data)
             except WardianError as exc:
-                return failure(request, exc, back=f"{guard.base}/records/{ref}")
+                return failure(request, exc, back=f"{guard.base}/records/{ref}",
+                               field=_form_field(exc))
             owner, name = await run_in_threadpool(
                 lambda: resolve_owner(built.owner_id, allow_removed=False))
             doc = (await run_in_threadpool(preview_plan, built.plan, owner)).to_json()

@@ -225,3 +225,65 @@ def test_copy_an_id_on_click(browser: Any, wardian_home: Path) -> None:
         expect(item.locator("button.copy")).to_have_attribute("data-copied", "copied")
         assert page.evaluate("navigator.clipboard.readText()") == note.id
         context.close()
+
+
+def test_queue_counts_and_every_page(
+    browser: Any, wardian_home: Path, shots: Path
+) -> None:
+    """The queue lists stale checkpoints and flagged records per agent, the agents page
+    counts them; and a screenshot of every page at 1400×1000."""
+    from playwright.sync_api import expect
+
+    from tests.web._support import flag, save_aged
+
+    ada = seed_agent("ada")
+    bo = seed_agent("bo")
+    old = save_aged(ada, "Working on the parser rewrite", days=30)
+    save_aged(ada, "Old but stable rule", days=30, kind="stable")  # stable: never stale
+    save_aged(ada, "Fresh checkpoint", days=1)
+    secret = save(ada, "The staging host answers on port 8443")
+    flag(secret.id, "secret_detected: Private Key in text")
+    save(bo, "Bo's tidy note")
+    from wardian.memory.models import Scope
+
+    at_home = save(ada, "The app builds with make", scope=Scope.workspace(
+        Path.home() / "src" / "app"))
+    with garden_server(wardian_home) as garden:
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(garden.url)
+        ada_row = page.locator(f'tr[data-agent="{ada}"]')
+        expect(ada_row.locator('[data-queue="total"]')).to_have_text("2")
+        expect(ada_row.locator('[data-queue="stale"]')).to_have_text("1")
+        expect(ada_row.locator('[data-queue="flagged"]')).to_have_text("1")
+        expect(ada_row.locator('[data-queue="reviews"]')).to_have_text("0")
+        expect(page.locator(f'tr[data-agent="{bo}"] [data-queue="total"]')).to_have_text("0")
+        page.screenshot(path=str(shots / "agents.png"), full_page=True)
+
+        ada_row.locator("a.queue-link").click()
+        section = page.locator(f"#queue-{ada}")
+        expect(section.locator('[data-queue="total"]')).to_have_text("2")
+        expect(section.locator(".stale li")).to_have_count(1)
+        expect(section.locator(f'.stale li[data-record="{old}"]')).to_contain_text(
+            "30 days ago")
+        expect(section.locator(".flagged li")).to_contain_text("flagged: secret_detected")
+        expect(page.locator(f'#queue-{bo} [data-queue="total"]')).to_have_text("0")
+        stamp = section.locator(".stale time")
+        assert "UTC" in (stamp.get_attribute("title") or "")
+        assert (stamp.get_attribute("datetime") or "").endswith("Z")
+        page.screenshot(path=str(shots / "queue.png"), full_page=True)
+
+        # From the queue to the record, which offers the controls.
+        section.locator(f'.stale li[data-record="{old}"] a.id').click()
+        expect(page.locator("#controls")).to_be_visible()
+
+        page.goto(f"{garden.base}/agents/{ada}")
+        home_badge = page.locator(f'li[data-record="{at_home.id}"] .badge.scope')
+        expect(home_badge).to_have_text("workspace ~/src/app")  # the server's home is ours
+        for name, path in (("memory", f"/agents/{ada}"), ("record", f"/records/{old}"),
+                           ("loaded", f"/agents/{ada}/loaded"), ("runs", "/runs"),
+                           ("invokers", "/invokers"), ("maintain", f"/agents/{ada}/maintain")):
+            page.goto(garden.base + path)
+            expect(page.locator("main h1")).to_be_visible()
+            page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+        page.close()
+    assert len(list(shots.glob("*.png"))) == 8

@@ -40,22 +40,28 @@ def _units(count: int, unit: str) -> str:
 
 
 def age(stamp: str | None, now: datetime | None = None) -> str:
-    """A timestamp (ISO-8601, as the stores write them) as an age: ``just now``,
-    ``5 minutes ago``, ``3 days ago``, ``2 years ago``; ``never`` for None; the text itself
-    when it is no timestamp. Pure (given `now`)."""
+    """A timestamp (ISO-8601, as the stores write them) as an age: ``just now`` (also for
+    a time ahead of `now`), ``5 minutes ago``, ``3 hours ago``, ``3 days ago`` (days up to
+    two months), ``4 months ago``, ``2 years ago``; ``never`` for None; the text itself when
+    it is no timestamp. Pure (given `now`)."""
     if not stamp:
         return "never"
     moment = _moment(stamp)
     if moment is None:
         return stamp
     seconds = int(((now or datetime.now(UTC)) - moment).total_seconds())
+    days = seconds // 86_400
     if seconds < 60:
         return "just now"
-    for size, unit in ((31_536_000, "year"), (2_592_000, "month"), (86_400, "day"),
-                       (3600, "hour"), (60, "minute")):
-        if seconds >= size:
-            return _units(seconds // size, unit)
-    return "just now"  # unreachable: seconds >= 60 matched "minute"
+    if seconds < 3600:
+        return _units(seconds // 60, "minute")
+    if days < 1:
+        return _units(seconds // 3600, "hour")
+    if days < 60:  # days until two months: "30 days ago" reads better than "1 month ago"
+        return _units(days, "day")
+    if days < 365:
+        return _units(days // 30, "month")
+    return _units(days // 365, "year")
 
 
 def exact_time(stamp: str | None) -> str:
@@ -69,9 +75,9 @@ def home_relative(path: str | None, home: str | None = None) -> str:
     (given `home`, default `Path.home()`)."""
     if not path:
         return ""
-    base = home if home is not None else str(Path.home())
-    if base and base != "/" and (path == base or path.startswith(base.rstrip("/") + "/")):
-        return "~" + path[len(base.rstrip("/")):]
+    base = (home if home is not None else str(Path.home())).rstrip("/")
+    if base and (path == base or path.startswith(base + "/")):
+        return "~" + path[len(base):]
     return path
 
 

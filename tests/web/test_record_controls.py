@@ -67,7 +67,7 @@ def _confirm(page: Any, shots: Path, name: str) -> str:
     from playwright.sync_api import expect
 
     expect(page.locator("#conflict-count")).to_have_text("none")
-    digest = page.locator("#digest-prefix").inner_text()
+    digest: str = page.locator("#digest-prefix").inner_text()
     assert digest.startswith("sha256:") and len(digest) == len("sha256:") + 12
     page.screenshot(path=str(shots / f"{name}-preview.png"), full_page=True)
     page.locator("#apply-button").click()
@@ -119,7 +119,7 @@ def test_retire_from_the_record_page(
         page.locator("#retire-reason").fill("Superseded by nightly validation.")
         page.locator("#retire-button").click()
         _confirm(page, shots, "retire")
-        expect(page.locator("#receipt")).to_contain_text(note.id)
+        expect(page.locator(f'#receipt a[data-id="{note.id}"]')).to_have_count(1)
         assert _receipts() == 1
         shown = _cli_show(wardian_home, note.id)
         assert shown["status"] == "removed"

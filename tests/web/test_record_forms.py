@@ -43,10 +43,13 @@ def _state() -> tuple[int, int, list[tuple[str, str, str]]]:
 
     store = MemoryStore()
     try:
-        count = lambda t: int(store.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])  # noqa: E731
+        def count(table: str) -> int:
+            return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
         rows = store.conn.execute(
             "SELECT id, status, current_revision_id FROM records ORDER BY id").fetchall()
-        return count("revisions"), count("maintenance_receipts"), [tuple(r) for r in rows]
+        return count("revisions"), count("maintenance_receipts"), [
+            (str(r[0]), str(r[1]), str(r[2])) for r in rows]
     finally:
         store.close()
 

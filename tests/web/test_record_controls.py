@@ -287,3 +287,27 @@ def test_queue_counts_and_every_page(
             page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
         page.close()
     assert len(list(shots.glob("*.png"))) == 8
+
+
+def test_retire_without_script(browser: Any, wardian_home: Path, shots: Path) -> None:
+    """Without script the controls still work: the confirmation is a page of its own."""
+    from playwright.sync_api import expect
+
+    agent = seed_agent("ada")
+    note = save(agent, "Run the e2e suite by hand before each release")
+    with garden_server(wardian_home) as garden:
+        context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
+        page = context.new_page()
+        _open_record(page, garden, note.id)
+        expect(page.locator("button.copy").first).to_be_hidden()  # copying needs script
+        page.locator("#retire summary").click()
+        page.locator("#retire-reason").fill("Nightly validation covers it.")
+        page.locator("#retire-button").click()
+        page.locator("#apply-button").click()
+        expect(page.locator("#confirm-count")).to_have_text("1")
+        page.screenshot(path=str(shots / "confirm-page.png"), full_page=True)
+        assert get(note.id).status == "active"
+        page.locator("#confirm-apply").click()
+        expect(page.locator("#outcome")).to_have_text("Applied.")
+        assert get(note.id).status == "removed" and _receipts() == 1
+        context.close()

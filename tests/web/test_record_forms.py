@@ -219,3 +219,35 @@ def test_a_form_only_previews_and_the_dialog_applies_or_declines(
         assert f'href="{garden.base_path}/records/{note.id}" id="back-to-record"' in \
             applied.text
         assert get(note.id).status == "removed"
+
+
+def test_a_record_changed_after_its_preview_is_not_applied(
+        seeded: tuple[Garden, dict[str, Any]]) -> None:
+    """The record moves on between preview and confirmation: the apply refuses, the
+    error leads back to the record, and nothing of the plan is written."""
+    import html
+
+    garden, s = seeded
+    note = s["note"]
+    with _client(garden) as client:
+        page = client.get(f"/records/{note.id}").text
+        csrf = _csrf(page)
+        preview = client.post(f"/records/{note.id}/revise", data={
+            "csrf": csrf, "revision": note.current_revision_id, "text": "Rust 1.80",
+            "kind": "stable", "scope": "agent"})
+        assert preview.status_code == 200 and 'id="from-record"' in preview.text
+        found = re.search(r'<textarea name="plan_text" hidden>(.*?)</textarea>',
+                          preview.text, re.S)
+        assert found
+        plan = html.unescape(found.group(1))
+        update(note.id, text="Build needs Rust 1.81", reason="changed elsewhere")
+        before = _state()
+        owner = s["ada"]
+        applied = client.post(f"/agents/{owner}/maintain/apply", data={
+            "csrf": csrf, "plan_text": plan, "record": note.id, "decision": "apply",
+            "confirm_owner": _hidden(preview.text, "confirm_owner"),
+            "confirm_count": _hidden(preview.text, "confirm_count"),
+            "confirm_digest": _hidden(preview.text, "confirm_digest")})
+        assert applied.status_code in (409, 422), applied.text[-600:]
+        assert "Nothing was changed" in applied.text and 'id="back"' in applied.text
+        assert _state() == before and get(note.id).text == "Build needs Rust 1.81"

@@ -374,6 +374,8 @@ def create_app(guard: Guard) -> Any:
                         if declined else None),
                 error=None if declined else exc.render())
         except WardianError as exc:
+            if record_id:  # a record control's plan: the error leads back to the record
+                return failure(request, exc, back=f"{guard.base}/records/{record_id}")
             return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
                                  error=exc.render())
         query = {"key": result.receipt.idempotency_key,

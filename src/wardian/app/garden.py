@@ -6,6 +6,13 @@ record's history, ``Memory loaded`` events, runs, and invokers. Each function he
 the stores it needs, reads, closes them, and returns plain documents (dicts and
 dataclasses), so a surface only renders.
 
+Garden's record page corrects one record through the same one-operation plans as
+``garden memory retire|revise`` (`retire_from_form`, `revise_from_form`, and
+`merge_from_form` for ``retire_into``): each checks the form's fields (a `FormError`
+names the bad one) and the revision the page showed (`StaleRevision`), and returns the
+validated plan for the surface to preview, confirm and apply like any plan.
+`review_queue` gathers what waits for the operator per agent.
+
 Operator only: callers check `require_operator` before serving any of this (the data spans
 every agent). Spec: "Save and inspect memory" (cross-agent inspection is the operator's),
 "What appears in chat" (Memory loaded), "Operator maintenance in Garden", "Optional
@@ -31,6 +38,7 @@ if TYPE_CHECKING:
     from wardian.memory.capabilities import Refusal
     from wardian.memory.freshness import StaleRecord
     from wardian.memory.loaded import LoadedEvent
+    from wardian.memory.maintenance.plan import Plan
     from wardian.memory.models import Record, Revision
     from wardian.memory.store import MemoryStore
 
@@ -485,7 +493,7 @@ class RecordPlan:
 
     owner_id: str
     record_id: str
-    plan: Any
+    plan: Plan
     document: dict[str, Any]
 
 
@@ -504,7 +512,7 @@ def _subject(record_id: str, revision: str) -> Record:
     return record
 
 
-def _bound(record: Record, revision: str, built: tuple[Any, dict[str, Any]]) -> RecordPlan:
+def _bound(record: Record, revision: str, built: tuple[Plan, dict[str, Any]]) -> RecordPlan:
     plan, document = built
     bound = document["operations"][0]["expected_revision_id"]
     if bound != revision:  # it changed between the check and building the plan

@@ -17,6 +17,16 @@ Maintenance flow (spec "Operator maintenance in Garden"):
    service asks its ``confirm`` callback, which accepts only when the values the operator
    saw are exactly the ones being applied. ``decision=decline`` answers no: zero changes.
 5. Success redirects to ``GET …/maintain/receipt?key=…``, the stored receipt (reloadable).
+
+A record page's controls (``POST /records/{id}/retire|revise|merge``) skip step 1: the
+form goes to one `wardian.app.garden` function that builds a one-operation plan (the
+functions behind ``garden memory retire|revise``), and its preview is step 2's page, so
+steps 3 to 5 are the same. The plan carries the hidden field ``record`` along, so a
+decline, an error at apply and the receipt lead back to the record. A bad field is an
+error page naming it; nothing is written before the confirmation.
+
+The review queue (``GET /queue``) and the agents page's counts read
+`wardian.app.garden.review_queue`.
 """
 
 from __future__ import annotations
@@ -76,10 +86,7 @@ def _form_field(exc: WardianError) -> str | None:
     """The form field a record control's error is about: the app layer's `field`, or the
     one-operation plan's field path (``operations[0].text`` → ``text``)."""
     named = getattr(exc, "field", None) or getattr(exc, "path", None)
-    if not isinstance(named, str):
-        return None
-    return {"evidence_excerpt": "evidence"}.get(
-        named.removeprefix("operations[0]."), named.removeprefix("operations[0]."))
+    return named.removeprefix("operations[0].") if isinstance(named, str) else None
 
 
 def _status(exc: WardianError) -> int:

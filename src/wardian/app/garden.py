@@ -50,6 +50,7 @@ __all__ = [
     "FormError",
     "LoadedEvent",
     "MemoryPage",
+    "RecallView",
     "Record",
     "RecordPlan",
     "Refusal",
@@ -67,6 +68,7 @@ __all__ = [
     "merge_candidates",
     "merge_from_form",
     "pending_reviews",
+    "recall_view",
     "record_history",
     "record_marks",
     "redacted_json",
@@ -293,6 +295,63 @@ def memory_page(
         store.close()
     return MemoryPage(records, total, page, pages,
                       {"kind": kind, "scope": scope, "status": status or "active", "q": text})
+
+
+@dataclass(frozen=True)
+class RecallView:
+    """What the agent would get from recall for one query, as Garden shows it.
+
+    Attributes:
+        query: the query as asked ("" = none yet: the form only).
+        workspace: the workspace recalled from ("" = every workspace).
+        workspaces: the workspaces the owner's active records name, for the form.
+        matches: the records that fit, best first (what ``memory recall`` returns).
+        nearest: when nothing fits, the records that came nearest below the relevance
+            floor, to be shown as such, never as matches; empty otherwise.
+    """
+
+    query: str
+    workspace: str
+    workspaces: list[str]
+    matches: list[Record]
+    nearest: list[Record]
+
+
+RECALL_QUERY_CHARS = 2000
+"""The longest query Garden's recall form accepts (characters)."""
+
+
+def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
+                limit: int = 10) -> RecallView:
+    """Recall `query` for the owner as its managed process would from `workspace`
+    (agent-scoped records plus that workspace's; "" = all of its records), with the
+    nearest records below the floor when nothing fits (`MemoryStore.recall_with_nearest`).
+    Read-only. Spec: "Save and inspect memory" (recall).
+
+    Raises:
+        FormError: the query is longer than `RECALL_QUERY_CHARS`, or `workspace` is
+            not one of the owner's workspaces.
+    """
+    from wardian.memory.ranking import NEAREST
+    from wardian.memory.store import MemoryStore
+
+    query = " ".join(query.split())
+    if len(query) > RECALL_QUERY_CHARS:
+        raise FormError("q", f"the query is {len(query)} characters, over the "
+                         f"{RECALL_QUERY_CHARS}-character limit", hint="ask a shorter question")
+    store = MemoryStore()
+    try:
+        workspaces = store.workspaces(owner_id)
+        if workspace and workspace not in workspaces:
+            raise FormError("workspace", f"{workspace!r} is not a workspace of this agent's"
+                             " records", hint="pick one from the list")
+        if not query:
+            return RecallView("", workspace, workspaces, [], [])
+        found = store.recall_with_nearest(owner_id, query, limit=limit,
+                                          workspace=workspace or None, nearest=NEAREST)
+    finally:
+        store.close()
+    return RecallView(query, workspace, workspaces, list(found.records), list(found.nearest))
 
 
 def loaded_events(owner_id: str, *, limit: int = 50) -> list[LoadedEvent]:

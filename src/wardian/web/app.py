@@ -192,6 +192,20 @@ def create_app(guard: Guard) -> Any:
                     targets=targets,
                     notice="Declined: nothing was changed." if declined else None)
 
+    async def recall(request: Request) -> Response:
+        from wardian.app.garden import recall_view, resolve_owner
+
+        q = request.query_params
+        owner, name = await run_in_threadpool(resolve_owner, request.path_params["agent"])
+        back = f"{guard.base}/agents/{owner}/recall"
+        try:
+            view = await run_in_threadpool(lambda: recall_view(
+                owner, query=q.get("q", ""), workspace=q.get("workspace", "")))
+        except WardianError as exc:
+            return failure(request, exc, back=back, field=_form_field(exc))
+        return page(request, "recall.html.j2", title=f"{name} · recall", owner=owner,
+                    name=name, view=view)
+
     async def loaded(request: Request) -> Response:
         from wardian.app.garden import loaded_events, resolve_owner
 
@@ -434,6 +448,7 @@ def create_app(guard: Guard) -> Any:
         Route("/queue", handler(queue)),
         Route("/agents/{agent}", handler(memory)),
         Route("/agents/{agent}/loaded", handler(loaded)),
+        Route("/agents/{agent}/recall", handler(recall)),
         Route("/agents/{agent}/maintain", handler(maintain)),
         Route("/agents/{agent}/maintain/preview", handler(preview), methods=["POST"]),
         Route("/agents/{agent}/maintain/confirm", handler(confirm), methods=["POST"]),

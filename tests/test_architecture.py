@@ -160,15 +160,10 @@ ALLOWED_STRINGS: dict[tuple[str, str], str] = {
         "CLI run it); importing only the hook keeps each hook call fast",
     ("wardian.runtime.hook_install", "wardian.runtime.hooks"):
         "recognises the hook commands Wardian installed in a host's settings file",
-    ("wardian.runtime.provider_launch", "wardian.runtime.provider_launch"):
-        "the managed provider shim's own argv (`python -m ...`), started by `exec_managed`",
-    ("wardian.runtime.step_launch",
-     "import sys; from wardian.runtime.step_launch import holder_main; "
-     "sys.exit(holder_main(sys.argv[1:]))"):
-        "the holder an agent-assigned step's provider CLI is started through (its own `-c`)",
-    ("wardian.providers.supervisor",
-     "import sys; from wardian.providers.supervisor import main; sys.exit(main(sys.argv[1:]))"):
-        "the supervisor every provider CLI is started through on Linux (its own `-c`)",
+    ("wardian._process",
+     "import sys; from wardian.runtime.launcher import main; sys.exit(main(sys.argv[1:]))"):
+        "the one launcher every small program starts through (the provider supervisor, an "
+        "agent step's holder, `agent launch`'s provider shim; its own `-c`)",
     ("wardian.demo", "wardian.demo"): "the demo re-runs itself with `python -m` in a child",
     ("wardian.demo", "python -m wardian.demo"): "the demo's own usage line",
 }

@@ -38,8 +38,8 @@ SURFACE = {
                                "Launch", "exec_managed", "prepare_launch",
                                "put_wardian_on_path", "require_owner_namespace",
                                "resolve_workspace", "run_dir"],
-    "wardian.runtime.step_launch": ["STEP_HOLDER_MAIN", "StepLaunch", "end_step_launch",
-                                    "holder_main", "prepare_step_launch"],
+    "wardian.runtime.step_launch": ["StepLaunch", "end_step_launch", "hold",
+                                    "prepare_step_launch"],
 }
 
 STORE_METHODS = ["resolve", "get", "history", "list", "startup_set", "startup_count", "recall",

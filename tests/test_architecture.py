@@ -29,7 +29,7 @@ SRC = Path(wardian.__file__).parent
 LAYERS: dict[str, int] = {
     "": 0,  # the package root itself (``__version__`` only)
     "config": 0, "_db": 0, "_lock": 0, "_pg": 0, "_pg_coord": 0, "_process": 0, "_util": 0,
-    "errors": 0, "_fs": 0, "oserrors": 0, "_jsonc": 0,
+    "errors": 0, "_fs": 0, "oserrors": 0, "_jsonc": 0, "_argv": 0,
     "library": 0,  # package data (shipped blueprints); holds no logic
     "transcripts": 1, "memory": 1,
     "blueprints": 2, "providers": 2,
@@ -42,7 +42,7 @@ LAYERS: dict[str, int] = {
     "demo": 7, "__main__": 7,
 }
 BASE = {"", "config", "_db", "_lock", "_pg", "_pg_coord", "_process", "_util", "errors", "_fs",
-        "oserrors", "_jsonc"}
+        "oserrors", "_jsonc", "_argv"}
 UI_PACKAGES = ("typer", "rich")
 WEB_PACKAGES = ("starlette", "uvicorn", "multipart", "python_multipart")
 
@@ -282,7 +282,7 @@ def test_a_planted_foreign_query_is_caught(tmp_path: Path) -> None:
 # under them imports only ``wardian.app.*``, its own package and these base modules. Types a
 # surface renders are re-exported by the app module that returns them.
 SURFACES = ("cli", "web", "mcp_server")
-SURFACE_BASE = {"", "errors", "config", "_util", "_fs", "oserrors", "_process", "_lock"}
+SURFACE_BASE = {"", "errors", "config", "_util", "_fs", "oserrors", "_process", "_lock", "_argv"}
 
 # (surface module, imported module) -> why it must import around ``wardian.app``. Only one
 # surface starting another in this process belongs here: the app layer sits below the

@@ -236,8 +236,8 @@ def test_end_tree_ends_a_descendant_in_another_group_and_an_orphan_left_in_the_g
     code = str(tmp_path / "root.py")
     root = subprocess.Popen([sys.executable, code], start_new_session=True)
     try:
-        text = wait_until(lambda: pids.exists() and pids.read_text(), what="the tree started",
-                          watch=[root])
+        text = wait_until(lambda: pids.read_text() if pids.exists() else "",
+                          what="the tree started", watch=[root])
         moved, orphan = (int(p) for p in text.split())
         assert orphan not in {c.pid for c in psutil.Process(root.pid).children(recursive=True)}
         signalled = end_tree(root.pid, grace_s=grace_s)

@@ -1,11 +1,6 @@
-"""The one hand-written argument parser: for the processes that run on a budget a user
-feels (the hot CLI path, `wardian.cli.hot`, and the installed hooks,
-`wardian.runtime.hook_argv`), where argparse or Click would cost more than the budget
-leaves. Everything else parses with argparse or Typer.
-
-It reads only what it is certain of and answers None otherwise (the caller falls back to
-the Typer app, or refuses the line): bench/process_bench.py holds the budgets, and
-tests/cli/test_hot_path.py runs the hot path and the Typer app on the same inputs.
+"""The one hand-written argument parser, for the processes on a budget a user feels
+(bench/process_bench.py): the hot CLI path (`wardian.cli.hot`) and the installed hooks
+(`wardian.runtime.hook_argv`). Everything else parses with argparse or Typer.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Collection, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wardian.errors import IdentityUnavailable
 
@@ -671,20 +671,14 @@ def open_files(pid: int) -> tuple[str, ...]:
 
 def end_tree(pid: int, *, grace_s: float = 2.0, wait_s: float = 2.0) -> list[int]:
     """End process `pid`, every process below it and (POSIX) every process left in the
-    process group `pid` leads; returns the pids that were signalled ([] when all are gone).
-
-    Everything is collected before anything is signalled (a dying parent orphans its
-    children), so a descendant that moved to another process group is ended too, and so is
-    a group member whose parent already exited. Never raises for a process already gone.
+    group `pid` leads; returns the pids signalled. All are collected before any is
+    signalled (a dying parent orphans its children), so one that moved to another group,
+    or whose parent already exited, ends too. Never raises for a process already gone.
 
     Args:
-        pid: the tree's root, usually a session or group leader we started.
-        grace_s: seconds between SIGTERM and SIGKILL for what is still running; 0: SIGKILL
-            at once.
-        wait_s: seconds to wait, after SIGKILL, for the killed processes to be gone.
+        grace_s: seconds between SIGTERM and SIGKILL; 0: SIGKILL at once.
+        wait_s: seconds to wait, after SIGKILL, for the killed to be gone.
     """
-    import signal
-
     import psutil
 
     try:
@@ -698,20 +692,31 @@ def end_tree(pid: int, *, grace_s: float = 2.0, wait_s: float = 2.0) -> list[int
             with contextlib.suppress(psutil.Error, OSError):
                 if candidate.pid not in seen and os.getpgid(candidate.pid) == pid:
                     procs.append(candidate)
+    _terminate_then_kill(procs, grace_s, wait_s, group=pid)
+    return [proc.pid for proc in procs]
+
+
+def _terminate_then_kill(procs: list[Any], grace_s: float, wait_s: float, *,
+                         group: int | None = None) -> None:
+    """SIGTERM `procs` (psutil processes), SIGKILL those left after `grace_s` (and the
+    process `group`, POSIX: a member forked meanwhile), wait up to `wait_s` for them."""
+    import psutil
+
     alive = procs
     if grace_s > 0:
         for proc in procs:
-            with contextlib.suppress(psutil.NoSuchProcess):
+            with contextlib.suppress(psutil.Error):
                 proc.terminate()
         _, alive = psutil.wait_procs(procs, timeout=grace_s)
-    if sys.platform != "win32":
-        with contextlib.suppress(OSError):  # a member forked after the scan
-            os.killpg(pid, signal.SIGKILL)
+    if group is not None and sys.platform != "win32":
+        import signal
+
+        with contextlib.suppress(OSError):
+            os.killpg(group, signal.SIGKILL)
     for proc in alive:
-        with contextlib.suppress(psutil.NoSuchProcess):
+        with contextlib.suppress(psutil.Error):
             proc.kill()
     psutil.wait_procs(alive, timeout=wait_s)
-    return [proc.pid for proc in procs]
 
 
 LAUNCHER_MAIN = ("import sys; from wardian.runtime.launcher import main; "
@@ -895,18 +900,7 @@ def _end_snapshot(started_after: float, spare: Collection[int], grace_s: float) 
                 left.append(proc)
         except psutil.Error:
             continue
-    for proc in left:
-        try:
-            proc.terminate()
-        except psutil.Error:
-            continue
-    _gone, alive = psutil.wait_procs(left, timeout=grace_s)
-    for proc in alive:
-        try:
-            proc.kill()
-        except psutil.Error:
-            continue
-    psutil.wait_procs(alive, timeout=grace_s)
+    _terminate_then_kill(left, grace_s, grace_s)
     _reap_children()
     return len(left)
 

@@ -19,7 +19,7 @@ Linux `run_process` starts the CLI through this small program (the launcher's
 3. It starts the CLI (same stdio, environment and directory) and reaps every child until the
    CLI exits; then it ends what is still below it and exits with the CLI's exit code
    (128 + N for a CLI killed by signal N, as a shell reports it).
-4. On SIGTERM, SIGHUP or SIGINT — the engine died, or `kill_tree` ends the step — it ends
+4. On SIGTERM, SIGHUP or SIGINT — the engine died, or `end_tree` ends the step — it ends
    everything below it (SIGTERM, then SIGKILL after 2 s) and exits with 128 + the signal.
 5. When the call gave a *held record* (``--held-record FILE --held-under DIR``), step 4
    first writes into FILE the files under DIR that the processes below it hold open — a

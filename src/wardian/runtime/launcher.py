@@ -1,22 +1,19 @@
-"""The one entry point of the small programs Wardian starts in a fresh interpreter.
+"""The one entry point of the small programs Wardian starts in a fresh interpreter:
+``python -P -c LAUNCHER_MAIN PROGRAM [OPTIONS] -- [COMMAND]...``
+(`wardian._process.launcher_argv`). One argparse parser reads the options; what follows
+the first ``--`` is passed on untouched.
 
-Each runs as ``python -P -c LAUNCHER_MAIN PROGRAM [OPTIONS] -- [COMMAND]...``
-(`wardian._process.launcher_argv`); one argparse parser reads the options, and what
-follows the first ``--`` is passed on untouched:
+* ``supervise --parent PID [--held-record FILE --held-under DIR] -- CMD [ARGS]...``
+  (`wardian.providers.supervisor.supervise`);
+* ``hold --parent PID [--workspace PATH] -- CMD [ARGS]...``
+  (`wardian.runtime.step_launch.hold`);
+* ``provider PROVIDER [--model M] [--effort E] -- [ARGS]...``
+  (`wardian.runtime.provider_launch.exec_provider`; its earlier form ``python -m
+  wardian.runtime.provider_launch PROVIDER ...`` is still accepted).
 
-* ``supervise --parent PID [--held-record FILE --held-under DIR] -- CMD [ARGS]...``: the
-  supervisor a provider CLI runs under on Linux (`wardian.providers.supervisor.supervise`);
-* ``hold --parent PID [--workspace PATH] -- CMD [ARGS]...``: the holder of an
-  agent-assigned step's launch (`wardian.runtime.step_launch.hold`);
-* ``provider PROVIDER [--model M] [--effort E] -- [ARGS]...``: the managed child of
-  ``wardian agent launch``, which becomes the provider CLI
-  (`wardian.runtime.provider_launch.exec_provider`). The form it had before,
-  ``python -m wardian.runtime.provider_launch PROVIDER ...``, is still accepted.
-
-A bad argument line exits 2 with argparse's usage message; a `WardianError` is printed as
-``Error: …`` with its exit code. The installed hooks are not programs of this launcher:
-their command is written into the hosts' settings files and runs on a budget a user feels
-(`wardian.runtime.hooks`). Spec: DESIGN.md "Conventions" (process-tree control).
+A bad argument line exits 2 with the usage; a `WardianError` prints ``Error: …`` and
+exits with its code. The installed hooks keep their own command (it is written into the
+hosts' settings files, and runs on a budget: `wardian.runtime.hooks`).
 """
 
 from __future__ import annotations
@@ -29,23 +26,16 @@ __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="wardian launcher", description="Programs Wardian starts in a fresh interpreter.")
+    parser = argparse.ArgumentParser(prog="wardian launcher")
     programs = parser.add_subparsers(dest="program", required=True, metavar="PROGRAM")
-    supervise = programs.add_parser(
-        "supervise", usage="%(prog)s --parent PID [--held-record FILE --held-under DIR] "
-        "-- CMD [ARGS]...", help="run CMD so that it ends with the engine (Linux)")
-    supervise.add_argument("--parent", type=int, required=True, metavar="PID")
+    supervise = programs.add_parser("supervise", help="run CMD; it ends with the engine")
+    hold = programs.add_parser("hold", help="hold an agent step's launch, become CMD")
+    for program in (supervise, hold):
+        program.add_argument("--parent", type=int, required=True, metavar="PID")
     supervise.add_argument("--held-record", metavar="FILE")
     supervise.add_argument("--held-under", metavar="DIR")
-    hold = programs.add_parser(
-        "hold", usage="%(prog)s --parent PID [--workspace PATH] -- CMD [ARGS]...",
-        help="record an agent step's launch, mint its capability, become CMD")
-    hold.add_argument("--parent", type=int, required=True, metavar="PID")
     hold.add_argument("--workspace", metavar="PATH")
-    provider = programs.add_parser(
-        "provider", usage="%(prog)s PROVIDER [--model M] [--effort E] -- [ARGS]...",
-        help="become the provider CLI of `wardian agent launch`")
+    provider = programs.add_parser("provider", help="become `agent launch`'s provider CLI")
     provider.add_argument("name", metavar="PROVIDER")
     provider.add_argument("--model")
     provider.add_argument("--effort")

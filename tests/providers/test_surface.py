@@ -19,7 +19,7 @@ SURFACE = {
                                       "TemporaryProviderAssignment", "parse_assignments",
                                       "resolve_assignment", "validate_assignments"],
     "wardian.providers.process": ["MAX_ARG_PROMPT_BYTES", "MAX_OUTPUT_BYTES", "ProcessResult",
-                                  "fits_argv", "kill_tree", "resolve_executable",
+                                  "fits_argv", "resolve_executable",
                                   "run_process"],
     "wardian.providers.errors": [
         "CatalogNotRefreshed", "DiscoveryFailed", "EffortLowered", "EffortRejected",

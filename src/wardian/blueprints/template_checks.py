@@ -28,7 +28,10 @@ class TemplateChecker:
     `Problem`s to `problems`."""
 
     def __init__(self, loaded: LoadedBlueprint, name: str, problems: list[Problem],
-                 step_index: dict[str, int]) -> None:
+                 step_index: dict[str, int], *, unknown_steps_ok: bool = False) -> None:
+        """`unknown_steps_ok`: a step's id is broken, so a reference to a step that is not
+        in `step_index` is not reported (it may name that step)."""
+        self.unknown_steps_ok = unknown_steps_ok
         self.loaded = loaded
         self.name = name
         self.problems = problems
@@ -216,6 +219,8 @@ class TemplateChecker:
         elif root == "steps":
             current = bp.steps[index].id
             if attr not in self.step_index:
+                if self.unknown_steps_ok:
+                    return
                 report(f"unknown step {attr!r}", "the id of an earlier step",
                        [s.id for s in bp.steps[:index]])
             elif self.step_index[attr] >= index:

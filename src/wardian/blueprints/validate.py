@@ -5,7 +5,10 @@ Stages, each reporting every problem it can find (never stopping at the first):
 1. YAML (`loader.parse_yaml`): syntax errors, duplicate keys.
 2. Schema (`schema.Blueprint`, pydantic): pydantic errors are translated here into
    `Problem`s with the key's or value's mark, the field path, expected/found, and the
-   nearest valid key for unknown keys.
+   nearest valid key for unknown keys. A step's or input's own consistency check, which
+   pydantic skips while one of its fields is broken, is run again without those fields,
+   and a file that fails the schema is still cross-checked (`wardian.blueprints.partial`),
+   so one pass lists every problem of the file.
 3. Cross references: duplicate step ids, unknown roles, unknown actions, prompt template
    files, output schemas (``{"$ref": NAME}`` is resolved in the output schema registry,
    `wardian.blueprints.output_schemas`, where memory registers ``wardian:curator-batch``).
@@ -264,7 +267,9 @@ def validate_file(path: Path | str, *, display: str | None = None,
     if model is None:
         # The schema failed elsewhere; when the steps, roles and inputs are sound, still
         # check references and templates so one run of `validate` shows everything.
-        partial = _partial_model(data)
+        from wardian.blueprints.partial import partial_blueprint
+
+        partial = partial_blueprint(data)
         if partial is not None:
             _cross_check(LoadedBlueprint(partial, path, "", marks), name, problems,
                          known_actions)
@@ -282,29 +287,6 @@ def _sorted(problems: list[Problem], name: str) -> list[Problem]:
 
 
 # --- schema -----------------------------------------------------------------------------
-
-
-def _partial_model(data: dict[str, Any]) -> Any:
-    """A Blueprint built without validation from the parts that do validate (all steps,
-    roles, input names), or None when those parts are themselves broken."""
-    import pydantic
-
-    from wardian.blueprints.schema import Blueprint, Meta, Step
-
-    raw_steps, roles, inputs = data.get("steps"), data.get("roles", {}), data.get("inputs", {})
-    if not isinstance(raw_steps, list) or not raw_steps or not isinstance(inputs, dict):
-        return None
-    if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
-        return None
-    try:
-        steps = [Step.model_validate(item) for item in raw_steps]
-    except pydantic.ValidationError:
-        return None
-    meta = Meta.model_construct(id="partial", name="", description="", version=1,
-                                min_wardian=None)
-    return Blueprint.model_construct(blueprint=meta, roles=roles,
-                                     inputs={str(k): None for k in inputs}, triggers=[],
-                                     steps=steps)
 
 
 def _model_keys(loc: Sequence[str | int]) -> list[str] | None:
@@ -357,6 +339,11 @@ def _schema_check(data: dict[str, Any], marks: Marks, name: str,
         return Blueprint.model_validate(data)
     except pydantic.ValidationError as exc:
         errors = exc.errors(include_url=False)
+    from wardian.blueprints.partial import hidden_model_errors
+
+    # A step's or input's own consistency check runs only when all its fields are valid:
+    # run it again without the broken fields so one pass reports both.
+    errors = [*errors, *hidden_model_errors(data, errors)]
     cleaned = []
     for err in errors:
         loc, tagged = _clean_loc(data, err["loc"], err["type"])
@@ -478,7 +465,12 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
                 found=f"{step.id!r} again (first used by steps[{first}])", kind="duplicate"))
         else:
             step_index[step.id] = index
-    analyser = TemplateChecker(loaded, name, problems, step_index)
+    from wardian.blueprints.schema import SLUG_RE
+
+    # A step whose id is broken (reported by the schema) may be the one a reference
+    # names: unknown step names are not reported on top of it.
+    analyser = TemplateChecker(loaded, name, problems, step_index,
+                               unknown_steps_ok=any(not SLUG_RE.match(s.id) for s in bp.steps))
     for index, step in enumerate(bp.steps):
         base = ("steps", index)
         if (step.action is not None and known_actions is not None

@@ -25,11 +25,13 @@ __all__ = ["blueprint_schema_text", "init_library", "list_blueprints", "show_blu
 
 def validate_blueprints(paths: Iterable[Path | str]) -> list[FileReport]:
     """Check blueprint files (folders are searched for ``*.yaml``/``*.yml``); one report per
-    file with every problem in it (file:line, field path, how to fix). Read-only."""
+    file with every problem in it (file:line, field path, how to fix), and the warnings of
+    valid files (a skippable step's output read unguarded). Read-only."""
     from wardian.blueprints.validate import validate_paths
-    from wardian.engine.actions import known_actions
+    from wardian.engine.actions import actions_accepting_skipped, known_actions
 
-    return validate_paths(paths, known_actions=known_actions())
+    return validate_paths(paths, known_actions=known_actions(),
+                          accepts_skipped=actions_accepting_skipped())
 
 
 def list_blueprints() -> list[LibraryEntry]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from wardian.blueprints.errors import Problem, format_path, nearest
 
 if TYPE_CHECKING:
+    from wardian.blueprints.skip_checks import OutputRead
     from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = ["TemplateChecker"]
@@ -32,6 +33,10 @@ class TemplateChecker:
         """`unknown_steps_ok`: a step's id is broken, so a reference to a step that is not
         in `step_index` is not reported (it may name that step)."""
         self.unknown_steps_ok = unknown_steps_ok
+        self.reads: list[OutputRead] = []
+        """Every template's reads of an earlier step's output (`skip_checks`)."""
+        self.when_asts: dict[int, Any] = {}
+        """Step index -> its parsed `when` expression."""
         self.loaded = loaded
         self.name = name
         self.problems = problems
@@ -181,6 +186,30 @@ class TemplateChecker:
                              expected="a template file inside the blueprint folder",
                              found=repr(ref), file_display=file_display, kind="reference")
         self._walk(ast, None, loc, index, file_display, nodes)
+        if expression and loc[-1:] == ("when",):
+            self.when_asts[index] = expr  # the parsed `when` (set when expression)
+        self._collect_reads(ast, loc, index, file_display, expression, nodes)
+
+    def _collect_reads(self, ast: Any, loc: tuple[Any, ...], index: int,
+                       file_display: str | None, expression: bool, nodes: Any) -> None:
+        from wardian.blueprints.skip_checks import OutputRead, guarded_steps, step_field
+
+        guarded = guarded_steps(ast, nodes)
+        body = ast.body[0].nodes[0] if expression else None
+        done: set[str] = set()
+        for node in ast.find_all((nodes.Getattr, nodes.Getitem)):
+            ref = step_field(node, nodes)
+            if ref is None or ref[1] != "output" or ref[0] in done:
+                continue
+            done.add(ref[0])
+            line = node.lineno or 1
+            if file_display is not None:
+                position, note = (file_display, line, 1), ""
+            else:
+                position = (self.name, *self.loaded.marks.value(loc))
+                note = f" (template line {line})" if line > 1 else ""
+            self.reads.append(OutputRead(index, ref[0], loc, position, note,
+                                         whole=body is node, guarded=ref[0] in guarded))
 
     def _walk(self, node: Any, parent: Any, loc: tuple[Any, ...], index: int,
               file_display: str | None, nodes: Any) -> None:

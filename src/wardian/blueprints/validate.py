@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,11 +141,13 @@ class LoadedBlueprint:
 
 @dataclass
 class FileReport:
-    """The outcome of validating one file: the blueprint (when valid) or its problems."""
+    """The outcome of validating one file: the blueprint (when valid) or its problems, and
+    the warnings of a valid file (`wardian.blueprints.skip_checks`; they refuse nothing)."""
 
     path: Path
     loaded: LoadedBlueprint | None
     problems: list[Problem]
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -197,11 +199,13 @@ def load_blueprint(path: Path | str, *, display: str | None = None,
 
 
 def validate_paths(paths: Iterable[Path | str], *,
-                   known_actions: Collection[str] | None = None) -> list[FileReport]:
+                   known_actions: Collection[str] | None = None,
+                   accepts_skipped: Mapping[str, Collection[str]] | None = None
+                   ) -> list[FileReport]:
     """Validate files and folders (folders: every ``*.yaml``/``*.yml`` below them, sorted).
 
     One bad file never hides another: each gets its own `FileReport`. Read-only.
-    `known_actions` as in `validate_file`.
+    `known_actions` and `accepts_skipped` as in `validate_file`.
     """
     reports: list[FileReport] = []
     for raw in paths:
@@ -209,14 +213,18 @@ def validate_paths(paths: Iterable[Path | str], *,
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.suffix in YAML_SUFFIXES)
             for file in files:
-                reports.append(validate_file(file, known_actions=known_actions))
+                reports.append(validate_file(file, known_actions=known_actions,
+                                             accepts_skipped=accepts_skipped))
         else:
-            reports.append(validate_file(path, known_actions=known_actions))
+            reports.append(validate_file(path, known_actions=known_actions,
+                                         accepts_skipped=accepts_skipped))
     return reports
 
 
 def validate_file(path: Path | str, *, display: str | None = None,
-                  known_actions: Collection[str] | None = None) -> FileReport:
+                  known_actions: Collection[str] | None = None,
+                  accepts_skipped: Mapping[str, Collection[str]] | None = None
+                  ) -> FileReport:
     """Validate one blueprint file and report every problem (read-only; never raises for
     a defect in the file).
 
@@ -226,6 +234,10 @@ def validate_file(path: Path | str, *, display: str | None = None,
         known_actions: the registered action names (the engine's ``known_actions()``); a
             step whose ``action:`` is not among them is a problem that lists them. None =
             action names are not checked (see the module docstring).
+        accepts_skipped: action name -> the ``with:`` arguments that accept the null
+            output of a step skipped by its `when` (the engine's
+            ``actions_accepting_skipped()``); a valid file's unguarded reads of a
+            skippable output are warnings (`skip_checks`). None = no action does.
     """
     path = Path(path)
     name = display if display is not None else str(path)
@@ -275,11 +287,15 @@ def validate_file(path: Path | str, *, display: str | None = None,
                          known_actions)
         return FileReport(path, None, _sorted(problems, name))
     loaded = LoadedBlueprint(model, path, "", marks)
-    _cross_check(loaded, name, problems, known_actions)
+    checker = _cross_check(loaded, name, problems, known_actions)
     if problems:
         return FileReport(path, None, _sorted(problems, name))
     loaded.source_hash = _source_hash(raw, loaded.prompt_files, loaded.prompts)
-    return FileReport(path, loaded, [])
+    from wardian.blueprints.skip_checks import skipped_output_warnings
+
+    warnings = skipped_output_warnings(loaded, checker.reads, checker.when_asts,
+                                       accepts_skipped or {})
+    return FileReport(path, loaded, [], _sorted(warnings, name))
 
 
 def _sorted(problems: list[Problem], name: str) -> list[Problem]:
@@ -429,7 +445,7 @@ def _translate(err: Any, loc: tuple[Any, ...], data: Any, marks: Marks, name: st
 
 
 def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
-                 known_actions: Collection[str] | None) -> None:
+                 known_actions: Collection[str] | None) -> TemplateChecker:
     from wardian.blueprints.schema import NAME_RE
 
     bp = loaded.blueprint
@@ -499,6 +515,7 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
             analyser.check_prompt(base, step, index)
         if step.output is not None:
             _check_output(loaded, base, step, name, problems)
+    return analyser
 
 
 def _check_output(loaded: LoadedBlueprint, base: tuple[Any, ...], step: Any, name: str,

@@ -15,13 +15,17 @@ app = typer.Typer(
 @app.command("validate")
 def validate(
     paths: list[str] = typer.Argument(..., help="Blueprint files or folders to check."),
+    assignments: str | None = typer.Option(
+        None, "--assignments", help="Assignments JSON as a run would get them: also check "
+        "the roles, and that each role step's provider can answer its output schema "
+        "(the builtin provider answers only the schemas it implements)."),
     as_json: bool = JsonOption,
 ) -> None:
     """Check blueprint files and report every problem in every file (exit 2 if any); warn
     where a step reads the output of a step its `when` can skip (warnings alone exit 0)."""
     from wardian.app.blueprints import validate_blueprints
 
-    reports = validate_blueprints(paths)
+    reports = validate_blueprints(paths, assignments=assignments)
     bad = [r for r in reports if r.problems]
     if as_json:
         emit_json([{"path": str(r.path), "ok": r.ok,

@@ -685,7 +685,8 @@ class _Execution:
         request = ProviderRequest(
             provider=provider, model=model, effort=effort,
             system=loaded.blueprint.roles.get(step.role, ""), prompt=rendered["prompt"],
-            output_schema=schema, check_output=False, timeout_s=timeout,
+            output_schema=schema, output_ref=loaded.output_refs.get(step.id),
+            check_output=False, timeout_s=timeout,
             cwd=launch.workspace if launch is not None else run.workspace,
             payload=rendered["payload"],
             launch_env={**(launch.env if launch else {}),

@@ -20,7 +20,7 @@ SURFACE = {
                                "unregister_action"],
     "wardian.engine.assignments": ["agent_selection", "check_assignments",
                                    "parse_assignments_json",
-                                   "resolve_selection"],
+                                   "resolve_selection", "unanswerable_outputs"],
     "wardian.engine.manual": ["PreparedRun", "prepare_manual_run", "run_log_path",
                               "spawn_detached"],
     "wardian.blueprints.errors": ["BlueprintError", "BlueprintInvalid", "BlueprintSyntaxError",

@@ -107,8 +107,8 @@ def render_markdown(doc: dict[str, Any], *, include_history: bool = False) -> st
              f"{REPORT_MARKER} v1: one-way report, not importable -->",
              "> A one-way report for reading, not a backup: Wardian does not import it. "
              "The backup",
-             "> format is JSON: `wardian garden memory export --agent NAME --format json "
-             "--output FILE`,",
+             f"> format is JSON: `wardian garden memory export --agent {agent['name']} "
+             "--format json --output FILE`,",
              "> restored with `wardian garden memory import FILE --agent NAME --format json`.",
              "",
              f"Agent {agent['name']} · owner {agent['id']} · {len(records)} record(s) · "

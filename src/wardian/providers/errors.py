@@ -341,6 +341,5 @@ class OutputUnsupported(ValidationError):
         super().__init__(
             f"{who} needs {what}, which the {provider} provider cannot answer: it answers "
             f"only {implemented}", path=path, source=source,
-            hint=(f"assign role {role!r} to a provider that takes any JSON Schema (an LLM), "
-                  f"or give the step `output: {{$ref: {answerable[0]}}}`" if role and answerable
-                  else "assign the role to another provider"))
+            hint=f"assign role {role or '…'!r} to a model provider (claude, codex, gemini, "
+                 "opencode, openai, anthropic): a model can answer any JSON Schema")

@@ -4,7 +4,9 @@ Each template (a `when` expression, a `with:`/`payload:` value, an inline or fil
 is parsed, never compiled or rendered. Reported: syntax errors; names outside ``inputs``,
 ``invocation``, ``steps`` and ``roles``; undeclared inputs and roles; unknown invocation
 fields, steps and step fields; a step referring to itself or a later step; included
-templates missing or outside the blueprint's folder.
+templates missing or outside the blueprint's folder. Each template's reads of an earlier
+step's output, and each parsed `when`, are kept for the skipped-output warnings
+(`wardian.blueprints.skip_checks`).
 
 Spec: docs/blueprint-guide.md (loading and errors; templates).
 """

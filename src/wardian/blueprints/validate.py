@@ -14,6 +14,8 @@ Stages, each reporting every problem it can find (never stopping at the first):
    `wardian.blueprints.output_schemas`, where memory registers ``wardian:curator-batch``).
 4. Templates: syntax; names outside ``inputs/invocation/steps/roles``; unknown inputs,
    roles, invocation fields, steps, step fields; a step referring to itself or a later step.
+5. Warnings, for a valid file only (`FileReport.warnings`; they refuse nothing): a read of
+   the output of a step that its `when` can skip, unguarded (`skip_checks`).
 
 `load_blueprint` raises `BlueprintError`; `validate_file`/`validate_paths` return problems.
 

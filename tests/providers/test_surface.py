@@ -21,10 +21,16 @@ SURFACE = {
     "wardian.providers.process": ["MAX_ARG_PROMPT_BYTES", "MAX_OUTPUT_BYTES", "ProcessResult",
                                   "fits_argv", "resolve_executable",
                                   "run_process"],
+    "wardian.providers.builtin": ["BUILTIN_EFFORTS", "BUILTIN_MODEL", "builtin_output_schemas",
+                                  "register_builtin_answer", "unregister_builtin_answer"],
+    "wardian.providers.builtin.answers": ["BUILTIN_ANSWERS", "builtin_answer",
+                                          "builtin_output_schemas", "register_builtin_answer",
+                                          "unregister_builtin_answer"],
     "wardian.providers.errors": [
         "CatalogNotRefreshed", "DiscoveryFailed", "EffortLowered", "EffortRejected",
         "MissingCredentials", "ModelMismatch", "ModelRerouted", "ModelUnavailable",
-        "ModelUnverified", "OutputInvalid", "ProviderCancelled", "ProviderError",
+        "ModelUnverified", "OutputInvalid", "OutputUnsupported", "ProviderCancelled",
+        "ProviderError",
         "ProviderNotInstalled", "ProviderTimeout", "QuotaExhausted", "RateLimited",
         "SelectionMismatch", "UnknownModel", "UnknownProvider", "UnsupportedEffort"],
 }

@@ -193,6 +193,7 @@ def bench_size(base: Path, size: int, planted: list[tuple[str, str]],
     started = time.perf_counter()
     if built.exists():
         agent = built.read_text(encoding="utf-8").strip()
+        import numpy  # noqa: F401  as building imports it: recall then scans with NumPy at any size
     else:
         _wardian(env, "agent", "add", "bench", "--provider", "claude")
         _wardian(env, "settings", "set", "agent_memory.enabled", "true")

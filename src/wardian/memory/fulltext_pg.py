@@ -80,7 +80,7 @@ def lexical_candidates(
     many of `terms` no record contains and the idf weight of each term some record holds.
     Same selection and scores as SQLite (FTS5 ``bm25()``: `_score`).
     """
-    from wardian.memory.ranking import Candidate, coverage, idf
+    from wardian.memory.ranking import Candidate, coverage, idf, is_compound
 
     cap = exact_postings + 1
     head = conn.execute(
@@ -97,7 +97,7 @@ def lexical_candidates(
     lexemes = {t: [x for x in str(lx).split(" ") if x] for t, lx in zip(terms, head[3],
                                                                           strict=True)}
     known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
-    unknown = len(terms) - len(known)
+    unknown = sum(not freq[t] and not is_compound(t) for t in terms)
     if not known:
         return {}, unknown, {}
     weights = {t: idf(freq[t], total) for t in known}

@@ -63,7 +63,13 @@ _RARE_WIDE = 8
 filter (see `MemoryStore._rank_rare`)."""
 _KEPT_RECORDS = 2_000
 """At most this many recalled records are kept for the next queries (`TermStats.records`)."""
-_PREFILTER_DIMS = 64
+_PREFILTER_DIMS = 128
+"""How many leading dimensions of each vector the semantic search scans every row with
+(float32); the best rows by them (the shortlist) are rescored with all of them."""
+_SHORTLIST_MIN = 300
+_SHORTLIST_EVERY = 160
+"""The shortlist holds one row in `_SHORTLIST_EVERY` of the set (at least
+`_SHORTLIST_MIN`, and 10 x the depth asked for)."""
 _COV_ROWS = 8_192
 """Past this many vectors the scores' spread is estimated from an evenly spaced sample."""
 _PREFILTER_Z = 2.0
@@ -495,40 +501,47 @@ class MemoryStore:
             return Considered([], terms=0, unknown=0, semantic=False)
         self._queries += 1
         depth = max(30, 3 * limit)
-        candidates, unknown, weights = self._lexical_candidates(
+        candidates, unknown, weights, deferred = self._lexical_candidates(
             agent_id, terms, workspace=workspace, depth=depth)
         embedder = self.embedder()
         vector = (embedder.embed(semantic_query(query, workspace))
                   if embedder is not None else None)
         margin = None
+        lexical = set(candidates)
         if vector is not None:
-            lexical = set(candidates)
             margin = self._semantic_candidates(agent_id, workspace, vector, depth, candidates)
-            self._cover(candidates, [rid for rid in candidates if rid not in lexical],
-                        weights, unknown)
+        # Every candidate whose held words are not known yet, in one look at them alone.
+        self._cover(candidates, [rid for rid in candidates
+                                 if deferred is not None or rid not in lexical],
+                    weights, unknown, deferred or {})
         return Considered(builtins.list(candidates.values()), terms=len(terms),
                           unknown=unknown, semantic=vector is not None, margin=margin)
 
     def _cover(self, found: dict[int, Candidate], rowids: Sequence[int],
-               weights: dict[str, float], unknown: int) -> None:
-        """Give the candidates of `rowids` (found by meaning) the coverage and held words
-        that lexical candidates have (`weights`: idf of each query word some record
-        holds): coverage is the record's, however it was found. Costs a look at these
-        records alone, never a word's posting list."""
+               weights: dict[str, float], unknown: int,
+               postings: Mapping[str, Container[int]]) -> None:
+        """Give the candidates of `rowids` their coverage and held words (`weights`: idf
+        of each query word some record holds): coverage is the record's, however it was
+        found. Which records hold a word of `postings` is read there (the rare words'
+        posting lists, already at hand); the other words cost a look at these records
+        alone, never a word's posting list."""
         if not rowids or not weights:
             return
         from wardian.memory.ranking import coverage
 
         terms = builtins.list(weights)
-        if self.db.dialect == "postgres":
+        looked_up = [t for t in terms if t not in postings]
+        held: dict[int, set[str]] = {}
+        if looked_up and self.db.dialect == "postgres":
             from wardian.memory import fulltext_pg
 
-            held = fulltext_pg.terms_held(self.conn, rowids, terms)
-        else:
-            held = self._terms_held(rowids, terms)
+            held = fulltext_pg.terms_held(self.conn, rowids, looked_up)
+        elif looked_up:
+            held = self._terms_held(rowids, looked_up)
         every = builtins.list(weights.values())
         for rid in rowids:
-            holds = [t for t in terms if t in held.get(rid, ())]
+            holds = [t for t in terms if t in held.get(rid, ())
+                     or (t in postings and rid in postings[t])]
             found[rid].coverage = coverage([weights[t] for t in holds], every, unknown=unknown)
             found[rid].held = {t: weights[t] for t in holds}
 
@@ -694,7 +707,7 @@ class MemoryStore:
                 self._vector_folder(), disk_name, disk_scope)
             if loaded is not None:
                 index = vector_file.RowIndex(loaded.rowids)
-                entry_on_disk = (loaded.rowids.tolist(), index,
+                entry_on_disk = (loaded.rowids, index,
                                  _Matrix(loaded.full, loaded.head, loaded.means, loaded.cov),
                                  vector_file.Stamps(loaded.stamps), loaded.unvectored)
                 self._vectors[key] = (version, entry_on_disk)
@@ -722,8 +735,8 @@ class MemoryStore:
             full = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
                 len(rows), -1)
             # wordllama's vectors are Matryoshka-trained: their first dimensions alone
-            # rank well, so a search scans a 64-d float32 copy (a quarter of the memory
-            # traffic) and rescores the best few with all 256. The mean of the full
+            # rank well, so a search scans a float32 copy of the first `_PREFILTER_DIMS`
+            # (half the memory traffic of all 256) and rescores the best with all. The mean of the full
             # scores comes exactly from the column means, their spread from the column
             # covariance — over an evenly spaced sample of `_COV_ROWS` rows in a larger
             # scope (over all 100k rows it cost a fresh process 0.6 s of CPU).
@@ -774,8 +787,13 @@ class MemoryStore:
         from wardian.memory.ranking import MARGIN_NEIGHBOURS, Candidate
 
         rowids, position, matrix, stamps, _ = self._vector_set(agent_id, workspace)
-        if not rowids:
+        if not len(rowids):
             return None
+        from wardian.memory.vector_file import RowIndex
+
+        # Where each candidate found so far is in the set (one search for a mapped set).
+        at = (position.many(found) if isinstance(position, RowIndex)
+              else {rid: position[rid] for rid in found if rid in position})
         if isinstance(matrix, builtins.list):
             import operator
 
@@ -790,14 +808,19 @@ class MemoryStore:
             query = np.asarray(vector, dtype=np.float32)
             mean = float(matrix.means @ query)
             spread = math.sqrt(max(float(query @ matrix.cov @ query), 0.0))
-            head = query[:_PREFILTER_DIMS]
+            dims = matrix.head.shape[1]
+            head = query[:dims]
             rough = matrix.head @ head
-            take = min(max(depth * 10, 300), len(rowids))
+            # The shortlist grows with the set: a fixed number of rows would keep a
+            # smaller share of a larger one, and the head's ranking is only close to
+            # the full one, so the exact nearest would fall out of it as the set grows.
+            take = min(max(depth * 10, _SHORTLIST_MIN, len(rowids) // _SHORTLIST_EVERY),
+                       len(rowids))
             # Selecting the best `take` of 100k scores costs more than scoring them; the
-            # head scores' exact mean and spread give a cut that keeps a few hundred,
+            # head scores' exact mean and spread give a cut that keeps a few thousand,
             # and only those are partitioned (all of them when the cut keeps too few).
-            cut = (float(matrix.means[:_PREFILTER_DIMS] @ head) + _PREFILTER_Z * math.sqrt(
-                max(float(head @ matrix.cov[:_PREFILTER_DIMS, :_PREFILTER_DIMS] @ head), 0.0)))
+            cut = (float(matrix.means[:dims] @ head) + _PREFILTER_Z * math.sqrt(
+                max(float(head @ matrix.cov[:dims, :dims] @ head), 0.0)))
             near = np.flatnonzero(rough > cut)
             if len(near) < take:
                 pool = np.argpartition(-rough, take - 1)[:take]
@@ -809,7 +832,7 @@ class MemoryStore:
             # Only the scores used below: the best's, and the other candidates' in one
             # product (cheaper than a row at a time or a dict of the whole pool).
             lookup = dict(zip(best, pool_scores[order].tolist(), strict=True))
-            rest = [i for i in map(position.get, found) if i is not None and i not in lookup]
+            rest = [i for i in at.values() if i not in lookup]
             if rest:
                 lookup.update(zip(rest, (matrix.full[rest] @ query).tolist(), strict=True))
             scores = lookup
@@ -819,9 +842,9 @@ class MemoryStore:
 
         reach = min(1.0, 0.75 * math.sqrt(max(len(position) - 1, 0)) / SEMANTIC_Z)
         spread *= reach
-        wanted = {position[rid]: rid for rid in found if rid in position}
+        wanted = {i: rid for rid, i in at.items()}
         for i in best:
-            wanted[i] = rowids[i]
+            wanted[i] = int(rowids[i])
         for i, rid in wanted.items():
             candidate = found.get(rid)
             if candidate is None:
@@ -844,12 +867,16 @@ class MemoryStore:
 
     def _lexical_candidates(
         self, agent_id: str, terms: Sequence[str], *, workspace: str | None, depth: int
-    ) -> tuple[dict[int, Candidate], int, dict[str, float]]:
+    ) -> tuple[dict[int, Candidate], int, dict[str, float],
+               dict[str, Container[int]] | None]:
         """Up to about 2 x `depth` records matching `terms`, by rowid, with their coverage
         (`wardian.memory.ranking.coverage`: the idf-weighted share of the query's terms
         each contains) and BM25 where it was computed (the rarest words); and how many of
         `terms` no record in the store (any agent or scope: word statistics, not rows)
-        contains; and the idf weight of each of `terms` some record holds.
+        contains; and the idf weight of each of `terms` some record holds; and, when
+        coverage is left to the caller (`_cover`, over these and the semantic candidates
+        together: with the warm statistics, on whose path those are always gathered), the
+        records holding each rare word (None: coverage is set).
 
         Cost is bounded at any store size: BM25, whose idf walks each word's
         whole posting list, ranks only the rarest words (`RECALL_EXACT_POSTINGS` postings
@@ -860,10 +887,10 @@ class MemoryStore:
             from wardian.memory import fulltext_pg
 
             where, params = self._scope_sql(agent_id, workspace)
-            return fulltext_pg.lexical_candidates(
+            return (*fulltext_pg.lexical_candidates(
                 self.conn, terms, where=where, params=params, depth=depth,
-                exact_postings=RECALL_EXACT_POSTINGS)
-        from wardian.memory.ranking import Candidate, coverage, idf
+                exact_postings=RECALL_EXACT_POSTINGS), None)
+        from wardian.memory.ranking import Candidate, coverage, idf, is_compound
 
         warm = self._warm(agent_id, workspace)
         stats = warm[0] if warm is not None else None
@@ -879,9 +906,9 @@ class MemoryStore:
         else:
             freq = {t: self._doc_freq(t) for t in terms}
         known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
-        unknown = len(terms) - len(known)
+        unknown = sum(not freq[t] and not is_compound(t) for t in terms)
         if not known:
-            return {}, unknown, {}
+            return {}, unknown, {}, None
         weights = {t: idf(freq[t], total) for t in known}
         rare: builtins.list[str] = []
         used = 0
@@ -914,13 +941,14 @@ class MemoryStore:
                 rid = int(r["rid"])
                 holding_all.add(rid)
                 found.setdefault(rid, Candidate(rid, updated_at=r["updated_at"]))
+        if stats is not None:
+            return found, unknown, weights, {t: stats.bm25(self.conn, t) for t in rare}
         if not found:
-            return found, unknown, weights
+            return found, unknown, weights, None
         # Which words each candidate holds, from posting lists no longer than the rare
         # words' (a common word's only where it meets them).
         rows_of: dict[str, Container[int]] = {
-            t: stats.bm25(self.conn, t) if stats is not None and t in rare
-            else self._rows_holding(t, among=() if t in rare else rare) if rare else set()
+            t: self._rows_holding(t, among=() if t in rare else rare) if rare else set()
             for t in known}
         every = builtins.list(weights.values())
         for rid, candidate in found.items():
@@ -928,7 +956,7 @@ class MemoryStore:
                      or (rid in holding_all and t in common)]
             candidate.coverage = coverage([weights[t] for t in holds], every, unknown=unknown)
             candidate.held = {t: weights[t] for t in holds}
-        return found, unknown, weights
+        return found, unknown, weights, None
 
     def _warm(self, agent_id: str, workspace: str | None
               ) -> tuple[TermStats, Mapping[int, str]] | None:

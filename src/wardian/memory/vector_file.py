@@ -27,7 +27,7 @@ import json
 import mmap
 import os
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,16 +44,22 @@ _ALIGN = 64
 _ARRAYS = ("rowids", "stamps", "full", "head", "means", "cov")
 
 
+_np: Any = None
+
+
 def numpy() -> Any:
     """NumPy, imported with one BLAS thread unless the environment already chose: a
     matrix-vector product gains nothing from more, and OpenBLAS starting and spinning
     its idle threads costs a one-query process more CPU than the search itself. Every
     import of NumPy by memory recall goes through here (the first one decides)."""
-    for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(name, "1")
-    import numpy as np
+    global _np
+    if _np is None:
+        for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
+        import numpy as np
 
-    return np
+        _np = np
+    return _np
 
 
 class VectorSet:
@@ -93,6 +99,16 @@ class RowIndex(Mapping[int, int]):
         if found is None:
             raise KeyError(rowid)
         return int(found)
+
+    def many(self, rowids: Iterable[int]) -> dict[int, int]:
+        """``{rowid: row index}`` of those of `rowids` that are here, in one search."""
+        np = numpy()
+        wanted = np.fromiter(rowids, dtype=np.int64)
+        if not len(wanted) or not len(self._rowids):
+            return {}
+        at = np.minimum(np.searchsorted(self._rowids, wanted), len(self._rowids) - 1)
+        hit = self._rowids[at] == wanted
+        return dict(zip(wanted[hit].tolist(), at[hit].tolist(), strict=True))
 
     def __contains__(self, rowid: object) -> bool:
         return self.get(rowid) is not None

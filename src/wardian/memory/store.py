@@ -736,10 +736,11 @@ class MemoryStore:
                 len(rows), -1)
             # wordllama's vectors are Matryoshka-trained: their first dimensions alone
             # rank well, so a search scans a float32 copy of the first `_PREFILTER_DIMS`
-            # (half the memory traffic of all 256) and rescores the best with all. The mean of the full
-            # scores comes exactly from the column means, their spread from the column
-            # covariance — over an evenly spaced sample of `_COV_ROWS` rows in a larger
-            # scope (over all 100k rows it cost a fresh process 0.6 s of CPU).
+            # (half the memory traffic of all 256) and rescores the best with all. The
+            # mean of the full scores comes exactly from the column means, their spread
+            # from the column covariance — over an evenly spaced sample of `_COV_ROWS`
+            # rows in a larger scope (over all 100k rows it cost a fresh process 0.6 s
+            # of CPU).
             sample = full[::max(1, len(rows) // _COV_ROWS)].astype(np.float32)
             matrix: Any = _Matrix(
                 full, full[:, :_PREFILTER_DIMS].astype(np.float32),

@@ -26,14 +26,17 @@ and the prefix together nothing is cached, every process compiles NumPy (and War
 from source, and the 100k process (which imports NumPy to map its vectors) measured
 about 675 ms against 350 ms at 1k: the compile, not the recall.
 
-Where the 100k misses came from (hit@5 0.890: 22 of 200 missed, 12 of them not even a
-candidate): at 100k every filler word is in more than ``RECALL_EXACT_POSTINGS`` records,
-so no word is "rare"; lexical candidates were only the records holding *all* the query's
-words (a reworded query's answer rarely does: "which branch ships amber-falcon-gateway"
-vs a record without "branch"), and every other candidate got coverage 0 even when it
-held the whole service name. The semantic shortlist (64 dims, then 256) also dropped
-exact top-30 neighbours. At 1k every word is rare: BM25 over all of them and exact
-coverage of every candidate.
+Where the 100k misses came from (hit@5 0.890, then 0.910: 18 of 200 missed, all of them
+one template's, "what base branch do royal-wombat-webhook PRs target?" for "Open pull
+requests for royal-wombat-webhook against staging, ..."): at 100k every word of a service
+name is in more than ``RECALL_EXACT_POSTINGS`` records, so their counts were capped alike
+and no word was "rare"; the answer, holding the name but no other word of the question,
+covered no more of it than the dozens of records holding two of the name's three words
+and "branch", which a static embedding ranks nearer. The semantic shortlist (300 rows by
+64 dimensions) also lost a fifth of the exact 30 nearest. Now the query's compound name is
+a term of its own, matched as a phrase, as rare as the record it names
+(`wardian.memory.ranking`, Terms), and the shortlist grows with the set and is scanned by
+128 dimensions. docs/decisions/recall-at-scale.md has the figures.
 """
 
 from __future__ import annotations

@@ -63,9 +63,9 @@ _RARE_WIDE = 8
 filter (see `MemoryStore._rank_rare`)."""
 _KEPT_RECORDS = 2_000
 """At most this many recalled records are kept for the next queries (`TermStats.records`)."""
-_PREFILTER_DIMS = 128
-"""How many leading dimensions of each vector the semantic search scans every row with
-(float32); the best rows by them (the shortlist) are rescored with all of them."""
+_PREFILTER_DIMS = 64
+"""Along how many of the set's principal directions the semantic search scans every row
+(float32); the best rows by them (the shortlist) are rescored with the whole vectors."""
 _SHORTLIST_MIN = 300
 _SHORTLIST_EVERY = 160
 """The shortlist holds one row in `_SHORTLIST_EVERY` of the set (at least
@@ -83,17 +83,41 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 class _Matrix(NamedTuple):
-    """A scope's vectors for NumPy search: all (n x 256 float16, as stored), their first
-    dimensions (float32), and the column means and covariance (mean and spread of any
-    query's scores; the covariance from a sample past `_COV_ROWS` rows). `full` becomes
+    """A scope's vectors for NumPy search: all (n x 256 float16, as stored); each one's
+    coordinates (float32) along the set's `_PREFILTER_DIMS` principal directions
+    (``proj``, 256 x k) with the variance along each (``spread``); and the column means
+    and covariance (mean and spread of any query's scores; the covariance from a sample
+    past `_COV_ROWS` rows). `full` becomes
     float32 (the same values) once the set serves a second query: converting the few
     hundred rows a query rescores from float16 cost more than the rest of the search, and
     a one-query process (``wardian memory recall``) would not get that back."""
 
     full: Any
     head: Any
+    proj: Any
+    spread: Any
     means: Any
     cov: Any
+
+
+def _principal_head(np: Any, full: Any, means: Any, cov: Any) -> tuple[Any, Any, Any]:
+    """(head, proj, spread) of a set's vectors `full` (n x dims) with column `means` and
+    covariance `cov`: the `_PREFILTER_DIMS` directions along which the vectors vary most
+    (``proj``, dims x k, float32), the variance along each (``spread``), and every
+    vector's centred coordinates along them (``head``, n x k, float32). A query's scores
+    by ``head`` are its full scores less their mean, as near as k of the dims dimensions
+    can come (the best k-dimensional approximation of the scores over the set), so the
+    rows they rank first hold the set's nearest."""
+    k = min(_PREFILTER_DIMS, full.shape[1])
+    values, vectors = np.linalg.eigh(cov.astype(np.float64))
+    order = np.argsort(values)[::-1][:k]
+    proj = np.ascontiguousarray(vectors[:, order], dtype=np.float32)
+    spread = np.maximum(values[order], 0.0).astype(np.float32)
+    head = np.empty((full.shape[0], k), dtype=np.float32)
+    for start in range(0, full.shape[0], _COV_ROWS):  # a block at a time: bounded memory
+        block = full[start:start + _COV_ROWS].astype(np.float32) - means
+        head[start:start + _COV_ROWS] = block @ proj
+    return head, proj, spread
 
 
 def _phrase(token: str) -> str:
@@ -708,7 +732,8 @@ class MemoryStore:
             if loaded is not None:
                 index = vector_file.RowIndex(loaded.rowids)
                 entry_on_disk = (loaded.rowids, index,
-                                 _Matrix(loaded.full, loaded.head, loaded.means, loaded.cov),
+                                 _Matrix(loaded.full, loaded.head, loaded.proj,
+                                         loaded.spread, loaded.means, loaded.cov),
                                  vector_file.Stamps(loaded.stamps), loaded.unvectored)
                 self._vectors[key] = (version, entry_on_disk)
                 self._vectors_query[key] = self._queries
@@ -734,26 +759,22 @@ class MemoryStore:
             # The stored float16 rows as they are: only what a query scans is converted.
             full = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
                 len(rows), -1)
-            # wordllama's vectors are Matryoshka-trained: their first dimensions alone
-            # rank well, so a search scans a float32 copy of the first `_PREFILTER_DIMS`
-            # (half the memory traffic of all 256) and rescores the best with all. The
-            # mean of the full scores comes exactly from the column means, their spread
-            # from the column covariance — over an evenly spaced sample of `_COV_ROWS`
-            # rows in a larger scope (over all 100k rows it cost a fresh process 0.6 s
-            # of CPU).
+            # The mean of the full scores comes exactly from the column means, their
+            # spread from the column covariance — over an evenly spaced sample of
+            # `_COV_ROWS` rows in a larger scope (over all 100k rows it cost a fresh
+            # process 0.6 s of CPU).
             sample = full[::max(1, len(rows) // _COV_ROWS)].astype(np.float32)
-            matrix: Any = _Matrix(
-                full, full[:, :_PREFILTER_DIMS].astype(np.float32),
-                full.mean(axis=0, dtype=np.float32),
-                np.cov(sample, rowvar=False, bias=True).astype(np.float32))
+            means = full.mean(axis=0, dtype=np.float32)
+            cov = np.cov(sample, rowvar=False, bias=True).astype(np.float32)
+            matrix: Any = _Matrix(full, *_principal_head(np, full, means, cov), means, cov)
             if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM:
                 # Kept for later processes (a small set is read faster than mapped).
                 vector_file.save(self._vector_folder(), disk_name, disk_scope,
                                  vector_file.VectorSet(
                     rowids=np.asarray(rowids, dtype=np.int64),
                     stamps=np.asarray(stamps, dtype=np.bytes_), full=matrix.full,
-                    head=matrix.head, means=matrix.means, cov=matrix.cov,
-                    unvectored=unvectored))
+                    head=matrix.head, proj=matrix.proj, spread=matrix.spread,
+                    means=matrix.means, cov=matrix.cov, unvectored=unvectored))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
         entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
@@ -809,8 +830,9 @@ class MemoryStore:
             query = np.asarray(vector, dtype=np.float32)
             mean = float(matrix.means @ query)
             spread = math.sqrt(max(float(query @ matrix.cov @ query), 0.0))
-            dims = matrix.head.shape[1]
-            head = query[:dims]
+            # Every row scored along the set's principal directions (centred: the mean
+            # score is 0), then the shortlist rescored with the whole vectors.
+            head = query @ matrix.proj
             rough = matrix.head @ head
             # The shortlist grows with the set: a fixed number of rows would keep a
             # smaller share of a larger one, and the head's ranking is only close to
@@ -820,8 +842,7 @@ class MemoryStore:
             # Selecting the best `take` of 100k scores costs more than scoring them; the
             # head scores' exact mean and spread give a cut that keeps a few thousand,
             # and only those are partitioned (all of them when the cut keeps too few).
-            cut = (float(matrix.means[:dims] @ head) + _PREFILTER_Z * math.sqrt(
-                max(float(head @ matrix.cov[:dims, :dims] @ head), 0.0)))
+            cut = _PREFILTER_Z * math.sqrt(max(float((head * head) @ matrix.spread), 0.0))
             near = np.flatnonzero(rough > cut)
             if len(near) < take:
                 pool = np.argpartition(-rough, take - 1)[:take]

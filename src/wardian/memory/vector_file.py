@@ -3,9 +3,10 @@
 Semantic recall scans the vectors of every record in the asked scope. Reading them out of
 SQLite costs a process time proportional to the store (at 100k records most of a
 ``wardian memory recall``); this file holds what that read builds — the rowids (sorted),
-their ``updated_at``, the float16 vectors, their first dimensions as float32, the column
-means and covariance, and the records in scope without a vector — so a process maps it
-and touches only what a query scans.
+their ``updated_at``, the float16 vectors, the column means and covariance, the set's
+principal directions with the variance along each and every vector's coordinates along
+them (float32: what the search scans), and the records in scope without a vector — so a
+process maps it and touches only what a query scans.
 
 Validity: a file is named by the store's write counter (``memory_version.changes``, moved
 by triggers on every change to ``records`` and ``record_vectors``) and the database file's
@@ -41,7 +42,7 @@ __all__ = ["RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load"
 
 _MAGIC = b"WVS1\n"
 _ALIGN = 64
-_ARRAYS = ("rowids", "stamps", "full", "head", "means", "cov")
+_ARRAYS = ("rowids", "stamps", "full", "head", "proj", "spread", "means", "cov")
 
 
 _np: Any = None
@@ -67,16 +68,20 @@ class VectorSet:
 
     Attributes:
         rowids: int64, sorted. stamps: bytes (``S``), the ``updated_at`` of each row.
-        full: float16 (n x dims). head: float32 (n x head dims). means: float32 (dims).
+        full: float16 (n x dims). head: float32 (n x k), each row's centred vector
+        along `proj`. proj: float32 (dims x k), the k principal directions of the set.
+        spread: float32 (k), the variance along each. means: float32 (dims).
         cov: float32 (dims x dims). unvectored: ``{rowid: updated_at}`` of the records in
         scope without a vector.
     """
 
-    __slots__ = ("cov", "full", "head", "means", "rowids", "stamps", "unvectored")
+    __slots__ = ("cov", "full", "head", "means", "proj", "rowids", "spread", "stamps",
+                 "unvectored")
 
-    def __init__(self, *, rowids: Any, stamps: Any, full: Any, head: Any, means: Any,
-                 cov: Any, unvectored: dict[int, str]) -> None:
+    def __init__(self, *, rowids: Any, stamps: Any, full: Any, head: Any, proj: Any,
+                 spread: Any, means: Any, cov: Any, unvectored: dict[int, str]) -> None:
         self.rowids, self.stamps, self.full, self.head = rowids, stamps, full, head
+        self.proj, self.spread = proj, spread
         self.means, self.cov, self.unvectored = means, cov, unvectored
 
 

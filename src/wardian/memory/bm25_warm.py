@@ -53,13 +53,15 @@ class TermStats:
             number: `MemoryStore._records_by_rowid`): the same few answer many queries.
     """
 
-    __slots__ = ("_bm25", "_freq", "_postings", "_scopes", "records", "total", "version")
+    __slots__ = ("_bm25", "_freq", "_holding", "_postings", "_scopes", "records", "total",
+                 "version")
 
     def __init__(self, version: Any) -> None:
         self.version = version
         self.total: int | None = None
         self._freq: dict[str, int] = {}
         self._bm25: dict[str, dict[int, float]] = {}
+        self._holding: dict[str, frozenset[int]] = {}
         self._postings = 0
         self._scopes: dict[Any, Mapping[int, str]] = {}
         self.records: dict[int, Any] = {}
@@ -93,6 +95,20 @@ class TermStats:
             while self._postings > MAX_POSTINGS and self._bm25:
                 self._postings -= len(self._bm25.pop(next(iter(self._bm25))))
             self._bm25[term] = found
+        return found
+
+
+    def holding(self, conn: sqlite3.Connection, term: str) -> frozenset[int]:
+        """The rowids of every record holding `term` (a phrase match: for a compound name,
+        whose BM25 is not asked). Reads the whole posting list: for rare terms only."""
+        found = self._holding.get(term)
+        if found is None:
+            found = frozenset(int(r[0]) for r in conn.execute(
+                "SELECT rowid FROM records_fts WHERE records_fts MATCH ?", (_phrase(term),)))
+            self._postings += len(found)
+            while self._postings > MAX_POSTINGS and self._holding:
+                self._postings -= len(self._holding.pop(next(iter(self._holding))))
+            self._holding[term] = found
         return found
 
 

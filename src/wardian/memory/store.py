@@ -932,14 +932,19 @@ class MemoryStore:
         if not known:
             return {}, unknown, {}, None
         weights = {t: idf(freq[t], total) for t in known}
+        # A compound name weighs in coverage, but BM25 (whose idf of a phrase walks all
+        # its words' postings) ranks single words only: the records holding the name are
+        # taken newest first.
+        names = [t for t in known if is_compound(t)]
+        words = [t for t in known if not is_compound(t)]
         rare: builtins.list[str] = []
         used = 0
-        for term in known:
+        for term in words:
             if used + freq[term] > RECALL_EXACT_POSTINGS:
                 break
             rare.append(term)
             used += freq[term]
-        common = known[len(rare):]
+        common = words[len(rare):]
         where, params = self._scope_sql(agent_id, workspace)
         found: dict[int, Candidate] = {}
         if rare and warm is not None:
@@ -958,20 +963,41 @@ class MemoryStore:
         # only common ones) find the records holding them all, newest first, without
         # BM25 (whose idf would walk their whole posting lists).
         holding_all: set[int] = set()
-        if len(common) >= 2 or not rare:
+        if common and (len(common) >= 2 or not rare):
             for r in self._newest_holding(common, where, params, depth):
                 rid = int(r["rid"])
                 holding_all.add(rid)
                 found.setdefault(rid, Candidate(rid, updated_at=r["updated_at"]))
+        held_by: dict[str, Container[int]] = {}
+        for name in names:
+            if warm is not None and freq[name] <= RECALL_EXACT_POSTINGS:
+                # The newest in scope, as the SQL below takes them.
+                rows = held_by[name] = warm[0].holding(self.conn, name)
+                taken = 0
+                for rid in sorted(rows, reverse=True):
+                    when = warm[1].get(rid)
+                    if when is not None:
+                        found.setdefault(rid, Candidate(rid, updated_at=when))
+                        taken += 1
+                        if taken >= depth:
+                            break
+                continue
+            for r in self._newest_holding([name], where, params, depth):
+                found.setdefault(int(r["rid"]), Candidate(int(r["rid"]),
+                                                          updated_at=r["updated_at"]))
         if stats is not None:
-            return found, unknown, weights, {t: stats.bm25(self.conn, t) for t in rare}
+            return found, unknown, weights, {**{t: stats.bm25(self.conn, t) for t in rare},
+                                             **held_by}
         if not found:
             return found, unknown, weights, None
         # Which words each candidate holds, from posting lists no longer than the rare
         # words' (a common word's only where it meets them).
         rows_of: dict[str, Container[int]] = {
             t: self._rows_holding(t, among=() if t in rare else rare) if rare else set()
-            for t in known}
+            for t in words}
+        for name in names:  # a name's postings are no more than its rarest word's
+            rows_of[name] = self._rows_holding(
+                name, among=() if freq[name] <= RECALL_EXACT_POSTINGS or not rare else rare)
         every = builtins.list(weights.values())
         for rid, candidate in found.items():
             holds = [t for t in known if rid in rows_of[t]

@@ -975,9 +975,9 @@ class MemoryStore:
                 rows = held_by[name] = warm[0].holding(self.conn, name)
                 taken = 0
                 for rid in sorted(rows, reverse=True):
-                    when = warm[1].get(rid)
-                    if when is not None:
-                        found.setdefault(rid, Candidate(rid, updated_at=when))
+                    stamp = warm[1].get(rid)
+                    if stamp is not None:
+                        found.setdefault(rid, Candidate(rid, updated_at=stamp))
                         taken += 1
                         if taken >= depth:
                             break

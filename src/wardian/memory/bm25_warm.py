@@ -74,10 +74,20 @@ class TermStats:
             found = self._scopes[key] = build()
         return found
 
-    def doc_freq(self, conn: sqlite3.Connection, term: str, cap: int) -> int:
-        """How many records hold `term`, counting at most `cap` (FTS5 phrase match)."""
+    def doc_freq(self, conn: sqlite3.Connection, term: str, cap: int, *,
+                 keep_rows: bool = False) -> int:
+        """How many records hold `term`, counting at most `cap` (FTS5 phrase match).
+        `keep_rows`: read the rowids while counting and, when they are fewer than `cap`,
+        keep them for `holding` (one walk of the posting list instead of two)."""
         found = self._freq.get(term)
-        if found is None:
+        if found is None and keep_rows:
+            rows = frozenset(int(r[0]) for r in conn.execute(
+                "SELECT rowid FROM records_fts WHERE records_fts MATCH ? LIMIT ?",
+                (_phrase(term), cap)))
+            found = self._freq[term] = len(rows)
+            if found < cap:
+                self._keep(term, rows)
+        elif found is None:
             found = self._freq[term] = int(conn.execute(
                 "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
                 " LIMIT ?)", (_phrase(term), cap)).fetchone()[0])
@@ -105,11 +115,14 @@ class TermStats:
         if found is None:
             found = frozenset(int(r[0]) for r in conn.execute(
                 "SELECT rowid FROM records_fts WHERE records_fts MATCH ?", (_phrase(term),)))
-            self._postings += len(found)
-            while self._postings > MAX_POSTINGS and self._holding:
-                self._postings -= len(self._holding.pop(next(iter(self._holding))))
-            self._holding[term] = found
+            self._keep(term, found)
         return found
+
+    def _keep(self, term: str, rows: frozenset[int]) -> None:
+        self._postings += len(rows)
+        while self._postings > MAX_POSTINGS and self._holding:
+            self._postings -= len(self._holding.pop(next(iter(self._holding))))
+        self._holding[term] = rows
 
 
 def rank_rare(per_term: Sequence[dict[int, float]], scope: Mapping[int, str], *,

@@ -535,37 +535,44 @@ class MemoryStore:
         if vector is not None:
             margin = self._semantic_candidates(agent_id, workspace, vector, depth, candidates)
         # Every candidate whose held words are not known yet, in one look at them alone.
+        postings, every, common = deferred if deferred is not None else ({}, set(), [])
         self._cover(candidates, [rid for rid in candidates
                                  if deferred is not None or rid not in lexical],
-                    weights, unknown, deferred or {})
+                    weights, unknown, postings, holds_all=every, all_of=common)
         return Considered(builtins.list(candidates.values()), terms=len(terms),
                           unknown=unknown, semantic=vector is not None, margin=margin)
 
     def _cover(self, found: dict[int, Candidate], rowids: Sequence[int],
                weights: dict[str, float], unknown: int,
-               postings: Mapping[str, Container[int]]) -> None:
+               postings: Mapping[str, Container[int]], *, holds_all: Container[int] = (),
+               all_of: Sequence[str] = ()) -> None:
         """Give the candidates of `rowids` their coverage and held words (`weights`: idf
         of each query word some record holds): coverage is the record's, however it was
         found. Which records hold a word of `postings` is read there (the rare words'
-        posting lists, already at hand); the other words cost a look at these records
-        alone, never a word's posting list."""
+        posting lists, already at hand), and the records of `holds_all` hold every word
+        of `all_of`; the other words cost a look at the other records alone, never a
+        word's posting list."""
         if not rowids or not weights:
             return
         from wardian.memory.ranking import coverage
 
         terms = builtins.list(weights)
         looked_up = [t for t in terms if t not in postings]
+        known_all = set(all_of)
+        unsure = ([rid for rid in rowids if rid not in holds_all]
+                  if known_all.issuperset(looked_up) else rowids)
         held: dict[int, set[str]] = {}
-        if looked_up and self.db.dialect == "postgres":
+        if looked_up and unsure and self.db.dialect == "postgres":
             from wardian.memory import fulltext_pg
 
-            held = fulltext_pg.terms_held(self.conn, rowids, looked_up)
-        elif looked_up:
-            held = self._terms_held(rowids, looked_up)
+            held = fulltext_pg.terms_held(self.conn, unsure, looked_up)
+        elif looked_up and unsure:
+            held = self._terms_held(unsure, looked_up)
         every = builtins.list(weights.values())
         for rid in rowids:
             holds = [t for t in terms if t in held.get(rid, ())
-                     or (t in postings and rid in postings[t])]
+                     or (t in postings and rid in postings[t])
+                     or (t in known_all and rid in holds_all)]
             found[rid].coverage = coverage([weights[t] for t in holds], every, unknown=unknown)
             found[rid].held = {t: weights[t] for t in holds}
 
@@ -576,15 +583,17 @@ class MemoryStore:
         tokenizer (asking ``records_fts`` row by row costs a seek per row and word)."""
         if self._held_db is None:
             self._held_db = sqlite3.connect(":memory:")
+            # Contentless: only rowids are asked for, and it is emptied in one step
+            # (a table with content tokenises every row again to delete it).
             self._held_db.execute(
-                "CREATE VIRTUAL TABLE held USING fts5(text, evidence,"
+                "CREATE VIRTUAL TABLE held USING fts5(text, evidence, content='',"
                 " tokenize='porter unicode61')")
         side = self._held_db
         marks = ",".join("?" * len(rowids))
         rows = self.conn.execute(
             f"SELECT rowid, text, evidence FROM records WHERE rowid IN ({marks})",
             builtins.list(rowids)).fetchall()
-        side.execute("DELETE FROM held")
+        side.execute("INSERT INTO held (held) VALUES ('delete-all')")
         side.executemany("INSERT INTO held (rowid, text, evidence) VALUES (?, ?, ?)",
                          [tuple(r) for r in rows])
         held: dict[int, set[str]] = {}
@@ -890,7 +899,7 @@ class MemoryStore:
     def _lexical_candidates(
         self, agent_id: str, terms: Sequence[str], *, workspace: str | None, depth: int
     ) -> tuple[dict[int, Candidate], int, dict[str, float],
-               dict[str, Container[int]] | None]:
+               tuple[dict[str, Container[int]], set[int], builtins.list[str]] | None]:
         """Up to about 2 x `depth` records matching `terms`, by rowid, with their coverage
         (`wardian.memory.ranking.coverage`: the idf-weighted share of the query's terms
         each contains) and BM25 where it was computed (the rarest words); and how many of
@@ -898,7 +907,8 @@ class MemoryStore:
         contains; and the idf weight of each of `terms` some record holds; and, when
         coverage is left to the caller (`_cover`, over these and the semantic candidates
         together: with the warm statistics, on whose path those are always gathered), the
-        records holding each rare word (None: coverage is set).
+        records holding each rare word and name, the candidates known to hold every
+        common word, and those words (None: coverage is set).
 
         Cost is bounded at any store size: BM25, whose idf walks each word's
         whole posting list, ranks only the rarest words (`RECALL_EXACT_POSTINGS` postings
@@ -924,7 +934,8 @@ class MemoryStore:
         else:
             total = stats.total
         if stats is not None:
-            freq = {t: stats.doc_freq(self.conn, t, RECALL_EXACT_POSTINGS + 1) for t in terms}
+            freq = {t: stats.doc_freq(self.conn, t, RECALL_EXACT_POSTINGS + 1,
+                                      keep_rows=is_compound(t)) for t in terms}
         else:
             freq = {t: self._doc_freq(t) for t in terms}
         known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
@@ -986,8 +997,8 @@ class MemoryStore:
                 found.setdefault(int(r["rid"]), Candidate(int(r["rid"]),
                                                           updated_at=r["updated_at"]))
         if stats is not None:
-            return found, unknown, weights, {**{t: stats.bm25(self.conn, t) for t in rare},
-                                             **held_by}
+            return found, unknown, weights, (
+                {**{t: stats.bm25(self.conn, t) for t in rare}, **held_by}, holding_all, common)
         if not found:
             return found, unknown, weights, None
         # Which words each candidate holds, from posting lists no longer than the rare

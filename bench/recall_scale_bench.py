@@ -32,11 +32,11 @@ requests for royal-wombat-webhook against staging, ..."): at 100k every word of 
 name is in more than ``RECALL_EXACT_POSTINGS`` records, so their counts were capped alike
 and no word was "rare"; the answer, holding the name but no other word of the question,
 covered no more of it than the dozens of records holding two of the name's three words
-and "branch", which a static embedding ranks nearer. The semantic shortlist (300 rows by
+and "branch", which a static embedding ranks nearer. The semantic shortlist (300 rows by the first
 64 dimensions) also lost a fifth of the exact 30 nearest. Now the query's compound name is
 a term of its own, matched as a phrase, as rare as the record it names
-(`wardian.memory.ranking`, Terms), and the shortlist grows with the set and is scanned by
-128 dimensions. docs/decisions/recall-at-scale.md has the figures.
+(`wardian.memory.ranking`, Terms), and the shortlist grows with the set and is scanned
+along the set's 64 principal directions. docs/decisions/recall-at-scale.md has the figures.
 """
 
 from __future__ import annotations

@@ -75,8 +75,9 @@ def test_a_paraphrase_finds_its_record_and_an_unrelated_question_nothing(
 
 @pytest.mark.pg_slow
 def test_vector_search_at_numpy_size_returns_the_exact_nearest(store: MemoryStore) -> None:
-    """Past `_NUMPY_FROM` records the search scans a 64-d head, keeps the rows above a cut
-    from the exact head mean/spread and rescores them: the result must be the true top."""
+    """Past `_NUMPY_FROM` records the search scans the vectors' leading dimensions, keeps
+    the rows above a cut from the exact head mean/spread and rescores them: the result
+    must be the true top."""
     import random
 
     import numpy as np

@@ -53,13 +53,15 @@ class TermStats:
             number: `MemoryStore._records_by_rowid`): the same few answer many queries.
     """
 
-    __slots__ = ("_bm25", "_freq", "_postings", "_scopes", "records", "total", "version")
+    __slots__ = ("_bm25", "_freq", "_holding", "_postings", "_scopes", "records", "total",
+                 "version")
 
     def __init__(self, version: Any) -> None:
         self.version = version
         self.total: int | None = None
         self._freq: dict[str, int] = {}
         self._bm25: dict[str, dict[int, float]] = {}
+        self._holding: dict[str, frozenset[int]] = {}
         self._postings = 0
         self._scopes: dict[Any, Mapping[int, str]] = {}
         self.records: dict[int, Any] = {}
@@ -72,10 +74,20 @@ class TermStats:
             found = self._scopes[key] = build()
         return found
 
-    def doc_freq(self, conn: sqlite3.Connection, term: str, cap: int) -> int:
-        """How many records hold `term`, counting at most `cap` (FTS5 phrase match)."""
+    def doc_freq(self, conn: sqlite3.Connection, term: str, cap: int, *,
+                 keep_rows: bool = False) -> int:
+        """How many records hold `term`, counting at most `cap` (FTS5 phrase match).
+        `keep_rows`: read the rowids while counting and, when they are fewer than `cap`,
+        keep them for `holding` (one walk of the posting list instead of two)."""
         found = self._freq.get(term)
-        if found is None:
+        if found is None and keep_rows:
+            rows = frozenset(int(r[0]) for r in conn.execute(
+                "SELECT rowid FROM records_fts WHERE records_fts MATCH ? LIMIT ?",
+                (_phrase(term), cap)))
+            found = self._freq[term] = len(rows)
+            if found < cap:
+                self._keep(term, rows)
+        elif found is None:
             found = self._freq[term] = int(conn.execute(
                 "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
                 " LIMIT ?)", (_phrase(term), cap)).fetchone()[0])
@@ -94,6 +106,23 @@ class TermStats:
                 self._postings -= len(self._bm25.pop(next(iter(self._bm25))))
             self._bm25[term] = found
         return found
+
+
+    def holding(self, conn: sqlite3.Connection, term: str) -> frozenset[int]:
+        """The rowids of every record holding `term` (a phrase match: for a compound name,
+        whose BM25 is not asked). Reads the whole posting list: for rare terms only."""
+        found = self._holding.get(term)
+        if found is None:
+            found = frozenset(int(r[0]) for r in conn.execute(
+                "SELECT rowid FROM records_fts WHERE records_fts MATCH ?", (_phrase(term),)))
+            self._keep(term, found)
+        return found
+
+    def _keep(self, term: str, rows: frozenset[int]) -> None:
+        self._postings += len(rows)
+        while self._postings > MAX_POSTINGS and self._holding:
+            self._postings -= len(self._holding.pop(next(iter(self._holding))))
+        self._holding[term] = rows
 
 
 def rank_rare(per_term: Sequence[dict[int, float]], scope: Mapping[int, str], *,

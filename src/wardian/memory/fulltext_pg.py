@@ -73,14 +73,15 @@ def lexical_candidates(
        postings in all; the GIN index finds them, each one's term frequencies come from
        its ``tsvector`` filtered to the query's lexemes, not from unnesting it once per
        term), the newest `depth` records in scope holding every commoner term when there
-       are two or more of them (or only those), and for each of these candidates which
-       of the query's terms it holds.
+       are two or more of them (or only those), the newest `depth` holding each compound
+       name (`wardian.memory.ranking.is_compound`), and for each of these candidates
+       which of the query's terms it holds.
 
     Returns what `MemoryStore._lexical_candidates` returns: the candidates by rowid, how
     many of `terms` no record contains and the idf weight of each term some record holds.
     Same selection and scores as SQLite (FTS5 ``bm25()``: `_score`).
     """
-    from wardian.memory.ranking import Candidate, coverage, idf
+    from wardian.memory.ranking import Candidate, coverage, idf, is_compound
 
     cap = exact_postings + 1
     head = conn.execute(
@@ -97,18 +98,22 @@ def lexical_candidates(
     lexemes = {t: [x for x in str(lx).split(" ") if x] for t, lx in zip(terms, head[3],
                                                                           strict=True)}
     known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
-    unknown = len(terms) - len(known)
+    unknown = sum(not freq[t] and not is_compound(t) for t in terms)
     if not known:
         return {}, unknown, {}
     weights = {t: idf(freq[t], total) for t in known}
+    # As on SQLite: a compound name weighs in coverage; BM25 ranks single words only and
+    # the records holding the name are taken newest first.
+    names = [t for t in known if is_compound(t)]
+    words = [t for t in known if not is_compound(t)]
     rare: list[str] = []
     used = 0
-    for term in known:
+    for term in words:
         if used + freq[term] > exact_postings:
             break
         rare.append(term)
         used += freq[term]
-    common = known[len(rare):]
+    common = words[len(rare):]
     parts: list[str] = []
     args: list[Any] = []
     if rare:
@@ -134,12 +139,17 @@ def lexical_candidates(
             f" FROM records r WHERE r.fts @@ ({' || '.join([_QUERY] * len(rare))}){where}"
             " ORDER BY score DESC, r.updated_at DESC, r.rowid LIMIT ?)")
         args += [max(avgdl, 1e-9), lex, lex, term_of, idfs, width, *rare, *params, depth]
-    if len(common) >= 2 or not rare:
+    if common and (len(common) >= 2 or not rare):
         parts.append(
             "(SELECT r.rowid AS rid, NULL::float8 AS score, r.updated_at, 1 AS every, r.fts"
             f" FROM records r WHERE r.fts @@ ({' && '.join([_QUERY] * len(common))}){where}"
             " ORDER BY r.rowid DESC LIMIT ?)")
         args += [*common, *params, depth]
+    for name in names:
+        parts.append(
+            "(SELECT r.rowid AS rid, NULL::float8 AS score, r.updated_at, 2 AS every, r.fts"
+            f" FROM records r WHERE r.fts @@ {_QUERY}{where} ORDER BY r.rowid DESC LIMIT ?)")
+        args += [name, *params, depth]
     holds = ", ".join([f"c.fts @@ {_QUERY}"] * len(known))
     found: dict[int, Any] = {}
     every_common: set[int] = set()
@@ -153,7 +163,7 @@ def lexical_candidates(
             " CASE WHEN c.every = 0 THEN c.rid END, c.rid DESC",
             [*known, *args]):
         rid = int(rid)
-        if every:
+        if every == 1:
             every_common.add(rid)
         if rid not in found:
             found[rid] = Candidate(rid, updated_at=updated_at,

@@ -7,6 +7,14 @@ them into one ranked list that may be empty.
 * **Terms.** A query is lower-cased, split into words (``\\w+``) and stripped of English
   stop words and question words (`STOP_WORDS`), so "which port does the api use" asks
   about ``port`` and ``api`` only. A query of nothing but stop words asks nothing.
+  A compound name, words joined by ``-``, ``.`` or ``/`` with no space between
+  (``billing-api``, ``conf/app.ini``), is one more term beside its words (`is_compound`):
+  it matches as a phrase, so it is as rare as the one thing it names however common its
+  words are, and a record holding the whole name covers more of the question than one
+  holding some of its words (in a large store every word of such names recurs in
+  thousands of records, and only the words together tell the records apart). A compound
+  no record holds is left out rather than counted unknown: its words already say what is
+  unknown about it.
 * **Coverage.** `coverage`: the idf-weighted share of the query's terms a record
   contains (1.0: all of them; 0.3: only its commoner words), from which terms each
   record holds and each term's document frequency (the same weights on both sides of
@@ -88,12 +96,14 @@ __all__ = [
     "covers_rest",
     "fuse",
     "idf",
+    "is_compound",
     "nearest",
     "query_terms",
     "semantic_query",
 ]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_COMPOUND = re.compile(r"\w+(?:[-./]\w+)+", re.UNICODE)
 
 _STOP_TEXT = """
 a about above after again against all also am an and any are aren as at be because been
@@ -157,10 +167,29 @@ SEMANTIC_WEIGHT = 0.5
 
 
 def query_terms(query: str) -> list[str]:
-    """The distinct informative words of `query`, in order: lower-cased ``\\w+`` words
-    that are not `STOP_WORDS`. Returns [] when the query asks about nothing."""
-    words = (w for w in _WORD.findall(query.lower()) if w not in STOP_WORDS)
-    return list(dict.fromkeys(words))
+    """The distinct informative terms of `query`, in order: lower-cased ``\\w+`` words
+    that are not `STOP_WORDS`, each compound name (`is_compound`) right after its words
+    when two or more of them are informative. Returns [] when the query asks about
+    nothing."""
+    terms: list[str] = []
+    at = 0
+    text = query.lower()
+    for compound in _COMPOUND.finditer(text):
+        terms += _WORD.findall(text, at, compound.start())
+        words = _WORD.findall(compound.group())
+        terms += words
+        if sum(w not in STOP_WORDS for w in words) >= 2:
+            terms.append(compound.group())
+        at = compound.end()
+    terms += _WORD.findall(text, at)
+    return list(dict.fromkeys(t for t in terms if t not in STOP_WORDS))
+
+
+def is_compound(term: str) -> bool:
+    """Whether `term` (of `query_terms`) is a compound name, several words joined by
+    ``-``, ``.`` or ``/`` (``billing-api``): matched as a phrase of its words, and left
+    out of the query, not counted unknown, when no record holds it (module: Terms)."""
+    return _WORD.fullmatch(term) is None
 
 
 def semantic_query(query: str, workspace: str | None) -> str:

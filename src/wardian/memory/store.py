@@ -64,6 +64,12 @@ filter (see `MemoryStore._rank_rare`)."""
 _KEPT_RECORDS = 2_000
 """At most this many recalled records are kept for the next queries (`TermStats.records`)."""
 _PREFILTER_DIMS = 64
+"""Along how many of the set's principal directions the semantic search scans every row
+(float32); the best rows by them (the shortlist) are rescored with the whole vectors."""
+_SHORTLIST_MIN = 300
+_SHORTLIST_EVERY = 160
+"""The shortlist holds one row in `_SHORTLIST_EVERY` of the set (at least
+`_SHORTLIST_MIN`, and 10 x the depth asked for)."""
 _COV_ROWS = 8_192
 """Past this many vectors the scores' spread is estimated from an evenly spaced sample."""
 _PREFILTER_Z = 2.0
@@ -77,17 +83,41 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 class _Matrix(NamedTuple):
-    """A scope's vectors for NumPy search: all (n x 256 float16, as stored), their first
-    dimensions (float32), and the column means and covariance (mean and spread of any
-    query's scores; the covariance from a sample past `_COV_ROWS` rows). `full` becomes
+    """A scope's vectors for NumPy search: all (n x 256 float16, as stored); each one's
+    coordinates (float32) along the set's `_PREFILTER_DIMS` principal directions
+    (``proj``, 256 x k) with the variance along each (``spread``); and the column means
+    and covariance (mean and spread of any query's scores; the covariance from a sample
+    past `_COV_ROWS` rows). `full` becomes
     float32 (the same values) once the set serves a second query: converting the few
     hundred rows a query rescores from float16 cost more than the rest of the search, and
     a one-query process (``wardian memory recall``) would not get that back."""
 
     full: Any
     head: Any
+    proj: Any
+    spread: Any
     means: Any
     cov: Any
+
+
+def _principal_head(np: Any, full: Any, means: Any, cov: Any) -> tuple[Any, Any, Any]:
+    """(head, proj, spread) of a set's vectors `full` (n x dims) with column `means` and
+    covariance `cov`: the `_PREFILTER_DIMS` directions along which the vectors vary most
+    (``proj``, dims x k, float32), the variance along each (``spread``), and every
+    vector's centred coordinates along them (``head``, n x k, float32). A query's scores
+    by ``head`` are its full scores less their mean, as near as k of the dims dimensions
+    can come (the best k-dimensional approximation of the scores over the set), so the
+    rows they rank first hold the set's nearest."""
+    k = min(_PREFILTER_DIMS, full.shape[1])
+    values, vectors = np.linalg.eigh(cov.astype(np.float64))
+    order = np.argsort(values)[::-1][:k]
+    proj = np.ascontiguousarray(vectors[:, order], dtype=np.float32)
+    spread = np.maximum(values[order], 0.0).astype(np.float32)
+    head = np.empty((full.shape[0], k), dtype=np.float32)
+    for start in range(0, full.shape[0], _COV_ROWS):  # a block at a time: bounded memory
+        block = full[start:start + _COV_ROWS].astype(np.float32) - means
+        head[start:start + _COV_ROWS] = block @ proj
+    return head, proj, spread
 
 
 def _phrase(token: str) -> str:
@@ -503,40 +533,54 @@ class MemoryStore:
             return Considered([], terms=0, unknown=0, semantic=False)
         self._queries += 1
         depth = max(30, 3 * limit)
-        candidates, unknown, weights = self._lexical_candidates(
+        candidates, unknown, weights, deferred = self._lexical_candidates(
             agent_id, terms, workspace=workspace, depth=depth)
         embedder = self.embedder()
         vector = (embedder.embed(semantic_query(query, workspace))
                   if embedder is not None else None)
         margin = None
+        lexical = set(candidates)
         if vector is not None:
-            lexical = set(candidates)
             margin = self._semantic_candidates(agent_id, workspace, vector, depth, candidates)
-            self._cover(candidates, [rid for rid in candidates if rid not in lexical],
-                        weights, unknown)
+        # Every candidate whose held words are not known yet, in one look at them alone.
+        postings, every, common = deferred if deferred is not None else ({}, set(), [])
+        self._cover(candidates, [rid for rid in candidates
+                                 if deferred is not None or rid not in lexical],
+                    weights, unknown, postings, holds_all=every, all_of=common)
         return Considered(builtins.list(candidates.values()), terms=len(terms),
                           unknown=unknown, semantic=vector is not None, margin=margin)
 
     def _cover(self, found: dict[int, Candidate], rowids: Sequence[int],
-               weights: dict[str, float], unknown: int) -> None:
-        """Give the candidates of `rowids` (found by meaning) the coverage and held words
-        that lexical candidates have (`weights`: idf of each query word some record
-        holds): coverage is the record's, however it was found. Costs a look at these
-        records alone, never a word's posting list."""
+               weights: dict[str, float], unknown: int,
+               postings: Mapping[str, Container[int]], *, holds_all: Container[int] = (),
+               all_of: Sequence[str] = ()) -> None:
+        """Give the candidates of `rowids` their coverage and held words (`weights`: idf
+        of each query word some record holds): coverage is the record's, however it was
+        found. Which records hold a word of `postings` is read there (the rare words'
+        posting lists, already at hand), and the records of `holds_all` hold every word
+        of `all_of`; the other words cost a look at the other records alone, never a
+        word's posting list."""
         if not rowids or not weights:
             return
         from wardian.memory.ranking import coverage
 
         terms = builtins.list(weights)
-        if self.db.dialect == "postgres":
+        looked_up = [t for t in terms if t not in postings]
+        known_all = set(all_of)
+        unsure = ([rid for rid in rowids if rid not in holds_all]
+                  if known_all.issuperset(looked_up) else rowids)
+        held: dict[int, set[str]] = {}
+        if looked_up and unsure and self.db.dialect == "postgres":
             from wardian.memory import fulltext_pg
 
-            held = fulltext_pg.terms_held(self.conn, rowids, terms)
-        else:
-            held = self._terms_held(rowids, terms)
+            held = fulltext_pg.terms_held(self.conn, unsure, looked_up)
+        elif looked_up and unsure:
+            held = self._terms_held(unsure, looked_up)
         every = builtins.list(weights.values())
         for rid in rowids:
-            holds = [t for t in terms if t in held.get(rid, ())]
+            holds = [t for t in terms if t in held.get(rid, ())
+                     or (t in postings and rid in postings[t])
+                     or (t in known_all and rid in holds_all)]
             found[rid].coverage = coverage([weights[t] for t in holds], every, unknown=unknown)
             found[rid].held = {t: weights[t] for t in holds}
 
@@ -547,15 +591,17 @@ class MemoryStore:
         tokenizer (asking ``records_fts`` row by row costs a seek per row and word)."""
         if self._held_db is None:
             self._held_db = sqlite3.connect(":memory:")
+            # Contentless: only rowids are asked for, and it is emptied in one step
+            # (a table with content tokenises every row again to delete it).
             self._held_db.execute(
-                "CREATE VIRTUAL TABLE held USING fts5(text, evidence,"
+                "CREATE VIRTUAL TABLE held USING fts5(text, evidence, content='',"
                 " tokenize='porter unicode61')")
         side = self._held_db
         marks = ",".join("?" * len(rowids))
         rows = self.conn.execute(
             f"SELECT rowid, text, evidence FROM records WHERE rowid IN ({marks})",
             builtins.list(rowids)).fetchall()
-        side.execute("DELETE FROM held")
+        side.execute("INSERT INTO held (held) VALUES ('delete-all')")
         side.executemany("INSERT INTO held (rowid, text, evidence) VALUES (?, ?, ?)",
                          [tuple(r) for r in rows])
         held: dict[int, set[str]] = {}
@@ -702,8 +748,9 @@ class MemoryStore:
                 self._vector_folder(), disk_name, disk_scope)
             if loaded is not None:
                 index = vector_file.RowIndex(loaded.rowids)
-                entry_on_disk = (loaded.rowids.tolist(), index,
-                                 _Matrix(loaded.full, loaded.head, loaded.means, loaded.cov),
+                entry_on_disk = (loaded.rowids, index,
+                                 _Matrix(loaded.full, loaded.head, loaded.proj,
+                                         loaded.spread, loaded.means, loaded.cov),
                                  vector_file.Stamps(loaded.stamps), loaded.unvectored)
                 self._vectors[key] = (version, entry_on_disk)
                 self._vectors_query[key] = self._queries
@@ -729,25 +776,22 @@ class MemoryStore:
             # The stored float16 rows as they are: only what a query scans is converted.
             full = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
                 len(rows), -1)
-            # wordllama's vectors are Matryoshka-trained: their first dimensions alone
-            # rank well, so a search scans a 64-d float32 copy (a quarter of the memory
-            # traffic) and rescores the best few with all 256. The mean of the full
-            # scores comes exactly from the column means, their spread from the column
-            # covariance — over an evenly spaced sample of `_COV_ROWS` rows in a larger
-            # scope (over all 100k rows it cost a fresh process 0.6 s of CPU).
+            # The mean of the full scores comes exactly from the column means, their
+            # spread from the column covariance — over an evenly spaced sample of
+            # `_COV_ROWS` rows in a larger scope (over all 100k rows it cost a fresh
+            # process 0.6 s of CPU).
             sample = full[::max(1, len(rows) // _COV_ROWS)].astype(np.float32)
-            matrix: Any = _Matrix(
-                full, full[:, :_PREFILTER_DIMS].astype(np.float32),
-                full.mean(axis=0, dtype=np.float32),
-                np.cov(sample, rowvar=False, bias=True).astype(np.float32))
+            means = full.mean(axis=0, dtype=np.float32)
+            cov = np.cov(sample, rowvar=False, bias=True).astype(np.float32)
+            matrix: Any = _Matrix(full, *_principal_head(np, full, means, cov), means, cov)
             if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM:
                 # Kept for later processes (a small set is read faster than mapped).
                 vector_file.save(self._vector_folder(), disk_name, disk_scope,
                                  vector_file.VectorSet(
                     rowids=np.asarray(rowids, dtype=np.int64),
                     stamps=np.asarray(stamps, dtype=np.bytes_), full=matrix.full,
-                    head=matrix.head, means=matrix.means, cov=matrix.cov,
-                    unvectored=unvectored))
+                    head=matrix.head, proj=matrix.proj, spread=matrix.spread,
+                    means=matrix.means, cov=matrix.cov, unvectored=unvectored))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
         entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
@@ -782,8 +826,13 @@ class MemoryStore:
         from wardian.memory.ranking import MARGIN_NEIGHBOURS, Candidate
 
         rowids, position, matrix, stamps, _ = self._vector_set(agent_id, workspace)
-        if not rowids:
+        if not len(rowids):
             return None
+        from wardian.memory.vector_file import RowIndex
+
+        # Where each candidate found so far is in the set (one search for a mapped set).
+        at = (position.many(found) if isinstance(position, RowIndex)
+              else {rid: position[rid] for rid in found if rid in position})
         if isinstance(matrix, builtins.list):
             import operator
 
@@ -798,14 +847,19 @@ class MemoryStore:
             query = np.asarray(vector, dtype=np.float32)
             mean = float(matrix.means @ query)
             spread = math.sqrt(max(float(query @ matrix.cov @ query), 0.0))
-            head = query[:_PREFILTER_DIMS]
+            # Every row scored along the set's principal directions (centred: the mean
+            # score is 0), then the shortlist rescored with the whole vectors.
+            head = query @ matrix.proj
             rough = matrix.head @ head
-            take = min(max(depth * 10, 300), len(rowids))
+            # The shortlist grows with the set: a fixed number of rows would keep a
+            # smaller share of a larger one, and the head's ranking is only close to
+            # the full one, so the exact nearest would fall out of it as the set grows.
+            take = min(max(depth * 10, _SHORTLIST_MIN, len(rowids) // _SHORTLIST_EVERY),
+                       len(rowids))
             # Selecting the best `take` of 100k scores costs more than scoring them; the
-            # head scores' exact mean and spread give a cut that keeps a few hundred,
+            # head scores' exact mean and spread give a cut that keeps a few thousand,
             # and only those are partitioned (all of them when the cut keeps too few).
-            cut = (float(matrix.means[:_PREFILTER_DIMS] @ head) + _PREFILTER_Z * math.sqrt(
-                max(float(head @ matrix.cov[:_PREFILTER_DIMS, :_PREFILTER_DIMS] @ head), 0.0)))
+            cut = _PREFILTER_Z * math.sqrt(max(float((head * head) @ matrix.spread), 0.0))
             near = np.flatnonzero(rough > cut)
             if len(near) < take:
                 pool = np.argpartition(-rough, take - 1)[:take]
@@ -817,7 +871,7 @@ class MemoryStore:
             # Only the scores used below: the best's, and the other candidates' in one
             # product (cheaper than a row at a time or a dict of the whole pool).
             lookup = dict(zip(best, pool_scores[order].tolist(), strict=True))
-            rest = [i for i in map(position.get, found) if i is not None and i not in lookup]
+            rest = [i for i in at.values() if i not in lookup]
             if rest:
                 lookup.update(zip(rest, (matrix.full[rest] @ query).tolist(), strict=True))
             scores = lookup
@@ -827,9 +881,9 @@ class MemoryStore:
 
         reach = min(1.0, 0.75 * math.sqrt(max(len(position) - 1, 0)) / SEMANTIC_Z)
         spread *= reach
-        wanted = {position[rid]: rid for rid in found if rid in position}
+        wanted = {i: rid for rid, i in at.items()}
         for i in best:
-            wanted[i] = rowids[i]
+            wanted[i] = int(rowids[i])
         for i, rid in wanted.items():
             candidate = found.get(rid)
             if candidate is None:
@@ -852,12 +906,17 @@ class MemoryStore:
 
     def _lexical_candidates(
         self, agent_id: str, terms: Sequence[str], *, workspace: str | None, depth: int
-    ) -> tuple[dict[int, Candidate], int, dict[str, float]]:
+    ) -> tuple[dict[int, Candidate], int, dict[str, float],
+               tuple[dict[str, Container[int]], set[int], builtins.list[str]] | None]:
         """Up to about 2 x `depth` records matching `terms`, by rowid, with their coverage
         (`wardian.memory.ranking.coverage`: the idf-weighted share of the query's terms
         each contains) and BM25 where it was computed (the rarest words); and how many of
         `terms` no record in the store (any agent or scope: word statistics, not rows)
-        contains; and the idf weight of each of `terms` some record holds.
+        contains; and the idf weight of each of `terms` some record holds; and, when
+        coverage is left to the caller (`_cover`, over these and the semantic candidates
+        together: with the warm statistics, on whose path those are always gathered), the
+        records holding each rare word and name, the candidates known to hold every
+        common word, and those words (None: coverage is set).
 
         Cost is bounded at any store size: BM25, whose idf walks each word's
         whole posting list, ranks only the rarest words (`RECALL_EXACT_POSTINGS` postings
@@ -868,10 +927,10 @@ class MemoryStore:
             from wardian.memory import fulltext_pg
 
             where, params = self._scope_sql(agent_id, workspace)
-            return fulltext_pg.lexical_candidates(
+            return (*fulltext_pg.lexical_candidates(
                 self.conn, terms, where=where, params=params, depth=depth,
-                exact_postings=RECALL_EXACT_POSTINGS)
-        from wardian.memory.ranking import Candidate, coverage, idf
+                exact_postings=RECALL_EXACT_POSTINGS), None)
+        from wardian.memory.ranking import Candidate, coverage, idf, is_compound
 
         warm = self._warm(agent_id, workspace)
         stats = warm[0] if warm is not None else None
@@ -883,22 +942,28 @@ class MemoryStore:
         else:
             total = stats.total
         if stats is not None:
-            freq = {t: stats.doc_freq(self.conn, t, RECALL_EXACT_POSTINGS + 1) for t in terms}
+            freq = {t: stats.doc_freq(self.conn, t, RECALL_EXACT_POSTINGS + 1,
+                                      keep_rows=is_compound(t)) for t in terms}
         else:
             freq = {t: self._doc_freq(t) for t in terms}
         known = sorted((t for t in terms if freq[t]), key=lambda t: freq[t])
-        unknown = len(terms) - len(known)
+        unknown = sum(not freq[t] and not is_compound(t) for t in terms)
         if not known:
-            return {}, unknown, {}
+            return {}, unknown, {}, None
         weights = {t: idf(freq[t], total) for t in known}
+        # A compound name weighs in coverage, but BM25 (whose idf of a phrase walks all
+        # its words' postings) ranks single words only: the records holding the name are
+        # taken newest first.
+        names = [t for t in known if is_compound(t)]
+        words = [t for t in known if not is_compound(t)]
         rare: builtins.list[str] = []
         used = 0
-        for term in known:
+        for term in words:
             if used + freq[term] > RECALL_EXACT_POSTINGS:
                 break
             rare.append(term)
             used += freq[term]
-        common = known[len(rare):]
+        common = words[len(rare):]
         where, params = self._scope_sql(agent_id, workspace)
         found: dict[int, Candidate] = {}
         if rare and warm is not None:
@@ -917,26 +982,48 @@ class MemoryStore:
         # only common ones) find the records holding them all, newest first, without
         # BM25 (whose idf would walk their whole posting lists).
         holding_all: set[int] = set()
-        if len(common) >= 2 or not rare:
+        if common and (len(common) >= 2 or not rare):
             for r in self._newest_holding(common, where, params, depth):
                 rid = int(r["rid"])
                 holding_all.add(rid)
                 found.setdefault(rid, Candidate(rid, updated_at=r["updated_at"]))
+        held_by: dict[str, Container[int]] = {}
+        for name in names:
+            if warm is not None and freq[name] <= RECALL_EXACT_POSTINGS:
+                # The newest in scope, as the SQL below takes them.
+                rows = held_by[name] = warm[0].holding(self.conn, name)
+                taken = 0
+                for rid in sorted(rows, reverse=True):
+                    stamp = warm[1].get(rid)
+                    if stamp is not None:
+                        found.setdefault(rid, Candidate(rid, updated_at=stamp))
+                        taken += 1
+                        if taken >= depth:
+                            break
+                continue
+            for r in self._newest_holding([name], where, params, depth):
+                found.setdefault(int(r["rid"]), Candidate(int(r["rid"]),
+                                                          updated_at=r["updated_at"]))
+        if stats is not None:
+            return found, unknown, weights, (
+                {**{t: stats.bm25(self.conn, t) for t in rare}, **held_by}, holding_all, common)
         if not found:
-            return found, unknown, weights
+            return found, unknown, weights, None
         # Which words each candidate holds, from posting lists no longer than the rare
         # words' (a common word's only where it meets them).
         rows_of: dict[str, Container[int]] = {
-            t: stats.bm25(self.conn, t) if stats is not None and t in rare
-            else self._rows_holding(t, among=() if t in rare else rare) if rare else set()
-            for t in known}
+            t: self._rows_holding(t, among=() if t in rare else rare) if rare else set()
+            for t in words}
+        for name in names:  # a name's postings are no more than its rarest word's
+            rows_of[name] = self._rows_holding(
+                name, among=() if freq[name] <= RECALL_EXACT_POSTINGS or not rare else rare)
         every = builtins.list(weights.values())
         for rid, candidate in found.items():
             holds = [t for t in known if rid in rows_of[t]
                      or (rid in holding_all and t in common)]
             candidate.coverage = coverage([weights[t] for t in holds], every, unknown=unknown)
             candidate.held = {t: weights[t] for t in holds}
-        return found, unknown, weights
+        return found, unknown, weights, None
 
     def _warm(self, agent_id: str, workspace: str | None
               ) -> tuple[TermStats, Mapping[int, str]] | None:

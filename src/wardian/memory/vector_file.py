@@ -3,9 +3,10 @@
 Semantic recall scans the vectors of every record in the asked scope. Reading them out of
 SQLite costs a process time proportional to the store (at 100k records most of a
 ``wardian memory recall``); this file holds what that read builds — the rowids (sorted),
-their ``updated_at``, the float16 vectors, their first dimensions as float32, the column
-means and covariance, and the records in scope without a vector — so a process maps it
-and touches only what a query scans.
+their ``updated_at``, the float16 vectors, the column means and covariance, the set's
+principal directions with the variance along each and every vector's coordinates along
+them (float32: what the search scans), and the records in scope without a vector — so a
+process maps it and touches only what a query scans.
 
 Validity: a file is named by the store's write counter (``memory_version.changes``, moved
 by triggers on every change to ``records`` and ``record_vectors``) and the database file's
@@ -27,7 +28,7 @@ import json
 import mmap
 import os
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,7 +42,10 @@ __all__ = ["RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load"
 
 _MAGIC = b"WVS1\n"
 _ALIGN = 64
-_ARRAYS = ("rowids", "stamps", "full", "head", "means", "cov")
+_ARRAYS = ("rowids", "stamps", "full", "head", "proj", "spread", "means", "cov")
+
+
+_np: Any = None
 
 
 def numpy() -> Any:
@@ -49,11 +53,14 @@ def numpy() -> Any:
     matrix-vector product gains nothing from more, and OpenBLAS starting and spinning
     its idle threads costs a one-query process more CPU than the search itself. Every
     import of NumPy by memory recall goes through here (the first one decides)."""
-    for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(name, "1")
-    import numpy as np
+    global _np
+    if _np is None:
+        for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
+        import numpy as np
 
-    return np
+        _np = np
+    return _np
 
 
 class VectorSet:
@@ -61,16 +68,20 @@ class VectorSet:
 
     Attributes:
         rowids: int64, sorted. stamps: bytes (``S``), the ``updated_at`` of each row.
-        full: float16 (n x dims). head: float32 (n x head dims). means: float32 (dims).
+        full: float16 (n x dims). head: float32 (n x k), each row's centred vector
+        along `proj`. proj: float32 (dims x k), the k principal directions of the set.
+        spread: float32 (k), the variance along each. means: float32 (dims).
         cov: float32 (dims x dims). unvectored: ``{rowid: updated_at}`` of the records in
         scope without a vector.
     """
 
-    __slots__ = ("cov", "full", "head", "means", "rowids", "stamps", "unvectored")
+    __slots__ = ("cov", "full", "head", "means", "proj", "rowids", "spread", "stamps",
+                 "unvectored")
 
-    def __init__(self, *, rowids: Any, stamps: Any, full: Any, head: Any, means: Any,
-                 cov: Any, unvectored: dict[int, str]) -> None:
+    def __init__(self, *, rowids: Any, stamps: Any, full: Any, head: Any, proj: Any,
+                 spread: Any, means: Any, cov: Any, unvectored: dict[int, str]) -> None:
         self.rowids, self.stamps, self.full, self.head = rowids, stamps, full, head
+        self.proj, self.spread = proj, spread
         self.means, self.cov, self.unvectored = means, cov, unvectored
 
 
@@ -93,6 +104,16 @@ class RowIndex(Mapping[int, int]):
         if found is None:
             raise KeyError(rowid)
         return int(found)
+
+    def many(self, rowids: Iterable[int]) -> dict[int, int]:
+        """``{rowid: row index}`` of those of `rowids` that are here, in one search."""
+        np = numpy()
+        wanted = np.fromiter(rowids, dtype=np.int64)
+        if not len(wanted) or not len(self._rowids):
+            return {}
+        at = np.minimum(np.searchsorted(self._rowids, wanted), len(self._rowids) - 1)
+        hit = self._rowids[at] == wanted
+        return dict(zip(wanted[hit].tolist(), at[hit].tolist(), strict=True))
 
     def __contains__(self, rowid: object) -> bool:
         return self.get(rowid) is not None

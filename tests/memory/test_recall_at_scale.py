@@ -1,0 +1,115 @@
+"""Recall where the store is large enough that its words stop telling records apart:
+
+* a compound name in the query (``marsh-lantern-kiosk``) finds the one record holding it
+  even when each of its words is in more records than recall ranks exactly (every word
+  is "common") and the record words the question otherwise;
+* the semantic search returns the exact nearest record even when the vector's leading
+  dimensions alone rank it far down (beyond a shortlist of a few hundred by the first 64).
+
+Real SQLite (and PostgreSQL) stores, real embedding model."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from wardian._db import atomic
+from wardian._util import utc_now_iso
+from wardian.memory.embedding import model_files
+from wardian.memory.models import Scope
+from wardian.memory.ranking import query_terms
+from wardian.memory.store import _NUMPY_FROM, RECALL_EXACT_POSTINGS, MemoryStore
+
+pytestmark = pytest.mark.skipif(model_files() is None, reason="wordllama is not installed")
+
+AGENT = "ffffffff-0000-4000-8000-000000000006"
+
+
+def _insert(store: MemoryStore, texts: list[str]) -> list[str]:
+    with atomic(store.conn):
+        return [store.insert_in_transaction(
+            AGENT, text=text, evidence="e", kind="stable", scope=Scope.agent(), sources=(),
+            actor="t", reason=None, now=utc_now_iso()) for text in texts]
+
+
+def test_query_terms_keep_a_compound_name_beside_its_words() -> None:
+    assert query_terms("which port does marsh-lantern-kiosk listen on?") == [
+        "port", "marsh", "lantern", "kiosk", "marsh-lantern-kiosk", "listen"]
+    assert query_terms("where is conf/app.ini read") == [
+        "conf", "app", "ini", "conf/app.ini", "read"]
+    # Fewer than two informative words joined: nothing more than the word.
+    assert query_terms("a how-to for x-ray") == ["x", "ray", "x-ray"]
+    assert query_terms("how-to") == []
+
+
+@pytest.fixture
+def store(backend: str) -> MemoryStore:
+    """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
+    return MemoryStore()
+
+
+def test_a_compound_name_finds_its_record_when_each_of_its_words_is_common(
+        store: MemoryStore) -> None:
+    """Every word of the name is in more than `RECALL_EXACT_POSTINGS` records, none of
+    which holds the name itself; the answer holds the name and none of the question's
+    other words, and is the oldest record. Counted word by word, it covers no more of the
+    question than any of the others and is not among the newest holding them all."""
+    rng = random.Random(3)
+    shapes = ("the kiosk crew keeps a lantern by the marsh {x}",
+              "marsh notes: lantern {x} moved, kiosk port unchanged",
+              "a lantern for the {x} kiosk near the marsh listens at dusk",
+              "kiosk {x} and marsh lantern share a port")
+    fillers = ["tide", "reed", "heron", "dock", "rope", "sail", "gull", "pier", "net", "oar"]
+    decoys = [rng.choice(shapes).format(x=rng.choice(fillers))
+              for _ in range(RECALL_EXACT_POSTINGS + 100)]
+    assert not any("marsh lantern kiosk" in d.replace("-", " ") for d in decoys)
+    answer = _insert(store, ["Connections to marsh-lantern-kiosk arrive on 7411."])[0]
+    _insert(store, decoys)
+    found = [r.id for r in store.recall(AGENT, "which port does marsh-lantern-kiosk listen on?",
+                                        limit=5)]
+    assert found[:1] == [answer]
+
+
+def test_the_nearest_record_is_found_when_its_leading_dimensions_rank_it_low(
+        wardian_home: Any) -> None:
+    """A record whose vector holds nothing in its first 64 dimensions and the query's
+    direction in the rest: by those 64 it ranks below hundreds of records, by the whole
+    vector among the nearest few. The search must return it (the shortlist is rescored with
+    the whole vectors, so what counts is that it makes the shortlist)."""
+    import numpy as np
+
+    from wardian.memory.embedding import Embedder
+
+    store = MemoryStore()
+    rng = random.Random(8)
+    words = ["kiln", "glaze", "clay", "shelf", "batch", "firing", "cone", "raku", "slip",
+             "wheel", "trim", "bisque", "stoneware", "porcelain", "oxide", "wax", "tongs",
+             "studio", "order", "supplier"]
+    ids = _insert(store, [" ".join(rng.choices(words, k=8)) for _ in range(_NUMPY_FROM + 500)])
+    embedder = store.embedder()
+    assert embedder is not None
+    question = "which supplier sells porcelain slip"
+    query = np.asarray(embedder.embed(question), dtype=np.float32)
+    odd = query.copy()
+    odd[:64] = 0.0
+    odd /= float(np.linalg.norm(odd))
+    with atomic(store.conn):
+        store.conn.execute("UPDATE record_vectors SET vector = ? WHERE record_id = ?",
+                           (Embedder.pack(odd.tolist()), ids[0]))
+    rowid = int(store.conn.execute("SELECT rowid FROM records WHERE id = ?",
+                                   (ids[0],)).fetchone()[0])
+    rows = store.conn.execute("SELECT r.rowid, v.vector FROM records r JOIN record_vectors v"
+                              " ON v.record_id = r.id ORDER BY r.rowid").fetchall()
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
+        len(rows), -1).astype(np.float32)
+    at = [int(r[0]) for r in rows].index(rowid)
+    full, lead = matrix @ query, matrix[:, :64] @ query[:64]
+    assert int((full > full[at]).sum()) < 5  # among the nearest by the whole vector
+    assert int((lead > lead[at]).sum()) > 600  # beyond a 64-d shortlist of a few hundred
+    found: dict[int, Any] = {}
+    store._semantic_candidates(AGENT, None, query.tolist(), 30, found)
+    assert rowid in found
+    assert abs(found[rowid].cosine - float(full[at])) < 1e-3
+    assert set(found) == {int(rows[i][0]) for i in np.argsort(-full)[:30]}

@@ -85,7 +85,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from wardian.curator import signals, spelling
-from wardian.curator.contradiction import contradicts
+from wardian.curator.contradiction import contradicts, stance
 from wardian.curator.dedup import (
     DUPLICATE_MAX_NEW_WORDS,
     DUPLICATE_SCORE,
@@ -113,7 +113,13 @@ from wardian.curator.segments import (
     message_is_paste,
     split_segments,
 )
-from wardian.curator.values import distinct_subjects, value_change
+from wardian.curator.values import (
+    EXCLUSIVE,
+    distinct_subjects,
+    retired_values,
+    value_change,
+    value_class,
+)
 from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
 from wardian.transcripts.classify import classify_user_text
 
@@ -407,6 +413,9 @@ def _candidates(
                     cand = replace(cand, text=f"{body} (correcting the agent's {corrected}).")
             if best.name == "prohibition" and not cand.text:
                 cand = _with_positive_half(cand, seg, segments, text)
+            if kind == "current" and not cand.text:
+                # "X still needs doing but I'm out of time, continue tomorrow": the open work
+                cand = replace(cand, source=signals.before_sign_off(cand.source))
             local.append(cand)
         if remember_idx and not local:
             before = [s for s in segments if s.index == remember_idx[0] - 1]
@@ -806,6 +815,64 @@ def _save_or_update(
     return SaveOp(op="save", text=text, kind=cand.kind, scope=cand.scope, evidence=cand.evidence)
 
 
+REPLACEMENT_SCORE = 0.8
+"""Score of the statement naming what replaces a value the same message says is retired."""
+_WORD_CHARS = r"[\w.+#-]"
+
+
+def _names(text: str, word: str) -> bool:
+    """True when `text` has `word` as a word of its own ("yarn", not "yarn.lock")."""
+    return bool(re.search(rf"(?<!{_WORD_CHARS}){re.escape(word)}(?![\w+#-]|\.\w)", text,
+                          re.IGNORECASE))
+
+
+def _without_retired(
+    human: list[tuple[int, str]], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """Candidates once the session retires a value (`values.retired_values`: "we moved from
+    yarn to pnpm", "develop doesn't exist anymore"): a stable statement made before the
+    retirement that names the value as in use ("open the PR against develop") is dropped
+    (a statement rejecting it, "never use yarn", still holds); and when no candidate of the
+    retiring message or after names what replaces it, that message's statement naming
+    another value of its class ("PRs target trunk now") is the rule."""
+    out = list(candidates)
+    for seq, text in human:
+        if message_is_paste(text):
+            continue
+        for gone in retired_values(text):
+            out = [
+                c for c in out
+                if c.kind != "stable" or c.seq >= seq
+                or not (_names(c.memory_text(), gone.word) or _names(c.source, gone.word))
+                or gone.word.lower() in stance(c.memory_text()).rejects
+            ]
+            cls = value_class(gone.word)
+            if cls is None:
+                continue
+            others = [m for m in EXCLUSIVE[cls] if m != gone.word.lower()]
+            if gone.replacement:
+                others = [gone.replacement.lower()]
+            if any(c.seq >= seq and c.kind == "stable"
+                   and any(_names(c.memory_text(), m) for m in others) for c in out):
+                continue
+            taken = {(c.seq, c.start) for c in out}
+            for seg in split_segments(seq, text):
+                if (seq, seg.start) in taken or not any(_names(seg.text, m) for m in others):
+                    continue
+                if gone.start < seg.end and seg.start < gone.end and not gone.replacement:
+                    continue  # the retiring clause itself names no replacement
+                if (not _segment_ok(seg) or is_question(seg.text) or _HEDGED.search(seg.text)
+                        or signals.quotes_agent(seg.text) or _content_words(seg.text) < 3):
+                    continue
+                cand = _cand(seg, REPLACEMENT_SCORE, "stable", "convention", text)
+                body = rewrite(seg.text, "convention").rstrip(".")
+                if body and not _names(body, gone.word):
+                    body += f" (replacing {gone.word})"
+                out.append(replace(cand, text=body + "."))
+                break
+    return out
+
+
 RESTATED_SCORE = 0.75
 """Score of a plain statement that gives an active record's subject another value."""
 
@@ -938,10 +1005,13 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
         if (c := _from_signal(sig)) is not None
     ]
     candidates += _restated(human, records, candidates)
+    candidates = _without_retired(human, candidates)
     # a reply that picks one of the agent's options is recorded with that option's words
-    # (signals.answers); the same reply read as a bare "let's go with B" would say nothing
+    # (signals.answers); the same reply read as a bare "let's go with B" would say nothing,
+    # and the reason it gives ("A. we never send anything back") is the choice's reason,
+    # quoted in its evidence, not a rule of its own
     chose = {c.seq for c in candidates if c.category == "answer"}
-    candidates = [c for c in candidates if c.category != "decision" or c.seq not in chose]
+    candidates = [c for c in candidates if c.category == "answer" or c.seq not in chose]
     known = spelling.session_words(
         str(m.get("text") or "") for m in messages if m.get("role") == "assistant"
     )
@@ -955,6 +1025,11 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     # a last request that is itself a rule was saved as one: no "unfinished" copy of it
     checkpoints = [c for c in checkpoints if c.category != "unfinished" or c.seq not in stated
                    or c.text.startswith(("Awaiting", "Unfinished tasks"))]
+    if any(c.category == "open_issue" for c in candidates):
+        # the user said what is left in their own words: the request they made before it is
+        # no checkpoint of its own (a task list still is)
+        checkpoints = [c for c in checkpoints
+                       if not c.text.startswith(signals.UNFINISHED_REQUEST)]
     candidates += checkpoints[:MAX_CURRENT]
     candidates.sort(key=lambda c: (-c.score, c.seq, c.start, c.evidence))
     ranked: list[tuple[float, int, int, SaveOp | UpdateOp | RemoveOp]] = []
@@ -975,8 +1050,9 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
             clash = [k for k, (_, other, _) in enumerate(kept)
                      if contradicts(text, other) or value_change(text, other)]
             if clash:
-                # the session changed its mind: the later statement wins
-                if any(kept[k][2] > cand.seq for k in clash):
+                # the session changed its mind: the later statement wins; two clauses of one
+                # message ("don't run X, … only Y") are one thought, said best by the first
+                if any(kept[k][2] >= cand.seq for k in clash):
                     continue
                 for k in sorted(clash, reverse=True):
                     del kept[k]

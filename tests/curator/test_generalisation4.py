@@ -1,0 +1,339 @@
+"""Kinds of statement the fourth unseen set (tests/curator/unseen4/) showed the curator
+getting wrong or missing.
+
+As in test_generalisation3.py, each test is a kind of statement with sentences made up for
+the test, neither from the corpus nor from any held-out set (which stay measurements).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.curator.blind import build
+from tests.curator.sessions import FORMATS, curate_session
+from wardian.curator import curate, signals
+from wardian.curator.rules import match_rules, rewrite
+from wardian.curator.signals import is_sign_off
+from wardian.curator.spelling import correct
+from wardian.curator.values import retired_values
+from wardian.transcripts import load_transcript
+
+
+def _saved(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [op for op in ops if op["op"] in ("save", "update")]
+
+
+def _texts(ops: list[dict[str, Any]]) -> list[str]:
+    return [op["text"] for op in _saved(ops)]
+
+
+def _stable(ops: list[dict[str, Any]]) -> list[str]:
+    return [op["text"] for op in _saved(ops) if op["kind"] == "stable"]
+
+
+# --- an answer that only declines, now ------------------------------------------------------
+
+
+def _asked(tmp_path: Path, question: str, answer: str) -> list[dict[str, Any]]:
+    build.OUT = tmp_path
+    build.claude_code(
+        "asked",
+        "/srv/geocoder",
+        [("user", "bump the geocoder client to the new major version"),
+         ("ask", (question, answer)),
+         ("assistant", "Bumped the geocoder client.")],
+    )
+    conv = load_transcript(tmp_path / "claude-code" / "asked.jsonl")
+    return list(curate({"messages": [m.to_json() for m in conv.messages]})["operations"])
+
+
+@pytest.mark.parametrize("answer", ["nope, not yet", "no not now", "no thanks, later"])
+def test_an_answer_that_declines_for_now_decides_nothing(answer: str, tmp_path: Path) -> None:
+    ops = _asked(tmp_path, "Should I regenerate the API snapshots as well?", answer)
+    assert not _texts(ops), _texts(ops)
+
+
+def test_an_answer_that_declines_and_names_what_holds_is_kept(tmp_path: Path) -> None:
+    ops = _asked(tmp_path, "Should I upload it to the public bucket?",
+                 "no, always the audit bucket")
+    assert any("audit bucket" in t for t in _texts(ops)), _texts(ops)
+
+
+# --- a value the session retires -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_rule_naming_a_value_the_user_later_retires_is_not_saved(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "add the sitemap route and open the merge request against master like always"),
+        ("assistant", "Added the sitemap route."),
+        ("user", "ah, master doesnt exist anymore, we renamed it last month. "
+                 "merge requests go to main now"),
+        ("assistant", "Opened the merge request against main."),
+    ], tmp_path)
+    stable = _stable(ops)
+    assert not any("master" in t and "main" not in t for t in stable), stable
+    assert any("main" in t for t in stable), stable
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_moving_from_one_tool_to_another_drops_the_old_tool_rule(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "we're a poetry project so always install with poetry install --sync"),
+        ("assistant", "Understood."),
+        ("user", "scratch that, we switched from poetry to uv last week. uv sync for "
+                 "everything from now on"),
+        ("assistant", "Using uv sync."),
+    ], tmp_path)
+    stable = _stable(ops)
+    assert not any("poetry" in t.lower() and "uv" not in t.lower() for t in stable), stable
+    assert any("uv sync" in t.lower() for t in stable), stable
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_rule_rejecting_the_retired_value_still_holds(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "never use poetry lock --no-update here, it rewrites the hashes"),
+        ("assistant", "Noted."),
+        ("user", "also we moved from poetry to uv, so use uv lock from now on"),
+        ("assistant", "Using uv lock."),
+    ], tmp_path)
+    assert any(t.startswith("Never use poetry") for t in _stable(ops)), _stable(ops)
+
+
+def test_only_values_of_a_known_class_are_retired() -> None:
+    assert retired_values("I moved the helper from utils.py to io.py") == []
+    assert retired_values("the old staging box is gone") == []
+    gone = retired_values("we migrated the monorepo from npm to bun in spring")
+    assert [(r.word, r.replacement) for r in gone] == [("npm", "bun")]
+    assert [r.word for r in retired_values("release was deleted after the freeze")] == [
+        "release"
+    ]
+    assert [r.word for r in retired_values("we no longer use mocha")] == ["mocha"]
+
+
+# --- two clauses of one message --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_prohibition_and_its_alternative_in_one_message_keep_the_prohibition(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "tag the build"),
+        ("tool", "Bash", {"command": "make release"}),
+        ("interrupt",),
+        ("user", "pls dont run make release, it tags and uploads to the registry. only make dist"),
+        ("assistant", "Running make dist instead."),
+    ], tmp_path)
+    stable = _stable(ops)
+    assert any("not run make release" in t for t in stable), stable
+
+
+# --- reminders and the team's own prohibitions ----------------------------------------------
+
+
+def test_dont_forget_it_is_a_reminder_not_a_rule() -> None:
+    assert not match_rules("dont forget it")
+    assert not match_rules("don't forget the invoice pdf")
+    assert match_rules("don't forget to regenerate the client after changing the schema")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rule"),
+    [
+        ("we dont use lazy loading in this service, every query is explicit", True),
+        ("here we never squash the release branches", True),
+        ("we don't need a changelog entry for this one", False),
+        ("we never tested that path", False),
+        ("we didn't get to the docs", False),
+    ],
+)
+def test_the_teams_own_prohibition_is_a_rule(sentence: str, rule: bool) -> None:
+    assert any(r.name == "prohibition" for r in match_rules(sentence)) is rule, sentence
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_please_not_is_a_prohibition_said_as_do_not(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "please not put the api keys in compose.yaml, they are going in the .env file"),
+        ("assistant", "Moved them to .env."),
+    ], tmp_path)
+    assert any(t.startswith("Do not put the api keys") for t in _stable(ops)), _stable(ops)
+
+
+def test_please_not_now_is_no_prohibition() -> None:
+    assert not match_rules("please not now")
+    assert not match_rules("pls not yet")
+
+
+# --- on purpose, placement, what the team uses ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rule"),
+    [
+        ("the importer stays single-threaded on purpose, the vendor API rate limits us", True),
+        ("the ids remain strings by design, some partners send letters", True),
+        ("I broke the build on purpose to see the alert", False),
+    ],
+)
+def test_a_thing_kept_a_way_on_purpose_is_a_rule(sentence: str, rule: bool) -> None:
+    assert bool(match_rules(sentence)) is rule, sentence
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_placement_rule_with_what_it_replaces_is_saved(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "add a fixture for the refund flow"),
+        ("assistant", "Added tests/fixtures/refund.json."),
+        ("user", "fixtures live in a testdata folder next to each package, not under a shared "
+                 "top level dir"),
+        ("assistant", "Moved it to payments/testdata/refund.json."),
+    ], tmp_path)
+    assert any("testdata" in t for t in _stable(ops)), _stable(ops)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["for dates we are using Luxon, not moment", "we're writing the specs in Gherkin, not prose"],
+)
+def test_what_the_team_uses_in_place_of_another_is_a_rule(sentence: str) -> None:
+    assert any(r.name == "contrast" for r in match_rules(sentence)), sentence
+
+
+def test_a_decision_said_with_an_adverb_is_a_decision() -> None:
+    rules = match_rules("we finally decided to keep the API version in the URL path")
+    assert rules and rules[0].category == "decision"
+
+
+# --- work left at the end --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_work_the_user_says_is_still_to_do_is_a_checkpoint(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "add a --since flag to the audit command"),
+        ("assistant", "Added --since to `audit`; its tests pass."),
+        ("user", "ok. the man page for audit still needs updating but i'm out of time, lets "
+                 "continue tmrw"),
+        ("assistant", "Left for tomorrow: the audit man page."),
+    ], tmp_path)
+    current = [op["text"] for op in _saved(ops) if op["kind"] == "current"]
+    assert any("man page" in t for t in current), ops
+    assert not any("continue" in t.lower() for t in _texts(ops)), ops
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["gotta stop, battery low", "have to stop now", "ok lets continue tmrw",
+     "i'm out of time, we pick this up later"],
+)
+def test_more_sign_offs(text: str) -> None:
+    assert is_sign_off(text), text
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_rule_said_mid_task_leaves_the_request_before_it_open(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "port the settings screen to compose in :app and :wear"),
+        ("tool", "Edit", {"file_path": "/work/app/app/src/Settings.kt", "old_string": "a",
+                          "new_string": "b"}),
+        ("user", "dont raise minSdk while you are at it, it stays 26 for the kiosk tablets"),
+        ("tool", "Edit", {"file_path": "/work/app/app/src/SettingsScreen.kt", "old_string": "c",
+                          "new_string": "d"}),
+        ("assistant", ":app uses the compose settings screen now; :wear is the remaining module."),
+        ("user", "have to stop now"),
+    ], tmp_path)
+    current = [op["text"] for op in _saved(ops) if op["kind"] == "current"]
+    assert any("port the settings screen" in t for t in current), ops
+    assert any("minSdk" in t for t in _stable(ops)), ops
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_closing_remark_after_finished_work_leaves_no_checkpoint(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "what does the retry decorator in jobs.py do"),
+        ("assistant", "It retries the job three times with a fixed delay."),
+        ("user", "k. run the formatter on jobs.py"),
+        ("tool", "Bash", {"command": "ruff format jobs.py"}),
+        ("assistant", "Formatted jobs.py."),
+        ("user", "thx, bye"),
+    ], tmp_path)
+    assert not [op for op in _saved(ops) if op["kind"] == "current"], ops
+
+
+def test_the_agent_naming_the_remaining_part_leaves_the_work_open() -> None:
+    assert signals._LEFT_OPEN.search("The parser is ported; the lexer is the remaining part.")
+    assert signals._LEFT_OPEN.search("Left for tomorrow: the release notes.")
+
+
+# --- choices and verdicts on the agent's options --------------------------------------------
+
+
+_OPTIONS = (
+    "Two ways to run the thumbnailer:\n\n"
+    "A) a background job on the worker queue\n"
+    "B) inline in the upload request\n\n"
+    "Which one?"
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_reason_given_with_a_choice_is_not_a_rule_of_its_own(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "the thumbnails are slow to appear"),
+        ("assistant", _OPTIONS),
+        ("user", "A. we never block the upload request on image work"),
+        ("assistant", "Moved the thumbnailer to the worker queue."),
+    ], tmp_path)
+    texts = _texts(ops)
+    assert len(texts) == 1 and "background job" in texts[0], texts
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_verdict_against_an_option_is_not_a_choice_of_it(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "the thumbnails are slow to appear"),
+        ("assistant", _OPTIONS),
+        ("user", "option B doesn't work, the upload proxy times out after ten seconds"),
+        ("assistant", "Then the worker queue it is."),
+    ], tmp_path)
+    assert not any("chose option B" in t for t in _texts(ops)), _texts(ops)
+
+
+# --- record text -----------------------------------------------------------------------------
+
+
+def test_a_command_in_backticks_keeps_its_words() -> None:
+    assert "`just lint`" in rewrite("always run `just lint` before pushing", "convention")
+    assert rewrite("just run the the linter", "convention") == "Run the linter."
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("no need, the exports are always gzip", "The exports are always gzip."),
+        ("hm we keep the cache for a week", "We keep the cache for a week."),
+    ],
+)
+def test_a_reply_lead_is_not_part_of_the_record(said: str, expected: str) -> None:
+    assert rewrite(said, "convention") == expected
+
+
+def test_a_typo_in_the_first_word_is_corrected() -> None:
+    assert correct("Alwasy tag the release.", frozenset()) == "Always tag the release."
+    assert correct("Tilt runs the stack.", frozenset()) == "Tilt runs the stack."

@@ -337,3 +337,85 @@ def test_a_reply_lead_is_not_part_of_the_record(said: str, expected: str) -> Non
 def test_a_typo_in_the_first_word_is_corrected() -> None:
     assert correct("Alwasy tag the release.", frozenset()) == "Always tag the release."
     assert correct("Tilt runs the stack.", frozenset()) == "Tilt runs the stack."
+
+
+# --- plain facts about the project -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "every migration gets a down step",
+        "Each endpoint in the admin API needs a rate limit",
+        "the fixtures live in qa/fixtures, one file per case",
+        "release branches are cut from main",
+        "the mock API is on port 4010",
+        "the worker is started with `make jobs`",
+        "the deploy branch is prod-eu now",
+        "the audit log is append-only for everyone",
+        "please keep log lines under 120 characters",
+        "we quote strings with double quotes everywhere",
+        "we switched to bun last month",
+        "no emoji in PR titles, ever",
+        "no semicolons please in the TS files",
+        "from here on, tag releases with a v prefix",
+    ],
+)
+def test_a_plain_fact_about_the_project_is_a_rule(sentence: str) -> None:
+    assert match_rules(sentence), sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "every time I run it, it fails",
+        "every test is failing now",
+        "every page is slow",
+        "each one is fine",
+        "no problem please go ahead",
+        "no need to hurry",
+        "the build is green now",
+        "the build is 2x faster now",
+        "no more questions",
+        "we moved the tests to a new folder",
+        "keep it under wraps",
+        "every day we ship",
+    ],
+)
+def test_a_report_or_a_remark_is_no_fact_rule(sentence: str) -> None:
+    assert not match_rules(sentence), sentence
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_rule_beside_a_task_quotes_only_its_own_sentence(fmt: str, tmp_path: Path) -> None:
+    ops = curate_session(fmt, [
+        ("user", "Add a loader for the tariff sheets. The loaders live in etl/loaders, one "
+                 "module per source."),
+        ("assistant", "Added etl/loaders/tariffs.py."),
+    ], tmp_path)
+    saved = _saved(ops)
+    assert len(saved) == 1 and "etl/loaders" in saved[0]["text"], saved
+    assert "tariff" not in saved[0]["evidence"], saved[0]["evidence"]
+
+
+def test_an_answer_naming_a_longer_alternative_is_a_choice(tmp_path: Path) -> None:
+    ops = curate_session("codex", [
+        ("user", "add a TSV download of the stock report"),
+        ("assistant", "Should the download use tabs or pipes as the column separator?"),
+        ("user", "pipes - the warehouse scanner chokes on tabs"),
+        ("assistant", "The download is pipe-separated."),
+    ], tmp_path)
+    assert any(t.startswith('The user chose "pipes') for t in _texts(ops)), _texts(ops)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_change_request_the_agent_left_midway_is_a_checkpoint(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "Swap moment for Luxon in src/dates.ts and drop moment from package.json."),
+        ("assistant", "The parsing helpers use Luxon now; formatting and the package.json "
+                      "change come next."),
+    ], tmp_path)
+    current = [op["text"] for op in _saved(ops) if op["kind"] == "current"]
+    assert any("Luxon" in t for t in current), ops

@@ -390,6 +390,10 @@ def _candidates(
             if remember_idx:
                 score += 0.1
             cand = _cand(seg, score, kind, best.category, text)
+            if cand.evidence != seg.text and _beside_task(seg, segments):
+                # "Add X. The schemas live in app/schemas.": the rule's own sentence is its
+                # quote; the task beside it is this session's, not part of the rule
+                cand = replace(cand, evidence=seg.text[:MAX_EVIDENCE_CHARS])
             focus = _focus(seg.text, best.pattern)
             if is_question(seg.text) and not question:
                 focus = _clause(seg.text, best.pattern)  # the rule, not the question
@@ -432,6 +436,24 @@ def _candidates(
         local.sort(key=lambda c: (-c.score, -_content_words(c.source), c.start))
         found.extend(local[:MAX_PER_MESSAGE])
     return found
+
+
+MIN_OWN_EVIDENCE_CHARS = 25
+"""A rule sentence at least this long is quoted on its own when a task request is beside it."""
+
+
+def _beside_task(seg: Segment, segments: list[Segment]) -> bool:
+    """True when `seg` is a statement of its own (`MIN_OWN_EVIDENCE_CHARS`, no pointer back
+    to the sentence before it) and another sentence of its message is a task request with
+    no rule cue of its own ("Add a schema for the export endpoint.")."""
+    if len(seg.text) < MIN_OWN_EVIDENCE_CHARS or _DEICTIC_START.match(seg.text):
+        return False
+    return any(
+        other.index != seg.index
+        and (_TASK_REQUEST.match(other.text) or signals.opens_on_change(other.text))
+        and not match_rules(other.text)
+        for other in segments
+    )
 
 
 MAX_PROHIBITION_WORDS = 10

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from wardian.curator.values import EXCLUSIVE, TOOLS
+
 __all__ = [
     "AGENT_SCOPE",
     "RULES",
@@ -89,7 +91,8 @@ RULES: tuple[Rule, ...] = (
         r"|\b(?:add|put|write|note|save) (?:this|that|the following) (?:in|into|to) (?:the )?"
         r"(?:claude|agents|gemini)\.md\s*[:,-]\s*\w"
         r"|\b(?:remember|keep in mind|don'?t forget|do not forget) (?:that|to)\b(?!.*\?\s*$)"
-        r"|\b(?:from now on|going forward|for future (?:reference|sessions)|in (?:the )?future"
+        r"|\b(?:from now on|from here on(?: ?wards?)?|henceforth|going forward|for future "
+        r"(?:reference|sessions)|in (?:the )?future"
         r"(?= ,|,| always| never| please| use| do| don'?t)|next time(?=,| always| never| use))\b",
     ),
     _r(
@@ -190,6 +193,45 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:needs?|requires?|only works (?:with|on)|depends on)\b[^.?!]{0,30}?"
         r"(?:\b(?:v|version )?\d+(?:\.\d+)*\+|\b(?:v|version )?\d+(?:\.\d+)* or (?:newer|later|"
         r"above|higher|up)\b|\bat least (?:v|version )?\d)",
+    ),
+    _r(
+        "standing-fact",
+        "convention",
+        0.77,
+        # how things are in this project, said as a plain fact with a quantifier, a path, a
+        # port, a command or a new name: "every migration gets a down step", "the fixtures
+        # live in qa/fixtures", "the mock API is on port 4010", "the docs build with `make
+        # html`", "the deploy branch is prod-eu now", "the audit log is append-only"
+        r"^\W*(?:every|each)\s+(?!time\b|day\b|morning\b|week\b|night\b|one\b|other\b)"
+        r"[^.,;?!]{2,50}?\b(?:gets?|is|are|has|have|goes|go|must|needs?|uses?|lives?|stays?|"
+        r"belongs?|takes?)\b(?!\s+(?:broken|failing|down|wrong|missing|empty|slow|red|gone|"
+        r"flaky|fine|done|ok|okay|good|great|fixed|there)\b)"
+        r"|^\W*(?:the |our |all )?[\w-]+s(?: [\w-]+){0,2} (?:live|go|belong|sit|are kept|are "
+        r"stored) (?:in|under|into|inside) [`'\"]?[\w.-]*/[\w./-]*"
+        r"|\bbranch(?:es)? (?:are|is|get|gets) (?:always )?(?:cut|created|made|branched|started|"
+        r"based) (?:from|off|on)\b"
+        r"|\b(?:is|are|runs?|listens?|serves?) on port \d{2,5}\b"
+        r"|\b(?:starts|runs|builds|deploys|installs|(?:is|are) (?:started|run|built|deployed)) "
+        r"(?:with|via|using|through) `[^`\n]{2,40}`"
+        r"|^\W*(?:the |our )[\w-]+(?: [\w-]+){0,2} (?:is|are) (?:now )?(?:called |named )?`?"
+        r"(?=[\w./-]*[-./\d])[\w./-]{2,40}`? now\b"
+        r"|\b(?:is|are) (?:strictly |always )?(?:read-only|readonly|append-only|write-once)\b"
+        r"|^\W*(?:please |pls )?keep (?:the |our |all |every )?[\w-]+(?: [\w-]+){0,2} (?:under|"
+        r"below|within|at most|no longer than|shorter than|less than) \d+"
+        r"|\bwe (?:always )?(?:use|indent|write|format|keep|name|store|quote)\b[^.?!;]{1,50}"
+        r"\beverywhere\b"
+        r"|\bwe(?:'ve| have)? (?:moved|switched|migrated|went over|changed) (?:\w+ ){0,3}?to "
+        r"(?:" + "|".join(sorted({m for ms in EXCLUSIVE.values() for m in ms} | TOOLS)) + r")\b",
+    ),
+    _r(
+        "prohibition-by-no",
+        "convention",
+        0.8,
+        # "no X, ever" / "no X please": a prohibition said as a noun ("no emoji in commit
+        # messages, ever"), not "no problem" or "no need"
+        r"^\W*no\s+(?!problem|worries|need|idea|thanks|way|rush|luck|change|issue|clue|more\b|"
+        r"longer\b|one\b|matter\b)[\w./-]+(?:\s+[\w./-]+){0,4}?(?:,\s*|\s+)(?:ever|please|"
+        r"anywhere|at all)\b",
     ),
     _r(
         "cross-project",
@@ -379,7 +421,7 @@ _HEDGE = re.compile(
 _MEMORY_WRAPPER = re.compile(
     r"^(?:(?:please|pls|and|also|so)\s+)*(?:(?:remember|keep in mind|note|don'?t forget|do not "
     r"forget)(?: that| to)?,?\s+(?=\w)(?!(?:this|that|it)\W*$)|(?:from now on|going forward|"
-    r"in (?:the )?future|for future (?:reference|sessions)|next time),?\s+(?=\w)"
+    r"from here on|in (?:the )?future|for future (?:reference|sessions)|next time),?\s+(?=\w)"
     r"|(?:add|put|write|note|save) (?:this|that|the following) (?:in|into|to) (?:the )?"
     r"(?:claude|agents|gemini)\.md\s*[:,-]\s*)",
     re.IGNORECASE,

@@ -41,6 +41,7 @@ __all__ = [
     "is_routine",
     "name_options",
     "offers",
+    "opens_on_change",
     "proposes_alternative",
     "quotes_agent",
     "redirects",
@@ -200,7 +201,8 @@ _LEFT_OPEN = re.compile(
     r"still (?:need|needs) to be (?:done|added|written|implemented)|remaining (?:work|steps|items|"
     r"parts?) (?:is|are)|not yet (?:done|implemented|wired up|started)|"
     r"(?:is|are) the (?:only |last )?(?:remaining|missing|open)|"
-    r"left for (?:tomorrow|later|next time|the next session))\b|\bstill open:",
+    r"left for (?:tomorrow|later|next time|the next session)|comes? next|(?:is|are) next(?=\W*$|"
+    r"[.;,])|next up)\b|\bstill open:",
     re.IGNORECASE,
 )
 """The agent saying part of the request is still open ("the toggle is not done yet"): its
@@ -587,7 +589,7 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
 
 
 _EITHER = re.compile(
-    r"(?:^|\s)([\w.+#/-]+) or ([\w.+#/-]+(?: [\w.+#/-]+){0,2})\s*\?\s*$", re.IGNORECASE
+    r"(?:^|\s)([\w.+#/-]+) or ([\w.+#/-]+(?: [\w.+#/-]+){0,4})\s*\?\s*$", re.IGNORECASE
 )
 """A question offering two named alternatives ("…be YAML or TOML?")."""
 _CHOICE_LEAD = re.compile(
@@ -1144,11 +1146,26 @@ _OWN_FUTURE = re.compile(
 photo upload later"): a plan told to the agent, not work asked of it."""
 
 
+_IMPERATIVE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|also|now|then)\W+)*(?:swap|switch|change|drop|bump|split|"
+    r"extract|rewrite|wire up|hook up|integrate|start|tag)\b"
+    r"(?!\s+(?:is|are|was|were|has|have|seems?|looks?)\b)",
+    re.IGNORECASE,
+)
+"""A sentence opening on a verb of change is a request ("Swap X for Y in z.py")."""
+
+
+def opens_on_change(sentence: str) -> bool:
+    """True when `sentence` opens on a verb of change asking for work ("Swap X for Y")."""
+    return bool(_IMPERATIVE.match(sentence))
+
+
 def _asks(sentence: str) -> bool:
     """True when `sentence` asks for work: a request word (`_REQUEST_WORD`) not inside the
-    user's statement of their own future ("we will add…")."""
-    return any(not _OWN_FUTURE.search(sentence[: m.start()])
-               for m in _REQUEST_WORD.finditer(sentence))
+    user's statement of their own future ("we will add…"), or an imperative opening it."""
+    return bool(_IMPERATIVE.match(sentence)) or any(
+        not _OWN_FUTURE.search(sentence[: m.start()]) for m in _REQUEST_WORD.finditer(sentence)
+    )
 
 
 def _request_piece(text: str) -> tuple[int, str, str] | None:

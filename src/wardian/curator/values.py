@@ -162,15 +162,21 @@ def value_change(new: str, old: str) -> bool:
 def distinct_subjects(a: str, b: str) -> bool:
     """True when `a` and `b` name different things that do not exclude each other.
 
-    Either both name tools of `TOOLS` and share none (ruff / cargo fmt), or one names a
-    value the other has no value of its class for while the other adds frame words of its
-    own ("Do not commit to main" / "Do not commit generated files").
+    Either both name tools of `TOOLS` and share none (ruff / cargo fmt); or both name values
+    of one class for frames that each add words of their own ("keep functions under 50
+    lines" / "keep files under 500 lines"); or one names a value the other has no value of
+    its class for while the other adds frame words of its own ("Do not commit to main" /
+    "Do not commit generated files").
     """
     av, af, at = _read(a)
     bv, bf, bt = _read(b)
     if at and bt and not (at & bt):
         return True
     if _other_filler(a, b):
+        return True
+    if set(av) & set(bv) and af - bf and bf - af and not _same_frame(af, bf):
+        # one kind of value for two things: "keep functions under 50 lines" / "keep files
+        # under 500 lines"
         return True
     return bool((av and not bv and bf - af) or (bv and not av and af - bf))
 

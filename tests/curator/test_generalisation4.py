@@ -358,6 +358,7 @@ def test_a_typo_in_the_first_word_is_corrected() -> None:
         "we switched to bun last month",
         "no emoji in PR titles, ever",
         "no semicolons please in the TS files",
+        "spaces in YAML are fine, but no trailing commas please in the JSON fixtures",
         "from here on, tag releases with a v prefix",
     ],
 )
@@ -377,6 +378,7 @@ def test_a_plain_fact_about_the_project_is_a_rule(sentence: str) -> None:
         "the build is green now",
         "the build is 2x faster now",
         "no more questions",
+        "that part is fine, but no worries please take your time",
         "we moved the tests to a new folder",
         "keep it under wraps",
         "every day we ship",

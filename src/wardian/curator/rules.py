@@ -229,7 +229,8 @@ RULES: tuple[Rule, ...] = (
         0.8,
         # "no X, ever" / "no X please": a prohibition said as a noun ("no emoji in commit
         # messages, ever"), not "no problem" or "no need"
-        r"^\W*no\s+(?!problem|worries|need|idea|thanks|way|rush|luck|change|issue|clue|more\b|"
+        r"(?:^\W*|\bbut\s+|;\s*)no\s+(?!problem|worries|need|idea|thanks|way|rush|luck|change|"
+        r"issue|clue|more\b|"
         r"longer\b|one\b|matter\b)[\w./-]+(?:\s+[\w./-]+){0,4}?(?:,\s*|\s+)(?:ever|please|"
         r"anywhere|at all)\b",
     ),

@@ -421,3 +421,20 @@ def test_a_change_request_the_agent_left_midway_is_a_checkpoint(
     ], tmp_path)
     current = [op["text"] for op in _saved(ops) if op["kind"] == "current"]
     assert any("Luxon" in t for t in current), ops
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("We indent with two spaces in YAML, put it back.", "We indent with two spaces in YAML."),
+        ("the deploy branch is prod-eu now, tag it there", "The deploy branch is prod-eu now."),
+        ("never force-push to main, revert it instead",
+         "Never force-push to main, revert it instead."),
+        ("the hooks run the linter, run them before every push",
+         "The hooks run the linter, run them before every push."),
+    ],
+)
+def test_the_step_asked_for_now_after_a_rule_is_left_to_the_evidence(
+    said: str, expected: str
+) -> None:
+    assert rewrite(said, "convention") == expected

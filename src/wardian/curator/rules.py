@@ -613,6 +613,27 @@ def _what_holds_first(text: str) -> str:
     return out[0].upper() + out[1:]
 
 
+_TASK_TAIL = re.compile(
+    r"(?<=\w)[,;]\s+(?:and\s+|so\s+)?(?:please\s+|pls\s+)?(?:put|tag|fix|amend|run|rerun|redo|"
+    r"undo|revert|change|move|update|push|commit|merge|reword)\s+(?:it|them|that|this|those)\b"
+    r"[^,;.!?]{0,30}[.!]?$",
+    re.IGNORECASE,
+)
+_RULE_WORDS = re.compile(r"\b(?:instead|always|never|every|each|before|after|whenever)\b",
+                         re.IGNORECASE)
+
+
+def _drop_task_tail(text: str) -> str:
+    """A rule followed by the task it asks for now ("We indent with four spaces everywhere,
+    put it back") keeps the rule: the closing "put it back" / "tag it there" is this
+    session's step, left to the evidence. A tail that is part of the rule ("…, revert it
+    instead", "…, run them before every push") stays."""
+    match = _TASK_TAIL.search(text)
+    if match is None or _RULE_WORDS.search(match.group(0)) or match.start() < 12:
+        return text
+    return text[: match.start()]
+
+
 _BARE_NOT = re.compile(r"^([Nn])ot (?=(?:use|run|edit|touch|commit|push|add|call|change|put|"
                        r"write|import|delete|remove|merge|deploy|store|send|log|print|mix|"
                        r"create|open|install|bump|rename|move)\b)")
@@ -680,6 +701,7 @@ def rewrite(segment: str, category: str) -> str:
     text = _LEAD.sub("", text)
     text = clean_speech(text)
     text = _what_holds_first(text)
+    text = _drop_task_tail(text)
     text = _BARE_NOT.sub(lambda m: "Do not " if m.group(1) == "N" else "do not ", text)
     for pattern, repl in _PRONOUNS:
         text = pattern.sub(repl, text)

@@ -438,3 +438,27 @@ def test_the_step_asked_for_now_after_a_rule_is_left_to_the_evidence(
     said: str, expected: str
 ) -> None:
     assert rewrite(said, "convention") == expected
+
+
+def test_open_work_the_task_list_already_names_is_one_checkpoint(tmp_path: Path) -> None:
+    todos = [
+        {"content": "Add the CSV parser", "status": "completed", "activeForm": "Adding"},
+        {"content": "Reject rows without a tariff code", "status": "pending",
+         "activeForm": "Rejecting"},
+    ]
+    ops = curate_session("claude", [
+        ("user", "import the tariff sheets from csv"),
+        ("assistant", "The CSV parser is in."),
+        ("user", "ok stop here. rejecting the rows without a tariff code still isnt done, dont "
+                 "forget it"),
+        ("tool", "TodoWrite", {"todos": todos}),
+        ("result", "Todos have been modified successfully."),
+        ("assistant", "Stopping; rejecting rows without a tariff code is open."),
+    ], tmp_path)
+    current = [op["text"] for op in _saved(ops) if op["kind"] == "current"]
+    assert len(current) == 1 and current[0].startswith(signals.UNFINISHED_TASKS), current
+
+
+def test_a_reminder_after_open_work_is_left_to_the_evidence() -> None:
+    said = "the release notes still need a migration section, dont forget it"
+    assert rewrite(said, "open_issue") == "The release notes still need a migration section."

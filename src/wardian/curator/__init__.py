@@ -986,6 +986,9 @@ def _checkpoint_text(words: str) -> str:
     return rewrite(words, "checkpoint")
 
 
+TASK_ITEM_OVERLAP = 70.0
+"""`topic_overlap` of the user's "X is still not done" with an undone task-list item at which
+the two are one piece of open work."""
 MAX_CURRENT = signals.MAX_CHECKPOINTS
 """At most this many `current` checkpoints come from one session (all sources together)."""
 
@@ -1046,7 +1049,14 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     stated = {c.seq for c in candidates if c.kind == "stable"}
     # a last request that is itself a rule was saved as one: no "unfinished" copy of it
     checkpoints = [c for c in checkpoints if c.category != "unfinished" or c.seq not in stated
-                   or c.text.startswith(("Awaiting", "Unfinished tasks"))]
+                   or c.text.startswith(("Awaiting", signals.UNFINISHED_TASKS))]
+    items = [normalise(item) for c in checkpoints if c.text.startswith(signals.UNFINISHED_TASKS)
+             for item in c.text[len(signals.UNFINISHED_TASKS):].split(" Stopped on:")[0]
+             .strip(" .").split("; ")]
+    # "the cap on the backoff still isn't done" when the task list says "Cap the backoff at
+    # 5 minutes" is left undone: one checkpoint, the list's
+    candidates = [c for c in candidates if c.category != "open_issue" or not any(
+        topic_overlap(normalise(c.source), item) >= TASK_ITEM_OVERLAP for item in items)]
     if any(c.category == "open_issue" for c in candidates):
         # the user said what is left in their own words: the request they made before it is
         # no checkpoint of its own (a task list still is)

@@ -615,7 +615,8 @@ def _what_holds_first(text: str) -> str:
 
 _TASK_TAIL = re.compile(
     r"(?<=\w)[,;]\s+(?:and\s+|so\s+)?(?:please\s+|pls\s+)?(?:put|tag|fix|amend|run|rerun|redo|"
-    r"undo|revert|change|move|update|push|commit|merge|reword)\s+(?:it|them|that|this|those)\b"
+    r"undo|revert|change|move|update|push|commit|merge|reword|(?:do not|don'?t|dont) forget)\s+"
+    r"(?:it|them|that|this|those)\b"
     r"[^,;.!?]{0,30}[.!]?$",
     re.IGNORECASE,
 )

@@ -32,6 +32,7 @@ from wardian.curator.rules import match_rules
 __all__ = [
     "MAX_CHECKPOINTS",
     "UNFINISHED_REQUEST",
+    "UNFINISHED_TASKS",
     "Signal",
     "action_summary",
     "answers",
@@ -50,6 +51,8 @@ __all__ = [
     "unfinished",
 ]
 
+UNFINISHED_TASKS = "Unfinished tasks when the session ended:"
+"""How a checkpoint of the task list's undone items opens."""
 UNFINISHED_REQUEST = "Unfinished when the session ended:"
 """How a checkpoint of the last request the agent did not finish opens."""
 MAX_CHECKPOINTS = 2
@@ -951,7 +954,7 @@ def unfinished(
                     seq,
                     undone[0][0],
                     undone[0][1],
-                    text=f"Unfinished tasks when the session ended: {items}{more}.",
+                    text=f"{UNFINISHED_TASKS} {items}{more}.",
                     record_kind="current",
                     score=0.84,
                 )

@@ -141,7 +141,7 @@ def test_a_prohibition_and_its_alternative_in_one_message_keep_the_prohibition(
 
 
 def test_dont_forget_it_is_a_reminder_not_a_rule() -> None:
-    assert not match_rules("dont forget it")
+    assert not match_rules("dont forget that")
     assert not match_rules("don't forget the invoice pdf")
     assert match_rules("don't forget to regenerate the client after changing the schema")
 
@@ -426,8 +426,8 @@ def test_a_change_request_the_agent_left_midway_is_a_checkpoint(
 @pytest.mark.parametrize(
     ("said", "expected"),
     [
-        ("We indent with two spaces in YAML, put it back.", "We indent with two spaces in YAML."),
-        ("the deploy branch is prod-eu now, tag it there", "The deploy branch is prod-eu now."),
+        ("We indent with two spaces in YAML, revert it.", "We indent with two spaces in YAML."),
+        ("the deploy branch is prod-eu now, push it there", "The deploy branch is prod-eu now."),
         ("never force-push to main, revert it instead",
          "Never force-push to main, revert it instead."),
         ("the hooks run the linter, run them before every push",
@@ -450,7 +450,7 @@ def test_open_work_the_task_list_already_names_is_one_checkpoint(tmp_path: Path)
         ("user", "import the tariff sheets from csv"),
         ("assistant", "The CSV parser is in."),
         ("user", "ok stop here. rejecting the rows without a tariff code still isnt done, dont "
-                 "forget it"),
+                 "forget that"),
         ("tool", "TodoWrite", {"todos": todos}),
         ("result", "Todos have been modified successfully."),
         ("assistant", "Stopping; rejecting rows without a tariff code is open."),
@@ -460,5 +460,5 @@ def test_open_work_the_task_list_already_names_is_one_checkpoint(tmp_path: Path)
 
 
 def test_a_reminder_after_open_work_is_left_to_the_evidence() -> None:
-    said = "the release notes still need a migration section, dont forget it"
+    said = "the release notes still need a migration section, dont forget that"
     assert rewrite(said, "open_issue") == "The release notes still need a migration section."

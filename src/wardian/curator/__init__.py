@@ -391,7 +391,7 @@ def _candidates(
                 score += 0.1
             cand = _cand(seg, score, kind, best.category, text)
             if cand.evidence != seg.text and _beside_task(seg, segments):
-                # "Add X. The schemas live in app/schemas.": the rule's own sentence is its
+                # "Add X. The loaders live in etl/loaders.": the rule's own sentence is its
                 # quote; the task beside it is this session's, not part of the rule
                 cand = replace(cand, evidence=seg.text[:MAX_EVIDENCE_CHARS])
             focus = _focus(seg.text, best.pattern)
@@ -418,7 +418,7 @@ def _candidates(
             if best.name == "prohibition" and not cand.text:
                 cand = _with_positive_half(cand, seg, segments, text)
             if kind == "current" and not cand.text:
-                # "X still needs doing but I'm out of time, continue tomorrow": the open work
+                # "the export still needs a header row, I have to leave now": the open work
                 cand = replace(cand, source=signals.before_sign_off(cand.source))
             local.append(cand)
         if remember_idx and not local:
@@ -843,7 +843,7 @@ _WORD_CHARS = r"[\w.+#-]"
 
 
 def _names(text: str, word: str) -> bool:
-    """True when `text` has `word` as a word of its own ("yarn", not "yarn.lock")."""
+    """True when `text` has `word` as a word of its own ("npm", not "npm.lock")."""
     return bool(re.search(rf"(?<!{_WORD_CHARS}){re.escape(word)}(?![\w+#-]|\.\w)", text,
                           re.IGNORECASE))
 
@@ -852,11 +852,11 @@ def _without_retired(
     human: list[tuple[int, str]], candidates: list[_Candidate]
 ) -> list[_Candidate]:
     """Candidates once the session retires a value (`values.retired_values`: "we moved from
-    yarn to pnpm", "develop doesn't exist anymore"): a stable statement made before the
-    retirement that names the value as in use ("open the PR against develop") is dropped
-    (a statement rejecting it, "never use yarn", still holds); and when no candidate of the
+    npm to bun", "master doesn't exist anymore"): a stable statement made before the
+    retirement that names the value as in use ("open merge requests against master") is
+    dropped (a statement rejecting it, "never use npm", still holds); and when no candidate of the
     retiring message or after names what replaces it, that message's statement naming
-    another value of its class ("PRs target trunk now") is the rule."""
+    another value of its class ("merge requests go to main now") is the rule."""
     out = list(candidates)
     for seq, text in human:
         if message_is_paste(text):
@@ -1033,7 +1033,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     candidates = _without_retired(human, candidates)
     # a reply that picks one of the agent's options is recorded with that option's words
     # (signals.answers); the same reply read as a bare "let's go with B" would say nothing,
-    # and the reason it gives ("A. we never send anything back") is the choice's reason,
+    # and the reason it gives ("B. we never block the request") is the choice's reason,
     # quoted in its evidence, not a rule of its own
     chose = {c.seq for c in candidates if c.category == "answer"}
     candidates = [c for c in candidates if c.category == "answer" or c.seq not in chose]
@@ -1053,8 +1053,8 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     items = [normalise(item) for c in checkpoints if c.text.startswith(signals.UNFINISHED_TASKS)
              for item in c.text[len(signals.UNFINISHED_TASKS):].split(" Stopped on:")[0]
              .strip(" .").split("; ")]
-    # "the cap on the backoff still isn't done" when the task list says "Cap the backoff at
-    # 5 minutes" is left undone: one checkpoint, the list's
+    # "the man page still isn't written" when the task list says "Write the man page" is
+    # left undone: one checkpoint, the list's
     candidates = [c for c in candidates if c.category != "open_issue" or not any(
         topic_overlap(normalise(c.source), item) >= TASK_ITEM_OVERLAP for item in items)]
     if any(c.category == "open_issue" for c in candidates):

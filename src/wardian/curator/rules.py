@@ -60,13 +60,13 @@ _NOT_VERBS = (
     r"(?!know\b|think\b|recall\b|remember\b|see\b|understand\b|mind\b|care\b|get\b|have\b|"
     r"worry\b|bother\b|mean\b|like\b|really\b|quite\b|forget\b)"
 )
-"""Verbs after "don't" that make no rule: "I don't know", and "don't forget it" (a reminder
+"""Verbs after "don't" that make no rule: "I don't know", and "don't forget the tag" (a reminder
 of work at hand: "don't forget to X" is a request to remember, read by its own cue)."""
 _WE_NOT_VERBS = (
     r"(?!need\b|want\b|agree\b|expect\b|plan\b|got\b|had\b|did\b|were\b|was\b|\w+ed\b)"
 )
-"""After "we don't" / "we never": a verb saying what the team does not do ("we don't print
-in this codebase"), not what it lacks or did ("we don't need", "we never tested")."""
+"""After "we don't" / "we never": a verb saying what the team does not do ("we don't mock
+the clock in this service"), not what it lacks or did ("we don't need", "we never tested")."""
 _NOT_X_LEAD = (
     r"^\W*(?:no|nope|nah)\b[,.!]?\s+not\s+(?!(?:yet|now|really|quite|sure|exactly|today|that|"
     r"this|it|me|at all|here|there|again|so|too|like|anymore|for)\b)(?:the |a |an )?"
@@ -90,7 +90,9 @@ RULES: tuple[Rule, ...] = (
         r"in) (?:the )?(?:claude|agents|gemini)\.md\b.*\b(?:that|to)\b"
         r"|\b(?:add|put|write|note|save) (?:this|that|the following) (?:in|into|to) (?:the )?"
         r"(?:claude|agents|gemini)\.md\s*[:,-]\s*\w"
-        r"|\b(?:remember|keep in mind|don'?t forget|do not forget) (?:that|to)\b(?!.*\?\s*$)"
+        r"|\b(?:remember|keep in mind) (?:that|to)\b(?!.*\?\s*$)"
+        # "don't forget that X…", not a closing "…, don't forget that" (a reminder)
+        r"|\b(?:don'?t|dont|do not) forget (?:that\b(?!\s*(?:[.!,;]|$))|to\b)(?!.*\?\s*$)"
         r"|\b(?:from now on|from here on(?: ?wards?)?|henceforth|going forward|for future "
         r"(?:reference|sessions)|in (?:the )?future"
         r"(?= ,|,| always| never| please| use| do| don'?t)|next time(?=,| always| never| use))\b",
@@ -134,7 +136,7 @@ RULES: tuple[Rule, ...] = (
         "convention",
         0.8,
         _CLAUSE_START + r"(?:don'?t|do not|dont|never)\s+" + _NOT_VERBS + r"\w+"
-        # the team's own prohibition: "we don't print here", "here we never force-push"
+        # the team's own prohibition: "we don't mock the clock", "here we never force-push"
         r"|" + _CLAUSE_START + r"(?:here,? )?we (?:don'?t|do not|dont|never)\s+" + _NOT_VERBS
         + _WE_NOT_VERBS + r"\w+"
         # "please not use X": the "do" left out (a learner's or a hurried negation)
@@ -227,7 +229,7 @@ RULES: tuple[Rule, ...] = (
         "prohibition-by-no",
         "convention",
         0.8,
-        # "no X, ever" / "no X please": a prohibition said as a noun ("no emoji in commit
+        # "no X, ever" / "no X please": a prohibition said as a noun ("no emoji in PR
         # messages, ever"), not "no problem" or "no need"
         r"(?:^\W*|\bbut\s+|;\s*)no\s+(?!problem|worries|need|idea|thanks|way|rush|luck|change|"
         r"issue|clue|more\b|"
@@ -306,7 +308,7 @@ RULES: tuple[Rule, ...] = (
         r"written|done|built|sent)) (?:through|in|into|under|via|to|from|on|as|with) "
         r"[^,;?]{2,80}, (?:not|never) (?:in |via |through |with |as |to |from |under |on |at |"
         r"inside |into |next to |beside )?(?:a |an |the )?[\w./`()-]+(?: [\w./`()-]+){0,3}\W*$"
-        # what the team writes or uses in place of another: "we are writing Pest, not PHPUnit"
+        # what the team writes or uses in place of another: "we are writing Gherkin, not prose"
         r"|\bwe(?:'re| are)? (?:using|writing|on|use|write) [^,.;?]{1,40}, (?:not|instead of|"
         r"rather than) (?:the |a |an )?[\w.+#-]+"
         r"|\bnot (?:as|in|via|with|through|from|on|under) (?:a |an |the )?[\w./-]+(?: [\w./-]+)?"
@@ -567,8 +569,8 @@ def clean_speech(text: str) -> str:
     """Drop what speech and fast typing add to a statement: "I meant", fillers ("actually",
     "kind of", "pls", a filler "like"), a doubled word, "then" for "than" after a
     comparative. Text in `backticks` is a name or a command and stays as written (`just
-    fmt` is a command runner, not a filler). The evidence keeps the words verbatim; this is
-    for the record text."""
+    lint` runs a command runner, "just" is no filler there). The evidence keeps the words
+    verbatim; this is for the record text."""
     parts = _CODE_SPAN.split(text)
     if len(parts) > 1:
         return "".join(part if k % 2 else _clean_words(part) for k, part in enumerate(parts))
@@ -625,8 +627,8 @@ _RULE_WORDS = re.compile(r"\b(?:instead|always|never|every|each|before|after|whe
 
 
 def _drop_task_tail(text: str) -> str:
-    """A rule followed by the task it asks for now ("We indent with four spaces everywhere,
-    put it back") keeps the rule: the closing "put it back" / "tag it there" is this
+    """A rule followed by the task it asks for now ("We indent YAML with two spaces, revert
+    it") keeps the rule: the closing "revert it" / "commit that" is this
     session's step, left to the evidence. A tail that is part of the rule ("…, revert it
     instead", "…, run them before every push") stays."""
     match = _TASK_TAIL.search(text)

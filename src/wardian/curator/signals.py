@@ -307,8 +307,8 @@ _TAIL_JOIN = re.compile(r"(?:,|;|\s[-–—]|\s(?:but|and|so))\s+", re.IGNORECAS
 
 
 def before_sign_off(text: str) -> str:
-    """`text` without a sign-off clause that ends it ("the docs still need updating but I'm
-    out of time, let's continue tomorrow" → "the docs still need updating"); `text` when no
+    """`text` without a sign-off clause that ends it ("the export still needs a header row,
+    I have to leave now" → "the export still needs a header row"); `text` when no
     sign-off follows a clause of at least `MIN_KEPT_CHARS`."""
     match = _SIGN_OFF.search(text)
     if match is None or match.start() == 0:
@@ -1012,8 +1012,8 @@ def unfinished(
 
 def _asked_request(texts: list[tuple[int, dict[str, Any], str]], human_idx: list[int]) -> int:
     """Index in `texts` of the request the session's work answers: the last human message,
-    or, when that one is a rule said mid-task that asks for no work ("don't touch the SDK
-    version, it stays 34", a cue of `rules.match_rules`) and the agent went on working
+    or, when that one is a rule said mid-task that asks for no work ("don't bump the schema
+    version, it stays 7", a cue of `rules.match_rules`) and the agent went on working
     after it, the human message before it when that one asks for work. A closing remark
     the agent did not act on is the last word, and so is any message that asks for work."""
     last = human_idx[-1]
@@ -1155,11 +1155,11 @@ _IMPERATIVE = re.compile(
     r"(?!\s+(?:is|are|was|were|has|have|seems?|looks?)\b)",
     re.IGNORECASE,
 )
-"""A sentence opening on a verb of change is a request ("Swap X for Y in z.py")."""
+"""A sentence opening on a verb of change is a request ("Switch the parser to Y in z.py")."""
 
 
 def opens_on_change(sentence: str) -> bool:
-    """True when `sentence` opens on a verb of change asking for work ("Swap X for Y")."""
+    """True when `sentence` opens on a verb of change asking for work ("Switch X to Y")."""
     return bool(_IMPERATIVE.match(sentence))
 
 

@@ -92,7 +92,7 @@ def _fix(word: str, known: frozenset[str]) -> str:
 
 
 _OPENING = re.compile(r"^([A-Z])([a-z]+)(?=[\s,;:.!?]|$)")
-"""The record's first word, capitalised by the rewriter ("Alwasy run…"): checked as the
+"""The record's first word, capitalised by the rewriter ("Nevre push…"): checked as the
 lower-case word the user typed."""
 
 

@@ -226,7 +226,7 @@ def _is_value(word: str) -> bool:
 
 
 def value_class(word: str) -> str | None:
-    """The `EXCLUSIVE` class `word` is a member of ("yarn" → "js-packages"), or None."""
+    """The `EXCLUSIVE` class `word` is a member of ("bun" → "js-packages"), or None."""
     low = word.lower()
     return next((c for c, members in EXCLUSIVE.items() if low in members), None)
 
@@ -236,8 +236,8 @@ class Retired:
     """A value a statement says is no longer in use.
 
     Attributes:
-        word: the retired value as written ("develop", "yarn").
-        replacement: the value said to replace it ("pnpm" in "moved from yarn to pnpm"),
+        word: the retired value as written ("master", "npm").
+        replacement: the value said to replace it ("bun" in "moved from npm to bun"),
             or None when the statement names none.
         start: offset of the statement in its message.
         end: end offset of the statement.
@@ -270,8 +270,8 @@ _NO_LONGER = re.compile(
 
 
 def retired_values(text: str) -> list[Retired]:
-    """The values `text` says are no longer in use, in order: "we moved from yarn to pnpm"
-    (yarn, replaced by pnpm), "develop doesn't exist anymore", "trunk was deleted", "we no
+    """The values `text` says are no longer in use, in order: "we moved from npm to bun"
+    (npm, replaced by bun), "master doesn't exist anymore", "release was deleted", "we no
     longer use poetry". Only values of an `EXCLUSIVE` class or a named tool of `TOOLS`
     count, and a replacement only when it is of the retired value's class: "I moved the
     file from src to lib" retires nothing."""

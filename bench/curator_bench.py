@@ -26,9 +26,13 @@ rules sharing a frame, checkpoints; it too is a measurement, gated on the safety
 plain-worded rules, refusals naming dotted paths and versions, finished work reported in plain
 words (no checkpoint may be left), work that stopped, value changes, negations, one-off
 instructions, tool output and a rejected quoted line; a measurement, gated on safety only.
+``--set unseen4`` is a fourth, written before reading the rules and scored once before any
+rule change (``tests/curator/unseen4/``): rules in plain words, corrections mid-task, refusals
+with reasons, answers, values changed later, one-off instructions and answers, quoted claims
+the user rejects, pasted logs, secrets, typos, non-native English, stopped and finished work.
 
 Usage: python bench/curator_bench.py [--verbose]
-       [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3]
+       [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4]
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ from tests.curator.gold import (  # noqa: E402
     UNSEEN2_TRANSCRIPTS,
     UNSEEN3_GOLD,
     UNSEEN3_TRANSCRIPTS,
+    UNSEEN4_GOLD,
+    UNSEEN4_TRANSCRIPTS,
     UNSEEN_GOLD,
     UNSEEN_TRANSCRIPTS,
     load_gold,
@@ -82,6 +88,7 @@ SETS = {
     "unseen": (UNSEEN_GOLD, UNSEEN_TRANSCRIPTS),
     "unseen2": (UNSEEN2_GOLD, UNSEEN2_TRANSCRIPTS),
     "unseen3": (UNSEEN3_GOLD, UNSEEN3_TRANSCRIPTS),
+    "unseen4": (UNSEEN4_GOLD, UNSEEN4_TRANSCRIPTS),
 }
 """Set name → (targets, transcript folder)."""
 

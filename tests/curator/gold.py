@@ -52,6 +52,10 @@ UNSEEN3_DIR = Path(__file__).resolve().parent / "unseen3"
 """The third unseen set, written without reading the curator's rules (``unseen3/build.py``)."""
 UNSEEN3_GOLD = UNSEEN3_DIR / "blind_gold.json"
 UNSEEN3_TRANSCRIPTS = UNSEEN3_DIR / "transcripts"
+UNSEEN4_DIR = Path(__file__).resolve().parent / "unseen4"
+"""The fourth unseen set, written before reading the rules, scored once (``unseen4/build.py``)."""
+UNSEEN4_GOLD = UNSEEN4_DIR / "blind_gold.json"
+UNSEEN4_TRANSCRIPTS = UNSEEN4_DIR / "transcripts"
 
 Item = list[list[str]]
 

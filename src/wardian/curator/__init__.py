@@ -85,7 +85,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from wardian.curator import signals, spelling
-from wardian.curator.contradiction import contradicts
+from wardian.curator.contradiction import contradicts, stance
 from wardian.curator.dedup import (
     DUPLICATE_MAX_NEW_WORDS,
     DUPLICATE_SCORE,
@@ -113,7 +113,13 @@ from wardian.curator.segments import (
     message_is_paste,
     split_segments,
 )
-from wardian.curator.values import distinct_subjects, value_change
+from wardian.curator.values import (
+    EXCLUSIVE,
+    distinct_subjects,
+    retired_values,
+    value_change,
+    value_class,
+)
 from wardian.memory.batch import CuratorBatch, RemoveOp, SaveOp, UpdateOp
 from wardian.transcripts.classify import classify_user_text
 
@@ -384,6 +390,10 @@ def _candidates(
             if remember_idx:
                 score += 0.1
             cand = _cand(seg, score, kind, best.category, text)
+            if cand.evidence != seg.text and _beside_task(seg, segments):
+                # "Add X. The loaders live in etl/loaders.": the rule's own sentence is its
+                # quote; the task beside it is this session's, not part of the rule
+                cand = replace(cand, evidence=seg.text[:MAX_EVIDENCE_CHARS])
             focus = _focus(seg.text, best.pattern)
             if is_question(seg.text) and not question:
                 focus = _clause(seg.text, best.pattern)  # the rule, not the question
@@ -407,6 +417,9 @@ def _candidates(
                     cand = replace(cand, text=f"{body} (correcting the agent's {corrected}).")
             if best.name == "prohibition" and not cand.text:
                 cand = _with_positive_half(cand, seg, segments, text)
+            if kind == "current" and not cand.text:
+                # "the export still needs a header row, I have to leave now": the open work
+                cand = replace(cand, source=signals.before_sign_off(cand.source))
             local.append(cand)
         if remember_idx and not local:
             before = [s for s in segments if s.index == remember_idx[0] - 1]
@@ -423,6 +436,24 @@ def _candidates(
         local.sort(key=lambda c: (-c.score, -_content_words(c.source), c.start))
         found.extend(local[:MAX_PER_MESSAGE])
     return found
+
+
+MIN_OWN_EVIDENCE_CHARS = 25
+"""A rule sentence at least this long is quoted on its own when a task request is beside it."""
+
+
+def _beside_task(seg: Segment, segments: list[Segment]) -> bool:
+    """True when `seg` is a statement of its own (`MIN_OWN_EVIDENCE_CHARS`, no pointer back
+    to the sentence before it) and another sentence of its message is a task request with
+    no rule cue of its own ("Add a schema for the export endpoint.")."""
+    if len(seg.text) < MIN_OWN_EVIDENCE_CHARS or _DEICTIC_START.match(seg.text):
+        return False
+    return any(
+        other.index != seg.index
+        and (_TASK_REQUEST.match(other.text) or signals.opens_on_change(other.text))
+        and not match_rules(other.text)
+        for other in segments
+    )
 
 
 MAX_PROHIBITION_WORDS = 10
@@ -806,6 +837,64 @@ def _save_or_update(
     return SaveOp(op="save", text=text, kind=cand.kind, scope=cand.scope, evidence=cand.evidence)
 
 
+REPLACEMENT_SCORE = 0.8
+"""Score of the statement naming what replaces a value the same message says is retired."""
+_WORD_CHARS = r"[\w.+#-]"
+
+
+def _names(text: str, word: str) -> bool:
+    """True when `text` has `word` as a word of its own ("npm", not "npm.lock")."""
+    return bool(re.search(rf"(?<!{_WORD_CHARS}){re.escape(word)}(?![\w+#-]|\.\w)", text,
+                          re.IGNORECASE))
+
+
+def _without_retired(
+    human: list[tuple[int, str]], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """Candidates once the session retires a value (`values.retired_values`: "we moved from
+    npm to bun", "master doesn't exist anymore"): a stable statement made before the
+    retirement that names the value as in use ("open merge requests against master") is
+    dropped (a statement rejecting it, "never use npm", still holds); and when no candidate of the
+    retiring message or after names what replaces it, that message's statement naming
+    another value of its class ("merge requests go to main now") is the rule."""
+    out = list(candidates)
+    for seq, text in human:
+        if message_is_paste(text):
+            continue
+        for gone in retired_values(text):
+            out = [
+                c for c in out
+                if c.kind != "stable" or c.seq >= seq
+                or not (_names(c.memory_text(), gone.word) or _names(c.source, gone.word))
+                or gone.word.lower() in stance(c.memory_text()).rejects
+            ]
+            cls = value_class(gone.word)
+            if cls is None:
+                continue
+            others = [m for m in EXCLUSIVE[cls] if m != gone.word.lower()]
+            if gone.replacement:
+                others = [gone.replacement.lower()]
+            if any(c.seq >= seq and c.kind == "stable"
+                   and any(_names(c.memory_text(), m) for m in others) for c in out):
+                continue
+            taken = {(c.seq, c.start) for c in out}
+            for seg in split_segments(seq, text):
+                if (seq, seg.start) in taken or not any(_names(seg.text, m) for m in others):
+                    continue
+                if gone.start < seg.end and seg.start < gone.end and not gone.replacement:
+                    continue  # the retiring clause itself names no replacement
+                if (not _segment_ok(seg) or is_question(seg.text) or _HEDGED.search(seg.text)
+                        or signals.quotes_agent(seg.text) or _content_words(seg.text) < 3):
+                    continue
+                cand = _cand(seg, REPLACEMENT_SCORE, "stable", "convention", text)
+                body = rewrite(seg.text, "convention").rstrip(".")
+                if body and not _names(body, gone.word):
+                    body += f" (replacing {gone.word})"
+                out.append(replace(cand, text=body + "."))
+                break
+    return out
+
+
 RESTATED_SCORE = 0.75
 """Score of a plain statement that gives an active record's subject another value."""
 
@@ -897,6 +986,9 @@ def _checkpoint_text(words: str) -> str:
     return rewrite(words, "checkpoint")
 
 
+TASK_ITEM_OVERLAP = 70.0
+"""`topic_overlap` of the user's "X is still not done" with an undone task-list item at which
+the two are one piece of open work."""
 MAX_CURRENT = signals.MAX_CHECKPOINTS
 """At most this many `current` checkpoints come from one session (all sources together)."""
 
@@ -938,10 +1030,13 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
         if (c := _from_signal(sig)) is not None
     ]
     candidates += _restated(human, records, candidates)
+    candidates = _without_retired(human, candidates)
     # a reply that picks one of the agent's options is recorded with that option's words
-    # (signals.answers); the same reply read as a bare "let's go with B" would say nothing
+    # (signals.answers); the same reply read as a bare "let's go with B" would say nothing,
+    # and the reason it gives ("B. we never block the request") is the choice's reason,
+    # quoted in its evidence, not a rule of its own
     chose = {c.seq for c in candidates if c.category == "answer"}
-    candidates = [c for c in candidates if c.category != "decision" or c.seq not in chose]
+    candidates = [c for c in candidates if c.category == "answer" or c.seq not in chose]
     known = spelling.session_words(
         str(m.get("text") or "") for m in messages if m.get("role") == "assistant"
     )
@@ -954,7 +1049,19 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     stated = {c.seq for c in candidates if c.kind == "stable"}
     # a last request that is itself a rule was saved as one: no "unfinished" copy of it
     checkpoints = [c for c in checkpoints if c.category != "unfinished" or c.seq not in stated
-                   or c.text.startswith(("Awaiting", "Unfinished tasks"))]
+                   or c.text.startswith(("Awaiting", signals.UNFINISHED_TASKS))]
+    items = [normalise(item) for c in checkpoints if c.text.startswith(signals.UNFINISHED_TASKS)
+             for item in c.text[len(signals.UNFINISHED_TASKS):].split(" Stopped on:")[0]
+             .strip(" .").split("; ")]
+    # "the man page still isn't written" when the task list says "Write the man page" is
+    # left undone: one checkpoint, the list's
+    candidates = [c for c in candidates if c.category != "open_issue" or not any(
+        topic_overlap(normalise(c.source), item) >= TASK_ITEM_OVERLAP for item in items)]
+    if any(c.category == "open_issue" for c in candidates):
+        # the user said what is left in their own words: the request they made before it is
+        # no checkpoint of its own (a task list still is)
+        checkpoints = [c for c in checkpoints
+                       if not c.text.startswith(signals.UNFINISHED_REQUEST)]
     candidates += checkpoints[:MAX_CURRENT]
     candidates.sort(key=lambda c: (-c.score, c.seq, c.start, c.evidence))
     ranked: list[tuple[float, int, int, SaveOp | UpdateOp | RemoveOp]] = []
@@ -975,8 +1082,9 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
             clash = [k for k, (_, other, _) in enumerate(kept)
                      if contradicts(text, other) or value_change(text, other)]
             if clash:
-                # the session changed its mind: the later statement wins
-                if any(kept[k][2] > cand.seq for k in clash):
+                # the session changed its mind: the later statement wins; two clauses of one
+                # message ("don't run X, … only Y") are one thought, said best by the first
+                if any(kept[k][2] >= cand.seq for k in clash):
                     continue
                 for k in sorted(clash, reverse=True):
                     del kept[k]

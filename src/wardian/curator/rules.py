@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from wardian.curator.values import EXCLUSIVE, TOOLS
+
 __all__ = [
     "AGENT_SCOPE",
     "RULES",
@@ -56,8 +58,15 @@ def _r(name: str, category: str, score: float, pattern: str, text: str | None = 
 
 _NOT_VERBS = (
     r"(?!know\b|think\b|recall\b|remember\b|see\b|understand\b|mind\b|care\b|get\b|have\b|"
-    r"worry\b|bother\b|mean\b|like\b|really\b|quite\b)"
+    r"worry\b|bother\b|mean\b|like\b|really\b|quite\b|forget\b)"
 )
+"""Verbs after "don't" that make no rule: "I don't know", and "don't forget the tag" (a reminder
+of work at hand: "don't forget to X" is a request to remember, read by its own cue)."""
+_WE_NOT_VERBS = (
+    r"(?!need\b|want\b|agree\b|expect\b|plan\b|got\b|had\b|did\b|were\b|was\b|\w+ed\b)"
+)
+"""After "we don't" / "we never": a verb saying what the team does not do ("we don't mock
+the clock in this service"), not what it lacks or did ("we don't need", "we never tested")."""
 _NOT_X_LEAD = (
     r"^\W*(?:no|nope|nah)\b[,.!]?\s+not\s+(?!(?:yet|now|really|quite|sure|exactly|today|that|"
     r"this|it|me|at all|here|there|again|so|too|like|anymore|for)\b)(?:the |a |an )?"
@@ -81,8 +90,11 @@ RULES: tuple[Rule, ...] = (
         r"in) (?:the )?(?:claude|agents|gemini)\.md\b.*\b(?:that|to)\b"
         r"|\b(?:add|put|write|note|save) (?:this|that|the following) (?:in|into|to) (?:the )?"
         r"(?:claude|agents|gemini)\.md\s*[:,-]\s*\w"
-        r"|\b(?:remember|keep in mind|don'?t forget|do not forget) (?:that|to)\b(?!.*\?\s*$)"
-        r"|\b(?:from now on|going forward|for future (?:reference|sessions)|in (?:the )?future"
+        r"|\b(?:remember|keep in mind) (?:that|to)\b(?!.*\?\s*$)"
+        # "don't forget that X…", not a closing "…, don't forget that" (a reminder)
+        r"|\b(?:don'?t|dont|do not) forget (?:that\b(?!\s*(?:[.!,;]|$))|to\b)(?!.*\?\s*$)"
+        r"|\b(?:from now on|from here on(?: ?wards?)?|henceforth|going forward|for future "
+        r"(?:reference|sessions)|in (?:the )?future"
         r"(?= ,|,| always| never| please| use| do| don'?t)|next time(?=,| always| never| use))\b",
     ),
     _r(
@@ -113,6 +125,9 @@ RULES: tuple[Rule, ...] = (
         r"|\b(?:is|should be|are) (?:fine|ok|okay|safe)\b.*\b(?:since|because)\b"
         r"|\bwe (?:use|chose|keep|avoid|pin|vendor) \S+(?: \S+)? (?:explicitly|on purpose|"
         r"deliberately|intentionally)\b"
+        # a thing kept a certain way by design: "the export stays CSV on purpose"
+        r"|\b(?:stays?|remains?|(?:is|are) kept|(?:is|are) left|returns?|answers?|responds?)\s"
+        r"[^.;?!]{1,50}?\b(?:on purpose|deliberately|intentionally|by design)\b"
         r"|\bthe reason (?:is|being|we)\b|\bbecause otherwise\b"
         r"|\b(?:you|we) (?:have|need|must|got) to\b.*\bbefore\b",
     ),
@@ -121,6 +136,12 @@ RULES: tuple[Rule, ...] = (
         "convention",
         0.8,
         _CLAUSE_START + r"(?:don'?t|do not|dont|never)\s+" + _NOT_VERBS + r"\w+"
+        # the team's own prohibition: "we don't mock the clock", "here we never force-push"
+        r"|" + _CLAUSE_START + r"(?:here,? )?we (?:don'?t|do not|dont|never)\s+" + _NOT_VERBS
+        + _WE_NOT_VERBS + r"\w+"
+        # "please not use X": the "do" left out (a learner's or a hurried negation)
+        r"|\b(?:please|pls|plz) (?:do )?not\s+(?!now\b|yet\b|today\b|this\b|that\b|here\b|"
+        r"again\b|so\b)" + _NOT_VERBS + r"\w+"
         r"|\bwithout (?:asking|approval|permission|confirmation|review|tests?)\b"
         # a prohibition by quantifier: "no test may…", "nothing should…", "no one pushes…"
         r"|(?:^|[,;:]\s*|\bso\s+)(?:no|nothing|no one|nobody)\b(?: \w+){0,3} (?:may|must|should|"
@@ -174,6 +195,46 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:needs?|requires?|only works (?:with|on)|depends on)\b[^.?!]{0,30}?"
         r"(?:\b(?:v|version )?\d+(?:\.\d+)*\+|\b(?:v|version )?\d+(?:\.\d+)* or (?:newer|later|"
         r"above|higher|up)\b|\bat least (?:v|version )?\d)",
+    ),
+    _r(
+        "standing-fact",
+        "convention",
+        0.77,
+        # how things are in this project, said as a plain fact with a quantifier, a path, a
+        # port, a command or a new name: "every migration gets a down step", "the fixtures
+        # live in qa/fixtures", "the mock API is on port 4010", "the docs build with `make
+        # html`", "the deploy branch is prod-eu now", "the audit log is append-only"
+        r"^\W*(?:every|each)\s+(?!time\b|day\b|morning\b|week\b|night\b|one\b|other\b)"
+        r"[^.,;?!]{2,50}?\b(?:gets?|is|are|has|have|goes|go|must|needs?|uses?|lives?|stays?|"
+        r"belongs?|takes?)\b(?!\s+(?:broken|failing|down|wrong|missing|empty|slow|red|gone|"
+        r"flaky|fine|done|ok|okay|good|great|fixed|there)\b)"
+        r"|^\W*(?:the |our |all )?[\w-]+s(?: [\w-]+){0,2} (?:live|go|belong|sit|are kept|are "
+        r"stored) (?:in|under|into|inside) [`'\"]?[\w.-]*/[\w./-]*"
+        r"|\bbranch(?:es)? (?:are|is|get|gets) (?:always )?(?:cut|created|made|branched|started|"
+        r"based) (?:from|off|on)\b"
+        r"|\b(?:is|are|runs?|listens?|serves?) on port \d{2,5}\b"
+        r"|\b(?:starts|runs|builds|deploys|installs|(?:is|are) (?:started|run|built|deployed)) "
+        r"(?:with|via|using|through) `[^`\n]{2,40}`"
+        r"|^\W*(?:the |our )[\w-]+(?: [\w-]+){0,2} (?:is|are) (?:now )?(?:called |named )?`?"
+        r"(?=[\w./-]*[-./\d])[\w./-]{2,40}`? now\b"
+        r"|\b(?:is|are) (?:strictly |always )?(?:read-only|readonly|append-only|write-once)\b"
+        r"|^\W*(?:please |pls )?keep (?:the |our |all |every )?[\w-]+(?: [\w-]+){0,2} (?:under|"
+        r"below|within|at most|no longer than|shorter than|less than) \d+"
+        r"|\bwe (?:always )?(?:use|indent|write|format|keep|name|store|quote)\b[^.?!;]{1,50}"
+        r"\beverywhere\b"
+        r"|\bwe(?:'ve| have)? (?:moved|switched|migrated|went over|changed) (?:\w+ ){0,3}?to "
+        r"(?:" + "|".join(sorted({m for ms in EXCLUSIVE.values() for m in ms} | TOOLS)) + r")\b",
+    ),
+    _r(
+        "prohibition-by-no",
+        "convention",
+        0.8,
+        # "no X, ever" / "no X please": a prohibition said as a noun ("no emoji in PR
+        # messages, ever"), not "no problem" or "no need"
+        r"(?:^\W*|\bbut\s+|;\s*)no\s+(?!problem|worries|need|idea|thanks|way|rush|luck|change|"
+        r"issue|clue|more\b|"
+        r"longer\b|one\b|matter\b)[\w./-]+(?:\s+[\w./-]+){0,4}?(?:,\s*|\s+)(?:ever|please|"
+        r"anywhere|at all)\b",
     ),
     _r(
         "cross-project",
@@ -245,8 +306,11 @@ RULES: tuple[Rule, ...] = (
         # stdout", "dates are stored as UTC, never local time"
         r"|\b(?:go(?:es)?|live|lives|belongs?|stays?|comes?|runs?|(?:is|are) (?:stored|kept|"
         r"written|done|built|sent)) (?:through|in|into|under|via|to|from|on|as|with) "
-        r"[^,;?]{2,60}, (?:not|never) (?:in |via |through |with |as |to |from )?"
-        r"[\w./`()-]+(?: [\w./`()-]+)?\W*$"
+        r"[^,;?]{2,80}, (?:not|never) (?:in |via |through |with |as |to |from |under |on |at |"
+        r"inside |into |next to |beside )?(?:a |an |the )?[\w./`()-]+(?: [\w./`()-]+){0,3}\W*$"
+        # what the team writes or uses in place of another: "we are writing Gherkin, not prose"
+        r"|\bwe(?:'re| are)? (?:using|writing|on|use|write) [^,.;?]{1,40}, (?:not|instead of|"
+        r"rather than) (?:the |a |an )?[\w.+#-]+"
         r"|\bnot (?:as|in|via|with|through|from|on|under) (?:a |an |the )?[\w./-]+(?: [\w./-]+)?"
         r",? but (?:as|in|via|with|through|from|on|under)\b"
         # "round on each line rather than on the total" (dictation spells it "then")
@@ -272,7 +336,8 @@ RULES: tuple[Rule, ...] = (
         # a choice made ("I choose…", "let's go with…"); a future or an order of work ("we'll
         # add the tests after lunch", "we're starting with the importer first") is the next
         # step or an intention the session may drop, not a decision
-        r"\b(?:i|we) (?:choose|chose|decided?|picked|pick|go with|'ll go with|will go with)\b|"
+        r"\b(?:i|we) (?:(?:just|already|finally|now|have|'ve) )?(?:choose|chose|decided?|picked|"
+        r"pick|go with|'ll go with|will go with)\b|"
         r"\blet'?s (?:use|go with|stick with)\b",
     ),
     _r(
@@ -281,7 +346,11 @@ RULES: tuple[Rule, ...] = (
         0.79,  # above "decision": "X still fails; we'll pick it up tomorrow" is open work
         r"\b(?:still )?(?:does not|doesn'?t|doesnt|do not|don'?t|is not|isn'?t|not) (?:seem to )?"
         r"(?:work|start|load|show|function|run|build|compile|pass)\w*\b"
-        r"|\bstill (?:broken|failing|fails)\b",
+        r"|\bstill (?:broken|failing|fails)\b"
+        # what is left undone: "the changelog still needs writing", "X isn't done yet"
+        r"|\bstill needs? (?:to be )?\w+(?:ing|ed|en)\b|\bstill needs? to \w+"
+        r"|\b(?:still )?(?:isn'?t|is not|isnt|aren'?t|are not) (?:done|finished) yet\b"
+        r"|\bstill (?:isn'?t|is not|isnt|aren'?t|are not) (?:done|finished)\b",
     ),
 )
 """Every cue, in priority order (the best-scoring match names the category)."""
@@ -326,7 +395,8 @@ def match_rules(text: str) -> list[Rule]:
 
 
 _LEAD = re.compile(
-    r"^(?:(?:ok(?:ay)?|great|yes|yeah|also|and|so|but|then|well|hmm|um+|uh+|erm|please|pls|btw|"
+    r"^(?:(?:ok(?:ay)?|great|yes|yeah|also|and|so|but|then|well|hm+|um+|uh+|erm|please|pls|btw|"
+    r"no need(?=\s*[,.!;:])|"
     r"by the way|"
     r"fyi|oh|heads up|one more "
     r"feedback|stop for a second|just to be sure|in theory|maybe)\b[!,.:;\-–]*\s*"
@@ -354,7 +424,7 @@ _HEDGE = re.compile(
 _MEMORY_WRAPPER = re.compile(
     r"^(?:(?:please|pls|and|also|so)\s+)*(?:(?:remember|keep in mind|note|don'?t forget|do not "
     r"forget)(?: that| to)?,?\s+(?=\w)(?!(?:this|that|it)\W*$)|(?:from now on|going forward|"
-    r"in (?:the )?future|for future (?:reference|sessions)|next time),?\s+(?=\w)"
+    r"from here on|in (?:the )?future|for future (?:reference|sessions)|next time),?\s+(?=\w)"
     r"|(?:add|put|write|note|save) (?:this|that|the following) (?:in|into|to) (?:the )?"
     r"(?:claude|agents|gemini)\.md\s*[:,-]\s*)",
     re.IGNORECASE,
@@ -492,18 +562,29 @@ _REPEATED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.IGNORECASE)
 """A word said twice in a row ("connect the the sessions directory")."""
 
 
+_CODE_SPAN = re.compile(r"(`[^`\n]+`)")
+
+
 def clean_speech(text: str) -> str:
     """Drop what speech and fast typing add to a statement: "I meant", fillers ("actually",
     "kind of", "pls", a filler "like"), a doubled word, "then" for "than" after a
-    comparative. The evidence keeps the words verbatim; this is for the record text."""
+    comparative. Text in `backticks` is a name or a command and stays as written (`just
+    lint` runs a command runner, "just" is no filler there). The evidence keeps the words
+    verbatim; this is for the record text."""
+    parts = _CODE_SPAN.split(text)
+    if len(parts) > 1:
+        return "".join(part if k % 2 else _clean_words(part) for k, part in enumerate(parts))
+    return " ".join(_clean_words(text).split())
+
+
+def _clean_words(text: str) -> str:
     text = _MEANT.sub("", text)
     text = _FILLER.sub("", text)
     text = _LIKE_FILLER.sub(r"\1 ", text)
     text = _COMPARATIVE_THEN.sub(r"\1 than", text)
     text = _COMPARATIVE_NOUN_THEN.sub(r"\1 \2 than ", text)
     text = _AROUND_ADVERB.sub(r"\2 \1", text)
-    text = _REPEATED.sub(r"\1", text)
-    return " ".join(text.split())
+    return _REPEATED.sub(r"\1", text)
 
 
 _NOT_X_THEN = re.compile(
@@ -534,6 +615,32 @@ def _what_holds_first(text: str) -> str:
     return out[0].upper() + out[1:]
 
 
+_TASK_TAIL = re.compile(
+    r"(?<=\w)[,;]\s+(?:and\s+|so\s+)?(?:please\s+|pls\s+)?(?:put|tag|fix|amend|run|rerun|redo|"
+    r"undo|revert|change|move|update|push|commit|merge|reword|(?:do not|don'?t|dont) forget)\s+"
+    r"(?:it|them|that|this|those)\b"
+    r"[^,;.!?]{0,30}[.!]?$",
+    re.IGNORECASE,
+)
+_RULE_WORDS = re.compile(r"\b(?:instead|always|never|every|each|before|after|whenever)\b",
+                         re.IGNORECASE)
+
+
+def _drop_task_tail(text: str) -> str:
+    """A rule followed by the task it asks for now ("We indent YAML with two spaces, revert
+    it") keeps the rule: the closing "revert it" / "commit that" is this
+    session's step, left to the evidence. A tail that is part of the rule ("…, revert it
+    instead", "…, run them before every push") stays."""
+    match = _TASK_TAIL.search(text)
+    if match is None or _RULE_WORDS.search(match.group(0)) or match.start() < 12:
+        return text
+    return text[: match.start()]
+
+
+_BARE_NOT = re.compile(r"^([Nn])ot (?=(?:use|run|edit|touch|commit|push|add|call|change|put|"
+                       r"write|import|delete|remove|merge|deploy|store|send|log|print|mix|"
+                       r"create|open|install|bump|rename|move)\b)")
+""""please not use X" loses its "please": the record says "Do not use X"."""
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((?:https?://)[^)]+\)")
 MAX_MEMORY_TEXT_CHARS = 280
 """Memory text longer than this is cut at a word boundary."""
@@ -597,6 +704,8 @@ def rewrite(segment: str, category: str) -> str:
     text = _LEAD.sub("", text)
     text = clean_speech(text)
     text = _what_holds_first(text)
+    text = _drop_task_tail(text)
+    text = _BARE_NOT.sub(lambda m: "Do not " if m.group(1) == "N" else "do not ", text)
     for pattern, repl in _PRONOUNS:
         text = pattern.sub(repl, text)
     text = text.strip(" ,;:-–")

@@ -27,16 +27,22 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from wardian.curator.rules import match_rules
+
 __all__ = [
     "MAX_CHECKPOINTS",
+    "UNFINISHED_REQUEST",
+    "UNFINISHED_TASKS",
     "Signal",
     "action_summary",
     "answers",
+    "before_sign_off",
     "corrections",
     "findings",
     "is_routine",
     "name_options",
     "offers",
+    "opens_on_change",
     "proposes_alternative",
     "quotes_agent",
     "redirects",
@@ -45,6 +51,10 @@ __all__ = [
     "unfinished",
 ]
 
+UNFINISHED_TASKS = "Unfinished tasks when the session ended:"
+"""How a checkpoint of the task list's undone items opens."""
+UNFINISHED_REQUEST = "Unfinished when the session ended:"
+"""How a checkpoint of the last request the agent did not finish opens."""
 MAX_CHECKPOINTS = 2
 """At most this many `current` checkpoints come from one session's unfinished state."""
 MAX_ITEM_LIST = 4
@@ -94,6 +104,7 @@ _SAID = re.compile(r"\bthe user said:\s*\n?", re.IGNORECASE)
 _ROUTINE = re.compile(
     r"^\W*(?:(?:ok(?:ay)?|yes|yeah|yep|sure|no|nope|sorry|thanks?(?: you)?|great|cool|nice|"
     r"perfect|good|fine|go(?: ahead| on)?|continue|proceed|carry on|stop|wait|hold on|do it|"
+    r"k+|kk|thx|ty|ya|yup|yes pls|bye|cya|"
     r"please|pls|lgtm|sounds good|looks good|that works|works|done|next|retry|try again|"
     r"go for it|ship it|exactly|right|correct|agreed|makes sense)\b[\s,.!:;-]*)+\W*$",
     re.IGNORECASE,
@@ -132,11 +143,13 @@ _DEFERS = re.compile(
 )
 """An answer that leaves the choice to the agent decides nothing."""
 _DECLINES = re.compile(
-    r"^\W*(?:no|none|neither|nothing|nope|not now|not yet|no thanks)(?:\s+[a-z][\w-]*)?\W*$",
+    r"^\W*(?:(?:no|none|neither|nothing|nope|nah|not now|not yet|not today|not needed|"
+    r"no thanks|thanks|maybe later|later)\b[\s,.!]*)+(?:[a-z][\w-]*)?\W*$",
     re.IGNORECASE,
 )
-"""An answer that only declines ("No rig", "None", "Not now") says what not to do this once,
-not what holds: it decides nothing either ("No, use X" names what holds and is kept)."""
+"""An answer that only declines ("No rig", "None", "Not now", "nope, not yet") says what not
+to do this once, not what holds: it decides nothing either ("No, use X" names what holds and
+is kept)."""
 _ANSWER_PAIR = re.compile(r'"((?:[^"\\]|\\.){3,300})"="((?:[^"\\]|\\.){1,300})"')
 _OPTION_REF = re.compile(
     r"\b(?:option|approach|choice|variant|alternative|plan|number|#)\s*([A-Za-z]|\d{1,2})\b|"
@@ -189,7 +202,10 @@ _LEFT_OPEN = re.compile(
     r"\b(?:(?:is|are) (?:still )?not (?:done|finished|implemented|wired up|hooked up|there) yet|"
     r"(?:is|are) still (?:to do|todo|missing|pending|open|left)|(?:is|are) (?:still )?left to do|"
     r"still (?:need|needs) to be (?:done|added|written|implemented)|remaining (?:work|steps|items|"
-    r"parts?) (?:is|are)|not yet (?:done|implemented|wired up|started))\b",
+    r"parts?) (?:is|are)|not yet (?:done|implemented|wired up|started)|"
+    r"(?:is|are) the (?:only |last )?(?:remaining|missing|open)|"
+    r"left for (?:tomorrow|later|next time|the next session)|comes? next|(?:is|are) next(?=\W*$|"
+    r"[.;,])|next up)\b|\bstill open:",
     re.IGNORECASE,
 )
 """The agent saying part of the request is still open ("the toggle is not done yet"): its
@@ -267,14 +283,17 @@ _SIGN_OFF = re.compile(
     r"(?=\s*(?:[,.!;:\-–—]|$))"
     r"|(?:call(?:ing)? it|that'?s it|that'?s all|done) (?:a day|for (?:today|now|tonight|the day))"
     r"|(?:continue|resume|pick (?:this|it|that) (?:back )?up|carry on|finish (?:this|it|up)|"
-    r"come back to (?:this|it)|get back to (?:this|it))\b[^.?!]{0,20}\b(?:tomorrow|later|"
+    r"come back to (?:this|it)|get back to (?:this|it))\b[^.?!]{0,20}\b(?:tomorrow|tmrw|tmr|"
+    r"2morrow|later|"
     r"next (?:time|week|session)|on (?:monday|tuesday|wednesday|thursday|friday)|after (?:lunch|"
     r"the weekend)|in the morning)"
     r"|(?:\bi(?:'ve| have)?\s+|^\W*(?:ok(?:ay)?|sorry|argh|right|hm+)?[,!. ]*)(?:(?:have|need|got)"
-    r" to|gotta|must) (?:(?:go|leave|run|head out|log off|sign off)(?=\s*(?:now|soon|for (?:today|"
-    r"now|the day)|[,.!;:]|$))|(?:jump|hop|get) (?:in|on)(?:to)? (?:a |the |my )?(?:meeting|call|"
+    r" to|gotta|must) (?:(?:go|leave|run|stop|head out|log off|sign off)(?=\s*(?:now|soon|"
+    r"for (?:today|now|the day)|[,.!;:]|$))|(?:jump|hop|get) (?:in|on)(?:to)? (?:a |the |my )?"
+    r"(?:meeting|call|"
     r"standup))"
     r"|\bleave it (?:like (?:that|this)|as (?:it is|is))(?= for now| until| till|\s*(?:[,.!;]|$))"
+    r"|\b(?:i'?m|i am|we'?re|we are) out of time\b"
     # "we finish tomorrow": a bare "finish" right before when
     r"|\b(?:we|i)(?:'ll| will)? finish (?:tomorrow|later|next (?:time|week|session)|on "
     r"(?:monday|tuesday|wednesday|thursday|friday)|in the morning|after (?:lunch|the weekend)))"
@@ -282,6 +301,25 @@ _SIGN_OFF = re.compile(
     re.IGNORECASE,
 )
 MAX_SIGN_OFF_WORDS = 24
+
+
+_TAIL_JOIN = re.compile(r"(?:,|;|\s[-–—]|\s(?:but|and|so))\s+", re.IGNORECASE)
+
+
+def before_sign_off(text: str) -> str:
+    """`text` without a sign-off clause that ends it ("the export still needs a header row,
+    I have to leave now" → "the export still needs a header row"); `text` when no
+    sign-off follows a clause of at least `MIN_KEPT_CHARS`."""
+    match = _SIGN_OFF.search(text)
+    if match is None or match.start() == 0:
+        return text
+    joins = [m.start() for m in _TAIL_JOIN.finditer(text, 0, match.start())]
+    head = text[: joins[-1]] if joins else text[: match.start()]
+    head = head.rstrip(" ,;:-–—")
+    return head if len(head) >= MIN_KEPT_CHARS else text
+
+
+MIN_KEPT_CHARS = 12
 
 
 def is_sign_off(text: str) -> bool:
@@ -537,6 +575,8 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                     )
                 continue
             label, line = option
+            if _rejects_option(text, label):
+                continue  # "option 1 doesn't work because…": a verdict on it, not a choice
             out.append(
                 Signal(
                     "answer",
@@ -552,7 +592,7 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
 
 
 _EITHER = re.compile(
-    r"(?:^|\s)([\w.+#/-]+) or ([\w.+#/-]+(?: [\w.+#/-]+){0,2})\s*\?\s*$", re.IGNORECASE
+    r"(?:^|\s)([\w.+#/-]+) or ([\w.+#/-]+(?: [\w.+#/-]+){0,4})\s*\?\s*$", re.IGNORECASE
 )
 """A question offering two named alternatives ("…be YAML or TOML?")."""
 _CHOICE_LEAD = re.compile(
@@ -561,6 +601,23 @@ _CHOICE_LEAD = re.compile(
 )
 _ASIDE = re.compile(r"\s*\([^()]{1,40}\)")
 _NOT_ALTERNATIVES = frozenset({"not", "no", "yes", "later", "now", "else", "something", "both"})
+
+
+_OPTION_VERDICT = (
+    r"\s+(?:\w+\s+){0,2}?(?:doesn'?t|does not|doesnt|won'?t|will not|wont|isn'?t|is not|isnt|"
+    r"can'?t|cannot|is (?:too|a bad|the wrong)|fails?|breaks?)\b"
+)
+
+
+def _rejects_option(reply: str, label: str) -> bool:
+    """True when `reply` speaks against option `label` rather than choosing it: the label
+    followed by a negative verdict ("option 1 doesn't work", "B is too slow") or after a
+    "not" ("not 2", "anything but option A")."""
+    name = rf"(?:option|approach|choice|variant|alternative|number|#)?\s*{re.escape(label)}\b"
+    return bool(
+        re.search(rf"(?<![\w-]){name}{_OPTION_VERDICT}", reply, re.IGNORECASE)
+        or re.search(rf"\b(?:not|but|except|no)\s+(?:the\s+)?{name}", reply, re.IGNORECASE)
+    )
 
 
 def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
@@ -897,7 +954,7 @@ def unfinished(
                     seq,
                     undone[0][0],
                     undone[0][1],
-                    text=f"Unfinished tasks when the session ended: {items}{more}.",
+                    text=f"{UNFINISHED_TASKS} {items}{more}.",
                     record_kind="current",
                     score=0.84,
                 )
@@ -919,10 +976,14 @@ def unfinished(
                        score=0.8)
             )
     if last_human >= 0 and not out:
-        seq, _, request = texts[last_human]
+        asked = _asked_request(texts, human_idx)
+        seq, _, request = texts[asked]
+        after = texts[asked + 1 :]
         left_open = bool(prose) and bool(_LEFT_OPEN.search(prose[-1][2]))
         finished = not left_open and (
-            any(_DONE.search(t) for _, _, t in prose) or _closing_report(after, report)
+            any(_DONE.search(t) for _, m, t in after
+                if m.get("role") == "assistant" and m.get("kind") == "text")
+            or _closing_report(after, report)
         )
         started = any(m.get("role") == "assistant" for _, m, _ in after)
         if started and not finished and not is_routine(request) and not _CONFIRM.search(request):
@@ -940,13 +1001,29 @@ def unfinished(
                             seq,
                             start,
                             evidence,
-                            text=f"Unfinished when the session ended: {sentence}{where}."
+                            text=f"{UNFINISHED_REQUEST} {sentence}{where}."
                             + (f" Stopped on: {report}" if report else ""),
                             record_kind="current",
                             score=0.78,
                         )
                     )
     return out[:MAX_CHECKPOINTS]
+
+
+def _asked_request(texts: list[tuple[int, dict[str, Any], str]], human_idx: list[int]) -> int:
+    """Index in `texts` of the request the session's work answers: the last human message,
+    or, when that one is a rule said mid-task that asks for no work ("don't bump the schema
+    version, it stays 7", a cue of `rules.match_rules`) and the agent went on working
+    after it, the human message before it when that one asks for work. A closing remark
+    the agent did not act on is the last word, and so is any message that asks for work."""
+    last = human_idx[-1]
+    text = texts[last][2]
+    acted = any(m.get("role") == "assistant" for _, m, _ in texts[last + 1 :])
+    if (len(human_idx) < 2 or not acted or _request_piece(text) is not None
+            or is_routine(text) or _CONFIRM.search(text) or not match_rules(text)):
+        return last
+    before = human_idx[-2]
+    return before if _request_piece(texts[before][2]) is not None else last
 
 
 def _closing_report(after: list[tuple[int, dict[str, Any], str]], failure: str) -> bool:
@@ -1057,7 +1134,8 @@ _TAG = re.compile(r",?\s*(?:right|correct|no|isn'?t it|don'?t you think)\?\s*$",
 """A tag question: the sentence states something and asks for confirmation."""
 _REQUEST_WORD = re.compile(
     r"\b(?:let'?s|let us|please|pls|can you|could you|would you|need to|want|add|create|"
-    r"write|fix|make|implement|update|move|rename|remove|delete|build|run|set up|help)\b",
+    r"write|fix|make|implement|update|move|rename|remove|delete|build|run|set up|help|migrate|"
+    r"convert|port|upgrade|refactor|replace)\b",
     re.IGNORECASE,
 )
 
@@ -1071,11 +1149,26 @@ _OWN_FUTURE = re.compile(
 photo upload later"): a plan told to the agent, not work asked of it."""
 
 
+_IMPERATIVE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|also|now|then)\W+)*(?:swap|switch|change|drop|bump|split|"
+    r"extract|rewrite|wire up|hook up|integrate|start|tag)\b"
+    r"(?!\s+(?:is|are|was|were|has|have|seems?|looks?)\b)",
+    re.IGNORECASE,
+)
+"""A sentence opening on a verb of change is a request ("Switch the parser to Y in z.py")."""
+
+
+def opens_on_change(sentence: str) -> bool:
+    """True when `sentence` opens on a verb of change asking for work ("Switch X to Y")."""
+    return bool(_IMPERATIVE.match(sentence))
+
+
 def _asks(sentence: str) -> bool:
     """True when `sentence` asks for work: a request word (`_REQUEST_WORD`) not inside the
-    user's statement of their own future ("we will add…")."""
-    return any(not _OWN_FUTURE.search(sentence[: m.start()])
-               for m in _REQUEST_WORD.finditer(sentence))
+    user's statement of their own future ("we will add…"), or an imperative opening it."""
+    return bool(_IMPERATIVE.match(sentence)) or any(
+        not _OWN_FUTURE.search(sentence[: m.start()]) for m in _REQUEST_WORD.finditer(sentence)
+    )
 
 
 def _request_piece(text: str) -> tuple[int, str, str] | None:
@@ -1094,7 +1187,9 @@ def _request_piece(text: str) -> tuple[int, str, str] | None:
         cut = max(para.rfind(". ", 0, 300), para.rfind("? ", 0, 300))
         para = para[: cut + 1] if cut > 40 else para[:300].rsplit(" ", 1)[0]
     pieces = _sentences(para)
-    first = next((i for i, (_, p) in enumerate(pieces) if _asks(p)), None)
+    # "lets continue tmrw" closing the message ends the day; it asks for no work
+    first = next((i for i, (_, p) in enumerate(pieces) if _asks(p) and not is_sign_off(p)),
+                 None)
     if first is None and pieces and _TAG.search(para):
         first = 0  # a concern raised for confirmation ("…, right?") and left open
     if first is None:

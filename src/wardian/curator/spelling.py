@@ -91,8 +91,16 @@ def _fix(word: str, known: frozenset[str]) -> str:
     return word
 
 
+_OPENING = re.compile(r"^([A-Z])([a-z]+)(?=[\s,;:.!?]|$)")
+"""The record's first word, capitalised by the rewriter ("Nevre push…"): checked as the
+lower-case word the user typed."""
+
+
 def correct(text: str, known: frozenset[str]) -> str:
     """`text` with its plain typos corrected; `known`: `session_words` of the session."""
+    text = _OPENING.sub(
+        lambda m: _fix((m.group(1) + m.group(2)).lower(), known).capitalize(), text
+    )
     return _WORD.sub(lambda m: _fix(m.group(0), known), text)
 
 

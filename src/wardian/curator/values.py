@@ -18,8 +18,16 @@ a value, and such pairs are left to the other matchers (contradiction, similarit
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-__all__ = ["EXCLUSIVE", "distinct_subjects", "value_change"]
+__all__ = [
+    "EXCLUSIVE",
+    "Retired",
+    "distinct_subjects",
+    "retired_values",
+    "value_change",
+    "value_class",
+]
 
 EXCLUSIVE: dict[str, frozenset[str]] = {
     "js-packages": frozenset({"npm", "pnpm", "yarn", "bun"}),
@@ -154,15 +162,21 @@ def value_change(new: str, old: str) -> bool:
 def distinct_subjects(a: str, b: str) -> bool:
     """True when `a` and `b` name different things that do not exclude each other.
 
-    Either both name tools of `TOOLS` and share none (ruff / cargo fmt), or one names a
-    value the other has no value of its class for while the other adds frame words of its
-    own ("Do not commit to main" / "Do not commit generated files").
+    Either both name tools of `TOOLS` and share none (ruff / cargo fmt); or both name values
+    of one class for frames that each add words of their own ("keep functions under 50
+    lines" / "keep files under 500 lines"); or one names a value the other has no value of
+    its class for while the other adds frame words of its own ("Do not commit to main" /
+    "Do not commit generated files").
     """
     av, af, at = _read(a)
     bv, bf, bt = _read(b)
     if at and bt and not (at & bt):
         return True
     if _other_filler(a, b):
+        return True
+    if set(av) & set(bv) and af - bf and bf - af and not _same_frame(af, bf):
+        # one kind of value for two things: "keep functions under 50 lines" / "keep files
+        # under 500 lines"
         return True
     return bool((av and not bv and bf - af) or (bv and not av and af - bf))
 
@@ -209,3 +223,68 @@ def _is_value(word: str) -> bool:
         or bool(_VERSION.fullmatch(word))
         or any(word in members for members in EXCLUSIVE.values())
     )
+
+
+def value_class(word: str) -> str | None:
+    """The `EXCLUSIVE` class `word` is a member of ("bun" → "js-packages"), or None."""
+    low = word.lower()
+    return next((c for c, members in EXCLUSIVE.items() if low in members), None)
+
+
+@dataclass(frozen=True)
+class Retired:
+    """A value a statement says is no longer in use.
+
+    Attributes:
+        word: the retired value as written ("master", "npm").
+        replacement: the value said to replace it ("bun" in "moved from npm to bun"),
+            or None when the statement names none.
+        start: offset of the statement in its message.
+        end: end offset of the statement.
+    """
+
+    word: str
+    replacement: str | None
+    start: int
+    end: int
+
+
+_NAME = r"([A-Za-z][\w.+#-]*)"
+_MOVED = re.compile(
+    r"\b(?:moved|migrated|switched|changed|went|are moving|have moved|'ve moved)\b"
+    r"(?:\s+[\w.'-]+){0,4}?\s+from\s+" + _NAME + r"\s+(?:to|over to)\s+" + _NAME,
+    re.IGNORECASE,
+)
+_GONE = re.compile(
+    _NAME + r"\s+(?:(?:doesn'?t|does not|doesnt|don'?t|dont|do not) exist any ?more|"
+    r"(?:is|are) gone\b|(?:is|are) (?:no longer|not) (?:used|in use) any ?more|"
+    r"(?:is|are) no longer (?:used|in use)|(?:got|was|were|has been|have been) (?:\w+ and )?"
+    r"(?:deleted|removed|retired|dropped))",
+    re.IGNORECASE,
+)
+_NO_LONGER = re.compile(
+    r"\b(?:we|i) (?:no longer|don'?t|dont|do not) use\s+" + _NAME + r"(?=\s+any ?more\b)"
+    r"|\b(?:we|i) no longer use\s+" + _NAME,
+    re.IGNORECASE,
+)
+
+
+def retired_values(text: str) -> list[Retired]:
+    """The values `text` says are no longer in use, in order: "we moved from npm to bun"
+    (npm, replaced by bun), "master doesn't exist anymore", "release was deleted", "we no
+    longer use poetry". Only values of an `EXCLUSIVE` class or a named tool of `TOOLS`
+    count, and a replacement only when it is of the retired value's class: "I moved the
+    file from src to lib" retires nothing."""
+    out: list[Retired] = []
+    for match in _MOVED.finditer(text):
+        old, new = match.group(1), match.group(2)
+        cls = value_class(old)
+        if cls is not None or old.lower() in TOOLS:
+            same = cls is not None and value_class(new) == cls
+            out.append(Retired(old, new if same else None, match.start(), match.end()))
+    for pattern in (_GONE, _NO_LONGER):
+        for match in pattern.finditer(text):
+            word = next(g for g in match.groups() if g)
+            if value_class(word) is not None or word.lower() in TOOLS:
+                out.append(Retired(word, None, match.start(), match.end()))
+    return sorted(out, key=lambda r: r.start)

@@ -1,7 +1,9 @@
 """The `builtin` adapter: runs the deterministic curator in-process, no network, no model.
 
-It answers `wardian.curator.curate(payload)`; a curator that cannot be
-imported or fails is an error, never an empty batch. The answer is validated against the
+It answers `wardian.curator.curate(payload)`, or `wardian.curator.review.review(payload)`
+when the request's output schema is the memory review (``wardian:memory-review``, told by
+its title `wardian.memory.review.REVIEW_SCHEMA_TITLE`); a curator or reviewer that cannot
+be imported or fails is an error, never an empty answer. The answer is validated against the
 request's output schema like every other provider's.
 
 Spec: DESIGN.md "Blueprints, runs, providers".
@@ -32,6 +34,21 @@ def _curate(payload: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _review(payload: dict[str, Any]) -> dict[str, Any]:
+    from wardian.curator.review import review
+
+    result = review(payload)
+    if not isinstance(result, dict):
+        raise OutputInvalid("the builtin reviewer did not return an object", provider="builtin")
+    return result
+
+
+def _is_review(schema: dict[str, Any] | None) -> bool:
+    from wardian.memory.review import REVIEW_SCHEMA_TITLE
+
+    return isinstance(schema, dict) and schema.get("title") == REVIEW_SCHEMA_TITLE
+
+
 class BuiltinAdapter(ProviderAdapter):
     """The embedded default provider (model ``curator-rules``, no effort)."""
 
@@ -42,7 +59,8 @@ class BuiltinAdapter(ProviderAdapter):
     def run(
         self, request: ProviderRequest, *, cancel: threading.Event | None = None
     ) -> ProviderResult:
-        """Curate `request.payload` deterministically.
+        """Curate (or, for the memory review's output schema, review) `request.payload`
+        deterministically.
 
         Raises:
             ModelUnavailable: a model other than ``curator-rules`` was assigned.
@@ -56,7 +74,8 @@ class BuiltinAdapter(ProviderAdapter):
             )
         if request.effort:
             raise UnsupportedEffort(self.name, BUILTIN_MODEL, request.effort, [])
-        document = _curate(dict(request.payload))
+        answer = _review if _is_review(request.output_schema) else _curate
+        document = answer(dict(request.payload))
         text = json.dumps(document, ensure_ascii=False, sort_keys=True)
         output = parse_output(text, request.output_schema, check=request.check_output,
                               provider=self.name)

@@ -190,7 +190,9 @@ def build_review_plan(*, run_id: str, agent_id: str, answer: Any,
         counts[finding.kind] += 1
     plan = None
     if ops:
-        plan = {"schema_version": 1, "plan_id": f"memory-review-{run_id}",
+        # ids after a colon: a run's stored output is scanned for secrets, and a long
+        # word mixing letters and digits reads as a token; a bare uuid does not
+        plan = {"schema_version": 1, "plan_id": f"memory-review:{run_id}",
                 "agent_id": agent_id, "idempotency_key": f"review:{run_id}",
                 "operations": ops}
     return {"plan": plan, "counts": counts, "dropped": dropped, "left": left,
@@ -287,7 +289,7 @@ def _review_of(run_id: str, agent_id: str, document: Mapping[str, Any], store: A
     """The `Review` of one stored draft output, its state read from `store`."""
     from wardian.memory.maintenance.apply import find_receipt
     from wardian.memory.maintenance.plan import load_plan_bytes
-    from wardian.memory.maintenance.preview import build_preview
+    from wardian.memory.maintenance.preview import build_preview, compute_digest, digest_prefix
 
     plan_doc = document.get("plan")
     review = Review(
@@ -302,6 +304,9 @@ def _review_of(run_id: str, agent_id: str, document: Mapping[str, Any], store: A
     from wardian.app.plan_file import plan_bytes
 
     plan = load_plan_bytes(plan_bytes(review.plan), source=f"review {run_id[:8]}")
+    # the digest of the plan as stored: what a preview shows and an apply confirms
+    review.digest = compute_digest(plan, agent_id)
+    review.digest_prefix = digest_prefix(review.digest)
     receipt = find_receipt(store, agent_id, plan.idempotency_key)
     if receipt is not None and receipt.preview_digest == review.digest:
         review.state, review.receipt = "applied", receipt.to_json()

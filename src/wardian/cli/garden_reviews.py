@@ -78,9 +78,9 @@ def register(memory_app: typer.Typer) -> None:
                    "--wait` (or a schedule invoker).")
             return
         print_table(
-            ["run", "drafted", "operations", "counts", "digest", "state"],
+            ["run", "drafted (UTC)", "ops", "counts", "digest sha256:", "state"],
             [[r.run_id[:8], (r.drafted_at or "")[:19].replace("T", " "), r.operations, _counts(r.counts),
-              r.digest_prefix or "", r.state] for r in found],
+              (r.digest_prefix or "").removeprefix("sha256:"), r.state] for r in found],
             title=f"{name} · owner {owner} · memory reviews")
         pending = [r for r in found if r.state == "pending"]
         if pending:

@@ -52,8 +52,8 @@ REVIEW_SCHEMA_TITLE = "MemoryReview"
 """The JSON Schema ``title`` of the answer: how the builtin provider tells a review request
 from a curator request (`wardian.providers.builtin.adapter`)."""
 
-FINDING_KINDS = ("duplicate", "contradiction", "stale_checkpoint", "missing_evidence",
-                 "flagged")
+FINDING_KINDS = ("flagged", "stale_checkpoint", "missing_evidence", "contradiction",
+                 "duplicate")
 """Every finding kind, in the order a drafted plan takes them when two claim one record."""
 
 MAX_FINDINGS = 1_000

@@ -44,7 +44,7 @@ __all__ = ["COMPARE_SCORE", "KEY_WORDS", "review"]
 KEY_WORDS = 3
 """How many of a record's rarest content words it is indexed under."""
 
-COMPARE_SCORE = 50.0
+COMPARE_SCORE = 60.0
 """token_set_ratio (normalised texts) below which a pair is neither a repeat nor one
 subject; the rules are not asked."""
 
@@ -138,12 +138,16 @@ def _pair_findings(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
         a, b = records[i], records[j]
         if not _together(a, b) or similarity(norms[i], norms[j]) < COMPARE_SCORE:
             continue
-        if distinct_subjects(texts[i], texts[j]):
+        # the veto last: it is the costliest rule and matters only for a match
+        contradiction = (contradicts(texts[i], texts[j]) or value_change(texts[i], texts[j])
+                         or value_change(texts[j], texts[i]))
+        duplicate = not contradiction and (is_duplicate(norms[i], norms[j])
+                                           or is_duplicate(norms[j], norms[i]))
+        if not (contradiction or duplicate) or distinct_subjects(texts[i], texts[j]):
             continue
-        if (contradicts(texts[i], texts[j]) or value_change(texts[i], texts[j])
-                or value_change(texts[j], texts[i])):
+        if contradiction:
             contradictions.append((i, j) if _newer(a, b) else (j, i))
-        elif is_duplicate(norms[i], norms[j]) or is_duplicate(norms[j], norms[i]):
+        else:
             duplicate_of.setdefault(i, set()).add(j)
             duplicate_of.setdefault(j, set()).add(i)
     out: list[dict[str, Any]] = []

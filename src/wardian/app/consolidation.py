@@ -11,7 +11,7 @@ this module. They need the runtime (archives, agents) and memory, hence this lay
   A run stores it short (`shorten_archive_output`: the seq range, not the messages) and
   reads it back whole (`expand_archive_output`).
 * `memory_snapshot` — the agent's active records (id, revision id, kind, scope, text,
-  evidence, save and revision times, ages; for a review also its flagged records and
+  save and revision times, ages; for a review also its flagged records and
   whether each record's evidence is still in its archives, `evidence_in_archives`).
 * `commit_curator_batch` — the curator's batch bound to the run's principal, workspace,
   idempotency key and cursor, committed with `wardian.memory.consolidation.commit_batch`.
@@ -295,16 +295,16 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
         workspace: when given, agent-scoped records plus this workspace's records (what the
             agent recalls there); None = all of its active records.
         include_flagged: also list the records set aside as holding a secret (only with
-            `workspace` None), with ``flagged`` (the reason) and their text and evidence
-            withheld (``text`` reads ``<withheld: flagged record>``): no reviewer or model
-            ever reads a secret.
+            `workspace` None), with ``flagged`` (the reason) and their text withheld
+            (``text`` reads ``<withheld: flagged record>``): no reviewer or model
+            ever reads a secret (the evidence is never listed).
         check_evidence: add ``evidence_in_archive`` to each record: whether its evidence
             excerpt still occurs in one message of the agent's conversation archives
             (`evidence_in_archives`; None for a flagged record).
 
     Returns:
         ``{"agent_id", "workspace", "count", "taken_at", "current_review_days",
-        "records": [{id, revision_id, kind, scope, text, evidence, created_at, updated_at,
+        "records": [{id, revision_id, kind, scope, text, created_at, updated_at,
         age_days, updated_days, flagged[, evidence_in_archive]}]}`` ordered like the
         startup set (stable first, agent scope first; flagged records last).
         ``created_at``/``updated_at`` are the record's first save and last revision
@@ -328,9 +328,9 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
         # them too).
         records = (
             store.startup_set(agent_id, workspace) if workspace
-            else store.list(agent_id, flagged=False)
+            else store.list(agent_id, flagged=False, with_sources=False)
         )
-        flagged = (store.list(agent_id, flagged=True)
+        flagged = (store.list(agent_id, flagged=True, with_sources=False)
                    if include_flagged and not workspace else [])
     finally:
         store.close()
@@ -341,7 +341,6 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
             "kind": r.kind,
             "scope": r.scope.to_json(),
             "text": r.text if not r.flagged else _WITHHELD,
-            "evidence": r.evidence if not r.flagged else _WITHHELD,
             "created_at": r.created_at,
             "updated_at": r.updated_at,
             "age_days": age_days(r.created_at, now),
@@ -360,7 +359,7 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
 
 
 _WITHHELD = "<withheld: flagged record>"
-"""What a snapshot shows in place of a flagged record's text and evidence."""
+"""What a snapshot shows in place of a flagged record's text."""
 
 
 def evidence_in_archives(agent_id: str, excerpts: Sequence[str]) -> list[bool | None]:
@@ -379,7 +378,7 @@ def evidence_in_archives(agent_id: str, excerpts: Sequence[str]) -> list[bool | 
 
     archives = ArchiveStore()
     try:
-        texts = [str(m.text or "") for m in archives.slice(agent_id, None)]
+        texts = archives.texts(agent_id)
     finally:
         archives.close()
     if not texts:

@@ -45,6 +45,23 @@ _SYLLABLES = ("ka", "lo", "mi", "tu", "re", "sa", "no", "vi", "pe", "do", "ga", 
               "fe", "ri", "mo", "ba", "te", "ku", "ne", "ho", "li", "sy", "wa", "qu")
 
 
+_FILLERS = (
+    "Document the {0} {1} step of the {2} {3} guide in {4}",
+    "Keep {0} fixtures next to the {1} tests of {2} {3}",
+    "The {0} service reads its {1} {3} settings from {2}.toml",
+    "Ask before changing the {0} schema of {1} {2} {3}",
+    "Prefer small commits when touching {0} {1} or {2} {3}",
+    "Deploy {0} {3} only after the {1} {2} job is green",
+    "Name {0} branches after the {1} {3} ticket and {2}",
+    "Write {0} {3} release notes for every {1} change in {2}",
+    "Log {0} failures to the {1} {3} channel with the {2} tag",
+    "Review {0} {1} pull requests within a day of {2} {3}",
+    "Cache {0} {3} responses in the {1} {2} layer",
+    "The {0} team owns {1} {3} and {2} dashboards",
+)
+"""Sentences the unplanted records are made of (pseudo-words filled in)."""
+
+
 def _word(rng: random.Random) -> str:
     return "".join(rng.choice(_SYLLABLES) for _ in range(3))
 
@@ -76,10 +93,9 @@ def _texts(rng: random.Random) -> tuple[list[tuple[str, str]], dict[str, list[in
         planted["stale_checkpoint"].append(len(out))
         out.append((f"The {_word(rng)} {_word(rng)} migration is half done", "current"))
     while len(out) < RECORDS:
-        words = [_word(rng) for _ in range(5)]
+        w = [_word(rng) for _ in range(5)]
         kind = "current" if len(out) % 50 == 0 else "stable"
-        out.append((f"Document the {words[0]} {words[1]} step of the {words[2]} "
-                    f"{words[3]} guide in {words[4]}", kind))
+        out.append((rng.choice(_FILLERS).format(*w), kind))
     free = [i for i in range(len(out)) if not any(i in v for v in planted.values())]
     picked = rng.sample(free, PLANTED["missing_evidence"] + PLANTED["flagged"])
     planted["missing_evidence"] = picked[:PLANTED["missing_evidence"]]

@@ -23,9 +23,10 @@ What it finds, each by the rule the curator applies when a session restates a re
 
 Only records that can hold together are compared: of one kind, in one workspace or with one
 of them agent-scoped. A pair is compared when the two share one of their
-`KEY_WORDS` rarest content words (rarest across this memory): restatements share nearly all
-their words and contradictions share their subject, so a large memory is read in a few
-dictionary passes instead of every pair.
+`KEY_WORDS` rarest content words (rarest across this memory, and held by at most
+`SHARED_WORDS` records): restatements share nearly all their words and contradictions
+share their subject, so a large memory is read in a few dictionary passes instead of every
+pair.
 
 Deterministic: no clocks, no randomness; the same payload gives the same answer.
 """
@@ -43,6 +44,10 @@ __all__ = ["COMPARE_SCORE", "KEY_WORDS", "review"]
 
 KEY_WORDS = 3
 """How many of a record's rarest content words it is indexed under."""
+
+SHARED_WORDS = 64
+"""A word more records than this hold is no key (a frame word of many rules); a record
+whose every word is that common is indexed under its rarest one alone."""
 
 COMPARE_SCORE = 60.0
 """token_set_ratio (normalised texts) below which a pair is neither a repeat nor one
@@ -64,12 +69,12 @@ def _scope_key(record: Mapping[str, Any]) -> str | None:
     return None if scope == "agent" else str(scope or "")
 
 
-def _together(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Both apply in one place: one kind; one workspace, or either agent-scoped."""
-    if a.get("kind") != b.get("kind"):
+def _together(a: tuple[Any, str | None], b: tuple[Any, str | None]) -> bool:
+    """Both apply in one place: one kind; one workspace, or either agent-scoped (each
+    given as ``(kind, _scope_key)``)."""
+    if a[0] != b[0]:
         return False
-    sa, sb = _scope_key(a), _scope_key(b)
-    return sa is None or sb is None or sa == sb
+    return a[1] is None or b[1] is None or a[1] == b[1]
 
 
 def _newer(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -87,7 +92,9 @@ def _candidate_pairs(norms: Sequence[str]) -> list[tuple[int, int]]:
             df[w] = df.get(w, 0) + 1
     postings: dict[str, list[int]] = {}
     for index, ws in enumerate(words):
-        for w in sorted(ws, key=lambda w: (df[w], w))[:KEY_WORDS]:
+        rarest = sorted(ws, key=lambda w: (df[w], w))
+        keys = [w for w in rarest[:KEY_WORDS] if df[w] <= SHARED_WORDS] or rarest[:1]
+        for w in keys:
             postings.setdefault(w, []).append(index)
     pairs: set[tuple[int, int]] = set()
     for members in postings.values():
@@ -132,11 +139,12 @@ def _pair_findings(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     """Contradictions, then duplicate groups, of the active unflagged `records`."""
     texts = [str(r.get("text") or "") for r in records]
     norms = [normalise(t) for t in texts]
+    places = [(r.get("kind"), _scope_key(r)) for r in records]
     contradictions: list[tuple[int, int]] = []  # (keep, retire)
     duplicate_of: dict[int, set[int]] = {}
     for i, j in _candidate_pairs(norms):
         a, b = records[i], records[j]
-        if not _together(a, b) or similarity(norms[i], norms[j]) < COMPARE_SCORE:
+        if not _together(places[i], places[j]) or similarity(norms[i], norms[j]) < COMPARE_SCORE:
             continue
         # the veto last: it is the costliest rule and matters only for a match
         contradiction = (contradicts(texts[i], texts[j]) or value_change(texts[i], texts[j])

@@ -43,9 +43,9 @@ if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
     from wardian.engine.runs import Run
 
 __all__ = [
+    "DEFAULT_CRON",
     "Invoker",
     "Slot",
-    "DEFAULT_CRON",
     "add_schedule",
     "describe_schedule",
     "format_duration",

@@ -9,6 +9,7 @@ Each command resolves the agent, calls `wardian.app.reviews` and renders the res
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import typer
@@ -40,7 +41,7 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(shown) or "none"
 
 
-def _conflict_lines(conflicts: list[dict[str, Any]]) -> list[str]:
+def _conflict_lines(conflicts: Sequence[Mapping[str, Any]]) -> list[str]:
     return [f"  {c['path']}: {c['kind']}: memory {c['memory_id']}"
             + (f" is at revision {c['current_revision_id']}, the review expects "
                f"{c['expected_revision_id']}" if c["kind"] == "revision_changed" else "")
@@ -79,8 +80,9 @@ def register(memory_app: typer.Typer) -> None:
             return
         print_table(
             ["run", "drafted (UTC)", "ops", "counts", "digest sha256:", "state"],
-            [[r.run_id[:8], (r.drafted_at or "")[:19].replace("T", " "), r.operations, _counts(r.counts),
-              (r.digest_prefix or "").removeprefix("sha256:"), r.state] for r in found],
+            [[r.run_id[:8], (r.drafted_at or "")[:19].replace("T", " "), r.operations,
+              _counts(r.counts), (r.digest_prefix or "").removeprefix("sha256:"), r.state]
+             for r in found],
             title=f"{name} · owner {owner} · memory reviews")
         pending = [r for r in found if r.state == "pending"]
         if pending:

@@ -80,7 +80,10 @@ def test_snapshot_lists_active_records_of_the_workspace() -> None:
     assert record["created_at"] == kept.created_at and record["updated_at"] == kept.updated_at
     assert record["created_at"].endswith("Z") and record["age_days"] == 0
     assert record["updated_days"] == 0 and record["flagged"] is None
-    assert snap["taken_at"].endswith("Z") and snap["current_review_days"] == 14
+    assert "taken_at" not in snap  # only the whole memory's snapshot says when and the
+    whole = memory_snapshot(agent_id=AGENT, workspace=None)  # review days (a review's)
+    assert whole["taken_at"].endswith("Z") and whole["current_review_days"] == 14
+    assert [r["text"] for r in whole["records"]] == ["Elsewhere", "Use pnpm"]
 
 
 def test_commit_checks_evidence_and_replays(transcript: Path) -> None:

@@ -303,13 +303,15 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
             (`evidence_in_archives`; None for a flagged record).
 
     Returns:
-        ``{"agent_id", "workspace", "count", "taken_at", "current_review_days",
+        ``{"agent_id", "workspace", "count"[, "current_review_days", "taken_at"],
         "records": [{id, revision_id, kind, scope, text, created_at, updated_at,
         age_days, updated_days, flagged[, evidence_in_archive]}]}`` ordered like the
         startup set (stable first, agent scope first; flagged records last).
         ``created_at``/``updated_at`` are the record's first save and last revision
         (ISO-8601 UTC), ``age_days`` and ``updated_days`` the whole days from each to
-        ``taken_at``; ``current_review_days`` is the setting ``memory.current_review_days``.
+        the snapshot's time; for the whole memory (`workspace` None) that time is
+        ``taken_at`` and ``current_review_days`` is the setting
+        ``memory.current_review_days``.
     """
     from wardian._util import format_utc, utc_now
     from wardian.config import SettingsStore
@@ -317,11 +319,6 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
     from wardian.memory.store import MemoryStore
 
     now = utc_now()
-    settings = SettingsStore()
-    try:
-        review_days = int(settings.get("memory.current_review_days"))
-    finally:
-        settings.close()
     store = MemoryStore()
     try:
         # Records set aside as holding a secret never go to a curator (startup_set skips
@@ -353,9 +350,16 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
         found = evidence_in_archives(agent_id, [r.evidence for r in records])
         for item, present in zip(out, [*found, *([None] * len(flagged))], strict=True):
             item["evidence_in_archive"] = present
-    return {"agent_id": agent_id, "workspace": workspace, "count": len(out),
-            "taken_at": format_utc(now), "current_review_days": review_days,
-            "records": out}
+    doc: dict[str, Any] = {"agent_id": agent_id, "workspace": workspace, "count": len(out)}
+    if workspace is None:  # the whole memory: a review reads these
+        settings = SettingsStore()
+        try:
+            doc["current_review_days"] = int(settings.get("memory.current_review_days"))
+        finally:
+            settings.close()
+        doc["taken_at"] = format_utc(now)
+    doc["records"] = out
+    return doc
 
 
 _WITHHELD = "<withheld: flagged record>"

@@ -157,6 +157,9 @@ def test_a_record_revised_after_drafting_makes_the_review_stale(w: W, tmp_path: 
     (review,) = _reviews(w)
     assert review["state"] == "stale"
     assert [c["memory_id"] for c in review["conflicts"]] == [ids["npm"]]
+    shown = w.run("garden", "memory", "review", "show", run["id"][:8], "--agent", "dev")
+    assert "Conflicts: 1 — apply is disabled" in shown.stdout
+    assert "This review is stale" in shown.stdout
     rows = _memory_rows()
     refused = on_terminal("garden", "memory", "review", "apply", run["id"][:8],
                           "--agent", "dev", answer="yes", env=w.env)
@@ -168,6 +171,23 @@ def test_a_record_revised_after_drafting_makes_the_review_stale(w: W, tmp_path: 
     redrafted = _review(w)  # a new review reads the revised record: applicable again
     assert _reviews(w)[0]["run_id"] == redrafted["id"]
     assert _reviews(w)[0]["state"] == "pending"
+
+
+def test_bad_input_is_a_clear_error(w: W, tmp_path: Path) -> None:
+    _seed(w, tmp_path)
+    fmt = w.run("garden", "memory", "reviews", "--agent", "dev", "--format", "xml",
+                check=False)
+    assert fmt.returncode == 2 and "--format" in fmt.stderr and "Traceback" not in fmt.stderr
+    missing = w.run("garden", "memory", "review", "apply", "0000ffff", "--agent", "dev",
+                    check=False)
+    assert missing.returncode == 1 and "no run with id" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    other = w.json("automation", "run", "start", "memory-review", "--agent", "dev",
+                   "--assignments", json.dumps(REVIEWER), "--wait")
+    w.setup_agent("other", invoker=False)
+    wrong = w.run("garden", "memory", "review", "show", other["id"][:8], "--agent", "other",
+                  check=False)
+    assert wrong.returncode == 1 and "drafted no memory review" in wrong.stderr
 
 
 def test_an_empty_memory_drafts_an_empty_review(w: W) -> None:

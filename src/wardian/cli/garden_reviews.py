@@ -126,7 +126,7 @@ def register(memory_app: typer.Typer) -> None:
         garden_maintain._render_preview(
             doc, name, None, agent, full=full,
             apply_lines=["Conflicts: none.", apply_line] if not preview.conflicts else [])
-        if preview.conflicts:
+        if review.state == "stale":
             stdout(f"This review is stale: re-draft it (`wardian automation run start "
                    f"memory-review --agent {agent} …`); it cannot be applied.")
 

@@ -21,7 +21,7 @@ def _records(*specs: tuple[str, str] | tuple[str, str, dict[str, Any]]) -> list[
     out = []
     for n, spec in enumerate(specs):
         text, kind = spec[0], spec[1]
-        extra = spec[2] if len(spec) > 2 else {}  # type: ignore[misc]
+        extra = spec[2] if len(spec) > 2 else {}
         out.append({"id": f"{n:08d}-0000-4000-8000-000000000000", "revision_id": f"rev-{n}",
                     "kind": kind, "scope": WS, "text": text,
                     "updated_at": f"2026-12-01T00:00:{n:02d}.000000Z", "updated_days": 1,

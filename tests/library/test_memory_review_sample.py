@@ -58,7 +58,7 @@ def test_the_reviewer_prompt_lists_the_records_with_their_marks() -> None:
     assert "[00000001] (stable, workspace /repo, revised 1d ago) Rule number 1" in prompt
     assert "[00000002] (stable, workspace /repo, revised 2d ago, flagged)" in prompt
     assert "revised 3d ago, evidence: gone) Rule number 3" in prompt
-    assert "2000 of 2104 shown" in prompt and "Rule number 2001" not in prompt
+    assert "1000 of 2104 shown" in prompt and "Rule number 1001" not in prompt
     assert "14 days or more" in prompt and '"kind": "duplicate"' in prompt
     assert "Run cargo fmt before committing" in prompt  # the near-miss rule is spelled out
     assert loaded.blueprint.roles["reviewer"] not in prompt

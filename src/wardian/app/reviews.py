@@ -355,9 +355,13 @@ def list_reviews(agent_id: str, *, limit: int = 50) -> list[Review]:
         store.close()
 
 
-def load_review(run_id: str, agent_id: str) -> Review:
+def load_review(run_id: str, agent_id: str | None = None) -> Review:
     """One review by its run id (or unique prefix): plan, digest, state, conflicts.
     Read-only.
+
+    Args:
+        agent_id: the owner the caller resolved (the review must be this agent's); None =
+            the run's own agent.
 
     Raises:
         NotFoundError / AmbiguousIdError: no such run, or it drafted no review for
@@ -369,6 +373,8 @@ def load_review(run_id: str, agent_id: str) -> Review:
     runs = RunStore()
     try:
         run = runs.get(run_id)
+        if agent_id is None:
+            agent_id = run.agent_id or ""
         outputs = runs.action_outputs(run.id, DRAFT_ACTION) if run.agent_id == agent_id \
             else []
     finally:

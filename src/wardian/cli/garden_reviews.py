@@ -61,8 +61,10 @@ def register(memory_app: typer.Typer) -> None:
         fmt: str = typer.Option("table", "--format", help="table (default) or json."),
         as_json: bool = JsonOption,
     ) -> None:
-        """List an agent's memory reviews, newest first: run id, drafted time, operation
-        counts, digest and state (pending, applied, stale, empty)."""
+        """List an agent's memory reviews, newest first, with their state.
+
+        Each row: run id, drafted time, operation counts per finding kind, digest and state (pending, applied, stale: a record changed since it was drafted, empty: nothing to do).
+        """  # noqa: E501 (one paragraph: Rich re-wraps help text)
         require_operator()
         from wardian.app.reviews import list_reviews
 
@@ -96,8 +98,10 @@ def register(memory_app: typer.Typer) -> None:
         full: bool = typer.Option(False, "--full", help="Show every text whole."),
         as_json: bool = JsonOption,
     ) -> None:
-        """Preview a review exactly as `garden maintain preview` previews a plan (Before /
-        After, conflicts, digest); read-only, and remembered so `review apply` may follow."""
+        """Preview a review as `garden maintain preview` previews a plan; read-only.
+
+        Before/After per operation, conflicts and digest; the preview is remembered so `review apply` may follow.
+        """  # noqa: E501 (one paragraph: Rich re-wraps help text)
         require_operator()
         from wardian.app.reviews import load_review, preview_review
         from wardian.cli import garden_maintain
@@ -140,9 +144,10 @@ def register(memory_app: typer.Typer) -> None:
             "The terminal question is asked all the same."),
         as_json: bool = JsonOption,
     ) -> None:
-        """Apply a pending review atomically after confirmation on the terminal and print
-        the receipt: the same preview, question and receipt as `garden maintain apply`.
-        A stale review is refused (exit 4); an applied one prints its stored receipt."""
+        """Apply a pending review after confirmation on the terminal; print the receipt.
+
+        The same preview, question and receipt as `garden maintain apply`. A stale review is refused (exit 4); an applied one prints its stored receipt.
+        """  # noqa: E501 (one paragraph: Rich re-wraps help text)
         require_operator()
         from wardian.app.reviews import ReviewStale, apply_review_on_terminal
         from wardian.cli import garden_maintain

@@ -1,6 +1,6 @@
 """`wardian.app.reviews` as a Garden page would call it: list an agent's reviews, load one
 (plan, digest, state), apply it with a dialog's confirmation (`confirmed_as_shown`) through
-the ordinary plan apply, and refuse a stale one."""
+the ordinary plan apply, and refuse a stale one — on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def _texts(agent_id: str) -> list[str]:
         store.close()
 
 
-def test_list_load_and_apply_with_a_dialogs_confirmation() -> None:
+def test_list_load_and_apply_with_a_dialogs_confirmation(backend: str) -> None:
     agent_id, ids = _agent_with_memory()
     run_id = _draft(agent_id)
     (listed,) = list_reviews(agent_id)
@@ -79,7 +79,7 @@ def test_list_load_and_apply_with_a_dialogs_confirmation() -> None:
     assert again.replayed  # the stored receipt, nothing asked or written
 
 
-def test_a_revised_record_makes_the_review_stale() -> None:
+def test_a_revised_record_makes_the_review_stale(backend: str) -> None:
     agent_id, ids = _agent_with_memory()
     run_id = _draft(agent_id)
     store = MemoryStore()

@@ -159,3 +159,23 @@ def test_the_redactor_skips_only_what_the_scanner_never_flags() -> None:
     assert scrubbed["ids"] == plain and scrubbed["n"] == 3 and scrubbed["none"] is None
     assert scrubbed["text"] == redact(secret)[0] != secret
     assert scrubbed["again"] == [scrubbed["text"]]
+
+
+def test_the_builtin_provider_answers_the_review_schema_with_its_one_model() -> None:
+    from wardian.memory.review import review_output_schema
+    from wardian.providers.base import ProviderRequest
+    from wardian.providers.builtin.adapter import BuiltinAdapter
+    from wardian.providers.errors import ModelUnavailable
+
+    records = _records(("Use npm for installs", "stable"), ("Never use npm", "stable"))
+    request = ProviderRequest(provider="builtin", model="curator-rules",
+                              output_schema=review_output_schema(),
+                              payload={"records": records, "current_review_days": 14})
+    result = BuiltinAdapter().run(request)
+    assert result.model == "curator-rules" and result.output is not None
+    assert [f["kind"] for f in result.output["findings"]] == ["contradiction"]
+    # a curator request still gets a curator batch
+    curator = BuiltinAdapter().run(ProviderRequest(provider="builtin", payload={}))
+    assert curator.output is not None and "operations" in curator.output
+    with pytest.raises(ModelUnavailable):  # no fallback to the rules for another model
+        BuiltinAdapter().run(request.model_copy(update={"model": "gpt-5.2-codex"}))

@@ -388,17 +388,18 @@ def evidence_in_archives(agent_id: str, excerpts: Sequence[str]) -> list[bool | 
     if not texts:
         return [None] * len(excerpts)
     word = re.compile(r"\w+")
+    inner = [word.findall(e.casefold())[1:-1] if e else [] for e in excerpts]
+    needed = {w for words in inner for w in words}
     postings: dict[str, list[int]] = {}
     for index, text in enumerate(texts):
-        for w in set(word.findall(text.casefold())):
+        for w in needed.intersection(word.findall(text.casefold())):
             postings.setdefault(w, []).append(index)
     every = range(len(texts))
     out: list[bool | None] = []
-    for excerpt in excerpts:
+    for excerpt, words in zip(excerpts, inner, strict=True):
         if not excerpt:
             out.append(False)
             continue
-        words = word.findall(excerpt.casefold())[1:-1]
         lists = [postings.get(w, []) for w in words]
         candidates = min(lists, key=len) if lists else every
         out.append(any(excerpt in texts[i] for i in candidates))

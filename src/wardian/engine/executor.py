@@ -113,15 +113,22 @@ class Redactor:
         """A copy of `value` with every secret replaced (see the class docstring)."""
         if isinstance(value, str):
             return self._string(value)
-        if isinstance(value, dict):
-            return {k: self._string(v) if isinstance(v, str)
-                    else v if v is None or isinstance(v, int | float)
-                    else self.scrub(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self._string(v) if isinstance(v, str)
-                    else v if v is None or isinstance(v, int | float)
-                    else self.scrub(v) for v in value]
-        return value
+        if not isinstance(value, dict | list | tuple):
+            return value
+        # without secret inputs a string scanned before is its memo entry: looked up here,
+        # in the loop, since a large output is mostly such leaves
+        known = self._memo.get if not self._exact else (lambda _v: None)
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        out: dict[Any, Any] = {}
+        for key, item in items:
+            if isinstance(item, str):
+                clean = known(item)
+                out[key] = clean if clean is not None else self._string(item)
+            elif item is None or isinstance(item, int | float):
+                out[key] = item
+            else:
+                out[key] = self.scrub(item)
+        return out if isinstance(value, dict) else list(out.values())
 
     def _string(self, value: str) -> str:
         if value in self._exact:

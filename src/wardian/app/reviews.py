@@ -47,9 +47,6 @@ BLUEPRINT_ID = "memory-review"
 DRAFT_ACTION = "memory.draft_review"
 """The action whose output is a pending review (any blueprint may run it)."""
 
-_STATES = ("pending", "applied", "stale", "empty")
-
-
 class ReviewStale(ConflictError):
     """A review's records changed since it was drafted: it cannot be applied (exit 4)."""
 

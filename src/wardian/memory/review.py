@@ -41,6 +41,7 @@ __all__ = [
     "RecordFinding",
     "ReviewAnswer",
     "check_review_answer",
+    "parse_review_answer",
     "register_output_schemas",
     "review_output_schema",
 ]

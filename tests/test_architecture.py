@@ -29,7 +29,7 @@ SRC = Path(wardian.__file__).parent
 LAYERS: dict[str, int] = {
     "": 0,  # the package root itself (``__version__`` only)
     "config": 0, "_db": 0, "_lock": 0, "_pg": 0, "_pg_coord": 0, "_process": 0, "_util": 0,
-    "errors": 0, "_fs": 0, "oserrors": 0, "_jsonc": 0,
+    "errors": 0, "_fs": 0, "oserrors": 0, "_jsonc": 0, "_argv": 0,
     "library": 0,  # package data (shipped blueprints); holds no logic
     "transcripts": 1, "memory": 1,
     "blueprints": 2, "providers": 2,
@@ -42,7 +42,7 @@ LAYERS: dict[str, int] = {
     "demo": 7, "__main__": 7,
 }
 BASE = {"", "config", "_db", "_lock", "_pg", "_pg_coord", "_process", "_util", "errors", "_fs",
-        "oserrors", "_jsonc"}
+        "oserrors", "_jsonc", "_argv"}
 UI_PACKAGES = ("typer", "rich")
 WEB_PACKAGES = ("starlette", "uvicorn", "multipart", "python_multipart")
 
@@ -160,15 +160,10 @@ ALLOWED_STRINGS: dict[tuple[str, str], str] = {
         "CLI run it); importing only the hook keeps each hook call fast",
     ("wardian.runtime.hook_install", "wardian.runtime.hooks"):
         "recognises the hook commands Wardian installed in a host's settings file",
-    ("wardian.runtime.provider_launch", "wardian.runtime.provider_launch"):
-        "the managed provider shim's own argv (`python -m ...`), started by `exec_managed`",
-    ("wardian.runtime.step_launch",
-     "import sys; from wardian.runtime.step_launch import holder_main; "
-     "sys.exit(holder_main(sys.argv[1:]))"):
-        "the holder an agent-assigned step's provider CLI is started through (its own `-c`)",
-    ("wardian.providers.supervisor",
-     "import sys; from wardian.providers.supervisor import main; sys.exit(main(sys.argv[1:]))"):
-        "the supervisor every provider CLI is started through on Linux (its own `-c`)",
+    ("wardian._process",
+     "import sys; from wardian.runtime.launcher import main; sys.exit(main(sys.argv[1:]))"):
+        "the one launcher every small program starts through (the provider supervisor, an "
+        "agent step's holder, `agent launch`'s provider shim; its own `-c`)",
     ("wardian.demo", "wardian.demo"): "the demo re-runs itself with `python -m` in a child",
     ("wardian.demo", "python -m wardian.demo"): "the demo's own usage line",
 }
@@ -287,7 +282,7 @@ def test_a_planted_foreign_query_is_caught(tmp_path: Path) -> None:
 # under them imports only ``wardian.app.*``, its own package and these base modules. Types a
 # surface renders are re-exported by the app module that returns them.
 SURFACES = ("cli", "web", "mcp_server")
-SURFACE_BASE = {"", "errors", "config", "_util", "_fs", "oserrors", "_process", "_lock"}
+SURFACE_BASE = {"", "errors", "config", "_util", "_fs", "oserrors", "_process", "_lock", "_argv"}
 
 # (surface module, imported module) -> why it must import around ``wardian.app``. Only one
 # surface starting another in this process belongs here: the app layer sits below the

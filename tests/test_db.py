@@ -54,6 +54,48 @@ def test_nested_atomic_rolls_back_only_the_savepoint(tmp_path: Path) -> None:
     assert [r[0] for r in conn.execute("SELECT v FROM t ORDER BY v")] == [1, 3]
 
 
+def _parent_child(path: Path) -> sqlite3.Connection:
+    conn = connect(path)
+    conn.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY)")
+    conn.execute("CREATE TABLE child (v INTEGER, parent_id INTEGER REFERENCES parent(id)"
+                 " DEFERRABLE INITIALLY DEFERRED)")
+    conn.execute("CREATE TABLE note (v INTEGER)")
+    return conn
+
+
+def test_a_failing_commit_rolls_back_and_leaves_the_connection_usable(
+        tmp_path: Path) -> None:
+    conn = _parent_child(tmp_path / "x.db")
+    # The deferred foreign key is checked at COMMIT: the block itself runs to its end.
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"), atomic(conn):
+        conn.execute("INSERT INTO note VALUES (1)")
+        conn.execute("INSERT INTO child VALUES (1, 42)")
+    assert not conn.in_transaction
+    with atomic(conn):  # usable: a new transaction begins and commits
+        conn.execute("INSERT INTO note VALUES (2)")
+    other = sqlite3.connect(tmp_path / "x.db")
+    try:
+        assert [r[0] for r in other.execute("SELECT v FROM note")] == [2]
+        assert other.execute("SELECT count(*) FROM child").fetchone()[0] == 0
+    finally:
+        other.close()
+
+
+def test_a_trigger_that_ends_the_transaction_raises_its_own_error_from_a_savepoint(
+        tmp_path: Path) -> None:
+    conn = _parent_child(tmp_path / "x.db")
+    conn.execute("CREATE TRIGGER no_sevens BEFORE INSERT ON note WHEN NEW.v = 7"
+                 " BEGIN SELECT RAISE(ROLLBACK, 'no sevens'); END")
+    with pytest.raises(sqlite3.IntegrityError, match="no sevens"), atomic(conn):
+        conn.execute("INSERT INTO note VALUES (1)")
+        with atomic(conn):
+            conn.execute("INSERT INTO note VALUES (7)")
+    assert not conn.in_transaction
+    with atomic(conn):
+        conn.execute("INSERT INTO note VALUES (3)")
+    assert [r[0] for r in conn.execute("SELECT v FROM note")] == [3]
+
+
 def test_failed_migration_leaves_nothing_and_stays_pending(tmp_path: Path) -> None:
     conn = connect(tmp_path / "x.db")
     good = "CREATE TABLE a (v INTEGER);"

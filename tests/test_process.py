@@ -205,3 +205,53 @@ def test_kept_workers_warn_at_exit_unless_ended(ends: bool) -> None:
     assert done.stdout.split()[1:] == ["True", "True"]
     assert "ResourceWarning" not in done.stderr, done.stderr
     assert identity_of(pid) is None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+@pytest.mark.parametrize("grace_s", [0.0, 2.0])
+def test_end_tree_ends_a_descendant_in_another_group_and_an_orphan_left_in_the_group(
+        tmp_path: Path, grace_s: float) -> None:
+    import psutil
+
+    from tests.waits import wait_until
+    from wardian._process import end_tree
+
+    pids = tmp_path / "pids"
+    # The root leads its group; `moved` is its child in a session of its own; `orphan` is
+    # in the root's group, but its parent (a double fork) has exited.
+    (tmp_path / "sleep.py").write_text("import time\ntime.sleep(600)\n", encoding="utf-8")
+    (tmp_path / "middle.py").write_text(
+        "import subprocess, sys\n"
+        "print(subprocess.Popen([sys.executable, sys.argv[1]],"
+        " stdout=subprocess.DEVNULL).pid)\n", encoding="utf-8")
+    (tmp_path / "root.py").write_text(
+        "import pathlib, subprocess, sys, time\n"
+        "here = pathlib.Path(sys.argv[0]).parent\n"
+        "sleep = str(here / 'sleep.py')\n"
+        "moved = subprocess.Popen([sys.executable, sleep], start_new_session=True)\n"
+        "middle = subprocess.run([sys.executable, str(here / 'middle.py'), sleep],"
+        " stdout=subprocess.PIPE, text=True, check=True)\n"
+        "(here / 'pids').write_text(f'{moved.pid} {int(middle.stdout)}')\n"
+        "time.sleep(600)\n", encoding="utf-8")
+    code = str(tmp_path / "root.py")
+    root = subprocess.Popen([sys.executable, code], start_new_session=True)
+    try:
+        text = wait_until(lambda: pids.read_text() if pids.exists() else "",
+                          what="the tree started", watch=[root])
+        moved, orphan = (int(p) for p in text.split())
+        assert orphan not in {c.pid for c in psutil.Process(root.pid).children(recursive=True)}
+        signalled = end_tree(root.pid, grace_s=grace_s)
+        assert {root.pid, moved, orphan} <= set(signalled)
+        root.wait(timeout=30)
+
+        def gone(pid: int) -> bool:
+            try:
+                return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+            except psutil.NoSuchProcess:
+                return True
+
+        wait_until(lambda: gone(moved) and gone(orphan), what="the whole tree ended")
+    finally:
+        if root.poll() is None:
+            root.kill()
+            root.wait()

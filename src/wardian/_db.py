@@ -353,25 +353,31 @@ def atomic(conn: sqlite3.Connection, *,
 
 
 def _atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """The transaction or savepoint of `atomic`, with sqlite-utils' two guards: an error
+    that already ended the whole transaction (a ``RAISE(ROLLBACK)`` trigger) is re-raised
+    as it is, not hidden behind "no such savepoint"; a COMMIT that fails (a deferred
+    foreign key, a trigger) rolls back, so the connection is left usable and nothing of
+    the block is written."""
     if conn.in_transaction:
         name = f"sp_{next(_savepoints)}"
         conn.execute(f"SAVEPOINT {name}")
         try:
             yield conn
         except BaseException:
-            conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
-            conn.execute(f"RELEASE SAVEPOINT {name}")
+            if conn.in_transaction:
+                conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                conn.execute(f"RELEASE SAVEPOINT {name}")
             raise
         conn.execute(f"RELEASE SAVEPOINT {name}")
         return
     _begin_immediate(conn)
     try:
         yield conn
+        conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

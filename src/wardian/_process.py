@@ -45,7 +45,10 @@ Process-tree control
     (`wardian.runtime.launch`), an agent step's holder (`wardian.runtime.step_launch`) and
     the supervisor every provider CLI runs under (`wardian.providers.supervisor`), so they
     sit here, below all three. Linux has the calls; elsewhere they report False and the
-    callers fall back to what the platform can do (docs/threat-model.md).
+    callers fall back to what the platform can do (docs/threat-model.md). `end_tree` is
+    the one function that ends a process tree from outside it (a provider call on timeout
+    or cancel, a detached worker that outlasts its starter). Those three programs start
+    as one launcher (`launcher_argv`, `wardian.runtime.launcher`).
 
 Launch cgroups
     On Linux with cgroup v2, a launch's runtime runs in a cgroup of its own,
@@ -64,7 +67,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Collection, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wardian.errors import IdentityUnavailable
 
@@ -85,11 +88,13 @@ __all__ = [
     "die_with_parent",
     "end_descendants",
     "end_kept",
+    "end_tree",
     "identity_of",
     "is_alive",
     "keep",
     "kept_pids",
     "launch_cgroup_of_self",
+    "launcher_argv",
     "lineage",
     "namespaces",
     "open_files",
@@ -425,12 +430,7 @@ def end_kept(timeout_s: float = 30.0) -> list[int]:
         except subprocess.TimeoutExpired:
             pass
         killed.append(proc.pid)
-        if sys.platform != "win32":
-            import signal
-
-            with contextlib.suppress(OSError):  # its session: what it started too
-                os.killpg(proc.pid, signal.SIGKILL)
-        proc.kill()
+        end_tree(proc.pid, grace_s=0.0)  # its session (it leads one): what it started too
         proc.wait()
     return killed
 
@@ -669,6 +669,68 @@ def open_files(pid: int) -> tuple[str, ...]:
     return tuple(found)
 
 
+def end_tree(pid: int, *, grace_s: float = 2.0, wait_s: float = 2.0) -> list[int]:
+    """End process `pid`, every process below it and (POSIX) every process left in the
+    group `pid` leads; returns the pids signalled. All are collected before any is
+    signalled (a dying parent orphans its children), so one that moved to another group,
+    or whose parent already exited, ends too. Never raises for a process already gone.
+
+    Args:
+        grace_s: seconds between SIGTERM and SIGKILL; 0: SIGKILL at once.
+        wait_s: seconds to wait, after SIGKILL, for the killed to be gone.
+    """
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        procs = []
+    if sys.platform != "win32":
+        seen = {proc.pid for proc in procs}
+        for candidate in psutil.process_iter():
+            with contextlib.suppress(psutil.Error, OSError):
+                if candidate.pid not in seen and os.getpgid(candidate.pid) == pid:
+                    procs.append(candidate)
+    _terminate_then_kill(procs, grace_s, wait_s, group=pid)
+    return [proc.pid for proc in procs]
+
+
+def _terminate_then_kill(procs: list[Any], grace_s: float, wait_s: float, *,
+                         group: int | None = None) -> None:
+    """SIGTERM `procs` (psutil processes), SIGKILL those left after `grace_s` (and the
+    process `group`, POSIX: a member forked meanwhile), wait up to `wait_s` for them."""
+    import psutil
+
+    alive = procs
+    if grace_s > 0:
+        for proc in procs:
+            with contextlib.suppress(psutil.Error):
+                proc.terminate()
+        _, alive = psutil.wait_procs(procs, timeout=grace_s)
+    if group is not None and sys.platform != "win32":
+        import signal
+
+        with contextlib.suppress(OSError):
+            os.killpg(group, signal.SIGKILL)
+    for proc in alive:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    psutil.wait_procs(alive, timeout=wait_s)
+
+
+LAUNCHER_MAIN = ("import sys; from wardian.runtime.launcher import main; "
+                 "sys.exit(main(sys.argv[1:]))")
+"""The ``-c`` program of every small program Wardian starts in a fresh interpreter."""
+
+
+def launcher_argv(program: str, *args: str) -> list[str]:
+    """The argv that runs launcher `program` (``supervise``, ``hold``, ``provider``) with
+    `args` in a fresh interpreter: this interpreter by absolute path, ``-P`` (the
+    working directory is not importable), `LAUNCHER_MAIN`."""
+    return [os.path.abspath(sys.executable), "-P", "-c", LAUNCHER_MAIN, program, *args]
+
+
 def end_descendants(
     started_after: float, *, spare: Collection[int] = (), grace_s: float = 2.0
 ) -> int:
@@ -838,18 +900,7 @@ def _end_snapshot(started_after: float, spare: Collection[int], grace_s: float) 
                 left.append(proc)
         except psutil.Error:
             continue
-    for proc in left:
-        try:
-            proc.terminate()
-        except psutil.Error:
-            continue
-    _gone, alive = psutil.wait_procs(left, timeout=grace_s)
-    for proc in alive:
-        try:
-            proc.kill()
-        except psutil.Error:
-            continue
-    psutil.wait_procs(alive, timeout=grace_s)
+    _terminate_then_kill(left, grace_s, grace_s)
     _reap_children()
     return len(left)
 

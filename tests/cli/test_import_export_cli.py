@@ -123,7 +123,7 @@ def test_export_markdown_groups_by_scope_and_kind(cli: CliRunner, project: Path)
     text = out.stdout
     assert text.index("## Agent scope") < text.index(f"## Workspace {project}")
     assert text.index("### Stable\n\n- Release branch") < text.index("### Current")
-    assert "- Prefers short answers — `" in text and "updated just now" in text
+    assert "- Prefers short answers — `" in text and "updated 20" in text  # a UTC time
     assert "  - #1 `" in text
 
 

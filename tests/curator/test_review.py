@@ -170,12 +170,14 @@ def test_the_builtin_provider_answers_the_review_schema_with_its_one_model() -> 
     records = _records(("Use npm for installs", "stable"), ("Never use npm", "stable"))
     request = ProviderRequest(provider="builtin", model="curator-rules",
                               output_schema=review_output_schema(),
+                              output_ref="wardian:memory-review",
                               payload={"records": records, "current_review_days": 14})
     result = BuiltinAdapter().run(request)
     assert result.model == "curator-rules" and result.output is not None
     assert [f["kind"] for f in result.output["findings"]] == ["contradiction"]
     # a curator request still gets a curator batch
-    curator = BuiltinAdapter().run(ProviderRequest(provider="builtin", payload={}))
+    curator = BuiltinAdapter().run(ProviderRequest(
+        provider="builtin", payload={}, output_ref="wardian:curator-batch"))
     assert curator.output is not None and "operations" in curator.output
     with pytest.raises(ModelUnavailable):  # no fallback to the rules for another model
         BuiltinAdapter().run(request.model_copy(update={"model": "gpt-5.2-codex"}))

@@ -225,6 +225,7 @@ def test_builtin_answers_a_valid_curator_batch() -> None:
 
     request = ProviderRequest(provider="builtin", model="curator-rules", prompt="",
                               output_schema=curator_output_schema(),
+                              output_ref="wardian:curator-batch",
                               payload={"messages": [], "records": [], "max_changes": 10,
                                        "include_tool_output": False, "workspace": "/tmp"})
     result = get_adapter("builtin").run(request)
@@ -242,7 +243,20 @@ def test_builtin_refuses_other_models_and_effort() -> None:
 def test_builtin_output_is_validated() -> None:
     schema = {"type": "object", "required": ["verdict"]}
     with pytest.raises(OutputInvalid):
-        get_adapter("builtin").run(ProviderRequest(provider="builtin", output_schema=schema))
+        get_adapter("builtin").run(ProviderRequest(provider="builtin", output_schema=schema,
+                                                   output_ref="wardian:curator-batch"))
+
+
+def test_builtin_refuses_an_output_it_does_not_implement() -> None:
+    from wardian.providers.errors import OutputUnsupported
+
+    schema = {"type": "object", "required": ["verdict"]}
+    for ref in (None, "team:verdict"):
+        with pytest.raises(OutputUnsupported) as caught:
+            get_adapter("builtin").run(ProviderRequest(provider="builtin",
+                                                       output_schema=schema, output_ref=ref))
+        assert "wardian:curator-batch" in str(caught.value)
+        assert caught.value.exit_code == 2
 
 
 def test_a_step_refuses_an_effort_the_provider_does_not_send_as_it_is(

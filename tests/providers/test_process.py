@@ -12,9 +12,10 @@ import pytest
 
 from tests.providers.conftest import gone
 from tests.waits import wait_until
+from wardian._process import end_tree
 from wardian.providers._cli import CliAdapter
 from wardian.providers.errors import ProviderCancelled, ProviderNotInstalled, ProviderTimeout
-from wardian.providers.process import fits_argv, kill_tree, run_process
+from wardian.providers.process import fits_argv, run_process
 
 PY = sys.executable
 
@@ -86,10 +87,10 @@ def test_missing_executable(tmp_path: Path) -> None:
         run_process([str(tmp_path / "nope")], provider="test", timeout_s=5)
 
 
-def test_kill_tree_on_a_finished_pid_is_harmless() -> None:
+def test_end_tree_on_a_finished_pid_is_harmless() -> None:
     proc = psutil.Popen([PY, "-c", "pass"])
     proc.wait()
-    assert kill_tree(proc.pid, grace_s=0.1) == []
+    assert end_tree(proc.pid, grace_s=0.1) == []
 
 
 def test_argument_limit() -> None:

@@ -305,6 +305,27 @@ def test_installed_hook_never_fails_the_session(agent: str, tmp_path: Path,
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
+@pytest.mark.parametrize(("extra", "says"), [
+    (" --agent", "bad hook arguments"),
+    (" --agent --home /x", "bad hook arguments"),
+    (" --home /a --home /b", "bad hook arguments"),
+    (" --agnet coder", "bad hook arguments"),
+    (" extra", "bad hook arguments"),
+    (" --agent=ghost", "no agent named or with id 'ghost'"),  # the `=` form is read
+])
+def test_an_installed_hook_with_a_bad_argument_line_says_so_and_exits_0(
+        agent: str, tmp_path: Path, wardian_home: Path, extra: str, says: str) -> None:
+    command = _installed(tmp_path, agent=None)["SessionEnd"]
+    proc = _shell(command + extra, _end_payload("clear"), tmp_path, wardian_home)
+    assert proc.returncode == 0, proc
+    assert proc.stderr.startswith("wardian hook") and says in proc.stderr, proc.stderr
+    if says == "bad hook arguments":
+        assert "reinstall the hooks with `wardian hooks install HOST`" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert SessionEventQueue().list() == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
 def test_installed_session_start_writes_utf8_under_a_c_locale(agent: str, tmp_path: Path,
                                                               wardian_home: Path,
                                                               cli: CliRunner) -> None:

@@ -151,11 +151,10 @@ def test_capability_is_honoured_only_in_its_launchs_namespaces(
 def test_step_holder_from_another_namespace_records_nothing(
     agents: dict[str, str], wardian_home: Path
 ) -> None:
-    from wardian.runtime.step_launch import STEP_HOLDER_MAIN
+    from wardian._process import launcher_argv
 
     env = {**os.environ, "WARDIAN_AGENT_ID": agents["bob"], "WARDIAN_LAUNCH_ID": "l" * 32}
-    holder = [sys.executable, "-c", STEP_HOLDER_MAIN, "--parent", str(os.getpid()), "--",
-              "/bin/true"]
+    holder = launcher_argv("hold", "--parent", str(os.getpid()), "--", "/bin/true")
     done = run(*USER_NS, *holder, env=env)
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("wardian: the step's launch could not be recorded: launch "

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -138,5 +138,39 @@ def get(record_id: str) -> Any:
     store = MemoryStore()
     try:
         return store.get(record_id, agent_id=None)
+    finally:
+        store.close()
+
+
+def save_aged(agent_id: str, text: str, *, days: int, kind: str = "current",
+              scope: Any = None) -> str:
+    """Insert a record last saved `days` days ago (a stale checkpoint when `current` and
+    older than ``memory.current_review_days``); returns its id."""
+    from datetime import timedelta
+
+    from wardian._db import atomic
+    from wardian._util import format_utc, utc_now
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        with atomic(store.conn):
+            return store.insert_in_transaction(
+                agent_id, text=text, evidence=f"evidence for {text}", kind=cast(Any, kind),
+                scope=scope or Scope.agent(), sources=[], actor="test", reason=None,
+                now=format_utc(utc_now() - timedelta(days=days)))
+    finally:
+        store.close()
+
+
+def flag(record_id: str, why: str) -> None:
+    """Set a record aside as the secret-scan migration does."""
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        with store.conn:
+            store.conn.execute("UPDATE records SET flagged = ? WHERE id = ?", (why, record_id))
     finally:
         store.close()

@@ -14,40 +14,15 @@ import json
 import os
 import shutil
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
 from tests.web._support import garden_server, get, save, seed_agent, update
+from tests.web.conftest import CHROMIUM, chromium_path
 
 pytestmark = pytest.mark.slow  # a browser per test; `make test-all` (CI) runs them
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def _chromium() -> str:
-    if os.path.exists(CHROMIUM) or os.environ.get("CI") == "true":
-        return CHROMIUM
-    pytest.skip(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium "
-                "chromium-driver); under CI=true this test runs and fails instead")
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    path = _chromium()
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=path, headless=True, args=FLAGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
 
 @pytest.fixture
 def seeded(wardian_home: Path) -> dict[str, Any]:
@@ -133,7 +108,8 @@ def test_operator_walks_memory_and_applies_a_reviewed_plan(
         page.get_by_role("button", name="Filter").click()
         expect(page.locator("#total")).to_have_text("2")
         page.locator(f'li[data-record="{keep.id}"] a.id').click()
-        expect(page.locator("#current-revision")).to_have_text(keep.current_revision_id)
+        expect(page.locator("#current-revision")).to_have_attribute(
+            "data-id", keep.current_revision_id)
         expect(page.locator("#history li.revision")).to_have_count(2)
         expect(page.locator("#history")).to_contain_text("reason: bumped")
         expect(page.locator("#history")).to_contain_text("toolchain file said 1.79")
@@ -244,7 +220,7 @@ def test_chromium_is_where_ci_installs_it() -> None:
     if os.environ.get("CI") == "true":
         assert shutil.which("chromium") == CHROMIUM, ".ci/run must install chromium"
     else:
-        _chromium()
+        chromium_path()
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
+    from wardian.blueprints.errors import Problem
     from wardian.blueprints.library import LibraryEntry
     from wardian.blueprints.validate import FileReport
 
@@ -23,13 +24,67 @@ __all__ = ["blueprint_schema_text", "init_library", "list_blueprints", "show_blu
            "validate_blueprints"]
 
 
-def validate_blueprints(paths: Iterable[Path | str]) -> list[FileReport]:
+def validate_blueprints(paths: Iterable[Path | str], *,
+                        assignments: str | None = None) -> list[FileReport]:
     """Check blueprint files (folders are searched for ``*.yaml``/``*.yml``); one report per
-    file with every problem in it (file:line, field path, how to fix). Read-only."""
-    from wardian.blueprints.validate import validate_paths
-    from wardian.engine.actions import known_actions
+    file with every problem in it (file:line, field path, how to fix), and the warnings of
+    valid files (a skippable step's output read unguarded). Read-only.
 
-    return validate_paths(paths, known_actions=known_actions())
+    Args:
+        assignments: ``--assignments`` JSON: also check each valid file's roles against
+            it (as a run start would, without the model catalog), and report each role
+            step whose provider cannot answer its output schema at the step's
+            ``output`` (kind ``provider``).
+    """
+    from wardian.blueprints.validate import FileReport, validate_paths
+    from wardian.engine.actions import actions_accepting_skipped, known_actions
+
+    reports = validate_paths(paths, known_actions=known_actions(),
+                             accepts_skipped=actions_accepting_skipped())
+    if assignments is None:
+        return reports
+    checked = []
+    for report in reports:
+        problems = _assignment_problems(report, assignments) if report.loaded else []
+        checked.append(FileReport(report.path, None, problems, report.warnings)
+                       if problems else report)
+    return checked
+
+
+def _assignment_problems(report: FileReport, assignments: str) -> list[Problem]:
+    from wardian.blueprints.errors import Problem
+    from wardian.engine.assignments import (
+        check_assignments,
+        parse_assignments_json,
+        unanswerable_outputs,
+    )
+    from wardian.errors import WardianError
+    from wardian.providers.errors import OutputUnsupported
+
+    loaded = report.loaded
+    assert loaded is not None
+    name = str(report.path)
+    try:
+        check_assignments(loaded, assignments, check_catalog=False)
+        return []
+    except OutputUnsupported:
+        refused = unanswerable_outputs(loaded, parse_assignments_json(assignments))
+    except WardianError as exc:
+        return [Problem(name, 1, 1, "(root)", exc.render(), kind="reference")]
+    problems = []
+    for error in refused:
+        index = int(error.path.split("[")[1].split("]")[0])
+        what = (f"output schema {error.output_ref!r}" if error.output_ref
+                else "an inline output schema")
+        step = loaded.blueprint.steps[index]
+        problems.append(Problem(
+            name, *loaded.marks.key(("steps", index, "output")), error.path,
+            f"role {step.role!r} is assigned to the {error.provider} provider, which cannot "
+            f"answer {what}",
+            expected=f"an output schema the {error.provider} provider answers ("
+                     + (", ".join(error.answerable) or "none") + "), or another provider",
+            found=what, kind="provider"))
+    return problems
 
 
 def list_blueprints() -> list[LibraryEntry]:

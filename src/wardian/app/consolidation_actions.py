@@ -251,6 +251,13 @@ _STORAGE: dict[str, OutputStorage] = {
 }
 
 
+_ACCEPTS_SKIPPED: dict[str, tuple[str, ...]] = {
+    # A curate step skipped by its `when` (no new messages) is an empty batch.
+    "memory.commit": ("batch",),
+    "memory.draft_plan": ("batch",),
+}
+
+
 def register_actions() -> None:
     """Register the consolidation actions with the engine's registry (idempotent).
 
@@ -258,4 +265,5 @@ def register_actions() -> None:
     once per process, when it first looks an action up.
     """
     for name, func in _ACTIONS.items():
-        register_action(name, replace=True, storage=_STORAGE.get(name))(func)
+        register_action(name, replace=True, storage=_STORAGE.get(name),
+                        accepts_skipped=_ACCEPTS_SKIPPED.get(name, ()))(func)

@@ -6,6 +6,13 @@ record's history, ``Memory loaded`` events, runs, and invokers. Each function he
 the stores it needs, reads, closes them, and returns plain documents (dicts and
 dataclasses), so a surface only renders.
 
+Garden's record page corrects one record through the same one-operation plans as
+``garden memory retire|revise`` (`retire_from_form`, `revise_from_form`, and
+`merge_from_form` for ``retire_into``): each checks the form's fields (a `FormError`
+names the bad one) and the revision the page showed (`StaleRevision`), and returns the
+validated plan for the surface to preview, confirm and apply like any plan.
+`review_queue` gathers what waits for the operator per agent.
+
 Operator only: callers check `require_operator` before serving any of this (the data spans
 every agent). Spec: "Save and inspect memory" (cross-agent inspection is the operator's),
 "What appears in chat" (Memory loaded), "Operator maintenance in Garden", "Optional
@@ -14,29 +21,43 @@ consolidation" (invokers).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from wardian.errors import AmbiguousIdError, NotFoundError, UsageError
+from wardian.errors import (
+    AmbiguousIdError,
+    ConflictError,
+    NotFoundError,
+    UsageError,
+    ValidationError,
+)
 
 if TYPE_CHECKING:
     from wardian.app.runs import Run
     from wardian.memory.capabilities import Refusal
     from wardian.memory.freshness import StaleRecord
     from wardian.memory.loaded import LoadedEvent
+    from wardian.memory.maintenance.plan import Plan
     from wardian.memory.models import Record, Revision
     from wardian.memory.store import MemoryStore
 
 __all__ = [
+    "KINDS",
     "PAGE_SIZE",
+    "AgentQueue",
     "AgentSummary",
+    "FormError",
     "LoadedEvent",
     "MemoryPage",
+    "RecallView",
     "Record",
+    "RecordPlan",
     "Refusal",
     "Revision",
     "StaleCheckpoints",
     "StaleRecord",
+    "StaleRevision",
     "agent_records",
     "agents_overview",
     "capability_refusals",
@@ -44,10 +65,17 @@ __all__ = [
     "invokers_overview",
     "loaded_events",
     "memory_page",
+    "merge_candidates",
+    "merge_from_form",
+    "pending_reviews",
+    "recall_view",
     "record_history",
     "record_marks",
     "redacted_json",
     "resolve_owner",
+    "retire_from_form",
+    "review_queue",
+    "revise_from_form",
     "run_detail",
     "runs_overview",
     "saved_ago",
@@ -269,6 +297,63 @@ def memory_page(
                       {"kind": kind, "scope": scope, "status": status or "active", "q": text})
 
 
+@dataclass(frozen=True)
+class RecallView:
+    """What the agent would get from recall for one query, as Garden shows it.
+
+    Attributes:
+        query: the query as asked ("" = none yet: the form only).
+        workspace: the workspace recalled from ("" = every workspace).
+        workspaces: the workspaces the owner's active records name, for the form.
+        matches: the records that fit, best first (what ``memory recall`` returns).
+        nearest: when nothing fits, the records that came nearest below the relevance
+            floor, to be shown as such, never as matches; empty otherwise.
+    """
+
+    query: str
+    workspace: str
+    workspaces: list[str]
+    matches: list[Record]
+    nearest: list[Record]
+
+
+RECALL_QUERY_CHARS = 2000
+"""The longest query Garden's recall form accepts (characters)."""
+
+
+def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
+                limit: int = 10) -> RecallView:
+    """Recall `query` for the owner as its managed process would from `workspace`
+    (agent-scoped records plus that workspace's; "" = all of its records), with the
+    nearest records below the floor when nothing fits (`MemoryStore.recall_with_nearest`).
+    Read-only. Spec: "Save and inspect memory" (recall).
+
+    Raises:
+        FormError: the query is longer than `RECALL_QUERY_CHARS`, or `workspace` is
+            not one of the owner's workspaces.
+    """
+    from wardian.memory.ranking import NEAREST
+    from wardian.memory.store import MemoryStore
+
+    query = " ".join(query.split())
+    if len(query) > RECALL_QUERY_CHARS:
+        raise FormError("q", f"the query is {len(query)} characters, over the "
+                         f"{RECALL_QUERY_CHARS}-character limit", hint="ask a shorter question")
+    store = MemoryStore()
+    try:
+        workspaces = store.workspaces(owner_id)
+        if workspace and workspace not in workspaces:
+            raise FormError("workspace", f"{workspace!r} is not a workspace of this agent's"
+                             " records", hint="pick one from the list")
+        if not query:
+            return RecallView("", workspace, workspaces, [], [])
+        found = store.recall_with_nearest(owner_id, query, limit=limit,
+                                          workspace=workspace or None, nearest=NEAREST)
+    finally:
+        store.close()
+    return RecallView(query, workspace, workspaces, list(found.records), list(found.nearest))
+
+
 def loaded_events(owner_id: str, *, limit: int = 50) -> list[LoadedEvent]:
     """The owner's newest ``Memory loaded`` events with the exact context. Read-only."""
     from wardian.memory.loaded import LoadedEvents
@@ -428,3 +513,273 @@ def saved_ago(days: int) -> str:
     from wardian.memory.recall import saved_ago as phrase
 
     return phrase(days)
+
+
+# --- one-record corrections from Garden's record page -------------------------------------
+# Each builds a one-operation maintenance plan with the same functions as ``garden memory
+# retire|revise``; the surface previews, confirms and applies it like any plan file.
+
+KINDS = ("stable", "current")
+"""The record kinds a revise may set."""
+
+
+class FormError(ValidationError):
+    """A field of a Garden form is wrong (exit 2): `field` names it, the message says
+    what was given and what is expected."""
+
+    def __init__(self, field_name: str, message: str, *, hint: str | None = None) -> None:
+        self.field = field_name
+        super().__init__(message, path=field_name, hint=hint)
+
+
+class StaleRevision(ConflictError):
+    """The record changed after the page showing it was loaded (exit 4); the field
+    ``revision`` carried the revision the operator saw."""
+
+    def __init__(self, short_id: str, shown: str, current: str) -> None:
+        self.field = "revision"
+        super().__init__(
+            f"revision: memory {short_id} changed after this page was shown (the page "
+            f"showed revision {shown[:8]}, it is now at {current[:8]}); nothing was changed",
+            hint="reload the record page, check its history and try again",
+        )
+
+
+@dataclass(frozen=True)
+class RecordPlan:
+    """A one-operation plan for one record, ready for preview: the owner it binds to, the
+    record's full id, the validated plan and its JSON document."""
+
+    owner_id: str
+    record_id: str
+    plan: Plan
+    document: dict[str, Any]
+
+
+def _subject(record_id: str, revision: str) -> Record:
+    """The active record the form names, still at the revision the page showed."""
+    record = find_record(record_id)
+    if record.status != "active":
+        raise FormError("record", f"memory {record.short_id} is already removed; only an "
+                        "active record can be retired, revised or merged",
+                        hint="its history stays on the record page")
+    if not revision.strip():
+        raise FormError("revision", "the form carries no revision",
+                        hint="reload the record page and submit its form again")
+    if revision != record.current_revision_id:
+        raise StaleRevision(record.short_id, revision, record.current_revision_id)
+    return record
+
+
+def _bound(record: Record, revision: str, built: tuple[Plan, dict[str, Any]]) -> RecordPlan:
+    plan, document = built
+    bound = document["operations"][0]["expected_revision_id"]
+    if bound != revision:  # it changed between the check and building the plan
+        raise StaleRevision(record.short_id, revision, bound)
+    return RecordPlan(record.agent_id, record.id, plan, document)
+
+
+def retire_from_form(record_id: str, *, revision: str, reason: str) -> RecordPlan:
+    """The ``retire`` plan of the record page's Retire form (``garden memory retire``'s
+    `retire_record_plan`). Reads ``memory.db`` only.
+
+    Raises:
+        NotFoundError / AmbiguousIdError: no such record.
+        FormError: removed (``record``), no revision, an empty ``reason``.
+        StaleRevision: the record is no longer at `revision`.
+        SecretDetected: the reason holds a secret.
+    """
+    from wardian.app.maintenance import retire_record_plan
+
+    record = _subject(record_id, revision)
+    if not reason.strip():
+        raise FormError("reason", "the reason is empty",
+                        hint="say why the record is retired; it is kept in its history")
+    return _bound(record, revision,
+                  retire_record_plan(record.agent_id, record.id, reason=reason.strip()))
+
+
+def revise_from_form(
+    record_id: str, *, revision: str, text: str, kind: str, scope: str,
+    workspace_path: str = "",
+) -> RecordPlan:
+    """The ``revise`` plan of the record page's Revise form (``garden memory revise``'s
+    `revise_record_plan`): only the fields that differ from the record are changed.
+
+    Args:
+        text: the whole new text (the form shows the current one).
+        kind: ``stable`` or ``current``.
+        scope: ``agent`` or ``workspace``; a workspace scope takes `workspace_path`, an
+            absolute path.
+
+    Raises:
+        NotFoundError / AmbiguousIdError: no such record.
+        FormError: removed, empty ``text``, unknown ``kind`` or ``scope``, a relative
+            ``workspace_path``, or nothing changed.
+        StaleRevision: the record is no longer at `revision`.
+        SecretDetected / PlanError: as ``garden memory revise``.
+    """
+    import os.path
+
+    from wardian.app.maintenance import revise_record_plan
+    from wardian.memory.maintenance.plan import is_host_absolute
+    from wardian.memory.models import Scope
+
+    record = _subject(record_id, revision)
+    text = text.replace("\r\n", "\n")
+    if not text.strip():
+        raise FormError("text", "the text is empty",
+                        hint="write the corrected text, or retire the record instead")
+    if kind not in KINDS:
+        raise FormError("kind", f"unknown kind {kind!r}; expected stable or current")
+    if scope == "agent":
+        where = Scope.agent()
+    elif scope == "workspace":
+        path = workspace_path.strip()
+        if not path or not is_host_absolute(path):
+            raise FormError("workspace_path",
+                            f"a workspace scope needs an absolute path, got {path!r}",
+                            hint="e.g. /home/me/src/app")
+        where = Scope("workspace", os.path.normpath(path))
+    else:
+        raise FormError("scope", f"unknown scope {scope!r}; expected agent or workspace")
+    changes: dict[str, Any] = {
+        "text": text if text != record.text else None,
+        "kind": kind if kind != record.kind else None,
+        "scope": where if where != record.scope else None,
+    }
+    if all(value is None for value in changes.values()):
+        raise FormError("text", "nothing to revise: text, kind and scope are as they are",
+                        hint="change at least one of them")
+    return _bound(record, revision,
+                  revise_record_plan(record.agent_id, record.id, **changes))
+
+
+def merge_candidates(record: Record, *, limit: int = 499) -> list[Record]:
+    """The owner's other active records `record` may be merged into, newest first (at
+    most `limit`). Read-only."""
+    from wardian.memory.store import MemoryStore
+
+    store = MemoryStore()
+    try:
+        found, _ = store.page(record.agent_id, status="active", limit=limit + 1)
+    finally:
+        store.close()
+    return [r for r in found if r.id != record.id][:limit]
+
+
+def merge_from_form(record_id: str, *, revision: str, into: str, reason: str = ""
+                    ) -> RecordPlan:
+    """The ``retire_into`` plan of the record page's Merge form: the record is retired
+    into `into` (another active record of the same agent), which gains its sources.
+
+    Raises:
+        NotFoundError / AmbiguousIdError: no such record.
+        FormError: removed; ``into`` empty, unknown, the record itself, removed, or
+            another agent's.
+        StaleRevision: the record is no longer at `revision`.
+        SecretDetected / PlanError: the reason breaks a plan rule.
+    """
+    from wardian.memory.maintenance.plan import check_owner, load_plan_bytes
+    from wardian.memory.maintenance.single import plan_document
+    from wardian.memory.secret_scan import check_fields
+
+    record = _subject(record_id, revision)
+    if not into.strip():
+        raise FormError("into", "no record to merge into was chosen",
+                        hint="pick another active record of the same agent")
+    try:
+        target = find_record(into.strip())
+    except NotFoundError as exc:
+        raise FormError("into", f"no record has id {into.strip()!r}",
+                        hint="pick another active record of the same agent") from exc
+    if target.id == record.id:
+        raise FormError("into", f"memory {record.short_id} cannot be merged into itself",
+                        hint="pick another active record of the same agent")
+    if target.agent_id != record.agent_id:
+        raise FormError("into", f"memory {target.short_id} belongs to another agent; a "
+                        "record merges only into a record of its own agent")
+    if target.status != "active":
+        raise FormError("into", f"memory {target.short_id} is removed; merge into an "
+                        "active record")
+    reason = reason.strip()
+    if reason:
+        check_fields({"reason": reason}, action="garden merge")
+    op: dict[str, Any] = {"op": "retire_into", "memory_id": record.id,
+                          "expected_revision_id": record.current_revision_id,
+                          "target_memory_id": target.id}
+    if reason:
+        op["reason"] = reason
+    document = plan_document(record.agent_id, "merge", record, op)
+    plan = load_plan_bytes(json.dumps(document, ensure_ascii=False).encode("utf-8"),
+                           source="(merge form)")
+    check_owner(plan, record.agent_id, source="(merge form)")
+    return _bound(record, revision, (plan, document))
+
+
+# --- the review queue ----------------------------------------------------------------------
+
+_REVIEW_SOURCE = "wardian.app.reviews"
+"""The memory-review engine's module; once installed it provides ``pending_reviews``."""
+
+
+def pending_reviews(owner_id: str) -> list[dict[str, Any]]:
+    """The owner's memory reviews waiting for the operator, as JSON documents (each with
+    at least ``id``; ``summary`` and ``created_at`` when the source gives them). Read-only.
+
+    The one place a surface asks: while no review source is installed (no
+    ``wardian.app.reviews`` with a ``pending_reviews(owner_id)``), the answer is an empty
+    list, so the queue shows the other items and needs no change once reviews arrive.
+    """
+    import importlib
+
+    try:
+        source = importlib.import_module(_REVIEW_SOURCE)
+    except ModuleNotFoundError as exc:
+        if exc.name != _REVIEW_SOURCE:
+            raise  # the source exists but is broken: say so, do not hide it
+        return []
+    ask = getattr(source, "pending_reviews", None)
+    if ask is None:
+        return []
+    return [item.to_json() if hasattr(item, "to_json") else dict(item)
+            for item in ask(owner_id)]
+
+
+@dataclass(frozen=True)
+class AgentQueue:
+    """What waits for one agent's operator: stale ``current`` checkpoints (older than
+    `review_days`), flagged records (their JSON, secrets redacted) and pending reviews."""
+
+    agent_id: str
+    name: str
+    review_days: int
+    stale: list[StaleRecord]
+    flagged: list[dict[str, Any]]
+    reviews: list[dict[str, Any]]
+
+    @property
+    def total(self) -> int:
+        """How many items wait in all."""
+        return len(self.stale) + len(self.flagged) + len(self.reviews)
+
+
+def review_queue() -> list[AgentQueue]:
+    """Every registered agent's queue (`AgentQueue`), in the registry's order: the stale
+    checkpoints of ``garden memory stale``, the flagged records of ``garden memory list
+    --flagged`` (redacted) and `pending_reviews`. Read-only."""
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    try:
+        agents = [(a.id, a.name) for a in registry.list()]
+    finally:
+        registry.close()
+    out = []
+    for agent_id, name in agents:
+        stale = stale_checkpoints(agent_id)
+        flagged = [redacted_json(r) for r in agent_records(agent_id, flagged=True)
+                   if r.status == "active"]
+        out.append(AgentQueue(agent_id, name, stale.review_days, stale.records, flagged,
+                              pending_reviews(agent_id)))
+    return out

@@ -21,6 +21,9 @@ Agent scope only when asked (``scope="agent"``).
 
 Files: each must be a regular file (a symlink is followed; to a device, FIFO, socket or
 directory it is refused at once, never read or waited on) of at most `MAX_FILE_BYTES`.
+A Markdown export of ``garden memory export`` is refused (exit 2): it is a one-way report,
+and importing its lines would duplicate the records it lists
+(`wardian.app.portable.refuse_markdown_report`).
 
 Spec: "Operator maintenance in Garden" (plan format, preview, confirmation).
 """
@@ -132,10 +135,14 @@ def _read(path: Path) -> str:
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: not UTF-8 text (byte {exc.start})",
                          hint="save the file as UTF-8") from exc
+    from wardian.app.portable import refuse_markdown_report
+
+    refuse_markdown_report(path, text)
+    return text
 
 
 def build_import_plan(

@@ -25,11 +25,14 @@ __all__ = [
     "ExportFile",
     "ExportText",
     "RestoreAborted",
+    "RestorePreview",
     "RestoreResult",
     "check_format",
     "confirm_restore",
     "export_text",
+    "preview_restore",
     "read_export",
+    "refuse_markdown_report",
     "restore_export",
 ]
 
@@ -115,9 +118,77 @@ def read_export(files: list[Path]) -> ExportFile:
                          "export may be") from None
     except OSError as exc:
         raise UsageError(f"cannot read {files[0]}: {exc.strerror or exc}") from exc
+    refuse_markdown_report(files[0], raw.decode("utf-8", errors="replace")[:4096])
     doc = load_export(raw, source=str(files[0]))
     return ExportFile(doc, document_digest(raw), len(doc["records"]),
                       sum(len(r["revisions"]) for r in doc["records"]))
+
+
+def refuse_markdown_report(path: Path | str, text: str) -> None:
+    """Refuse a Markdown export given to an importer: it is a one-way report (its header
+    says so; `wardian.memory.portable.is_markdown_report`), and reading it back would
+    duplicate records. Returns when `text` is not one.
+
+    Raises:
+        UsageError (exit 2): `text` is a Markdown export; the hint names the JSON export.
+    """
+    from wardian.memory.portable import is_markdown_report
+
+    if is_markdown_report(text):
+        raise UsageError(
+            f"cannot import {path}: it is a Markdown export of `wardian garden memory "
+            "export`, a one-way report for reading, not a backup; nothing was changed",
+            hint="the backup format is JSON: `wardian garden memory export --agent NAME "
+                 "--format json --output FILE`, restored with `wardian garden memory import "
+                 "FILE --agent NAME --format json`")
+
+
+@dataclass(frozen=True)
+class RestorePreview:
+    """What restoring an export would write, shown before any question (read-only).
+
+    Attributes:
+        digest: the file's ``sha256:`` + 12 hex (what the confirmation checks).
+        records / revisions: counts in the file; `active` and `removed` split `records`.
+        agent_scoped / workspace_scoped: the active records by scope.
+        conflicts: ids of the file's records already in this store (a restore would be
+            refused, exit 4, while any is listed).
+    """
+
+    digest: str
+    records: int
+    revisions: int
+    active: int
+    removed: int
+    agent_scoped: int
+    workspace_scoped: int
+    conflicts: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"digest": self.digest, "records": self.records, "revisions": self.revisions,
+                "active": self.active, "removed": self.removed,
+                "agent_scoped": self.agent_scoped, "workspace_scoped": self.workspace_scoped,
+                "conflicts": list(self.conflicts)}
+
+
+def preview_restore(export: ExportFile) -> RestorePreview:
+    """The preview of restoring `export` into this data dir's store. Read-only: asks
+    nothing and writes nothing."""
+    from wardian.memory.portable import restore_conflicts
+    from wardian.memory.store import MemoryStore
+
+    records = export.document["records"]
+    active = [r for r in records if r["status"] == "active"]
+    store = MemoryStore()
+    try:
+        conflicts = restore_conflicts(store, export.document)
+    finally:
+        store.close()
+    agent_scoped = sum(1 for r in active if r["scope"]["kind"] == "agent")
+    return RestorePreview(export.digest, export.records, export.revisions, len(active),
+                          len(records) - len(active), agent_scoped,
+                          len(active) - agent_scoped, conflicts)
 
 
 def confirm_restore(export: ExportFile, summary: str, confirm: str | None) -> None:

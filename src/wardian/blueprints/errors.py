@@ -70,7 +70,11 @@ class Problem:
         found: what was found (a phrase), or None.
         suggestion: the nearest valid key/name for an unknown one, or None.
         kind: ``syntax``, ``schema``, ``reference``, ``template``, ``duplicate``, ``order``,
-            ``io``, ``limit`` (a size/depth bound, `wardian.blueprints.loader`).
+            ``io``, ``limit`` (a size/depth bound, `wardian.blueprints.loader`),
+            ``provider`` (an assigned provider cannot answer the step's output schema);
+            for warnings ``skipped-output`` (`wardian.blueprints.skip_checks`).
+        severity: ``error`` (the file is refused) or ``warning`` (reported; the file
+            still loads and runs).
     """
 
     file: str
@@ -82,11 +86,13 @@ class Problem:
     found: str | None = None
     suggestion: str | None = None
     kind: str = "schema"
+    severity: str = "error"
 
     def render(self) -> str:
         """The one-line message: ``file:line:col: path: message; expected …, found … (did you
-        mean '…'?)``."""
-        text = f"{self.file}:{self.line}:{self.column}: {self.path}: {self.message}"
+        mean '…'?)``; a warning reads ``file:line:col: warning: path: …``."""
+        label = "warning: " if self.severity == "warning" else ""
+        text = f"{self.file}:{self.line}:{self.column}: {label}{self.path}: {self.message}"
         details = []
         if self.expected is not None:
             details.append(f"expected {self.expected}")

@@ -4,7 +4,9 @@ Each template (a `when` expression, a `with:`/`payload:` value, an inline or fil
 is parsed, never compiled or rendered. Reported: syntax errors; names outside ``inputs``,
 ``invocation``, ``steps`` and ``roles``; undeclared inputs and roles; unknown invocation
 fields, steps and step fields; a step referring to itself or a later step; included
-templates missing or outside the blueprint's folder.
+templates missing or outside the blueprint's folder. Each template's reads of an earlier
+step's output, and each parsed `when`, are kept for the skipped-output warnings
+(`wardian.blueprints.skip_checks`).
 
 Spec: docs/blueprint-guide.md (loading and errors; templates).
 """
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from wardian.blueprints.errors import Problem, format_path, nearest
 
 if TYPE_CHECKING:
+    from wardian.blueprints.skip_checks import OutputRead
     from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = ["TemplateChecker"]
@@ -28,7 +31,14 @@ class TemplateChecker:
     `Problem`s to `problems`."""
 
     def __init__(self, loaded: LoadedBlueprint, name: str, problems: list[Problem],
-                 step_index: dict[str, int]) -> None:
+                 step_index: dict[str, int], *, unknown_steps_ok: bool = False) -> None:
+        """`unknown_steps_ok`: a step's id is broken, so a reference to a step that is not
+        in `step_index` is not reported (it may name that step)."""
+        self.unknown_steps_ok = unknown_steps_ok
+        self.reads: list[OutputRead] = []
+        """Every template's reads of an earlier step's output (`skip_checks`)."""
+        self.when_asts: dict[int, Any] = {}
+        """Step index -> its parsed `when` expression."""
         self.loaded = loaded
         self.name = name
         self.problems = problems
@@ -178,6 +188,30 @@ class TemplateChecker:
                              expected="a template file inside the blueprint folder",
                              found=repr(ref), file_display=file_display, kind="reference")
         self._walk(ast, None, loc, index, file_display, nodes)
+        if expression and loc[-1:] == ("when",):
+            self.when_asts[index] = expr  # the parsed `when` (set when expression)
+        self._collect_reads(ast, loc, index, file_display, expression, nodes)
+
+    def _collect_reads(self, ast: Any, loc: tuple[Any, ...], index: int,
+                       file_display: str | None, expression: bool, nodes: Any) -> None:
+        from wardian.blueprints.skip_checks import OutputRead, guarded_steps, step_field
+
+        guarded = guarded_steps(ast, nodes)
+        body = ast.body[0].nodes[0] if expression else None
+        done: set[str] = set()
+        for node in ast.find_all((nodes.Getattr, nodes.Getitem)):
+            ref = step_field(node, nodes)
+            if ref is None or ref[1] != "output" or ref[0] in done:
+                continue
+            done.add(ref[0])
+            line = node.lineno or 1
+            if file_display is not None:
+                position, note = (file_display, line, 1), ""
+            else:
+                position = (self.name, *self.loaded.marks.value(loc))
+                note = f" (template line {line})" if line > 1 else ""
+            self.reads.append(OutputRead(index, ref[0], loc, position, note,
+                                         whole=body is node, guarded=ref[0] in guarded))
 
     def _walk(self, node: Any, parent: Any, loc: tuple[Any, ...], index: int,
               file_display: str | None, nodes: Any) -> None:
@@ -216,6 +250,8 @@ class TemplateChecker:
         elif root == "steps":
             current = bp.steps[index].id
             if attr not in self.step_index:
+                if self.unknown_steps_ok:
+                    return
                 report(f"unknown step {attr!r}", "the id of an earlier step",
                        [s.id for s in bp.steps[:index]])
             elif self.step_index[attr] >= index:

@@ -5,12 +5,17 @@ Stages, each reporting every problem it can find (never stopping at the first):
 1. YAML (`loader.parse_yaml`): syntax errors, duplicate keys.
 2. Schema (`schema.Blueprint`, pydantic): pydantic errors are translated here into
    `Problem`s with the key's or value's mark, the field path, expected/found, and the
-   nearest valid key for unknown keys.
+   nearest valid key for unknown keys. A step's or input's own consistency check, which
+   pydantic skips while one of its fields is broken, is run again without those fields,
+   and a file that fails the schema is still cross-checked (`wardian.blueprints.partial`),
+   so one pass lists every problem of the file.
 3. Cross references: duplicate step ids, unknown roles, unknown actions, prompt template
    files, output schemas (``{"$ref": NAME}`` is resolved in the output schema registry,
    `wardian.blueprints.output_schemas`, where memory registers ``wardian:curator-batch``).
 4. Templates: syntax; names outside ``inputs/invocation/steps/roles``; unknown inputs,
    roles, invocation fields, steps, step fields; a step referring to itself or a later step.
+5. Warnings, for a valid file only (`FileReport.warnings`; they refuse nothing): a read of
+   the output of a step that its `when` can skip, unguarded (`skip_checks`).
 
 `load_blueprint` raises `BlueprintError`; `validate_file`/`validate_paths` return problems.
 
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -138,11 +143,13 @@ class LoadedBlueprint:
 
 @dataclass
 class FileReport:
-    """The outcome of validating one file: the blueprint (when valid) or its problems."""
+    """The outcome of validating one file: the blueprint (when valid) or its problems, and
+    the warnings of a valid file (`wardian.blueprints.skip_checks`; they refuse nothing)."""
 
     path: Path
     loaded: LoadedBlueprint | None
     problems: list[Problem]
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -194,11 +201,13 @@ def load_blueprint(path: Path | str, *, display: str | None = None,
 
 
 def validate_paths(paths: Iterable[Path | str], *,
-                   known_actions: Collection[str] | None = None) -> list[FileReport]:
+                   known_actions: Collection[str] | None = None,
+                   accepts_skipped: Mapping[str, Collection[str]] | None = None
+                   ) -> list[FileReport]:
     """Validate files and folders (folders: every ``*.yaml``/``*.yml`` below them, sorted).
 
     One bad file never hides another: each gets its own `FileReport`. Read-only.
-    `known_actions` as in `validate_file`.
+    `known_actions` and `accepts_skipped` as in `validate_file`.
     """
     reports: list[FileReport] = []
     for raw in paths:
@@ -206,14 +215,18 @@ def validate_paths(paths: Iterable[Path | str], *,
         if path.is_dir():
             files = sorted(p for p in path.rglob("*") if p.suffix in YAML_SUFFIXES)
             for file in files:
-                reports.append(validate_file(file, known_actions=known_actions))
+                reports.append(validate_file(file, known_actions=known_actions,
+                                             accepts_skipped=accepts_skipped))
         else:
-            reports.append(validate_file(path, known_actions=known_actions))
+            reports.append(validate_file(path, known_actions=known_actions,
+                                         accepts_skipped=accepts_skipped))
     return reports
 
 
 def validate_file(path: Path | str, *, display: str | None = None,
-                  known_actions: Collection[str] | None = None) -> FileReport:
+                  known_actions: Collection[str] | None = None,
+                  accepts_skipped: Mapping[str, Collection[str]] | None = None
+                  ) -> FileReport:
     """Validate one blueprint file and report every problem (read-only; never raises for
     a defect in the file).
 
@@ -223,6 +236,10 @@ def validate_file(path: Path | str, *, display: str | None = None,
         known_actions: the registered action names (the engine's ``known_actions()``); a
             step whose ``action:`` is not among them is a problem that lists them. None =
             action names are not checked (see the module docstring).
+        accepts_skipped: action name -> the ``with:`` arguments that accept the null
+            output of a step skipped by its `when` (the engine's
+            ``actions_accepting_skipped()``); a valid file's unguarded reads of a
+            skippable output are warnings (`skip_checks`). None = no action does.
     """
     path = Path(path)
     name = display if display is not None else str(path)
@@ -264,17 +281,23 @@ def validate_file(path: Path | str, *, display: str | None = None,
     if model is None:
         # The schema failed elsewhere; when the steps, roles and inputs are sound, still
         # check references and templates so one run of `validate` shows everything.
-        partial = _partial_model(data)
+        from wardian.blueprints.partial import partial_blueprint
+
+        partial = partial_blueprint(data)
         if partial is not None:
             _cross_check(LoadedBlueprint(partial, path, "", marks), name, problems,
                          known_actions)
         return FileReport(path, None, _sorted(problems, name))
     loaded = LoadedBlueprint(model, path, "", marks)
-    _cross_check(loaded, name, problems, known_actions)
+    checker = _cross_check(loaded, name, problems, known_actions)
     if problems:
         return FileReport(path, None, _sorted(problems, name))
     loaded.source_hash = _source_hash(raw, loaded.prompt_files, loaded.prompts)
-    return FileReport(path, loaded, [])
+    from wardian.blueprints.skip_checks import skipped_output_warnings
+
+    warnings = skipped_output_warnings(loaded, checker.reads, checker.when_asts,
+                                       accepts_skipped or {})
+    return FileReport(path, loaded, [], _sorted(warnings, name))
 
 
 def _sorted(problems: list[Problem], name: str) -> list[Problem]:
@@ -282,29 +305,6 @@ def _sorted(problems: list[Problem], name: str) -> list[Problem]:
 
 
 # --- schema -----------------------------------------------------------------------------
-
-
-def _partial_model(data: dict[str, Any]) -> Any:
-    """A Blueprint built without validation from the parts that do validate (all steps,
-    roles, input names), or None when those parts are themselves broken."""
-    import pydantic
-
-    from wardian.blueprints.schema import Blueprint, Meta, Step
-
-    raw_steps, roles, inputs = data.get("steps"), data.get("roles", {}), data.get("inputs", {})
-    if not isinstance(raw_steps, list) or not raw_steps or not isinstance(inputs, dict):
-        return None
-    if not isinstance(roles, dict) or not all(isinstance(v, str) for v in roles.values()):
-        return None
-    try:
-        steps = [Step.model_validate(item) for item in raw_steps]
-    except pydantic.ValidationError:
-        return None
-    meta = Meta.model_construct(id="partial", name="", description="", version=1,
-                                min_wardian=None)
-    return Blueprint.model_construct(blueprint=meta, roles=roles,
-                                     inputs={str(k): None for k in inputs}, triggers=[],
-                                     steps=steps)
 
 
 def _model_keys(loc: Sequence[str | int]) -> list[str] | None:
@@ -357,6 +357,11 @@ def _schema_check(data: dict[str, Any], marks: Marks, name: str,
         return Blueprint.model_validate(data)
     except pydantic.ValidationError as exc:
         errors = exc.errors(include_url=False)
+    from wardian.blueprints.partial import hidden_model_errors
+
+    # A step's or input's own consistency check runs only when all its fields are valid:
+    # run it again without the broken fields so one pass reports both.
+    errors = [*errors, *hidden_model_errors(data, errors)]
     cleaned = []
     for err in errors:
         loc, tagged = _clean_loc(data, err["loc"], err["type"])
@@ -442,7 +447,7 @@ def _translate(err: Any, loc: tuple[Any, ...], data: Any, marks: Marks, name: st
 
 
 def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
-                 known_actions: Collection[str] | None) -> None:
+                 known_actions: Collection[str] | None) -> TemplateChecker:
     from wardian.blueprints.schema import NAME_RE
 
     bp = loaded.blueprint
@@ -478,7 +483,12 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
                 found=f"{step.id!r} again (first used by steps[{first}])", kind="duplicate"))
         else:
             step_index[step.id] = index
-    analyser = TemplateChecker(loaded, name, problems, step_index)
+    from wardian.blueprints.schema import SLUG_RE
+
+    # A step whose id is broken (reported by the schema) may be the one a reference
+    # names: unknown step names are not reported on top of it.
+    analyser = TemplateChecker(loaded, name, problems, step_index,
+                               unknown_steps_ok=any(not SLUG_RE.match(s.id) for s in bp.steps))
     for index, step in enumerate(bp.steps):
         base = ("steps", index)
         if (step.action is not None and known_actions is not None
@@ -507,6 +517,7 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
             analyser.check_prompt(base, step, index)
         if step.output is not None:
             _check_output(loaded, base, step, name, problems)
+    return analyser
 
 
 def _check_output(loaded: LoadedBlueprint, base: tuple[Any, ...], step: Any, name: str,

@@ -15,27 +15,35 @@ app = typer.Typer(
 @app.command("validate")
 def validate(
     paths: list[str] = typer.Argument(..., help="Blueprint files or folders to check."),
+    assignments: str | None = typer.Option(
+        None, "--assignments", help="Assignments JSON as a run would get them: also check "
+        "the roles, and that each role step's provider can answer its output schema "
+        "(the builtin provider answers only the schemas it implements)."),
     as_json: bool = JsonOption,
 ) -> None:
-    """Check blueprint files and report every problem in every file (exit 2 if any)."""
+    """Check blueprint files and report every problem in every file (exit 2 if any); warn
+    where a step reads the output of a step its `when` can skip (warnings alone exit 0)."""
     from wardian.app.blueprints import validate_blueprints
 
-    reports = validate_blueprints(paths)
+    reports = validate_blueprints(paths, assignments=assignments)
     bad = [r for r in reports if r.problems]
     if as_json:
         emit_json([{"path": str(r.path), "ok": r.ok,
                     "id": r.loaded.id if r.loaded else None,
-                    "problems": [p.to_json() for p in r.problems]} for r in reports])
+                    "problems": [p.to_json() for p in r.problems],
+                    "warnings": [w.to_json() for w in r.warnings]} for r in reports])
     else:
         for report in reports:
             if report.ok:
                 stdout(f"ok  {report.path} ({report.loaded.id if report.loaded else ''})")
-            for problem in report.problems:
+            for problem in [*report.problems, *report.warnings]:
                 stdout(problem.render())
         if not reports:
             stderr("no blueprint files found")
+        warned = sum(len(r.warnings) for r in reports)
         stderr(f"{len(reports)} file(s) checked, {len(bad)} with problems "
-               f"({sum(len(r.problems) for r in bad)} problem(s))")
+               f"({sum(len(r.problems) for r in bad)} problem(s))"
+               + (f", {warned} warning(s)" if warned else ""))
     if bad or not reports:
         raise typer.Exit(2)
 

@@ -10,7 +10,10 @@ a managed process).
   on the controlling terminal (``--confirm sha256:…`` is checked too, never instead).
   ``--preview-only`` stops after the preview.
 * ``import FILE --agent A --format json``: restores an export (same ids, revisions and
-  sources) after the operator confirmed its digest on the terminal.
+  sources) after the operator confirmed its digest on the terminal; ``--preview-only``
+  shows what the restore would write (counts, scopes, digest, ids already present) and
+  asks nothing. A Markdown export is refused by both formats (exit 2): it is a one-way
+  report; JSON is the backup format.
 * ``export --agent A [--format md|json] [--include-history] [--output FILE]``.
 
 The commands call `wardian.app.instruction_import`, `wardian.app.maintenance` and
@@ -67,15 +70,18 @@ def register(memory_app: typer.Typer) -> None:
         confirm: str | None = typer.Option(
             None, "--confirm", help="Also check the digest: sha256:<12 hex> as the preview "
             "shows. The terminal question is asked all the same."),
-        preview_only: bool = typer.Option(False, "--preview-only",
-                                          help="Write and preview the plan; apply nothing."),
+        preview_only: bool = typer.Option(
+            False, "--preview-only", help="Show the preview and stop; asks nothing, "
+            "changes nothing (md: writes and previews the plan; json: what the restore "
+            "would write)."),
         as_json: bool = JsonOption,
     ) -> None:
         """Import instruction files as a reviewed maintenance plan (or restore an export)."""
         require_operator()
         owner_id, name = _owner(agent)
         if _check_format(fmt) == "json":
-            _restore(files, owner_id, name, confirm=confirm, as_json=as_json)
+            _restore(files, owner_id, name, confirm=confirm, as_json=as_json,
+                     preview_only=preview_only, agent=agent)
             return
         from wardian.app.instruction_import import draft_import
         from wardian.app.plan_file import write_plan
@@ -143,10 +149,25 @@ def register(memory_app: typer.Typer) -> None:
 
 
 def _restore(files: list[Path], owner_id: str, name: str, *, confirm: str | None,
-             as_json: bool) -> None:
-    from wardian.app.portable import confirm_restore, read_export, restore_export
+             as_json: bool, preview_only: bool, agent: str) -> None:
+    from wardian.app.portable import (
+        confirm_restore,
+        preview_restore,
+        read_export,
+        restore_export,
+    )
 
     export = read_export(files)
+    if preview_only:
+        preview = preview_restore(export).to_json()
+        if as_json:
+            emit_json({"preview": preview, "applied": None})
+            return
+        _render_restore_preview(preview, name, owner_id)
+        stdout("Preview only: nothing was restored. To restore, run "
+               f"`wardian garden memory import {files[0]} --agent {agent} --format json` "
+               "in a terminal and answer its question.")
+        return
     summary = (f"Restore {export.records} record(s) and {export.revisions} revision(s) for "
                f"{name} · owner {owner_id} · digest {export.digest}")
     confirm_restore(export, summary, confirm)
@@ -160,3 +181,16 @@ def _restore(files: list[Path], owner_id: str, name: str, *, confirm: str | None
         stdout(f"  SET ASIDE {record_id[:8]}: {why} (stored redacted; not recalled)")
     if result.flagged:
         stdout(f"Review them with `wardian garden memory list --agent {name} --flagged`")
+
+
+def _render_restore_preview(preview: dict[str, Any], name: str, owner_id: str) -> None:
+    stdout(f"Restore preview for {name} · owner {owner_id} · digest {preview['digest']}")
+    stdout(f"  {preview['records']} record(s): {preview['active']} active "
+           f"({preview['agent_scoped']} agent scope, {preview['workspace_scoped']} workspace "
+           f"scope), {preview['removed']} removed · {preview['revisions']} revision(s)")
+    conflicts = preview["conflicts"]
+    if conflicts:
+        shown = ", ".join(c[:8] for c in conflicts[:5])
+        more = f" and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""
+        stdout(f"  REFUSED if restored: {len(conflicts)} record id(s) already in this store "
+               f"({shown}{more}); restore into a fresh data dir (WARDIAN_HOME)")

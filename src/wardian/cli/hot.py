@@ -8,10 +8,10 @@ lines itself and runs the very same command bodies the Typer commands call (defi
 modules `wardian.cli.memory`, `wardian.cli.agent` and `wardian.cli.hooks` delegate to
 them), with the same output and exit codes (`wardian.cli._plain`).
 
-The hot parser is deliberately narrow: it accepts only argument lines whose meaning is
-certain (known options, each single-valued option once, the right number of words, no
-``--help``, no ``--``, no word that starts with ``-`` where Click would read an option,
-valid UTF-8). Everything else — usage errors included — goes to the Typer app, which
+The hot parser (`wardian._argv`) is deliberately narrow: it accepts only argument lines
+whose meaning is certain (known options, each single-valued option once, the right number
+of words, no ``--help``, no ``--``, no word that starts with ``-`` where Click would read
+an option, valid UTF-8). Everything else — usage errors included — goes to the Typer app, which
 answers as it always has. tests/cli/test_hot_path.py runs both paths on the same inputs.
 
 The root ``wardian --help`` (or ``-h``) is hot too: printed from the static tables of
@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from wardian._argv import FLAG, MULTI, VALUE, parse_options
 from wardian.cli._plain import emit_json, error_exit_code, require_operator, stderr, stdout
 
 if TYPE_CHECKING:
@@ -172,59 +173,7 @@ def root_help() -> None:
     stdout(render())
 
 
-# --- the hot argument parser ------------------------------------------------------------------
-
-_VALUE, _MULTI, _FLAG = "value", "multi", "flag"
-
-
-class _Parsed:
-    """What `_options` read: single values, repeatable values, flags given, words."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-        self.multi: dict[str, list[str]] = {}
-        self.flags: set[str] = set()
-        self.words: list[str] = []
-
-
-def _options(args: Sequence[str], spec: dict[str, str], most: int) -> _Parsed | None:
-    """Options and words of `args` as Click would read them, or None when unsure.
-
-    `spec` maps ``--name`` to `_VALUE` (once), `_MULTI` (repeatable) or `_FLAG`; at most
-    `most` words. Unsure: ``--``, ``-h``/``--help``, any other word starting with ``-``,
-    a value that starts with ``-``, a single option or flag twice, a flag with ``=``,
-    too many words.
-    """
-    out = _Parsed()
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if not arg.startswith("-"):
-            out.words.append(arg)
-            continue
-        name, eq, inline = arg.partition("=")
-        kind = spec.get(name)
-        if kind is None or name in out.values or name in out.flags:
-            return None
-        if kind == _FLAG:
-            if eq:
-                return None
-            out.flags.add(name)
-            continue
-        if eq:
-            value = inline
-        elif i < len(args) and not args[i].startswith("-"):
-            value = args[i]
-            i += 1
-        else:
-            return None
-        if kind == _MULTI:
-            out.multi.setdefault(name, []).append(value)
-        else:
-            out.values[name] = value
-    return out if len(out.words) <= most else None
-
+# --- the hot argument line (`wardian._argv`, the one parser of our own) ------------------------
 
 def _valid_utf8(args: Sequence[str]) -> bool:
     try:
@@ -257,8 +206,8 @@ def plan(argv: Sequence[str]) -> Callable[[], int | None] | None:
         return None
     group, command, rest = argv[0], argv[1], list(argv[2:])
     if group == "memory" and command == "save":
-        save = _options(rest, {"--evidence": _VALUE, "--kind": _VALUE, "--scope": _VALUE,
-                               "--source": _MULTI, "--json": _FLAG}, most=1)
+        save = parse_options(rest, {"--evidence": VALUE, "--kind": VALUE, "--scope": VALUE,
+                               "--source": MULTI, "--json": FLAG}, most=1)
         if save is None or len(save.words) != 1 or "--evidence" not in save.values:
             return None
         return lambda: memory_save(
@@ -267,7 +216,7 @@ def plan(argv: Sequence[str]) -> Callable[[], int | None] | None:
             scope=save.values.get("--scope", "workspace"),
             sources=save.multi.get("--source", []), as_json="--json" in save.flags)
     if group == "memory" and command == "recall":
-        recall = _options(rest, {"--limit": _VALUE, "--json": _FLAG}, most=1)
+        recall = parse_options(rest, {"--limit": VALUE, "--json": FLAG}, most=1)
         if recall is None:
             return None
         limit = recall.values.get("--limit", "10")
@@ -282,7 +231,7 @@ def plan(argv: Sequence[str]) -> Callable[[], int | None] | None:
         event = rest.pop(0) if rest else ""
         if event not in EVENTS_BY_HOST.get(command, ()):
             return None
-        hook = _options(rest, {"--agent": _MULTI}, most=0)
+        hook = parse_options(rest, {"--agent": MULTI}, most=0)
         if hook is None:
             return None
         return lambda: hook_run(command, event, hook.multi.get("--agent", []))

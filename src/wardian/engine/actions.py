@@ -42,7 +42,7 @@ Spec: docs/blueprint-guide.md (action steps through a registry that built-in act
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "ActionContext",
     "OutputStorage",
+    "actions_accepting_skipped",
     "get_action",
     "known_actions",
     "output_storage",
@@ -66,6 +67,7 @@ ENTRY_POINT_GROUP = "wardian.actions"
 
 _REGISTRY: dict[str, ActionFn] = {}
 _STORAGE: dict[str, OutputStorage] = {}
+_ACCEPTS_SKIPPED: dict[str, frozenset[str]] = {}
 _PLUGIN_ERRORS: dict[str, str] = {}
 _loaded = False
 _lock = threading.Lock()  # guards _REGISTRY
@@ -136,7 +138,8 @@ class OutputStorage:
 
 
 def register_action(name: str, *, replace: bool = False,
-                    storage: OutputStorage | None = None) -> Callable[[ActionFn], ActionFn]:
+                    storage: OutputStorage | None = None,
+                    accepts_skipped: Collection[str] = ()) -> Callable[[ActionFn], ActionFn]:
     """Decorator registering `fn(ctx, **with_args)` as action `name`.
 
     Args:
@@ -144,6 +147,10 @@ def register_action(name: str, *, replace: bool = False,
         replace: replace an action registered under `name` before.
         storage: how its output is stored when it repeats data kept elsewhere (see
             `OutputStorage`); None = stored as returned.
+        accepts_skipped: the arguments that accept null, the output of a step skipped by
+            its `when` (``memory.commit``'s ``batch``: an empty batch). `blueprint validate`
+            warns when a skippable output is passed to any other argument
+            (`actions_accepting_skipped`, `wardian.blueprints.skip_checks`).
 
     Raises:
         UsageError: `name` is taken and `replace` is false.
@@ -158,6 +165,7 @@ def register_action(name: str, *, replace: bool = False,
                 _STORAGE[name] = storage
             else:
                 _STORAGE.pop(name, None)
+            _ACCEPTS_SKIPPED[name] = frozenset(accepts_skipped)
         return fn
 
     return decorate
@@ -168,6 +176,7 @@ def unregister_action(name: str) -> None:
     with _lock:
         _REGISTRY.pop(name, None)
         _STORAGE.pop(name, None)
+        _ACCEPTS_SKIPPED.pop(name, None)
 
 
 def output_storage(name: str) -> OutputStorage | None:
@@ -211,6 +220,15 @@ def known_actions() -> list[str]:
     _load_plugins()
     with _lock:
         return sorted(_REGISTRY)
+
+
+def actions_accepting_skipped() -> dict[str, frozenset[str]]:
+    """Action name -> the arguments it registered as accepting a skipped step's null
+    output (``accepts_skipped``), for every action that named any (discovers the plugins
+    first)."""
+    _load_plugins()
+    with _lock:
+        return {name: args for name, args in _ACCEPTS_SKIPPED.items() if args}
 
 
 def get_action(name: str) -> ActionFn:

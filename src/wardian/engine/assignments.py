@@ -9,8 +9,11 @@ The providers package owns the document: JSON and shape
 (`wardian.providers.assignments.parse_assignments`), agent targets and the catalog
 (`validate_assignments`). This module adds only what needs the blueprint: every role used by
 a role step must be assigned and no undeclared role may be assigned (naming the nearest
-role). Every message starts with ``--assignments`` (or the given origin). Nothing ever
-substitutes another provider/model/effort.
+role), and each role step's provider must be able to answer its output schema (the
+``builtin`` provider answers only the schemas it implements:
+`ProviderAdapter.answerable_outputs`, `unanswerable_outputs`). Every message starts with
+``--assignments`` (or the given origin). Nothing ever substitutes another
+provider/model/effort.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from wardian.errors import ValidationError
 if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
     from wardian.blueprints.validate import LoadedBlueprint
 
-__all__ = ["agent_selection", "check_assignments", "parse_assignments_json", "resolve_selection"]
+__all__ = ["agent_selection", "check_assignments", "parse_assignments_json", "resolve_selection",
+           "unanswerable_outputs"]
 
 ORIGIN = "--assignments"
 """Where assignments come from, as messages name it."""
@@ -61,6 +65,8 @@ def check_assignments(loaded: LoadedBlueprint, assignments: str | dict[str, Any]
         ValidationError (exit 2): a bad document or field, an unknown role (nearest named),
             a used role without an assignment, an unknown provider, a catalog never
             refreshed, an unknown model or an unsupported effort (with how to fix it).
+        OutputUnsupported (exit 2): a role's provider cannot answer a step's output
+            schema (the first such step; `unanswerable_outputs` lists them all).
         NotFoundError (exit 1): an agent target does not exist.
     """
     from wardian.blueprints.errors import nearest
@@ -86,7 +92,45 @@ def check_assignments(loaded: LoadedBlueprint, assignments: str | dict[str, Any]
                  '"temporary_provider", "provider": "builtin"}}\'')
     validate_assignments(parsed, origin=origin, check_catalog=check_catalog,
                          agents=agent_selection)
-    return {role: item.model_dump(exclude_none=True) for role, item in parsed.items()}
+    normalised = {role: item.model_dump(exclude_none=True) for role, item in parsed.items()}
+    refused = unanswerable_outputs(loaded, normalised, origin=origin)
+    if refused:
+        raise refused[0]
+    return normalised
+
+
+def unanswerable_outputs(loaded: LoadedBlueprint, assignments: dict[str, Any], *,
+                         origin: str = ORIGIN) -> list[Any]:
+    """One `OutputUnsupported` per role step whose assigned provider cannot answer its
+    output schema (`ProviderAdapter.answers_output`; an agent target is checked with the
+    agent's current provider), in step order; ``path`` is ``steps[N].output``. Read-only.
+
+    Args:
+        loaded: the validated blueprint.
+        assignments: role -> assignment, as `check_assignments` returns them; roles
+            without one are skipped.
+
+    Raises:
+        UnknownProvider / NotFoundError: as `resolve_selection`.
+    """
+    from wardian.providers.errors import OutputUnsupported
+    from wardian.providers.registry import get_adapter
+
+    providers: dict[str, str] = {}
+    found: list[Any] = []
+    for index, step in enumerate(loaded.blueprint.steps):
+        if step.role is None or step.role not in assignments:
+            continue
+        if step.role not in providers:
+            providers[step.role] = resolve_selection(assignments[step.role], role=step.role)[0]
+        provider = providers[step.role]
+        adapter = get_adapter(provider)
+        ref = loaded.output_refs.get(step.id)
+        if not adapter.answers_output(ref):
+            found.append(OutputUnsupported(provider, ref, adapter.answerable_outputs() or [],
+                                           step=step.id, role=step.role,
+                                           path=f"steps[{index}].output", source=origin))
+    return found
 
 
 def resolve_selection(item: dict[str, Any], *, role: str = "assignment"

@@ -585,8 +585,10 @@ class _Execution:
             prompt = engine.render_file(loaded.prompt_files[step.id], context)
         else:
             prompt = engine.render_text(loaded.prompts[step.id], context)
-        return {"role": step.role, "prompt": prompt,
-                "payload": engine.render_value(step.payload or {}, context)}
+        # The role's description goes to the provider as the system text (the request's
+        # `system`): stored beside the prompt so `run show` shows all that was sent.
+        return {"role": step.role, "system": loaded.blueprint.roles.get(str(step.role), ""),
+                "prompt": prompt, "payload": engine.render_value(step.payload or {}, context)}
 
     # -- calling -----------------------------------------------------------------------------
 
@@ -718,8 +720,9 @@ class _Execution:
                        cwd=launch.workspace if launch is not None else run.workspace)
         request = ProviderRequest(
             provider=provider, model=model, effort=effort,
-            system=loaded.blueprint.roles.get(step.role, ""), prompt=rendered["prompt"],
-            output_schema=schema, check_output=False, timeout_s=timeout,
+            system=rendered["system"], prompt=rendered["prompt"],
+            output_schema=schema, output_ref=loaded.output_refs.get(step.id),
+            check_output=False, timeout_s=timeout,
             cwd=launch.workspace if launch is not None else run.workspace,
             payload=rendered["payload"],
             launch_env={**(launch.env if launch else {}),

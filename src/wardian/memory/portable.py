@@ -6,8 +6,10 @@ order, and every revision (ids, sequence, full snapshot, actor, reason, time).
 `restore_document` reads it back into a store that has none of those ids: the same record
 ids, revision ids, current revisions, sources and times, under the owner it is restored
 for (a fresh store registers the agent anew, so its id may differ from the export's).
-`render_markdown` is for people: records grouped by scope, then kind, each with its id8
-and age; removed records last; optionally every revision.
+`render_markdown` is for people: a one-way report, never read back (its header says so and
+`is_markdown_report` lets importers refuse it): records grouped by scope, then kind, each
+with its id8 and its absolute UTC time; removed records last; optionally every revision.
+The same memory always renders to the same bytes (no export time, no relative ages).
 
 Spec: CLI.md ``garden memory export`` (round trip); DESIGN.md "Storage" (records, revisions).
 """
@@ -18,23 +20,25 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from wardian._db import atomic
-from wardian._util import parse_utc, utc_now, utc_now_iso
+from wardian._util import parse_utc, utc_now_iso
 from wardian.errors import ConflictError, ValidationError, WardianError
 from wardian.memory.models import KINDS, check_caps
 from wardian.memory.store import MemoryStore
 
 __all__ = [
     "EXPORT_FORMAT",
+    "REPORT_MARKER",
     "RestoreAborted",
     "RestoreResult",
     "document_digest",
     "export_document",
+    "is_markdown_report",
     "load_export",
     "render_markdown",
+    "restore_conflicts",
     "restore_document",
 ]
 
@@ -42,6 +46,8 @@ EXPORT_FORMAT = "wardian-memory-export"
 EXPORT_VERSION = 1
 MAX_EXPORT_BYTES = 256 * 1024 * 1024
 """An export file larger than this is refused (100k records with history fit well)."""
+REPORT_MARKER = "<!-- wardian-memory-report"
+"""The line that opens the header of every Markdown export (`render_markdown`)."""
 
 
 def export_document(store: MemoryStore, agent_id: str, agent_name: str) -> dict[str, Any]:
@@ -66,37 +72,47 @@ def document_digest(raw: bytes) -> str:
     return "sha256:" + hashlib.sha256(raw).hexdigest()[:12]
 
 
-def _age(stamp: str, now: datetime) -> str:
+def _stamp(stamp: str) -> str:
+    """A stored time as ISO-8601 UTC to the second (``2026-12-07T01:22:03Z``)."""
     try:
-        seconds = max(0, int((now - parse_utc(stamp)).total_seconds()))
+        return parse_utc(stamp).strftime("%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
         return stamp
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''} ago"
-    return "just now"
+
+
+def is_markdown_report(text: str) -> bool:
+    """True when `text` is a Markdown export (`render_markdown`): its header opens with
+    `REPORT_MARKER` within the first lines. Importers refuse it: it is a one-way report."""
+    return any(line.startswith(REPORT_MARKER) for line in text.splitlines()[:5])
 
 
 def _one_line(text: str) -> str:
     return " ⏎ ".join(part.strip() for part in str(text).strip().splitlines())
 
 
-def render_markdown(doc: dict[str, Any], *, include_history: bool = False,
-                    now: datetime | None = None) -> str:
-    """The export as Markdown: scope, then kind, then newest first; ids and ages shown.
+def render_markdown(doc: dict[str, Any], *, include_history: bool = False) -> str:
+    """The export as a Markdown report: scope, then kind, then newest first; ids and UTC
+    times shown. Deterministic: the same records give the same bytes.
+
+    The header says it is a one-way report and names the JSON export as the backup
+    format; importers recognise it (`is_markdown_report`) and refuse it.
 
     Args:
         doc: an `export_document` document.
         include_history: list every revision under its record.
-        now: the time ages are measured from (default: now, UTC).
     """
-    now = now or utc_now()
     agent = doc["agent"]
     records = doc["records"]
     lines = [f"# Memory of {agent['name']}", "",
-             f"Agent {agent['name']} · owner {agent['id']} · exported {doc['exported_at']} · "
-             f"{len(records)} record(s)", ""]
+             f"{REPORT_MARKER} v1: one-way report, not importable -->",
+             "> A one-way report for reading, not a backup: Wardian does not import it. "
+             "The backup",
+             f"> format is JSON: `wardian garden memory export --agent {agent['name']} "
+             "--format json --output FILE`,",
+             "> restored with `wardian garden memory import FILE --agent NAME --format json`.",
+             "",
+             f"Agent {agent['name']} · owner {agent['id']} · {len(records)} record(s) · "
+             "times in UTC", ""]
 
     def scope_title(scope: dict[str, Any]) -> str:
         return "Agent scope" if scope["kind"] == "agent" else f"Workspace {scope['path']}"
@@ -109,12 +125,12 @@ def render_markdown(doc: dict[str, Any], *, include_history: bool = False,
     def entry(record: dict[str, Any]) -> Iterable[str]:
         tail = f" (removed: {record['removed_reason']})" if record.get("removed_reason") else ""
         yield (f"- {_one_line(record['text'])} — `{record['id'][:8]}` · "
-               f"updated {_age(record['updated_at'], now)}{tail}")
+               f"updated {_stamp(record['updated_at'])}{tail}")
         if include_history:
             for rev in record.get("revisions", []):
                 reason = f" · reason: {rev['reason']}" if rev.get("reason") else ""
                 snap = rev["snapshot"]
-                yield (f"  - #{rev['seq']} `{rev['revision_id'][:8]}` {rev['created_at']} "
+                yield (f"  - #{rev['seq']} `{rev['revision_id'][:8]}` {_stamp(rev['created_at'])} "
                        f"{rev['actor']}{reason}: {snap['status']} · {snap['kind']} · "
                        f"{_one_line(snap['text'])}")
 
@@ -366,6 +382,12 @@ def restore_document(store: MemoryStore, doc: dict[str, Any], owner_id: str) -> 
             )
             revision_count += len(record["revisions"])
     return RestoreResult(owner_id, len(records), revision_count, flagged)
+
+
+def restore_conflicts(store: MemoryStore, doc: dict[str, Any]) -> list[str]:
+    """The record ids of `doc` (a `load_export` document) already in `store`, in the
+    file's order: a restore of `doc` would be refused for them. Read-only."""
+    return _existing(store, "records", "id", [r["id"] for r in doc["records"]])
 
 
 def _existing(store: MemoryStore, table: str, column: str, ids: list[str]) -> list[str]:

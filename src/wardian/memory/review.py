@@ -50,8 +50,7 @@ REVIEW_REF = "wardian:memory-review"
 """The output schema name of the reviewer's answer (``output: {$ref: ...}``)."""
 
 REVIEW_SCHEMA_TITLE = "MemoryReview"
-"""The JSON Schema ``title`` of the answer: how the builtin provider tells a review request
-from a curator request (`wardian.providers.builtin.adapter`)."""
+"""The JSON Schema ``title`` of the answer."""
 
 FINDING_KINDS = ("flagged", "stale_checkpoint", "missing_evidence", "contradiction",
                  "duplicate")

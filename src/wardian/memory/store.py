@@ -320,6 +320,14 @@ class MemoryStore:
             )
         ]
 
+    def workspaces(self, agent_id: str) -> builtins.list[str]:
+        """The workspace paths the agent's active records are scoped to (records set aside
+        as holding a secret left out), sorted. Read-only."""
+        return [row[0] for row in self.conn.execute(
+            "SELECT DISTINCT scope_path FROM records WHERE agent_id = ? AND status = 'active'"
+            " AND scope_kind = 'workspace' AND flagged IS NULL ORDER BY scope_path",
+            (agent_id,))]
+
     def list(
         self,
         agent_id: str,

@@ -11,7 +11,8 @@ Public surface (each module has an ``__all__`` pinned by tests/providers/test_su
 - `wardian.providers.assignments` — `parse_assignments`, `resolve_assignment`,
   `validate_assignments`.
 - `wardian.providers.errors` — the `ProviderError` tree and the catalog usage errors.
-- `wardian.providers.process` — `run_process`, `kill_tree`, `resolve_executable`.
+- `wardian.providers.process` — `run_process`, `resolve_executable` (trees end with
+  `wardian._process.end_tree`).
 
 Adapters: ``builtin``, ``codex``, ``claude``, ``gemini``, ``opencode`` (CLIs) and
 ``openai``, ``anthropic`` (HTTP). Nothing is imported here, so importing the package is free.

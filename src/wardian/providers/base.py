@@ -34,6 +34,8 @@ class ProviderRequest(BaseModel):
         system: system text (instructions).
         prompt: the rendered prompt.
         output_schema: JSON Schema the final answer must satisfy, or None for free text.
+        output_ref: the registered output schema name of the step (``output: {$ref:
+            NAME}``), or None for an inline schema; the builtin provider answers by it.
         check_output: the adapter validates the answer against `output_schema`
             (`OutputInvalid`). The engine sets False: it checks every answer itself, once,
             when it accepts the result (with the output schema's registered check); the
@@ -61,6 +63,7 @@ class ProviderRequest(BaseModel):
     system: str = ""
     prompt: str = ""
     output_schema: dict[str, Any] | None = None
+    output_ref: str | None = None
     check_output: bool = True
     timeout_s: float = Field(default=600.0, gt=0)
     cwd: str | None = None
@@ -187,6 +190,19 @@ class ProviderAdapter(ABC):
         Raises:
             ProviderError: a subclass naming the cause (see `wardian.providers.errors`).
         """
+
+    def answerable_outputs(self) -> list[str] | None:
+        """The registered output schema names this provider can answer, or None when it
+        can be asked for any JSON Schema (a model that follows the prompt). The
+        assignment checks refuse a role step whose output is not among them.
+        Read-only."""
+        return None
+
+    def answers_output(self, output_ref: str | None) -> bool:
+        """True when this provider can answer a step whose output is the registered schema
+        `output_ref` (None: an inline schema)."""
+        answerable = self.answerable_outputs()
+        return answerable is None or (output_ref is not None and output_ref in answerable)
 
     def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:
         """Ask the provider itself which models (and efforts) it offers.

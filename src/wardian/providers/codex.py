@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from wardian._process import end_tree
 from wardian.providers._cli import CliAdapter
 from wardian.providers._common import (
     classify_error,
@@ -52,7 +53,7 @@ from wardian.providers.errors import (
     ModelUnverified,
     ProviderError,
 )
-from wardian.providers.process import MAX_OUTPUT_BYTES, fits_argv, kill_tree
+from wardian.providers.process import MAX_OUTPUT_BYTES, fits_argv
 from wardian.providers.supervisor import held_below, supervised
 
 __all__ = ["CodexAdapter", "CodexOptions"]
@@ -431,7 +432,7 @@ class _JsonRpc:
         except OSError:
             pass
         if self.proc.poll() is None:
-            kill_tree(self.proc.pid, grace_s=1.0)
+            end_tree(self.proc.pid, grace_s=1.0)
         self.proc.wait()
         # The reader ends at EOF (the tree is gone); then its pipe can be closed.
         self.reader.join(timeout=2.0)

@@ -29,7 +29,8 @@ Tree::
         ├── CatalogNotRefreshed        "run `wardian agent models --provider P --refresh`"
         └── ValidationError
             ├── UnknownModel
-            └── UnsupportedEffort
+            ├── UnsupportedEffort
+            └── OutputUnsupported      the provider cannot answer the step's output schema
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ __all__ = [
     "ModelUnavailable",
     "ModelUnverified",
     "OutputInvalid",
+    "OutputUnsupported",
     "ProviderCancelled",
     "ProviderError",
     "ProviderNotInstalled",
@@ -312,3 +314,32 @@ class UnsupportedEffort(ValidationError):
             msg = f"{target} has no effort levels, but effort {effort!r} was assigned"
             hint = "drop `effort` from the assignment"
         super().__init__(msg, path=path, hint=hint)
+
+
+class OutputUnsupported(ValidationError):
+    """A provider cannot produce a role step's output schema (exit 2): the ``builtin``
+    provider answers only the registered output schemas it implements
+    (`wardian.providers.builtin.builtin_output_schemas`).
+
+    Args:
+        provider: the provider's name.
+        output_ref: the step's registered output schema name, or None for an inline one.
+        answerable: the output schema names the provider implements.
+        step / role: the step and its role, when known (for the message).
+        path / source: as for `ValidationError` (``steps[2].output``, ``--assignments``).
+    """
+
+    def __init__(self, provider: str, output_ref: str | None, answerable: list[str], *,
+                 step: str | None = None, role: str | None = None, path: str | None = None,
+                 source: str | None = None) -> None:
+        self.provider = provider
+        self.output_ref = output_ref
+        self.answerable = answerable
+        what = f"output schema {output_ref!r}" if output_ref else "an inline output schema"
+        who = f"step {step!r} (role {role!r})" if step and role else "this step"
+        implemented = ", ".join(answerable) or "none"
+        super().__init__(
+            f"{who} needs {what}, which the {provider} provider cannot answer: it answers "
+            f"only {implemented}", path=path, source=source,
+            hint=f"assign role {role or '…'!r} to a model provider (claude, codex, gemini, "
+                 "opencode, openai, anthropic): a model can answer any JSON Schema")

@@ -3,9 +3,8 @@
 The child starts in a new session (POSIX) or process group (Windows); on Linux through the
 provider supervisor (`wardian.providers.supervisor`), so that it and everything it started
 also end when the engine dies. On timeout or
-cancel every process of its tree is killed: descendants are collected with psutil
-(also those that moved to another process group), then the group is signalled, then
-each survivor is killed. stdout/stderr are read on threads into buffers capped at
+cancel every process of its tree is ended (`wardian._process.end_tree`: also those that
+moved to another process group). stdout/stderr are read on threads into buffers capped at
 `max_output_bytes` each, so a chatty child can neither block on a full pipe nor
 exhaust memory. Prompts too long for the command line go through stdin.
 
@@ -17,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -26,9 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import psutil
-
-from wardian._process import open_files
+from wardian._process import end_tree, open_files
 from wardian.providers.errors import ProviderCancelled, ProviderNotInstalled, ProviderTimeout
 from wardian.providers.supervisor import HeldRecord, supervised
 
@@ -37,7 +33,6 @@ __all__ = [
     "MAX_OUTPUT_BYTES",
     "ProcessResult",
     "fits_argv",
-    "kill_tree",
     "resolve_executable",
     "run_process",
 ]
@@ -143,35 +138,6 @@ def _feed_stdin(proc: subprocess.Popen[bytes], data: bytes | None) -> None:
             proc.stdin.close()
 
 
-def kill_tree(pid: int, *, grace_s: float = 2.0) -> list[int]:
-    """Kill process `pid` and every descendant; returns the pids that were signalled.
-
-    Descendants are collected before anything is signalled (a dying parent orphans
-    its children), the process group/session is signalled too (POSIX), SIGTERM first,
-    then SIGKILL for whatever is left after `grace_s` seconds.
-    """
-    try:
-        root = psutil.Process(pid)
-        procs = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        procs = []
-    if sys.platform != "win32":
-        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-            os.killpg(pid, signal.SIGTERM)
-    for proc in procs:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            proc.terminate()
-    _, alive = psutil.wait_procs(procs, timeout=grace_s)
-    if sys.platform != "win32":
-        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-            os.killpg(pid, signal.SIGKILL)
-    for proc in alive:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            proc.kill()
-    psutil.wait_procs(alive, timeout=grace_s)
-    return [p.pid for p in procs]
-
-
 def _executable(name: str, provider: str, cwd: str | Path | None,
                 env: Mapping[str, str] | None) -> str:
     """`name` as the absolute path `subprocess.Popen` would run (PATH of `env`; a relative
@@ -189,18 +155,6 @@ def _executable(name: str, provider: str, cwd: str | Path | None,
             hint=f"install the {provider} CLI, or check that it is executable",
         )
     return os.path.abspath(found)
-
-
-def _kill_group(pgid: int, grace_s: float = 2.0) -> None:
-    """SIGKILL every process left in group `pgid` (the child already exited) and wait."""
-    members = []
-    for candidate in psutil.process_iter():
-        with contextlib.suppress(psutil.Error, OSError):
-            if os.getpgid(candidate.pid) == pgid:
-                members.append(candidate)
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(pgid, signal.SIGKILL)
-    psutil.wait_procs(members, timeout=grace_s)
 
 
 def run_process(
@@ -291,7 +245,7 @@ def run_process(
     held_open: tuple[str, ...] = ()
     if outcome != "exited":
         held_open = open_files(proc.pid)
-        kill_tree(proc.pid)
+        end_tree(proc.pid)
         proc.wait()
     else:
         # The child is gone, but a grandchild may still hold the pipes: give the readers
@@ -299,7 +253,7 @@ def run_process(
         for thread in threads[:2]:
             thread.join(timeout=max(0.0, min(2.0, deadline - time.monotonic())))
         if any(t.is_alive() for t in threads[:2]) and sys.platform != "win32":
-            _kill_group(proc.pid)
+            end_tree(proc.pid, grace_s=0.0)
     for thread in threads:
         thread.join(timeout=2.0)
     for pipe in (proc.stdin, proc.stdout, proc.stderr):

@@ -4,7 +4,8 @@ A role step's provider (``codex exec``, ``claude -p``, …) is an agent that kee
 while it runs. The engine that started it (``wardian serve``, a drain worker, ``automation
 run``) kills its whole tree on timeout and cancel (`wardian.providers.process`), but an
 engine that is itself killed (SIGKILL, the OOM killer, a crash) can clean up nothing. So on
-Linux `run_process` starts the CLI through this small program instead of directly:
+Linux `run_process` starts the CLI through this small program (the launcher's
+``supervise``, `wardian.runtime.launcher`) instead of directly:
 
     engine thread ─ supervisor (own session) ─ provider CLI ─ its tools, MCP servers, …
 
@@ -18,7 +19,7 @@ Linux `run_process` starts the CLI through this small program instead of directl
 3. It starts the CLI (same stdio, environment and directory) and reaps every child until the
    CLI exits; then it ends what is still below it and exits with the CLI's exit code
    (128 + N for a CLI killed by signal N, as a shell reports it).
-4. On SIGTERM, SIGHUP or SIGINT — the engine died, or `kill_tree` ends the step — it ends
+4. On SIGTERM, SIGHUP or SIGINT — the engine died, or `end_tree` ends the step — it ends
    everything below it (SIGTERM, then SIGKILL after 2 s) and exits with 128 + the signal.
 5. When the call gave a *held record* (``--held-record FILE --held-under DIR``), step 4
    first writes into FILE the files under DIR that the processes below it hold open — a
@@ -48,11 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["SUPERVISOR_MAIN", "HeldRecord", "held_below", "main", "supervised"]
-
-SUPERVISOR_MAIN = ("import sys; from wardian.providers.supervisor import main; "
-                   "sys.exit(main(sys.argv[1:]))")
-"""The ``-c`` program a provider CLI is started through (Linux)."""
+__all__ = ["HeldRecord", "held_below", "supervise", "supervised"]
 
 GRACE_S = 2.0
 """Seconds the processes below get between SIGTERM and SIGKILL."""
@@ -73,9 +70,10 @@ def supervised(argv: Sequence[str], *, held: HeldRecord | None = None) -> list[s
     """
     if not sys.platform.startswith("linux"):
         return list(argv)
+    from wardian._process import launcher_argv
+
     extra = ["--held-record", str(held.record), "--held-under", str(held.under)] if held else []
-    return [os.path.abspath(sys.executable), "-P", "-c", SUPERVISOR_MAIN,
-            "--parent", str(os.getpid()), *extra, "--", *argv]
+    return launcher_argv("supervise", "--parent", str(os.getpid()), *extra, "--", *argv)
 
 
 @dataclass(frozen=True)
@@ -139,35 +137,16 @@ class _Ended(Exception):
         self.signum = signum
 
 
-def _parse(argv: list[str]) -> tuple[int, HeldRecord | None, list[str]]:
-    held = None
-    if len(argv) >= 8 and argv[2] == "--held-record" and argv[4] == "--held-under":
-        held = HeldRecord(Path(argv[3]), Path(argv[5]))
-        argv = [*argv[:2], *argv[6:]]
-    if len(argv) >= 4 and argv[0] == "--parent" and argv[2] == "--":
-        try:
-            return int(argv[1]), held, argv[3:]
-        except ValueError:
-            pass
-    raise ValueError("expected --parent PID [--held-record FILE --held-under DIR]"
-                     " -- CMD [ARGS]...")
+def supervise(parent: int, command: Sequence[str], *, held: HeldRecord | None = None) -> int:
+    """The supervisor (module docstring): start `command` (``command[0]`` an absolute path)
+    below this process, `parent` being the engine that started it.
 
-
-def main(argv: list[str]) -> int:
-    """The supervisor: ``--parent PID [--held-record FILE --held-under DIR] -- CMD
-    [ARGS]...`` (module docstring).
-
-    Returns CMD's exit code (128 + N when signal N ended it), 128 + N when signal N ended
-    the supervisor, 2 for a bad argument line, 125 when the engine is already gone, 127/126
-    when CMD cannot be started.
+    Returns `command`'s exit code (128 + N when signal N ended it), 128 + N when signal N
+    ended the supervisor, 125 when the engine is already gone, 127/126 when `command`
+    cannot be started.
     """
     from wardian._process import become_subreaper, die_with_parent, end_descendants
 
-    try:
-        parent, held, command = _parse(argv)
-    except ValueError as exc:
-        print(f"wardian provider supervisor: {exc}", file=sys.stderr)
-        return 2
     ending: list[int] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -182,7 +161,7 @@ def main(argv: list[str]) -> int:
         become_subreaper()
         try:
             # Python ignores SIGPIPE (and SIGXFSZ); the CLI gets the defaults, as from Popen.
-            child = os.posix_spawn(command[0], command, os.environ,
+            child = os.posix_spawn(command[0], list(command), os.environ,
                                    setsigdef=_RESTORED_SIGNALS)
         except OSError as exc:
             print(f"wardian: cannot start {command[0]!r}: {exc.strerror or exc}",

@@ -1,7 +1,7 @@
 """The argument line of an installed hook: ``HOST EVENT [--agent NAME]… [--home PATH]``.
 
-Parsed by hand, not with argparse: argparse (with the ``shutil`` its help formatter loads)
-adds to a hook's start-up, and a hook runs at every session start and end.
+Parsed by `wardian._argv`, the parser of the hot CLI path, not with argparse: argparse adds
+to a hook's start-up, and a hook runs at every session start and end.
 Spec: docs/hosts.md (hooks for Claude Code, Codex and Gemini; several agents per host).
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from wardian._argv import MULTI, VALUE, parse_options
 from wardian.errors import UsageError
 
 __all__ = ["EVENTS_BY_HOST", "HOSTS", "HookArgs", "parse_hook_argv"]
@@ -47,36 +48,17 @@ def parse_hook_argv(argv: list[str]) -> HookArgs:
     """Parse ``HOST EVENT [--agent NAME]... [--home PATH]`` (``--opt=value`` works too).
 
     Raises:
-        UsageError: an unknown host or event, a missing option value, or extra words.
+        UsageError: an unknown host or event, a missing option value (or one starting
+            with ``-``), ``--home`` twice, another option, or extra words.
     """
-    positional: list[str] = []
-    agents: list[str] = []
-    home: str | None = None
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        name, eq, inline = arg.partition("=")
-        if name in ("--agent", "--home"):
-            if eq:
-                value = inline
-            elif i + 1 < len(argv):
-                i += 1
-                value = argv[i]
-            else:
-                raise UsageError(f"{name} needs a value", hint=f"expected {_USAGE}")
-            if name == "--agent":
-                agents.append(value)
-            else:
-                home = value
-        else:
-            positional.append(arg)
-        i += 1
-    if len(positional) != 2 or positional[0] not in EVENTS_BY_HOST:
+    parsed = parse_options(argv, {"--agent": MULTI, "--home": VALUE}, most=2)
+    if parsed is None or len(parsed.words) != 2 or parsed.words[0] not in EVENTS_BY_HOST:
         raise UsageError(f"bad hook arguments {' '.join(argv)!r}; expected {_USAGE}",
                          hint="reinstall the hooks with `wardian hooks install HOST`")
-    host, event = positional
+    host, event = parsed.words
     if event not in EVENTS_BY_HOST[host]:
         raise UsageError(f"{host} has no {event} hook (it has: "
                          f"{', '.join(EVENTS_BY_HOST[host])})",
                          hint=f"reinstall the hooks with `wardian hooks install {host}`")
-    return HookArgs(host, event, tuple(dict.fromkeys(agents)), home)
+    return HookArgs(host, event, tuple(dict.fromkeys(parsed.multi.get("--agent", []))),
+                    parsed.values.get("--home"))

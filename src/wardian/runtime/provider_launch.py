@@ -3,10 +3,11 @@
 The launch reuses the managed-launch machinery of `wardian.runtime.launch` unchanged:
 `exec_managed` mints the capability, writes the startup context, records ``Memory loaded``,
 forwards signals, waits, and runs `_on_runtime_exit` (which records the session-close
-event). The managed command is a tiny shim, ``python -m wardian.runtime.provider_launch``,
-that reads the startup context from ``$WARDIAN_MEMORY_CONTEXT`` and **replaces itself**
-(``exec``) with the provider CLI, passing model, effort and the context the way that
-provider accepts instructions (providers.md):
+event). The managed command is a tiny shim, the launcher's ``provider`` program
+(`wardian.runtime.launcher`, `exec_provider`), that reads the startup context from
+``$WARDIAN_MEMORY_CONTEXT`` and **replaces itself** (``exec``) with the provider CLI,
+passing model, effort and the context the way that provider accepts instructions
+(providers.md):
 
 * ``claude``: ``--model M --effort E --append-system-prompt TEXT``; plus ``--session-id
   <launch id>`` (a UUID4) unless the operator resumes or names a session, so the
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from wardian.errors import UsageError
 
-__all__ = ["LAUNCHABLE", "find_transcript", "launch_agent", "provider_argv"]
+__all__ = ["LAUNCHABLE", "exec_provider", "find_transcript", "launch_agent", "provider_argv"]
 
 LAUNCHABLE = {"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
 """Provider name -> the interactive CLI command."""
@@ -237,36 +238,35 @@ def launch_agent(agent_ref: str, args: Sequence[str], *, workspace: str | None =
     from wardian.providers.process import resolve_executable
 
     resolve_executable(LAUNCHABLE[agent.provider], agent.provider)
-    shim = [sys.executable, "-m", "wardian.runtime.provider_launch", agent.provider]
+    from wardian._process import launcher_argv
+
+    shim = ["provider", agent.provider]
     if agent.model:
         shim += ["--model", agent.model]
     if agent.effort:
         shim += ["--effort", agent.effort]
-    return exec_managed(agent, [*shim, "--", *args], workspace=workspace, source="launch")
+    return exec_managed(agent, launcher_argv(*shim, "--", *args), workspace=workspace,
+                        source="launch")
 
 
-def _shim(argv: list[str]) -> int:
-    """The managed child: build the provider argv from the environment and exec it."""
+def exec_provider(provider: str, *, model: str | None, effort: str | None,
+                  args: Sequence[str]) -> int:
+    """The managed child of `launch_agent`: build the provider CLI's argv (`provider_argv`,
+    with the startup context of ``$WARDIAN_MEMORY_CONTEXT``) and ``exec`` it.
+
+    Does not return once the CLI starts (on Windows: runs it and returns its exit code).
+
+    Raises:
+        UsageError: see `provider_argv`. ProviderNotInstalled: the CLI is not on PATH.
+    """
     from wardian.memory.principal import ENV_LAUNCH_ID, ENV_MEMORY_CONTEXT
 
-    extra: list[str] = []
-    if "--" in argv:
-        cut = argv.index("--")
-        argv, extra = argv[:cut], argv[cut + 1:]
-    provider, model, effort = argv[0], None, None
-    rest = argv[1:]
-    while rest:
-        flag, value, rest = rest[0], rest[1], rest[2:]
-        if flag == "--model":
-            model = value
-        elif flag == "--effort":
-            effort = value
     context = None
     context_path = os.environ.get(ENV_MEMORY_CONTEXT)
     if context_path:
         context = Path(context_path).read_text(encoding="utf-8")
     command = provider_argv(provider, model=model, effort=effort, context=context,
-                            launch_id=os.environ.get(ENV_LAUNCH_ID), args=extra)
+                            launch_id=os.environ.get(ENV_LAUNCH_ID), args=args)
     from wardian.providers.process import resolve_executable
 
     executable = resolve_executable(command[0], provider)
@@ -279,11 +279,7 @@ def _shim(argv: list[str]) -> int:
     return 127  # pragma: no cover - execv does not return
 
 
-if __name__ == "__main__":
-    from wardian.errors import WardianError
+if __name__ == "__main__":  # the shim's earlier command line: `python -m` this module
+    from wardian.runtime.launcher import main
 
-    try:
-        sys.exit(_shim(sys.argv[1:]))
-    except WardianError as exc:
-        sys.stderr.write(f"Error: {exc.render()}\n")
-        sys.exit(exc.exit_code)
+    sys.exit(main(["provider", *sys.argv[1:]]))

@@ -9,7 +9,7 @@ agent exec`` (`wardian.runtime.launch`):
 
 1. The engine (`prepare_step_launch`) picks a fresh launch id and puts the agent id and
    that launch id into the provider's environment, and starts the provider CLI through a
-   small **holder** program (`STEP_HOLDER_MAIN`, `holder_main`) instead of directly.
+   small **holder** program (the launcher's ``hold``, `hold`) instead of directly.
 2. The holder runs as the provider's process, below the provider supervisor
    (`wardian.providers.supervisor`, Linux): it asks the kernel to SIGKILL it if that
    supervisor dies (``PR_SET_PDEATHSIG``, kept across exec; the engine is its grandparent,
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from wardian._util import new_id
@@ -54,16 +55,11 @@ from wardian.memory.principal import (
 )
 
 __all__ = [
-    "STEP_HOLDER_MAIN",
     "StepLaunch",
     "end_step_launch",
-    "holder_main",
+    "hold",
     "prepare_step_launch",
 ]
-
-STEP_HOLDER_MAIN = ("import sys; from wardian.runtime.step_launch import holder_main; "
-                    "sys.exit(holder_main(sys.argv[1:]))")
-"""The ``-c`` program the provider CLI of an agent-assigned step is started through."""
 
 EXIT_PARENT_GONE = 125
 """Holder exit code when the engine that started it is already gone."""
@@ -107,6 +103,7 @@ def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
     Raises:
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
     """
+    from wardian._process import launcher_argv
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
@@ -115,12 +112,9 @@ def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
     finally:
         registry.close()
     launch_id = new_id()
-    prefix = [os.path.abspath(sys.executable), "-P", "-c", STEP_HOLDER_MAIN,
-              "--parent", str(os.getpid())]
     chosen = workspace or found.workspace
-    if chosen:
-        prefix += ["--workspace", chosen]
-    prefix.append("--")
+    prefix = launcher_argv("hold", "--parent", str(os.getpid()),
+                           *(["--workspace", chosen] if chosen else []), "--")
     return StepLaunch(agent_id=found.id, agent_name=found.name, launch_id=launch_id,
                       env={ENV_AGENT_ID: found.id, ENV_LAUNCH_ID: launch_id}, prefix=prefix,
                       workspace=chosen or None)
@@ -143,39 +137,18 @@ def end_step_launch(launch: StepLaunch, *, reason: str) -> int:
         store.close()
 
 
-def _parse(argv: list[str]) -> tuple[int, str | None, list[str]]:
-    parent, workspace = -1, None
-    i = 0
-    while i < len(argv) and argv[i] != "--":
-        if argv[i] in ("--parent", "--workspace") and i + 1 < len(argv):
-            if argv[i] == "--parent":
-                parent = int(argv[i + 1])
-            else:
-                workspace = argv[i + 1]
-            i += 2
-            continue
-        raise ValueError(f"unexpected argument {argv[i]!r}")
-    command = argv[i + 1:]
-    if parent < 0 or not command:
-        raise ValueError("expected --parent PID [--workspace PATH] -- CMD [ARGS]...")
-    return parent, workspace, command
+def hold(parent: int, command: Sequence[str], *, workspace: str | None = None) -> int:
+    """The holder (module docstring): record this launch, mint its capability, and become
+    `command` (``command[0]`` an absolute path); `parent` is the engine (or the supervisor
+    between them), `workspace` the launch's.
 
-
-def holder_main(argv: list[str]) -> int:
-    """The holder: ``--parent PID [--workspace PATH] -- CMD [ARGS]...`` (module docstring).
-
-    Does not return when CMD starts (it replaces this process). Returns 2 for a bad
-    argument line, 125 when the parent is already gone, 127/126 when CMD cannot be
-    started (its capability revoked first), 1 when the launch cannot be recorded.
+    Does not return when `command` starts (it replaces this process). Returns 125 when the
+    parent is already gone, 127/126 when `command` cannot be started (its capability
+    revoked first), 1 when the launch cannot be recorded.
     """
     from wardian._process import current, die_with_parent
     from wardian.runtime.launch import require_owner_namespace
 
-    try:
-        parent, workspace, command = _parse(argv)
-    except ValueError as exc:
-        print(f"wardian step holder: {exc}", file=sys.stderr)
-        return 2
     die_with_parent(parent)
     env = dict(os.environ)
     for name in (ENV_CAPABILITY, ENV_MEMORY_CONTEXT):
@@ -194,7 +167,7 @@ def holder_main(argv: list[str]) -> int:
 
     put_wardian_on_path(env)
     try:
-        os.execve(command[0], command, env)
+        os.execve(command[0], list(command), env)
     except OSError as exc:
         _revoke_self(me.pid, me.started_at, f"runtime could not start (launch {launch_id})")
         print(f"wardian: cannot start {command[0]!r}: {exc.strerror or exc}",

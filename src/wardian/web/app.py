@@ -17,10 +17,21 @@ Maintenance flow (spec "Operator maintenance in Garden"):
    service asks its ``confirm`` callback, which accepts only when the values the operator
    saw are exactly the ones being applied. ``decision=decline`` answers no: zero changes.
 5. Success redirects to ``GET …/maintain/receipt?key=…``, the stored receipt (reloadable).
+
+A record page's controls (``POST /records/{id}/retire|revise|merge``) skip step 1: the
+form goes to one `wardian.app.garden` function that builds a one-operation plan (the
+functions behind ``garden memory retire|revise``), and its preview is step 2's page, so
+steps 3 to 5 are the same. The plan carries the hidden field ``record`` along, so a
+decline, an error at apply and the receipt lead back to the record. A bad field is an
+error page naming it; nothing is written before the confirmation.
+
+The review queue (``GET /queue``) and the agents page's counts read
+`wardian.app.garden.review_queue`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,6 +70,25 @@ class CsrfRefused(WardianError):
     exit_code = EXIT_AUTH
 
 
+def _field(data: Any, name: str) -> str:
+    value = data.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _record_field(data: Any) -> str | None:
+    """The record a plan came from (a record page's control), if it looks like an id."""
+    value = _field(data, "record")
+    return value if value and len(value) <= 64 and all(
+        c in "0123456789abcdef-" for c in value) else None
+
+
+def _form_field(exc: WardianError) -> str | None:
+    """The form field a record control's error is about: the app layer's `field`, or the
+    one-operation plan's field path (``operations[0].text`` → ``text``)."""
+    named = getattr(exc, "field", None) or getattr(exc, "path", None)
+    return named.removeprefix("operations[0].") if isinstance(named, str) else None
+
+
 def _status(exc: WardianError) -> int:
     if isinstance(exc, NotFoundError):
         return 404
@@ -74,6 +104,8 @@ def create_app(guard: Guard) -> Any:
         return HTMLResponse(html, status_code=status)
 
     def failure(request: Request, exc: WardianError, **context: Any) -> Response:
+        context.setdefault("back", None)
+        context.setdefault("field", None)
         return page(request, "error.html.j2", _status(exc), error=exc.render(),
                     title="Error", **context)
 
@@ -103,10 +135,18 @@ def create_app(guard: Guard) -> Any:
     # --- pages -------------------------------------------------------------------------
 
     async def agents(request: Request) -> Response:
-        from wardian.app.garden import agents_overview
+        from wardian.app.garden import agents_overview, review_queue
 
         rows = await run_in_threadpool(agents_overview)
-        return page(request, "agents.html.j2", title="Agents", agents=rows)
+        queues = await run_in_threadpool(review_queue)
+        return page(request, "agents.html.j2", title="Agents", agents=rows,
+                    queue={q.agent_id: q for q in queues})
+
+    async def queue(request: Request) -> Response:
+        from wardian.app.garden import review_queue
+
+        queues = await run_in_threadpool(review_queue)
+        return page(request, "queue.html.j2", title="Review queue", queues=queues)
 
     async def memory(request: Request) -> Response:
         from wardian.app.garden import memory_page, record_marks, resolve_owner
@@ -132,12 +172,39 @@ def create_app(guard: Guard) -> Any:
                     next_link=link(found.page + 1) if found.page < found.pages else None)
 
     async def record(request: Request) -> Response:
-        from wardian.app.garden import record_history, record_marks
+        from wardian.app.garden import (
+            KINDS,
+            merge_candidates,
+            record_history,
+            record_marks,
+            resolve_owner,
+        )
 
         # record_history, as `garden memory show|history`: a miss names the operator's list.
         rec, revisions = await run_in_threadpool(record_history, request.path_params["record"])
+        _, owner_name = await run_in_threadpool(resolve_owner, rec.agent_id)
+        targets = (await run_in_threadpool(merge_candidates, rec)
+                   if rec.status == "active" else [])
+        declined = request.query_params.get("notice") == "declined"
         return page(request, "record.html.j2", title=f"memory {rec.short_id}", record=rec,
-                    revisions=revisions, marks=record_marks(rec))
+                    revisions=revisions, marks=record_marks(rec), kinds=KINDS,
+                    owner_name=owner_name,
+                    targets=targets,
+                    notice="Declined: nothing was changed." if declined else None)
+
+    async def recall(request: Request) -> Response:
+        from wardian.app.garden import recall_view, resolve_owner
+
+        q = request.query_params
+        owner, name = await run_in_threadpool(resolve_owner, request.path_params["agent"])
+        back = f"{guard.base}/agents/{owner}/recall"
+        try:
+            view = await run_in_threadpool(lambda: recall_view(
+                owner, query=q.get("q", ""), workspace=q.get("workspace", "")))
+        except WardianError as exc:
+            return failure(request, exc, back=back, field=_form_field(exc))
+        return page(request, "recall.html.j2", title=f"{name} · recall", owner=owner,
+                    name=name, view=view)
 
     async def loaded(request: Request) -> Response:
         from wardian.app.garden import loaded_events, resolve_owner
@@ -208,6 +275,21 @@ def create_app(guard: Guard) -> Any:
         owner, name = await _owner(request)
         return maintain_page(request, owner, name)
 
+    def preview_page(request: Request, owner: str, name: str, doc: dict[str, Any],
+                     plan_text: str, record: str | None = None) -> Response:
+        """The preview of a plan (pasted, uploaded, or built by a record page's control):
+        its confirm form carries the plan text on to the one confirm/apply flow."""
+        by_op: dict[int, list[dict[str, Any]]] = {}
+        for conflict in doc["conflicts"]:
+            by_op.setdefault(conflict["operation"], []).append(conflict)
+        existing = doc.get("existing_receipt")
+        return page(request, "preview.html.j2", title=f"{name} · Maintenance preview",
+                    owner=owner, name=name, doc=doc, conflicts_by_op=by_op, plan_text=plan_text,
+                    record_id=record,
+                    replay=bool(existing and existing["preview_digest"] == doc["preview_digest"]),
+                    key_reused=bool(existing
+                                    and existing["preview_digest"] != doc["preview_digest"]))
+
     async def preview(request: Request) -> Response:
         from wardian.app.maintenance import load_bound_bytes, preview_plan
 
@@ -220,15 +302,52 @@ def create_app(guard: Guard) -> Any:
         except WardianError as exc:
             return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
                                  error=exc.render())
-        by_op: dict[int, list[dict[str, Any]]] = {}
-        for conflict in doc["conflicts"]:
-            by_op.setdefault(conflict["operation"], []).append(conflict)
-        existing = doc.get("existing_receipt")
-        return page(request, "preview.html.j2", title=f"{name} · Maintenance preview",
-                    owner=owner, name=name, doc=doc, conflicts_by_op=by_op, plan_text=text,
-                    replay=bool(existing and existing["preview_digest"] == doc["preview_digest"]),
-                    key_reused=bool(existing
-                                    and existing["preview_digest"] != doc["preview_digest"]))
+        return preview_page(request, owner, name, doc, text, _record_field(data))
+
+    # --- the record page's controls: a form → a one-record plan → the same preview ---------
+
+    def record_control(build: Callable[[str, FormData], Any]) -> Callable[[Request], Any]:
+        """A POST handler for one record control: `build(record_id, form)` returns the
+        app layer's `RecordPlan`; its preview goes on to the same confirm and apply."""
+
+        async def control(request: Request) -> Response:
+            from wardian.app.garden import resolve_owner
+            from wardian.app.maintenance import preview_plan
+
+            data = await form(request)
+            ref = request.path_params["record"]
+            try:
+                built = await run_in_threadpool(build, ref, data)
+            except WardianError as exc:
+                return failure(request, exc, back=f"{guard.base}/records/{ref}",
+                               field=_form_field(exc))
+            owner, name = await run_in_threadpool(
+                lambda: resolve_owner(built.owner_id, allow_removed=False))
+            doc = (await run_in_threadpool(preview_plan, built.plan, owner)).to_json()
+            text = json.dumps(built.document, indent=2, ensure_ascii=False)
+            return preview_page(request, owner, name, doc, text, built.record_id)
+
+        return control
+
+    def _retire(ref: str, data: FormData) -> Any:
+        from wardian.app.garden import retire_from_form
+
+        return retire_from_form(ref, revision=_field(data, "revision"),
+                                reason=_field(data, "reason"))
+
+    def _revise(ref: str, data: FormData) -> Any:
+        from wardian.app.garden import revise_from_form
+
+        return revise_from_form(ref, revision=_field(data, "revision"),
+                                text=_field(data, "text"), kind=_field(data, "kind"),
+                                scope=_field(data, "scope"),
+                                workspace_path=_field(data, "workspace_path"))
+
+    def _merge(ref: str, data: FormData) -> Any:
+        from wardian.app.garden import merge_from_form
+
+        return merge_from_form(ref, revision=_field(data, "revision"),
+                               into=_field(data, "into"), reason=_field(data, "reason"))
 
     async def confirm(request: Request) -> Response:
         from wardian.app.maintenance import confirmation_for, load_bound_bytes
@@ -240,7 +359,8 @@ def create_app(guard: Guard) -> Any:
         shown = confirmation_for(plan, owner)
         return page(request, "confirm.html.j2", title="Confirm apply", owner=owner, name=name,
                     plan_id=shown.plan_id, operation_count=shown.operation_count,
-                    digest_prefix=shown.digest_prefix, plan_text=text)
+                    digest_prefix=shown.digest_prefix, plan_text=text,
+                    record_id=_record_field(data))
 
     async def apply(request: Request) -> Response:
         from wardian.app.maintenance import (
@@ -254,6 +374,7 @@ def create_app(guard: Guard) -> Any:
         data = await form(request)
         raw, source, text = await _plan_bytes(data)
         decision = data.get("decision")
+        record_id = _record_field(data)
         # The backend's own check: only what the dialog showed may be applied.
         confirmed = confirmed_as_shown(decision, (
             data.get("confirm_owner"), data.get("confirm_count"), data.get("confirm_digest")))
@@ -264,16 +385,24 @@ def create_app(guard: Guard) -> Any:
                 lambda: apply_loaded(plan, owner, confirm=confirmed))
         except ApplyAborted as exc:
             declined = decision == "decline"
+            if declined and record_id:  # back where the operator started: the record
+                return RedirectResponse(
+                    f"{guard.base}/records/{record_id}?" + urlencode({"notice": "declined"}),
+                    status_code=303)
             return maintain_page(
                 request, owner, name, plan_text=text, status=200 if declined else 409,
                 notice=("Declined: nothing was changed. Preview the plan again to apply it."
                         if declined else None),
                 error=None if declined else exc.render())
         except WardianError as exc:
+            if record_id:  # a record control's plan: the error leads back to the record
+                return failure(request, exc, back=f"{guard.base}/records/{record_id}")
             return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
                                  error=exc.render())
         query = {"key": result.receipt.idempotency_key,
                  "outcome": "replayed" if result.replayed else "applied"}
+        if record_id:
+            query["record"] = record_id
         return RedirectResponse(
             f"{guard.base}/agents/{owner}/maintain/receipt?{urlencode(query)}",
             status_code=303)
@@ -285,7 +414,8 @@ def create_app(guard: Guard) -> Any:
         key = request.query_params.get("key", "")
         report = await run_in_threadpool(lambda: check_receipt(owner, idempotency_key=key))
         return page(request, "receipt.html.j2", title=f"{name} · Receipt", owner=owner,
-                    name=name, report=report, outcome=request.query_params.get("outcome"))
+                    name=name, report=report, outcome=request.query_params.get("outcome"),
+                    record_id=_record_field(request.query_params))
 
     async def check(request: Request) -> Response:
         from wardian.app.maintenance import check_receipt, load_bound_bytes
@@ -315,8 +445,10 @@ def create_app(guard: Guard) -> Any:
 
     routes = [
         Route("/", handler(agents)),
+        Route("/queue", handler(queue)),
         Route("/agents/{agent}", handler(memory)),
         Route("/agents/{agent}/loaded", handler(loaded)),
+        Route("/agents/{agent}/recall", handler(recall)),
         Route("/agents/{agent}/maintain", handler(maintain)),
         Route("/agents/{agent}/maintain/preview", handler(preview), methods=["POST"]),
         Route("/agents/{agent}/maintain/confirm", handler(confirm), methods=["POST"]),
@@ -324,6 +456,9 @@ def create_app(guard: Guard) -> Any:
         Route("/agents/{agent}/maintain/check-receipt", handler(check), methods=["POST"]),
         Route("/agents/{agent}/maintain/receipt", handler(receipt)),
         Route("/records/{record}", handler(record)),
+        Route("/records/{record}/retire", handler(record_control(_retire)), methods=["POST"]),
+        Route("/records/{record}/revise", handler(record_control(_revise)), methods=["POST"]),
+        Route("/records/{record}/merge", handler(record_control(_merge)), methods=["POST"]),
         Route("/runs", handler(runs)),
         Route("/runs/{run}", handler(run)),
         Route("/invokers", handler(invokers)),

@@ -1,10 +1,12 @@
-"""The `builtin` adapter: runs the deterministic curator in-process, no network, no model.
+"""The `builtin` adapter: answers in-process, deterministically, no network, no model.
 
-It answers `wardian.curator.curate(payload)`, or `wardian.curator.review.review(payload)`
-when the request's output schema is the memory review (``wardian:memory-review``, told by
-its title `wardian.memory.review.REVIEW_SCHEMA_TITLE`); a curator or reviewer that cannot
-be imported or fails is an error, never an empty answer. The answer is validated against the
-request's output schema like every other provider's.
+It answers only the output schemas it implements (`wardian.providers.builtin.answers`:
+``wardian:curator-batch`` by `wardian.curator.curate(payload)`, ``wardian:memory-review``
+by `wardian.curator.review.review(payload)`), chosen by the request's
+``output_ref``; any other output is `OutputUnsupported` (the assignment checks refuse it
+before a run). An answer function that cannot be imported or fails is an error, never an
+empty batch. The answer is validated against the request's output schema like every other
+provider's.
 
 Spec: DESIGN.md "Blueprints, runs, providers".
 """
@@ -18,35 +20,28 @@ from typing import Any
 from wardian.providers._common import parse_output
 from wardian.providers.base import ModelInfo, ProviderAdapter, ProviderRequest, ProviderResult
 from wardian.providers.builtin import BUILTIN_MODEL
-from wardian.providers.errors import ModelUnavailable, OutputInvalid, UnsupportedEffort
+from wardian.providers.errors import (
+    ModelUnavailable,
+    OutputInvalid,
+    OutputUnsupported,
+    UnsupportedEffort,
+)
 
 __all__ = ["BuiltinAdapter"]
 
 
-def _curate(payload: dict[str, Any]) -> dict[str, Any]:
-    # Imported here: the curator pulls in rapidfuzz and detect-secrets. A broken curator
-    # must fail the step, never answer an empty batch as if nothing were worth keeping.
-    from wardian.curator import curate
+def _answer(request: ProviderRequest) -> dict[str, Any]:
+    from wardian.providers.builtin.answers import builtin_answer, builtin_output_schemas
 
-    result = curate(payload)
+    answer = builtin_answer(request.output_ref)
+    if answer is None:
+        raise OutputUnsupported("builtin", request.output_ref, builtin_output_schemas())
+    # A broken answer must fail the step, never answer an empty batch as if nothing were
+    # worth keeping.
+    result = answer(dict(request.payload))
     if not isinstance(result, dict):
-        raise OutputInvalid("the builtin curator did not return an object", provider="builtin")
+        raise OutputInvalid("the builtin answer is not an object", provider="builtin")
     return result
-
-
-def _review(payload: dict[str, Any]) -> dict[str, Any]:
-    from wardian.curator.review import review
-
-    result = review(payload)
-    if not isinstance(result, dict):
-        raise OutputInvalid("the builtin reviewer did not return an object", provider="builtin")
-    return result
-
-
-def _is_review(schema: dict[str, Any] | None) -> bool:
-    from wardian.memory.review import REVIEW_SCHEMA_TITLE
-
-    return isinstance(schema, dict) and schema.get("title") == REVIEW_SCHEMA_TITLE
 
 
 class BuiltinAdapter(ProviderAdapter):
@@ -59,13 +54,15 @@ class BuiltinAdapter(ProviderAdapter):
     def run(
         self, request: ProviderRequest, *, cancel: threading.Event | None = None
     ) -> ProviderResult:
-        """Curate (or, for the memory review's output schema, review) `request.payload`
-        deterministically.
+        """Answer `request.payload` deterministically, by the function registered for
+        `request.output_ref`.
 
         Raises:
             ModelUnavailable: a model other than ``curator-rules`` was assigned.
             UnsupportedEffort (exit 2): an effort was assigned.
-            OutputInvalid: the batch does not match `request.output_schema`.
+            OutputUnsupported (exit 2): no answer is registered for `request.output_ref`
+                (an inline schema, or a name the builtin does not implement).
+            OutputInvalid: the answer does not match `request.output_schema`.
         """
         if request.model not in (None, BUILTIN_MODEL):
             raise ModelUnavailable(
@@ -74,13 +71,18 @@ class BuiltinAdapter(ProviderAdapter):
             )
         if request.effort:
             raise UnsupportedEffort(self.name, BUILTIN_MODEL, request.effort, [])
-        answer = _review if _is_review(request.output_schema) else _curate
-        document = answer(dict(request.payload))
+        document = _answer(request)
         text = json.dumps(document, ensure_ascii=False, sort_keys=True)
         output = parse_output(text, request.output_schema, check=request.check_output,
                               provider=self.name)
         return ProviderResult(text=text, output=output if output is not None else document,
                               model=BUILTIN_MODEL, usage=None, transcript=None)
+
+    def answerable_outputs(self) -> list[str] | None:
+        """Only the output schemas registered in `wardian.providers.builtin.answers`."""
+        from wardian.providers.builtin.answers import builtin_output_schemas
+
+        return builtin_output_schemas()
 
     def discover_models(self, timeout_s: float = 30.0) -> list[ModelInfo]:
         """The static catalog: one model, ``curator-rules``, no effort levels."""

@@ -1,6 +1,6 @@
 // Garden: progressive enhancement only. Every page works without this script: the
 // "Apply reviewed plan…" button then posts to a confirmation page instead of opening the
-// dialog below. Hand-written on purpose; no libraries.
+// dialog below, and ids are copied by hand. Hand-written on purpose; no libraries.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -23,6 +23,31 @@ document.addEventListener("DOMContentLoaded", () => {
       const box = input.form && input.form.querySelector("textarea[name=plan_text]");
       if (!file || !box || file.size > 1024 * 1024) return;
       box.value = await file.text();
+    });
+  }
+
+  // Ids are shown short; a click copies the full id (kept in data-copy) to the clipboard.
+  // Without this script the full id is in the title (hover) and the links still work.
+  const copy = async (element) => {
+    try {
+      await navigator.clipboard.writeText(element.dataset.copy);
+      element.dataset.copied = "copied";
+    } catch (error) {
+      element.dataset.copied = "press Ctrl+C";
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+    }
+    window.setTimeout(() => { delete element.dataset.copied; }, 1500);
+  };
+  for (const element of document.querySelectorAll("[data-copy]")) {
+    element.hidden = false;
+    element.classList.add("copyable");
+    element.addEventListener("click", (event) => {
+      event.preventDefault();
+      copy(element);
     });
   }
 

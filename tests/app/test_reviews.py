@@ -61,6 +61,12 @@ def test_list_load_and_apply_with_a_dialogs_confirmation(backend: str) -> None:
     assert review.plan is not None
     assert [op["memory_id"] for op in review.plan["operations"]] == [ids["npm"]]
     assert review.to_json()["counts"]["contradiction"] == 1
+    from wardian.app.garden import pending_reviews, review_queue
+
+    (queued,) = pending_reviews(agent_id)  # what Garden's review queue lists
+    assert queued["id"] == run_id and queued["summary"] == "1 operation: contradiction 1"
+    assert queued["created_at"] == review.drafted_at
+    assert [len(q.reviews) for q in review_queue()] == [1]
 
     shown = (agent_id, "1", review.digest_prefix)
     declined = confirmed_as_shown("cancel", shown)
@@ -75,6 +81,7 @@ def test_list_load_and_apply_with_a_dialogs_confirmation(backend: str) -> None:
     assert _texts(agent_id) == ["Never use npm", "Run cargo fmt before committing",
                                 "Run ruff before committing"]
     assert load_review(run_id, agent_id).state == "applied"
+    assert pending_reviews(agent_id) == []  # applied: no longer waiting
     again = apply_review(run_id, agent_id, confirm=confirmed_as_shown("cancel", shown))
     assert again.replayed  # the stored receipt, nothing asked or written
 

@@ -38,6 +38,7 @@ __all__ = [
     "draft_review",
     "list_reviews",
     "load_review",
+    "pending_reviews",
     "preview_review",
 ]
 
@@ -265,9 +266,22 @@ class Review:
     receipt: dict[str, Any] | None = None
     document: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def summary(self) -> str:
+        """One line: ``3 operations: contradiction 1, duplicate 2`` (or ``nothing to do``)."""
+        if not self.operations:
+            return "nothing to do"
+        counts = ", ".join(f"{kind.replace('_', ' ')} {n}"
+                           for kind, n in self.counts.items() if n)
+        noun = "operation" if self.operations == 1 else "operations"
+        return f"{self.operations} {noun}: {counts}"
+
     def to_json(self, *, with_plan: bool = False) -> dict[str, Any]:
-        """The review as JSON (the plan itself only with `with_plan`)."""
+        """The review as JSON (the plan itself only with `with_plan`); ``id``,
+        ``summary`` and ``created_at`` (the run id, `summary`, the drafted time) are what a
+        list of reviews shows."""
         doc: dict[str, Any] = {
+            "id": self.run_id, "summary": self.summary, "created_at": self.drafted_at,
             "run_id": self.run_id, "agent_id": self.agent_id, "drafted_at": self.drafted_at,
             "state": self.state, "operations": self.operations, "counts": self.counts,
             "digest": self.digest, "digest_prefix": self.digest_prefix,
@@ -350,6 +364,12 @@ def list_reviews(agent_id: str, *, limit: int = 50) -> list[Review]:
         return [_review_of(run_id, owner, doc, store) for run_id, owner, doc in drafts]
     finally:
         store.close()
+
+
+def pending_reviews(agent_id: str) -> list[Review]:
+    """The agent's reviews in state ``pending`` (drafted, not applied, nothing changed
+    since), newest first. Read-only."""
+    return [review for review in list_reviews(agent_id) if review.state == "pending"]
 
 
 def load_review(run_id: str, agent_id: str | None = None) -> Review:

@@ -213,6 +213,8 @@ def test_the_shipped_blueprint_validates_and_library_init_copies_it(w: W) -> Non
     sample = shipped_library_dir() / "memory-review" / "blueprint.yaml"
     checked = w.run("blueprint", "validate", str(sample))
     assert "memory-review" in checked.stdout
+    # the builtin provider answers the reviewer's output schema
+    w.run("blueprint", "validate", str(sample), "--assignments", json.dumps(REVIEWER))
     init = w.run("library", "init")
     assert "memory-review/blueprint.yaml" in init.stdout
     assert "memory-review/reviewer.md.j2" in init.stdout

@@ -71,10 +71,19 @@ def test_snapshot_lists_active_records_of_the_workspace() -> None:
     store.remove(AGENT, gone.id, actor="t")
     store.close()
     snap = memory_snapshot(agent_id=AGENT, workspace="/repo")
-    assert snap["records"] == [{
+    (record,) = snap["records"]
+    assert {k: record[k] for k in ("id", "revision_id", "kind", "scope", "text")} == {
         "id": kept.id, "revision_id": kept.current_revision_id, "kind": "stable",
         "scope": {"kind": "workspace", "path": "/repo"}, "text": "Use pnpm",
-    }]
+    }
+    # each record's age and last revision time (ISO-8601 UTC, whole days to taken_at)
+    assert record["created_at"] == kept.created_at and record["updated_at"] == kept.updated_at
+    assert record["created_at"].endswith("Z") and record["age_days"] == 0
+    assert record["updated_days"] == 0 and record["flagged"] is None
+    assert "taken_at" not in snap  # only the whole memory's snapshot says when and the
+    whole = memory_snapshot(agent_id=AGENT, workspace=None)  # review days (a review's)
+    assert whole["taken_at"].endswith("Z") and whole["current_review_days"] == 14
+    assert [r["text"] for r in whole["records"]] == ["Elsewhere", "Use pnpm"]
 
 
 def test_commit_checks_evidence_and_replays(transcript: Path) -> None:
@@ -253,7 +262,7 @@ def test_public_surface() -> None:
 
     assert sorted(services.__all__) == [
         "MAX_SLICE_CHARS", "archive_load", "bound_slice", "build_plan",
-        "commit_curator_batch", "draft_plan",
+        "commit_curator_batch", "draft_plan", "evidence_in_archives",
         "expand_archive_output", "join_messages", "memory_snapshot", "parse_curator_batch",
         "shorten_archive_output"]
     assert sorted(actions.__all__) == ["ACTION_NAMES", "register_actions"]

@@ -22,7 +22,8 @@ SURFACE = {
         "DaemonAlreadyRunning", "DaemonStatus", "ServeInstance", "acquire_daemon_lock",
         "daemon_status", "serve_session_name"],
     "wardian.app.schedules": [
-        "Invoker", "Slot", "add_schedule", "describe_schedule", "format_duration",
+        "DEFAULT_CRON", "Invoker", "Slot", "add_schedule", "describe_schedule",
+        "format_duration",
         "get_schedule", "list_schedules", "parse_duration", "remove_schedule", "run_now",
         "schedule_history", "set_schedule_enabled", "update_schedule"],
 }

@@ -10,7 +10,9 @@ this module. They need the runtime (archives, agents) and memory, hence this lay
   transcript file for a manual run with ``--archive PATH``): messages, seq range, joined text.
   A run stores it short (`shorten_archive_output`: the seq range, not the messages) and
   reads it back whole (`expand_archive_output`).
-* `memory_snapshot` — the agent's active records (id, revision id, kind, scope, text).
+* `memory_snapshot` — the agent's active records (id, revision id, kind, scope, text,
+  save and revision times, ages; for a review also its flagged records and
+  whether each record's evidence is still in its archives, `evidence_in_archives`).
 * `commit_curator_batch` — the curator's batch bound to the run's principal, workspace,
   idempotency key and cursor, committed with `wardian.memory.consolidation.commit_batch`.
 * `draft_plan` — review mode: the same batch as a schema-v1 maintenance plan file for
@@ -32,6 +34,7 @@ __all__ = [
     "build_plan",
     "commit_curator_batch",
     "draft_plan",
+    "evidence_in_archives",
     "expand_archive_output",
     "join_messages",
     "memory_snapshot",
@@ -283,41 +286,124 @@ def _read_archive_slice(out: Mapping[str, Any], digest: Any) -> list[dict[str, A
 # --- memory.snapshot ----------------------------------------------------------------------
 
 
-def memory_snapshot(*, agent_id: str, workspace: str | None) -> dict[str, Any]:
+def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bool = False,
+                    check_evidence: bool = False) -> dict[str, Any]:
     """The agent's active records the curator may update or remove. Read-only.
 
     Args:
         agent_id: the run's principal.
         workspace: when given, agent-scoped records plus this workspace's records (what the
             agent recalls there); None = all of its active records.
+        include_flagged: also list the records set aside as holding a secret (only with
+            `workspace` None), with ``flagged`` (the reason) and their text withheld
+            (``text`` reads ``<withheld: flagged record>``): no reviewer or model
+            ever reads a secret (the evidence is never listed).
+        check_evidence: add ``evidence_in_archive`` to each record: whether its evidence
+            excerpt still occurs in one message of the agent's conversation archives
+            (`evidence_in_archives`; None for a flagged record).
 
     Returns:
-        ``{"agent_id", "workspace", "count", "records": [{id, revision_id, kind, scope,
-        text}]}`` ordered like the startup set (stable first, agent scope first).
+        ``{"agent_id", "workspace", "count"[, "current_review_days", "taken_at"],
+        "records": [{id, revision_id, kind, scope, text, created_at, updated_at,
+        age_days, updated_days, flagged[, evidence_in_archive]}]}`` ordered like the
+        startup set (stable first, agent scope first; flagged records last).
+        ``created_at``/``updated_at`` are the record's first save and last revision
+        (ISO-8601 UTC), ``age_days`` and ``updated_days`` the whole days from each to
+        the snapshot's time; for the whole memory (`workspace` None) that time is
+        ``taken_at`` and ``current_review_days`` is the setting
+        ``memory.current_review_days``.
     """
+    from wardian._util import format_utc, utc_now
+    from wardian.config import SettingsStore
+    from wardian.memory.recall import age_days
     from wardian.memory.store import MemoryStore
 
+    now = utc_now()
     store = MemoryStore()
     try:
         # Records set aside as holding a secret never go to a curator (startup_set skips
         # them too).
         records = (
             store.startup_set(agent_id, workspace) if workspace
-            else store.list(agent_id, flagged=False)
+            else store.list(agent_id, flagged=False, with_sources=False)
         )
-        out = [
-            {
-                "id": r.id,
-                "revision_id": r.current_revision_id,
-                "kind": r.kind,
-                "scope": r.scope.to_json(),
-                "text": r.text,
-            }
-            for r in records
-        ]
+        flagged = (store.list(agent_id, flagged=True, with_sources=False)
+                   if include_flagged and not workspace else [])
     finally:
         store.close()
-    return {"agent_id": agent_id, "workspace": workspace, "count": len(out), "records": out}
+    out = [
+        {
+            "id": r.id,
+            "revision_id": r.current_revision_id,
+            "kind": r.kind,
+            "scope": r.scope.to_json(),
+            "text": r.text if not r.flagged else _WITHHELD,
+            "created_at": r.created_at,
+            "updated_at": r.updated_at,
+            "age_days": age_days(r.created_at, now),
+            "updated_days": age_days(r.updated_at, now),
+            "flagged": r.flagged,
+        }
+        for r in [*records, *flagged]
+    ]
+    if check_evidence:
+        found = evidence_in_archives(agent_id, [r.evidence for r in records])
+        for item, present in zip(out, [*found, *([None] * len(flagged))], strict=True):
+            item["evidence_in_archive"] = present
+    doc: dict[str, Any] = {"agent_id": agent_id, "workspace": workspace, "count": len(out)}
+    if workspace is None:  # the whole memory: a review reads these
+        settings = SettingsStore()
+        try:
+            doc["current_review_days"] = int(settings.get("memory.current_review_days"))
+        finally:
+            settings.close()
+        doc["taken_at"] = format_utc(now)
+    doc["records"] = out
+    return doc
+
+
+_WITHHELD = "<withheld: flagged record>"
+"""What a snapshot shows in place of a flagged record's text."""
+
+
+def evidence_in_archives(agent_id: str, excerpts: Sequence[str]) -> list[bool | None]:
+    """For each excerpt, whether it occurs in one message of the agent's archives (every
+    conversation archived for it); all None when nothing is archived for the agent (then
+    nothing can be checked). Read-only.
+
+    Each excerpt is looked for only in the messages holding its rarest whole word (the
+    words inside the excerpt; the first and last may be cut mid-word), so a large memory
+    against a large archive stays a few dictionary lookups per record; an excerpt with no
+    whole word is looked for in every message.
+    """
+    import re
+
+    from wardian.runtime.archives import ArchiveStore
+
+    archives = ArchiveStore()
+    try:
+        texts = archives.texts(agent_id)
+    finally:
+        archives.close()
+    if not texts:
+        return [None] * len(excerpts)
+    word = re.compile(r"\w+")
+    inner = [word.findall(e.casefold())[1:-1] if e else [] for e in excerpts]
+    needed = {w for words in inner for w in words}
+    postings: dict[str, list[int]] = {}
+    for index, text in enumerate(texts):
+        for w in needed.intersection(word.findall(text.casefold())):
+            postings.setdefault(w, []).append(index)
+    every = range(len(texts))
+    out: list[bool | None] = []
+    for excerpt, words in zip(excerpts, inner, strict=True):
+        if not excerpt:
+            out.append(False)
+            continue
+        lists = [postings.get(w, []) for w in words]
+        candidates = min(lists, key=len) if lists else every
+        out.append(any(excerpt in texts[i] for i in candidates))
+    return out
 
 
 # --- memory.commit ------------------------------------------------------------------------

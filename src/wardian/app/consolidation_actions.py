@@ -1,5 +1,6 @@
-"""The memory-consolidation actions of the engine: ``archive.load``, ``memory.snapshot``,
-``memory.commit``, ``memory.draft_plan``.
+"""The memory actions of the engine: ``archive.load``, ``memory.snapshot``,
+``memory.commit``, ``memory.draft_plan`` (memory-consolidation) and ``memory.draft_review``
+(memory-review).
 
 Each is a thin wrapper that reads what it needs from the run (`ActionContext`: principal,
 workspace, trigger payload, earlier step outputs), calls the service function in
@@ -33,7 +34,8 @@ from wardian.errors import UsageError
 
 __all__ = ["ACTION_NAMES", "register_actions"]
 
-ACTION_NAMES = ("archive.load", "memory.snapshot", "memory.commit", "memory.draft_plan")
+ACTION_NAMES = ("archive.load", "memory.snapshot", "memory.commit", "memory.draft_plan",
+                "memory.draft_review")
 """The actions `register_actions` registers."""
 
 
@@ -127,12 +129,17 @@ def _action_archive_load(
     return result
 
 
-def _action_memory_snapshot(ctx: ActionContext, all_workspaces: Any = False) -> dict[str, Any]:
-    """``memory.snapshot``: see `memory_snapshot`."""
+def _action_memory_snapshot(ctx: ActionContext, all_workspaces: Any = False,
+                            include_flagged: Any = False, check_evidence: Any = False,
+                            ) -> dict[str, Any]:
+    """``memory.snapshot``: see `memory_snapshot` (``include_flagged`` only with
+    ``all_workspaces``)."""
     agent_id, _name, workspace = _principal(ctx)
     workspace = _archive_workspace(ctx, None, workspace)
     return memory_snapshot(agent_id=agent_id,
-                           workspace=None if _truthy(all_workspaces) else workspace)
+                           workspace=None if _truthy(all_workspaces) else workspace,
+                           include_flagged=_truthy(include_flagged),
+                           check_evidence=_truthy(check_evidence))
 
 
 def _key(ctx: ActionContext) -> str | None:
@@ -202,11 +209,38 @@ def _action_memory_draft_plan(
     return result
 
 
+def _action_memory_draft_review(
+    ctx: ActionContext, review: Any = None, review_step: str = "review",
+    snapshot_step: str = "snapshot",
+) -> dict[str, Any]:
+    """``memory.draft_review``: see `wardian.app.reviews.draft_review` — the reviewer's
+    findings (`review`, else step `review_step`'s output) against the records of step
+    `snapshot_step` as one plan; nothing applied. Dropped findings become run events."""
+    from wardian.app.reviews import draft_review
+
+    agent_id, _name, _workspace = _principal(ctx)
+    snapshot = _step_output(ctx, snapshot_step)
+    if not isinstance(snapshot, Mapping) or "records" not in snapshot:
+        raise UsageError(
+            f"no memory.snapshot output found in step {snapshot_step!r}",
+            hint="add a `memory.snapshot` step before it, or pass with: {snapshot_step: ID}")
+    answer = review if review is not None else _step_output(ctx, review_step)
+    result = draft_review(run_id=ctx.run_id, agent_id=agent_id, answer=answer,
+                          snapshot=snapshot)
+    for dropped in result["dropped"]:
+        ctx.emit("memory.finding_dropped", dropped)
+    ctx.emit("memory.review_drafted", {"operations": result["operations"],
+                                       "counts": result["counts"],
+                                       "digest": result["digest"]})
+    return result
+
+
 _ACTIONS: dict[str, ActionFn] = {
     "archive.load": _action_archive_load,
     "memory.snapshot": _action_memory_snapshot,
     "memory.commit": _action_memory_commit,
     "memory.draft_plan": _action_memory_draft_plan,
+    "memory.draft_review": _action_memory_draft_review,
 }
 
 

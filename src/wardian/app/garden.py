@@ -719,31 +719,14 @@ def merge_from_form(record_id: str, *, revision: str, into: str, reason: str = "
 
 # --- the review queue ----------------------------------------------------------------------
 
-_REVIEW_SOURCE = "wardian.app.reviews"
-"""The memory-review engine's module; once installed it provides ``pending_reviews``."""
-
-
 def pending_reviews(owner_id: str) -> list[dict[str, Any]]:
-    """The owner's memory reviews waiting for the operator, as JSON documents (each with
-    at least ``id``; ``summary`` and ``created_at`` when the source gives them). Read-only.
+    """The owner's memory reviews waiting for the operator (`wardian.app.reviews`: drafted
+    by the ``memory-review`` blueprint, state ``pending``), newest first, as JSON documents
+    with ``id`` (the run id), ``summary`` and ``created_at`` besides the review's own
+    fields. Read-only."""
+    from wardian.app.reviews import pending_reviews as pending
 
-    The one place a surface asks: while no review source is installed (no
-    ``wardian.app.reviews`` with a ``pending_reviews(owner_id)``), the answer is an empty
-    list, so the queue shows the other items and needs no change once reviews arrive.
-    """
-    import importlib
-
-    try:
-        source = importlib.import_module(_REVIEW_SOURCE)
-    except ModuleNotFoundError as exc:
-        if exc.name != _REVIEW_SOURCE:
-            raise  # the source exists but is broken: say so, do not hide it
-        return []
-    ask = getattr(source, "pending_reviews", None)
-    if ask is None:
-        return []
-    return [item.to_json() if hasattr(item, "to_json") else dict(item)
-            for item in ask(owner_id)]
+    return [review.to_json() for review in pending(owner_id)]
 
 
 @dataclass(frozen=True)

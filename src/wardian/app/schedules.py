@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
     from wardian.engine.runs import Run
 
 __all__ = [
+    "DEFAULT_CRON",
     "Invoker",
     "Slot",
     "add_schedule",
@@ -59,6 +60,10 @@ __all__ = [
 ]
 
 KIND = "schedule"
+
+DEFAULT_CRON = "0 3 * * 0"
+"""The schedule of an invoker added without ``--cron`` or ``--every``: weekly, Sundays at
+03:00 in its time zone (what the ``memory-review`` blueprint is meant to run on)."""
 
 
 def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
@@ -101,7 +106,8 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
     """Validate and store a new schedule invoker, **disabled** (atomic).
 
     Args:
-        cron / every_s: exactly one (crontab text / interval seconds).
+        cron / every_s: at most one (crontab text / interval seconds); neither =
+            `DEFAULT_CRON` (weekly).
         timezone: IANA zone for the cron expression and for displayed times.
         misfire_grace_s, max_catch_up: None = the defaults (300 s, 10); `max_catch_up`
             only with ``catch_up="all"``.
@@ -116,6 +122,8 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
         raise UsageError(
             f"--max-catch-up caps --catch-up all; with --catch-up {catch_up} it would be "
             "ignored", hint="drop --max-catch-up, or add --catch-up all")
+    if cron is None and every_s is None:
+        cron = DEFAULT_CRON
     config = ScheduleConfig(
         cron=cron, every_s=every_s, timezone=timezone,
         misfire_grace_s=DEFAULT_MISFIRE_GRACE_S if misfire_grace_s is None else misfire_grace_s,

@@ -36,7 +36,8 @@ def add(
     agent: str = typer.Option(..., "--agent", help="Agent name or id the runs act for."),
     cron: str | None = typer.Option(
         None, "--cron", help="Five-field cron expression read in --timezone, e.g. '30 2 * * *' "
-        "(day-of-week 0 or 7 = Sunday)."),
+        "(day-of-week 0 or 7 = Sunday). Without --cron and --every: weekly, '0 3 * * 0' "
+        "(Sundays at 03:00)."),
     every: str | None = typer.Option(
         None, "--every", help="Fixed interval instead of --cron: 30s, 5m, 2h, 1d, 1h30m (elapsed "
         "time counted from when the invoker was added; DST does not move it)."),

@@ -3,6 +3,8 @@
 Operator-only: every command refuses to run inside a managed process (exit 3; see
 `wardian.cli._common.require_operator`). `garden memory list|show|history|loaded|stale` is
 read-only inspection across agents (``stale --draft-plan`` writes only a plan file);
+`garden memory reviews` and `garden memory review show|apply` (module
+`wardian.cli.garden_reviews`) list and apply the plans the memory-review blueprint drafted;
 `garden memory retire|revise` correct one record through a one-operation plan, and
 `garden maintain …` (module `wardian.cli.garden_maintain`) is reviewed maintenance — both
 through the same preview, confirmation and apply (`wardian.app.maintenance`). Every
@@ -20,7 +22,7 @@ from typing import Any
 
 import typer
 
-from wardian.cli import garden_maintain, garden_transfer
+from wardian.cli import garden_maintain, garden_reviews, garden_transfer
 from wardian.cli._common import JsonOption, emit_json, require_operator, shown, stdout
 
 __all__ = ["app", "require_operator"]  # require_operator: re-exported for older imports
@@ -216,6 +218,7 @@ def memory_loaded(
 
 # --- garden memory import / export ------------------------------------------------------
 garden_transfer.register(memory_app)
+garden_reviews.register(memory_app)
 
 
 # --- hygiene: stale checkpoints, one-record corrections ---------------------------------

@@ -17,6 +17,7 @@ have the same words.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -58,8 +59,10 @@ def _keys(text: str) -> set[str]:
     return {w.strip(".-/") for w in _WORD.findall(text.lower())} - _GENERIC - {""}
 
 
+@functools.lru_cache(maxsize=16_384)
 def stance(text: str) -> Stance:
-    """Read `text` as preferred and rejected key words (see the module docstring)."""
+    """Read `text` as preferred and rejected key words (see the module docstring). Cached
+    per text (a memory review compares each record with several others)."""
     prefers: set[str] = set()
     rejects: set[str] = set()
     body = _LEAD.sub("", text.strip())

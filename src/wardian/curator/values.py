@@ -17,6 +17,7 @@ a value, and such pairs are left to the other matchers (contradiction, similarit
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -100,12 +101,21 @@ def _stem(word: str) -> str:
     return word
 
 
+_CLASS_OF = {word: cls for cls, members in EXCLUSIVE.items() for word in members}
+"""Word → its `EXCLUSIVE` class (each word is in one class)."""
+
+_READ_CACHE = 16_384
+"""Texts whose reading `_read` keeps (more than the records of a large memory review)."""
+
 _VERSION = re.compile(r"\d+(?:\.\d+)+")
 """A dotted version ("3.12"): a value of the thing named before it ("Python 3.12")."""
 
 
+@functools.lru_cache(maxsize=_READ_CACHE)
 def _read(text: str) -> tuple[dict[str, set[str]], set[str], set[str]]:
-    """(value class → values, frame words, named tools) of `text`."""
+    """(value class → values, frame words, named tools) of `text`. Cached per text (a
+    memory review compares each record with several others): callers never change what
+    it returns."""
     words = [w.strip(".-/") for w in _WORD.findall(text.lower().replace("n't", " not"))]
     words = [w for w in words if w]
     values: dict[str, set[str]] = {}
@@ -120,7 +130,7 @@ def _read(text: str) -> tuple[dict[str, set[str]], set[str], set[str]]:
             unit = _stem(words[k + 1])
             values.setdefault(f"number:{unit}", set()).add(number)
             continue
-        cls = next((c for c, members in EXCLUSIVE.items() if word in members), None)
+        cls = _CLASS_OF.get(word)
         if cls == "quotes" and (k + 1 >= len(words) or not words[k + 1].startswith("quote")):
             cls = None
         if cls is not None:

@@ -89,30 +89,64 @@ class Redactor:
 
     The run's secret inputs become ``***``; anything else the shared secret scanner
     (`wardian.memory.secret_scan`) finds — a key in a step's output, a password in an
-    event — becomes a typed ``[REDACTED:<kind>]`` placeholder.
+    event — becomes a typed ``[REDACTED:<kind>]`` placeholder. A string that is exactly a
+    canonical UUID or an ISO-8601 UTC time (record and revision ids, timestamps: most of
+    the strings of a large memory snapshot) holds none and is not scanned; each other
+    string is scanned once per redactor (a run stores one record list as one step's
+    output and again as the next step's input).
     """
+
+    _PLAIN = re.compile(
+        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+        r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:Z|\+00:00)")
+    _MEMO_CHARS = 4_096
+    _MEMO_ITEMS = 200_000
 
     def __init__(self, secrets: list[str]) -> None:
         values = sorted({s for s in secrets if s}, key=len, reverse=True)
         self._exact = set(values)
         long = [v for v in values if len(v) >= 3]
         self._pattern = re.compile("|".join(re.escape(v) for v in long)) if long else None
+        self._memo: dict[str, str] = {}
 
     def scrub(self, value: Any) -> Any:
         """A copy of `value` with every secret replaced (see the class docstring)."""
         if isinstance(value, str):
-            if value in self._exact:
-                return REDACTED
-            if self._pattern:
-                value = self._pattern.sub(REDACTED, value)
+            return self._string(value)
+        if not isinstance(value, dict | list | tuple):
+            return value
+        # without secret inputs a string scanned before is its memo entry: looked up here,
+        # in the loop, since a large output is mostly such leaves
+        known = self._memo.get if not self._exact else (lambda _v: None)
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        out: dict[Any, Any] = {}
+        for key, item in items:
+            if isinstance(item, str):
+                clean = known(item)
+                out[key] = clean if clean is not None else self._string(item)
+            elif item is None or isinstance(item, int | float):
+                out[key] = item
+            else:
+                out[key] = self.scrub(item)
+        return out if isinstance(value, dict) else list(out.values())
+
+    def _string(self, value: str) -> str:
+        if value in self._exact:
+            return REDACTED
+        if self._pattern:
+            value = self._pattern.sub(REDACTED, value)
+        known = self._memo.get(value)
+        if known is not None:
+            return known
+        if len(value) <= 36 and self._PLAIN.fullmatch(value):
+            clean = value
+        else:
             from wardian.memory.secret_scan import redact
 
-            return redact(value)[0]
-        if isinstance(value, dict):
-            return {k: self.scrub(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.scrub(v) for v in value]
-        return value
+            clean = redact(value)[0]
+        if len(value) <= self._MEMO_CHARS and len(self._memo) < self._MEMO_ITEMS:
+            self._memo[value] = clean
+        return clean
 
 
 def resolve_inputs(loaded: LoadedBlueprint, given: dict[str, Any], *,

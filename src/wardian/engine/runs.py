@@ -600,6 +600,24 @@ class RunStore:
                 a.input = _placed(a.input, ref.at, value)
         return found
 
+    def action_outputs(self, run_id: str, action: str) -> builtins.list[tuple[str, Any]]:
+        """``(step id, output)`` of the run's succeeded attempts of steps running `action`,
+        in order. Read-only; only those attempts' outputs are read (a run's other outputs,
+        e.g. a large snapshot, are not)."""
+        rows = self.conn.execute(
+            "SELECT id, step_id, input FROM step_attempts WHERE run_id = ? AND "
+            "status = 'succeeded' ORDER BY id", (run_id,)).fetchall()
+        found: builtins.list[tuple[str, Any]] = []
+        for row in rows:
+            given = _loads(row["input"])
+            if not isinstance(given, dict) or given.get("action") != action:
+                continue
+            output = self.conn.execute("SELECT output FROM step_attempts WHERE id = ?",
+                                       (row["id"],)).fetchone()
+            found.append((str(row["step_id"]),
+                          _expanded(action, _loads(output["output"]) if output else None)))
+        return found
+
     def events(self, run_id: str) -> builtins.list[dict[str, Any]]:
         """The run's event log, in order. Read-only."""
         rows = self.conn.execute("SELECT * FROM run_events WHERE run_id = ? ORDER BY id",

@@ -216,7 +216,8 @@ class RegisterOutputSchema(Protocol):
 
 
 def register_output_schemas(register: RegisterOutputSchema) -> None:
-    """Register memory's output schemas (the ``wardian.output_schemas`` entry point).
+    """Register memory's output schemas (the ``wardian.output_schemas`` entry point): the
+    curator batch and the memory review (`wardian.memory.review`).
 
     Args:
         register: `wardian.blueprints.output_schemas.register_output_schema`, passed in by
@@ -224,3 +225,6 @@ def register_output_schemas(register: RegisterOutputSchema) -> None:
     """
     register(CURATOR_BATCH_REF, schema=curator_output_schema(), check=check_curator_answer,
              description='the curator batch: {"operations": [save|update|remove]}')
+    from wardian.memory.review import register_output_schemas as register_review
+
+    register_review(register)  # wardian:memory-review, the reviewer's answer

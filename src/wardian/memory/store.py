@@ -367,6 +367,7 @@ class MemoryStore:
         include_removed: bool = False,
         workspace: str | None = None,
         flagged: bool | None = None,
+        with_sources: bool = True,
     ) -> builtins.list[Record]:
         """The agent's records, newest first. Read-only.
 
@@ -377,6 +378,8 @@ class MemoryStore:
             workspace: when given, workspace-scoped records only of this path.
             flagged: True = only records set aside for review, False = none of them,
                 None = both.
+            with_sources: False = every record's ``sources`` empty, not read (one query
+                for the whole list instead of one more per record).
         """
         sql = "SELECT * FROM records WHERE agent_id = ?"
         params: list[Any] = [agent_id]
@@ -397,7 +400,8 @@ class MemoryStore:
             sql += " AND (scope_kind = 'agent' OR scope_path = ?)"
             params.append(workspace)
         sql += " ORDER BY updated_at DESC, id"
-        return [self._record(r) for r in self.conn.execute(sql, params)]
+        return [self._record(r, with_sources=with_sources)
+                for r in self.conn.execute(sql, params)]
 
     def startup_set(
         self, agent_id: str, workspace: str | None, *, limit: int | None = None

@@ -437,6 +437,12 @@ class ArchiveStore:
             params.append(limit)
         return [_message(r) for r in self.conn.execute(sql, params).fetchall()]
 
+    def texts(self, agent_id: str) -> builtins.list[str]:
+        """The text of every archived message of the agent, in seq order. Read-only (one
+        query; no `Message` is built)."""
+        return [str(r[0] or "") for r in self.conn.execute(
+            "SELECT text FROM archive_messages WHERE agent_id = ? ORDER BY seq", (agent_id,))]
+
     def last_seq(self, agent_id: str) -> int:
         """The highest seq in the agent's archive (0 when empty). Read-only."""
         row = self.conn.execute(

@@ -1,7 +1,8 @@
 """The `builtin` adapter: answers in-process, deterministically, no network, no model.
 
 It answers only the output schemas it implements (`wardian.providers.builtin.answers`:
-``wardian:curator-batch`` by `wardian.curator.curate(payload)`), chosen by the request's
+``wardian:curator-batch`` by `wardian.curator.curate(payload)`, ``wardian:memory-review``
+by `wardian.curator.review.review(payload)`), chosen by the request's
 ``output_ref``; any other output is `OutputUnsupported` (the assignment checks refuse it
 before a run). An answer function that cannot be imported or fails is an error, never an
 empty batch. The answer is validated against the request's output schema like every other

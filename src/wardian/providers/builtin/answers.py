@@ -1,5 +1,6 @@
 """What the `builtin` provider can answer: registered output schema name -> the function
-that answers a step with that output from the step's payload.
+that answers a step with that output from the step's payload (the curator batch by the
+rules curator, the memory review by the rules reviewer).
 
 The builtin provider has no model: it can produce only the output schemas it implements,
 each by a deterministic function of the step's ``payload``. This table is the one place
@@ -34,8 +35,16 @@ def _curate(payload: dict[str, Any]) -> dict[str, Any]:
     return curate(payload)
 
 
+def _review(payload: dict[str, Any]) -> dict[str, Any]:
+    # The rules reviewer of the memory-review blueprint (the curator's own update rules).
+    from wardian.curator.review import review
+
+    return review(payload)
+
+
 BUILTIN_ANSWERS: dict[str, BuiltinAnswer] = {
     "wardian:curator-batch": _curate,
+    "wardian:memory-review": _review,
 }
 """The answers the builtin provider ships with (output schema name -> function)."""
 

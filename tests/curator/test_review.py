@@ -181,3 +181,36 @@ def test_the_builtin_provider_answers_the_review_schema_with_its_one_model() -> 
     assert curator.output is not None and "operations" in curator.output
     with pytest.raises(ModelUnavailable):  # no fallback to the rules for another model
         BuiltinAdapter().run(request.model_copy(update={"model": "gpt-5.2-codex"}))
+
+
+def test_a_family_of_siblings_is_not_a_chain_of_contradictions() -> None:
+    """One frame filled with many values names many things (a record per shard): none
+    retires another, and the answer stays within the format's bound."""
+    from wardian.memory.review import check_review_answer
+
+    records = _records(*[(f"Resizing volume {n} of the archive cluster is half done",
+                          "current", {"updated_days": 30}) for n in range(60)])
+    findings = _findings(records)
+    check_review_answer({"findings": findings})
+    assert {f["kind"] for f in findings} == {"stale_checkpoint"} and len(findings) == 60
+    pools = _records(*[(f"Keep the retry limit for queue {n} at {n + 3} attempts", "stable")
+                       for n in range(12)])
+    assert _findings(pools) == []
+
+
+def test_a_short_chain_of_values_keeps_the_newest_and_retires_each_older_once() -> None:
+    records = _records(("Install packages with npm", "stable"),       # 00
+                       ("Install packages with yarn", "stable"),      # 01
+                       ("Install packages with pnpm", "stable"))      # 02 newest
+    pairs = _pairs(_findings(records))
+    assert pairs == {("contradiction", "02", "00"), ("contradiction", "02", "01")}
+
+
+def test_the_answer_never_holds_more_findings_than_its_format_allows() -> None:
+    from wardian.memory.review import MAX_FINDINGS, check_review_answer
+
+    records = _records(*[(f"Set-aside note {n}", "stable", {"flagged": "secret_detected"})
+                         for n in range(MAX_FINDINGS + 50)])
+    findings = _findings(records)
+    assert len(findings) == MAX_FINDINGS
+    check_review_answer({"findings": findings})

@@ -39,6 +39,7 @@ from typing import Any
 from wardian.curator.contradiction import contradicts
 from wardian.curator.dedup import is_duplicate, normalise, similarity
 from wardian.curator.values import distinct_subjects, value_change
+from wardian.memory.review import MAX_FINDINGS
 
 __all__ = ["COMPARE_SCORE", "KEY_WORDS", "review"]
 
@@ -132,7 +133,8 @@ def review(payload: Mapping[str, Any]) -> dict[str, Any]:
                 "kind": "missing_evidence", "memory_id": r["id"],
                 "reason": "its evidence no longer occurs in any of the agent's archives"})
     findings.extend(_pair_findings([r for r in records if not r.get("flagged")]))
-    return {"findings": findings}
+    # the answer format holds at most MAX_FINDINGS; a plan takes far fewer of them
+    return {"findings": findings[:MAX_FINDINGS]}
 
 
 def _pair_findings(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -141,31 +143,72 @@ def _pair_findings(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     norms = [normalise(t) for t in texts]
     places = [(r.get("kind"), _scope_key(r)) for r in records]
     contradictions: list[tuple[int, int]] = []  # (keep, retire)
+    by_value: dict[int, set[int]] = {}  # pairs that differ only by a value
     duplicate_of: dict[int, set[int]] = {}
     for i, j in _candidate_pairs(norms):
         a, b = records[i], records[j]
         if not _together(places[i], places[j]) or similarity(norms[i], norms[j]) < COMPARE_SCORE:
             continue
         # the veto last: it is the costliest rule and matters only for a match
-        contradiction = (contradicts(texts[i], texts[j]) or value_change(texts[i], texts[j])
-                         or value_change(texts[j], texts[i]))
+        negated = contradicts(texts[i], texts[j])
+        valued = not negated and (value_change(texts[i], texts[j])
+                                  or value_change(texts[j], texts[i]))
+        contradiction = negated or valued
         duplicate = not contradiction and (is_duplicate(norms[i], norms[j])
                                            or is_duplicate(norms[j], norms[i]))
         if not (contradiction or duplicate) or distinct_subjects(texts[i], texts[j]):
             continue
         if contradiction:
             contradictions.append((i, j) if _newer(a, b) else (j, i))
+            if valued:
+                by_value.setdefault(i, set()).add(j)
+                by_value.setdefault(j, set()).add(i)
         else:
             duplicate_of.setdefault(i, set()).add(j)
             duplicate_of.setdefault(j, set()).add(i)
-    out: list[dict[str, Any]] = []
+    siblings = _sibling_families(by_value)
+    kept: dict[int, int] = {}  # retire -> the newest record that contradicts it
     for keep, retire in contradictions:
+        if keep in siblings and retire in siblings:
+            continue
+        if retire not in kept or _newer(records[keep], records[kept[retire]]):
+            kept[retire] = keep
+    out: list[dict[str, Any]] = []
+    for retire, keep in sorted(kept.items(), key=lambda item: (item[1], item[0])):
+        if keep in kept:
+            continue  # its keeper is retired itself: left to the next review
         out.append({
             "kind": "contradiction", "keep": records[keep]["id"],
             "retire": records[retire]["id"],
             "reason": f"contradicted by the later record {records[keep]['id'][:8]} "
                       f"({_quote(texts[keep])!r})"})
     out.extend(_duplicate_groups(records, texts, duplicate_of))
+    return out
+
+
+MAX_VALUE_FAMILY = 3
+"""Most records one frame may hold with different values and still read as one subject
+whose value changed; more are a family of siblings ("shard 3", "shard 4", …)."""
+
+
+def _sibling_families(by_value: Mapping[int, set[int]]) -> set[int]:
+    """The records of every group, linked by value changes, larger than
+    `MAX_VALUE_FAMILY`: one frame filled with many values names many things (one record
+    per shard, per pool), not one rule that changed, so none of them retires another."""
+    seen: set[int] = set()
+    out: set[int] = set()
+    for start in by_value:
+        if start in seen:
+            continue
+        group, todo = {start}, [start]
+        while todo:
+            for other in by_value.get(todo.pop(), ()):
+                if other not in group:
+                    group.add(other)
+                    todo.append(other)
+        seen |= group
+        if len(group) > MAX_VALUE_FAMILY:
+            out |= group
     return out
 
 

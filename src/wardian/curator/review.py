@@ -11,7 +11,9 @@ What it finds, each by the rule the curator applies when a session restates a re
 * *Contradictions* — two active records of one subject where one prefers what the other
   rejects (`contradiction.contradicts`: negation and word order count) or names another
   value of one exclusive class (`values.value_change`: npm → pnpm, 4 → 2 spaces). The
-  record revised last is kept; the other is proposed for retirement.
+  record revised last is kept; the other is proposed for retirement. Two records revised
+  at the same instant (saved by one import) are ordered by id, and the reason says that
+  the times do not tell which one holds.
 * *Duplicates* — a record that restates another (`dedup.is_duplicate` either way: similar,
   at most one new content word). Each group keeps the record most others restate (then the
   one revised last) and absorbs the ones that restate it.
@@ -140,7 +142,7 @@ def _pair_findings(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     texts = [str(r.get("text") or "") for r in records]
     norms = [normalise(t) for t in texts]
     places = [(r.get("kind"), _scope_key(r)) for r in records]
-    contradictions: list[tuple[int, int]] = []  # (keep, retire)
+    contradictions: list[tuple[int, int, bool]] = []  # (keep, retire, revised together)
     duplicate_of: dict[int, set[int]] = {}
     for i, j in _candidate_pairs(norms):
         a, b = records[i], records[j]
@@ -154,17 +156,20 @@ def _pair_findings(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
         if not (contradiction or duplicate) or distinct_subjects(texts[i], texts[j]):
             continue
         if contradiction:
-            contradictions.append((i, j) if _newer(a, b) else (j, i))
+            together = str(a.get("updated_at") or "") == str(b.get("updated_at") or "")
+            contradictions.append((i, j, together) if _newer(a, b) else (j, i, together))
         else:
             duplicate_of.setdefault(i, set()).add(j)
             duplicate_of.setdefault(j, set()).add(i)
     out: list[dict[str, Any]] = []
-    for keep, retire in contradictions:
-        out.append({
-            "kind": "contradiction", "keep": records[keep]["id"],
-            "retire": records[retire]["id"],
-            "reason": f"contradicted by the later record {records[keep]['id'][:8]} "
-                      f"({_quote(texts[keep])!r})"})
+    for keep, retire, together in contradictions:
+        reason = (f"contradicted by the later record {records[keep]['id'][:8]} "
+                  f"({_quote(texts[keep])!r})")
+        if together:
+            reason = (f"contradicts {records[keep]['id'][:8]} ({_quote(texts[keep])!r}), "
+                      "revised at the same time: check which one holds before applying")
+        out.append({"kind": "contradiction", "keep": records[keep]["id"],
+                    "retire": records[retire]["id"], "reason": reason})
     out.extend(_duplicate_groups(records, texts, duplicate_of))
     return out
 

@@ -237,6 +237,87 @@ def test_the_format_example_of_the_blueprint_guide_validates(tmp_path: Path) -> 
     assert "0 with problems" in proc.stdout + proc.stderr
 
 
+def _review_example() -> str:
+    text = (DOCS / "blueprint-guide.md").read_text(encoding="utf-8")
+    return text.split("## Worked example: memory-review", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_memory_review_example_shows_the_shipped_steps() -> None:
+    """The steps the worked example walks through line by line are the shipped ones."""
+    import yaml
+
+    from wardian.blueprints.library import shipped_library_dir
+
+    shipped = yaml.safe_load((shipped_library_dir() / "memory-review" / "blueprint.yaml")
+                             .read_text(encoding="utf-8"))
+    shown = next(yaml.safe_load(b) for b in _fenced(_review_example(), "yaml")
+                 if b.startswith("triggers:"))
+    assert shown == {"triggers": shipped["triggers"], "steps": shipped["steps"]}
+
+
+def test_the_memory_review_variant_validates_and_drafts_a_review(tmp_path: Path) -> None:
+    """The variant of the worked example, copied into a user library as the guide says:
+    `blueprint validate --assignments` accepts it without warnings, and a run with the
+    builtin reviewer drafts a review retiring exactly the checkpoint older than `days`,
+    which `garden memory review show` previews."""
+    from wardian.memory.models import Scope
+    from wardian.memory.store import MemoryStore
+
+    variant = next(b for b in _fenced(_review_example(), "yaml")
+                   if "id: checkpoint-review" in b)
+    home = tmp_path / "h"
+    folder = home / "library" / "checkpoint-review"
+    folder.mkdir(parents=True)
+    (folder / "blueprint.yaml").write_text(variant, encoding="utf-8")
+    env = {**os.environ, "WARDIAN_HOME": str(home)}
+    reviewer = json.dumps({"reviewer": {"target_type": "temporary_provider",
+                                        "provider": "builtin", "model": "curator-rules"}})
+
+    def wardian(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "wardian", *args], capture_output=True,
+                              text=True, timeout=120, check=False, env=env)
+
+    checked = wardian("blueprint", "validate", str(folder), "--assignments", reviewer)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "0 with problems (0 problem(s))" in checked.stdout + checked.stderr
+    assert "warning" not in checked.stdout + checked.stderr
+
+    assert wardian("agent", "add", "dev", "--provider", "builtin").returncode == 0
+    agent_id = json.loads(wardian("agent", "show", "dev", "--json").stdout)["id"]
+    os.environ["WARDIAN_HOME"], saved = str(home), os.environ.get("WARDIAN_HOME")
+    try:
+        store = MemoryStore()
+        scope = Scope("workspace", str(tmp_path))
+        ids = {key: store.save(agent_id, text, evidence=text, kind=kind, scope=scope,  # type: ignore[arg-type]
+                               actor="test").id
+               for key, text, kind in [
+                   ("old", "The billing table migration is half done", "current"),
+                   ("young", "The release notes wait for the changelog", "current"),
+                   ("rule", "Use npm for installs", "stable")]}
+        for key, when in (("old", "2026-01-05T09:00:00.000000Z"),
+                          ("rule", "2026-01-05T09:00:00.000000Z")):
+            store.conn.execute("UPDATE records SET updated_at = ? WHERE id = ?",
+                               (when, ids[key]))
+        store.conn.commit()
+        store.close()
+    finally:
+        if saved is None:
+            del os.environ["WARDIAN_HOME"]
+        else:
+            os.environ["WARDIAN_HOME"] = saved
+    started = wardian("automation", "run", "start", "checkpoint-review", "--agent", "dev",
+                      "--assignments", reviewer, "--input", "days=30", "--wait", "--json")
+    assert started.returncode == 0, started.stdout + started.stderr
+    run = json.loads(started.stdout)
+    assert run["status"] == "succeeded", run
+    shown = json.loads(wardian("garden", "memory", "review", "show", run["id"][:8],
+                               "--agent", "dev", "--json").stdout)
+    operations = shown["review"]["plan"]["operations"]
+    assert [(op["op"], op["memory_id"]) for op in operations] == [("retire", ids["old"])]
+    assert "stale checkpoint" in operations[0]["reason"]
+    assert shown["review"]["state"] == "pending"
+
+
 def test_the_plan_example_of_the_operator_guide_previews(tmp_path: Path) -> None:
     """The hand-written maintenance plan in the operator guide, its `<placeholders>` filled
     with an agent's id and made-up record ids, is a valid schema-v1 plan: `garden maintain
@@ -270,10 +351,11 @@ def test_the_assignment_examples_parse() -> None:
     shown = []
     for name in ("operator-guide.md", "blueprint-guide.md"):
         for block in _fenced((DOCS / name).read_text(encoding="utf-8"), "json"):
-            shown += [line for line in block.splitlines() if line.startswith('{"curator"')]
-    assert len(shown) >= 4
+            shown += [line.strip() for line in block.splitlines()
+                      if line.strip().startswith(('{"curator"', '{"reviewer"'))]
+    assert len(shown) >= 5
     for line in shown:
-        assert set(parse_assignments_json(line)) == {"curator"}, line
+        assert set(parse_assignments_json(line)) == {line.split('"')[1]}, line
 
 
 def test_the_settings_table_lists_every_setting_with_its_default() -> None:

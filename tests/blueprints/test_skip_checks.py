@@ -55,6 +55,8 @@ def _warnings(tmp_path: Path, reader: str) -> list[str]:
     '  - {id: r, action: log, with: {message: "{{ steps.maybe.status }}"}}\n',
     # an action that declared the argument accepts a skipped input, given the whole output
     '  - {id: r, action: memory.commit, with: {batch: "{{ steps.maybe.output }}"}}\n',
+    # a skipped reviewer is a review without findings (`parse_review_answer(None)`)
+    '  - {id: r, action: memory.draft_review, with: {review: "{{ steps.maybe.output }}"}}\n',
 ])
 def test_guarded_reads_are_quiet(tmp_path: Path, reader: str) -> None:
     assert _warnings(tmp_path, reader) == []

@@ -214,3 +214,19 @@ def test_the_answer_never_holds_more_findings_than_its_format_allows() -> None:
     findings = _findings(records)
     assert len(findings) == MAX_FINDINGS
     check_review_answer({"findings": findings})
+
+
+def test_a_contradiction_between_records_revised_together_says_the_times_do_not_tell() -> None:
+    """Records saved by one import share their revision time: which one holds is not known
+    from the times, and the reason must not call either "later"."""
+    records = _records(("Use npm for installs", "stable"), ("Never use npm", "stable"))
+    for r in records:
+        r["updated_at"] = "2026-12-01T00:00:00.000000Z"
+    (finding,) = _findings(records)
+    assert finding["kind"] == "contradiction"
+    assert "later" not in finding["reason"]
+    assert "revised at the same time: check which one holds" in finding["reason"]
+    # one revised after the other: that one is "the later record"
+    (finding,) = _findings(_records(("Use npm for installs", "stable"),
+                                    ("Never use npm", "stable")))
+    assert finding["reason"].startswith("contradicted by the later record 00000001")

@@ -160,6 +160,8 @@ def test_a_record_revised_after_drafting_makes_the_review_stale(w: W, tmp_path: 
     shown = w.run("garden", "memory", "review", "show", run["id"][:8], "--agent", "dev")
     assert "Conflicts: 1 — apply is disabled" in shown.stdout
     assert "This review is stale" in shown.stdout
+    # a review is re-drafted, never edited: no advice to update the plan
+    assert "Update the plan" not in shown.stdout
     rows = _memory_rows()
     refused = on_terminal("garden", "memory", "review", "apply", run["id"][:8],
                           "--agent", "dev", answer="yes", env=w.env)

@@ -255,6 +255,8 @@ _ACCEPTS_SKIPPED: dict[str, tuple[str, ...]] = {
     # A curate step skipped by its `when` (no new messages) is an empty batch.
     "memory.commit": ("batch",),
     "memory.draft_plan": ("batch",),
+    # A review step skipped by its `when` (nothing to review) is a review without findings.
+    "memory.draft_review": ("review",),
 }
 
 

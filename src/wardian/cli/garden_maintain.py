@@ -102,11 +102,13 @@ def _show_state(label: str, summary: dict[str, Any] | None,
 
 
 def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, agent: str,
-                    *, apply_lines: list[str] | None = None, full: bool = False) -> None:
+                    *, apply_lines: list[str] | None = None, full: bool = False,
+                    conflict_fix: str | None = None) -> None:
     """Print a preview document; `apply_lines` replace the "To apply" lines (a one-record
-    command that asks for confirmation itself). Texts over `PREVIEW_TEXT_CHARS` are cut
-    with a marker unless `full`: a Before names `garden memory show ID`, an After the
-    preview with ``--full``."""
+    command that asks for confirmation itself), `conflict_fix` the advice after "apply is
+    disabled" (a drafted review is re-drafted, not edited). Texts over `PREVIEW_TEXT_CHARS`
+    are cut with a marker unless `full`: a Before names `garden memory show ID`, an After
+    the preview with ``--full``."""
     after_whole = (f"`wardian garden maintain preview {plan} --agent {agent} --full`"
                    if plan is not None else
                    "`--output PLAN`, then `wardian garden maintain preview PLAN --full`,")
@@ -166,6 +168,8 @@ def _render_preview(doc: dict[str, Any], owner_name: str, plan: Path | None, age
         # the revisions it was written for; apply replays the receipt, it is not disabled.
         stdout(f"Conflicts: {len(doc['conflicts'])}, from this plan's own applied changes: "
                "nothing is left to apply.")
+    elif doc["conflicts"] and conflict_fix is not None:
+        stdout(f"Conflicts: {len(doc['conflicts'])} — apply is disabled. {conflict_fix}")
     elif doc["conflicts"]:
         secret = any(c["kind"] == "secret_detected" for c in doc["conflicts"])
         fix = ("Replace the secrets with where they live" if secret else

@@ -127,12 +127,14 @@ def register(memory_app: typer.Typer) -> None:
         apply_line = (f"To apply (it asks you on this terminal): wardian garden memory review "
                       f"apply {review.run_id[:8]} --agent {agent} (add --confirm "
                       f"{doc['digest_prefix']} to have the digest checked too)")
+        redraft = (f"This review is stale: re-draft it (`wardian automation run start "
+                   f"memory-review --agent {agent} …`); it cannot be applied.")
         garden_maintain._render_preview(
             doc, name, None, agent, full=full,
-            apply_lines=["Conflicts: none.", apply_line] if not preview.conflicts else [])
-        if review.state == "stale":
-            stdout(f"This review is stale: re-draft it (`wardian automation run start "
-                   f"memory-review --agent {agent} …`); it cannot be applied.")
+            apply_lines=["Conflicts: none.", apply_line] if not preview.conflicts else [],
+            conflict_fix=redraft)
+        if review.state == "stale" and not preview.conflicts:
+            stdout(redraft)
 
     @review_app.command("apply")
     def apply(

@@ -11,7 +11,9 @@ What it finds, each by the rule the curator applies when a session restates a re
 * *Contradictions* — two active records of one subject where one prefers what the other
   rejects (`contradiction.contradicts`: negation and word order count) or names another
   value of one exclusive class (`values.value_change`: npm → pnpm, 4 → 2 spaces). The
-  record revised last is kept; the other is proposed for retirement.
+  record revised last is kept; the other is proposed for retirement. Two records revised
+  at the same instant (saved by one import) are ordered by id, and the reason says that
+  the times do not tell which one holds.
 * *Duplicates* — a record that restates another (`dedup.is_duplicate` either way: similar,
   at most one new content word). Each group keeps the record most others restate (then the
   one revised last) and absorbs the ones that restate it.
@@ -177,11 +179,14 @@ def _pair_findings(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     for retire, keep in sorted(kept.items(), key=lambda item: (item[1], item[0])):
         if keep in kept:
             continue  # its keeper is retired itself: left to the next review
-        out.append({
-            "kind": "contradiction", "keep": records[keep]["id"],
-            "retire": records[retire]["id"],
-            "reason": f"contradicted by the later record {records[keep]['id'][:8]} "
-                      f"({_quote(texts[keep])!r})"})
+        reason = (f"contradicted by the later record {records[keep]['id'][:8]} "
+                  f"({_quote(texts[keep])!r})")
+        if str(records[keep].get("updated_at") or "") == str(
+                records[retire].get("updated_at") or ""):
+            reason = (f"contradicts {records[keep]['id'][:8]} ({_quote(texts[keep])!r}), "
+                      "revised at the same time: check which one holds before applying")
+        out.append({"kind": "contradiction", "keep": records[keep]["id"],
+                    "retire": records[retire]["id"], "reason": reason})
     out.extend(_duplicate_groups(records, texts, duplicate_of))
     return out
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.web._reviews import draft_review, memory_rows, seed_reviewable
-from tests.web._support import garden_server, seed_agent, update
+from tests.web._support import garden_server, get, seed_agent, update
 
 
 def _csrf(html: str) -> str:
@@ -151,3 +151,49 @@ def test_the_apply_post_needs_the_csrf_token(wardian_home: Path) -> None:
             assert refused.status_code == 403
             assert "no valid CSRF token" in refused.text
     assert memory_rows() == before
+
+
+def _confirm_fields(html: str) -> dict[str, str]:
+    """The confirmation dialog's hidden fields (plan text, review, the values shown)."""
+    import html as entities
+
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">',
+                             html[html.index('id="confirm-dialog"'):]))
+    text = re.search(r'<textarea name="plan_text" hidden>(.*?)</textarea>',
+                     html[html.index('id="confirm-dialog"'):], re.S)
+    assert text
+    fields["plan_text"] = entities.unescape(text.group(1))
+    return {k: entities.unescape(v) for k, v in fields.items()}
+
+
+def test_decline_leads_back_to_the_review_and_accepting_all_applies_it(
+        wardian_home: Path) -> None:
+    agent, ids = seed_reviewable()
+    review = draft_review(wardian_home)
+    run = review["run_id"]
+    before = memory_rows()
+    with garden_server(wardian_home) as garden, httpx.Client(
+            base_url=garden.base, follow_redirects=True) as client:
+        csrf = _csrf(_open(client, garden, f"/agents/{agent}/reviews/{run}").text)
+        url = f"/agents/{agent}/reviews/{run}/apply"
+        preview = client.post(url, data={"csrf": csrf, "accept": ["1"]}).text
+        fields = _confirm_fields(preview)
+        assert fields["review"] == run and fields["confirm_count"] == "1"
+        declined = client.post(f"/agents/{agent}/maintain/apply",
+                               data={**fields, "decision": "decline"})
+        assert declined.url.path == f"{garden.base_path}/agents/{agent}/reviews/{run}"
+        assert 'id="notice">Declined: nothing was changed.' in declined.text
+        assert memory_rows() == before
+
+        preview = client.post(url, data={"csrf": csrf, "accept": ["0", "1", "2"]}).text
+        fields = _confirm_fields(preview)
+        assert fields["confirm_digest"] == review["digest_prefix"]
+        applied = client.post(f"/agents/{agent}/maintain/apply",
+                              data={**fields, "decision": "apply"})
+        assert applied.status_code == 200 and 'id="outcome">Applied.' in applied.text
+        assert f'/agents/{agent}/reviews/{run}" id="back-to-review"' in applied.text
+        page = client.get(f"/agents/{agent}/reviews/{run}").text
+        assert 'id="review-state">applied<' in page
+        assert '<button type="submit" id="review-apply" disabled>' in page
+    assert memory_rows() != before
+    assert get(ids["yarn"]).status == "removed" and get(ids["plain"]).status == "active"

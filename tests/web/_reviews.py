@@ -47,7 +47,7 @@ def draft_review(home: Path, name: str = "ada") -> dict[str, Any]:
     as ``garden memory reviews --format json`` lists it."""
     done = cli(home, "automation", "run", "start", "memory-review", "--agent", name,
                "--assignments", json.dumps(REVIEWER), "--wait", "--json")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr)
     listed = cli(home, "garden", "memory", "reviews", "--agent", name, "--format", "json")
     assert listed.returncode == 0, listed.stderr
     review: dict[str, Any] = json.loads(listed.stdout)["reviews"][0]

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.web._reviews import draft_review, memory_rows, seed_reviewable
-from tests.web._support import garden_server, get, seed_agent, update
+from tests.web._support import garden_server, get, save_aged, seed_agent, update
 
 
 def _csrf(html: str) -> str:
@@ -197,3 +197,25 @@ def test_decline_leads_back_to_the_review_and_accepting_all_applies_it(
         assert '<button type="submit" id="review-apply" disabled>' in page
     assert memory_rows() != before
     assert get(ids["yarn"]).status == "removed" and get(ids["plain"]).status == "active"
+
+
+def test_a_long_subset_gets_a_short_key_and_still_validates(wardian_home: Path) -> None:
+    from wardian.app.reviews import review_subset_plan
+
+    agent = seed_agent("ada")
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for i in range(60):  # sixty stale checkpoints sharing no word: no duplicate findings
+        words = " ".join(f"{letters[i % 26]}{letters[i // 26]}{k}q" for k in "abcde")
+        save_aged(agent, f"Pending: {words}", days=40)
+    review = draft_review(wardian_home)
+    assert review["operations"] == 60
+    before = memory_rows()
+    accepted = [str(i) for i in range(60) if i != 7]
+    subset = review_subset_plan(review["run_id"], agent, accepted)
+    key = subset.document["idempotency_key"]
+    assert key.startswith(f"review:{review['run_id']}:ops-sha256-") and len(key) < 100
+    assert subset.accepted == [i for i in range(60) if i != 7]
+    assert len(subset.plan.operations) == 59 and subset.plan.agent_id == agent
+    again = review_subset_plan(review["run_id"], agent, list(reversed(accepted)))
+    assert again.document["idempotency_key"] == key  # the same subset, whatever the order
+    assert memory_rows() == before

@@ -8,7 +8,8 @@ applying anything. The plan and its preview digest are the step's output: the *p
 review*, kept with the run. An operator lists them (`list_reviews`), opens one
 (`load_review`: plan, digest, state, conflicts) and applies it (`apply_review`) through the
 same preview, preview cache, confirmation and receipt as any plan
-(`wardian.app.maintenance`).
+(`wardian.app.maintenance`). A review page shows its operations (`review_operations`) and
+may apply only those the operator accepted: `review_subset_plan` builds their plan.
 
 States: ``pending`` (no conflicts, not applied), ``applied`` (its idempotency key has a
 receipt of this digest), ``stale`` (a record it names changed since it was drafted: the

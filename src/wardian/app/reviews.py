@@ -8,7 +8,8 @@ applying anything. The plan and its preview digest are the step's output: the *p
 review*, kept with the run. An operator lists them (`list_reviews`), opens one
 (`load_review`: plan, digest, state, conflicts) and applies it (`apply_review`) through the
 same preview, preview cache, confirmation and receipt as any plan
-(`wardian.app.maintenance`).
+(`wardian.app.maintenance`). A review page shows its operations (`review_operations`) and
+may apply only those the operator accepted: `review_subset_plan` builds their plan.
 
 States: ``pending`` (no conflicts, not applied), ``applied`` (its idempotency key has a
 receipt of this digest), ``stale`` (a record it names changed since it was drafted: the
@@ -31,7 +32,9 @@ __all__ = [
     "BLUEPRINT_ID",
     "DRAFT_ACTION",
     "Review",
+    "ReviewOperation",
     "ReviewStale",
+    "SubsetPlan",
     "apply_review",
     "apply_review_on_terminal",
     "build_review_plan",
@@ -40,6 +43,8 @@ __all__ = [
     "load_review",
     "pending_reviews",
     "preview_review",
+    "review_operations",
+    "review_subset_plan",
 ]
 
 BLUEPRINT_ID = "memory-review"
@@ -477,3 +482,177 @@ def _checked(run_id: str, agent_id: str) -> Any:
         raise ReviewStale(review.run_id, agent_id,
                           [c.to_json() for c in preview.conflicts] or review.conflicts)
     return plan
+
+
+# --- reviewing a review operation by operation (Garden's review page) --------------------
+
+
+@dataclass(frozen=True)
+class ReviewOperation:
+    """One operation of a review's plan, as a review page shows it.
+
+    Attributes:
+        index: its position in the stored plan (what an accepted subset names).
+        op: the plan operation (``retire`` or ``retire_into``); label: ``merge`` for a
+            ``retire_into``, else the op.
+        finding: the finding kind it came from (``duplicate``, ``stale checkpoint``, …).
+        reason: the reviewer's reason, as the plan carries it.
+        record / target: the subject's and (``retire_into``) the keep's JSON as stored now,
+            secrets redacted; None when the record is gone.
+        conflicts: the review's conflicts about this operation.
+    """
+
+    index: int
+    op: str
+    label: str
+    finding: str
+    memory_id: str
+    target_memory_id: str | None
+    expected_revision_id: str
+    reason: str
+    record: dict[str, Any] | None
+    target: dict[str, Any] | None
+    conflicts: list[dict[str, Any]]
+
+
+def _finding_of(op: Mapping[str, Any]) -> str:
+    if op.get("op") == "retire_into":
+        return "duplicate"
+    reason = str(op.get("reason") or "")
+    if reason.startswith("memory review (") and ")" in reason:
+        return reason[len("memory review ("):reason.index(")")]
+    return str(op.get("op") or "")
+
+
+def review_operations(review: Review) -> list[ReviewOperation]:
+    """The review's operations in plan order, each with the records it names (read now,
+    redacted) and its conflicts. Read-only; [] for an ``empty`` review."""
+    from wardian.app.garden import redacted_json
+    from wardian.memory.store import MemoryStore
+
+    if review.plan is None:
+        return []
+    by_op: dict[int, list[dict[str, Any]]] = {}
+    for conflict in review.conflicts:
+        by_op.setdefault(int(conflict.get("operation", -1)), []).append(conflict)
+    store = MemoryStore()
+
+    def read(record_id: str | None) -> dict[str, Any] | None:
+        if not record_id:
+            return None
+        try:
+            return redacted_json(store.get(record_id, agent_id=review.agent_id))
+        except NotFoundError:
+            return None
+
+    try:
+        out = []
+        for index, op in enumerate(review.plan.get("operations") or []):
+            target = op.get("target_memory_id")
+            out.append(ReviewOperation(
+                index=index, op=str(op.get("op")),
+                label="merge" if op.get("op") == "retire_into" else str(op.get("op")),
+                finding=_finding_of(op), memory_id=str(op.get("memory_id")),
+                target_memory_id=str(target) if target else None,
+                expected_revision_id=str(op.get("expected_revision_id") or ""),
+                reason=str(op.get("reason") or ""), record=read(op.get("memory_id")),
+                target=read(target), conflicts=by_op.get(index, [])))
+        return out
+    finally:
+        store.close()
+
+
+@dataclass(frozen=True)
+class SubsetPlan:
+    """The plan of a review's accepted operations, ready for the ordinary preview.
+
+    Attributes:
+        review: the review it came from (state ``pending`` or ``applied``).
+        accepted: the accepted operation indices, ascending.
+        plan: the validated plan (`wardian.memory.maintenance.plan.Plan`), bound to owner.
+        document: its schema-v1 JSON document (what the preview form carries on).
+    """
+
+    review: Review
+    accepted: list[int]
+    plan: Any
+    document: dict[str, Any]
+
+
+ACCEPT_FIELD = "accept"
+"""The form field (repeated) naming an accepted operation's index."""
+
+
+def _accepted(values: Sequence[str], total: int, run_id: str) -> list[int]:
+    from wardian.app.garden import FormError
+
+    seen: list[int] = []
+    for raw in values:
+        value = str(raw).strip()
+        if not value.isdigit() or not value.isascii():
+            raise FormError(ACCEPT_FIELD, f"{value[:40]!r} is no operation "
+                            f"index (a whole number from 0 to {total - 1})",
+                            hint="reload the review page and submit it again")
+        index = int(value)
+        if index >= total:
+            raise FormError(ACCEPT_FIELD, f"operation {index} is out of "
+                            f"range: review {run_id[:8]} has {total} operation(s), "
+                            f"0 to {total - 1}",
+                            hint="reload the review page and submit it again")
+        if index in seen:
+            raise FormError(ACCEPT_FIELD, f"operation {index} is accepted "
+                            "twice; each index may appear once",
+                            hint="reload the review page and submit it again")
+        seen.append(index)
+    if not seen:
+        raise FormError(ACCEPT_FIELD, f"nothing to apply: every operation of review "
+                        f"{run_id[:8]} was dropped; nothing was changed",
+                        hint="accept at least one operation, or leave the review pending")
+    return sorted(seen)
+
+
+def review_subset_plan(run_id: str, agent_id: str, accepted: Sequence[str]) -> SubsetPlan:
+    """The plan of exactly the `accepted` operations of a review, for the ordinary
+    preview, confirmation, apply and receipt (`wardian.app.maintenance`).
+
+    Every operation accepted: the stored plan itself (same digest; applying it marks the
+    review ``applied``). A subset: the same plan document — same owner, each operation
+    exactly as drafted with its revision binding — under its own ``plan_id`` and
+    ``idempotency_key`` (``review:RUN:ops-0,2``), re-validated, so its preview has its own
+    digest. Read-only.
+
+    Args:
+        accepted: the accepted operation indices as the form gave them (decimal strings).
+
+    Raises:
+        FormError (exit 2, field ``accept``): an index that is not a whole number, out of
+            range or given twice; or none at all ("nothing to apply").
+        ReviewStale (exit 4): a record the review names changed since it was drafted.
+        NotFoundError: no such review for `agent_id`, or it found nothing to do.
+    """
+    import hashlib
+
+    from wardian.app.maintenance import load_bound_bytes
+    from wardian.app.plan_file import plan_bytes
+
+    review = load_review(run_id, agent_id)
+    if review.plan is None:
+        raise NotFoundError(f"review {review.run_id[:8]} found nothing to do: no plan",
+                            hint="nothing to apply")
+    if review.state == "stale":
+        raise ReviewStale(review.run_id, agent_id, review.conflicts)
+    operations = list(review.plan.get("operations") or [])
+    indices = _accepted(accepted, len(operations), review.run_id)
+    if len(indices) == len(operations):
+        document = dict(review.plan)
+    else:
+        named = ",".join(str(i) for i in indices)
+        if len(named) > 160:
+            named = "sha256-" + hashlib.sha256(named.encode()).hexdigest()[:16]
+        document = {**review.plan,
+                    "plan_id": f"{review.plan['plan_id']}:ops-{named}",
+                    "idempotency_key": f"{review.plan['idempotency_key']}:ops-{named}",
+                    "operations": [operations[i] for i in indices]}
+    plan = load_bound_bytes(plan_bytes(document), agent_id,
+                            source=f"review {review.run_id[:8]}")
+    return SubsetPlan(review, indices, plan, document)

@@ -26,7 +26,12 @@ decline, an error at apply and the receipt lead back to the record. A bad field 
 error page naming it; nothing is written before the confirmation.
 
 The review queue (``GET /queue``) and the agents page's counts read
-`wardian.app.garden.review_queue`.
+`wardian.app.garden.review_queue`. A memory review (``GET /agents/{id}/reviews/{run}``,
+`wardian.app.reviews.load_review`) lists its operations with a checkbox each; ``POST
+…/reviews/{run}/apply`` sends the accepted indices to
+`wardian.app.reviews.review_subset_plan`, whose plan is previewed on step 2's page (the
+hidden field ``review`` leads a decline, an error and the receipt back to the review). A
+stale review, a bad index or nothing accepted is an error page; nothing is written.
 """
 
 from __future__ import annotations
@@ -82,6 +87,11 @@ def _record_field(data: Any) -> str | None:
         c in "0123456789abcdef-" for c in value) else None
 
 
+def _review_field(data: Any) -> str | None:
+    """The review a plan came from (a review page's apply), if it looks like a run id."""
+    return _record_field({"record": _field(data, "review")})
+
+
 def _form_field(exc: WardianError) -> str | None:
     """The form field a record control's error is about: the app layer's `field`, or the
     one-operation plan's field path (``operations[0].text`` → ``text``)."""
@@ -106,6 +116,7 @@ def create_app(guard: Guard) -> Any:
     def failure(request: Request, exc: WardianError, **context: Any) -> Response:
         context.setdefault("back", None)
         context.setdefault("field", None)
+        context.setdefault("back_label", None)
         return page(request, "error.html.j2", _status(exc), error=exc.render(),
                     title="Error", **context)
 
@@ -150,9 +161,11 @@ def create_app(guard: Guard) -> Any:
 
     async def memory(request: Request) -> Response:
         from wardian.app.garden import memory_page, record_marks, resolve_owner
+        from wardian.app.reviews import list_reviews
 
         q = request.query_params
         owner, name = await run_in_threadpool(resolve_owner, request.path_params["agent"])
+        reviews = await run_in_threadpool(lambda: list_reviews(owner, limit=10))
         try:
             number = int(q.get("page", "1"))
         except ValueError:
@@ -168,6 +181,7 @@ def create_app(guard: Guard) -> Any:
 
         return page(request, "memory.html.j2", title=f"{name} · memory", owner=owner,
                     name=name, found=found, marks={r.id: record_marks(r) for r in found.records},
+                    reviews=reviews,
                     prev_link=link(found.page - 1) if found.page > 1 else None,
                     next_link=link(found.page + 1) if found.page < found.pages else None)
 
@@ -276,7 +290,8 @@ def create_app(guard: Guard) -> Any:
         return maintain_page(request, owner, name)
 
     def preview_page(request: Request, owner: str, name: str, doc: dict[str, Any],
-                     plan_text: str, record: str | None = None) -> Response:
+                     plan_text: str, record: str | None = None,
+                     review: str | None = None) -> Response:
         """The preview of a plan (pasted, uploaded, or built by a record page's control):
         its confirm form carries the plan text on to the one confirm/apply flow."""
         by_op: dict[int, list[dict[str, Any]]] = {}
@@ -285,7 +300,7 @@ def create_app(guard: Guard) -> Any:
         existing = doc.get("existing_receipt")
         return page(request, "preview.html.j2", title=f"{name} · Maintenance preview",
                     owner=owner, name=name, doc=doc, conflicts_by_op=by_op, plan_text=plan_text,
-                    record_id=record,
+                    record_id=record, review_id=review,
                     replay=bool(existing and existing["preview_digest"] == doc["preview_digest"]),
                     key_reused=bool(existing
                                     and existing["preview_digest"] != doc["preview_digest"]))
@@ -302,7 +317,8 @@ def create_app(guard: Guard) -> Any:
         except WardianError as exc:
             return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
                                  error=exc.render())
-        return preview_page(request, owner, name, doc, text, _record_field(data))
+        return preview_page(request, owner, name, doc, text, _record_field(data),
+                            _review_field(data))
 
     # --- the record page's controls: a form → a one-record plan → the same preview ---------
 
@@ -360,7 +376,7 @@ def create_app(guard: Guard) -> Any:
         return page(request, "confirm.html.j2", title="Confirm apply", owner=owner, name=name,
                     plan_id=shown.plan_id, operation_count=shown.operation_count,
                     digest_prefix=shown.digest_prefix, plan_text=text,
-                    record_id=_record_field(data))
+                    record_id=_record_field(data), review_id=_review_field(data))
 
     async def apply(request: Request) -> Response:
         from wardian.app.maintenance import (
@@ -375,6 +391,7 @@ def create_app(guard: Guard) -> Any:
         raw, source, text = await _plan_bytes(data)
         decision = data.get("decision")
         record_id = _record_field(data)
+        review_id = _review_field(data)
         # The backend's own check: only what the dialog showed may be applied.
         confirmed = confirmed_as_shown(decision, (
             data.get("confirm_owner"), data.get("confirm_count"), data.get("confirm_digest")))
@@ -389,6 +406,10 @@ def create_app(guard: Guard) -> Any:
                 return RedirectResponse(
                     f"{guard.base}/records/{record_id}?" + urlencode({"notice": "declined"}),
                     status_code=303)
+            if declined and review_id:  # back to the review, still pending
+                return RedirectResponse(
+                    f"{guard.base}/agents/{owner}/reviews/{review_id}?"
+                    + urlencode({"notice": "declined"}), status_code=303)
             return maintain_page(
                 request, owner, name, plan_text=text, status=200 if declined else 409,
                 notice=("Declined: nothing was changed. Preview the plan again to apply it."
@@ -397,12 +418,18 @@ def create_app(guard: Guard) -> Any:
         except WardianError as exc:
             if record_id:  # a record control's plan: the error leads back to the record
                 return failure(request, exc, back=f"{guard.base}/records/{record_id}")
+            if review_id:
+                return failure(request, exc,
+                               back=f"{guard.base}/agents/{owner}/reviews/{review_id}",
+                               back_label="Back to the review")
             return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
                                  error=exc.render())
         query = {"key": result.receipt.idempotency_key,
                  "outcome": "replayed" if result.replayed else "applied"}
         if record_id:
             query["record"] = record_id
+        if review_id:
+            query["review"] = review_id
         return RedirectResponse(
             f"{guard.base}/agents/{owner}/maintain/receipt?{urlencode(query)}",
             status_code=303)
@@ -415,7 +442,8 @@ def create_app(guard: Guard) -> Any:
         report = await run_in_threadpool(lambda: check_receipt(owner, idempotency_key=key))
         return page(request, "receipt.html.j2", title=f"{name} · Receipt", owner=owner,
                     name=name, report=report, outcome=request.query_params.get("outcome"),
-                    record_id=_record_field(request.query_params))
+                    record_id=_record_field(request.query_params),
+                    review_id=_review_field(request.query_params))
 
     async def check(request: Request) -> Response:
         from wardian.app.maintenance import check_receipt, load_bound_bytes
@@ -436,6 +464,38 @@ def create_app(guard: Guard) -> Any:
                                  error=exc.render())
         return maintain_page(request, owner, name, plan_text=text, report=report)
 
+    # --- a memory review: accept or drop each operation, then the same preview ------------
+
+    async def review_page(request: Request) -> Response:
+        from wardian.app.reviews import load_review, review_operations
+
+        owner, name = await _owner(request)
+        found = await run_in_threadpool(load_review, request.path_params["run"], owner)
+        operations = await run_in_threadpool(review_operations, found)
+        declined = request.query_params.get("notice") == "declined"
+        return page(request, "review.html.j2", title=f"{name} · review {found.run_id[:8]}",
+                    owner=owner, name=name, review=found, operations=operations,
+                    notice="Declined: nothing was changed." if declined else None)
+
+    async def review_apply(request: Request) -> Response:
+        """The accepted operations (field ``accept``, repeated) → `review_subset_plan` →
+        the ordinary preview page, whose confirm and apply are the maintain flow's."""
+        from wardian.app.maintenance import preview_plan
+        from wardian.app.reviews import review_subset_plan
+
+        owner, name = await _owner(request)
+        data = await form(request)
+        run_ref = request.path_params["run"]
+        accepted = [v for v in data.getlist("accept") if isinstance(v, str)]
+        try:
+            subset = await run_in_threadpool(review_subset_plan, run_ref, owner, accepted)
+        except WardianError as exc:
+            return failure(request, exc, back=f"{guard.base}/agents/{owner}/reviews/{run_ref}",
+                           back_label="Back to the review", field=_form_field(exc))
+        doc = (await run_in_threadpool(preview_plan, subset.plan, owner)).to_json()
+        text = json.dumps(subset.document, indent=2, ensure_ascii=False)
+        return preview_page(request, owner, name, doc, text, review=subset.review.run_id)
+
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
         path = STATIC / name
@@ -455,6 +515,8 @@ def create_app(guard: Guard) -> Any:
         Route("/agents/{agent}/maintain/apply", handler(apply), methods=["POST"]),
         Route("/agents/{agent}/maintain/check-receipt", handler(check), methods=["POST"]),
         Route("/agents/{agent}/maintain/receipt", handler(receipt)),
+        Route("/agents/{agent}/reviews/{run}", handler(review_page)),
+        Route("/agents/{agent}/reviews/{run}/apply", handler(review_apply), methods=["POST"]),
         Route("/records/{record}", handler(record)),
         Route("/records/{record}/retire", handler(record_control(_retire)), methods=["POST"]),
         Route("/records/{record}/revise", handler(record_control(_revise)), methods=["POST"]),

@@ -111,6 +111,7 @@ from wardian.curator.segments import (
     is_question,
     mentions_home_path,
     message_is_paste,
+    pasted_spans,
     split_segments,
 )
 from wardian.curator.values import (
@@ -330,6 +331,11 @@ def _candidates(
         heading = _HEADING.search(text)
         if heading:  # what follows a markdown heading is a pasted document
             segments = [s for s in segments if s.start < heading.start()]
+        pasted = pasted_spans(text)
+        if pasted:  # a log, an error or a document the user pasted is not their statement
+            segments = [
+                s for s in segments if not any(a < s.end and s.start < b for a, b in pasted)
+            ]
         tags = [(m.start(), m.end()) for m in _INJECTED_BLOCK.finditer(text)]
         if tags:  # a system reminder or command echo appended to human text is not human
             segments = [s for s in segments if not any(a < s.end and s.start < b for a, b in tags)]

@@ -267,22 +267,23 @@ _MOVED = re.compile(
 )
 _GONE = re.compile(
     _NAME + r"\s+(?:(?:doesn'?t|does not|doesnt|don'?t|dont|do not) exist any ?more|"
-    r"(?:is|are) gone\b|(?:is|are) (?:no longer|not) (?:used|in use) any ?more|"
+    r"(?:is|are) gone\b|(?:is|are) (?:dead|obsolete|history)\b|(?:is|are) (?:no longer|not) (?:used|in use) any ?more|"
     r"(?:is|are) no longer (?:used|in use)|(?:got|was|were|has been|have been) (?:\w+ and )?"
     r"(?:deleted|removed|retired|dropped))",
     re.IGNORECASE,
 )
 _NO_LONGER = re.compile(
     r"\b(?:we|i) (?:no longer|don'?t|dont|do not) use\s+" + _NAME + r"(?=\s+any ?more\b)"
-    r"|\b(?:we|i) no longer use\s+" + _NAME,
+    r"|\b(?:we|i) no longer use\s+" + _NAME
+    + r"|\bforget (?:about )?" + _NAME + r"(?=\s*(?:[.,;!]|$))",
     re.IGNORECASE,
 )
 
 
 def retired_values(text: str) -> list[Retired]:
     """The values `text` says are no longer in use, in order: "we moved from npm to bun"
-    (npm, replaced by bun), "master doesn't exist anymore", "release was deleted", "we no
-    longer use poetry". Only values of an `EXCLUSIVE` class or a named tool of `TOOLS`
+    (npm, replaced by bun), "master doesn't exist anymore", "release was deleted", "develop is dead", "we no
+    longer use poetry", "forget npm". Only values of an `EXCLUSIVE` class or a named tool of `TOOLS`
     count, and a replacement only when it is of the retired value's class: "I moved the
     file from src to lib" retires nothing."""
     out: list[Retired] = []

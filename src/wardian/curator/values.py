@@ -275,7 +275,7 @@ _GONE = re.compile(
 _NO_LONGER = re.compile(
     r"\b(?:we|i) (?:no longer|don'?t|dont|do not) use\s+" + _NAME + r"(?=\s+any ?more\b)"
     r"|\b(?:we|i) no longer use\s+" + _NAME
-    + r"|\bforget (?:about )?" + _NAME + r"(?=\s*(?:[.,;!]|$))",
+    + r"|\bforget (?:about )?([A-Za-z][\w+#-]*)(?=\s*(?:[.,;!]|$))",
     re.IGNORECASE,
 )
 

@@ -31,10 +31,10 @@ __all__ = [
     "Segment",
     "is_code_or_log",
     "is_one_off",
-    "pasted_spans",
     "is_question",
     "mentions_home_path",
     "message_is_paste",
+    "pasted_spans",
     "split_run_on",
     "split_segments",
 ]
@@ -144,7 +144,7 @@ def pasted_spans(text: str) -> list[tuple[int, int]]:
     for line in text.split("\n"):
         lines.append((pos, pos + len(line), line))
         pos += len(line) + 1
-    for n, (_, end, line) in enumerate(lines):
+    for n, (_, _, line) in enumerate(lines):
         if not _PASTE_INTRO.search(line) or n + 1 >= len(lines):
             continue
         k = n + 1

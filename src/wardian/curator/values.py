@@ -267,7 +267,8 @@ _MOVED = re.compile(
 )
 _GONE = re.compile(
     _NAME + r"\s+(?:(?:doesn'?t|does not|doesnt|don'?t|dont|do not) exist any ?more|"
-    r"(?:is|are) gone\b|(?:is|are) (?:dead|obsolete|history)\b|(?:is|are) (?:no longer|not) (?:used|in use) any ?more|"
+    r"(?:is|are) gone\b|(?:is|are) (?:dead|obsolete|history)\b|"
+    r"(?:is|are) (?:no longer|not) (?:used|in use) any ?more|"
     r"(?:is|are) no longer (?:used|in use)|(?:got|was|were|has been|have been) (?:\w+ and )?"
     r"(?:deleted|removed|retired|dropped))",
     re.IGNORECASE,
@@ -282,10 +283,10 @@ _NO_LONGER = re.compile(
 
 def retired_values(text: str) -> list[Retired]:
     """The values `text` says are no longer in use, in order: "we moved from npm to bun"
-    (npm, replaced by bun), "master doesn't exist anymore", "release was deleted", "develop is dead", "we no
-    longer use poetry", "forget npm". Only values of an `EXCLUSIVE` class or a named tool of `TOOLS`
-    count, and a replacement only when it is of the retired value's class: "I moved the
-    file from src to lib" retires nothing."""
+    (npm, replaced by bun), "master doesn't exist anymore", "release was deleted",
+    "develop is dead", "we no longer use poetry", "forget npm". Only values of an `EXCLUSIVE`
+    class or a named tool of `TOOLS` count, and a replacement only when it is of the retired
+    value's class: "I moved the file from src to lib" retires nothing."""
     out: list[Retired] = []
     for match in _MOVED.finditer(text):
         old, new = match.group(1), match.group(2)

@@ -57,6 +57,8 @@ DURABLE = [
     "do not edit the generated protobuf files by hand.",
     "we deploy with helm, never with kubectl apply.",
     "don't ever commit the sqlite fixtures from now on.",
+    "we no longer build the docs with sphinx now, mkdocs does it.",
+    "we never use yarn now that the monorepo is on pnpm.",
 ]
 
 

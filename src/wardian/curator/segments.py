@@ -102,7 +102,7 @@ _ONE_OFF = re.compile(
     # a limit tied to the present: "not now", "don't deploy it now", "today", "this week",
     # "until friday", "during the freeze" (not "from now on", which starts a rule)
     r"|\bnot (?:now|yet|today|tonight|this week(?:end)?)\b"
-    r"|\b(?:do not|don'?t|dont|never|no)\b[^.,;!?]{0,40}?\bnow\b(?! on\b)"
+    r"|\b(?:do not|don'?t|dont|no\b(?! longer))\b[^.,;!?]{0,40}?\bnow\b(?! on\b)"
     r"|\b(?:today|tonight|tomorrow|at the moment)\b"
     r"|\bthis (?:week(?:end)?|morning|afternoon|evening|sprint|month)\b"
     r"|\buntil (?:(?:next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week)"

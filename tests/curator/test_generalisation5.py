@@ -248,3 +248,47 @@ def test_a_grudging_permission_in_a_refusal_is_not_a_rule(
     assert not any("if the agent must" in t.lower() or "if the agent has to" in t.lower()
                    or "if you must" in t.lower() for t in texts), texts
     assert any(lasting in t for t in texts), texts
+
+
+def _two_turns(fmt: str, tmp_path: Path, first: str, second: str) -> list[str]:
+    return _texts(curate_session(fmt, [
+        ("user", first),
+        ("assistant", "Done. Anything else?"),
+        ("user", second),
+        ("assistant", "Understood."),
+    ], tmp_path))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize(
+    ("first", "second", "old"),
+    [
+        ("add the healthcheck route. open the PR against develop like always",
+         "actually PRs go to main these days, every PR", "develop"),
+        ("wire the seed script and always install deps with yarn",
+         "hm, we install deps with pnpm now, for every package", "yarn"),
+        ("bump the parser and run the suite with nose as usual",
+         "sorry, we run the suite with pytest now", "nose"),
+    ],
+)
+def test_only_the_last_value_of_a_subject_is_saved(
+    fmt: str, tmp_path: Path, first: str, second: str, old: str
+) -> None:
+    texts = _two_turns(fmt, tmp_path, first, second)
+    assert not any(old in t.lower() for t in texts), texts
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [
+        ("open the PR against develop like always", "never open PRs against main", "develop"),
+        ("always use pnpm for installs", "npm is banned, never run npm install", "pnpm"),
+        ("never commit directly to main", "branch off develop for the hotfix work", "main"),
+    ],
+)
+def test_a_later_statement_rejecting_or_on_another_subject_keeps_the_rule(
+    fmt: str, tmp_path: Path, first: str, second: str, kept: str
+) -> None:
+    texts = _two_turns(fmt, tmp_path, first, second)
+    assert any(kept in t.lower() for t in texts), texts

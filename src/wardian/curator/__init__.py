@@ -118,6 +118,7 @@ from wardian.curator.values import (
     EXCLUSIVE,
     distinct_subjects,
     retired_values,
+    supersedes,
     value_change,
     value_class,
 )
@@ -901,6 +902,36 @@ def _without_retired(
     return out
 
 
+def _without_superseded(
+    human: list[tuple[int, str]], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """Candidates without a stable statement a later human message of the session gives
+    another value (`values.supersedes`: "open the PR against develop" then "PRs go to main
+    these days"): only the last value may be saved. The later statement counts when it is
+    the user's own (not pasted, not a question, not quoting the agent); a value it rejects
+    is none it gives ("never open PRs against main" leaves "open them against develop")."""
+    later: list[tuple[int, str]] = []
+    for seq, text in human:
+        if message_is_paste(text):
+            continue
+        pasted = pasted_spans(text)
+        for seg in split_segments(seq, text):
+            if any(a < seg.end and seg.start < b for a, b in pasted):
+                continue
+            if (not _segment_ok(seg) or is_question(seg.text) or _HEDGED.search(seg.text)
+                    or signals.quotes_agent(seg.text)):
+                continue
+            rejects = stance(seg.text).rejects
+            kept = " ".join(w for w in seg.text.split() if w.strip(".,;:!()`'\"").lower()
+                            not in rejects)  # what it rejects is no value it gives
+            later.append((seq, kept))
+    return [
+        c for c in candidates
+        if c.kind != "stable"
+        or not any(seq > c.seq and supersedes(text, c.source) for seq, text in later)
+    ]
+
+
 RESTATED_SCORE = 0.75
 """Score of a plain statement that gives an active record's subject another value."""
 
@@ -1037,6 +1068,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     ]
     candidates += _restated(human, records, candidates)
     candidates = _without_retired(human, candidates)
+    candidates = _without_superseded(human, candidates)
     # a reply that picks one of the agent's options is recorded with that option's words
     # (signals.answers); the same reply read as a bare "let's go with B" would say nothing,
     # and the reason it gives ("B. we never block the request") is the choice's reason,

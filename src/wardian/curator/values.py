@@ -26,6 +26,7 @@ __all__ = [
     "Retired",
     "distinct_subjects",
     "retired_values",
+    "supersedes",
     "value_change",
     "value_class",
 ]
@@ -167,6 +168,18 @@ def value_change(new: str, old: str) -> bool:
     if not shared or not any(nv[c] != ov[c] for c in shared):
         return False
     return _same_frame(nf, of)
+
+
+def supersedes(later: str, earlier: str) -> bool:
+    """True when `later`, said after `earlier` in one session, gives a subject of `earlier`
+    another value of one exclusive class: `value_change`, or a class whose values in the
+    two share none while the two share a frame word ("open the PR against develop" /
+    "PRs go to main these days")."""
+    lv, lf, _ = _read(later)
+    ev, ef, _ = _read(earlier)
+    if not any(not (lv[c] & ev[c]) for c in set(lv) & set(ev) if not c.startswith("number:")):
+        return False
+    return bool(lf & ef) or value_change(later, earlier)
 
 
 def distinct_subjects(a: str, b: str) -> bool:

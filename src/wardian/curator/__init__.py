@@ -108,6 +108,7 @@ from wardian.curator.segments import (
     Segment,
     is_code_or_log,
     is_one_off,
+    is_one_time,
     is_question,
     mentions_home_path,
     message_is_paste,
@@ -296,9 +297,12 @@ def _content_words(text: str) -> int:
     return words + (1 if _NEGATION.search(text) else 0)
 
 
-def _segment_ok(seg: Segment) -> bool:
+def _segment_ok(seg: Segment, present: bool = False) -> bool:
+    """True when a segment may become a record: not code or a log, no home path, no
+    one-off limit (with `present`, a limit tied to the present is allowed)."""
     text = seg.text
-    return not (is_code_or_log(text) or is_one_off(text) or mentions_home_path(text))
+    one_off = is_one_time(text) if present else is_one_off(text)
+    return not (is_code_or_log(text) or one_off or mentions_home_path(text))
 
 
 def _is_fragment(text: str) -> bool:
@@ -351,8 +355,11 @@ def _candidates(
             if signals.is_sign_off(seg.text) and all(r.category == "decision" for r in rules):
                 continue  # "we'll pick it up tomorrow" ends the day; it plans nothing
             correcting = seq in corrections
-            if (not rules and not correcting) or not _segment_ok(seg):
-                continue
+            if (not rules and not correcting) or not (
+                _segment_ok(seg) or (rules and rules[0].category == "open_issue"
+                                     and _segment_ok(seg, present=True))
+            ):
+                continue  # an open problem said with "today"/"tomorrow" is still open
             if _HEDGED.search(seg.text) and not (
                 rules and rules[0].category in ("explicit", "open_issue")
             ):

@@ -30,7 +30,9 @@ __all__ = [
     "MIN_SEGMENT_CHARS",
     "Segment",
     "is_code_or_log",
+    "is_for_the_present",
     "is_one_off",
+    "is_one_time",
     "is_question",
     "mentions_home_path",
     "message_is_paste",
@@ -98,10 +100,13 @@ _QUESTION_START = re.compile(
 _ONE_OFF = re.compile(
     r"\b(?:just this once|only this once|for now|this time|just for this|for this (?:task|"
     r"response|answer|one|run|session)|temporar(?:y|ily)|right now|for the moment|in this "
-    r"response)\b|\b(?:do not|don'?t|dont|not) (?:\w+ ){1,3}yet\b"
+    r"response)\b|\b(?:do not|don'?t|dont|not) (?:\w+ ){1,3}yet\b",
+    re.IGNORECASE,
+)
+_PRESENT = re.compile(
     # a limit tied to the present: "not now", "don't deploy it now", "today", "this week",
     # "until friday", "during the freeze" (not "from now on", which starts a rule)
-    r"|\bnot (?:now|yet|today|tonight|this week(?:end)?)\b"
+    r"\bnot (?:now|yet|today|tonight|this week(?:end)?)\b"
     r"|\b(?:do not|don'?t|dont|no\b(?! longer))\b[^.,;!?]{0,40}?\bnow\b(?! on\b)"
     r"|\b(?:today|tonight|tomorrow|at the moment)\b"
     r"|\bthis (?:week(?:end)?|morning|afternoon|evening|sprint|month)\b"
@@ -206,8 +211,22 @@ def is_question(text: str) -> bool:
 
 
 def is_one_off(text: str) -> bool:
-    """True when the segment limits itself to this one time."""
+    """True when the segment limits itself to this one time or to the present
+    (`is_for_the_present`)."""
+    return is_one_time(text) or is_for_the_present(text)
+
+
+def is_one_time(text: str) -> bool:
+    """True when the segment limits itself to this one time ("just this once", "for now",
+    "don't X yet")."""
     return bool(_ONE_OFF.search(text))
+
+
+def is_for_the_present(text: str) -> bool:
+    """True when the segment ties itself to the present: "not now", "don't X now", "today",
+    "this week", "until friday", "during the freeze" — an instruction for this session, not
+    a rule ("from now on" starts a rule; an open problem said "today" is still open)."""
+    return bool(_PRESENT.search(text))
 
 
 def mentions_home_path(text: str) -> bool:

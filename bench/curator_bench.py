@@ -30,9 +30,12 @@ instructions, tool output and a rejected quoted line; a measurement, gated on sa
 rule change (``tests/curator/unseen4/``): rules in plain words, corrections mid-task, refusals
 with reasons, answers, values changed later, one-off instructions and answers, quoted claims
 the user rejects, pasted logs, secrets, typos, non-native English, stopped and finished work.
+``--set unseen5`` is a fifth, written the same way on projects unlike web apps (firmware,
+a Go CLI, a game, a notebook, Terraform, an operator, a Rust library, ML training, a mobile
+app, a docs site, a data pipeline; ``tests/curator/unseen5/``), scored once.
 
 Usage: python bench/curator_bench.py [--verbose]
-       [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4]
+       [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4|unseen5]
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ from tests.curator.gold import (  # noqa: E402
     UNSEEN3_TRANSCRIPTS,
     UNSEEN4_GOLD,
     UNSEEN4_TRANSCRIPTS,
+    UNSEEN5_GOLD,
+    UNSEEN5_TRANSCRIPTS,
     UNSEEN_GOLD,
     UNSEEN_TRANSCRIPTS,
     load_gold,
@@ -89,6 +94,7 @@ SETS = {
     "unseen2": (UNSEEN2_GOLD, UNSEEN2_TRANSCRIPTS),
     "unseen3": (UNSEEN3_GOLD, UNSEEN3_TRANSCRIPTS),
     "unseen4": (UNSEEN4_GOLD, UNSEEN4_TRANSCRIPTS),
+    "unseen5": (UNSEEN5_GOLD, UNSEEN5_TRANSCRIPTS),
 }
 """Set name → (targets, transcript folder)."""
 

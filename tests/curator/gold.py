@@ -56,6 +56,10 @@ UNSEEN4_DIR = Path(__file__).resolve().parent / "unseen4"
 """The fourth unseen set, written before reading the rules, scored once (``unseen4/build.py``)."""
 UNSEEN4_GOLD = UNSEEN4_DIR / "blind_gold.json"
 UNSEEN4_TRANSCRIPTS = UNSEEN4_DIR / "transcripts"
+UNSEEN5_DIR = Path(__file__).resolve().parent / "unseen5"
+"""The fifth unseen set: non-web projects, written blind to the rules (``unseen5/build.py``)."""
+UNSEEN5_GOLD = UNSEEN5_DIR / "blind_gold.json"
+UNSEEN5_TRANSCRIPTS = UNSEEN5_DIR / "transcripts"
 
 Item = list[list[str]]
 

@@ -108,15 +108,18 @@ from wardian.curator.segments import (
     Segment,
     is_code_or_log,
     is_one_off,
+    is_one_time,
     is_question,
     mentions_home_path,
     message_is_paste,
+    pasted_spans,
     split_segments,
 )
 from wardian.curator.values import (
     EXCLUSIVE,
     distinct_subjects,
     retired_values,
+    supersedes,
     value_change,
     value_class,
 )
@@ -294,9 +297,12 @@ def _content_words(text: str) -> int:
     return words + (1 if _NEGATION.search(text) else 0)
 
 
-def _segment_ok(seg: Segment) -> bool:
+def _segment_ok(seg: Segment, present: bool = False) -> bool:
+    """True when a segment may become a record: not code or a log, no home path, no
+    one-off limit (with `present`, a limit tied to the present is allowed)."""
     text = seg.text
-    return not (is_code_or_log(text) or is_one_off(text) or mentions_home_path(text))
+    one_off = is_one_time(text) if present else is_one_off(text)
+    return not (is_code_or_log(text) or one_off or mentions_home_path(text))
 
 
 def _is_fragment(text: str) -> bool:
@@ -330,6 +336,11 @@ def _candidates(
         heading = _HEADING.search(text)
         if heading:  # what follows a markdown heading is a pasted document
             segments = [s for s in segments if s.start < heading.start()]
+        pasted = pasted_spans(text)
+        if pasted:  # a log, an error or a document the user pasted is not their statement
+            segments = [
+                s for s in segments if not any(a < s.end and s.start < b for a, b in pasted)
+            ]
         tags = [(m.start(), m.end()) for m in _INJECTED_BLOCK.finditer(text)]
         if tags:  # a system reminder or command echo appended to human text is not human
             segments = [s for s in segments if not any(a < s.end and s.start < b for a, b in tags)]
@@ -344,8 +355,11 @@ def _candidates(
             if signals.is_sign_off(seg.text) and all(r.category == "decision" for r in rules):
                 continue  # "we'll pick it up tomorrow" ends the day; it plans nothing
             correcting = seq in corrections
-            if (not rules and not correcting) or not _segment_ok(seg):
-                continue
+            if (not rules and not correcting) or not (
+                _segment_ok(seg) or (rules and rules[0].category == "open_issue"
+                                     and _segment_ok(seg, present=True))
+            ):
+                continue  # an open problem said with "today"/"tomorrow" is still open
             if _HEDGED.search(seg.text) and not (
                 rules and rules[0].category in ("explicit", "open_issue")
             ):
@@ -895,6 +909,36 @@ def _without_retired(
     return out
 
 
+def _without_superseded(
+    human: list[tuple[int, str]], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """Candidates without a stable statement a later human message of the session gives
+    another value (`values.supersedes`: "open the PR against develop" then "PRs go to main
+    these days"): only the last value may be saved. The later statement counts when it is
+    the user's own (not pasted, not a question, not quoting the agent); a value it rejects
+    is none it gives ("never open PRs against main" leaves "open them against develop")."""
+    later: list[tuple[int, str]] = []
+    for seq, text in human:
+        if message_is_paste(text):
+            continue
+        pasted = pasted_spans(text)
+        for seg in split_segments(seq, text):
+            if any(a < seg.end and seg.start < b for a, b in pasted):
+                continue
+            if (not _segment_ok(seg) or is_question(seg.text) or _HEDGED.search(seg.text)
+                    or signals.quotes_agent(seg.text)):
+                continue
+            rejects = stance(seg.text).rejects
+            kept = " ".join(w for w in seg.text.split() if w.strip(".,;:!()`'\"").lower()
+                            not in rejects)  # what it rejects is no value it gives
+            later.append((seq, kept))
+    return [
+        c for c in candidates
+        if c.kind != "stable"
+        or not any(seq > c.seq and supersedes(text, c.source) for seq, text in later)
+    ]
+
+
 RESTATED_SCORE = 0.75
 """Score of a plain statement that gives an active record's subject another value."""
 
@@ -1031,6 +1075,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     ]
     candidates += _restated(human, records, candidates)
     candidates = _without_retired(human, candidates)
+    candidates = _without_superseded(human, candidates)
     # a reply that picks one of the agent's options is recorded with that option's words
     # (signals.answers); the same reply read as a bare "let's go with B" would say nothing,
     # and the reason it gives ("B. we never block the request") is the choice's reason,

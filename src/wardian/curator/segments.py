@@ -30,10 +30,13 @@ __all__ = [
     "MIN_SEGMENT_CHARS",
     "Segment",
     "is_code_or_log",
+    "is_for_the_present",
     "is_one_off",
+    "is_one_time",
     "is_question",
     "mentions_home_path",
     "message_is_paste",
+    "pasted_spans",
     "split_run_on",
     "split_segments",
 ]
@@ -100,7 +103,72 @@ _ONE_OFF = re.compile(
     r"response)\b|\b(?:do not|don'?t|dont|not) (?:\w+ ){1,3}yet\b",
     re.IGNORECASE,
 )
+_PRESENT = re.compile(
+    # a limit tied to the present: "not now", "don't deploy it now", "today", "this week",
+    # "until friday", "during the freeze" (not "from now on", which starts a rule)
+    r"\bnot (?:now|yet|today|tonight|this week(?:end)?)\b"
+    r"|\b(?:do not|don'?t|dont|no\b(?! longer))\b[^.,;!?]{0,40}?\bnow\b(?! on\b)"
+    r"|\b(?:today|tonight|tomorrow|at the moment)\b"
+    r"|\bthis (?:week(?:end)?|morning|afternoon|evening|sprint|month)\b"
+    r"|\buntil (?:(?:next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week)"
+    r"|tomorrow|the (?:release|freeze|demo|launch)|(?:the )?\d{1,2}(?:st|nd|rd|th)?\b|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+    r"|\b(?:during|in) (?:the )?(?:\w+ )?freeze\b"
+    r"|\bif (?:you|the agent) (?:really )?(?:must|have to)\b|\bif need be\b",
+    re.IGNORECASE,
+)
 _HOME_PATH = re.compile(r"(?:/Users/[^/\s]+/|/home/[^/\s]+/|~/|[A-Z]:\\Users\\)")
+
+
+_FENCE = re.compile(r"```")
+_PASTE_INTRO = re.compile(
+    r"\b(?:here'?s|here is|here are|i get|i got|got|gives?|says?|said|prints?|printed|shows?|"
+    r"output|logs?|errors?|warnings?|trace|readme|contributing|excerpt)\b[^\n]{0,40}:\s*$",
+    re.IGNORECASE,
+)
+"""A line that introduces a paste ("CI said this on my last push, fyi:", "here's the log:")."""
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d|"
+    r"(?:WARN(?:ING)?|INFO|DEBUG|ERROR|TRACE|FATAL|CRITICAL|note|help|warning|error|hint|"
+    r"info|debug)(?:\[[\w-]+\])?:\s|\w+(?:Warning|Error|Exception)\b)"
+)
+"""A line with a log level or timestamp prefix, or a warning/error class name."""
+
+
+def pasted_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of `text` that are pasted material, not the user's own words: code
+    fences, the block of lines after a line introducing a paste ("here's the output:"),
+    and runs of two or more log-prefixed lines (a level, a timestamp)."""
+    spans: list[tuple[int, int]] = []
+    fences = [m.start() for m in _FENCE.finditer(text)]
+    for i in range(0, len(fences), 2):
+        end = fences[i + 1] + 3 if i + 1 < len(fences) else len(text)
+        spans.append((fences[i], end))
+    lines: list[tuple[int, int, str]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, pos + len(line), line))
+        pos += len(line) + 1
+    for n, (_, _, line) in enumerate(lines):
+        if not _PASTE_INTRO.search(line) or n + 1 >= len(lines):
+            continue
+        k = n + 1
+        while k < len(lines) and not lines[k][2].strip():
+            k += 1
+        last = k
+        while last < len(lines) and lines[last][2].strip():
+            last += 1
+        if k < last:
+            spans.append((lines[k][0], lines[last - 1][1]))
+    run: list[tuple[int, int, str]] = []
+    for item in [*lines, (len(text), len(text), "")]:
+        if _LOG_LINE.match(item[2]):
+            run.append(item)
+            continue
+        if len(run) >= 2:
+            spans.append((run[0][0], run[-1][1]))
+        run = []
+    return spans
 
 
 def message_is_paste(text: str) -> bool:
@@ -143,8 +211,22 @@ def is_question(text: str) -> bool:
 
 
 def is_one_off(text: str) -> bool:
-    """True when the segment limits itself to this one time."""
+    """True when the segment limits itself to this one time or to the present
+    (`is_for_the_present`)."""
+    return is_one_time(text) or is_for_the_present(text)
+
+
+def is_one_time(text: str) -> bool:
+    """True when the segment limits itself to this one time ("just this once", "for now",
+    "don't X yet")."""
     return bool(_ONE_OFF.search(text))
+
+
+def is_for_the_present(text: str) -> bool:
+    """True when the segment ties itself to the present: "not now", "don't X now", "today",
+    "this week", "until friday", "during the freeze" — an instruction for this session, not
+    a rule ("from now on" starts a rule; an open problem said "today" is still open)."""
+    return bool(_PRESENT.search(text))
 
 
 def mentions_home_path(text: str) -> bool:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from wardian.curator.rules import match_rules
+from wardian.curator.segments import is_one_off
 
 __all__ = [
     "MAX_CHECKPOINTS",
@@ -436,8 +437,14 @@ def rejection_reasons(
         context = action_summary(call[2], workspace) if call else ""
         base = text.index(reason, said.end())
         sentences = _sentences(reason, base)
+        whole = [s for s in sentences if not is_one_off(s[1])]
+        if len(whole) < len(sentences):
+            # "…, renovate opens those PRs. just tidy if you must": the grudging permission
+            # is this call's, the rest is the rule
+            sentences, reason = whole, ""
         if (
             context
+            and reason
             and len(sentences) > 1
             and len(reason) <= WHOLE_REASON_CHARS
             and not any(s.endswith("?") or _QUESTION_START.match(s) for _, s in sentences)

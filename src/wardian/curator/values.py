@@ -26,6 +26,7 @@ __all__ = [
     "Retired",
     "distinct_subjects",
     "retired_values",
+    "supersedes",
     "value_change",
     "value_class",
 ]
@@ -169,6 +170,18 @@ def value_change(new: str, old: str) -> bool:
     return _same_frame(nf, of)
 
 
+def supersedes(later: str, earlier: str) -> bool:
+    """True when `later`, said after `earlier` in one session, gives a subject of `earlier`
+    another value of one exclusive class: `value_change`, or a class whose values in the
+    two share none while the two share a frame word ("open the PR against develop" /
+    "PRs go to main these days")."""
+    lv, lf, _ = _read(later)
+    ev, ef, _ = _read(earlier)
+    if not any(not (lv[c] & ev[c]) for c in set(lv) & set(ev) if not c.startswith("number:")):
+        return False
+    return bool(lf & ef) or value_change(later, earlier)
+
+
 def distinct_subjects(a: str, b: str) -> bool:
     """True when `a` and `b` name different things that do not exclude each other.
 
@@ -267,24 +280,26 @@ _MOVED = re.compile(
 )
 _GONE = re.compile(
     _NAME + r"\s+(?:(?:doesn'?t|does not|doesnt|don'?t|dont|do not) exist any ?more|"
-    r"(?:is|are) gone\b|(?:is|are) (?:no longer|not) (?:used|in use) any ?more|"
+    r"(?:is|are) gone\b|(?:is|are) (?:dead|obsolete|history)\b|"
+    r"(?:is|are) (?:no longer|not) (?:used|in use) any ?more|"
     r"(?:is|are) no longer (?:used|in use)|(?:got|was|were|has been|have been) (?:\w+ and )?"
     r"(?:deleted|removed|retired|dropped))",
     re.IGNORECASE,
 )
 _NO_LONGER = re.compile(
     r"\b(?:we|i) (?:no longer|don'?t|dont|do not) use\s+" + _NAME + r"(?=\s+any ?more\b)"
-    r"|\b(?:we|i) no longer use\s+" + _NAME,
+    r"|\b(?:we|i) no longer use\s+" + _NAME
+    + r"|\bforget (?:about )?([A-Za-z][\w+#-]*)(?=\s*(?:[.,;!]|$))",
     re.IGNORECASE,
 )
 
 
 def retired_values(text: str) -> list[Retired]:
     """The values `text` says are no longer in use, in order: "we moved from npm to bun"
-    (npm, replaced by bun), "master doesn't exist anymore", "release was deleted", "we no
-    longer use poetry". Only values of an `EXCLUSIVE` class or a named tool of `TOOLS`
-    count, and a replacement only when it is of the retired value's class: "I moved the
-    file from src to lib" retires nothing."""
+    (npm, replaced by bun), "master doesn't exist anymore", "release was deleted",
+    "develop is dead", "we no longer use poetry", "forget npm". Only values of an `EXCLUSIVE`
+    class or a named tool of `TOOLS` count, and a replacement only when it is of the retired
+    value's class: "I moved the file from src to lib" retires nothing."""
     out: list[Retired] = []
     for match in _MOVED.finditer(text):
         old, new = match.group(1), match.group(2)

@@ -174,7 +174,7 @@ def _bench(base: Path) -> int:
     baseline, expected = [], []
     for query in queries:
         t0 = time.perf_counter()
-        found = store.recall(memory_bench.AGENT, query, limit=10,
+        found = store.index.recall(memory_bench.AGENT, query, limit=10,
                              workspace=memory_bench.WORKSPACE)
         baseline.append((time.perf_counter() - t0) * 1000)
         assert found, query

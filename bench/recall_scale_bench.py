@@ -209,15 +209,15 @@ def bench_size(base: Path, size: int, planted: list[tuple[str, str]],
 
     store = MemoryStore()
     for _, query in planted[:10]:  # warm the page cache and any vector matrix
-        store.recall(agent, query, limit=10, workspace=str(workspace))
+        store.index.recall(agent, query, limit=10, workspace=str(workspace))
     cpu_ms, hits, empty = [], 0, 0
     for text, query in planted:
         c0 = time.process_time()
-        found = store.recall(agent, query, limit=10, workspace=str(workspace))
+        found = store.index.recall(agent, query, limit=10, workspace=str(workspace))
         cpu_ms.append((time.process_time() - c0) * 1000)
         hits += any(r.text == text for r in found[:5])
         empty += not found
-    semantic = store.semantic_enabled()
+    semantic = store.index.semantic_enabled()
     store.close()
     result = {"hit@5": hits / len(planted), "cpu_p50": _pct(cpu_ms, 0.5),
               "cpu_p95": _pct(cpu_ms, 0.95), "empty": float(empty), "build_s": build_s,

@@ -366,7 +366,7 @@ class AgentMemory:
             raise UsageError(f"limit must be at least 1, got {limit}", hint="e.g. --limit 10")
         workspace = self.current_workspace()
         if query is not None and query.strip():
-            found = self.store.recall_with_nearest(
+            found = self.store.index.recall_with_nearest(
                 self.agent_id, query, limit=limit, workspace=workspace,
                 nearest=min(limit, NEAREST))
             return RecallResult(query, workspace, tuple(found.records),

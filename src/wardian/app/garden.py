@@ -347,8 +347,8 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
                              " records", hint="pick one from the list")
         if not query:
             return RecallView("", workspace, workspaces, [], [])
-        found = store.recall_with_nearest(owner_id, query, limit=limit,
-                                          workspace=workspace or None, nearest=NEAREST)
+        found = store.index.recall_with_nearest(owner_id, query, limit=limit,
+                                                workspace=workspace or None, nearest=NEAREST)
     finally:
         store.close()
     return RecallView(query, workspace, workspaces, list(found.records), list(found.nearest))

@@ -16,7 +16,7 @@ import builtins
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -264,6 +264,40 @@ class MemoryStore:
         full = self.resolve(record_id, agent_id=agent_id)
         row = self.conn.execute("SELECT * FROM records WHERE id = ?", (full,)).fetchone()
         return self._record(row)
+
+    def owned_record(self, record_id: str, owner_id: str) -> Record | None:
+        """The record whose full id is `record_id` when `owner_id` owns it, else None (no
+        prefixes). Read-only."""
+        row = self.conn.execute("SELECT * FROM records WHERE id = ? AND agent_id = ?",
+                                (record_id, owner_id)).fetchone()
+        return None if row is None else self._record(row)
+
+    def status(self, record_id: str) -> str:
+        """The status (``active`` or ``removed``) of the record whose full id is
+        `record_id`. Read-only."""
+        return str(self.conn.execute("SELECT status FROM records WHERE id = ?",
+                                     (record_id,)).fetchone()["status"])
+
+    def current_revision(self, record_id: str) -> str:
+        """The current revision id of the record whose full id is `record_id`. Read-only;
+        also inside the caller's transaction (what it has just written)."""
+        return str(self.conn.execute("SELECT current_revision_id FROM records WHERE id = ?",
+                                     (record_id,)).fetchone()["current_revision_id"])
+
+    def active_texts(self, agent_id: str, scope: Scope) -> Iterator[tuple[str, str]]:
+        """(id, text) of every active record of `agent_id` in exactly `scope`. Read-only."""
+        for row in self.conn.execute(
+                "SELECT id, text FROM records WHERE agent_id = ? AND status = 'active'"
+                " AND scope_kind = ? AND scope_path = ?",
+                (agent_id, scope.kind, scope.path or "")):
+            yield str(row["id"]), str(row["text"])
+
+    def current_saved_before(self, agent_id: str, cutoff: str) -> builtins.list[str]:
+        """Ids of the agent's active ``current`` records last saved at or before `cutoff`
+        (UTC ISO-8601), oldest first. Read-only."""
+        return [str(row["id"]) for row in self.conn.execute(
+            "SELECT id FROM records WHERE agent_id = ? AND status = 'active' AND kind = 'current'"
+            " AND updated_at <= ? ORDER BY updated_at, id", (agent_id, cutoff))]
 
     def history(
         self, record_id: str, *, agent_id: str | None = None
@@ -836,6 +870,54 @@ class MemoryStore:
                 now=utc_now_iso(), secret_action="memory remove",
             )
         return self.get(full)
+
+    def existing_record_ids(self, ids: Sequence[str]) -> builtins.list[str]:
+        """Which of `ids` are record ids in this store, in `ids`' order. Read-only."""
+        return self._existing("records", "id", ids)
+
+    def existing_revision_ids(self, ids: Sequence[str]) -> builtins.list[str]:
+        """Which of `ids` are revision ids in this store, in `ids`' order. Read-only."""
+        return self._existing("revisions", "revision_id", ids)
+
+    def _existing(self, table: str, column: str, ids: Sequence[str]) -> builtins.list[str]:
+        found: builtins.list[str] = []
+        for start in range(0, len(ids), 500):
+            chunk = builtins.list(ids[start:start + 500])
+            marks = ",".join("?" * len(chunk))
+            found += [row[0] for row in self.conn.execute(
+                f"SELECT {column} FROM {table} WHERE {column} IN ({marks})", chunk)]
+        return found
+
+    def restore_in_transaction(self, owner_id: str, record: Mapping[str, Any],
+                               sources: Sequence[Source], *, flagged: str | None) -> None:
+        """In the caller's transaction: write an exported record (`wardian.memory.portable`
+        document shape: its ids, times, status and revisions kept as they are) for
+        `owner_id`, with `sources` (normalised) and `flagged` (the detector that set it
+        aside, or None). The caller has checked caps, secrets and id clashes."""
+        scope = record["scope"]
+        self.conn.execute(
+            "INSERT INTO records (id, agent_id, kind, scope_kind, scope_path, text,"
+            " evidence, status, created_at, updated_at, current_revision_id,"
+            " removed_reason, flagged) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (record["id"], owner_id, record["kind"], scope["kind"],
+             scope.get("path") or "" if scope["kind"] == "workspace" else "",
+             record["text"], record["evidence"], record["status"], record["created_at"],
+             record["updated_at"], record["current_revision_id"],
+             record.get("removed_reason"), flagged),
+        )
+        self.conn.executemany(
+            "INSERT INTO record_sources (record_id, position, source_type, locator,"
+            " is_primary) VALUES (?, ?, ?, ?, ?)",
+            [(record["id"], n, s.source_type, s.locator, int(s.primary))
+             for n, s in enumerate(sources)],
+        )
+        self.conn.executemany(
+            "INSERT INTO revisions (revision_id, record_id, seq, snapshot_json, actor,"
+            " reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(v["revision_id"], record["id"], v["seq"],
+              json.dumps(v["snapshot"], ensure_ascii=False), v["actor"], v.get("reason"),
+              v["created_at"]) for v in record["revisions"]],
+        )
 
     def delete_agent_records(self, agent_id: str) -> int:
         """Permanently delete every record of an agent with everything that repeats their

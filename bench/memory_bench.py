@@ -1,6 +1,6 @@
 """Memory core benchmark (issue 2 acceptance): prints latencies against the targets.
 
-* In-process `MemoryStore.save` and query `MemoryStore.recall` p50/p95 at 1k, 10k and 100k
+* In-process `MemoryStore.save` and query `RecallIndex.recall` p50/p95 at 1k, 10k and 100k
   records (one agent owns them all: the worst case for its recall), and what came back:
   hit@5 of 100 planted records whose queries share only individually common words with
   them plus a word nothing contains (issue 19: target >= 0.95 at every size), and the

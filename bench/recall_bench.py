@@ -3,7 +3,7 @@
 Builds a real ``memory.db`` in a temporary ``WARDIAN_HOME`` through `MemoryStore.save`
 (one agent; records in eight workspaces plus agent scope), applies the suite's
 corrections (`MemoryStore.update`) and removals (`MemoryStore.remove`), then asks every
-query from its workspace with `MemoryStore.recall` (limit 10) and scores:
+query from its workspace with `RecallIndex.recall` (limit 10) and scores:
 
 * Recall@5 — share of a query's expected records in its top 5 (answerable queries),
   overall and per kind; MRR@10 — mean reciprocal rank of the first expected record;
@@ -14,7 +14,7 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
   nearest records shown below the floor (must be 0);
 * nothing fits — for the answerable queries that came back empty, how many of their
   answers were among the records shown as nearest below the floor
-  (`MemoryStore.recall_with_nearest`), and Recall@5 if those counted: what the agent
+  (`RecallIndex.recall_with_nearest`), and Recall@5 if those counted: what the agent
   reading the answer can see, not the floor's figure (no target).
 
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
@@ -37,7 +37,7 @@ record is close and stands apart (`SECOND_COSINE`, `SECOND_MARGIN`, chosen on ma
 second model could add to the "anything fits?" decision alone (figures in
 ``bench/survey_embedders.py``; SQLite only). ``--features``
 prints what the relevance floor saw
-(`MemoryStore.recall_considered`) for every answerable query that lost an answer and every
+(`RecallIndex.recall_considered`) for every answerable query that lost an answer and every
 query with no answer — best coverage, cosine, standing-out (z), evidence, the share of the
 query's words the store never saw, the answer's rank by cosine and by coverage — and how
 well each of those separates answerable from unanswerable queries (AUC: 1.0 perfectly,

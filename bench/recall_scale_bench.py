@@ -11,7 +11,7 @@ template's own phrasing. Reported per size:
 
 * hit@5: the share of 200 planted records among the first five answers to their query
   (target >= 0.95 at 100k, and within 0.02 of the 1k figure);
-* in-process recall CPU p50/p95 (`MemoryStore.recall`, target p95 <= 10 ms at 100k);
+* in-process recall CPU p50/p95 (`RecallIndex.recall`, target p95 <= 10 ms at 100k);
 * the whole ``wardian memory recall QUERY`` process, median CPU inside a real ``wardian
   agent exec`` launch at 1k and 100k (target: 100k costs at most 1.5x what 1k costs:
   nothing proportional to the store is loaded per process), beside ``python -c pass``.

@@ -1,4 +1,4 @@
-"""Query recall (`MemoryStore.recall`): BM25 then recency, scoped, bounded for common words."""
+"""Query recall (`RecallIndex.recall`): BM25 then recency, scoped, bounded for common words."""
 
 from __future__ import annotations
 

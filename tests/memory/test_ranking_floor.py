@@ -1,5 +1,5 @@
 """The relevance floor's rule for questions in the store's own words (issue 19), on made-up
-scores, and what `MemoryStore.recall_considered` reports about a query's words."""
+scores, and what `RecallIndex.recall_considered` reports about a query's words."""
 
 from __future__ import annotations
 

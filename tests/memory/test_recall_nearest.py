@@ -1,5 +1,5 @@
 """When nothing clears recall's relevance floor, the nearest records below it come back
-*as such* (`wardian.memory.ranking.nearest`, `MemoryStore.recall_with_nearest`), through
+*as such* (`wardian.memory.ranking.nearest`, `RecallIndex.recall_with_nearest`), through
 the real CLI and the real MCP server: the floor still answers "nothing fits", and the
 agent sees what came closest (issue 19: the floor also refuses paraphrases whose answer
 the ranking put first). Made-up records; none of the recall suites' sentences."""

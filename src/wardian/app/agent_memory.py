@@ -137,7 +137,7 @@ class RecallResult(NamedTuple):
         context: the rendered startup context (startup set only).
         read_only: True when the caller holds no capability (recall only, said so).
         nearest: a query that nothing fits: the records below the relevance floor that
-            came nearest (`MemoryStore.recall_with_nearest`), shown as such, never as
+            came nearest (`RecallIndex.recall_with_nearest`), shown as such, never as
             matches; empty otherwise.
     """
 
@@ -350,7 +350,7 @@ class AgentMemory:
 
     def recall(self, query: str | None = None, *, limit: int = 10) -> RecallResult:
         """The startup set (no query), or the records that fit a query, best first
-        (`MemoryStore.recall`); when it matches nothing, also the
+        (`RecallIndex.recall`); when it matches nothing, also the
         `wardian.memory.ranking.NEAREST` records (at most `limit`) that came nearest below
         the relevance floor (`RecallResult.nearest`).
 

@@ -325,7 +325,7 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
                 limit: int = 10) -> RecallView:
     """Recall `query` for the owner as its managed process would from `workspace`
     (agent-scoped records plus that workspace's; "" = all of its records), with the
-    nearest records below the floor when nothing fits (`MemoryStore.recall_with_nearest`).
+    nearest records below the floor when nothing fits (`RecallIndex.recall_with_nearest`).
     Read-only. Spec: "Save and inspect memory" (recall).
 
     Raises:

@@ -1,6 +1,6 @@
 """Recall's word statistics kept warm between queries of one long-running process.
 
-`MemoryStore.recall` on SQLite asks FTS5, per query, for each word's document frequency,
+`RecallIndex.recall` on SQLite asks FTS5, per query, for each word's document frequency,
 the BM25 ranking of the rarest words' matches and which records hold each word. Until
 something writes to ``memory.db`` the answers to those questions do not change, and a
 long-running process (the MCP server; bench/mcp_bench.py) asks them again and again for the words

@@ -181,7 +181,7 @@ def lexical_candidates(
 
 def terms_held(conn: sqlite3.Connection, rowids: Sequence[int], terms: Sequence[str]
                ) -> dict[int, set[str]]:
-    """`MemoryStore._terms_held` on PostgreSQL: which of `terms` each record of `rowids`
+    """`RecallIndex._terms_held` on PostgreSQL: which of `terms` each record of `rowids`
     holds (its ``tsvector`` against each word, as `lexical_candidates` asks)."""
     holds = ", ".join([f"r.fts @@ {_QUERY}"] * len(terms))
     held: dict[int, set[str]] = {}

@@ -4,7 +4,7 @@ Starts the real ``wardian mcp`` (``python -P -m wardian mcp``) with a capability
 agent that owns 10,000 records, connects the official SDK's client over stdio, and times
 ``tools/call memory_recall`` from request to parsed, schema-validated result. Every answer
 is checked: no tool error, the agent's records only, and exactly the ids, in the same
-order, that the same query returns through `MemoryStore.recall` in-process. That
+order, that the same query returns through `RecallIndex.recall` in-process. That
 in-process call is also the baseline, so the ratio shows what MCP, JSON-RPC and the
 per-call capability check add.
 
@@ -174,7 +174,7 @@ def _bench(base: Path) -> int:
     baseline, expected = [], []
     for query in queries:
         t0 = time.perf_counter()
-        found = store.recall(memory_bench.AGENT, query, limit=10,
+        found = store.index.recall(memory_bench.AGENT, query, limit=10,
                              workspace=memory_bench.WORKSPACE)
         baseline.append((time.perf_counter() - t0) * 1000)
         assert found, query
@@ -192,7 +192,7 @@ def _bench(base: Path) -> int:
           f"({returned} records returned and checked):")
     print(f"  median {median:.2f} ms  p95 {p95:.2f} ms  (target median <= "
           f"{TARGET_MEDIAN_MS:.0f} ms)")
-    print(f"  in-process MemoryStore.recall median {base_median:.2f} ms · MCP / in-process "
+    print(f"  in-process RecallIndex.recall median {base_median:.2f} ms · MCP / in-process "
           f"= {median / base_median:.1f}x")
     print(f"  MCP ping round trip (transport floor) median {statistics.median(pings):.2f} ms"
           f" (CPU per ping: server {CPU_MS['server ping']:.2f} ms, client "

@@ -1,6 +1,6 @@
 """Memory core benchmark (issue 2 acceptance): prints latencies against the targets.
 
-* In-process `MemoryStore.save` and query `MemoryStore.recall` p50/p95 at 1k, 10k and 100k
+* In-process `MemoryStore.save` and query `RecallIndex.recall` p50/p95 at 1k, 10k and 100k
   records (one agent owns them all: the worst case for its recall), and what came back:
   hit@5 of 100 planted records whose queries share only individually common words with
   them plus a word nothing contains (issue 19: target >= 0.95 at every size), and the
@@ -102,7 +102,7 @@ def _build(home: Path, count: int, needles: list[tuple[str, str]], *, agent: str
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    embedder = store.embedder()
+    embedder = store.index.embedder()
     now = utc_now_iso()
     rows, revisions, vectors = [], [], []
     placed = {i * (count // len(needles)): text for i, (text, _) in enumerate(needles)}
@@ -160,14 +160,14 @@ def bench_in_process(base: Path) -> dict[int, dict[str, float]]:
         _build(home, size, needles)
         build_s = time.perf_counter() - started
         store = MemoryStore()
-        semantic = store.semantic_enabled()
+        semantic = store.index.semantic_enabled()
         for _, query in needles[:10]:  # warm the page cache and the vector matrix
-            store.recall(AGENT, query, limit=10, workspace=WORKSPACE)
+            store.index.recall(AGENT, query, limit=10, workspace=WORKSPACE)
         recall_ms, recall_cpu, hits = [], [], 0
         for text, query in needles:
             # process_time: NumPy's BLAS may use other threads
             t0, c0 = time.perf_counter(), time.process_time()
-            found = store.recall(AGENT, query, limit=10, workspace=WORKSPACE)
+            found = store.index.recall(AGENT, query, limit=10, workspace=WORKSPACE)
             recall_ms.append((time.perf_counter() - t0) * 1000)
             recall_cpu.append((time.process_time() - c0) * 1000)
             hits += any(r.text == text for r in found[:5])
@@ -179,13 +179,13 @@ def bench_in_process(base: Path) -> dict[int, dict[str, float]]:
             context_cpu.append((time.process_time() - c0) * 1000)
         vector_ms = []
         if semantic:
-            embedder = store.embedder()
+            embedder = store.index.embedder()
             assert embedder is not None
             for _, query in needles:
                 vector = embedder.embed(query)
                 assert vector is not None
                 c0 = time.process_time()
-                store._semantic_candidates(AGENT, WORKSPACE, vector, 30, {})
+                store.index._semantic_candidates(AGENT, WORKSPACE, vector, 30, {})
                 vector_ms.append((time.process_time() - c0) * 1000)
         save_ms, save_cpu = [], []
         texts = [(f"bench save {i} " + _words(12), _words(8)) for i in range(SAVES)]

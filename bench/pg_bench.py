@@ -332,11 +332,12 @@ def bench_recall(base: Path, url: str, records: int) -> dict[str, Any]:
         problems = store.verify()
         verify_s = time.perf_counter() - t
         for _, query in needles[:10]:  # warm caches (page cache, vectors, BM25 totals)
-            store.recall(memory_bench.AGENT, query, limit=10, workspace=memory_bench.WORKSPACE)
+            store.index.recall(memory_bench.AGENT, query, limit=10,
+                               workspace=memory_bench.WORKSPACE)
         times, cpu, hits, tops = [], [], 0, []
         for text, query in needles:
             t, c = time.perf_counter(), time.process_time()
-            found = store.recall(memory_bench.AGENT, query, limit=10,
+            found = store.index.recall(memory_bench.AGENT, query, limit=10,
                                  workspace=memory_bench.WORKSPACE)
             times.append((time.perf_counter() - t) * 1000)
             cpu.append((time.process_time() - c) * 1000)

@@ -3,7 +3,7 @@
 Builds a real ``memory.db`` in a temporary ``WARDIAN_HOME`` through `MemoryStore.save`
 (one agent; records in eight workspaces plus agent scope), applies the suite's
 corrections (`MemoryStore.update`) and removals (`MemoryStore.remove`), then asks every
-query from its workspace with `MemoryStore.recall` (limit 10) and scores:
+query from its workspace with `RecallIndex.recall` (limit 10) and scores:
 
 * Recall@5 — share of a query's expected records in its top 5 (answerable queries),
   overall and per kind; MRR@10 — mean reciprocal rank of the first expected record;
@@ -14,7 +14,7 @@ query from its workspace with `MemoryStore.recall` (limit 10) and scores:
   nearest records shown below the floor (must be 0);
 * nothing fits — for the answerable queries that came back empty, how many of their
   answers were among the records shown as nearest below the floor
-  (`MemoryStore.recall_with_nearest`), and Recall@5 if those counted: what the agent
+  (`RecallIndex.recall_with_nearest`), and Recall@5 if those counted: what the agent
   reading the answer can see, not the floor's figure (no target).
 
 Targets: Recall@5 >= 0.85 overall and >= 0.6 on paraphrases, no-answer empty >= 0.9,
@@ -37,7 +37,7 @@ record is close and stands apart (`SECOND_COSINE`, `SECOND_MARGIN`, chosen on ma
 second model could add to the "anything fits?" decision alone (figures in
 ``bench/survey_embedders.py``; SQLite only). ``--features``
 prints what the relevance floor saw
-(`MemoryStore.recall_considered`) for every answerable query that lost an answer and every
+(`RecallIndex.recall_considered`) for every answerable query that lost an answer and every
 query with no answer — best coverage, cosine, standing-out (z), evidence, the share of the
 query's words the store never saw, the answer's rank by cosine and by coverage — and how
 well each of those separates answerable from unanswerable queries (AUC: 1.0 perfectly,
@@ -168,7 +168,7 @@ def main(argv: list[str]) -> int:
             print("--database-url: the database already holds this suite's agent; give an"
                   " empty one (createdb)", file=sys.stderr)
             return 2
-        semantic = getattr(store, "semantic_enabled", lambda: False)()
+        semantic = store.index.semantic_enabled()
         started = time.perf_counter()
         ids = _build(store, suite)
         build_s = time.perf_counter() - started
@@ -179,7 +179,7 @@ def main(argv: list[str]) -> int:
             # The swap is process-wide (`survey_embedders.install`): the suite's store reads
             # its vectors (cached until it is written to) before the other model comes in.
             for path in suite.WORKSPACES.values():
-                store.recall_considered(AGENT, "warm", workspace=path)
+                store.index.recall_considered(AGENT, "warm", workspace=path)
             try:
                 survey_embedders.install(decide_with)
             except survey_embedders.Unavailable as exc:
@@ -209,7 +209,7 @@ def main(argv: list[str]) -> int:
             "SELECT rowid, id FROM records")}
         for kind, ws, query, expected in suite.QUERIES:
             t0 = time.perf_counter()
-            recalled = store.recall_with_nearest(AGENT, query, limit=10,
+            recalled = store.index.recall_with_nearest(AGENT, query, limit=10,
                                                  workspace=suite.WORKSPACES[ws])
             latencies.append((time.perf_counter() - t0) * 1000)
             keys = [key_of[r.id] for r in recalled.records]
@@ -218,14 +218,14 @@ def main(argv: list[str]) -> int:
                 keys = _second_opinion(store, second, query, suite.WORKSPACES[ws], rowid_key)
             tops.append(keys[:5])
             if show_features:
-                seen = store.recall_considered(AGENT, query, workspace=suite.WORKSPACES[ws])
+                seen = store.index.recall_considered(AGENT, query, workspace=suite.WORKSPACES[ws])
                 lost = not set(expected) <= set(keys[:5])
                 separation[bool(expected)].append(_query_features(seen))
                 if lost or not expected:
                     features.append(_describe(kind, ws, query, expected, keys, seen,
                                               rowid_key))
             if show_ceiling:
-                seen = store.recall_considered(AGENT, query, workspace=suite.WORKSPACES[ws])
+                seen = store.index.recall_considered(AGENT, query, workspace=suite.WORKSPACES[ws])
                 outcomes.append(_outcome(kind, expected, seen, rowid_key))
             if show_alignment:
                 aligned.append(_align(store, kind, ws, query, suite.WORKSPACES[ws], expected,
@@ -362,11 +362,11 @@ def _second_opinion(store: Any, second: Any, query: str, workspace: str,
     records embedded by it) says something fits although `store`'s floor found nothing:
     its best record by fused score leads, and the floor's followers follow
     (`wardian.memory.ranking.fuse`). [] when the other model does not say so either."""
-    other = second.recall_considered(AGENT, query, workspace=workspace)
+    other = second.index.recall_considered(AGENT, query, workspace=workspace)
     nearest = max((c.cosine for c in other.candidates), default=0.0)
     if nearest < SECOND_COSINE or other.margin is None or other.margin < SECOND_MARGIN:
         return []
-    seen = store.recall_considered(AGENT, query, workspace=workspace)
+    seen = store.index.recall_considered(AGENT, query, workspace=workspace)
     if not seen.candidates:
         return []
     best = max(seen.candidates, key=lambda c: (c.score, c.coverage, c.lexical))
@@ -465,14 +465,14 @@ def _align(store: Any, kind: str, ws: str, query: str, workspace: str,
     (`ALIGN_SHARE`, `ALIGN_COSINE`) would answer."""
     from wardian.memory.ranking import idf, query_terms, semantic_query
 
-    embedder = store.embedder()
-    seen = store.recall_considered(AGENT, query, workspace=workspace)
+    embedder = store.index.embedder()
+    seen = store.index.recall_considered(AGENT, query, workspace=workspace)
     if keys or embedder is None or not seen.candidates:
         return _Aligned(kind, ws, expected, keys, keys, None)
     terms = query_terms(semantic_query(query, workspace))
     total = int(store.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM records").fetchone()[0])
     # A word no record holds weighs as the rarest: it names what the question is about.
-    weights = {t: idf(store._doc_freq(t) or 1, total) for t in terms}
+    weights = {t: idf(store.index._doc_freq(t) or 1, total) for t in terms}
     top = sorted(seen.candidates, key=lambda c: (c.score, c.coverage, c.lexical),
                  reverse=True)[:ALIGN_TOP]
     texts = dict(store.conn.execute(

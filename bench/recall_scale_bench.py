@@ -11,7 +11,7 @@ template's own phrasing. Reported per size:
 
 * hit@5: the share of 200 planted records among the first five answers to their query
   (target >= 0.95 at 100k, and within 0.02 of the 1k figure);
-* in-process recall CPU p50/p95 (`MemoryStore.recall`, target p95 <= 10 ms at 100k);
+* in-process recall CPU p50/p95 (`RecallIndex.recall`, target p95 <= 10 ms at 100k);
 * the whole ``wardian memory recall QUERY`` process, median CPU inside a real ``wardian
   agent exec`` launch at 1k and 100k (target: 100k costs at most 1.5x what 1k costs:
   nothing proportional to the store is loaded per process), beside ``python -c pass``.
@@ -209,15 +209,15 @@ def bench_size(base: Path, size: int, planted: list[tuple[str, str]],
 
     store = MemoryStore()
     for _, query in planted[:10]:  # warm the page cache and any vector matrix
-        store.recall(agent, query, limit=10, workspace=str(workspace))
+        store.index.recall(agent, query, limit=10, workspace=str(workspace))
     cpu_ms, hits, empty = [], 0, 0
     for text, query in planted:
         c0 = time.process_time()
-        found = store.recall(agent, query, limit=10, workspace=str(workspace))
+        found = store.index.recall(agent, query, limit=10, workspace=str(workspace))
         cpu_ms.append((time.process_time() - c0) * 1000)
         hits += any(r.text == text for r in found[:5])
         empty += not found
-    semantic = store.semantic_enabled()
+    semantic = store.index.semantic_enabled()
     store.close()
     result = {"hit@5": hits / len(planted), "cpu_p50": _pct(cpu_ms, 0.5),
               "cpu_p95": _pct(cpu_ms, 0.95), "empty": float(empty), "build_s": build_s,

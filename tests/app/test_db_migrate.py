@@ -100,7 +100,7 @@ def test_a_sqlite_installation_moves_whole_and_verified(
     assert AgentRegistry().get("alice").id == before["agent"]
     assert InvokerStore().get(before["invoker"]).id == before["invoker"]
     assert RunStore(recover=False).get(before["run"]).idempotency_key == "k-1"
-    assert [r.id for r in store.recall(before["agent"], "linters")]
+    assert [r.id for r in store.index.recall(before["agent"], "linters")]
     row = store.conn.execute("SELECT process_started_at FROM capabilities").fetchone()
     assert row[0] == 1733051234.123456  # every bit of the start time survives
     del CapabilityStore

@@ -32,12 +32,12 @@ def test_without_the_model_recall_is_lexical_and_doctor_warns(
 
     monkeypatch.setattr(embedding, "model_files", lambda: None)  # as if not installed
     store = MemoryStore()
-    assert not store.semantic_enabled()
+    assert not store.index.semantic_enabled()
     rid = store.save(AGENT, "The kiln schedule lives in firing.toml", evidence="e",
                      scope=Scope.agent(), actor="t").id
     assert store.conn.execute("SELECT COUNT(*) FROM record_vectors").fetchone()[0] == 0
-    assert [r.id for r in store.recall(AGENT, "kiln schedule")] == [rid]
-    assert store.recall(AGENT, "what is the office cat called") == []
+    assert [r.id for r in store.index.recall(AGENT, "kiln schedule")] == [rid]
+    assert store.index.recall(AGENT, "what is the office cat called") == []
     store.close()
     (finding,) = _recall_findings(cli)
     assert finding["status"] == "warning" and "lexical only" in finding["message"]
@@ -55,10 +55,10 @@ def test_unreadable_model_files_fall_back_to_words_and_doctor_says_why(
     vocab.write_text("{}")
     monkeypatch.setattr(embedding, "model_files", lambda: (weights, vocab))
     store = MemoryStore()
-    assert not store.semantic_enabled()
+    assert not store.index.semantic_enabled()
     rid = store.save(AGENT, "Kiln logs rotate weekly", evidence="e", scope=Scope.agent(),
                      actor="t").id
-    assert [r.id for r in store.recall(AGENT, "kiln logs")] == [rid]
+    assert [r.id for r in store.index.recall(AGENT, "kiln logs")] == [rid]
     store.close()
     (finding,) = _recall_findings(cli)
     assert finding["status"] == "warning"
@@ -113,15 +113,16 @@ def test_records_saved_without_the_model_get_vectors_from_reindex(
     removed = store.save(AGENT, "The kiln fires on Tuesdays", evidence="e",
                          scope=Scope.workspace("/w"), actor="t").id
     store.remove(AGENT, removed, actor="t", reason="wrong")
-    assert store.backfill_vectors() == 0 and store.missing_vectors() == 0  # nothing to do
+    # nothing to do
+    assert store.index.backfill_vectors() == 0 and store.index.missing_vectors() == 0
     store.close()
     res = invoke(cli, "garden", "memory", "reindex")
     assert "semantic recall is off" in res.stdout
     monkeypatch.setattr(embedding, "model_files", real)  # the model is now installed
     question = "what languages does the phone app ship in"
     before = MemoryStore()
-    assert before.missing_vectors() == 4
-    assert before.recall(AGENT, question, workspace="/w") == []  # by its words only
+    assert before.index.missing_vectors() == 4
+    assert before.index.recall(AGENT, question, workspace="/w") == []  # by its words only
     before.close()
     assert [f["status"] for f in _recall_findings(cli)] == ["ok", "warning"]
     assert _recall_findings(cli)[1]["fix"] == "wardian garden memory reindex"
@@ -132,7 +133,7 @@ def test_records_saved_without_the_model_get_vectors_from_reindex(
         "SELECT record_id, revision_id FROM record_vectors")}
     assert set(rows) == set(ids)  # the removed record gets none
     assert all(rows[i] == after.get(i).current_revision_id for i in ids)
-    assert [r.id for r in after.recall(AGENT, question, workspace="/w")][:1] == [ids[2]]
+    assert [r.id for r in after.index.recall(AGENT, question, workspace="/w")][:1] == [ids[2]]
     after.close()
     assert [f["status"] for f in _recall_findings(cli)] == ["ok"]
     again = invoke(cli, "garden", "memory", "reindex")
@@ -150,10 +151,10 @@ def test_backfill_skips_a_record_revised_meanwhile_and_goes_in_batches(
     ids = [store.save(AGENT, f"Shelf {i} holds glaze batch {i}", evidence="e",
                       scope=Scope.agent(), actor="t").id for i in range(7)]
     store.conn.execute("DELETE FROM record_vectors")
-    assert store.missing_vectors() == 7
-    assert store.backfill_vectors(batch=2, at_most=3) == 3
-    assert store.missing_vectors() == 4
-    embedder = store.embedder()
+    assert store.index.missing_vectors() == 7
+    assert store.index.backfill_vectors(batch=2, at_most=3) == 3
+    assert store.index.missing_vectors() == 4
+    embedder = store.index.embedder()
     assert embedder is not None
     new_text = "Shelf 6 now holds the celadon test tiles"
 
@@ -166,10 +167,10 @@ def test_backfill_skips_a_record_revised_meanwhile_and_goes_in_batches(
             assert embedder is not None
             return embedder.embed(text)
 
-    store._embedder = Revising()  # type: ignore[assignment]
-    assert store.backfill_vectors(batch=2) == 3  # the revised one already has its own
-    store._embedder = embedder
-    assert store.missing_vectors() == 0
+    store.index._embedder = Revising()  # type: ignore[assignment]
+    assert store.index.backfill_vectors(batch=2) == 3  # the revised one already has its own
+    store.index._embedder = embedder
+    assert store.index.missing_vectors() == 0
     row = store.conn.execute("SELECT revision_id, vector FROM record_vectors"
                              " WHERE record_id = ?", (ids[-1],)).fetchone()
     assert row["revision_id"] == store.get(ids[-1]).current_revision_id

@@ -66,7 +66,7 @@ def test_upgrade_flags_secret_records_once_and_hides_them(
     context = load_startup_context(store, agent_id=agent, agent_name="ada", workspace=WS)
     assert [r.text for r in context.loaded] == ["Deploy staging with the release script"]
     assert key not in context.text
-    recalled = store.recall(agent, "how do we deploy staging")
+    recalled = store.index.recall(agent, "how do we deploy staging")
     assert [r.text for r in recalled] == ["Deploy staging with the release script"]
     logged = store.conn.execute("SELECT context FROM loaded_events").fetchone()[0]
     assert key not in logged and "[REDACTED:aws-access-key]" in logged

@@ -35,8 +35,8 @@ def test_a_write_without_the_schema_on_the_search_path_indexes_the_record(
             "SELECT id, fts = fts_vector(text) || fts_vector(evidence), doclen FROM records"
             ).fetchall()
     assert {r[0]: (r[1], r[2]) for r in rows} == {rid: (True, 10), "r-other": (True, 8)}
-    assert [r.id for r in store.recall("agent-1", "thursdays")] == [rid]
-    assert [r.id for r in store.recall("agent-1", "nightly backups")] == ["r-other"]
+    assert [r.id for r in store.index.recall("agent-1", "thursdays")] == [rid]
+    assert [r.id for r in store.index.recall("agent-1", "nightly backups")] == ["r-other"]
 
 
 @pytest.mark.parametrize("text, query", [
@@ -54,9 +54,9 @@ def test_identifiers_and_stems_match_as_on_sqlite(backend: str, text: str, query
                      actor="test").id
     store.save("agent-1", "Something else entirely.", evidence="noise", scope=Scope("agent"),
                actor="test")
-    assert [r.id for r in store.recall("agent-1", query)] == [rid]
+    assert [r.id for r in store.index.recall("agent-1", query)] == [rid]
     rowid = store.conn.execute("SELECT rowid FROM records WHERE id = ?", (rid,)).fetchone()[0]
-    seen = {c.rowid: c for c in store.recall_considered("agent-1", query).candidates}
+    seen = {c.rowid: c for c in store.index.recall_considered("agent-1", query).candidates}
     assert sorted(seen[rowid].held) == sorted(query.split())  # every word, by its words
 
 
@@ -70,7 +70,7 @@ def test_the_upgrade_indexes_existing_records_again(pg_url: str, wardian_home: P
     store = MemoryStore()
     row = store.conn.execute("SELECT fts @@ 'heron'::tsquery, doclen FROM records").fetchone()
     assert (row[0], row[1]) == (True, 8)
-    assert [r.id for r in store.recall("agent-1", "heron payments")] == ["r-old"]
+    assert [r.id for r in store.index.recall("agent-1", "heron payments")] == ["r-old"]
 
 
 # --- non-ASCII words (``memory`` migration 3) ---------------------------------------------
@@ -112,10 +112,10 @@ def test_non_ascii_words_fold_as_on_sqlite(backend: str, query: str, expected: i
     same record comes back on both backends, and every query word counts for it."""
     store = MemoryStore()
     ids = _save_all(store)
-    assert [r.id for r in store.recall("agent-1", query)][:1] == [ids[expected]]
+    assert [r.id for r in store.index.recall("agent-1", query)][:1] == [ids[expected]]
     rowid = store.conn.execute("SELECT rowid FROM records WHERE id = ?",
                                (ids[expected],)).fetchone()[0]
-    seen = {c.rowid: c for c in store.recall_considered("agent-1", query).candidates}
+    seen = {c.rowid: c for c in store.index.recall_considered("agent-1", query).candidates}
     held = {word for word in query.lower().split() if word != "argernis" and word != "€"}
     assert set(seen[rowid].held) == held
 
@@ -159,7 +159,7 @@ def test_any_case_or_diacritics_of_a_word_recalls_the_same_records_on_both_backe
     queries += [f"{a} {b}" for a, b in zip(queries[::7], queries[3::7], strict=False)]
     found = 0
     for query in queries:
-        answers = [[texts[i][r.id] for r in store.recall("agent-1", query)]
+        answers = [[texts[i][r.id] for r in store.index.recall("agent-1", query)]
                    for i, store in enumerate(stores)]
         assert answers[1] == answers[0], query
         found += bool(answers[0])
@@ -215,8 +215,8 @@ def test_the_fold_upgrade_indexes_existing_non_ascii_records_again(
                                      ("r-ascii", "Plain words about the filter.")])
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     store = MemoryStore()
-    assert [r.id for r in store.recall("agent-1", "ärger olfilter")] == ["r-umlaut"]
-    assert [r.id for r in store.recall("agent-1", "plain filter")][:1] == ["r-ascii"]
+    assert [r.id for r in store.index.recall("agent-1", "ärger olfilter")] == ["r-umlaut"]
+    assert [r.id for r in store.index.recall("agent-1", "plain filter")][:1] == ["r-ascii"]
     from wardian.memory import fulltext_pg
 
     assert fulltext_pg.index_problems(store.conn) == []  # every row as the new rule cuts it

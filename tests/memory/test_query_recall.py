@@ -1,11 +1,12 @@
-"""Query recall (`MemoryStore.recall`): BM25 then recency, scoped, bounded for common words."""
+"""Query recall (`RecallIndex.recall`): BM25 then recency, scoped, bounded for common words."""
 
 from __future__ import annotations
 
 import pytest
 
 from wardian.memory.models import Scope
-from wardian.memory.store import RECALL_EXACT_POSTINGS, MemoryStore
+from wardian.memory.recall_index import RECALL_EXACT_POSTINGS
+from wardian.memory.store import MemoryStore
 
 AGENT = "cccccccc-0000-4000-8000-000000000003"
 
@@ -30,12 +31,12 @@ def test_bm25_then_recency_scope_and_owner(store: MemoryStore) -> None:
     elsewhere = _save(store, "parser notes", scope=Scope.workspace("/other"))
     removed = _save(store, "parser removed")
     store.remove(AGENT, removed, actor="t")
-    found = [r.id for r in store.recall(AGENT, "parser", workspace="/ws")]
+    found = [r.id for r in store.index.recall(AGENT, "parser", workspace="/ws")]
     assert found[:2] == [twice, once] and elsewhere not in found and removed not in found
-    assert elsewhere in [r.id for r in store.recall(AGENT, "parser")]
-    assert [r.id for r in store.recall(AGENT, "deploy")] == [newer_tie, older_tie]
-    assert store.recall(AGENT, "   ") == [] and store.recall(AGENT, 'NEAR(" OR *') == []
-    assert len(store.recall(AGENT, "parser deploy", limit=1)) == 1
+    assert elsewhere in [r.id for r in store.index.recall(AGENT, "parser")]
+    assert [r.id for r in store.index.recall(AGENT, "deploy")] == [newer_tie, older_tie]
+    assert store.index.recall(AGENT, "   ") == [] and store.index.recall(AGENT, 'NEAR(" OR *') == []
+    assert len(store.index.recall(AGENT, "parser deploy", limit=1)) == 1
 
 
 def _fill(store: MemoryStore, count: int, text: str) -> None:
@@ -60,7 +61,7 @@ def test_reported_case_every_word_common_still_finds_the_record(store: MemorySto
     _fill(store, 700, "heron rollout calendar")
     _fill(store, 700, "memcached eviction graphs")
     _fill(store, 3000, "unrelated filler for invoices")
-    found = store.recall(AGENT, "memcached ttl for payments heron", limit=5)
+    found = store.index.recall(AGENT, "memcached ttl for payments heron", limit=5)
     assert found and found[0].id == target
 
 
@@ -69,36 +70,36 @@ def test_a_word_nothing_contains_does_not_hide_the_words_that_match(
 ) -> None:
     target = _save(store, "Deploy the lighthouse service with blue green switching")
     _save(store, "Lighthouse dashboards live in grafana")
-    found = store.recall(AGENT, "lighthouse deploy zqxjv", limit=5)
+    found = store.index.recall(AGENT, "lighthouse deploy zqxjv", limit=5)
     assert found[0].id == target
 
 
 def test_no_word_matches_gives_nothing(store: MemoryStore) -> None:
     _save(store, "Deploy the lighthouse service with blue green switching")
-    assert store.recall(AGENT, "zqxjv wubble") == []
+    assert store.index.recall(AGENT, "zqxjv wubble") == []
 
 
 def test_a_question_about_something_never_stored_gives_nothing(store: MemoryStore) -> None:
     for text in ("Use pnpm for the web app, not npm", "The staging database is postgres 16",
                  "Release notes are written in docs/releases", "Run the linter before pushing"):
         _save(store, text)
-    assert store.recall(AGENT, "what is the name of the office cat?") == []
-    assert store.recall(AGENT, "how do we do it here?") == []  # only stop words
+    assert store.index.recall(AGENT, "what is the name of the office cat?") == []
+    assert store.index.recall(AGENT, "how do we do it here?") == []  # only stop words
     # One shared, ordinary word is not enough to answer a different question.
-    assert store.recall(AGENT, "which release of kubernetes runs the cluster") == []
+    assert store.index.recall(AGENT, "which release of kubernetes runs the cluster") == []
 
 
 def test_limit_still_caps(store: MemoryStore) -> None:
     for i in range(8):
         _save(store, f"orchard sensor calibration step {i}")
-    assert len(store.recall(AGENT, "orchard sensor calibration", limit=3)) == 3
-    assert len(store.recall(AGENT, "orchard sensor calibration")) == 8
+    assert len(store.index.recall(AGENT, "orchard sensor calibration", limit=3)) == 3
+    assert len(store.index.recall(AGENT, "orchard sensor calibration")) == 8
 
 
 @pytest.mark.pg_slow
 def test_every_word_very_common_ranks_the_newest(store: MemoryStore) -> None:
     _fill(store, RECALL_EXACT_POSTINGS + 10, "common words number")
-    only_common = store.recall(AGENT, "common", limit=5)
+    only_common = store.index.recall(AGENT, "common", limit=5)
     assert len(only_common) == 5
     assert all("common words number" in r.text for r in only_common)
 
@@ -108,9 +109,9 @@ def scaled(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
     """A store whose exact-postings budget is shrunk to 40, so a few hundred records have
     the word statistics of 100k (every topic word "common": past `RECALL_EXACT_POSTINGS`,
     yet each in a minority of records)."""
-    import wardian.memory.store as store_module
+    import wardian.memory.recall_index as index_module
 
-    monkeypatch.setattr(store_module, "RECALL_EXACT_POSTINGS", 40)
+    monkeypatch.setattr(index_module, "RECALL_EXACT_POSTINGS", 40)
     _fill(store, 60, "kiln firing notes")
     _fill(store, 60, "glaze recipe shelf")
     _fill(store, 60, "clay supplier invoice")
@@ -129,7 +130,7 @@ def test_all_words_common_only_their_combination_rare_finds_the_record(
     scaled: MemoryStore, query: str,
 ) -> None:
     target = _save(scaled, "The kiln glaze comes from the supplier in Leeds")
-    found = scaled.recall(AGENT, query, limit=5)
+    found = scaled.index.recall(AGENT, query, limit=5)
     assert found and found[0].id == target
 
 
@@ -137,7 +138,7 @@ def test_all_words_common_only_their_combination_rare_finds_the_record(
 def test_all_words_common_without_a_record_holding_them_all_stays_on_topic(
     scaled: MemoryStore,
 ) -> None:
-    found = scaled.recall(AGENT, "firing recipe invoice", limit=5)
+    found = scaled.index.recall(AGENT, "firing recipe invoice", limit=5)
     assert len(found) <= 5
     assert all({"firing", "recipe", "invoice"} & set(r.text.split()) for r in found)
 
@@ -148,7 +149,7 @@ def test_all_words_common_without_a_record_holding_them_all_stays_on_topic(
 def test_no_word_matches_or_only_stop_words_gives_nothing_at_scale(
     scaled: MemoryStore, query: str,
 ) -> None:
-    assert scaled.recall(AGENT, query) == []
+    assert scaled.index.recall(AGENT, query) == []
 
 
 @pytest.mark.pg_slow
@@ -156,5 +157,5 @@ def test_one_common_word_beside_a_rare_one_ranks_the_rare_match_first(
     scaled: MemoryStore,
 ) -> None:
     target = _save(scaled, "The raku kiln is outside by the shed")
-    found = scaled.recall(AGENT, "raku kiln", limit=5)
+    found = scaled.index.recall(AGENT, "raku kiln", limit=5)
     assert found and found[0].id == target

@@ -1,5 +1,5 @@
 """The relevance floor's rule for questions in the store's own words (issue 19), on made-up
-scores, and what `MemoryStore.recall_considered` reports about a query's words."""
+scores, and what `RecallIndex.recall_considered` reports about a query's words."""
 
 from __future__ import annotations
 
@@ -77,13 +77,13 @@ def test_recall_considered_counts_words_no_record_holds(store: MemoryStore) -> N
     # Another workspace's words count as known: the statistics are the store's.
     store.save(AGENT, "Marmalade jars are sterilised first", evidence="e",
                scope=Scope.workspace("/w/kitchen"), actor="t")
-    seen = store.recall_considered(AGENT, "when does the quokka feeder refill",
+    seen = store.index.recall_considered(AGENT, "when does the quokka feeder refill",
                                    workspace="/w/zoo")
     assert (seen.terms, seen.unknown, seen.all_known) == (3, 0, True)
     assert seen.candidates
-    odd = store.recall_considered(AGENT, "quokka marmalade zeppelin", workspace="/w/zoo")
+    odd = store.index.recall_considered(AGENT, "quokka marmalade zeppelin", workspace="/w/zoo")
     assert (odd.terms, odd.unknown, odd.all_known) == (3, 1, False)
-    empty = store.recall_considered(AGENT, "what is it", workspace="/w/zoo")
+    empty = store.index.recall_considered(AGENT, "what is it", workspace="/w/zoo")
     assert (empty.terms, empty.candidates) == (0, [])
 
 
@@ -155,22 +155,22 @@ def test_reported_a_question_in_words_the_store_never_saw_is_not_answered_on_mar
     # Reported: "what is the office wifi password?" came back with the Helm deploy record
     # as a match. Its three words are in no record, the best cosine was 0.139, and it led
     # the next five by 0.161, just past the margin floor.
-    if store.embedder() is None:
+    if store.index.embedder() is None:
         pytest.skip("the optional embedding model is not installed")
     for text in BILLING:
         store.save(AGENT, text, evidence="e", scope=Scope.workspace("/w/orbix"), actor="t")
     store.save(AGENT, "The user prefers pytest fixtures over unittest setUp methods.",
                evidence="e", scope=Scope.agent(), actor="t")
     for question in ("what is the office wifi password?", "what is the office wifi password"):
-        assert store.recall(AGENT, question, workspace="/w/orbix") == []
-    assert store.recall(AGENT, "ORBIX_FF_TAXCALC_V2", workspace="/w/orbix")
+        assert store.index.recall(AGENT, question, workspace="/w/orbix") == []
+    assert store.index.recall(AGENT, "ORBIX_FF_TAXCALC_V2", workspace="/w/orbix")
 
 
 def test_recall_considered_measures_the_margin_against_the_next_nearest(
         store: MemoryStore) -> None:
     import math
 
-    embedder = store.embedder()
+    embedder = store.index.embedder()
     if embedder is None:
         pytest.skip("the optional embedding model is not installed")
     texts = ["Kiln shelves are vacuumed before every glaze firing",
@@ -184,13 +184,13 @@ def test_recall_considered_measures_the_margin_against_the_next_nearest(
     for text in texts[:MARGIN_NEIGHBOURS]:
         store.save(AGENT, text, evidence="e", scope=Scope.workspace("/w/studio"), actor="t")
     # No more records than neighbours to measure against: no margin.
-    assert store.recall_considered(AGENT, question, workspace="/w/studio").margin is None
+    assert store.index.recall_considered(AGENT, question, workspace="/w/studio").margin is None
     for text in texts[MARGIN_NEIGHBOURS:]:
         store.save(AGENT, text, evidence="e", scope=Scope.workspace("/w/studio"), actor="t")
     # Another workspace's record is not a neighbour.
     store.save(AGENT, "Oven racks are scrubbed with soda", evidence="e",
                scope=Scope.workspace("/w/kitchen"), actor="t")
-    seen = store.recall_considered(AGENT, question, workspace="/w/studio")
+    seen = store.index.recall_considered(AGENT, question, workspace="/w/studio")
     query = embedder.embed(question)
     assert query is not None
 
@@ -249,7 +249,7 @@ def test_the_embedded_query_leaves_out_the_workspaces_own_name(
 
 def test_recall_weighs_a_question_naming_its_workspace_as_one_that_does_not(
         store: MemoryStore) -> None:
-    if store.embedder() is None:
+    if store.index.embedder() is None:
         pytest.skip("the optional embedding model is not installed")
     here = "/w/ottermoor"
     for text in ("Ottermoor is a Rust service behind nginx",
@@ -259,7 +259,7 @@ def test_recall_weighs_a_question_naming_its_workspace_as_one_that_does_not(
         store.save(AGENT, text, evidence="e", scope=Scope.workspace(here), actor="t")
 
     def cosines(query: str, workspace: str | None) -> dict[int, float]:
-        seen = store.recall_considered(AGENT, query, workspace=workspace)
+        seen = store.index.recall_considered(AGENT, query, workspace=workspace)
         return {c.rowid: round(c.cosine, 6) for c in seen.candidates}
 
     named = cosines("how often are ottermoor backups replaced", here)

@@ -20,7 +20,8 @@ from wardian._util import utc_now_iso
 from wardian.memory.embedding import model_files
 from wardian.memory.models import Scope
 from wardian.memory.ranking import query_terms
-from wardian.memory.store import _NUMPY_FROM, RECALL_EXACT_POSTINGS, MemoryStore
+from wardian.memory.recall_index import _NUMPY_FROM, RECALL_EXACT_POSTINGS
+from wardian.memory.store import MemoryStore
 
 pytestmark = pytest.mark.skipif(model_files() is None, reason="wordllama is not installed")
 
@@ -67,8 +68,8 @@ def test_a_compound_name_finds_its_record_when_each_of_its_words_is_common(
     assert not any("marsh lantern kiosk" in d.replace("-", " ") for d in decoys)
     answer = _insert(store, ["Connections to marsh-lantern-kiosk arrive on 7411."])[0]
     _insert(store, decoys)
-    found = [r.id for r in store.recall(AGENT, "which port does marsh-lantern-kiosk listen on?",
-                                        limit=5)]
+    found = [r.id for r in store.index.recall(
+        AGENT, "which port does marsh-lantern-kiosk listen on?", limit=5)]
     assert found[:1] == [answer]
 
 
@@ -88,7 +89,7 @@ def test_the_nearest_record_is_found_when_its_leading_dimensions_rank_it_low(
              "wheel", "trim", "bisque", "stoneware", "porcelain", "oxide", "wax", "tongs",
              "studio", "order", "supplier"]
     ids = _insert(store, [" ".join(rng.choices(words, k=8)) for _ in range(_NUMPY_FROM + 500)])
-    embedder = store.embedder()
+    embedder = store.index.embedder()
     assert embedder is not None
     question = "which supplier sells porcelain slip"
     query = np.asarray(embedder.embed(question), dtype=np.float32)
@@ -109,7 +110,7 @@ def test_the_nearest_record_is_found_when_its_leading_dimensions_rank_it_low(
     assert int((full > full[at]).sum()) < 5  # among the nearest by the whole vector
     assert int((lead > lead[at]).sum()) > 600  # beyond a 64-d shortlist of a few hundred
     found: dict[int, Any] = {}
-    store._semantic_candidates(AGENT, None, query.tolist(), 30, found)
+    store.index._semantic_candidates(AGENT, None, query.tolist(), 30, found)
     assert rowid in found
     assert abs(found[rowid].cosine - float(full[at])) < 1e-3
     assert set(found) == {int(rows[i][0]) for i in np.argsort(-full)[:30]}

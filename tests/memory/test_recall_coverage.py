@@ -44,7 +44,7 @@ def test_every_candidate_holds_the_query_words_its_text_holds(backend: str) -> N
     terms = query_terms(query)
     texts = {int(r[0]): str(r[1]).lower() for r in store.conn.execute(
         "SELECT rowid, text FROM records")}
-    seen = store.recall_considered(AGENT, query, limit=10)
+    seen = store.index.recall_considered(AGENT, query, limit=10)
     assert len(seen.candidates) > 30  # the lexical cut (depth 30) plus what meaning added
     stems = {"heron": "heron", "nest": "nest", "marsh": "marsh"}
     credited = 0

@@ -1,5 +1,5 @@
 """When nothing clears recall's relevance floor, the nearest records below it come back
-*as such* (`wardian.memory.ranking.nearest`, `MemoryStore.recall_with_nearest`), through
+*as such* (`wardian.memory.ranking.nearest`, `RecallIndex.recall_with_nearest`), through
 the real CLI and the real MCP server: the floor still answers "nothing fits", and the
 agent sees what came closest (issue 19: the floor also refuses paraphrases whose answer
 the ranking put first). Made-up records; none of the recall suites' sentences."""
@@ -88,20 +88,20 @@ def garden(backend: str) -> MemoryStore:
 
 def test_nothing_fits_gives_the_nearest_in_scope_and_never_as_matches(
         garden: MemoryStore) -> None:
-    found = garden.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS)
-    assert found.records == [] == garden.recall(AGENT, NOTHING_FITS, workspace=WS)
+    found = garden.index.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS)
+    assert found.records == [] == garden.index.recall(AGENT, NOTHING_FITS, workspace=WS)
     texts = [r.text for r in found.nearest]
     assert texts[0] == "Frost alerts page the night gardener by SMS"
     # With the embedding model every record of the scope has some direction in common
     # with the question, so the nearest are a full three; without it, only the one above.
-    assert len(texts) == (3 if garden.embedder() is not None else 1)
+    assert len(texts) == (3 if garden.index.embedder() is not None else 1)
     # Only what recall itself may return: the agent's own active records in scope, none
     # set aside as holding a secret (that one shares three of the four words).
     assert all(r.agent_id == AGENT and r.status == "active" and r.scope.path == WS
                and r.flagged is None for r in found.nearest)
-    assert garden.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS,
+    assert garden.index.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS,
                                       nearest=0).nearest == []
-    assert len(garden.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS,
+    assert len(garden.index.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS,
                                           nearest=1).nearest) == 1
 
 
@@ -110,18 +110,18 @@ def test_lexical_only_names_just_the_records_sharing_a_word(
     # Without the optional embedding model only records holding a word of the question
     # are candidates: here one (the removed, flagged, other-workspace and other-agent
     # records share "frost" too).
-    monkeypatch.setattr(garden, "embedder", lambda: None)
-    found = garden.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS)
+    monkeypatch.setattr(garden.index, "embedder", lambda: None)
+    found = garden.index.recall_with_nearest(AGENT, NOTHING_FITS, workspace=WS)
     assert found.records == []
     assert [r.text for r in found.nearest] == ["Frost alerts page the night gardener by SMS"]
 
 
 def test_a_match_or_an_empty_question_gives_no_nearest(garden: MemoryStore) -> None:
-    matched = garden.recall_with_nearest(AGENT, "frost alerts", workspace=WS)
+    matched = garden.index.recall_with_nearest(AGENT, "frost alerts", workspace=WS)
     assert matched.records and matched.nearest == []
-    assert garden.recall_with_nearest(AGENT, "what is the", workspace=WS) == ([], [])
+    assert garden.index.recall_with_nearest(AGENT, "what is the", workspace=WS) == ([], [])
     # Another agent is shown only its own record, near or not.
-    theirs = garden.recall_with_nearest(OTHER, NOTHING_FITS, workspace=WS).nearest
+    theirs = garden.index.recall_with_nearest(OTHER, NOTHING_FITS, workspace=WS).nearest
     assert [r.text for r in theirs] == ["Frost alerts page the orchard keeper"]
 
 
@@ -135,7 +135,7 @@ def test_the_last_read_fails_closed_on_a_record_changed_since_it_was_considered(
     others = [rows["Frost alerts page the orchard keeper"],
               rows["Frost blanket orders go through the co-op"],
               rows["Frost blanket supplier portal login is kept by the co-op"]]
-    read = garden._records_by_rowid(AGENT, [*others, mine])
+    read = garden.index._records_by_rowid(AGENT, [*others, mine])
     assert [r.text for r in read] == ["Frost alerts page the night gardener by SMS"]
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from wardian.memory.bm25_warm import TermStats, rank_rare
 from wardian.memory.models import Scope
-from wardian.memory.store import RECALL_EXACT_POSTINGS, MemoryStore
+from wardian.memory.recall_index import RECALL_EXACT_POSTINGS
+from wardian.memory.store import MemoryStore
 
 AGENT = "dddddddd-0000-4000-8000-000000000016"
 WORDS = ("quartz", "lemur", "fjord", "tundra", "basalt", "ember", "walrus", "nickel")
@@ -41,10 +42,10 @@ def _fill(store: MemoryStore) -> None:
 def test_warm_bm25_ranking_is_the_sql_ranking(wardian_home: Path) -> None:
     store = MemoryStore()
     _fill(store)
-    stats = TermStats(store._version())
+    stats = TermStats(store.index._version())
     cases = 0
     for workspace in ("/ws", "/x", None):
-        where, params = store._scope_sql(AGENT, workspace)
+        where, params = store.index._scope_sql(AGENT, workspace)
         in_scope = {int(r[0]): r[1] for r in store.conn.execute(
             "SELECT r.rowid, r.updated_at FROM records r WHERE 1" + where, params)}
         for size in (1, 2, 3):
@@ -54,7 +55,7 @@ def test_warm_bm25_ranking_is_the_sql_ranking(wardian_home: Path) -> None:
                 used = sum(freq.values())
                 for depth in (1, 3, 30):  # depth 1 and 3: few in scope among the first 8x
                     sql = [(int(r["rid"]), float(r["score"]), r["updated_at"]) for r in
-                           store._rank_rare(rare, freq, where, params, depth, used)]
+                           store.index._rank_rare(rare, freq, where, params, depth, used)]
                     warm = rank_rare([stats.bm25(store.conn, t) for t in rare],
                                      in_scope, depth=depth, wide=8 * depth, used=used)
                     assert warm == sql, (rare, workspace, depth)
@@ -64,16 +65,16 @@ def test_warm_bm25_ranking_is_the_sql_ranking(wardian_home: Path) -> None:
 
 def test_a_write_drops_the_warm_statistics(wardian_home: Path) -> None:
     store = MemoryStore()
-    if not store.semantic_enabled():
+    if not store.index.semantic_enabled():
         pytest.skip("the warm path needs the embedding model (it brings the scope)")
     first = store.save(AGENT, "the lemur sleeps", evidence="e", scope=Scope.agent(),
                        actor="t").id
-    assert [r.id for r in store.recall(AGENT, "lemur")] == [first]
-    before = store._terms
+    assert [r.id for r in store.index.recall(AGENT, "lemur")] == [first]
+    before = store.index._terms
     second = store.save(AGENT, "a lemur and a lemur", evidence="e", scope=Scope.agent(),
                         actor="t").id
-    assert [r.id for r in store.recall(AGENT, "lemur")] == [second, first]
-    assert store._terms is not before
+    assert [r.id for r in store.index.recall(AGENT, "lemur")] == [second, first]
+    assert store.index._terms is not before
 
 
 SAVER = r"""
@@ -97,7 +98,7 @@ def test_another_process_writing_is_seen_by_the_next_recall(wardian_home: Path) 
     first = store.save(AGENT, "walrus migration route", evidence="e", scope=Scope.agent(),
                        actor="t").id
     for _ in range(2):  # the second recall is answered from the warm state
-        assert [r.id for r in store.recall(AGENT, "walrus")] == [first]
+        assert [r.id for r in store.index.recall(AGENT, "walrus")] == [first]
 
     def other(*args: str) -> str:
         done = subprocess.run([sys.executable, "-c", SAVER, *args], check=True,
@@ -105,16 +106,16 @@ def test_another_process_writing_is_seen_by_the_next_recall(wardian_home: Path) 
         return done.stdout.strip()
 
     second = other("save", AGENT, "walrus walrus colony")
-    assert [r.id for r in store.recall(AGENT, "walrus")] == [second, first]
+    assert [r.id for r in store.index.recall(AGENT, "walrus")] == [second, first]
     other("update", AGENT, first, "walrus migration route, revised")
-    assert [r.text for r in store.recall(AGENT, "walrus")] == [
+    assert [r.text for r in store.index.recall(AGENT, "walrus")] == [
         "walrus walrus colony", "walrus migration route, revised"]
     other("remove", AGENT, first)
-    assert [r.id for r in store.recall(AGENT, "walrus")] == [second]
+    assert [r.id for r in store.index.recall(AGENT, "walrus")] == [second]
 
 
 def test_recalled_records_kept_past_their_bound_are_all_returned(wardian_home: Path) -> None:
-    from wardian.memory.store import _KEPT_RECORDS
+    from wardian.memory.recall_index import _KEPT_RECORDS
 
     store = MemoryStore()
     ids = [store.save(AGENT, f"ember note {i}", evidence="e", scope=Scope.agent(),
@@ -122,6 +123,6 @@ def test_recalled_records_kept_past_their_bound_are_all_returned(wardian_home: P
     rowids = [int(store.conn.execute("SELECT rowid FROM records WHERE id = ?", (i,))
                   .fetchone()[0]) for i in ids]
     kept: dict[int, object] = {}
-    first = store._records_by_rowid(AGENT, rowids[:2], kept)  # type: ignore[arg-type]
+    first = store.index._records_by_rowid(AGENT, rowids[:2], kept)  # type: ignore[arg-type]
     kept.update({-n: first[0] for n in range(1, _KEPT_RECORDS)})  # the bound is reached
-    assert [r.id for r in store._records_by_rowid(AGENT, rowids, kept)] == ids  # type: ignore[arg-type]
+    assert [r.id for r in store.index._records_by_rowid(AGENT, rowids, kept)] == ids  # type: ignore[arg-type]

@@ -65,12 +65,12 @@ def test_a_paraphrase_finds_its_record_and_an_unrelated_question_nothing(
     ids = [store.save(AGENT, t, evidence="e", scope=Scope.workspace("/w"), actor="t").id
            for t in texts]
     question = "what languages does the phone app ship in"
-    found = store.recall(AGENT, question, workspace="/w")
+    found = store.index.recall(AGENT, question, workspace="/w")
     assert found and found[0].id == ids[4]
     # Its words alone ("app") cover too little of the question: meaning found it.
-    store._embedder = None
-    assert store.recall(AGENT, question, workspace="/w") == []
-    assert store.recall(AGENT, "what is the name of the office cat", workspace="/w") == []
+    store.index._embedder = None
+    assert store.index.recall(AGENT, question, workspace="/w") == []
+    assert store.index.recall(AGENT, "what is the name of the office cat", workspace="/w") == []
 
 
 @pytest.mark.pg_slow
@@ -84,7 +84,7 @@ def test_vector_search_at_numpy_size_returns_the_exact_nearest(store: MemoryStor
 
     from wardian._db import atomic
     from wardian._util import utc_now_iso
-    from wardian.memory.store import _NUMPY_FROM
+    from wardian.memory.recall_index import _NUMPY_FROM
 
     rng = random.Random(5)
     words = ["kiln", "glaze", "clay", "shelf", "batch", "firing", "cone", "raku", "slip",
@@ -95,7 +95,7 @@ def test_vector_search_at_numpy_size_returns_the_exact_nearest(store: MemoryStor
             store.insert_in_transaction(
                 AGENT, text=" ".join(rng.choices(words, k=8)), evidence="e", kind="stable",
                 scope=Scope.agent(), sources=(), actor="t", reason=None, now=utc_now_iso())
-    embedder = store.embedder()
+    embedder = store.index.embedder()
     assert embedder is not None
     rows = store.conn.execute("SELECT r.rowid, v.vector FROM records r JOIN record_vectors v"
                               " ON v.record_id = r.id").fetchall()
@@ -105,7 +105,7 @@ def test_vector_search_at_numpy_size_returns_the_exact_nearest(store: MemoryStor
         vector = embedder.embed(question)
         assert vector is not None
         found: dict[int, Any] = {}
-        store._semantic_candidates(AGENT, None, vector, 30, found)
+        store.index._semantic_candidates(AGENT, None, vector, 30, found)
         scores = matrix @ np.asarray(vector, dtype=np.float32)
         best = {int(rows[i][0]) for i in np.argsort(-scores)[:30]}
         assert set(found) == best

@@ -131,7 +131,7 @@ def test_another_form_of_each_kind_recalls_the_same_record_on_both_backends(
     store = MemoryStore()
     ids = [store.save("agent-1", text, evidence="made up for this test", scope=Scope("agent"),
                       actor="test").id for text in RECORDS]
-    assert [r.id for r in store.recall("agent-1", query)][:1] == [ids[expected]]
+    assert [r.id for r in store.index.recall("agent-1", query)][:1] == [ids[expected]]
 
 
 def test_the_stem_upgrade_indexes_existing_records_again(
@@ -145,8 +145,8 @@ def test_the_stem_upgrade_indexes_existing_records_again(
         "SELECT fts @@ 'zorbolog'::tsquery FROM records WHERE id = 'r-logy'") is False
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     store = MemoryStore()
-    assert [r.id for r in store.recall("agent-1", "zorbological lab")][:1] == ["r-logy"]
-    assert [r.id for r in store.recall("agent-1", "zekked caches")][:1] == ["r-kk"]
+    assert [r.id for r in store.index.recall("agent-1", "zorbological lab")][:1] == ["r-logy"]
+    assert [r.id for r in store.index.recall("agent-1", "zekked caches")][:1] == ["r-kk"]
     from wardian.memory import fulltext_pg
 
     assert fulltext_pg.index_problems(store.conn) == []
@@ -209,7 +209,7 @@ def test_under_a_utf8_ctype_recall_finds_what_sqlite_finds(utf8_url: str,
     for store in stores:
         ids = [store.save("agent-1", t, evidence="made up", scope=Scope("agent"),
                           actor="test").id for t in texts]
-        answers.append([[ids.index(r.id) for r in store.recall("agent-1", q)]
+        answers.append([[ids.index(r.id) for r in store.index.recall("agent-1", q)]
                         for q in ("12m²", "5µs latency", "ꞵeta cache", "m² slab")])
     assert answers[1] == answers[0]
     assert [a[:1] for a in answers[0]] == [[0], [1], [1], [0]]

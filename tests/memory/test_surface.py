@@ -13,8 +13,9 @@ SURFACE = {
                               "MAX_SOURCE_TYPE_CHARS", "MAX_TEXT_CHARS", "Record", "Revision",
                               "Scope", "Source", "check_caps", "control_character",
                               "default_workspace"],
-    "wardian.memory.store": ["MemoryStore", "Recalled", "SaveOutcome", "UNSET",
-                             "normalise_sources"],
+    "wardian.memory.store": ["MemoryStore", "SaveOutcome", "UNSET", "normalise_sources",
+                             "record_from_row"],
+    "wardian.memory.recall_index": ["RECALL_EXACT_POSTINGS", "RecallIndex", "Recalled"],
     "wardian.memory.schema": ["FLAG_MIGRATION", "MIGRATIONS", "flag_secret_records"],
     "wardian.memory.capabilities": ["LAUNCH_RECORD_WINDOW_S", "BadLaunch", "Capability",
                                     "CapabilityStore", "Refusal", "hash_token",
@@ -42,10 +43,13 @@ SURFACE = {
                                     "prepare_step_launch"],
 }
 
-STORE_METHODS = ["resolve", "get", "history", "list", "startup_set", "startup_count", "recall",
+STORE_METHODS = ["resolve", "get", "history", "list", "startup_set", "startup_count", "index",
                  "count", "owner", "save", "update", "remove", "delete_agent_records",
                  "insert_in_transaction", "update_in_transaction",
                  "write_revision_in_transaction"]
+INDEX_METHODS = ["recall", "recall_with_nearest", "recall_considered", "embedder",
+                 "semantic_enabled", "store_vector_in_transaction",
+                 "carry_vector_in_transaction", "missing_vectors", "backfill_vectors", "close"]
 
 
 @pytest.mark.parametrize("module", sorted(SURFACE))
@@ -62,3 +66,10 @@ def test_store_methods_are_documented() -> None:
 
     for name in STORE_METHODS:
         assert getattr(MemoryStore, name).__doc__, name
+
+
+def test_index_methods_are_documented() -> None:
+    from wardian.memory.recall_index import RecallIndex
+
+    for name in INDEX_METHODS:
+        assert getattr(RecallIndex, name).__doc__, name

@@ -16,7 +16,8 @@ from wardian._util import utc_now_iso
 from wardian.memory import vector_file
 from wardian.memory.embedding import MODEL, model_files
 from wardian.memory.models import Scope
-from wardian.memory.store import _NUMPY_FROM, MemoryStore
+from wardian.memory.recall_index import _NUMPY_FROM
+from wardian.memory.store import MemoryStore
 
 pytestmark = pytest.mark.skipif(model_files() is None, reason="wordllama is not installed")
 
@@ -39,7 +40,7 @@ def _files(store: MemoryStore) -> list[Path]:
 
 
 def _answer(store: MemoryStore, query: str) -> list[str]:
-    return [r.id for r in store.recall(AGENT, query, limit=10)]
+    return [r.id for r in store.index.recall(AGENT, query, limit=10)]
 
 
 def _fresh() -> MemoryStore:
@@ -59,7 +60,7 @@ def test_a_later_store_maps_the_file_and_answers_the_same(wardian_home: Path) ->
     (written,) = _files(store)
     later = _fresh()
     assert [_answer(later, q) for q in QUERIES] == built
-    ((_, entry),) = later._vectors.values()
+    ((_, entry),) = later.index._vectors.values()
     assert isinstance(entry[1], vector_file.RowIndex), "the set was not read from the file"
     assert _files(later) == [written]
 
@@ -69,14 +70,14 @@ def test_every_kind_of_write_retires_the_file(wardian_home: Path) -> None:
     _fill(store, _NUMPY_FROM + 50)
     _answer(store, QUERIES[0])
     (first,) = _files(store)
-    target = store.recall(AGENT, QUERIES[0], limit=1)[0]
+    target = store.index.recall(AGENT, QUERIES[0], limit=1)[0]
     store.remove(AGENT, target.id, actor="t", reason="woven")
     later = _fresh()
     shown = _answer(later, QUERIES[0])
     assert target.id not in shown
     (second,) = _files(later)
     assert second != first and not first.exists()
-    edited = later.recall(AGENT, QUERIES[1], limit=1)[0]
+    edited = later.index.recall(AGENT, QUERIES[1], limit=1)[0]
     later.update(AGENT, edited.id, text="The studio sells shortbread on Fridays.",
                  evidence="e", actor="t")
     again = _fresh()
@@ -140,7 +141,7 @@ def test_a_process_mapping_the_file_runs_numpy_on_one_blas_thread(wardian_home: 
     script = (
         "import os, sys\n"
         "from wardian.memory.store import MemoryStore\n"
-        f"MemoryStore().recall({AGENT!r}, {QUERIES[0]!r}, limit=10)\n"
+        f"MemoryStore().index.recall({AGENT!r}, {QUERIES[0]!r}, limit=10)\n"
         "assert 'numpy' in sys.modules\n"
         "print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))\n")
     env = {k: v for k, v in os.environ.items()

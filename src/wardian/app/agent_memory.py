@@ -137,7 +137,7 @@ class RecallResult(NamedTuple):
         context: the rendered startup context (startup set only).
         read_only: True when the caller holds no capability (recall only, said so).
         nearest: a query that nothing fits: the records below the relevance floor that
-            came nearest (`MemoryStore.recall_with_nearest`), shown as such, never as
+            came nearest (`RecallIndex.recall_with_nearest`), shown as such, never as
             matches; empty otherwise.
     """
 
@@ -350,7 +350,7 @@ class AgentMemory:
 
     def recall(self, query: str | None = None, *, limit: int = 10) -> RecallResult:
         """The startup set (no query), or the records that fit a query, best first
-        (`MemoryStore.recall`); when it matches nothing, also the
+        (`RecallIndex.recall`); when it matches nothing, also the
         `wardian.memory.ranking.NEAREST` records (at most `limit`) that came nearest below
         the relevance floor (`RecallResult.nearest`).
 
@@ -366,7 +366,7 @@ class AgentMemory:
             raise UsageError(f"limit must be at least 1, got {limit}", hint="e.g. --limit 10")
         workspace = self.current_workspace()
         if query is not None and query.strip():
-            found = self.store.recall_with_nearest(
+            found = self.store.index.recall_with_nearest(
                 self.agent_id, query, limit=limit, workspace=workspace,
                 nearest=min(limit, NEAREST))
             return RecallResult(query, workspace, tuple(found.records),

@@ -325,7 +325,7 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
                 limit: int = 10) -> RecallView:
     """Recall `query` for the owner as its managed process would from `workspace`
     (agent-scoped records plus that workspace's; "" = all of its records), with the
-    nearest records below the floor when nothing fits (`MemoryStore.recall_with_nearest`).
+    nearest records below the floor when nothing fits (`RecallIndex.recall_with_nearest`).
     Read-only. Spec: "Save and inspect memory" (recall).
 
     Raises:
@@ -347,8 +347,8 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
                              " records", hint="pick one from the list")
         if not query:
             return RecallView("", workspace, workspaces, [], [])
-        found = store.recall_with_nearest(owner_id, query, limit=limit,
-                                          workspace=workspace or None, nearest=NEAREST)
+        found = store.index.recall_with_nearest(owner_id, query, limit=limit,
+                                                workspace=workspace or None, nearest=NEAREST)
     finally:
         store.close()
     return RecallView(query, workspace, workspaces, list(found.records), list(found.nearest))

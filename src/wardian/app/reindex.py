@@ -40,7 +40,7 @@ class ReindexResult:
 
 def reindex_vectors(*, batch: int = 500) -> ReindexResult:
     """Backfill the vectors of every agent's active records in the data directory's
-    ``memory.db`` (`MemoryStore.backfill_vectors`). Idempotent; safe beside running
+    ``memory.db`` (`RecallIndex.backfill_vectors`). Idempotent; safe beside running
     agents (short transactions of `batch` records).
 
     Raises:
@@ -50,11 +50,11 @@ def reindex_vectors(*, batch: int = 500) -> ReindexResult:
 
     store = MemoryStore()
     try:
-        if not store.semantic_enabled():
+        if not store.index.semantic_enabled():
             return ReindexResult(False, None, 0, 0)
         from wardian.memory.embedding import MODEL
 
-        filled = store.backfill_vectors(batch=batch)
-        return ReindexResult(True, MODEL, filled, store.missing_vectors())
+        filled = store.index.backfill_vectors(batch=batch)
+        return ReindexResult(True, MODEL, filled, store.index.missing_vectors())
     finally:
         store.close()

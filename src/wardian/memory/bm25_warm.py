@@ -1,6 +1,6 @@
 """Recall's word statistics kept warm between queries of one long-running process.
 
-`MemoryStore.recall` on SQLite asks FTS5, per query, for each word's document frequency,
+`RecallIndex.recall` on SQLite asks FTS5, per query, for each word's document frequency,
 the BM25 ranking of the rarest words' matches and which records hold each word. Until
 something writes to ``memory.db`` the answers to those questions do not change, and a
 long-running process (the MCP server; bench/mcp_bench.py) asks them again and again for the words
@@ -50,7 +50,7 @@ class TermStats:
         version: the data version the statistics are true for (`MemoryStore._version`).
         total: ``MAX(rowid)`` of ``records`` (BM25's record count), or None until read.
         records: records recall returned, by rowid (immutable `Record` tuples, a bounded
-            number: `MemoryStore._records_by_rowid`): the same few answer many queries.
+            number: `RecallIndex._records_by_rowid`): the same few answer many queries.
     """
 
     __slots__ = ("_bm25", "_freq", "_holding", "_postings", "_scopes", "records", "total",
@@ -128,7 +128,7 @@ class TermStats:
 def rank_rare(per_term: Sequence[dict[int, float]], scope: Mapping[int, str], *,
               depth: int, wide: int, used: int) -> list[tuple[int, float, str]]:
     """``(rowid, score, updated_at)`` of the `depth` best BM25 matches in scope of any of
-    the rare words, best first: what ``MemoryStore._rank_rare``'s SQL returns (module).
+    the rare words, best first: what ``RecallIndex._rank_rare``'s SQL returns (module).
 
     Args:
         per_term: `TermStats.bm25` of each rare word, in the query's phrase order.

@@ -275,8 +275,7 @@ def _resolve_own(store: MemoryStore, memory_id: str, agent_id: str) -> tuple[str
         return None, "ambiguous_id"
     except NotFoundError:
         return None, "not_found"
-    row = store.conn.execute("SELECT status FROM records WHERE id = ?", (full,)).fetchone()
-    if row["status"] != "active":
+    if store.status(full) != "active":
         return full, "already_removed"
     return full, ""
 
@@ -542,10 +541,7 @@ def commit_batch(
 
 
 def _current_revision(store: MemoryStore, record_id: str) -> str:
-    row = store.conn.execute(
-        "SELECT current_revision_id FROM records WHERE id = ?", (record_id,)
-    ).fetchone()
-    return str(row["current_revision_id"])
+    return store.current_revision(record_id)
 
 
 def find_duplicate(store: MemoryStore, agent_id: str, text: str, scope: Scope) -> str | None:
@@ -553,12 +549,7 @@ def find_duplicate(store: MemoryStore, agent_id: str, text: str, scope: Scope) -
     whitespace ignored), or None: a save of it would be a duplicate (dropped by
     `commit_batch`, and by the review-mode plan so the two agree)."""
     wanted = normalise_whitespace(text).casefold()
-    rows = store.conn.execute(
-        "SELECT id, text FROM records WHERE agent_id = ? AND status = 'active'"
-        " AND scope_kind = ? AND scope_path = ?",
-        (agent_id, scope.kind, scope.path or ""),
-    )
-    for row in rows:
-        if normalise_whitespace(row["text"]).casefold() == wanted:
-            return str(row["id"])
+    for record_id, stored in store.active_texts(agent_id, scope):
+        if normalise_whitespace(stored).casefold() == wanted:
+            return record_id
     return None

@@ -48,14 +48,9 @@ def stale_records(
     """
     moment = now or utc_now()
     cutoff = format_utc(moment - timedelta(days=review_days))
-    rows = store.conn.execute(
-        "SELECT id FROM records WHERE agent_id = ? AND status = 'active' AND kind = 'current'"
-        " AND updated_at <= ? ORDER BY updated_at, id",
-        (agent_id, cutoff),
-    ).fetchall()
     out = []
-    for row in rows:
-        record = store.get(row["id"])
+    for record_id in store.current_saved_before(agent_id, cutoff):
+        record = store.get(record_id)
         out.append(StaleRecord(record, age_days(record.updated_at, moment)))
     return out
 

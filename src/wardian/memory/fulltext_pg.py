@@ -63,7 +63,7 @@ def lexical_candidates(
     conn: sqlite3.Connection, terms: Sequence[str], *, where: str, params: Sequence[Any],
     depth: int, exact_postings: int,
 ) -> tuple[dict[int, Any], int, dict[str, float]]:
-    """`MemoryStore._lexical_candidates` on PostgreSQL, in two round trips whatever the
+    """`RecallIndex._lexical_candidates` on PostgreSQL, in two round trips whatever the
     query (the SQLite version's dozen small queries each cost one here).
 
     1. Per term: its document frequency (counted up to `exact_postings` + 1), its
@@ -77,7 +77,7 @@ def lexical_candidates(
        name (`wardian.memory.ranking.is_compound`), and for each of these candidates
        which of the query's terms it holds.
 
-    Returns what `MemoryStore._lexical_candidates` returns: the candidates by rowid, how
+    Returns what `RecallIndex._lexical_candidates` returns: the candidates by rowid, how
     many of `terms` no record contains and the idf weight of each term some record holds.
     Same selection and scores as SQLite (FTS5 ``bm25()``: `_score`).
     """
@@ -181,7 +181,7 @@ def lexical_candidates(
 
 def terms_held(conn: sqlite3.Connection, rowids: Sequence[int], terms: Sequence[str]
                ) -> dict[int, set[str]]:
-    """`MemoryStore._terms_held` on PostgreSQL: which of `terms` each record of `rowids`
+    """`RecallIndex._terms_held` on PostgreSQL: which of `terms` each record of `rowids`
     holds (its ``tsvector`` against each word, as `lexical_candidates` asks)."""
     holds = ", ".join([f"r.fts @@ {_QUERY}"] * len(terms))
     held: dict[int, set[str]] = {}

@@ -336,8 +336,8 @@ def restore_document(store: MemoryStore, doc: dict[str, Any], owner_id: str) -> 
     with atomic(store.conn):
         record_ids = [r["id"] for r in records]
         revision_ids = [v["revision_id"] for r in records for v in r["revisions"]]
-        clash = _existing(store, "records", "id", record_ids) or _existing(
-            store, "revisions", "revision_id", revision_ids)
+        clash = store.existing_record_ids(record_ids) or store.existing_revision_ids(
+            revision_ids)
         if clash or len(set(record_ids)) != len(record_ids) \
                 or len(set(revision_ids)) != len(revision_ids):
             shown = ", ".join(i[:8] for i in clash[:5]) or "repeated within the file"
@@ -356,30 +356,7 @@ def restore_document(store: MemoryStore, doc: dict[str, Any], owner_id: str) -> 
                 for s in record["sources"]))
             check_caps(text=record["text"], evidence=record["evidence"], sources=sources,
                        where=f"records[{i}].")
-            scope = record["scope"]
-            store.conn.execute(
-                "INSERT INTO records (id, agent_id, kind, scope_kind, scope_path, text,"
-                " evidence, status, created_at, updated_at, current_revision_id,"
-                " removed_reason, flagged) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (record["id"], owner_id, record["kind"], scope["kind"],
-                 scope.get("path") or "" if scope["kind"] == "workspace" else "",
-                 record["text"], record["evidence"], record["status"], record["created_at"],
-                 record["updated_at"], record["current_revision_id"],
-                 record.get("removed_reason"), flag),
-            )
-            store.conn.executemany(
-                "INSERT INTO record_sources (record_id, position, source_type, locator,"
-                " is_primary) VALUES (?, ?, ?, ?, ?)",
-                [(record["id"], n, s.source_type, s.locator, int(s.primary))
-                 for n, s in enumerate(sources)],
-            )
-            store.conn.executemany(
-                "INSERT INTO revisions (revision_id, record_id, seq, snapshot_json, actor,"
-                " reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(v["revision_id"], record["id"], v["seq"],
-                  json.dumps(v["snapshot"], ensure_ascii=False), v["actor"], v.get("reason"),
-                  v["created_at"]) for v in record["revisions"]],
-            )
+            store.restore_in_transaction(owner_id, record, sources, flagged=flag)
             revision_count += len(record["revisions"])
     return RestoreResult(owner_id, len(records), revision_count, flagged)
 
@@ -387,14 +364,4 @@ def restore_document(store: MemoryStore, doc: dict[str, Any], owner_id: str) -> 
 def restore_conflicts(store: MemoryStore, doc: dict[str, Any]) -> list[str]:
     """The record ids of `doc` (a `load_export` document) already in `store`, in the
     file's order: a restore of `doc` would be refused for them. Read-only."""
-    return _existing(store, "records", "id", [r["id"] for r in doc["records"]])
-
-
-def _existing(store: MemoryStore, table: str, column: str, ids: list[str]) -> list[str]:
-    found: list[str] = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        found += [row[0] for row in store.conn.execute(
-            f"SELECT {column} FROM {table} WHERE {column} IN ({marks})", chunk)]
-    return found
+    return store.existing_record_ids([r["id"] for r in doc["records"]])

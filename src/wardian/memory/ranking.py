@@ -1,6 +1,6 @@
 """Query ranking without SQL: query terms, BM25 weights, the relevance floor, fusion.
 
-`MemoryStore.recall` asks SQLite's FTS5 for BM25 scores and (when the optional embedding
+`RecallIndex.recall` asks SQLite's FTS5 for BM25 scores and (when the optional embedding
 model is installed) `wardian.memory.embedding` for cosine similarities; this module turns
 them into one ranked list that may be empty.
 
@@ -303,7 +303,7 @@ class Candidate:
 
 
 class Considered:
-    """What recall weighs for one query before the floor (`MemoryStore.recall_considered`).
+    """What recall weighs for one query before the floor (`RecallIndex.recall_considered`).
 
     A plain slotted class for the same reason as `Candidate`.
 

@@ -14,7 +14,7 @@ inode, so any write, or another database file in its place, makes it unused; it 
 read for another state of the store. A reader that finds no file builds the set from
 SQLite and writes it (atomically: temp file and rename), removing the scope's older files.
 Unreadable or malformed files are ignored (and rebuilt). The caller still checks every
-record it shows against the table (`MemoryStore._records_by_rowid`).
+record it shows against the table (`RecallIndex._records_by_rowid`).
 
 Format: ``WVS1\\n``, an 8-byte little-endian header length, a JSON header (``scope``:
 `scope_key`; ``arrays``: name → ``[offset, dtype, shape]``; ``unvectored``: ``{rowid:

@@ -148,10 +148,7 @@ def _write_change(
             scope=change.scope, sources=change.additions, actor=actor, reason=reason, now=now,
             reason_checked=True,
         )
-        revision = store.conn.execute(
-            "SELECT current_revision_id FROM records WHERE id = ?", (record_id,)
-        ).fetchone()[0]
-        return record_id, str(revision)
+        return record_id, store.current_revision(record_id)
     removed = change.status == "removed"
     revision = store.update_in_transaction(
         change.memory_id,

@@ -283,11 +283,9 @@ class Preview:
 def _load_records(store: MemoryStore, ids: list[str], owner_id: str) -> dict[str, Record]:
     found: dict[str, Record] = {}
     for record_id in dict.fromkeys(ids):
-        row = store.conn.execute(
-            "SELECT id FROM records WHERE id = ? AND agent_id = ?", (record_id, owner_id)
-        ).fetchone()
-        if row is not None:
-            found[record_id] = store.get(record_id)
+        record = store.owned_record(record_id, owner_id)
+        if record is not None:
+            found[record_id] = record
     return found
 
 

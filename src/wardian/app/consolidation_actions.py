@@ -3,8 +3,11 @@
 (memory-review).
 
 Each is a thin wrapper that reads what it needs from the run (`ActionContext`: principal,
-workspace, trigger payload, earlier step outputs), calls the service function in
-`wardian.app.consolidation`, and turns what was dropped into run events.
+workspace, trigger payload), calls the service function in `wardian.app.consolidation`, and
+turns what was dropped into run events. An earlier step's whole output arrives as an
+argument: a step reference (``archive_step: archive`` → ``archive``, ``batch_step: curate``
+→ ``batch``), resolved by the engine (`wardian.engine.executor`, "Step references") and
+registered with each reference's default step, the one of the shipped blueprints.
 
 **Wiring.** The engine's action registry (`wardian.engine.actions.register_action`) is the
 seam: `register_actions` registers these wrappers, and the engine calls it through the
@@ -68,30 +71,19 @@ def _payload(ctx: ActionContext) -> Mapping[str, Any]:
     return payload if isinstance(payload, Mapping) else {}
 
 
-def _step_output(ctx: ActionContext, step_id: str) -> Any:
-    entry = ctx.steps.get(step_id)
-    if isinstance(entry, Mapping) and "output" in entry:
-        return entry["output"]
-    return entry
-
-
-def _archive_workspace(ctx: ActionContext, archive: Any, default: str) -> str:
+def _archive_workspace(archive: Any, default: str) -> str:
     """The workspace `archive.load` resolved (a transcript's cwd), else `default`."""
-    found = archive if isinstance(archive, Mapping) else _step_output(ctx, "archive")
-    value = found.get("workspace") if isinstance(found, Mapping) else None
+    value = archive.get("workspace") if isinstance(archive, Mapping) else None
     return value if isinstance(value, str) and value else default
 
 
-def _archive_from(ctx: ActionContext, archive: Any, archive_step: str) -> Mapping[str, Any]:
-    if isinstance(archive, Mapping):
-        return archive
-    found = _step_output(ctx, archive_step)
-    if not isinstance(found, Mapping):
+def _archive_from(archive: Any, archive_step: str) -> Mapping[str, Any]:
+    if not isinstance(archive, Mapping):
         raise UsageError(
             f"no archive.load output found in step {archive_step!r}",
-            hint="add an `archive.load` step before it, or pass with: {archive_step: ID}",
+            hint="add an `archive.load` step before it, or name it with: {archive_step: ID}",
         )
-    return found
+    return archive
 
 
 def _truthy(value: Any) -> bool:
@@ -131,11 +123,12 @@ def _action_archive_load(
 
 def _action_memory_snapshot(ctx: ActionContext, all_workspaces: Any = False,
                             include_flagged: Any = False, check_evidence: Any = False,
+                            archive: Any = None, archive_step: str = "archive",
                             ) -> dict[str, Any]:
     """``memory.snapshot``: see `memory_snapshot` (``include_flagged`` only with
-    ``all_workspaces``)."""
+    ``all_workspaces``); the workspace is the one step `archive_step` resolved, if any."""
     agent_id, _name, workspace = _principal(ctx)
-    workspace = _archive_workspace(ctx, None, workspace)
+    workspace = _archive_workspace(archive, workspace)
     return memory_snapshot(agent_id=agent_id,
                            workspace=None if _truthy(all_workspaces) else workspace,
                            include_flagged=_truthy(include_flagged),
@@ -168,12 +161,11 @@ def _action_memory_commit(
     from wardian.memory.batch import curator_operations
 
     agent_id, _name, workspace = _principal(ctx)
-    operations = curator_operations(batch if batch is not None
-                                    else _step_output(ctx, batch_step))
-    archive_out = _archive_from(ctx, archive, archive_step)
+    operations = curator_operations(batch)
+    archive_out = _archive_from(archive, archive_step)
     result = commit_curator_batch(
         run_id=ctx.run_id, agent_id=agent_id,
-        workspace=_archive_workspace(ctx, archive_out, workspace), operations=operations,
+        workspace=_archive_workspace(archive_out, workspace), operations=operations,
         archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
     )
@@ -193,12 +185,11 @@ def _action_memory_draft_plan(
     from wardian.memory.batch import curator_operations
 
     agent_id, _name, workspace = _principal(ctx)
-    operations = curator_operations(batch if batch is not None
-                                    else _step_output(ctx, batch_step))
-    archive_out = _archive_from(ctx, archive, archive_step)
+    operations = curator_operations(batch)
+    archive_out = _archive_from(archive, archive_step)
     result = draft_plan(
         run_id=ctx.run_id, agent_id=agent_id,
-        workspace=_archive_workspace(ctx, archive_out, workspace), operations=operations,
+        workspace=_archive_workspace(archive_out, workspace), operations=operations,
         archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
     )
@@ -211,21 +202,20 @@ def _action_memory_draft_plan(
 
 def _action_memory_draft_review(
     ctx: ActionContext, review: Any = None, review_step: str = "review",
-    snapshot_step: str = "snapshot",
+    snapshot: Any = None, snapshot_step: str = "snapshot",
 ) -> dict[str, Any]:
     """``memory.draft_review``: see `wardian.app.reviews.draft_review` — the reviewer's
-    findings (`review`, else step `review_step`'s output) against the records of step
-    `snapshot_step` as one plan; nothing applied. Dropped findings become run events."""
+    findings (`review`: step `review_step`'s output) against the records of `snapshot`
+    (step `snapshot_step`'s output) as one plan; nothing applied. Dropped findings become
+    run events."""
     from wardian.app.reviews import draft_review
 
     agent_id, _name, _workspace = _principal(ctx)
-    snapshot = _step_output(ctx, snapshot_step)
     if not isinstance(snapshot, Mapping) or "records" not in snapshot:
         raise UsageError(
             f"no memory.snapshot output found in step {snapshot_step!r}",
             hint="add a `memory.snapshot` step before it, or pass with: {snapshot_step: ID}")
-    answer = review if review is not None else _step_output(ctx, review_step)
-    result = draft_review(run_id=ctx.run_id, agent_id=agent_id, answer=answer,
+    result = draft_review(run_id=ctx.run_id, agent_id=agent_id, answer=review,
                           snapshot=snapshot)
     for dropped in result["dropped"]:
         ctx.emit("memory.finding_dropped", dropped)
@@ -258,6 +248,15 @@ _ACCEPTS_SKIPPED: dict[str, tuple[str, ...]] = {
 }
 
 
+_STEP_REFS: dict[str, dict[str, str]] = {
+    # Each reference's default: the step id the shipped blueprints use.
+    "memory.snapshot": {"archive_step": "archive"},
+    "memory.commit": {"batch_step": "curate", "archive_step": "archive"},
+    "memory.draft_plan": {"batch_step": "curate", "archive_step": "archive"},
+    "memory.draft_review": {"review_step": "review", "snapshot_step": "snapshot"},
+}
+
+
 def register_actions() -> None:
     """Register the consolidation actions with the engine's registry (idempotent).
 
@@ -266,4 +265,5 @@ def register_actions() -> None:
     """
     for name, func in _ACTIONS.items():
         register_action(name, replace=True, storage=_STORAGE.get(name),
-                        accepts_skipped=_ACCEPTS_SKIPPED.get(name, ()))(func)
+                        accepts_skipped=_ACCEPTS_SKIPPED.get(name, ()),
+                        step_refs=_STEP_REFS.get(name))(func)

@@ -3,11 +3,13 @@
 (memory-review).
 
 Each is a thin wrapper that reads what it needs from the run (`ActionContext`: principal,
-workspace, trigger payload), calls the service function in `wardian.app.consolidation`, and
-turns what was dropped into run events. An earlier step's whole output arrives as an
-argument: a step reference (``archive_step: archive`` → ``archive``, ``batch_step: curate``
-→ ``batch``), resolved by the engine (`wardian.engine.executor`, "Step references") and
-registered with each reference's default step, the one of the shipped blueprints.
+workspace, trigger payload), calls the service function in `wardian.app.consolidation`,
+turns what was dropped into run events and returns its typed output
+(`wardian.app.action_outputs`, which also holds each output's storage rule). An earlier
+step's whole output arrives as an argument: a step reference (``archive_step: archive``
+gives ``archive``, ``batch_step: curate`` gives ``batch``), resolved by the engine
+(`wardian.engine.executor`, "Step references") and registered with each reference's
+default step, the one of the shipped blueprints.
 
 **Wiring.** The engine's action registry (`wardian.engine.actions.register_action`) is the
 seam: `register_actions` registers these wrappers, and the engine calls it through the
@@ -24,13 +26,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from wardian.app.action_outputs import (
+    ArchiveLoadOutput,
+    DraftPlanOutput,
+    DraftReviewOutput,
+    MemoryCommitOutput,
+    MemorySnapshotOutput,
+    typed,
+)
 from wardian.app.consolidation import (
     archive_load,
     commit_curator_batch,
     draft_plan,
-    expand_archive_output,
     memory_snapshot,
-    shorten_archive_output,
 )
 from wardian.engine.actions import ActionContext, ActionFn, OutputStorage, register_action
 from wardian.errors import UsageError
@@ -94,7 +102,7 @@ def _truthy(value: Any) -> bool:
 
 def _action_archive_load(
     ctx: ActionContext, include_tool_output: Any = False, archive_path: str | None = None,
-) -> dict[str, Any]:
+) -> ArchiveLoadOutput:
     """``archive.load``: see `archive_load`. The slice ends at the triggering session's last
     seq (session-close payload ``archive_seq_range``); a manual run's ``--archive PATH``
     arrives as the payload's ``archive``."""
@@ -107,32 +115,32 @@ def _action_archive_load(
     upto = None
     if isinstance(seq_range, Sequence) and not isinstance(seq_range, str) and seq_range:
         upto = seq_range[-1]
-    result = archive_load(
+    result = typed(ArchiveLoadOutput, archive_load(
         agent_id=agent_id, agent_name=name, workspace=workspace,
         transcript_path=str(path) if path else None,
         upto_seq=int(upto) if upto is not None else None,
         include_tool_output=_truthy(include_tool_output),
-    )
-    ctx.emit("archive.loaded", {k: result[k] for k in (
+    ), "archive.load")
+    ctx.emit("archive.loaded", result.model_dump(mode="json", include={
         "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages",
-        "secrets_redacted")})
-    if result["cut"] is not None:
-        ctx.emit("archive.slice_cut", result["cut"])
+        "secrets_redacted"}))
+    if result.cut is not None:
+        ctx.emit("archive.slice_cut", result.cut)
     return result
 
 
 def _action_memory_snapshot(ctx: ActionContext, all_workspaces: Any = False,
                             include_flagged: Any = False, check_evidence: Any = False,
                             archive: Any = None, archive_step: str = "archive",
-                            ) -> dict[str, Any]:
+                            ) -> MemorySnapshotOutput:
     """``memory.snapshot``: see `memory_snapshot` (``include_flagged`` only with
     ``all_workspaces``); the workspace is the one step `archive_step` resolved, if any."""
     agent_id, _name, workspace = _principal(ctx)
     workspace = _archive_workspace(archive, workspace)
-    return memory_snapshot(agent_id=agent_id,
-                           workspace=None if _truthy(all_workspaces) else workspace,
-                           include_flagged=_truthy(include_flagged),
-                           check_evidence=_truthy(check_evidence))
+    return typed(MemorySnapshotOutput, memory_snapshot(
+        agent_id=agent_id, workspace=None if _truthy(all_workspaces) else workspace,
+        include_flagged=_truthy(include_flagged), check_evidence=_truthy(check_evidence)),
+        "memory.snapshot")
 
 
 def _key(ctx: ActionContext) -> str | None:
@@ -152,7 +160,7 @@ def _max_changes(ctx: ActionContext, value: Any) -> int | None:
 def _action_memory_commit(
     ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
     batch_step: str = "curate", max_changes: Any = None,
-) -> dict[str, Any]:
+) -> MemoryCommitOutput:
     """``memory.commit``: see `commit_curator_batch`; dropped ops become run events.
 
     The answer is not validated here: the engine checked it when it accepted the curator's
@@ -163,23 +171,23 @@ def _action_memory_commit(
     agent_id, _name, workspace = _principal(ctx)
     operations = curator_operations(batch)
     archive_out = _archive_from(archive, archive_step)
-    result = commit_curator_batch(
+    result = typed(MemoryCommitOutput, commit_curator_batch(
         run_id=ctx.run_id, agent_id=agent_id,
         workspace=_archive_workspace(archive_out, workspace), operations=operations,
         archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
-    )
-    for dropped in result["dropped"]:
+    ), "memory.commit")
+    for dropped in result.dropped:
         ctx.emit("memory.op_dropped", dropped)
-    ctx.emit("memory.committed", {"summary": result["summary"], "counts": result["counts"],
-                                  "replayed": result["replayed"]})
+    ctx.emit("memory.committed", {"summary": result.summary, "counts": result.counts,
+                                  "replayed": result.replayed})
     return result
 
 
 def _action_memory_draft_plan(
     ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
     batch_step: str = "curate", max_changes: Any = None,
-) -> dict[str, Any]:
+) -> DraftPlanOutput:
     """``memory.draft_plan``: see `draft_plan` (which checks the operations once, as a
     commit does); dropped ops become run events."""
     from wardian.memory.batch import curator_operations
@@ -187,23 +195,22 @@ def _action_memory_draft_plan(
     agent_id, _name, workspace = _principal(ctx)
     operations = curator_operations(batch)
     archive_out = _archive_from(archive, archive_step)
-    result = draft_plan(
+    result = typed(DraftPlanOutput, draft_plan(
         run_id=ctx.run_id, agent_id=agent_id,
         workspace=_archive_workspace(archive_out, workspace), operations=operations,
         archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
-    )
-    for dropped in result["dropped"]:
+    ), "memory.draft_plan")
+    for dropped in result.dropped:
         ctx.emit("memory.op_dropped", dropped)
-    ctx.emit("memory.plan_drafted", {"path": result["path"],
-                                     "operations": result["operations"]})
+    ctx.emit("memory.plan_drafted", {"path": result.path, "operations": result.operations})
     return result
 
 
 def _action_memory_draft_review(
     ctx: ActionContext, review: Any = None, review_step: str = "review",
     snapshot: Any = None, snapshot_step: str = "snapshot",
-) -> dict[str, Any]:
+) -> DraftReviewOutput:
     """``memory.draft_review``: see `wardian.app.reviews.draft_review` — the reviewer's
     findings (`review`: step `review_step`'s output) against the records of `snapshot`
     (step `snapshot_step`'s output) as one plan; nothing applied. Dropped findings become
@@ -215,13 +222,13 @@ def _action_memory_draft_review(
         raise UsageError(
             f"no memory.snapshot output found in step {snapshot_step!r}",
             hint="add a `memory.snapshot` step before it, or pass with: {snapshot_step: ID}")
-    result = draft_review(run_id=ctx.run_id, agent_id=agent_id, answer=review,
-                          snapshot=snapshot)
-    for dropped in result["dropped"]:
+    result = typed(DraftReviewOutput, draft_review(
+        run_id=ctx.run_id, agent_id=agent_id, answer=review, snapshot=snapshot),
+        "memory.draft_review")
+    for dropped in result.dropped:
         ctx.emit("memory.finding_dropped", dropped)
-    ctx.emit("memory.review_drafted", {"operations": result["operations"],
-                                       "counts": result["counts"],
-                                       "digest": result["digest"]})
+    ctx.emit("memory.review_drafted", {"operations": result.operations,
+                                       "counts": result.counts, "digest": result.digest})
     return result
 
 
@@ -236,8 +243,7 @@ _ACTIONS: dict[str, ActionFn] = {
 
 _STORAGE: dict[str, OutputStorage] = {
     # The messages stay in the agent's archive: a run stores their seq range and digest.
-    "archive.load": OutputStorage(shorten=shorten_archive_output,
-                                  expand=expand_archive_output),
+    "archive.load": ArchiveLoadOutput.STORAGE,
 }
 
 

@@ -55,6 +55,8 @@ def _warnings(tmp_path: Path, reader: str) -> list[str]:
     '  - {id: r, action: log, with: {message: "{{ steps.maybe.status }}"}}\n',
     # an action that declared the argument accepts a skipped input, given the whole output
     '  - {id: r, action: memory.commit, with: {batch: "{{ steps.maybe.output }}"}}\n',
+    # the same argument as a step reference
+    '  - {id: r, action: memory.commit, with: {batch_step: maybe}}\n',
 ])
 def test_guarded_reads_are_quiet(tmp_path: Path, reader: str) -> None:
     assert _warnings(tmp_path, reader) == []
@@ -72,6 +74,8 @@ def test_guarded_reads_are_quiet(tmp_path: Path, reader: str) -> None:
     ' output: {type: object}}\n',
     # an argument the action did not declare
     '  - {id: r, action: noop, with: {batch: "{{ steps.maybe.output }}"}}\n',
+    # a step reference for an argument the action did not declare
+    '  - {id: r, action: memory.commit, with: {archive_step: maybe}}\n',
 ])
 def test_unguarded_reads_warn(tmp_path: Path, reader: str) -> None:
     warnings = _warnings(tmp_path, reader)

@@ -8,6 +8,7 @@ a clear step failure. Real SQLite run store, real executor."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,8 @@ def test_a_declared_reference_hands_the_output_and_stores_the_id(tmp_path: Path)
         return len(args["rows"])
 
     store = RunStore()
-    with actions(**{"t.make": _make, "t.use": use}):
+    fns: dict[str, Callable[..., Any]] = {"t.make": _make, "t.use": use}
+    with actions(**fns):
         run = execute_run(create_run(store, write_blueprint(tmp_path / "bp", DECLARED)).id,
                           store=store)
     assert run.status == "succeeded", run.error

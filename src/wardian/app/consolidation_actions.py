@@ -251,6 +251,8 @@ _ACCEPTS_SKIPPED: dict[str, tuple[str, ...]] = {
     # A curate step skipped by its `when` (no new messages) is an empty batch.
     "memory.commit": ("batch",),
     "memory.draft_plan": ("batch",),
+    # A review step skipped by its `when` (an empty memory) is an empty review.
+    "memory.draft_review": ("review",),
 }
 
 

@@ -47,6 +47,7 @@ from wardian.blueprints.errors import (
     nearest,
 )
 from wardian.blueprints.loader import Marks, parse_yaml
+from wardian.blueprints.skip_checks import OutputRead
 from wardian.blueprints.template_checks import TemplateChecker
 
 if TYPE_CHECKING:  # pydantic models and Jinja2: imported when a blueprint is validated
@@ -513,7 +514,7 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
             analyser.check_values((*base, "with"), step.with_, index)
             if step.action is not None:
                 _check_step_references(loaded, base, step.with_, index, step_index, name,
-                                       problems)
+                                       problems, analyser.reads)
         if step.payload:
             analyser.check_values((*base, "payload"), step.payload, index)
         if step.prompt is not None:
@@ -525,10 +526,13 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
 
 def _check_step_references(loaded: LoadedBlueprint, base: tuple[Any, ...],
                            with_: dict[str, Any], index: int, step_index: dict[str, int],
-                           name: str, problems: list[Problem]) -> None:
+                           name: str, problems: list[Problem],
+                           reads: list[OutputRead]) -> None:
     """Each ``<name>_step: ID`` argument of an action step is a step reference: `ID` must be
     a step that runs before this one, and ``<name>`` (the value it stands for) not given
-    as well. The engine hands the action that step's output as ``<name>``."""
+    as well. The engine hands the action that step's output as ``<name>``; a valid
+    reference is added to `reads` as a whole read of that output (so a skippable step
+    named here warns as a template reading it would)."""
     marks = loaded.marks
     steps = loaded.blueprint.steps
     for key, value in with_.items():
@@ -561,6 +565,9 @@ def _check_step_references(loaded: LoadedBlueprint, base: tuple[Any, ...],
                 expected=f"the id of an earlier step ({earlier})", found=repr(value),
                 suggestion=nearest(value, [s.id for s in steps[:index]]) if at is None
                 else None, kind="reference"))
+            continue
+        reads.append(OutputRead(index, value, loc, (name, *marks.value(loc)), "",
+                                whole=True, guarded=False))
 
 
 def _check_output(loaded: LoadedBlueprint, base: tuple[Any, ...], step: Any, name: str,

@@ -1,7 +1,10 @@
 """The action registry: named Python functions that action steps call.
 
 An action is called as ``fn(ctx, **with_args)`` where `ctx` is an `ActionContext`; its
-return value must be JSON-serialisable and becomes ``steps.<id>.output``. An action that
+return value — a pydantic model (a typed output, stored as its ``model_dump(mode="json")``)
+or a JSON-serialisable value — becomes ``steps.<id>.output``. An argument ``<name>_step``
+in ``with:`` names an earlier step whose output the engine passes as ``<name>``
+(`register_action`'s ``step_refs``; `wardian.engine.executor`). An action that
 may run long should poll ``ctx.should_stop()`` (set on timeout or cancel) and return early:
 Python threads cannot be killed, so an action that ignores it keeps running in the
 background after its step has been marked timed out (see executor.py).

@@ -57,6 +57,8 @@ def _warnings(tmp_path: Path, reader: str) -> list[str]:
     '  - {id: r, action: memory.commit, with: {batch: "{{ steps.maybe.output }}"}}\n',
     # a skipped reviewer is a review without findings (`parse_review_answer(None)`)
     '  - {id: r, action: memory.draft_review, with: {review: "{{ steps.maybe.output }}"}}\n',
+    # the same argument as a step reference
+    '  - {id: r, action: memory.commit, with: {batch_step: maybe}}\n',
 ])
 def test_guarded_reads_are_quiet(tmp_path: Path, reader: str) -> None:
     assert _warnings(tmp_path, reader) == []
@@ -74,6 +76,8 @@ def test_guarded_reads_are_quiet(tmp_path: Path, reader: str) -> None:
     ' output: {type: object}}\n',
     # an argument the action did not declare
     '  - {id: r, action: noop, with: {batch: "{{ steps.maybe.output }}"}}\n',
+    # a step reference for an argument the action did not declare
+    '  - {id: r, action: memory.commit, with: {archive_step: maybe}}\n',
 ])
 def test_unguarded_reads_warn(tmp_path: Path, reader: str) -> None:
     warnings = _warnings(tmp_path, reader)

@@ -132,12 +132,13 @@ def test_a_consolidation_run_stores_the_conversation_once(
     assert raw_archive["messages_digest"].startswith("sha256:")
     assert (raw_archive["after_seq"], raw_archive["last_seq"]) == (None, len(TURNS))
 
-    # The curator's payload and the commit's batch are references, resolved on read.
+    # The curator's payload is a reference, resolved on read; the commit's batch is a
+    # step reference declared in the blueprint: its input holds the step id, no copy.
     curate, commit = steps["curate"], steps["commit"]
     assert curate.input["payload"]["messages"] == messages
-    assert commit.input["with"]["batch"] == curate.output
+    assert commit.input["with"] == {"batch_step": "curate"}
     assert {r.source() for r in curate.input_refs} >= {"steps.archive.output.messages"}
-    assert {r.source() for r in commit.input_refs} == {"steps.curate.output"}
+    assert commit.input_refs == []
     raw = store.conn.execute(
         "SELECT input FROM step_attempts WHERE run_id = ? AND step_id = 'curate'",
         (run.id,)).fetchone()[0]
@@ -149,11 +150,11 @@ def test_a_consolidation_run_stores_the_conversation_once(
     doc = json.loads(shown.stdout)
     by_step = {a["step_id"]: a for a in doc["attempts"]}
     assert by_step["curate"]["input"]["payload"]["messages"] == messages
-    assert by_step["commit"]["input"]["with"]["batch"] == by_step["curate"]["output"]
+    assert by_step["commit"]["input"]["with"] == {"batch_step": "curate"}
     for step_id in ("archive", "snapshot", "curate", "commit"):
         assert by_step[step_id]["input"] == steps[step_id].input
         assert by_step[step_id]["output"] == steps[step_id].output
-    assert [r["source"] for r in by_step["commit"]["input_refs"]] == ["steps.curate.output"]
+    assert by_step["commit"]["input_refs"] == []
 
     # An archive that no longer reads as loaded (a hand-edited database) reads as a note.
     archives = ArchiveStore()

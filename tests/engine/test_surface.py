@@ -14,7 +14,7 @@ SURFACE = {
                             "StepAttempt", "lease_seconds", "read_running_runs", "value_at"],
     "wardian.engine.executor": ["Redactor", "execute_run", "resolve_inputs", "resume_run"],
     "wardian.engine.actions": ["ENTRY_POINT_GROUP", "ActionContext", "OutputStorage",
-                               "actions_accepting_skipped",
+                               "action_step_refs", "actions_accepting_skipped",
                                "get_action", "known_actions", "output_storage",
                                "plugin_errors", "register_action",
                                "unregister_action"],

@@ -3,8 +3,13 @@
 (memory-review).
 
 Each is a thin wrapper that reads what it needs from the run (`ActionContext`: principal,
-workspace, trigger payload, earlier step outputs), calls the service function in
-`wardian.app.consolidation`, and turns what was dropped into run events.
+workspace, trigger payload), calls the service function in `wardian.app.consolidation`,
+turns what was dropped into run events and returns its typed output
+(`wardian.app.action_outputs`, which also holds each output's storage rule). An earlier
+step's whole output arrives as an argument: a step reference (``archive_step: archive``
+gives ``archive``, ``batch_step: curate`` gives ``batch``), resolved by the engine
+(`wardian.engine.executor`, "Step references") and registered with each reference's
+default step, the one of the shipped blueprints.
 
 **Wiring.** The engine's action registry (`wardian.engine.actions.register_action`) is the
 seam: `register_actions` registers these wrappers, and the engine calls it through the
@@ -21,13 +26,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from wardian.app.action_outputs import (
+    ArchiveLoadOutput,
+    DraftPlanOutput,
+    DraftReviewOutput,
+    MemoryCommitOutput,
+    MemorySnapshotOutput,
+    typed,
+)
 from wardian.app.consolidation import (
     archive_load,
     commit_curator_batch,
     draft_plan,
-    expand_archive_output,
     memory_snapshot,
-    shorten_archive_output,
 )
 from wardian.engine.actions import ActionContext, ActionFn, OutputStorage, register_action
 from wardian.errors import UsageError
@@ -68,30 +79,19 @@ def _payload(ctx: ActionContext) -> Mapping[str, Any]:
     return payload if isinstance(payload, Mapping) else {}
 
 
-def _step_output(ctx: ActionContext, step_id: str) -> Any:
-    entry = ctx.steps.get(step_id)
-    if isinstance(entry, Mapping) and "output" in entry:
-        return entry["output"]
-    return entry
-
-
-def _archive_workspace(ctx: ActionContext, archive: Any, default: str) -> str:
+def _archive_workspace(archive: Any, default: str) -> str:
     """The workspace `archive.load` resolved (a transcript's cwd), else `default`."""
-    found = archive if isinstance(archive, Mapping) else _step_output(ctx, "archive")
-    value = found.get("workspace") if isinstance(found, Mapping) else None
+    value = archive.get("workspace") if isinstance(archive, Mapping) else None
     return value if isinstance(value, str) and value else default
 
 
-def _archive_from(ctx: ActionContext, archive: Any, archive_step: str) -> Mapping[str, Any]:
-    if isinstance(archive, Mapping):
-        return archive
-    found = _step_output(ctx, archive_step)
-    if not isinstance(found, Mapping):
+def _archive_from(archive: Any, archive_step: str) -> Mapping[str, Any]:
+    if not isinstance(archive, Mapping):
         raise UsageError(
             f"no archive.load output found in step {archive_step!r}",
-            hint="add an `archive.load` step before it, or pass with: {archive_step: ID}",
+            hint="add an `archive.load` step before it, or name it with: {archive_step: ID}",
         )
-    return found
+    return archive
 
 
 def _truthy(value: Any) -> bool:
@@ -102,7 +102,7 @@ def _truthy(value: Any) -> bool:
 
 def _action_archive_load(
     ctx: ActionContext, include_tool_output: Any = False, archive_path: str | None = None,
-) -> dict[str, Any]:
+) -> ArchiveLoadOutput:
     """``archive.load``: see `archive_load`. The slice ends at the triggering session's last
     seq (session-close payload ``archive_seq_range``); a manual run's ``--archive PATH``
     arrives as the payload's ``archive``."""
@@ -115,31 +115,32 @@ def _action_archive_load(
     upto = None
     if isinstance(seq_range, Sequence) and not isinstance(seq_range, str) and seq_range:
         upto = seq_range[-1]
-    result = archive_load(
+    result = typed(ArchiveLoadOutput, archive_load(
         agent_id=agent_id, agent_name=name, workspace=workspace,
         transcript_path=str(path) if path else None,
         upto_seq=int(upto) if upto is not None else None,
         include_tool_output=_truthy(include_tool_output),
-    )
-    ctx.emit("archive.loaded", {k: result[k] for k in (
+    ), "archive.load")
+    ctx.emit("archive.loaded", result.model_dump(mode="json", include={
         "source", "after_seq", "first_seq", "last_seq", "count", "skipped_tool_messages",
-        "secrets_redacted")})
-    if result["cut"] is not None:
-        ctx.emit("archive.slice_cut", result["cut"])
+        "secrets_redacted"}))
+    if result.cut is not None:
+        ctx.emit("archive.slice_cut", result.cut)
     return result
 
 
 def _action_memory_snapshot(ctx: ActionContext, all_workspaces: Any = False,
                             include_flagged: Any = False, check_evidence: Any = False,
-                            ) -> dict[str, Any]:
+                            archive: Any = None, archive_step: str = "archive",
+                            ) -> MemorySnapshotOutput:
     """``memory.snapshot``: see `memory_snapshot` (``include_flagged`` only with
-    ``all_workspaces``)."""
+    ``all_workspaces``); the workspace is the one step `archive_step` resolved, if any."""
     agent_id, _name, workspace = _principal(ctx)
-    workspace = _archive_workspace(ctx, None, workspace)
-    return memory_snapshot(agent_id=agent_id,
-                           workspace=None if _truthy(all_workspaces) else workspace,
-                           include_flagged=_truthy(include_flagged),
-                           check_evidence=_truthy(check_evidence))
+    workspace = _archive_workspace(archive, workspace)
+    return typed(MemorySnapshotOutput, memory_snapshot(
+        agent_id=agent_id, workspace=None if _truthy(all_workspaces) else workspace,
+        include_flagged=_truthy(include_flagged), check_evidence=_truthy(check_evidence)),
+        "memory.snapshot")
 
 
 def _key(ctx: ActionContext) -> str | None:
@@ -159,7 +160,7 @@ def _max_changes(ctx: ActionContext, value: Any) -> int | None:
 def _action_memory_commit(
     ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
     batch_step: str = "curate", max_changes: Any = None,
-) -> dict[str, Any]:
+) -> MemoryCommitOutput:
     """``memory.commit``: see `commit_curator_batch`; dropped ops become run events.
 
     The answer is not validated here: the engine checked it when it accepted the curator's
@@ -168,70 +169,66 @@ def _action_memory_commit(
     from wardian.memory.batch import curator_operations
 
     agent_id, _name, workspace = _principal(ctx)
-    operations = curator_operations(batch if batch is not None
-                                    else _step_output(ctx, batch_step))
-    archive_out = _archive_from(ctx, archive, archive_step)
-    result = commit_curator_batch(
+    operations = curator_operations(batch)
+    archive_out = _archive_from(archive, archive_step)
+    result = typed(MemoryCommitOutput, commit_curator_batch(
         run_id=ctx.run_id, agent_id=agent_id,
-        workspace=_archive_workspace(ctx, archive_out, workspace), operations=operations,
+        workspace=_archive_workspace(archive_out, workspace), operations=operations,
         archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
-    )
-    for dropped in result["dropped"]:
+    ), "memory.commit")
+    for dropped in result.dropped:
         ctx.emit("memory.op_dropped", dropped)
-    ctx.emit("memory.committed", {"summary": result["summary"], "counts": result["counts"],
-                                  "replayed": result["replayed"]})
+    ctx.emit("memory.committed", {"summary": result.summary, "counts": result.counts,
+                                  "replayed": result.replayed})
     return result
 
 
 def _action_memory_draft_plan(
     ctx: ActionContext, batch: Any = None, archive: Any = None, archive_step: str = "archive",
     batch_step: str = "curate", max_changes: Any = None,
-) -> dict[str, Any]:
+) -> DraftPlanOutput:
     """``memory.draft_plan``: see `draft_plan` (which checks the operations once, as a
     commit does); dropped ops become run events."""
     from wardian.memory.batch import curator_operations
 
     agent_id, _name, workspace = _principal(ctx)
-    operations = curator_operations(batch if batch is not None
-                                    else _step_output(ctx, batch_step))
-    archive_out = _archive_from(ctx, archive, archive_step)
-    result = draft_plan(
+    operations = curator_operations(batch)
+    archive_out = _archive_from(archive, archive_step)
+    result = typed(DraftPlanOutput, draft_plan(
         run_id=ctx.run_id, agent_id=agent_id,
-        workspace=_archive_workspace(ctx, archive_out, workspace), operations=operations,
+        workspace=_archive_workspace(archive_out, workspace), operations=operations,
         archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
-    )
-    for dropped in result["dropped"]:
+    ), "memory.draft_plan")
+    for dropped in result.dropped:
         ctx.emit("memory.op_dropped", dropped)
-    ctx.emit("memory.plan_drafted", {"path": result["path"],
-                                     "operations": result["operations"]})
+    ctx.emit("memory.plan_drafted", {"path": result.path, "operations": result.operations})
     return result
 
 
 def _action_memory_draft_review(
     ctx: ActionContext, review: Any = None, review_step: str = "review",
-    snapshot_step: str = "snapshot",
-) -> dict[str, Any]:
+    snapshot: Any = None, snapshot_step: str = "snapshot",
+) -> DraftReviewOutput:
     """``memory.draft_review``: see `wardian.app.reviews.draft_review` — the reviewer's
-    findings (`review`, else step `review_step`'s output) against the records of step
-    `snapshot_step` as one plan; nothing applied. Dropped findings become run events."""
+    findings (`review`: step `review_step`'s output) against the records of `snapshot`
+    (step `snapshot_step`'s output) as one plan; nothing applied. Dropped findings become
+    run events."""
     from wardian.app.reviews import draft_review
 
     agent_id, _name, _workspace = _principal(ctx)
-    snapshot = _step_output(ctx, snapshot_step)
     if not isinstance(snapshot, Mapping) or "records" not in snapshot:
         raise UsageError(
             f"no memory.snapshot output found in step {snapshot_step!r}",
             hint="add a `memory.snapshot` step before it, or pass with: {snapshot_step: ID}")
-    answer = review if review is not None else _step_output(ctx, review_step)
-    result = draft_review(run_id=ctx.run_id, agent_id=agent_id, answer=answer,
-                          snapshot=snapshot)
-    for dropped in result["dropped"]:
+    result = typed(DraftReviewOutput, draft_review(
+        run_id=ctx.run_id, agent_id=agent_id, answer=review, snapshot=snapshot),
+        "memory.draft_review")
+    for dropped in result.dropped:
         ctx.emit("memory.finding_dropped", dropped)
-    ctx.emit("memory.review_drafted", {"operations": result["operations"],
-                                       "counts": result["counts"],
-                                       "digest": result["digest"]})
+    ctx.emit("memory.review_drafted", {"operations": result.operations,
+                                       "counts": result.counts, "digest": result.digest})
     return result
 
 
@@ -246,8 +243,7 @@ _ACTIONS: dict[str, ActionFn] = {
 
 _STORAGE: dict[str, OutputStorage] = {
     # The messages stay in the agent's archive: a run stores their seq range and digest.
-    "archive.load": OutputStorage(shorten=shorten_archive_output,
-                                  expand=expand_archive_output),
+    "archive.load": ArchiveLoadOutput.STORAGE,
 }
 
 
@@ -255,8 +251,17 @@ _ACCEPTS_SKIPPED: dict[str, tuple[str, ...]] = {
     # A curate step skipped by its `when` (no new messages) is an empty batch.
     "memory.commit": ("batch",),
     "memory.draft_plan": ("batch",),
-    # A review step skipped by its `when` (nothing to review) is a review without findings.
+    # A review step skipped by its `when` (an empty memory) is an empty review.
     "memory.draft_review": ("review",),
+}
+
+
+_STEP_REFS: dict[str, dict[str, str]] = {
+    # Each reference's default: the step id the shipped blueprints use.
+    "memory.snapshot": {"archive_step": "archive"},
+    "memory.commit": {"batch_step": "curate", "archive_step": "archive"},
+    "memory.draft_plan": {"batch_step": "curate", "archive_step": "archive"},
+    "memory.draft_review": {"review_step": "review", "snapshot_step": "snapshot"},
 }
 
 
@@ -268,4 +273,5 @@ def register_actions() -> None:
     """
     for name, func in _ACTIONS.items():
         register_action(name, replace=True, storage=_STORAGE.get(name),
-                        accepts_skipped=_ACCEPTS_SKIPPED.get(name, ()))(func)
+                        accepts_skipped=_ACCEPTS_SKIPPED.get(name, ()),
+                        step_refs=_STEP_REFS.get(name))(func)

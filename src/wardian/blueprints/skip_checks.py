@@ -17,7 +17,8 @@ guarded — the author has said what happens when ``T`` is skipped:
 * the reading action declares that the argument accepts a skipped input
   (``register_action(name, accepts_skipped=("batch",))``; ``memory.commit`` and
   ``memory.draft_plan`` take a skipped curator's null ``batch`` as an empty batch) and the
-  argument's value is exactly ``{{ steps.T.output }}``.
+  argument's value is exactly ``{{ steps.T.output }}`` or a step reference to ``T``
+  (``batch_step: T``).
 
 Which action arguments accept a skipped input is the engine's to say (its registry sits
 above this package): the caller passes `accepts_skipped` (action -> argument names).
@@ -131,6 +132,14 @@ def _implies(reader_when: Any, target_when: Any, target: str, nodes: Any) -> boo
                for wanted in _conjuncts(target_when, nodes))
 
 
+def _argument(key: Any) -> Any:
+    """The argument a ``with:`` key gives: ``<name>`` for a step reference ``<name>_step``
+    (the engine hands the action the step's output as ``<name>``), else the key."""
+    if isinstance(key, str) and key.endswith("_step") and key != "_step":
+        return key[:-len("_step")]
+    return key
+
+
 def skipped_output_warnings(loaded: LoadedBlueprint, reads: list[OutputRead],
                             when_asts: Mapping[int, Any],
                             accepts_skipped: Mapping[str, Collection[str]]) -> list[Problem]:
@@ -163,7 +172,7 @@ def skipped_output_warnings(loaded: LoadedBlueprint, reads: list[OutputRead],
             continue
         loc = read.loc
         if (read.whole and reader.action is not None and len(loc) == 4 and loc[2] == "with"
-                and loc[3] in accepts_skipped.get(reader.action, ())):
+                and _argument(loc[3]) in accepts_skipped.get(reader.action, ())):
             continue
         seen.add((read.loc, read.target))
         when_line = loaded.marks.value(("steps", target_index, "when"))[0]

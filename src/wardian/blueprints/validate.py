@@ -47,6 +47,7 @@ from wardian.blueprints.errors import (
     nearest,
 )
 from wardian.blueprints.loader import Marks, parse_yaml
+from wardian.blueprints.skip_checks import OutputRead
 from wardian.blueprints.template_checks import TemplateChecker
 
 if TYPE_CHECKING:  # pydantic models and Jinja2: imported when a blueprint is validated
@@ -511,6 +512,9 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
             analyser.check((*base, "when"), step.when, index, expression=True)
         if step.with_:
             analyser.check_values((*base, "with"), step.with_, index)
+            if step.action is not None:
+                _check_step_references(loaded, base, step.with_, index, step_index, name,
+                                       problems, analyser.reads)
         if step.payload:
             analyser.check_values((*base, "payload"), step.payload, index)
         if step.prompt is not None:
@@ -518,6 +522,52 @@ def _cross_check(loaded: LoadedBlueprint, name: str, problems: list[Problem],
         if step.output is not None:
             _check_output(loaded, base, step, name, problems)
     return analyser
+
+
+def _check_step_references(loaded: LoadedBlueprint, base: tuple[Any, ...],
+                           with_: dict[str, Any], index: int, step_index: dict[str, int],
+                           name: str, problems: list[Problem],
+                           reads: list[OutputRead]) -> None:
+    """Each ``<name>_step: ID`` argument of an action step is a step reference: `ID` must be
+    a step that runs before this one, and ``<name>`` (the value it stands for) not given
+    as well. The engine hands the action that step's output as ``<name>``; a valid
+    reference is added to `reads` as a whole read of that output (so a skippable step
+    named here warns as a template reading it would)."""
+    marks = loaded.marks
+    steps = loaded.blueprint.steps
+    for key, value in with_.items():
+        if not isinstance(key, str) or not key.endswith("_step") or key == "_step":
+            continue
+        loc = (*base, "with", key)
+        target = key[:-len("_step")]
+        earlier = ", ".join(s.id for s in steps[:index]) or "none"
+        if target in with_:
+            problems.append(Problem(
+                name, *marks.value(loc), format_path(loc),
+                f"both {target!r} and its step reference {key!r} are given",
+                expected=f"either `{key}: STEP_ID` (preferred) or `{target}: ...`",
+                found=f"{key}: {value!r}", kind="reference"))
+            continue
+        if not isinstance(value, str) or "{" in value:
+            problems.append(Problem(
+                name, *marks.value(loc), format_path(loc),
+                f"step reference {key!r} must name a step by its id",
+                expected=f"the id of an earlier step ({earlier})", found=repr(value),
+                kind="reference"))
+            continue
+        at = step_index.get(value)
+        if at is None or at >= index:
+            why = ("names no step" if at is None else
+                   "names this step" if at == index else "names a later step")
+            problems.append(Problem(
+                name, *marks.value(loc), format_path(loc),
+                f"step reference {key!r} {why}: {value!r}",
+                expected=f"the id of an earlier step ({earlier})", found=repr(value),
+                suggestion=nearest(value, [s.id for s in steps[:index]]) if at is None
+                else None, kind="reference"))
+            continue
+        reads.append(OutputRead(index, value, loc, (name, *marks.value(loc)), "",
+                                whole=True, guarded=False))
 
 
 def _check_output(loaded: LoadedBlueprint, base: tuple[Any, ...], step: Any, name: str,

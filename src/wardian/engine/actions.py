@@ -1,7 +1,10 @@
 """The action registry: named Python functions that action steps call.
 
 An action is called as ``fn(ctx, **with_args)`` where `ctx` is an `ActionContext`; its
-return value must be JSON-serialisable and becomes ``steps.<id>.output``. An action that
+return value — a pydantic model (a typed output, stored as its ``model_dump(mode="json")``)
+or a JSON-serialisable value — becomes ``steps.<id>.output``. An argument ``<name>_step``
+in ``with:`` names an earlier step whose output the engine passes as ``<name>``
+(`register_action`'s ``step_refs``; `wardian.engine.executor`). An action that
 may run long should poll ``ctx.should_stop()`` (set on timeout or cancel) and return early:
 Python threads cannot be killed, so an action that ignores it keeps running in the
 background after its step has been marked timed out (see executor.py).
@@ -42,7 +45,7 @@ Spec: docs/blueprint-guide.md (action steps through a registry that built-in act
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +56,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "ActionContext",
     "OutputStorage",
+    "action_step_refs",
     "actions_accepting_skipped",
     "get_action",
     "known_actions",
@@ -68,6 +72,7 @@ ENTRY_POINT_GROUP = "wardian.actions"
 _REGISTRY: dict[str, ActionFn] = {}
 _STORAGE: dict[str, OutputStorage] = {}
 _ACCEPTS_SKIPPED: dict[str, frozenset[str]] = {}
+_STEP_REFS: dict[str, dict[str, str]] = {}
 _PLUGIN_ERRORS: dict[str, str] = {}
 _loaded = False
 _lock = threading.Lock()  # guards _REGISTRY
@@ -139,7 +144,9 @@ class OutputStorage:
 
 def register_action(name: str, *, replace: bool = False,
                     storage: OutputStorage | None = None,
-                    accepts_skipped: Collection[str] = ()) -> Callable[[ActionFn], ActionFn]:
+                    accepts_skipped: Collection[str] = (),
+                    step_refs: Mapping[str, str] | None = None,
+                    ) -> Callable[[ActionFn], ActionFn]:
     """Decorator registering `fn(ctx, **with_args)` as action `name`.
 
     Args:
@@ -151,6 +158,12 @@ def register_action(name: str, *, replace: bool = False,
             its `when` (``memory.commit``'s ``batch``: an empty batch). `blueprint validate`
             warns when a skippable output is passed to any other argument
             (`actions_accepting_skipped`, `wardian.blueprints.skip_checks`).
+        step_refs: the step-reference arguments the action takes, each with the step it
+            refers to when the blueprint names none (``{"archive_step": "archive"}``):
+            the engine calls the action with ``archive`` = that step's output and
+            ``archive_step`` = its id (`wardian.engine.executor`, "Step references").
+            Any ``<name>_step`` argument of a blueprint is a reference; one not registered
+            here reaches the action as ``<name>`` alone.
 
     Raises:
         UsageError: `name` is taken and `replace` is false.
@@ -166,6 +179,7 @@ def register_action(name: str, *, replace: bool = False,
             else:
                 _STORAGE.pop(name, None)
             _ACCEPTS_SKIPPED[name] = frozenset(accepts_skipped)
+            _STEP_REFS[name] = dict(step_refs or {})
         return fn
 
     return decorate
@@ -177,6 +191,7 @@ def unregister_action(name: str) -> None:
         _REGISTRY.pop(name, None)
         _STORAGE.pop(name, None)
         _ACCEPTS_SKIPPED.pop(name, None)
+        _STEP_REFS.pop(name, None)
 
 
 def output_storage(name: str) -> OutputStorage | None:
@@ -229,6 +244,14 @@ def actions_accepting_skipped() -> dict[str, frozenset[str]]:
     _load_plugins()
     with _lock:
         return {name: args for name, args in _ACCEPTS_SKIPPED.items() if args}
+
+
+def action_step_refs(name: str) -> dict[str, str]:
+    """The step-reference arguments action `name` registered (argument -> default step
+    id; ``register_action(step_refs=...)``), empty for none or an unknown action."""
+    _load_plugins()
+    with _lock:
+        return dict(_STEP_REFS.get(name, {}))
 
 
 def get_action(name: str) -> ActionFn:

@@ -27,10 +27,20 @@ Semantics (docs/blueprint-guide.md):
   retry waits, and while waiting for a step (which is then asked to stop: ``should_stop()``
   for actions, a ``cancel`` event for adapters whose ``run`` accepts one). The run ends
   ``cancelled`` at that safe point.
-* **Outputs by reference.** A step's output is stored once: where a later step's rendered
-  input holds that output, or a part of it, unchanged (a whole ``{{ steps.x.output.y }}``
-  value), the stored input refers to it (`wardian.engine.runs.OutputRef`) instead of
-  holding a copy; `RunStore.attempts` resolves the reference for every reader.
+* **Step references.** An action argument named ``<name>_step`` whose value is a step id
+  (``batch_step: curate``) is a reference declared in the blueprint: validation checks the
+  step exists and runs before (`wardian.blueprints.validate`), and the action is called with
+  ``<name>`` = that step's output (null when it was skipped), the argument itself passed on
+  only when the action registered it (``register_action(..., step_refs=...)``). A
+  registered reference's default step (``memory.commit``: ``archive_step`` = ``archive``)
+  is used when that step exists and the blueprint gives neither ``<name>`` nor
+  ``<name>_step``. The stored input holds the step id, never a copy.
+* **Outputs by reference.** A step's output is stored once: where a later step's input
+  value is a whole template naming a path into an earlier output (``{{ steps.x.output }}``,
+  ``{{ steps.x.output.y[0] }}``) and its rendered value equals that path of the stored
+  output, the stored input refers to it (`wardian.engine.runs.OutputRef`) instead of holding
+  a copy; `RunStore.attempts` resolves the reference for every reader. The reference is read
+  from the blueprint's text, never from the rendered objects.
 * **Outputs kept elsewhere.** An action with an `OutputStorage`
   (`wardian.engine.actions`) has its output stored in its short form (``archive.load``: the
   archive slice's seq range and digest, not its messages); `RunStore.attempts` expands it
@@ -303,10 +313,6 @@ class _Execution:
         self.redactor = Redactor([])
         self.stored_outputs: dict[str, tuple[int, Any]] = {}
         """step id -> (attempt, output as stored) of each succeeded step."""
-        self.origins: dict[int, tuple[str, tuple[PathPart, ...]]] = {}
-        """id() of each mapping, list and long string inside a succeeded step's output (as
-        the template context holds it) -> (step id, path): how a rendered input that holds
-        an output unchanged is recognised. The context keeps those objects alive."""
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -372,8 +378,7 @@ class _Execution:
                 context["steps"][attempt.step_id] = {"output": attempt.output,
                                                      "status": attempt.status}
             if attempt.status == "succeeded":
-                self._remember(attempt.step_id, attempt.attempt, attempt.output,
-                               attempt.output)
+                self.stored_outputs[attempt.step_id] = (attempt.attempt, attempt.output)
         for index, step in enumerate(loaded.blueprint.steps):
             if step.id in context["steps"]:
                 continue
@@ -465,7 +470,8 @@ class _Execution:
             except Exception as exc:
                 render_error = f"{type(exc).__name__}: {exc}"
             refs: list[OutputRef] = []
-            stored = self._by_reference(rendered, self.redactor.scrub(rendered), (), refs)
+            stored = self._by_reference(_templates_of(step), self.redactor.scrub(rendered),
+                                        (), refs)
             with self.lock:
                 self.store.start_attempt(run.id, step.id, index, attempt, stored, refs)
             if render_error is not None or rendered is None:
@@ -491,7 +497,7 @@ class _Execution:
             kept = self._finish_attempt(run, step, attempt, "succeeded", output, None, started,
                                         extra)
             context["steps"][step.id] = {"output": output, "status": "succeeded"}
-            self._remember(step.id, attempt, output, kept)
+            self.stored_outputs[step.id] = (attempt, kept)
             return None
         tries = n + 1
         return (f"step {step.id!r} failed after {tries} attempt(s): "
@@ -535,44 +541,30 @@ class _Execution:
 
     # -- outputs by reference ------------------------------------------------------------
 
-    def _remember(self, step_id: str, attempt: int, live: Any, stored: Any) -> None:
-        """Note a succeeded step's output: `live` as the context holds it, `stored` as the
-        run store holds it (redacted)."""
-        self.stored_outputs[step_id] = (attempt, stored)
-        todo: list[tuple[Any, tuple[PathPart, ...]]] = [(live, ())]
-        while todo:
-            node, path = todo.pop()
-            if isinstance(node, dict):
-                todo.extend((v, (*path, k)) for k, v in node.items() if isinstance(k, str))
-            elif isinstance(node, list):
-                todo.extend((v, (*path, i)) for i, v in enumerate(node))
-            elif not (isinstance(node, str) and len(node) >= MIN_REF_CHARS):
-                continue
-            # The first step to hold an object keeps it (an output may pass on another's).
-            self.origins.setdefault(id(node), (step_id, path))
-
-    def _by_reference(self, live: Any, stored: Any, at: tuple[PathPart, ...],
+    def _by_reference(self, raw: Any, stored: Any, at: tuple[PathPart, ...],
                       refs: list[OutputRef]) -> Any:
-        """`stored` (the redacted rendered input, parallel to `live`) with every part that
-        is an earlier step's output, unchanged, replaced by None and listed in `refs`.
-
-        A part is recognised by identity (a whole ``{{ expr }}`` value is the very object
-        the context holds) and only taken when it equals the stored output at that path,
-        so a reference always reads back exactly what would have been stored."""
-        origin = self.origins.get(id(live))
-        if origin is not None:
-            step_id, path = origin
+        """`stored` (the redacted rendered input) with every part whose template (`raw`, the
+        step's input as the blueprint writes it, parallel to `stored`) is a whole
+        ``{{ steps.x.output<path> }}`` replaced by None and listed in `refs` — when step
+        ``x`` succeeded and that path of its stored output equals the part, so a reference
+        always reads back exactly what would have been stored."""
+        if isinstance(raw, str):
+            named = _output_path(raw)
+            if named is None or named[0] not in self.stored_outputs:
+                return stored
+            step_id, path = named
             attempt, output = self.stored_outputs[step_id]
             if value_at(output, path) == stored and len(
                     json.dumps(stored, default=str)) >= MIN_REF_CHARS:
                 refs.append(OutputRef(at, step_id, attempt, path))
                 return None
-        if isinstance(live, dict) and isinstance(stored, dict):
-            return {k: (self._by_reference(v, stored[k], (*at, k), refs)
-                        if isinstance(k, str) else stored[k]) for k, v in live.items()}
-        if isinstance(live, list | tuple) and isinstance(stored, list):
-            return [self._by_reference(v, stored[i], (*at, i), refs)
-                    for i, v in enumerate(live)]
+            return stored
+        if isinstance(raw, dict) and isinstance(stored, dict):
+            return {k: (self._by_reference(raw[k], v, (*at, k), refs)
+                        if isinstance(k, str) and k in raw else v) for k, v in stored.items()}
+        if isinstance(raw, list) and isinstance(stored, list) and len(raw) == len(stored):
+            return [self._by_reference(r, v, (*at, i), refs)
+                    for i, (r, v) in enumerate(zip(raw, stored, strict=True))]
         return stored
 
     def _render(self, loaded: LoadedBlueprint, step: Step,
@@ -616,7 +608,7 @@ class _Execution:
             emit=lambda kind, data: self.emit(f"action.{kind}", data, step.id, attempt),
             agent_name=context["invocation"]["agent_name"],
         )
-        args = rendered["with"]
+        args = _with_references(step.action, rendered["with"], context["steps"], step.id)
         # Always in a worker thread, so a cancel (or the timeout) can reach should_stop().
         return self._in_thread(lambda: _jsonable(fn(ctx, **args)), step.timeout_s(),
                                ctx.stop_event, f"action {step.action!r}")
@@ -808,6 +800,67 @@ class _Execution:
             self.emit("step.capability_not_revoked",
                       {"launch_id": launch.launch_id, "error": f"{type(exc).__name__}: {exc}"},
                       step.id)
+
+
+def _templates_of(step: Step) -> dict[str, Any]:
+    """The parts of a step's rendered input that come from templates, as the blueprint
+    writes them (parallel to `_Execution._render`'s result)."""
+    if step.action is not None:
+        return {"with": step.with_ or {}}
+    return {"payload": step.payload or {}}
+
+
+_OUTPUT_PATH = re.compile(
+    r"steps\.(?P<step>[A-Za-z_][A-Za-z0-9_]*)\.output"
+    r"(?P<path>(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\]|\['[^'\\]*'\]|\[\"[^\"\\]*\"\])*)")
+_PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
+
+
+def _output_path(template: str) -> tuple[str, tuple[PathPart, ...]] | None:
+    """``(step id, path)`` when `template` is exactly ``{{ steps.ID.output<path> }}`` (a path
+    of ``.name``, ``[n]`` and ``['key']`` parts, no filter or test), else None."""
+    from wardian.blueprints.templates import is_whole_expression
+
+    expr = is_whole_expression(template) if "{{" in template else None
+    match = _OUTPUT_PATH.fullmatch(expr.strip()) if expr is not None else None
+    if match is None:
+        return None
+    path: list[PathPart] = []
+    for part in _PATH_PART.finditer(match.group("path")):
+        name, index, single, double = part.groups()
+        path.append(int(index) if index is not None else (name or single or double or ""))
+    return match.group("step"), tuple(path)
+
+
+def _with_references(action: str, given: dict[str, Any], steps: dict[str, Any],
+                     step_id: str) -> dict[str, Any]:
+    """An action's keyword arguments: `given` (its rendered ``with:``) with each step
+    reference resolved (module docstring, "Step references").
+
+    Raises:
+        _StepFailed: a reference names a step that has not run (validation refuses a
+            blueprint that could; a ``with:`` rendered to a reference cannot be checked).
+    """
+    from wardian.engine.actions import action_step_refs
+
+    declared = action_step_refs(action)
+    args = dict(given)
+    for key in sorted({k for k in given if k.endswith("_step")} | set(declared)):
+        target = key[:-len("_step")]
+        if not target or target in given:
+            continue  # the value itself was given (the template form): it wins
+        named = given.get(key, declared.get(key))
+        if key not in given and named not in steps:
+            continue  # a default reference to a step this blueprint does not have
+        entry = steps.get(named) if isinstance(named, str) else None
+        if entry is None:
+            raise _StepFailed(
+                f"step {step_id!r}: `{key}: {named}` names no step that ran before it "
+                f"(ran: {', '.join(steps) or 'none'})", retry=False)
+        args[target] = entry.get("output")
+        if key in given and key not in declared:
+            del args[key]
+    return args
 
 
 def _describe(exc: BaseException) -> str:

@@ -136,7 +136,7 @@ def test_a_consolidation_run_stores_the_conversation_once(
     # step reference declared in the blueprint: its input holds the step id, no copy.
     curate, commit = steps["curate"], steps["commit"]
     assert curate.input["payload"]["messages"] == messages
-    assert commit.input["with"] == {"batch_step": "curate"}
+    assert commit.input["with"] == {"batch_step": "curate", "archive_step": "archive"}
     assert {r.source() for r in curate.input_refs} >= {"steps.archive.output.messages"}
     assert commit.input_refs == []
     raw = store.conn.execute(
@@ -150,7 +150,7 @@ def test_a_consolidation_run_stores_the_conversation_once(
     doc = json.loads(shown.stdout)
     by_step = {a["step_id"]: a for a in doc["attempts"]}
     assert by_step["curate"]["input"]["payload"]["messages"] == messages
-    assert by_step["commit"]["input"]["with"] == {"batch_step": "curate"}
+    assert by_step["commit"]["input"]["with"] == {"batch_step": "curate", "archive_step": "archive"}
     for step_id in ("archive", "snapshot", "curate", "commit"):
         assert by_step[step_id]["input"] == steps[step_id].input
         assert by_step[step_id]["output"] == steps[step_id].output

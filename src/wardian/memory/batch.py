@@ -30,6 +30,7 @@ __all__ = [
     "RemoveOp",
     "SaveOp",
     "UpdateOp",
+    "check_answer",
     "check_commit_batch",
     "check_curator_answer",
     "check_curator_operations",
@@ -195,12 +196,22 @@ def check_curator_answer(value: Any) -> None:
         ValidationError: ``path`` is the JSON path of the first problem, e.g.
             ``$['operations'][0]['text']``.
     """
+    check_answer(CuratorBatch, value)
+
+
+def check_answer(model: type[BaseModel], value: Any) -> None:
+    """Accept `value` as `model` (a role's answer schema), or say where it is wrong.
+
+    Raises:
+        ValidationError: ``path`` is the JSON path of the first problem, e.g.
+            ``$['operations'][0]['text']``; the message is pydantic's for that field.
+    """
     from pydantic import ValidationError as PydanticError
 
     from wardian.errors import ValidationError
 
     try:
-        CuratorBatch.model_validate(value)
+        model.model_validate(value)
     except PydanticError as exc:
         first = exc.errors()[0]
         path = "$" + "".join(f"[{p!r}]" for p in first["loc"])

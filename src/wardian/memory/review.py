@@ -116,16 +116,9 @@ def check_review_answer(value: Any) -> None:
         ValidationError: ``path`` is the JSON path of the first problem, e.g.
             ``$['findings'][0]['keep']``.
     """
-    from pydantic import ValidationError as PydanticError
+    from wardian.memory.batch import check_answer
 
-    from wardian.errors import ValidationError
-
-    try:
-        ReviewAnswer.model_validate(value)
-    except PydanticError as exc:
-        first = exc.errors()[0]
-        path = "$" + "".join(f"[{p!r}]" for p in first["loc"])
-        raise ValidationError(str(first["msg"]), path=path) from None
+    check_answer(ReviewAnswer, value)
 
 
 def parse_review_answer(value: Any) -> ReviewAnswer:

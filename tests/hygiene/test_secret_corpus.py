@@ -159,7 +159,7 @@ def test_a_curator_remove_whose_reason_holds_a_secret_is_dropped(wardian_home: o
         agent_name="dev",
     )
     result = get_action("memory.commit")(ctx, batch=batch, archive=archive)
-    assert result["counts"]["dropped"] == 1
+    assert result.counts["dropped"] == 1
     dropped = [data for kind, data in events if kind == "memory.op_dropped"]
     assert dropped[0]["code"] == "secret_detected" and "in reason" in dropped[0]["reason"]
     assert value not in str(events)
@@ -198,4 +198,4 @@ def test_wardians_own_ids_in_a_reason_do_not_fail_a_consolidation(
         idempotency_key=key, emit=lambda kind, data: None, agent_name="dev",
     )
     result = get_action("memory.commit")(ctx, batch=batch, archive=archive)
-    assert result["counts"]["save"] == 1 and result["counts"]["update"] == 1
+    assert result.counts["save"] == 1 and result.counts["update"] == 1

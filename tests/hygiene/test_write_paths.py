@@ -43,12 +43,12 @@ def test_consolidation_drops_a_secret_op_with_a_run_event() -> None:
         agent_name="dev",
     )
     result = get_action("memory.commit")(ctx, batch=batch, archive=archive)
-    assert result["counts"]["save"] == 1 and result["counts"]["dropped"] == 2
+    assert result.counts["save"] == 1 and result.counts["dropped"] == 2
     dropped = [data for kind, data in events if kind == "memory.op_dropped"]
     assert [d["code"] for d in dropped] == ["secret_detected", "secret_detected"]
     assert "GitHub Token in text" in dropped[0]["reason"]
     assert "Password Assignment in evidence" in dropped[1]["reason"]
-    dumped = json.dumps([events, result])
+    dumped = json.dumps([events, result.model_dump(mode="json")])
     assert token not in dumped and password not in dumped
     store = MemoryStore()
     assert [r.text for r in store.list(AGENT)] == ["Run the linters before committing"]

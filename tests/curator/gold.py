@@ -60,6 +60,10 @@ UNSEEN5_DIR = Path(__file__).resolve().parent / "unseen5"
 """The fifth unseen set: non-web projects, written blind to the rules (``unseen5/build.py``)."""
 UNSEEN5_GOLD = UNSEEN5_DIR / "blind_gold.json"
 UNSEEN5_TRANSCRIPTS = UNSEEN5_DIR / "transcripts"
+UNSEEN7_DIR = Path(__file__).resolve().parent / "unseen7"
+"""The seventh unseen set: new domains, written blind to the rules (``unseen7/build.py``)."""
+UNSEEN7_GOLD = UNSEEN7_DIR / "blind_gold.json"
+UNSEEN7_TRANSCRIPTS = UNSEEN7_DIR / "transcripts"
 
 Item = list[list[str]]
 

@@ -113,8 +113,9 @@ from typing import Any
 
 SUITES = {"main": "recall_suite", "holdout": "recall_suite_holdout",
           "fresh": "recall_suite_fresh", "unseen": "recall_suite_unseen",
-          "blind": "recall_suite_blind", "novel": "recall_suite_novel"}
-"""``--suite`` names: the suite the floors were tuned on, and five held-out ones (never
+          "blind": "recall_suite_blind", "novel": "recall_suite_novel",
+          "eighth": "recall_suite_eighth"}
+"""``--suite`` names: the suite the floors were tuned on, and six held-out ones (never
 tuned on; a gap between them and the first is fitting). ``unseen`` was written before any
 of the floor rules now in `wardian.memory.ranking` was scored on it, after holdout and fresh
 had been looked at while choosing between rule families (issue 19). ``blind`` was written
@@ -122,7 +123,8 @@ blind by a separate engineer who read neither the ranking, the recall path nor t
 suites' queries; nothing may be tuned on it. ``novel`` stands in for the graders' suite
 ("we also check on a suite you don't have"): written from the issue's acceptance list alone,
 by an engineer who had read neither the ranking nor the floor, and committed before it was
-ever scored; nothing may be tuned on it either."""
+ever scored; nothing may be tuned on it either. ``eighth`` was written the same way, later,
+after all the others had been looked at while tuning; nothing may be tuned on it."""
 TARGETS = {"recall@5": 0.85, "paraphrase recall@5": 0.6, "no-answer empty": 0.9}
 AGENT = "7e1d0c3a-0000-4000-8000-00000000a11e"
 

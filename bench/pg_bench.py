@@ -420,14 +420,17 @@ def _ms(value: float | None) -> str:
 
 WRITER = """\
 import json, sys, time
+import psutil
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 agent, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 store = MemoryStore()
 store.count(agent)  # connected and migrated before the start
+server = psutil.Process(int(store.conn.execute("SELECT pg_backend_pid()").fetchone()[0]))
 print("ready", flush=True)
 sys.stdin.readline()
 start = time.monotonic()
+cpu, server_cpu = time.process_time(), sum(server.cpu_times()[:2])
 saved = []
 for i in range(count):
     text = f"writer {tag} keeps note {i} about the build cache"
@@ -437,7 +440,9 @@ for i, rid in enumerate(saved):
     store.update(agent, rid, text=f"writer {tag} revised note {i} about the build cache",
                  actor="bench", reason="revised")
 end = time.monotonic()
-print(json.dumps({"agent": agent, "tag": tag, "ids": saved, "start": start, "end": end}))
+cpu, server_cpu = time.process_time() - cpu, sum(server.cpu_times()[:2]) - server_cpu
+print(json.dumps({"agent": agent, "tag": tag, "ids": saved, "start": start, "end": end,
+                  "cpu_s": cpu, "server_cpu_s": server_cpu}))
 """
 
 
@@ -512,6 +517,8 @@ def bench_writers(base: Path, cluster: Any, writers: int, saves: int) -> dict[st
             run = _run_writers(env, agents, saves)
             writes = 2 * saves * n
             out[f"{mode}_{n}_per_s"] = writes / run["span_s"]
+            out[f"{mode}_{n}_cpu_ms_per_write"] = 1000 * sum(
+                r["cpu_s"] + r["server_cpu_s"] for r in run["reports"]) / writes
             out["problems"] += [f"{mode} agent, {n} writer(s): {p}"
                                 for p in _check_writers(run["reports"], saves)]
             close_databases(url)
@@ -565,11 +572,17 @@ def _table(results: dict[str, Any]) -> list[str]:
         rows.append((f"memory writers ({w['saves']} saves + {w['saves']} revisions each)",
                      "", ""))
         many = w["writers"]
-        for mode, label in (("own", "each on its own agent"), ("same", "all on one agent")):
+        for mode, label in (("own", "own agents"), ("same", "one agent")):
             rows.append((f"  {label}: 1 writer, writes/s", "", f"{w[mode + '_1_per_s']:,.0f}"))
             rows.append((f"  {label}: {many} writers, writes/s", "",
                          f"{w[f'{mode}_{many}_per_s']:,.0f}"))
             rows.append((f"  {label}: ratio to 1 writer", "", f"{w[mode + '_ratio']:.2f}x"))
+            cpu_one, cpu_many = (w[f"{mode}_{k}_cpu_ms_per_write"] for k in (1, many))
+            rows.append((f"  {label}: CPU/write, writer + server, 1 / {many}", "",
+                         f"{cpu_one:.2f} / {cpu_many:.2f} ms"))
+            one = w[mode + "_1_per_s"] * w[mode + "_1_cpu_ms_per_write"] / 1000
+            rows.append((f"  {label}: 1 writer busy (ceiling, {os.cpu_count()} CPUs)",
+                         "", f"{one:.0%} ({min(many, (os.cpu_count() or 1) / one):.2f}x)"))
         rows.append(("  checks", "", "ok" if not w["problems"] else "FAILED"))
     if "suite" in results:
         for suite in SUITES:

@@ -33,8 +33,20 @@ pg_ctl, loopback, a free port) and measures each figure on both backends:
   and PostgreSQL meets every threshold SQLite meets (whether SQLite meets them is
   recall_bench's verdict, shown in the table).
 
+* ``writers`` — memory writers side by side on PostgreSQL: ``--writers`` child processes
+  (default 4), each saving ``--saves`` records (default 150) with ``MemoryStore.save_once``
+  and then revising each once (``MemoryStore.update``), started together after their
+  imports and first connection; once with every writer on its OWN agent and once with all
+  of them on the SAME agent, each beside the same work done by one writer alone. Printed:
+  writes per second (saves + revisions over the span from the first start to the last
+  end) and the ratio to one writer. Checked from the database: every saved record is
+  there, of its agent, with exactly revisions 1 and 2, the second current and holding the
+  revised text; ``MemoryStore.verify()`` finds nothing. The ratio is bounded by the CPUs
+  the writers and the server share (printed with the load average).
+
 Usage: python bench/pg_bench.py [--events N] [--invokers N] [--interval MS]
-                                [--records N] [--scenario fire|recall|suite]... [--json]
+                                [--records N] [--writers N] [--saves N]
+                                [--scenario fire|recall|suite|writers]... [--json]
 Exit 1 when a check fails (a missed or doubled run, a lost record, recall finding too
 little); 2 without PostgreSQL binaries.
 """
@@ -406,6 +418,114 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f} ms"
 
 
+WRITER = """\
+import json, sys, time
+import psutil
+from wardian.memory.models import Scope
+from wardian.memory.store import MemoryStore
+agent, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+store = MemoryStore()
+store.count(agent)  # connected and migrated before the start
+server = psutil.Process(int(store.conn.execute("SELECT pg_backend_pid()").fetchone()[0]))
+print("ready", flush=True)
+sys.stdin.readline()
+start = time.monotonic()
+cpu, server_cpu = time.process_time(), sum(server.cpu_times()[:2])
+saved = []
+for i in range(count):
+    text = f"writer {tag} keeps note {i} about the build cache"
+    saved.append(store.save_once(agent, text, evidence=f"seen by {tag} at step {i}",
+                                 scope=Scope("agent"), actor="bench").record.id)
+for i, rid in enumerate(saved):
+    store.update(agent, rid, text=f"writer {tag} revised note {i} about the build cache",
+                 actor="bench", reason="revised")
+end = time.monotonic()
+cpu, server_cpu = time.process_time() - cpu, sum(server.cpu_times()[:2]) - server_cpu
+print(json.dumps({"agent": agent, "tag": tag, "ids": saved, "start": start, "end": end,
+                  "cpu_s": cpu, "server_cpu_s": server_cpu}))
+"""
+
+
+def _run_writers(env: dict[str, str], agents: list[str], saves: int) -> dict[str, Any]:
+    """Start one `WRITER` child per entry of `agents`, let them go together once all are
+    ready, and return their reports and the span from the first start to the last end."""
+    children = []
+    for n, agent in enumerate(agents):
+        children.append(subprocess.Popen(
+            [sys.executable, "-c", WRITER, agent, f"w{n}", str(saves)], env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+    for child in children:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    reports = []
+    for child in children:
+        out, _ = child.communicate(timeout=1800)
+        if child.returncode != 0:
+            raise RuntimeError(f"a writer failed (exit {child.returncode})")
+        reports.append(json.loads(out.strip().splitlines()[-1]))
+    span = max(r["end"] for r in reports) - min(r["start"] for r in reports)
+    return {"reports": reports, "span_s": span}
+
+
+def _check_writers(reports: list[dict[str, Any]], saves: int) -> list[str]:
+    """What is wrong in the database after `reports`' writers (see `bench_writers`)."""
+    from wardian.memory.store import MemoryStore
+
+    problems: list[str] = []
+    store = MemoryStore()
+    for report in reports:
+        if len(report["ids"]) != saves or len(set(report["ids"])) != saves:
+            problems.append(f"writer {report['tag']} returned {len(set(report['ids']))}"
+                            f" distinct records for {saves} saves")
+        for i, rid in enumerate(report["ids"]):
+            record = store.owned_record(rid, report["agent"])
+            if record is None:
+                problems.append(f"record {rid[:8]} of writer {report['tag']} is missing")
+                continue
+            seqs = [(v.seq, v.revision_id) for v in store.history(rid)]
+            if [s for s, _ in seqs] != [1, 2] or record.current_revision_id != seqs[-1][1]:
+                problems.append(f"record {rid[:8]}: revisions {[s for s, _ in seqs]},"
+                                " expected [1, 2] with the second current")
+            if record.text != f"writer {report['tag']} revised note {i} about the build cache":
+                problems.append(f"record {rid[:8]} does not hold its revised text")
+    for agent in {r["agent"] for r in reports}:
+        expected = sum(len(r["ids"]) for r in reports if r["agent"] == agent)
+        if store.count(agent) != expected:
+            problems.append(f"agent {agent[:8]} has {store.count(agent)} records,"
+                            f" {expected} were saved")
+    problems += [f"verify: {line}" for line in store.verify()]
+    store.close()
+    return problems
+
+
+def bench_writers(base: Path, cluster: Any, writers: int, saves: int) -> dict[str, Any]:
+    """``writers``: see the module docstring."""
+    import uuid
+
+    from wardian._db import close_databases
+
+    out: dict[str, Any] = {"writers": writers, "saves": saves, "problems": []}
+    for mode in ("own", "same"):
+        for n in (1, writers):
+            url = cluster.create_database(f"writers_{mode}_{n}")
+            env = _use_home(base / f"writers-{mode}-{n}", url)
+            shared = str(uuid.uuid4())
+            agents = [str(uuid.uuid4()) if mode == "own" else shared for _ in range(n)]
+            run = _run_writers(env, agents, saves)
+            writes = 2 * saves * n
+            out[f"{mode}_{n}_per_s"] = writes / run["span_s"]
+            out[f"{mode}_{n}_cpu_ms_per_write"] = 1000 * sum(
+                r["cpu_s"] + r["server_cpu_s"] for r in run["reports"]) / writes
+            out["problems"] += [f"{mode} agent, {n} writer(s): {p}"
+                                for p in _check_writers(run["reports"], saves)]
+            close_databases(url)
+        out[f"{mode}_ratio"] = out[f"{mode}_{writers}_per_s"] / out[f"{mode}_1_per_s"]
+    return out
+
+
 def _table(results: dict[str, Any]) -> list[str]:
     """The figures, SQLite beside PostgreSQL."""
     rows: list[tuple[str, str, str]] = []
@@ -447,6 +567,23 @@ def _table(results: dict[str, Any]) -> list[str]:
         rows.append(("  MemoryStore.verify()", f"{r['sqlite']['verify_s']:.1f} s",
                      f"{r['postgres']['verify_s']:.1f} s"))
         rows.append(("  checks", "ok" if not r["problems"] else "FAILED", ""))
+    if "writers" in results:
+        w = results["writers"]
+        rows.append((f"memory writers ({w['saves']} saves + {w['saves']} revisions each)",
+                     "", ""))
+        many = w["writers"]
+        for mode, label in (("own", "own agents"), ("same", "one agent")):
+            rows.append((f"  {label}: 1 writer, writes/s", "", f"{w[mode + '_1_per_s']:,.0f}"))
+            rows.append((f"  {label}: {many} writers, writes/s", "",
+                         f"{w[f'{mode}_{many}_per_s']:,.0f}"))
+            rows.append((f"  {label}: ratio to 1 writer", "", f"{w[mode + '_ratio']:.2f}x"))
+            cpu_one, cpu_many = (w[f"{mode}_{k}_cpu_ms_per_write"] for k in (1, many))
+            rows.append((f"  {label}: CPU/write, writer + server, 1 / {many}", "",
+                         f"{cpu_one:.2f} / {cpu_many:.2f} ms"))
+            one = w[mode + "_1_per_s"] * w[mode + "_1_cpu_ms_per_write"] / 1000
+            rows.append((f"  {label}: 1 writer busy (ceiling, {os.cpu_count()} CPUs)",
+                         "", f"{one:.0%} ({min(many, (os.cpu_count() or 1) / one):.2f}x)"))
+        rows.append(("  checks", "", "ok" if not w["problems"] else "FAILED"))
     if "suite" in results:
         for suite in SUITES:
             runs = results["suite"].get(suite, {})
@@ -478,7 +615,10 @@ def main() -> int:
     parser.add_argument("--interval", type=float, default=250.0,
                         help="milliseconds between two session-close events")
     parser.add_argument("--records", type=int, default=100_000)
-    parser.add_argument("--scenario", action="append", choices=["fire", "recall", "suite"])
+    parser.add_argument("--writers", type=int, default=4)
+    parser.add_argument("--saves", type=int, default=150)
+    parser.add_argument("--scenario", action="append",
+                        choices=["fire", "recall", "suite", "writers"])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from tests.pg_cluster import Cluster, find_bin
@@ -501,6 +641,8 @@ def main() -> int:
                                args.invokers, args.interval)]
             if "suite" in scenarios:
                 results["suite"] = bench_suite(cluster)
+            if "writers" in scenarios:
+                results["writers"] = bench_writers(base, cluster, args.writers, args.saves)
             if "recall" in scenarios:
                 results["recall"] = bench_recall(base, cluster.create_database("recall"),
                                                  args.records)

@@ -60,3 +60,21 @@ def test_a_postgresql_installation_imports_it(wardian_home: Path, pg_url: str) -
     code, loaded = _run(wardian_home, "agent", "list",
                         env={"WARDIAN_DATABASE_URL": pg_url})
     assert code == 0 and {m.split(".")[0] for m in loaded} >= _DRIVER
+
+
+def test_memory_save_on_sqlite_never_imports_the_driver(wardian_home: Path) -> None:
+    """``wardian memory save`` in a managed process (the probe run under ``agent exec``):
+    the saving process and the one that launched it both leave psycopg unloaded."""
+    for command in COMMANDS[:3]:
+        assert _run(wardian_home, *command)[0] == 0, command
+    base = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, "agent", "exec", "ada", "--", sys.executable, "-c",
+         _PROBE, "memory", "save", "builds run from the repository root", "--evidence",
+         "the Makefile says so", "--scope", "agent"],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**base, "WARDIAN_HOME": str(wardian_home)})
+    probes = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("[")]
+    assert [code for code, _ in probes] == [0, 0], done.stderr  # the save, then the exec
+    assert all(loaded == [] for _, loaded in probes), probes
+    assert "Memory saved" in done.stdout, done.stdout

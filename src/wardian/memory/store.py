@@ -7,6 +7,14 @@ same transaction as the change. Writes go through `wardian._db.atomic` (``BEGIN
 IMMEDIATE``); methods ending in ``_in_transaction`` expect the caller's open
 transaction, so maintenance apply and `memory.commit` can compose them atomically.
 
+On PostgreSQL the direct writes (`save`, `save_once`, `update`, `remove`) are *narrow*
+transactions (``atomic(locks=...)``): writers of different records run side by side.
+What SQLite's one writer gave them, they get from the rows they change: a revised or
+removed record's row is read ``FOR UPDATE`` (a second writer of it waits, then reads what
+the first committed: no lost change, revision numbers in order, unique per record), a new
+record has a new id, and `save_once`'s "same text, kind and scope" check holds a lock on
+that (agent, kind, scope, text) key alone.
+
 Spec: "Save and inspect memory"; DESIGN.md "Storage" (records, recall, ids).
 """
 
@@ -158,6 +166,13 @@ def _text_filter(text: str, dialect: str = "sqlite") -> tuple[str, list[Any]]:
         clause = f"({clause} OR id >= ? AND id < ?)"
         params += [text.lower(), text.lower() + "\uffff"]
     return clause, params
+
+
+def _save_key(agent_id: str, kind: str, scope: Scope, text: str) -> str:
+    """The lock key of `MemoryStore.save_once`'s "already saved?" check: one per agent,
+    kind, scope and text (hashed by the lock; any length)."""
+    return json.dumps(["memory.save_once", agent_id, kind, scope.kind, scope.path or "", text],
+                      ensure_ascii=False)
 
 
 class SaveOutcome(NamedTuple):
@@ -553,6 +568,13 @@ class MemoryStore:
 
     # --- writing ---------------------------------------------------------------------
 
+    @property
+    def _for_update(self) -> str:
+        """What ends a read of rows this transaction changes next: ``FOR UPDATE`` on
+        PostgreSQL (the rows stay as read until the commit), nothing on SQLite (the open
+        ``BEGIN IMMEDIATE`` holds the file)."""
+        return " FOR UPDATE" if self.db.dialect == "postgres" else ""
+
     def lock_in_transaction(self, record_ids: Iterable[str]) -> None:
         """Hold the rows of `record_ids` until the open transaction ends, so what the
         caller re-verifies (digest, revisions) cannot change before it writes.
@@ -570,9 +592,12 @@ class MemoryStore:
     ) -> str:
         """Snapshot the record's current row into a new revision and point the record at it.
 
-        Must run inside an open transaction. Returns the new revision id.
+        Must run inside an open transaction. Returns the new revision id. On PostgreSQL the
+        row is locked first (``FOR UPDATE``), so the revision numbers of one record follow
+        its writers' commits.
         """
-        row = self.conn.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
+        row = self.conn.execute("SELECT * FROM records WHERE id = ?" + self._for_update,
+                                (record_id,)).fetchone()
         record = self._record(row)
         revision_id = new_id()
         seq = int(
@@ -670,7 +695,8 @@ class MemoryStore:
     ) -> str:
         """Change the given fields of a record, then write a revision.
 
-        Must run inside an open transaction; `record_id` must be a full id. Returns the
+        Must run inside an open transaction; `record_id` must be a full id; on PostgreSQL
+        the record's row is locked before it is read (``FOR UPDATE``). Returns the
         new revision id. The given text, evidence and added source locators are scanned
         for secrets (fields not given are not: a flagged record can still be retired or
         re-kinded), and so are `reason` and `removed_reason` unless `reason_checked` (see
@@ -681,7 +707,8 @@ class MemoryStore:
             ValidationError: a cap is exceeded.
             SecretDetected: a given field or the reason holds a secret (exit 2).
         """
-        row = self.conn.execute("SELECT * FROM records WHERE id = ?", (record_id,)).fetchone()
+        row = self.conn.execute("SELECT * FROM records WHERE id = ?" + self._for_update,
+                                (record_id,)).fetchone()
         current = self._record(row)
         new_text = current.text if text is UNSET else text
         new_evidence = current.evidence if evidence is UNSET else evidence
@@ -721,13 +748,16 @@ class MemoryStore:
         self, record_id: str, agent_id: str | None, *, removed: str, hint: str
     ) -> str:
         """Resolve `record_id` for `agent_id` and require it active; returns the full id.
+        On PostgreSQL the record's row is locked until the transaction ends (read after any
+        writer of it before us committed).
 
         Raises:
             NotFoundError / AmbiguousIdError: see `resolve`.
             UsageError: the record is removed (message: ``memory <id8> <removed>``).
         """
         full = self.resolve(record_id, agent_id=agent_id)
-        status = self.conn.execute("SELECT status FROM records WHERE id = ?", (full,)).fetchone()
+        status = self.conn.execute("SELECT status FROM records WHERE id = ?" + self._for_update,
+                                   (full,)).fetchone()
         if status[0] != "active":
             raise UsageError(f"memory {full[:8]} {removed}", hint=hint)
         return full
@@ -749,7 +779,7 @@ class MemoryStore:
         Raises:
             ValidationError: empty evidence, or text/evidence/sources over the caps.
         """
-        with atomic(self.conn):
+        with atomic(self.conn, locks=()):  # a new id: nothing another writer changes
             rid = self.insert_in_transaction(
                 agent_id, text=text, evidence=evidence, kind=kind, scope=scope,
                 sources=sources, actor=actor, reason=reason, now=utc_now_iso(),
@@ -785,11 +815,13 @@ class MemoryStore:
         """
         _check_kind(kind)
         check_caps(text=text, evidence=evidence, sources=normalise_sources((), sources))
-        with atomic(self.conn):
+        # Two saves of one text wait for each other (the key); the record found stays as
+        # read until the commit (its row lock: a concurrent remove or update waits).
+        with atomic(self.conn, locks=[_save_key(agent_id, kind, scope, text)]):
             row = self.conn.execute(
                 "SELECT id FROM records WHERE agent_id = ? AND status = 'active' AND kind = ?"
                 " AND scope_kind = ? AND scope_path = ? AND text = ? ORDER BY created_at"
-                " LIMIT 1",
+                " LIMIT 1" + self._for_update,
                 (agent_id, kind, scope.kind, scope.path or "", text),
             ).fetchone()
             now = utc_now_iso()
@@ -838,7 +870,7 @@ class MemoryStore:
             raise UsageError(
                 "nothing to update", hint="pass --text, --kind, --scope, --evidence or --source"
             )
-        with atomic(self.conn):
+        with atomic(self.conn, locks=()):  # the record's row lock (see the module docstring)
             full = self._active_in_transaction(
                 record_id, agent_id, removed="is removed and cannot be updated",
                 hint="save a new memory instead",
@@ -860,7 +892,7 @@ class MemoryStore:
             UsageError: it is already removed.
             SecretDetected: the reason holds a secret (exit 2).
         """
-        with atomic(self.conn):
+        with atomic(self.conn, locks=()):  # the record's row lock (see the module docstring)
             full = self._active_in_transaction(
                 record_id, agent_id, removed="is already removed",
                 hint="`memory show` and `memory history` still show it",

@@ -3,27 +3,18 @@
 Migration 1 is SQLite's migrations 1-7 as they stand (a PostgreSQL database starts empty:
 there is nothing older to upgrade, and `wardian db migrate --to` copies into it). Each
 later change of ``memory.db`` appends one migration to both lists; a change of the
-PostgreSQL side alone (migrations 2 and 3: how words are cut and folded) appends to this
-one only.
+PostgreSQL side alone (migration 7: its own full-text search) appends to this one only.
 
 Differences, all here:
 
 * ``records.rowid`` is an explicit identity column (SQLite's implicit rowid), so recall's
   candidate ids and "newest first" windows mean the same on both.
-* Full-text search: ``records.fts`` is a ``tsvector`` over text + evidence with a GIN
-  index, kept by a trigger with the token count (``doclen``), in place of the FTS5 table
-  and its triggers; `wardian.memory.fulltext_pg` scores as FTS5's ``bm25()`` does. Words
-  are cut as FTS5's ``porter unicode61`` tokenizer cuts them (migration 2): ``fts_text``
-  turns punctuation into spaces, the configuration ``wardian_fts`` stems with the
-  original Porter algorithm and keeps stop words. Migration 3 makes ``fts_text`` apply
-  unicode61's own table per character (`wardian.memory.fts_fold_pg`, read off SQLite):
-  its separators, and its folds of case and Latin diacritics, which PostgreSQL does not
-  do under a ``C`` ctype. Migration 5 stems as FTS5's own Porter code does
-  (`wardian.memory.fts_porter_pg`: Snowball's ``porter`` differed on short words,
-  ``-logy``/``-bly``, undoubling and non-ASCII words) and builds the ``tsvector`` and
-  query from ``fts_text``'s words without PostgreSQL's parser, whose word classes follow
-  the ctype: every word and code point now cuts, folds and stems as on SQLite under any
-  ctype (``bench/stem_bench.py``).
+* Full-text search: PostgreSQL's own, not an emulation of FTS5 (migration 7, which
+  supersedes migrations 2, 3 and 5): ``records.fts`` is a generated ``tsvector`` over
+  text + evidence (configuration ``wardian_english``: the default parser and Snowball's
+  English stemmer, no stop words, punctuation read as spaces) with a GIN index, in place
+  of the FTS5 table and its triggers; `wardian.memory.fulltext_pg` queries it.
+  ``docs/decisions/postgres-fulltext.md``: where it differs from SQLite.
 * ``memory_version`` counts write transactions (SQLite's ``data_version``) for the recall
   caches.
 * ``REAL`` is ``DOUBLE PRECISION`` (process start times need every bit), ``BLOB`` is
@@ -32,67 +23,51 @@ Differences, all here:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from wardian._db import NamedMigration
-from wardian.memory.fts_fold_pg import FOLD, FOLDED, SEPARATORS
-from wardian.memory.fts_porter_pg import migration_sql as _stem_as_fts5
+from wardian.memory.fulltext_pg import CONFIG, document_sql
 
 __all__ = ["POSTGRES_MIGRATIONS"]
 
 
-def _bracket(runs: Iterable[tuple[int, int]], *, negated: bool = False) -> str:
-    """A regular-expression bracket of the code point `runs`, written as escapes."""
-    def esc(c: int) -> str:
-        return f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}"
+_SUPERSEDED = "SELECT 'superseded by migration 7 (fts_native)';"
+"""What a migration whose every effect migration 7 undoes runs now (its SQL built the
+FTS5 emulation: a store that ran it has it dropped by migration 7, a new one never
+builds it)."""
 
-    body = "".join(esc(a) if a == b else f"{esc(a)}-{esc(b)}" for a, b in runs)
-    return f"[{'^' if negated else ''}{body}]"
+_NATIVE_FTS = f"""
+    -- FTS5's tokenizer rebuilt in SQL and PL/pgSQL goes (migrations 1-5), with the
+    -- trigger that kept records.fts and doclen.
+    DROP TRIGGER IF EXISTS records_fts_sync ON records;
+    DROP FUNCTION IF EXISTS records_fts_sync();
+    DROP FUNCTION IF EXISTS fts_query(TEXT, BOOLEAN);
+    DROP FUNCTION IF EXISTS fts_vector(TEXT);
+    DROP FUNCTION IF EXISTS fts_stem(TEXT, BOOLEAN);
+    DROP FUNCTION IF EXISTS fts_plain(TEXT);
+    DROP FUNCTION IF EXISTS fts5_porter(TEXT);
+    DROP FUNCTION IF EXISTS fts5_porter_cv(TEXT);
+    DROP FUNCTION IF EXISTS fts_text(TEXT);
+    DROP FUNCTION IF EXISTS bm25_term(tsvector, BIGINT, TEXT[], DOUBLE PRECISION,
+                                      DOUBLE PRECISION);
+    DROP INDEX IF EXISTS records_fts;
+    ALTER TABLE records DROP COLUMN IF EXISTS fts, DROP COLUMN IF EXISTS doclen;
+    DROP TEXT SEARCH CONFIGURATION IF EXISTS wardian_fts;
+    DROP TEXT SEARCH DICTIONARY IF EXISTS wardian_stem;
 
+    -- PostgreSQL's own: Snowball English stems, no stop words (recall drops its own).
+    CREATE TEXT SEARCH DICTIONARY wardian_english_stem (TEMPLATE = snowball,
+                                                        Language = english);
+    CREATE TEXT SEARCH CONFIGURATION {CONFIG} (COPY = simple);
+    ALTER TEXT SEARCH CONFIGURATION {CONFIG}
+        ALTER MAPPING FOR asciiword, word, asciihword, hword_asciipart, hword_part, hword
+        WITH wardian_english_stem;
 
-def _fold_as_unicode61() -> str:
-    """Migration 3's SQL (built from `wardian.memory.fts_fold_pg`, pinned by its digest)."""
-    # translate() walks its list for each character: the common scripts' capitals first.
-    common = ((0xC0, 0xFF), (0x100, 0x17F), (0x400, 0x4FF), (0x370, 0x3FF))
-
-    def order(pair: tuple[int, int]) -> tuple[int, int]:
-        return next((i for i, (a, b) in enumerate(common) if a <= pair[0] <= b),
-                    len(common)), pair[0]
-
-    kept = sorted((p for p in FOLD if p[1]), key=order)
-    dropped = [p for p in FOLD if not p[1]]  # after `kept`: translate() drops the tail
-    source = "".join(chr(c) for c, _ in (*kept, *dropped))
-    target = "".join(chr(t) for _, t in kept)
-    separator, fold, rest = (_bracket(SEPARATORS), _bracket(FOLDED),
-                             _bracket(FOLDED, negated=True))
-    return f"""
-    -- FTS5's unicode61 per character: its separators become spaces, its word
-    -- characters are folded (Ä, ä -> a; É -> e; a combining acute dropped). ASCII
-    -- letters are left to the dictionaries, which lower-case them under every ctype;
-    -- a text without a character to fold skips the fold.
-    CREATE OR REPLACE FUNCTION fts_text(value TEXT) RETURNS TEXT
-    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
-    DECLARE
-        spaced TEXT := regexp_replace(value, '{separator}+', ' ', 'g');
-    BEGIN
-        IF spaced !~ '{fold}' THEN
-            RETURN spaced;
-        END IF;
-        RETURN (SELECT string_agg(COALESCE(translate(x.m[1], '{source}', '{target}'),
-                                           x.m[2]), '' ORDER BY x.n)
-                FROM regexp_matches(spaced, '({fold}+)|({rest}+)', 'g')
-                     WITH ORDINALITY AS x(m, n));
-    END $fn$;
-
-    ALTER TABLE records DISABLE TRIGGER records_fts_sync;
-    UPDATE records SET fts = to_tsvector('wardian_fts', fts_text(text))
-                             || to_tsvector('wardian_fts', fts_text(evidence))
-        WHERE text || evidence ~ '[^[:space:]\\x20-\\x7e]';
-    UPDATE records SET doclen = (SELECT COALESCE(sum(cardinality(positions)), 0)
-                                 FROM unnest(fts))
-        WHERE text || evidence ~ '[^[:space:]\\x20-\\x7e]';
-    ALTER TABLE records ENABLE TRIGGER records_fts_sync;
+    -- Generated from text and evidence (every row is indexed here); the configuration
+    -- is bound by its oid, so any search_path writes records.
+    ALTER TABLE records ADD COLUMN fts tsvector GENERATED ALWAYS AS
+        ({document_sql("text")} || {document_sql("evidence")}) STORED;
+    CREATE INDEX records_fts ON records USING GIN (fts);
     """
+"""Migration 7's SQL."""
 
 POSTGRES_MIGRATIONS: list[NamedMigration] = [
     NamedMigration("create_memory_schema", """
@@ -306,26 +281,15 @@ POSTGRES_MIGRATIONS: list[NamedMigration] = [
                                  FROM unnest(fts));
     ALTER TABLE records ENABLE TRIGGER records_fts_sync;
     """),
-    # 3: non-ASCII words as unicode61 folds them (`_fold_as_unicode61`): under a ``C``
-    # ctype PostgreSQL lower-cased only ASCII, so ``Ärger`` and ``ärger`` were different
-    # words, and it kept the diacritics FTS5 drops (``école`` did not find ``ÉCOLE``);
-    # the separators are unicode61's own (``→``, ``€`` and emoji split words; ``²``,
-    # ``ª`` and ``µ`` are word characters). Records holding anything but printable
-    # ASCII are indexed again.
-    NamedMigration("fts_fold_as_unicode61", _fold_as_unicode61()),
+    # 3: folded non-ASCII words as FTS5's unicode61 does; superseded by 7.
+    NamedMigration("fts_fold_as_unicode61", _SUPERSEDED),
     # 4: migration 1's per-word BM25 function; recall scores in one query since
     # (`wardian.memory.fulltext_pg.lexical_candidates`) and nothing calls it.
     NamedMigration("drop_bm25_term", """
     DROP FUNCTION bm25_term(tsvector, BIGINT, TEXT[], DOUBLE PRECISION, DOUBLE PRECISION);
     """),
-    # 5: words stemmed as FTS5's porter stems them (`wardian.memory.fts_porter_pg`): the
-    # Snowball dictionary disagreed on short words, -logy/-bly, undoubling after
-    # -ed/-ing and non-ASCII words (1,272 of 19,753 made-up words, bench/stem_bench.py);
-    # and words are cut at fts_text's spaces, not by PostgreSQL's parser, whose classes
-    # follow the ctype (under a UTF-8 one it split words at characters unicode61 keeps,
-    # such as symbols newer than Unicode 6.1, and left words with digits unstemmed).
-    # Every row is indexed again.
-    NamedMigration("fts_stem_as_fts5", _stem_as_fts5()),
+    # 5: stemmed words as FTS5's own Porter code does, in PL/pgSQL; superseded by 7.
+    NamedMigration("fts_stem_as_fts5", _SUPERSEDED),
     # 6: as SQLite's add_launch_namespaces: the pid and user namespace of a launch's
     # supervisor (NULL off Linux and for older rows).
     NamedMigration("add_launch_namespaces", """
@@ -334,4 +298,8 @@ POSTGRES_MIGRATIONS: list[NamedMigration] = [
     ALTER TABLE capabilities ADD COLUMN pid_ns BIGINT;
     ALTER TABLE capabilities ADD COLUMN user_ns BIGINT;
     """),
+    # 7: PostgreSQL's own full-text search in place of the FTS5 emulation of migrations
+    # 2-5 (whose functions, trigger, doclen and configuration it drops): a generated
+    # tsvector, Snowball English stems, ts_rank (docs/decisions/postgres-fulltext.md).
+    NamedMigration("fts_native", _NATIVE_FTS),
 ]

@@ -94,9 +94,11 @@ def _waiting(url: str) -> list[tuple[Any, ...]]:
 
 def _finished_or_waiting(child: subprocess.Popen[str], url: str) -> str:
     """``finished`` once `child` has exited, ``waiting`` once it queues for a lock."""
-    return wait_until(lambda: "finished" if child.poll() is not None
-                      else "waiting" if _waiting(url) else None,
-                      what="the child finished or queued for a lock")
+    state = wait_until(lambda: "finished" if child.poll() is not None
+                       else "waiting" if _waiting(url) else None,
+                       what="the child finished or queued for a lock")
+    assert state is not None
+    return state
 
 
 def _result(child: subprocess.Popen[str]) -> list[list[str]]:

@@ -26,8 +26,8 @@ pg_ctl, loopback, a free port) and measures each figure on both backends:
   (wall, and CPU of this process: PostgreSQL's own work is the server's), hit@5 (a fast
   empty answer fails) and how often both backends return the same top five.
 
-* ``suite`` — ``bench/recall_bench.py`` (every recall suite it knows: main, holdout,
-  fresh, unseen) once on SQLite and once with ``--database-url`` on a fresh PostgreSQL
+* ``suite`` — ``bench/recall_bench.py`` (every recall suite it knows, its ``SUITES``) once
+  on SQLite and once with ``--database-url`` on a fresh PostgreSQL
   database, printed side by side with how many queries got the same top five. Checked:
   the same figures and MRR@10 (both backends cut, stem and score words alike), no leak,
   and PostgreSQL meets every threshold SQLite meets (whether SQLite meets them is
@@ -96,7 +96,20 @@ print("ready", flush=True)
 drain_until(stop, log=lambda line: print(line, file=sys.stderr) if "fail" in line else None)
 """
 
-SUITES = ("main", "holdout", "fresh", "unseen")
+def _recall_suites() -> tuple[str, ...]:
+    """Every suite `bench/recall_bench.py` knows (its ``SUITES``), read from that file so a
+    suite added there is compared on both backends here too."""
+    import ast
+
+    tree = ast.parse((Path(__file__).parent / "recall_bench.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "SUITES"):
+            return tuple(ast.literal_eval(node.value))
+    raise SystemExit("bench/recall_bench.py has no SUITES")
+
+
+SUITES = _recall_suites()
 """`bench/recall_bench.py`'s suites, each run on both backends."""
 
 MIN_HIT_AT_5 = 0.9

@@ -33,9 +33,12 @@ the user rejects, pasted logs, secrets, typos, non-native English, stopped and f
 ``--set unseen5`` is a fifth, written the same way on projects unlike web apps (firmware,
 a Go CLI, a game, a notebook, Terraform, an operator, a Rust library, ML training, a mobile
 app, a docs site, a data pipeline; ``tests/curator/unseen5/``), scored once.
+``--set unseen6`` is a sixth, written the same way on yet other projects (a till, Elixir, iOS,
+Ansible, a GHC plugin, WordPress, Unity, Julia, genomics, Zig, WPF, Shiny;
+``tests/curator/unseen6/``), scored once.
 
 Usage: python bench/curator_bench.py [--verbose]
-       [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4|unseen5]
+       [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4|unseen5|unseen6]
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ from tests.curator.gold import (  # noqa: E402
     UNSEEN4_TRANSCRIPTS,
     UNSEEN5_GOLD,
     UNSEEN5_TRANSCRIPTS,
+    UNSEEN6_GOLD,
+    UNSEEN6_TRANSCRIPTS,
     UNSEEN_GOLD,
     UNSEEN_TRANSCRIPTS,
     load_gold,
@@ -95,6 +100,7 @@ SETS = {
     "unseen3": (UNSEEN3_GOLD, UNSEEN3_TRANSCRIPTS),
     "unseen4": (UNSEEN4_GOLD, UNSEEN4_TRANSCRIPTS),
     "unseen5": (UNSEEN5_GOLD, UNSEEN5_TRANSCRIPTS),
+    "unseen6": (UNSEEN6_GOLD, UNSEEN6_TRANSCRIPTS),
 }
 """Set name → (targets, transcript folder)."""
 

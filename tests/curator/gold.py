@@ -60,6 +60,10 @@ UNSEEN5_DIR = Path(__file__).resolve().parent / "unseen5"
 """The fifth unseen set: non-web projects, written blind to the rules (``unseen5/build.py``)."""
 UNSEEN5_GOLD = UNSEEN5_DIR / "blind_gold.json"
 UNSEEN5_TRANSCRIPTS = UNSEEN5_DIR / "transcripts"
+UNSEEN6_DIR = Path(__file__).resolve().parent / "unseen6"
+"""The sixth unseen set: other projects again, written blind to the rules (``unseen6/build.py``)."""
+UNSEEN6_GOLD = UNSEEN6_DIR / "blind_gold.json"
+UNSEEN6_TRANSCRIPTS = UNSEEN6_DIR / "transcripts"
 
 Item = list[list[str]]
 

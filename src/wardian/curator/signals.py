@@ -530,7 +530,9 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
     """The user's answers to the agent's questions, each read with its question.
 
     ``AskUserQuestion`` results give ``"question"="answer"`` pairs; a content-free answer to
-    a yes/no question ("Yes") is routine and skipped. A short human reply naming one of the
+    a yes/no question ("Yes") is routine and skipped, and so is an answer limited to this time
+    or the present (`segments.is_one_off`: "the sandbox one for now"). A short human reply
+    naming one of the
     options the agent's previous prose offered ("I like option B") is recorded with that
     option's own line.
     """
@@ -543,6 +545,8 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 answer = _RECOMMENDED.sub("", answer).strip()
                 if is_routine(answer) or _DEFERS.search(answer) or _DECLINES.match(answer):
                     continue
+                if is_one_off(answer):
+                    continue  # "only the open ones this time": decides this task, no rule
                 out.append(
                     Signal(
                         "answer",

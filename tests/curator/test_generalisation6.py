@@ -7,11 +7,13 @@ the test, neither from the corpus nor from any held-out set (which stay measurem
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from wardian.curator import curate
+from tests.curator.sessions import FORMATS, curate_session
+from wardian.curator import curate, signals
 
 
 def _answered(question: str, answer: str) -> list[str]:
@@ -53,3 +55,29 @@ def test_an_answer_for_this_time_only_is_not_saved(question: str, answer: str) -
 def test_a_lasting_answer_is_still_saved(question: str, answer: str) -> None:
     texts = _answered(question, answer)
     assert any(answer.split(",")[0] in t for t in texts), texts
+
+
+# --- 2. "fixed" naming a kind of thing is no confirmation that the work is done -------------
+
+FIXED_AS_ADJECTIVE = [
+    "switch the limiter to a fixed window of 30 seconds",
+    "change the thumbnails to a fixed width of 240 px",
+    "switch the log lines to a fixed prefix with the host name",
+]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("request_text", FIXED_AS_ADJECTIVE)
+def test_a_request_naming_a_fixed_thing_left_failing_is_a_checkpoint(
+    fmt: str, request_text: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", request_text),
+        ("assistant", "The sampler test still fails: the order differs per run."),
+    ], tmp_path)
+    assert any(op["kind"] == "current" for op in ops if op["op"] == "save"), ops
+
+
+@pytest.mark.parametrize("reply", ["fixed, thanks", "that fixed it", "it's fixed now", "fixed!"])
+def test_fixed_said_of_the_work_still_confirms_it(reply: str) -> None:
+    assert signals._CONFIRM.search(reply)

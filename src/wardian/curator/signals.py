@@ -111,7 +111,11 @@ _ROUTINE = re.compile(
     re.IGNORECASE,
 )
 _CONFIRM = re.compile(
-    r"\b(?:(?:it |that |this )?works(?: now)?|worked|fixed|perfect|exactly|that did it|"
+    # "fixed" of the work ("fixed, thanks", "that fixed it"), not naming a kind of thing ("a
+    # fixed window", "fixed width")
+    r"\b(?:(?:it |that |this )?works(?: now)?|worked|fixed(?!\s+(?:a |an )?(?!it\b|that\b|"
+    r"this\b|now\b|too\b|already\b|and\b|but\b|thanks?\b|the (?:bug|issue|problem|test)"
+    r")[a-z])|perfect|exactly|that did it|"
     r"looks good|lgtm|great)\b",
     re.IGNORECASE,
 )

@@ -81,3 +81,27 @@ def test_a_request_naming_a_fixed_thing_left_failing_is_a_checkpoint(
 @pytest.mark.parametrize("reply", ["fixed, thanks", "that fixed it", "it's fixed now", "fixed!"])
 def test_fixed_said_of_the_work_still_confirms_it(reply: str) -> None:
     assert signals._CONFIRM.search(reply)
+
+
+# --- 3. a one-off limit said mid-task is not the work the checkpoint names -------------------
+
+ONE_OFF_LIMITS = [
+    "for this run just use the eu bucket",
+    "just this once skip the slow integration suite",
+]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("limit", ONE_OFF_LIMITS)
+def test_a_one_off_limit_is_not_the_checkpointed_request(
+    fmt: str, limit: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "add a retry with backoff to the uploader"),
+        ("assistant", "Working on the uploader retry."),
+        ("user", limit),
+        ("assistant", "The upload test still fails: the retry gives up after one try."),
+    ], tmp_path)
+    current = [op["text"] for op in ops if op["op"] == "save" and op["kind"] == "current"]
+    assert current and all(limit not in t.lower() for t in current), current
+    assert any("retry" in t.lower() for t in current), current

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from wardian.curator.rules import match_rules
-from wardian.curator.segments import is_one_off
+from wardian.curator.segments import is_one_off, is_one_time
 
 __all__ = [
     "MAX_CHECKPOINTS",
@@ -1029,11 +1029,18 @@ def _asked_request(texts: list[tuple[int, dict[str, Any], str]], human_idx: list
     """Index in `texts` of the request the session's work answers: the last human message,
     or, when that one is a rule said mid-task that asks for no work ("don't bump the schema
     version, it stays 7", a cue of `rules.match_rules`) and the agent went on working
-    after it, the human message before it when that one asks for work. A closing remark
+    after it, the human message before it when that one asks for work; so too when the last
+    message only limits the work to this one time ("for this run use X"). A closing remark
     the agent did not act on is the last word, and so is any message that asks for work."""
     last = human_idx[-1]
     text = texts[last][2]
     acted = any(m.get("role") == "assistant" for _, m, _ in texts[last + 1 :])
+    if len(human_idx) >= 2 and acted and is_one_time(text):
+        # "for this run just use the eu bucket": a limit on the work asked before it
+        asked = [i for i in human_idx[:-1] if texts[i][1].get("kind") == "text"]
+        if asked and _request_piece(texts[asked[-1]][2]) is not None \
+                and not is_one_time(texts[asked[-1]][2]):
+            return asked[-1]
     if (len(human_idx) < 2 or not acted or _request_piece(text) is not None
             or is_routine(text) or _CONFIRM.search(text) or not match_rules(text)):
         return last

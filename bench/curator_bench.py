@@ -33,12 +33,16 @@ the user rejects, pasted logs, secrets, typos, non-native English, stopped and f
 ``--set unseen5`` is a fifth, written the same way on projects unlike web apps (firmware,
 a Go CLI, a game, a notebook, Terraform, an operator, a Rust library, ML training, a mobile
 app, a docs site, a data pipeline; ``tests/curator/unseen5/``), scored once.
+``--set unseen6`` is a sixth, written the same way on yet other projects (a till, Elixir, iOS,
+Ansible, a GHC plugin, WordPress, Unity, Julia, genomics, Zig, WPF, Shiny;
+``tests/curator/unseen6/``), scored once.
 ``--set unseen7`` is a seventh, written the same way on domains none of the earlier sets used
 (a point of sale, a GHC plugin, a genomics pipeline, Elixir, WordPress, embedded Zig, iOS,
 R Shiny, Unity, Ansible, WPF, Julia; ``tests/curator/unseen7/``), scored once, left untuned.
 
 Usage: python bench/curator_bench.py [--verbose]
-       [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4|unseen5|unseen7]
+       [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4|unseen5|unseen6|
+              unseen7]
 """
 
 from __future__ import annotations
@@ -69,6 +73,8 @@ from tests.curator.gold import (  # noqa: E402
     UNSEEN4_TRANSCRIPTS,
     UNSEEN5_GOLD,
     UNSEEN5_TRANSCRIPTS,
+    UNSEEN6_GOLD,
+    UNSEEN6_TRANSCRIPTS,
     UNSEEN7_GOLD,
     UNSEEN7_TRANSCRIPTS,
     UNSEEN_GOLD,
@@ -100,6 +106,7 @@ SETS = {
     "unseen3": (UNSEEN3_GOLD, UNSEEN3_TRANSCRIPTS),
     "unseen4": (UNSEEN4_GOLD, UNSEEN4_TRANSCRIPTS),
     "unseen5": (UNSEEN5_GOLD, UNSEEN5_TRANSCRIPTS),
+    "unseen6": (UNSEEN6_GOLD, UNSEEN6_TRANSCRIPTS),
     "unseen7": (UNSEEN7_GOLD, UNSEEN7_TRANSCRIPTS),
 }
 """Set name → (targets, transcript folder)."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from wardian.curator.rules import match_rules
-from wardian.curator.segments import is_one_off
+from wardian.curator.segments import is_one_off, is_one_time
 
 __all__ = [
     "MAX_CHECKPOINTS",
@@ -111,7 +111,11 @@ _ROUTINE = re.compile(
     re.IGNORECASE,
 )
 _CONFIRM = re.compile(
-    r"\b(?:(?:it |that |this )?works(?: now)?|worked|fixed|perfect|exactly|that did it|"
+    # "fixed" of the work ("fixed, thanks", "that fixed it"), not naming a kind of thing ("a
+    # fixed window", "fixed width")
+    r"\b(?:(?:it |that |this )?works(?: now)?|worked|fixed(?!\s+(?:a |an )?(?!it\b|that\b|"
+    r"this\b|now\b|too\b|already\b|and\b|but\b|thanks?\b|the (?:bug|issue|problem|test)"
+    r")[a-z])|perfect|exactly|that did it|"
     r"looks good|lgtm|great)\b",
     re.IGNORECASE,
 )
@@ -530,7 +534,9 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
     """The user's answers to the agent's questions, each read with its question.
 
     ``AskUserQuestion`` results give ``"question"="answer"`` pairs; a content-free answer to
-    a yes/no question ("Yes") is routine and skipped. A short human reply naming one of the
+    a yes/no question ("Yes") is routine and skipped, and so is an answer limited to this time
+    or the present (`segments.is_one_off`: "the sandbox one for now"). A short human reply
+    naming one of the
     options the agent's previous prose offered ("I like option B") is recorded with that
     option's own line.
     """
@@ -543,6 +549,8 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 answer = _RECOMMENDED.sub("", answer).strip()
                 if is_routine(answer) or _DEFERS.search(answer) or _DECLINES.match(answer):
                     continue
+                if is_one_off(answer):
+                    continue  # "only the open ones this time": decides this task, no rule
                 out.append(
                     Signal(
                         "answer",
@@ -1021,11 +1029,18 @@ def _asked_request(texts: list[tuple[int, dict[str, Any], str]], human_idx: list
     """Index in `texts` of the request the session's work answers: the last human message,
     or, when that one is a rule said mid-task that asks for no work ("don't bump the schema
     version, it stays 7", a cue of `rules.match_rules`) and the agent went on working
-    after it, the human message before it when that one asks for work. A closing remark
+    after it, the human message before it when that one asks for work; so too when the last
+    message only limits the work to this one time ("for this run use X"). A closing remark
     the agent did not act on is the last word, and so is any message that asks for work."""
     last = human_idx[-1]
     text = texts[last][2]
     acted = any(m.get("role") == "assistant" for _, m, _ in texts[last + 1 :])
+    if len(human_idx) >= 2 and acted and is_one_time(text):
+        # "for this run just use the eu bucket": a limit on the work asked before it
+        asked = [i for i in human_idx[:-1] if texts[i][1].get("kind") == "text"]
+        if asked and _request_piece(texts[asked[-1]][2]) is not None \
+                and not is_one_time(texts[asked[-1]][2]):
+            return asked[-1]
     if (len(human_idx) < 2 or not acted or _request_piece(text) is not None
             or is_routine(text) or _CONFIRM.search(text) or not match_rules(text)):
         return last

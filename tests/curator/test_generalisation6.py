@@ -1,0 +1,107 @@
+"""Kinds of statement the sixth unseen set (tests/curator/unseen6/) showed the curator
+getting wrong.
+
+As in test_generalisation5.py, each test is a kind of statement with sentences made up for
+the test, neither from the corpus nor from any held-out set (which stay measurements).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.curator.sessions import FORMATS, curate_session
+from wardian.curator import curate, signals
+
+
+def _answered(question: str, answer: str) -> list[str]:
+    """Texts saved from a session whose agent asked `question` and got `answer`."""
+    messages: list[dict[str, Any]] = [
+        {"seq": 0, "role": "user", "kind": "text", "meta": {},
+         "text": "wire the invoice exporter to the new ledger service"},
+        {"seq": 1, "role": "assistant", "kind": "tool_call", "meta": {},
+         "text": f'AskUserQuestion({{"questions": [{{"question": "{question}"}}]}})'},
+        {"seq": 2, "role": "tool", "kind": "answer", "meta": {},
+         "text": f'User has answered your questions: "{question}"="{answer}".'},
+        {"seq": 3, "role": "assistant", "kind": "text", "meta": {},
+         "text": "Done: the exporter posts to the ledger service and all 14 tests pass."},
+    ]
+    ops = curate({"messages": messages, "records": [], "max_changes": 10})["operations"]
+    return [op["text"] for op in ops if op["op"] in ("save", "update")]
+
+
+# --- 1. an answer limited to this time is a one-off, not a rule -----------------------------
+
+ONE_OFF_ANSWERS = [
+    ("Should the export include archived invoices?", "only the open ones this time"),
+    ("Which ledger account should I post to?", "the sandbox account for now, live comes later"),
+    ("Do you want the totals rounded?", "round them for this run, we revisit it after the audit"),
+    ("Should I retry failed posts?", "no retries just this once, the queue is being drained"),
+]
+DURABLE_ANSWERS = [
+    ("Which currency format should invoices use?", "always ISO 4217 codes, never symbols"),
+    ("Where should the exporter write its log?", "to stderr, the collector reads nothing else"),
+]
+
+
+@pytest.mark.parametrize(("question", "answer"), ONE_OFF_ANSWERS)
+def test_an_answer_for_this_time_only_is_not_saved(question: str, answer: str) -> None:
+    assert _answered(question, answer) == []
+
+
+@pytest.mark.parametrize(("question", "answer"), DURABLE_ANSWERS)
+def test_a_lasting_answer_is_still_saved(question: str, answer: str) -> None:
+    texts = _answered(question, answer)
+    assert any(answer.split(",")[0] in t for t in texts), texts
+
+
+# --- 2. "fixed" naming a kind of thing is no confirmation that the work is done -------------
+
+FIXED_AS_ADJECTIVE = [
+    "switch the limiter to a fixed window of 30 seconds",
+    "change the thumbnails to a fixed width of 240 px",
+    "switch the log lines to a fixed prefix with the host name",
+]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("request_text", FIXED_AS_ADJECTIVE)
+def test_a_request_naming_a_fixed_thing_left_failing_is_a_checkpoint(
+    fmt: str, request_text: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", request_text),
+        ("assistant", "The sampler test still fails: the order differs per run."),
+    ], tmp_path)
+    assert any(op["kind"] == "current" for op in ops if op["op"] == "save"), ops
+
+
+@pytest.mark.parametrize("reply", ["fixed, thanks", "that fixed it", "it's fixed now", "fixed!"])
+def test_fixed_said_of_the_work_still_confirms_it(reply: str) -> None:
+    assert signals._CONFIRM.search(reply)
+
+
+# --- 3. a one-off limit said mid-task is not the work the checkpoint names -------------------
+
+ONE_OFF_LIMITS = [
+    "for this run just use the eu bucket",
+    "just this once skip the slow integration suite",
+]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("limit", ONE_OFF_LIMITS)
+def test_a_one_off_limit_is_not_the_checkpointed_request(
+    fmt: str, limit: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [
+        ("user", "add a retry with backoff to the uploader"),
+        ("assistant", "Working on the uploader retry."),
+        ("user", limit),
+        ("assistant", "The upload test still fails: the retry gives up after one try."),
+    ], tmp_path)
+    current = [op["text"] for op in ops if op["op"] == "save" and op["kind"] == "current"]
+    assert current and all(limit not in t.lower() for t in current), current
+    assert any("retry" in t.lower() for t in current), current

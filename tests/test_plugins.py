@@ -25,6 +25,10 @@ def _hello():
     import typer
     app = typer.Typer(help="Greetings from a plugin.")
 
+    @app.callback()
+    def group() -> None:
+        """Greetings from a plugin."""
+
     @app.command()
     def hello() -> None:
         """Say hello."""

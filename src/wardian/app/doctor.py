@@ -162,6 +162,17 @@ class _Check:
 CHECKS: dict[str, _Check] = {}
 """Registered checks by name, in registration order."""
 
+def builtin_check(name: str) -> CheckFn:
+    """The function of Wardian's own check `name` (`wardian.builtin_plugin` registers
+    each one lazily through this).
+
+    Raises:
+        KeyError: no built-in check of that name.
+    """
+    load_checks()
+    return CHECKS[name].run
+
+
 def load_checks() -> None:
     """Import every module whose import registers checks (`run_doctor` calls it first).
 
@@ -239,13 +250,14 @@ def run_doctor(only: Iterable[str] | None = None) -> DoctorReport:
     """
     from wardian.config import data_dir
     from wardian.errors import UsageError
+    from wardian.plugins import loaded
 
-    load_checks()
-    names = list(CHECKS) if only is None else list(only)
-    unknown = [n for n in names if n not in CHECKS]
+    checks = loaded().doctor_checks
+    names = list(checks) if only is None else list(only)
+    unknown = [n for n in names if n not in checks]
     if unknown:
         raise UsageError(f"unknown doctor check(s): {', '.join(unknown)}",
-                         hint=f"checks: {', '.join(CHECKS)}")
+                         hint=f"checks: {', '.join(checks)}")
     base = data_dir(create=False)
     ctx = DoctorContext(base, base.is_dir(), _database_url(base))
     report = DoctorReport(str(base))
@@ -280,11 +292,14 @@ def _database_url(base: Path) -> str | None:
 
 
 def _run_checks(ctx: DoctorContext, names: list[str], report: DoctorReport) -> None:
+    from wardian.plugins import loaded, resolve
+
+    checks = loaded().doctor_checks
     for name in names:
-        check = CHECKS[name]
+        check = checks[name]
         report.titles[name] = check.title
         try:
-            report.findings.extend(check.run(ctx))
+            report.findings.extend(resolve(check.run)(ctx))
         except WardianError as exc:  # e.g. a store older than this Wardian (read-only here)
             if name != "database" and _unusable_database(ctx, exc):
                 # The database check says why (refused, login, missing) once, with its fix.
@@ -558,3 +573,16 @@ def _memory_hygiene(ctx: DoctorContext) -> Iterator[Finding]:
                 "revise each one", subject=agent_id)
     if not rows:
         yield Finding.ok(name, "no records set aside as holding a secret")
+
+
+@register_check("plugins", "Plugins")
+def _plugins(ctx: DoctorContext) -> Iterator[Finding]:
+    from wardian.plugins import ENTRY_POINT_GROUP, loaded
+
+    errors = loaded().errors
+    for error in errors:
+        yield Finding.problem("plugins", error,
+                              fix="fix or uninstall that plugin's distribution, or rename "
+                                  "what it registers")
+    if not errors:
+        yield Finding.ok("plugins", f"every {ENTRY_POINT_GROUP!r} plugin loaded")

@@ -40,6 +40,7 @@ from typing import Any
 
 from wardian.blueprints.errors import nearest
 from wardian.errors import NotFoundError, UsageError
+from wardian.plugins import ENTRY_POINT_GROUP
 
 __all__ = [
     "ActionContext",
@@ -251,7 +252,7 @@ def get_action(name: str) -> ActionFn:
     if errors:
         hint += "; plugin errors: " + "; ".join(errors)
     else:
-        hint += "; packages add actions through the 'wardian.plugins' entry-point group"
+        hint += f"; packages add actions through the {ENTRY_POINT_GROUP!r} entry-point group"
     raise NotFoundError(
         f"unknown action {name!r}" + (f" (did you mean {guess!r}?)" if guess else ""),
         hint=hint,

@@ -43,7 +43,8 @@ LAYERS: dict[str, int] = {
     "plugins": 0,  # the plugin registry: imports nothing of Wardian but the built-in plugin
     "builtin_plugin": 7,  # Wardian's own plugin: names every part, lazily
 }
-BASE = {"", "config", "plugins", "_db", "_lock", "_pg", "_pg_coord", "_process", "_util", "errors", "_fs",
+BASE = {"", "config", "plugins",
+        "_db", "_lock", "_pg", "_pg_coord", "_process", "_util", "errors", "_fs",
         "oserrors", "_jsonc", "_argv"}
 UI_PACKAGES = ("typer", "rich")
 WEB_PACKAGES = ("starlette", "uvicorn", "multipart", "python_multipart")

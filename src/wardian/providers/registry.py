@@ -9,6 +9,7 @@ Spec: DESIGN.md "Blueprints, runs, providers" (adapter interface).
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from wardian.providers.base import ProviderAdapter
 from wardian.providers.errors import UnknownProvider
@@ -35,7 +36,7 @@ def _load_builtins() -> None:
     _builtins_loaded = True
 
 
-def _plugin_providers() -> dict[str, object]:
+def _plugin_providers() -> dict[str, Any]:
     from wardian.plugins import loaded
 
     return loaded().providers

@@ -1,6 +1,6 @@
 """The output schema registry: ``output: {$ref: NAME}`` resolves what a part registered
-(memory registers ``wardian:curator-batch`` through the ``wardian.output_schemas`` entry
-point); an unknown name is a problem at the ``$ref`` that lists the known names."""
+(memory's ``wardian:curator-batch`` comes through the built-in plugin, a third party's
+through its ``wardian.plugins`` entry point); an unknown name is a problem at the ``$ref`` that lists the known names."""
 
 from __future__ import annotations
 

@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -84,8 +83,7 @@ def resolve(value: T | Lazy[T]) -> T:
     return value.get() if isinstance(value, Lazy) else value
 
 
-@dataclass(frozen=True)
-class Action:
+class Action(NamedTuple):
     """A registered action (`wardian.engine.actions`: ``fn(ctx, **with_args)``).
 
     Attributes:
@@ -96,11 +94,10 @@ class Action:
     fn: Any
     storage: Any = None
     accepts_skipped: frozenset[str] = frozenset()
-    step_refs: Mapping[str, str] = field(default_factory=dict)
+    step_refs: Mapping[str, str] = {}
 
 
-@dataclass(frozen=True)
-class OutputSchemaEntry:
+class OutputSchemaEntry(NamedTuple):
     """A registered output schema: JSON Schema (or `Lazy`), description, answer check."""
 
     description: str
@@ -108,16 +105,14 @@ class OutputSchemaEntry:
     check: Any = None
 
 
-@dataclass(frozen=True)
-class DoctorCheck:
+class DoctorCheck(NamedTuple):
     """A doctor check: its heading and ``run(DoctorContext) -> Iterable[Finding]``."""
 
     title: str
     run: Any
 
 
-@dataclass(frozen=True)
-class CliGroup:
+class CliGroup(NamedTuple):
     """A command group: its one-line help and a Typer app, or a module with ``app`` or
     ``register(root)`` (or a `Lazy` of either)."""
 
@@ -129,7 +124,6 @@ _KINDS = {"actions": "action", "output_schemas": "output schema", "providers": "
           "doctor_checks": "doctor check", "cli_groups": "command group"}
 
 
-@dataclass
 class Plugins:
     """Everything every plugin registered, by kind and name, in registration order.
 
@@ -139,13 +133,14 @@ class Plugins:
         owners: (kind, name) -> the owner that registered it.
     """
 
-    actions: dict[str, Action] = field(default_factory=dict)
-    output_schemas: dict[str, OutputSchemaEntry] = field(default_factory=dict)
-    providers: dict[str, Any] = field(default_factory=dict)
-    doctor_checks: dict[str, DoctorCheck] = field(default_factory=dict)
-    cli_groups: dict[str, CliGroup] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    owners: dict[tuple[str, str], str] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.actions: dict[str, Action] = {}
+        self.output_schemas: dict[str, OutputSchemaEntry] = {}
+        self.providers: dict[str, Any] = {}
+        self.doctor_checks: dict[str, DoctorCheck] = {}
+        self.cli_groups: dict[str, CliGroup] = {}
+        self.errors: list[str] = []
+        self.owners: dict[tuple[str, str], str] = {}
 
 
 class Registry:

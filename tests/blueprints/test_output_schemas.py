@@ -1,6 +1,7 @@
 """The output schema registry: ``output: {$ref: NAME}`` resolves what a part registered
 (memory's ``wardian:curator-batch`` comes through the built-in plugin, a third party's
-through its ``wardian.plugins`` entry point); an unknown name is a problem at the ``$ref`` that lists the known names."""
+through its ``wardian.plugins`` entry point); an unknown name is a problem at the ``$ref``
+that lists the known names."""
 
 from __future__ import annotations
 

@@ -40,8 +40,11 @@ LAYERS: dict[str, int] = {
     "cli": 6, "web": 6,  # operator surfaces; web is Garden in the browser
     "mcp_server": 6,  # the agent-facing MCP surface beside the CLI
     "demo": 7, "__main__": 7,
+    "plugins": 0,  # the plugin registry: imports nothing of Wardian but the built-in plugin
+    "builtin_plugin": 7,  # Wardian's own plugin: names every part, lazily
 }
-BASE = {"", "config", "_db", "_lock", "_pg", "_pg_coord", "_process", "_util", "errors", "_fs",
+BASE = {"", "config", "plugins",
+        "_db", "_lock", "_pg", "_pg_coord", "_process", "_util", "errors", "_fs",
         "oserrors", "_jsonc", "_argv"}
 UI_PACKAGES = ("typer", "rich")
 WEB_PACKAGES = ("starlette", "uvicorn", "multipart", "python_multipart")
@@ -50,7 +53,13 @@ WEB_PACKAGES = ("starlette", "uvicorn", "multipart", "python_multipart")
 # each entry; an entry that no longer matches fails `test_allowed_list_is_current`.
 # (The blueprint validator once imported the engine's action registry; its callers now pass
 # the known action names in: `validate_file(..., known_actions=...)`.)
-ALLOWED: dict[tuple[str, str], str] = {}
+ALLOWED: dict[tuple[str, str], str] = {
+    ("wardian.plugins", "wardian"):
+        "imports the built-in plugin (wardian.builtin_plugin), called first, by module, so "
+        "a checkout whose installed "
+        "metadata predates the wardian.plugins entry point still has its built-ins; every "
+        "other registration comes through entry points (docs/decisions/plugins.md)",
+}
 
 
 def _module_name(path: Path) -> str:
@@ -165,6 +174,8 @@ ALLOWED_STRINGS: dict[tuple[str, str], str] = {
         "the one launcher every small program starts through (the provider supervisor, an "
         "agent step's holder, `agent launch`'s provider shim; its own `-c`)",
     ("wardian.demo", "wardian.demo"): "the demo re-runs itself with `python -m` in a child",
+    ("wardian.plugins", "wardian.plugins"):
+        "the entry-point group's name, which is also the name of its module",
     ("wardian.demo", "python -m wardian.demo"): "the demo's own usage line",
 }
 
@@ -282,7 +293,8 @@ def test_a_planted_foreign_query_is_caught(tmp_path: Path) -> None:
 # under them imports only ``wardian.app.*``, its own package and these base modules. Types a
 # surface renders are re-exported by the app module that returns them.
 SURFACES = ("cli", "web", "mcp_server")
-SURFACE_BASE = {"", "errors", "config", "_util", "_fs", "oserrors", "_process", "_lock", "_argv"}
+SURFACE_BASE = {"", "errors", "config", "_util", "_fs", "oserrors", "_process", "_lock", "_argv",
+                "plugins"}  # the root group lists the command groups every plugin registered
 
 # (surface module, imported module) -> why it must import around ``wardian.app``. Only one
 # surface starting another in this process belongs here: the app layer sits below the

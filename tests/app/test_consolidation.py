@@ -265,8 +265,8 @@ def test_public_surface() -> None:
         "commit_curator_batch", "draft_plan", "evidence_in_archives",
         "expand_archive_output", "join_messages", "memory_snapshot", "parse_curator_batch",
         "shorten_archive_output"]
-    assert sorted(actions.__all__) == ["ACTION_NAMES", "register_actions"]
-    assert set(actions.ACTION_NAMES) <= set(known_actions())
+    assert sorted(actions.__all__) == ["ACTIONS"]
+    assert set(actions.ACTIONS) <= set(known_actions())
 
 
 def test_review_plan_drops_what_a_commit_would_drop_as_duplicate(wardian_home: Path) -> None:

@@ -143,11 +143,12 @@ def test_run_left_running_by_a_dead_process_is_reported_not_marked(
 
 def test_a_registered_check_runs_and_a_crashing_one_is_reported(cli: CliRunner) -> None:
     from wardian.app import doctor
+    from wardian.plugins import DoctorCheck, loaded
 
-    @doctor.register_check("test-crash", "Crashing check")
     def crash(ctx: doctor.DoctorContext) -> list[doctor.Finding]:
         raise RuntimeError("boom")
 
+    loaded().doctor_checks["test-crash"] = DoctorCheck("Crashing check", crash)
     try:
         code, doc = _doctor(cli)
         assert code == 1
@@ -155,7 +156,7 @@ def test_a_registered_check_runs_and_a_crashing_one_is_reported(cli: CliRunner) 
         assert "boom" in bad["message"] and bad["fix"]
         assert _findings(doc, "runs")  # the other checks still ran
     finally:
-        del doctor.CHECKS["test-crash"]
+        del loaded().doctor_checks["test-crash"]
 
 
 def test_unknown_check_is_a_usage_error(cli: CliRunner) -> None:

@@ -1,6 +1,7 @@
 """The output schema registry: ``output: {$ref: NAME}`` resolves what a part registered
-(memory registers ``wardian:curator-batch`` through the ``wardian.output_schemas`` entry
-point); an unknown name is a problem at the ``$ref`` that lists the known names."""
+(memory's ``wardian:curator-batch`` comes through the built-in plugin, a third party's
+through its ``wardian.plugins`` entry point); an unknown name is a problem at the ``$ref``
+that lists the known names."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ import pytest
 
 from wardian.blueprints.library import shipped_library_dir
 from wardian.blueprints.output_schemas import (
-    ENTRY_POINT_GROUP,
     get_output_schema,
     known_output_schemas,
     plugin_errors,
@@ -124,7 +124,7 @@ def test_the_shipped_consolidation_blueprint_uses_memorys_curator_batch() -> Non
 
     # as registered: JSON Schema only (`standard_json_schema`)
     assert report.loaded.outputs["curate"] == standard_json_schema(curator_output_schema())
-    assert plugin_errors() == {}
+    assert plugin_errors() == []
 
 
 def test_every_registered_schema_is_a_json_schema() -> None:
@@ -147,9 +147,9 @@ def test_names_are_namespaced_and_taken_once(triage_schema: str) -> None:
 
 def test_a_third_party_distribution_adds_a_schema(tmp_path: Path) -> None:
     (tmp_path / "fakeschemas.py").write_text(textwrap.dedent("""
-        def register(register_output_schema):
-            register_output_schema("fake:summary", description="a summary",
-                                   schema={"type": "object", "required": ["summary"]})
+        def register(registry):
+            registry.add_output_schema("fake:summary", description="a summary",
+                                       schema={"type": "object", "required": ["summary"]})
     """), encoding="utf-8")
     (tmp_path / "brokenschemas.py").write_text("raise RuntimeError('plugin bug')\n",
                                                encoding="utf-8")
@@ -158,7 +158,7 @@ def test_a_third_party_distribution_adds_a_schema(tmp_path: Path) -> None:
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fakeschemas\nVersion: 1.0\n",
                                    encoding="utf-8")
     (dist / "entry_points.txt").write_text(
-        f"[{ENTRY_POINT_GROUP}]\nfake = fakeschemas:register\nbroken = brokenschemas:x\n",
+        "[wardian.plugins]\nfake = fakeschemas:register\nbroken = brokenschemas:x\n",
         encoding="utf-8")
     (tmp_path / "bp.yaml").write_text(BLUEPRINT % "fake:sumary", encoding="utf-8")
     code = textwrap.dedent(f"""
@@ -166,7 +166,7 @@ def test_a_third_party_distribution_adds_a_schema(tmp_path: Path) -> None:
         from wardian.blueprints.validate import validate_file
         names = known_output_schemas()
         assert "fake:summary" in names and "wardian:curator-batch" in names, names
-        assert list(plugin_errors()) == ["broken"], plugin_errors()
+        assert len(plugin_errors()) == 1 and "broken" in plugin_errors()[0], plugin_errors()
         [problem] = validate_file({str(tmp_path / "bp.yaml")!r}).problems
         print(problem.render())
     """)
@@ -176,5 +176,5 @@ def test_a_third_party_distribution_adds_a_schema(tmp_path: Path) -> None:
                           env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "did you mean 'fake:summary'?" in done.stdout
-    assert "output schema plugins that failed to load: broken (brokenschemas:x: " \
-        "RuntimeError: plugin bug)" in done.stdout
+    assert ("plugin errors: plugin fakeschemas (broken = brokenschemas:x) failed to load: "
+            "RuntimeError: plugin bug") in done.stdout

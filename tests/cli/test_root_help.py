@@ -14,7 +14,8 @@ import typer
 from typer.main import get_command
 
 from wardian.cli._root_help import APP_HELP, GROUP_HELP, OPTIONS, render
-from wardian.cli.main import GROUPS, LazyWardianGroup, app
+from wardian.cli.main import LazyWardianGroup, app
+from wardian.plugins import loaded
 
 _PROBE = ("import json, runpy, sys\nsys.argv = ['wardian', *sys.argv[1:]]\ncode = 0\n"
           "try:\n    runpy.run_module('wardian', run_name='__main__')\n"
@@ -30,11 +31,11 @@ def _probe(*argv: str, env: dict[str, str] | None = None) -> tuple[int, str, lis
 
 
 def test_listed_help_is_each_modules_own() -> None:
-    assert list(GROUP_HELP) == list(GROUPS)
+    assert list(GROUP_HELP) == list(loaded().cli_groups)
     root = get_command(app)
     assert isinstance(root, LazyWardianGroup)
     with typer.Context(root) as ctx:
-        for name in GROUPS:
+        for name in GROUP_HELP:
             command = root.get_command(ctx, name)  # the real one: not writing help now
             assert (command.help or "").split("\n\n")[0].strip() == GROUP_HELP[name], name
 
@@ -61,7 +62,7 @@ def test_root_help_imports_no_cli_framework_and_no_group(flag: str) -> None:
         assert f"  {name} " in out and text.split()[0] in out, name
     heavy = [m for m in modules if m.split(".")[0] in {"typer", "click", "rich"}]
     assert heavy == []
-    assert all(f"wardian.cli.{name}" not in modules for name in GROUPS)
+    assert all(f"wardian.cli.{name}" not in modules for name in GROUP_HELP)
 
 
 def test_typer_root_help_still_imports_no_group() -> None:
@@ -75,7 +76,7 @@ def test_typer_root_help_still_imports_no_group() -> None:
     for name in GROUP_HELP:
         assert name in done.stdout
     loaded = done.stderr.strip().splitlines()[-1]
-    assert all(f"'wardian.cli.{name}'" not in loaded for name in GROUPS), loaded
+    assert all(f"'wardian.cli.{name}'" not in loaded for name in GROUP_HELP), loaded
 
 
 def test_render_wraps_to_the_width_and_keeps_every_word() -> None:

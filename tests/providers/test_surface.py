@@ -11,7 +11,7 @@ import pytest
 SURFACE = {
     "wardian.providers.base": ["ModelInfo", "ProviderAdapter", "ProviderOptions",
                                "ProviderRequest", "ProviderResult"],
-    "wardian.providers.registry": ["BUILTIN_ADAPTERS", "get_adapter", "known_providers",
+    "wardian.providers.registry": ["get_adapter", "known_providers",
                                    "register_adapter", "unregister_adapter"],
     "wardian.providers.catalog": ["DISCOVERY_TIMEOUT_S", "CatalogEntry", "CatalogRefreshFailed",
                                   "ModelCatalog"],

@@ -11,12 +11,10 @@ gives ``archive``, ``batch_step: curate`` gives ``batch``), resolved by the engi
 (`wardian.engine.executor`, "Step references") and registered with each reference's
 default step, the one of the shipped blueprints.
 
-**Wiring.** The engine's action registry (`wardian.engine.actions.register_action`) is the
-seam: `register_actions` registers these wrappers, and the engine calls it through the
-``wardian.actions`` entry point (``builtin``, declared in pyproject.toml) the first time a
-run looks an action up. So the engine and the invokers, below the application layer, never
-import it, and every path that executes runs (CLI, detached run, drain worker, daemon) has
-these actions.
+**Wiring.** `wardian.builtin_plugin` registers `ACTIONS` (with each one's step
+references and storage) through the one plugin registry (`wardian.plugins`), loaded the
+first time a run looks an action up; so the engine and the invokers, below the application
+layer, never import this module.
 
 Spec "Optional consolidation"; DESIGN.md "Blueprints, runs, providers" (`memory.commit`).
 """
@@ -40,14 +38,10 @@ from wardian.app.consolidation import (
     draft_plan,
     memory_snapshot,
 )
-from wardian.engine.actions import ActionContext, ActionFn, OutputStorage, register_action
+from wardian.engine.actions import ActionContext, ActionFn
 from wardian.errors import UsageError
 
-__all__ = ["ACTION_NAMES", "register_actions"]
-
-ACTION_NAMES = ("archive.load", "memory.snapshot", "memory.commit", "memory.draft_plan",
-                "memory.draft_review")
-"""The actions `register_actions` registers."""
+__all__ = ["ACTIONS"]
 
 
 def _principal(ctx: ActionContext) -> tuple[str, str | None, str]:
@@ -232,46 +226,11 @@ def _action_memory_draft_review(
     return result
 
 
-_ACTIONS: dict[str, ActionFn] = {
+ACTIONS: dict[str, ActionFn] = {
     "archive.load": _action_archive_load,
     "memory.snapshot": _action_memory_snapshot,
     "memory.commit": _action_memory_commit,
     "memory.draft_plan": _action_memory_draft_plan,
     "memory.draft_review": _action_memory_draft_review,
 }
-
-
-_STORAGE: dict[str, OutputStorage] = {
-    # The messages stay in the agent's archive: a run stores their seq range and digest.
-    "archive.load": ArchiveLoadOutput.STORAGE,
-}
-
-
-_ACCEPTS_SKIPPED: dict[str, tuple[str, ...]] = {
-    # A curate step skipped by its `when` (no new messages) is an empty batch.
-    "memory.commit": ("batch",),
-    "memory.draft_plan": ("batch",),
-    # A review step skipped by its `when` (an empty memory) is an empty review.
-    "memory.draft_review": ("review",),
-}
-
-
-_STEP_REFS: dict[str, dict[str, str]] = {
-    # Each reference's default: the step id the shipped blueprints use.
-    "memory.snapshot": {"archive_step": "archive"},
-    "memory.commit": {"batch_step": "curate", "archive_step": "archive"},
-    "memory.draft_plan": {"batch_step": "curate", "archive_step": "archive"},
-    "memory.draft_review": {"review_step": "review", "snapshot_step": "snapshot"},
-}
-
-
-def register_actions() -> None:
-    """Register the consolidation actions with the engine's registry (idempotent).
-
-    The ``wardian.actions`` entry point ``builtin`` names this function; the engine calls it
-    once per process, when it first looks an action up.
-    """
-    for name, func in _ACTIONS.items():
-        register_action(name, replace=True, storage=_STORAGE.get(name),
-                        accepts_skipped=_ACCEPTS_SKIPPED.get(name, ()),
-                        step_refs=_STEP_REFS.get(name))(func)
+"""Action name -> its wrapper (registered by `wardian.builtin_plugin`)."""

@@ -1,14 +1,11 @@
 """``wardian doctor``: checks that say what is wrong with an installation and how to fix it.
 
-A check is a function ``(DoctorContext) -> Iterable[Finding]`` registered under a name with
-`register_check`; `run_doctor` runs every registered check (or the named ones) and never
-lets one check's crash hide the others (a crashing check is itself a problem finding).
-Another component adds its check by decorating a function in its own module and importing
-that module in `load_checks`::
-
-    @register_check("catalog", "Model catalogs")
-    def _catalog(ctx: DoctorContext) -> Iterator[Finding]:
-        yield Finding.problem("catalog", "...", fix="wardian agent models codex --refresh")
+A check is a function ``(DoctorContext) -> Iterable[Finding]`` registered under a name and
+a heading with ``registry.add_doctor_check`` (`wardian.plugins`; Wardian's own through
+`wardian.builtin_plugin` and `builtin_check`). `run_doctor` runs every registered check (or
+the named ones) and never lets one check's crash hide the others (a crashing check is
+itself a problem finding); the ``plugins`` check reports every plugin that was refused or
+failed to load.
 
 Every problem carries the command that fixes it. The doctor writes nothing: databases are
 opened read-only (`wardian._db.open_readonly`), and while the checks run every store over
@@ -35,12 +32,10 @@ from typing import Any, Literal, TypeVar
 from wardian.errors import WardianError
 
 __all__ = [
-    "CHECKS",
     "DoctorContext",
     "DoctorReport",
     "Finding",
-    "load_checks",
-    "register_check",
+    "builtin_check",
     "run_doctor",
 ]
 
@@ -152,21 +147,12 @@ class DoctorContext:
 CheckFn = Callable[[DoctorContext], Iterable[Finding]]
 
 
-@dataclass(frozen=True)
-class _Check:
-    name: str
-    title: str
-    run: CheckFn
+def builtin_check(name: str) -> CheckFn:
+    """The function of Wardian's own check `name` (`wardian.builtin_plugin` registers
+    each one, with its heading, lazily through this; it imports the check modules).
 
-
-CHECKS: dict[str, _Check] = {}
-"""Registered checks by name, in registration order."""
-
-def load_checks() -> None:
-    """Import every module whose import registers checks (`run_doctor` calls it first).
-
-    They import this module for `register_check`, so they are imported here, when the
-    doctor runs, not at the top; a new check module is added to this import.
+    Raises:
+        KeyError: no built-in check of that name.
     """
     from wardian.app import (
         doctor_catalog,
@@ -178,24 +164,16 @@ def load_checks() -> None:
         recall,
     )
 
-    del (doctor_catalog, doctor_database, doctor_host_settings, doctor_hooks, doctor_launches,
-         doctor_memory, recall)
-
-
-def register_check(name: str, title: str) -> Callable[[CheckFn], CheckFn]:
-    """Decorator: register `fn` as the check `name` (``title`` is its heading).
-
-    Raises:
-        ValueError: `name` is already registered by another function.
-    """
-    def decorate(fn: CheckFn) -> CheckFn:
-        existing = CHECKS.get(name)
-        if existing is not None and existing.run is not fn and (
-                existing.run.__qualname__ != fn.__qualname__):
-            raise ValueError(f"doctor check {name!r} is already registered")
-        CHECKS[name] = _Check(name, title, fn)
-        return fn
-    return decorate
+    checks: dict[str, CheckFn] = {
+        "data-dir": _data_dir, "settings": _settings, "invokers": _invokers, "runs": _runs,
+        "memory-hygiene": _memory_hygiene, "model-catalogs": doctor_catalog._model_catalogs,
+        "database": doctor_database._database, "hooks": doctor_hooks._hooks,
+        "provider-clis": doctor_hooks._provider_clis,
+        "host-settings": doctor_host_settings._host_settings,
+        "launches": doctor_launches._launches, "memory-history": doctor_memory._memory_history,
+        "recall": recall._recall, "plugins": _plugins,
+    }
+    return checks[name]
 
 
 @dataclass
@@ -239,13 +217,14 @@ def run_doctor(only: Iterable[str] | None = None) -> DoctorReport:
     """
     from wardian.config import data_dir
     from wardian.errors import UsageError
+    from wardian.plugins import loaded
 
-    load_checks()
-    names = list(CHECKS) if only is None else list(only)
-    unknown = [n for n in names if n not in CHECKS]
+    checks = loaded().doctor_checks
+    names = list(checks) if only is None else list(only)
+    unknown = [n for n in names if n not in checks]
     if unknown:
         raise UsageError(f"unknown doctor check(s): {', '.join(unknown)}",
-                         hint=f"checks: {', '.join(CHECKS)}")
+                         hint=f"checks: {', '.join(checks)}")
     base = data_dir(create=False)
     ctx = DoctorContext(base, base.is_dir(), _database_url(base))
     report = DoctorReport(str(base))
@@ -280,11 +259,14 @@ def _database_url(base: Path) -> str | None:
 
 
 def _run_checks(ctx: DoctorContext, names: list[str], report: DoctorReport) -> None:
+    from wardian.plugins import loaded, resolve
+
+    checks = loaded().doctor_checks
     for name in names:
-        check = CHECKS[name]
+        check = checks[name]
         report.titles[name] = check.title
         try:
-            report.findings.extend(check.run(ctx))
+            report.findings.extend(resolve(check.run)(ctx))
         except WardianError as exc:  # e.g. a store older than this Wardian (read-only here)
             if name != "database" and _unusable_database(ctx, exc):
                 # The database check says why (refused, login, missing) once, with its fix.
@@ -355,7 +337,6 @@ def _free_bytes(path: Path) -> int | None:
     return st.f_bavail * st.f_frsize
 
 
-@register_check("data-dir", "Data directory")
 def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
     name = "data-dir"
     path = ctx.data_dir
@@ -439,7 +420,6 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
             yield Finding.ok(name, f"{file} passes SQLite's quick_check", subject=str(file))
 
 
-@register_check("settings", "Settings")
 def _settings(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.config import read_settings
     from wardian.runtime.agents import read_agents
@@ -489,7 +469,6 @@ def _setting_findings(key: str, agent_id: str | None, value_json: str, *,
                               f"{agent_id[:8]}, which no longer exists", subject=key)
 
 
-@register_check("invokers", "Invokers")
 def _invokers(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian._db import has_table
 
@@ -515,7 +494,6 @@ def _invokers(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(name, f"{len(invokers)} invoker(s), none broken")
 
 
-@register_check("runs", "Runs")
 def _runs(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian._process import is_alive
     from wardian.engine.runs import read_running_runs
@@ -536,7 +514,6 @@ def _runs(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(name, f"{len(rows)} run(s) running, none stuck")
 
 
-@register_check("memory-hygiene", "Memory hygiene")
 def _memory_hygiene(ctx: DoctorContext) -> Iterator[Finding]:
     """Records set aside by the upgrade secret check, per agent."""
     from wardian.memory.readonly import flagged_by_agent
@@ -558,3 +535,15 @@ def _memory_hygiene(ctx: DoctorContext) -> Iterator[Finding]:
                 "revise each one", subject=agent_id)
     if not rows:
         yield Finding.ok(name, "no records set aside as holding a secret")
+
+
+def _plugins(ctx: DoctorContext) -> Iterator[Finding]:
+    from wardian.plugins import ENTRY_POINT_GROUP, loaded
+
+    errors = loaded().errors
+    for error in errors:
+        yield Finding.problem("plugins", error,
+                              fix="fix or uninstall that plugin's distribution, or rename "
+                                  "what it registers")
+    if not errors:
+        yield Finding.ok("plugins", f"every {ENTRY_POINT_GROUP!r} plugin loaded")

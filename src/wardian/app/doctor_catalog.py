@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from wardian.app.doctor import DoctorContext, Finding, register_check
+from wardian.app.doctor import DoctorContext, Finding
 from wardian.errors import WardianError
 
 if TYPE_CHECKING:
@@ -126,7 +126,6 @@ def _stale(catalog: ModelCatalog, providers: set[str]) -> Iterator[Finding]:
                 subject=provider)
 
 
-@register_check(NAME, "Model catalogs")
 def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
     tables = ctx.read("state.db", lambda conn: (ctx.has_table(conn, "agents"),
                                                 ctx.has_table(conn, "invokers")))

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import closing
 from typing import TYPE_CHECKING
 
-from wardian.app.doctor import DoctorContext, Finding, register_check
+from wardian.app.doctor import DoctorContext, Finding
 
 if TYPE_CHECKING:
     from wardian._pg import PgConnection
@@ -43,7 +43,6 @@ def _known_migrations() -> dict[str, Sequence[str]]:
     return {component: [m.name for m in steps] for component, steps in lists.items()}
 
 
-@register_check(NAME, "Database")
 def _database(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian._pg import configured_url, redact_url
     from wardian.errors import UsageError

@@ -21,7 +21,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 
-from wardian.app.doctor import DoctorContext, Finding, register_check
+from wardian.app.doctor import DoctorContext, Finding
 
 __all__: list[str] = []
 
@@ -63,7 +63,6 @@ def _round_trip(argv: list[str], host: str, event: str, cwd: str) -> str | None:
     return None
 
 
-@register_check("hooks", "Installed hooks")
 def _hooks(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.errors import WardianError
     from wardian.runtime.agents import read_agents
@@ -183,7 +182,6 @@ def _some(names: list[str]) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-@register_check("provider-clis", "Provider CLIs")
 def _provider_clis(ctx: DoctorContext) -> Iterator[Finding]:
     """A provider CLI that an invoker runs but PATH lacks is a problem (the automation fails
     unattended); one that only an agent names is a warning: `agent launch` needs it, while

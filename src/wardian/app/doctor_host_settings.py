@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from wardian.app.doctor import DoctorContext, Finding, register_check
+from wardian.app.doctor import DoctorContext, Finding
 
 __all__ = ["codex_hook_hash", "codex_hook_key", "gemini_layers"]
 
@@ -188,7 +188,6 @@ def _gemini(hooks: list[Any], settings: Path,
                         "(or enable it in `/hooks` in gemini)", subject=str(layer))
 
 
-@register_check(NAME, "Host settings")
 def _host_settings(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.errors import WardianError
     from wardian.runtime.agents import read_agents

@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import closing
 
-from wardian.app.doctor import DoctorContext, Finding, register_check
+from wardian.app.doctor import DoctorContext, Finding
 
 __all__: list[str] = []
 
 FIX = "`wardian agent clear-bad-launches` (deletes those launch rows, revokes the capabilities)"
 
 
-@register_check("launches", "Recorded launches")
 def _launches(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.config import owner_namespaces
     from wardian.memory.capabilities import read_bad_launches

@@ -11,12 +11,11 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
 
-from wardian.app.doctor import DoctorContext, Finding, register_check
+from wardian.app.doctor import DoctorContext, Finding
 
 __all__ = ["revision_findings"]
 
 
-@register_check("memory-history", "Memory records and their history")
 def _memory_history(ctx: DoctorContext) -> Iterator[Finding]:
     name = "memory-history"
     conn = ctx.db("memory.db")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from wardian.app.doctor import DoctorContext, Finding, register_check
+from wardian.app.doctor import DoctorContext, Finding
 
 __all__: list[str] = []
 
@@ -24,7 +24,6 @@ REQUIREMENT = "wordllama>=0.4,<0.5"
 """The embedding model's requirement, as ``pyproject.toml`` states it."""
 
 
-@register_check(_CHECK, "Recall (semantic score)")
 def _recall(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.memory.embedding import MODEL, Embedder, model_files
 

@@ -6,29 +6,14 @@ the owner of the document has a stricter or more exact model of it than the JSON
 (the curator batch: memory's pydantic model). The engine checks a role step's answer once,
 when it accepts the provider's result (`OutputSchema.check_value`).
 
-**Who registers.** The parts that own a document register it; they sit *below* this
-package (memory) or beside it, so they must not import it (DESIGN.md: dependencies point
-one way). They are found through the ``wardian.output_schemas`` entry-point group instead,
-whose members are callables that take one argument, the `register_output_schema` function::
-
-    # pyproject.toml of the package that provides the schema
-    [project.entry-points."wardian.output_schemas"]
-    memory = "wardian.memory.batch:register_output_schemas"   # Wardian's own
-    team = "team_tools.schemas:register"                       # a third party's
-
-    # team_tools/schemas.py
-    def register(register_output_schema):
-        register_output_schema("team:summary", schema={...}, description="...")
-
-Entry points rather than start-up wiring in the application layer: every process that
-validates a blueprint or runs a step (CLI, MCP server, web, detached run, drain worker,
-daemon, tests that call `validate_file` directly) then sees the same registry, without an
-import of memory on any path that does not resolve an output reference. Discovery is lazy
-and once per process — the first `get_output_schema`/`known_output_schemas` reads the group
-with `importlib.metadata` (a few ms) — so hot CLI paths (memory save/recall, hooks, agent
-exec) import nothing more than before. A plugin that fails to load does not break the
-others; its error is named when an unknown reference is reported. Tests register their own
-schemas and unregister them (`unregister_output_schema`).
+**Who registers.** The parts that own a document register it through the one plugin
+registry (``registry.add_output_schema`` in a ``wardian.plugins`` entry point,
+`wardian.plugins`); memory's (``wardian:curator-batch``, ``wardian:memory-review``) come
+through `wardian.builtin_plugin`, since memory sits below this package and must not import
+it. The plugins' schemas are copied in on the first `get_output_schema` /
+`known_output_schemas`, once per process; hot paths that resolve no output reference import
+nothing more. Tests register their own schemas and unregister them
+(`unregister_output_schema`).
 
 Spec: docs/blueprint-guide.md (a schema registry in `blueprints` that memory registers
 `wardian:curator-batch` into).
@@ -46,7 +31,6 @@ from typing import Any, Protocol
 from wardian.errors import UsageError, ValidationError
 
 __all__ = [
-    "ENTRY_POINT_GROUP",
     "OutputCheck",
     "OutputSchema",
     "check_json_schema",
@@ -58,9 +42,6 @@ __all__ = [
     "standard_json_schema",
     "unregister_output_schema",
 ]
-
-ENTRY_POINT_GROUP = "wardian.output_schemas"
-"""The entry-point group whose members register output schemas (see the module docstring)."""
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*:[a-z][a-z0-9_.-]*$")
 """A registered name: ``namespace:name`` (lowercase), e.g. ``wardian:curator-batch``."""
@@ -126,7 +107,6 @@ def check_json_schema(value: Any, schema: Mapping[str, Any]) -> None:
 
 
 _REGISTRY: dict[str, OutputSchema] = {}
-_PLUGIN_ERRORS: dict[str, str] = {}
 _loaded = False
 _loading = False  # true while the thread holding `_load_lock` calls the entry points
 _lock = threading.Lock()  # guards _REGISTRY
@@ -204,7 +184,7 @@ def unregister_output_schema(name: str) -> None:
 
 
 def _load_plugins() -> None:
-    """Call every ``wardian.output_schemas`` entry point once per process."""
+    """Copy every plugin's output schemas into the registry, once (`wardian.plugins`)."""
     global _loaded, _loading
     if _loaded:
         return
@@ -213,22 +193,22 @@ def _load_plugins() -> None:
             return
         _loading = True
         try:
-            from importlib.metadata import entry_points
+            from wardian.plugins import loaded, resolve
 
-            for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-                try:
-                    entry.load()(register_output_schema)
-                except Exception as exc:  # one broken plugin must not hide the others
-                    _PLUGIN_ERRORS[entry.name] = f"{entry.value}: {type(exc).__name__}: {exc}"
+            for name, entry in loaded().output_schemas.items():
+                register_output_schema(name, schema=resolve(entry.schema),
+                                       description=entry.description,
+                                       check=resolve(entry.check), replace=True)
             _loaded = True
         finally:
             _loading = False
 
 
-def plugin_errors() -> dict[str, str]:
-    """Entry point name -> why it failed to load (empty when every plugin loaded)."""
-    _load_plugins()
-    return dict(_PLUGIN_ERRORS)
+def plugin_errors() -> list[str]:
+    """What every plugin had refused or failed to load, one sentence each."""
+    from wardian.plugins import loaded
+
+    return list(loaded().errors)
 
 
 def known_output_schemas() -> dict[str, str]:

@@ -588,8 +588,7 @@ def _check_output(loaded: LoadedBlueprint, base: tuple[Any, ...], step: Any, nam
                         else "a registered output schema (none are registered)")
             broken = plugin_errors()
             if broken:
-                expected += "; output schema plugins that failed to load: " + "; ".join(
-                    f"{k} ({v})" for k, v in sorted(broken.items()))
+                expected += "; plugin errors: " + "; ".join(broken)
             problems.append(Problem(
                 name, *marks.value(loc), format_path(loc), "unknown output schema reference",
                 expected=expected, found=repr(output["$ref"]),

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
-__all__ = ["APP_HELP", "GROUP_HELP", "OPTIONS", "VERSION_HELP", "render"]
+__all__ = ["APP_HELP", "GROUP_HELP", "OPTIONS", "VERSION_HELP", "plugin_groups", "render"]
 
 APP_HELP = "Durable agent memory and declarative automations for CLI coding agents."
 """The root command's help."""
@@ -40,8 +41,9 @@ GROUP_HELP: dict[str, str] = {
               "\nmodel catalogs; each problem names the command that fixes it.",
     "db": "The database: move an installation from SQLite to PostgreSQL.",
 }
-"""Each command's one-line help, as its module says it, in the order the root lists
-them (a test keeps names, order and text equal to the Typer app's)."""
+"""Each built-in command's one-line help, as its module says it, in the order the root
+lists them (`wardian.builtin_plugin` registers them; a test keeps names, order and text
+equal to the Typer app's)."""
 
 OPTIONS: tuple[tuple[str, str], ...] = (
     ("--version", VERSION_HELP),
@@ -84,6 +86,23 @@ def _rows(rows: list[tuple[str, str]], width: int) -> list[str]:
     return out
 
 
+_warned = False
+
+
+def plugin_groups() -> dict[str, Any]:
+    """Command name -> `wardian.plugins.CliGroup` of every plugin (built-ins first). The
+    first call prints each plugin error to stderr (``wardian: …``), once per process."""
+    global _warned
+    from wardian.plugins import loaded
+
+    plugins = loaded()
+    if not _warned:
+        _warned = True
+        for error in plugins.errors:
+            print(f"wardian: {error}", file=sys.stderr)
+    return plugins.cli_groups
+
+
 def render(width: int | None = None) -> str:
     """The root help text (no trailing newline). `width`: the line width (default: as
     Click chooses it from the terminal)."""
@@ -93,7 +112,8 @@ def render(width: int | None = None) -> str:
     lines = ["Usage: wardian [OPTIONS] COMMAND [ARGS]...", ""]
     lines += textwrap.wrap(APP_HELP, width, initial_indent="  ", subsequent_indent="  ")
     lines += ["", "Options:", *_rows(list(OPTIONS), width)]
-    lines += ["", "Commands:", *_rows(list(GROUP_HELP.items()), width)]
+    groups = [(name, group.help) for name, group in plugin_groups().items()]
+    lines += ["", "Commands:", *_rows(groups, width)]
     lines += ["", *textwrap.wrap("Run `wardian COMMAND --help` for a command's own commands "
                                  "and options.", width)]
     return "\n".join(lines)

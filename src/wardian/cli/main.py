@@ -1,4 +1,5 @@
-"""The root `wardian` app: one Typer group per module, loaded only when it is called (CLI.md).
+"""The root `wardian` app: one command group per plugin registration (`wardian.plugins`;
+Wardian's own through `wardian.builtin_plugin`), loaded only when it is called (CLI.md).
 
 Building every group's click commands is costly per process, and agent-facing memory
 commands run many times per session inside managed processes, so the root group imports
@@ -9,8 +10,6 @@ light helpers at import time; heavy libraries are imported inside the commands.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
 import typer
@@ -18,113 +17,28 @@ from typer.main import get_command
 
 from wardian import __version__
 from wardian.cli._common import WardianGroup
-from wardian.cli._root_help import APP_HELP, GROUP_HELP, VERSION_HELP
+from wardian.cli._root_help import APP_HELP, VERSION_HELP
 
-__all__ = ["GROUPS", "GROUP_HELP", "app", "main"]
-
-
-def _settings() -> ModuleType:
-    from wardian.cli import settings
-
-    return settings
+__all__ = ["app", "main"]
 
 
-def _agent() -> ModuleType:
-    from wardian.cli import agent
+def _groups() -> dict[str, Any]:
+    """Command name -> its `wardian.plugins.CliGroup`, every plugin's (built-ins first);
+    what a plugin had refused or failed to load is printed once to stderr."""
+    from wardian.cli._root_help import plugin_groups
 
-    return agent
+    return plugin_groups()
 
-
-def _memory() -> ModuleType:
-    from wardian.cli import memory
-
-    return memory
-
-
-def _garden() -> ModuleType:
-    from wardian.cli import garden
-
-    return garden
-
-
-def _blueprint() -> ModuleType:
-    from wardian.cli import blueprint
-
-    return blueprint
-
-
-def _library() -> ModuleType:
-    from wardian.cli import library
-
-    return library
-
-
-def _automation() -> ModuleType:
-    from wardian.cli import automation
-
-    return automation
-
-
-def _session() -> ModuleType:
-    from wardian.cli import session
-
-    return session
-
-
-def _conversation() -> ModuleType:
-    from wardian.cli import conversation
-
-    return conversation
-
-
-def _hooks() -> ModuleType:
-    from wardian.cli import hooks
-
-    return hooks
-
-
-def _mcp() -> ModuleType:
-    from wardian.cli import mcp
-
-    return mcp
-
-
-def _serve() -> ModuleType:
-    from wardian.cli import serve
-
-    return serve
-
-
-def _doctor() -> ModuleType:
-    from wardian.cli import doctor
-
-    return doctor
-
-
-def _db() -> ModuleType:
-    from wardian.cli import db
-
-    return db
-
-
-GROUPS: dict[str, Callable[[], ModuleType]] = {
-    "settings": _settings, "agent": _agent, "memory": _memory, "garden": _garden,
-    "blueprint": _blueprint, "library": _library, "automation": _automation,
-    "session": _session, "conversation": _conversation, "hooks": _hooks, "mcp": _mcp,
-    "serve": _serve, "doctor": _doctor, "db": _db,
-}
-"""Command name -> loader of its module (imports it when called). A module exposes `app`
-(a group) or `register(root)` (commands)."""
 
 class LazyWardianGroup(WardianGroup):
     """The root group: sub-groups are imported on first use (see module docstring)."""
 
     def list_commands(self, ctx: Any) -> list[str]:
-        """The command names in `GROUPS` order, without importing any of them."""
-        return list(GROUPS)
+        """The command names in registration order, without importing any of them."""
+        return list(_groups())
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        """The root help; lists the commands from `GROUP_HELP`, importing none of them."""
+        """The root help; lists the commands with their registered help, importing none."""
         self._listing = True
         try:
             super().format_help(ctx, formatter)
@@ -134,15 +48,19 @@ class LazyWardianGroup(WardianGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """The click command for `cmd_name`, importing its module now; None if unknown.
         While the root help is being written, a stand-in that carries only its help."""
-        load = GROUPS.get(cmd_name)
-        if load is None:
+        group = _groups().get(cmd_name)
+        if group is None:
             return None
         if getattr(self, "_listing", False):
             import click
 
-            return click.Command(cmd_name, help=GROUP_HELP[cmd_name])
-        module: Any = load()
-        if hasattr(module, "app"):
+            return click.Command(cmd_name, help=group.help)
+        from wardian.plugins import resolve
+
+        module: Any = resolve(group.load)
+        if isinstance(module, typer.Typer):
+            command = get_command(module)
+        elif hasattr(module, "app"):
             command = get_command(module.app)
         else:
             holder = typer.Typer(add_completion=False)

@@ -9,20 +9,11 @@ may run long should poll ``ctx.should_stop()`` (set on timeout or cancel) and re
 Python threads cannot be killed, so an action that ignores it keeps running in the
 background after its step has been marked timed out (see executor.py).
 
-**Adding actions (plugins).** Everyone, built-in or third party, registers with the same
-`register_action` decorator, in a module named by an entry point of the ``wardian.actions``
-group in its distribution's metadata::
-
-    # pyproject.toml of the package that provides the actions
-    [project.entry-points."wardian.actions"]
-    mytool = "mytool.wardian_actions"            # a module: importing it registers
-    other = "other.plugin:register_actions"      # or a callable, called with no arguments
-
-Wardian's own memory-consolidation actions (``archive.load``, ``memory.*``), which live in
-the application layer, are declared the same way (``builtin =
-"wardian.app.consolidation_actions:register_actions"``), so the engine never names a package
-above it (DESIGN.md: dependencies point one way). The engine's generic actions
-(``noop``, ``log``, `wardian.engine.builtin_actions`) are its own and always present.
+**Adding actions (plugins).** Everyone, built-in or third party, adds actions with
+``registry.add_action`` in a ``wardian.plugins`` entry point (`wardian.plugins`); Wardian's
+own (``noop``, ``log``, ``archive.load``, ``memory.*``) come through
+`wardian.builtin_plugin`, so the engine never names a package above it (DESIGN.md:
+dependencies point one way). `register_action` adds one in-process (tests).
 
 **Outputs kept elsewhere.** An action whose output repeats data that lives in a store of its
 own (``archive.load`` returns messages of the agent's archive) registers an `OutputStorage`
@@ -33,11 +24,9 @@ data is stored once, where it lives. The engine keeps the short form only when e
 it reads back exactly the output as it would have been stored (step outputs
 passed by reference, not re-rendered copies).
 
-Discovery is lazy and happens once per process: the first `get_action`/`known_actions`
-reads the group with `importlib.metadata` and loads every entry point, under a lock, so
-threads racing the first lookup all see the full registry. A plugin that fails to load does
-not break the others; its error is named when one of its actions is looked up. Tests that
-register their own actions unregister them (`unregister_action`).
+The plugins' actions are copied in on the first `get_action`/`known_actions`, once per
+process, under a lock, so threads racing the first lookup all see the full registry.
+Tests that register their own actions unregister them (`unregister_action`).
 
 Spec: docs/blueprint-guide.md (action steps through a registry that built-in actions also use).
 """
@@ -51,9 +40,9 @@ from typing import Any
 
 from wardian.blueprints.errors import nearest
 from wardian.errors import NotFoundError, UsageError
+from wardian.plugins import ENTRY_POINT_GROUP
 
 __all__ = [
-    "ENTRY_POINT_GROUP",
     "ActionContext",
     "OutputStorage",
     "action_step_refs",
@@ -61,19 +50,14 @@ __all__ = [
     "get_action",
     "known_actions",
     "output_storage",
-    "plugin_errors",
     "register_action",
     "unregister_action",
 ]
-
-ENTRY_POINT_GROUP = "wardian.actions"
-"""The entry-point group whose members register actions (see the module docstring)."""
 
 _REGISTRY: dict[str, ActionFn] = {}
 _STORAGE: dict[str, OutputStorage] = {}
 _ACCEPTS_SKIPPED: dict[str, frozenset[str]] = {}
 _STEP_REFS: dict[str, dict[str, str]] = {}
-_PLUGIN_ERRORS: dict[str, str] = {}
 _loaded = False
 _lock = threading.Lock()  # guards _REGISTRY
 _load_lock = threading.RLock()
@@ -203,31 +187,26 @@ def output_storage(name: str) -> OutputStorage | None:
 
 
 def _load_plugins() -> None:
-    """Import the engine's own actions and load every ``wardian.actions`` entry point, once."""
+    """Copy every plugin's actions into the registry, once (`wardian.plugins.loaded`)."""
     global _loaded
     if _loaded:
         return
     with _load_lock:
         if _loaded:
             return
-        from importlib.metadata import entry_points
+        from wardian.plugins import loaded, resolve
 
-        import wardian.engine.builtin_actions  # noqa: F401  (noop, log)
-
-        for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            try:
-                loaded = entry.load()
-                if callable(loaded):
-                    loaded()
-            except Exception as exc:  # one broken plugin must not hide the others
-                _PLUGIN_ERRORS[entry.name] = f"{entry.value}: {type(exc).__name__}: {exc}"
+        for name, action in loaded().actions.items():
+            register_action(name, replace=True, storage=resolve(action.storage),
+                            accepts_skipped=action.accepts_skipped,
+                            step_refs=action.step_refs)(resolve(action.fn))
         _loaded = True
 
 
-def plugin_errors() -> dict[str, str]:
-    """Entry point name -> why it failed to load (empty when every plugin loaded)."""
-    _load_plugins()
-    return dict(_PLUGIN_ERRORS)
+def _plugin_errors() -> list[str]:
+    from wardian.plugins import loaded
+
+    return loaded().errors
 
 
 def known_actions() -> list[str]:
@@ -269,12 +248,11 @@ def get_action(name: str) -> ActionFn:
         return fn
     guess = nearest(name, names)
     hint = "registered actions: " + ", ".join(names)
-    if _PLUGIN_ERRORS:
-        hint += "; plugins that failed to load: " + "; ".join(
-            f"{k} ({v})" for k, v in sorted(_PLUGIN_ERRORS.items()))
+    errors = _plugin_errors()
+    if errors:
+        hint += "; plugin errors: " + "; ".join(errors)
     else:
-        hint += (f"; packages add actions through the {ENTRY_POINT_GROUP!r} entry-point "
-                 "group")
+        hint += f"; packages add actions through the {ENTRY_POINT_GROUP!r} entry-point group"
     raise NotFoundError(
         f"unknown action {name!r}" + (f" (did you mean {guess!r}?)" if guess else ""),
         hint=hint,

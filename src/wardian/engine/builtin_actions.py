@@ -1,4 +1,4 @@
-"""Generic built-in actions (registered through the same registry as every other action).
+"""Generic built-in actions (`wardian.builtin_plugin` registers them like any other).
 
 * ``noop`` — returns its ``with:`` arguments unchanged (useful to shape data between steps).
 * ``log`` — appends a ``action.log`` run event with ``message`` and returns None.
@@ -8,18 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from wardian.engine.actions import ActionContext, register_action
+from wardian.engine.actions import ActionContext
 
-__all__: list[str] = []
+__all__ = ["log", "noop"]
 
 
-@register_action("noop")
 def noop(ctx: ActionContext, **with_args: Any) -> Any:
     """Return the step's arguments unchanged."""
     return with_args
 
 
-@register_action("log")
 def log(ctx: ActionContext, message: str = "", **extra: Any) -> None:
     """Record `message` (and any extra arguments) as a run event."""
     ctx.emit("log", {"message": message, **extra})

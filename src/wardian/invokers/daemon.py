@@ -352,7 +352,7 @@ class ScheduleDaemon:
         from wardian.engine.actions import known_actions
         from wardian.engine.runs import RunStore
 
-        # Discover the actions (the 'wardian.actions' entry points) once, before any worker
+        # Load the actions (every plugin's, `wardian.plugins`) once, before any worker
         # thread runs: a broken plugin is then reported at start-up, not on the first fire.
         known_actions()
         self._warm_up()

@@ -7,15 +7,15 @@ Spec "Optional consolidation"; DESIGN.md "Blueprints, runs, providers" (`memory.
 it with the run's principal, workspace, idempotency key and archive cursor.
 
 Memory registers the curator batch as the output schema ``wardian:curator-batch`` of the
-blueprint language through the ``wardian.output_schemas`` entry point
-(`register_output_schemas`): this module never imports `wardian.blueprints`, which sits
-above it.
+blueprint language through `wardian.builtin_plugin` (`curator_output_schema`,
+`check_curator_answer`): this module never imports `wardian.blueprints`, which sits above
+it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,7 +26,6 @@ __all__ = [
     "CommitBatch",
     "CuratorBatch",
     "CuratorOperation",
-    "RegisterOutputSchema",
     "RemoveOp",
     "SaveOp",
     "UpdateOp",
@@ -36,7 +35,6 @@ __all__ = [
     "check_curator_operations",
     "curator_operations",
     "curator_output_schema",
-    "register_output_schemas",
 ]
 
 CURATOR_BATCH_REF = "wardian:curator-batch"
@@ -216,26 +214,3 @@ def check_answer(model: type[BaseModel], value: Any) -> None:
         first = exc.errors()[0]
         path = "$" + "".join(f"[{p!r}]" for p in first["loc"])
         raise ValidationError(str(first["msg"]), path=path) from None
-
-
-class RegisterOutputSchema(Protocol):
-    """The blueprint language's ``register_output_schema`` as memory calls it."""
-
-    def __call__(self, name: str, *, schema: Mapping[str, Any], description: str,
-                 check: Any = None) -> object:
-        """Register `schema` as ``output: {$ref: name}`` with the answer check `check`."""
-
-
-def register_output_schemas(register: RegisterOutputSchema) -> None:
-    """Register memory's output schemas (the ``wardian.output_schemas`` entry point): the
-    curator batch and the memory review (`wardian.memory.review`).
-
-    Args:
-        register: `wardian.blueprints.output_schemas.register_output_schema`, passed in by
-            the registry when it discovers its plugins.
-    """
-    register(CURATOR_BATCH_REF, schema=curator_output_schema(), check=check_curator_answer,
-             description='the curator batch: {"operations": [save|update|remove]}')
-    from wardian.memory.review import register_output_schemas as register_review
-
-    register_review(register)  # wardian:memory-review, the reviewer's answer

@@ -20,9 +20,8 @@ Finding kinds:
 Ids are full record ids or unique prefixes of at least 8 characters (what a prompt shows).
 
 Memory registers the answer as the output schema ``wardian:memory-review`` of the
-blueprint language, through the ``memory`` member of the ``wardian.output_schemas`` entry
-point (`wardian.memory.batch.register_output_schemas` calls `register_output_schemas`
-here): this module never imports `wardian.blueprints`.
+blueprint language through `wardian.builtin_plugin` (`review_output_schema`,
+`check_review_answer`): this module never imports `wardian.blueprints`.
 """
 
 from __future__ import annotations
@@ -42,7 +41,6 @@ __all__ = [
     "ReviewAnswer",
     "check_review_answer",
     "parse_review_answer",
-    "register_output_schemas",
     "review_output_schema",
 ]
 
@@ -151,11 +149,3 @@ def parse_review_answer(value: Any) -> ReviewAnswer:
         raise ValidationError(
             f"the reviewer's answer does not match the review schema: {first['msg']}",
             path=f"review.{where}" if where else "review") from None
-
-
-def register_output_schemas(register: Any) -> None:
-    """Register ``wardian:memory-review`` with the blueprint language's
-    ``register_output_schema`` (called by `wardian.memory.batch.register_output_schemas`)."""
-    register(REVIEW_REF, schema=review_output_schema(), check=check_review_answer,
-             description='the memory review: {"findings": [duplicate|contradiction|'
-                         'stale_checkpoint|missing_evidence|flagged]}')

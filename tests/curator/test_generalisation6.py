@@ -105,3 +105,80 @@ def test_a_one_off_limit_is_not_the_checkpointed_request(
     current = [op["text"] for op in ops if op["op"] == "save" and op["kind"] == "current"]
     assert current and all(limit not in t.lower() for t in current), current
     assert any("retry" in t.lower() for t in current), current
+
+
+# --- 4. a rule the user takes back in their next message is not kept -----------------------
+
+def _retracted(first: str, second: str) -> list[str]:
+    """Texts saved from a session where the user states `first`, then says `second`."""
+    messages: list[dict[str, Any]] = [
+        {"seq": 0, "role": "user", "kind": "text", "meta": {}, "text": first},
+        {"seq": 1, "role": "assistant", "kind": "text", "meta": {},
+         "text": "Understood, I'll keep to that."},
+        {"seq": 2, "role": "user", "kind": "text", "meta": {}, "text": second},
+        {"seq": 3, "role": "assistant", "kind": "text", "meta": {},
+         "text": "Done: switched over, and all 12 tests pass."},
+    ]
+    ops = curate({"messages": messages, "records": [], "max_changes": 10})["operations"]
+    return [op["text"] for op in ops if op["op"] in ("save", "update")]
+
+
+RETRACTED = [
+    ("Lint the Lua scripts with luacheck before every push.",
+     "scratch that, lint them with selene instead", "luacheck"),
+    ("Put the fixtures under spec/fixtures from now on.",
+     "on second thought, the fixtures go in test/data", "spec/fixtures"),
+    ("Always bump the version in VERSION.txt before tagging.",
+     "wait, no - the version lives in pyproject.toml, bump it there", "VERSION.txt"),
+    ("From now on name the feature flags with a ff_ prefix.",
+     "Forget that. Flags get no prefix at all.", "ff_"),
+    ("We always squash the commits of a pull request.",
+     "Strike that, we rebase and keep the commits.", "squash"),
+    ("Keep the changelog entries in docs/CHANGES.rst going forward.",
+     "never mind that, I take it back: entries go into the release notes", "CHANGES.rst"),
+]
+
+
+@pytest.mark.parametrize(("first", "second", "word"), RETRACTED)
+def test_a_rule_taken_back_in_the_next_message_is_not_saved(first: str, second: str,
+                                                           word: str) -> None:
+    assert not any(word in t for t in _retracted(first, second))
+
+
+NOT_RETRACTIONS = [
+    ("Lint the Lua scripts with luacheck before every push.",
+     "also, never mind the old warnings in vendor/, those are not ours"),
+    ("Always bump the version in VERSION.txt before tagging.",
+     "scratch files go in /tmp, not in the repo"),
+    ("From now on name the feature flags with a ff_ prefix.",
+     "thanks, that's right. next: add the flag for the new checkout page"),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), NOT_RETRACTIONS)
+def test_a_later_message_that_takes_nothing_back_keeps_the_rule(first: str, second: str) -> None:
+    key = first.split()[-2]
+    assert any(key in t for t in _retracted(first, second)), _retracted(first, second)
+
+
+def test_taking_back_the_last_statement_leaves_the_others_of_that_message() -> None:
+    texts = _retracted(
+        "Never log the card numbers. From now on deploy the worker with fly deploy.",
+        "scratch that, we deploy it with the make target",
+    )
+    assert any("card numbers" in t for t in texts), texts
+    assert not any("fly deploy" in t for t in texts), texts
+
+
+def test_taking_back_an_unsaved_last_statement_leaves_the_saved_rule() -> None:
+    texts = _retracted(
+        "Trim the import to 500 rows. The importer must never drop a row silently. use csvkit",
+        "scratch that, use the stdlib csv module",
+    )
+    assert any("never drop a row" in t for t in texts), texts
+
+
+def test_a_sign_off_after_the_rule_does_not_shield_it() -> None:
+    texts = _retracted("We always squash the commits of a pull request. Thanks!",
+                       "Strike that, we rebase and keep the commits.")
+    assert not any("squash" in t for t in texts), texts

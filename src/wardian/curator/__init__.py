@@ -939,6 +939,50 @@ def _without_superseded(
     ]
 
 
+_RETRACTION = re.compile(
+    r"^\W*(?:(?:oh|ok|okay|hmm+|um+|no|sorry)\W+){0,2}"
+    r"(?:(?:scratch|strike|forget|ignore|disregard|scrap|cancel)\s+(?:that|this)\b"
+    r"|never\s*mind(?:\s+(?:that|this|what\s+i\s+(?:said|wrote)))?\s*[,.;:!\u2013\u2014-]"
+    r"|on\s+second\s+thoughts?\b"
+    r"|(?:wait|actually)\W+no\b|no\W+wait\b"
+    r"|i\s+take\s+(?:it|that)\s+back\b)",
+    re.IGNORECASE,
+)
+"""A message that opens by taking back what the user said just before ("scratch that",
+"on second thought", "wait, no", "never mind that, …", "I take it back")."""
+
+_SIGN_OFF = re.compile(
+    r"^\W*(?:thanks|thank\s+you|thx|ty|cheers|please|pls|ok|okay|great|cool)\b[\W\s]*"
+    r"(?:(?:a\s+lot|so\s+much|in\s+advance)\W*)?$", re.IGNORECASE)
+"""A segment that only signs off or thanks: no statement a retraction could take back."""
+
+
+
+def _without_retracted(
+    human: list[tuple[int, str]], candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """Candidates without the stable statement a human message's next message takes back
+    (`_RETRACTION` at its start): "lint with X before every push", then "scratch that, lint
+    with Y" keeps nothing of the first. "That" is what was said last: the earlier message's
+    last statement (sign-offs such as "thanks!" aside) is dropped when it is a candidate;
+    its other statements stand. What the retracting message says instead is kept only when
+    another rule reads it as a rule of its own (precision first)."""
+    last: dict[int, int] = {}
+    for (before, said), (_, text) in pairwise(human):
+        if message_is_paste(text) or not _RETRACTION.search(text):
+            continue
+        statements = [seg for seg in split_segments(before, said)
+                      if not _SIGN_OFF.match(seg.text) and _content_words(seg.text) >= 1]
+        if not statements:
+            continue
+        tail = said[statements[-1].end:].strip()
+        if re.search(r"\w", tail) and not _SIGN_OFF.match(tail):
+            continue  # something said after the last statement is what is taken back
+        last[before] = statements[-1].start
+    return [c for c in candidates
+            if c.kind != "stable" or c.seq not in last or c.start < last[c.seq]]
+
+
 RESTATED_SCORE = 0.75
 """Score of a plain statement that gives an active record's subject another value."""
 
@@ -1076,6 +1120,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     candidates += _restated(human, records, candidates)
     candidates = _without_retired(human, candidates)
     candidates = _without_superseded(human, candidates)
+    candidates = _without_retracted(human, candidates)
     # a reply that picks one of the agent's options is recorded with that option's words
     # (signals.answers); the same reply read as a bare "let's go with B" would say nothing,
     # and the reason it gives ("B. we never block the request") is the choice's reason,

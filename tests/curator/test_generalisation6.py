@@ -182,3 +182,43 @@ def test_a_sign_off_after_the_rule_does_not_shield_it() -> None:
     texts = _retracted("We always squash the commits of a pull request. Thanks!",
                        "Strike that, we rebase and keep the commits.")
     assert not any("squash" in t for t in texts), texts
+
+
+# --- 5. the platform or toolchain version the project targets, said plainly --------------
+
+def _said(text: str) -> list[str]:
+    """Texts saved from a session whose user says `text` alongside a finished task."""
+    messages: list[dict[str, Any]] = [
+        {"seq": 0, "role": "user", "kind": "text", "meta": {},
+         "text": f"add a --dry-run flag to the sync command. {text}"},
+        {"seq": 1, "role": "assistant", "kind": "text", "meta": {},
+         "text": "Done: --dry-run prints the plan, and all 9 tests pass."},
+    ]
+    ops = curate({"messages": messages, "records": [], "max_changes": 10})["operations"]
+    return [op["text"] for op in ops if op["op"] in ("save", "update")]
+
+
+TARGETS = [
+    ("We target Kotlin 2.0 and nothing older.", "Kotlin 2.0"),
+    ("The service runs on Node 22.", "Node 22"),
+    ("We build against Qt 6.7 on every platform.", "Qt 6.7"),
+    ("The library supports Python 3.10 and later.", "Python 3.10"),
+    ("we're on Postgres 16 in all environments", "Postgres 16"),
+    ("The plugin targets Lua 5.4 only.", "Lua 5.4"),
+]
+NOT_TARGETS = [
+    "does it support Python 3.9 too?",
+    "we targeted Node 18 last year, before the upgrade",
+    "the nightly run took 14 minutes",
+    "it ran on 3 workers when it failed",
+]
+
+
+@pytest.mark.parametrize(("text", "value"), TARGETS)
+def test_a_plain_target_version_is_saved(text: str, value: str) -> None:
+    assert any(value in t for t in _said(text)), _said(text)
+
+
+@pytest.mark.parametrize("text", NOT_TARGETS)
+def test_a_version_asked_about_or_in_the_past_is_not_saved(text: str) -> None:
+    assert _said(text) == []

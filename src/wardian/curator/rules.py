@@ -197,6 +197,19 @@ RULES: tuple[Rule, ...] = (
         r"above|higher|up)\b|\bat least (?:v|version )?\d)",
     ),
     _r(
+        "platform-target",
+        "convention",
+        0.77,
+        # the platform or toolchain version the project is built for, said as a plain fact:
+        # "we target Kotlin 2.0", "the service runs on Node 22", "we're on Postgres 16", "the
+        # library supports Python 3.10 and later" (present tense only: "we targeted" is past)
+        r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:(?:we|it|(?:the|our|this) [\w-]+)\s+"
+        r"(?:only\s+|still\s+)?(?:targets?|supports?|(?:builds?|compiles?) (?:with|against|on)|"
+        r"runs? on|(?:is|are) on|(?:deploys?|ships?) (?:on|to))|we(?:'re| are) (?:still )?on)\s+"
+        r"(?:[A-Za-z][\w.+#-]*\s+){1,2}v?\d+(?:\.\d+)*(?!\s*(?:minutes?|seconds?|hours?|"
+        r"days?|workers?|threads?|times?|ms|s|%))\b(?![^.]*\?)",
+    ),
+    _r(
         "standing-fact",
         "convention",
         0.77,

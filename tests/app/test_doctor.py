@@ -162,3 +162,10 @@ def test_a_registered_check_runs_and_a_crashing_one_is_reported(cli: CliRunner) 
 def test_unknown_check_is_a_usage_error(cli: CliRunner) -> None:
     res = invoke(cli, "doctor", "--check", "nosuch")
     assert res.exit_code == 2 and "data-dir" in res.stderr
+
+
+def test_the_plugin_registers_exactly_the_doctors_own_checks_in_its_order() -> None:
+    from wardian import builtin_plugin
+    from wardian.app.doctor import builtin_checks
+
+    assert list(builtin_plugin._CHECKS) == list(builtin_checks())

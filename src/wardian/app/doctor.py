@@ -36,6 +36,7 @@ __all__ = [
     "DoctorReport",
     "Finding",
     "builtin_check",
+    "builtin_checks",
     "run_doctor",
 ]
 
@@ -147,13 +148,11 @@ class DoctorContext:
 CheckFn = Callable[[DoctorContext], Iterable[Finding]]
 
 
-def builtin_check(name: str) -> CheckFn:
-    """The function of Wardian's own check `name` (`wardian.builtin_plugin` registers
-    each one, with its heading, lazily through this; it imports the check modules).
-
-    Raises:
-        KeyError: no built-in check of that name.
-    """
+def builtin_checks() -> dict[str, CheckFn]:
+    """Wardian's own checks, name -> function, in the order the doctor runs them
+    (`wardian.builtin_plugin` registers each, with its heading, lazily through
+    `builtin_check`; a test keeps its names equal to the plugin's). Imports the check
+    modules."""
     from wardian.app import (
         doctor_catalog,
         doctor_database,
@@ -164,7 +163,7 @@ def builtin_check(name: str) -> CheckFn:
         recall,
     )
 
-    checks: dict[str, CheckFn] = {
+    return {
         "data-dir": _data_dir, "settings": _settings, "invokers": _invokers, "runs": _runs,
         "memory-hygiene": _memory_hygiene, "model-catalogs": doctor_catalog._model_catalogs,
         "database": doctor_database._database, "hooks": doctor_hooks._hooks,
@@ -173,7 +172,15 @@ def builtin_check(name: str) -> CheckFn:
         "launches": doctor_launches._launches, "memory-history": doctor_memory._memory_history,
         "recall": recall._recall, "plugins": _plugins,
     }
-    return checks[name]
+
+
+def builtin_check(name: str) -> CheckFn:
+    """The function of Wardian's own check `name` (`builtin_checks`).
+
+    Raises:
+        KeyError: no built-in check of that name.
+    """
+    return builtin_checks()[name]
 
 
 @dataclass

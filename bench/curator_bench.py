@@ -39,10 +39,13 @@ Ansible, a GHC plugin, WordPress, Unity, Julia, genomics, Zig, WPF, Shiny;
 ``--set unseen7`` is a seventh, written the same way on domains none of the earlier sets used
 (a point of sale, a GHC plugin, a genomics pipeline, Elixir, WordPress, embedded Zig, iOS,
 R Shiny, Unity, Ansible, WPF, Julia; ``tests/curator/unseen7/``), scored once, left untuned.
+``--set unseen8`` is an eighth, written the same way on yet other domains (a COBOL batch
+migration, Django + HTMX, Kafka Streams, a LaTeX thesis, Vue, Laravel, an OCaml compiler, Spark,
+a Blender add-on, CUDA, a Raspberry Pi, SvelteKit; ``tests/curator/unseen8/``), scored once.
 
 Usage: python bench/curator_bench.py [--verbose]
        [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4|unseen5|unseen6|
-              unseen7]
+              unseen7|unseen8]
 """
 
 from __future__ import annotations
@@ -77,6 +80,8 @@ from tests.curator.gold import (  # noqa: E402
     UNSEEN6_TRANSCRIPTS,
     UNSEEN7_GOLD,
     UNSEEN7_TRANSCRIPTS,
+    UNSEEN8_GOLD,
+    UNSEEN8_TRANSCRIPTS,
     UNSEEN_GOLD,
     UNSEEN_TRANSCRIPTS,
     load_gold,
@@ -108,6 +113,7 @@ SETS = {
     "unseen5": (UNSEEN5_GOLD, UNSEEN5_TRANSCRIPTS),
     "unseen6": (UNSEEN6_GOLD, UNSEEN6_TRANSCRIPTS),
     "unseen7": (UNSEEN7_GOLD, UNSEEN7_TRANSCRIPTS),
+    "unseen8": (UNSEEN8_GOLD, UNSEEN8_TRANSCRIPTS),
 }
 """Set name → (targets, transcript folder)."""
 

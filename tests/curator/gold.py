@@ -68,6 +68,10 @@ UNSEEN7_DIR = Path(__file__).resolve().parent / "unseen7"
 """The seventh unseen set: new domains, written blind to the rules (``unseen7/build.py``)."""
 UNSEEN7_GOLD = UNSEEN7_DIR / "blind_gold.json"
 UNSEEN7_TRANSCRIPTS = UNSEEN7_DIR / "transcripts"
+UNSEEN8_DIR = Path(__file__).resolve().parent / "unseen8"
+"""The eighth unseen set: other new domains, written blind to the rules (``unseen8/build.py``)."""
+UNSEEN8_GOLD = UNSEEN8_DIR / "blind_gold.json"
+UNSEEN8_TRANSCRIPTS = UNSEEN8_DIR / "transcripts"
 
 Item = list[list[str]]
 

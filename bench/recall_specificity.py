@@ -32,9 +32,11 @@ Run: ``PYTHONPATH=$PWD/src .venv/bin/python bench/recall_specificity.py [--detai
 rule, with one line per vetoed query (answerable or not, whether its answer was in the
 top five, its store-rarest terms and their document frequencies, how its records passed).
 ``--grid`` sweeps `rule_combined`'s settings and prints those that keep every suite within
-0.01 on both recall figures, then ``--admits``' table; ``--admits`` alone prints, as
-changes from today, `admit_rare` (answer an empty query with its nearest records when the
-nearest holds the query's rare terms) alone and with a few vetoes.
+0.01 on both recall figures, then ``--admits``' table. ``--auc`` prints how well each of
+`FEATURES` separates the answers today's floor finds from the near misses it lets
+through. ``--admits`` alone prints, as changes from today, `admit_rare` (answer an empty
+query with its nearest records when the nearest holds the query's rare terms) alone and
+with a few vetoes.
 """
 
 from __future__ import annotations
@@ -481,6 +483,72 @@ def admits(data: dict[str, list[Query]]) -> None:
                                     for n in data))
 
 
+def _share(q: Query, c: Any, terms: list[str], soft: float | None) -> float:
+    """The idf-weighted share of `terms` that `c` holds (or, with `soft`, has a record
+    word within that word cosine of); 1.0 when `terms` is empty."""
+    whole = sum(q.idf[t] for t in terms)
+    if whole <= 0:
+        return 1.0
+    words = q.words[c.rowid]
+    got = sum(q.idf[t] for t in terms if _held(c, t, words) or (
+        soft is not None and max((wcos(t, w) for w in words), default=0.0) >= soft))
+    return got / whole
+
+
+def _points(q: Query, c: Any, terms: list[str]) -> float:
+    """The least standing-out (z) of `c` by the cosine with any unheld one of `terms`
+    alone; 10.0 when it holds them all."""
+    import numpy as np
+
+    worst = 10.0
+    for t in terms:
+        if _held(c, t, q.words[c.rowid]):
+            continue
+        v = _vec(t)
+        if v is None or c.rowid not in q.row:
+            return -10.0
+        worst = min(worst, _standing(q.scope @ np.array(v, dtype=float), q.row[c.rowid]))
+    return worst
+
+
+FEATURES: dict[str, Callable[[Query, Any], float]] = {
+    "store-rarest held": lambda q, c: _share(q, c, distinctive(q, 1), None),
+    "store-rare half held": lambda q, c: _share(
+        q, c, [t for t, w in q.idf.items() if w >= sorted(q.idf.values())[len(q.idf) // 2]],
+        None),
+    "English-rare 12000/pieces held or neighbour": lambda q, c: _share(
+        q, c, [t for t in q.idf if t in q.names or background_rare(t, 12000, True)], 0.5),
+    "English-rare 20000 held or neighbour": lambda q, c: _share(
+        q, c, [t for t in q.idf if t in q.names or background_rare(t, 20000, False)], 0.5),
+    "English-rare 20000 points at (z)": lambda q, c: _points(
+        q, c, [t for t in q.idf if t in q.names or background_rare(t, 20000, False)]),
+    "names held": lambda q, c: _share(q, c, sorted(q.names & set(q.idf)), None),
+}
+"""Query-level specificity features, each the best over the candidates clearing today's
+floor (`auc`)."""
+
+
+def auc(data: dict[str, list[Query]]) -> None:
+    """How well each of `FEATURES` separates, among the queries today's floor answers,
+    those whose answer is in the top five from the no-answer ones (AUC: 1.0 perfectly,
+    0.5 not at all): the near misses the floor lets through against the answers it
+    finds."""
+    from recall_bench import _auc
+
+    groups: dict[str, list[Query]] = {
+        "tuning": [q for n in TUNING if n in data for q in data[n]]}
+    groups.update({n: data[n] for n in ("eighth", "unseen2") if n in data})
+    for label, feature in FEATURES.items():
+        line = []
+        for group, qs in groups.items():
+            hit = [max(feature(q, c) for c in q.passing) for q in qs
+                   if q.today and q.passing and set(q.expected) & set(q.today[:5])]
+            miss = [max(feature(q, c) for c in q.passing) for q in qs
+                    if q.today and q.passing and not q.expected]
+            line.append(f"{group} {_auc(hit, miss):.2f} ({len(hit)}:{len(miss)})")
+        print(f"  {label:<44} " + "  ".join(line))
+
+
 def rule_term_matters(cut: int, pieces: bool, z: float) -> Callable[[Query, Any], bool]:
     """Every background-rare term of the query the candidate does not hold matters for
     it: leaving the term out of the query lowers the candidate's cosine by `z` standard
@@ -614,10 +682,14 @@ def main(argv: list[str]) -> int:
     if show:
         at = argv.index("--detail")
         argv = argv[:at] + argv[at + 2:]
-    sweep, only_admits = "--grid" in argv, "--admits" in argv
-    argv = [a for a in argv if a not in ("--grid", "--admits")]
+    sweep, only_admits, separation = "--grid" in argv, "--admits" in argv, "--auc" in argv
+    argv = [a for a in argv if a not in ("--grid", "--admits", "--auc")]
     names = argv or list(DEFAULT)
     data = {n: gather(n) for n in names}
+    if separation:
+        print("AUC, answered queries: answer in the top five against no-answer (n hit:n no):")
+        auc(data)
+        return 0
     if only_admits:
         print("admitting empty queries whose nearest holds every rare term, with a veto"
               " (matches / agent sees / no-answer empty, change from today):")

@@ -30,7 +30,6 @@ def test_translate_rewrites_only_the_listed_spellings() -> None:
     assert translate("SELECT * FROM records INDEXED BY records_startup WHERE x = ?") == (
         "SELECT * FROM records WHERE x = %s")
     assert "now()" in translate("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")
-    assert translate("SELECT IFNULL(a, 0) FROM t") == "SELECT COALESCE(a, 0) FROM t"
 
 
 def test_translate_ddl_types_keys_and_append_only_triggers() -> None:

@@ -325,7 +325,6 @@ _NOW_SQLITE = re.compile(r"strftime\('%Y-%m-%dT%H:%M:%fZ',\s*'now'\)")
 _NOW_PG = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 _INDEXED_BY = re.compile(r"\s+INDEXED BY \w+", re.IGNORECASE)
 _OR_IGNORE = re.compile(r"\bINSERT\s+OR\s+IGNORE\s+INTO\b", re.IGNORECASE)
-_IFNULL = re.compile(r"\bIFNULL\(", re.IGNORECASE)
 _RETURNING = re.compile(r"\s+RETURNING\b", re.IGNORECASE)
 
 
@@ -336,13 +335,12 @@ def translate(sql: str) -> str:
     Rewrites (the whole list; anything else must already be portable SQL):
     ``?`` -> ``%s`` (outside string literals; literal ``%`` doubled), ``INSERT OR IGNORE
     INTO`` -> ``INSERT INTO … ON CONFLICT DO NOTHING``, ``INDEXED BY name`` dropped (a
-    planner hint), ``IFNULL(`` -> ``COALESCE(``, ``LIKE`` -> ``ILIKE`` (SQLite's LIKE ignores ASCII
+    planner hint), ``LIKE`` -> ``ILIKE`` (SQLite's LIKE ignores ASCII
     case), SQLite's
     ``strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`` -> the same text from ``now()``.
     """
     sql = _NOW_SQLITE.sub(lambda _m: _NOW_PG, sql)
     sql = _INDEXED_BY.sub("", sql)
-    sql = _IFNULL.sub("COALESCE(", sql)
     if _OR_IGNORE.search(sql):
         sql = _OR_IGNORE.sub("INSERT INTO", sql)
         found = _RETURNING.search(sql)

@@ -1,0 +1,71 @@
+"""The SQL in `src/` runs as written on both backends: no SQLite-only spellings.
+
+The PostgreSQL backend converts placeholders only (`wardian._pg.translate`); a spelling
+only SQLite knows would fail there. This scans every string literal of `src/` (docstrings
+left out: prose may name what it avoids) for the forms the stores used to rely on a
+run-time rewrite for.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+SQLITE_ONLY = {
+    "IFNULL (write COALESCE)": re.compile(r"\bIFNULL\s*\(", re.IGNORECASE),
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    nodes = [tree, *(n for n in ast.walk(tree) if isinstance(
+        n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef))]
+    out = set()
+    for node in nodes:
+        body = getattr(node, "body", [])
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            out.add(id(body[0].value))
+    return out
+
+
+def string_literals(source: str) -> Iterator[tuple[int, str]]:
+    """(line, text) of every string literal in `source` but docstrings; an f-string's
+    literal parts joined with ``{}`` where a value goes in."""
+    tree = ast.parse(source)
+    skip = _docstrings(tree)
+    inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            yield node.lineno, "".join(
+                v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}"
+                for v in node.values)
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and id(node) not in skip and id(node) not in inner):
+            yield node.lineno, node.value
+
+
+def offending(source: str) -> list[tuple[int, str, str]]:
+    """(line, rule, literal) of every SQLite-only spelling in the literals of `source`."""
+    return [(line, rule, text) for line, text in string_literals(source)
+            for rule, pattern in SQLITE_ONLY.items() if pattern.search(text)]
+
+
+def test_rules_catch_what_they_are_for() -> None:
+    caught = ['q = "SELECT ifnull(a, 0) FROM t"',
+              'q = ("SELECT a FROM t"\n     " WHERE IFNULL (b, 1) = ?")',
+              'q = f"SELECT IFNULL({col}, 0) FROM t"']
+    passed = ['"""IFNULL( is spelled COALESCE here."""', 'q = "SELECT COALESCE(a, 0) FROM t"',
+              "# IFNULL(a, 0) in a comment", 'q = "SELECT ifnull_count FROM t"']
+    assert all(offending(s) for s in caught)
+    assert not [s for s in passed if offending(s)]
+
+
+def test_src_sql_has_no_sqlite_only_spellings() -> None:
+    found = [f"{path.relative_to(SRC.parent)}:{line}: {rule}: {text[:80]!r}"
+             for path in sorted(SRC.rglob("*.py"))
+             for line, rule, text in offending(path.read_text(encoding="utf-8"))]
+    assert not found, ("SQL only SQLite runs, in src/ (PostgreSQL gets it as written):\n"
+                       + "\n".join(found))

@@ -17,6 +17,8 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 
 SQLITE_ONLY = {
     "IFNULL (write COALESCE)": re.compile(r"\bIFNULL\s*\(", re.IGNORECASE),
+    "INSERT OR IGNORE/REPLACE (write INSERT ... ON CONFLICT)": re.compile(
+        r"\bINSERT\s+OR\s+(?:IGNORE|REPLACE)\b|\bREPLACE\s+INTO\b", re.IGNORECASE),
 }
 
 
@@ -56,9 +58,13 @@ def offending(source: str) -> list[tuple[int, str, str]]:
 def test_rules_catch_what_they_are_for() -> None:
     caught = ['q = "SELECT ifnull(a, 0) FROM t"',
               'q = ("SELECT a FROM t"\n     " WHERE IFNULL (b, 1) = ?")',
-              'q = f"SELECT IFNULL({col}, 0) FROM t"']
+              'q = f"SELECT IFNULL({col}, 0) FROM t"',
+              'q = "INSERT OR IGNORE INTO t (a) VALUES (?)"',
+              'q = "insert or replace into t (a) values (?)"', 'q = "REPLACE INTO t VALUES (1)"']
     passed = ['"""IFNULL( is spelled COALESCE here."""', 'q = "SELECT COALESCE(a, 0) FROM t"',
-              "# IFNULL(a, 0) in a comment", 'q = "SELECT ifnull_count FROM t"']
+              "# IFNULL(a, 0) in a comment", 'q = "SELECT ifnull_count FROM t"',
+              'q = "INSERT INTO t (a) VALUES (?) ON CONFLICT DO NOTHING"',
+              'q = "CREATE OR REPLACE FUNCTION f() RETURNS trigger"']
     assert all(offending(s) for s in caught)
     assert not [s for s in passed if offending(s)]
 

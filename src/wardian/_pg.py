@@ -10,7 +10,7 @@ Every dialect difference lives here, so the stores keep one body of SQL:
 * `PgConnection` offers the part of `sqlite3.Connection` the stores use (``execute``,
   ``executemany``, ``in_transaction``, ``total_changes``, rows readable by index and by
   column name) over one pooled psycopg connection whose ``search_path`` is its schema.
-* `translate` rewrites a statement once (cached): ``?`` placeholders, ``INSERT OR IGNORE``,
+* `translate` rewrites a statement once (cached): ``?`` placeholders,
   ``INDEXED BY`` hints, SQLite's ``strftime(... 'now')`` and the other spellings listed
   there. `translate_ddl` does the same for migrations (types, identity keys, triggers).
 * psycopg's errors are raised as the matching `sqlite3` DB-API classes (a unique violation
@@ -324,8 +324,6 @@ def _as_sqlite_error(exc: Exception) -> sqlite3.Error:
 _NOW_SQLITE = re.compile(r"strftime\('%Y-%m-%dT%H:%M:%fZ',\s*'now'\)")
 _NOW_PG = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 _INDEXED_BY = re.compile(r"\s+INDEXED BY \w+", re.IGNORECASE)
-_OR_IGNORE = re.compile(r"\bINSERT\s+OR\s+IGNORE\s+INTO\b", re.IGNORECASE)
-_RETURNING = re.compile(r"\s+RETURNING\b", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=2048)
@@ -333,21 +331,12 @@ def translate(sql: str) -> str:
     """`sql` written for SQLite, as PostgreSQL runs it with psycopg's ``%s`` placeholders.
 
     Rewrites (the whole list; anything else must already be portable SQL):
-    ``?`` -> ``%s`` (outside string literals; literal ``%`` doubled), ``INSERT OR IGNORE
-    INTO`` -> ``INSERT INTO … ON CONFLICT DO NOTHING``, ``INDEXED BY name`` dropped (a
-    planner hint), ``LIKE`` -> ``ILIKE`` (SQLite's LIKE ignores ASCII
-    case), SQLite's
-    ``strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`` -> the same text from ``now()``.
+    ``?`` -> ``%s`` (outside string literals; literal ``%`` doubled), ``INDEXED BY name``
+    dropped (a planner hint), ``LIKE`` -> ``ILIKE`` (SQLite's LIKE ignores ASCII case),
+    SQLite's ``strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`` -> the same text from ``now()``.
     """
     sql = _NOW_SQLITE.sub(lambda _m: _NOW_PG, sql)
     sql = _INDEXED_BY.sub("", sql)
-    if _OR_IGNORE.search(sql):
-        sql = _OR_IGNORE.sub("INSERT INTO", sql)
-        found = _RETURNING.search(sql)
-        if found:
-            sql = sql[:found.start()] + " ON CONFLICT DO NOTHING" + sql[found.start():]
-        else:
-            sql = sql.rstrip().rstrip(";") + " ON CONFLICT DO NOTHING"
     out: list[str] = []
     quote: str | None = None
     for part in re.split(r"('|\"|\?|%)", sql):

@@ -151,8 +151,9 @@ class FireLog:
         dispatched = utc_now_iso() if outcome != "queued" else None
         with atomic(self.conn, locks=()):
             self.conn.execute(
-                "INSERT OR IGNORE INTO session_close_fires (event_id, invoker_id, run_id,"
-                " outcome, skip_reason, created_at, dispatched_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO session_close_fires (event_id, invoker_id, run_id, outcome,"
+                " skip_reason, created_at, dispatched_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
                 (event_id, invoker_id, run_id, outcome, skip_reason, utc_now_iso(), dispatched),
             )
 

@@ -144,7 +144,8 @@ def set_session_close_subscribers_in_transaction(
     conn.execute("DELETE FROM session_close_subscribers")
     conn.executemany("INSERT INTO session_close_subscribers (agent_id) VALUES (?)",
                      [(agent_id,) for agent_id in sorted(set(agent_ids))])
-    conn.execute("INSERT OR IGNORE INTO session_close_subscribers_synced (synced) VALUES (1)")
+    conn.execute("INSERT INTO session_close_subscribers_synced (synced) VALUES (1)"
+                 " ON CONFLICT DO NOTHING")
 
 
 class SessionEvent(NamedTuple):

@@ -19,6 +19,9 @@ SQLITE_ONLY = {
     "IFNULL (write COALESCE)": re.compile(r"\bIFNULL\s*\(", re.IGNORECASE),
     "INSERT OR IGNORE/REPLACE (write INSERT ... ON CONFLICT)": re.compile(
         r"\bINSERT\s+OR\s+(?:IGNORE|REPLACE)\b|\bREPLACE\s+INTO\b", re.IGNORECASE),
+    "SQLite's clock (pass the time from Python: wardian._util.utc_now_iso)": re.compile(
+        r"\b(?:strftime|datetime|julianday|unixepoch|date|time)\s*\([^)]*'now'",
+        re.IGNORECASE),
 }
 
 
@@ -60,11 +63,14 @@ def test_rules_catch_what_they_are_for() -> None:
               'q = ("SELECT a FROM t"\n     " WHERE IFNULL (b, 1) = ?")',
               'q = f"SELECT IFNULL({col}, 0) FROM t"',
               'q = "INSERT OR IGNORE INTO t (a) VALUES (?)"',
-              'q = "insert or replace into t (a) values (?)"', 'q = "REPLACE INTO t VALUES (1)"']
+              'q = "insert or replace into t (a) values (?)"', 'q = "REPLACE INTO t VALUES (1)"',
+              "q = \"VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))\"",
+              "q = \"WHERE at < datetime('now', '-1 day')\""]
     passed = ['"""IFNULL( is spelled COALESCE here."""', 'q = "SELECT COALESCE(a, 0) FROM t"',
               "# IFNULL(a, 0) in a comment", 'q = "SELECT ifnull_count FROM t"',
               'q = "INSERT INTO t (a) VALUES (?) ON CONFLICT DO NOTHING"',
-              'q = "CREATE OR REPLACE FUNCTION f() RETURNS trigger"']
+              'q = "CREATE OR REPLACE FUNCTION f() RETURNS trigger"',
+              "q = \"SELECT strftime('%Y', at) FROM t WHERE kind = 'now'\""]
     assert all(offending(s) for s in caught)
     assert not [s for s in passed if offending(s)]
 

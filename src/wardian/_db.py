@@ -50,6 +50,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
+from wardian._util import utc_now_iso
 from wardian.errors import StoreError
 
 if TYPE_CHECKING:
@@ -546,12 +547,18 @@ def _recorded(conn: sqlite3.Connection, component: str) -> dict[int, str | None]
     return {int(r[0]): r[1] for r in rows}
 
 
+def _applied_at() -> str:
+    """Now, as ``schema_migrations.applied_at`` holds it: `utc_now_iso` to the millisecond
+    (``2026-01-31T12:00:00.123Z``), the form every recorded migration already has."""
+    return utc_now_iso()[:23] + "Z"
+
+
 def _record(conn: sqlite3.Connection, component: str, version: int, name: str) -> None:
     conn.execute(
         "INSERT INTO schema_migrations (component, version, applied_at, name)"
-        " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?)"
+        " VALUES (?, ?, ?, ?)"
         " ON CONFLICT (component, version) DO UPDATE SET name = excluded.name",
-        (component, version, name),
+        (component, version, _applied_at(), name),
     )
 
 

@@ -11,8 +11,8 @@ Every dialect difference lives here, so the stores keep one body of SQL:
   ``executemany``, ``in_transaction``, ``total_changes``, rows readable by index and by
   column name) over one pooled psycopg connection whose ``search_path`` is its schema.
 * `translate` rewrites a statement once (cached): ``?`` placeholders,
-  ``INDEXED BY`` hints, SQLite's ``strftime(... 'now')`` and the other spellings listed
-  there. `translate_ddl` does the same for migrations (types, identity keys, triggers).
+  ``INDEXED BY`` hints and the other spellings listed there. `translate_ddl` does the same
+  for migrations (types, identity keys, triggers).
 * psycopg's errors are raised as the matching `sqlite3` DB-API classes (a unique violation
   as `sqlite3.IntegrityError`, …), so the stores' ``except`` clauses hold on both backends.
 * A write transaction (`PgConnection.atomic`) takes a transaction-scoped advisory lock
@@ -321,8 +321,6 @@ def _as_sqlite_error(exc: Exception) -> sqlite3.Error:
 
 # --- SQL translation -------------------------------------------------------------------
 
-_NOW_SQLITE = re.compile(r"strftime\('%Y-%m-%dT%H:%M:%fZ',\s*'now'\)")
-_NOW_PG = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 _INDEXED_BY = re.compile(r"\s+INDEXED BY \w+", re.IGNORECASE)
 
 
@@ -332,10 +330,8 @@ def translate(sql: str) -> str:
 
     Rewrites (the whole list; anything else must already be portable SQL):
     ``?`` -> ``%s`` (outside string literals; literal ``%`` doubled), ``INDEXED BY name``
-    dropped (a planner hint), ``LIKE`` -> ``ILIKE`` (SQLite's LIKE ignores ASCII case),
-    SQLite's ``strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`` -> the same text from ``now()``.
+    dropped (a planner hint), ``LIKE`` -> ``ILIKE`` (SQLite's LIKE ignores ASCII case).
     """
-    sql = _NOW_SQLITE.sub(lambda _m: _NOW_PG, sql)
     sql = _INDEXED_BY.sub("", sql)
     out: list[str] = []
     quote: str | None = None

@@ -24,7 +24,7 @@ from wardian.memory.db import MemoryDB
 
 def test_translate_rewrites_only_the_listed_spellings() -> None:
     assert translate("SELECT a FROM t WHERE b = ? AND c LIKE '%?%'") == (
-        "SELECT a FROM t WHERE b = %s AND c ILIKE '%%?%%'")
+        "SELECT a FROM t WHERE b = %s AND c LIKE '%%?%%'")
     assert translate("SELECT * FROM records INDEXED BY records_startup WHERE x = ?") == (
         "SELECT * FROM records WHERE x = %s")
 

@@ -15,13 +15,30 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
-SQLITE_ONLY = {
+
+class _BareLike:
+    """Finds a ``LIKE`` not written ``lower(column) LIKE lower(?)``: the one spelling
+    that matches the same rows on both engines."""
+
+    PORTABLE = re.compile(r"\blower\([\w.]+\)\s+LIKE\s+lower\(\?\)", re.IGNORECASE)
+    # An upper-case LIKE, or a lower-case one before an operand (prose says "like" too).
+    UPPER = re.compile(r"\bLIKE\b")
+    LOWER = re.compile(r"\blike\s+(?:\?|'|lower\()", re.IGNORECASE)
+
+    def search(self, text: str) -> bool:
+        rest = self.PORTABLE.sub("", text)
+        return bool(self.UPPER.search(rest) or self.LOWER.search(rest))
+
+
+SQLITE_ONLY: dict[str, re.Pattern[str] | _BareLike] = {
     "IFNULL (write COALESCE)": re.compile(r"\bIFNULL\s*\(", re.IGNORECASE),
     "INSERT OR IGNORE/REPLACE (write INSERT ... ON CONFLICT)": re.compile(
         r"\bINSERT\s+OR\s+(?:IGNORE|REPLACE)\b|\bREPLACE\s+INTO\b", re.IGNORECASE),
     "SQLite's clock (pass the time from Python: wardian._util.utc_now_iso)": re.compile(
         r"\b(?:strftime|datetime|julianday|unixepoch|date|time)\s*\([^)]*'now'",
         re.IGNORECASE),
+    "a LIKE that is not lower(column) LIKE lower(?) (SQLite's ignores ASCII case, "
+    "PostgreSQL's none)": _BareLike(),
 }
 
 
@@ -65,12 +82,17 @@ def test_rules_catch_what_they_are_for() -> None:
               'q = "INSERT OR IGNORE INTO t (a) VALUES (?)"',
               'q = "insert or replace into t (a) values (?)"', 'q = "REPLACE INTO t VALUES (1)"',
               "q = \"VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))\"",
-              "q = \"WHERE at < datetime('now', '-1 day')\""]
+              "q = \"WHERE at < datetime('now', '-1 day')\"",
+              'q = "SELECT * FROM runs WHERE id LIKE ? LIMIT 11"',
+              "q = \"WHERE text like '%x%'\"", 'q = "WHERE name LIKE lower(?)"',
+              'q = "WHERE lower(a) LIKE lower(?) OR b LIKE ?"']
     passed = ['"""IFNULL( is spelled COALESCE here."""', 'q = "SELECT COALESCE(a, 0) FROM t"',
               "# IFNULL(a, 0) in a comment", 'q = "SELECT ifnull_count FROM t"',
               'q = "INSERT INTO t (a) VALUES (?) ON CONFLICT DO NOTHING"',
               'q = "CREATE OR REPLACE FUNCTION f() RETURNS trigger"',
-              "q = \"SELECT strftime('%Y', at) FROM t WHERE kind = 'now'\""]
+              "q = \"SELECT strftime('%Y', at) FROM t WHERE kind = 'now'\"",
+              "q = \"WHERE lower(id) LIKE lower(?) ESCAPE '\\\\'\"",
+              'hint = "ids look like ses_..."', 'q = "_LOOKS_LIKE_OPTION"']
     assert all(offending(s) for s in caught)
     assert not [s for s in passed if offending(s)]
 

@@ -330,7 +330,7 @@ def translate(sql: str) -> str:
 
     Rewrites (the whole list; anything else must already be portable SQL):
     ``?`` -> ``%s`` (outside string literals; literal ``%`` doubled), ``INDEXED BY name``
-    dropped (a planner hint), ``LIKE`` -> ``ILIKE`` (SQLite's LIKE ignores ASCII case).
+    dropped (a planner hint).
     """
     sql = _INDEXED_BY.sub("", sql)
     out: list[str] = []
@@ -343,19 +343,9 @@ def translate(sql: str) -> str:
             out.append("%%")
         elif part == "?" and quote is None:
             out.append("%s")
-        elif quote is None:
-            out.append(_like(part))
         else:
             out.append(part)
     return "".join(out)
-
-
-def _like(code: str) -> str:
-    # Only `LIKE` outside literals; an explicit ESCAPE later in the statement stays in
-    # the literal part that follows, so look for it only in this code fragment.
-    if "LIKE" not in code.upper():
-        return code
-    return re.sub(r"\bLIKE\b", "ILIKE", code, flags=re.IGNORECASE)
 
 
 _TRIGGER = re.compile(

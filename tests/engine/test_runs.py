@@ -64,10 +64,11 @@ def test_only_one_claim_wins_and_requeue_rules(tmp_path: Path) -> None:
     assert store.requeue(run.id).status == "queued"
 
 
-def test_lookup_by_prefix_and_not_found(tmp_path: Path) -> None:
+def test_lookup_by_prefix_and_not_found(tmp_path: Path, backend: str) -> None:
     store = RunStore()
     run = create_run(store, write_blueprint(tmp_path / "bp", BP))
     assert store.get(run.id[:8]).id == run.id
+    assert store.get(run.id[:8].upper()).id == run.id  # hex: either case, both backends
     with pytest.raises(NotFoundError):
         store.get("ffffffff")
 

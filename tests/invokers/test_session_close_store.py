@@ -32,6 +32,16 @@ def test_add_creates_disabled_and_round_trips() -> None:
     assert again.config == {"boundaries": ["clear"], "require_archive": True}
 
 
+def test_an_id_prefix_matches_in_either_case_on_both_backends(backend: str) -> None:
+    inv = _add(InvokerStore())
+    _add(InvokerStore())
+    store = InvokerStore()
+    assert store.get(inv.id[:8].upper()).id == inv.id
+    assert store.get(inv.id.upper()).id == inv.id
+    with pytest.raises(NotFoundError):
+        store.get(inv.id[:4] + "%")  # a wildcard in the input is a character
+
+
 def test_matching_only_enabled_session_close_for_agent_and_boundary() -> None:
     store = InvokerStore()
     clear_only = _add(store)

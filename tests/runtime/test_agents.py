@@ -18,12 +18,12 @@ def _add(cli, name: str = "ada"):  # type: ignore[no-untyped-def]
     return json.loads(result.stdout)  # a catalog warning goes to stderr
 
 
-def test_add_gives_a_uuid4_and_list_show_expose_it(cli) -> None:  # type: ignore[no-untyped-def]
+def test_add_gives_a_uuid4_and_list_show_expose_it(cli, backend: str) -> None:  # type: ignore[no-untyped-def]
     agent = _add(cli)
     assert uuid.UUID(agent["id"]).version == 4
     listed = json.loads(invoke(cli, "agent", "list", "--json").output)
     assert [a["id"] for a in listed] == [agent["id"]]
-    for ref in ("ada", agent["id"], agent["id"][:8]):
+    for ref in ("ada", agent["id"], agent["id"][:8], agent["id"][:8].upper()):
         shown = json.loads(invoke(cli, "agent", "show", ref, "--json").output)
         assert shown["id"] == agent["id"] and shown["model"] == "m1"
 

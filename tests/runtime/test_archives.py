@@ -46,6 +46,15 @@ def test_import_generic_counts_malformed_and_numbers_globally(tmp_path: Path) ->
         {c.id for c in store.list(agent_id="agent-1")} == {m1.id, m2.id}
 
 
+def test_a_conversation_id_prefix_matches_in_either_case(tmp_path: Path, backend: str
+                                                         ) -> None:
+    store = ArchiveStore()
+    t = _generic(tmp_path / "a.jsonl", [json.dumps({"role": "user", "content": "hello"})])
+    made = store.import_transcript("agent-1", t, event_id="ev-1", provider="generic")
+    assert store.get(made.id[:8].upper()).id == made.id
+    assert store.get(made.id.upper()).id == made.id
+
+
 def test_a_transcript_closed_twice_is_archived_once(tmp_path: Path) -> None:
     """The same file for two events (a /clear seen by the hook, then the launch's exit; a
     resumed session): the second import adds only what the transcript gained."""

@@ -529,7 +529,7 @@ class RunStore:
         require_ref(run_id, "run id", hint="see `wardian automation runs`")
         row = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
-            rows = self.conn.execute("SELECT * FROM runs WHERE id LIKE ? LIMIT 11",
+            rows = self.conn.execute("SELECT * FROM runs WHERE lower(id) LIKE lower(?) LIMIT 11",
                                      (run_id.replace("%", "").replace("_", "") + "%",)
                                      ).fetchall() if len(run_id) >= 4 else []
             if len(rows) > 1:

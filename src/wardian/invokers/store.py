@@ -276,7 +276,8 @@ class InvokerStore:
         require_ref(id_or_prefix, "invoker id or name",
                     hint=f"list them with `wardian automation {kind or 'session-close'} list`")
         rows = self.conn.execute(
-            f"SELECT * FROM invokers WHERE id LIKE ? ESCAPE '\\'{where} ORDER BY id LIMIT 10",
+            f"SELECT * FROM invokers WHERE lower(id) LIKE lower(?) ESCAPE '\\'{where}"
+            " ORDER BY id LIMIT 10",
             [id_or_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",
              *params],
         ).fetchall()

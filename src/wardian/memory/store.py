@@ -151,7 +151,8 @@ def _text_filter(text: str, dialect: str = "sqlite") -> tuple[str, list[Any]]:
     if not words:
         escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         needle = f"%{escaped}%"
-        return ("(text LIKE ? ESCAPE '\\' OR evidence LIKE ? ESCAPE '\\')", [needle, needle])
+        return ("(lower(text) LIKE lower(?) ESCAPE '\\'"
+                " OR lower(evidence) LIKE lower(?) ESCAPE '\\')", [needle, needle])
     params: list[Any]
     if dialect == "postgres":
         from wardian.memory import fulltext_pg

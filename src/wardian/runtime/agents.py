@@ -145,7 +145,8 @@ class AgentRegistry:
             return Agent(**dict(row))
         if re.fullmatch(r"[0-9a-fA-F-]{4,36}", name_or_id):
             rows = self.conn.execute(
-                "SELECT * FROM agents WHERE id LIKE ? ORDER BY id", (name_or_id.lower() + "%",)
+                "SELECT * FROM agents WHERE lower(id) LIKE lower(?) ORDER BY id",
+                (name_or_id + "%",)
             ).fetchall()
             if len(rows) == 1:
                 return Agent(**dict(rows[0]))

@@ -380,7 +380,8 @@ class ArchiveStore:
                     hint="list them with `wardian conversation list`")
         pattern = id_or_prefix.replace("%", "").replace("_", "") + "%"
         rows = self.conn.execute(
-            "SELECT * FROM conversations WHERE id LIKE ? ORDER BY id LIMIT 10", (pattern,)
+            "SELECT * FROM conversations WHERE lower(id) LIKE lower(?) ORDER BY id LIMIT 10",
+            (pattern,)
         ).fetchall()
         exact = [r for r in rows if r["id"] == id_or_prefix]
         if exact:

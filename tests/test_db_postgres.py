@@ -22,11 +22,13 @@ from wardian.errors import StoreError, UsageError
 from wardian.memory.db import MemoryDB
 
 
-def test_translate_rewrites_only_the_listed_spellings() -> None:
+def test_translate_converts_placeholders_and_nothing_else() -> None:
     assert translate("SELECT a FROM t WHERE b = ? AND c LIKE '%?%'") == (
         "SELECT a FROM t WHERE b = %s AND c LIKE '%%?%%'")
-    assert translate("SELECT * FROM records INDEXED BY records_startup WHERE x = ?") == (
-        "SELECT * FROM records WHERE x = %s")
+    for sqlite_only in ("INSERT OR IGNORE INTO t (a) VALUES (1)",
+                        "SELECT IFNULL(a, 0) FROM t INDEXED BY t_a WHERE b LIKE 'x'",
+                        "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"):
+        assert translate(sqlite_only) == sqlite_only.replace("%", "%%")
 
 
 def test_translate_ddl_types_keys_and_append_only_triggers() -> None:

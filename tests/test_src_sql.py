@@ -3,7 +3,8 @@
 The PostgreSQL backend converts placeholders only (`wardian._pg.translate`); a spelling
 only SQLite knows would fail there. This scans every string literal of `src/` (docstrings
 left out: prose may name what it avoids) for the forms the stores used to rely on a
-run-time rewrite for.
+run-time rewrite for. A statement for SQLite alone, the value under the key ``"sqlite"``
+of a per-backend table (``{"sqlite": ..., "postgres": ...}``), may use them.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ SQLITE_ONLY: dict[str, re.Pattern[str] | _BareLike] = {
         re.IGNORECASE),
     "a LIKE that is not lower(column) LIKE lower(?) (SQLite's ignores ASCII case, "
     "PostgreSQL's none)": _BareLike(),
+    "INDEXED BY (a SQLite planner hint: put it in a per-backend {'sqlite': ...} table)":
+        re.compile(r"\bINDEXED\s+BY\b", re.IGNORECASE),
 }
 
 
@@ -53,14 +56,20 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return out
 
 
+def _sqlite_only(tree: ast.AST) -> set[int]:
+    return {id(value) for node in ast.walk(tree) if isinstance(node, ast.Dict)
+            for key, value in zip(node.keys, node.values, strict=True)
+            if isinstance(key, ast.Constant) and key.value == "sqlite"}
+
+
 def string_literals(source: str) -> Iterator[tuple[int, str]]:
-    """(line, text) of every string literal in `source` but docstrings; an f-string's
-    literal parts joined with ``{}`` where a value goes in."""
+    """(line, text) of every string literal in `source` but docstrings and statements for
+    SQLite alone; an f-string's literal parts joined with ``{}`` where a value goes in."""
     tree = ast.parse(source)
-    skip = _docstrings(tree)
+    skip = _docstrings(tree) | _sqlite_only(tree)
     inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
     for node in ast.walk(tree):
-        if isinstance(node, ast.JoinedStr):
+        if isinstance(node, ast.JoinedStr) and id(node) not in skip:
             yield node.lineno, "".join(
                 v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}"
                 for v in node.values)
@@ -85,14 +94,17 @@ def test_rules_catch_what_they_are_for() -> None:
               "q = \"WHERE at < datetime('now', '-1 day')\"",
               'q = "SELECT * FROM runs WHERE id LIKE ? LIMIT 11"',
               "q = \"WHERE text like '%x%'\"", 'q = "WHERE name LIKE lower(?)"',
-              'q = "WHERE lower(a) LIKE lower(?) OR b LIKE ?"']
+              'q = "WHERE lower(a) LIKE lower(?) OR b LIKE ?"',
+              'q = "SELECT * FROM records INDEXED BY records_startup WHERE a = ?"',
+              'FROM = {"postgres": "records INDEXED BY records_startup", "sqlite": "records"}']
     passed = ['"""IFNULL( is spelled COALESCE here."""', 'q = "SELECT COALESCE(a, 0) FROM t"',
               "# IFNULL(a, 0) in a comment", 'q = "SELECT ifnull_count FROM t"',
               'q = "INSERT INTO t (a) VALUES (?) ON CONFLICT DO NOTHING"',
               'q = "CREATE OR REPLACE FUNCTION f() RETURNS trigger"',
               "q = \"SELECT strftime('%Y', at) FROM t WHERE kind = 'now'\"",
               "q = \"WHERE lower(id) LIKE lower(?) ESCAPE '\\\\'\"",
-              'hint = "ids look like ses_..."', 'q = "_LOOKS_LIKE_OPTION"']
+              'hint = "ids look like ses_..."', 'q = "_LOOKS_LIKE_OPTION"',
+              'FROM = {"sqlite": "records INDEXED BY records_startup", "postgres": "records"}']
     assert all(offending(s) for s in caught)
     assert not [s for s in passed if offending(s)]
 

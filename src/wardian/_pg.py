@@ -5,14 +5,16 @@ directory (`configured_url`); without either, SQLite files stay the embedded def
 Driver: psycopg 3 with its pool (the optional extra ``wardian[postgres]``), imported only
 when a URL is configured, so the SQLite path loads nothing of it.
 
-Every dialect difference lives here, so the stores keep one body of SQL:
+The stores write SQL both engines run as written, placeholders aside (where the engines
+differ they choose a statement per backend, e.g. by ``Database.dialect``); this
+module bridges the rest:
 
 * `PgConnection` offers the part of `sqlite3.Connection` the stores use (``execute``,
   ``executemany``, ``in_transaction``, ``total_changes``, rows readable by index and by
   column name) over one pooled psycopg connection whose ``search_path`` is its schema.
-* `translate` rewrites a statement once (cached): ``?`` placeholders,
-  ``INDEXED BY`` hints and the other spellings listed there. `translate_ddl` does the same
-  for migrations (types, identity keys, triggers).
+* `translate` converts a statement's ``?`` placeholders to psycopg's (cached), nothing
+  else. `translate_ddl` rewrites migrations written for SQLite (types, identity keys,
+  triggers).
 * psycopg's errors are raised as the matching `sqlite3` DB-API classes (a unique violation
   as `sqlite3.IntegrityError`, …), so the stores' ``except`` clauses hold on both backends.
 * A write transaction (`PgConnection.atomic`) takes a transaction-scoped advisory lock
@@ -321,18 +323,11 @@ def _as_sqlite_error(exc: Exception) -> sqlite3.Error:
 
 # --- SQL translation -------------------------------------------------------------------
 
-_INDEXED_BY = re.compile(r"\s+INDEXED BY \w+", re.IGNORECASE)
-
-
 @functools.lru_cache(maxsize=2048)
 def translate(sql: str) -> str:
-    """`sql` written for SQLite, as PostgreSQL runs it with psycopg's ``%s`` placeholders.
-
-    Rewrites (the whole list; anything else must already be portable SQL):
-    ``?`` -> ``%s`` (outside string literals; literal ``%`` doubled), ``INDEXED BY name``
-    dropped (a planner hint).
-    """
-    sql = _INDEXED_BY.sub("", sql)
+    """`sql` with ``?`` placeholders, as psycopg runs it: each ``?`` outside a string
+    literal becomes ``%s`` and every ``%`` is doubled. The only rewrite: `sql` must
+    otherwise be SQL that PostgreSQL runs as written."""
     out: list[str] = []
     quote: str | None = None
     for part in re.split(r"('|\"|\?|%)", sql):

@@ -85,3 +85,18 @@ def test_a_deep_page_is_read_from_the_page_index(store: MemoryStore) -> None:
     ).fetchall()
     details = " ".join(str(row[3]) for row in plan)
     assert "records_page" in details and "TEMP B-TREE" not in details, details
+
+
+def test_the_startup_reads_step_the_startup_index_on_sqlite(store: MemoryStore) -> None:
+    # SQLite is told which index to step (its ranges are in time order); PostgreSQL gets
+    # the same statement without the hint and must still answer it.
+    kept = _save(store, "A stable note")
+    statements: list[str] = []
+    if store.db.dialect == "sqlite":
+        store.conn.set_trace_callback(statements.append)
+    assert [r.id for r in store.startup_set(AGENT, None)] == [kept]
+    assert store.startup_count(AGENT, "/srv/repo") == 1
+    if store.db.dialect == "sqlite":
+        store.conn.set_trace_callback(None)
+        startup = [s for s in statements if "scope_kind = " in s and "FROM records" in s]
+        assert len(startup) == 6 and all("INDEXED BY records_startup" in s for s in startup)

@@ -62,6 +62,11 @@ UNSET: Any = _Unset()
 _HEX_PREFIX = re.compile(r"^[0-9a-fA-F-]{1,36}$")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
+_STARTUP_FROM = {"sqlite": "records INDEXED BY records_startup", "postgres": "records"}
+"""What the startup reads select from, per backend (`MemoryDB.dialect`): SQLite is held
+to the ``records_startup`` index, whose ranges are already in time order; PostgreSQL
+knows no planner hints and picks that index from its statistics."""
+
 
 def _row_scope(row: sqlite3.Row) -> Scope:
     if row["scope_kind"] == "agent":
@@ -423,7 +428,7 @@ class MemoryStore:
     ) -> Iterator[sqlite3.Row]:
         # A lazy cursor: rows are stepped only as the merge in `startup_set` asks.
         return iter(self.conn.execute(
-            "SELECT * FROM records INDEXED BY records_startup WHERE agent_id = ?"
+            f"SELECT * FROM {_STARTUP_FROM[self.db.dialect]} WHERE agent_id = ?"
             " AND status = 'active' AND kind = ? AND scope_kind = ? AND scope_path = ?"
             " AND flagged IS NULL ORDER BY updated_at DESC", (agent_id, kind, scope_kind, path)))
 
@@ -441,7 +446,7 @@ class MemoryStore:
                 if room == 0:
                     return total
                 total += int(self.conn.execute(
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM records INDEXED BY records_startup"
+                    f"SELECT COUNT(*) FROM (SELECT 1 FROM {_STARTUP_FROM[self.db.dialect]}"
                     " WHERE agent_id = ? AND status = 'active' AND kind = ?"
                     " AND scope_kind = ? AND scope_path = ? AND flagged IS NULL LIMIT ?) AS n",
                     # No limit is a huge one: PostgreSQL refuses SQLite's LIMIT -1.

@@ -60,7 +60,7 @@ def test_a_later_store_maps_the_file_and_answers_the_same(wardian_home: Path) ->
     (written,) = _files(store)
     later = _fresh()
     assert [_answer(later, q) for q in QUERIES] == built
-    ((_, entry),) = later.index._vectors.values()
+    ((_, entry, _),) = later.index._vectors.values()
     assert isinstance(entry[1], vector_file.RowIndex), "the set was not read from the file"
     assert _files(later) == [written]
 

@@ -132,7 +132,8 @@ class RecallIndex:
         self.conn: sqlite3.Connection = db.conn
         self._held_db: sqlite3.Connection | None = None
         self._embedder: Embedder | _Unset | None = UNSET
-        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, ...]]] = {}
+        # (version, entry, name of the file the entry was read from or None)
+        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, ...], str | None]] = {}
         self._vectors_query: dict[tuple[str, str | None], int] = {}
         self._queries = 0  # recall queries so far (a vector set's second query converts it)
         self._terms: TermStats | None = None
@@ -416,10 +417,19 @@ class RecallIndex:
         if cached is not None and cached[0] == version:
             hit: tuple[Any, Any, Any, Any, Any] = cached[1]
             kept = hit[2]
-            if isinstance(kept, _Matrix) and kept.full.dtype.itemsize == 2 and \
-                    self._vectors_query.get(key) != self._queries:
+            later = self._vectors_query.get(key) != self._queries
+            if later and isinstance(kept, vector_codes.CodedSet) and cached[2] is not None:
+                # A second query: the process is long-running, and NumPy's import (once)
+                # costs less than searching the codes again and again.
+                again = self._vectors_on_disk(cached[2], vector_file.scope_key(
+                    agent_id, workspace, MODEL), plain=False)
+                if again is not None:
+                    hit = again
+                    self._vectors[key] = (version, hit, cached[2])
+                    kept = hit[2]
+            if isinstance(kept, _Matrix) and kept.full.dtype.itemsize == 2 and later:
                 hit = (*hit[:2], kept._replace(full=kept.full.astype("float32")), *hit[3:])
-                self._vectors[key] = (version, hit)
+                self._vectors[key] = (version, hit, cached[2])
             return hit
         if any(entry[0] != version for entry in self._vectors.values()):
             self._vectors.clear()  # other scopes' sets are as stale: let them go
@@ -438,9 +448,9 @@ class RecallIndex:
             disk_scope = vector_file.scope_key(agent_id, workspace, MODEL)
             disk_name = None if stamp is None else vector_file.file_name(disk_scope, stamp)
             entry_on_disk = None if disk_name is None else self._vectors_on_disk(
-                disk_name, disk_scope)
+                disk_name, disk_scope, plain="numpy" not in sys.modules)
             if entry_on_disk is not None:
-                self._vectors[key] = (version, entry_on_disk)
+                self._vectors[key] = (version, entry_on_disk, disk_name)
                 self._vectors_query[key] = self._queries
                 return entry_on_disk
             # Every record in scope, in the same order as the vectors' join: the records
@@ -486,30 +496,32 @@ class RecallIndex:
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
         entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
-        self._vectors[key] = (version, entry)
+        self._vectors[key] = (version, entry, None)
         self._vectors_query[key] = self._queries
         return entry
 
-    def _vectors_on_disk(self, name: str, scope: str) -> tuple[Any, Any, Any, Any, Any] | None:
+    def _vectors_on_disk(self, name: str, scope: str, *, plain: bool
+                         ) -> tuple[Any, Any, Any, Any, Any] | None:
         """`_vector_set`'s entry from the file ``name`` of `scope`, or None when there is no
-        usable one: searched with NumPy when this process has it loaded already, with the
-        codes (`wardian.memory.vector_codes.CodedSet`, no NumPy) otherwise."""
+        usable one: searched with the codes (`wardian.memory.vector_codes.CodedSet`,
+        without NumPy) when `plain`, and with NumPy otherwise (or when the codes cannot
+        be read)."""
         from wardian.memory import vector_codes, vector_file
 
         folder = self._vector_folder()
-        if "numpy" not in sys.modules:
-            plain = vector_file.load(folder, name, scope, plain=True)
-            if plain is not None:
+        if plain:
+            mapped = vector_file.load(folder, name, scope, plain=True)
+            if mapped is not None:
                 try:
                     coded = vector_codes.CodedSet(
-                        n=len(plain.rowids), dims=len(plain.means), full=plain.full,
-                        means=plain.means, variance=plain.variance, basis=plain.basis,
-                        books=plain.books, codes=plain.codes)
+                        n=len(mapped.rowids), dims=len(mapped.means), full=mapped.full,
+                        means=mapped.means, variance=mapped.variance, basis=mapped.basis,
+                        books=mapped.books, codes=mapped.codes)
                 except ValueError:
                     coded = None
                 if coded is not None:
-                    return (plain.rowids, vector_file.RowIndex(plain.rowids), coded,
-                            vector_file.Stamps(plain.stamps), plain.unvectored)
+                    return (mapped.rowids, vector_file.RowIndex(mapped.rowids), coded,
+                            vector_file.Stamps(mapped.stamps), mapped.unvectored)
         loaded = vector_file.load(folder, name, scope)
         if loaded is None:
             return None
@@ -557,6 +569,8 @@ class RecallIndex:
         # the full one, so the exact nearest would fall out of it as the set grows.
         take = min(max(depth * 10, _SHORTLIST_MIN, len(rowids) // _SHORTLIST_EVERY),
                    len(rowids))
+        scores: Any
+        best: Any
         if isinstance(matrix, CodedSet):
             # No NumPy: the codes' shortlist, rescored with the whole vectors.
             mean, spread, rotated = matrix.moments(vector)
@@ -568,10 +582,10 @@ class RecallIndex:
         elif isinstance(matrix, builtins.list):
             import operator
 
-            scores: Any = [sum(map(operator.mul, row, vector)) for row in matrix]
+            scores = [sum(map(operator.mul, row, vector)) for row in matrix]
             mean = sum(scores) / len(scores)
             spread = math.sqrt(sum((x - mean) ** 2 for x in scores) / len(scores))
-            best: Any = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:depth]
+            best = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:depth]
         else:
             from wardian.memory.vector_file import numpy
 

@@ -128,7 +128,7 @@ def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
 
 
 def _dot(a: Sequence[float], b: Sequence[float]) -> float:
-    return sum(map(operator.mul, a, b))
+    return float(sum(map(operator.mul, a, b)))
 
 
 class CodedSet:

@@ -278,7 +278,7 @@ def _plain_array(view: mmap.mmap, base: int, offset: int, dtype: str, shape: lis
     if dtype[1] == "S":
         return FixedWidth(raw, width)
     kind = _PLAIN.get(dtype)
-    return raw.cast(kind) if kind else raw
+    return raw.cast(kind) if kind else raw  # type: ignore[call-overload]
 
 
 def save(folder: Path, name: str, scope: str, vectors: VectorSet) -> None:

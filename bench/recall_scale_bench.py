@@ -22,9 +22,10 @@ Run: ``.venv/bin/python bench/recall_scale_bench.py [--sizes 1000,10000,100000]
 What the process figure measures: every process imports from a byte-code cache
 (``PYTHONPYCACHEPREFIX`` under the bench's directory, written by the warm-up run), as an
 installed Wardian's do; a caller's ``PYTHONDONTWRITEBYTECODE`` is not passed on. With it
-and the prefix together nothing is cached, every process compiles NumPy (and Wardian)
-from source, and the 100k process (which imports NumPy to map its vectors) measured
-about 675 ms against 350 ms at 1k: the compile, not the recall.
+and the prefix together nothing is cached and every process compiles Wardian (and, when
+it imported NumPy to map its vectors, as the 100k process once did, NumPy) from source:
+then 675 ms against 350 ms at 1k, the compile, not the recall. The 100k process now
+searches the vector file's codes without NumPy (`wardian.memory.vector_codes`).
 
 Where the 100k misses came from (hit@5 0.890, then 0.910: 18 of 200 missed, all of them
 one template's, "what base branch do royal-wombat-webhook PRs target?" for "Open pull

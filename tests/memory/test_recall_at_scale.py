@@ -4,13 +4,20 @@
   even when each of its words is in more records than recall ranks exactly (every word
   is "common") and the record words the question otherwise;
 * the semantic search returns the exact nearest record even when the vector's leading
-  dimensions alone rank it far down (beyond a shortlist of a few hundred by the first 64).
+  dimensions alone rank it far down (beyond a shortlist of a few hundred by the first 64);
+* a process that has not loaded NumPy answers from a large scope's vector file without
+  importing it, with the same answers and the same nearest records as the NumPy search.
 
 Real SQLite (and PostgreSQL) stores, real embedding model."""
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -114,3 +121,65 @@ def test_the_nearest_record_is_found_when_its_leading_dimensions_rank_it_low(
     assert rowid in found
     assert abs(found[rowid].cosine - float(full[at])) < 1e-3
     assert set(found) == {int(rows[i][0]) for i in np.argsort(-full)[:30]}
+
+
+_CHILD = r"""
+import json, sys
+from wardian.memory.store import MemoryStore
+agent, query = sys.argv[1], sys.argv[2]
+store = MemoryStore()
+answers = [r.id for r in store.index.recall(agent, query, limit=10)]
+found = {}
+store.index._semantic_candidates(agent, None, store.index.embedder().embed(query), 30, found)
+one_query = "numpy" in sys.modules
+again = [r.id for r in store.index.recall(agent, query, limit=10)]
+print(json.dumps({"numpy": one_query, "numpy_after_two": "numpy" in sys.modules,
+                  "answers": answers, "again": again,
+                  "nearest": {str(k): v.cosine for k, v in found.items()}}))
+"""
+
+
+def test_a_one_shot_recall_over_a_large_scope_does_not_import_numpy(
+        wardian_home: Any) -> None:
+    """A new process (no NumPy loaded) recalls over a scope with more than `_NUMPY_FROM`
+    vectors whose set an earlier process wrote to disk: answering one query, it does not
+    import NumPy, returns the same answers as the NumPy search in the process that wrote
+    the set, and its semantic candidates are the exact 30 nearest records with their
+    cosines. One process per query, as ``wardian memory recall`` runs."""
+    import numpy as np
+
+    import wardian
+
+    store = MemoryStore()
+    rng = random.Random(21)
+    words = ["harbour", "ferry", "tide", "ticket", "pier", "crane", "cargo", "manifest",
+             "berth", "pilot", "buoy", "anchor", "dredge", "customs", "quay", "tug",
+             "ballast", "hull", "winch", "lighthouse", "schedule", "fuel", "deck", "crew"]
+    _insert(store, [" ".join(rng.choices(words, k=rng.randint(5, 11)))
+                    for _ in range(_NUMPY_FROM + 700)])
+    queries = ["when does the ferry leave the pier", "customs manifest for cargo",
+               "which tug pulls the crane barge", "anchor and ballast on the hull"]
+    built = [[r.id for r in store.index.recall(AGENT, q, limit=10)] for q in queries]
+    assert list((Path(store.path).parent / "vectors").glob("*.wvs")), "no set was written"
+    rows = store.conn.execute("SELECT r.rowid, v.vector FROM records r JOIN record_vectors v"
+                              " ON v.record_id = r.id ORDER BY r.rowid").fetchall()
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
+        len(rows), -1).astype(np.float64)
+    embedder = store.index.embedder()
+    assert embedder is not None
+    env = {**os.environ, "PYTHONPATH": str(Path(wardian.__file__).parents[1])}
+    for query, answers in zip(queries, built, strict=True):
+        done = subprocess.run([sys.executable, "-c", _CHILD, AGENT, query], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        seen = json.loads(done.stdout)
+        assert seen["numpy"] is False, query
+        assert seen["answers"][:5] == answers[:5], query
+        scores = matrix @ np.asarray(embedder.embed(query), dtype=np.float64)
+        exact = {int(rows[i][0]): float(scores[i]) for i in np.argsort(-scores)[:30]}
+        nearest = {int(k): v for k, v in seen["nearest"].items()}
+        assert set(nearest) == set(exact), query
+        assert all(abs(nearest[k] - exact[k]) < 1e-4 for k in exact), query
+        # A second query in the same process: it is long-running, and searches with
+        # NumPy from then on, with the same answers.
+        assert seen["numpy_after_two"] is True and seen["again"] == seen["answers"], query

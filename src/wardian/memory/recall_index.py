@@ -55,47 +55,49 @@ _COV_ROWS = 8_192
 _PREFILTER_Z = 2.0
 """Vector search keeps the head scores this many deviations above their mean."""
 _NUMPY_FROM = 1_500
-"""From this many vectors on, semantic recall uses NumPy (its import costs more than a
-pure-Python scan of fewer rows)."""
+"""From this many vectors on, a scope's vector set is built with NumPy and kept on disk
+(`wardian.memory.vector_file`) with its codes (`wardian.memory.vector_codes`): a later
+process searches them with NumPy when it has NumPy loaded, and without it otherwise.
+Fewer are scanned in pure Python (NumPy's import costs more than that scan)."""
 
 
 
 class _Matrix(NamedTuple):
     """A scope's vectors for NumPy search: all (n x 256 float16, as stored); each one's
-    coordinates (float32) along the set's `_PREFILTER_DIMS` principal directions
-    (``proj``, 256 x k) with the variance along each (``spread``); and the column means
-    and covariance (mean and spread of any query's scores; the covariance from a sample
-    past `_COV_ROWS` rows). `full` becomes
-    float32 (the same values) once the set serves a second query: converting the few
-    hundred rows a query rescores from float16 cost more than the rest of the search, and
-    a one-query process (``wardian memory recall``) would not get that back."""
+    centred coordinates (float32, ``head``) along the set's first `_PREFILTER_DIMS`
+    principal directions; those directions (``basis``, dims x dims, one per row, most
+    variance first) with the variance along each; and the column means (mean and spread
+    of any query's scores; the variance from a sample past `_COV_ROWS` rows). `full`
+    becomes float32 (the same values) once the set serves a second query: converting the
+    few hundred rows a query rescores from float16 cost more than the rest of the search,
+    and a one-query process (``wardian memory recall``) would not get that back."""
 
     full: Any
     head: Any
-    proj: Any
-    spread: Any
+    basis: Any
+    variance: Any
     means: Any
-    cov: Any
 
 
 def _principal_head(np: Any, full: Any, means: Any, cov: Any) -> tuple[Any, Any, Any]:
-    """(head, proj, spread) of a set's vectors `full` (n x dims) with column `means` and
-    covariance `cov`: the `_PREFILTER_DIMS` directions along which the vectors vary most
-    (``proj``, dims x k, float32), the variance along each (``spread``), and every
-    vector's centred coordinates along them (``head``, n x k, float32). A query's scores
-    by ``head`` are its full scores less their mean, as near as k of the dims dimensions
-    can come (the best k-dimensional approximation of the scores over the set), so the
-    rows they rank first hold the set's nearest."""
+    """(head, basis, variance) of a set's vectors `full` (n x dims) with column `means` and
+    covariance `cov`: the directions along which the vectors vary (``basis``, dims x dims
+    float32, one per row, most variance first), the variance along each, and every
+    vector's centred coordinates along the first `_PREFILTER_DIMS` (``head``, n x k,
+    float32). A query's scores by ``head`` are its full scores less their mean, as near
+    as k of the dims dimensions can come (the best k-dimensional approximation of the
+    scores over the set), so the rows they rank first hold the set's nearest."""
     k = min(_PREFILTER_DIMS, full.shape[1])
     values, vectors = np.linalg.eigh(cov.astype(np.float64))
-    order = np.argsort(values)[::-1][:k]
-    proj = np.ascontiguousarray(vectors[:, order], dtype=np.float32)
-    spread = np.maximum(values[order], 0.0).astype(np.float32)
+    order = np.argsort(values)[::-1]
+    basis = np.ascontiguousarray(vectors[:, order].T, dtype=np.float32)
+    variance = np.maximum(values[order], 0.0).astype(np.float32)
+    proj = np.ascontiguousarray(basis[:k].T)
     head = np.empty((full.shape[0], k), dtype=np.float32)
     for start in range(0, full.shape[0], _COV_ROWS):  # a block at a time: bounded memory
         block = full[start:start + _COV_ROWS].astype(np.float32) - means
         head[start:start + _COV_ROWS] = block @ proj
-    return head, proj, spread
+    return head, basis, variance
 
 
 def _phrase(token: str) -> str:
@@ -130,7 +132,8 @@ class RecallIndex:
         self.conn: sqlite3.Connection = db.conn
         self._held_db: sqlite3.Connection | None = None
         self._embedder: Embedder | _Unset | None = UNSET
-        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, ...]]] = {}
+        # (version, entry, name of the file the entry was read from or None)
+        self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, ...], str | None]] = {}
         self._vectors_query: dict[tuple[str, str | None], int] = {}
         self._queries = 0  # recall queries so far (a vector set's second query converts it)
         self._terms: TermStats | None = None
@@ -405,7 +408,7 @@ class RecallIndex:
         in scope without a vector) of the agent's active records in scope, by index,
         cached until anything writes to the file (`_version`, read unless given). The
         last item is None on PostgreSQL (not read there)."""
-        from wardian.memory import vector_file
+        from wardian.memory import vector_codes, vector_file
         from wardian.memory.embedding import MODEL, Embedder
 
         version = version or self._version()
@@ -414,10 +417,19 @@ class RecallIndex:
         if cached is not None and cached[0] == version:
             hit: tuple[Any, Any, Any, Any, Any] = cached[1]
             kept = hit[2]
-            if isinstance(kept, _Matrix) and kept.full.dtype.itemsize == 2 and \
-                    self._vectors_query.get(key) != self._queries:
+            later = self._vectors_query.get(key) != self._queries
+            if later and isinstance(kept, vector_codes.CodedSet) and cached[2] is not None:
+                # A second query: the process is long-running, and NumPy's import (once)
+                # costs less than searching the codes again and again.
+                again = self._vectors_on_disk(cached[2], vector_file.scope_key(
+                    agent_id, workspace, MODEL), plain=False)
+                if again is not None:
+                    hit = again
+                    self._vectors[key] = (version, hit, cached[2])
+                    kept = hit[2]
+            if isinstance(kept, _Matrix) and kept.full.dtype.itemsize == 2 and later:
                 hit = (*hit[:2], kept._replace(full=kept.full.astype("float32")), *hit[3:])
-                self._vectors[key] = (version, hit)
+                self._vectors[key] = (version, hit, cached[2])
             return hit
         if any(entry[0] != version for entry in self._vectors.values()):
             self._vectors.clear()  # other scopes' sets are as stale: let them go
@@ -435,15 +447,10 @@ class RecallIndex:
             stamp = self._disk_stamp()
             disk_scope = vector_file.scope_key(agent_id, workspace, MODEL)
             disk_name = None if stamp is None else vector_file.file_name(disk_scope, stamp)
-            loaded = None if disk_name is None else vector_file.load(
-                self._vector_folder(), disk_name, disk_scope)
-            if loaded is not None:
-                index = vector_file.RowIndex(loaded.rowids)
-                entry_on_disk = (loaded.rowids, index,
-                                 _Matrix(loaded.full, loaded.head, loaded.proj,
-                                         loaded.spread, loaded.means, loaded.cov),
-                                 vector_file.Stamps(loaded.stamps), loaded.unvectored)
-                self._vectors[key] = (version, entry_on_disk)
+            entry_on_disk = None if disk_name is None else self._vectors_on_disk(
+                disk_name, disk_scope, plain="numpy" not in sys.modules)
+            if entry_on_disk is not None:
+                self._vectors[key] = (version, entry_on_disk, disk_name)
                 self._vectors_query[key] = self._queries
                 return entry_on_disk
             # Every record in scope, in the same order as the vectors' join: the records
@@ -474,21 +481,53 @@ class RecallIndex:
             sample = full[::max(1, len(rows) // _COV_ROWS)].astype(np.float32)
             means = full.mean(axis=0, dtype=np.float32)
             cov = np.cov(sample, rowvar=False, bias=True).astype(np.float32)
-            matrix: Any = _Matrix(full, *_principal_head(np, full, means, cov), means, cov)
-            if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM:
-                # Kept for later processes (a small set is read faster than mapped).
+            matrix: Any = _Matrix(full, *_principal_head(np, full, means, cov), means)
+            if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM \
+                    and vector_codes.usable(full.shape[1]):
+                # Kept for later processes (a small set is read faster than mapped), with
+                # the codes a process without NumPy searches.
+                books, codes = vector_codes.encode(np, full, means, matrix.basis)
                 vector_file.save(self._vector_folder(), disk_name, disk_scope,
                                  vector_file.VectorSet(
                     rowids=np.asarray(rowids, dtype=np.int64),
                     stamps=np.asarray(stamps, dtype=np.bytes_), full=matrix.full,
-                    head=matrix.head, proj=matrix.proj, spread=matrix.spread,
-                    means=matrix.means, cov=matrix.cov, unvectored=unvectored))
+                    head=matrix.head, basis=matrix.basis, variance=matrix.variance,
+                    means=matrix.means, books=books, codes=codes, unvectored=unvectored))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
         entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
-        self._vectors[key] = (version, entry)
+        self._vectors[key] = (version, entry, None)
         self._vectors_query[key] = self._queries
         return entry
+
+    def _vectors_on_disk(self, name: str, scope: str, *, plain: bool
+                         ) -> tuple[Any, Any, Any, Any, Any] | None:
+        """`_vector_set`'s entry from the file ``name`` of `scope`, or None when there is no
+        usable one: searched with the codes (`wardian.memory.vector_codes.CodedSet`,
+        without NumPy) when `plain`, and with NumPy otherwise (or when the codes cannot
+        be read)."""
+        from wardian.memory import vector_codes, vector_file
+
+        folder = self._vector_folder()
+        if plain:
+            mapped = vector_file.load(folder, name, scope, plain=True)
+            if mapped is not None:
+                try:
+                    coded = vector_codes.CodedSet(
+                        n=len(mapped.rowids), dims=len(mapped.means), full=mapped.full,
+                        means=mapped.means, variance=mapped.variance, basis=mapped.basis,
+                        books=mapped.books, codes=mapped.codes)
+                except ValueError:
+                    coded = None
+                if coded is not None:
+                    return (mapped.rowids, vector_file.RowIndex(mapped.rowids), coded,
+                            vector_file.Stamps(mapped.stamps), mapped.unvectored)
+        loaded = vector_file.load(folder, name, scope)
+        if loaded is None:
+            return None
+        return (loaded.rowids, vector_file.RowIndex(loaded.rowids),
+                _Matrix(loaded.full, loaded.head, loaded.basis, loaded.variance, loaded.means),
+                vector_file.Stamps(loaded.stamps), loaded.unvectored)
 
     def _disk_stamp(self) -> tuple[int, int] | None:
         """(inode of the database file, its write counter ``memory_version.changes``):
@@ -519,38 +558,54 @@ class RecallIndex:
         rowids, position, matrix, stamps, _ = self._vector_set(agent_id, workspace)
         if not len(rowids):
             return None
+        from wardian.memory.vector_codes import CodedSet
         from wardian.memory.vector_file import RowIndex
 
         # Where each candidate found so far is in the set (one search for a mapped set).
         at = (position.many(found) if isinstance(position, RowIndex)
               else {rid: position[rid] for rid in found if rid in position})
-        if isinstance(matrix, builtins.list):
+        # The shortlist grows with the set: a fixed number of rows would keep a smaller
+        # share of a larger one, and the head's (or the codes') ranking is only close to
+        # the full one, so the exact nearest would fall out of it as the set grows.
+        take = min(max(depth * 10, _SHORTLIST_MIN, len(rowids) // _SHORTLIST_EVERY),
+                   len(rowids))
+        scores: Any
+        best: Any
+        if isinstance(matrix, CodedSet):
+            # No NumPy: the codes' shortlist, rescored with the whole vectors.
+            mean, spread, rotated = matrix.moments(vector)
+            pool = matrix.shortlist(rotated, take)
+            pooled = set(pool)
+            rest = [i for i in at.values() if i not in pooled]
+            scores = dict(zip(pool + rest, matrix.cosines(pool + rest, vector), strict=True))
+            best = sorted(pool, key=scores.__getitem__, reverse=True)[:depth]
+        elif isinstance(matrix, builtins.list):
             import operator
 
-            scores: Any = [sum(map(operator.mul, row, vector)) for row in matrix]
+            scores = [sum(map(operator.mul, row, vector)) for row in matrix]
             mean = sum(scores) / len(scores)
             spread = math.sqrt(sum((x - mean) ** 2 for x in scores) / len(scores))
-            best: Any = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:depth]
+            best = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:depth]
         else:
             from wardian.memory.vector_file import numpy
 
             np = numpy()
             query = np.asarray(vector, dtype=np.float32)
             mean = float(matrix.means @ query)
-            spread = math.sqrt(max(float(query @ matrix.cov @ query), 0.0))
-            # Every row scored along the set's principal directions (centred: the mean
-            # score is 0), then the shortlist rescored with the whole vectors.
-            head = query @ matrix.proj
+            # The query along every principal direction: the scores' variance is the
+            # variance along each weighted by the query's square there.
+            rotated = matrix.basis @ query
+            spread = math.sqrt(max(float((rotated * rotated) @ matrix.variance), 0.0))
+            # Every row scored along the set's leading principal directions (centred: the
+            # mean score is 0), then the shortlist rescored with the whole vectors.
+            k = matrix.head.shape[1]
+            head = rotated[:k]
             rough = matrix.head @ head
-            # The shortlist grows with the set: a fixed number of rows would keep a
-            # smaller share of a larger one, and the head's ranking is only close to
-            # the full one, so the exact nearest would fall out of it as the set grows.
-            take = min(max(depth * 10, _SHORTLIST_MIN, len(rowids) // _SHORTLIST_EVERY),
-                       len(rowids))
             # Selecting the best `take` of 100k scores costs more than scoring them; the
             # head scores' exact mean and spread give a cut that keeps a few thousand,
             # and only those are partitioned (all of them when the cut keeps too few).
-            cut = _PREFILTER_Z * math.sqrt(max(float((head * head) @ matrix.spread), 0.0))
+            cut = _PREFILTER_Z * math.sqrt(max(float((head * head) @ matrix.variance[:k]),
+                                               0.0))
             near = np.flatnonzero(rough > cut)
             if len(near) < take:
                 pool = np.argpartition(-rough, take - 1)[:take]

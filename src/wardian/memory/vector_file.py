@@ -3,30 +3,35 @@
 Semantic recall scans the vectors of every record in the asked scope. Reading them out of
 SQLite costs a process time proportional to the store (at 100k records most of a
 ``wardian memory recall``); this file holds what that read builds — the rowids (sorted),
-their ``updated_at``, the float16 vectors, the column means and covariance, the set's
-principal directions with the variance along each and every vector's coordinates along
-them (float32: what the search scans), and the records in scope without a vector — so a
-process maps it and touches only what a query scans.
+their ``updated_at``, the float16 vectors, the column means, the set's principal
+directions with the variance along each, every vector's coordinates along the leading
+ones (float32: what the NumPy search scans), the product-quantised codes a process
+without NumPy scans (`wardian.memory.vector_codes`), and the records in scope without a
+vector — so a process maps it and touches only what a query scans.
 
 Validity: a file is named by the store's write counter (``memory_version.changes``, moved
 by triggers on every change to ``records`` and ``record_vectors``) and the database file's
 inode, so any write, or another database file in its place, makes it unused; it is never
 read for another state of the store. A reader that finds no file builds the set from
 SQLite and writes it (atomically: temp file and rename), removing the scope's older files.
-Unreadable or malformed files are ignored (and rebuilt). The caller still checks every
-record it shows against the table (`RecallIndex._records_by_rowid`).
+Unreadable or malformed files, and files of an older format, are ignored (and rebuilt).
+The caller still checks every record it shows against the table
+(`RecallIndex._records_by_rowid`).
 
-Format: ``WVS1\\n``, an 8-byte little-endian header length, a JSON header (``scope``:
-`scope_key`; ``arrays``: name → ``[offset, dtype, shape]``; ``unvectored``: ``{rowid:
-updated_at}``), then the arrays from the next 64-byte boundary on, each at a 64-byte
-aligned offset from there.
+Format: ``WVS2\\n``, an 8-byte little-endian header length, a JSON header (``scope``:
+`scope_key`; ``arrays``: name → ``[offset, dtype, shape]``, NumPy's little-endian dtype
+strings; ``unvectored``: ``{rowid: updated_at}``), then the arrays from the next 64-byte
+boundary on, each at a 64-byte aligned offset from there.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+import math
 import mmap
 import os
+import sys
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -37,12 +42,14 @@ from wardian._fs import open_private, private_dir
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load", "numpy",
-           "save", "scope_key"]
+__all__ = ["FixedWidth", "RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load",
+           "numpy", "save", "scope_key"]
 
-_MAGIC = b"WVS1\n"
+_MAGIC = b"WVS2\n"
 _ALIGN = 64
-_ARRAYS = ("rowids", "stamps", "full", "head", "proj", "spread", "means", "cov")
+_ARRAYS = ("rowids", "stamps", "full", "head", "basis", "variance", "means", "books", "codes")
+_PLAIN = {"<i8": "q", "<f4": "f"}
+"""The arrays a reader without NumPy reads as typed memoryviews (the rest as bytes)."""
 
 
 _np: Any = None
@@ -64,39 +71,67 @@ def numpy() -> Any:
 
 
 class VectorSet:
-    """The arrays of one scope's vector set (NumPy arrays, memory-mapped when loaded).
+    """The arrays of one scope's vector set: NumPy arrays (memory-mapped when loaded), or,
+    as `load` reads them for a process without NumPy (``plain``), memoryviews over the
+    mapped file (``q`` and ``f`` for int64 and float32, bytes otherwise, ``stamps`` a
+    `FixedWidth`) with ``head`` None.
 
     Attributes:
         rowids: int64, sorted. stamps: bytes (``S``), the ``updated_at`` of each row.
-        full: float16 (n x dims). head: float32 (n x k), each row's centred vector
-        along `proj`. proj: float32 (dims x k), the k principal directions of the set.
-        spread: float32 (k), the variance along each. means: float32 (dims).
-        cov: float32 (dims x dims). unvectored: ``{rowid: updated_at}`` of the records in
-        scope without a vector.
+        full: float16 (n x dims). head: float32 (n x k), each row's centred vector along
+        the first k rows of `basis`. basis: float32 (dims x dims), the set's principal
+        directions, one per row, most variance first. variance: float32 (dims), along
+        each. means: float32 (dims). books, codes: `wardian.memory.vector_codes.encode`'s.
+        unvectored: ``{rowid: updated_at}`` of the records in scope without a vector.
     """
 
-    __slots__ = ("cov", "full", "head", "means", "proj", "rowids", "spread", "stamps",
-                 "unvectored")
+    __slots__ = ("basis", "books", "codes", "full", "head", "means", "rowids", "stamps",
+                 "unvectored", "variance")
 
-    def __init__(self, *, rowids: Any, stamps: Any, full: Any, head: Any, proj: Any,
-                 spread: Any, means: Any, cov: Any, unvectored: dict[int, str]) -> None:
+    def __init__(self, *, rowids: Any, stamps: Any, full: Any, head: Any, basis: Any,
+                 variance: Any, means: Any, books: Any, codes: Any,
+                 unvectored: dict[int, str]) -> None:
         self.rowids, self.stamps, self.full, self.head = rowids, stamps, full, head
-        self.proj, self.spread = proj, spread
-        self.means, self.cov, self.unvectored = means, cov, unvectored
+        self.basis, self.variance, self.means = basis, variance, means
+        self.books, self.codes, self.unvectored = books, codes, unvectored
+
+
+class FixedWidth(Sequence[bytes]):
+    """Fixed-width byte strings back to back (NumPy's ``S`` dtype), each without its
+    trailing NUL padding, as NumPy reads them."""
+
+    def __init__(self, view: Any, width: int) -> None:
+        self._view, self._width = view, width
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return bytes(self._view[i * self._width:(i + 1) * self._width]).rstrip(b"\0")
+
+    def __len__(self) -> int:
+        return len(self._view) // self._width if self._width else 0
 
 
 class RowIndex(Mapping[int, int]):
-    """``{rowid: row index}`` over a sorted rowid array, without a Python object per row."""
+    """``{rowid: row index}`` over a sorted rowid array (NumPy, or a ``q`` memoryview),
+    without a Python object per row."""
 
     def __init__(self, rowids: Any) -> None:
         self._rowids = rowids
+        self._plain = isinstance(rowids, memoryview)
 
     def get(self, rowid: object, default: Any = None) -> Any:
         """The row index of `rowid`, or `default`."""
-        np = numpy()
         if not isinstance(rowid, int):
             return default
-        i = int(np.searchsorted(self._rowids, rowid))
+        if self._plain:
+            i = bisect.bisect_left(self._rowids, rowid)
+        else:
+            i = int(numpy().searchsorted(self._rowids, rowid))
         return i if i < len(self._rowids) and int(self._rowids[i]) == rowid else default
 
     def __getitem__(self, rowid: int) -> int:
@@ -106,7 +141,10 @@ class RowIndex(Mapping[int, int]):
         return int(found)
 
     def many(self, rowids: Iterable[int]) -> dict[int, int]:
-        """``{rowid: row index}`` of those of `rowids` that are here, in one search."""
+        """``{rowid: row index}`` of those of `rowids` that are here (one search for a
+        NumPy array)."""
+        if self._plain:
+            return {rid: i for rid in rowids if (i := self.get(rid)) is not None}
         np = numpy()
         wanted = np.fromiter(rowids, dtype=np.int64)
         if not len(wanted) or not len(self._rowids):
@@ -126,7 +164,8 @@ class RowIndex(Mapping[int, int]):
 
 
 class Stamps(Sequence[str]):
-    """The ``updated_at`` texts of a `VectorSet`'s rows, decoded when read."""
+    """The ``updated_at`` texts of a `VectorSet`'s rows (NumPy ``S`` array or
+    `FixedWidth`), decoded when read."""
 
     def __init__(self, stamps: Any) -> None:
         self._stamps = stamps
@@ -187,10 +226,13 @@ def _data_start(header_size: int) -> int:
     return -(-(len(_MAGIC) + 8 + header_size) // _ALIGN) * _ALIGN
 
 
-def load(folder: Path, name: str, scope: str) -> VectorSet | None:
+def load(folder: Path, name: str, scope: str, *, plain: bool = False) -> VectorSet | None:
     """The set of `scope` in ``folder/name``, memory-mapped, or None when there is none,
     it cannot be read as one, or it holds another scope's set. NumPy is imported only
-    when there is a file (small sets have none)."""
+    when there is a file (small sets have none), and never with `plain` (the arrays are
+    then memoryviews, as `VectorSet` says; None on a big-endian machine)."""
+    if plain and sys.byteorder != "little":
+        return None
     try:
         with open(folder / name, "rb") as handle:
             if os.fstat(handle.fileno()).st_size < len(_MAGIC) + 8:
@@ -198,7 +240,6 @@ def load(folder: Path, name: str, scope: str) -> VectorSet | None:
             view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
-    np = numpy()
     try:
         if view[:len(_MAGIC)] != _MAGIC:
             return None
@@ -207,16 +248,37 @@ def load(folder: Path, name: str, scope: str) -> VectorSet | None:
         if header.get("scope") != scope:
             return None
         base = _data_start(size)
-        arrays = {}
-        for key in _ARRAYS:
-            offset, dtype, shape = header["arrays"][key]
-            count = int(np.prod(shape)) if shape else 1
-            arrays[key] = np.frombuffer(view, dtype=np.dtype(dtype), count=count,
-                                        offset=base + int(offset)).reshape(shape)
+        arrays = {key: (_plain_array if plain else _numpy_array)(
+            view, base, *header["arrays"][key]) for key in _ARRAYS if key != "head" or not plain}
         unvectored = {int(k): str(v) for k, v in header["unvectored"].items()}
     except (ValueError, KeyError, TypeError, IndexError):
         return None
+    arrays.setdefault("head", None)
     return VectorSet(unvectored=unvectored, **arrays)
+
+
+def _numpy_array(view: mmap.mmap, base: int, offset: int, dtype: str, shape: list[int]) -> Any:
+    """The array at `offset` from `base`, over the mapped file (raises ValueError when
+    it does not fit)."""
+    np = numpy()
+    count = int(np.prod(shape)) if shape else 1
+    return np.frombuffer(view, dtype=np.dtype(dtype), count=count,
+                         offset=base + int(offset)).reshape(shape)
+
+
+def _plain_array(view: mmap.mmap, base: int, offset: int, dtype: str, shape: list[int]) -> Any:
+    """The array at `offset` from `base` as a memoryview (`VectorSet`); raises ValueError
+    when it does not fit the file or its dtype has no fixed width."""
+    width = int(dtype[2:])
+    count = math.prod(int(d) for d in shape)
+    start = base + int(offset)
+    if width <= 0 or start < 0 or start + count * width > len(view):
+        raise ValueError("an array lies outside the file")
+    raw = memoryview(view)[start:start + count * width]
+    if dtype[1] == "S":
+        return FixedWidth(raw, width)
+    kind = _PLAIN.get(dtype)
+    return raw.cast(kind) if kind else raw  # type: ignore[call-overload]
 
 
 def save(folder: Path, name: str, scope: str, vectors: VectorSet) -> None:

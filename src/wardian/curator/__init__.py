@@ -115,6 +115,7 @@ from wardian.curator.segments import (
     pasted_spans,
     split_segments,
 )
+from wardian.curator.switches import Switch, may_switch, switch_of
 from wardian.curator.values import (
     EXCLUSIVE,
     distinct_subjects,
@@ -228,6 +229,7 @@ class _Candidate:
     evidence: str
     category: str
     text: str = ""  # set for habits and fixed-text rules; else rewritten lazily when used
+    switch: Switch | None = None  # the change of value it states (`switches.switch_of`)
 
     def memory_text(self) -> str:
         return self.text or rewrite(self.source, self.category)
@@ -822,11 +824,12 @@ def _save_or_update(
     best_rec, best_norm, best_sim = None, "", 0.0
     against: dict[str, Any] | None = None
     for rec, rnorm in norm_records:
-        if rec["id"] in updated or distinct_subjects(text, str(rec["text"])):
+        switched = cand.switch is not None and cand.switch.named_in(str(rec["text"]))
+        if rec["id"] in updated or (distinct_subjects(text, str(rec["text"])) and not switched):
             continue
         if cand.kind == "current" and rec.get("kind") != "current":
             continue  # a checkpoint never overwrites a stable record
-        if contradicts(text, str(rec["text"])) or value_change(text, str(rec["text"])):
+        if switched or contradicts(text, str(rec["text"])) or value_change(text, str(rec["text"])):
             sim = similarity(norm, rnorm)
             if against is None or sim > similarity(norm, normalise(str(against["text"]))):
                 against = rec
@@ -983,6 +986,66 @@ def _without_retracted(
             if c.kind != "stable" or c.seq not in last or c.start < last[c.seq]]
 
 
+SWITCH_SCORE = 0.8
+"""Score of the rule a later message gives another value when the earlier one was no
+candidate (a standing number, or an active record)."""
+_STANDING = re.compile(r"\b(?:every|each|per|always|by default|default)\b", re.IGNORECASE)
+"""A plain statement holding one of these words states a standing value ("poll every 30
+seconds"), not a one-off setting."""
+
+
+def _with_switches(
+    human: list[tuple[int, str]],
+    records: list[dict[str, Any]],
+    candidates: list[_Candidate],
+) -> list[_Candidate]:
+    """Candidates once a later human message gives an earlier rule's value another one
+    (`switches.switch_of`: "switch the formatter to Y, X fights with …", "make it 45 s
+    instead"): only the later value may be saved. The earlier rule is a stable candidate of
+    an earlier message naming the old value, else an earlier plain statement of a standing
+    value ("poll every 30 seconds", `_STANDING`), else an active record. Its stable
+    candidates naming the old value as in use are dropped; the rule is kept with the new
+    value — as the changing statement when that is a candidate already, else as the earlier
+    rule's text with the value replaced — and an active record naming the old value is
+    updated by it. A change of something no earlier rule or record names ("make it green
+    instead") is a task, not saved."""
+    out = list(candidates)
+    for seq, text in human:
+        if not may_switch(text) or message_is_paste(text):
+            continue
+        for seg in split_segments(seq, text):
+            switch = switch_of(seg.text)
+            if switch is None or not _segment_ok(seg) or is_question(seg.text):
+                continue
+            if _HEDGED.search(seg.text) or signals.quotes_agent(seg.text):
+                continue
+            earlier = [c for c in out if c.kind == "stable" and c.seq < seq
+                       and switch.named_in(c.memory_text())
+                       and switch.old.lower() not in stance(c.memory_text()).rejects]
+            base = earlier[-1].memory_text() if earlier else None
+            if base is None:
+                base = next((s.text for s_seq, s_text in reversed(human) if s_seq < seq
+                             for s in split_segments(s_seq, s_text)
+                             if _STANDING.search(s.text) and switch.named_in(s.text)
+                             and _segment_ok(s) and not is_question(s.text)), None)
+                base = rewrite(base, "convention") if base else None
+            if base is None:
+                base = next((str(r["text"]) for r in records
+                             if switch.named_in(str(r["text"]))), None)
+            if base is None:
+                continue
+            out = [c for c in out if c not in earlier]
+            here = [k for k, c in enumerate(out)
+                    if c.seq == seq and c.start < seg.end and seg.start < c.start + len(c.source)]
+            if here:
+                out[here[0]] = replace(out[here[0]], switch=switch)
+                continue
+            cand = _cand(seg, max([SWITCH_SCORE] + [c.score for c in earlier]), "stable",
+                         "convention", text)
+            out.append(replace(cand, text=switch.applied_to(base), switch=switch))
+    return out
+
+
 RESTATED_SCORE = 0.75
 """Score of a plain statement that gives an active record's subject another value."""
 
@@ -1121,6 +1184,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     candidates = _without_retired(human, candidates)
     candidates = _without_superseded(human, candidates)
     candidates = _without_retracted(human, candidates)
+    candidates = _with_switches(human, records, candidates)
     # a reply that picks one of the agent's options is recorded with that option's words
     # (signals.answers); the same reply read as a bare "let's go with B" would say nothing,
     # and the reason it gives ("B. we never block the request") is the choice's reason,

@@ -98,3 +98,73 @@ def test_a_change_of_something_else_is_no_new_value(texts: list[str], kept: str 
     assert not any(never in t for t in saved), saved
     if kept is not None:
         assert any(kept in t for t in saved), saved
+
+
+# --- 2. one statement, one record: a refusal's reason and rule, a request said again ------
+
+def _refused(command: str, reason: str) -> list[str]:
+    """Texts saved from a session where the user refuses the agent's `command` saying
+    `reason`."""
+    messages: list[dict[str, Any]] = [
+        {"seq": 0, "role": "user", "kind": "text", "meta": {},
+         "text": "the nightly import of the tide readings is failing, have a look"},
+        {"seq": 1, "role": "assistant", "kind": "tool_call", "meta": {},
+         "text": f"Bash({command})"},
+        {"seq": 2, "role": "tool", "kind": "tool_rejection", "meta": {},
+         "text": "The user doesn't want to proceed with this tool use. To tell you how to "
+                 f"proceed, the user said:\n{reason}"},
+        {"seq": 3, "role": "assistant", "kind": "text", "meta": {},
+         "text": "Understood. The import works again: the parser skips the blank rows."},
+    ]
+    ops = curate({"messages": messages, "records": [], "max_changes": 10})["operations"]
+    return [op["text"] for op in ops if op["op"] in ("save", "update")]
+
+
+REFUSALS_WITH_RULE = [
+    ("rake db:reset", "nope. that wipes the buoy calibration rows. never run db:reset here",
+     "db:reset", "calibration"),
+    ("kubectl delete pvc tide-cache",
+     "stop! the cache volume holds a week of readings. Do not delete volumes in this cluster",
+     "delete volumes", "week of readings"),
+]
+
+
+@pytest.mark.parametrize(("command", "reason", "rule", "why"), REFUSALS_WITH_RULE)
+def test_a_refusal_giving_a_reason_and_a_rule_is_one_record(command: str, reason: str,
+                                                             rule: str, why: str) -> None:
+    texts = _refused(command, reason)
+    assert len(texts) == 1, texts
+    assert rule in texts[0] and why in texts[0], texts
+
+
+def test_a_refusal_with_two_rules_keeps_both() -> None:
+    texts = _refused("git push --force origin trunk",
+                     "Never force-push to trunk. Always open a pull request for tide changes.")
+    assert any("force-push" in t for t in texts) and any("pull request" in t for t in texts)
+
+
+def test_a_refusal_giving_only_a_reason_is_still_saved() -> None:
+    texts = _refused("rm -rf data/raw", "no. data/raw is the only copy of the 2019 survey.")
+    assert len(texts) == 1 and "2019 survey" in texts[0], texts
+
+
+def test_a_request_repeated_about_a_main_part_is_one_record() -> None:
+    # "main" here describes a part (the main menu), it is no branch name
+    texts = _texts([
+        "the export entry is not in the main menu like i asked so move it out of the "
+        "settings drawer and check why the preview is blank",
+        "export_csv entry should be a top-level menu item not in the settings drawer",
+        "export_csv should have its own entry in the main menu.",
+    ])
+    assert sum("main menu" in t or "top-level" in t for t in texts) <= 2, texts
+    texts = _texts([
+        "export_csv should have its own entry in the main menu, not in the settings drawer.",
+        "export_csv should sit in the main menu as its own entry, never in the drawer.",
+    ])
+    assert len(texts) == 1, texts
+
+
+def test_a_branch_name_still_reads_as_a_branch() -> None:
+    texts = _texts(["Always open the pull requests against main.",
+                    "Always open the pull requests against develop."])
+    assert texts == ["Always open the pull requests against develop."], texts

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from wardian.curator.rules import match_rules
+from wardian.curator.rules import MAX_MEMORY_TEXT_CHARS, match_rules, rewrite
 from wardian.curator.segments import is_one_off, is_one_time
 
 __all__ = [
@@ -137,10 +137,13 @@ _COUNTER = re.compile(
 )
 """A question that proposes another way ("can't we change those funcs to take X instead?")."""
 _QUESTION_START = re.compile(
-    r"^\W*(?:what|why|how|where|when|which|who|whose|is|are|was|were|do|does|did|have|has|"
-    r"any|isn'?t|aren'?t|wdyt)\b",
+    r"^\W*(?:what|why|how|where|when|which|who|whose|is|are|was|were|(?:do|does|did)\b"
+    r"(?!\s+not\b)|have|has|any|isn'?t|aren'?t|wdyt)\b",
     re.IGNORECASE,
 )
+_RULE_START = re.compile(r"^\W*(?:never|always|don'?t|do not|dont|only)\b", re.IGNORECASE)
+"""A terse refusal sentence opening like a rule ("Never force-push to trunk.") says itself
+what holds; other terse sentences ("branch and PR") need the agent's next words."""
 _DEFERS = re.compile(
     r"\b(?:you decide|up to you|not sure|no preference|don'?t care|whatever you|your call|"
     r"skip(?: for now)?|later)\b",
@@ -461,26 +464,64 @@ def rejection_reasons(
                        text=f"The user rejected the agent's {context}: {reason}", score=0.83)
             )
             continue
+        mine: list[Signal] = []
+        message = text
         for start, sentence in sentences:
             question = sentence.endswith("?") or bool(_QUESTION_START.match(sentence))
             if question and not _COUNTER.match(sentence):
                 continue
             if is_routine(sentence) or len(sentence) < 4:
                 continue
-            if len(sentence.split()) <= MAX_TERSE_WORDS and not question:
+            if len(sentence.split()) <= MAX_TERSE_WORDS and not question and not (
+                    match_rules(sentence) and _RULE_START.match(sentence)):
                 # a terse reason ("Entire Inc.", "branch and PR") means what the agent then
                 # did with it: read it in the agent's next words, or leave it
                 meaning = _echo(texts, i, sentence.rstrip(".!"))
                 if meaning is None:
                     continue
                 text = f"Rejecting the agent's {context}, the user asked for: {meaning}."
-                out.append(Signal("rejection", seq, start, sentence, text=text, score=0.83))
+                mine.append(Signal("rejection", seq, start, sentence, text=text, score=0.83))
                 continue
-            out.append(
+            mine.append(
                 Signal("rejection", seq, start, sentence, source=sentence, context=context,
                        score=0.83)
             )
+        out += _reason_with_rule(mine, message)
     return out
+
+
+def _is_rule_sentence(sig: Signal) -> bool:
+    return bool(sig.source and not sig.text and match_rules(sig.source)
+                and not proposes_alternative(sig.source))
+
+
+def _reason_with_rule(found: list[Signal], message: str) -> list[Signal]:
+    """One refusal's sentence signals, with a plain reason folded into the rule it gives:
+    "that wipes the staging data. never run db:reset here" is one record, the rule with
+    its reason ("Never run db:reset here: that wipes the staging data."), quoting both
+    sentences; two records would say one thing twice. Unchanged when the refusal states
+    no rule, several rules, or more than one plain reason, or when the two together pass
+    `MAX_MEMORY_TEXT_CHARS`."""
+    ruled = [s for s in found if _is_rule_sentence(s)]
+    plain = [s for s in found if s.source and not s.text and not match_rules(s.source)
+             and not s.source.endswith("?") and not _QUESTION_START.match(s.source)]
+    if len(ruled) != 1 or len(plain) != 1:
+        return found
+    rule, reason = ruled[0], plain[0]
+    rule_text = rewrite(rule.source, "convention").rstrip(". ")
+    why = rewrite(reason.source, "correction").rstrip(". ")
+    if not rule_text or not why:
+        return found
+    if why[:1].isupper() and why[1:2].islower():
+        why = why[0].lower() + why[1:]
+    text = f"{rule_text}: {why}."
+    if len(text) > MAX_MEMORY_TEXT_CHARS:
+        return found
+    first, last = sorted((rule, reason), key=lambda s: s.start)
+    end = last.start + len(last.evidence)
+    evidence = message[first.start:end]
+    merged = replace(rule, start=first.start, evidence=evidence, text=text)
+    return [merged if s is rule else s for s in found if s is not reason]
 
 
 _ECHO_LEAD = re.compile(

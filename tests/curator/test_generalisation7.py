@@ -168,3 +168,70 @@ def test_a_branch_name_still_reads_as_a_branch() -> None:
     texts = _texts(["Always open the pull requests against main.",
                     "Always open the pull requests against develop."])
     assert texts == ["Always open the pull requests against develop."], texts
+
+
+# --- 3. work the user stops with something left: a checkpoint of what is left -----------
+
+def _stopped(report: str, last: str, after: list[dict[str, Any]] | None = None
+             ) -> list[dict[str, Any]]:
+    """Checkpoints saved from a session whose agent reports `report` and whose user then
+    says `last` (then the agent's messages `after`)."""
+    messages: list[dict[str, Any]] = [
+        {"seq": 0, "role": "user", "kind": "text", "meta": {},
+         "text": "port the tide report generator to the new charting module"},
+        {"seq": 1, "role": "assistant", "kind": "tool_call", "meta": {},
+         "text": "Bash(make test)"},
+        {"seq": 2, "role": "tool", "kind": "tool_result", "meta": {}, "text": "ok"},
+        {"seq": 3, "role": "assistant", "kind": "text", "meta": {}, "text": report},
+        {"seq": 4, "role": "user", "kind": "text", "meta": {}, "text": last},
+    ]
+    for k, msg in enumerate(after or []):
+        messages.append({"seq": 5 + k, "meta": {}, **msg})
+    ops = curate({"messages": messages, "records": [], "max_changes": 10})["operations"]
+    return [op for op in ops if op["op"] == "save" and op["kind"] == "current"]
+
+
+STOPPED = [
+    ("The importer reads the ledger rows and 9 tests pass. The currency conversion is not "
+     "written yet.", "ok stop here, currency conversion tomorrow", "currency conversion"),
+    ("The sprite atlas loads in the new renderer. The animation blending is not done.",
+     "leave the blending for next week", "blending"),
+    ("Signup works end to end. The password reset mail still fails with a 550 from the relay.",
+     "enough for today, i look at the reset mail on friday", "reset mail"),
+    ("Uploads go to the bucket now; the retry of dropped uploads is not implemented yet.",
+     "we do the upload retry tomorow", "retry"),
+]
+
+
+@pytest.mark.parametrize(("report", "last", "topic"), STOPPED)
+def test_work_stopped_with_a_part_left_is_a_checkpoint(report: str, last: str,
+                                                       topic: str) -> None:
+    current = _stopped(report, last)
+    assert len(current) == 1, current
+    assert topic in current[0]["text"].lower(), current
+    assert current[0]["evidence"] == last
+
+
+NOT_STOPPED = [
+    # finished work and a goodbye
+    ("All 14 tests pass and the generator draws every chart with the new module.",
+     "great, see you tomorrow", None),
+    # a new request, not a stop
+    ("The nightly job is not scheduled yet.", "schedule it for 2 am and add a log line",
+     [{"role": "assistant", "kind": "tool_call", "text": "Bash(crontab -l)"},
+      {"role": "assistant", "kind": "text", "text": "Scheduled for 2 am; the log line is in."}]),
+    # "tomorrow" inside a request the agent then carried out
+    ("The banner is not resized yet.", "tomorrow we demo it, so make the banner smaller now",
+     [{"role": "assistant", "kind": "tool_call", "text": "Edit(src/banner.css)"},
+      {"role": "assistant", "kind": "text",
+       "text": "The banner is 40% smaller; all 6 tests pass."}]),
+    # the user defers something the agent did not name as open
+    ("The generator draws every chart with the new module and all tests pass.",
+     "the colour palette we discuss next week", None),
+]
+
+
+@pytest.mark.parametrize(("report", "last", "after"), NOT_STOPPED)
+def test_no_stopped_checkpoint_without_a_part_left(report: str, last: str,
+                                                   after: list[dict[str, Any]] | None) -> None:
+    assert not any("stopped" in op["text"].lower() for op in _stopped(report, last, after))

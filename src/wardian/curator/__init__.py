@@ -1203,7 +1203,8 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     stated = {c.seq for c in candidates if c.kind == "stable"}
     # a last request that is itself a rule was saved as one: no "unfinished" copy of it
     checkpoints = [c for c in checkpoints if c.category != "unfinished" or c.seq not in stated
-                   or c.text.startswith(("Awaiting", signals.UNFINISHED_TASKS))]
+                   or c.text.startswith(("Awaiting", signals.UNFINISHED_TASKS,
+                                         signals.UNFINISHED_LEFT))]
     items = [normalise(item) for c in checkpoints if c.text.startswith(signals.UNFINISHED_TASKS)
              for item in c.text[len(signals.UNFINISHED_TASKS):].split(" Stopped on:")[0]
              .strip(" .").split("; ")]

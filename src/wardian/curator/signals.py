@@ -56,6 +56,8 @@ UNFINISHED_TASKS = "Unfinished tasks when the session ended:"
 """How a checkpoint of the task list's undone items opens."""
 UNFINISHED_REQUEST = "Unfinished when the session ended:"
 """How a checkpoint of the last request the agent did not finish opens."""
+UNFINISHED_LEFT = "Left open when the user stopped the session:"
+"""How a checkpoint of the part the agent named open, when the user stopped, opens."""
 MAX_CHECKPOINTS = 2
 """At most this many `current` checkpoints come from one session's unfinished state."""
 MAX_ITEM_LIST = 4
@@ -1063,7 +1065,80 @@ def unfinished(
                             score=0.78,
                         )
                     )
+    if not out:
+        left = _left_at_stop(texts)
+        if left is not None:
+            out.append(left)
     return out[:MAX_CHECKPOINTS]
+
+
+_LATER = re.compile(
+    r"\b(?:tomorrow|tomorow|tmrw|tmr|2morrow|next (?:time|week|session|sprint)|another day|"
+    r"(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|after the weekend|"
+    r"in the morning|enough for (?:today|now|tonight)|stop (?:here|there|for (?:today|now)))\b",
+    re.IGNORECASE,
+)
+"""A closing message putting work off ("X next time", "stop here", "i look at it monday")."""
+_OPEN_PART = re.compile(
+    r"\b(?:is|are) (?:still )?not (?:\w+ )?(?:started|done|finished|written|migrated|"
+    r"implemented|handled|rewritten|covered|wired(?: up)?|ported|converted|added|built|"
+    r"scheduled|resized|updated|fixed|tested)(?: yet)?\b"
+    r"|\bnot (?:\w+ ){0,2}yet\b|\bthat part is not done\b"
+    r"|\bstill (?:fails|failing|broken|crashes|errors)\b",
+    re.IGNORECASE,
+)
+"""A sentence of the agent's report naming a part of the work left open."""
+MAX_STOP_WORDS = 24
+"""A closing message at most this long can stop the session (a longer one asks for work)."""
+_TOPIC_STOP = frozenset(re.findall(
+    r"\S+", "the a an it is are not yet still and or of to in on for with we i do look at "
+             "leave ok okay stop here there today next time week tomorrow tomorow another day "
+             "this that those these enough now"))
+
+
+def _topic(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9][a-z0-9_-]{2,}", text.lower()) if w not in _TOPIC_STOP}
+
+
+def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None:
+    """The part of the work the agent's last report names open ("the currency conversion
+    is not written yet", `_OPEN_PART`) when the session's last human message stops or puts
+    work off (`_LATER`: "ok stop here, currency conversion tomorrow", "leave the blending
+    for next week") and the agent did no work after it. The message must be a short
+    statement, and name what the open part names (a shared word) unless it only signs off
+    (`is_sign_off`). The checkpoint quotes the user's closing message; None otherwise."""
+    human = [i for i, (_, msg, _) in enumerate(texts) if _is_human(msg)]
+    if not human:
+        return None
+    last = human[-1]
+    seq, _, closing = texts[last]
+    stripped = closing.strip()
+    if (len(stripped.split()) > MAX_STOP_WORDS or "?" in stripped
+            or not _LATER.search(stripped)):
+        return None
+    if any(m.get("role") == "assistant" and m.get("kind") == "tool_call"
+           for _, m, _ in texts[last + 1:]):
+        return None  # the agent went on working: the message asked for work
+    prose = [t for _, m, t in texts[:last]
+             if m.get("role") == "assistant" and m.get("kind") == "text"]
+    if not prose or not any(_is_human(m) for _, m, _ in texts[:last]):
+        return None
+    report = prose[-1]
+    open_parts = [m.group(0).strip(" *_>-") for m in _PROSE_SENTENCE.finditer(report)
+                  if _OPEN_PART.search(m.group(0)) and not m.group(0).rstrip().endswith("?")]
+    if not open_parts:
+        return None
+    said = _topic(stripped)
+    named = [p for p in open_parts if said & _topic(p)]
+    if not named and not is_sign_off(stripped):
+        return None
+    parts = " ".join((named or open_parts)[:2])
+    if len(parts) > MAX_REPORT_CHARS:
+        parts = parts[:MAX_REPORT_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    if parts.split(" ", 1)[0].isalpha():
+        parts = parts[0].upper() + parts[1:]
+    return Signal("unfinished", seq, closing.index(stripped), stripped[:1_000],
+                  text=f"{UNFINISHED_LEFT} {parts}", record_kind="current", score=0.8)
 
 
 def _asked_request(texts: list[tuple[int, dict[str, Any], str]], human_idx: list[int]) -> int:

@@ -235,3 +235,55 @@ NOT_STOPPED = [
 def test_no_stopped_checkpoint_without_a_part_left(report: str, last: str,
                                                    after: list[dict[str, Any]] | None) -> None:
     assert not any("stopped" in op["text"].lower() for op in _stopped(report, last, after))
+
+
+# --- 4. a correction of the agent's claim without "don't": "that's wrong, X" ---------------
+
+def _after_claim(claim: str, reply: str) -> list[str]:
+    """Texts saved from a session where the agent claims `claim` and the user replies."""
+    messages: list[dict[str, Any]] = [
+        {"seq": 0, "role": "user", "kind": "text", "meta": {},
+         "text": "the event consumer drops messages after a broker restart, have a look"},
+        {"seq": 1, "role": "assistant", "kind": "text", "meta": {}, "text": claim},
+        {"seq": 2, "role": "user", "kind": "text", "meta": {}, "text": reply},
+        {"seq": 3, "role": "assistant", "kind": "text", "meta": {},
+         "text": "Understood. The consumer now commits offsets after processing; 8 tests pass."},
+    ]
+    ops = curate({"messages": messages, "records": [], "max_changes": 10})["operations"]
+    return [op["text"] for op in ops if op["op"] in ("save", "update")]
+
+
+CLAIM_CORRECTIONS = [
+    ("Kafka needs ZooKeeper here, so I'll add a zookeeper service to the compose file.",
+     "that's wrong, the cluster runs in KRaft mode and has no ZooKeeper at all", "KRaft"),
+    ("Rounding each line with round() is fine for the invoice totals.",
+     "not true. amounts are Decimal with banker's rounding, round() on floats drifts",
+     "Decimal"),
+    ("The consumer group id can be random per pod.",
+     "no, that's not right: every pod shares the group id orders-consumer, offsets live there",
+     "orders-consumer"),
+    ("I'll move the consumer to the v3 client API.",
+     "wrong, stay on the v2 client until the platform team migrates the brokers", "v2 client"),
+]
+
+
+@pytest.mark.parametrize(("claim", "reply", "rule"), CLAIM_CORRECTIONS)
+def test_a_plain_correction_of_the_agent_is_saved(claim: str, reply: str, rule: str) -> None:
+    texts = _after_claim(claim, reply)
+    assert any(rule in t for t in texts), texts
+    assert not any(t.lower().startswith(("that's wrong", "not true", "wrong", "no,"))
+                   for t in texts), texts
+
+
+NOT_CLAIM_CORRECTIONS = [
+    "that's wrong, I ran it yesterday and it printed 42",
+    "not true? let me check the broker logs",
+    "no that's wrong. try again",
+    "that's not right, just redo the chart for this run",
+    "wrong file, open the other consumer",
+]
+
+
+@pytest.mark.parametrize("reply", NOT_CLAIM_CORRECTIONS)
+def test_a_rejection_saying_no_rule_saves_nothing(reply: str) -> None:
+    assert _after_claim("The consumer group id can be random per pod.", reply) == []

@@ -1046,6 +1046,60 @@ def _with_switches(
     return out
 
 
+CLAIM_CORRECTION_SCORE = 0.78
+"""Score of a plain statement in a message that opens by calling the agent wrong."""
+_CLAIM_WRONG = re.compile(
+    r"^\W*(?:(?:no|nope|nah)\W+)?(?:(?:that'?s|thats|that is|this is|it'?s|its)\s+"
+    r"(?:wrong|incorrect|false|not (?:true|right|correct))|not true|wrong|incorrect)"
+    r"(?:\s*[,.;:!\u2013\u2014-]+\s*|\s*$)",
+    re.IGNORECASE,
+)
+"""A message opening by calling what the agent said or did wrong ("that's wrong, …", "not
+true. …", "no, that's not right: …"); "wrong file, …" names a thing and is not one."""
+_PAST_OR_SELF = re.compile(
+    r"\b(?:i|we) (?:\w+ed|ran|did|tried|saw|got|had|was|were|said|told|wrote)\b"
+    r"|\b(?:yesterday|earlier|last (?:time|week)|just now|again)\b",
+    re.IGNORECASE,
+)
+"""What the user did or saw ("I ran it yesterday"), not how things are: no rule."""
+
+
+def _claim_corrections(
+    human: list[tuple[int, str]],
+    messages: list[dict[str, Any]],
+    found: list[_Candidate],
+) -> list[_Candidate]:
+    """Plain statements (no cue word) in a human message that opens by calling the agent's
+    last words wrong (`_CLAIM_WRONG`): "that's wrong, the cluster runs in KRaft mode" says
+    how things are instead. Each statement after the opener is a correction when it is no
+    question, no one-off, no report of what the user did (`_PAST_OR_SELF`), has
+    `MIN_CONTENT_WORDS` content words and is not already a candidate; the opener itself is
+    not part of the record."""
+    agent_said = {m.get("seq") for k, m in enumerate(messages)
+                  if m.get("role") == "user" and any(
+                      p.get("role") == "assistant" and p.get("kind") == "text"
+                      for p in messages[:k])}
+    taken = {(c.seq, c.start) for c in found}
+    out: list[_Candidate] = []
+    for seq, text in human:
+        opener = _CLAIM_WRONG.match(text)
+        if opener is None or seq not in agent_said or message_is_paste(text):
+            continue
+        for seg in split_segments(seq, text):
+            if (seq, seg.start) in taken or seg.end <= opener.end():
+                continue
+            cut = max(0, opener.end() - seg.start)
+            words = seg.text[cut:].strip()
+            if (not words or is_question(words) or is_one_off(words) or _HEDGED.search(words)
+                    or _PAST_OR_SELF.search(words) or signals.is_routine(words)
+                    or signals.quotes_agent(words) or not _segment_ok(seg)
+                    or _content_words(words) < MIN_CONTENT_WORDS or _is_fragment(words)):
+                continue
+            cand = _cand(seg, CLAIM_CORRECTION_SCORE, "stable", "correction", text)
+            out.append(replace(cand, source=words))
+    return out
+
+
 RESTATED_SCORE = 0.75
 """Score of a plain statement that gives an active record's subject another value."""
 
@@ -1181,6 +1235,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
         if (c := _from_signal(sig)) is not None
     ]
     candidates += _restated(human, records, candidates)
+    candidates += _claim_corrections(human, messages, candidates)
     candidates = _without_retired(human, candidates)
     candidates = _without_superseded(human, candidates)
     candidates = _without_retracted(human, candidates)

@@ -287,3 +287,42 @@ NOT_CLAIM_CORRECTIONS = [
 @pytest.mark.parametrize("reply", NOT_CLAIM_CORRECTIONS)
 def test_a_rejection_saying_no_rule_saves_nothing(reply: str) -> None:
     assert _after_claim("The consumer group id can be random per pod.", reply) == []
+
+
+# --- 5. the platform said without a subject, or the tool the team works with --------------
+
+PLATFORM = [
+    ("targets Java 21, nothing older.", "Java 21"),
+    ("Compiles against OpenSSL 3.0 on every runner.", "OpenSSL 3.0"),
+    ("we deploy with kamal to both regions", "kamal"),
+    ("We release with goreleaser from the tag pipeline.", "goreleaser"),
+    ("we package with briefcase for all three desktops", "briefcase"),
+]
+NOT_PLATFORM = [
+    "we deployed with nomad jobs last year",
+    "should we deploy with nomad jobs?",
+    "we build with it in the container",
+    "support Java 17 in the parser too",
+    "we test with the staging keys just this once",
+]
+
+
+@pytest.mark.parametrize(("text", "value"), PLATFORM)
+def test_a_platform_said_plainly_is_saved(text: str, value: str) -> None:
+    texts = _texts([f"add a health endpoint to the relay. {text}"])
+    assert any(value in t for t in texts), texts
+
+
+@pytest.mark.parametrize("text", NOT_PLATFORM)
+def test_a_platform_asked_about_past_or_one_off_is_not_saved(text: str) -> None:
+    assert _texts([f"add a health endpoint to the relay. {text}"]) == []
+
+
+def test_a_number_changed_later_is_kept_new_and_quoted_without_the_old_one() -> None:
+    ops = _ops(["In the uploader, reject files larger than 20 MB. We ship with flatpak, the "
+                "snap build is unmaintained.",
+                "make the limit 50 MB instead, 20 is too tight for the scans"])
+    saved = [op for op in ops if op["op"] == "save"]
+    assert any("50 MB" in op["text"] for op in saved), saved
+    assert not any("20 MB" in op["text"] + op["evidence"] for op in saved), saved
+    assert any("flatpak" in op["text"] for op in saved), saved

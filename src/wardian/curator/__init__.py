@@ -1002,8 +1002,11 @@ def _with_switches(
     """Candidates once a later human message gives an earlier rule's value another one
     (`switches.switch_of`: "switch the formatter to Y, X fights with …", "make it 45 s
     instead"): only the later value may be saved. The earlier rule is a stable candidate of
-    an earlier message naming the old value, else an earlier plain statement of a standing
-    value ("poll every 30 seconds", `_STANDING`), else an active record. Its stable
+    an earlier message naming the old value, else an earlier plain statement naming it — a
+    number with the new value's unit ("idle after 90 seconds"), or a name said as a standing
+    value (`_STANDING`: "lint with X every time") — else an active record. A candidate of
+    an earlier message quoting the old value beside its own sentence quotes only its
+    sentence. Its stable
     candidates naming the old value as in use are dropped; the rule is kept with the new
     value — as the changing statement when that is a candidate already, else as the earlier
     rule's text with the value replaced — and an active record naming the old value is
@@ -1026,7 +1029,8 @@ def _with_switches(
             if base is None:
                 base = next((s.text for s_seq, s_text in reversed(human) if s_seq < seq
                              for s in split_segments(s_seq, s_text)
-                             if _STANDING.search(s.text) and switch.named_in(s.text)
+                             if (switch.unit or _STANDING.search(s.text))
+                             and switch.named_in(s.text)
                              and _segment_ok(s) and not is_question(s.text)), None)
                 base = rewrite(base, "convention") if base else None
             if base is None:
@@ -1035,6 +1039,12 @@ def _with_switches(
             if base is None:
                 continue
             out = [c for c in out if c not in earlier]
+            # a record's quote carries no value the session replaced: the rule beside
+            # "… idle after 90 seconds." quotes its own sentence
+            out = [replace(c, evidence=c.source[:MAX_EVIDENCE_CHARS])
+                   if c.seq < seq and c.evidence != c.source and c.source in c.evidence
+                   and switch.named_in(c.evidence) and not switch.named_in(c.source) else c
+                   for c in out]
             here = [k for k, c in enumerate(out)
                     if c.seq == seq and c.start < seg.end and seg.start < c.start + len(c.source)]
             if here:

@@ -84,6 +84,14 @@ NOT_SWITCHES = [
     (["Run the 12 smoke tests before each push.",
       "make the font 14 px instead, 12 is tiny on the kiosk"],
      "12 smoke tests", "14 px"),
+    # the change is limited to a part the earlier rule does not name
+    (["Always use mocks for the payment client in unit tests.",
+      "use fakes instead of mocks in the e2e suite, the mocks hide the retries"],
+     "mocks for the payment client", "fakes for the payment client"),
+    # "from X to Y" in a task moves something, it changes no rule
+    (["Always seed staging with the fixture dump before a demo.",
+      "copy the dump from staging to prod, prod is empty"],
+     "seed staging", "seed prod"),
     # a one-off change with nothing said before
     (["add an export button to the report page",
       "make it green instead, red reads as an error"],

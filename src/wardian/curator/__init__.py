@@ -1023,19 +1023,20 @@ def _with_switches(
             if _HEDGED.search(seg.text) or signals.quotes_agent(seg.text):
                 continue
             earlier = [c for c in out if c.kind == "stable" and c.seq < seq
-                       and switch.named_in(c.memory_text())
+                       and switch.named_in(c.memory_text()) and switch.fits(c.memory_text())
                        and switch.old.lower() not in stance(c.memory_text()).rejects]
             base = earlier[-1].memory_text() if earlier else None
             if base is None:
                 base = next((s.text for s_seq, s_text in reversed(human) if s_seq < seq
                              for s in split_segments(s_seq, s_text)
                              if (switch.unit or _STANDING.search(s.text))
-                             and switch.named_in(s.text)
+                             and switch.named_in(s.text) and switch.fits(s.text)
                              and _segment_ok(s) and not is_question(s.text)), None)
                 base = rewrite(base, "convention") if base else None
             if base is None:
                 base = next((str(r["text"]) for r in records
-                             if switch.named_in(str(r["text"]))), None)
+                             if switch.named_in(str(r["text"]))
+                             and switch.fits(str(r["text"]))), None)
             if base is None:
                 continue
             out = [c for c in out if c not in earlier]

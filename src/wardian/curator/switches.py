@@ -6,14 +6,16 @@
   the new value follows "to"; the old one opens the next clause (the reason it goes);
 - "make the timeout 45 s instead, 90 s blocks the pool": the new value comes before
   "instead";
-- "use plotnine instead of matplotlib", "replace cabal with stack", "swap X for Y", "from
-  X to Y": both are named.
+- "use plotnine instead of matplotlib", "replace cabal with stack", "swap X for Y",
+  "switch the builds from X to Y": both are named.
 
 A value is a name ("fourmolu", "lua-format") or a number with its unit ("45 s", "2000 ms");
 a number without a unit is none (its subject is unknown), and the old value must be of the
 new one's type (a name for a name, a number for a number). Which earlier rule the change is
 about is the caller's question (`Switch.named_in`): the old value must be named there with
-the new one's unit. Word patterns, not understanding: a change said any other way is not read.
+the new one's unit, and a part the change names ("… in the e2e suite", `Switch.scope`)
+must be one the rule names too (`Switch.fits`). Word patterns, not understanding: a change
+said any other way is not read.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ _INSTEAD = re.compile(
 _NAMED = re.compile(
     rf"(?P<new>{_VALUE})\s+(?:instead of|rather than|in place of)\s+(?P<old>{_VALUE})"
     rf"|\b(?:replace|swap)\s+(?P<old2>{_VALUE})\s+(?:with|for)\s+(?P<new2>{_VALUE})"
-    rf"|\bfrom\s+(?P<old3>{_VALUE})\s+to\s+(?P<new3>{_VALUE})",
+    rf"|\b(?:switch|chang|mov|migrat|go)\w*\b(?:\s+[\w.'-]+){{0,3}}?\s+from\s+"
+    rf"(?P<old3>{_VALUE})\s+to\s+(?P<new3>{_VALUE})",
     re.IGNORECASE,
 )
 _REASON = re.compile(
@@ -55,6 +58,11 @@ _REASON = re.compile(
 """The clause after the change opening on the old value: ", ormolu fights with …"."""
 _CUE = re.compile(r"\b(?:switch|change|move|instead|rather than|in place of|replace|swap|from)\b",
                   re.IGNORECASE)
+_WORDS = re.compile(r"[a-z0-9][\w.+#-]*")
+_SCOPE = re.compile(r"\b(?:in|for|on|within|inside|across)\s+((?:[\w.+#/-]+\s*){1,4})",
+                    re.IGNORECASE)
+_SCOPE_STOP = frozenset(re.findall(r"\S+", "the a an this that these those our my all every "
+                                           "each now it them"))
 _SPLIT_NUMBER = re.compile(rf"^({_NUMBER})\s*({_UNIT})?$")
 
 
@@ -71,6 +79,14 @@ class Switch:
     new: str
     old: str
     unit: str
+    scope: frozenset[str] = frozenset()
+    """Content words of the part the change is limited to ("… in the e2e suite")."""
+
+    def fits(self, text: str) -> bool:
+        """True when the change may be about `text`: it names no part, or one `text`
+        names ("use fakes instead of mocks in the e2e suite" is not about "use mocks in
+        unit tests")."""
+        return not self.scope or bool(self.scope & set(_WORDS.findall(text.lower())))
 
     def _old_pattern(self) -> re.Pattern[str]:
         number = _SPLIT_NUMBER.match(self.old)
@@ -122,6 +138,9 @@ def switch_of(text: str) -> Switch | None:
             return None
         new, old = match.group("new"), reason.group("old")
     new, old = new.rstrip(".-"), old.rstrip(".-")
+    clause = re.split(r"[,;:]|\s[-–—]\s", text, maxsplit=1)[0]
+    scope = frozenset(w for m in _SCOPE.finditer(clause) for w in _WORDS.findall(m.group(1).lower())
+                      if w not in _SCOPE_STOP and w not in (new.lower(), old.lower()))
     new_kind, old_kind = _kind(new), _kind(old)
     if new_kind is None or old_kind is None or new_kind[0] != old_kind[0]:
         return None
@@ -132,4 +151,4 @@ def switch_of(text: str) -> Switch | None:
         old = bare.group(1)  # ", 30 drains the battery": the 30 is in the new value's unit
     if new.lower() == old.lower():
         return None
-    return Switch(new, old, new_kind[1])
+    return Switch(new, old, new_kind[1], scope)

@@ -233,6 +233,9 @@ NOT_STOPPED = [
      [{"role": "assistant", "kind": "tool_call", "text": "Edit(src/banner.css)"},
       {"role": "assistant", "kind": "text",
        "text": "The banner is 40% smaller; all 6 tests pass."}]),
+    # a part left as the user asked is not open work
+    ("The generator is ported; the old module is not removed yet, as you asked.",
+     "good, stop here", None),
     # the user defers something the agent did not name as open
     ("The generator draws every chart with the new module and all tests pass.",
      "the colour palette we discuss next week", None),
@@ -289,6 +292,8 @@ NOT_CLAIM_CORRECTIONS = [
     "no that's wrong. try again",
     "that's not right, just redo the chart for this run",
     "wrong file, open the other consumer",
+    "not true, it compiles fine on my machine",
+    "that's wrong. revert the last commit and start over",
 ]
 
 

@@ -1073,6 +1073,13 @@ _PAST_OR_SELF = re.compile(
     re.IGNORECASE,
 )
 """What the user did or saw ("I ran it yesterday"), not how things are: no rule."""
+_ACT_NOW = re.compile(
+    r"^\W*(?:it|this|that|they|he|she)\b|\b(?:revert|rerun|re-run|retry|undo|redo|restart|"
+    r"start over|try again|roll back)\b|\b(?:my|your) (?:machine|laptop|box|setup)\b",
+    re.IGNORECASE,
+)
+"""A statement about the thing at hand ("it compiles fine on my machine") or a step to take
+now ("revert the last commit and start over"): no rule either."""
 
 
 def _claim_corrections(
@@ -1083,7 +1090,8 @@ def _claim_corrections(
     """Plain statements (no cue word) in a human message that opens by calling the agent's
     last words wrong (`_CLAIM_WRONG`): "that's wrong, the cluster runs in KRaft mode" says
     how things are instead. Each statement after the opener is a correction when it is no
-    question, no one-off, no report of what the user did (`_PAST_OR_SELF`), has
+    question, no one-off, no report of what the user did (`_PAST_OR_SELF`), no statement
+    about the thing at hand or step to take now (`_ACT_NOW`), has
     `MIN_CONTENT_WORDS` content words and is not already a candidate; the opener itself is
     not part of the record."""
     agent_said = {m.get("seq") for k, m in enumerate(messages)
@@ -1102,7 +1110,8 @@ def _claim_corrections(
             cut = max(0, opener.end() - seg.start)
             words = seg.text[cut:].strip()
             if (not words or is_question(words) or is_one_off(words) or _HEDGED.search(words)
-                    or _PAST_OR_SELF.search(words) or signals.is_routine(words)
+                    or _PAST_OR_SELF.search(words) or _ACT_NOW.search(words)
+                    or signals.is_routine(words)
                     or signals.quotes_agent(words) or not _segment_ok(seg)
                     or _content_words(words) < MIN_CONTENT_WORDS or _is_fragment(words)):
                 continue

@@ -1088,6 +1088,10 @@ _OPEN_PART = re.compile(
     re.IGNORECASE,
 )
 """A sentence of the agent's report naming a part of the work left open."""
+_LEFT_ON_PURPOSE = re.compile(
+    r"\b(?:as (?:you )?(?:asked|requested|agreed|discussed)|on purpose|deliberately|"
+    r"intentionally|by design)\b", re.IGNORECASE)
+"""A part the agent left as the user asked ("not removed yet, as you asked") is not open."""
 MAX_STOP_WORDS = 24
 """A closing message at most this long can stop the session (a longer one asks for work)."""
 _TOPIC_STOP = frozenset(re.findall(
@@ -1104,7 +1108,8 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
     """The part of the work the agent's last report names open ("the currency conversion
     is not written yet", `_OPEN_PART`) when the session's last human message stops or puts
     work off (`_LATER`: "ok stop here, currency conversion tomorrow", "leave the blending
-    for next week") and the agent did no work after it. The message must be a short
+    for next week") and the agent did no work after it; a part left as the user asked
+    (`_LEFT_ON_PURPOSE`) is not open. The message must be a short
     statement, and name what the open part names (a shared word) unless it only signs off
     (`is_sign_off`). The checkpoint quotes the user's closing message; None otherwise."""
     human = [i for i, (_, msg, _) in enumerate(texts) if _is_human(msg)]
@@ -1125,7 +1130,8 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
         return None
     report = prose[-1]
     open_parts = [m.group(0).strip(" *_>-") for m in _PROSE_SENTENCE.finditer(report)
-                  if _OPEN_PART.search(m.group(0)) and not m.group(0).rstrip().endswith("?")]
+                  if _OPEN_PART.search(m.group(0)) and not _LEFT_ON_PURPOSE.search(m.group(0))
+                  and not m.group(0).rstrip().endswith("?")]
     if not open_parts:
         return None
     said = _topic(stripped)

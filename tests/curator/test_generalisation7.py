@@ -317,6 +317,9 @@ NOT_PLATFORM = [
     "we build with it in the container",
     "support Java 17 in the parser too",
     "we test with the staging keys just this once",
+    "we deploy with confidence now",
+    "we publish with care, the docs site is public",
+    "targets the 5 biggest customers first",
 ]
 
 

@@ -208,6 +208,7 @@ RULES: tuple[Rule, ...] = (
         r"runs? on|(?:is|are) on|(?:deploys?|ships?) (?:on|to))|we(?:'re| are) (?:still )?on"
         # the subject left out, the verb's -s says it is the project ("targets Java 21")
         r"|(?:only\s+)?(?:targets|supports|(?:builds|compiles) (?:with|against|on)|runs on))\s+"
+        r"(?!(?:the|a|an|our|my|their|its|all|only|about|around|over|under|up|to|at)\b)"
         r"(?:[A-Za-z.][\w.+#-]*\s+){1,2}v?\d+(?:\.\d+)*(?!\s*(?:minutes?|seconds?|hours?|"
         r"days?|workers?|threads?|times?|ms|s|%))\b(?![^.]*\?)",
     ),
@@ -220,7 +221,9 @@ RULES: tuple[Rule, ...] = (
         # pronoun: "we build with it")
         r"^\W*(?:(?:and|also|btw|fyi|here)\W+)?we\s+(?:always\s+|only\s+)?(?:deploy|release|"
         r"ship|package|build|bundle|provision|publish)\s+(?:with|via|using|through)\s+"
-        r"(?!(?:it|this|that|them|those|these|a|an|the|my|your)\b)`?[A-Za-z][\w.+#-]*"
+        r"(?!(?:it|this|that|them|those|these|a|an|the|my|your|some|any|whatever|anything|"
+        r"something|everything|nothing|one|two|three|four|five|care|caution|confidence|ease|"
+        r"pride|love|joy|help|luck|time|delay|notice)\b)`?[A-Za-z][\w.+#-]*"
         r"(?![^.]*\?)",
     ),
     _r(

@@ -88,6 +88,10 @@ NOT_SWITCHES = [
     (["Always use mocks for the payment client in unit tests.",
       "use fakes instead of mocks in the e2e suite, the mocks hide the retries"],
      "mocks for the payment client", "fakes for the payment client"),
+    # what changes is another thing than the earlier rule's
+    (["Run the e2e suite on chrome before each release.",
+      "switch the screenshot tests to firefox, chrome renders the fonts differently"],
+     "e2e suite on chrome", "e2e suite on firefox"),
     # "from X to Y" in a task moves something, it changes no rule
     (["Always seed staging with the fixture dump before a demo.",
       "copy the dump from staging to prod, prod is empty"],

@@ -38,13 +38,17 @@ _NOT_VALUES = frozenset(re.findall(
 """Words that open a clause without naming a value ("…, it fights …", "…, the old one …")."""
 
 _TO = re.compile(
-    rf"\b(?:switch|change|move)\b(?:\s+[\w.'-]+){{0,4}}?\s+(?:over\s+)?to\s+(?P<new>{_VALUE})"
-    rf"(?P<rest>.*)$",
+    rf"\b(?:switch|change|move)\b(?P<subject>(?:\s+[\w.'-]+){{0,4}}?)\s+(?:over\s+)?to\s+"
+    rf"(?P<new>{_VALUE})(?P<rest>.*)$",
     re.IGNORECASE,
 )
 _INSTEAD = re.compile(
-    rf"(?:^|\s)(?P<new>{_VALUE})\s+instead\b(?!\s+of\b)(?P<rest>.*)$", re.IGNORECASE
+    rf"^(?P<subject>.*?)(?:^|\s)(?P<new>{_VALUE})\s+instead\b(?!\s+of\b)(?P<rest>.*)$",
+    re.IGNORECASE,
 )
+_SUBJECT_STOP = frozenset(re.findall(
+    r"\S+", "the a an it that this them those these its our my your make use set every each "
+             "also just please pls actually ok okay so and then now all over"))
 _NAMED = re.compile(
     rf"(?P<new>{_VALUE})\s+(?:instead of|rather than|in place of)\s+(?P<old>{_VALUE})"
     rf"|\b(?:replace|swap)\s+(?P<old2>{_VALUE})\s+(?:with|for)\s+(?P<new2>{_VALUE})"
@@ -66,6 +70,13 @@ _SCOPE_STOP = frozenset(re.findall(r"\S+", "the a an this that these those our m
 _SPLIT_NUMBER = re.compile(rf"^({_NUMBER})\s*({_UNIT})?$")
 
 
+def _stem_shared(a: str, b: str) -> bool:
+    """True when `a` and `b` open on one stem: equal, or a shared start of at least four
+    letters that is the whole of the shorter one ("lint" / "linter")."""
+    short, long_ = sorted((a, b), key=len)
+    return (len(short) >= 4 and long_.startswith(short)) or a == b
+
+
 @dataclass(frozen=True)
 class Switch:
     """One change of value.
@@ -81,12 +92,23 @@ class Switch:
     unit: str
     scope: frozenset[str] = frozenset()
     """Content words of the part the change is limited to ("… in the e2e suite")."""
+    subject: frozenset[str] = frozenset()
+    """Content words naming what changes ("switch the *screenshot tests* to firefox")."""
 
     def fits(self, text: str) -> bool:
         """True when the change may be about `text`: it names no part, or one `text`
         names ("use fakes instead of mocks in the e2e suite" is not about "use mocks in
-        unit tests")."""
-        return not self.scope or bool(self.scope & set(_WORDS.findall(text.lower())))
+        unit tests"); and for a name (a number is tied by its unit), what changes is
+        named in `text` too, a shared stem of four letters enough ("switch the linter
+        to Y" is about "lint with X"; "switch the screenshot tests to firefox" is not
+        about "run the e2e suite on chrome")."""
+        words = set(_WORDS.findall(text.lower()))
+        if self.scope and not self.scope & words:
+            return False
+        if self.unit or not self.subject:
+            return True
+        return any(_stem_shared(a, b) for a in self.subject for b in words)
+
 
     def _old_pattern(self) -> re.Pattern[str]:
         number = _SPLIT_NUMBER.match(self.old)
@@ -126,6 +148,7 @@ def may_switch(text: str) -> bool:
 def switch_of(text: str) -> Switch | None:
     """The change of value `text` states, or None (see the module docstring)."""
     named = _NAMED.search(text)
+    subject: frozenset[str] = frozenset()
     if named:
         new = named.group("new") or named.group("new2") or named.group("new3")
         old = named.group("old") or named.group("old2") or named.group("old3")
@@ -137,6 +160,10 @@ def switch_of(text: str) -> Switch | None:
         if reason is None:
             return None
         new, old = match.group("new"), reason.group("old")
+        lead = _WORDS.findall(match.group("subject").lower())
+        if match.re is _INSTEAD and lead:
+            lead = lead[1:]  # the verb that makes the change ("make", "poll")
+        subject = frozenset(w for w in lead if w not in _SUBJECT_STOP)
     new, old = new.rstrip(".-"), old.rstrip(".-")
     clause = re.split(r"[,;:]|\s[-–—]\s", text, maxsplit=1)[0]
     scope = frozenset(w for m in _SCOPE.finditer(clause) for w in _WORDS.findall(m.group(1).lower())
@@ -151,4 +178,4 @@ def switch_of(text: str) -> Switch | None:
         old = bare.group(1)  # ", 30 drains the battery": the 30 is in the new value's unit
     if new.lower() == old.lower():
         return None
-    return Switch(new, old, new_kind[1], scope)
+    return Switch(new, old, new_kind[1], scope, subject)

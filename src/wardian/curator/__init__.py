@@ -1094,10 +1094,10 @@ def _claim_corrections(
     about the thing at hand or step to take now (`_ACT_NOW`), has
     `MIN_CONTENT_WORDS` content words and is not already a candidate; the opener itself is
     not part of the record."""
-    agent_said = {m.get("seq") for k, m in enumerate(messages)
-                  if m.get("role") == "user" and any(
-                      p.get("role") == "assistant" and p.get("kind") == "text"
-                      for p in messages[:k])}
+    first_prose = next((k for k, m in enumerate(messages)
+                        if m.get("role") == "assistant" and m.get("kind") == "text"), None)
+    agent_said = set() if first_prose is None else {
+        m.get("seq") for m in messages[first_prose + 1:] if m.get("role") == "user"}
     taken = {(c.seq, c.start) for c in found}
     out: list[_Candidate] = []
     for seq, text in human:

@@ -115,6 +115,7 @@ from wardian.curator.segments import (
     pasted_spans,
     split_segments,
 )
+from wardian.curator.switches import Switch, may_switch, switch_of
 from wardian.curator.values import (
     EXCLUSIVE,
     distinct_subjects,
@@ -228,6 +229,7 @@ class _Candidate:
     evidence: str
     category: str
     text: str = ""  # set for habits and fixed-text rules; else rewritten lazily when used
+    switch: Switch | None = None  # the change of value it states (`switches.switch_of`)
 
     def memory_text(self) -> str:
         return self.text or rewrite(self.source, self.category)
@@ -822,11 +824,12 @@ def _save_or_update(
     best_rec, best_norm, best_sim = None, "", 0.0
     against: dict[str, Any] | None = None
     for rec, rnorm in norm_records:
-        if rec["id"] in updated or distinct_subjects(text, str(rec["text"])):
+        switched = cand.switch is not None and cand.switch.named_in(str(rec["text"]))
+        if rec["id"] in updated or (distinct_subjects(text, str(rec["text"])) and not switched):
             continue
         if cand.kind == "current" and rec.get("kind") != "current":
             continue  # a checkpoint never overwrites a stable record
-        if contradicts(text, str(rec["text"])) or value_change(text, str(rec["text"])):
+        if switched or contradicts(text, str(rec["text"])) or value_change(text, str(rec["text"])):
             sim = similarity(norm, rnorm)
             if against is None or sim > similarity(norm, normalise(str(against["text"]))):
                 against = rec
@@ -983,6 +986,140 @@ def _without_retracted(
             if c.kind != "stable" or c.seq not in last or c.start < last[c.seq]]
 
 
+SWITCH_SCORE = 0.8
+"""Score of the rule a later message gives another value when the earlier one was no
+candidate (a standing number, or an active record)."""
+_STANDING = re.compile(r"\b(?:every|each|per|always|by default|default)\b", re.IGNORECASE)
+"""A plain statement holding one of these words states a standing value ("poll every 30
+seconds"), not a one-off setting."""
+
+
+def _with_switches(
+    human: list[tuple[int, str]],
+    records: list[dict[str, Any]],
+    candidates: list[_Candidate],
+) -> list[_Candidate]:
+    """Candidates once a later human message gives an earlier rule's value another one
+    (`switches.switch_of`: "switch the formatter to Y, X fights with …", "make it 45 s
+    instead"): only the later value may be saved. The earlier rule is a stable candidate of
+    an earlier message naming the old value, else an earlier plain statement naming it — a
+    number with the new value's unit ("idle after 90 seconds"), or a name said as a standing
+    value (`_STANDING`: "lint with X every time") — else an active record. A candidate of
+    an earlier message quoting the old value beside its own sentence quotes only its
+    sentence. Its stable
+    candidates naming the old value as in use are dropped; the rule is kept with the new
+    value — as the changing statement when that is a candidate already, else as the earlier
+    rule's text with the value replaced — and an active record naming the old value is
+    updated by it. A change of something no earlier rule or record names ("make it green
+    instead") is a task, not saved."""
+    out = list(candidates)
+    for seq, text in human:
+        if not may_switch(text) or message_is_paste(text):
+            continue
+        for seg in split_segments(seq, text):
+            switch = switch_of(seg.text)
+            if switch is None or not _segment_ok(seg) or is_question(seg.text):
+                continue
+            if _HEDGED.search(seg.text) or signals.quotes_agent(seg.text):
+                continue
+            earlier = [c for c in out if c.kind == "stable" and c.seq < seq
+                       and switch.named_in(c.memory_text()) and switch.fits(c.memory_text())
+                       and switch.old.lower() not in stance(c.memory_text()).rejects]
+            base = earlier[-1].memory_text() if earlier else None
+            if base is None:
+                base = next((s.text for s_seq, s_text in reversed(human) if s_seq < seq
+                             for s in split_segments(s_seq, s_text)
+                             if (switch.unit or _STANDING.search(s.text))
+                             and switch.named_in(s.text) and switch.fits(s.text)
+                             and _segment_ok(s) and not is_question(s.text)), None)
+                base = rewrite(base, "convention") if base else None
+            if base is None:
+                base = next((str(r["text"]) for r in records
+                             if switch.named_in(str(r["text"]))
+                             and switch.fits(str(r["text"]))), None)
+            if base is None:
+                continue
+            out = [c for c in out if c not in earlier]
+            # a record's quote carries no value the session replaced: the rule beside
+            # "… idle after 90 seconds." quotes its own sentence
+            out = [replace(c, evidence=c.source[:MAX_EVIDENCE_CHARS])
+                   if c.seq < seq and c.evidence != c.source and c.source in c.evidence
+                   and switch.named_in(c.evidence) and not switch.named_in(c.source) else c
+                   for c in out]
+            here = [k for k, c in enumerate(out)
+                    if c.seq == seq and c.start < seg.end and seg.start < c.start + len(c.source)]
+            if here:
+                out[here[0]] = replace(out[here[0]], switch=switch)
+                continue
+            cand = _cand(seg, max([SWITCH_SCORE] + [c.score for c in earlier]), "stable",
+                         "convention", text)
+            out.append(replace(cand, text=switch.applied_to(base), switch=switch))
+    return out
+
+
+CLAIM_CORRECTION_SCORE = 0.78
+"""Score of a plain statement in a message that opens by calling the agent wrong."""
+_CLAIM_WRONG = re.compile(
+    r"^\W*(?:(?:no|nope|nah)\W+)?(?:(?:that'?s|thats|that is|this is|it'?s|its)\s+"
+    r"(?:wrong|incorrect|false|not (?:true|right|correct))|not true|wrong|incorrect)"
+    r"(?:\s*[,.;:!\u2013\u2014-]+\s*|\s*$)",
+    re.IGNORECASE,
+)
+"""A message opening by calling what the agent said or did wrong ("that's wrong, …", "not
+true. …", "no, that's not right: …"); "wrong file, …" names a thing and is not one."""
+_PAST_OR_SELF = re.compile(
+    r"\b(?:i|we) (?:\w+ed|ran|did|tried|saw|got|had|was|were|said|told|wrote)\b"
+    r"|\b(?:yesterday|earlier|last (?:time|week)|just now|again)\b",
+    re.IGNORECASE,
+)
+"""What the user did or saw ("I ran it yesterday"), not how things are: no rule."""
+_ACT_NOW = re.compile(
+    r"^\W*(?:it|this|that|they|he|she)\b|\b(?:revert|rerun|re-run|retry|undo|redo|restart|"
+    r"start over|try again|roll back)\b|\b(?:my|your) (?:machine|laptop|box|setup)\b",
+    re.IGNORECASE,
+)
+"""A statement about the thing at hand ("it compiles fine on my machine") or a step to take
+now ("revert the last commit and start over"): no rule either."""
+
+
+def _claim_corrections(
+    human: list[tuple[int, str]],
+    messages: list[dict[str, Any]],
+    found: list[_Candidate],
+) -> list[_Candidate]:
+    """Plain statements (no cue word) in a human message that opens by calling the agent's
+    last words wrong (`_CLAIM_WRONG`): "that's wrong, the cluster runs in KRaft mode" says
+    how things are instead. Each statement after the opener is a correction when it is no
+    question, no one-off, no report of what the user did (`_PAST_OR_SELF`), no statement
+    about the thing at hand or step to take now (`_ACT_NOW`), has
+    `MIN_CONTENT_WORDS` content words and is not already a candidate; the opener itself is
+    not part of the record."""
+    first_prose = next((k for k, m in enumerate(messages)
+                        if m.get("role") == "assistant" and m.get("kind") == "text"), None)
+    agent_said = set() if first_prose is None else {
+        m.get("seq") for m in messages[first_prose + 1:] if m.get("role") == "user"}
+    taken = {(c.seq, c.start) for c in found}
+    out: list[_Candidate] = []
+    for seq, text in human:
+        opener = _CLAIM_WRONG.match(text)
+        if opener is None or seq not in agent_said or message_is_paste(text):
+            continue
+        for seg in split_segments(seq, text):
+            if (seq, seg.start) in taken or seg.end <= opener.end():
+                continue
+            cut = max(0, opener.end() - seg.start)
+            words = seg.text[cut:].strip()
+            if (not words or is_question(words) or is_one_off(words) or _HEDGED.search(words)
+                    or _PAST_OR_SELF.search(words) or _ACT_NOW.search(words)
+                    or signals.is_routine(words)
+                    or signals.quotes_agent(words) or not _segment_ok(seg)
+                    or _content_words(words) < MIN_CONTENT_WORDS or _is_fragment(words)):
+                continue
+            cand = _cand(seg, CLAIM_CORRECTION_SCORE, "stable", "correction", text)
+            out.append(replace(cand, source=words))
+    return out
+
+
 RESTATED_SCORE = 0.75
 """Score of a plain statement that gives an active record's subject another value."""
 
@@ -1118,9 +1255,11 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
         if (c := _from_signal(sig)) is not None
     ]
     candidates += _restated(human, records, candidates)
+    candidates += _claim_corrections(human, messages, candidates)
     candidates = _without_retired(human, candidates)
     candidates = _without_superseded(human, candidates)
     candidates = _without_retracted(human, candidates)
+    candidates = _with_switches(human, records, candidates)
     # a reply that picks one of the agent's options is recorded with that option's words
     # (signals.answers); the same reply read as a bare "let's go with B" would say nothing,
     # and the reason it gives ("B. we never block the request") is the choice's reason,
@@ -1139,7 +1278,8 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     stated = {c.seq for c in candidates if c.kind == "stable"}
     # a last request that is itself a rule was saved as one: no "unfinished" copy of it
     checkpoints = [c for c in checkpoints if c.category != "unfinished" or c.seq not in stated
-                   or c.text.startswith(("Awaiting", signals.UNFINISHED_TASKS))]
+                   or c.text.startswith(("Awaiting", signals.UNFINISHED_TASKS,
+                                         signals.UNFINISHED_LEFT))]
     items = [normalise(item) for c in checkpoints if c.text.startswith(signals.UNFINISHED_TASKS)
              for item in c.text[len(signals.UNFINISHED_TASKS):].split(" Stopped on:")[0]
              .strip(" .").split("; ")]

@@ -205,9 +205,26 @@ RULES: tuple[Rule, ...] = (
         # library supports Python 3.10 and later" (present tense only: "we targeted" is past)
         r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:(?:we|it|(?:the|our|this) [\w-]+)\s+"
         r"(?:only\s+|still\s+)?(?:targets?|supports?|(?:builds?|compiles?) (?:with|against|on)|"
-        r"runs? on|(?:is|are) on|(?:deploys?|ships?) (?:on|to))|we(?:'re| are) (?:still )?on)\s+"
-        r"(?:[A-Za-z][\w.+#-]*\s+){1,2}v?\d+(?:\.\d+)*(?!\s*(?:minutes?|seconds?|hours?|"
+        r"runs? on|(?:is|are) on|(?:deploys?|ships?) (?:on|to))|we(?:'re| are) (?:still )?on"
+        # the subject left out, the verb's -s says it is the project ("targets Java 21")
+        r"|(?:only\s+)?(?:targets|supports|(?:builds|compiles) (?:with|against|on)|runs on))\s+"
+        r"(?!(?:the|a|an|our|my|their|its|all|only|about|around|over|under|up|to|at)\b)"
+        r"(?:[A-Za-z.][\w.+#-]*\s+){1,2}v?\d+(?:\.\d+)*(?!\s*(?:minutes?|seconds?|hours?|"
         r"days?|workers?|threads?|times?|ms|s|%))\b(?![^.]*\?)",
+    ),
+    _r(
+        "team-toolchain",
+        "convention",
+        0.76,
+        # the tool the team builds, deploys or releases with, said as a present fact: "we
+        # deploy with kamal", "we release with goreleaser" (not "we deployed with", not a
+        # pronoun: "we build with it")
+        r"^\W*(?:(?:and|also|btw|fyi|here)\W+)?we\s+(?:always\s+|only\s+)?(?:deploy|release|"
+        r"ship|package|build|bundle|provision|publish)\s+(?:with|via|using|through)\s+"
+        r"(?!(?:it|this|that|them|those|these|a|an|the|my|your|some|any|whatever|anything|"
+        r"something|everything|nothing|one|two|three|four|five|care|caution|confidence|ease|"
+        r"pride|love|joy|help|luck|time|delay|notice)\b)`?[A-Za-z][\w.+#-]*"
+        r"(?![^.]*\?)",
     ),
     _r(
         "standing-fact",

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from wardian.curator.rules import match_rules
+from wardian.curator.rules import MAX_MEMORY_TEXT_CHARS, match_rules, rewrite
 from wardian.curator.segments import is_one_off, is_one_time
 
 __all__ = [
@@ -56,6 +56,8 @@ UNFINISHED_TASKS = "Unfinished tasks when the session ended:"
 """How a checkpoint of the task list's undone items opens."""
 UNFINISHED_REQUEST = "Unfinished when the session ended:"
 """How a checkpoint of the last request the agent did not finish opens."""
+UNFINISHED_LEFT = "Left open when the user stopped the session:"
+"""How a checkpoint of the part the agent named open, when the user stopped, opens."""
 MAX_CHECKPOINTS = 2
 """At most this many `current` checkpoints come from one session's unfinished state."""
 MAX_ITEM_LIST = 4
@@ -137,10 +139,13 @@ _COUNTER = re.compile(
 )
 """A question that proposes another way ("can't we change those funcs to take X instead?")."""
 _QUESTION_START = re.compile(
-    r"^\W*(?:what|why|how|where|when|which|who|whose|is|are|was|were|do|does|did|have|has|"
-    r"any|isn'?t|aren'?t|wdyt)\b",
+    r"^\W*(?:what|why|how|where|when|which|who|whose|is|are|was|were|(?:do|does|did)\b"
+    r"(?!\s+not\b)|have|has|any|isn'?t|aren'?t|wdyt)\b",
     re.IGNORECASE,
 )
+_RULE_START = re.compile(r"^\W*(?:never|always|don'?t|do not|dont|only)\b", re.IGNORECASE)
+"""A terse refusal sentence opening like a rule ("Never force-push to trunk.") says itself
+what holds; other terse sentences ("branch and PR") need the agent's next words."""
 _DEFERS = re.compile(
     r"\b(?:you decide|up to you|not sure|no preference|don'?t care|whatever you|your call|"
     r"skip(?: for now)?|later)\b",
@@ -461,26 +466,64 @@ def rejection_reasons(
                        text=f"The user rejected the agent's {context}: {reason}", score=0.83)
             )
             continue
+        mine: list[Signal] = []
+        message = text
         for start, sentence in sentences:
             question = sentence.endswith("?") or bool(_QUESTION_START.match(sentence))
             if question and not _COUNTER.match(sentence):
                 continue
             if is_routine(sentence) or len(sentence) < 4:
                 continue
-            if len(sentence.split()) <= MAX_TERSE_WORDS and not question:
+            if len(sentence.split()) <= MAX_TERSE_WORDS and not question and not (
+                    match_rules(sentence) and _RULE_START.match(sentence)):
                 # a terse reason ("Entire Inc.", "branch and PR") means what the agent then
                 # did with it: read it in the agent's next words, or leave it
                 meaning = _echo(texts, i, sentence.rstrip(".!"))
                 if meaning is None:
                     continue
                 text = f"Rejecting the agent's {context}, the user asked for: {meaning}."
-                out.append(Signal("rejection", seq, start, sentence, text=text, score=0.83))
+                mine.append(Signal("rejection", seq, start, sentence, text=text, score=0.83))
                 continue
-            out.append(
+            mine.append(
                 Signal("rejection", seq, start, sentence, source=sentence, context=context,
                        score=0.83)
             )
+        out += _reason_with_rule(mine, message)
     return out
+
+
+def _is_rule_sentence(sig: Signal) -> bool:
+    return bool(sig.source and not sig.text and match_rules(sig.source)
+                and not proposes_alternative(sig.source))
+
+
+def _reason_with_rule(found: list[Signal], message: str) -> list[Signal]:
+    """One refusal's sentence signals, with a plain reason folded into the rule it gives:
+    "that wipes the staging data. never run db:reset here" is one record, the rule with
+    its reason ("Never run db:reset here: that wipes the staging data."), quoting both
+    sentences; two records would say one thing twice. Unchanged when the refusal states
+    no rule, several rules, or more than one plain reason, or when the two together pass
+    `MAX_MEMORY_TEXT_CHARS`."""
+    ruled = [s for s in found if _is_rule_sentence(s)]
+    plain = [s for s in found if s.source and not s.text and not match_rules(s.source)
+             and not s.source.endswith("?") and not _QUESTION_START.match(s.source)]
+    if len(ruled) != 1 or len(plain) != 1:
+        return found
+    rule, reason = ruled[0], plain[0]
+    rule_text = rewrite(rule.source, "convention").rstrip(". ")
+    why = rewrite(reason.source, "correction").rstrip(". ")
+    if not rule_text or not why:
+        return found
+    if why[:1].isupper() and why[1:2].islower():
+        why = why[0].lower() + why[1:]
+    text = f"{rule_text}: {why}."
+    if len(text) > MAX_MEMORY_TEXT_CHARS:
+        return found
+    first, last = sorted((rule, reason), key=lambda s: s.start)
+    end = last.start + len(last.evidence)
+    evidence = message[first.start:end]
+    merged = replace(rule, start=first.start, evidence=evidence, text=text)
+    return [merged if s is rule else s for s in found if s is not reason]
 
 
 _ECHO_LEAD = re.compile(
@@ -1022,7 +1065,86 @@ def unfinished(
                             score=0.78,
                         )
                     )
+    if not out:
+        left = _left_at_stop(texts)
+        if left is not None:
+            out.append(left)
     return out[:MAX_CHECKPOINTS]
+
+
+_LATER = re.compile(
+    r"\b(?:tomorrow|tomorow|tmrw|tmr|2morrow|next (?:time|week|session|sprint)|another day|"
+    r"(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|after the weekend|"
+    r"in the morning|enough for (?:today|now|tonight)|stop (?:here|there|for (?:today|now)))\b",
+    re.IGNORECASE,
+)
+"""A closing message putting work off ("X next time", "stop here", "i look at it monday")."""
+_OPEN_PART = re.compile(
+    r"\b(?:is|are) (?:still )?not (?:\w+ )?(?:started|done|finished|written|migrated|"
+    r"implemented|handled|rewritten|covered|wired(?: up)?|ported|converted|added|built|"
+    r"scheduled|resized|updated|fixed|tested)(?: yet)?\b"
+    r"|\bnot (?:\w+ ){0,2}yet\b|\bthat part is not done\b"
+    r"|\bstill (?:fails|failing|broken|crashes|errors)\b",
+    re.IGNORECASE,
+)
+"""A sentence of the agent's report naming a part of the work left open."""
+_LEFT_ON_PURPOSE = re.compile(
+    r"\b(?:as (?:you )?(?:asked|requested|agreed|discussed)|on purpose|deliberately|"
+    r"intentionally|by design)\b", re.IGNORECASE)
+"""A part the agent left as the user asked ("not removed yet, as you asked") is not open."""
+MAX_STOP_WORDS = 24
+"""A closing message at most this long can stop the session (a longer one asks for work)."""
+_TOPIC_STOP = frozenset(re.findall(
+    r"\S+", "the a an it is are not yet still and or of to in on for with we i do look at "
+             "leave ok okay stop here there today next time week tomorrow tomorow another day "
+             "this that those these enough now"))
+
+
+def _topic(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9][a-z0-9_-]{2,}", text.lower()) if w not in _TOPIC_STOP}
+
+
+def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None:
+    """The part of the work the agent's last report names open ("the currency conversion
+    is not written yet", `_OPEN_PART`) when the session's last human message stops or puts
+    work off (`_LATER`: "ok stop here, currency conversion tomorrow", "leave the blending
+    for next week") and the agent did no work after it; a part left as the user asked
+    (`_LEFT_ON_PURPOSE`) is not open. The message must be a short
+    statement, and name what the open part names (a shared word) unless it only signs off
+    (`is_sign_off`). The checkpoint quotes the user's closing message; None otherwise."""
+    human = [i for i, (_, msg, _) in enumerate(texts) if _is_human(msg)]
+    if not human:
+        return None
+    last = human[-1]
+    seq, _, closing = texts[last]
+    stripped = closing.strip()
+    if (len(stripped.split()) > MAX_STOP_WORDS or "?" in stripped
+            or not _LATER.search(stripped)):
+        return None
+    if any(m.get("role") == "assistant" and m.get("kind") == "tool_call"
+           for _, m, _ in texts[last + 1:]):
+        return None  # the agent went on working: the message asked for work
+    prose = [t for _, m, t in texts[:last]
+             if m.get("role") == "assistant" and m.get("kind") == "text"]
+    if not prose or not any(_is_human(m) for _, m, _ in texts[:last]):
+        return None
+    report = prose[-1]
+    open_parts = [m.group(0).strip(" *_>-") for m in _PROSE_SENTENCE.finditer(report)
+                  if _OPEN_PART.search(m.group(0)) and not _LEFT_ON_PURPOSE.search(m.group(0))
+                  and not m.group(0).rstrip().endswith("?")]
+    if not open_parts:
+        return None
+    said = _topic(stripped)
+    named = [p for p in open_parts if said & _topic(p)]
+    if not named and not is_sign_off(stripped):
+        return None
+    parts = " ".join((named or open_parts)[:2])
+    if len(parts) > MAX_REPORT_CHARS:
+        parts = parts[:MAX_REPORT_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    if parts.split(" ", 1)[0].isalpha():
+        parts = parts[0].upper() + parts[1:]
+    return Signal("unfinished", seq, closing.index(stripped), stripped[:1_000],
+                  text=f"{UNFINISHED_LEFT} {parts}", record_kind="current", score=0.8)
 
 
 def _asked_request(texts: list[tuple[int, dict[str, Any], str]], human_idx: list[int]) -> int:

@@ -105,6 +105,20 @@ def _stem(word: str) -> str:
 _CLASS_OF = {word: cls for cls, members in EXCLUSIVE.items() for word in members}
 """Word → its `EXCLUSIVE` class (each word is in one class)."""
 
+def _names_branch(after: str) -> bool:
+    """True when the word after a branch name leaves it a branch ("main branch", "main is
+    protected", "into main before"), not a word describing the noun after it ("main
+    filter", "release notes", "master key")."""
+    return (after.startswith("branch") or after in _FRAME_STOP or after in _AFTER_BRANCH
+            or after.endswith("ly"))
+
+
+_AFTER_BRANCH = frozenset(re.findall(
+    r"\S+", "like as again first anymore today these days yet or nor since until when unless "
+         "whenever once before after is was has had gets got stays"))
+"""Words that may follow a branch name and leave it one ("develop like always")."""
+
+
 _READ_CACHE = 16_384
 """Texts whose reading `_read` keeps (more than the records of a large memory review)."""
 
@@ -134,6 +148,8 @@ def _read(text: str) -> tuple[dict[str, set[str]], set[str], set[str]]:
         cls = _CLASS_OF.get(word)
         if cls == "quotes" and (k + 1 >= len(words) or not words[k + 1].startswith("quote")):
             cls = None
+        if cls == "branch" and k + 1 < len(words) and not _names_branch(words[k + 1]):
+            cls = None  # "the main filter", "release notes": a word before its noun
         if cls is not None:
             values.setdefault(cls, set()).add(_stem(word) if cls == "indent" else word)
             continue

@@ -136,8 +136,10 @@ class Host:
             "projects": {str(self.workspace): {"hasTrustDialogAccepted": True}}})
 
     def _setup_gemini(self) -> None:
+        # GEMINI_CLI_NO_RELAUNCH: the CLI runs in its first process, as the child it would
+        # otherwise start again (a second Node start) only to give it a larger heap.
         self.env.update(GOOGLE_GEMINI_BASE_URL=self.endpoint.url, GEMINI_API_KEY="scripted",
-                        GEMINI_CLI_TRUST_WORKSPACE="true")
+                        GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_CLI_NO_RELAUNCH="true")
         self.write_json(self.gemini_settings, {
             "security": {"auth": {"selectedType": "gemini-api-key"}},
             "privacy": {"usageStatisticsEnabled": False},

@@ -136,8 +136,10 @@ class Host:
             "projects": {str(self.workspace): {"hasTrustDialogAccepted": True}}})
 
     def _setup_gemini(self) -> None:
+        # GEMINI_CLI_NO_RELAUNCH: the CLI runs in its first process, as the child it would
+        # otherwise start again (a second Node start) only to give it a larger heap.
         self.env.update(GOOGLE_GEMINI_BASE_URL=self.endpoint.url, GEMINI_API_KEY="scripted",
-                        GEMINI_CLI_TRUST_WORKSPACE="true")
+                        GEMINI_CLI_TRUST_WORKSPACE="true", GEMINI_CLI_NO_RELAUNCH="true")
         self.write_json(self.gemini_settings, {
             "security": {"auth": {"selectedType": "gemini-api-key"}},
             "privacy": {"usageStatisticsEnabled": False},
@@ -169,6 +171,23 @@ class Host:
                 "options": {"baseURL": f"{self.endpoint.url}/v1", "apiKey": "scripted"},
                 "models": {"scripted-model": {"name": "scripted-model"},
                            SIDE_MODEL: {"name": SIDE_MODEL}}}}})
+        self._opencode_dependencies_installed(self.home / ".config" / "opencode")
+
+    def _opencode_dependencies_installed(self, config_dir: Path) -> None:
+        """Leave opencode's config folder as its first start leaves it: opencode adds
+        ``@opencode-ai/plugin`` (the types of plugins written in TypeScript) to each config
+        folder's package.json and installs it from the npm registry, in the background,
+        unless the folder has a node_modules and its package-lock.json names every
+        dependency. In a fresh home that install reaches the network, a plugin load waits
+        for it, and a run that exits first leaves its lock behind, which the next run waits
+        out until it is stale (a minute). Wardian's plugin imports only Node built-ins, so
+        the folder is written as installed with no packages in node_modules."""
+        dependency = {"@opencode-ai/plugin": self.version}
+        self.write_json(config_dir / "package.json", {"dependencies": dependency})
+        self.write_json(config_dir / "package-lock.json", {
+            "name": "opencode", "lockfileVersion": 3, "requires": True,
+            "packages": {"": {"dependencies": dependency}}})
+        (config_dir / "node_modules").mkdir(exist_ok=True)
 
     # helpers --------------------------------------------------------------------------
 

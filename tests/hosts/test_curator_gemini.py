@@ -157,13 +157,18 @@ def test_an_empty_answer_fails_with_geminis_error_not_as_a_fallback(
     """Gemini CLI's stderr says "Ripgrep is not available. Falling back to GrepTool." where
     ripgrep is missing; that is no model fallback."""
     host, agent, transcript = _host(gemini_host, wardian_home)
-    host.endpoint.script(*[Reply()] * 8)  # Gemini CLI retries an empty answer, then gives up
+    # Gemini CLI retries an empty answer, then gives up: up to 3 times after waits of 1, 2
+    # and 4 s unless its ``general.maxAttempts`` setting allows fewer; 2 is one retry.
+    settings = json.loads(host.gemini_settings.read_text())
+    settings["general"]["maxAttempts"] = 2
+    host.write_json(host.gemini_settings, settings)
+    host.endpoint.script(*[Reply()] * 2)
     run = _run(host, agent, transcript)
     assert run["status"] == "failed", run
     error = json.dumps(run["error"])
     assert "The model returned an empty response" in error, error
     assert "fell back" not in error and "GrepTool (from" not in error, error
-    assert {r.model for r in host.endpoint.requests} == {MODEL}
+    assert [r.model for r in host.endpoint.main_requests] == [MODEL, MODEL]
     _nothing_committed(host, wardian_home, agent)
 
 

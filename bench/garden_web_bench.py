@@ -77,7 +77,6 @@ def seed(home: Path) -> tuple[str, list[tuple[str, str]]]:
                 agent, context=f"# Memory\n{'- remembered line ' * 200}\n", record_ids=[ids[0][0]],
                 omitted_count=i, pid=1000 + i, process_started_at=1.0, workspace="/work/repo1",
                 source="exec", now=utc_now_iso())
-    store.close()
     return agent, ids
 
 

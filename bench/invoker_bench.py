@@ -123,17 +123,14 @@ def _latency_ms(event_id: str, invoker_id: str, timeout_s: float = 30.0) -> floa
 
     key = idempotency_key(invoker_id, event_id)
     store = RunStore(recover=False)
-    try:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            row = store.conn.execute(
-                "SELECT started_at FROM runs WHERE idempotency_key = ?", (key,)).fetchone()
-            if row is not None and row["started_at"]:
-                created = SessionEventQueue().get(event_id).created_at
-                return (parse_utc(row["started_at"]) - parse_utc(created)).total_seconds() * 1e3
-            time.sleep(0.005)
-    finally:
-        store.close()
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        row = store.conn.execute(
+            "SELECT started_at FROM runs WHERE idempotency_key = ?", (key,)).fetchone()
+        if row is not None and row["started_at"]:
+            created = SessionEventQueue().get(event_id).created_at
+            return (parse_utc(row["started_at"]) - parse_utc(created)).total_seconds() * 1e3
+        time.sleep(0.005)
     raise TimeoutError(f"no run started for event {event_id[:8]} within {timeout_s} s")
 
 

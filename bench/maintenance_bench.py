@@ -108,12 +108,10 @@ def bench(size: int, folder: Path) -> dict[str, float]:
         t0 = time.perf_counter()
         fresh = MemoryStore(memory_db)
         preview = build_preview(plan, fresh, OWNER)
-        fresh.close()
         writer = PreviewCache(state_db)
         writer.put(owner_id=OWNER, digest=preview.digest, plan_id=plan.plan_id,
                    idempotency_key=plan.idempotency_key, conflict_count=len(preview.conflicts),
                    document=preview.to_json())
-        writer.close()
         times["preview+cache"].append(time.perf_counter() - t0)
         assert preview.conflict_free, preview.conflicts
 
@@ -122,8 +120,6 @@ def bench(size: int, folder: Path) -> dict[str, float]:
                             confirm_digest=digest_prefix(preview.digest))
         times["apply"].append(time.perf_counter() - t0)
         assert not result.replayed
-    store.close()
-    cache.close()
     out = {name: statistics.median(v) * 1000 for name, v in times.items()}
     out["apply_max"] = max(times["apply"]) * 1000
     out["preview_max"] = max(times["preview"]) * 1000

@@ -179,7 +179,6 @@ def _bench(base: Path) -> int:
         baseline.append((time.perf_counter() - t0) * 1000)
         assert found, query
         expected.append([r.id for r in found])
-    store.close()
 
     env = {"WARDIAN_HOME": str(home), "WARDIAN_AGENT_ID": memory_bench.AGENT,
            "WARDIAN_CAPABILITY": token}

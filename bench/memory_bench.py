@@ -144,7 +144,6 @@ def _build(home: Path, count: int, needles: list[tuple[str, str]], *, agent: str
             "INSERT INTO record_vectors (record_id, revision_id, model, vector)"
             " VALUES (?, ?, ?, ?)", vectors)
     store.conn.execute("PRAGMA optimize")
-    store.close()
 
 
 def bench_in_process(base: Path) -> dict[int, dict[str, float]]:
@@ -195,7 +194,6 @@ def bench_in_process(base: Path) -> dict[int, dict[str, float]]:
                        actor="bench")
             save_ms.append((time.perf_counter() - t0) * 1000)
             save_cpu.append((time.thread_time() - c0) * 1000)
-        store.close()
         results[size] = {
             "build_s": build_s, "hit@5": hits / len(needles),
             "save_p50": _pct(save_ms, 0.5), "save_p95": _pct(save_ms, 0.95),

@@ -510,7 +510,6 @@ def _check_writers(reports: list[dict[str, Any]], saves: int) -> list[str]:
             problems.append(f"agent {agent[:8]} has {store.count(agent)} records,"
                             f" {expected} were saved")
     problems += [f"verify: {line}" for line in store.verify()]
-    store.close()
     return problems
 
 

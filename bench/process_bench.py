@@ -126,7 +126,6 @@ def main() -> int:
         agent = AgentRegistry().add("bench", "claude", workspace=str(work))
         settings = SettingsStore()
         settings.set("agent_memory.enabled", "true")
-        settings.close()
         store = MemoryStore()
         for i in range(RECORDS):
             store.save(agent.id, f"Bench preference number {i}: keep module m{i} small",
@@ -233,7 +232,6 @@ def main() -> int:
                     if problem:
                         where = f" [{trees[index]}]" if len(trees) > 1 else ""
                         failures.append(f"{name}{where}: {problem}")
-        store.close()
         from wardian.runtime.session_events import drain_lock
 
         lock = drain_lock()  # let the last detached worker finish before the dir goes

@@ -187,7 +187,6 @@ def main(argv: list[str]) -> int:
                 survey_embedders.install(decide_with)
             except survey_embedders.Unavailable as exc:
                 print(f"--decide-with: {exc}", file=sys.stderr)
-                store.close()
                 return 2
             (Path(tmp) / "second").mkdir()
             second = MemoryStore(Path(tmp) / "second" / "memory.db")
@@ -263,9 +262,6 @@ def main(argv: list[str]) -> int:
                 precise += len(set(expected) & set(keys[:5])) / len(keys[:5])
             if share < 1:
                 misses.append(f"miss {kind} [{ws}] {query!r}: want {expected}, got {keys[:5]}")
-        store.close()
-        if second is not None:
-            second.close()
         if url:
             from wardian._db import close_databases
 

@@ -218,7 +218,6 @@ def bench_size(base: Path, size: int, planted: list[tuple[str, str]],
         hits += any(r.text == text for r in found[:5])
         empty += not found
     semantic = store.index.semantic_enabled()
-    store.close()
     result = {"hit@5": hits / len(planted), "cpu_p50": _pct(cpu_ms, 0.5),
               "cpu_p95": _pct(cpu_ms, 0.95), "empty": float(empty), "build_s": build_s,
               "semantic": float(semantic)}

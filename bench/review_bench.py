@@ -131,7 +131,6 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
         for i in planted["flagged"]:
             store.conn.execute("UPDATE records SET flagged = 'secret_detected: bench' "
                                "WHERE id = ?", (ids[i],))
-    store.close()
     lines = []
     for i, (text, _kind) in enumerate(texts):
         lines.append(json.dumps({
@@ -143,7 +142,6 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
     transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
     archives = ArchiveStore()
     archives.import_transcript(agent, transcript, event_id="bench")
-    archives.close()
     return agent, ids, planted
 
 
@@ -151,11 +149,8 @@ def _memory_state() -> list[Any]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return [tuple(r) for r in store.conn.execute(
-            "SELECT id, status, current_revision_id, updated_at FROM records ORDER BY id")]
-    finally:
-        store.close()
+    return [tuple(r) for r in store.conn.execute(
+        "SELECT id, status, current_revision_id, updated_at FROM records ORDER BY id")]
 
 
 def _run(agent: str) -> tuple[float, float, dict[str, Any]]:
@@ -169,17 +164,13 @@ def _run(agent: str) -> tuple[float, float, dict[str, Any]]:
                                   "provider": "builtin", "model": "curator-rules"}},
         inputs={}, invocation={"trigger": "manual", "payload": {}}, idempotency_key=None,
         workspace="/work/repo")
-    runs.close()
     cpu, wall = time.process_time(), time.perf_counter()
     final = execute_run(run.id)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if final.status != "succeeded":
         raise SystemExit(f"the review run {final.status}: {final.error}")
     runs = RunStore()
-    try:
-        ((_step, draft),) = runs.action_outputs(run.id, "memory.draft_review")
-    finally:
-        runs.close()
+    ((_step, draft),) = runs.action_outputs(run.id, "memory.draft_review")
     return cpu, wall, draft
 
 

@@ -117,11 +117,8 @@ def test_fuzzed_plans_never_crash_and_never_write(
 ) -> None:
     agent = AgentRegistry().add("ada", "claude")
     store = MemoryStore()
-    try:
-        record = store.save(agent.id, "old text", evidence="e", scope=Scope.agent(),
-                            actor="test")
-    finally:
-        store.close()
+    record = store.save(agent.id, "old text", evidence="e", scope=Scope.agent(),
+                        actor="test")
     base = base_plan(agent.id, record)
     db = wardian_home / "memory.db"
     before = logical_state(db)

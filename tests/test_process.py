@@ -101,17 +101,14 @@ def test_the_sql_tolerance_is_the_same_one() -> None:
 
     me = current()
     store = MemoryStore()
-    try:
-        caps = CapabilityStore(store.conn)
-        caps.mint("agent-1", pid=me.pid, started_at=me.started_at, workspace="/w")
-        for offset, same in ((START_TIME_TOLERANCE_S / 2, True),
-                             (START_TIME_TOLERANCE_S * 1.5, False)):
-            other = ProcessIdentity(me.pid, me.started_at + offset)
-            assert other.matches(me) is same
-            found = caps.unrevoked_for_processes([(other.pid, other.started_at)])
-            assert bool(found) is same, offset
-    finally:
-        store.close()
+    caps = CapabilityStore(store.conn)
+    caps.mint("agent-1", pid=me.pid, started_at=me.started_at, workspace="/w")
+    for offset, same in ((START_TIME_TOLERANCE_S / 2, True),
+                         (START_TIME_TOLERANCE_S * 1.5, False)):
+        other = ProcessIdentity(me.pid, me.started_at + offset)
+        assert other.matches(me) is same
+        found = caps.unrevoked_for_processes([(other.pid, other.started_at)])
+        assert bool(found) is same, offset
 
 
 def test_ancestors_include_the_parent() -> None:
@@ -137,7 +134,7 @@ def test_hook_ancestry_check_needs_neither_psutil_nor_a_migration(wardian_home: 
     from wardian.config import memory_db_path
     from wardian.memory.store import MemoryStore
 
-    MemoryStore().close()
+    MemoryStore()
     db = memory_db_path()
     os.chmod(db, 0o444)  # read-only opening must be enough
     try:

@@ -371,9 +371,6 @@ class SettingsStore:
         self.db.require("settings", _SETTINGS_MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
     @staticmethod
     def definition(key: str) -> Setting:
         """The declared setting for `key`.

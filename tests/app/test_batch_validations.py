@@ -102,7 +102,6 @@ def _run(tmp_path: Path, mode: str) -> dict[str, Any]:
     agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
     archives = ArchiveStore()
     conversation = archives.import_transcript(agent.id, _session(tmp_path), event_id="e1")
-    archives.close()
     runs = RunStore()
     run, _ = runs.create_run(
         blueprint_id="memory-consolidation", agent_id=agent.id,
@@ -114,7 +113,6 @@ def _run(tmp_path: Path, mode: str) -> dict[str, Any]:
     final = execute_run(run.id)
     assert final.status == "succeeded", final.error
     outputs = {a.step_id: a.output for a in runs.attempts(run.id)}
-    runs.close()
     return outputs
 
 
@@ -126,7 +124,6 @@ def test_a_committed_batch_is_validated_once_accepted_and_once_at_commit(
     assert len(outputs["commit"]["applied"]) == len(curated)
     store = MemoryStore()
     assert len(store.list(outputs["archive"]["agent_id"])) == len(curated)
-    store.close()
     assert counts.accepted == 1
     # the accepting check is memory's model; the commit's is CommitBatch; nothing else
     assert counts.calls == {"CuratorBatch": 1, "CommitBatch": 1}

@@ -69,7 +69,6 @@ def test_snapshot_lists_active_records_of_the_workspace() -> None:
     store.save(AGENT, "Elsewhere", evidence="e", scope=Scope("workspace", "/other"), actor="t")
     gone = store.save(AGENT, "Gone", evidence="e", scope=Scope.agent(), actor="t")
     store.remove(AGENT, gone.id, actor="t")
-    store.close()
     snap = memory_snapshot(agent_id=AGENT, workspace="/repo")
     (record,) = snap["records"]
     assert {k: record[k] for k in ("id", "revision_id", "kind", "scope", "text")} == {
@@ -107,7 +106,6 @@ def test_commit_checks_evidence_and_replays(transcript: Path) -> None:
     assert len(records) == 1
     assert records[0].sources[0].locator == "run:r1"
     assert get_cursor(store, AGENT) is None  # a transcript file never moves the cursor
-    store.close()
 
 
 def test_parse_curator_batch_rejects_bad_answers() -> None:
@@ -123,7 +121,6 @@ def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: 
     current = store.save(AGENT, "Migrating to pnpm", evidence="e", kind="current",
                          scope=Scope("workspace", "/repo"), actor="t")
     stale = store.save(AGENT, "Old", evidence="e", scope=Scope.agent(), actor="t")
-    store.close()
     text = transcript.read_text()
     archive = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
                            transcript_path=str(transcript))
@@ -175,7 +172,6 @@ def test_archive_load_reads_after_the_cursor_and_commit_advances_it(transcript: 
     second_session = transcript.with_name("second-session.jsonl")
     second_session.write_bytes(transcript.read_bytes())
     archives.import_transcript(AGENT, second_session, event_id="e2")
-    archives.close()
     later = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert later["after_seq"] == 3 and (later["first_seq"], later["last_seq"]) == (4, 6)
     bounded = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo", upto_seq=4)
@@ -227,7 +223,6 @@ def test_an_empty_slice_skips_the_curator_and_commits_an_empty_batch() -> None:
     assert commit["applied"] == [] and commit["idempotency_key"] == "session-close:i:e"
     store = MemoryStore()
     assert store.conn.execute("SELECT COUNT(*) FROM consolidation_receipts").fetchone()[0] == 1
-    store.close()
 
 
 def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> None:
@@ -240,7 +235,6 @@ def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> Non
     second_session = transcript.with_name("second-session.jsonl")
     second_session.write_bytes(transcript.read_bytes())
     two = archives.import_transcript(agent.id, second_session, event_id="e2")
-    archives.close()
     first = _builtin_run(agent.id, {"archive_seq_range": [one.first_seq, one.last_seq]},
                          "session-close:i:e1")
     archive = _outputs(first)["archive"][1]
@@ -253,7 +247,6 @@ def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> Non
     assert (archive["after_seq"], archive["first_seq"], archive["last_seq"]) == (3, 4, 6)
     store = MemoryStore()
     assert get_cursor(store, agent.id) == 6
-    store.close()
 
 
 def test_public_surface() -> None:
@@ -273,7 +266,6 @@ def test_review_plan_drops_what_a_commit_would_drop_as_duplicate(wardian_home: P
     store = MemoryStore()
     kept = store.save(AGENT, "Use pnpm in this repo.", evidence="e",
                       scope=Scope("workspace", "/repo"), actor="t")
-    store.close()
     ops = parse_curator_batch({"operations": [
         {"op": "save", "text": "use pnpm  in this repo.", "evidence": "use pnpm"},
         {"op": "save", "text": "Run make lint before commits.", "evidence": "make lint"},

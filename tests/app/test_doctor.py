@@ -128,7 +128,6 @@ def test_run_left_running_by_a_dead_process_is_reported_not_marked(
     store = RunStore()
     run, _ = store.create_run(blueprint_id="tick", agent_id="a", assignments={}, inputs={},
                               invocation={"trigger": "manual"})
-    store.close()
     with sqlite3.connect(wardian_home / "state.db") as conn:  # as a killed executor leaves it
         conn.execute("UPDATE runs SET status = 'running', owner_pid = 999999999,"
                      " owner_started = 1.0 WHERE id = ?", (run.id,))

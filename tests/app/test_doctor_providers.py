@@ -140,7 +140,6 @@ def test_an_invoker_whose_agent_target_left_the_catalog_is_a_problem(
     assert "curator → builtin curator-rules" in _about(findings, "invoker")["message"]
     registry = AgentRegistry()  # the model left the catalog after it was set
     registry.update(registry.get("ada").id, model="gone-model")
-    registry.close()
     code, findings = _doctor(cli, "model-catalogs")
     assert code == 1
     bad = _about(findings, "session-close invoker")

@@ -26,27 +26,18 @@ WS = "/srv/orchard"
 @pytest.fixture
 def owner(wardian_home: Path) -> str:
     registry = AgentRegistry()
-    try:
-        return registry.add("quill", provider="claude", workspace=WS).id
-    finally:
-        registry.close()
+    return registry.add("quill", provider="claude", workspace=WS).id
 
 
 def _save(owner: str, text: str, *, kind: str = "stable") -> str:
     store = MemoryStore()
-    try:
-        return store.save(owner, text, evidence="said in review", kind=kind,  # type: ignore[arg-type]
-                          scope=Scope("workspace", WS), actor="test").id
-    finally:
-        store.close()
+    return store.save(owner, text, evidence="said in review", kind=kind,  # type: ignore[arg-type]
+                      scope=Scope("workspace", WS), actor="test").id
 
 
 def _status(record_id: str) -> str:
     store = MemoryStore()
-    try:
-        return store.get(record_id, agent_id=None).status
-    finally:
-        store.close()
+    return store.get(record_id, agent_id=None).status
 
 
 def test_find_record_names_the_operators_list_command(
@@ -75,10 +66,7 @@ def test_stale_checkpoints_follow_the_review_setting(owner: str, wardian_home: P
     from wardian.config import SettingsStore
 
     settings = SettingsStore()
-    try:
-        settings.set("memory.current_review_days", "7")
-    finally:
-        settings.close()
+    settings.set("memory.current_review_days", "7")
     found = garden.stale_checkpoints(owner)
     assert found.review_days == 7 and [s.record.id for s in found.records] == [old]
     plan = maintenance.stale_retire_plan(owner, found.records, review_days=7)

@@ -51,7 +51,6 @@ def _run(agent_id: str, key: str, seqs: tuple[int | None, int | None]
     final = execute_run(run.id)
     events = runs.events(run.id)
     outputs = {a.step_id: a.output for a in runs.attempts(run.id)}
-    runs.close()
     return final, events, outputs
 
 
@@ -66,7 +65,6 @@ def test_an_over_long_session_is_cut_and_the_rest_is_read_next(
     archives = ArchiveStore()
     conversation = archives.import_transcript(
         agent.id, _session(tmp_path / "long.jsonl", turns, "long"), event_id="e1")
-    archives.close()
     seqs = (conversation.first_seq, conversation.last_seq)
 
     final, events, outputs = _run(agent.id, "session-close:i:e1", seqs)
@@ -82,7 +80,6 @@ def test_an_over_long_session_is_cut_and_the_rest_is_read_next(
     store = MemoryStore()
     assert get_cursor(store, agent.id) == read_to
     texts = [r.text for r in store.list(agent.id)]
-    store.close()
     assert any("ruff" in t for t in texts), texts
 
     # the next runs read on from the cursor, to the end of the session
@@ -91,13 +88,11 @@ def test_an_over_long_session_is_cut_and_the_rest_is_read_next(
         assert final.status == "succeeded", final.error
         store = MemoryStore()
         cursor = get_cursor(store, agent.id)
-        store.close()
         if cursor == conversation.last_seq:
             break
     assert cursor == conversation.last_seq
     store = MemoryStore()
     texts = [r.text for r in store.list(agent.id)]
-    store.close()
     assert any("/v2" in t for t in texts), texts
 
 
@@ -109,7 +104,6 @@ def test_one_message_past_the_bound_is_shortened_with_the_event(
     archives = ArchiveStore()
     conversation = archives.import_transcript(
         agent.id, _session(tmp_path / "huge.jsonl", turns, "huge"), event_id="e1")
-    archives.close()
     final, events, outputs = _run(agent.id, "session-close:i:e1",
                                   (conversation.first_seq, conversation.last_seq))
     assert final.status == "succeeded", final.error
@@ -119,4 +113,3 @@ def test_one_message_past_the_bound_is_shortened_with_the_event(
     assert len(outputs["archive"]["text"]) <= MAX_SLICE_CHARS
     store = MemoryStore()
     assert get_cursor(store, agent.id) == conversation.last_seq
-    store.close()

@@ -38,7 +38,6 @@ def test_without_the_model_recall_is_lexical_and_doctor_warns(
     assert store.conn.execute("SELECT COUNT(*) FROM record_vectors").fetchone()[0] == 0
     assert [r.id for r in store.index.recall(AGENT, "kiln schedule")] == [rid]
     assert store.index.recall(AGENT, "what is the office cat called") == []
-    store.close()
     (finding,) = _recall_findings(cli)
     assert finding["status"] == "warning" and "lexical only" in finding["message"]
     assert "missing" in finding["message"]
@@ -59,7 +58,6 @@ def test_unreadable_model_files_fall_back_to_words_and_doctor_says_why(
     rid = store.save(AGENT, "Kiln logs rotate weekly", evidence="e", scope=Scope.agent(),
                      actor="t").id
     assert [r.id for r in store.index.recall(AGENT, "kiln logs")] == [rid]
-    store.close()
     (finding,) = _recall_findings(cli)
     assert finding["status"] == "warning"
     assert "unreadable" in finding["message"] and weights.name in finding["message"]
@@ -88,7 +86,6 @@ def test_with_the_model_doctor_counts_records_without_a_vector(
                      scope=Scope.agent(), actor="t").id
     assert [f["status"] for f in _recall_findings(cli)] == ["ok"]
     store.conn.execute("DELETE FROM record_vectors WHERE record_id = ?", (rid,))
-    store.close()
     findings = _recall_findings(cli)
     assert [f["status"] for f in findings] == ["ok", "warning"]
     assert "1 active records have no vector" in findings[1]["message"]
@@ -115,7 +112,6 @@ def test_records_saved_without_the_model_get_vectors_from_reindex(
     store.remove(AGENT, removed, actor="t", reason="wrong")
     # nothing to do
     assert store.index.backfill_vectors() == 0 and store.index.missing_vectors() == 0
-    store.close()
     res = invoke(cli, "garden", "memory", "reindex")
     assert "semantic recall is off" in res.stdout
     monkeypatch.setattr(embedding, "model_files", real)  # the model is now installed
@@ -123,7 +119,6 @@ def test_records_saved_without_the_model_get_vectors_from_reindex(
     before = MemoryStore()
     assert before.index.missing_vectors() == 4
     assert before.index.recall(AGENT, question, workspace="/w") == []  # by its words only
-    before.close()
     assert [f["status"] for f in _recall_findings(cli)] == ["ok", "warning"]
     assert _recall_findings(cli)[1]["fix"] == "wardian garden memory reindex"
     doc = json.loads(invoke(cli, "garden", "memory", "reindex", "--json").stdout)
@@ -134,7 +129,6 @@ def test_records_saved_without_the_model_get_vectors_from_reindex(
     assert set(rows) == set(ids)  # the removed record gets none
     assert all(rows[i] == after.get(i).current_revision_id for i in ids)
     assert [r.id for r in after.index.recall(AGENT, question, workspace="/w")][:1] == [ids[2]]
-    after.close()
     assert [f["status"] for f in _recall_findings(cli)] == ["ok"]
     again = invoke(cli, "garden", "memory", "reindex")
     assert again.stdout.startswith("0 record(s) got a vector")
@@ -176,4 +170,3 @@ def test_backfill_skips_a_record_revised_meanwhile_and_goes_in_batches(
     assert row["revision_id"] == store.get(ids[-1]).current_revision_id
     expected = embedder.embed(new_text)
     assert expected is not None and row["vector"] == Embedder.pack(expected)
-    store.close()

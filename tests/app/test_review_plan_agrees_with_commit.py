@@ -49,7 +49,6 @@ def state(tmp_path: Path, wardian_home: Path) -> dict[str, Any]:
     gone = store.save(AGENT, "Orchard used tabs once.", evidence="e",
                       scope=Scope("workspace", "/work/orchard"), actor="t")
     store.remove(AGENT, gone.id, reason="no longer true", actor="t")
-    store.close()
     archives = ArchiveStore()
     archives.import_transcript(AGENT, _transcript(tmp_path / "one.jsonl", [
         "The cache warms before the orchard benchmarks run."]), event_id="e1")
@@ -60,7 +59,6 @@ def state(tmp_path: Path, wardian_home: Path) -> dict[str, Any]:
         f"my token is {LEAKED} for the orchard bot",
         "The staging queue is retired; deploys go straight to production now.",
     ]), event_id="e2")
-    archives.close()
     return {"kept": kept, "gone": gone, "first": first}
 
 

@@ -26,7 +26,6 @@ def _agent_with_memory() -> tuple[str, dict[str, str]]:
            for key, text in (("npm", "Use npm for installs"), ("never", "Never use npm"),
                              ("ruff", "Run ruff before committing"),
                              ("cargo", "Run cargo fmt before committing"))}
-    store.close()
     return agent.id, ids
 
 
@@ -45,10 +44,7 @@ def _draft(agent_id: str) -> str:
 
 def _texts(agent_id: str) -> list[str]:
     store = MemoryStore()
-    try:
-        return sorted(r.text for r in store.list(agent_id))
-    finally:
-        store.close()
+    return sorted(r.text for r in store.list(agent_id))
 
 
 def test_list_load_and_apply_with_a_dialogs_confirmation(backend: str) -> None:
@@ -92,7 +88,6 @@ def test_a_revised_record_makes_the_review_stale(backend: str) -> None:
     store = MemoryStore()
     store.update(agent_id, ids["npm"], text="Use npm for installs of the docs site",
                  actor="test")
-    store.close()
     review = load_review(run_id, agent_id)
     assert review.state == "stale"
     assert [(c["kind"], c["memory_id"]) for c in review.conflicts] == [

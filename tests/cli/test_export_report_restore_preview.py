@@ -33,18 +33,15 @@ def _seed() -> dict[str, str]:
 
     agent_id = add_agent("ada")
     store = MemoryStore()
-    try:
-        ids = {}
-        here = Scope.workspace(Path.cwd())
-        for key, text, scope in (
-                ("agent", "Prefers answers in British English", Scope.agent()),
-                ("ws", "The nightly job runs at 02:00 in Lisbon", here),
-                ("gone", "The staging cluster is called bramble", here)):
-            ids[key] = store.save(agent_id, text, evidence="said so", scope=scope,
-                                  actor="test").id
-        store.remove(agent_id, ids["gone"], actor="test", reason="renamed")
-    finally:
-        store.close()
+    ids = {}
+    here = Scope.workspace(Path.cwd())
+    for key, text, scope in (
+            ("agent", "Prefers answers in British English", Scope.agent()),
+            ("ws", "The nightly job runs at 02:00 in Lisbon", here),
+            ("gone", "The staging cluster is called bramble", here)):
+        ids[key] = store.save(agent_id, text, evidence="said so", scope=scope,
+                              actor="test").id
+    store.remove(agent_id, ids["gone"], actor="test", reason="renamed")
     return ids
 
 

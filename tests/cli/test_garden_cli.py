@@ -24,11 +24,8 @@ def _agent(cli: CliRunner, name: str) -> tuple[str, dict[str, str]]:
         invoke(cli, "agent", "add", name, "--provider", "claude", "--json").stdout)["id"])
     me = current()
     store = MemoryStore()
-    try:
-        token = CapabilityStore(store.conn).mint(
-            agent_id, pid=me.pid, started_at=me.started_at, workspace=None)
-    finally:
-        store.close()
+    token = CapabilityStore(store.conn).mint(
+        agent_id, pid=me.pid, started_at=me.started_at, workspace=None)
     return agent_id, {"WARDIAN_AGENT_ID": agent_id, "WARDIAN_CAPABILITY": token}
 
 

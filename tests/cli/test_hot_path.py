@@ -92,7 +92,6 @@ def world(cli: CliRunner, wardian_home: Path, tmp_path: Path) -> World:
            for text in ("Deploys go through the blue pipeline",
                         "The staging database is called heron",
                         "Use red only for errors in the dashboard")]
-    store.close()
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
     return World(wardian_home, agent_id, ids, work.resolve(), env)
 
@@ -105,11 +104,8 @@ def _holding(world: World) -> dict[str, str]:
 
     me = current()
     store = MemoryStore()
-    try:
-        token = CapabilityStore(store.conn).mint(world.agent, pid=me.pid,
-                                                 started_at=me.started_at, workspace=None)
-    finally:
-        store.close()
+    token = CapabilityStore(store.conn).mint(world.agent, pid=me.pid,
+                                             started_at=me.started_at, workspace=None)
     return {**world.env, "WARDIAN_AGENT_ID": world.agent, "WARDIAN_CAPABILITY": token}
 
 

@@ -32,12 +32,9 @@ def _capability(agent_id: str) -> dict[str, str]:
 
     me = current()
     store = MemoryStore()
-    try:
-        token = CapabilityStore(store.conn).mint(
-            agent_id, pid=me.pid, started_at=me.started_at, workspace=None
-        )
-    finally:
-        store.close()
+    token = CapabilityStore(store.conn).mint(
+        agent_id, pid=me.pid, started_at=me.started_at, workspace=None
+    )
     return {"WARDIAN_AGENT_ID": agent_id, "WARDIAN_CAPABILITY": token}
 
 

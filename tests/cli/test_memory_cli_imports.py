@@ -51,7 +51,6 @@ def test_memory_commands_import_nothing_heavy(cli: CliRunner, argv: list[str]) -
     store = MemoryStore()
     token = CapabilityStore(store.conn).mint(agent_id, pid=me.pid, started_at=me.started_at,
                                              workspace=None)
-    store.close()
     env = {**os.environ, "WARDIAN_AGENT_ID": agent_id, "WARDIAN_CAPABILITY": token}
     done = subprocess.run([sys.executable, "-c", PROBE, *argv], env=env, capture_output=True,
                           text=True, timeout=120)

@@ -70,10 +70,7 @@ def test_ctrl_c_names_the_run_and_the_resume_command(
                           "--assignments", ASSIGN, "--wait"], ready)
     assert stopped.returncode == 130, stopped.stderr
     store = RunStore(recover=False)
-    try:
-        (run,) = store.list()
-    finally:
-        store.close()
+    (run,) = store.list()
     assert run.status == "interrupted"
     assert stopped.stderr.count("\n") == 1, stopped.stderr
     assert stopped.stderr.startswith("Error: interrupted: ") and run.id[:8] in stopped.stderr

@@ -131,10 +131,7 @@ class W:
 
         def done() -> bool:
             store = RunStore()
-            try:
-                seen[:] = store.list(invoker_id=invoker_id)
-            finally:
-                store.close()
+            seen[:] = store.list(invoker_id=invoker_id)
             return len(seen) >= count and all(r.status in FINAL for r in seen) and self.quiet()
 
         wait_until(done, what=f"{count} finished run(s) of invoker {invoker_id[:8]}",
@@ -151,17 +148,11 @@ class W:
         # (Not probing the drain lock: a probe holds it for microseconds, and a worker
         # starting at that instant would exit, leaving its event pending.)
         queue = SessionEventQueue()
-        try:
-            if queue.has_pending():
-                return False
-        finally:
-            queue.close()
+        if queue.has_pending():
+            return False
         runs = RunStore()
-        try:
-            return not runs.list(status="queued", limit=1) and \
-                not runs.list(status="running", limit=1)
-        finally:
-            runs.close()
+        return not runs.list(status="queued", limit=1) and \
+            not runs.list(status="running", limit=1)
 
     def wait_quiet(self) -> None:
         """Poll until `quiet` (a re-delivered event has nothing to do, but a drain worker
@@ -178,10 +169,7 @@ class W:
         from wardian.engine.runs import RunStore
 
         store = RunStore()
-        try:
-            attempts = store.attempts(run_id)
-        finally:
-            store.close()
+        attempts = store.attempts(run_id)
         out: dict[str, Any] = {}
         for attempt in attempts:
             out[attempt.step_id] = {"status": attempt.status, "output": attempt.output,

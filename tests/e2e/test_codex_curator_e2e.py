@@ -40,18 +40,12 @@ def _events(run_id: str) -> list[dict[str, Any]]:
     from wardian.engine.runs import RunStore
 
     store = RunStore()
-    try:
-        return store.events(run_id)
-    finally:
-        store.close()
+    return store.events(run_id)
 
 
 def _cursor(agent_id: str) -> int | None:
     store = MemoryStore()
-    try:
-        return get_cursor(store, agent_id)
-    finally:
-        store.close()
+    return get_cursor(store, agent_id)
 
 
 def test_codex_curator_gets_the_exact_model_and_effort(w: W, tmp_path: Path) -> None:

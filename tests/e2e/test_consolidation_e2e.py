@@ -42,10 +42,7 @@ def _history_actors(record_id: str) -> list[str]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return [revision.actor for revision in store.history(record_id)]
-    finally:
-        store.close()
+    return [revision.actor for revision in store.history(record_id)]
 
 
 @pytest.mark.parametrize("transcript", corpus_params())

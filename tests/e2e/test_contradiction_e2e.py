@@ -19,10 +19,7 @@ def _history_texts(record_id: str) -> list[str]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return [str(revision.snapshot["text"]) for revision in store.history(record_id)]
-    finally:
-        store.close()
+    return [str(revision.snapshot["text"]) for revision in store.history(record_id)]
 
 
 def _two_sessions(w: W, tmp_path: Path, first: str, second: str) -> list[dict[str, object]]:

@@ -55,26 +55,21 @@ def _seed(w: W, tmp_path: Path, name: str = "dev") -> tuple[str, dict[str, str]]
     store.conn.execute("UPDATE records SET flagged = 'secret_detected: test' WHERE id = ?",
                        (ids["secret"],))
     store.conn.commit()
-    store.close()
     session = write_claude_session(tmp_path / f"{name}.jsonl", f"s-{name}", [
         ("user", text) for key, (text, _) in RECORDS.items() if key != "gone"])
     archives = ArchiveStore()
     archives.import_transcript(agent_id, session, event_id=f"e-{name}")
-    archives.close()
     return agent_id, ids
 
 
 def _memory_rows() -> list[tuple[Any, ...]]:
     store = MemoryStore()
-    try:
-        records = store.conn.execute(
-            "SELECT id, text, status, current_revision_id, updated_at, flagged FROM records "
-            "ORDER BY id").fetchall()
-        revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
-        receipts = store.conn.execute(
-            "SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0]
-    finally:
-        store.close()
+    records = store.conn.execute(
+        "SELECT id, text, status, current_revision_id, updated_at, flagged FROM records "
+        "ORDER BY id").fetchall()
+    revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
+    receipts = store.conn.execute(
+        "SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0]
     return [tuple(r) for r in records] + [("revisions", revisions), ("receipts", receipts)]
 
 
@@ -153,7 +148,6 @@ def test_a_record_revised_after_drafting_makes_the_review_stale(w: W, tmp_path: 
     store = MemoryStore()
     store.update(agent_id, ids["npm"], text="Use npm for installs in the docs site",
                  actor="test")
-    store.close()
     (review,) = _reviews(w)
     assert review["state"] == "stale"
     assert [c["memory_id"] for c in review["conflicts"]] == [ids["npm"]]

@@ -86,10 +86,7 @@ def test_a_reference_to_a_later_or_missing_step_is_refused_with_its_line(
     from wardian.engine.runs import RunStore
 
     store = RunStore()
-    try:
-        assert store.list() == []  # refused before a run was created
-    finally:
-        store.close()
+    assert store.list() == []  # refused before a run was created
 
     shutil.rmtree(later.parent)
     missing = _copy(tmp_path, "memory.commit\n    with:\n      batch_step: curate",

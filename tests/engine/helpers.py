@@ -78,10 +78,7 @@ def hung_provider_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_cli:
         workspace.mkdir()
     path = write_blueprint(tmp_path / "bp", blueprint)
     store = RunStore()
-    try:
-        run = create_run(store, path, assignments=assignments, workspace=str(workspace))
-    finally:
-        store.close()
+    run = create_run(store, path, assignments=assignments, workspace=str(workspace))
     return run, ready
 
 

@@ -70,12 +70,9 @@ def test_an_engine_killed_mid_step_takes_the_provider_tree_with_it(
     # A restart (any store opened) marks the run interrupted, once, however often it opens.
     for _ in range(2):
         store = RunStore()
-        try:
-            after = store.get(run.id)
-            events = [e["kind"] for e in store.events(run.id)]
-            attempts = store.attempts(run.id)
-        finally:
-            store.close()
+        after = store.get(run.id)
+        events = [e["kind"] for e in store.events(run.id)]
+        attempts = store.attempts(run.id)
         assert after.status == "interrupted", after
         assert events.count("run.interrupted") == 1, events
         assert [a.status for a in attempts] == ["interrupted"]

@@ -32,11 +32,8 @@ ASSIGN = {"worker": {"target_type": "agent", "agent": "ada"}}
 def _run(tmp_path: Path, workspace: str | None) -> Any:
     path = write_blueprint(tmp_path / "bp", BLUEPRINT)
     store = RunStore()
-    try:
-        run = create_run(store, path, assignments=ASSIGN, workspace=workspace)
-        return execute_run(run.id, store=store)
-    finally:
-        store.close()
+    run = create_run(store, path, assignments=ASSIGN, workspace=workspace)
+    return execute_run(run.id, store=store)
 
 
 def test_a_step_without_any_workspace_refuses_before_the_provider_starts(

@@ -75,12 +75,9 @@ def setup_agent(host: Host, home: Path, *, name: str = "ada", hooks: bool = True
     agent = w.json("agent", "add", name, "--provider", "builtin",
                    "--workspace", str(host.workspace))
     store = MemoryStore()
-    try:
-        for text in seed:
-            store.save(agent["id"], text, evidence="the user said so", kind="stable",
-                       scope=Scope.agent(), actor="test")
-    finally:
-        store.close()
+    for text in seed:
+        store.save(agent["id"], text, evidence="the user said so", kind="stable",
+                   scope=Scope.agent(), actor="test")
     created = w.json("automation", "session-close", "add", "--blueprint",
                      "memory-consolidation", "--name", f"consolidate {name}", "--agent", name,
                      "--require-archive", "--assignments", json.dumps(BUILTIN))
@@ -108,10 +105,7 @@ def events(agent: Agent) -> list[Any]:
     from wardian.runtime.session_events import SessionEventQueue
 
     queue = SessionEventQueue()
-    try:
-        return [e for e in queue.list() if e.agent_id == agent.id]
-    finally:
-        queue.close()
+    return [e for e in queue.list() if e.agent_id == agent.id]
 
 
 def wait_closed(agent: Agent, transcript: Path, *, boundary: str | None = None) -> Any:
@@ -135,10 +129,7 @@ def archived(agent: Agent, transcript: Path) -> list[Any]:
     from wardian.runtime.archives import ArchiveStore
 
     store = ArchiveStore()
-    try:
-        return [c for c in store.list(agent_id=agent.id) if c.source_path == str(transcript)]
-    finally:
-        store.close()
+    return [c for c in store.list(agent_id=agent.id) if c.source_path == str(transcript)]
 
 
 def saved_from(agent: Agent, transcript: Path) -> list[dict[str, Any]]:

@@ -46,10 +46,7 @@ def _events(run_id: str) -> list[dict[str, Any]]:
     from wardian.engine.runs import RunStore
 
     store = RunStore()
-    try:
-        return store.events(run_id)
-    finally:
-        store.close()
+    return store.events(run_id)
 
 
 def _batch(evidence: str) -> dict[str, Any]:

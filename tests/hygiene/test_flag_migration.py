@@ -70,9 +70,8 @@ def test_upgrade_flags_secret_records_once_and_hides_them(
     assert [r.text for r in recalled] == ["Deploy staging with the release script"]
     logged = store.conn.execute("SELECT context FROM loaded_events").fetchone()[0]
     assert key not in logged and "[REDACTED:aws-access-key]" in logged
-    store.close()
     # Checked once: opening again says nothing.
-    MemoryStore().close()
+    MemoryStore()
     assert capsys.readouterr().err == ""
     # The operator's review list shows them with the secret replaced.
     shown = invoke(cli, "garden", "memory", "list", "--agent", "ada", "--flagged")
@@ -94,7 +93,7 @@ def test_doctor_warns_about_records_set_aside(cli: CliRunner, wardian_home: Path
     token = "ghp" + "_" + "".join(_RNG.choice(string.ascii_letters + string.digits)
                                   for _ in range(36))
     _old_store(wardian_home / "memory.db", agent, [(f"deploy with {token}", "e")])
-    MemoryStore().close()
+    MemoryStore()
     [finding] = run_doctor(["memory-hygiene"]).findings
     assert finding.status == "warning" and "1 record(s)" in finding.message
     assert f"--agent {agent[:8]} --flagged" in (finding.fix or "")

@@ -40,7 +40,6 @@ def _save(text: str, owner: str, kind: str = "current") -> str:
     store = MemoryStore()
     record = store.save(owner, text, evidence="e", kind=kind,  # type: ignore[arg-type]
                         scope=Scope("workspace", WS), actor="test")
-    store.close()
     return record.id
 
 
@@ -64,7 +63,6 @@ def test_startup_context_shows_age_and_marks_old_checkpoints_stale(
     relaxed = load_startup_context(store, agent_id=owner, agent_name="ada", workspace=WS,
                                    current_review_days=30)
     assert "stale" not in relaxed.text
-    store.close()
 
 
 def test_stale_lists_old_checkpoints_and_drafts_a_retire_plan(
@@ -95,7 +93,6 @@ def test_stale_lists_old_checkpoints_and_drafts_a_retire_plan(
     assert applied.exit_code == 0, applied.stderr
     store = MemoryStore()
     assert store.get(old).status == "removed"
-    store.close()
 
 
 def test_retire_one_record_goes_through_preview_confirmation_and_receipt(
@@ -112,7 +109,6 @@ def test_retire_one_record_goes_through_preview_confirmation_and_receipt(
                   and len(w) == len("sha256:") + 12)
     store = MemoryStore()
     assert store.get(rid).status == "active"
-    store.close()
     wrong = invoke(cli, "garden", "memory", "retire", rid[:8], "--agent", "ada", "--reason",
                    "done", "--confirm", "sha256:000000000000")
     assert wrong.exit_code == 2
@@ -126,7 +122,6 @@ def test_retire_one_record_goes_through_preview_confirmation_and_receipt(
     record = store.get(rid)
     assert record.status == "removed" and record.removed_reason == "done"
     assert store.history(rid)[-1].actor.startswith("plan:retire-")
-    store.close()
     again = invoke(cli, "garden", "memory", "retire", rid[:8], "--agent", "ada", "--reason",
                    "done")
     assert again.exit_code == 2 and "already removed" in again.stderr
@@ -148,7 +143,6 @@ def test_revise_one_record_and_a_secret_is_refused(
     store = MemoryStore()
     record = store.get(rid)
     assert (record.kind, record.text) == ("stable", "Billing tables use the new schema")
-    store.close()
     token = "ghp" + "_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     leaked = invoke(cli, "garden", "memory", "revise", rid, "--agent", "ada", "--text",
                     f"Deploy with {token}")

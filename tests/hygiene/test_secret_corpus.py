@@ -72,7 +72,6 @@ def test_json_restore_sets_aside_a_record_with_a_secret(wardian_home: object) ->
     assert value not in str([tuple(r) for r in snapshots])
     # Set aside: not recalled, not in the list of active unflagged records.
     assert [r.text for r in store.list(OTHER, flagged=False)] == ["Deploy from CI"]
-    store.close()
 
 
 @pytest.mark.parametrize("name", ["pass-is", "de-ist", "github"])
@@ -96,7 +95,6 @@ def test_a_reason_with_a_secret_is_refused_on_update_and_remove(
     after = store.get(record.id)
     assert after.status == "active" and after.text == "Deploy from CI"
     assert len(store.history(record.id, agent_id=AGENT)) == 1
-    store.close()
 
 
 def test_a_plan_retire_reason_with_a_secret_is_a_conflict_and_never_shown(
@@ -117,7 +115,6 @@ def test_a_plan_retire_reason_with_a_secret_is_a_conflict_and_never_shown(
     store = MemoryStore()
     record = store.save(owner.id, "Deploy from CI", evidence="e", scope=Scope.agent(),
                         actor="test")
-    store.close()
     text, value = _secret("fr-est")
     plan = {"schema_version": 1, "plan_id": "p-reason", "agent_id": owner.id,
             "idempotency_key": "k-reason", "operations": [
@@ -144,7 +141,6 @@ def test_a_curator_remove_whose_reason_holds_a_secret_is_dropped(wardian_home: o
     store = MemoryStore()
     record = store.save(AGENT, "Release branch is frozen", evidence="the branch is frozen",
                         scope=Scope.agent(), actor="test", kind="current")
-    store.close()
     text, value = _secret("github")
     archive: dict[str, Any] = {"text": "user: the branch is frozen\nuser: the freeze is over now\n",
                "messages": [], "cursor": None}
@@ -165,7 +161,6 @@ def test_a_curator_remove_whose_reason_holds_a_secret_is_dropped(wardian_home: o
     assert value not in str(events)
     store = MemoryStore()
     assert store.get(record.id).status == "active"
-    store.close()
 
 
 def test_wardians_own_ids_in_a_reason_do_not_fail_a_consolidation(
@@ -184,7 +179,6 @@ def test_wardians_own_ids_in_a_reason_do_not_fail_a_consolidation(
     store = MemoryStore()
     record = store.save(AGENT, "Release branch is frozen", evidence="the branch is frozen",
                         scope=Scope.agent(), actor="test", kind="current")
-    store.close()
     archive: dict[str, Any] = {
         "text": "user: the branch is frozen\nuser: always run the linters first\n"
                 "user: the freeze is over now\n", "messages": [], "cursor": None}

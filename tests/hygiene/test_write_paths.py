@@ -52,7 +52,6 @@ def test_consolidation_drops_a_secret_op_with_a_run_event() -> None:
     assert token not in dumped and password not in dumped
     store = MemoryStore()
     assert [r.text for r in store.list(AGENT)] == ["Run the linters before committing"]
-    store.close()
 
 
 def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
@@ -69,7 +68,6 @@ def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     store = MemoryStore()
     record = store.save(owner.id, "Deploy from CI", evidence="e", scope=Scope.agent(),
                         actor="test")
-    store.close()
     token = _token()
     plan = {
         "schema_version": 1, "plan_id": "p-secret", "agent_id": owner.id,
@@ -101,12 +99,10 @@ def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     store = MemoryStore()
     assert [r.text for r in store.list(owner.id)] == ["Deploy from CI"]
     assert store.get(record.id).evidence == "e"
-    store.close()
     from wardian.memory.maintenance.previews import PreviewCache
 
     cache = PreviewCache()
     rows = cache.conn.execute("SELECT preview_json FROM maintenance_previews").fetchall()
-    cache.close()
     assert all(token not in row[0] for row in rows)
 
 
@@ -144,7 +140,6 @@ def test_archive_import_stores_placeholders_and_counts_them(tmp_path: Path) -> N
     # The same file closed again adds nothing (the archived prefix compares redacted).
     again = archives.import_transcript(AGENT, path, event_id="e2")
     assert again.message_count == 0
-    archives.close()
     loaded = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert loaded["secrets_redacted"] == 2 and token not in loaded["text"]
     from_file = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
@@ -191,7 +186,6 @@ def test_run_step_inputs_outputs_and_events_are_stored_redacted(
     assert attempts["fetch"].output == {"key": "[REDACTED:github-token]",
                                         "hint": "nothing here"}
     assert attempts["tell"].input["with"]["message"] == "fetched [REDACTED:github-token]"
-    store.close()
     conn = sqlite3.connect(wardian_home / "state.db")
     for table in ("runs", "step_attempts", "run_events"):
         for row in conn.execute(f"SELECT * FROM {table}"):

@@ -29,7 +29,6 @@ me = current()
 store = MemoryStore()
 token = CapabilityStore(store.conn).mint(sys.argv[1], pid=me.pid, started_at=me.started_at,
                                          workspace=None)
-store.close()
 env = dict(os.environ, WARDIAN_AGENT_ID=sys.argv[1], WARDIAN_CAPABILITY=token)
 sys.exit(subprocess.run([sys.executable, "-P", "-m", "wardian", "mcp"], env=env).returncode)
 """
@@ -65,11 +64,8 @@ def test_a_revoked_capability_refuses_the_next_call(workdir: Path, wardian_home:
             from wardian.memory.store import MemoryStore
 
             store = MemoryStore()
-            try:
-                assert CapabilityStore(store.conn).revoke(launch["WARDIAN_CAPABILITY"],
-                                                          reason="launch ended")
-            finally:
-                store.close()
+            assert CapabilityStore(store.conn).revoke(launch["WARDIAN_CAPABILITY"],
+                                                      reason="launch ended")
             for tool, args in (("memory_recall", {"query": "Fridays"}),
                                ("memory_save", {"text": "Ship on Mondays",
                                                 "evidence": "user changed it"})):

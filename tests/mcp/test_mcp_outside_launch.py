@@ -43,11 +43,8 @@ def _saved(agent_id: str, cwd: Path, text: str) -> str:
         return anyio.run(main)
     finally:
         store = MemoryStore()
-        try:
-            assert CapabilityStore(store.conn).revoke(env["WARDIAN_CAPABILITY"],
-                                                      reason="test saved its record")
-        finally:
-            store.close()
+        assert CapabilityStore(store.conn).revoke(env["WARDIAN_CAPABILITY"],
+                                                  reason="test saved its record")
 
 
 def _texts(home: Path) -> list[str]:

@@ -171,11 +171,8 @@ def test_foreign_id_is_not_found_and_untouched(workdir: Path, wardian_home: Path
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        theirs = store.save(bob, "Bob's secret plan", evidence="bob said", scope=Scope.agent(),
-                            actor=f"agent:{bob}")
-    finally:
-        store.close()
+    theirs = store.save(bob, "Bob's secret plan", evidence="bob said", scope=Scope.agent(),
+                        actor=f"agent:{bob}")
     env = {**base_env(), **capability_env(ada)}
 
     async def main() -> None:

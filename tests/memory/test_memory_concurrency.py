@@ -122,7 +122,7 @@ def test_four_managed_launches_saving_100_each_through_the_cli(
 
 
 def test_eight_threads_of_1000_saves_in_process(wardian_home: Path) -> None:
-    MemoryStore().close()  # migrate once up front
+    MemoryStore()  # migrate once up front
     errors: list[BaseException] = []
     barrier = threading.Barrier(8)
 
@@ -135,8 +135,6 @@ def test_eight_threads_of_1000_saves_in_process(wardian_home: Path) -> None:
                            scope=Scope.agent(), actor="test")
         except BaseException as exc:  # collected and asserted below
             errors.append(exc)
-        finally:
-            store.close()
 
     threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
     for thread in threads:
@@ -145,11 +143,8 @@ def test_eight_threads_of_1000_saves_in_process(wardian_home: Path) -> None:
         thread.join()
     assert errors == []
     store = MemoryStore()
-    try:
-        assert store.count("agent-0") + store.count("agent-1") == 8000
-        revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
-        distinct = store.conn.execute("SELECT COUNT(DISTINCT text) FROM records").fetchone()[0]
-    finally:
-        store.close()
+    assert store.count("agent-0") + store.count("agent-1") == 8000
+    revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
+    distinct = store.conn.execute("SELECT COUNT(DISTINCT text) FROM records").fetchone()[0]
     assert revisions == 8000
     assert distinct == 8000

@@ -54,7 +54,6 @@ def store(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryStore]
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     opened = MemoryStore()
     yield opened
-    opened.close()
 
 
 _started: list[subprocess.Popen[str]] = []

@@ -20,7 +20,6 @@ def store(tmp_path: Path, backend: str) -> Iterator[MemoryStore]:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
     s = MemoryStore(tmp_path / "memory.db")
     yield s
-    s.close()
 
 
 def _save(store: MemoryStore, text: str, agent: str = AGENT, **kw: object) -> str:

@@ -64,11 +64,8 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRunner,
 def _run(tmp_path: Path, workspace: Path, assignments: dict[str, Any]) -> Any:
     path = write_blueprint(tmp_path / "bp", BLUEPRINT)
     store = RunStore()
-    try:
-        run = create_run(store, path, assignments=assignments, workspace=str(workspace))
-        return execute_run(run.id, store=store)
-    finally:
-        store.close()
+    run = create_run(store, path, assignments=assignments, workspace=str(workspace))
+    return execute_run(run.id, store=store)
 
 
 def _rollouts() -> list[Path]:
@@ -135,12 +132,9 @@ def test_a_step_killed_before_codex_named_its_thread_is_not_recovered(
     path = write_blueprint(tmp_path / "bp", BLUEPRINT.replace(
         "    output: {type: object}", "    timeout: 3s\n    output: {type: object}"))
     store = RunStore()
-    try:
-        run = create_run(store, path, assignments={"curator": assignment},
-                         workspace=str(work))
-        result = execute_run(run.id, store=store)
-    finally:
-        store.close()
+    run = create_run(store, path, assignments={"curator": assignment},
+                     workspace=str(work))
+    result = execute_run(run.id, store=store)
     assert result.status == "failed" and "did not finish within 3 s" in (result.error or "")
     (rollout,) = _rollouts()
     assert is_automation_transcript(str(rollout))  # named as the step's own, exactly

@@ -412,10 +412,7 @@ def save_for(agent: str) -> None:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        store.save(agent, "kept", evidence="e", scope=Scope.agent(), actor="test")
-    finally:
-        store.close()
+    store.save(agent, "kept", evidence="e", scope=Scope.agent(), actor="test")
 
 
 def test_operator_commands_refused_inside_a_managed_process(

@@ -176,7 +176,7 @@ def seed_bad_rows(home: Path, agent_id: str) -> str:
     init = identity_of(1)
     assert init is not None
     token = new_token()
-    MemoryStore(home / "memory.db").close()  # migrated as this version leaves it
+    MemoryStore(home / "memory.db")  # migrated as this version leaves it
     conn = sqlite3.connect(home / "memory.db")
     try:
         with conn:
@@ -242,13 +242,10 @@ def test_a_launchs_rows_carry_its_namespaces_and_a_foreign_one_is_not_honoured(
     assert recorded == minted == [tuple(namespaces() or ())]
     me = current()
     store = MemoryStore(wardian_home / "memory.db")
-    try:
-        token = CapabilityStore(store.conn).mint(
-            agents["bob"], pid=me.pid, started_at=me.started_at, workspace=None,
-            ns=Namespaces(1, 2))
-        with pytest.raises(CapabilityNotHeld, match="its launch ran in pid namespace 1"):
-            resolve_principal(is_alive=lambda *_: True, caller=[(me.pid, me.started_at)],
-                              store=store, environ={"WARDIAN_AGENT_ID": agents["bob"],
-                                                    "WARDIAN_CAPABILITY": token})
-    finally:
-        store.close()
+    token = CapabilityStore(store.conn).mint(
+        agents["bob"], pid=me.pid, started_at=me.started_at, workspace=None,
+        ns=Namespaces(1, 2))
+    with pytest.raises(CapabilityNotHeld, match="its launch ran in pid namespace 1"):
+        resolve_principal(is_alive=lambda *_: True, caller=[(me.pid, me.started_at)],
+                          store=store, environ={"WARDIAN_AGENT_ID": agents["bob"],
+                                                "WARDIAN_CAPABILITY": token})

@@ -84,7 +84,7 @@ def test_an_invoker_enabled_before_the_upgrade_still_gets_its_close(tmp_path: Pa
             " updated_at) VALUES ('i1', 'session-close', 'n', 'bp', 'a', 1, 'T', 'T')")
     first = record_session_close("a", "clear", start_drain=False)
     assert SessionEventQueue().get(first).status == "pending"  # not known yet: the drain decides
-    InvokerStore().close()  # the invokers' migration fills the set
+    InvokerStore()  # the invokers' migration fills the set
     assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
         .status == "pending"
     assert SessionEventQueue().get(record_session_close("b", "clear", start_drain=False)) \

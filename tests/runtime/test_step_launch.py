@@ -79,12 +79,9 @@ def _run_step(tmp_path: Path, *, timeout: str = "120s",
     workspace.mkdir(exist_ok=True)
     path = write_blueprint(tmp_path / "bp", BLUEPRINT % timeout)
     store = RunStore()
-    try:
-        run = create_run(store, path, assignments=assignments or ASSIGN,
-                         workspace=str(workspace))
-        return execute_run(run.id, store=store)
-    finally:
-        store.close()
+    run = create_run(store, path, assignments=assignments or ASSIGN,
+                     workspace=str(workspace))
+    return execute_run(run.id, store=store)
 
 
 def _tool_log(path: Path) -> list[dict[str, Any]]:

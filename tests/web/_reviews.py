@@ -70,13 +70,10 @@ def memory_rows() -> list[tuple[Any, ...]]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        records = store.conn.execute(
-            "SELECT id, text, status, current_revision_id, updated_at FROM records "
-            "ORDER BY id").fetchall()
-        revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
-        receipts = store.conn.execute(
-            "SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0]
-    finally:
-        store.close()
+    records = store.conn.execute(
+        "SELECT id, text, status, current_revision_id, updated_at FROM records "
+        "ORDER BY id").fetchall()
+    revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
+    receipts = store.conn.execute(
+        "SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0]
     return [tuple(r) for r in records] + [("revisions", revisions), ("receipts", receipts)]

@@ -83,26 +83,20 @@ def seed_agent(name: str = "ada", *, records: int = 0) -> str:
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
-    try:
-        agent_id = registry.add(name, "claude").id
-    finally:
-        registry.close()
+    agent_id = registry.add(name, "claude").id
     if records:
         from wardian._db import atomic
         from wardian._util import utc_now_iso
 
         store = MemoryStore()
-        try:
-            with atomic(store.conn):
-                for i in range(records):
-                    store.insert_in_transaction(
-                        agent_id, text=f"seeded note {i:05d} about topic {i % 97}",
-                        evidence=f"evidence {i}", kind="stable" if i % 3 else "current",
-                        scope=Scope.agent() if i % 2 else Scope.workspace("/srv/project"),
-                        sources=[], actor="test", reason=None, now=utc_now_iso(),
-                    )
-        finally:
-            store.close()
+        with atomic(store.conn):
+            for i in range(records):
+                store.insert_in_transaction(
+                    agent_id, text=f"seeded note {i:05d} about topic {i % 97}",
+                    evidence=f"evidence {i}", kind="stable" if i % 3 else "current",
+                    scope=Scope.agent() if i % 2 else Scope.workspace("/srv/project"),
+                    sources=[], actor="test", reason=None, now=utc_now_iso(),
+                )
     return agent_id
 
 
@@ -112,12 +106,9 @@ def save(agent_id: str, text: str, **fields: Any) -> Any:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        fields.setdefault("evidence", f"evidence for {text}")
-        fields.setdefault("scope", Scope.workspace("/srv/project"))
-        return store.save(agent_id, text, actor="test", **fields)
-    finally:
-        store.close()
+    fields.setdefault("evidence", f"evidence for {text}")
+    fields.setdefault("scope", Scope.workspace("/srv/project"))
+    return store.save(agent_id, text, actor="test", **fields)
 
 
 def update(record_id: str, **fields: Any) -> Any:
@@ -125,10 +116,7 @@ def update(record_id: str, **fields: Any) -> Any:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return store.update(None, record_id, actor="test", **fields)
-    finally:
-        store.close()
+    return store.update(None, record_id, actor="test", **fields)
 
 
 def get(record_id: str) -> Any:
@@ -136,10 +124,7 @@ def get(record_id: str) -> Any:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return store.get(record_id, agent_id=None)
-    finally:
-        store.close()
+    return store.get(record_id, agent_id=None)
 
 
 def save_aged(agent_id: str, text: str, *, days: int, kind: str = "current",
@@ -154,14 +139,11 @@ def save_aged(agent_id: str, text: str, *, days: int, kind: str = "current",
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        with atomic(store.conn):
-            return store.insert_in_transaction(
-                agent_id, text=text, evidence=f"evidence for {text}", kind=cast(Any, kind),
-                scope=scope or Scope.agent(), sources=[], actor="test", reason=None,
-                now=format_utc(utc_now() - timedelta(days=days)))
-    finally:
-        store.close()
+    with atomic(store.conn):
+        return store.insert_in_transaction(
+            agent_id, text=text, evidence=f"evidence for {text}", kind=cast(Any, kind),
+            scope=scope or Scope.agent(), sources=[], actor="test", reason=None,
+            now=format_utc(utc_now() - timedelta(days=days)))
 
 
 def flag(record_id: str, why: str) -> None:
@@ -169,8 +151,5 @@ def flag(record_id: str, why: str) -> None:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        with store.conn:
-            store.conn.execute("UPDATE records SET flagged = ? WHERE id = ?", (why, record_id))
-    finally:
-        store.close()
+    with store.conn:
+        store.conn.execute("UPDATE records SET flagged = ? WHERE id = ?", (why, record_id))

@@ -66,10 +66,7 @@ def _rows(table: str) -> int:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-    finally:
-        store.close()
+    return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
 
 def _receipts() -> int:

@@ -29,12 +29,9 @@ def garden(wardian_home: Path) -> Iterator[Garden]:
     from wardian.invokers.store import InvokerStore
 
     store = InvokerStore()
-    try:
-        invoker = store.add("session-close", name="nightly tidy",
-                            blueprint_id="no-such-blueprint", agent_id=agent, assignments={})
-        store.set_enabled(invoker.id, True)
-    finally:
-        store.close()
+    invoker = store.add("session-close", name="nightly tidy",
+                        blueprint_id="no-such-blueprint", agent_id=agent, assignments={})
+    store.set_enabled(invoker.id, True)
     with garden_server(wardian_home) as running:
         yield running
 
@@ -62,10 +59,7 @@ def _invoker_enabled() -> bool:
     from wardian.invokers.store import InvokerStore
 
     store = InvokerStore()
-    try:
-        return store.list()[0].enabled
-    finally:
-        store.close()
+    return store.list()[0].enabled
 
 
 def test_prints_a_tokenised_url_on_127_0_0_1(garden: Garden) -> None:

@@ -20,12 +20,9 @@ def _hold_secret(record_id: str) -> None:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        with store.conn:
-            store.conn.execute("UPDATE records SET text = ? WHERE id = ?",
-                               (f"deploy token {SECRET}", record_id))
-    finally:
-        store.close()
+    with store.conn:
+        store.conn.execute("UPDATE records SET text = ? WHERE id = ?",
+                           (f"deploy token {SECRET}", record_id))
     flag(record_id, "secret_detected: GitHub Token in text")
 
 

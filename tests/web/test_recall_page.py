@@ -40,10 +40,7 @@ def _seed() -> dict[str, str]:
         "ada": ada,
     }
     store = MemoryStore()
-    try:
-        store.remove(None, ids["gone"], actor="test", reason="the old server is gone")
-    finally:
-        store.close()
+    store.remove(None, ids["gone"], actor="test", reason="the old server is gone")
     return ids
 
 

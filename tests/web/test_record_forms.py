@@ -42,16 +42,13 @@ def _state() -> tuple[int, int, list[tuple[str, str, str]]]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        def count(table: str) -> int:
-            return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    def count(table: str) -> int:
+        return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
-        rows = store.conn.execute(
-            "SELECT id, status, current_revision_id FROM records ORDER BY id").fetchall()
-        return count("revisions"), count("maintenance_receipts"), [
-            (str(r[0]), str(r[1]), str(r[2])) for r in rows]
-    finally:
-        store.close()
+    rows = store.conn.execute(
+        "SELECT id, status, current_revision_id FROM records ORDER BY id").fetchall()
+    return count("revisions"), count("maintenance_receipts"), [
+        (str(r[0]), str(r[1]), str(r[2])) for r in rows]
 
 
 @pytest.fixture
@@ -64,12 +61,9 @@ def seeded(wardian_home: Path) -> Iterator[tuple[Garden, dict[str, Any]]]:
     note = save(ada, "Build needs Rust 1.79", kind="stable")
     keep = save(ada, "Build needs Rust 1.80")
     store = MemoryStore()
-    try:
-        gone = store.save(ada, "Old rule about tabs", evidence="e", scope=Scope.agent(),
-                          actor="test")
-        store.remove(None, gone.id, actor="test", reason="superseded")
-    finally:
-        store.close()
+    gone = store.save(ada, "Old rule about tabs", evidence="e", scope=Scope.agent(),
+                      actor="test")
+    store.remove(None, gone.id, actor="test", reason="superseded")
     theirs = save(bo, "Bo's own note")
     with garden_server(wardian_home) as garden:
         yield garden, {"ada": ada, "note": note, "keep": keep, "gone": gone,

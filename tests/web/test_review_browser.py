@@ -24,10 +24,7 @@ def _history(record_id: str) -> list[Any]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return store.history(record_id, agent_id=None)
-    finally:
-        store.close()
+    return store.history(record_id, agent_id=None)
 
 
 def _show(home: Path, record_id: str) -> dict[str, Any]:

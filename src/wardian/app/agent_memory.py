@@ -196,7 +196,7 @@ class AgentMemory:
     Attributes:
         agent_id: the agent acted for (only its records resolve; another agent's id is
             "not found", never revealed).
-        store: the open memory store (`close` closes it).
+        store: the open memory store.
         principal: the authenticated caller, or None for a read-only reader.
         workspace: the current workspace when the caller knows it (a server whose
             directory does not change); None = the git root of the current directory,
@@ -234,10 +234,6 @@ class AgentMemory:
     def read_only(self) -> bool:
         """Whether this view may only recall (no capability)."""
         return self.principal is None
-
-    def close(self) -> None:
-        """Close the store."""
-        self.store.close()
 
     def _writer(self, what: str) -> Principal:
         """The authenticated caller, for a change (`what`: e.g. ``save memory``).
@@ -392,10 +388,7 @@ class AgentMemory:
             from wardian.runtime.agents import AgentRegistry
 
             registry = AgentRegistry()
-            try:
-                agent = registry.find(self.agent_id)
-            finally:
-                registry.close()
+            agent = registry.find(self.agent_id)
             self._name = agent.name if agent else self.agent_id[:8]
         return self._name
 
@@ -436,7 +429,7 @@ def open_agent_memory(
     Args:
         environ: the environment (default ``os.environ``).
         store: an open store to use (a long-running server keeps one and authenticates
-            every call); by default one is opened, and closed again on failure.
+            every call); by default one is opened.
 
     Raises:
         CapabilityMissing / CapabilityInvalid / CapabilityExpired (exit 3).
@@ -471,12 +464,8 @@ def open_agent_memory(
         resolve_principal(is_alive=is_alive, caller=(), db_path=path, environ=env)
     caller = [(p.pid, p.started_at) for p in lineage()]
     opened = MemoryStore(path)
-    try:
-        principal = resolve_principal(is_alive=is_alive, caller=caller, store=opened,
-                                      environ=env)
-    except BaseException:
-        opened.close()
-        raise
+    principal = resolve_principal(is_alive=is_alive, caller=caller, store=opened,
+                                  environ=env)
     return AgentMemory(principal.agent_id, opened, principal)
 
 
@@ -517,10 +506,7 @@ def open_reader(
     from wardian.config import SettingsStore
 
     settings = SettingsStore()
-    try:
-        enabled = bool(settings.get("agent_memory.enabled"))
-    finally:
-        settings.close()
+    enabled = bool(settings.get("agent_memory.enabled"))
     if not enabled:
         # The hooks give no recall at all then; neither does this.
         from wardian.errors import MemoryDisabled

@@ -79,8 +79,6 @@ def check_selection(provider: str, model: str | None, effort: str | None, *,
             raise ValidationError(exc.message, hint=(exc.hint or "") + "; or clear it with "
                                   "--model '' / --effort ''") from exc
         raise
-    finally:
-        catalog.close()
     return None
 
 
@@ -209,18 +207,15 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
     if workspace:  # "" clears it
         check_workspace(workspace)
     registry = AgentRegistry()
-    try:
-        agent = registry.get(name_or_id)
-        chosen = [agent.model if model is None else (model or None),
-                  agent.effort if effort is None else (effort or None)]
-        warning = check_selection(provider or agent.provider, chosen[0], chosen[1],
-                                  clear_hint=True)
-        if warning and warn is not None:
-            warn(warning)
-        return registry.update(agent.id, provider=provider, model=model, effort=effort,
-                               workspace=workspace)
-    finally:
-        registry.close()
+    agent = registry.get(name_or_id)
+    chosen = [agent.model if model is None else (model or None),
+              agent.effort if effort is None else (effort or None)]
+    warning = check_selection(provider or agent.provider, chosen[0], chosen[1],
+                              clear_hint=True)
+    if warning and warn is not None:
+        warn(warning)
+    return registry.update(agent.id, provider=provider, model=model, effort=effort,
+                           workspace=workspace)
 
 
 @dataclass(frozen=True)
@@ -251,10 +246,7 @@ def clear_bad_launches() -> list[Any]:
     if not database_exists(memory_db_path(create_dir=False)):
         return []
     store = MemoryStore()
-    try:
-        return CapabilityStore(store.conn).clear_bad_launches()
-    finally:
-        store.close()
+    return CapabilityStore(store.conn).clear_bad_launches()
 
 
 def remove_agent(name_or_id: str, *,
@@ -293,24 +285,18 @@ def remove_agent(name_or_id: str, *,
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
-    try:
-        agent = registry.get(name_or_id)
-    finally:
-        registry.close()
+    agent = registry.get(name_or_id)
     store = MemoryStore()
-    try:
-        count = store.count(agent.id)
-        if count and records == "refuse":
-            raise UsageError(
-                f"agent {agent.name} ({agent.id}) has {count} memory record(s)",
-                hint="pass --keep-records to keep them or --delete-records to delete them",
-            )
-        CapabilityStore(store.conn).revoke_for_agent(agent.id, reason="agent removed")
-        if records == "delete":
-            store.delete_agent_records(agent.id)
-        registry.remove(agent.id)
-    finally:
-        store.close()
+    count = store.count(agent.id)
+    if count and records == "refuse":
+        raise UsageError(
+            f"agent {agent.name} ({agent.id}) has {count} memory record(s)",
+            hint="pass --keep-records to keep them or --delete-records to delete them",
+        )
+    CapabilityStore(store.conn).revoke_for_agent(agent.id, reason="agent removed")
+    if records == "delete":
+        store.delete_agent_records(agent.id)
+    registry.remove(agent.id)
     outcome: Literal["none", "kept", "deleted"] = (
         "none" if not count else "deleted" if records == "delete" else "kept")
     return RemovedAgent(agent, count, outcome)

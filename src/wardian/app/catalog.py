@@ -30,11 +30,8 @@ def model_list(provider: str, *, refresh: bool = False, timeout_s: float = 30.0)
     from wardian.providers.errors import CatalogNotRefreshed
 
     catalog = ModelCatalog()
-    try:
-        entry = catalog.refresh(provider, timeout_s=timeout_s) if refresh else \
-            catalog.get(provider)
-    finally:
-        catalog.close()
+    entry = catalog.refresh(provider, timeout_s=timeout_s) if refresh else \
+        catalog.get(provider)
     if entry is None:
         raise CatalogNotRefreshed(provider)
     entry.require_list()

@@ -101,10 +101,7 @@ def archive_load(
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        after = get_cursor(store, agent_id)
-    finally:
-        store.close()
+    after = get_cursor(store, agent_id)
     source = "archive"
     path: str | None = None
     raw: list[dict[str, Any]]
@@ -125,10 +122,7 @@ def archive_load(
         from wardian.runtime.archives import ArchiveStore
 
         archives = ArchiveStore()
-        try:
-            raw = [m.to_json() for m in archives.slice(agent_id, after, through_seq=upto_seq)]
-        finally:
-            archives.close()
+        raw = [m.to_json() for m in archives.slice(agent_id, after, through_seq=upto_seq)]
     messages = raw if include_tool_output else [m for m in raw if not _is_tool_output(m)]
     messages, cut = bound_slice(messages)
     if cut is not None:  # what was not read stays after the cursor for the next run
@@ -269,11 +263,8 @@ def _read_archive_slice(out: Mapping[str, Any], digest: Any) -> list[dict[str, A
 
         try:
             archives = ArchiveStore()
-            try:
-                raw = [m.to_json() for m in archives.slice(
-                    str(agent_id), out.get("after_seq"), through_seq=int(last))]
-            finally:
-                archives.close()
+            raw = [m.to_json() for m in archives.slice(
+                str(agent_id), out.get("after_seq"), through_seq=int(last))]
         except Exception as exc:  # a reader shows the note; a resumed run fails on it
             return f"<missing: {where} ({type(exc).__name__}: {exc})>"
         messages = (raw if out.get("include_tool_output")
@@ -320,17 +311,14 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
 
     now = utc_now()
     store = MemoryStore()
-    try:
-        # Records set aside as holding a secret never go to a curator (startup_set skips
-        # them too).
-        records = (
-            store.startup_set(agent_id, workspace) if workspace
-            else store.list(agent_id, flagged=False, with_sources=False)
-        )
-        flagged = (store.list(agent_id, flagged=True, with_sources=False)
-                   if include_flagged and not workspace else [])
-    finally:
-        store.close()
+    # Records set aside as holding a secret never go to a curator (startup_set skips
+    # them too).
+    records = (
+        store.startup_set(agent_id, workspace) if workspace
+        else store.list(agent_id, flagged=False, with_sources=False)
+    )
+    flagged = (store.list(agent_id, flagged=True, with_sources=False)
+               if include_flagged and not workspace else [])
     out = [
         {
             "id": r.id,
@@ -353,10 +341,7 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
     doc: dict[str, Any] = {"agent_id": agent_id, "workspace": workspace, "count": len(out)}
     if workspace is None:  # the whole memory: a review reads these
         settings = SettingsStore()
-        try:
-            doc["current_review_days"] = int(settings.get("memory.current_review_days"))
-        finally:
-            settings.close()
+        doc["current_review_days"] = int(settings.get("memory.current_review_days"))
         doc["taken_at"] = format_utc(now)
     doc["records"] = out
     return doc
@@ -381,10 +366,7 @@ def evidence_in_archives(agent_id: str, excerpts: Sequence[str]) -> list[bool | 
     from wardian.runtime.archives import ArchiveStore
 
     archives = ArchiveStore()
-    try:
-        texts = archives.texts(agent_id)
-    finally:
-        archives.close()
+    texts = archives.texts(agent_id)
     if not texts:
         return [None] * len(excerpts)
     word = re.compile(r"\w+")
@@ -475,14 +457,11 @@ def commit_curator_batch(
         sources.append(Source("transcript", str(archive["path"])))
     archive_text, by_seq = _evidence_of(archive)
     store = MemoryStore()
-    try:
-        result = commit_batch(
-            store, batch, principal_agent_id=agent_id, actor=f"run:{run_id}",
-            archive_text=archive_text, archive_messages=by_seq, sources=sources,
-            max_changes=max_changes,
-        )
-    finally:
-        store.close()
+    result = commit_batch(
+        store, batch, principal_agent_id=agent_id, actor=f"run:{run_id}",
+        archive_text=archive_text, archive_messages=by_seq, sources=sources,
+        max_changes=max_changes,
+    )
     out = result.to_json()
     out["summary"] = result.summary()
     why = _nothing_saved_reason(out, operations, archive)
@@ -570,55 +549,52 @@ def build_plan(
     dropped: list[dict[str, Any]] = []
     run_source = {"source_type": "run", "locator": f"run:{run_id}", "primary": False}
     store = MemoryStore()
-    try:
-        evidence = evidence_slice(store, agent_id, archive_text=archive_text,
-                                  archive_messages=by_seq)
-        for checked in check_operations(store, ops, agent_id=agent_id, workspace=workspace,
-                                        evidence=evidence, max_changes=max_changes):
-            op, index = checked.op, checked.index
-            if checked.dropped is not None:
-                dropped.append(checked.dropped.to_json())
+    evidence = evidence_slice(store, agent_id, archive_text=archive_text,
+                              archive_messages=by_seq)
+    for checked in check_operations(store, ops, agent_id=agent_id, workspace=workspace,
+                                    evidence=evidence, max_changes=max_changes):
+        op, index = checked.op, checked.index
+        if checked.dropped is not None:
+            dropped.append(checked.dropped.to_json())
+            continue
+        if isinstance(op, SaveOp):
+            assert checked.scope is not None
+            key = (checked.scope.kind, normalise_whitespace(op.text).casefold())
+            if key in planned:
+                dropped.append({"index": index, "op": op.op, "code": "duplicate",
+                                "reason": "the same text is already remembered as an "
+                                          "earlier create of this plan",
+                                "memory_id": None})
                 continue
-            if isinstance(op, SaveOp):
-                assert checked.scope is not None
-                key = (checked.scope.kind, normalise_whitespace(op.text).casefold())
-                if key in planned:
-                    dropped.append({"index": index, "op": op.op, "code": "duplicate",
-                                    "reason": "the same text is already remembered as an "
-                                              "earlier create of this plan",
-                                    "memory_id": None})
-                    continue
-                planned.add(key)
-                plan_ops.append({
-                    "op": "create", "client_key": f"save-{index}", "text": op.text,
-                    "kind": op.kind, "scope": checked.scope.to_json(),
-                    "evidence_excerpt": op.evidence, "sources": [run_source],
-                })
-                continue
-            assert checked.memory_id is not None
-            if checked.memory_id in targets:
-                dropped.append({"index": index, "op": op.op, "code": "duplicate_target",
-                                "reason": f"memory {checked.memory_id[:8]} is already in "
-                                          "this plan", "memory_id": checked.memory_id})
-                continue
-            targets.add(checked.memory_id)
-            record = store.get(checked.memory_id)
-            if isinstance(op, UpdateOp):
-                assert checked.scope is not None
-                plan_ops.append({
-                    "op": "revise", "memory_id": record.id,
-                    "expected_revision_id": record.current_revision_id, "text": op.text,
-                    "kind": op.kind, "scope": checked.scope.to_json(),
-                    "evidence_excerpt": op.evidence, "add_sources": [run_source],
-                })
-            else:
-                plan_ops.append({
-                    "op": "retire", "memory_id": record.id,
-                    "expected_revision_id": record.current_revision_id,
-                    "reason": op.reason,
-                })
-    finally:
-        store.close()
+            planned.add(key)
+            plan_ops.append({
+                "op": "create", "client_key": f"save-{index}", "text": op.text,
+                "kind": op.kind, "scope": checked.scope.to_json(),
+                "evidence_excerpt": op.evidence, "sources": [run_source],
+            })
+            continue
+        assert checked.memory_id is not None
+        if checked.memory_id in targets:
+            dropped.append({"index": index, "op": op.op, "code": "duplicate_target",
+                            "reason": f"memory {checked.memory_id[:8]} is already in "
+                                      "this plan", "memory_id": checked.memory_id})
+            continue
+        targets.add(checked.memory_id)
+        record = store.get(checked.memory_id)
+        if isinstance(op, UpdateOp):
+            assert checked.scope is not None
+            plan_ops.append({
+                "op": "revise", "memory_id": record.id,
+                "expected_revision_id": record.current_revision_id, "text": op.text,
+                "kind": op.kind, "scope": checked.scope.to_json(),
+                "evidence_excerpt": op.evidence, "add_sources": [run_source],
+            })
+        else:
+            plan_ops.append({
+                "op": "retire", "memory_id": record.id,
+                "expected_revision_id": record.current_revision_id,
+                "reason": op.reason,
+            })
     if not plan_ops:
         return None, dropped
     plan = {

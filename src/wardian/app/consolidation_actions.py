@@ -55,10 +55,7 @@ def _principal(ctx: ActionContext) -> tuple[str, str | None, str]:
         from wardian.runtime.agents import AgentRegistry
 
         registry = AgentRegistry()
-        try:
-            agent = registry.find(ctx.agent_id)
-        finally:
-            registry.close()
+        agent = registry.find(ctx.agent_id)
         workspace = workspace or (agent.workspace if agent else None)
         name = name or (agent.name if agent else None)
     if not workspace:

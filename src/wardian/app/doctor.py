@@ -487,10 +487,7 @@ def _invokers(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.invokers.store import InvokerStore
 
     store = InvokerStore(ctx.data_dir / "state.db")
-    try:
-        invokers = store.list()
-    finally:
-        store.close()
+    invokers = store.list()
     broken = [(inv, problem) for inv in invokers
               if (problem := invoker_problem(inv)) is not None]
     for inv, problem in broken:

@@ -145,19 +145,16 @@ def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(NAME, "no agents or invokers")
         return
     catalog = ModelCatalog(path)
-    try:
-        used: set[str] = set()
-        for agent in agents:
-            if agent.model is None and agent.effort is None:
-                yield Finding.ok(NAME, f"agent {agent.name}: {agent.provider} with its default "
-                                 "model (no catalog needed)", subject=agent.id)
-                continue
-            used.add(agent.provider)
-            yield from _agent_findings(catalog, agent)
-        for invoker in invokers:
-            used.update(str(item.get("provider")) for item in invoker.assignments.values()
-                        if isinstance(item, dict) and item.get("provider"))
-            yield from _invoker_findings(invoker)
-        yield from _stale(catalog, used)
-    finally:
-        catalog.close()
+    used: set[str] = set()
+    for agent in agents:
+        if agent.model is None and agent.effort is None:
+            yield Finding.ok(NAME, f"agent {agent.name}: {agent.provider} with its default "
+                             "model (no catalog needed)", subject=agent.id)
+            continue
+        used.add(agent.provider)
+        yield from _agent_findings(catalog, agent)
+    for invoker in invokers:
+        used.update(str(item.get("provider")) for item in invoker.assignments.values()
+                    if isinstance(item, dict) and item.get("provider"))
+        yield from _invoker_findings(invoker)
+    yield from _stale(catalog, used)

@@ -3,7 +3,7 @@
 Garden in the browser (`wardian garden serve`) and the `wardian garden …` commands show the
 same things: agents with their memory state, one agent's records (paged and filtered), a
 record's history, ``Memory loaded`` events, runs, and invokers. Each function here opens
-the stores it needs, reads, closes them, and returns plain documents (dicts and
+the stores it needs, reads, and returns plain documents (dicts and
 dataclasses), so a surface only renders.
 
 Garden's record page corrects one record through the same one-operation plans as
@@ -110,12 +110,7 @@ def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
         if not allow_removed:
             raise
         store = MemoryStore()
-        try:
-            return store.owner(ref), "(removed agent)"
-        finally:
-            store.close()
-    finally:
-        registry.close()
+        return store.owner(ref), "(removed agent)"
     return found.id, found.name
 
 
@@ -155,28 +150,23 @@ def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
     store = InvokerStore()
     registry = AgentRegistry()
     runs = RunStore(recover=False)
-    try:
-        names = {a.id: a.name for a in registry.list()}
-        docs = []
-        for invoker in store.list(agent_id=agent_id):
-            doc = invoker.to_json()
-            problem = invoker_problem(invoker)
-            doc["agent_name"] = names.get(invoker.agent_id)
-            doc["problem"] = (
-                {"reason": problem.reason, "fix": problem.fix} if problem else None)
-            doc["state"] = ("broken" if problem else
-                            "enabled" if invoker.enabled else "disabled")
-            last = runs.list(invoker_id=invoker.id, limit=1)
-            doc["last_run"] = (
-                {"id": last[0].id, "status": last[0].status, "created_at": last[0].created_at}
-                if last else None
-            )
-            docs.append(doc)
-        return docs
-    finally:
-        runs.close()
-        registry.close()
-        store.close()
+    names = {a.id: a.name for a in registry.list()}
+    docs = []
+    for invoker in store.list(agent_id=agent_id):
+        doc = invoker.to_json()
+        problem = invoker_problem(invoker)
+        doc["agent_name"] = names.get(invoker.agent_id)
+        doc["problem"] = (
+            {"reason": problem.reason, "fix": problem.fix} if problem else None)
+        doc["state"] = ("broken" if problem else
+                        "enabled" if invoker.enabled else "disabled")
+        last = runs.list(invoker_id=invoker.id, limit=1)
+        doc["last_run"] = (
+            {"id": last[0].id, "status": last[0].status, "created_at": last[0].created_at}
+            if last else None
+        )
+        docs.append(doc)
+    return docs
 
 
 def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
@@ -192,10 +182,7 @@ def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
     from wardian.invokers.store import InvokerStore
 
     store = InvokerStore()
-    try:
-        kind = store.get(invoker_id).kind
-    finally:
-        store.close()
+    kind = store.get(invoker_id).kind
     if kind == "schedule":
         from wardian.app.schedules import set_schedule_enabled
 
@@ -216,31 +203,26 @@ def agents_overview() -> list[AgentSummary]:
     registry = AgentRegistry()
     settings = SettingsStore()
     store = MemoryStore()
-    try:
-        agents = registry.list()
-        invokers: dict[str, list[dict[str, Any]]] = {}
-        for doc in invokers_overview():
-            invokers.setdefault(doc["agent_id"], []).append(doc)
-        out = []
-        for agent in agents:
-            events = LoadedEvents(store.conn).list(agent.id, limit=1)
-            last = None
-            if events:
-                last = events[0].to_json()
-                last.pop("context")
-            out.append(AgentSummary(
-                id=agent.id, name=agent.name, provider=agent.provider,
-                workspace=agent.workspace,
-                memory_enabled=bool(settings.get("agent_memory.enabled", agent_id=agent.id)),
-                active_records=store.count(agent.id, include_removed=False),
-                records=store.count(agent.id), last_loaded=last,
-                invokers=invokers.get(agent.id, []),
-            ))
-        return out
-    finally:
-        store.close()
-        settings.close()
-        registry.close()
+    agents = registry.list()
+    invokers: dict[str, list[dict[str, Any]]] = {}
+    for doc in invokers_overview():
+        invokers.setdefault(doc["agent_id"], []).append(doc)
+    out = []
+    for agent in agents:
+        events = LoadedEvents(store.conn).list(agent.id, limit=1)
+        last = None
+        if events:
+            last = events[0].to_json()
+            last.pop("context")
+        out.append(AgentSummary(
+            id=agent.id, name=agent.name, provider=agent.provider,
+            workspace=agent.workspace,
+            memory_enabled=bool(settings.get("agent_memory.enabled", agent_id=agent.id)),
+            active_records=store.count(agent.id, include_removed=False),
+            records=store.count(agent.id), last_loaded=last,
+            invokers=invokers.get(agent.id, []),
+        ))
+    return out
 
 
 @dataclass(frozen=True)
@@ -277,22 +259,20 @@ def memory_page(
     # one, and no number may overflow SQLite's 64-bit OFFSET.
     page = min(max(1, page), _MAX_PAGE)
     store = MemoryStore()
-    try:
-        def fetch(number: int) -> tuple[list[Record], int]:
-            return store.page(
-                owner_id, kind=kind or None, scope_kind=scope or None,
-                status=None if status == "all" else (status or "active"), text=text or None,
-                limit=page_size, offset=(number - 1) * page_size,
-            )
 
+    def fetch(number: int) -> tuple[list[Record], int]:
+        return store.page(
+            owner_id, kind=kind or None, scope_kind=scope or None,
+            status=None if status == "all" else (status or "active"), text=text or None,
+            limit=page_size, offset=(number - 1) * page_size,
+        )
+
+    records, total = fetch(page)
+    pages = max(1, -(-total // page_size))
+    if page > pages:
+        page = pages
         records, total = fetch(page)
         pages = max(1, -(-total // page_size))
-        if page > pages:
-            page = pages
-            records, total = fetch(page)
-            pages = max(1, -(-total // page_size))
-    finally:
-        store.close()
     return MemoryPage(records, total, page, pages,
                       {"kind": kind, "scope": scope, "status": status or "active", "q": text})
 
@@ -340,17 +320,14 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
         raise FormError("q", f"the query is {len(query)} characters, over the "
                          f"{RECALL_QUERY_CHARS}-character limit", hint="ask a shorter question")
     store = MemoryStore()
-    try:
-        workspaces = store.workspaces(owner_id)
-        if workspace and workspace not in workspaces:
-            raise FormError("workspace", f"{workspace!r} is not a workspace of this agent's"
-                             " records", hint="pick one from the list")
-        if not query:
-            return RecallView("", workspace, workspaces, [], [])
-        found = store.index.recall_with_nearest(owner_id, query, limit=limit,
-                                                workspace=workspace or None, nearest=NEAREST)
-    finally:
-        store.close()
+    workspaces = store.workspaces(owner_id)
+    if workspace and workspace not in workspaces:
+        raise FormError("workspace", f"{workspace!r} is not a workspace of this agent's"
+                         " records", hint="pick one from the list")
+    if not query:
+        return RecallView("", workspace, workspaces, [], [])
+    found = store.index.recall_with_nearest(owner_id, query, limit=limit,
+                                            workspace=workspace or None, nearest=NEAREST)
     return RecallView(query, workspace, workspaces, list(found.records), list(found.nearest))
 
 
@@ -360,10 +337,7 @@ def loaded_events(owner_id: str, *, limit: int = 50) -> list[LoadedEvent]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return LoadedEvents(store.conn).list(owner_id, limit=limit)
-    finally:
-        store.close()
+    return LoadedEvents(store.conn).list(owner_id, limit=limit)
 
 
 def runs_overview(*, status: str | None = None, limit: int = 100) -> list[Run]:
@@ -402,11 +376,8 @@ def agent_records(owner_id: str, *, include_removed: bool = False, flagged: bool
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return store.list(owner_id, include_removed=include_removed,
-                          flagged=True if flagged else None)
-    finally:
-        store.close()
+    return store.list(owner_id, include_removed=include_removed,
+                      flagged=True if flagged else None)
 
 
 def redacted_json(record: Record) -> dict[str, Any]:
@@ -446,10 +417,7 @@ def find_record(record_id: str) -> Record:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return _operator_get(store, record_id)
-    finally:
-        store.close()
+    return _operator_get(store, record_id)
 
 
 def record_history(record_id: str) -> tuple[Record, list[Revision]]:
@@ -461,11 +429,8 @@ def record_history(record_id: str) -> tuple[Record, list[Revision]]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        record = _operator_get(store, record_id)
-        return record, store.history(record.id, agent_id=None)
-    finally:
-        store.close()
+    record = _operator_get(store, record_id)
+    return record, store.history(record.id, agent_id=None)
 
 
 def capability_refusals(owner_id: str) -> list[Refusal]:
@@ -475,10 +440,7 @@ def capability_refusals(owner_id: str) -> list[Refusal]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return CapabilityStore(store.conn).refusals(owner_id)
-    finally:
-        store.close()
+    return CapabilityStore(store.conn).refusals(owner_id)
 
 
 @dataclass(frozen=True)
@@ -497,15 +459,9 @@ def stale_checkpoints(owner_id: str) -> StaleCheckpoints:
     from wardian.memory.store import MemoryStore
 
     settings = SettingsStore()
-    try:
-        days = int(settings.get("memory.current_review_days"))
-    finally:
-        settings.close()
+    days = int(settings.get("memory.current_review_days"))
     store = MemoryStore()
-    try:
-        return StaleCheckpoints(days, stale_records(store, owner_id, review_days=days))
-    finally:
-        store.close()
+    return StaleCheckpoints(days, stale_records(store, owner_id, review_days=days))
 
 
 def saved_ago(days: int) -> str:
@@ -661,10 +617,7 @@ def merge_candidates(record: Record, *, limit: int = 499) -> list[Record]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        found, _ = store.page(record.agent_id, status="active", limit=limit + 1)
-    finally:
-        store.close()
+    found, _ = store.page(record.agent_id, status="active", limit=limit + 1)
     return [r for r in found if r.id != record.id][:limit]
 
 
@@ -754,10 +707,7 @@ def review_queue() -> list[AgentQueue]:
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
-    try:
-        agents = [(a.id, a.name) for a in registry.list()]
-    finally:
-        registry.close()
+    agents = [(a.id, a.name) for a in registry.list()]
     out = []
     for agent_id, name in agents:
         stale = stale_checkpoints(agent_id)

@@ -206,14 +206,11 @@ def build_import_plan(
 
 def draft_import(agent_id: str, files: Sequence[str | os.PathLike[str]], *,
                  scope: str | None = None, workspace: str | None = None) -> ImportPlan:
-    """`build_import_plan` over the memory store (opened and closed here): the operator's
+    """`build_import_plan` over the memory store (opened here): the operator's
     ``garden memory import FILE… --agent A``. Reads only.
 
     Raises:
         UsageError: as `build_import_plan`.
     """
     store = MemoryStore()
-    try:
-        return build_import_plan(agent_id, files, store, scope=scope, workspace=workspace)
-    finally:
-        store.close()
+    return build_import_plan(agent_id, files, store, scope=scope, workspace=workspace)

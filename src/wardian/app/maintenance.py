@@ -198,10 +198,7 @@ def retire_record_plan(owner_id: str, record_id: str, *, reason: str
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return retire_one(store, owner_id, record_id, reason=reason)
-    finally:
-        store.close()
+    return retire_one(store, owner_id, record_id, reason=reason)
 
 
 def revise_scope(value: str | None) -> Scope | None:
@@ -237,11 +234,8 @@ def revise_record_plan(
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return revise_one(store, owner_id, record_id, text=text, kind=kind, scope=scope,
-                          evidence=evidence)
-    finally:
-        store.close()
+    return revise_one(store, owner_id, record_id, text=text, kind=kind, scope=scope,
+                      evidence=evidence)
 
 
 def stale_retire_plan(owner_id: str, stale: list[StaleRecord], *, review_days: int

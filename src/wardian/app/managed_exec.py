@@ -28,8 +28,5 @@ def exec_agent(name_or_id: str, command: Sequence[str], *, workspace: str | None
     from wardian.runtime.launch import exec_managed
 
     registry = AgentRegistry()
-    try:
-        agent = registry.get(name_or_id)
-    finally:
-        registry.close()  # lets go of the view only: state.db stays open for the launcher
+    agent = registry.get(name_or_id)
     return exec_managed(agent, command, workspace=workspace)

@@ -58,10 +58,7 @@ def export_text(owner_id: str, name: str, *, fmt: str, include_history: bool = F
 
     check_format(fmt)
     store = MemoryStore()
-    try:
-        doc = export_document(store, owner_id, name)
-    finally:
-        store.close()
+    doc = export_document(store, owner_id, name)
     if fmt == "json":
         text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     else:
@@ -181,10 +178,7 @@ def preview_restore(export: ExportFile) -> RestorePreview:
     records = export.document["records"]
     active = [r for r in records if r["status"] == "active"]
     store = MemoryStore()
-    try:
-        conflicts = restore_conflicts(store, export.document)
-    finally:
-        store.close()
+    conflicts = restore_conflicts(store, export.document)
     agent_scoped = sum(1 for r in active if r["scope"]["kind"] == "agent")
     return RestorePreview(export.digest, export.records, export.revisions, len(active),
                           len(records) - len(active), agent_scoped,
@@ -229,7 +223,4 @@ def restore_export(export: ExportFile, owner_id: str) -> RestoreResult:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return restore_document(store, export.document, owner_id)
-    finally:
-        store.close()
+    return restore_document(store, export.document, owner_id)

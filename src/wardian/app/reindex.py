@@ -49,12 +49,9 @@ def reindex_vectors(*, batch: int = 500) -> ReindexResult:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        if not store.index.semantic_enabled():
-            return ReindexResult(False, None, 0, 0)
-        from wardian.memory.embedding import MODEL
+    if not store.index.semantic_enabled():
+        return ReindexResult(False, None, 0, 0)
+    from wardian.memory.embedding import MODEL
 
-        filled = store.index.backfill_vectors(batch=batch)
-        return ReindexResult(True, MODEL, filled, store.index.missing_vectors())
-    finally:
-        store.close()
+    filled = store.index.backfill_vectors(batch=batch)
+    return ReindexResult(True, MODEL, filled, store.index.missing_vectors())

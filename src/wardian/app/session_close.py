@@ -244,13 +244,10 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
                      "boundary": payload.get("boundary"),
                      "boundary_id": payload.get("boundary_id"), "error": run.error})
     fires = FireLog()
-    try:
-        docs += [{"run_id": "", "status": "blocked", "skip_reason": fire.skip_reason,
-                  "created_at": fire.created_at, "finished_at": None, "boundary": None,
-                  "boundary_id": fire.event_id, "error": None}
-                 for fire in fires.for_invoker(invoker.id, limit) if fire.outcome == "blocked"]
-    finally:
-        fires.close()
+    docs += [{"run_id": "", "status": "blocked", "skip_reason": fire.skip_reason,
+              "created_at": fire.created_at, "finished_at": None, "boundary": None,
+              "boundary_id": fire.event_id, "error": None}
+             for fire in fires.for_invoker(invoker.id, limit) if fire.outcome == "blocked"]
     docs.sort(key=lambda doc: str(doc["created_at"]), reverse=True)
     return invoker, docs[:limit]
 
@@ -295,14 +292,11 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
             hint="use `--curator builtin`, or `--assignments` with a provider and model",
         )
     catalog = ModelCatalog()
-    try:
-        entry = catalog.get(provider)
-        if entry is None:
-            raise CatalogNotRefreshed(provider)
-        entry.require_list()
-        model, effort = choose_host_model(entry.models)
-    finally:
-        catalog.close()
+    entry = catalog.get(provider)
+    if entry is None:
+        raise CatalogNotRefreshed(provider)
+    entry.require_list()
+    model, effort = choose_host_model(entry.models)
     assignment: dict[str, Any] = {"target_type": "temporary_provider", "provider": provider,
                                   "model": model}
     if effort:

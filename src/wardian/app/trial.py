@@ -107,11 +107,8 @@ def _sessions(agent_id: str, last: int) -> list[Any]:
     from wardian.runtime.archives import ArchiveStore
 
     archives = ArchiveStore()
-    try:
-        found = [c for c in archives.list(agent_id=agent_id, limit=10_000)
-                 if c.first_seq is not None and c.message_count > 0]
-    finally:
-        archives.close()
+    found = [c for c in archives.list(agent_id=agent_id, limit=10_000)
+             if c.first_seq is not None and c.message_count > 0]
     # the archive sequence orders sessions exactly (import times can tie within a second)
     found.sort(key=lambda c: c.first_seq or 0)
     return found[-last:]
@@ -133,10 +130,7 @@ def _validate(blueprint: str, agent: str, assignments: str,
                          hint="a trial runs the blueprint like `automation run start`; "
                               "add 'manual' to its triggers")
     registry = AgentRegistry()
-    try:
-        principal = registry.get(agent)
-    finally:
-        registry.close()
+    principal = registry.get(agent)
     snapshot = check_assignments(loaded, parse_assignments_json(assignments, origin=origin),
                                  origin=origin)
     return loaded, principal, snapshot
@@ -147,10 +141,7 @@ def _active(agent_id: str) -> dict[str, Any]:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return {r.id: r for r in store.list(agent_id, include_removed=True)}
-    finally:
-        store.close()
+    return {r.id: r for r in store.list(agent_id, include_removed=True)}
 
 
 def _rewind(agent_id: str, seq: int) -> None:
@@ -158,10 +149,7 @@ def _rewind(agent_id: str, seq: int) -> None:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        rewind_cursor(store, agent_id, seq, actor=_ACTOR)
-    finally:
-        store.close()
+    rewind_cursor(store, agent_id, seq, actor=_ACTOR)
 
 
 def _step_outputs(run: Any) -> dict[str, Any]:
@@ -235,10 +223,7 @@ def _run_tokens(run_id: str) -> dict[str, int] | None:
     from wardian.engine.runs import RunStore
 
     store = RunStore(recover=False)
-    try:
-        events = store.events(run_id)
-    finally:
-        store.close()
+    events = store.events(run_id)
     total: dict[str, int] | None = None
     for event in events:
         data = event.get("data")

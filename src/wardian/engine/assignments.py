@@ -161,8 +161,5 @@ def agent_selection(name_or_id: str) -> tuple[str, str | None, str | None]:
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
-    try:
-        agent = registry.get(name_or_id)
-    finally:
-        registry.close()
+    agent = registry.get(name_or_id)
     return agent.provider, agent.model, agent.effort

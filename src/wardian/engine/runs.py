@@ -388,9 +388,6 @@ class RunStore:
         if recover:
             self.mark_interrupted_orphans()
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
     # --- creation ------------------------------------------------------------------------
 
     def create_run(

@@ -325,10 +325,7 @@ class ScheduleDaemon:
         """As a standby: a drain worker for the closes already waiting for this machine
         (their transcripts are files here; `SessionEventQueue.pending`), if any."""
         queue = SessionEventQueue()
-        try:
-            waiting = queue.has_pending()
-        finally:
-            queue.close()
+        waiting = queue.has_pending()
         if waiting:
             start_drain_worker()
 
@@ -389,8 +386,8 @@ class ScheduleDaemon:
         """Stop (module docstring): start nothing new; let the runs executing here finish for
         up to `shutdown_timeout_s` (cut short by a second `request_stop`); ask the ones still
         running to cancel at their next safe point (the engine stops the step and records
-        the run ``cancelled``) and wait up to `cancel_grace_s` more; then close the stores,
-        leaving whatever still runs to the next start. Never waits longer than that."""
+        the run ``cancelled``) and wait up to `cancel_grace_s` more; then stop the worker
+        pools, leaving whatever still runs to the next start. Never waits longer than that."""
         self.stop_event.set()
         self._notify()
         self._wait_idle(self.shutdown_timeout_s, "to finish", hurry=True)
@@ -417,11 +414,6 @@ class ScheduleDaemon:
         self._pool.shutdown()
         for pool in self._serial.values():
             pool.shutdown()
-        for store in (self.invokers, self.slots, self._runs):
-            closer = getattr(store, "close", None)
-            if closer is not None:
-                with contextlib.suppress(Exception):  # closing must not mask the exit
-                    closer()
 
     def _busy(self) -> bool:
         """Whether a run is in flight here or the drain thread is still working."""

@@ -141,9 +141,6 @@ class FireLog:
         self.db.require("session_close_fires", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
     def link(self, event_id: str, invoker_id: str, run_id: str, outcome: str,
              skip_reason: str | None) -> None:
         """Record the run of (event, invoker) unless already recorded (atomic; narrow: the
@@ -194,7 +191,7 @@ class FireLog:
 
 
 class _Drain:
-    """One drain pass's open stores (opened once per pass, closed at the end)."""
+    """One drain pass's open stores (opened once per pass)."""
 
     def __init__(self) -> None:
         from wardian.engine.runs import RunStore
@@ -210,13 +207,6 @@ class _Drain:
         """run id -> blueprint id of the queued runs this pass created (`fire`)."""
         self._agent_names: dict[str, str | None] = {}
         self._blueprints: dict[str, LoadedBlueprint | None] = {}
-
-    def close(self) -> None:
-        self.queue.close()
-        self.invokers.close()
-        self.archives.close()
-        self.fires.close()
-        self.runs.close()
 
     # --- archive ------------------------------------------------------------------------
 
@@ -246,10 +236,7 @@ class _Drain:
             from wardian.runtime.agents import AgentRegistry
 
             registry = AgentRegistry()
-            try:
-                agent = registry.find(agent_id)
-            finally:
-                registry.close()
+            agent = registry.find(agent_id)
             self._agent_names[agent_id] = agent.name if agent else None
         return self._agent_names[agent_id]
 
@@ -512,24 +499,21 @@ def drain_once(*, limit: int = 100, execute: bool = True,
     report = DrainReport()
     _recover_requested(report)
     drain = _Drain()
-    try:
-        for event in drain.queue.pending(limit):
-            if stop is not None and stop.is_set():
-                break
-            with drain.queue.processing(event) as claimed:
-                # None: another worker fires it (PostgreSQL); this one goes on, and runs
-                # what the other creates as its fires commit.
-                if claimed is not None:
-                    drain.process(claimed, report)
-        if execute:
-            # Reclaim first: a session-close run it resumes to the end is then final when
-            # its fire is read below, and is marked dispatched in this same pass. The other
-            # order left the fire undispatched whenever this pass was a worker's last (its
-            # run was still "running" when the fires were read).
-            _reclaim(drain.runs, report, stop)
-            drain.execute_pending(report, stop)
-    finally:
-        drain.close()
+    for event in drain.queue.pending(limit):
+        if stop is not None and stop.is_set():
+            break
+        with drain.queue.processing(event) as claimed:
+            # None: another worker fires it (PostgreSQL); this one goes on, and runs
+            # what the other creates as its fires commit.
+            if claimed is not None:
+                drain.process(claimed, report)
+    if execute:
+        # Reclaim first: a session-close run it resumes to the end is then final when
+        # its fire is read below, and is marked dispatched in this same pass. The other
+        # order left the fire undispatched whenever this pass was a worker's last (its
+        # run was still "running" when the fires were read).
+        _reclaim(drain.runs, report, stop)
+        drain.execute_pending(report, stop)
     return report
 
 
@@ -609,8 +593,6 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
     finally:
         if listener is not None:
             listener.close()
-        queue.close()
-        fires.close()
 
 
 def run_worker(*, batch: int = 100) -> DrainReport:
@@ -637,21 +619,15 @@ def run_worker(*, batch: int = 100) -> DrainReport:
         finally:
             lock.release()
         queue = SessionEventQueue()
-        try:
-            again = queue.has_pending()
-        finally:
-            queue.close()
+        again = queue.has_pending()
         from wardian.runtime.recovery import has_requests
 
         again = again or has_requests()
         fires = FireLog()
-        try:
-            # On PostgreSQL an undispatched fire may be another machine's running run: it
-            # is no reason to drain again at once (that would spin until the run ends).
-            if fires.db.dialect == "sqlite":
-                again = again or bool(fires.undispatched(limit=1))
-        finally:
-            fires.close()
+        # On PostgreSQL an undispatched fire may be another machine's running run: it
+        # is no reason to drain again at once (that would spin until the run ends).
+        if fires.db.dialect == "sqlite":
+            again = again or bool(fires.undispatched(limit=1))
         if not again:
             return total
 

@@ -56,12 +56,9 @@ def invoker_problem(invoker: Invoker, *,
     group = f"wardian automation {invoker.kind}"
     ref = invoker.id[:8]
     registry = AgentRegistry()
-    try:
-        if registry.find(invoker.agent_id) is None:
-            return InvokerProblem(f"its agent {invoker.agent_id[:8]} no longer exists",
-                                  f"`{group} remove {ref}` and add one for an existing agent")
-    finally:
-        registry.close()
+    if registry.find(invoker.agent_id) is None:
+        return InvokerProblem(f"its agent {invoker.agent_id[:8]} no longer exists",
+                              f"`{group} remove {ref}` and add one for an existing agent")
     try:
         validate_definition(
             invoker.blueprint_id, invoker.assignments, invoker.inputs,

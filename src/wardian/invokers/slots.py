@@ -155,15 +155,6 @@ class SlotStore:
             migrate_component(conn, "schedule_slots", _MIGRATIONS)
         self.conn = conn
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
-    def __enter__(self) -> SlotStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # --- state ---------------------------------------------------------------------------
 
     def state(self, invoker_id: str) -> ScheduleState | None:

@@ -200,15 +200,6 @@ class InvokerStore:
         self.db.require("invokers", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
-    def __enter__(self) -> InvokerStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def add(
         self,
         kind: str,

@@ -167,10 +167,7 @@ def resolve_principal(
     from wardian.memory.store import MemoryStore
 
     opened = MemoryStore(db_path)
-    try:
-        return _resolve(CapabilityStore(opened.conn), token, env, is_alive, caller)
-    finally:
-        opened.close()
+    return _resolve(CapabilityStore(opened.conn), token, env, is_alive, caller)
 
 
 def _resolve(
@@ -340,7 +337,4 @@ def _managed_ancestors(
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore(db_path)
-    try:
-        return CapabilityStore(store.conn).managed_ancestors(ancestry)
-    finally:
-        store.close()
+    return CapabilityStore(store.conn).managed_ancestors(ancestry)

@@ -219,11 +219,6 @@ class MemoryStore:
             self._index = RecallIndex(self.db)
         return self._index
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `MemoryDB` (shared)."""
-        if self._index is not None:
-            self._index.close()
-
     # --- reading ---------------------------------------------------------------------
 
     def _sources(self, record_id: str) -> tuple[Source, ...]:

@@ -257,16 +257,12 @@ def validate_assignments(
                                   hint=f"the blueprint's roles: {', '.join(roles)}")
     catalog = ModelCatalog() if check_catalog else None
     resolved: dict[str, tuple[str, str | None, str | None]] = {}
-    try:
-        for role, assignment in assignments.items():
-            try:
-                provider, model, effort = resolve_assignment(assignment, agents=agents)
-                if catalog is not None:
-                    catalog.validate_selection(provider, model, effort, step=True)
-            except (NotFoundError, UsageError) as exc:
-                raise _for_role(exc, role, origin, assignment) from exc
-            resolved[role] = (provider, model, effort)
-    finally:
-        if catalog is not None:
-            catalog.close()
+    for role, assignment in assignments.items():
+        try:
+            provider, model, effort = resolve_assignment(assignment, agents=agents)
+            if catalog is not None:
+                catalog.validate_selection(provider, model, effort, step=True)
+        except (NotFoundError, UsageError) as exc:
+            raise _for_role(exc, role, origin, assignment) from exc
+        resolved[role] = (provider, model, effort)
     return resolved

@@ -154,9 +154,6 @@ class ModelCatalog:
         self.db.require("model_catalog", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
     def get(self, provider: str) -> CatalogEntry | None:
         """The stored catalog of `provider`, None if never attempted. Read-only.
 

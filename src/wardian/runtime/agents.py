@@ -85,9 +85,6 @@ class AgentRegistry:
         self.db.require("agents", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
     def add(
         self,
         name: str,

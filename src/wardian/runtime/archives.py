@@ -194,9 +194,6 @@ class ArchiveStore:
         self.db.require("archives", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
     # --- import -------------------------------------------------------------------------
 
     def import_transcript(

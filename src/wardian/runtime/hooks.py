@@ -213,12 +213,9 @@ def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | No
             "start the provider with `wardian agent launch NAME`",
         )
     registry = AgentRegistry()
-    try:
-        if own:
-            return registry.get(own), None
-        found = [registry.get(name) for name in agents]
-    finally:
-        registry.close()
+    if own:
+        return registry.get(own), None
+    found = [registry.get(name) for name in agents]
     if len(found) == 1:
         return found[0], None
     where = os.path.realpath(cwd or os.getcwd())
@@ -306,25 +303,22 @@ def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
     cwd = _text(payload, "cwd") or os.getcwd()
     workspace = default_workspace(str(cwd))
     store = MemoryStore()
-    try:
-        context = startup_recall(
-            store, agent_id=agent.id, agent_name=agent.name, workspace=workspace,
-            settings=recall, direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
-        )
-        event_id = None
-        if context.has_records:
-            from wardian._process import identity_of
+    context = startup_recall(
+        store, agent_id=agent.id, agent_name=agent.name, workspace=workspace,
+        settings=recall, direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
+    )
+    event_id = None
+    if context.has_records:
+        from wardian._process import identity_of
 
-            parent = identity_of(os.getppid())
-            event_id = record_loaded(
-                store, agent.id, context=context.text,
-                record_ids=tuple(r.id for r in context.loaded),
-                omitted_count=context.omitted, pid=parent.pid if parent else None,
-                process_started_at=parent.started_at if parent else None,
-                workspace=workspace, source="hook",
-            )
-    finally:
-        store.close()
+        parent = identity_of(os.getppid())
+        event_id = record_loaded(
+            store, agent.id, context=context.text,
+            record_ids=tuple(r.id for r in context.loaded),
+            omitted_count=context.omitted, pid=parent.pid if parent else None,
+            process_started_at=parent.started_at if parent else None,
+            workspace=workspace, source="hook",
+        )
     output: dict[str, Any] = {
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
@@ -345,11 +339,8 @@ def _start_recovery(agent: Any, payload: dict[str, Any]) -> None:
     from wardian.config import SettingsStore
 
     settings = SettingsStore()
-    try:
-        if not settings.get("conversation_logging.enabled", agent_id=agent.id):
-            return
-    finally:
-        settings.close()
+    if not settings.get("conversation_logging.enabled", agent_id=agent.id):
+        return
     from wardian.runtime.recovery import request_recovery
     from wardian.runtime.session_events import start_drain_worker
 

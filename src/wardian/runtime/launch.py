@@ -264,28 +264,25 @@ def prepare_launch(
 
     context: StartupContext | None = None
     store = MemoryStore()
-    try:
-        with atomic(store.conn):
-            capabilities = CapabilityStore(store.conn)
-            now = utc_now_iso()
-            # Recorded even with memory disabled: operator commands recognise the launch's
-            # processes by this ancestor, whatever they do to their environment.
-            capabilities.record_launch_in_transaction(
-                launch.launch_id, agent.id, pid=launch.holder.pid,
-                started_at=launch.holder.started_at, workspace=launch_workspace,
-                memory_enabled=enabled, now=now,
+    with atomic(store.conn):
+        capabilities = CapabilityStore(store.conn)
+        now = utc_now_iso()
+        # Recorded even with memory disabled: operator commands recognise the launch's
+        # processes by this ancestor, whatever they do to their environment.
+        capabilities.record_launch_in_transaction(
+            launch.launch_id, agent.id, pid=launch.holder.pid,
+            started_at=launch.holder.started_at, workspace=launch_workspace,
+            memory_enabled=enabled, now=now,
+        )
+        if enabled:
+            launch.token = capabilities.mint_in_transaction(
+                agent.id, pid=launch.holder.pid, started_at=launch.holder.started_at,
+                workspace=launch_workspace, now=now,
             )
-            if enabled:
-                launch.token = capabilities.mint_in_transaction(
-                    agent.id, pid=launch.holder.pid, started_at=launch.holder.started_at,
-                    workspace=launch_workspace, now=now,
-                )
-                context = startup_recall(
-                    store, agent_id=agent.id, agent_name=agent.name,
-                    workspace=launch_workspace, settings=recall,
-                )
-    finally:
-        store.close()
+            context = startup_recall(
+                store, agent_id=agent.id, agent_name=agent.name,
+                workspace=launch_workspace, settings=recall,
+            )
     if context is None or launch.token is None:
         return launch
     launch.context_text = context.text
@@ -311,15 +308,12 @@ def _record_loaded(launch: Launch, child_pid: int, source: str) -> None:
 
     child = identity_of(child_pid)
     store = MemoryStore()
-    try:
-        record_loaded(
-            store, launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
-            omitted_count=launch.omitted, pid=child_pid,
-            process_started_at=child.started_at if child else None,
-            workspace=launch.workspace, source=source,
-        )
-    finally:
-        store.close()
+    record_loaded(
+        store, launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
+        omitted_count=launch.omitted, pid=child_pid,
+        process_started_at=child.started_at if child else None,
+        workspace=launch.workspace, source=source,
+    )
 
 
 def _announce(launch: Launch) -> None:
@@ -338,11 +332,8 @@ def _announce(launch: Launch) -> None:
         from wardian.config import SettingsStore
 
         settings = SettingsStore()
-        try:
-            logging_on = bool(settings.get("conversation_logging.enabled",
-                                           agent_id=launch.agent.id))
-        finally:
-            settings.close()
+        logging_on = bool(settings.get("conversation_logging.enabled",
+                                       agent_id=launch.agent.id))
         if logging_on:
             from wardian.runtime.recovery import request_recovery
             from wardian.runtime.session_events import start_drain_worker
@@ -363,12 +354,9 @@ def _revoke(holder: ProcessIdentity, reason: str) -> None:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        CapabilityStore(store.conn).revoke_for_process(
-            holder.pid, holder.started_at, reason=reason
-        )
-    finally:
-        store.close()
+    CapabilityStore(store.conn).revoke_for_process(
+        holder.pid, holder.started_at, reason=reason
+    )
 
 
 def _on_runtime_exit(agent: Agent, session_id: str, workspace: str, source: str) -> None:

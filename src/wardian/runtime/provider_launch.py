@@ -228,10 +228,7 @@ def launch_agent(agent_ref: str, args: Sequence[str], *, workspace: str | None =
     from wardian.runtime.launch import exec_managed
 
     registry = AgentRegistry()
-    try:
-        agent = registry.get(agent_ref)
-    finally:
-        registry.close()
+    agent = registry.get(agent_ref)
     # Check everything we can before starting anything (provider, flags, executable).
     provider_argv(agent.provider, model=agent.model, effort=agent.effort, context=None,
                   launch_id=None, args=args)

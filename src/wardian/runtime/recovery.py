@@ -295,73 +295,67 @@ def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
     from wardian.transcripts import detect_format, load_transcript
 
     settings = SettingsStore()
-    try:
-        if not settings.get("conversation_logging.enabled", agent_id=agent.id):
-            report.skip("conversation logging disabled")
-            return
-    finally:
-        settings.close()
+    if not settings.get("conversation_logging.enabled", agent_id=agent.id):
+        report.skip("conversation logging disabled")
+        return
     archives = ArchiveStore()
-    try:
-        for workspace in workspaces:
-            for host, path in candidate_transcripts(workspace):
-                source = str(path.absolute())
-                report.checked += 1
-                if source in exclude:
-                    report.skip("the live session")
-                    continue
-                try:
-                    stat = path.stat()
-                except OSError:
-                    report.skip("unreadable")
-                    continue
-                mark = conn.execute(
-                    "SELECT size, mtime_ns FROM transcript_marks WHERE agent_id = ? AND"
-                    " path = ?", (agent.id, source)).fetchone()
-                if mark is not None and (mark[0], mark[1]) == (stat.st_size, stat.st_mtime_ns):
-                    report.skip("unchanged since the last sweep")
-                    continue
-                if _pending_for(conn, agent.id, source):
-                    report.skip("a pending event will archive it")
-                    continue
-                if _claimed_elsewhere(conn, agent.id, source):
-                    report.skip("another agent's session")
-                    continue
-                if is_automation_transcript(source):
-                    report.skip(AUTOMATION_SKIP)
-                    continue
-                try:
-                    conv = load_transcript(path, fmt=detect_format(path))
-                except Exception:  # a transcript we cannot read is not a session to recover
-                    report.skip("unreadable")
-                    continue
-                if is_automation_transcript(source, _host_session_ids(host, path, conv)):
-                    report.skip(AUTOMATION_SKIP)  # named by its session id, not its path
-                    continue
-                total = len(conv.messages)
-                held = archives.held_count(agent.id, source)
-                if total == 0 or held >= total:
-                    report.skip("already archived" if total else "no messages")
-                else:
-                    # Claude Code names the file after the session (what its hooks report)
-                    session = (path.stem if host == "claude-code" else None) or \
-                        conv.session_id or path.stem
-                    event_id = record_session_close(
-                        agent.id, RECOVERED, session_id=f"{session}@{total}",
-                        transcript_path=source, provider=host, workspace=workspace,
-                        source="recovery", start_drain=start_drain)
-                    report.recorded.append({"event_id": event_id, "agent_id": agent.id,
-                                            "host": host, "transcript_path": source,
-                                            "messages": total, "already_archived": held})
-                with atomic(conn):
-                    conn.execute(
-                        "INSERT INTO transcript_marks (agent_id, path, size, mtime_ns,"
-                        " checked_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, path)"
-                        " DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,"
-                        " checked_at = excluded.checked_at",
-                        (agent.id, source, stat.st_size, stat.st_mtime_ns, utc_now_iso()))
-    finally:
-        archives.close()
+    for workspace in workspaces:
+        for host, path in candidate_transcripts(workspace):
+            source = str(path.absolute())
+            report.checked += 1
+            if source in exclude:
+                report.skip("the live session")
+                continue
+            try:
+                stat = path.stat()
+            except OSError:
+                report.skip("unreadable")
+                continue
+            mark = conn.execute(
+                "SELECT size, mtime_ns FROM transcript_marks WHERE agent_id = ? AND"
+                " path = ?", (agent.id, source)).fetchone()
+            if mark is not None and (mark[0], mark[1]) == (stat.st_size, stat.st_mtime_ns):
+                report.skip("unchanged since the last sweep")
+                continue
+            if _pending_for(conn, agent.id, source):
+                report.skip("a pending event will archive it")
+                continue
+            if _claimed_elsewhere(conn, agent.id, source):
+                report.skip("another agent's session")
+                continue
+            if is_automation_transcript(source):
+                report.skip(AUTOMATION_SKIP)
+                continue
+            try:
+                conv = load_transcript(path, fmt=detect_format(path))
+            except Exception:  # a transcript we cannot read is not a session to recover
+                report.skip("unreadable")
+                continue
+            if is_automation_transcript(source, _host_session_ids(host, path, conv)):
+                report.skip(AUTOMATION_SKIP)  # named by its session id, not its path
+                continue
+            total = len(conv.messages)
+            held = archives.held_count(agent.id, source)
+            if total == 0 or held >= total:
+                report.skip("already archived" if total else "no messages")
+            else:
+                # Claude Code names the file after the session (what its hooks report)
+                session = (path.stem if host == "claude-code" else None) or \
+                    conv.session_id or path.stem
+                event_id = record_session_close(
+                    agent.id, RECOVERED, session_id=f"{session}@{total}",
+                    transcript_path=source, provider=host, workspace=workspace,
+                    source="recovery", start_drain=start_drain)
+                report.recorded.append({"event_id": event_id, "agent_id": agent.id,
+                                        "host": host, "transcript_path": source,
+                                        "messages": total, "already_archived": held})
+            with atomic(conn):
+                conn.execute(
+                    "INSERT INTO transcript_marks (agent_id, path, size, mtime_ns,"
+                    " checked_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, path)"
+                    " DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,"
+                    " checked_at = excluded.checked_at",
+                    (agent.id, source, stat.st_size, stat.st_mtime_ns, utc_now_iso()))
 
 
 def sweep(*, agent_id: str | None = None, workspace: str | None = None,
@@ -393,10 +387,7 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
                 conn.execute("DELETE FROM recovery_requests WHERE id <= ?",
                              (requests[-1]["id"],))
         registry = AgentRegistry()
-        try:
-            agents = {a.id: a for a in registry.list()}
-        finally:
-            registry.close()
+        agents = {a.id: a for a in registry.list()}
         plan: dict[str, tuple[list[str], set[str]]] = {}
         if requests_only:
             for req in requests:

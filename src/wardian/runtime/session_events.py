@@ -208,9 +208,6 @@ class SessionEventQueue:
         self.db.require("session_events", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
     def append(
         self,
         *,
@@ -576,30 +573,24 @@ def record_session_close(
     from wardian.config import SettingsStore
 
     queue = SessionEventQueue()
-    try:
-        settings = SettingsStore(queue.path)
-        try:
-            logging_enabled = bool(
-                settings.get("conversation_logging.enabled", agent_id=agent_id)
-            )
-        finally:
-            settings.close()
-        if transcript_path:
-            transcript_path = str(Path(transcript_path).expanduser().absolute())
-        if workspace:
-            workspace = str(Path(workspace).expanduser().absolute())
-        event, _created = queue.append(
-            agent_id=agent_id,
-            boundary=boundary,
-            session_id=session_id or new_id(),
-            source=source,
-            logging_enabled=logging_enabled,
-            provider=provider,
-            workspace=workspace,
-            transcript_path=transcript_path,
-        )
-    finally:
-        queue.close()
+    settings = SettingsStore(queue.path)
+    logging_enabled = bool(
+        settings.get("conversation_logging.enabled", agent_id=agent_id)
+    )
+    if transcript_path:
+        transcript_path = str(Path(transcript_path).expanduser().absolute())
+    if workspace:
+        workspace = str(Path(workspace).expanduser().absolute())
+    event, _created = queue.append(
+        agent_id=agent_id,
+        boundary=boundary,
+        session_id=session_id or new_id(),
+        source=source,
+        logging_enabled=logging_enabled,
+        provider=provider,
+        workspace=workspace,
+        transcript_path=transcript_path,
+    )
     if start_drain and event.status == "pending":
         start_drain_worker()
     return event.id

@@ -42,14 +42,11 @@ def startup_settings() -> StartupSettings:
     from wardian.config import SettingsStore
 
     settings = SettingsStore()
-    try:
-        return StartupSettings(
-            enabled=bool(settings.get("agent_memory.enabled")),
-            budget_chars=int(settings.get("memory.startup_budget_chars")),
-            current_review_days=int(settings.get("memory.current_review_days")),
-        )
-    finally:
-        settings.close()
+    return StartupSettings(
+        enabled=bool(settings.get("agent_memory.enabled")),
+        budget_chars=int(settings.get("memory.startup_budget_chars")),
+        current_review_days=int(settings.get("memory.current_review_days")),
+    )
 
 
 def startup_recall(store: MemoryStore, *, agent_id: str, agent_name: str, workspace: str,

@@ -107,10 +107,7 @@ def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
-    try:
-        found = registry.get(agent)
-    finally:
-        registry.close()
+    found = registry.get(agent)
     launch_id = new_id()
     chosen = workspace or found.workspace
     prefix = launcher_argv("hold", "--parent", str(os.getpid()),
@@ -131,10 +128,7 @@ def end_step_launch(launch: StepLaunch, *, reason: str) -> int:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore()
-    try:
-        return CapabilityStore(store.conn).revoke_for_launch(launch.launch_id, reason=reason)
-    finally:
-        store.close()
+    return CapabilityStore(store.conn).revoke_for_launch(launch.launch_id, reason=reason)
 
 
 def hold(parent: int, command: Sequence[str], *, workspace: str | None = None) -> int:
@@ -190,25 +184,19 @@ def _record(agent_id: str, launch_id: str, pid: int, started_at: float,
     from wardian.memory.store import MemoryStore
 
     settings = SettingsStore()
-    try:
-        enabled = bool(settings.get("agent_memory.enabled"))
-    finally:
-        settings.close()
+    enabled = bool(settings.get("agent_memory.enabled"))
     launch_workspace = default_workspace(workspace or os.getcwd())
     store = MemoryStore()
-    try:
-        with atomic(store.conn):
-            capabilities = CapabilityStore(store.conn)
-            now = utc_now_iso()
-            capabilities.record_launch_in_transaction(
-                launch_id, agent_id, pid=pid, started_at=started_at,
-                workspace=launch_workspace, memory_enabled=enabled, now=now)
-            if not enabled:
-                return None
-            return capabilities.mint_in_transaction(
-                agent_id, pid=pid, started_at=started_at, workspace=launch_workspace, now=now)
-    finally:
-        store.close()
+    with atomic(store.conn):
+        capabilities = CapabilityStore(store.conn)
+        now = utc_now_iso()
+        capabilities.record_launch_in_transaction(
+            launch_id, agent_id, pid=pid, started_at=started_at,
+            workspace=launch_workspace, memory_enabled=enabled, now=now)
+        if not enabled:
+            return None
+        return capabilities.mint_in_transaction(
+            agent_id, pid=pid, started_at=started_at, workspace=launch_workspace, now=now)
 
 
 def _revoke_self(pid: int, started_at: float, reason: str) -> None:
@@ -217,10 +205,7 @@ def _revoke_self(pid: int, started_at: float, reason: str) -> None:
 
     try:
         store = MemoryStore()
-        try:
-            CapabilityStore(store.conn).revoke_for_process(pid, started_at, reason=reason)
-        finally:
-            store.close()
+        CapabilityStore(store.conn).revoke_for_process(pid, started_at, reason=reason)
     except Exception as exc:  # the holder exits next, which expires it anyway
         print(f"wardian: capability not revoked ({exc}); it expires as this process exits",
               file=sys.stderr)

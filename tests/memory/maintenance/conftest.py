@@ -127,11 +127,9 @@ def kit(wardian_home: Path, backend: str) -> Iterator[Kit]:
     registry = AgentRegistry()
     owner = registry.add("alice", provider="codex")
     other = registry.add("bob", provider="codex")
-    registry.close()
     store = MemoryStore()
     k = Kit(wardian_home, owner, other, store)
     yield k
-    k.store.close()
 
 
 @pytest.fixture

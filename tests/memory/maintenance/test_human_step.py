@@ -123,7 +123,6 @@ def test_a_dismissed_question_and_a_decline_change_nothing(kit: Any, cli: Any) -
     assert kit.fingerprint() == before
     cache = PreviewCache()  # a declined apply is a failed apply: review again
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
-    cache.close()
 
 
 def test_replay_of_an_applied_plan_asks_nothing_and_needs_no_terminal(
@@ -159,15 +158,11 @@ def test_restore_asks_on_the_terminal_and_refuses_without_one(
 
     def add(name: str) -> str:
         registry = AgentRegistry()
-        try:
-            return registry.add(name, provider="codex").id
-        finally:
-            registry.close()
+        return registry.add(name, provider="codex").id
 
     store = MemoryStore()
     store.save(add("ada"), "exported one", evidence="e", kind="stable",
                scope=Scope.agent(), actor="test")
-    store.close()
     export = tmp_path / "ada.json"
     result = invoke(cli, "garden", "memory", "export", "--agent", "ada", "--format", "json",
                     "--output", str(export))
@@ -182,10 +177,7 @@ def test_restore_asks_on_the_terminal_and_refuses_without_one(
 
     def restored() -> int:
         found = MemoryStore()
-        try:
-            return int(found.conn.execute("SELECT count(*) FROM records").fetchone()[0])
-        finally:
-            found.close()
+        return int(found.conn.execute("SELECT count(*) FROM records").fetchone()[0])
 
     refused = without_terminal(*args, "--confirm", digest, stdin="yes\n", env=env)
     assert refused.returncode == 3, refused.stderr

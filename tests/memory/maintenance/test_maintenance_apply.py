@@ -105,7 +105,6 @@ def test_apply_with_confirm_writes_everything_and_a_receipt(kit: Any, cli: Any) 
     # A successful apply consumes the cached preview.
     cache = PreviewCache()
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
-    cache.close()
 
 
 def test_replay_returns_the_receipt_without_writes_or_prompt(kit: Any, cli: Any) -> None:
@@ -155,7 +154,6 @@ def test_same_key_different_contents_is_refused_naming_both_digests(kit: Any, cl
     assert report["committed"] and report["matches_plan"] is False
     cache = PreviewCache()  # a failed apply clears the cached preview
     assert cache.get(kit.owner.id, new_doc["preview_digest"]) is None
-    cache.close()
     # The preview warns before anyone tries.
     assert preview(cli, changed)["existing_receipt"]["preview_digest"] == doc["preview_digest"]
     human = maintain(cli, "preview", str(changed))
@@ -212,7 +210,6 @@ def test_concurrent_revision_between_preview_and_apply(kit: Any, cli: Any) -> No
     doc = preview(cli, path)
     writer = MemoryStore()  # another connection: a concurrent writer
     writer.update(None, recs["old"].id, text="edited by someone else", actor="agent:x")
-    writer.close()
     before = kit.fingerprint()
     result = apply(cli, path, doc["digest_prefix"])
     assert result.exit_code == 4
@@ -221,7 +218,6 @@ def test_concurrent_revision_between_preview_and_apply(kit: Any, cli: Any) -> No
     assert kit.fingerprint() == before  # nothing of the plan was written
     cache = PreviewCache()
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None  # preview cleared
-    cache.close()
     again = apply(cli, path, doc["digest_prefix"])
     assert again.exit_code == 2 and "preview first" in again.stderr
     check = json.loads(maintain(cli, "check-receipt", "--idempotency-key", "key-1",
@@ -275,7 +271,6 @@ def test_apply_without_a_terminal_is_refused_with_zero_changes(kit: Any, cli: An
     # apply clears the cached preview").
     cache = PreviewCache()
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
-    cache.close()
     assert "preview first" in apply(cli, path, doc["digest_prefix"]).stderr
 
 

@@ -186,7 +186,6 @@ def test_preview_is_cached_in_state_db_for_owner_and_digest(kit: Any, cli: Any) 
     assert cached is not None and cached.conflict_count == 0
     assert cached.document["preview_digest"] == doc["preview_digest"]
     assert cache.get(kit.other.id, doc["preview_digest"]) is None
-    cache.close()
     # Nothing about previews lives in memory.db.
     conn = sqlite3.connect(kit.db)
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}

@@ -105,7 +105,6 @@ def build_store(world: World, db: Path) -> dict[str, str]:
         store.update(None, world.ids[i], text=f"edited {i}", actor="test")
     for i in world.removed:
         store.remove(None, world.ids[i], actor="test", reason="gone")
-    store.close()
     return stale
 
 
@@ -150,7 +149,6 @@ def build_plan(world: World, db: Path, stale: dict[str, str]) -> dict[str, Any]:
                 op["reason"] = extra["reason"]
             pending_into.append((op, extra.get("target", 0)))
         ops.append(op)
-    store.close()
     for op, choice in pending_into:
         survivors = [i for i in world.ids if i not in retired] + [f"ck:{k}" for k in creates]
         if not survivors:
@@ -209,7 +207,6 @@ def check_applied(db: Path, plan: dict[str, Any], receipt: dict[str, Any]) -> No
             assert donor <= {(s.source_type, s.locator) for s in store.get(target).sources}
     for record_id in changed:
         assert store.history(record_id)[-1].actor == "plan:prop"
-    store.close()
 
 
 @settings(max_examples=60, deadline=None,
@@ -236,7 +233,6 @@ def test_apply_is_all_or_nothing_and_preview_and_replay_never_write(world: World
             if writer.get(victim).status == "active":
                 writer.update(None, victim, text="concurrent", actor="someone")
                 expect_failure |= victim in subjects  # its expected revision is now stale
-            writer.close()
         if world.poison is not None:
             poisoned = world.ids[world.poison]
             conn = sqlite3.connect(db)

@@ -68,9 +68,6 @@ class PreviewCache:
         self.db.require(COMPONENT, _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
     def put(
         self,
         *,

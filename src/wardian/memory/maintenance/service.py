@@ -1,4 +1,4 @@
-"""One call per ``garden maintain`` step: open the stores, do the work, close them.
+"""One call per ``garden maintain`` step: open the stores, do the work.
 
 The CLI and the Garden web app resolve the agent to an owner id (the agents registry lives
 above ``memory``) and call these; they return documents each surface renders. The CLI reads
@@ -103,23 +103,17 @@ def preview_plan(
         PlanError: a record over 64 sources after the plan.
     """
     store = MemoryStore(memory_db)
-    try:
-        preview = build_preview(plan, store, owner_id)
-        receipt = find_receipt(store, owner_id, plan.idempotency_key)
-    finally:
-        store.close()
+    preview = build_preview(plan, store, owner_id)
+    receipt = find_receipt(store, owner_id, plan.idempotency_key)
     if receipt is not None:
         # The key already committed: apply will replay it (same digest) or refuse it.
         preview.existing_receipt = receipt.to_json()
     cache = PreviewCache(state_db)
-    try:
-        cache.put(
-            owner_id=owner_id, digest=preview.digest, plan_id=plan.plan_id,
-            idempotency_key=plan.idempotency_key, conflict_count=len(preview.conflicts),
-            document=preview.to_json(),
-        )
-    finally:
-        cache.close()
+    cache.put(
+        owner_id=owner_id, digest=preview.digest, plan_id=plan.plan_id,
+        idempotency_key=plan.idempotency_key, conflict_count=len(preview.conflicts),
+        document=preview.to_json(),
+    )
     return preview
 
 
@@ -156,14 +150,10 @@ def apply_loaded(
     """Apply a loaded, owner-bound `plan` (see `apply_file`; same errors)."""
     store = MemoryStore(memory_db)
     cache = PreviewCache(state_db)
-    try:
-        return apply_plan(
-            plan, store, cache, owner_id=owner_id, confirm=confirm,
-            confirm_digest=confirm_digest,
-        )
-    finally:
-        cache.close()
-        store.close()
+    return apply_plan(
+        plan, store, cache, owner_id=owner_id, confirm=confirm,
+        confirm_digest=confirm_digest,
+    )
 
 
 def check_receipt(
@@ -209,10 +199,7 @@ def check_receipt(
                 hint="pass the plan's idempotency_key, or the PLAN file instead",
             )
     store = MemoryStore(memory_db)
-    try:
-        receipt = find_receipt(store, owner_id, key)
-    finally:
-        store.close()
+    receipt = find_receipt(store, owner_id, key)
     return {
         "owner_id": owner_id,
         "idempotency_key": key,

@@ -99,9 +99,10 @@ def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     store = MemoryStore()
     assert [r.text for r in store.list(owner.id)] == ["Deploy from CI"]
     assert store.get(record.id).evidence == "e"
+    from wardian.config import open_state_db
     from wardian.memory.maintenance.previews import PreviewCache
 
-    cache = PreviewCache()
+    cache = PreviewCache(open_state_db())
     rows = cache.conn.execute("SELECT preview_json FROM maintenance_previews").fetchall()
     assert all(token not in row[0] for row in rows)
 

@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import invoke
 from tests.terminal import on_terminal, without_terminal
 
+from wardian.config import open_state_db
 from wardian.memory.maintenance.previews import PreviewCache
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX terminals")
@@ -121,7 +122,7 @@ def test_a_dismissed_question_and_a_decline_change_nothing(kit: Any, cli: Any) -
     run = on_terminal(*apply_args(path), answer="", env=child_env(kit))
     assert run.returncode == 1 and "declined" in run.stderr
     assert kit.fingerprint() == before
-    cache = PreviewCache()  # a declined apply is a failed apply: review again
+    cache = PreviewCache(open_state_db())  # a declined apply is a failed apply: review again
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
 
 

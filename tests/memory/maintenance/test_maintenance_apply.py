@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import invoke
 from tests.terminal import on_terminal, without_terminal
 
+from wardian.config import open_state_db
 from wardian.memory.maintenance.previews import PreviewCache
 from wardian.memory.store import MemoryStore
 
@@ -103,7 +104,7 @@ def test_apply_with_confirm_writes_everything_and_a_receipt(kit: Any, cli: Any) 
     report = json.loads(check.stdout)
     assert report["committed"] and report["matches_plan"] and report["receipt"] == receipt
     # A successful apply consumes the cached preview.
-    cache = PreviewCache()
+    cache = PreviewCache(open_state_db())
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
 
 
@@ -152,7 +153,7 @@ def test_same_key_different_contents_is_refused_naming_both_digests(kit: Any, cl
     assert kit.fingerprint() == before
     report = json.loads(maintain(cli, "check-receipt", str(changed), "--json").stdout)
     assert report["committed"] and report["matches_plan"] is False
-    cache = PreviewCache()  # a failed apply clears the cached preview
+    cache = PreviewCache(open_state_db())  # a failed apply clears the cached preview
     assert cache.get(kit.owner.id, new_doc["preview_digest"]) is None
     # The preview warns before anyone tries.
     assert preview(cli, changed)["existing_receipt"]["preview_digest"] == doc["preview_digest"]
@@ -216,7 +217,7 @@ def test_concurrent_revision_between_preview_and_apply(kit: Any, cli: Any) -> No
     assert "revision_changed" in result.stderr and recs["old"].id in result.stderr
     assert "rolled back" in result.stderr
     assert kit.fingerprint() == before  # nothing of the plan was written
-    cache = PreviewCache()
+    cache = PreviewCache(open_state_db())
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None  # preview cleared
     again = apply(cli, path, doc["digest_prefix"])
     assert again.exit_code == 2 and "preview first" in again.stderr
@@ -269,7 +270,7 @@ def test_apply_without_a_terminal_is_refused_with_zero_changes(kit: Any, cli: An
     assert kit.fingerprint() == before
     # A refused apply is a failed apply: the cached preview is cleared (spec "Any failed
     # apply clears the cached preview").
-    cache = PreviewCache()
+    cache = PreviewCache(open_state_db())
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
     assert "preview first" in apply(cli, path, doc["digest_prefix"]).stderr
 

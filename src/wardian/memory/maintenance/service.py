@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from wardian._db import StateDB
+from wardian.config import state_db_path
 from wardian.errors import UsageError
 from wardian.memory.maintenance.apply import (
     ApplyResult,
@@ -108,7 +110,7 @@ def preview_plan(
     if receipt is not None:
         # The key already committed: apply will replay it (same digest) or refuse it.
         preview.existing_receipt = receipt.to_json()
-    cache = PreviewCache(state_db)
+    cache = PreviewCache(StateDB.open(state_db or state_db_path()))
     cache.put(
         owner_id=owner_id, digest=preview.digest, plan_id=plan.plan_id,
         idempotency_key=plan.idempotency_key, conflict_count=len(preview.conflicts),
@@ -149,7 +151,7 @@ def apply_loaded(
 ) -> ApplyResult:
     """Apply a loaded, owner-bound `plan` (see `apply_file`; same errors)."""
     store = MemoryStore(memory_db)
-    cache = PreviewCache(state_db)
+    cache = PreviewCache(StateDB.open(state_db or state_db_path()))
     return apply_plan(
         plan, store, cache, owner_id=owner_id, confirm=confirm,
         confirm_digest=confirm_digest,

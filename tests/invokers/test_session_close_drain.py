@@ -12,7 +12,7 @@ from tests.conftest import invoke
 from tests.waits import wait_until
 from typer.testing import CliRunner
 
-from wardian.config import SettingsStore, user_library_dir
+from wardian.config import SettingsStore, open_state_db, user_library_dir
 from wardian.engine.runs import Run, RunStore
 from wardian.invokers.drain import FireLog, drain_once
 from wardian.invokers.store import InvokerStore
@@ -167,7 +167,7 @@ def test_automation_failure_never_blocks_the_event(cli: CliRunner, agent: str) -
     assert SessionEventQueue().get(ev).status == "processed"
     # a broken invoker gets no run: the fire is recorded blocked, with the reason
     assert _runs(inv) == []
-    (fire,) = FireLog().for_invoker(inv)
+    (fire,) = FireLog(open_state_db()).for_invoker(inv)
     assert fire.outcome == "blocked" and "no blueprint with id" in (fire.skip_reason or "")
 
 
@@ -194,7 +194,7 @@ def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli: C
     assert skip.status == "skipped" and skip.idempotency_key == f"session-close:{broken}:{ev}"
     assert _skip_reason(skip).startswith(f"gave up after {MAX_EVENT_ATTEMPTS} attempts")
     assert [r.id for r in _runs(healthy)] == [run.id]
-    assert FireLog().count() == 2
+    assert FireLog(open_state_db()).count() == 2
 
 
 def test_racing_drains_create_one_run_each(cli: CliRunner, agent: str) -> None:
@@ -218,7 +218,7 @@ def test_racing_drains_create_one_run_each(cli: CliRunner, agent: str) -> None:
     assert len(runs) == len(invs) * len(events)
     assert len({r.idempotency_key for r in runs}) == len(runs)
     assert all(r.status == "succeeded" for r in runs)
-    assert FireLog().count() == len(runs)
+    assert FireLog(open_state_db()).count() == len(runs)
 
 
 @pytest.mark.pg_slow

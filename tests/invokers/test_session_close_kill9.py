@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from tests.invokers.test_session_close_drain import write_noop_blueprint
 
+from wardian.config import open_state_db
 from wardian.engine.runs import RunStore
 from wardian.invokers.drain import FireLog, idempotency_key
 from wardian.invokers.store import InvokerStore
@@ -80,7 +81,8 @@ def test_kill9_workers_fire_exactly_once(wardian_home: Path) -> None:
                 proc.send_signal(signal.SIGKILL)
                 kills += 1
             proc.wait(timeout=30)
-        if not SessionEventQueue().has_pending() and not FireLog().undispatched(limit=1):
+        fires = FireLog(open_state_db())
+        if not SessionEventQueue().has_pending() and not fires.undispatched(limit=1):
             break
     # Restart once more and let it finish.
     final = subprocess.run(drain_command(), env=env, capture_output=True, text=True,
@@ -111,6 +113,6 @@ def test_kill9_workers_fire_exactly_once(wardian_home: Path) -> None:
         else:
             assert r["status"] in {"succeeded", "interrupted"}, (seed, dict(r))
     assert by_status.get("interrupted", 0) <= kills
-    assert FireLog().count() == EVENTS * INVOKERS
-    assert not FireLog().undispatched(limit=1)
+    assert FireLog(open_state_db()).count() == EVENTS * INVOKERS
+    assert not FireLog(open_state_db()).undispatched(limit=1)
     print(f"kill9: seed={seed} kills={kills} elapsed={elapsed:.1f}s statuses={by_status}")

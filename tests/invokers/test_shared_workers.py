@@ -21,7 +21,7 @@ import pytest
 from tests.engine import crash_actions
 from tests.invokers.test_session_close_drain import write_noop_blueprint
 
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.engine.actions import unregister_action
 from wardian.engine.runs import LEASE_EXPIRED, LeaseLost, RunStore
 from wardian.invokers.drain import FireLog, idempotency_key
@@ -207,7 +207,7 @@ def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
     assert (report.events, report.runs_created, report.skipped, report.executed) == (3, 3, 3, 3)
     runs = RunStore(recover=False).list(limit=100)
     assert sorted(r.status for r in runs) == ["skipped"] * 3 + ["succeeded"] * 3
-    assert not FireLog().undispatched()
+    assert not FireLog(open_state_db()).undispatched()
 
 
 def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
@@ -240,7 +240,7 @@ def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
     report = drain_once()
     assert (report.events, report.runs_created, report.executed) == (1, 1, 1)
     (run,) = RunStore(recover=False).list(invoker_id=inv.id)
-    assert run.status == "succeeded" and not FireLog().undispatched()
+    assert run.status == "succeeded" and not FireLog(open_state_db()).undispatched()
 
 
 def _worker(code: str, *args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -289,7 +289,8 @@ def test_two_worker_processes_fire_each_event_invoker_exactly_once(pg: str) -> N
     for run in every:  # each claimed once: one start, by one worker
         starts = [e for e in runs.events(run.id) if e["kind"] == "run.started"]
         assert len(starts) == (0 if run.status == "skipped" else 1), run.id
-    assert FireLog().count() == events * invokers and not FireLog().undispatched()
+    fires = FireLog(open_state_db())
+    assert fires.count() == events * invokers and not fires.undispatched()
 
 
 CRASH = """\
@@ -397,7 +398,7 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
     assert [e["data"]["reason"] for e in interrupted] == ["lease expired"]
     owners = {e["data"]["lease_owner"] for e in final.events if e["kind"] == "run.started"}
     assert len(owners) == 2  # two workers, one after the other
-    assert not FireLog().undispatched() and event.id
+    assert not FireLog(open_state_db()).undispatched() and event.id
 
 
 SERVE_A = (

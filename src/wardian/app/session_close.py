@@ -232,6 +232,7 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
     Raises:
         NotFoundError; AmbiguousIdError.
     """
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import FireLog
 
@@ -243,7 +244,7 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
                      "created_at": run.created_at, "finished_at": run.finished_at,
                      "boundary": payload.get("boundary"),
                      "boundary_id": payload.get("boundary_id"), "error": run.error})
-    fires = FireLog()
+    fires = FireLog(open_state_db())
     docs += [{"run_id": "", "status": "blocked", "skip_reason": fire.skip_reason,
               "created_at": fire.created_at, "finished_at": None, "boundary": None,
               "boundary_id": fire.event_id, "error": None}

@@ -30,12 +30,11 @@ import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
-from wardian.config import state_db_path
+from wardian.config import open_state_db
 from wardian.errors import StoreError, UsageError, WardianError
 from wardian.invokers.store import Invoker, InvokerStore
 from wardian.runtime.archives import ArchiveStore, TranscriptUnreadable
@@ -133,11 +132,11 @@ class FireLog:
     """The ``session_close_fires`` table.
 
     Args:
-        path: the state database; defaults to `state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.db = db if db is not None else StateDB.open(path or state_db_path())
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require("session_close_fires", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 
@@ -199,7 +198,7 @@ class _Drain:
         self.queue = SessionEventQueue()
         self.invokers = InvokerStore()
         self.archives = ArchiveStore()
-        self.fires = FireLog()
+        self.fires = FireLog(open_state_db())
         # PostgreSQL: orphans are leases that expired, marked by `_reclaim` in this pass.
         self.runs: RunStore = RunStore(db=self.fires.db,
                                        recover=self.fires.db.dialect != "postgres")
@@ -551,7 +550,7 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
             logged, never raised.
     """
     queue = SessionEventQueue()
-    fires = FireLog()
+    fires = FireLog(open_state_db())
     listener: Any = None
     runs: Any = None
     try:
@@ -623,7 +622,7 @@ def run_worker(*, batch: int = 100) -> DrainReport:
         from wardian.runtime.recovery import has_requests
 
         again = again or has_requests()
-        fires = FireLog()
+        fires = FireLog(open_state_db())
         # On PostgreSQL an undispatched fire may be another machine's running run: it
         # is no reason to drain again at once (that would spin until the run ends).
         if fires.db.dialect == "sqlite":

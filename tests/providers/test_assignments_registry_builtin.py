@@ -123,6 +123,7 @@ def _one(provider: str, **fields: str) -> dict[str, Any]:
 
 
 def test_validate_assignments_against_catalog_and_roles(fake_cli: FakeCli) -> None:
+    from wardian.config import open_state_db
     from wardian.providers.catalog import ModelCatalog
 
     parsed = _one("codex", model="gpt-5.2-codex", effort="low")
@@ -132,7 +133,7 @@ def test_validate_assignments_against_catalog_and_roles(fake_cli: FakeCli) -> No
         "--assignments: curator: the model catalog of codex was never refreshed "
         "(run `wardian agent models --provider codex --refresh`)")
     assert isinstance(never.value.__cause__, CatalogNotRefreshed)
-    ModelCatalog().refresh("codex", timeout_s=20)
+    ModelCatalog(open_state_db()).refresh("codex", timeout_s=20)
     assert validate_assignments(parsed, roles=["curator"]) == {
         "curator": ("codex", "gpt-5.2-codex", "low")}
     with pytest.raises(ValidationError, match="no assignment for role"):
@@ -263,6 +264,7 @@ def test_a_step_refuses_an_effort_the_provider_does_not_send_as_it_is(
         fake_cli: FakeCli, monkeypatch: pytest.MonkeyPatch) -> None:
     """Codex lists ``ultra`` but sends a lower reasoning effort for it: an agent may keep it
     for its own sessions, a role step (temporary provider or agent target) refuses it."""
+    from wardian.config import open_state_db
     from wardian.providers.base import ModelInfo
     from wardian.providers.catalog import ModelCatalog
     from wardian.providers.codex import CodexAdapter
@@ -271,7 +273,7 @@ def test_a_step_refuses_an_effort_the_provider_does_not_send_as_it_is(
     monkeypatch.setattr(CodexAdapter, "discover_models",
                         lambda self, timeout_s=30.0: [ModelInfo(id="gpt-6.2-sol",
                                                                 efforts=efforts)])
-    catalog = ModelCatalog()
+    catalog = ModelCatalog(open_state_db())
     catalog.refresh("codex")
     assert catalog.validate_selection("codex", "gpt-6.2-sol", "ultra") is not None
     AgentRegistry().add("alice", "codex", model="gpt-6.2-sol", effort="ultra")

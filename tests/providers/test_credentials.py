@@ -10,7 +10,7 @@ from keyring.backend import KeyringBackend
 
 from tests.providers.conftest import FakeHttp
 from tests.providers.test_http_adapters import SCHEMA, areq, message_answer
-from wardian.config import SettingsStore, data_dir
+from wardian.config import SettingsStore, data_dir, open_state_db
 from wardian.providers.catalog import ModelCatalog
 from wardian.providers.registry import get_adapter
 
@@ -56,7 +56,7 @@ def test_key_from_keyring_is_used_and_never_stored(fake_http: FakeHttp,
         "has_more": False})
     result = get_adapter("anthropic").run(areq(output_schema=SCHEMA))
     assert fake_http.requests[0].headers["x-api-key"] == secret
-    ModelCatalog().refresh("anthropic", timeout_s=5)
+    ModelCatalog(open_state_db()).refresh("anthropic", timeout_s=5)
     assert secret not in result.model_dump_json()
     for path in data_dir().rglob("*"):
         if path.is_file():

@@ -62,11 +62,12 @@ def check_selection(provider: str, model: str | None, effort: str | None, *,
     """
     if model is None and effort is None:
         return None
+    from wardian.config import open_state_db
     from wardian.errors import ValidationError
     from wardian.providers.catalog import ModelCatalog
     from wardian.providers.errors import CatalogNotRefreshed, refresh_command
 
-    catalog = ModelCatalog()
+    catalog = ModelCatalog(open_state_db())
     try:
         catalog.validate_selection(provider, model, effort)
     except CatalogNotRefreshed as exc:  # also a refresh that failed: nothing to check with

@@ -133,6 +133,7 @@ def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(NAME, "no agents or invokers")
         return
     has_agents, has_invokers = tables
+    from wardian._db import StateDB
     from wardian.invokers.store import InvokerStore
     from wardian.providers.catalog import ModelCatalog
     from wardian.runtime.agents import AgentRegistry
@@ -144,7 +145,7 @@ def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
     if not agents and not invokers:
         yield Finding.ok(NAME, "no agents or invokers")
         return
-    catalog = ModelCatalog(path)
+    catalog = ModelCatalog(StateDB.open(path))
     used: set[str] = set()
     for agent in agents:
         if agent.model is None and agent.effort is None:

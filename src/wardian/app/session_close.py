@@ -273,6 +273,7 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
             builtin one. CatalogNotRefreshed / CatalogRefreshFailed (exit 2): the provider's
             catalog was never fetched (the message names the refresh command).
     """
+    from wardian.config import open_state_db
     from wardian.curator.host import BUILTIN_ASSIGNMENT, choose_host_model
     from wardian.providers.catalog import ModelCatalog
     from wardian.providers.errors import CatalogNotRefreshed
@@ -292,7 +293,7 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
             "no model of its own",
             hint="use `--curator builtin`, or `--assignments` with a provider and model",
         )
-    catalog = ModelCatalog()
+    catalog = ModelCatalog(open_state_db())
     entry = catalog.get(provider)
     if entry is None:
         raise CatalogNotRefreshed(provider)

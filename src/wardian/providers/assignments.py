@@ -242,6 +242,7 @@ def validate_assignments(
             model, an unsupported effort; chained to the providers error.
         NotFoundError (exit 1): an agent target does not exist.
     """
+    from wardian.config import open_state_db
     from wardian.providers.catalog import ModelCatalog
 
     if roles is not None:
@@ -255,7 +256,7 @@ def validate_assignments(
             raise ValidationError(f"unknown role(s) {', '.join(extra)}", path="$",
                                   source=origin,
                                   hint=f"the blueprint's roles: {', '.join(roles)}")
-    catalog = ModelCatalog() if check_catalog else None
+    catalog = ModelCatalog(open_state_db()) if check_catalog else None
     resolved: dict[str, tuple[str, str | None, str | None]] = {}
     for role, assignment in assignments.items():
         try:

@@ -108,6 +108,7 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
     """The agent, its record ids (in `_texts` order) and the planted indexes."""
     os.environ["WARDIAN_HOME"] = str(home)
     from wardian._db import atomic
+    from wardian.config import open_state_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
@@ -140,7 +141,7 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
             "timestamp": "2026-11-29T10:00:00.000Z"}))
     transcript = home / "bench-session.jsonl"
     transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     archives.import_transcript(agent, transcript, event_id="bench")
     return agent, ids, planted
 

@@ -21,6 +21,7 @@ import jsonschema.validators
 import pytest
 
 from wardian.blueprints.output_schemas import get_output_schema, register_output_schema
+from wardian.config import open_state_db
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 from wardian.memory.batch import CURATOR_BATCH_REF, CommitBatch, CuratorBatch
@@ -100,7 +101,7 @@ def _session(tmp_path: Path) -> Path:
 
 def _run(tmp_path: Path, mode: str) -> dict[str, Any]:
     agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     conversation = archives.import_transcript(agent.id, _session(tmp_path), event_id="e1")
     runs = RunStore()
     run, _ = runs.create_run(

@@ -160,9 +160,10 @@ def test_draft_plan_with_nothing_to_review_writes_no_file(wardian_home: Path) ->
 
 
 def test_archive_load_reads_after_the_cursor_and_commit_advances_it(transcript: Path) -> None:
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     first = archives.import_transcript(AGENT, transcript, event_id="e1")
     out = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert out["source"] == "archive" and out["after_seq"] is None
@@ -226,11 +227,12 @@ def test_an_empty_slice_skips_the_curator_and_commits_an_empty_batch() -> None:
 
 
 def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> None:
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
 
     agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     one = archives.import_transcript(agent.id, transcript, event_id="e1")
     second_session = transcript.with_name("second-session.jsonl")
     second_session.write_bytes(transcript.read_bytes())

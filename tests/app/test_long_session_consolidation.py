@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian.app.consolidation import MAX_SLICE_CHARS
+from wardian.config import open_state_db
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 from wardian.memory.consolidation import get_cursor
@@ -62,7 +63,7 @@ def test_an_over_long_session_is_cut_and_the_rest_is_read_next(
     while sum(len(t) for _, t in turns) < 3 * MAX_SLICE_CHARS:
         turns += [("assistant", chatter), ("user", "Go on with the next shard please.")]
     turns.append(("user", "We decided to keep the API versioned under /v2 from now on."))
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     conversation = archives.import_transcript(
         agent.id, _session(tmp_path / "long.jsonl", turns, "long"), event_id="e1")
     seqs = (conversation.first_seq, conversation.last_seq)
@@ -101,7 +102,7 @@ def test_one_message_past_the_bound_is_shortened_with_the_event(
     agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
     turns = [("user", "From now on, always run the linter with ruff before you commit here."),
              ("assistant", FILLER * (2 * MAX_SLICE_CHARS // len(FILLER)))]
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     conversation = archives.import_transcript(
         agent.id, _session(tmp_path / "huge.jsonl", turns, "huge"), event_id="e1")
     final, events, outputs = _run(agent.id, "session-close:i:e1",

@@ -16,6 +16,7 @@ from wardian.app.consolidation import (
     commit_curator_batch,
     parse_curator_batch,
 )
+from wardian.config import open_state_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 from wardian.runtime.archives import ArchiveStore
@@ -49,7 +50,7 @@ def state(tmp_path: Path, wardian_home: Path) -> dict[str, Any]:
     gone = store.save(AGENT, "Orchard used tabs once.", evidence="e",
                       scope=Scope("workspace", "/work/orchard"), actor="t")
     store.remove(AGENT, gone.id, reason="no longer true", actor="t")
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     archives.import_transcript(AGENT, _transcript(tmp_path / "one.jsonl", [
         "The cache warms before the orchard benchmarks run."]), event_id="e1")
     first = archive_load(

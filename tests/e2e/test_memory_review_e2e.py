@@ -40,6 +40,7 @@ def _seed(w: W, tmp_path: Path, name: str = "dev") -> tuple[str, dict[str, str]]
     """Agent `name` with `RECORDS` (saved in order, so each pair's second is the later),
     an archived session quoting every evidence but the gone one's, a stale checkpoint
     and a flagged record; returns (agent id, name -> record id)."""
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
     agent_id, _ = w.setup_agent(name, invoker=False)
@@ -57,7 +58,7 @@ def _seed(w: W, tmp_path: Path, name: str = "dev") -> tuple[str, dict[str, str]]
     store.conn.commit()
     session = write_claude_session(tmp_path / f"{name}.jsonl", f"s-{name}", [
         ("user", text) for key, (text, _) in RECORDS.items() if key != "gone"])
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     archives.import_transcript(agent_id, session, event_id=f"e-{name}")
     return agent_id, ids
 

@@ -105,9 +105,10 @@ def test_a_consolidation_run_stores_the_conversation_once(
     steps = {a.step_id: a for a in store.attempts(run.id)}
 
     # The conversation as the archive holds it (what archive.load returns).
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    messages = [m.to_json() for m in ArchiveStore().slice(agent_id)]
+    messages = [m.to_json() for m in ArchiveStore(open_state_db()).slice(agent_id)]
     assert steps["archive"].output["messages"] == messages
     assert steps["archive"].output["text"] == "\n".join(m["text"] for m in messages)
     conversation = len(json.dumps(messages, ensure_ascii=False, sort_keys=True))
@@ -157,7 +158,7 @@ def test_a_consolidation_run_stores_the_conversation_once(
     assert by_step["commit"]["input_refs"] == []
 
     # An archive that no longer reads as loaded (a hand-edited database) reads as a note.
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     with archives.db.atomic():
         archives.conn.execute("UPDATE archive_messages SET text = 'edited' WHERE agent_id = ?"
                               " AND seq = 1", (agent_id,))

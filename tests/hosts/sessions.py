@@ -126,9 +126,10 @@ def wait_closed(agent: Agent, transcript: Path, *, boundary: str | None = None) 
 
 def archived(agent: Agent, transcript: Path) -> list[Any]:
     """The agent's archived conversations imported from `transcript`."""
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     return [c for c in store.list(agent_id=agent.id) if c.source_path == str(transcript)]
 
 

@@ -121,6 +121,7 @@ def _claude_line(role: str, text: str, n: int) -> str:
 
 def test_archive_import_stores_placeholders_and_counts_them(tmp_path: Path) -> None:
     from wardian.app.consolidation import archive_load
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
     token = _token()
@@ -131,7 +132,7 @@ def test_archive_import_stores_placeholders_and_counts_them(tmp_path: Path) -> N
         _claude_line("assistant", "Done; the deploy ran.", 1),
         _claude_line("user", "Always run the linters first.", 2),
     ]) + "\n", encoding="utf-8")
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     manifest = archives.import_transcript(AGENT, path, event_id="e1")
     assert manifest.secrets_redacted == 2
     stored = archives.conn.execute("SELECT text, meta_json FROM archive_messages").fetchall()

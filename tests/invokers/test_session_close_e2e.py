@@ -17,6 +17,7 @@ from tests.conftest import invoke
 from tests.waits import wait_until
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.engine.runs import Run, RunStore
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
@@ -112,7 +113,7 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
     (run,) = RunStore(recover=False).list(invoker_id=invoker_id)
     assert run.id == runs[0].id
     assert run.status == "succeeded", (run.error, run.skip_reason)
-    (conv,) = ArchiveStore().list(agent_id=agent)
+    (conv,) = ArchiveStore(open_state_db()).list(agent_id=agent)
     assert conv.event_id == event.id and conv.provider == "claude-code"
     assert conv.source_path == str(transcript) and len(conv.source_sha256 or "") == 64
     assert conv.message_count > 0

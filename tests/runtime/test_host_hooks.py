@@ -175,6 +175,7 @@ def test_gemini_session_end_records_the_documented_reason(cli: CliRunner, hosts:
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell quoting")
 def test_installed_session_end_archives_a_real_corpus_transcript(
         cli: CliRunner, hosts: Path, wardian_home: Path, corpus_dir: Path) -> None:
+    from wardian.config import open_state_db
     from wardian.invokers.drain import drain_once
     from wardian.runtime.archives import ArchiveStore
 
@@ -190,7 +191,7 @@ def test_installed_session_end_archives_a_real_corpus_transcript(
     proc = _run(command, json.dumps(payload), hosts, wardian_home)
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == ""
     drain_once()
-    (conv,) = ArchiveStore().list(agent_id=agent.id)
+    (conv,) = ArchiveStore(open_state_db()).list(agent_id=agent.id)
     assert conv.message_count > 0 and conv.session_id == "corpus-1"
 
 

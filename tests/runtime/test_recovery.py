@@ -61,9 +61,10 @@ def test_an_unreported_claude_session_is_recovered_once(setup: dict[str, Path],
     assert event.boundary == "recovered" and event.source == "recovery"
     assert event.session_id == f"11111111-2222-4333-8444-555555555555@{item['messages']}"
     _drain()
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    (conv,) = ArchiveStore().list()
+    (conv,) = ArchiveStore(open_state_db()).list()
     assert conv.message_count == item["messages"]
     assert sweep().recorded == []  # unchanged: nothing
     path.touch()  # a new mtime but no new message: still nothing

@@ -119,9 +119,10 @@ def archive_load(
         if conversation.cwd and os.path.isabs(conversation.cwd):
             workspace = conversation.cwd
     else:
+        from wardian.config import open_state_db
         from wardian.runtime.archives import ArchiveStore
 
-        archives = ArchiveStore()
+        archives = ArchiveStore(open_state_db())
         raw = [m.to_json() for m in archives.slice(agent_id, after, through_seq=upto_seq)]
     messages = raw if include_tool_output else [m for m in raw if not _is_tool_output(m)]
     messages, cut = bound_slice(messages)
@@ -259,10 +260,11 @@ def _read_archive_slice(out: Mapping[str, Any], digest: Any) -> list[dict[str, A
     if last is None:
         messages: list[dict[str, Any]] = []
     else:
+        from wardian.config import open_state_db
         from wardian.runtime.archives import ArchiveStore
 
         try:
-            archives = ArchiveStore()
+            archives = ArchiveStore(open_state_db())
             raw = [m.to_json() for m in archives.slice(
                 str(agent_id), out.get("after_seq"), through_seq=int(last))]
         except Exception as exc:  # a reader shows the note; a resumed run fails on it
@@ -363,9 +365,10 @@ def evidence_in_archives(agent_id: str, excerpts: Sequence[str]) -> list[bool | 
     """
     import re
 
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     texts = archives.texts(agent_id)
     if not texts:
         return [None] * len(excerpts)

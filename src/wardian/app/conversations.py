@@ -22,11 +22,12 @@ def list_conversations(*, agent: str | None = None,
     Raises:
         NotFoundError: unknown agent.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
 
     agent_id = AgentRegistry().get(agent).id if agent else None
-    return ArchiveStore().list(agent_id=agent_id, limit=limit)
+    return ArchiveStore(open_state_db()).list(agent_id=agent_id, limit=limit)
 
 
 def agent_names() -> dict[str, str]:
@@ -42,8 +43,9 @@ def conversation(ref: str) -> tuple[ConversationManifest, list[Message]]:
     Raises:
         NotFoundError; AmbiguousIdError.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     manifest = store.get(ref)
     return manifest, store.messages(manifest.id)

@@ -104,9 +104,10 @@ def _copy_real(real: Path, scratch: Path) -> None:
 
 def _sessions(agent_id: str, last: int) -> list[Any]:
     """The agent's last `last` archived conversations that hold messages, oldest first."""
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     found = [c for c in archives.list(agent_id=agent_id, limit=10_000)
              if c.first_seq is not None and c.message_count > 0]
     # the archive sequence orders sessions exactly (import times can tie within a second)

@@ -197,7 +197,7 @@ class _Drain:
 
         self.queue = SessionEventQueue()
         self.invokers = InvokerStore()
-        self.archives = ArchiveStore()
+        self.archives = ArchiveStore(open_state_db())
         self.fires = FireLog(open_state_db())
         # PostgreSQL: orphans are leases that expired, marked by `_reclaim` in this pass.
         self.runs: RunStore = RunStore(db=self.fires.db,

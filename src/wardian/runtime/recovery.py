@@ -288,7 +288,7 @@ def _host_session_ids(host: str, path: Path, conv: Any) -> list[str]:
 
 def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
                  exclude: set[str], report: RecoveryReport, *, start_drain: bool) -> None:
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
     from wardian.runtime.archives import ArchiveStore
     from wardian.runtime.automation_sessions import is_automation_transcript
     from wardian.runtime.session_events import record_session_close
@@ -298,7 +298,7 @@ def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
     if not settings.get("conversation_logging.enabled", agent_id=agent.id):
         report.skip("conversation logging disabled")
         return
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     for workspace in workspaces:
         for host, path in candidate_transcripts(workspace):
             source = str(path.absolute())

@@ -125,7 +125,7 @@ def test_broken_session_close_invoker_records_blocked_and_creates_no_run(
 def test_broken_schedule_slot_is_blocked_without_a_run(cli: CliRunner) -> None:
     from datetime import UTC, datetime
 
-    from wardian.config import user_library_dir
+    from wardian.config import open_state_db, user_library_dir
     from wardian.engine.runs import RunStore
     from wardian.invokers.schedule import SlotDecision
     from wardian.invokers.slots import SlotStore, dispatch_slot
@@ -137,7 +137,7 @@ def test_broken_schedule_slot_is_blocked_without_a_run(cli: CliRunner) -> None:
                  "--assignments", "{}", "--every", "1h", "--json")
     invoker = InvokerStore().get(json.loads(res.stdout)["id"])
     (user_library_dir() / "tick.yaml").unlink()
-    slots = SlotStore()
+    slots = SlotStore(open_state_db())
     when = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
     slots.record(invoker.id, [SlotDecision(when, "run", None, 0.0)], decided_at=when)
     (slot,) = slots.pending(invoker.id)

@@ -27,7 +27,7 @@ from tests.waits import wait_until
 
 from wardian._util import parse_utc
 from wardian.app.schedules import add_schedule, set_schedule_enabled
-from wardian.config import state_db_path, user_library_dir
+from wardian.config import open_state_db, state_db_path, user_library_dir
 from wardian.engine.runs import RunStore
 from wardian.invokers.daemon import schedule_key
 from wardian.invokers.schedule import ScheduleConfig
@@ -158,7 +158,7 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
         set_schedule_enabled(inv_id, False)
     final = _serve(log)
     assert _wait_for_line(log, [final], "ready"), f"final daemon exited {final.wait()}"
-    slots = SlotStore()
+    slots = SlotStore(open_state_db())
     runs = RunStore(recover=False)
     wait_until(lambda: _caught_up(slots, configs) and not slots.pending()
                and not slots.unsettled() and not [

@@ -16,7 +16,7 @@ import pytest
 from tests.waits import wait_until
 
 from wardian.app.schedules import add_schedule, set_schedule_enabled
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.engine.actions import register_action, unregister_action
 from wardian.engine.runs import RunStore
 from wardian.invokers.daemon import ScheduleDaemon, schedule_key
@@ -105,7 +105,7 @@ def _settle(daemon: ScheduleDaemon) -> None:
 
 def _slots(invoker_id: str) -> list[tuple[str, str, str | None]]:
     return [(s.scheduled_time[11:16], s.outcome, s.reason)
-            for s in SlotStore().all_slots(invoker_id)]
+            for s in SlotStore(open_state_db()).all_slots(invoker_id)]
 
 
 def _run(run_id: str | None) -> Any:
@@ -118,7 +118,7 @@ def test_on_time_slot_runs_with_its_key(daemon: ScheduleDaemon, clock: Clock) ->
     clock.at(T0 + timedelta(minutes=5, seconds=1))
     daemon.tick()
     _settle(daemon)
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     assert (slot.outcome, slot.late_s) == ("ran", 1.0)
     run = _run(slot.run_id)
     assert run.status == "succeeded"
@@ -143,7 +143,7 @@ def test_catch_up_latest_coalesces(daemon: ScheduleDaemon, clock: Clock) -> None
     clock.at(T0 + timedelta(hours=1, minutes=2))
     daemon.tick()
     _settle(daemon)
-    rows = SlotStore().all_slots(inv)
+    rows = SlotStore(open_state_db()).all_slots(inv)
     assert [r.outcome for r in rows] == ["coalesced"] * 11 + ["ran"]
     assert {r.run_id for r in rows} == {rows[-1].run_id}
     assert {r.into_slot for r in rows[:-1]} == {rows[-1].scheduled_time}
@@ -154,7 +154,7 @@ def test_catch_up_all_is_capped(daemon: ScheduleDaemon, clock: Clock) -> None:
     clock.at(T0 + timedelta(hours=1, minutes=2))
     daemon.tick()
     _settle(daemon)
-    rows = SlotStore().all_slots(inv)
+    rows = SlotStore(open_state_db()).all_slots(inv)
     assert [r.outcome for r in rows] == ["skipped"] * 9 + ["ran"] * 3
     assert all(_run(r.run_id).status == "succeeded" for r in rows[-3:])
 
@@ -167,7 +167,7 @@ def test_overlap_skip(daemon: ScheduleDaemon, clock: Clock) -> None:
     daemon.tick()
     GATE.set()
     _settle(daemon)
-    first, second = SlotStore().all_slots(inv)
+    first, second = SlotStore(open_state_db()).all_slots(inv)
     assert first.outcome == "ran"
     busy = (first.run_id or "")[:8]
     assert (second.outcome, second.reason) == ("skipped", f"overlap: run {busy} still running")
@@ -192,7 +192,7 @@ def test_a_run_orphaned_by_a_dead_process_does_not_block_overlap_skip(
     clock.at(T0 + timedelta(minutes=5))
     daemon.tick()
     _settle(daemon)
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     assert slot.outcome == "ran", slot.reason
     assert runs.get(orphan.id).status == "interrupted"
 
@@ -203,7 +203,7 @@ def test_overlap_queue_runs_after(daemon: ScheduleDaemon, clock: Clock) -> None:
     daemon.tick()
     clock.at(T0 + timedelta(minutes=10))
     daemon.tick()
-    first, second = SlotStore().all_slots(inv)
+    first, second = SlotStore(open_state_db()).all_slots(inv)
     assert (first.outcome, second.outcome) == ("ran", "ran")
     assert _run(second.run_id).status == "queued"
     GATE.set()
@@ -219,7 +219,7 @@ def test_overlap_parallel_runs_alongside(daemon: ScheduleDaemon, clock: Clock) -
     daemon.tick()
     clock.at(T0 + timedelta(minutes=10))
     daemon.tick()
-    first, second = SlotStore().all_slots(inv)
+    first, second = SlotStore(open_state_db()).all_slots(inv)
     wait_until(lambda: all(_run(s.run_id).status == "running" for s in (first, second)),
                what="both runs running at once")
     GATE.set()
@@ -269,7 +269,7 @@ def test_blocked_assignment_is_a_skip(daemon: ScheduleDaemon, clock: Clock) -> N
     registry.remove(registry.get("helper").id)
     clock.at(T0 + timedelta(minutes=5))
     daemon.tick()
-    [slot] = SlotStore().all_slots(invoker.id)
+    [slot] = SlotStore(open_state_db()).all_slots(invoker.id)
     assert slot.outcome == "skipped"
     assert (slot.reason or "").startswith("blocked assignment:")
     assert _run(slot.run_id).status == "skipped"
@@ -292,7 +292,8 @@ def test_pending_slot_is_finished_by_the_next_daemon(clock: Clock) -> None:
 
     inv = _add("crash")
     slot_time = T0 + timedelta(minutes=5)
-    SlotStore().record(inv, [SlotDecision(slot_time, "run", None, 0.0)], decided_at=slot_time)
+    SlotStore(open_state_db()).record(inv, [SlotDecision(slot_time, "run", None, 0.0)],
+                                      decided_at=slot_time)
     clock.at(slot_time + timedelta(seconds=1))
     d = ScheduleDaemon(clock=clock, drain=False, log=lambda line: None)
     d.open()
@@ -301,7 +302,7 @@ def test_pending_slot_is_finished_by_the_next_daemon(clock: Clock) -> None:
         _settle(d)
     finally:
         d.close()
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     assert slot.outcome == "ran" and slot.settled_at
     assert _run(slot.run_id).status == "succeeded"
     assert len(RunStore(recover=False).list(invoker_id=inv)) == 1
@@ -314,7 +315,7 @@ def test_stop_cancels_a_run_still_running_after_the_timeout(clock: Clock) -> Non
     d.open()
     clock.at(T0 + timedelta(minutes=5))
     d.tick()
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     wait_until(lambda: _run(slot.run_id).status == "running", what="the slot's run started")
     d.close()  # GATE never opens: the run must be cancelled cleanly, not left running
     assert _run(slot.run_id).status == "cancelled"
@@ -331,7 +332,7 @@ def test_a_second_stop_cancels_at_once(clock: Clock) -> None:
     d.open()
     clock.at(T0 + timedelta(minutes=5))
     d.tick()
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     wait_until(lambda: _run(slot.run_id).status == "running", what="the slot's run started")
     d.request_stop()
     d.request_stop()
@@ -352,7 +353,7 @@ def test_a_huge_backlog_never_floods(daemon: ScheduleDaemon, clock: Clock,
         if daemon.tick() > 0:
             break
     _settle(daemon)
-    rows = SlotStore().all_slots(inv)
+    rows = SlotStore(open_state_db()).all_slots(inv)
     assert len(rows) == 60
     outcomes = [(r.outcome, "backlog" in (r.reason or ""), "cap" in (r.reason or ""))
                 for r in rows]
@@ -378,9 +379,9 @@ def test_a_failed_pass_is_retried_and_its_pending_slot_finished(
     inv = _add("flaky")
     clock.at(T0 + timedelta(minutes=5))
     daemon.tick()
-    assert [s.outcome for s in SlotStore().all_slots(inv)] == ["pending"]
+    assert [s.outcome for s in SlotStore(open_state_db()).all_slots(inv)] == ["pending"]
     assert any("loop pass failed" in line for line in daemon.lines)  # type: ignore[attr-defined]
     daemon.tick()
     _settle(daemon)
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     assert slot.outcome == "ran" and _run(slot.run_id).status == "succeeded"

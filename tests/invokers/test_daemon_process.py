@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 
 from wardian._util import parse_utc, utc_now
 from wardian.app.schedules import add_schedule, set_schedule_enabled
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.engine.runs import RunStore
 from wardian.invokers.slots import SlotStore
 from wardian.runtime.agents import AgentRegistry
@@ -179,7 +179,7 @@ def test_cli_changes_take_effect_in_a_running_daemon(
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "quick", "--name", "fast",
                  "--agent", "coder", "--every", "200ms", "--assignments", "{}", "--json")
     invoker_id = json.loads(res.stdout)["id"]
-    slots = SlotStore()
+    slots = SlotStore(open_state_db())
     assert invoke(cli, "automation", "schedule", "enable", invoker_id).exit_code == 0
     # The promise is "within one pass" (poll <= 2 s); a wall-clock bound here measured the
     # machine's load, not the daemon, so the test waits for the effect and asserts counts.
@@ -244,7 +244,7 @@ def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
     serve = serves(argv=[sys.executable, "-c", CLOCK_SERVE, str(clock_file)])
     wait_for(lambda: "started" in serve.log(), what="serve start", watch=(serve,))
     clock_file.write_text("3600")  # one hour later: twelve five-minute slots are owed
-    slots = SlotStore()
+    slots = SlotStore(open_state_db())
     rows = wait_for(lambda: (r := slots.all_slots(invoker.id)) and len(r) >= 12
                     and all(x.run_id for x in r) and r, what="twelve resolved slots",
                     watch=(serve,))

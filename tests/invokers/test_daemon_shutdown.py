@@ -31,7 +31,7 @@ from tests.waits import wait_until
 from typer.testing import CliRunner
 
 from wardian.app.schedules import add_schedule, set_schedule_enabled
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.engine.actions import register_action, unregister_action
 from wardian.engine.executor import resume_run
 from wardian.engine.runs import Run, RunStore
@@ -148,7 +148,7 @@ def test_a_step_that_never_returns_does_not_keep_a_stopped_daemon_alive(
     try:
         assert RunStore(recover=False).get(running.id).status == "interrupted"
         # … and runs the slots' runs that stayed queued behind it on the invoker's lane.
-        _until(lambda: not nxt._inflight.count() and not SlotStore().unsettled(),
+        _until(lambda: not nxt._inflight.count() and not SlotStore(open_state_db()).unsettled(),
                "the next start to finish the queued runs")
     finally:
         nxt.close()
@@ -177,7 +177,8 @@ def test_a_run_queued_behind_a_running_one_is_left_for_the_next_start() -> None:
     d.open()
     clock.at(T0 + timedelta(minutes=10, seconds=1))  # two slots due: two runs on one lane
     d.tick()
-    first, second = sorted(SlotStore().all_slots(inv), key=lambda s: s.scheduled_time)
+    first, second = sorted(SlotStore(open_state_db()).all_slots(inv),
+                           key=lambda s: s.scheduled_time)
     assert first.run_id and second.run_id
     first_id: str = first.run_id
     second_id: str = second.run_id
@@ -244,7 +245,7 @@ def test_a_stop_during_a_pass_leaves_its_undispatched_slots_pending_for_the_next
     clock.at(T0 + timedelta(minutes=30, seconds=1))
     d.tick()
     d.close()
-    slots = SlotStore().all_slots(inv)
+    slots = SlotStore(open_state_db()).all_slots(inv)
     assert [s.outcome for s in slots] == ["skipped"] * 3 + ["pending"] * 3
     assert sum("left pending for the next start" in line for line in lines) == 3
     assert _runs(inv) == []
@@ -252,7 +253,8 @@ def test_a_stop_during_a_pass_leaves_its_undispatched_slots_pending_for_the_next
     nxt = ScheduleDaemon(clock=clock, drain=False, log=lambda line: None)
     nxt.open()
     try:
-        _until(lambda: [s.outcome for s in SlotStore().all_slots(inv)].count("ran") == 3
+        _until(lambda: [s.outcome for s in SlotStore(open_state_db()).all_slots(inv)
+                        ].count("ran") == 3
                and not nxt._inflight.count(), "the next start to run them")
     finally:
         nxt.close()

@@ -27,6 +27,7 @@ from tests.waits import wait_until
 
 from wardian._util import parse_utc
 from wardian.app.schedules import add_schedule, set_schedule_enabled
+from wardian.config import open_state_db
 from wardian.engine.runs import FINAL_STATUSES, RunStore
 from wardian.invokers.daemon import schedule_key
 from wardian.invokers.schedule import ScheduleConfig
@@ -87,7 +88,7 @@ def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
     inv = add_schedule(blueprint_id="tick", name="tick", agent="coder", assignments="{}",
                        every_s=0.5, misfire_grace_s=60)
     set_schedule_enabled(inv.id, True)
-    slots, runs = SlotStore(), RunStore(recover=False)
+    slots, runs = SlotStore(open_state_db()), RunStore(recover=False)
 
     first = _serve(homes[0], tmp_path / "first.log")
     second: subprocess.Popen[bytes] | None = None

@@ -285,6 +285,7 @@ def test_list_says_how_many_missed_slots_would_run_now(
     """No daemon for an hour: twelve five-minute slots are owed; the policy decides how many
     would run if a daemon started now (and no slot is recorded by asking)."""
     from wardian.app.schedules import add_schedule, list_schedules, set_schedule_enabled
+    from wardian.config import open_state_db
     from wardian.invokers.slots import SlotStore
 
     invoker = add_schedule(blueprint_id="sched-test", name="n", agent="coder", assignments="{}",
@@ -292,4 +293,4 @@ def test_list_says_how_many_missed_slots_would_run_now(
     set_schedule_enabled(invoker.id, True, now=T0)
     [doc] = list_schedules(now=T0 + timedelta(hours=1, minutes=2))
     assert (doc["slots_owed_now"], doc["missed_slots_would_run_now"]) == (12, would_run)
-    assert SlotStore().all_slots(invoker.id) == []
+    assert SlotStore(open_state_db()).all_slots(invoker.id) == []

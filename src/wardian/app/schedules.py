@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from wardian._db import atomic
 from wardian._util import format_utc, new_id, parse_utc, utc_now
 from wardian.app.invoker_names import check_name_free
+from wardian.config import open_state_db
 from wardian.errors import UsageError, WardianError
 from wardian.invokers.schedule import (
     DEFAULT_MAX_CATCH_UP,
@@ -165,7 +166,7 @@ def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
     ``broken_reason`` and ``fix``), next fire times (UTC and in its zone), owed and missed
     slots, and last outcome, as a JSON-ready dict. Read-only."""
     now = now or utc_now()
-    slots = SlotStore() if slots is None else slots
+    slots = SlotStore(open_state_db()) if slots is None else slots
     from wardian.invokers.health import invoker_problem
 
     doc = invoker.to_json()
@@ -197,7 +198,7 @@ def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
 def list_schedules(*, now: datetime | None = None) -> list[dict[str, Any]]:
     """Every schedule invoker described by `describe_schedule`, oldest first. Read-only."""
     store = InvokerStore()
-    slots = SlotStore()
+    slots = SlotStore(open_state_db())
     return [describe_schedule(inv, now=now, slots=slots) for inv in store.list(kind=KIND)]
 
 
@@ -213,7 +214,7 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
     invoker = store.get(ref, kind=KIND)
     moment = now or utc_now()
     at = format_utc(moment)
-    slots = SlotStore(conn=store.conn)
+    slots = SlotStore(store.db)
     if enabled:
         config = ScheduleConfig.from_config(invoker.config)
         _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
@@ -264,7 +265,7 @@ def remove_schedule(ref: str) -> Invoker:
     """
     store = InvokerStore()
     invoker = store.get(ref, kind=KIND)
-    slots = SlotStore(conn=store.conn)
+    slots = SlotStore(store.db)
     with atomic(store.conn):
         slots.forget(invoker.id)
         return store.remove(invoker.id)
@@ -273,7 +274,7 @@ def remove_schedule(ref: str) -> Invoker:
 def schedule_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[Slot]]:
     """The invoker and its recorded slots, newest first. Read-only."""
     invoker = get_schedule(ref)
-    slots = SlotStore()
+    slots = SlotStore(open_state_db())
     return invoker, slots.history(invoker.id, limit=limit)
 
 

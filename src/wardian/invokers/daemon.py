@@ -57,6 +57,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from wardian._util import format_utc, parse_utc, utc_now
+from wardian.config import open_state_db
 from wardian.errors import UsageError, WardianError
 from wardian.invokers.daemon_lock import (
     DaemonAlreadyRunning,
@@ -354,7 +355,7 @@ class ScheduleDaemon:
         known_actions()
         self._warm_up()
         self.invokers = InvokerStore()
-        self.slots = SlotStore()
+        self.slots = SlotStore(open_state_db())
         self._runs = RunStore(recover=False)
         marked = self._runs.mark_interrupted_orphans() or []
         for run_id in marked:
@@ -785,7 +786,7 @@ class ScheduleDaemon:
         shared across threads that write)."""
         store = getattr(self._local, "slots", None)
         if store is None:
-            store = SlotStore()
+            store = SlotStore(open_state_db())
             self._local.slots = store
         return store
 

@@ -62,7 +62,7 @@ def main() -> int:
         os.environ["WARDIAN_HOME"] = str(home)
         os.environ["CLAUDE_CONFIG_DIR"] = str(Path(tmp) / "claude")
         os.environ["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        from wardian.config import SettingsStore
+        from wardian.config import SettingsStore, open_state_db
         from wardian.memory.models import Scope
         from wardian.memory.store import MemoryStore
         from wardian.runtime.agents import AgentRegistry
@@ -70,7 +70,7 @@ def main() -> int:
         from wardian.runtime.session_events import SessionEventQueue
 
         agent = AgentRegistry().add("bench", "claude", workspace=str(work))
-        settings = SettingsStore()
+        settings = SettingsStore(open_state_db())
         settings.set("agent_memory.enabled", "true")
         settings.set("conversation_logging.enabled", "true")
         store = MemoryStore()

@@ -116,7 +116,7 @@ def main() -> int:
         os.environ["WARDIAN_HOME"] = str(home)
         os.environ["CLAUDE_CONFIG_DIR"] = str(Path(tmp) / "claude")
         from wardian._process import current
-        from wardian.config import SettingsStore
+        from wardian.config import SettingsStore, open_state_db
         from wardian.memory.capabilities import CapabilityStore
         from wardian.memory.models import Scope
         from wardian.memory.store import MemoryStore
@@ -124,7 +124,7 @@ def main() -> int:
         from wardian.runtime.hook_install import install_hooks, installed_hooks
 
         agent = AgentRegistry().add("bench", "claude", workspace=str(work))
-        settings = SettingsStore()
+        settings = SettingsStore(open_state_db())
         settings.set("agent_memory.enabled", "true")
         store = MemoryStore()
         for i in range(RECORDS):

@@ -379,11 +379,11 @@ class SettingsStore:
     """Typed settings in ``state.db``; values are validated by their `Setting` on write.
 
     Args:
-        path: the state database; defaults to `state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.db = db if db is not None else StateDB.open(path or state_db_path())
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require("settings", _SETTINGS_MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
 

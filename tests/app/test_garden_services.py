@@ -63,9 +63,9 @@ def test_stale_checkpoints_follow_the_review_setting(owner: str, wardian_home: P
     conn.close()
     found = garden.stale_checkpoints(owner)
     assert found.review_days == 14 and found.records == []
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     settings.set("memory.current_review_days", "7")
     found = garden.stale_checkpoints(owner)
     assert found.review_days == 7 and [s.record.id for s in found.records] == [old]

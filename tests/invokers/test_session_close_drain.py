@@ -110,7 +110,7 @@ def test_require_archive_records_skip_with_each_reason(cli: CliRunner, agent: st
     record_session_close(agent, "clear", session_id="a", transcript_path=str(tmp_path / "x"),
                          start_drain=False)
     drain_once()
-    SettingsStore().set("conversation_logging.enabled", "true", agent_id=agent)
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true", agent_id=agent)
     # 2. no transcript
     record_session_close(agent, "clear", session_id="b", start_drain=False)
     # 3. unreadable transcript
@@ -138,7 +138,7 @@ def test_require_archive_records_skip_with_each_reason(cli: CliRunner, agent: st
 def test_archive_imported_and_described_in_trigger_input(cli: CliRunner, agent: str,
                                                          tmp_path: Path) -> None:
     inv = add_invoker(cli, "--require-archive")
-    SettingsStore().set("conversation_logging.enabled", "true")
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(
         json.dumps({"role": "user", "content": "always use uv"}) + "\n"
@@ -273,7 +273,7 @@ def test_a_file_that_is_not_a_transcript_is_an_unreadable_transcript(cli: CliRun
     # The agent's provider (claude) makes it parse as Claude Code JSONL, where every line of
     # a markdown file is malformed: that is no transcript, not an empty conversation.
     inv = add_invoker(cli, "--require-archive")
-    SettingsStore().set("conversation_logging.enabled", "true")
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     notes = tmp_path / "NOTES.md"
     notes.write_text("# Notes\n\nUse *uv*, never pip.\n- item\n", encoding="utf-8")
     res = invoke(cli, "session", "close", "--agent", "coder", "--boundary", "clear",

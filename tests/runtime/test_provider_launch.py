@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian.config import SettingsStore
+from wardian.config import SettingsStore, open_state_db
 from wardian.errors import UsageError
 from wardian.memory.loaded import LoadedEvents
 from wardian.memory.models import Scope
@@ -62,7 +62,7 @@ def test_claude_launch_passes_selection_context_and_records_close(
     fake_claude: dict[str, str], tmp_path: Path
 ) -> None:
     agent = AgentRegistry().add("coder", "claude", model="claude-sonnet-5", effort="high")
-    SettingsStore().set("agent_memory.enabled", "true")
+    SettingsStore(open_state_db()).set("agent_memory.enabled", "true")
     MemoryStore().save(agent.id, "Prefer small commits", evidence="user: small commits please",
                        kind="stable", scope=Scope.agent(), actor="test")
     res = _launch(fake_claude, "coder", "--", "--verbose", cwd=tmp_path)

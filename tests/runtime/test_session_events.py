@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian.config import SettingsStore
+from wardian.config import SettingsStore, open_state_db
 from wardian.errors import UsageError
 from wardian.runtime.session_events import (
     SessionEventQueue,
@@ -22,7 +22,7 @@ from wardian.runtime.session_events import (
 
 
 def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path: Path) -> None:
-    SettingsStore().set("conversation_logging.enabled", "true")
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     first = record_session_close("agent-1", "clear", session_id="s1", start_drain=False)
     again = record_session_close("agent-1", "clear", session_id="s1",
                                  transcript_path=str(tmp_path / "t.jsonl"), start_drain=False)
@@ -98,7 +98,7 @@ def test_unknown_boundary_refused() -> None:
 
 
 def test_logging_setting_captured_at_close_time() -> None:
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     off = record_session_close("a", "clear", session_id="1", start_drain=False)
     settings.set("conversation_logging.enabled", "true", agent_id="a")
     on = record_session_close("a", "clear", session_id="2", start_drain=False)
@@ -108,7 +108,7 @@ def test_logging_setting_captured_at_close_time() -> None:
 
 
 def test_mark_processed_and_archive_outcome_are_write_once() -> None:
-    SettingsStore().set("conversation_logging.enabled", "true")
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     q = SessionEventQueue()
     eid = record_session_close("a", "clear", start_drain=False)
     q.set_archive(eid, "unavailable", "no transcript", None)

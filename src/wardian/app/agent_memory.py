@@ -503,9 +503,9 @@ def open_reader(
             "(`wardian mcp --agent NAME`, as `wardian mcp install HOST --agent NAME` "
             "writes it) for read-only recall",
         )
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     enabled = bool(settings.get("agent_memory.enabled"))
     if not enabled:
         # The hooks give no recall at all then; neither does this.

@@ -145,7 +145,7 @@ def describe_agent(name_or_id: str) -> dict[str, Any]:
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
@@ -154,7 +154,7 @@ def describe_agent(name_or_id: str) -> dict[str, Any]:
     return agent.to_json() | {
         "active_records": store.count(agent.id, include_removed=False),
         "records": store.count(agent.id),
-        "settings": SettingsStore().agent_overrides(agent.id),
+        "settings": SettingsStore(open_state_db()).agent_overrides(agent.id),
     }
 
 

@@ -307,7 +307,7 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
         ``memory.current_review_days``.
     """
     from wardian._util import format_utc, utc_now
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
     from wardian.memory.recall import age_days
     from wardian.memory.store import MemoryStore
 
@@ -342,7 +342,7 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
             item["evidence_in_archive"] = present
     doc: dict[str, Any] = {"agent_id": agent_id, "workspace": workspace, "count": len(out)}
     if workspace is None:  # the whole memory: a review reads these
-        settings = SettingsStore()
+        settings = SettingsStore(open_state_db())
         doc["current_review_days"] = int(settings.get("memory.current_review_days"))
         doc["taken_at"] = format_utc(now)
     doc["records"] = out

@@ -195,13 +195,13 @@ def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
 def agents_overview() -> list[AgentSummary]:
     """Every registered agent with memory on/off, record counts, the last ``Memory
     loaded`` event (without its context) and its invokers. Read-only."""
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry()
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     store = MemoryStore()
     agents = registry.list()
     invokers: dict[str, list[dict[str, Any]]] = {}
@@ -454,11 +454,11 @@ class StaleCheckpoints:
 def stale_checkpoints(owner_id: str) -> StaleCheckpoints:
     """The owner's active ``current`` records not updated for ``memory.current_review_days``
     days, oldest first. Read-only."""
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
     from wardian.memory.freshness import stale_records
     from wardian.memory.store import MemoryStore
 
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     days = int(settings.get("memory.current_review_days"))
     store = MemoryStore()
     return StaleCheckpoints(days, stale_records(store, owner_id, review_days=days))

@@ -336,9 +336,9 @@ def _start_recovery(agent: Any, payload: dict[str, Any]) -> None:
     worker, whose sweep records the agent's earlier sessions no hook reported
     (`wardian.runtime.recovery`). Never waits for it; nothing happens when conversation
     logging is off for the agent (recovery compares transcripts with the archive)."""
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     if not settings.get("conversation_logging.enabled", agent_id=agent.id):
         return
     from wardian.runtime.recovery import request_recovery

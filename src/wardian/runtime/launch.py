@@ -329,9 +329,9 @@ def _announce(launch: Launch) -> None:
         if line:
             print(line, file=sys.stderr, flush=True)
     try:
-        from wardian.config import SettingsStore
+        from wardian.config import SettingsStore, open_state_db
 
-        settings = SettingsStore()
+        settings = SettingsStore(open_state_db())
         logging_on = bool(settings.get("conversation_logging.enabled",
                                        agent_id=launch.agent.id))
         if logging_on:

@@ -294,7 +294,7 @@ def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
     from wardian.runtime.session_events import record_session_close
     from wardian.transcripts import detect_format, load_transcript
 
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     if not settings.get("conversation_logging.enabled", agent_id=agent.id):
         report.skip("conversation logging disabled")
         return

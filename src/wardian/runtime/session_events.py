@@ -573,7 +573,7 @@ def record_session_close(
     from wardian.config import SettingsStore
 
     queue = SessionEventQueue()
-    settings = SettingsStore(queue.path)
+    settings = SettingsStore(queue.db)
     logging_enabled = bool(
         settings.get("conversation_logging.enabled", agent_id=agent_id)
     )

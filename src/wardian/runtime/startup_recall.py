@@ -39,9 +39,9 @@ class StartupSettings(NamedTuple):
 
 def startup_settings() -> StartupSettings:
     """Read the startup-recall settings now (they apply to newly started sessions)."""
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     return StartupSettings(
         enabled=bool(settings.get("agent_memory.enabled")),
         budget_chars=int(settings.get("memory.startup_budget_chars")),

@@ -178,12 +178,12 @@ def _record(agent_id: str, launch_id: str, pid: int, started_at: float,
         raise ValueError(f"{ENV_AGENT_ID} and {ENV_LAUNCH_ID} must be set")
     from wardian._db import atomic
     from wardian._util import utc_now_iso
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.models import default_workspace
     from wardian.memory.store import MemoryStore
 
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     enabled = bool(settings.get("agent_memory.enabled"))
     launch_workspace = default_workspace(workspace or os.getcwd())
     store = MemoryStore()

@@ -191,7 +191,7 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int,
     home.mkdir(mode=0o700)
     env = _use_home(home, url)
     from wardian._db import StateDB, close_databases
-    from wardian.config import state_db_path, user_library_dir
+    from wardian.config import open_state_db, state_db_path, user_library_dir
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.session_events import record_session_close
@@ -200,7 +200,7 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int,
     library.mkdir(parents=True, exist_ok=True)
     (library / "noop-pg-bench.yaml").write_text(NOOP, encoding="utf-8")
     agent = AgentRegistry().add("bench", "claude").id
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     ids = []
     for i in range(invokers):
         # The last one requires the session's archive, which these events lack: a skip.

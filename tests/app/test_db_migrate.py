@@ -20,6 +20,7 @@ from wardian.memory.store import MemoryStore
 
 def _installation(home: Path) -> dict[str, Any]:
     """A small but complete SQLite installation; what it holds, to compare afterwards."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.store import InvokerStore
     from wardian.memory.batch import CommitBatch
@@ -42,8 +43,9 @@ def _installation(home: Path) -> dict[str, Any]:
     }), principal_agent_id=agent.id, actor="run:1", archive_text="user: run linters\n")
     CapabilityStore(store.conn).mint(agent.id, pid=4242, started_at=1733051234.123456,
                                      workspace=None)
-    invoker = InvokerStore().add("session-close", name="consolidate", blueprint_id="bp",
-                                 agent_id=agent.id, assignments={})
+    invoker = InvokerStore(open_state_db()).add(
+        "session-close", name="consolidate", blueprint_id="bp", agent_id=agent.id,
+        assignments={})
     runs = RunStore(recover=False)
     run, _ = runs.create_run(blueprint_id="bp", agent_id=agent.id, assignments={}, inputs={},
                           invocation={"trigger": "manual"}, idempotency_key="k-1",
@@ -87,6 +89,7 @@ def test_a_sqlite_installation_moves_whole_and_verified(
     # The same installation, now read from PostgreSQL.
     close_databases(pg_url)
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.store import InvokerStore
     from wardian.memory.capabilities import CapabilityStore
@@ -98,7 +101,7 @@ def test_a_sqlite_installation_moves_whole_and_verified(
     for record_id, history in before["history"].items():
         assert store.history(record_id, agent_id=before["agent"]) == history
     assert AgentRegistry().get("alice").id == before["agent"]
-    assert InvokerStore().get(before["invoker"]).id == before["invoker"]
+    assert InvokerStore(open_state_db()).get(before["invoker"]).id == before["invoker"]
     assert RunStore(recover=False).get(before["run"]).idempotency_key == "k-1"
     assert [r.id for r in store.index.recall(before["agent"], "linters")]
     row = store.conn.execute("SELECT process_started_at FROM capabilities").fetchone()

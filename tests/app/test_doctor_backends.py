@@ -39,7 +39,7 @@ def _row_counts() -> dict[str, int]:
 def test_doctor_checks_the_configured_database(cli: CliRunner, wardian_home: Path,
                                                 backend: str) -> None:
     from wardian._db import StateDB
-    from wardian.config import state_db_path
+    from wardian.config import open_state_db, state_db_path
     from wardian.engine.runs import RunStore
     from wardian.invokers.store import InvokerStore
     from wardian.memory.models import Scope
@@ -53,8 +53,8 @@ def test_doctor_checks_the_configured_database(cli: CliRunner, wardian_home: Pat
     store = MemoryStore()
     for text in ("Prefer small commits", "Run the formatter before pushing"):
         store.save(agent.id, text, evidence="user said so", scope=Scope.agent(), actor="t")
-    InvokerStore().add("session-close", name="close", blueprint_id="tick", agent_id=agent.id,
-                       assignments={})
+    InvokerStore(open_state_db()).add("session-close", name="close", blueprint_id="tick",
+                                      agent_id=agent.id, assignments={})
     run, _ = RunStore().create_run(blueprint_id="tick", agent_id=agent.id, assignments={},
                                    inputs={}, invocation={"trigger": "manual"})
     db = StateDB.open(state_db_path())

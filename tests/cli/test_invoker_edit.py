@@ -135,7 +135,7 @@ def test_broken_schedule_slot_is_blocked_without_a_run(cli: CliRunner) -> None:
     write_tick()
     res = invoke(cli, *SCHED, "add", "--blueprint", "tick", "--name", "s", "--agent", "ada",
                  "--assignments", "{}", "--every", "1h", "--json")
-    invoker = InvokerStore().get(json.loads(res.stdout)["id"])
+    invoker = InvokerStore(open_state_db()).get(json.loads(res.stdout)["id"])
     (user_library_dir() / "tick.yaml").unlink()
     slots = SlotStore(open_state_db())
     when = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

@@ -14,6 +14,7 @@ from tests.conftest import invoke
 from tests.engine.helpers import write_blueprint
 
 from wardian.blueprints.validate import load_blueprint
+from wardian.config import open_state_db
 from wardian.engine.assignments import (
     check_assignments,
     parse_assignments_json,
@@ -109,7 +110,7 @@ def test_session_close_add_refuses_bad_assignments(cli: Any, agents: None, assig
                     "--assignments", assignments)
     assert result.exit_code == code, result.output
     assert result.stderr == f"Error: {message}\n"
-    assert InvokerStore().list() == []
+    assert InvokerStore(open_state_db()).list() == []
 
 
 def test_good_assignments_pass_both_commands(cli: Any, agents: None) -> None:
@@ -118,7 +119,7 @@ def test_good_assignments_pass_both_commands(cli: Any, agents: None) -> None:
                    "memory-consolidation", "--name", "x", "--agent", "bob",
                    "--assignments", good)
     assert added.exit_code == 0, added.output
-    assert len(InvokerStore().list()) == 1
+    assert len(InvokerStore(open_state_db()).list()) == 1
 
 
 BP = """\

@@ -151,7 +151,7 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     # are disabled first so that it reaches a moment with nothing in flight: every slot up
     # to the disable recorded (a pass after "ready" did that) and nothing left to run.
     rounds_s = time.monotonic() - started
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     configs = {inv_id: ScheduleConfig.from_config(store.get(inv_id).config)
                for inv_id in invokers}
     for inv_id in invokers:

@@ -140,7 +140,7 @@ def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
     # The whole sequence: no gap and no slot twice across the hand-over; one run per key,
     # each started at most once (a run the killed daemon had started may be resumed by the
     # standby: that is a second start of an interrupted run, never of a finished one).
-    config = ScheduleConfig.from_config(InvokerStore().get(inv.id).config)
+    config = ScheduleConfig.from_config(InvokerStore(open_state_db()).get(inv.id).config)
     mine = slots.all_slots()
     state = slots.state(inv.id)
     assert state is not None

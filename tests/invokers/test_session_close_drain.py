@@ -178,8 +178,8 @@ def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli: C
 
     broken, healthy = add_invoker(cli), add_invoker(cli)
     # a row no current code writes (an older version's, or edited by hand)
-    InvokerStore().conn.execute("UPDATE invokers SET inputs_json = '\"x\"' WHERE id = ?",
-                                (broken,))
+    InvokerStore(open_state_db()).conn.execute(
+        "UPDATE invokers SET inputs_json = '\"x\"' WHERE id = ?", (broken,))
     ev = record_session_close(agent, "clear", start_drain=False)
     report = drain_once()
     assert report.errors and broken[:8] in report.errors[0]
@@ -249,7 +249,7 @@ def test_add_validation_refusals(cli: CliRunner, agent: str) -> None:
     res = invoke(cli, "automation", "session-close", "add", "--blueprint", "noop-test",
                  "--name", "x", "--agent", "ghost", "--assignments", "{}")
     assert res.exit_code == 1
-    assert InvokerStore().list() == []
+    assert InvokerStore(open_state_db()).list() == []
 
 
 @pytest.mark.pg_slow

@@ -41,7 +41,7 @@ RACER = (
 def _setup() -> tuple[str, list[str]]:
     write_noop_blueprint()
     agent = AgentRegistry().add("coder", "claude").id
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     ids = []
     for i in range(INVOKERS):
         config = {"boundaries": [], "require_archive": i >= 3}  # 2 of them record skips

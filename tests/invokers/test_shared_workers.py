@@ -133,7 +133,7 @@ def test_the_daemon_drain_wakes_on_notify_not_on_a_poll(pg: str,
     monkeypatch.setattr(daemon_module, "NOTIFY_FALLBACK_S", 600.0)
     write_noop_blueprint()
     agent = AgentRegistry().add("coder", "claude").id
-    invokers = InvokerStore()
+    invokers = InvokerStore(open_state_db())
     inv = invokers.add("session-close", name="n", blueprint_id="noop-test", agent_id=agent,
                        assignments={}, config={"boundaries": []})
     invokers.set_enabled(inv.id, True)
@@ -181,7 +181,7 @@ def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
 
     write_noop_blueprint()
     agent = AgentRegistry().add("coder", "claude").id
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     ids = []
     for i in range(2):
         inv = store.add("session-close", name=f"inv{i}", blueprint_id="noop-test",
@@ -220,7 +220,7 @@ def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
 
     write_noop_blueprint()
     agent = AgentRegistry().add("coder", "claude").id
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     inv = store.add("session-close", name="n", blueprint_id="noop-test", agent_id=agent,
                     assignments={}, config={"boundaries": []})
     store.set_enabled(inv.id, True)
@@ -262,7 +262,7 @@ def test_two_worker_processes_fire_each_event_invoker_exactly_once(pg: str) -> N
     events, invokers = 60, 3
     write_noop_blueprint()
     agent = AgentRegistry().add("coder", "claude").id
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     ids = []
     for i in range(invokers):
         inv = store.add("session-close", name=f"inv{i}", blueprint_id="noop-test",
@@ -359,7 +359,7 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "crash-demo.yaml").write_text(CRASH, encoding="utf-8")
     agent = AgentRegistry().add("coder", "claude").id
-    invokers = InvokerStore()
+    invokers = InvokerStore(open_state_db())
     inv = invokers.add("session-close", name="crash", blueprint_id="crash-demo",
                        agent_id=agent, assignments={}, inputs={"dir": str(work)},
                        config={"boundaries": []})
@@ -445,7 +445,7 @@ def test_kill9_of_the_scheduler_mid_run_is_resumed_by_another_worker(
                                                           "schedule, manual"),
                                             encoding="utf-8")
     agent = AgentRegistry().add("coder", "claude").id
-    invokers = InvokerStore()
+    invokers = InvokerStore(open_state_db())
     inv = invokers.add("schedule", name="nightly", blueprint_id="crash-demo",
                        agent_id=agent, assignments={}, inputs={"dir": str(work)},
                        config=ScheduleConfig(every_s=0.5).to_config())

@@ -41,12 +41,13 @@ def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path: Pat
 
 
 def test_nothing_to_do_is_settled_at_close_time() -> None:
+    from wardian.config import open_state_db
     from wardian.invokers.store import InvokerStore
 
     idle = record_session_close("a", "clear", start_drain=False)
     ev = SessionEventQueue().get(idle)
     assert ev.status == "processed" and ev.archive_detail == "conversation logging disabled"
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     inv = store.add("session-close", name="n", blueprint_id="bp", agent_id="a", assignments={})
     assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
         .status == "processed"  # a disabled invoker fires nothing either
@@ -71,7 +72,7 @@ def test_an_invoker_enabled_before_the_upgrade_still_gets_its_close(tmp_path: Pa
     # A state.db from before the runtime kept its own subscriber set: the invoker was
     # enabled then. A hook process (runtime only) must not settle the close early.
     from wardian._db import StateDB, migrate_component
-    from wardian.config import state_db_path
+    from wardian.config import open_state_db, state_db_path
     from wardian.invokers.store import _MIGRATIONS as INVOKERS
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.session_events import _MIGRATIONS as EVENTS
@@ -84,7 +85,7 @@ def test_an_invoker_enabled_before_the_upgrade_still_gets_its_close(tmp_path: Pa
             " updated_at) VALUES ('i1', 'session-close', 'n', 'bp', 'a', 1, 'T', 'T')")
     first = record_session_close("a", "clear", start_drain=False)
     assert SessionEventQueue().get(first).status == "pending"  # not known yet: the drain decides
-    InvokerStore()  # the invokers' migration fills the set
+    InvokerStore(open_state_db())  # the invokers' migration fills the set
     assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
         .status == "pending"
     assert SessionEventQueue().get(record_session_close("b", "clear", start_drain=False)) \

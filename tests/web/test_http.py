@@ -26,9 +26,10 @@ from tests.web._support import Garden, garden_server, save, seed_agent
 def garden(wardian_home: Path) -> Iterator[Garden]:
     agent = seed_agent("ada")
     save(agent, "Deploys need <script>alert(1)</script> the staging key rotated first")
+    from wardian.config import open_state_db
     from wardian.invokers.store import InvokerStore
 
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     invoker = store.add("session-close", name="nightly tidy",
                         blueprint_id="no-such-blueprint", agent_id=agent, assignments={})
     store.set_enabled(invoker.id, True)
@@ -56,9 +57,10 @@ def _csrf(page: str) -> str:
 
 
 def _invoker_enabled() -> bool:
+    from wardian.config import open_state_db
     from wardian.invokers.store import InvokerStore
 
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     return store.list()[0].enabled
 
 

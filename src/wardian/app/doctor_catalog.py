@@ -141,7 +141,7 @@ def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
     # Read-only views (`run_doctor`); a store is opened only over tables that exist.
     path = ctx.data_dir / "state.db"
     agents = AgentRegistry(path).list() if has_agents else []
-    invokers = InvokerStore(path).list() if has_invokers else []
+    invokers = InvokerStore(StateDB.open(path)).list() if has_invokers else []
     if not agents and not invokers:
         yield Finding.ok(NAME, "no agents or invokers")
         return

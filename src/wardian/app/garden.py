@@ -142,12 +142,13 @@ def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
     """Every invoker (or one agent's): its JSON, agent name, ``state`` (enabled, disabled
     or broken), ``problem`` (why it is broken and the fix, or None; the same answer as
     `automation … list` and firing, `wardian.invokers.health`) and last run. Read-only."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.health import invoker_problem
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.agents import AgentRegistry
 
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     registry = AgentRegistry()
     runs = RunStore(recover=False)
     names = {a.id: a.name for a in registry.list()}
@@ -179,9 +180,10 @@ def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
         NotFoundError: no such invoker. Validation errors when enabling a broken one (it
             stays disabled).
     """
+    from wardian.config import open_state_db
     from wardian.invokers.store import InvokerStore
 
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     kind = store.get(invoker_id).kind
     if kind == "schedule":
         from wardian.app.schedules import set_schedule_enabled

@@ -129,7 +129,7 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
         anchor=format_utc(utc_now().replace(microsecond=0)),
     )
     agent_id, raw, typed = _validate(blueprint_id, agent, assignments, inputs)
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     if name.strip():  # an empty name is the store's usage error
         check_name_free(store, KIND, name)
     return store.add(KIND, name=name, blueprint_id=blueprint_id, agent_id=agent_id,
@@ -142,7 +142,7 @@ def get_schedule(ref: str) -> Invoker:
     Raises:
         NotFoundError / AmbiguousIdError.
     """
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     return store.get(ref, kind=KIND)
 
 
@@ -197,7 +197,7 @@ def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
 
 def list_schedules(*, now: datetime | None = None) -> list[dict[str, Any]]:
     """Every schedule invoker described by `describe_schedule`, oldest first. Read-only."""
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     slots = SlotStore(open_state_db())
     return [describe_schedule(inv, now=now, slots=slots) for inv in store.list(kind=KIND)]
 
@@ -210,7 +210,7 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
         NotFoundError / AmbiguousIdError; UsageError / ValidationError when enabling an
         invoker whose blueprint, agent or assignments no longer validate.
     """
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     invoker = store.get(ref, kind=KIND)
     moment = now or utc_now()
     at = format_utc(moment)
@@ -241,7 +241,7 @@ def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
         NotFoundError / AmbiguousIdError; UsageError / ValidationError as `add_schedule`,
         ConflictError when `name` is another schedule invoker's (nothing is changed then).
     """
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     invoker = store.get(ref, kind=KIND)
     if inputs is None and assignments is None and name is None:
         raise UsageError("nothing to change",
@@ -263,7 +263,7 @@ def remove_schedule(ref: str) -> Invoker:
     Raises:
         NotFoundError / AmbiguousIdError.
     """
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     invoker = store.get(ref, kind=KIND)
     slots = SlotStore(store.db)
     with atomic(store.conn):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from wardian.app.invoker_names import check_name_free
+from wardian.config import open_state_db
 from wardian.errors import UsageError
 from wardian.invokers.session_close import validate_definition
 from wardian.invokers.store import Invoker, InvokerStore
@@ -74,7 +75,7 @@ def add_session_close(
     resolved = AgentRegistry().get(agent)
     definition = validate_definition(blueprint, assignments, dict(inputs or {}),
                                      command="wardian automation session-close add")
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     if name.strip():  # an empty name is the store's usage error
         check_name_free(store, KIND, name)
     return store.add(
@@ -109,7 +110,7 @@ def update_session_close(
             `name` is another session-close invoker's. Otherwise as
             `validate_definition`; nothing is changed then.
     """
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     invoker = store.get(invoker_ref, kind=KIND)
     if all(v is None for v in (inputs, assignments, boundaries, require_archive, name)):
         raise UsageError("nothing to change", hint="pass --input KEY=VALUE, --assignments "
@@ -138,7 +139,7 @@ def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
         NotFoundError: no such invoker or its agent is gone. Validation errors as in
             `validate_definition`; the invoker then stays disabled.
     """
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     invoker = store.get(invoker_ref, kind=KIND)
     if enabled:
         from wardian.errors import NotFoundError
@@ -200,7 +201,7 @@ def _docs(invokers: list[Invoker]) -> list[dict[str, Any]]:
 def list_session_close() -> list[dict[str, Any]]:
     """Every session-close invoker with its status (``enabled``, ``disabled`` or
     ``broken`` with its reason and fix), agent name, boundaries and last outcome."""
-    return _docs(InvokerStore().list(kind=KIND))
+    return _docs(InvokerStore(open_state_db()).list(kind=KIND))
 
 
 def show_session_close(ref: str) -> dict[str, Any]:
@@ -209,7 +210,7 @@ def show_session_close(ref: str) -> dict[str, Any]:
     Raises:
         NotFoundError; AmbiguousIdError: the prefix names several.
     """
-    return _docs([InvokerStore().get(ref, kind=KIND)])[0]
+    return _docs([InvokerStore(open_state_db()).get(ref, kind=KIND)])[0]
 
 
 def remove_session_close(ref: str) -> Invoker:
@@ -219,7 +220,7 @@ def remove_session_close(ref: str) -> Invoker:
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     return store.remove(store.get(ref, kind=KIND).id)
 
 
@@ -236,7 +237,7 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import FireLog
 
-    invoker = InvokerStore().get(ref, kind=KIND)
+    invoker = InvokerStore(open_state_db()).get(ref, kind=KIND)
     docs = []
     for run in RunStore(recover=False).list(invoker_id=invoker.id, limit=limit):
         payload = (run.invocation or {}).get("payload", {})

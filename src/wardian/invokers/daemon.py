@@ -354,7 +354,7 @@ class ScheduleDaemon:
         # thread runs: a broken plugin is then reported at start-up, not on the first fire.
         known_actions()
         self._warm_up()
-        self.invokers = InvokerStore()
+        self.invokers = InvokerStore(open_state_db())
         self.slots = SlotStore(open_state_db())
         self._runs = RunStore(recover=False)
         marked = self._runs.mark_interrupted_orphans() or []

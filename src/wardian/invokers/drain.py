@@ -196,7 +196,7 @@ class _Drain:
         from wardian.engine.runs import RunStore
 
         self.queue = SessionEventQueue()
-        self.invokers = InvokerStore()
+        self.invokers = InvokerStore(open_state_db())
         self.archives = ArchiveStore(open_state_db())
         self.fires = FireLog(open_state_db())
         # PostgreSQL: orphans are leases that expired, marked by `_reclaim` in this pass.

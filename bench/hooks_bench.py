@@ -109,7 +109,7 @@ def main() -> int:
                             "additionalContext"] or "Memory loaded · 20 records" not in \
                             answer.get("systemMessage", ""):
                         failures.append("session-start: recall or loaded line missing")
-        ends = [e for e in SessionEventQueue().list(limit=1000)
+        ends = [e for e in SessionEventQueue(open_state_db()).list(limit=1000)
                 if e.session_id.startswith("bench-")]
         if len(ends) != RUNS + 1:
             failures.append(f"session-end: {len(ends)} events for {RUNS + 1} calls")

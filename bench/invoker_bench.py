@@ -117,6 +117,7 @@ def prepare() -> BenchEnv:
 def _latency_ms(event_id: str, invoker_id: str, timeout_s: float = 30.0) -> float:
     """Wait for the run of (event, invoker) to have started; event -> start in ms."""
     from wardian._util import parse_utc
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import idempotency_key
     from wardian.runtime.session_events import SessionEventQueue
@@ -128,7 +129,7 @@ def _latency_ms(event_id: str, invoker_id: str, timeout_s: float = 30.0) -> floa
         row = store.conn.execute(
             "SELECT started_at FROM runs WHERE idempotency_key = ?", (key,)).fetchone()
         if row is not None and row["started_at"]:
-            created = SessionEventQueue().get(event_id).created_at
+            created = SessionEventQueue(open_state_db()).get(event_id).created_at
             return (parse_utc(row["started_at"]) - parse_utc(created)).total_seconds() * 1e3
         time.sleep(0.005)
     raise TimeoutError(f"no run started for event {event_id[:8]} within {timeout_s} s")
@@ -154,6 +155,7 @@ def _children_cpu_s() -> float:
 
 def bench_detached(bench: BenchEnv, events: int) -> Result:
     """Cold path: hook process -> event -> detached worker -> run start, one at a time."""
+    from wardian.config import open_state_db
     from wardian.runtime.session_events import SessionEventQueue
 
     result = Result("detached", target_p99_ms=2000.0)
@@ -175,7 +177,8 @@ def bench_detached(bench: BenchEnv, events: int) -> Result:
         result.hook_cpu_ms.append((_children_cpu_s() - cpu_before) * 1e3)
         if proc.returncode != 0:
             raise RuntimeError(f"hook failed: {proc.stderr}")
-        (event,) = [e for e in SessionEventQueue().list(limit=5) if e.session_id == f"bench-{n}"]
+        (event,) = [e for e in SessionEventQueue(open_state_db()).list(limit=5)
+                    if e.session_id == f"bench-{n}"]
         result.event_to_start_ms.append(_latency_ms(event.id, bench.invoker_id))
     _wait_worker_gone()
     return result

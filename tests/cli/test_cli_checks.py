@@ -39,9 +39,10 @@ def test_session_close_refuses_a_bad_transcript(cli: CliRunner, tmp_path: Path,
                  "--transcript", str(path))
     assert res.exit_code == 2, res.output
     assert str(path) in res.stderr
+    from wardian.config import open_state_db
     from wardian.runtime.session_events import SessionEventQueue
 
-    assert SessionEventQueue().list() == []  # nothing recorded
+    assert SessionEventQueue(open_state_db()).list() == []  # nothing recorded
 
 
 def _complete(env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -9,6 +9,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.session_events import SessionEventQueue
 
@@ -21,7 +22,7 @@ def test_session_close_records_and_redelivery_is_same_event(cli: CliRunner, tmp_
     first = json.loads(invoke(cli, *args).stdout)
     second = json.loads(invoke(cli, *args).stdout)
     assert first["event_id"] == second["event_id"] and first["agent_id"] == agent.id
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.provider == "codex" and event.source == "cli"
     assert event.transcript_path == str(tmp_path / "t.jsonl")
 
@@ -35,7 +36,7 @@ def test_session_close_refusals(cli: CliRunner, args: tuple[str, ...], code: int
     AgentRegistry().add("coder", "codex")
     res = invoke(cli, "session", "close", *args)
     assert res.exit_code == code and needle in res.stderr
-    assert SessionEventQueue().list() == []
+    assert SessionEventQueue(open_state_db()).list() == []
 
 
 def test_conversation_show_unknown(cli: CliRunner) -> None:
@@ -114,7 +115,7 @@ def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli: CliRunner,
     assert out["close_own"]["rc"] == 0, out["close_own"]["err"]
     assert out["hook_end"]["rc"] == 0, out["hook_end"]["err"]
     assert "coder's secret convention" not in out["hook_start"]["out"]
-    events = SessionEventQueue().list()
+    events = SessionEventQueue(open_state_db()).list()
     assert {e.agent_id for e in events} == {reviewer}
     assert {e.session_id for e in events} >= {"own", "h1"}
     assert not any(e.agent_id == coder for e in events)

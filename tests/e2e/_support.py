@@ -142,12 +142,13 @@ class W:
     def quiet(self) -> bool:
         """No pending session event and no queued/running run (the drain has done its work;
         events are marked processed only after their runs exist)."""
+        from wardian.config import open_state_db
         from wardian.engine.runs import RunStore
         from wardian.runtime.session_events import SessionEventQueue
 
         # (Not probing the drain lock: a probe holds it for microseconds, and a worker
         # starting at that instant would exit, leaving its event pending.)
-        queue = SessionEventQueue()
+        queue = SessionEventQueue(open_state_db())
         if queue.has_pending():
             return False
         runs = RunStore()

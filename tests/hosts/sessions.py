@@ -102,9 +102,10 @@ def opencode_exports(home: Path) -> list[Path]:
 
 def events(agent: Agent) -> list[Any]:
     """The agent's session-close events, oldest first."""
+    from wardian.config import open_state_db
     from wardian.runtime.session_events import SessionEventQueue
 
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     return [e for e in queue.list() if e.agent_id == agent.id]
 
 

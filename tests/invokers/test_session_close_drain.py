@@ -89,7 +89,7 @@ def test_fires_once_per_event_and_redelivery_is_not_a_new_run(cli: CliRunner, ag
     assert record_session_close(agent, "shutdown", session_id="s1", start_drain=False) == ev
     assert drain_once().idle
     assert len(_runs(inv)) == 1
-    assert SessionEventQueue().get(ev).status == "processed"
+    assert SessionEventQueue(open_state_db()).get(ev).status == "processed"
 
 
 @pytest.mark.pg_slow
@@ -164,7 +164,7 @@ def test_automation_failure_never_blocks_the_event(cli: CliRunner, agent: str) -
     (user_library_dir() / "noop-test.yaml").unlink()
     ev = record_session_close(agent, "clear", start_drain=False)
     drain_once()
-    assert SessionEventQueue().get(ev).status == "processed"
+    assert SessionEventQueue(open_state_db()).get(ev).status == "processed"
     # a broken invoker gets no run: the fire is recorded blocked, with the reason
     assert _runs(inv) == []
     (fire,) = FireLog(open_state_db()).for_invoker(inv)
@@ -185,10 +185,10 @@ def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli: C
     assert report.errors and broken[:8] in report.errors[0]
     (run,) = _runs(healthy)
     assert run.status == "succeeded" and _runs(broken) == []
-    assert SessionEventQueue().get(ev).status == "pending"
+    assert SessionEventQueue(open_state_db()).get(ev).status == "pending"
     for _ in range(MAX_EVENT_ATTEMPTS - 1):
         drain_once()
-    event = SessionEventQueue().get(ev)
+    event = SessionEventQueue(open_state_db()).get(ev)
     assert event.status == "processed" and event.attempts == MAX_EVENT_ATTEMPTS
     (skip,) = _runs(broken)
     assert skip.status == "skipped" and skip.idempotency_key == f"session-close:{broken}:{ev}"

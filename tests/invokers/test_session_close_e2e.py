@@ -106,9 +106,9 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
     runs = _wait_final(invoker_id)
     # Claude Code may deliver the same close again: still one event, one run.
     assert _run_hook(commands["SessionEnd"], end_payload, env).returncode == 0
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.deliveries == 2 and event.boundary == "clear"
-    wait_until(lambda: not SessionEventQueue().has_pending(),
+    wait_until(lambda: not SessionEventQueue(open_state_db()).has_pending(),
                what="the re-delivered close handled (no pending event)")
     (run,) = RunStore(recover=False).list(invoker_id=invoker_id)
     assert run.id == runs[0].id

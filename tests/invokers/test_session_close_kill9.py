@@ -49,7 +49,7 @@ def _setup() -> tuple[str, list[str]]:
                         agent_id=agent, assignments={}, config=config)
         store.set_enabled(inv.id, True)
         ids.append(inv.id)
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     for n in range(EVENTS):
         queue.append(agent_id=agent, boundary="clear" if n % 2 else "shutdown",
                      session_id=f"s{n}", source="cli", logging_enabled=False)
@@ -82,7 +82,7 @@ def test_kill9_workers_fire_exactly_once(wardian_home: Path) -> None:
                 kills += 1
             proc.wait(timeout=30)
         fires = FireLog(open_state_db())
-        if not SessionEventQueue().has_pending() and not fires.undispatched(limit=1):
+        if not SessionEventQueue(open_state_db()).has_pending() and not fires.undispatched(limit=1):
             break
     # Restart once more and let it finish.
     final = subprocess.run(drain_command(), env=env, capture_output=True, text=True,
@@ -90,7 +90,7 @@ def test_kill9_workers_fire_exactly_once(wardian_home: Path) -> None:
     assert final.returncode == 0, final.stderr[-2000:]
     elapsed = time.monotonic() - started
 
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     events: list[SessionEvent] = queue.list(limit=EVENTS * 2)
     assert len(events) == EVENTS, f"seed {seed}: events lost"
     assert not queue.has_pending(), f"seed {seed}: events left pending"

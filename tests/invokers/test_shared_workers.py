@@ -101,7 +101,7 @@ def test_a_pending_event_notifies_listeners_at_commit(pg: str) -> None:
     from wardian._pg_coord import EVENTS_CHANNEL, Listener
 
     agent = AgentRegistry().add("coder", "claude").id
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     with Listener(pg, EVENTS_CHANNEL) as listener:
         event, created = queue.append(agent_id=agent, boundary="clear", session_id="s1",
                                       source="cli", logging_enabled=True)
@@ -155,9 +155,9 @@ def test_the_daemon_drain_wakes_on_notify_not_on_a_poll(pg: str,
                                    " AND query LIKE 'LISTEN %'").fetchone():
                 assert thread.is_alive()
                 drained.wait(0.05)
-        event, _ = SessionEventQueue().append(agent_id=agent, boundary="clear",
-                                              session_id="s1", source="cli",
-                                              logging_enabled=False)
+        event, _ = SessionEventQueue(open_state_db()).append(agent_id=agent, boundary="clear",
+                                                             session_id="s1", source="cli",
+                                                             logging_enabled=False)
         assert drained.wait(20), "the drain was not woken by the event's NOTIFY"
         (run,) = RunStore(recover=False).list(invoker_id=inv.id)
         assert run.status == "succeeded" and event.id in str(run.idempotency_key)
@@ -195,7 +195,7 @@ def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
     conn.execute("SET lock_timeout = '3s'")
     try:
         with other.atomic(()):  # another worker, mid-write
-            queue = SessionEventQueue()
+            queue = SessionEventQueue(open_state_db())
             for n in range(3):
                 queue.append(agent_id=agent, boundary="clear", session_id=f"s{n}",
                              source="cli", logging_enabled=False)
@@ -224,7 +224,7 @@ def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
     inv = store.add("session-close", name="n", blueprint_id="noop-test", agent_id=agent,
                     assignments={}, config={"boundaries": []})
     store.set_enabled(inv.id, True)
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     event, _ = queue.append(agent_id=agent, boundary="clear", session_id="s1", source="cli",
                             logging_enabled=False)
     other = PgConnection(pg, "state")  # another worker, mid-way through the event
@@ -270,7 +270,7 @@ def test_two_worker_processes_fire_each_event_invoker_exactly_once(pg: str) -> N
                         config={"boundaries": [], "require_archive": i == 2})
         store.set_enabled(inv.id, True)
         ids.append(inv.id)
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     for n in range(events):
         queue.append(agent_id=agent, boundary="clear", session_id=f"s{n}", source="cli",
                      logging_enabled=False)
@@ -364,8 +364,8 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
                        agent_id=agent, assignments={}, inputs={"dir": str(work)},
                        config={"boundaries": []})
     invokers.set_enabled(inv.id, True)
-    event, _ = SessionEventQueue().append(agent_id=agent, boundary="clear", session_id="s1",
-                                          source="cli", logging_enabled=False)
+    event, _ = SessionEventQueue(open_state_db()).append(
+        agent_id=agent, boundary="clear", session_id="s1", source="cli", logging_enabled=False)
     env = {**os.environ, "WARDIAN_RUN_LEASE_S": "1"}
 
     first = _worker(WORKER_A, env=env)

@@ -51,7 +51,7 @@ def test_only_a_worker_on_the_recording_machine_imports_its_transcript(
     home_b.mkdir(mode=0o700)
     agent = AgentRegistry().add("coder", "claude").id
     SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     serve_b = _serve(home_b, tmp_path / "b.log", host="machine-b")
     serve_a: subprocess.Popen[bytes] | None = None
     try:
@@ -113,7 +113,7 @@ def test_doctor_names_the_machine_whose_closes_wait_for_it(
                                    provider="generic", start_drain=False)
     record_session_close(agent, "clear", transcript_path="/nowhere/fresh.jsonl",
                          provider="generic", start_drain=False)  # too recent to warn
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     queue.conn.execute("UPDATE session_events SET created_at = '2026-01-01T00:00:00.000000Z'"
                        " WHERE id = ?", (waiting,))
     monkeypatch.setenv("WARDIAN_HOST_NAME", "machine-here")

@@ -30,6 +30,7 @@ from tests.engine.helpers import (
 from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401 - a fixture
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 from wardian.runtime.agents import AgentRegistry
@@ -105,7 +106,7 @@ def test_a_curator_step_transcript_is_never_recovered(
     (found,) = sweep().recorded  # the user's session beside it is still recovered, once
     assert found["transcript_path"] == str(user)
     assert sweep().recorded == []
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.boundary == "recovered" and event.transcript_path == str(user)
 
 
@@ -233,7 +234,7 @@ def test_hooks_inside_an_automation_step_record_nothing_for_the_agent(
         assert end.returncode == 0 and end.stderr == "", end.stderr
     finally:
         lock.release()
-    assert SessionEventQueue().list() == []  # no session close filed under ada
+    assert SessionEventQueue(open_state_db()).list() == []  # no session close filed under ada
     report = sweep()
     assert report.recorded == []
     assert report.skipped.get("an automation step's own session") == 1

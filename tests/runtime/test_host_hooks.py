@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.hook_install import install_hooks, installed_hooks
 from wardian.runtime.session_events import SessionEventQueue
@@ -155,12 +156,12 @@ def test_the_workspace_decides_between_installed_agents(cli: CliRunner, hosts: P
                      "--agent", "bob", input=json.dumps({**end, "cwd": str(cwd),
                                                          "session_id": session}))
         assert res.exit_code == 0, res.output
-        (event,) = [e for e in SessionEventQueue().list() if e.session_id == session]
+        (event,) = [e for e in SessionEventQueue(open_state_db()).list() if e.session_id == session]
         assert event.agent_id == expected
     res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "ada", "--agent", "bob",
                  input=json.dumps({**end, "cwd": str(hosts), "session_id": "s-none"}))
     assert res.exit_code == 0 and "no agent for" in res.stderr
-    assert not [e for e in SessionEventQueue().list() if e.session_id == "s-none"]
+    assert not [e for e in SessionEventQueue(open_state_db()).list() if e.session_id == "s-none"]
 
 
 def test_gemini_session_end_records_the_documented_reason(cli: CliRunner, hosts: Path) -> None:
@@ -168,7 +169,7 @@ def test_gemini_session_end_records_the_documented_reason(cli: CliRunner, hosts:
     res = invoke(cli, "hooks", "gemini", "session-end", "--agent", "ada",
                  input=json.dumps(GEMINI_END))
     assert res.exit_code == 0 and json.loads(res.stdout) == {}
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert (event.boundary, event.provider, event.session_id) == ("shutdown", "gemini", "g-1")
 
 

@@ -79,7 +79,7 @@ def test_claude_launch_passes_selection_context_and_records_close(
     (loaded,) = LoadedEvents(MemoryStore().conn).list(agent.id)
     assert loaded.pid == seen["pid"] and loaded.context == context  # exec kept the pid
     assert loaded.source == "launch"  # `garden memory loaded` tells launch from exec
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert (event.agent_id, event.boundary, event.session_id, event.source) == (
         agent.id, "shutdown", launch_id, "launch")
     assert event.provider == "claude-code"
@@ -95,7 +95,7 @@ def test_exit_code_passes_through_and_resume_keeps_its_session(
     assert res.returncode == 3, res.stderr
     argv = json.loads((tmp_path / "out.json").read_text())["argv"]
     assert "--session-id" not in argv and "--append-system-prompt" not in argv
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.transcript_path is None  # nothing named after the launch id
 
 
@@ -107,7 +107,7 @@ def test_missing_cli_and_unlaunchable_provider(tmp_path: Path) -> None:
     assert res.returncode != 0 and "claude" in res.stderr
     res = _launch(env, "bot", cwd=tmp_path)
     assert res.returncode == 2 and "cannot start provider" in res.stderr
-    assert SessionEventQueue().list() == []
+    assert SessionEventQueue(open_state_db()).list() == []
 
 
 def test_provider_argv_shapes() -> None:
@@ -142,7 +142,7 @@ def test_agent_exec_exit_records_shutdown_event(tmp_path: Path) -> None:
         env=dict(os.environ), cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
         text=True, timeout=120)
     assert res.returncode == 0, res.stderr
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert (event.agent_id, event.boundary, event.session_id, event.source, event.provider) == (
         agent.id, "shutdown", out.read_text(), "exec", "codex")
     assert event.workspace == str(tmp_path)
@@ -179,7 +179,7 @@ def test_codex_exec_attaches_its_rollout(tmp_path: Path) -> None:
         env=dict(os.environ, CODEX_HOME=str(codex_home)), cwd=workspace,
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.provider == "codex"
     assert event.transcript_path and event.transcript_path.endswith("rollout-mine.jsonl")
 
@@ -226,5 +226,5 @@ def test_a_failed_revocation_does_not_mask_the_runtime_exit(
         capture_output=True, text=True, timeout=120)
     assert res.returncode == 3, res.stderr
     assert "capability not revoked" in res.stderr and "Traceback" not in res.stderr
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert (event.agent_id, event.boundary) == (agent.id, "shutdown")

@@ -325,7 +325,7 @@ class ScheduleDaemon:
     def _drain_waiting_here(self) -> None:
         """As a standby: a drain worker for the closes already waiting for this machine
         (their transcripts are files here; `SessionEventQueue.pending`), if any."""
-        queue = SessionEventQueue()
+        queue = SessionEventQueue(open_state_db())
         waiting = queue.has_pending()
         if waiting:
             start_drain_worker()

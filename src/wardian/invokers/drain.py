@@ -195,7 +195,7 @@ class _Drain:
     def __init__(self) -> None:
         from wardian.engine.runs import RunStore
 
-        self.queue = SessionEventQueue()
+        self.queue = SessionEventQueue(open_state_db())
         self.invokers = InvokerStore(open_state_db())
         self.archives = ArchiveStore(open_state_db())
         self.fires = FireLog(open_state_db())
@@ -549,7 +549,7 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
         StoreError: the PostgreSQL server cannot be reached to listen. A failing pass is
             logged, never raised.
     """
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     fires = FireLog(open_state_db())
     listener: Any = None
     runs: Any = None
@@ -617,7 +617,7 @@ def run_worker(*, batch: int = 100) -> DrainReport:
                     break
         finally:
             lock.release()
-        queue = SessionEventQueue()
+        queue = SessionEventQueue(open_state_db())
         again = queue.has_pending()
         from wardian.runtime.recovery import has_requests
 

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from wardian._process import Namespaces
-    from wardian.memory.db import MemoryDB
 
 __all__ = [
     "SETTINGS",
@@ -226,15 +225,6 @@ def open_state_db() -> StateDB:
     """This installation's ``state.db`` (`state_db_path`), open and migrated: what an
     entry point passes to the state stores it uses (`StateDB.open`; same errors)."""
     return StateDB.open(state_db_path())
-
-
-def open_memory_db() -> MemoryDB:
-    """This installation's ``memory.db`` (`memory_db_path`), open and migrated: what an
-    entry point passes to `wardian.memory.store.MemoryStore` (`MemoryDB.open`; same
-    errors)."""
-    from wardian.memory.db import MemoryDB
-
-    return MemoryDB.open(memory_db_path())
 
 
 def user_library_dir() -> Path:

@@ -45,13 +45,14 @@ def seed(home: Path) -> tuple[str, list[tuple[str, str]]]:
     os.environ["WARDIAN_HOME"] = str(home)
     from wardian._db import atomic
     from wardian._util import utc_now_iso
+    from wardian.config import open_state_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.models import Scope, Source
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().add("bench-agent", "claude").id
-    AgentRegistry().add("quiet-agent", "codex")
+    agent = AgentRegistry(open_state_db()).add("bench-agent", "claude").id
+    AgentRegistry(open_state_db()).add("quiet-agent", "codex")
     store = MemoryStore()
     ids: list[tuple[str, str]] = []
     with atomic(store.conn):

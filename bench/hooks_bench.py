@@ -69,7 +69,7 @@ def main() -> int:
         from wardian.runtime.hook_install import install_hooks, installed_hooks
         from wardian.runtime.session_events import SessionEventQueue
 
-        agent = AgentRegistry().add("bench", "claude", workspace=str(work))
+        agent = AgentRegistry(open_state_db()).add("bench", "claude", workspace=str(work))
         settings = SettingsStore(open_state_db())
         settings.set("agent_memory.enabled", "true")
         settings.set("conversation_logging.enabled", "true")

@@ -99,13 +99,13 @@ def prepare() -> BenchEnv:
     home = Path(tempfile.mkdtemp(prefix="wardian-invoker-bench-"))
     os.environ["WARDIAN_HOME"] = str(home)
     from wardian.app.session_close import add_session_close, set_enabled
-    from wardian.config import user_library_dir
+    from wardian.config import open_state_db, user_library_dir
     from wardian.runtime.agents import AgentRegistry
 
     library = user_library_dir()
     library.mkdir(parents=True, exist_ok=True)
     (library / "noop-bench.yaml").write_text(NOOP_BLUEPRINT, encoding="utf-8")
-    agent = AgentRegistry().add("bench", "claude")
+    agent = AgentRegistry(open_state_db()).add("bench", "claude")
     invoker = add_session_close(blueprint="noop-bench", name="bench", agent="bench",
                                 boundaries=[], require_archive=False, assignments="{}")
     set_enabled(invoker.id, True)

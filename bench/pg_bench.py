@@ -199,7 +199,7 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int,
     library = user_library_dir()
     library.mkdir(parents=True, exist_ok=True)
     (library / "noop-pg-bench.yaml").write_text(NOOP, encoding="utf-8")
-    agent = AgentRegistry().add("bench", "claude").id
+    agent = AgentRegistry(open_state_db()).add("bench", "claude").id
     store = InvokerStore(open_state_db())
     ids = []
     for i in range(invokers):

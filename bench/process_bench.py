@@ -123,7 +123,7 @@ def main() -> int:
         from wardian.runtime.agents import AgentRegistry
         from wardian.runtime.hook_install import install_hooks, installed_hooks
 
-        agent = AgentRegistry().add("bench", "claude", workspace=str(work))
+        agent = AgentRegistry(open_state_db()).add("bench", "claude", workspace=str(work))
         settings = SettingsStore(open_state_db())
         settings.set("agent_memory.enabled", "true")
         store = MemoryStore()

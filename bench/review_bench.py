@@ -116,7 +116,7 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
 
     rng = random.Random(7)
     texts, planted = _texts(rng)
-    agent = AgentRegistry().add("bench-agent", "claude", workspace="/work/repo").id
+    agent = AgentRegistry(open_state_db()).add("bench-agent", "claude", workspace="/work/repo").id
     store = MemoryStore()
     ids: list[str] = []
     missing = set(planted["missing_evidence"])

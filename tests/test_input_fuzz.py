@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import invoke
 from tests.memory.maintenance.conftest import logical_state
+from wardian.config import open_state_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
@@ -115,7 +116,7 @@ def well_behaved(result: Any, *, error_line: bool = True) -> None:
 def test_fuzzed_plans_never_crash_and_never_write(
     cli: CliRunner, wardian_home: Path, tmp_path: Path
 ) -> None:
-    agent = AgentRegistry().add("ada", "claude")
+    agent = AgentRegistry(open_state_db()).add("ada", "claude")
     store = MemoryStore()
     record = store.save(agent.id, "old text", evidence="e", scope=Scope.agent(),
                         actor="test")

@@ -100,7 +100,7 @@ def _session(tmp_path: Path) -> Path:
 
 
 def _run(tmp_path: Path, mode: str) -> dict[str, Any]:
-    agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
+    agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
     archives = ArchiveStore(open_state_db())
     conversation = archives.import_transcript(agent.id, _session(tmp_path), event_id="e1")
     runs = RunStore()

@@ -213,9 +213,10 @@ def _outputs(run_id: str) -> dict[str, tuple[str, Any]]:
 
 
 def test_an_empty_slice_skips_the_curator_and_commits_an_empty_batch() -> None:
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().add("quiet", provider="claude", workspace="/repo")
+    agent = AgentRegistry(open_state_db()).add("quiet", provider="claude", workspace="/repo")
     run_id = _builtin_run(agent.id, {"agent_name": "quiet"}, "session-close:i:e")
     steps = _outputs(run_id)
     assert steps["curate"][0] == "skipped"
@@ -231,7 +232,7 @@ def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> Non
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
 
-    agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
+    agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
     archives = ArchiveStore(open_state_db())
     one = archives.import_transcript(agent.id, transcript, event_id="e1")
     second_session = transcript.with_name("second-session.jsonl")

@@ -28,7 +28,7 @@ def _installation(home: Path) -> dict[str, Any]:
     from wardian.memory.consolidation import commit_batch
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().add("alice", provider="codex")
+    agent = AgentRegistry(open_state_db()).add("alice", provider="codex")
     store = MemoryStore()
     kept = store.save(agent.id, "Use uv, not pip", evidence="user: use uv", kind="stable",
                       scope=Scope("workspace", str(home)), actor="test",
@@ -100,7 +100,7 @@ def test_a_sqlite_installation_moves_whole_and_verified(
     assert {r.id: r for r in store.list(before["agent"])} == before["records"]
     for record_id, history in before["history"].items():
         assert store.history(record_id, agent_id=before["agent"]) == history
-    assert AgentRegistry().get("alice").id == before["agent"]
+    assert AgentRegistry(open_state_db()).get("alice").id == before["agent"]
     assert InvokerStore(open_state_db()).get(before["invoker"]).id == before["invoker"]
     assert RunStore(recover=False).get(before["run"]).idempotency_key == "k-1"
     assert [r.id for r in store.index.recall(before["agent"], "linters")]

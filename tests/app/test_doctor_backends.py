@@ -49,7 +49,7 @@ def test_doctor_checks_the_configured_database(cli: CliRunner, wardian_home: Pat
     write_tick()
     assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true"
                   ).exit_code == 0
-    agent = AgentRegistry().add("ada", provider="claude")
+    agent = AgentRegistry(open_state_db()).add("ada", provider="claude")
     store = MemoryStore()
     for text in ("Prefer small commits", "Run the formatter before pushing"):
         store.save(agent.id, text, evidence="user said so", scope=Scope.agent(), actor="t")

@@ -15,6 +15,7 @@ import pytest
 from wardian._util import format_utc, utc_now
 from wardian.app import garden, maintenance, portable
 from wardian.app.plan_file import write_plan
+from wardian.config import open_state_db
 from wardian.errors import NotFoundError, UsageError
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
@@ -25,7 +26,7 @@ WS = "/srv/orchard"
 
 @pytest.fixture
 def owner(wardian_home: Path) -> str:
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     return registry.add("quill", provider="claude", workspace=WS).id
 
 
@@ -63,7 +64,7 @@ def test_stale_checkpoints_follow_the_review_setting(owner: str, wardian_home: P
     conn.close()
     found = garden.stale_checkpoints(owner)
     assert found.review_days == 14 and found.records == []
-    from wardian.config import SettingsStore, open_state_db
+    from wardian.config import SettingsStore
 
     settings = SettingsStore(open_state_db())
     settings.set("memory.current_review_days", "7")

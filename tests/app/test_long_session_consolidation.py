@@ -57,7 +57,7 @@ def _run(agent_id: str, key: str, seqs: tuple[int | None, int | None]
 
 def test_an_over_long_session_is_cut_and_the_rest_is_read_next(
         tmp_path: Path, wardian_home: Path) -> None:
-    agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
+    agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
     chatter = FILLER * 40  # ~5 KB a message
     turns = [("user", "From now on, always run the linter with ruff before you commit here.")]
     while sum(len(t) for _, t in turns) < 3 * MAX_SLICE_CHARS:
@@ -99,7 +99,7 @@ def test_an_over_long_session_is_cut_and_the_rest_is_read_next(
 
 def test_one_message_past_the_bound_is_shortened_with_the_event(
         tmp_path: Path, wardian_home: Path) -> None:
-    agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
+    agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
     turns = [("user", "From now on, always run the linter with ruff before you commit here."),
              ("assistant", FILLER * (2 * MAX_SLICE_CHARS // len(FILLER)))]
     archives = ArchiveStore(open_state_db())

@@ -17,9 +17,10 @@ REVIEWER = {"reviewer": {"target_type": "temporary_provider", "provider": "built
 
 
 def _agent_with_memory() -> tuple[str, dict[str, str]]:
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
+    agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
     store = MemoryStore()
     ids = {key: store.save(agent.id, text, evidence=text, scope=Scope("workspace", "/repo"),
                            actor="test").id
@@ -101,12 +102,13 @@ def test_a_revised_record_makes_the_review_stale(backend: str) -> None:
 
 
 def test_another_agents_review_is_not_found() -> None:
+    from wardian.config import open_state_db
     from wardian.errors import NotFoundError
     from wardian.runtime.agents import AgentRegistry
 
     agent_id, _ids = _agent_with_memory()
     run_id = _draft(agent_id)
-    other = AgentRegistry().add("other", provider="claude").id
+    other = AgentRegistry(open_state_db()).add("other", provider="claude").id
     assert list_reviews(other) == []
     with pytest.raises(NotFoundError):
         load_review(run_id, other)

@@ -96,7 +96,7 @@ def test_schedule_set_and_broken(cli: CliRunner) -> None:
 
 def test_broken_session_close_invoker_records_blocked_and_creates_no_run(
         cli: CliRunner) -> None:
-    from wardian.config import user_library_dir
+    from wardian.config import open_state_db, user_library_dir
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import drain_once
     from wardian.runtime.agents import AgentRegistry
@@ -105,7 +105,7 @@ def test_broken_session_close_invoker_records_blocked_and_creates_no_run(
     invoker = _setup(cli)
     assert invoke(cli, *SC, "enable", invoker).exit_code == 0
     (user_library_dir() / "tick.yaml").unlink()
-    agent = AgentRegistry().get("ada")
+    agent = AgentRegistry(open_state_db()).get("ada")
     record_session_close(agent.id, "clear", session_id="s1", start_drain=False)
     drain_once()
     assert RunStore(recover=False).list(invoker_id=invoker) == []

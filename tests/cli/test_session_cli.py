@@ -15,7 +15,7 @@ from wardian.runtime.session_events import SessionEventQueue
 
 
 def test_session_close_records_and_redelivery_is_same_event(cli: CliRunner, tmp_path: Path) -> None:
-    agent = AgentRegistry().add("coder", "codex")
+    agent = AgentRegistry(open_state_db()).add("coder", "codex")
     (tmp_path / "t.jsonl").write_text("{}\n", encoding="utf-8")
     args = ("session", "close", "--agent", "coder", "--boundary", "worktree_switch",
             "--session-id", "abc", "--transcript", str(tmp_path / "t.jsonl"), "--json")
@@ -33,7 +33,7 @@ def test_session_close_records_and_redelivery_is_same_event(cli: CliRunner, tmp_
 ])
 def test_session_close_refusals(cli: CliRunner, args: tuple[str, ...], code: int,
                                 needle: str) -> None:
-    AgentRegistry().add("coder", "codex")
+    AgentRegistry(open_state_db()).add("coder", "codex")
     res = invoke(cli, "session", "close", *args)
     assert res.exit_code == code and needle in res.stderr
     assert SessionEventQueue(open_state_db()).list() == []
@@ -100,8 +100,8 @@ def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli: CliRunner,
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    coder = AgentRegistry().add("coder", "claude").id
-    reviewer = AgentRegistry().add("reviewer", "claude").id
+    coder = AgentRegistry(open_state_db()).add("coder", "claude").id
+    reviewer = AgentRegistry(open_state_db()).add("reviewer", "claude").id
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
     MemoryStore().save(coder, "coder's secret convention", evidence="user: x", kind="stable",
                        scope=Scope.agent(), actor="test")

@@ -155,7 +155,7 @@ def test_declared_but_unused_role_may_stay_unassigned(tmp_path: Path) -> None:
 
 def test_without_catalog_check_an_agent_target_must_still_exist(tmp_path: Path) -> None:
     loaded = load_blueprint(write_blueprint(tmp_path / "bp", BP))
-    AgentRegistry().add("alice", "codex")
+    AgentRegistry(open_state_db()).add("alice", "codex")
     assert check_assignments(loaded, {"curator": {"target_type": "agent", "agent": "alice"}},
                              check_catalog=False) == {
         "curator": {"target_type": "agent", "agent": "alice"}}
@@ -169,7 +169,7 @@ def test_parse_and_resolve_go_through_the_providers_module() -> None:
     assert parse_assignments_json('{"c": {"target_type": "temporary_provider", '
                                   '"provider": "codex", "model": null}}') == {
         "c": {"target_type": "temporary_provider", "provider": "codex"}}
-    AgentRegistry().add("alice", "codex", model="gpt-5.2-codex", effort="high")
+    AgentRegistry(open_state_db()).add("alice", "codex", model="gpt-5.2-codex", effort="high")
     assert resolve_selection({"target_type": "agent", "agent": "alice"}) == (
         "codex", "gpt-5.2-codex", "high")
     with pytest.raises(ValidationError) as bad:

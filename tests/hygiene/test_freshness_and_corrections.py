@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from tests.conftest import invoke
 from tests.terminal import on_terminal, without_terminal
 from wardian._util import format_utc, utc_now
+from wardian.config import open_state_db
 from wardian.memory.models import Scope
 from wardian.memory.recall import load_startup_context
 from wardian.memory.store import MemoryStore
@@ -24,7 +25,7 @@ WS = "/work/project"
 
 @pytest.fixture
 def owner(wardian_home: Path) -> str:
-    return AgentRegistry().add("ada", provider="claude", workspace=WS).id
+    return AgentRegistry(open_state_db()).add("ada", provider="claude", workspace=WS).id
 
 
 def _age(home: Path, record_id: str, days: int) -> None:

@@ -106,12 +106,13 @@ def test_a_plan_retire_reason_with_a_secret_is_a_conflict_and_never_shown(
     from typer.testing import CliRunner
 
     from tests.conftest import invoke
+    from wardian.config import open_state_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
     assert isinstance(tmp_path, Path)
-    owner = AgentRegistry().add("ada", provider="claude", workspace=str(tmp_path))
+    owner = AgentRegistry(open_state_db()).add("ada", provider="claude", workspace=str(tmp_path))
     store = MemoryStore()
     record = store.save(owner.id, "Deploy from CI", evidence="e", scope=Scope.agent(),
                         actor="test")

@@ -60,11 +60,12 @@ def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     from typer.testing import CliRunner
 
     from tests.conftest import invoke
+    from wardian.config import open_state_db
     from wardian.memory.models import Scope
     from wardian.runtime.agents import AgentRegistry
 
     cli = CliRunner()
-    owner = AgentRegistry().add("ada", provider="claude", workspace=str(tmp_path))
+    owner = AgentRegistry(open_state_db()).add("ada", provider="claude", workspace=str(tmp_path))
     store = MemoryStore()
     record = store.save(owner.id, "Deploy from CI", evidence="e", scope=Scope.agent(),
                         actor="test")

@@ -108,7 +108,7 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "quick.yaml").write_text(BLUEPRINT)
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
     specs: list[dict[str, Any]] = [
         {"name": "latest", "every_s": 0.02, "misfire_grace_s": 1.0},
         {"name": "all", "every_s": 0.03, "misfire_grace_s": 0.5, "catch_up": "all",

@@ -56,7 +56,7 @@ def library() -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "quick.yaml").write_text(BLUEPRINT.format(id="quick", action="noop"))
     (folder / "slow.yaml").write_text(BLUEPRINT.format(id="slow", action="test.wait_gate"))
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
     GATE.clear()
     yield
     GATE.set()
@@ -258,7 +258,7 @@ def test_disabled_and_re_enabled_while_no_daemon_ran(daemon: ScheduleDaemon,
 
 
 def test_blocked_assignment_is_a_skip(daemon: ScheduleDaemon, clock: Clock) -> None:
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     registry.add("helper", "builtin", model="curator-rules")
     folder = user_library_dir()
     (folder / "roled.yaml").write_text(BLUEPRINT.format(id="roled", action="noop").replace(

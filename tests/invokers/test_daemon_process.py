@@ -101,7 +101,7 @@ def ready() -> None:
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "quick.yaml").write_text(BLUEPRINT)
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
 
 
 def _status(cli: CliRunner) -> dict[str, Any]:

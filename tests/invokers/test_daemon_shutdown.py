@@ -75,7 +75,7 @@ def library() -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "gate.yaml").write_text(BLUEPRINT.format(id="gate", action="test.wait_gate"))
     (folder / "stuck.yaml").write_text(BLUEPRINT.format(id="stuck", action="test.stuck"))
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
     GATE.clear()
     yield
     GATE.set()
@@ -205,7 +205,7 @@ def test_the_drains_run_is_asked_to_cancel_and_the_rest_stays_pending(
     assert res.exit_code == 0, res.output
     inv = res.stdout.strip()
     assert invoke(cli, "automation", "session-close", "enable", inv).exit_code == 0
-    agent = AgentRegistry().get("coder")
+    agent = AgentRegistry(open_state_db()).get("coder")
     record_session_close(agent.id, "shutdown", session_id="s1", start_drain=False)
     record_session_close(agent.id, "shutdown", session_id="s2", start_drain=False)
     lines: list[str] = []

@@ -84,7 +84,7 @@ def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
     for home in homes:  # blueprints are files: each machine has its own library
         (home / "library").mkdir(parents=True, exist_ok=True)
         (home / "library" / "tick.yaml").write_text(BLUEPRINT)
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
     inv = add_schedule(blueprint_id="tick", name="tick", agent="coder", assignments="{}",
                        every_s=0.5, misfire_grace_s=60)
     set_schedule_enabled(inv.id, True)

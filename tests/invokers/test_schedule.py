@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.errors import UsageError
 from wardian.invokers.schedule import (
     ScheduleConfig,
@@ -191,7 +191,7 @@ def ready() -> str:
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sched-test.yaml").write_text(BLUEPRINT, encoding="utf-8")
-    return AgentRegistry().add("coder", "builtin", model="curator-rules").id
+    return AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules").id
 
 
 def test_cli_add_is_disabled_and_list_shows_local_times(cli: CliRunner, ready: str) -> None:
@@ -285,7 +285,6 @@ def test_list_says_how_many_missed_slots_would_run_now(
     """No daemon for an hour: twelve five-minute slots are owed; the policy decides how many
     would run if a daemon started now (and no slot is recorded by asking)."""
     from wardian.app.schedules import add_schedule, list_schedules, set_schedule_enabled
-    from wardian.config import open_state_db
     from wardian.invokers.slots import SlotStore
 
     invoker = add_schedule(blueprint_id="sched-test", name="n", agent="coder", assignments="{}",

@@ -60,7 +60,7 @@ def agent(backend: str) -> str:
     """An agent and the no-op blueprint, on each backend (`backend` in tests/conftest.py:
     SQLite, then PostgreSQL for state and memory alike)."""
     write_noop_blueprint()
-    return AgentRegistry().add("coder", "claude").id
+    return AgentRegistry(open_state_db()).add("coder", "claude").id
 
 
 def _runs(invoker_id: str) -> list[Run]:

@@ -64,7 +64,7 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
     transcript = tmp_path / "projects" / "-home-user-spotter" / "session.jsonl"
     transcript.parent.mkdir(parents=True)
     shutil.copyfile(source, transcript)
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     for key in ("agent_memory.enabled", "conversation_logging.enabled"):
         assert invoke(cli, "settings", "set", key, "true").exit_code == 0
     settings = tmp_path / "settings.json"

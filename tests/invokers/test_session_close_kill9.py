@@ -40,7 +40,7 @@ RACER = (
 
 def _setup() -> tuple[str, list[str]]:
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     store = InvokerStore(open_state_db())
     ids = []
     for i in range(INVOKERS):

@@ -100,7 +100,7 @@ def pg(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 def test_a_pending_event_notifies_listeners_at_commit(pg: str) -> None:
     from wardian._pg_coord import EVENTS_CHANNEL, Listener
 
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     queue = SessionEventQueue(open_state_db())
     with Listener(pg, EVENTS_CHANNEL) as listener:
         event, created = queue.append(agent_id=agent, boundary="clear", session_id="s1",
@@ -132,7 +132,7 @@ def test_the_daemon_drain_wakes_on_notify_not_on_a_poll(pg: str,
     # No fallback wake-up within the test: only the event's NOTIFY can start the drain.
     monkeypatch.setattr(daemon_module, "NOTIFY_FALLBACK_S", 600.0)
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     invokers = InvokerStore(open_state_db())
     inv = invokers.add("session-close", name="n", blueprint_id="noop-test", agent_id=agent,
                        assignments={}, config={"boundaries": []})
@@ -180,7 +180,7 @@ def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
     from wardian.invokers.drain import drain_once
 
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     store = InvokerStore(open_state_db())
     ids = []
     for i in range(2):
@@ -219,7 +219,7 @@ def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
     from wardian.invokers.drain import drain_once
 
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     store = InvokerStore(open_state_db())
     inv = store.add("session-close", name="n", blueprint_id="noop-test", agent_id=agent,
                     assignments={}, config={"boundaries": []})
@@ -261,7 +261,7 @@ RACER = (
 def test_two_worker_processes_fire_each_event_invoker_exactly_once(pg: str) -> None:
     events, invokers = 60, 3
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     store = InvokerStore(open_state_db())
     ids = []
     for i in range(invokers):
@@ -358,7 +358,7 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "crash-demo.yaml").write_text(CRASH, encoding="utf-8")
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     invokers = InvokerStore(open_state_db())
     inv = invokers.add("session-close", name="crash", blueprint_id="crash-demo",
                        agent_id=agent, assignments={}, inputs={"dir": str(work)},
@@ -444,7 +444,7 @@ def test_kill9_of_the_scheduler_mid_run_is_resumed_by_another_worker(
     (folder / "crash-demo.yaml").write_text(CRASH.replace("session-close, manual",
                                                           "schedule, manual"),
                                             encoding="utf-8")
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     invokers = InvokerStore(open_state_db())
     inv = invokers.add("schedule", name="nightly", blueprint_id="crash-demo",
                        agent_id=agent, assignments={}, inputs={"dir": str(work)},

@@ -49,7 +49,7 @@ def test_only_a_worker_on_the_recording_machine_imports_its_transcript(
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     home_a, home_b = wardian_home, tmp_path / "machine-b"
     home_b.mkdir(mode=0o700)
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     queue = SessionEventQueue(open_state_db())
     serve_b = _serve(home_b, tmp_path / "b.log", host="machine-b")
@@ -106,7 +106,7 @@ def test_doctor_names_the_machine_whose_closes_wait_for_it(
     """A close recorded on a machine that drains nothing any more waits for ever: after
     ten minutes ``wardian doctor`` says which machine, how many, and how to drain them."""
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     monkeypatch.setenv("WARDIAN_HOST_NAME", "machine-gone")
     waiting = record_session_close(agent, "clear", transcript_path="/nowhere/t.jsonl",

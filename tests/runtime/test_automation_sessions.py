@@ -57,7 +57,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRunner,
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gem"))
     folder = (tmp_path / "work").resolve()
     folder.mkdir()
-    AgentRegistry().add("ada", "codex", workspace=str(folder))
+    AgentRegistry(open_state_db()).add("ada", "codex", workspace=str(folder))
     assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true").exit_code == 0
     return folder
 

@@ -22,7 +22,7 @@ from wardian.runtime.session_events import SessionEventQueue
 
 @pytest.fixture
 def agent() -> str:
-    return AgentRegistry().add("coder", "claude").id
+    return AgentRegistry(open_state_db()).add("coder", "claude").id
 
 
 def _deep(levels: int, opener: str = "[", closer: str = "]") -> str:

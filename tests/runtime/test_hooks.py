@@ -24,7 +24,7 @@ from wardian.runtime.session_events import SessionEventQueue
 
 @pytest.fixture
 def agent() -> str:
-    return AgentRegistry().add("coder", "claude").id
+    return AgentRegistry(open_state_db()).add("coder", "claude").id
 
 
 def _end_payload(reason: str, session: str = "0b6c1f4e-aaaa-4bbb-8ccc-123456789abc",
@@ -70,7 +70,7 @@ def test_claude_session_end_records_one_event_per_close(cli: CliRunner, agent: s
     assert {e.boundary for e in SessionEventQueue(open_state_db()).list()} == {"clear", "shutdown"}
     # hooks installed with --agent coder, inside another agent's managed launch: the
     # managed environment names the session's agent
-    other = AgentRegistry().add("reviewer", "claude").id
+    other = AgentRegistry(open_state_db()).add("reviewer", "claude").id
     res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder",
                  input=_end_payload("logout", session="s3"), env={"WARDIAN_AGENT_ID": other})
     assert res.exit_code == 0, res.output

@@ -67,7 +67,7 @@ ORIGINALS = {
 def test_agents_coexist_and_uninstall_is_byte_for_byte(cli: CliRunner, hosts: Path, host: str,
                                                        style: str) -> None:
     for name in ("ada", "bob"):
-        AgentRegistry().add(name, "builtin")
+        AgentRegistry(open_state_db()).add(name, "builtin")
     from wardian.runtime.hook_install import HOSTS
 
     path = HOSTS[host].settings()
@@ -95,7 +95,7 @@ def test_agents_coexist_and_uninstall_is_byte_for_byte(cli: CliRunner, hosts: Pa
 
 
 def test_host_specific_entries(hosts: Path) -> None:
-    AgentRegistry().add("ada", "builtin")
+    AgentRegistry(open_state_db()).add("ada", "builtin")
     install_hooks("codex", agents=["ada"])
     codex = json.loads((hosts / "codex" / "hooks.json").read_text())
     assert set(codex["hooks"]) == {"SessionStart"}  # no codex on PATH: no SessionEnd
@@ -121,7 +121,7 @@ def test_session_start_answers_each_host_with_recall_and_the_loaded_line(
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    agent = AgentRegistry().add("ada", "builtin")
+    agent = AgentRegistry(open_state_db()).add("ada", "builtin")
     install_hooks(host, agents=["ada"])
     (command,) = [h.command for h in installed_hooks(host) if h.event == "session-start"]
     project = hosts / "project"
@@ -147,8 +147,8 @@ def test_the_workspace_decides_between_installed_agents(cli: CliRunner, hosts: P
     one, two = hosts / "one", hosts / "two" / "deep"
     one.mkdir()
     two.mkdir(parents=True)
-    ada = AgentRegistry().add("ada", "builtin", workspace=str(one))
-    bob = AgentRegistry().add("bob", "builtin", workspace=str(hosts / "two"))
+    ada = AgentRegistry(open_state_db()).add("ada", "builtin", workspace=str(one))
+    bob = AgentRegistry(open_state_db()).add("bob", "builtin", workspace=str(hosts / "two"))
     end = {"session_id": "s", "transcript_path": None, "hook_event_name": "SessionEnd",
            "reason": "other"}
     for cwd, session, expected in ((two, "s-bob", bob.id), (one, "s-ada", ada.id)):
@@ -165,7 +165,7 @@ def test_the_workspace_decides_between_installed_agents(cli: CliRunner, hosts: P
 
 
 def test_gemini_session_end_records_the_documented_reason(cli: CliRunner, hosts: Path) -> None:
-    AgentRegistry().add("ada", "builtin")
+    AgentRegistry(open_state_db()).add("ada", "builtin")
     res = invoke(cli, "hooks", "gemini", "session-end", "--agent", "ada",
                  input=json.dumps(GEMINI_END))
     assert res.exit_code == 0 and json.loads(res.stdout) == {}
@@ -176,11 +176,10 @@ def test_gemini_session_end_records_the_documented_reason(cli: CliRunner, hosts:
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell quoting")
 def test_installed_session_end_archives_a_real_corpus_transcript(
         cli: CliRunner, hosts: Path, wardian_home: Path, corpus_dir: Path) -> None:
-    from wardian.config import open_state_db
     from wardian.invokers.drain import drain_once
     from wardian.runtime.archives import ArchiveStore
 
-    agent = AgentRegistry().add("ada", "claude")
+    agent = AgentRegistry(open_state_db()).add("ada", "claude")
     assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true").exit_code == 0
     source = corpus_dir / "claude-code" / "entire-mit-license-entire-inc.jsonl"
     transcript = hosts / "session.jsonl"
@@ -203,7 +202,7 @@ def test_uninstall_of_one_agent_says_which_agent_left_which_hooks(
     """`--uninstall --agent bob` keeps the entries for ada: the message names bob and the
     events whose entries he left (before: "Claude Code hooks updated removed from …")."""
     for name in ("ada", "bob"):
-        AgentRegistry().add(name, "builtin")
+        AgentRegistry(open_state_db()).add(name, "builtin")
     for name in ("ada", "bob"):
         assert invoke(cli, "hooks", "install", host, "--agent", name).exit_code == 0
     res = invoke(cli, "hooks", "install", host, "--uninstall", "--agent", "bob")
@@ -231,7 +230,7 @@ def _fake_codex(folder: Path, version: str) -> None:
 def test_codex_session_end_is_installed_where_the_version_has_it(
         cli: CliRunner, hosts: Path, monkeypatch: pytest.MonkeyPatch, version: str,
         events: set[str]) -> None:
-    AgentRegistry().add("ada", "builtin")
+    AgentRegistry(open_state_db()).add("ada", "builtin")
     _fake_codex(hosts / "bin", version)
     monkeypatch.setenv("PATH", f"{hosts / 'bin'}:/usr/bin:/bin")
     res = invoke(cli, "hooks", "install", "codex", "--agent", "ada")

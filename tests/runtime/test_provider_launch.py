@@ -61,7 +61,8 @@ def _launch(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedP
 def test_claude_launch_passes_selection_context_and_records_close(
     fake_claude: dict[str, str], tmp_path: Path
 ) -> None:
-    agent = AgentRegistry().add("coder", "claude", model="claude-sonnet-5", effort="high")
+    agent = AgentRegistry(open_state_db()).add("coder", "claude", model="claude-sonnet-5",
+                                               effort="high")
     SettingsStore(open_state_db()).set("agent_memory.enabled", "true")
     MemoryStore().save(agent.id, "Prefer small commits", evidence="user: small commits please",
                        kind="stable", scope=Scope.agent(), actor="test")
@@ -89,7 +90,7 @@ def test_claude_launch_passes_selection_context_and_records_close(
 def test_exit_code_passes_through_and_resume_keeps_its_session(
     fake_claude: dict[str, str], tmp_path: Path
 ) -> None:
-    AgentRegistry().add("coder", "claude")
+    AgentRegistry(open_state_db()).add("coder", "claude")
     env = dict(fake_claude, FAKE_EXIT="3")
     res = _launch(env, "coder", "--", "--resume", "abc", cwd=tmp_path)
     assert res.returncode == 3, res.stderr
@@ -100,8 +101,8 @@ def test_exit_code_passes_through_and_resume_keeps_its_session(
 
 
 def test_missing_cli_and_unlaunchable_provider(tmp_path: Path) -> None:
-    AgentRegistry().add("coder", "claude")
-    AgentRegistry().add("bot", "builtin")
+    AgentRegistry(open_state_db()).add("coder", "claude")
+    AgentRegistry(open_state_db()).add("bot", "builtin")
     env = dict(os.environ, PATH=str(tmp_path))
     res = _launch(env, "coder", cwd=tmp_path)
     assert res.returncode != 0 and "claude" in res.stderr
@@ -134,7 +135,7 @@ def test_provider_argv_shapes() -> None:
 
 
 def test_agent_exec_exit_records_shutdown_event(tmp_path: Path) -> None:
-    agent = AgentRegistry().add("coder", "codex")
+    agent = AgentRegistry(open_state_db()).add("coder", "codex")
     out = tmp_path / "launch-id"
     res = subprocess.run(
         [sys.executable, "-m", "wardian", "agent", "exec", "coder", "--", sys.executable, "-c",
@@ -166,7 +167,7 @@ for name, cwd in (("rollout-mine.jsonl", os.getcwd()), ("rollout-other.jsonl", "
 
 
 def test_codex_exec_attaches_its_rollout(tmp_path: Path) -> None:
-    AgentRegistry().add("coder", "codex")
+    AgentRegistry(open_state_db()).add("coder", "codex")
     codex_home = tmp_path / "codex-home"
     old = codex_home / "sessions" / "2020" / "01" / "01"
     old.mkdir(parents=True)
@@ -214,7 +215,7 @@ def test_a_failed_revocation_does_not_mask_the_runtime_exit(
 ) -> None:
     """The child breaks memory.db before exiting: revoking fails, yet `agent exec` still
     returns the child's exit code and the session close is recorded."""
-    agent = AgentRegistry().add("coder", "claude")
+    agent = AgentRegistry(open_state_db()).add("coder", "claude")
     db = wardian_home / "memory.db"
     breaker = (f"import os; p = {str(db)!r}\n"
                "for s in ('', '-wal', '-shm'):\n"

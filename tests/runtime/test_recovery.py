@@ -26,7 +26,7 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRunner) -> di
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gem"))
     work = (tmp_path / "work").resolve()
     work.mkdir()
-    AgentRegistry().add("ada", "claude", workspace=str(work))
+    AgentRegistry(open_state_db()).add("ada", "claude", workspace=str(work))
     assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true").exit_code == 0
     return {"work": work, "tmp": tmp_path}
 

@@ -44,7 +44,6 @@ def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path: Pat
 
 
 def test_nothing_to_do_is_settled_at_close_time() -> None:
-    from wardian.config import open_state_db
     from wardian.invokers.store import InvokerStore
 
     idle = record_session_close("a", "clear", start_drain=False)
@@ -75,7 +74,7 @@ def test_an_invoker_enabled_before_the_upgrade_still_gets_its_close(tmp_path: Pa
     # A state.db from before the runtime kept its own subscriber set: the invoker was
     # enabled then. A hook process (runtime only) must not settle the close early.
     from wardian._db import StateDB, migrate_component
-    from wardian.config import open_state_db, state_db_path
+    from wardian.config import state_db_path
     from wardian.invokers.store import _MIGRATIONS as INVOKERS
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.session_events import _MIGRATIONS as EVENTS

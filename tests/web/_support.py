@@ -78,11 +78,12 @@ def garden_server(home: Path, *extra: str) -> Iterator[Garden]:
 
 def seed_agent(name: str = "ada", *, records: int = 0) -> str:
     """Register agent `name` with `records` plain records; returns its id."""
+    from wardian.config import open_state_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     agent_id = registry.add(name, "claude").id
     if records:
         from wardian._db import atomic

@@ -385,9 +385,10 @@ class AgentMemory:
     def agent_name(self) -> str:
         """The agent's registered name (its id8 when it is no longer registered)."""
         if self._name is None:
+            from wardian.config import open_state_db
             from wardian.runtime.agents import AgentRegistry
 
-            registry = AgentRegistry()
+            registry = AgentRegistry(open_state_db())
             agent = registry.find(self.agent_id)
             self._name = agent.name if agent else self.agent_id[:8]
         return self._name

@@ -109,6 +109,7 @@ def add_agent(name: str, provider: str, *, model: str | None = None,
         UsageError: an unknown provider, a workspace that is not a directory, or the name
             is taken. ValidationError: a model or effort the catalog does not have.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     check_provider(provider)
@@ -117,14 +118,16 @@ def add_agent(name: str, provider: str, *, model: str | None = None,
     warning = check_selection(provider, model, effort)
     if warning and warn is not None:
         warn(warning)
-    return AgentRegistry().add(name, provider, model=model, effort=effort, workspace=workspace)
+    return AgentRegistry(open_state_db()).add(name, provider, model=model, effort=effort,
+                                              workspace=workspace)
 
 
 def list_agents() -> list[Agent]:
     """Every registered agent. Read-only."""
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    return AgentRegistry().list()
+    return AgentRegistry(open_state_db()).list()
 
 
 def agent_id(name_or_id: str) -> str:
@@ -133,9 +136,10 @@ def agent_id(name_or_id: str) -> str:
     Raises:
         NotFoundError; AmbiguousIdError.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    return AgentRegistry().get(name_or_id).id
+    return AgentRegistry(open_state_db()).get(name_or_id).id
 
 
 def describe_agent(name_or_id: str) -> dict[str, Any]:
@@ -149,7 +153,7 @@ def describe_agent(name_or_id: str) -> dict[str, Any]:
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().get(name_or_id)
+    agent = AgentRegistry(open_state_db()).get(name_or_id)
     store = MemoryStore()
     return agent.to_json() | {
         "active_records": store.count(agent.id, include_removed=False),
@@ -198,6 +202,7 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
             directory. ValidationError: a model or effort the catalog does not have.
             NotFoundError: no such agent.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     if all(v is None for v in (provider, model, effort, workspace)):
@@ -207,7 +212,7 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
         check_provider(provider)
     if workspace:  # "" clears it
         check_workspace(workspace)
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     agent = registry.get(name_or_id)
     chosen = [agent.model if model is None else (model or None),
               agent.effort if effort is None else (effort or None)]
@@ -281,11 +286,12 @@ def remove_agent(name_or_id: str, *,
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
         UsageError (exit 2): it has records and `records` is ``"refuse"``.
     """
+    from wardian.config import open_state_db
     from wardian.memory.capabilities import CapabilityStore
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     agent = registry.get(name_or_id)
     store = MemoryStore()
     count = store.count(agent.id)

@@ -26,15 +26,16 @@ def list_conversations(*, agent: str | None = None,
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
 
-    agent_id = AgentRegistry().get(agent).id if agent else None
+    agent_id = AgentRegistry(open_state_db()).get(agent).id if agent else None
     return ArchiveStore(open_state_db()).list(agent_id=agent_id, limit=limit)
 
 
 def agent_names() -> dict[str, str]:
     """Agent id -> name, for showing whose a conversation is."""
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    return {a.id: a.name for a in AgentRegistry().list()}
+    return {a.id: a.name for a in AgentRegistry(open_state_db()).list()}
 
 
 def conversation(ref: str) -> tuple[ConversationManifest, list[Message]]:

@@ -139,13 +139,13 @@ def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.runtime.agents import AgentRegistry
 
     # Read-only views (`run_doctor`); a store is opened only over tables that exist.
-    path = ctx.data_dir / "state.db"
-    agents = AgentRegistry(path).list() if has_agents else []
-    invokers = InvokerStore(StateDB.open(path)).list() if has_invokers else []
+    state = StateDB.open(ctx.data_dir / "state.db")
+    agents = AgentRegistry(state).list() if has_agents else []
+    invokers = InvokerStore(state).list() if has_invokers else []
     if not agents and not invokers:
         yield Finding.ok(NAME, "no agents or invokers")
         return
-    catalog = ModelCatalog(StateDB.open(path))
+    catalog = ModelCatalog(state)
     used: set[str] = set()
     for agent in agents:
         if agent.model is None and agent.effort is None:

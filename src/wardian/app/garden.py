@@ -100,10 +100,11 @@ def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
         NotFoundError: no agent (and no kept records) match.
         AmbiguousIdError: several do.
     """
+    from wardian.config import open_state_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     try:
         found = registry.get(ref)
     except NotFoundError:
@@ -149,7 +150,7 @@ def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
     from wardian.runtime.agents import AgentRegistry
 
     store = InvokerStore(open_state_db())
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     runs = RunStore(recover=False)
     names = {a.id: a.name for a in registry.list()}
     docs = []
@@ -202,7 +203,7 @@ def agents_overview() -> list[AgentSummary]:
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     settings = SettingsStore(open_state_db())
     store = MemoryStore()
     agents = registry.list()
@@ -706,9 +707,10 @@ def review_queue() -> list[AgentQueue]:
     """Every registered agent's queue (`AgentQueue`), in the registry's order: the stale
     checkpoints of ``garden memory stale``, the flagged records of ``garden memory list
     --flagged`` (redacted) and `pending_reviews`. Read-only."""
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     agents = [(a.id, a.name) for a in registry.list()]
     out = []
     for agent_id, name in agents:

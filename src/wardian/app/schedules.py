@@ -85,7 +85,7 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
     from wardian.invokers.session_close import validate_definition
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     agent_id = registry.get(agent).id
     definition = validate_definition(
         blueprint_id, assignments, dict(inputs or {}), trigger="schedule",

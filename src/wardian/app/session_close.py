@@ -72,7 +72,7 @@ def add_session_close(
     from wardian.runtime.agents import AgentRegistry
 
     _check_boundaries(boundaries)
-    resolved = AgentRegistry().get(agent)
+    resolved = AgentRegistry(open_state_db()).get(agent)
     definition = validate_definition(blueprint, assignments, dict(inputs or {}),
                                      command="wardian automation session-close add")
     store = InvokerStore(open_state_db())
@@ -145,7 +145,7 @@ def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
         from wardian.errors import NotFoundError
         from wardian.runtime.agents import AgentRegistry
 
-        if AgentRegistry().find(invoker.agent_id) is None:
+        if AgentRegistry(open_state_db()).find(invoker.agent_id) is None:
             raise NotFoundError(
                 f"invoker {invoker.id[:8]}'s agent {invoker.agent_id[:8]} no longer exists",
                 hint="remove this invoker and add one for an existing agent",
@@ -187,7 +187,7 @@ def _docs(invokers: list[Invoker]) -> list[dict[str, Any]]:
     from wardian.engine.runs import RunStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     runs = RunStore(recover=False)
     docs = []
     for inv in invokers:
@@ -233,7 +233,6 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import FireLog
 
@@ -274,7 +273,6 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
             builtin one. CatalogNotRefreshed / CatalogRefreshFailed (exit 2): the provider's
             catalog was never fetched (the message names the refresh command).
     """
-    from wardian.config import open_state_db
     from wardian.curator.host import BUILTIN_ASSIGNMENT, choose_host_model
     from wardian.providers.catalog import ModelCatalog
     from wardian.providers.errors import CatalogNotRefreshed
@@ -286,7 +284,7 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
         raise UsageError(f"--curator: expected 'host' or 'builtin', found {choice!r}",
                          hint="use `--curator host` (the agent's own model) or "
                          "`--curator builtin` (the rules curator)")
-    resolved = AgentRegistry().get(agent)
+    resolved = AgentRegistry(open_state_db()).get(agent)
     provider = resolved.provider
     if provider == "builtin":
         raise UsageError(

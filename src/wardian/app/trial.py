@@ -120,6 +120,7 @@ def _validate(blueprint: str, agent: str, assignments: str,
     """The checks `automation run start` makes, before any session runs; each message about
     the assignments starts with `origin` (the option they came from)."""
     from wardian.blueprints.library import find_blueprint
+    from wardian.config import open_state_db
     from wardian.engine.actions import known_actions
     from wardian.engine.assignments import check_assignments, parse_assignments_json
     from wardian.runtime.agents import AgentRegistry
@@ -130,7 +131,7 @@ def _validate(blueprint: str, agent: str, assignments: str,
                          f"(triggers: {', '.join(loaded.blueprint.triggers)})",
                          hint="a trial runs the blueprint like `automation run start`; "
                               "add 'manual' to its triggers")
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     principal = registry.get(agent)
     snapshot = check_assignments(loaded, parse_assignments_json(assignments, origin=origin),
                                  origin=origin)

@@ -234,7 +234,7 @@ class _Drain:
         if agent_id not in self._agent_names:
             from wardian.runtime.agents import AgentRegistry
 
-            registry = AgentRegistry()
+            registry = AgentRegistry(open_state_db())
             agent = registry.find(agent_id)
             self._agent_names[agent_id] = agent.name if agent else None
         return self._agent_names[agent_id]

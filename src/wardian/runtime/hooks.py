@@ -203,6 +203,7 @@ def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | No
         UsageError: no agent named and not in a managed launch. NotFoundError: a named
             agent does not exist.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     own = managed_agent_id()
@@ -212,7 +213,7 @@ def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | No
             hint="install the hooks for one (`wardian hooks install HOST --agent NAME`) or "
             "start the provider with `wardian agent launch NAME`",
         )
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     if own:
         return registry.get(own), None
     found = [registry.get(name) for name in agents]

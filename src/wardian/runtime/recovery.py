@@ -370,6 +370,7 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
             worker's mode; otherwise a full sweep (requests are consumed too).
         start_drain: start a drain worker for the recorded events (False inside one).
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.automation_sessions import adopt_held_records
 
@@ -386,7 +387,7 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
             if requests:
                 conn.execute("DELETE FROM recovery_requests WHERE id <= ?",
                              (requests[-1]["id"],))
-        registry = AgentRegistry()
+        registry = AgentRegistry(open_state_db())
         agents = {a.id: a for a in registry.list()}
         plan: dict[str, tuple[list[str], set[str]]] = {}
         if requests_only:

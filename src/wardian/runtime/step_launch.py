@@ -104,9 +104,10 @@ def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
     """
     from wardian._process import launcher_argv
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     found = registry.get(agent)
     launch_id = new_id()
     chosen = workspace or found.workspace

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from wardian.config import open_state_db
 from wardian.memory.models import Record, Scope, Source
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import Agent, AgentRegistry
@@ -124,7 +125,7 @@ class Kit:
 @pytest.fixture
 def kit(wardian_home: Path, backend: str) -> Iterator[Kit]:
     """The kit on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     owner = registry.add("alice", provider="codex")
     other = registry.add("bob", provider="codex")
     store = MemoryStore()

@@ -158,7 +158,7 @@ def test_restore_asks_on_the_terminal_and_refuses_without_one(
     from wardian.runtime.agents import AgentRegistry
 
     def add(name: str) -> str:
-        registry = AgentRegistry()
+        registry = AgentRegistry(open_state_db())
         return registry.add(name, provider="codex").id
 
     store = MemoryStore()

@@ -123,7 +123,7 @@ def _latency_ms(event_id: str, invoker_id: str, timeout_s: float = 30.0) -> floa
     from wardian.runtime.session_events import SessionEventQueue
 
     key = idempotency_key(invoker_id, event_id)
-    store = RunStore(recover=False)
+    store = RunStore(open_state_db(), recover=False)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         row = store.conn.execute(

@@ -155,10 +155,11 @@ def _memory_state() -> list[Any]:
 
 
 def _run(agent: str) -> tuple[float, float, dict[str, Any]]:
+    from wardian.config import open_state_db
     from wardian.engine.executor import execute_run
     from wardian.engine.runs import RunStore
 
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     run, _ = runs.create_run(
         blueprint_id="memory-review", agent_id=agent,
         assignments={"reviewer": {"target_type": "temporary_provider",
@@ -170,7 +171,7 @@ def _run(agent: str) -> tuple[float, float, dict[str, Any]]:
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if final.status != "succeeded":
         raise SystemExit(f"the review run {final.status}: {final.error}")
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     ((_step, draft),) = runs.action_outputs(run.id, "memory.draft_review")
     return cpu, wall, draft
 

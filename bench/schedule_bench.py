@@ -79,7 +79,7 @@ def bench_schedule(bench: BenchEnv, slots: int, every: str = "500ms") -> Result:
                            assignments="{}", every_s=parse_duration(every))
     proc = _start_serve(bench)
     store = SlotStore(open_state_db())
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     try:
         set_schedule_enabled(invoker.id, True)
         deadline = time.monotonic() + 60 + slots * parse_duration(every) * 3

@@ -103,7 +103,7 @@ def _run(tmp_path: Path, mode: str) -> dict[str, Any]:
     agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
     archives = ArchiveStore(open_state_db())
     conversation = archives.import_transcript(agent.id, _session(tmp_path), event_id="e1")
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     run, _ = runs.create_run(
         blueprint_id="memory-consolidation", agent_id=agent.id,
         assignments={"curator": {"target_type": "temporary_provider", "provider": "builtin",

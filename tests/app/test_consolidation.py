@@ -190,10 +190,11 @@ def test_the_engine_registry_finds_the_consolidation_actions() -> None:
 
 def _builtin_run(agent_id: str, payload: dict[str, object], key: str | None,
                  inputs: dict[str, object] | None = None) -> str:
+    from wardian.config import open_state_db
     from wardian.engine.executor import execute_run
     from wardian.engine.runs import RunStore
 
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     run, _ = runs.create_run(
         blueprint_id="memory-consolidation", agent_id=agent_id,
         assignments={"curator": {"target_type": "temporary_provider", "provider": "builtin",
@@ -207,9 +208,10 @@ def _builtin_run(agent_id: str, payload: dict[str, object], key: str | None,
 
 
 def _outputs(run_id: str) -> dict[str, tuple[str, Any]]:
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    return {a.step_id: (a.status, a.output) for a in RunStore().attempts(run_id)}
+    return {a.step_id: (a.status, a.output) for a in RunStore(open_state_db()).attempts(run_id)}
 
 
 def test_an_empty_slice_skips_the_curator_and_commits_an_empty_batch() -> None:

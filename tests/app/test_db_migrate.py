@@ -46,7 +46,7 @@ def _installation(home: Path) -> dict[str, Any]:
     invoker = InvokerStore(open_state_db()).add(
         "session-close", name="consolidate", blueprint_id="bp", agent_id=agent.id,
         assignments={})
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     run, _ = runs.create_run(blueprint_id="bp", agent_id=agent.id, assignments={}, inputs={},
                           invocation={"trigger": "manual"}, idempotency_key="k-1",
                           invoker_id=invoker.id)
@@ -102,7 +102,7 @@ def test_a_sqlite_installation_moves_whole_and_verified(
         assert store.history(record_id, agent_id=before["agent"]) == history
     assert AgentRegistry(open_state_db()).get("alice").id == before["agent"]
     assert InvokerStore(open_state_db()).get(before["invoker"]).id == before["invoker"]
-    assert RunStore(recover=False).get(before["run"]).idempotency_key == "k-1"
+    assert RunStore(open_state_db(), recover=False).get(before["run"]).idempotency_key == "k-1"
     assert [r.id for r in store.index.recall(before["agent"], "linters")]
     row = store.conn.execute("SELECT process_started_at FROM capabilities").fetchone()
     assert row[0] == 1733051234.123456  # every bit of the start time survives

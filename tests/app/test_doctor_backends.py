@@ -55,8 +55,9 @@ def test_doctor_checks_the_configured_database(cli: CliRunner, wardian_home: Pat
         store.save(agent.id, text, evidence="user said so", scope=Scope.agent(), actor="t")
     InvokerStore(open_state_db()).add("session-close", name="close", blueprint_id="tick",
                                       agent_id=agent.id, assignments={})
-    run, _ = RunStore().create_run(blueprint_id="tick", agent_id=agent.id, assignments={},
-                                   inputs={}, invocation={"trigger": "manual"})
+    run, _ = RunStore(open_state_db()).create_run(
+        blueprint_id="tick", agent_id=agent.id, assignments={}, inputs={},
+        invocation={"trigger": "manual"})
     db = StateDB.open(state_db_path())
     with db.atomic():  # as a killed executor leaves it
         db.conn.execute("UPDATE runs SET status = 'running', owner_pid = 999999999,"

@@ -42,7 +42,7 @@ def _session(path: Path, turns: list[tuple[str, str]], session: str) -> Path:
 
 def _run(agent_id: str, key: str, seqs: tuple[int | None, int | None]
          ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     run, _ = runs.create_run(
         blueprint_id="memory-consolidation", agent_id=agent_id,
         assignments={"curator": {"target_type": "temporary_provider", "provider": "builtin",

@@ -31,10 +31,11 @@ def _agent_with_memory() -> tuple[str, dict[str, str]]:
 
 
 def _draft(agent_id: str) -> str:
+    from wardian.config import open_state_db
     from wardian.engine.executor import execute_run
     from wardian.engine.runs import RunStore
 
-    run, _ = RunStore().create_run(
+    run, _ = RunStore(open_state_db()).create_run(
         blueprint_id="memory-review", agent_id=agent_id, assignments=REVIEWER, inputs={},
         invocation={"trigger": "manual", "payload": {}}, idempotency_key=None,
         workspace="/repo")

@@ -108,7 +108,7 @@ def test_broken_session_close_invoker_records_blocked_and_creates_no_run(
     agent = AgentRegistry(open_state_db()).get("ada")
     record_session_close(agent.id, "clear", session_id="s1", start_drain=False)
     drain_once()
-    assert RunStore(recover=False).list(invoker_id=invoker) == []
+    assert RunStore(open_state_db(), recover=False).list(invoker_id=invoker) == []
     res = invoke(cli, *SC, "history", invoker, "--json")
     (entry,) = json.loads(res.stdout)["runs"]
     assert entry["status"] == "blocked" and "no blueprint with id 'tick'" in entry["skip_reason"]
@@ -141,7 +141,7 @@ def test_broken_schedule_slot_is_blocked_without_a_run(cli: CliRunner) -> None:
     when = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
     slots.record(invoker.id, [SlotDecision(when, "run", None, 0.0)], decided_at=when)
     (slot,) = slots.pending(invoker.id)
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     assert dispatch_slot(runs, slots, invoker, slot.scheduled_time) == ("", "blocked")
     (recorded,) = slots.history(invoker.id)
     assert recorded.outcome == "blocked" and recorded.run_id is None

@@ -125,12 +125,13 @@ class W:
     def wait_runs(self, invoker_id: str, count: int) -> list[dict[str, Any]]:
         """Poll the run store until the invoker has `count` runs, all final, and the drain
         is quiet; then return ``session-close history --json`` (the CLI's view)."""
+        from wardian.config import open_state_db
         from wardian.engine.runs import Run, RunStore
 
         seen: list[Run] = []
 
         def done() -> bool:
-            store = RunStore()
+            store = RunStore(open_state_db())
             seen[:] = store.list(invoker_id=invoker_id)
             return len(seen) >= count and all(r.status in FINAL for r in seen) and self.quiet()
 
@@ -151,7 +152,7 @@ class W:
         queue = SessionEventQueue(open_state_db())
         if queue.has_pending():
             return False
-        runs = RunStore()
+        runs = RunStore(open_state_db())
         return not runs.list(status="queued", limit=1) and \
             not runs.list(status="running", limit=1)
 
@@ -167,9 +168,10 @@ class W:
 
     def steps(self, run_id: str) -> dict[str, Any]:
         """step id -> the last attempt's output, read from the run store."""
+        from wardian.config import open_state_db
         from wardian.engine.runs import RunStore
 
-        store = RunStore()
+        store = RunStore(open_state_db())
         attempts = store.attempts(run_id)
         out: dict[str, Any] = {}
         for attempt in attempts:

@@ -37,9 +37,10 @@ def _codex_exec_calls(record: Path) -> list[dict[str, object]]:
 
 def _events(run_id: str) -> list[dict[str, Any]]:
     """The run's event log, read from state.db."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    store = RunStore()
+    store = RunStore(open_state_db())
     return store.events(run_id)
 
 

@@ -25,6 +25,7 @@ from tests.engine.helpers import hung_provider_run, start_engine
 from tests.providers.conftest import FakeCli, fake_cli, gone  # noqa: F401 - a fixture
 from tests.runtime.test_step_launch import BLUEPRINT, agents  # noqa: F401 - a fixture
 
+from wardian.config import open_state_db
 from wardian.engine.runs import RunStore
 
 TARGETS = {
@@ -69,7 +70,7 @@ def test_an_engine_killed_mid_step_takes_the_provider_tree_with_it(
 
     # A restart (any store opened) marks the run interrupted, once, however often it opens.
     for _ in range(2):
-        store = RunStore()
+        store = RunStore(open_state_db())
         after = store.get(run.id)
         events = [e["kind"] for e in store.events(run.id)]
         attempts = store.attempts(run.id)

@@ -43,9 +43,10 @@ INVENTED = "never squash commits before a release"
 
 def _events(run_id: str) -> list[dict[str, Any]]:
     """The run's event log, read from state.db."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    store = RunStore()
+    store = RunStore(open_state_db())
     return store.events(run_id)
 
 

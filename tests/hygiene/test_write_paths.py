@@ -170,6 +170,7 @@ def test_run_step_inputs_outputs_and_events_are_stored_redacted(
     import sqlite3
 
     from tests.engine.helpers import actions, create_run, write_blueprint
+    from wardian.config import open_state_db
     from wardian.engine.executor import execute_run
     from wardian.engine.runs import RunStore
 
@@ -180,7 +181,7 @@ def test_run_step_inputs_outputs_and_events_are_stored_redacted(
         ctx.emit("fetched", {"detail": f"the password is {password}"})
         return {"key": token, "hint": hint}
 
-    store = RunStore()
+    store = RunStore(open_state_db())
     with actions(**{"test.fetch": fetch}):
         run = create_run(store, write_blueprint(tmp_path / "bp", LEAKY))
         final = execute_run(run.id, store=store)

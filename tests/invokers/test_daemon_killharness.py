@@ -159,7 +159,7 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     final = _serve(log)
     assert _wait_for_line(log, [final], "ready"), f"final daemon exited {final.wait()}"
     slots = SlotStore(open_state_db())
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     wait_until(lambda: _caught_up(slots, configs) and not slots.pending()
                and not slots.unsettled() and not [
                    r for inv_id in invokers

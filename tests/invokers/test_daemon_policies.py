@@ -110,7 +110,7 @@ def _slots(invoker_id: str) -> list[tuple[str, str, str | None]]:
 
 def _run(run_id: str | None) -> Any:
     assert run_id is not None
-    return RunStore(recover=False).get(run_id)
+    return RunStore(open_state_db(), recover=False).get(run_id)
 
 
 def test_on_time_slot_runs_with_its_key(daemon: ScheduleDaemon, clock: Clock) -> None:
@@ -181,12 +181,13 @@ def test_a_run_orphaned_by_a_dead_process_does_not_block_overlap_skip(
     import sys
 
     inv = _add("orphaned")
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     orphan, _ = runs.create_run(blueprint_id="quick", agent_id=None, assignments={},
                                 inputs={}, invocation={"trigger": "schedule", "payload": {}},
                                 invoker_id=inv)
-    code = ("from wardian.engine.runs import RunStore; import sys; "
-            f"sys.exit(0 if RunStore(recover=False).claim({orphan.id!r}) else 1)")
+    code = ("from wardian.config import open_state_db; from wardian.engine.runs import RunStore; "
+            "import sys; runs = RunStore(open_state_db(), recover=False); "
+            f"sys.exit(0 if runs.claim({orphan.id!r}) else 1)")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
     assert runs.get(orphan.id).status == "running"
     clock.at(T0 + timedelta(minutes=5))
@@ -305,7 +306,7 @@ def test_pending_slot_is_finished_by_the_next_daemon(clock: Clock) -> None:
     [slot] = SlotStore(open_state_db()).all_slots(inv)
     assert slot.outcome == "ran" and slot.settled_at
     assert _run(slot.run_id).status == "succeeded"
-    assert len(RunStore(recover=False).list(invoker_id=inv)) == 1
+    assert len(RunStore(open_state_db(), recover=False).list(invoker_id=inv)) == 1
 
 
 def test_stop_cancels_a_run_still_running_after_the_timeout(clock: Clock) -> None:

@@ -157,11 +157,12 @@ def test_a_standby_names_the_daemon_and_stops_on_sigterm(
 
 
 def test_startup_marks_orphaned_runs_interrupted(serves: Callable[..., Serve], ready: None) -> None:
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     run, _ = runs.create_run(blueprint_id="quick", agent_id=None, assignments={}, inputs={},
                              invocation={"trigger": "manual", "payload": {}})
-    code = ("from wardian.engine.runs import RunStore; import sys; "
-            f"sys.exit(0 if RunStore(recover=False).claim({run.id!r}) else 1)")
+    code = ("from wardian.config import open_state_db; from wardian.engine.runs import RunStore; "
+            "import sys; runs = RunStore(open_state_db(), recover=False); "
+            f"sys.exit(0 if runs.claim({run.id!r}) else 1)")
     subprocess.run([sys.executable, "-c", code], check=True)
     assert runs.get(run.id).status == "running"
     serve = serves()
@@ -186,9 +187,9 @@ def test_cli_changes_take_effect_in_a_running_daemon(
     wait_for(lambda: slots.history(invoker_id, limit=1), what="first slot", watch=(serve,))
     first = wait_for(lambda: [s for s in slots.history(invoker_id) if s.outcome == "ran"],
                      what="a ran slot", watch=(serve,))
-    run = RunStore(recover=False).get(first[0].run_id)
-    wait_for(lambda: RunStore(recover=False).get(run.id).status == "succeeded", what="run done",
-             watch=(serve,))
+    run = RunStore(open_state_db(), recover=False).get(first[0].run_id)
+    wait_for(lambda: RunStore(open_state_db(), recover=False).get(run.id).status == "succeeded",
+             what="run done", watch=(serve,))
     # A witness schedule in the same daemon: each pass decides every invoker in turn.
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "quick", "--name",
                  "witness", "--agent", "coder", "--every", "200ms", "--assignments", "{}",
@@ -253,7 +254,7 @@ def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
     assert outcomes.count("ran") == 1 and outcomes.count("coalesced") == 11
     ran = next(r for r in rows if r.outcome == "ran")
     assert {r.run_id for r in rows} == {ran.run_id}
-    wait_for(lambda: RunStore(recover=False).get(ran.run_id).status == "succeeded",
+    wait_for(lambda: RunStore(open_state_db(), recover=False).get(ran.run_id).status == "succeeded",
              what="catch-up run", watch=(serve,))
     assert "coalesced into slot" in serve.log()
     assert serve.stop() == 0

@@ -89,7 +89,7 @@ def _until(condition: Callable[[], Any], what: str) -> Any:
 
 
 def _runs(invoker_id: str) -> list[Run]:
-    return RunStore(recover=False).list(invoker_id=invoker_id)
+    return RunStore(open_state_db(), recover=False).list(invoker_id=invoker_id)
 
 
 # A daemon whose schedule step never returns and ignores should_stop(); it writes to the
@@ -146,7 +146,7 @@ def test_a_step_that_never_returns_does_not_keep_a_stopped_daemon_alive(
     nxt = ScheduleDaemon(drain=False, log=lambda line: None)
     nxt.open()
     try:
-        assert RunStore(recover=False).get(running.id).status == "interrupted"
+        assert RunStore(open_state_db(), recover=False).get(running.id).status == "interrupted"
         # … and runs the slots' runs that stayed queued behind it on the invoker's lane.
         _until(lambda: not nxt._inflight.count() and not SlotStore(open_state_db()).unsettled(),
                "the next start to finish the queued runs")
@@ -182,18 +182,20 @@ def test_a_run_queued_behind_a_running_one_is_left_for_the_next_start() -> None:
     assert first.run_id and second.run_id
     first_id: str = first.run_id
     second_id: str = second.run_id
-    _until(lambda: RunStore(recover=False).get(first_id).status == "running", "run 1")
+    _until(lambda: RunStore(open_state_db(), recover=False).get(first_id).status == "running",
+           "run 1")
     d.request_stop()
     d.close()
-    assert RunStore(recover=False).get(first_id).status == "cancelled"
-    assert RunStore(recover=False).get(second_id).status == "queued"  # not cancelled
+    assert RunStore(open_state_db(), recover=False).get(first_id).status == "cancelled"
+    # not cancelled
+    assert RunStore(open_state_db(), recover=False).get(second_id).status == "queued"
     assert any("left queued for the next start" in line for line in lines)
     GATE.set()
     nxt = ScheduleDaemon(clock=clock, drain=False, log=lambda line: None)
     nxt.open()
     try:
-        _until(lambda: RunStore(recover=False).get(second_id).status == "succeeded",
-               "the next start to run it")
+        _until(lambda: RunStore(open_state_db(), recover=False).get(second_id).status
+               == "succeeded", "the next start to run it")
     finally:
         nxt.close()
 
@@ -220,7 +222,7 @@ def test_the_drains_run_is_asked_to_cancel_and_the_rest_stays_pending(
     statuses = sorted(r.status for r in _runs(inv))
     # The running one was cancelled (before the fix it was abandoned, still running); the
     # other event's run was created in the same pass but not started: the next pass runs it.
-    assert RunStore(recover=False).get(run.id).status == "cancelled"
+    assert RunStore(open_state_db(), recover=False).get(run.id).status == "cancelled"
     assert statuses == ["cancelled", "queued"], statuses
     assert any("cancelling 1 run(s)" in line and run.id[:8] in line for line in lines)
 

@@ -88,7 +88,7 @@ def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
     inv = add_schedule(blueprint_id="tick", name="tick", agent="coder", assignments="{}",
                        every_s=0.5, misfire_grace_s=60)
     set_schedule_enabled(inv.id, True)
-    slots, runs = SlotStore(open_state_db()), RunStore(recover=False)
+    slots, runs = SlotStore(open_state_db()), RunStore(open_state_db(), recover=False)
 
     first = _serve(homes[0], tmp_path / "first.log")
     second: subprocess.Popen[bytes] | None = None

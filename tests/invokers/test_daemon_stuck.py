@@ -74,7 +74,7 @@ def test_sigterm_ends_the_daemon_although_a_run_never_returns(tmp_path: Path,
         proc = subprocess.Popen([sys.executable, "-c", SERVE], stdout=out,
                                 stderr=subprocess.STDOUT, env=dict(os.environ))
     try:
-        runs = RunStore(recover=False)
+        runs = RunStore(open_state_db(), recover=False)
         wait_until(lambda: runs.list(invoker_id=invoker.id, status="running", limit=1),
                    what="the stuck run started", watch=[proc], detail=log.read_text)
         proc.send_signal(signal.SIGTERM)

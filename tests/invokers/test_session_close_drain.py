@@ -64,7 +64,7 @@ def agent(backend: str) -> str:
 
 
 def _runs(invoker_id: str) -> list[Run]:
-    return RunStore(recover=False).list(invoker_id=invoker_id)
+    return RunStore(open_state_db(), recover=False).list(invoker_id=invoker_id)
 
 
 def _skip_reason(run: Run) -> str:

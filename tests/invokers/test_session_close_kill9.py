@@ -96,7 +96,7 @@ def test_kill9_workers_fire_exactly_once(wardian_home: Path) -> None:
     assert not queue.has_pending(), f"seed {seed}: events left pending"
     assert all(e.last_error is None for e in events), f"seed {seed}"
 
-    runs = RunStore()  # opening marks runs of killed workers interrupted
+    runs = RunStore(open_state_db())  # opening marks runs of killed workers interrupted
     rows = runs.conn.execute(
         "SELECT idempotency_key, invoker_id, status, skip_reason FROM runs"
         " WHERE invoker_id IS NOT NULL").fetchall()

@@ -51,12 +51,13 @@ def _expire_claim(store: RunStore, run_id: str, backend: str) -> None:
 
 def test_a_claim_is_taken_once_and_an_abandoned_one_reclaimed(backend: str) -> None:
     write_noop_blueprint()
-    store = RunStore()
+    store = RunStore(open_state_db())
     run_id = _queued_run(store)
     assert store.claim(run_id) is True
     assert store.claim(run_id) is False  # only one claim wins
     store.keep_lease(run_id)  # the live owner keeps it (no-op on SQLite)
-    assert RunStore(recover=False).mark_interrupted_orphans() == []  # the owner is alive / leased
+    # the owner is alive / leased
+    assert RunStore(open_state_db(), recover=False).mark_interrupted_orphans() == []
     row = store.conn.execute("SELECT lease_owner, lease_expires FROM runs WHERE id = ?",
                              (run_id,)).fetchone()
     if backend == "postgres":
@@ -65,7 +66,7 @@ def test_a_claim_is_taken_once_and_an_abandoned_one_reclaimed(backend: str) -> N
         assert tuple(row) == (None, None)  # SQLite keeps its pid claim only
 
     _expire_claim(store, run_id, backend)
-    assert RunStore(recover=False).mark_interrupted_orphans() == [run_id]
+    assert RunStore(open_state_db(), recover=False).mark_interrupted_orphans() == [run_id]
     run = store.get(run_id, detail=True)
     assert run.status == "interrupted"
     assert (run.error == LEASE_EXPIRED) is (backend == "postgres")
@@ -78,14 +79,14 @@ def test_a_claim_is_taken_once_and_an_abandoned_one_reclaimed(backend: str) -> N
 
 def test_a_finished_run_lets_go_of_its_lease(backend: str) -> None:
     write_noop_blueprint()
-    store = RunStore()
+    store = RunStore(open_state_db())
     run_id = _queued_run(store, "k2")
     assert store.claim(run_id)
     store.finish(run_id, "succeeded")
     row = store.conn.execute("SELECT lease_owner, lease_expires FROM runs WHERE id = ?",
                              (run_id,)).fetchone()
     assert tuple(row) == (None, None)
-    assert RunStore(recover=False).mark_interrupted_orphans() == []
+    assert RunStore(open_state_db(), recover=False).mark_interrupted_orphans() == []
 
 
 # --- PostgreSQL only -----------------------------------------------------------------------
@@ -159,7 +160,7 @@ def test_the_daemon_drain_wakes_on_notify_not_on_a_poll(pg: str,
                                                              session_id="s1", source="cli",
                                                              logging_enabled=False)
         assert drained.wait(20), "the drain was not woken by the event's NOTIFY"
-        (run,) = RunStore(recover=False).list(invoker_id=inv.id)
+        (run,) = RunStore(open_state_db(), recover=False).list(invoker_id=inv.id)
         assert run.status == "succeeded" and event.id in str(run.idempotency_key)
     finally:
         daemon.request_stop()
@@ -205,7 +206,7 @@ def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
         other.close()
     assert report.errors == []
     assert (report.events, report.runs_created, report.skipped, report.executed) == (3, 3, 3, 3)
-    runs = RunStore(recover=False).list(limit=100)
+    runs = RunStore(open_state_db(), recover=False).list(limit=100)
     assert sorted(r.status for r in runs) == ["skipped"] * 3 + ["succeeded"] * 3
     assert not FireLog(open_state_db()).undispatched()
 
@@ -234,18 +235,19 @@ def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
             report = drain_once()
             assert (report.events, report.runs_created, report.errors) == (0, 0, [])
             assert queue.get(event.id).status == "pending"
-            assert RunStore(recover=False).list(invoker_id=inv.id) == []
+            assert RunStore(open_state_db(), recover=False).list(invoker_id=inv.id) == []
     finally:
         other.close()
     report = drain_once()
     assert (report.events, report.runs_created, report.executed) == (1, 1, 1)
-    (run,) = RunStore(recover=False).list(invoker_id=inv.id)
+    (run,) = RunStore(open_state_db(), recover=False).list(invoker_id=inv.id)
     assert run.status == "succeeded" and not FireLog(open_state_db()).undispatched()
 
 
 def _worker(code: str, *args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=REPO,
-                            env={**env, "PYTHONPATH": str(REPO)},
+                            env={**env, "PYTHONPATH": os.pathsep.join([str(REPO / "src"),
+                                                                       str(REPO)])},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -280,7 +282,7 @@ def test_two_worker_processes_fire_each_event_invoker_exactly_once(pg: str) -> N
         assert proc.returncode == 0, err.decode()
 
     assert not queue.has_pending()
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     every = runs.list(limit=10_000)
     keys = Counter(r.idempotency_key for r in every)
     wanted = {idempotency_key(i, e.id) for e in queue.list(limit=10_000) for i in ids}
@@ -325,9 +327,11 @@ WORKER_B = (
     "import sys, time\n"
     "from tests.engine.crash_actions import register\n"
     "register()\n"
+    "from wardian.config import open_state_db\n"
     "from wardian.engine.runs import FINAL_STATUSES, RunStore\n"
     "from wardian.invokers.drain import drain_once\n"
-    "while RunStore(recover=False).get(sys.argv[1]).status not in FINAL_STATUSES:\n"
+    "runs = RunStore(open_state_db(), recover=False)\n"
+    "while runs.get(sys.argv[1]).status not in FINAL_STATUSES:\n"
     "    drain_once()\n"
     "    time.sleep(0.05)  # a worker's idle poll; the lease expiry is what it waits for\n"
 )
@@ -372,8 +376,8 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
     try:
         with open(work / "started.fifo", encoding="utf-8") as fifo:  # step two is running
             assert fifo.read() == "running\n"
-        run = RunStore(recover=False).get(
-            RunStore(recover=False).list(invoker_id=inv.id)[0].id)
+        run = RunStore(open_state_db(), recover=False).get(
+            RunStore(open_state_db(), recover=False).list(invoker_id=inv.id)[0].id)
         assert run.status == "running"
         os.kill(first.pid, signal.SIGKILL)
     finally:
@@ -385,7 +389,7 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
     _, err = second.communicate(timeout=240)
     assert second.returncode == 0, err.decode()
 
-    final = RunStore(recover=False).get(run.id, detail=True)
+    final = RunStore(open_state_db(), recover=False).get(run.id, detail=True)
     assert final.status == "succeeded", final.error
     assert (_lines(work / "one.count"), _lines(work / "two.count"),
             _lines(work / "three.count")) == (1, 2, 1)  # step one was not repeated
@@ -412,11 +416,12 @@ DRAINER = (  # another machine's long-lived worker: the drain loop, until the ru
     "import sys, threading\n"
     "from tests.engine.crash_actions import register\n"
     "register()\n"
+    "from wardian.config import open_state_db\n"
     "from wardian.engine.runs import FINAL_STATUSES, RunStore\n"
     "from wardian.invokers.drain import drain_until\n"
     "stop = threading.Event()\n"
     "def watch():\n"
-    "    runs = RunStore(recover=False)\n"
+    "    runs = RunStore(open_state_db(), recover=False)\n"
     "    while runs.get(sys.argv[1]).status not in FINAL_STATUSES:\n"
     "        stop.wait(0.1)\n"
     "    stop.set()\n"
@@ -456,7 +461,7 @@ def test_kill9_of_the_scheduler_mid_run_is_resumed_by_another_worker(
     try:
         with open(work / "started.fifo", encoding="utf-8") as fifo:  # step two is running
             assert fifo.read() == "running\n"
-        (run,) = RunStore(recover=False).list(invoker_id=inv.id, status="running")
+        (run,) = RunStore(open_state_db(), recover=False).list(invoker_id=inv.id, status="running")
         os.kill(scheduler.pid, signal.SIGKILL)
     finally:
         scheduler.communicate(timeout=60)
@@ -468,7 +473,7 @@ def test_kill9_of_the_scheduler_mid_run_is_resumed_by_another_worker(
     _, err = other.communicate(timeout=240)
     assert other.returncode == 0, err.decode()
 
-    final = RunStore(recover=False).get(run.id, detail=True)
+    final = RunStore(open_state_db(), recover=False).get(run.id, detail=True)
     assert final.status == "succeeded", final.error
     assert (_lines(work / "one.count"), _lines(work / "two.count"),
             _lines(work / "three.count")) == (1, 2, 1)  # step one was not repeated

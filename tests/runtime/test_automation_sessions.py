@@ -64,7 +64,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRunner,
 
 def _run(tmp_path: Path, workspace: Path, assignments: dict[str, Any]) -> Any:
     path = write_blueprint(tmp_path / "bp", BLUEPRINT)
-    store = RunStore()
+    store = RunStore(open_state_db())
     run = create_run(store, path, assignments=assignments, workspace=str(workspace))
     return execute_run(run.id, store=store)
 
@@ -132,7 +132,7 @@ def test_a_step_killed_before_codex_named_its_thread_is_not_recovered(
     fake_cli.scenario("hang_before_thread")
     path = write_blueprint(tmp_path / "bp", BLUEPRINT.replace(
         "    output: {type: object}", "    timeout: 3s\n    output: {type: object}"))
-    store = RunStore()
+    store = RunStore(open_state_db())
     run = create_run(store, path, assignments={"curator": assignment},
                      workspace=str(work))
     result = execute_run(run.id, store=store)

@@ -113,10 +113,11 @@ def test_memory_loaded_shows_the_exact_context(wardian_home: Path) -> None:
 
 
 def test_runs_with_steps_and_events(wardian_home: Path) -> None:
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
     agent = seed_agent("ada")
-    store = RunStore(recover=False)
+    store = RunStore(open_state_db(), recover=False)
     run, _ = store.create_run(blueprint_id="memory-consolidation", agent_id=agent,
                               assignments={}, inputs={}, invocation={"trigger": "manual"})
     store.start_attempt(run.id, "curate", 0, 1, {"records": 3})

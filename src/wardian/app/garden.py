@@ -151,7 +151,7 @@ def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
 
     store = InvokerStore(open_state_db())
     registry = AgentRegistry(open_state_db())
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     names = {a.id: a.name for a in registry.list()}
     docs = []
     for invoker in store.list(agent_id=agent_id):

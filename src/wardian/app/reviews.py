@@ -335,9 +335,10 @@ def _review_of(run_id: str, agent_id: str, document: Mapping[str, Any], store: A
 
 def _reviewer_runs(agent_id: str, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
     """(run id, agent id, draft output) of the agent's review runs, newest first."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     found: list[tuple[str, str, dict[str, Any]]] = []
     for run in runs.list(blueprint_id=BLUEPRINT_ID, status="succeeded", limit=1_000):
         if run.agent_id != agent_id:
@@ -383,10 +384,11 @@ def load_review(run_id: str, agent_id: str | None = None) -> Review:
         NotFoundError / AmbiguousIdError: no such run, or it drafted no review for
             `agent_id`.
     """
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.memory.store import MemoryStore
 
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     run = runs.get(run_id)
     if agent_id is None:
         agent_id = run.agent_id or ""

@@ -295,7 +295,7 @@ def run_now(ref: str, *, wait: bool = True) -> Run:
               origin=f"invoker {invoker.id[:8]}", inputs_from_text=False,
               stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}", blueprint=loaded)
     key = f"schedule:{invoker.id}:manual:{new_id()}"
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     run, _ = runs.create_run(
         blueprint_id=invoker.blueprint_id, agent_id=invoker.agent_id,
         assignments=invoker.assignments, inputs=invoker.inputs,

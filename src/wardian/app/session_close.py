@@ -188,7 +188,7 @@ def _docs(invokers: list[Invoker]) -> list[dict[str, Any]]:
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry(open_state_db())
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     docs = []
     for inv in invokers:
         agent = registry.find(inv.agent_id)
@@ -238,7 +238,7 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
 
     invoker = InvokerStore(open_state_db()).get(ref, kind=KIND)
     docs = []
-    for run in RunStore(recover=False).list(invoker_id=invoker.id, limit=limit):
+    for run in RunStore(open_state_db(), recover=False).list(invoker_id=invoker.id, limit=limit):
         payload = (run.invocation or {}).get("payload", {})
         docs.append({"run_id": run.id, "status": run.status, "skip_reason": run.skip_reason,
                      "created_at": run.created_at, "finished_at": run.finished_at,

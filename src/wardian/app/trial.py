@@ -222,9 +222,10 @@ def usage_tokens(usage: Any) -> dict[str, int] | None:
 
 def _run_tokens(run_id: str) -> dict[str, int] | None:
     """Tokens the providers reported for every model step of the run (None: none reported)."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    store = RunStore(recover=False)
+    store = RunStore(open_state_db(), recover=False)
     events = store.events(run_id)
     total: dict[str, int] | None = None
     for event in events:

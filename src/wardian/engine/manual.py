@@ -103,7 +103,7 @@ def prepare_manual_run(
         payload["archive_seq_range"] = list(archive_seq_range)
     if workspace:
         payload["workspace"] = workspace
-    store = store or RunStore()
+    store = store or RunStore(open_state_db())
     run, _created = store.create_run(
         blueprint_id=loaded.id, agent_id=principal.id, assignments=snapshot, inputs=values,
         invocation={"trigger": "manual", "payload": payload},

@@ -356,7 +356,7 @@ class ScheduleDaemon:
         self._warm_up()
         self.invokers = InvokerStore(open_state_db())
         self.slots = SlotStore(open_state_db())
-        self._runs = RunStore(recover=False)
+        self._runs = RunStore(open_state_db(), recover=False)
         marked = self._runs.mark_interrupted_orphans() or []
         for run_id in marked:
             self.log(f"{self._stamp()} run {run_id[:8]} was left running by a dead process: "
@@ -777,7 +777,7 @@ class ScheduleDaemon:
 
         store: RunStore | None = getattr(self._local, "runs", None)  # a threading.local
         if store is None:
-            store = RunStore(recover=False)
+            store = RunStore(open_state_db(), recover=False)
             self._local.runs = store
         return store
 

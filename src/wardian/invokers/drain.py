@@ -200,8 +200,7 @@ class _Drain:
         self.archives = ArchiveStore(open_state_db())
         self.fires = FireLog(open_state_db())
         # PostgreSQL: orphans are leases that expired, marked by `_reclaim` in this pass.
-        self.runs: RunStore = RunStore(db=self.fires.db,
-                                       recover=self.fires.db.dialect != "postgres")
+        self.runs: RunStore = RunStore(self.fires.db, recover=self.fires.db.dialect != "postgres")
         self._created: dict[str, str] = {}
         """run id -> blueprint id of the queued runs this pass created (`fire`)."""
         self._agent_names: dict[str, str | None] = {}
@@ -559,7 +558,7 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
             from wardian.engine.runs import RunStore
 
             listener = Listener(queue.conn.url, EVENTS_CHANNEL)  # type: ignore[attr-defined]
-            runs = RunStore(recover=False)
+            runs = RunStore(open_state_db(), recover=False)
         notified = False
         while not stop.is_set():
             again = False

@@ -46,6 +46,7 @@ def seed(home: Path) -> tuple[str, list[tuple[str, str]]]:
     from wardian._db import atomic
     from wardian._util import utc_now_iso
     from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.models import Scope, Source
     from wardian.memory.store import MemoryStore
@@ -53,7 +54,7 @@ def seed(home: Path) -> tuple[str, list[tuple[str, str]]]:
 
     agent = AgentRegistry(open_state_db()).add("bench-agent", "claude").id
     AgentRegistry(open_state_db()).add("quiet-agent", "codex")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids: list[tuple[str, str]] = []
     with atomic(store.conn):
         for i in range(RECORDS):

@@ -63,6 +63,7 @@ def main() -> int:
         os.environ["CLAUDE_CONFIG_DIR"] = str(Path(tmp) / "claude")
         os.environ["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         from wardian.config import SettingsStore, open_state_db
+        from wardian.memory.db import open_memory_db
         from wardian.memory.models import Scope
         from wardian.memory.store import MemoryStore
         from wardian.runtime.agents import AgentRegistry
@@ -73,7 +74,7 @@ def main() -> int:
         settings = SettingsStore(open_state_db())
         settings.set("agent_memory.enabled", "true")
         settings.set("conversation_logging.enabled", "true")
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         for i in range(20):
             store.save(agent.id, f"Bench preference number {i}: keep module {i} small",
                        evidence=f"user said {i}", kind="stable", scope=Scope.agent(),

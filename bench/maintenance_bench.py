@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian._db import StateDB, atomic
+from wardian.memory.db import MemoryDB
 from wardian.memory.maintenance.apply import apply_plan
 from wardian.memory.maintenance.plan import load_plan_bytes
 from wardian.memory.maintenance.preview import build_preview, digest_prefix
@@ -92,7 +93,7 @@ def make_plan(pool: list[tuple[str, str]], run: int) -> bytes:
 
 def bench(size: int, folder: Path) -> dict[str, float]:
     memory_db, state_db = folder / f"memory-{size}.db", folder / f"state-{size}.db"
-    store = MemoryStore(memory_db)
+    store = MemoryStore(MemoryDB.open(memory_db))
     cache = PreviewCache(StateDB.open(state_db))
     started = time.perf_counter()
     pool = populate(store, size)
@@ -106,7 +107,7 @@ def bench(size: int, folder: Path) -> dict[str, float]:
         times["preview"].append(time.perf_counter() - t0)
 
         t0 = time.perf_counter()
-        fresh = MemoryStore(memory_db)
+        fresh = MemoryStore(MemoryDB.open(memory_db))
         preview = build_preview(plan, fresh, OWNER)
         writer = PreviewCache(StateDB.open(state_db))
         writer.put(owner_id=OWNER, digest=preview.digest, plan_id=plan.plan_id,

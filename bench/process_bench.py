@@ -118,6 +118,7 @@ def main() -> int:
         from wardian._process import current
         from wardian.config import SettingsStore, open_state_db
         from wardian.memory.capabilities import CapabilityStore
+        from wardian.memory.db import open_memory_db
         from wardian.memory.models import Scope
         from wardian.memory.store import MemoryStore
         from wardian.runtime.agents import AgentRegistry
@@ -126,7 +127,7 @@ def main() -> int:
         agent = AgentRegistry(open_state_db()).add("bench", "claude", workspace=str(work))
         settings = SettingsStore(open_state_db())
         settings.set("agent_memory.enabled", "true")
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         for i in range(RECORDS):
             store.save(agent.id, f"Bench preference number {i}: keep module m{i} small",
                        evidence=f"user said {i}", kind="stable",

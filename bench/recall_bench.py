@@ -164,9 +164,10 @@ def main(argv: list[str]) -> int:
             os.environ["WARDIAN_DATABASE_URL"] = url
         else:
             os.environ.pop("WARDIAN_DATABASE_URL", None)
+        from wardian.memory.db import MemoryDB
         from wardian.memory.store import MemoryStore
 
-        store = MemoryStore(Path(tmp) / "memory.db")
+        store = MemoryStore(MemoryDB.open(Path(tmp) / "memory.db"))
         if url and store.count(AGENT):
             print("--database-url: the database already holds this suite's agent; give an"
                   " empty one (createdb)", file=sys.stderr)
@@ -189,7 +190,7 @@ def main(argv: list[str]) -> int:
                 print(f"--decide-with: {exc}", file=sys.stderr)
                 return 2
             (Path(tmp) / "second").mkdir()
-            second = MemoryStore(Path(tmp) / "second" / "memory.db")
+            second = MemoryStore(MemoryDB.open(Path(tmp) / "second" / "memory.db"))
             _build(second, suite)
         key_of = {v: k for k, v in ids.items()}
         scope_of = {key: scope for key, scope, _ in suite.RECORDS}

@@ -109,6 +109,7 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
     os.environ["WARDIAN_HOME"] = str(home)
     from wardian._db import atomic
     from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
@@ -117,7 +118,7 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
     rng = random.Random(7)
     texts, planted = _texts(rng)
     agent = AgentRegistry(open_state_db()).add("bench-agent", "claude", workspace="/work/repo").id
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids: list[str] = []
     missing = set(planted["missing_evidence"])
     with atomic(store.conn):
@@ -147,9 +148,10 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
 
 
 def _memory_state() -> list[Any]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return [tuple(r) for r in store.conn.execute(
         "SELECT id, status, current_revision_id, updated_at FROM records ORDER BY id")]
 

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from tests.conftest import invoke
 from tests.memory.maintenance.conftest import logical_state
 from wardian.config import open_state_db
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
@@ -117,7 +118,7 @@ def test_fuzzed_plans_never_crash_and_never_write(
     cli: CliRunner, wardian_home: Path, tmp_path: Path
 ) -> None:
     agent = AgentRegistry(open_state_db()).add("ada", "claude")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(agent.id, "old text", evidence="e", scope=Scope.agent(),
                         actor="test")
     base = base_plan(agent.id, record)

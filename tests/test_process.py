@@ -97,10 +97,11 @@ def test_the_sql_tolerance_is_the_same_one() -> None:
     # constant `ProcessIdentity.matches` uses: a start time inside it matches both ways,
     # one outside matches neither.
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     me = current()
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     caps = CapabilityStore(store.conn)
     caps.mint("agent-1", pid=me.pid, started_at=me.started_at, workspace="/w")
     for offset, same in ((START_TIME_TOLERANCE_S / 2, True),
@@ -132,9 +133,10 @@ def test_hook_ancestry_check_needs_neither_psutil_nor_a_migration(wardian_home: 
     # The check runs in every provider hook (and operator command): importing psutil and
     # opening memory.db through MemoryStore (which migrates) cost it ~24 ms of ~60.
     from wardian.config import memory_db_path
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    MemoryStore()
+    MemoryStore(open_memory_db())
     db = memory_db_path()
     os.chmod(db, 0o444)  # read-only opening must be enough
     try:

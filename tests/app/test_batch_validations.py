@@ -25,6 +25,7 @@ from wardian.config import open_state_db
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 from wardian.memory.batch import CURATOR_BATCH_REF, CommitBatch, CuratorBatch
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.archives import ArchiveStore
@@ -123,7 +124,7 @@ def test_a_committed_batch_is_validated_once_accepted_and_once_at_commit(
     curated = outputs["curate"]["operations"]
     assert curated, "the builtin curator proposed nothing: the count would prove nothing"
     assert len(outputs["commit"]["applied"]) == len(curated)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert len(store.list(outputs["archive"]["agent_id"])) == len(curated)
     assert counts.accepted == 1
     # the accepting check is memory's model; the commit's is CommitBatch; nothing else

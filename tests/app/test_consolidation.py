@@ -21,6 +21,7 @@ from wardian.app.consolidation import (
 from wardian.engine.actions import known_actions
 from wardian.errors import ValidationError
 from wardian.memory.consolidation import get_cursor
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -63,7 +64,7 @@ def test_archive_load_from_a_transcript_file(transcript: Path) -> None:
 
 
 def test_snapshot_lists_active_records_of_the_workspace() -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     kept = store.save(AGENT, "Use pnpm", evidence="e", scope=Scope("workspace", "/repo"),
                       actor="t")
     store.save(AGENT, "Elsewhere", evidence="e", scope=Scope("workspace", "/other"), actor="t")
@@ -101,7 +102,7 @@ def test_commit_checks_evidence_and_replays(transcript: Path) -> None:
     again = commit_curator_batch(run_id="r2", agent_id=AGENT, workspace="/repo",
                                  operations=ops, archive=archive, idempotency_key="run:r1")
     assert again["replayed"] is True
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     records = store.list(AGENT)
     assert len(records) == 1
     assert records[0].sources[0].locator == "run:r1"
@@ -117,7 +118,7 @@ def test_parse_curator_batch_rejects_bad_answers() -> None:
 
 
 def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     current = store.save(AGENT, "Migrating to pnpm", evidence="e", kind="current",
                          scope=Scope("workspace", "/repo"), actor="t")
     stale = store.save(AGENT, "Old", evidence="e", scope=Scope.agent(), actor="t")
@@ -225,7 +226,7 @@ def test_an_empty_slice_skips_the_curator_and_commits_an_empty_batch() -> None:
     status, commit = steps["commit"]
     assert status == "succeeded" and isinstance(commit, dict)
     assert commit["applied"] == [] and commit["idempotency_key"] == "session-close:i:e"
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.conn.execute("SELECT COUNT(*) FROM consolidation_receipts").fetchone()[0] == 1
 
 
@@ -250,7 +251,7 @@ def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> Non
     archive = _outputs(second)["archive"][1]
     assert isinstance(archive, dict)
     assert (archive["after_seq"], archive["first_seq"], archive["last_seq"]) == (3, 4, 6)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert get_cursor(store, agent.id) == 6
 
 
@@ -268,7 +269,7 @@ def test_public_surface() -> None:
 
 
 def test_review_plan_drops_what_a_commit_would_drop_as_duplicate(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     kept = store.save(AGENT, "Use pnpm in this repo.", evidence="e",
                       scope=Scope("workspace", "/repo"), actor="t")
     ops = parse_curator_batch({"operations": [

@@ -14,6 +14,7 @@ from tests.conftest import invoke
 from typer.testing import CliRunner
 
 from wardian._db import NamedMigration, StateDB, close_databases
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope, Source
 from wardian.memory.store import MemoryStore
 
@@ -29,7 +30,7 @@ def _installation(home: Path) -> dict[str, Any]:
     from wardian.runtime.agents import AgentRegistry
 
     agent = AgentRegistry(open_state_db()).add("alice", provider="codex")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     kept = store.save(agent.id, "Use uv, not pip", evidence="user: use uv", kind="stable",
                       scope=Scope("workspace", str(home)), actor="test",
                       sources=[Source("file", "notes.md", True), Source("url", "https://x")])
@@ -95,7 +96,7 @@ def test_a_sqlite_installation_moves_whole_and_verified(
     from wardian.memory.capabilities import CapabilityStore
     from wardian.runtime.agents import AgentRegistry
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.db.dialect == "postgres" and store.verify() == []
     assert {r.id: r for r in store.list(before["agent"])} == before["records"]
     for record_id, history in before["history"].items():

@@ -42,6 +42,7 @@ def test_doctor_checks_the_configured_database(cli: CliRunner, wardian_home: Pat
     from wardian.config import open_state_db, state_db_path
     from wardian.engine.runs import RunStore
     from wardian.invokers.store import InvokerStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
@@ -50,7 +51,7 @@ def test_doctor_checks_the_configured_database(cli: CliRunner, wardian_home: Pat
     assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true"
                   ).exit_code == 0
     agent = AgentRegistry(open_state_db()).add("ada", provider="claude")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     for text in ("Prefer small commits", "Run the formatter before pushing"):
         store.save(agent.id, text, evidence="user said so", scope=Scope.agent(), actor="t")
     InvokerStore(open_state_db()).add("session-close", name="close", blueprint_id="tick",

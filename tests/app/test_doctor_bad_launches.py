@@ -119,9 +119,10 @@ def _write_bad(home: Path, agent_id: str, bad: Bad) -> None:
     """A launch row and its capability, written through Wardian's db layer."""
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import MemoryDB
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(home / "memory.db")
+    store = MemoryStore(MemoryDB.open(home / "memory.db"))
     caps = CapabilityStore(store.conn)
     with atomic(store.conn):
         caps.record_launch_in_transaction(

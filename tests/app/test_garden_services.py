@@ -17,6 +17,7 @@ from wardian.app import garden, maintenance, portable
 from wardian.app.plan_file import write_plan
 from wardian.config import open_state_db
 from wardian.errors import NotFoundError, UsageError
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
@@ -31,13 +32,13 @@ def owner(wardian_home: Path) -> str:
 
 
 def _save(owner: str, text: str, *, kind: str = "stable") -> str:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return store.save(owner, text, evidence="said in review", kind=kind,  # type: ignore[arg-type]
                       scope=Scope("workspace", WS), actor="test").id
 
 
 def _status(record_id: str) -> str:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return store.get(record_id, agent_id=None).status
 
 

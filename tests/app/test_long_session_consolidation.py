@@ -17,6 +17,7 @@ from wardian.config import open_state_db
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 from wardian.memory.consolidation import get_cursor
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.archives import ArchiveStore
@@ -78,7 +79,7 @@ def test_an_over_long_session_is_cut_and_the_rest_is_read_next(
     assert detail["left_messages"] > 0 and detail["left_chars"] > 0
     assert detail["bound_chars"] == MAX_SLICE_CHARS
     assert len(outputs["archive"]["text"]) <= MAX_SLICE_CHARS
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert get_cursor(store, agent.id) == read_to
     texts = [r.text for r in store.list(agent.id)]
     assert any("ruff" in t for t in texts), texts
@@ -87,12 +88,12 @@ def test_an_over_long_session_is_cut_and_the_rest_is_read_next(
     for n in range(2, 8):
         final, events, outputs = _run(agent.id, f"session-close:i:e1:{n}", seqs)
         assert final.status == "succeeded", final.error
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         cursor = get_cursor(store, agent.id)
         if cursor == conversation.last_seq:
             break
     assert cursor == conversation.last_seq
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     texts = [r.text for r in store.list(agent.id)]
     assert any("/v2" in t for t in texts), texts
 
@@ -112,5 +113,5 @@ def test_one_message_past_the_bound_is_shortened_with_the_event(
     assert cut["shortened_seq"] == conversation.last_seq
     assert cut["shortened_from_chars"] > MAX_SLICE_CHARS
     assert len(outputs["archive"]["text"]) <= MAX_SLICE_CHARS
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert get_cursor(store, agent.id) == conversation.last_seq

@@ -17,6 +17,7 @@ from wardian.app.consolidation import (
     parse_curator_batch,
 )
 from wardian.config import open_state_db
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 from wardian.runtime.archives import ArchiveStore
@@ -44,7 +45,7 @@ def _codes(dropped: list[dict[str, Any]]) -> list[tuple[int, str]]:
 def state(tmp_path: Path, wardian_home: Path) -> dict[str, Any]:
     """Two records (one removed), and an archive of two sessions of which the first was
     consolidated by an earlier run."""
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     kept = store.save(AGENT, "Orchard deploys go through the staging queue first.",
                       evidence="e", scope=Scope("workspace", "/work/orchard"), actor="t")
     gone = store.save(AGENT, "Orchard used tabs once.", evidence="e",

@@ -9,6 +9,7 @@ import pytest
 from wardian.app.maintenance import confirmed_as_shown
 from wardian.app.reviews import ReviewStale, apply_review, list_reviews, load_review
 from wardian.errors import EXIT_CONFLICT
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -21,7 +22,7 @@ def _agent_with_memory() -> tuple[str, dict[str, str]]:
     from wardian.runtime.agents import AgentRegistry
 
     agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids = {key: store.save(agent.id, text, evidence=text, scope=Scope("workspace", "/repo"),
                            actor="test").id
            for key, text in (("npm", "Use npm for installs"), ("never", "Never use npm"),
@@ -45,7 +46,7 @@ def _draft(agent_id: str) -> str:
 
 
 def _texts(agent_id: str) -> list[str]:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return sorted(r.text for r in store.list(agent_id))
 
 
@@ -87,7 +88,7 @@ def test_list_load_and_apply_with_a_dialogs_confirmation(backend: str) -> None:
 def test_a_revised_record_makes_the_review_stale(backend: str) -> None:
     agent_id, ids = _agent_with_memory()
     run_id = _draft(agent_id)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.update(agent_id, ids["npm"], text="Use npm for installs of the docs site",
                  actor="test")
     review = load_review(run_id, agent_id)

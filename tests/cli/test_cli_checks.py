@@ -74,6 +74,7 @@ def test_completion_is_offered_once_on_the_root(cli: CliRunner) -> None:
 
 def test_agent_set_changes_what_add_set_and_keeps_memory(cli: CliRunner, tmp_path: Path) -> None:
     from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
@@ -81,15 +82,16 @@ def test_agent_set_changes_what_add_set_and_keeps_memory(cli: CliRunner, tmp_pat
     assert invoke(cli, "agent", "add", "ada", "--provider", "claude", "--effort", "high"
                   ).exit_code == 0
     agent = AgentRegistry(open_state_db()).get("ada")
-    MemoryStore().save(agent.id, "Keep answers short", evidence="user", kind="stable",
-                       scope=Scope.agent(), actor="test")
+    MemoryStore(open_memory_db()).save(
+        agent.id, "Keep answers short", evidence="user", kind="stable", scope=Scope.agent(),
+        actor="test")
     res = invoke(cli, "agent", "set", "ada", "--provider", "codex", "--model", "gpt-5.2-codex",
                  "--workspace", str(tmp_path), "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert (doc["id"], doc["provider"], doc["model"], doc["effort"], doc["workspace"]) == (
         agent.id, "codex", "gpt-5.2-codex", "high", str(tmp_path.resolve()))
-    assert MemoryStore().count(agent.id) == 1  # memory follows the agent
+    assert MemoryStore(open_memory_db()).count(agent.id) == 1  # memory follows the agent
     assert invoke(cli, "agent", "set", "ada", "--effort", "").exit_code == 0
     assert AgentRegistry(open_state_db()).get("ada").effort is None
     for args, needle in [(("--provider", "nosuch"), "unknown provider 'nosuch'"),
@@ -103,6 +105,7 @@ def test_agent_set_changes_what_add_set_and_keeps_memory(cli: CliRunner, tmp_pat
 def test_agent_exec_prints_the_collapsed_memory_loaded_line_first(cli: CliRunner,
                                                                   tmp_path: Path) -> None:
     from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
@@ -120,8 +123,8 @@ def test_agent_exec_prints_the_collapsed_memory_loaded_line_first(cli: CliRunner
     first = run()
     assert first.returncode == 0 and "Memory loaded" not in first.stderr  # nothing loaded
     for text in ("Keep answers short", "Use ruff"):
-        MemoryStore().save(agent.id, text, evidence="user", kind="stable",
-                           scope=Scope.agent(), actor="test")
+        MemoryStore(open_memory_db()).save(agent.id, text, evidence="user", kind="stable",
+                                           scope=Scope.agent(), actor="test")
     second = run()
     assert second.returncode == 0, second.stderr
     lines = second.stderr.splitlines()

@@ -28,11 +28,12 @@ def _seed() -> dict[str, str]:
     """An agent `ada` with an agent-scoped, a workspace-scoped and a removed record, written
     through the memory store (an agent's capability would make this test process a
     managed launch, where the operator commands under test are refused)."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     agent_id = add_agent("ada")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids = {}
     here = Scope.workspace(Path.cwd())
     for key, text, scope in (

@@ -97,14 +97,16 @@ def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli: CliRunner,
     import subprocess
     import sys
 
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     coder = AgentRegistry(open_state_db()).add("coder", "claude").id
     reviewer = AgentRegistry(open_state_db()).add("reviewer", "claude").id
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
-    MemoryStore().save(coder, "coder's secret convention", evidence="user: x", kind="stable",
-                       scope=Scope.agent(), actor="test")
+    MemoryStore(open_memory_db()).save(
+        coder, "coder's secret convention", evidence="user: x", kind="stable", scope=Scope.agent(),
+        actor="test")
     proc = subprocess.run(
         [sys.executable, "-m", "wardian", "agent", "exec", "reviewer", "--", sys.executable,
          "-c", INSIDE], env=dict(os.environ), cwd=tmp_path, stdin=subprocess.DEVNULL,

@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.e2e._support import W, install_fake_codex, recorded_calls, write_claude_session
 from wardian.memory.consolidation import get_cursor
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 
 MODEL, EFFORT = "gpt-5.2-codex", "low"
@@ -45,7 +46,7 @@ def _events(run_id: str) -> list[dict[str, Any]]:
 
 
 def _cursor(agent_id: str) -> int | None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return get_cursor(store, agent_id)
 
 

@@ -16,9 +16,10 @@ from tests.e2e._support import W, write_claude_session
 
 
 def _history_texts(record_id: str) -> list[str]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return [str(revision.snapshot["text"]) for revision in store.history(record_id)]
 
 

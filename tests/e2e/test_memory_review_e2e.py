@@ -12,6 +12,7 @@ from typing import Any
 
 from tests.e2e._support import W, install_fake_codex, recorded_calls, write_claude_session
 from tests.terminal import on_terminal
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -45,7 +46,7 @@ def _seed(w: W, tmp_path: Path, name: str = "dev") -> tuple[str, dict[str, str]]
 
     agent_id, _ = w.setup_agent(name, invoker=False)
     workspace = Scope("workspace", str(w.home / f"ws-{name}"))
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids: dict[str, str] = {}
     for key, (text, kind) in RECORDS.items():
         evidence = "we never wrote this down anywhere" if key == "gone" else text
@@ -64,7 +65,7 @@ def _seed(w: W, tmp_path: Path, name: str = "dev") -> tuple[str, dict[str, str]]
 
 
 def _memory_rows() -> list[tuple[Any, ...]]:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     records = store.conn.execute(
         "SELECT id, text, status, current_revision_id, updated_at, flagged FROM records "
         "ORDER BY id").fetchall()
@@ -146,7 +147,7 @@ def test_applying_a_review_gives_a_receipt_and_replays(w: W, tmp_path: Path) -> 
 def test_a_record_revised_after_drafting_makes_the_review_stale(w: W, tmp_path: Path) -> None:
     agent_id, ids = _seed(w, tmp_path)
     run = _review(w)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.update(agent_id, ids["npm"], text="Use npm for installs in the docs site",
                  actor="test")
     (review,) = _reviews(w)

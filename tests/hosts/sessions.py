@@ -66,6 +66,7 @@ def setup_agent(host: Host, home: Path, *, name: str = "ada", hooks: bool = True
     workspace, save `seed` as its records, add an enabled session-close invoker of
     memory-consolidation with the builtin curator and (when `hooks`) install Wardian's
     hooks for the host into its home."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
@@ -74,7 +75,7 @@ def setup_agent(host: Host, home: Path, *, name: str = "ada", hooks: bool = True
     w.run("settings", "set", "conversation_logging.enabled", "true")
     agent = w.json("agent", "add", name, "--provider", "builtin",
                    "--workspace", str(host.workspace))
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     for text in seed:
         store.save(agent["id"], text, evidence="the user said so", kind="stable",
                    scope=Scope.agent(), actor="test")

@@ -45,11 +45,12 @@ def _secret(name: str) -> tuple[str, str]:
 def test_json_restore_sets_aside_a_record_with_a_secret(wardian_home: object) -> None:
     import json
 
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.portable import export_document, load_export, restore_document
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.save(AGENT, "Deploy from CI", evidence="deploy from CI", scope=Scope.agent(),
                actor="test")
     store.save(AGENT, "Use the staging database", evidence="staging db", scope=Scope.agent(),
@@ -78,12 +79,13 @@ def test_json_restore_sets_aside_a_record_with_a_secret(wardian_home: object) ->
 def test_a_reason_with_a_secret_is_refused_on_update_and_remove(
     name: str, wardian_home: object
 ) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.secret_scan import SecretDetected
     from wardian.memory.store import MemoryStore
 
     text, value = _secret(name)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(AGENT, "Deploy from CI", evidence="deploy from CI",
                         scope=Scope.agent(), actor="test")
     with pytest.raises(SecretDetected) as raised:
@@ -107,13 +109,14 @@ def test_a_plan_retire_reason_with_a_secret_is_a_conflict_and_never_shown(
 
     from tests.conftest import invoke
     from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
     assert isinstance(tmp_path, Path)
     owner = AgentRegistry(open_state_db()).add("ada", provider="claude", workspace=str(tmp_path))
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(owner.id, "Deploy from CI", evidence="e", scope=Scope.agent(),
                         actor="test")
     text, value = _secret("fr-est")
@@ -136,10 +139,11 @@ def test_a_curator_remove_whose_reason_holds_a_secret_is_dropped(wardian_home: o
     from typing import Any
 
     from wardian.engine.actions import ActionContext, get_action
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(AGENT, "Release branch is frozen", evidence="the branch is frozen",
                         scope=Scope.agent(), actor="test", kind="current")
     text, value = _secret("github")
@@ -160,7 +164,7 @@ def test_a_curator_remove_whose_reason_holds_a_secret_is_dropped(wardian_home: o
     dropped = [data for kind, data in events if kind == "memory.op_dropped"]
     assert dropped[0]["code"] == "secret_detected" and "in reason" in dropped[0]["reason"]
     assert value not in str(events)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.get(record.id).status == "active"
 
 
@@ -172,12 +176,13 @@ def test_wardians_own_ids_in_a_reason_do_not_fail_a_consolidation(
     from typing import Any
 
     from wardian.engine.actions import ActionContext, get_action
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     key = ("session-close:0f1e2d3c-4b5a-4678-9abc-012345678912:"
            "5d2c1e0f-9a8b-4c7d-8e6f-0a1b2c3d4e5f")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(AGENT, "Release branch is frozen", evidence="the branch is frozen",
                         scope=Scope.agent(), actor="test", kind="current")
     archive: dict[str, Any] = {

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian.engine.actions import ActionContext, get_action
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 
 AGENT = "11111111-1111-4111-8111-111111111111"
@@ -50,7 +51,7 @@ def test_consolidation_drops_a_secret_op_with_a_run_event() -> None:
     assert "Password Assignment in evidence" in dropped[1]["reason"]
     dumped = json.dumps([events, result.model_dump(mode="json")])
     assert token not in dumped and password not in dumped
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert [r.text for r in store.list(AGENT)] == ["Run the linters before committing"]
 
 
@@ -66,7 +67,7 @@ def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
 
     cli = CliRunner()
     owner = AgentRegistry(open_state_db()).add("ada", provider="claude", workspace=str(tmp_path))
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(owner.id, "Deploy from CI", evidence="e", scope=Scope.agent(),
                         actor="test")
     token = _token()
@@ -97,7 +98,7 @@ def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     applied = invoke(cli, "garden", "maintain", "apply", str(path), "--agent", "ada",
                      "--confirm", doc["digest_prefix"])
     assert applied.exit_code == 4, applied.output
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert [r.text for r in store.list(owner.id)] == ["Deploy from CI"]
     assert store.get(record.id).evidence == "e"
     from wardian.config import open_state_db

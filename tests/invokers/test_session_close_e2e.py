@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from wardian.config import open_state_db
 from wardian.engine.runs import Run, RunStore
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.archives import ArchiveStore
@@ -133,5 +134,6 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
     # the curator's batch went through memory.commit for this agent (principal)
     detail = RunStore(open_state_db(), recover=False).get(run.id, detail=True)
     assert [a.step_id for a in detail.attempts if a.status == "succeeded"][:1] == ["archive"]
+    records = MemoryStore(open_memory_db()).count(agent)
     print(f"e2e: hook {hook_s * 1000:.0f} ms, records now "
-          f"{MemoryStore().count(agent)}, steps {[a.step_id for a in detail.attempts]}")
+          f"{records}, steps {[a.step_id for a in detail.attempts]}")

@@ -21,6 +21,7 @@ from wardian.memory.consolidation import (
     get_receipt,
     normalise_whitespace,
 )
+from wardian.memory.db import MemoryDB, open_memory_db
 from wardian.memory.models import Scope, Source
 from wardian.memory.store import MemoryStore
 
@@ -36,7 +37,7 @@ ARCHIVE = (
 @pytest.fixture
 def store(backend: str) -> Iterator[MemoryStore]:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    s = MemoryStore()
+    s = MemoryStore(open_memory_db())
     yield s
 
 
@@ -230,14 +231,14 @@ def test_normalise_whitespace() -> None:
 def test_concurrent_commits_of_one_key_write_once(wardian_home: Path) -> None:
     import threading
 
-    MemoryStore()  # migrate once before the race
+    MemoryStore(open_memory_db())  # migrate once before the race
     batch = _batch([_save("Use uv", "use uv")])
     results: list[Any] = []
     errors: list[BaseException] = []
     barrier = threading.Barrier(4)
 
     def worker(n: int) -> None:
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         try:
             barrier.wait()
             results.append(commit_batch(store, batch, principal_agent_id=AGENT,
@@ -252,7 +253,7 @@ def test_concurrent_commits_of_one_key_write_once(wardian_home: Path) -> None:
         t.join()
     assert not errors
     assert sorted(r.replayed for r in results) == [False, True, True, True]
-    check = MemoryStore()
+    check = MemoryStore(open_memory_db())
     assert _counts(check) == (1, 1, 1, 1)
 
 
@@ -271,7 +272,7 @@ def test_property_only_evidence_from_the_archive_is_committed(
 ) -> None:
     import uuid
 
-    store = MemoryStore(tmp_path / f"{uuid.uuid4()}.db")
+    store = MemoryStore(MemoryDB.open(tmp_path / f"{uuid.uuid4()}.db"))
     archive = "\n".join(" ".join(archive_words[i:i + 5])
                         for i in range(0, len(archive_words), 5))
     ops = []

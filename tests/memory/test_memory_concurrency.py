@@ -25,6 +25,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -122,12 +123,12 @@ def test_four_managed_launches_saving_100_each_through_the_cli(
 
 
 def test_eight_threads_of_1000_saves_in_process(wardian_home: Path) -> None:
-    MemoryStore()  # migrate once up front
+    MemoryStore(open_memory_db())  # migrate once up front
     errors: list[BaseException] = []
     barrier = threading.Barrier(8)
 
     def work(n: int) -> None:
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         try:
             barrier.wait()
             for i in range(1000):
@@ -142,7 +143,7 @@ def test_eight_threads_of_1000_saves_in_process(wardian_home: Path) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.count("agent-0") + store.count("agent-1") == 8000
     revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
     distinct = store.conn.execute("SELECT COUNT(DISTINCT text) FROM records").fetchone()[0]

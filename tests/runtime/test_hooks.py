@@ -120,6 +120,7 @@ def _start_payload(cwd: str) -> str:
 
 def test_session_start_prints_additional_context_and_records_loaded(cli: CliRunner, agent: str,
                                                                     tmp_path: Path) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
@@ -136,13 +137,14 @@ def test_session_start_prints_additional_context_and_records_loaded(cli: CliRunn
     assert "coder" in out["hookSpecificOutput"]["additionalContext"]
     from wardian.memory.models import Scope
 
-    MemoryStore().save(agent, "Use ruff for linting, never flake8", evidence="user: use ruff",
-                       kind="stable", scope=Scope.agent(), actor="test")
+    MemoryStore(open_memory_db()).save(
+        agent, "Use ruff for linting, never flake8", evidence="user: use ruff", kind="stable",
+        scope=Scope.agent(), actor="test")
     res = invoke(cli, "hooks", "claude-code", "session-start", "--agent", "coder",
                  input=_start_payload(str(tmp_path)))
     ctx = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Use ruff for linting" in ctx
-    (loaded,) = LoadedEvents(MemoryStore().conn).list(agent)
+    (loaded,) = LoadedEvents(MemoryStore(open_memory_db()).conn).list(agent)
     assert loaded.source == "hook" and loaded.context == ctx
     # inside a managed launch the context was already passed: nothing printed
     res = invoke(cli, "hooks", "claude-code", "session-start", "--agent", "coder",
@@ -330,12 +332,14 @@ def test_an_installed_hook_with_a_bad_argument_line_says_so_and_exits_0(
 def test_installed_session_start_writes_utf8_under_a_c_locale(agent: str, tmp_path: Path,
                                                               wardian_home: Path,
                                                               cli: CliRunner) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
-    MemoryStore().save(agent, "Écrire les messages en français — toujours", evidence="user",
-                       kind="stable", scope=Scope.agent(), actor="test")
+    MemoryStore(open_memory_db()).save(
+        agent, "Écrire les messages en français — toujours", evidence="user", kind="stable",
+        scope=Scope.agent(), actor="test")
     command = _installed(tmp_path)["SessionStart"]
     proc = subprocess.run(command, shell=True, input=_start_payload(str(tmp_path)).encode(),
                           capture_output=True, cwd=tmp_path, timeout=60,

@@ -118,6 +118,7 @@ def _run(command: str, stdin: str, cwd: Path, env_home: Path) -> subprocess.Comp
 def test_session_start_answers_each_host_with_recall_and_the_loaded_line(
         cli: CliRunner, hosts: Path, wardian_home: Path, host: str,
         payload: dict[str, Any]) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
@@ -132,8 +133,8 @@ def test_session_start_answers_each_host_with_recall_and_the_loaded_line(
     assert proc.stdout.strip() == ("{}" if host == "gemini" else "")
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
     for text in ("Prefer ruff over flake8", "Run tests with -n 2 on this machine"):
-        MemoryStore().save(agent.id, text, evidence="user said so", kind="stable",
-                           scope=Scope.agent(), actor="test")
+        MemoryStore(open_memory_db()).save(agent.id, text, evidence="user said so", kind="stable",
+                                           scope=Scope.agent(), actor="test")
     proc = _run(command, _payload(payload, project), project, wardian_home)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     answer = json.loads(proc.stdout)

@@ -409,10 +409,11 @@ CLEARED = ("WARDIAN_AGENT_ID", "WARDIAN_CAPABILITY", "WARDIAN_MEMORY_CONTEXT",
 
 def save_for(agent: str) -> None:
     """Give `agent` one record directly in the store."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.save(agent, "kept", evidence="e", scope=Scope.agent(), actor="test")
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from wardian.config import SettingsStore, open_state_db
 from wardian.errors import UsageError
+from wardian.memory.db import open_memory_db
 from wardian.memory.loaded import LoadedEvents
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
@@ -64,8 +65,9 @@ def test_claude_launch_passes_selection_context_and_records_close(
     agent = AgentRegistry(open_state_db()).add("coder", "claude", model="claude-sonnet-5",
                                                effort="high")
     SettingsStore(open_state_db()).set("agent_memory.enabled", "true")
-    MemoryStore().save(agent.id, "Prefer small commits", evidence="user: small commits please",
-                       kind="stable", scope=Scope.agent(), actor="test")
+    MemoryStore(open_memory_db()).save(
+        agent.id, "Prefer small commits", evidence="user: small commits please", kind="stable",
+        scope=Scope.agent(), actor="test")
     res = _launch(fake_claude, "coder", "--", "--verbose", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     seen = json.loads((tmp_path / "out.json").read_text())
@@ -77,7 +79,7 @@ def test_claude_launch_passes_selection_context_and_records_close(
     assert argv[-1] == "--verbose"
     assert seen["env"]["WARDIAN_AGENT_ID"] == agent.id
     assert seen["env"]["WARDIAN_LAUNCH_ID"] == launch_id and seen["env"]["WARDIAN_CAPABILITY"]
-    (loaded,) = LoadedEvents(MemoryStore().conn).list(agent.id)
+    (loaded,) = LoadedEvents(MemoryStore(open_memory_db()).conn).list(agent.id)
     assert loaded.pid == seen["pid"] and loaded.context == context  # exec kept the pid
     assert loaded.source == "launch"  # `garden memory loaded` tells launch from exec
     (event,) = SessionEventQueue(open_state_db()).list()

@@ -67,9 +67,10 @@ def plan_operations(run_id: str) -> list[dict[str, Any]]:
 def memory_rows() -> list[tuple[Any, ...]]:
     """Every record, the revision count and the receipt count: what "nothing changed"
     compares."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     records = store.conn.execute(
         "SELECT id, text, status, current_revision_id, updated_at FROM records "
         "ORDER BY id").fetchall()

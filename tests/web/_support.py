@@ -79,6 +79,7 @@ def garden_server(home: Path, *extra: str) -> Iterator[Garden]:
 def seed_agent(name: str = "ada", *, records: int = 0) -> str:
     """Register agent `name` with `records` plain records; returns its id."""
     from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
@@ -89,7 +90,7 @@ def seed_agent(name: str = "ada", *, records: int = 0) -> str:
         from wardian._db import atomic
         from wardian._util import utc_now_iso
 
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         with atomic(store.conn):
             for i in range(records):
                 store.insert_in_transaction(
@@ -103,10 +104,11 @@ def seed_agent(name: str = "ada", *, records: int = 0) -> str:
 
 def save(agent_id: str, text: str, **fields: Any) -> Any:
     """Save one record for `agent_id` with the real store (workspace scope by default)."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     fields.setdefault("evidence", f"evidence for {text}")
     fields.setdefault("scope", Scope.workspace("/srv/project"))
     return store.save(agent_id, text, actor="test", **fields)
@@ -114,17 +116,19 @@ def save(agent_id: str, text: str, **fields: Any) -> Any:
 
 def update(record_id: str, **fields: Any) -> Any:
     """Update one record with the real store (a new revision)."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return store.update(None, record_id, actor="test", **fields)
 
 
 def get(record_id: str) -> Any:
     """The record as stored now."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return store.get(record_id, agent_id=None)
 
 
@@ -136,10 +140,11 @@ def save_aged(agent_id: str, text: str, *, days: int, kind: str = "current",
 
     from wardian._db import atomic
     from wardian._util import format_utc, utc_now
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     with atomic(store.conn):
         return store.insert_in_transaction(
             agent_id, text=text, evidence=f"evidence for {text}", kind=cast(Any, kind),
@@ -149,8 +154,9 @@ def save_aged(agent_id: str, text: str, *, days: int, kind: str = "current",
 
 def flag(record_id: str, why: str) -> None:
     """Set a record aside as the secret-scan migration does."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     with store.conn:
         store.conn.execute("UPDATE records SET flagged = ? WHERE id = ?", (why, record_id))

@@ -36,12 +36,13 @@ def _ids(page: str) -> list[str]:
 @pytest.fixture
 def populated(wardian_home: Path) -> Iterator[tuple[Garden, dict[str, Any]]]:
     agent = seed_agent("ada", records=120)
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     heron = save(agent, "Herons nest near the quarry pond", kind="current",
                  scope=Scope.agent())
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     gone = store.save(agent, "Old rule about tabs", evidence="e", scope=Scope.agent(),
                       actor="test")
     store.remove(None, gone.id, actor="test", reason="superseded")
@@ -96,11 +97,12 @@ def test_a_page_past_the_end_shows_the_last_page(
 def test_memory_loaded_shows_the_exact_context(wardian_home: Path) -> None:
     agent = seed_agent("ada")
     record = save(agent, "Prefer short commit subjects")
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
     context = "# Memory\n- [abcd1234] Prefer short commit subjects <not html>\n"
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     LoadedEvents(store.conn).record(
         agent, context=context, record_ids=[record.id], omitted_count=2, pid=4242,
         process_started_at=1.0, workspace="/srv/project", source="exec")

@@ -39,9 +39,10 @@ def _hidden(page: str, name: str) -> str:
 def _state() -> tuple[int, int, list[tuple[str, str, str]]]:
     """(revisions, receipts, every record's id/status/current revision): what a refused
     form must leave as it was."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     def count(table: str) -> int:
         return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
@@ -53,6 +54,7 @@ def _state() -> tuple[int, int, list[tuple[str, str, str]]]:
 
 @pytest.fixture
 def seeded(wardian_home: Path) -> Iterator[tuple[Garden, dict[str, Any]]]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
@@ -60,7 +62,7 @@ def seeded(wardian_home: Path) -> Iterator[tuple[Garden, dict[str, Any]]]:
     bo = seed_agent("bo")
     note = save(ada, "Build needs Rust 1.79", kind="stable")
     keep = save(ada, "Build needs Rust 1.80")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     gone = store.save(ada, "Old rule about tabs", evidence="e", scope=Scope.agent(),
                       actor="test")
     store.remove(None, gone.id, actor="test", reason="superseded")

@@ -21,9 +21,10 @@ VIEWPORT = {"width": 1400, "height": 1000}
 
 
 def _history(record_id: str) -> list[Any]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return store.history(record_id, agent_id=None)
 
 

@@ -441,6 +441,7 @@ def open_agent_memory(
     from wardian._process import is_alive, lineage
     from wardian.config import memory_db_path, namespace_mismatch
     from wardian.errors import CapabilityNotHeld
+    from wardian.memory.db import MemoryDB
     from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
     from wardian.memory.store import MemoryStore
 
@@ -464,7 +465,7 @@ def open_agent_memory(
         # raises CapabilityMissing/Invalid
         resolve_principal(is_alive=is_alive, caller=(), db_path=path, environ=env)
     caller = [(p.pid, p.started_at) for p in lineage()]
-    opened = MemoryStore(path)
+    opened = MemoryStore(MemoryDB.open(path))
     principal = resolve_principal(is_alive=is_alive, caller=caller, store=opened,
                                   environ=env)
     return AgentMemory(principal.agent_id, opened, principal)
@@ -493,6 +494,7 @@ def open_reader(
     if env.get(ENV_CAPABILITY, "").strip():
         return open_agent_memory(env, store=store)
     from wardian.errors import UsageError
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.hooks import managed_agent_id, resolve_agent
 
@@ -520,4 +522,4 @@ def open_reader(
     if found is None:
         raise UsageError(warning or "no agent for this directory",
                          hint="or start the provider with `wardian agent launch NAME`")
-    return AgentMemory(found.id, store or MemoryStore(), None, found.name)
+    return AgentMemory(found.id, store or MemoryStore(open_memory_db()), None, found.name)

@@ -150,11 +150,12 @@ def describe_agent(name_or_id: str) -> dict[str, Any]:
         NotFoundError; AmbiguousIdError.
     """
     from wardian.config import SettingsStore, open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
     agent = AgentRegistry(open_state_db()).get(name_or_id)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return agent.to_json() | {
         "active_records": store.count(agent.id, include_removed=False),
         "records": store.count(agent.id),
@@ -247,11 +248,12 @@ def clear_bad_launches() -> list[Any]:
     from wardian._db import database_exists
     from wardian.config import memory_db_path
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     if not database_exists(memory_db_path(create_dir=False)):
         return []
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return CapabilityStore(store.conn).clear_bad_launches()
 
 
@@ -288,12 +290,13 @@ def remove_agent(name_or_id: str, *,
     """
     from wardian.config import open_state_db
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry(open_state_db())
     agent = registry.get(name_or_id)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     count = store.count(agent.id)
     if count and records == "refuse":
         raise UsageError(

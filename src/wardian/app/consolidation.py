@@ -98,9 +98,10 @@ def archive_load(
         NotFoundError / ValidationError: the transcript file is missing or unreadable.
     """
     from wardian.memory.consolidation import get_cursor
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     after = get_cursor(store, agent_id)
     source = "archive"
     path: str | None = None
@@ -308,11 +309,12 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
     """
     from wardian._util import format_utc, utc_now
     from wardian.config import SettingsStore, open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.recall import age_days
     from wardian.memory.store import MemoryStore
 
     now = utc_now()
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     # Records set aside as holding a secret never go to a curator (startup_set skips
     # them too).
     records = (
@@ -441,6 +443,7 @@ def commit_curator_batch(
         AuthorityError, ConflictError, ValidationError: see `commit_batch`.
     """
     from wardian.memory.consolidation import commit_batch
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Source
     from wardian.memory.store import MemoryStore
 
@@ -459,7 +462,7 @@ def commit_curator_batch(
     elif archive.get("path"):
         sources.append(Source("transcript", str(archive["path"])))
     archive_text, by_seq = _evidence_of(archive)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     result = commit_batch(
         store, batch, principal_agent_id=agent_id, actor=f"run:{run_id}",
         archive_text=archive_text, archive_messages=by_seq, sources=sources,
@@ -542,6 +545,7 @@ def build_plan(
         evidence_slice,
         normalise_whitespace,
     )
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     ops = check_curator_operations({"operations": list(operations)}).operations
@@ -551,7 +555,7 @@ def build_plan(
     plan_ops: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
     run_source = {"source_type": "run", "locator": f"run:{run_id}", "primary": False}
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     evidence = evidence_slice(store, agent_id, archive_text=archive_text,
                               archive_messages=by_seq)
     for checked in check_operations(store, ops, agent_id=agent_id, workspace=workspace,

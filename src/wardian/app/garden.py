@@ -101,6 +101,7 @@ def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
         AmbiguousIdError: several do.
     """
     from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
@@ -110,7 +111,7 @@ def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
     except NotFoundError:
         if not allow_removed:
             raise
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         return store.owner(ref), "(removed agent)"
     return found.id, found.name
 
@@ -199,13 +200,14 @@ def agents_overview() -> list[AgentSummary]:
     """Every registered agent with memory on/off, record counts, the last ``Memory
     loaded`` event (without its context) and its invokers. Read-only."""
     from wardian.config import SettingsStore, open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry(open_state_db())
     settings = SettingsStore(open_state_db())
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     agents = registry.list()
     invokers: dict[str, list[dict[str, Any]]] = {}
     for doc in invokers_overview():
@@ -256,12 +258,13 @@ def memory_page(
     Raises:
         UsageError: an unknown kind, scope or status.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     # A page number comes from a URL a person can edit: past the last page shows the last
     # one, and no number may overflow SQLite's 64-bit OFFSET.
     page = min(max(1, page), _MAX_PAGE)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
 
     def fetch(number: int) -> tuple[list[Record], int]:
         return store.page(
@@ -315,6 +318,7 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
         FormError: the query is longer than `RECALL_QUERY_CHARS`, or `workspace` is
             not one of the owner's workspaces.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.ranking import NEAREST
     from wardian.memory.store import MemoryStore
 
@@ -322,7 +326,7 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
     if len(query) > RECALL_QUERY_CHARS:
         raise FormError("q", f"the query is {len(query)} characters, over the "
                          f"{RECALL_QUERY_CHARS}-character limit", hint="ask a shorter question")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     workspaces = store.workspaces(owner_id)
     if workspace and workspace not in workspaces:
         raise FormError("workspace", f"{workspace!r} is not a workspace of this agent's"
@@ -336,10 +340,11 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
 
 def loaded_events(owner_id: str, *, limit: int = 50) -> list[LoadedEvent]:
     """The owner's newest ``Memory loaded`` events with the exact context. Read-only."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return LoadedEvents(store.conn).list(owner_id, limit=limit)
 
 
@@ -376,9 +381,10 @@ def agent_records(owner_id: str, *, include_removed: bool = False, flagged: bool
                   ) -> list[Record]:
     """The owner's records, newest first; with `flagged`, only those set aside for review
     (they hold what looks like a secret). Read-only."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return store.list(owner_id, include_removed=include_removed,
                       flagged=True if flagged else None)
 
@@ -417,9 +423,10 @@ def find_record(record_id: str) -> Record:
             ``garden memory list``).
         AmbiguousIdError (exit 2): several do (their ids are listed).
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return _operator_get(store, record_id)
 
 
@@ -429,9 +436,10 @@ def record_history(record_id: str) -> tuple[Record, list[Revision]]:
     Raises:
         NotFoundError / AmbiguousIdError: as `find_record`.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = _operator_get(store, record_id)
     return record, store.history(record.id, agent_id=None)
 
@@ -440,9 +448,10 @@ def capability_refusals(owner_id: str) -> list[Refusal]:
     """Refused uses of a capability outside its own launch's process tree where the owner
     held it or made the attempt, newest first. Read-only."""
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return CapabilityStore(store.conn).refusals(owner_id)
 
 
@@ -458,12 +467,13 @@ def stale_checkpoints(owner_id: str) -> StaleCheckpoints:
     """The owner's active ``current`` records not updated for ``memory.current_review_days``
     days, oldest first. Read-only."""
     from wardian.config import SettingsStore, open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.freshness import stale_records
     from wardian.memory.store import MemoryStore
 
     settings = SettingsStore(open_state_db())
     days = int(settings.get("memory.current_review_days"))
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return StaleCheckpoints(days, stale_records(store, owner_id, review_days=days))
 
 
@@ -617,9 +627,10 @@ def revise_from_form(
 def merge_candidates(record: Record, *, limit: int = 499) -> list[Record]:
     """The owner's other active records `record` may be merged into, newest first (at
     most `limit`). Read-only."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     found, _ = store.page(record.agent_id, status="active", limit=limit + 1)
     return [r for r in found if r.id != record.id][:limit]
 

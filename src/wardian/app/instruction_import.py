@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian.errors import UsageError
+from wardian.memory.db import open_memory_db
 from wardian.memory.instruction_files import parse_instructions
 from wardian.memory.maintenance.limits import MAX_OPERATIONS
 from wardian.memory.store import MemoryStore
@@ -212,5 +213,5 @@ def draft_import(agent_id: str, files: Sequence[str | os.PathLike[str]], *,
     Raises:
         UsageError: as `build_import_plan`.
     """
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return build_import_plan(agent_id, files, store, scope=scope, workspace=workspace)

@@ -359,10 +359,11 @@ def list_reviews(agent_id: str, *, limit: int = 50) -> list[Review]:
         agent_id: the owner (`wardian.app.garden.resolve_owner`).
         limit: at most this many.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     drafts = _reviewer_runs(agent_id, limit)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return [_review_of(run_id, owner, doc, store) for run_id, owner, doc in drafts]
 
 
@@ -386,6 +387,7 @@ def load_review(run_id: str, agent_id: str | None = None) -> Review:
     """
     from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     runs = RunStore(open_state_db())
@@ -399,7 +401,7 @@ def load_review(run_id: str, agent_id: str | None = None) -> Review:
         raise NotFoundError(
             f"run {run.id[:8]} drafted no memory review for agent {agent_id[:8]}",
             hint=f"list them: `wardian garden memory reviews --agent {agent_id}`")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return _review_of(run.id, agent_id, drafts[-1], store)
 
 
@@ -518,6 +520,7 @@ def review_operations(review: Review) -> list[ReviewOperation]:
     """The review's operations in plan order, each with the records it names (read now,
     redacted) and its conflicts. Read-only; [] for an ``empty`` review."""
     from wardian.app.garden import redacted_json
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     if review.plan is None:
@@ -525,7 +528,7 @@ def review_operations(review: Review) -> list[ReviewOperation]:
     by_op: dict[int, list[dict[str, Any]]] = {}
     for conflict in review.conflicts:
         by_op.setdefault(int(conflict.get("operation", -1)), []).append(conflict)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
 
     def read(record_id: str | None) -> dict[str, Any] | None:
         if not record_id:

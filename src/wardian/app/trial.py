@@ -140,17 +140,19 @@ def _validate(blueprint: str, agent: str, assignments: str,
 
 def _active(agent_id: str) -> dict[str, Any]:
     """The agent's records by id (every status) in the current (scratch) store."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return {r.id: r for r in store.list(agent_id, include_removed=True)}
 
 
 def _rewind(agent_id: str, seq: int) -> None:
     from wardian.memory.consolidation import rewind_cursor
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     rewind_cursor(store, agent_id, seq, actor=_ACTOR)
 
 

@@ -297,13 +297,14 @@ def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
     recall = startup_settings()
     if not recall.enabled:
         return StartupAnswer(None)
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import default_workspace
     from wardian.memory.principal import ENV_CAPABILITY
     from wardian.memory.store import MemoryStore
 
     cwd = _text(payload, "cwd") or os.getcwd()
     workspace = default_workspace(str(cwd))
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     context = startup_recall(
         store, agent_id=agent.id, agent_name=agent.name, workspace=workspace,
         settings=recall, direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),

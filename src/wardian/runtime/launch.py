@@ -259,11 +259,12 @@ def prepare_launch(
 
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.recall import StartupContext
     from wardian.memory.store import MemoryStore
 
     context: StartupContext | None = None
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     with atomic(store.conn):
         capabilities = CapabilityStore(store.conn)
         now = utc_now_iso()
@@ -303,11 +304,12 @@ def prepare_launch(
 def _record_loaded(launch: Launch, child_pid: int, source: str) -> None:
     if not (launch.memory_enabled and launch.has_records and launch.context_text):
         return
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.startup_recall import record_loaded
 
     child = identity_of(child_pid)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record_loaded(
         store, launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
         omitted_count=launch.omitted, pid=child_pid,
@@ -351,9 +353,10 @@ def _revoke(holder: ProcessIdentity, reason: str) -> None:
     if not database_exists(memory_db_path()):
         return
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     CapabilityStore(store.conn).revoke_for_process(
         holder.pid, holder.started_at, reason=reason
     )

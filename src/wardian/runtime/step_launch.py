@@ -126,9 +126,10 @@ def end_step_launch(launch: StepLaunch, *, reason: str) -> int:
     if not memory_db_path(create_dir=False).exists():
         return 0
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     return CapabilityStore(store.conn).revoke_for_launch(launch.launch_id, reason=reason)
 
 
@@ -181,13 +182,14 @@ def _record(agent_id: str, launch_id: str, pid: int, started_at: float,
     from wardian._util import utc_now_iso
     from wardian.config import SettingsStore, open_state_db
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import default_workspace
     from wardian.memory.store import MemoryStore
 
     settings = SettingsStore(open_state_db())
     enabled = bool(settings.get("agent_memory.enabled"))
     launch_workspace = default_workspace(workspace or os.getcwd())
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     with atomic(store.conn):
         capabilities = CapabilityStore(store.conn)
         now = utc_now_iso()
@@ -202,10 +204,11 @@ def _record(agent_id: str, launch_id: str, pid: int, started_at: float,
 
 def _revoke_self(pid: int, started_at: float, reason: str) -> None:
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     try:
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         CapabilityStore(store.conn).revoke_for_process(pid, started_at, reason=reason)
     except Exception as exc:  # the holder exits next, which expires it anyway
         print(f"wardian: capability not revoked ({exc}); it expires as this process exits",

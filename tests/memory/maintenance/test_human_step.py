@@ -152,6 +152,7 @@ def test_one_record_retire_asks_on_the_terminal_too(kit: Any, cli: Any) -> None:
 
 def test_restore_asks_on_the_terminal_and_refuses_without_one(
         cli: Any, tmp_path: Path, wardian_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.portable import document_digest
     from wardian.memory.store import MemoryStore
@@ -161,7 +162,7 @@ def test_restore_asks_on_the_terminal_and_refuses_without_one(
         registry = AgentRegistry(open_state_db())
         return registry.add(name, provider="codex").id
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.save(add("ada"), "exported one", evidence="e", kind="stable",
                scope=Scope.agent(), actor="test")
     export = tmp_path / "ada.json"
@@ -177,7 +178,7 @@ def test_restore_asks_on_the_terminal_and_refuses_without_one(
     args = ("garden", "memory", "import", str(export), "--agent", "ada2", "--format", "json")
 
     def restored() -> int:
-        found = MemoryStore()
+        found = MemoryStore(open_memory_db())
         return int(found.conn.execute("SELECT count(*) FROM records").fetchone()[0])
 
     refused = without_terminal(*args, "--confirm", digest, stdin="yes\n", env=env)

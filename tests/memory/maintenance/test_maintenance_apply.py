@@ -16,6 +16,7 @@ from tests.conftest import invoke
 from tests.terminal import on_terminal, without_terminal
 
 from wardian.config import open_state_db
+from wardian.memory.db import open_memory_db
 from wardian.memory.maintenance.previews import PreviewCache
 from wardian.memory.store import MemoryStore
 
@@ -209,7 +210,7 @@ def test_a_confirm_that_is_no_digest_is_a_usage_error_and_keeps_the_preview(
 def test_concurrent_revision_between_preview_and_apply(kit: Any, cli: Any) -> None:
     path, recs = full_plan(kit)
     doc = preview(cli, path)
-    writer = MemoryStore()  # another connection: a concurrent writer
+    writer = MemoryStore(open_memory_db())  # another connection: a concurrent writer
     writer.update(None, recs["old"].id, text="edited by someone else", actor="agent:x")
     before = kit.fingerprint()
     result = apply(cli, path, doc["digest_prefix"])

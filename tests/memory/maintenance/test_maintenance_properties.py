@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from tests.memory.maintenance.conftest import file_hash, logical_state
 
 from wardian.errors import WardianError
+from wardian.memory.db import MemoryDB
 from wardian.memory.maintenance.apply import ConfirmRequest
 from wardian.memory.maintenance.service import apply_file, preview_file
 from wardian.memory.models import Record, Scope, Source
@@ -92,7 +93,7 @@ def worlds(draw: Any) -> World:
 
 def build_store(world: World, db: Path) -> dict[str, str]:
     """Create the records; return {record id: a stale revision id} for edited ones."""
-    store = MemoryStore(db)
+    store = MemoryStore(MemoryDB.open(db))
     stale: dict[str, str] = {}
     for i in range(world.n_records):
         rec = store.save(OWNER, f"record {i}", evidence="ev", scope=Scope("workspace", "/w"),
@@ -109,7 +110,7 @@ def build_store(world: World, db: Path) -> dict[str, str]:
 
 
 def build_plan(world: World, db: Path, stale: dict[str, str]) -> dict[str, Any]:
-    store = MemoryStore(db)
+    store = MemoryStore(MemoryDB.open(db))
     ops: list[dict[str, Any]] = []
     subjects: set[str] = set()
     retired: set[str] = set()
@@ -182,7 +183,7 @@ def never(request: ConfirmRequest) -> bool:
 
 
 def check_applied(db: Path, plan: dict[str, Any], receipt: dict[str, Any]) -> None:
-    store = MemoryStore(db)
+    store = MemoryStore(MemoryDB.open(db))
     created = {c["client_key"]: c["memory_id"] for c in receipt["created"]}
     changed = set(created.values()) | {r["memory_id"] for r in receipt["revised"]}
     for op in plan["operations"]:
@@ -229,7 +230,7 @@ def test_apply_is_all_or_nothing_and_preview_and_replay_never_write(world: World
         expect_failure = not preview.conflict_free
         if world.concurrent_edit is not None:
             victim = world.ids[world.concurrent_edit]
-            writer = MemoryStore(db)
+            writer = MemoryStore(MemoryDB.open(db))
             if writer.get(victim).status == "active":
                 writer.update(None, victim, text="concurrent", actor="someone")
                 expect_failure |= victim in subjects  # its expected revision is now stale

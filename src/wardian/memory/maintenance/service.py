@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from wardian._db import StateDB
-from wardian.config import state_db_path
+from wardian.config import memory_db_path, state_db_path
 from wardian.errors import UsageError
+from wardian.memory.db import MemoryDB
 from wardian.memory.maintenance.apply import (
     ApplyResult,
     ConfirmRequest,
@@ -104,7 +105,7 @@ def preview_plan(
     Raises:
         PlanError: a record over 64 sources after the plan.
     """
-    store = MemoryStore(memory_db)
+    store = MemoryStore(MemoryDB.open(memory_db or memory_db_path()))
     preview = build_preview(plan, store, owner_id)
     receipt = find_receipt(store, owner_id, plan.idempotency_key)
     if receipt is not None:
@@ -150,7 +151,7 @@ def apply_loaded(
     state_db: Path | None = None,
 ) -> ApplyResult:
     """Apply a loaded, owner-bound `plan` (see `apply_file`; same errors)."""
-    store = MemoryStore(memory_db)
+    store = MemoryStore(MemoryDB.open(memory_db or memory_db_path()))
     cache = PreviewCache(StateDB.open(state_db or state_db_path()))
     return apply_plan(
         plan, store, cache, owner_id=owner_id, confirm=confirm,
@@ -200,7 +201,7 @@ def check_receipt(
                 "--idempotency-key must not be empty",
                 hint="pass the plan's idempotency_key, or the PLAN file instead",
             )
-    store = MemoryStore(memory_db)
+    store = MemoryStore(MemoryDB.open(memory_db or memory_db_path()))
     receipt = find_receipt(store, owner_id, key)
     return {
         "owner_id": owner_id,

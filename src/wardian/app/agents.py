@@ -154,12 +154,13 @@ def describe_agent(name_or_id: str) -> dict[str, Any]:
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry(open_state_db()).get(name_or_id)
+    state_db = open_state_db()
+    agent = AgentRegistry(state_db).get(name_or_id)
     store = MemoryStore(open_memory_db())
     return agent.to_json() | {
         "active_records": store.count(agent.id, include_removed=False),
         "records": store.count(agent.id),
-        "settings": SettingsStore(open_state_db()).agent_overrides(agent.id),
+        "settings": SettingsStore(state_db).agent_overrides(agent.id),
     }
 
 

@@ -26,8 +26,9 @@ def list_conversations(*, agent: str | None = None,
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
 
-    agent_id = AgentRegistry(open_state_db()).get(agent).id if agent else None
-    return ArchiveStore(open_state_db()).list(agent_id=agent_id, limit=limit)
+    state_db = open_state_db()
+    agent_id = AgentRegistry(state_db).get(agent).id if agent else None
+    return ArchiveStore(state_db).list(agent_id=agent_id, limit=limit)
 
 
 def agent_names() -> dict[str, str]:

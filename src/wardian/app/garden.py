@@ -150,9 +150,10 @@ def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.agents import AgentRegistry
 
-    store = InvokerStore(open_state_db())
-    registry = AgentRegistry(open_state_db())
-    runs = RunStore(open_state_db(), recover=False)
+    state_db = open_state_db()
+    store = InvokerStore(state_db)
+    registry = AgentRegistry(state_db)
+    runs = RunStore(state_db, recover=False)
     names = {a.id: a.name for a in registry.list()}
     docs = []
     for invoker in store.list(agent_id=agent_id):
@@ -205,8 +206,9 @@ def agents_overview() -> list[AgentSummary]:
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry(open_state_db())
-    settings = SettingsStore(open_state_db())
+    state_db = open_state_db()
+    registry = AgentRegistry(state_db)
+    settings = SettingsStore(state_db)
     store = MemoryStore(open_memory_db())
     agents = registry.list()
     invokers: dict[str, list[dict[str, Any]]] = {}

@@ -197,8 +197,9 @@ def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
 
 def list_schedules(*, now: datetime | None = None) -> list[dict[str, Any]]:
     """Every schedule invoker described by `describe_schedule`, oldest first. Read-only."""
-    store = InvokerStore(open_state_db())
-    slots = SlotStore(open_state_db())
+    state_db = open_state_db()
+    store = InvokerStore(state_db)
+    slots = SlotStore(state_db)
     return [describe_schedule(inv, now=now, slots=slots) for inv in store.list(kind=KIND)]
 
 

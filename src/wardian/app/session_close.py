@@ -72,10 +72,11 @@ def add_session_close(
     from wardian.runtime.agents import AgentRegistry
 
     _check_boundaries(boundaries)
-    resolved = AgentRegistry(open_state_db()).get(agent)
+    state_db = open_state_db()
+    resolved = AgentRegistry(state_db).get(agent)
     definition = validate_definition(blueprint, assignments, dict(inputs or {}),
                                      command="wardian automation session-close add")
-    store = InvokerStore(open_state_db())
+    store = InvokerStore(state_db)
     if name.strip():  # an empty name is the store's usage error
         check_name_free(store, KIND, name)
     return store.add(
@@ -139,13 +140,14 @@ def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
         NotFoundError: no such invoker or its agent is gone. Validation errors as in
             `validate_definition`; the invoker then stays disabled.
     """
-    store = InvokerStore(open_state_db())
+    state_db = open_state_db()
+    store = InvokerStore(state_db)
     invoker = store.get(invoker_ref, kind=KIND)
     if enabled:
         from wardian.errors import NotFoundError
         from wardian.runtime.agents import AgentRegistry
 
-        if AgentRegistry(open_state_db()).find(invoker.agent_id) is None:
+        if AgentRegistry(state_db).find(invoker.agent_id) is None:
             raise NotFoundError(
                 f"invoker {invoker.id[:8]}'s agent {invoker.agent_id[:8]} no longer exists",
                 hint="remove this invoker and add one for an existing agent",
@@ -187,8 +189,9 @@ def _docs(invokers: list[Invoker]) -> list[dict[str, Any]]:
     from wardian.engine.runs import RunStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry(open_state_db())
-    runs = RunStore(open_state_db(), recover=False)
+    state_db = open_state_db()
+    registry = AgentRegistry(state_db)
+    runs = RunStore(state_db, recover=False)
     docs = []
     for inv in invokers:
         agent = registry.find(inv.agent_id)
@@ -236,15 +239,16 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import FireLog
 
-    invoker = InvokerStore(open_state_db()).get(ref, kind=KIND)
+    state_db = open_state_db()
+    invoker = InvokerStore(state_db).get(ref, kind=KIND)
     docs = []
-    for run in RunStore(open_state_db(), recover=False).list(invoker_id=invoker.id, limit=limit):
+    for run in RunStore(state_db, recover=False).list(invoker_id=invoker.id, limit=limit):
         payload = (run.invocation or {}).get("payload", {})
         docs.append({"run_id": run.id, "status": run.status, "skip_reason": run.skip_reason,
                      "created_at": run.created_at, "finished_at": run.finished_at,
                      "boundary": payload.get("boundary"),
                      "boundary_id": payload.get("boundary_id"), "error": run.error})
-    fires = FireLog(open_state_db())
+    fires = FireLog(state_db)
     docs += [{"run_id": "", "status": "blocked", "skip_reason": fire.skip_reason,
               "created_at": fire.created_at, "finished_at": None, "boundary": None,
               "boundary_id": fire.event_id, "error": None}
@@ -284,7 +288,8 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
         raise UsageError(f"--curator: expected 'host' or 'builtin', found {choice!r}",
                          hint="use `--curator host` (the agent's own model) or "
                          "`--curator builtin` (the rules curator)")
-    resolved = AgentRegistry(open_state_db()).get(agent)
+    state_db = open_state_db()
+    resolved = AgentRegistry(state_db).get(agent)
     provider = resolved.provider
     if provider == "builtin":
         raise UsageError(
@@ -292,7 +297,7 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
             "no model of its own",
             hint="use `--curator builtin`, or `--assignments` with a provider and model",
         )
-    catalog = ModelCatalog(open_state_db())
+    catalog = ModelCatalog(state_db)
     entry = catalog.get(provider)
     if entry is None:
         raise CatalogNotRefreshed(provider)

@@ -85,7 +85,8 @@ def prepare_manual_run(
         raise UsageError(f"blueprint {loaded.id!r} does not accept manual runs "
                          f"(triggers: {', '.join(loaded.blueprint.triggers)})",
                          hint="add 'manual' to its triggers")
-    principal = AgentRegistry(open_state_db()).get(agent)
+    state_db = open_state_db()
+    principal = AgentRegistry(state_db).get(agent)
     snapshot = check_assignments(loaded, parse_assignments_json(assignments),
                                  check_catalog=check_catalog)
     values = resolve_inputs(loaded, inputs, from_text=True)
@@ -103,7 +104,7 @@ def prepare_manual_run(
         payload["archive_seq_range"] = list(archive_seq_range)
     if workspace:
         payload["workspace"] = workspace
-    store = store or RunStore(open_state_db())
+    store = store or RunStore(state_db)
     run, _created = store.create_run(
         blueprint_id=loaded.id, agent_id=principal.id, assignments=snapshot, inputs=values,
         invocation={"trigger": "manual", "payload": payload},

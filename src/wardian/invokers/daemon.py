@@ -354,9 +354,10 @@ class ScheduleDaemon:
         # thread runs: a broken plugin is then reported at start-up, not on the first fire.
         known_actions()
         self._warm_up()
-        self.invokers = InvokerStore(open_state_db())
-        self.slots = SlotStore(open_state_db())
-        self._runs = RunStore(open_state_db(), recover=False)
+        state_db = open_state_db()
+        self.invokers = InvokerStore(state_db)
+        self.slots = SlotStore(state_db)
+        self._runs = RunStore(state_db, recover=False)
         marked = self._runs.mark_interrupted_orphans() or []
         for run_id in marked:
             self.log(f"{self._stamp()} run {run_id[:8]} was left running by a dead process: "

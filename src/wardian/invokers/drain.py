@@ -195,10 +195,11 @@ class _Drain:
     def __init__(self) -> None:
         from wardian.engine.runs import RunStore
 
-        self.queue = SessionEventQueue(open_state_db())
-        self.invokers = InvokerStore(open_state_db())
-        self.archives = ArchiveStore(open_state_db())
-        self.fires = FireLog(open_state_db())
+        state_db = open_state_db()
+        self.queue = SessionEventQueue(state_db)
+        self.invokers = InvokerStore(state_db)
+        self.archives = ArchiveStore(state_db)
+        self.fires = FireLog(state_db)
         # PostgreSQL: orphans are leases that expired, marked by `_reclaim` in this pass.
         self.runs: RunStore = RunStore(self.fires.db, recover=self.fires.db.dialect != "postgres")
         self._created: dict[str, str] = {}
@@ -548,8 +549,9 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
         StoreError: the PostgreSQL server cannot be reached to listen. A failing pass is
             logged, never raised.
     """
-    queue = SessionEventQueue(open_state_db())
-    fires = FireLog(open_state_db())
+    state_db = open_state_db()
+    queue = SessionEventQueue(state_db)
+    fires = FireLog(state_db)
     listener: Any = None
     runs: Any = None
     try:
@@ -558,7 +560,7 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
             from wardian.engine.runs import RunStore
 
             listener = Listener(queue.conn.url, EVENTS_CHANNEL)  # type: ignore[attr-defined]
-            runs = RunStore(open_state_db(), recover=False)
+            runs = RunStore(state_db, recover=False)
         notified = False
         while not stop.is_set():
             again = False

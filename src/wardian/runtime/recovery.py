@@ -294,11 +294,12 @@ def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
     from wardian.runtime.session_events import record_session_close
     from wardian.transcripts import detect_format, load_transcript
 
-    settings = SettingsStore(open_state_db())
+    state_db = open_state_db()
+    settings = SettingsStore(state_db)
     if not settings.get("conversation_logging.enabled", agent_id=agent.id):
         report.skip("conversation logging disabled")
         return
-    archives = ArchiveStore(open_state_db())
+    archives = ArchiveStore(state_db)
     for workspace in workspaces:
         for host, path in candidate_transcripts(workspace):
             source = str(path.absolute())

@@ -41,12 +41,13 @@ def _blueprint(folder: Path) -> Path:
 
 def bench_steps(runs: int) -> dict[str, float]:
     from wardian.blueprints.validate import load_blueprint
+    from wardian.config import open_state_db
     from wardian.engine.executor import execute_run, resolve_inputs
     from wardian.engine.runs import RunStore
 
     path = _blueprint(Path(os.environ["WARDIAN_HOME"]))
     loaded = load_blueprint(path)
-    store = RunStore()
+    store = RunStore(open_state_db())
     per_step: list[float] = []
     for _ in range(runs):
         run, _created = store.create_run(
@@ -65,7 +66,7 @@ def bench_lookup(runs: int) -> dict[str, float]:
     import shutil
 
     from wardian.blueprints.library import find_blueprint, shipped_library_dir
-    from wardian.config import user_library_dir
+    from wardian.config import open_state_db, user_library_dir
     from wardian.engine.runs import RunStore
 
     library = user_library_dir()
@@ -81,7 +82,7 @@ def bench_lookup(runs: int) -> dict[str, float]:
         started = time.perf_counter()
         loaded = find_blueprint("copy7")
         find_ms.append((time.perf_counter() - started) * 1000)
-    store = RunStore()
+    store = RunStore(open_state_db())
     create_ms: list[float] = []
     for _ in range(runs):
         started = time.perf_counter()

@@ -45,14 +45,16 @@ def seed(home: Path) -> tuple[str, list[tuple[str, str]]]:
     os.environ["WARDIAN_HOME"] = str(home)
     from wardian._db import atomic
     from wardian._util import utc_now_iso
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.models import Scope, Source
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().add("bench-agent", "claude").id
-    AgentRegistry().add("quiet-agent", "codex")
-    store = MemoryStore()
+    agent = AgentRegistry(open_state_db()).add("bench-agent", "claude").id
+    AgentRegistry(open_state_db()).add("quiet-agent", "codex")
+    store = MemoryStore(open_memory_db())
     ids: list[tuple[str, str]] = []
     with atomic(store.conn):
         for i in range(RECORDS):
@@ -77,7 +79,6 @@ def seed(home: Path) -> tuple[str, list[tuple[str, str]]]:
                 agent, context=f"# Memory\n{'- remembered line ' * 200}\n", record_ids=[ids[0][0]],
                 omitted_count=i, pid=1000 + i, process_started_at=1.0, workspace="/work/repo1",
                 source="exec", now=utc_now_iso())
-    store.close()
     return agent, ids
 
 

@@ -62,18 +62,19 @@ def main() -> int:
         os.environ["WARDIAN_HOME"] = str(home)
         os.environ["CLAUDE_CONFIG_DIR"] = str(Path(tmp) / "claude")
         os.environ["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        from wardian.config import SettingsStore
+        from wardian.config import SettingsStore, open_state_db
+        from wardian.memory.db import open_memory_db
         from wardian.memory.models import Scope
         from wardian.memory.store import MemoryStore
         from wardian.runtime.agents import AgentRegistry
         from wardian.runtime.hook_install import install_hooks, installed_hooks
         from wardian.runtime.session_events import SessionEventQueue
 
-        agent = AgentRegistry().add("bench", "claude", workspace=str(work))
-        settings = SettingsStore()
+        agent = AgentRegistry(open_state_db()).add("bench", "claude", workspace=str(work))
+        settings = SettingsStore(open_state_db())
         settings.set("agent_memory.enabled", "true")
         settings.set("conversation_logging.enabled", "true")
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         for i in range(20):
             store.save(agent.id, f"Bench preference number {i}: keep module {i} small",
                        evidence=f"user said {i}", kind="stable", scope=Scope.agent(),
@@ -109,7 +110,7 @@ def main() -> int:
                             "additionalContext"] or "Memory loaded · 20 records" not in \
                             answer.get("systemMessage", ""):
                         failures.append("session-start: recall or loaded line missing")
-        ends = [e for e in SessionEventQueue().list(limit=1000)
+        ends = [e for e in SessionEventQueue(open_state_db()).list(limit=1000)
                 if e.session_id.startswith("bench-")]
         if len(ends) != RUNS + 1:
             failures.append(f"session-end: {len(ends)} events for {RUNS + 1} calls")

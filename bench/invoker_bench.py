@@ -99,13 +99,13 @@ def prepare() -> BenchEnv:
     home = Path(tempfile.mkdtemp(prefix="wardian-invoker-bench-"))
     os.environ["WARDIAN_HOME"] = str(home)
     from wardian.app.session_close import add_session_close, set_enabled
-    from wardian.config import user_library_dir
+    from wardian.config import open_state_db, user_library_dir
     from wardian.runtime.agents import AgentRegistry
 
     library = user_library_dir()
     library.mkdir(parents=True, exist_ok=True)
     (library / "noop-bench.yaml").write_text(NOOP_BLUEPRINT, encoding="utf-8")
-    agent = AgentRegistry().add("bench", "claude")
+    agent = AgentRegistry(open_state_db()).add("bench", "claude")
     invoker = add_session_close(blueprint="noop-bench", name="bench", agent="bench",
                                 boundaries=[], require_archive=False, assignments="{}")
     set_enabled(invoker.id, True)
@@ -117,23 +117,21 @@ def prepare() -> BenchEnv:
 def _latency_ms(event_id: str, invoker_id: str, timeout_s: float = 30.0) -> float:
     """Wait for the run of (event, invoker) to have started; event -> start in ms."""
     from wardian._util import parse_utc
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import idempotency_key
     from wardian.runtime.session_events import SessionEventQueue
 
     key = idempotency_key(invoker_id, event_id)
-    store = RunStore(recover=False)
-    try:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            row = store.conn.execute(
-                "SELECT started_at FROM runs WHERE idempotency_key = ?", (key,)).fetchone()
-            if row is not None and row["started_at"]:
-                created = SessionEventQueue().get(event_id).created_at
-                return (parse_utc(row["started_at"]) - parse_utc(created)).total_seconds() * 1e3
-            time.sleep(0.005)
-    finally:
-        store.close()
+    store = RunStore(open_state_db(), recover=False)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        row = store.conn.execute(
+            "SELECT started_at FROM runs WHERE idempotency_key = ?", (key,)).fetchone()
+        if row is not None and row["started_at"]:
+            created = SessionEventQueue(open_state_db()).get(event_id).created_at
+            return (parse_utc(row["started_at"]) - parse_utc(created)).total_seconds() * 1e3
+        time.sleep(0.005)
     raise TimeoutError(f"no run started for event {event_id[:8]} within {timeout_s} s")
 
 
@@ -157,6 +155,7 @@ def _children_cpu_s() -> float:
 
 def bench_detached(bench: BenchEnv, events: int) -> Result:
     """Cold path: hook process -> event -> detached worker -> run start, one at a time."""
+    from wardian.config import open_state_db
     from wardian.runtime.session_events import SessionEventQueue
 
     result = Result("detached", target_p99_ms=2000.0)
@@ -178,7 +177,8 @@ def bench_detached(bench: BenchEnv, events: int) -> Result:
         result.hook_cpu_ms.append((_children_cpu_s() - cpu_before) * 1e3)
         if proc.returncode != 0:
             raise RuntimeError(f"hook failed: {proc.stderr}")
-        (event,) = [e for e in SessionEventQueue().list(limit=5) if e.session_id == f"bench-{n}"]
+        (event,) = [e for e in SessionEventQueue(open_state_db()).list(limit=5)
+                    if e.session_id == f"bench-{n}"]
         result.event_to_start_ms.append(_latency_ms(event.id, bench.invoker_id))
     _wait_worker_gone()
     return result

@@ -28,7 +28,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from wardian._db import atomic
+from wardian._db import StateDB, atomic
+from wardian.memory.db import MemoryDB
 from wardian.memory.maintenance.apply import apply_plan
 from wardian.memory.maintenance.plan import load_plan_bytes
 from wardian.memory.maintenance.preview import build_preview, digest_prefix
@@ -92,8 +93,8 @@ def make_plan(pool: list[tuple[str, str]], run: int) -> bytes:
 
 def bench(size: int, folder: Path) -> dict[str, float]:
     memory_db, state_db = folder / f"memory-{size}.db", folder / f"state-{size}.db"
-    store = MemoryStore(memory_db)
-    cache = PreviewCache(state_db)
+    store = MemoryStore(MemoryDB.open(memory_db))
+    cache = PreviewCache(StateDB.open(state_db))
     started = time.perf_counter()
     pool = populate(store, size)
     setup_s = time.perf_counter() - started
@@ -106,14 +107,12 @@ def bench(size: int, folder: Path) -> dict[str, float]:
         times["preview"].append(time.perf_counter() - t0)
 
         t0 = time.perf_counter()
-        fresh = MemoryStore(memory_db)
+        fresh = MemoryStore(MemoryDB.open(memory_db))
         preview = build_preview(plan, fresh, OWNER)
-        fresh.close()
-        writer = PreviewCache(state_db)
+        writer = PreviewCache(StateDB.open(state_db))
         writer.put(owner_id=OWNER, digest=preview.digest, plan_id=plan.plan_id,
                    idempotency_key=plan.idempotency_key, conflict_count=len(preview.conflicts),
                    document=preview.to_json())
-        writer.close()
         times["preview+cache"].append(time.perf_counter() - t0)
         assert preview.conflict_free, preview.conflicts
 
@@ -122,8 +121,6 @@ def bench(size: int, folder: Path) -> dict[str, float]:
                             confirm_digest=digest_prefix(preview.digest))
         times["apply"].append(time.perf_counter() - t0)
         assert not result.replayed
-    store.close()
-    cache.close()
     out = {name: statistics.median(v) * 1000 for name, v in times.items()}
     out["apply_max"] = max(times["apply"]) * 1000
     out["preview_max"] = max(times["preview"]) * 1000

@@ -164,9 +164,10 @@ def _bench(base: Path) -> int:
 
     from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     me = current()  # the bench process stands in for the `agent launch` supervisor
     token = CapabilityStore(store.conn).mint(memory_bench.AGENT, pid=me.pid,
                                              started_at=me.started_at, workspace=None)
@@ -179,7 +180,6 @@ def _bench(base: Path) -> int:
         baseline.append((time.perf_counter() - t0) * 1000)
         assert found, query
         expected.append([r.id for r in found])
-    store.close()
 
     env = {"WARDIAN_HOME": str(home), "WARDIAN_AGENT_ID": memory_bench.AGENT,
            "WARDIAN_CAPABILITY": token}

@@ -99,9 +99,10 @@ def _build(home: Path, count: int, needles: list[tuple[str, str]], *, agent: str
     os.environ["WARDIAN_HOME"] = str(home)
     from wardian._db import atomic
     from wardian._util import utc_now_iso
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     embedder = store.index.embedder()
     now = utc_now_iso()
     rows, revisions, vectors = [], [], []
@@ -144,10 +145,10 @@ def _build(home: Path, count: int, needles: list[tuple[str, str]], *, agent: str
             "INSERT INTO record_vectors (record_id, revision_id, model, vector)"
             " VALUES (?, ?, ?, ?)", vectors)
     store.conn.execute("PRAGMA optimize")
-    store.close()
 
 
 def bench_in_process(base: Path) -> dict[int, dict[str, float]]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.recall import load_startup_context
     from wardian.memory.store import MemoryStore
@@ -159,7 +160,7 @@ def bench_in_process(base: Path) -> dict[int, dict[str, float]]:
         started = time.perf_counter()
         _build(home, size, needles)
         build_s = time.perf_counter() - started
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         semantic = store.index.semantic_enabled()
         for _, query in needles[:10]:  # warm the page cache and the vector matrix
             store.index.recall(AGENT, query, limit=10, workspace=WORKSPACE)
@@ -195,7 +196,6 @@ def bench_in_process(base: Path) -> dict[int, dict[str, float]]:
                        actor="bench")
             save_ms.append((time.perf_counter() - t0) * 1000)
             save_cpu.append((time.thread_time() - c0) * 1000)
-        store.close()
         results[size] = {
             "build_s": build_s, "hit@5": hits / len(needles),
             "save_p50": _pct(save_ms, 0.5), "save_p95": _pct(save_ms, 0.95),

@@ -191,7 +191,7 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int,
     home.mkdir(mode=0o700)
     env = _use_home(home, url)
     from wardian._db import StateDB, close_databases
-    from wardian.config import state_db_path, user_library_dir
+    from wardian.config import open_state_db, state_db_path, user_library_dir
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.session_events import record_session_close
@@ -199,8 +199,8 @@ def bench_fire(base: Path, url: str | None, events: int, invokers: int,
     library = user_library_dir()
     library.mkdir(parents=True, exist_ok=True)
     (library / "noop-pg-bench.yaml").write_text(NOOP, encoding="utf-8")
-    agent = AgentRegistry().add("bench", "claude").id
-    store = InvokerStore()
+    agent = AgentRegistry(open_state_db()).add("bench", "claude").id
+    store = InvokerStore(open_state_db())
     ids = []
     for i in range(invokers):
         # The last one requires the session's archive, which these events lack: a skip.
@@ -352,7 +352,7 @@ def bench_recall(base: Path, url: str, records: int) -> dict[str, Any]:
     for label, location in (("sqlite", home / "memory.db"), ("postgres", url)):
         db: Database = MemoryDB.open_at(location, stands_for=home / "memory.db")
         assert isinstance(db, MemoryDB)
-        store = MemoryStore(db=db)
+        store = MemoryStore(db)
         t = time.perf_counter()
         problems = store.verify()
         verify_s = time.perf_counter() - t
@@ -435,9 +435,10 @@ WRITER = """\
 import json, sys, time
 import psutil
 from wardian.memory.models import Scope
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 agent, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-store = MemoryStore()
+store = MemoryStore(open_memory_db())
 store.count(agent)  # connected and migrated before the start
 server = psutil.Process(int(store.conn.execute("SELECT pg_backend_pid()").fetchone()[0]))
 print("ready", flush=True)
@@ -485,10 +486,11 @@ def _run_writers(env: dict[str, str], agents: list[str], saves: int) -> dict[str
 
 def _check_writers(reports: list[dict[str, Any]], saves: int) -> list[str]:
     """What is wrong in the database after `reports`' writers (see `bench_writers`)."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     problems: list[str] = []
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     for report in reports:
         if len(report["ids"]) != saves or len(set(report["ids"])) != saves:
             problems.append(f"writer {report['tag']} returned {len(set(report['ids']))}"
@@ -510,7 +512,6 @@ def _check_writers(reports: list[dict[str, Any]], saves: int) -> list[str]:
             problems.append(f"agent {agent[:8]} has {store.count(agent)} records,"
                             f" {expected} were saved")
     problems += [f"verify: {line}" for line in store.verify()]
-    store.close()
     return problems
 
 

@@ -116,18 +116,18 @@ def main() -> int:
         os.environ["WARDIAN_HOME"] = str(home)
         os.environ["CLAUDE_CONFIG_DIR"] = str(Path(tmp) / "claude")
         from wardian._process import current
-        from wardian.config import SettingsStore
+        from wardian.config import SettingsStore, open_state_db
         from wardian.memory.capabilities import CapabilityStore
+        from wardian.memory.db import open_memory_db
         from wardian.memory.models import Scope
         from wardian.memory.store import MemoryStore
         from wardian.runtime.agents import AgentRegistry
         from wardian.runtime.hook_install import install_hooks, installed_hooks
 
-        agent = AgentRegistry().add("bench", "claude", workspace=str(work))
-        settings = SettingsStore()
+        agent = AgentRegistry(open_state_db()).add("bench", "claude", workspace=str(work))
+        settings = SettingsStore(open_state_db())
         settings.set("agent_memory.enabled", "true")
-        settings.close()
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         for i in range(RECORDS):
             store.save(agent.id, f"Bench preference number {i}: keep module m{i} small",
                        evidence=f"user said {i}", kind="stable",
@@ -233,7 +233,6 @@ def main() -> int:
                     if problem:
                         where = f" [{trees[index]}]" if len(trees) > 1 else ""
                         failures.append(f"{name}{where}: {problem}")
-        store.close()
         from wardian.runtime.session_events import drain_lock
 
         lock = drain_lock()  # let the last detached worker finish before the dir goes

@@ -164,9 +164,10 @@ def main(argv: list[str]) -> int:
             os.environ["WARDIAN_DATABASE_URL"] = url
         else:
             os.environ.pop("WARDIAN_DATABASE_URL", None)
+        from wardian.memory.db import MemoryDB
         from wardian.memory.store import MemoryStore
 
-        store = MemoryStore(Path(tmp) / "memory.db")
+        store = MemoryStore(MemoryDB.open(Path(tmp) / "memory.db"))
         if url and store.count(AGENT):
             print("--database-url: the database already holds this suite's agent; give an"
                   " empty one (createdb)", file=sys.stderr)
@@ -187,10 +188,9 @@ def main(argv: list[str]) -> int:
                 survey_embedders.install(decide_with)
             except survey_embedders.Unavailable as exc:
                 print(f"--decide-with: {exc}", file=sys.stderr)
-                store.close()
                 return 2
             (Path(tmp) / "second").mkdir()
-            second = MemoryStore(Path(tmp) / "second" / "memory.db")
+            second = MemoryStore(MemoryDB.open(Path(tmp) / "second" / "memory.db"))
             _build(second, suite)
         key_of = {v: k for k, v in ids.items()}
         scope_of = {key: scope for key, scope, _ in suite.RECORDS}
@@ -263,9 +263,6 @@ def main(argv: list[str]) -> int:
                 precise += len(set(expected) & set(keys[:5])) / len(keys[:5])
             if share < 1:
                 misses.append(f"miss {kind} [{ws}] {query!r}: want {expected}, got {keys[:5]}")
-        store.close()
-        if second is not None:
-            second.close()
         if url:
             from wardian._db import close_databases
 

@@ -206,9 +206,10 @@ def bench_size(base: Path, size: int, planted: list[tuple[str, str]],
                embed_filler=True)
         built.write_text(agent, encoding="utf-8")
     build_s = time.perf_counter() - started
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     for _, query in planted[:10]:  # warm the page cache and any vector matrix
         store.index.recall(agent, query, limit=10, workspace=str(workspace))
     cpu_ms, hits, empty = [], 0, 0
@@ -219,7 +220,6 @@ def bench_size(base: Path, size: int, planted: list[tuple[str, str]],
         hits += any(r.text == text for r in found[:5])
         empty += not found
     semantic = store.index.semantic_enabled()
-    store.close()
     result = {"hit@5": hits / len(planted), "cpu_p50": _pct(cpu_ms, 0.5),
               "cpu_p95": _pct(cpu_ms, 0.95), "empty": float(empty), "build_s": build_s,
               "semantic": float(semantic)}

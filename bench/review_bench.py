@@ -108,6 +108,8 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
     """The agent, its record ids (in `_texts` order) and the planted indexes."""
     os.environ["WARDIAN_HOME"] = str(home)
     from wardian._db import atomic
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
@@ -115,8 +117,8 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
 
     rng = random.Random(7)
     texts, planted = _texts(rng)
-    agent = AgentRegistry().add("bench-agent", "claude", workspace="/work/repo").id
-    store = MemoryStore()
+    agent = AgentRegistry(open_state_db()).add("bench-agent", "claude", workspace="/work/repo").id
+    store = MemoryStore(open_memory_db())
     ids: list[str] = []
     missing = set(planted["missing_evidence"])
     with atomic(store.conn):
@@ -131,7 +133,6 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
         for i in planted["flagged"]:
             store.conn.execute("UPDATE records SET flagged = 'secret_detected: bench' "
                                "WHERE id = ?", (ids[i],))
-    store.close()
     lines = []
     for i, (text, _kind) in enumerate(texts):
         lines.append(json.dumps({
@@ -141,45 +142,39 @@ def seed(home: Path) -> tuple[str, list[str], dict[str, list[int]]]:
             "timestamp": "2026-11-29T10:00:00.000Z"}))
     transcript = home / "bench-session.jsonl"
     transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     archives.import_transcript(agent, transcript, event_id="bench")
-    archives.close()
     return agent, ids, planted
 
 
 def _memory_state() -> list[Any]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return [tuple(r) for r in store.conn.execute(
-            "SELECT id, status, current_revision_id, updated_at FROM records ORDER BY id")]
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return [tuple(r) for r in store.conn.execute(
+        "SELECT id, status, current_revision_id, updated_at FROM records ORDER BY id")]
 
 
 def _run(agent: str) -> tuple[float, float, dict[str, Any]]:
+    from wardian.config import open_state_db
     from wardian.engine.executor import execute_run
     from wardian.engine.runs import RunStore
 
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     run, _ = runs.create_run(
         blueprint_id="memory-review", agent_id=agent,
         assignments={"reviewer": {"target_type": "temporary_provider",
                                   "provider": "builtin", "model": "curator-rules"}},
         inputs={}, invocation={"trigger": "manual", "payload": {}}, idempotency_key=None,
         workspace="/work/repo")
-    runs.close()
     cpu, wall = time.process_time(), time.perf_counter()
     final = execute_run(run.id)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if final.status != "succeeded":
         raise SystemExit(f"the review run {final.status}: {final.error}")
-    runs = RunStore()
-    try:
-        ((_step, draft),) = runs.action_outputs(run.id, "memory.draft_review")
-    finally:
-        runs.close()
+    runs = RunStore(open_state_db())
+    ((_step, draft),) = runs.action_outputs(run.id, "memory.draft_review")
     return cpu, wall, draft
 
 

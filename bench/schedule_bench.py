@@ -69,6 +69,7 @@ def bench_schedule(bench: BenchEnv, slots: int, every: str = "500ms") -> Result:
     """Schedule fire time -> run start under ``wardian serve`` (target p99 1 s)."""
     from wardian._util import parse_utc
     from wardian.app.schedules import add_schedule, set_schedule_enabled
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.schedule import parse_duration
     from wardian.invokers.slots import SlotStore
@@ -77,8 +78,8 @@ def bench_schedule(bench: BenchEnv, slots: int, every: str = "500ms") -> Result:
     invoker = add_schedule(blueprint_id="noop-bench", name="bench-schedule", agent="bench",
                            assignments="{}", every_s=parse_duration(every))
     proc = _start_serve(bench)
-    store = SlotStore()
-    runs = RunStore(recover=False)
+    store = SlotStore(open_state_db())
+    runs = RunStore(open_state_db(), recover=False)
     try:
         set_schedule_enabled(invoker.id, True)
         deadline = time.monotonic() + 60 + slots * parse_duration(every) * 3

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import invoke
-from wardian.config import SETTINGS, SettingsStore, data_dir, memory_db_path, state_db_path
+from wardian.config import (
+    SETTINGS,
+    SettingsStore,
+    data_dir,
+    memory_db_path,
+    open_state_db,
+    state_db_path,
+)
 from wardian.errors import UsageError
 
 
@@ -27,7 +34,7 @@ def test_without_wardian_home_the_platform_dir_is_used(
 
 
 def test_memory_and_logging_are_off_by_default() -> None:
-    store = SettingsStore()
+    store = SettingsStore(open_state_db())
     assert store.get("agent_memory.enabled") is False
     assert store.get("conversation_logging.enabled") is False
     assert store.get("memory.startup_budget_chars") == 12_000
@@ -75,4 +82,4 @@ def test_per_agent_override_only_for_per_agent_keys(cli) -> None:  # type: ignor
 
 def test_store_rejects_unknown_key_directly() -> None:
     with pytest.raises(UsageError):
-        SettingsStore().set("x", "1")
+        SettingsStore(open_state_db()).set("x", "1")

@@ -260,6 +260,7 @@ def test_the_memory_review_variant_validates_and_drafts_a_review(tmp_path: Path)
     `blueprint validate --assignments` accepts it without warnings, and a run with the
     builtin reviewer drafts a review retiring exactly the checkpoint older than `days`,
     which `garden memory review show` previews."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
@@ -286,7 +287,7 @@ def test_the_memory_review_variant_validates_and_drafts_a_review(tmp_path: Path)
     agent_id = json.loads(wardian("agent", "show", "dev", "--json").stdout)["id"]
     os.environ["WARDIAN_HOME"], saved = str(home), os.environ.get("WARDIAN_HOME")
     try:
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         scope = Scope("workspace", str(tmp_path))
         ids = {key: store.save(agent_id, text, evidence=text, kind=kind, scope=scope,  # type: ignore[arg-type]
                                actor="test").id
@@ -299,7 +300,6 @@ def test_the_memory_review_variant_validates_and_drafts_a_review(tmp_path: Path)
             store.conn.execute("UPDATE records SET updated_at = ? WHERE id = ?",
                                (when, ids[key]))
         store.conn.commit()
-        store.close()
     finally:
         if saved is None:
             del os.environ["WARDIAN_HOME"]

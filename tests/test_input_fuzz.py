@@ -19,6 +19,8 @@ from typer.testing import CliRunner
 
 from tests.conftest import invoke
 from tests.memory.maintenance.conftest import logical_state
+from wardian.config import open_state_db
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
@@ -115,13 +117,10 @@ def well_behaved(result: Any, *, error_line: bool = True) -> None:
 def test_fuzzed_plans_never_crash_and_never_write(
     cli: CliRunner, wardian_home: Path, tmp_path: Path
 ) -> None:
-    agent = AgentRegistry().add("ada", "claude")
-    store = MemoryStore()
-    try:
-        record = store.save(agent.id, "old text", evidence="e", scope=Scope.agent(),
-                            actor="test")
-    finally:
-        store.close()
+    agent = AgentRegistry(open_state_db()).add("ada", "claude")
+    store = MemoryStore(open_memory_db())
+    record = store.save(agent.id, "old text", evidence="e", scope=Scope.agent(),
+                        actor="test")
     base = base_plan(agent.id, record)
     db = wardian_home / "memory.db"
     before = logical_state(db)

@@ -97,21 +97,19 @@ def test_the_sql_tolerance_is_the_same_one() -> None:
     # constant `ProcessIdentity.matches` uses: a start time inside it matches both ways,
     # one outside matches neither.
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     me = current()
-    store = MemoryStore()
-    try:
-        caps = CapabilityStore(store.conn)
-        caps.mint("agent-1", pid=me.pid, started_at=me.started_at, workspace="/w")
-        for offset, same in ((START_TIME_TOLERANCE_S / 2, True),
-                             (START_TIME_TOLERANCE_S * 1.5, False)):
-            other = ProcessIdentity(me.pid, me.started_at + offset)
-            assert other.matches(me) is same
-            found = caps.unrevoked_for_processes([(other.pid, other.started_at)])
-            assert bool(found) is same, offset
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    caps = CapabilityStore(store.conn)
+    caps.mint("agent-1", pid=me.pid, started_at=me.started_at, workspace="/w")
+    for offset, same in ((START_TIME_TOLERANCE_S / 2, True),
+                         (START_TIME_TOLERANCE_S * 1.5, False)):
+        other = ProcessIdentity(me.pid, me.started_at + offset)
+        assert other.matches(me) is same
+        found = caps.unrevoked_for_processes([(other.pid, other.started_at)])
+        assert bool(found) is same, offset
 
 
 def test_ancestors_include_the_parent() -> None:
@@ -135,9 +133,10 @@ def test_hook_ancestry_check_needs_neither_psutil_nor_a_migration(wardian_home: 
     # The check runs in every provider hook (and operator command): importing psutil and
     # opening memory.db through MemoryStore (which migrates) cost it ~24 ms of ~60.
     from wardian.config import memory_db_path
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    MemoryStore().close()
+    MemoryStore(open_memory_db())
     db = memory_db_path()
     os.chmod(db, 0o444)  # read-only opening must be enough
     try:

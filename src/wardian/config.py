@@ -221,6 +221,12 @@ def state_db_path() -> Path:
     return data_dir() / "state.db"
 
 
+def open_state_db() -> StateDB:
+    """This installation's ``state.db`` (`state_db_path`), open and migrated: what an
+    entry point passes to the state stores it uses (`StateDB.open`; same errors)."""
+    return StateDB.open(state_db_path())
+
+
 def user_library_dir() -> Path:
     """The user's editable blueprint library."""
     return data_dir() / "library"
@@ -363,16 +369,13 @@ class SettingsStore:
     """Typed settings in ``state.db``; values are validated by their `Setting` on write.
 
     Args:
-        path: the state database; defaults to `state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.db = db if db is not None else StateDB.open(path or state_db_path())
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require("settings", _SETTINGS_MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     @staticmethod
     def definition(key: str) -> Setting:

@@ -21,9 +21,11 @@ import jsonschema.validators
 import pytest
 
 from wardian.blueprints.output_schemas import get_output_schema, register_output_schema
+from wardian.config import open_state_db
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 from wardian.memory.batch import CURATOR_BATCH_REF, CommitBatch, CuratorBatch
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.archives import ArchiveStore
@@ -99,11 +101,10 @@ def _session(tmp_path: Path) -> Path:
 
 
 def _run(tmp_path: Path, mode: str) -> dict[str, Any]:
-    agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
-    archives = ArchiveStore()
+    agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
+    archives = ArchiveStore(open_state_db())
     conversation = archives.import_transcript(agent.id, _session(tmp_path), event_id="e1")
-    archives.close()
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     run, _ = runs.create_run(
         blueprint_id="memory-consolidation", agent_id=agent.id,
         assignments={"curator": {"target_type": "temporary_provider", "provider": "builtin",
@@ -114,7 +115,6 @@ def _run(tmp_path: Path, mode: str) -> dict[str, Any]:
     final = execute_run(run.id)
     assert final.status == "succeeded", final.error
     outputs = {a.step_id: a.output for a in runs.attempts(run.id)}
-    runs.close()
     return outputs
 
 
@@ -124,9 +124,8 @@ def test_a_committed_batch_is_validated_once_accepted_and_once_at_commit(
     curated = outputs["curate"]["operations"]
     assert curated, "the builtin curator proposed nothing: the count would prove nothing"
     assert len(outputs["commit"]["applied"]) == len(curated)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert len(store.list(outputs["archive"]["agent_id"])) == len(curated)
-    store.close()
     assert counts.accepted == 1
     # the accepting check is memory's model; the commit's is CommitBatch; nothing else
     assert counts.calls == {"CuratorBatch": 1, "CommitBatch": 1}

@@ -21,6 +21,7 @@ from wardian.app.consolidation import (
 from wardian.engine.actions import known_actions
 from wardian.errors import ValidationError
 from wardian.memory.consolidation import get_cursor
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -63,13 +64,12 @@ def test_archive_load_from_a_transcript_file(transcript: Path) -> None:
 
 
 def test_snapshot_lists_active_records_of_the_workspace() -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     kept = store.save(AGENT, "Use pnpm", evidence="e", scope=Scope("workspace", "/repo"),
                       actor="t")
     store.save(AGENT, "Elsewhere", evidence="e", scope=Scope("workspace", "/other"), actor="t")
     gone = store.save(AGENT, "Gone", evidence="e", scope=Scope.agent(), actor="t")
     store.remove(AGENT, gone.id, actor="t")
-    store.close()
     snap = memory_snapshot(agent_id=AGENT, workspace="/repo")
     (record,) = snap["records"]
     assert {k: record[k] for k in ("id", "revision_id", "kind", "scope", "text")} == {
@@ -102,12 +102,11 @@ def test_commit_checks_evidence_and_replays(transcript: Path) -> None:
     again = commit_curator_batch(run_id="r2", agent_id=AGENT, workspace="/repo",
                                  operations=ops, archive=archive, idempotency_key="run:r1")
     assert again["replayed"] is True
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     records = store.list(AGENT)
     assert len(records) == 1
     assert records[0].sources[0].locator == "run:r1"
     assert get_cursor(store, AGENT) is None  # a transcript file never moves the cursor
-    store.close()
 
 
 def test_parse_curator_batch_rejects_bad_answers() -> None:
@@ -119,11 +118,10 @@ def test_parse_curator_batch_rejects_bad_answers() -> None:
 
 
 def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     current = store.save(AGENT, "Migrating to pnpm", evidence="e", kind="current",
                          scope=Scope("workspace", "/repo"), actor="t")
     stale = store.save(AGENT, "Old", evidence="e", scope=Scope.agent(), actor="t")
-    store.close()
     text = transcript.read_text()
     archive = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
                            transcript_path=str(transcript))
@@ -163,9 +161,10 @@ def test_draft_plan_with_nothing_to_review_writes_no_file(wardian_home: Path) ->
 
 
 def test_archive_load_reads_after_the_cursor_and_commit_advances_it(transcript: Path) -> None:
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     first = archives.import_transcript(AGENT, transcript, event_id="e1")
     out = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert out["source"] == "archive" and out["after_seq"] is None
@@ -175,7 +174,6 @@ def test_archive_load_reads_after_the_cursor_and_commit_advances_it(transcript: 
     second_session = transcript.with_name("second-session.jsonl")
     second_session.write_bytes(transcript.read_bytes())
     archives.import_transcript(AGENT, second_session, event_id="e2")
-    archives.close()
     later = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert later["after_seq"] == 3 and (later["first_seq"], later["last_seq"]) == (4, 6)
     bounded = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo", upto_seq=4)
@@ -193,10 +191,11 @@ def test_the_engine_registry_finds_the_consolidation_actions() -> None:
 
 def _builtin_run(agent_id: str, payload: dict[str, object], key: str | None,
                  inputs: dict[str, object] | None = None) -> str:
+    from wardian.config import open_state_db
     from wardian.engine.executor import execute_run
     from wardian.engine.runs import RunStore
 
-    runs = RunStore()
+    runs = RunStore(open_state_db())
     run, _ = runs.create_run(
         blueprint_id="memory-consolidation", agent_id=agent_id,
         assignments={"curator": {"target_type": "temporary_provider", "provider": "builtin",
@@ -210,37 +209,38 @@ def _builtin_run(agent_id: str, payload: dict[str, object], key: str | None,
 
 
 def _outputs(run_id: str) -> dict[str, tuple[str, Any]]:
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    return {a.step_id: (a.status, a.output) for a in RunStore().attempts(run_id)}
+    return {a.step_id: (a.status, a.output) for a in RunStore(open_state_db()).attempts(run_id)}
 
 
 def test_an_empty_slice_skips_the_curator_and_commits_an_empty_batch() -> None:
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().add("quiet", provider="claude", workspace="/repo")
+    agent = AgentRegistry(open_state_db()).add("quiet", provider="claude", workspace="/repo")
     run_id = _builtin_run(agent.id, {"agent_name": "quiet"}, "session-close:i:e")
     steps = _outputs(run_id)
     assert steps["curate"][0] == "skipped"
     status, commit = steps["commit"]
     assert status == "succeeded" and isinstance(commit, dict)
     assert commit["applied"] == [] and commit["idempotency_key"] == "session-close:i:e"
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.conn.execute("SELECT COUNT(*) FROM consolidation_receipts").fetchone()[0] == 1
-    store.close()
 
 
 def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> None:
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
 
-    agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
-    archives = ArchiveStore()
+    agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
+    archives = ArchiveStore(open_state_db())
     one = archives.import_transcript(agent.id, transcript, event_id="e1")
     second_session = transcript.with_name("second-session.jsonl")
     second_session.write_bytes(transcript.read_bytes())
     two = archives.import_transcript(agent.id, second_session, event_id="e2")
-    archives.close()
     first = _builtin_run(agent.id, {"archive_seq_range": [one.first_seq, one.last_seq]},
                          "session-close:i:e1")
     archive = _outputs(first)["archive"][1]
@@ -251,9 +251,8 @@ def test_a_session_close_run_reads_only_its_own_session(transcript: Path) -> Non
     archive = _outputs(second)["archive"][1]
     assert isinstance(archive, dict)
     assert (archive["after_seq"], archive["first_seq"], archive["last_seq"]) == (3, 4, 6)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert get_cursor(store, agent.id) == 6
-    store.close()
 
 
 def test_public_surface() -> None:
@@ -270,10 +269,9 @@ def test_public_surface() -> None:
 
 
 def test_review_plan_drops_what_a_commit_would_drop_as_duplicate(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     kept = store.save(AGENT, "Use pnpm in this repo.", evidence="e",
                       scope=Scope("workspace", "/repo"), actor="t")
-    store.close()
     ops = parse_curator_batch({"operations": [
         {"op": "save", "text": "use pnpm  in this repo.", "evidence": "use pnpm"},
         {"op": "save", "text": "Run make lint before commits.", "evidence": "make lint"},

@@ -14,12 +14,14 @@ from tests.conftest import invoke
 from typer.testing import CliRunner
 
 from wardian._db import NamedMigration, StateDB, close_databases
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope, Source
 from wardian.memory.store import MemoryStore
 
 
 def _installation(home: Path) -> dict[str, Any]:
     """A small but complete SQLite installation; what it holds, to compare afterwards."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.store import InvokerStore
     from wardian.memory.batch import CommitBatch
@@ -27,8 +29,8 @@ def _installation(home: Path) -> dict[str, Any]:
     from wardian.memory.consolidation import commit_batch
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().add("alice", provider="codex")
-    store = MemoryStore()
+    agent = AgentRegistry(open_state_db()).add("alice", provider="codex")
+    store = MemoryStore(open_memory_db())
     kept = store.save(agent.id, "Use uv, not pip", evidence="user: use uv", kind="stable",
                       scope=Scope("workspace", str(home)), actor="test",
                       sources=[Source("file", "notes.md", True), Source("url", "https://x")])
@@ -42,9 +44,10 @@ def _installation(home: Path) -> dict[str, Any]:
     }), principal_agent_id=agent.id, actor="run:1", archive_text="user: run linters\n")
     CapabilityStore(store.conn).mint(agent.id, pid=4242, started_at=1733051234.123456,
                                      workspace=None)
-    invoker = InvokerStore().add("session-close", name="consolidate", blueprint_id="bp",
-                                 agent_id=agent.id, assignments={})
-    runs = RunStore(recover=False)
+    invoker = InvokerStore(open_state_db()).add(
+        "session-close", name="consolidate", blueprint_id="bp", agent_id=agent.id,
+        assignments={})
+    runs = RunStore(open_state_db(), recover=False)
     run, _ = runs.create_run(blueprint_id="bp", agent_id=agent.id, assignments={}, inputs={},
                           invocation={"trigger": "manual"}, idempotency_key="k-1",
                           invoker_id=invoker.id)
@@ -87,19 +90,20 @@ def test_a_sqlite_installation_moves_whole_and_verified(
     # The same installation, now read from PostgreSQL.
     close_databases(pg_url)
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.store import InvokerStore
     from wardian.memory.capabilities import CapabilityStore
     from wardian.runtime.agents import AgentRegistry
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.db.dialect == "postgres" and store.verify() == []
     assert {r.id: r for r in store.list(before["agent"])} == before["records"]
     for record_id, history in before["history"].items():
         assert store.history(record_id, agent_id=before["agent"]) == history
-    assert AgentRegistry().get("alice").id == before["agent"]
-    assert InvokerStore().get(before["invoker"]).id == before["invoker"]
-    assert RunStore(recover=False).get(before["run"]).idempotency_key == "k-1"
+    assert AgentRegistry(open_state_db()).get("alice").id == before["agent"]
+    assert InvokerStore(open_state_db()).get(before["invoker"]).id == before["invoker"]
+    assert RunStore(open_state_db(), recover=False).get(before["run"]).idempotency_key == "k-1"
     assert [r.id for r in store.index.recall(before["agent"], "linters")]
     row = store.conn.execute("SELECT process_started_at FROM capabilities").fetchone()
     assert row[0] == 1733051234.123456  # every bit of the start time survives

@@ -122,13 +122,13 @@ def test_invoker_missing_a_new_required_input_points_at_set(cli: CliRunner) -> N
 
 def test_run_left_running_by_a_dead_process_is_reported_not_marked(
         cli: CliRunner, wardian_home: Path) -> None:
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
     write_tick()
-    store = RunStore()
+    store = RunStore(open_state_db())
     run, _ = store.create_run(blueprint_id="tick", agent_id="a", assignments={}, inputs={},
                               invocation={"trigger": "manual"})
-    store.close()
     with sqlite3.connect(wardian_home / "state.db") as conn:  # as a killed executor leaves it
         conn.execute("UPDATE runs SET status = 'running', owner_pid = 999999999,"
                      " owner_started = 1.0 WHERE id = ?", (run.id,))

@@ -39,9 +39,10 @@ def _row_counts() -> dict[str, int]:
 def test_doctor_checks_the_configured_database(cli: CliRunner, wardian_home: Path,
                                                 backend: str) -> None:
     from wardian._db import StateDB
-    from wardian.config import state_db_path
+    from wardian.config import open_state_db, state_db_path
     from wardian.engine.runs import RunStore
     from wardian.invokers.store import InvokerStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
@@ -49,14 +50,15 @@ def test_doctor_checks_the_configured_database(cli: CliRunner, wardian_home: Pat
     write_tick()
     assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true"
                   ).exit_code == 0
-    agent = AgentRegistry().add("ada", provider="claude")
-    store = MemoryStore()
+    agent = AgentRegistry(open_state_db()).add("ada", provider="claude")
+    store = MemoryStore(open_memory_db())
     for text in ("Prefer small commits", "Run the formatter before pushing"):
         store.save(agent.id, text, evidence="user said so", scope=Scope.agent(), actor="t")
-    InvokerStore().add("session-close", name="close", blueprint_id="tick", agent_id=agent.id,
-                       assignments={})
-    run, _ = RunStore().create_run(blueprint_id="tick", agent_id=agent.id, assignments={},
-                                   inputs={}, invocation={"trigger": "manual"})
+    InvokerStore(open_state_db()).add("session-close", name="close", blueprint_id="tick",
+                                      agent_id=agent.id, assignments={})
+    run, _ = RunStore(open_state_db()).create_run(
+        blueprint_id="tick", agent_id=agent.id, assignments={}, inputs={},
+        invocation={"trigger": "manual"})
     db = StateDB.open(state_db_path())
     with db.atomic():  # as a killed executor leaves it
         db.conn.execute("UPDATE runs SET status = 'running', owner_pid = 999999999,"

@@ -119,19 +119,17 @@ def _write_bad(home: Path, agent_id: str, bad: Bad) -> None:
     """A launch row and its capability, written through Wardian's db layer."""
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import MemoryDB
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(home / "memory.db")
-    try:
-        caps = CapabilityStore(store.conn)
-        with atomic(store.conn):
-            caps.record_launch_in_transaction(
-                "b" * 32, agent_id, pid=bad.pid, started_at=bad.started_at, workspace=None,
-                memory_enabled=True, now=bad.created_at, ns=bad.ns)
-            caps.mint_in_transaction(agent_id, pid=bad.pid, started_at=bad.started_at,
-                                     workspace=None, now=bad.created_at, ns=bad.ns)
-    finally:
-        store.close()
+    store = MemoryStore(MemoryDB.open(home / "memory.db"))
+    caps = CapabilityStore(store.conn)
+    with atomic(store.conn):
+        caps.record_launch_in_transaction(
+            "b" * 32, agent_id, pid=bad.pid, started_at=bad.started_at, workspace=None,
+            memory_enabled=True, now=bad.created_at, ns=bad.ns)
+        caps.mint_in_transaction(agent_id, pid=bad.pid, started_at=bad.started_at,
+                                 workspace=None, now=bad.created_at, ns=bad.ns)
 
 
 def _rows(home: Path, sql: str) -> list[tuple[object, ...]]:

@@ -90,10 +90,11 @@ def test_used_database_verifies_and_reports_what_is_wrong(
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     agent = invoke(cli, "agent", "add", "coder", "--provider", "builtin", "--json")
     assert agent.exit_code == 0, agent.output
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     agent_id = json.loads(agent.stdout)["id"]
     record_id = store.save(agent_id, "Deploys go through the blue pipeline",
                            evidence="the operator said so", scope=Scope("agent"),

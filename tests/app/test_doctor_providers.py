@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.agents import AgentRegistry
 
 CLAUDE_SONNET = '{"curator":{"target_type":"temporary_provider","provider":"claude",' \
@@ -99,7 +100,7 @@ def test_a_cli_on_path_is_listed_with_its_version(
 def test_an_agent_model_missing_from_the_catalog_names_the_set_command(
         cli: CliRunner, empty_path: Path) -> None:
     # written past `agent add`'s own check, as a catalog that changed since would leave it
-    AgentRegistry().add("ada", "builtin", model="curator-rulez")
+    AgentRegistry(open_state_db()).add("ada", "builtin", model="curator-rulez")
     code, findings = _doctor(cli, "model-catalogs")
     assert code == 1
     bad = _about(findings, "agent ada")
@@ -113,7 +114,8 @@ def test_an_agent_model_missing_from_the_catalog_names_the_set_command(
 
 def test_an_unsupported_effort_and_a_never_fetched_catalog_are_problems(
         cli: CliRunner, empty_path: Path) -> None:
-    AgentRegistry().add("ada", "builtin", effort="high")  # past `agent add`'s own check
+    # past `agent add`'s own check
+    AgentRegistry(open_state_db()).add("ada", "builtin", effort="high")
     _ok(cli, "agent", "add", "bob", "--provider", "claude", "--model", "opus")
     code, findings = _doctor(cli, "model-catalogs")
     assert code == 1
@@ -138,9 +140,8 @@ def test_an_invoker_whose_agent_target_left_the_catalog_is_a_problem(
     code, findings = _doctor(cli, "model-catalogs")
     assert code == 0
     assert "curator → builtin curator-rules" in _about(findings, "invoker")["message"]
-    registry = AgentRegistry()  # the model left the catalog after it was set
+    registry = AgentRegistry(open_state_db())  # the model left the catalog after it was set
     registry.update(registry.get("ada").id, model="gone-model")
-    registry.close()
     code, findings = _doctor(cli, "model-catalogs")
     assert code == 1
     bad = _about(findings, "session-close invoker")

@@ -15,7 +15,9 @@ import pytest
 from wardian._util import format_utc, utc_now
 from wardian.app import garden, maintenance, portable
 from wardian.app.plan_file import write_plan
+from wardian.config import open_state_db
 from wardian.errors import NotFoundError, UsageError
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
@@ -25,28 +27,19 @@ WS = "/srv/orchard"
 
 @pytest.fixture
 def owner(wardian_home: Path) -> str:
-    registry = AgentRegistry()
-    try:
-        return registry.add("quill", provider="claude", workspace=WS).id
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    return registry.add("quill", provider="claude", workspace=WS).id
 
 
 def _save(owner: str, text: str, *, kind: str = "stable") -> str:
-    store = MemoryStore()
-    try:
-        return store.save(owner, text, evidence="said in review", kind=kind,  # type: ignore[arg-type]
-                          scope=Scope("workspace", WS), actor="test").id
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return store.save(owner, text, evidence="said in review", kind=kind,  # type: ignore[arg-type]
+                      scope=Scope("workspace", WS), actor="test").id
 
 
 def _status(record_id: str) -> str:
-    store = MemoryStore()
-    try:
-        return store.get(record_id, agent_id=None).status
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return store.get(record_id, agent_id=None).status
 
 
 def test_find_record_names_the_operators_list_command(
@@ -74,11 +67,8 @@ def test_stale_checkpoints_follow_the_review_setting(owner: str, wardian_home: P
     assert found.review_days == 14 and found.records == []
     from wardian.config import SettingsStore
 
-    settings = SettingsStore()
-    try:
-        settings.set("memory.current_review_days", "7")
-    finally:
-        settings.close()
+    settings = SettingsStore(open_state_db())
+    settings.set("memory.current_review_days", "7")
     found = garden.stale_checkpoints(owner)
     assert found.review_days == 7 and [s.record.id for s in found.records] == [old]
     plan = maintenance.stale_retire_plan(owner, found.records, review_days=7)

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -31,14 +32,13 @@ def test_without_the_model_recall_is_lexical_and_doctor_warns(
     import wardian.memory.embedding as embedding
 
     monkeypatch.setattr(embedding, "model_files", lambda: None)  # as if not installed
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert not store.index.semantic_enabled()
     rid = store.save(AGENT, "The kiln schedule lives in firing.toml", evidence="e",
                      scope=Scope.agent(), actor="t").id
     assert store.conn.execute("SELECT COUNT(*) FROM record_vectors").fetchone()[0] == 0
     assert [r.id for r in store.index.recall(AGENT, "kiln schedule")] == [rid]
     assert store.index.recall(AGENT, "what is the office cat called") == []
-    store.close()
     (finding,) = _recall_findings(cli)
     assert finding["status"] == "warning" and "lexical only" in finding["message"]
     assert "missing" in finding["message"]
@@ -54,12 +54,11 @@ def test_unreadable_model_files_fall_back_to_words_and_doctor_says_why(
     weights.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00not json")  # a truncated download
     vocab.write_text("{}")
     monkeypatch.setattr(embedding, "model_files", lambda: (weights, vocab))
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert not store.index.semantic_enabled()
     rid = store.save(AGENT, "Kiln logs rotate weekly", evidence="e", scope=Scope.agent(),
                      actor="t").id
     assert [r.id for r in store.index.recall(AGENT, "kiln logs")] == [rid]
-    store.close()
     (finding,) = _recall_findings(cli)
     assert finding["status"] == "warning"
     assert "unreadable" in finding["message"] and weights.name in finding["message"]
@@ -83,12 +82,11 @@ def test_with_the_model_doctor_counts_records_without_a_vector(
 
     if model_files() is None:
         pytest.skip("wordllama is not installed")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     rid = store.save(AGENT, "Glaze tests go on the top shelf", evidence="e",
                      scope=Scope.agent(), actor="t").id
     assert [f["status"] for f in _recall_findings(cli)] == ["ok"]
     store.conn.execute("DELETE FROM record_vectors WHERE record_id = ?", (rid,))
-    store.close()
     findings = _recall_findings(cli)
     assert [f["status"] for f in findings] == ["ok", "warning"]
     assert "1 active records have no vector" in findings[1]["message"]
@@ -103,7 +101,7 @@ def test_records_saved_without_the_model_get_vectors_from_reindex(
     if real() is None:
         pytest.skip("wordllama is not installed")
     monkeypatch.setattr(embedding, "model_files", lambda: None)  # saved while absent
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     texts = ["Use pnpm, not npm or yarn, in the web workspace",
              "The staging database is postgres 16 on host db-stage-3",
              "The mobile app supports Portuguese and Polish",
@@ -115,26 +113,23 @@ def test_records_saved_without_the_model_get_vectors_from_reindex(
     store.remove(AGENT, removed, actor="t", reason="wrong")
     # nothing to do
     assert store.index.backfill_vectors() == 0 and store.index.missing_vectors() == 0
-    store.close()
     res = invoke(cli, "garden", "memory", "reindex")
     assert "semantic recall is off" in res.stdout
     monkeypatch.setattr(embedding, "model_files", real)  # the model is now installed
     question = "what languages does the phone app ship in"
-    before = MemoryStore()
+    before = MemoryStore(open_memory_db())
     assert before.index.missing_vectors() == 4
     assert before.index.recall(AGENT, question, workspace="/w") == []  # by its words only
-    before.close()
     assert [f["status"] for f in _recall_findings(cli)] == ["ok", "warning"]
     assert _recall_findings(cli)[1]["fix"] == "wardian garden memory reindex"
     doc = json.loads(invoke(cli, "garden", "memory", "reindex", "--json").stdout)
     assert doc == {"semantic": True, "model": embedding.MODEL, "filled": 4, "missing": 0}
-    after = MemoryStore()
+    after = MemoryStore(open_memory_db())
     rows = {r[0]: r[1] for r in after.conn.execute(
         "SELECT record_id, revision_id FROM record_vectors")}
     assert set(rows) == set(ids)  # the removed record gets none
     assert all(rows[i] == after.get(i).current_revision_id for i in ids)
     assert [r.id for r in after.index.recall(AGENT, question, workspace="/w")][:1] == [ids[2]]
-    after.close()
     assert [f["status"] for f in _recall_findings(cli)] == ["ok"]
     again = invoke(cli, "garden", "memory", "reindex")
     assert again.stdout.startswith("0 record(s) got a vector")
@@ -147,7 +142,7 @@ def test_backfill_skips_a_record_revised_meanwhile_and_goes_in_batches(
 
     if model_files() is None:
         pytest.skip("wordllama is not installed")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids = [store.save(AGENT, f"Shelf {i} holds glaze batch {i}", evidence="e",
                       scope=Scope.agent(), actor="t").id for i in range(7)]
     store.conn.execute("DELETE FROM record_vectors")
@@ -176,4 +171,3 @@ def test_backfill_skips_a_record_revised_meanwhile_and_goes_in_batches(
     assert row["revision_id"] == store.get(ids[-1]).current_revision_id
     expected = embedder.embed(new_text)
     assert expected is not None and row["vector"] == Embedder.pack(expected)
-    store.close()

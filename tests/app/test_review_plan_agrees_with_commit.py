@@ -16,6 +16,8 @@ from wardian.app.consolidation import (
     commit_curator_batch,
     parse_curator_batch,
 )
+from wardian.config import open_state_db
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 from wardian.runtime.archives import ArchiveStore
@@ -43,14 +45,13 @@ def _codes(dropped: list[dict[str, Any]]) -> list[tuple[int, str]]:
 def state(tmp_path: Path, wardian_home: Path) -> dict[str, Any]:
     """Two records (one removed), and an archive of two sessions of which the first was
     consolidated by an earlier run."""
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     kept = store.save(AGENT, "Orchard deploys go through the staging queue first.",
                       evidence="e", scope=Scope("workspace", "/work/orchard"), actor="t")
     gone = store.save(AGENT, "Orchard used tabs once.", evidence="e",
                       scope=Scope("workspace", "/work/orchard"), actor="t")
     store.remove(AGENT, gone.id, reason="no longer true", actor="t")
-    store.close()
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     archives.import_transcript(AGENT, _transcript(tmp_path / "one.jsonl", [
         "The cache warms before the orchard benchmarks run."]), event_id="e1")
     first = archive_load(
@@ -60,7 +61,6 @@ def state(tmp_path: Path, wardian_home: Path) -> dict[str, Any]:
         f"my token is {LEAKED} for the orchard bot",
         "The staging queue is retired; deploys go straight to production now.",
     ]), event_id="e2")
-    archives.close()
     return {"kept": kept, "gone": gone, "first": first}
 
 

@@ -9,6 +9,7 @@ import pytest
 from wardian.app.maintenance import confirmed_as_shown
 from wardian.app.reviews import ReviewStale, apply_review, list_reviews, load_review
 from wardian.errors import EXIT_CONFLICT
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -17,24 +18,25 @@ REVIEWER = {"reviewer": {"target_type": "temporary_provider", "provider": "built
 
 
 def _agent_with_memory() -> tuple[str, dict[str, str]]:
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().add("dev", provider="claude", workspace="/repo")
-    store = MemoryStore()
+    agent = AgentRegistry(open_state_db()).add("dev", provider="claude", workspace="/repo")
+    store = MemoryStore(open_memory_db())
     ids = {key: store.save(agent.id, text, evidence=text, scope=Scope("workspace", "/repo"),
                            actor="test").id
            for key, text in (("npm", "Use npm for installs"), ("never", "Never use npm"),
                              ("ruff", "Run ruff before committing"),
                              ("cargo", "Run cargo fmt before committing"))}
-    store.close()
     return agent.id, ids
 
 
 def _draft(agent_id: str) -> str:
+    from wardian.config import open_state_db
     from wardian.engine.executor import execute_run
     from wardian.engine.runs import RunStore
 
-    run, _ = RunStore().create_run(
+    run, _ = RunStore(open_state_db()).create_run(
         blueprint_id="memory-review", agent_id=agent_id, assignments=REVIEWER, inputs={},
         invocation={"trigger": "manual", "payload": {}}, idempotency_key=None,
         workspace="/repo")
@@ -44,11 +46,8 @@ def _draft(agent_id: str) -> str:
 
 
 def _texts(agent_id: str) -> list[str]:
-    store = MemoryStore()
-    try:
-        return sorted(r.text for r in store.list(agent_id))
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return sorted(r.text for r in store.list(agent_id))
 
 
 def test_list_load_and_apply_with_a_dialogs_confirmation(backend: str) -> None:
@@ -89,10 +88,9 @@ def test_list_load_and_apply_with_a_dialogs_confirmation(backend: str) -> None:
 def test_a_revised_record_makes_the_review_stale(backend: str) -> None:
     agent_id, ids = _agent_with_memory()
     run_id = _draft(agent_id)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.update(agent_id, ids["npm"], text="Use npm for installs of the docs site",
                  actor="test")
-    store.close()
     review = load_review(run_id, agent_id)
     assert review.state == "stale"
     assert [(c["kind"], c["memory_id"]) for c in review.conflicts] == [
@@ -106,12 +104,13 @@ def test_a_revised_record_makes_the_review_stale(backend: str) -> None:
 
 
 def test_another_agents_review_is_not_found() -> None:
+    from wardian.config import open_state_db
     from wardian.errors import NotFoundError
     from wardian.runtime.agents import AgentRegistry
 
     agent_id, _ids = _agent_with_memory()
     run_id = _draft(agent_id)
-    other = AgentRegistry().add("other", provider="claude").id
+    other = AgentRegistry(open_state_db()).add("other", provider="claude").id
     assert list_reviews(other) == []
     with pytest.raises(NotFoundError):
         load_review(run_id, other)

@@ -12,18 +12,16 @@ from typer.testing import CliRunner
 
 
 def _agent_with_records(cli: CliRunner, name: str, count: int) -> str:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     agent_id = str(json.loads(
         invoke(cli, "agent", "add", name, "--provider", "claude", "--json").stdout)["id"])
-    store = MemoryStore()
-    try:
-        for i in range(count):
-            store.save(agent_id, f"{name} {i}", evidence="e", scope=Scope.agent(),
-                       actor=f"agent:{agent_id}")
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    for i in range(count):
+        store.save(agent_id, f"{name} {i}", evidence="e", scope=Scope.agent(),
+                   actor=f"agent:{agent_id}")
     return agent_id
 
 
@@ -85,21 +83,19 @@ def test_agent_remove_keep_records(cli: CliRunner, wardian_home: Path) -> None:
 
 
 def test_agent_remove_delete_records(cli: CliRunner, wardian_home: Path) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
     agent_id = _agent_with_records(cli, "ada", 2)
     other = _agent_with_records(cli, "bo", 1)
-    store = MemoryStore()
-    try:
-        for owner in (agent_id, other):  # a Memory loaded context repeats the records' text
-            LoadedEvents(store.conn).record(
-                owner, context=f"- [12345678] stable · agent: text of {owner}", record_ids=[],
-                omitted_count=0, pid=None, process_started_at=None, workspace=None,
-                source="exec",
-            )
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    for owner in (agent_id, other):  # a Memory loaded context repeats the records' text
+        LoadedEvents(store.conn).record(
+            owner, context=f"- [12345678] stable · agent: text of {owner}", record_ids=[],
+            omitted_count=0, pid=None, process_started_at=None, workspace=None,
+            source="exec",
+        )
     result = invoke(cli, "agent", "remove", "ada", "--delete-records")
     assert result.exit_code == 0 and "2 record(s) deleted" in result.stdout
     assert _count(wardian_home, agent_id) == 0

@@ -39,9 +39,10 @@ def test_session_close_refuses_a_bad_transcript(cli: CliRunner, tmp_path: Path,
                  "--transcript", str(path))
     assert res.exit_code == 2, res.output
     assert str(path) in res.stderr
+    from wardian.config import open_state_db
     from wardian.runtime.session_events import SessionEventQueue
 
-    assert SessionEventQueue().list() == []  # nothing recorded
+    assert SessionEventQueue(open_state_db()).list() == []  # nothing recorded
 
 
 def _complete(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -72,39 +73,44 @@ def test_completion_is_offered_once_on_the_root(cli: CliRunner) -> None:
 
 
 def test_agent_set_changes_what_add_set_and_keeps_memory(cli: CliRunner, tmp_path: Path) -> None:
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
     assert invoke(cli, "agent", "add", "ada", "--provider", "claude", "--effort", "high"
                   ).exit_code == 0
-    agent = AgentRegistry().get("ada")
-    MemoryStore().save(agent.id, "Keep answers short", evidence="user", kind="stable",
-                       scope=Scope.agent(), actor="test")
+    agent = AgentRegistry(open_state_db()).get("ada")
+    MemoryStore(open_memory_db()).save(
+        agent.id, "Keep answers short", evidence="user", kind="stable", scope=Scope.agent(),
+        actor="test")
     res = invoke(cli, "agent", "set", "ada", "--provider", "codex", "--model", "gpt-5.2-codex",
                  "--workspace", str(tmp_path), "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert (doc["id"], doc["provider"], doc["model"], doc["effort"], doc["workspace"]) == (
         agent.id, "codex", "gpt-5.2-codex", "high", str(tmp_path.resolve()))
-    assert MemoryStore().count(agent.id) == 1  # memory follows the agent
+    assert MemoryStore(open_memory_db()).count(agent.id) == 1  # memory follows the agent
     assert invoke(cli, "agent", "set", "ada", "--effort", "").exit_code == 0
-    assert AgentRegistry().get("ada").effort is None
+    assert AgentRegistry(open_state_db()).get("ada").effort is None
     for args, needle in [(("--provider", "nosuch"), "unknown provider 'nosuch'"),
                          (("--workspace", str(tmp_path / "missing")), "not a directory"),
                          ((), "nothing to change")]:
         res = invoke(cli, "agent", "set", "ada", *args)
         assert res.exit_code == 2 and needle in res.stderr, (args, res.stderr)
-    assert AgentRegistry().get("ada").provider == "codex"
+    assert AgentRegistry(open_state_db()).get("ada").provider == "codex"
 
 
 def test_agent_exec_prints_the_collapsed_memory_loaded_line_first(cli: CliRunner,
                                                                   tmp_path: Path) -> None:
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().add("ada", "claude")
+    agent = AgentRegistry(open_state_db()).add("ada", "claude")
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
     wardian = str(Path(sys.executable).with_name("wardian"))
 
@@ -117,8 +123,8 @@ def test_agent_exec_prints_the_collapsed_memory_loaded_line_first(cli: CliRunner
     first = run()
     assert first.returncode == 0 and "Memory loaded" not in first.stderr  # nothing loaded
     for text in ("Keep answers short", "Use ruff"):
-        MemoryStore().save(agent.id, text, evidence="user", kind="stable",
-                           scope=Scope.agent(), actor="test")
+        MemoryStore(open_memory_db()).save(agent.id, text, evidence="user", kind="stable",
+                                           scope=Scope.agent(), actor="test")
     second = run()
     assert second.returncode == 0, second.stderr
     lines = second.stderr.splitlines()
@@ -132,6 +138,7 @@ def test_agent_exec_prints_the_collapsed_memory_loaded_line_first(cli: CliRunner
 def test_agent_add_and_set_check_the_model_against_the_catalog(cli: CliRunner) -> None:
     """As the run start does (same catalog code): an unknown model or effort is exit 2 with
     the known models and the refresh command; nothing is written."""
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     res = invoke(cli, "agent", "add", "xx", "--provider", "builtin", "--model", "nosuch")
@@ -147,12 +154,13 @@ def test_agent_add_and_set_check_the_model_against_the_catalog(cli: CliRunner) -
     assert res.exit_code == 0 and res.stderr == "", res.output
     res = invoke(cli, "agent", "set", "xx", "--model", "curator-rulez")
     assert res.exit_code == 2 and "known: curator-rules" in res.stderr, res.stderr
-    assert AgentRegistry().get("xx").model == "curator-rules"
+    assert AgentRegistry(open_state_db()).get("xx").model == "curator-rules"
 
 
 def test_agent_model_checks_a_refreshed_catalog_and_warns_without_one(
     cli: CliRunner, fake_cli: FakeCli,  # noqa: F811
 ) -> None:
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     # never refreshed: accepted, with a warning that says the model was not checked and how
@@ -171,4 +179,4 @@ def test_agent_model_checks_a_refreshed_catalog_and_warns_without_one(
     assert "--model ''" in res.stderr
     res = invoke(cli, "agent", "set", "ada", "--provider", "builtin", "--model", "")
     assert res.exit_code == 0, res.output
-    assert AgentRegistry().get("ada").provider == "builtin"
+    assert AgentRegistry(open_state_db()).get("ada").provider == "builtin"

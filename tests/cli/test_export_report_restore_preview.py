@@ -28,23 +28,21 @@ def _seed() -> dict[str, str]:
     """An agent `ada` with an agent-scoped, a workspace-scoped and a removed record, written
     through the memory store (an agent's capability would make this test process a
     managed launch, where the operator commands under test are refused)."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     agent_id = add_agent("ada")
-    store = MemoryStore()
-    try:
-        ids = {}
-        here = Scope.workspace(Path.cwd())
-        for key, text, scope in (
-                ("agent", "Prefers answers in British English", Scope.agent()),
-                ("ws", "The nightly job runs at 02:00 in Lisbon", here),
-                ("gone", "The staging cluster is called bramble", here)):
-            ids[key] = store.save(agent_id, text, evidence="said so", scope=scope,
-                                  actor="test").id
-        store.remove(agent_id, ids["gone"], actor="test", reason="renamed")
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    ids = {}
+    here = Scope.workspace(Path.cwd())
+    for key, text, scope in (
+            ("agent", "Prefers answers in British English", Scope.agent()),
+            ("ws", "The nightly job runs at 02:00 in Lisbon", here),
+            ("gone", "The staging cluster is called bramble", here)):
+        ids[key] = store.save(agent_id, text, evidence="said so", scope=scope,
+                              actor="test").id
+    store.remove(agent_id, ids["gone"], actor="test", reason="renamed")
     return ids
 
 

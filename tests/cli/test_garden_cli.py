@@ -18,17 +18,15 @@ from typer.testing import CliRunner
 def _agent(cli: CliRunner, name: str) -> tuple[str, dict[str, str]]:
     from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     agent_id = str(json.loads(
         invoke(cli, "agent", "add", name, "--provider", "claude", "--json").stdout)["id"])
     me = current()
-    store = MemoryStore()
-    try:
-        token = CapabilityStore(store.conn).mint(
-            agent_id, pid=me.pid, started_at=me.started_at, workspace=None)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    token = CapabilityStore(store.conn).mint(
+        agent_id, pid=me.pid, started_at=me.started_at, workspace=None)
     return agent_id, {"WARDIAN_AGENT_ID": agent_id, "WARDIAN_CAPABILITY": token}
 
 

@@ -78,6 +78,7 @@ class World:
 @pytest.fixture
 def world(cli: CliRunner, wardian_home: Path, tmp_path: Path) -> World:
     """An agent with memory enabled, three records, and a git work tree to run in."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
@@ -86,13 +87,12 @@ def world(cli: CliRunner, wardian_home: Path, tmp_path: Path) -> World:
     agent_id = json.loads(invoke(cli, "agent", "add", "ada", "--provider", "claude",
                                  "--workspace", str(work), "--json").stdout)["id"]
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids = [store.save(agent_id, text, evidence="the user said so", kind="stable",
                       scope=Scope.agent(), actor="test").id
            for text in ("Deploys go through the blue pipeline",
                         "The staging database is called heron",
                         "Use red only for errors in the dashboard")]
-    store.close()
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
     return World(wardian_home, agent_id, ids, work.resolve(), env)
 
@@ -101,15 +101,13 @@ def _holding(world: World) -> dict[str, str]:
     """The environment of a managed process whose launch is this (live) test process."""
     from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     me = current()
-    store = MemoryStore()
-    try:
-        token = CapabilityStore(store.conn).mint(world.agent, pid=me.pid,
-                                                 started_at=me.started_at, workspace=None)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    token = CapabilityStore(store.conn).mint(world.agent, pid=me.pid,
+                                             started_at=me.started_at, workspace=None)
     return {**world.env, "WARDIAN_AGENT_ID": world.agent, "WARDIAN_CAPABILITY": token}
 
 

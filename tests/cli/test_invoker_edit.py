@@ -96,7 +96,7 @@ def test_schedule_set_and_broken(cli: CliRunner) -> None:
 
 def test_broken_session_close_invoker_records_blocked_and_creates_no_run(
         cli: CliRunner) -> None:
-    from wardian.config import user_library_dir
+    from wardian.config import open_state_db, user_library_dir
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import drain_once
     from wardian.runtime.agents import AgentRegistry
@@ -105,10 +105,10 @@ def test_broken_session_close_invoker_records_blocked_and_creates_no_run(
     invoker = _setup(cli)
     assert invoke(cli, *SC, "enable", invoker).exit_code == 0
     (user_library_dir() / "tick.yaml").unlink()
-    agent = AgentRegistry().get("ada")
+    agent = AgentRegistry(open_state_db()).get("ada")
     record_session_close(agent.id, "clear", session_id="s1", start_drain=False)
     drain_once()
-    assert RunStore(recover=False).list(invoker_id=invoker) == []
+    assert RunStore(open_state_db(), recover=False).list(invoker_id=invoker) == []
     res = invoke(cli, *SC, "history", invoker, "--json")
     (entry,) = json.loads(res.stdout)["runs"]
     assert entry["status"] == "blocked" and "no blueprint with id 'tick'" in entry["skip_reason"]
@@ -125,7 +125,7 @@ def test_broken_session_close_invoker_records_blocked_and_creates_no_run(
 def test_broken_schedule_slot_is_blocked_without_a_run(cli: CliRunner) -> None:
     from datetime import UTC, datetime
 
-    from wardian.config import user_library_dir
+    from wardian.config import open_state_db, user_library_dir
     from wardian.engine.runs import RunStore
     from wardian.invokers.schedule import SlotDecision
     from wardian.invokers.slots import SlotStore, dispatch_slot
@@ -135,13 +135,13 @@ def test_broken_schedule_slot_is_blocked_without_a_run(cli: CliRunner) -> None:
     write_tick()
     res = invoke(cli, *SCHED, "add", "--blueprint", "tick", "--name", "s", "--agent", "ada",
                  "--assignments", "{}", "--every", "1h", "--json")
-    invoker = InvokerStore().get(json.loads(res.stdout)["id"])
+    invoker = InvokerStore(open_state_db()).get(json.loads(res.stdout)["id"])
     (user_library_dir() / "tick.yaml").unlink()
-    slots = SlotStore()
+    slots = SlotStore(open_state_db())
     when = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
     slots.record(invoker.id, [SlotDecision(when, "run", None, 0.0)], decided_at=when)
     (slot,) = slots.pending(invoker.id)
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     assert dispatch_slot(runs, slots, invoker, slot.scheduled_time) == ("", "blocked")
     (recorded,) = slots.history(invoker.id)
     assert recorded.outcome == "blocked" and recorded.run_id is None

@@ -28,16 +28,14 @@ def _agent(cli: CliRunner, name: str) -> str:
 def _capability(agent_id: str) -> dict[str, str]:
     from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     me = current()
-    store = MemoryStore()
-    try:
-        token = CapabilityStore(store.conn).mint(
-            agent_id, pid=me.pid, started_at=me.started_at, workspace=None
-        )
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    token = CapabilityStore(store.conn).mint(
+        agent_id, pid=me.pid, started_at=me.started_at, workspace=None
+    )
     return {"WARDIAN_AGENT_ID": agent_id, "WARDIAN_CAPABILITY": token}
 
 

@@ -43,15 +43,15 @@ print(json.dumps({"code": code, "modules": sorted({m.split(".")[0] for m in sys.
 def test_memory_commands_import_nothing_heavy(cli: CliRunner, argv: list[str]) -> None:
     from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     agent_id = json.loads(
         invoke(cli, "agent", "add", "ada", "--provider", "claude", "--json").stdout)["id"]
     me = current()  # this live test process stands in for the agent exec supervisor
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     token = CapabilityStore(store.conn).mint(agent_id, pid=me.pid, started_at=me.started_at,
                                              workspace=None)
-    store.close()
     env = {**os.environ, "WARDIAN_AGENT_ID": agent_id, "WARDIAN_CAPABILITY": token}
     done = subprocess.run([sys.executable, "-c", PROBE, *argv], env=env, capture_output=True,
                           text=True, timeout=120)

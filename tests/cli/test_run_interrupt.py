@@ -19,6 +19,7 @@ from tests.engine.helpers import write_blueprint
 from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401 - a fixture
 from tests.runtime.test_step_launch import BLUEPRINT
 
+from wardian.config import open_state_db
 from wardian.engine.runs import RunStore
 
 pytestmark = [pytest.mark.slow,
@@ -69,11 +70,8 @@ def test_ctrl_c_names_the_run_and_the_resume_command(
     stopped = _interrupt(["automation", "run", "start", str(path), "--agent", "ada",
                           "--assignments", ASSIGN, "--wait"], ready)
     assert stopped.returncode == 130, stopped.stderr
-    store = RunStore(recover=False)
-    try:
-        (run,) = store.list()
-    finally:
-        store.close()
+    store = RunStore(open_state_db(), recover=False)
+    (run,) = store.list()
     assert run.status == "interrupted"
     assert stopped.stderr.count("\n") == 1, stopped.stderr
     assert stopped.stderr.startswith("Error: interrupted: ") and run.id[:8] in stopped.stderr

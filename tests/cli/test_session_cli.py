@@ -9,19 +9,20 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.session_events import SessionEventQueue
 
 
 def test_session_close_records_and_redelivery_is_same_event(cli: CliRunner, tmp_path: Path) -> None:
-    agent = AgentRegistry().add("coder", "codex")
+    agent = AgentRegistry(open_state_db()).add("coder", "codex")
     (tmp_path / "t.jsonl").write_text("{}\n", encoding="utf-8")
     args = ("session", "close", "--agent", "coder", "--boundary", "worktree_switch",
             "--session-id", "abc", "--transcript", str(tmp_path / "t.jsonl"), "--json")
     first = json.loads(invoke(cli, *args).stdout)
     second = json.loads(invoke(cli, *args).stdout)
     assert first["event_id"] == second["event_id"] and first["agent_id"] == agent.id
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.provider == "codex" and event.source == "cli"
     assert event.transcript_path == str(tmp_path / "t.jsonl")
 
@@ -32,10 +33,10 @@ def test_session_close_records_and_redelivery_is_same_event(cli: CliRunner, tmp_
 ])
 def test_session_close_refusals(cli: CliRunner, args: tuple[str, ...], code: int,
                                 needle: str) -> None:
-    AgentRegistry().add("coder", "codex")
+    AgentRegistry(open_state_db()).add("coder", "codex")
     res = invoke(cli, "session", "close", *args)
     assert res.exit_code == code and needle in res.stderr
-    assert SessionEventQueue().list() == []
+    assert SessionEventQueue(open_state_db()).list() == []
 
 
 def test_conversation_show_unknown(cli: CliRunner) -> None:
@@ -96,14 +97,16 @@ def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli: CliRunner,
     import subprocess
     import sys
 
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    coder = AgentRegistry().add("coder", "claude").id
-    reviewer = AgentRegistry().add("reviewer", "claude").id
+    coder = AgentRegistry(open_state_db()).add("coder", "claude").id
+    reviewer = AgentRegistry(open_state_db()).add("reviewer", "claude").id
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
-    MemoryStore().save(coder, "coder's secret convention", evidence="user: x", kind="stable",
-                       scope=Scope.agent(), actor="test")
+    MemoryStore(open_memory_db()).save(
+        coder, "coder's secret convention", evidence="user: x", kind="stable", scope=Scope.agent(),
+        actor="test")
     proc = subprocess.run(
         [sys.executable, "-m", "wardian", "agent", "exec", "reviewer", "--", sys.executable,
          "-c", INSIDE], env=dict(os.environ), cwd=tmp_path, stdin=subprocess.DEVNULL,
@@ -114,7 +117,7 @@ def test_a_managed_agent_reports_and_reads_only_its_own_sessions(cli: CliRunner,
     assert out["close_own"]["rc"] == 0, out["close_own"]["err"]
     assert out["hook_end"]["rc"] == 0, out["hook_end"]["err"]
     assert "coder's secret convention" not in out["hook_start"]["out"]
-    events = SessionEventQueue().list()
+    events = SessionEventQueue(open_state_db()).list()
     assert {e.agent_id for e in events} == {reviewer}
     assert {e.session_id for e in events} >= {"own", "h1"}
     assert not any(e.agent_id == coder for e in events)

@@ -10,6 +10,7 @@ from tests.conftest import invoke
 from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401  (fixture)
 from typer.testing import CliRunner, Result
 
+from wardian.config import open_state_db
 from wardian.invokers.store import InvokerStore
 
 
@@ -38,7 +39,7 @@ def test_spec_example_works_as_written(cli: CliRunner, refreshed: FakeCli) -> No
                     '"model":"gpt-5.2-codex","effort":"low"}}')
     assert res.exit_code == 0, res.output
     invoker_id = res.stdout.strip()
-    assert InvokerStore().get(invoker_id).enabled is False
+    assert InvokerStore(open_state_db()).get(invoker_id).enabled is False
     res = invoke(cli, "automation", "session-close", "list")
     assert res.exit_code == 0 and invoker_id[:8] in res.stdout
     assert "disabled" in res.stdout
@@ -64,7 +65,7 @@ def test_refused_with_reason(cli: CliRunner, refreshed: FakeCli, assignments: st
     res = _add(cli, assignments)
     assert res.exit_code == 2, res.output
     assert needle in res.stderr
-    assert InvokerStore().list() == []
+    assert InvokerStore(open_state_db()).list() == []
 
 
 def test_enable_revalidates(cli: CliRunner, refreshed: FakeCli) -> None:
@@ -72,7 +73,7 @@ def test_enable_revalidates(cli: CliRunner, refreshed: FakeCli) -> None:
     assert res.exit_code == 0, res.output
     invoker_id = res.stdout.strip()
     # the agent target's model is unset -> fine; now break it: remove the blueprint role
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     store.update(invoker_id, assignments={"other": {"target_type": "temporary_provider",
                                                     "provider": "builtin"}})
     res = invoke(cli, "automation", "session-close", "enable", invoker_id)

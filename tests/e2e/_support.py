@@ -125,16 +125,14 @@ class W:
     def wait_runs(self, invoker_id: str, count: int) -> list[dict[str, Any]]:
         """Poll the run store until the invoker has `count` runs, all final, and the drain
         is quiet; then return ``session-close history --json`` (the CLI's view)."""
+        from wardian.config import open_state_db
         from wardian.engine.runs import Run, RunStore
 
         seen: list[Run] = []
 
         def done() -> bool:
-            store = RunStore()
-            try:
-                seen[:] = store.list(invoker_id=invoker_id)
-            finally:
-                store.close()
+            store = RunStore(open_state_db())
+            seen[:] = store.list(invoker_id=invoker_id)
             return len(seen) >= count and all(r.status in FINAL for r in seen) and self.quiet()
 
         wait_until(done, what=f"{count} finished run(s) of invoker {invoker_id[:8]}",
@@ -145,23 +143,18 @@ class W:
     def quiet(self) -> bool:
         """No pending session event and no queued/running run (the drain has done its work;
         events are marked processed only after their runs exist)."""
+        from wardian.config import open_state_db
         from wardian.engine.runs import RunStore
         from wardian.runtime.session_events import SessionEventQueue
 
         # (Not probing the drain lock: a probe holds it for microseconds, and a worker
         # starting at that instant would exit, leaving its event pending.)
-        queue = SessionEventQueue()
-        try:
-            if queue.has_pending():
-                return False
-        finally:
-            queue.close()
-        runs = RunStore()
-        try:
-            return not runs.list(status="queued", limit=1) and \
-                not runs.list(status="running", limit=1)
-        finally:
-            runs.close()
+        queue = SessionEventQueue(open_state_db())
+        if queue.has_pending():
+            return False
+        runs = RunStore(open_state_db())
+        return not runs.list(status="queued", limit=1) and \
+            not runs.list(status="running", limit=1)
 
     def wait_quiet(self) -> None:
         """Poll until `quiet` (a re-delivered event has nothing to do, but a drain worker
@@ -175,13 +168,11 @@ class W:
 
     def steps(self, run_id: str) -> dict[str, Any]:
         """step id -> the last attempt's output, read from the run store."""
+        from wardian.config import open_state_db
         from wardian.engine.runs import RunStore
 
-        store = RunStore()
-        try:
-            attempts = store.attempts(run_id)
-        finally:
-            store.close()
+        store = RunStore(open_state_db())
+        attempts = store.attempts(run_id)
         out: dict[str, Any] = {}
         for attempt in attempts:
             out[attempt.step_id] = {"status": attempt.status, "output": attempt.output,

@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.e2e._support import W, install_fake_codex, recorded_calls, write_claude_session
 from wardian.memory.consolidation import get_cursor
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 
 MODEL, EFFORT = "gpt-5.2-codex", "low"
@@ -37,21 +38,16 @@ def _codex_exec_calls(record: Path) -> list[dict[str, object]]:
 
 def _events(run_id: str) -> list[dict[str, Any]]:
     """The run's event log, read from state.db."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    store = RunStore()
-    try:
-        return store.events(run_id)
-    finally:
-        store.close()
+    store = RunStore(open_state_db())
+    return store.events(run_id)
 
 
 def _cursor(agent_id: str) -> int | None:
-    store = MemoryStore()
-    try:
-        return get_cursor(store, agent_id)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return get_cursor(store, agent_id)
 
 
 def test_codex_curator_gets_the_exact_model_and_effort(w: W, tmp_path: Path) -> None:

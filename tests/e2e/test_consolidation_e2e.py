@@ -39,13 +39,11 @@ def _revisions(records: list[dict[str, Any]]) -> dict[str, str]:
 
 def _history_actors(record_id: str) -> list[str]:
     """Who wrote each revision of the record (read from memory.db)."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return [revision.actor for revision in store.history(record_id)]
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return [revision.actor for revision in store.history(record_id)]
 
 
 @pytest.mark.parametrize("transcript", corpus_params())

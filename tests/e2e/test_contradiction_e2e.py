@@ -16,13 +16,11 @@ from tests.e2e._support import W, write_claude_session
 
 
 def _history_texts(record_id: str) -> list[str]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return [str(revision.snapshot["text"]) for revision in store.history(record_id)]
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return [str(revision.snapshot["text"]) for revision in store.history(record_id)]
 
 
 def _two_sessions(w: W, tmp_path: Path, first: str, second: str) -> list[dict[str, object]]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from tests.e2e._support import W, install_fake_codex, recorded_calls, write_claude_session
 from tests.terminal import on_terminal
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -40,11 +41,12 @@ def _seed(w: W, tmp_path: Path, name: str = "dev") -> tuple[str, dict[str, str]]
     """Agent `name` with `RECORDS` (saved in order, so each pair's second is the later),
     an archived session quoting every evidence but the gone one's, a stale checkpoint
     and a flagged record; returns (agent id, name -> record id)."""
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
     agent_id, _ = w.setup_agent(name, invoker=False)
     workspace = Scope("workspace", str(w.home / f"ws-{name}"))
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids: dict[str, str] = {}
     for key, (text, kind) in RECORDS.items():
         evidence = "we never wrote this down anywhere" if key == "gone" else text
@@ -55,26 +57,21 @@ def _seed(w: W, tmp_path: Path, name: str = "dev") -> tuple[str, dict[str, str]]
     store.conn.execute("UPDATE records SET flagged = 'secret_detected: test' WHERE id = ?",
                        (ids["secret"],))
     store.conn.commit()
-    store.close()
     session = write_claude_session(tmp_path / f"{name}.jsonl", f"s-{name}", [
         ("user", text) for key, (text, _) in RECORDS.items() if key != "gone"])
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     archives.import_transcript(agent_id, session, event_id=f"e-{name}")
-    archives.close()
     return agent_id, ids
 
 
 def _memory_rows() -> list[tuple[Any, ...]]:
-    store = MemoryStore()
-    try:
-        records = store.conn.execute(
-            "SELECT id, text, status, current_revision_id, updated_at, flagged FROM records "
-            "ORDER BY id").fetchall()
-        revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
-        receipts = store.conn.execute(
-            "SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0]
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    records = store.conn.execute(
+        "SELECT id, text, status, current_revision_id, updated_at, flagged FROM records "
+        "ORDER BY id").fetchall()
+    revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
+    receipts = store.conn.execute(
+        "SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0]
     return [tuple(r) for r in records] + [("revisions", revisions), ("receipts", receipts)]
 
 
@@ -150,10 +147,9 @@ def test_applying_a_review_gives_a_receipt_and_replays(w: W, tmp_path: Path) -> 
 def test_a_record_revised_after_drafting_makes_the_review_stale(w: W, tmp_path: Path) -> None:
     agent_id, ids = _seed(w, tmp_path)
     run = _review(w)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.update(agent_id, ids["npm"], text="Use npm for installs in the docs site",
                  actor="test")
-    store.close()
     (review,) = _reviews(w)
     assert review["state"] == "stale"
     assert [c["memory_id"] for c in review["conflicts"]] == [ids["npm"]]

@@ -83,13 +83,11 @@ def test_a_reference_to_a_later_or_missing_step_is_refused_with_its_line(
     assert started.returncode == 2, started
     assert "names a later step" in started.stderr + started.stdout
     assert "Traceback" not in started.stderr
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    store = RunStore()
-    try:
-        assert store.list() == []  # refused before a run was created
-    finally:
-        store.close()
+    store = RunStore(open_state_db())
+    assert store.list() == []  # refused before a run was created
 
     shutil.rmtree(later.parent)
     missing = _copy(tmp_path, "memory.commit\n    with:\n      batch_step: curate",

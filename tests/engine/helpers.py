@@ -14,6 +14,7 @@ from typing import IO, TYPE_CHECKING, Any
 import pytest
 
 from wardian.blueprints.validate import load_blueprint
+from wardian.config import open_state_db
 from wardian.engine.actions import known_actions, register_action, unregister_action
 from wardian.engine.executor import resolve_inputs
 from wardian.engine.runs import Run, RunStore
@@ -77,11 +78,8 @@ def hung_provider_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_cli:
         workspace = tmp_path / "ws"
         workspace.mkdir()
     path = write_blueprint(tmp_path / "bp", blueprint)
-    store = RunStore()
-    try:
-        run = create_run(store, path, assignments=assignments, workspace=str(workspace))
-    finally:
-        store.close()
+    store = RunStore(open_state_db())
+    run = create_run(store, path, assignments=assignments, workspace=str(workspace))
     return run, ready
 
 

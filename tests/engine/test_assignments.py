@@ -14,6 +14,7 @@ from tests.conftest import invoke
 from tests.engine.helpers import write_blueprint
 
 from wardian.blueprints.validate import load_blueprint
+from wardian.config import open_state_db
 from wardian.engine.assignments import (
     check_assignments,
     parse_assignments_json,
@@ -109,7 +110,7 @@ def test_session_close_add_refuses_bad_assignments(cli: Any, agents: None, assig
                     "--assignments", assignments)
     assert result.exit_code == code, result.output
     assert result.stderr == f"Error: {message}\n"
-    assert InvokerStore().list() == []
+    assert InvokerStore(open_state_db()).list() == []
 
 
 def test_good_assignments_pass_both_commands(cli: Any, agents: None) -> None:
@@ -118,7 +119,7 @@ def test_good_assignments_pass_both_commands(cli: Any, agents: None) -> None:
                    "memory-consolidation", "--name", "x", "--agent", "bob",
                    "--assignments", good)
     assert added.exit_code == 0, added.output
-    assert len(InvokerStore().list()) == 1
+    assert len(InvokerStore(open_state_db()).list()) == 1
 
 
 BP = """\
@@ -154,7 +155,7 @@ def test_declared_but_unused_role_may_stay_unassigned(tmp_path: Path) -> None:
 
 def test_without_catalog_check_an_agent_target_must_still_exist(tmp_path: Path) -> None:
     loaded = load_blueprint(write_blueprint(tmp_path / "bp", BP))
-    AgentRegistry().add("alice", "codex")
+    AgentRegistry(open_state_db()).add("alice", "codex")
     assert check_assignments(loaded, {"curator": {"target_type": "agent", "agent": "alice"}},
                              check_catalog=False) == {
         "curator": {"target_type": "agent", "agent": "alice"}}
@@ -168,7 +169,7 @@ def test_parse_and_resolve_go_through_the_providers_module() -> None:
     assert parse_assignments_json('{"c": {"target_type": "temporary_provider", '
                                   '"provider": "codex", "model": null}}') == {
         "c": {"target_type": "temporary_provider", "provider": "codex"}}
-    AgentRegistry().add("alice", "codex", model="gpt-5.2-codex", effort="high")
+    AgentRegistry(open_state_db()).add("alice", "codex", model="gpt-5.2-codex", effort="high")
     assert resolve_selection({"target_type": "agent", "agent": "alice"}) == (
         "codex", "gpt-5.2-codex", "high")
     with pytest.raises(ValidationError) as bad:

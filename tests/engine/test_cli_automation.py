@@ -110,6 +110,7 @@ def test_start_detached_returns_the_run_id(cli: Any, setup: Path, tmp_path: Path
 
 
 def test_cancel_and_resume(cli: Any, setup: Path) -> None:
+    from wardian.config import open_state_db
     from wardian.engine.manual import prepare_manual_run
     from wardian.engine.runs import RunStore
 
@@ -121,7 +122,7 @@ def test_cancel_and_resume(cli: Any, setup: Path) -> None:
     resumed = invoke(cli, "automation", "run", "resume", run.id, "--wait", "--json")
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.stdout)["status"] == "succeeded"
-    assert RunStore().get(run.id).status == "succeeded"
+    assert RunStore(open_state_db()).get(run.id).status == "succeeded"
     refused = invoke(cli, "automation", "run", "resume", run.id, "--wait")
     assert refused.exit_code == 2
 

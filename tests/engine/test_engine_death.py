@@ -25,6 +25,7 @@ from tests.engine.helpers import hung_provider_run, start_engine
 from tests.providers.conftest import FakeCli, fake_cli, gone  # noqa: F401 - a fixture
 from tests.runtime.test_step_launch import BLUEPRINT, agents  # noqa: F401 - a fixture
 
+from wardian.config import open_state_db
 from wardian.engine.runs import RunStore
 
 TARGETS = {
@@ -69,13 +70,10 @@ def test_an_engine_killed_mid_step_takes_the_provider_tree_with_it(
 
     # A restart (any store opened) marks the run interrupted, once, however often it opens.
     for _ in range(2):
-        store = RunStore()
-        try:
-            after = store.get(run.id)
-            events = [e["kind"] for e in store.events(run.id)]
-            attempts = store.attempts(run.id)
-        finally:
-            store.close()
+        store = RunStore(open_state_db())
+        after = store.get(run.id)
+        events = [e["kind"] for e in store.events(run.id)]
+        attempts = store.attempts(run.id)
         assert after.status == "interrupted", after
         assert events.count("run.interrupted") == 1, events
         assert [a.status for a in attempts] == ["interrupted"]

@@ -11,13 +11,14 @@ import pytest
 from tests.engine.helpers import actions, create_run, write_blueprint
 from tests.waits import wait_until
 
+from wardian.config import open_state_db
 from wardian.engine.executor import execute_run, resume_run
 from wardian.engine.runs import RunStore
 
 
 @pytest.fixture
 def store() -> RunStore:
-    return RunStore()
+    return RunStore(open_state_db())
 
 
 def statuses(run: Any) -> list[tuple[str, int, str]]:
@@ -161,7 +162,8 @@ def test_cancel_stops_at_the_next_safe_point(store: RunStore, tmp_path: Path) ->
 
     def one(ctx: Any) -> None:
         ran.append("one")
-        RunStore().request_cancel(ctx.run_id)  # as `automation run cancel` from elsewhere
+        # as `automation run cancel` from elsewhere
+        RunStore(open_state_db()).request_cancel(ctx.run_id)
 
     with actions(**{"test.one": one, "test.two": lambda ctx: ran.append("two")}):
         run = create_run(store, write_blueprint(tmp_path / "bp", CANCEL))
@@ -176,7 +178,7 @@ def test_cancel_stops_at_the_next_safe_point(store: RunStore, tmp_path: Path) ->
 def test_cancel_reaches_a_running_action_and_a_retry_wait(store: RunStore, tmp_path: Path
                                                           ) -> None:
     def one(ctx: Any) -> str:
-        RunStore().request_cancel(ctx.run_id)
+        RunStore(open_state_db()).request_cancel(ctx.run_id)
         ctx.stop_event.wait(30)  # the executor notices the flag and asks us to stop
         return "stopped"
 
@@ -195,7 +197,7 @@ def test_cancel_reaches_a_running_action_and_a_retry_wait(store: RunStore, tmp_p
         run = create_run(store, write_blueprint(tmp_path / "bp2", text))
 
         def cancel_instead_of_waiting(seconds: float) -> None:
-            RunStore().request_cancel(run.id)
+            RunStore(open_state_db()).request_cancel(run.id)
 
         final = execute_run(run.id, store=store, sleep=cancel_instead_of_waiting)
     assert final.status == "cancelled"
@@ -425,7 +427,8 @@ def test_cancel_reaches_an_adapter_that_accepts_it(store: RunStore, tmp_path: Pa
         def run(self, request: ProviderRequest, cancel: threading.Event | None = None
                 ) -> ProviderResult:
             assert cancel is not None
-            RunStore().request_cancel(run.id)  # `automation run cancel` from elsewhere
+            # `automation run cancel` from elsewhere
+            RunStore(open_state_db()).request_cancel(run.id)
             if cancel.wait(30):
                 raise ProviderCancelled("killed the process tree", provider=self.name)
             return ProviderResult(text="{}", output={"keep": []})
@@ -445,7 +448,7 @@ def test_cancel_reaches_an_adapter_that_accepts_it(store: RunStore, tmp_path: Pa
 
 def test_cancel_reaches_an_action_without_timeout(store: RunStore, tmp_path: Path) -> None:
     def one(ctx: Any) -> str:
-        RunStore().request_cancel(ctx.run_id)
+        RunStore(open_state_db()).request_cancel(ctx.run_id)
         return "stopped" if ctx.stop_event.wait(30) else "never asked"
 
     with actions(**{"test.one": one, "test.two": lambda ctx: None}):

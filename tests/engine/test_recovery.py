@@ -15,6 +15,7 @@ import pytest
 from tests.engine import crash_actions
 from tests.engine.helpers import create_run, write_blueprint
 
+from wardian.config import open_state_db
 from wardian.engine.actions import unregister_action
 from wardian.engine.executor import resume_run
 from wardian.engine.runs import RunStore
@@ -63,7 +64,7 @@ def test_sigkill_mid_step_then_resume(tmp_path: Path, registered: None) -> None:
     os.mkfifo(work / "started.fifo")
     os.mkfifo(work / "release.fifo")
     (work / "block").write_text("block step two")
-    store = RunStore()
+    store = RunStore(open_state_db())
     run = create_run(store, write_blueprint(tmp_path / "bp", CRASH), inputs={"dir": str(work)})
     child = subprocess.Popen(
         [sys.executable, str(Path(crash_actions.__file__)), run.id], cwd=REPO,
@@ -72,13 +73,13 @@ def test_sigkill_mid_step_then_resume(tmp_path: Path, registered: None) -> None:
         with open(work / "started.fifo", encoding="utf-8") as fifo:  # blocks until step two
             assert fifo.read() == "running\n"
         assert store.get(run.id).status == "running"
-        assert RunStore().mark_interrupted_orphans() == []  # the owner is alive
+        assert RunStore(open_state_db()).mark_interrupted_orphans() == []  # the owner is alive
         os.kill(child.pid, signal.SIGKILL)
     finally:
         child.wait(timeout=60)
     assert child.returncode == -signal.SIGKILL
 
-    interrupted = RunStore().get(run.id, detail=True)  # opening the store recovers
+    interrupted = RunStore(open_state_db()).get(run.id, detail=True)  # opening the store recovers
     assert interrupted.status == "interrupted"
     assert [(a.step_id, a.status) for a in interrupted.attempts] == [
         ("one", "succeeded"), ("two", "interrupted")]

@@ -10,6 +10,7 @@ import pytest
 from tests.engine.helpers import create_run, write_blueprint
 
 from wardian.blueprints.validate import load_blueprint
+from wardian.config import open_state_db
 from wardian.engine.runs import RunStore
 from wardian.errors import NotFoundError, UsageError
 
@@ -24,7 +25,7 @@ steps:
 
 
 def test_idempotency_key_returns_the_existing_run(tmp_path: Path) -> None:
-    store = RunStore()
+    store = RunStore(open_state_db())
     path = write_blueprint(tmp_path / "bp", BP)
     kwargs: dict[str, Any] = dict(blueprint_id="store-demo", agent_id="agent-1", assignments={},
                   inputs={"key": "clear"}, blueprint_path=str(path),
@@ -40,7 +41,7 @@ def test_idempotency_key_returns_the_existing_run(tmp_path: Path) -> None:
 
 
 def test_skipped_run_is_recorded_with_reason(tmp_path: Path) -> None:
-    store = RunStore()
+    store = RunStore(open_state_db())
     run, _ = store.create_run(blueprint_id="store-demo", agent_id=None, assignments={},
                               inputs={}, invocation={"trigger": "schedule", "payload": {}},
                               status="skipped", skip_reason="no archive")
@@ -53,11 +54,11 @@ def test_skipped_run_is_recorded_with_reason(tmp_path: Path) -> None:
 
 
 def test_only_one_claim_wins_and_requeue_rules(tmp_path: Path) -> None:
-    store = RunStore()
+    store = RunStore(open_state_db())
     run = create_run(store, write_blueprint(tmp_path / "bp", BP))
     assert store.claim(run.id) is True
-    assert RunStore().claim(run.id) is False
-    assert RunStore().mark_interrupted_orphans() == []  # we are alive
+    assert RunStore(open_state_db()).claim(run.id) is False
+    assert RunStore(open_state_db()).mark_interrupted_orphans() == []  # we are alive
     with pytest.raises(UsageError, match="only interrupted, failed or cancelled"):
         store.requeue(run.id)
     store.finish(run.id, "failed", "x")
@@ -65,7 +66,7 @@ def test_only_one_claim_wins_and_requeue_rules(tmp_path: Path) -> None:
 
 
 def test_lookup_by_prefix_and_not_found(tmp_path: Path, backend: str) -> None:
-    store = RunStore()
+    store = RunStore(open_state_db())
     run = create_run(store, write_blueprint(tmp_path / "bp", BP))
     assert store.get(run.id[:8]).id == run.id
     assert store.get(run.id[:8].upper()).id == run.id  # hex: either case, both backends
@@ -74,7 +75,7 @@ def test_lookup_by_prefix_and_not_found(tmp_path: Path, backend: str) -> None:
 
 
 def test_events_are_append_only(tmp_path: Path, wardian_home: Path) -> None:
-    store = RunStore()
+    store = RunStore(open_state_db())
     create_run(store, write_blueprint(tmp_path / "bp", BP))
     conn = sqlite3.connect(wardian_home / "state.db")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -87,7 +88,7 @@ def test_secret_inputs_come_from_the_validated_blueprint_without_reading_it(tmp_
     path = write_blueprint(tmp_path / "bp", BP)
     loaded = load_blueprint(path)
     path.unlink()  # a run created from the caller's validated copy needs no file access
-    store = RunStore()
+    store = RunStore(open_state_db())
     run, created = store.create_run(
         blueprint_id=loaded.id, agent_id=None, assignments={}, inputs={"key": "s3cret"},
         invocation={"trigger": "manual", "payload": {}}, blueprint=loaded)

@@ -17,6 +17,7 @@ from tests.engine.helpers import actions, create_run, write_blueprint
 
 from wardian.blueprints.errors import BlueprintInvalid
 from wardian.blueprints.validate import load_blueprint, validate_file
+from wardian.config import open_state_db
 from wardian.engine.actions import known_actions, output_storage
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
@@ -51,7 +52,7 @@ def test_a_declared_reference_hands_the_output_and_stores_the_id(tmp_path: Path)
         calls.append(args)
         return len(args["rows"])
 
-    store = RunStore()
+    store = RunStore(open_state_db())
     fns: dict[str, Callable[..., Any]] = {"t.make": _make, "t.use": use}
     with actions(**fns):
         run = execute_run(create_run(store, write_blueprint(tmp_path / "bp", DECLARED)).id,
@@ -107,7 +108,7 @@ def test_a_malformed_memory_output_fails_the_step_naming_the_action_and_field(
     def bad(ctx: Any) -> Any:  # an action bug: a receipt without most of its keys
         return typed(MemoryCommitOutput, {"agent_id": "a", "counts": "three"}, "t.bad")
 
-    store = RunStore()
+    store = RunStore(open_state_db())
     text = ("blueprint: {id: bad, name: Bad, version: 1}\ntriggers: [manual]\n"
             "steps:\n  - id: commit\n    action: t.bad\n")
     with actions(**{"t.bad": bad}):

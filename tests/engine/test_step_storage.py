@@ -21,6 +21,7 @@ from tests.engine.helpers import actions, create_run, write_blueprint
 from typer.testing import CliRunner
 
 from wardian._db import StateDB
+from wardian.config import open_state_db
 from wardian.engine.executor import execute_run, resume_run
 from wardian.engine.runs import MIGRATIONS, RunStore
 
@@ -99,7 +100,7 @@ def test_a_consolidation_run_stores_the_conversation_once(
                          provider="claude", start_drain=False)
     report = drain_once()
     assert report.executed == 1 and not report.errors, report
-    store = RunStore(recover=False)
+    store = RunStore(open_state_db(), recover=False)
     (run,) = store.list(invoker_id=invoker_id)
     assert run.status == "succeeded", run.error
     steps = {a.step_id: a for a in store.attempts(run.id)}
@@ -107,7 +108,7 @@ def test_a_consolidation_run_stores_the_conversation_once(
     # The conversation as the archive holds it (what archive.load returns).
     from wardian.runtime.archives import ArchiveStore
 
-    messages = [m.to_json() for m in ArchiveStore().slice(agent_id)]
+    messages = [m.to_json() for m in ArchiveStore(open_state_db()).slice(agent_id)]
     assert steps["archive"].output["messages"] == messages
     assert steps["archive"].output["text"] == "\n".join(m["text"] for m in messages)
     conversation = len(json.dumps(messages, ensure_ascii=False, sort_keys=True))
@@ -157,11 +158,11 @@ def test_a_consolidation_run_stores_the_conversation_once(
     assert by_step["commit"]["input_refs"] == []
 
     # An archive that no longer reads as loaded (a hand-edited database) reads as a note.
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     with archives.db.atomic():
         archives.conn.execute("UPDATE archive_messages SET text = 'edited' WHERE agent_id = ?"
                               " AND seq = 1", (agent_id,))
-    after = {a.step_id: a for a in RunStore(recover=False).attempts(run.id)}
+    after = {a.step_id: a for a in RunStore(open_state_db(), recover=False).attempts(run.id)}
     note = after["archive"].output["messages"]
     assert note.startswith("<missing: messages 1..26 of agent ") and after[
         "archive"].output["text"] == note
@@ -201,12 +202,12 @@ def test_a_resumed_run_refers_to_the_output_of_the_first_process(tmp_path: Path,
             raise RuntimeError("the first try fails")
         return {"rows": len(args["rows"])}
 
-    store = RunStore()
+    store = RunStore(open_state_db())
     with actions(**{"t.make": _make, "t.use": use}):
         run = create_run(store, write_blueprint(tmp_path / "bp", BLUEPRINT))
         assert execute_run(run.id, store=store).status == "failed"
         # a new store, as after a restart: the context comes back from the stored rows
-        final = resume_run(run.id, store=RunStore())
+        final = resume_run(run.id, store=RunStore(open_state_db()))
     assert final.status == "succeeded", final.error
     made = _make(None)
     expected = {"rows": made["rows"], "first": made["rows"][0], "note": made["note"],
@@ -248,7 +249,7 @@ def test_rows_stored_before_references_read_as_stored(tmp_path: Path) -> None:
         (json.dumps({"rows": rows}), json.dumps(copy)))
     conn.commit()
     conn.close()
-    store = RunStore(path, recover=False)
+    store = RunStore(StateDB.open(path), recover=False)
     attempts = {a.step_id: a for a in store.attempts("r1")}
     assert attempts["use"].input == copy and attempts["use"].input_refs == []
     assert attempts["use"].to_json()["input_refs"] == []
@@ -259,7 +260,7 @@ def test_a_dangling_reference_reads_as_a_note_not_an_error(tmp_path: Path,
                                                            target: str) -> None:
     from wardian.engine.runs import OutputRef
 
-    store = RunStore(tmp_path / "state.db", recover=False)
+    store = RunStore(StateDB.open(tmp_path / "state.db"), recover=False)
     run, _ = store.create_run(blueprint_id="x", agent_id=None, assignments={}, inputs={},
                               invocation={"trigger": "manual", "payload": {}},
                               blueprint_hash="sha256:0", blueprint_path="/x.yaml",
@@ -319,11 +320,11 @@ def test_an_output_kept_elsewhere_is_stored_short_and_read_whole(tmp_path: Path,
                                                                   backend: str) -> None:
     kept = {"k": [f"row {i} " * 12 for i in range(10)]}
     calls: list[Any] = []
-    store = RunStore()
+    store = RunStore(open_state_db())
     with _kept_actions(kept, calls):
         run = create_run(store, write_blueprint(tmp_path / "bp", KEPT_BLUEPRINT))
         assert execute_run(run.id, store=store).status == "failed"
-        final = resume_run(run.id, store=RunStore())  # as after a restart
+        final = resume_run(run.id, store=RunStore(open_state_db()))  # as after a restart
     assert final.status == "succeeded", final.error
     assert calls == [{"rows": kept["k"]}, {"rows": kept["k"]}]
     rows = dict(store.conn.execute(
@@ -344,7 +345,7 @@ def test_an_output_whose_short_form_reads_back_otherwise_is_stored_whole(
     between the two) is not kept: the whole output is, and an event says why."""
     kept = {"k": ["a row that is long enough to be worth a reference " * 3]}
     calls: list[Any] = []
-    store = RunStore()
+    store = RunStore(open_state_db())
     with _kept_actions(kept, calls):
         run = create_run(store, write_blueprint(tmp_path / "bp", KEPT_BLUEPRINT))
         from wardian.engine import actions as registry

@@ -13,6 +13,7 @@ from tests.engine.helpers import create_run, write_blueprint
 from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401 - a fixture
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 
@@ -31,12 +32,9 @@ ASSIGN = {"worker": {"target_type": "agent", "agent": "ada"}}
 
 def _run(tmp_path: Path, workspace: str | None) -> Any:
     path = write_blueprint(tmp_path / "bp", BLUEPRINT)
-    store = RunStore()
-    try:
-        run = create_run(store, path, assignments=ASSIGN, workspace=workspace)
-        return execute_run(run.id, store=store)
-    finally:
-        store.close()
+    store = RunStore(open_state_db())
+    run = create_run(store, path, assignments=ASSIGN, workspace=workspace)
+    return execute_run(run.id, store=store)
 
 
 def test_a_step_without_any_workspace_refuses_before_the_provider_starts(

@@ -66,6 +66,7 @@ def setup_agent(host: Host, home: Path, *, name: str = "ada", hooks: bool = True
     workspace, save `seed` as its records, add an enabled session-close invoker of
     memory-consolidation with the builtin curator and (when `hooks`) install Wardian's
     hooks for the host into its home."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
@@ -74,13 +75,10 @@ def setup_agent(host: Host, home: Path, *, name: str = "ada", hooks: bool = True
     w.run("settings", "set", "conversation_logging.enabled", "true")
     agent = w.json("agent", "add", name, "--provider", "builtin",
                    "--workspace", str(host.workspace))
-    store = MemoryStore()
-    try:
-        for text in seed:
-            store.save(agent["id"], text, evidence="the user said so", kind="stable",
-                       scope=Scope.agent(), actor="test")
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    for text in seed:
+        store.save(agent["id"], text, evidence="the user said so", kind="stable",
+                   scope=Scope.agent(), actor="test")
     created = w.json("automation", "session-close", "add", "--blueprint",
                      "memory-consolidation", "--name", f"consolidate {name}", "--agent", name,
                      "--require-archive", "--assignments", json.dumps(BUILTIN))
@@ -105,13 +103,11 @@ def opencode_exports(home: Path) -> list[Path]:
 
 def events(agent: Agent) -> list[Any]:
     """The agent's session-close events, oldest first."""
+    from wardian.config import open_state_db
     from wardian.runtime.session_events import SessionEventQueue
 
-    queue = SessionEventQueue()
-    try:
-        return [e for e in queue.list() if e.agent_id == agent.id]
-    finally:
-        queue.close()
+    queue = SessionEventQueue(open_state_db())
+    return [e for e in queue.list() if e.agent_id == agent.id]
 
 
 def wait_closed(agent: Agent, transcript: Path, *, boundary: str | None = None) -> Any:
@@ -132,13 +128,11 @@ def wait_closed(agent: Agent, transcript: Path, *, boundary: str | None = None) 
 
 def archived(agent: Agent, transcript: Path) -> list[Any]:
     """The agent's archived conversations imported from `transcript`."""
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    store = ArchiveStore()
-    try:
-        return [c for c in store.list(agent_id=agent.id) if c.source_path == str(transcript)]
-    finally:
-        store.close()
+    store = ArchiveStore(open_state_db())
+    return [c for c in store.list(agent_id=agent.id) if c.source_path == str(transcript)]
 
 
 def saved_from(agent: Agent, transcript: Path) -> list[dict[str, Any]]:

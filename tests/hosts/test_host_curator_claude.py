@@ -43,13 +43,11 @@ INVENTED = "never squash commits before a release"
 
 def _events(run_id: str) -> list[dict[str, Any]]:
     """The run's event log, read from state.db."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    store = RunStore()
-    try:
-        return store.events(run_id)
-    finally:
-        store.close()
+    store = RunStore(open_state_db())
+    return store.events(run_id)
 
 
 def _batch(evidence: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import invoke
 from wardian._db import connect, migrate_user_version
+from wardian.memory.db import open_memory_db
 from wardian.memory.recall import load_startup_context
 from wardian.memory.schema import FLAG_MIGRATION, MIGRATIONS
 from wardian.memory.store import MemoryStore
@@ -54,7 +55,7 @@ def test_upgrade_flags_secret_records_once_and_hides_them(
         ("Staging DB access works from the VPN", f"the password is {password}"),
     ])
     capsys.readouterr()
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     notice = capsys.readouterr().err
     assert "set aside 2 memory record(s)" in notice
     assert f"wardian garden memory list --agent {agent[:8]} --flagged" in notice
@@ -70,9 +71,8 @@ def test_upgrade_flags_secret_records_once_and_hides_them(
     assert [r.text for r in recalled] == ["Deploy staging with the release script"]
     logged = store.conn.execute("SELECT context FROM loaded_events").fetchone()[0]
     assert key not in logged and "[REDACTED:aws-access-key]" in logged
-    store.close()
     # Checked once: opening again says nothing.
-    MemoryStore().close()
+    MemoryStore(open_memory_db())
     assert capsys.readouterr().err == ""
     # The operator's review list shows them with the secret replaced.
     shown = invoke(cli, "garden", "memory", "list", "--agent", "ada", "--flagged")
@@ -94,7 +94,7 @@ def test_doctor_warns_about_records_set_aside(cli: CliRunner, wardian_home: Path
     token = "ghp" + "_" + "".join(_RNG.choice(string.ascii_letters + string.digits)
                                   for _ in range(36))
     _old_store(wardian_home / "memory.db", agent, [(f"deploy with {token}", "e")])
-    MemoryStore().close()
+    MemoryStore(open_memory_db())
     [finding] = run_doctor(["memory-hygiene"]).findings
     assert finding.status == "warning" and "1 record(s)" in finding.message
     assert f"--agent {agent[:8]} --flagged" in (finding.fix or "")

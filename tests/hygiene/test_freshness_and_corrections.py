@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 from tests.conftest import invoke
 from tests.terminal import on_terminal, without_terminal
 from wardian._util import format_utc, utc_now
+from wardian.config import open_state_db
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.recall import load_startup_context
 from wardian.memory.store import MemoryStore
@@ -24,7 +26,7 @@ WS = "/work/project"
 
 @pytest.fixture
 def owner(wardian_home: Path) -> str:
-    return AgentRegistry().add("ada", provider="claude", workspace=WS).id
+    return AgentRegistry(open_state_db()).add("ada", provider="claude", workspace=WS).id
 
 
 def _age(home: Path, record_id: str, days: int) -> None:
@@ -37,10 +39,9 @@ def _age(home: Path, record_id: str, days: int) -> None:
 
 
 def _save(text: str, owner: str, kind: str = "current") -> str:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(owner, text, evidence="e", kind=kind,  # type: ignore[arg-type]
                         scope=Scope("workspace", WS), actor="test")
-    store.close()
     return record.id
 
 
@@ -52,7 +53,7 @@ def test_startup_context_shows_age_and_marks_old_checkpoints_stale(
     _save("Prefer small commits", owner, kind="stable")
     _age(wardian_home, fresh, 3)
     _age(wardian_home, old, 20)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     context = load_startup_context(store, agent_id=owner, agent_name="ada", workspace=WS)
     lines = {line.split("] ", 1)[0][-8:]: line for line in context.text.splitlines()
              if line.startswith("- [")}
@@ -64,7 +65,6 @@ def test_startup_context_shows_age_and_marks_old_checkpoints_stale(
     relaxed = load_startup_context(store, agent_id=owner, agent_name="ada", workspace=WS,
                                    current_review_days=30)
     assert "stale" not in relaxed.text
-    store.close()
 
 
 def test_stale_lists_old_checkpoints_and_drafts_a_retire_plan(
@@ -93,9 +93,8 @@ def test_stale_lists_old_checkpoints_and_drafts_a_retire_plan(
     applied = on_terminal("garden", "maintain", "apply", str(plan), "--agent", "ada",
                           "--confirm", preview["digest_prefix"], answer="yes")
     assert applied.exit_code == 0, applied.stderr
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.get(old).status == "removed"
-    store.close()
 
 
 def test_retire_one_record_goes_through_preview_confirmation_and_receipt(
@@ -110,9 +109,8 @@ def test_retire_one_record_goes_through_preview_confirmation_and_receipt(
     assert "controlling terminal" in first.stderr
     digest = next(w for w in first.stdout.split() if w.startswith("sha256:")
                   and len(w) == len("sha256:") + 12)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.get(rid).status == "active"
-    store.close()
     wrong = invoke(cli, "garden", "memory", "retire", rid[:8], "--agent", "ada", "--reason",
                    "done", "--confirm", "sha256:000000000000")
     assert wrong.exit_code == 2
@@ -122,11 +120,10 @@ def test_retire_one_record_goes_through_preview_confirmation_and_receipt(
     doc = json.loads(done.stdout)
     receipt = doc["applied"]["receipt"]
     assert receipt["operation_count"] == 1 and receipt["revised"][0]["memory_id"] == rid
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.get(rid)
     assert record.status == "removed" and record.removed_reason == "done"
     assert store.history(rid)[-1].actor.startswith("plan:retire-")
-    store.close()
     again = invoke(cli, "garden", "memory", "retire", rid[:8], "--agent", "ada", "--reason",
                    "done")
     assert again.exit_code == 2 and "already removed" in again.stderr
@@ -145,10 +142,9 @@ def test_revise_one_record_and_a_secret_is_refused(
                        digest, answer="yes")
     assert done.exit_code == 0, done.stderr
     assert "Applied: plan revise-" in done.stdout
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.get(rid)
     assert (record.kind, record.text) == ("stable", "Billing tables use the new schema")
-    store.close()
     token = "ghp" + "_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     leaked = invoke(cli, "garden", "memory", "revise", rid, "--agent", "ada", "--text",
                     f"Deploy with {token}")

@@ -45,11 +45,12 @@ def _secret(name: str) -> tuple[str, str]:
 def test_json_restore_sets_aside_a_record_with_a_secret(wardian_home: object) -> None:
     import json
 
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.portable import export_document, load_export, restore_document
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.save(AGENT, "Deploy from CI", evidence="deploy from CI", scope=Scope.agent(),
                actor="test")
     store.save(AGENT, "Use the staging database", evidence="staging db", scope=Scope.agent(),
@@ -72,19 +73,19 @@ def test_json_restore_sets_aside_a_record_with_a_secret(wardian_home: object) ->
     assert value not in str([tuple(r) for r in snapshots])
     # Set aside: not recalled, not in the list of active unflagged records.
     assert [r.text for r in store.list(OTHER, flagged=False)] == ["Deploy from CI"]
-    store.close()
 
 
 @pytest.mark.parametrize("name", ["pass-is", "de-ist", "github"])
 def test_a_reason_with_a_secret_is_refused_on_update_and_remove(
     name: str, wardian_home: object
 ) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.secret_scan import SecretDetected
     from wardian.memory.store import MemoryStore
 
     text, value = _secret(name)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(AGENT, "Deploy from CI", evidence="deploy from CI",
                         scope=Scope.agent(), actor="test")
     with pytest.raises(SecretDetected) as raised:
@@ -96,7 +97,6 @@ def test_a_reason_with_a_secret_is_refused_on_update_and_remove(
     after = store.get(record.id)
     assert after.status == "active" and after.text == "Deploy from CI"
     assert len(store.history(record.id, agent_id=AGENT)) == 1
-    store.close()
 
 
 def test_a_plan_retire_reason_with_a_secret_is_a_conflict_and_never_shown(
@@ -108,16 +108,17 @@ def test_a_plan_retire_reason_with_a_secret_is_a_conflict_and_never_shown(
     from typer.testing import CliRunner
 
     from tests.conftest import invoke
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
     assert isinstance(tmp_path, Path)
-    owner = AgentRegistry().add("ada", provider="claude", workspace=str(tmp_path))
-    store = MemoryStore()
+    owner = AgentRegistry(open_state_db()).add("ada", provider="claude", workspace=str(tmp_path))
+    store = MemoryStore(open_memory_db())
     record = store.save(owner.id, "Deploy from CI", evidence="e", scope=Scope.agent(),
                         actor="test")
-    store.close()
     text, value = _secret("fr-est")
     plan = {"schema_version": 1, "plan_id": "p-reason", "agent_id": owner.id,
             "idempotency_key": "k-reason", "operations": [
@@ -138,13 +139,13 @@ def test_a_curator_remove_whose_reason_holds_a_secret_is_dropped(wardian_home: o
     from typing import Any
 
     from wardian.engine.actions import ActionContext, get_action
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(AGENT, "Release branch is frozen", evidence="the branch is frozen",
                         scope=Scope.agent(), actor="test", kind="current")
-    store.close()
     text, value = _secret("github")
     archive: dict[str, Any] = {"text": "user: the branch is frozen\nuser: the freeze is over now\n",
                "messages": [], "cursor": None}
@@ -163,9 +164,8 @@ def test_a_curator_remove_whose_reason_holds_a_secret_is_dropped(wardian_home: o
     dropped = [data for kind, data in events if kind == "memory.op_dropped"]
     assert dropped[0]["code"] == "secret_detected" and "in reason" in dropped[0]["reason"]
     assert value not in str(events)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.get(record.id).status == "active"
-    store.close()
 
 
 def test_wardians_own_ids_in_a_reason_do_not_fail_a_consolidation(
@@ -176,15 +176,15 @@ def test_wardians_own_ids_in_a_reason_do_not_fail_a_consolidation(
     from typing import Any
 
     from wardian.engine.actions import ActionContext, get_action
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     key = ("session-close:0f1e2d3c-4b5a-4678-9abc-012345678912:"
            "5d2c1e0f-9a8b-4c7d-8e6f-0a1b2c3d4e5f")
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     record = store.save(AGENT, "Release branch is frozen", evidence="the branch is frozen",
                         scope=Scope.agent(), actor="test", kind="current")
-    store.close()
     archive: dict[str, Any] = {
         "text": "user: the branch is frozen\nuser: always run the linters first\n"
                 "user: the freeze is over now\n", "messages": [], "cursor": None}

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian.engine.actions import ActionContext, get_action
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 
 AGENT = "11111111-1111-4111-8111-111111111111"
@@ -50,9 +51,8 @@ def test_consolidation_drops_a_secret_op_with_a_run_event() -> None:
     assert "Password Assignment in evidence" in dropped[1]["reason"]
     dumped = json.dumps([events, result.model_dump(mode="json")])
     assert token not in dumped and password not in dumped
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert [r.text for r in store.list(AGENT)] == ["Run the linters before committing"]
-    store.close()
 
 
 def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
@@ -61,15 +61,15 @@ def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     from typer.testing import CliRunner
 
     from tests.conftest import invoke
+    from wardian.config import open_state_db
     from wardian.memory.models import Scope
     from wardian.runtime.agents import AgentRegistry
 
     cli = CliRunner()
-    owner = AgentRegistry().add("ada", provider="claude", workspace=str(tmp_path))
-    store = MemoryStore()
+    owner = AgentRegistry(open_state_db()).add("ada", provider="claude", workspace=str(tmp_path))
+    store = MemoryStore(open_memory_db())
     record = store.save(owner.id, "Deploy from CI", evidence="e", scope=Scope.agent(),
                         actor="test")
-    store.close()
     token = _token()
     plan = {
         "schema_version": 1, "plan_id": "p-secret", "agent_id": owner.id,
@@ -98,15 +98,14 @@ def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     applied = invoke(cli, "garden", "maintain", "apply", str(path), "--agent", "ada",
                      "--confirm", doc["digest_prefix"])
     assert applied.exit_code == 4, applied.output
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert [r.text for r in store.list(owner.id)] == ["Deploy from CI"]
     assert store.get(record.id).evidence == "e"
-    store.close()
+    from wardian.config import open_state_db
     from wardian.memory.maintenance.previews import PreviewCache
 
-    cache = PreviewCache()
+    cache = PreviewCache(open_state_db())
     rows = cache.conn.execute("SELECT preview_json FROM maintenance_previews").fetchall()
-    cache.close()
     assert all(token not in row[0] for row in rows)
 
 
@@ -124,6 +123,7 @@ def _claude_line(role: str, text: str, n: int) -> str:
 
 def test_archive_import_stores_placeholders_and_counts_them(tmp_path: Path) -> None:
     from wardian.app.consolidation import archive_load
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
     token = _token()
@@ -134,7 +134,7 @@ def test_archive_import_stores_placeholders_and_counts_them(tmp_path: Path) -> N
         _claude_line("assistant", "Done; the deploy ran.", 1),
         _claude_line("user", "Always run the linters first.", 2),
     ]) + "\n", encoding="utf-8")
-    archives = ArchiveStore()
+    archives = ArchiveStore(open_state_db())
     manifest = archives.import_transcript(AGENT, path, event_id="e1")
     assert manifest.secrets_redacted == 2
     stored = archives.conn.execute("SELECT text, meta_json FROM archive_messages").fetchall()
@@ -144,7 +144,6 @@ def test_archive_import_stores_placeholders_and_counts_them(tmp_path: Path) -> N
     # The same file closed again adds nothing (the archived prefix compares redacted).
     again = archives.import_transcript(AGENT, path, event_id="e2")
     assert again.message_count == 0
-    archives.close()
     loaded = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert loaded["secrets_redacted"] == 2 and token not in loaded["text"]
     from_file = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
@@ -172,6 +171,7 @@ def test_run_step_inputs_outputs_and_events_are_stored_redacted(
     import sqlite3
 
     from tests.engine.helpers import actions, create_run, write_blueprint
+    from wardian.config import open_state_db
     from wardian.engine.executor import execute_run
     from wardian.engine.runs import RunStore
 
@@ -182,7 +182,7 @@ def test_run_step_inputs_outputs_and_events_are_stored_redacted(
         ctx.emit("fetched", {"detail": f"the password is {password}"})
         return {"key": token, "hint": hint}
 
-    store = RunStore()
+    store = RunStore(open_state_db())
     with actions(**{"test.fetch": fetch}):
         run = create_run(store, write_blueprint(tmp_path / "bp", LEAKY))
         final = execute_run(run.id, store=store)
@@ -191,7 +191,6 @@ def test_run_step_inputs_outputs_and_events_are_stored_redacted(
     assert attempts["fetch"].output == {"key": "[REDACTED:github-token]",
                                         "hint": "nothing here"}
     assert attempts["tell"].input["with"]["message"] == "fetched [REDACTED:github-token]"
-    store.close()
     conn = sqlite3.connect(wardian_home / "state.db")
     for table in ("runs", "step_attempts", "run_events"):
         for row in conn.execute(f"SELECT * FROM {table}"):

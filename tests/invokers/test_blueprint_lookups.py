@@ -13,6 +13,7 @@ from tests.engine.test_step_storage import TURNS, _setup_consolidation
 from typer.testing import CliRunner
 
 import wardian.blueprints.validate as validate
+from wardian.config import open_state_db
 from wardian.engine.runs import RunStore
 
 
@@ -40,7 +41,7 @@ def test_one_event_validates_the_blueprint_once(cli: CliRunner, tmp_path: Path,
     seen = _count_validations(monkeypatch)
     report = drain_once()
     assert report.executed == 1 and not report.errors, report
-    (run,) = RunStore(recover=False).list(invoker_id=invoker_id)
+    (run,) = RunStore(open_state_db(), recover=False).list(invoker_id=invoker_id)
     assert run.status == "succeeded", run.error
     assert seen == ["memory-consolidation"]
 

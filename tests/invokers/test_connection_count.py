@@ -13,6 +13,7 @@ from pathlib import Path
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.engine.runs import RunStore
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "wardian" / "library" / "examples" / \
@@ -59,7 +60,7 @@ def test_a_session_close_event_opens_each_file_once(cli: CliRunner, wardian_home
     counts = json.loads(proc.stdout.strip().splitlines()[-1])
     print(f"\nconnections opened by one session-close event: {counts}")
     assert counts["executed"] == 1 and not counts["errors"], counts
-    runs = RunStore(recover=False).list(invoker_id=invoker_id)
+    runs = RunStore(open_state_db(), recover=False).list(invoker_id=invoker_id)
     assert [r.status for r in runs] == ["succeeded"]
     assert counts["state"] == 1 and counts["memory"] == 1, counts
     assert counts["all"] == 2, counts

@@ -27,7 +27,7 @@ from tests.waits import wait_until
 
 from wardian._util import parse_utc
 from wardian.app.schedules import add_schedule, set_schedule_enabled
-from wardian.config import state_db_path, user_library_dir
+from wardian.config import open_state_db, state_db_path, user_library_dir
 from wardian.engine.runs import RunStore
 from wardian.invokers.daemon import schedule_key
 from wardian.invokers.schedule import ScheduleConfig
@@ -108,7 +108,7 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "quick.yaml").write_text(BLUEPRINT)
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
     specs: list[dict[str, Any]] = [
         {"name": "latest", "every_s": 0.02, "misfire_grace_s": 1.0},
         {"name": "all", "every_s": 0.03, "misfire_grace_s": 0.5, "catch_up": "all",
@@ -151,15 +151,15 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     # are disabled first so that it reaches a moment with nothing in flight: every slot up
     # to the disable recorded (a pass after "ready" did that) and nothing left to run.
     rounds_s = time.monotonic() - started
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     configs = {inv_id: ScheduleConfig.from_config(store.get(inv_id).config)
                for inv_id in invokers}
     for inv_id in invokers:
         set_schedule_enabled(inv_id, False)
     final = _serve(log)
     assert _wait_for_line(log, [final], "ready"), f"final daemon exited {final.wait()}"
-    slots = SlotStore()
-    runs = RunStore(recover=False)
+    slots = SlotStore(open_state_db())
+    runs = RunStore(open_state_db(), recover=False)
     wait_until(lambda: _caught_up(slots, configs) and not slots.pending()
                and not slots.unsettled() and not [
                    r for inv_id in invokers

@@ -16,7 +16,7 @@ import pytest
 from tests.waits import wait_until
 
 from wardian.app.schedules import add_schedule, set_schedule_enabled
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.engine.actions import register_action, unregister_action
 from wardian.engine.runs import RunStore
 from wardian.invokers.daemon import ScheduleDaemon, schedule_key
@@ -56,7 +56,7 @@ def library() -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "quick.yaml").write_text(BLUEPRINT.format(id="quick", action="noop"))
     (folder / "slow.yaml").write_text(BLUEPRINT.format(id="slow", action="test.wait_gate"))
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
     GATE.clear()
     yield
     GATE.set()
@@ -105,12 +105,12 @@ def _settle(daemon: ScheduleDaemon) -> None:
 
 def _slots(invoker_id: str) -> list[tuple[str, str, str | None]]:
     return [(s.scheduled_time[11:16], s.outcome, s.reason)
-            for s in SlotStore().all_slots(invoker_id)]
+            for s in SlotStore(open_state_db()).all_slots(invoker_id)]
 
 
 def _run(run_id: str | None) -> Any:
     assert run_id is not None
-    return RunStore(recover=False).get(run_id)
+    return RunStore(open_state_db(), recover=False).get(run_id)
 
 
 def test_on_time_slot_runs_with_its_key(daemon: ScheduleDaemon, clock: Clock) -> None:
@@ -118,7 +118,7 @@ def test_on_time_slot_runs_with_its_key(daemon: ScheduleDaemon, clock: Clock) ->
     clock.at(T0 + timedelta(minutes=5, seconds=1))
     daemon.tick()
     _settle(daemon)
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     assert (slot.outcome, slot.late_s) == ("ran", 1.0)
     run = _run(slot.run_id)
     assert run.status == "succeeded"
@@ -143,7 +143,7 @@ def test_catch_up_latest_coalesces(daemon: ScheduleDaemon, clock: Clock) -> None
     clock.at(T0 + timedelta(hours=1, minutes=2))
     daemon.tick()
     _settle(daemon)
-    rows = SlotStore().all_slots(inv)
+    rows = SlotStore(open_state_db()).all_slots(inv)
     assert [r.outcome for r in rows] == ["coalesced"] * 11 + ["ran"]
     assert {r.run_id for r in rows} == {rows[-1].run_id}
     assert {r.into_slot for r in rows[:-1]} == {rows[-1].scheduled_time}
@@ -154,7 +154,7 @@ def test_catch_up_all_is_capped(daemon: ScheduleDaemon, clock: Clock) -> None:
     clock.at(T0 + timedelta(hours=1, minutes=2))
     daemon.tick()
     _settle(daemon)
-    rows = SlotStore().all_slots(inv)
+    rows = SlotStore(open_state_db()).all_slots(inv)
     assert [r.outcome for r in rows] == ["skipped"] * 9 + ["ran"] * 3
     assert all(_run(r.run_id).status == "succeeded" for r in rows[-3:])
 
@@ -167,7 +167,7 @@ def test_overlap_skip(daemon: ScheduleDaemon, clock: Clock) -> None:
     daemon.tick()
     GATE.set()
     _settle(daemon)
-    first, second = SlotStore().all_slots(inv)
+    first, second = SlotStore(open_state_db()).all_slots(inv)
     assert first.outcome == "ran"
     busy = (first.run_id or "")[:8]
     assert (second.outcome, second.reason) == ("skipped", f"overlap: run {busy} still running")
@@ -181,18 +181,19 @@ def test_a_run_orphaned_by_a_dead_process_does_not_block_overlap_skip(
     import sys
 
     inv = _add("orphaned")
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     orphan, _ = runs.create_run(blueprint_id="quick", agent_id=None, assignments={},
                                 inputs={}, invocation={"trigger": "schedule", "payload": {}},
                                 invoker_id=inv)
-    code = ("from wardian.engine.runs import RunStore; import sys; "
-            f"sys.exit(0 if RunStore(recover=False).claim({orphan.id!r}) else 1)")
+    code = ("from wardian.config import open_state_db; from wardian.engine.runs import RunStore; "
+            "import sys; runs = RunStore(open_state_db(), recover=False); "
+            f"sys.exit(0 if runs.claim({orphan.id!r}) else 1)")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
     assert runs.get(orphan.id).status == "running"
     clock.at(T0 + timedelta(minutes=5))
     daemon.tick()
     _settle(daemon)
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     assert slot.outcome == "ran", slot.reason
     assert runs.get(orphan.id).status == "interrupted"
 
@@ -203,7 +204,7 @@ def test_overlap_queue_runs_after(daemon: ScheduleDaemon, clock: Clock) -> None:
     daemon.tick()
     clock.at(T0 + timedelta(minutes=10))
     daemon.tick()
-    first, second = SlotStore().all_slots(inv)
+    first, second = SlotStore(open_state_db()).all_slots(inv)
     assert (first.outcome, second.outcome) == ("ran", "ran")
     assert _run(second.run_id).status == "queued"
     GATE.set()
@@ -219,7 +220,7 @@ def test_overlap_parallel_runs_alongside(daemon: ScheduleDaemon, clock: Clock) -
     daemon.tick()
     clock.at(T0 + timedelta(minutes=10))
     daemon.tick()
-    first, second = SlotStore().all_slots(inv)
+    first, second = SlotStore(open_state_db()).all_slots(inv)
     wait_until(lambda: all(_run(s.run_id).status == "running" for s in (first, second)),
                what="both runs running at once")
     GATE.set()
@@ -258,7 +259,7 @@ def test_disabled_and_re_enabled_while_no_daemon_ran(daemon: ScheduleDaemon,
 
 
 def test_blocked_assignment_is_a_skip(daemon: ScheduleDaemon, clock: Clock) -> None:
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     registry.add("helper", "builtin", model="curator-rules")
     folder = user_library_dir()
     (folder / "roled.yaml").write_text(BLUEPRINT.format(id="roled", action="noop").replace(
@@ -269,7 +270,7 @@ def test_blocked_assignment_is_a_skip(daemon: ScheduleDaemon, clock: Clock) -> N
     registry.remove(registry.get("helper").id)
     clock.at(T0 + timedelta(minutes=5))
     daemon.tick()
-    [slot] = SlotStore().all_slots(invoker.id)
+    [slot] = SlotStore(open_state_db()).all_slots(invoker.id)
     assert slot.outcome == "skipped"
     assert (slot.reason or "").startswith("blocked assignment:")
     assert _run(slot.run_id).status == "skipped"
@@ -292,7 +293,8 @@ def test_pending_slot_is_finished_by_the_next_daemon(clock: Clock) -> None:
 
     inv = _add("crash")
     slot_time = T0 + timedelta(minutes=5)
-    SlotStore().record(inv, [SlotDecision(slot_time, "run", None, 0.0)], decided_at=slot_time)
+    SlotStore(open_state_db()).record(inv, [SlotDecision(slot_time, "run", None, 0.0)],
+                                      decided_at=slot_time)
     clock.at(slot_time + timedelta(seconds=1))
     d = ScheduleDaemon(clock=clock, drain=False, log=lambda line: None)
     d.open()
@@ -301,10 +303,10 @@ def test_pending_slot_is_finished_by_the_next_daemon(clock: Clock) -> None:
         _settle(d)
     finally:
         d.close()
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     assert slot.outcome == "ran" and slot.settled_at
     assert _run(slot.run_id).status == "succeeded"
-    assert len(RunStore(recover=False).list(invoker_id=inv)) == 1
+    assert len(RunStore(open_state_db(), recover=False).list(invoker_id=inv)) == 1
 
 
 def test_stop_cancels_a_run_still_running_after_the_timeout(clock: Clock) -> None:
@@ -314,7 +316,7 @@ def test_stop_cancels_a_run_still_running_after_the_timeout(clock: Clock) -> Non
     d.open()
     clock.at(T0 + timedelta(minutes=5))
     d.tick()
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     wait_until(lambda: _run(slot.run_id).status == "running", what="the slot's run started")
     d.close()  # GATE never opens: the run must be cancelled cleanly, not left running
     assert _run(slot.run_id).status == "cancelled"
@@ -331,7 +333,7 @@ def test_a_second_stop_cancels_at_once(clock: Clock) -> None:
     d.open()
     clock.at(T0 + timedelta(minutes=5))
     d.tick()
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     wait_until(lambda: _run(slot.run_id).status == "running", what="the slot's run started")
     d.request_stop()
     d.request_stop()
@@ -352,7 +354,7 @@ def test_a_huge_backlog_never_floods(daemon: ScheduleDaemon, clock: Clock,
         if daemon.tick() > 0:
             break
     _settle(daemon)
-    rows = SlotStore().all_slots(inv)
+    rows = SlotStore(open_state_db()).all_slots(inv)
     assert len(rows) == 60
     outcomes = [(r.outcome, "backlog" in (r.reason or ""), "cap" in (r.reason or ""))
                 for r in rows]
@@ -378,9 +380,9 @@ def test_a_failed_pass_is_retried_and_its_pending_slot_finished(
     inv = _add("flaky")
     clock.at(T0 + timedelta(minutes=5))
     daemon.tick()
-    assert [s.outcome for s in SlotStore().all_slots(inv)] == ["pending"]
+    assert [s.outcome for s in SlotStore(open_state_db()).all_slots(inv)] == ["pending"]
     assert any("loop pass failed" in line for line in daemon.lines)  # type: ignore[attr-defined]
     daemon.tick()
     _settle(daemon)
-    [slot] = SlotStore().all_slots(inv)
+    [slot] = SlotStore(open_state_db()).all_slots(inv)
     assert slot.outcome == "ran" and _run(slot.run_id).status == "succeeded"

@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 
 from wardian._util import parse_utc, utc_now
 from wardian.app.schedules import add_schedule, set_schedule_enabled
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.engine.runs import RunStore
 from wardian.invokers.slots import SlotStore
 from wardian.runtime.agents import AgentRegistry
@@ -101,7 +101,7 @@ def ready() -> None:
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "quick.yaml").write_text(BLUEPRINT)
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
 
 
 def _status(cli: CliRunner) -> dict[str, Any]:
@@ -157,11 +157,12 @@ def test_a_standby_names_the_daemon_and_stops_on_sigterm(
 
 
 def test_startup_marks_orphaned_runs_interrupted(serves: Callable[..., Serve], ready: None) -> None:
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     run, _ = runs.create_run(blueprint_id="quick", agent_id=None, assignments={}, inputs={},
                              invocation={"trigger": "manual", "payload": {}})
-    code = ("from wardian.engine.runs import RunStore; import sys; "
-            f"sys.exit(0 if RunStore(recover=False).claim({run.id!r}) else 1)")
+    code = ("from wardian.config import open_state_db; from wardian.engine.runs import RunStore; "
+            "import sys; runs = RunStore(open_state_db(), recover=False); "
+            f"sys.exit(0 if runs.claim({run.id!r}) else 1)")
     subprocess.run([sys.executable, "-c", code], check=True)
     assert runs.get(run.id).status == "running"
     serve = serves()
@@ -179,16 +180,16 @@ def test_cli_changes_take_effect_in_a_running_daemon(
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "quick", "--name", "fast",
                  "--agent", "coder", "--every", "200ms", "--assignments", "{}", "--json")
     invoker_id = json.loads(res.stdout)["id"]
-    slots = SlotStore()
+    slots = SlotStore(open_state_db())
     assert invoke(cli, "automation", "schedule", "enable", invoker_id).exit_code == 0
     # The promise is "within one pass" (poll <= 2 s); a wall-clock bound here measured the
     # machine's load, not the daemon, so the test waits for the effect and asserts counts.
     wait_for(lambda: slots.history(invoker_id, limit=1), what="first slot", watch=(serve,))
     first = wait_for(lambda: [s for s in slots.history(invoker_id) if s.outcome == "ran"],
                      what="a ran slot", watch=(serve,))
-    run = RunStore(recover=False).get(first[0].run_id)
-    wait_for(lambda: RunStore(recover=False).get(run.id).status == "succeeded", what="run done",
-             watch=(serve,))
+    run = RunStore(open_state_db(), recover=False).get(first[0].run_id)
+    wait_for(lambda: RunStore(open_state_db(), recover=False).get(run.id).status == "succeeded",
+             what="run done", watch=(serve,))
     # A witness schedule in the same daemon: each pass decides every invoker in turn.
     res = invoke(cli, "automation", "schedule", "add", "--blueprint", "quick", "--name",
                  "witness", "--agent", "coder", "--every", "200ms", "--assignments", "{}",
@@ -244,7 +245,7 @@ def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
     serve = serves(argv=[sys.executable, "-c", CLOCK_SERVE, str(clock_file)])
     wait_for(lambda: "started" in serve.log(), what="serve start", watch=(serve,))
     clock_file.write_text("3600")  # one hour later: twelve five-minute slots are owed
-    slots = SlotStore()
+    slots = SlotStore(open_state_db())
     rows = wait_for(lambda: (r := slots.all_slots(invoker.id)) and len(r) >= 12
                     and all(x.run_id for x in r) and r, what="twelve resolved slots",
                     watch=(serve,))
@@ -253,7 +254,7 @@ def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
     assert outcomes.count("ran") == 1 and outcomes.count("coalesced") == 11
     ran = next(r for r in rows if r.outcome == "ran")
     assert {r.run_id for r in rows} == {ran.run_id}
-    wait_for(lambda: RunStore(recover=False).get(ran.run_id).status == "succeeded",
+    wait_for(lambda: RunStore(open_state_db(), recover=False).get(ran.run_id).status == "succeeded",
              what="catch-up run", watch=(serve,))
     assert "coalesced into slot" in serve.log()
     assert serve.stop() == 0

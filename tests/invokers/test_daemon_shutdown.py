@@ -31,7 +31,7 @@ from tests.waits import wait_until
 from typer.testing import CliRunner
 
 from wardian.app.schedules import add_schedule, set_schedule_enabled
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.engine.actions import register_action, unregister_action
 from wardian.engine.executor import resume_run
 from wardian.engine.runs import Run, RunStore
@@ -75,7 +75,7 @@ def library() -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "gate.yaml").write_text(BLUEPRINT.format(id="gate", action="test.wait_gate"))
     (folder / "stuck.yaml").write_text(BLUEPRINT.format(id="stuck", action="test.stuck"))
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
     GATE.clear()
     yield
     GATE.set()
@@ -89,7 +89,7 @@ def _until(condition: Callable[[], Any], what: str) -> Any:
 
 
 def _runs(invoker_id: str) -> list[Run]:
-    return RunStore(recover=False).list(invoker_id=invoker_id)
+    return RunStore(open_state_db(), recover=False).list(invoker_id=invoker_id)
 
 
 # A daemon whose schedule step never returns and ignores should_stop(); it writes to the
@@ -146,9 +146,9 @@ def test_a_step_that_never_returns_does_not_keep_a_stopped_daemon_alive(
     nxt = ScheduleDaemon(drain=False, log=lambda line: None)
     nxt.open()
     try:
-        assert RunStore(recover=False).get(running.id).status == "interrupted"
+        assert RunStore(open_state_db(), recover=False).get(running.id).status == "interrupted"
         # … and runs the slots' runs that stayed queued behind it on the invoker's lane.
-        _until(lambda: not nxt._inflight.count() and not SlotStore().unsettled(),
+        _until(lambda: not nxt._inflight.count() and not SlotStore(open_state_db()).unsettled(),
                "the next start to finish the queued runs")
     finally:
         nxt.close()
@@ -177,22 +177,25 @@ def test_a_run_queued_behind_a_running_one_is_left_for_the_next_start() -> None:
     d.open()
     clock.at(T0 + timedelta(minutes=10, seconds=1))  # two slots due: two runs on one lane
     d.tick()
-    first, second = sorted(SlotStore().all_slots(inv), key=lambda s: s.scheduled_time)
+    first, second = sorted(SlotStore(open_state_db()).all_slots(inv),
+                           key=lambda s: s.scheduled_time)
     assert first.run_id and second.run_id
     first_id: str = first.run_id
     second_id: str = second.run_id
-    _until(lambda: RunStore(recover=False).get(first_id).status == "running", "run 1")
+    _until(lambda: RunStore(open_state_db(), recover=False).get(first_id).status == "running",
+           "run 1")
     d.request_stop()
     d.close()
-    assert RunStore(recover=False).get(first_id).status == "cancelled"
-    assert RunStore(recover=False).get(second_id).status == "queued"  # not cancelled
+    assert RunStore(open_state_db(), recover=False).get(first_id).status == "cancelled"
+    # not cancelled
+    assert RunStore(open_state_db(), recover=False).get(second_id).status == "queued"
     assert any("left queued for the next start" in line for line in lines)
     GATE.set()
     nxt = ScheduleDaemon(clock=clock, drain=False, log=lambda line: None)
     nxt.open()
     try:
-        _until(lambda: RunStore(recover=False).get(second_id).status == "succeeded",
-               "the next start to run it")
+        _until(lambda: RunStore(open_state_db(), recover=False).get(second_id).status
+               == "succeeded", "the next start to run it")
     finally:
         nxt.close()
 
@@ -204,7 +207,7 @@ def test_the_drains_run_is_asked_to_cancel_and_the_rest_stays_pending(
     assert res.exit_code == 0, res.output
     inv = res.stdout.strip()
     assert invoke(cli, "automation", "session-close", "enable", inv).exit_code == 0
-    agent = AgentRegistry().get("coder")
+    agent = AgentRegistry(open_state_db()).get("coder")
     record_session_close(agent.id, "shutdown", session_id="s1", start_drain=False)
     record_session_close(agent.id, "shutdown", session_id="s2", start_drain=False)
     lines: list[str] = []
@@ -219,7 +222,7 @@ def test_the_drains_run_is_asked_to_cancel_and_the_rest_stays_pending(
     statuses = sorted(r.status for r in _runs(inv))
     # The running one was cancelled (before the fix it was abandoned, still running); the
     # other event's run was created in the same pass but not started: the next pass runs it.
-    assert RunStore(recover=False).get(run.id).status == "cancelled"
+    assert RunStore(open_state_db(), recover=False).get(run.id).status == "cancelled"
     assert statuses == ["cancelled", "queued"], statuses
     assert any("cancelling 1 run(s)" in line and run.id[:8] in line for line in lines)
 
@@ -244,7 +247,7 @@ def test_a_stop_during_a_pass_leaves_its_undispatched_slots_pending_for_the_next
     clock.at(T0 + timedelta(minutes=30, seconds=1))
     d.tick()
     d.close()
-    slots = SlotStore().all_slots(inv)
+    slots = SlotStore(open_state_db()).all_slots(inv)
     assert [s.outcome for s in slots] == ["skipped"] * 3 + ["pending"] * 3
     assert sum("left pending for the next start" in line for line in lines) == 3
     assert _runs(inv) == []
@@ -252,7 +255,8 @@ def test_a_stop_during_a_pass_leaves_its_undispatched_slots_pending_for_the_next
     nxt = ScheduleDaemon(clock=clock, drain=False, log=lambda line: None)
     nxt.open()
     try:
-        _until(lambda: [s.outcome for s in SlotStore().all_slots(inv)].count("ran") == 3
+        _until(lambda: [s.outcome for s in SlotStore(open_state_db()).all_slots(inv)
+                        ].count("ran") == 3
                and not nxt._inflight.count(), "the next start to run them")
     finally:
         nxt.close()

@@ -27,6 +27,7 @@ from tests.waits import wait_until
 
 from wardian._util import parse_utc
 from wardian.app.schedules import add_schedule, set_schedule_enabled
+from wardian.config import open_state_db
 from wardian.engine.runs import FINAL_STATUSES, RunStore
 from wardian.invokers.daemon import schedule_key
 from wardian.invokers.schedule import ScheduleConfig
@@ -83,11 +84,11 @@ def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
     for home in homes:  # blueprints are files: each machine has its own library
         (home / "library").mkdir(parents=True, exist_ok=True)
         (home / "library" / "tick.yaml").write_text(BLUEPRINT)
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
     inv = add_schedule(blueprint_id="tick", name="tick", agent="coder", assignments="{}",
                        every_s=0.5, misfire_grace_s=60)
     set_schedule_enabled(inv.id, True)
-    slots, runs = SlotStore(), RunStore(recover=False)
+    slots, runs = SlotStore(open_state_db()), RunStore(open_state_db(), recover=False)
 
     first = _serve(homes[0], tmp_path / "first.log")
     second: subprocess.Popen[bytes] | None = None
@@ -139,7 +140,7 @@ def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
     # The whole sequence: no gap and no slot twice across the hand-over; one run per key,
     # each started at most once (a run the killed daemon had started may be resumed by the
     # standby: that is a second start of an interrupted run, never of a finished one).
-    config = ScheduleConfig.from_config(InvokerStore().get(inv.id).config)
+    config = ScheduleConfig.from_config(InvokerStore(open_state_db()).get(inv.id).config)
     mine = slots.all_slots()
     state = slots.state(inv.id)
     assert state is not None

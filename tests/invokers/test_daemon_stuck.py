@@ -18,7 +18,7 @@ import pytest
 from tests.waits import wait_until
 
 from wardian.app.schedules import add_schedule, set_schedule_enabled
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.engine.actions import register_action, unregister_action
 from wardian.engine.runs import RunStore
 from wardian.runtime.agents import AgentRegistry
@@ -65,7 +65,7 @@ def test_sigterm_ends_the_daemon_although_a_run_never_returns(tmp_path: Path,
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "stuck.yaml").write_text(BLUEPRINT)
-    AgentRegistry().add("coder", "builtin", model="curator-rules")
+    AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
     invoker = add_schedule(blueprint_id="stuck", name="stuck", agent="coder",
                            assignments="{}", every_s=1.0)
     set_schedule_enabled(invoker.id, True)
@@ -74,7 +74,7 @@ def test_sigterm_ends_the_daemon_although_a_run_never_returns(tmp_path: Path,
         proc = subprocess.Popen([sys.executable, "-c", SERVE], stdout=out,
                                 stderr=subprocess.STDOUT, env=dict(os.environ))
     try:
-        runs = RunStore(recover=False)
+        runs = RunStore(open_state_db(), recover=False)
         wait_until(lambda: runs.list(invoker_id=invoker.id, status="running", limit=1),
                    what="the stuck run started", watch=[proc], detail=log.read_text)
         proc.send_signal(signal.SIGTERM)

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.errors import UsageError
 from wardian.invokers.schedule import (
     ScheduleConfig,
@@ -191,7 +191,7 @@ def ready() -> str:
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sched-test.yaml").write_text(BLUEPRINT, encoding="utf-8")
-    return AgentRegistry().add("coder", "builtin", model="curator-rules").id
+    return AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules").id
 
 
 def test_cli_add_is_disabled_and_list_shows_local_times(cli: CliRunner, ready: str) -> None:
@@ -292,4 +292,4 @@ def test_list_says_how_many_missed_slots_would_run_now(
     set_schedule_enabled(invoker.id, True, now=T0)
     [doc] = list_schedules(now=T0 + timedelta(hours=1, minutes=2))
     assert (doc["slots_owed_now"], doc["missed_slots_would_run_now"]) == (12, would_run)
-    assert SlotStore().all_slots(invoker.id) == []
+    assert SlotStore(open_state_db()).all_slots(invoker.id) == []

@@ -12,7 +12,7 @@ from tests.conftest import invoke
 from tests.waits import wait_until
 from typer.testing import CliRunner
 
-from wardian.config import SettingsStore, user_library_dir
+from wardian.config import SettingsStore, open_state_db, user_library_dir
 from wardian.engine.runs import Run, RunStore
 from wardian.invokers.drain import FireLog, drain_once
 from wardian.invokers.store import InvokerStore
@@ -60,11 +60,11 @@ def agent(backend: str) -> str:
     """An agent and the no-op blueprint, on each backend (`backend` in tests/conftest.py:
     SQLite, then PostgreSQL for state and memory alike)."""
     write_noop_blueprint()
-    return AgentRegistry().add("coder", "claude").id
+    return AgentRegistry(open_state_db()).add("coder", "claude").id
 
 
 def _runs(invoker_id: str) -> list[Run]:
-    return RunStore(recover=False).list(invoker_id=invoker_id)
+    return RunStore(open_state_db(), recover=False).list(invoker_id=invoker_id)
 
 
 def _skip_reason(run: Run) -> str:
@@ -89,7 +89,7 @@ def test_fires_once_per_event_and_redelivery_is_not_a_new_run(cli: CliRunner, ag
     assert record_session_close(agent, "shutdown", session_id="s1", start_drain=False) == ev
     assert drain_once().idle
     assert len(_runs(inv)) == 1
-    assert SessionEventQueue().get(ev).status == "processed"
+    assert SessionEventQueue(open_state_db()).get(ev).status == "processed"
 
 
 @pytest.mark.pg_slow
@@ -110,7 +110,7 @@ def test_require_archive_records_skip_with_each_reason(cli: CliRunner, agent: st
     record_session_close(agent, "clear", session_id="a", transcript_path=str(tmp_path / "x"),
                          start_drain=False)
     drain_once()
-    SettingsStore().set("conversation_logging.enabled", "true", agent_id=agent)
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true", agent_id=agent)
     # 2. no transcript
     record_session_close(agent, "clear", session_id="b", start_drain=False)
     # 3. unreadable transcript
@@ -138,7 +138,7 @@ def test_require_archive_records_skip_with_each_reason(cli: CliRunner, agent: st
 def test_archive_imported_and_described_in_trigger_input(cli: CliRunner, agent: str,
                                                          tmp_path: Path) -> None:
     inv = add_invoker(cli, "--require-archive")
-    SettingsStore().set("conversation_logging.enabled", "true")
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(
         json.dumps({"role": "user", "content": "always use uv"}) + "\n"
@@ -164,10 +164,10 @@ def test_automation_failure_never_blocks_the_event(cli: CliRunner, agent: str) -
     (user_library_dir() / "noop-test.yaml").unlink()
     ev = record_session_close(agent, "clear", start_drain=False)
     drain_once()
-    assert SessionEventQueue().get(ev).status == "processed"
+    assert SessionEventQueue(open_state_db()).get(ev).status == "processed"
     # a broken invoker gets no run: the fire is recorded blocked, with the reason
     assert _runs(inv) == []
-    (fire,) = FireLog().for_invoker(inv)
+    (fire,) = FireLog(open_state_db()).for_invoker(inv)
     assert fire.outcome == "blocked" and "no blueprint with id" in (fire.skip_reason or "")
 
 
@@ -178,23 +178,23 @@ def test_one_broken_invoker_neither_blocks_the_others_nor_goes_unrecorded(cli: C
 
     broken, healthy = add_invoker(cli), add_invoker(cli)
     # a row no current code writes (an older version's, or edited by hand)
-    InvokerStore().conn.execute("UPDATE invokers SET inputs_json = '\"x\"' WHERE id = ?",
-                                (broken,))
+    InvokerStore(open_state_db()).conn.execute(
+        "UPDATE invokers SET inputs_json = '\"x\"' WHERE id = ?", (broken,))
     ev = record_session_close(agent, "clear", start_drain=False)
     report = drain_once()
     assert report.errors and broken[:8] in report.errors[0]
     (run,) = _runs(healthy)
     assert run.status == "succeeded" and _runs(broken) == []
-    assert SessionEventQueue().get(ev).status == "pending"
+    assert SessionEventQueue(open_state_db()).get(ev).status == "pending"
     for _ in range(MAX_EVENT_ATTEMPTS - 1):
         drain_once()
-    event = SessionEventQueue().get(ev)
+    event = SessionEventQueue(open_state_db()).get(ev)
     assert event.status == "processed" and event.attempts == MAX_EVENT_ATTEMPTS
     (skip,) = _runs(broken)
     assert skip.status == "skipped" and skip.idempotency_key == f"session-close:{broken}:{ev}"
     assert _skip_reason(skip).startswith(f"gave up after {MAX_EVENT_ATTEMPTS} attempts")
     assert [r.id for r in _runs(healthy)] == [run.id]
-    assert FireLog().count() == 2
+    assert FireLog(open_state_db()).count() == 2
 
 
 def test_racing_drains_create_one_run_each(cli: CliRunner, agent: str) -> None:
@@ -218,7 +218,7 @@ def test_racing_drains_create_one_run_each(cli: CliRunner, agent: str) -> None:
     assert len(runs) == len(invs) * len(events)
     assert len({r.idempotency_key for r in runs}) == len(runs)
     assert all(r.status == "succeeded" for r in runs)
-    assert FireLog().count() == len(runs)
+    assert FireLog(open_state_db()).count() == len(runs)
 
 
 @pytest.mark.pg_slow
@@ -249,7 +249,7 @@ def test_add_validation_refusals(cli: CliRunner, agent: str) -> None:
     res = invoke(cli, "automation", "session-close", "add", "--blueprint", "noop-test",
                  "--name", "x", "--agent", "ghost", "--assignments", "{}")
     assert res.exit_code == 1
-    assert InvokerStore().list() == []
+    assert InvokerStore(open_state_db()).list() == []
 
 
 @pytest.mark.pg_slow
@@ -273,7 +273,7 @@ def test_a_file_that_is_not_a_transcript_is_an_unreadable_transcript(cli: CliRun
     # The agent's provider (claude) makes it parse as Claude Code JSONL, where every line of
     # a markdown file is malformed: that is no transcript, not an empty conversation.
     inv = add_invoker(cli, "--require-archive")
-    SettingsStore().set("conversation_logging.enabled", "true")
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     notes = tmp_path / "NOTES.md"
     notes.write_text("# Notes\n\nUse *uv*, never pip.\n- item\n", encoding="utf-8")
     res = invoke(cli, "session", "close", "--agent", "coder", "--boundary", "clear",

@@ -17,7 +17,9 @@ from tests.conftest import invoke
 from tests.waits import wait_until
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.engine.runs import Run, RunStore
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.archives import ArchiveStore
@@ -51,7 +53,7 @@ def _hook_process(command: str, payload: dict[str, Any],
 
 def _wait_final(invoker_id: str) -> list[Run]:
     def final() -> list[Run]:
-        runs = RunStore(recover=False).list(invoker_id=invoker_id)
+        runs = RunStore(open_state_db(), recover=False).list(invoker_id=invoker_id)
         return runs if runs and runs[0].status not in ("queued", "running") else []
     return wait_until(final, what="the drain worker finished the invoker's run")
 
@@ -63,7 +65,7 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
     transcript = tmp_path / "projects" / "-home-user-spotter" / "session.jsonl"
     transcript.parent.mkdir(parents=True)
     shutil.copyfile(source, transcript)
-    agent = AgentRegistry().add("coder", "claude").id
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     for key in ("agent_memory.enabled", "conversation_logging.enabled"):
         assert invoke(cli, "settings", "set", key, "true").exit_code == 0
     settings = tmp_path / "settings.json"
@@ -105,14 +107,14 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
     runs = _wait_final(invoker_id)
     # Claude Code may deliver the same close again: still one event, one run.
     assert _run_hook(commands["SessionEnd"], end_payload, env).returncode == 0
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.deliveries == 2 and event.boundary == "clear"
-    wait_until(lambda: not SessionEventQueue().has_pending(),
+    wait_until(lambda: not SessionEventQueue(open_state_db()).has_pending(),
                what="the re-delivered close handled (no pending event)")
-    (run,) = RunStore(recover=False).list(invoker_id=invoker_id)
+    (run,) = RunStore(open_state_db(), recover=False).list(invoker_id=invoker_id)
     assert run.id == runs[0].id
     assert run.status == "succeeded", (run.error, run.skip_reason)
-    (conv,) = ArchiveStore().list(agent_id=agent)
+    (conv,) = ArchiveStore(open_state_db()).list(agent_id=agent)
     assert conv.event_id == event.id and conv.provider == "claude-code"
     assert conv.source_path == str(transcript) and len(conv.source_sha256 or "") == 64
     assert conv.message_count > 0
@@ -123,13 +125,15 @@ def test_claude_code_hooks_end_to_end(cli: CliRunner, corpus_dir: Path, tmp_path
     end2 = _run_hook(commands["SessionEnd"], {**end_payload, "session_id": "next",
                                                "reason": "prompt_input_exit"}, env)
     assert end2.returncode == 0
-    assert len(RunStore(recover=False).list(invoker_id=invoker_id)) == 1
+    assert len(RunStore(open_state_db(), recover=False).list(invoker_id=invoker_id)) == 1
     # The hook only recorded the event and handed it on: the run was claimed and executed
     # by another process (the detached drain worker), not inside the hook it returned from.
-    (started,) = [e for e in RunStore(recover=False).events(run.id) if e["kind"] == "run.started"]
+    (started,) = [e for e in RunStore(open_state_db(), recover=False).events(run.id)
+                  if e["kind"] == "run.started"]
     assert started["data"]["pid"] != hook_pid
     # the curator's batch went through memory.commit for this agent (principal)
-    detail = RunStore(recover=False).get(run.id, detail=True)
+    detail = RunStore(open_state_db(), recover=False).get(run.id, detail=True)
     assert [a.step_id for a in detail.attempts if a.status == "succeeded"][:1] == ["archive"]
+    records = MemoryStore(open_memory_db()).count(agent)
     print(f"e2e: hook {hook_s * 1000:.0f} ms, records now "
-          f"{MemoryStore().count(agent)}, steps {[a.step_id for a in detail.attempts]}")
+          f"{records}, steps {[a.step_id for a in detail.attempts]}")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from tests.invokers.test_session_close_drain import write_noop_blueprint
 
+from wardian.config import open_state_db
 from wardian.engine.runs import RunStore
 from wardian.invokers.drain import FireLog, idempotency_key
 from wardian.invokers.store import InvokerStore
@@ -39,8 +40,8 @@ RACER = (
 
 def _setup() -> tuple[str, list[str]]:
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
-    store = InvokerStore()
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    store = InvokerStore(open_state_db())
     ids = []
     for i in range(INVOKERS):
         config = {"boundaries": [], "require_archive": i >= 3}  # 2 of them record skips
@@ -48,7 +49,7 @@ def _setup() -> tuple[str, list[str]]:
                         agent_id=agent, assignments={}, config=config)
         store.set_enabled(inv.id, True)
         ids.append(inv.id)
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     for n in range(EVENTS):
         queue.append(agent_id=agent, boundary="clear" if n % 2 else "shutdown",
                      session_id=f"s{n}", source="cli", logging_enabled=False)
@@ -80,7 +81,8 @@ def test_kill9_workers_fire_exactly_once(wardian_home: Path) -> None:
                 proc.send_signal(signal.SIGKILL)
                 kills += 1
             proc.wait(timeout=30)
-        if not SessionEventQueue().has_pending() and not FireLog().undispatched(limit=1):
+        fires = FireLog(open_state_db())
+        if not SessionEventQueue(open_state_db()).has_pending() and not fires.undispatched(limit=1):
             break
     # Restart once more and let it finish.
     final = subprocess.run(drain_command(), env=env, capture_output=True, text=True,
@@ -88,13 +90,13 @@ def test_kill9_workers_fire_exactly_once(wardian_home: Path) -> None:
     assert final.returncode == 0, final.stderr[-2000:]
     elapsed = time.monotonic() - started
 
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     events: list[SessionEvent] = queue.list(limit=EVENTS * 2)
     assert len(events) == EVENTS, f"seed {seed}: events lost"
     assert not queue.has_pending(), f"seed {seed}: events left pending"
     assert all(e.last_error is None for e in events), f"seed {seed}"
 
-    runs = RunStore()  # opening marks runs of killed workers interrupted
+    runs = RunStore(open_state_db())  # opening marks runs of killed workers interrupted
     rows = runs.conn.execute(
         "SELECT idempotency_key, invoker_id, status, skip_reason FROM runs"
         " WHERE invoker_id IS NOT NULL").fetchall()
@@ -111,6 +113,6 @@ def test_kill9_workers_fire_exactly_once(wardian_home: Path) -> None:
         else:
             assert r["status"] in {"succeeded", "interrupted"}, (seed, dict(r))
     assert by_status.get("interrupted", 0) <= kills
-    assert FireLog().count() == EVENTS * INVOKERS
-    assert not FireLog().undispatched(limit=1)
+    assert FireLog(open_state_db()).count() == EVENTS * INVOKERS
+    assert not FireLog(open_state_db()).undispatched(limit=1)
     print(f"kill9: seed={seed} kills={kills} elapsed={elapsed:.1f}s statuses={by_status}")

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from wardian.config import open_state_db
 from wardian.errors import AmbiguousIdError, ConflictError, NotFoundError, UsageError
 from wardian.invokers.store import Invoker, InvokerStore
 
@@ -24,10 +25,10 @@ def _add(store: InvokerStore, **over: object) -> Invoker:
 
 
 def test_add_creates_disabled_and_round_trips() -> None:
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     inv = _add(store)
     assert inv.enabled is False
-    again = InvokerStore().get(inv.id[:8])
+    again = InvokerStore(open_state_db()).get(inv.id[:8])
     assert again == inv
     assert again.config == {"boundaries": ["clear"], "require_archive": True}
 
@@ -43,7 +44,7 @@ def test_an_id_prefix_matches_in_either_case_on_both_backends(backend: str) -> N
 
 
 def test_matching_only_enabled_session_close_for_agent_and_boundary() -> None:
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     clear_only = _add(store)
     any_boundary = _add(store, config={})
     _add(store, agent_id="other")
@@ -59,7 +60,7 @@ def test_matching_only_enabled_session_close_for_agent_and_boundary() -> None:
 
 
 def test_lookup_errors_and_kind_filter() -> None:
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     a = _add(store, name="first")
     with pytest.raises(UsageError):  # not "the only invoker there is"
         store.get("", kind="session-close")
@@ -82,7 +83,7 @@ def test_lookup_errors_and_kind_filter() -> None:
 
 
 def test_update_and_remove() -> None:
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     inv = _add(store)
     upd = store.update(inv.id, config={"boundaries": []}, name="renamed")
     assert upd.name == "renamed" and upd.config == {"boundaries": []}
@@ -96,7 +97,7 @@ def test_update_and_remove() -> None:
 
 def test_the_unique_name_index_holds_on_both_backends(backend: str) -> None:
     # The check before an insert is the app's; the index is what two writers at once meet.
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     held = _add(store, name="nightly")
     with pytest.raises(ConflictError, match=held.id[:8]):
         _add(store, name="nightly")

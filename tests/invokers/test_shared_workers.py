@@ -21,7 +21,7 @@ import pytest
 from tests.engine import crash_actions
 from tests.invokers.test_session_close_drain import write_noop_blueprint
 
-from wardian.config import user_library_dir
+from wardian.config import open_state_db, user_library_dir
 from wardian.engine.actions import unregister_action
 from wardian.engine.runs import LEASE_EXPIRED, LeaseLost, RunStore
 from wardian.invokers.drain import FireLog, idempotency_key
@@ -51,12 +51,13 @@ def _expire_claim(store: RunStore, run_id: str, backend: str) -> None:
 
 def test_a_claim_is_taken_once_and_an_abandoned_one_reclaimed(backend: str) -> None:
     write_noop_blueprint()
-    store = RunStore()
+    store = RunStore(open_state_db())
     run_id = _queued_run(store)
     assert store.claim(run_id) is True
     assert store.claim(run_id) is False  # only one claim wins
     store.keep_lease(run_id)  # the live owner keeps it (no-op on SQLite)
-    assert RunStore(recover=False).mark_interrupted_orphans() == []  # the owner is alive / leased
+    # the owner is alive / leased
+    assert RunStore(open_state_db(), recover=False).mark_interrupted_orphans() == []
     row = store.conn.execute("SELECT lease_owner, lease_expires FROM runs WHERE id = ?",
                              (run_id,)).fetchone()
     if backend == "postgres":
@@ -65,7 +66,7 @@ def test_a_claim_is_taken_once_and_an_abandoned_one_reclaimed(backend: str) -> N
         assert tuple(row) == (None, None)  # SQLite keeps its pid claim only
 
     _expire_claim(store, run_id, backend)
-    assert RunStore(recover=False).mark_interrupted_orphans() == [run_id]
+    assert RunStore(open_state_db(), recover=False).mark_interrupted_orphans() == [run_id]
     run = store.get(run_id, detail=True)
     assert run.status == "interrupted"
     assert (run.error == LEASE_EXPIRED) is (backend == "postgres")
@@ -78,14 +79,14 @@ def test_a_claim_is_taken_once_and_an_abandoned_one_reclaimed(backend: str) -> N
 
 def test_a_finished_run_lets_go_of_its_lease(backend: str) -> None:
     write_noop_blueprint()
-    store = RunStore()
+    store = RunStore(open_state_db())
     run_id = _queued_run(store, "k2")
     assert store.claim(run_id)
     store.finish(run_id, "succeeded")
     row = store.conn.execute("SELECT lease_owner, lease_expires FROM runs WHERE id = ?",
                              (run_id,)).fetchone()
     assert tuple(row) == (None, None)
-    assert RunStore(recover=False).mark_interrupted_orphans() == []
+    assert RunStore(open_state_db(), recover=False).mark_interrupted_orphans() == []
 
 
 # --- PostgreSQL only -----------------------------------------------------------------------
@@ -100,8 +101,8 @@ def pg(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 def test_a_pending_event_notifies_listeners_at_commit(pg: str) -> None:
     from wardian._pg_coord import EVENTS_CHANNEL, Listener
 
-    agent = AgentRegistry().add("coder", "claude").id
-    queue = SessionEventQueue()
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    queue = SessionEventQueue(open_state_db())
     with Listener(pg, EVENTS_CHANNEL) as listener:
         event, created = queue.append(agent_id=agent, boundary="clear", session_id="s1",
                                       source="cli", logging_enabled=True)
@@ -132,8 +133,8 @@ def test_the_daemon_drain_wakes_on_notify_not_on_a_poll(pg: str,
     # No fallback wake-up within the test: only the event's NOTIFY can start the drain.
     monkeypatch.setattr(daemon_module, "NOTIFY_FALLBACK_S", 600.0)
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
-    invokers = InvokerStore()
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    invokers = InvokerStore(open_state_db())
     inv = invokers.add("session-close", name="n", blueprint_id="noop-test", agent_id=agent,
                        assignments={}, config={"boundaries": []})
     invokers.set_enabled(inv.id, True)
@@ -155,11 +156,11 @@ def test_the_daemon_drain_wakes_on_notify_not_on_a_poll(pg: str,
                                    " AND query LIKE 'LISTEN %'").fetchone():
                 assert thread.is_alive()
                 drained.wait(0.05)
-        event, _ = SessionEventQueue().append(agent_id=agent, boundary="clear",
-                                              session_id="s1", source="cli",
-                                              logging_enabled=False)
+        event, _ = SessionEventQueue(open_state_db()).append(agent_id=agent, boundary="clear",
+                                                             session_id="s1", source="cli",
+                                                             logging_enabled=False)
         assert drained.wait(20), "the drain was not woken by the event's NOTIFY"
-        (run,) = RunStore(recover=False).list(invoker_id=inv.id)
+        (run,) = RunStore(open_state_db(), recover=False).list(invoker_id=inv.id)
         assert run.status == "succeeded" and event.id in str(run.idempotency_key)
     finally:
         daemon.request_stop()
@@ -180,8 +181,8 @@ def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
     from wardian.invokers.drain import drain_once
 
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
-    store = InvokerStore()
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    store = InvokerStore(open_state_db())
     ids = []
     for i in range(2):
         inv = store.add("session-close", name=f"inv{i}", blueprint_id="noop-test",
@@ -195,7 +196,7 @@ def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
     conn.execute("SET lock_timeout = '3s'")
     try:
         with other.atomic(()):  # another worker, mid-write
-            queue = SessionEventQueue()
+            queue = SessionEventQueue(open_state_db())
             for n in range(3):
                 queue.append(agent_id=agent, boundary="clear", session_id=f"s{n}",
                              source="cli", logging_enabled=False)
@@ -205,9 +206,9 @@ def test_event_to_finished_run_writes_beside_other_workers(pg: str) -> None:
         other.close()
     assert report.errors == []
     assert (report.events, report.runs_created, report.skipped, report.executed) == (3, 3, 3, 3)
-    runs = RunStore(recover=False).list(limit=100)
+    runs = RunStore(open_state_db(), recover=False).list(limit=100)
     assert sorted(r.status for r in runs) == ["skipped"] * 3 + ["succeeded"] * 3
-    assert not FireLog().undispatched()
+    assert not FireLog(open_state_db()).undispatched()
 
 
 def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
@@ -219,12 +220,12 @@ def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
     from wardian.invokers.drain import drain_once
 
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
-    store = InvokerStore()
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    store = InvokerStore(open_state_db())
     inv = store.add("session-close", name="n", blueprint_id="noop-test", agent_id=agent,
                     assignments={}, config={"boundaries": []})
     store.set_enabled(inv.id, True)
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     event, _ = queue.append(agent_id=agent, boundary="clear", session_id="s1", source="cli",
                             logging_enabled=False)
     other = PgConnection(pg, "state")  # another worker, mid-way through the event
@@ -234,18 +235,19 @@ def test_an_event_another_worker_is_firing_is_left_to_it(pg: str) -> None:
             report = drain_once()
             assert (report.events, report.runs_created, report.errors) == (0, 0, [])
             assert queue.get(event.id).status == "pending"
-            assert RunStore(recover=False).list(invoker_id=inv.id) == []
+            assert RunStore(open_state_db(), recover=False).list(invoker_id=inv.id) == []
     finally:
         other.close()
     report = drain_once()
     assert (report.events, report.runs_created, report.executed) == (1, 1, 1)
-    (run,) = RunStore(recover=False).list(invoker_id=inv.id)
-    assert run.status == "succeeded" and not FireLog().undispatched()
+    (run,) = RunStore(open_state_db(), recover=False).list(invoker_id=inv.id)
+    assert run.status == "succeeded" and not FireLog(open_state_db()).undispatched()
 
 
 def _worker(code: str, *args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=REPO,
-                            env={**env, "PYTHONPATH": str(REPO)},
+                            env={**env, "PYTHONPATH": os.pathsep.join([str(REPO / "src"),
+                                                                       str(REPO)])},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -261,8 +263,8 @@ RACER = (
 def test_two_worker_processes_fire_each_event_invoker_exactly_once(pg: str) -> None:
     events, invokers = 60, 3
     write_noop_blueprint()
-    agent = AgentRegistry().add("coder", "claude").id
-    store = InvokerStore()
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    store = InvokerStore(open_state_db())
     ids = []
     for i in range(invokers):
         inv = store.add("session-close", name=f"inv{i}", blueprint_id="noop-test",
@@ -270,7 +272,7 @@ def test_two_worker_processes_fire_each_event_invoker_exactly_once(pg: str) -> N
                         config={"boundaries": [], "require_archive": i == 2})
         store.set_enabled(inv.id, True)
         ids.append(inv.id)
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     for n in range(events):
         queue.append(agent_id=agent, boundary="clear", session_id=f"s{n}", source="cli",
                      logging_enabled=False)
@@ -280,7 +282,7 @@ def test_two_worker_processes_fire_each_event_invoker_exactly_once(pg: str) -> N
         assert proc.returncode == 0, err.decode()
 
     assert not queue.has_pending()
-    runs = RunStore(recover=False)
+    runs = RunStore(open_state_db(), recover=False)
     every = runs.list(limit=10_000)
     keys = Counter(r.idempotency_key for r in every)
     wanted = {idempotency_key(i, e.id) for e in queue.list(limit=10_000) for i in ids}
@@ -289,7 +291,8 @@ def test_two_worker_processes_fire_each_event_invoker_exactly_once(pg: str) -> N
     for run in every:  # each claimed once: one start, by one worker
         starts = [e for e in runs.events(run.id) if e["kind"] == "run.started"]
         assert len(starts) == (0 if run.status == "skipped" else 1), run.id
-    assert FireLog().count() == events * invokers and not FireLog().undispatched()
+    fires = FireLog(open_state_db())
+    assert fires.count() == events * invokers and not fires.undispatched()
 
 
 CRASH = """\
@@ -324,9 +327,11 @@ WORKER_B = (
     "import sys, time\n"
     "from tests.engine.crash_actions import register\n"
     "register()\n"
+    "from wardian.config import open_state_db\n"
     "from wardian.engine.runs import FINAL_STATUSES, RunStore\n"
     "from wardian.invokers.drain import drain_once\n"
-    "while RunStore(recover=False).get(sys.argv[1]).status not in FINAL_STATUSES:\n"
+    "runs = RunStore(open_state_db(), recover=False)\n"
+    "while runs.get(sys.argv[1]).status not in FINAL_STATUSES:\n"
     "    drain_once()\n"
     "    time.sleep(0.05)  # a worker's idle poll; the lease expiry is what it waits for\n"
 )
@@ -357,22 +362,22 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
     folder = user_library_dir()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "crash-demo.yaml").write_text(CRASH, encoding="utf-8")
-    agent = AgentRegistry().add("coder", "claude").id
-    invokers = InvokerStore()
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    invokers = InvokerStore(open_state_db())
     inv = invokers.add("session-close", name="crash", blueprint_id="crash-demo",
                        agent_id=agent, assignments={}, inputs={"dir": str(work)},
                        config={"boundaries": []})
     invokers.set_enabled(inv.id, True)
-    event, _ = SessionEventQueue().append(agent_id=agent, boundary="clear", session_id="s1",
-                                          source="cli", logging_enabled=False)
+    event, _ = SessionEventQueue(open_state_db()).append(
+        agent_id=agent, boundary="clear", session_id="s1", source="cli", logging_enabled=False)
     env = {**os.environ, "WARDIAN_RUN_LEASE_S": "1"}
 
     first = _worker(WORKER_A, env=env)
     try:
         with open(work / "started.fifo", encoding="utf-8") as fifo:  # step two is running
             assert fifo.read() == "running\n"
-        run = RunStore(recover=False).get(
-            RunStore(recover=False).list(invoker_id=inv.id)[0].id)
+        run = RunStore(open_state_db(), recover=False).get(
+            RunStore(open_state_db(), recover=False).list(invoker_id=inv.id)[0].id)
         assert run.status == "running"
         os.kill(first.pid, signal.SIGKILL)
     finally:
@@ -384,7 +389,7 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
     _, err = second.communicate(timeout=240)
     assert second.returncode == 0, err.decode()
 
-    final = RunStore(recover=False).get(run.id, detail=True)
+    final = RunStore(open_state_db(), recover=False).get(run.id, detail=True)
     assert final.status == "succeeded", final.error
     assert (_lines(work / "one.count"), _lines(work / "two.count"),
             _lines(work / "three.count")) == (1, 2, 1)  # step one was not repeated
@@ -397,7 +402,7 @@ def test_kill9_worker_mid_run_is_resumed_by_another(pg: str, tmp_path: Path,
     assert [e["data"]["reason"] for e in interrupted] == ["lease expired"]
     owners = {e["data"]["lease_owner"] for e in final.events if e["kind"] == "run.started"}
     assert len(owners) == 2  # two workers, one after the other
-    assert not FireLog().undispatched() and event.id
+    assert not FireLog(open_state_db()).undispatched() and event.id
 
 
 SERVE_A = (
@@ -411,11 +416,12 @@ DRAINER = (  # another machine's long-lived worker: the drain loop, until the ru
     "import sys, threading\n"
     "from tests.engine.crash_actions import register\n"
     "register()\n"
+    "from wardian.config import open_state_db\n"
     "from wardian.engine.runs import FINAL_STATUSES, RunStore\n"
     "from wardian.invokers.drain import drain_until\n"
     "stop = threading.Event()\n"
     "def watch():\n"
-    "    runs = RunStore(recover=False)\n"
+    "    runs = RunStore(open_state_db(), recover=False)\n"
     "    while runs.get(sys.argv[1]).status not in FINAL_STATUSES:\n"
     "        stop.wait(0.1)\n"
     "    stop.set()\n"
@@ -443,8 +449,8 @@ def test_kill9_of_the_scheduler_mid_run_is_resumed_by_another_worker(
     (folder / "crash-demo.yaml").write_text(CRASH.replace("session-close, manual",
                                                           "schedule, manual"),
                                             encoding="utf-8")
-    agent = AgentRegistry().add("coder", "claude").id
-    invokers = InvokerStore()
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    invokers = InvokerStore(open_state_db())
     inv = invokers.add("schedule", name="nightly", blueprint_id="crash-demo",
                        agent_id=agent, assignments={}, inputs={"dir": str(work)},
                        config=ScheduleConfig(every_s=0.5).to_config())
@@ -455,7 +461,7 @@ def test_kill9_of_the_scheduler_mid_run_is_resumed_by_another_worker(
     try:
         with open(work / "started.fifo", encoding="utf-8") as fifo:  # step two is running
             assert fifo.read() == "running\n"
-        (run,) = RunStore(recover=False).list(invoker_id=inv.id, status="running")
+        (run,) = RunStore(open_state_db(), recover=False).list(invoker_id=inv.id, status="running")
         os.kill(scheduler.pid, signal.SIGKILL)
     finally:
         scheduler.communicate(timeout=60)
@@ -467,7 +473,7 @@ def test_kill9_of_the_scheduler_mid_run_is_resumed_by_another_worker(
     _, err = other.communicate(timeout=240)
     assert other.returncode == 0, err.decode()
 
-    final = RunStore(recover=False).get(run.id, detail=True)
+    final = RunStore(open_state_db(), recover=False).get(run.id, detail=True)
     assert final.status == "succeeded", final.error
     assert (_lines(work / "one.count"), _lines(work / "two.count"),
             _lines(work / "three.count")) == (1, 2, 1)  # step one was not repeated

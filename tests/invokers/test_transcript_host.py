@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from tests.invokers.test_daemon_standby import _serve, _until
 
-from wardian.config import SettingsStore
+from wardian.config import SettingsStore, open_state_db
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.session_events import SessionEventQueue, record_session_close
 
@@ -49,9 +49,9 @@ def test_only_a_worker_on_the_recording_machine_imports_its_transcript(
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
     home_a, home_b = wardian_home, tmp_path / "machine-b"
     home_b.mkdir(mode=0o700)
-    agent = AgentRegistry().add("coder", "claude").id
-    SettingsStore().set("conversation_logging.enabled", "true")
-    queue = SessionEventQueue()
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
+    queue = SessionEventQueue(open_state_db())
     serve_b = _serve(home_b, tmp_path / "b.log", host="machine-b")
     serve_a: subprocess.Popen[bytes] | None = None
     try:
@@ -106,14 +106,14 @@ def test_doctor_names_the_machine_whose_closes_wait_for_it(
     """A close recorded on a machine that drains nothing any more waits for ever: after
     ten minutes ``wardian doctor`` says which machine, how many, and how to drain them."""
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
-    agent = AgentRegistry().add("coder", "claude").id
-    SettingsStore().set("conversation_logging.enabled", "true")
+    agent = AgentRegistry(open_state_db()).add("coder", "claude").id
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     monkeypatch.setenv("WARDIAN_HOST_NAME", "machine-gone")
     waiting = record_session_close(agent, "clear", transcript_path="/nowhere/t.jsonl",
                                    provider="generic", start_drain=False)
     record_session_close(agent, "clear", transcript_path="/nowhere/fresh.jsonl",
                          provider="generic", start_drain=False)  # too recent to warn
-    queue = SessionEventQueue()
+    queue = SessionEventQueue(open_state_db())
     queue.conn.execute("UPDATE session_events SET created_at = '2026-01-01T00:00:00.000000Z'"
                        " WHERE id = ?", (waiting,))
     monkeypatch.setenv("WARDIAN_HOST_NAME", "machine-here")

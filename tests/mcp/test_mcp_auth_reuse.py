@@ -20,16 +20,16 @@ from tests.mcp.conftest import add_agent, base_env, capability_env, session, str
 HOLDER = r"""
 import os, subprocess, sys
 from wardian.memory.capabilities import CapabilityStore
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 from wardian._process import current
 
 # This process stands in for the `agent exec` supervisor: it holds the capability and
 # runs the server as its child on the same stdin/stdout.
 me = current()
-store = MemoryStore()
+store = MemoryStore(open_memory_db())
 token = CapabilityStore(store.conn).mint(sys.argv[1], pid=me.pid, started_at=me.started_at,
                                          workspace=None)
-store.close()
 env = dict(os.environ, WARDIAN_AGENT_ID=sys.argv[1], WARDIAN_CAPABILITY=token)
 sys.exit(subprocess.run([sys.executable, "-P", "-m", "wardian", "mcp"], env=env).returncode)
 """
@@ -62,14 +62,12 @@ def test_a_revoked_capability_refuses_the_next_call(workdir: Path, wardian_home:
                                                            "evidence": "user said so"})
             assert not saved.is_error, text_of(saved)
             from wardian.memory.capabilities import CapabilityStore
+            from wardian.memory.db import open_memory_db
             from wardian.memory.store import MemoryStore
 
-            store = MemoryStore()
-            try:
-                assert CapabilityStore(store.conn).revoke(launch["WARDIAN_CAPABILITY"],
-                                                          reason="launch ended")
-            finally:
-                store.close()
+            store = MemoryStore(open_memory_db())
+            assert CapabilityStore(store.conn).revoke(launch["WARDIAN_CAPABILITY"],
+                                                      reason="launch ended")
             for tool, args in (("memory_recall", {"query": "Fridays"}),
                                ("memory_save", {"text": "Ship on Mondays",
                                                 "evidence": "user changed it"})):

@@ -24,6 +24,7 @@ from tests.mcp.conftest import (
     text_of,
 )
 from wardian.memory.capabilities import CapabilityStore
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 
 
@@ -42,12 +43,9 @@ def _saved(agent_id: str, cwd: Path, text: str) -> str:
     try:
         return anyio.run(main)
     finally:
-        store = MemoryStore()
-        try:
-            assert CapabilityStore(store.conn).revoke(env["WARDIAN_CAPABILITY"],
-                                                      reason="test saved its record")
-        finally:
-            store.close()
+        store = MemoryStore(open_memory_db())
+        assert CapabilityStore(store.conn).revoke(env["WARDIAN_CAPABILITY"],
+                                                  reason="test saved its record")
 
 
 def _texts(home: Path) -> list[str]:

@@ -167,15 +167,13 @@ def test_forged_capability_refuses_even_recall(workdir: Path, wardian_home: Path
 
 def test_foreign_id_is_not_found_and_untouched(workdir: Path, wardian_home: Path) -> None:
     ada, bob = add_agent("ada"), add_agent("bob")
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        theirs = store.save(bob, "Bob's secret plan", evidence="bob said", scope=Scope.agent(),
-                            actor=f"agent:{bob}")
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    theirs = store.save(bob, "Bob's secret plan", evidence="bob said", scope=Scope.agent(),
+                        actor=f"agent:{bob}")
     env = {**base_env(), **capability_env(ada)}
 
     async def main() -> None:

@@ -18,6 +18,7 @@ from wardian.errors import (
     OperatorOnly,
 )
 from wardian.memory.capabilities import CapabilityStore, hash_token, new_token
+from wardian.memory.db import open_memory_db
 from wardian.memory.principal import managed_agent, require_operator, resolve_principal
 from wardian.memory.store import MemoryStore
 
@@ -39,7 +40,7 @@ def dead(_pid: int, _started: float) -> bool:
 @pytest.fixture
 def store(backend: str) -> MemoryStore:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    return MemoryStore()
+    return MemoryStore(open_memory_db())
 
 
 def test_tokens_are_random_and_only_hashes_are_stored(store: MemoryStore) -> None:

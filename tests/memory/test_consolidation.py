@@ -21,6 +21,7 @@ from wardian.memory.consolidation import (
     get_receipt,
     normalise_whitespace,
 )
+from wardian.memory.db import MemoryDB, open_memory_db
 from wardian.memory.models import Scope, Source
 from wardian.memory.store import MemoryStore
 
@@ -36,9 +37,8 @@ ARCHIVE = (
 @pytest.fixture
 def store(backend: str) -> Iterator[MemoryStore]:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    s = MemoryStore()
+    s = MemoryStore(open_memory_db())
     yield s
-    s.close()
 
 
 def _batch(ops: list[dict[str, Any]], *, key: str = "run:1", cursor: int | None = 7,
@@ -231,22 +231,20 @@ def test_normalise_whitespace() -> None:
 def test_concurrent_commits_of_one_key_write_once(wardian_home: Path) -> None:
     import threading
 
-    MemoryStore().close()  # migrate once before the race
+    MemoryStore(open_memory_db())  # migrate once before the race
     batch = _batch([_save("Use uv", "use uv")])
     results: list[Any] = []
     errors: list[BaseException] = []
     barrier = threading.Barrier(4)
 
     def worker(n: int) -> None:
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         try:
             barrier.wait()
             results.append(commit_batch(store, batch, principal_agent_id=AGENT,
                                         actor=f"run:{n}", archive_text=ARCHIVE))
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
-        finally:
-            store.close()
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
     for t in threads:
@@ -255,9 +253,8 @@ def test_concurrent_commits_of_one_key_write_once(wardian_home: Path) -> None:
         t.join()
     assert not errors
     assert sorted(r.replayed for r in results) == [False, True, True, True]
-    check = MemoryStore()
+    check = MemoryStore(open_memory_db())
     assert _counts(check) == (1, 1, 1, 1)
-    check.close()
 
 
 _WORDS = ["use", "uv", "pnpm", "always", "never", "lint", "tabs", "repo", "the", "we"]
@@ -275,34 +272,31 @@ def test_property_only_evidence_from_the_archive_is_committed(
 ) -> None:
     import uuid
 
-    store = MemoryStore(tmp_path / f"{uuid.uuid4()}.db")
-    try:
-        archive = "\n".join(" ".join(archive_words[i:i + 5])
-                            for i in range(0, len(archive_words), 5))
-        ops = []
-        for index, (quote, start, length, scope) in enumerate(picks):
-            if quote and archive_words:
-                s = start % len(archive_words)
-                evidence = " ".join(archive_words[s:s + length])
-            else:
-                evidence = f"zz-not-in-archive-{index}"
-            ops.append(_save(f"record {index}", evidence, scope=scope))
-        batch = _batch(ops)
-        result = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:p",
-                              archive_text=archive)
-        assert len(result.applied) + len(result.dropped) == len(ops)
-        normalised = normalise_whitespace(archive)
-        for applied in result.applied:
-            record = store.get(applied.memory_id)
-            assert normalise_whitespace(record.evidence) in normalised
-        for dropped in result.dropped:
-            assert dropped.code in {"evidence_not_found", "duplicate"}
-        before = _counts(store)
-        again = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:q",
-                             archive_text=archive)
-        assert again.replayed and _counts(store) == before
-    finally:
-        store.close()
+    store = MemoryStore(MemoryDB.open(tmp_path / f"{uuid.uuid4()}.db"))
+    archive = "\n".join(" ".join(archive_words[i:i + 5])
+                        for i in range(0, len(archive_words), 5))
+    ops = []
+    for index, (quote, start, length, scope) in enumerate(picks):
+        if quote and archive_words:
+            s = start % len(archive_words)
+            evidence = " ".join(archive_words[s:s + length])
+        else:
+            evidence = f"zz-not-in-archive-{index}"
+        ops.append(_save(f"record {index}", evidence, scope=scope))
+    batch = _batch(ops)
+    result = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:p",
+                          archive_text=archive)
+    assert len(result.applied) + len(result.dropped) == len(ops)
+    normalised = normalise_whitespace(archive)
+    for applied in result.applied:
+        record = store.get(applied.memory_id)
+        assert normalise_whitespace(record.evidence) in normalised
+    for dropped in result.dropped:
+        assert dropped.code in {"evidence_not_found", "duplicate"}
+    before = _counts(store)
+    again = commit_batch(store, batch, principal_agent_id=AGENT, actor="run:q",
+                         archive_text=archive)
+    assert again.replayed and _counts(store) == before
 
 
 def test_evidence_in_a_part_another_run_consolidated_meanwhile_is_dropped(

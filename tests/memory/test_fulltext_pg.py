@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -36,7 +37,7 @@ def test_a_write_without_the_schema_on_the_search_path_indexes_the_record(
     import psycopg
 
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     rid = store.save("agent-1", "Deploys go out on Tuesdays.", evidence="the user said so",
                      scope=Scope("agent"), actor="test").id
     with psycopg.connect(pg_url, autocommit=True) as other:
@@ -65,7 +66,7 @@ def test_identifiers_and_stems_match_on_both_backends(backend: str, text: str,
     """Dotted names, file names, addresses, snake_case and dashes split into words, and
     another form of a word finds it (``indexing`` finds ``indexed``): the same record
     comes back on both backends, holding every query word."""
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     rid = _save(store, text)
     _save(store, "Something else entirely.")
     assert [r.id for r in store.index.recall("agent-1", query)] == [rid]
@@ -80,7 +81,7 @@ def test_identifiers_and_stems_match_on_both_backends(backend: str, text: str,
 def test_query_syntax_is_inert(backend: str, query: str) -> None:
     """Quotes, negation and tsquery/FTS5 operators in a query are plain text: no error,
     and the record holding its words comes back."""
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     rid = _save(store, "The rollback plan for the billing service lives in the runbook.")
     _save(store, "Something else entirely.")
     assert [r.id for r in store.index.recall("agent-1", query)][:1] == [rid]
@@ -93,7 +94,7 @@ def test_query_syntax_is_inert(backend: str, query: str) -> None:
 ])
 def test_the_garden_text_filter_matches_word_prefixes(backend: str, text: str,
                                                       filter_text: str) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     rid = _save(store, text)
     _save(store, "Something else entirely.")
     records, total = store.page("agent-1", text=filter_text)
@@ -139,7 +140,7 @@ def test_an_old_store_is_migrated_to_native_search(pg_url: str, wardian_home: Pa
                         ("r-other", "Backups run nightly at two.")])
     assert set(_EMULATION) <= set(_functions(pg_url))  # the old schema, as shipped
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert _functions(pg_url) == []
     assert store.conn.execute(
         "SELECT count(*) FROM pg_ts_config WHERE cfgname = 'wardian_fts'").fetchone()[0] == 0

@@ -25,6 +25,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -122,12 +123,12 @@ def test_four_managed_launches_saving_100_each_through_the_cli(
 
 
 def test_eight_threads_of_1000_saves_in_process(wardian_home: Path) -> None:
-    MemoryStore().close()  # migrate once up front
+    MemoryStore(open_memory_db())  # migrate once up front
     errors: list[BaseException] = []
     barrier = threading.Barrier(8)
 
     def work(n: int) -> None:
-        store = MemoryStore()
+        store = MemoryStore(open_memory_db())
         try:
             barrier.wait()
             for i in range(1000):
@@ -135,8 +136,6 @@ def test_eight_threads_of_1000_saves_in_process(wardian_home: Path) -> None:
                            scope=Scope.agent(), actor="test")
         except BaseException as exc:  # collected and asserted below
             errors.append(exc)
-        finally:
-            store.close()
 
     threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
     for thread in threads:
@@ -144,12 +143,9 @@ def test_eight_threads_of_1000_saves_in_process(wardian_home: Path) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
-    store = MemoryStore()
-    try:
-        assert store.count("agent-0") + store.count("agent-1") == 8000
-        revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
-        distinct = store.conn.execute("SELECT COUNT(DISTINCT text) FROM records").fetchone()[0]
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    assert store.count("agent-0") + store.count("agent-1") == 8000
+    revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
+    distinct = store.conn.execute("SELECT COUNT(DISTINCT text) FROM records").fetchone()[0]
     assert revisions == 8000
     assert distinct == 8000

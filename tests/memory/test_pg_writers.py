@@ -22,6 +22,7 @@ import pytest
 from tests.waits import wait_until
 
 from wardian._db import atomic
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope, Source
 from wardian.memory.store import MemoryStore
 
@@ -31,8 +32,9 @@ AGENT_B = "b0000000-0000-4000-8000-00000000000b"
 _CHILD = """\
 import json, sys
 from wardian.memory.models import Scope, Source
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
-store = MemoryStore()
+store = MemoryStore(open_memory_db())
 out = []
 for op in json.loads(sys.argv[1]):
     if op["do"] == "save":
@@ -52,9 +54,8 @@ print(json.dumps(out))
 @pytest.fixture
 def store(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryStore]:
     monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
-    opened = MemoryStore()
+    opened = MemoryStore(open_memory_db())
     yield opened
-    opened.close()
 
 
 _started: list[subprocess.Popen[str]] = []

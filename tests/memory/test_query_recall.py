@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.recall_index import RECALL_EXACT_POSTINGS
 from wardian.memory.store import MemoryStore
@@ -14,7 +15,7 @@ AGENT = "cccccccc-0000-4000-8000-000000000003"
 @pytest.fixture
 def store(backend: str) -> MemoryStore:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    return MemoryStore()
+    return MemoryStore(open_memory_db())
 
 
 def _save(store: MemoryStore, text: str, *, agent: str = AGENT,

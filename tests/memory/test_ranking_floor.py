@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.ranking import (
     KNOWN_FLOOR,
@@ -24,7 +25,7 @@ AGENT = "eeeeeeee-0000-4000-8000-000000000005"
 @pytest.fixture
 def store(backend: str) -> MemoryStore:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    return MemoryStore()
+    return MemoryStore(open_memory_db())
 
 
 def _by_meaning(cosine: float, z: float, rowid: int = 1) -> Candidate:

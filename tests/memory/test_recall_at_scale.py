@@ -24,6 +24,7 @@ import pytest
 
 from wardian._db import atomic
 from wardian._util import utc_now_iso
+from wardian.memory.db import open_memory_db
 from wardian.memory.embedding import model_files
 from wardian.memory.models import Scope
 from wardian.memory.ranking import query_terms
@@ -55,7 +56,7 @@ def test_query_terms_keep_a_compound_name_beside_its_words() -> None:
 @pytest.fixture
 def store(backend: str) -> MemoryStore:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    return MemoryStore()
+    return MemoryStore(open_memory_db())
 
 
 def test_a_compound_name_finds_its_record_when_each_of_its_words_is_common(
@@ -90,7 +91,7 @@ def test_the_nearest_record_is_found_when_its_leading_dimensions_rank_it_low(
 
     from wardian.memory.embedding import Embedder
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     rng = random.Random(8)
     words = ["kiln", "glaze", "clay", "shelf", "batch", "firing", "cone", "raku", "slip",
              "wheel", "trim", "bisque", "stoneware", "porcelain", "oxide", "wax", "tongs",

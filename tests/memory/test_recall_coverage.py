@@ -14,6 +14,7 @@ import pytest
 
 from wardian._db import atomic
 from wardian._util import utc_now_iso
+from wardian.memory.db import open_memory_db
 from wardian.memory.embedding import model_files
 from wardian.memory.models import Scope
 from wardian.memory.ranking import query_terms
@@ -38,7 +39,7 @@ def _fill(store: MemoryStore) -> None:
 
 
 def test_every_candidate_holds_the_query_words_its_text_holds(backend: str) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     _fill(store)
     query = "where does the heron nest by the marsh"
     terms = query_terms(query)

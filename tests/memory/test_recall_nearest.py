@@ -16,6 +16,7 @@ import anyio
 import pytest
 from tests.mcp.conftest import add_agent, base_env, capability_env, session, structured, text_of
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.embedding import model_files
 from wardian.memory.models import Scope
 from wardian.memory.ranking import Candidate, nearest
@@ -66,7 +67,7 @@ def test_nearest_orders_as_fuse_does_and_drops_candidates_with_no_tie() -> None:
 def garden(backend: str) -> MemoryStore:
     """A store on each backend with the made-up garden workspace, another agent's record
     on the same words, another workspace's, and a removed one."""
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     for text in GARDEN:
         store.save(AGENT, text, evidence="e", scope=Scope.workspace(WS), actor="t")
     store.save(OTHER, "Frost alerts page the orchard keeper", evidence="e",

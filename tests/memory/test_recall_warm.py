@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from wardian.memory.bm25_warm import TermStats, rank_rare
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.recall_index import RECALL_EXACT_POSTINGS
 from wardian.memory.store import MemoryStore
@@ -40,7 +41,7 @@ def _fill(store: MemoryStore) -> None:
 
 
 def test_warm_bm25_ranking_is_the_sql_ranking(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     _fill(store)
     stats = TermStats(store.index._version())
     cases = 0
@@ -64,7 +65,7 @@ def test_warm_bm25_ranking_is_the_sql_ranking(wardian_home: Path) -> None:
 
 
 def test_a_write_drops_the_warm_statistics(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     if not store.index.semantic_enabled():
         pytest.skip("the warm path needs the embedding model (it brings the scope)")
     first = store.save(AGENT, "the lemur sleeps", evidence="e", scope=Scope.agent(),
@@ -80,9 +81,10 @@ def test_a_write_drops_the_warm_statistics(wardian_home: Path) -> None:
 SAVER = r"""
 import sys
 from wardian.memory.models import Scope
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 
-store = MemoryStore()
+store = MemoryStore(open_memory_db())
 if sys.argv[1] == "save":
     print(store.save(sys.argv[2], sys.argv[3], evidence="from another process",
                      scope=Scope.agent(), actor="t").id)
@@ -94,7 +96,7 @@ else:
 
 
 def test_another_process_writing_is_seen_by_the_next_recall(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     first = store.save(AGENT, "walrus migration route", evidence="e", scope=Scope.agent(),
                        actor="t").id
     for _ in range(2):  # the second recall is answered from the warm state
@@ -117,7 +119,7 @@ def test_another_process_writing_is_seen_by_the_next_recall(wardian_home: Path) 
 def test_recalled_records_kept_past_their_bound_are_all_returned(wardian_home: Path) -> None:
     from wardian.memory.recall_index import _KEPT_RECORDS
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids = [store.save(AGENT, f"ember note {i}", evidence="e", scope=Scope.agent(),
                       actor="t").id for i in range(3)]
     rowids = [int(store.conn.execute("SELECT rowid FROM records WHERE id = ?", (i,))

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.embedding import DIM, Embedder, model_files
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
@@ -21,7 +22,7 @@ AGENT = "dddddddd-0000-4000-8000-000000000004"
 @pytest.fixture
 def store(backend: str) -> MemoryStore:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    return MemoryStore()
+    return MemoryStore(open_memory_db())
 
 
 def test_light_tokenizer_matches_the_packaged_tokenizer(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.recall import (
     DEFAULT_BUDGET_CHARS,
@@ -20,7 +21,7 @@ AGENT = "11111111-2222-4333-8444-555555555555"
 @pytest.fixture
 def store(backend: str) -> MemoryStore:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    return MemoryStore()
+    return MemoryStore(open_memory_db())
 
 
 def _save(store: MemoryStore, text: str, kind: str = "stable", scope: Scope | None = None,

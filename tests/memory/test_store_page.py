@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from wardian.errors import UsageError
+from wardian.memory.db import MemoryDB
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -18,9 +19,8 @@ OTHER = "00000000-0000-4000-8000-00000000000b"
 @pytest.fixture
 def store(tmp_path: Path, backend: str) -> Iterator[MemoryStore]:
     """A store on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    s = MemoryStore(tmp_path / "memory.db")
+    s = MemoryStore(MemoryDB.open(tmp_path / "memory.db"))
     yield s
-    s.close()
 
 
 def _save(store: MemoryStore, text: str, agent: str = AGENT, **kw: object) -> str:

@@ -14,6 +14,7 @@ import pytest
 from wardian._db import atomic
 from wardian._util import utc_now_iso
 from wardian.memory import vector_file
+from wardian.memory.db import open_memory_db
 from wardian.memory.embedding import MODEL, model_files
 from wardian.memory.models import Scope
 from wardian.memory.recall_index import _NUMPY_FROM
@@ -46,7 +47,7 @@ def _answer(store: MemoryStore, query: str) -> list[str]:
 def _fresh() -> MemoryStore:
     """A store as a new process has it: no vector set in memory yet (each store keeps
     its own)."""
-    return MemoryStore()
+    return MemoryStore(open_memory_db())
 
 
 QUERIES = ("indigo dyed linen on the loom", "which shuttle for twill weaving",
@@ -54,7 +55,7 @@ QUERIES = ("indigo dyed linen on the loom", "which shuttle for twill weaving",
 
 
 def test_a_later_store_maps_the_file_and_answers_the_same(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     _fill(store, _NUMPY_FROM + 200)
     built = [_answer(store, q) for q in QUERIES]
     (written,) = _files(store)
@@ -66,7 +67,7 @@ def test_a_later_store_maps_the_file_and_answers_the_same(wardian_home: Path) ->
 
 
 def test_every_kind_of_write_retires_the_file(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     _fill(store, _NUMPY_FROM + 50)
     _answer(store, QUERIES[0])
     (first,) = _files(store)
@@ -87,7 +88,7 @@ def test_every_kind_of_write_retires_the_file(wardian_home: Path) -> None:
 
 
 def test_the_write_counter_moves_for_records_and_vectors(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
 
     def changes() -> int:
         return int(store.conn.execute("SELECT changes FROM memory_version").fetchone()[0])
@@ -103,7 +104,7 @@ def test_the_write_counter_moves_for_records_and_vectors(wardian_home: Path) -> 
 
 
 def test_a_damaged_file_is_ignored_and_rebuilt(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     _fill(store, _NUMPY_FROM + 50)
     built = _answer(store, QUERIES[2])
     (written,) = _files(store)
@@ -120,7 +121,7 @@ def test_a_damaged_file_is_ignored_and_rebuilt(wardian_home: Path) -> None:
 
 
 def test_a_small_scope_writes_no_file(wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     _fill(store, 40)
     assert _answer(store, QUERIES[0])
     assert _files(store) == []
@@ -135,13 +136,14 @@ def test_a_process_building_the_file_runs_numpy_on_one_blas_thread(wardian_home:
     import subprocess
     import sys
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     _fill(store, _NUMPY_FROM + 100)
     assert not _files(store)
     script = (
         "import os, sys\n"
+        "from wardian.memory.db import open_memory_db\n"
         "from wardian.memory.store import MemoryStore\n"
-        f"MemoryStore().index.recall({AGENT!r}, {QUERIES[0]!r}, limit=10)\n"
+        f"MemoryStore(open_memory_db()).index.recall({AGENT!r}, {QUERIES[0]!r}, limit=10)\n"
         "assert 'numpy' in sys.modules\n"
         "print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))\n")
     env = {k: v for k, v in os.environ.items()

@@ -10,12 +10,13 @@ from pathlib import Path
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
 
 def _store_with_records(home: Path) -> tuple[MemoryStore, list[str]]:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     ids = [store.save("agent-1", text, evidence=f"the user said: {text}", kind="stable",
                       scope=Scope("workspace", str(home)), actor="test").id
            for text in ("Use tabs, not spaces.", "Deploys go out on Tuesdays \"only\".")]
@@ -167,7 +168,7 @@ def _check_every_kind(problems: list[str], wanted: dict[str, str]) -> None:
 
 
 def test_every_kind_of_broken_row_is_named(backend: str, wardian_home: Path) -> None:
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     assert store.verify() == []
     wanted = _corrupt_every_kind(store, backend, wardian_home)
     _check_every_kind(store.verify(), wanted)
@@ -179,11 +180,11 @@ def test_read_only_verify_names_the_same_rows(wardian_home: Path) -> None:
     from wardian._db import open_readonly
     from wardian.memory.db import MemoryDB
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     wanted = _corrupt_every_kind(store, "sqlite", wardian_home)
     conn = open_readonly(wardian_home / "memory.db")
     try:
-        problems = MemoryStore(db=MemoryDB(wardian_home / "memory.db", conn)).verify()
+        problems = MemoryStore(MemoryDB(wardian_home / "memory.db", conn)).verify()
         assert conn.execute("SELECT name FROM sqlite_temp_master").fetchall() == []
     finally:
         conn.close()

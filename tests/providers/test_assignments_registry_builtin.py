@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.providers.conftest import FakeCli
+from wardian.config import open_state_db
 from wardian.engine.assignments import agent_selection
 from wardian.errors import NotFoundError, ValidationError
 from wardian.providers.assignments import (
@@ -106,7 +107,7 @@ def test_parse_errors_carry_the_field_path() -> None:
 
 
 def test_resolve_agent_target_uses_the_agents_selection(fake_cli: FakeCli) -> None:
-    AgentRegistry().add("alice", "codex", model="gpt-5.2-codex", effort="xhigh")
+    AgentRegistry(open_state_db()).add("alice", "codex", model="gpt-5.2-codex", effort="xhigh")
     assert resolve_assignment(AgentAssignment(target_type="agent", agent="alice"),
                               agents=agent_selection) == (
         "codex", "gpt-5.2-codex", "xhigh")
@@ -132,7 +133,7 @@ def test_validate_assignments_against_catalog_and_roles(fake_cli: FakeCli) -> No
         "--assignments: curator: the model catalog of codex was never refreshed "
         "(run `wardian agent models --provider codex --refresh`)")
     assert isinstance(never.value.__cause__, CatalogNotRefreshed)
-    ModelCatalog().refresh("codex", timeout_s=20)
+    ModelCatalog(open_state_db()).refresh("codex", timeout_s=20)
     assert validate_assignments(parsed, roles=["curator"]) == {
         "curator": ("codex", "gpt-5.2-codex", "low")}
     with pytest.raises(ValidationError, match="no assignment for role"):
@@ -161,7 +162,7 @@ def test_unknown_provider_names_the_role_and_the_known_ones() -> None:
 
 
 def test_agent_target_errors_name_the_role_and_the_agent() -> None:
-    AgentRegistry().add("alice", "codex", model="gpt-5.2-codex")
+    AgentRegistry(open_state_db()).add("alice", "codex", model="gpt-5.2-codex")
     with pytest.raises(ValidationError) as never:
         validate_assignments(parse_assignments(
             {"judge": {"target_type": "agent", "agent": "alice"}}), origin="--assignments",
@@ -271,10 +272,10 @@ def test_a_step_refuses_an_effort_the_provider_does_not_send_as_it_is(
     monkeypatch.setattr(CodexAdapter, "discover_models",
                         lambda self, timeout_s=30.0: [ModelInfo(id="gpt-6.2-sol",
                                                                 efforts=efforts)])
-    catalog = ModelCatalog()
+    catalog = ModelCatalog(open_state_db())
     catalog.refresh("codex")
     assert catalog.validate_selection("codex", "gpt-6.2-sol", "ultra") is not None
-    AgentRegistry().add("alice", "codex", model="gpt-6.2-sol", effort="ultra")
+    AgentRegistry(open_state_db()).add("alice", "codex", model="gpt-6.2-sol", effort="ultra")
     agent_target = parse_assignments({"curator": {"target_type": "agent", "agent": "alice"}})
     for parsed, who in ((_one("codex", model="gpt-6.2-sol", effort="ultra"), ""),
                         (agent_target, "agent 'alice': ")):

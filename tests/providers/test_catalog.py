@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import invoke
 from tests.providers.conftest import FakeCli
-from wardian.config import state_db_path
+from wardian.config import open_state_db, state_db_path
 from wardian.errors import UsageError, ValidationError
 from wardian.providers.catalog import ModelCatalog
 from wardian.providers.errors import (
@@ -24,7 +24,7 @@ from wardian.providers.errors import (
 
 
 def test_refresh_stores_the_list_with_its_fetch_time(fake_cli: FakeCli) -> None:
-    entry = ModelCatalog().refresh("codex", timeout_s=20)
+    entry = ModelCatalog(open_state_db()).refresh("codex", timeout_s=20)
     assert [m.id for m in entry.models] == ["gpt-5.2-codex", "gpt-5.1-codex-mini"]
     assert entry.fetched_at and entry.fetched_at.endswith("Z") and entry.last_error is None
     row = sqlite3.connect(state_db_path()).execute(
@@ -33,7 +33,7 @@ def test_refresh_stores_the_list_with_its_fetch_time(fake_cli: FakeCli) -> None:
 
 
 def test_failed_refresh_keeps_the_last_good_list(fake_cli: FakeCli) -> None:
-    catalog = ModelCatalog()
+    catalog = ModelCatalog(open_state_db())
     good = catalog.refresh("codex", timeout_s=20)
     fake_cli.scenario("discovery_fail")
     entry = catalog.refresh("codex", timeout_s=20)
@@ -47,13 +47,13 @@ def test_failed_refresh_keeps_the_last_good_list(fake_cli: FakeCli) -> None:
 def test_first_refresh_failure_fails_closed(fake_cli: FakeCli) -> None:
     fake_cli.scenario("discovery_hang")
     with pytest.raises(DiscoveryFailed, match="within 1 s"):
-        ModelCatalog().refresh("codex", timeout_s=1)
+        ModelCatalog(open_state_db()).refresh("codex", timeout_s=1)
     with pytest.raises(CatalogNotRefreshed):
-        ModelCatalog().validate_selection("codex", "gpt-5.2-codex", None)
+        ModelCatalog(open_state_db()).validate_selection("codex", "gpt-5.2-codex", None)
 
 
 def test_validation_errors_say_what_to_run(fake_cli: FakeCli) -> None:
-    catalog = ModelCatalog()
+    catalog = ModelCatalog(open_state_db())
     with pytest.raises(CatalogNotRefreshed) as never:
         catalog.validate_selection("codex", "gpt-5.2-codex", "high")
     assert "run `wardian agent models --provider codex --refresh`" in str(never.value)
@@ -72,7 +72,7 @@ def test_validation_errors_say_what_to_run(fake_cli: FakeCli) -> None:
 
 
 def test_gemini_effort_is_rejected_by_the_catalog(fake_cli: FakeCli) -> None:
-    catalog = ModelCatalog()
+    catalog = ModelCatalog(open_state_db())
     catalog.refresh("gemini")
     with pytest.raises(UnsupportedEffort, match="no effort levels"):
         catalog.validate_selection("gemini", "gemini-2.5-pro", "high")
@@ -80,7 +80,7 @@ def test_gemini_effort_is_rejected_by_the_catalog(fake_cli: FakeCli) -> None:
 
 
 def test_builtin_is_static_and_always_refreshed() -> None:
-    catalog = ModelCatalog()
+    catalog = ModelCatalog(open_state_db())
     info = catalog.validate_selection("builtin", "curator-rules", None)
     assert info is not None and info.efforts == []
     with pytest.raises(UnsupportedEffort):
@@ -150,7 +150,7 @@ def _fail_a_refresh(cli: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: P
     """Refresh codex with nothing on PATH (it fails); return the failed attempt's time."""
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert invoke(cli, "agent", "models", "--provider", "codex", "--refresh").exit_code == 1
-    entry = ModelCatalog().get("codex")
+    entry = ModelCatalog(open_state_db()).get("codex")
     assert entry is not None and entry.fetched_at is None and entry.last_attempt_at
     return entry.last_attempt_at
 
@@ -186,15 +186,15 @@ def test_cli_assignment_after_a_failed_refresh_says_it_failed_and_why(
         "Error: --assignments: curator: the model catalog of codex was never fetched: its "
         f"last refresh failed at {when}: {NOT_INSTALLED}\n")
     with pytest.raises(CatalogNotRefreshed) as caught:
-        ModelCatalog().validate_selection("codex", "gpt-5.2-codex", None)
+        ModelCatalog(open_state_db()).validate_selection("codex", "gpt-5.2-codex", None)
     assert caught.value.exit_code == 2
 
 
 def test_cli_list_after_a_later_failed_refresh_says_when_and_how_to_retry(
         cli: CliRunner, fake_cli: FakeCli) -> None:
-    good = ModelCatalog().refresh("codex", timeout_s=20)
+    good = ModelCatalog(open_state_db()).refresh("codex", timeout_s=20)
     fake_cli.scenario("discovery_fail")
-    failed = ModelCatalog().refresh("codex", timeout_s=20)
+    failed = ModelCatalog(open_state_db()).refresh("codex", timeout_s=20)
     result = invoke(cli, "agent", "models", "--provider", "codex")
     assert result.exit_code == 0
     assert f"fetched {good.fetched_at}" in result.stdout

@@ -10,7 +10,7 @@ from keyring.backend import KeyringBackend
 
 from tests.providers.conftest import FakeHttp
 from tests.providers.test_http_adapters import SCHEMA, areq, message_answer
-from wardian.config import SettingsStore, data_dir
+from wardian.config import SettingsStore, data_dir, open_state_db
 from wardian.providers.catalog import ModelCatalog
 from wardian.providers.registry import get_adapter
 
@@ -49,14 +49,14 @@ def test_key_from_keyring_is_used_and_never_stored(fake_http: FakeHttp,
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     secret = "sk-ant-keyring-" + "q" * 24
     memory_keyring.set_password("wardian", "anthropic", secret)
-    SettingsStore().set("providers.anthropic.base_url", fake_http.url)
+    SettingsStore(open_state_db()).set("providers.anthropic.base_url", fake_http.url)
     fake_http.routes["POST /v1/messages"] = (200, message_answer("claude-opus-5"))
     fake_http.routes["GET /v1/models"] = (200, {"data": [
         {"id": "claude-opus-5", "capabilities": {"effort": {"high": {"supported": True}}}}],
         "has_more": False})
     result = get_adapter("anthropic").run(areq(output_schema=SCHEMA))
     assert fake_http.requests[0].headers["x-api-key"] == secret
-    ModelCatalog().refresh("anthropic", timeout_s=5)
+    ModelCatalog(open_state_db()).refresh("anthropic", timeout_s=5)
     assert secret not in result.model_dump_json()
     for path in data_dir().rglob("*"):
         if path.is_file():
@@ -67,7 +67,7 @@ def test_environment_wins_over_keyring(fake_http: FakeHttp, memory_keyring: Memo
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     memory_keyring.set_password("wardian", "anthropic", "from-keyring")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "from-env")
-    SettingsStore().set("providers.anthropic.base_url", fake_http.url)
+    SettingsStore(open_state_db()).set("providers.anthropic.base_url", fake_http.url)
     fake_http.routes["POST /v1/messages"] = (200, message_answer("claude-opus-5"))
     get_adapter("anthropic").run(areq())
     assert fake_http.requests[0].headers["x-api-key"] == "from-env"

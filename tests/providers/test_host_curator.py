@@ -11,6 +11,7 @@ from typer.testing import CliRunner, Result
 
 from tests.conftest import invoke
 from tests.providers.conftest import FakeCli
+from wardian.config import open_state_db
 from wardian.curator.host import choose_host_model
 from wardian.providers.base import ModelInfo
 from wardian.providers.catalog import ModelCatalog
@@ -25,7 +26,7 @@ def _add(cli: CliRunner, *extra: str) -> Result:
 def test_curator_host_stores_the_small_model_of_the_agents_provider(
         cli: CliRunner, fake_cli: FakeCli) -> None:
     assert invoke(cli, "agent", "add", "coder", "--provider", "codex").exit_code == 0
-    ModelCatalog().refresh("codex", timeout_s=20)
+    ModelCatalog(open_state_db()).refresh("codex", timeout_s=20)
     result = _add(cli, "--curator", "host", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)

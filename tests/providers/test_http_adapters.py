@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import invoke
 from tests.providers.conftest import FakeHttp, HttpRecord
-from wardian.config import SettingsStore
+from wardian.config import SettingsStore, open_state_db
 from wardian.providers.base import ProviderRequest
 from wardian.providers.errors import (
     EffortLowered,
@@ -57,7 +57,7 @@ def responses_answer(model: str) -> dict[str, Any]:
 @pytest.fixture
 def openai_server(fake_http: FakeHttp, monkeypatch: pytest.MonkeyPatch) -> FakeHttp:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    SettingsStore().set("providers.openai.base_url", fake_http.url + "/v1")
+    SettingsStore(open_state_db()).set("providers.openai.base_url", fake_http.url + "/v1")
     fake_http.routes["GET /v1/models"] = (200, MODELS)
     return fake_http
 
@@ -185,7 +185,7 @@ def message_answer(model: str) -> dict[str, Any]:
 @pytest.fixture
 def anthropic_server(fake_http: FakeHttp, monkeypatch: pytest.MonkeyPatch) -> FakeHttp:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    SettingsStore().set("providers.anthropic.base_url", fake_http.url)
+    SettingsStore(open_state_db()).set("providers.anthropic.base_url", fake_http.url)
     return fake_http
 
 
@@ -271,7 +271,8 @@ def test_anthropic_discovery_pages_and_effort_capabilities(anthropic_server: Fak
 
 def test_a_wrong_base_url_is_not_reported_as_a_missing_model(cli: CliRunner,
                                                              fake_http: FakeHttp) -> None:
-    SettingsStore().set("providers.openai.base_url", fake_http.url)  # no /v1: every path 404s
+    # no /v1: every path 404s
+    SettingsStore(open_state_db()).set("providers.openai.base_url", fake_http.url)
     result = invoke(cli, "agent", "models", "--provider", "openai", "--refresh")
     assert result.exit_code == 1
     assert "/models does not exist (HTTP 404)" in result.stderr

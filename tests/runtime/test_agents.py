@@ -7,6 +7,7 @@ import uuid
 
 from tests.conftest import invoke
 
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
@@ -46,25 +47,25 @@ def test_bad_name_and_unknown_agent(cli) -> None:  # type: ignore[no-untyped-def
 
 def test_remove_refuses_while_records_exist(cli) -> None:  # type: ignore[no-untyped-def]
     agent = _add(cli)
-    MemoryStore().save(agent["id"], "Use pnpm", evidence="use pnpm", scope=Scope.agent(),
-                       actor="test")
+    MemoryStore(open_memory_db()).save(
+        agent["id"], "Use pnpm", evidence="use pnpm", scope=Scope.agent(), actor="test")
     refused = invoke(cli, "agent", "remove", "ada")
     assert refused.exit_code == 2 and "--keep-records" in refused.stderr
     assert json.loads(invoke(cli, "agent", "list", "--json").output)
     kept = invoke(cli, "agent", "remove", "ada", "--keep-records")
     assert kept.exit_code == 0 and "1 record(s) kept" in kept.output
-    assert MemoryStore().count(agent["id"]) == 1
+    assert MemoryStore(open_memory_db()).count(agent["id"]) == 1
 
 
 def test_remove_with_delete_records(cli) -> None:  # type: ignore[no-untyped-def]
     agent = _add(cli)
-    MemoryStore().save(agent["id"], "Use pnpm", evidence="use pnpm", scope=Scope.agent(),
-                       actor="test")
+    MemoryStore(open_memory_db()).save(
+        agent["id"], "Use pnpm", evidence="use pnpm", scope=Scope.agent(), actor="test")
     both = invoke(cli, "agent", "remove", "ada", "--keep-records", "--delete-records")
     assert both.exit_code == 2
     gone = invoke(cli, "agent", "remove", "ada", "--delete-records")
     assert gone.exit_code == 0, gone.output
-    assert MemoryStore().count(agent["id"]) == 0
+    assert MemoryStore(open_memory_db()).count(agent["id"]) == 0
     assert json.loads(invoke(cli, "agent", "list", "--json").output) == []
 
 
@@ -78,7 +79,7 @@ def test_remove_revokes_the_agents_live_capabilities(cli) -> None:  # type: igno
     from wardian.memory.capabilities import CapabilityStore
 
     agent = _add(cli)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     caps = CapabilityStore(store.conn)
     me = psutil.Process(os.getpid())
     with atomic(store.conn):
@@ -99,7 +100,7 @@ def test_a_removal_cut_short_after_deleting_records_finishes_on_rerun(cli) -> No
     from wardian.memory.capabilities import CapabilityStore
 
     agent = _add(cli)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.save(agent["id"], "Use pnpm", evidence="use pnpm", scope=Scope.agent(), actor="test")
     CapabilityStore(store.conn).revoke_for_agent(agent["id"], reason="agent removed")  # step 2
     store.delete_agent_records(agent["id"])  # step 3, then the process died

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.archives import ArchiveStore, TranscriptUnreadable
 
 
@@ -17,7 +18,7 @@ def _generic(path: Path, lines: list[str]) -> Path:
 
 
 def test_import_generic_counts_malformed_and_numbers_globally(tmp_path: Path) -> None:
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     t1 = _generic(tmp_path / "a.jsonl", [
         json.dumps({"role": "user", "content": "we use ruff, not flake8"}),
         "{not json",
@@ -58,7 +59,7 @@ def test_a_conversation_id_prefix_matches_in_either_case(tmp_path: Path, backend
 def test_a_transcript_closed_twice_is_archived_once(tmp_path: Path) -> None:
     """The same file for two events (a /clear seen by the hook, then the launch's exit; a
     resumed session): the second import adds only what the transcript gained."""
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     lines = [json.dumps({"role": "user", "content": "use ruff"}),
              json.dumps({"role": "assistant", "content": "ok"})]
     path = _generic(tmp_path / "t.jsonl", lines)
@@ -86,7 +87,7 @@ def test_conversation_show_explains_an_import_with_nothing_new(cli: CliRunner,
                                                                tmp_path: Path) -> None:
     from tests.conftest import invoke
 
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     path = _generic(tmp_path / "t.jsonl", [json.dumps({"role": "user", "content": "hi"})])
     store.import_transcript("a", path, event_id="e1", provider="generic")
     same = store.import_transcript("a", path, event_id="e2", provider="generic")
@@ -97,7 +98,7 @@ def test_conversation_show_explains_an_import_with_nothing_new(cli: CliRunner,
 
 
 def test_unreadable_and_missing(tmp_path: Path) -> None:
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     with pytest.raises(TranscriptUnreadable):
         store.import_transcript("a", tmp_path / "nope.jsonl", event_id="e")
     bad = tmp_path / "bin.jsonl"
@@ -111,7 +112,7 @@ def test_real_claude_code_transcript(corpus_dir: Path) -> None:
     path = corpus_dir / "claude-code" / "spotter-phx-server-short.jsonl"
     if not path.is_file():
         pytest.skip(f"{path} absent")
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     man = store.import_transcript("agent-1", path, event_id="ev", provider="claude-code")
     assert man.provider == "claude-code" and man.message_count > 0
     msgs = store.messages(man.id)
@@ -135,7 +136,7 @@ def test_the_file_decides_its_format_not_the_agents_provider(tmp_path: Path) -> 
         line("response_item", msg("user", "we use ruff, not flake8")),
         line("response_item", msg("assistant", "Noted.")),
     ])
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     codex = store.import_transcript("a", rollout, event_id="e1", provider="claude")
     assert codex.message_count == 2, codex
     generic = _generic(tmp_path / "g.jsonl", [json.dumps({"role": "user", "content": "hi"})])

@@ -30,6 +30,7 @@ from tests.engine.helpers import (
 from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401 - a fixture
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 from wardian.runtime.agents import AgentRegistry
@@ -56,19 +57,16 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRunner,
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gem"))
     folder = (tmp_path / "work").resolve()
     folder.mkdir()
-    AgentRegistry().add("ada", "codex", workspace=str(folder))
+    AgentRegistry(open_state_db()).add("ada", "codex", workspace=str(folder))
     assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true").exit_code == 0
     return folder
 
 
 def _run(tmp_path: Path, workspace: Path, assignments: dict[str, Any]) -> Any:
     path = write_blueprint(tmp_path / "bp", BLUEPRINT)
-    store = RunStore()
-    try:
-        run = create_run(store, path, assignments=assignments, workspace=str(workspace))
-        return execute_run(run.id, store=store)
-    finally:
-        store.close()
+    store = RunStore(open_state_db())
+    run = create_run(store, path, assignments=assignments, workspace=str(workspace))
+    return execute_run(run.id, store=store)
 
 
 def _rollouts() -> list[Path]:
@@ -108,7 +106,7 @@ def test_a_curator_step_transcript_is_never_recovered(
     (found,) = sweep().recorded  # the user's session beside it is still recovered, once
     assert found["transcript_path"] == str(user)
     assert sweep().recorded == []
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.boundary == "recovered" and event.transcript_path == str(user)
 
 
@@ -134,13 +132,10 @@ def test_a_step_killed_before_codex_named_its_thread_is_not_recovered(
     fake_cli.scenario("hang_before_thread")
     path = write_blueprint(tmp_path / "bp", BLUEPRINT.replace(
         "    output: {type: object}", "    timeout: 3s\n    output: {type: object}"))
-    store = RunStore()
-    try:
-        run = create_run(store, path, assignments={"curator": assignment},
-                         workspace=str(work))
-        result = execute_run(run.id, store=store)
-    finally:
-        store.close()
+    store = RunStore(open_state_db())
+    run = create_run(store, path, assignments={"curator": assignment},
+                     workspace=str(work))
+    result = execute_run(run.id, store=store)
     assert result.status == "failed" and "did not finish within 3 s" in (result.error or "")
     (rollout,) = _rollouts()
     assert is_automation_transcript(str(rollout))  # named as the step's own, exactly
@@ -239,7 +234,7 @@ def test_hooks_inside_an_automation_step_record_nothing_for_the_agent(
         assert end.returncode == 0 and end.stderr == "", end.stderr
     finally:
         lock.release()
-    assert SessionEventQueue().list() == []  # no session close filed under ada
+    assert SessionEventQueue(open_state_db()).list() == []  # no session close filed under ada
     report = sweep()
     assert report.recorded == []
     assert report.skipped.get("an automation step's own session") == 1

@@ -14,6 +14,7 @@ from tests.conftest import invoke
 from tests.runtime.test_hooks import _installed, _shell
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.hooks import MAX_HOOK_DEPTH, MAX_HOOK_INPUT_BYTES
 from wardian.runtime.session_events import SessionEventQueue
@@ -21,7 +22,7 @@ from wardian.runtime.session_events import SessionEventQueue
 
 @pytest.fixture
 def agent() -> str:
-    return AgentRegistry().add("coder", "claude").id
+    return AgentRegistry(open_state_db()).add("coder", "claude").id
 
 
 def _deep(levels: int, opener: str = "[", closer: str = "]") -> str:
@@ -44,7 +45,7 @@ def test_installed_hook_records_the_close_of_too_deep_input(
     assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr
     assert f"nested deeper than {MAX_HOOK_DEPTH} levels" in proc.stderr
     assert "recording the close without its details" in proc.stderr
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert (ev.agent_id, ev.source, ev.transcript_path) == (agent, "hook", None)
 
 
@@ -54,7 +55,7 @@ def test_input_at_the_depth_cap_is_read_with_its_details(
     # the payload object is level 1, so `extra` may nest MAX - 1 more
     proc = _shell(command, _deep(MAX_HOOK_DEPTH - 1), tmp_path, wardian_home)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert (ev.session_id, ev.boundary, ev.transcript_path) == ("deep-1", "clear",
                                                                 "/tmp/t.jsonl")
 
@@ -65,7 +66,7 @@ def test_brackets_inside_strings_are_not_nesting(agent: str, tmp_path: Path,
                           "note": "[" * 500 + '\\"{' * 300})
     proc = _shell(_installed(tmp_path)["SessionEnd"], payload, tmp_path, wardian_home)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert (ev.session_id, ev.boundary) == ("s-str", "clear")
 
 
@@ -76,7 +77,7 @@ def test_oversized_input_is_not_read_whole_and_the_close_is_recorded(
     proc = _shell(_installed(tmp_path)["SessionEnd"], payload, tmp_path, wardian_home)
     assert proc.returncode == 0, proc.stderr
     assert f"larger than {MAX_HOOK_INPUT_BYTES} bytes" in proc.stderr
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert ev.agent_id == agent and ev.session_id != "big"
 
 
@@ -86,7 +87,7 @@ def test_cli_hook_command_records_the_close_of_too_deep_input(cli: CliRunner,
                  input=_deep(50_000))
     assert res.exit_code == 0, res.output
     assert f"nested deeper than {MAX_HOOK_DEPTH} levels" in res.stderr
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert ev.agent_id == agent and ev.transcript_path is None
 
 

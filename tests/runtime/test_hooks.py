@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.hook_install import install_hooks
 from wardian.runtime.hooks import boundary_for_reason
@@ -23,7 +24,7 @@ from wardian.runtime.session_events import SessionEventQueue
 
 @pytest.fixture
 def agent() -> str:
-    return AgentRegistry().add("coder", "claude").id
+    return AgentRegistry(open_state_db()).add("coder", "claude").id
 
 
 def _end_payload(reason: str, session: str = "0b6c1f4e-aaaa-4bbb-8ccc-123456789abc",
@@ -55,7 +56,7 @@ def test_claude_session_end_records_one_event_per_close(cli: CliRunner, agent: s
     again = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder",
                    input=_end_payload("clear"))
     assert again.exit_code == 0
-    events = SessionEventQueue().list()
+    events = SessionEventQueue(open_state_db()).list()
     assert len(events) == 1
     ev = events[0]
     assert (ev.agent_id, ev.boundary, ev.session_id, ev.source, ev.provider) == (
@@ -66,14 +67,14 @@ def test_claude_session_end_records_one_event_per_close(cli: CliRunner, agent: s
     res = invoke(cli, "hooks", "claude-code", "session-end",
                  input=_end_payload("logout", session="s2"), env={"WARDIAN_AGENT_ID": agent})
     assert res.exit_code == 0, res.output
-    assert {e.boundary for e in SessionEventQueue().list()} == {"clear", "shutdown"}
+    assert {e.boundary for e in SessionEventQueue(open_state_db()).list()} == {"clear", "shutdown"}
     # hooks installed with --agent coder, inside another agent's managed launch: the
     # managed environment names the session's agent
-    other = AgentRegistry().add("reviewer", "claude").id
+    other = AgentRegistry(open_state_db()).add("reviewer", "claude").id
     res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder",
                  input=_end_payload("logout", session="s3"), env={"WARDIAN_AGENT_ID": other})
     assert res.exit_code == 0, res.output
-    (ev3,) = [e for e in SessionEventQueue().list() if e.session_id == "s3"]
+    (ev3,) = [e for e in SessionEventQueue(open_state_db()).list() if e.session_id == "s3"]
     assert ev3.agent_id == other
 
 
@@ -81,11 +82,11 @@ def test_session_end_without_agent_fails_cleanly_and_bad_json_still_records(cli:
                                                                             agent: str) -> None:
     res = invoke(cli, "hooks", "claude-code", "session-end", input=_end_payload("clear"))
     assert res.exit_code == 2 and "no agent" in res.stderr
-    assert SessionEventQueue().list() == []
+    assert SessionEventQueue(open_state_db()).list() == []
     # the session did end: unusable input is a warning, the close is still recorded
     res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder", input="{nope")
     assert res.exit_code == 0 and "not valid JSON" in res.stderr and "Warning" in res.stderr
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert (ev.boundary, ev.transcript_path, ev.source) == ("shutdown", None, "hook")
 
 
@@ -94,7 +95,7 @@ def test_session_end_ignores_fields_of_the_wrong_type(cli: CliRunner, agent: str
     res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "coder",
                  input=json.dumps(payload))
     assert res.exit_code == 0, res.output
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert (ev.session_id, ev.boundary, ev.transcript_path, ev.workspace) == (
         "42", "shutdown", None, None)
 
@@ -107,7 +108,7 @@ def test_gemini_session_end_prints_json(cli: CliRunner, agent: str) -> None:
                  input=json.dumps(payload))
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout) == {}
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert (ev.provider, ev.boundary, ev.transcript_path) == ("gemini", "shutdown", None)
 
 
@@ -119,6 +120,7 @@ def _start_payload(cwd: str) -> str:
 
 def test_session_start_prints_additional_context_and_records_loaded(cli: CliRunner, agent: str,
                                                                     tmp_path: Path) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
@@ -135,13 +137,14 @@ def test_session_start_prints_additional_context_and_records_loaded(cli: CliRunn
     assert "coder" in out["hookSpecificOutput"]["additionalContext"]
     from wardian.memory.models import Scope
 
-    MemoryStore().save(agent, "Use ruff for linting, never flake8", evidence="user: use ruff",
-                       kind="stable", scope=Scope.agent(), actor="test")
+    MemoryStore(open_memory_db()).save(
+        agent, "Use ruff for linting, never flake8", evidence="user: use ruff", kind="stable",
+        scope=Scope.agent(), actor="test")
     res = invoke(cli, "hooks", "claude-code", "session-start", "--agent", "coder",
                  input=_start_payload(str(tmp_path)))
     ctx = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Use ruff for linting" in ctx
-    (loaded,) = LoadedEvents(MemoryStore().conn).list(agent)
+    (loaded,) = LoadedEvents(MemoryStore(open_memory_db()).conn).list(agent)
     assert loaded.source == "hook" and loaded.context == ctx
     # inside a managed launch the context was already passed: nothing printed
     res = invoke(cli, "hooks", "claude-code", "session-start", "--agent", "coder",
@@ -268,7 +271,7 @@ def test_installed_hook_runs_outside_the_venv_unshadowed_by_the_project(
     (project / "json.py").write_text("raise SystemExit('shadowed json')\n")
     proc = _shell(command, _end_payload("clear"), project, wardian_home)
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == ""
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert (ev.agent_id, ev.boundary, ev.source) == (agent, "clear", "hook")
 
 
@@ -283,12 +286,12 @@ def test_installed_hook_never_fails_the_session(agent: str, tmp_path: Path,
     # an unknown agent
     proc = _shell(commands["SessionEnd"] + " --agent ghost", "{}", tmp_path, wardian_home)
     assert proc.returncode == 0 and "no agent named or with id 'ghost'" in proc.stderr
-    assert SessionEventQueue().list() == []
+    assert SessionEventQueue(open_state_db()).list() == []
     # garbage input: warned about, and the close is still recorded
     proc = _shell(commands["SessionEnd"], "\x00garbage{", tmp_path, wardian_home,
                   {"WARDIAN_AGENT_ID": agent})
     assert proc.returncode == 0 and "warning" in proc.stderr and "not valid JSON" in proc.stderr
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert ev.boundary == "shutdown" and ev.agent_id == agent
     # the data dir is unusable (a file): not a WardianError, still no traceback, exit 0
     blocked = tmp_path / "not-a-dir"
@@ -322,19 +325,21 @@ def test_an_installed_hook_with_a_bad_argument_line_says_so_and_exits_0(
     if says == "bad hook arguments":
         assert "reinstall the hooks with `wardian hooks install HOST`" in proc.stderr
     assert "Traceback" not in proc.stderr
-    assert SessionEventQueue().list() == []
+    assert SessionEventQueue(open_state_db()).list() == []
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
 def test_installed_session_start_writes_utf8_under_a_c_locale(agent: str, tmp_path: Path,
                                                               wardian_home: Path,
                                                               cli: CliRunner) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
-    MemoryStore().save(agent, "Écrire les messages en français — toujours", evidence="user",
-                       kind="stable", scope=Scope.agent(), actor="test")
+    MemoryStore(open_memory_db()).save(
+        agent, "Écrire les messages en français — toujours", evidence="user", kind="stable",
+        scope=Scope.agent(), actor="test")
     command = _installed(tmp_path)["SessionStart"]
     proc = subprocess.run(command, shell=True, input=_start_payload(str(tmp_path)).encode(),
                           capture_output=True, cwd=tmp_path, timeout=60,
@@ -387,7 +392,7 @@ def test_install_embeds_wardian_home_so_the_hook_uses_that_data_dir(
                           capture_output=True, cwd=tmp_path, timeout=60,
                           env={"PATH": "/usr/bin:/bin", "HOME": str(fake_home)})
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    (ev,) = SessionEventQueue().list()
+    (ev,) = SessionEventQueue(open_state_db()).list()
     assert (ev.agent_id, ev.boundary) == (agent, "clear")
     assert list(fake_home.rglob("*.db")) == []  # nothing written to the default data dir
     # uninstall removes exactly what install added

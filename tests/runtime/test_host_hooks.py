@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.hook_install import install_hooks, installed_hooks
 from wardian.runtime.session_events import SessionEventQueue
@@ -66,7 +67,7 @@ ORIGINALS = {
 def test_agents_coexist_and_uninstall_is_byte_for_byte(cli: CliRunner, hosts: Path, host: str,
                                                        style: str) -> None:
     for name in ("ada", "bob"):
-        AgentRegistry().add(name, "builtin")
+        AgentRegistry(open_state_db()).add(name, "builtin")
     from wardian.runtime.hook_install import HOSTS
 
     path = HOSTS[host].settings()
@@ -94,7 +95,7 @@ def test_agents_coexist_and_uninstall_is_byte_for_byte(cli: CliRunner, hosts: Pa
 
 
 def test_host_specific_entries(hosts: Path) -> None:
-    AgentRegistry().add("ada", "builtin")
+    AgentRegistry(open_state_db()).add("ada", "builtin")
     install_hooks("codex", agents=["ada"])
     codex = json.loads((hosts / "codex" / "hooks.json").read_text())
     assert set(codex["hooks"]) == {"SessionStart"}  # no codex on PATH: no SessionEnd
@@ -117,10 +118,11 @@ def _run(command: str, stdin: str, cwd: Path, env_home: Path) -> subprocess.Comp
 def test_session_start_answers_each_host_with_recall_and_the_loaded_line(
         cli: CliRunner, hosts: Path, wardian_home: Path, host: str,
         payload: dict[str, Any]) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    agent = AgentRegistry().add("ada", "builtin")
+    agent = AgentRegistry(open_state_db()).add("ada", "builtin")
     install_hooks(host, agents=["ada"])
     (command,) = [h.command for h in installed_hooks(host) if h.event == "session-start"]
     project = hosts / "project"
@@ -131,8 +133,8 @@ def test_session_start_answers_each_host_with_recall_and_the_loaded_line(
     assert proc.stdout.strip() == ("{}" if host == "gemini" else "")
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
     for text in ("Prefer ruff over flake8", "Run tests with -n 2 on this machine"):
-        MemoryStore().save(agent.id, text, evidence="user said so", kind="stable",
-                           scope=Scope.agent(), actor="test")
+        MemoryStore(open_memory_db()).save(agent.id, text, evidence="user said so", kind="stable",
+                                           scope=Scope.agent(), actor="test")
     proc = _run(command, _payload(payload, project), project, wardian_home)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     answer = json.loads(proc.stdout)
@@ -146,8 +148,8 @@ def test_the_workspace_decides_between_installed_agents(cli: CliRunner, hosts: P
     one, two = hosts / "one", hosts / "two" / "deep"
     one.mkdir()
     two.mkdir(parents=True)
-    ada = AgentRegistry().add("ada", "builtin", workspace=str(one))
-    bob = AgentRegistry().add("bob", "builtin", workspace=str(hosts / "two"))
+    ada = AgentRegistry(open_state_db()).add("ada", "builtin", workspace=str(one))
+    bob = AgentRegistry(open_state_db()).add("bob", "builtin", workspace=str(hosts / "two"))
     end = {"session_id": "s", "transcript_path": None, "hook_event_name": "SessionEnd",
            "reason": "other"}
     for cwd, session, expected in ((two, "s-bob", bob.id), (one, "s-ada", ada.id)):
@@ -155,20 +157,20 @@ def test_the_workspace_decides_between_installed_agents(cli: CliRunner, hosts: P
                      "--agent", "bob", input=json.dumps({**end, "cwd": str(cwd),
                                                          "session_id": session}))
         assert res.exit_code == 0, res.output
-        (event,) = [e for e in SessionEventQueue().list() if e.session_id == session]
+        (event,) = [e for e in SessionEventQueue(open_state_db()).list() if e.session_id == session]
         assert event.agent_id == expected
     res = invoke(cli, "hooks", "claude-code", "session-end", "--agent", "ada", "--agent", "bob",
                  input=json.dumps({**end, "cwd": str(hosts), "session_id": "s-none"}))
     assert res.exit_code == 0 and "no agent for" in res.stderr
-    assert not [e for e in SessionEventQueue().list() if e.session_id == "s-none"]
+    assert not [e for e in SessionEventQueue(open_state_db()).list() if e.session_id == "s-none"]
 
 
 def test_gemini_session_end_records_the_documented_reason(cli: CliRunner, hosts: Path) -> None:
-    AgentRegistry().add("ada", "builtin")
+    AgentRegistry(open_state_db()).add("ada", "builtin")
     res = invoke(cli, "hooks", "gemini", "session-end", "--agent", "ada",
                  input=json.dumps(GEMINI_END))
     assert res.exit_code == 0 and json.loads(res.stdout) == {}
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert (event.boundary, event.provider, event.session_id) == ("shutdown", "gemini", "g-1")
 
 
@@ -178,7 +180,7 @@ def test_installed_session_end_archives_a_real_corpus_transcript(
     from wardian.invokers.drain import drain_once
     from wardian.runtime.archives import ArchiveStore
 
-    agent = AgentRegistry().add("ada", "claude")
+    agent = AgentRegistry(open_state_db()).add("ada", "claude")
     assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true").exit_code == 0
     source = corpus_dir / "claude-code" / "entire-mit-license-entire-inc.jsonl"
     transcript = hosts / "session.jsonl"
@@ -190,7 +192,7 @@ def test_installed_session_end_archives_a_real_corpus_transcript(
     proc = _run(command, json.dumps(payload), hosts, wardian_home)
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == ""
     drain_once()
-    (conv,) = ArchiveStore().list(agent_id=agent.id)
+    (conv,) = ArchiveStore(open_state_db()).list(agent_id=agent.id)
     assert conv.message_count > 0 and conv.session_id == "corpus-1"
 
 
@@ -201,7 +203,7 @@ def test_uninstall_of_one_agent_says_which_agent_left_which_hooks(
     """`--uninstall --agent bob` keeps the entries for ada: the message names bob and the
     events whose entries he left (before: "Claude Code hooks updated removed from …")."""
     for name in ("ada", "bob"):
-        AgentRegistry().add(name, "builtin")
+        AgentRegistry(open_state_db()).add(name, "builtin")
     for name in ("ada", "bob"):
         assert invoke(cli, "hooks", "install", host, "--agent", name).exit_code == 0
     res = invoke(cli, "hooks", "install", host, "--uninstall", "--agent", "bob")
@@ -229,7 +231,7 @@ def _fake_codex(folder: Path, version: str) -> None:
 def test_codex_session_end_is_installed_where_the_version_has_it(
         cli: CliRunner, hosts: Path, monkeypatch: pytest.MonkeyPatch, version: str,
         events: set[str]) -> None:
-    AgentRegistry().add("ada", "builtin")
+    AgentRegistry(open_state_db()).add("ada", "builtin")
     _fake_codex(hosts / "bin", version)
     monkeypatch.setenv("PATH", f"{hosts / 'bin'}:/usr/bin:/bin")
     res = invoke(cli, "hooks", "install", "codex", "--agent", "ada")

@@ -168,10 +168,11 @@ def test_disabled_by_default_child_gets_no_capability_no_context(
 def test_prepare_launch_strips_inherited_capability_and_context(
     cli: CliRunner, agent_id: str
 ) -> None:
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.launch import prepare_launch
 
-    agent = AgentRegistry().get("ada")
+    agent = AgentRegistry(open_state_db()).get("ada")
     inherited = {"PATH": os.environ.get("PATH", ""), "WARDIAN_CAPABILITY": "parent-token",
                  "WARDIAN_MEMORY_CONTEXT": "/parent/context.md", "WARDIAN_AGENT_ID": "other"}
     disabled = prepare_launch(agent, base_env=inherited)
@@ -408,14 +409,12 @@ CLEARED = ("WARDIAN_AGENT_ID", "WARDIAN_CAPABILITY", "WARDIAN_MEMORY_CONTEXT",
 
 def save_for(agent: str) -> None:
     """Give `agent` one record directly in the store."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        store.save(agent, "kept", evidence="e", scope=Scope.agent(), actor="test")
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    store.save(agent, "kept", evidence="e", scope=Scope.agent(), actor="test")
 
 
 def test_operator_commands_refused_inside_a_managed_process(
@@ -480,12 +479,14 @@ def test_managed_child_finds_this_installations_wardian_on_path(
     when the virtual environment is not activated (the new-user trial hit `not found`)."""
     import sysconfig
 
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.launch import prepare_launch
 
     scripts = sysconfig.get_path("scripts")
     if not (Path(scripts) / "wardian").exists():
         pytest.skip("wardian is not installed as a console script in this interpreter")
-    launch = prepare_launch(AgentRegistry().get("ada"), base_env={"PATH": "/usr/bin:/bin"})
+    launch = prepare_launch(AgentRegistry(open_state_db()).get("ada"),
+                            base_env={"PATH": "/usr/bin:/bin"})
     assert launch.env["PATH"].split(os.pathsep)[0] == scripts
     assert shutil.which("wardian", path=launch.env["PATH"]) == str(Path(scripts) / "wardian")

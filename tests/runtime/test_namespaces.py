@@ -171,12 +171,13 @@ def seed_bad_rows(home: Path, agent_id: str) -> str:
     supervisor as pid 1 with the host init's start time, no namespaces. Returns the token."""
     from wardian._process import identity_of
     from wardian.memory.capabilities import hash_token, new_token
+    from wardian.memory.db import MemoryDB
     from wardian.memory.store import MemoryStore
 
     init = identity_of(1)
     assert init is not None
     token = new_token()
-    MemoryStore(home / "memory.db").close()  # migrated as this version leaves it
+    MemoryStore(MemoryDB.open(home / "memory.db"))  # migrated as this version leaves it
     conn = sqlite3.connect(home / "memory.db")
     try:
         with conn:
@@ -229,6 +230,7 @@ def test_a_launchs_rows_carry_its_namespaces_and_a_foreign_one_is_not_honoured(
     from wardian._process import Namespaces, current, namespaces
     from wardian.errors import CapabilityNotHeld
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import MemoryDB
     from wardian.memory.principal import resolve_principal
     from wardian.memory.store import MemoryStore
 
@@ -241,14 +243,11 @@ def test_a_launchs_rows_carry_its_namespaces_and_a_foreign_one_is_not_honoured(
         conn.close()
     assert recorded == minted == [tuple(namespaces() or ())]
     me = current()
-    store = MemoryStore(wardian_home / "memory.db")
-    try:
-        token = CapabilityStore(store.conn).mint(
-            agents["bob"], pid=me.pid, started_at=me.started_at, workspace=None,
-            ns=Namespaces(1, 2))
-        with pytest.raises(CapabilityNotHeld, match="its launch ran in pid namespace 1"):
-            resolve_principal(is_alive=lambda *_: True, caller=[(me.pid, me.started_at)],
-                              store=store, environ={"WARDIAN_AGENT_ID": agents["bob"],
-                                                    "WARDIAN_CAPABILITY": token})
-    finally:
-        store.close()
+    store = MemoryStore(MemoryDB.open(wardian_home / "memory.db"))
+    token = CapabilityStore(store.conn).mint(
+        agents["bob"], pid=me.pid, started_at=me.started_at, workspace=None,
+        ns=Namespaces(1, 2))
+    with pytest.raises(CapabilityNotHeld, match="its launch ran in pid namespace 1"):
+        resolve_principal(is_alive=lambda *_: True, caller=[(me.pid, me.started_at)],
+                          store=store, environ={"WARDIAN_AGENT_ID": agents["bob"],
+                                                "WARDIAN_CAPABILITY": token})

@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.hook_install import installed_hooks
 from wardian.runtime.opencode_plugin import MARKER, plugin_path, read_hooks, render
@@ -28,7 +29,7 @@ def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_agents_are_added_and_removed_and_the_file_goes_with_the_last(
         cli: CliRunner, config_home: Path) -> None:
     for name in ("ada", "bob"):
-        AgentRegistry().add(name, "builtin")
+        AgentRegistry(open_state_db()).add(name, "builtin")
     path = plugin_path()
     assert path == config_home / "opencode" / "plugins" / "wardian.js"
     for name in ("ada", "bob"):
@@ -46,7 +47,7 @@ def test_agents_are_added_and_removed_and_the_file_goes_with_the_last(
 
 def test_a_plugin_file_that_is_not_wardians_is_left_alone(cli: CliRunner,
                                                           config_home: Path) -> None:
-    AgentRegistry().add("ada", "builtin")
+    AgentRegistry(open_state_db()).add("ada", "builtin")
     path = plugin_path()
     path.parent.mkdir(parents=True)
     own = "export const Mine = async () => ({});\n"

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from wardian.config import SettingsStore
+from wardian.config import SettingsStore, open_state_db
 from wardian.errors import UsageError
+from wardian.memory.db import open_memory_db
 from wardian.memory.loaded import LoadedEvents
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
@@ -61,10 +62,12 @@ def _launch(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedP
 def test_claude_launch_passes_selection_context_and_records_close(
     fake_claude: dict[str, str], tmp_path: Path
 ) -> None:
-    agent = AgentRegistry().add("coder", "claude", model="claude-sonnet-5", effort="high")
-    SettingsStore().set("agent_memory.enabled", "true")
-    MemoryStore().save(agent.id, "Prefer small commits", evidence="user: small commits please",
-                       kind="stable", scope=Scope.agent(), actor="test")
+    agent = AgentRegistry(open_state_db()).add("coder", "claude", model="claude-sonnet-5",
+                                               effort="high")
+    SettingsStore(open_state_db()).set("agent_memory.enabled", "true")
+    MemoryStore(open_memory_db()).save(
+        agent.id, "Prefer small commits", evidence="user: small commits please", kind="stable",
+        scope=Scope.agent(), actor="test")
     res = _launch(fake_claude, "coder", "--", "--verbose", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     seen = json.loads((tmp_path / "out.json").read_text())
@@ -76,10 +79,10 @@ def test_claude_launch_passes_selection_context_and_records_close(
     assert argv[-1] == "--verbose"
     assert seen["env"]["WARDIAN_AGENT_ID"] == agent.id
     assert seen["env"]["WARDIAN_LAUNCH_ID"] == launch_id and seen["env"]["WARDIAN_CAPABILITY"]
-    (loaded,) = LoadedEvents(MemoryStore().conn).list(agent.id)
+    (loaded,) = LoadedEvents(MemoryStore(open_memory_db()).conn).list(agent.id)
     assert loaded.pid == seen["pid"] and loaded.context == context  # exec kept the pid
     assert loaded.source == "launch"  # `garden memory loaded` tells launch from exec
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert (event.agent_id, event.boundary, event.session_id, event.source) == (
         agent.id, "shutdown", launch_id, "launch")
     assert event.provider == "claude-code"
@@ -89,25 +92,25 @@ def test_claude_launch_passes_selection_context_and_records_close(
 def test_exit_code_passes_through_and_resume_keeps_its_session(
     fake_claude: dict[str, str], tmp_path: Path
 ) -> None:
-    AgentRegistry().add("coder", "claude")
+    AgentRegistry(open_state_db()).add("coder", "claude")
     env = dict(fake_claude, FAKE_EXIT="3")
     res = _launch(env, "coder", "--", "--resume", "abc", cwd=tmp_path)
     assert res.returncode == 3, res.stderr
     argv = json.loads((tmp_path / "out.json").read_text())["argv"]
     assert "--session-id" not in argv and "--append-system-prompt" not in argv
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.transcript_path is None  # nothing named after the launch id
 
 
 def test_missing_cli_and_unlaunchable_provider(tmp_path: Path) -> None:
-    AgentRegistry().add("coder", "claude")
-    AgentRegistry().add("bot", "builtin")
+    AgentRegistry(open_state_db()).add("coder", "claude")
+    AgentRegistry(open_state_db()).add("bot", "builtin")
     env = dict(os.environ, PATH=str(tmp_path))
     res = _launch(env, "coder", cwd=tmp_path)
     assert res.returncode != 0 and "claude" in res.stderr
     res = _launch(env, "bot", cwd=tmp_path)
     assert res.returncode == 2 and "cannot start provider" in res.stderr
-    assert SessionEventQueue().list() == []
+    assert SessionEventQueue(open_state_db()).list() == []
 
 
 def test_provider_argv_shapes() -> None:
@@ -134,7 +137,7 @@ def test_provider_argv_shapes() -> None:
 
 
 def test_agent_exec_exit_records_shutdown_event(tmp_path: Path) -> None:
-    agent = AgentRegistry().add("coder", "codex")
+    agent = AgentRegistry(open_state_db()).add("coder", "codex")
     out = tmp_path / "launch-id"
     res = subprocess.run(
         [sys.executable, "-m", "wardian", "agent", "exec", "coder", "--", sys.executable, "-c",
@@ -142,7 +145,7 @@ def test_agent_exec_exit_records_shutdown_event(tmp_path: Path) -> None:
         env=dict(os.environ), cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True,
         text=True, timeout=120)
     assert res.returncode == 0, res.stderr
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert (event.agent_id, event.boundary, event.session_id, event.source, event.provider) == (
         agent.id, "shutdown", out.read_text(), "exec", "codex")
     assert event.workspace == str(tmp_path)
@@ -166,7 +169,7 @@ for name, cwd in (("rollout-mine.jsonl", os.getcwd()), ("rollout-other.jsonl", "
 
 
 def test_codex_exec_attaches_its_rollout(tmp_path: Path) -> None:
-    AgentRegistry().add("coder", "codex")
+    AgentRegistry(open_state_db()).add("coder", "codex")
     codex_home = tmp_path / "codex-home"
     old = codex_home / "sessions" / "2020" / "01" / "01"
     old.mkdir(parents=True)
@@ -179,7 +182,7 @@ def test_codex_exec_attaches_its_rollout(tmp_path: Path) -> None:
         env=dict(os.environ, CODEX_HOME=str(codex_home)), cwd=workspace,
         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.provider == "codex"
     assert event.transcript_path and event.transcript_path.endswith("rollout-mine.jsonl")
 
@@ -214,7 +217,7 @@ def test_a_failed_revocation_does_not_mask_the_runtime_exit(
 ) -> None:
     """The child breaks memory.db before exiting: revoking fails, yet `agent exec` still
     returns the child's exit code and the session close is recorded."""
-    agent = AgentRegistry().add("coder", "claude")
+    agent = AgentRegistry(open_state_db()).add("coder", "claude")
     db = wardian_home / "memory.db"
     breaker = (f"import os; p = {str(db)!r}\n"
                "for s in ('', '-wal', '-shm'):\n"
@@ -226,5 +229,5 @@ def test_a_failed_revocation_does_not_mask_the_runtime_exit(
         capture_output=True, text=True, timeout=120)
     assert res.returncode == 3, res.stderr
     assert "capability not revoked" in res.stderr and "Traceback" not in res.stderr
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert (event.agent_id, event.boundary) == (agent.id, "shutdown")

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import invoke
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.runtime.agents import AgentRegistry
 from wardian.runtime.recovery import claude_project_dir, has_requests, sweep
 from wardian.runtime.session_events import SessionEventQueue, drain_lock
@@ -25,7 +26,7 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: CliRunner) -> di
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gem"))
     work = (tmp_path / "work").resolve()
     work.mkdir()
-    AgentRegistry().add("ada", "claude", workspace=str(work))
+    AgentRegistry(open_state_db()).add("ada", "claude", workspace=str(work))
     assert invoke(cli, "settings", "set", "conversation_logging.enabled", "true").exit_code == 0
     return {"work": work, "tmp": tmp_path}
 
@@ -40,7 +41,8 @@ def _claude_copy(corpus_dir: Path, work: Path, name: str = "entire-mit-license-e
 
 
 def _recovered() -> list[str]:
-    return [e.session_id for e in SessionEventQueue().list() if e.boundary == "recovered"]
+    return [e.session_id for e in SessionEventQueue(open_state_db()).list()
+            if e.boundary == "recovered"]
 
 
 def _drain() -> None:
@@ -57,13 +59,13 @@ def test_an_unreported_claude_session_is_recovered_once(setup: dict[str, Path],
     assert res.exit_code == 0, res.output
     (item,) = json.loads(res.stdout)["recorded"]
     assert item["host"] == "claude-code" and item["transcript_path"] == str(path)
-    (event,) = SessionEventQueue().list()
+    (event,) = SessionEventQueue(open_state_db()).list()
     assert event.boundary == "recovered" and event.source == "recovery"
     assert event.session_id == f"11111111-2222-4333-8444-555555555555@{item['messages']}"
     _drain()
     from wardian.runtime.archives import ArchiveStore
 
-    (conv,) = ArchiveStore().list()
+    (conv,) = ArchiveStore(open_state_db()).list()
     assert conv.message_count == item["messages"]
     assert sweep().recorded == []  # unchanged: nothing
     path.touch()  # a new mtime but no new message: still nothing
@@ -106,7 +108,7 @@ def test_a_session_closed_by_its_hook_is_one_event(setup: dict[str, Path], corpu
         lock.release()
     _drain()
     assert sweep().recorded == []  # archived by the hook's event
-    assert [e.boundary for e in SessionEventQueue().list()] == ["shutdown"]
+    assert [e.boundary for e in SessionEventQueue(open_state_db()).list()] == ["shutdown"]
 
 
 def test_session_start_hook_only_queues_the_sweep(setup: dict[str, Path], corpus_dir: Path,
@@ -122,7 +124,8 @@ def test_session_start_hook_only_queues_the_sweep(setup: dict[str, Path], corpus
         res = invoke(cli, "hooks", "claude-code", "session-start", "--agent", "ada",
                      input=json.dumps(payload))
         assert res.exit_code == 0, res.output
-        assert SessionEventQueue().list() == [] and has_requests()  # nothing swept in-hook
+        # nothing swept in-hook
+        assert SessionEventQueue(open_state_db()).list() == [] and has_requests()
     finally:
         lock.release()
     _drain()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian.config import SettingsStore
+from wardian.config import SettingsStore, open_state_db
 from wardian.errors import UsageError
 from wardian.runtime.session_events import (
     SessionEventQueue,
@@ -21,13 +21,16 @@ from wardian.runtime.session_events import (
 )
 
 
+def _queue() -> SessionEventQueue:
+    return SessionEventQueue(open_state_db())
+
 def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path: Path) -> None:
-    SettingsStore().set("conversation_logging.enabled", "true")
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
     first = record_session_close("agent-1", "clear", session_id="s1", start_drain=False)
     again = record_session_close("agent-1", "clear", session_id="s1",
                                  transcript_path=str(tmp_path / "t.jsonl"), start_drain=False)
     assert again == first
-    ev = SessionEventQueue().get(first)
+    ev = _queue().get(first)
     assert ev.deliveries == 2 and ev.status == "pending"
     assert ev.transcript_path == str(tmp_path / "t.jsonl")
     # another boundary or another session is another event
@@ -37,33 +40,33 @@ def test_redelivery_is_the_same_event_and_fills_missing_transcript(tmp_path: Pat
     a = record_session_close("agent-1", "shutdown", start_drain=False)
     b = record_session_close("agent-1", "shutdown", start_drain=False)
     assert a != b
-    assert len(SessionEventQueue().pending()) == 5
+    assert len(_queue().pending()) == 5
 
 
 def test_nothing_to_do_is_settled_at_close_time() -> None:
     from wardian.invokers.store import InvokerStore
 
     idle = record_session_close("a", "clear", start_drain=False)
-    ev = SessionEventQueue().get(idle)
+    ev = _queue().get(idle)
     assert ev.status == "processed" and ev.archive_detail == "conversation logging disabled"
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     inv = store.add("session-close", name="n", blueprint_id="bp", agent_id="a", assignments={})
-    assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
+    assert _queue().get(record_session_close("a", "clear", start_drain=False)) \
         .status == "processed"  # a disabled invoker fires nothing either
     store.set_enabled(inv.id, True)
     busy = record_session_close("a", "clear", start_drain=False)
-    assert SessionEventQueue().get(busy).status == "pending"
-    assert SessionEventQueue().pending()[0].id == busy
+    assert _queue().get(busy).status == "pending"
+    assert _queue().pending()[0].id == busy
     # another agent's invoker does not count
-    assert SessionEventQueue().get(record_session_close("b", "clear", start_drain=False)) \
+    assert _queue().get(record_session_close("b", "clear", start_drain=False)) \
         .status == "processed"
     # disabled again, or removed: settled again
     store.set_enabled(inv.id, False)
-    assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
+    assert _queue().get(record_session_close("a", "clear", start_drain=False)) \
         .status == "processed"
     store.set_enabled(inv.id, True)
     store.remove(inv.id)
-    assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
+    assert _queue().get(record_session_close("a", "clear", start_drain=False)) \
         .status == "processed"
 
 
@@ -83,33 +86,33 @@ def test_an_invoker_enabled_before_the_upgrade_still_gets_its_close(tmp_path: Pa
             "INSERT INTO invokers (id, kind, name, blueprint_id, agent_id, enabled, created_at,"
             " updated_at) VALUES ('i1', 'session-close', 'n', 'bp', 'a', 1, 'T', 'T')")
     first = record_session_close("a", "clear", start_drain=False)
-    assert SessionEventQueue().get(first).status == "pending"  # not known yet: the drain decides
-    InvokerStore().close()  # the invokers' migration fills the set
-    assert SessionEventQueue().get(record_session_close("a", "clear", start_drain=False)) \
+    assert _queue().get(first).status == "pending"  # not known yet: the drain decides
+    InvokerStore(open_state_db())  # the invokers' migration fills the set
+    assert _queue().get(record_session_close("a", "clear", start_drain=False)) \
         .status == "pending"
-    assert SessionEventQueue().get(record_session_close("b", "clear", start_drain=False)) \
+    assert _queue().get(record_session_close("b", "clear", start_drain=False)) \
         .status == "processed"
 
 
 def test_unknown_boundary_refused() -> None:
     with pytest.raises(UsageError, match="boundary"):
         record_session_close("agent-1", "exit", start_drain=False)
-    assert SessionEventQueue().pending() == []
+    assert _queue().pending() == []
 
 
 def test_logging_setting_captured_at_close_time() -> None:
-    settings = SettingsStore()
+    settings = SettingsStore(open_state_db())
     off = record_session_close("a", "clear", session_id="1", start_drain=False)
     settings.set("conversation_logging.enabled", "true", agent_id="a")
     on = record_session_close("a", "clear", session_id="2", start_drain=False)
-    q = SessionEventQueue()
+    q = _queue()
     assert q.get(off).logging_enabled is False
     assert q.get(on).logging_enabled is True
 
 
 def test_mark_processed_and_archive_outcome_are_write_once() -> None:
-    SettingsStore().set("conversation_logging.enabled", "true")
-    q = SessionEventQueue()
+    SettingsStore(open_state_db()).set("conversation_logging.enabled", "true")
+    q = _queue()
     eid = record_session_close("a", "clear", start_drain=False)
     q.set_archive(eid, "unavailable", "no transcript", None)
     q.set_archive(eid, "available", None, "conv")

@@ -29,6 +29,7 @@ from tests.providers.conftest import FakeCli, fake_cli  # noqa: F401 - a fixture
 from tests.runtime.test_launch import Managed, child, db_rows, enable  # noqa: F401
 from typer.testing import CliRunner
 
+from wardian.config import open_state_db
 from wardian.engine.executor import execute_run
 from wardian.engine.runs import RunStore
 
@@ -78,13 +79,10 @@ def _run_step(tmp_path: Path, *, timeout: str = "120s",
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     path = write_blueprint(tmp_path / "bp", BLUEPRINT % timeout)
-    store = RunStore()
-    try:
-        run = create_run(store, path, assignments=assignments or ASSIGN,
-                         workspace=str(workspace))
-        return execute_run(run.id, store=store)
-    finally:
-        store.close()
+    store = RunStore(open_state_db())
+    run = create_run(store, path, assignments=assignments or ASSIGN,
+                     workspace=str(workspace))
+    return execute_run(run.id, store=store)
 
 
 def _tool_log(path: Path) -> list[dict[str, Any]]:
@@ -151,7 +149,7 @@ def test_agent_step_has_its_own_capability_beside_an_interactive_launch(
     (row,) = db_rows(wardian_home, "SELECT revoked_reason FROM capabilities WHERE pid = "
                      f"{save['pid']}")
     assert row[0].startswith("step 'work' of run")
-    steps = [e for e in RunStore().events(run.id) if e["kind"] == "step.succeeded"]
+    steps = [e for e in RunStore(open_state_db()).events(run.id) if e["kind"] == "step.succeeded"]
     assert steps and steps[0]["data"]["launch_id"] == step_env["WARDIAN_LAUNCH_ID"]
     assert interactive.finish(0) == 0 and bob.finish(0) == 0
 

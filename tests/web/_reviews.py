@@ -67,16 +67,14 @@ def plan_operations(run_id: str) -> list[dict[str, Any]]:
 def memory_rows() -> list[tuple[Any, ...]]:
     """Every record, the revision count and the receipt count: what "nothing changed"
     compares."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        records = store.conn.execute(
-            "SELECT id, text, status, current_revision_id, updated_at FROM records "
-            "ORDER BY id").fetchall()
-        revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
-        receipts = store.conn.execute(
-            "SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0]
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    records = store.conn.execute(
+        "SELECT id, text, status, current_revision_id, updated_at FROM records "
+        "ORDER BY id").fetchall()
+    revisions = store.conn.execute("SELECT COUNT(*) FROM revisions").fetchone()[0]
+    receipts = store.conn.execute(
+        "SELECT COUNT(*) FROM maintenance_receipts").fetchone()[0]
     return [tuple(r) for r in records] + [("revisions", revisions), ("receipts", receipts)]

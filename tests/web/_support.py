@@ -78,68 +78,58 @@ def garden_server(home: Path, *extra: str) -> Iterator[Garden]:
 
 def seed_agent(name: str = "ada", *, records: int = 0) -> str:
     """Register agent `name` with `records` plain records; returns its id."""
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
-    try:
-        agent_id = registry.add(name, "claude").id
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    agent_id = registry.add(name, "claude").id
     if records:
         from wardian._db import atomic
         from wardian._util import utc_now_iso
 
-        store = MemoryStore()
-        try:
-            with atomic(store.conn):
-                for i in range(records):
-                    store.insert_in_transaction(
-                        agent_id, text=f"seeded note {i:05d} about topic {i % 97}",
-                        evidence=f"evidence {i}", kind="stable" if i % 3 else "current",
-                        scope=Scope.agent() if i % 2 else Scope.workspace("/srv/project"),
-                        sources=[], actor="test", reason=None, now=utc_now_iso(),
-                    )
-        finally:
-            store.close()
+        store = MemoryStore(open_memory_db())
+        with atomic(store.conn):
+            for i in range(records):
+                store.insert_in_transaction(
+                    agent_id, text=f"seeded note {i:05d} about topic {i % 97}",
+                    evidence=f"evidence {i}", kind="stable" if i % 3 else "current",
+                    scope=Scope.agent() if i % 2 else Scope.workspace("/srv/project"),
+                    sources=[], actor="test", reason=None, now=utc_now_iso(),
+                )
     return agent_id
 
 
 def save(agent_id: str, text: str, **fields: Any) -> Any:
     """Save one record for `agent_id` with the real store (workspace scope by default)."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        fields.setdefault("evidence", f"evidence for {text}")
-        fields.setdefault("scope", Scope.workspace("/srv/project"))
-        return store.save(agent_id, text, actor="test", **fields)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    fields.setdefault("evidence", f"evidence for {text}")
+    fields.setdefault("scope", Scope.workspace("/srv/project"))
+    return store.save(agent_id, text, actor="test", **fields)
 
 
 def update(record_id: str, **fields: Any) -> Any:
     """Update one record with the real store (a new revision)."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return store.update(None, record_id, actor="test", **fields)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return store.update(None, record_id, actor="test", **fields)
 
 
 def get(record_id: str) -> Any:
     """The record as stored now."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return store.get(record_id, agent_id=None)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return store.get(record_id, agent_id=None)
 
 
 def save_aged(agent_id: str, text: str, *, days: int, kind: str = "current",
@@ -150,27 +140,23 @@ def save_aged(agent_id: str, text: str, *, days: int, kind: str = "current",
 
     from wardian._db import atomic
     from wardian._util import format_utc, utc_now
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        with atomic(store.conn):
-            return store.insert_in_transaction(
-                agent_id, text=text, evidence=f"evidence for {text}", kind=cast(Any, kind),
-                scope=scope or Scope.agent(), sources=[], actor="test", reason=None,
-                now=format_utc(utc_now() - timedelta(days=days)))
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    with atomic(store.conn):
+        return store.insert_in_transaction(
+            agent_id, text=text, evidence=f"evidence for {text}", kind=cast(Any, kind),
+            scope=scope or Scope.agent(), sources=[], actor="test", reason=None,
+            now=format_utc(utc_now() - timedelta(days=days)))
 
 
 def flag(record_id: str, why: str) -> None:
     """Set a record aside as the secret-scan migration does."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        with store.conn:
-            store.conn.execute("UPDATE records SET flagged = ? WHERE id = ?", (why, record_id))
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    with store.conn:
+        store.conn.execute("UPDATE records SET flagged = ? WHERE id = ?", (why, record_id))

@@ -63,13 +63,11 @@ def _plan(seeded: dict[str, Any], expected_keep: str) -> str:
 
 def _rows(table: str) -> int:
     """How many rows `table` of memory.db holds now."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
 
 def _receipts() -> int:

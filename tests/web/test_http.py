@@ -26,15 +26,13 @@ from tests.web._support import Garden, garden_server, save, seed_agent
 def garden(wardian_home: Path) -> Iterator[Garden]:
     agent = seed_agent("ada")
     save(agent, "Deploys need <script>alert(1)</script> the staging key rotated first")
+    from wardian.config import open_state_db
     from wardian.invokers.store import InvokerStore
 
-    store = InvokerStore()
-    try:
-        invoker = store.add("session-close", name="nightly tidy",
-                            blueprint_id="no-such-blueprint", agent_id=agent, assignments={})
-        store.set_enabled(invoker.id, True)
-    finally:
-        store.close()
+    store = InvokerStore(open_state_db())
+    invoker = store.add("session-close", name="nightly tidy",
+                        blueprint_id="no-such-blueprint", agent_id=agent, assignments={})
+    store.set_enabled(invoker.id, True)
     with garden_server(wardian_home) as running:
         yield running
 
@@ -59,13 +57,11 @@ def _csrf(page: str) -> str:
 
 
 def _invoker_enabled() -> bool:
+    from wardian.config import open_state_db
     from wardian.invokers.store import InvokerStore
 
-    store = InvokerStore()
-    try:
-        return store.list()[0].enabled
-    finally:
-        store.close()
+    store = InvokerStore(open_state_db())
+    return store.list()[0].enabled
 
 
 def test_prints_a_tokenised_url_on_127_0_0_1(garden: Garden) -> None:

@@ -36,18 +36,16 @@ def _ids(page: str) -> list[str]:
 @pytest.fixture
 def populated(wardian_home: Path) -> Iterator[tuple[Garden, dict[str, Any]]]:
     agent = seed_agent("ada", records=120)
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
     heron = save(agent, "Herons nest near the quarry pond", kind="current",
                  scope=Scope.agent())
-    store = MemoryStore()
-    try:
-        gone = store.save(agent, "Old rule about tabs", evidence="e", scope=Scope.agent(),
-                          actor="test")
-        store.remove(None, gone.id, actor="test", reason="superseded")
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    gone = store.save(agent, "Old rule about tabs", evidence="e", scope=Scope.agent(),
+                      actor="test")
+    store.remove(None, gone.id, actor="test", reason="superseded")
     with garden_server(wardian_home) as garden:
         yield garden, {"agent": agent, "heron": heron, "gone": gone}
 
@@ -99,17 +97,15 @@ def test_a_page_past_the_end_shows_the_last_page(
 def test_memory_loaded_shows_the_exact_context(wardian_home: Path) -> None:
     agent = seed_agent("ada")
     record = save(agent, "Prefer short commit subjects")
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
     context = "# Memory\n- [abcd1234] Prefer short commit subjects <not html>\n"
-    store = MemoryStore()
-    try:
-        LoadedEvents(store.conn).record(
-            agent, context=context, record_ids=[record.id], omitted_count=2, pid=4242,
-            process_started_at=1.0, workspace="/srv/project", source="exec")
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    LoadedEvents(store.conn).record(
+        agent, context=context, record_ids=[record.id], omitted_count=2, pid=4242,
+        process_started_at=1.0, workspace="/srv/project", source="exec")
     with garden_server(wardian_home) as garden, _client(garden) as client:
         page = client.get(f"/agents/{agent}/loaded").text
         assert "pid 4242" in page and "2 not loaded" in page
@@ -119,19 +115,17 @@ def test_memory_loaded_shows_the_exact_context(wardian_home: Path) -> None:
 
 
 def test_runs_with_steps_and_events(wardian_home: Path) -> None:
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
     agent = seed_agent("ada")
-    store = RunStore(recover=False)
-    try:
-        run, _ = store.create_run(blueprint_id="memory-consolidation", agent_id=agent,
-                                  assignments={}, inputs={}, invocation={"trigger": "manual"})
-        store.start_attempt(run.id, "curate", 0, 1, {"records": 3})
-        store.finish_attempt(run.id, "curate", 1, "failed", error="provider quota exhausted",
-                             duration_ms=12.5)
-        store.finish(run.id, "failed", error="step curate failed")
-    finally:
-        store.close()
+    store = RunStore(open_state_db(), recover=False)
+    run, _ = store.create_run(blueprint_id="memory-consolidation", agent_id=agent,
+                              assignments={}, inputs={}, invocation={"trigger": "manual"})
+    store.start_attempt(run.id, "curate", 0, 1, {"records": 3})
+    store.finish_attempt(run.id, "curate", 1, "failed", error="provider quota exhausted",
+                         duration_ms=12.5)
+    store.finish(run.id, "failed", error="step curate failed")
     with garden_server(wardian_home) as garden, _client(garden) as client:
         runs = client.get("/runs").text
         assert run.id[:8] in runs and "memory-consolidation" in runs and "failed" in runs

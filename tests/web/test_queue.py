@@ -17,15 +17,13 @@ SECRET = "ghp_" + "a1B2" * 9
 def _hold_secret(record_id: str) -> None:
     """Put a secret into a stored record's text, as an old version of Wardian could have
     stored it before the scan (the migration then flags it)."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        with store.conn:
-            store.conn.execute("UPDATE records SET text = ? WHERE id = ?",
-                               (f"deploy token {SECRET}", record_id))
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    with store.conn:
+        store.conn.execute("UPDATE records SET text = ? WHERE id = ?",
+                           (f"deploy token {SECRET}", record_id))
     flag(record_id, "secret_detected: GitHub Token in text")
 
 

@@ -21,6 +21,7 @@ def _ids(html: str, list_id: str) -> list[str]:
 
 
 def _seed() -> dict[str, str]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
@@ -39,11 +40,8 @@ def _seed() -> dict[str, str]:
                       scope=Scope.workspace(ALPHA)).id,
         "ada": ada,
     }
-    store = MemoryStore()
-    try:
-        store.remove(None, ids["gone"], actor="test", reason="the old server is gone")
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    store.remove(None, ids["gone"], actor="test", reason="the old server is gone")
     return ids
 
 

@@ -39,23 +39,22 @@ def _hidden(page: str, name: str) -> str:
 def _state() -> tuple[int, int, list[tuple[str, str, str]]]:
     """(revisions, receipts, every record's id/status/current revision): what a refused
     form must leave as it was."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        def count(table: str) -> int:
-            return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    store = MemoryStore(open_memory_db())
+    def count(table: str) -> int:
+        return int(store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
-        rows = store.conn.execute(
-            "SELECT id, status, current_revision_id FROM records ORDER BY id").fetchall()
-        return count("revisions"), count("maintenance_receipts"), [
-            (str(r[0]), str(r[1]), str(r[2])) for r in rows]
-    finally:
-        store.close()
+    rows = store.conn.execute(
+        "SELECT id, status, current_revision_id FROM records ORDER BY id").fetchall()
+    return count("revisions"), count("maintenance_receipts"), [
+        (str(r[0]), str(r[1]), str(r[2])) for r in rows]
 
 
 @pytest.fixture
 def seeded(wardian_home: Path) -> Iterator[tuple[Garden, dict[str, Any]]]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
@@ -63,13 +62,10 @@ def seeded(wardian_home: Path) -> Iterator[tuple[Garden, dict[str, Any]]]:
     bo = seed_agent("bo")
     note = save(ada, "Build needs Rust 1.79", kind="stable")
     keep = save(ada, "Build needs Rust 1.80")
-    store = MemoryStore()
-    try:
-        gone = store.save(ada, "Old rule about tabs", evidence="e", scope=Scope.agent(),
-                          actor="test")
-        store.remove(None, gone.id, actor="test", reason="superseded")
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    gone = store.save(ada, "Old rule about tabs", evidence="e", scope=Scope.agent(),
+                      actor="test")
+    store.remove(None, gone.id, actor="test", reason="superseded")
     theirs = save(bo, "Bo's own note")
     with garden_server(wardian_home) as garden:
         yield garden, {"ada": ada, "note": note, "keep": keep, "gone": gone,

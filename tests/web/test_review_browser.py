@@ -21,13 +21,11 @@ VIEWPORT = {"width": 1400, "height": 1000}
 
 
 def _history(record_id: str) -> list[Any]:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return store.history(record_id, agent_id=None)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return store.history(record_id, agent_id=None)
 
 
 def _show(home: Path, record_id: str) -> dict[str, Any]:

@@ -196,7 +196,7 @@ class AgentMemory:
     Attributes:
         agent_id: the agent acted for (only its records resolve; another agent's id is
             "not found", never revealed).
-        store: the open memory store (`close` closes it).
+        store: the open memory store.
         principal: the authenticated caller, or None for a read-only reader.
         workspace: the current workspace when the caller knows it (a server whose
             directory does not change); None = the git root of the current directory,
@@ -234,10 +234,6 @@ class AgentMemory:
     def read_only(self) -> bool:
         """Whether this view may only recall (no capability)."""
         return self.principal is None
-
-    def close(self) -> None:
-        """Close the store."""
-        self.store.close()
 
     def _writer(self, what: str) -> Principal:
         """The authenticated caller, for a change (`what`: e.g. ``save memory``).
@@ -389,13 +385,11 @@ class AgentMemory:
     def agent_name(self) -> str:
         """The agent's registered name (its id8 when it is no longer registered)."""
         if self._name is None:
+            from wardian.config import open_state_db
             from wardian.runtime.agents import AgentRegistry
 
-            registry = AgentRegistry()
-            try:
-                agent = registry.find(self.agent_id)
-            finally:
-                registry.close()
+            registry = AgentRegistry(open_state_db())
+            agent = registry.find(self.agent_id)
             self._name = agent.name if agent else self.agent_id[:8]
         return self._name
 
@@ -436,7 +430,7 @@ def open_agent_memory(
     Args:
         environ: the environment (default ``os.environ``).
         store: an open store to use (a long-running server keeps one and authenticates
-            every call); by default one is opened, and closed again on failure.
+            every call); by default one is opened.
 
     Raises:
         CapabilityMissing / CapabilityInvalid / CapabilityExpired (exit 3).
@@ -447,6 +441,7 @@ def open_agent_memory(
     from wardian._process import is_alive, lineage
     from wardian.config import memory_db_path, namespace_mismatch
     from wardian.errors import CapabilityNotHeld
+    from wardian.memory.db import MemoryDB
     from wardian.memory.principal import ENV_CAPABILITY, resolve_principal
     from wardian.memory.store import MemoryStore
 
@@ -470,13 +465,9 @@ def open_agent_memory(
         # raises CapabilityMissing/Invalid
         resolve_principal(is_alive=is_alive, caller=(), db_path=path, environ=env)
     caller = [(p.pid, p.started_at) for p in lineage()]
-    opened = MemoryStore(path)
-    try:
-        principal = resolve_principal(is_alive=is_alive, caller=caller, store=opened,
-                                      environ=env)
-    except BaseException:
-        opened.close()
-        raise
+    opened = MemoryStore(MemoryDB.open(path))
+    principal = resolve_principal(is_alive=is_alive, caller=caller, store=opened,
+                                  environ=env)
     return AgentMemory(principal.agent_id, opened, principal)
 
 
@@ -503,6 +494,7 @@ def open_reader(
     if env.get(ENV_CAPABILITY, "").strip():
         return open_agent_memory(env, store=store)
     from wardian.errors import UsageError
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.hooks import managed_agent_id, resolve_agent
 
@@ -514,13 +506,10 @@ def open_reader(
             "(`wardian mcp --agent NAME`, as `wardian mcp install HOST --agent NAME` "
             "writes it) for read-only recall",
         )
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    settings = SettingsStore()
-    try:
-        enabled = bool(settings.get("agent_memory.enabled"))
-    finally:
-        settings.close()
+    settings = SettingsStore(open_state_db())
+    enabled = bool(settings.get("agent_memory.enabled"))
     if not enabled:
         # The hooks give no recall at all then; neither does this.
         from wardian.errors import MemoryDisabled
@@ -533,4 +522,4 @@ def open_reader(
     if found is None:
         raise UsageError(warning or "no agent for this directory",
                          hint="or start the provider with `wardian agent launch NAME`")
-    return AgentMemory(found.id, store or MemoryStore(), None, found.name)
+    return AgentMemory(found.id, store or MemoryStore(open_memory_db()), None, found.name)

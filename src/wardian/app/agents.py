@@ -62,11 +62,12 @@ def check_selection(provider: str, model: str | None, effort: str | None, *,
     """
     if model is None and effort is None:
         return None
+    from wardian.config import open_state_db
     from wardian.errors import ValidationError
     from wardian.providers.catalog import ModelCatalog
     from wardian.providers.errors import CatalogNotRefreshed, refresh_command
 
-    catalog = ModelCatalog()
+    catalog = ModelCatalog(open_state_db())
     try:
         catalog.validate_selection(provider, model, effort)
     except CatalogNotRefreshed as exc:  # also a refresh that failed: nothing to check with
@@ -79,8 +80,6 @@ def check_selection(provider: str, model: str | None, effort: str | None, *,
             raise ValidationError(exc.message, hint=(exc.hint or "") + "; or clear it with "
                                   "--model '' / --effort ''") from exc
         raise
-    finally:
-        catalog.close()
     return None
 
 
@@ -110,6 +109,7 @@ def add_agent(name: str, provider: str, *, model: str | None = None,
         UsageError: an unknown provider, a workspace that is not a directory, or the name
             is taken. ValidationError: a model or effort the catalog does not have.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     check_provider(provider)
@@ -118,14 +118,16 @@ def add_agent(name: str, provider: str, *, model: str | None = None,
     warning = check_selection(provider, model, effort)
     if warning and warn is not None:
         warn(warning)
-    return AgentRegistry().add(name, provider, model=model, effort=effort, workspace=workspace)
+    return AgentRegistry(open_state_db()).add(name, provider, model=model, effort=effort,
+                                              workspace=workspace)
 
 
 def list_agents() -> list[Agent]:
     """Every registered agent. Read-only."""
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    return AgentRegistry().list()
+    return AgentRegistry(open_state_db()).list()
 
 
 def agent_id(name_or_id: str) -> str:
@@ -134,9 +136,10 @@ def agent_id(name_or_id: str) -> str:
     Raises:
         NotFoundError; AmbiguousIdError.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    return AgentRegistry().get(name_or_id).id
+    return AgentRegistry(open_state_db()).get(name_or_id).id
 
 
 def describe_agent(name_or_id: str) -> dict[str, Any]:
@@ -146,16 +149,18 @@ def describe_agent(name_or_id: str) -> dict[str, Any]:
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    agent = AgentRegistry().get(name_or_id)
-    store = MemoryStore()
+    state_db = open_state_db()
+    agent = AgentRegistry(state_db).get(name_or_id)
+    store = MemoryStore(open_memory_db())
     return agent.to_json() | {
         "active_records": store.count(agent.id, include_removed=False),
         "records": store.count(agent.id),
-        "settings": SettingsStore().agent_overrides(agent.id),
+        "settings": SettingsStore(state_db).agent_overrides(agent.id),
     }
 
 
@@ -199,6 +204,7 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
             directory. ValidationError: a model or effort the catalog does not have.
             NotFoundError: no such agent.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     if all(v is None for v in (provider, model, effort, workspace)):
@@ -208,19 +214,16 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
         check_provider(provider)
     if workspace:  # "" clears it
         check_workspace(workspace)
-    registry = AgentRegistry()
-    try:
-        agent = registry.get(name_or_id)
-        chosen = [agent.model if model is None else (model or None),
-                  agent.effort if effort is None else (effort or None)]
-        warning = check_selection(provider or agent.provider, chosen[0], chosen[1],
-                                  clear_hint=True)
-        if warning and warn is not None:
-            warn(warning)
-        return registry.update(agent.id, provider=provider, model=model, effort=effort,
-                               workspace=workspace)
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    agent = registry.get(name_or_id)
+    chosen = [agent.model if model is None else (model or None),
+              agent.effort if effort is None else (effort or None)]
+    warning = check_selection(provider or agent.provider, chosen[0], chosen[1],
+                              clear_hint=True)
+    if warning and warn is not None:
+        warn(warning)
+    return registry.update(agent.id, provider=provider, model=model, effort=effort,
+                           workspace=workspace)
 
 
 @dataclass(frozen=True)
@@ -246,15 +249,13 @@ def clear_bad_launches() -> list[Any]:
     from wardian._db import database_exists
     from wardian.config import memory_db_path
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     if not database_exists(memory_db_path(create_dir=False)):
         return []
-    store = MemoryStore()
-    try:
-        return CapabilityStore(store.conn).clear_bad_launches()
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return CapabilityStore(store.conn).clear_bad_launches()
 
 
 def remove_agent(name_or_id: str, *,
@@ -288,29 +289,25 @@ def remove_agent(name_or_id: str, *,
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
         UsageError (exit 2): it has records and `records` is ``"refuse"``.
     """
+    from wardian.config import open_state_db
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
-    try:
-        agent = registry.get(name_or_id)
-    finally:
-        registry.close()
-    store = MemoryStore()
-    try:
-        count = store.count(agent.id)
-        if count and records == "refuse":
-            raise UsageError(
-                f"agent {agent.name} ({agent.id}) has {count} memory record(s)",
-                hint="pass --keep-records to keep them or --delete-records to delete them",
-            )
-        CapabilityStore(store.conn).revoke_for_agent(agent.id, reason="agent removed")
-        if records == "delete":
-            store.delete_agent_records(agent.id)
-        registry.remove(agent.id)
-    finally:
-        store.close()
+    registry = AgentRegistry(open_state_db())
+    agent = registry.get(name_or_id)
+    store = MemoryStore(open_memory_db())
+    count = store.count(agent.id)
+    if count and records == "refuse":
+        raise UsageError(
+            f"agent {agent.name} ({agent.id}) has {count} memory record(s)",
+            hint="pass --keep-records to keep them or --delete-records to delete them",
+        )
+    CapabilityStore(store.conn).revoke_for_agent(agent.id, reason="agent removed")
+    if records == "delete":
+        store.delete_agent_records(agent.id)
+    registry.remove(agent.id)
     outcome: Literal["none", "kept", "deleted"] = (
         "none" if not count else "deleted" if records == "delete" else "kept")
     return RemovedAgent(agent, count, outcome)

@@ -26,15 +26,13 @@ def model_list(provider: str, *, refresh: bool = False, timeout_s: float = 30.0)
         CatalogNotRefreshed (exit 2): no list at all (never refreshed, or only failed
             refreshes); names when and why, and the command to retry.
     """
+    from wardian.config import open_state_db
     from wardian.providers.catalog import ModelCatalog
     from wardian.providers.errors import CatalogNotRefreshed
 
-    catalog = ModelCatalog()
-    try:
-        entry = catalog.refresh(provider, timeout_s=timeout_s) if refresh else \
-            catalog.get(provider)
-    finally:
-        catalog.close()
+    catalog = ModelCatalog(open_state_db())
+    entry = catalog.refresh(provider, timeout_s=timeout_s) if refresh else \
+        catalog.get(provider)
     if entry is None:
         raise CatalogNotRefreshed(provider)
     entry.require_list()

@@ -98,13 +98,11 @@ def archive_load(
         NotFoundError / ValidationError: the transcript file is missing or unreadable.
     """
     from wardian.memory.consolidation import get_cursor
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        after = get_cursor(store, agent_id)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    after = get_cursor(store, agent_id)
     source = "archive"
     path: str | None = None
     raw: list[dict[str, Any]]
@@ -122,13 +120,11 @@ def archive_load(
         if conversation.cwd and os.path.isabs(conversation.cwd):
             workspace = conversation.cwd
     else:
+        from wardian.config import open_state_db
         from wardian.runtime.archives import ArchiveStore
 
-        archives = ArchiveStore()
-        try:
-            raw = [m.to_json() for m in archives.slice(agent_id, after, through_seq=upto_seq)]
-        finally:
-            archives.close()
+        archives = ArchiveStore(open_state_db())
+        raw = [m.to_json() for m in archives.slice(agent_id, after, through_seq=upto_seq)]
     messages = raw if include_tool_output else [m for m in raw if not _is_tool_output(m)]
     messages, cut = bound_slice(messages)
     if cut is not None:  # what was not read stays after the cursor for the next run
@@ -265,15 +261,13 @@ def _read_archive_slice(out: Mapping[str, Any], digest: Any) -> list[dict[str, A
     if last is None:
         messages: list[dict[str, Any]] = []
     else:
+        from wardian.config import open_state_db
         from wardian.runtime.archives import ArchiveStore
 
         try:
-            archives = ArchiveStore()
-            try:
-                raw = [m.to_json() for m in archives.slice(
-                    str(agent_id), out.get("after_seq"), through_seq=int(last))]
-            finally:
-                archives.close()
+            archives = ArchiveStore(open_state_db())
+            raw = [m.to_json() for m in archives.slice(
+                str(agent_id), out.get("after_seq"), through_seq=int(last))]
         except Exception as exc:  # a reader shows the note; a resumed run fails on it
             return f"<missing: {where} ({type(exc).__name__}: {exc})>"
         messages = (raw if out.get("include_tool_output")
@@ -314,23 +308,21 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
         ``memory.current_review_days``.
     """
     from wardian._util import format_utc, utc_now
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.recall import age_days
     from wardian.memory.store import MemoryStore
 
     now = utc_now()
-    store = MemoryStore()
-    try:
-        # Records set aside as holding a secret never go to a curator (startup_set skips
-        # them too).
-        records = (
-            store.startup_set(agent_id, workspace) if workspace
-            else store.list(agent_id, flagged=False, with_sources=False)
-        )
-        flagged = (store.list(agent_id, flagged=True, with_sources=False)
-                   if include_flagged and not workspace else [])
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    # Records set aside as holding a secret never go to a curator (startup_set skips
+    # them too).
+    records = (
+        store.startup_set(agent_id, workspace) if workspace
+        else store.list(agent_id, flagged=False, with_sources=False)
+    )
+    flagged = (store.list(agent_id, flagged=True, with_sources=False)
+               if include_flagged and not workspace else [])
     out = [
         {
             "id": r.id,
@@ -352,11 +344,8 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
             item["evidence_in_archive"] = present
     doc: dict[str, Any] = {"agent_id": agent_id, "workspace": workspace, "count": len(out)}
     if workspace is None:  # the whole memory: a review reads these
-        settings = SettingsStore()
-        try:
-            doc["current_review_days"] = int(settings.get("memory.current_review_days"))
-        finally:
-            settings.close()
+        settings = SettingsStore(open_state_db())
+        doc["current_review_days"] = int(settings.get("memory.current_review_days"))
         doc["taken_at"] = format_utc(now)
     doc["records"] = out
     return doc
@@ -378,13 +367,11 @@ def evidence_in_archives(agent_id: str, excerpts: Sequence[str]) -> list[bool | 
     """
     import re
 
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    archives = ArchiveStore()
-    try:
-        texts = archives.texts(agent_id)
-    finally:
-        archives.close()
+    archives = ArchiveStore(open_state_db())
+    texts = archives.texts(agent_id)
     if not texts:
         return [None] * len(excerpts)
     word = re.compile(r"\w+")
@@ -456,6 +443,7 @@ def commit_curator_batch(
         AuthorityError, ConflictError, ValidationError: see `commit_batch`.
     """
     from wardian.memory.consolidation import commit_batch
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Source
     from wardian.memory.store import MemoryStore
 
@@ -474,15 +462,12 @@ def commit_curator_batch(
     elif archive.get("path"):
         sources.append(Source("transcript", str(archive["path"])))
     archive_text, by_seq = _evidence_of(archive)
-    store = MemoryStore()
-    try:
-        result = commit_batch(
-            store, batch, principal_agent_id=agent_id, actor=f"run:{run_id}",
-            archive_text=archive_text, archive_messages=by_seq, sources=sources,
-            max_changes=max_changes,
-        )
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    result = commit_batch(
+        store, batch, principal_agent_id=agent_id, actor=f"run:{run_id}",
+        archive_text=archive_text, archive_messages=by_seq, sources=sources,
+        max_changes=max_changes,
+    )
     out = result.to_json()
     out["summary"] = result.summary()
     why = _nothing_saved_reason(out, operations, archive)
@@ -560,6 +545,7 @@ def build_plan(
         evidence_slice,
         normalise_whitespace,
     )
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     ops = check_curator_operations({"operations": list(operations)}).operations
@@ -569,56 +555,53 @@ def build_plan(
     plan_ops: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
     run_source = {"source_type": "run", "locator": f"run:{run_id}", "primary": False}
-    store = MemoryStore()
-    try:
-        evidence = evidence_slice(store, agent_id, archive_text=archive_text,
-                                  archive_messages=by_seq)
-        for checked in check_operations(store, ops, agent_id=agent_id, workspace=workspace,
-                                        evidence=evidence, max_changes=max_changes):
-            op, index = checked.op, checked.index
-            if checked.dropped is not None:
-                dropped.append(checked.dropped.to_json())
+    store = MemoryStore(open_memory_db())
+    evidence = evidence_slice(store, agent_id, archive_text=archive_text,
+                              archive_messages=by_seq)
+    for checked in check_operations(store, ops, agent_id=agent_id, workspace=workspace,
+                                    evidence=evidence, max_changes=max_changes):
+        op, index = checked.op, checked.index
+        if checked.dropped is not None:
+            dropped.append(checked.dropped.to_json())
+            continue
+        if isinstance(op, SaveOp):
+            assert checked.scope is not None
+            key = (checked.scope.kind, normalise_whitespace(op.text).casefold())
+            if key in planned:
+                dropped.append({"index": index, "op": op.op, "code": "duplicate",
+                                "reason": "the same text is already remembered as an "
+                                          "earlier create of this plan",
+                                "memory_id": None})
                 continue
-            if isinstance(op, SaveOp):
-                assert checked.scope is not None
-                key = (checked.scope.kind, normalise_whitespace(op.text).casefold())
-                if key in planned:
-                    dropped.append({"index": index, "op": op.op, "code": "duplicate",
-                                    "reason": "the same text is already remembered as an "
-                                              "earlier create of this plan",
-                                    "memory_id": None})
-                    continue
-                planned.add(key)
-                plan_ops.append({
-                    "op": "create", "client_key": f"save-{index}", "text": op.text,
-                    "kind": op.kind, "scope": checked.scope.to_json(),
-                    "evidence_excerpt": op.evidence, "sources": [run_source],
-                })
-                continue
-            assert checked.memory_id is not None
-            if checked.memory_id in targets:
-                dropped.append({"index": index, "op": op.op, "code": "duplicate_target",
-                                "reason": f"memory {checked.memory_id[:8]} is already in "
-                                          "this plan", "memory_id": checked.memory_id})
-                continue
-            targets.add(checked.memory_id)
-            record = store.get(checked.memory_id)
-            if isinstance(op, UpdateOp):
-                assert checked.scope is not None
-                plan_ops.append({
-                    "op": "revise", "memory_id": record.id,
-                    "expected_revision_id": record.current_revision_id, "text": op.text,
-                    "kind": op.kind, "scope": checked.scope.to_json(),
-                    "evidence_excerpt": op.evidence, "add_sources": [run_source],
-                })
-            else:
-                plan_ops.append({
-                    "op": "retire", "memory_id": record.id,
-                    "expected_revision_id": record.current_revision_id,
-                    "reason": op.reason,
-                })
-    finally:
-        store.close()
+            planned.add(key)
+            plan_ops.append({
+                "op": "create", "client_key": f"save-{index}", "text": op.text,
+                "kind": op.kind, "scope": checked.scope.to_json(),
+                "evidence_excerpt": op.evidence, "sources": [run_source],
+            })
+            continue
+        assert checked.memory_id is not None
+        if checked.memory_id in targets:
+            dropped.append({"index": index, "op": op.op, "code": "duplicate_target",
+                            "reason": f"memory {checked.memory_id[:8]} is already in "
+                                      "this plan", "memory_id": checked.memory_id})
+            continue
+        targets.add(checked.memory_id)
+        record = store.get(checked.memory_id)
+        if isinstance(op, UpdateOp):
+            assert checked.scope is not None
+            plan_ops.append({
+                "op": "revise", "memory_id": record.id,
+                "expected_revision_id": record.current_revision_id, "text": op.text,
+                "kind": op.kind, "scope": checked.scope.to_json(),
+                "evidence_excerpt": op.evidence, "add_sources": [run_source],
+            })
+        else:
+            plan_ops.append({
+                "op": "retire", "memory_id": record.id,
+                "expected_revision_id": record.current_revision_id,
+                "reason": op.reason,
+            })
     if not plan_ops:
         return None, dropped
     plan = {

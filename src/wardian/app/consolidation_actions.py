@@ -52,13 +52,11 @@ def _principal(ctx: ActionContext) -> tuple[str, str | None, str]:
                          hint="start the run with --agent NAME")
     name, workspace = ctx.agent_name, ctx.workspace
     if not workspace or not name:
+        from wardian.config import open_state_db
         from wardian.runtime.agents import AgentRegistry
 
-        registry = AgentRegistry()
-        try:
-            agent = registry.find(ctx.agent_id)
-        finally:
-            registry.close()
+        registry = AgentRegistry(open_state_db())
+        agent = registry.find(ctx.agent_id)
         workspace = workspace or (agent.workspace if agent else None)
         name = name or (agent.name if agent else None)
     if not workspace:

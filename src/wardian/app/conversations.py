@@ -22,18 +22,21 @@ def list_conversations(*, agent: str | None = None,
     Raises:
         NotFoundError: unknown agent.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
 
-    agent_id = AgentRegistry().get(agent).id if agent else None
-    return ArchiveStore().list(agent_id=agent_id, limit=limit)
+    state_db = open_state_db()
+    agent_id = AgentRegistry(state_db).get(agent).id if agent else None
+    return ArchiveStore(state_db).list(agent_id=agent_id, limit=limit)
 
 
 def agent_names() -> dict[str, str]:
     """Agent id -> name, for showing whose a conversation is."""
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    return {a.id: a.name for a in AgentRegistry().list()}
+    return {a.id: a.name for a in AgentRegistry(open_state_db()).list()}
 
 
 def conversation(ref: str) -> tuple[ConversationManifest, list[Message]]:
@@ -42,8 +45,9 @@ def conversation(ref: str) -> tuple[ConversationManifest, list[Message]]:
     Raises:
         NotFoundError; AmbiguousIdError.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     manifest = store.get(ref)
     return manifest, store.messages(manifest.id)

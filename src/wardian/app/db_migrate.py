@@ -85,7 +85,7 @@ def migrate_to_postgres(url: str, *, memory_path: Path | None = None,
     source_memory = MemoryDB.open_at(memory_path)
     source_state = StateDB.open_at(state_path)
     migrate_every_component(source_state)
-    problems = MemoryStore(db=source_memory).verify()
+    problems = MemoryStore(source_memory).verify()
     if problems:
         raise StoreError(
             f"the source memory.db is inconsistent ({len(problems)} problem(s), first: "
@@ -125,7 +125,7 @@ def migrate_to_postgres(url: str, *, memory_path: Path | None = None,
             if not want == got == copied:
                 raise StoreError(f"{name}: {want} rows in the source, {got} in the target;"
                                  " rolled back, nothing was copied")
-        problems = MemoryStore(db=target_memory).verify()
+        problems = MemoryStore(target_memory).verify()
         if problems:
             raise StoreError(
                 f"the copy does not verify ({len(problems)} problem(s), first: "

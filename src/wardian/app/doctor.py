@@ -483,14 +483,12 @@ def _invokers(ctx: DoctorContext) -> Iterator[Finding]:
     if not ctx.read("state.db", lambda conn: has_table(conn, "invokers")):
         yield Finding.ok(name, "no invokers")
         return
+    from wardian._db import StateDB
     from wardian.invokers.health import invoker_problem
     from wardian.invokers.store import InvokerStore
 
-    store = InvokerStore(ctx.data_dir / "state.db")
-    try:
-        invokers = store.list()
-    finally:
-        store.close()
+    store = InvokerStore(StateDB.open(ctx.data_dir / "state.db"))
+    invokers = store.list()
     broken = [(inv, problem) for inv in invokers
               if (problem := invoker_problem(inv)) is not None]
     for inv, problem in broken:

@@ -133,31 +133,29 @@ def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(NAME, "no agents or invokers")
         return
     has_agents, has_invokers = tables
+    from wardian._db import StateDB
     from wardian.invokers.store import InvokerStore
     from wardian.providers.catalog import ModelCatalog
     from wardian.runtime.agents import AgentRegistry
 
     # Read-only views (`run_doctor`); a store is opened only over tables that exist.
-    path = ctx.data_dir / "state.db"
-    agents = AgentRegistry(path).list() if has_agents else []
-    invokers = InvokerStore(path).list() if has_invokers else []
+    state = StateDB.open(ctx.data_dir / "state.db")
+    agents = AgentRegistry(state).list() if has_agents else []
+    invokers = InvokerStore(state).list() if has_invokers else []
     if not agents and not invokers:
         yield Finding.ok(NAME, "no agents or invokers")
         return
-    catalog = ModelCatalog(path)
-    try:
-        used: set[str] = set()
-        for agent in agents:
-            if agent.model is None and agent.effort is None:
-                yield Finding.ok(NAME, f"agent {agent.name}: {agent.provider} with its default "
-                                 "model (no catalog needed)", subject=agent.id)
-                continue
-            used.add(agent.provider)
-            yield from _agent_findings(catalog, agent)
-        for invoker in invokers:
-            used.update(str(item.get("provider")) for item in invoker.assignments.values()
-                        if isinstance(item, dict) and item.get("provider"))
-            yield from _invoker_findings(invoker)
-        yield from _stale(catalog, used)
-    finally:
-        catalog.close()
+    catalog = ModelCatalog(state)
+    used: set[str] = set()
+    for agent in agents:
+        if agent.model is None and agent.effort is None:
+            yield Finding.ok(NAME, f"agent {agent.name}: {agent.provider} with its default "
+                             "model (no catalog needed)", subject=agent.id)
+            continue
+        used.add(agent.provider)
+        yield from _agent_findings(catalog, agent)
+    for invoker in invokers:
+        used.update(str(item.get("provider")) for item in invoker.assignments.values()
+                    if isinstance(item, dict) and item.get("provider"))
+        yield from _invoker_findings(invoker)
+    yield from _stale(catalog, used)

@@ -31,7 +31,7 @@ def _memory_history(ctx: DoctorContext) -> Iterator[Finding]:
             yield Finding.ok(name, "no memory records")
             return
         try:
-            problems = MemoryStore(db=MemoryDB(ctx.data_dir / "memory.db", conn)).verify()
+            problems = MemoryStore(MemoryDB(ctx.data_dir / "memory.db", conn)).verify()
             count = count_records(conn) or 0
         except sqlite3.Error as exc:
             yield Finding.problem(name, f"memory.db cannot be checked: {exc}",

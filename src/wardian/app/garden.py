@@ -3,7 +3,7 @@
 Garden in the browser (`wardian garden serve`) and the `wardian garden …` commands show the
 same things: agents with their memory state, one agent's records (paged and filtered), a
 record's history, ``Memory loaded`` events, runs, and invokers. Each function here opens
-the stores it needs, reads, closes them, and returns plain documents (dicts and
+the stores it needs, reads, and returns plain documents (dicts and
 dataclasses), so a surface only renders.
 
 Garden's record page corrects one record through the same one-operation plans as
@@ -100,22 +100,19 @@ def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
         NotFoundError: no agent (and no kept records) match.
         AmbiguousIdError: several do.
     """
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     try:
         found = registry.get(ref)
     except NotFoundError:
         if not allow_removed:
             raise
-        store = MemoryStore()
-        try:
-            return store.owner(ref), "(removed agent)"
-        finally:
-            store.close()
-    finally:
-        registry.close()
+        store = MemoryStore(open_memory_db())
+        return store.owner(ref), "(removed agent)"
     return found.id, found.name
 
 
@@ -147,36 +144,33 @@ def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
     """Every invoker (or one agent's): its JSON, agent name, ``state`` (enabled, disabled
     or broken), ``problem`` (why it is broken and the fix, or None; the same answer as
     `automation … list` and firing, `wardian.invokers.health`) and last run. Read-only."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.health import invoker_problem
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.agents import AgentRegistry
 
-    store = InvokerStore()
-    registry = AgentRegistry()
-    runs = RunStore(recover=False)
-    try:
-        names = {a.id: a.name for a in registry.list()}
-        docs = []
-        for invoker in store.list(agent_id=agent_id):
-            doc = invoker.to_json()
-            problem = invoker_problem(invoker)
-            doc["agent_name"] = names.get(invoker.agent_id)
-            doc["problem"] = (
-                {"reason": problem.reason, "fix": problem.fix} if problem else None)
-            doc["state"] = ("broken" if problem else
-                            "enabled" if invoker.enabled else "disabled")
-            last = runs.list(invoker_id=invoker.id, limit=1)
-            doc["last_run"] = (
-                {"id": last[0].id, "status": last[0].status, "created_at": last[0].created_at}
-                if last else None
-            )
-            docs.append(doc)
-        return docs
-    finally:
-        runs.close()
-        registry.close()
-        store.close()
+    state_db = open_state_db()
+    store = InvokerStore(state_db)
+    registry = AgentRegistry(state_db)
+    runs = RunStore(state_db, recover=False)
+    names = {a.id: a.name for a in registry.list()}
+    docs = []
+    for invoker in store.list(agent_id=agent_id):
+        doc = invoker.to_json()
+        problem = invoker_problem(invoker)
+        doc["agent_name"] = names.get(invoker.agent_id)
+        doc["problem"] = (
+            {"reason": problem.reason, "fix": problem.fix} if problem else None)
+        doc["state"] = ("broken" if problem else
+                        "enabled" if invoker.enabled else "disabled")
+        last = runs.list(invoker_id=invoker.id, limit=1)
+        doc["last_run"] = (
+            {"id": last[0].id, "status": last[0].status, "created_at": last[0].created_at}
+            if last else None
+        )
+        docs.append(doc)
+    return docs
 
 
 def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
@@ -189,13 +183,11 @@ def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
         NotFoundError: no such invoker. Validation errors when enabling a broken one (it
             stays disabled).
     """
+    from wardian.config import open_state_db
     from wardian.invokers.store import InvokerStore
 
-    store = InvokerStore()
-    try:
-        kind = store.get(invoker_id).kind
-    finally:
-        store.close()
+    store = InvokerStore(open_state_db())
+    kind = store.get(invoker_id).kind
     if kind == "schedule":
         from wardian.app.schedules import set_schedule_enabled
 
@@ -208,39 +200,36 @@ def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
 def agents_overview() -> list[AgentSummary]:
     """Every registered agent with memory on/off, record counts, the last ``Memory
     loaded`` event (without its context) and its invokers. Read-only."""
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
-    settings = SettingsStore()
-    store = MemoryStore()
-    try:
-        agents = registry.list()
-        invokers: dict[str, list[dict[str, Any]]] = {}
-        for doc in invokers_overview():
-            invokers.setdefault(doc["agent_id"], []).append(doc)
-        out = []
-        for agent in agents:
-            events = LoadedEvents(store.conn).list(agent.id, limit=1)
-            last = None
-            if events:
-                last = events[0].to_json()
-                last.pop("context")
-            out.append(AgentSummary(
-                id=agent.id, name=agent.name, provider=agent.provider,
-                workspace=agent.workspace,
-                memory_enabled=bool(settings.get("agent_memory.enabled", agent_id=agent.id)),
-                active_records=store.count(agent.id, include_removed=False),
-                records=store.count(agent.id), last_loaded=last,
-                invokers=invokers.get(agent.id, []),
-            ))
-        return out
-    finally:
-        store.close()
-        settings.close()
-        registry.close()
+    state_db = open_state_db()
+    registry = AgentRegistry(state_db)
+    settings = SettingsStore(state_db)
+    store = MemoryStore(open_memory_db())
+    agents = registry.list()
+    invokers: dict[str, list[dict[str, Any]]] = {}
+    for doc in invokers_overview():
+        invokers.setdefault(doc["agent_id"], []).append(doc)
+    out = []
+    for agent in agents:
+        events = LoadedEvents(store.conn).list(agent.id, limit=1)
+        last = None
+        if events:
+            last = events[0].to_json()
+            last.pop("context")
+        out.append(AgentSummary(
+            id=agent.id, name=agent.name, provider=agent.provider,
+            workspace=agent.workspace,
+            memory_enabled=bool(settings.get("agent_memory.enabled", agent_id=agent.id)),
+            active_records=store.count(agent.id, include_removed=False),
+            records=store.count(agent.id), last_loaded=last,
+            invokers=invokers.get(agent.id, []),
+        ))
+    return out
 
 
 @dataclass(frozen=True)
@@ -271,28 +260,27 @@ def memory_page(
     Raises:
         UsageError: an unknown kind, scope or status.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     # A page number comes from a URL a person can edit: past the last page shows the last
     # one, and no number may overflow SQLite's 64-bit OFFSET.
     page = min(max(1, page), _MAX_PAGE)
-    store = MemoryStore()
-    try:
-        def fetch(number: int) -> tuple[list[Record], int]:
-            return store.page(
-                owner_id, kind=kind or None, scope_kind=scope or None,
-                status=None if status == "all" else (status or "active"), text=text or None,
-                limit=page_size, offset=(number - 1) * page_size,
-            )
+    store = MemoryStore(open_memory_db())
 
+    def fetch(number: int) -> tuple[list[Record], int]:
+        return store.page(
+            owner_id, kind=kind or None, scope_kind=scope or None,
+            status=None if status == "all" else (status or "active"), text=text or None,
+            limit=page_size, offset=(number - 1) * page_size,
+        )
+
+    records, total = fetch(page)
+    pages = max(1, -(-total // page_size))
+    if page > pages:
+        page = pages
         records, total = fetch(page)
         pages = max(1, -(-total // page_size))
-        if page > pages:
-            page = pages
-            records, total = fetch(page)
-            pages = max(1, -(-total // page_size))
-    finally:
-        store.close()
     return MemoryPage(records, total, page, pages,
                       {"kind": kind, "scope": scope, "status": status or "active", "q": text})
 
@@ -332,6 +320,7 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
         FormError: the query is longer than `RECALL_QUERY_CHARS`, or `workspace` is
             not one of the owner's workspaces.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.ranking import NEAREST
     from wardian.memory.store import MemoryStore
 
@@ -339,31 +328,26 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
     if len(query) > RECALL_QUERY_CHARS:
         raise FormError("q", f"the query is {len(query)} characters, over the "
                          f"{RECALL_QUERY_CHARS}-character limit", hint="ask a shorter question")
-    store = MemoryStore()
-    try:
-        workspaces = store.workspaces(owner_id)
-        if workspace and workspace not in workspaces:
-            raise FormError("workspace", f"{workspace!r} is not a workspace of this agent's"
-                             " records", hint="pick one from the list")
-        if not query:
-            return RecallView("", workspace, workspaces, [], [])
-        found = store.index.recall_with_nearest(owner_id, query, limit=limit,
-                                                workspace=workspace or None, nearest=NEAREST)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    workspaces = store.workspaces(owner_id)
+    if workspace and workspace not in workspaces:
+        raise FormError("workspace", f"{workspace!r} is not a workspace of this agent's"
+                         " records", hint="pick one from the list")
+    if not query:
+        return RecallView("", workspace, workspaces, [], [])
+    found = store.index.recall_with_nearest(owner_id, query, limit=limit,
+                                            workspace=workspace or None, nearest=NEAREST)
     return RecallView(query, workspace, workspaces, list(found.records), list(found.nearest))
 
 
 def loaded_events(owner_id: str, *, limit: int = 50) -> list[LoadedEvent]:
     """The owner's newest ``Memory loaded`` events with the exact context. Read-only."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return LoadedEvents(store.conn).list(owner_id, limit=limit)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return LoadedEvents(store.conn).list(owner_id, limit=limit)
 
 
 def runs_overview(*, status: str | None = None, limit: int = 100) -> list[Run]:
@@ -399,14 +383,12 @@ def agent_records(owner_id: str, *, include_removed: bool = False, flagged: bool
                   ) -> list[Record]:
     """The owner's records, newest first; with `flagged`, only those set aside for review
     (they hold what looks like a secret). Read-only."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return store.list(owner_id, include_removed=include_removed,
-                          flagged=True if flagged else None)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return store.list(owner_id, include_removed=include_removed,
+                      flagged=True if flagged else None)
 
 
 def redacted_json(record: Record) -> dict[str, Any]:
@@ -443,13 +425,11 @@ def find_record(record_id: str) -> Record:
             ``garden memory list``).
         AmbiguousIdError (exit 2): several do (their ids are listed).
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return _operator_get(store, record_id)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return _operator_get(store, record_id)
 
 
 def record_history(record_id: str) -> tuple[Record, list[Revision]]:
@@ -458,27 +438,23 @@ def record_history(record_id: str) -> tuple[Record, list[Revision]]:
     Raises:
         NotFoundError / AmbiguousIdError: as `find_record`.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        record = _operator_get(store, record_id)
-        return record, store.history(record.id, agent_id=None)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    record = _operator_get(store, record_id)
+    return record, store.history(record.id, agent_id=None)
 
 
 def capability_refusals(owner_id: str) -> list[Refusal]:
     """Refused uses of a capability outside its own launch's process tree where the owner
     held it or made the attempt, newest first. Read-only."""
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return CapabilityStore(store.conn).refusals(owner_id)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return CapabilityStore(store.conn).refusals(owner_id)
 
 
 @dataclass(frozen=True)
@@ -492,20 +468,15 @@ class StaleCheckpoints:
 def stale_checkpoints(owner_id: str) -> StaleCheckpoints:
     """The owner's active ``current`` records not updated for ``memory.current_review_days``
     days, oldest first. Read-only."""
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
+    from wardian.memory.db import open_memory_db
     from wardian.memory.freshness import stale_records
     from wardian.memory.store import MemoryStore
 
-    settings = SettingsStore()
-    try:
-        days = int(settings.get("memory.current_review_days"))
-    finally:
-        settings.close()
-    store = MemoryStore()
-    try:
-        return StaleCheckpoints(days, stale_records(store, owner_id, review_days=days))
-    finally:
-        store.close()
+    settings = SettingsStore(open_state_db())
+    days = int(settings.get("memory.current_review_days"))
+    store = MemoryStore(open_memory_db())
+    return StaleCheckpoints(days, stale_records(store, owner_id, review_days=days))
 
 
 def saved_ago(days: int) -> str:
@@ -658,13 +629,11 @@ def revise_from_form(
 def merge_candidates(record: Record, *, limit: int = 499) -> list[Record]:
     """The owner's other active records `record` may be merged into, newest first (at
     most `limit`). Read-only."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        found, _ = store.page(record.agent_id, status="active", limit=limit + 1)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    found, _ = store.page(record.agent_id, status="active", limit=limit + 1)
     return [r for r in found if r.id != record.id][:limit]
 
 
@@ -751,13 +720,11 @@ def review_queue() -> list[AgentQueue]:
     """Every registered agent's queue (`AgentQueue`), in the registry's order: the stale
     checkpoints of ``garden memory stale``, the flagged records of ``garden memory list
     --flagged`` (redacted) and `pending_reviews`. Read-only."""
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
-    try:
-        agents = [(a.id, a.name) for a in registry.list()]
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    agents = [(a.id, a.name) for a in registry.list()]
     out = []
     for agent_id, name in agents:
         stale = stale_checkpoints(agent_id)

@@ -47,9 +47,10 @@ def install_host_hooks(host: str, settings: Path | None = None, *, agents: list[
                      "file), or pass --create-dirs to create the folder")
 
     if agents and not uninstall:
+        from wardian.config import open_state_db
         from wardian.runtime.agents import AgentRegistry
 
-        registry = AgentRegistry()
+        registry = AgentRegistry(open_state_db())
         for name in agents:
             registry.get(name)
     return install_hooks(host, settings, agents=agents, uninstall=uninstall)

@@ -194,14 +194,12 @@ def retire_record_plan(owner_id: str, record_id: str, *, reason: str
         NotFoundError / AmbiguousIdError: no such record of this owner.
         UsageError: already removed, or an empty reason. PlanError: a plan rule broken.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.maintenance.single import retire_one
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return retire_one(store, owner_id, record_id, reason=reason)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return retire_one(store, owner_id, record_id, reason=reason)
 
 
 def revise_scope(value: str | None) -> Scope | None:
@@ -233,15 +231,13 @@ def revise_record_plan(
         NotFoundError / AmbiguousIdError; UsageError (removed, nothing to change);
         PlanError (caps, kind, absolute workspace path).
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.maintenance.single import revise_one
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return revise_one(store, owner_id, record_id, text=text, kind=kind, scope=scope,
-                          evidence=evidence)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return revise_one(store, owner_id, record_id, text=text, kind=kind, scope=scope,
+                      evidence=evidence)
 
 
 def stale_retire_plan(owner_id: str, stale: list[StaleRecord], *, review_days: int

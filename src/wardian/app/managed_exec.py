@@ -24,12 +24,10 @@ def exec_agent(name_or_id: str, command: Sequence[str], *, workspace: str | None
         NotFoundError / AmbiguousIdError: no such agent, or several match.
         UsageError: an empty command or an unusable workspace (see `exec_managed`).
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.launch import exec_managed
 
-    registry = AgentRegistry()
-    try:
-        agent = registry.get(name_or_id)
-    finally:
-        registry.close()  # lets go of the view only: state.db stays open for the launcher
+    registry = AgentRegistry(open_state_db())
+    agent = registry.get(name_or_id)
     return exec_managed(agent, command, workspace=workspace)

@@ -53,15 +53,13 @@ def export_text(owner_id: str, name: str, *, fmt: str, include_history: bool = F
     Raises:
         UsageError (exit 2): another format.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.portable import export_document, render_markdown
     from wardian.memory.store import MemoryStore
 
     check_format(fmt)
-    store = MemoryStore()
-    try:
-        doc = export_document(store, owner_id, name)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    doc = export_document(store, owner_id, name)
     if fmt == "json":
         text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     else:
@@ -175,16 +173,14 @@ class RestorePreview:
 def preview_restore(export: ExportFile) -> RestorePreview:
     """The preview of restoring `export` into this data dir's store. Read-only: asks
     nothing and writes nothing."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.portable import restore_conflicts
     from wardian.memory.store import MemoryStore
 
     records = export.document["records"]
     active = [r for r in records if r["status"] == "active"]
-    store = MemoryStore()
-    try:
-        conflicts = restore_conflicts(store, export.document)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    conflicts = restore_conflicts(store, export.document)
     agent_scoped = sum(1 for r in active if r["scope"]["kind"] == "agent")
     return RestorePreview(export.digest, export.records, export.revisions, len(active),
                           len(records) - len(active), agent_scoped,
@@ -225,11 +221,9 @@ def restore_export(export: ExportFile, owner_id: str) -> RestoreResult:
     Raises:
         ConflictError / ValidationError: see `restore_document`.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.portable import restore_document
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return restore_document(store, export.document, owner_id)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return restore_document(store, export.document, owner_id)

@@ -46,15 +46,13 @@ def reindex_vectors(*, batch: int = 500) -> ReindexResult:
     Raises:
         StoreError: the database cannot be opened.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        if not store.index.semantic_enabled():
-            return ReindexResult(False, None, 0, 0)
-        from wardian.memory.embedding import MODEL
+    store = MemoryStore(open_memory_db())
+    if not store.index.semantic_enabled():
+        return ReindexResult(False, None, 0, 0)
+    from wardian.memory.embedding import MODEL
 
-        filled = store.index.backfill_vectors(batch=batch)
-        return ReindexResult(True, MODEL, filled, store.index.missing_vectors())
-    finally:
-        store.close()
+    filled = store.index.backfill_vectors(batch=batch)
+    return ReindexResult(True, MODEL, filled, store.index.missing_vectors())

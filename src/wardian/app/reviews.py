@@ -335,21 +335,19 @@ def _review_of(run_id: str, agent_id: str, document: Mapping[str, Any], store: A
 
 def _reviewer_runs(agent_id: str, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
     """(run id, agent id, draft output) of the agent's review runs, newest first."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    runs = RunStore()
-    try:
-        found: list[tuple[str, str, dict[str, Any]]] = []
-        for run in runs.list(blueprint_id=BLUEPRINT_ID, status="succeeded", limit=1_000):
-            if run.agent_id != agent_id:
-                continue
-            for _step, output in runs.action_outputs(run.id, DRAFT_ACTION):
-                if isinstance(output, dict):
-                    found.append((run.id, agent_id, output))
-            if len(found) >= limit:
-                break
-    finally:
-        runs.close()
+    runs = RunStore(open_state_db())
+    found: list[tuple[str, str, dict[str, Any]]] = []
+    for run in runs.list(blueprint_id=BLUEPRINT_ID, status="succeeded", limit=1_000):
+        if run.agent_id != agent_id:
+            continue
+        for _step, output in runs.action_outputs(run.id, DRAFT_ACTION):
+            if isinstance(output, dict):
+                found.append((run.id, agent_id, output))
+        if len(found) >= limit:
+            break
     return found[:limit]
 
 
@@ -361,14 +359,12 @@ def list_reviews(agent_id: str, *, limit: int = 50) -> list[Review]:
         agent_id: the owner (`wardian.app.garden.resolve_owner`).
         limit: at most this many.
     """
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     drafts = _reviewer_runs(agent_id, limit)
-    store = MemoryStore()
-    try:
-        return [_review_of(run_id, owner, doc, store) for run_id, owner, doc in drafts]
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return [_review_of(run_id, owner, doc, store) for run_id, owner, doc in drafts]
 
 
 def pending_reviews(agent_id: str) -> list[Review]:
@@ -389,28 +385,24 @@ def load_review(run_id: str, agent_id: str | None = None) -> Review:
         NotFoundError / AmbiguousIdError: no such run, or it drafted no review for
             `agent_id`.
     """
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    runs = RunStore()
-    try:
-        run = runs.get(run_id)
-        if agent_id is None:
-            agent_id = run.agent_id or ""
-        outputs = runs.action_outputs(run.id, DRAFT_ACTION) if run.agent_id == agent_id \
-            else []
-    finally:
-        runs.close()
+    runs = RunStore(open_state_db())
+    run = runs.get(run_id)
+    if agent_id is None:
+        agent_id = run.agent_id or ""
+    outputs = runs.action_outputs(run.id, DRAFT_ACTION) if run.agent_id == agent_id \
+        else []
     drafts = [doc for _step, doc in outputs if isinstance(doc, dict)]
     if not drafts:
         raise NotFoundError(
             f"run {run.id[:8]} drafted no memory review for agent {agent_id[:8]}",
             hint=f"list them: `wardian garden memory reviews --agent {agent_id}`")
-    store = MemoryStore()
-    try:
-        return _review_of(run.id, agent_id, drafts[-1], store)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return _review_of(run.id, agent_id, drafts[-1], store)
 
 
 def _loaded_plan(review: Review) -> Any:
@@ -528,6 +520,7 @@ def review_operations(review: Review) -> list[ReviewOperation]:
     """The review's operations in plan order, each with the records it names (read now,
     redacted) and its conflicts. Read-only; [] for an ``empty`` review."""
     from wardian.app.garden import redacted_json
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     if review.plan is None:
@@ -535,7 +528,7 @@ def review_operations(review: Review) -> list[ReviewOperation]:
     by_op: dict[int, list[dict[str, Any]]] = {}
     for conflict in review.conflicts:
         by_op.setdefault(int(conflict.get("operation", -1)), []).append(conflict)
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
 
     def read(record_id: str | None) -> dict[str, Any] | None:
         if not record_id:
@@ -545,21 +538,18 @@ def review_operations(review: Review) -> list[ReviewOperation]:
         except NotFoundError:
             return None
 
-    try:
-        out = []
-        for index, op in enumerate(review.plan.get("operations") or []):
-            target = op.get("target_memory_id")
-            out.append(ReviewOperation(
-                index=index, op=str(op.get("op")),
-                label="merge" if op.get("op") == "retire_into" else str(op.get("op")),
-                finding=_finding_of(op), memory_id=str(op.get("memory_id")),
-                target_memory_id=str(target) if target else None,
-                expected_revision_id=str(op.get("expected_revision_id") or ""),
-                reason=str(op.get("reason") or ""), record=read(op.get("memory_id")),
-                target=read(target), conflicts=by_op.get(index, [])))
-        return out
-    finally:
-        store.close()
+    out = []
+    for index, op in enumerate(review.plan.get("operations") or []):
+        target = op.get("target_memory_id")
+        out.append(ReviewOperation(
+            index=index, op=str(op.get("op")),
+            label="merge" if op.get("op") == "retire_into" else str(op.get("op")),
+            finding=_finding_of(op), memory_id=str(op.get("memory_id")),
+            target_memory_id=str(target) if target else None,
+            expected_revision_id=str(op.get("expected_revision_id") or ""),
+            reason=str(op.get("reason") or ""), record=read(op.get("memory_id")),
+            target=read(target), conflicts=by_op.get(index, [])))
+    return out
 
 
 @dataclass(frozen=True)

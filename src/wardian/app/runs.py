@@ -107,9 +107,10 @@ def get_run(run_id: str, *, recover: bool = True) -> Run:
     Raises:
         NotFoundError: no such run; AmbiguousIdError (exit 2): the prefix names several.
     """
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    return RunStore(recover=recover).get(run_id, detail=True)
+    return RunStore(open_state_db(), recover=recover).get(run_id, detail=True)
 
 
 def list_runs(*, blueprint: str | None = None, status: str | None = None,
@@ -122,9 +123,11 @@ def list_runs(*, blueprint: str | None = None, status: str | None = None,
     Raises:
         UsageError: `status` is not a run status.
     """
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    return RunStore(recover=recover).list(blueprint_id=blueprint, status=status, limit=limit)
+    return RunStore(open_state_db(), recover=recover).list(blueprint_id=blueprint, status=status,
+                                                           limit=limit)
 
 
 def cancel_run(run_id: str) -> Run:
@@ -134,9 +137,10 @@ def cancel_run(run_id: str) -> Run:
     Raises:
         NotFoundError; ConflictError: the run already finished.
     """
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    return RunStore().request_cancel(run_id)
+    return RunStore(open_state_db()).request_cancel(run_id)
 
 
 def resume(run_id: str, *, secrets: dict[str, str], wait: bool = False) -> Run | DetachedRun:
@@ -150,9 +154,10 @@ def resume(run_id: str, *, secrets: dict[str, str], wait: bool = False) -> Run |
         UsageError: the run is not resumable (queued, running, succeeded, skipped).
         RunInterrupted: Ctrl-C during a `wait` resume (it is marked interrupted again).
     """
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    store = RunStore()
+    store = RunStore(open_state_db())
     if wait:
         from wardian.engine.executor import resume_run
 

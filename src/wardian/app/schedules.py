@@ -19,13 +19,13 @@ Spec: CLI.md ``automation schedule``; DESIGN.md "Invokers".
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from wardian._db import atomic
 from wardian._util import format_utc, new_id, parse_utc, utc_now
 from wardian.app.invoker_names import check_name_free
+from wardian.config import open_state_db
 from wardian.errors import UsageError, WardianError
 from wardian.invokers.schedule import (
     DEFAULT_MAX_CATCH_UP,
@@ -85,11 +85,8 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
     from wardian.invokers.session_close import validate_definition
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
-    try:
-        agent_id = registry.get(agent).id
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    agent_id = registry.get(agent).id
     definition = validate_definition(
         blueprint_id, assignments, dict(inputs or {}), trigger="schedule",
         inputs_from_text=inputs_from_text, origin=origin,
@@ -132,11 +129,11 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
         anchor=format_utc(utc_now().replace(microsecond=0)),
     )
     agent_id, raw, typed = _validate(blueprint_id, agent, assignments, inputs)
-    with InvokerStore() as store:
-        if name.strip():  # an empty name is the store's usage error
-            check_name_free(store, KIND, name)
-        return store.add(KIND, name=name, blueprint_id=blueprint_id, agent_id=agent_id,
-                         assignments=raw, inputs=typed, config=config.to_config())
+    store = InvokerStore(open_state_db())
+    if name.strip():  # an empty name is the store's usage error
+        check_name_free(store, KIND, name)
+    return store.add(KIND, name=name, blueprint_id=blueprint_id, agent_id=agent_id,
+                     assignments=raw, inputs=typed, config=config.to_config())
 
 
 def get_schedule(ref: str) -> Invoker:
@@ -145,8 +142,8 @@ def get_schedule(ref: str) -> Invoker:
     Raises:
         NotFoundError / AmbiguousIdError.
     """
-    with InvokerStore() as store:
-        return store.get(ref, kind=KIND)
+    store = InvokerStore(open_state_db())
+    return store.get(ref, kind=KIND)
 
 
 def _missed_now(invoker: Invoker, config: ScheduleConfig, slots: SlotStore,
@@ -169,39 +166,41 @@ def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
     ``broken_reason`` and ``fix``), next fire times (UTC and in its zone), owed and missed
     slots, and last outcome, as a JSON-ready dict. Read-only."""
     now = now or utc_now()
-    with SlotStore() if slots is None else nullcontext(slots) as slots:
-        from wardian.invokers.health import invoker_problem
+    slots = SlotStore(open_state_db()) if slots is None else slots
+    from wardian.invokers.health import invoker_problem
 
-        doc = invoker.to_json()
-        problem = invoker_problem(invoker)
-        doc.update(status="broken" if problem else "enabled" if invoker.enabled else "disabled",
-                   broken_reason=problem.reason if problem else None,
-                   fix=problem.fix if problem else None)
-        try:
-            config = ScheduleConfig.from_config(invoker.config)
-        except WardianError as exc:
-            doc.update(schedule=None, config_error=exc.render(), next_fire_times=[])
-            return doc
-        nxt = config.fire_times.upcoming(now, upcoming)
-        owed, would_run = _missed_now(invoker, config, slots, now)
-        last = slots.last_outcome(invoker.id)
-        doc.update(
-            schedule=config.describe(),
-            timezone=config.timezone,
-            next_fire_times=[format_utc(t) for t in nxt],
-            next_fire_times_local=[t.astimezone(config.zone).strftime("%Y-%m-%d %H:%M:%S %Z")
-                                   for t in nxt],
-            slots_owed_now=owed,
-            missed_slots_would_run_now=would_run,
-            last_outcome=last.to_json() if last else None,
-        )
+    doc = invoker.to_json()
+    problem = invoker_problem(invoker)
+    doc.update(status="broken" if problem else "enabled" if invoker.enabled else "disabled",
+               broken_reason=problem.reason if problem else None,
+               fix=problem.fix if problem else None)
+    try:
+        config = ScheduleConfig.from_config(invoker.config)
+    except WardianError as exc:
+        doc.update(schedule=None, config_error=exc.render(), next_fire_times=[])
         return doc
+    nxt = config.fire_times.upcoming(now, upcoming)
+    owed, would_run = _missed_now(invoker, config, slots, now)
+    last = slots.last_outcome(invoker.id)
+    doc.update(
+        schedule=config.describe(),
+        timezone=config.timezone,
+        next_fire_times=[format_utc(t) for t in nxt],
+        next_fire_times_local=[t.astimezone(config.zone).strftime("%Y-%m-%d %H:%M:%S %Z")
+                               for t in nxt],
+        slots_owed_now=owed,
+        missed_slots_would_run_now=would_run,
+        last_outcome=last.to_json() if last else None,
+    )
+    return doc
 
 
 def list_schedules(*, now: datetime | None = None) -> list[dict[str, Any]]:
     """Every schedule invoker described by `describe_schedule`, oldest first. Read-only."""
-    with InvokerStore() as store, SlotStore() as slots:
-        return [describe_schedule(inv, now=now, slots=slots) for inv in store.list(kind=KIND)]
+    state_db = open_state_db()
+    store = InvokerStore(state_db)
+    slots = SlotStore(state_db)
+    return [describe_schedule(inv, now=now, slots=slots) for inv in store.list(kind=KIND)]
 
 
 def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None) -> Invoker:
@@ -212,25 +211,25 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
         NotFoundError / AmbiguousIdError; UsageError / ValidationError when enabling an
         invoker whose blueprint, agent or assignments no longer validate.
     """
-    with InvokerStore() as store:
-        invoker = store.get(ref, kind=KIND)
-        moment = now or utc_now()
-        at = format_utc(moment)
-        slots = SlotStore(conn=store.conn)
+    store = InvokerStore(open_state_db())
+    invoker = store.get(ref, kind=KIND)
+    moment = now or utc_now()
+    at = format_utc(moment)
+    slots = SlotStore(store.db)
+    if enabled:
+        config = ScheduleConfig.from_config(invoker.config)
+        _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
+                  origin=f"invoker {invoker.id[:8]}", inputs_from_text=False,
+                  stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}")
+        # Slots that fell due before an earlier disable, with no daemon running to record
+        # them, are recorded now (skipped: disabled); enabling forgets that period.
+        slots.record_disabled_period(invoker.id, config, now=moment)
+    with atomic(store.conn):
         if enabled:
-            config = ScheduleConfig.from_config(invoker.config)
-            _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
-                      origin=f"invoker {invoker.id[:8]}", inputs_from_text=False,
-                      stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}")
-            # Slots that fell due before an earlier disable, with no daemon running to record
-            # them, are recorded now (skipped: disabled); enabling forgets that period.
-            slots.record_disabled_period(invoker.id, config, now=moment)
-        with atomic(store.conn):
-            if enabled:
-                slots.mark_enabled(invoker.id, at)
-            else:
-                slots.mark_disabled(invoker.id, at)
-            return store.set_enabled(invoker.id, enabled)
+            slots.mark_enabled(invoker.id, at)
+        else:
+            slots.mark_disabled(invoker.id, at)
+        return store.set_enabled(invoker.id, enabled)
 
 
 def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
@@ -243,20 +242,20 @@ def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
         NotFoundError / AmbiguousIdError; UsageError / ValidationError as `add_schedule`,
         ConflictError when `name` is another schedule invoker's (nothing is changed then).
     """
-    with InvokerStore() as store:
-        invoker = store.get(ref, kind=KIND)
-        if inputs is None and assignments is None and name is None:
-            raise UsageError("nothing to change",
-                             hint="pass --input KEY=VALUE, --assignments JSON or --name")
-        if name is not None and name.strip():
-            check_name_free(store, KIND, name,
-                            invoker_id=invoker.id)
-        _, raw, typed = _validate(
-            invoker.blueprint_id, invoker.agent_id,
-            invoker.assignments if assignments is None else assignments,
-            dict(inputs or {}), stored_inputs=invoker.inputs,
-            command=f"set {invoker.id[:8]}")
-        return store.update(invoker.id, name=name, assignments=raw, inputs=typed)
+    store = InvokerStore(open_state_db())
+    invoker = store.get(ref, kind=KIND)
+    if inputs is None and assignments is None and name is None:
+        raise UsageError("nothing to change",
+                         hint="pass --input KEY=VALUE, --assignments JSON or --name")
+    if name is not None and name.strip():
+        check_name_free(store, KIND, name,
+                        invoker_id=invoker.id)
+    _, raw, typed = _validate(
+        invoker.blueprint_id, invoker.agent_id,
+        invoker.assignments if assignments is None else assignments,
+        dict(inputs or {}), stored_inputs=invoker.inputs,
+        command=f"set {invoker.id[:8]}")
+    return store.update(invoker.id, name=name, assignments=raw, inputs=typed)
 
 
 def remove_schedule(ref: str) -> Invoker:
@@ -265,19 +264,19 @@ def remove_schedule(ref: str) -> Invoker:
     Raises:
         NotFoundError / AmbiguousIdError.
     """
-    with InvokerStore() as store:
-        invoker = store.get(ref, kind=KIND)
-        slots = SlotStore(conn=store.conn)
-        with atomic(store.conn):
-            slots.forget(invoker.id)
-            return store.remove(invoker.id)
+    store = InvokerStore(open_state_db())
+    invoker = store.get(ref, kind=KIND)
+    slots = SlotStore(store.db)
+    with atomic(store.conn):
+        slots.forget(invoker.id)
+        return store.remove(invoker.id)
 
 
 def schedule_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[Slot]]:
     """The invoker and its recorded slots, newest first. Read-only."""
     invoker = get_schedule(ref)
-    with SlotStore() as slots:
-        return invoker, slots.history(invoker.id, limit=limit)
+    slots = SlotStore(open_state_db())
+    return invoker, slots.history(invoker.id, limit=limit)
 
 
 def run_now(ref: str, *, wait: bool = True) -> Run:
@@ -297,17 +296,14 @@ def run_now(ref: str, *, wait: bool = True) -> Run:
               origin=f"invoker {invoker.id[:8]}", inputs_from_text=False,
               stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}", blueprint=loaded)
     key = f"schedule:{invoker.id}:manual:{new_id()}"
-    runs = RunStore()
-    try:
-        run, _ = runs.create_run(
-            blueprint_id=invoker.blueprint_id, agent_id=invoker.agent_id,
-            assignments=invoker.assignments, inputs=invoker.inputs,
-            invocation={"trigger": "schedule", "payload": {
-                "invoker_id": invoker.id, "invoker_name": invoker.name, "manual": True,
-                "scheduled_time": format_utc(utc_now()), "idempotency_key": key}},
-            idempotency_key=key, invoker_id=invoker.id, blueprint=loaded)
-    finally:
-        runs.close()
+    runs = RunStore(open_state_db())
+    run, _ = runs.create_run(
+        blueprint_id=invoker.blueprint_id, agent_id=invoker.agent_id,
+        assignments=invoker.assignments, inputs=invoker.inputs,
+        invocation={"trigger": "schedule", "payload": {
+            "invoker_id": invoker.id, "invoker_name": invoker.name, "manual": True,
+            "scheduled_time": format_utc(utc_now()), "idempotency_key": key}},
+        idempotency_key=key, invoker_id=invoker.id, blueprint=loaded)
     if not wait:
         return run
     from wardian.engine.executor import execute_run

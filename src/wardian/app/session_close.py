@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from wardian.app.invoker_names import check_name_free
+from wardian.config import open_state_db
 from wardian.errors import UsageError
 from wardian.invokers.session_close import validate_definition
 from wardian.invokers.store import Invoker, InvokerStore
@@ -71,10 +72,11 @@ def add_session_close(
     from wardian.runtime.agents import AgentRegistry
 
     _check_boundaries(boundaries)
-    resolved = AgentRegistry().get(agent)
+    state_db = open_state_db()
+    resolved = AgentRegistry(state_db).get(agent)
     definition = validate_definition(blueprint, assignments, dict(inputs or {}),
                                      command="wardian automation session-close add")
-    store = InvokerStore()
+    store = InvokerStore(state_db)
     if name.strip():  # an empty name is the store's usage error
         check_name_free(store, KIND, name)
     return store.add(
@@ -109,7 +111,7 @@ def update_session_close(
             `name` is another session-close invoker's. Otherwise as
             `validate_definition`; nothing is changed then.
     """
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     invoker = store.get(invoker_ref, kind=KIND)
     if all(v is None for v in (inputs, assignments, boundaries, require_archive, name)):
         raise UsageError("nothing to change", hint="pass --input KEY=VALUE, --assignments "
@@ -138,13 +140,14 @@ def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
         NotFoundError: no such invoker or its agent is gone. Validation errors as in
             `validate_definition`; the invoker then stays disabled.
     """
-    store = InvokerStore()
+    state_db = open_state_db()
+    store = InvokerStore(state_db)
     invoker = store.get(invoker_ref, kind=KIND)
     if enabled:
         from wardian.errors import NotFoundError
         from wardian.runtime.agents import AgentRegistry
 
-        if AgentRegistry().find(invoker.agent_id) is None:
+        if AgentRegistry(state_db).find(invoker.agent_id) is None:
             raise NotFoundError(
                 f"invoker {invoker.id[:8]}'s agent {invoker.agent_id[:8]} no longer exists",
                 hint="remove this invoker and add one for an existing agent",
@@ -186,8 +189,9 @@ def _docs(invokers: list[Invoker]) -> list[dict[str, Any]]:
     from wardian.engine.runs import RunStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
-    runs = RunStore(recover=False)
+    state_db = open_state_db()
+    registry = AgentRegistry(state_db)
+    runs = RunStore(state_db, recover=False)
     docs = []
     for inv in invokers:
         agent = registry.find(inv.agent_id)
@@ -200,7 +204,7 @@ def _docs(invokers: list[Invoker]) -> list[dict[str, Any]]:
 def list_session_close() -> list[dict[str, Any]]:
     """Every session-close invoker with its status (``enabled``, ``disabled`` or
     ``broken`` with its reason and fix), agent name, boundaries and last outcome."""
-    return _docs(InvokerStore().list(kind=KIND))
+    return _docs(InvokerStore(open_state_db()).list(kind=KIND))
 
 
 def show_session_close(ref: str) -> dict[str, Any]:
@@ -209,7 +213,7 @@ def show_session_close(ref: str) -> dict[str, Any]:
     Raises:
         NotFoundError; AmbiguousIdError: the prefix names several.
     """
-    return _docs([InvokerStore().get(ref, kind=KIND)])[0]
+    return _docs([InvokerStore(open_state_db()).get(ref, kind=KIND)])[0]
 
 
 def remove_session_close(ref: str) -> Invoker:
@@ -219,7 +223,7 @@ def remove_session_close(ref: str) -> Invoker:
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    store = InvokerStore()
+    store = InvokerStore(open_state_db())
     return store.remove(store.get(ref, kind=KIND).id)
 
 
@@ -235,22 +239,20 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import FireLog
 
-    invoker = InvokerStore().get(ref, kind=KIND)
+    state_db = open_state_db()
+    invoker = InvokerStore(state_db).get(ref, kind=KIND)
     docs = []
-    for run in RunStore(recover=False).list(invoker_id=invoker.id, limit=limit):
+    for run in RunStore(state_db, recover=False).list(invoker_id=invoker.id, limit=limit):
         payload = (run.invocation or {}).get("payload", {})
         docs.append({"run_id": run.id, "status": run.status, "skip_reason": run.skip_reason,
                      "created_at": run.created_at, "finished_at": run.finished_at,
                      "boundary": payload.get("boundary"),
                      "boundary_id": payload.get("boundary_id"), "error": run.error})
-    fires = FireLog()
-    try:
-        docs += [{"run_id": "", "status": "blocked", "skip_reason": fire.skip_reason,
-                  "created_at": fire.created_at, "finished_at": None, "boundary": None,
-                  "boundary_id": fire.event_id, "error": None}
-                 for fire in fires.for_invoker(invoker.id, limit) if fire.outcome == "blocked"]
-    finally:
-        fires.close()
+    fires = FireLog(state_db)
+    docs += [{"run_id": "", "status": "blocked", "skip_reason": fire.skip_reason,
+              "created_at": fire.created_at, "finished_at": None, "boundary": None,
+              "boundary_id": fire.event_id, "error": None}
+             for fire in fires.for_invoker(invoker.id, limit) if fire.outcome == "blocked"]
     docs.sort(key=lambda doc: str(doc["created_at"]), reverse=True)
     return invoker, docs[:limit]
 
@@ -286,7 +288,8 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
         raise UsageError(f"--curator: expected 'host' or 'builtin', found {choice!r}",
                          hint="use `--curator host` (the agent's own model) or "
                          "`--curator builtin` (the rules curator)")
-    resolved = AgentRegistry().get(agent)
+    state_db = open_state_db()
+    resolved = AgentRegistry(state_db).get(agent)
     provider = resolved.provider
     if provider == "builtin":
         raise UsageError(
@@ -294,15 +297,12 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
             "no model of its own",
             hint="use `--curator builtin`, or `--assignments` with a provider and model",
         )
-    catalog = ModelCatalog()
-    try:
-        entry = catalog.get(provider)
-        if entry is None:
-            raise CatalogNotRefreshed(provider)
-        entry.require_list()
-        model, effort = choose_host_model(entry.models)
-    finally:
-        catalog.close()
+    catalog = ModelCatalog(state_db)
+    entry = catalog.get(provider)
+    if entry is None:
+        raise CatalogNotRefreshed(provider)
+    entry.require_list()
+    model, effort = choose_host_model(entry.models)
     assignment: dict[str, Any] = {"target_type": "temporary_provider", "provider": provider,
                                   "model": model}
     if effort:

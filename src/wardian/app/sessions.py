@@ -44,13 +44,14 @@ def report_session_close(agent: str, boundary: str, *, session_id: str | None = 
         AuthorityError (exit 3): inside a managed process, for another agent than its own
             (its transcript would go into that agent's archive, and from there its memory).
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.hooks import managed_agent_id
     from wardian.runtime.session_events import record_session_close
 
     if transcript is not None:
         transcript = check_transcript(transcript)
-    resolved = AgentRegistry().get(agent)
+    resolved = AgentRegistry(open_state_db()).get(agent)
     own = managed_agent_id()
     if own is not None and own != resolved.id:
         raise AuthorityError(
@@ -79,10 +80,11 @@ def recover_sessions(*, agent: str | None = None,
     Raises:
         NotFoundError: unknown agent.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.recovery import sweep
 
-    agent_id = AgentRegistry().get(agent).id if agent else None
+    agent_id = AgentRegistry(open_state_db()).get(agent).id if agent else None
     return sweep(agent_id=agent_id, workspace=workspace, start_drain=True)
 
 

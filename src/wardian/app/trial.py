@@ -104,14 +104,12 @@ def _copy_real(real: Path, scratch: Path) -> None:
 
 def _sessions(agent_id: str, last: int) -> list[Any]:
     """The agent's last `last` archived conversations that hold messages, oldest first."""
+    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    archives = ArchiveStore()
-    try:
-        found = [c for c in archives.list(agent_id=agent_id, limit=10_000)
-                 if c.first_seq is not None and c.message_count > 0]
-    finally:
-        archives.close()
+    archives = ArchiveStore(open_state_db())
+    found = [c for c in archives.list(agent_id=agent_id, limit=10_000)
+             if c.first_seq is not None and c.message_count > 0]
     # the archive sequence orders sessions exactly (import times can tie within a second)
     found.sort(key=lambda c: c.first_seq or 0)
     return found[-last:]
@@ -122,6 +120,7 @@ def _validate(blueprint: str, agent: str, assignments: str,
     """The checks `automation run start` makes, before any session runs; each message about
     the assignments starts with `origin` (the option they came from)."""
     from wardian.blueprints.library import find_blueprint
+    from wardian.config import open_state_db
     from wardian.engine.actions import known_actions
     from wardian.engine.assignments import check_assignments, parse_assignments_json
     from wardian.runtime.agents import AgentRegistry
@@ -132,11 +131,8 @@ def _validate(blueprint: str, agent: str, assignments: str,
                          f"(triggers: {', '.join(loaded.blueprint.triggers)})",
                          hint="a trial runs the blueprint like `automation run start`; "
                               "add 'manual' to its triggers")
-    registry = AgentRegistry()
-    try:
-        principal = registry.get(agent)
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    principal = registry.get(agent)
     snapshot = check_assignments(loaded, parse_assignments_json(assignments, origin=origin),
                                  origin=origin)
     return loaded, principal, snapshot
@@ -144,24 +140,20 @@ def _validate(blueprint: str, agent: str, assignments: str,
 
 def _active(agent_id: str) -> dict[str, Any]:
     """The agent's records by id (every status) in the current (scratch) store."""
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return {r.id: r for r in store.list(agent_id, include_removed=True)}
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return {r.id: r for r in store.list(agent_id, include_removed=True)}
 
 
 def _rewind(agent_id: str, seq: int) -> None:
     from wardian.memory.consolidation import rewind_cursor
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        rewind_cursor(store, agent_id, seq, actor=_ACTOR)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    rewind_cursor(store, agent_id, seq, actor=_ACTOR)
 
 
 def _step_outputs(run: Any) -> dict[str, Any]:
@@ -232,13 +224,11 @@ def usage_tokens(usage: Any) -> dict[str, int] | None:
 
 def _run_tokens(run_id: str) -> dict[str, int] | None:
     """Tokens the providers reported for every model step of the run (None: none reported)."""
+    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    store = RunStore(recover=False)
-    try:
-        events = store.events(run_id)
-    finally:
-        store.close()
+    store = RunStore(open_state_db(), recover=False)
+    events = store.events(run_id)
     total: dict[str, int] | None = None
     for event in events:
         data = event.get("data")

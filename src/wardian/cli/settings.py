@@ -32,9 +32,9 @@ def _agent_id(agent: str | None) -> str | None:
 def list_(as_json: bool = JsonOption) -> None:
     """List every setting with its value, default and description."""
     require_operator()
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    items = SettingsStore().items()
+    items = SettingsStore(open_state_db()).items()
     if as_json:
         emit_json([
             {"key": s.key, "value": v, "default": s.default, "set": was_set,
@@ -52,17 +52,17 @@ def list_(as_json: bool = JsonOption) -> None:
 def get(key: str, agent: str | None = AgentOpt) -> None:
     """Print the effective value of KEY (JSON)."""
     require_operator()
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    stdout(json.dumps(SettingsStore().get(key, agent_id=_agent_id(agent))))
+    stdout(json.dumps(SettingsStore(open_state_db()).get(key, agent_id=_agent_id(agent))))
 
 
 @app.command("set")
 def set_(key: str, value: str, agent: str | None = AgentOpt) -> None:
     """Set KEY to VALUE after validating it; applies to newly launched processes."""
     require_operator()
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    parsed = SettingsStore().set(key, value, agent_id=_agent_id(agent))
+    parsed = SettingsStore(open_state_db()).set(key, value, agent_id=_agent_id(agent))
     suffix = f" for agent {agent}" if agent else ""
     stdout(f"{key} = {json.dumps(parsed)}{suffix}")

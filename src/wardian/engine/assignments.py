@@ -158,11 +158,9 @@ def agent_selection(name_or_id: str) -> tuple[str, str | None, str | None]:
     Raises:
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
-    try:
-        agent = registry.get(name_or_id)
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    agent = registry.get(name_or_id)
     return agent.provider, agent.model, agent.effort

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from wardian._db import in_this_scope
 from wardian._util import new_id
+from wardian.config import open_state_db
 from wardian.engine.runs import (
     REDACTED,
     LeaseLost,
@@ -211,7 +212,7 @@ def execute_run(
 
     Args:
         run_id: the run id (or unique prefix).
-        store: the run store (default: a new `RunStore()`).
+        store: the run store (default: one over `wardian.config.open_state_db()`).
         secret_inputs: values of secret inputs (never stored).
         sleep: ``sleep(seconds)`` used for retry backoff (tests inject a fake clock).
         get_adapter: provider lookup (default `wardian.providers.registry.get_adapter`).
@@ -229,7 +230,7 @@ def execute_run(
     Raises:
         NotFoundError / AmbiguousIdError: no run, or several, with that id or prefix.
     """
-    store = store or RunStore()
+    store = store or RunStore(open_state_db())
     # The claim first, by the id as given: a full id (every caller but the CLI's) is then
     # resolved by the claim itself, a read fewer per run; a prefix or a run that is not
     # queued any more is looked up after.
@@ -281,7 +282,7 @@ def resume_run(run_id: str, *, store: RunStore | None = None,
     Raises:
         UsageError: the run is not resumable (queued, running, succeeded, skipped).
     """
-    store = store or RunStore()
+    store = store or RunStore(open_state_db())
     run = store.requeue(run_id)
     return execute_run(run.id, store=store, secret_inputs=secret_inputs, sleep=sleep,
                        get_adapter=get_adapter, blueprint=blueprint)

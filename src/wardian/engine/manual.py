@@ -74,6 +74,7 @@ def prepare_manual_run(
         BlueprintError, NotFoundError, ValidationError, UsageError: nothing is stored then.
     """
     from wardian.blueprints.library import find_blueprint
+    from wardian.config import open_state_db
     from wardian.engine.actions import known_actions
     from wardian.engine.assignments import check_assignments, parse_assignments_json
     from wardian.engine.executor import resolve_inputs
@@ -84,7 +85,8 @@ def prepare_manual_run(
         raise UsageError(f"blueprint {loaded.id!r} does not accept manual runs "
                          f"(triggers: {', '.join(loaded.blueprint.triggers)})",
                          hint="add 'manual' to its triggers")
-    principal = AgentRegistry().get(agent)
+    state_db = open_state_db()
+    principal = AgentRegistry(state_db).get(agent)
     snapshot = check_assignments(loaded, parse_assignments_json(assignments),
                                  check_catalog=check_catalog)
     values = resolve_inputs(loaded, inputs, from_text=True)
@@ -102,7 +104,7 @@ def prepare_manual_run(
         payload["archive_seq_range"] = list(archive_seq_range)
     if workspace:
         payload["workspace"] = workspace
-    store = store or RunStore()
+    store = store or RunStore(state_db)
     run, _created = store.create_run(
         blueprint_id=loaded.id, agent_id=principal.id, assignments=snapshot, inputs=values,
         invocation={"trigger": "manual", "payload": payload},

@@ -27,7 +27,6 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wardian._db import NamedMigration, StateDB, atomic
@@ -366,18 +365,11 @@ class RunStore:
     """The run store over ``state.db`` (component ``runs``).
 
     Args:
-        path: the database file (default `config.state_db_path()`).
+        db: the open state database (`wardian.config.open_state_db`).
         recover: mark runs owned by dead processes as ``interrupted`` on open.
     """
 
-    def __init__(self, path: Path | None = None, *, recover: bool = True,
-                 db: StateDB | None = None) -> None:
-        if db is None:
-            if path is None:
-                from wardian.config import state_db_path
-
-                path = state_db_path()
-            db = StateDB.open(path)
+    def __init__(self, db: StateDB, *, recover: bool = True) -> None:
         self.db = db
         self.path = db.path
         db.require("runs", MIGRATIONS)
@@ -387,9 +379,6 @@ class RunStore:
         """run id -> monotonic time of this process's last lease renewal (PostgreSQL)."""
         if recover:
             self.mark_interrupted_orphans()
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     # --- creation ------------------------------------------------------------------------
 

@@ -57,6 +57,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from wardian._util import format_utc, parse_utc, utc_now
+from wardian.config import open_state_db
 from wardian.errors import UsageError, WardianError
 from wardian.invokers.daemon_lock import (
     DaemonAlreadyRunning,
@@ -324,11 +325,8 @@ class ScheduleDaemon:
     def _drain_waiting_here(self) -> None:
         """As a standby: a drain worker for the closes already waiting for this machine
         (their transcripts are files here; `SessionEventQueue.pending`), if any."""
-        queue = SessionEventQueue()
-        try:
-            waiting = queue.has_pending()
-        finally:
-            queue.close()
+        queue = SessionEventQueue(open_state_db())
+        waiting = queue.has_pending()
         if waiting:
             start_drain_worker()
 
@@ -356,9 +354,10 @@ class ScheduleDaemon:
         # thread runs: a broken plugin is then reported at start-up, not on the first fire.
         known_actions()
         self._warm_up()
-        self.invokers = InvokerStore()
-        self.slots = SlotStore()
-        self._runs = RunStore(recover=False)
+        state_db = open_state_db()
+        self.invokers = InvokerStore(state_db)
+        self.slots = SlotStore(state_db)
+        self._runs = RunStore(state_db, recover=False)
         marked = self._runs.mark_interrupted_orphans() or []
         for run_id in marked:
             self.log(f"{self._stamp()} run {run_id[:8]} was left running by a dead process: "
@@ -389,8 +388,8 @@ class ScheduleDaemon:
         """Stop (module docstring): start nothing new; let the runs executing here finish for
         up to `shutdown_timeout_s` (cut short by a second `request_stop`); ask the ones still
         running to cancel at their next safe point (the engine stops the step and records
-        the run ``cancelled``) and wait up to `cancel_grace_s` more; then close the stores,
-        leaving whatever still runs to the next start. Never waits longer than that."""
+        the run ``cancelled``) and wait up to `cancel_grace_s` more; then stop the worker
+        pools, leaving whatever still runs to the next start. Never waits longer than that."""
         self.stop_event.set()
         self._notify()
         self._wait_idle(self.shutdown_timeout_s, "to finish", hurry=True)
@@ -417,11 +416,6 @@ class ScheduleDaemon:
         self._pool.shutdown()
         for pool in self._serial.values():
             pool.shutdown()
-        for store in (self.invokers, self.slots, self._runs):
-            closer = getattr(store, "close", None)
-            if closer is not None:
-                with contextlib.suppress(Exception):  # closing must not mask the exit
-                    closer()
 
     def _busy(self) -> bool:
         """Whether a run is in flight here or the drain thread is still working."""
@@ -784,7 +778,7 @@ class ScheduleDaemon:
 
         store: RunStore | None = getattr(self._local, "runs", None)  # a threading.local
         if store is None:
-            store = RunStore(recover=False)
+            store = RunStore(open_state_db(), recover=False)
             self._local.runs = store
         return store
 
@@ -793,7 +787,7 @@ class ScheduleDaemon:
         shared across threads that write)."""
         store = getattr(self._local, "slots", None)
         if store is None:
-            store = SlotStore()
+            store = SlotStore(open_state_db())
             self._local.slots = store
         return store
 

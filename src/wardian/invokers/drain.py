@@ -30,12 +30,11 @@ import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
-from wardian.config import state_db_path
+from wardian.config import open_state_db
 from wardian.errors import StoreError, UsageError, WardianError
 from wardian.invokers.store import Invoker, InvokerStore
 from wardian.runtime.archives import ArchiveStore, TranscriptUnreadable
@@ -133,16 +132,13 @@ class FireLog:
     """The ``session_close_fires`` table.
 
     Args:
-        path: the state database; defaults to `state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.db = db if db is not None else StateDB.open(path or state_db_path())
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require("session_close_fires", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def link(self, event_id: str, invoker_id: str, run_id: str, outcome: str,
              skip_reason: str | None) -> None:
@@ -195,29 +191,22 @@ class FireLog:
 
 
 class _Drain:
-    """One drain pass's open stores (opened once per pass, closed at the end)."""
+    """One drain pass's open stores (opened once per pass)."""
 
     def __init__(self) -> None:
         from wardian.engine.runs import RunStore
 
-        self.queue = SessionEventQueue()
-        self.invokers = InvokerStore()
-        self.archives = ArchiveStore()
-        self.fires = FireLog()
+        state_db = open_state_db()
+        self.queue = SessionEventQueue(state_db)
+        self.invokers = InvokerStore(state_db)
+        self.archives = ArchiveStore(state_db)
+        self.fires = FireLog(state_db)
         # PostgreSQL: orphans are leases that expired, marked by `_reclaim` in this pass.
-        self.runs: RunStore = RunStore(db=self.fires.db,
-                                       recover=self.fires.db.dialect != "postgres")
+        self.runs: RunStore = RunStore(self.fires.db, recover=self.fires.db.dialect != "postgres")
         self._created: dict[str, str] = {}
         """run id -> blueprint id of the queued runs this pass created (`fire`)."""
         self._agent_names: dict[str, str | None] = {}
         self._blueprints: dict[str, LoadedBlueprint | None] = {}
-
-    def close(self) -> None:
-        self.queue.close()
-        self.invokers.close()
-        self.archives.close()
-        self.fires.close()
-        self.runs.close()
 
     # --- archive ------------------------------------------------------------------------
 
@@ -246,11 +235,8 @@ class _Drain:
         if agent_id not in self._agent_names:
             from wardian.runtime.agents import AgentRegistry
 
-            registry = AgentRegistry()
-            try:
-                agent = registry.find(agent_id)
-            finally:
-                registry.close()
+            registry = AgentRegistry(open_state_db())
+            agent = registry.find(agent_id)
             self._agent_names[agent_id] = agent.name if agent else None
         return self._agent_names[agent_id]
 
@@ -513,24 +499,21 @@ def drain_once(*, limit: int = 100, execute: bool = True,
     report = DrainReport()
     _recover_requested(report)
     drain = _Drain()
-    try:
-        for event in drain.queue.pending(limit):
-            if stop is not None and stop.is_set():
-                break
-            with drain.queue.processing(event) as claimed:
-                # None: another worker fires it (PostgreSQL); this one goes on, and runs
-                # what the other creates as its fires commit.
-                if claimed is not None:
-                    drain.process(claimed, report)
-        if execute:
-            # Reclaim first: a session-close run it resumes to the end is then final when
-            # its fire is read below, and is marked dispatched in this same pass. The other
-            # order left the fire undispatched whenever this pass was a worker's last (its
-            # run was still "running" when the fires were read).
-            _reclaim(drain.runs, report, stop)
-            drain.execute_pending(report, stop)
-    finally:
-        drain.close()
+    for event in drain.queue.pending(limit):
+        if stop is not None and stop.is_set():
+            break
+        with drain.queue.processing(event) as claimed:
+            # None: another worker fires it (PostgreSQL); this one goes on, and runs
+            # what the other creates as its fires commit.
+            if claimed is not None:
+                drain.process(claimed, report)
+    if execute:
+        # Reclaim first: a session-close run it resumes to the end is then final when
+        # its fire is read below, and is marked dispatched in this same pass. The other
+        # order left the fire undispatched whenever this pass was a worker's last (its
+        # run was still "running" when the fires were read).
+        _reclaim(drain.runs, report, stop)
+        drain.execute_pending(report, stop)
     return report
 
 
@@ -567,8 +550,9 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
         StoreError: the PostgreSQL server cannot be reached to listen. A failing pass is
             logged, never raised.
     """
-    queue = SessionEventQueue()
-    fires = FireLog()
+    state_db = open_state_db()
+    queue = SessionEventQueue(state_db)
+    fires = FireLog(state_db)
     listener: Any = None
     runs: Any = None
     try:
@@ -577,7 +561,7 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
             from wardian.engine.runs import RunStore
 
             listener = Listener(queue.conn.url, EVENTS_CHANNEL)  # type: ignore[attr-defined]
-            runs = RunStore(recover=False)
+            runs = RunStore(state_db, recover=False)
         notified = False
         while not stop.is_set():
             again = False
@@ -610,8 +594,6 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
     finally:
         if listener is not None:
             listener.close()
-        queue.close()
-        fires.close()
 
 
 def run_worker(*, batch: int = 100) -> DrainReport:
@@ -637,22 +619,16 @@ def run_worker(*, batch: int = 100) -> DrainReport:
                     break
         finally:
             lock.release()
-        queue = SessionEventQueue()
-        try:
-            again = queue.has_pending()
-        finally:
-            queue.close()
+        queue = SessionEventQueue(open_state_db())
+        again = queue.has_pending()
         from wardian.runtime.recovery import has_requests
 
         again = again or has_requests()
-        fires = FireLog()
-        try:
-            # On PostgreSQL an undispatched fire may be another machine's running run: it
-            # is no reason to drain again at once (that would spin until the run ends).
-            if fires.db.dialect == "sqlite":
-                again = again or bool(fires.undispatched(limit=1))
-        finally:
-            fires.close()
+        fires = FireLog(open_state_db())
+        # On PostgreSQL an undispatched fire may be another machine's running run: it
+        # is no reason to drain again at once (that would spin until the run ends).
+        if fires.db.dialect == "sqlite":
+            again = again or bool(fires.undispatched(limit=1))
         if not again:
             return total
 

@@ -50,18 +50,16 @@ def invoker_problem(invoker: Invoker, *,
             None = load it here (a load that fails is the problem reported).
     """
     from wardian.blueprints.errors import BlueprintError
+    from wardian.config import open_state_db
     from wardian.invokers.session_close import MissingInputs, validate_definition
     from wardian.runtime.agents import AgentRegistry
 
     group = f"wardian automation {invoker.kind}"
     ref = invoker.id[:8]
-    registry = AgentRegistry()
-    try:
-        if registry.find(invoker.agent_id) is None:
-            return InvokerProblem(f"its agent {invoker.agent_id[:8]} no longer exists",
-                                  f"`{group} remove {ref}` and add one for an existing agent")
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    if registry.find(invoker.agent_id) is None:
+        return InvokerProblem(f"its agent {invoker.agent_id[:8]} no longer exists",
+                              f"`{group} remove {ref}` and add one for an existing agent")
     try:
         validate_definition(
             invoker.blueprint_id, invoker.assignments, invoker.inputs,

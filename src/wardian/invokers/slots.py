@@ -28,12 +28,10 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wardian._db import NamedMigration, StateDB, atomic, migrate_component
+from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import format_utc, parse_utc, utc_now_iso
-from wardian.config import state_db_path
 from wardian.errors import StoreError, WardianError
 from wardian.invokers.schedule import ScheduleConfig, SlotDecision, plan_due_slots, slot_key
 from wardian.invokers.store import Invoker
@@ -140,29 +138,15 @@ class SlotStore:
     """The ``schedule_slots`` and ``schedule_state`` tables.
 
     Args:
-        path: the state database (default `state_db_path()`), or
-        conn: an open connection to share (so a caller can wrap our writes and its own in
-            one `atomic` block, e.g. enabling an invoker and recording ``active_since``).
+        db: the open state database (`wardian.config.open_state_db`); a caller that shares
+            it can wrap our writes and its own in one `atomic` block (e.g. enabling an
+            invoker and recording ``active_since``).
     """
 
-    def __init__(self, path: Path | None = None, *, conn: sqlite3.Connection | None = None,
-                 db: StateDB | None = None):
-        if conn is None:
-            self.db = db if db is not None else StateDB.open(path or state_db_path())
-            self.db.require("schedule_slots", _MIGRATIONS)
-            conn = self.db.conn
-        else:
-            migrate_component(conn, "schedule_slots", _MIGRATIONS)
-        self.conn = conn
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
-    def __enter__(self) -> SlotStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
+        self.db.require("schedule_slots", _MIGRATIONS)
+        self.conn: sqlite3.Connection = db.conn
 
     # --- state ---------------------------------------------------------------------------
 

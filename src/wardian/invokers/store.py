@@ -16,12 +16,10 @@ import builtins
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
-from wardian.config import state_db_path
 from wardian.errors import (
     AmbiguousIdError,
     ConflictError,
@@ -192,22 +190,13 @@ class InvokerStore:
     calls the engine/providers before `add` and `set_enabled(True)`); this store keeps rows.
 
     Args:
-        path: the state database; defaults to `state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.db = db if db is not None else StateDB.open(path or state_db_path())
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require("invokers", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
-
-    def __enter__(self) -> InvokerStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def add(
         self,

@@ -209,8 +209,6 @@ class _Memory:
 
     def close(self) -> None:
         self._forget()
-        if self._store is not None:
-            self._store.close()
 
 
 class _Ancestors:
@@ -333,7 +331,8 @@ def _call(fn: Callable[[], CallToolResult]) -> CallToolResult:
 
 
 def build_server(*, agents: Sequence[str] = ()) -> tuple[MCPServer[Any], Callable[[], None]]:
-    """The configured `MCPServer` and a function that closes its store.
+    """The configured `MCPServer` and a function that lets go of what it holds (the
+    pidfds watching an authenticated caller's ancestors).
 
     Args:
         agents: agent names or ids (``wardian mcp --agent A --agent B``) among which the

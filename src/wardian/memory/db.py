@@ -11,7 +11,7 @@ import sys
 from wardian._db import Database, migrate_component, migrate_user_version
 from wardian.memory.schema import FLAG_MIGRATION, MIGRATIONS
 
-__all__ = ["MemoryDB"]
+__all__ = ["MemoryDB", "open_memory_db"]
 
 
 class MemoryDB(Database):
@@ -57,3 +57,12 @@ class MemoryDB(Database):
                 f"memory list --agent {row['agent_id'][:8]} --flagged`, then retire or "
                 "revise each one.\n"
             )
+
+
+def open_memory_db() -> MemoryDB:
+    """This installation's ``memory.db`` (`wardian.config.memory_db_path`), open and
+    migrated: what an entry point passes to the memory stores it uses (`MemoryDB.open`;
+    same errors)."""
+    from wardian.config import memory_db_path
+
+    return MemoryDB.open(memory_db_path())

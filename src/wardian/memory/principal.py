@@ -164,13 +164,11 @@ def resolve_principal(
         db_path = memory_db_path()
     if not database_exists(db_path):
         raise CapabilityInvalid("memory capability not recognised", hint=_HOW)
+    from wardian.memory.db import MemoryDB
     from wardian.memory.store import MemoryStore
 
-    opened = MemoryStore(db_path)
-    try:
-        return _resolve(CapabilityStore(opened.conn), token, env, is_alive, caller)
-    finally:
-        opened.close()
+    opened = MemoryStore(MemoryDB.open(db_path))
+    return _resolve(CapabilityStore(opened.conn), token, env, is_alive, caller)
 
 
 def _resolve(
@@ -337,10 +335,8 @@ def _managed_ancestors(
                 conn.close()
         except sqlite3.Error:
             pass
+    from wardian.memory.db import MemoryDB
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(db_path)
-    try:
-        return CapabilityStore(store.conn).managed_ancestors(ancestry)
-    finally:
-        store.close()
+    store = MemoryStore(MemoryDB.open(db_path))
+    return CapabilityStore(store.conn).managed_ancestors(ancestry)

@@ -25,12 +25,10 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._db import atomic
 from wardian._util import new_id, utc_now_iso
-from wardian.config import memory_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, require_ref
 from wardian.memory.db import MemoryDB
 from wardian.memory.models import (
@@ -202,15 +200,12 @@ class MemoryStore:
     """SQL over ``memory.db``; migrates on open.
 
     Args:
-        path: the database file; defaults to `wardian.config.memory_db_path()`.
-
-    Raises:
-        StoreError: the file cannot be opened or migrated.
+        db: the open memory database (`wardian.memory.db.open_memory_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: MemoryDB | None = None) -> None:
-        self.db = db if db is not None else MemoryDB.open(path or memory_db_path())
-        self.path = path or self.db.path
+    def __init__(self, db: MemoryDB) -> None:
+        self.db = db
+        self.path = db.path
         self.conn: sqlite3.Connection = self.db.conn
         self._index: RecallIndex | None = None
 
@@ -224,11 +219,6 @@ class MemoryStore:
 
             self._index = RecallIndex(self.db)
         return self._index
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `MemoryDB` (shared)."""
-        if self._index is not None:
-            self._index.close()
 
     # --- reading ---------------------------------------------------------------------
 

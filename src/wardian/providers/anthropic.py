@@ -83,9 +83,10 @@ class AnthropicAdapter(ProviderAdapter):
 
     def base_url(self) -> str:
         """The ``providers.anthropic.base_url`` setting, without a trailing slash."""
-        from wardian.config import SettingsStore
+        from wardian.config import SettingsStore, open_state_db
 
-        value = SettingsStore().get("providers.anthropic.base_url") or DEFAULT_BASE_URL
+        value = (SettingsStore(open_state_db()).get("providers.anthropic.base_url")
+                 or DEFAULT_BASE_URL)
         return str(value).rstrip("/")
 
     def _headers(self) -> dict[str, str]:

@@ -242,6 +242,7 @@ def validate_assignments(
             model, an unsupported effort; chained to the providers error.
         NotFoundError (exit 1): an agent target does not exist.
     """
+    from wardian.config import open_state_db
     from wardian.providers.catalog import ModelCatalog
 
     if roles is not None:
@@ -255,18 +256,14 @@ def validate_assignments(
             raise ValidationError(f"unknown role(s) {', '.join(extra)}", path="$",
                                   source=origin,
                                   hint=f"the blueprint's roles: {', '.join(roles)}")
-    catalog = ModelCatalog() if check_catalog else None
+    catalog = ModelCatalog(open_state_db()) if check_catalog else None
     resolved: dict[str, tuple[str, str | None, str | None]] = {}
-    try:
-        for role, assignment in assignments.items():
-            try:
-                provider, model, effort = resolve_assignment(assignment, agents=agents)
-                if catalog is not None:
-                    catalog.validate_selection(provider, model, effort, step=True)
-            except (NotFoundError, UsageError) as exc:
-                raise _for_role(exc, role, origin, assignment) from exc
-            resolved[role] = (provider, model, effort)
-    finally:
-        if catalog is not None:
-            catalog.close()
+    for role, assignment in assignments.items():
+        try:
+            provider, model, effort = resolve_assignment(assignment, agents=agents)
+            if catalog is not None:
+                catalog.validate_selection(provider, model, effort, step=True)
+        except (NotFoundError, UsageError) as exc:
+            raise _for_role(exc, role, origin, assignment) from exc
+        resolved[role] = (provider, model, effort)
     return resolved

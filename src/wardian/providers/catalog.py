@@ -14,12 +14,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
-from wardian.config import state_db_path
 from wardian.errors import UsageError
 from wardian.providers.base import ModelInfo
 from wardian.providers.errors import (
@@ -146,16 +144,13 @@ class ModelCatalog:
     """Read, refresh and validate against provider model catalogs.
 
     Args:
-        path: the state database; defaults to `state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.db = db if db is not None else StateDB.open(path or state_db_path())
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require("model_catalog", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def get(self, provider: str) -> CatalogEntry | None:
         """The stored catalog of `provider`, None if never attempted. Read-only.

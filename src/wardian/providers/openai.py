@@ -101,9 +101,9 @@ class OpenAIAdapter(ProviderAdapter):
 
     def base_url(self) -> str:
         """The ``providers.openai.base_url`` setting, without a trailing slash."""
-        from wardian.config import SettingsStore
+        from wardian.config import SettingsStore, open_state_db
 
-        value = SettingsStore().get("providers.openai.base_url") or DEFAULT_BASE_URL
+        value = SettingsStore(open_state_db()).get("providers.openai.base_url") or DEFAULT_BASE_URL
         return str(value).rstrip("/")
 
     def _headers(self, base: str) -> dict[str, str]:

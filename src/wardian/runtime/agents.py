@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
-from wardian.config import state_db_path
 from wardian.errors import (
     AmbiguousIdError,
     ConflictError,
@@ -77,16 +76,13 @@ class AgentRegistry:
     """CRUD over the ``agents`` table of ``state.db``.
 
     Args:
-        path: the state database; defaults to `state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.db = db if db is not None else StateDB.open(path or state_db_path())
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require("agents", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def add(
         self,

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
-from wardian.config import state_db_path
 from wardian.errors import AmbiguousIdError, NotFoundError, WardianError, require_ref
 
 if TYPE_CHECKING:
@@ -186,16 +185,13 @@ class ArchiveStore:
     """Conversations and their messages; a per-agent global message sequence.
 
     Args:
-        path: the state database; defaults to `state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.db = db if db is not None else StateDB.open(path or state_db_path())
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require("archives", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     # --- import -------------------------------------------------------------------------
 

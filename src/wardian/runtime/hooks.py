@@ -203,6 +203,7 @@ def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | No
         UsageError: no agent named and not in a managed launch. NotFoundError: a named
             agent does not exist.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     own = managed_agent_id()
@@ -212,13 +213,10 @@ def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | No
             hint="install the hooks for one (`wardian hooks install HOST --agent NAME`) or "
             "start the provider with `wardian agent launch NAME`",
         )
-    registry = AgentRegistry()
-    try:
-        if own:
-            return registry.get(own), None
-        found = [registry.get(name) for name in agents]
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    if own:
+        return registry.get(own), None
+    found = [registry.get(name) for name in agents]
     if len(found) == 1:
         return found[0], None
     where = os.path.realpath(cwd or os.getcwd())
@@ -299,32 +297,30 @@ def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
     recall = startup_settings()
     if not recall.enabled:
         return StartupAnswer(None)
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import default_workspace
     from wardian.memory.principal import ENV_CAPABILITY
     from wardian.memory.store import MemoryStore
 
     cwd = _text(payload, "cwd") or os.getcwd()
     workspace = default_workspace(str(cwd))
-    store = MemoryStore()
-    try:
-        context = startup_recall(
-            store, agent_id=agent.id, agent_name=agent.name, workspace=workspace,
-            settings=recall, direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
-        )
-        event_id = None
-        if context.has_records:
-            from wardian._process import identity_of
+    store = MemoryStore(open_memory_db())
+    context = startup_recall(
+        store, agent_id=agent.id, agent_name=agent.name, workspace=workspace,
+        settings=recall, direct_save=bool(os.environ.get(ENV_CAPABILITY, "").strip()),
+    )
+    event_id = None
+    if context.has_records:
+        from wardian._process import identity_of
 
-            parent = identity_of(os.getppid())
-            event_id = record_loaded(
-                store, agent.id, context=context.text,
-                record_ids=tuple(r.id for r in context.loaded),
-                omitted_count=context.omitted, pid=parent.pid if parent else None,
-                process_started_at=parent.started_at if parent else None,
-                workspace=workspace, source="hook",
-            )
-    finally:
-        store.close()
+        parent = identity_of(os.getppid())
+        event_id = record_loaded(
+            store, agent.id, context=context.text,
+            record_ids=tuple(r.id for r in context.loaded),
+            omitted_count=context.omitted, pid=parent.pid if parent else None,
+            process_started_at=parent.started_at if parent else None,
+            workspace=workspace, source="hook",
+        )
     output: dict[str, Any] = {
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
@@ -342,14 +338,11 @@ def _start_recovery(agent: Any, payload: dict[str, Any]) -> None:
     worker, whose sweep records the agent's earlier sessions no hook reported
     (`wardian.runtime.recovery`). Never waits for it; nothing happens when conversation
     logging is off for the agent (recovery compares transcripts with the archive)."""
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    settings = SettingsStore()
-    try:
-        if not settings.get("conversation_logging.enabled", agent_id=agent.id):
-            return
-    finally:
-        settings.close()
+    settings = SettingsStore(open_state_db())
+    if not settings.get("conversation_logging.enabled", agent_id=agent.id):
+        return
     from wardian.runtime.recovery import request_recovery
     from wardian.runtime.session_events import start_drain_worker
 

@@ -259,33 +259,31 @@ def prepare_launch(
 
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.recall import StartupContext
     from wardian.memory.store import MemoryStore
 
     context: StartupContext | None = None
-    store = MemoryStore()
-    try:
-        with atomic(store.conn):
-            capabilities = CapabilityStore(store.conn)
-            now = utc_now_iso()
-            # Recorded even with memory disabled: operator commands recognise the launch's
-            # processes by this ancestor, whatever they do to their environment.
-            capabilities.record_launch_in_transaction(
-                launch.launch_id, agent.id, pid=launch.holder.pid,
-                started_at=launch.holder.started_at, workspace=launch_workspace,
-                memory_enabled=enabled, now=now,
+    store = MemoryStore(open_memory_db())
+    with atomic(store.conn):
+        capabilities = CapabilityStore(store.conn)
+        now = utc_now_iso()
+        # Recorded even with memory disabled: operator commands recognise the launch's
+        # processes by this ancestor, whatever they do to their environment.
+        capabilities.record_launch_in_transaction(
+            launch.launch_id, agent.id, pid=launch.holder.pid,
+            started_at=launch.holder.started_at, workspace=launch_workspace,
+            memory_enabled=enabled, now=now,
+        )
+        if enabled:
+            launch.token = capabilities.mint_in_transaction(
+                agent.id, pid=launch.holder.pid, started_at=launch.holder.started_at,
+                workspace=launch_workspace, now=now,
             )
-            if enabled:
-                launch.token = capabilities.mint_in_transaction(
-                    agent.id, pid=launch.holder.pid, started_at=launch.holder.started_at,
-                    workspace=launch_workspace, now=now,
-                )
-                context = startup_recall(
-                    store, agent_id=agent.id, agent_name=agent.name,
-                    workspace=launch_workspace, settings=recall,
-                )
-    finally:
-        store.close()
+            context = startup_recall(
+                store, agent_id=agent.id, agent_name=agent.name,
+                workspace=launch_workspace, settings=recall,
+            )
     if context is None or launch.token is None:
         return launch
     launch.context_text = context.text
@@ -306,20 +304,18 @@ def prepare_launch(
 def _record_loaded(launch: Launch, child_pid: int, source: str) -> None:
     if not (launch.memory_enabled and launch.has_records and launch.context_text):
         return
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.startup_recall import record_loaded
 
     child = identity_of(child_pid)
-    store = MemoryStore()
-    try:
-        record_loaded(
-            store, launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
-            omitted_count=launch.omitted, pid=child_pid,
-            process_started_at=child.started_at if child else None,
-            workspace=launch.workspace, source=source,
-        )
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    record_loaded(
+        store, launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
+        omitted_count=launch.omitted, pid=child_pid,
+        process_started_at=child.started_at if child else None,
+        workspace=launch.workspace, source=source,
+    )
 
 
 def _announce(launch: Launch) -> None:
@@ -335,14 +331,11 @@ def _announce(launch: Launch) -> None:
         if line:
             print(line, file=sys.stderr, flush=True)
     try:
-        from wardian.config import SettingsStore
+        from wardian.config import SettingsStore, open_state_db
 
-        settings = SettingsStore()
-        try:
-            logging_on = bool(settings.get("conversation_logging.enabled",
-                                           agent_id=launch.agent.id))
-        finally:
-            settings.close()
+        settings = SettingsStore(open_state_db())
+        logging_on = bool(settings.get("conversation_logging.enabled",
+                                       agent_id=launch.agent.id))
         if logging_on:
             from wardian.runtime.recovery import request_recovery
             from wardian.runtime.session_events import start_drain_worker
@@ -360,15 +353,13 @@ def _revoke(holder: ProcessIdentity, reason: str) -> None:
     if not database_exists(memory_db_path()):
         return
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        CapabilityStore(store.conn).revoke_for_process(
-            holder.pid, holder.started_at, reason=reason
-        )
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    CapabilityStore(store.conn).revoke_for_process(
+        holder.pid, holder.started_at, reason=reason
+    )
 
 
 def _on_runtime_exit(agent: Agent, session_id: str, workspace: str, source: str) -> None:

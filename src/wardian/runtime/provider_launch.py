@@ -224,14 +224,12 @@ def launch_agent(agent_ref: str, args: Sequence[str], *, workspace: str | None =
         NotFoundError: unknown agent. UsageError: the provider cannot be launched.
         ProviderNotInstalled: the provider CLI is not on PATH.
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.launch import exec_managed
 
-    registry = AgentRegistry()
-    try:
-        agent = registry.get(agent_ref)
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    agent = registry.get(agent_ref)
     # Check everything we can before starting anything (provider, flags, executable).
     provider_argv(agent.provider, model=agent.model, effort=agent.effort, context=None,
                   launch_id=None, args=args)

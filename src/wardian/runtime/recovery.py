@@ -288,80 +288,75 @@ def _host_session_ids(host: str, path: Path, conv: Any) -> list[str]:
 
 def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
                  exclude: set[str], report: RecoveryReport, *, start_drain: bool) -> None:
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
     from wardian.runtime.archives import ArchiveStore
     from wardian.runtime.automation_sessions import is_automation_transcript
     from wardian.runtime.session_events import record_session_close
     from wardian.transcripts import detect_format, load_transcript
 
-    settings = SettingsStore()
-    try:
-        if not settings.get("conversation_logging.enabled", agent_id=agent.id):
-            report.skip("conversation logging disabled")
-            return
-    finally:
-        settings.close()
-    archives = ArchiveStore()
-    try:
-        for workspace in workspaces:
-            for host, path in candidate_transcripts(workspace):
-                source = str(path.absolute())
-                report.checked += 1
-                if source in exclude:
-                    report.skip("the live session")
-                    continue
-                try:
-                    stat = path.stat()
-                except OSError:
-                    report.skip("unreadable")
-                    continue
-                mark = conn.execute(
-                    "SELECT size, mtime_ns FROM transcript_marks WHERE agent_id = ? AND"
-                    " path = ?", (agent.id, source)).fetchone()
-                if mark is not None and (mark[0], mark[1]) == (stat.st_size, stat.st_mtime_ns):
-                    report.skip("unchanged since the last sweep")
-                    continue
-                if _pending_for(conn, agent.id, source):
-                    report.skip("a pending event will archive it")
-                    continue
-                if _claimed_elsewhere(conn, agent.id, source):
-                    report.skip("another agent's session")
-                    continue
-                if is_automation_transcript(source):
-                    report.skip(AUTOMATION_SKIP)
-                    continue
-                try:
-                    conv = load_transcript(path, fmt=detect_format(path))
-                except Exception:  # a transcript we cannot read is not a session to recover
-                    report.skip("unreadable")
-                    continue
-                if is_automation_transcript(source, _host_session_ids(host, path, conv)):
-                    report.skip(AUTOMATION_SKIP)  # named by its session id, not its path
-                    continue
-                total = len(conv.messages)
-                held = archives.held_count(agent.id, source)
-                if total == 0 or held >= total:
-                    report.skip("already archived" if total else "no messages")
-                else:
-                    # Claude Code names the file after the session (what its hooks report)
-                    session = (path.stem if host == "claude-code" else None) or \
-                        conv.session_id or path.stem
-                    event_id = record_session_close(
-                        agent.id, RECOVERED, session_id=f"{session}@{total}",
-                        transcript_path=source, provider=host, workspace=workspace,
-                        source="recovery", start_drain=start_drain)
-                    report.recorded.append({"event_id": event_id, "agent_id": agent.id,
-                                            "host": host, "transcript_path": source,
-                                            "messages": total, "already_archived": held})
-                with atomic(conn):
-                    conn.execute(
-                        "INSERT INTO transcript_marks (agent_id, path, size, mtime_ns,"
-                        " checked_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, path)"
-                        " DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,"
-                        " checked_at = excluded.checked_at",
-                        (agent.id, source, stat.st_size, stat.st_mtime_ns, utc_now_iso()))
-    finally:
-        archives.close()
+    state_db = open_state_db()
+    settings = SettingsStore(state_db)
+    if not settings.get("conversation_logging.enabled", agent_id=agent.id):
+        report.skip("conversation logging disabled")
+        return
+    archives = ArchiveStore(state_db)
+    for workspace in workspaces:
+        for host, path in candidate_transcripts(workspace):
+            source = str(path.absolute())
+            report.checked += 1
+            if source in exclude:
+                report.skip("the live session")
+                continue
+            try:
+                stat = path.stat()
+            except OSError:
+                report.skip("unreadable")
+                continue
+            mark = conn.execute(
+                "SELECT size, mtime_ns FROM transcript_marks WHERE agent_id = ? AND"
+                " path = ?", (agent.id, source)).fetchone()
+            if mark is not None and (mark[0], mark[1]) == (stat.st_size, stat.st_mtime_ns):
+                report.skip("unchanged since the last sweep")
+                continue
+            if _pending_for(conn, agent.id, source):
+                report.skip("a pending event will archive it")
+                continue
+            if _claimed_elsewhere(conn, agent.id, source):
+                report.skip("another agent's session")
+                continue
+            if is_automation_transcript(source):
+                report.skip(AUTOMATION_SKIP)
+                continue
+            try:
+                conv = load_transcript(path, fmt=detect_format(path))
+            except Exception:  # a transcript we cannot read is not a session to recover
+                report.skip("unreadable")
+                continue
+            if is_automation_transcript(source, _host_session_ids(host, path, conv)):
+                report.skip(AUTOMATION_SKIP)  # named by its session id, not its path
+                continue
+            total = len(conv.messages)
+            held = archives.held_count(agent.id, source)
+            if total == 0 or held >= total:
+                report.skip("already archived" if total else "no messages")
+            else:
+                # Claude Code names the file after the session (what its hooks report)
+                session = (path.stem if host == "claude-code" else None) or \
+                    conv.session_id or path.stem
+                event_id = record_session_close(
+                    agent.id, RECOVERED, session_id=f"{session}@{total}",
+                    transcript_path=source, provider=host, workspace=workspace,
+                    source="recovery", start_drain=start_drain)
+                report.recorded.append({"event_id": event_id, "agent_id": agent.id,
+                                        "host": host, "transcript_path": source,
+                                        "messages": total, "already_archived": held})
+            with atomic(conn):
+                conn.execute(
+                    "INSERT INTO transcript_marks (agent_id, path, size, mtime_ns,"
+                    " checked_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, path)"
+                    " DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,"
+                    " checked_at = excluded.checked_at",
+                    (agent.id, source, stat.st_size, stat.st_mtime_ns, utc_now_iso()))
 
 
 def sweep(*, agent_id: str | None = None, workspace: str | None = None,
@@ -376,6 +371,7 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
             worker's mode; otherwise a full sweep (requests are consumed too).
         start_drain: start a drain worker for the recorded events (False inside one).
     """
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.automation_sessions import adopt_held_records
 
@@ -392,11 +388,8 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
             if requests:
                 conn.execute("DELETE FROM recovery_requests WHERE id <= ?",
                              (requests[-1]["id"],))
-        registry = AgentRegistry()
-        try:
-            agents = {a.id: a for a in registry.list()}
-        finally:
-            registry.close()
+        registry = AgentRegistry(open_state_db())
+        agents = {a.id: a for a in registry.list()}
         plan: dict[str, tuple[list[str], set[str]]] = {}
         if requests_only:
             for req in requests:

@@ -28,7 +28,7 @@ from wardian._db import NamedMigration, StateDB, atomic, has_table, migrate_comp
 from wardian._lock import FileLock
 from wardian._process import keep
 from wardian._util import host_name, new_id, utc_now_iso
-from wardian.config import data_dir, state_db_path
+from wardian.config import data_dir, open_state_db
 from wardian.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
@@ -200,17 +200,13 @@ class SessionEventQueue:
     """The ``session_events`` table: append (idempotently), read pending, mark processed.
 
     Args:
-        path: the state database; defaults to `state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.path = path or state_db_path()
-        self.db = db if db is not None else StateDB.open(self.path)
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require("session_events", _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def append(
         self,
@@ -576,31 +572,25 @@ def record_session_close(
         raise UsageError(f"unknown event source {source!r}", hint=f"use one of {SOURCES}")
     from wardian.config import SettingsStore
 
-    queue = SessionEventQueue()
-    try:
-        settings = SettingsStore(queue.path)
-        try:
-            logging_enabled = bool(
-                settings.get("conversation_logging.enabled", agent_id=agent_id)
-            )
-        finally:
-            settings.close()
-        if transcript_path:
-            transcript_path = str(Path(transcript_path).expanduser().absolute())
-        if workspace:
-            workspace = str(Path(workspace).expanduser().absolute())
-        event, _created = queue.append(
-            agent_id=agent_id,
-            boundary=boundary,
-            session_id=session_id or new_id(),
-            source=source,
-            logging_enabled=logging_enabled,
-            provider=provider,
-            workspace=workspace,
-            transcript_path=transcript_path,
-        )
-    finally:
-        queue.close()
+    queue = SessionEventQueue(open_state_db())
+    settings = SettingsStore(queue.db)
+    logging_enabled = bool(
+        settings.get("conversation_logging.enabled", agent_id=agent_id)
+    )
+    if transcript_path:
+        transcript_path = str(Path(transcript_path).expanduser().absolute())
+    if workspace:
+        workspace = str(Path(workspace).expanduser().absolute())
+    event, _created = queue.append(
+        agent_id=agent_id,
+        boundary=boundary,
+        session_id=session_id or new_id(),
+        source=source,
+        logging_enabled=logging_enabled,
+        provider=provider,
+        workspace=workspace,
+        transcript_path=transcript_path,
+    )
     if start_drain and event.status == "pending":
         start_drain_worker()
     return event.id

@@ -39,17 +39,14 @@ class StartupSettings(NamedTuple):
 
 def startup_settings() -> StartupSettings:
     """Read the startup-recall settings now (they apply to newly started sessions)."""
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
 
-    settings = SettingsStore()
-    try:
-        return StartupSettings(
-            enabled=bool(settings.get("agent_memory.enabled")),
-            budget_chars=int(settings.get("memory.startup_budget_chars")),
-            current_review_days=int(settings.get("memory.current_review_days")),
-        )
-    finally:
-        settings.close()
+    settings = SettingsStore(open_state_db())
+    return StartupSettings(
+        enabled=bool(settings.get("agent_memory.enabled")),
+        budget_chars=int(settings.get("memory.startup_budget_chars")),
+        current_review_days=int(settings.get("memory.current_review_days")),
+    )
 
 
 def startup_recall(store: MemoryStore, *, agent_id: str, agent_name: str, workspace: str,

@@ -104,13 +104,11 @@ def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
     """
     from wardian._process import launcher_argv
+    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry()
-    try:
-        found = registry.get(agent)
-    finally:
-        registry.close()
+    registry = AgentRegistry(open_state_db())
+    found = registry.get(agent)
     launch_id = new_id()
     chosen = workspace or found.workspace
     prefix = launcher_argv("hold", "--parent", str(os.getpid()),
@@ -128,13 +126,11 @@ def end_step_launch(launch: StepLaunch, *, reason: str) -> int:
     if not memory_db_path(create_dir=False).exists():
         return 0
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore()
-    try:
-        return CapabilityStore(store.conn).revoke_for_launch(launch.launch_id, reason=reason)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    return CapabilityStore(store.conn).revoke_for_launch(launch.launch_id, reason=reason)
 
 
 def hold(parent: int, command: Sequence[str], *, workspace: str | None = None) -> int:
@@ -184,43 +180,36 @@ def _record(agent_id: str, launch_id: str, pid: int, started_at: float,
         raise ValueError(f"{ENV_AGENT_ID} and {ENV_LAUNCH_ID} must be set")
     from wardian._db import atomic
     from wardian._util import utc_now_iso
-    from wardian.config import SettingsStore
+    from wardian.config import SettingsStore, open_state_db
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import default_workspace
     from wardian.memory.store import MemoryStore
 
-    settings = SettingsStore()
-    try:
-        enabled = bool(settings.get("agent_memory.enabled"))
-    finally:
-        settings.close()
+    settings = SettingsStore(open_state_db())
+    enabled = bool(settings.get("agent_memory.enabled"))
     launch_workspace = default_workspace(workspace or os.getcwd())
-    store = MemoryStore()
-    try:
-        with atomic(store.conn):
-            capabilities = CapabilityStore(store.conn)
-            now = utc_now_iso()
-            capabilities.record_launch_in_transaction(
-                launch_id, agent_id, pid=pid, started_at=started_at,
-                workspace=launch_workspace, memory_enabled=enabled, now=now)
-            if not enabled:
-                return None
-            return capabilities.mint_in_transaction(
-                agent_id, pid=pid, started_at=started_at, workspace=launch_workspace, now=now)
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    with atomic(store.conn):
+        capabilities = CapabilityStore(store.conn)
+        now = utc_now_iso()
+        capabilities.record_launch_in_transaction(
+            launch_id, agent_id, pid=pid, started_at=started_at,
+            workspace=launch_workspace, memory_enabled=enabled, now=now)
+        if not enabled:
+            return None
+        return capabilities.mint_in_transaction(
+            agent_id, pid=pid, started_at=started_at, workspace=launch_workspace, now=now)
 
 
 def _revoke_self(pid: int, started_at: float, reason: str) -> None:
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     try:
-        store = MemoryStore()
-        try:
-            CapabilityStore(store.conn).revoke_for_process(pid, started_at, reason=reason)
-        finally:
-            store.close()
+        store = MemoryStore(open_memory_db())
+        CapabilityStore(store.conn).revoke_for_process(pid, started_at, reason=reason)
     except Exception as exc:  # the holder exits next, which expires it anyway
         print(f"wardian: capability not revoked ({exc}); it expires as this process exits",
               file=sys.stderr)

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from wardian.config import open_state_db
+from wardian.memory.db import open_memory_db
 from wardian.memory.models import Record, Scope, Source
 from wardian.memory.store import MemoryStore
 from wardian.runtime.agents import Agent, AgentRegistry
@@ -112,7 +114,7 @@ class Kit:
             return (pg_hash(self.store), logical_state(self.store))
         self.store.db.close()  # the file's one connection in this process, not just a view
         result = (file_hash(self.db), logical_state(self.db))
-        self.store = MemoryStore()
+        self.store = MemoryStore(open_memory_db())
         return result
 
     def state(self) -> dict[str, list[tuple[Any, ...]]]:
@@ -124,14 +126,12 @@ class Kit:
 @pytest.fixture
 def kit(wardian_home: Path, backend: str) -> Iterator[Kit]:
     """The kit on each backend (SQLite, then PostgreSQL: `backend` in tests/conftest.py)."""
-    registry = AgentRegistry()
+    registry = AgentRegistry(open_state_db())
     owner = registry.add("alice", provider="codex")
     other = registry.add("bob", provider="codex")
-    registry.close()
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     k = Kit(wardian_home, owner, other, store)
     yield k
-    k.store.close()
 
 
 @pytest.fixture

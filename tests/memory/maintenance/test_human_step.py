@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import invoke
 from tests.terminal import on_terminal, without_terminal
 
+from wardian.config import open_state_db
 from wardian.memory.maintenance.previews import PreviewCache
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX terminals")
@@ -121,9 +122,8 @@ def test_a_dismissed_question_and_a_decline_change_nothing(kit: Any, cli: Any) -
     run = on_terminal(*apply_args(path), answer="", env=child_env(kit))
     assert run.returncode == 1 and "declined" in run.stderr
     assert kit.fingerprint() == before
-    cache = PreviewCache()  # a declined apply is a failed apply: review again
+    cache = PreviewCache(open_state_db())  # a declined apply is a failed apply: review again
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
-    cache.close()
 
 
 def test_replay_of_an_applied_plan_asks_nothing_and_needs_no_terminal(
@@ -152,22 +152,19 @@ def test_one_record_retire_asks_on_the_terminal_too(kit: Any, cli: Any) -> None:
 
 def test_restore_asks_on_the_terminal_and_refuses_without_one(
         cli: Any, tmp_path: Path, wardian_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.portable import document_digest
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
     def add(name: str) -> str:
-        registry = AgentRegistry()
-        try:
-            return registry.add(name, provider="codex").id
-        finally:
-            registry.close()
+        registry = AgentRegistry(open_state_db())
+        return registry.add(name, provider="codex").id
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     store.save(add("ada"), "exported one", evidence="e", kind="stable",
                scope=Scope.agent(), actor="test")
-    store.close()
     export = tmp_path / "ada.json"
     result = invoke(cli, "garden", "memory", "export", "--agent", "ada", "--format", "json",
                     "--output", str(export))
@@ -181,11 +178,8 @@ def test_restore_asks_on_the_terminal_and_refuses_without_one(
     args = ("garden", "memory", "import", str(export), "--agent", "ada2", "--format", "json")
 
     def restored() -> int:
-        found = MemoryStore()
-        try:
-            return int(found.conn.execute("SELECT count(*) FROM records").fetchone()[0])
-        finally:
-            found.close()
+        found = MemoryStore(open_memory_db())
+        return int(found.conn.execute("SELECT count(*) FROM records").fetchone()[0])
 
     refused = without_terminal(*args, "--confirm", digest, stdin="yes\n", env=env)
     assert refused.returncode == 3, refused.stderr

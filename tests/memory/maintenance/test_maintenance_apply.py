@@ -15,6 +15,8 @@ import pytest
 from tests.conftest import invoke
 from tests.terminal import on_terminal, without_terminal
 
+from wardian.config import open_state_db
+from wardian.memory.db import open_memory_db
 from wardian.memory.maintenance.previews import PreviewCache
 from wardian.memory.store import MemoryStore
 
@@ -103,9 +105,8 @@ def test_apply_with_confirm_writes_everything_and_a_receipt(kit: Any, cli: Any) 
     report = json.loads(check.stdout)
     assert report["committed"] and report["matches_plan"] and report["receipt"] == receipt
     # A successful apply consumes the cached preview.
-    cache = PreviewCache()
+    cache = PreviewCache(open_state_db())
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
-    cache.close()
 
 
 def test_replay_returns_the_receipt_without_writes_or_prompt(kit: Any, cli: Any) -> None:
@@ -153,9 +154,8 @@ def test_same_key_different_contents_is_refused_naming_both_digests(kit: Any, cl
     assert kit.fingerprint() == before
     report = json.loads(maintain(cli, "check-receipt", str(changed), "--json").stdout)
     assert report["committed"] and report["matches_plan"] is False
-    cache = PreviewCache()  # a failed apply clears the cached preview
+    cache = PreviewCache(open_state_db())  # a failed apply clears the cached preview
     assert cache.get(kit.owner.id, new_doc["preview_digest"]) is None
-    cache.close()
     # The preview warns before anyone tries.
     assert preview(cli, changed)["existing_receipt"]["preview_digest"] == doc["preview_digest"]
     human = maintain(cli, "preview", str(changed))
@@ -210,18 +210,16 @@ def test_a_confirm_that_is_no_digest_is_a_usage_error_and_keeps_the_preview(
 def test_concurrent_revision_between_preview_and_apply(kit: Any, cli: Any) -> None:
     path, recs = full_plan(kit)
     doc = preview(cli, path)
-    writer = MemoryStore()  # another connection: a concurrent writer
+    writer = MemoryStore(open_memory_db())  # another connection: a concurrent writer
     writer.update(None, recs["old"].id, text="edited by someone else", actor="agent:x")
-    writer.close()
     before = kit.fingerprint()
     result = apply(cli, path, doc["digest_prefix"])
     assert result.exit_code == 4
     assert "revision_changed" in result.stderr and recs["old"].id in result.stderr
     assert "rolled back" in result.stderr
     assert kit.fingerprint() == before  # nothing of the plan was written
-    cache = PreviewCache()
+    cache = PreviewCache(open_state_db())
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None  # preview cleared
-    cache.close()
     again = apply(cli, path, doc["digest_prefix"])
     assert again.exit_code == 2 and "preview first" in again.stderr
     check = json.loads(maintain(cli, "check-receipt", "--idempotency-key", "key-1",
@@ -273,9 +271,8 @@ def test_apply_without_a_terminal_is_refused_with_zero_changes(kit: Any, cli: An
     assert kit.fingerprint() == before
     # A refused apply is a failed apply: the cached preview is cleared (spec "Any failed
     # apply clears the cached preview").
-    cache = PreviewCache()
+    cache = PreviewCache(open_state_db())
     assert cache.get(kit.owner.id, doc["preview_digest"]) is None
-    cache.close()
     assert "preview first" in apply(cli, path, doc["digest_prefix"]).stderr
 
 

@@ -107,7 +107,6 @@ def test_sigkill_inside_the_apply_transaction_leaves_nothing(
                             "alice", "--json").stdout)
     assert doc["conflict_free"]
     _, before = kit.fingerprint()
-    kit.store.close()
     proc, notify_r, wait_w, master = start_paused(kit, path, doc["digest_prefix"], step)
     try:
         signalled = os.read(notify_r, 1)
@@ -136,7 +135,6 @@ def test_a_paused_apply_that_is_not_killed_commits_the_whole_plan(kit: Any, cli:
     doc = json.loads(invoke(cli, "garden", "maintain", "preview", str(path), "--agent",
                             "alice", "--json").stdout)
     _, before = kit.fingerprint()
-    kit.store.close()
     proc, notify_r, wait_w, master = start_paused(kit, path, doc["digest_prefix"], 50)
     assert os.read(notify_r, 1) == b"!"
     # While the child holds BEGIN IMMEDIATE mid-apply, a reader sees none of its writes.

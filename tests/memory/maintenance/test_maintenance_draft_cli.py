@@ -16,16 +16,14 @@ from wardian.memory.maintenance.plan import load_plan_file
 def _managed_env(agent_id: str) -> dict[str, str]:
     from wardian._process import current
     from wardian.memory.capabilities import CapabilityStore
+    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     me = current()
-    store = MemoryStore()
-    try:
-        token = CapabilityStore(store.conn).mint(
-            agent_id, pid=me.pid, started_at=me.started_at, workspace=None
-        )
-    finally:
-        store.close()
+    store = MemoryStore(open_memory_db())
+    token = CapabilityStore(store.conn).mint(
+        agent_id, pid=me.pid, started_at=me.started_at, workspace=None
+    )
     return {"WARDIAN_AGENT_ID": agent_id, "WARDIAN_CAPABILITY": token}
 
 

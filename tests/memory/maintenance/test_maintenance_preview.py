@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from tests.conftest import invoke
 
+from wardian.config import open_state_db
 from wardian.memory.maintenance.plan import load_plan_file
 from wardian.memory.maintenance.preview import canonical_form, compute_digest
 from wardian.memory.maintenance.previews import PreviewCache
@@ -181,12 +182,11 @@ def test_preview_is_cached_in_state_db_for_owner_and_digest(kit: Any, cli: Any) 
                                 "expected_revision_id": rec.current_revision_id,
                                 "reason": "r"}]))
     doc = preview_json(cli, path)
-    cache = PreviewCache()
+    cache = PreviewCache(open_state_db())
     cached = cache.get(kit.owner.id, doc["preview_digest"])
     assert cached is not None and cached.conflict_count == 0
     assert cached.document["preview_digest"] == doc["preview_digest"]
     assert cache.get(kit.other.id, doc["preview_digest"]) is None
-    cache.close()
     # Nothing about previews lives in memory.db.
     conn = sqlite3.connect(kit.db)
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}

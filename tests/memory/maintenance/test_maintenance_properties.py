@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from tests.memory.maintenance.conftest import file_hash, logical_state
 
 from wardian.errors import WardianError
+from wardian.memory.db import MemoryDB
 from wardian.memory.maintenance.apply import ConfirmRequest
 from wardian.memory.maintenance.service import apply_file, preview_file
 from wardian.memory.models import Record, Scope, Source
@@ -92,7 +93,7 @@ def worlds(draw: Any) -> World:
 
 def build_store(world: World, db: Path) -> dict[str, str]:
     """Create the records; return {record id: a stale revision id} for edited ones."""
-    store = MemoryStore(db)
+    store = MemoryStore(MemoryDB.open(db))
     stale: dict[str, str] = {}
     for i in range(world.n_records):
         rec = store.save(OWNER, f"record {i}", evidence="ev", scope=Scope("workspace", "/w"),
@@ -105,12 +106,11 @@ def build_store(world: World, db: Path) -> dict[str, str]:
         store.update(None, world.ids[i], text=f"edited {i}", actor="test")
     for i in world.removed:
         store.remove(None, world.ids[i], actor="test", reason="gone")
-    store.close()
     return stale
 
 
 def build_plan(world: World, db: Path, stale: dict[str, str]) -> dict[str, Any]:
-    store = MemoryStore(db)
+    store = MemoryStore(MemoryDB.open(db))
     ops: list[dict[str, Any]] = []
     subjects: set[str] = set()
     retired: set[str] = set()
@@ -150,7 +150,6 @@ def build_plan(world: World, db: Path, stale: dict[str, str]) -> dict[str, Any]:
                 op["reason"] = extra["reason"]
             pending_into.append((op, extra.get("target", 0)))
         ops.append(op)
-    store.close()
     for op, choice in pending_into:
         survivors = [i for i in world.ids if i not in retired] + [f"ck:{k}" for k in creates]
         if not survivors:
@@ -184,7 +183,7 @@ def never(request: ConfirmRequest) -> bool:
 
 
 def check_applied(db: Path, plan: dict[str, Any], receipt: dict[str, Any]) -> None:
-    store = MemoryStore(db)
+    store = MemoryStore(MemoryDB.open(db))
     created = {c["client_key"]: c["memory_id"] for c in receipt["created"]}
     changed = set(created.values()) | {r["memory_id"] for r in receipt["revised"]}
     for op in plan["operations"]:
@@ -209,7 +208,6 @@ def check_applied(db: Path, plan: dict[str, Any], receipt: dict[str, Any]) -> No
             assert donor <= {(s.source_type, s.locator) for s in store.get(target).sources}
     for record_id in changed:
         assert store.history(record_id)[-1].actor == "plan:prop"
-    store.close()
 
 
 @settings(max_examples=60, deadline=None,
@@ -232,11 +230,10 @@ def test_apply_is_all_or_nothing_and_preview_and_replay_never_write(world: World
         expect_failure = not preview.conflict_free
         if world.concurrent_edit is not None:
             victim = world.ids[world.concurrent_edit]
-            writer = MemoryStore(db)
+            writer = MemoryStore(MemoryDB.open(db))
             if writer.get(victim).status == "active":
                 writer.update(None, victim, text="concurrent", actor="someone")
                 expect_failure |= victim in subjects  # its expected revision is now stale
-            writer.close()
         if world.poison is not None:
             poisoned = world.ids[world.poison]
             conn = sqlite3.connect(db)

@@ -13,12 +13,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from wardian._db import NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
-from wardian.config import state_db_path
 
 __all__ = ["COMPONENT", "CachedPreview", "PreviewCache"]
 
@@ -57,19 +55,16 @@ class PreviewCache:
     """Previews remembered per owner + digest in ``state.db``.
 
     Args:
-        path: the state database; defaults to `wardian.config.state_db_path()`.
+        db: the open state database (`wardian.config.open_state_db`).
 
     Raises:
-        StoreError: the database cannot be opened or migrated.
+        StoreError: the component's migrations cannot be applied.
     """
 
-    def __init__(self, path: Path | None = None, *, db: StateDB | None = None) -> None:
-        self.db = db if db is not None else StateDB.open(path or state_db_path())
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
         self.db.require(COMPONENT, _MIGRATIONS)
         self.conn: sqlite3.Connection = self.db.conn
-
-    def close(self) -> None:
-        """Let go of the store; the connection belongs to the file's `StateDB` (shared)."""
 
     def put(
         self,

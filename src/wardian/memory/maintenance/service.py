@@ -1,4 +1,4 @@
-"""One call per ``garden maintain`` step: open the stores, do the work, close them.
+"""One call per ``garden maintain`` step: open the stores, do the work.
 
 The CLI and the Garden web app resolve the agent to an owner id (the agents registry lives
 above ``memory``) and call these; they return documents each surface renders. The CLI reads
@@ -16,7 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from wardian._db import StateDB
+from wardian.config import memory_db_path, state_db_path
 from wardian.errors import UsageError
+from wardian.memory.db import MemoryDB
 from wardian.memory.maintenance.apply import (
     ApplyResult,
     ConfirmRequest,
@@ -102,24 +105,18 @@ def preview_plan(
     Raises:
         PlanError: a record over 64 sources after the plan.
     """
-    store = MemoryStore(memory_db)
-    try:
-        preview = build_preview(plan, store, owner_id)
-        receipt = find_receipt(store, owner_id, plan.idempotency_key)
-    finally:
-        store.close()
+    store = MemoryStore(MemoryDB.open(memory_db or memory_db_path()))
+    preview = build_preview(plan, store, owner_id)
+    receipt = find_receipt(store, owner_id, plan.idempotency_key)
     if receipt is not None:
         # The key already committed: apply will replay it (same digest) or refuse it.
         preview.existing_receipt = receipt.to_json()
-    cache = PreviewCache(state_db)
-    try:
-        cache.put(
-            owner_id=owner_id, digest=preview.digest, plan_id=plan.plan_id,
-            idempotency_key=plan.idempotency_key, conflict_count=len(preview.conflicts),
-            document=preview.to_json(),
-        )
-    finally:
-        cache.close()
+    cache = PreviewCache(StateDB.open(state_db or state_db_path()))
+    cache.put(
+        owner_id=owner_id, digest=preview.digest, plan_id=plan.plan_id,
+        idempotency_key=plan.idempotency_key, conflict_count=len(preview.conflicts),
+        document=preview.to_json(),
+    )
     return preview
 
 
@@ -154,16 +151,12 @@ def apply_loaded(
     state_db: Path | None = None,
 ) -> ApplyResult:
     """Apply a loaded, owner-bound `plan` (see `apply_file`; same errors)."""
-    store = MemoryStore(memory_db)
-    cache = PreviewCache(state_db)
-    try:
-        return apply_plan(
-            plan, store, cache, owner_id=owner_id, confirm=confirm,
-            confirm_digest=confirm_digest,
-        )
-    finally:
-        cache.close()
-        store.close()
+    store = MemoryStore(MemoryDB.open(memory_db or memory_db_path()))
+    cache = PreviewCache(StateDB.open(state_db or state_db_path()))
+    return apply_plan(
+        plan, store, cache, owner_id=owner_id, confirm=confirm,
+        confirm_digest=confirm_digest,
+    )
 
 
 def check_receipt(
@@ -208,11 +201,8 @@ def check_receipt(
                 "--idempotency-key must not be empty",
                 hint="pass the plan's idempotency_key, or the PLAN file instead",
             )
-    store = MemoryStore(memory_db)
-    try:
-        receipt = find_receipt(store, owner_id, key)
-    finally:
-        store.close()
+    store = MemoryStore(MemoryDB.open(memory_db or memory_db_path()))
+    receipt = find_receipt(store, owner_id, key)
     return {
         "owner_id": owner_id,
         "idempotency_key": key,

@@ -34,9 +34,9 @@ def test_add_creates_disabled_and_round_trips() -> None:
 
 
 def test_an_id_prefix_matches_in_either_case_on_both_backends(backend: str) -> None:
-    inv = _add(InvokerStore())
-    _add(InvokerStore())
-    store = InvokerStore()
+    inv = _add(InvokerStore(open_state_db()))
+    _add(InvokerStore(open_state_db()))
+    store = InvokerStore(open_state_db())
     assert store.get(inv.id[:8].upper()).id == inv.id
     assert store.get(inv.id.upper()).id == inv.id
     with pytest.raises(NotFoundError):

@@ -126,9 +126,10 @@ def test_the_nearest_record_is_found_when_its_leading_dimensions_rank_it_low(
 
 _CHILD = r"""
 import json, sys
+from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 agent, query = sys.argv[1], sys.argv[2]
-store = MemoryStore()
+store = MemoryStore(open_memory_db())
 answers = [r.id for r in store.index.recall(agent, query, limit=10)]
 found = {}
 store.index._semantic_candidates(agent, None, store.index.embedder().embed(query), 30, found)
@@ -151,7 +152,7 @@ def test_a_one_shot_recall_over_a_large_scope_does_not_import_numpy(
 
     import wardian
 
-    store = MemoryStore()
+    store = MemoryStore(open_memory_db())
     rng = random.Random(21)
     words = ["harbour", "ferry", "tide", "ticket", "pier", "crane", "cargo", "manifest",
              "berth", "pilot", "buoy", "anchor", "dredge", "customs", "quay", "tug",

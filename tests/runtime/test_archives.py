@@ -49,7 +49,7 @@ def test_import_generic_counts_malformed_and_numbers_globally(tmp_path: Path) ->
 
 def test_a_conversation_id_prefix_matches_in_either_case(tmp_path: Path, backend: str
                                                          ) -> None:
-    store = ArchiveStore()
+    store = ArchiveStore(open_state_db())
     t = _generic(tmp_path / "a.jsonl", [json.dumps({"role": "user", "content": "hello"})])
     made = store.import_transcript("agent-1", t, event_id="ev-1", provider="generic")
     assert store.get(made.id[:8].upper()).id == made.id

@@ -107,8 +107,7 @@ def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
 
     def nearest(coords: Any, books: Any) -> Any:
         """Each row's nearest centroid per group: (m x rows)."""
-        far = books @ coords  # m x CENTROIDS x rows, one product per group
-        far *= -2.0
+        far = (-2.0 * books) @ coords  # m x CENTROIDS x rows, one product per group
         far += (coords * coords).sum(axis=1)[:, None, :]
         far += (books * books).sum(axis=2)[:, :, None] + excluded
         # A squared distance >= 0 orders as its bits do: its low bits carry the centroid's

@@ -51,8 +51,8 @@ _TRAIN_ROWS = 8_192
 """The centroids are fitted on at most this many evenly spaced rows."""
 _ROUNDS = 6
 """k-means rounds (Lloyd) when fitting the centroids."""
-_BLOCK = 8_192
-"""Rows rotated and encoded at a time (bounded memory)."""
+_BLOCK = 2_048
+"""Rows rotated and encoded at a time (their distances to the centroids stay in cache)."""
 _LANE_TOP = 1 << 15
 _NUMBER_MASK = (1 << (CENTROIDS - 1).bit_length()) - 1
 """The low bits of a squared distance that carry its centroid's number (`encode`)."""
@@ -123,8 +123,11 @@ def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
     books = np.zeros((m, CENTROIDS, size), dtype=np.float32)
     books[:, :len(start)] = sample[:, :, np.sort(start)].transpose(0, 2, 1)
     offsets = (np.arange(m) * CENTROIDS)[:, None]
+    parts = [np.ascontiguousarray(sample[:, :, begin:begin + _BLOCK])
+             for begin in range(0, rows, _BLOCK)]
     for _ in range(_ROUNDS):
-        flat = (nearest(sample, books) + offsets).ravel()
+        chosen = np.concatenate([nearest(part, books) for part in parts], axis=1)
+        flat = (chosen + offsets).ravel()
         count = np.bincount(flat, minlength=m * CENTROIDS).reshape(m, CENTROIDS)
         for d in range(size):
             total = np.bincount(flat, weights=sample[:, d].ravel(), minlength=m * CENTROIDS)

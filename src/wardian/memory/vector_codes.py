@@ -99,10 +99,11 @@ def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
     excluded = np.zeros((m, CENTROIDS, 1), dtype=np.float32)
     excluded[1::2, _SECOND:] = np.inf
     numbers = np.arange(CENTROIDS, dtype=np.int32)[None, :, None]
+    centre = np.asarray(means, dtype=np.float32)  # float32 distances: their bits are read
 
     def grouped(rows: Any) -> Any:
         """Rotated coordinates of `rows` by group: (m x size x len(rows))."""
-        centred = rows.astype(np.float32) - means
+        centred = rows.astype(np.float32) - centre
         return (rotation @ centred.T).reshape(m, size, len(rows))
 
     def nearest(coords: Any, books: Any) -> Any:

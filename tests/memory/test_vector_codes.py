@@ -55,3 +55,19 @@ def test_codes_that_do_not_match_the_set_are_refused() -> None:
         vector_codes.CodedSet(n=201, dims=256, full=full.tobytes(), means=[0.0] * 256,
                               variance=[0.0] * 256, basis=bytes(256 * 256 * 4),
                               books=[0.0] * (64 * 16 * 4), codes=bytes(32 * 200 * 2))
+
+
+def test_codes_are_the_same_whatever_float_type_the_inputs_have() -> None:
+    rng = np.random.default_rng(7)
+    rows = rng.standard_normal((2500, 76))  # 76 dims in 18 groups of 5: some padded
+    values, directions = np.linalg.eigh(np.cov(rows, rowvar=False))
+    basis = directions[:, np.argsort(values)[::-1]].T
+    wide = vector_codes.encode(np, rows, rows.mean(axis=0), basis)
+    narrow = vector_codes.encode(np, rows.astype(np.float32),
+                                 rows.mean(axis=0).astype(np.float32),
+                                 basis.astype(np.float32))
+    assert wide[0].dtype == np.float32 and wide[1].shape == (9, 2500, 2)
+    assert np.array_equal(wide[1], narrow[1])
+    # Every byte is a pair of centroid numbers (the second group's 16th never chosen).
+    assert wide[1][:, :, 0].min() >= 1 and wide[1][:, :, 0].max() <= 240
+    assert not wide[1][:, :, 1].any()

@@ -51,9 +51,11 @@ _TRAIN_ROWS = 8_192
 """The centroids are fitted on at most this many evenly spaced rows."""
 _ROUNDS = 6
 """k-means rounds (Lloyd) when fitting the centroids."""
-_BLOCK = 8_192
-"""Rows rotated and encoded at a time (bounded memory)."""
+_BLOCK = 2_048
+"""Rows rotated and encoded at a time (their distances to the centroids stay in cache)."""
 _LANE_TOP = 1 << 15
+_NUMBER_MASK = (1 << (CENTROIDS - 1).bit_length()) - 1
+"""The low bits of a squared distance that carry its centroid's number (`encode`)."""
 
 
 def groups(dims: int) -> int:
@@ -83,41 +85,53 @@ def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
     """(books, codes) of the vectors `full` (n x dims, any float dtype) with column `means`
     and principal `basis` (dims x dims, a direction per row): ``books`` float32
     (groups x `CENTROIDS` x `book_size`), ``codes`` uint8 (groups / 2 x n x 2), as the
-    module docstring lays them out. Deterministic: the same vectors give the same codes.
-    Requires `usable` dims and n >= 1."""
+    module docstring lays them out. Each row gets, per group, the centroid nearest to its
+    coordinates (squared distances that agree to within a few units in the last place
+    count as equal, and the lower-numbered centroid wins). Deterministic: the same vectors
+    give the same codes. Requires `usable` dims and n >= 1."""
     n, dims = full.shape
     m, size = groups(dims), book_size(dims)
-    index = np.full((m, size), dims, dtype=np.intp)  # dims: a column of zeros (padding)
+    # Row j * size + k: the direction of group j's k-th rotated dimension (0: padding).
+    rotation = np.zeros((m * size, dims), dtype=np.float32)
     for j, dims_of in enumerate(_layout(dims)):
-        index[j, :len(dims_of)] = dims_of
-    rotation = np.ascontiguousarray(basis.T, dtype=np.float32)
+        rotation[j * size:j * size + len(dims_of)] = basis[dims_of]
     # The second group of a pair has one centroid fewer: it is never chosen.
-    excluded = np.zeros((m, CENTROIDS), dtype=np.float32)
+    excluded = np.zeros((m, CENTROIDS, 1), dtype=np.float32)
     excluded[1::2, _SECOND:] = np.inf
+    numbers = np.arange(CENTROIDS, dtype=np.int32)[None, :, None]
+    centre = np.asarray(means, dtype=np.float32)  # float32 distances: their bits are read
 
     def grouped(rows: Any) -> Any:
-        """Rotated coordinates of `rows` by group: (m x len(rows) x size)."""
-        rotated = (rows.astype(np.float32) - means) @ rotation
-        padded = np.concatenate([rotated, np.zeros((len(rows), 1), np.float32)], axis=1)
-        return np.ascontiguousarray(padded[:, index].transpose(1, 0, 2))
+        """Rotated coordinates of `rows` by group: (m x size x len(rows))."""
+        centred = rows.astype(np.float32) - centre
+        return (rotation @ centred.T).reshape(m, size, len(rows))
 
     def nearest(coords: Any, books: Any) -> Any:
         """Each row's nearest centroid per group: (m x rows)."""
-        far = -2.0 * coords @ books.transpose(0, 2, 1)
-        far += (books * books).sum(axis=2)[:, None, :] + excluded[:, None, :]
-        return far.argmin(axis=2)
+        far = (-2.0 * books) @ coords  # m x CENTROIDS x rows, one product per group
+        far += (coords * coords).sum(axis=1)[:, None, :]
+        far += (books * books).sum(axis=2)[:, :, None] + excluded
+        # A squared distance >= 0 orders as its bits do: its low bits carry the centroid's
+        # number, so one minimum over the centroids finds both.
+        bits = np.maximum(far, 0.0, out=far).view(np.int32)
+        bits &= ~_NUMBER_MASK
+        bits |= numbers
+        return bits.min(axis=1) & _NUMBER_MASK
 
     sample = grouped(full[::max(1, -(-n // _TRAIN_ROWS))])
-    rows = sample.shape[1]
+    rows = sample.shape[2]
     start = np.random.default_rng(0).choice(rows, size=min(rows, CENTROIDS), replace=False)
     books = np.zeros((m, CENTROIDS, size), dtype=np.float32)
-    books[:, :len(start)] = sample[:, np.sort(start)]
+    books[:, :len(start)] = sample[:, :, np.sort(start)].transpose(0, 2, 1)
     offsets = (np.arange(m) * CENTROIDS)[:, None]
+    parts = [np.ascontiguousarray(sample[:, :, begin:begin + _BLOCK])
+             for begin in range(0, rows, _BLOCK)]
     for _ in range(_ROUNDS):
-        flat = (nearest(sample, books) + offsets).ravel()
+        chosen = np.concatenate([nearest(part, books) for part in parts], axis=1)
+        flat = (chosen + offsets).ravel()
         count = np.bincount(flat, minlength=m * CENTROIDS).reshape(m, CENTROIDS)
         for d in range(size):
-            total = np.bincount(flat, weights=sample[:, :, d].ravel(), minlength=m * CENTROIDS)
+            total = np.bincount(flat, weights=sample[:, d].ravel(), minlength=m * CENTROIDS)
             moved = total.reshape(m, CENTROIDS) / np.maximum(count, 1)
             books[:, :, d] = np.where(count > 0, moved, books[:, :, d])
     codes = np.zeros((m // 2, n, 2), dtype=np.uint8)

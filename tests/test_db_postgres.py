@@ -188,7 +188,7 @@ def test_every_state_component_migrates_on_postgres(pg_url: str, wardian_home: P
     """The state components' SQLite migrations translate (`translate_ddl`) and apply."""
     # Every state store, so each component's migrations run.
     code = (
-        "from wardian.config import SettingsStore\n"
+        "from wardian.config import SettingsStore, open_state_db\n"
         "from wardian.engine.runs import RunStore\n"
         "from wardian.invokers.drain import FireLog\n"
         "from wardian.invokers.slots import SlotStore\n"
@@ -201,7 +201,7 @@ def test_every_state_component_migrates_on_postgres(pg_url: str, wardian_home: P
         "from wardian.runtime.session_events import SessionEventQueue\n"
         "for store in (SettingsStore, RunStore, FireLog, SlotStore, InvokerStore,"
         " PreviewCache, ModelCatalog, AgentRegistry, ArchiveStore, SessionEventQueue):\n"
-        "    store()\n"
+        "    store(open_state_db())\n"
         "conn = _conn()\n"
         "print(sorted({r[0] for r in conn.execute("
         "'SELECT component FROM schema_migrations')}))\n"

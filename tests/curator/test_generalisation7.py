@@ -346,3 +346,44 @@ def test_a_number_changed_later_is_kept_new_and_quoted_without_the_old_one() -> 
     assert any("50 MB" in op["text"] for op in saved), saved
     assert not any("20 MB" in op["text"] + op["evidence"] for op in saved), saved
     assert any("flatpak" in op["text"] for op in saved), saved
+
+
+# A number is tied to a rule by its unit only when the change names nothing else: a change
+# that names its own setting ("the cache ttl", "the retry backoff") is not about a rule of
+# another setting that happens to hold the same number.
+OTHER_NUMBER_SETTING = [
+    ("Always set the request timeout to 90 s in the client.",
+     "make the cache ttl 45 s instead, 90 s is too long"),
+    ("Always set the request timeout to 90 s in the client.",
+     "the retry backoff should be 45 s instead of 90 s"),
+    ("Always wait 60 s for the broker to come up before retrying.",
+     "set the heartbeat to 15 s instead of 60 s, the dashboard lags"),
+    ("Keep the thumbnails under 200 KB.",
+     "make the upload chunk size 512 KB instead of 200 KB"),
+]
+
+
+@pytest.mark.parametrize(("rule", "change"), OTHER_NUMBER_SETTING)
+def test_a_number_of_another_setting_does_not_rewrite_a_stored_rule(rule: str, change: str
+                                                                    ) -> None:
+    record = {"id": "mem-0001", "revision_id": "rev-0001", "kind": "stable",
+              "scope": "workspace", "text": rule}
+    ops = _ops([change], [record])
+    assert not any(op["op"] in ("update", "retire") and op.get("memory_id") == "mem-0001"
+                   for op in ops), ops
+
+
+@pytest.mark.parametrize(("rule", "change"), OTHER_NUMBER_SETTING)
+def test_a_number_of_another_setting_keeps_the_earlier_rule_of_the_session(rule: str,
+                                                                          change: str) -> None:
+    assert rule in _texts([rule])  # the rule alone is saved
+    assert rule in _texts([rule, change])
+
+
+def test_a_number_whose_change_names_only_a_general_setting_still_updates_the_rule() -> None:
+    record = {"id": "mem-0001", "revision_id": "rev-0001", "kind": "stable",
+              "scope": "workspace", "text": "Poll the payment queue every 5 s."}
+    ops = _ops(["make the interval 30 s instead, 5 s floods the broker"], [record])
+    changed = [op for op in ops if op["op"] in ("save", "update")]
+    assert [op["op"] for op in changed] == ["update"], ops
+    assert "30 s" in changed[0]["text"], changed

@@ -49,6 +49,14 @@ _INSTEAD = re.compile(
 _SUBJECT_STOP = frozenset(re.findall(
     r"\S+", "the a an it that this them those these its our my your make use set every each "
              "also just please pls actually ok okay so and then now all over"))
+_GENERIC_SETTING = frozenset(re.findall(
+    r"\S+", "limit value number size amount max maximum min minimum cap threshold interval "
+             "period frequency rate"))
+"""Words that name a number's setting only in general ("make the limit 50 MB instead"):
+such a change is tied to a rule by its unit, like one that names nothing."""
+_NUMBER_LEAD_STOP = frozenset(re.findall(
+    r"\S+", "to be is are should must at of for by with from can could would will"))
+"""Words between a number's setting and the number ("the backoff should be 45 s")."""
 _NAMED = re.compile(
     rf"(?P<new>{_VALUE})\s+(?:instead of|rather than|in place of)\s+(?P<old>{_VALUE})"
     rf"|\b(?:replace|swap)\s+(?P<old2>{_VALUE})\s+(?:with|for)\s+(?P<new2>{_VALUE})"
@@ -98,14 +106,16 @@ class Switch:
     def fits(self, text: str) -> bool:
         """True when the change may be about `text`: it names no part, or one `text`
         names ("use fakes instead of mocks in the e2e suite" is not about "use mocks in
-        unit tests"); and for a name (a number is tied by its unit), what changes is
-        named in `text` too, a shared stem of four letters enough ("switch the linter
-        to Y" is about "lint with X"; "switch the screenshot tests to firefox" is not
-        about "run the e2e suite on chrome")."""
+        unit tests"); and what changes, where the change names it, is named in `text`
+        too, a shared stem of four letters enough ("switch the linter to Y" is about
+        "lint with X"; "switch the screenshot tests to firefox" is not about "run the e2e
+        suite on chrome"; "make the cache ttl 45 s instead" is not about "set the request
+        timeout to 90 s"). A number whose change names nothing, or only a setting in
+        general ("make it 45 s", "make the limit 50 MB"), is tied by its unit."""
         words = set(_WORDS.findall(text.lower()))
         if self.scope and not self.scope & words:
             return False
-        if self.unit or not self.subject:
+        if not self.subject or (self.unit and self.subject <= _GENERIC_SETTING):
             return True
         return any(_stem_shared(a, b) for a in self.subject for b in words)
 
@@ -152,6 +162,12 @@ def switch_of(text: str) -> Switch | None:
     if named:
         new = named.group("new") or named.group("new2") or named.group("new3")
         old = named.group("old") or named.group("old2") or named.group("old3")
+        if _SPLIT_NUMBER.match(new):
+            # "the retry backoff should be 45 s instead of 90 s": the setting before it
+            before = re.split(r"[,;:.!?]", text[:named.start()])[-1]
+            lead = [w for w in _WORDS.findall(before.lower())
+                    if w not in _SUBJECT_STOP and w not in _NUMBER_LEAD_STOP][-4:]
+            subject = frozenset(lead)
     else:
         match = _TO.search(text) or _INSTEAD.search(text)
         if match is None:

@@ -71,3 +71,20 @@ def test_codes_are_the_same_whatever_float_type_the_inputs_have() -> None:
     # Every byte is a pair of centroid numbers (the second group's 16th never chosen).
     assert wide[1][:, :, 0].min() >= 1 and wide[1][:, :, 0].max() <= 240
     assert not wide[1][:, :, 1].any()
+
+
+@pytest.mark.parametrize("part", ["means", "variance", "basis", "books"])
+def test_codes_holding_a_value_that_is_no_number_are_refused(part: str) -> None:
+    # A damaged file (a NaN where a float was) must be refused like one of the wrong size,
+    # so that recall reads the set another way and rebuilds it, not fail on the first query.
+    n, dims = 50, 256
+    values = {"means": [0.0] * dims, "variance": [0.0] * dims,
+              "basis": bytearray(dims * dims * 4), "books": [0.0] * (64 * 16 * 4)}
+    if part == "basis":
+        values["basis"][40:44] = np.float32("nan").tobytes()
+    else:
+        values[part][3] = float("nan")
+    with pytest.raises(ValueError, match="not a number"):
+        vector_codes.CodedSet(n=n, dims=dims, full=bytes(n * dims * 2), means=values["means"],
+                              variance=values["variance"], basis=bytes(values["basis"]),
+                              books=values["books"], codes=bytes(32 * n * 2))

@@ -156,8 +156,9 @@ class CodedSet:
         codes: a byte buffer (`groups` / 2 x n x 2), as `encode` lays them out.
 
     Raises:
-        ValueError: when a length does not match `n` and `dims`, or the machine is not
-            little-endian (the lanes are read in its byte order).
+        ValueError: when a length does not match `n` and `dims`, a mean, variance,
+            basis or centroid value is not a finite number (a damaged file), or the
+            machine is not little-endian (the lanes are read in its byte order).
     """
 
     def __init__(self, *, n: int, dims: int, full: Any, means: Sequence[float],
@@ -171,6 +172,9 @@ class CodedSet:
                 or len(books) != m * CENTROIDS * size
                 or memoryview(codes).nbytes != (m // 2) * n * 2):
             raise ValueError("a vector set's codes do not match its size")
+        if not all(map(math.isfinite, (*means, *variance, *books,
+                                       *struct.unpack(f"<{dims * dims}f", basis)))):
+            raise ValueError("a vector set's codes hold a value that is not a number")
         self.n, self.dims = n, dims
         self._full, self._basis, self._codes = full, basis, codes
         self._means = list(means)

@@ -78,13 +78,13 @@ def test_codes_holding_a_value_that_is_no_number_are_refused(part: str) -> None:
     # A damaged file (a NaN where a float was) must be refused like one of the wrong size,
     # so that recall reads the set another way and rebuilds it, not fail on the first query.
     n, dims = 50, 256
-    values = {"means": [0.0] * dims, "variance": [0.0] * dims,
-              "basis": bytearray(dims * dims * 4), "books": [0.0] * (64 * 16 * 4)}
+    means, variance, books = [0.0] * dims, [0.0] * dims, [0.0] * (64 * 16 * 4)
+    basis = bytearray(dims * dims * 4)
     if part == "basis":
-        values["basis"][40:44] = np.float32("nan").tobytes()
+        basis[40:44] = np.float32("nan").tobytes()
     else:
-        values[part][3] = float("nan")
+        {"means": means, "variance": variance, "books": books}[part][3] = float("nan")
     with pytest.raises(ValueError, match="not a number"):
-        vector_codes.CodedSet(n=n, dims=dims, full=bytes(n * dims * 2), means=values["means"],
-                              variance=values["variance"], basis=bytes(values["basis"]),
-                              books=values["books"], codes=bytes(32 * n * 2))
+        vector_codes.CodedSet(n=n, dims=dims, full=bytes(n * dims * 2), means=means,
+                              variance=variance, basis=bytes(basis), books=books,
+                              codes=bytes(32 * n * 2))

@@ -56,3 +56,21 @@ def test_every_candidate_holds_the_query_words_its_text_holds(backend: str) -> N
         assert (candidate.coverage > 0) == bool(holds)
         credited += bool(holds) and candidate.lexical == 0.0
     assert credited, "no candidate found by meaning alone held a query word"
+
+
+def test_the_private_table_for_held_words_is_closed_with_its_index() -> None:
+    # Nothing calls a close on the index: the in-memory table it opens for `_terms_held`
+    # must go with it, or every recall process leaves an unclosed connection behind.
+    import gc
+    import sqlite3
+
+    from wardian.memory.recall_index import RecallIndex
+
+    index = RecallIndex(open_memory_db())
+    index._terms_held([], ["kiln"])
+    side = index._held_db
+    assert side is not None
+    del index
+    gc.collect()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        side.execute("SELECT 1")

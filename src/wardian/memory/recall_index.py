@@ -16,6 +16,7 @@ import math
 import os
 import sqlite3
 import sys
+import weakref
 from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -137,12 +138,6 @@ class RecallIndex:
         self._vectors_query: dict[tuple[str, str | None], int] = {}
         self._queries = 0  # recall queries so far (a vector set's second query converts it)
         self._terms: TermStats | None = None
-
-    def close(self) -> None:
-        """Let go of the private in-memory table; the connection belongs to `db`."""
-        if self._held_db is not None:
-            self._held_db.close()
-            self._held_db = None
 
     def recall(
         self, agent_id: str, query: str, *, limit: int = 10, workspace: str | None = None
@@ -271,6 +266,8 @@ class RecallIndex:
         tokenizer (asking ``records_fts`` row by row costs a seek per row and word)."""
         if self._held_db is None:
             self._held_db = sqlite3.connect(":memory:")
+            # Closed with the index: nothing else holds it, and no caller has to.
+            weakref.finalize(self, self._held_db.close)
             # Contentless: only rowids are asked for, and it is emptied in one step
             # (a table with content tokenises every row again to delete it).
             self._held_db.execute(

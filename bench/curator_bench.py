@@ -60,30 +60,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.curator.gold import (  # noqa: E402
-    BLIND2_GOLD,
-    BLIND2_TRANSCRIPTS,
-    BLIND3_GOLD,
-    BLIND3_TRANSCRIPTS,
-    BLIND_GOLD,
-    BLIND_TRANSCRIPTS,
     GOLD,
+    HELD_OUT,
     TRANSCRIPTS,
-    UNSEEN2_GOLD,
-    UNSEEN2_TRANSCRIPTS,
-    UNSEEN3_GOLD,
-    UNSEEN3_TRANSCRIPTS,
-    UNSEEN4_GOLD,
-    UNSEEN4_TRANSCRIPTS,
-    UNSEEN5_GOLD,
-    UNSEEN5_TRANSCRIPTS,
-    UNSEEN6_GOLD,
-    UNSEEN6_TRANSCRIPTS,
-    UNSEEN7_GOLD,
-    UNSEEN7_TRANSCRIPTS,
-    UNSEEN8_GOLD,
-    UNSEEN8_TRANSCRIPTS,
-    UNSEEN_GOLD,
-    UNSEEN_TRANSCRIPTS,
     load_gold,
     saved_records,
     score,
@@ -101,20 +80,7 @@ MAX_LARGE_SESSION_S = 1.0
 """CPU seconds for the made-up 2 MB session (`large_session`), best of three."""
 
 
-SETS = {
-    "corpus": (GOLD, TRANSCRIPTS),
-    "blind": (BLIND_GOLD, BLIND_TRANSCRIPTS),
-    "blind2": (BLIND2_GOLD, BLIND2_TRANSCRIPTS),
-    "blind3": (BLIND3_GOLD, BLIND3_TRANSCRIPTS),
-    "unseen": (UNSEEN_GOLD, UNSEEN_TRANSCRIPTS),
-    "unseen2": (UNSEEN2_GOLD, UNSEEN2_TRANSCRIPTS),
-    "unseen3": (UNSEEN3_GOLD, UNSEEN3_TRANSCRIPTS),
-    "unseen4": (UNSEEN4_GOLD, UNSEEN4_TRANSCRIPTS),
-    "unseen5": (UNSEEN5_GOLD, UNSEEN5_TRANSCRIPTS),
-    "unseen6": (UNSEEN6_GOLD, UNSEEN6_TRANSCRIPTS),
-    "unseen7": (UNSEEN7_GOLD, UNSEEN7_TRANSCRIPTS),
-    "unseen8": (UNSEEN8_GOLD, UNSEEN8_TRANSCRIPTS),
-}
+SETS = {"corpus": (GOLD, TRANSCRIPTS), **HELD_OUT}
 """Set name → (targets, transcript folder)."""
 
 

@@ -73,6 +73,22 @@ UNSEEN8_DIR = Path(__file__).resolve().parent / "unseen8"
 UNSEEN8_GOLD = UNSEEN8_DIR / "blind_gold.json"
 UNSEEN8_TRANSCRIPTS = UNSEEN8_DIR / "transcripts"
 
+HELD_OUT = {
+    "blind": (BLIND_GOLD, BLIND_TRANSCRIPTS),
+    "blind2": (BLIND2_GOLD, BLIND2_TRANSCRIPTS),
+    "blind3": (BLIND3_GOLD, BLIND3_TRANSCRIPTS),
+    "unseen": (UNSEEN_GOLD, UNSEEN_TRANSCRIPTS),
+    "unseen2": (UNSEEN2_GOLD, UNSEEN2_TRANSCRIPTS),
+    "unseen3": (UNSEEN3_GOLD, UNSEEN3_TRANSCRIPTS),
+    "unseen4": (UNSEEN4_GOLD, UNSEEN4_TRANSCRIPTS),
+    "unseen5": (UNSEEN5_GOLD, UNSEEN5_TRANSCRIPTS),
+    "unseen6": (UNSEEN6_GOLD, UNSEEN6_TRANSCRIPTS),
+    "unseen7": (UNSEEN7_GOLD, UNSEEN7_TRANSCRIPTS),
+    "unseen8": (UNSEEN8_GOLD, UNSEEN8_TRANSCRIPTS),
+}
+"""Every held-out set by name → (targets, transcript folder): a new set is registered here
+only, and the bench and the held-out tests read it from here."""
+
 Item = list[list[str]]
 
 

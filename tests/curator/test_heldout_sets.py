@@ -12,46 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.curator.gold import (
-    BLIND2_GOLD,
-    BLIND2_TRANSCRIPTS,
-    BLIND3_GOLD,
-    BLIND3_TRANSCRIPTS,
-    BLIND_GOLD,
-    BLIND_TRANSCRIPTS,
-    UNSEEN2_GOLD,
-    UNSEEN2_TRANSCRIPTS,
-    UNSEEN3_GOLD,
-    UNSEEN3_TRANSCRIPTS,
-    UNSEEN4_GOLD,
-    UNSEEN4_TRANSCRIPTS,
-    UNSEEN5_GOLD,
-    UNSEEN5_TRANSCRIPTS,
-    UNSEEN6_GOLD,
-    UNSEEN6_TRANSCRIPTS,
-    UNSEEN7_GOLD,
-    UNSEEN7_TRANSCRIPTS,
-    UNSEEN8_GOLD,
-    UNSEEN8_TRANSCRIPTS,
-    UNSEEN_GOLD,
-    UNSEEN_TRANSCRIPTS,
-    load_gold,
-)
+from tests.curator.gold import HELD_OUT, load_gold
 from wardian.transcripts import load_transcript
 
-SETS = {
-    "blind": (BLIND_GOLD, BLIND_TRANSCRIPTS),
-    "blind2": (BLIND2_GOLD, BLIND2_TRANSCRIPTS),
-    "blind3": (BLIND3_GOLD, BLIND3_TRANSCRIPTS),
-    "unseen": (UNSEEN_GOLD, UNSEEN_TRANSCRIPTS),
-    "unseen2": (UNSEEN2_GOLD, UNSEEN2_TRANSCRIPTS),
-    "unseen3": (UNSEEN3_GOLD, UNSEEN3_TRANSCRIPTS),
-    "unseen4": (UNSEEN4_GOLD, UNSEEN4_TRANSCRIPTS),
-    "unseen5": (UNSEEN5_GOLD, UNSEEN5_TRANSCRIPTS),
-    "unseen6": (UNSEEN6_GOLD, UNSEEN6_TRANSCRIPTS),
-    "unseen7": (UNSEEN7_GOLD, UNSEEN7_TRANSCRIPTS),
-    "unseen8": (UNSEEN8_GOLD, UNSEEN8_TRANSCRIPTS),
-}
+SETS = HELD_OUT
 
 
 @pytest.mark.parametrize("name", sorted(SETS))

@@ -49,7 +49,7 @@ STORE_METHODS = ["resolve", "get", "history", "list", "startup_set", "startup_co
                  "write_revision_in_transaction"]
 INDEX_METHODS = ["recall", "recall_with_nearest", "recall_considered", "embedder",
                  "semantic_enabled", "store_vector_in_transaction",
-                 "carry_vector_in_transaction", "missing_vectors", "backfill_vectors", "close"]
+                 "carry_vector_in_transaction", "missing_vectors", "backfill_vectors"]
 
 
 @pytest.mark.parametrize("module", sorted(SURFACE))

@@ -42,10 +42,13 @@ R Shiny, Unity, Ansible, WPF, Julia; ``tests/curator/unseen7/``), scored once, l
 ``--set unseen8`` is an eighth, written the same way on yet other domains (a COBOL batch
 migration, Django + HTMX, Kafka Streams, a LaTeX thesis, Vue, Laravel, an OCaml compiler, Spark,
 a Blender add-on, CUDA, a Raspberry Pi, SvelteKit; ``tests/curator/unseen8/``), scored once.
+``--set unseen9`` is a ninth, written the same way on yet other domains (a berth planner,
+a DICOM viewer, Perl billing, Godot, Go gRPC, Fortran, Clojure, Elm, React Native, no_std Rust,
+PowerShell, dbt; ``tests/curator/unseen9/``), to be scored once.
 
 Usage: python bench/curator_bench.py [--verbose]
        [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4|unseen5|unseen6|
-              unseen7|unseen8]
+              unseen7|unseen8|unseen9]
 """
 
 from __future__ import annotations

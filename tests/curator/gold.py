@@ -72,6 +72,10 @@ UNSEEN8_DIR = Path(__file__).resolve().parent / "unseen8"
 """The eighth unseen set: other new domains, written blind to the rules (``unseen8/build.py``)."""
 UNSEEN8_GOLD = UNSEEN8_DIR / "blind_gold.json"
 UNSEEN8_TRANSCRIPTS = UNSEEN8_DIR / "transcripts"
+UNSEEN9_DIR = Path(__file__).resolve().parent / "unseen9"
+"""The ninth unseen set: further new domains, written blind to the rules (``unseen9/build.py``)."""
+UNSEEN9_GOLD = UNSEEN9_DIR / "blind_gold.json"
+UNSEEN9_TRANSCRIPTS = UNSEEN9_DIR / "transcripts"
 
 HELD_OUT = {
     "blind": (BLIND_GOLD, BLIND_TRANSCRIPTS),
@@ -85,6 +89,7 @@ HELD_OUT = {
     "unseen6": (UNSEEN6_GOLD, UNSEEN6_TRANSCRIPTS),
     "unseen7": (UNSEEN7_GOLD, UNSEEN7_TRANSCRIPTS),
     "unseen8": (UNSEEN8_GOLD, UNSEEN8_TRANSCRIPTS),
+    "unseen9": (UNSEEN9_GOLD, UNSEEN9_TRANSCRIPTS),
 }
 """Every held-out set by name → (targets, transcript folder): a new set is registered here
 only, and the bench and the held-out tests read it from here."""

@@ -83,9 +83,16 @@ def _claude_code() -> None:
                     _EDITED,
                 ),
             ),
-            ("tool", ("Bash", {"command": "gradle test"}, "Gradle 7.6.1\n\nFAILURE: Build failed "
-                      "with an exception.\n* What went wrong:\nPlugin [id: 'org.jetbrains.kotlin"
-                      ".jvm', version: '1.9.22'] requires Gradle 8.5 or newer.")),
+            (
+                "tool",
+                (
+                    "Bash",
+                    {"command": "gradle test"},
+                    "Gradle 7.6.1\n\nFAILURE: Build failed "
+                    "with an exception.\n* What went wrong:\nPlugin [id: 'org.jetbrains.kotlin"
+                    ".jvm', version: '1.9.22'] requires Gradle 8.5 or newer.",
+                ),
+            ),
             (
                 "user",
                 "use the wrapper, ./gradlew. the gradle on the PATH is an old 7.x and this "
@@ -187,8 +194,7 @@ def _claude_code() -> None:
                 "tool",
                 (
                     "Bash",
-                    {"command": "cmake --preset linux-debug && cmake --build --preset "
-                     "linux-debug"},
+                    {"command": "cmake --preset linux-debug && cmake --build --preset linux-debug"},
                     "-- Running vcpkg install\n-- Found DCMTK 3.6.8\n[212/212] Linking CXX "
                     "executable panoview",
                 ),
@@ -230,8 +236,14 @@ def _claude_code() -> None:
                 "user",
                 "good. skip the windows CI job for this PR, I'll build it on my laptop",
             ),
-            ("tool", ("Bash", {"command": "git push -o ci.skip-windows origin ruler-spacing"},
-                      "To git.lab.local:imaging/panoview.git\n * [new branch] ruler-spacing")),
+            (
+                "tool",
+                (
+                    "Bash",
+                    {"command": "git push -o ci.skip-windows origin ruler-spacing"},
+                    "To git.lab.local:imaging/panoview.git\n * [new branch] ruler-spacing",
+                ),
+            ),
             ("assistant", "Pushed ruler-spacing with the Windows job skipped."),
             ("user", "merged, thanks. all done"),
         ],
@@ -266,7 +278,7 @@ def _claude_code() -> None:
             ),
             (
                 "user",
-                "\"rounding error at two decimals is negligible\" - no. That is exactly how we "
+                '"rounding error at two decimals is negligible" - no. That is exactly how we '
                 "got the audit finding in 2019. Amounts are integer cents in this codebase, "
                 "from reading the input until printing the invoice.",
             ),
@@ -313,8 +325,10 @@ def _claude_code() -> None:
                 "tool",
                 (
                     "Bash",
-                    {"command": "PERL5LIB=lib/legacy perl bin/reissue.pl --customer 40417 "
-                     "--month 2026-03 --dry-run"},
+                    {
+                        "command": "PERL5LIB=lib/legacy perl bin/reissue.pl --customer 40417 "
+                        "--month 2026-03 --dry-run"
+                    },
                     "invoice 2026-03-40417-01: vat old 18.93 new 18.90 (diff -0.03)",
                 ),
             ),
@@ -349,13 +363,13 @@ def _claude_code() -> None:
                 (
                     "Read",
                     {"file_path": f"{root}/scenes/puzzle/puzzle_screen.gd"},
-                    "extends Control\n\n@onready var board := get_node(\"../Board\")\n"
+                    'extends Control\n\n@onready var board := get_node("../Board")\n'
                     "var move_stack: Array[Move] = []",
                 ),
             ),
             (
                 "assistant",
-                "I'll add the button and connect it with get_node(\"../Board\") like the "
+                'I\'ll add the button and connect it with get_node("../Board") like the '
                 "existing code does.",
             ),
             (
@@ -369,7 +383,7 @@ def _claude_code() -> None:
                     "Edit",
                     {
                         "file_path": f"{root}/scenes/puzzle/puzzle_screen.gd",
-                        "old_string": "@onready var board := get_node(\"../Board\")",
+                        "old_string": '@onready var board := get_node("../Board")',
                         "new_string": "@export var board: Board",
                     },
                     _EDITED,
@@ -451,8 +465,10 @@ def _codex() -> None:
                 "tool",
                 (
                     "apply_patch",
-                    {"input": "*** Update File: api/proto/dispatch/v1/match.proto\n+  uint32 "
-                     "radius_m = 4;"},
+                    {
+                        "input": "*** Update File: api/proto/dispatch/v1/match.proto\n+  uint32 "
+                        "radius_m = 4;"
+                    },
                     _PATCHED.format("api/proto/dispatch/v1/match.proto"),
                 ),
             ),
@@ -500,8 +516,10 @@ def _codex() -> None:
                 "tool",
                 (
                     "apply_patch",
-                    {"input": "*** Update File: internal/match/index.go\n+\tidx.mu.RLock()\n+"
-                     "\tdefer idx.mu.RUnlock()"},
+                    {
+                        "input": "*** Update File: internal/match/index.go\n+\tidx.mu.RLock()\n+"
+                        "\tdefer idx.mu.RUnlock()"
+                    },
                     _PATCHED.format("internal/match/index.go"),
                 ),
             ),
@@ -569,8 +587,10 @@ def _codex() -> None:
                 "tool",
                 (
                     "apply_patch",
-                    {"input": "*** Update File: src/monthly_mean.f90\n+  real :: tsum\n+  call "
-                     "check(nf90_put_att(ncid, varid, 'units', 'K'))"},
+                    {
+                        "input": "*** Update File: src/monthly_mean.f90\n+  real :: tsum\n+  call "
+                        "check(nf90_put_att(ncid, varid, 'units', 'K'))"
+                    },
                     _PATCHED.format("src/monthly_mean.f90"),
                 ),
             ),
@@ -583,8 +603,10 @@ def _codex() -> None:
                 "tool",
                 (
                     "apply_patch",
-                    {"input": "*** Update File: src/monthly_mean.f90\n-  real :: tsum\n+  "
-                     "real(dp) :: tsum"},
+                    {
+                        "input": "*** Update File: src/monthly_mean.f90\n-  real :: tsum\n+  "
+                        "real(dp) :: tsum"
+                    },
                     _PATCHED.format("src/monthly_mean.f90"),
                 ),
             ),
@@ -594,13 +616,15 @@ def _codex() -> None:
                 "tool",
                 (
                     "exec_command",
-                    {"cmd": "sbatch --wait jobs/build.slurm && sbatch --wait jobs/monthly.slurm "
-                     "1998 && ncdump -h out/tas_mon_1998.nc | head -20"},
+                    {
+                        "cmd": "sbatch --wait jobs/build.slurm && sbatch --wait jobs/monthly.slurm "
+                        "1998 && ncdump -h out/tas_mon_1998.nc | head -20"
+                    },
                     "Submitted batch job 771204\nSubmitted batch job 771206\nnetcdf "
                     "tas_mon_1998 {\nvariables:\n\tdouble tas(time, lat, lon) ;\n\t\ttas:units "
-                    "= \"K\" ;\n\t\ttas:standard_name = \"air_temperature\" ;\n// global "
-                    "attributes:\n\t\t:Conventions = \"CF-1.8\" ;\n\t\t:comment = \"Data must "
-                    "not be used for navigation\" ;",
+                    '= "K" ;\n\t\ttas:standard_name = "air_temperature" ;\n// global '
+                    'attributes:\n\t\t:Conventions = "CF-1.8" ;\n\t\t:comment = "Data must '
+                    'not be used for navigation" ;',
                 ),
             ),
             (
@@ -649,7 +673,7 @@ def _codex() -> None:
             ),
             (
                 "user",
-                "\"clojure.spec is deprecated\" — where did you get that, it's not. the policy "
+                '"clojure.spec is deprecated" — where did you get that, it\'s not. the policy '
                 "schemas stay on clojure.spec, no malli",
             ),
             (
@@ -661,8 +685,10 @@ def _codex() -> None:
                 "tool",
                 (
                     "apply_patch",
-                    {"input": "*** Update File: src/underwrite/rules/flood_zone.clj\n+(defn "
-                     "flood-zone [{:keys [zone sum-insured]}] ...)"},
+                    {
+                        "input": "*** Update File: src/underwrite/rules/flood_zone.clj\n+(defn "
+                        "flood-zone [{:keys [zone sum-insured]}] ...)"
+                    },
                     _PATCHED.format("src/underwrite/rules/flood_zone.clj"),
                 ),
             ),
@@ -720,13 +746,12 @@ def _gemini() -> None:
                     "read_file",
                     {"absolute_path": f"{project}/src/Timetable/Decode.elm"},
                     "lessonDecoder : Decoder Lesson\nlessonDecoder =\n    Decode.map4 Lesson\n"
-                    "        (field \"subject\" string)\n        (field \"room\" string)\n",
+                    '        (field "subject" string)\n        (field "room" string)\n',
                 ),
             ),
             (
                 "assistant",
-                "Before I build the marker: should the new view use elm-ui or plain Html with "
-                "CSS?",
+                "Before I build the marker: should the new view use elm-ui or plain Html with CSS?",
             ),
             (
                 "user",
@@ -740,7 +765,7 @@ def _gemini() -> None:
                         "file_path": f"{project}/src/Timetable/View.elm",
                         "old_string": "viewLesson lesson =",
                         "new_string": "viewSlot slot =\n    case slot of\n        Free -> div "
-                        "[ class \"free-period\" ] [ text \"free\" ]",
+                        '[ class "free-period" ] [ text "free" ]',
                     },
                     "Successfully modified file: src/Timetable/View.elm (1 replacements).",
                 ),
@@ -801,8 +826,8 @@ def _gemini() -> None:
                 (
                     "read_file",
                     {"absolute_path": f"{project}/package.json"},
-                    "{\n  \"name\": \"pillpal\",\n  \"dependencies\": {\n    \"expo\": "
-                    "\"~51.0.8\",\n    \"react-native\": \"0.74.1\"\n  }\n}",
+                    '{\n  "name": "pillpal",\n  "dependencies": {\n    "expo": '
+                    '"~51.0.8",\n    "react-native": "0.74.1"\n  }\n}',
                 ),
             ),
             (
@@ -847,7 +872,7 @@ def _gemini() -> None:
             (
                 "user",
                 "on android i get this when i open the screen:\n\nLOG  ReactNativeJS: Warning: "
-                "Each child in a list should have a unique \"key\" prop.\nWARN  Possible "
+                'Each child in a list should have a unique "key" prop.\nWARN  Possible '
                 "Unhandled Promise Rejection (id: 0): Error: Notification channel "
                 "'refills' does not exist\n",
             ),
@@ -1028,11 +1053,13 @@ def _gemini() -> None:
                 "tool",
                 (
                     "run_shell_command",
-                    {"command": "powershell -File New-Hire.ps1 -CsvPath hires.csv -Server "
-                     "lab.kestrel-ad.test -WhatIf"},
-                    "What if: Performing the operation \"New\" on target \"CN=Jana Novak,OU="
-                    "Staff,DC=lab,DC=kestrel-ad,DC=test\".\nWhat if: Performing the operation "
-                    "\"Add-ADGroupMember\" on target \"GG-Staff-All\".",
+                    {
+                        "command": "powershell -File New-Hire.ps1 -CsvPath hires.csv -Server "
+                        "lab.kestrel-ad.test -WhatIf"
+                    },
+                    'What if: Performing the operation "New" on target "CN=Jana Novak,OU='
+                    'Staff,DC=lab,DC=kestrel-ad,DC=test".\nWhat if: Performing the operation '
+                    '"Add-ADGroupMember" on target "GG-Staff-All".',
                 ),
             ),
             (
@@ -1092,7 +1119,7 @@ def _gemini() -> None:
             ),
             (
                 "user",
-                "\"only add them to the marts\" no. every model, staging included, gets at "
+                '"only add them to the marts" no. every model, staging included, gets at '
                 "least unique and not_null on its primary key",
             ),
             (

@@ -11,7 +11,7 @@ no_std drone firmware, PowerShell Active Directory onboarding, a dbt warehouse f
 operator). It holds durable rules in plain words and with cue words, corrections of the agent
 with and without "don't", refusals of tool calls with a reason (a Gemini cancelled call
 followed by the user's reason), answers to the agent's questions (durable and one-off), values
-changed later in the session (a number, a branch), a lesson from a failure, an agent-scope
+changed later in the session (a number, a branch, a tool), a lesson from a failure, an agent-scope
 preference, one-off instructions, quoted agent claims the user rejects, pasted logs and tool
 output holding rule-like sentences, secrets, typos, terse and non-native English, work left
 unfinished (a checkpoint is expected) and work finished (none may be left). Claude Code JSONL,
@@ -636,9 +636,24 @@ def _codex() -> None:
                 ),
             ),
             (
+                "user",
+                "good, but cfchecks is gone from the module tree since the last cluster "
+                "update, it only survives in your old env. from now on we check the output "
+                "with compliance-checker --test cf:1.8",
+            ),
+            (
+                "tool",
+                (
+                    "exec_command",
+                    {"cmd": "compliance-checker --test cf:1.8 out/tas_mon_1998.nc | tail -4"},
+                    "IOOS Compliance Checker Report\ncf:1.8 checks\nCorrective actions: none"
+                    "\nAll tests passed!",
+                ),
+            ),
+            (
                 "assistant",
                 "Fixed: tas gets units and standard_name, the sum is real(dp), and the 1998 "
-                "file passes cfchecks with no errors or warnings.",
+                "file passes compliance-checker for CF 1.8 with no corrective actions.",
             ),
             ("user", "great, thats all for this one"),
         ],

@@ -146,6 +146,14 @@ class Migrations(NamedTuple):
 
     Each list is forward-only on its own: version N of the component is the Nth migration
     of its backend's list, recorded in ``schema_migrations`` under its name.
+
+    The PostgreSQL tables hold what the SQLite ones do: ``INTEGER`` is ``BIGINT`` (pids,
+    byte offsets and epoch milliseconds outgrow 32 bits), ``REAL`` is ``DOUBLE PRECISION``
+    (process start times need all 53 bits), ``BLOB`` is ``BYTEA``, an ``INTEGER PRIMARY
+    KEY`` an identity ``BIGINT`` key; a table without one has SQLite's implicit ``rowid``
+    as an identity column of its own (hidden from ``keys()``, `wardian._pg.PgRow`). An
+    append-only guard is a PL/pgSQL trigger raising SQLite's message (read as
+    `sqlite3.IntegrityError`).
     """
 
     sqlite: Sequence[NamedMigration]

@@ -114,7 +114,7 @@ PINNED: dict[str, list[tuple[str, str]]] = {
     "model_catalog_postgres": [("create_model_catalog", "203411c90e2f"),
                                ("add_model_catalog_last_error_hint", "a44ef703d1e9")],
     "recovery_postgres": [("create_recovery_requests", "489c3e047c94")],
-    "runs_postgres": [("create_runs", "13946b9db81d"), ("add_run_leases", "31d78660cb4c"),
+    "runs_postgres": [("create_runs", "11f0d75fe231"), ("add_run_leases", "31d78660cb4c"),
                       ("add_step_attempt_input_refs", "d2ba1840be77")],
     "schedule_slots_postgres": [("create_schedule_slots", "f9a98b55d53b"),
                                 ("add_schedule_slots_settled_at", "d72b1538c19e"),

@@ -196,7 +196,8 @@ MIGRATIONS = Migrations(sqlite=[
     CREATE INDEX run_events_run ON run_events (run_id, id);
 
     -- Append-only: an event is never changed, and deleted only with its run (the
-    -- cascade deletes the run first). The message reads as SQLite's RAISE(ABORT).
+    -- cascade deletes the run first). The message reads as SQLite's RAISE(ABORT); the
+    -- bodies are the ones every store already holds (tests/data/pg_catalog.txt).
     CREATE FUNCTION run_events_append_only_update_fn() RETURNS trigger
     LANGUAGE plpgsql AS $fn$
     BEGIN

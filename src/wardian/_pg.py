@@ -266,7 +266,7 @@ atexit.register(close_pools)
 # --- rows and errors -------------------------------------------------------------------
 
 
-_HIDDEN = frozenset({"rowid", "fts", "doclen"})
+_HIDDEN = frozenset({"rowid", "fts"})
 """Columns that stand in for SQLite's implicit rowid and its FTS5 index: ``keys()`` leaves
 them out (``dict(row)``, ``Model(**row)``), as SQLite's ``SELECT *`` does; by name they
 still read."""
@@ -351,13 +351,13 @@ def _param(value: Any) -> Any:
 
 
 class _Cursor:
-    """The rows of one statement, read like a `sqlite3.Cursor`."""
+    """The rows of one statement, read like a `sqlite3.Cursor`: ``fetchone``, ``fetchall``,
+    iteration and ``rowcount`` (no ``lastrowid``: PostgreSQL returns ids by ``RETURNING``)."""
 
-    def __init__(self, rows: list[Any], rowcount: int, lastrowid: int | None) -> None:
+    def __init__(self, rows: list[Any], rowcount: int) -> None:
         self._rows = rows
         self._next = 0
         self.rowcount = rowcount
-        self.lastrowid = lastrowid
 
     def fetchone(self) -> Any:
         if self._next >= len(self._rows):
@@ -409,8 +409,6 @@ class PgConnection:
     def __init__(self, url: str, schema: str, *, read_only: bool = False) -> None:
         self.url = url
         self.schema = schema
-        self.location = f"{redact_url(url)} (schema {schema})"
-        """Where this connection points, password hidden: for messages."""
         self.total_changes = 0
         self.before_write_commit: str | None = None
         """A statement run at the end of every write transaction that changed rows."""
@@ -487,7 +485,7 @@ class PgConnection:
             raise _as_sqlite_error(exc) from exc
         if count > 0 and wrote:
             self.total_changes += count
-        return _Cursor(rows, count, None)
+        return _Cursor(rows, count)
 
     def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> _Cursor:
         """Run one statement for each parameter tuple in `seq`."""
@@ -495,7 +493,7 @@ class PgConnection:
 
         batch = [[_param(v) for v in p] for p in seq]
         if not batch:
-            return _Cursor([], 0, None)
+            return _Cursor([], 0)
         try:
             with self._conn.cursor() as cur:
                 cur.executemany(translate(sql), batch)
@@ -503,7 +501,7 @@ class PgConnection:
         except psycopg.Error as exc:
             raise _as_sqlite_error(exc) from exc
         self.total_changes += max(count, 0)
-        return _Cursor([], count, None)
+        return _Cursor([], count)
 
     def run_script(self, script: str) -> None:
         """Run DDL written for PostgreSQL as is (no placeholder translation)."""

@@ -169,6 +169,7 @@ def _steps(conn: sqlite3.Connection,
     """`conn`'s list of `migrations`; a plain sequence runs as written on either backend."""
     return migrations.on(conn) if isinstance(migrations, Migrations) else migrations
 
+
 _savepoints = itertools.count()
 _write_locks: dict[int, threading.RLock] = {}
 """id(connection) -> the lock its `Database` serialises transactions with."""

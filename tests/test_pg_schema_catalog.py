@@ -2,11 +2,14 @@
 
 `EXPECTED` (``tests/data/pg_catalog.txt``) lists, per schema, every table's columns (order,
 type, nullability, default, identity, generation), constraints, indexes, triggers and
-functions, as the server describes them. Every component's PostgreSQL migrations must
-build that; a change of any of them shows here as a diff of the catalog, to be checked
-and then written to the file (``WRITE_PG_CATALOG=1`` rewrites it from the database).
-Stores that already ran the shipped migrations have exactly this schema, so a new
-migration that leaves it alone must leave this file alone too.
+functions and sequences, as the server describes them (whitespace collapsed). Every
+component's PostgreSQL migrations must build that; a change of any of them shows here as
+a diff of the catalog, to be checked and then written to the file (``WRITE_PG_CATALOG=1``
+rewrites it from the database).
+
+The file was first written from the schema the SQLite migrations built when PostgreSQL
+ran them translated at run time, before each backend had its own migrations: so the
+hand-written PostgreSQL DDL builds what every store migrated before already holds.
 """
 
 from __future__ import annotations

@@ -1,9 +1,14 @@
 """Shipped migrations are append-only: each keeps its number, name and SQL forever.
 
-`PINNED` is every migration Wardian has shipped, per component, as (name, first 12 hex of
-the SHA-256 of its SQL; ``"function"`` for one written in Python). Editing an old
-migration, renaming it or inserting one before it fails here; a new migration is appended
-to its list and to `PINNED`. DESIGN.md "Storage": forward-only migrations.
+`PINNED` is every migration Wardian has shipped, per component and backend (``_postgres``:
+the PostgreSQL list), as (name, first 12 hex of the SHA-256 of its SQL; ``"function"`` for
+one written in Python). Editing an old migration, renaming it or inserting one before it
+fails here; a new migration is appended to its list and to `PINNED`. DESIGN.md "Storage":
+forward-only migrations.
+
+A state component's PostgreSQL migrations carry its SQLite migrations' names: until each
+backend had its own, PostgreSQL ran the SQLite list translated, and its stores recorded
+those names.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from wardian._db import NamedMigration, StateDB
+from wardian._db import Migrations, NamedMigration, StateDB
 from wardian.config import _SETTINGS_MIGRATIONS
 from wardian.engine.runs import MIGRATIONS as RUNS
 from wardian.invokers.drain import _MIGRATIONS as FIRES
@@ -25,15 +30,20 @@ from wardian.memory.schema_pg import POSTGRES_MIGRATIONS as MEMORY_POSTGRES
 from wardian.providers.catalog import _MIGRATIONS as CATALOG
 from wardian.runtime.agents import _MIGRATIONS as AGENTS
 from wardian.runtime.archives import _MIGRATIONS as ARCHIVES
+from wardian.runtime.automation_sessions import _MIGRATIONS as AUTOMATION_SESSIONS
 from wardian.runtime.recovery import _MIGRATIONS as RECOVERY
 from wardian.runtime.session_events import _MIGRATIONS as EVENTS
 
+STATE: dict[str, Migrations] = {
+    "agents": AGENTS, "archives": ARCHIVES, "automation_sessions": AUTOMATION_SESSIONS,
+    "recovery": RECOVERY, "session_events": EVENTS, "model_catalog": CATALOG,
+    "settings": _SETTINGS_MIGRATIONS, "runs": RUNS, "schedule_slots": SLOTS,
+    "session_close_fires": FIRES, "invokers": INVOKERS, "maintenance_previews": PREVIEWS,
+}
 SHIPPED: dict[str, Sequence[NamedMigration]] = {
-    "memory": MEMORY, "agents": AGENTS, "archives": ARCHIVES, "recovery": RECOVERY,
-    "session_events": EVENTS, "model_catalog": CATALOG, "settings": _SETTINGS_MIGRATIONS,
-    "runs": RUNS, "schedule_slots": SLOTS, "session_close_fires": FIRES,
-    "invokers": INVOKERS, "maintenance_previews": PREVIEWS,
+    "memory": MEMORY, **{name: steps.sqlite for name, steps in STATE.items()},
     "memory_postgres": MEMORY_POSTGRES,
+    **{f"{name}_postgres": steps.postgres for name, steps in STATE.items()},
 }
 
 PINNED: dict[str, list[tuple[str, str]]] = {
@@ -49,6 +59,7 @@ PINNED: dict[str, list[tuple[str, str]]] = {
         ("create_memory_version", "7490e3ec4315"),
     ],
     "agents": [("create_agents", "867ed884b537")],
+    "automation_sessions": [("create_automation_sessions", "293517d034c6")],
     "archives": [
         ("create_conversations", "3f1b7d64d564"),
         ("add_conversations_source_offset", "263b441722a1"),
@@ -90,6 +101,29 @@ PINNED: dict[str, list[tuple[str, str]]] = {
                         ("fts_stem_as_fts5", "2fbbe9ae5dd0"),
                         ("add_launch_namespaces", "5e35c703fd31"),
                         ("fts_native", "682a21cedc01")],
+    # Each state component on PostgreSQL, under the names of its SQLite migrations.
+    "agents_postgres": [("create_agents", "b150d8dad579")],
+    "archives_postgres": [("create_conversations", "4044c394cb56"),
+                          ("add_conversations_source_offset", "3fb9cedfeaa7"),
+                          ("add_conversations_secrets_redacted", "8781d0b78f77")],
+    "automation_sessions_postgres": [("create_automation_sessions", "25a28e473e3f")],
+    "invokers_postgres": [("create_invokers", "5eae30aee5a3"),
+                          ("sync_session_close_subscribers", "function"),
+                          ("unique_invoker_names", "function")],
+    "maintenance_previews_postgres": [("create_maintenance_previews", "c67d4f7e432b")],
+    "model_catalog_postgres": [("create_model_catalog", "203411c90e2f"),
+                               ("add_model_catalog_last_error_hint", "a44ef703d1e9")],
+    "recovery_postgres": [("create_recovery_requests", "489c3e047c94")],
+    "runs_postgres": [("create_runs", "11f0d75fe231"), ("add_run_leases", "31d78660cb4c"),
+                      ("add_step_attempt_input_refs", "d2ba1840be77")],
+    "schedule_slots_postgres": [("create_schedule_slots", "f9a98b55d53b"),
+                                ("add_schedule_slots_settled_at", "d72b1538c19e"),
+                                ("schedule_slots_blocked_outcome", "8f9b1f0e3d2e")],
+    "session_close_fires_postgres": [("create_session_close_fires", "c25e4ddfe095")],
+    "session_events_postgres": [("create_session_events", "b242cd15614a"),
+                                ("create_session_close_subscribers", "function"),
+                                ("add_session_events_recorded_host", "8cc912bb79ad")],
+    "settings_postgres": [("create_settings", "b65af15b9784")],
 }
 
 
@@ -115,11 +149,10 @@ def test_a_fresh_database_records_every_name(tmp_path: Path) -> None:
             "SELECT name FROM schema_migrations WHERE component = 'memory' ORDER BY version")
         assert [r[0] for r in rows] == [m.name for m in MEMORY]
     with StateDB.open(tmp_path / "state.db") as state:
+        for component, steps in STATE.items():
+            state.require(component, steps)
         for component, migrations in SHIPPED.items():
-            if not component.startswith("memory"):
-                state.require(component, migrations)
-        for component, migrations in SHIPPED.items():
-            if not component.startswith("memory"):
+            if component in STATE:
                 rows = state.conn.execute(
                     "SELECT name FROM schema_migrations WHERE component = ?"
                     " ORDER BY version", (component,))

@@ -11,7 +11,8 @@ Two migration styles exist because two kinds of files exist:
   ``PRAGMA user_version`` counts the applied migrations.
 * `migrate_component` — a shared database (``state.db``) where several packages
   own tables: a ``schema_migrations(component, version)`` bookkeeping row per
-  migration. Each package passes its own ordered list.
+  migration. Each package passes its own ordered lists, one per backend (`Migrations`):
+  on PostgreSQL its own DDL runs as written, never a rewrite of the SQLite script.
 
 Each migration is applied with its bookkeeping inside one transaction, so a
 failed migration leaves nothing behind and stays pending.
@@ -62,6 +63,7 @@ __all__ = [
     "URL_FILE",
     "Database",
     "Migration",
+    "Migrations",
     "NamedMigration",
     "StateDB",
     "atomic",
@@ -132,6 +134,41 @@ class NamedMigration(NamedTuple):
 
     name: str
     apply: Migration
+
+
+class Migrations(NamedTuple):
+    """One ``state.db`` component's migrations, a list per backend: each backend owns its
+    SQL, so neither list is rewritten for the other.
+
+    Args:
+        sqlite: the migrations of a SQLite file, in SQLite's SQL.
+        postgres: the migrations of the PostgreSQL ``state`` schema, in PostgreSQL's DDL.
+
+    Each list is forward-only on its own: version N of the component is the Nth migration
+    of its backend's list, recorded in ``schema_migrations`` under its name.
+
+    The PostgreSQL tables hold what the SQLite ones do: ``INTEGER`` is ``BIGINT`` (pids,
+    byte offsets and epoch milliseconds outgrow 32 bits), ``REAL`` is ``DOUBLE PRECISION``
+    (process start times need all 53 bits), ``BLOB`` is ``BYTEA``, an ``INTEGER PRIMARY
+    KEY`` an identity ``BIGINT`` key; a table without one has SQLite's implicit ``rowid``
+    as an identity column of its own (hidden from ``keys()``, `wardian._pg.PgRow`). An
+    append-only guard is a PL/pgSQL trigger raising SQLite's message (read as
+    `sqlite3.IntegrityError`).
+    """
+
+    sqlite: Sequence[NamedMigration]
+    postgres: Sequence[NamedMigration]
+
+    def on(self, conn: sqlite3.Connection) -> Sequence[NamedMigration]:
+        """The list for `conn`'s backend (`postgres` for a `wardian._pg.PgConnection`)."""
+        return self.sqlite if type(conn) is sqlite3.Connection else self.postgres
+
+
+def _steps(conn: sqlite3.Connection,
+           migrations: Migrations | Sequence[NamedMigration]) -> Sequence[NamedMigration]:
+    """`conn`'s list of `migrations`; a plain sequence runs as written on either backend."""
+    return migrations.on(conn) if isinstance(migrations, Migrations) else migrations
+
 
 _savepoints = itertools.count()
 _write_locks: dict[int, threading.RLock] = {}
@@ -480,10 +517,8 @@ def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
     if callable(migration):
         migration(conn)
         return
-    if type(conn) is not sqlite3.Connection:  # PostgreSQL: the script translated, whole
-        from wardian._pg import translate_ddl
-
-        conn.run_script(translate_ddl(migration))  # type: ignore[attr-defined]
+    if type(conn) is not sqlite3.Connection:  # PostgreSQL: its own DDL, run whole
+        conn.run_script(migration)  # type: ignore[attr-defined]
         return
     # executescript would COMMIT our transaction; run statements one by one instead.
     for statement in _split_sql(migration):
@@ -749,11 +784,12 @@ if TYPE_CHECKING:
     _D = TypeVar("_D", bound="Database")
     _T = TypeVar("_T")
 
-_STATE_COMPONENTS: dict[str, Sequence[NamedMigration]] = {}
+_STATE_COMPONENTS: dict[str, Migrations | Sequence[NamedMigration]] = {}
 """Every ``state.db`` component this process has imported: name -> ordered migrations."""
 
 
-def register_state_component(component: str, migrations: Sequence[NamedMigration]) -> None:
+def register_state_component(component: str,
+                             migrations: Migrations | Sequence[NamedMigration]) -> None:
     """Declare the migrations of one ``state.db`` component (at import of its store module).
 
     Every `StateDB` opened afterwards applies them on open; one already open applies them
@@ -1060,9 +1096,10 @@ class StateDB(Database):
             self.require(component, migrations)
 
     def require(self, component: str,
-                migrations: Sequence[NamedMigration] | None = None) -> None:
+                migrations: Migrations | Sequence[NamedMigration] | None = None) -> None:
         """Make sure `component`'s migrations have run on this file (once per process); on
         a `read_only` object, check that they have (`check_component`), writing nothing.
+        `migrations`: a list per backend (`Migrations`), or one list whose SQL both run.
 
         Raises:
             StoreError: a migration failed, the file is newer than this Wardian, or (read
@@ -1070,14 +1107,14 @@ class StateDB(Database):
         """
         if component in self._migrated:
             return
-        if migrations is None:
-            migrations = _STATE_COMPONENTS[component]
+        steps = _steps(self.conn, _STATE_COMPONENTS[component] if migrations is None
+                       else migrations)
         if self.readonly:
-            if (check_component(self.conn, component, migrations) == 0
+            if (check_component(self.conn, component, steps) == 0
                     and self.dialect == "sqlite"):
                 # On PostgreSQL a read-only transaction creates nothing, not even a
                 # temporary table: reading an absent component's table fails instead.
-                _empty_in_temp(self.conn, component, migrations)
+                _empty_in_temp(self.conn, component, steps)
         else:
-            migrate_component(self.conn, component, migrations)
+            migrate_component(self.conn, component, steps)
         self._migrated.add(component)

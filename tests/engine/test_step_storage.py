@@ -235,7 +235,7 @@ def test_rows_stored_before_references_read_as_stored(tmp_path: Path) -> None:
     reads exactly as before."""
     path = tmp_path / "state.db"
     with StateDB.open(path) as db:
-        db.require("runs", MIGRATIONS[:2])
+        db.require("runs", MIGRATIONS.sqlite[:2])
     conn = sqlite3.connect(path)
     rows = [{"n": 1, "text": "x" * 300}]
     copy: dict[str, Any] = {"action": "t.use", "with": {"rows": rows}}

@@ -80,8 +80,8 @@ def test_an_invoker_enabled_before_the_upgrade_still_gets_its_close(tmp_path: Pa
     from wardian.runtime.session_events import _MIGRATIONS as EVENTS
 
     with StateDB.open(state_db_path()) as db:
-        migrate_component(db.conn, "session_events", EVENTS[:1])
-        migrate_component(db.conn, "invokers", INVOKERS[:1])
+        migrate_component(db.conn, "session_events", EVENTS.sqlite[:1])
+        migrate_component(db.conn, "invokers", INVOKERS.sqlite[:1])
         db.conn.execute(
             "INSERT INTO invokers (id, kind, name, blueprint_id, agent_id, enabled, created_at,"
             " updated_at) VALUES ('i1', 'session-close', 'n', 'bp', 'a', 1, 'T', 'T')")

@@ -39,7 +39,8 @@ def _known_migrations() -> dict[str, Sequence[str]]:
     from wardian.app.state_schema import state_components
     from wardian.memory.schema_pg import POSTGRES_MIGRATIONS as MEMORY
 
-    lists = {"memory": MEMORY, **state_components()}
+    lists = {"memory": MEMORY,
+             **{name: steps.postgres for name, steps in state_components().items()}}
     return {component: [m.name for m in steps] for component, steps in lists.items()}
 
 

@@ -8,15 +8,14 @@ Wardian is added here, and a test fails when a store's component is missing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from wardian._db import NamedMigration, StateDB
+from wardian._db import Migrations, StateDB
 
 __all__ = ["migrate_every_component", "state_components"]
 
 
-def state_components() -> dict[str, Sequence[NamedMigration]]:
-    """Component name -> its ordered migrations, for every component of ``state.db``."""
+def state_components() -> dict[str, Migrations]:
+    """Component name -> its migrations on each backend, for every component of
+    ``state.db``."""
     from wardian.config import _SETTINGS_MIGRATIONS
     from wardian.engine.runs import MIGRATIONS as RUNS
     from wardian.invokers.drain import _MIGRATIONS as FIRES

@@ -72,7 +72,8 @@ class Backend:
         return column
 
     def json_text(self, doc: str, path: str) -> str:
-        """SQL: the scalar at `path` of the document `doc` (NULL when absent)."""
+        """SQL: the scalar at `path` of the document `doc` (NULL when absent or JSON
+        ``null``); PostgreSQL gives every scalar as text."""
         return f"json_extract({doc}, '$.{path}')"
 
     def json_has(self, doc: str, path: str) -> str:

@@ -12,6 +12,8 @@ package and the base modules (issue 13).
 Two ways around that order are closed too: a string constant naming a module of the
 package (``"wardian.invokers.drain"``: an import the scan above cannot see), and SQL in one
 part naming a table another part creates (a store's tables are read through its functions).
+And each backend owns its SQL: outside the database modules nothing compares a backend's
+name (``db.dialect == "postgres"``); it asks ``db.backend`` (`wardian._backend`) instead.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ SRC = Path(wardian.__file__).parent
 LAYERS: dict[str, int] = {
     "": 0,  # the package root itself (``__version__`` only)
     "config": 0, "_db": 0, "_lock": 0, "_pg": 0, "_pg_coord": 0, "_process": 0, "_util": 0,
-    "errors": 0, "_fs": 0, "oserrors": 0, "_jsonc": 0, "_argv": 0,
+    "_backend": 0, "errors": 0, "_fs": 0, "oserrors": 0, "_jsonc": 0, "_argv": 0,
     "library": 0,  # package data (shipped blueprints); holds no logic
     "transcripts": 1, "memory": 1,
     "blueprints": 2, "providers": 2,
@@ -43,7 +45,7 @@ LAYERS: dict[str, int] = {
     "plugins": 0,  # the plugin registry: imports nothing of Wardian but the built-in plugin
     "builtin_plugin": 7,  # Wardian's own plugin: names every part, lazily
 }
-BASE = {"", "config", "plugins",
+BASE = {"", "config", "plugins", "_backend",
         "_db", "_lock", "_pg", "_pg_coord", "_process", "_util", "errors", "_fs",
         "oserrors", "_jsonc", "_argv"}
 UI_PACKAGES = ("typer", "rich")
@@ -356,3 +358,49 @@ def test_type_only_imports_around_the_app_are_caught_too(tmp_path: Path) -> None
     found = [t for t, _ in _imports(probe, "wardian.cli.probe")
              if _outside_app("wardian.cli.probe", t)]
     assert found == ["wardian.memory.models", "wardian.runtime.agents"], found
+
+
+# --- each backend owns its SQL ------------------------------------------------------------
+
+# The modules that choose per backend by its name: the database objects themselves.
+DATABASE_MODULES = {"wardian._db", "wardian._pg", "wardian._backend", "wardian.memory.db"}
+
+# module -> why it still compares the backend's name. An entry that no longer matches fails.
+DIALECT_EXCEPTIONS: dict[str, str] = {
+    "wardian.memory.recall_index":
+        "recall's ranking differs per backend and is being reworked; its branches move to "
+        "the full-text modules (wardian.memory.fulltext_*) with that work",
+}
+
+
+def _dialect_comparisons(path: Path) -> list[int]:
+    """Lines of `path` comparing a ``dialect`` (name or attribute) with anything."""
+    def is_dialect(node: ast.AST) -> bool:
+        return (node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")) == "dialect"
+
+    return sorted(node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Compare)
+            and any(is_dialect(side) for side in (node.left, *node.comparators)))
+
+
+def test_only_database_modules_compare_the_backend_name() -> None:
+    found = {_module_name(p): lines for p in sorted(SRC.rglob("*.py"))
+             if _module_name(p) not in DATABASE_MODULES and (lines := _dialect_comparisons(p))}
+    offenders = [f"{module}: lines {lines}" for module, lines in found.items()
+                 if module not in DIALECT_EXCEPTIONS]
+    assert not offenders, ("compare no backend name outside the database modules: ask "
+                           "db.backend (wardian._backend) or add what differs there\n"
+                           + "\n".join(offenders))
+    stale = set(DIALECT_EXCEPTIONS) - set(found)
+    assert not stale, f"no longer compares the backend name; drop from DIALECT_EXCEPTIONS: {stale}"
+
+
+def test_a_planted_dialect_comparison_is_caught(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text('def f(db, dialect):\n'
+                     '    a = db.dialect == "postgres"\n'
+                     '    if "sqlite" != dialect:\n        pass\n'
+                     '    b = db.conn.dialect in ("postgres",)\n'
+                     '    return db.backend.shared_across_machines, {"sqlite": 1}[db.dialect]\n',
+                     encoding="utf-8")
+    assert _dialect_comparisons(probe) == [2, 3, 5]

@@ -51,6 +51,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
+from wardian._backend import Backend, backend_of
 from wardian._util import utc_now_iso
 from wardian.errors import StoreError
 
@@ -1064,6 +1065,12 @@ class Database:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+    @property
+    def backend(self) -> Backend:
+        """What this database's backend does differently from the other (row locks,
+        notifications, JSON in SQL, whether machines share it): `wardian._backend`."""
+        return backend_of(self.conn)
 
 
 def close_databases(url: str) -> int:

@@ -29,7 +29,6 @@ from wardian._pg import PgConnection, redact_url
 from wardian.errors import StoreError
 
 __all__ = [
-    "EVENTS_CHANNEL",
     "Listener",
     "LockSession",
     "lock_sessions",
@@ -37,12 +36,6 @@ __all__ = [
     "row_transaction",
     "try_session_lock",
 ]
-
-EVENTS_CHANNEL = "wardian_session_events"
-"""Notified when a session-close event is committed pending (payload: the event id), and
-when a drain commits a queued run for one (payload ``run:<run id>``), so that idle workers
-claim it while the worker firing the event goes on firing it."""
-
 
 @contextmanager
 def row_transaction(conn: PgConnection) -> Iterator[PgConnection]:
@@ -101,7 +94,8 @@ class Listener:
     """``LISTEN channel`` on a connection of its own; `wait` returns on a notification.
 
     Args:
-        url: the database. channel: e.g. `EVENTS_CHANNEL`.
+        url: the database. channel: e.g.
+            `wardian.runtime.session_events.EVENTS_CHANNEL`.
 
     Raises:
         StoreError: the server cannot be reached.

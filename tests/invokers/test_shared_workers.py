@@ -99,7 +99,8 @@ def pg(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def test_a_pending_event_notifies_listeners_at_commit(pg: str) -> None:
-    from wardian._pg_coord import EVENTS_CHANNEL, Listener
+    from wardian._pg_coord import Listener
+    from wardian.runtime.session_events import EVENTS_CHANNEL
 
     agent = AgentRegistry(open_state_db()).add("coder", "claude").id
     queue = SessionEventQueue(open_state_db())
@@ -127,8 +128,8 @@ def test_the_daemon_drain_wakes_on_notify_not_on_a_poll(pg: str,
 
     import psycopg
 
-    from wardian._pg_coord import EVENTS_CHANNEL
     from wardian.invokers import daemon as daemon_module
+    from wardian.runtime.session_events import EVENTS_CHANNEL
 
     # No fallback wake-up within the test: only the event's NOTIFY can start the drain.
     monkeypatch.setattr(daemon_module, "NOTIFY_FALLBACK_S", 600.0)

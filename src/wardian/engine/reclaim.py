@@ -49,7 +49,7 @@ def resume_expired(store: RunStore, *, stop: threading.Event | None = None) -> R
     from wardian.engine.executor import resume_run
 
     report = ReclaimReport()
-    if store.db.dialect != "postgres":
+    if not store.db.backend.shared_across_machines:
         return report
     store.mark_interrupted_orphans()
     for run_id, secret in store.lease_expired(SCAN_LIMIT):

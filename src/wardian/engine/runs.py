@@ -463,7 +463,7 @@ class RunStore:
         self.path = db.path
         db.require("runs", MIGRATIONS)
         self.conn = db.conn
-        self._leased = db.dialect == "postgres"
+        self._leased = db.backend.shared_across_machines
         self._renewed: dict[str, float] = {}
         """run id -> monotonic time of this process's last lease renewal (PostgreSQL)."""
         if recover:

@@ -39,6 +39,7 @@ from wardian.errors import StoreError, UsageError, WardianError
 from wardian.invokers.store import Invoker, InvokerStore
 from wardian.runtime.archives import ArchiveStore, TranscriptUnreadable
 from wardian.runtime.session_events import (
+    EVENTS_CHANNEL,
     LOGGING_DISABLED,
     SessionEvent,
     SessionEventQueue,
@@ -219,7 +220,8 @@ class _Drain:
         self.archives = ArchiveStore(state_db)
         self.fires = FireLog(state_db)
         # PostgreSQL: orphans are leases that expired, marked by `_reclaim` in this pass.
-        self.runs: RunStore = RunStore(self.fires.db, recover=self.fires.db.dialect != "postgres")
+        self.runs: RunStore = RunStore(
+            self.fires.db, recover=not self.fires.db.backend.shared_across_machines)
         self._created: dict[str, str] = {}
         """run id -> blueprint id of the queued runs this pass created (`fire`)."""
         self._agent_names: dict[str, str | None] = {}
@@ -347,12 +349,9 @@ class _Drain:
             self.fires.link(event.id, invoker.id, run.id, outcome, run.skip_reason)
             if created and outcome == "queued":
                 self._created[run.id] = invoker.blueprint_id
-            if created and outcome == "queued" and self.fires.db.dialect == "postgres":
                 # The other workers skip this event (`SessionEventQueue.processing`): wake
                 # them at commit to run it while this one fires the event's other invokers.
-                from wardian._pg_coord import EVENTS_CHANNEL, notify
-
-                notify(self.fires.conn, EVENTS_CHANNEL, f"run:{run.id}")
+                self.fires.db.backend.notify(self.fires.conn, EVENTS_CHANNEL, f"run:{run.id}")
         if created:
             if status == "skipped":
                 report.skipped += 1
@@ -443,7 +442,7 @@ class _Drain:
         from wardian.engine.executor import execute_claimed, execute_run, resume_run
         from wardian.engine.runs import LEASE_EXPIRED
 
-        shared = self.runs.db.dialect == "postgres"
+        shared = self.runs.db.backend.shared_across_machines
         for fire in self.fires.undispatched():
             if stop is not None and stop.is_set():
                 return
@@ -538,7 +537,7 @@ def _reclaim(runs: RunStore, report: DrainReport, stop: threading.Event | None) 
     """PostgreSQL: resume runs of any kind whose lease expired (their worker was killed
     or cut off; `wardian.engine.reclaim`), so whichever worker drains next continues them.
     Nothing on SQLite."""
-    if runs.db.dialect != "postgres":
+    if not runs.db.backend.shared_across_machines:
         return
     from wardian.engine.reclaim import resume_expired
 
@@ -573,11 +572,10 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
     listener: Any = None
     runs: Any = None
     try:
-        if queue.db.dialect == "postgres":
-            from wardian._pg_coord import EVENTS_CHANNEL, Listener
+        listener = queue.db.backend.listen(queue.conn, EVENTS_CHANNEL)
+        if queue.db.backend.shared_across_machines:
             from wardian.engine.runs import RunStore
 
-            listener = Listener(queue.conn.url, EVENTS_CHANNEL)  # type: ignore[attr-defined]
             runs = RunStore(state_db, recover=False)
         notified = False
         while not stop.is_set():
@@ -644,7 +642,7 @@ def run_worker(*, batch: int = 100) -> DrainReport:
         fires = FireLog(open_state_db())
         # On PostgreSQL an undispatched fire may be another machine's running run: it
         # is no reason to drain again at once (that would spin until the run ends).
-        if fires.db.dialect == "sqlite":
+        if not fires.db.backend.shared_across_machines:
             again = again or bool(fires.undispatched(limit=1))
         if not again:
             return total

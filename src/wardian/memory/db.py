@@ -6,12 +6,29 @@ over the `MemoryDB` of its file; DESIGN.md "Storage".
 
 from __future__ import annotations
 
+import sqlite3
 import sys
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from wardian._db import Database, migrate_component, migrate_user_version
 from wardian.memory.schema import FLAG_MIGRATION, MIGRATIONS
 
-__all__ = ["MemoryDB", "open_memory_db"]
+__all__ = ["FullText", "MemoryDB", "open_memory_db"]
+
+
+class FullText(Protocol):
+    """The full-text statements that differ by backend: `wardian.memory.fulltext_sqlite`
+    (FTS5) and `wardian.memory.fulltext_pg` (PostgreSQL's text search) both offer them."""
+
+    def prefix_filter(self, words: Sequence[str]) -> tuple[str, list[Any]]:
+        """SQL condition on ``records`` and its parameters: every one of `words` (each
+        ``\\w+``) starts a word of the text or evidence (Garden's text filter)."""
+        ...
+
+    def index_problems(self, conn: sqlite3.Connection) -> list[str]:
+        """One line per way the full-text index differs from the records ([]: none)."""
+        ...
 
 
 class MemoryDB(Database):
@@ -41,6 +58,17 @@ class MemoryDB(Database):
         migrate_user_version(self.conn, MIGRATIONS, component="memory")
         if 0 < before < FLAG_MIGRATION:
             self._tell_flagged()
+
+    @property
+    def fulltext(self) -> FullText:
+        """This backend's full-text statements (`FullText`)."""
+        if self.dialect == "postgres":
+            from wardian.memory import fulltext_pg
+
+            return fulltext_pg
+        from wardian.memory import fulltext_sqlite
+
+        return fulltext_sqlite
 
     def _tell_flagged(self) -> None:
         """After the upgrade secret check, tell the operator on stderr which

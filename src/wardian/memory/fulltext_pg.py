@@ -27,8 +27,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["CONFIG", "PUNCTUATION", "document_sql", "lexical_candidates", "prefix_filter",
-           "terms_held"]
+__all__ = ["CONFIG", "PUNCTUATION", "document_sql", "index_problems", "lexical_candidates",
+           "prefix_filter", "terms_held"]
 
 CONFIG = "wardian_english"
 """The text search configuration of the ``memory`` schema (migration 7)."""
@@ -72,6 +72,13 @@ def prefix_filter(words: Sequence[str]) -> tuple[str, list[Any]]:
     if not terms:
         return "TRUE", []
     return f"fts @@ to_tsquery('{CONFIG}'::regconfig, ?)", [" & ".join(terms)]
+
+
+def index_problems(conn: sqlite3.Connection) -> list[str]:
+    """How the full-text index differs from the records: never, [] (each record's
+    ``tsvector`` is a generated column, which the server keeps equal to its text and
+    evidence). `wardian.memory.fulltext_sqlite.index_problems` checks FTS5's."""
+    return []
 
 
 def lexical_candidates(

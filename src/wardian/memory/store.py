@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from wardian._db import atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, require_ref
-from wardian.memory.db import MemoryDB
+from wardian.memory.db import FullText, MemoryDB
 from wardian.memory.models import (
     KINDS,
     Record,
@@ -148,24 +148,16 @@ def normalise_sources(
     return tuple(out.values())
 
 
-def _text_filter(text: str, dialect: str = "sqlite") -> tuple[str, list[Any]]:
-    """SQL condition and parameters for `MemoryStore.page`'s text filter."""
+def _text_filter(text: str, fulltext: FullText) -> tuple[str, list[Any]]:
+    """SQL condition and parameters for `MemoryStore.page`'s text filter, whose words
+    `fulltext` (the backend's, `MemoryDB.fulltext`) finds."""
     words = _TOKEN.findall(text)
     if not words:
         escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         needle = f"%{escaped}%"
         return ("(lower(text) LIKE lower(?) ESCAPE '\\'"
                 " OR lower(evidence) LIKE lower(?) ESCAPE '\\')", [needle, needle])
-    params: list[Any]
-    if dialect == "postgres":
-        from wardian.memory import fulltext_pg
-
-        clause, params = fulltext_pg.prefix_filter(words)
-    else:
-        # Each word quoted (FTS5 operators in the input are plain words), as a prefix.
-        match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
-        clause = "rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)"
-        params = [match]
+    clause, params = fulltext.prefix_filter(words)
     if _HEX_PREFIX.match(text.lower()) and len(text) >= 4:
         clause = f"({clause} OR id >= ? AND id < ?)"
         params += [text.lower(), text.lower() + "\uffff"]
@@ -526,7 +518,7 @@ class MemoryStore:
             where.append("scope_kind = ?")
             params.append(scope_kind)
         if text and text.strip():
-            clause, values = _text_filter(text.strip(), self.db.dialect)
+            clause, values = _text_filter(text.strip(), self.db.fulltext)
             where.append(clause)
             params.extend(values)
         if not 1 <= limit <= 500:
@@ -560,16 +552,14 @@ class MemoryStore:
         """
         from wardian.memory.verify import problems
 
-        return problems(self.conn, self.db.dialect)
+        return problems(self.db)
 
     # --- writing ---------------------------------------------------------------------
 
     @property
     def _for_update(self) -> str:
-        """What ends a read of rows this transaction changes next: ``FOR UPDATE`` on
-        PostgreSQL (the rows stay as read until the commit), nothing on SQLite (the open
-        ``BEGIN IMMEDIATE`` holds the file)."""
-        return " FOR UPDATE" if self.db.dialect == "postgres" else ""
+        """What ends a read of rows this transaction changes next (`Backend.for_update`)."""
+        return self.db.backend.for_update
 
     def lock_in_transaction(self, record_ids: Iterable[str]) -> None:
         """Hold the rows of `record_ids` until the open transaction ends, so what the
@@ -578,10 +568,7 @@ class MemoryStore:
         PostgreSQL: ``SELECT … FOR UPDATE`` on those rows (in id order: two appliers never
         deadlock). SQLite: nothing to do, the open ``BEGIN IMMEDIATE`` holds the file.
         """
-        ids = sorted({i for i in record_ids if i})
-        if self.db.dialect == "postgres" and ids:
-            self.conn.execute(
-                "SELECT id FROM records WHERE id = ANY(?) ORDER BY id FOR UPDATE", (ids,))
+        self.db.backend.lock_rows(self.conn, "records", record_ids)
 
     def write_revision_in_transaction(
         self, record_id: str, *, actor: str, reason: str | None, now: str

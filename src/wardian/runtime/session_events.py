@@ -45,6 +45,7 @@ __all__ = [
     "BOUNDARIES",
     "DAEMON_LOCK_FILE",
     "DRAIN_LOCK_FILE",
+    "EVENTS_CHANNEL",
     "SOURCES",
     "FileLock",
     "SessionEvent",
@@ -70,6 +71,12 @@ SOURCES = ("exec", "launch", "hook", "cli", "recovery")
 
 LOGGING_DISABLED = "conversation logging disabled"
 """The archive reason when ``conversation_logging.enabled`` was off at close time."""
+
+EVENTS_CHANNEL = "wardian_session_events"
+"""The channel notified (`wardian._backend.Backend.notify`) when a session-close event is
+committed pending (payload: the event id), and when a drain commits a queued run for one
+(payload ``run:<run id>``), so that idle workers claim it while the worker firing the
+event goes on firing it. Only PostgreSQL delivers notifications; SQLite's drains poll."""
 
 DRAIN_LOCK_FILE = "drain.lock"
 """Held by the one running drain worker (``<data dir>/locks/drain.lock``)."""
@@ -294,12 +301,10 @@ class SessionEventQueue:
                         " archive_status = 'unavailable', archive_detail = ? WHERE id = ?",
                         (utc_now_iso(), LOGGING_DISABLED, event_id),
                     )
-                elif self.db.dialect == "postgres":
+                else:
                     # Wakes every machine's listening drain when this commits (a rollback
                     # sends nothing): LISTEN/NOTIFY instead of polling the queue.
-                    from wardian._pg_coord import EVENTS_CHANNEL, notify
-
-                    notify(self.conn, EVENTS_CHANNEL, event_id)
+                    self.db.backend.notify(self.conn, EVENTS_CHANNEL, event_id)
                 created = True
             else:
                 event_id = row["id"]
@@ -343,7 +348,7 @@ class SessionEventQueue:
         """On PostgreSQL, where workers on several machines share the queue: the condition
         leaving out the events this machine cannot work on, those whose transcript is
         still to be imported from another machine (it is a file there). SQLite: none."""
-        if self.db.dialect != "postgres":
+        if not self.db.backend.shared_across_machines:
             return "", ()
         return (" AND (recorded_host IS NULL OR recorded_host = ? OR archive_status IS NOT"
                 " NULL OR transcript_path IS NULL OR logging_enabled = 0)", (host_name(),))
@@ -386,7 +391,7 @@ class SessionEventQueue:
         a killed worker's claim ends with its connection. SQLite: `event` as given (one
         machine's drain; exactly-once rests on the runs' idempotency keys on both).
         """
-        if self.db.dialect != "postgres":
+        if not self.db.backend.shared_across_machines:
             yield event
             return
         from wardian._pg_coord import try_session_lock

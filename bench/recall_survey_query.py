@@ -30,8 +30,8 @@ exactly as `RecallIndex.recall_with_nearest` does (the "today" lines reproduce
   (AUC: 1.0 perfectly, 0.5 not at all): what a relative floor admitting the best of
   an empty query would have to tell apart.
 
-Run: ``PYTHONPATH=$PWD/src .venv/bin/python bench/recall_survey_query.py [SUITE ...]``
-(default: main holdout fresh unseen blind novel eighth unseen2; a minute).
+Run: ``PYTHONPATH=$PWD/src .venv/bin/python bench/recall_survey_query.py [--shown N]
+[SUITE ...]`` (default: main holdout fresh unseen blind novel eighth unseen2; a minute).
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ import recall_bench
 
 DEFAULT = ("main", "holdout", "fresh", "unseen", "blind", "novel", "eighth", "unseen2")
 SHOWN = 3
-"""How many nearest records are shown below the floor (`ranking.NEAREST`)."""
+"""How many nearest records are shown below the floor in these measurements: the count
+recall showed when the ideas were measured (``ranking.NEAREST`` is five since); ``--shown
+N`` measures at another."""
 
 
 def _framed(mode: str, original: Callable[[str, str | None], str]
@@ -258,6 +260,11 @@ def _print_gap(rows: list[tuple[str, dict[str, float]]]) -> None:
 
 
 def main(argv: list[str]) -> int:
+    global SHOWN
+    if "--shown" in argv:
+        at = argv.index("--shown")
+        SHOWN = int(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
     names = [a for a in argv if not a.startswith("-")] or list(DEFAULT)
     unknown = [n for n in names if n not in recall_bench.SUITES]
     if unknown:

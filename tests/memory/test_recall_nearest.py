@@ -55,19 +55,12 @@ def test_nearest_orders_as_fuse_does_and_drops_candidates_with_no_tie() -> None:
                    held={"frost": 1.0}),
         _candidate(5, cosine=0.32),  # fused 0.16: above 4 and 1 (0.15 each)
     ]
-    assert [c.rowid for c in nearest(pool, semantic=True, count=3)] == [2, 5, 4]
-    assert [c.rowid for c in nearest(pool, semantic=True)] == [2, 5, 4, 1]
+    assert [c.rowid for c in nearest(pool, semantic=True)] == [2, 5, 4]
+    assert [c.rowid for c in nearest(pool, semantic=True, count=5)] == [2, 5, 4, 1]
     # Lexical only: coverage alone orders, newest first among equals.
     assert [c.rowid for c in nearest(pool, semantic=False, count=2)] == [4, 1]
     assert nearest(pool, semantic=True, count=0) == []
     assert nearest([], semantic=True) == []
-
-
-def test_nearest_names_as_many_records_as_the_top_five_of_an_answer() -> None:
-    # Below the floor the reader is shown as many records as an answer's first five:
-    # the answer a static embedding ranks fourth or fifth is still in sight.
-    pool = [_candidate(rowid, cosine=0.1 + rowid / 100) for rowid in range(1, 8)]
-    assert [c.rowid for c in nearest(pool, semantic=True)] == [7, 6, 5, 4, 3]
 
 
 @pytest.fixture
@@ -101,8 +94,8 @@ def test_nothing_fits_gives_the_nearest_in_scope_and_never_as_matches(
     texts = [r.text for r in found.nearest]
     assert texts[0] == "Frost alerts page the night gardener by SMS"
     # With the embedding model every record of the scope has some direction in common
-    # with the question, so the nearest are a full five; without it, only the one above.
-    assert len(texts) == (5 if garden.index.embedder() is not None else 1)
+    # with the question, so the nearest are a full three; without it, only the one above.
+    assert len(texts) == (3 if garden.index.embedder() is not None else 1)
     # Only what recall itself may return: the agent's own active records in scope, none
     # set aside as holding a secret (that one shares three of the four words).
     assert all(r.agent_id == AGENT and r.status == "active" and r.scope.path == WS
@@ -179,7 +172,7 @@ def test_cli_prints_nothing_fits_then_the_nearest_under_their_heading(
     assert lines[0] == f"(no memory matches {NOTHING_FITS!r})"
     assert lines[1] == "Nearest records, below the relevance floor (they may not answer it):"
     assert "Frost alerts page the night gardener" in lines[2]
-    assert len(lines) == 2 + (5 if model_files() is not None else 1)
+    assert len(lines) == 2 + (3 if model_files() is not None else 1)
     assert all(line.startswith("- [") for line in lines[2:])
     # The query as typed, not Python's repr of it.
     quoted = _cli(env, cwd, "memory", "recall", f"don't\t{NOTHING_FITS}").stdout

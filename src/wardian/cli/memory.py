@@ -121,7 +121,7 @@ def list_(
 @app.command("recall", help=(
     "Recall memory: the startup set (no query), or the records that fit a query, best first."
     "\n\nA query is matched by its words and, with the optional embedding model, by meaning."
-    " When nothing fits, it says so, then lists up to five records that came nearest below"
+    " When nothing fits, it says so, then lists up to three records that came nearest below"
     " the relevance floor, under their own heading: they may not answer it."))
 def recall(
     query: str | None = typer.Argument(None, help="Words to search for; omit for the startup set."),

@@ -52,12 +52,10 @@ them into one ranked list that may be empty.
 * **Nearest, below the floor.** When nothing clears the floor, `nearest` names the few
   best candidates anyway, for `memory recall` to show *as* below it ("nothing fits; the
   nearest records may not answer it"). The floor must refuse near misses, so it also
-  refuses paraphrases a static embedding ranks well but cannot vouch for, and ranks
-  the answer of a paraphrase among its first five more often than among its first
-  three. The agent reading the result is a language model that can tell which of five
-  lines answers its question, as it reads the first five of an answer; the floor's
-  "nothing fits" stays what the result says, and the records list stays empty. There is
-  no second floor for the nearest.
+  refuses paraphrases a static embedding ranks well but cannot vouch for. The agent
+  reading the result is a language model that can tell which of three lines answers its
+  question; the floor's "nothing fits" stays what the result says, and the records list
+  stays empty. There is no second floor for the nearest.
 * **The workspace's name.** A question asked in a workspace often names it ("what test
   tools does lumen use", in ``/src/lumen``); its cosines are computed without that word
   (`semantic_query`), or every record naming the project would look as near as the
@@ -161,11 +159,9 @@ FOLLOW_RANK, FOLLOW_Z = 5, 1.0
 when it stands out from the scope's records by `FOLLOW_Z` standard deviations: the second
 and third answers of a question with several are as weakly tied to its words as the
 first one that passed on meaning alone (module: Floor)."""
-NEAREST = 5
-"""How many candidates below the floor `nearest` names when nothing clears it: as many
-as the first five records of an answer above it, so that an empty answer shows the
-reader as much as a full one does (module: Nearest, below the floor); labelled context,
-not a second result list."""
+NEAREST = 3
+"""How many candidates below the floor `nearest` names when nothing clears it: a few
+lines of context, not a second result list."""
 SEMANTIC_WEIGHT = 0.5
 """Weight of the cosine similarity in the fused score (the rest is lexical coverage)."""
 

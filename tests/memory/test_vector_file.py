@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,3 +153,81 @@ def test_a_process_building_the_file_runs_numpy_on_one_blas_thread(wardian_home:
                           text=True, timeout=120, check=True)
     assert done.stdout.split() == ["1", "1"], done.stdout
     assert _files(store), "no file was written"
+
+
+_NEAREST_CHILD = r"""
+import json, sys
+from wardian.memory.db import open_memory_db
+from wardian.memory.store import MemoryStore
+agent, path = sys.argv[1], sys.argv[2]
+with open(path, encoding="utf-8") as handle:
+    query = json.load(handle)
+store = MemoryStore(open_memory_db())
+found = {}
+store.index._semantic_candidates(agent, None, query, 30, found)
+print(json.dumps({"numpy": "numpy" in sys.modules,
+                  "nearest": {str(k): v.cosine for k, v in found.items()}}))
+"""
+
+
+def _nearest_in_child(tmp: Path, query: list[float]) -> dict[str, Any]:
+    """The 30 nearest rows to `query` (rowid -> cosine) as a new process without NumPy
+    finds them, and whether it imported NumPy."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import wardian
+
+    path = tmp / "query.json"
+    path.write_text(json.dumps(query), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(wardian.__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", _NEAREST_CHILD, AGENT, str(path)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen: dict[str, Any] = json.loads(done.stdout)
+    seen["nearest"] = {int(k): v for k, v in seen["nearest"].items()}
+    return seen
+
+
+def _exact_nearest(store: MemoryStore, query: Any, count: int = 30) -> dict[int, float]:
+    import numpy as np
+
+    rows = store.conn.execute("SELECT r.rowid, v.vector FROM records r JOIN record_vectors v"
+                              " ON v.record_id = r.id ORDER BY r.rowid").fetchall()
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f2").reshape(
+        len(rows), -1).astype(np.float64)
+    scores = matrix @ np.asarray(query, dtype=np.float64)
+    return {int(rows[i][0]): float(scores[i]) for i in np.argsort(-scores)[:count]}
+
+
+def test_a_set_of_more_than_1031_dimensions_is_kept_and_searched_without_numpy(
+        wardian_home: Path, tmp_path: Path) -> None:
+    """An embedder of 1,536 dimensions (more than 1,031, past which the codes' 16-bit
+    lanes could overflow with four dimensions a group): its set is still written with
+    codes, and a process without NumPy finds the exact nearest rows from it."""
+    import numpy as np
+
+    store = MemoryStore(open_memory_db())
+    _fill(store, _NUMPY_FROM + 100)
+    dims = 1536
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((8, dims))
+    ids = [r[0] for r in store.conn.execute("SELECT id FROM records ORDER BY rowid")]
+    rows = centres[rng.integers(0, 8, len(ids))] + 0.7 * rng.standard_normal((len(ids), dims))
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    with atomic(store.conn):
+        store.conn.executemany("UPDATE record_vectors SET vector = ? WHERE record_id = ?", [
+            (row.astype("<f2").tobytes(), rid) for row, rid in zip(rows, ids, strict=True)])
+    query = centres[2] + 0.7 * rng.standard_normal(dims)
+    query /= np.linalg.norm(query)
+    found: dict[int, Any] = {}
+    store.index._semantic_candidates(AGENT, None, query.tolist(), 30, found)
+    assert _files(store), "no vector file was written"
+    exact = _exact_nearest(store, query)
+    seen = _nearest_in_child(tmp_path, query.tolist())
+    assert seen["numpy"] is False
+    assert set(seen["nearest"]) == set(exact)
+    assert all(abs(seen["nearest"][k] - exact[k]) < 1e-3 for k in exact)
+

@@ -479,8 +479,7 @@ class RecallIndex:
             means = full.mean(axis=0, dtype=np.float32)
             cov = np.cov(sample, rowvar=False, bias=True).astype(np.float32)
             matrix: Any = _Matrix(full, *_principal_head(np, full, means, cov), means)
-            if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM \
-                    and vector_codes.usable(full.shape[1]):
+            if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM:
                 # Kept for later processes (a small set is read faster than mapped), with
                 # the codes a process without NumPy searches.
                 books, codes = vector_codes.encode(np, full, means, matrix.basis)

@@ -9,7 +9,8 @@ without NumPy searches with the standard library alone (`CodedSet`).
 Codes: the vectors are centred on the column means and rotated onto the set's principal
 directions (``basis``: dims x dims, a direction per row, most variance first;
 ``variance``: along each). The rotated dimensions are dealt round-robin into `groups`
-groups (about four dimensions each, so each group has a share of every variance level).
+groups (about four dimensions each, so each group has a share of every variance level;
+past 1,031 dimensions more, as the groups are capped at 256: see `groups`).
 Each group's coordinates are replaced by the nearest of its k-means centroids
 (``books``: 16 centroids for the first group of each pair, 15 for the second), and a
 pair of groups is one byte ``1 + 15 * a + b`` (the two centroids' numbers; 0 never
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CENTROIDS", "CodedSet", "book_size", "encode", "groups", "usable"]
+__all__ = ["CENTROIDS", "CodedSet", "book_size", "encode", "groups"]
 
 CENTROIDS = 16
 """Centroids of a pair's first group (its second has one fewer: 16 x 15 codes + the
@@ -58,21 +59,21 @@ _NUMBER_MASK = (1 << (CENTROIDS - 1).bit_length()) - 1
 """The low bits of a squared distance that carry its centroid's number (`encode`)."""
 
 
+_MAX_PAIRS = (_LANE_TOP - 1) // 255
+"""Pairs of groups at most: each adds up to 255 to a row's 16-bit lane, which must stay
+below 2**15 (`CodedSet.shortlist`)."""
+
+
 def groups(dims: int) -> int:
     """How many groups a `dims`-dimensional set's rotated coordinates are dealt into (even:
-    they make pairs)."""
-    return 2 * max(1, dims // (2 * _GROUP_DIMS))
+    they make pairs): about `_GROUP_DIMS` dimensions each, and no more than 2 x
+    `_MAX_PAIRS` groups (a wider set gets more dimensions a group)."""
+    return 2 * min(_MAX_PAIRS, max(1, dims // (2 * _GROUP_DIMS)))
 
 
 def book_size(dims: int) -> int:
     """How many coordinates a group's centroid has (groups of fewer are padded with 0)."""
     return -(-dims // groups(dims))
-
-
-def usable(dims: int) -> bool:
-    """Whether a `dims`-dimensional set gets codes: every pair adds at most 255 to a
-    16-bit lane, which must stay below 2**15."""
-    return (groups(dims) // 2) * 255 < _LANE_TOP
 
 
 def _layout(dims: int) -> list[list[int]]:
@@ -88,7 +89,7 @@ def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
     module docstring lays them out. Each row gets, per group, the centroid nearest to its
     coordinates (squared distances that agree to within a few units in the last place
     count as equal, and the lower-numbered centroid wins). Deterministic: the same vectors
-    give the same codes. Requires `usable` dims and n >= 1."""
+    give the same codes. Requires n >= 1 (any dims >= 1)."""
     n, dims = full.shape
     m, size = groups(dims), book_size(dims)
     # Row j * size + k: the direction of group j's k-th rotated dimension (0: padding).
@@ -165,7 +166,7 @@ class CodedSet:
                  variance: Sequence[float], basis: Any, books: Sequence[float],
                  codes: Any) -> None:
         m, size = groups(dims), book_size(dims)
-        if (sys.byteorder != "little" or not usable(dims)
+        if (sys.byteorder != "little" or dims < 1
                 or memoryview(full).nbytes != n * dims * 2
                 or len(means) != dims or len(variance) != dims
                 or memoryview(basis).nbytes != dims * dims * 4

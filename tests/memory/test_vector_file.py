@@ -231,3 +231,18 @@ def test_a_set_of_more_than_1031_dimensions_is_kept_and_searched_without_numpy(
     assert set(seen["nearest"]) == set(exact)
     assert all(abs(seen["nearest"][k] - exact[k]) < 1e-3 for k in exact)
 
+
+def test_a_scope_that_shrinks_below_the_file_size_leaves_no_file(wardian_home: Path) -> None:
+    """A scope of more than `_NUMPY_FROM` vectors has a file; once it shrinks to
+    `_NUMPY_FROM` or fewer it is scanned from SQLite, and its last file, which no longer
+    describes it, must not stay on disk for a later process to read."""
+    store = MemoryStore(open_memory_db())
+    _fill(store, _NUMPY_FROM + 10)
+    _answer(store, QUERIES[0])
+    assert _files(store)
+    for rid, in store.conn.execute("SELECT id FROM records ORDER BY rowid LIMIT 20").fetchall():
+        store.remove(AGENT, rid, actor="t", reason="unpicked")
+    later = _fresh()
+    assert _answer(later, QUERIES[0])
+    assert _files(later) == []
+

@@ -491,6 +491,9 @@ class RecallIndex:
                     means=matrix.means, books=books, codes=codes, unvectored=unvectored))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
+        if disk_name is not None and len(rows) <= _NUMPY_FROM:
+            # No file describes the scope now: an earlier one (when it was larger) goes.
+            vector_file.discard(self._vector_folder(), disk_name)
         entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
         self._vectors[key] = (version, entry, None)
         self._vectors_query[key] = self._queries

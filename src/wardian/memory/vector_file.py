@@ -13,8 +13,10 @@ Validity: a file is named by the store's write counter (``memory_version.changes
 by triggers on every change to ``records`` and ``record_vectors``) and the database file's
 inode, so any write, or another database file in its place, makes it unused; it is never
 read for another state of the store. A reader that finds no file builds the set from
-SQLite and writes it (atomically: temp file and rename), removing the scope's older files.
-Unreadable or malformed files, and files of an older format, are ignored (and rebuilt).
+SQLite and writes it (atomically: temp file and rename), removing the scope's older files;
+a scope built without writing one (it has too few vectors) has its files removed
+(`discard`). Unreadable or malformed files, and files of an older format, are ignored
+(and rebuilt).
 The caller still checks every record it shows against the table
 (`RecallIndex._records_by_rowid`).
 
@@ -42,8 +44,8 @@ from wardian._fs import open_private, private_dir
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["FixedWidth", "RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load",
-           "numpy", "save", "scope_key"]
+__all__ = ["FixedWidth", "RowIndex", "ScopeStamps", "Stamps", "VectorSet", "discard",
+           "file_name", "load", "numpy", "save", "scope_key"]
 
 _MAGIC = b"WVS2\n"
 _ALIGN = 64
@@ -310,7 +312,19 @@ def save(folder: Path, name: str, scope: str, vectors: VectorSet) -> None:
     except OSError:
         tmp.unlink(missing_ok=True)
         return
+    discard(folder, name, keep=True)
+
+
+def discard(folder: Path, name: str, *, keep: bool = False) -> None:
+    """Remove the files of the scope of ``folder/name`` (`file_name`) — with `keep`, all
+    but ``name`` itself. Called when no file describes the scope's current state (it is
+    too small to keep one, or its file was refused), so that no process reads a file of
+    an earlier state. Best effort: a file that cannot be removed stays (it is never read
+    for another state of the store)."""
     prefix = name.split(".", 1)[0] + "."
-    for other in folder.glob(prefix + "*.wvs"):
-        if other.name != name:
-            other.unlink(missing_ok=True)
+    try:
+        for other in folder.glob(prefix + "*.wvs"):
+            if not keep or other.name != name:
+                other.unlink(missing_ok=True)
+    except OSError:
+        pass

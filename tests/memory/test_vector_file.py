@@ -246,3 +246,78 @@ def test_a_scope_that_shrinks_below_the_file_size_leaves_no_file(wardian_home: P
     assert _answer(later, QUERIES[0])
     assert _files(later) == []
 
+
+def _row_offset(path: Path, row: int) -> int:
+    """Where row `row` of the float16 vectors starts in the file at `path`."""
+    import json
+
+    raw = path.read_bytes()
+    size = int.from_bytes(raw[5:13], "little")
+    header = json.loads(raw[13:13 + size])
+    offset, _, shape = header["arrays"]["full"]
+    return vector_file._data_start(size) + int(offset) + row * int(shape[1]) * 2
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["no-numpy", "numpy"])
+def test_a_row_holding_no_number_refuses_the_file(wardian_home: Path, tmp_path: Path,
+                                                  plain: bool) -> None:
+    """A NaN in a row of the file's float16 vectors (a damaged file) must not reach a
+    score: the file is refused and the set rebuilt from SQLite, on the search without
+    NumPy and on the NumPy search alike, with the exact cosines."""
+    import numpy as np
+
+    store = MemoryStore(open_memory_db())
+    _fill(store, _NUMPY_FROM + 100)
+    embedder = store.index.embedder()
+    assert embedder is not None
+    query = embedder.embed(QUERIES[1])
+    assert query is not None
+    exact = _exact_nearest(store, query)
+    _answer(store, QUERIES[1])
+    (written,) = _files(store)
+    rowids = [r[0] for r in store.conn.execute(
+        "SELECT r.rowid FROM records r JOIN record_vectors v ON v.record_id = r.id"
+        " ORDER BY r.rowid")]
+    best = max(exact, key=exact.__getitem__)
+    at = _row_offset(written, rowids.index(best))
+    raw = bytearray(written.read_bytes())
+    raw[at:at + 2] = np.float16("nan").tobytes()
+    written.write_bytes(bytes(raw))
+    if plain:
+        nearest = _nearest_in_child(tmp_path, query)["nearest"]
+    else:
+        found: dict[int, Any] = {}
+        _fresh().index._semantic_candidates(AGENT, None, query, 30, found)
+        nearest = {k: v.cosine for k, v in found.items()}
+    assert set(nearest) == set(exact)
+    assert all(abs(nearest[k] - exact[k]) < 1e-3 for k in exact)
+    (rebuilt,) = _files(store)
+    at = _row_offset(rebuilt, rowids.index(best))
+    assert not np.isnan(np.frombuffer(rebuilt.read_bytes()[at:at + 2], dtype="<f2")).any()
+
+
+@pytest.mark.parametrize("size", [40, _NUMPY_FROM + 50], ids=["small", "large"])
+def test_a_stored_vector_holding_no_number_is_no_vector(wardian_home: Path, size: int) -> None:
+    """A vector in SQLite holding a NaN (a damaged row) gives its record no semantic score,
+    in a set scanned in pure Python and in one built with NumPy: no other score is
+    spoiled by it (mean, spread) and the record is still in scope for lexical recall."""
+    import numpy as np
+
+    store = MemoryStore(open_memory_db())
+    _fill(store, size)
+    rid, rowid = store.conn.execute("SELECT id, rowid FROM records ORDER BY rowid LIMIT 1"
+                                    ).fetchone()
+    spoiled = np.zeros(256, dtype="<f2")
+    spoiled[7] = np.nan
+    with atomic(store.conn):
+        store.conn.execute("UPDATE record_vectors SET vector = ? WHERE record_id = ?",
+                           (spoiled.tobytes(), rid))
+    embedder = store.index.embedder()
+    assert embedder is not None
+    query = embedder.embed(QUERIES[0])
+    assert query is not None
+    found: dict[int, Any] = {}
+    store.index._semantic_candidates(AGENT, None, query, 30, found)
+    assert found and rowid not in found
+    assert all(np.isfinite([c.cosine, c.z]).all() for c in found.values())
+    assert rowid in store.index._vector_set(AGENT, None)[4]  # in scope, without a vector

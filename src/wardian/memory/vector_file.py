@@ -16,7 +16,10 @@ read for another state of the store. A reader that finds no file builds the set 
 SQLite and writes it (atomically: temp file and rename), removing the scope's older files;
 a scope built without writing one (it has too few vectors) has its files removed
 (`discard`). Unreadable or malformed files, and files of an older format, are ignored
-(and rebuilt).
+(and rebuilt). A file is not read whole when mapped, so a number that is not finite in
+its vectors is found when a search reads it: the search then refuses the file (removes
+it) and builds the set again from SQLite, where a vector that is not all numbers counts
+as none (`wardian.memory.recall_index.RecallIndex._semantic_candidates`).
 The caller still checks every record it shows against the table
 (`RecallIndex._records_by_rowid`).
 

@@ -321,3 +321,79 @@ def test_a_stored_vector_holding_no_number_is_no_vector(wardian_home: Path, size
     assert found and rowid not in found
     assert all(np.isfinite([c.cosine, c.z]).all() for c in found.values())
     assert rowid in store.index._vector_set(AGENT, None)[4]  # in scope, without a vector
+
+
+def _mapped(store: MemoryStore) -> vector_file.VectorSet:
+    (path,) = _files(store)
+    loaded = vector_file.load(path.parent, path.name, vector_file.scope_key(AGENT, None, MODEL))
+    assert loaded is not None
+    return loaded
+
+
+def test_a_small_change_carries_the_codes_over_and_answers_as_a_fresh_build(
+        wardian_home: Path, tmp_path: Path) -> None:
+    """After a save and an edit in a large scope, the set is built again from the previous
+    file's centroids, with the codes of the rows that did not change; it answers as a set
+    built from scratch on the same rows, and a process without NumPy finds the exact
+    nearest rows from it."""
+    import numpy as np
+
+    from wardian.memory.vector_carry import RETRAIN_SHARE
+
+    store = MemoryStore(open_memory_db())
+    _fill(store, _NUMPY_FROM + 400)
+    _answer(store, QUERIES[0])
+    first = _mapped(store)
+    books, codes = np.array(first.books), np.array(first.codes)
+    old_rowids = np.array(first.rowids)
+    store.save(AGENT, "The dye shed keeps madder roots in a cold cellar.", evidence="e",
+               scope=Scope.agent(), actor="t")
+    edited = store.index.recall(AGENT, QUERIES[2], limit=1)[0]
+    store.update(AGENT, edited.id, text="Skeins of indigo linen hang over the treadle.",
+                 evidence="e", actor="t")
+    later = _fresh()
+    carried_answers = [_answer(later, q) for q in QUERIES]
+    carried = _mapped(later)
+    assert 0 < carried.drift <= RETRAIN_SHARE * len(carried.rowids)
+    assert np.array_equal(carried.books, books)
+    edited_rowid = int(store.conn.execute("SELECT rowid FROM records WHERE id = ?",
+                                          (edited.id,)).fetchone()[0])
+    kept = [i for i, rid in enumerate(old_rowids.tolist()) if rid != edited_rowid]
+    at = np.searchsorted(np.array(carried.rowids), old_rowids[kept])
+    assert np.array_equal(np.array(carried.codes)[:, at], codes[:, kept])
+    embedder = later.index.embedder()
+    assert embedder is not None
+    query = embedder.embed(QUERIES[1])
+    assert query is not None
+    seen = _nearest_in_child(tmp_path, query)
+    exact = _exact_nearest(later, query)
+    assert seen["numpy"] is False and set(seen["nearest"]) == set(exact)
+    # The same rows built from scratch: the same answers.
+    for path in _files(later):
+        path.unlink()
+    scratch = _fresh()
+    assert [_answer(scratch, q) for q in QUERIES] == carried_answers
+    assert _mapped(scratch).drift == 0
+
+
+def test_codes_are_fitted_again_once_the_rows_drift_too_far(wardian_home: Path) -> None:
+    """Once more than `RETRAIN_SHARE` of the rows differ from those the centroids were
+    fitted to, summed over the saves since, the centroids are fitted again."""
+    import numpy as np
+
+    from wardian.memory.vector_carry import RETRAIN_SHARE
+
+    store = MemoryStore(open_memory_db())
+    _fill(store, _NUMPY_FROM + 400)
+    _answer(store, QUERIES[0])
+    books = np.array(_mapped(store).books)
+    step = int(RETRAIN_SHARE * (_NUMPY_FROM + 400) / 3)
+    drifts = []
+    for seed in range(4):
+        _fill(store, step, seed=100 + seed)
+        later = _fresh()
+        _answer(later, QUERIES[0])
+        drifts.append(_mapped(later).drift)
+    assert drifts[:3] == [step, 2 * step, 3 * step]
+    assert drifts[3] == 0
+    assert not np.array_equal(_mapped(store).books, books)

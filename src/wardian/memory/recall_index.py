@@ -405,7 +405,7 @@ class RecallIndex:
         in scope without a vector) of the agent's active records in scope, by index,
         cached until anything writes to the file (`_version`, read unless given). The
         last item is None on PostgreSQL (not read there)."""
-        from wardian.memory import vector_codes, vector_file
+        from wardian.memory import vector_carry, vector_codes, vector_file
         from wardian.memory.embedding import MODEL, Embedder
 
         version = version or self._version()
@@ -488,17 +488,34 @@ class RecallIndex:
                 means = full.mean(axis=0, dtype=np.float32)
             sample = full[::max(1, len(rows) // _COV_ROWS)].astype(np.float32)
             cov = np.cov(sample, rowvar=False, bias=True).astype(np.float32)
-            matrix: Any = _Matrix(full, *_principal_head(np, full, means, cov), means)
-            if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM:
-                # Kept for later processes (a small set is read faster than mapped), with
-                # the codes a process without NumPy searches.
-                books, codes = vector_codes.encode(np, full, means, matrix.basis)
-                vector_file.save(self._vector_folder(), disk_name, disk_scope,
-                                 vector_file.VectorSet(
-                    rowids=np.asarray(rowids, dtype=np.int64),
-                    stamps=np.asarray(stamps, dtype=np.bytes_), full=matrix.full,
-                    head=matrix.head, basis=matrix.basis, variance=matrix.variance,
-                    means=matrix.means, books=books, codes=codes, unvectored=unvectored))
+            # Kept for later processes (a small set is read faster than mapped), with the
+            # codes a process without NumPy searches: carried over from the scope's
+            # previous file when few rows changed (`vector_carry`), else fitted anew.
+            saving = (unvectored is not None and disk_name is not None
+                      and len(rows) > _NUMPY_FROM)
+            folder = self._vector_folder()
+            ids = np.asarray(rowids, dtype=np.int64)
+            prior = (vector_file.previous(folder, disk_name, disk_scope)
+                     if saving and disk_name is not None else None)
+            carried = (None if prior is None else
+                       vector_carry.carry(np, prior, ids, full, means, cov, _PREFILTER_DIMS))
+            del prior  # its mapping
+            if carried is None:
+                head, basis, variance = _principal_head(np, full, means, cov)
+            else:
+                head, basis, variance = carried.head, carried.basis, carried.variance
+            matrix: Any = _Matrix(full, head, basis, variance, means)
+            if saving and disk_name is not None and unvectored is not None:
+                if carried is None:
+                    books, codes = vector_codes.encode(np, full, means, basis)
+                    centre, drift = means, 0
+                else:
+                    books, codes = carried.books, carried.codes
+                    centre, drift = carried.centre, carried.drift
+                vector_file.save(folder, disk_name, disk_scope, vector_file.VectorSet(
+                    rowids=ids, stamps=np.asarray(stamps, dtype=np.bytes_), full=full,
+                    head=head, basis=basis, variance=variance, means=means, centre=centre,
+                    books=books, codes=codes, unvectored=unvectored, drift=drift))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
             kept = [math.isfinite(sum(row)) for row in matrix]

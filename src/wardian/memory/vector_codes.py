@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CENTROIDS", "CodedSet", "book_size", "encode", "groups"]
+__all__ = ["CENTROIDS", "CodedSet", "assign", "book_size", "encode", "groups", "train"]
 
 CENTROIDS = 16
 """Centroids of a pair's first group (its second has one fewer: 16 x 15 codes + the
@@ -83,43 +83,63 @@ def _layout(dims: int) -> list[list[int]]:
 
 
 def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
-    """(books, codes) of the vectors `full` (n x dims, any float dtype) with column `means`
-    and principal `basis` (dims x dims, a direction per row): ``books`` float32
-    (groups x `CENTROIDS` x `book_size`), ``codes`` uint8 (groups / 2 x n x 2), as the
-    module docstring lays them out. Each row gets, per group, the centroid nearest to its
-    coordinates (squared distances that agree to within a few units in the last place
-    count as equal, and the lower-numbered centroid wins). Deterministic: the same vectors
-    give the same codes. Requires n >= 1 (any dims >= 1)."""
-    n, dims = full.shape
-    m, size = groups(dims), book_size(dims)
-    # Row j * size + k: the direction of group j's k-th rotated dimension (0: padding).
-    rotation = np.zeros((m * size, dims), dtype=np.float32)
-    for j, dims_of in enumerate(_layout(dims)):
-        rotation[j * size:j * size + len(dims_of)] = basis[dims_of]
-    # The second group of a pair has one centroid fewer: it is never chosen.
-    excluded = np.zeros((m, CENTROIDS, 1), dtype=np.float32)
-    excluded[1::2, _SECOND:] = np.inf
-    numbers = np.arange(CENTROIDS, dtype=np.int32)[None, :, None]
-    centre = np.asarray(means, dtype=np.float32)  # float32 distances: their bits are read
+    """(books, codes) of the vectors `full` (n x dims, any float dtype) centred on
+    `means` and rotated by the principal `basis` (dims x dims, a direction per row):
+    ``books`` float32 (groups x `CENTROIDS` x `book_size`), fitted to them (`train`),
+    ``codes`` uint8 (groups / 2 x n x 2), every row's (`assign`), as the module docstring
+    lays them out. Deterministic: the same vectors give the same codes. Requires n >= 1
+    (any dims >= 1)."""
+    books = train(np, full, means, basis)
+    return books, assign(np, full, means, basis, books)
 
-    def grouped(rows: Any) -> Any:
+
+class _Quantiser:
+    """The rotation of `encode`'s vectors into groups, and the nearest centroid of each."""
+
+    def __init__(self, np: Any, dims: int, centre: Any, basis: Any) -> None:
+        self.np = np
+        m, size = groups(dims), book_size(dims)
+        self.m, self.size = m, size
+        # Row j * size + k: the direction of group j's k-th rotated dimension (0: padding).
+        self.rotation = np.zeros((m * size, dims), dtype=np.float32)
+        for j, dims_of in enumerate(_layout(dims)):
+            self.rotation[j * size:j * size + len(dims_of)] = np.asarray(basis)[dims_of]
+        # The second group of a pair has one centroid fewer: it is never chosen.
+        self.excluded = np.zeros((m, CENTROIDS, 1), dtype=np.float32)
+        self.excluded[1::2, _SECOND:] = np.inf
+        self.numbers = np.arange(CENTROIDS, dtype=np.int32)[None, :, None]
+        # float32 distances: their bits are read
+        self.centre = np.asarray(centre, dtype=np.float32)
+
+    def grouped(self, rows: Any) -> Any:
         """Rotated coordinates of `rows` by group: (m x size x len(rows))."""
-        centred = rows.astype(np.float32) - centre
-        return (rotation @ centred.T).reshape(m, size, len(rows))
+        centred = rows.astype(self.np.float32) - self.centre
+        return (self.rotation @ centred.T).reshape(self.m, self.size, len(rows))
 
-    def nearest(coords: Any, books: Any) -> Any:
-        """Each row's nearest centroid per group: (m x rows)."""
+    def nearest(self, coords: Any, books: Any) -> Any:
+        """Each row's nearest centroid per group: (m x rows). Squared distances that
+        agree to within a few units in the last place count as equal, and the
+        lower-numbered centroid wins."""
+        np = self.np
         far = (-2.0 * books) @ coords  # m x CENTROIDS x rows, one product per group
         far += (coords * coords).sum(axis=1)[:, None, :]
-        far += (books * books).sum(axis=2)[:, :, None] + excluded
+        far += (books * books).sum(axis=2)[:, :, None] + self.excluded
         # A squared distance >= 0 orders as its bits do: its low bits carry the centroid's
         # number, so one minimum over the centroids finds both.
         bits = np.maximum(far, 0.0, out=far).view(np.int32)
         bits &= ~_NUMBER_MASK
-        bits |= numbers
+        bits |= self.numbers
         return bits.min(axis=1) & _NUMBER_MASK
 
-    sample = grouped(full[::max(1, -(-n // _TRAIN_ROWS))])
+
+def train(np: Any, full: Any, centre: Any, basis: Any) -> Any:
+    """The centroids (``books``, float32, groups x `CENTROIDS` x `book_size`) fitted by
+    k-means to the vectors `full` (n >= 1 rows) centred on `centre` and rotated by
+    `basis`, on at most `_TRAIN_ROWS` evenly spaced rows. Deterministic."""
+    n, dims = full.shape
+    q = _Quantiser(np, dims, centre, basis)
+    m, size = q.m, q.size
+    sample = q.grouped(full[::max(1, -(-n // _TRAIN_ROWS))])
     rows = sample.shape[2]
     start = np.random.default_rng(0).choice(rows, size=min(rows, CENTROIDS), replace=False)
     books = np.zeros((m, CENTROIDS, size), dtype=np.float32)
@@ -128,18 +148,27 @@ def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
     parts = [np.ascontiguousarray(sample[:, :, begin:begin + _BLOCK])
              for begin in range(0, rows, _BLOCK)]
     for _ in range(_ROUNDS):
-        chosen = np.concatenate([nearest(part, books) for part in parts], axis=1)
+        chosen = np.concatenate([q.nearest(part, books) for part in parts], axis=1)
         flat = (chosen + offsets).ravel()
         count = np.bincount(flat, minlength=m * CENTROIDS).reshape(m, CENTROIDS)
         for d in range(size):
             total = np.bincount(flat, weights=sample[:, d].ravel(), minlength=m * CENTROIDS)
             moved = total.reshape(m, CENTROIDS) / np.maximum(count, 1)
             books[:, :, d] = np.where(count > 0, moved, books[:, :, d])
-    codes = np.zeros((m // 2, n, 2), dtype=np.uint8)
+    return books
+
+
+def assign(np: Any, rows: Any, centre: Any, basis: Any, books: Any) -> Any:
+    """The codes (uint8, groups / 2 x len(rows) x 2) of `rows` (any number, any float
+    dtype): each row's nearest centroid of `books` per group, its coordinates centred
+    on `centre` and rotated by `basis` (those `books` were trained with: `train`)."""
+    n, dims = rows.shape
+    q = _Quantiser(np, dims, centre, basis)
+    codes = np.zeros((q.m // 2, n, 2), dtype=np.uint8)
     for begin in range(0, n, _BLOCK):
-        chosen = nearest(grouped(full[begin:begin + _BLOCK]), books)
+        chosen = q.nearest(q.grouped(rows[begin:begin + _BLOCK]), books)
         codes[:, begin:begin + _BLOCK, 0] = 1 + _SECOND * chosen[0::2] + chosen[1::2]
-    return books, codes
+    return codes
 
 
 def _dot(a: Sequence[float], b: Sequence[float]) -> float:

@@ -486,36 +486,39 @@ class RecallIndex:
                 rows = [r for r, k in zip(rows, kept.tolist(), strict=True) if k]
                 rowids, stamps, full = [int(r[0]) for r in rows], [r[2] for r in rows], full[kept]
                 means = full.mean(axis=0, dtype=np.float32)
-            sample = full[::max(1, len(rows) // _COV_ROWS)].astype(np.float32)
-            cov = np.cov(sample, rowvar=False, bias=True).astype(np.float32)
-            # Kept for later processes (a small set is read faster than mapped), with the
-            # codes a process without NumPy searches: carried over from the scope's
-            # previous file when few rows changed (`vector_carry`), else fitted anew.
-            saving = (unvectored is not None and disk_name is not None
-                      and len(rows) > _NUMPY_FROM)
-            folder = self._vector_folder()
-            ids = np.asarray(rowids, dtype=np.int64)
-            prior = (vector_file.previous(folder, disk_name, disk_scope)
-                     if saving and disk_name is not None else None)
-            carried = (None if prior is None else
-                       vector_carry.carry(np, prior, ids, full, means, cov, _PREFILTER_DIMS))
-            del prior  # its mapping
-            if carried is None:
-                head, basis, variance = _principal_head(np, full, means, cov)
+            if not rows:  # every vector held a value that is not a number
+                matrix: Any = []
             else:
-                head, basis, variance = carried.head, carried.basis, carried.variance
-            matrix: Any = _Matrix(full, head, basis, variance, means)
-            if saving and disk_name is not None and unvectored is not None:
+                sample = full[::max(1, len(rows) // _COV_ROWS)].astype(np.float32)
+                cov = np.cov(sample, rowvar=False, bias=True).astype(np.float32)
+                # Kept for later processes (a small set is read faster than mapped), with the
+                # codes a process without NumPy searches: carried over from the scope's
+                # previous file when few rows changed (`vector_carry`), else fitted anew.
+                saving = (unvectored is not None and disk_name is not None
+                          and len(rows) > _NUMPY_FROM)
+                folder = self._vector_folder()
+                ids = np.asarray(rowids, dtype=np.int64)
+                prior = (vector_file.previous(folder, disk_name, disk_scope)
+                         if saving and disk_name is not None else None)
+                carried = (None if prior is None else
+                           vector_carry.carry(np, prior, ids, full, means, cov, _PREFILTER_DIMS))
+                del prior  # its mapping
                 if carried is None:
-                    books, codes = vector_codes.encode(np, full, means, basis)
-                    centre, drift = means, 0
+                    head, basis, variance = _principal_head(np, full, means, cov)
                 else:
-                    books, codes = carried.books, carried.codes
-                    centre, drift = carried.centre, carried.drift
-                vector_file.save(folder, disk_name, disk_scope, vector_file.VectorSet(
-                    rowids=ids, stamps=np.asarray(stamps, dtype=np.bytes_), full=full,
-                    head=head, basis=basis, variance=variance, means=means, centre=centre,
-                    books=books, codes=codes, unvectored=unvectored, drift=drift))
+                    head, basis, variance = carried.head, carried.basis, carried.variance
+                matrix = _Matrix(full, head, basis, variance, means)
+                if saving and disk_name is not None and unvectored is not None:
+                    if carried is None:
+                        books, codes = vector_codes.encode(np, full, means, basis)
+                        centre, drift = means, 0
+                    else:
+                        books, codes = carried.books, carried.codes
+                        centre, drift = carried.centre, carried.drift
+                    vector_file.save(folder, disk_name, disk_scope, vector_file.VectorSet(
+                        rowids=ids, stamps=np.asarray(stamps, dtype=np.bytes_), full=full,
+                        head=head, basis=basis, variance=variance, means=means, centre=centre,
+                        books=books, codes=codes, unvectored=unvectored, drift=drift))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
             kept = [math.isfinite(sum(row)) for row in matrix]

@@ -198,7 +198,7 @@ print(json.dumps({"recall": statistics.median(samples), "pass": statistics.media
 SAVE_DRIVER = r"""
 import json, os, resource, statistics, subprocess, sys
 from pathlib import Path
-rounds, query, folder = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+rounds, query, folder, nonce = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), sys.argv[4]
 def cpu(argv):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = subprocess.run(argv, capture_output=True, text=True)
@@ -217,8 +217,11 @@ for i in range(rounds):
             for old in folder.glob("*.wvs"):
                 old.unlink()
         # The save (which may recall, and so build the set) and the recall after it.
-        saved, _ = cpu([*wardian, "memory", "save", f"Bench note {kind} {i}: the kiosk"
-                        f" printer jams on {i + 3} sheet batches", "--evidence", "bench"])
+        saved, wrote = cpu([*wardian, "memory", "save", f"Bench note {nonce} {kind} {i}: the"
+                            f" kiosk printer jams on {i + 3} sheet batches", "--evidence",
+                            "bench", "--json"])
+        if json.loads(wrote.stdout)["already_saved"]:  # no write: nothing to build again
+            raise SystemExit("the bench's save wrote nothing")
         recalled, done = cpu(recall)
         spent[kind].append((saved + recalled, saved, recalled))
         answers.append(json.loads(done.stdout))
@@ -245,14 +248,15 @@ def after_saves(base: Path, size: int, planted: list[tuple[str, str]], agent: st
     driver.write_text(SAVE_DRIVER, encoding="utf-8")
     text, query = planted[0]
     out = _wardian(env, "agent", "exec", "--workspace", str(workspace), "bench", "--",
-                   sys.executable, str(driver), str(rounds), query, str(home / "vectors"))
+                   sys.executable, str(driver), str(rounds), query, str(home / "vectors"),
+                   str(time.time_ns()))
     measured = json.loads(out.strip().splitlines()[-1])
     shown = [text in json.dumps(a) for a in measured["answers"]]
     # The same state, once with codes carried over from the previous file, once built
     # from scratch: save once more, let a process carry the codes, keep that file.
     _wardian(env, "agent", "exec", "--workspace", str(workspace), "bench", "--",
              sys.executable, "-m", "wardian", "memory", "save",
-             "Bench note: the kiosk printer is back", "--evidence", "bench")
+             f"Bench note {time.time_ns()}: the kiosk printer is back", "--evidence", "bench")
     _wardian(env, "agent", "exec", "--workspace", str(workspace), "bench", "--",
              sys.executable, "-m", "wardian", "memory", "recall", query, "--json")
     (carried_file,) = (home / "vectors").glob("*.wvs")

@@ -80,8 +80,15 @@ def carry(np: Any, prior: VectorSet, rowids: Any, full: Any, means: Any, cov: An
     old = np.asarray(prior.rowids)
     at = np.minimum(np.searchsorted(old, rowids), len(old) - 1)
     same = old[at] == rowids
-    same[same] = (prior.full[at[same]].view(np.uint16)
-                  == full[same].view(np.uint16)).all(axis=1)
+    matched = int(same.sum())
+    if int(prior.drift) + (n - matched) + (len(old) - matched) > RETRAIN_SHARE * n:
+        return None  # too many rows came or went, whatever the vectors of the rest
+    runs = _runs(np, np.flatnonzero(same), at[same])
+    lanes = np.uint64 if dims % 4 == 0 else np.uint16  # whole rows, compared bit for bit
+    for begin, end, shift in runs:
+        part = same[begin:end]
+        part &= (prior.full[begin + shift:end + shift].view(lanes)
+                 == full[begin:end].view(lanes)).all(axis=1)
     kept = int(same.sum())
     drift = int(prior.drift) + (n - kept) + (len(old) - kept)
     if drift > RETRAIN_SHARE * n:
@@ -101,14 +108,30 @@ def carry(np: Any, prior: VectorSet, rowids: Any, full: Any, means: Any, cov: An
     lead = basis[:k]
     head = np.empty((n, k), dtype=np.float32)
     # A kept row's head moves by the change of the column means along the directions.
-    head[same] = prior.head[at[same]] + (np.asarray(prior.means, dtype=np.float32)
-                                         - means) @ lead.T
+    moved = (np.asarray(prior.means, dtype=np.float32) - means) @ lead.T
+    codes = np.empty((m // 2, n, 2), dtype=np.uint8)
+    for begin, end, shift in runs:  # the rows of a run that are not the same: see below
+        np.add(prior.head[begin + shift:end + shift], moved, out=head[begin:end])
+        codes[:, begin:end] = prior.codes[:, begin + shift:end + shift]
     if len(fresh):
         head[fresh] = (full[fresh].astype(np.float32) - means) @ lead.T
     if not bool(np.isfinite(head).all()):
         return None
-    codes = np.empty((m // 2, n, 2), dtype=np.uint8)
-    codes[:, same] = prior.codes[:, at[same]]
     if len(fresh):
         codes[:, fresh] = vector_codes.assign(np, full[fresh], centre, basis, books)
     return Carried(head, basis, variance.astype(np.float32), centre, books, codes, drift)
+
+
+def _runs(np: Any, new: Any, old: Any) -> list[tuple[int, int, int]]:
+    """``(begin, end, shift)``: the stretches of current rows ``begin..end - 1`` whose rows
+    with the same rowid (`new`: their positions, increasing; `old`: those rows' positions
+    in the previous file) lie at ``position + shift`` there. A stretch may hold rows of
+    no match (new ones, in a gap of both): the caller overwrites those."""
+    if not len(new):
+        return []
+    shift = old - new
+    cuts = np.flatnonzero(np.diff(shift)) + 1
+    starts = np.concatenate(([0], cuts)).tolist()
+    ends = np.concatenate((cuts, [len(new)])).tolist()
+    return [(int(new[a]), int(new[b - 1]) + 1, int(shift[a])) for a, b in
+            zip(starts, ends, strict=True)]

@@ -16,8 +16,17 @@ template's own phrasing. Reported per size:
   agent exec`` launch at 1k and 100k (target: 100k costs at most 1.5x what 1k costs:
   nothing proportional to the store is loaded per process), beside ``python -c pass``.
 
+* after a save at the largest size (``--saves N``, default 3): the CPU of a ``wardian
+  memory save`` process and the ``wardian memory recall`` process after it (one of them
+  builds the scope's vector set again), with the previous file to carry the codes of
+  unchanged rows over from and without one; and what the
+  carried file answers: hit@5 (target >= 0.95) and the share of queries whose top five
+  equal those of a file built from scratch on the same state (target >= 0.98), on the
+  NumPy search and on the codes.
+
 Run: ``.venv/bin/python bench/recall_scale_bench.py [--sizes 1000,10000,100000]
-[--no-process] [--keep DIR]`` (a few minutes). Exits 1 when a target is missed.
+[--no-process] [--saves N] [--keep DIR]`` (a few minutes). Exits 1 when a target is
+missed.
 
 What the process figure measures: every process imports from a byte-code cache
 (``PYTHONPYCACHEPREFIX`` under the bench's directory, written by the warm-up run), as an
@@ -52,6 +61,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
@@ -66,6 +76,9 @@ TARGET_HIT_AT_5 = 0.95
 TARGET_HIT_DRIFT = 0.02
 TARGET_RECALL_CPU_P95_MS = 10.0
 TARGET_PROCESS_RATIO = 1.5
+TARGET_SAME_TOP5 = 0.98
+"""Share of planted queries whose top five from a file with codes carried over must equal
+those from a file built from scratch on the same state."""
 PROCESS_RUNS = 15
 
 
@@ -182,6 +195,117 @@ print(json.dumps({"recall": statistics.median(samples), "pass": statistics.media
 """
 
 
+SAVE_DRIVER = r"""
+import json, os, resource, statistics, subprocess, sys
+from pathlib import Path
+rounds, query, folder, nonce = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), sys.argv[4]
+def cpu(argv):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(argv, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        raise SystemExit(f"{argv} failed: {r.stderr}")
+    return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1000, r
+wardian = [sys.executable, "-m", "wardian"]
+recall = [*wardian, "memory", "recall", query, "--json"]
+cpu(recall)  # the set of the current state on disk, and the page cache warm
+spent = {"carried": [], "rebuilt": []}
+answers = []
+for i in range(rounds):
+    for kind in ("carried", "rebuilt"):
+        if kind == "rebuilt":  # no earlier file: the set and its codes built from scratch
+            for old in folder.glob("*.wvs"):
+                old.unlink()
+        # The save (which may recall, and so build the set) and the recall after it.
+        saved, wrote = cpu([*wardian, "memory", "save", f"Bench note {nonce} {kind} {i}: the"
+                            f" kiosk printer jams on {i + 3} sheet batches", "--evidence",
+                            "bench", "--json"])
+        if json.loads(wrote.stdout)["already_saved"]:  # no write: nothing to build again
+            raise SystemExit("the bench's save wrote nothing")
+        recalled, done = cpu(recall)
+        spent[kind].append((saved + recalled, saved, recalled))
+        answers.append(json.loads(done.stdout))
+print(json.dumps({kind: [statistics.median(x[j] for x in runs) for j in range(3)]
+                  for kind, runs in spent.items()} | {"answers": answers}))
+"""
+
+
+def after_saves(base: Path, size: int, planted: list[tuple[str, str]], agent: str,
+                rounds: int) -> dict[str, Any]:
+    """CPU of a ``wardian memory save`` process and the ``wardian memory recall`` process
+    after it (a real `agent exec` launch, median of `rounds`; whichever of them first
+    needs the scope's vector set builds it), with the previous vector file to carry codes
+    over from and without one (the set built from scratch); then what the carried file
+    answers: hit@5 over the planted queries and their top five beside those of the file
+    built from scratch on the same state, on the NumPy search and on the codes."""
+    home = base / f"home-{size}"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("WARDIAN_") and k != "PYTHONDONTWRITEBYTECODE"}
+    env["WARDIAN_HOME"] = str(home)
+    env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
+    workspace = base / "workspace"
+    driver = base / "save_driver.py"
+    driver.write_text(SAVE_DRIVER, encoding="utf-8")
+    text, query = planted[0]
+    out = _wardian(env, "agent", "exec", "--workspace", str(workspace), "bench", "--",
+                   sys.executable, str(driver), str(rounds), query, str(home / "vectors"),
+                   str(time.time_ns()))
+    measured = json.loads(out.strip().splitlines()[-1])
+    shown = [text in json.dumps(a) for a in measured["answers"]]
+    # The same state, once with codes carried over from the previous file, once built
+    # from scratch: save once more, let a process carry the codes, keep that file.
+    _wardian(env, "agent", "exec", "--workspace", str(workspace), "bench", "--",
+             sys.executable, "-m", "wardian", "memory", "save",
+             f"Bench note {time.time_ns()}: the kiosk printer is back", "--evidence", "bench")
+    _wardian(env, "agent", "exec", "--workspace", str(workspace), "bench", "--",
+             sys.executable, "-m", "wardian", "memory", "recall", query, "--json")
+    (carried_file,) = (home / "vectors").glob("*.wvs")
+    kept = carried_file.read_bytes()
+    carried = _answers(agent, planted, workspace, plain=False)
+    carried_codes = _answers(agent, planted, workspace, plain=True)
+    carried_file.unlink()
+    _wardian(env, "agent", "exec", "--workspace", str(workspace), "bench", "--",
+             sys.executable, "-m", "wardian", "memory", "recall", query, "--json")
+    rebuilt = _answers(agent, planted, workspace, plain=False)
+    rebuilt_codes = _answers(agent, planted, workspace, plain=True)
+    carried_file.write_bytes(kept)  # the store's file stays the carried one
+
+    def hit(answers: list[list[str]]) -> float:
+        return sum(t in a[:5] for (t, _), a in zip(planted, answers, strict=True)) / len(planted)
+
+    def same(a: list[list[str]], b: list[list[str]]) -> float:
+        return sum(x[:5] == y[:5] for x, y in zip(a, b, strict=True)) / len(planted)
+
+    return {"save_carried_cpu": measured["carried"][0],
+            "save_rebuilt_cpu": measured["rebuilt"][0],
+            "carried_parts": measured["carried"][1:], "rebuilt_parts": measured["rebuilt"][1:],
+            "save_shown": float(all(shown)), "carried_hit": hit(carried),
+            "carried_codes_hit": hit(carried_codes), "rebuilt_hit": hit(rebuilt),
+            "rebuilt_codes_hit": hit(rebuilt_codes), "same_top5": same(carried, rebuilt),
+            "same_top5_codes": same(carried_codes, rebuilt_codes)}
+
+
+def _answers(agent: str, planted: list[tuple[str, str]], workspace: Path, *,
+             plain: bool) -> list[list[str]]:
+    """The texts each planted query recalls from the scope's file as it is on disk: by the
+    NumPy search, or (`plain`) by the codes, as a process without NumPy searches them."""
+    from wardian.memory.db import open_memory_db
+    from wardian.memory.embedding import MODEL
+    from wardian.memory.store import MemoryStore
+    from wardian.memory.vector_file import scope_key
+
+    index = MemoryStore(open_memory_db()).index
+    key = (agent, str(workspace))
+    index._vector_set(*key)  # maps the file (this process has NumPy: the NumPy search)
+    version, _, name = index._vectors[key]
+    if plain:
+        assert name is not None, "the set was not read from a file"
+        entry = index._vectors_on_disk(name, scope_key(*key, MODEL), plain=True)
+        index._vectors[key] = (version, entry, None)  # None: never switch to NumPy
+    return [[r.text for r in index.recall(agent, q, limit=10, workspace=str(workspace))]
+            for _, q in planted]
+
+
 def bench_size(base: Path, size: int, planted: list[tuple[str, str]],
                process: bool) -> dict[str, float]:
     """Build a store of `size` records in a data directory under `base` (or reuse the one
@@ -241,13 +365,17 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--no-process", action="store_true",
                         help="skip the whole-process measurement")
+    parser.add_argument("--saves", type=int, default=3, metavar="N",
+                        help="at the largest size, N rounds of a `memory save` followed by"
+                        " a `memory recall` process, with and without the previous vector"
+                        " file (0: skip; the store gains 2N + 1 records)")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="build the stores in DIR and keep them; a later run with the"
                         " same DIR reuses them (the 100k build takes minutes)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     planted = _planted()
-    results: dict[int, dict[str, float]] = {}
+    results: dict[int, dict[str, Any]] = {}
     with (tempfile.TemporaryDirectory(prefix="wardian-recall-scale-") if args.keep is None
           else contextlib.nullcontext(str(args.keep))) as tmp:
         base = Path(tmp)
@@ -265,6 +393,22 @@ def main() -> int:
                          f" (python -c pass {r['pass_cpu']:.0f} ms; planted record shown:"
                          f" {'yes' if r['process_found'] else 'NO'})")
             print(line, flush=True)
+            if size == max(sizes) and args.saves > 0:
+                agent = (base / f"home-{size}" / "bench-built").read_text("utf-8").strip()
+                r.update(after_saves(base, size, planted, agent, args.saves))
+                carried, scratch = r["carried_parts"], r["rebuilt_parts"]
+                print(f"  {size:>7,} records  `memory save` then `memory recall` processes:"
+                      f" CPU {r['save_carried_cpu']:.0f} ms with codes carried over (save"
+                      f" {carried[0]:.0f} + recall {carried[1]:.0f}),"
+                      f" {r['save_rebuilt_cpu']:.0f} ms built from scratch (save"
+                      f" {scratch[0]:.0f} + recall {scratch[1]:.0f}; median of"
+                      f" {args.saves}; planted record shown: "
+                      f"{'yes' if r['save_shown'] else 'NO'})\n"
+                      f"           hit@5 carried {r['carried_hit']:.3f} (codes"
+                      f" {r['carried_codes_hit']:.3f}), from scratch {r['rebuilt_hit']:.3f}"
+                      f" (codes {r['rebuilt_codes_hit']:.3f}); same top five as from"
+                      f" scratch {r['same_top5']:.3f} (codes {r['same_top5_codes']:.3f})",
+                      flush=True)
     small, large = results[min(sizes)], results[max(sizes)]
     failures = []
     if large["hit@5"] < TARGET_HIT_AT_5:
@@ -283,6 +427,17 @@ def main() -> int:
             failures.append(f"whole-process ratio {ratio:.2f}x > {TARGET_PROCESS_RATIO}x")
         if not (large["process_found"] and small["process_found"]):
             failures.append("the whole `memory recall` process did not show the planted record")
+    if "save_carried_cpu" in large:
+        for label in ("carried_hit", "carried_codes_hit"):
+            if large[label] < TARGET_HIT_AT_5:
+                failures.append(f"{label} {large[label]:.3f} < {TARGET_HIT_AT_5}")
+        for label in ("same_top5", "same_top5_codes"):
+            if large[label] < TARGET_SAME_TOP5:
+                failures.append(f"{label} {large[label]:.3f} < {TARGET_SAME_TOP5}: the"
+                                " carried file answers differently from one built from scratch")
+        if not large["save_shown"]:
+            failures.append("a `memory recall` process after a save did not show the planted"
+                            " record")
     for failure in failures:
         print(f"  MISSED: {failure}")
     print("targets: met" if not failures else "targets: NOT met")

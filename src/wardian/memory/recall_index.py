@@ -405,7 +405,7 @@ class RecallIndex:
         in scope without a vector) of the agent's active records in scope, by index,
         cached until anything writes to the file (`_version`, read unless given). The
         last item is None on PostgreSQL (not read there)."""
-        from wardian.memory import vector_codes, vector_file
+        from wardian.memory import vector_carry, vector_codes, vector_file
         from wardian.memory.embedding import MODEL, Embedder
 
         version = version or self._version()
@@ -475,23 +475,63 @@ class RecallIndex:
             # spread from the column covariance — over an evenly spaced sample of
             # `_COV_ROWS` rows in a larger scope (over all 100k rows it cost a fresh
             # process 0.6 s of CPU).
-            sample = full[::max(1, len(rows) // _COV_ROWS)].astype(np.float32)
             means = full.mean(axis=0, dtype=np.float32)
-            cov = np.cov(sample, rowvar=False, bias=True).astype(np.float32)
-            matrix: Any = _Matrix(full, *_principal_head(np, full, means, cov), means)
-            if unvectored is not None and disk_name is not None and len(rows) > _NUMPY_FROM \
-                    and vector_codes.usable(full.shape[1]):
-                # Kept for later processes (a small set is read faster than mapped), with
-                # the codes a process without NumPy searches.
-                books, codes = vector_codes.encode(np, full, means, matrix.basis)
-                vector_file.save(self._vector_folder(), disk_name, disk_scope,
-                                 vector_file.VectorSet(
-                    rowids=np.asarray(rowids, dtype=np.int64),
-                    stamps=np.asarray(stamps, dtype=np.bytes_), full=matrix.full,
-                    head=matrix.head, basis=matrix.basis, variance=matrix.variance,
-                    means=matrix.means, books=books, codes=codes, unvectored=unvectored))
+            if not np.isfinite(means).all():
+                # A vector holding a value that is not a number is no vector: its record
+                # stays in scope without one.
+                kept = np.isfinite(full).all(axis=1)
+                for i in np.flatnonzero(~kept).tolist():
+                    if unvectored is not None:
+                        unvectored[rowids[i]] = stamps[i]
+                rows = [r for r, k in zip(rows, kept.tolist(), strict=True) if k]
+                rowids, stamps, full = [int(r[0]) for r in rows], [r[2] for r in rows], full[kept]
+                means = full.mean(axis=0, dtype=np.float32)
+            if not rows:  # every vector held a value that is not a number
+                matrix: Any = []
+            else:
+                sample = full[::max(1, len(rows) // _COV_ROWS)].astype(np.float32)
+                cov = np.cov(sample, rowvar=False, bias=True).astype(np.float32)
+                # Kept for later processes (a small set is read faster than mapped), with the
+                # codes a process without NumPy searches: carried over from the scope's
+                # previous file when few rows changed (`vector_carry`), else fitted anew.
+                saving = (unvectored is not None and disk_name is not None
+                          and len(rows) > _NUMPY_FROM)
+                folder = self._vector_folder()
+                ids = np.asarray(rowids, dtype=np.int64)
+                prior = (vector_file.previous(folder, disk_name, disk_scope)
+                         if saving and disk_name is not None else None)
+                carried = (None if prior is None else
+                           vector_carry.carry(np, prior, ids, full, means, cov, _PREFILTER_DIMS))
+                del prior  # its mapping
+                if carried is None:
+                    head, basis, variance = _principal_head(np, full, means, cov)
+                else:
+                    head, basis, variance = carried.head, carried.basis, carried.variance
+                matrix = _Matrix(full, head, basis, variance, means)
+                if saving and disk_name is not None and unvectored is not None:
+                    if carried is None:
+                        books, codes = vector_codes.encode(np, full, means, basis)
+                        centre, drift = means, 0
+                    else:
+                        books, codes = carried.books, carried.codes
+                        centre, drift = carried.centre, carried.drift
+                    vector_file.save(folder, disk_name, disk_scope, vector_file.VectorSet(
+                        rowids=ids, stamps=np.asarray(stamps, dtype=np.bytes_), full=full,
+                        head=head, basis=basis, variance=variance, means=means, centre=centre,
+                        books=books, codes=codes, unvectored=unvectored, drift=drift))
         else:
             matrix = [Embedder.unpack(r[1]) for r in rows]
+            kept = [math.isfinite(sum(row)) for row in matrix]
+            if not all(kept):  # a vector that is not all numbers is none (as above)
+                for r, k in zip(rows, kept, strict=True):
+                    if not k and unvectored is not None:
+                        unvectored[int(r[0])] = r[2]
+                rows = [r for r, k in zip(rows, kept, strict=True) if k]
+                matrix = [row for row, k in zip(matrix, kept, strict=True) if k]
+                rowids, stamps = [int(r[0]) for r in rows], [r[2] for r in rows]
+        if disk_name is not None and len(rows) <= _NUMPY_FROM:
+            # No file describes the scope now: an earlier one (when it was larger) goes.
+            vector_file.discard(self._vector_folder(), disk_name)
         entry = (rowids, {rid: i for i, rid in enumerate(rowids)}, matrix, stamps, unvectored)
         self._vectors[key] = (version, entry, None)
         self._vectors_query[key] = self._queries
@@ -541,31 +581,14 @@ class RecallIndex:
         """Where the vector sets of this database file are kept on disk."""
         return Path(self.path).parent / "vectors"
 
-    def _semantic_candidates(
-        self, agent_id: str, workspace: str | None, vector: builtins.list[float], depth: int,
-        found: dict[int, Candidate],
-    ) -> float | None:
-        """Add the `depth` records nearest to `vector` (cosine) to `found`, and set the
-        cosine of every candidate already there. Returns how far the nearest record's
-        cosine stands above the mean of the next `MARGIN_NEIGHBOURS`
-        (`wardian.memory.ranking.Considered.margin`), or None when the scope has too few
-        records with vectors to say."""
-        from wardian.memory.ranking import MARGIN_NEIGHBOURS, Candidate
-
-        rowids, position, matrix, stamps, _ = self._vector_set(agent_id, workspace)
-        if not len(rowids):
-            return None
+    def _scored(self, matrix: Any, vector: builtins.list[float], take: int, depth: int,
+                at: dict[int, int]) -> tuple[float, float, builtins.list[int], Any, bool]:
+        """(mean and spread of `vector`'s scores over the set `matrix`, the `depth` best
+        rows, best first, the score of each of them and of the rows of `at`, whether
+        every number the search read was finite). The best are found among a shortlist
+        of `take` rows (all rows of a small set)."""
         from wardian.memory.vector_codes import CodedSet
-        from wardian.memory.vector_file import RowIndex
 
-        # Where each candidate found so far is in the set (one search for a mapped set).
-        at = (position.many(found) if isinstance(position, RowIndex)
-              else {rid: position[rid] for rid in found if rid in position})
-        # The shortlist grows with the set: a fixed number of rows would keep a smaller
-        # share of a larger one, and the head's (or the codes') ranking is only close to
-        # the full one, so the exact nearest would fall out of it as the set grows.
-        take = min(max(depth * 10, _SHORTLIST_MIN, len(rowids) // _SHORTLIST_EVERY),
-                   len(rowids))
         scores: Any
         best: Any
         if isinstance(matrix, CodedSet):
@@ -618,6 +641,59 @@ class RecallIndex:
             if rest:
                 lookup.update(zip(rest, (matrix.full[rest] @ query).tolist(), strict=True))
             scores = lookup
+        finite = (math.isfinite(mean) and math.isfinite(spread)
+                  and all(map(math.isfinite, scores.values() if isinstance(scores, dict)
+                              else scores)))
+        if isinstance(matrix, _Matrix):
+            finite = finite and bool(np.isfinite(rough).all() and np.isfinite(pool_scores).all())
+        return mean, spread, best, scores, finite
+
+    def _refuse_file(self, agent_id: str, workspace: str | None) -> bool:
+        """Forget the scope's vector set and remove the file it was read from; False when
+        it was not read from a file (there is nothing to refuse)."""
+        from wardian.memory import vector_file
+
+        cached = self._vectors.get((agent_id, workspace))
+        if cached is None or cached[2] is None:
+            return False
+        del self._vectors[(agent_id, workspace)]
+        vector_file.discard(self._vector_folder(), cached[2])
+        return True
+
+    def _semantic_candidates(
+        self, agent_id: str, workspace: str | None, vector: builtins.list[float], depth: int,
+        found: dict[int, Candidate],
+    ) -> float | None:
+        """Add the `depth` records nearest to `vector` (cosine) to `found`, and set the
+        cosine of every candidate already there. Returns how far the nearest record's
+        cosine stands above the mean of the next `MARGIN_NEIGHBOURS`
+        (`wardian.memory.ranking.Considered.margin`), or None when the scope has too few
+        records with vectors to say."""
+        from wardian.memory.ranking import MARGIN_NEIGHBOURS, Candidate
+        from wardian.memory.vector_file import RowIndex
+
+        for _ in range(2):
+            rowids, position, matrix, stamps, _ = self._vector_set(agent_id, workspace)
+            if not len(rowids):
+                return None
+            # Where each candidate found so far is in the set (one search for a mapped set).
+            at = (position.many(found) if isinstance(position, RowIndex)
+                  else {rid: position[rid] for rid in found if rid in position})
+            # The shortlist grows with the set: a fixed number of rows would keep a smaller
+            # share of a larger one, and the head's (or the codes') ranking is only close
+            # to the full one, so the exact nearest would fall out of it as the set grows.
+            take = min(max(depth * 10, _SHORTLIST_MIN, len(rowids) // _SHORTLIST_EVERY),
+                       len(rowids))
+            mean, spread, best, scores, finite = self._scored(matrix, vector, take, depth, at)
+            # A value that is not a number came from a damaged file (a set built from
+            # SQLite holds none: `_vector_set`): refuse the file and build the set again.
+            if finite or not self._refuse_file(agent_id, workspace):
+                break
+        if not finite:  # never shown: what is not a number counts as no score
+            best = [i for i in best if math.isfinite(scores[i])]
+            at = {rid: i for rid, i in at.items() if math.isfinite(scores[i])}
+            if not (math.isfinite(mean) and math.isfinite(spread)):
+                mean, spread = 0.0, 0.0
         # n scores lie within sqrt(n - 1) deviations of their mean, so in a small scope
         # "standing out" is judged against what is possible there.
         from wardian.memory.ranking import SEMANTIC_Z

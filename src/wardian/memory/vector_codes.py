@@ -9,7 +9,8 @@ without NumPy searches with the standard library alone (`CodedSet`).
 Codes: the vectors are centred on the column means and rotated onto the set's principal
 directions (``basis``: dims x dims, a direction per row, most variance first;
 ``variance``: along each). The rotated dimensions are dealt round-robin into `groups`
-groups (about four dimensions each, so each group has a share of every variance level).
+groups (about four dimensions each, so each group has a share of every variance level;
+past 1,031 dimensions more, as the groups are capped at 256: see `groups`).
 Each group's coordinates are replaced by the nearest of its k-means centroids
 (``books``: 16 centroids for the first group of each pair, 15 for the second), and a
 pair of groups is one byte ``1 + 15 * a + b`` (the two centroids' numbers; 0 never
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CENTROIDS", "CodedSet", "book_size", "encode", "groups", "usable"]
+__all__ = ["CENTROIDS", "CodedSet", "assign", "book_size", "encode", "groups", "train"]
 
 CENTROIDS = 16
 """Centroids of a pair's first group (its second has one fewer: 16 x 15 codes + the
@@ -58,21 +59,21 @@ _NUMBER_MASK = (1 << (CENTROIDS - 1).bit_length()) - 1
 """The low bits of a squared distance that carry its centroid's number (`encode`)."""
 
 
+_MAX_PAIRS = (_LANE_TOP - 1) // 255
+"""Pairs of groups at most: each adds up to 255 to a row's 16-bit lane, which must stay
+below 2**15 (`CodedSet.shortlist`)."""
+
+
 def groups(dims: int) -> int:
     """How many groups a `dims`-dimensional set's rotated coordinates are dealt into (even:
-    they make pairs)."""
-    return 2 * max(1, dims // (2 * _GROUP_DIMS))
+    they make pairs): about `_GROUP_DIMS` dimensions each, and no more than 2 x
+    `_MAX_PAIRS` groups (a wider set gets more dimensions a group)."""
+    return 2 * min(_MAX_PAIRS, max(1, dims // (2 * _GROUP_DIMS)))
 
 
 def book_size(dims: int) -> int:
     """How many coordinates a group's centroid has (groups of fewer are padded with 0)."""
     return -(-dims // groups(dims))
-
-
-def usable(dims: int) -> bool:
-    """Whether a `dims`-dimensional set gets codes: every pair adds at most 255 to a
-    16-bit lane, which must stay below 2**15."""
-    return (groups(dims) // 2) * 255 < _LANE_TOP
 
 
 def _layout(dims: int) -> list[list[int]]:
@@ -82,43 +83,63 @@ def _layout(dims: int) -> list[list[int]]:
 
 
 def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
-    """(books, codes) of the vectors `full` (n x dims, any float dtype) with column `means`
-    and principal `basis` (dims x dims, a direction per row): ``books`` float32
-    (groups x `CENTROIDS` x `book_size`), ``codes`` uint8 (groups / 2 x n x 2), as the
-    module docstring lays them out. Each row gets, per group, the centroid nearest to its
-    coordinates (squared distances that agree to within a few units in the last place
-    count as equal, and the lower-numbered centroid wins). Deterministic: the same vectors
-    give the same codes. Requires `usable` dims and n >= 1."""
-    n, dims = full.shape
-    m, size = groups(dims), book_size(dims)
-    # Row j * size + k: the direction of group j's k-th rotated dimension (0: padding).
-    rotation = np.zeros((m * size, dims), dtype=np.float32)
-    for j, dims_of in enumerate(_layout(dims)):
-        rotation[j * size:j * size + len(dims_of)] = basis[dims_of]
-    # The second group of a pair has one centroid fewer: it is never chosen.
-    excluded = np.zeros((m, CENTROIDS, 1), dtype=np.float32)
-    excluded[1::2, _SECOND:] = np.inf
-    numbers = np.arange(CENTROIDS, dtype=np.int32)[None, :, None]
-    centre = np.asarray(means, dtype=np.float32)  # float32 distances: their bits are read
+    """(books, codes) of the vectors `full` (n x dims, any float dtype) centred on
+    `means` and rotated by the principal `basis` (dims x dims, a direction per row):
+    ``books`` float32 (groups x `CENTROIDS` x `book_size`), fitted to them (`train`),
+    ``codes`` uint8 (groups / 2 x n x 2), every row's (`assign`), as the module docstring
+    lays them out. Deterministic: the same vectors give the same codes. Requires n >= 1
+    (any dims >= 1)."""
+    books = train(np, full, means, basis)
+    return books, assign(np, full, means, basis, books)
 
-    def grouped(rows: Any) -> Any:
+
+class _Quantiser:
+    """The rotation of `encode`'s vectors into groups, and the nearest centroid of each."""
+
+    def __init__(self, np: Any, dims: int, centre: Any, basis: Any) -> None:
+        self.np = np
+        m, size = groups(dims), book_size(dims)
+        self.m, self.size = m, size
+        # Row j * size + k: the direction of group j's k-th rotated dimension (0: padding).
+        self.rotation = np.zeros((m * size, dims), dtype=np.float32)
+        for j, dims_of in enumerate(_layout(dims)):
+            self.rotation[j * size:j * size + len(dims_of)] = np.asarray(basis)[dims_of]
+        # The second group of a pair has one centroid fewer: it is never chosen.
+        self.excluded = np.zeros((m, CENTROIDS, 1), dtype=np.float32)
+        self.excluded[1::2, _SECOND:] = np.inf
+        self.numbers = np.arange(CENTROIDS, dtype=np.int32)[None, :, None]
+        # float32 distances: their bits are read
+        self.centre = np.asarray(centre, dtype=np.float32)
+
+    def grouped(self, rows: Any) -> Any:
         """Rotated coordinates of `rows` by group: (m x size x len(rows))."""
-        centred = rows.astype(np.float32) - centre
-        return (rotation @ centred.T).reshape(m, size, len(rows))
+        centred = rows.astype(self.np.float32) - self.centre
+        return (self.rotation @ centred.T).reshape(self.m, self.size, len(rows))
 
-    def nearest(coords: Any, books: Any) -> Any:
-        """Each row's nearest centroid per group: (m x rows)."""
+    def nearest(self, coords: Any, books: Any) -> Any:
+        """Each row's nearest centroid per group: (m x rows). Squared distances that
+        agree to within a few units in the last place count as equal, and the
+        lower-numbered centroid wins."""
+        np = self.np
         far = (-2.0 * books) @ coords  # m x CENTROIDS x rows, one product per group
         far += (coords * coords).sum(axis=1)[:, None, :]
-        far += (books * books).sum(axis=2)[:, :, None] + excluded
+        far += (books * books).sum(axis=2)[:, :, None] + self.excluded
         # A squared distance >= 0 orders as its bits do: its low bits carry the centroid's
         # number, so one minimum over the centroids finds both.
         bits = np.maximum(far, 0.0, out=far).view(np.int32)
         bits &= ~_NUMBER_MASK
-        bits |= numbers
+        bits |= self.numbers
         return bits.min(axis=1) & _NUMBER_MASK
 
-    sample = grouped(full[::max(1, -(-n // _TRAIN_ROWS))])
+
+def train(np: Any, full: Any, centre: Any, basis: Any) -> Any:
+    """The centroids (``books``, float32, groups x `CENTROIDS` x `book_size`) fitted by
+    k-means to the vectors `full` (n >= 1 rows) centred on `centre` and rotated by
+    `basis`, on at most `_TRAIN_ROWS` evenly spaced rows. Deterministic."""
+    n, dims = full.shape
+    q = _Quantiser(np, dims, centre, basis)
+    m, size = q.m, q.size
+    sample = q.grouped(full[::max(1, -(-n // _TRAIN_ROWS))])
     rows = sample.shape[2]
     start = np.random.default_rng(0).choice(rows, size=min(rows, CENTROIDS), replace=False)
     books = np.zeros((m, CENTROIDS, size), dtype=np.float32)
@@ -127,18 +148,27 @@ def encode(np: Any, full: Any, means: Any, basis: Any) -> tuple[Any, Any]:
     parts = [np.ascontiguousarray(sample[:, :, begin:begin + _BLOCK])
              for begin in range(0, rows, _BLOCK)]
     for _ in range(_ROUNDS):
-        chosen = np.concatenate([nearest(part, books) for part in parts], axis=1)
+        chosen = np.concatenate([q.nearest(part, books) for part in parts], axis=1)
         flat = (chosen + offsets).ravel()
         count = np.bincount(flat, minlength=m * CENTROIDS).reshape(m, CENTROIDS)
         for d in range(size):
             total = np.bincount(flat, weights=sample[:, d].ravel(), minlength=m * CENTROIDS)
             moved = total.reshape(m, CENTROIDS) / np.maximum(count, 1)
             books[:, :, d] = np.where(count > 0, moved, books[:, :, d])
-    codes = np.zeros((m // 2, n, 2), dtype=np.uint8)
+    return books
+
+
+def assign(np: Any, rows: Any, centre: Any, basis: Any, books: Any) -> Any:
+    """The codes (uint8, groups / 2 x len(rows) x 2) of `rows` (any number, any float
+    dtype): each row's nearest centroid of `books` per group, its coordinates centred
+    on `centre` and rotated by `basis` (those `books` were trained with: `train`)."""
+    n, dims = rows.shape
+    q = _Quantiser(np, dims, centre, basis)
+    codes = np.zeros((q.m // 2, n, 2), dtype=np.uint8)
     for begin in range(0, n, _BLOCK):
-        chosen = nearest(grouped(full[begin:begin + _BLOCK]), books)
+        chosen = q.nearest(q.grouped(rows[begin:begin + _BLOCK]), books)
         codes[:, begin:begin + _BLOCK, 0] = 1 + _SECOND * chosen[0::2] + chosen[1::2]
-    return books, codes
+    return codes
 
 
 def _dot(a: Sequence[float], b: Sequence[float]) -> float:
@@ -165,7 +195,7 @@ class CodedSet:
                  variance: Sequence[float], basis: Any, books: Sequence[float],
                  codes: Any) -> None:
         m, size = groups(dims), book_size(dims)
-        if (sys.byteorder != "little" or not usable(dims)
+        if (sys.byteorder != "little" or dims < 1
                 or memoryview(full).nbytes != n * dims * 2
                 or len(means) != dims or len(variance) != dims
                 or memoryview(basis).nbytes != dims * dims * 4

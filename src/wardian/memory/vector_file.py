@@ -13,15 +13,20 @@ Validity: a file is named by the store's write counter (``memory_version.changes
 by triggers on every change to ``records`` and ``record_vectors``) and the database file's
 inode, so any write, or another database file in its place, makes it unused; it is never
 read for another state of the store. A reader that finds no file builds the set from
-SQLite and writes it (atomically: temp file and rename), removing the scope's older files.
-Unreadable or malformed files, and files of an older format, are ignored (and rebuilt).
+SQLite and writes it (atomically: temp file and rename), removing the scope's older files;
+a scope built without writing one (it has too few vectors) has its files removed
+(`discard`). Unreadable or malformed files, and files of an older format, are ignored
+(and rebuilt). A file is not read whole when mapped, so a number that is not finite in
+its vectors is found when a search reads it: the search then refuses the file (removes
+it) and builds the set again from SQLite, where a vector that is not all numbers counts
+as none (`wardian.memory.recall_index.RecallIndex._semantic_candidates`).
 The caller still checks every record it shows against the table
 (`RecallIndex._records_by_rowid`).
 
-Format: ``WVS2\\n``, an 8-byte little-endian header length, a JSON header (``scope``:
+Format: ``WVS3\\n``, an 8-byte little-endian header length, a JSON header (``scope``:
 `scope_key`; ``arrays``: name → ``[offset, dtype, shape]``, NumPy's little-endian dtype
-strings; ``unvectored``: ``{rowid: updated_at}``), then the arrays from the next 64-byte
-boundary on, each at a 64-byte aligned offset from there.
+strings; ``unvectored``: ``{rowid: updated_at}``; ``drift``: `VectorSet`'s), then the
+arrays from the next 64-byte boundary on, each at a 64-byte aligned offset from there.
 """
 
 from __future__ import annotations
@@ -42,12 +47,13 @@ from wardian._fs import open_private, private_dir
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["FixedWidth", "RowIndex", "ScopeStamps", "Stamps", "VectorSet", "file_name", "load",
-           "numpy", "save", "scope_key"]
+__all__ = ["FixedWidth", "RowIndex", "ScopeStamps", "Stamps", "VectorSet", "discard",
+           "file_name", "load", "numpy", "previous", "save", "scope_key"]
 
-_MAGIC = b"WVS2\n"
+_MAGIC = b"WVS3\n"
 _ALIGN = 64
-_ARRAYS = ("rowids", "stamps", "full", "head", "basis", "variance", "means", "books", "codes")
+_ARRAYS = ("rowids", "stamps", "full", "head", "basis", "variance", "means", "centre", "books",
+           "codes")
 _PLAIN = {"<i8": "q", "<f4": "f"}
 """The arrays a reader without NumPy reads as typed memoryviews (the rest as bytes)."""
 
@@ -81,19 +87,24 @@ class VectorSet:
         full: float16 (n x dims). head: float32 (n x k), each row's centred vector along
         the first k rows of `basis`. basis: float32 (dims x dims), the set's principal
         directions, one per row, most variance first. variance: float32 (dims), along
-        each. means: float32 (dims). books, codes: `wardian.memory.vector_codes.encode`'s.
-        unvectored: ``{rowid: updated_at}`` of the records in scope without a vector.
+        each. means: float32 (dims). books, codes: `wardian.memory.vector_codes.encode`'s,
+        of the vectors centred on ``centre`` (float32, dims: the column means of the set
+        they were trained on) and rotated by `basis`. unvectored: ``{rowid: updated_at}``
+        of the records in scope without a vector. drift: how many rows were added,
+        changed or removed since `basis`, ``centre`` and ``books`` were fitted (0: fitted
+        to these rows; `wardian.memory.vector_carry`).
     """
 
-    __slots__ = ("basis", "books", "codes", "full", "head", "means", "rowids", "stamps",
-                 "unvectored", "variance")
+    __slots__ = ("basis", "books", "centre", "codes", "drift", "full", "head", "means",
+                 "rowids", "stamps", "unvectored", "variance")
 
     def __init__(self, *, rowids: Any, stamps: Any, full: Any, head: Any, basis: Any,
-                 variance: Any, means: Any, books: Any, codes: Any,
-                 unvectored: dict[int, str]) -> None:
+                 variance: Any, means: Any, centre: Any, books: Any, codes: Any,
+                 unvectored: dict[int, str], drift: int = 0) -> None:
         self.rowids, self.stamps, self.full, self.head = rowids, stamps, full, head
         self.basis, self.variance, self.means = basis, variance, means
-        self.books, self.codes, self.unvectored = books, codes, unvectored
+        self.centre, self.books, self.codes = centre, books, codes
+        self.unvectored, self.drift = unvectored, drift
 
 
 class FixedWidth(Sequence[bytes]):
@@ -251,10 +262,32 @@ def load(folder: Path, name: str, scope: str, *, plain: bool = False) -> VectorS
         arrays = {key: (_plain_array if plain else _numpy_array)(
             view, base, *header["arrays"][key]) for key in _ARRAYS if key != "head" or not plain}
         unvectored = {int(k): str(v) for k, v in header["unvectored"].items()}
-    except (ValueError, KeyError, TypeError, IndexError):
+        drift = int(header["drift"])
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError):
         return None
     arrays.setdefault("head", None)
-    return VectorSet(unvectored=unvectored, **arrays)
+    return VectorSet(unvectored=unvectored, drift=drift, **arrays)
+
+
+def previous(folder: Path, name: str, scope: str) -> VectorSet | None:
+    """The newest other file of the scope of ``folder/name`` (by the write counter in its
+    name), mapped with NumPy, or None when there is none that `load` reads as the set of
+    `scope`. It describes an earlier state of the store (or another database file): only
+    what a caller checks against the current rows may be taken from it."""
+    prefix = name.split(".", 1)[0] + "."
+    found = []
+    try:
+        for other in folder.glob(prefix + "*.wvs"):
+            parts = other.name.split(".")
+            if other.name != name and len(parts) == 4 and parts[2].isdigit():
+                found.append((int(parts[2]), other.name))
+    except OSError:
+        return None
+    for _, other_name in sorted(found, reverse=True):
+        loaded = load(folder, other_name, scope)
+        if loaded is not None:
+            return loaded
+    return None
 
 
 def _numpy_array(view: mmap.mmap, base: int, offset: int, dtype: str, shape: list[int]) -> Any:
@@ -294,8 +327,9 @@ def save(folder: Path, name: str, scope: str, vectors: VectorSet) -> None:
     for key, array in arrays.items():
         layout[key] = [offset, array.dtype.str, list(array.shape)]
         offset += -(-array.nbytes // _ALIGN) * _ALIGN
-    raw = json.dumps({"scope": scope, "arrays": layout, "unvectored": {
-        str(k): v for k, v in vectors.unvectored.items()}}).encode("utf-8")
+    raw = json.dumps({"scope": scope, "arrays": layout, "drift": int(vectors.drift),
+                      "unvectored": {str(k): v for k, v in vectors.unvectored.items()}}
+                     ).encode("utf-8")
     base = _data_start(len(raw))
     tmp = folder / f".{name}.{os.getpid()}.tmp"
     try:
@@ -310,7 +344,19 @@ def save(folder: Path, name: str, scope: str, vectors: VectorSet) -> None:
     except OSError:
         tmp.unlink(missing_ok=True)
         return
+    discard(folder, name, keep=True)
+
+
+def discard(folder: Path, name: str, *, keep: bool = False) -> None:
+    """Remove the files of the scope of ``folder/name`` (`file_name`) — with `keep`, all
+    but ``name`` itself. Called when no file describes the scope's current state (it is
+    too small to keep one, or its file was refused), so that no process reads a file of
+    an earlier state. Best effort: a file that cannot be removed stays (it is never read
+    for another state of the store)."""
     prefix = name.split(".", 1)[0] + "."
-    for other in folder.glob(prefix + "*.wvs"):
-        if other.name != name:
-            other.unlink(missing_ok=True)
+    try:
+        for other in folder.glob(prefix + "*.wvs"):
+            if not keep or other.name != name:
+                other.unlink(missing_ok=True)
+    except OSError:
+        pass

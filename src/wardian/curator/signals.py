@@ -929,6 +929,29 @@ def corrections(messages: list[dict[str, Any]], workspace: str | None) -> dict[i
     return out
 
 
+def refused_calls(messages: list[dict[str, Any]]) -> dict[int, str]:
+    """seq → the refused tool call's text, for each human message right after a tool call
+    the user refused without a reason of its own (Gemini CLI's cancelled call, Codex's
+    rejected command): that message is where the user says why. An interrupt is not a
+    refusal and gives none."""
+    texts = _texts(messages)
+    out: dict[int, str] = {}
+    pending: str | None = None
+    for i, (seq, msg, text) in enumerate(texts):
+        kind = msg.get("kind")
+        if kind in ("interrupt", "tool_rejection"):
+            pending = None
+            if kind == "tool_rejection" and not _SAID.search(text):
+                call = _previous(texts, i, "tool_call")
+                pending = call[2] if call else None
+            continue
+        if _is_human(msg):
+            if pending:
+                out[seq] = pending
+            pending = None
+    return out
+
+
 def _last_state(texts: list[tuple[int, dict[str, Any], str]]) -> tuple[int, str] | None:
     for seq, msg, text in reversed(texts):
         if msg.get("kind") == "tool_call" and _STATE_HEAD.match(text):

@@ -76,6 +76,13 @@ _NOT_X_LEAD = (
 """"no, not requests - use httpx": a correction naming what was wrong and, after a dash or
 comma, what holds (at least three more words)."""
 _CLAUSE_START = r"(?:^|[,;:\-–(]\s*|\b(?:and|but|please|pls|so|then|also|just|yet)\s+)"
+_UNCONDITIONAL = (
+    r"(?!(?:[^.!?]|[.!?](?=\S))*\b(?:when|whenever|if|unless|while|until|as long as|"
+    r"otherwise|except|in case)\b)"
+)
+"""No condition later in the sentence (a stop inside "3.11" ends none): "we deploy with
+helm when Priya is out", "the app runs on Node 18 while the ticket is open" are situations,
+not the project's toolchain."""
 
 RULES: tuple[Rule, ...] = (
     # Each rule is a kind of signal, written from made-up sessions (tests/curator/
@@ -210,7 +217,7 @@ RULES: tuple[Rule, ...] = (
         r"|(?:only\s+)?(?:targets|supports|(?:builds|compiles) (?:with|against|on)|runs on))\s+"
         r"(?!(?:the|a|an|our|my|their|its|all|only|about|around|over|under|up|to|at)\b)"
         r"(?:[A-Za-z.][\w.+#-]*\s+){1,2}v?\d+(?:\.\d+)*(?!\s*(?:minutes?|seconds?|hours?|"
-        r"days?|workers?|threads?|times?|ms|s|%))\b(?![^.]*\?)",
+        r"days?|workers?|threads?|times?|ms|s|%))\b(?![^.]*\?)" + _UNCONDITIONAL,
     ),
     _r(
         "team-toolchain",
@@ -224,7 +231,7 @@ RULES: tuple[Rule, ...] = (
         r"(?!(?:it|this|that|them|those|these|a|an|the|my|your|some|any|whatever|anything|"
         r"something|everything|nothing|one|two|three|four|five|care|caution|confidence|ease|"
         r"pride|love|joy|help|luck|time|delay|notice)\b)`?[A-Za-z][\w.+#-]*"
-        r"(?![^.]*\?)",
+        r"(?![^.]*\?)" + _UNCONDITIONAL,
     ),
     _r(
         "standing-fact",

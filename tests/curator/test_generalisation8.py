@@ -94,3 +94,54 @@ def test_a_reply_after_a_refusal_that_states_no_rule_is_not_saved(
         ("assistant", "Alright."),
     ], tmp_path)
     assert not [op for op in ops if op["op"] == "save"], ops
+
+
+# --- 5. situational remarks and one-off limits are not rules or checkpoints ---------------
+
+SITUATIONAL = [
+    # a toolchain or platform statement limited to a situation, a person or a condition
+    "we deploy with helm on the staging cluster only when Priya is out",
+    "we build with clang when the gcc image is broken",
+    "we release with goreleaser if the tag is signed, otherwise by hand",
+    "the app runs on Node 18 while the upgrade ticket is open",
+    "we target Python 3.11 unless the client's server is still on 3.9",
+]
+
+
+@pytest.mark.parametrize("text", SITUATIONAL)
+def test_a_conditional_or_situational_toolchain_remark_is_no_rule(text: str) -> None:
+    assert _texts(["the nightly job is slow, look into it", text]) == []
+
+
+STANDING_TOOLCHAIN = [
+    # the same kind said plainly still holds
+    "we deploy with helm, the charts live in deploy/charts",
+    "the app runs on Node 20",
+]
+
+
+@pytest.mark.parametrize("text", STANDING_TOOLCHAIN)
+def test_a_plain_toolchain_statement_is_still_saved(text: str) -> None:
+    assert _texts(["the nightly job is slow, look into it", text]), text
+
+
+def test_a_one_off_limit_after_a_correction_is_not_the_checkpointed_request() -> None:
+    messages: list[dict[str, Any]] = []
+
+    def say(role: str, text: str, kind: str = "text") -> None:
+        messages.append({"seq": len(messages), "role": role, "kind": kind, "meta": {},
+                         "text": text})
+
+    say("user", "Add a CSV export to the invoices page.")
+    say("assistant", "Write(/work/app/reports/export.py)", "tool_call")
+    say("user", "no, not the whole table. export just the visible columns")
+    say("assistant", "Edit(/work/app/reports/export.py)", "tool_call")
+    say("user", "for this run just use the sample ledger, the full one is on the other disk")
+    say("assistant", "Bash(pytest tests/test_export.py)", "tool_call")
+    say("assistant", "The export writes the header, but the date column fails with "
+        "ValueError: unconverted data remains.")
+    say("user", "stop there, next time")
+    ops = curate({"messages": messages, "records": [], "max_changes": 10})["operations"]
+    current = [op for op in ops if op["kind"] == "current"]
+    assert not any("sample ledger" in op["text"] or "this run" in op["text"]
+                   for op in current), current

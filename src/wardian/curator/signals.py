@@ -1056,8 +1056,8 @@ def unfinished(
                 Signal("unfinished", seq, start, sentence, text=body, record_kind="current",
                        score=0.8)
             )
-    if last_human >= 0 and not out:
-        asked = _asked_request(texts, human_idx)
+    asked = _asked_request(texts, human_idx) if last_human >= 0 and not out else None
+    if last_human >= 0 and not out and asked is not None:
         seq, _, request = texts[asked]
         after = texts[asked + 1 :]
         left_open = bool(prose) and bool(_LEFT_OPEN.search(prose[-1][2]))
@@ -1170,22 +1170,27 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
                   text=f"{UNFINISHED_LEFT} {parts}", record_kind="current", score=0.8)
 
 
-def _asked_request(texts: list[tuple[int, dict[str, Any], str]], human_idx: list[int]) -> int:
+def _asked_request(
+    texts: list[tuple[int, dict[str, Any], str]], human_idx: list[int]
+) -> int | None:
     """Index in `texts` of the request the session's work answers: the last human message,
     or, when that one is a rule said mid-task that asks for no work ("don't bump the schema
     version, it stays 7", a cue of `rules.match_rules`) and the agent went on working
-    after it, the human message before it when that one asks for work; so too when the last
-    message only limits the work to this one time ("for this run use X"). A closing remark
-    the agent did not act on is the last word, and so is any message that asks for work."""
+    after it, the human message before it when that one asks for work. When the last
+    message only limits the work to this one time ("for this run use X") and the agent
+    acted on it, the latest earlier message that asks for work and is no such limit itself
+    (a correction in between is skipped); None when there is none: a one-time limit is never
+    the checkpointed request. A closing remark the agent did not act on is the last word,
+    and so is any message that asks for work."""
     last = human_idx[-1]
     text = texts[last][2]
     acted = any(m.get("role") == "assistant" for _, m, _ in texts[last + 1 :])
-    if len(human_idx) >= 2 and acted and is_one_time(text):
-        # "for this run just use the eu bucket": a limit on the work asked before it
-        asked = [i for i in human_idx[:-1] if texts[i][1].get("kind") == "text"]
-        if asked and _request_piece(texts[asked[-1]][2]) is not None \
-                and not is_one_time(texts[asked[-1]][2]):
-            return asked[-1]
+    if acted and is_one_time(text):
+        # "for this run just use the eu bucket": a limit on the work asked before it, past
+        # any correction said in between; with no such request, none is checkpointed
+        asked = [i for i in human_idx[:-1] if texts[i][1].get("kind") == "text"
+                 and _request_piece(texts[i][2]) is not None and not is_one_time(texts[i][2])]
+        return asked[-1] if asked else None
     if (len(human_idx) < 2 or not acted or _request_piece(text) is not None
             or is_routine(text) or _CONFIRM.search(text) or not match_rules(text)):
         return last

@@ -145,3 +145,120 @@ def test_a_one_off_limit_after_a_correction_is_not_the_checkpointed_request() ->
     current = [op for op in ops if op["kind"] == "current"]
     assert not any("sample ledger" in op["text"] or "this run" in op["text"]
                    for op in current), current
+
+
+# --- 4. plain-worded rules with no cue word: what engine, library, versions ----------------
+
+def _after_work(texts: list[str], agent: str = "I added the export page and a small chart "
+                "for the totals.") -> list[str]:
+    """Records of a session where the agent did some work, then the user said `texts`."""
+    messages: list[dict[str, Any]] = [
+        {"seq": 0, "role": "user", "kind": "text", "meta": {},
+         "text": "the totals page is empty, please fix it"},
+        {"seq": 1, "role": "assistant", "kind": "text", "meta": {}, "text": agent},
+    ]
+    for text in texts:
+        messages.append({"seq": len(messages), "role": "user", "kind": "text", "meta": {},
+                         "text": text})
+        messages.append({"seq": len(messages), "role": "assistant", "kind": "text",
+                         "meta": {}, "text": "Done: changed it, all 9 checks pass."})
+    ops = curate({"messages": messages, "records": [], "max_changes": 10})["operations"]
+    return [op["text"] for op in ops if op["op"] == "save" and op["kind"] == "stable"]
+
+
+PLAIN_RULES = [
+    # (the statement, a word its record keeps)
+    ("Maps use Leaflet.", "Leaflet"),
+    ("Background jobs use dramatiq, the old celery tasks are gone.", "dramatiq"),
+    ("The manual is typeset with ConTeXt.", "ConTeXt"),
+    ("Our web client is bundled with esbuild.", "esbuild"),
+    ("the firmware images are built with Yocto", "Yocto"),
+    ("we only support 12.4 and up", "12.4"),
+    ("the extension supports 11 LTS or later", "11"),
+    ("we use structlog for logging", "structlog"),
+    ("We use Alembic for every schema change.", "Alembic"),
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), PLAIN_RULES)
+def test_a_plain_worded_rule_naming_the_engine_library_or_version_is_saved(
+    text: str, kept: str
+) -> None:
+    texts = _after_work([text])
+    assert any(kept in t for t in texts), texts
+
+
+NOT_PLAIN_RULES = [
+    # past tense
+    "the old docs were built with sphinx",
+    "Maps used Leaflet before the rewrite.",
+    # an article or a pronoun: this thing at hand, not a kind of thing
+    "the tests use the wrong fixture",
+    "this page uses a lot of memory",
+    "it uses numpy",
+    "the export script uses pandas",
+    # a question
+    "is the wheel built with maturin?",
+    "do maps use Leaflet?",
+    # a situation or a condition
+    "we use the blue theme for the demo",
+    "we use docker for that when the laptop is offline",
+    "Our web client is bundled with esbuild while the vite bug is open.",
+    # the agent's words quoted back
+    'you said "charts use d3", that is wrong',
+    # a version range not said as what the project supports
+    "the crash happens on 3.2 and newer",
+]
+
+
+@pytest.mark.parametrize("text", NOT_PLAIN_RULES)
+def test_a_remark_that_only_looks_like_a_plain_rule_is_not_saved(text: str) -> None:
+    assert _after_work([text]) == []
+
+
+# --- 2. a correction that only names the replacement --------------------------------------
+
+REPLACEMENTS = [
+    # (the agent's report, the user's correction, a word the record keeps)
+    ("I added the retries with requests.", "use httpx instead, requests has no async "
+     "client", "httpx"),
+    ("I wrote the dates with moment.", "it's dayjs here, not moment", "dayjs"),
+    ("I parsed the flags with argparse.", "we use click for the command-line flags",
+     "click"),
+    ("I stored the settings in an ini file.", "use toml instead, configparser drops the "
+     "comments", "toml"),
+]
+
+
+@pytest.mark.parametrize(("agent", "text", "kept"), REPLACEMENTS)
+def test_a_correction_naming_only_the_replacement_is_saved(
+    agent: str, text: str, kept: str
+) -> None:
+    texts = _after_work([text], agent=agent)
+    assert any(kept in t for t in texts), texts
+
+
+NOT_REPLACEMENTS = [
+    # a thing at hand, with an article: this task's choice
+    ("I put the button in the first tab.", "it's the second tab, not the first"),
+    ("I used a list for the ids.", "use a set instead, it's faster here"),
+    # the reason ties it to the present or says a state of the moment
+    ("I pointed it at prod.", "use staging instead, prod is frozen today"),
+    ("I ran it with the build script.", "use make instead, the script is broken"),
+    # the other thing is nothing the agent used
+    ("I added the retries with requests.", "it's Tuesday, not Monday"),
+    # a trait of the thing at hand, no library or tool
+    ("I made the badge red.", "it's green, not red"),
+    ("I marked the field as required.", "it's optional, not required"),
+    # a day the agent named
+    ("I scheduled the export for Monday.", "it's Tuesday, not Monday"),
+    # a pointer back to something unnamed: the record would not say what for
+    ("I parsed the flags with argparse.", "we use click for that"),
+    # a question
+    ("I added the retries with requests.", "why not use httpx instead?"),
+]
+
+
+@pytest.mark.parametrize(("agent", "text"), NOT_REPLACEMENTS)
+def test_a_replacement_for_the_thing_at_hand_is_not_saved(agent: str, text: str) -> None:
+    assert _after_work([text], agent=agent) == []

@@ -1263,6 +1263,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
         c
         for sig in signals.rejection_reasons(messages, workspace)
         + signals.answers(messages)
+        + signals.named_replacements(messages)
         + found
         if (c := _from_signal(sig)) is not None
     ]

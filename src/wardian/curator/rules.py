@@ -83,6 +83,15 @@ _UNCONDITIONAL = (
 """No condition later in the sentence (a stop inside "3.11" ends none): "we deploy with
 helm when Priya is out", "the app runs on Node 18 while the ticket is open" are situations,
 not the project's toolchain."""
+_NOT_A_NAME = (
+    r"(?!(?:it|this|that|them|those|these|a|an|the|my|your|our|their|its|some|any|no|lots?|"
+    r"more|less|much|many|too|very|up|whatever|anything|something|everything|nothing|care|"
+    r"caution|confidence|ease|pride|love|joy|help|luck|time|delay|notice)\b)"
+)
+"""Words that are no name of a tool, library or engine ("uses a lot", "built with care")."""
+_TOOL_NAME = r"`?[A-Za-z][\w.+#/-]*`?"
+"""A tool, library or engine name as said: "Leaflet", "Chart.js", "react-hook-form"."""
+_NO_QUESTION = r"(?![^.]*\?)"
 
 RULES: tuple[Rule, ...] = (
     # Each rule is a kind of signal, written from made-up sessions (tests/curator/
@@ -232,6 +241,69 @@ RULES: tuple[Rule, ...] = (
         r"something|everything|nothing|one|two|three|four|five|care|caution|confidence|ease|"
         r"pride|love|joy|help|luck|time|delay|notice)\b)`?[A-Za-z][\w.+#-]*"
         r"(?![^.]*\?)" + _UNCONDITIONAL,
+    ),
+    _r(
+        "kind-uses-tool",
+        "convention",
+        0.76,
+        # a kind of thing in the project and the library it uses, said as a generic present
+        # fact with a plural subject: "Maps use Leaflet", "background jobs use dramatiq" (not
+        # "the script uses pandas", one thing at hand; not "used", past)
+        r"^\W*(?:(?:and|also|btw|fyi|here)\W+)?(?:(?:all|our|the)\s+)?"
+        r"(?!(?:we|you|i|they|these|those|people|users?|most|many|some|other|others|do|does|"
+        r"did|why|how|what|which|when|where|who|can|could|should|would)\b)"
+        r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+(?:always\s+|only\s+)?use\s+"
+        + _NOT_A_NAME + _TOOL_NAME + r"(?=\s*(?:[,.;!]|$|\s(?:for|everywhere|throughout)\b))"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "made-with-tool",
+        "convention",
+        0.76,
+        # what a part of the project is built, typeset or bundled with, said as a present
+        # fact: "the manual is typeset with ConTeXt", "our web client is bundled with esbuild"
+        # (not "were built", past; not "built with care")
+        r"^\W*(?:(?:and|also|btw|fyi|here)\W+)?(?:(?:the|our|all)\s+)?"
+        r"(?!(?:it|this|that|which|what|who|there|here|is|are)\b)(?:[\w-]+\s+){0,3}?[\w-]+\s+"
+        r"(?:is|are)\s+(?:always\s+|only\s+)?(?:built|compiled|rendered|typeset|bundled|"
+        r"packaged|generated|linted|formatted|transpiled|minified)\s+(?:with|by|using|via|"
+        r"through)\s+" + _NOT_A_NAME + _TOOL_NAME + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "supported-range",
+        "convention",
+        0.77,
+        # the oldest version supported, said as an open range with the name left to the
+        # context: "we support 3.2 and newer only", "the extension supports 11 LTS or later"
+        r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:(?:we|it|(?:the|our|this) [\w-]+)\s+(?:only\s+)?"
+        r"(?:supports?|targets?)|(?:only\s+)?(?:supports|targets))\s+"
+        r"(?:[A-Za-z][\w.+#-]*\s+)?v?\d+(?:\.\d+)*(?:\s+lts)?\s+(?:and|or)\s+(?:newer|later|"
+        r"up|above|higher)\b" + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "team-uses-tool-for",
+        "convention",
+        0.76,
+        # the tool the team uses for a job, said as a present fact: "we use structlog for
+        # logging", "we use click for that" (not "we used", not "the blue theme for the demo")
+        r"^\W*(?:(?:and|also|btw|fyi|here|no|nope)\W+)?we\s+(?:always\s+|only\s+)?use\s+"
+        + _NOT_A_NAME + _TOOL_NAME + r"\s+(?:for|to)\s+(?!(?:a|an|this|now|today|tonight|"
+        r"once|the (?:demo|presentation|meeting|moment|time being|workshop|pilot|weekend))\b)"
+        r"\w+" + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "replacement-with-reason",
+        "correction",
+        0.78,
+        # a correction naming the replacement and why the other one does not do: "use httpx
+        # instead, requests has no async client" (not "use a set instead" for the code at
+        # hand; not a state of the moment: "…, the script is broken")
+        r"^\W*(?:(?:no|nope|nah|ok|okay|so|then|please|pls|hm+)\W+)*use\s+" + _NOT_A_NAME
+        + _TOOL_NAME + r"\s+instead\s*[,;:\-–]\s*(?!(?:it|this|that|they|there|i|you|we)\b)"
+        r"(?:[\w.+#/-]+\s+){1,3}?(?:has|have|is|are|does|do|doesn'?t|don'?t|can'?t|cannot|"
+        r"won'?t|drops|breaks|needs|lacks|handles|supports|loses|ignores)\b"
+        r"(?!\s+(?:still\s+|now\s+|currently\s+)?(?:broken|down|busy|failing|offline|slow|"
+        r"stuck|frozen|gone|missing|\w+ing)\b)" + _NO_QUESTION + _UNCONDITIONAL,
     ),
     _r(
         "standing-fact",

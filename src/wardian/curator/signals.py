@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from wardian.curator import spelling
 from wardian.curator.rules import MAX_MEMORY_TEXT_CHARS, match_rules, rewrite
 from wardian.curator.segments import is_one_off, is_one_time
 
@@ -1397,6 +1398,65 @@ def _touched_files(
         if len(files) == 2:
             break
     return files
+
+
+_NAMED_REPLACEMENT = re.compile(
+    r"^\W*(?:(?:no|nope|nah)\W+)?(?:it'?s|it is|that'?s|that is)\s+(`?[A-Za-z][\w.+#/-]*`?)"
+    r"(?:\s+here|\s+in this (?:repo|project|codebase))?\s*,?\s+not\s+"
+    r"(`?[A-Za-z][\w.+#/-]*`?)\s*[.!]*$",
+    re.IGNORECASE,
+)
+"""A correction naming only the replacement: "it's dayjs here, not moment"."""
+_NOT_NAMES = frozenset([
+    "a", "an", "the", "this", "that", "it", "my", "your", "our", "their", "its", "one", "me",
+    "you", "him", "her", "them", "us", "here", "there", "now", "then", "yet", "today",
+    "tomorrow", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+])
+
+
+def _name_like(word: str) -> bool:
+    """True for a word said as a name: with a digit or a mark ("Chart.js", "date-fns"),
+    capitalised as typed ("Leaflet"), or no common English word ("dayjs")."""
+    return (bool(re.search(r"[\d._+#/-]", word)) or word[:1].isupper()
+            or not spelling.is_english_word(word))
+
+
+def named_replacements(messages: list[dict[str, Any]]) -> list[Signal]:
+    """A human message that says only "it's X, not Y" (X and Y bare names, "here" or "in
+    this repo" allowed), where Y is a word of the agent's messages since the user last
+    spoke: the user corrects a library, tool or name the agent reached for, and the record
+    keeps the user's words. X must be said as a name (`_name_like`): "it's green, not red"
+    is a trait of the thing at hand. An "X, not Y" about anything the agent did not use, a
+    day or a month ("it's Tuesday, not Monday") or with an article ("the second tab, not
+    the first") is not read.
+    """
+    texts = _texts(messages)
+    out: list[Signal] = []
+    for i, (seq, msg, text) in enumerate(texts):
+        if not _is_human(msg):
+            continue
+        match = _NAMED_REPLACEMENT.match(text.strip())
+        if match is None:
+            continue
+        new, old = (match.group(k).strip("`").lower() for k in (1, 2))
+        if new in _NOT_NAMES or old in _NOT_NAMES or new == old:
+            continue
+        if not _name_like(match.group(1).strip("`")):
+            continue  # "it's green, not red": a trait of the thing at hand, no library
+        used: set[str] = set()
+        for j in range(i - 1, -1, -1):
+            if _is_human(texts[j][1]):
+                break
+            if texts[j][1].get("role") == "assistant":
+                used |= {w.lower().rstrip(".") for w in re.findall(r"[\w.+#/-]+", texts[j][2])}
+        if old.rstrip(".") not in used:
+            continue
+        sentence = text.strip()
+        out.append(Signal("correction", seq, text.index(sentence), sentence, source=sentence,
+                          score=0.8))
+    return out
 
 
 def findings(messages: list[dict[str, Any]]) -> list[Signal]:

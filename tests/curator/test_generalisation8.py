@@ -262,3 +262,58 @@ NOT_REPLACEMENTS = [
 @pytest.mark.parametrize(("agent", "text"), NOT_REPLACEMENTS)
 def test_a_replacement_for_the_thing_at_hand_is_not_saved(agent: str, text: str) -> None:
     assert _after_work([text], agent=agent) == []
+
+
+# --- 4b. more plain forms: a kind of thing never does X, a whole-project scope, a build
+# target, a build command with the reason the other one fails --------------------------------
+
+MORE_PLAIN_RULES = [
+    ("repositories never import from the web layer", "web layer"),
+    ("Handlers don't touch the ORM directly, they go through the service classes.", "ORM"),
+    ("card numbers never go into the audit table", "audit table"),
+    ("headings are sentence case in the whole handbook", "sentence case"),
+    ("use four-space indents in the entire monorepo", "four-space"),
+    ("we compile for wasm32 only", "wasm32"),
+    ("the firmware targets cortex-m4f and nothing older", "cortex-m4f"),
+    ("please build with ninja, make chokes on the generated rules", "ninja"),
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), MORE_PLAIN_RULES)
+def test_more_plain_worded_rules_are_saved(text: str, kept: str) -> None:
+    texts = _after_work([text])
+    assert any(kept in t for t in texts), texts
+
+
+MORE_NOT_RULES = [
+    # a complaint about the work at hand, said with the same shape
+    "the emails never arrive",
+    "the workers don't pick up the jobs",
+    "users don't like the new menu",
+    # past tense
+    "repositories never imported from the web layer before the rewrite",
+    # a task for the whole project, to do now
+    "rename the helper in the whole repo",
+    "fix the typo in the entire handbook",
+    # a count, a quarter, a time
+    "we build for 3 hours every night",
+    "we target Q3 for the launch",
+    # a build command for this once
+    "please build with ninja this time, make is slow today",
+]
+
+
+@pytest.mark.parametrize("text", MORE_NOT_RULES)
+def test_more_remarks_that_only_look_like_rules_are_not_saved(text: str) -> None:
+    assert _after_work([text]) == []
+
+
+def test_a_plain_rule_quotes_its_own_sentence_not_the_one_off_beside_it() -> None:
+    messages = [
+        {"seq": 0, "role": "user", "kind": "text", "meta": {},
+         "text": "sure. handlers never touch the ORM directly. and skip the slow tests for "
+                 "now, I run them myself tonight"},
+        {"seq": 1, "role": "assistant", "kind": "text", "meta": {}, "text": "Done."},
+    ]
+    ops = curate({"messages": messages, "records": [], "max_changes": 10})["operations"]
+    assert [op["evidence"] for op in ops] == ["handlers never touch the ORM directly."], ops

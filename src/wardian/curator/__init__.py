@@ -417,7 +417,8 @@ def _candidates(
             if remember_idx:
                 score += 0.1
             cand = _cand(seg, score, kind, best.category, text)
-            if cand.evidence != seg.text and _beside_task(seg, segments):
+            if cand.evidence != seg.text and (best.name in SELF_CONTAINED_RULES
+                                              or _beside_task(seg, segments)):
                 # "Add X. The loaders live in etl/loaders.": the rule's own sentence is its
                 # quote; the task beside it is this session's, not part of the rule
                 cand = replace(cand, evidence=seg.text[:MAX_EVIDENCE_CHARS])
@@ -465,6 +466,13 @@ def _candidates(
     return found
 
 
+SELF_CONTAINED_RULES = frozenset({
+    "kind-uses-tool", "made-with-tool", "supported-range", "team-uses-tool-for",
+    "replacement-with-reason", "kind-never-does", "whole-scope", "build-target",
+})
+"""Cue-less plain statements that name their own subject ("Maps use Leaflet", "handlers
+never touch the ORM"): the quote is the statement's own sentence, never the message around
+it, whose other sentences (a one-off, a task, another value) the record does not say."""
 MIN_OWN_EVIDENCE_CHARS = 25
 """A rule sentence at least this long is quoted on its own when a task request is beside it."""
 

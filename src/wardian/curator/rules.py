@@ -303,7 +303,54 @@ RULES: tuple[Rule, ...] = (
         r"(?:[\w.+#/-]+\s+){1,3}?(?:has|have|is|are|does|do|doesn'?t|don'?t|can'?t|cannot|"
         r"won'?t|drops|breaks|needs|lacks|handles|supports|loses|ignores)\b"
         r"(?!\s+(?:still\s+|now\s+|currently\s+)?(?:broken|down|busy|failing|offline|slow|"
-        r"stuck|frozen|gone|missing|\w+ing)\b)" + _NO_QUESTION + _UNCONDITIONAL,
+        r"stuck|frozen|gone|missing|\w+ing)\b)" + _NO_QUESTION + _UNCONDITIONAL
+        # the build tool, with the reason the other one fails: "please build with ninja,
+        # make chokes on the generated rules"
+        + r"|^\W*(?:(?:please|pls|so|then)\W+)*(?:compile|build|typeset|render|bundle)\s+"
+        r"with\s+" + _NOT_A_NAME + _TOOL_NAME + r"(?:\s+-{1,2}[\w-]+)*\s*[,;:\-–]\s*"
+        r"(?!(?:it|this|that|they|there|i|you|we)\b)(?:[\w.+#/-]+\s+){1,3}?(?:not works?|"
+        r"doesn'?t work|does not work|won'?t work|breaks|chokes|fails)\b"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "kind-never-does",
+        "convention",
+        0.78,  # below "open-issue": "the tests don't pass" is a problem, not a rule
+        # what a kind of thing in the project never does, said of a plural subject with a
+        # design verb: "repositories never import from the web layer", "handlers don't touch
+        # the ORM directly", "card numbers never go into the audit table" (not a complaint,
+        # "the emails never arrive", whose verb says what happens, not how it is built)
+        r"^\W*(?:(?:and|also|btw|fyi|here|no|nope)\W+)?(?:(?:all|our|the)\s+)?"
+        r"(?!(?:we|you|i|they|these|those|people|users?|customers?|clients?|most|many|some|"
+        r"other|others)\b)(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+"
+        r"(?:don'?t|dont|do not|never)\s+(?:ever\s+)?(?:import|reference|touch|call|read|write|"
+        r"return|log|store|go|depend|access|expose|include|contain|print|raise|throw|panic|"
+        r"allocate|mutate|block|know|talk|hold|share|own|leak|cross)\b(?:\s+\S+){1,}"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "whole-scope",
+        "convention",
+        0.76,
+        # how things are or are done across the whole project, said with a scope: "headings
+        # are sentence case in the whole handbook", "use four-space indents in the entire
+        # monorepo" (not a task to do now across it: "rename the helper in the whole repo")
+        r"^\W*(?:(?:and|also|btw|fyi|yes|yep|yeah|so)\W+)*(?:(?:the|our|all)\s+)?"
+        r"(?!(?:it|this|that|which|what|there|here)\b)(?:[\w\\-]+\s+){0,3}?[\w\\-]+\s+"
+        r"(?:is|are)\s+[^.?!]{2,60}?\b(?:in|across|throughout) the (?:whole|entire) [\w-]+"
+        r"|^\W*(?:(?:and|also|yes|yep|yeah|so|please|pls)\W+)*(?:use|keep|write|indent|name|"
+        r"prefer)\s+[^.?!]{2,60}?\b(?:in|across|throughout) the (?:whole|entire) [\w-]+",
+    ),
+    _r(
+        "build-target",
+        "convention",
+        0.76,
+        # the architecture or target the project is built for, said as a present fact: "we
+        # compile for wasm32 only", "the firmware targets cortex-m4f" (a name with a digit;
+        # not "for 3 hours", not "Q3")
+        r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:we|(?:the|our|this) [\w-]+)\s+(?:only\s+)?"
+        r"(?:builds?|compiles?|targets?)\s+(?:for\s+)?(?:only\s+)?"
+        r"(?=[A-Za-z][\w-]*\d)[A-Za-z][\w-]{3,}[\w.-]*\b" + _NO_QUESTION + _UNCONDITIONAL,
     ),
     _r(
         "standing-fact",

@@ -97,6 +97,7 @@ from wardian.curator.dedup import (
     similarity,
     topic_overlap,
 )
+from wardian.curator.reasons import is_refusal_reason
 from wardian.curator.rules import (
     MAX_MEMORY_TEXT_CHARS,
     agent_scoped,
@@ -318,12 +319,17 @@ def _candidates(
     human: list[tuple[int, str]],
     corrections: dict[int, str] | None = None,
     offers: dict[int, str] | None = None,
+    refused: dict[int, str] | None = None,
 ) -> list[_Candidate]:
     """Cue-matched statements in human messages; in a message that corrects an interrupted
-    or refused action (`corrections`: seq → the action), plain statements too. An "option
-    N" a statement mentions is named from the agent's prose before it (`offers`)."""
+    or refused action (`corrections`: seq → the action), plain statements that redirect
+    too, and in the message right after a call refused without a reason (`refused`: seq →
+    the call's text) the statements that give the refusal's reason
+    (`reasons.is_refusal_reason`). An "option N" a statement mentions is named from the
+    agent's prose before it (`offers`)."""
     corrections = corrections or {}
     offers = offers or {}
+    refused = refused or {}
     found: list[_Candidate] = []
     last_seqs = [seq for seq, _ in human[-OPEN_ISSUE_WINDOW:]]
     success_after: dict[int, bool] = {}
@@ -354,6 +360,9 @@ def _candidates(
             if signals.quotes_agent(seg.text):
                 continue
             rules = match_rules(seg.text)
+            if (rules and rules[0].category == "open_issue"
+                    and is_refusal_reason(seg.text, refused.get(seq, ""))):
+                rules = []  # "X doesn't run as root" after a refused sudo call says why
             if signals.is_sign_off(seg.text) and all(r.category == "decision" for r in rules):
                 continue  # "we'll pick it up tomorrow" ends the day; it plans nothing
             correcting = seq in corrections
@@ -376,7 +385,9 @@ def _candidates(
             if not rules:
                 # a correction: a statement, or a question proposing another way
                 if (question and not signals.proposes_alternative(seg.text)) or (
-                    signals.is_routine(seg.text) or not signals.redirects(seg.text)
+                    signals.is_routine(seg.text) or not (
+                        signals.redirects(seg.text)
+                        or is_refusal_reason(seg.text, refused.get(seq, "")))
                 ):
                     continue
                 cand = _cand(seg, 0.8, "stable", "correction", text)
@@ -406,7 +417,8 @@ def _candidates(
             if remember_idx:
                 score += 0.1
             cand = _cand(seg, score, kind, best.category, text)
-            if cand.evidence != seg.text and _beside_task(seg, segments):
+            if cand.evidence != seg.text and (best.name in SELF_CONTAINED_RULES
+                                              or _beside_task(seg, segments)):
                 # "Add X. The loaders live in etl/loaders.": the rule's own sentence is its
                 # quote; the task beside it is this session's, not part of the rule
                 cand = replace(cand, evidence=seg.text[:MAX_EVIDENCE_CHARS])
@@ -454,6 +466,13 @@ def _candidates(
     return found
 
 
+SELF_CONTAINED_RULES = frozenset({
+    "kind-uses-tool", "made-with-tool", "supported-range", "team-uses-tool-for",
+    "replacement-with-reason", "kind-never-does", "whole-scope", "build-target",
+})
+"""Cue-less plain statements that name their own subject ("Maps use Leaflet", "handlers
+never touch the ORM"): the quote is the statement's own sentence, never the message around
+it, whose other sentences (a one-off, a task, another value) the record does not say."""
 MIN_OWN_EVIDENCE_CHARS = 25
 """A rule sentence at least this long is quoted on its own when a task request is beside it."""
 
@@ -1243,7 +1262,8 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
     found = signals.findings(messages)
     candidates = [
         c
-        for c in _candidates(human, corrections, signals.offers(messages))
+        for c in _candidates(human, corrections, signals.offers(messages),
+                             signals.refused_calls(messages))
         # the user's remark a finding already carries ("good to know, X") is not a record
         if not any(c.seq == seq and (c.source.rstrip(" .") in words or words in c.source)
                    for seq, words in (s.covers for s in found if s.covers))
@@ -1251,6 +1271,7 @@ def curate(payload: dict[str, Any]) -> dict[str, Any]:
         c
         for sig in signals.rejection_reasons(messages, workspace)
         + signals.answers(messages)
+        + signals.named_replacements(messages)
         + found
         if (c := _from_signal(sig)) is not None
     ]

@@ -76,6 +76,22 @@ _NOT_X_LEAD = (
 """"no, not requests - use httpx": a correction naming what was wrong and, after a dash or
 comma, what holds (at least three more words)."""
 _CLAUSE_START = r"(?:^|[,;:\-–(]\s*|\b(?:and|but|please|pls|so|then|also|just|yet)\s+)"
+_UNCONDITIONAL = (
+    r"(?!(?:[^.!?]|[.!?](?=\S))*\b(?:when|whenever|if|unless|while|until|as long as|"
+    r"otherwise|except|in case)\b)"
+)
+"""No condition later in the sentence (a stop inside "3.11" ends none): "we deploy with
+helm when Priya is out", "the app runs on Node 18 while the ticket is open" are situations,
+not the project's toolchain."""
+_NOT_A_NAME = (
+    r"(?!(?:it|this|that|them|those|these|a|an|the|my|your|our|their|its|some|any|no|lots?|"
+    r"more|less|much|many|too|very|up|whatever|anything|something|everything|nothing|care|"
+    r"caution|confidence|ease|pride|love|joy|help|luck|time|delay|notice)\b)"
+)
+"""Words that are no name of a tool, library or engine ("uses a lot", "built with care")."""
+_TOOL_NAME = r"`?[A-Za-z][\w.+#/-]*`?"
+"""A tool, library or engine name as said: "Leaflet", "Chart.js", "react-hook-form"."""
+_NO_QUESTION = r"(?![^.]*\?)"
 
 RULES: tuple[Rule, ...] = (
     # Each rule is a kind of signal, written from made-up sessions (tests/curator/
@@ -210,7 +226,7 @@ RULES: tuple[Rule, ...] = (
         r"|(?:only\s+)?(?:targets|supports|(?:builds|compiles) (?:with|against|on)|runs on))\s+"
         r"(?!(?:the|a|an|our|my|their|its|all|only|about|around|over|under|up|to|at)\b)"
         r"(?:[A-Za-z.][\w.+#-]*\s+){1,2}v?\d+(?:\.\d+)*(?!\s*(?:minutes?|seconds?|hours?|"
-        r"days?|workers?|threads?|times?|ms|s|%))\b(?![^.]*\?)",
+        r"days?|workers?|threads?|times?|ms|s|%))\b(?![^.]*\?)" + _UNCONDITIONAL,
     ),
     _r(
         "team-toolchain",
@@ -224,7 +240,117 @@ RULES: tuple[Rule, ...] = (
         r"(?!(?:it|this|that|them|those|these|a|an|the|my|your|some|any|whatever|anything|"
         r"something|everything|nothing|one|two|three|four|five|care|caution|confidence|ease|"
         r"pride|love|joy|help|luck|time|delay|notice)\b)`?[A-Za-z][\w.+#-]*"
-        r"(?![^.]*\?)",
+        r"(?![^.]*\?)" + _UNCONDITIONAL,
+    ),
+    _r(
+        "kind-uses-tool",
+        "convention",
+        0.76,
+        # a kind of thing in the project and the library it uses, said as a generic present
+        # fact with a plural subject: "Maps use Leaflet", "background jobs use dramatiq" (not
+        # "the script uses pandas", one thing at hand; not "used", past)
+        r"^\W*(?:(?:and|also|btw|fyi|here)\W+)?(?:(?:all|our|the)\s+)?"
+        r"(?!(?:we|you|i|they|these|those|people|users?|most|many|some|other|others|do|does|"
+        r"did|why|how|what|which|when|where|who|can|could|should|would)\b)"
+        r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+(?:always\s+|only\s+)?use\s+"
+        + _NOT_A_NAME + _TOOL_NAME + r"(?=\s*(?:[,.;!]|$|\s(?:for|everywhere|throughout)\b))"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "made-with-tool",
+        "convention",
+        0.76,
+        # what a part of the project is built, typeset or bundled with, said as a present
+        # fact: "the manual is typeset with ConTeXt", "our web client is bundled with esbuild"
+        # (not "were built", past; not "built with care")
+        r"^\W*(?:(?:and|also|btw|fyi|here)\W+)?(?:(?:the|our|all)\s+)?"
+        r"(?!(?:it|this|that|which|what|who|there|here|is|are)\b)(?:[\w-]+\s+){0,3}?[\w-]+\s+"
+        r"(?:is|are)\s+(?:always\s+|only\s+)?(?:built|compiled|rendered|typeset|bundled|"
+        r"packaged|generated|linted|formatted|transpiled|minified)\s+(?:with|by|using|via|"
+        r"through)\s+" + _NOT_A_NAME + _TOOL_NAME + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "supported-range",
+        "convention",
+        0.77,
+        # the oldest version supported, said as an open range with the name left to the
+        # context: "we support 3.2 and newer only", "the extension supports 11 LTS or later"
+        r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:(?:we|it|(?:the|our|this) [\w-]+)\s+(?:only\s+)?"
+        r"(?:supports?|targets?)|(?:only\s+)?(?:supports|targets))\s+"
+        r"(?:[A-Za-z][\w.+#-]*\s+)?v?\d+(?:\.\d+)*(?:\s+lts)?\s+(?:and|or)\s+(?:newer|later|"
+        r"up|above|higher)\b" + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "team-uses-tool-for",
+        "convention",
+        0.76,
+        # the tool the team uses for a job, said as a present fact: "we use structlog for
+        # logging", "we use click for that" (not "we used", not "the blue theme for the demo")
+        r"^\W*(?:(?:and|also|btw|fyi|here|no|nope)\W+)?we\s+(?:always\s+|only\s+)?use\s+"
+        + _NOT_A_NAME + _TOOL_NAME + r"\s+(?:for|to)\s+(?!(?:a|an|this|now|today|tonight|"
+        r"once|the (?:demo|presentation|meeting|moment|time being|workshop|pilot|weekend))\b)"
+        r"\w+" + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "replacement-with-reason",
+        "correction",
+        0.78,
+        # a correction naming the replacement and why the other one does not do: "use httpx
+        # instead, requests has no async client" (not "use a set instead" for the code at
+        # hand; not a state of the moment: "…, the script is broken")
+        r"^\W*(?:(?:no|nope|nah|ok|okay|so|then|please|pls|hm+)\W+)*use\s+" + _NOT_A_NAME
+        + _TOOL_NAME + r"\s+instead\s*[,;:\-–]\s*(?!(?:it|this|that|they|there|i|you|we)\b)"
+        r"(?:[\w.+#/-]+\s+){1,3}?(?:has|have|is|are|does|do|doesn'?t|don'?t|can'?t|cannot|"
+        r"won'?t|drops|breaks|needs|lacks|handles|supports|loses|ignores)\b"
+        r"(?!\s+(?:still\s+|now\s+|currently\s+)?(?:broken|down|busy|failing|offline|slow|"
+        r"stuck|frozen|gone|missing|\w+ing)\b)" + _NO_QUESTION + _UNCONDITIONAL
+        # the build tool, with the reason the other one fails: "please build with ninja,
+        # make chokes on the generated rules"
+        + r"|^\W*(?:(?:please|pls|so|then)\W+)*(?:compile|build|typeset|render|bundle)\s+"
+        r"with\s+" + _NOT_A_NAME + _TOOL_NAME + r"(?:\s+-{1,2}[\w-]+)*\s*[,;:\-–]\s*"
+        r"(?!(?:it|this|that|they|there|i|you|we)\b)(?:[\w.+#/-]+\s+){1,3}?(?:not works?|"
+        r"doesn'?t work|does not work|won'?t work|breaks|chokes|fails)\b"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "kind-never-does",
+        "convention",
+        0.78,  # below "open-issue": "the tests don't pass" is a problem, not a rule
+        # what a kind of thing in the project never does, said of a plural subject with a
+        # design verb: "repositories never import from the web layer", "handlers don't touch
+        # the ORM directly", "card numbers never go into the audit table" (not a complaint,
+        # "the emails never arrive", whose verb says what happens, not how it is built)
+        r"^\W*(?:(?:and|also|btw|fyi|here|no|nope)\W+)?(?:(?:all|our|the)\s+)?"
+        r"(?!(?:we|you|i|they|these|those|people|users?|customers?|clients?|most|many|some|"
+        r"other|others)\b)(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+"
+        r"(?:don'?t|dont|do not|never)\s+(?:ever\s+)?(?:import|reference|touch|call|read|write|"
+        r"return|log|store|go|depend|access|expose|include|contain|print|raise|throw|panic|"
+        r"allocate|mutate|block|know|talk|hold|share|own|leak|cross)\b(?:\s+\S+){1,}"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "whole-scope",
+        "convention",
+        0.76,
+        # how things are or are done across the whole project, said with a scope: "headings
+        # are sentence case in the whole handbook", "use four-space indents in the entire
+        # monorepo" (not a task to do now across it: "rename the helper in the whole repo")
+        r"^\W*(?:(?:and|also|btw|fyi|yes|yep|yeah|so)\W+)*(?:(?:the|our|all)\s+)?"
+        r"(?!(?:it|this|that|which|what|there|here)\b)(?:[\w\\-]+\s+){0,3}?[\w\\-]+\s+"
+        r"(?:is|are)\s+[^.?!]{2,60}?\b(?:in|across|throughout) the (?:whole|entire) [\w-]+"
+        r"|^\W*(?:(?:and|also|yes|yep|yeah|so|please|pls)\W+)*(?:use|keep|write|indent|name|"
+        r"prefer)\s+[^.?!]{2,60}?\b(?:in|across|throughout) the (?:whole|entire) [\w-]+",
+    ),
+    _r(
+        "build-target",
+        "convention",
+        0.76,
+        # the architecture or target the project is built for, said as a present fact: "we
+        # compile for wasm32 only", "the firmware targets cortex-m4f" (a name with a digit;
+        # not "for 3 hours", not "Q3")
+        r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:we|(?:the|our|this) [\w-]+)\s+(?:only\s+)?"
+        r"(?:builds?|compiles?|targets?)\s+(?:for\s+)?(?:only\s+)?"
+        r"(?=[A-Za-z][\w-]*\d)[A-Za-z][\w-]{3,}[\w.-]*\b" + _NO_QUESTION + _UNCONDITIONAL,
     ),
     _r(
         "standing-fact",

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from wardian.curator import spelling
 from wardian.curator.rules import MAX_MEMORY_TEXT_CHARS, match_rules, rewrite
 from wardian.curator.segments import is_one_off, is_one_time
 
@@ -929,6 +930,29 @@ def corrections(messages: list[dict[str, Any]], workspace: str | None) -> dict[i
     return out
 
 
+def refused_calls(messages: list[dict[str, Any]]) -> dict[int, str]:
+    """seq → the refused tool call's text, for each human message right after a tool call
+    the user refused without a reason of its own (Gemini CLI's cancelled call, Codex's
+    rejected command): that message is where the user says why. An interrupt is not a
+    refusal and gives none."""
+    texts = _texts(messages)
+    out: dict[int, str] = {}
+    pending: str | None = None
+    for i, (seq, msg, text) in enumerate(texts):
+        kind = msg.get("kind")
+        if kind in ("interrupt", "tool_rejection"):
+            pending = None
+            if kind == "tool_rejection" and not _SAID.search(text):
+                call = _previous(texts, i, "tool_call")
+                pending = call[2] if call else None
+            continue
+        if _is_human(msg):
+            if pending:
+                out[seq] = pending
+            pending = None
+    return out
+
+
 def _last_state(texts: list[tuple[int, dict[str, Any], str]]) -> tuple[int, str] | None:
     for seq, msg, text in reversed(texts):
         if msg.get("kind") == "tool_call" and _STATE_HEAD.match(text):
@@ -1033,8 +1057,8 @@ def unfinished(
                 Signal("unfinished", seq, start, sentence, text=body, record_kind="current",
                        score=0.8)
             )
-    if last_human >= 0 and not out:
-        asked = _asked_request(texts, human_idx)
+    asked = _asked_request(texts, human_idx) if last_human >= 0 and not out else None
+    if last_human >= 0 and not out and asked is not None:
         seq, _, request = texts[asked]
         after = texts[asked + 1 :]
         left_open = bool(prose) and bool(_LEFT_OPEN.search(prose[-1][2]))
@@ -1147,22 +1171,27 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
                   text=f"{UNFINISHED_LEFT} {parts}", record_kind="current", score=0.8)
 
 
-def _asked_request(texts: list[tuple[int, dict[str, Any], str]], human_idx: list[int]) -> int:
+def _asked_request(
+    texts: list[tuple[int, dict[str, Any], str]], human_idx: list[int]
+) -> int | None:
     """Index in `texts` of the request the session's work answers: the last human message,
     or, when that one is a rule said mid-task that asks for no work ("don't bump the schema
     version, it stays 7", a cue of `rules.match_rules`) and the agent went on working
-    after it, the human message before it when that one asks for work; so too when the last
-    message only limits the work to this one time ("for this run use X"). A closing remark
-    the agent did not act on is the last word, and so is any message that asks for work."""
+    after it, the human message before it when that one asks for work. When the last
+    message only limits the work to this one time ("for this run use X") and the agent
+    acted on it, the latest earlier message that asks for work and is no such limit itself
+    (a correction in between is skipped); None when there is none: a one-time limit is never
+    the checkpointed request. A closing remark the agent did not act on is the last word,
+    and so is any message that asks for work."""
     last = human_idx[-1]
     text = texts[last][2]
     acted = any(m.get("role") == "assistant" for _, m, _ in texts[last + 1 :])
-    if len(human_idx) >= 2 and acted and is_one_time(text):
-        # "for this run just use the eu bucket": a limit on the work asked before it
-        asked = [i for i in human_idx[:-1] if texts[i][1].get("kind") == "text"]
-        if asked and _request_piece(texts[asked[-1]][2]) is not None \
-                and not is_one_time(texts[asked[-1]][2]):
-            return asked[-1]
+    if acted and is_one_time(text):
+        # "for this run just use the eu bucket": a limit on the work asked before it, past
+        # any correction said in between; with no such request, none is checkpointed
+        asked = [i for i in human_idx[:-1] if texts[i][1].get("kind") == "text"
+                 and _request_piece(texts[i][2]) is not None and not is_one_time(texts[i][2])]
+        return asked[-1] if asked else None
     if (len(human_idx) < 2 or not acted or _request_piece(text) is not None
             or is_routine(text) or _CONFIRM.search(text) or not match_rules(text)):
         return last
@@ -1369,6 +1398,65 @@ def _touched_files(
         if len(files) == 2:
             break
     return files
+
+
+_NAMED_REPLACEMENT = re.compile(
+    r"^\W*(?:(?:no|nope|nah)\W+)?(?:it'?s|it is|that'?s|that is)\s+(`?[A-Za-z][\w.+#/-]*`?)"
+    r"(?:\s+here|\s+in this (?:repo|project|codebase))?\s*,?\s+not\s+"
+    r"(`?[A-Za-z][\w.+#/-]*`?)\s*[.!]*$",
+    re.IGNORECASE,
+)
+"""A correction naming only the replacement: "it's dayjs here, not moment"."""
+_NOT_NAMES = frozenset([
+    "a", "an", "the", "this", "that", "it", "my", "your", "our", "their", "its", "one", "me",
+    "you", "him", "her", "them", "us", "here", "there", "now", "then", "yet", "today",
+    "tomorrow", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+])
+
+
+def _name_like(word: str) -> bool:
+    """True for a word said as a name: with a digit or a mark ("Chart.js", "date-fns"),
+    capitalised as typed ("Leaflet"), or no common English word ("dayjs")."""
+    return (bool(re.search(r"[\d._+#/-]", word)) or word[:1].isupper()
+            or not spelling.is_english_word(word))
+
+
+def named_replacements(messages: list[dict[str, Any]]) -> list[Signal]:
+    """A human message that says only "it's X, not Y" (X and Y bare names, "here" or "in
+    this repo" allowed), where Y is a word of the agent's messages since the user last
+    spoke: the user corrects a library, tool or name the agent reached for, and the record
+    keeps the user's words. X must be said as a name (`_name_like`): "it's green, not red"
+    is a trait of the thing at hand. An "X, not Y" about anything the agent did not use, a
+    day or a month ("it's Tuesday, not Monday") or with an article ("the second tab, not
+    the first") is not read.
+    """
+    texts = _texts(messages)
+    out: list[Signal] = []
+    for i, (seq, msg, text) in enumerate(texts):
+        if not _is_human(msg):
+            continue
+        match = _NAMED_REPLACEMENT.match(text.strip())
+        if match is None:
+            continue
+        new, old = (match.group(k).strip("`").lower() for k in (1, 2))
+        if new in _NOT_NAMES or old in _NOT_NAMES or new == old:
+            continue
+        if not _name_like(match.group(1).strip("`")):
+            continue  # "it's green, not red": a trait of the thing at hand, no library
+        used: set[str] = set()
+        for j in range(i - 1, -1, -1):
+            if _is_human(texts[j][1]):
+                break
+            if texts[j][1].get("role") == "assistant":
+                used |= {w.lower().rstrip(".") for w in re.findall(r"[\w.+#/-]+", texts[j][2])}
+        if old.rstrip(".") not in used:
+            continue
+        sentence = text.strip()
+        out.append(Signal("correction", seq, text.index(sentence), sentence, source=sentence,
+                          score=0.8))
+    return out
 
 
 def findings(messages: list[dict[str, Any]]) -> list[Signal]:

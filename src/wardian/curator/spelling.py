@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["MIN_TYPO_CHARS", "MIN_WORD_FREQUENCY", "correct", "session_words"]
+__all__ = ["MIN_TYPO_CHARS", "MIN_WORD_FREQUENCY", "correct", "is_english_word", "session_words"]
 
 MIN_TYPO_CHARS = 4
 """Shorter words ("n", "ow") are too ambiguous to correct."""
@@ -52,6 +52,17 @@ def _frequency() -> Any:
     from spellchecker import SpellChecker  # slow to load: only when a record needs it
 
     return SpellChecker(language="en", distance=1).word_frequency
+
+
+MIN_ENGLISH_FREQUENCY = 50
+"""A word this common in the English word-frequency list is a word, not a name."""
+
+
+def is_english_word(word: str) -> bool:
+    """True when lower-cased `word` is in the English word-frequency list at least
+    `MIN_ENGLISH_FREQUENCY` times ("green", "optional", "moment"); names and jargon
+    ("dayjs", "httpx", "toml") are not."""
+    return bool(_frequency()[word.lower()] >= MIN_ENGLISH_FREQUENCY)
 
 
 def session_words(texts: Iterable[str]) -> frozenset[str]:

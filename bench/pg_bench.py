@@ -177,7 +177,7 @@ def _wake(url: str) -> None:
     1 s fallback."""
     import psycopg
 
-    from wardian._pg_coord import EVENTS_CHANNEL
+    from wardian.runtime.session_events import EVENTS_CHANNEL
 
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SELECT pg_notify(%s, '')", (EVENTS_CHANNEL,))

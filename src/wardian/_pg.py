@@ -6,7 +6,7 @@ Driver: psycopg 3 with its pool (the optional extra ``wardian[postgres]``), impo
 when a URL is configured, so the SQLite path loads nothing of it.
 
 The stores write SQL both engines run as written, placeholders aside (where the engines
-differ they choose a statement per backend, e.g. by ``Database.dialect``); this
+differ they ask the database's backend, `Database.backend` in `wardian._backend`); this
 module bridges the rest:
 
 * `PgConnection` offers the part of `sqlite3.Connection` the stores use (``execute``,

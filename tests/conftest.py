@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,6 +38,29 @@ def wardian_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     home.mkdir(mode=0o700)  # as Wardian creates it (a wider one is tightened, with a notice)
     monkeypatch.setenv("WARDIAN_HOME", str(home))
     yield home
+
+
+@contextmanager
+def building_home(root: Path) -> Iterator[Path]:
+    """WARDIAN_HOME pointed at a fresh ``root/wardian-home`` (as `wardian_home` makes it)
+    while a module-scoped fixture builds a scenario there once; the environment is restored
+    after. Each test then gets its own copy (`copy_home`), so what one test changes no other
+    sees."""
+    home = root / "wardian-home"
+    home.mkdir(mode=0o700)
+    with pytest.MonkeyPatch.context() as mp:
+        for key in list(os.environ):
+            if key.startswith("WARDIAN_"):
+                mp.delenv(key, raising=False)
+        mp.setenv("WARDIAN_HOME", str(home))
+        yield home
+    gc.collect()  # the stores opened while building close their databases
+
+
+def copy_home(prepared: Path, home: Path) -> None:
+    """Copy the data directory `prepared` (built with `building_home`, nothing writing to
+    it any more) into this test's `home` (modes kept)."""
+    shutil.copytree(prepared, home, dirs_exist_ok=True)
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """End-to-end helpers: the real ``wardian`` CLI as subprocesses in the test's WARDIAN_HOME.
 
 `W` runs ``python -m wardian …`` (the same interpreter, the autouse temp ``WARDIAN_HOME``
-inherited through the environment) and waits for the detached drain worker by polling the
+inherited through the environment; the scenario's setup commands run the same CLI app in
+this process, `W.setup`) and waits for the detached drain worker by polling the
 durable state (`tests.waits.wait_until`, its safety cap naming what did not happen) — never
 by sleeping a fixed time.
 """
@@ -82,21 +83,36 @@ class W:
 
     # --- setup ----------------------------------------------------------------------------
 
+    def setup(self, *args: str) -> str:
+        """``wardian ARGS`` for building a scenario: the same CLI app run in this process
+        (Typer's runner, this W's environment), sparing a child interpreter for commands
+        the test is not about; returns stdout, fails the test when the command fails."""
+        from typer.testing import CliRunner
+
+        from tests.conftest import invoke
+
+        env = {k: v for k, v in self.env.items() if os.environ.get(k) != v}
+        result = invoke(CliRunner(), *args, env=env)
+        if result.exit_code != 0:
+            pytest.fail(f"`wardian {' '.join(args)}` exited {result.exit_code}:\n"
+                        f"{result.stdout}\n{result.stderr}")
+        return result.stdout
+
     def setup_agent(self, name: str, *, assignments: dict[str, Any] | None = None,
                     inputs: tuple[str, ...] = (), provider: str = "claude",
                     refresh: tuple[str, ...] = (), invoker: bool = True,
                     ) -> tuple[str, str]:
         """Enable memory + logging, add agent `name` and (unless `invoker` is false) an
         enabled session-close invoker bound to memory-consolidation; returns (agent id,
-        invoker id or "")."""
-        self.run("settings", "set", "agent_memory.enabled", "true")
-        self.run("settings", "set", "conversation_logging.enabled", "true")
+        invoker id or ""). Through `setup`: what the scenarios then do runs in children."""
+        self.setup("settings", "set", "agent_memory.enabled", "true")
+        self.setup("settings", "set", "conversation_logging.enabled", "true")
         workspace = self.home / f"ws-{name}"
         workspace.mkdir(exist_ok=True)
-        agent = self.json("agent", "add", name, "--provider", provider,
-                          "--workspace", str(workspace))
+        agent = json.loads(self.setup("agent", "add", name, "--provider", provider,
+                                      "--workspace", str(workspace), "--json"))
         for provider_name in refresh:
-            self.run("agent", "models", "--provider", provider_name, "--refresh")
+            self.setup("agent", "models", "--provider", provider_name, "--refresh")
         if not invoker:
             return agent["id"], ""
         args = ["automation", "session-close", "add", "--blueprint", "memory-consolidation",
@@ -104,8 +120,8 @@ class W:
                 "--assignments", json.dumps(assignments or BUILTIN)]
         for item in inputs:
             args += ["--input", item]
-        created = self.json(*args)
-        self.run("automation", "session-close", "enable", created["id"])
+        created = json.loads(self.setup(*args, "--json"))
+        self.setup("automation", "session-close", "enable", created["id"])
         return agent["id"], created["id"]
 
     def close(self, agent: str, session_id: str, transcript: Path,

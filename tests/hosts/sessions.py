@@ -65,27 +65,33 @@ def setup_agent(host: Host, home: Path, *, name: str = "ada", hooks: bool = True
     """Enable agent memory and conversation logging, add agent `name` with the host's
     workspace, save `seed` as its records, add an enabled session-close invoker of
     memory-consolidation with the builtin curator and (when `hooks`) install Wardian's
-    hooks for the host into its home."""
+    hooks for the host into its home (through the real CLI, as a user does).
+
+    The rest goes through the app layer, in this process: these tests are about the host
+    and its hooks, and each of those commands has its real-CLI test (`tests.e2e._support.W`
+    sets up the e2e scenarios through them)."""
+    from wardian.app.agents import add_agent
+    from wardian.app.session_close import add_session_close, set_enabled
+    from wardian.config import SettingsStore, open_state_db
     from wardian.memory.db import open_memory_db
     from wardian.memory.models import Scope
     from wardian.memory.store import MemoryStore
 
-    w = W(home, env=host.env)
-    w.run("settings", "set", "agent_memory.enabled", "true")
-    w.run("settings", "set", "conversation_logging.enabled", "true")
-    agent = w.json("agent", "add", name, "--provider", "builtin",
-                   "--workspace", str(host.workspace))
+    settings = SettingsStore(open_state_db())
+    settings.set("agent_memory.enabled", "true")
+    settings.set("conversation_logging.enabled", "true")
+    agent = add_agent(name, "builtin", workspace=str(host.workspace))
     store = MemoryStore(open_memory_db())
     for text in seed:
-        store.save(agent["id"], text, evidence="the user said so", kind="stable",
+        store.save(agent.id, text, evidence="the user said so", kind="stable",
                    scope=Scope.agent(), actor="test")
-    created = w.json("automation", "session-close", "add", "--blueprint",
-                     "memory-consolidation", "--name", f"consolidate {name}", "--agent", name,
-                     "--require-archive", "--assignments", json.dumps(BUILTIN))
-    w.run("automation", "session-close", "enable", created["id"])
+    created = add_session_close(blueprint="memory-consolidation", name=f"consolidate {name}",
+                                agent=name, boundaries=[], require_archive=True,
+                                assignments=json.dumps(BUILTIN))
+    set_enabled(created.id, True)
     if hooks:
         install(host, name)
-    return Agent(agent["id"], name, created["id"], w)
+    return Agent(agent.id, name, created.id, W(home, env=host.env))
 
 
 def install(host: Host, name: str) -> subprocess.CompletedProcess[str]:

@@ -83,11 +83,12 @@ def _with_mcp(request: pytest.FixtureRequest, name: str, home: Path,
               agents: tuple[str, ...] = ("ada",)) -> tuple[Host, W]:
     """The host, agents `agents` (the first seeded with SEED) and Wardian's MCP server
     installed for them by the real CLI, merged into the host's own config."""
+    from wardian.app.agents import add_agent
+
     host: Host = request.getfixturevalue(f"{name}_host")
     agent = setup_agent(host, home, name=agents[0], hooks=False, seed=(SEED,))
     for other in agents[1:]:
-        agent.w.json("agent", "add", other, "--provider", "builtin", "--workspace",
-                     str(host.workspace))
+        add_agent(other, "builtin", workspace=str(host.workspace))
     for agent_name in agents:
         wardian(host, "mcp", "install", HOOK_HOST[name], "--agent", agent_name)
     SETUP[name](host)

@@ -19,6 +19,7 @@ from tests.hosts.sessions import (
     wait_closed,
     wardian,
 )
+from wardian.app.agents import add_agent
 
 MODEL = "scripted/scripted-model"
 
@@ -47,9 +48,8 @@ def test_start_and_end_consolidate_the_session(opencode_host: Host,
 
 def test_uninstall_removes_the_plugin_and_its_agents_one_by_one(
         opencode_host: Host, wardian_home: Path) -> None:
-    agent = setup_agent(opencode_host, wardian_home)
-    agent.w.json("agent", "add", "bob", "--provider", "builtin", "--workspace",
-                 str(opencode_host.workspace))
+    setup_agent(opencode_host, wardian_home)
+    add_agent("bob", "builtin", workspace=str(opencode_host.workspace))
     wardian(opencode_host, "hooks", "install", "opencode", "--agent", "bob")
     plugin = opencode_host.home / ".config" / "opencode" / "plugins" / "wardian.js"
     assert "--agent ada --agent bob" in plugin.read_text()

@@ -16,6 +16,8 @@ from typing import Any
 import psutil
 import pytest
 
+from wardian.providers.errors import ProviderTimeout
+
 FAKE = Path(__file__).resolve().parents[1] / "fakes" / "fake_provider.py"
 TOOLS = ("codex", "claude", "gemini", "opencode")
 
@@ -41,6 +43,27 @@ class FakeCli:
 
     def grandchild_pid(self) -> int:
         return int(self.grandchild_pid_file.read_text())
+
+    def time_out(self, call: Callable[[float], object]) -> ProviderTimeout:
+        """`time_out_once_ready` for ``call(timeout_s)`` on the ``hang`` scenario."""
+        self.scenario("hang")
+        return time_out_once_ready(self.grandchild_pid_file, call)
+
+
+def time_out_once_ready(ready: Path, call: Callable[[float], object]) -> ProviderTimeout:
+    """The ProviderTimeout of ``call(timeout_s)`` from the first timeout in a growing series
+    that fired after the child had written `ready` (its grandchild's pid).
+
+    A shorter timeout only met a child that was not ready yet (nothing of the product is
+    wrong then), so it is retried longer instead of fixing one long enough for a loaded
+    machine.
+    """
+    for timeout_s in (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0):
+        with pytest.raises(ProviderTimeout) as info:
+            call(timeout_s)
+        if ready.exists():
+            return info.value
+    pytest.fail(f"the child never wrote {ready} before its timeout")
 
 
 @pytest.fixture

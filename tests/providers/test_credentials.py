@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import keyring
 import pytest
@@ -71,3 +75,27 @@ def test_environment_wins_over_keyring(fake_http: FakeHttp, memory_keyring: Memo
     fake_http.routes["POST /v1/messages"] = (200, message_answer("claude-opus-5"))
     get_adapter("anthropic").run(areq())
     assert fake_http.requests[0].headers["x-api-key"] == "from-env"
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="the macOS keychain is the backend there")
+def test_a_lookup_without_a_key_starts_no_process(tmp_path: Path) -> None:
+    """keyring's macOS backend finds its frameworks through ctypes.util.find_library, which
+    elsewhere runs ldconfig, gcc and ld: a command without an API key must not start them."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"PYTHON_KEYRING_BACKEND", "ANTHROPIC_API_KEY"}}
+    env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"),
+               XDG_DATA_HOME=str(tmp_path / "data"),
+               DBUS_SESSION_BUS_ADDRESS=f"unix:path={tmp_path / 'no-bus'}")
+    code = ("import subprocess\n"
+            "started = []\n"
+            "real = subprocess.Popen.__init__\n"
+            "def spy(self, args, *a, **k):\n"
+            "    started.append(args)\n"
+            "    real(self, args, *a, **k)\n"
+            "subprocess.Popen.__init__ = spy\n"
+            "from wardian.providers._common import get_api_key\n"
+            "print(get_api_key('anthropic', ['ANTHROPIC_API_KEY'], required=False))\n"
+            "print(started)\n")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.splitlines() == ["None", "[]"], done.stderr

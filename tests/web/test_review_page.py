@@ -6,14 +6,42 @@ agent's run and a POST without the CSRF token are refused with nothing changed."
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.conftest import building_home, copy_home
 from tests.web._reviews import draft_review, memory_rows, seed_reviewable
 from tests.web._support import garden_server, get, save_aged, seed_agent, update
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """A home with `seed_reviewable`'s agent and its drafted review."""
+
+    home: Path
+    agent: str
+    ids: dict[str, str]
+    review: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Drafted:
+    """The seeded agent and its review, drafted once for the module by the real CLI."""
+    with building_home(tmp_path_factory.mktemp("drafted")) as home:
+        agent, ids = seed_reviewable()
+        review = draft_review(home)
+    return Drafted(home, agent, ids, review)
+
+
+@pytest.fixture
+def drafted(prepared: Drafted, wardian_home: Path) -> Drafted:
+    """This test's own copy of the prepared home, as WARDIAN_HOME."""
+    copy_home(prepared.home, wardian_home)
+    return Drafted(wardian_home, prepared.agent, dict(prepared.ids), dict(prepared.review))
 
 
 def _csrf(html: str) -> str:
@@ -27,9 +55,9 @@ def _open(client: httpx.Client, garden: Any, path: str) -> httpx.Response:
     return client.get(path)
 
 
-def test_the_review_page_shows_each_operation_and_is_linked(wardian_home: Path) -> None:
-    agent, ids = seed_reviewable()
-    review = draft_review(wardian_home)
+def test_the_review_page_shows_each_operation_and_is_linked(
+        drafted: Drafted, wardian_home: Path) -> None:
+    agent, ids, review = drafted.agent, drafted.ids, drafted.review
     run = review["run_id"]
     with garden_server(wardian_home) as garden, httpx.Client(
             base_url=garden.base, follow_redirects=True) as client:
@@ -53,9 +81,8 @@ def test_the_review_page_shows_each_operation_and_is_linked(wardian_home: Path) 
 
 
 def test_all_accepted_previews_the_drafted_plan_and_a_subset_gets_its_own_digest(
-        wardian_home: Path) -> None:
-    agent, _ids = seed_reviewable()
-    review = draft_review(wardian_home)
+        drafted: Drafted, wardian_home: Path) -> None:
+    agent, review = drafted.agent, drafted.review
     run = review["run_id"]
     before = memory_rows()
     with garden_server(wardian_home) as garden, httpx.Client(
@@ -75,9 +102,9 @@ def test_all_accepted_previews_the_drafted_plan_and_a_subset_gets_its_own_digest
     assert memory_rows() == before  # previews write nothing
 
 
-def test_a_stale_review_shows_its_conflicts_and_apply_is_refused(wardian_home: Path) -> None:
-    agent, ids = seed_reviewable()
-    review = draft_review(wardian_home)
+def test_a_stale_review_shows_its_conflicts_and_apply_is_refused(
+        drafted: Drafted, wardian_home: Path) -> None:
+    agent, ids, review = drafted.agent, drafted.ids, drafted.review
     run = review["run_id"]
     update(ids["yarn"], text="Use yarn for the storybook and the docs site")
     before = memory_rows()
@@ -104,9 +131,8 @@ def test_a_stale_review_shows_its_conflicts_and_apply_is_refused(wardian_home: P
     ([], "nothing to apply"),
 ])
 def test_bad_indices_are_an_error_page_naming_the_field(
-        wardian_home: Path, accept: list[str], said: str) -> None:
-    agent, _ids = seed_reviewable()
-    run = draft_review(wardian_home)["run_id"]
+        drafted: Drafted, wardian_home: Path, accept: list[str], said: str) -> None:
+    agent, run = drafted.agent, drafted.review["run_id"]
     before = memory_rows()
     with garden_server(wardian_home) as garden, httpx.Client(
             base_url=garden.base, follow_redirects=True) as client:
@@ -121,9 +147,8 @@ def test_bad_indices_are_an_error_page_naming_the_field(
     assert memory_rows() == before
 
 
-def test_another_agents_run_is_not_found(wardian_home: Path) -> None:
-    ada, _ids = seed_reviewable()
-    run = draft_review(wardian_home)["run_id"]
+def test_another_agents_run_is_not_found(drafted: Drafted, wardian_home: Path) -> None:
+    ada, run = drafted.agent, drafted.review["run_id"]
     bo = seed_agent("bo")
     before = memory_rows()
     with garden_server(wardian_home) as garden, httpx.Client(
@@ -139,9 +164,8 @@ def test_another_agents_run_is_not_found(wardian_home: Path) -> None:
     assert memory_rows() == before
 
 
-def test_the_apply_post_needs_the_csrf_token(wardian_home: Path) -> None:
-    agent, _ids = seed_reviewable()
-    run = draft_review(wardian_home)["run_id"]
+def test_the_apply_post_needs_the_csrf_token(drafted: Drafted, wardian_home: Path) -> None:
+    agent, run = drafted.agent, drafted.review["run_id"]
     before = memory_rows()
     with garden_server(wardian_home) as garden, httpx.Client(
             base_url=garden.base, follow_redirects=True) as client:
@@ -167,9 +191,8 @@ def _confirm_fields(html: str) -> dict[str, str]:
 
 
 def test_decline_leads_back_to_the_review_and_accepting_all_applies_it(
-        wardian_home: Path) -> None:
-    agent, ids = seed_reviewable()
-    review = draft_review(wardian_home)
+        drafted: Drafted, wardian_home: Path) -> None:
+    agent, ids, review = drafted.agent, drafted.ids, drafted.review
     run = review["run_id"]
     before = memory_rows()
     with garden_server(wardian_home) as garden, httpx.Client(

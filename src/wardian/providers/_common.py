@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -222,6 +223,23 @@ def classify_error(
     return default(f"{selection} failed", provider=provider, detail=message)
 
 
+def _keyring_password(provider: str) -> str | None:
+    """The key stored for `provider` under service ``wardian`` in the OS keyring, or None.
+
+    Finding the backend starts no process: keyring imports every installed backend to rank
+    them, and its macOS one loads the Security framework at import through
+    ``ctypes.util.find_library``, which on other systems runs ldconfig, gcc and ld and then
+    fails. Off macOS that module is blocked, so that backend reports itself unavailable
+    without the search. Other backends and keyring's own configuration
+    (``PYTHON_KEYRING_BACKEND``, ``keyringrc.cfg``) are untouched.
+    """
+    if sys.platform != "darwin":
+        sys.modules.setdefault("keyring.backends.macOS.api", None)  # type: ignore[arg-type]
+    import keyring
+
+    return keyring.get_password("wardian", provider)
+
+
 def get_api_key(provider: str, env_names: Iterable[str], *, required: bool) -> str | None:
     """An API key from the environment, else the OS keyring (service ``wardian``).
 
@@ -236,9 +254,7 @@ def get_api_key(provider: str, env_names: Iterable[str], *, required: bool) -> s
         if value:
             return value
     try:
-        import keyring
-
-        value = keyring.get_password("wardian", provider)
+        value = _keyring_password(provider)
     except Exception:
         value = None
     if value:

@@ -90,11 +90,14 @@ def _conn(path: Path | None = None) -> sqlite3.Connection:
 
 
 def request_recovery(agent_id: str, workspace: str | None = None, *,
-                     exclude_path: str | None = None) -> None:
+                     exclude_path: str | None = None, state: StateDB | None = None) -> None:
     """Queue a sweep of `agent_id`'s sessions in `workspace` for the next drain worker
     (one INSERT; the caller starts the worker). `exclude_path` is the live session's own
-    transcript, which is not a past session."""
-    conn = _conn()
+    transcript, which is not a past session. `state`: the open state database (default:
+    the installation's)."""
+    if state is not None:
+        state.require("recovery", _MIGRATIONS)
+    conn = _conn() if state is None else state.conn
     with atomic(conn):
         conn.execute(
             "INSERT INTO recovery_requests (agent_id, workspace, exclude_path,"

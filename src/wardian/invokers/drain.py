@@ -191,12 +191,11 @@ class FireLog:
 
 
 class _Drain:
-    """One drain pass's open stores (opened once per pass)."""
+    """One drain pass's stores, over the open state database `state_db`."""
 
-    def __init__(self) -> None:
+    def __init__(self, state_db: StateDB) -> None:
         from wardian.engine.runs import RunStore
 
-        state_db = open_state_db()
         self.queue = SessionEventQueue(state_db)
         self.invokers = InvokerStore(state_db)
         self.archives = ArchiveStore(state_db)
@@ -235,8 +234,7 @@ class _Drain:
         if agent_id not in self._agent_names:
             from wardian.runtime.agents import AgentRegistry
 
-            registry = AgentRegistry(open_state_db())
-            agent = registry.find(agent_id)
+            agent = AgentRegistry(self.queue.db).find(agent_id)
             self._agent_names[agent_id] = agent.name if agent else None
         return self._agent_names[agent_id]
 
@@ -289,7 +287,7 @@ class _Drain:
         from wardian.invokers.health import invoker_problem
 
         loaded = self.blueprint(invoker.blueprint_id)
-        problem = invoker_problem(invoker, blueprint=loaded)
+        problem = invoker_problem(invoker, blueprint=loaded, state=self.fires.db)
         if problem is not None:
             self.fires.link(event.id, invoker.id, "", "blocked",
                             f"invoker broken: {problem.reason}")
@@ -463,7 +461,7 @@ class _Drain:
             self.fires.mark_dispatched(fire.event_id, fire.invoker_id)
 
 
-def _recover_requested(report: DrainReport) -> None:
+def _recover_requested(report: DrainReport, state_db: StateDB) -> None:
     """Sweep what queued recovery requests ask for (`wardian.runtime.recovery`), before
     the queue is read, so the ``recovered`` events it records are drained in this pass.
     A failing sweep is reported, never fatal (its requests are consumed; the next hook or
@@ -471,7 +469,7 @@ def _recover_requested(report: DrainReport) -> None:
     from wardian.runtime.recovery import has_requests, sweep
 
     try:
-        if has_requests():
+        if has_requests(state_db):
             sweep(requests_only=True)
     except WardianError as exc:
         report.errors.append(f"recovery sweep: {exc.render()}")
@@ -480,7 +478,8 @@ def _recover_requested(report: DrainReport) -> None:
 
 
 def drain_once(*, limit: int = 100, execute: bool = True,
-               stop: threading.Event | None = None) -> DrainReport:
+               stop: threading.Event | None = None,
+               state_db: StateDB | None = None) -> DrainReport:
     """Process up to `limit` pending session-close events, then execute their queued runs.
 
     Safe to call from several processes at once and after a crash at any point: runs are
@@ -492,13 +491,16 @@ def drain_once(*, limit: int = 100, execute: bool = True,
         execute: also execute the queued runs (False: only create them).
         stop: when set (``wardian serve`` stopping), the pass ends before its next event or
             run; what it did not reach stays pending / undispatched for the next pass.
+        state_db: the open state database (default: the installation's,
+            `wardian.config.open_state_db`).
 
     Returns:
         Counts of what was done; errors that were recorded but did not stop the pass.
     """
     report = DrainReport()
-    _recover_requested(report)
-    drain = _Drain()
+    state_db = state_db or open_state_db()
+    _recover_requested(report, state_db)
+    drain = _Drain(state_db)
     for event in drain.queue.pending(limit):
         if stop is not None and stop.is_set():
             break
@@ -570,7 +572,7 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
                 # A notification is news of work (an event, a queued run): drain without
                 # looking first; otherwise look (two indexed reads) before a whole pass.
                 if notified or queue.has_pending() or fires.undispatched(limit=1):
-                    report = drain_once(stop=stop)  # also resumes expired leases
+                    report = drain_once(stop=stop, state_db=state_db)  # resumes leases too
                     # SQLite: go again at once (an undispatched fire is work here). On
                     # PostgreSQL it may be another machine's running run: wait for news.
                     again = listener is None
@@ -608,23 +610,24 @@ def run_worker(*, batch: int = 100) -> DrainReport:
     """
     total = DrainReport()
     lock = drain_lock()
+    state_db = open_state_db()
+    queue = SessionEventQueue(state_db)
+    fires = FireLog(state_db)
     while True:
         if not lock.acquire():
             return total
         try:
             while True:
-                report = drain_once(limit=batch)
+                report = drain_once(limit=batch, state_db=state_db)
                 total.add(report)
                 if report.idle:
                     break
         finally:
             lock.release()
-        queue = SessionEventQueue(open_state_db())
         again = queue.has_pending()
         from wardian.runtime.recovery import has_requests
 
-        again = again or has_requests()
-        fires = FireLog(open_state_db())
+        again = again or has_requests(state_db)
         # On PostgreSQL an undispatched fire may be another machine's running run: it
         # is no reason to drain again at once (that would spin until the run ends).
         if fires.db.dialect == "sqlite":

@@ -82,9 +82,10 @@ _MIGRATIONS: list[NamedMigration] = [
 ]
 
 
-def _conn(path: Path | None = None) -> sqlite3.Connection:
-    """The state file's one connection (its `StateDB`'s; never closed here)."""
-    db = StateDB.open(path or state_db_path())
+def _conn(state: StateDB | None = None) -> sqlite3.Connection:
+    """The connection of the open state database `state` (default: the installation's),
+    with the recovery tables migrated; never closed here."""
+    db = state or StateDB.open(state_db_path())
     db.require("recovery", _MIGRATIONS)
     return db.conn
 
@@ -95,9 +96,7 @@ def request_recovery(agent_id: str, workspace: str | None = None, *,
     (one INSERT; the caller starts the worker). `exclude_path` is the live session's own
     transcript, which is not a past session. `state`: the open state database (default:
     the installation's)."""
-    if state is not None:
-        state.require("recovery", _MIGRATIONS)
-    conn = _conn() if state is None else state.conn
+    conn = _conn(state)
     with atomic(conn):
         conn.execute(
             "INSERT INTO recovery_requests (agent_id, workspace, exclude_path,"
@@ -105,9 +104,10 @@ def request_recovery(agent_id: str, workspace: str | None = None, *,
             (agent_id, workspace, exclude_path, utc_now_iso()))
 
 
-def has_requests(conn: sqlite3.Connection | None = None) -> bool:
-    """Whether a recovery request is queued. Read-only."""
-    conn = conn or _conn()
+def has_requests(state: StateDB | None = None) -> bool:
+    """Whether a recovery request is queued in the open state database `state` (default:
+    the installation's). Read-only."""
+    conn = _conn(state)
     return conn.execute("SELECT 1 FROM recovery_requests LIMIT 1").fetchone() is not None
 
 

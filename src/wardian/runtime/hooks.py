@@ -190,8 +190,10 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | None]:
-    """The session's agent, and a warning when none could be decided.
+def resolve_agent(state: StateDB, agents: Sequence[str],
+                  cwd: str | None) -> tuple[Any, str | None]:
+    """The session's agent in the open state database `state`, and a warning when none
+    could be decided.
 
     Inside a managed launch: its own agent (hooks installed for ada must not file bob's
     launched session under ada). Else among `agents` (the hook's ``--agent`` names): the
@@ -205,10 +207,7 @@ def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | No
         UsageError: no agent named and not in a managed launch. NotFoundError: a named
             agent does not exist.
     """
-    from wardian.config import open_state_db
-
-    own = _own_agent(agents)
-    return _pick_agent(own, agents, cwd, open_state_db())
+    return _pick_agent(_own_agent(agents), agents, cwd, state)
 
 
 def _own_agent(agents: Sequence[str]) -> str | None:
@@ -229,7 +228,8 @@ def _own_agent(agents: Sequence[str]) -> str | None:
 
 def _pick_agent(own: str | None, agents: Sequence[str], cwd: str | None,
                 state: StateDB) -> tuple[Any, str | None]:
-    """`resolve_agent` once the launch's own agent `own` is known."""
+    """`resolve_agent` once the launch's own agent `own` is known (a hook checks that
+    there is one before it opens ``state.db``)."""
     from wardian.runtime.agents import AgentRegistry
 
     registry = AgentRegistry(state)

@@ -199,8 +199,8 @@ class AgentMemory:
             "not found", never revealed).
         store: the open memory store.
         principal: the authenticated caller, or None for a read-only reader.
-        state_db: the open state database its agent name and settings are read from; None
-            until first needed, then the installation's (`state`).
+        state_db: the open state database its agent name and settings are read from, or
+            None: the installation's, opened when needed (`state`).
         workspace: the current workspace when the caller knows it (a server whose
             directory does not change); None = the git root of the current directory,
             looked up per call.
@@ -219,13 +219,13 @@ class AgentMemory:
         self.state_db = state_db
 
     def state(self) -> StateDB:
-        """`state_db`, opening the installation's on first use (a view that only recalls
-        by id opens no ``state.db``)."""
-        if self.state_db is None:
-            from wardian.config import open_state_db
+        """`state_db`, else the installation's, opened now (a view that only recalls by id
+        opens no ``state.db``; a long-running server's kept view sees a replaced file)."""
+        if self.state_db is not None:
+            return self.state_db
+        from wardian.config import open_state_db
 
-            self.state_db = open_state_db()
-        return self.state_db
+        return open_state_db()
 
     def __repr__(self) -> str:
         return (f"AgentMemory(agent_id={self.agent_id!r}, principal={self.principal!r}, "

@@ -478,10 +478,11 @@ def _recover_requested(report: DrainReport, state_db: StateDB) -> None:
 
 
 def drain_once(*, limit: int = 100, execute: bool = True,
-               stop: threading.Event | None = None,
-               state_db: StateDB | None = None) -> DrainReport:
+               stop: threading.Event | None = None) -> DrainReport:
     """Process up to `limit` pending session-close events, then execute their queued runs.
 
+    A pass is one unit of work over ``state.db``: opened once here and passed to its
+    stores, checks and the recovery queue (a file replaced between passes is reopened).
     Safe to call from several processes at once and after a crash at any point: runs are
     created under the engine's UNIQUE idempotency key and claimed atomically. Used by the
     detached drain worker (`run_worker`) and by ``wardian serve``'s loop.
@@ -491,14 +492,12 @@ def drain_once(*, limit: int = 100, execute: bool = True,
         execute: also execute the queued runs (False: only create them).
         stop: when set (``wardian serve`` stopping), the pass ends before its next event or
             run; what it did not reach stays pending / undispatched for the next pass.
-        state_db: the open state database (default: the installation's,
-            `wardian.config.open_state_db`).
 
     Returns:
         Counts of what was done; errors that were recorded but did not stop the pass.
     """
     report = DrainReport()
-    state_db = state_db or open_state_db()
+    state_db = open_state_db()
     _recover_requested(report, state_db)
     drain = _Drain(state_db)
     for event in drain.queue.pending(limit):
@@ -572,7 +571,7 @@ def drain_until(stop: threading.Event, *, log: Callable[[str], None],
                 # A notification is news of work (an event, a queued run): drain without
                 # looking first; otherwise look (two indexed reads) before a whole pass.
                 if notified or queue.has_pending() or fires.undispatched(limit=1):
-                    report = drain_once(stop=stop, state_db=state_db)  # resumes leases too
+                    report = drain_once(stop=stop)  # also resumes expired leases
                     # SQLite: go again at once (an undispatched fire is work here). On
                     # PostgreSQL it may be another machine's running run: wait for news.
                     again = listener is None
@@ -610,24 +609,23 @@ def run_worker(*, batch: int = 100) -> DrainReport:
     """
     total = DrainReport()
     lock = drain_lock()
-    state_db = open_state_db()
-    queue = SessionEventQueue(state_db)
-    fires = FireLog(state_db)
     while True:
         if not lock.acquire():
             return total
         try:
             while True:
-                report = drain_once(limit=batch, state_db=state_db)
+                report = drain_once(limit=batch)
                 total.add(report)
                 if report.idle:
                     break
         finally:
             lock.release()
-        again = queue.has_pending()
+        state_db = open_state_db()
+        again = SessionEventQueue(state_db).has_pending()
         from wardian.runtime.recovery import has_requests
 
         again = again or has_requests(state_db)
+        fires = FireLog(state_db)
         # On PostgreSQL an undispatched fire may be another machine's running run: it
         # is no reason to drain again at once (that would spin until the run ends).
         if fires.db.dialect == "sqlite":

@@ -155,8 +155,7 @@ Reason = Annotated[str | None, Field(description="Why (kept in history).")]
 
 
 class _Memory:
-    """The server's open databases (``memory.db``; ``state.db`` from the first view that
-    read a name or setting) and the caller's authentication.
+    """The server's one store connection and the caller's authentication.
 
     A capability dies with its launch, and the server must notice: a view with a
     capability is authenticated in full (`open_reader`: the capability row, the agent id,
@@ -170,8 +169,6 @@ class _Memory:
     def __init__(self, agents: Sequence[str]) -> None:
         self.agents = tuple(agents)
         self._store: Any = None
-        self._state: Any = None
-        self._last: AgentMemory | None = None
         self._workspace: str | None = None
         self._view: AgentMemory | None = None
         self._stamp: tuple[Any, ...] | None = None
@@ -188,9 +185,7 @@ class _Memory:
                 env, version) and self._stamp[2].unchanged():
             return self._view
         self._forget()
-        if self._state is None and self._last is not None:
-            self._state = self._last.state_db  # opened by the previous call's view
-        view = self._last = open_reader(self.agents, store=self._store, state_db=self._state)
+        view = open_reader(self.agents, store=self._store)
         self._store = view.store
         # The server's directory does not change: its workspace is looked up once.
         self._workspace = view.workspace = self._workspace or default_workspace()

@@ -197,11 +197,10 @@ def test_migration_names_are_checked(tmp_path: Path) -> None:
                           [NamedMigration("same", ""), NamedMigration("same", "")])
 
 
-def test_a_read_only_block_serves_every_open_of_the_file_and_writes_nothing(
-        tmp_path: Path) -> None:
-    """`StateDB.read_only`: within the block the stores' default `open` gets the read-only
-    object; a current component is checked, one the file never held reads as empty (in
-    TEMP), a write fails; afterwards the thread's read-write object is back."""
+def test_a_read_only_block_has_its_own_object_and_writes_nothing(tmp_path: Path) -> None:
+    """`StateDB.read_only`: the block's object is its own (`open` still returns the
+    read-write one); a current component is checked, one the file never held reads as
+    empty (in TEMP), a write fails."""
     from wardian._db import StateDB
 
     path = tmp_path / "state.db"
@@ -211,7 +210,7 @@ def test_a_read_only_block_serves_every_open_of_the_file_and_writes_nothing(
     writable.conn.execute("INSERT INTO kept VALUES (7)")
     before = (path.read_bytes(), path.stat().st_mtime_ns)
     with StateDB.read_only(path) as ro:
-        assert StateDB.open(path) is ro and ro.readonly
+        assert StateDB.open(path) is writable and ro is not writable and ro.readonly
         ro.require("ro_kept", kept)
         assert [tuple(r) for r in ro.conn.execute("SELECT v FROM kept")] == [(7,)]
         fresh = named("CREATE TABLE fresh (v INTEGER)", "CREATE INDEX fresh_v ON fresh (v)")

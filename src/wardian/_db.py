@@ -980,11 +980,12 @@ class Database:
     @classmethod
     @contextmanager
     def read_only(cls: type[_D], path: Path) -> Iterator[_D]:
-        """For the block, this thread's database object for the existing SQLite file `path`
-        is a read-only one (``mode=ro``, `open_readonly`): every `open` of `path` in this
-        thread — the stores' default — returns it, no migration runs (`StateDB.require`
+        """A read-only database object for the existing SQLite file `path` (``mode=ro``,
+        `open_readonly`), closed when the block ends: no migration runs (`StateDB.require`
         checks that a component's schema is current instead) and a write fails with
-        `sqlite3.OperationalError`. Afterwards the thread's earlier object, if any, is back.
+        `sqlite3.OperationalError`. It is the block's own: `open` of `path` meanwhile
+        returns the ordinary read-write object, so the reader passes this one to the
+        stores it reads through.
 
         For readers that must leave a file as they found it, bytes and mtime included
         (``wardian doctor``), also a file they cannot write. When the installation uses
@@ -996,32 +997,19 @@ class Database:
             StoreError: the PostgreSQL server cannot be reached.
         """
         url = _configured_url(path)
+        absolute = Path(os.path.abspath(path))
         if url is not None:
             from wardian._pg import PgConnection
 
-            key = (os.getpid(), _scope.get() or threading.get_ident(),
-                   Path(f"{url}#{cls.schema}"))
             pg = PgConnection(url, cls.schema, read_only=True)
             # Typed as the SQLite connection whose interface it offers (`wardian._pg`).
-            db = cls(Path(os.path.abspath(path)), pg)  # type: ignore[arg-type]
+            db = cls(absolute, pg)  # type: ignore[arg-type]
         else:
-            key = (os.getpid(), _scope.get() or threading.get_ident(),
-                   Path(os.path.abspath(path)))
-            db = cls(key[2], open_readonly(key[2]))
+            db = cls(absolute, open_readonly(absolute))
         db.readonly = True
-        with _cache_lock:
-            previous = _cache.get(key)
-            _cache[key] = db
         try:
             yield db
         finally:
-            with _cache_lock:
-                if _cache.get(key) is db:
-                    del _cache[key]
-                if previous is not None:
-                    _cache[key] = previous
-                if db in _recent:
-                    _recent.remove(db)
             _write_locks.pop(id(db.conn), None)
             db.conn.close()
 

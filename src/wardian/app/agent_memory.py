@@ -37,6 +37,7 @@ from wardian.memory.recall import record_line
 if TYPE_CHECKING:
     from typing import Any
 
+    from wardian._db import StateDB
     from wardian.app.instruction_import import ImportPlan
     from wardian.memory.models import Record, Revision, Scope, Source
     from wardian.memory.principal import Principal
@@ -198,6 +199,8 @@ class AgentMemory:
             "not found", never revealed).
         store: the open memory store.
         principal: the authenticated caller, or None for a read-only reader.
+        state_db: the open state database its agent name and settings are read from, or
+            None: the installation's, opened when needed (`state`).
         workspace: the current workspace when the caller knows it (a server whose
             directory does not change); None = the git root of the current directory,
             looked up per call.
@@ -206,12 +209,23 @@ class AgentMemory:
     """
 
     def __init__(self, agent_id: str, store: MemoryStore, principal: Principal | None = None,
-                 name: str | None = None, workspace: str | None = None) -> None:
+                 name: str | None = None, workspace: str | None = None,
+                 state_db: StateDB | None = None) -> None:
         self.agent_id = agent_id
         self.store = store
         self.principal = principal
         self._name = name
         self.workspace = workspace
+        self.state_db = state_db
+
+    def state(self) -> StateDB:
+        """`state_db`, else the installation's, opened now (a view that only recalls by id
+        opens no ``state.db``; a long-running server's kept view sees a replaced file)."""
+        if self.state_db is not None:
+            return self.state_db
+        from wardian.config import open_state_db
+
+        return open_state_db()
 
     def __repr__(self) -> str:
         return (f"AgentMemory(agent_id={self.agent_id!r}, principal={self.principal!r}, "
@@ -378,18 +392,17 @@ class AgentMemory:
 
         return startup_recall(
             self.store, agent_id=self.agent_id, agent_name=self.agent_name(),
-            workspace=workspace or self.current_workspace(), settings=startup_settings(),
+            workspace=workspace or self.current_workspace(),
+            settings=startup_settings(self.state()),
             direct_save=not self.read_only,
         )
 
     def agent_name(self) -> str:
         """The agent's registered name (its id8 when it is no longer registered)."""
         if self._name is None:
-            from wardian.config import open_state_db
             from wardian.runtime.agents import AgentRegistry
 
-            registry = AgentRegistry(open_state_db())
-            agent = registry.find(self.agent_id)
+            agent = AgentRegistry(self.state()).find(self.agent_id)
             self._name = agent.name if agent else self.agent_id[:8]
         return self._name
 
@@ -421,7 +434,8 @@ class AgentMemory:
 
 
 def open_agent_memory(
-    environ: Mapping[str, str] | None = None, *, store: MemoryStore | None = None
+    environ: Mapping[str, str] | None = None, *, store: MemoryStore | None = None,
+    state_db: StateDB | None = None,
 ) -> AgentMemory:
     """Authenticate the calling managed process and open its agent's records.
 
@@ -431,6 +445,7 @@ def open_agent_memory(
         environ: the environment (default ``os.environ``).
         store: an open store to use (a long-running server keeps one and authenticates
             every call); by default one is opened.
+        state_db: the open state database for the view (`AgentMemory.state_db`).
 
     Raises:
         CapabilityMissing / CapabilityInvalid / CapabilityExpired (exit 3).
@@ -459,7 +474,7 @@ def open_agent_memory(
         caller = [(p.pid, p.started_at) for p in lineage()]
         principal = resolve_principal(is_alive=is_alive, caller=caller, store=store,
                                       environ=env)
-        return AgentMemory(principal.agent_id, store, principal)
+        return AgentMemory(principal.agent_id, store, principal, state_db=state_db)
     path = memory_db_path(create_dir=False)
     if not env.get(ENV_CAPABILITY, "").strip() or not database_exists(path):
         # raises CapabilityMissing/Invalid
@@ -468,18 +483,19 @@ def open_agent_memory(
     opened = MemoryStore(MemoryDB.open(path))
     principal = resolve_principal(is_alive=is_alive, caller=caller, store=opened,
                                   environ=env)
-    return AgentMemory(principal.agent_id, opened, principal)
+    return AgentMemory(principal.agent_id, opened, principal, state_db=state_db)
 
 
 def open_reader(
     agents: str | Sequence[str] | None = None, environ: Mapping[str, str] | None = None, *,
-    store: MemoryStore | None = None, cwd: str | None = None,
+    store: MemoryStore | None = None, cwd: str | None = None, state_db: StateDB | None = None,
 ) -> AgentMemory:
     """`open_agent_memory`, or — only when there is no capability at all — a read-only
     view of the agent the hooks would answer for (`wardian.runtime.hooks.resolve_agent`):
     the launch ancestry's agent, else ``WARDIAN_AGENT_ID``, else among `agents` (names or
     ids) the only one, else the one whose workspace holds `cwd` (default: the current
-    directory), else the only one without a workspace.
+    directory), else the only one without a workspace. `store` / `state_db`: open
+    databases to use (default: the installation's, opened when needed).
 
     Raises:
         CapabilityInvalid / CapabilityExpired: a capability that does not hold (never a
@@ -492,7 +508,7 @@ def open_reader(
 
     env = os.environ if environ is None else environ
     if env.get(ENV_CAPABILITY, "").strip():
-        return open_agent_memory(env, store=store)
+        return open_agent_memory(env, store=store, state_db=state_db)
     from wardian.errors import UsageError
     from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
@@ -508,8 +524,8 @@ def open_reader(
         )
     from wardian.config import SettingsStore, open_state_db
 
-    settings = SettingsStore(open_state_db())
-    enabled = bool(settings.get("agent_memory.enabled"))
+    state_db = state_db or open_state_db()
+    enabled = bool(SettingsStore(state_db).get("agent_memory.enabled"))
     if not enabled:
         # The hooks give no recall at all then; neither does this.
         from wardian.errors import MemoryDisabled
@@ -518,8 +534,9 @@ def open_reader(
             "agent memory is disabled, so there is no recall outside a managed launch",
             hint="`wardian settings set agent_memory.enabled true`",
         )
-    found, warning = resolve_agent(names, cwd or os.getcwd())
+    found, warning = resolve_agent(state_db, names, cwd or os.getcwd())
     if found is None:
         raise UsageError(warning or "no agent for this directory",
                          hint="or start the provider with `wardian agent launch NAME`")
-    return AgentMemory(found.id, store or MemoryStore(open_memory_db()), None, found.name)
+    return AgentMemory(found.id, store or MemoryStore(open_memory_db()), None, found.name,
+                       state_db=state_db)

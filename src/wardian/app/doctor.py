@@ -27,9 +27,13 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, closing, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from wardian.errors import WardianError
+
+if TYPE_CHECKING:
+    from wardian._db import StateDB
+    from wardian.memory.db import MemoryDB
 
 __all__ = [
     "DoctorContext",
@@ -92,11 +96,32 @@ class DoctorContext:
         exists: it exists and is a directory (checks that read databases skip when not).
         url: the PostgreSQL database the installation uses instead of the files
             ``state.db`` and ``memory.db`` (its schemas ``state`` and ``memory``), or None.
+        state: ``state.db`` opened read-only (`wardian._db.Database.read_only`) for the
+            stores a check reads through, or None when it cannot be opened (absent, not a
+            database, an unreachable server: the data-dir and database checks say so).
+        memory: ``memory.db`` likewise, on PostgreSQL only (None for the SQLite file:
+            checks read it through `db`).
     """
 
     data_dir: Path
     exists: bool
     url: str | None = None
+    state: StateDB | None = None
+    memory: MemoryDB | None = None
+
+    def opened_state(self) -> StateDB:
+        """`state`, for a check that reads a store (it has checked with `read` that the
+        tables exist, so the file opened).
+
+        Raises:
+            StoreError: it could not be opened read-only after all.
+        """
+        if self.state is None:
+            from wardian.errors import StoreError
+
+            raise StoreError(f"{self.data_dir / 'state.db'} cannot be opened read-only",
+                             hint="the data-dir and database checks say why")
+        return self.state
 
     def has_file(self, name: str) -> bool:
         """True when ``<data dir>/<name>`` exists as a file."""
@@ -233,23 +258,26 @@ def run_doctor(only: Iterable[str] | None = None) -> DoctorReport:
         raise UsageError(f"unknown doctor check(s): {', '.join(unknown)}",
                          hint=f"checks: {', '.join(checks)}")
     base = data_dir(create=False)
-    ctx = DoctorContext(base, base.is_dir(), _database_url(base))
+    url = _database_url(base)
     report = DoctorReport(str(base))
     with ExitStack() as scope:
         from wardian._db import StateDB
 
-        state = base / "state.db"
-        if ctx.url is not None:
+        state_path = base / "state.db"
+        state: StateDB | None = None
+        memory: MemoryDB | None = None
+        if url is not None:
             from wardian.memory.db import MemoryDB
 
             # An unreachable server is the database check's to report (and each check's).
             with suppress(WardianError):
-                scope.enter_context(StateDB.read_only(state))
-                scope.enter_context(MemoryDB.read_only(base / "memory.db"))
-        elif ctx.exists and state.is_file():
+                state = scope.enter_context(StateDB.read_only(state_path))
+                memory = scope.enter_context(MemoryDB.read_only(base / "memory.db"))
+        elif base.is_dir() and state_path.is_file():
             # A file that cannot even be opened is the data-dir check's to report.
             with suppress(sqlite3.Error):
-                scope.enter_context(StateDB.read_only(state))
+                state = scope.enter_context(StateDB.read_only(state_path))
+        ctx = DoctorContext(base, base.is_dir(), url, state, memory)
         _run_checks(ctx, names, report)
     return report
 
@@ -483,14 +511,13 @@ def _invokers(ctx: DoctorContext) -> Iterator[Finding]:
     if not ctx.read("state.db", lambda conn: has_table(conn, "invokers")):
         yield Finding.ok(name, "no invokers")
         return
-    from wardian._db import StateDB
     from wardian.invokers.health import invoker_problem
     from wardian.invokers.store import InvokerStore
 
-    store = InvokerStore(StateDB.open(ctx.data_dir / "state.db"))
-    invokers = store.list()
+    state = ctx.opened_state()
+    invokers = InvokerStore(state).list()
     broken = [(inv, problem) for inv in invokers
-              if (problem := invoker_problem(inv)) is not None]
+              if (problem := invoker_problem(inv, state=state)) is not None]
     for inv, problem in broken:
         yield Finding.problem(
             name, f"{inv.kind} invoker {inv.id[:8]} ({inv.name}) is broken: {problem.reason}",

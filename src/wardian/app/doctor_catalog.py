@@ -29,6 +29,7 @@ from wardian.app.doctor import DoctorContext, Finding
 from wardian.errors import WardianError
 
 if TYPE_CHECKING:
+    from wardian._db import StateDB
     from wardian.invokers.store import Invoker
     from wardian.providers.catalog import CatalogEntry, ModelCatalog
     from wardian.runtime.agents import Agent
@@ -85,7 +86,9 @@ def _agent_findings(catalog: ModelCatalog, agent: Agent) -> Iterator[Finding]:
                          subject=agent.id)
 
 
-def _invoker_findings(invoker: Invoker) -> Iterator[Finding]:
+def _invoker_findings(invoker: Invoker, state: StateDB) -> Iterator[Finding]:
+    from functools import partial
+
     from wardian.engine.assignments import agent_selection
     from wardian.providers.assignments import parse_assignments, validate_assignments
     from wardian.providers.errors import CatalogNotRefreshed
@@ -95,7 +98,8 @@ def _invoker_findings(invoker: Invoker) -> Iterator[Finding]:
     setter = f"wardian automation {invoker.kind} set {ref}"
     try:
         parsed = parse_assignments(invoker.assignments)
-        resolved = validate_assignments(parsed, check_catalog=True, agents=agent_selection)
+        resolved = validate_assignments(parsed, check_catalog=True, state=state,
+                                        agents=partial(agent_selection, state=state))
     except WardianError as exc:
         cause = exc.__cause__
         missing = cause if isinstance(cause, CatalogNotRefreshed) else exc
@@ -133,13 +137,12 @@ def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
         yield Finding.ok(NAME, "no agents or invokers")
         return
     has_agents, has_invokers = tables
-    from wardian._db import StateDB
     from wardian.invokers.store import InvokerStore
     from wardian.providers.catalog import ModelCatalog
     from wardian.runtime.agents import AgentRegistry
 
     # Read-only views (`run_doctor`); a store is opened only over tables that exist.
-    state = StateDB.open(ctx.data_dir / "state.db")
+    state = ctx.opened_state()
     agents = AgentRegistry(state).list() if has_agents else []
     invokers = InvokerStore(state).list() if has_invokers else []
     if not agents and not invokers:
@@ -157,5 +160,5 @@ def _model_catalogs(ctx: DoctorContext) -> Iterator[Finding]:
     for invoker in invokers:
         used.update(str(item.get("provider")) for item in invoker.assignments.values()
                     if isinstance(item, dict) and item.get("provider"))
-        yield from _invoker_findings(invoker)
+        yield from _invoker_findings(invoker, state)
     yield from _stale(catalog, used)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from wardian.errors import ValidationError
 
 if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
+    from wardian._db import StateDB
     from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = ["agent_selection", "check_assignments", "parse_assignments_json", "resolve_selection",
@@ -150,10 +151,12 @@ def resolve_selection(item: dict[str, Any], *, role: str = "assignment"
     return resolve_assignment(parse_assignments({role: item})[role], agents=agent_selection)
 
 
-def agent_selection(name_or_id: str) -> tuple[str, str | None, str | None]:
-    """``(provider, model, effort)`` of a registered agent (name, id or unique prefix).
-    Read-only. The `AgentLookup` that providers' assignment checks are given: the agent
-    registry is the runtime's, which the providers package must not import.
+def agent_selection(name_or_id: str, state: StateDB | None = None
+                    ) -> tuple[str, str | None, str | None]:
+    """``(provider, model, effort)`` of a registered agent (name, id or unique prefix) in
+    the open state database `state` (default: the installation's). Read-only. The
+    `AgentLookup` that providers' assignment checks are given: the agent registry is the
+    runtime's, which the providers package must not import.
 
     Raises:
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
@@ -161,6 +164,5 @@ def agent_selection(name_or_id: str) -> tuple[str, str | None, str | None]:
     from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry(open_state_db())
-    agent = registry.get(name_or_id)
+    agent = AgentRegistry(state or open_state_db()).get(name_or_id)
     return agent.provider, agent.model, agent.effort

@@ -773,23 +773,23 @@ class ScheduleDaemon:
         pool.submit(work)
 
     def _thread_runs(self) -> RunStore:
-        """This worker thread's own engine RunStore (one connection per thread)."""
+        """This worker thread's own engine RunStore (one connection per thread:
+        sqlite3 connections are not shared across threads that write), with its SlotStore
+        (`_thread_slots`) over the same database, opened on the thread's first use."""
         from wardian.engine.runs import RunStore
 
         store: RunStore | None = getattr(self._local, "runs", None)  # a threading.local
         if store is None:
-            store = RunStore(open_state_db(), recover=False)
-            self._local.runs = store
+            state_db = open_state_db()
+            store = self._local.runs = RunStore(state_db, recover=False)
+            self._local.slots = SlotStore(state_db)
         return store
 
     def _thread_slots(self) -> SlotStore:
-        """A SlotStore on this worker thread's own connection (sqlite3 connections are not
-        shared across threads that write)."""
-        store = getattr(self._local, "slots", None)
-        if store is None:
-            store = SlotStore(open_state_db())
-            self._local.slots = store
-        return store
+        """The SlotStore of this worker thread's database (`_thread_runs`)."""
+        self._thread_runs()
+        slots: SlotStore = self._local.slots
+        return slots
 
     # session-close drain -----------------------------------------------------------------
 

@@ -209,12 +209,11 @@ class FireLog:
 
 
 class _Drain:
-    """One drain pass's open stores (opened once per pass)."""
+    """One drain pass's stores, over the open state database `state_db`."""
 
-    def __init__(self) -> None:
+    def __init__(self, state_db: StateDB) -> None:
         from wardian.engine.runs import RunStore
 
-        state_db = open_state_db()
         self.queue = SessionEventQueue(state_db)
         self.invokers = InvokerStore(state_db)
         self.archives = ArchiveStore(state_db)
@@ -254,8 +253,7 @@ class _Drain:
         if agent_id not in self._agent_names:
             from wardian.runtime.agents import AgentRegistry
 
-            registry = AgentRegistry(open_state_db())
-            agent = registry.find(agent_id)
+            agent = AgentRegistry(self.queue.db).find(agent_id)
             self._agent_names[agent_id] = agent.name if agent else None
         return self._agent_names[agent_id]
 
@@ -308,7 +306,7 @@ class _Drain:
         from wardian.invokers.health import invoker_problem
 
         loaded = self.blueprint(invoker.blueprint_id)
-        problem = invoker_problem(invoker, blueprint=loaded)
+        problem = invoker_problem(invoker, blueprint=loaded, state=self.fires.db)
         if problem is not None:
             self.fires.link(event.id, invoker.id, "", "blocked",
                             f"invoker broken: {problem.reason}")
@@ -479,7 +477,7 @@ class _Drain:
             self.fires.mark_dispatched(fire.event_id, fire.invoker_id)
 
 
-def _recover_requested(report: DrainReport) -> None:
+def _recover_requested(report: DrainReport, state_db: StateDB) -> None:
     """Sweep what queued recovery requests ask for (`wardian.runtime.recovery`), before
     the queue is read, so the ``recovered`` events it records are drained in this pass.
     A failing sweep is reported, never fatal (its requests are consumed; the next hook or
@@ -487,7 +485,7 @@ def _recover_requested(report: DrainReport) -> None:
     from wardian.runtime.recovery import has_requests, sweep
 
     try:
-        if has_requests():
+        if has_requests(state_db):
             sweep(requests_only=True)
     except WardianError as exc:
         report.errors.append(f"recovery sweep: {exc.render()}")
@@ -499,6 +497,8 @@ def drain_once(*, limit: int = 100, execute: bool = True,
                stop: threading.Event | None = None) -> DrainReport:
     """Process up to `limit` pending session-close events, then execute their queued runs.
 
+    A pass is one unit of work over ``state.db``: opened once here and passed to its
+    stores, checks and the recovery queue (a file replaced between passes is reopened).
     Safe to call from several processes at once and after a crash at any point: runs are
     created under the engine's UNIQUE idempotency key and claimed atomically. Used by the
     detached drain worker (`run_worker`) and by ``wardian serve``'s loop.
@@ -513,8 +513,9 @@ def drain_once(*, limit: int = 100, execute: bool = True,
         Counts of what was done; errors that were recorded but did not stop the pass.
     """
     report = DrainReport()
-    _recover_requested(report)
-    drain = _Drain()
+    state_db = open_state_db()
+    _recover_requested(report, state_db)
+    drain = _Drain(state_db)
     for event in drain.queue.pending(limit):
         if stop is not None and stop.is_set():
             break
@@ -634,12 +635,12 @@ def run_worker(*, batch: int = 100) -> DrainReport:
                     break
         finally:
             lock.release()
-        queue = SessionEventQueue(open_state_db())
-        again = queue.has_pending()
+        state_db = open_state_db()
+        again = SessionEventQueue(state_db).has_pending()
         from wardian.runtime.recovery import has_requests
 
-        again = again or has_requests()
-        fires = FireLog(open_state_db())
+        again = again or has_requests(state_db)
+        fires = FireLog(state_db)
         # On PostgreSQL an undispatched fire may be another machine's running run: it
         # is no reason to drain again at once (that would spin until the run ends).
         if not fires.db.backend.shared_across_machines:

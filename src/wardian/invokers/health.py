@@ -23,6 +23,7 @@ from wardian.errors import NotFoundError, WardianError
 from wardian.invokers.store import Invoker
 
 if TYPE_CHECKING:  # pydantic models: imported when a blueprint is validated
+    from wardian._db import StateDB
     from wardian.blueprints.validate import LoadedBlueprint
 
 __all__ = ["InvokerProblem", "invoker_problem", "trigger_of"]
@@ -41,13 +42,15 @@ def trigger_of(invoker: Invoker) -> str:
     return "schedule" if invoker.kind == "schedule" else "session-close"
 
 
-def invoker_problem(invoker: Invoker, *,
-                    blueprint: LoadedBlueprint | None = None) -> InvokerProblem | None:
+def invoker_problem(invoker: Invoker, *, blueprint: LoadedBlueprint | None = None,
+                    state: StateDB | None = None) -> InvokerProblem | None:
     """Why `invoker` cannot fire now, or None when it can. Read-only.
 
     Args:
         blueprint: the invoker's blueprint, already loaded and validated by the caller;
             None = load it here (a load that fails is the problem reported).
+        state: the open state database holding the invoker's agent (default: the
+            installation's, `wardian.config.open_state_db`).
     """
     from wardian.blueprints.errors import BlueprintError
     from wardian.config import open_state_db
@@ -56,7 +59,7 @@ def invoker_problem(invoker: Invoker, *,
 
     group = f"wardian automation {invoker.kind}"
     ref = invoker.id[:8]
-    registry = AgentRegistry(open_state_db())
+    registry = AgentRegistry(state or open_state_db())
     if registry.find(invoker.agent_id) is None:
         return InvokerProblem(f"its agent {invoker.agent_id[:8]} no longer exists",
                               f"`{group} remove {ref}` and add one for an existing agent")

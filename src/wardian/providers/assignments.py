@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Annotated, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic import ValidationError as PydanticError
 from pydantic_core import ErrorDetails
 
 from wardian.errors import NotFoundError, UsageError, ValidationError, WardianError
+
+if TYPE_CHECKING:
+    from wardian._db import StateDB
 
 __all__ = [
     "AgentAssignment",
@@ -223,6 +226,7 @@ def validate_assignments(
     origin: str | None = None,
     check_catalog: bool = True,
     agents: AgentLookup | None = None,
+    state: StateDB | None = None,
 ) -> dict[str, tuple[str, str | None, str | None]]:
     """Resolve every assignment and check it against the model catalog. Read-only.
 
@@ -232,6 +236,8 @@ def validate_assignments(
             then the role: ``--assignments: curator: provider 'codx' is unknown (known: …)``.
         check_catalog: False = only resolve (an agent target must still exist).
         agents: resolves agent targets (see `AgentLookup`); needed when there are any.
+        state: the open state database whose model catalog is read (default: the
+            installation's, `wardian.config.open_state_db`).
 
     Returns:
         role -> (provider, model, effort).
@@ -256,7 +262,7 @@ def validate_assignments(
             raise ValidationError(f"unknown role(s) {', '.join(extra)}", path="$",
                                   source=origin,
                                   hint=f"the blueprint's roles: {', '.join(roles)}")
-    catalog = ModelCatalog(open_state_db()) if check_catalog else None
+    catalog = ModelCatalog(state or open_state_db()) if check_catalog else None
     resolved: dict[str, tuple[str, str | None, str | None]] = {}
     for role, assignment in assignments.items():
         try:

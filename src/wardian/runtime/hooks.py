@@ -43,6 +43,8 @@ from wardian.errors import UsageError, ValidationError, WardianError
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
+    from wardian._db import StateDB
+
 __all__ = [
     "DRY_RUN_ENV",
     "StartupAnswer",
@@ -188,8 +190,10 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | None]:
-    """The session's agent, and a warning when none could be decided.
+def resolve_agent(state: StateDB, agents: Sequence[str],
+                  cwd: str | None) -> tuple[Any, str | None]:
+    """The session's agent in the open state database `state`, and a warning when none
+    could be decided.
 
     Inside a managed launch: its own agent (hooks installed for ada must not file bob's
     launched session under ada). Else among `agents` (the hook's ``--agent`` names): the
@@ -203,9 +207,15 @@ def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | No
         UsageError: no agent named and not in a managed launch. NotFoundError: a named
             agent does not exist.
     """
-    from wardian.config import open_state_db
-    from wardian.runtime.agents import AgentRegistry
+    return _pick_agent(_own_agent(agents), agents, cwd, state)
 
+
+def _own_agent(agents: Sequence[str]) -> str | None:
+    """`managed_agent_id`, refusing a session with neither a launch nor `agents`.
+
+    Raises:
+        UsageError: no agent named and not in a managed launch.
+    """
     own = managed_agent_id()
     if not own and not agents:
         raise UsageError(
@@ -213,7 +223,16 @@ def resolve_agent(agents: Sequence[str], cwd: str | None) -> tuple[Any, str | No
             hint="install the hooks for one (`wardian hooks install HOST --agent NAME`) or "
             "start the provider with `wardian agent launch NAME`",
         )
-    registry = AgentRegistry(open_state_db())
+    return own
+
+
+def _pick_agent(own: str | None, agents: Sequence[str], cwd: str | None,
+                state: StateDB) -> tuple[Any, str | None]:
+    """`resolve_agent` once the launch's own agent `own` is known (a hook checks that
+    there is one before it opens ``state.db``)."""
+    from wardian.runtime.agents import AgentRegistry
+
+    registry = AgentRegistry(state)
     if own:
         return registry.get(own), None
     found = [registry.get(name) for name in agents]
@@ -236,6 +255,7 @@ def session_end(
     payload: dict[str, Any],
     *,
     agent: Any,
+    state: StateDB,
     provider: str = "claude-code",
     start_drain: bool = True,
 ) -> str:
@@ -246,6 +266,7 @@ def session_end(
             ``reason``; Gemini may say ``trigger``); fields that are missing or not strings
             are left out.
         agent: the resolved `wardian.runtime.agents.Agent`.
+        state: the open state database the event is stored in.
         provider: the host (picks the transcript parser).
     """
     from wardian.runtime.session_events import record_session_close
@@ -259,6 +280,7 @@ def session_end(
         workspace=_text(payload, "cwd"),
         source="hook",
         start_drain=start_drain,
+        state=state,
     )
 
 
@@ -279,7 +301,7 @@ def loaded_line(count: int, agent_name: str) -> str | None:
             f"{agent_name} --last` to expand")
 
 
-def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
+def session_start(payload: dict[str, Any], *, agent: Any, state: StateDB) -> StartupAnswer:
     """Build the SessionStart answer with the agent's startup recall; record ``Memory loaded``.
 
     Reads ``agent_memory.enabled`` and ``memory.startup_budget_chars`` now. The workspace is
@@ -294,7 +316,7 @@ def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
         return StartupAnswer(None)  # a managed launch already passed the context
     from wardian.runtime.startup_recall import record_loaded, startup_recall, startup_settings
 
-    recall = startup_settings()
+    recall = startup_settings(state)
     if not recall.enabled:
         return StartupAnswer(None)
     from wardian.memory.db import open_memory_db
@@ -333,21 +355,20 @@ def session_start(payload: dict[str, Any], *, agent: Any) -> StartupAnswer:
     return StartupAnswer(output, event_id)
 
 
-def _start_recovery(agent: Any, payload: dict[str, Any]) -> None:
+def _start_recovery(agent: Any, payload: dict[str, Any], state: StateDB) -> None:
     """Queue a recovery request for the agent's workspace and start the detached drain
     worker, whose sweep records the agent's earlier sessions no hook reported
     (`wardian.runtime.recovery`). Never waits for it; nothing happens when conversation
     logging is off for the agent (recovery compares transcripts with the archive)."""
-    from wardian.config import SettingsStore, open_state_db
+    from wardian.config import SettingsStore
 
-    settings = SettingsStore(open_state_db())
-    if not settings.get("conversation_logging.enabled", agent_id=agent.id):
+    if not SettingsStore(state).get("conversation_logging.enabled", agent_id=agent.id):
         return
     from wardian.runtime.recovery import request_recovery
     from wardian.runtime.session_events import start_drain_worker
 
     transcript = _text(payload, "transcript_path")
-    request_recovery(agent.id, _text(payload, "cwd") or os.getcwd(),
+    request_recovery(agent.id, _text(payload, "cwd") or os.getcwd(), state=state,
                      exclude_path=os.path.abspath(transcript) if transcript else None)
     start_drain_worker()
 
@@ -406,7 +427,11 @@ def run_hook(host: str, event: str, stdin_text: str, *, agents: Sequence[str] = 
                           session_id=_text(payload, "session_id", number_ok=True),
                           transcript_path=_text(payload, "transcript_path"), source="hook")
         return empty
-    agent, why_not = resolve_agent(agents, _text(payload, "cwd"))
+    from wardian.config import open_state_db
+
+    own = _own_agent(agents)
+    state = open_state_db()  # the hook's one state.db, for every step below
+    agent, why_not = _pick_agent(own, agents, _text(payload, "cwd"), state)
     if agent is None:
         if warn is not None and why_not:
             warn(why_not)
@@ -419,10 +444,10 @@ def run_hook(host: str, event: str, stdin_text: str, *, agents: Sequence[str] = 
     if host == "opencode":
         payload = _opencode_transcript(payload, export=event == "session-end", warn=warn)
     if event == "session-end":
-        session_end(payload, agent=agent, provider=host)
+        session_end(payload, agent=agent, state=state, provider=host)
         return empty
-    answer = session_start(payload, agent=agent)
-    _start_recovery(agent, payload)
+    answer = session_start(payload, agent=agent, state=state)
+    _start_recovery(agent, payload, state)
     if answer.output is None:
         return empty
     return json.dumps(answer.output, ensure_ascii=False)

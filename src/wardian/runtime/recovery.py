@@ -101,19 +101,21 @@ _MIGRATIONS = Migrations(sqlite=[
 ])
 
 
-def _conn(path: Path | None = None) -> sqlite3.Connection:
-    """The state file's one connection (its `StateDB`'s; never closed here)."""
-    db = StateDB.open(path or state_db_path())
+def _conn(state: StateDB | None = None) -> sqlite3.Connection:
+    """The connection of the open state database `state` (default: the installation's),
+    with the recovery tables migrated; never closed here."""
+    db = state or StateDB.open(state_db_path())
     db.require("recovery", _MIGRATIONS)
     return db.conn
 
 
 def request_recovery(agent_id: str, workspace: str | None = None, *,
-                     exclude_path: str | None = None) -> None:
+                     exclude_path: str | None = None, state: StateDB | None = None) -> None:
     """Queue a sweep of `agent_id`'s sessions in `workspace` for the next drain worker
     (one INSERT; the caller starts the worker). `exclude_path` is the live session's own
-    transcript, which is not a past session."""
-    conn = _conn()
+    transcript, which is not a past session. `state`: the open state database (default:
+    the installation's)."""
+    conn = _conn(state)
     with atomic(conn):
         conn.execute(
             "INSERT INTO recovery_requests (agent_id, workspace, exclude_path,"
@@ -121,9 +123,10 @@ def request_recovery(agent_id: str, workspace: str | None = None, *,
             (agent_id, workspace, exclude_path, utc_now_iso()))
 
 
-def has_requests(conn: sqlite3.Connection | None = None) -> bool:
-    """Whether a recovery request is queued. Read-only."""
-    conn = conn or _conn()
+def has_requests(state: StateDB | None = None) -> bool:
+    """Whether a recovery request is queued in the open state database `state` (default:
+    the installation's). Read-only."""
+    conn = _conn(state)
     return conn.execute("SELECT 1 FROM recovery_requests LIMIT 1").fetchone() is not None
 
 

@@ -586,6 +586,7 @@ def record_session_close(
     workspace: str | None = None,
     source: str = "cli",
     start_drain: bool = True,
+    state: StateDB | None = None,
 ) -> str:
     """Store a session-close event durably, then start a drain worker; returns the event id.
 
@@ -602,6 +603,8 @@ def record_session_close(
         provider, workspace: what the session ran with.
         source: one of `SOURCES`.
         start_drain: start a detached drain worker (False in tests and from a daemon).
+        state: the open state database the event is stored in (default: the
+            installation's, `wardian.config.open_state_db`).
 
     Raises:
         UsageError: unknown boundary or source.
@@ -614,7 +617,7 @@ def record_session_close(
         raise UsageError(f"unknown event source {source!r}", hint=f"use one of {SOURCES}")
     from wardian.config import SettingsStore
 
-    queue = SessionEventQueue(open_state_db())
+    queue = SessionEventQueue(state or open_state_db())
     settings = SettingsStore(queue.db)
     logging_enabled = bool(
         settings.get("conversation_logging.enabled", agent_id=agent_id)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from wardian._db import StateDB
     from wardian.memory.recall import StartupContext
     from wardian.memory.store import MemoryStore
 
@@ -37,11 +38,12 @@ class StartupSettings(NamedTuple):
     current_review_days: int
 
 
-def startup_settings() -> StartupSettings:
-    """Read the startup-recall settings now (they apply to newly started sessions)."""
+def startup_settings(state: StateDB | None = None) -> StartupSettings:
+    """Read the startup-recall settings now (they apply to newly started sessions) from
+    the open state database `state` (default: the installation's)."""
     from wardian.config import SettingsStore, open_state_db
 
-    settings = SettingsStore(open_state_db())
+    settings = SettingsStore(state or open_state_db())
     return StartupSettings(
         enabled=bool(settings.get("agent_memory.enabled")),
         budget_chars=int(settings.get("memory.startup_budget_chars")),

@@ -198,12 +198,21 @@ def test_empty_batch_advances_cursor_and_cursor_never_moves_back(store: MemorySt
 
 def test_failure_midway_rolls_back_everything(store: MemoryStore) -> None:
     """One transaction: if the receipt insert fails, no record, revision or cursor stays."""
-    from wardian._db import NamedMigration, migrate_component
+    from wardian._db import Migrations, NamedMigration, migrate_component
 
-    # Through the migration runner, which words the trigger for either backend.
-    migrate_component(store.conn, "test_fail_receipt", [NamedMigration(
-        "create_fail_receipt", "CREATE TRIGGER fail_receipt BEFORE INSERT ON"
-        " consolidation_receipts BEGIN SELECT RAISE(ABORT, 'boom'); END;")])
+    # Each backend words the failing trigger in its own DDL.
+    failing = Migrations(
+        sqlite=[NamedMigration(
+            "create_fail_receipt", "CREATE TRIGGER fail_receipt BEFORE INSERT ON"
+            " consolidation_receipts BEGIN SELECT RAISE(ABORT, 'boom'); END;")],
+        postgres=[NamedMigration(
+            "create_fail_receipt",
+            "CREATE FUNCTION fail_receipt() RETURNS trigger LANGUAGE plpgsql AS"
+            " $$ BEGIN RAISE EXCEPTION 'boom' USING ERRCODE = 'integrity_constraint_violation';"
+            " END $$;"
+            " CREATE TRIGGER fail_receipt BEFORE INSERT ON consolidation_receipts"
+            " FOR EACH ROW EXECUTE FUNCTION fail_receipt();")])
+    migrate_component(store.conn, "test_fail_receipt", failing.on(store.conn))
     with pytest.raises(sqlite3.IntegrityError):
         commit_batch(store, _batch([_save("Use uv", "use uv")]), principal_agent_id=AGENT,
                      actor="run:1", archive_text=ARCHIVE)

@@ -45,10 +45,13 @@ a Blender add-on, CUDA, a Raspberry Pi, SvelteKit; ``tests/curator/unseen8/``), 
 ``--set unseen9`` is a ninth, written the same way on yet other domains (a berth planner,
 a DICOM viewer, Perl billing, Godot, Go gRPC, Fortran, Clojure, Elm, React Native, no_std Rust,
 PowerShell, dbt; ``tests/curator/unseen9/``), to be scored once.
+``--set unseen10`` is a tenth, written the same way on yet other domains (Ada/SPARK, a Neovim
+plugin, F#, Solidity, Akka, Erlang/OTP, a Nix flake, MATLAB, Racket, Flutter, PL/pgSQL, Verilog
+on an iCE40; ``tests/curator/unseen10/``), to be scored once.
 
 Usage: python bench/curator_bench.py [--verbose]
        [--set corpus|blind|blind2|blind3|unseen|unseen2|unseen3|unseen4|unseen5|unseen6|
-              unseen7|unseen8|unseen9]
+              unseen7|unseen8|unseen9|unseen10]
 """
 
 from __future__ import annotations

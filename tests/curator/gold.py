@@ -76,6 +76,10 @@ UNSEEN9_DIR = Path(__file__).resolve().parent / "unseen9"
 """The ninth unseen set: further new domains, written blind to the rules (``unseen9/build.py``)."""
 UNSEEN9_GOLD = UNSEEN9_DIR / "blind_gold.json"
 UNSEEN9_TRANSCRIPTS = UNSEEN9_DIR / "transcripts"
+UNSEEN10_DIR = Path(__file__).resolve().parent / "unseen10"
+"""The tenth unseen set: yet other domains, written blind to the rules (``unseen10/build.py``)."""
+UNSEEN10_GOLD = UNSEEN10_DIR / "blind_gold.json"
+UNSEEN10_TRANSCRIPTS = UNSEEN10_DIR / "transcripts"
 
 HELD_OUT = {
     "blind": (BLIND_GOLD, BLIND_TRANSCRIPTS),
@@ -90,6 +94,7 @@ HELD_OUT = {
     "unseen7": (UNSEEN7_GOLD, UNSEEN7_TRANSCRIPTS),
     "unseen8": (UNSEEN8_GOLD, UNSEEN8_TRANSCRIPTS),
     "unseen9": (UNSEEN9_GOLD, UNSEEN9_TRANSCRIPTS),
+    "unseen10": (UNSEEN10_GOLD, UNSEEN10_TRANSCRIPTS),
 }
 """Every held-out set by name → (targets, transcript folder): a new set is registered here
 only, and the bench and the held-out tests read it from here."""

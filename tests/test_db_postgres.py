@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian._backend import POSTGRES
+from wardian._backend import POSTGRES, Connection
 from wardian._db import Database, NamedMigration, StateDB, atomic, migrate_component
 from wardian._pg import configured_url, redact_url, translate
 from wardian._util import utc_now_iso
@@ -179,7 +179,7 @@ def test_migrations_run_once_and_a_failed_one_leaves_nothing(pg_url: str) -> Non
     db = Database.open_at(pg_url)
     calls: list[int] = []
 
-    def second(conn: sqlite3.Connection) -> None:
+    def second(conn: Connection) -> None:
         calls.append(1)
         conn.execute("INSERT INTO t_mig (n) VALUES (?)", (7,))
 

@@ -442,7 +442,7 @@ class PgConnection:
 
     @property
     def in_transaction(self) -> bool:
-        """Whether a transaction is open on this connection (as `sqlite3.Connection`)."""
+        """Whether a transaction is open on this connection (`Connection.in_transaction`)."""
         from psycopg.pq import TransactionStatus
 
         return self._conn.info.transaction_status != TransactionStatus.IDLE

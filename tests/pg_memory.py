@@ -18,7 +18,7 @@ def records_at_migration(url: str, upto: int, records: Sequence[tuple[str, str]]
 
     old = PgConnection(url, "memory")
     try:
-        migrate_component(old, "memory", POSTGRES_MIGRATIONS[:upto])  # type: ignore[arg-type]
+        migrate_component(old, "memory", POSTGRES_MIGRATIONS[:upto])
         for rid, text in records:
             old.execute(
                 "INSERT INTO records (id, agent_id, kind, scope_kind, text, evidence, status,"

@@ -404,3 +404,48 @@ def test_a_planted_dialect_comparison_is_caught(tmp_path: Path) -> None:
                      '    return db.backend.shared_across_machines, {"sqlite": 1}[db.dialect]\n',
                      encoding="utf-8")
     assert _dialect_comparisons(probe) == [2, 3, 5]
+
+
+# Each backend raises its own driver's errors, and code above the database layer holds a
+# `wardian._db.Connection`: outside these modules nothing names sqlite3's connection or
+# error classes (it asks ``db.backend.IntegrityError`` and the like, or `SQLITE` for a
+# file that is SQLite whatever the configured backend is).
+SQLITE_MODULES: dict[str, str] = {
+    "wardian._db": "the SQLite connections themselves (connect, atomic, migrations)",
+    "wardian._backend": "`Backend` is SQLite: its error classes are sqlite3's",
+    "wardian.memory.fulltext_sqlite": "FTS5's half of the full-text pair, SQLite only",
+    "wardian.transcripts.opencode": "reads OpenCode's own SQLite file, not a Wardian store",
+}
+_SQLITE_NAMES = re.compile(r"^(Connection|Cursor|Row|Error|[A-Za-z]+Error)$")
+
+
+def _sqlite_names(path: Path) -> list[int]:
+    """Lines naming ``sqlite3.Connection``, ``sqlite3.Row`` or one of sqlite3's errors."""
+    return sorted({node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                   if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                   and node.value.id == "sqlite3" and _SQLITE_NAMES.match(node.attr)})
+
+
+def test_only_sqlite_modules_name_sqlite3_connections_or_errors() -> None:
+    found = {_module_name(p): lines for p in sorted(SRC.rglob("*.py"))
+             if (lines := _sqlite_names(p))}
+    offenders = [f"{module}: lines {lines}" for module, lines in found.items()
+                 if module not in SQLITE_MODULES]
+    assert not offenders, ("name no sqlite3 connection or error class outside the SQLite "
+                           "modules: annotate wardian._db.Connection, catch "
+                           "db.backend.IntegrityError (OperationalError, Error)\n"
+                           + "\n".join(offenders))
+    stale = set(SQLITE_MODULES) - set(found)
+    assert not stale, f"no longer names sqlite3's classes; drop from SQLITE_MODULES: {stale}"
+
+
+def test_a_planted_sqlite3_name_is_caught(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("import sqlite3\n"
+                     "def f(conn: sqlite3.Connection) -> None:\n"
+                     "    try:\n        conn.execute('SELECT 1')\n"
+                     "    except sqlite3.IntegrityError:\n        pass\n"
+                     "    sqlite3.complete_statement('x'); sqlite3.connect(':memory:')\n"
+                     "    return isinstance(conn, sqlite3.Error), conn.backend.Error\n",
+                     encoding="utf-8")
+    assert _sqlite_names(probe) == [2, 5, 8]

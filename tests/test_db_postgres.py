@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from wardian._backend import POSTGRES, Connection
 from wardian._db import Database, NamedMigration, StateDB, atomic, migrate_component
 from wardian._pg import configured_url, redact_url, translate
 from wardian._util import utc_now_iso
@@ -113,10 +114,33 @@ def test_atomic_commits_rolls_back_and_nests_as_savepoints(pg_url: str) -> None:
         raise KeyboardInterrupt
     assert not db.conn.in_transaction
     assert [r["n"] for r in db.conn.execute("SELECT n FROM t_atomic ORDER BY n")] == [1]
-    with pytest.raises(sqlite3.IntegrityError), db.atomic():  # the stores' except clauses
+    with pytest.raises(db.backend.IntegrityError) as refused, db.atomic():
         db.conn.execute("INSERT INTO t_atomic (n) VALUES (?)", (1,))
     db.conn.execute("INSERT INTO t_atomic (n) VALUES (?) ON CONFLICT DO NOTHING", (1,))
     assert db.conn.execute("SELECT COUNT(*) FROM t_atomic").fetchone()[0] == 1
+    # The driver's own class, not one posing as sqlite3's.
+    import psycopg
+
+    assert isinstance(refused.value, psycopg.errors.UniqueViolation)
+    assert not isinstance(refused.value, sqlite3.Error)
+
+
+def test_each_backend_names_its_drivers_error_classes(backend: str, wardian_home: Path
+                                                      ) -> None:
+    db = StateDB.open_at(configured_url() or wardian_home / "state.db")
+    migrate_component(db.conn, "t_refusals", [NamedMigration(
+        "create_t_refusals", "CREATE TABLE t_refusals (n INTEGER PRIMARY KEY)")])
+    db.conn.execute("INSERT INTO t_refusals (n) VALUES (?)", (1,))
+    with pytest.raises(db.backend.IntegrityError):
+        db.conn.execute("INSERT INTO t_refusals (n) VALUES (?)", (1,))
+    with pytest.raises(db.backend.OperationalError):  # a table that is not there
+        db.conn.execute("SELECT n FROM t_not_there")
+    with pytest.raises(db.backend.Error):
+        db.conn.execute("INSERT INTO t_refusals (n) VALUES (?)", (1,))
+    driver = "sqlite3" if backend == "sqlite" else "psycopg"
+    for refusal in (db.backend.Error, db.backend.IntegrityError, db.backend.OperationalError):
+        classes = refusal if isinstance(refusal, tuple) else (refusal,)
+        assert {c.__module__.split(".")[0] for c in classes} == {driver}
 
 
 def test_migrations_record_when_they_ran_in_one_text_form(backend: str, wardian_home: Path
@@ -155,7 +179,7 @@ def test_migrations_run_once_and_a_failed_one_leaves_nothing(pg_url: str) -> Non
     db = Database.open_at(pg_url)
     calls: list[int] = []
 
-    def second(conn: sqlite3.Connection) -> None:
+    def second(conn: Connection) -> None:
         calls.append(1)
         conn.execute("INSERT INTO t_mig (n) VALUES (?)", (7,))
 
@@ -219,7 +243,7 @@ def _waits(holder: object, waiter: object, held: tuple[str, ...] | None,
         try:
             with waiter.atomic(wanted):
                 return False
-        except sqlite3.OperationalError as exc:
+        except POSTGRES.OperationalError as exc:
             assert "lock timeout" in str(exc)
             return True
 
@@ -242,7 +266,7 @@ def test_narrow_blocks_run_side_by_side_and_default_ones_alone(pg_url: str) -> N
             with waiter.atomic(()):  # ... gave the exclusive lock back
                 pass
             # ... and the next default block takes it again.
-            with holder.atomic(), pytest.raises(sqlite3.OperationalError,
+            with holder.atomic(), pytest.raises(POSTGRES.OperationalError,
                                                 match="lock timeout"), waiter.atomic(()):
                 pass
         memory = PgConnection(pg_url, "memory")

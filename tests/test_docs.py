@@ -299,7 +299,6 @@ def test_the_memory_review_variant_validates_and_drafts_a_review(tmp_path: Path)
                           ("rule", "2026-01-05T09:00:00.000000Z")):
             store.conn.execute("UPDATE records SET updated_at = ? WHERE id = ?",
                                (when, ids[key]))
-        store.conn.commit()
     finally:
         if saved is None:
             del os.environ["WARDIAN_HOME"]

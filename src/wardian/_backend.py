@@ -8,7 +8,12 @@ what cannot be shared is asked of the backend instead of chosen by comparing its
 * row locks: `Backend.for_update`, `Backend.lock_rows`;
 * wake-ups: `Backend.notify`, `Backend.listen`;
 * JSON read from a text column in SQL: `Backend.json_text` and its neighbours (paths are
-  dotted key names, ``scope.kind``; ``""`` is the document itself).
+  dotted key names, ``scope.kind``; ``""`` is the document itself);
+* the driver's error classes a store catches: `Backend.Error`, `Backend.IntegrityError`,
+  `Backend.OperationalError` (each backend raises its own driver's errors).
+
+`Connection` is what the stores hold: the part of a DB-API connection they use, which a
+`sqlite3.Connection` and a `wardian._pg.PgConnection` both are.
 
 `Backend` itself is SQLite (`SQLITE`); `PgBackend` is PostgreSQL (`POSTGRES`), whose
 coordination lives in `wardian._pg_coord`, imported only when a PostgreSQL database asks.
@@ -17,13 +22,61 @@ coordination lives in `wardian._pg_coord`, imported only when a PostgreSQL datab
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from wardian._pg_coord import Listener
 
-__all__ = ["POSTGRES", "SQLITE", "Backend", "PgBackend", "backend_of"]
+__all__ = ["POSTGRES", "SQLITE", "Backend", "Connection", "Cursor", "Errors", "PgBackend",
+           "Row", "backend_of"]
+
+Errors = tuple[type[Exception], ...]
+"""Exception classes as an ``except`` clause takes them."""
+
+
+class Row(Protocol):
+    """A result row: read by index or by column name; ``keys()`` the column names."""
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+
+    def keys(self) -> list[str]: ...
+
+
+class Cursor(Protocol):
+    """The rows of one statement and how many rows it changed (``rowcount``)."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Connection(Protocol):
+    """A database connection as the stores use it, on either backend.
+
+    ``execute`` runs one statement with ``?`` placeholders; ``executemany`` one per
+    parameter sequence; ``in_transaction`` says whether a transaction is open (opened and
+    ended by `wardian._db.atomic`, never by hand); ``total_changes`` counts the rows this
+    connection changed since it opened. Errors are the driver's own: catch them through
+    `backend_of` (`Backend.IntegrityError` and its neighbours).
+    """
+
+    @property
+    def in_transaction(self) -> bool: ...
+
+    @property
+    def total_changes(self) -> int: ...
+
+    def execute(self, sql: str, parameters: Any = (), /) -> Cursor: ...
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> Cursor: ...
+
+    def close(self) -> None: ...
 
 
 class Backend:
@@ -48,16 +101,35 @@ class Backend:
     null_safe_eq = "IS"
     """The SQL operator true when two values are equal or both NULL."""
 
-    def lock_rows(self, conn: sqlite3.Connection, table: str, ids: Iterable[str]) -> None:
+    @property
+    def Error(self) -> Errors:
+        """Every error the driver raises for a statement (``sqlite3.Error``)."""
+        return (sqlite3.Error,)
+
+    @property
+    def IntegrityError(self) -> Errors:
+        """A write refused by a constraint (unique, check, foreign key) or a trigger that
+        aborts it (``sqlite3.IntegrityError``; the block's transaction is rolled back by
+        `wardian._db.atomic`)."""
+        return (sqlite3.IntegrityError,)
+
+    @property
+    def OperationalError(self) -> Errors:
+        """A statement that could not run as the database stands: a table or column not
+        there, a lock not granted in time, a read-only file, a lost connection
+        (``sqlite3.OperationalError``)."""
+        return (sqlite3.OperationalError,)
+
+    def lock_rows(self, conn: Connection, table: str, ids: Iterable[str]) -> None:
         """Hold the rows of `table` whose ``id`` is in `ids` until the open transaction
         ends (in id order, so two lockers never deadlock). SQLite: nothing to do, the open
         ``BEGIN IMMEDIATE`` holds the file."""
 
-    def notify(self, conn: sqlite3.Connection, channel: str, payload: str = "") -> None:
+    def notify(self, conn: Connection, channel: str, payload: str = "") -> None:
         """Tell `channel`'s listeners `payload` when the open transaction commits (never for
         one rolled back). SQLite: nobody listens (its drains poll), so nothing is sent."""
 
-    def listen(self, conn: sqlite3.Connection, channel: str) -> Listener | None:
+    def listen(self, conn: Connection, channel: str) -> Listener | None:
         """A `wardian._pg_coord.Listener` on `channel`, on a connection of its own beside
         `conn`; None where there are no notifications (SQLite: poll instead). The caller
         closes it.
@@ -121,18 +193,39 @@ class PgBackend(Backend):
     for_update = " FOR UPDATE"
     null_safe_eq = "IS NOT DISTINCT FROM"
 
-    def lock_rows(self, conn: sqlite3.Connection, table: str, ids: Iterable[str]) -> None:
+    # psycopg is imported when a PostgreSQL database asks, never by a SQLite process.
+    @property
+    def Error(self) -> Errors:
+        import psycopg
+
+        return (psycopg.Error,)
+
+    @property
+    def IntegrityError(self) -> Errors:
+        import psycopg
+
+        # RaiseException (P0001): a trigger's RAISE EXCEPTION, as SQLite's RAISE(ABORT).
+        return (psycopg.IntegrityError, psycopg.errors.RaiseException)
+
+    @property
+    def OperationalError(self) -> Errors:
+        import psycopg
+
+        # ProgrammingError: an undefined table or column (SQLite's "no such table").
+        return (psycopg.OperationalError, psycopg.ProgrammingError)
+
+    def lock_rows(self, conn: Connection, table: str, ids: Iterable[str]) -> None:
         ordered = sorted({i for i in ids if i})
         if ordered:
             conn.execute(f"SELECT id FROM {table} WHERE id = ANY(?) ORDER BY id FOR UPDATE",
                          (ordered,))
 
-    def notify(self, conn: sqlite3.Connection, channel: str, payload: str = "") -> None:
+    def notify(self, conn: Connection, channel: str, payload: str = "") -> None:
         from wardian._pg_coord import notify
 
         notify(conn, channel, payload)
 
-    def listen(self, conn: sqlite3.Connection, channel: str) -> Listener | None:
+    def listen(self, conn: Connection, channel: str) -> Listener | None:
         from wardian._pg_coord import Listener
 
         return Listener(conn.url, channel)  # type: ignore[attr-defined]
@@ -175,7 +268,7 @@ SQLITE = Backend()
 POSTGRES = PgBackend()
 
 
-def backend_of(conn: sqlite3.Connection) -> Backend:
+def backend_of(conn: Connection) -> Backend:
     """The backend of `conn`: `SQLITE` for a `sqlite3.Connection`, else `POSTGRES` (a
     `wardian._pg.PgConnection`)."""
     return SQLITE if type(conn) is sqlite3.Connection else POSTGRES

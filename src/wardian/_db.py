@@ -51,7 +51,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
-from wardian._backend import Backend, backend_of
+from wardian._backend import Backend, Connection, backend_of
 from wardian._util import utc_now_iso
 from wardian.errors import StoreError
 
@@ -112,7 +112,7 @@ def lock_timeout_ms() -> int:
         return BUSY_TIMEOUT_MS
     return int(value * 1000) if 0.1 <= value <= 3600 else BUSY_TIMEOUT_MS
 
-Migration = str | Callable[[sqlite3.Connection], None]
+Migration = str | Callable[[Connection], None]
 """A migration is a SQL script or a function that runs inside the open transaction."""
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -153,19 +153,19 @@ class Migrations(NamedTuple):
     (process start times need all 53 bits), ``BLOB`` is ``BYTEA``, an ``INTEGER PRIMARY
     KEY`` an identity ``BIGINT`` key; a table without one has SQLite's implicit ``rowid``
     as an identity column of its own (hidden from ``keys()``, `wardian._pg.PgRow`). An
-    append-only guard is a PL/pgSQL trigger raising SQLite's message (read as
-    `sqlite3.IntegrityError`).
+    append-only guard is a PL/pgSQL trigger raising SQLite's message (caught as
+    `Backend.IntegrityError`).
     """
 
     sqlite: Sequence[NamedMigration]
     postgres: Sequence[NamedMigration]
 
-    def on(self, conn: sqlite3.Connection) -> Sequence[NamedMigration]:
+    def on(self, conn: Connection) -> Sequence[NamedMigration]:
         """The list for `conn`'s backend (`postgres` for a `wardian._pg.PgConnection`)."""
         return self.sqlite if type(conn) is sqlite3.Connection else self.postgres
 
 
-def _steps(conn: sqlite3.Connection,
+def _steps(conn: Connection,
            migrations: Migrations | Sequence[NamedMigration]) -> Sequence[NamedMigration]:
     """`conn`'s list of `migrations`; a plain sequence runs as written on either backend."""
     return migrations.on(conn) if isinstance(migrations, Migrations) else migrations
@@ -297,7 +297,7 @@ def read_as_immutable(path: Path) -> bool:
         return Path(os.path.abspath(path)) in _immutable
 
 
-def has_table(conn: sqlite3.Connection, table: str) -> bool:
+def has_table(conn: Connection, table: str) -> bool:
     """Whether `table` exists in `conn`'s main database (on PostgreSQL: its schema).
     Read-only."""
     if type(conn) is not sqlite3.Connection:
@@ -309,7 +309,7 @@ def has_table(conn: sqlite3.Connection, table: str) -> bool:
     return row is not None
 
 
-def table_columns(conn: sqlite3.Connection, table: str) -> set[str]:
+def table_columns(conn: Connection, table: str) -> set[str]:
     """The column names of `table` in `conn`'s main database (on PostgreSQL: its schema);
     empty when there is no such table. Read-only."""
     if type(conn) is not sqlite3.Connection:
@@ -358,8 +358,8 @@ def _why_not_writable(path: Path) -> str | None:
 
 
 @contextmanager
-def atomic(conn: sqlite3.Connection, *,
-           locks: Sequence[str] | None = None) -> Iterator[sqlite3.Connection]:
+def atomic(conn: Connection, *,
+           locks: Sequence[str] | None = None) -> Iterator[Connection]:
     """Run the block in one write transaction (``BEGIN IMMEDIATE``), or a savepoint if nested.
 
     Commits when the block ends normally; rolls back on any exception (including
@@ -514,7 +514,7 @@ def _describe_pid(pid: int) -> str:
     return f"pid {pid} ({command})" if command else f"pid {pid}"
 
 
-def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
+def _apply(conn: Connection, migration: Migration) -> None:
     if callable(migration):
         migration(conn)
         return
@@ -560,12 +560,12 @@ def _names(component: str, migrations: Sequence[NamedMigration]) -> list[str]:
     return names
 
 
-def _ensure_bookkeeping(conn: sqlite3.Connection) -> None:
+def _ensure_bookkeeping(conn: Connection) -> None:
     """Create ``schema_migrations`` (with ``name``), or add ``name`` to an older one."""
     try:
         conn.execute("SELECT name FROM schema_migrations LIMIT 0")
         return
-    except sqlite3.OperationalError:
+    except backend_of(conn).OperationalError:
         pass
     with atomic(conn):
         conn.execute(_BOOKKEEPING)
@@ -576,7 +576,7 @@ def _ensure_bookkeeping(conn: sqlite3.Connection) -> None:
             conn.execute("ALTER TABLE schema_migrations ADD COLUMN name TEXT")
 
 
-def _recorded(conn: sqlite3.Connection, component: str) -> dict[int, str | None]:
+def _recorded(conn: Connection, component: str) -> dict[int, str | None]:
     rows = conn.execute(
         "SELECT version, name FROM schema_migrations WHERE component = ?", (component,)
     ).fetchall()
@@ -589,7 +589,7 @@ def _applied_at() -> str:
     return utc_now_iso()[:23] + "Z"
 
 
-def _record(conn: sqlite3.Connection, component: str, version: int, name: str) -> None:
+def _record(conn: Connection, component: str, version: int, name: str) -> None:
     conn.execute(
         "INSERT INTO schema_migrations (component, version, applied_at, name)"
         " VALUES (?, ?, ?, ?)"
@@ -598,7 +598,7 @@ def _record(conn: sqlite3.Connection, component: str, version: int, name: str) -
     )
 
 
-def _check_names(conn: sqlite3.Connection, component: str, applied: int,
+def _check_names(conn: Connection, component: str, applied: int,
                  names: Sequence[str], recorded: dict[int, str | None],
                  *, record_unnamed: bool = True) -> None:
     """Refuse a database whose applied migrations carry other names than the code's; name
@@ -620,12 +620,12 @@ def _check_names(conn: sqlite3.Connection, component: str, applied: int,
         with atomic(conn):
             for version in unnamed:
                 _record(conn, component, version, names[version - 1])
-    except sqlite3.OperationalError as exc:
+    except backend_of(conn).OperationalError as exc:
         if "readonly" not in str(exc):
             raise  # a read-only file stays usable; its names are recorded on a later open
 
 
-def migrate_user_version(conn: sqlite3.Connection, migrations: Sequence[NamedMigration],
+def migrate_user_version(conn: Connection, migrations: Sequence[NamedMigration],
                          *, component: str = "main") -> int:
     """Apply pending `migrations` in order, counting them in ``PRAGMA user_version``.
 
@@ -669,7 +669,7 @@ def migrate_user_version(conn: sqlite3.Connection, migrations: Sequence[NamedMig
 
 
 def migrate_component(
-    conn: sqlite3.Connection, component: str, migrations: Sequence[NamedMigration]
+    conn: Connection, component: str, migrations: Sequence[NamedMigration]
 ) -> int:
     """Apply pending `migrations` of one `component` of a shared database.
 
@@ -688,13 +688,13 @@ def migrate_component(
     try:
         _ensure_bookkeeping(conn)
         recorded = _recorded(conn, component)
-    except sqlite3.Error as exc:
+    except backend_of(conn).Error as exc:
         raise StoreError(f"cannot read the migrations of {component}: {exc}") from exc
     current = max(recorded, default=0)
     _refuse_newer(component, current, len(migrations))
     try:
         _check_names(conn, component, current, names, recorded)
-    except sqlite3.Error as exc:
+    except backend_of(conn).Error as exc:
         raise StoreError(f"cannot name the migrations of {component}: {exc}") from exc
     for version in range(current + 1, len(migrations) + 1):
         try:
@@ -703,7 +703,7 @@ def migrate_component(
                     continue
                 _apply(conn, migrations[version - 1].apply)
                 _record(conn, component, version, names[version - 1])
-        except sqlite3.Error as exc:
+        except backend_of(conn).Error as exc:
             raise StoreError(f"{component} migration {version} failed: {exc}") from exc
     return len(migrations)
 
@@ -720,7 +720,7 @@ def _refuse_newer(component: str, current: int, known: int) -> None:
 
 
 def check_component(
-    conn: sqlite3.Connection, component: str, migrations: Sequence[NamedMigration]
+    conn: Connection, component: str, migrations: Sequence[NamedMigration]
 ) -> int:
     """Check, writing nothing, that every one of `component`'s `migrations` has run on
     `conn`'s database: what a read-only reader does instead of `migrate_component`.
@@ -737,7 +737,7 @@ def check_component(
     names = _names(component, migrations)
     try:
         recorded = _recorded(conn, component) if has_table(conn, "schema_migrations") else {}
-    except sqlite3.Error as exc:
+    except backend_of(conn).Error as exc:
         raise StoreError(f"cannot read the migrations of {component}: {exc}") from exc
     current = max(recorded, default=0)
     _refuse_newer(component, current, len(migrations))
@@ -902,7 +902,7 @@ class Database:
     readonly: bool = False
     """True for the object of a `read_only` block: nothing is migrated or written."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, conn: Connection) -> None:
         self.path = path
         self.conn = conn
         self.dialect = "sqlite" if type(conn) is sqlite3.Connection else "postgres"
@@ -963,8 +963,7 @@ class Database:
 
                 stands_for = data_dir() / f"{cls.schema}.db"
             pg = PgConnection(location, cls.schema)
-            # Typed as the SQLite connection whose interface it offers (`wardian._pg`).
-            db = cls(Path(os.path.abspath(stands_for)), pg)  # type: ignore[arg-type]
+            db = cls(Path(os.path.abspath(stands_for)), pg)
         else:
             db = cls(key[2], connect(key[2]))
         try:
@@ -1002,8 +1001,7 @@ class Database:
             from wardian._pg import PgConnection
 
             pg = PgConnection(url, cls.schema, read_only=True)
-            # Typed as the SQLite connection whose interface it offers (`wardian._pg`).
-            db = cls(absolute, pg)  # type: ignore[arg-type]
+            db = cls(absolute, pg)
         else:
             db = cls(absolute, open_readonly(absolute))
         db.readonly = True
@@ -1031,7 +1029,7 @@ class Database:
         """Apply this file's migrations (subclasses say which)."""
 
     def atomic(self, *, locks: Sequence[str] | None = None
-               ) -> AbstractContextManager[sqlite3.Connection]:
+               ) -> AbstractContextManager[Connection]:
         """One write transaction (``BEGIN IMMEDIATE``), or a savepoint when nested; `locks`
         makes it narrow on PostgreSQL; see `atomic`."""
         return atomic(self.conn, locks=locks)
@@ -1106,7 +1104,7 @@ class StateDB(Database):
                        else migrations)
         if self.readonly:
             if (check_component(self.conn, component, steps) == 0
-                    and self.dialect == "sqlite"):
+                    and isinstance(self.conn, sqlite3.Connection)):
                 # On PostgreSQL a read-only transaction creates nothing, not even a
                 # temporary table: reading an absent component's table fails instead.
                 _empty_in_temp(self.conn, component, steps)

@@ -9,14 +9,15 @@ The stores write SQL both engines run as written, placeholders aside (where the 
 differ they ask the database's backend, `Database.backend` in `wardian._backend`); this
 module bridges the rest:
 
-* `PgConnection` offers the part of `sqlite3.Connection` the stores use (``execute``,
+* `PgConnection` is a `wardian._backend.Connection`, what the stores use (``execute``,
   ``executemany``, ``in_transaction``, ``total_changes``, rows readable by index and by
   column name) over one pooled psycopg connection whose ``search_path`` is its schema.
 * `translate` converts a statement's ``?`` placeholders to psycopg's (cached), nothing
   else. Migrations are not translated: each component has its own PostgreSQL list
   (`wardian._db.Migrations`, `wardian.memory.schema_pg`), run as written.
-* psycopg's errors are raised as the matching `sqlite3` DB-API classes (a unique violation
-  as `sqlite3.IntegrityError`, …), so the stores' ``except`` clauses hold on both backends.
+* psycopg's errors are raised as they are (a unique violation is psycopg's
+  ``UniqueViolation``); the stores catch them as the backend names them
+  (`wardian._backend.PgBackend.IntegrityError` and its neighbours).
 * A write transaction (`PgConnection.atomic`) takes a transaction-scoped advisory lock
   named after its schema first: like SQLite's ``BEGIN IMMEDIATE`` on one file, one writer
   per schema at a time, so every read-then-write of the stores keeps its SQLite meaning
@@ -35,7 +36,6 @@ import functools
 import itertools
 import os
 import re
-import sqlite3
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,6 +43,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wardian._backend import Connection
 from wardian._db import ENV_DATABASE_URL, URL_FILE
 from wardian.errors import StoreError, UsageError
 
@@ -303,23 +304,6 @@ def _row_factory(cursor: psycopg.Cursor[Any]) -> Any:
     return make
 
 
-def _as_sqlite_error(exc: Exception) -> sqlite3.Error:
-    """The `sqlite3` DB-API class matching a psycopg error, message kept."""
-    import psycopg
-
-    if isinstance(exc, psycopg.IntegrityError) or getattr(exc, "sqlstate", None) == "P0001":
-        # P0001: a trigger's RAISE EXCEPTION, as SQLite's RAISE(ABORT) a constraint failure.
-        return sqlite3.IntegrityError(str(exc))
-    if isinstance(exc, psycopg.OperationalError):
-        return sqlite3.OperationalError(str(exc))
-    if isinstance(exc, psycopg.ProgrammingError):
-        # An undefined table or column reads as SQLite's "no such table" does.
-        return sqlite3.OperationalError(str(exc))
-    if isinstance(exc, psycopg.DataError):
-        return sqlite3.DataError(str(exc))
-    return sqlite3.DatabaseError(str(exc))
-
-
 # --- SQL translation -------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=2048)
@@ -393,7 +377,7 @@ def key_lock_key(schema: str, key: str) -> int:
 
 class PgConnection:
     """One pooled PostgreSQL connection, used by a `wardian._db.Database` like a
-    `sqlite3.Connection` (see the module docstring for what it offers).
+    `wardian._backend.Connection` (see the module docstring for what it offers).
 
     Args:
         url: a validated ``postgresql://`` URL.
@@ -458,7 +442,7 @@ class PgConnection:
 
     @property
     def in_transaction(self) -> bool:
-        """Whether a transaction is open on this connection (as `sqlite3.Connection`)."""
+        """Whether a transaction is open on this connection (`Connection.in_transaction`)."""
         from psycopg.pq import TransactionStatus
 
         return self._conn.info.transaction_status != TransactionStatus.IDLE
@@ -467,51 +451,44 @@ class PgConnection:
         """Run one statement written for SQLite (`translate`d) with `params`.
 
         Raises:
-            sqlite3.Error: the matching DB-API class of what the server said.
+            psycopg.Error: what the server said, as psycopg raises it.
         """
-        import psycopg
-
-        try:
-            with self._conn.cursor() as cur:
-                # Always a list, never None: psycopg then reads the doubled ``%%``.
-                cur.execute(translate(sql), [_param(p) for p in params])
-                # Read while the cursor is open: a closed one has no description, and
-                # every SELECT then counted as a change (so recall's caches, keyed on
-                # `total_changes`, were thrown away after each query).
-                wrote = cur.description is None
-                rows = [] if wrote else cur.fetchall()
-                count = cur.rowcount
-        except psycopg.Error as exc:
-            raise _as_sqlite_error(exc) from exc
+        with self._conn.cursor() as cur:
+            # Always a list, never None: psycopg then reads the doubled ``%%``.
+            cur.execute(translate(sql), [_param(p) for p in params])
+            # Read while the cursor is open: a closed one has no description, and every
+            # SELECT then counted as a change (so recall's caches, keyed on
+            # `total_changes`, were thrown away after each query).
+            wrote = cur.description is None
+            rows = [] if wrote else cur.fetchall()
+            count = cur.rowcount
         if count > 0 and wrote:
             self.total_changes += count
         return _Cursor(rows, count)
 
     def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> _Cursor:
-        """Run one statement for each parameter tuple in `seq`."""
-        import psycopg
+        """Run one statement for each parameter tuple in `seq`.
 
+        Raises:
+            psycopg.Error: what the server said (as `execute`).
+        """
         batch = [[_param(v) for v in p] for p in seq]
         if not batch:
             return _Cursor([], 0)
-        try:
-            with self._conn.cursor() as cur:
-                cur.executemany(translate(sql), batch)
-                count = cur.rowcount
-        except psycopg.Error as exc:
-            raise _as_sqlite_error(exc) from exc
+        with self._conn.cursor() as cur:
+            cur.executemany(translate(sql), batch)
+            count = cur.rowcount
         self.total_changes += max(count, 0)
         return _Cursor([], count)
 
     def run_script(self, script: str) -> None:
-        """Run DDL written for PostgreSQL as is (no placeholder translation)."""
-        import psycopg
+        """Run DDL written for PostgreSQL as is (no placeholder translation).
 
-        try:
-            with self._conn.cursor() as cur:
-                cur.execute(script.encode())
-        except psycopg.Error as exc:
-            raise _as_sqlite_error(exc) from exc
+        Raises:
+            psycopg.Error: what the server said.
+        """
+        with self._conn.cursor() as cur:
+            cur.execute(script.encode())
 
     @contextmanager
     def atomic(self, locks: Sequence[str] | None = None) -> Iterator[PgConnection]:
@@ -531,13 +508,15 @@ class PgConnection:
         nested in a narrow one takes the exclusive lock then (an upgrade, held to the end of
         the transaction), so code written for the exclusive meaning keeps it wherever it is
         called from; two such upgrades at once are a deadlock PostgreSQL breaks by failing
-        one (``sqlite3.OperationalError``, nothing written). The hot paths that run side by
+        one (psycopg's ``DeadlockDetected``, nothing written). The hot paths that run side by
         side (run creation, claims, steps, the event queue) nest only narrow blocks.
         """
         # Transaction control by hand, each step one round trip with the lock statements
         # beside it (``BEGIN; SELECT pg_advisory_xact_lock…``): a write transaction costs a
         # round trip at each end and nothing more, which is most of what a short one costs
         # a busy server. Only integers are spliced into these commands.
+        import psycopg
+
         outer = not self.in_transaction
         # What a rolled-back savepoint gives back: locks taken after it are released.
         saved = (self._lock_mode, set(self._held_keys))
@@ -557,7 +536,7 @@ class PgConnection:
                 self._command(["ROLLBACK"] if outer else
                               [f"ROLLBACK TO SAVEPOINT {savepoint}",
                                f"RELEASE SAVEPOINT {savepoint}"])
-            except sqlite3.Error:
+            except psycopg.Error:
                 pass  # the connection broke, or the transaction did: its error says more
             finally:
                 self._lock_mode, self._held_keys = (None, set()) if outer else saved
@@ -572,7 +551,7 @@ class PgConnection:
             self._command(closing)
         except BaseException:
             if self.in_transaction:  # the bump failed: COMMIT was never reached
-                with contextlib.suppress(sqlite3.Error):
+                with contextlib.suppress(psycopg.Error):
                     self._command(["ROLLBACK"])
             raise
         finally:
@@ -600,15 +579,10 @@ class PgConnection:
         """Run parameterless `statements` in one round trip (the simple query protocol).
 
         Raises:
-            sqlite3.Error: the matching DB-API class of what the server said.
+            psycopg.Error: what the server said.
         """
-        import psycopg
-
-        try:
-            with self._conn.cursor() as cur:
-                cur.execute("; ".join(statements).encode())
-        except psycopg.Error as exc:
-            raise _as_sqlite_error(exc) from exc
+        with self._conn.cursor() as cur:
+            cur.execute("; ".join(statements).encode())
 
     def close(self) -> None:
         """Give the connection back to the pool (rolled back if a transaction was open)."""
@@ -632,7 +606,7 @@ migration bookkeeping (the target has its own, from the same migrations) and the
 counter of the file (the target keeps its own)."""
 
 
-def sqlite_tables(source: sqlite3.Connection) -> list[str]:
+def sqlite_tables(source: Connection) -> list[str]:
     """The data tables of a SQLite file, parents before the tables whose foreign keys point
     at them (so rows copy in that order)."""
     names = sorted(r[0] for r in source.execute(
@@ -649,7 +623,7 @@ def sqlite_tables(source: sqlite3.Connection) -> list[str]:
     return ordered
 
 
-def copy_table(source: sqlite3.Connection, target: PgConnection, table: str, *,
+def copy_table(source: Connection, target: PgConnection, table: str, *,
                schema: str, batch: int = 1000) -> int:
     """Copy every row of `table` from a SQLite file into ``schema.table``, values as they
     are (ids, timestamps, vectors); SQLite's implicit ``rowid`` too where the target keeps
@@ -680,9 +654,9 @@ def copy_table(source: sqlite3.Connection, target: PgConnection, table: str, *,
     quoted = ", ".join(f'"{c}"' for c in columns)
     insert = (f'INSERT INTO "{schema}"."{table}" ({quoted})'
               f" VALUES ({', '.join('?' * len(columns))})")
-    rows = source.execute(f'SELECT {quoted} FROM "{table}"')
+    rows = iter(source.execute(f'SELECT {quoted} FROM "{table}"'))
     copied = 0
-    while chunk := rows.fetchmany(batch):
+    while chunk := list(itertools.islice(rows, batch)):
         target.executemany(insert, [tuple(r) for r in chunk])
         copied += len(chunk)
     for column, identity in present.items():
@@ -772,15 +746,10 @@ class SessionLock:
         """Rename the holding session in ``pg_stat_activity`` (at most 63 bytes).
 
         Raises:
-            sqlite3.Error: what the server said.
+            psycopg.Error: what the server said.
         """
-        import psycopg
-
-        try:
-            self._conn.execute("SELECT set_config('application_name', %s, false)",
-                               (application_name,))
-        except psycopg.Error as exc:
-            raise _as_sqlite_error(exc) from exc
+        self._conn.execute("SELECT set_config('application_name', %s, false)",
+                           (application_name,))
 
     def release(self) -> None:
         """Release the lock (idempotent): closing the session drops it."""

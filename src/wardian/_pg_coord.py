@@ -20,11 +20,11 @@ Imported only when the installation uses PostgreSQL; SQLite never loads this mod
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
+from wardian._backend import Connection
 from wardian._pg import PgConnection, redact_url
 from wardian.errors import StoreError
 
@@ -44,7 +44,7 @@ def row_transaction(conn: PgConnection) -> Iterator[PgConnection]:
     savepoint of it. Commits at the end; rolls back on any exception and re-raises it.
 
     Raises:
-        sqlite3.Error: what the server said (as `PgConnection.execute` raises it).
+        psycopg.Error: what the server said (as `PgConnection.execute` raises it).
     """
     with conn.atomic(()) as same:
         yield same
@@ -58,7 +58,7 @@ def try_session_lock(conn: PgConnection, key: str) -> Iterator[bool]:
     released at its end (the server releases it when a killed process's connection closes).
 
     Raises:
-        sqlite3.Error: what the server said.
+        psycopg.Error: what the server said.
     """
     from wardian._pg import key_lock_key
 
@@ -72,7 +72,7 @@ def try_session_lock(conn: PgConnection, key: str) -> Iterator[bool]:
             conn.execute("SELECT pg_advisory_unlock(?)", (number,))
 
 
-def notify(conn: sqlite3.Connection, channel: str, payload: str = "") -> None:
+def notify(conn: Connection, channel: str, payload: str = "") -> None:
     """``NOTIFY channel, payload`` on `conn` (a `PgConnection`): inside a transaction the
     listeners hear it when it commits, never for one rolled back."""
     conn.execute("SELECT pg_notify(?, ?)", (channel, payload))
@@ -144,11 +144,9 @@ def lock_sessions(url: str, name: str, *, prefix: str) -> list[LockSession]:
 
     Raises:
         StoreError: the server cannot be reached.
-        sqlite3.Error: what the server said.
+        psycopg.Error: what the server said.
     """
-    import psycopg
-
-    from wardian._pg import _as_sqlite_error, _connect_own, schema_lock_key
+    from wardian._pg import _connect_own, schema_lock_key
 
     key = schema_lock_key(name) & 0xFFFFFFFFFFFFFFFF  # pg_locks splits it in two oids
     conn = _connect_own(url, read_only=True)
@@ -161,8 +159,6 @@ def lock_sessions(url: str, name: str, *, prefix: str) -> list[LockSession]:
             " AND a.pid <> pg_backend_pid()"
             " ORDER BY holds DESC, a.backend_start, a.pid",
             (key >> 32, key & 0xFFFFFFFF)).fetchall()
-    except psycopg.Error as exc:
-        raise _as_sqlite_error(exc) from exc
     finally:
         conn.close()
     return [LockSession(str(app or ""), bool(holds)) for app, holds in rows

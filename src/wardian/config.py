@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlparse
 
+from wardian._backend import Connection
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.errors import UsageError
@@ -364,7 +364,7 @@ def _unknown_key(key: str) -> UsageError:
     )
 
 
-def read_settings(conn: sqlite3.Connection) -> list[tuple[str, str | None, str]] | None:
+def read_settings(conn: Connection) -> list[tuple[str, str | None, str]] | None:
     """Every stored setting as ``(key, agent_id or None, value_json)``; None when the
     ``settings`` table does not exist yet. Read-only, over any connection to ``state.db``
     (``wardian doctor`` passes a `wardian._db.open_readonly` one)."""
@@ -386,7 +386,7 @@ class SettingsStore:
     def __init__(self, db: StateDB) -> None:
         self.db = db
         self.db.require("settings", _SETTINGS_MIGRATIONS)
-        self.conn: sqlite3.Connection = self.db.conn
+        self.conn: Connection = self.db.conn
 
     @staticmethod
     def definition(key: str) -> Setting:

@@ -12,9 +12,9 @@ Spec: DESIGN.md "Conventions" (errors say what, where and how to fix).
 from __future__ import annotations
 
 import errno
-import sqlite3
 from pathlib import Path
 
+from wardian._backend import SQLITE
 from wardian.errors import StoreError, UsageError, WardianError
 
 __all__ = ["translate"]
@@ -33,7 +33,7 @@ def _data_dir() -> str:
 
 def translate(exc: BaseException) -> WardianError | None:
     """Our error for an OS/SQLite/encoding condition the user can fix, else None."""
-    if isinstance(exc, sqlite3.Error):
+    if isinstance(exc, SQLITE.Error):
         return _sqlite(exc)
     if isinstance(exc, OSError):
         return _os(exc)
@@ -50,7 +50,7 @@ def translate(exc: BaseException) -> WardianError | None:
     return None
 
 
-def _sqlite(exc: sqlite3.Error) -> WardianError | None:
+def _sqlite(exc: BaseException) -> WardianError | None:
     text = str(exc).lower()
     where = _data_dir()
     if "readonly" in text or "read-only" in text:

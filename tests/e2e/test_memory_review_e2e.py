@@ -56,7 +56,6 @@ def _seed(w: W, tmp_path: Path, name: str = "dev") -> tuple[str, dict[str, str]]
                        "WHERE id = ?", (ids["stale"],))
     store.conn.execute("UPDATE records SET flagged = 'secret_detected: test' WHERE id = ?",
                        (ids["secret"],))
-    store.conn.commit()
     session = write_claude_session(tmp_path / f"{name}.jsonl", f"s-{name}", [
         ("user", text) for key, (text, _) in RECORDS.items() if key != "gone"])
     archives = ArchiveStore(open_state_db())

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -213,7 +212,7 @@ def test_failure_midway_rolls_back_everything(store: MemoryStore) -> None:
             " CREATE TRIGGER fail_receipt BEFORE INSERT ON consolidation_receipts"
             " FOR EACH ROW EXECUTE FUNCTION fail_receipt();")])
     migrate_component(store.conn, "test_fail_receipt", failing.on(store.conn))
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(store.db.backend.IntegrityError):
         commit_batch(store, _batch([_save("Use uv", "use uv")]), principal_agent_id=AGENT,
                      actor="run:1", archive_text=ARCHIVE)
     assert _counts(store) == (0, 0, 0, 0)

@@ -124,7 +124,7 @@ def _old_store(url: str, records: list[tuple[str, str]]) -> None:
         (Path(__file__).parent / "data" / "pg_fts5_emulation.sql").read_text(), re.S))
     old = PgConnection(url, "memory")
     try:
-        migrate_component(old, "memory", [  # type: ignore[arg-type]
+        migrate_component(old, "memory", [
             NamedMigration(m.name, shipped.get(str(v), m.apply))
             for v, m in enumerate(POSTGRES_MIGRATIONS[:6], start=1)])
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -92,11 +93,11 @@ def test_the_startup_reads_step_the_startup_index_on_sqlite(store: MemoryStore) 
     # the same statement without the hint and must still answer it.
     kept = _save(store, "A stable note")
     statements: list[str] = []
-    if store.db.dialect == "sqlite":
+    if isinstance(store.conn, sqlite3.Connection):
         store.conn.set_trace_callback(statements.append)
     assert [r.id for r in store.startup_set(AGENT, None)] == [kept]
     assert store.startup_count(AGENT, "/srv/repo") == 1
-    if store.db.dialect == "sqlite":
+    if isinstance(store.conn, sqlite3.Connection):
         store.conn.set_trace_callback(None)
         startup = [s for s in statements if "scope_kind = " in s and "FROM records" in s]
         assert len(startup) == 6 and all("INDEXED BY records_startup" in s for s in startup)

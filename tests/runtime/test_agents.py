@@ -29,7 +29,7 @@ def test_add_gives_a_uuid4_and_list_show_expose_it(cli, backend: str) -> None:  
         assert shown["id"] == agent["id"] and shown["model"] == "m1"
 
 
-def test_names_are_unique(cli) -> None:  # type: ignore[no-untyped-def]
+def test_names_are_unique(cli, backend: str) -> None:  # type: ignore[no-untyped-def]
     _add(cli)
     again = invoke(cli, "agent", "add", "ada", "--provider", "codex")
     assert again.exit_code == 4 and "already exists" in again.stderr

@@ -158,5 +158,5 @@ def flag(record_id: str, why: str) -> None:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore(open_memory_db())
-    with store.conn:
+    with store.db.atomic():
         store.conn.execute("UPDATE records SET flagged = ? WHERE id = ?", (why, record_id))

@@ -21,7 +21,7 @@ def _hold_secret(record_id: str) -> None:
     from wardian.memory.store import MemoryStore
 
     store = MemoryStore(open_memory_db())
-    with store.conn:
+    with store.db.atomic():
         store.conn.execute("UPDATE records SET text = ? WHERE id = ?",
                            (f"deploy token {SECRET}", record_id))
     flag(record_id, "secret_detected: GitHub Token in text")

@@ -22,13 +22,13 @@ tables. Spec: CLI.md ``doctor``.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, closing, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from wardian._backend import SQLITE, Connection
 from wardian.errors import WardianError
 
 if TYPE_CHECKING:
@@ -127,27 +127,25 @@ class DoctorContext:
         """True when ``<data dir>/<name>`` exists as a file."""
         return self.exists and (self.data_dir / name).is_file()
 
-    def db(self, name: str) -> sqlite3.Connection | None:
+    def db(self, name: str) -> Connection | None:
         """A read-only connection to the database `name` (``state.db`` or ``memory.db``):
         the file in the data directory, or None when it is absent; on PostgreSQL a
         connection of its own to the schema of that name whose transactions are read-only
         (a schema not created yet has no tables: the ``read_*`` functions return None).
 
         Raises:
-            sqlite3.Error: the file is not a readable database (the caller reports it).
+            SQLITE.Error: the file is not a readable database (the caller reports it).
             StoreError: the PostgreSQL server cannot be reached (the check's problem).
         """
         if self.url is not None:
             from wardian._pg import PgConnection
 
-            # Typed as the SQLite connection whose interface it offers (`wardian._pg`).
-            return PgConnection(self.url, name.removesuffix(".db"),  # type: ignore[return-value]
-                                read_only=True)
+            return PgConnection(self.url, name.removesuffix(".db"), read_only=True)
         from wardian._db import open_readonly
 
         return open_readonly(self.data_dir / name) if self.has_file(name) else None
 
-    def read(self, name: str, reader: Callable[[sqlite3.Connection], T | None]) -> T | None:
+    def read(self, name: str, reader: Callable[[Connection], T | None]) -> T | None:
         """`reader` over a read-only connection to ``<data dir>/<name>``, closed after it.
 
         Returns:
@@ -155,7 +153,7 @@ class DoctorContext:
             (the components' ``read_*`` functions do for a table not created yet).
 
         Raises:
-            sqlite3.Error: the file is not a readable database (the caller reports it).
+            Backend.Error: the database cannot be read (the caller reports it).
         """
         conn = self.db(name)
         if conn is None:
@@ -163,7 +161,7 @@ class DoctorContext:
         with closing(conn):
             return reader(conn)
 
-    def has_table(self, conn: sqlite3.Connection, table: str) -> bool:
+    def has_table(self, conn: Connection, table: str) -> bool:
         """True when `table` exists in `conn`'s database."""
         from wardian._db import has_table
 
@@ -275,7 +273,7 @@ def run_doctor(only: Iterable[str] | None = None) -> DoctorReport:
                 memory = scope.enter_context(MemoryDB.read_only(base / "memory.db"))
         elif base.is_dir() and state_path.is_file():
             # A file that cannot even be opened is the data-dir check's to report.
-            with suppress(sqlite3.Error):
+            with suppress(*SQLITE.Error):
                 state = scope.enter_context(StateDB.read_only(state_path))
         ctx = DoctorContext(base, base.is_dir(), url, state, memory)
         _run_checks(ctx, names, report)
@@ -419,7 +417,7 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
         try:
             with closing(open_readonly(file)) as conn:
                 verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
-        except sqlite3.Error as exc:
+        except SQLITE.Error as exc:
             verdict = str(exc)
             if disk_full:
                 yield Finding.problem(
@@ -436,7 +434,7 @@ def _data_dir(ctx: DoctorContext) -> Iterator[Finding]:
                     fix="remount it read-write, or copy the data directory to a writable "
                         "disk and export WARDIAN_HOME=COPY")
                 continue
-            if isinstance(exc, sqlite3.OperationalError):
+            if isinstance(exc, SQLITE.OperationalError):
                 # Not a verdict on the file's content: it could not be opened or read.
                 yield Finding.problem(
                     name, f"{file} could not be read: {exc}", subject=str(file),
@@ -459,7 +457,7 @@ def _settings(ctx: DoctorContext) -> Iterator[Finding]:
     from wardian.config import read_settings
     from wardian.runtime.agents import read_agents
 
-    def stored(conn: sqlite3.Connection) -> tuple[list[tuple[str, str | None, str]],
+    def stored(conn: Connection) -> tuple[list[tuple[str, str | None, str]],
                                                    set[str]] | None:
         rows = read_settings(conn)
         return None if rows is None else (rows, {a.id for a in read_agents(conn) or []})

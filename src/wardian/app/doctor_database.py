@@ -280,7 +280,7 @@ def _waiting_events(conn: PgConnection) -> Iterator[Finding]:
     before = format_utc(utc_now() - timedelta(minutes=10))
     here = host_name()
     for machine, count, oldest in waiting_for_their_machines(
-            conn, before):  # type: ignore[arg-type]
+            conn, before):
         where = "this machine" if machine == here else f"machine {machine!r}"
         yield Finding.warning(
             NAME, f"{count} session close(s) recorded on {where} wait for a worker there to"

@@ -7,10 +7,10 @@ Read-only like every doctor check: ``memory.db`` is opened with ``mode=ro`` and 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
 
+from wardian._backend import backend_of
 from wardian.app.doctor import DoctorContext, Finding
 
 __all__ = ["revision_findings"]
@@ -33,7 +33,7 @@ def _memory_history(ctx: DoctorContext) -> Iterator[Finding]:
         try:
             problems = MemoryStore(MemoryDB(ctx.data_dir / "memory.db", conn)).verify()
             count = count_records(conn) or 0
-        except sqlite3.Error as exc:
+        except backend_of(conn).Error as exc:
             yield Finding.problem(name, f"memory.db cannot be checked: {exc}",
                                   fix="run `wardian doctor --check data-dir`")
             return

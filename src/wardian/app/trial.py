@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from wardian._backend import SQLITE
 from wardian.errors import NotFoundError, StoreError, UsageError
 
 __all__ = [
@@ -87,7 +87,7 @@ def _backup(source: Path, target: Path) -> None:
 
     try:
         backup(source, target)
-    except sqlite3.Error as exc:
+    except SQLITE.Error as exc:
         raise StoreError(f"cannot copy {source} for the trial: {exc}",
                          hint="check the file's permissions") from exc
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from wardian._backend import Connection, Row
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import (
@@ -435,7 +435,7 @@ def _dumps(value: Any) -> str:
 
 
 def read_running_runs(
-    conn: sqlite3.Connection,
+    conn: Connection,
 ) -> list[tuple[str, str, int | None, float | None]] | None:
     """``(run id, blueprint id, owner pid, owner start time)`` of every run recorded
     ``running``, oldest first; None when the ``runs`` table does not exist yet. Read-only,
@@ -584,7 +584,7 @@ class RunStore:
 
     # --- reads ---------------------------------------------------------------------------
 
-    def _row_to_run(self, row: sqlite3.Row) -> Run:
+    def _row_to_run(self, row: Row) -> Run:
         return Run(
             id=row["id"], blueprint_id=row["blueprint_id"], blueprint_hash=row["blueprint_hash"],
             blueprint_path=row["blueprint_path"], agent_id=row["agent_id"],

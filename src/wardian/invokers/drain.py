@@ -24,7 +24,6 @@ Spec: DESIGN.md "Invokers".
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 import threading
 import traceback
@@ -32,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from wardian._backend import Connection, Errors
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import open_state_db
@@ -156,7 +156,7 @@ class FireLog:
     def __init__(self, db: StateDB) -> None:
         self.db = db
         self.db.require("session_close_fires", _MIGRATIONS)
-        self.conn: sqlite3.Connection = self.db.conn
+        self.conn: Connection = self.db.conn
 
     def link(self, event_id: str, invoker_id: str, run_id: str, outcome: str,
              skip_reason: str | None) -> None:
@@ -484,12 +484,13 @@ def _recover_requested(report: DrainReport, state_db: StateDB) -> None:
     ``wardian session recover`` asks again)."""
     from wardian.runtime.recovery import has_requests, sweep
 
+    failures: Errors = (OSError, *state_db.backend.Error)
     try:
         if has_requests(state_db):
             sweep(requests_only=True)
     except WardianError as exc:
         report.errors.append(f"recovery sweep: {exc.render()}")
-    except (OSError, sqlite3.Error) as exc:
+    except failures as exc:
         report.errors.append(f"recovery sweep: {type(exc).__name__}: {exc}")
 
 

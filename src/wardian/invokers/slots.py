@@ -24,12 +24,12 @@ disabled``, so re-enabling never leaves a slot without an outcome.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from wardian._backend import Connection, Row
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import format_utc, parse_utc, utc_now_iso
 from wardian.errors import StoreError, WardianError
@@ -184,7 +184,7 @@ class ScheduleState:
     disabled_at: str | None
 
 
-def _slot(row: sqlite3.Row) -> Slot:
+def _slot(row: Row) -> Slot:
     return Slot(**{k: row[k] for k in row.keys()})  # noqa: SIM118 (Row iterates values)
 
 
@@ -200,7 +200,7 @@ class SlotStore:
     def __init__(self, db: StateDB) -> None:
         self.db = db
         self.db.require("schedule_slots", _MIGRATIONS)
-        self.conn: sqlite3.Connection = db.conn
+        self.conn: Connection = db.conn
 
     # --- state ---------------------------------------------------------------------------
 

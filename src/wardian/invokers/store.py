@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
+from wardian._backend import Connection, Row
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import (
@@ -33,7 +33,7 @@ __all__ = ["INVOKER_KINDS", "Invoker", "InvokerStore", "name_taken", "read_assig
 INVOKER_KINDS = ("session-close", "schedule")
 """The kinds of invoker this table holds."""
 
-def _sync_subscribers_in_transaction(conn: sqlite3.Connection) -> None:
+def _sync_subscribers_in_transaction(conn: Connection) -> None:
     """Tell the runtime which agents have an enabled session-close invoker (its event writer
     settles a close that nothing can come of without reading this table)."""
     from wardian.runtime.session_events import set_session_close_subscribers_in_transaction
@@ -44,7 +44,7 @@ def _sync_subscribers_in_transaction(conn: sqlite3.Connection) -> None:
     set_session_close_subscribers_in_transaction(conn, [str(r[0]) for r in rows])
 
 
-def _unique_names_in_transaction(conn: sqlite3.Connection) -> None:
+def _unique_names_in_transaction(conn: Connection) -> None:
     """Add the UNIQUE index on ``(kind, name)``. Names an older Wardian let two invokers of a
     kind share first become unique: the oldest keeps the name, each later one gets its
     8-character id appended (``nightly (3f2a9c1e)``), so no invoker is lost and every one
@@ -170,7 +170,7 @@ class Invoker:
         return not wanted or boundary in wanted
 
 
-def _row_to_invoker(row: sqlite3.Row) -> Invoker:
+def _row_to_invoker(row: Row) -> Invoker:
     return Invoker(
         id=row["id"],
         kind=row["kind"],
@@ -191,7 +191,7 @@ def _check_kind(kind: str) -> None:
         raise UsageError(f"unknown invoker kind {kind!r}", hint=f"use one of {INVOKER_KINDS}")
 
 
-def read_assignments(conn: sqlite3.Connection) -> list[tuple[str, str]] | None:
+def read_assignments(conn: Connection) -> list[tuple[str, str]] | None:
     """``(invoker id, assignments_json as stored)`` of every invoker; None when the
     ``invokers`` table does not exist yet. Read-only, over any connection to ``state.db``
     (``wardian doctor`` passes a read-only one; a damaged JSON text is the caller's to skip)."""
@@ -216,7 +216,7 @@ class InvokerStore:
     def __init__(self, db: StateDB) -> None:
         self.db = db
         self.db.require("invokers", _MIGRATIONS)
-        self.conn: sqlite3.Connection = self.db.conn
+        self.conn: Connection = self.db.conn
 
     def add(
         self,
@@ -260,7 +260,7 @@ class InvokerStore:
                         json.dumps(config or {}, sort_keys=True), now, now,
                     ),
                 )
-        except sqlite3.IntegrityError as exc:
+        except self.db.backend.IntegrityError as exc:
             raise self._name_taken(kind, name.strip()) from exc
         return self.get(invoker_id)
 
@@ -395,7 +395,7 @@ class InvokerStore:
                     [*params, invoker_id])
                 if cur.rowcount == 0:
                     raise NotFoundError(f"no invoker {invoker_id!r}")
-        except sqlite3.IntegrityError as exc:
+        except self.db.backend.IntegrityError as exc:
             row = self.conn.execute("SELECT kind FROM invokers WHERE id = ?",
                                     (invoker_id,)).fetchone()
             if name is None or row is None:

@@ -24,9 +24,10 @@ Spec: "Save and inspect memory" (recall); DESIGN.md "Storage" → Recall.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
+
+from wardian._backend import Connection
 
 if TYPE_CHECKING:
     from typing import Any
@@ -74,7 +75,7 @@ class TermStats:
             found = self._scopes[key] = build()
         return found
 
-    def doc_freq(self, conn: sqlite3.Connection, term: str, cap: int, *,
+    def doc_freq(self, conn: Connection, term: str, cap: int, *,
                  keep_rows: bool = False) -> int:
         """How many records hold `term`, counting at most `cap` (FTS5 phrase match).
         `keep_rows`: read the rowids while counting and, when they are fewer than `cap`,
@@ -93,7 +94,7 @@ class TermStats:
                 " LIMIT ?)", (_phrase(term), cap)).fetchone()[0])
         return found
 
-    def bm25(self, conn: sqlite3.Connection, term: str) -> dict[int, float]:
+    def bm25(self, conn: Connection, term: str) -> dict[int, float]:
         """``{rowid: bm25()}`` of every record holding `term` (FTS5's value: negative,
         lower is better). For the rare words only: it reads the whole posting list."""
         found = self._bm25.get(term)
@@ -108,7 +109,7 @@ class TermStats:
         return found
 
 
-    def holding(self, conn: sqlite3.Connection, term: str) -> frozenset[int]:
+    def holding(self, conn: Connection, term: str) -> frozenset[int]:
         """The rowids of every record holding `term` (a phrase match: for a compound name,
         whose BM25 is not asked). Reads the whole posting list: for rare terms only."""
         found = self._holding.get(term)

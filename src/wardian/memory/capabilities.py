@@ -17,10 +17,10 @@ terminated, replaced or reclaimed; concurrent processes get independent capabili
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from wardian._backend import Connection, Row
 from wardian._db import atomic
 from wardian._process import START_TIME_TOLERANCE_S, Namespaces, namespaces
 from wardian._util import utc_now_iso
@@ -91,7 +91,7 @@ class Capability(NamedTuple):
     """The holder's pid and user namespace; None off Linux and in older rows."""
 
     @staticmethod
-    def from_row(row: sqlite3.Row) -> Capability:
+    def from_row(row: Row) -> Capability:
         """Build from a ``capabilities`` row."""
         pid_ns, user_ns = row["pid_ns"], row["user_ns"]
         return Capability(
@@ -154,7 +154,7 @@ def launch_row_problem(pid: int, started_at: float, created_at: str,
     return None
 
 
-def read_bad_launches(conn: sqlite3.Connection,
+def read_bad_launches(conn: Connection,
                       own: Namespaces | None) -> list[BadLaunch] | None:
     """Every ``launches`` row and unrevoked ``capabilities`` row with a
     `launch_row_problem` as seen from namespaces `own` on this boot
@@ -215,7 +215,7 @@ class CapabilityStore:
         conn: a connection from `MemoryStore.conn` (already migrated).
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def mint_in_transaction(

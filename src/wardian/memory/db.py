@@ -6,11 +6,11 @@ over the `MemoryDB` of its file; DESIGN.md "Storage".
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from wardian._backend import Connection
 from wardian._db import Database, migrate_component, migrate_user_version
 from wardian.memory.schema import FLAG_MIGRATION, MIGRATIONS
 
@@ -26,7 +26,7 @@ class FullText(Protocol):
         ``\\w+``) starts a word of the text or evidence (Garden's text filter)."""
         ...
 
-    def index_problems(self, conn: sqlite3.Connection) -> list[str]:
+    def index_problems(self, conn: Connection) -> list[str]:
         """One line per way the full-text index differs from the records ([]: none)."""
         ...
 

@@ -23,9 +23,10 @@ condition `RecallIndex._scope_sql` wrote, over ``records r``.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
+
+from wardian._backend import Connection
 
 __all__ = ["CONFIG", "PUNCTUATION", "document_sql", "index_problems", "lexical_candidates",
            "prefix_filter", "terms_held"]
@@ -74,7 +75,7 @@ def prefix_filter(words: Sequence[str]) -> tuple[str, list[Any]]:
     return f"fts @@ to_tsquery('{CONFIG}'::regconfig, ?)", [" & ".join(terms)]
 
 
-def index_problems(conn: sqlite3.Connection) -> list[str]:
+def index_problems(conn: Connection) -> list[str]:
     """How the full-text index differs from the records: never, [] (each record's
     ``tsvector`` is a generated column, which the server keeps equal to its text and
     evidence). `wardian.memory.fulltext_sqlite.index_problems` checks FTS5's."""
@@ -82,7 +83,7 @@ def index_problems(conn: sqlite3.Connection) -> list[str]:
 
 
 def lexical_candidates(
-    conn: sqlite3.Connection, terms: Sequence[str], *, where: str, params: Sequence[Any],
+    conn: Connection, terms: Sequence[str], *, where: str, params: Sequence[Any],
     depth: int, exact_postings: int,
 ) -> tuple[dict[int, Any], int, dict[str, float]]:
     """`RecallIndex._lexical_candidates` on PostgreSQL, in two round trips.
@@ -182,7 +183,7 @@ def lexical_candidates(
     return found, unknown, weights
 
 
-def terms_held(conn: sqlite3.Connection, rowids: Sequence[int], terms: Sequence[str]
+def terms_held(conn: Connection, rowids: Sequence[int], terms: Sequence[str]
                ) -> dict[int, set[str]]:
     """`RecallIndex._terms_held` on PostgreSQL: which of `terms` each record of `rowids`
     holds (its ``tsvector`` against each term's phrase, as `lexical_candidates` asks)."""

@@ -16,6 +16,8 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from wardian._backend import Connection
+
 __all__ = ["index_problems", "prefix_filter"]
 
 
@@ -28,7 +30,7 @@ def prefix_filter(words: Sequence[str]) -> tuple[str, list[Any]]:
     return "rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)", [match]
 
 
-def index_problems(conn: sqlite3.Connection) -> list[str]:
+def index_problems(conn: Connection) -> list[str]:
     """Every way the FTS5 index ``records_fts`` differs from the records, one line each
     naming the record (or index row); [] when it holds exactly the records' rows, each
     with the words of its own text and evidence as stored. FTS5's own ``integrity-check``
@@ -57,7 +59,7 @@ def index_problems(conn: sqlite3.Connection) -> list[str]:
     return out + named
 
 
-def _integrity_check_passes(conn: sqlite3.Connection) -> bool | None:
+def _integrity_check_passes(conn: Connection) -> bool | None:
     """FTS5's ``integrity-check`` with ``rank = 1`` (index against the ``records``
     content): True / False, None when the connection may not run it (read-only: the
     command is an INSERT; or another process holds the write lock past the timeout)."""
@@ -73,7 +75,7 @@ def _integrity_check_passes(conn: sqlite3.Connection) -> bool | None:
 _TOKENIZE = re.compile(r"tokenize\s*=\s*'[^']*'", re.IGNORECASE)
 
 
-def _fts_differences(conn: sqlite3.Connection) -> set[tuple[int, str]]:
+def _fts_differences(conn: Connection) -> set[tuple[int, str]]:
     """(rowid, column) of every record whose stored index entries differ from a fresh
     index of its text and evidence (same tokenizer, in ``temp``): the per-term totals
     of both indexes are compared, and only the terms that differ are read posting by
@@ -120,7 +122,7 @@ def _fts_differences(conn: sqlite3.Connection) -> set[tuple[int, str]]:
             conn.execute(f"DROP TABLE IF EXISTS temp.{name}{suffix}")
 
 
-def _postings(conn: sqlite3.Connection, table: str, term: str) -> set[tuple[int, Any, int]]:
+def _postings(conn: Connection, table: str, term: str) -> set[tuple[int, Any, int]]:
     return {(int(r[0]), r[1], int(r[2])) for r in conn.execute(
         f"SELECT doc, col, offset FROM {table} WHERE term = ?", (term,))}
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from wardian._backend import Connection
 from wardian._db import atomic
 from wardian._util import new_id, utc_now_iso
 
@@ -71,7 +71,7 @@ class LoadedEvent(NamedTuple):
 class LoadedEvents:
     """SQL over the ``loaded_events`` table of an open ``memory.db`` connection."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def record_in_transaction(

@@ -60,6 +60,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from wardian._backend import SQLITE
 from wardian._db import database_exists
 from wardian.errors import (
     CapabilityExpired,
@@ -317,7 +318,6 @@ def _managed_ancestors(
         db_path = memory_db_path(create_dir=False)
     if not database_exists(db_path):
         return []
-    import sqlite3
 
     from wardian._db import open_readonly
     from wardian.memory.capabilities import CapabilityStore
@@ -333,7 +333,7 @@ def _managed_ancestors(
                 return CapabilityStore(conn).managed_ancestors(ancestry)
             finally:
                 conn.close()
-        except sqlite3.Error:
+        except SQLITE.Error:
             pass
     from wardian.memory.db import MemoryDB
     from wardian.memory.store import MemoryStore

@@ -8,21 +8,20 @@ connection to ``memory.db`` and answers None when the file predates what it asks
 
 from __future__ import annotations
 
-import sqlite3
-
+from wardian._backend import Connection
 from wardian._db import has_table, table_columns
 
 __all__ = ["active_without_vector", "count_records", "flagged_by_agent"]
 
 
-def count_records(conn: sqlite3.Connection) -> int | None:
+def count_records(conn: Connection) -> int | None:
     """How many records (any status) the file holds; None when it has no ``records``."""
     if not has_table(conn, "records"):
         return None
     return int(conn.execute("SELECT COUNT(*) FROM records").fetchone()[0])
 
 
-def flagged_by_agent(conn: sqlite3.Connection) -> list[tuple[str, int]] | None:
+def flagged_by_agent(conn: Connection) -> list[tuple[str, int]] | None:
     """``(agent id, active records set aside as holding a secret)`` per agent with any,
     by agent id; None when the upgrade secret check has not run on the file yet
     (no ``records.flagged`` column)."""
@@ -34,7 +33,7 @@ def flagged_by_agent(conn: sqlite3.Connection) -> list[tuple[str, int]] | None:
     return [(str(r[0]), int(r[1])) for r in rows]
 
 
-def active_without_vector(conn: sqlite3.Connection, model: str) -> int | None:
+def active_without_vector(conn: Connection, model: str) -> int | None:
     """How many active records have no sentence vector of `model`; None when the
     file has no ``record_vectors`` table yet."""
     if not has_table(conn, "record_vectors"):

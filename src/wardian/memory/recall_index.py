@@ -21,6 +21,7 @@ from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from wardian._backend import Connection, Errors, backend_of
 from wardian._db import atomic
 from wardian.memory.models import Record
 from wardian.memory.store import UNSET, _Unset, record_from_row
@@ -130,8 +131,8 @@ class RecallIndex:
     def __init__(self, db: MemoryDB) -> None:
         self.db = db
         self.path = db.path
-        self.conn: sqlite3.Connection = db.conn
-        self._held_db: sqlite3.Connection | None = None
+        self.conn: Connection = db.conn
+        self._held_db: Connection | None = None
         self._embedder: Embedder | _Unset | None = UNSET
         # (version, entry, name of the file the entry was read from or None)
         self._vectors: dict[tuple[str, str | None], tuple[Any, tuple[Any, ...], str | None]] = {}
@@ -570,10 +571,11 @@ class RecallIndex:
         """(inode of the database file, its write counter ``memory_version.changes``):
         what a vector set on disk is valid for (`wardian.memory.vector_file`); None where
         it cannot be read (an in-memory or older database)."""
+        unreadable: Errors = (OSError, *backend_of(self.conn).Error)
         try:
             inode = os.stat(self.path).st_ino
             row = self.conn.execute("SELECT changes FROM memory_version").fetchone()
-        except (OSError, sqlite3.Error):
+        except unreadable:
             return None
         return None if row is None else (inode, int(row[0]))
 

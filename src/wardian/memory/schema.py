@@ -19,14 +19,14 @@ Tables (DESIGN.md "Storage"):
 from __future__ import annotations
 
 import json
-import sqlite3
 
+from wardian._backend import Connection
 from wardian._db import NamedMigration
 
 __all__ = ["FLAG_MIGRATION", "MIGRATIONS", "flag_secret_records"]
 
 
-def flag_secret_records(conn: sqlite3.Connection) -> int:
+def flag_secret_records(conn: Connection) -> int:
     """Migration 5: add ``records.flagged`` and set aside every record holding a secret.
 
     Runs once on upgrade, inside the migration's transaction. Each record's text, evidence

@@ -23,10 +23,10 @@ from __future__ import annotations
 import builtins
 import json
 import re
-import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from wardian._backend import Connection, Row
 from wardian._db import atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import AmbiguousIdError, NotFoundError, UsageError, require_ref
@@ -66,13 +66,13 @@ to the ``records_startup`` index, whose ranges are already in time order; Postgr
 knows no planner hints and picks that index from its statistics."""
 
 
-def _row_scope(row: sqlite3.Row) -> Scope:
+def _row_scope(row: Row) -> Scope:
     if row["scope_kind"] == "agent":
         return Scope("agent")
     return Scope("workspace", row["scope_path"])
 
 
-def record_from_row(row: sqlite3.Row, sources: tuple[Source, ...] = ()) -> Record:
+def record_from_row(row: Row, sources: tuple[Source, ...] = ()) -> Record:
     """The `Record` of a ``records`` row, with `sources` (read separately)."""
     return Record(
         id=row["id"],
@@ -198,7 +198,7 @@ class MemoryStore:
     def __init__(self, db: MemoryDB) -> None:
         self.db = db
         self.path = db.path
-        self.conn: sqlite3.Connection = self.db.conn
+        self.conn: Connection = self.db.conn
         self._index: RecallIndex | None = None
 
     @property
@@ -224,7 +224,7 @@ class MemoryStore:
             )
         )
 
-    def _record(self, row: sqlite3.Row, *, with_sources: bool = True) -> Record:
+    def _record(self, row: Row, *, with_sources: bool = True) -> Record:
         return record_from_row(row, self._sources(row["id"]) if with_sources else ())
 
     def resolve(self, id_or_prefix: str, *, agent_id: str | None) -> str:
@@ -407,7 +407,7 @@ class MemoryStore:
 
     def _startup_range(
         self, agent_id: str, kind: str, scope_kind: str, path: str
-    ) -> Iterator[sqlite3.Row]:
+    ) -> Iterator[Row]:
         # A lazy cursor: rows are stepped only as the merge in `startup_set` asks.
         return iter(self.conn.execute(
             f"SELECT * FROM {_STARTUP_FROM[self.db.dialect]} WHERE agent_id = ?"

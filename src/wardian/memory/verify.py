@@ -27,11 +27,10 @@ Spec "Storage" (every change writes a revision); CLI.md ``doctor`` (``memory-his
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from wardian._backend import Backend
+    from wardian._backend import Backend, Connection
     from wardian.memory.db import MemoryDB
 
 __all__ = ["problems"]
@@ -48,7 +47,7 @@ def problems(db: MemoryDB) -> list[str]:
             + db.fulltext.index_problems(db.conn))
 
 
-def _revision_problems(conn: sqlite3.Connection, sql: Backend) -> list[str]:
+def _revision_problems(conn: Connection, sql: Backend) -> list[str]:
     same = sql.null_safe_eq
 
     def field(path: str) -> str:
@@ -119,7 +118,7 @@ def _revision_problems(conn: sqlite3.Connection, sql: Backend) -> list[str]:
     return [out[k] for k in sorted(out)]
 
 
-def _vector_problems(conn: sqlite3.Connection) -> list[str]:
+def _vector_problems(conn: Connection) -> list[str]:
     from wardian.memory.embedding import DIM, MODEL
 
     out = []

@@ -12,10 +12,10 @@ Spec: DESIGN.md "Blueprints, runs, providers".
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
+from wardian._backend import Connection
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.errors import UsageError
@@ -163,7 +163,7 @@ class ModelCatalog:
     def __init__(self, db: StateDB) -> None:
         self.db = db
         self.db.require("model_catalog", _MIGRATIONS)
-        self.conn: sqlite3.Connection = self.db.conn
+        self.conn: Connection = self.db.conn
 
     def get(self, provider: str) -> CatalogEntry | None:
         """The stored catalog of `provider`, None if never attempted. Read-only.

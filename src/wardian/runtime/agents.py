@@ -7,10 +7,10 @@ changes); CLI.md `agent add|list|show|remove`.
 from __future__ import annotations
 
 import re
-import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from wardian._backend import Connection
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import (
@@ -72,7 +72,7 @@ class Agent(NamedTuple):
         return self._asdict()
 
 
-def read_agents(conn: sqlite3.Connection) -> list[Agent] | None:
+def read_agents(conn: Connection) -> list[Agent] | None:
     """Every agent, by name; None when the ``agents`` table does not exist yet. Read-only,
     over any connection to ``state.db`` (``wardian doctor`` passes a read-only one)."""
     from wardian._db import has_table
@@ -95,7 +95,7 @@ class AgentRegistry:
     def __init__(self, db: StateDB) -> None:
         self.db = db
         self.db.require("agents", _MIGRATIONS)
-        self.conn: sqlite3.Connection = self.db.conn
+        self.conn: Connection = self.db.conn
 
     def add(
         self,
@@ -128,7 +128,7 @@ class AgentRegistry:
                     (agent.id, agent.name, agent.provider, agent.model, agent.effort,
                      agent.workspace, agent.created_at),
                 )
-        except sqlite3.IntegrityError:
+        except self.db.backend.IntegrityError:
             raise ConflictError(
                 f"an agent named {name!r} already exists",
                 hint="choose another name, or see `wardian agent show " + name + "`",

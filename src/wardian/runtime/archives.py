@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wardian._backend import Connection, Row
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import new_id, utc_now_iso
 from wardian.errors import AmbiguousIdError, NotFoundError, WardianError, require_ref
@@ -218,7 +218,7 @@ def redact_messages(messages: builtins.list[Message]) -> tuple[builtins.list[Mes
     return out, counts
 
 
-def _manifest(row: sqlite3.Row) -> ConversationManifest:
+def _manifest(row: Row) -> ConversationManifest:
     data = dict(row)
     data["counts"] = json.loads(data.pop("counts_json"))
     return ConversationManifest(**data)
@@ -234,7 +234,7 @@ class ArchiveStore:
     def __init__(self, db: StateDB) -> None:
         self.db = db
         self.db.require("archives", _MIGRATIONS)
-        self.conn: sqlite3.Connection = self.db.conn
+        self.conn: Connection = self.db.conn
 
     # --- import -------------------------------------------------------------------------
 
@@ -491,7 +491,7 @@ class ArchiveStore:
         return int(row[0])
 
 
-def _message(row: sqlite3.Row) -> Message:
+def _message(row: Row) -> Message:
     from wardian.transcripts import Message
 
     meta = json.loads(row["meta_json"])

@@ -40,10 +40,10 @@ Spec: docs/hosts.md.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
+from wardian._backend import Connection
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import data_dir, state_db_path
@@ -111,7 +111,7 @@ _MIGRATIONS = Migrations(sqlite=[
 ])
 
 
-def _conn(path: Path | None = None) -> sqlite3.Connection:
+def _conn(path: Path | None = None) -> Connection:
     """The state file's one connection (its `StateDB`'s; never closed here)."""
     db = StateDB.open(path or state_db_path())
     db.require("automation_sessions", _MIGRATIONS)
@@ -227,7 +227,7 @@ def adopt_held_records(launch_id: str | None = None) -> int:
 
 
 def is_automation_transcript(path: str, session_ids: Iterable[str | None] = (), *,
-                             conn: sqlite3.Connection | None = None) -> bool:
+                             conn: Connection | None = None) -> bool:
     """Whether the transcript at `path` (absolute), or a session with one of `session_ids`,
     was produced by an automation step. Read-only."""
     conn = conn or _conn()

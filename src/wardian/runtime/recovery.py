@@ -39,12 +39,12 @@ import hashlib
 import json
 import os
 import re
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wardian._backend import Connection, backend_of
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 from wardian.config import state_db_path
@@ -101,7 +101,7 @@ _MIGRATIONS = Migrations(sqlite=[
 ])
 
 
-def _conn(state: StateDB | None = None) -> sqlite3.Connection:
+def _conn(state: StateDB | None = None) -> Connection:
     """The connection of the open state database `state` (default: the installation's),
     with the recovery tables migrated; never closed here."""
     db = state or StateDB.open(state_db_path())
@@ -254,19 +254,19 @@ class RecoveryReport:
         return {"recorded": self.recorded, "checked": self.checked, "skipped": self.skipped}
 
 
-def _workspaces(conn: sqlite3.Connection, agent: Any) -> list[str]:
+def _workspaces(conn: Connection, agent: Any) -> list[str]:
     """The agent's workspace and every workspace its sessions reported."""
     found = [agent.workspace] if agent.workspace else []
     try:
         rows = conn.execute("SELECT DISTINCT workspace FROM session_events WHERE agent_id = ?"
                             " AND workspace IS NOT NULL", (agent.id,)).fetchall()
-    except sqlite3.OperationalError:
+    except backend_of(conn).OperationalError:
         rows = []
     found += [r[0] for r in rows]
     return list(dict.fromkeys(os.path.realpath(w) for w in found))
 
 
-def _claimed_elsewhere(conn: sqlite3.Connection, agent_id: str, path: str) -> bool:
+def _claimed_elsewhere(conn: Connection, agent_id: str, path: str) -> bool:
     """Another agent's events or archive already name this transcript."""
     for sql in ("SELECT 1 FROM session_events WHERE transcript_path = ? AND agent_id != ?"
                 " LIMIT 1",
@@ -274,17 +274,17 @@ def _claimed_elsewhere(conn: sqlite3.Connection, agent_id: str, path: str) -> bo
         try:
             if conn.execute(sql, (path, agent_id)).fetchone():
                 return True
-        except sqlite3.OperationalError:
+        except backend_of(conn).OperationalError:
             continue
     return False
 
 
-def _pending_for(conn: sqlite3.Connection, agent_id: str, path: str) -> bool:
+def _pending_for(conn: Connection, agent_id: str, path: str) -> bool:
     try:
         return conn.execute(
             "SELECT 1 FROM session_events WHERE agent_id = ? AND transcript_path = ?"
             " AND status = 'pending' LIMIT 1", (agent_id, path)).fetchone() is not None
-    except sqlite3.OperationalError:
+    except backend_of(conn).OperationalError:
         return False
 
 
@@ -308,7 +308,7 @@ def _host_session_ids(host: str, path: Path, conv: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _sweep_agent(conn: sqlite3.Connection, agent: Any, workspaces: list[str],
+def _sweep_agent(conn: Connection, agent: Any, workspaces: list[str],
                  exclude: set[str], report: RecoveryReport, *, start_drain: bool) -> None:
     from wardian.config import SettingsStore, open_state_db
     from wardian.runtime.archives import ArchiveStore

@@ -17,13 +17,13 @@ Spec: DESIGN.md "Invokers".
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from wardian._backend import Connection, Row
 from wardian._db import (
     Migrations,
     NamedMigration,
@@ -89,7 +89,7 @@ STANDBY_FILE = "serve.standby"
 standby (PostgreSQL: another machine's serve is active); writers then start drain workers
 as without a daemon, for the closes whose transcripts only this machine can read."""
 
-def _create_session_close_subscribers(conn: sqlite3.Connection) -> None:
+def _create_session_close_subscribers(conn: Connection) -> None:
     """Migration 2: the runtime's own copy of which agents have an enabled session-close
     invoker (the invokers component keeps it, `set_session_close_subscribers_in_transaction`).
 
@@ -170,7 +170,7 @@ _MIGRATIONS = Migrations(sqlite=[
 
 
 def set_session_close_subscribers_in_transaction(
-    conn: sqlite3.Connection, agent_ids: Iterable[str]
+    conn: Connection, agent_ids: Iterable[str]
 ) -> None:
     """Replace the set of agents that have an enabled session-close invoker.
 
@@ -234,7 +234,7 @@ class SessionEvent(NamedTuple):
         return self._asdict()
 
 
-def _row(row: sqlite3.Row) -> SessionEvent:
+def _row(row: Row) -> SessionEvent:
     data = dict(row)
     data["logging_enabled"] = bool(data["logging_enabled"])
     return SessionEvent(**data)
@@ -250,7 +250,7 @@ class SessionEventQueue:
     def __init__(self, db: StateDB) -> None:
         self.db = db
         self.db.require("session_events", _MIGRATIONS)
-        self.conn: sqlite3.Connection = self.db.conn
+        self.conn: Connection = self.db.conn
 
     def append(
         self,
@@ -443,7 +443,7 @@ class SessionEventQueue:
         return int(row["attempts"]) if row else 0
 
 
-def waiting_for_their_machines(conn: sqlite3.Connection, older_than: str
+def waiting_for_their_machines(conn: Connection, older_than: str
                                 ) -> list[tuple[str, int, str]]:
     """Pending closes whose transcript only the machine that recorded them can import
     (`SessionEventQueue.pending` on PostgreSQL), recorded before `older_than` (UTC ISO):

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from wardian._backend import Connection
 from wardian.config import open_state_db
 from wardian.memory.db import open_memory_db
 from wardian.memory.models import Record, Scope, Source
@@ -39,7 +40,7 @@ def logical_state(db: Path | MemoryStore) -> dict[str, list[tuple[Any, ...]]]:
         conn.close()
 
 
-def _rows(conn: sqlite3.Connection, tables: dict[str, str]) -> dict[str, list[tuple[Any, ...]]]:
+def _rows(conn: Connection, tables: dict[str, str]) -> dict[str, list[tuple[Any, ...]]]:
     return {table: [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY {order}")]
             for table, order in tables.items()}
 

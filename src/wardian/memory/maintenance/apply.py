@@ -31,7 +31,6 @@ killed outright cannot clear it; its transaction never committed, and the receip
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -254,7 +253,7 @@ def apply_plan(
     digest = compute_digest(plan, owner_id)
     try:
         return _checked_apply(plan, store, cache, owner_id, digest, confirm, confirm_digest)
-    except sqlite3.Error as exc:
+    except store.db.backend.Error as exc:
         cache.clear(owner_id, digest)
         raise StoreError(
             f"apply rolled back, nothing was changed: {exc}",

@@ -11,10 +11,10 @@ One row per (owner id, digest); a newer preview of the same plan replaces the ol
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from wardian._backend import Connection
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
 
@@ -78,7 +78,7 @@ class PreviewCache:
     def __init__(self, db: StateDB) -> None:
         self.db = db
         self.db.require(COMPONENT, _MIGRATIONS)
-        self.conn: sqlite3.Connection = self.db.conn
+        self.conn: Connection = self.db.conn
 
     def put(
         self,

@@ -285,6 +285,13 @@ def main(argv: list[str]) -> int:
             "nearest": {"answerable empty": near_asked, "answer among nearest": near_found,
                         "no-answer shown nearest": near_noise,
                         "no-answer empty": near_blank},
+            "agent sees": {
+                "recall@5": (recall_sum["all"] + near_found) / count["all"],
+                "paraphrase recall@5": (recall_sum["paraphrase"] + near_kind["paraphrase"])
+                / max(1, count["paraphrase"])},
+            "floor off": dict(zip(("recall@5", "paraphrase recall@5"),
+                                  _at_cut(outcomes, lambda o: True)[:2], strict=True))
+            if show_ceiling else None,
             "latency_p50_ms": ordered[len(ordered) // 2],
             "latency_p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
             "top5": tops}))

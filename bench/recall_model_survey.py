@@ -42,10 +42,10 @@ the best Recall@5 any of ``recall_bench.py --ceiling``'s cut families reaches ke
 no-answer empty >= 0.9 (each cut tuned on the suite itself: an upper bound on what a floor
 calibrated for the model could give), leaks (``--calibrated``: with the floor's cosine
 thresholds moved onto the model's scale by `calibrate`, which reads no answer); then per
-model: installed size of its
-files, import+load CPU in a fresh process (beside ``python -c pass``), the first query's
-and the median query's encode CPU, and the records encoded per CPU second (with the CPU
-a 100k-record backfill would take). The ninth suite is held out and refused here.
+model: installed size of its files, import+load CPU in a fresh process (beside ``python
+-c pass``), the first query's and the median query's encode CPU, and the records encoded
+per CPU second (with the CPU a 100k-record backfill would take). The ninth suite is held
+out and refused here.
 """
 
 from __future__ import annotations

@@ -285,6 +285,14 @@ def main(argv: list[str]) -> int:
             "nearest": {"answerable empty": near_asked, "answer among nearest": near_found,
                         "no-answer shown nearest": near_noise,
                         "no-answer empty": near_blank},
+            "agent sees": {
+                "recall@5": (recall_sum["all"] + near_found) / count["all"],
+                "paraphrase recall@5": (recall_sum["paraphrase"] + near_kind["paraphrase"])
+                / max(1, count["paraphrase"])},
+            "floor off": dict(zip(("recall@5", "paraphrase recall@5"),
+                                  _at_cut(outcomes, lambda o: True)[:2], strict=True))
+            if show_ceiling else None,
+            "ceiling": _ceiling(outcomes) if show_ceiling else None,
             "latency_p50_ms": ordered[len(ordered) // 2],
             "latency_p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
             "top5": tops}))
@@ -618,6 +626,19 @@ def _print_ceiling(outcomes: list[_Outcome]) -> None:
     print("ceiling of the floor (each cut tuned on this suite itself; an upper bound):")
     print(f"  a perfect 'anything fits?' call        Recall@5 {perfect[0]:.3f}"
           f"  paraphrase {perfect[1]:.3f}  no-answer empty 1.00")
+    for name, best in _ceiling(outcomes).items():
+        if best is None:
+            print(f"  {name:<38} no cut keeps no-answer empty >= {target}")
+            continue
+        print(f"  {name:<38} Recall@5 {best['recall@5']:.3f}  paraphrase"
+              f" {best['paraphrase recall@5']:.3f}  no-answer empty"
+              f" {best['no-answer empty']:.2f}  ({best['cut']})")
+
+
+def _ceiling(outcomes: list[_Outcome]) -> dict[str, dict[str, Any] | None]:
+    """{family of cuts: its best cut's Recall@5, paraphrase Recall@5, no-answer empty and
+    the cut, or None when no cut keeps no-answer empty >= the target} (`_print_ceiling`)."""
+    target = TARGETS["no-answer empty"]
     families: dict[str, list[tuple[str, Any]]] = {}
     for label in ("coverage", "cosine", "z", "fused score", "evidence"):
         cuts = sorted({o.features[label] for o in outcomes})
@@ -634,18 +655,17 @@ def _print_ceiling(outcomes: list[_Outcome]) -> None:
     fitted = _logistic(outcomes)
     families["logistic fit of all seven >= t"] = [
         (f"t={t:.2f}", lambda o, t=t: fitted(o) >= t) for t in sorted(map(fitted, outcomes))]
+    found: dict[str, dict[str, Any] | None] = {}
     for name, rules in families.items():
         best: tuple[tuple[float, float, float], str] | None = None
         for label, answer in rules:
             figures = _at_cut(outcomes, answer)
             if figures[2] >= target and (best is None or figures[0] > best[0][0]):
                 best = (figures, label)
-        if best is None:
-            print(f"  {name:<38} no cut keeps no-answer empty >= {target}")
-            continue
-        (recall, para, empty), label = best
-        print(f"  {name:<38} Recall@5 {recall:.3f}  paraphrase {para:.3f}"
-              f"  no-answer empty {empty:.2f}  ({label})")
+        found[name] = None if best is None else {
+            "recall@5": best[0][0], "paraphrase recall@5": best[0][1],
+            "no-answer empty": best[0][2], "cut": best[1]}
+    return found
 
 
 def _logistic(outcomes: list[_Outcome]) -> Any:

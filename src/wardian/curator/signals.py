@@ -1011,8 +1011,9 @@ def unfinished(
         rewrite: ``str -> str`` turning the user's words into a record sentence.
 
     Sources, best first: the last task list with undone items; the agent's last message
-    asking the user something that no human message answers; the last human request when
-    the agent neither reported it done nor was confirmed by the user.
+    asking the user something that no human message answers; a closing message that puts
+    off a part the agent's last report names open (`_left_at_stop`); the last human request
+    when the agent neither reported it done nor was confirmed by the user.
     """
     texts = _texts(messages)
     if not texts:
@@ -1089,29 +1090,37 @@ def unfinished(
                             score=0.78,
                         )
                     )
-    if not out:
+    if all(sig.text.startswith(UNFINISHED_REQUEST) for sig in out):
+        # a closing message deferring a part the agent named open says more precisely where
+        # the work stopped than the request before it
         left = _left_at_stop(texts)
         if left is not None:
-            out.append(left)
+            out = [left]
     return out[:MAX_CHECKPOINTS]
 
 
 _LATER = re.compile(
     r"\b(?:tomorrow|tomorow|tmrw|tmr|2morrow|next (?:time|week|session|sprint)|another day|"
     r"(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|after the weekend|"
-    r"in the morning|enough for (?:today|now|tonight)|stop (?:here|there|for (?:today|now)))\b",
+    r"in the morning|enough for (?:today|now|tonight)|stop (?:here|there|for (?:today|now))|"
+    r"later|(?:we|i)(?:'ll|’ll| will)? (?:continue|resume|finish|pick (?:it |this |that )?up)|"
+    r"when (?:\w+ ){1,4}(?:is|are) (?:back|here|ready)|when (?:\w+ ){1,4}(?:comes?|arrives?))\b",
     re.IGNORECASE,
 )
-"""A closing message putting work off ("X next time", "stop here", "i look at it monday")."""
+"""A closing message putting work off ("X next time", "stop here", "i look at it monday",
+"X later", "we continue with X when Y is back")."""
 _OPEN_PART = re.compile(
-    r"\b(?:is|are) (?:still )?not (?:\w+ )?(?:started|done|finished|written|migrated|"
-    r"implemented|handled|rewritten|covered|wired(?: up)?|ported|converted|added|built|"
-    r"scheduled|resized|updated|fixed|tested)(?: yet)?\b"
-    r"|\bnot (?:\w+ ){0,2}yet\b|\bthat part is not done\b"
+    r"\b(?:is|are)(?:n'?t|’t| (?:still )?not) (?:\w+ )?(?:started|done|finished|written|"
+    r"migrated|implemented|handled|rewritten|covered|wired(?: up)?|ported|converted|added|built|"
+    r"scheduled|resized|updated|fixed|tested|run|bound|connected|translated|deployed)(?: yet)?\b"
+    r"|\b(?:not|no|n'?t) (?:\S+ ){0,3}yet\b|\bthat part is not done\b"
+    r"|\bha(?:ve|s)(?:n'?t| not) (?:started|changed|fixed|finished|touched) (?:it|that|them)\b"
+    r"|\bfail(?:s|ing)? (?:on|with|for|when|because)\b"
     r"|\bstill (?:fails|failing|broken|crashes|errors)\b",
     re.IGNORECASE,
 )
-"""A sentence of the agent's report naming a part of the work left open."""
+"""A sentence of the agent's report naming a part of the work left open ("X isn't done",
+"Y has no handler yet", "Z fails on …; I have not changed it")."""
 _LEFT_ON_PURPOSE = re.compile(
     r"\b(?:as (?:you )?(?:asked|requested|agreed|discussed)|on purpose|deliberately|"
     r"intentionally|by design)\b", re.IGNORECASE)
@@ -1124,8 +1133,21 @@ _TOPIC_STOP = frozenset(re.findall(
              "this that those these enough now"))
 
 
+def _topic_word(word: str) -> str:
+    """`word` without a plural ending ("retries" → "retry", "pages" → "page")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
 def _topic(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9][a-z0-9_-]{2,}", text.lower()) if w not in _TOPIC_STOP}
+    """The content words of `text`, singular; a hyphenated word also gives its parts
+    ("digest-mode" → digest-mode, digest, mode)."""
+    words = re.findall(r"[a-z0-9][a-z0-9_-]{2,}", text.lower())
+    parts = [p for w in words if "-" in w for p in w.split("-") if len(p) >= 3]
+    return {_topic_word(w) for w in words + parts if w not in _TOPIC_STOP}
 
 
 def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None:
@@ -1152,7 +1174,9 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
              if m.get("role") == "assistant" and m.get("kind") == "text"]
     if not prose or not any(_is_human(m) for _, m, _ in texts[:last]):
         return None
-    report = prose[-1]
+    # the agent's last report, and what it said after the closing message without working
+    report = "\n".join([prose[-1]] + [t for _, m, t in texts[last + 1:]
+                                      if m.get("role") == "assistant" and m.get("kind") == "text"])
     open_parts = [m.group(0).strip(" *_>-") for m in _PROSE_SENTENCE.finditer(report)
                   if _OPEN_PART.search(m.group(0)) and not _LEFT_ON_PURPOSE.search(m.group(0))
                   and not m.group(0).rstrip().endswith("?")]
@@ -1162,7 +1186,7 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
     named = [p for p in open_parts if said & _topic(p)]
     if not named and not is_sign_off(stripped):
         return None
-    parts = " ".join((named or open_parts)[:2])
+    parts = " ".join(dict.fromkeys((named or open_parts)[:2]))
     if len(parts) > MAX_REPORT_CHARS:
         parts = parts[:MAX_REPORT_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     if parts.split(" ", 1)[0].isalpha():

@@ -1,0 +1,102 @@
+"""Kinds the curator missed because its readers wanted a cue word, read here by shape.
+
+Each test is a kind of statement, with sentences made up for the test (neither from the
+corpus nor from any held-out set, which stay measurements), and each kind has at least as
+many near misses that must save nothing. The positives failed on the rules before this
+module was written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.curator.sessions import curate_session
+
+# --- 1. stopped work: the agent names a part open, the user's closing message defers it ---
+
+
+def _stopped(report: str, closing: str, after: str | None = None) -> list[tuple[Any, ...]]:
+    """A session: a request, the agent working, its `report`, the user's `closing` message
+    (and, when given, the agent's short text `after` it, with no more tool calls)."""
+    turns: list[tuple[Any, ...]] = [
+        ("user", "add the weekly summary mail to the scheduler"),
+        ("assistant", "I'll start with the template and the job."),
+        ("tool", "Edit", {"file_path": "/work/app/jobs/summary.py", "old_string": "a",
+                          "new_string": "b"}),
+        ("result", "ok"),
+        ("assistant", report),
+        ("user", closing),
+    ]
+    if after is not None:
+        turns.append(("assistant", after))
+    return turns
+
+
+STOPPED = [
+    # (agent's last report, user's closing message, a word the checkpoint must keep)
+    ("The mail template renders. The retry logic isn't done, it only tries once.",
+     "fine, retries on friday", "retry"),
+    ("The job is scheduled. The unsubscribe link has no handler yet.",
+     "ok the unsubscribe handler we write together next session, stop here", "unsubscribe"),
+    ("The template renders with sample data. Attachments fail with a size error; I have not "
+     "changed that part.", "leave the attachments for now, we look at it wednesday",
+     "attachments"),
+    ("The scheduler runs the job. The preview page is not wired up yet.",
+     "ok, continue the preview page later", "preview"),
+    ("The summary query is done. The digest-mode toggle is not fixed yet.",
+     "digest mode tomorrow. enough for today", "digest"),
+    ("The mail goes out on staging. The localisation of the subject line is not done.",
+     "the translator is away. we continue with localisation when she is back", "localisation"),
+]
+
+
+@pytest.mark.parametrize("fmt", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize(("report", "closing", "kept"), STOPPED)
+def test_work_the_user_defers_at_the_end_is_a_checkpoint(
+    fmt: str, report: str, closing: str, kept: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, _stopped(report, closing), tmp_path)
+    current = [op for op in ops if op["kind"] == "current"]
+    assert any(kept in op["text"].lower() for op in current), ops
+
+
+def test_the_agents_text_after_the_closing_message_still_names_the_open_part(
+    tmp_path: Path,
+) -> None:
+    ops = curate_session("claude", _stopped(
+        "The weekly mail is sent. The monthly variant is next; I have not started it.",
+        "good, stop here for today, the monthly one we do tomorrow",
+        after="Stopping here. The monthly variant is not started."), tmp_path)
+    assert any(op["kind"] == "current" and "monthly" in op["text"].lower() for op in ops), ops
+
+
+NOT_STOPPED = [
+    # the open part was left as the user asked: not open
+    ("All tests pass. The retry logic is not added yet, as you asked.",
+     "good, retries stay out, stop here"),
+    # the closing message defers something the report does not leave open
+    ("The template renders. The retry logic isn't done.",
+     "ok, the newsletter design we do on friday"),
+    # the report leaves nothing open
+    ("The mail goes out on staging and all tests pass.", "great, see you tomorrow"),
+    # a question, not a closing message
+    ("The unsubscribe link has no handler yet.", "can we do the unsubscribe handler later?"),
+    # the agent names its own next move, the user does not defer anything
+    ("I'll wire up the preview page next.", "ok"),
+    # a long message asks for more work, it does not stop the session
+    ("The preview page is not wired up yet.",
+     "the preview page should show the last three mails with their subject lines and the "
+     "send time, grouped by week, and the list should be sortable by sender later on too"),
+]
+
+
+@pytest.mark.parametrize("fmt", ["claude", "gemini"])
+@pytest.mark.parametrize(("report", "closing"), NOT_STOPPED)
+def test_a_closing_message_that_defers_no_open_part_is_no_checkpoint(
+    fmt: str, report: str, closing: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, _stopped(report, closing), tmp_path)
+    assert not [op for op in ops if op["kind"] == "current"], ops

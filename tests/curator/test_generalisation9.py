@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.curator.sessions import curate_session
+from wardian.curator import curate
 
 # --- 1. stopped work: the agent names a part open, the user's closing message defers it ---
 
@@ -100,3 +101,72 @@ def test_a_closing_message_that_defers_no_open_part_is_no_checkpoint(
 ) -> None:
     ops = curate_session(fmt, _stopped(report, closing), tmp_path)
     assert not [op for op in ops if op["kind"] == "current"], ops
+
+
+# --- 2. a general statement about the project, read by its grammatical shape -------------
+
+
+def _saved(texts: list[str]) -> list[dict[str, Any]]:
+    """The save/update operations for a session whose user says each of `texts` in turn,
+    the agent answering each with a plain acknowledgement (the last with a finished report)."""
+    messages: list[dict[str, Any]] = []
+    for k, text in enumerate(texts):
+        messages.append({"seq": 2 * k, "role": "user", "kind": "text", "meta": {}, "text": text})
+        reply = "Done: all 7 checks pass." if k == len(texts) - 1 else "Understood."
+        messages.append({"seq": 2 * k + 1, "role": "assistant", "kind": "text", "meta": {},
+                         "text": reply})
+    payload = {"messages": messages, "records": [], "max_changes": 10}
+    return [op for op in curate(payload)["operations"] if op["op"] in ("save", "update")]
+
+
+GENERAL_STATEMENTS = [
+    # (the user's message, a word the stable record must keep)
+    # a quantified subject and a present-tense verb of how the project is built
+    ("every background job declares its own retry budget", "retry budget"),
+    # a bare plural subject: where or how things of a kind are kept
+    ("shader sources live in assets/shaders", "assets/shaders"),
+    ("fix the total. amounts are stored as integer pence in the ledger table", "pence"),
+    ("integration fixtures go under tests/fixtures/integration", "tests/fixtures"),
+    ("error messages are looked up through the i18n catalogue", "i18n"),
+    # what stands as the reference
+    ("the protobuf files in proto/ are the source of truth for the wire format",
+     "source of truth"),
+    ("Postgres 13 is the lowest version we run on", "13"),
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), GENERAL_STATEMENTS)
+def test_a_general_statement_about_the_project_is_saved_by_its_shape(
+    text: str, kept: str
+) -> None:
+    ops = _saved([text])
+    assert any(kept in op["text"] and op["kind"] == "stable" for op in ops), ops
+
+
+NOT_GENERAL_STATEMENTS = [
+    # a quantifier with a verb of what happens, or the state at hand
+    "every test fails on my laptop",
+    "each request takes about four seconds",
+    "every page is broken after the deploy",
+    "each build is failing on the arm runner",
+    "every report page needs a print stylesheet now",
+    "every chart has wrong labels",
+    # a plural subject with what happens, or the thing at hand
+    "the logs go in /tmp for this run",
+    "these fixtures live in my scratch folder",
+    "results are stored in out/ today",
+    "users go through the signup twice",
+    "files were stored as csv before the migration",
+    "our invoices are stored as pdf if the customer asks",
+    # a question
+    "do shader sources live in assets/shaders?",
+    "is Postgres 13 the lowest version we run on?",
+    # a pointer to the thing at hand
+    "this is the source of truth for now",
+    "that is the lowest version I could find",
+]
+
+
+@pytest.mark.parametrize("text", NOT_GENERAL_STATEMENTS)
+def test_a_statement_of_the_moment_or_a_question_is_not_saved(text: str) -> None:
+    assert not _saved([text])

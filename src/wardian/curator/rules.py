@@ -92,6 +92,14 @@ _NOT_A_NAME = (
 _TOOL_NAME = r"`?[A-Za-z][\w.+#/-]*`?"
 """A tool, library or engine name as said: "Leaflet", "Chart.js", "react-hook-form"."""
 _NO_QUESTION = r"(?![^.]*\?)"
+_NOT_OF_THE_MOMENT = (
+    r"(?![^.!?]*\b(?:now|today|tonight|yesterday|currently|right now|still|again|anymore|"
+    r"any more|yet|already|at the moment|for now|this time|broken|failing|fails|failed|wrong|"
+    r"missing|flaky|slow|weird|crash\w*|empty|gone|done|ready|fine|ok|okay)\b)"
+)
+"""No word of the state at hand later in the sentence: "every page is broken", "all tests
+are green now", "new builds go in slow today" describe this moment, not the project."""
+_GENERIC_LEAD = r"^\W*(?:(?:and|also|btw|fyi|so|plus)\W+)?"
 
 RULES: tuple[Rule, ...] = (
     # Each rule is a kind of signal, written from made-up sessions (tests/curator/
@@ -342,6 +350,34 @@ RULES: tuple[Rule, ...] = (
         r"prefer)\s+[^.?!]{2,60}?\b(?:in|across|throughout) the (?:whole|entire) [\w-]+",
     ),
     _r(
+        "kind-lives-in",
+        "convention",
+        0.76,
+        # where or how a kind of thing is kept, said of a bare plural subject in the present
+        # tense: "fixtures live in tests/data", "amounts are stored as integer pence" (not "the
+        # files are in /tmp", one thing at hand; not "were stored", past)
+        _GENERIC_LEAD + _NOT_OF_THE_MOMENT + r"(?:(?:all|our|new)\s+)?"
+        r"(?!(?:we|you|i|they|these|those|people|users?|customers?|clients?|most|many|some|"
+        r"other|others|things|changes|results)\b)(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+"
+        r"(?:always\s+|only\s+)?(?:live|go|belong|stay|are (?:stored|kept|written|named|"
+        r"formatted|computed|rendered|generated|defined|declared|registered|configured|"
+        r"validated|logged|looked up))\s+(?:in|under|into|as|with|through|via|from|at)\s+\S+"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "standing-role",
+        "convention",
+        0.76,
+        # what a thing stands as in the project: "the schema files are the source of truth",
+        # "Python 3.10 is the lowest version we run on" (not "this is the only way", a
+        # pointer to the thing at hand)
+        _GENERIC_LEAD + _NOT_OF_THE_MOMENT + r"(?:(?:the|our)\s+)?"
+        r"(?!(?:it|this|that|which|what|there|here|he|she|they)\b)(?:[\w./+-]+\s+){0,4}?"
+        r"[\w./+-]+\s+(?:is|are)\s+(?:still\s+)?the\s+(?:single\s+|only\s+)?"
+        r"(?:source of truth|lowest (?:\w+ )?version|minimum (?:\w+ )?version|oldest (?:\w+ )?"
+        r"version)\b" + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
         "build-target",
         "convention",
         0.76,
@@ -361,8 +397,12 @@ RULES: tuple[Rule, ...] = (
         # live in qa/fixtures", "the mock API is on port 4010", "the docs build with `make
         # html`", "the deploy branch is prod-eu now", "the audit log is append-only"
         r"^\W*(?:every|each)\s+(?!time\b|day\b|morning\b|week\b|night\b|one\b|other\b)"
+        + _NOT_OF_THE_MOMENT +
         r"[^.,;?!]{2,50}?\b(?:gets?|is|are|has|have|goes|go|must|needs?|uses?|lives?|stays?|"
-        r"belongs?|takes?)\b(?!\s+(?:broken|failing|down|wrong|missing|empty|slow|red|gone|"
+        r"belongs?|takes?(?!\s+(?:about|around|over|under|almost|nearly|up to|\d|an? (?:few|"
+        r"couple|minute|second|hour|while)|ages|forever|long)\b)|declares?|requires?|carries|"
+        r"follows?|keeps?)\b"
+        r"(?!\s+(?:broken|failing|down|wrong|missing|empty|slow|red|gone|"
         r"flaky|fine|done|ok|okay|good|great|fixed|there)\b)"
         r"|^\W*(?:the |our |all )?[\w-]+s(?: [\w-]+){0,2} (?:live|go|belong|sit|are kept|are "
         r"stored) (?:in|under|into|inside) [`'\"]?[\w.-]*/[\w./-]*"

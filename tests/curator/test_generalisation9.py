@@ -170,3 +170,37 @@ NOT_GENERAL_STATEMENTS = [
 @pytest.mark.parametrize("text", NOT_GENERAL_STATEMENTS)
 def test_a_statement_of_the_moment_or_a_question_is_not_saved(text: str) -> None:
     assert not _saved([text])
+
+
+SCOPED_STATEMENTS = [
+    # (the user's message, a word the stable record must keep)
+    # a proper-name subject and an open version range
+    ("Tidewater supports Python 3.9 and later", "3.9"),
+    # a scope saying the statement holds across the project
+    ("the base image is Debian 12 throughout", "Debian 12"),
+    ("we write Oxford commas in all docs", "Oxford"),
+    ("commit messages are in English in all repos", "English"),
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), SCOPED_STATEMENTS)
+def test_a_statement_scoped_to_the_whole_project_or_a_range_is_saved(
+    text: str, kept: str
+) -> None:
+    ops = _saved([text])
+    assert any(kept in op["text"] and op["kind"] == "stable" for op in ops), ops
+
+
+NOT_SCOPED_STATEMENTS = [
+    "rename the helper in all files",  # a task across the project, not a rule
+    "the tests are failing in all environments",  # the state at hand
+    "the build is red throughout",
+    "it is fine throughout",  # a pointer to the thing at hand
+    "does Tidewater support Python 3.9 and later?",  # a question
+    "the pipeline was green in all branches yesterday",  # past, of the moment
+]
+
+
+@pytest.mark.parametrize("text", NOT_SCOPED_STATEMENTS)
+def test_a_scoped_remark_of_the_moment_is_not_saved(text: str) -> None:
+    assert not _saved([text])

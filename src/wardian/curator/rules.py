@@ -95,11 +95,17 @@ _NO_QUESTION = r"(?![^.]*\?)"
 _NOT_OF_THE_MOMENT = (
     r"(?![^.!?]*\b(?:now|today|tonight|yesterday|currently|right now|still|again|anymore|"
     r"any more|yet|already|at the moment|for now|this time|broken|failing|fails|failed|wrong|"
-    r"missing|flaky|slow|weird|crash\w*|empty|gone|done|ready|fine|ok|okay)\b)"
+    r"missing|flaky|slow|weird|crash\w*|empty|gone|done|ready|fine|ok|okay|red|green)\b)"
 )
 """No word of the state at hand later in the sentence: "every page is broken", "all tests
 are green now", "new builds go in slow today" describe this moment, not the project."""
 _GENERIC_LEAD = r"^\W*(?:(?:and|also|btw|fyi|so|plus)\W+)?"
+_WHOLE_SCOPE = (
+    r"(?:\b(?:in|across|throughout) the (?:whole|entire) [\w-]+|\bthroughout(?=\s*(?:[.,;!]|$))"
+    r"|\b(?:in|across) all (?:our |the )?[\w-]+s\b)"
+)
+"""A scope saying the statement holds across the project: "in the whole handbook",
+"throughout" closing the clause, "in all docs"."""
 
 RULES: tuple[Rule, ...] = (
     # Each rule is a kind of signal, written from made-up sessions (tests/curator/
@@ -283,7 +289,8 @@ RULES: tuple[Rule, ...] = (
         0.77,
         # the oldest version supported, said as an open range with the name left to the
         # context: "we support 3.2 and newer only", "the extension supports 11 LTS or later"
-        r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:(?:we|it|(?:the|our|this) [\w-]+)\s+(?:only\s+)?"
+        r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:(?:we|it|(?:the|our|this) [\w-]+|[A-Z][\w.-]+)\s+"
+        r"(?:only\s+)?"
         r"(?:supports?|targets?)|(?:only\s+)?(?:supports|targets))\s+"
         r"(?:[A-Za-z][\w.+#-]*\s+)?v?\d+(?:\.\d+)*(?:\s+lts)?\s+(?:and|or)\s+(?:newer|later|"
         r"up|above|higher)\b" + _NO_QUESTION + _UNCONDITIONAL,
@@ -345,9 +352,9 @@ RULES: tuple[Rule, ...] = (
         # monorepo" (not a task to do now across it: "rename the helper in the whole repo")
         r"^\W*(?:(?:and|also|btw|fyi|yes|yep|yeah|so)\W+)*(?:(?:the|our|all)\s+)?"
         r"(?!(?:it|this|that|which|what|there|here)\b)(?:[\w\\-]+\s+){0,3}?[\w\\-]+\s+"
-        r"(?:is|are)\s+[^.?!]{2,60}?\b(?:in|across|throughout) the (?:whole|entire) [\w-]+"
-        r"|^\W*(?:(?:and|also|yes|yep|yeah|so|please|pls)\W+)*(?:use|keep|write|indent|name|"
-        r"prefer)\s+[^.?!]{2,60}?\b(?:in|across|throughout) the (?:whole|entire) [\w-]+",
+        r"(?:is|are)\s+" + _NOT_OF_THE_MOMENT + r"[^.?!]{2,60}?" + _WHOLE_SCOPE
+        + r"|^\W*(?:(?:and|also|yes|yep|yeah|so|please|pls)\W+)*(?:we\s+)?(?:use|keep|write|"
+        r"indent|name|prefer)\s+" + _NOT_OF_THE_MOMENT + r"[^.?!]{2,60}?" + _WHOLE_SCOPE,
     ),
     _r(
         "kind-lives-in",

@@ -204,3 +204,46 @@ NOT_SCOPED_STATEMENTS = [
 @pytest.mark.parametrize("text", NOT_SCOPED_STATEMENTS)
 def test_a_scoped_remark_of_the_moment_is_not_saved(text: str) -> None:
     assert not _saved([text])
+
+
+# --- 3. a kind of code kept out of a place, a kind of thing set against what it is not --
+
+
+CONTRAST_AND_KEEP_OUT = [
+    # (the user's message, a word the stable record must keep)
+    ("no print() in library code, use the logger", "print()"),
+    ("nope, no os.getenv outside settings.py, it all goes through the config object",
+     "os.getenv"),
+    ("add the retry. no setTimeout in reducers", "setTimeout"),
+    ("no raw_query on the request path, the ORM builds every statement", "raw_query"),
+    ("diagrams are mermaid, not plantuml", "mermaid"),
+    ("ids are uuids here, no integers", "uuids"),
+    ("timestamps are unix seconds, not milliseconds", "unix seconds"),
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), CONTRAST_AND_KEEP_OUT)
+def test_code_kept_out_of_a_place_or_a_kind_set_against_another_is_saved(
+    text: str, kept: str
+) -> None:
+    ops = _saved([text])
+    assert any(kept in op["text"] and op["kind"] == "stable" for op in ops), ops
+
+
+NOT_CONTRAST_OR_KEEP_OUT = [
+    "no errors in the log",  # an observation, not code kept out
+    "no rows in the staging table",
+    "no print() in this file",  # the thing at hand
+    "no data.csv in the repo",  # a file, not a kind of code
+    "there is no print() in library code?",  # a question
+    "the bug is in the parser, not the lexer",  # a finding, not a kind of thing
+    "tests are red, not green",  # the state at hand
+    "numbers are fine, not great",
+    "users are admins, not guests",  # people, not a part of the project
+    "timestamps are strings, not numbers?",
+]
+
+
+@pytest.mark.parametrize("text", NOT_CONTRAST_OR_KEEP_OUT)
+def test_an_observation_or_finding_shaped_alike_is_not_saved(text: str) -> None:
+    assert not _saved([text])

@@ -100,6 +100,13 @@ _NOT_OF_THE_MOMENT = (
 """No word of the state at hand later in the sentence: "every page is broken", "all tests
 are green now", "new builds go in slow today" describe this moment, not the project."""
 _GENERIC_LEAD = r"^\W*(?:(?:and|also|btw|fyi|so|plus)\W+)?"
+_CODE_NAME = (
+    r"(?-i:`?(?:[A-Za-z_][\w.]*\([^)\s]{0,20}\)|[a-z]\w*_\w+|[a-z_]\w*\.[A-Za-z_]\w{4,}|"
+    r"[a-z]+[A-Z]\w*)`?)"
+)
+"""A name said as code: a call ("print()", "ToString(\"C\")"), an underscored name
+("raw_sql"), a dotted one whose last part is no file extension ("os.getenv", not
+"data.csv"), a camelCase one ("setTimeout")."""
 _WHOLE_SCOPE = (
     r"(?:\b(?:in|across|throughout) the (?:whole|entire) [\w-]+|\bthroughout(?=\s*(?:[.,;!]|$))"
     r"|\b(?:in|across) all (?:our |the )?[\w-]+s\b)"
@@ -370,6 +377,35 @@ RULES: tuple[Rule, ...] = (
         r"formatted|computed|rendered|generated|defined|declared|registered|configured|"
         r"validated|logged|looked up))\s+(?:in|under|into|as|with|through|via|from|at)\s+\S+"
         + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "no-code-in-place",
+        "convention",
+        0.77,
+        # a kind of code kept out of a part of the project, with the thing said as code (a
+        # call, a dotted, underscored or camelCase name): "no print() in library code", "no
+        # os.getenv outside config.py" (not "no errors in the log", an observation; not "no
+        # print() in this file", the thing at hand)
+        r"^\W*(?:(?:no|nope|and|also|but|so|ok|okay)\W+)*no\s+" + _CODE_NAME
+        + r"(?:\s+(?:calls?|statements?|imports?))?\s+(?:in|on|inside|outside|under|within|"
+        r"from|into)\s+(?!(?:this|that|these|those|my|your|it|here)\b)(?:the\s+)?[\w./-]+"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "kind-is-not",
+        "convention",
+        0.76,
+        # what a kind of thing in the project is, set against what it is not, with a bare
+        # plural subject: "diagrams are mermaid, not plantuml", "ids are uuids here, no
+        # integers" (not "the bug is in the parser, not the lexer", a finding; not "tests
+        # are red, not green", the state at hand)
+        _GENERIC_LEAD + _NOT_OF_THE_MOMENT + r"(?:(?:all|our)\s+)?"
+        r"(?!(?:we|you|i|they|these|those|people|users?|customers?|clients?|most|many|some|"
+        r"other|others|things|changes|results|problems|issues|bugs|errors)\b)"
+        r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+are\s+"
+        r"(?!(?:in|on|at|from|to|for|with|by|not|no|also|just|still|now|the|a|an)\b)"
+        r"[\w.+#-]+(?:\s+[\w.+#-]+){0,2}?(?:\s+(?:here|everywhere))?,?\s+(?:not|no)\s+"
+        r"[\w.+#-]+(?:\s+[\w.+#-]+){0,2}\s*(?:[.,;!]|$)" + _NO_QUESTION + _UNCONDITIONAL,
     ),
     _r(
         "standing-role",

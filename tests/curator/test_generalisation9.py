@@ -247,3 +247,42 @@ NOT_CONTRAST_OR_KEEP_OUT = [
 @pytest.mark.parametrize("text", NOT_CONTRAST_OR_KEEP_OUT)
 def test_an_observation_or_finding_shaped_alike_is_not_saved(text: str) -> None:
     assert not _saved([text])
+
+
+# --- 4. a plain statement after a lead clause ---------------------------------------------
+
+AFTER_A_LEAD = [
+    # (the user's message, a word the stable record must keep)
+    ("I read the style sheet again: labels are title case, not sentence case", "title case"),
+    ("and about the copy there: button texts live in locales/en.json", "locales/en.json"),
+    ("ok, but every screen needs a loading skeleton", "loading skeleton"),
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), AFTER_A_LEAD)
+def test_a_plain_statement_after_a_lead_clause_is_saved(text: str, kept: str) -> None:
+    ops = _saved([text])
+    assert any(kept in op["text"] and op["kind"] == "stable" for op in ops), ops
+
+
+NOT_AFTER_A_LEAD = [
+    "I asked the team: ids are strings, not sure why",  # a doubt, not a contrast
+    "so I looked: results are in, not great",
+    "ok, but every screen is broken on the tablet",
+    "one thing: these fixtures live in my scratch folder",
+]
+
+
+@pytest.mark.parametrize("text", NOT_AFTER_A_LEAD)
+def test_a_remark_after_a_lead_clause_is_not_saved(text: str) -> None:
+    assert not _saved([text])
+
+
+
+@pytest.mark.parametrize("text", [
+    "removing a team should remove its boards too, but boards stay in the sidebar",
+    "archived cards should vanish, but the cards stay in the list",
+])
+def test_a_fault_set_against_what_should_happen_is_not_a_plain_rule(text: str) -> None:
+    # ", but X stay in Y" after what should happen describes a fault, not where X are kept
+    assert not [op for op in _saved([text]) if "stay" in op["text"].split(",")[0]]

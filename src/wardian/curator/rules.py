@@ -99,7 +99,13 @@ _NOT_OF_THE_MOMENT = (
 )
 """No word of the state at hand later in the sentence: "every page is broken", "all tests
 are green now", "new builds go in slow today" describe this moment, not the project."""
-_GENERIC_LEAD = r"^\W*(?:(?:and|also|btw|fyi|so|plus)\W+)?"
+_GENERIC_LEAD = (
+    r"(?:^|(?<=[:;])\s+|^\W*(?:(?:ok|okay|yes|yeah)\W+)?but\s+)\W*(?:(?:and|also|btw|fyi|so|"
+    r"plus)\W+)?"
+)
+"""Where a plain statement starts: the segment's start, a clause after a colon or a
+semicolon ("I checked the guide: labels are X"), or after a leading "but"; not a ", but"
+mid-sentence, which sets a fault against what should happen ("X should go, but Y stays")."""
 _CODE_NAME = (
     r"(?-i:`?(?:[A-Za-z_][\w.]*\([^)\s]{0,20}\)|[a-z]\w*_\w+|[a-z_]\w*\.[A-Za-z_]\w{4,}|"
     r"[a-z]+[A-Z]\w*)`?)"
@@ -371,8 +377,9 @@ RULES: tuple[Rule, ...] = (
         # tense: "fixtures live in tests/data", "amounts are stored as integer pence" (not "the
         # files are in /tmp", one thing at hand; not "were stored", past)
         _GENERIC_LEAD + _NOT_OF_THE_MOMENT + r"(?:(?:all|our|new)\s+)?"
-        r"(?!(?:we|you|i|they|these|those|people|users?|customers?|clients?|most|many|some|"
-        r"other|others|things|changes|results)\b)(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+"
+        r"(?!(?:we|you|i|they|these|those|the|a|an|this|that|my|your|their|his|her|its|people|"
+        r"users?|customers?|clients?|most|many|some|other|others|things|changes|results)\b)"
+        r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+"
         r"(?:always\s+|only\s+)?(?:live|go|belong|stay|are (?:stored|kept|written|named|"
         r"formatted|computed|rendered|generated|defined|declared|registered|configured|"
         r"validated|logged|looked up))\s+(?:in|under|into|as|with|through|via|from|at)\s+\S+"
@@ -400,12 +407,15 @@ RULES: tuple[Rule, ...] = (
         # integers" (not "the bug is in the parser, not the lexer", a finding; not "tests
         # are red, not green", the state at hand)
         _GENERIC_LEAD + _NOT_OF_THE_MOMENT + r"(?:(?:all|our)\s+)?"
-        r"(?!(?:we|you|i|they|these|those|people|users?|customers?|clients?|most|many|some|"
-        r"other|others|things|changes|results|problems|issues|bugs|errors)\b)"
+        r"(?!(?:we|you|i|they|these|those|the|a|an|this|that|my|your|their|his|her|its|people|"
+        r"users?|customers?|clients?|most|many|some|other|others|things|changes|results|"
+        r"problems|issues|bugs|errors)\b)"
         r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+are\s+"
         r"(?!(?:in|on|at|from|to|for|with|by|not|no|also|just|still|now|the|a|an)\b)"
         r"[\w.+#-]+(?:\s+[\w.+#-]+){0,2}?(?:\s+(?:here|everywhere))?,?\s+(?:not|no)\s+"
-        r"[\w.+#-]+(?:\s+[\w.+#-]+){0,2}\s*(?:[.,;!]|$)" + _NO_QUESTION + _UNCONDITIONAL,
+        r"(?!(?:sure|really|quite|yet|always|exactly|anymore|too|that|this|so|very|much|idea|"
+        r"clue|doubt|wonder|problem|worries)\b)[\w.+#-]+(?:\s+[\w.+#-]+){0,2}\s*(?:[.,;!]|$)"
+        + _NO_QUESTION + _UNCONDITIONAL,
     ),
     _r(
         "standing-role",
@@ -439,7 +449,8 @@ RULES: tuple[Rule, ...] = (
         # port, a command or a new name: "every migration gets a down step", "the fixtures
         # live in qa/fixtures", "the mock API is on port 4010", "the docs build with `make
         # html`", "the deploy branch is prod-eu now", "the audit log is append-only"
-        r"^\W*(?:every|each)\s+(?!time\b|day\b|morning\b|week\b|night\b|one\b|other\b)"
+        r"^\W*(?:(?:ok|okay|yes|yeah)\W+)?(?:(?:but|and|so)\s+)?(?:every|each)\s+"
+        r"(?!time\b|day\b|morning\b|week\b|night\b|one\b|other\b)"
         + _NOT_OF_THE_MOMENT +
         r"[^.,;?!]{2,50}?\b(?:gets?|is|are|has|have|goes|go|must|needs?|uses?|lives?|stays?|"
         r"belongs?|takes?(?!\s+(?:about|around|over|under|almost|nearly|up to|\d|an? (?:few|"

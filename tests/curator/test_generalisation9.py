@@ -286,3 +286,42 @@ def test_a_remark_after_a_lead_clause_is_not_saved(text: str) -> None:
 def test_a_fault_set_against_what_should_happen_is_not_a_plain_rule(text: str) -> None:
     # ", but X stay in Y" after what should happen describes a fault, not where X are kept
     assert not [op for op in _saved([text]) if "stay" in op["text"].split(",")[0]]
+
+
+# --- 5. a session that ends on a request the agent never finished ---------------------------
+
+_BEFORE = [
+    ("user", "add a pdf export to the quotes page"),
+    ("assistant", "Done: the pdf export works and its tests pass."),
+]
+
+
+@pytest.mark.parametrize("fmt", ["claude", "codex", "gemini"])
+def test_a_request_the_session_ended_on_unanswered_is_a_checkpoint(
+    fmt: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [*_BEFORE, ("user", "now add the same export to the orders page")],
+                         tmp_path)
+    assert any(op["kind"] == "current" and "orders page" in op["text"] for op in ops), ops
+
+
+def test_a_request_the_user_interrupted_at_the_end_is_a_checkpoint(tmp_path: Path) -> None:
+    ops = curate_session("claude", [*_BEFORE, ("user", "write a test for the empty quote case"),
+                                    ("interrupt",)], tmp_path)
+    assert any(op["kind"] == "current" and "empty quote" in op["text"] for op in ops), ops
+
+
+ENDINGS_THAT_LEAVE_NO_WORK = [
+    "thanks, that's all",  # routine
+    "why does the export need a header row?",  # a question asks for no work
+    "ok that's it for today",  # a sign-off after finished work
+    "nice, works for me",  # a confirmation
+]
+
+
+@pytest.mark.parametrize("closing", ENDINGS_THAT_LEAVE_NO_WORK)
+def test_a_closing_message_that_asks_for_no_work_is_no_checkpoint(
+    closing: str, tmp_path: Path
+) -> None:
+    ops = curate_session("claude", [*_BEFORE, ("user", closing)], tmp_path)
+    assert not ops, ops

@@ -288,7 +288,7 @@ def test_a_fault_set_against_what_should_happen_is_not_a_plain_rule(text: str) -
     assert not [op for op in _saved([text]) if "stay" in op["text"].split(",")[0]]
 
 
-# --- 5. a session that ends on a request the agent never finished ---------------------------
+# --- 5. a session that ends on a request the user interrupted -------------------------------
 
 _BEFORE = [
     ("user", "add a pdf export to the quotes page"),
@@ -297,12 +297,11 @@ _BEFORE = [
 
 
 @pytest.mark.parametrize("fmt", ["claude", "codex", "gemini"])
-def test_a_request_the_session_ended_on_unanswered_is_a_checkpoint(
-    fmt: str, tmp_path: Path
-) -> None:
+def test_a_request_a_slice_merely_ends_on_is_no_checkpoint(fmt: str, tmp_path: Path) -> None:
+    # the agent may answer it in the next slice: nothing says the work was left
     ops = curate_session(fmt, [*_BEFORE, ("user", "now add the same export to the orders page")],
                          tmp_path)
-    assert any(op["kind"] == "current" and "orders page" in op["text"] for op in ops), ops
+    assert not ops, ops
 
 
 def test_a_request_the_user_interrupted_at_the_end_is_a_checkpoint(tmp_path: Path) -> None:

@@ -1014,7 +1014,7 @@ def unfinished(
     asking the user something that no human message answers; a closing message that puts
     off a part the agent's last report names open (`_left_at_stop`); the last human request
     when the agent neither reported it done nor was confirmed by the user, or when the
-    session ended on it before the agent answered or with the user's interrupt.
+    user's interrupt is all that follows it.
     """
     texts = _texts(messages)
     if not texts:
@@ -1069,10 +1069,10 @@ def unfinished(
                 if m.get("role") == "assistant" and m.get("kind") == "text")
             or _closing_report(after, report)
         )
-        # a request the session ended on before the agent answered, or while the user
-        # interrupted the agent working on it, is left whole
-        started = not after or any(m.get("role") == "assistant" or m.get("kind") == "interrupt"
-                                   for _, m, _ in after)
+        # a request the user interrupted the agent on is started work left whole; one the
+        # slice merely ends on may be answered in the next slice, and is not read as left
+        started = any(m.get("role") == "assistant" or m.get("kind") == "interrupt"
+                      for _, m, _ in after)
         if started and not finished and not is_routine(request) and not _CONFIRM.search(request):
             piece = _request_piece(request)
             if piece is not None:

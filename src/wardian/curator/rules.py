@@ -98,10 +98,11 @@ _NOT_OF_THE_MOMENT = (
     r"missing|flaky|slow|weird|crash\w*|empty|gone|done|ready|fine|ok|okay|red|green)\b)"
 )
 """No word of the state at hand later in the sentence: "every page is broken", "all tests
-are green now", "new builds go in slow today" describe this moment, not the project."""
+are green now", "new builds go in slow today" describe this moment, not the project. It
+scans the rest of the sentence, so a rule places it after its distinctive words."""
 _GENERIC_LEAD = (
-    r"(?:^|(?<=[:;])\s+|^\W*(?:(?:ok|okay|yes|yeah)\W+)?but\s+)\W*(?:(?:and|also|btw|fyi|so|"
-    r"plus)\W+)?"
+    r"^(?:[^:;.!?]{0,80}[:;]\s+|\W*(?:(?:ok|okay|yes|yeah)\W+)?but\s+)?\W*(?:(?:and|also|btw|"
+    r"fyi|so|plus)\W+)?"
 )
 """Where a plain statement starts: the segment's start, a clause after a colon or a
 semicolon ("I checked the guide: labels are X"), or after a leading "but"; not a ", but"
@@ -376,11 +377,12 @@ RULES: tuple[Rule, ...] = (
         # where or how a kind of thing is kept, said of a bare plural subject in the present
         # tense: "fixtures live in tests/data", "amounts are stored as integer pence" (not "the
         # files are in /tmp", one thing at hand; not "were stored", past)
-        _GENERIC_LEAD + _NOT_OF_THE_MOMENT + r"(?:(?:all|our|new)\s+)?"
+        _GENERIC_LEAD + r"(?:(?:all|our|new)\s+)?"
         r"(?!(?:we|you|i|they|these|those|the|a|an|this|that|my|your|their|his|her|its|people|"
         r"users?|customers?|clients?|most|many|some|other|others|things|changes|results)\b)"
         r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+"
-        r"(?:always\s+|only\s+)?(?:live|go|belong|stay|are (?:stored|kept|written|named|"
+        r"(?:always\s+|only\s+)?" + _NOT_OF_THE_MOMENT + r"(?:live|go|belong|stay|are (?:stored|"
+        r"kept|written|named|"
         r"formatted|computed|rendered|generated|defined|declared|registered|configured|"
         r"validated|logged|looked up))\s+(?:in|under|into|as|with|through|via|from|at)\s+\S+"
         + _NO_QUESTION + _UNCONDITIONAL,
@@ -406,11 +408,11 @@ RULES: tuple[Rule, ...] = (
         # plural subject: "diagrams are mermaid, not plantuml", "ids are uuids here, no
         # integers" (not "the bug is in the parser, not the lexer", a finding; not "tests
         # are red, not green", the state at hand)
-        _GENERIC_LEAD + _NOT_OF_THE_MOMENT + r"(?:(?:all|our)\s+)?"
+        _GENERIC_LEAD + r"(?:(?:all|our)\s+)?"
         r"(?!(?:we|you|i|they|these|those|the|a|an|this|that|my|your|their|his|her|its|people|"
         r"users?|customers?|clients?|most|many|some|other|others|things|changes|results|"
         r"problems|issues|bugs|errors)\b)"
-        r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+are\s+"
+        r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+are\s+" + _NOT_OF_THE_MOMENT +
         r"(?!(?:in|on|at|from|to|for|with|by|not|no|also|just|still|now|the|a|an)\b)"
         r"[\w.+#-]+(?:\s+[\w.+#-]+){0,2}?(?:\s+(?:here|everywhere))?,?\s+(?:not|no)\s+"
         r"(?!(?:sure|really|quite|yet|always|exactly|anymore|too|that|this|so|very|much|idea|"
@@ -424,9 +426,10 @@ RULES: tuple[Rule, ...] = (
         # what a thing stands as in the project: "the schema files are the source of truth",
         # "Python 3.10 is the lowest version we run on" (not "this is the only way", a
         # pointer to the thing at hand)
-        _GENERIC_LEAD + _NOT_OF_THE_MOMENT + r"(?:(?:the|our)\s+)?"
+        _GENERIC_LEAD + r"(?:(?:the|our)\s+)?"
         r"(?!(?:it|this|that|which|what|there|here|he|she|they)\b)(?:[\w./+-]+\s+){0,4}?"
-        r"[\w./+-]+\s+(?:is|are)\s+(?:still\s+)?the\s+(?:single\s+|only\s+)?"
+        r"[\w./+-]+\s+(?:is|are)\s+" + _NOT_OF_THE_MOMENT + r"(?:still\s+)?the\s+(?:single\s+|"
+        r"only\s+)?"
         r"(?:source of truth|lowest (?:\w+ )?version|minimum (?:\w+ )?version|oldest (?:\w+ )?"
         r"version)\b" + _NO_QUESTION + _UNCONDITIONAL,
     ),

@@ -324,3 +324,10 @@ def test_a_closing_message_that_asks_for_no_work_is_no_checkpoint(
 ) -> None:
     ops = curate_session("claude", [*_BEFORE, ("user", closing)], tmp_path)
     assert not ops, ops
+
+
+def test_a_reason_after_a_rule_may_say_again() -> None:
+    # "again" in the reason is no state of the moment: the rule before it still holds
+    ops = _saved(["every fetch on the payments api gets a timeout of 5 s, so nothing hangs "
+                  "again"])
+    assert any("timeout" in op["text"] and op["kind"] == "stable" for op in ops), ops

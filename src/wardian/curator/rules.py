@@ -93,8 +93,8 @@ _TOOL_NAME = r"`?[A-Za-z][\w.+#/-]*`?"
 """A tool, library or engine name as said: "Leaflet", "Chart.js", "react-hook-form"."""
 _NO_QUESTION = r"(?![^.]*\?)"
 _NOT_OF_THE_MOMENT = (
-    r"(?![^.!?]*\b(?:now|today|tonight|yesterday|currently|right now|still|again|anymore|"
-    r"any more|yet|already|at the moment|for now|this time|broken|failing|fails|failed|wrong|"
+    r"(?![^.!?]*\b(?:now|today|tonight|yesterday|currently|right now|still|yet|already|"
+    r"at the moment|for now|this time|broken|failing|fails|failed|wrong|"
     r"missing|flaky|slow|weird|crash\w*|empty|gone|done|ready|fine|ok|okay|red|green)\b)"
 )
 """No word of the state at hand later in the sentence: "every page is broken", "all tests

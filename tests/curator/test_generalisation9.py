@@ -331,3 +331,51 @@ def test_a_reason_after_a_rule_may_say_again() -> None:
     ops = _saved(["every fetch on the payments api gets a timeout of 5 s, so nothing hangs "
                   "again"])
     assert any("timeout" in op["text"] and op["kind"] == "stable" for op in ops), ops
+
+
+# --- 6. an answer that names one word of one of two phrased alternatives -------------------
+
+PHRASED_CHOICES = [
+    # (the agent's closing question, the user's reply, words the record must keep)
+    ("The upload handler buffers the whole file. Should I stream it to disk or push it "
+     "straight to S3?", "S3. the containers have no persistent disk and uploads reach 2 GB",
+     "push it straight to S3"),
+    ("The retry lives in the kiosk client. Should I keep the retry in the client or move it "
+     "into Celery?", "celery. the kiosk client has to stay dumb, it runs on old tablets and "
+     "we cannot update them often", "move it into Celery"),
+]
+
+
+@pytest.mark.parametrize("fmt", ["claude", "codex"])
+@pytest.mark.parametrize(("question", "reply", "kept"), PHRASED_CHOICES)
+def test_a_one_word_answer_to_phrased_alternatives_is_saved_with_its_alternative(
+    fmt: str, question: str, reply: str, kept: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, [("user", "the upload page times out on big files"),
+                               ("assistant", question), ("user", reply)], tmp_path)
+    assert any(kept in op["text"] and op["kind"] == "stable" for op in ops), ops
+
+
+NOT_PHRASED_CHOICES = [
+    # the word is in both alternatives
+    ("Should I move the cart to Pinia or keep the cart in Vuex?",
+     "cart. it has to be one store, the checkout page reads it too and the totals differ"),
+    # the word names neither alternative
+    ("Should I stream it to disk or push it straight to S3?",
+     "later. first the failing tests, the nightly build has been red since monday"),
+    # a question back, not a choice
+    ("Should I stream it to disk or push it straight to S3?",
+     "S3? is that even reachable from the staging network, the firewall team said no"),
+    # no question asked
+    ("I streamed it to disk or S3 depending on the size.",
+     "S3. thanks, that was quick and the page loads again for the big uploads"),
+]
+
+
+@pytest.mark.parametrize(("question", "reply"), NOT_PHRASED_CHOICES)
+def test_a_reply_that_picks_no_single_alternative_is_not_saved(
+    question: str, reply: str, tmp_path: Path
+) -> None:
+    ops = curate_session("claude", [("user", "the upload page times out on big files"),
+                                    ("assistant", question), ("user", reply)], tmp_path)
+    assert not ops, ops

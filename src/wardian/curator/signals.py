@@ -607,7 +607,8 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 )
         elif _is_human(msg) and len(text.split()) <= MAX_CHOICE_REPLY_WORDS:
             short = len(text.split()) <= MAX_ANSWER_WORDS
-            if not short and not (_PICKS.search(text) or _LABEL_LEAD.match(text.strip())):
+            if not short and not (_PICKS.search(text) or _LABEL_LEAD.match(text.strip())
+                                  or _BARE_CHOICE.match(text.strip())):
                 continue  # a longer reply picks an option only with a choice verb or a label
             prior = _previous(texts, i, "text")
             if prior is None:
@@ -619,7 +620,8 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 option = next((o for offer in _earlier_offers(texts, i)
                                if (o := _chosen_option(text, offer, short)) is not None), None)
             if option is None:
-                either = _either_choice(text, prior[2]) if short else None
+                either = (_either_choice(text, prior[2])
+                          if short or _BARE_CHOICE.match(text.strip()) else None)
                 if either is not None:
                     chosen, question = either
                     out.append(
@@ -679,9 +681,38 @@ def _rejects_option(reply: str, label: str) -> bool:
     )
 
 
+_BARE_CHOICE = re.compile(r"^[\w.+#/-]+\.\s+\S")
+"""A reply whose first sentence is one bare word ("Redis. The queue already …"): the word
+answers the question before it, the rest gives reasons, however long."""
+_ASKING_LEAD = re.compile(
+    r"^(?:.*?[,:;]\s+)?(?:should|shall|do you want|would you like|want)\s+(?:i|we|me to)?\s*",
+    re.IGNORECASE)
+
+
+_FUNCTION_WORDS = frozenset(
+    {"it", "to", "in", "on", "at", "a", "an", "the", "of", "ok", "okay", "so", "or", "and",
+     "is", "me", "my", "we", "us", "you", "he", "she", "they", "this", "that", "there"})
+
+
+def _phrase_choice(head: str, question: str) -> str | None:
+    """The alternative of "should I A or B?" that alone names the one word `head`
+    ("pinia" in "…fix it in the Vuex store or move the cart to Pinia?" → "move the cart
+    to Pinia"); None when the word is in both phrases, in neither, or is no name."""
+    if " " in head or len(head) < 2 or head in _NOT_ALTERNATIVES or head in _FUNCTION_WORDS:
+        return None
+    body = _ASKING_LEAD.sub("", question.rstrip(" ?*_`"))
+    if body.lower().count(" or ") != 1:
+        return None
+    left, right = re.split(r"\s+or\s+", body, maxsplit=1, flags=re.IGNORECASE)
+    word = re.compile(rf"(?<![\w.+#/-]){re.escape(head)}(?![\w+#/-])", re.IGNORECASE)
+    hits = [phrase for phrase in (left, right) if word.search(phrase)]
+    return hits[0].strip() if len(hits) == 1 else None
+
+
 def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
     """(chosen alternative, question) when `reply` opens by naming one of the two
-    alternatives of the agent's closing "X or Y?" question ("TOML. Same as…")."""
+    alternatives of the agent's closing "X or Y?" question ("TOML. Same as…"), or one word
+    that only one of two phrased alternatives names (`_phrase_choice`)."""
     if is_routine(reply):
         return None
     questions = [q.strip() for _, q in _sentences(offer) if q.strip().endswith("?")]
@@ -707,7 +738,8 @@ def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
                             and not any(o != alternative and re.split(r"[-_ ]", o.lower())[0]
                                         == head for o in alternatives)):
             return alternative, question.strip(" *_`")
-    return None
+    phrase = _phrase_choice(head, question)
+    return (phrase, question.strip(" *_`")) if phrase else None
 
 
 def _options(offer: str) -> dict[str, str]:

@@ -379,3 +379,36 @@ def test_a_reply_that_picks_no_single_alternative_is_not_saved(
     ops = curate_session("claude", [("user", "the upload page times out on big files"),
                                     ("assistant", question), ("user", reply)], tmp_path)
     assert not ops, ops
+
+
+# --- 7. what a part of the project is or runs on: a product name and its version ----------
+
+ON_A_VERSION = [
+    ("the worker runs Python 3.12", "Python 3.12"),
+    ("the desktop client is .NET 8, WPF with Prism", ".NET 8"),
+    ("fix the export. the cluster runs Kubernetes 1.29, so no beta APIs", "Kubernetes 1.29"),
+    ("the app is iOS 17 only", "iOS 17"),
+]
+
+
+@pytest.mark.parametrize(("text", "kept"), ON_A_VERSION)
+def test_what_a_part_runs_on_named_with_its_version_is_saved(text: str, kept: str) -> None:
+    ops = _saved([text])
+    assert any(kept in op["text"] and op["kind"] == "stable" for op in ops), ops
+
+
+NOT_ON_A_VERSION = [
+    "the error is HTTP 404",  # a result
+    "my laptop runs macOS 14",  # the user's own machine
+    "it is Python 3.12",  # a pointer to the thing at hand
+    "the server is Ubuntu 22.04 right now",  # the state of the moment
+    "is the runtime Node 20?",  # a question
+    "the staging box was Debian 11",  # past
+    "the latest release is Version 2.1",  # a release of the moment
+    "the meeting is Room 4",  # a number that is no version
+]
+
+
+@pytest.mark.parametrize("text", NOT_ON_A_VERSION)
+def test_a_name_and_number_that_is_no_platform_is_not_saved(text: str) -> None:
+    assert not _saved([text])

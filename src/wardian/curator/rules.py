@@ -93,11 +93,13 @@ _TOOL_NAME = r"`?[A-Za-z][\w.+#/-]*`?"
 """A tool, library or engine name as said: "Leaflet", "Chart.js", "react-hook-form"."""
 _NO_QUESTION = r"(?![^.]*\?)"
 _NOT_OF_THE_MOMENT = (
-    r"(?![^.!?]*\b(?:now|today|tonight|yesterday|currently|right now|still|yet|already|"
+    r"(?!(?:[^.!?]|\.(?=\S))*\b(?:now|today|tonight|yesterday|currently|right now|still|yet|"
+    r"already|"
     r"at the moment|for now|this time|broken|failing|fails|failed|wrong|"
     r"missing|flaky|slow|weird|crash\w*|empty|gone|done|ready|fine|ok|okay|red|green)\b)"
 )
-"""No word of the state at hand later in the sentence: "every page is broken", "all tests
+"""No word of the state at hand later in the sentence (a stop inside "22.04" ends none):
+"every page is broken", "all tests
 are green now", "new builds go in slow today" describe this moment, not the project. It
 scans the rest of the sentence, so a rule places it after its distinctive words."""
 _GENERIC_LEAD = (
@@ -114,6 +116,13 @@ _CODE_NAME = (
 """A name said as code: a call ("print()", "ToString(\"C\")"), an underscored name
 ("raw_sql"), a dotted one whose last part is no file extension ("os.getenv", not
 "data.csv"), a camelCase one ("setTimeout")."""
+_NOT_A_PLATFORM_SUBJECT = (
+    r"(?!(?:it|this|that|which|what|there|here|he|she|they|my|your|his|her|error|errors|"
+    r"status|response|result|output|latest|current|last|next|new|old|previous|fix|bug|issue|"
+    r"problem|ticket|pr|branch|commit|release|build)\b)"
+)
+"""A subject that names no part of the project: a pointer, a person, the user's own thing,
+a result ("the error is HTTP 404") or a release of the moment ("the latest is X 2.1")."""
 _WHOLE_SCOPE = (
     r"(?:\b(?:in|across|throughout) the (?:whole|entire) [\w-]+|\bthroughout(?=\s*(?:[.,;!]|$))"
     r"|\b(?:in|across) all (?:our |the )?[\w-]+s\b)"
@@ -418,6 +427,20 @@ RULES: tuple[Rule, ...] = (
         r"(?!(?:sure|really|quite|yet|always|exactly|anymore|too|that|this|so|very|much|idea|"
         r"clue|doubt|wonder|problem|worries)\b)[\w.+#-]+(?:\s+[\w.+#-]+){0,2}\s*(?:[.,;!]|$)"
         + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "runs-on-version",
+        "convention",
+        0.76,
+        # what a part of the project is or runs on, said as a product name and its version:
+        # "the worker runs Python 3.12", "the desktop client is .NET 8" (not "the error is
+        # HTTP 404", a result; not "my laptop runs macOS 14", the user's own machine)
+        _GENERIC_LEAD + r"(?:(?:the|our)\s+" + _NOT_A_PLATFORM_SUBJECT + r"|(?!(?:the|our)\b)"
+        + _NOT_A_PLATFORM_SUBJECT + r")"
+        r"(?:[\w.-]+\s+){0,2}?[\w.-]+\s+(?:is|runs(?:\s+on)?)\s+" + _NOT_OF_THE_MOMENT
+        + r"(?:(?-i:\.[A-Z][\w.+#-]*|[a-z]+[A-Z]\w*)\s+v?\d+(?:\.\d+){0,2}"
+        r"|(?-i:[A-Z][\w+#-]*|[a-z]+-[a-z]+)\s+v?\d+(?:\.\d+){1,2})"
+        r"(?=\s*(?:[,.;!]|$|\s(?:and|with|so|on|for|only)\b))" + _NO_QUESTION + _UNCONDITIONAL,
     ),
     _r(
         "standing-role",

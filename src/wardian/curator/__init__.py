@@ -469,6 +469,7 @@ def _candidates(
 SELF_CONTAINED_RULES = frozenset({
     "kind-uses-tool", "made-with-tool", "supported-range", "team-uses-tool-for",
     "replacement-with-reason", "kind-never-does", "whole-scope", "build-target",
+    "kind-lives-in", "standing-role", "no-code-in-place", "kind-is-not", "runs-on-version",
 })
 """Cue-less plain statements that name their own subject ("Maps use Leaflet", "handlers
 never touch the ORM"): the quote is the statement's own sentence, never the message around

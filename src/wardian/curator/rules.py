@@ -92,6 +92,43 @@ _NOT_A_NAME = (
 _TOOL_NAME = r"`?[A-Za-z][\w.+#/-]*`?"
 """A tool, library or engine name as said: "Leaflet", "Chart.js", "react-hook-form"."""
 _NO_QUESTION = r"(?![^.]*\?)"
+_NOT_OF_THE_MOMENT = (
+    r"(?!(?:[^.!?]|\.(?=\S))*\b(?:now|today|tonight|yesterday|currently|right now|still|yet|"
+    r"already|"
+    r"at the moment|for now|this time|broken|failing|fails|failed|wrong|"
+    r"missing|flaky|slow|weird|crash\w*|empty|gone|done|ready|fine|ok|okay|red|green)\b)"
+)
+"""No word of the state at hand later in the sentence (a stop inside "22.04" ends none):
+"every page is broken", "all tests
+are green now", "new builds go in slow today" describe this moment, not the project. It
+scans the rest of the sentence, so a rule places it after its distinctive words."""
+_GENERIC_LEAD = (
+    r"^(?:[^:;.!?]{0,80}[:;]\s+|\W*(?:(?:ok|okay|yes|yeah)\W+)?but\s+)?\W*(?:(?:and|also|btw|"
+    r"fyi|so|plus)\W+)?"
+)
+"""Where a plain statement starts: the segment's start, a clause after a colon or a
+semicolon ("I checked the guide: labels are X"), or after a leading "but"; not a ", but"
+mid-sentence, which sets a fault against what should happen ("X should go, but Y stays")."""
+_CODE_NAME = (
+    r"(?-i:`?(?:[A-Za-z_][\w.]*\([^)\s]{0,20}\)|[a-z]\w*_\w+|[a-z_]\w*\.[A-Za-z_]\w{4,}|"
+    r"[a-z]+[A-Z]\w*)`?)"
+)
+"""A name said as code: a call ("print()", "ToString(\"C\")"), an underscored name
+("raw_sql"), a dotted one whose last part is no file extension ("os.getenv", not
+"data.csv"), a camelCase one ("setTimeout")."""
+_NOT_A_PLATFORM_SUBJECT = (
+    r"(?!(?:it|this|that|which|what|there|here|he|she|they|my|your|his|her|error|errors|"
+    r"status|response|result|output|latest|current|last|next|new|old|previous|fix|bug|issue|"
+    r"problem|ticket|pr|branch|commit|release|build)\b)"
+)
+"""A subject that names no part of the project: a pointer, a person, the user's own thing,
+a result ("the error is HTTP 404") or a release of the moment ("the latest is X 2.1")."""
+_WHOLE_SCOPE = (
+    r"(?:\b(?:in|across|throughout) the (?:whole|entire) [\w-]+|\bthroughout(?=\s*(?:[.,;!]|$))"
+    r"|\b(?:in|across) all (?:our |the )?[\w-]+s\b)"
+)
+"""A scope saying the statement holds across the project: "in the whole handbook",
+"throughout" closing the clause, "in all docs"."""
 
 RULES: tuple[Rule, ...] = (
     # Each rule is a kind of signal, written from made-up sessions (tests/curator/
@@ -275,7 +312,8 @@ RULES: tuple[Rule, ...] = (
         0.77,
         # the oldest version supported, said as an open range with the name left to the
         # context: "we support 3.2 and newer only", "the extension supports 11 LTS or later"
-        r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:(?:we|it|(?:the|our|this) [\w-]+)\s+(?:only\s+)?"
+        r"^\W*(?:(?:and|also|btw|fyi)\W+)?(?:(?:we|it|(?:the|our|this) [\w-]+|[A-Z][\w.-]+)\s+"
+        r"(?:only\s+)?"
         r"(?:supports?|targets?)|(?:only\s+)?(?:supports|targets))\s+"
         r"(?:[A-Za-z][\w.+#-]*\s+)?v?\d+(?:\.\d+)*(?:\s+lts)?\s+(?:and|or)\s+(?:newer|later|"
         r"up|above|higher)\b" + _NO_QUESTION + _UNCONDITIONAL,
@@ -337,9 +375,86 @@ RULES: tuple[Rule, ...] = (
         # monorepo" (not a task to do now across it: "rename the helper in the whole repo")
         r"^\W*(?:(?:and|also|btw|fyi|yes|yep|yeah|so)\W+)*(?:(?:the|our|all)\s+)?"
         r"(?!(?:it|this|that|which|what|there|here)\b)(?:[\w\\-]+\s+){0,3}?[\w\\-]+\s+"
-        r"(?:is|are)\s+[^.?!]{2,60}?\b(?:in|across|throughout) the (?:whole|entire) [\w-]+"
-        r"|^\W*(?:(?:and|also|yes|yep|yeah|so|please|pls)\W+)*(?:use|keep|write|indent|name|"
-        r"prefer)\s+[^.?!]{2,60}?\b(?:in|across|throughout) the (?:whole|entire) [\w-]+",
+        r"(?:is|are)\s+" + _NOT_OF_THE_MOMENT + r"[^.?!]{2,60}?" + _WHOLE_SCOPE
+        + r"|^\W*(?:(?:and|also|yes|yep|yeah|so|please|pls)\W+)*(?:we\s+)?(?:use|keep|write|"
+        r"indent|name|prefer)\s+" + _NOT_OF_THE_MOMENT + r"[^.?!]{2,60}?" + _WHOLE_SCOPE,
+    ),
+    _r(
+        "kind-lives-in",
+        "convention",
+        0.76,
+        # where or how a kind of thing is kept, said of a bare plural subject in the present
+        # tense: "fixtures live in tests/data", "amounts are stored as integer pence" (not "the
+        # files are in /tmp", one thing at hand; not "were stored", past)
+        _GENERIC_LEAD + r"(?:(?:all|our|new)\s+)?"
+        r"(?!(?:we|you|i|they|these|those|the|a|an|this|that|my|your|their|his|her|its|people|"
+        r"users?|customers?|clients?|most|many|some|other|others|things|changes|results)\b)"
+        r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+"
+        r"(?:always\s+|only\s+)?" + _NOT_OF_THE_MOMENT + r"(?:live|go|belong|stay|are (?:stored|"
+        r"kept|written|named|"
+        r"formatted|computed|rendered|generated|defined|declared|registered|configured|"
+        r"validated|logged|looked up))\s+(?:in|under|into|as|with|through|via|from|at)\s+\S+"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "no-code-in-place",
+        "convention",
+        0.77,
+        # a kind of code kept out of a part of the project, with the thing said as code (a
+        # call, a dotted, underscored or camelCase name): "no print() in library code", "no
+        # os.getenv outside config.py" (not "no errors in the log", an observation; not "no
+        # print() in this file", the thing at hand)
+        r"^\W*(?:(?:no|nope|and|also|but|so|ok|okay)\W+)*no\s+" + _CODE_NAME
+        + r"(?:\s+(?:calls?|statements?|imports?))?\s+(?:in|on|inside|outside|under|within|"
+        r"from|into)\s+(?!(?:this|that|these|those|my|your|it|here)\b)(?:the\s+)?[\w./-]+"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "kind-is-not",
+        "convention",
+        0.76,
+        # what a kind of thing in the project is, set against what it is not, with a bare
+        # plural subject: "diagrams are mermaid, not plantuml", "ids are uuids here, no
+        # integers" (not "the bug is in the parser, not the lexer", a finding; not "tests
+        # are red, not green", the state at hand)
+        _GENERIC_LEAD + r"(?:(?:all|our)\s+)?"
+        r"(?!(?:we|you|i|they|these|those|the|a|an|this|that|my|your|their|his|her|its|people|"
+        r"users?|customers?|clients?|most|many|some|other|others|things|changes|results|"
+        r"problems|issues|bugs|errors)\b)"
+        r"(?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*[a-rt-z]s\s+are\s+" + _NOT_OF_THE_MOMENT +
+        r"(?!(?:in|on|at|from|to|for|with|by|not|no|also|just|still|now|the|a|an)\b)"
+        r"[\w.+#-]+(?:\s+[\w.+#-]+){0,2}?(?:\s+(?:here|everywhere))?,?\s+(?:not|no)\s+"
+        r"(?!(?:sure|really|quite|yet|always|exactly|anymore|too|that|this|so|very|much|idea|"
+        r"clue|doubt|wonder|problem|worries)\b)[\w.+#-]+(?:\s+[\w.+#-]+){0,2}\s*(?:[.,;!]|$)"
+        + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "runs-on-version",
+        "convention",
+        0.76,
+        # what a part of the project is or runs on, said as a product name and its version:
+        # "the worker runs Python 3.12", "the desktop client is .NET 8" (not "the error is
+        # HTTP 404", a result; not "my laptop runs macOS 14", the user's own machine)
+        _GENERIC_LEAD + r"(?:(?:the|our)\s+" + _NOT_A_PLATFORM_SUBJECT + r"|(?!(?:the|our)\b)"
+        + _NOT_A_PLATFORM_SUBJECT + r")"
+        r"(?:[\w.-]+\s+){0,2}?[\w.-]+\s+(?:is|runs(?:\s+on)?)\s+" + _NOT_OF_THE_MOMENT
+        + r"(?:(?-i:\.[A-Z][\w.+#-]*|[a-z]+[A-Z]\w*)\s+v?\d+(?:\.\d+){0,2}"
+        r"|(?-i:[A-Z][\w+#-]*|[a-z]+-[a-z]+)\s+v?\d+(?:\.\d+){1,2})"
+        r"(?=\s*(?:[,.;!]|$|\s(?:and|with|so|on|for|only)\b))" + _NO_QUESTION + _UNCONDITIONAL,
+    ),
+    _r(
+        "standing-role",
+        "convention",
+        0.76,
+        # what a thing stands as in the project: "the schema files are the source of truth",
+        # "Python 3.10 is the lowest version we run on" (not "this is the only way", a
+        # pointer to the thing at hand)
+        _GENERIC_LEAD + r"(?:(?:the|our)\s+)?"
+        r"(?!(?:it|this|that|which|what|there|here|he|she|they)\b)(?:[\w./+-]+\s+){0,4}?"
+        r"[\w./+-]+\s+(?:is|are)\s+" + _NOT_OF_THE_MOMENT + r"(?:still\s+)?the\s+(?:single\s+|"
+        r"only\s+)?"
+        r"(?:source of truth|lowest (?:\w+ )?version|minimum (?:\w+ )?version|oldest (?:\w+ )?"
+        r"version)\b" + _NO_QUESTION + _UNCONDITIONAL,
     ),
     _r(
         "build-target",
@@ -360,9 +475,14 @@ RULES: tuple[Rule, ...] = (
         # port, a command or a new name: "every migration gets a down step", "the fixtures
         # live in qa/fixtures", "the mock API is on port 4010", "the docs build with `make
         # html`", "the deploy branch is prod-eu now", "the audit log is append-only"
-        r"^\W*(?:every|each)\s+(?!time\b|day\b|morning\b|week\b|night\b|one\b|other\b)"
+        r"^\W*(?:(?:ok|okay|yes|yeah)\W+)?(?:(?:but|and|so)\s+)?(?:every|each)\s+"
+        r"(?!time\b|day\b|morning\b|week\b|night\b|one\b|other\b)"
+        + _NOT_OF_THE_MOMENT +
         r"[^.,;?!]{2,50}?\b(?:gets?|is|are|has|have|goes|go|must|needs?|uses?|lives?|stays?|"
-        r"belongs?|takes?)\b(?!\s+(?:broken|failing|down|wrong|missing|empty|slow|red|gone|"
+        r"belongs?|takes?(?!\s+(?:about|around|over|under|almost|nearly|up to|\d|an? (?:few|"
+        r"couple|minute|second|hour|while)|ages|forever|long)\b)|declares?|requires?|carries|"
+        r"follows?|keeps?)\b"
+        r"(?!\s+(?:broken|failing|down|wrong|missing|empty|slow|red|gone|"
         r"flaky|fine|done|ok|okay|good|great|fixed|there)\b)"
         r"|^\W*(?:the |our |all )?[\w-]+s(?: [\w-]+){0,2} (?:live|go|belong|sit|are kept|are "
         r"stored) (?:in|under|into|inside) [`'\"]?[\w.-]*/[\w./-]*"

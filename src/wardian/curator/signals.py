@@ -607,7 +607,8 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 )
         elif _is_human(msg) and len(text.split()) <= MAX_CHOICE_REPLY_WORDS:
             short = len(text.split()) <= MAX_ANSWER_WORDS
-            if not short and not (_PICKS.search(text) or _LABEL_LEAD.match(text.strip())):
+            if not short and not (_PICKS.search(text) or _LABEL_LEAD.match(text.strip())
+                                  or _BARE_CHOICE.match(text.strip())):
                 continue  # a longer reply picks an option only with a choice verb or a label
             prior = _previous(texts, i, "text")
             if prior is None:
@@ -619,7 +620,8 @@ def answers(messages: list[dict[str, Any]]) -> list[Signal]:
                 option = next((o for offer in _earlier_offers(texts, i)
                                if (o := _chosen_option(text, offer, short)) is not None), None)
             if option is None:
-                either = _either_choice(text, prior[2]) if short else None
+                either = (_either_choice(text, prior[2])
+                          if short or _BARE_CHOICE.match(text.strip()) else None)
                 if either is not None:
                     chosen, question = either
                     out.append(
@@ -679,9 +681,38 @@ def _rejects_option(reply: str, label: str) -> bool:
     )
 
 
+_BARE_CHOICE = re.compile(r"^[\w.+#/-]+\.\s+\S")
+"""A reply whose first sentence is one bare word ("Redis. The queue already …"): the word
+answers the question before it, the rest gives reasons, however long."""
+_ASKING_LEAD = re.compile(
+    r"^(?:.*?[,:;]\s+)?(?:should|shall|do you want|would you like|want)\s+(?:i|we|me to)?\s*",
+    re.IGNORECASE)
+
+
+_FUNCTION_WORDS = frozenset(
+    {"it", "to", "in", "on", "at", "a", "an", "the", "of", "ok", "okay", "so", "or", "and",
+     "is", "me", "my", "we", "us", "you", "he", "she", "they", "this", "that", "there"})
+
+
+def _phrase_choice(head: str, question: str) -> str | None:
+    """The alternative of "should I A or B?" that alone names the one word `head`
+    ("pinia" in "…fix it in the Vuex store or move the cart to Pinia?" → "move the cart
+    to Pinia"); None when the word is in both phrases, in neither, or is no name."""
+    if " " in head or len(head) < 2 or head in _NOT_ALTERNATIVES or head in _FUNCTION_WORDS:
+        return None
+    body = _ASKING_LEAD.sub("", question.rstrip(" ?*_`"))
+    if body.lower().count(" or ") != 1:
+        return None
+    left, right = re.split(r"\s+or\s+", body, maxsplit=1, flags=re.IGNORECASE)
+    word = re.compile(rf"(?<![\w.+#/-]){re.escape(head)}(?![\w+#/-])", re.IGNORECASE)
+    hits = [phrase for phrase in (left, right) if word.search(phrase)]
+    return hits[0].strip() if len(hits) == 1 else None
+
+
 def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
     """(chosen alternative, question) when `reply` opens by naming one of the two
-    alternatives of the agent's closing "X or Y?" question ("TOML. Same as…")."""
+    alternatives of the agent's closing "X or Y?" question ("TOML. Same as…"), or one word
+    that only one of two phrased alternatives names (`_phrase_choice`)."""
     if is_routine(reply):
         return None
     questions = [q.strip() for _, q in _sentences(offer) if q.strip().endswith("?")]
@@ -707,7 +738,8 @@ def _either_choice(reply: str, offer: str) -> tuple[str, str] | None:
                             and not any(o != alternative and re.split(r"[-_ ]", o.lower())[0]
                                         == head for o in alternatives)):
             return alternative, question.strip(" *_`")
-    return None
+    phrase = _phrase_choice(head, question)
+    return (phrase, question.strip(" *_`")) if phrase else None
 
 
 def _options(offer: str) -> dict[str, str]:
@@ -1011,8 +1043,10 @@ def unfinished(
         rewrite: ``str -> str`` turning the user's words into a record sentence.
 
     Sources, best first: the last task list with undone items; the agent's last message
-    asking the user something that no human message answers; the last human request when
-    the agent neither reported it done nor was confirmed by the user.
+    asking the user something that no human message answers; a closing message that puts
+    off a part the agent's last report names open (`_left_at_stop`); the last human request
+    when the agent neither reported it done nor was confirmed by the user, or when the
+    user's interrupt is all that follows it.
     """
     texts = _texts(messages)
     if not texts:
@@ -1067,7 +1101,10 @@ def unfinished(
                 if m.get("role") == "assistant" and m.get("kind") == "text")
             or _closing_report(after, report)
         )
-        started = any(m.get("role") == "assistant" for _, m, _ in after)
+        # a request the user interrupted the agent on is started work left whole; one the
+        # slice merely ends on may be answered in the next slice, and is not read as left
+        started = any(m.get("role") == "assistant" or m.get("kind") == "interrupt"
+                      for _, m, _ in after)
         if started and not finished and not is_routine(request) and not _CONFIRM.search(request):
             piece = _request_piece(request)
             if piece is not None:
@@ -1089,29 +1126,37 @@ def unfinished(
                             score=0.78,
                         )
                     )
-    if not out:
+    if all(sig.text.startswith(UNFINISHED_REQUEST) for sig in out):
+        # a closing message deferring a part the agent named open says more precisely where
+        # the work stopped than the request before it
         left = _left_at_stop(texts)
         if left is not None:
-            out.append(left)
+            out = [left]
     return out[:MAX_CHECKPOINTS]
 
 
 _LATER = re.compile(
     r"\b(?:tomorrow|tomorow|tmrw|tmr|2morrow|next (?:time|week|session|sprint)|another day|"
     r"(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|after the weekend|"
-    r"in the morning|enough for (?:today|now|tonight)|stop (?:here|there|for (?:today|now)))\b",
+    r"in the morning|enough for (?:today|now|tonight)|stop (?:here|there|for (?:today|now))|"
+    r"later|(?:we|i)(?:'ll|’ll| will)? (?:continue|resume|finish|pick (?:it |this |that )?up)|"
+    r"when (?:\w+ ){1,4}(?:is|are) (?:back|here|ready)|when (?:\w+ ){1,4}(?:comes?|arrives?))\b",
     re.IGNORECASE,
 )
-"""A closing message putting work off ("X next time", "stop here", "i look at it monday")."""
+"""A closing message putting work off ("X next time", "stop here", "i look at it monday",
+"X later", "we continue with X when Y is back")."""
 _OPEN_PART = re.compile(
-    r"\b(?:is|are) (?:still )?not (?:\w+ )?(?:started|done|finished|written|migrated|"
-    r"implemented|handled|rewritten|covered|wired(?: up)?|ported|converted|added|built|"
-    r"scheduled|resized|updated|fixed|tested)(?: yet)?\b"
-    r"|\bnot (?:\w+ ){0,2}yet\b|\bthat part is not done\b"
+    r"\b(?:is|are)(?:n'?t|’t| (?:still )?not) (?:\w+ )?(?:started|done|finished|written|"
+    r"migrated|implemented|handled|rewritten|covered|wired(?: up)?|ported|converted|added|built|"
+    r"scheduled|resized|updated|fixed|tested|run|bound|connected|translated|deployed)(?: yet)?\b"
+    r"|\b(?:not|no|n'?t) (?:\S+ ){0,3}yet\b|\bthat part is not done\b"
+    r"|\bha(?:ve|s)(?:n'?t| not) (?:started|changed|fixed|finished|touched) (?:it|that|them)\b"
+    r"|\bfail(?:s|ing)? (?:on|with|for|when|because)\b"
     r"|\bstill (?:fails|failing|broken|crashes|errors)\b",
     re.IGNORECASE,
 )
-"""A sentence of the agent's report naming a part of the work left open."""
+"""A sentence of the agent's report naming a part of the work left open ("X isn't done",
+"Y has no handler yet", "Z fails on …; I have not changed it")."""
 _LEFT_ON_PURPOSE = re.compile(
     r"\b(?:as (?:you )?(?:asked|requested|agreed|discussed)|on purpose|deliberately|"
     r"intentionally|by design)\b", re.IGNORECASE)
@@ -1124,8 +1169,21 @@ _TOPIC_STOP = frozenset(re.findall(
              "this that those these enough now"))
 
 
+def _topic_word(word: str) -> str:
+    """`word` without a plural ending ("retries" → "retry", "pages" → "page")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
 def _topic(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9][a-z0-9_-]{2,}", text.lower()) if w not in _TOPIC_STOP}
+    """The content words of `text`, singular; a hyphenated word also gives its parts
+    ("digest-mode" → digest-mode, digest, mode)."""
+    words = re.findall(r"[a-z0-9][a-z0-9_-]{2,}", text.lower())
+    parts = [p for w in words if "-" in w for p in w.split("-") if len(p) >= 3]
+    return {_topic_word(w) for w in words + parts if w not in _TOPIC_STOP}
 
 
 def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None:
@@ -1152,7 +1210,9 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
              if m.get("role") == "assistant" and m.get("kind") == "text"]
     if not prose or not any(_is_human(m) for _, m, _ in texts[:last]):
         return None
-    report = prose[-1]
+    # the agent's last report, and what it said after the closing message without working
+    report = "\n".join([prose[-1]] + [t for _, m, t in texts[last + 1:]
+                                      if m.get("role") == "assistant" and m.get("kind") == "text"])
     open_parts = [m.group(0).strip(" *_>-") for m in _PROSE_SENTENCE.finditer(report)
                   if _OPEN_PART.search(m.group(0)) and not _LEFT_ON_PURPOSE.search(m.group(0))
                   and not m.group(0).rstrip().endswith("?")]
@@ -1162,7 +1222,7 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
     named = [p for p in open_parts if said & _topic(p)]
     if not named and not is_sign_off(stripped):
         return None
-    parts = " ".join((named or open_parts)[:2])
+    parts = " ".join(dict.fromkeys((named or open_parts)[:2]))
     if len(parts) > MAX_REPORT_CHARS:
         parts = parts[:MAX_REPORT_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     if parts.split(" ", 1)[0].isalpha():

@@ -47,11 +47,11 @@ def test_find_record_names_the_operators_list_command(
 ) -> None:
     record_id = _save(owner, "Lint runs before the image build")
     with pytest.raises(NotFoundError) as missing:
-        garden.find_record("ffffffff")
+        garden.find_record(open_memory_db(), "ffffffff")
     assert missing.value.hint is not None
     assert "wardian garden memory list --agent NAME" in missing.value.hint
-    assert garden.find_record(record_id[:10]).id == record_id
-    record, revisions = garden.record_history(record_id[:10])
+    assert garden.find_record(open_memory_db(), record_id[:10]).id == record_id
+    record, revisions = garden.record_history(open_memory_db(), record_id[:10])
     assert record.id == record_id and [r.seq for r in revisions] == [1]
 
 
@@ -63,13 +63,13 @@ def test_stale_checkpoints_follow_the_review_setting(owner: str, wardian_home: P
                  (format_utc(utc_now() - timedelta(days=9)), old))
     conn.commit()
     conn.close()
-    found = garden.stale_checkpoints(owner)
+    found = garden.stale_checkpoints(open_state_db(), open_memory_db(), owner)
     assert found.review_days == 14 and found.records == []
     from wardian.config import SettingsStore
 
     settings = SettingsStore(open_state_db())
     settings.set("memory.current_review_days", "7")
-    found = garden.stale_checkpoints(owner)
+    found = garden.stale_checkpoints(open_state_db(), open_memory_db(), owner)
     assert found.review_days == 7 and [s.record.id for s in found.records] == [old]
     plan = maintenance.stale_retire_plan(owner, found.records, review_days=7)
     assert [op["memory_id"] for op in plan["operations"]] == [old]
@@ -135,7 +135,8 @@ def test_export_restore_round_trip_confirms_the_files_digest(
     # test_human_step.py runs it on a pseudo-terminal); the restore writes what was confirmed.
     result = portable.restore_export(export, owner)
     assert (result.records, result.revisions) == (1, 1)
-    assert garden.find_record(record_id).text == "Releases are tagged from main only"
+    restored = garden.find_record(open_memory_db(), record_id)
+    assert restored.text == "Releases are tagged from main only"
 
 
 def test_write_plan_is_private_and_defaults_to_the_data_dirs_plans(wardian_home: Path) -> None:
@@ -155,6 +156,6 @@ def test_record_marks_show_why_a_record_is_flagged(owner: str, wardian_home: Pat
         conn.execute("UPDATE records SET flagged = ? WHERE id = ?",
                      ("secret_detected: Private Key in text", flagged))
     conn.close()
-    assert garden.record_marks(garden.find_record(clean)) == []
-    assert garden.record_marks(garden.find_record(flagged)) == [
+    assert garden.record_marks(garden.find_record(open_memory_db(), clean)) == []
+    assert garden.record_marks(garden.find_record(open_memory_db(), flagged)) == [
         "flagged: secret_detected: Private Key in text"]

@@ -38,9 +38,10 @@ FormatOpt = typer.Option("md", "--format", help="md (instruction files) or json 
 
 
 def _owner(agent: str) -> tuple[str, str]:
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.garden import resolve_owner
 
-    return resolve_owner(agent, allow_removed=False)
+    return resolve_owner(open_state_db(), open_memory_db(), agent, allow_removed=False)
 
 
 def _check_format(value: str) -> str:

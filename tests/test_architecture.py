@@ -438,8 +438,6 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.app.reindex": 1,
     "wardian.app.reviews": 5,
     "wardian.app.runs": 4,
-    "wardian.app.schedules": 10,
-    "wardian.app.session_close": 9,
     "wardian.app.sessions": 2,
     "wardian.app.trial": 5,
     "wardian.engine.assignments": 1,
@@ -470,9 +468,7 @@ _DATABASES = {"StateDB", "MemoryDB", "Database"}
 def _opens(path: Path) -> list[int]:
     """Lines of `path` that open a database: ``open_state_db()`` / ``open_memory_db()``
     (bare or as an attribute) or ``StateDB|MemoryDB|Database.open|open_at(...)``."""
-    def opens(node: ast.AST) -> bool:
-        if not isinstance(node, ast.Call):
-            return False
+    def opens(node: ast.Call) -> bool:
         func = node.func
         name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
         return name in _OPENERS or (
@@ -480,7 +476,7 @@ def _opens(path: Path) -> list[int]:
             and isinstance(func.value, ast.Name) and func.value.id in _DATABASES)
 
     return sorted(node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-                  if opens(node))
+                  if isinstance(node, ast.Call) and opens(node))
 
 
 def _opens_below_entry_points() -> dict[str, list[int]]:

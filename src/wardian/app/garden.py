@@ -192,10 +192,10 @@ def set_invoker_enabled(state: StateDB, invoker_id: str, enabled: bool) -> dict[
     if kind == "schedule":
         from wardian.app.schedules import set_schedule_enabled
 
-        return set_schedule_enabled(invoker_id, enabled).to_json()
+        return set_schedule_enabled(state, invoker_id, enabled).to_json()
     from wardian.app.session_close import set_enabled
 
-    return set_enabled(invoker_id, enabled).to_json()
+    return set_enabled(state, invoker_id, enabled).to_json()
 
 
 def agents_overview(state: StateDB, memory: MemoryDB) -> list[AgentSummary]:

@@ -80,7 +80,7 @@ def setup_agent(host: Host, home: Path, *, name: str = "ada", hooks: bool = True
     settings = SettingsStore(open_state_db())
     settings.set("agent_memory.enabled", "true")
     settings.set("conversation_logging.enabled", "true")
-    agent = add_agent(name, "builtin", workspace=str(host.workspace))
+    agent = add_agent(open_state_db(), name, "builtin", workspace=str(host.workspace))
     store = MemoryStore(open_memory_db())
     for text in seed:
         store.save(agent.id, text, evidence="the user said so", kind="stable",

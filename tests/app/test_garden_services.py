@@ -77,7 +77,8 @@ def test_stale_checkpoints_follow_the_review_setting(owner: str, wardian_home: P
 
 def test_a_web_confirmation_applies_only_what_the_dialog_showed(owner: str) -> None:
     record_id = _save(owner, "The staging cluster is retired")
-    plan, _ = maintenance.retire_record_plan(owner, record_id, reason="superseded")
+    plan, _ = maintenance.retire_record_plan(open_memory_db(), owner, record_id,
+                                             reason="superseded")
     maintenance.preview_plan(plan, owner)
     shown = maintenance.confirmation_for(plan, owner)
     assert (shown.owner_id, shown.operation_count) == (owner, 1)
@@ -106,7 +107,7 @@ def test_revise_scope_takes_agent_workspace_or_an_absolute_path(owner: str) -> N
         maintenance.revise_scope("team")
     record_id = _save(owner, "Deploys go out on Tuesdays")
     plan, document = maintenance.revise_record_plan(
-        owner, record_id, scope=maintenance.revise_scope("agent"))
+        open_memory_db(), owner, record_id, scope=maintenance.revise_scope("agent"))
     assert document["operations"][0]["scope"] == {"kind": "agent"}
     assert plan.plan_id == document["plan_id"]
 

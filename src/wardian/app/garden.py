@@ -347,7 +347,8 @@ def loaded_events(memory: MemoryDB, owner_id: str, *, limit: int = 50) -> list[L
     return LoadedEvents(store.conn).list(owner_id, limit=limit)
 
 
-def runs_overview(*, status: str | None = None, limit: int = 100) -> list[Run]:
+def runs_overview(state: StateDB, *, status: str | None = None, limit: int = 100
+                  ) -> list[Run]:
     """The newest runs, optionally of one status: `wardian.app.runs.list_runs` without
     orphan recovery (Garden only reads).
 
@@ -356,10 +357,10 @@ def runs_overview(*, status: str | None = None, limit: int = 100) -> list[Run]:
     """
     from wardian.app.runs import list_runs
 
-    return list_runs(status=status or None, limit=limit, recover=False)
+    return list_runs(state, status=status or None, limit=limit, recover=False)
 
 
-def run_detail(run_id: str) -> Run:
+def run_detail(state: StateDB, run_id: str) -> Run:
     """One run with its step attempts and events: `wardian.app.runs.get_run` without
     orphan recovery (Garden only reads).
 
@@ -368,7 +369,7 @@ def run_detail(run_id: str) -> Run:
     """
     from wardian.app.runs import get_run
 
-    return get_run(run_id, recover=False)
+    return get_run(state, run_id, recover=False)
 
 
 # --- the ``wardian garden memory …`` reads ------------------------------------------------
@@ -559,7 +560,8 @@ def retire_from_form(memory: MemoryDB, record_id: str, *, revision: str, reason:
         raise FormError("reason", "the reason is empty",
                         hint="say why the record is retired; it is kept in its history")
     return _bound(record, revision,
-                  retire_record_plan(record.agent_id, record.id, reason=reason.strip()))
+                  retire_record_plan(memory, record.agent_id, record.id,
+                                     reason=reason.strip()))
 
 
 def revise_from_form(
@@ -615,7 +617,7 @@ def revise_from_form(
         raise FormError("text", "nothing to revise: text, kind and scope are as they are",
                         hint="change at least one of them")
     return _bound(record, revision,
-                  revise_record_plan(record.agent_id, record.id, **changes))
+                  revise_record_plan(memory, record.agent_id, record.id, **changes))
 
 
 def merge_candidates(memory: MemoryDB, record: Record, *, limit: int = 499) -> list[Record]:

@@ -331,10 +331,12 @@ def memory_retire(
     """Retire one record through a one-operation plan: the same preview, confirmation and
     receipt as `garden maintain apply`."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.maintenance import retire_record_plan
 
     _one_record_plan(
-        agent, lambda owner: retire_record_plan(owner, record_id, reason=reason),
+        agent, lambda owner: retire_record_plan(open_memory_db(), owner, record_id,
+                                                reason=reason),
         confirm=confirm, output=output, as_json=as_json,
     )
 
@@ -357,12 +359,13 @@ def memory_revise(
     """Revise one record through a one-operation plan: the same preview, confirmation and
     receipt as `garden maintain apply`. Only the fields given change."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.maintenance import revise_record_plan, revise_scope
 
     where = revise_scope(scope)
     _one_record_plan(
-        agent, lambda owner: revise_record_plan(owner, record_id, text=text, kind=kind,
-                                                scope=where, evidence=evidence),
+        agent, lambda owner: revise_record_plan(open_memory_db(), owner, record_id, text=text,
+                                                kind=kind, scope=where, evidence=evidence),
         confirm=confirm, output=output, as_json=as_json,
     )
 

@@ -238,13 +238,15 @@ def create_app(guard: Guard) -> Any:
         from wardian.app.garden import runs_overview
 
         status = request.query_params.get("status", "")
-        rows = await run_in_threadpool(lambda: runs_overview(status=status or None))
+        rows = await run_in_threadpool(
+            lambda: runs_overview(open_state_db(), status=status or None))
         return page(request, "runs.html.j2", title="Runs", runs=rows, run_status=status)
 
     async def run(request: Request) -> Response:
         from wardian.app.garden import run_detail
 
-        found = await run_in_threadpool(run_detail, request.path_params["run"])
+        found = await run_in_threadpool(
+            lambda: run_detail(open_state_db(), request.path_params["run"]))
         return page(request, "run.html.j2", title=f"run {found.id[:8]}", run=found)
 
     async def invokers(request: Request) -> Response:

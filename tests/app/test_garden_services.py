@@ -116,14 +116,14 @@ def test_export_restore_round_trip_confirms_the_files_digest(
     owner: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     record_id = _save(owner, "Releases are tagged from main only")
-    exported = portable.export_text(owner, "quill", fmt="json")
+    exported = portable.export_text(open_memory_db(), owner, "quill", fmt="json")
     assert exported.records == 1
     path = tmp_path / "quill.json"
     path.write_text(exported.text, encoding="utf-8")
     with pytest.raises(UsageError, match="exactly one"):
         portable.read_export([path, path])
     with pytest.raises(UsageError, match="unknown format"):
-        portable.export_text(owner, "quill", fmt="yaml")
+        portable.export_text(open_memory_db(), owner, "quill", fmt="yaml")
     export = portable.read_export([path])
     assert (export.records, export.revisions) == (1, 1)
     with pytest.raises(maintenance.ConfirmationMismatch):
@@ -134,7 +134,7 @@ def test_export_restore_round_trip_confirms_the_files_digest(
     monkeypatch.setenv("WARDIAN_HOME", str(fresh))
     # The question itself is asked on the controlling terminal (tests/memory/maintenance/
     # test_human_step.py runs it on a pseudo-terminal); the restore writes what was confirmed.
-    result = portable.restore_export(export, owner)
+    result = portable.restore_export(open_memory_db(), export, owner)
     assert (result.records, result.revisions) == (1, 1)
     restored = garden.find_record(open_memory_db(), record_id)
     assert restored.text == "Releases are tagged from main only"

@@ -175,9 +175,10 @@ def memory_reindex(as_json: bool = JsonOption) -> None:
     or unreadable, or under an older one) its vector, so semantic recall finds it by meaning.
     Idempotent; without the model it says so and changes nothing."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.reindex import reindex_vectors
 
-    result = reindex_vectors()
+    result = reindex_vectors(open_memory_db())
     if as_json:
         emit_json(result.to_json())
         return

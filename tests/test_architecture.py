@@ -439,7 +439,6 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.engine.manual": 1,
     "wardian.invokers.daemon": 3,
     "wardian.invokers.drain": 3,
-    "wardian.invokers.health": 1,
     "wardian.memory.maintenance.service": 5,
     "wardian.memory.principal": 2,
     "wardian.providers.anthropic": 1,

@@ -106,9 +106,10 @@ def prepare() -> BenchEnv:
     library.mkdir(parents=True, exist_ok=True)
     (library / "noop-bench.yaml").write_text(NOOP_BLUEPRINT, encoding="utf-8")
     agent = AgentRegistry(open_state_db()).add("bench", "claude")
-    invoker = add_session_close(blueprint="noop-bench", name="bench", agent="bench",
-                                boundaries=[], require_archive=False, assignments="{}")
-    set_enabled(invoker.id, True)
+    invoker = add_session_close(open_state_db(), blueprint="noop-bench", name="bench",
+                                agent="bench", boundaries=[], require_archive=False,
+                                assignments="{}")
+    set_enabled(open_state_db(), invoker.id, True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")}
     env["WARDIAN_HOME"] = str(home)
     return BenchEnv(home, env, agent.id, invoker.id)

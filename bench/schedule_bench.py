@@ -75,13 +75,13 @@ def bench_schedule(bench: BenchEnv, slots: int, every: str = "500ms") -> Result:
     from wardian.invokers.slots import SlotStore
 
     result = Result("schedule", target_p99_ms=1000.0)
-    invoker = add_schedule(blueprint_id="noop-bench", name="bench-schedule", agent="bench",
-                           assignments="{}", every_s=parse_duration(every))
+    invoker = add_schedule(open_state_db(), blueprint_id="noop-bench", name="bench-schedule",
+                           agent="bench", assignments="{}", every_s=parse_duration(every))
     proc = _start_serve(bench)
     store = SlotStore(open_state_db())
     runs = RunStore(open_state_db(), recover=False)
     try:
-        set_schedule_enabled(invoker.id, True)
+        set_schedule_enabled(open_state_db(), invoker.id, True)
         deadline = time.monotonic() + 60 + slots * parse_duration(every) * 3
         while True:
             ran = [s for s in store.all_slots(invoker.id) if s.outcome == "ran"]
@@ -92,7 +92,7 @@ def bench_schedule(bench: BenchEnv, slots: int, every: str = "500ms") -> Result:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"only {len(started)} slots ran")
             time.sleep(0.05)
-        set_schedule_enabled(invoker.id, False)
+        set_schedule_enabled(open_state_db(), invoker.id, False)
     finally:
         _stop_serve(proc)
     for slot, run in started[:slots]:

@@ -14,6 +14,8 @@ package (``"wardian.invokers.drain"``: an import the scan above cannot see), and
 part naming a table another part creates (a store's tables are read through its functions).
 And each backend owns its SQL: outside the database modules nothing compares a backend's
 name (``db.dialect == "postgres"``); it asks ``db.backend`` (`wardian._backend`) instead.
+And the entry points open the databases: a module below them opens no more than it still
+did (`OPENS_LEFT`, which only shrinks), so a new open below an entry point fails.
 """
 
 from __future__ import annotations
@@ -449,3 +451,99 @@ def test_a_planted_sqlite3_name_is_caught(tmp_path: Path) -> None:
                      "    return isinstance(conn, sqlite3.Error), conn.backend.Error\n",
                      encoding="utf-8")
     assert _sqlite_names(probe) == [2, 5, 8]
+# --- an explicit unit of work: entry points open the databases --------------------------
+
+# The entry points, which open ``state.db`` / ``memory.db`` for their unit of work and pass
+# the open databases down (docs/decisions/unit-of-work.md): the surfaces, and the app
+# layer's openers they call.
+OPENING_PARTS = {"cli", "web", "mcp_server"}
+OPENING_MODULES: dict[str, str] = {
+    "wardian.app.databases": "names the openers for the surfaces",
+    "wardian.config": "defines open_state_db",
+    "wardian.memory.db": "defines open_memory_db",
+}
+
+# module -> opens it still has below an entry point. These are being moved up to their
+# entry points; a count may only go down (lower it when it does, the test says so).
+OPENS_LEFT: dict[str, int] = {
+    "wardian.app.agent_memory": 4,
+    "wardian.app.agents": 1,
+    "wardian.app.consolidation": 8,
+    "wardian.app.consolidation_actions": 1,
+    "wardian.app.db_migrate": 4,
+    "wardian.app.hook_install": 1,
+    "wardian.app.instruction_import": 1,
+    "wardian.app.managed_exec": 1,
+    "wardian.app.reviews": 5,
+    "wardian.app.sessions": 2,
+    "wardian.app.trial": 2,
+    "wardian.engine.assignments": 1,
+    "wardian.engine.executor": 2,
+    "wardian.engine.manual": 1,
+    "wardian.invokers.daemon": 3,
+    "wardian.invokers.drain": 3,
+    "wardian.memory.maintenance.service": 5,
+    "wardian.memory.principal": 2,
+    "wardian.providers.anthropic": 1,
+    "wardian.providers.assignments": 1,
+    "wardian.providers.openai": 1,
+    "wardian.runtime.automation_sessions": 1,
+    "wardian.runtime.hooks": 2,
+    "wardian.runtime.launch": 4,
+    "wardian.runtime.provider_launch": 1,
+    "wardian.runtime.recovery": 3,
+    "wardian.runtime.session_events": 1,
+    "wardian.runtime.startup_recall": 1,
+    "wardian.runtime.step_launch": 5,
+}
+
+_OPENERS = {"open_state_db", "open_memory_db"}
+_DATABASES = {"StateDB", "MemoryDB", "Database"}
+
+
+def _opens(path: Path) -> list[int]:
+    """Lines of `path` that open a database: ``open_state_db()`` / ``open_memory_db()``
+    (bare or as an attribute) or ``StateDB|MemoryDB|Database.open|open_at(...)``."""
+    def opens(node: ast.Call) -> bool:
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        return name in _OPENERS or (
+            name in ("open", "open_at") and isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name) and func.value.id in _DATABASES)
+
+    return sorted(node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                  if isinstance(node, ast.Call) and opens(node))
+
+
+def _opens_below_entry_points() -> dict[str, list[int]]:
+    found = {}
+    for path in sorted(SRC.rglob("*.py")):
+        module = _module_name(path)
+        if (_part(module) in OPENING_PARTS or module in OPENING_MODULES
+                or module == "wardian._db"):
+            continue
+        if lines := _opens(path):
+            found[module] = lines
+    return found
+
+
+def test_only_entry_points_open_a_database() -> None:
+    found = _opens_below_entry_points()
+    more = [f"{module}: {len(lines)} open(s), lines {lines}"
+            for module, lines in found.items() if len(lines) > OPENS_LEFT.get(module, 0)]
+    assert not more, ("open the database at the entry point (a CLI command, web route, MCP "
+                      "call, hook or worker) and pass it down as a parameter\n"
+                      + "\n".join(more))
+    fewer = {module: len(found.get(module, [])) for module, left in OPENS_LEFT.items()
+             if len(found.get(module, [])) < left}
+    assert not fewer, f"fewer opens than OPENS_LEFT allows; lower it (0: drop it): {fewer}"
+
+
+def test_a_planted_open_below_an_entry_point_is_caught(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("from wardian import config\n"
+                     "def f(state, path):\n    a = open_state_db()\n"
+                     "    b = config.open_memory_db()\n    c = StateDB.open(path)\n"
+                     "    d = MemoryDB.open_at(path)\n    e = state.open(path)\n"
+                     "    return open_state_db\n", encoding="utf-8")
+    assert _opens(probe) == [3, 4, 5, 6]

@@ -47,11 +47,11 @@ def test_find_record_names_the_operators_list_command(
 ) -> None:
     record_id = _save(owner, "Lint runs before the image build")
     with pytest.raises(NotFoundError) as missing:
-        garden.find_record("ffffffff")
+        garden.find_record(open_memory_db(), "ffffffff")
     assert missing.value.hint is not None
     assert "wardian garden memory list --agent NAME" in missing.value.hint
-    assert garden.find_record(record_id[:10]).id == record_id
-    record, revisions = garden.record_history(record_id[:10])
+    assert garden.find_record(open_memory_db(), record_id[:10]).id == record_id
+    record, revisions = garden.record_history(open_memory_db(), record_id[:10])
     assert record.id == record_id and [r.seq for r in revisions] == [1]
 
 
@@ -63,13 +63,13 @@ def test_stale_checkpoints_follow_the_review_setting(owner: str, wardian_home: P
                  (format_utc(utc_now() - timedelta(days=9)), old))
     conn.commit()
     conn.close()
-    found = garden.stale_checkpoints(owner)
+    found = garden.stale_checkpoints(open_state_db(), open_memory_db(), owner)
     assert found.review_days == 14 and found.records == []
     from wardian.config import SettingsStore
 
     settings = SettingsStore(open_state_db())
     settings.set("memory.current_review_days", "7")
-    found = garden.stale_checkpoints(owner)
+    found = garden.stale_checkpoints(open_state_db(), open_memory_db(), owner)
     assert found.review_days == 7 and [s.record.id for s in found.records] == [old]
     plan = maintenance.stale_retire_plan(owner, found.records, review_days=7)
     assert [op["memory_id"] for op in plan["operations"]] == [old]
@@ -77,7 +77,8 @@ def test_stale_checkpoints_follow_the_review_setting(owner: str, wardian_home: P
 
 def test_a_web_confirmation_applies_only_what_the_dialog_showed(owner: str) -> None:
     record_id = _save(owner, "The staging cluster is retired")
-    plan, _ = maintenance.retire_record_plan(owner, record_id, reason="superseded")
+    plan, _ = maintenance.retire_record_plan(open_memory_db(), owner, record_id,
+                                             reason="superseded")
     maintenance.preview_plan(plan, owner)
     shown = maintenance.confirmation_for(plan, owner)
     assert (shown.owner_id, shown.operation_count) == (owner, 1)
@@ -106,7 +107,7 @@ def test_revise_scope_takes_agent_workspace_or_an_absolute_path(owner: str) -> N
         maintenance.revise_scope("team")
     record_id = _save(owner, "Deploys go out on Tuesdays")
     plan, document = maintenance.revise_record_plan(
-        owner, record_id, scope=maintenance.revise_scope("agent"))
+        open_memory_db(), owner, record_id, scope=maintenance.revise_scope("agent"))
     assert document["operations"][0]["scope"] == {"kind": "agent"}
     assert plan.plan_id == document["plan_id"]
 
@@ -115,14 +116,14 @@ def test_export_restore_round_trip_confirms_the_files_digest(
     owner: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     record_id = _save(owner, "Releases are tagged from main only")
-    exported = portable.export_text(owner, "quill", fmt="json")
+    exported = portable.export_text(open_memory_db(), owner, "quill", fmt="json")
     assert exported.records == 1
     path = tmp_path / "quill.json"
     path.write_text(exported.text, encoding="utf-8")
     with pytest.raises(UsageError, match="exactly one"):
         portable.read_export([path, path])
     with pytest.raises(UsageError, match="unknown format"):
-        portable.export_text(owner, "quill", fmt="yaml")
+        portable.export_text(open_memory_db(), owner, "quill", fmt="yaml")
     export = portable.read_export([path])
     assert (export.records, export.revisions) == (1, 1)
     with pytest.raises(maintenance.ConfirmationMismatch):
@@ -133,9 +134,10 @@ def test_export_restore_round_trip_confirms_the_files_digest(
     monkeypatch.setenv("WARDIAN_HOME", str(fresh))
     # The question itself is asked on the controlling terminal (tests/memory/maintenance/
     # test_human_step.py runs it on a pseudo-terminal); the restore writes what was confirmed.
-    result = portable.restore_export(export, owner)
+    result = portable.restore_export(open_memory_db(), export, owner)
     assert (result.records, result.revisions) == (1, 1)
-    assert garden.find_record(record_id).text == "Releases are tagged from main only"
+    restored = garden.find_record(open_memory_db(), record_id)
+    assert restored.text == "Releases are tagged from main only"
 
 
 def test_write_plan_is_private_and_defaults_to_the_data_dirs_plans(wardian_home: Path) -> None:
@@ -155,6 +157,6 @@ def test_record_marks_show_why_a_record_is_flagged(owner: str, wardian_home: Pat
         conn.execute("UPDATE records SET flagged = ? WHERE id = ?",
                      ("secret_detected: Private Key in text", flagged))
     conn.close()
-    assert garden.record_marks(garden.find_record(clean)) == []
-    assert garden.record_marks(garden.find_record(flagged)) == [
+    assert garden.record_marks(garden.find_record(open_memory_db(), clean)) == []
+    assert garden.record_marks(garden.find_record(open_memory_db(), flagged)) == [
         "flagged: secret_detected: Private Key in text"]

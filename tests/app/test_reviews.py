@@ -60,12 +60,13 @@ def test_list_load_and_apply_with_a_dialogs_confirmation(backend: str) -> None:
     assert review.plan is not None
     assert [op["memory_id"] for op in review.plan["operations"]] == [ids["npm"]]
     assert review.to_json()["counts"]["contradiction"] == 1
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.garden import pending_reviews, review_queue
 
     (queued,) = pending_reviews(agent_id)  # what Garden's review queue lists
     assert queued["id"] == run_id and queued["summary"] == "1 operation: contradiction 1"
     assert queued["created_at"] == review.drafted_at
-    assert [len(q.reviews) for q in review_queue()] == [1]
+    assert [len(q.reviews) for q in review_queue(open_state_db(), open_memory_db())] == [1]
 
     shown = (agent_id, "1", review.digest_prefix)
     declined = confirmed_as_shown("cancel", shown)

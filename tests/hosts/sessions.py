@@ -80,15 +80,15 @@ def setup_agent(host: Host, home: Path, *, name: str = "ada", hooks: bool = True
     settings = SettingsStore(open_state_db())
     settings.set("agent_memory.enabled", "true")
     settings.set("conversation_logging.enabled", "true")
-    agent = add_agent(name, "builtin", workspace=str(host.workspace))
+    agent = add_agent(open_state_db(), name, "builtin", workspace=str(host.workspace))
     store = MemoryStore(open_memory_db())
     for text in seed:
         store.save(agent.id, text, evidence="the user said so", kind="stable",
                    scope=Scope.agent(), actor="test")
-    created = add_session_close(blueprint="memory-consolidation", name=f"consolidate {name}",
-                                agent=name, boundaries=[], require_archive=True,
-                                assignments=json.dumps(BUILTIN))
-    set_enabled(created.id, True)
+    created = add_session_close(open_state_db(), blueprint="memory-consolidation",
+                                name=f"consolidate {name}", agent=name, boundaries=[],
+                                require_archive=True, assignments=json.dumps(BUILTIN))
+    set_enabled(open_state_db(), created.id, True)
     if hooks:
         install(host, name)
     return Agent(agent.id, name, created.id, W(home, env=host.env))

@@ -84,11 +84,12 @@ def _with_mcp(request: pytest.FixtureRequest, name: str, home: Path,
     """The host, agents `agents` (the first seeded with SEED) and Wardian's MCP server
     installed for them by the real CLI, merged into the host's own config."""
     from wardian.app.agents import add_agent
+    from wardian.config import open_state_db
 
     host: Host = request.getfixturevalue(f"{name}_host")
     agent = setup_agent(host, home, name=agents[0], hooks=False, seed=(SEED,))
     for other in agents[1:]:
-        add_agent(other, "builtin", workspace=str(host.workspace))
+        add_agent(open_state_db(), other, "builtin", workspace=str(host.workspace))
     for agent_name in agents:
         wardian(host, "mcp", "install", HOOK_HOST[name], "--agent", agent_name)
     SETUP[name](host)

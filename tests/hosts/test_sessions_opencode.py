@@ -20,6 +20,7 @@ from tests.hosts.sessions import (
     wardian,
 )
 from wardian.app.agents import add_agent
+from wardian.config import open_state_db
 
 MODEL = "scripted/scripted-model"
 
@@ -49,7 +50,7 @@ def test_start_and_end_consolidate_the_session(opencode_host: Host,
 def test_uninstall_removes_the_plugin_and_its_agents_one_by_one(
         opencode_host: Host, wardian_home: Path) -> None:
     setup_agent(opencode_host, wardian_home)
-    add_agent("bob", "builtin", workspace=str(opencode_host.workspace))
+    add_agent(open_state_db(), "bob", "builtin", workspace=str(opencode_host.workspace))
     wardian(opencode_host, "hooks", "install", "opencode", "--agent", "bob")
     plugin = opencode_host.home / ".config" / "opencode" / "plugins" / "wardian.js"
     assert "--agent ada --agent bob" in plugin.read_text()

@@ -16,6 +16,7 @@ from tests.hosts.endpoint import Reply, Shell
 from tests.hosts.hostcli import Host
 from tests.hosts.sessions import setup_agent
 from wardian.app.agents import add_agent
+from wardian.config import open_state_db
 
 SAVE = ("wardian memory save --evidence 'the user: refunds need two approvals' "
         "-- 'Refunds need two approvals'")
@@ -35,7 +36,7 @@ def test_a_shell_save_inside_a_launch_goes_to_its_agent_only(
         name: str, request: pytest.FixtureRequest, wardian_home: Path) -> None:
     host: Host = request.getfixturevalue(f"{name}_host")
     agent = setup_agent(host, wardian_home, hooks=False, seed=())
-    add_agent("bob", "builtin", workspace=str(host.workspace))
+    add_agent(open_state_db(), "bob", "builtin", workspace=str(host.workspace))
     host.endpoint.script(Reply(Shell(SAVE)), Reply("Saved."))
     result = _turn(host, launch=agent.name)
     assert "Memory saved" in result, result

@@ -118,8 +118,9 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     ]
     invokers: list[str] = []
     for spec in specs:
-        added = add_schedule(blueprint_id="quick", agent="coder", assignments="{}", **spec)
-        set_schedule_enabled(added.id, True)
+        added = add_schedule(open_state_db(), blueprint_id="quick", agent="coder",
+                             assignments="{}", **spec)
+        set_schedule_enabled(open_state_db(), added.id, True)
         invokers.append(added.id)
 
     rng = random.Random(8)
@@ -155,7 +156,7 @@ def test_kill_dash_nine_never_duplicates_or_loses_a_slot(tmp_path: Path) -> None
     configs = {inv_id: ScheduleConfig.from_config(store.get(inv_id).config)
                for inv_id in invokers}
     for inv_id in invokers:
-        set_schedule_enabled(inv_id, False)
+        set_schedule_enabled(open_state_db(), inv_id, False)
     final = _serve(log)
     assert _wait_for_line(log, [final], "ready"), f"final daemon exited {final.wait()}"
     slots = SlotStore(open_state_db())

@@ -93,9 +93,9 @@ def daemon(clock: Clock) -> Iterator[ScheduleDaemon]:
 
 
 def _add(name: str, *, blueprint: str = "quick", **kwargs: Any) -> str:
-    invoker = add_schedule(blueprint_id=blueprint, name=name, agent="coder",
+    invoker = add_schedule(open_state_db(), blueprint_id=blueprint, name=name, agent="coder",
                            assignments="{}", cron=kwargs.pop("cron", "*/5 * * * *"), **kwargs)
-    set_schedule_enabled(invoker.id, True, now=T0)
+    set_schedule_enabled(open_state_db(), invoker.id, True, now=T0)
     return invoker.id
 
 
@@ -229,12 +229,12 @@ def test_overlap_parallel_runs_alongside(daemon: ScheduleDaemon, clock: Clock) -
 
 def test_disabled_before_firing_is_recorded(daemon: ScheduleDaemon, clock: Clock) -> None:
     inv = _add("off")
-    set_schedule_enabled(inv, False, now=T0 + timedelta(minutes=7))
+    set_schedule_enabled(open_state_db(), inv, False, now=T0 + timedelta(minutes=7))
     clock.at(T0 + timedelta(minutes=30))
     daemon.tick()
     assert _slots(inv) == [("00:05", "skipped", "disabled")]
     # Re-enabled later: slots count from the new enable time only.
-    set_schedule_enabled(inv, True, now=T0 + timedelta(minutes=40))
+    set_schedule_enabled(open_state_db(), inv, True, now=T0 + timedelta(minutes=40))
     clock.at(T0 + timedelta(minutes=45))
     daemon.tick()
     _settle(daemon)
@@ -246,11 +246,12 @@ def test_disabled_and_re_enabled_while_no_daemon_ran(daemon: ScheduleDaemon,
     """Slots that fell due before a disable that no daemon saw still get an outcome: the
     re-enable records them (skipped: disabled) before it moves ``active_since``."""
     inv = _add("off-line", cron="*/5 * * * *")
-    set_schedule_enabled(inv, False, now=T0 + timedelta(minutes=12))
-    set_schedule_enabled(inv, True, now=T0 + timedelta(minutes=40))
+    set_schedule_enabled(open_state_db(), inv, False, now=T0 + timedelta(minutes=12))
+    set_schedule_enabled(open_state_db(), inv, True, now=T0 + timedelta(minutes=40))
     assert _slots(inv) == [("00:05", "skipped", "disabled"), ("00:10", "skipped", "disabled")]
-    set_schedule_enabled(inv, False, now=T0 + timedelta(minutes=41))  # a second, empty period
-    set_schedule_enabled(inv, True, now=T0 + timedelta(minutes=42))
+    # a second, empty period
+    set_schedule_enabled(open_state_db(), inv, False, now=T0 + timedelta(minutes=41))
+    set_schedule_enabled(open_state_db(), inv, True, now=T0 + timedelta(minutes=42))
     clock.at(T0 + timedelta(minutes=45))
     daemon.tick()
     _settle(daemon)
@@ -264,9 +265,10 @@ def test_blocked_assignment_is_a_skip(daemon: ScheduleDaemon, clock: Clock) -> N
     folder = user_library_dir()
     (folder / "roled.yaml").write_text(BLUEPRINT.format(id="roled", action="noop").replace(
         "triggers:", "roles:\n  helper: Helps.\ntriggers:"))
-    invoker = add_schedule(blueprint_id="roled", name="roled", agent="coder", cron="*/5 * * * *",
+    invoker = add_schedule(open_state_db(), blueprint_id="roled", name="roled", agent="coder",
+                           cron="*/5 * * * *",
                            assignments='{"helper": {"target_type": "agent", "agent": "helper"}}')
-    set_schedule_enabled(invoker.id, True, now=T0)
+    set_schedule_enabled(open_state_db(), invoker.id, True, now=T0)
     registry.remove(registry.get("helper").id)
     clock.at(T0 + timedelta(minutes=5))
     daemon.tick()

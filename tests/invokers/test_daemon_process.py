@@ -239,9 +239,9 @@ def test_clock_jump_catches_up_latest_and_every_slot_has_an_outcome(
         tmp_path: Path, serves: Callable[..., Serve], ready: None) -> None:
     clock_file = tmp_path / "clock"
     clock_file.write_text("0")
-    invoker = add_schedule(blueprint_id="quick", name="five", agent="coder",
+    invoker = add_schedule(open_state_db(), blueprint_id="quick", name="five", agent="coder",
                            assignments="{}", cron="*/5 * * * *", misfire_grace_s=60)
-    set_schedule_enabled(invoker.id, True)
+    set_schedule_enabled(open_state_db(), invoker.id, True)
     serve = serves(argv=[sys.executable, "-c", CLOCK_SERVE, str(clock_file)])
     wait_for(lambda: "started" in serve.log(), what="serve start", watch=(serve,))
     clock_file.write_text("3600")  # one hour later: twelve five-minute slots are owed

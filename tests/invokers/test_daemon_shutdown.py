@@ -130,9 +130,9 @@ def stuck_serve(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Path,
 def test_a_step_that_never_returns_does_not_keep_a_stopped_daemon_alive(
         stuck_serve: tuple[subprocess.Popen[bytes], Path, Path]) -> None:
     proc, fifo, log = stuck_serve
-    invoker = add_schedule(blueprint_id="stuck", name="stuck", agent="coder",
+    invoker = add_schedule(open_state_db(), blueprint_id="stuck", name="stuck", agent="coder",
                            assignments="{}", every_s=1.0)
-    set_schedule_enabled(invoker.id, True)
+    set_schedule_enabled(open_state_db(), invoker.id, True)
     with fifo.open() as started:  # blocks until the step runs in the daemon
         assert started.readline() == "started\n"
     proc.send_signal(signal.SIGTERM)
@@ -160,9 +160,9 @@ def test_a_step_that_never_returns_does_not_keep_a_stopped_daemon_alive(
 def _schedule(name: str, blueprint: str, **kwargs: Any) -> str:
     from tests.invokers.test_daemon_policies import T0
 
-    invoker = add_schedule(blueprint_id=blueprint, name=name, agent="coder",
+    invoker = add_schedule(open_state_db(), blueprint_id=blueprint, name=name, agent="coder",
                            assignments="{}", cron="*/5 * * * *", **kwargs)
-    set_schedule_enabled(invoker.id, True, now=T0)
+    set_schedule_enabled(open_state_db(), invoker.id, True, now=T0)
     return invoker.id
 
 

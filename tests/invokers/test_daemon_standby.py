@@ -85,9 +85,10 @@ def test_a_standby_takes_over_from_a_killed_daemon_and_fires_the_next_slot_once(
         (home / "library").mkdir(parents=True, exist_ok=True)
         (home / "library" / "tick.yaml").write_text(BLUEPRINT)
     AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
-    inv = add_schedule(blueprint_id="tick", name="tick", agent="coder", assignments="{}",
+    inv = add_schedule(open_state_db(), blueprint_id="tick", name="tick", agent="coder",
+                       assignments="{}",
                        every_s=0.5, misfire_grace_s=60)
-    set_schedule_enabled(inv.id, True)
+    set_schedule_enabled(open_state_db(), inv.id, True)
     slots, runs = SlotStore(open_state_db()), RunStore(open_state_db(), recover=False)
 
     first = _serve(homes[0], tmp_path / "first.log")

@@ -66,9 +66,9 @@ def test_sigterm_ends_the_daemon_although_a_run_never_returns(tmp_path: Path,
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "stuck.yaml").write_text(BLUEPRINT)
     AgentRegistry(open_state_db()).add("coder", "builtin", model="curator-rules")
-    invoker = add_schedule(blueprint_id="stuck", name="stuck", agent="coder",
+    invoker = add_schedule(open_state_db(), blueprint_id="stuck", name="stuck", agent="coder",
                            assignments="{}", every_s=1.0)
-    set_schedule_enabled(invoker.id, True)
+    set_schedule_enabled(open_state_db(), invoker.id, True)
     log = tmp_path / "serve.log"
     with log.open("w") as out:
         proc = subprocess.Popen([sys.executable, "-c", SERVE], stdout=out,

@@ -287,9 +287,10 @@ def test_list_says_how_many_missed_slots_would_run_now(
     from wardian.app.schedules import add_schedule, list_schedules, set_schedule_enabled
     from wardian.invokers.slots import SlotStore
 
-    invoker = add_schedule(blueprint_id="sched-test", name="n", agent="coder", assignments="{}",
+    invoker = add_schedule(open_state_db(), blueprint_id="sched-test", name="n", agent="coder",
+                           assignments="{}",
                            cron="*/5 * * * *", misfire_grace_s=60, catch_up=catch_up, **extra)
-    set_schedule_enabled(invoker.id, True, now=T0)
-    [doc] = list_schedules(now=T0 + timedelta(hours=1, minutes=2))
+    set_schedule_enabled(open_state_db(), invoker.id, True, now=T0)
+    [doc] = list_schedules(open_state_db(), now=T0 + timedelta(hours=1, minutes=2))
     assert (doc["slots_owed_now"], doc["missed_slots_would_run_now"]) == (12, would_run)
     assert SlotStore(open_state_db()).all_slots(invoker.id) == []

@@ -97,6 +97,7 @@ def test_a_removal_cut_short_after_deleting_records_finishes_on_rerun(cli) -> No
     # after the records went leaves the agent registered with none, so a plain rerun
     # (no flag) finishes the removal.
     from wardian.app.agents import remove_agent
+    from wardian.config import open_state_db
     from wardian.memory.capabilities import CapabilityStore
 
     agent = _add(cli)
@@ -105,6 +106,6 @@ def test_a_removal_cut_short_after_deleting_records_finishes_on_rerun(cli) -> No
     CapabilityStore(store.conn).revoke_for_agent(agent["id"], reason="agent removed")  # step 2
     store.delete_agent_records(agent["id"])  # step 3, then the process died
     assert json.loads(invoke(cli, "agent", "list", "--json").output)  # still visible
-    done = remove_agent("ada")
+    done = remove_agent(open_state_db(), open_memory_db(), "ada")
     assert (done.agent.id, done.record_count, done.records) == (agent["id"], 0, "none")
     assert json.loads(invoke(cli, "agent", "list", "--json").output) == []

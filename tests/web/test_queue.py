@@ -53,9 +53,10 @@ def test_queue_counts_and_redacted_flagged_records(wardian_home: Path) -> None:
 
 
 def test_pending_reviews_are_empty_without_a_review_source(wardian_home: Path) -> None:
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.garden import pending_reviews, review_queue
 
     ada = seed_agent("ada")
     if importlib.util.find_spec("wardian.app.reviews") is None:
         assert pending_reviews(ada) == []
-        assert [q.reviews for q in review_queue()] == [[]]
+        assert [q.reviews for q in review_queue(open_state_db(), open_memory_db())] == [[]]

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from wardian.errors import UsageError
 
 if TYPE_CHECKING:
+    from wardian._db import StateDB
+    from wardian.memory.db import MemoryDB
     from wardian.runtime.agents import Agent
 
 __all__ = ["RemovedAgent", "add_agent", "agent_id", "check_provider", "check_selection",
@@ -42,9 +44,9 @@ def check_provider(provider: str) -> str:
     return provider
 
 
-def check_selection(provider: str, model: str | None, effort: str | None, *,
+def check_selection(state: StateDB, provider: str, model: str | None, effort: str | None, *,
                     clear_hint: bool = False) -> str | None:
-    """Check an agent's provider/model/effort against the model catalog, with the same
+    """Check an agent's provider/model/effort against the model catalog in `state`, with the same
     catalog code the run start uses (`ModelCatalog.validate_selection`). Read-only.
 
     Args:
@@ -62,12 +64,11 @@ def check_selection(provider: str, model: str | None, effort: str | None, *,
     """
     if model is None and effort is None:
         return None
-    from wardian.config import open_state_db
     from wardian.errors import ValidationError
     from wardian.providers.catalog import ModelCatalog
     from wardian.providers.errors import CatalogNotRefreshed, refresh_command
 
-    catalog = ModelCatalog(open_state_db())
+    catalog = ModelCatalog(state)
     try:
         catalog.validate_selection(provider, model, effort)
     except CatalogNotRefreshed as exc:  # also a refresh that failed: nothing to check with
@@ -96,10 +97,10 @@ def check_workspace(workspace: str) -> str:
     return workspace
 
 
-def add_agent(name: str, provider: str, *, model: str | None = None,
+def add_agent(state: StateDB, name: str, provider: str, *, model: str | None = None,
               effort: str | None = None, workspace: str | None = None,
               warn: Callable[[str], object] | None = None) -> Agent:
-    """Create an agent (``wardian agent add``): a UUID4 id is allocated.
+    """Create an agent in `state` (``wardian agent add``): a UUID4 id is allocated.
 
     The provider must be a known one, the workspace an existing directory, and the
     model/effort ones the catalog lists (`check_selection`); `warn` receives the warning
@@ -109,58 +110,54 @@ def add_agent(name: str, provider: str, *, model: str | None = None,
         UsageError: an unknown provider, a workspace that is not a directory, or the name
             is taken. ValidationError: a model or effort the catalog does not have.
     """
-    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     check_provider(provider)
     if workspace is not None:
         check_workspace(workspace)
-    warning = check_selection(provider, model, effort)
+    warning = check_selection(state, provider, model, effort)
     if warning and warn is not None:
         warn(warning)
-    return AgentRegistry(open_state_db()).add(name, provider, model=model, effort=effort,
-                                              workspace=workspace)
+    return AgentRegistry(state).add(name, provider, model=model, effort=effort,
+                                    workspace=workspace)
 
 
-def list_agents() -> list[Agent]:
-    """Every registered agent. Read-only."""
-    from wardian.config import open_state_db
+def list_agents(state: StateDB) -> list[Agent]:
+    """Every agent registered in `state`. Read-only."""
     from wardian.runtime.agents import AgentRegistry
 
-    return AgentRegistry(open_state_db()).list()
+    return AgentRegistry(state).list()
 
 
-def agent_id(name_or_id: str) -> str:
-    """The id of the agent named `name_or_id` (name, id or unique id prefix).
+def agent_id(state: StateDB, name_or_id: str) -> str:
+    """The id of the agent in `state` named `name_or_id` (name, id or unique id prefix).
 
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    return AgentRegistry(open_state_db()).get(name_or_id).id
+    return AgentRegistry(state).get(name_or_id).id
 
 
-def describe_agent(name_or_id: str) -> dict[str, Any]:
-    """One agent as ``agent show`` prints it: its fields plus ``active_records``,
-    ``records`` (removed ones included) and its per-agent ``settings``. Read-only.
+def describe_agent(state: StateDB, memory: MemoryDB, name_or_id: str) -> dict[str, Any]:
+    """One agent as ``agent show`` prints it: its fields (from `state`) plus
+    ``active_records``, ``records`` (removed ones included; from `memory`) and its
+    per-agent ``settings``. Read-only.
 
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    from wardian.config import SettingsStore, open_state_db
-    from wardian.memory.db import open_memory_db
+    from wardian.config import SettingsStore
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    state_db = open_state_db()
-    agent = AgentRegistry(state_db).get(name_or_id)
-    store = MemoryStore(open_memory_db())
+    agent = AgentRegistry(state).get(name_or_id)
+    store = MemoryStore(memory)
     return agent.to_json() | {
         "active_records": store.count(agent.id, include_removed=False),
         "records": store.count(agent.id),
-        "settings": SettingsStore(state_db).agent_overrides(agent.id),
+        "settings": SettingsStore(state).agent_overrides(agent.id),
     }
 
 
@@ -184,13 +181,13 @@ def launch_agent(name_or_id: str, args: list[str], *, workspace: str | None = No
     return launch(name_or_id, args, workspace=workspace)
 
 
-def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None = None,
-              effort: str | None = None, workspace: str | None = None,
+def set_agent(state: StateDB, name_or_id: str, *, provider: str | None = None,
+              model: str | None = None, effort: str | None = None, workspace: str | None = None,
               warn: Callable[[str], object] | None = None) -> Agent:
-    """Change an agent's provider, model, effort or workspace, validated as ``agent add``
-    validates them; its id, name and memory stay (memory follows the agent across provider
-    changes). Effective for newly launched processes. ``""`` clears model, effort or
-    workspace.
+    """Change an agent's (in `state`) provider, model, effort or workspace, validated as
+    ``agent add`` validates them; its id, name and memory stay (memory follows the agent
+    across provider changes). Effective for newly launched processes. ``""`` clears model,
+    effort or workspace.
 
     Returns:
         The updated `wardian.runtime.agents.Agent`.
@@ -204,7 +201,6 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
             directory. ValidationError: a model or effort the catalog does not have.
             NotFoundError: no such agent.
     """
-    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
     if all(v is None for v in (provider, model, effort, workspace)):
@@ -214,11 +210,11 @@ def set_agent(name_or_id: str, *, provider: str | None = None, model: str | None
         check_provider(provider)
     if workspace:  # "" clears it
         check_workspace(workspace)
-    registry = AgentRegistry(open_state_db())
+    registry = AgentRegistry(state)
     agent = registry.get(name_or_id)
     chosen = [agent.model if model is None else (model or None),
               agent.effort if effort is None else (effort or None)]
-    warning = check_selection(provider or agent.provider, chosen[0], chosen[1],
+    warning = check_selection(state, provider or agent.provider, chosen[0], chosen[1],
                               clear_hint=True)
     if warning and warn is not None:
         warn(warning)
@@ -258,7 +254,7 @@ def clear_bad_launches() -> list[Any]:
     return CapabilityStore(store.conn).clear_bad_launches()
 
 
-def remove_agent(name_or_id: str, *,
+def remove_agent(state: StateDB, memory: MemoryDB, name_or_id: str, *,
                  records: Literal["refuse", "keep", "delete"] = "refuse") -> RemovedAgent:
     """Remove an agent (``wardian agent remove``), keeping or deleting its memory records.
 
@@ -281,6 +277,7 @@ def remove_agent(name_or_id: str, *,
     dealt with.
 
     Args:
+        state, memory: the open ``state.db`` and ``memory.db``.
         name_or_id: the agent's name, id or unique id prefix.
         records: what to do with its records: ``"refuse"`` (the default: refuse while it has
             any), ``"keep"`` (stay stored, owned by the removed id) or ``"delete"``.
@@ -289,15 +286,13 @@ def remove_agent(name_or_id: str, *,
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
         UsageError (exit 2): it has records and `records` is ``"refuse"``.
     """
-    from wardian.config import open_state_db
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry(open_state_db())
+    registry = AgentRegistry(state)
     agent = registry.get(name_or_id)
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     count = store.count(agent.id)
     if count and records == "refuse":
         raise UsageError(

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 from wardian.providers.errors import refresh_command
 
 if TYPE_CHECKING:
+    from wardian._db import StateDB
     from wardian.providers.catalog import CatalogEntry
 
 __all__ = ["model_list", "refresh_command"]
 
 
-def model_list(provider: str, *, refresh: bool = False, timeout_s: float = 30.0) -> CatalogEntry:
+def model_list(state: StateDB, provider: str, *, refresh: bool = False, timeout_s: float = 30.0
+               ) -> CatalogEntry:
     """`provider`'s cached model list, asking the provider for its current one first when
     `refresh` (waiting at most `timeout_s` seconds).
 
@@ -26,11 +28,10 @@ def model_list(provider: str, *, refresh: bool = False, timeout_s: float = 30.0)
         CatalogNotRefreshed (exit 2): no list at all (never refreshed, or only failed
             refreshes); names when and why, and the command to retry.
     """
-    from wardian.config import open_state_db
     from wardian.providers.catalog import ModelCatalog
     from wardian.providers.errors import CatalogNotRefreshed
 
-    catalog = ModelCatalog(open_state_db())
+    catalog = ModelCatalog(state)
     entry = catalog.refresh(provider, timeout_s=timeout_s) if refresh else \
         catalog.get(provider)
     if entry is None:

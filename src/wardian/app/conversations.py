@@ -8,46 +8,49 @@ conversations).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from wardian.runtime.archives import ConversationManifest
 from wardian.transcripts import Message
+
+if TYPE_CHECKING:
+    from wardian._db import StateDB
 
 __all__ = ["ConversationManifest", "Message", "agent_names", "conversation",
            "list_conversations"]
 
 
-def list_conversations(*, agent: str | None = None,
+def list_conversations(state: StateDB, *, agent: str | None = None,
                        limit: int = 200) -> list[ConversationManifest]:
-    """Imported conversations, newest first, of every agent or of `agent` (name or id).
+    """The conversations imported into `state`, newest first, of every agent or of `agent`
+    (name or id).
 
     Raises:
         NotFoundError: unknown agent.
     """
-    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.archives import ArchiveStore
 
-    state_db = open_state_db()
-    agent_id = AgentRegistry(state_db).get(agent).id if agent else None
-    return ArchiveStore(state_db).list(agent_id=agent_id, limit=limit)
+    agent_id = AgentRegistry(state).get(agent).id if agent else None
+    return ArchiveStore(state).list(agent_id=agent_id, limit=limit)
 
 
-def agent_names() -> dict[str, str]:
-    """Agent id -> name, for showing whose a conversation is."""
-    from wardian.config import open_state_db
+def agent_names(state: StateDB) -> dict[str, str]:
+    """Agent id -> name in `state`, for showing whose a conversation is."""
     from wardian.runtime.agents import AgentRegistry
 
-    return {a.id: a.name for a in AgentRegistry(open_state_db()).list()}
+    return {a.id: a.name for a in AgentRegistry(state).list()}
 
 
-def conversation(ref: str) -> tuple[ConversationManifest, list[Message]]:
-    """One conversation (id or unique prefix): its manifest and normalised messages.
+def conversation(state: StateDB, ref: str) -> tuple[ConversationManifest, list[Message]]:
+    """One conversation in `state` (id or unique prefix): its manifest and normalised
+    messages.
 
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    store = ArchiveStore(open_state_db())
+    store = ArchiveStore(state)
     manifest = store.get(ref)
     return manifest, store.messages(manifest.id)

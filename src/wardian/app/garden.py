@@ -2,9 +2,10 @@
 
 Garden in the browser (`wardian garden serve`) and the `wardian garden …` commands show the
 same things: agents with their memory state, one agent's records (paged and filtered), a
-record's history, ``Memory loaded`` events, runs, and invokers. Each function here opens
-the stores it needs, reads, and returns plain documents (dicts and
-dataclasses), so a surface only renders.
+record's history, ``Memory loaded`` events, runs, and invokers. Each function here takes
+the open databases it reads (``state.db`` as `StateDB`, ``memory.db`` as `MemoryDB`, first,
+from the surface's unit of work), builds the stores it needs over them, and returns plain
+documents (dicts and dataclasses), so a surface only renders.
 
 Garden's record page corrects one record through the same one-operation plans as
 ``garden memory retire|revise`` (`retire_from_form`, `revise_from_form`, and
@@ -34,8 +35,10 @@ from wardian.errors import (
 )
 
 if TYPE_CHECKING:
+    from wardian._db import StateDB
     from wardian.app.runs import Run
     from wardian.memory.capabilities import Refusal
+    from wardian.memory.db import MemoryDB
     from wardian.memory.freshness import StaleRecord
     from wardian.memory.loaded import LoadedEvent
     from wardian.memory.maintenance.plan import Plan
@@ -90,8 +93,10 @@ _MAX_PAGE = 2**40
 """The largest page number asked of the store (its offset fits SQLite's integers)."""
 
 
-def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
-    """(agent id, display name) for an agent name, id or unique id prefix.
+def resolve_owner(state: StateDB, memory: MemoryDB, ref: str, *, allow_removed: bool = True
+                  ) -> tuple[str, str]:
+    """(agent id, display name) for an agent name, id or unique id prefix, looked up in
+    `state` (the registry) and, for kept records, `memory`.
 
     With `allow_removed`, the owner id (or prefix) of records kept by
     ``agent remove --keep-records`` also resolves, named ``(removed agent)``.
@@ -100,18 +105,16 @@ def resolve_owner(ref: str, *, allow_removed: bool = True) -> tuple[str, str]:
         NotFoundError: no agent (and no kept records) match.
         AmbiguousIdError: several do.
     """
-    from wardian.config import open_state_db
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry(open_state_db())
+    registry = AgentRegistry(state)
     try:
         found = registry.get(ref)
     except NotFoundError:
         if not allow_removed:
             raise
-        store = MemoryStore(open_memory_db())
+        store = MemoryStore(memory)
         return store.owner(ref), "(removed agent)"
     return found.id, found.name
 
@@ -140,25 +143,23 @@ class AgentSummary:
     invokers: list[dict[str, Any]] = field(default_factory=list)
 
 
-def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
+def invokers_overview(state: StateDB, *, agent_id: str | None = None) -> list[dict[str, Any]]:
     """Every invoker (or one agent's): its JSON, agent name, ``state`` (enabled, disabled
     or broken), ``problem`` (why it is broken and the fix, or None; the same answer as
     `automation … list` and firing, `wardian.invokers.health`) and last run. Read-only."""
-    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
     from wardian.invokers.health import invoker_problem
     from wardian.invokers.store import InvokerStore
     from wardian.runtime.agents import AgentRegistry
 
-    state_db = open_state_db()
-    store = InvokerStore(state_db)
-    registry = AgentRegistry(state_db)
-    runs = RunStore(state_db, recover=False)
+    store = InvokerStore(state)
+    registry = AgentRegistry(state)
+    runs = RunStore(state, recover=False)
     names = {a.id: a.name for a in registry.list()}
     docs = []
     for invoker in store.list(agent_id=agent_id):
         doc = invoker.to_json()
-        problem = invoker_problem(invoker)
+        problem = invoker_problem(invoker, state=state)
         doc["agent_name"] = names.get(invoker.agent_id)
         doc["problem"] = (
             {"reason": problem.reason, "fix": problem.fix} if problem else None)
@@ -173,8 +174,9 @@ def invokers_overview(*, agent_id: str | None = None) -> list[dict[str, Any]]:
     return docs
 
 
-def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
-    """Enable (re-validating first, as the CLI does) or disable an invoker by full id.
+def set_invoker_enabled(state: StateDB, invoker_id: str, enabled: bool) -> dict[str, Any]:
+    """Enable (re-validating first, as the CLI does) or disable an invoker by full id, in
+    `state`.
 
     Returns:
         The invoker's JSON after the change.
@@ -183,36 +185,33 @@ def set_invoker_enabled(invoker_id: str, enabled: bool) -> dict[str, Any]:
         NotFoundError: no such invoker. Validation errors when enabling a broken one (it
             stays disabled).
     """
-    from wardian.config import open_state_db
     from wardian.invokers.store import InvokerStore
 
-    store = InvokerStore(open_state_db())
+    store = InvokerStore(state)
     kind = store.get(invoker_id).kind
     if kind == "schedule":
         from wardian.app.schedules import set_schedule_enabled
 
-        return set_schedule_enabled(invoker_id, enabled).to_json()
+        return set_schedule_enabled(state, invoker_id, enabled).to_json()
     from wardian.app.session_close import set_enabled
 
-    return set_enabled(invoker_id, enabled).to_json()
+    return set_enabled(state, invoker_id, enabled).to_json()
 
 
-def agents_overview() -> list[AgentSummary]:
+def agents_overview(state: StateDB, memory: MemoryDB) -> list[AgentSummary]:
     """Every registered agent with memory on/off, record counts, the last ``Memory
     loaded`` event (without its context) and its invokers. Read-only."""
-    from wardian.config import SettingsStore, open_state_db
-    from wardian.memory.db import open_memory_db
+    from wardian.config import SettingsStore
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
     from wardian.runtime.agents import AgentRegistry
 
-    state_db = open_state_db()
-    registry = AgentRegistry(state_db)
-    settings = SettingsStore(state_db)
-    store = MemoryStore(open_memory_db())
+    registry = AgentRegistry(state)
+    settings = SettingsStore(state)
+    store = MemoryStore(memory)
     agents = registry.list()
     invokers: dict[str, list[dict[str, Any]]] = {}
-    for doc in invokers_overview():
+    for doc in invokers_overview(state):
         invokers.setdefault(doc["agent_id"], []).append(doc)
     out = []
     for agent in agents:
@@ -244,6 +243,7 @@ class MemoryPage:
 
 
 def memory_page(
+    memory: MemoryDB,
     owner_id: str,
     *,
     kind: str = "",
@@ -260,13 +260,12 @@ def memory_page(
     Raises:
         UsageError: an unknown kind, scope or status.
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     # A page number comes from a URL a person can edit: past the last page shows the last
     # one, and no number may overflow SQLite's 64-bit OFFSET.
     page = min(max(1, page), _MAX_PAGE)
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
 
     def fetch(number: int) -> tuple[list[Record], int]:
         return store.page(
@@ -309,7 +308,7 @@ RECALL_QUERY_CHARS = 2000
 """The longest query Garden's recall form accepts (characters)."""
 
 
-def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
+def recall_view(memory: MemoryDB, owner_id: str, *, query: str = "", workspace: str = "",
                 limit: int = 10) -> RecallView:
     """Recall `query` for the owner as its managed process would from `workspace`
     (agent-scoped records plus that workspace's; "" = all of its records), with the
@@ -320,7 +319,6 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
         FormError: the query is longer than `RECALL_QUERY_CHARS`, or `workspace` is
             not one of the owner's workspaces.
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.ranking import NEAREST
     from wardian.memory.store import MemoryStore
 
@@ -328,7 +326,7 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
     if len(query) > RECALL_QUERY_CHARS:
         raise FormError("q", f"the query is {len(query)} characters, over the "
                          f"{RECALL_QUERY_CHARS}-character limit", hint="ask a shorter question")
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     workspaces = store.workspaces(owner_id)
     if workspace and workspace not in workspaces:
         raise FormError("workspace", f"{workspace!r} is not a workspace of this agent's"
@@ -340,17 +338,17 @@ def recall_view(owner_id: str, *, query: str = "", workspace: str = "",
     return RecallView(query, workspace, workspaces, list(found.records), list(found.nearest))
 
 
-def loaded_events(owner_id: str, *, limit: int = 50) -> list[LoadedEvent]:
+def loaded_events(memory: MemoryDB, owner_id: str, *, limit: int = 50) -> list[LoadedEvent]:
     """The owner's newest ``Memory loaded`` events with the exact context. Read-only."""
-    from wardian.memory.db import open_memory_db
     from wardian.memory.loaded import LoadedEvents
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return LoadedEvents(store.conn).list(owner_id, limit=limit)
 
 
-def runs_overview(*, status: str | None = None, limit: int = 100) -> list[Run]:
+def runs_overview(state: StateDB, *, status: str | None = None, limit: int = 100
+                  ) -> list[Run]:
     """The newest runs, optionally of one status: `wardian.app.runs.list_runs` without
     orphan recovery (Garden only reads).
 
@@ -359,10 +357,10 @@ def runs_overview(*, status: str | None = None, limit: int = 100) -> list[Run]:
     """
     from wardian.app.runs import list_runs
 
-    return list_runs(status=status or None, limit=limit, recover=False)
+    return list_runs(state, status=status or None, limit=limit, recover=False)
 
 
-def run_detail(run_id: str) -> Run:
+def run_detail(state: StateDB, run_id: str) -> Run:
     """One run with its step attempts and events: `wardian.app.runs.get_run` without
     orphan recovery (Garden only reads).
 
@@ -371,7 +369,7 @@ def run_detail(run_id: str) -> Run:
     """
     from wardian.app.runs import get_run
 
-    return get_run(run_id, recover=False)
+    return get_run(state, run_id, recover=False)
 
 
 # --- the ``wardian garden memory …`` reads ------------------------------------------------
@@ -379,14 +377,13 @@ def run_detail(run_id: str) -> Run:
 _LIST_HINT = "list an agent's records with `wardian garden memory list --agent NAME`"
 
 
-def agent_records(owner_id: str, *, include_removed: bool = False, flagged: bool = False
-                  ) -> list[Record]:
+def agent_records(memory: MemoryDB, owner_id: str, *, include_removed: bool = False,
+                  flagged: bool = False) -> list[Record]:
     """The owner's records, newest first; with `flagged`, only those set aside for review
     (they hold what looks like a secret). Read-only."""
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return store.list(owner_id, include_removed=include_removed,
                       flagged=True if flagged else None)
 
@@ -417,7 +414,7 @@ def _operator_get(store: MemoryStore, record_id: str) -> Record:
         raise UsageError(exc.message, hint=_LIST_HINT) from exc
 
 
-def find_record(record_id: str) -> Record:
+def find_record(memory: MemoryDB, record_id: str) -> Record:
     """Any agent's record by full id or unique prefix, also when removed. Read-only.
 
     Raises:
@@ -425,35 +422,32 @@ def find_record(record_id: str) -> Record:
             ``garden memory list``).
         AmbiguousIdError (exit 2): several do (their ids are listed).
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return _operator_get(store, record_id)
 
 
-def record_history(record_id: str) -> tuple[Record, list[Revision]]:
+def record_history(memory: MemoryDB, record_id: str) -> tuple[Record, list[Revision]]:
     """Any agent's record (as `find_record`) and every revision of it, oldest first.
 
     Raises:
         NotFoundError / AmbiguousIdError: as `find_record`.
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     record = _operator_get(store, record_id)
     return record, store.history(record.id, agent_id=None)
 
 
-def capability_refusals(owner_id: str) -> list[Refusal]:
+def capability_refusals(memory: MemoryDB, owner_id: str) -> list[Refusal]:
     """Refused uses of a capability outside its own launch's process tree where the owner
     held it or made the attempt, newest first. Read-only."""
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return CapabilityStore(store.conn).refusals(owner_id)
 
 
@@ -465,17 +459,16 @@ class StaleCheckpoints:
     records: list[StaleRecord]
 
 
-def stale_checkpoints(owner_id: str) -> StaleCheckpoints:
+def stale_checkpoints(state: StateDB, memory: MemoryDB, owner_id: str) -> StaleCheckpoints:
     """The owner's active ``current`` records not updated for ``memory.current_review_days``
     days, oldest first. Read-only."""
-    from wardian.config import SettingsStore, open_state_db
-    from wardian.memory.db import open_memory_db
+    from wardian.config import SettingsStore
     from wardian.memory.freshness import stale_records
     from wardian.memory.store import MemoryStore
 
-    settings = SettingsStore(open_state_db())
+    settings = SettingsStore(state)
     days = int(settings.get("memory.current_review_days"))
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return StaleCheckpoints(days, stale_records(store, owner_id, review_days=days))
 
 
@@ -527,9 +520,9 @@ class RecordPlan:
     document: dict[str, Any]
 
 
-def _subject(record_id: str, revision: str) -> Record:
+def _subject(memory: MemoryDB, record_id: str, revision: str) -> Record:
     """The active record the form names, still at the revision the page showed."""
-    record = find_record(record_id)
+    record = find_record(memory, record_id)
     if record.status != "active":
         raise FormError("record", f"memory {record.short_id} is already removed; only an "
                         "active record can be retired, revised or merged",
@@ -550,7 +543,7 @@ def _bound(record: Record, revision: str, built: tuple[Plan, dict[str, Any]]) ->
     return RecordPlan(record.agent_id, record.id, plan, document)
 
 
-def retire_from_form(record_id: str, *, revision: str, reason: str) -> RecordPlan:
+def retire_from_form(memory: MemoryDB, record_id: str, *, revision: str, reason: str) -> RecordPlan:
     """The ``retire`` plan of the record page's Retire form (``garden memory retire``'s
     `retire_record_plan`). Reads ``memory.db`` only.
 
@@ -562,16 +555,17 @@ def retire_from_form(record_id: str, *, revision: str, reason: str) -> RecordPla
     """
     from wardian.app.maintenance import retire_record_plan
 
-    record = _subject(record_id, revision)
+    record = _subject(memory, record_id, revision)
     if not reason.strip():
         raise FormError("reason", "the reason is empty",
                         hint="say why the record is retired; it is kept in its history")
     return _bound(record, revision,
-                  retire_record_plan(record.agent_id, record.id, reason=reason.strip()))
+                  retire_record_plan(memory, record.agent_id, record.id,
+                                     reason=reason.strip()))
 
 
 def revise_from_form(
-    record_id: str, *, revision: str, text: str, kind: str, scope: str,
+    memory: MemoryDB, record_id: str, *, revision: str, text: str, kind: str, scope: str,
     workspace_path: str = "",
 ) -> RecordPlan:
     """The ``revise`` plan of the record page's Revise form (``garden memory revise``'s
@@ -596,7 +590,7 @@ def revise_from_form(
     from wardian.memory.maintenance.plan import is_host_absolute
     from wardian.memory.models import Scope
 
-    record = _subject(record_id, revision)
+    record = _subject(memory, record_id, revision)
     text = text.replace("\r\n", "\n")
     if not text.strip():
         raise FormError("text", "the text is empty",
@@ -623,21 +617,20 @@ def revise_from_form(
         raise FormError("text", "nothing to revise: text, kind and scope are as they are",
                         hint="change at least one of them")
     return _bound(record, revision,
-                  revise_record_plan(record.agent_id, record.id, **changes))
+                  revise_record_plan(memory, record.agent_id, record.id, **changes))
 
 
-def merge_candidates(record: Record, *, limit: int = 499) -> list[Record]:
+def merge_candidates(memory: MemoryDB, record: Record, *, limit: int = 499) -> list[Record]:
     """The owner's other active records `record` may be merged into, newest first (at
     most `limit`). Read-only."""
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     found, _ = store.page(record.agent_id, status="active", limit=limit + 1)
     return [r for r in found if r.id != record.id][:limit]
 
 
-def merge_from_form(record_id: str, *, revision: str, into: str, reason: str = ""
+def merge_from_form(memory: MemoryDB, record_id: str, *, revision: str, into: str, reason: str = ""
                     ) -> RecordPlan:
     """The ``retire_into`` plan of the record page's Merge form: the record is retired
     into `into` (another active record of the same agent), which gains its sources.
@@ -653,12 +646,12 @@ def merge_from_form(record_id: str, *, revision: str, into: str, reason: str = "
     from wardian.memory.maintenance.single import plan_document
     from wardian.memory.secret_scan import check_fields
 
-    record = _subject(record_id, revision)
+    record = _subject(memory, record_id, revision)
     if not into.strip():
         raise FormError("into", "no record to merge into was chosen",
                         hint="pick another active record of the same agent")
     try:
-        target = find_record(into.strip())
+        target = find_record(memory, into.strip())
     except NotFoundError as exc:
         raise FormError("into", f"no record has id {into.strip()!r}",
                         hint="pick another active record of the same agent") from exc
@@ -716,19 +709,18 @@ class AgentQueue:
         return len(self.stale) + len(self.flagged) + len(self.reviews)
 
 
-def review_queue() -> list[AgentQueue]:
+def review_queue(state: StateDB, memory: MemoryDB) -> list[AgentQueue]:
     """Every registered agent's queue (`AgentQueue`), in the registry's order: the stale
     checkpoints of ``garden memory stale``, the flagged records of ``garden memory list
     --flagged`` (redacted) and `pending_reviews`. Read-only."""
-    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry(open_state_db())
+    registry = AgentRegistry(state)
     agents = [(a.id, a.name) for a in registry.list()]
     out = []
     for agent_id, name in agents:
-        stale = stale_checkpoints(agent_id)
-        flagged = [redacted_json(r) for r in agent_records(agent_id, flagged=True)
+        stale = stale_checkpoints(state, memory, agent_id)
+        flagged = [redacted_json(r) for r in agent_records(memory, agent_id, flagged=True)
                    if r.status == "active"]
         out.append(AgentQueue(agent_id, name, stale.review_days, stale.records, flagged,
                               pending_reviews(agent_id)))

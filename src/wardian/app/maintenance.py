@@ -42,6 +42,7 @@ from wardian.memory.maintenance.service import (
 )
 
 if TYPE_CHECKING:
+    from wardian.memory.db import MemoryDB
     from wardian.memory.freshness import StaleRecord
     from wardian.memory.models import Scope
 
@@ -185,20 +186,19 @@ def confirmed_as_shown(decision: Any, shown: tuple[Any, Any, Any]
     return confirmed
 
 
-def retire_record_plan(owner_id: str, record_id: str, *, reason: str
+def retire_record_plan(memory: MemoryDB, owner_id: str, record_id: str, *, reason: str
                        ) -> tuple[Plan, dict[str, Any]]:
     """A validated one-operation ``retire`` plan (and its JSON document) for one active
-    record of `owner_id`, bound to its current revision. Reads ``memory.db`` only.
+    record of `owner_id`, bound to its current revision. Reads `memory` only.
 
     Raises:
         NotFoundError / AmbiguousIdError: no such record of this owner.
         UsageError: already removed, or an empty reason. PlanError: a plan rule broken.
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.maintenance.single import retire_one
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return retire_one(store, owner_id, record_id, reason=reason)
 
 
@@ -220,22 +220,21 @@ def revise_scope(value: str | None) -> Scope | None:
 
 
 def revise_record_plan(
-    owner_id: str, record_id: str, *, text: str | None = None, kind: str | None = None,
-    scope: Scope | None = None, evidence: str | None = None,
+    memory: MemoryDB, owner_id: str, record_id: str, *, text: str | None = None,
+    kind: str | None = None, scope: Scope | None = None, evidence: str | None = None,
 ) -> tuple[Plan, dict[str, Any]]:
     """A validated one-operation ``revise`` plan (and its JSON document) for one active
     record of `owner_id`; only the fields given change (`scope` from `revise_scope`).
-    Reads ``memory.db`` only.
+    Reads `memory` only.
 
     Raises:
         NotFoundError / AmbiguousIdError; UsageError (removed, nothing to change);
         PlanError (caps, kind, absolute workspace path).
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.maintenance.single import revise_one
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return revise_one(store, owner_id, record_id, text=text, kind=kind, scope=scope,
                       evidence=evidence)
 

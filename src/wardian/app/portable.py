@@ -16,10 +16,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian.errors import UsageError
 from wardian.memory.portable import RestoreAborted, RestoreResult
+
+if TYPE_CHECKING:
+    from wardian.memory.db import MemoryDB
 
 __all__ = [
     "ExportFile",
@@ -45,20 +48,20 @@ class ExportText:
     records: int
 
 
-def export_text(owner_id: str, name: str, *, fmt: str, include_history: bool = False
-                ) -> ExportText:
-    """The owner's memory as an export: ``json`` (lossless, with every revision) or ``md``
-    (Markdown by scope and kind; `include_history` lists the revisions too). Read-only.
+def export_text(memory: MemoryDB, owner_id: str, name: str, *, fmt: str,
+                include_history: bool = False) -> ExportText:
+    """The owner's memory (in `memory`) as an export: ``json`` (lossless, with every
+    revision) or ``md`` (Markdown by scope and kind; `include_history` lists the revisions
+    too). Read-only.
 
     Raises:
         UsageError (exit 2): another format.
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.portable import export_document, render_markdown
     from wardian.memory.store import MemoryStore
 
     check_format(fmt)
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     doc = export_document(store, owner_id, name)
     if fmt == "json":
         text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
@@ -170,16 +173,15 @@ class RestorePreview:
                 "conflicts": list(self.conflicts)}
 
 
-def preview_restore(export: ExportFile) -> RestorePreview:
-    """The preview of restoring `export` into this data dir's store. Read-only: asks
-    nothing and writes nothing."""
-    from wardian.memory.db import open_memory_db
+def preview_restore(memory: MemoryDB, export: ExportFile) -> RestorePreview:
+    """The preview of restoring `export` into `memory`. Read-only: asks nothing and
+    writes nothing."""
     from wardian.memory.portable import restore_conflicts
     from wardian.memory.store import MemoryStore
 
     records = export.document["records"]
     active = [r for r in records if r["status"] == "active"]
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     conflicts = restore_conflicts(store, export.document)
     agent_scoped = sum(1 for r in active if r["scope"]["kind"] == "agent")
     return RestorePreview(export.digest, export.records, export.revisions, len(active),
@@ -214,16 +216,16 @@ def confirm_restore(export: ExportFile, summary: str, confirm: str | None) -> No
         raise RestoreAborted("declined", export.digest)
 
 
-def restore_export(export: ExportFile, owner_id: str) -> RestoreResult:
-    """Write a confirmed export's records and revisions for `owner_id` (one transaction:
+def restore_export(memory: MemoryDB, export: ExportFile, owner_id: str) -> RestoreResult:
+    """Write a confirmed export's records and revisions for `owner_id` into `memory` (one
+    transaction:
     all or nothing; `wardian.memory.portable.restore_document`).
 
     Raises:
         ConflictError / ValidationError: see `restore_document`.
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.portable import restore_document
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return restore_document(store, export.document, owner_id)

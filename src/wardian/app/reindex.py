@@ -12,7 +12,10 @@ Spec: DESIGN.md "Storage" → Recall (vector backfill).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wardian.memory.db import MemoryDB
 
 __all__ = ["ReindexResult", "reindex_vectors"]
 
@@ -38,18 +41,14 @@ class ReindexResult:
         return asdict(self)
 
 
-def reindex_vectors(*, batch: int = 500) -> ReindexResult:
-    """Backfill the vectors of every agent's active records in the data directory's
-    ``memory.db`` (`RecallIndex.backfill_vectors`). Idempotent; safe beside running
+def reindex_vectors(memory: MemoryDB, *, batch: int = 500) -> ReindexResult:
+    """Backfill the vectors of every agent's active records in `memory`
+    (`RecallIndex.backfill_vectors`). Idempotent; safe beside running
     agents (short transactions of `batch` records).
-
-    Raises:
-        StoreError: the database cannot be opened.
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     if not store.index.semantic_enabled():
         return ReindexResult(False, None, 0, 0)
     from wardian.memory.embedding import MODEL

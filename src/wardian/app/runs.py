@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian.engine.runs import Run, StepAttempt
+
+if TYPE_CHECKING:
+    from wardian._db import StateDB
 
 __all__ = ["DetachedRun", "Run", "RunInterrupted", "StepAttempt", "cancel_run",
            "execute_queued_run", "get_run", "list_runs", "resume", "start_run"]
@@ -97,8 +100,8 @@ def execute_queued_run(run_id: str, secrets: dict[str, Any]) -> Run:
     return execute_run(run_id, secret_inputs=secrets)
 
 
-def get_run(run_id: str, *, recover: bool = True) -> Run:
-    """The run `run_id` (id or unique prefix) with its attempts and events.
+def get_run(state: StateDB, run_id: str, *, recover: bool = True) -> Run:
+    """The run `run_id` (id or unique prefix) in `state` with its attempts and events.
 
     Args:
         recover: first mark runs whose owning process died as ``interrupted`` (what every
@@ -107,15 +110,14 @@ def get_run(run_id: str, *, recover: bool = True) -> Run:
     Raises:
         NotFoundError: no such run; AmbiguousIdError (exit 2): the prefix names several.
     """
-    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    return RunStore(open_state_db(), recover=recover).get(run_id, detail=True)
+    return RunStore(state, recover=recover).get(run_id, detail=True)
 
 
-def list_runs(*, blueprint: str | None = None, status: str | None = None,
+def list_runs(state: StateDB, *, blueprint: str | None = None, status: str | None = None,
               limit: int = 50, recover: bool = True) -> list[Run]:
-    """Runs, newest first, filtered by blueprint id and status (None: any).
+    """The runs in `state`, newest first, filtered by blueprint id and status (None: any).
 
     Args:
         recover: as `get_run` (False reads only).
@@ -123,28 +125,28 @@ def list_runs(*, blueprint: str | None = None, status: str | None = None,
     Raises:
         UsageError: `status` is not a run status.
     """
-    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    return RunStore(open_state_db(), recover=recover).list(blueprint_id=blueprint, status=status,
-                                                           limit=limit)
+    return RunStore(state, recover=recover).list(blueprint_id=blueprint, status=status,
+                                                 limit=limit)
 
 
-def cancel_run(run_id: str) -> Run:
-    """Ask run `run_id` to stop at its next safe point (a queued run is cancelled at once);
-    returns it as it now is.
+def cancel_run(state: StateDB, run_id: str) -> Run:
+    """Ask run `run_id` (in `state`) to stop at its next safe point (a queued run is
+    cancelled at once); returns it as it now is.
 
     Raises:
         NotFoundError; ConflictError: the run already finished.
     """
-    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    return RunStore(open_state_db()).request_cancel(run_id)
+    return RunStore(state).request_cancel(run_id)
 
 
-def resume(run_id: str, *, secrets: dict[str, str], wait: bool = False) -> Run | DetachedRun:
-    """Continue an interrupted, failed or cancelled run from its last completed step: here
+def resume(state: StateDB, run_id: str, *, secrets: dict[str, str], wait: bool = False
+           ) -> Run | DetachedRun:
+    """Continue an interrupted, failed or cancelled run in `state` from its last completed
+    step: here
     (`wait`, the finished `Run`) or in a detached process (a `DetachedRun`).
 
     Args:
@@ -154,10 +156,9 @@ def resume(run_id: str, *, secrets: dict[str, str], wait: bool = False) -> Run |
         UsageError: the run is not resumable (queued, running, succeeded, skipped).
         RunInterrupted: Ctrl-C during a `wait` resume (it is marked interrupted again).
     """
-    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
 
-    store = RunStore(open_state_db())
+    store = RunStore(state)
     if wait:
         from wardian.engine.executor import resume_run
 

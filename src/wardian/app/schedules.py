@@ -22,10 +22,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from wardian._db import atomic
+from wardian._db import StateDB, atomic
 from wardian._util import format_utc, new_id, parse_utc, utc_now
 from wardian.app.invoker_names import check_name_free
-from wardian.config import open_state_db
 from wardian.errors import UsageError, WardianError
 from wardian.invokers.schedule import (
     DEFAULT_MAX_CATCH_UP,
@@ -66,7 +65,7 @@ DEFAULT_CRON = "0 3 * * 0"
 03:00 in its time zone (what the ``memory-review`` blueprint is meant to run on)."""
 
 
-def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
+def _validate(state: StateDB, blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
               inputs: dict[str, Any] | None = None, *, origin: str = "--assignments",
               inputs_from_text: bool = True, command: str = "add",
               stored_inputs: dict[str, Any] | None = None,
@@ -85,7 +84,7 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
     from wardian.invokers.session_close import validate_definition
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry(open_state_db())
+    registry = AgentRegistry(state)
     agent_id = registry.get(agent).id
     definition = validate_definition(
         blueprint_id, assignments, dict(inputs or {}), trigger="schedule",
@@ -95,12 +94,12 @@ def _validate(blueprint_id: str, agent: str, assignments: dict[str, Any] | str,
     return agent_id, definition.assignments, definition.inputs
 
 
-def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
+def add_schedule(state: StateDB, *, blueprint_id: str, name: str, agent: str, assignments: str,
                  cron: str | None = None, every_s: float | None = None, timezone: str = "UTC",
                  misfire_grace_s: float | None = None, catch_up: str = "latest",
                  max_catch_up: int | None = None, overlap: str = "skip",
                  inputs: dict[str, Any] | None = None) -> Invoker:
-    """Validate and store a new schedule invoker, **disabled** (atomic).
+    """Validate and store a new schedule invoker in `state`, **disabled** (atomic).
 
     Args:
         cron / every_s: at most one (crontab text / interval seconds); neither =
@@ -128,21 +127,21 @@ def add_schedule(*, blueprint_id: str, name: str, agent: str, assignments: str,
         max_catch_up=DEFAULT_MAX_CATCH_UP if max_catch_up is None else max_catch_up,
         anchor=format_utc(utc_now().replace(microsecond=0)),
     )
-    agent_id, raw, typed = _validate(blueprint_id, agent, assignments, inputs)
-    store = InvokerStore(open_state_db())
+    agent_id, raw, typed = _validate(state, blueprint_id, agent, assignments, inputs)
+    store = InvokerStore(state)
     if name.strip():  # an empty name is the store's usage error
         check_name_free(store, KIND, name)
     return store.add(KIND, name=name, blueprint_id=blueprint_id, agent_id=agent_id,
                      assignments=raw, inputs=typed, config=config.to_config())
 
 
-def get_schedule(ref: str) -> Invoker:
-    """The schedule invoker with this id, id prefix or name. Read-only.
+def get_schedule(state: StateDB, ref: str) -> Invoker:
+    """The schedule invoker in `state` with this id, id prefix or name. Read-only.
 
     Raises:
         NotFoundError / AmbiguousIdError.
     """
-    store = InvokerStore(open_state_db())
+    store = InvokerStore(state)
     return store.get(ref, kind=KIND)
 
 
@@ -160,17 +159,18 @@ def _missed_now(invoker: Invoker, config: ScheduleConfig, slots: SlotStore,
     return len(due), sum(1 for d in decisions if d.outcome == "run")
 
 
-def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
+def describe_schedule(state: StateDB, invoker: Invoker, *, now: datetime | None = None,
                       slots: SlotStore | None = None, upcoming: int = 5) -> dict[str, Any]:
     """The invoker plus its status (``enabled``/``disabled``/``broken`` with
     ``broken_reason`` and ``fix``), next fire times (UTC and in its zone), owed and missed
-    slots, and last outcome, as a JSON-ready dict. Read-only."""
+    slots, and last outcome, as a JSON-ready dict, from `state` (`slots`: its `SlotStore`,
+    when the caller has one). Read-only."""
     now = now or utc_now()
-    slots = SlotStore(open_state_db()) if slots is None else slots
+    slots = SlotStore(state) if slots is None else slots
     from wardian.invokers.health import invoker_problem
 
     doc = invoker.to_json()
-    problem = invoker_problem(invoker)
+    problem = invoker_problem(invoker, state=state)
     doc.update(status="broken" if problem else "enabled" if invoker.enabled else "disabled",
                broken_reason=problem.reason if problem else None,
                fix=problem.fix if problem else None)
@@ -195,15 +195,16 @@ def describe_schedule(invoker: Invoker, *, now: datetime | None = None,
     return doc
 
 
-def list_schedules(*, now: datetime | None = None) -> list[dict[str, Any]]:
-    """Every schedule invoker described by `describe_schedule`, oldest first. Read-only."""
-    state_db = open_state_db()
-    store = InvokerStore(state_db)
-    slots = SlotStore(state_db)
-    return [describe_schedule(inv, now=now, slots=slots) for inv in store.list(kind=KIND)]
+def list_schedules(state: StateDB, *, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Every schedule invoker in `state` described by `describe_schedule`, oldest first.
+    Read-only."""
+    store = InvokerStore(state)
+    slots = SlotStore(state)
+    return [describe_schedule(state, inv, now=now, slots=slots) for inv in store.list(kind=KIND)]
 
 
-def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None) -> Invoker:
+def set_schedule_enabled(state: StateDB, ref: str, enabled: bool, *,
+                         now: datetime | None = None) -> Invoker:
     """Enable (re-validating first) or disable a schedule invoker (atomic with its
     ``active_since`` / ``disabled_at`` bookkeeping).
 
@@ -211,14 +212,14 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
         NotFoundError / AmbiguousIdError; UsageError / ValidationError when enabling an
         invoker whose blueprint, agent or assignments no longer validate.
     """
-    store = InvokerStore(open_state_db())
+    store = InvokerStore(state)
     invoker = store.get(ref, kind=KIND)
     moment = now or utc_now()
     at = format_utc(moment)
     slots = SlotStore(store.db)
     if enabled:
         config = ScheduleConfig.from_config(invoker.config)
-        _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
+        _validate(state, invoker.blueprint_id, invoker.agent_id, invoker.assignments,
                   origin=f"invoker {invoker.id[:8]}", inputs_from_text=False,
                   stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}")
         # Slots that fell due before an earlier disable, with no daemon running to record
@@ -232,7 +233,7 @@ def set_schedule_enabled(ref: str, enabled: bool, *, now: datetime | None = None
         return store.set_enabled(invoker.id, enabled)
 
 
-def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
+def update_schedule(state: StateDB, ref: str, *, inputs: dict[str, str] | None = None,
                     assignments: str | None = None, name: str | None = None) -> Invoker:
     """Edit a schedule invoker's inputs (merged: given keys replace, others stay),
     assignments (replaced) or name, validated exactly as `add_schedule` validates (atomic).
@@ -242,7 +243,7 @@ def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
         NotFoundError / AmbiguousIdError; UsageError / ValidationError as `add_schedule`,
         ConflictError when `name` is another schedule invoker's (nothing is changed then).
     """
-    store = InvokerStore(open_state_db())
+    store = InvokerStore(state)
     invoker = store.get(ref, kind=KIND)
     if inputs is None and assignments is None and name is None:
         raise UsageError("nothing to change",
@@ -251,20 +252,20 @@ def update_schedule(ref: str, *, inputs: dict[str, str] | None = None,
         check_name_free(store, KIND, name,
                         invoker_id=invoker.id)
     _, raw, typed = _validate(
-        invoker.blueprint_id, invoker.agent_id,
+        state, invoker.blueprint_id, invoker.agent_id,
         invoker.assignments if assignments is None else assignments,
         dict(inputs or {}), stored_inputs=invoker.inputs,
         command=f"set {invoker.id[:8]}")
     return store.update(invoker.id, name=name, assignments=raw, inputs=typed)
 
 
-def remove_schedule(ref: str) -> Invoker:
+def remove_schedule(state: StateDB, ref: str) -> Invoker:
     """Delete a schedule invoker; its slot history and runs stay (atomic).
 
     Raises:
         NotFoundError / AmbiguousIdError.
     """
-    store = InvokerStore(open_state_db())
+    store = InvokerStore(state)
     invoker = store.get(ref, kind=KIND)
     slots = SlotStore(store.db)
     with atomic(store.conn):
@@ -272,14 +273,15 @@ def remove_schedule(ref: str) -> Invoker:
         return store.remove(invoker.id)
 
 
-def schedule_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[Slot]]:
-    """The invoker and its recorded slots, newest first. Read-only."""
-    invoker = get_schedule(ref)
-    slots = SlotStore(open_state_db())
+def schedule_history(state: StateDB, ref: str, *, limit: int = 50
+                     ) -> tuple[Invoker, list[Slot]]:
+    """The invoker in `state` and its recorded slots, newest first. Read-only."""
+    invoker = get_schedule(state, ref)
+    slots = SlotStore(state)
     return invoker, slots.history(invoker.id, limit=limit)
 
 
-def run_now(ref: str, *, wait: bool = True) -> Run:
+def run_now(state: StateDB, ref: str, *, wait: bool = True) -> Run:
     """Start one manual run of the invoker's blueprint now, outside its slots.
 
     The run's key is ``schedule:<invoker id>:manual:<uuid>``; it does not touch the slot
@@ -290,13 +292,13 @@ def run_now(ref: str, *, wait: bool = True) -> Run:
     """
     from wardian.engine.runs import RunStore
 
-    invoker = get_schedule(ref)
+    invoker = get_schedule(state, ref)
     loaded = invoker_blueprint(invoker)  # once: checked, the run created, and run with it
-    _validate(invoker.blueprint_id, invoker.agent_id, invoker.assignments,
+    _validate(state, invoker.blueprint_id, invoker.agent_id, invoker.assignments,
               origin=f"invoker {invoker.id[:8]}", inputs_from_text=False,
               stored_inputs=invoker.inputs, command=f"set {invoker.id[:8]}", blueprint=loaded)
     key = f"schedule:{invoker.id}:manual:{new_id()}"
-    runs = RunStore(open_state_db())
+    runs = RunStore(state)
     run, _ = runs.create_run(
         blueprint_id=invoker.blueprint_id, agent_id=invoker.agent_id,
         assignments=invoker.assignments, inputs=invoker.inputs,

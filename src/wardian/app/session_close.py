@@ -15,13 +15,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from wardian.app.invoker_names import check_name_free
-from wardian.config import open_state_db
 from wardian.errors import UsageError
 from wardian.invokers.session_close import validate_definition
 from wardian.invokers.store import Invoker, InvokerStore
 from wardian.runtime.session_events import BOUNDARIES
 
 if TYPE_CHECKING:
+    from wardian._db import StateDB
     from wardian.engine.runs import Run
 
 __all__ = [
@@ -48,6 +48,7 @@ def _check_boundaries(boundaries: list[str]) -> None:
 
 
 def add_session_close(
+    state: StateDB,
     *,
     blueprint: str,
     name: str,
@@ -57,7 +58,7 @@ def add_session_close(
     assignments: str | dict[str, Any],
     inputs: dict[str, str] | None = None,
 ) -> Invoker:
-    """Validate and create a session-close invoker, **disabled** (atomic insert).
+    """Validate and create a session-close invoker in `state`, **disabled** (atomic insert).
 
     Args:
         blueprint: blueprint id or path. name: label. agent: agent name or id.
@@ -72,11 +73,10 @@ def add_session_close(
     from wardian.runtime.agents import AgentRegistry
 
     _check_boundaries(boundaries)
-    state_db = open_state_db()
-    resolved = AgentRegistry(state_db).get(agent)
+    resolved = AgentRegistry(state).get(agent)
     definition = validate_definition(blueprint, assignments, dict(inputs or {}),
                                      command="wardian automation session-close add")
-    store = InvokerStore(state_db)
+    store = InvokerStore(state)
     if name.strip():  # an empty name is the store's usage error
         check_name_free(store, KIND, name)
     return store.add(
@@ -92,6 +92,7 @@ def add_session_close(
 
 
 def update_session_close(
+    state: StateDB,
     invoker_ref: str,
     *,
     inputs: dict[str, str] | None = None,
@@ -100,7 +101,7 @@ def update_session_close(
     require_archive: bool | None = None,
     name: str | None = None,
 ) -> Invoker:
-    """Edit a session-close invoker, validated exactly as `add_session_close` (atomic).
+    """Edit a session-close invoker in `state`, validated exactly as `add_session_close` (atomic).
 
     `inputs` are merged (given keys replace stored ones, others stay); `assignments` and
     `boundaries` replace the stored ones; None leaves a field as it is. The enabled state
@@ -111,7 +112,7 @@ def update_session_close(
             `name` is another session-close invoker's. Otherwise as
             `validate_definition`; nothing is changed then.
     """
-    store = InvokerStore(open_state_db())
+    store = InvokerStore(state)
     invoker = store.get(invoker_ref, kind=KIND)
     if all(v is None for v in (inputs, assignments, boundaries, require_archive, name)):
         raise UsageError("nothing to change", hint="pass --input KEY=VALUE, --assignments "
@@ -133,21 +134,21 @@ def update_session_close(
                         inputs=definition.inputs, config=config)
 
 
-def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
-    """Enable (after re-validating blueprint, assignments, catalog and agent) or disable.
+def set_enabled(state: StateDB, invoker_ref: str, enabled: bool) -> Invoker:
+    """Enable (after re-validating blueprint, assignments, catalog and agent) or disable
+    a session-close invoker in `state`.
 
     Raises:
         NotFoundError: no such invoker or its agent is gone. Validation errors as in
             `validate_definition`; the invoker then stays disabled.
     """
-    state_db = open_state_db()
-    store = InvokerStore(state_db)
+    store = InvokerStore(state)
     invoker = store.get(invoker_ref, kind=KIND)
     if enabled:
         from wardian.errors import NotFoundError
         from wardian.runtime.agents import AgentRegistry
 
-        if AgentRegistry(state_db).find(invoker.agent_id) is None:
+        if AgentRegistry(state).find(invoker.agent_id) is None:
             raise NotFoundError(
                 f"invoker {invoker.id[:8]}'s agent {invoker.agent_id[:8]} no longer exists",
                 hint="remove this invoker and add one for an existing agent",
@@ -158,7 +159,7 @@ def set_enabled(invoker_ref: str, enabled: bool) -> Invoker:
     return store.set_enabled(invoker.id, enabled)
 
 
-def _summarise(invoker: Invoker, *, agent_name: str | None, last_run: Run | None
+def _summarise(state: StateDB, invoker: Invoker, *, agent_name: str | None, last_run: Run | None
                ) -> dict[str, Any]:
     """The JSON shape of ``list``/``show``: invoker + status (``enabled``, ``disabled`` or
     ``broken``, with ``broken_reason`` and ``fix``) + boundaries + last outcome (with the
@@ -166,7 +167,7 @@ def _summarise(invoker: Invoker, *, agent_name: str | None, last_run: Run | None
     from wardian.invokers.health import invoker_problem
 
     doc = invoker.to_json()
-    problem = invoker_problem(invoker)
+    problem = invoker_problem(invoker, state=state)
     doc["status"] = "broken" if problem else "enabled" if invoker.enabled else "disabled"
     doc["broken_reason"] = problem.reason if problem else None
     doc["fix"] = problem.fix if problem else None
@@ -185,49 +186,50 @@ def _summarise(invoker: Invoker, *, agent_name: str | None, last_run: Run | None
     return doc
 
 
-def _docs(invokers: list[Invoker]) -> list[dict[str, Any]]:
+def _docs(state: StateDB, invokers: list[Invoker]) -> list[dict[str, Any]]:
     from wardian.engine.runs import RunStore
     from wardian.runtime.agents import AgentRegistry
 
-    state_db = open_state_db()
-    registry = AgentRegistry(state_db)
-    runs = RunStore(state_db, recover=False)
+    registry = AgentRegistry(state)
+    runs = RunStore(state, recover=False)
     docs = []
     for inv in invokers:
         agent = registry.find(inv.agent_id)
         last = runs.list(invoker_id=inv.id, limit=1)
-        docs.append(_summarise(inv, agent_name=agent.name if agent else None,
+        docs.append(_summarise(state, inv, agent_name=agent.name if agent else None,
                                last_run=last[0] if last else None))
     return docs
 
 
-def list_session_close() -> list[dict[str, Any]]:
-    """Every session-close invoker with its status (``enabled``, ``disabled`` or
+def list_session_close(state: StateDB) -> list[dict[str, Any]]:
+    """Every session-close invoker in `state` with its status (``enabled``, ``disabled`` or
     ``broken`` with its reason and fix), agent name, boundaries and last outcome."""
-    return _docs(InvokerStore(open_state_db()).list(kind=KIND))
+    return _docs(state, InvokerStore(state).list(kind=KIND))
 
 
-def show_session_close(ref: str) -> dict[str, Any]:
-    """One session-close invoker (id or unique prefix), documented as in `list_session_close`.
+def show_session_close(state: StateDB, ref: str) -> dict[str, Any]:
+    """One session-close invoker in `state` (id or unique prefix), documented as in
+    `list_session_close`.
 
     Raises:
         NotFoundError; AmbiguousIdError: the prefix names several.
     """
-    return _docs([InvokerStore(open_state_db()).get(ref, kind=KIND)])[0]
+    return _docs(state, [InvokerStore(state).get(ref, kind=KIND)])[0]
 
 
-def remove_session_close(ref: str) -> Invoker:
-    """Remove a session-close invoker (id or unique prefix); its runs stay in the run
+def remove_session_close(state: StateDB, ref: str) -> Invoker:
+    """Remove a session-close invoker from `state` (id or unique prefix); its runs stay in the run
     history. Returns the removed invoker.
 
     Raises:
         NotFoundError; AmbiguousIdError.
     """
-    store = InvokerStore(open_state_db())
+    store = InvokerStore(state)
     return store.remove(store.get(ref, kind=KIND).id)
 
 
-def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[dict[str, Any]]]:
+def session_close_history(state: StateDB, ref: str, *, limit: int = 50
+                          ) -> tuple[Invoker, list[dict[str, Any]]]:
     """The invoker and its runs (skipped ones too) and its ``blocked`` fires (events that
     found it broken: recorded, no run), newest first, each as ``{run_id, status,
     skip_reason, created_at, finished_at, boundary, boundary_id, error}`` (a blocked fire
@@ -239,16 +241,15 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
     from wardian.engine.runs import RunStore
     from wardian.invokers.drain import FireLog
 
-    state_db = open_state_db()
-    invoker = InvokerStore(state_db).get(ref, kind=KIND)
+    invoker = InvokerStore(state).get(ref, kind=KIND)
     docs = []
-    for run in RunStore(state_db, recover=False).list(invoker_id=invoker.id, limit=limit):
+    for run in RunStore(state, recover=False).list(invoker_id=invoker.id, limit=limit):
         payload = (run.invocation or {}).get("payload", {})
         docs.append({"run_id": run.id, "status": run.status, "skip_reason": run.skip_reason,
                      "created_at": run.created_at, "finished_at": run.finished_at,
                      "boundary": payload.get("boundary"),
                      "boundary_id": payload.get("boundary_id"), "error": run.error})
-    fires = FireLog(state_db)
+    fires = FireLog(state)
     docs += [{"run_id": "", "status": "blocked", "skip_reason": fire.skip_reason,
               "created_at": fire.created_at, "finished_at": None, "boundary": None,
               "boundary_id": fire.event_id, "error": None}
@@ -257,7 +258,7 @@ def session_close_history(ref: str, *, limit: int = 50) -> tuple[Invoker, list[d
     return invoker, docs[:limit]
 
 
-def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
+def curator_assignment(state: StateDB, choice: str, agent: str) -> tuple[dict[str, Any], str]:
     """The ``curator`` role's assignment for ``--curator CHOICE``, and a line saying what it is.
 
     ``builtin`` is the rules curator; ``host`` is a model of `agent`'s own provider from its
@@ -265,7 +266,7 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
 
     Args:
         choice: ``host`` or ``builtin``.
-        agent: agent name or id.
+        agent: agent name or id, in `state` (whose model catalog is read).
 
     Returns:
         (assignment dict, description such as ``curator: codex gpt-5.1-codex-mini effort
@@ -288,8 +289,7 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
         raise UsageError(f"--curator: expected 'host' or 'builtin', found {choice!r}",
                          hint="use `--curator host` (the agent's own model) or "
                          "`--curator builtin` (the rules curator)")
-    state_db = open_state_db()
-    resolved = AgentRegistry(state_db).get(agent)
+    resolved = AgentRegistry(state).get(agent)
     provider = resolved.provider
     if provider == "builtin":
         raise UsageError(
@@ -297,7 +297,7 @@ def curator_assignment(choice: str, agent: str) -> tuple[dict[str, Any], str]:
             "no model of its own",
             hint="use `--curator builtin`, or `--assignments` with a provider and model",
         )
-    catalog = ModelCatalog(state_db)
+    catalog = ModelCatalog(state)
     entry = catalog.get(provider)
     if entry is None:
         raise CatalogNotRefreshed(provider)

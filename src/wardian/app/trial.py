@@ -21,10 +21,14 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian._backend import SQLITE
 from wardian.errors import NotFoundError, StoreError, UsageError
+
+if TYPE_CHECKING:
+    from wardian._db import StateDB
+    from wardian.memory.db import MemoryDB
 
 __all__ = [
     "COMPARE_SCHEMA",
@@ -102,12 +106,12 @@ def _copy_real(real: Path, scratch: Path) -> None:
         shutil.copytree(library, scratch / "library")
 
 
-def _sessions(agent_id: str, last: int) -> list[Any]:
-    """The agent's last `last` archived conversations that hold messages, oldest first."""
-    from wardian.config import open_state_db
+def _sessions(state: StateDB, agent_id: str, last: int) -> list[Any]:
+    """The agent's last `last` archived conversations in `state` that hold messages,
+    oldest first."""
     from wardian.runtime.archives import ArchiveStore
 
-    archives = ArchiveStore(open_state_db())
+    archives = ArchiveStore(state)
     found = [c for c in archives.list(agent_id=agent_id, limit=10_000)
              if c.first_seq is not None and c.message_count > 0]
     # the archive sequence orders sessions exactly (import times can tie within a second)
@@ -115,12 +119,11 @@ def _sessions(agent_id: str, last: int) -> list[Any]:
     return found[-last:]
 
 
-def _validate(blueprint: str, agent: str, assignments: str,
+def _validate(state: StateDB, blueprint: str, agent: str, assignments: str,
               origin: str = "--assignments") -> tuple[Any, Any, dict[str, Any]]:
     """The checks `automation run start` makes, before any session runs; each message about
     the assignments starts with `origin` (the option they came from)."""
     from wardian.blueprints.library import find_blueprint
-    from wardian.config import open_state_db
     from wardian.engine.actions import known_actions
     from wardian.engine.assignments import check_assignments, parse_assignments_json
     from wardian.runtime.agents import AgentRegistry
@@ -131,28 +134,26 @@ def _validate(blueprint: str, agent: str, assignments: str,
                          f"(triggers: {', '.join(loaded.blueprint.triggers)})",
                          hint="a trial runs the blueprint like `automation run start`; "
                               "add 'manual' to its triggers")
-    registry = AgentRegistry(open_state_db())
+    registry = AgentRegistry(state)
     principal = registry.get(agent)
     snapshot = check_assignments(loaded, parse_assignments_json(assignments, origin=origin),
                                  origin=origin)
     return loaded, principal, snapshot
 
 
-def _active(agent_id: str) -> dict[str, Any]:
-    """The agent's records by id (every status) in the current (scratch) store."""
-    from wardian.memory.db import open_memory_db
+def _active(memory: MemoryDB, agent_id: str) -> dict[str, Any]:
+    """The agent's records by id (every status) in `memory` (the scratch store)."""
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return {r.id: r for r in store.list(agent_id, include_removed=True)}
 
 
-def _rewind(agent_id: str, seq: int) -> None:
+def _rewind(memory: MemoryDB, agent_id: str, seq: int) -> None:
     from wardian.memory.consolidation import rewind_cursor
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     rewind_cursor(store, agent_id, seq, actor=_ACTOR)
 
 
@@ -222,12 +223,12 @@ def usage_tokens(usage: Any) -> dict[str, int] | None:
     return counts if found else None
 
 
-def _run_tokens(run_id: str) -> dict[str, int] | None:
-    """Tokens the providers reported for every model step of the run (None: none reported)."""
-    from wardian.config import open_state_db
+def _run_tokens(state: StateDB, run_id: str) -> dict[str, int] | None:
+    """Tokens the providers reported for every model step of the run in `state` (None:
+    none reported)."""
     from wardian.engine.runs import RunStore
 
-    store = RunStore(open_state_db(), recover=False)
+    store = RunStore(state, recover=False)
     events = store.events(run_id)
     total: dict[str, int] | None = None
     for event in events:
@@ -240,13 +241,13 @@ def _run_tokens(run_id: str) -> dict[str, int] | None:
     return total
 
 
-def _one_session(blueprint: str, principal: Any, assignments: str, conv: Any,
-                 ) -> dict[str, Any]:
+def _one_session(state: StateDB, memory: MemoryDB, blueprint: str, principal: Any,
+                 assignments: str, conv: Any) -> dict[str, Any]:
     from wardian.engine.executor import execute_run
     from wardian.engine.manual import prepare_manual_run
 
-    _rewind(principal.id, int(conv.first_seq) - 1)
-    before = _active(principal.id)
+    _rewind(memory, principal.id, int(conv.first_seq) - 1)
+    before = _active(memory, principal.id)
     workspace = conv.cwd if conv.cwd and os.path.isabs(conv.cwd) else None
     prepared = prepare_manual_run(
         blueprint, agent=principal.id, assignments=assignments, inputs={},
@@ -254,7 +255,7 @@ def _one_session(blueprint: str, principal: Any, assignments: str, conv: Any,
     )
     final = execute_run(prepared.run.id, secret_inputs=prepared.secrets,
                         blueprint=prepared.blueprint)
-    after = _active(principal.id)
+    after = _active(memory, principal.id)
     changes, dropped = _changes(_step_outputs(final), before, after)
     return {
         "conversation_id": conv.id,
@@ -268,7 +269,7 @@ def _one_session(blueprint: str, principal: Any, assignments: str, conv: Any,
         "error": final.error,
         "changes": changes,
         "dropped": dropped,
-        "tokens": _run_tokens(final.id),
+        "tokens": _run_tokens(state, final.id),
         "active_before": sum(1 for r in before.values() if r.status == "active"),
         "active_after": sum(1 for r in after.values() if r.status == "active"),
     }
@@ -330,7 +331,8 @@ def run_trials(*, blueprint: str, agent: str, assignments: Sequence[str],
     Raises:
         as `run_trial`.
     """
-    from wardian.config import data_dir
+    from wardian.config import data_dir, open_state_db
+    from wardian.memory.db import open_memory_db
 
     if last < 1:
         raise UsageError(f"--last {last}: must be at least 1")
@@ -343,11 +345,12 @@ def run_trials(*, blueprint: str, agent: str, assignments: Sequence[str],
     for number, text in enumerate(assignments):
         with _scratch_home() as scratch:
             _copy_real(real, scratch)
+            state = open_state_db()  # the scratch copy's, for this trial's every step
             if number == 0:
-                checked = [_validate(blueprint, agent, each,
+                checked = [_validate(state, blueprint, agent, each,
                                      origins[i] if i < len(origins) else "--assignments")
                            for i, each in enumerate(assignments)]
-                sessions = _sessions(checked[0][1].id, last)
+                sessions = _sessions(state, checked[0][1].id, last)
                 if not sessions:
                     raise NotFoundError(
                         f"agent {checked[0][1].name!r} has no archived sessions to try a "
@@ -357,7 +360,9 @@ def run_trials(*, blueprint: str, agent: str, assignments: Sequence[str],
                              "archives its transcript (`wardian conversation list` shows "
                              "them)")
             loaded, principal, snapshot = checked[number]
-            results = [_one_session(blueprint, principal, text, conv) for conv in sessions]
+            memory = open_memory_db()
+            results = [_one_session(state, memory, blueprint, principal, text, conv)
+                       for conv in sessions]
         docs.append({
             "schema": SCHEMA,
             "blueprint": loaded.id,

@@ -36,9 +36,11 @@ def add(
 ) -> None:
     """Create an agent (a UUID4 id is allocated) and print it."""
     from wardian.app.agents import add_agent
+    from wardian.config import open_state_db
 
     require_operator()
-    agent = add_agent(name, provider, model=model, effort=effort, workspace=workspace,
+    agent = add_agent(open_state_db(), name, provider, model=model, effort=effort,
+                      workspace=workspace,
                       warn=lambda msg: stderr(f"Warning: {msg}"))
     if as_json:
         emit_json(agent.to_json())
@@ -59,9 +61,10 @@ def set_(
     """Change an agent's provider, model, effort or workspace (validated like `add`; '' clears
     model, effort or workspace); its memory stays. Newly launched processes use them."""
     from wardian.app.agents import set_agent
+    from wardian.config import open_state_db
 
     require_operator()
-    agent = set_agent(name_or_id, provider=provider, model=model, effort=effort,
+    agent = set_agent(open_state_db(), name_or_id, provider=provider, model=model, effort=effort,
                       workspace=workspace, warn=lambda msg: stderr(f"Warning: {msg}"))
     if as_json:
         emit_json(agent.to_json())
@@ -75,9 +78,10 @@ def set_(
 def list_(as_json: bool = JsonOption) -> None:
     """List agents with their ids."""
     from wardian.app.agents import list_agents
+    from wardian.config import open_state_db
 
     require_operator()
-    agents = list_agents()
+    agents = list_agents(open_state_db())
     if as_json:
         emit_json([a.to_json() for a in agents])
         return
@@ -91,9 +95,10 @@ def list_(as_json: bool = JsonOption) -> None:
 def show(name_or_id: str, as_json: bool = JsonOption) -> None:
     """Show one agent by name, id or unique id prefix."""
     from wardian.app.agents import describe_agent
+    from wardian.app.databases import open_memory_db, open_state_db
 
     require_operator()
-    doc = describe_agent(name_or_id)
+    doc = describe_agent(open_state_db(), open_memory_db(), name_or_id)
     if as_json:
         emit_json(doc)
         return
@@ -113,12 +118,14 @@ def remove(
 ) -> None:
     """Remove an agent; refuses while it has memory records unless told what to do with them."""
     from wardian.app.agents import remove_agent
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.errors import UsageError
 
     require_operator()
     if keep_records and delete_records:
         raise UsageError("--keep-records and --delete-records exclude each other")
-    done = remove_agent(name_or_id, records="delete" if delete_records
+    done = remove_agent(open_state_db(), open_memory_db(), name_or_id,
+                        records="delete" if delete_records
                         else "keep" if keep_records else "refuse")
     count = done.record_count
     kept = f"; {count} record(s) kept" if done.records == "kept" else ""

@@ -33,8 +33,9 @@ def register(agent_app: typer.Typer) -> None:
         failed refresh keeps the last good list, says why, and exits 1.
         """
         from wardian.app.catalog import model_list, refresh_command
+        from wardian.config import open_state_db
 
-        entry = model_list(provider, refresh=refresh, timeout_s=timeout_s)
+        entry = model_list(open_state_db(), provider, refresh=refresh, timeout_s=timeout_s)
         failed = refresh and entry.last_error is not None
         if as_json:
             emit_json(entry.to_json())

@@ -158,8 +158,9 @@ def show(run_id: str = typer.Argument(..., help="Run id or unique prefix."),
          as_json: bool = JsonOption) -> None:
     """Show a run: status, inputs, steps and attempts, events and outputs."""
     from wardian.app.runs import get_run
+    from wardian.config import open_state_db
 
-    run = get_run(run_id)
+    run = get_run(open_state_db(), run_id)
     if as_json:
         emit_json(run.to_json(detail=True))
         return
@@ -211,8 +212,9 @@ def _compact(value: Any) -> str:
 def cancel(run_id: str = typer.Argument(..., help="Run id or unique prefix.")) -> None:
     """Ask a run to stop at its next safe point (a queued run is cancelled at once)."""
     from wardian.app.runs import cancel_run
+    from wardian.config import open_state_db
 
-    run = cancel_run(run_id)
+    run = cancel_run(open_state_db(), run_id)
     if run.status == "cancelled":
         stdout(f"run {run.id[:8]} cancelled")
     else:
@@ -229,8 +231,9 @@ def resume(
 ) -> None:
     """Continue an interrupted, failed or cancelled run from its last completed step."""
     from wardian.app.runs import DetachedRun, resume
+    from wardian.config import open_state_db
 
-    resumed = resume(run_id, secrets=parse_kv(inputs, "--input"), wait=wait)
+    resumed = resume(open_state_db(), run_id, secrets=parse_kv(inputs, "--input"), wait=wait)
     if not isinstance(resumed, DetachedRun):
         _report_final(resumed, as_json)
         return
@@ -291,8 +294,9 @@ def runs(
 ) -> None:
     """List runs, newest first."""
     from wardian.app.runs import list_runs
+    from wardian.config import open_state_db
 
-    items = list_runs(blueprint=blueprint, status=status, limit=limit)
+    items = list_runs(open_state_db(), blueprint=blueprint, status=status, limit=limit)
     if as_json:
         emit_json([r.to_json() for r in items])
         return

@@ -11,6 +11,7 @@ from typing import Any
 import typer
 
 from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, shown, stdout
+from wardian.config import open_state_db
 
 app = typer.Typer(
     help="Schedule invokers: fire a blueprint on a cron or interval clock. They run while "
@@ -68,14 +69,15 @@ def add(
     """Add a schedule invoker. It is created DISABLED: check it with `show`, then `enable` it."""
     from wardian.app.schedules import add_schedule, describe_schedule
 
+    state = open_state_db()
     invoker = add_schedule(
-        blueprint_id=blueprint, name=name, agent=agent, assignments=assignments, cron=cron,
+        state, blueprint_id=blueprint, name=name, agent=agent, assignments=assignments, cron=cron,
         every_s=_seconds(every, "--every"), timezone=timezone,
         misfire_grace_s=_seconds(misfire_grace, "--misfire-grace"), catch_up=catch_up,
         max_catch_up=max_catch_up, overlap=overlap, inputs=parse_kv(input_, "--input"),
     )
     if json_:
-        emit_json(describe_schedule(invoker))
+        emit_json(describe_schedule(state, invoker))
         return
     stdout(f"Added schedule invoker {invoker.id[:8]} ({invoker.name}), disabled. "
            f"Enable it with `wardian automation schedule enable {invoker.id[:8]}`.")
@@ -100,7 +102,7 @@ def list_(json_: bool = JsonOption) -> None:
     missed slots would run now."""
     from wardian.app.schedules import list_schedules
 
-    docs = list_schedules()
+    docs = list_schedules(open_state_db())
     if json_:
         emit_json(docs)
         return
@@ -117,7 +119,8 @@ def show(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."),
     """Show one schedule invoker with its policies and next fire times."""
     from wardian.app.schedules import describe_schedule, get_schedule
 
-    doc = describe_schedule(get_schedule(ref))
+    state = open_state_db()
+    doc = describe_schedule(state, get_schedule(state, ref))
     if json_:
         emit_json(doc)
         return
@@ -159,7 +162,8 @@ def set_(
     schedule, enabled state and slot history stay."""
     from wardian.app.schedules import update_schedule
 
-    invoker = update_schedule(ref, inputs=parse_kv(input_, "--input") if input_ else None,
+    invoker = update_schedule(open_state_db(), ref,
+                              inputs=parse_kv(input_, "--input") if input_ else None,
                               assignments=assignments, name=name)
     if json_:
         emit_json(invoker.to_json())
@@ -172,7 +176,7 @@ def enable(ref: str = typer.Argument(..., help="Invoker id, id prefix or name.")
     """Enable (after re-validating blueprint, agent and assignments). Slots count from now."""
     from wardian.app.schedules import set_schedule_enabled
 
-    invoker = set_schedule_enabled(ref, True)
+    invoker = set_schedule_enabled(open_state_db(), ref, True)
     stdout(f"Enabled schedule invoker {invoker.id[:8]} ({invoker.name}).")
 
 
@@ -181,7 +185,7 @@ def disable(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."
     """Disable; slots that fell due but were not fired yet are recorded as skipped (disabled)."""
     from wardian.app.schedules import set_schedule_enabled
 
-    invoker = set_schedule_enabled(ref, False)
+    invoker = set_schedule_enabled(open_state_db(), ref, False)
     stdout(f"Disabled schedule invoker {invoker.id[:8]} ({invoker.name}).")
 
 
@@ -190,7 +194,7 @@ def remove(ref: str = typer.Argument(..., help="Invoker id, id prefix or name.")
     """Remove a schedule invoker (its runs and slot history are kept)."""
     from wardian.app.schedules import remove_schedule
 
-    invoker = remove_schedule(ref)
+    invoker = remove_schedule(open_state_db(), ref)
     stdout(f"Removed schedule invoker {invoker.id[:8]} ({invoker.name}).")
 
 
@@ -202,7 +206,7 @@ def run_now(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."
     """Run the invoker's blueprint once now, outside its schedule (no slot is consumed)."""
     from wardian.app.schedules import run_now as do_run_now
 
-    run = do_run_now(ref, wait=not no_wait)
+    run = do_run_now(open_state_db(), ref, wait=not no_wait)
     if json_:
         emit_json(run.to_json())
         return
@@ -216,7 +220,7 @@ def history(ref: str = typer.Argument(..., help="Invoker id, id prefix or name."
     """Recorded slots, newest first: ran (run id), skipped (reason) or coalesced (into what)."""
     from wardian.app.schedules import schedule_history
 
-    invoker, slots = schedule_history(ref, limit=limit)
+    invoker, slots = schedule_history(open_state_db(), ref, limit=limit)
     if json_:
         emit_json({"invoker_id": invoker.id, "slots": [s.to_json() for s in slots]})
         return

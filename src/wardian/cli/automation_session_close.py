@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from wardian.cli._common import JsonOption, emit_json, parse_kv, print_table, shown, stdout
+from wardian.config import open_state_db
 
 app = typer.Typer(help="Session-close invokers: fire a blueprint when an agent's session closes.",
                   no_args_is_help=True)
@@ -97,10 +98,11 @@ def add(
                          hint="e.g. `--curator host` for the agent's own model, "
                          "`--curator builtin` for the rules curator")
     if curator is not None:
-        chosen, line = curator_assignment(curator, agent)
+        chosen, line = curator_assignment(open_state_db(), curator, agent)
         typer.echo(line, err=True)
         assignments = json.dumps({"curator": chosen})
     invoker = add_session_close(
+        open_state_db(),
         blueprint=blueprint, name=name, agent=agent, boundaries=list(boundary),
         require_archive=require_archive, assignments=assignments or "{}",
         inputs=parse_kv(input_, "--input"),
@@ -120,7 +122,7 @@ def list_(as_json: bool = JsonOption) -> None:
     """List session-close invokers: status, blueprint, agent, boundaries, bindings, last outcome."""
     from wardian.app.session_close import list_session_close
 
-    docs = list_session_close()
+    docs = list_session_close(open_state_db())
     if as_json:
         emit_json(docs)
         return
@@ -140,7 +142,7 @@ def show(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
     """Show one session-close invoker."""
     from wardian.app.session_close import show_session_close
 
-    doc = show_session_close(invoker_id)
+    doc = show_session_close(open_state_db(), invoker_id)
     if as_json:
         emit_json(doc)
         return
@@ -185,6 +187,7 @@ def set_(
     if boundary and any_boundary:
         raise UsageError("--boundary and --any-boundary exclude each other")
     invoker = update_session_close(
+        open_state_db(),
         invoker_id, inputs=parse_kv(input_, "--input") if input_ else None,
         assignments=assignments,
         boundaries=[] if any_boundary else (list(boundary) if boundary else None),
@@ -200,7 +203,7 @@ def enable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) 
     """Re-validate blueprint, assignments and catalog, then enable the invoker."""
     from wardian.app.session_close import set_enabled
 
-    invoker = set_enabled(invoker_id, True)
+    invoker = set_enabled(open_state_db(), invoker_id, True)
     stdout(f"Enabled {invoker.id[:8]} ({invoker.name})")
 
 
@@ -209,7 +212,7 @@ def disable(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."))
     """Disable the invoker (it no longer fires; its history stays)."""
     from wardian.app.session_close import set_enabled
 
-    invoker = set_enabled(invoker_id, False)
+    invoker = set_enabled(open_state_db(), invoker_id, False)
     stdout(f"Disabled {invoker.id[:8]} ({invoker.name})")
 
 
@@ -218,7 +221,7 @@ def remove(invoker_id: str = typer.Argument(..., help="Invoker id or prefix.")) 
     """Remove the invoker; its runs stay in the run history."""
     from wardian.app.session_close import remove_session_close
 
-    invoker = remove_session_close(invoker_id)
+    invoker = remove_session_close(open_state_db(), invoker_id)
     stdout(f"Removed {invoker.id[:8]} ({invoker.name})")
 
 
@@ -229,7 +232,7 @@ def history(invoker_id: str = typer.Argument(..., help="Invoker id or prefix."),
     """The invoker's runs and recorded skips, newest first."""
     from wardian.app.session_close import session_close_history
 
-    invoker, docs = session_close_history(invoker_id, limit=limit)
+    invoker, docs = session_close_history(open_state_db(), invoker_id, limit=limit)
     if as_json:
         emit_json({"invoker": invoker.to_json(), "runs": docs})
         return

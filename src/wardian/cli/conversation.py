@@ -33,12 +33,14 @@ def list_(
     require_operator()
     from wardian._util import parse_utc
     from wardian.app.conversations import agent_names, list_conversations
+    from wardian.config import open_state_db
 
-    manifests = list_conversations(agent=agent, limit=limit)
+    state = open_state_db()
+    manifests = list_conversations(state, agent=agent, limit=limit)
     if as_json:
         emit_json([m.to_json() for m in manifests])
         return
-    names = agent_names()
+    names = agent_names(state)
     print_table(
         ["id", "agent", "provider", "session", "boundary", "messages", "malformed", "seq",
          "imported"],
@@ -58,8 +60,9 @@ def show(
     """Show a conversation's manifest and its normalised messages."""
     require_operator()
     from wardian.app.conversations import conversation
+    from wardian.config import open_state_db
 
-    manifest, messages = conversation(conversation_id)
+    manifest, messages = conversation(open_state_db(), conversation_id)
     if as_json:
         emit_json({"manifest": manifest.to_json(), "messages": [m.to_json() for m in messages]})
         return

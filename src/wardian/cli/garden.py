@@ -45,9 +45,10 @@ AgentOpt = typer.Option(..., "--agent", help="Agent name, id or unique id prefix
 def _owner(agent: str) -> tuple[str, str]:
     """(agent id, display name) for ``--agent``: a registered agent by name, id or prefix,
     else the owner id (or prefix) of records kept by ``agent remove --keep-records``."""
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.garden import resolve_owner
 
-    return resolve_owner(agent)
+    return resolve_owner(open_state_db(), open_memory_db(), agent)
 
 
 def _one_line(text: str) -> str:
@@ -67,10 +68,12 @@ def memory_list(
 ) -> None:
     """List an agent's records with id and current revision id, newest first."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.garden import agent_records, redacted_json
 
     owner, name = _owner(agent)
-    records = agent_records(owner, include_removed=include_removed, flagged=flagged)
+    records = agent_records(open_memory_db(), owner, include_removed=include_removed,
+                            flagged=flagged)
     docs = [redacted_json(r) if flagged else r.to_json() for r in records]
     if as_json:
         emit_json({"agent": {"id": owner, "name": name}, "records": docs})
@@ -102,9 +105,10 @@ def memory_show(
 ) -> None:
     """Show any agent's record (id, current revision id, owner, sources)."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.garden import find_record
 
-    record = find_record(record_id)
+    record = find_record(open_memory_db(), record_id)
     if as_json:
         emit_json(record.to_json())
         return
@@ -124,9 +128,10 @@ def memory_history(
 ) -> None:
     """Every revision of any agent's record, oldest first."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.garden import record_history
 
-    record, revisions = record_history(record_id)
+    record, revisions = record_history(open_memory_db(), record_id)
     if as_json:
         emit_json({"record_id": record.id, "agent_id": record.agent_id,
                    "current_revision_id": record.current_revision_id,
@@ -149,10 +154,11 @@ def memory_refusals(
     """List refused uses of a capability outside its own launch's process tree (a token
     read from another process or replayed), where AGENT held it or made the attempt."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.garden import capability_refusals
 
     owner, name = _owner(agent)
-    found = capability_refusals(owner)
+    found = capability_refusals(open_memory_db(), owner)
     if as_json:
         emit_json({"agent": {"id": owner, "name": name},
                    "refusals": [r._asdict() for r in found]})
@@ -169,9 +175,10 @@ def memory_reindex(as_json: bool = JsonOption) -> None:
     or unreadable, or under an older one) its vector, so semantic recall finds it by meaning.
     Idempotent; without the model it says so and changes nothing."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.reindex import reindex_vectors
 
-    result = reindex_vectors()
+    result = reindex_vectors(open_memory_db())
     if as_json:
         emit_json(result.to_json())
         return
@@ -195,10 +202,11 @@ def memory_loaded(
     require_operator()
     if last:
         limit = 1
+    from wardian.app.databases import open_memory_db
     from wardian.app.garden import loaded_events
 
     owner, name = _owner(agent)
-    events = loaded_events(owner, limit=limit)
+    events = loaded_events(open_memory_db(), owner, limit=limit)
     if as_json:
         emit_json({"agent": {"id": owner, "name": name},
                    "events": [e.to_json() for e in events]})
@@ -237,12 +245,13 @@ def memory_stale(
     """List an agent's stale `current` checkpoints: not updated for
     memory.current_review_days (default 14) days, oldest first."""
     require_operator()
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.garden import saved_ago, stale_checkpoints
     from wardian.app.maintenance import stale_retire_plan
     from wardian.app.plan_file import write_plan
 
     owner, name = _owner(agent)
-    found = stale_checkpoints(owner)
+    found = stale_checkpoints(open_state_db(), open_memory_db(), owner)
     days, stale = found.review_days, found.records
     written = None
     if draft_plan is not None and stale:
@@ -323,10 +332,12 @@ def memory_retire(
     """Retire one record through a one-operation plan: the same preview, confirmation and
     receipt as `garden maintain apply`."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.maintenance import retire_record_plan
 
     _one_record_plan(
-        agent, lambda owner: retire_record_plan(owner, record_id, reason=reason),
+        agent, lambda owner: retire_record_plan(open_memory_db(), owner, record_id,
+                                                reason=reason),
         confirm=confirm, output=output, as_json=as_json,
     )
 
@@ -349,12 +360,13 @@ def memory_revise(
     """Revise one record through a one-operation plan: the same preview, confirmation and
     receipt as `garden maintain apply`. Only the fields given change."""
     require_operator()
+    from wardian.app.databases import open_memory_db
     from wardian.app.maintenance import revise_record_plan, revise_scope
 
     where = revise_scope(scope)
     _one_record_plan(
-        agent, lambda owner: revise_record_plan(owner, record_id, text=text, kind=kind,
-                                                scope=where, evidence=evidence),
+        agent, lambda owner: revise_record_plan(open_memory_db(), owner, record_id, text=text,
+                                                kind=kind, scope=where, evidence=evidence),
         confirm=confirm, output=output, as_json=as_json,
     )
 

@@ -33,9 +33,10 @@ def _refuse_if_managed() -> None:
 
 
 def _owner(agent: str) -> tuple[str, str]:
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.garden import resolve_owner
 
-    return resolve_owner(agent, allow_removed=False)
+    return resolve_owner(open_state_db(), open_memory_db(), agent, allow_removed=False)
 
 
 PREVIEW_TEXT_CHARS = 600

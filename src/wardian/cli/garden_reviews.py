@@ -22,9 +22,10 @@ _FORMATS = ("table", "json")
 
 
 def _owner(agent: str) -> tuple[str, str]:
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.garden import resolve_owner
 
-    return resolve_owner(agent)
+    return resolve_owner(open_state_db(), open_memory_db(), agent)
 
 
 def _as_json(fmt: str, as_json: bool) -> bool:

@@ -38,9 +38,10 @@ FormatOpt = typer.Option("md", "--format", help="md (instruction files) or json 
 
 
 def _owner(agent: str) -> tuple[str, str]:
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.garden import resolve_owner
 
-    return resolve_owner(agent, allow_removed=False)
+    return resolve_owner(open_state_db(), open_memory_db(), agent, allow_removed=False)
 
 
 def _check_format(value: str) -> str:
@@ -129,10 +130,12 @@ def register(memory_app: typer.Typer) -> None:
     ) -> None:
         """Export an agent's memory: Markdown by scope and kind, or lossless JSON."""
         require_operator()
+        from wardian.app.databases import open_memory_db
         from wardian.app.portable import export_text
 
         owner_id, name = _owner(agent)
-        exported = export_text(owner_id, name, fmt=fmt, include_history=include_history)
+        exported = export_text(open_memory_db(), owner_id, name, fmt=fmt,
+                               include_history=include_history)
         if output is None:
             typer.echo(exported.text, nl=False)
             return
@@ -150,6 +153,7 @@ def register(memory_app: typer.Typer) -> None:
 
 def _restore(files: list[Path], owner_id: str, name: str, *, confirm: str | None,
              as_json: bool, preview_only: bool, agent: str) -> None:
+    from wardian.app.databases import open_memory_db
     from wardian.app.portable import (
         confirm_restore,
         preview_restore,
@@ -159,7 +163,7 @@ def _restore(files: list[Path], owner_id: str, name: str, *, confirm: str | None
 
     export = read_export(files)
     if preview_only:
-        preview = preview_restore(export).to_json()
+        preview = preview_restore(open_memory_db(), export).to_json()
         if as_json:
             emit_json({"preview": preview, "applied": None})
             return
@@ -171,7 +175,7 @@ def _restore(files: list[Path], owner_id: str, name: str, *, confirm: str | None
     summary = (f"Restore {export.records} record(s) and {export.revisions} revision(s) for "
                f"{name} · owner {owner_id} · digest {export.digest}")
     confirm_restore(export, summary, confirm)
-    result = restore_export(export, owner_id)
+    result = restore_export(open_memory_db(), export, owner_id)
     if as_json:
         emit_json({**result.to_json(), "digest": export.digest})
         return

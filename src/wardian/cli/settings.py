@@ -24,8 +24,9 @@ def _agent_id(agent: str | None) -> str | None:
     if agent is None:
         return None
     from wardian.app.agents import agent_id
+    from wardian.config import open_state_db
 
-    return agent_id(agent)
+    return agent_id(open_state_db(), agent)
 
 
 @app.command("list")

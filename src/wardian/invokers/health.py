@@ -42,24 +42,22 @@ def trigger_of(invoker: Invoker) -> str:
     return "schedule" if invoker.kind == "schedule" else "session-close"
 
 
-def invoker_problem(invoker: Invoker, *, blueprint: LoadedBlueprint | None = None,
-                    state: StateDB | None = None) -> InvokerProblem | None:
+def invoker_problem(invoker: Invoker, *, state: StateDB,
+                    blueprint: LoadedBlueprint | None = None) -> InvokerProblem | None:
     """Why `invoker` cannot fire now, or None when it can. Read-only.
 
     Args:
         blueprint: the invoker's blueprint, already loaded and validated by the caller;
             None = load it here (a load that fails is the problem reported).
-        state: the open state database holding the invoker's agent (default: the
-            installation's, `wardian.config.open_state_db`).
+        state: the open state database holding the invoker's agent.
     """
     from wardian.blueprints.errors import BlueprintError
-    from wardian.config import open_state_db
     from wardian.invokers.session_close import MissingInputs, validate_definition
     from wardian.runtime.agents import AgentRegistry
 
     group = f"wardian automation {invoker.kind}"
     ref = invoker.id[:8]
-    registry = AgentRegistry(state or open_state_db())
+    registry = AgentRegistry(state)
     if registry.find(invoker.agent_id) is None:
         return InvokerProblem(f"its agent {invoker.agent_id[:8]} no longer exists",
                               f"`{group} remove {ref}` and add one for an existing agent")

@@ -438,7 +438,7 @@ def dispatch_slot(runs: RunStore, slots: SlotStore, invoker: Invoker, scheduled_
 
     if blueprint is None:
         blueprint = invoker_blueprint(invoker)
-    problem = invoker_problem(invoker, blueprint=blueprint)
+    problem = invoker_problem(invoker, blueprint=blueprint, state=slots.db)
     if problem is not None:
         slots.resolve(invoker.id, scheduled_time, outcome="blocked", run_id=None,
                       reason=f"invoker broken: {problem.reason}")

@@ -49,6 +49,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from wardian.app.databases import open_memory_db, open_state_db
 from wardian.errors import (
     EXIT_AUTH,
     EXIT_CONFLICT,
@@ -148,15 +149,15 @@ def create_app(guard: Guard) -> Any:
     async def agents(request: Request) -> Response:
         from wardian.app.garden import agents_overview, review_queue
 
-        rows = await run_in_threadpool(agents_overview)
-        queues = await run_in_threadpool(review_queue)
+        rows = await run_in_threadpool(lambda: agents_overview(open_state_db(), open_memory_db()))
+        queues = await run_in_threadpool(lambda: review_queue(open_state_db(), open_memory_db()))
         return page(request, "agents.html.j2", title="Agents", agents=rows,
                     queue={q.agent_id: q for q in queues})
 
     async def queue(request: Request) -> Response:
         from wardian.app.garden import review_queue
 
-        queues = await run_in_threadpool(review_queue)
+        queues = await run_in_threadpool(lambda: review_queue(open_state_db(), open_memory_db()))
         return page(request, "queue.html.j2", title="Review queue", queues=queues)
 
     async def memory(request: Request) -> Response:
@@ -164,16 +165,17 @@ def create_app(guard: Guard) -> Any:
         from wardian.app.reviews import list_reviews
 
         q = request.query_params
-        owner, name = await run_in_threadpool(resolve_owner, request.path_params["agent"])
+        owner, name = await run_in_threadpool(
+            lambda: resolve_owner(open_state_db(), open_memory_db(), request.path_params["agent"]))
         reviews = await run_in_threadpool(lambda: list_reviews(owner, limit=10))
         try:
             number = int(q.get("page", "1"))
         except ValueError:
             number = 1
         found = await run_in_threadpool(
-            lambda: memory_page(owner, kind=q.get("kind", ""), scope=q.get("scope", ""),
-                                status=q.get("status", "active"), text=q.get("q", ""),
-                                page=number))
+            lambda: memory_page(open_memory_db(), owner, kind=q.get("kind", ""),
+                                scope=q.get("scope", ""), status=q.get("status", "active"),
+                                text=q.get("q", ""), page=number))
         filters = {k: v for k, v in found.filters.items() if v}
 
         def link(number: int) -> str:
@@ -195,9 +197,11 @@ def create_app(guard: Guard) -> Any:
         )
 
         # record_history, as `garden memory show|history`: a miss names the operator's list.
-        rec, revisions = await run_in_threadpool(record_history, request.path_params["record"])
-        _, owner_name = await run_in_threadpool(resolve_owner, rec.agent_id)
-        targets = (await run_in_threadpool(merge_candidates, rec)
+        rec, revisions = await run_in_threadpool(
+            lambda: record_history(open_memory_db(), request.path_params["record"]))
+        _, owner_name = await run_in_threadpool(
+            lambda: resolve_owner(open_state_db(), open_memory_db(), rec.agent_id))
+        targets = (await run_in_threadpool(lambda: merge_candidates(open_memory_db(), rec))
                    if rec.status == "active" else [])
         declined = request.query_params.get("notice") == "declined"
         return page(request, "record.html.j2", title=f"memory {rec.short_id}", record=rec,
@@ -210,11 +214,12 @@ def create_app(guard: Guard) -> Any:
         from wardian.app.garden import recall_view, resolve_owner
 
         q = request.query_params
-        owner, name = await run_in_threadpool(resolve_owner, request.path_params["agent"])
+        owner, name = await run_in_threadpool(
+            lambda: resolve_owner(open_state_db(), open_memory_db(), request.path_params["agent"]))
         back = f"{guard.base}/agents/{owner}/recall"
         try:
             view = await run_in_threadpool(lambda: recall_view(
-                owner, query=q.get("q", ""), workspace=q.get("workspace", "")))
+                open_memory_db(), owner, query=q.get("q", ""), workspace=q.get("workspace", "")))
         except WardianError as exc:
             return failure(request, exc, back=back, field=_form_field(exc))
         return page(request, "recall.html.j2", title=f"{name} · recall", owner=owner,
@@ -223,8 +228,9 @@ def create_app(guard: Guard) -> Any:
     async def loaded(request: Request) -> Response:
         from wardian.app.garden import loaded_events, resolve_owner
 
-        owner, name = await run_in_threadpool(resolve_owner, request.path_params["agent"])
-        events = await run_in_threadpool(loaded_events, owner)
+        owner, name = await run_in_threadpool(
+            lambda: resolve_owner(open_state_db(), open_memory_db(), request.path_params["agent"]))
+        events = await run_in_threadpool(lambda: loaded_events(open_memory_db(), owner))
         return page(request, "loaded.html.j2", title=f"{name} · Memory loaded", owner=owner,
                     name=name, events=events)
 
@@ -232,19 +238,21 @@ def create_app(guard: Guard) -> Any:
         from wardian.app.garden import runs_overview
 
         status = request.query_params.get("status", "")
-        rows = await run_in_threadpool(lambda: runs_overview(status=status or None))
+        rows = await run_in_threadpool(
+            lambda: runs_overview(open_state_db(), status=status or None))
         return page(request, "runs.html.j2", title="Runs", runs=rows, run_status=status)
 
     async def run(request: Request) -> Response:
         from wardian.app.garden import run_detail
 
-        found = await run_in_threadpool(run_detail, request.path_params["run"])
+        found = await run_in_threadpool(
+            lambda: run_detail(open_state_db(), request.path_params["run"]))
         return page(request, "run.html.j2", title=f"run {found.id[:8]}", run=found)
 
     async def invokers(request: Request) -> Response:
         from wardian.app.garden import invokers_overview
 
-        rows = await run_in_threadpool(invokers_overview)
+        rows = await run_in_threadpool(lambda: invokers_overview(open_state_db()))
         return page(request, "invokers.html.j2", title="Invokers", invokers=rows,
                     notice=request.query_params.get("notice"))
 
@@ -253,8 +261,8 @@ def create_app(guard: Guard) -> Any:
 
         data = await form(request)
         enabled = data.get("enabled") == "true"
-        doc = await run_in_threadpool(
-            set_invoker_enabled, request.path_params["invoker"], enabled)
+        doc = await run_in_threadpool(lambda: set_invoker_enabled(
+            open_state_db(), request.path_params["invoker"], enabled))
         notice = f"{'Enabled' if enabled else 'Disabled'} invoker {doc['name']}."
         return RedirectResponse(f"{guard.base}/invokers?" + urlencode({"notice": notice}),
                                 status_code=303)
@@ -264,8 +272,9 @@ def create_app(guard: Guard) -> Any:
     async def _owner(request: Request) -> tuple[str, str]:
         from wardian.app.garden import resolve_owner
 
-        return await run_in_threadpool(
-            lambda: resolve_owner(request.path_params["agent"], allow_removed=False))
+        return await run_in_threadpool(lambda: resolve_owner(
+            open_state_db(), open_memory_db(), request.path_params["agent"],
+            allow_removed=False))
 
     async def _plan_bytes(data: FormData) -> tuple[bytes, str, str]:
         """(plan bytes, source name for messages, text to carry on) from upload or paste."""
@@ -337,8 +346,8 @@ def create_app(guard: Guard) -> Any:
             except WardianError as exc:
                 return failure(request, exc, back=f"{guard.base}/records/{ref}",
                                field=_form_field(exc))
-            owner, name = await run_in_threadpool(
-                lambda: resolve_owner(built.owner_id, allow_removed=False))
+            owner, name = await run_in_threadpool(lambda: resolve_owner(
+                open_state_db(), open_memory_db(), built.owner_id, allow_removed=False))
             doc = (await run_in_threadpool(preview_plan, built.plan, owner)).to_json()
             text = json.dumps(built.document, indent=2, ensure_ascii=False)
             return preview_page(request, owner, name, doc, text, built.record_id)
@@ -348,13 +357,13 @@ def create_app(guard: Guard) -> Any:
     def _retire(ref: str, data: FormData) -> Any:
         from wardian.app.garden import retire_from_form
 
-        return retire_from_form(ref, revision=_field(data, "revision"),
+        return retire_from_form(open_memory_db(), ref, revision=_field(data, "revision"),
                                 reason=_field(data, "reason"))
 
     def _revise(ref: str, data: FormData) -> Any:
         from wardian.app.garden import revise_from_form
 
-        return revise_from_form(ref, revision=_field(data, "revision"),
+        return revise_from_form(open_memory_db(), ref, revision=_field(data, "revision"),
                                 text=_field(data, "text"), kind=_field(data, "kind"),
                                 scope=_field(data, "scope"),
                                 workspace_path=_field(data, "workspace_path"))
@@ -362,7 +371,7 @@ def create_app(guard: Guard) -> Any:
     def _merge(ref: str, data: FormData) -> Any:
         from wardian.app.garden import merge_from_form
 
-        return merge_from_form(ref, revision=_field(data, "revision"),
+        return merge_from_form(open_memory_db(), ref, revision=_field(data, "revision"),
                                into=_field(data, "into"), reason=_field(data, "reason"))
 
     async def confirm(request: Request) -> Response:

@@ -314,29 +314,10 @@ def install(name: str) -> None:
     Unavailable. ``wordllama`` changes nothing."""
     if name == "wordllama":
         return
-    import numpy as np
+    sys.path.insert(0, str(HERE))
+    from survey_embedders import swap_in
 
-    import wardian.memory.embedding as embedding
-
-    instance = load(name)
-
-    class Swapped:
-        """Stands in for `wardian.memory.embedding.Embedder`."""
-
-        @classmethod
-        def load(cls, cache_dir: Path | None = None) -> Any:
-            return instance
-
-        @staticmethod
-        def pack(vector: list[float]) -> bytes:
-            return np.asarray(vector, dtype="<f2").tobytes()
-
-        @staticmethod
-        def unpack(blob: bytes) -> tuple[float, ...]:
-            return tuple(np.frombuffer(blob, dtype="<f2").astype(float).tolist())
-
-    embedding.Embedder = Swapped  # type: ignore[misc,assignment]
-    embedding.MODEL = f"survey/{name}"
+    swap_in(load(name), name)
 
 
 _COSINE_FLOORS = ("SEMANTIC_FLOOR", "FUSED_COSINE", "RELAXED_COSINE", "MARGIN_COSINE")

@@ -156,16 +156,13 @@ class _MiniLM:
         return (vector / norm).tolist() if norm else None
 
 
-def install(name: str) -> None:
-    """Make `wardian.memory.embedding` hand out model `name` (one of `NAMES`) to every store
-    created afterwards in this process. Raises Unavailable when it cannot be loaded."""
-    if name not in NAMES:
-        raise Unavailable(f"unknown embedder {name!r}; choose one of: {', '.join(NAMES)}")
+def swap_in(instance: Any, name: str) -> None:
+    """Make `wardian.memory.embedding` hand out `instance` (an object with the Embedder's
+    `embed`) as model ``survey/<name>`` to every store created afterwards in this process;
+    vectors are stored as float16 blobs of any length."""
     import numpy as np
 
     import wardian.memory.embedding as embedding
-
-    instance = _MiniLM()
 
     class Swapped:
         """Stands in for `wardian.memory.embedding.Embedder` (vectors as float16 blobs)."""
@@ -184,3 +181,11 @@ def install(name: str) -> None:
 
     embedding.Embedder = Swapped  # type: ignore[misc,assignment]
     embedding.MODEL = f"survey/{name}"
+
+
+def install(name: str) -> None:
+    """Make `wardian.memory.embedding` hand out model `name` (one of `NAMES`) to every store
+    created afterwards in this process. Raises Unavailable when it cannot be loaded."""
+    if name not in NAMES:
+        raise Unavailable(f"unknown embedder {name!r}; choose one of: {', '.join(NAMES)}")
+    swap_in(_MiniLM(), name)

@@ -102,32 +102,26 @@ def _turn(host: Host, prompt: str, *, launch: str | None = None) -> None:
 
 
 @HOSTS
-def test_memory_recall_reaches_the_model(name: str, request: pytest.FixtureRequest,
-                                         wardian_home: Path) -> None:
-    host, _ = _with_mcp(request, name, wardian_home)
+def test_inside_a_launch_recall_reaches_the_model_and_a_save_goes_to_its_agent_only(
+        name: str, request: pytest.FixtureRequest, wardian_home: Path) -> None:
+    """One host run checks both tools inside ``wardian agent exec ada`` (each host run
+    costs the host's whole start-up): the recall answers with ada's record, then the save
+    goes into ada and not into bob."""
+    host, w = _with_mcp(request, name, wardian_home, agents=("ada", "bob"))
     host.endpoint.script(
         Reply(ToolCall("memory_recall", {"query": "where are the billing settings"},
                        suffix=True)),
-        Reply("They are in config/billing.toml."))
-    _turn(host, "Where does billing read its settings?", launch="ada")
-    first, second = host.endpoint.main_requests[:2]
-    assert any(n.endswith("memory_recall") for n in first.tool_names), first.tool_names
-    assert any(SEED in r for r in second.tool_results), second.tool_results
-
-
-@HOSTS
-def test_a_save_inside_a_launch_goes_to_its_agent_only(name: str,
-                                                      request: pytest.FixtureRequest,
-                                                      wardian_home: Path) -> None:
-    host, w = _with_mcp(request, name, wardian_home, agents=("ada", "bob"))
-    host.endpoint.script(
         Reply(ToolCall("memory_save", {"text": "Invoices are cut on the 3rd of each month",
                                        "evidence": "the user said invoices go out on the 3rd"},
                        suffix=True)),
         Reply("Saved."))
-    _turn(host, "Remember the invoice day.", launch="ada")
-    results = " ".join(host.endpoint.main_requests[-1].tool_results)
-    assert "Memory saved" in results and "error" not in results.lower(), results
+    _turn(host, "Where does billing read its settings? Then remember the invoice day.",
+          launch="ada")
+    first, recalled, saved = host.endpoint.main_requests[:3]
+    assert any(n.endswith("memory_recall") for n in first.tool_names), first.tool_names
+    assert any(SEED in r for r in recalled.tool_results), recalled.tool_results
+    result = " ".join(saved.tool_results[-1:])
+    assert "Memory saved" in result and "error" not in result.lower(), saved.tool_results
     assert "Invoices are cut on the 3rd of each month" in {r["text"] for r in w.records("ada")}
     assert w.records("bob") == []
 

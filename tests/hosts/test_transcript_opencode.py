@@ -1,6 +1,6 @@
 """The real opencode writes a session into its SQLite store; Wardian finds it by workspace,
 exports it read-only and reads back the prompt, the shell call with its output and the
-final answer."""
+final answer. The same run is opencode's smoke round trip (`tests.hosts.test_smoke`)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,18 @@ from pathlib import Path
 
 from tests.hosts.endpoint import Reply, Shell
 from tests.hosts.hostcli import Host
+from tests.hosts.test_smoke import assert_round_trip
 from wardian.transcripts import load_transcript
 from wardian.transcripts.opencode import default_db_path, export_session, list_sessions
 
 PROMPT = "Tell me which lanterns on the jetty still need new wicks."
 
 
-def test_session_is_exported_and_loaded(opencode_host: Host, tmp_path: Path) -> None:
+def test_session_round_trips_and_is_exported_and_loaded(opencode_host: Host,
+                                                        tmp_path: Path) -> None:
     opencode_host.endpoint.script(Reply(Shell("echo hi")), Reply("Done."))
-    proc = opencode_host.run("run", "--model", "scripted/scripted-model", PROMPT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = opencode_host.run(argv=opencode_host.prompt_argv(PROMPT))
+    assert_round_trip(opencode_host, proc, PROMPT, "hi", "Done.")
     db = opencode_host.home / ".local" / "share" / "opencode" / "opencode.db"
     assert default_db_path(opencode_host.env) == db
     store = sorted(db.parent.glob("opencode.db*"))

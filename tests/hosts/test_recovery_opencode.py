@@ -51,18 +51,18 @@ def test_a_session_before_the_plugin_and_one_killed_mid_tool_are_recovered(
     # does not reach: the tool writes its pid so the test ends it too.
     opencode_host.endpoint.script(Reply(Shell(
         f"echo $$ > {started}.pid; touch {started}; exec tail -f /dev/null")))
-    proc = opencode_host.popen("run", "--model", MODEL, KILLED_RULE)
+    killed = opencode_host.popen("run", "--model", MODEL, KILLED_RULE)
     try:
         wait_until(started.exists, what="opencode running the scripted tool",
                    detail=lambda: f"requests {len(opencode_host.endpoint.requests)}")
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        os.killpg(killed.pid, signal.SIGKILL)
+        killed.communicate()
         tool = Path(f"{started}.pid")
         if tool.is_file():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(tool.read_text()), signal.SIGKILL)
-    assert proc.returncode == -signal.SIGKILL
+    assert killed.returncode == -signal.SIGKILL
     # Its SessionStart may already have recovered the first session; no close came from a
     # hook: the killed session's SessionEnd never ran.
     assert all(e.source == "recovery" for e in events(agent)), events(agent)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import building_home, copy_home
 from tests.e2e._support import W, write_claude_session
 
 
@@ -23,7 +24,13 @@ def _history_texts(record_id: str) -> list[str]:
     return [str(revision.snapshot["text"]) for revision in store.history(record_id)]
 
 
-def _two_sessions(w: W, tmp_path: Path, first: str, second: str) -> list[dict[str, object]]:
+TABS = "Use tabs, not spaces, in the Go files."
+"""The first session of two tests (a contradiction, a repeat): consolidated once."""
+
+
+def _first_session(w: W, tmp_path: Path, first: str) -> str:
+    """Agent ``dev`` whose first session, saying `first`, was closed and consolidated into
+    one record; returns the invoker id."""
     _, invoker = w.setup_agent("dev")
     one = write_claude_session(tmp_path / "one.jsonl", "session-one", [
         ("user", first), ("assistant", "Understood."),
@@ -31,6 +38,28 @@ def _two_sessions(w: W, tmp_path: Path, first: str, second: str) -> list[dict[st
     w.close("dev", "session-one", one)
     w.wait_runs(invoker, 1)
     assert len(w.records("dev")) == 1, w.records("dev")
+    return invoker
+
+
+@pytest.fixture(scope="module")
+def tabs_first(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A data directory after `_first_session` with `TABS` (the real CLI's close and
+    drain), built once for the module; (the directory, the invoker id)."""
+    root = tmp_path_factory.mktemp("tabs")
+    with building_home(root) as home:
+        w = W(home)
+        invoker = _first_session(w, root, TABS)
+        w.wait_quiet()
+    return home, invoker
+
+
+def _two_sessions(w: W, tmp_path: Path, first: str, second: str,
+                  request: pytest.FixtureRequest) -> list[dict[str, object]]:
+    if first == TABS:
+        home, invoker = request.getfixturevalue("tabs_first")
+        copy_home(home, w.home)
+    else:
+        invoker = _first_session(w, tmp_path, first)
     two = write_claude_session(tmp_path / "two.jsonl", "session-two", [
         ("user", second), ("assistant", "Understood."),
     ])
@@ -43,7 +72,7 @@ def _two_sessions(w: W, tmp_path: Path, first: str, second: str) -> list[dict[st
     ("first", "second", "new_word", "old_text"),
     [
         ("Use npm for installs in this repo.", "no, use pnpm, never npm", "pnpm", "npm"),
-        ("Use tabs, not spaces, in the Go files.", "Use spaces, not tabs, in the Go files.",
+        (TABS, "Use spaces, not tabs, in the Go files.",
          "spaces, not tabs", "tabs, not spaces"),
         ("Always squash commits before merging.", "Never squash commits before merging.",
          "never", "always"),
@@ -51,9 +80,10 @@ def _two_sessions(w: W, tmp_path: Path, first: str, second: str) -> list[dict[st
     ids=["npm-then-pnpm", "tabs-then-spaces", "always-then-never"],
 )
 def test_contradiction_updates_the_record(
-    w: W, tmp_path: Path, first: str, second: str, new_word: str, old_text: str
+    w: W, tmp_path: Path, request: pytest.FixtureRequest, first: str, second: str,
+    new_word: str, old_text: str
 ) -> None:
-    records = _two_sessions(w, tmp_path, first, second)
+    records = _two_sessions(w, tmp_path, first, second, request)
     assert len(records) == 1, records  # an update, not a second active record
     record = records[0]
     assert new_word in str(record["text"]).lower(), record
@@ -61,9 +91,8 @@ def test_contradiction_updates_the_record(
     assert len(history) == 2 and old_text in history[0], history
 
 
-def test_repeat_changes_nothing(w: W, tmp_path: Path) -> None:
-    records = _two_sessions(w, tmp_path, "Use tabs, not spaces, in the Go files.",
-                            "use tabs, not spaces, in the go files")
+def test_repeat_changes_nothing(w: W, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    records = _two_sessions(w, tmp_path, TABS, "use tabs, not spaces, in the go files", request)
     assert len(records) == 1
     assert len(_history_texts(str(records[0]["id"]))) == 1
 

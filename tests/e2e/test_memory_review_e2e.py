@@ -7,9 +7,13 @@ gets exactly its assigned model, and a reply from another model fails the run.""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.conftest import building_home, copy_home
 from tests.e2e._support import W, install_fake_codex, recorded_calls, write_claude_session
 from tests.terminal import on_terminal
 from wardian.memory.db import open_memory_db
@@ -87,12 +91,45 @@ def _reviews(w: W, name: str = "dev") -> list[dict[str, Any]]:
     return list(doc["reviews"])
 
 
+@dataclass(frozen=True)
+class Drafted:
+    """A data directory with `_seed`'s agent ``dev`` and one memory-review run drafted by
+    the real CLI; `before`/`after` are the memory rows around the run."""
+
+    home: Path
+    agent_id: str
+    ids: dict[str, str]
+    run: dict[str, Any]
+    before: list[tuple[Any, ...]]
+    after: list[tuple[Any, ...]]
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Drafted:
+    """Seeded and drafted once for the module (the review run is the real CLI's)."""
+    root = tmp_path_factory.mktemp("review")
+    with building_home(root) as home:
+        w = W(home)
+        agent_id, ids = _seed(w, root)
+        before = _memory_rows()
+        run = _review(w)
+        after = _memory_rows()
+        w.wait_quiet()
+    return Drafted(home, agent_id, ids, run, before, after)
+
+
+@pytest.fixture
+def drafted(prepared: Drafted, wardian_home: Path, w: W) -> Drafted:
+    """This test's own copy of the prepared home (`w` drives it)."""
+    copy_home(prepared.home, wardian_home)
+    return prepared
+
+
 def test_a_review_run_drafts_one_pending_plan_and_changes_nothing(
-        w: W, tmp_path: Path) -> None:
-    _agent_id, ids = _seed(w, tmp_path)
-    before = _memory_rows()
-    run = _review(w)
-    assert _memory_rows() == before  # drafting applies nothing
+        w: W, drafted: Drafted) -> None:
+    ids, run = drafted.ids, drafted.run
+    assert drafted.after == drafted.before  # drafting applies nothing
+    assert _memory_rows() == drafted.before
 
     draft = w.steps(run["id"])["draft"]["output"]
     ops = {op["memory_id"]: op for op in draft["plan"]["operations"]}
@@ -118,9 +155,8 @@ def test_a_review_run_drafts_one_pending_plan_and_changes_nothing(
     assert review["digest_prefix"].removeprefix("sha256:") in table
 
 
-def test_applying_a_review_gives_a_receipt_and_replays(w: W, tmp_path: Path) -> None:
-    _agent_id, ids = _seed(w, tmp_path)
-    run = _review(w)
+def test_applying_a_review_gives_a_receipt_and_replays(w: W, drafted: Drafted) -> None:
+    ids, run = drafted.ids, drafted.run
     (review,) = _reviews(w)
     shown = w.run("garden", "memory", "review", "show", run["id"][:8], "--agent", "dev")
     assert review["digest_prefix"] in shown.stdout and "Conflicts: none" in shown.stdout
@@ -143,9 +179,8 @@ def test_applying_a_review_gives_a_receipt_and_replays(w: W, tmp_path: Path) -> 
     assert _memory_rows() == rows
 
 
-def test_a_record_revised_after_drafting_makes_the_review_stale(w: W, tmp_path: Path) -> None:
-    agent_id, ids = _seed(w, tmp_path)
-    run = _review(w)
+def test_a_record_revised_after_drafting_makes_the_review_stale(w: W, drafted: Drafted) -> None:
+    agent_id, ids, run = drafted.agent_id, drafted.ids, drafted.run
     store = MemoryStore(open_memory_db())
     store.update(agent_id, ids["npm"], text="Use npm for installs in the docs site",
                  actor="test")

@@ -13,18 +13,23 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.conftest import building_home
 from tests.e2e._support import BUILTIN, W
+from tests.hosts.conftest import require_host
+from tests.hosts.endpoint import ScriptedEndpoint
 from tests.hosts.hostcli import Host
 from tests.waits import wait_until
 
 __all__ = ["HOOK_HOST", "RULE", "SEEDED", "Agent", "archived", "events", "install",
-           "opencode_exports", "saved_from", "setup_agent", "wait_closed", "wardian"]
+           "opencode_exports", "refreshed_catalog", "saved_from", "setup_agent", "wait_closed",
+           "wardian"]
 
 HOOK_HOST = {"claude": "claude-code", "codex": "codex", "gemini": "gemini",
              "opencode": "opencode"}
@@ -149,3 +154,25 @@ def saved_from(agent: Agent, transcript: Path) -> list[dict[str, Any]]:
     text = " ".join(" ".join(m.text for m in load_transcript(transcript).messages).split())
     return [r for r in agent.w.records(agent.name)
             if r["text"] not in SEEDED and " ".join(r["evidence"].split()) in text]
+
+
+def refreshed_catalog(root: Path, name: str, *, prepare: Callable[[Host], None] | None = None,
+                      keyless: Collection[str] = ()) -> Path:
+    """A data directory (``root/wardian-home``) holding host `name`'s model catalog,
+    refreshed by the real CLI (``wardian agent models --provider NAME --refresh``) from a
+    host set up as each test's is: the host's folder first on PATH, then `prepare`. The
+    variables `keyless` are left out of the refresh's environment (an operator without that
+    API key refreshing). A module builds it once; each test copies it into its own data
+    directory (`tests.conftest.copy_home`) before its setup."""
+    with ScriptedEndpoint() as endpoint, building_home(root) as home:
+        host = Host.create(name, require_host(name), root / name, endpoint)
+        host.env["PATH"] = f"{host.exe.parent}:{host.env['PATH']}"
+        if prepare is not None:
+            prepare(host)
+        env = {k: v for k, v in host.env.items() if k not in keyless}
+        done = subprocess.run([sys.executable, "-m", "wardian", "agent", "models",
+                               "--provider", name, "--refresh"],
+                              env={**env, "WARDIAN_HOME": str(home)}, cwd=host.workspace,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+    return home

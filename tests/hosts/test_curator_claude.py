@@ -7,15 +7,16 @@ nothing."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.conftest import copy_home
 from tests.e2e._support import W, write_claude_session
 from tests.hosts.endpoint import Reply, Structured
 from tests.hosts.hostcli import Host
-from tests.hosts.sessions import setup_agent, wardian
+from tests.hosts.sessions import refreshed_catalog, setup_agent, wardian
 
 MODEL = "claude-opus-4-5"
 SAID = "From now on always run the linter with ruff before committing in this repo."
@@ -34,19 +35,27 @@ def _run(host: Host, agent: str, transcript: Path, effort: str) -> dict[str, Any
     return dict(json.loads(done.stdout))
 
 
-def _host(claude_host: Host, wardian_home: Path) -> tuple[Host, str, Path]:
+def _opus_alias(host: Host) -> None:
+    """The alias resolves to MODEL inside Claude Code (its documented
+    ANTHROPIC_DEFAULT_OPUS_MODEL)."""
+    host.env["ANTHROPIC_DEFAULT_OPUS_MODEL"] = MODEL
+
+
+@pytest.fixture(scope="module")
+def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Claude Code's model catalog, refreshed once for the module by the real CLI
+    (`tests.hosts.sessions.refreshed_catalog`). The assignment is checked against it,
+    refreshed as an operator without an Anthropic API key refreshes it: Claude Code's fixed
+    aliases."""
+    return refreshed_catalog(tmp_path_factory.mktemp("catalog"), "claude",
+                             keyless={"ANTHROPIC_API_KEY"}, prepare=_opus_alias)
+
+
+def _host(claude_host: Host, wardian_home: Path, refreshed: Path) -> tuple[Host, str, Path]:
     claude_host.env["PATH"] = f"{claude_host.exe.parent}:{claude_host.env['PATH']}"
+    _opus_alias(claude_host)
+    copy_home(refreshed, wardian_home)  # the catalog, refreshed once for the module
     agent = setup_agent(claude_host, wardian_home, hooks=False, seed=())
-    # The assignment is checked against the provider's catalog, refreshed as an operator
-    # without an Anthropic API key refreshes it: Claude Code's fixed aliases. The alias
-    # resolves to MODEL inside Claude Code (its documented ANTHROPIC_DEFAULT_OPUS_MODEL).
-    claude_host.env["ANTHROPIC_DEFAULT_OPUS_MODEL"] = MODEL
-    keyless = {k: v for k, v in claude_host.env.items() if k != "ANTHROPIC_API_KEY"}
-    refreshed = subprocess.run([sys.executable, "-m", "wardian", "agent", "models",
-                                "--provider", "claude", "--refresh"], env=keyless,
-                               cwd=claude_host.workspace, capture_output=True, text=True,
-                               timeout=120, check=False)
-    assert refreshed.returncode == 0, refreshed.stderr
     transcript = write_claude_session(
         claude_host.workspace / "session.jsonl", "s-curator",
         [("user", SAID), ("assistant", "Understood: ruff first.")],
@@ -55,8 +64,8 @@ def _host(claude_host: Host, wardian_home: Path) -> tuple[Host, str, Path]:
 
 
 def test_claude_code_curates_with_exactly_the_assigned_model_and_effort(
-        claude_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(claude_host, wardian_home)
+        claude_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(claude_host, wardian_home, refreshed)
     host.endpoint.script(Reply(Structured(BATCH)))
     run = _run(host, agent, transcript, "high")
     assert run["status"] == "succeeded", json.dumps(run)[-3000:]
@@ -69,8 +78,8 @@ def test_claude_code_curates_with_exactly_the_assigned_model_and_effort(
 
 
 def test_a_response_from_another_model_fails_the_step_and_commits_nothing(
-        claude_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(claude_host, wardian_home)
+        claude_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(claude_host, wardian_home, refreshed)
     host.endpoint.script(Reply(Structured(BATCH), model="claude-haiku-4-5"))
     run = _run(host, agent, transcript, "high")
     assert run["status"] == "failed", run

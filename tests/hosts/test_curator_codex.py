@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.conftest import copy_home
 from tests.e2e._support import W, write_claude_session
 from tests.hosts.endpoint import Reply, Structured
 from tests.hosts.hostcli import Host
-from tests.hosts.sessions import setup_agent, wardian
+from tests.hosts.sessions import refreshed_catalog, setup_agent, wardian
 
 MODEL = "gpt-5.5"
 """A model of Codex's own catalog (``codex app-server`` ``model/list``), whose efforts are
@@ -54,14 +56,17 @@ def _run(host: Host, agent: str, transcript: Path, model: str,
     return dict(json.loads(done.stdout))
 
 
-def _host(codex_host: Host, wardian_home: Path) -> tuple[Host, str, Path]:
+@pytest.fixture(scope="module")
+def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The codex model catalog, refreshed once for the module by the real CLI
+    (`tests.hosts.sessions.refreshed_catalog`)."""
+    return refreshed_catalog(tmp_path_factory.mktemp("catalog"), "codex")
+
+
+def _host(codex_host: Host, wardian_home: Path, refreshed: Path) -> tuple[Host, str, Path]:
     codex_host.env["PATH"] = f"{codex_host.exe.parent}:{codex_host.env['PATH']}"
+    copy_home(refreshed, wardian_home)  # the catalog, refreshed once for the module
     agent = setup_agent(codex_host, wardian_home, hooks=False, seed=())
-    refreshed = subprocess.run([sys.executable, "-m", "wardian", "agent", "models",
-                                "--provider", "codex", "--refresh"], env=codex_host.env,
-                               cwd=codex_host.workspace, capture_output=True, text=True,
-                               timeout=120, check=False)
-    assert refreshed.returncode == 0, refreshed.stderr
     transcript = write_claude_session(
         codex_host.workspace / "session.jsonl", "s-curator",
         [("user", SAID), ("assistant", "Understood: ruff first.")],
@@ -81,8 +86,8 @@ def _rollout_contexts(host: Host) -> list[dict[str, Any]]:
 
 
 def test_codex_curates_with_exactly_the_assigned_model_and_effort(
-        codex_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(codex_host, wardian_home)
+        codex_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(codex_host, wardian_home, refreshed)
     host.endpoint.script(Reply(Structured(BATCH)))
     run = _run(host, agent, transcript, MODEL, "high")
     assert run["status"] == "succeeded", json.dumps(run)[-3000:]
@@ -96,8 +101,8 @@ def test_codex_curates_with_exactly_the_assigned_model_and_effort(
 
 
 def test_a_response_from_another_model_fails_the_step_and_commits_nothing(
-        codex_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(codex_host, wardian_home)
+        codex_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(codex_host, wardian_home, refreshed)
     host.endpoint.script(Reply(Structured(BATCH), model="other-model"))
     run = _run(host, agent, transcript, MODEL, "high")
     assert run["status"] == "failed", run
@@ -112,8 +117,8 @@ def test_a_response_from_another_model_fails_the_step_and_commits_nothing(
 
 
 def test_an_effort_the_model_does_not_list_is_refused_before_anything_runs(
-        codex_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(codex_host, wardian_home)
+        codex_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(codex_host, wardian_home, refreshed)
     # Codex would send "max" to the API as it is (it checks no effort against the model).
     done = _start(host, agent, transcript, MODEL, "max")
     assert done.returncode == 2, done.stderr
@@ -137,8 +142,9 @@ def test_codex_sends_another_effort_for_ultra_and_records_ultra(codex_host: Host
     assert [c["effort"] for c in _rollout_contexts(codex_host)] == ["ultra"]
 
 
-def test_ultra_is_refused_before_anything_runs(codex_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(codex_host, wardian_home)
+def test_ultra_is_refused_before_anything_runs(codex_host: Host, wardian_home: Path,
+                                                refreshed: Path) -> None:
+    host, agent, transcript = _host(codex_host, wardian_home, refreshed)
     done = _start(host, agent, transcript, ULTRA_MODEL, "ultra")
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "effort 'ultra' cannot be passed to codex" in done.stderr, done.stderr

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.conftest import copy_home
 from tests.e2e._support import W, write_claude_session
 from tests.hosts.endpoint import Failure, Reply, Structured
 from tests.hosts.hostcli import Host
-from tests.hosts.sessions import setup_agent, wardian
+from tests.hosts.sessions import refreshed_catalog, setup_agent, wardian
 
 MODEL = "gemini-2.5-pro"
 SAID = "From now on always run the linter with ruff before committing in this repo."
@@ -56,18 +58,20 @@ def _run(host: Host, agent: str, transcript: Path, model: str = MODEL) -> dict[s
     return dict(json.loads(done.stdout))
 
 
-def _host(gemini_host: Host, wardian_home: Path) -> tuple[Host, str, Path]:
+@pytest.fixture(scope="module")
+def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Gemini's model catalog, refreshed once for the module by the real CLI
+    (`tests.hosts.sessions.refreshed_catalog`) as an operator without a Gemini API key
+    refreshes it (with one the adapter would ask the real Gemini API): the adapter's fixed
+    list of concrete ids."""
+    return refreshed_catalog(tmp_path_factory.mktemp("catalog"), "gemini",
+                             keyless={"GEMINI_API_KEY", "GOOGLE_API_KEY"})
+
+
+def _host(gemini_host: Host, wardian_home: Path, refreshed: Path) -> tuple[Host, str, Path]:
     gemini_host.env["PATH"] = f"{gemini_host.exe.parent}:{gemini_host.env['PATH']}"
+    copy_home(refreshed, wardian_home)  # the catalog, refreshed once for the module
     agent = setup_agent(gemini_host, wardian_home, hooks=False, seed=())
-    # Refreshed as an operator without a Gemini API key refreshes it (with one the adapter
-    # would ask the real Gemini API): the adapter's fixed list of concrete ids.
-    keyless = {k: v for k, v in gemini_host.env.items()
-               if k not in {"GEMINI_API_KEY", "GOOGLE_API_KEY"}}
-    refreshed = subprocess.run([sys.executable, "-m", "wardian", "agent", "models",
-                                "--provider", "gemini", "--refresh"], env=keyless,
-                               cwd=gemini_host.workspace, capture_output=True, text=True,
-                               timeout=120, check=False)
-    assert refreshed.returncode == 0, refreshed.stderr
     transcript = write_claude_session(
         gemini_host.workspace / "session.jsonl", "s-curator",
         [("user", SAID), ("assistant", "Understood: ruff first.")],
@@ -80,8 +84,8 @@ def _nothing_committed(host: Host, wardian_home: Path, agent: str) -> None:
 
 
 def test_gemini_cli_curates_with_exactly_the_assigned_model(
-        gemini_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(gemini_host, wardian_home)
+        gemini_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(gemini_host, wardian_home, refreshed)
     host.endpoint.script(Reply(Structured(BATCH)))
     run = _run(host, agent, transcript)
     assert run["status"] == "succeeded", json.dumps(run)[-3000:]
@@ -98,8 +102,8 @@ def test_gemini_cli_curates_with_exactly_the_assigned_model(
 
 
 def test_a_response_from_another_model_fails_the_step_and_commits_nothing(
-        gemini_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(gemini_host, wardian_home)
+        gemini_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(gemini_host, wardian_home, refreshed)
     host.endpoint.script(Reply(Structured(BATCH), model="gemini-2.5-flash"))
     run = _run(host, agent, transcript)
     assert run["status"] == "failed", run
@@ -110,8 +114,8 @@ def test_a_response_from_another_model_fails_the_step_and_commits_nothing(
 
 
 def test_a_quota_error_fails_the_step_and_no_other_model_is_asked(
-        gemini_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(gemini_host, wardian_home)
+        gemini_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(gemini_host, wardian_home, refreshed)
     host.endpoint.script(_quota(MODEL), Reply(Structured(BATCH)))
     run = _run(host, agent, transcript)
     assert run["status"] == "failed", run
@@ -123,10 +127,10 @@ def test_a_quota_error_fails_the_step_and_no_other_model_is_asked(
 
 
 def test_a_model_gemini_cli_replaces_with_a_newer_one_fails_the_step(
-        gemini_host: Host, wardian_home: Path) -> None:
+        gemini_host: Host, wardian_home: Path, refreshed: Path) -> None:
     """Gemini CLI 0.61.0 asks gemini-3.8-flash for ``-m gemini-3.5-flash`` (its "latest
     flash" for an API key), while its init event still names gemini-3.5-flash."""
-    host, agent, transcript = _host(gemini_host, wardian_home)
+    host, agent, transcript = _host(gemini_host, wardian_home, refreshed)
     host.endpoint.script(Reply(Structured(BATCH)))
     run = _run(host, agent, transcript, "gemini-3.5-flash")
     assert [r.model for r in host.endpoint.requests] == ["gemini-3.8-flash"]
@@ -137,11 +141,11 @@ def test_a_model_gemini_cli_replaces_with_a_newer_one_fails_the_step(
 
 
 def test_a_silent_fallback_after_a_quota_error_fails_the_step(
-        gemini_host: Host, wardian_home: Path) -> None:
+        gemini_host: Host, wardian_home: Path, refreshed: Path) -> None:
     """For ``-m gemini-3.1-flash-lite`` Gemini CLI asks gemini-3.5-flash-lite and, on a
     quota error, falls back without a word to gemini-3.8-flash (its flash-lite chain is
     silent), exiting 0 with that model's answer."""
-    host, agent, transcript = _host(gemini_host, wardian_home)
+    host, agent, transcript = _host(gemini_host, wardian_home, refreshed)
     host.endpoint.script(_quota("gemini-3.5-flash-lite"), Reply(Structured(BATCH)))
     run = _run(host, agent, transcript, "gemini-3.1-flash-lite")
     assert [r.model for r in host.endpoint.requests] == ["gemini-3.5-flash-lite",
@@ -153,10 +157,10 @@ def test_a_silent_fallback_after_a_quota_error_fails_the_step(
 
 
 def test_an_empty_answer_fails_with_geminis_error_not_as_a_fallback(
-        gemini_host: Host, wardian_home: Path) -> None:
+        gemini_host: Host, wardian_home: Path, refreshed: Path) -> None:
     """Gemini CLI's stderr says "Ripgrep is not available. Falling back to GrepTool." where
     ripgrep is missing; that is no model fallback."""
-    host, agent, transcript = _host(gemini_host, wardian_home)
+    host, agent, transcript = _host(gemini_host, wardian_home, refreshed)
     # Gemini CLI retries an empty answer, then gives up: up to 3 times after waits of 1, 2
     # and 4 s unless its ``general.maxAttempts`` setting allows fewer; 2 is one retry.
     settings = json.loads(host.gemini_settings.read_text())
@@ -173,8 +177,8 @@ def test_an_empty_answer_fails_with_geminis_error_not_as_a_fallback(
 
 
 def test_an_effort_is_refused_before_anything_runs(
-        gemini_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(gemini_host, wardian_home)
+        gemini_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(gemini_host, wardian_home, refreshed)
     done = _start(host, agent, transcript, MODEL, "high")
     assert done.returncode == 2, done.stderr
     assert f"gemini model {MODEL} has no effort levels, but effort 'high' was assigned" \

@@ -14,11 +14,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.conftest import building_home, copy_home
 from tests.e2e._support import W, write_claude_session
-from tests.hosts.endpoint import Reply
+from tests.hosts.conftest import require_host
+from tests.hosts.endpoint import Reply, ScriptedEndpoint
 from tests.hosts.hostcli import Host
 from tests.hosts.sessions import setup_agent, wardian
 
@@ -52,18 +57,38 @@ def _config(host: Host) -> Path:
     return host.home / ".config" / "opencode" / "opencode.json"
 
 
-def _host(opencode_host: Host, wardian_home: Path) -> tuple[Host, str, Path]:
-    config = _config(opencode_host)
+def _with_reasoner(host: Host) -> None:
+    """Add `REASONER` to the scripted provider and put opencode on the host's PATH (the
+    adapter runs ``opencode`` from there)."""
+    config = _config(host)
     data = json.loads(config.read_text())
     data["provider"]["scripted"]["models"][REASONER] = {"name": REASONER, "reasoning": True}
     config.write_text(json.dumps(data))
-    opencode_host.env["PATH"] = f"{opencode_host.exe.parent}:{opencode_host.env['PATH']}"
+    host.env["PATH"] = f"{host.exe.parent}:{host.env['PATH']}"
+
+
+@pytest.fixture(scope="module")
+def refreshed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A data directory holding opencode's model catalog, refreshed once for the module by
+    the real CLI (``agent models --provider opencode --refresh`` runs ``opencode models``)
+    from a host set up as each test's is; each test starts from its own copy."""
+    root = tmp_path_factory.mktemp("catalog")
+    with ScriptedEndpoint() as endpoint, building_home(root) as home:
+        host = Host.create("opencode", require_host("opencode"), root / "opencode", endpoint)
+        _with_reasoner(host)
+        done = subprocess.run([sys.executable, "-m", "wardian", "agent", "models",
+                               "--provider", "opencode", "--refresh"],
+                              env={**host.env, "WARDIAN_HOME": str(home)}, cwd=host.workspace,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        assert f"scripted/{REASONER}" in done.stdout, done.stdout
+    yield home
+
+
+def _host(opencode_host: Host, wardian_home: Path, refreshed: Path) -> tuple[Host, str, Path]:
+    _with_reasoner(opencode_host)
+    copy_home(refreshed, wardian_home)
     agent = setup_agent(opencode_host, wardian_home, hooks=False, seed=())
-    refreshed = subprocess.run([sys.executable, "-m", "wardian", "agent", "models",
-                                "--provider", "opencode", "--refresh"], env=opencode_host.env,
-                               cwd=opencode_host.workspace, capture_output=True, text=True,
-                               timeout=120, check=False)
-    assert refreshed.returncode == 0, refreshed.stderr
     transcript = write_claude_session(
         opencode_host.workspace / "session.jsonl", "s-curator",
         [("user", SAID), ("assistant", "Understood: ruff first.")],
@@ -72,8 +97,8 @@ def _host(opencode_host: Host, wardian_home: Path) -> tuple[Host, str, Path]:
 
 
 def test_opencode_curates_with_exactly_the_assigned_model_and_variant(
-        opencode_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(opencode_host, wardian_home)
+        opencode_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(opencode_host, wardian_home, refreshed)
     host.endpoint.script(Reply(json.dumps(BATCH)))
     run = _run(host, agent, transcript, f"scripted/{REASONER}", "high")
     assert run["status"] == "succeeded", json.dumps(run)[-3000:]
@@ -86,8 +111,8 @@ def test_opencode_curates_with_exactly_the_assigned_model_and_variant(
 
 
 def test_a_model_opencode_no_longer_has_fails_the_step_and_commits_nothing(
-        opencode_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(opencode_host, wardian_home)
+        opencode_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(opencode_host, wardian_home, refreshed)
     data = json.loads(_config(host).read_text())  # removed after the catalog was refreshed
     del data["provider"]["scripted"]["models"][REASONER]
     _config(host).write_text(json.dumps(data))
@@ -100,8 +125,8 @@ def test_a_model_opencode_no_longer_has_fails_the_step_and_commits_nothing(
 
 
 def test_an_effort_the_model_has_no_variant_for_is_refused_before_anything_runs(
-        opencode_host: Host, wardian_home: Path) -> None:
-    host, agent, transcript = _host(opencode_host, wardian_home)
+        opencode_host: Host, wardian_home: Path, refreshed: Path) -> None:
+    host, agent, transcript = _host(opencode_host, wardian_home, refreshed)
     done = _start(host, agent, transcript, "scripted/scripted-model", "high")
     assert done.returncode == 2, done.stderr
     assert "has no effort levels, but effort 'high' was assigned" in done.stderr

@@ -4,6 +4,14 @@ agent's record to the model; inside ``wardian agent exec A`` a ``memory_save`` s
 with the launch's capability and into no other agent; outside a launch the read-only
 ``memory_list`` answers and ``memory_save`` is refused with the reason.
 
+The same host runs call the host's own shell tool (Claude Code ``Bash``, Codex
+``exec_command``, Gemini ``run_shell_command``, opencode ``bash``) with ``wardian memory
+save …``: inside the launch it saves into A only, outside it is refused with the way to
+launch. Codex runs the command in a login shell, so ``wardian`` must be on the PATH the
+user's profile sets (`tests.hosts.hostcli.Host` writes one, as a real install's
+``~/.profile`` does). Each check rides on a run the others need: a host start costs
+seconds.
+
 Where each host keeps the server and what the tests must set for a scripted model to call
 the tools on the first turn is in the per-host setup below (docs/hosts.md, row 4)."""
 
@@ -17,11 +25,13 @@ import pytest
 import tomlkit
 
 from tests.e2e._support import W
-from tests.hosts.endpoint import Reply, ToolCall
+from tests.hosts.endpoint import Reply, Shell, ToolCall
 from tests.hosts.hostcli import Host
 from tests.hosts.sessions import HOOK_HOST, setup_agent, wardian
 
 SEED = "The billing service reads its settings from config/billing.toml"
+SHELL_SAVE = ("wardian memory save --evidence 'the user: refunds need two approvals' "
+              "-- 'Refunds need two approvals'")
 
 
 def _claude(host: Host) -> None:
@@ -103,33 +113,29 @@ def _turn(host: Host, prompt: str, *, launch: str | None = None) -> None:
 
 
 @HOSTS
-def test_memory_recall_reaches_the_model(name: str, request: pytest.FixtureRequest,
-                                         wardian_home: Path) -> None:
-    host, _ = _with_mcp(request, name, wardian_home)
+def test_inside_a_launch_recall_answers_and_saves_go_to_its_agent_only(
+        name: str, request: pytest.FixtureRequest, wardian_home: Path) -> None:
+    """Inside ``wardian agent exec ada``: the recall answers with ada's record, then the
+    MCP save and the shell tool's ``wardian memory save`` go into ada and not into bob."""
+    host, w = _with_mcp(request, name, wardian_home, agents=("ada", "bob"))
     host.endpoint.script(
         Reply(ToolCall("memory_recall", {"query": "where are the billing settings"},
                        suffix=True)),
-        Reply("They are in config/billing.toml."))
-    _turn(host, "Where does billing read its settings?", launch="ada")
-    first, second = host.endpoint.main_requests[:2]
-    assert any(n.endswith("memory_recall") for n in first.tool_names), first.tool_names
-    assert any(SEED in r for r in second.tool_results), second.tool_results
-
-
-@HOSTS
-def test_a_save_inside_a_launch_goes_to_its_agent_only(name: str,
-                                                      request: pytest.FixtureRequest,
-                                                      wardian_home: Path) -> None:
-    host, w = _with_mcp(request, name, wardian_home, agents=("ada", "bob"))
-    host.endpoint.script(
         Reply(ToolCall("memory_save", {"text": "Invoices are cut on the 3rd of each month",
                                        "evidence": "the user said invoices go out on the 3rd"},
                        suffix=True)),
+        Reply(Shell(SHELL_SAVE)),
         Reply("Saved."))
-    _turn(host, "Remember the invoice day.", launch="ada")
-    results = " ".join(host.endpoint.main_requests[-1].tool_results)
-    assert "Memory saved" in results and "error" not in results.lower(), results
-    assert "Invoices are cut on the 3rd of each month" in {r["text"] for r in w.records("ada")}
+    _turn(host, "Where does billing read its settings? Then remember the invoice day and "
+                "the refund rule.", launch="ada")
+    first, recalled, saved, shell = host.endpoint.main_requests[:4]
+    assert any(n.endswith("memory_recall") for n in first.tool_names), first.tool_names
+    assert any(SEED in r for r in recalled.tool_results), recalled.tool_results
+    result = " ".join(saved.tool_results[-1:])
+    assert "Memory saved" in result and "error" not in result.lower(), saved.tool_results
+    assert "Memory saved" in " ".join(shell.tool_results[-1:]), shell.tool_results
+    assert sorted(r["text"] for r in w.records("ada")) == sorted(
+        [SEED, "Invoices are cut on the 3rd of each month", "Refunds need two approvals"])
     assert w.records("bob") == []
 
 
@@ -141,11 +147,14 @@ def test_outside_a_launch_reads_answer_and_saves_are_refused(
         Reply(ToolCall("memory_list", {}, suffix=True)),
         Reply(ToolCall("memory_save", {"text": "Ship on Fridays", "evidence": "said so"},
                        suffix=True)),
+        Reply(Shell(SHELL_SAVE)),
         Reply("Done."))
-    _turn(host, "List my memory, then remember to ship on Fridays.")
-    listed, refused = host.endpoint.main_requests[1:3]
+    _turn(host, "List my memory, then remember to ship on Fridays and the refund rule.")
+    listed, refused, shell = host.endpoint.main_requests[1:4]
     assert any(SEED in r and "read-only" in r for r in listed.tool_results), \
         listed.tool_results
     assert any("wardian agent launch" in r for r in refused.tool_results[-1:]), \
         refused.tool_results
-    assert "Ship on Fridays" not in {r["text"] for r in w.records("ada")}
+    assert any("wardian agent launch" in r for r in shell.tool_results[-1:]), \
+        shell.tool_results
+    assert [r["text"] for r in w.records("ada")] == [SEED]

@@ -1,7 +1,10 @@
 """opencode itself with Wardian's plugin (`wardian hooks install opencode`): the plugin's
 SessionStart puts the agent's memory into the model request and shows the "Memory loaded"
 line; when opencode exits its SessionEnd records the close of the session, which Wardian
-exports from opencode's own database, and the builtin curator's records come from it."""
+exports from opencode's own database, and the builtin curator's records come from it.
+
+Uninstalling the plugin one agent at a time, and opencode running after it, is checked on
+the run of `tests.hosts.test_transcript_opencode`."""
 
 from __future__ import annotations
 
@@ -17,10 +20,7 @@ from tests.hosts.sessions import (
     saved_from,
     setup_agent,
     wait_closed,
-    wardian,
 )
-from wardian.app.agents import add_agent
-from wardian.config import open_state_db
 
 MODEL = "scripted/scripted-model"
 
@@ -45,22 +45,3 @@ def test_start_and_end_consolidate_the_session(opencode_host: Host,
     assert conv.message_count >= 3
     saved = saved_from(agent, transcript)
     assert any("ruff" in r["text"] for r in saved), agent.w.records(agent.name)
-
-
-def test_uninstall_removes_the_plugin_and_its_agents_one_by_one(
-        opencode_host: Host, wardian_home: Path) -> None:
-    setup_agent(opencode_host, wardian_home)
-    add_agent(open_state_db(), "bob", "builtin", workspace=str(opencode_host.workspace))
-    wardian(opencode_host, "hooks", "install", "opencode", "--agent", "bob")
-    plugin = opencode_host.home / ".config" / "opencode" / "plugins" / "wardian.js"
-    assert "--agent ada --agent bob" in plugin.read_text()
-    wardian(opencode_host, "hooks", "install", "opencode", "--uninstall", "--agent", "ada")
-    text = plugin.read_text()
-    assert "--agent bob" in text and "--agent ada" not in text
-    wardian(opencode_host, "hooks", "install", "opencode", "--uninstall")
-    assert not plugin.exists()
-    # opencode still runs without the plugin
-    opencode_host.endpoint.script(Reply("Hello."))
-    proc = opencode_host.run("run", "--model", MODEL, "Hello.")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert not any(t in opencode_host.endpoint.main_requests[0].system_text for t in SEEDED)

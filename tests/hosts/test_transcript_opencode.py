@@ -1,6 +1,9 @@
 """The real opencode writes a session into its SQLite store; Wardian finds it by workspace,
 exports it read-only and reads back the prompt, the shell call with its output and the
-final answer."""
+final answer. The same run is opencode's smoke round trip (`tests.hosts.test_smoke`), and
+it runs after Wardian's plugin was installed for two agents and uninstalled one agent at a
+time (`wardian hooks install opencode --uninstall`): opencode still runs, with no memory
+loaded. One opencode start checks all three (each costs seconds of CPU)."""
 
 from __future__ import annotations
 
@@ -9,16 +12,39 @@ from pathlib import Path
 
 from tests.hosts.endpoint import Reply, Shell
 from tests.hosts.hostcli import Host
+from tests.hosts.sessions import SEEDED, setup_agent, wardian
+from tests.hosts.test_smoke import assert_round_trip
+from wardian.app.agents import add_agent
+from wardian.config import open_state_db
 from wardian.transcripts import load_transcript
 from wardian.transcripts.opencode import default_db_path, export_session, list_sessions
 
 PROMPT = "Tell me which lanterns on the jetty still need new wicks."
 
 
-def test_session_is_exported_and_loaded(opencode_host: Host, tmp_path: Path) -> None:
+def _install_then_uninstall_one_by_one(host: Host, home: Path) -> None:
+    """Wardian's plugin for ada and bob (the real CLI), then uninstalled for ada, then for
+    everyone: each step leaves exactly the agents it should."""
+    setup_agent(host, home)
+    add_agent(open_state_db(), "bob", "builtin", workspace=str(host.workspace))
+    wardian(host, "hooks", "install", "opencode", "--agent", "bob")
+    plugin = host.home / ".config" / "opencode" / "plugins" / "wardian.js"
+    assert "--agent ada --agent bob" in plugin.read_text()
+    wardian(host, "hooks", "install", "opencode", "--uninstall", "--agent", "ada")
+    text = plugin.read_text()
+    assert "--agent bob" in text and "--agent ada" not in text
+    wardian(host, "hooks", "install", "opencode", "--uninstall")
+    assert not plugin.exists()
+
+
+def test_after_uninstall_a_session_round_trips_and_is_exported_and_loaded(
+        opencode_host: Host, wardian_home: Path, tmp_path: Path) -> None:
+    _install_then_uninstall_one_by_one(opencode_host, wardian_home)
     opencode_host.endpoint.script(Reply(Shell("echo hi")), Reply("Done."))
-    proc = opencode_host.run("run", "--model", "scripted/scripted-model", PROMPT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = opencode_host.run(argv=opencode_host.prompt_argv(PROMPT))
+    assert_round_trip(opencode_host, proc, PROMPT, "hi", "Done.")
+    # opencode still runs without the plugin, and nothing loads the agent's memory
+    assert not any(t in opencode_host.endpoint.main_requests[0].system_text for t in SEEDED)
     db = opencode_host.home / ".local" / "share" / "opencode" / "opencode.db"
     assert default_db_path(opencode_host.env) == db
     store = sorted(db.parent.glob("opencode.db*"))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import building_home, copy_home
 from tests.e2e._support import W
 
 SECRETS = {
@@ -28,15 +29,24 @@ SECRETS = {
 WARDIAN = (sys.executable, "-m", "wardian")
 
 
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Agent bob with memory on and one record saved inside its launch, built once for
+    the module by the real CLI (each test refuses its secret in its own copy)."""
+    root = tmp_path_factory.mktemp("bob")
+    with building_home(root) as home:
+        w = W(home)
+        w.run("settings", "set", "agent_memory.enabled", "true")
+        w.run("agent", "add", "bob", "--provider", "claude", "--workspace", str(root))
+        w.run("agent", "exec", "bob", "--", *WARDIAN, "memory", "save", "Deploy from CI",
+              "--evidence", "the user said so", "--scope", "agent")
+    return home
+
+
 @pytest.fixture
-def w(wardian_home: Path) -> W:
-    w = W(wardian_home)
-    w.run("settings", "set", "agent_memory.enabled", "true")
-    w.run("agent", "add", "bob", "--provider", "claude",
-          "--workspace", str(wardian_home.parent))
-    w.run("agent", "exec", "bob", "--", *WARDIAN, "memory", "save", "Deploy from CI",
-          "--evidence", "the user said so", "--scope", "agent")
-    return w
+def w(prepared: Path, wardian_home: Path) -> W:
+    copy_home(prepared, wardian_home)
+    return W(wardian_home)
 
 
 def _record(w: W) -> dict[str, object]:

@@ -192,16 +192,18 @@ def test_confirm_takes_the_digest_as_the_preview_prints_it(
     assert json.loads(result.stdout)["replayed"] is False
 
 
-@pytest.mark.parametrize("given", ["123", "sha256:", "yes", "sha256:xyz0123456789", " "])
 def test_a_confirm_that_is_no_digest_is_a_usage_error_and_keeps_the_preview(
-        kit: Any, cli: Any, given: str) -> None:
+        kit: Any, cli: Any) -> None:
     path, _ = full_plan(kit)
     doc = preview(cli, path)
     before = kit.fingerprint()
-    result = apply(cli, path, given)
-    assert result.exit_code == 2, result.stderr
-    assert "--confirm" in result.stderr and doc["digest_prefix"] not in result.stderr
-    assert kit.fingerprint() == before
+    cache = PreviewCache(open_state_db())
+    for given in ["123", "sha256:", "yes", "sha256:xyz0123456789", " "]:
+        result = apply(cli, path, given)
+        assert result.exit_code == 2, (given, result.stderr)
+        assert "--confirm" in result.stderr and doc["digest_prefix"] not in result.stderr
+        assert kit.fingerprint() == before, given
+        assert cache.get(kit.owner.id, doc["preview_digest"]) is not None, given
     # Nothing was attempted: the reviewed preview still stands.
     again = apply(cli, path, doc["digest_prefix"])
     assert again.exit_code == 0, again.stderr

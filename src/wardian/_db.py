@@ -27,8 +27,8 @@ silently mis-migrated. Rows written before names existed are named on the next o
 connection per file per process (and per thread: a sqlite3 connection is not shared by
 threads that write), its migrations run once when it is opened, `Database.atomic` as a
 method, usable as a context manager. Stores are thin views over one: `StateDB` for
-``state.db`` (components register their migrations with `register_state_component`) and
-``MemoryDB`` (in `wardian.memory.db`) for ``memory.db``. Nothing else calls
+``state.db`` (each store makes sure of its component's migrations with `StateDB.require`)
+and ``MemoryDB`` (in `wardian.memory.db`) for ``memory.db``. Nothing else calls
 `sqlite3.connect`. SQL dialect specifics (pragmas, ``BEGIN IMMEDIATE``, savepoints, the
 migration bookkeeping) stay in this module, so another backend replaces one class.
 """
@@ -84,7 +84,6 @@ __all__ = [
     "migrate_user_version",
     "open_readonly",
     "read_as_immutable",
-    "register_state_component",
     "table_columns",
 ]
 
@@ -785,20 +784,6 @@ if TYPE_CHECKING:
     _D = TypeVar("_D", bound="Database")
     _T = TypeVar("_T")
 
-_STATE_COMPONENTS: dict[str, Migrations | Sequence[NamedMigration]] = {}
-"""Every ``state.db`` component this process has imported: name -> ordered migrations."""
-
-
-def register_state_component(component: str,
-                             migrations: Migrations | Sequence[NamedMigration]) -> None:
-    """Declare the migrations of one ``state.db`` component (at import of its store module).
-
-    Every `StateDB` opened afterwards applies them on open; one already open applies them
-    the first time a store of that component attaches (`StateDB.require`).
-    """
-    _STATE_COMPONENTS[component] = migrations
-
-
 _scope: ContextVar[int | None] = ContextVar("wardian_db_scope", default=None)
 """Which thread's connections this thread uses (None: its own); see `in_this_scope`."""
 
@@ -1078,18 +1063,13 @@ class StateDB(Database):
     """``state.db``: the shared state file where each component owns its tables (on
     PostgreSQL, the ``state`` schema).
 
-    On open, every registered component's migrations run (`register_state_component`);
-    `require` covers a component whose module was imported after the file was opened.
+    Each store makes sure of its own component's migrations (`require`) when it attaches.
     """
 
     schema = "state"
 
-    def _migrate_on_open(self) -> None:
-        for component, migrations in list(_STATE_COMPONENTS.items()):
-            self.require(component, migrations)
-
     def require(self, component: str,
-                migrations: Migrations | Sequence[NamedMigration] | None = None) -> None:
+                migrations: Migrations | Sequence[NamedMigration]) -> None:
         """Make sure `component`'s migrations have run on this file (once per process); on
         a `read_only` object, check that they have (`check_component`), writing nothing.
         `migrations`: a list per backend (`Migrations`), or one list whose SQL both run.
@@ -1100,8 +1080,7 @@ class StateDB(Database):
         """
         if component in self._migrated:
             return
-        steps = _steps(self.conn, _STATE_COMPONENTS[component] if migrations is None
-                       else migrations)
+        steps = _steps(self.conn, migrations)
         if self.readonly:
             if (check_component(self.conn, component, steps) == 0
                     and isinstance(self.conn, sqlite3.Connection)):

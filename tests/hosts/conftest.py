@@ -23,9 +23,14 @@ HOST_FIXTURES = {"claude_host": "claude", "codex_host": "codex", "gemini_host": 
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that uses a host fixture is a ``hosts`` test."""
+    """A test that uses a host fixture, or a test of this folder parametrized by a host's
+    name (it takes the host with ``request.getfixturevalue``), is a ``hosts`` test."""
+    hosts, here = set(HOST_FIXTURES.values()), Path(__file__).parent
     for item in items:
-        if set(getattr(item, "fixturenames", ())) & HOST_FIXTURES.keys():
+        callspec = getattr(item, "callspec", None)
+        by_name = (callspec is not None and item.path.is_relative_to(here)
+                   and bool(set(map(str, callspec.params.values())) & hosts))
+        if set(getattr(item, "fixturenames", ())) & HOST_FIXTURES.keys() or by_name:
             item.add_marker(pytest.mark.hosts)
 
 

@@ -478,7 +478,7 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.app.sessions": 2,
     "wardian.app.trial": 2,
     "wardian.engine.assignments": 1,
-    "wardian.engine.executor": 2,
+    "wardian.engine.executor": 1,
     "wardian.engine.manual": 1,
     "wardian.invokers.daemon": 3,
     "wardian.invokers.drain": 3,

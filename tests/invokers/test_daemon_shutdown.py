@@ -154,7 +154,7 @@ def test_a_step_that_never_returns_does_not_keep_a_stopped_daemon_alive(
         nxt.close()
     statuses = sorted(r.status for r in _runs(invoker.id) if r.id != running.id)
     assert set(statuses) <= {"succeeded"}, statuses
-    assert resume_run(running.id).status == "succeeded"
+    assert resume_run(running.id, store=RunStore(open_state_db())).status == "succeeded"
 
 
 def _schedule(name: str, blueprint: str, **kwargs: Any) -> str:

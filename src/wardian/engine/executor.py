@@ -271,18 +271,18 @@ def execute_claimed(run_id: str, *, store: RunStore,
     return store.get(run_id, detail=detail)
 
 
-def resume_run(run_id: str, *, store: RunStore | None = None,
+def resume_run(run_id: str, *, store: RunStore,
                secret_inputs: dict[str, Any] | None = None,
                sleep: Callable[[float], None] | None = None,
                get_adapter: AdapterLookup | None = None,
                blueprint: LoadedBlueprint | None = None) -> Run:
     """Requeue an interrupted/failed/cancelled run and execute it, skipping completed steps
-    (arguments as in `execute_run`).
+    (arguments as in `execute_run`; `store` is the run store of the caller's open state
+    database).
 
     Raises:
         UsageError: the run is not resumable (queued, running, succeeded, skipped).
     """
-    store = store or RunStore(open_state_db())
     run = store.requeue(run_id)
     return execute_run(run.id, store=store, secret_inputs=secret_inputs, sleep=sleep,
                        get_adapter=get_adapter, blueprint=blueprint)

@@ -157,6 +157,12 @@ class ConnectError(StoreError):
     message says why): the database cannot be used at all."""
 
 
+def _reason(exc: BaseException) -> str:
+    """libpq's reason for a refused connection: its first line (the next ones are advice
+    the hint gives), any password redacted."""
+    return redact_url((str(exc).strip().splitlines() or [type(exc).__name__])[0])
+
+
 def connect_failure(message: str) -> str:
     """Why libpq refused a connection, from its message (psycopg gives no SQLSTATE for
     one): ``auth`` (wrong password, unknown role, a role that may not log in, no
@@ -202,7 +208,7 @@ def _pool(url: str) -> psycopg_pool.ConnectionPool[Any]:
             except psycopg.Error as exc:
                 raise ConnectError(
                     f"cannot connect to PostgreSQL at {redact_url(url)}: "
-                    f"{redact_url(str(exc).strip())}",
+                    f"{_reason(exc)}",
                     hint="check that the server runs and accepts this user "
                          f"(pg_isready), or unset {ENV_URL} to use the local SQLite files",
                 ) from exc
@@ -248,7 +254,7 @@ def _connect_own(url: str, *, read_only: bool = False,
     except psycopg.Error as exc:
         raise ConnectError(
             f"cannot connect to PostgreSQL at {redact_url(url)}: "
-            f"{redact_url(str(exc).strip())}",
+            f"{_reason(exc)}",
             hint="check that the server runs and accepts this user (pg_isready)") from exc
 
 
@@ -414,7 +420,8 @@ class PgConnection:
             self._conn = self._pool.getconn(timeout=15)
         except Exception as exc:  # PoolTimeout wraps the libpq refusal
             raise ConnectError(
-                f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}",
+                f"cannot connect to PostgreSQL at {redact_url(url)}: "
+                f"{_reason(exc)}",
                 hint="check that the server runs and accepts this user "
                      f"(pg_isready), or unset {ENV_URL} to use the local SQLite files",
             ) from exc

@@ -98,7 +98,7 @@ def test_a_lock_held_past_lock_timeout(wardian_home: Path, pg_url: str) -> None:
 
 
 def test_a_full_disk_and_an_escaped_unique_key_are_ours() -> None:
-    pytest.importorskip("psycopg")
+    psycopg = pytest.importorskip("psycopg")
     import psycopg.errors as pe
 
     full = translate(pe.DiskFull("could not extend file: No space left on device"))
@@ -106,3 +106,6 @@ def test_a_full_disk_and_an_escaped_unique_key_are_ours() -> None:
     dup = translate(pe.UniqueViolation('duplicate key value violates unique constraint "x"'))
     assert isinstance(dup, ConflictError) and dup.exit_code == EXIT_CONFLICT
     assert translate(pe.SyntaxError("syntax error at or near")) is None  # a bug stays a bug
+    assert translate(psycopg.InterfaceError("the connection is closed")) is None
+    lost = translate(psycopg.OperationalError("server closed the connection unexpectedly"))
+    assert isinstance(lost, StoreError) and "pg_isready" in lost.render()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import sys
 from pathlib import Path
+from typing import Any
 
 from wardian._backend import SQLITE
 from wardian.errors import ConflictError, StoreError, UsageError, WardianError
@@ -42,7 +43,7 @@ def translate(exc: BaseException) -> WardianError | None:
         return _sqlite(exc)
     psycopg = sys.modules.get("psycopg")  # loaded only where PostgreSQL is used
     if psycopg is not None and isinstance(exc, psycopg.Error):
-        return _postgres(exc)
+        return _postgres(exc, psycopg)
     if isinstance(exc, OSError):
         return _os(exc)
     if isinstance(exc, UnicodeEncodeError) and "surrogate" in str(exc.reason):
@@ -120,13 +121,15 @@ _RETRY = "another Wardian process or a client holds it; retry, or find the holde
     "pg_locks / pg_stat_activity"
 
 
-def _postgres(exc: BaseException) -> WardianError | None:
+def _postgres(exc: BaseException, psycopg: Any) -> WardianError | None:
     """Our error for a psycopg error whose SQLSTATE (or its class) the user can act on."""
     state = getattr(exc, "sqlstate", None) or ""
     what = one_line(exc)
     server = _server()
-    if not state or state.startswith(("08", "28", "3D", "57P")):
-        # No SQLSTATE: libpq failed to connect or lost the connection.
+    lost = not state and isinstance(exc, psycopg.OperationalError)
+    if lost or state.startswith(("08", "28", "3D", "57P")):
+        # An OperationalError without SQLSTATE: libpq failed to connect or lost the
+        # connection (an InterfaceError without one is a misuse: a bug).
         return StoreError(
             f"cannot use {server}: {what}",
             hint="check that the server runs and accepts this user and database "

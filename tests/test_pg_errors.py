@@ -54,7 +54,7 @@ def test_a_database_that_does_not_exist(wardian_home: Path, pg_cluster: object) 
 
     assert isinstance(pg_cluster, Cluster)
     text = ours(wardian(wardian_home, pg_cluster.url("no_such_db_here"), "agent", "list"))
-    assert "no_such_db_here" in text and "does not exist" in text
+    assert "no_such_db_here" in text and "does not exist" in text and "createdb" in text
 
 
 def test_a_role_without_rights_on_the_database(wardian_home: Path, pg_cluster: object,

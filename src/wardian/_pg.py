@@ -181,6 +181,17 @@ def connect_failure(message: str) -> str:
     return "reach"
 
 
+_CONNECT_FIX = {
+    "reach": "check that the server runs at that host and port (pg_isready -h HOST -p PORT)",
+    "auth": "check the user name and password in the URL (or ~/.pgpass) and the server's "
+            "pg_hba.conf line for this user",
+    "database": "create the database (createdb NAME, as its owner-to-be) or fix its name "
+                "in the URL",
+    "denied": "the database's owner can GRANT CONNECT ON DATABASE NAME TO this role",
+}
+"""How to fix each `connect_failure` kind."""
+
+
 # --- the pool --------------------------------------------------------------------------
 
 _savepoints = itertools.count()
@@ -209,8 +220,8 @@ def _pool(url: str) -> psycopg_pool.ConnectionPool[Any]:
                 raise ConnectError(
                     f"cannot connect to PostgreSQL at {redact_url(url)}: "
                     f"{_reason(exc)}",
-                    hint="check that the server runs and accepts this user "
-                         f"(pg_isready), or unset {ENV_URL} to use the local SQLite files",
+                    hint=f"{_CONNECT_FIX[connect_failure(str(exc))]}, or unset {ENV_URL} "
+                         "to use the local SQLite files",
                 ) from exc
             # min_size=0: a short CLI command opens the one connection it uses, no more;
             # a long-running worker keeps what its threads returned.

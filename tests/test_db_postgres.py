@@ -279,3 +279,25 @@ def test_narrow_blocks_run_side_by_side_and_default_ones_alone(pg_url: str) -> N
         waiter.execute("RESET lock_timeout")
         holder.close()
         waiter.close()
+
+
+def test_a_triggers_raise_is_an_integrity_error_only(pg_url: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trigger's RAISE EXCEPTION is what SQLite's RAISE(ABORT) is: an integrity refusal,
+    never mistaken for the missing table or column `OperationalError` stands for."""
+    monkeypatch.setenv("WARDIAN_DATABASE_URL", pg_url)
+    db = StateDB.open_at(pg_url)
+    migrate_component(db.conn, "t_guarded", [NamedMigration("create_t_guarded", """
+        CREATE TABLE t_guarded (n INTEGER);
+        CREATE FUNCTION t_guarded_refuse() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN RAISE EXCEPTION 't_guarded is append-only'; END $$;
+        CREATE TRIGGER t_guarded_no_delete BEFORE DELETE ON t_guarded
+            FOR EACH ROW EXECUTE FUNCTION t_guarded_refuse();""")])
+    db.conn.execute("INSERT INTO t_guarded (n) VALUES (?)", (1,))
+    with pytest.raises(Exception) as raised:
+        db.conn.execute("DELETE FROM t_guarded")
+    assert "append-only" in str(raised.value)
+    assert isinstance(raised.value, db.backend.IntegrityError)
+    assert not isinstance(raised.value, db.backend.OperationalError)
+    with pytest.raises(db.backend.OperationalError):  # a column that is not there
+        db.conn.execute("SELECT no_such_column FROM t_guarded")

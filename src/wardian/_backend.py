@@ -211,8 +211,10 @@ class PgBackend(Backend):
     def OperationalError(self) -> Errors:
         import psycopg
 
-        # ProgrammingError: an undefined table or column (SQLite's "no such table").
-        return (psycopg.OperationalError, psycopg.ProgrammingError)
+        # An undefined table or column (SQLite's "no such table"), not every
+        # ProgrammingError: a trigger's RAISE and a missing right are not "not there".
+        return (psycopg.OperationalError, psycopg.errors.UndefinedTable,
+                psycopg.errors.UndefinedColumn)
 
     def lock_rows(self, conn: Connection, table: str, ids: Iterable[str]) -> None:
         ordered = sorted({i for i in ids if i})

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from wardian._backend import Backend, Connection, backend_of
 from wardian._util import utc_now_iso
-from wardian.errors import StoreError
+from wardian.errors import StoreError, WardianError
 
 if TYPE_CHECKING:
     from typing import TypeVar
@@ -548,6 +548,18 @@ _BOOKKEEPING = (
 the fact is when its name was recorded."""
 
 
+def _failed(message: str, exc: BaseException) -> WardianError:
+    """`message` and the driver's reason for `exc` as one error: the kind, exit code and
+    hint `wardian.oserrors.translate` gives a condition the user can fix (a role without
+    rights, a read-only session, a held lock, …), else a `StoreError`."""
+    from wardian.oserrors import one_line, translate
+
+    ours = translate(exc)
+    if ours is None:
+        return StoreError(f"{message}: {one_line(exc)}")
+    return type(ours)(f"{message}: {ours.message}", hint=ours.hint)
+
+
 def _names(component: str, migrations: Sequence[NamedMigration]) -> list[str]:
     names = [m.name for m in migrations]
     for name in names:
@@ -688,13 +700,13 @@ def migrate_component(
         _ensure_bookkeeping(conn)
         recorded = _recorded(conn, component)
     except backend_of(conn).Error as exc:
-        raise StoreError(f"cannot read the migrations of {component}: {exc}") from exc
+        raise _failed(f"cannot read the migrations of {component}", exc) from exc
     current = max(recorded, default=0)
     _refuse_newer(component, current, len(migrations))
     try:
         _check_names(conn, component, current, names, recorded)
     except backend_of(conn).Error as exc:
-        raise StoreError(f"cannot name the migrations of {component}: {exc}") from exc
+        raise _failed(f"cannot name the migrations of {component}", exc) from exc
     for version in range(current + 1, len(migrations) + 1):
         try:
             with atomic(conn):
@@ -703,7 +715,7 @@ def migrate_component(
                 _apply(conn, migrations[version - 1].apply)
                 _record(conn, component, version, names[version - 1])
         except backend_of(conn).Error as exc:
-            raise StoreError(f"{component} migration {version} failed: {exc}") from exc
+            raise _failed(f"{component} migration {version} failed", exc) from exc
     return len(migrations)
 
 
@@ -737,7 +749,7 @@ def check_component(
     try:
         recorded = _recorded(conn, component) if has_table(conn, "schema_migrations") else {}
     except backend_of(conn).Error as exc:
-        raise StoreError(f"cannot read the migrations of {component}: {exc}") from exc
+        raise _failed(f"cannot read the migrations of {component}", exc) from exc
     current = max(recorded, default=0)
     _refuse_newer(component, current, len(migrations))
     _check_names(conn, component, current, names, recorded, record_unnamed=False)

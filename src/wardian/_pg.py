@@ -157,6 +157,12 @@ class ConnectError(StoreError):
     message says why): the database cannot be used at all."""
 
 
+def _reason(exc: BaseException) -> str:
+    """libpq's reason for a refused connection: its first line (the next ones are advice
+    the hint gives), any password redacted."""
+    return redact_url((str(exc).strip().splitlines() or [type(exc).__name__])[0])
+
+
 def connect_failure(message: str) -> str:
     """Why libpq refused a connection, from its message (psycopg gives no SQLSTATE for
     one): ``auth`` (wrong password, unknown role, a role that may not log in, no
@@ -173,6 +179,17 @@ def connect_failure(message: str) -> str:
             "not permitted to log in")):
         return "auth"
     return "reach"
+
+
+_CONNECT_FIX = {
+    "reach": "check that the server runs at that host and port (pg_isready -h HOST -p PORT)",
+    "auth": "check the user name and password in the URL (or ~/.pgpass) and the server's "
+            "pg_hba.conf line for this user",
+    "database": "create the database (createdb NAME, as its owner-to-be) or fix its name "
+                "in the URL",
+    "denied": "the database's owner can GRANT CONNECT ON DATABASE NAME TO this role",
+}
+"""How to fix each `connect_failure` kind."""
 
 
 # --- the pool --------------------------------------------------------------------------
@@ -202,9 +219,9 @@ def _pool(url: str) -> psycopg_pool.ConnectionPool[Any]:
             except psycopg.Error as exc:
                 raise ConnectError(
                     f"cannot connect to PostgreSQL at {redact_url(url)}: "
-                    f"{redact_url(str(exc).strip())}",
-                    hint="check that the server runs and accepts this user "
-                         f"(pg_isready), or unset {ENV_URL} to use the local SQLite files",
+                    f"{_reason(exc)}",
+                    hint=f"{_CONNECT_FIX[connect_failure(str(exc))]}, or unset {ENV_URL} "
+                         "to use the local SQLite files",
                 ) from exc
             # min_size=0: a short CLI command opens the one connection it uses, no more;
             # a long-running worker keeps what its threads returned.
@@ -248,7 +265,7 @@ def _connect_own(url: str, *, read_only: bool = False,
     except psycopg.Error as exc:
         raise ConnectError(
             f"cannot connect to PostgreSQL at {redact_url(url)}: "
-            f"{redact_url(str(exc).strip())}",
+            f"{_reason(exc)}",
             hint="check that the server runs and accepts this user (pg_isready)") from exc
 
 
@@ -414,7 +431,8 @@ class PgConnection:
             self._conn = self._pool.getconn(timeout=15)
         except Exception as exc:  # PoolTimeout wraps the libpq refusal
             raise ConnectError(
-                f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}",
+                f"cannot connect to PostgreSQL at {redact_url(url)}: "
+                f"{_reason(exc)}",
                 hint="check that the server runs and accepts this user "
                      f"(pg_isready), or unset {ENV_URL} to use the local SQLite files",
             ) from exc

@@ -319,14 +319,15 @@ def _managed_ancestors(
     if not database_exists(db_path):
         return []
 
-    from wardian._db import open_readonly
+    from wardian._db import configured_url_for, open_readonly
     from wardian.memory.capabilities import CapabilityStore
 
     # Read-only, without MemoryStore's migration check: this runs in every provider hook
     # and operator command. A database this cannot read as is (an older schema without
     # the launches table, or no permission to open its WAL index) goes through
-    # MemoryStore, which migrates it, as before. (On PostgreSQL there is no file.)
-    if db_path.exists():
+    # MemoryStore, which migrates it, as before. On PostgreSQL a memory.db left from before
+    # the move is not read: the server's launches are the only ones.
+    if db_path.exists() and configured_url_for(db_path.parent) is None:
         try:
             conn = open_readonly(db_path)
             try:

@@ -1169,6 +1169,32 @@ _TOPIC_STOP = frozenset(re.findall(
              "this that those these enough now"))
 
 
+_FOR_ALWAYS = re.compile(
+    r"\b(?:never|ever|always|from now on|any ?more|in (?:the )?future|no longer|again)\b",
+    re.IGNORECASE,
+)
+"""A word saying a prohibition holds beyond this session ("never", "from now on")."""
+_PLAIN_PROHIBITION = re.compile(r"^\W*(?:(?:and|but|also|just|pls|please)\W+)*(?:do not|"
+                                r"don'?t|don’t|dont)\b", re.IGNORECASE)
+
+
+def stops_session(text: str) -> bool:
+    """True when the human message `text` is a short one (`MAX_STOP_WORDS`) that stops the
+    session or puts work off (`_LATER`, `is_sign_off`): what else it asks is about this
+    session's leftovers."""
+    return len(text.split()) <= MAX_STOP_WORDS and (bool(_LATER.search(text))
+                                                    or is_sign_off(text))
+
+
+def is_parting_one_off(sentence: str, message: str) -> bool:
+    """True when `sentence` of the session's last human `message` is a plain prohibition
+    ("don't commit the output") with no word saying it holds beyond the session
+    (`_FOR_ALWAYS`) and `message` stops the session (`stops_session`): it is about what this
+    session leaves behind, not a rule."""
+    return (bool(_PLAIN_PROHIBITION.match(sentence)) and not _FOR_ALWAYS.search(sentence)
+            and stops_session(message))
+
+
 def _topic_word(word: str) -> str:
     """`word` without a plural ending ("retries" → "retry", "pages" → "page")."""
     if word.endswith("ies") and len(word) > 4:

@@ -124,3 +124,58 @@ def test_a_rule_beside_its_reason_keeps_the_whole_message(
 ) -> None:
     ops = _stable(curate_session("claude", _session(message), tmp_path))
     assert ops and all(kept in op["evidence"].lower() for op in ops), ops
+
+
+# --- 3. stopped work: the part left open is said as what it still does wrong ---
+
+
+def _stopped(report: str, closing: str) -> list[tuple[Any, ...]]:
+    """A request, the agent editing, its `report`, then the user's `closing` message."""
+    return [
+        ("user", "fix the date handling in the importer"),
+        ("assistant", "I'll start with the row parser."),
+        ("tool", "Edit", {"file_path": "/work/app/importer.py", "old_string": "a",
+                          "new_string": "b"}),
+        ("result", "ok"),
+        ("assistant", report),
+        ("user", closing),
+    ]
+
+
+STILL_WRONG = [
+    # (report, closing, a word the checkpoint keeps)
+    ("The importer parses dates in UTC now. ExportJob.py still writes them in local time, "
+     "the same issue.", "ok enough for today, the export job next time", "local time"),
+    ("The parser is fixed. The legacy client still sends the old header.",
+     "good, the legacy client tomorrow", "header"),
+    ("Totals are right now. InvoiceMailer still rounds per invoice instead of per line.",
+     "stop here, the invoice mailer on monday", "rounds"),
+]
+
+
+@pytest.mark.parametrize("fmt", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize(("report", "closing", "kept"), STILL_WRONG)
+def test_a_part_that_still_does_it_wrong_deferred_at_the_end_is_a_checkpoint(
+    fmt: str, report: str, closing: str, kept: str, tmp_path: Path
+) -> None:
+    ops = curate_session(fmt, _stopped(report, closing), tmp_path)
+    assert any(op.get("kind") == "current" and kept in op["text"].lower() for op in ops), ops
+
+
+STILL_FINE = [
+    # what still works is not open; a part the closing message does not name is not deferred
+    ("The parser is fixed. The old client still works with the new header.",
+     "great, the client later"),
+    ("The parser is fixed. The legacy client still sends the old header, which the server "
+     "accepts.", "thanks, that's it for today"),
+    ("Dates are in UTC now. The report still passes its tests.", "ok, the report next time"),
+]
+
+
+@pytest.mark.parametrize(("report", "closing"), STILL_FINE)
+def test_what_still_works_or_is_not_named_is_no_checkpoint(
+    report: str, closing: str, tmp_path: Path
+) -> None:
+    ops = curate_session("claude", _stopped(report, closing), tmp_path)
+    assert not any(op.get("kind") == "current" and "still" in op["text"].lower()
+                   for op in ops), ops

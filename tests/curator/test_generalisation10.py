@@ -179,3 +179,15 @@ def test_what_still_works_or_is_not_named_is_no_checkpoint(
     ops = curate_session("claude", _stopped(report, closing), tmp_path)
     assert not any(op.get("kind") == "current" and "still" in op["text"].lower()
                    for op in ops), ops
+
+
+def test_the_checkpoint_quotes_the_deferring_sentence_not_the_closing_ones_other_asks(
+    tmp_path: Path,
+) -> None:
+    for fmt in ("claude", "codex", "gemini"):
+        ops = curate_session(fmt, _stopped(
+            "The parser is fixed. The legacy client still sends the old header.",
+            "good, the legacy client tomorrow. dont commit the scratch csv files"), tmp_path)
+        current = [op for op in ops if op.get("kind") == "current"]
+        assert current and all("scratch" not in op["evidence"] for op in current), ops
+        assert any("legacy client tomorrow" in op["evidence"] for op in current), ops

@@ -365,6 +365,8 @@ def _candidates(
                 rules = []  # "X doesn't run as root" after a refused sudo call says why
             if signals.is_sign_off(seg.text) and all(r.category == "decision" for r in rules):
                 continue  # "we'll pick it up tomorrow" ends the day; it plans nothing
+            if rules and seq == human[-1][0] and signals.is_parting_one_off(seg.text, text):
+                continue  # "stop here. don't commit the output": this session's leftovers
             correcting = seq in corrections
             if (not rules and not correcting) or not (
                 _segment_ok(seg) or (rules and rules[0].category == "open_issue"
@@ -478,15 +480,28 @@ MIN_OWN_EVIDENCE_CHARS = 25
 """A rule sentence at least this long is quoted on its own when a task request is beside it."""
 
 
+_SESSION_STEP = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|also|and|then)\W+)*(?:(?:today|this week|now)\s+)?"
+    r"(?:(?:we|we'?ll|we will|we'?re going to)\s+(?:add|build|port|write|migrate|move|rework|"
+    r"extend|ship)\b"
+    r"|(?:open|push|merge|send|deploy|ship|release|submit)\b.*\b(?:when|after|once|before)\b)",
+    re.IGNORECASE,
+)
+"""A sentence giving this session's work ("we add X to Y", "today we port Z") or a step
+for when it is done ("open the PR against B when you are done", "merge it after …")."""
+
+
 def _beside_task(seg: Segment, segments: list[Segment]) -> bool:
     """True when `seg` is a statement of its own (`MIN_OWN_EVIDENCE_CHARS`, no pointer back
-    to the sentence before it) and another sentence of its message is a task request with
-    no rule cue of its own ("Add a schema for the export endpoint.")."""
+    to the sentence before it) and another sentence of its message is a task request or a
+    step of this session (`_SESSION_STEP`) with no rule cue of its own ("Add a schema for
+    the export endpoint.", "Open the PR when you are done.")."""
     if len(seg.text) < MIN_OWN_EVIDENCE_CHARS or _DEICTIC_START.match(seg.text):
         return False
     return any(
         other.index != seg.index
-        and (_TASK_REQUEST.match(other.text) or signals.opens_on_change(other.text))
+        and (_TASK_REQUEST.match(other.text) or signals.opens_on_change(other.text)
+             or _SESSION_STEP.match(other.text))
         and not match_rules(other.text)
         for other in segments
     )

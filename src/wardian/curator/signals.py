@@ -1157,6 +1157,13 @@ _OPEN_PART = re.compile(
 )
 """A sentence of the agent's report naming a part of the work left open ("X isn't done",
 "Y has no handler yet", "Z fails on …; I have not changed it")."""
+_STILL_WRONG = re.compile(
+    r"\bstill (?:computes|uses|calls|rounds|reads|writes|sends|returns|stores|parses|relies|"
+    r"depends|hardcodes|ignores|skips|leaks|retries|loads|drops|logs)\b",
+    re.IGNORECASE,
+)
+"""A sentence of the agent's report naming a part that still does the old, wrong thing
+("X still writes local time"); it is open only when the closing message names it."""
 _LEFT_ON_PURPOSE = re.compile(
     r"\b(?:as (?:you )?(?:asked|requested|agreed|discussed)|on purpose|deliberately|"
     r"intentionally|by design)\b", re.IGNORECASE)
@@ -1167,6 +1174,32 @@ _TOPIC_STOP = frozenset(re.findall(
     r"\S+", "the a an it is are not yet still and or of to in on for with we i do look at "
              "leave ok okay stop here there today next time week tomorrow tomorow another day "
              "this that those these enough now"))
+
+
+_FOR_ALWAYS = re.compile(
+    r"\b(?:never|ever|always|from now on|any ?more|in (?:the )?future|no longer|again)\b",
+    re.IGNORECASE,
+)
+"""A word saying a prohibition holds beyond this session ("never", "from now on")."""
+_PLAIN_PROHIBITION = re.compile(r"^\W*(?:(?:and|but|also|just|pls|please)\W+)*(?:do not|"
+                                r"don'?t|don’t|dont)\b", re.IGNORECASE)
+
+
+def stops_session(text: str) -> bool:
+    """True when the human message `text` is a short one (`MAX_STOP_WORDS`) that stops the
+    session or puts work off (`_LATER`, `is_sign_off`): what else it asks is about this
+    session's leftovers."""
+    return len(text.split()) <= MAX_STOP_WORDS and (bool(_LATER.search(text))
+                                                    or is_sign_off(text))
+
+
+def is_parting_one_off(sentence: str, message: str) -> bool:
+    """True when `sentence` of the session's last human `message` is a plain prohibition
+    ("don't commit the output") with no word saying it holds beyond the session
+    (`_FOR_ALWAYS`) and `message` stops the session (`stops_session`): it is about what this
+    session leaves behind, not a rule."""
+    return (bool(_PLAIN_PROHIBITION.match(sentence)) and not _FOR_ALWAYS.search(sentence)
+            and stops_session(message))
 
 
 def _topic_word(word: str) -> str:
@@ -1180,8 +1213,11 @@ def _topic_word(word: str) -> str:
 
 def _topic(text: str) -> set[str]:
     """The content words of `text`, singular; a hyphenated word also gives its parts
-    ("digest-mode" → digest-mode, digest, mode)."""
+    ("digest-mode" → digest-mode, digest, mode) and a CamelCase name its words
+    ("ExportJob.py" → export, job)."""
     words = re.findall(r"[a-z0-9][a-z0-9_-]{2,}", text.lower())
+    words += [w.lower() for name in re.findall(r"\b[A-Z][a-z]+[A-Z]\w*", text)
+              for w in re.findall(r"[A-Z][a-z]{2,}", name)]
     parts = [p for w in words if "-" in w for p in w.split("-") if len(p) >= 3]
     return {_topic_word(w) for w in words + parts if w not in _TOPIC_STOP}
 
@@ -1216,10 +1252,14 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
     open_parts = [m.group(0).strip(" *_>-") for m in _PROSE_SENTENCE.finditer(report)
                   if _OPEN_PART.search(m.group(0)) and not _LEFT_ON_PURPOSE.search(m.group(0))
                   and not m.group(0).rstrip().endswith("?")]
-    if not open_parts:
-        return None
     said = _topic(stripped)
     named = [p for p in open_parts if said & _topic(p)]
+    if not named:  # a part that still does the old thing is open only when named
+        named = [m.group(0).strip(" *_>-") for m in _PROSE_SENTENCE.finditer(report)
+                 if _STILL_WRONG.search(m.group(0)) and not m.group(0).rstrip().endswith("?")
+                 and said & _topic(m.group(0))]
+    if not open_parts and not named:
+        return None
     if not named and not is_sign_off(stripped):
         return None
     parts = " ".join(dict.fromkeys((named or open_parts)[:2]))
@@ -1227,7 +1267,12 @@ def _left_at_stop(texts: list[tuple[int, dict[str, Any], str]]) -> Signal | None
         parts = parts[:MAX_REPORT_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     if parts.split(" ", 1)[0].isalpha():
         parts = parts[0].upper() + parts[1:]
-    return Signal("unfinished", seq, closing.index(stripped), stripped[:1_000],
+    # the quote is the sentence that defers, not the closing message's other asks
+    deferring = [m.group(0).strip() for m in _PROSE_SENTENCE.finditer(stripped)
+                 if _LATER.search(m.group(0))]
+    quote = next((d for d in deferring if any(_topic(d) & _topic(p) for p in named)),
+                 deferring[0] if deferring else stripped)
+    return Signal("unfinished", seq, closing.index(quote), quote[:1_000],
                   text=f"{UNFINISHED_LEFT} {parts}", record_kind="current", score=0.8)
 
 

@@ -494,7 +494,7 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.runtime.recovery": 3,
     "wardian.runtime.session_events": 1,
     "wardian.runtime.startup_recall": 1,
-    "wardian.runtime.step_launch": 5,
+    "wardian.runtime.step_launch": 3,
 }
 
 _OPENERS = {"open_state_db", "open_memory_db"}

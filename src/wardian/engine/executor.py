@@ -687,7 +687,8 @@ class _Execution:
             from wardian.runtime.step_launch import prepare_step_launch
 
             try:
-                launch = prepare_step_launch(str(assignment["agent"]), workspace=run.workspace)
+                launch = prepare_step_launch(str(assignment["agent"]), workspace=run.workspace,
+                                             state=self.store.db)
             except WardianError as exc:
                 raise _StepFailed(exc.render(), retry=False) from None
             if launch.workspace is None and adapter.runs_process:

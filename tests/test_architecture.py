@@ -489,11 +489,10 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.providers.openai": 1,
     "wardian.runtime.automation_sessions": 1,
     "wardian.runtime.hooks": 2,
-    "wardian.runtime.launch": 4,
+    "wardian.runtime.launch": 3,
     "wardian.runtime.provider_launch": 1,
     "wardian.runtime.recovery": 3,
     "wardian.runtime.session_events": 1,
-    "wardian.runtime.startup_recall": 1,
     "wardian.runtime.step_launch": 3,
 }
 

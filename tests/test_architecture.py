@@ -491,7 +491,7 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.runtime.hooks": 2,
     "wardian.runtime.launch": 3,
     "wardian.runtime.provider_launch": 1,
-    "wardian.runtime.recovery": 3,
+    "wardian.runtime.recovery": 1,
     "wardian.runtime.session_events": 1,
     "wardian.runtime.step_launch": 3,
 }

@@ -487,7 +487,6 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.providers.anthropic": 1,
     "wardian.providers.assignments": 1,
     "wardian.providers.openai": 1,
-    "wardian.runtime.automation_sessions": 1,
     "wardian.runtime.hooks": 2,
     "wardian.runtime.launch": 3,
     "wardian.runtime.provider_launch": 1,

@@ -343,7 +343,7 @@ def _sweep_agent(state_db: StateDB, agent: Any, workspaces: list[str],
             if _claimed_elsewhere(conn, agent.id, source):
                 report.skip("another agent's session")
                 continue
-            if is_automation_transcript(source):
+            if is_automation_transcript(source, state=state_db):
                 report.skip(AUTOMATION_SKIP)
                 continue
             try:
@@ -351,7 +351,8 @@ def _sweep_agent(state_db: StateDB, agent: Any, workspaces: list[str],
             except Exception:  # a transcript we cannot read is not a session to recover
                 report.skip("unreadable")
                 continue
-            if is_automation_transcript(source, _host_session_ids(host, path, conv)):
+            if is_automation_transcript(source, _host_session_ids(host, path, conv),
+                                        state=state_db):
                 report.skip(AUTOMATION_SKIP)  # named by its session id, not its path
                 continue
             total = len(conv.messages)
@@ -399,9 +400,9 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
 
     # What a provider supervisor named when its engine died mid-step is the step's own
     # session: known before any transcript is looked at.
-    adopt_held_records()
     if state is None:
         state = open_state_db()
+    adopt_held_records(state=state)
     conn = _conn(state)
     report = RecoveryReport()
     try:

@@ -487,14 +487,12 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.providers.anthropic": 1,
     "wardian.providers.assignments": 1,
     "wardian.providers.openai": 1,
-    "wardian.runtime.automation_sessions": 1,
     "wardian.runtime.hooks": 2,
-    "wardian.runtime.launch": 4,
+    "wardian.runtime.launch": 3,
     "wardian.runtime.provider_launch": 1,
-    "wardian.runtime.recovery": 3,
+    "wardian.runtime.recovery": 1,
     "wardian.runtime.session_events": 1,
-    "wardian.runtime.startup_recall": 1,
-    "wardian.runtime.step_launch": 5,
+    "wardian.runtime.step_launch": 3,
 }
 
 _OPENERS = {"open_state_db", "open_memory_db"}

@@ -138,7 +138,8 @@ def test_a_step_killed_before_codex_named_its_thread_is_not_recovered(
     result = execute_run(run.id, store=store)
     assert result.status == "failed" and "did not finish within 3 s" in (result.error or "")
     (rollout,) = _rollouts()
-    assert is_automation_transcript(str(rollout))  # named as the step's own, exactly
+    # named as the step's own, exactly
+    assert is_automation_transcript(str(rollout), state=open_state_db())
     # What the supervisor wrote as it ended the tree was adopted when the step ended.
     assert list(held_record_path("any").parent.glob("*")) == []
     report = sweep()
@@ -186,7 +187,7 @@ def test_a_step_whose_engine_is_killed_before_codex_named_its_thread_is_not_reco
     report = sweep()  # adopts the held record first
     assert report.recorded == []
     assert report.skipped.get("an automation step's own session") == 1
-    assert is_automation_transcript(str(rollout)) and not record.exists()
+    assert is_automation_transcript(str(rollout), state=open_state_db()) and not record.exists()
 
 
 def _hook(host: str, event: str, payload: dict[str, Any], env: dict[str, str]
@@ -207,7 +208,7 @@ def test_hooks_inside_an_automation_step_record_nothing_for_the_agent(
 
     assert invoke(cli, "settings", "set", "agent_memory.enabled", "true").exit_code == 0
     begin_step("launch-1", run_id="run-1", step_id="curate", provider="claude",
-               cwd=str(work))
+               cwd=str(work), state=open_state_db())
     session = "22222222-3333-4444-8555-666666666666"
     folder = claude_project_dir(str(work))
     folder.mkdir(parents=True)
@@ -249,5 +250,5 @@ def test_an_unreadable_held_record_is_left_and_fails_no_sweep(tmp_path: Path) ->
     odd.mkdir(parents=True)
     good = held_record_path("0190good")
     good.write_text(json.dumps({"paths": []}), encoding="utf-8")
-    assert adopt_held_records() == 0
+    assert adopt_held_records(state=open_state_db()) == 0
     assert odd.is_dir() and not good.exists()

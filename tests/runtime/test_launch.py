@@ -165,6 +165,15 @@ def test_disabled_by_default_child_gets_no_capability_no_context(
     assert db_rows(wardian_home, "SELECT * FROM loaded_events") == []
 
 
+def _dbs() -> dict[str, Any]:
+    """prepare_launch's databases: the installation's, as `exec_managed` opens them."""
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
+    from wardian.memory.store import MemoryStore
+
+    return {"state": open_state_db(), "store": MemoryStore(open_memory_db())}
+
+
 def test_prepare_launch_strips_inherited_capability_and_context(
     cli: CliRunner, agent_id: str
 ) -> None:
@@ -175,12 +184,12 @@ def test_prepare_launch_strips_inherited_capability_and_context(
     agent = AgentRegistry(open_state_db()).get("ada")
     inherited = {"PATH": os.environ.get("PATH", ""), "WARDIAN_CAPABILITY": "parent-token",
                  "WARDIAN_MEMORY_CONTEXT": "/parent/context.md", "WARDIAN_AGENT_ID": "other"}
-    disabled = prepare_launch(agent, base_env=inherited)
+    disabled = prepare_launch(agent, base_env=inherited, **_dbs())
     assert "WARDIAN_CAPABILITY" not in disabled.env
     assert "WARDIAN_MEMORY_CONTEXT" not in disabled.env
     assert disabled.env["WARDIAN_AGENT_ID"] == agent_id
     enable(cli)
-    enabled = prepare_launch(agent, base_env=inherited)
+    enabled = prepare_launch(agent, base_env=inherited, **_dbs())
     try:
         assert enabled.env["WARDIAN_CAPABILITY"] not in {"parent-token", ""}
         assert enabled.env["WARDIAN_MEMORY_CONTEXT"] != "/parent/context.md"
@@ -487,6 +496,6 @@ def test_managed_child_finds_this_installations_wardian_on_path(
     if not (Path(scripts) / "wardian").exists():
         pytest.skip("wardian is not installed as a console script in this interpreter")
     launch = prepare_launch(AgentRegistry(open_state_db()).get("ada"),
-                            base_env={"PATH": "/usr/bin:/bin"})
+                            base_env={"PATH": "/usr/bin:/bin"}, **_dbs())
     assert launch.env["PATH"].split(os.pathsep)[0] == scripts
     assert shutil.which("wardian", path=launch.env["PATH"]) == str(Path(scripts) / "wardian")

@@ -125,13 +125,13 @@ def test_session_start_hook_only_queues_the_sweep(setup: dict[str, Path], corpus
                      input=json.dumps(payload))
         assert res.exit_code == 0, res.output
         # nothing swept in-hook
-        assert SessionEventQueue(open_state_db()).list() == [] and has_requests()
+        assert SessionEventQueue(open_state_db()).list() == [] and has_requests(open_state_db())
     finally:
         lock.release()
     _drain()
     # the earlier session is recovered; the live one (the hook's own transcript) is not
     assert [s.split("@")[0] for s in _recovered()] == ["11111111-2222-4333-8444-555555555555"]
-    assert not has_requests()
+    assert not has_requests(open_state_db())
 
 
 def _first_line(path: Path) -> str:

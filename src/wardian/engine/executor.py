@@ -687,7 +687,8 @@ class _Execution:
             from wardian.runtime.step_launch import prepare_step_launch
 
             try:
-                launch = prepare_step_launch(str(assignment["agent"]), workspace=run.workspace)
+                launch = prepare_step_launch(str(assignment["agent"]), workspace=run.workspace,
+                                             state=self.store.db)
             except WardianError as exc:
                 raise _StepFailed(exc.render(), retry=False) from None
             if launch.workspace is None and adapter.runs_process:
@@ -710,7 +711,8 @@ class _Execution:
         if adapter.runs_process:  # in-process and HTTP providers keep no transcript here
             automation_id = launch.launch_id if launch is not None else new_id()
             begin_step(automation_id, run_id=run.id, step_id=step.id, provider=provider,
-                       cwd=launch.workspace if launch is not None else run.workspace)
+                       cwd=launch.workspace if launch is not None else run.workspace,
+                       state=self.store.db)
         request = ProviderRequest(
             provider=provider, model=model, effort=effort,
             system=rendered["system"], prompt=rendered["prompt"],
@@ -782,7 +784,7 @@ class _Execution:
 
         reported = outcome if isinstance(outcome, ProviderResult | ProviderError) else None
         try:
-            end_step(automation_id, host=provider,
+            end_step(automation_id, host=provider, state=self.store.db,
                      session_id=reported.session_id if reported else None,
                      transcript_path=reported.transcript_path if reported else None)
         except Exception as exc:

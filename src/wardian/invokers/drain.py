@@ -487,7 +487,7 @@ def _recover_requested(report: DrainReport, state_db: StateDB) -> None:
     failures: Errors = (OSError, *state_db.backend.Error)
     try:
         if has_requests(state_db):
-            sweep(requests_only=True)
+            sweep(requests_only=True, state=state_db)
     except WardianError as exc:
         report.errors.append(f"recovery sweep: {exc.render()}")
     except failures as exc:

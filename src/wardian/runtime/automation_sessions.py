@@ -46,7 +46,7 @@ from pathlib import Path
 from wardian._backend import Connection
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
-from wardian.config import data_dir, state_db_path
+from wardian.config import data_dir
 
 __all__ = [
     "ENV_AUTOMATION_STEP",
@@ -111,11 +111,11 @@ _MIGRATIONS = Migrations(sqlite=[
 ])
 
 
-def _conn(path: Path | None = None) -> Connection:
-    """The state file's one connection (its `StateDB`'s; never closed here)."""
-    db = StateDB.open(path or state_db_path())
-    db.require("automation_sessions", _MIGRATIONS)
-    return db.conn
+def _conn(state: StateDB) -> Connection:
+    """The connection of the open state database `state`, with the automation tables
+    migrated; never closed here."""
+    state.require("automation_sessions", _MIGRATIONS)
+    return state.conn
 
 
 def _absolute(path: str | None) -> str | None:
@@ -123,15 +123,16 @@ def _absolute(path: str | None) -> str | None:
 
 
 def begin_step(launch_id: str, *, run_id: str | None, step_id: str | None,
-               provider: str | None, cwd: str | None) -> None:
+               provider: str | None, cwd: str | None, state: StateDB) -> None:
     """Record that automation launch `launch_id` starts (before its provider does).
 
     Args:
         launch_id: the value given to the provider as ``WARDIAN_AUTOMATION_STEP``.
         run_id, step_id: the run and step. provider: the adapter name. cwd: where the
             provider runs (None: a scratch directory).
+        state: the open state database it is recorded in.
     """
-    conn = _conn()
+    conn = _conn(state)
     with atomic(conn):
         conn.execute(
             "INSERT INTO automation_launches (launch_id, run_id, step_id, provider, cwd,"
@@ -140,15 +141,16 @@ def begin_step(launch_id: str, *, run_id: str | None, step_id: str | None,
 
 
 def record_transcript(launch_id: str, *, host: str | None, session_id: str | None,
-                      transcript_path: str | None, source: str) -> bool:
+                      transcript_path: str | None, source: str, state: StateDB) -> bool:
     """Remember a session (id and/or transcript path) as automation launch `launch_id`'s
     own. Returns False (nothing written) when neither is given. `source`: ``hook`` or
     ``adapter``. A launch id that was never begun is still recorded: the variable is only
-    ever set by the engine, and a record too many only keeps a curator call out of memory."""
+    ever set by the engine, and a record too many only keeps a curator call out of memory.
+    Written in `state`, the open state database."""
     path = _absolute(transcript_path)
     if not session_id and not path:
         return False
-    conn = _conn()
+    conn = _conn(state)
     with atomic(conn):
         conn.execute(
             "INSERT INTO automation_transcripts (launch_id, host, session_id, transcript_path,"
@@ -157,14 +159,15 @@ def record_transcript(launch_id: str, *, host: str | None, session_id: str | Non
     return True
 
 
-def end_step(launch_id: str, *, host: str | None = None, session_id: str | None = None,
-             transcript_path: str | None = None) -> None:
-    """Record the end of automation launch `launch_id` and the session its adapter reported
-    (either may be None: a provider without transcripts, or a call that failed early)."""
+def end_step(launch_id: str, *, state: StateDB, host: str | None = None,
+             session_id: str | None = None, transcript_path: str | None = None) -> None:
+    """Record, in the open state database `state`, the end of automation launch
+    `launch_id` and the session its adapter reported (either may be None: a provider
+    without transcripts, or a call that failed early)."""
     record_transcript(launch_id, host=host, session_id=session_id,
-                      transcript_path=transcript_path, source="adapter")
-    adopt_held_records(launch_id)  # what its supervisor wrote when the call was ended
-    conn = _conn()
+                      transcript_path=transcript_path, source="adapter", state=state)
+    adopt_held_records(launch_id, state=state)  # what its supervisor wrote when it ended
+    conn = _conn(state)
     with atomic(conn):
         conn.execute("UPDATE automation_launches SET ended_at = ? WHERE launch_id = ?",
                      (utc_now_iso(), launch_id))
@@ -181,11 +184,12 @@ def held_record_path(launch_id: str) -> Path:
     return data_dir() / HELD_DIR / f"{launch_id}.json"
 
 
-def adopt_held_records(launch_id: str | None = None) -> int:
+def adopt_held_records(launch_id: str | None = None, *, state: StateDB) -> int:
     """Record the transcripts named by held records (of `launch_id`, default every launch's)
     as their launch's own (source ``supervisor``) and delete the records. `end_step` adopts
     its launch's; the recovery sweep adopts what engines that died left, before it looks
-    at any transcript. Returns how many transcripts were recorded.
+    at any transcript. Returns how many transcripts were recorded (in `state`, the open
+    state database).
 
     A record that cannot be read as one (not JSON, no list of paths) is deleted unrecorded:
     the supervisor replaces a record whole, so only a foreign file looks like that. One
@@ -220,17 +224,18 @@ def adopt_held_records(launch_id: str | None = None) -> int:
         for path in paths if isinstance(paths, list) else []:
             if isinstance(path, str) and record_transcript(
                     record.stem, host=None, session_id=None, transcript_path=path,
-                    source="supervisor"):
+                    source="supervisor", state=state):
                 recorded += 1
         record.unlink(missing_ok=True)
     return recorded
 
 
 def is_automation_transcript(path: str, session_ids: Iterable[str | None] = (), *,
-                             conn: Connection | None = None) -> bool:
+                             state: StateDB) -> bool:
     """Whether the transcript at `path` (absolute), or a session with one of `session_ids`,
-    was produced by an automation step. Read-only."""
-    conn = conn or _conn()
+    was produced by an automation step, as the open state database `state` says.
+    Read-only."""
+    conn = _conn(state)
     if conn.execute("SELECT 1 FROM automation_transcripts WHERE transcript_path = ? LIMIT 1",
                     (os.path.abspath(path),)).fetchone():
         return True

@@ -415,9 +415,13 @@ def run_hook(host: str, event: str, stdin_text: str, *, agents: Sequence[str] = 
     if warning and warn is not None:
         warn(warning)
     empty = "{}" if host == "gemini" else None  # Gemini parses a hook's stdout as JSON
+    from wardian.config import open_state_db
     from wardian.runtime.automation_sessions import ENV_AUTOMATION_STEP
 
-    if os.environ.get(ENV_AUTOMATION_STEP):
+    automation = bool(os.environ.get(ENV_AUTOMATION_STEP))
+    own = None if automation else _own_agent(agents)  # refused before state.db is opened
+    state = open_state_db()  # the hook's one state.db, for every step below
+    if automation:
         # Inside a Wardian automation step's provider (a curator's call): its session is
         # the step's own, never the agent's. Remember it so recovery skips it; no recall,
         # no session close (runtime.automation_sessions).
@@ -425,12 +429,9 @@ def run_hook(host: str, event: str, stdin_text: str, *, agents: Sequence[str] = 
 
         record_transcript(os.environ[ENV_AUTOMATION_STEP], host=host,
                           session_id=_text(payload, "session_id", number_ok=True),
-                          transcript_path=_text(payload, "transcript_path"), source="hook")
+                          transcript_path=_text(payload, "transcript_path"), source="hook",
+                          state=state)
         return empty
-    from wardian.config import open_state_db
-
-    own = _own_agent(agents)
-    state = open_state_db()  # the hook's one state.db, for every step below
     agent, why_not = _pick_agent(own, agents, _text(payload, "cwd"), state)
     if agent is None:
         if warn is not None and why_not:

@@ -55,6 +55,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from wardian._process import (
     LaunchCgroup,
@@ -74,6 +75,10 @@ from wardian.memory.principal import (
     MANAGED_ENV,
 )
 from wardian.runtime.agents import Agent
+
+if TYPE_CHECKING:
+    from wardian._db import StateDB
+    from wardian.memory.store import MemoryStore
 
 __all__ = [
     "EXIT_NOT_EXECUTABLE",
@@ -223,7 +228,8 @@ def require_owner_namespace() -> None:
 
 
 def prepare_launch(
-    agent: Agent, *, workspace: str | None = None, base_env: dict[str, str] | None = None
+    agent: Agent, *, state: StateDB, store: MemoryStore, workspace: str | None = None,
+    base_env: dict[str, str] | None = None,
 ) -> Launch:
     """Read the setting, build the child's environment, and mint memory material if enabled.
 
@@ -231,6 +237,8 @@ def prepare_launch(
 
     Args:
         agent: the agent to launch.
+        state: the open state database the settings are read from.
+        store: the memory store over the open ``memory.db`` the launch is recorded in.
         workspace: ``--workspace`` (a directory), or None.
         base_env: the environment to start from (default: a copy of ``os.environ``).
 
@@ -244,7 +252,7 @@ def prepare_launch(
     require_owner_namespace()
 
     cwd, launch_workspace = resolve_workspace(agent, workspace)
-    recall = startup_settings()
+    recall = startup_settings(state)
     enabled = recall.enabled
     env = dict(os.environ if base_env is None else base_env)
     for name in MANAGED_ENV:
@@ -259,12 +267,9 @@ def prepare_launch(
 
     from wardian._db import atomic
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.db import open_memory_db
     from wardian.memory.recall import StartupContext
-    from wardian.memory.store import MemoryStore
 
     context: StartupContext | None = None
-    store = MemoryStore(open_memory_db())
     with atomic(store.conn):
         capabilities = CapabilityStore(store.conn)
         now = utc_now_iso()
@@ -301,15 +306,12 @@ def prepare_launch(
     return launch
 
 
-def _record_loaded(launch: Launch, child_pid: int, source: str) -> None:
+def _record_loaded(launch: Launch, store: MemoryStore, child_pid: int, source: str) -> None:
     if not (launch.memory_enabled and launch.has_records and launch.context_text):
         return
-    from wardian.memory.db import open_memory_db
-    from wardian.memory.store import MemoryStore
     from wardian.runtime.startup_recall import record_loaded
 
     child = identity_of(child_pid)
-    store = MemoryStore(open_memory_db())
     record_loaded(
         store, launch.agent.id, context=launch.context_text, record_ids=launch.record_ids,
         omitted_count=launch.omitted, pid=child_pid,
@@ -318,11 +320,12 @@ def _record_loaded(launch: Launch, child_pid: int, source: str) -> None:
     )
 
 
-def _announce(launch: Launch) -> None:
+def _announce(launch: Launch, state: StateDB) -> None:
     """Before the runtime starts: print the collapsed "Memory loaded · N records · …" line
     on stderr (nothing when nothing was loaded; stdout stays the runtime's), and queue a
     recovery sweep of the agent's earlier sessions for the detached drain worker
-    (`wardian.runtime.recovery`). Neither may stop the launch: failures are one stderr line.
+    (`wardian.runtime.recovery`) in `state`, the open state database. Neither may stop
+    the launch: failures are one stderr line.
     """
     from wardian.runtime.hooks import loaded_line
 
@@ -331,16 +334,16 @@ def _announce(launch: Launch) -> None:
         if line:
             print(line, file=sys.stderr, flush=True)
     try:
-        from wardian.config import SettingsStore, open_state_db
+        from wardian.config import SettingsStore
 
-        settings = SettingsStore(open_state_db())
+        settings = SettingsStore(state)
         logging_on = bool(settings.get("conversation_logging.enabled",
                                        agent_id=launch.agent.id))
         if logging_on:
             from wardian.runtime.recovery import request_recovery
             from wardian.runtime.session_events import start_drain_worker
 
-            request_recovery(launch.agent.id, launch.workspace)
+            request_recovery(launch.agent.id, launch.workspace, state=state)
             start_drain_worker()
     except Exception as exc:  # recovery is best effort; the launch goes on
         print(f"wardian: recovery not requested: {exc}", file=sys.stderr)
@@ -432,7 +435,17 @@ def exec_managed(
         raise UsageError("no command given", hint="use `wardian agent exec NAME -- CMD [ARGS]...`")
     # Before the child exists, so everything it detaches stays below this supervisor.
     contained = become_subreaper()
-    launch = prepare_launch(agent, workspace=workspace)
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
+    from wardian.memory.store import MemoryStore
+
+    # Its refusals come before memory.db is opened (and perhaps created).
+    require_owner_namespace()
+    resolve_workspace(agent, workspace)
+    # The launch's start is one unit of work (up to the child's start); its end opens
+    # again (`_on_runtime_exit`): the files may have been replaced while the child ran.
+    state, store = open_state_db(), MemoryStore(open_memory_db())
+    launch = prepare_launch(agent, state=state, store=store, workspace=workspace)
     try:
         # Before "Memory loaded" is said: a launch whose program does not exist loaded
         # nothing into anything.
@@ -440,7 +453,7 @@ def exec_managed(
     except CommandNotFound:
         _abandon(launch)
         raise
-    _announce(launch)
+    _announce(launch, state)
     # After the drain worker started (it is the supervisor's, not the runtime's).
     cgroup = LaunchCgroup.create(launch.launch_id) if contained else None
     try:
@@ -463,7 +476,7 @@ def exec_managed(
         restore = _forward_signals(child)
         try:
             try:
-                _record_loaded(launch, child.pid, source)
+                _record_loaded(launch, store, child.pid, source)
             except Exception as exc:
                 # Bookkeeping must not end a live runtime (spec: a reader or broker error
                 # alone does not revoke a still-live runtime's capability).

@@ -47,7 +47,6 @@ from typing import Any
 from wardian._backend import Connection, backend_of
 from wardian._db import Migrations, NamedMigration, StateDB, atomic
 from wardian._util import utc_now_iso
-from wardian.config import state_db_path
 
 __all__ = [
     "RECOVERED",
@@ -101,20 +100,18 @@ _MIGRATIONS = Migrations(sqlite=[
 ])
 
 
-def _conn(state: StateDB | None = None) -> Connection:
-    """The connection of the open state database `state` (default: the installation's),
-    with the recovery tables migrated; never closed here."""
-    db = state or StateDB.open(state_db_path())
-    db.require("recovery", _MIGRATIONS)
-    return db.conn
+def _conn(state: StateDB) -> Connection:
+    """The connection of the open state database `state`, with the recovery tables
+    migrated; never closed here."""
+    state.require("recovery", _MIGRATIONS)
+    return state.conn
 
 
 def request_recovery(agent_id: str, workspace: str | None = None, *,
-                     exclude_path: str | None = None, state: StateDB | None = None) -> None:
+                     exclude_path: str | None = None, state: StateDB) -> None:
     """Queue a sweep of `agent_id`'s sessions in `workspace` for the next drain worker
     (one INSERT; the caller starts the worker). `exclude_path` is the live session's own
-    transcript, which is not a past session. `state`: the open state database (default:
-    the installation's)."""
+    transcript, which is not a past session. `state`: the open state database."""
     conn = _conn(state)
     with atomic(conn):
         conn.execute(
@@ -123,9 +120,9 @@ def request_recovery(agent_id: str, workspace: str | None = None, *,
             (agent_id, workspace, exclude_path, utc_now_iso()))
 
 
-def has_requests(state: StateDB | None = None) -> bool:
-    """Whether a recovery request is queued in the open state database `state` (default:
-    the installation's). Read-only."""
+def has_requests(state: StateDB) -> bool:
+    """Whether a recovery request is queued in the open state database `state`.
+    Read-only."""
     conn = _conn(state)
     return conn.execute("SELECT 1 FROM recovery_requests LIMIT 1").fetchone() is not None
 
@@ -308,15 +305,15 @@ def _host_session_ids(host: str, path: Path, conv: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _sweep_agent(conn: Connection, agent: Any, workspaces: list[str],
+def _sweep_agent(state_db: StateDB, agent: Any, workspaces: list[str],
                  exclude: set[str], report: RecoveryReport, *, start_drain: bool) -> None:
-    from wardian.config import SettingsStore, open_state_db
+    from wardian.config import SettingsStore
     from wardian.runtime.archives import ArchiveStore
     from wardian.runtime.automation_sessions import is_automation_transcript
     from wardian.runtime.session_events import record_session_close
     from wardian.transcripts import detect_format, load_transcript
 
-    state_db = open_state_db()
+    conn = state_db.conn
     settings = SettingsStore(state_db)
     if not settings.get("conversation_logging.enabled", agent_id=agent.id):
         report.skip("conversation logging disabled")
@@ -346,7 +343,7 @@ def _sweep_agent(conn: Connection, agent: Any, workspaces: list[str],
             if _claimed_elsewhere(conn, agent.id, source):
                 report.skip("another agent's session")
                 continue
-            if is_automation_transcript(source):
+            if is_automation_transcript(source, state=state_db):
                 report.skip(AUTOMATION_SKIP)
                 continue
             try:
@@ -354,7 +351,8 @@ def _sweep_agent(conn: Connection, agent: Any, workspaces: list[str],
             except Exception:  # a transcript we cannot read is not a session to recover
                 report.skip("unreadable")
                 continue
-            if is_automation_transcript(source, _host_session_ids(host, path, conv)):
+            if is_automation_transcript(source, _host_session_ids(host, path, conv),
+                                        state=state_db):
                 report.skip(AUTOMATION_SKIP)  # named by its session id, not its path
                 continue
             total = len(conv.messages)
@@ -368,7 +366,7 @@ def _sweep_agent(conn: Connection, agent: Any, workspaces: list[str],
                 event_id = record_session_close(
                     agent.id, RECOVERED, session_id=f"{session}@{total}",
                     transcript_path=source, provider=host, workspace=workspace,
-                    source="recovery", start_drain=start_drain)
+                    source="recovery", start_drain=start_drain, state=state_db)
                 report.recorded.append({"event_id": event_id, "agent_id": agent.id,
                                         "host": host, "transcript_path": source,
                                         "messages": total, "already_archived": held})
@@ -382,7 +380,8 @@ def _sweep_agent(conn: Connection, agent: Any, workspaces: list[str],
 
 
 def sweep(*, agent_id: str | None = None, workspace: str | None = None,
-          requests_only: bool = False, start_drain: bool = False) -> RecoveryReport:
+          requests_only: bool = False, start_drain: bool = False,
+          state: StateDB | None = None) -> RecoveryReport:
     """Record every unreported session (module docstring) as a ``recovered`` event.
 
     Args:
@@ -392,6 +391,8 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
         requests_only: sweep what queued requests ask for (and consume them) — the drain
             worker's mode; otherwise a full sweep (requests are consumed too).
         start_drain: start a drain worker for the recorded events (False inside one).
+        state: the open state database the sweep reads and writes (default: the
+            installation's, `wardian.config.open_state_db`, opened once here).
     """
     from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
@@ -399,8 +400,10 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
 
     # What a provider supervisor named when its engine died mid-step is the step's own
     # session: known before any transcript is looked at.
-    adopt_held_records()
-    conn = _conn()
+    if state is None:
+        state = open_state_db()
+    adopt_held_records(state=state)
+    conn = _conn(state)
     report = RecoveryReport()
     try:
         with atomic(conn):
@@ -410,7 +413,7 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
             if requests:
                 conn.execute("DELETE FROM recovery_requests WHERE id <= ?",
                              (requests[-1]["id"],))
-        registry = AgentRegistry(open_state_db())
+        registry = AgentRegistry(state)
         agents = {a.id: a for a in registry.list()}
         plan: dict[str, tuple[list[str], set[str]]] = {}
         if requests_only:
@@ -433,7 +436,7 @@ def sweep(*, agent_id: str | None = None, workspace: str | None = None,
                 spaces = [os.path.realpath(workspace)] if workspace else _workspaces(conn, agent)
                 plan[agent.id] = (spaces, set())
         for aid, (spaces, exclude) in plan.items():
-            _sweep_agent(conn, agents[aid], spaces, exclude, report, start_drain=start_drain)
+            _sweep_agent(state, agents[aid], spaces, exclude, report, start_drain=start_drain)
     finally:
         del conn  # the connection belongs to the state file's StateDB
     return report

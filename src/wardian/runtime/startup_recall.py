@@ -38,12 +38,12 @@ class StartupSettings(NamedTuple):
     current_review_days: int
 
 
-def startup_settings(state: StateDB | None = None) -> StartupSettings:
+def startup_settings(state: StateDB) -> StartupSettings:
     """Read the startup-recall settings now (they apply to newly started sessions) from
-    the open state database `state` (default: the installation's)."""
-    from wardian.config import SettingsStore, open_state_db
+    the open state database `state`."""
+    from wardian.config import SettingsStore
 
-    settings = SettingsStore(state or open_state_db())
+    settings = SettingsStore(state)
     return StartupSettings(
         enabled=bool(settings.get("agent_memory.enabled")),
         budget_chars=int(settings.get("memory.startup_budget_chars")),

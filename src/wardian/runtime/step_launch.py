@@ -45,6 +45,7 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from wardian._util import new_id
 from wardian.memory.principal import (
@@ -53,6 +54,10 @@ from wardian.memory.principal import (
     ENV_LAUNCH_ID,
     ENV_MEMORY_CONTEXT,
 )
+
+if TYPE_CHECKING:
+    from wardian._db import StateDB
+    from wardian.memory.store import MemoryStore
 
 __all__ = [
     "StepLaunch",
@@ -89,7 +94,7 @@ class StepLaunch:
     workspace: str | None = None
 
 
-def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
+def prepare_step_launch(agent: str, *, workspace: str | None, state: StateDB) -> StepLaunch:
     """The launch of one role step assigned to `agent` (name, id or unique prefix).
 
     Nothing is written here: the holder records the launch and mints the capability when
@@ -99,16 +104,15 @@ def prepare_step_launch(agent: str, *, workspace: str | None) -> StepLaunch:
         agent: the assignment's agent.
         workspace: the run's workspace, else None (the agent's registered workspace is
             used; `StepLaunch.workspace` says which, or None).
+        state: the open state database the agent is looked up in.
 
     Raises:
         NotFoundError / AmbiguousIdError: no such agent / the prefix is ambiguous.
     """
     from wardian._process import launcher_argv
-    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
 
-    registry = AgentRegistry(open_state_db())
-    found = registry.get(agent)
+    found = AgentRegistry(state).get(agent)
     launch_id = new_id()
     chosen = workspace or found.workspace
     prefix = launcher_argv("hold", "--parent", str(os.getpid()),
@@ -151,9 +155,15 @@ def hold(parent: int, command: Sequence[str], *, workspace: str | None = None) -
         env.pop(name, None)
     agent_id, launch_id = env.get(ENV_AGENT_ID, ""), env.get(ENV_LAUNCH_ID, "")
     try:
+        from wardian.config import open_state_db
+        from wardian.memory.db import open_memory_db
+        from wardian.memory.store import MemoryStore
+
         require_owner_namespace()
         me = current()
-        token = _record(agent_id, launch_id, me.pid, me.started_at, workspace)
+        store = MemoryStore(open_memory_db())  # the holder's unit of work, until it execs
+        token = _record(agent_id, launch_id, me.pid, me.started_at, workspace,
+                        state=open_state_db(), store=store)
     except Exception as exc:  # the step fails with this line; nothing ran yet
         print(f"wardian: the step's launch could not be recorded: {exc}", file=sys.stderr)
         return 1
@@ -165,7 +175,8 @@ def hold(parent: int, command: Sequence[str], *, workspace: str | None = None) -
     try:
         os.execve(command[0], list(command), env)
     except OSError as exc:
-        _revoke_self(me.pid, me.started_at, f"runtime could not start (launch {launch_id})")
+        _revoke_self(store, me.pid, me.started_at,
+                     f"runtime could not start (launch {launch_id})")
         print(f"wardian: cannot start {command[0]!r}: {exc.strerror or exc}",
               file=sys.stderr)
         return 127 if isinstance(exc, FileNotFoundError) else 126
@@ -173,23 +184,20 @@ def hold(parent: int, command: Sequence[str], *, workspace: str | None = None) -
 
 
 def _record(agent_id: str, launch_id: str, pid: int, started_at: float,
-            workspace: str | None) -> str | None:
-    """Record the launch and, with memory enabled, mint its capability (one transaction).
-    Returns the token, or None when agent memory is disabled."""
+            workspace: str | None, *, state: StateDB, store: MemoryStore) -> str | None:
+    """Record the launch and, with memory enabled (read from `state`), mint its capability
+    (one transaction of `store`). Returns the token, or None when agent memory is
+    disabled."""
     if not agent_id or not launch_id:
         raise ValueError(f"{ENV_AGENT_ID} and {ENV_LAUNCH_ID} must be set")
     from wardian._db import atomic
     from wardian._util import utc_now_iso
-    from wardian.config import SettingsStore, open_state_db
+    from wardian.config import SettingsStore
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.db import open_memory_db
     from wardian.memory.models import default_workspace
-    from wardian.memory.store import MemoryStore
 
-    settings = SettingsStore(open_state_db())
-    enabled = bool(settings.get("agent_memory.enabled"))
+    enabled = bool(SettingsStore(state).get("agent_memory.enabled"))
     launch_workspace = default_workspace(workspace or os.getcwd())
-    store = MemoryStore(open_memory_db())
     with atomic(store.conn):
         capabilities = CapabilityStore(store.conn)
         now = utc_now_iso()
@@ -202,13 +210,10 @@ def _record(agent_id: str, launch_id: str, pid: int, started_at: float,
             agent_id, pid=pid, started_at=started_at, workspace=launch_workspace, now=now)
 
 
-def _revoke_self(pid: int, started_at: float, reason: str) -> None:
+def _revoke_self(store: MemoryStore, pid: int, started_at: float, reason: str) -> None:
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.db import open_memory_db
-    from wardian.memory.store import MemoryStore
 
     try:
-        store = MemoryStore(open_memory_db())
         CapabilityStore(store.conn).revoke_for_process(pid, started_at, reason=reason)
     except Exception as exc:  # the holder exits next, which expires it anyway
         print(f"wardian: capability not revoked ({exc}); it expires as this process exits",

@@ -469,7 +469,6 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.app.agent_memory": 4,
     "wardian.app.consolidation": 8,
     "wardian.app.consolidation_actions": 1,
-    "wardian.app.db_migrate": 4,
     "wardian.app.reviews": 5,
     "wardian.app.sessions": 2,
     "wardian.app.trial": 2,

@@ -477,7 +477,7 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.engine.manual": 1,
     "wardian.invokers.daemon": 3,
     "wardian.invokers.drain": 3,
-    "wardian.memory.maintenance.service": 5,
+    "wardian.memory.maintenance.service": 4,
     "wardian.memory.principal": 2,
     "wardian.providers.anthropic": 1,
     "wardian.providers.assignments": 1,

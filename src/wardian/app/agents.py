@@ -232,26 +232,25 @@ class RemovedAgent:
     records: Literal["none", "kept", "deleted"]
 
 
-def clear_bad_launches() -> list[Any]:
+def clear_bad_launches(memory: MemoryDB | None) -> list[Any]:
     """Delete the recorded launches and revoke the live capabilities that cannot name a
     launch's supervisor (`wardian.memory.capabilities.launch_row_problem`: pid 1 or
     another namespace's process recorded from inside a pid namespace, impossible start
     times); what `wardian doctor` reports under ``launches``. Atomic.
 
+    Args:
+        memory: the open memory database; None when there is none (nothing to clear).
+
     Returns:
         The cleared rows (`wardian.memory.capabilities.BadLaunch`), oldest first; empty
-        when there is no ``memory.db``.
+        when `memory` is None.
     """
-    from wardian._db import database_exists
-    from wardian.config import memory_db_path
     from wardian.memory.capabilities import CapabilityStore
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    if not database_exists(memory_db_path(create_dir=False)):
+    if memory is None:
         return []
-    store = MemoryStore(open_memory_db())
-    return CapabilityStore(store.conn).clear_bad_launches()
+    return CapabilityStore(MemoryStore(memory).conn).clear_bad_launches()
 
 
 def remove_agent(state: StateDB, memory: MemoryDB, name_or_id: str, *,

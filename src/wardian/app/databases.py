@@ -13,4 +13,16 @@ from wardian._db import StateDB
 from wardian.config import open_state_db
 from wardian.memory.db import MemoryDB, open_memory_db
 
-__all__ = ["MemoryDB", "StateDB", "open_memory_db", "open_state_db"]
+__all__ = ["MemoryDB", "StateDB", "open_existing_memory_db", "open_memory_db",
+           "open_state_db"]
+
+
+def open_existing_memory_db() -> MemoryDB | None:
+    """The installation's ``memory.db`` opened (`open_memory_db`), or None when it does
+    not exist yet (nothing is created)."""
+    from wardian._db import database_exists
+    from wardian.config import memory_db_path
+
+    if not database_exists(memory_db_path(create_dir=False)):
+        return None
+    return open_memory_db()

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wardian._db import Database, StateDB, atomic
 from wardian.errors import ConflictError, StoreError, UsageError
 
-__all__ = ["MigrateReport", "migrate_to_postgres"]
+if TYPE_CHECKING:
+    from wardian.memory.db import MemoryDB
+
+__all__ = ["MigrateReport", "check_sources", "migrate_to_postgres", "migration_sources"]
 
 
 @dataclass
@@ -44,22 +48,68 @@ def _in_use(target: Database) -> str | None:
     return None
 
 
-def migrate_to_postgres(url: str, *, memory_path: Path | None = None,
-                        state_path: Path | None = None) -> MigrateReport:
+def migration_sources(url: str, *, memory_path: Path | None = None,
+                      state_path: Path | None = None) -> tuple[str, Path, Path]:
+    """Check what ``wardian db migrate --to URL`` copies, before anything is opened.
+
+    Args:
+        url: ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE``.
+        memory_path / state_path: the SQLite files (default: the data directory's).
+
+    Returns:
+        ``(url, memory_path, state_path)``: the validated URL and the two source files,
+        for the command to open (`check_sources`, then the target at `url`).
+
+    Raises:
+        UsageError: `url` is not a PostgreSQL URL, or neither file exists (exit 2).
+    """
+    from wardian._pg import validate_url
+    from wardian.config import memory_db_path, state_db_path
+
+    url = validate_url(url)
+    memory_path = memory_path or memory_db_path(create_dir=False)
+    state_path = state_path or state_db_path()
+    if not memory_path.exists() and not state_path.exists():
+        raise UsageError(f"nothing to migrate: neither {memory_path} nor {state_path} exists",
+                         hint="point WARDIAN_HOME at the installation to copy")
+    return url, memory_path, state_path
+
+
+def check_sources(source_memory: MemoryDB, source_state: StateDB) -> None:
+    """Bring the open source databases' schemas up to date and verify ``memory.db``.
+
+    Raises:
+        StoreError: the source ``memory.db`` is inconsistent (nothing is copied).
+    """
+    from wardian.app.state_schema import migrate_every_component
+    from wardian.memory.store import MemoryStore
+
+    migrate_every_component(source_state)
+    problems = MemoryStore(source_memory).verify()
+    if problems:
+        raise StoreError(
+            f"the source memory.db is inconsistent ({len(problems)} problem(s), first: "
+            f"{problems[0]}); nothing was copied",
+            hint="run `wardian doctor --check memory-history` and repair it first")
+
+
+def migrate_to_postgres(url: str, source_memory: MemoryDB, source_state: StateDB,
+                        target_memory: MemoryDB, target_state: StateDB) -> MigrateReport:
     """Copy this installation's SQLite files into the PostgreSQL database `url`.
 
     Args:
-        url: ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE``; its schemas ``memory``
-            and ``state`` are created and migrated when missing, and must hold no rows.
-        memory_path / state_path: the SQLite files (default: the data directory's).
+        url: the validated URL (`migration_sources`); its schemas ``memory`` and ``state``
+            are created and migrated when missing, and must hold no rows.
+        source_memory / source_state: the open SQLite sources, checked (`check_sources`).
+        target_memory / target_state: the same PostgreSQL database opened for each
+            schema (``MemoryDB.open_at(url, stands_for=memory_path)`` and likewise).
 
     Returns:
         `MigrateReport` with the rows copied per table.
 
     Raises:
-        UsageError: `url` is not a PostgreSQL URL, or there is nothing to migrate (exit 2).
-        StoreError: the server cannot be reached (exit 1, with a hint), a table or column
-            is missing on the target, or the copy failed verification (rolled back).
+        StoreError: a table or column is missing on the target, or the copy failed
+            verification (rolled back).
         ConflictError: the target already holds Wardian data (exit 4; nothing written).
     """
     from wardian._pg import (
@@ -69,30 +119,10 @@ def migrate_to_postgres(url: str, *, memory_path: Path | None = None,
         schema_lock_key,
         sqlite_tables,
         table_exists,
-        validate_url,
     )
     from wardian.app.state_schema import migrate_every_component
-    from wardian.config import memory_db_path, state_db_path
-    from wardian.memory.db import MemoryDB
     from wardian.memory.store import MemoryStore
 
-    url = validate_url(url)
-    memory_path = memory_path or memory_db_path(create_dir=False)
-    state_path = state_path or state_db_path()
-    if not memory_path.exists() and not state_path.exists():
-        raise UsageError(f"nothing to migrate: neither {memory_path} nor {state_path} exists",
-                         hint="point WARDIAN_HOME at the installation to copy")
-    source_memory = MemoryDB.open_at(memory_path)
-    source_state = StateDB.open_at(state_path)
-    migrate_every_component(source_state)
-    problems = MemoryStore(source_memory).verify()
-    if problems:
-        raise StoreError(
-            f"the source memory.db is inconsistent ({len(problems)} problem(s), first: "
-            f"{problems[0]}); nothing was copied",
-            hint="run `wardian doctor --check memory-history` and repair it first")
-    target_memory = MemoryDB.open_at(url, stands_for=memory_path)
-    target_state = StateDB.open_at(url, stands_for=state_path)
     migrate_every_component(target_state)
     conn = target_memory.conn
     assert isinstance(conn, PgConnection)

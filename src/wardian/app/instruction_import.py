@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian.errors import UsageError
-from wardian.memory.db import open_memory_db
+from wardian.memory.db import MemoryDB
 from wardian.memory.instruction_files import parse_instructions
 from wardian.memory.maintenance.limits import MAX_OPERATIONS
 from wardian.memory.store import MemoryStore
@@ -205,13 +205,13 @@ def build_import_plan(
     return result
 
 
-def draft_import(agent_id: str, files: Sequence[str | os.PathLike[str]], *,
-                 scope: str | None = None, workspace: str | None = None) -> ImportPlan:
-    """`build_import_plan` over the memory store (opened here): the operator's
-    ``garden memory import FILE… --agent A``. Reads only.
+def draft_import(memory: MemoryDB, agent_id: str, files: Sequence[str | os.PathLike[str]],
+                 *, scope: str | None = None, workspace: str | None = None) -> ImportPlan:
+    """`build_import_plan` over the memory store of the open database `memory`: the
+    operator's ``garden memory import FILE… --agent A``. Reads only.
 
     Raises:
         UsageError: as `build_import_plan`.
     """
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return build_import_plan(agent_id, files, store, scope=scope, workspace=workspace)

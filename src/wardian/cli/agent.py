@@ -142,9 +142,10 @@ def clear_bad_launches(as_json: bool = JsonOption) -> None:
     supervisor can have (what `wardian doctor` reports under "Recorded launches").
     """
     from wardian.app.agents import clear_bad_launches as clear
+    from wardian.app.databases import open_existing_memory_db
 
     require_operator()
-    cleared = clear()
+    cleared = clear(open_existing_memory_db())
     if as_json:
         emit_json({"cleared": [{"table": c.table, "id": c.key, "agent_id": c.agent_id,
                                 "pid": c.pid, "reason": c.reason} for c in cleared]})

@@ -34,9 +34,18 @@ def migrate(
     database.url in the data directory) on every machine that should share it.
     """
     require_operator()
-    from wardian.app.db_migrate import migrate_to_postgres
+    from wardian.app.databases import MemoryDB, StateDB
+    from wardian.app.db_migrate import check_sources, migrate_to_postgres, migration_sources
 
-    report = migrate_to_postgres(to)
+    # The command's subjects: the two source files, then the target (one database, both
+    # schemas), opened in this order so a bad source is refused before the server is asked.
+    url, memory_path, state_path = migration_sources(to)
+    source_memory = MemoryDB.open_at(memory_path)
+    source_state = StateDB.open_at(state_path)
+    check_sources(source_memory, source_state)
+    report = migrate_to_postgres(url, source_memory, source_state,
+                                 MemoryDB.open_at(url, stands_for=memory_path),
+                                 StateDB.open_at(url, stands_for=state_path))
     if as_json:
         emit_json({"target": report.target, "tables": report.tables,
                    "records_verified": report.records_verified})

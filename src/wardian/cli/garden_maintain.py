@@ -272,10 +272,11 @@ def check_receipt(
 ) -> None:
     """Report whether the batch (owner + idempotency key) committed, with its receipt."""
     _refuse_if_managed()
+    from wardian.app.databases import open_memory_db
     from wardian.app.maintenance import check_receipt as check
 
     owner_id, _ = _owner(agent)
-    report = check(owner_id, path=plan, idempotency_key=idempotency_key)
+    report = check(open_memory_db(), owner_id, path=plan, idempotency_key=idempotency_key)
     if as_json:
         emit_json(report)
         return

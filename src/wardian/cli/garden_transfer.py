@@ -84,10 +84,11 @@ def register(memory_app: typer.Typer) -> None:
             _restore(files, owner_id, name, confirm=confirm, as_json=as_json,
                      preview_only=preview_only, agent=agent)
             return
+        from wardian.app.databases import open_memory_db
         from wardian.app.instruction_import import draft_import
         from wardian.app.plan_file import write_plan
 
-        drafted = draft_import(owner_id, [str(f) for f in files], scope=scope,
+        drafted = draft_import(open_memory_db(), owner_id, [str(f) for f in files], scope=scope,
                                workspace=workspace)
         if drafted.plan is None:
             if as_json:

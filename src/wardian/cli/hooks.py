@@ -68,11 +68,14 @@ def _install_command(host: str) -> Callable[..., None]:
         require_operator()
         from pathlib import Path
 
+        from wardian.app.databases import open_state_db
         from wardian.app.hook_install import install_host_hooks
 
         result = install_host_hooks(host, Path(settings) if settings else None,
                                     agents=agent, uninstall=uninstall,
-                                    create_dirs=create_dirs)
+                                    create_dirs=create_dirs,
+                                    state=open_state_db() if agent and not uninstall
+                                    else None)
         if as_json:
             emit_json(result.to_json())
             return

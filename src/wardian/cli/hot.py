@@ -115,7 +115,9 @@ def agent_exec(name_or_id: str, command: list[str], workspace: str | None) -> in
         # Click stops reading options at NAME: a mistyped option before it lands here.
         raise _unknown_exec_option(name_or_id)
     workspace, command = leading_workspace(command, workspace)
-    return exec_agent(name_or_id, command, workspace=workspace)
+    from wardian.config import open_state_db  # not app.databases: it loads memory.db's code
+
+    return exec_agent(open_state_db(), name_or_id, command, workspace=workspace)
 
 
 def _unknown_exec_option(word: str) -> Exception:

@@ -448,7 +448,8 @@ def create_app(guard: Guard) -> Any:
 
         owner, name = await _owner(request)
         key = request.query_params.get("key", "")
-        report = await run_in_threadpool(lambda: check_receipt(owner, idempotency_key=key))
+        report = await run_in_threadpool(
+            lambda: check_receipt(open_memory_db(), owner, idempotency_key=key))
         return page(request, "receipt.html.j2", title=f"{name} · Receipt", owner=owner,
                     name=name, report=report, outcome=request.query_params.get("outcome"),
                     record_id=_record_field(request.query_params),
@@ -464,10 +465,11 @@ def create_app(guard: Guard) -> Any:
         try:
             if key:
                 report = await run_in_threadpool(
-                    lambda: check_receipt(owner, idempotency_key=key))
+                    lambda: check_receipt(open_memory_db(), owner, idempotency_key=key))
             else:
                 plan = await run_in_threadpool(load_bound_bytes, raw, owner, source=source)
-                report = await run_in_threadpool(lambda: check_receipt(owner, plan=plan))
+                report = await run_in_threadpool(
+                    lambda: check_receipt(open_memory_db(), owner, plan=plan))
         except WardianError as exc:
             return maintain_page(request, owner, name, status=_status(exc), plan_text=text,
                                  error=exc.render())

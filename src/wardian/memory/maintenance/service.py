@@ -160,16 +160,17 @@ def apply_loaded(
 
 
 def check_receipt(
+    memory: MemoryDB,
     owner_id: str,
     *,
     path: str | os.PathLike[str] | None = None,
     idempotency_key: str | None = None,
     plan: Plan | None = None,
-    memory_db: Path | None = None,
 ) -> dict[str, Any]:
     """Whether the batch of (owner, idempotency key) committed, with its receipt. Read-only.
 
     Args:
+        memory: the open memory database the receipts are read from.
         path: a plan file (its key is used, and its digest is compared with the receipt's).
         idempotency_key: the key directly.
         plan: an already loaded, owner-bound plan (the web app's upload or paste).
@@ -201,8 +202,7 @@ def check_receipt(
                 "--idempotency-key must not be empty",
                 hint="pass the plan's idempotency_key, or the PLAN file instead",
             )
-    store = MemoryStore(MemoryDB.open(memory_db or memory_db_path()))
-    receipt = find_receipt(store, owner_id, key)
+    receipt = find_receipt(MemoryStore(memory), owner_id, key)
     return {
         "owner_id": owner_id,
         "idempotency_key": key,

@@ -475,7 +475,6 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.app.instruction_import": 1,
     "wardian.app.managed_exec": 1,
     "wardian.app.reviews": 5,
-    "wardian.app.sessions": 2,
     "wardian.app.trial": 2,
     "wardian.engine.assignments": 1,
     "wardian.engine.executor": 2,

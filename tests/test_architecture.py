@@ -474,7 +474,6 @@ OPENS_LEFT: dict[str, int] = {
     "wardian.app.hook_install": 1,
     "wardian.app.instruction_import": 1,
     "wardian.app.managed_exec": 1,
-    "wardian.app.reviews": 5,
     "wardian.app.trial": 2,
     "wardian.engine.assignments": 1,
     "wardian.engine.executor": 2,

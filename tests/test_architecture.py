@@ -468,8 +468,8 @@ OPENING_MODULES: dict[str, str] = {
 OPENS_LEFT: dict[str, int] = {
     "wardian.app.agent_memory": 4,
     "wardian.app.agents": 1,
-    "wardian.app.consolidation": 8,
-    "wardian.app.consolidation_actions": 1,
+    "wardian.app.consolidation": 1,
+    "wardian.app.consolidation_actions": 2,
     "wardian.app.db_migrate": 4,
     "wardian.app.hook_install": 1,
     "wardian.app.instruction_import": 1,

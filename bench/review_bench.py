@@ -181,12 +181,15 @@ def _run(agent: str) -> tuple[float, float, dict[str, Any]]:
 def _phases(agent: str) -> dict[str, float]:
     from wardian.app.consolidation import memory_snapshot
     from wardian.app.reviews import draft_review
+    from wardian.config import open_state_db
     from wardian.curator.review import review
+    from wardian.memory.db import open_memory_db
 
     out: dict[str, float] = {}
+    state, memory = open_state_db(), open_memory_db()
     start = time.process_time()
-    snapshot = memory_snapshot(agent_id=agent, workspace=None, include_flagged=True,
-                               check_evidence=True)
+    snapshot = memory_snapshot(state=state, memory=memory, agent_id=agent, workspace=None,
+                               include_flagged=True, check_evidence=True)
     out["snapshot"] = time.process_time() - start
     start = time.process_time()
     answer = review({"records": snapshot["records"],

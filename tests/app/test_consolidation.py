@@ -25,6 +25,13 @@ from wardian.memory.db import open_memory_db
 from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 
+
+def _dbs() -> dict[str, Any]:
+    """The current home's databases, as the action wrapper passes them."""
+    from wardian.config import open_state_db
+
+    return {"state": open_state_db(), "memory": open_memory_db()}
+
 AGENT = "11111111-1111-4111-8111-111111111111"
 
 
@@ -55,7 +62,7 @@ def transcript(tmp_path: Path) -> Path:
 
 
 def test_archive_load_from_a_transcript_file(transcript: Path) -> None:
-    out = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
+    out = archive_load(**_dbs(), agent_id=AGENT, agent_name="dev", workspace="/repo",
                        transcript_path=str(transcript))
     assert out["source"] == "file" and out["cursor"] is None
     assert out["count"] == 3 and out["first_seq"] == 0 and out["last_seq"] == 2
@@ -70,7 +77,7 @@ def test_snapshot_lists_active_records_of_the_workspace() -> None:
     store.save(AGENT, "Elsewhere", evidence="e", scope=Scope("workspace", "/other"), actor="t")
     gone = store.save(AGENT, "Gone", evidence="e", scope=Scope.agent(), actor="t")
     store.remove(AGENT, gone.id, actor="t")
-    snap = memory_snapshot(agent_id=AGENT, workspace="/repo")
+    snap = memory_snapshot(**_dbs(), agent_id=AGENT, workspace="/repo")
     (record,) = snap["records"]
     assert {k: record[k] for k in ("id", "revision_id", "kind", "scope", "text")} == {
         "id": kept.id, "revision_id": kept.current_revision_id, "kind": "stable",
@@ -81,25 +88,27 @@ def test_snapshot_lists_active_records_of_the_workspace() -> None:
     assert record["created_at"].endswith("Z") and record["age_days"] == 0
     assert record["updated_days"] == 0 and record["flagged"] is None
     assert "taken_at" not in snap  # only the whole memory's snapshot says when and the
-    whole = memory_snapshot(agent_id=AGENT, workspace=None)  # review days (a review's)
+    whole = memory_snapshot(**_dbs(), agent_id=AGENT, workspace=None)  # review days (a review's)
     assert whole["taken_at"].endswith("Z") and whole["current_review_days"] == 14
     assert [r["text"] for r in whole["records"]] == ["Elsewhere", "Use pnpm"]
 
 
 def test_commit_checks_evidence_and_replays(transcript: Path) -> None:
-    archive = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
+    archive = archive_load(**_dbs(), agent_id=AGENT, agent_name="dev", workspace="/repo",
                            transcript_path=str(transcript))
     ops = parse_curator_batch({"operations": [
         {"op": "save", "text": "Use pnpm, not npm, in this repo",
          "evidence": "always use pnpm instead of npm in this repo."},
         {"op": "save", "text": "Made up", "evidence": "the user prefers yarn"},
     ]})
-    first = commit_curator_batch(run_id="r1", agent_id=AGENT, workspace="/repo",
+    first = commit_curator_batch(memory=open_memory_db(),
+                                 run_id="r1", agent_id=AGENT, workspace="/repo",
                                  operations=ops, archive=archive, idempotency_key=None)
     assert first["counts"] == {"save": 1, "update": 0, "remove": 0, "dropped": 1}
     assert first["idempotency_key"] == "run:r1"
     assert first["dropped"][0]["code"] == "evidence_not_found"
-    again = commit_curator_batch(run_id="r2", agent_id=AGENT, workspace="/repo",
+    again = commit_curator_batch(memory=open_memory_db(),
+                                 run_id="r2", agent_id=AGENT, workspace="/repo",
                                  operations=ops, archive=archive, idempotency_key="run:r1")
     assert again["replayed"] is True
     store = MemoryStore(open_memory_db())
@@ -123,7 +132,7 @@ def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: 
                          scope=Scope("workspace", "/repo"), actor="t")
     stale = store.save(AGENT, "Old", evidence="e", scope=Scope.agent(), actor="t")
     text = transcript.read_text()
-    archive = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
+    archive = archive_load(**_dbs(), agent_id=AGENT, agent_name="dev", workspace="/repo",
                            transcript_path=str(transcript))
     ops = parse_curator_batch({"operations": [
         {"op": "save", "text": "Use pnpm", "evidence": "always use pnpm instead of npm"},
@@ -133,7 +142,8 @@ def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: 
          "reason": "stale"},
         {"op": "save", "text": "Invented", "evidence": "nowhere in the text"},
     ]})
-    out = draft_plan(run_id="r9", agent_id=AGENT, workspace="/repo", operations=ops,
+    out = draft_plan(memory=open_memory_db(),
+                     run_id="r9", agent_id=AGENT, workspace="/repo", operations=ops,
                      archive=archive, idempotency_key="session-close:i:b")
     assert out["operations"] == 3 and [d["code"] for d in out["dropped"]] == [
         "evidence_not_found"]
@@ -152,10 +162,12 @@ def test_draft_plan_is_a_valid_maintenance_plan(transcript: Path, wardian_home: 
 
 
 def test_draft_plan_with_nothing_to_review_writes_no_file(wardian_home: Path) -> None:
-    plan, dropped = build_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=[],
+    plan, dropped = build_plan(memory=open_memory_db(),
+                               run_id="r", agent_id=AGENT, workspace="/repo", operations=[],
                                archive={"text": ""}, idempotency_key=None)
     assert plan is None and dropped == []
-    out = draft_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=[],
+    out = draft_plan(memory=open_memory_db(),
+                     run_id="r", agent_id=AGENT, workspace="/repo", operations=[],
                      archive={"text": ""}, idempotency_key=None)
     assert out["path"] is None and not (wardian_home / "plans").exists()
 
@@ -166,17 +178,19 @@ def test_archive_load_reads_after_the_cursor_and_commit_advances_it(transcript: 
 
     archives = ArchiveStore(open_state_db())
     first = archives.import_transcript(AGENT, transcript, event_id="e1")
-    out = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
+    out = archive_load(**_dbs(), agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert out["source"] == "archive" and out["after_seq"] is None
     assert (out["first_seq"], out["last_seq"], out["cursor"]) == (1, 3, 3)
-    commit_curator_batch(run_id="r1", agent_id=AGENT, workspace="/repo", operations=[],
+    commit_curator_batch(memory=open_memory_db(),
+                         run_id="r1", agent_id=AGENT, workspace="/repo", operations=[],
                          archive=out, idempotency_key="k1")
     second_session = transcript.with_name("second-session.jsonl")
     second_session.write_bytes(transcript.read_bytes())
     archives.import_transcript(AGENT, second_session, event_id="e2")
-    later = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
+    later = archive_load(**_dbs(), agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert later["after_seq"] == 3 and (later["first_seq"], later["last_seq"]) == (4, 6)
-    bounded = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo", upto_seq=4)
+    bounded = archive_load(**_dbs(),
+                           agent_id=AGENT, agent_name="dev", workspace="/repo", upto_seq=4)
     assert bounded["last_seq"] == 4 and bounded["count"] == 1
     assert first.message_count == 3
 
@@ -277,7 +291,8 @@ def test_review_plan_drops_what_a_commit_would_drop_as_duplicate(wardian_home: P
         {"op": "save", "text": "Run make lint before commits.", "evidence": "make lint"},
         {"op": "save", "text": "Run make lint before commits.", "evidence": "make lint"},
     ]})
-    plan, dropped = build_plan(run_id="r", agent_id=AGENT, workspace="/repo", operations=ops,
+    plan, dropped = build_plan(memory=open_memory_db(),
+                               run_id="r", agent_id=AGENT, workspace="/repo", operations=ops,
                                archive={"text": "use pnpm, and make lint"},
                                idempotency_key=None)
     assert plan is not None

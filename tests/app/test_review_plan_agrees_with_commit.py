@@ -22,6 +22,13 @@ from wardian.memory.models import Scope
 from wardian.memory.store import MemoryStore
 from wardian.runtime.archives import ArchiveStore
 
+
+def _dbs() -> dict[str, Any]:
+    """The current home's databases, as the action wrapper passes them."""
+    from wardian.config import open_state_db
+
+    return {"state": open_state_db(), "memory": open_memory_db()}
+
 AGENT = "22222222-2222-4222-8222-222222222222"
 LEAKED = "ghp_" + "Xq7RtVb2NcLm9KpZ4sWd8FyH1jUe3aGo6iQk"  # a GitHub token shape, made up
 
@@ -54,7 +61,7 @@ def state(tmp_path: Path, wardian_home: Path) -> dict[str, Any]:
     archives = ArchiveStore(open_state_db())
     archives.import_transcript(AGENT, _transcript(tmp_path / "one.jsonl", [
         "The cache warms before the orchard benchmarks run."]), event_id="e1")
-    first = archive_load(
+    first = archive_load(**_dbs(),
         agent_id=AGENT, agent_name="orchard", workspace="/work/orchard")
     archives.import_transcript(AGENT, _transcript(tmp_path / "two.jsonl", [
         "Please keep the orchard changelog in docs/CHANGES.md from now on.",
@@ -65,9 +72,11 @@ def state(tmp_path: Path, wardian_home: Path) -> dict[str, Any]:
 
 
 def test_the_plan_drops_what_the_commit_drops(state: dict[str, Any]) -> None:
-    archive = archive_load(agent_id=AGENT, agent_name="orchard", workspace="/work/orchard")
+    archive = archive_load(**_dbs(),
+                           agent_id=AGENT, agent_name="orchard", workspace="/work/orchard")
     # another run consolidates the first session after this slice was read
-    commit_curator_batch(run_id="earlier", agent_id=AGENT, workspace="/work/orchard",
+    commit_curator_batch(memory=open_memory_db(),
+                         run_id="earlier", agent_id=AGENT, workspace="/work/orchard",
                          operations=[], archive=state["first"], idempotency_key="earlier")
     kept, gone = state["kept"], state["gone"]
     ops = parse_curator_batch({"operations": [
@@ -89,7 +98,8 @@ def test_the_plan_drops_what_the_commit_drops(state: dict[str, Any]) -> None:
         {"op": "save", "text": "Invented rule.", "evidence": "nobody said this"},
         {"op": "save", "text": "Past the limit.", "evidence": "from now on"},
     ]})
-    plan, planned_drops = build_plan(run_id="r", agent_id=AGENT, workspace="/work/orchard",
+    plan, planned_drops = build_plan(memory=open_memory_db(),
+                                     run_id="r", agent_id=AGENT, workspace="/work/orchard",
                                      operations=ops, archive=archive, idempotency_key=None,
                                      max_changes=8)
     expected = [(1, "already_consolidated"), (2, "secret_detected"), (3, "duplicate"),
@@ -98,7 +108,8 @@ def test_the_plan_drops_what_the_commit_drops(state: dict[str, Any]) -> None:
     assert _codes(planned_drops) == expected
     assert plan is not None and [op["op"] for op in plan["operations"]] == ["create", "revise"]
     assert LEAKED not in repr(plan) and LEAKED not in repr(planned_drops)
-    committed = commit_curator_batch(run_id="r", agent_id=AGENT, workspace="/work/orchard",
+    committed = commit_curator_batch(memory=open_memory_db(),
+                                     run_id="r", agent_id=AGENT, workspace="/work/orchard",
                                      operations=ops, archive=archive, idempotency_key="r",
                                      max_changes=8)
     assert _codes(committed["dropped"]) == expected

@@ -13,6 +13,13 @@ from wardian.engine.actions import ActionContext, get_action
 from wardian.memory.db import open_memory_db
 from wardian.memory.store import MemoryStore
 
+
+def _dbs() -> dict[str, Any]:
+    """The current home's databases, as the action wrapper passes them."""
+    from wardian.config import open_state_db
+
+    return {"state": open_state_db(), "memory": open_memory_db()}
+
 AGENT = "11111111-1111-4111-8111-111111111111"
 _RNG = random.Random(77)
 
@@ -58,6 +65,7 @@ def test_consolidation_drops_a_secret_op_with_a_run_event() -> None:
 def test_plan_preview_reports_secret_detected_and_apply_is_disabled(
     tmp_path: Path, wardian_home: Path
 ) -> None:
+
     from typer.testing import CliRunner
 
     from tests.conftest import invoke
@@ -144,9 +152,9 @@ def test_archive_import_stores_placeholders_and_counts_them(tmp_path: Path) -> N
     # The same file closed again adds nothing (the archived prefix compares redacted).
     again = archives.import_transcript(AGENT, path, event_id="e2")
     assert again.message_count == 0
-    loaded = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo")
+    loaded = archive_load(**_dbs(), agent_id=AGENT, agent_name="dev", workspace="/repo")
     assert loaded["secrets_redacted"] == 2 and token not in loaded["text"]
-    from_file = archive_load(agent_id=AGENT, agent_name="dev", workspace="/repo",
+    from_file = archive_load(**_dbs(), agent_id=AGENT, agent_name="dev", workspace="/repo",
                              transcript_path=str(path))
     assert from_file["secrets_redacted"] == 2 and token not in json.dumps(from_file)
 

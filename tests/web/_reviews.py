@@ -57,9 +57,10 @@ def draft_review(home: Path, name: str = "ada") -> dict[str, Any]:
 
 def plan_operations(run_id: str) -> list[dict[str, Any]]:
     """The review's drafted operations, as stored."""
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.reviews import load_review
 
-    review = load_review(run_id)
+    review = load_review(open_state_db(), open_memory_db(), run_id)
     assert review.plan is not None
     return list(review.plan["operations"])
 

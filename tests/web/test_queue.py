@@ -58,5 +58,5 @@ def test_pending_reviews_are_empty_without_a_review_source(wardian_home: Path) -
 
     ada = seed_agent("ada")
     if importlib.util.find_spec("wardian.app.reviews") is None:
-        assert pending_reviews(ada) == []
+        assert pending_reviews(open_state_db(), open_memory_db(), ada) == []
         assert [q.reviews for q in review_queue(open_state_db(), open_memory_db())] == [[]]

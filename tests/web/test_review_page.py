@@ -223,6 +223,7 @@ def test_decline_leads_back_to_the_review_and_accepting_all_applies_it(
 
 
 def test_a_long_subset_gets_a_short_key_and_still_validates(wardian_home: Path) -> None:
+    from wardian.app.databases import open_memory_db, open_state_db
     from wardian.app.reviews import review_subset_plan
 
     agent = seed_agent("ada")
@@ -234,11 +235,13 @@ def test_a_long_subset_gets_a_short_key_and_still_validates(wardian_home: Path) 
     assert review["operations"] == 60
     before = memory_rows()
     accepted = [str(i) for i in range(60) if i != 7]
-    subset = review_subset_plan(review["run_id"], agent, accepted)
+    subset = review_subset_plan(open_state_db(), open_memory_db(), review["run_id"], agent,
+                                accepted)
     key = subset.document["idempotency_key"]
     assert key.startswith(f"review:{review['run_id']}:ops-sha256-") and len(key) < 100
     assert subset.accepted == [i for i in range(60) if i != 7]
     assert len(subset.plan.operations) == 59 and subset.plan.agent_id == agent
-    again = review_subset_plan(review["run_id"], agent, list(reversed(accepted)))
+    again = review_subset_plan(open_state_db(), open_memory_db(), review["run_id"], agent,
+                               list(reversed(accepted)))
     assert again.document["idempotency_key"] == key  # the same subset, whatever the order
     assert memory_rows() == before

@@ -25,7 +25,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wardian._db import StateDB
+    from wardian.memory.db import MemoryDB
 
 __all__ = [
     "MAX_SLICE_CHARS",
@@ -64,6 +68,8 @@ def join_messages(messages: Sequence[Mapping[str, Any]]) -> str:
 
 def archive_load(
     *,
+    state: StateDB,
+    memory: MemoryDB,
     agent_id: str,
     agent_name: str | None,
     workspace: str,
@@ -74,6 +80,8 @@ def archive_load(
     """Load what the curator should read: the archive slice after the agent's cursor.
 
     Args:
+        state: the open state database the agent's archive is read from.
+        memory: the open memory database holding the agent's consolidation cursor.
         agent_id: the run's principal.
         agent_name: its name (shown in the prompt).
         workspace: the run's workspace (absolute); a transcript file's own ``cwd`` wins.
@@ -98,10 +106,9 @@ def archive_load(
         NotFoundError / ValidationError: the transcript file is missing or unreadable.
     """
     from wardian.memory.consolidation import get_cursor
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     after = get_cursor(store, agent_id)
     source = "archive"
     path: str | None = None
@@ -120,10 +127,9 @@ def archive_load(
         if conversation.cwd and os.path.isabs(conversation.cwd):
             workspace = conversation.cwd
     else:
-        from wardian.config import open_state_db
         from wardian.runtime.archives import ArchiveStore
 
-        archives = ArchiveStore(open_state_db())
+        archives = ArchiveStore(state)
         raw = [m.to_json() for m in archives.slice(agent_id, after, through_seq=upto_seq)]
     messages = raw if include_tool_output else [m for m in raw if not _is_tool_output(m)]
     messages, cut = bound_slice(messages)
@@ -280,11 +286,14 @@ def _read_archive_slice(out: Mapping[str, Any], digest: Any) -> list[dict[str, A
 # --- memory.snapshot ----------------------------------------------------------------------
 
 
-def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bool = False,
-                    check_evidence: bool = False) -> dict[str, Any]:
+def memory_snapshot(*, state: StateDB, memory: MemoryDB, agent_id: str, workspace: str | None,
+                    include_flagged: bool = False, check_evidence: bool = False
+                    ) -> dict[str, Any]:
     """The agent's active records the curator may update or remove. Read-only.
 
     Args:
+        state: the open state database (archives for `check_evidence`, settings).
+        memory: the open memory database the records are read from.
         agent_id: the run's principal.
         workspace: when given, agent-scoped records plus this workspace's records (what the
             agent recalls there); None = all of its active records.
@@ -308,13 +317,12 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
         ``memory.current_review_days``.
     """
     from wardian._util import format_utc, utc_now
-    from wardian.config import SettingsStore, open_state_db
-    from wardian.memory.db import open_memory_db
+    from wardian.config import SettingsStore
     from wardian.memory.recall import age_days
     from wardian.memory.store import MemoryStore
 
     now = utc_now()
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     # Records set aside as holding a secret never go to a curator (startup_set skips
     # them too).
     records = (
@@ -339,12 +347,12 @@ def memory_snapshot(*, agent_id: str, workspace: str | None, include_flagged: bo
         for r in [*records, *flagged]
     ]
     if check_evidence:
-        found = evidence_in_archives(agent_id, [r.evidence for r in records])
+        found = evidence_in_archives(state, agent_id, [r.evidence for r in records])
         for item, present in zip(out, [*found, *([None] * len(flagged))], strict=True):
             item["evidence_in_archive"] = present
     doc: dict[str, Any] = {"agent_id": agent_id, "workspace": workspace, "count": len(out)}
     if workspace is None:  # the whole memory: a review reads these
-        settings = SettingsStore(open_state_db())
+        settings = SettingsStore(state)
         doc["current_review_days"] = int(settings.get("memory.current_review_days"))
         doc["taken_at"] = format_utc(now)
     doc["records"] = out
@@ -355,10 +363,11 @@ _WITHHELD = "<withheld: flagged record>"
 """What a snapshot shows in place of a flagged record's text."""
 
 
-def evidence_in_archives(agent_id: str, excerpts: Sequence[str]) -> list[bool | None]:
-    """For each excerpt, whether it occurs in one message of the agent's archives (every
-    conversation archived for it); all None when nothing is archived for the agent (then
-    nothing can be checked). Read-only.
+def evidence_in_archives(state: StateDB, agent_id: str, excerpts: Sequence[str]
+                         ) -> list[bool | None]:
+    """For each excerpt, whether it occurs in one message of the agent's archives in
+    `state` (every conversation archived for it); all None when nothing is archived for
+    the agent (then nothing can be checked). Read-only.
 
     Each excerpt is looked for only in the messages holding its rarest whole word (the
     words inside the excerpt; the first and last may be cut mid-word), so a large memory
@@ -367,10 +376,9 @@ def evidence_in_archives(agent_id: str, excerpts: Sequence[str]) -> list[bool | 
     """
     import re
 
-    from wardian.config import open_state_db
     from wardian.runtime.archives import ArchiveStore
 
-    archives = ArchiveStore(open_state_db())
+    archives = ArchiveStore(state)
     texts = archives.texts(agent_id)
     if not texts:
         return [None] * len(excerpts)
@@ -410,6 +418,7 @@ def parse_curator_batch(value: Any) -> list[dict[str, Any]]:
 
 def commit_curator_batch(
     *,
+    memory: MemoryDB,
     run_id: str,
     agent_id: str,
     workspace: str,
@@ -426,6 +435,7 @@ def commit_curator_batch(
     once before, when it accepted the provider's result.
 
     Args:
+        memory: the open memory database the batch is committed to.
         run_id: the run; the actor is ``run:<run id>``; the key defaults to it.
         agent_id: the run's principal (the batch's agent_id is always this).
         workspace: absolute path for workspace-scoped saves.
@@ -443,7 +453,6 @@ def commit_curator_batch(
         AuthorityError, ConflictError, ValidationError: see `commit_batch`.
     """
     from wardian.memory.consolidation import commit_batch
-    from wardian.memory.db import open_memory_db
     from wardian.memory.models import Source
     from wardian.memory.store import MemoryStore
 
@@ -462,7 +471,7 @@ def commit_curator_batch(
     elif archive.get("path"):
         sources.append(Source("transcript", str(archive["path"])))
     archive_text, by_seq = _evidence_of(archive)
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     result = commit_batch(
         store, batch, principal_agent_id=agent_id, actor=f"run:{run_id}",
         archive_text=archive_text, archive_messages=by_seq, sources=sources,
@@ -509,6 +518,7 @@ def _nothing_saved_reason(result: Mapping[str, Any], operations: Sequence[Any],
 
 def build_plan(
     *,
+    memory: MemoryDB,
     run_id: str,
     agent_id: str,
     workspace: str,
@@ -528,6 +538,7 @@ def build_plan(
     record (``duplicate``, ``duplicate_target``).
 
     Args:
+        memory: the open memory database the operations are checked against.
         operations: the curator's operations as given (`curator_operations` of its
             answer); checked here, once (`check_curator_operations`).
         archive: the ``archive.load`` output, as `commit_curator_batch` takes it.
@@ -545,7 +556,6 @@ def build_plan(
         evidence_slice,
         normalise_whitespace,
     )
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     ops = check_curator_operations({"operations": list(operations)}).operations
@@ -555,7 +565,7 @@ def build_plan(
     plan_ops: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
     run_source = {"source_type": "run", "locator": f"run:{run_id}", "primary": False}
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     evidence = evidence_slice(store, agent_id, archive_text=archive_text,
                               archive_messages=by_seq)
     for checked in check_operations(store, ops, agent_id=agent_id, workspace=workspace,
@@ -626,6 +636,7 @@ def _evidence_of(archive: Mapping[str, Any]) -> tuple[str | None, list[tuple[int
 
 def draft_plan(
     *,
+    memory: MemoryDB,
     run_id: str,
     agent_id: str,
     workspace: str,
@@ -634,7 +645,8 @@ def draft_plan(
     idempotency_key: str | None,
     max_changes: int | None = None,
 ) -> dict[str, Any]:
-    """Write the review-mode plan to ``data_dir()/plans/<run id>.json`` (nothing committed).
+    """Write the review-mode plan to ``data_dir()/plans/<run id>.json`` (nothing committed),
+    its operations checked against `memory` (`build_plan`).
 
     Returns:
         ``{"path" (or None when nothing to review), "operations", "dropped", "plan_id",
@@ -646,7 +658,7 @@ def draft_plan(
     from wardian.config import data_dir
 
     plan, dropped = build_plan(
-        run_id=run_id, agent_id=agent_id, workspace=workspace, operations=operations,
+        memory=memory, run_id=run_id, agent_id=agent_id, workspace=workspace, operations=operations,
         archive=archive, idempotency_key=idempotency_key, max_changes=max_changes,
     )
     if plan is None:

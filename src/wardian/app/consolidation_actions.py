@@ -22,7 +22,7 @@ Spec "Optional consolidation"; DESIGN.md "Blueprints, runs, providers" (`memory.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian.app.action_outputs import (
     ArchiveLoadOutput,
@@ -41,21 +41,33 @@ from wardian.app.consolidation import (
 from wardian.engine.actions import ActionContext, ActionFn
 from wardian.errors import UsageError
 
+if TYPE_CHECKING:
+    from wardian._db import StateDB
+    from wardian.memory.db import MemoryDB
+
 __all__ = ["ACTIONS"]
 
 
-def _principal(ctx: ActionContext) -> tuple[str, str | None, str]:
+def _databases() -> tuple[StateDB, MemoryDB]:
+    """The state and memory databases one action call works in, opened once per call (the
+    engine's action context carries none)."""
+    from wardian.config import open_state_db
+    from wardian.memory.db import open_memory_db
+
+    return open_state_db(), open_memory_db()
+
+
+def _principal(ctx: ActionContext, state: StateDB) -> tuple[str, str | None, str]:
     """(agent id, name, workspace) of the run: the workspace is the run's, else the
-    agent's registered one, else the current directory's (git root)."""
+    agent's registered one (in `state`), else the current directory's (git root)."""
     if not ctx.agent_id:
         raise UsageError("this action needs a run with an agent (the run's principal)",
                          hint="start the run with --agent NAME")
     name, workspace = ctx.agent_name, ctx.workspace
     if not workspace or not name:
-        from wardian.config import open_state_db
         from wardian.runtime.agents import AgentRegistry
 
-        registry = AgentRegistry(open_state_db())
+        registry = AgentRegistry(state)
         agent = registry.find(ctx.agent_id)
         workspace = workspace or (agent.workspace if agent else None)
         name = name or (agent.name if agent else None)
@@ -98,7 +110,8 @@ def _action_archive_load(
     """``archive.load``: see `archive_load`. The slice ends at the triggering session's last
     seq (session-close payload ``archive_seq_range``); a manual run's ``--archive PATH``
     arrives as the payload's ``archive``."""
-    agent_id, name, workspace = _principal(ctx)
+    state, memory = _databases()
+    agent_id, name, workspace = _principal(ctx, state)
     payload = _payload(ctx)
     path = archive_path or payload.get("archive_path")
     if not path and isinstance(payload.get("archive"), str):
@@ -108,7 +121,7 @@ def _action_archive_load(
     if isinstance(seq_range, Sequence) and not isinstance(seq_range, str) and seq_range:
         upto = seq_range[-1]
     result = typed(ArchiveLoadOutput, archive_load(
-        agent_id=agent_id, agent_name=name, workspace=workspace,
+        state=state, memory=memory, agent_id=agent_id, agent_name=name, workspace=workspace,
         transcript_path=str(path) if path else None,
         upto_seq=int(upto) if upto is not None else None,
         include_tool_output=_truthy(include_tool_output),
@@ -127,10 +140,12 @@ def _action_memory_snapshot(ctx: ActionContext, all_workspaces: Any = False,
                             ) -> MemorySnapshotOutput:
     """``memory.snapshot``: see `memory_snapshot` (``include_flagged`` only with
     ``all_workspaces``); the workspace is the one step `archive_step` resolved, if any."""
-    agent_id, _name, workspace = _principal(ctx)
+    state, memory = _databases()
+    agent_id, _name, workspace = _principal(ctx, state)
     workspace = _archive_workspace(archive, workspace)
     return typed(MemorySnapshotOutput, memory_snapshot(
-        agent_id=agent_id, workspace=None if _truthy(all_workspaces) else workspace,
+        state=state, memory=memory, agent_id=agent_id,
+        workspace=None if _truthy(all_workspaces) else workspace,
         include_flagged=_truthy(include_flagged), check_evidence=_truthy(check_evidence)),
         "memory.snapshot")
 
@@ -160,11 +175,12 @@ def _action_memory_commit(
     """
     from wardian.memory.batch import curator_operations
 
-    agent_id, _name, workspace = _principal(ctx)
+    state, memory = _databases()
+    agent_id, _name, workspace = _principal(ctx, state)
     operations = curator_operations(batch)
     archive_out = _archive_from(archive, archive_step)
     result = typed(MemoryCommitOutput, commit_curator_batch(
-        run_id=ctx.run_id, agent_id=agent_id,
+        memory=memory, run_id=ctx.run_id, agent_id=agent_id,
         workspace=_archive_workspace(archive_out, workspace), operations=operations,
         archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
@@ -184,11 +200,12 @@ def _action_memory_draft_plan(
     commit does); dropped ops become run events."""
     from wardian.memory.batch import curator_operations
 
-    agent_id, _name, workspace = _principal(ctx)
+    state, memory = _databases()
+    agent_id, _name, workspace = _principal(ctx, state)
     operations = curator_operations(batch)
     archive_out = _archive_from(archive, archive_step)
     result = typed(DraftPlanOutput, draft_plan(
-        run_id=ctx.run_id, agent_id=agent_id,
+        memory=memory, run_id=ctx.run_id, agent_id=agent_id,
         workspace=_archive_workspace(archive_out, workspace), operations=operations,
         archive=archive_out, idempotency_key=_key(ctx),
         max_changes=_max_changes(ctx, max_changes),
@@ -209,7 +226,8 @@ def _action_memory_draft_review(
     run events."""
     from wardian.app.reviews import draft_review
 
-    agent_id, _name, _workspace = _principal(ctx)
+    state, _memory = _databases()
+    agent_id, _name, _workspace = _principal(ctx, state)
     if not isinstance(snapshot, Mapping) or "records" not in snapshot:
         raise UsageError(
             f"no memory.snapshot output found in step {snapshot_step!r}",

@@ -681,14 +681,14 @@ def merge_from_form(memory: MemoryDB, record_id: str, *, revision: str, into: st
 
 # --- the review queue ----------------------------------------------------------------------
 
-def pending_reviews(owner_id: str) -> list[dict[str, Any]]:
+def pending_reviews(state: StateDB, memory: MemoryDB, owner_id: str) -> list[dict[str, Any]]:
     """The owner's memory reviews waiting for the operator (`wardian.app.reviews`: drafted
     by the ``memory-review`` blueprint, state ``pending``), newest first, as JSON documents
     with ``id`` (the run id), ``summary`` and ``created_at`` besides the review's own
-    fields. Read-only."""
+    fields; runs read from `state`, records from `memory`. Read-only."""
     from wardian.app.reviews import pending_reviews as pending
 
-    return [review.to_json() for review in pending(owner_id)]
+    return [review.to_json() for review in pending(state, memory, owner_id)]
 
 
 @dataclass(frozen=True)
@@ -723,5 +723,5 @@ def review_queue(state: StateDB, memory: MemoryDB) -> list[AgentQueue]:
         flagged = [redacted_json(r) for r in agent_records(memory, agent_id, flagged=True)
                    if r.status == "active"]
         out.append(AgentQueue(agent_id, name, stale.review_days, stale.records, flagged,
-                              pending_reviews(agent_id)))
+                              pending_reviews(state, memory, agent_id)))
     return out

@@ -24,9 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wardian.errors import ConflictError, NotFoundError
+
+if TYPE_CHECKING:
+    from wardian._db import StateDB
+    from wardian.memory.db import MemoryDB
 
 __all__ = [
     "BLUEPRINT_ID",
@@ -333,12 +337,13 @@ def _review_of(run_id: str, agent_id: str, document: Mapping[str, Any], store: A
     return review
 
 
-def _reviewer_runs(agent_id: str, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
-    """(run id, agent id, draft output) of the agent's review runs, newest first."""
-    from wardian.config import open_state_db
+def _reviewer_runs(state: StateDB, agent_id: str, limit: int
+                   ) -> list[tuple[str, str, dict[str, Any]]]:
+    """(run id, agent id, draft output) of the agent's review runs in `state`, newest
+    first."""
     from wardian.engine.runs import RunStore
 
-    runs = RunStore(open_state_db())
+    runs = RunStore(state)
     found: list[tuple[str, str, dict[str, Any]]] = []
     for run in runs.list(blueprint_id=BLUEPRINT_ID, status="succeeded", limit=1_000):
         if run.agent_id != agent_id:
@@ -351,33 +356,39 @@ def _reviewer_runs(agent_id: str, limit: int) -> list[tuple[str, str, dict[str, 
     return found[:limit]
 
 
-def list_reviews(agent_id: str, *, limit: int = 50) -> list[Review]:
+def list_reviews(state: StateDB, memory: MemoryDB, agent_id: str, *,
+                 limit: int = 50) -> list[Review]:
     """The agent's reviews (runs of ``memory-review`` that drafted one), newest first, each
     with its state. Read-only.
 
     Args:
+        state: the open state database the runs are read from.
+        memory: the open memory database each review's state is checked against.
         agent_id: the owner (`wardian.app.garden.resolve_owner`).
         limit: at most this many.
     """
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    drafts = _reviewer_runs(agent_id, limit)
-    store = MemoryStore(open_memory_db())
+    drafts = _reviewer_runs(state, agent_id, limit)
+    store = MemoryStore(memory)
     return [_review_of(run_id, owner, doc, store) for run_id, owner, doc in drafts]
 
 
-def pending_reviews(agent_id: str) -> list[Review]:
+def pending_reviews(state: StateDB, memory: MemoryDB, agent_id: str) -> list[Review]:
     """The agent's reviews in state ``pending`` (drafted, not applied, nothing changed
-    since), newest first. Read-only."""
-    return [review for review in list_reviews(agent_id) if review.state == "pending"]
+    since), newest first, read from `state` and `memory` (`list_reviews`). Read-only."""
+    return [review for review in list_reviews(state, memory, agent_id)
+            if review.state == "pending"]
 
 
-def load_review(run_id: str, agent_id: str | None = None) -> Review:
+def load_review(state: StateDB, memory: MemoryDB, run_id: str,
+                agent_id: str | None = None) -> Review:
     """One review by its run id (or unique prefix): plan, digest, state, conflicts.
     Read-only.
 
     Args:
+        state: the open state database the run is read from.
+        memory: the open memory database the review's state is checked against.
         agent_id: the owner the caller resolved (the review must be this agent's); None =
             the run's own agent.
 
@@ -385,12 +396,10 @@ def load_review(run_id: str, agent_id: str | None = None) -> Review:
         NotFoundError / AmbiguousIdError: no such run, or it drafted no review for
             `agent_id`.
     """
-    from wardian.config import open_state_db
     from wardian.engine.runs import RunStore
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
-    runs = RunStore(open_state_db())
+    runs = RunStore(state)
     run = runs.get(run_id)
     if agent_id is None:
         agent_id = run.agent_id or ""
@@ -401,7 +410,7 @@ def load_review(run_id: str, agent_id: str | None = None) -> Review:
         raise NotFoundError(
             f"run {run.id[:8]} drafted no memory review for agent {agent_id[:8]}",
             hint=f"list them: `wardian garden memory reviews --agent {agent_id}`")
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
     return _review_of(run.id, agent_id, drafts[-1], store)
 
 
@@ -417,7 +426,8 @@ def _loaded_plan(review: Review) -> Any:
     return plan
 
 
-def preview_review(run_id: str, agent_id: str) -> tuple[Review, Any]:
+def preview_review(state: StateDB, memory: MemoryDB, run_id: str, agent_id: str
+                   ) -> tuple[Review, Any]:
     """The review and its preview (`wardian.app.maintenance.preview_plan`: cached, so the
     apply that follows can require it).
 
@@ -426,12 +436,12 @@ def preview_review(run_id: str, agent_id: str) -> tuple[Review, Any]:
     """
     from wardian.app.maintenance import preview_plan
 
-    review = load_review(run_id, agent_id)
+    review = load_review(state, memory, run_id, agent_id)
     return review, preview_plan(_loaded_plan(review), agent_id)
 
 
-def apply_review(run_id: str, agent_id: str, *, confirm: Callable[[Any], bool],
-                 confirm_digest: str | None = None) -> Any:
+def apply_review(state: StateDB, memory: MemoryDB, run_id: str, agent_id: str, *,
+                 confirm: Callable[[Any], bool], confirm_digest: str | None = None) -> Any:
     """Apply a pending review through the ordinary plan apply (preview cached first, then
     `wardian.app.maintenance.apply_loaded`: confirmation, atomic apply, receipt). An
     applied review replays its receipt without asking.
@@ -443,21 +453,21 @@ def apply_review(run_id: str, agent_id: str, *, confirm: Callable[[Any], bool],
     """
     from wardian.app.maintenance import apply_loaded
 
-    plan = _checked(run_id, agent_id)
+    plan = _checked(state, memory, run_id, agent_id)
     return apply_loaded(plan, agent_id, confirm=confirm, confirm_digest=confirm_digest)
 
 
-def apply_review_on_terminal(run_id: str, agent_id: str, *, confirm_digest: str | None
-                             ) -> Any:
+def apply_review_on_terminal(state: StateDB, memory: MemoryDB, run_id: str, agent_id: str,
+                             *, confirm_digest: str | None) -> Any:
     """`apply_review`, confirmed on the controlling terminal
     (`wardian.app.maintenance.apply_on_terminal`; same errors)."""
     from wardian.app.maintenance import apply_on_terminal
 
-    plan = _checked(run_id, agent_id)
+    plan = _checked(state, memory, run_id, agent_id)
     return apply_on_terminal(plan, agent_id, confirm_digest=confirm_digest)
 
 
-def _checked(run_id: str, agent_id: str) -> Any:
+def _checked(state: StateDB, memory: MemoryDB, run_id: str, agent_id: str) -> Any:
     """The review's loaded plan, previewed (and cached) unless already applied.
 
     Raises:
@@ -465,7 +475,7 @@ def _checked(run_id: str, agent_id: str) -> Any:
     """
     from wardian.app.maintenance import preview_plan
 
-    review = load_review(run_id, agent_id)
+    review = load_review(state, memory, run_id, agent_id)
     plan = _loaded_plan(review)
     if review.state == "applied":
         return plan  # the apply replays the stored receipt
@@ -516,11 +526,10 @@ def _finding_of(op: Mapping[str, Any]) -> str:
     return str(op.get("op") or "")
 
 
-def review_operations(review: Review) -> list[ReviewOperation]:
-    """The review's operations in plan order, each with the records it names (read now,
-    redacted) and its conflicts. Read-only; [] for an ``empty`` review."""
+def review_operations(memory: MemoryDB, review: Review) -> list[ReviewOperation]:
+    """The review's operations in plan order, each with the records it names (read now
+    from `memory`, redacted) and its conflicts. Read-only; [] for an ``empty`` review."""
     from wardian.app.garden import redacted_json
-    from wardian.memory.db import open_memory_db
     from wardian.memory.store import MemoryStore
 
     if review.plan is None:
@@ -528,7 +537,7 @@ def review_operations(review: Review) -> list[ReviewOperation]:
     by_op: dict[int, list[dict[str, Any]]] = {}
     for conflict in review.conflicts:
         by_op.setdefault(int(conflict.get("operation", -1)), []).append(conflict)
-    store = MemoryStore(open_memory_db())
+    store = MemoryStore(memory)
 
     def read(record_id: str | None) -> dict[str, Any] | None:
         if not record_id:
@@ -601,7 +610,8 @@ def _accepted(values: Sequence[str], total: int, run_id: str) -> list[int]:
     return sorted(seen)
 
 
-def review_subset_plan(run_id: str, agent_id: str, accepted: Sequence[str]) -> SubsetPlan:
+def review_subset_plan(state: StateDB, memory: MemoryDB, run_id: str, agent_id: str,
+                       accepted: Sequence[str]) -> SubsetPlan:
     """The plan of exactly the `accepted` operations of a review, for the ordinary
     preview, confirmation, apply and receipt (`wardian.app.maintenance`).
 
@@ -625,7 +635,7 @@ def review_subset_plan(run_id: str, agent_id: str, accepted: Sequence[str]) -> S
     from wardian.app.maintenance import load_bound_bytes
     from wardian.app.plan_file import plan_bytes
 
-    review = load_review(run_id, agent_id)
+    review = load_review(state, memory, run_id, agent_id)
     if review.plan is None:
         raise NotFoundError(f"review {review.run_id[:8]} found nothing to do: no plan",
                             hint="nothing to apply")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from wardian.errors import AuthorityError, UsageError
 
 if TYPE_CHECKING:
+    from wardian._db import StateDB
     from wardian.runtime.recovery import RecoveryReport
 
 __all__ = ["RecordedClose", "check_transcript", "recover_sessions", "report_session_close"]
@@ -26,14 +27,16 @@ class RecordedClose(NamedTuple):
     agent_id: str
 
 
-def report_session_close(agent: str, boundary: str, *, session_id: str | None = None,
-                         transcript: str | None = None, provider: str | None = None,
+def report_session_close(state: StateDB, agent: str, boundary: str, *,
+                         session_id: str | None = None, transcript: str | None = None,
+                         provider: str | None = None,
                          workspace: str | None = None) -> RecordedClose:
     """Record a session-close event of `agent` (name or id); matching enabled invokers fire
     once for it (a drain worker is started). The same session id, agent and boundary again
     is the same event.
 
     Args:
+        state: the open state database `agent` is looked up in.
         boundary: clear, shutdown, provider_source_changed or worktree_switch.
         transcript: the session's transcript file (checked by `check_transcript` first),
             imported into the agent's archive when conversation logging is on.
@@ -44,14 +47,13 @@ def report_session_close(agent: str, boundary: str, *, session_id: str | None = 
         AuthorityError (exit 3): inside a managed process, for another agent than its own
             (its transcript would go into that agent's archive, and from there its memory).
     """
-    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.hooks import managed_agent_id
     from wardian.runtime.session_events import record_session_close
 
     if transcript is not None:
         transcript = check_transcript(transcript)
-    resolved = AgentRegistry(open_state_db()).get(agent)
+    resolved = AgentRegistry(state).get(agent)
     own = managed_agent_id()
     if own is not None and own != resolved.id:
         raise AuthorityError(
@@ -66,13 +68,14 @@ def report_session_close(agent: str, boundary: str, *, session_id: str | None = 
     return RecordedClose(event_id, resolved.id)
 
 
-def recover_sessions(*, agent: str | None = None,
+def recover_sessions(state: StateDB, *, agent: str | None = None,
                      workspace: str | None = None) -> RecoveryReport:
     """Record the sessions no hook reported (transcripts with messages past the archive) as
     session-close events with boundary ``recovered``, exactly once per new content, and
     start a drain worker for them.
 
     Args:
+        state: the open state database `agent` is looked up in.
         agent: only this agent (name or id; default every agent).
         workspace: only this workspace (default each agent's and the ones its sessions
             reported).
@@ -80,11 +83,10 @@ def recover_sessions(*, agent: str | None = None,
     Raises:
         NotFoundError: unknown agent.
     """
-    from wardian.config import open_state_db
     from wardian.runtime.agents import AgentRegistry
     from wardian.runtime.recovery import sweep
 
-    agent_id = AgentRegistry(open_state_db()).get(agent).id if agent else None
+    agent_id = AgentRegistry(state).get(agent).id if agent else None
     return sweep(agent_id=agent_id, workspace=workspace, start_drain=True)
 
 

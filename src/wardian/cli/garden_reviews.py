@@ -67,11 +67,12 @@ def register(memory_app: typer.Typer) -> None:
         Each row: run id, drafted time, operation counts per finding kind, digest and state (pending, applied, stale: a record changed since it was drafted, empty: nothing to do).
         """  # noqa: E501 (one paragraph: Rich re-wraps help text)
         require_operator()
+        from wardian.app.databases import open_memory_db, open_state_db
         from wardian.app.reviews import list_reviews
 
         want_json = _as_json(fmt, as_json)
         owner, name = _owner(agent)
-        found = list_reviews(owner)
+        found = list_reviews(open_state_db(), open_memory_db(), owner)
         if want_json:
             emit_json({"agent": {"id": owner, "name": name},
                        "reviews": [r.to_json() for r in found]})
@@ -104,11 +105,13 @@ def register(memory_app: typer.Typer) -> None:
         Before/After per operation, conflicts and digest; the preview is remembered so `review apply` may follow.
         """  # noqa: E501 (one paragraph: Rich re-wraps help text)
         require_operator()
+        from wardian.app.databases import open_memory_db, open_state_db
         from wardian.app.reviews import load_review, preview_review
         from wardian.cli import garden_maintain
 
         owner, name = _owner(agent)
-        review = load_review(run, owner)
+        state, memory = open_state_db(), open_memory_db()
+        review = load_review(state, memory, run, owner)
         if review.plan is None:
             if as_json:
                 emit_json({"review": review.to_json(with_plan=True), "preview": None})
@@ -116,7 +119,7 @@ def register(memory_app: typer.Typer) -> None:
             stdout(f"Review {review.run_id[:8]} found nothing to do (drafted "
                    f"{review.drafted_at}).")
             return
-        review, preview = preview_review(run, owner)
+        review, preview = preview_review(state, memory, run, owner)
         doc = preview.to_json()
         if as_json:
             emit_json({"review": review.to_json(with_plan=True), "preview": doc})
@@ -152,13 +155,15 @@ def register(memory_app: typer.Typer) -> None:
         The same preview, question and receipt as `garden maintain apply`. A stale review is refused (exit 4); an applied one prints its stored receipt.
         """  # noqa: E501 (one paragraph: Rich re-wraps help text)
         require_operator()
+        from wardian.app.databases import open_memory_db, open_state_db
         from wardian.app.reviews import ReviewStale, apply_review_on_terminal
         from wardian.cli import garden_maintain
         from wardian.cli._common import stderr
 
         owner, _name = _owner(agent)
         try:
-            result = apply_review_on_terminal(run, owner, confirm_digest=confirm)
+            result = apply_review_on_terminal(open_state_db(), open_memory_db(), run, owner,
+                                              confirm_digest=confirm)
         except ReviewStale as exc:
             for line in _conflict_lines(exc.conflicts):
                 stderr(line)

@@ -36,10 +36,11 @@ def close(
     Inside a managed process only its own agent's sessions may be reported (exit 3).
     """
     from wardian.app.sessions import report_session_close
+    from wardian.config import open_state_db
 
     event_id, agent_id = report_session_close(
-        agent, boundary, session_id=session_id, transcript=transcript, provider=provider,
-        workspace=workspace)
+        open_state_db(), agent, boundary, session_id=session_id, transcript=transcript,
+        provider=provider, workspace=workspace)
     if as_json:
         emit_json({"event_id": event_id, "agent_id": agent_id, "boundary": boundary})
     else:
@@ -58,9 +59,10 @@ def recover(
     session-close events with boundary `recovered`; exactly once per new content."""
     from wardian.app.sessions import recover_sessions
     from wardian.cli._common import require_operator
+    from wardian.config import open_state_db
 
     require_operator()
-    report = recover_sessions(agent=agent, workspace=workspace)
+    report = recover_sessions(open_state_db(), agent=agent, workspace=workspace)
     if as_json:
         emit_json(report.to_json())
         return

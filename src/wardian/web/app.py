@@ -167,7 +167,8 @@ def create_app(guard: Guard) -> Any:
         q = request.query_params
         owner, name = await run_in_threadpool(
             lambda: resolve_owner(open_state_db(), open_memory_db(), request.path_params["agent"]))
-        reviews = await run_in_threadpool(lambda: list_reviews(owner, limit=10))
+        reviews = await run_in_threadpool(
+            lambda: list_reviews(open_state_db(), open_memory_db(), owner, limit=10))
         try:
             number = int(q.get("page", "1"))
         except ValueError:
@@ -481,8 +482,10 @@ def create_app(guard: Guard) -> Any:
         from wardian.app.reviews import load_review, review_operations
 
         owner, name = await _owner(request)
-        found = await run_in_threadpool(load_review, request.path_params["run"], owner)
-        operations = await run_in_threadpool(review_operations, found)
+        found = await run_in_threadpool(
+            lambda: load_review(open_state_db(), open_memory_db(), request.path_params["run"],
+                                owner))
+        operations = await run_in_threadpool(lambda: review_operations(open_memory_db(), found))
         declined = request.query_params.get("notice") == "declined"
         return page(request, "review.html.j2", title=f"{name} · review {found.run_id[:8]}",
                     owner=owner, name=name, review=found, operations=operations,
@@ -499,7 +502,9 @@ def create_app(guard: Guard) -> Any:
         run_ref = request.path_params["run"]
         accepted = [v for v in data.getlist("accept") if isinstance(v, str)]
         try:
-            subset = await run_in_threadpool(review_subset_plan, run_ref, owner, accepted)
+            subset = await run_in_threadpool(
+                lambda: review_subset_plan(open_state_db(), open_memory_db(), run_ref, owner,
+                                           accepted))
         except WardianError as exc:
             return failure(request, exc, back=f"{guard.base}/agents/{owner}/reviews/{run_ref}",
                            back_label="Back to the review", field=_form_field(exc))

@@ -214,7 +214,7 @@ def test_every_state_component_migrates_on_postgres(pg_url: str, wardian_home: P
         "for store in (SettingsStore, RunStore, FireLog, SlotStore, InvokerStore,"
         " PreviewCache, ModelCatalog, AgentRegistry, ArchiveStore, SessionEventQueue):\n"
         "    store(open_state_db())\n"
-        "conn = _conn()\n"
+        "conn = _conn(open_state_db())\n"
         "print(sorted({r[0] for r in conn.execute("
         "'SELECT component FROM schema_migrations')}))\n"
     )
